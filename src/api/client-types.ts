@@ -1,0 +1,40 @@
+/**
+ * What the rest of govops needs from the service. Implemented over HTTP by `ServiceClient`
+ * (src/api/client.ts); ids always come back as strings.
+ */
+import type {
+  IntegrationBody,
+  IntegrationMutationResult,
+  IntegrationStatus,
+  LiveIntegration,
+  LiveWebhook,
+  WebhookCreateResponse,
+  WebhookInput,
+} from './types.js';
+import type { ScriptPhase } from '../service/kinds.js';
+
+export interface MutationOptions {
+  dryRun?: boolean;
+}
+
+export interface ServiceApi {
+  listIntegrations(): Promise<LiveIntegration[]>;
+  getIntegration(id: string): Promise<LiveIntegration>;
+  createIntegration(body: IntegrationBody, options?: MutationOptions): Promise<IntegrationMutationResult>;
+  updateIntegration(id: string, body: IntegrationBody, options?: MutationOptions): Promise<IntegrationMutationResult>;
+  deleteIntegration(
+    id: string,
+    payload: Record<string, unknown> | undefined,
+    options?: MutationOptions,
+  ): Promise<IntegrationMutationResult>;
+  getIntegrationStatus(id: string): Promise<IntegrationStatus>;
+  /** Script endpoints: `id` for edit/delete, `body` for the others (and edit). Returns the script text. */
+  generateScript(phase: ScriptPhase, args: { id?: string; body?: IntegrationBody }): Promise<string>;
+
+  listWebhooks(): Promise<LiveWebhook[]>;
+  getWebhook(id: string): Promise<LiveWebhook>;
+  createWebhooks(items: WebhookInput[]): Promise<WebhookCreateResponse>;
+  deleteWebhook(id: string): Promise<LiveWebhook>;
+
+  close(): Promise<void>;
+}

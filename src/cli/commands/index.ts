@@ -1,0 +1,11 @@
+import type { Command } from 'commander';
+import { register as validate } from './validate.js';
+import { register as schema } from './schema.js';
+import { register as plan } from './plan.js';
+import { register as apply } from './apply.js';
+import { register as scripts } from './scripts.js';
+import { register as run } from './run.js';
+import { register as sandbox } from './sandbox.js';
+
+/** Every command, in the order `govops --help` lists them. */
+export const COMMANDS: Array<(program: Command) => void> = [validate, plan, apply, run, scripts, sandbox, schema];

@@ -1,0 +1,9 @@
+import type { Command } from 'commander';
+
+/** TODO(owner of this command): replace this placeholder registration. */
+export function register(program: Command): void {
+  program.command('sandbox').description('(not yet implemented)').action(() => {
+    process.stderr.write('govops sandbox: not implemented yet\n');
+    process.exitCode = 1;
+  });
+}

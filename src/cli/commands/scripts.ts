@@ -1,0 +1,9 @@
+import type { Command } from 'commander';
+
+/** TODO(owner of this command): replace this placeholder registration. */
+export function register(program: Command): void {
+  program.command('scripts').description('(not yet implemented)').action(() => {
+    process.stderr.write('govops scripts: not implemented yet\n');
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,16 @@
+/** Turn an error escaping a command into one clear line on stderr and exit code 1. */
+import { ApiError, TransportError, UserError } from '../errors.js';
+
+export function describeError(err: unknown): string {
+  if (err instanceof UserError) return err.hint ? `${err.message}\n  hint: ${err.hint}` : err.message;
+  if (err instanceof ApiError) return `service error: ${err.toString()}`;
+  if (err instanceof TransportError) return `cannot reach the service: ${err.method} ${err.path}: ${err.message}`;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+export function reportFatal(err: unknown): number {
+  process.stderr.write(`error: ${describeError(err)}\n`);
+  if (process.env.GOVOPS_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  return 1;
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+/** The govops command line. Each command lives in src/cli/commands/<name>.ts. */
+import { Command, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { COMMANDS } from './commands/index.js';
+import { reportFatal } from './fatal.js';
+
+const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {
+  version: string;
+};
+
+export function buildProgram(): Command {
+  const program = new Command('govops')
+    .description('GitOps for the data-governance service: integrations and webhooks as YAML in Git')
+    .version(pkg.version)
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .addOption(
+      new Option('--log-level <level>', 'log level')
+        .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
+        .default(process.env.GOVOPS_LOG_LEVEL ?? 'info'),
+    )
+    .option('--no-color', 'disable colored output (color is used only on a TTY)')
+    .showHelpAfterError();
+  for (const register of COMMANDS) register(program);
+  return program;
+}
+
+buildProgram()
+  .parseAsync(process.argv)
+  .catch((err: unknown) => {
+    process.exitCode = reportFatal(err);
+  });

@@ -1,0 +1,47 @@
+/**
+ * Logging: one pino logger made at the edge (CLI) and passed in everywhere else.
+ * Every credential path is redacted, whatever object it appears in.
+ */
+import pino, { type Logger, type LevelWithSilent } from 'pino';
+import { MASKED_KEYS } from './service/kinds.js';
+
+export type { Logger };
+
+const SECRETISH = [...MASKED_KEYS, 'secret', 'authorization', 'Authorization', 'token', 'adminToken', 'userToken'];
+
+/** pino redact paths: each secret key at the top level and up to four levels deep. */
+export const REDACT_PATHS: string[] = [
+  ...new Set(
+    SECRETISH.flatMap((k) => [k, `*.${k}`, `*.*.${k}`, `*.*.*.${k}`, `*.*.*.*.${k}`, `headers["${k.toLowerCase()}"]`]),
+  ),
+];
+
+export interface LoggerOptions {
+  level?: LevelWithSilent | string;
+  /** Pretty, human output (used when stderr/stdout is a TTY). */
+  pretty?: boolean;
+  /** Where to write; defaults to stdout (fd 1). */
+  destination?: number | NodeJS.WritableStream;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? 'info';
+  const redact = { paths: REDACT_PATHS, censor: '[redacted]' };
+  if (options.pretty) {
+    const transport = pino.transport({
+      target: 'pino-pretty',
+      options: { destination: typeof options.destination === 'number' ? options.destination : 1, colorize: true },
+    });
+    return pino({ level, redact }, transport);
+  }
+  const dest =
+    options.destination === undefined || typeof options.destination === 'number'
+      ? pino.destination({ dest: (options.destination as number | undefined) ?? 1, sync: true })
+      : options.destination;
+  return pino({ level, redact, base: { app: 'govops' } }, dest);
+}
+
+/** A logger that drops everything (tests, library defaults). */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

@@ -1,0 +1,51 @@
+/**
+ * One reconcile of one revision: load + validate manifests, resolve secrets, fetch live state,
+ * plan, and (when asked) apply. Shared by `govops plan`, `govops apply` and the daemon.
+ */
+import type { Logger } from 'pino';
+import type { Diagnostic } from '../manifests/types.js';
+import type { Plan } from '../plan/types.js';
+
+export interface ReconcileOptions {
+  /** Folder the manifest paths are relative to. */
+  root: string;
+  /** Manifest files/folders (relative to root or absolute). Default ['.']. */
+  paths: string[];
+  /** Revision being reconciled (commit SHA or content digest), recorded in state. */
+  revision?: string;
+  /** false: plan only (drift check / plan command). */
+  apply: boolean;
+  prune: boolean;
+  allowReplace: boolean;
+  maxDeletes?: number;
+  concurrency?: number;
+  /** Overall apply timeout in ms. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  logger: Logger;
+}
+
+export interface ResourceOutcome {
+  resourceKind: 'Integration' | 'Webhook';
+  name: string;
+  action: string;
+  result: 'ok' | 'failed' | 'skipped';
+  durationMs: number;
+  error?: string;
+}
+
+export interface ReconcileResult {
+  revision?: string;
+  /** Stage reached: `load` failures mean invalid manifests or unresolvable secrets. */
+  stage: 'load' | 'plan' | 'apply' | 'done';
+  ok: boolean;
+  diagnostics: Diagnostic[];
+  plan?: Plan;
+  outcomes: ResourceOutcome[];
+  /** Short human description of the failure, with file:line when there is one. */
+  error?: string;
+  /** The plan had changes (drift, when nothing new was committed). */
+  changed: boolean;
+  startedAt: string;
+  finishedAt: string;
+}

@@ -1,0 +1,142 @@
+/**
+ * Facts about the service's integration kinds that more than one part of govops needs
+ * (sandbox, planner, applier). One module, so the sandbox and the client can never disagree.
+ * Field shapes and defaults live in schemas/ — this module holds only the behavioural rules.
+ */
+
+export const INTEGRATION_TYPES = [
+  'object_store',
+  'sql_analytics',
+  'lakehouse',
+  'dataset_warehouse',
+  'columnar_warehouse',
+  'cloud_warehouse',
+  'distributed_sql',
+] as const;
+
+export type IntegrationType = (typeof INTEGRATION_TYPES)[number];
+
+export function isIntegrationType(value: unknown): value is IntegrationType {
+  return typeof value === 'string' && (INTEGRATION_TYPES as readonly string[]).includes(value);
+}
+
+/** The fixed string the service puts in place of every credential field it returns. */
+export const MASK = '********';
+
+/**
+ * Config keys (at any depth of `config`) whose values the service returns masked.
+ * govops treats them as sensitive: never printed, compared by fingerprint only.
+ */
+export const MASKED_KEYS: ReadonlySet<string> = new Set([
+  'username',
+  'password',
+  'token',
+  'secretKey',
+  'sessionToken',
+  'cloudSecretAccessKey',
+  'privateKey',
+  'clientSecret',
+  'oauthPrivateKey',
+  'credential',
+]);
+
+/** Keys whose plain literal in a manifest is a warning from `validate` (an error with --strict). */
+export const SECRET_KEYS: ReadonlySet<string> = new Set(
+  [...MASKED_KEYS].filter((k) => k !== 'username'),
+);
+
+export function isSensitiveKey(key: string): boolean {
+  return MASKED_KEYS.has(key);
+}
+
+/**
+ * Attributes that cannot be changed after creation (paths relative to the integration body;
+ * `config.` paths are inside config). A change to any of them needs a replace (delete + create).
+ * The sandbox answers a PUT changing one of them with 400 naming them; the planner plans a replace.
+ */
+export const NON_EDITABLE: Readonly<Record<IntegrationType, readonly string[]>> = {
+  object_store: ['type', 'autoBootstrap', 'config.name', 'config.cloudAccountId', 'config.cloudLocationPath'],
+  sql_analytics: ['type', 'autoBootstrap', 'config.host', 'config.database'],
+  lakehouse: ['type', 'autoBootstrap', 'config.workspaceUrl', 'config.catalog'],
+  dataset_warehouse: ['type', 'autoBootstrap', 'config.location', 'config.dataset'],
+  columnar_warehouse: ['type', 'autoBootstrap', 'config.host', 'config.database'],
+  cloud_warehouse: ['type', 'autoBootstrap', 'config.host', 'config.database'],
+  distributed_sql: ['type'],
+};
+
+/** Kinds that must be created with autoBootstrap false (interface 4.1). */
+export const MANUAL_ONLY: ReadonlySet<IntegrationType> = new Set(['object_store', 'dataset_warehouse']);
+
+/** Kinds whose delete needs the 2.9 payload when they were created with autoBootstrap true. */
+export const DELETE_PAYLOAD_KINDS: ReadonlySet<IntegrationType> = new Set([
+  'sql_analytics',
+  'columnar_warehouse',
+  'cloud_warehouse',
+]);
+
+export function deletePayloadRequired(type: IntegrationType, autoBootstrap: boolean): boolean {
+  return autoBootstrap && DELETE_PAYLOAD_KINDS.has(type);
+}
+
+export const SCRIPT_PHASES = ['create', 'initial-create', 'edit', 'delete', 'cleanup', 'post-cleanup'] as const;
+export type ScriptPhase = (typeof SCRIPT_PHASES)[number];
+
+/** Which kinds each script endpoint accepts (interface 4.1, script table). */
+export const SCRIPT_KINDS: Readonly<Record<ScriptPhase, ReadonlySet<IntegrationType>>> = {
+  create: new Set(['sql_analytics', 'lakehouse', 'columnar_warehouse', 'cloud_warehouse']),
+  'initial-create': new Set(['sql_analytics', 'columnar_warehouse']),
+  edit: new Set(['sql_analytics', 'lakehouse', 'columnar_warehouse', 'cloud_warehouse']),
+  delete: new Set(['sql_analytics', 'columnar_warehouse', 'cloud_warehouse']),
+  cleanup: new Set(['sql_analytics', 'columnar_warehouse', 'cloud_warehouse']),
+  'post-cleanup': new Set(['sql_analytics']),
+};
+
+/** Script phases that act on an existing integration and so take its id in the path. */
+export const SCRIPT_PHASES_WITH_ID: ReadonlySet<ScriptPhase> = new Set(['edit', 'delete']);
+
+function hostOf(value: unknown): string {
+  if (typeof value !== 'string') return '';
+  try {
+    return new URL(value.includes('://') ? value : `https://${value}`).hostname.toLowerCase();
+  } catch {
+    return value.toLowerCase();
+  }
+}
+
+/**
+ * The natural key of an integration: what makes two integrations "the same one" in the service.
+ * The sandbox enforces uniqueness on it (409 on create); the planner matches live resources by it.
+ */
+export function naturalKey(type: IntegrationType, config: Record<string, unknown> | undefined): string {
+  const c = config ?? {};
+  switch (type) {
+    case 'sql_analytics':
+    case 'columnar_warehouse':
+    case 'cloud_warehouse':
+      return `${type}:host=${hostOf(c.host)}`;
+    case 'lakehouse':
+      return `${type}:workspace=${hostOf(c.workspaceUrl)}`;
+    case 'object_store':
+      return `${type}:name=${String(c.name ?? '')}`;
+    case 'dataset_warehouse':
+      return `${type}:dataset=${String(c.dataset ?? 'service')}:role=${String(c.role ?? '')}`;
+    case 'distributed_sql':
+      return `${type}`;
+  }
+}
+
+/** The host an error message names for an integration (host, workspace URL, or name). */
+export function displayHost(type: IntegrationType, config: Record<string, unknown> | undefined): string {
+  const c = config ?? {};
+  if (typeof c.host === 'string') return c.host;
+  if (typeof c.workspaceUrl === 'string') return hostOf(c.workspaceUrl);
+  if (type === 'object_store' && typeof c.name === 'string') return c.name;
+  if (type === 'dataset_warehouse') return `${String(c.dataset ?? 'service')}`;
+  return type;
+}
+
+/** Statuses in which an integration is still changing; apply polls until it leaves them. */
+export const TRANSITIONAL_STATUSES: ReadonlySet<string> = new Set(['creating', 'editing', 'deleting']);
+export const ERROR_STATUSES: ReadonlySet<string> = new Set(['createError', 'editError', 'deleteError']);
+export const VALIDATION_TEST_STATUSES = ['passed', 'failed', 'warning', 'skipped'] as const;
+export type ValidationTestStatus = (typeof VALIDATION_TEST_STATUSES)[number];

@@ -1,0 +1,32 @@
+/**
+ * govops state (`.govops/state.json`): what govops owns. Never contains a secret value.
+ */
+export const STATE_VERSION = 1;
+
+export interface ManagedResource {
+  kind: 'Integration' | 'Webhook';
+  /** metadata.name of the manifest. */
+  name: string;
+  /** Live id in the service (string, whatever the wire said). */
+  id: string;
+  /** Integration type, for integrations. */
+  type?: string;
+  /** Whether govops created it or adopted it. */
+  origin: 'created' | 'adopted';
+  /** Whether it was created with autoBootstrap true (decides the delete payload). */
+  autoBootstrap?: boolean;
+  /** sha256 of the canonical desired spec last applied (secrets replaced by their fingerprints). */
+  specHash: string;
+  /** Fingerprints of the secret values last sent, keyed by their path (e.g. `config.password`). */
+  secretFingerprints: Record<string, string>;
+  /** Git revision (or content digest) last applied, when known. */
+  revision?: string;
+  updatedAt: string;
+}
+
+export interface GovopsState {
+  version: typeof STATE_VERSION;
+  /** Random per-state key (hex) for HMAC-SHA256 fingerprints of secret values. */
+  fingerprintKey: string;
+  resources: ManagedResource[];
+}

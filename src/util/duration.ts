@@ -1,0 +1,26 @@
+/** Durations in flags are written like `500ms`, `30s`, `5m`, `1h` (or combined: `1m30s`). */
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+export function parseDuration(text: string): number {
+  const trimmed = text.trim();
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  let total = 0;
+  let consumed = 0;
+  let match: RegExpExecArray | null;
+  while ((match = re.exec(trimmed)) !== null) {
+    total += Number(match[1]) * UNIT_MS[match[2]!]!;
+    consumed = re.lastIndex;
+  }
+  if (trimmed === '' || consumed !== trimmed.length) {
+    throw new Error(`invalid duration "${text}": write a number with a unit, e.g. 500ms, 30s, 5m, 1h`);
+  }
+  return Math.round(total);
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
+  const m = Math.floor(ms / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return s ? `${m}m${s}s` : `${m}m`;
+}

@@ -1,0 +1,35 @@
+/** Run the built CLI as a user would (a real process), capturing output and exit code. */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runGovops(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}

@@ -1,0 +1,118 @@
+/**
+ * One outbound webhook POST (interface 6): signed with the webhook's secret, bounded by the
+ * delivery timeout, never throwing — every outcome becomes `{ statusCode, response }` for history.
+ */
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { DeliveryResponse } from './types.js';
+
+export const SIGNATURE_HEADER = 'x-webhook-signature';
+export const SIGNATURE_256_HEADER = 'x-webhook-signature-256';
+/** Receiver bodies beyond this many bytes are cut when recorded. */
+const MAX_RECORDED_BODY = 64 * 1024;
+
+/** Signature headers for a raw body: `sha1=<hex HMAC-SHA1>` and `sha256=<hex HMAC-SHA256>`. */
+export function signatureHeaders(secret: string, rawBody: string): Record<string, string> {
+  return {
+    [SIGNATURE_HEADER]: `sha1=${createHmac('sha1', secret).update(rawBody, 'utf8').digest('hex')}`,
+    [SIGNATURE_256_HEADER]: `sha256=${createHmac('sha256', secret).update(rawBody, 'utf8').digest('hex')}`,
+  };
+}
+
+export interface DeliveryAttempt {
+  url: string;
+  rawBody: string;
+  secret?: string;
+  timeoutMs: number;
+  /** Extra headers (event name, activity id). */
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Connection pools; without them each delivery opens its own connection. */
+  agents?: { http: http.Agent; https: https.Agent };
+}
+
+export interface DeliveryOutcome {
+  statusCode: number;
+  response: DeliveryResponse;
+  /** True when aborted by close(): not to be recorded. */
+  aborted?: boolean;
+}
+
+/** Outcome of a transport failure, in the shape the service records (2.13 response.body). */
+export function failureOutcome(code: string, connect: boolean): DeliveryOutcome {
+  return { statusCode: 500, response: { body: { code, connect } } };
+}
+
+function parseBody(buf: Buffer, contentType: string | undefined): unknown {
+  const text = buf.subarray(0, MAX_RECORDED_BODY).toString('utf8');
+  if (text === '') return undefined;
+  if (contentType?.includes('json')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+export function deliver(attempt: DeliveryAttempt): Promise<DeliveryOutcome> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (o: DeliveryOutcome): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      attempt.signal?.removeEventListener('abort', onAbort);
+      resolve(o);
+    };
+    let url: URL;
+    try {
+      url = new URL(attempt.url);
+    } catch {
+      finish(failureOutcome('EINVALIDURL', false));
+      return;
+    }
+    const secure = url.protocol === 'https:';
+    const mod = secure ? https : http;
+    const agent = attempt.agents ? (secure ? attempt.agents.https : attempt.agents.http) : false;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': 'govops-sandbox-webhooks',
+      'content-length': String(Buffer.byteLength(attempt.rawBody)),
+      ...attempt.headers,
+      ...(attempt.secret !== undefined ? signatureHeaders(attempt.secret, attempt.rawBody) : {}),
+    };
+    const req = mod.request(url, { method: 'POST', headers, agent });
+    // One deadline for the whole exchange: connect, send, and the receiver's complete response.
+    // A connection that never opened is ETIMEDOUT (connect: true); a silent receiver ESOCKETTIMEDOUT.
+    const timer = setTimeout(() => {
+      const connected = req.socket !== null && req.socket !== undefined && !req.socket.connecting;
+      finish(failureOutcome(connected ? 'ESOCKETTIMEDOUT' : 'ETIMEDOUT', !connected));
+      req.destroy();
+    }, attempt.timeoutMs);
+    const onAbort = (): void => {
+      finish({ ...failureOutcome('EABORTED', false), aborted: true });
+      req.destroy();
+    };
+    if (attempt.signal?.aborted) return onAbort();
+    attempt.signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (err: NodeJS.ErrnoException) => finish(failureOutcome(err.code ?? 'EUNKNOWN', false)));
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        if (size < MAX_RECORDED_BODY) chunks.push(c);
+        size += c.length;
+      });
+      res.on('error', (err: NodeJS.ErrnoException) => finish(failureOutcome(err.code ?? 'ECONNRESET', false)));
+      res.on('end', () => {
+        const body = parseBody(Buffer.concat(chunks), res.headers['content-type']);
+        finish({ statusCode: res.statusCode ?? 500, response: body === undefined ? {} : { body } });
+      });
+    });
+    req.end(attempt.rawBody);
+  });
+}

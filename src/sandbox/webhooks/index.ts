@@ -1,0 +1,103 @@
+/**
+ * The sandbox's webhooks (interface 2.12, 2.13, 4.3, 5.3, 6): routes for the server to mount,
+ * event emission with signed, concurrent deliveries, and a delivery history.
+ */
+import { ALL_NOTIFICATIONS, isEventName } from '../../service/events.js';
+import type { Logger } from '../../log.js';
+import type { Caller, Route } from '../http.js';
+import { controlRoutes } from './control.js';
+import { Dispatcher, HistoryStore } from './dispatcher.js';
+import { buildMetadata, buildRequest } from './payload.js';
+import { webhookRoutes } from './routes.js';
+import { fromSnapshot, toSnapshot } from './snapshot.js';
+import { WebhookStore } from './store.js';
+import type { Actor, EmitResult, StoredWebhook } from './types.js';
+
+export type { Actor, EmitResult } from './types.js';
+export { USER_NOTIFICATION_TYPES } from './validate.js';
+export { SIGNATURE_HEADER, SIGNATURE_256_HEADER, signatureHeaders } from './delivery.js';
+
+export interface WebhookService {
+  /** auth: 'webhook' — the server authenticates `Bearer <token>` and sets req.caller. */
+  routes: Route[];
+  /** auth: 'none' — POST /_sandbox/events, GET /_sandbox/webhooks/idle. */
+  controlRoutes: Route[];
+  /** Fire an event: starts one delivery per subscribed webhook; never blocks. Unknown names: 0 deliveries. */
+  emit(notificationType: string, metadata: Record<string, unknown>, actor?: Caller | Actor): EmitResult;
+  /** JSON-serialisable state (webhooks incl. secrets, history, id counters). */
+  snapshot(): unknown;
+  /** Replace the state with a snapshot(); throws on a malformed one. */
+  restore(data: unknown): void;
+  reset(): void;
+  /** Abort in-flight deliveries (they are not recorded). */
+  close(): Promise<void>;
+  /** Resolves when all deliveries started so far have been recorded (for tests). */
+  idle(): Promise<void>;
+}
+
+export interface WebhookServiceOptions {
+  /** Receiver response deadline (interface 6.1; the service's default is 10 s). */
+  deliveryTimeoutMs: number;
+  logger: Logger;
+  now?: () => Date;
+  /** Name of a user id, for metadata.actionByName of control-endpoint events. */
+  userName?: (userId: number) => string | undefined;
+  /** Called after every state change (webhook created/deleted, delivery recorded): persistence hook. */
+  onChange?: () => void;
+}
+
+/** Webhooks an event goes to: global ones (they receive all) and those subscribed to it. */
+export function subscribers(webhooks: Iterable<StoredWebhook>, notificationType: string): StoredWebhook[] {
+  const out: StoredWebhook[] = [];
+  for (const w of webhooks) {
+    if (w.global || w.notificationType.includes(notificationType) || w.notificationType.includes(ALL_NOTIFICATIONS)) out.push(w);
+  }
+  return out;
+}
+
+export function createWebhookService(opts: WebhookServiceOptions): WebhookService {
+  const now = opts.now ?? (() => new Date());
+  const store = new WebhookStore();
+  const history = new HistoryStore();
+  const dispatcher = new Dispatcher(history, opts.deliveryTimeoutMs, opts.logger, now, opts.onChange);
+  let nextActivityId = 1;
+
+  const emit = (notificationType: string, metadata: Record<string, unknown>, actor?: Caller | Actor): EmitResult => {
+    const webhooksActivityId = nextActivityId++;
+    if (!isEventName(notificationType)) {
+      opts.logger.warn({ notificationType }, 'ignored an unknown webhook event name');
+      return { webhooksActivityId, deliveries: 0 };
+    }
+    const who: Actor | undefined = actor ? { userId: actor.userId, userName: actor.userName } : undefined;
+    const meta = buildMetadata(notificationType, metadata, who);
+    const targets = subscribers(store.all(), notificationType);
+    for (const webhook of targets) {
+      void dispatcher.enqueue({ webhook, request: buildRequest(webhook, notificationType, meta), notificationType, webhooksActivityId });
+    }
+    opts.logger.debug({ notificationType, webhooksActivityId, deliveries: targets.length }, 'webhook event emitted');
+    return { webhooksActivityId, deliveries: targets.length };
+  };
+  const idle = (): Promise<void> => dispatcher.idle();
+
+  return {
+    routes: webhookRoutes({ store, history, dispatcher, now, onChange: opts.onChange }),
+    controlRoutes: controlRoutes({ emit, idle, userName: opts.userName }),
+    emit,
+    idle,
+    snapshot: () => toSnapshot(store, history, nextActivityId),
+    restore(data: unknown) {
+      const s = fromSnapshot(data);
+      store.load(s.webhooks, s.nextWebhookId);
+      history.load(s.history, s.nextHistoryId);
+      nextActivityId = s.history.reduce((m, r) => Math.max(m, r.webhooksActivityId + 1), Math.max(s.nextActivityId, 1));
+    },
+    /** Forget everything; in-flight deliveries are aborted and not recorded. */
+    reset() {
+      dispatcher.abortNow();
+      store.clear();
+      history.clear();
+      nextActivityId = 1;
+    },
+    close: () => dispatcher.abortAll(),
+  };
+}

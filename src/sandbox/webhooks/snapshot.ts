@@ -1,0 +1,66 @@
+/** Persisted form of the webhook state (for `--data FILE`): plain JSON, secrets included. */
+import type { HistoryStore } from './dispatcher.js';
+import type { WebhookStore } from './store.js';
+import type { HistoryRecord, StoredWebhook } from './types.js';
+
+export interface WebhookSnapshot {
+  version: 1;
+  nextWebhookId: number;
+  nextHistoryId: number;
+  nextActivityId: number;
+  webhooks: StoredWebhook[];
+  history: HistoryRecord[];
+}
+
+export function toSnapshot(store: WebhookStore, history: HistoryStore, nextActivityId: number): WebhookSnapshot {
+  return {
+    version: 1,
+    nextWebhookId: store.nextId,
+    nextHistoryId: history.nextId,
+    nextActivityId,
+    webhooks: [...store.all()].map((w) => ({ ...w, notificationType: [...w.notificationType] })),
+    history: history.records.map((r) => structuredClone(r)),
+  };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function validWebhook(w: unknown): w is StoredWebhook {
+  return (
+    isRecord(w) &&
+    Number.isSafeInteger(w.id) &&
+    typeof w.url === 'string' &&
+    typeof w.name === 'string' &&
+    typeof w.global === 'boolean' &&
+    Array.isArray(w.notificationType) &&
+    Number.isSafeInteger(w.createdBy)
+  );
+}
+
+function validRecord(r: unknown): r is HistoryRecord {
+  return isRecord(r) && Number.isSafeInteger(r.id) && Number.isSafeInteger(r.webhooksId) && isRecord(r.request) && Number.isSafeInteger(r.statusCode);
+}
+
+export function fromSnapshot(data: unknown): WebhookSnapshot {
+  if (data === undefined || data === null) {
+    return { version: 1, nextWebhookId: 1, nextHistoryId: 1, nextActivityId: 1, webhooks: [], history: [] };
+  }
+  if (!isRecord(data) || data.version !== 1 || !Array.isArray(data.webhooks) || !Array.isArray(data.history)) {
+    throw new Error('webhook state: expected { version: 1, webhooks: [...], history: [...] }');
+  }
+  const bad = data.webhooks.findIndex((w) => !validWebhook(w));
+  if (bad >= 0) throw new Error(`webhook state: webhooks[${bad}] is malformed`);
+  const badR = data.history.findIndex((r) => !validRecord(r));
+  if (badR >= 0) throw new Error(`webhook state: history[${badR}] is malformed`);
+  const num = (v: unknown): number => (Number.isSafeInteger(v) ? (v as number) : 1);
+  return {
+    version: 1,
+    nextWebhookId: num(data.nextWebhookId),
+    nextHistoryId: num(data.nextHistoryId),
+    nextActivityId: num(data.nextActivityId),
+    webhooks: data.webhooks as StoredWebhook[],
+    history: (data.history as HistoryRecord[]).map((r) => ({ ...r, global: r.global === true })),
+  };
+}

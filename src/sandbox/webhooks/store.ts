@@ -1,0 +1,138 @@
+/**
+ * In-memory webhook store: ids, visibility (admins all, users their own), wire views.
+ * Webhooks never change after creation, so wire views are computed once and cached.
+ */
+import type { Caller } from '../http.js';
+import type { StoredWebhook } from './types.js';
+import type { ValidWebhookItem } from './validate.js';
+
+/** GET /webhooks and GET /webhooks/{id} (interface 4.3: id, name, url, notificationType, global, createdBy). */
+export interface WebhookView {
+  id: number;
+  name: string;
+  url: string;
+  notificationType: string[];
+  global: boolean;
+  createdBy: number;
+}
+
+/** Items of POST createdWebhooks and the DELETE body (interface 4.3). */
+export interface WebhookSummary {
+  id: number;
+  url: string;
+  name: string;
+  global: boolean;
+  actionType: string | null;
+  createdBy: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function viewOf(w: StoredWebhook): WebhookView {
+  return { id: w.id, name: w.name, url: w.url, notificationType: [...w.notificationType], global: w.global, createdBy: w.createdBy };
+}
+
+export function summaryOf(w: StoredWebhook): WebhookSummary {
+  return {
+    id: w.id,
+    url: w.url,
+    name: w.name,
+    global: w.global,
+    actionType: w.actionType,
+    createdBy: w.createdBy,
+    createdAt: w.createdAt,
+    updatedAt: w.updatedAt,
+  };
+}
+
+export function canSee(caller: Pick<Caller, 'role' | 'userId'>, w: { createdBy: number }): boolean {
+  return caller.role === 'admin' || w.createdBy === caller.userId;
+}
+
+export class WebhookStore {
+  private readonly byId = new Map<number, StoredWebhook>();
+  private readonly views = new Map<number, WebhookView>();
+  private readonly byOwner = new Map<number, Set<number>>();
+  nextId = 1;
+  /** Serialised administrator list, rebuilt after a change (GET /webhooks fast path). */
+  private allJson: string | undefined;
+
+  create(item: ValidWebhookItem, createdBy: number, at: string): StoredWebhook {
+    const w: StoredWebhook = {
+      id: this.nextId++,
+      url: item.url,
+      name: item.name,
+      global: item.global,
+      notificationType: [...item.notificationType],
+      actionType: item.actionType,
+      createdBy,
+      createdAt: at,
+      updatedAt: at,
+    };
+    if (item.secret !== undefined) w.secret = item.secret;
+    this.insert(w);
+    return w;
+  }
+
+  private insert(w: StoredWebhook): void {
+    this.allJson = undefined;
+    this.byId.set(w.id, w);
+    this.views.set(w.id, viewOf(w));
+    let owned = this.byOwner.get(w.createdBy);
+    if (!owned) this.byOwner.set(w.createdBy, (owned = new Set()));
+    owned.add(w.id);
+  }
+
+  get(id: number): StoredWebhook | undefined {
+    return this.byId.get(id);
+  }
+
+  delete(id: number): StoredWebhook | undefined {
+    const w = this.byId.get(id);
+    if (!w) return undefined;
+    this.allJson = undefined;
+    this.byId.delete(id);
+    this.views.delete(id);
+    this.byOwner.get(w.createdBy)?.delete(id);
+    return w;
+  }
+
+  /** Views visible to the caller, in id order. */
+  list(caller: Pick<Caller, 'role' | 'userId'>): WebhookView[] {
+    if (caller.role === 'admin') return [...this.views.values()];
+    const owned = this.byOwner.get(caller.userId);
+    if (!owned) return [];
+    const out: WebhookView[] = [];
+    for (const id of owned) out.push(this.views.get(id)!);
+    return out;
+  }
+
+  /** JSON of list(caller); the administrator's (whole) list is cached between changes. */
+  listJson(caller: Pick<Caller, 'role' | 'userId'>): string {
+    if (caller.role !== 'admin') return JSON.stringify(this.list(caller));
+    return (this.allJson ??= JSON.stringify(this.list(caller)));
+  }
+
+  all(): IterableIterator<StoredWebhook> {
+    return this.byId.values();
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  clear(): void {
+    this.allJson = undefined;
+    this.byId.clear();
+    this.views.clear();
+    this.byOwner.clear();
+    this.nextId = 1;
+  }
+
+  /** Replace the content (restore); ids keep their order. */
+  load(webhooks: StoredWebhook[], nextId: number): void {
+    this.clear();
+    for (const w of [...webhooks].sort((a, b) => a.id - b.id)) this.insert({ ...w, notificationType: [...w.notificationType] });
+    this.nextId = webhooks.reduce((m, w) => Math.max(m, w.id + 1), Math.max(nextId, 1));
+  }
+}

@@ -1,0 +1,113 @@
+/** Pure parts of the sandbox webhooks: signature, metadata, history query, concurrency limiter. */
+import { describe, expect, it } from 'vitest';
+import { Limiter } from '../../src/sandbox/webhooks/dispatcher.js';
+import { signatureHeaders } from '../../src/sandbox/webhooks/delivery.js';
+import { parseHistoryQuery, queryHistory } from '../../src/sandbox/webhooks/history.js';
+import { buildMetadata } from '../../src/sandbox/webhooks/payload.js';
+import type { HistoryRecord } from '../../src/sandbox/webhooks/types.js';
+
+describe('signatureHeaders', () => {
+  it('is HMAC-SHA1 / HMAC-SHA256 in hex (RFC 2202 / RFC 4231 test case 2)', () => {
+    const h = signatureHeaders('Jefe', 'what do ya want for nothing?');
+    expect(h['x-webhook-signature']).toBe('sha1=effcdf6ae5eb2fa2d27416d5f184df9c259a7c79');
+    expect(h['x-webhook-signature-256']).toBe('sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+  });
+});
+
+describe('buildMetadata', () => {
+  it('fills every 2.13 field from the actor and defaults; the event overrides them; the type always wins', () => {
+    expect(buildMetadata('modelCreated', {}, { userId: 7, userName: 'Gus' })).toEqual({
+      modelId: null,
+      actionBy: 7,
+      modelType: null,
+      targetUser: 7,
+      projectName: null,
+      targetGroup: null,
+      actionByName: 'Gus',
+      targetUserName: 'Gus',
+      notifyInitiator: false,
+      notificationType: 'modelCreated',
+    });
+    const m = buildMetadata('tagCreated', { targetUser: 9, extra: 'kept', notificationType: 'spoofed' }, undefined);
+    expect(m).toMatchObject({ actionBy: null, targetUser: 9, extra: 'kept', notificationType: 'tagCreated' });
+  });
+});
+
+function rec(id: number, over: Partial<HistoryRecord> = {}): HistoryRecord {
+  return {
+    id,
+    request: { text: '', metadata: {}, webhookId: 1, webhookName: 'w' },
+    response: {},
+    statusCode: 200,
+    notificationType: 'tagCreated',
+    webhooksActivityId: 1,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    webhooksId: 1,
+    url: 'http://127.0.0.1/',
+    name: 'w',
+    actionType: 'triggered',
+    createdBy: 1,
+    global: false,
+    ...over,
+  };
+}
+
+describe('history query', () => {
+  const admin = { role: 'admin' as const, userId: 1 };
+
+  it('defaults: offset 0, pageSize 20, createdAt desc, includeUser true, includeGlobal false', () => {
+    expect(parseHistoryQuery(new URLSearchParams())).toEqual({
+      offset: 0,
+      pageSize: 20,
+      sortField: 'createdAt',
+      sortOrder: 'desc',
+      includeGlobal: false,
+      includeUser: true,
+    });
+  });
+
+  it('breaks ties of the sort field by id in the same direction', () => {
+    const records = [rec(1), rec(2), rec(3, { createdAt: '2025-01-01T00:00:00.000Z' })];
+    const desc = queryHistory(records, admin, parseHistoryQuery(new URLSearchParams()));
+    expect(desc.records.map((r) => r.id)).toEqual([2, 1, 3]);
+    const asc = queryHistory(records, admin, parseHistoryQuery(new URLSearchParams('sortOrder=asc')));
+    expect(asc.records.map((r) => r.id)).toEqual([3, 1, 2]);
+  });
+
+  it('treats 2xx as success and everything else as failure', () => {
+    const records = [rec(1, { statusCode: 204 }), rec(2, { statusCode: 302 }), rec(3, { statusCode: 500 })];
+    const ok = queryHistory(records, admin, parseHistoryQuery(new URLSearchParams('successOrFailure=success')));
+    expect(ok.records.map((r) => r.id)).toEqual([1]);
+    const bad = queryHistory(records, admin, parseHistoryQuery(new URLSearchParams('successOrFailure=failure')));
+    expect(bad.count).toBe(2);
+  });
+});
+
+describe('Limiter', () => {
+  it('runs at most `max` tasks at once, in FIFO order', async () => {
+    const limiter = new Limiter(3);
+    let active = 0;
+    let peak = 0;
+    const started: number[] = [];
+    const tasks = Array.from({ length: 20 }, (_, i) =>
+      limiter.run(async () => {
+        started.push(i);
+        active++;
+        peak = Math.max(peak, active);
+        await new Promise((r) => setTimeout(r, 2));
+        active--;
+        return i;
+      }),
+    );
+    expect(await Promise.all(tasks)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(peak).toBe(3);
+    expect(started).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it('releases the slot when a task throws', async () => {
+    const limiter = new Limiter(1);
+    await expect(limiter.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await limiter.run(async () => 'next')).toBe('next');
+  });
+});

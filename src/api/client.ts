@@ -1,0 +1,327 @@
+/**
+ * ServiceClient: the service's HTTP API (interface part 4) over one keep-alive undici pool, with
+ * timeouts, retries (exponential backoff + full jitter, Retry-After), typed errors, and creates that
+ * are never blindly re-sent after an ambiguous failure (the resource is looked up by identity first).
+ */
+import type { Logger } from 'pino';
+import { TransportError } from '../errors.js';
+import { silentLogger } from '../log.js';
+import type { ScriptPhase } from '../service/kinds.js';
+import type { MutationOptions, ServiceApi } from './client-types.js';
+import {
+  apiErrorFrom,
+  scriptText,
+  toArray,
+  toLiveIntegration,
+  toLiveWebhook,
+  toMutationResult,
+  toStatus,
+  toWebhookCreateResponse,
+} from './normalize.js';
+import {
+  AMBIGUOUS_STATUSES,
+  DEFAULT_RETRY_POLICY,
+  RETRY_STATUSES,
+  backoffDelay,
+  delayAfterStatus,
+  errorCode,
+  isRetryableTransportError,
+  transportPhase,
+  type RetryPolicy,
+} from './retry.js';
+import { findCreatedIntegration, splitCreatedWebhooks } from './recovery.js';
+import { HttpTransport, type RawResponse } from './transport.js';
+import type {
+  IntegrationBody,
+  IntegrationMutationResult,
+  IntegrationStatus,
+  LiveIntegration,
+  LiveWebhook,
+  WebhookCreateResponse,
+  WebhookInput,
+} from './types.js';
+
+/** One HTTP attempt, reported to `onRequest` (e.g. for a Prometheus histogram). */
+export interface RequestEvent {
+  method: string;
+  /** Path template, e.g. `/integrations/{id}/status`. */
+  route: string;
+  /** HTTP status, or 0 when no response came (see `error`). */
+  status: number;
+  durationMs: number;
+  /** 0-based attempt number. */
+  attempt: number;
+  /** Error code of a transport failure (ECONNREFUSED, GOVOPS_REQUEST_TIMEOUT...). */
+  error?: string;
+}
+
+export interface ServiceClientOptions {
+  baseUrl: string;
+  token: string;
+  logger?: Logger;
+  /** Whole-request timeout per attempt (connect, headers, body). Default 30s. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 4. */
+  retries?: number;
+  /** Backoff tuning (tests use small delays). */
+  retryPolicy?: Partial<RetryPolicy>;
+  /** Max sockets to the origin. Default 16. */
+  connections?: number;
+  onRequest?: (event: RequestEvent) => void;
+  /** Jitter source in [0, 1) (default Math.random; tests make it deterministic). */
+  random?: () => number;
+}
+
+type Auth = 'integration' | 'webhook';
+
+/** What to do after an ambiguous failure of a create: the result, or a (possibly smaller) body to re-send. */
+type Recovery<T> = { result: T } | { body: unknown };
+
+interface Call<T> {
+  method: string;
+  route: string;
+  path: string;
+  auth: Auth;
+  body?: unknown;
+  accept?: string;
+  parse(res: RawResponse): T;
+  /** Set for creates: look the resource up before re-sending after an ambiguous failure. */
+  recover?: (body: unknown) => Promise<Recovery<T>>;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function json(res: RawResponse): unknown {
+  return res.text === '' ? undefined : JSON.parse(res.text);
+}
+
+function contentType(res: RawResponse): string | undefined {
+  const v = res.headers['content-type'];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export class ServiceClient implements ServiceApi {
+  private readonly transport: HttpTransport;
+  private readonly token: string;
+  private readonly logger: Logger;
+  private readonly timeoutMs: number;
+  private readonly policy: RetryPolicy;
+  private readonly onRequest: ((event: RequestEvent) => void) | undefined;
+  private readonly random: () => number;
+
+  constructor(options: ServiceClientOptions) {
+    this.transport = new HttpTransport(options.baseUrl, { connections: options.connections });
+    this.token = options.token;
+    this.logger = options.logger ?? silentLogger();
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retryPolicy };
+    if (options.retries !== undefined) this.policy.retries = Math.max(0, Math.floor(options.retries));
+    this.onRequest = options.onRequest;
+    this.random = options.random ?? Math.random;
+  }
+
+  // ---- integrations -------------------------------------------------------------------------
+
+  listIntegrations(): Promise<LiveIntegration[]> {
+    const c = { method: 'GET', route: '/integrations', path: '/integrations' };
+    return this.call({ ...c, auth: 'integration', parse: (r) => toArray(json(r), toLiveIntegration, 'integrations', c.method, c.path) });
+  }
+
+  getIntegration(id: string): Promise<LiveIntegration> {
+    return this.call({
+      method: 'GET', route: '/integrations/{id}', path: `/integrations/${enc(id)}`, auth: 'integration',
+      parse: (r) => toLiveIntegration(json(r)),
+    });
+  }
+
+  createIntegration(body: IntegrationBody, options: MutationOptions = {}): Promise<IntegrationMutationResult> {
+    const dry = options.dryRun === true;
+    return this.call<IntegrationMutationResult>({
+      method: 'POST', route: '/integrations', path: `/integrations${dryQuery(dry)}`, auth: 'integration', body,
+      parse: (r) => toMutationResult(json(r)),
+      recover: dry ? undefined : async () => {
+        const { hit, key, count } = findCreatedIntegration(await this.listIntegrations(), body);
+        if (count > 1) {
+          throw new TransportError(`create may have reached the service and ${count} integrations now match ${key}; not re-sending`, 'POST', '/integrations');
+        }
+        if (!hit) return { body };
+        this.logger.info({ id: hit.id, key }, 'create after an ambiguous failure: found the integration, not re-sending');
+        return { result: { id: hit.id, status: hit.status, validationResults: hit.validationResults } };
+      },
+    });
+  }
+
+  updateIntegration(id: string, body: IntegrationBody, options: MutationOptions = {}): Promise<IntegrationMutationResult> {
+    return this.call({
+      method: 'PUT', route: '/integrations/{id}', path: `/integrations/${enc(id)}${dryQuery(options.dryRun)}`,
+      auth: 'integration', body, parse: (r) => toMutationResult(json(r)),
+    });
+  }
+
+  deleteIntegration(id: string, payload: Record<string, unknown> | undefined, options: MutationOptions = {}): Promise<IntegrationMutationResult> {
+    return this.call({
+      method: 'DELETE', route: '/integrations/{id}', path: `/integrations/${enc(id)}${dryQuery(options.dryRun)}`,
+      auth: 'integration', body: payload, parse: (r) => toMutationResult(json(r)),
+    });
+  }
+
+  getIntegrationStatus(id: string): Promise<IntegrationStatus> {
+    return this.call({
+      method: 'GET', route: '/integrations/{id}/status', path: `/integrations/${enc(id)}/status`, auth: 'integration',
+      parse: (r) => toStatus(json(r)),
+    });
+  }
+
+  generateScript(phase: ScriptPhase, args: { id?: string; body?: IntegrationBody }): Promise<string> {
+    const withId = phase === 'edit' || phase === 'delete';
+    if (withId && !args.id) throw new Error(`the ${phase} script needs the integration id`);
+    const route = withId ? `/integrations/{id}/scripts/${phase}` : `/integrations/scripts/${phase}`;
+    const path = withId ? `/integrations/${enc(args.id!)}/scripts/${phase}` : route;
+    return this.call({
+      method: 'POST', route, path, auth: 'integration', body: phase === 'delete' ? undefined : args.body,
+      accept: 'text/plain, application/json',
+      parse: (r) => scriptText(contentType(r), r.text),
+    });
+  }
+
+  // ---- webhooks -----------------------------------------------------------------------------
+
+  listWebhooks(): Promise<LiveWebhook[]> {
+    return this.call({
+      method: 'GET', route: '/webhooks', path: '/webhooks', auth: 'webhook',
+      parse: (r) => toArray(json(r), toLiveWebhook, 'webhooks', 'GET', '/webhooks'),
+    });
+  }
+
+  getWebhook(id: string): Promise<LiveWebhook> {
+    return this.call({
+      method: 'GET', route: '/webhooks/{id}', path: `/webhooks/${enc(id)}`, auth: 'webhook',
+      parse: (r) => toLiveWebhook(json(r)),
+    });
+  }
+
+  async createWebhooks(items: WebhookInput[]): Promise<WebhookCreateResponse> {
+    const found: LiveWebhook[] = [];
+    const res = await this.call<WebhookCreateResponse>({
+      method: 'POST', route: '/webhooks', path: '/webhooks', auth: 'webhook', body: { webhooks: items },
+      parse: (r) => toWebhookCreateResponse(json(r)),
+      recover: async (sent) => {
+        const pending = (sent as { webhooks: WebhookInput[] }).webhooks;
+        const split = splitCreatedWebhooks(await this.listWebhooks(), pending, new Set(found.map((w) => w.id)));
+        found.push(...split.found);
+        if (split.found.length) this.logger.info({ names: split.found.map((w) => w.name) }, 'webhook create after an ambiguous failure: found, not re-sending');
+        return split.missing.length ? { body: { webhooks: split.missing } } : { result: { createdWebhooks: [], errors: [] } };
+      },
+    });
+    return { createdWebhooks: [...found, ...res.createdWebhooks], errors: res.errors };
+  }
+
+  deleteWebhook(id: string): Promise<LiveWebhook> {
+    return this.call({
+      method: 'DELETE', route: '/webhooks/{id}', path: `/webhooks/${enc(id)}`, auth: 'webhook',
+      parse: (r) => toLiveWebhook(json(r)),
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+
+  // ---- the request loop ---------------------------------------------------------------------
+
+  private headers(auth: Auth, hasBody: boolean, accept: string): Record<string, string> {
+    const h: Record<string, string> = {
+      accept,
+      authorization: auth === 'webhook' ? `Bearer ${this.token}` : this.token,
+    };
+    if (hasBody) h['content-type'] = 'application/json';
+    return h;
+  }
+
+  private async call<T>(c: Call<T>): Promise<T> {
+    let body = c.body;
+    let ambiguousEarlier = false;
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt >= this.policy.retries;
+      const started = performance.now();
+      let res: RawResponse;
+      try {
+        res = await this.transport.send({
+          method: c.method,
+          path: c.path,
+          headers: this.headers(c.auth, body !== undefined, c.accept ?? 'application/json'),
+          body: body === undefined ? undefined : JSON.stringify(body),
+          timeoutMs: this.timeoutMs,
+        });
+      } catch (err) {
+        const code = errorCode(err) ?? 'UNKNOWN';
+        this.report(c, 0, started, attempt, code);
+        this.logger.debug({ method: c.method, path: c.path, attempt, code }, 'request failed');
+        const retryable = isRetryableTransportError(err);
+        if (retryable && c.recover && transportPhase(err) === 'ambiguous') {
+          // Even after the last attempt: if the resource is there, the create worked.
+          ambiguousEarlier = true;
+          const r = await c.recover(body);
+          if ('result' in r) return r.result;
+          body = r.body;
+        }
+        if (!retryable || last) {
+          throw new TransportError(`${(err as Error).message ?? String(err)} (${code}) after ${attempt + 1} attempt(s)`, c.method, c.path, err);
+        }
+        await sleep(backoffDelay(attempt, this.policy, this.random));
+        continue;
+      }
+      this.report(c, res.status, started, attempt);
+      this.logger.debug({ method: c.method, path: c.path, status: res.status, attempt }, 'request');
+      if (res.status >= 200 && res.status < 300) {
+        try {
+          return c.parse(res);
+        } catch (err) {
+          if (err instanceof SyntaxError) throw apiErrorFrom(res.status, res.text, c.method, c.path);
+          throw err;
+        }
+      }
+      if (res.status === 409 && c.recover && ambiguousEarlier) {
+        // An earlier attempt did reach the service after all: its resource exists or is being created.
+        const r = await c.recover(body);
+        if ('result' in r) return r.result;
+        body = r.body;
+        if (!last) {
+          await sleep(backoffDelay(attempt, this.policy, this.random));
+          continue;
+        }
+      }
+      if (RETRY_STATUSES.has(res.status)) {
+        if (c.recover && AMBIGUOUS_STATUSES.has(res.status)) {
+          ambiguousEarlier = true;
+          const r = await c.recover(body);
+          if ('result' in r) return r.result;
+          body = r.body;
+        }
+        if (last) throw apiErrorFrom(res.status, res.text, c.method, c.path);
+        await sleep(delayAfterStatus(attempt, res.status, res.headers['retry-after'], this.policy, Date.now(), this.random));
+        continue;
+      }
+      throw apiErrorFrom(res.status, res.text, c.method, c.path);
+    }
+  }
+
+  private report(c: { method: string; route: string }, status: number, started: number, attempt: number, error?: string): void {
+    if (!this.onRequest) return;
+    const event: RequestEvent = { method: c.method, route: c.route, status, durationMs: performance.now() - started, attempt };
+    if (error) event.error = error;
+    try {
+      this.onRequest(event);
+    } catch (err) {
+      this.logger.warn({ err }, 'onRequest hook threw');
+    }
+  }
+}
+
+function enc(id: string): string {
+  return encodeURIComponent(id);
+}
+
+function dryQuery(dry: boolean | undefined): string {
+  return dry ? '?dryRun=true' : '';
+}

@@ -1,0 +1,130 @@
+/**
+ * Turning wire bodies into the shapes of src/api/types.ts: ids become strings (the service sends
+ * numbers in some bodies and strings in others), missing arrays become empty.
+ */
+import { STATUS_CODES } from 'node:http';
+import { ApiError } from '../errors.js';
+import type {
+  IntegrationMutationResult,
+  IntegrationStatus,
+  LiveIntegration,
+  LiveWebhook,
+  ValidationResults,
+  WebhookCreateResponse,
+} from './types.js';
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** An id as a string, whatever the wire said (number or string). */
+export function idString(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v === 'bigint') return v.toString();
+  return '';
+}
+
+function validationResults(v: unknown): ValidationResults {
+  if (!isObj(v)) return { status: 'unknown', validationTests: [] };
+  const tests = Array.isArray(v.validationTests) ? v.validationTests : [];
+  return {
+    status: typeof v.status === 'string' ? v.status : 'unknown',
+    validationTests: tests.filter(isObj).map((t) => ({
+      ...t,
+      name: String(t.name ?? ''),
+      status: String(t.status ?? 'unknown'),
+    })),
+  };
+}
+
+export function toMutationResult(v: unknown): IntegrationMutationResult {
+  const o = isObj(v) ? v : {};
+  return {
+    id: idString(o.id),
+    status: typeof o.status === 'string' ? o.status : 'unknown',
+    validationResults: validationResults(o.validationResults),
+  };
+}
+
+export function toLiveIntegration(v: unknown): LiveIntegration {
+  const o = isObj(v) ? v : {};
+  return {
+    ...toMutationResult(o),
+    type: o.type as LiveIntegration['type'],
+    autoBootstrap: o.autoBootstrap === true,
+    config: isObj(o.config) ? o.config : {},
+  };
+}
+
+export function toStatus(v: unknown): IntegrationStatus {
+  const o = isObj(v) ? v : {};
+  return { id: idString(o.id), status: typeof o.status === 'string' ? o.status : 'unknown' };
+}
+
+export function toLiveWebhook(v: unknown): LiveWebhook {
+  const o = isObj(v) ? v : {};
+  const hook: LiveWebhook = {
+    id: idString(o.id),
+    name: String(o.name ?? ''),
+    url: String(o.url ?? ''),
+    notificationType: Array.isArray(o.notificationType) ? o.notificationType.map(String) : [],
+    global: o.global === true,
+    createdBy: typeof o.createdBy === 'number' ? o.createdBy : Number(o.createdBy ?? 0),
+  };
+  if ('actionType' in o) hook.actionType = (o.actionType as string | null) ?? null;
+  if (typeof o.createdAt === 'string') hook.createdAt = o.createdAt;
+  if (typeof o.updatedAt === 'string') hook.updatedAt = o.updatedAt;
+  return hook;
+}
+
+export function toWebhookCreateResponse(v: unknown): WebhookCreateResponse {
+  const o = isObj(v) ? v : {};
+  return {
+    createdWebhooks: Array.isArray(o.createdWebhooks) ? o.createdWebhooks.map(toLiveWebhook) : [],
+    errors: Array.isArray(o.errors) ? o.errors : [],
+  };
+}
+
+export function toArray<T>(v: unknown, map: (item: unknown) => T, what: string, method: string, path: string): T[] {
+  if (!Array.isArray(v)) {
+    throw new ApiError(200, 'Invalid response', `expected an array of ${what}, got ${typeof v}`, method, path, v);
+  }
+  return v.map(map);
+}
+
+/** The ApiError for a non-2xx response, from the documented error body or sensible fallbacks. */
+export function apiErrorFrom(status: number, text: string, method: string, path: string): ApiError {
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const reason = STATUS_CODES[status] ?? 'Error';
+  if (isObj(body)) {
+    const error = typeof body.error === 'string' && body.error !== '' ? body.error : reason;
+    const message =
+      typeof body.message === 'string' && body.message !== ''
+        ? body.message
+        : Array.isArray(body.message)
+          ? body.message.map(String).join('; ')
+          : `HTTP ${status} ${reason}`;
+    return new ApiError(status, error, message, method, path, body);
+  }
+  const snippet = text.trim().slice(0, 200);
+  return new ApiError(status, reason, snippet === '' ? `HTTP ${status} ${reason}` : snippet, method, path, body);
+}
+
+/** Script endpoints answer text/plain or a JSON string (or an object holding `script`). */
+export function scriptText(contentType: string | undefined, text: string): string {
+  if (contentType && /json/i.test(contentType)) {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'string') return parsed;
+    if (isObj(parsed) && typeof parsed.script === 'string') return parsed.script;
+    return JSON.stringify(parsed, null, 2);
+  }
+  return text;
+}

@@ -1,0 +1,37 @@
+/**
+ * After an ambiguous failure of a create (the request may have reached the service), the client looks
+ * the resource up by its identity instead of re-sending blindly. These pure functions do the matching.
+ */
+import { naturalKey } from '../service/kinds.js';
+import type { IntegrationBody, LiveIntegration, LiveWebhook, WebhookInput } from './types.js';
+
+/** The live integration a create of `body` would have made (same type and natural key). */
+export function findCreatedIntegration(
+  live: readonly LiveIntegration[],
+  body: IntegrationBody,
+): { hit?: LiveIntegration; key: string; count: number } {
+  const key = naturalKey(body.type, body.config);
+  const found = live.filter((i) => i.type === body.type && naturalKey(i.type, i.config) === key);
+  return found.length === 1 ? { hit: found[0]!, key, count: 1 } : { key, count: found.length };
+}
+
+/** Split a webhook batch into those already live (by name, not yet claimed) and those still missing. */
+export function splitCreatedWebhooks(
+  live: readonly LiveWebhook[],
+  pending: readonly WebhookInput[],
+  claimedIds: ReadonlySet<string>,
+): { found: LiveWebhook[]; missing: WebhookInput[] } {
+  const taken = new Set(claimedIds);
+  const found: LiveWebhook[] = [];
+  const missing: WebhookInput[] = [];
+  for (const item of pending) {
+    const hit = live.find((w) => w.name === item.name && !taken.has(w.id));
+    if (hit) {
+      taken.add(hit.id);
+      found.push(hit);
+    } else {
+      missing.push(item);
+    }
+  }
+  return { found, missing };
+}

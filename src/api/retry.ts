@@ -1,0 +1,119 @@
+/**
+ * Retry policy of the API client, as pure functions: which failures are retried, whether a failure
+ * is ambiguous (the request may have reached the server), and how long to wait before the next try.
+ */
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (so `retries + 1` attempts in all). */
+  retries: number;
+  /** First backoff ceiling in ms; the ceiling doubles per attempt. */
+  baseDelayMs: number;
+  /** Largest backoff ceiling in ms. */
+  maxDelayMs: number;
+  /** Largest `Retry-After` honoured, in ms (longer values are clamped to this). */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  retries: 4,
+  baseDelayMs: 200,
+  maxDelayMs: 10_000,
+  maxRetryAfterMs: 60_000,
+};
+
+/** HTTP statuses that are retried. */
+export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+/**
+ * Statuses after which the request may have been processed (a gateway gave up while the origin
+ * was working on it). 429 and 503 mean "not processed": safe to re-send.
+ */
+export const AMBIGUOUS_STATUSES: ReadonlySet<number> = new Set([502, 504]);
+
+/** How a transport failure happened: `unsent` failures never reached the server. */
+export type TransportPhase = 'unsent' | 'ambiguous';
+
+/** Error codes (node and undici) of failures before any byte of the request was sent. */
+const UNSENT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Error codes of failures that are worth retrying at all (anything else is a bug, not a network blip). */
+const RETRYABLE_CODES: ReadonlySet<string> = new Set([
+  ...UNSENT_CODES,
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'GOVOPS_REQUEST_TIMEOUT',
+]);
+
+/** The error code of a transport failure (walking `cause` chains), or undefined. */
+export function errorCode(err: unknown): string | undefined {
+  let cur: unknown = err;
+  for (let depth = 0; depth < 5 && cur && typeof cur === 'object'; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function isRetryableTransportError(err: unknown): boolean {
+  const code = errorCode(err);
+  return code !== undefined && RETRYABLE_CODES.has(code);
+}
+
+export function transportPhase(err: unknown): TransportPhase {
+  const code = errorCode(err);
+  return code !== undefined && UNSENT_CODES.has(code) ? 'unsent' : 'ambiguous';
+}
+
+/** Full-jitter exponential backoff: uniform in [0, min(max, base * 2^attempt)]. `attempt` is 0-based. */
+export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(attempt, 30));
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * `Retry-After`: delay-seconds or an HTTP date. Returns ms to wait (clamped to [0, max]), or undefined
+ * when absent or unparseable.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, now: number, maxMs: number): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined) return undefined;
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) {
+    ms = Number(trimmed) * 1000;
+  } else {
+    const at = Date.parse(trimmed);
+    if (Number.isNaN(at)) return undefined;
+    ms = at - now;
+  }
+  return Math.max(0, Math.min(maxMs, Math.round(ms)));
+}
+
+/** The delay before retry number `attempt` (0-based) after a response with `status`. */
+export function delayAfterStatus(
+  attempt: number,
+  status: number,
+  retryAfter: string | string[] | undefined,
+  policy: RetryPolicy,
+  now: number = Date.now(),
+  random: () => number = Math.random,
+): number {
+  if (status === 429 || status === 503) {
+    const ra = parseRetryAfter(retryAfter, now, policy.maxRetryAfterMs);
+    if (ra !== undefined) return ra;
+  }
+  return backoffDelay(attempt, policy, random);
+}

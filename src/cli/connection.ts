@@ -1,0 +1,98 @@
+/**
+ * Connection options shared by every command that talks to the service: `--url` / GOVOPS_URL,
+ * the token from GOVOPS_TOKEN or `--token-file` (never a flag holding the token itself),
+ * `--request-timeout` and `--retries`.
+ */
+import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import type { Logger } from 'pino';
+import { ServiceClient, type RequestEvent } from '../api/client.js';
+import { UserError } from '../errors.js';
+import { parseDuration } from '../util/duration.js';
+
+export interface ConnectionFlags {
+  url?: string;
+  tokenFile?: string;
+  requestTimeout?: string;
+  retries?: string | number;
+}
+
+export interface Connection {
+  baseUrl: string;
+  token: string;
+  timeoutMs: number;
+  retries: number;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT = '30s';
+export const DEFAULT_RETRIES = 4;
+
+export function addConnectionOptions<C extends Command>(cmd: C): C {
+  cmd
+    .addOption(new Option('--url <url>', 'base URL of the service (env GOVOPS_URL)'))
+    .addOption(new Option('--token-file <path>', 'file holding the API token (default: env GOVOPS_TOKEN)'))
+    .addOption(new Option('--request-timeout <duration>', 'timeout of one HTTP request, e.g. 30s').default(DEFAULT_REQUEST_TIMEOUT))
+    .addOption(new Option('--retries <n>', 'retries of a failed request (connection errors, 429, 502-504)').default(String(DEFAULT_RETRIES)));
+  return cmd;
+}
+
+/** Resolve the connection from flags and environment. Throws UserError naming what is missing. */
+export function resolveConnection(
+  flags: ConnectionFlags,
+  env: Record<string, string | undefined> = process.env,
+  readFile: (p: string) => string = (p) => readFileSync(p, 'utf8'),
+): Connection {
+  const rawUrl = flags.url ?? env.GOVOPS_URL;
+  if (!rawUrl) {
+    throw new UserError('no service URL given', 'pass --url https://service.example or set GOVOPS_URL');
+  }
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new UserError(`invalid service URL "${rawUrl}"`, 'write an absolute http:// or https:// URL, e.g. https://service.example');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UserError(`invalid service URL "${rawUrl}": scheme must be http or https`);
+  }
+
+  let token: string | undefined;
+  if (flags.tokenFile) {
+    try {
+      token = readFile(flags.tokenFile).trim();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UserError(`cannot read the token file ${flags.tokenFile}${code ? ` (${code})` : ''}`, 'check the --token-file path and its permissions');
+    }
+    if (!token) throw new UserError(`the token file ${flags.tokenFile} is empty`, 'put the API token in it');
+  } else {
+    token = env.GOVOPS_TOKEN?.trim();
+  }
+  if (!token) {
+    throw new UserError('no API token given', 'set GOVOPS_TOKEN or pass --token-file PATH (the token is never taken from the command line)');
+  }
+
+  let timeoutMs: number;
+  try {
+    timeoutMs = parseDuration(flags.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT);
+  } catch (err) {
+    throw new UserError(`--request-timeout: ${(err as Error).message}`);
+  }
+  if (timeoutMs <= 0) throw new UserError('--request-timeout must be greater than zero');
+
+  const retriesText = String(flags.retries ?? DEFAULT_RETRIES);
+  if (!/^\d+$/.test(retriesText) || Number(retriesText) > 100) {
+    throw new UserError(`--retries must be a whole number from 0 to 100, got "${retriesText}"`);
+  }
+
+  return { baseUrl: url.toString().replace(/\/+$/, ''), token, timeoutMs, retries: Number(retriesText) };
+}
+
+export function clientFromOptions(
+  opts: ConnectionFlags,
+  logger: Logger,
+  extra: { env?: Record<string, string | undefined>; onRequest?: (e: RequestEvent) => void } = {},
+): ServiceClient {
+  const c = resolveConnection(opts, extra.env ?? process.env);
+  return new ServiceClient({ baseUrl: c.baseUrl, token: c.token, logger, timeoutMs: c.timeoutMs, retries: c.retries, onRequest: extra.onRequest });
+}

@@ -1,0 +1,167 @@
+/**
+ * Secret resolution: replace `{fromEnv: NAME}` / `{fromFile: PATH}` references in a manifest by their
+ * values (only when plan/apply need them). Pure apart from the injected env and readFile.
+ * Refs are resolved in `spec.config`, `spec.deleteCredentials` and a webhook's `spec.secret`.
+ * Diagnostics never contain a secret value.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { isSensitiveKey } from '../service/kinds.js';
+import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
+
+export interface ResolveOptions {
+  env: Record<string, string | undefined>;
+  /** Reads a file as UTF-8 (default: fs.readFileSync). Throws when unreadable. */
+  readFile?: (absolutePath: string) => string;
+}
+
+export interface ResolvedSecrets<M extends Manifest = Manifest> {
+  /** Deep copy of the manifest with every reference replaced by its value. */
+  manifest: M;
+  /**
+   * Dotted paths (e.g. `spec.config.password`) of values that came from a reference or whose key is
+   * sensitive (kinds.ts MASKED_KEYS), plus a webhook's `spec.secret`. Never print these values.
+   */
+  secretPaths: string[];
+  diagnostics: Diagnostic[];
+}
+
+type Path = Array<string | number>;
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A secret reference: an object with exactly one key, `fromEnv` or `fromFile`, holding a string. */
+export function isSecretRef(v: unknown): v is SecretRef {
+  if (!isObj(v)) return false;
+  const keys = Object.keys(v);
+  if (keys.length !== 1) return false;
+  const k = keys[0]!;
+  return (k === 'fromEnv' || k === 'fromFile') && typeof v[k] === 'string';
+}
+
+export function describeRef(ref: SecretRef): string {
+  return 'fromEnv' in ref ? `fromEnv: ${ref.fromEnv}` : `fromFile: ${ref.fromFile}`;
+}
+
+function dotted(p: Path): string {
+  return p.map(String).join('.');
+}
+
+/** Drop one trailing newline (`\n` or `\r\n`), as editors add one at the end of a file. */
+export function trimOneNewline(text: string): string {
+  if (text.endsWith('\r\n')) return text.slice(0, -2);
+  if (text.endsWith('\n')) return text.slice(0, -1);
+  return text;
+}
+
+export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, opts: ResolveOptions): ResolvedSecrets<M> {
+  const readFile = opts.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const manifest = structuredClone(loaded.manifest) as M;
+  const secretPaths = new Set<string>();
+  const diagnostics: Diagnostic[] = [];
+
+  const fail = (p: Path, message: string) => {
+    const at = loaded.locate(p);
+    diagnostics.push({
+      file: at.file,
+      line: at.line,
+      column: at.column,
+      kind: manifest.kind,
+      name: manifest.metadata?.name,
+      severity: 'error',
+      message,
+    });
+  };
+
+  /** The value of one reference, or undefined after recording a diagnostic. */
+  const resolveRef = (ref: SecretRef, p: Path): string | undefined => {
+    const where = dotted(p);
+    if ('fromEnv' in ref) {
+      const value = opts.env[ref.fromEnv];
+      if (value === undefined) {
+        fail(p, `${where}: environment variable ${ref.fromEnv} is not set (${describeRef(ref)})`);
+        return undefined;
+      }
+      if (value === '') {
+        fail(p, `${where}: environment variable ${ref.fromEnv} is empty (${describeRef(ref)})`);
+        return undefined;
+      }
+      return value;
+    }
+    const file = path.isAbsolute(ref.fromFile) ? ref.fromFile : path.resolve(loaded.dir, ref.fromFile);
+    try {
+      return trimOneNewline(readFile(file));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      fail(p, `${where}: cannot read secret file ${file}${code ? ` (${code})` : ''} (${describeRef(ref)})`);
+      return undefined;
+    }
+  };
+
+  /** Walk a value, replacing refs in place; `sensitive` marks a subtree under a sensitive key. */
+  const walk = (holder: Record<string, unknown> | unknown[], key: string | number, p: Path, sensitive: boolean): void => {
+    const value = (holder as Record<string | number, unknown>)[key];
+    const isSensitive = sensitive || (typeof key === 'string' && isSensitiveKey(key));
+    if (isSecretRef(value)) {
+      secretPaths.add(dotted(p));
+      const resolved = resolveRef(value, p);
+      if (resolved !== undefined) (holder as Record<string | number, unknown>)[key] = resolved;
+      return;
+    }
+    if (Array.isArray(value)) {
+      value.forEach((_, i) => walk(value, i, [...p, i], isSensitive));
+      return;
+    }
+    if (isObj(value)) {
+      for (const k of Object.keys(value)) walk(value, k, [...p, k], isSensitive);
+      return;
+    }
+    if (isSensitive && value !== undefined && value !== null) secretPaths.add(dotted(p));
+  };
+
+  const spec = (manifest as { spec?: unknown }).spec;
+  if (isObj(spec)) {
+    if (manifest.kind === 'Integration') {
+      if (isObj(spec.config)) for (const k of Object.keys(spec.config)) walk(spec.config, k, ['spec', 'config', k], false);
+      if (isObj(spec.deleteCredentials)) {
+        for (const k of Object.keys(spec.deleteCredentials)) walk(spec.deleteCredentials, k, ['spec', 'deleteCredentials', k], false);
+      }
+    } else if (manifest.kind === 'Webhook' && spec.secret !== undefined) {
+      walk(spec, 'secret', ['spec', 'secret'], true);
+    }
+  }
+
+  return { manifest, secretPaths: [...secretPaths].sort(), diagnostics };
+}
+
+/** Resolve many manifests; the diagnostics of all of them together. */
+export function resolveAllSecrets(loaded: LoadedManifest[], opts: ResolveOptions): { resolved: ResolvedSecrets[]; diagnostics: Diagnostic[] } {
+  const resolved = loaded.map((l) => resolveSecrets(l, opts));
+  return { resolved, diagnostics: resolved.flatMap((r) => r.diagnostics) };
+}
+
+/** Read a value at a dotted path (array indices as numbers in the path). */
+function valueAt(root: unknown, dottedPath: string): unknown {
+  let cur: unknown = root;
+  for (const part of dottedPath.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+/**
+ * The secret values of a resolved manifest, keyed by their path relative to `spec` (e.g.
+ * `config.password`, `deleteCredentials.password`, `secret`) — the keys of the state's
+ * `secretFingerprints`. Only string values (unresolved refs are skipped). Never print these.
+ */
+export function secretValues(resolved: ResolvedSecrets): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of resolved.secretPaths) {
+    const v = valueAt(resolved.manifest, p);
+    if (typeof v === 'string' && p.startsWith('spec.')) out[p.slice('spec.'.length)] = v;
+  }
+  return out;
+}

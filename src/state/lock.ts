@@ -1,0 +1,160 @@
+/**
+ * A lock file next to the state (`state.json.lock`) so two govops writers never run at once.
+ * Created with O_EXCL; holds pid, hostname and time. While held, its mtime is refreshed (heartbeat).
+ * A lock is stale when its pid is dead on this host, or it has not been refreshed within the TTL.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs, constants as fsc } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { UserError } from '../errors.js';
+
+export interface LockInfo {
+  pid: number;
+  hostname: string;
+  /** ISO time the lock was taken. */
+  createdAt: string;
+  /** Random token, so a holder only ever releases its own lock. */
+  token: string;
+}
+
+export interface LockOptions {
+  /** A lock not refreshed for this long is stale (default 10 minutes). */
+  ttlMs?: number;
+  /** Keep trying this long while another live writer holds the lock (default 0: fail at once). */
+  waitMs?: number;
+  /** Poll interval while waiting (default 100ms). */
+  pollMs?: number;
+}
+
+export interface StateLock {
+  readonly path: string;
+  readonly info: LockInfo;
+  release(): Promise<void>;
+}
+
+export const DEFAULT_LOCK_TTL_MS = 10 * 60_000;
+
+export function lockPathFor(statePath: string): string {
+  return `${statePath}.lock`;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function readLock(file: string): Promise<{ info: LockInfo | undefined; mtimeMs: number; raw: string } | undefined> {
+  try {
+    const [raw, st] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
+    let info: LockInfo | undefined;
+    try {
+      const v = JSON.parse(raw) as LockInfo;
+      if (typeof v.pid === 'number' && typeof v.hostname === 'string') info = v;
+    } catch {
+      info = undefined;
+    }
+    return { info, mtimeMs: st.mtimeMs, raw };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Why a lock is stale, or undefined when it is live. Pure apart from the pid probe. */
+export function staleReason(info: LockInfo | undefined, mtimeMs: number, now: number, ttlMs: number): string | undefined {
+  if (info && info.hostname === os.hostname() && !pidAlive(info.pid)) return `process ${info.pid} is not running`;
+  if (now - mtimeMs > ttlMs) return `not refreshed for ${Math.round((now - mtimeMs) / 1000)}s`;
+  return undefined; // live (an unreadable but fresh lock may be being written right now)
+}
+
+function describe(info: LockInfo | undefined): string {
+  return info ? `process ${info.pid} on ${info.hostname} since ${info.createdAt}` : 'an unknown process';
+}
+
+export async function acquireStateLock(statePath: string, options: LockOptions = {}): Promise<StateLock> {
+  const file = lockPathFor(statePath);
+  const ttlMs = options.ttlMs ?? DEFAULT_LOCK_TTL_MS;
+  const deadline = Date.now() + (options.waitMs ?? 0);
+  await fs.mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  const info: LockInfo = { pid: process.pid, hostname: os.hostname(), createdAt: new Date().toISOString(), token: randomBytes(8).toString('hex') };
+  for (;;) {
+    try {
+      const handle = await fs.open(file, fsc.O_CREAT | fsc.O_EXCL | fsc.O_WRONLY, 0o600);
+      try {
+        await handle.writeFile(`${JSON.stringify(info)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      return held(file, info, ttlMs);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const current = await readLock(file);
+    if (!current) continue; // released between our open and our read
+    const stale = staleReason(current.info, current.mtimeMs, Date.now(), ttlMs);
+    if (stale) {
+      await breakStale(file, current.raw);
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      throw new UserError(
+        `the govops state ${statePath} is locked by ${describe(current.info)}`,
+        `another govops plan/apply/run is writing it; wait for it to finish. If no such process exists, delete ${file}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, options.pollMs ?? 100));
+  }
+}
+
+/** Move a stale lock aside (atomic rename), then check we moved the one we judged stale. */
+async function breakStale(file: string, judgedRaw: string): Promise<void> {
+  const aside = `${file}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    await fs.rename(file, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  const moved = await fs.readFile(aside, 'utf8').catch(() => judgedRaw);
+  if (moved !== judgedRaw) {
+    // Someone else broke it and took a fresh lock in between: put theirs back if the slot is free.
+    await fs.link(aside, file).catch(() => undefined);
+  }
+  await fs.rm(aside, { force: true });
+}
+
+function held(file: string, info: LockInfo, ttlMs: number): StateLock {
+  const beat = setInterval(() => {
+    const now = new Date();
+    fs.utimes(file, now, now).catch(() => undefined);
+  }, Math.max(50, Math.floor(ttlMs / 4)));
+  beat.unref();
+  let released = false;
+  return {
+    path: file,
+    info,
+    async release() {
+      if (released) return;
+      released = true;
+      clearInterval(beat);
+      const current = await readLock(file);
+      if (current?.info?.token === info.token) await fs.rm(file, { force: true });
+    },
+  };
+}
+
+/** Run `fn` while holding the state lock; always released afterwards. */
+export async function withStateLock<T>(statePath: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+  const lock = await acquireStateLock(statePath, options);
+  try {
+    return await fn();
+  } finally {
+    await lock.release();
+  }
+}

@@ -1,0 +1,169 @@
+/** ServiceClient against tiny real HTTP servers: headers, ids, errors, retries, timeouts, keep-alive. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ServiceClient, type RequestEvent } from '../../src/api/client.js';
+import { ApiError, TransportError } from '../../src/errors.js';
+import { deadPort, sendJson, startServer, type TestServer } from './server.js';
+
+const TOKEN = 'tok-abc-123';
+const FAST = { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5_000 };
+
+let server: TestServer | undefined;
+let client: ServiceClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+function makeClient(url: string, extra: Partial<ConstructorParameters<typeof ServiceClient>[0]> = {}): ServiceClient {
+  client = new ServiceClient({ baseUrl: url, token: TOKEN, retryPolicy: FAST, ...extra });
+  return client;
+}
+
+describe('ServiceClient basics', () => {
+  it('sends the raw token to integrations and Bearer to webhooks, JSON headers, and normalises ids', async () => {
+    server = await startServer((req, res) => {
+      if (req.url === '/integrations/7/status') return sendJson(res, 200, { id: 7, status: 'enabled' });
+      if (req.url === '/webhooks') return sendJson(res, 200, [{ id: 3, name: 'a', url: 'http://x', notificationType: ['x'], global: false, createdBy: 1 }]);
+      if (req.url === '/integrations?dryRun=true') return sendJson(res, 200, { id: '12', status: 'creating', validationResults: { status: 'passed', validationTests: [] } });
+      sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: 'nope' });
+    });
+    const c = makeClient(server.url);
+    expect(await c.getIntegrationStatus('7')).toEqual({ id: '7', status: 'enabled' });
+    const hooks = await c.listWebhooks();
+    expect(hooks[0]!.id).toBe('3');
+    const created = await c.createIntegration({ type: 'distributed_sql' }, { dryRun: true });
+    expect(created.id).toBe('12');
+
+    const [status, webhooks, post] = server.seen;
+    expect(status!.headers.authorization).toBe(TOKEN);
+    expect(status!.headers.accept).toBe('application/json');
+    expect(status!.headers['content-type']).toBeUndefined();
+    expect(webhooks!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(post!.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(post!.body)).toEqual({ type: 'distributed_sql' });
+  });
+
+  it('maps error bodies to ApiError and never retries other 4xx', async () => {
+    server = await startServer((req, res) => {
+      if (req.url.startsWith('/integrations/1')) return sendJson(res, 422, { statusCode: 422, error: 'Unprocessable Entity', message: 'a test failed', validationResults: { status: 'failed' } });
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.end('plain failure');
+    });
+    const c = makeClient(server.url);
+    const err = await c.updateIntegration('1', { type: 'distributed_sql' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    const api = err as ApiError;
+    expect([api.statusCode, api.error, api.message, api.method, api.path]).toEqual([422, 'Unprocessable Entity', 'a test failed', 'PUT', '/integrations/1']);
+    expect((api.body as { validationResults: unknown }).validationResults).toEqual({ status: 'failed' });
+
+    const err2 = (await c.getWebhook('9').catch((e: unknown) => e)) as ApiError;
+    expect(err2).toBeInstanceOf(ApiError);
+    expect([err2.statusCode, err2.error, err2.message]).toEqual([400, 'Bad Request', 'plain failure']);
+    expect(server.seen.length).toBe(2);
+  });
+
+  it('reuses one keep-alive connection for sequential requests and reports each attempt with its route', async () => {
+    server = await startServer((req, res) => sendJson(res, 200, { id: Number(req.url.split('/')[2]), status: 'enabled' }));
+    const events: RequestEvent[] = [];
+    const c = makeClient(server.url, { onRequest: (e) => events.push(e) });
+    for (let i = 1; i <= 10; i++) await c.getIntegrationStatus(String(i));
+    // undici may open a second socket when the next request races the first socket's release; never one per request.
+    expect(server.connections).toBeLessThanOrEqual(2);
+    expect(events.map((e) => [e.method, e.route, e.status])).toEqual(Array(10).fill(['GET', '/integrations/{id}/status', 200]));
+  });
+
+  it('returns scripts given as text/plain or as a JSON string, with the id in the path for edit', async () => {
+    server = await startServer((req, res) => {
+      if (req.url.endsWith('/edit')) return sendJson(res, 200, 'EDIT SCRIPT');
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('CREATE SCRIPT\n');
+    });
+    const c = makeClient(server.url);
+    const body = { type: 'sql_analytics' as const, autoBootstrap: false, config: { host: 'h' } };
+    expect(await c.generateScript('create', { body })).toBe('CREATE SCRIPT\n');
+    expect(await c.generateScript('edit', { id: '4', body })).toBe('EDIT SCRIPT');
+    expect(await c.generateScript('delete', { id: '4' })).toBe('CREATE SCRIPT\n');
+    expect(server.seen.map((s) => [s.url, s.body])).toEqual([
+      ['/integrations/scripts/create', JSON.stringify(body)],
+      ['/integrations/4/scripts/edit', JSON.stringify(body)],
+      ['/integrations/4/scripts/delete', ''],
+    ]);
+  });
+});
+
+describe('ServiceClient close', () => {
+  it('after close() a request fails at once with a TransportError, without retrying', async () => {
+    server = await startServer((_req, res) => sendJson(res, 200, []));
+    const c = makeClient(server.url, { retryPolicy: { baseDelayMs: 10_000, maxDelayMs: 10_000 } });
+    expect(await c.listWebhooks()).toEqual([]);
+    await c.close();
+    const err = await c.listWebhooks().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect(server.seen.length).toBe(1);
+    client = undefined;
+  });
+});
+
+describe('ServiceClient retries', () => {
+  it('retries 503, 502 and 504 on reads and then succeeds', async () => {
+    const codes = [503, 502, 504];
+    server = await startServer((_req, res, { count }) => {
+      const n = count('GET', '/integrations');
+      if (n <= codes.length) return sendJson(res, codes[n - 1]!, { statusCode: codes[n - 1], error: 'x', message: 'busy' });
+      sendJson(res, 200, []);
+    });
+    const events: RequestEvent[] = [];
+    expect(await makeClient(server.url, { onRequest: (e) => events.push(e) }).listIntegrations()).toEqual([]);
+    expect(events.map((e) => e.status)).toEqual([503, 502, 504, 200]);
+  });
+
+  it('gives up after the bounded number of attempts with the last ApiError', async () => {
+    server = await startServer((_req, res) => sendJson(res, 503, { statusCode: 503, error: 'Service Unavailable', message: 'down' }));
+    const err = (await makeClient(server.url, { retries: 2 }).listWebhooks().catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.statusCode).toBe(503);
+    expect(server.seen.length).toBe(3);
+  });
+
+  it('honours Retry-After (seconds) on 429', async () => {
+    server = await startServer((_req, res, { count }) => {
+      if (count('GET', '/webhooks') === 1) return sendJson(res, 429, { statusCode: 429, error: 'Too Many Requests', message: 'slow down' }, { 'retry-after': '1' });
+      sendJson(res, 200, []);
+    });
+    await makeClient(server.url).listWebhooks();
+    expect(server.seen.length).toBe(2);
+    // Backoff alone would wait at most FAST.maxDelayMs (5ms); Retry-After asked for a second.
+    expect(server.seen[1]!.at - server.seen[0]!.at).toBeGreaterThanOrEqual(950);
+  });
+
+  it('throws TransportError after retries when the connection is refused', async () => {
+    const url = await deadPort();
+    const events: RequestEvent[] = [];
+    const err = await makeClient(url, { retries: 2, onRequest: (e) => events.push(e) }).listIntegrations().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).message).toMatch(/ECONNREFUSED/);
+    expect(events.map((e) => [e.status, e.error])).toEqual(Array(3).fill([0, 'ECONNREFUSED']));
+  });
+
+  it('times out a request that never answers and retries it', async () => {
+    server = await startServer(() => {
+      /* never answer */
+    });
+    const err = await makeClient(server.url, { retries: 1, timeoutMs: 100 }).getIntegration('1').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).message).toMatch(/GOVOPS_REQUEST_TIMEOUT/);
+    expect(server.seen.length).toBe(2);
+  });
+
+  it('retries a reset connection on a read', async () => {
+    server = await startServer((_req, res, { socket, count }) => {
+      if (count('GET', '/integrations/5') === 1) return void socket.destroy();
+      sendJson(res, 200, { id: '5', status: 'enabled', type: 'distributed_sql', autoBootstrap: false, config: {}, validationResults: { status: 'passed', validationTests: [] } });
+    });
+    const live = await makeClient(server.url).getIntegration('5');
+    expect(live.id).toBe('5');
+    expect(server.seen.length).toBe(2);
+  });
+});

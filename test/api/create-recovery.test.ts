@@ -1,0 +1,174 @@
+/**
+ * A create is never blindly re-sent after an ambiguous failure: the client looks the resource up by
+ * its identity first. Tested against a small real server holding integrations and webhooks in memory.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ServiceClient } from '../../src/api/client.js';
+import { sendJson, startServer, type SeenRequest, type TestServer } from './server.js';
+
+type Fault = 'reset-after-create' | 'reset-before-create' | '504-after-create' | 'slow-after-create' | '503';
+
+interface Store {
+  integrations: Array<Record<string, unknown>>;
+  webhooks: Array<Record<string, unknown>>;
+}
+
+const FAST = { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 10 };
+const passed = { status: 'passed', validationTests: [] };
+let server: TestServer | undefined;
+let client: ServiceClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = server = undefined;
+});
+
+/** A service whose first POST of each collection suffers `fault`; webhooks: `createFirst` of the batch are created first. */
+async function faultyService(fault: Fault, opts: { createFirst?: number } = {}) {
+  const store: Store = { integrations: [], webhooks: [] };
+  let nextId = 100;
+  server = await startServer((req: SeenRequest, res, { socket, count }) => {
+    const first = req.method === 'POST' && count('POST', req.url.split('?')[0]!) === 1;
+    if (req.method === 'GET' && req.url === '/integrations') return sendJson(res, 200, store.integrations);
+    if (req.method === 'GET' && req.url === '/webhooks') return sendJson(res, 200, store.webhooks);
+    if (req.method === 'POST' && req.url === '/integrations?dryRun=true') {
+      if (first) return void socket.destroy();
+      return sendJson(res, 200, { id: '', status: 'creating', validationResults: passed });
+    }
+    if (req.method === 'POST' && req.url === '/integrations') {
+      const body = JSON.parse(req.body) as Record<string, unknown>;
+      if (first && fault === 'reset-before-create') return void socket.destroy();
+      if (first && fault === '503') return sendJson(res, 503, { statusCode: 503, error: 'Service Unavailable', message: 'later' });
+      const item = { id: String(nextId++), status: 'creating', validationResults: passed, ...body };
+      store.integrations.push(item);
+      if (first && fault === 'reset-after-create') return void socket.destroy();
+      if (first && fault === '504-after-create') return sendJson(res, 504, { statusCode: 504, error: 'Gateway Timeout', message: 'slow' });
+      if (first && fault === 'slow-after-create') return void setTimeout(() => sendJson(res, 201, { id: item.id, status: 'creating', validationResults: passed }), 500);
+      return sendJson(res, 201, { id: item.id, status: 'creating', validationResults: passed });
+    }
+    if (req.method === 'POST' && req.url === '/webhooks') {
+      const items = (JSON.parse(req.body) as { webhooks: Array<Record<string, unknown>> }).webhooks;
+      const keep = first && fault === 'reset-after-create' ? items.slice(0, opts.createFirst ?? items.length) : items;
+      const created = keep.map((w) => ({ id: nextId++, url: w.url, name: w.name, global: w.global, notificationType: w.notificationType, createdBy: 1 }));
+      store.webhooks.push(...created);
+      if (first && fault === 'reset-after-create') return void socket.destroy();
+      return sendJson(res, 201, { createdWebhooks: created, errors: [] });
+    }
+    sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
+  });
+  client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, timeoutMs: 200 });
+  return { store, server, client };
+}
+
+const sql = { type: 'sql_analytics' as const, autoBootstrap: true, config: { host: 'db.example.com', database: 'd' } };
+const posts = (s: TestServer, url: string) => s.seen.filter((r) => r.method === 'POST' && r.url === url).length;
+const lists = (s: TestServer, url: string) => s.seen.filter((r) => r.method === 'GET' && r.url === url).length;
+
+describe('ambiguous integration creates', () => {
+  for (const fault of ['reset-after-create', '504-after-create', 'slow-after-create'] as const) {
+    it(`${fault}: finds the created integration by natural key and does not re-send`, async () => {
+      const { store, server: s, client: c } = await faultyService(fault);
+      const result = await c.createIntegration(sql);
+      expect(result).toEqual({ id: '100', status: 'creating', validationResults: passed });
+      expect(store.integrations).toHaveLength(1);
+      expect(posts(s, '/integrations')).toBe(1);
+      expect(lists(s, '/integrations')).toBe(1);
+    });
+  }
+
+  it('reset before the service created it: looks up, finds nothing, re-sends once', async () => {
+    const { store, server: s, client: c } = await faultyService('reset-before-create');
+    const result = await c.createIntegration(sql);
+    expect(result.id).toBe('100');
+    expect(store.integrations).toHaveLength(1);
+    expect(posts(s, '/integrations')).toBe(2);
+    expect(lists(s, '/integrations')).toBe(1);
+  });
+
+  it('503 is safe to re-send without a lookup', async () => {
+    const { store, server: s, client: c } = await faultyService('503');
+    await c.createIntegration(sql);
+    expect(store.integrations).toHaveLength(1);
+    expect(posts(s, '/integrations')).toBe(2);
+    expect(lists(s, '/integrations')).toBe(0);
+  });
+
+  it('dry runs are re-sent plainly after a reset (they change nothing), without a lookup', async () => {
+    const { server: s, client: c } = await faultyService('reset-after-create');
+    const out = await c.createIntegration(sql, { dryRun: true });
+    expect(out.validationResults.status).toBe('passed');
+    expect(posts(s, '/integrations?dryRun=true')).toBe(2);
+    expect(lists(s, '/integrations')).toBe(0);
+  });
+});
+
+describe('ambiguous webhook batch creates', () => {
+  const hook = (name: string) => ({ url: `http://127.0.0.1:9/${name}`, name, global: false, notificationType: ['userCreated'], actionType: 'triggered' as const });
+
+  it('all created before the reset: returns them from the list, no second POST', async () => {
+    const { store, server: s, client: c } = await faultyService('reset-after-create');
+    const res = await c.createWebhooks([hook('a'), hook('b')]);
+    expect(res.createdWebhooks.map((w) => [w.name, w.id])).toEqual([['a', '100'], ['b', '101']]);
+    expect(store.webhooks).toHaveLength(2);
+    expect(posts(s, '/webhooks')).toBe(1);
+  });
+
+  it('partly created: re-sends only the missing ones', async () => {
+    const { store, server: s, client: c } = await faultyService('reset-after-create', { createFirst: 1 });
+    const res = await c.createWebhooks([hook('a'), hook('b')]);
+    expect(res.createdWebhooks.map((w) => w.name).sort()).toEqual(['a', 'b']);
+    expect(store.webhooks.map((w) => w.name)).toEqual(['a', 'b']);
+    expect(posts(s, '/webhooks')).toBe(2);
+    expect(JSON.parse(s.seen.filter((r) => r.method === 'POST').at(-1)!.body)).toEqual({ webhooks: [hook('b')] });
+  });
+});
+
+describe('a create still in flight when the client gave up', () => {
+  it('the re-sent POST gets 409 while the first is being created: the client waits and returns the one integration', async () => {
+    const created: Array<Record<string, unknown>> = [];
+    let pending = false;
+    server = await startServer((req, res) => {
+      if (req.method === 'GET' && req.url === '/integrations') return sendJson(res, 200, created);
+      if (req.method === 'POST' && req.url === '/integrations') {
+        if (pending || created.length) return sendJson(res, 409, { statusCode: 409, error: 'Conflict', message: 'exists' });
+        pending = true;
+        // The service takes 300ms: longer than the client's 100ms timeout. The response is lost.
+        return void setTimeout(() => {
+          created.push({ id: 7, status: 'creating', validationResults: passed, ...(JSON.parse(req.body) as object) });
+          pending = false;
+        }, 300);
+      }
+      sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
+    });
+    client = new ServiceClient({
+      baseUrl: server.url, token: 't', timeoutMs: 100, retries: 6, random: () => 0.999,
+      retryPolicy: { baseDelayMs: 50, maxDelayMs: 200, maxRetryAfterMs: 10 },
+    });
+    const result = await client.createIntegration(sql);
+    expect(result.id).toBe('7');
+    expect(created).toHaveLength(1);
+    const seq = server.seen.map((r) => r.method);
+    expect(seq.slice(0, 3)).toEqual(['POST', 'GET', 'POST']);
+    expect(seq.at(-1)).toBe('GET');
+  });
+});
+
+describe('the last attempt is ambiguous', () => {
+  it('with no retries left, a create that timed out is still looked up and returned when it landed', async () => {
+    const { store, server: s, client: unused } = await faultyService('slow-after-create');
+    await unused.close();
+    client = new ServiceClient({ baseUrl: s.url, token: 't', retries: 0, timeoutMs: 100, retryPolicy: FAST });
+    const result = await client.createIntegration(sql);
+    expect(result.id).toBe('100');
+    expect(store.integrations).toHaveLength(1);
+    expect(posts(s, '/integrations')).toBe(1);
+  });
+
+  it('with no retries left and nothing found, the failure is a TransportError', async () => {
+    const { server: s, client: unused } = await faultyService('reset-before-create');
+    await unused.close();
+    client = new ServiceClient({ baseUrl: s.url, token: 't', retries: 0, retryPolicy: FAST });
+    await expect(client.createIntegration(sql)).rejects.toThrow(/after 1 attempt/);
+    expect(lists(s, '/integrations')).toBe(1);
+  });
+});

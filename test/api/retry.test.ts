@@ -1,0 +1,48 @@
+/** The pure retry policy: backoff ceilings, Retry-After parsing, failure classification. */
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_RETRY_POLICY,
+  backoffDelay,
+  delayAfterStatus,
+  isRetryableTransportError,
+  parseRetryAfter,
+  transportPhase,
+} from '../../src/api/retry.js';
+
+const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1000 };
+
+describe('retry policy', () => {
+  it('full jitter under an exponential ceiling capped at maxDelayMs', () => {
+    expect(backoffDelay(0, policy, () => 0.999)).toBe(99);
+    expect(backoffDelay(2, policy, () => 0.999)).toBe(399);
+    expect(backoffDelay(10, policy, () => 0.999)).toBe(999);
+    expect(backoffDelay(3, policy, () => 0)).toBe(0);
+  });
+
+  it('parses Retry-After as seconds or an HTTP date, clamped', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('3', now, 60_000)).toBe(3000);
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:07 GMT', now, 60_000)).toBe(7000);
+    expect(parseRetryAfter('Wed, 31 Dec 2025 23:00:00 GMT', now, 60_000)).toBe(0);
+    expect(parseRetryAfter('3600', now, 60_000)).toBe(60_000);
+    expect(parseRetryAfter('soon', now, 60_000)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now, 60_000)).toBeUndefined();
+  });
+
+  it('uses Retry-After on 429/503 only, backoff otherwise', () => {
+    expect(delayAfterStatus(0, 429, '2', policy, 0, () => 0)).toBe(2000);
+    expect(delayAfterStatus(0, 503, '2', policy, 0, () => 0)).toBe(2000);
+    expect(delayAfterStatus(0, 502, '2', policy, 0, () => 0)).toBe(0);
+    expect(delayAfterStatus(1, 429, undefined, policy, 0, () => 0.5)).toBe(100);
+  });
+
+  it('classifies transport failures: refused is unsent, reset and timeouts are ambiguous', () => {
+    const e = (code: string) => Object.assign(new Error(code), { code });
+    expect(transportPhase(e('ECONNREFUSED'))).toBe('unsent');
+    expect(transportPhase(e('ECONNRESET'))).toBe('ambiguous');
+    expect(transportPhase(e('UND_ERR_SOCKET'))).toBe('ambiguous');
+    expect(transportPhase(new Error('wrapped', { cause: e('ECONNREFUSED') }))).toBe('unsent');
+    expect(isRetryableTransportError(e('GOVOPS_REQUEST_TIMEOUT'))).toBe(true);
+    expect(isRetryableTransportError(new TypeError('bug'))).toBe(false);
+  });
+});

@@ -1,0 +1,81 @@
+/** `govops scripts` as a user runs it: the real built CLI against the sandbox. */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { runGovops } from '../helpers/cli.js';
+
+const SECRET = 'pw-cli-secret-value';
+let sb: SandboxHandle;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  sb = await startSandbox({ port: 0, transitionMs: 50, dev: true });
+  dir = mkdtempSync(path.join(os.tmpdir(), 'govops-scripts-cli-'));
+  writeFileSync(
+    path.join(dir, 'analytics.yaml'),
+    `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: analytics
+spec:
+  type: cloud_warehouse
+  autoBootstrap: false
+  config:
+    host: cw.example.com
+    warehouse: compute
+    database: gov
+    authenticationType: userPassword
+    username: svc
+    password: { fromEnv: CW_PASSWORD }
+`,
+  );
+  env = { GOVOPS_URL: sb.url, GOVOPS_TOKEN: sb.adminToken, CW_PASSWORD: SECRET, GOVOPS_LOG_LEVEL: 'debug' };
+});
+afterAll(async () => {
+  await sb.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('govops scripts', () => {
+  it('prints the create script on stdout and the next step on stderr, no secret anywhere', async () => {
+    const res = await runGovops(['scripts', 'analytics', '--phase', 'create', '.'], { cwd: dir, env });
+    expect(res.stderr).toContain('next: run it in the platform, then create the integration');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('cw.example.com');
+    expect(res.stdout + res.stderr).not.toContain(SECRET);
+    expect(res.stdout + res.stderr).not.toContain(sb.adminToken);
+  });
+
+  it('--out writes a private file', async () => {
+    const out = path.join(dir, 'setup.sql');
+    const res = await runGovops(['scripts', 'analytics', '--phase', 'create', '--out', out], { cwd: dir, env });
+    expect(res.code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toContain('cw.example.com');
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    expect(res.stdout).toBe('');
+  });
+
+  it('a phase that does not apply to the kind is a clear error, exit 1, no request', async () => {
+    sb.clearRequests();
+    const res = await runGovops(['scripts', 'analytics', '--phase', 'initial-create'], { cwd: dir, env });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/no initial-create script for a cloud_warehouse integration \(analytics\.yaml:1:1\)/);
+    expect(res.stderr).toMatch(/hint: cloud_warehouse has scripts for: create, edit, delete, cleanup/);
+    expect(sb.requests()).toEqual([]);
+  });
+
+  it('without a token: a clear error naming GOVOPS_TOKEN and --token-file', async () => {
+    const res = await runGovops(['scripts', 'analytics', '--phase', 'create'], { cwd: dir, env: { ...env, GOVOPS_TOKEN: undefined } });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/no API token given\n\s+hint: set GOVOPS_TOKEN or pass --token-file/);
+  });
+
+  it('--phase is required and checked', async () => {
+    const res = await runGovops(['scripts', 'analytics', '--phase', 'teardown'], { cwd: dir, env });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toMatch(/teardown.*Allowed choices are create, initial-create, edit, delete, cleanup, post-cleanup/s);
+  });
+});

@@ -1,0 +1,169 @@
+/** Secret resolution: env and file refs, trailing newline, sensitive paths, diagnostics with line/col. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import { resolveSecrets, secretValues } from '../../src/manifests/secrets.js';
+import type { LoadedManifest, Manifest } from '../../src/manifests/types.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'govops-secrets-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A LoadedManifest built from YAML text, with real positions (as the loader gives them). */
+function loaded(text: string, file = 'manifests/db.yaml'): LoadedManifest {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc });
+  const at = (offset: number) => {
+    const p = lc.linePos(offset);
+    return { file, line: p.line, column: p.col };
+  };
+  return {
+    manifest: doc.toJS() as Manifest,
+    source: at(0),
+    dir,
+    locate(p) {
+      const node = doc.getIn(p, true);
+      return at(isNode(node) && node.range ? node.range[0] : 0);
+    },
+  };
+}
+
+const SQL = `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: warehouse
+spec:
+  type: sql_analytics
+  autoBootstrap: true
+  config:
+    host: db.example.com
+    database: gov
+    schema: views
+    username: svc_user
+    password:
+      fromEnv: DB_PASSWORD
+    impersonation:
+      enabled: true
+  deleteCredentials:
+    authenticationType: userPassword
+    username: admin
+    password: { fromFile: secrets/admin.txt }
+`;
+
+describe('resolveSecrets', () => {
+  it('replaces env and file refs (one trailing newline trimmed) and lists the secret paths', () => {
+    writeFileSync(path.join(dir, 'admin.txt'), 'line1\nadmin-pass\n\n');
+    const src = loaded(SQL.replace('secrets/admin.txt', 'admin.txt'));
+    const out = resolveSecrets(src, { env: { DB_PASSWORD: 's3cr3t-value' } });
+    expect(out.diagnostics).toEqual([]);
+    const spec = out.manifest.spec as { config: Record<string, unknown>; deleteCredentials: Record<string, unknown> };
+    expect(spec.config.password).toBe('s3cr3t-value');
+    expect(spec.deleteCredentials.password).toBe('line1\nadmin-pass\n');
+    expect(out.secretPaths).toEqual([
+      'spec.config.password',
+      'spec.config.username',
+      'spec.deleteCredentials.password',
+      'spec.deleteCredentials.username',
+    ]);
+    // the input is untouched (deep copy)
+    expect((src.manifest.spec as { config: Record<string, unknown> }).config.password).toEqual({ fromEnv: 'DB_PASSWORD' });
+  });
+
+  it('absolute fromFile paths, CRLF newline', () => {
+    const abs = path.join(dir, 'tok.txt');
+    writeFileSync(abs, 'dapi-123\r\n');
+    const src = loaded(`apiVersion: govops/v1
+kind: Integration
+metadata: { name: lake }
+spec:
+  type: lakehouse
+  config:
+    workspaceUrl: https://ws.example.com
+    httpPath: /sql/1
+    token: { fromFile: ${JSON.stringify(abs)} }
+`);
+    const out = resolveSecrets(src, { env: {} });
+    expect((out.manifest.spec as unknown as { config: { token: string } }).config.token).toBe('dapi-123');
+    expect(out.secretPaths).toEqual(['spec.config.token']);
+  });
+
+  it('a missing variable is an error diagnostic at the reference, naming it, without any value', () => {
+    const out = resolveSecrets(loaded(SQL), { env: { OTHER: 'x' } });
+    const d = out.diagnostics.find((x) => x.message.includes('DB_PASSWORD'))!;
+    expect(d).toMatchObject({ file: 'manifests/db.yaml', line: 14, column: 7, kind: 'Integration', name: 'warehouse', severity: 'error' });
+    expect(d.message).toMatch(/spec\.config\.password: environment variable DB_PASSWORD is not set/);
+    const f = out.diagnostics.find((x) => x.message.includes('admin.txt'))!;
+    expect(f).toMatchObject({ line: 20, column: 15, severity: 'error' });
+    expect(f.message).toMatch(/cannot read secret file .*admin\.txt \(ENOENT\)/);
+  });
+
+  it('an empty variable is an error too', () => {
+    const out = resolveSecrets(loaded(SQL), { env: { DB_PASSWORD: '' }, readFile: () => 'x' });
+    expect(out.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/DB_PASSWORD is empty/)]);
+  });
+
+  it('webhook secrets resolve and are always secret paths, even as a literal', () => {
+    const out = resolveSecrets(
+      loaded(`apiVersion: govops/v1
+kind: Webhook
+metadata: { name: hook }
+spec:
+  url: https://hooks.example.com/x
+  global: false
+  notificationType: [userCreated]
+  actionType: triggered
+  secret: { fromEnv: HOOK_SECRET }
+`),
+      { env: { HOOK_SECRET: 'hmac-key' } },
+    );
+    expect((out.manifest.spec as { secret: string }).secret).toBe('hmac-key');
+    expect(out.secretPaths).toEqual(['spec.secret']);
+    const plain = resolveSecrets(
+      loaded(`apiVersion: govops/v1
+kind: Webhook
+metadata: { name: hook }
+spec: { url: 'https://x', global: true, notificationType: [a], actionType: receive, secret: literal }
+`),
+      { env: {} },
+    );
+    expect(plain.secretPaths).toEqual(['spec.secret']);
+    expect(plain.diagnostics).toEqual([]);
+  });
+
+  it('resolves refs nested in objects (okta) and uses the injected readFile relative to the manifest dir', () => {
+    const seen: string[] = [];
+    const out = resolveSecrets(
+      loaded(`apiVersion: govops/v1
+kind: Integration
+metadata: { name: cw }
+spec:
+  type: columnar_warehouse
+  autoBootstrap: false
+  config:
+    host: cw.example.com
+    database: d
+    authenticationType: okta
+    okta: { username: u, password: { fromFile: okta.pw }, appId: a, idpHost: h, role: r }
+`),
+      { env: {}, readFile: (p) => (seen.push(p), 'okta-secret\n') },
+    );
+    expect(seen).toEqual([path.join(dir, 'okta.pw')]);
+    expect((out.manifest.spec as unknown as { config: { okta: { password: string } } }).config.okta.password).toBe('okta-secret');
+    expect(out.secretPaths).toEqual(['spec.config.okta.password', 'spec.config.okta.username']);
+  });
+});
+
+describe('secretValues', () => {
+  it('gives the resolved secret strings keyed relative to spec, skipping unresolved refs', () => {
+    const out = resolveSecrets(loaded(SQL), { env: { DB_PASSWORD: 'pw1' } });
+    expect(secretValues(out)).toEqual({
+      'config.password': 'pw1',
+      'config.username': 'svc_user',
+      'deleteCredentials.username': 'admin',
+    });
+  });
+});

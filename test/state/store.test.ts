@@ -1,0 +1,198 @@
+/** govops state: load/save (atomic), corrupt files, fingerprints, helpers, and the lock. */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UserError } from '../../src/errors.js';
+import { acquireStateLock, lockPathFor, withStateLock } from '../../src/state/lock.js';
+import {
+  fingerprint,
+  fingerprintAll,
+  getResource,
+  loadState,
+  putResource,
+  removeResource,
+  saveState,
+} from '../../src/state/store.js';
+import type { ManagedResource } from '../../src/state/types.js';
+
+let dir: string;
+let file: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'govops-state-'));
+  file = path.join(dir, '.govops', 'state.json');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const SECRETS = { 'config.password': 'hunter2-very-secret', 'config.token': 'dapi-0123456789' };
+
+function resource(name: string, key: string): ManagedResource {
+  return {
+    kind: 'Integration',
+    name,
+    id: '42',
+    type: 'sql_analytics',
+    origin: 'created',
+    autoBootstrap: true,
+    specHash: 'abc',
+    secretFingerprints: fingerprintAll(key, SECRETS),
+    revision: 'deadbeef',
+    updatedAt: new Date(0).toISOString(),
+  };
+}
+
+describe('state store', () => {
+  it('a missing file is a fresh state with a random 32-byte key; not written until saved', async () => {
+    const a = await loadState(file);
+    const b = await loadState(file);
+    expect(a.resources).toEqual([]);
+    expect(a.fingerprintKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(a.fingerprintKey).not.toBe(b.fingerprintKey);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('saves atomically, round-trips, and never contains a secret value', async () => {
+    let state = await loadState(file);
+    state = putResource(state, resource('db', state.fingerprintKey));
+    state = putResource(state, { ...resource('a-first', state.fingerprintKey), kind: 'Webhook' });
+    await saveState(file, state);
+    const text = readFileSync(file, 'utf8');
+    for (const v of Object.values(SECRETS)) expect(text).not.toContain(v);
+    const back = await loadState(file);
+    expect(back).toEqual({ ...state, resources: [state.resources[0], state.resources[1]] });
+    expect(back.resources.map((r) => r.kind)).toEqual(['Integration', 'Webhook']);
+    // no temp files left behind
+    expect(readdirSync(path.dirname(file))).toEqual(['state.json']);
+    expect(getResource(back, 'Integration', 'db')!.secretFingerprints['config.password']).toBe(
+      fingerprint(state.fingerprintKey, SECRETS['config.password']),
+    );
+  });
+
+  it('overwrites via rename: a reader never sees a partial file', async () => {
+    const state = await loadState(file);
+    await saveState(file, state);
+    const before = readFileSync(file, 'utf8');
+    const writes = Array.from({ length: 20 }, (_, i) => saveState(file, putResource(state, resource(`r${i}`, state.fingerprintKey))));
+    const reads: Promise<unknown>[] = [];
+    for (let i = 0; i < 20; i++) reads.push(loadState(file));
+    await Promise.all([...writes, ...reads]);
+    expect(before).toContain('"resources": []');
+    expect((await loadState(file)).resources).toHaveLength(1);
+  });
+
+  it('a corrupt file is a UserError naming the path and how to fix it', async () => {
+    await saveState(file, await loadState(file));
+    writeFileSync(file, '{"version":1, "fingerprintKey": "zz", ');
+    const err = await loadState(file).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).message).toContain(file);
+    expect((err as UserError).hint).toMatch(/backup|move it away/);
+    writeFileSync(file, JSON.stringify({ version: 1, fingerprintKey: 'a'.repeat(64), resources: [{ kind: 'Thing' }] }));
+    await expect(loadState(file)).rejects.toThrow(/resources\[0\]\.kind/);
+    writeFileSync(file, JSON.stringify({ version: 99, fingerprintKey: 'a'.repeat(64), resources: [] }));
+    await expect(loadState(file)).rejects.toThrow(/version 99/);
+  });
+
+  it('keeps fields others add to the state', async () => {
+    const state = { ...(await loadState(file)), lastRevision: 'abc123' };
+    await saveState(file, state);
+    expect(await loadState(file)).toEqual(state);
+  });
+
+  it('fingerprints are keyed HMACs: same value, different key, different fingerprint', () => {
+    const k1 = 'a'.repeat(64);
+    const k2 = 'b'.repeat(64);
+    expect(fingerprint(k1, 'x')).toMatch(/^[0-9a-f]{64}$/);
+    expect(fingerprint(k1, 'x')).toBe(fingerprint(k1, 'x'));
+    expect(fingerprint(k1, 'x')).not.toBe(fingerprint(k2, 'x'));
+    expect(fingerprint(k1, 'x')).not.toBe(fingerprint(k1, 'y'));
+  });
+
+  it('put replaces by (kind, name); remove drops it; both leave the input untouched', async () => {
+    const s0 = await loadState(file);
+    const s1 = putResource(s0, resource('db', s0.fingerprintKey));
+    const s2 = putResource(s1, { ...resource('db', s0.fingerprintKey), id: '43' });
+    expect(s0.resources).toHaveLength(0);
+    expect(s2.resources.map((r) => r.id)).toEqual(['43']);
+    expect(removeResource(s2, 'Webhook', 'db').resources).toHaveLength(1);
+    expect(removeResource(s2, 'Integration', 'db').resources).toHaveLength(0);
+  });
+});
+
+describe('state lock', () => {
+  it('a second acquire fails with a UserError naming the holder; release frees it', async () => {
+    const lock = await acquireStateLock(file);
+    const err = await acquireStateLock(file).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).message).toContain(`process ${process.pid} on ${os.hostname()}`);
+    await lock.release();
+    expect(existsSync(lockPathFor(file))).toBe(false);
+    await withStateLock(file, async () => expect(existsSync(lockPathFor(file))).toBe(true));
+    expect(existsSync(lockPathFor(file))).toBe(false);
+  });
+
+  it('waits for the holder when asked to', async () => {
+    const lock = await acquireStateLock(file);
+    setTimeout(() => void lock.release(), 100);
+    const second = await acquireStateLock(file, { waitMs: 5000, pollMs: 10 });
+    expect(second.info.token).not.toBe(lock.info.token);
+    await second.release();
+  });
+
+  it('a lock held by another live process blocks; once that process dies the lock is stale and taken over', async () => {
+    const lockFile = lockPathFor(file);
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      await acquireStateLock(file).then((l) => l.release());
+      writeFileSync(lockFile, JSON.stringify({ pid: child.pid, hostname: os.hostname(), createdAt: new Date().toISOString(), token: 'x' }));
+      await expect(acquireStateLock(file)).rejects.toThrow(new RegExp(`process ${child.pid}`));
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+    const lock = await acquireStateLock(file);
+    expect(JSON.parse(readFileSync(lockFile, 'utf8')).pid).toBe(process.pid);
+    await lock.release();
+  });
+
+  it('a lock from another host not refreshed within the TTL is stale', async () => {
+    const lockFile = lockPathFor(file);
+    await acquireStateLock(file).then((l) => l.release());
+    writeFileSync(lockFile, JSON.stringify({ pid: 1, hostname: 'elsewhere', createdAt: '2020-01-01T00:00:00Z', token: 'x' }));
+    await expect(acquireStateLock(file, { ttlMs: 60_000 })).rejects.toThrow(/elsewhere/);
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(lockFile, old, old);
+    const lock = await acquireStateLock(file, { ttlMs: 60_000 });
+    await lock.release();
+  });
+
+  it('two processes racing for the lock: exactly one wins', async () => {
+    const src = path.resolve('dist/state/lock.js');
+    // The winner holds the lock until its stdin closes, i.e. until both have reported.
+    const script = `import(${JSON.stringify(src)}).then(async (m) => {
+      try { const l = await m.acquireStateLock(${JSON.stringify(file)}); process.stdout.write('won');
+        process.stdin.resume(); process.stdin.on('end', () => l.release().then(() => process.exit(0))); }
+      catch (e) { process.stdout.write('lost:' + e.message); process.exit(0); }
+    });`;
+    const children = [0, 1].map(() => spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] }));
+    const outs = await Promise.all(
+      children.map(
+        (p) =>
+          new Promise<string>((resolve) => {
+            let out = '';
+            p.stdout!.on('data', (d: Buffer) => {
+              out += d.toString();
+              resolve(out);
+            });
+            p.on('close', () => resolve(out));
+          }),
+      ),
+    );
+    for (const c of children) c.stdin!.end();
+    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('close', r)))));
+    expect(outs.filter((o) => o === 'won')).toHaveLength(1);
+    expect(outs.find((o) => o !== 'won')).toMatch(/^lost:.*locked by process \d+/);
+    expect(existsSync(lockPathFor(file))).toBe(false);
+  });
+});

@@ -35,6 +35,8 @@ export interface SandboxResponse {
   body?: unknown;
   /** Plain-text body (scripts). */
   text?: string;
+  /** A JSON body already serialised (fast paths such as cached list views). */
+  rawJson?: string | Buffer;
   headers?: Record<string, string>;
 }
 
@@ -57,13 +59,16 @@ const REASONS: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
   409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  502: 'Bad Gateway',
   503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 /** An error response with the interface's error body `{ statusCode, error, message }`. */

@@ -1,0 +1,185 @@
+/**
+ * The sandbox: a stateful, faithful implementation of the service interface (integrations, webhooks,
+ * authentication) with a control API for rehearsals and tests. `startSandbox({ port: 0 })` from code,
+ * `govops sandbox` from the command line. See docs/sandbox.md.
+ */
+import type { AddressInfo } from 'node:net';
+import { silentLogger, type Logger } from '../log.js';
+import { buildTokens } from './auth.js';
+import { controlRoutes } from './control.js';
+import { FaultSet, type FaultInput } from './faults.js';
+import { Failures } from './integrations/failures.js';
+import { integrationRoutes } from './integrations/routes.js';
+import { IntegrationStore } from './integrations/store.js';
+import { DATA_VERSION, Persister } from './persistence.js';
+import { RequestLog, type RequestLogEntry } from './requestlog.js';
+import { createSandboxServer, DEFAULT_BODY_LIMIT } from './server.js';
+import { createWebhookService, type WebhookService } from './webhooks/index.js';
+
+export { DEV_ADMIN_TOKEN, DEV_USER_TOKEN } from './auth.js';
+export type { FaultInput, FaultRule, FaultType } from './faults.js';
+export type { RequestLogEntry } from './requestlog.js';
+
+export interface SandboxOptions {
+  /** 0 = a free port (default 0 from code; the CLI defaults to 8088). */
+  port?: number;
+  host?: string;
+  /** Time a transition (creating/editing/deleting) takes. Default 2000. */
+  transitionMs?: number;
+  /** Webhook receiver deadline. Default 10000. */
+  deliveryTimeoutMs?: number;
+  adminToken?: string;
+  userToken?: string;
+  /** JSON: [{ token, role: "admin"|"user", userId, name }]. */
+  tokensFile?: string;
+  /** Use the fixed, documented dev tokens when none are given. */
+  dev?: boolean;
+  /** Persist state here (atomically) and load it on start. */
+  dataFile?: string;
+  logger?: Logger;
+  /** Fault rules active from the start. */
+  faults?: FaultInput[];
+  /** Hold transitions: true = all (integrations stay creating/editing/deleting), or the statuses to hold. */
+  stuckTransitions?: boolean | string[];
+  /** Random source for probabilistic faults (tests may make it deterministic). */
+  random?: () => number;
+  /** Maximum request body size in bytes. Default 1 MiB. */
+  bodyLimit?: number;
+}
+
+export interface SandboxHandle {
+  url: string;
+  host: string;
+  port: number;
+  adminToken: string;
+  userToken: string;
+  /** True when tokens were generated (not given, not --dev): print them for the user. */
+  tokensGenerated: boolean;
+  requests(): RequestLogEntry[];
+  clearRequests(): void;
+  faults: FaultSet;
+  failures: Failures;
+  /** Hold transitions (true = all, or the statuses to hold); releasing lets them complete. */
+  setStuckTransitions(on: boolean | readonly string[]): void;
+  /** Complete every pending transition now. */
+  finishTransitions(): number;
+  integrations: IntegrationStore;
+  webhooks: WebhookService;
+  /** Forget all state, faults, failure rules and the request log. */
+  reset(): void;
+  /** Write the data file now (no-op without one). */
+  save(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  const logger = options.logger ?? silentLogger();
+  const tokens = buildTokens(options);
+  const faults = new FaultSet(options.random);
+  for (const f of options.faults ?? []) faults.add(f);
+  faults.setStuck(options.stuckTransitions ?? false);
+  const failures = new Failures();
+  const log = new RequestLog();
+  const userNames = new Map([...tokens.callers.values()].map((c) => [c.userId, c.userName]));
+  const webhooks = createWebhookService({
+    deliveryTimeoutMs: options.deliveryTimeoutMs ?? 10_000,
+    logger,
+    userName: (id) => userNames.get(id),
+    // Called only after start-up (never during restore), when `persister` is set.
+    onChange: () => persister?.changed(),
+  });
+  let persister: Persister | undefined;
+  const store: IntegrationStore = new IntegrationStore({
+    transitionMs: options.transitionMs ?? 2000,
+    now: () => Date.now(),
+    stuck: (status) => faults.isStuck(status),
+    onChange: () => persister?.changed(),
+    onTransition: (event, item, previous) => {
+      const metadata = {
+        modelId: item.id,
+        modelType: 'integration',
+        integrationType: item.type,
+        status: item.status,
+        previousStatus: previous,
+        host: store.host(item),
+      };
+      webhooks.emit(event === 'failed' ? 'healthCheckFailed' : 'healthCheckResolved', metadata, item.pendingActor);
+    },
+  });
+  persister = new Persister(
+    options.dataFile,
+    () => ({ version: DATA_VERSION, savedAt: new Date().toISOString(), integrations: store.snapshot(), webhooks: webhooks.snapshot() }),
+    logger,
+  );
+  const loaded = await persister.load();
+  if (loaded) {
+    store.restore(loaded.integrations);
+    webhooks.restore(loaded.webhooks);
+  }
+  const setStuck = (on: boolean | readonly string[]): void => {
+    faults.setStuck(on);
+    store.rescheduleAll();
+  };
+  const reset = (): void => {
+    store.clear();
+    webhooks.reset();
+    faults.clear();
+    failures.clear();
+    log.clear();
+  };
+  const ctx = { store, failures, now: () => Date.now(), emit: webhooks.emit.bind(webhooks) };
+  const routes = [
+    ...integrationRoutes(ctx),
+    ...webhooks.routes,
+    ...webhooks.controlRoutes,
+    ...controlRoutes({ log, faults, failures, store, reset, setStuck }),
+  ];
+  const server = createSandboxServer({
+    routes,
+    callers: tokens.callers,
+    faults,
+    log,
+    logger,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let closed: Promise<void> | undefined;
+  logger.info({ host, port }, 'sandbox listening');
+  return {
+    url: `http://${urlHost}:${port}`,
+    host,
+    port,
+    adminToken: tokens.adminToken,
+    userToken: tokens.userToken,
+    tokensGenerated: tokens.generated,
+    requests: () => log.list(),
+    clearRequests: () => log.clear(),
+    faults,
+    failures,
+    setStuckTransitions: setStuck,
+    finishTransitions: () => store.finishAll(),
+    integrations: store,
+    webhooks,
+    reset,
+    save: () => persister.flush(),
+    close: () =>
+      (closed ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        store.close();
+        await webhooks.close();
+        await persister.flush();
+      })()),
+  };
+}

@@ -1,0 +1,11 @@
+/** What the integration routes share: the store, failure rules, event emission and the clock. */
+import type { Caller } from '../http.js';
+import type { Failures } from './failures.js';
+import type { IntegrationStore } from './store.js';
+
+export interface IntegrationContext {
+  store: IntegrationStore;
+  failures: Failures;
+  now: () => number;
+  emit(notificationType: string, metadata: Record<string, unknown>, actor?: Caller | { userId: number; userName: string }): void;
+}

@@ -1,0 +1,189 @@
+/** Integration endpoints (interface 4.1, 2.2-2.11, 3, 7, 8). Success status 200 everywhere. */
+import { validateDeletePayload } from '../../manifests/schemas.js';
+import { NON_EDITABLE, naturalKey, deletePayloadRequired, type IntegrationType } from '../../service/kinds.js';
+import type { ValidationResults } from '../../api/types.js';
+import { HttpError, type Route, type SandboxRequest, type SandboxResponse } from '../http.js';
+import type { IntegrationContext } from './context.js';
+import { formatIssues, isDryRun, isEmptyBody, parseId, parseIntegrationBody, type ParsedBody } from './body.js';
+import { NO_METASTORE_MARKER, type Operation } from './failures.js';
+import { TEST, failedTests, runValidation } from './validation.js';
+import { mutationView, type StoredIntegration } from './view.js';
+import { scriptRoutes } from './script-routes.js';
+
+const BUSY = new Set(['creating', 'editing', 'deleting']);
+
+function json(body: unknown): SandboxResponse {
+  return { status: 200, body };
+}
+
+function find(ctx: IntegrationContext, req: SandboxRequest): StoredIntegration {
+  const id = parseId(req);
+  const item = ctx.store.get(id);
+  if (!item) throw new HttpError(404, `Integration ${id} not found`);
+  return item;
+}
+
+function validate(ctx: IntegrationContext, b: ParsedBody, operation: Operation, id?: number): ValidationResults {
+  const target = { operation, host: ctx.store.host(b), ...(id !== undefined ? { id } : {}) };
+  const results = runValidation(b.type, b.autoBootstrap, b.config, target, ctx.failures);
+  const failed = failedTests(results);
+  if (failed.length) {
+    throw new HttpError(422, `Validation test failed: ${failed.join(', ')}`, { validationResults: results });
+  }
+  return results;
+}
+
+function get(obj: Record<string, unknown>, path: string): unknown {
+  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+/** Non-editable attributes (src/service/kinds.ts) whose value differs between stored and requested. */
+export function changedNonEditable(stored: StoredIntegration, b: ParsedBody): string[] {
+  const before = { type: stored.type, autoBootstrap: stored.autoBootstrap, config: stored.config };
+  const after = { type: b.type, autoBootstrap: b.autoBootstrap, config: b.config };
+  const paths = new Set([...NON_EDITABLE[stored.type], ...NON_EDITABLE[b.type]]);
+  return [...paths].filter((p) => JSON.stringify(get(before, p)) !== JSON.stringify(get(after, p)));
+}
+
+function checkUnique(ctx: IntegrationContext, b: ParsedBody, self?: number): void {
+  const existing = ctx.store.byNaturalKey(naturalKey(b.type, b.config));
+  if (existing && existing.id !== self) {
+    const host = ctx.store.host(existing);
+    if (existing.status === 'createError' && self === undefined) {
+      throw new HttpError(
+        400,
+        `An integration on host ${host} previously failed to create (id ${existing.id}). Use PUT /integrations/${existing.id} to fix it.`,
+        { id: String(existing.id), host },
+      );
+    }
+    throw new HttpError(
+      409,
+      `An integration already exists on host ${host} (id ${existing.id}); name and config must not conflict with the existing integration.`,
+      { id: String(existing.id), host },
+    );
+  }
+  if (b.type === 'object_store' && typeof b.config.cloudLocationPath === 'string') {
+    const other = ctx.store.byCloudLocation(b.config.cloudLocationPath);
+    if (other && other.id !== self) {
+      throw new HttpError(
+        409,
+        `cloudLocationPath ${b.config.cloudLocationPath} is already used by integration ${other.id} (${ctx.store.host(other)}).`,
+        { id: String(other.id), host: ctx.store.host(other) },
+      );
+    }
+  }
+}
+
+function checkMetastore(b: ParsedBody): void {
+  if (b.type !== 'lakehouse') return;
+  const httpPath = String(b.config.httpPath ?? '');
+  if (!httpPath.toLowerCase().includes(NO_METASTORE_MARKER)) return;
+  const validationResults: ValidationResults = {
+    status: 'failed',
+    validationTests: [
+      { name: TEST.basic, status: 'passed', result: [] },
+      { name: TEST.metastore, status: 'failed', result: [{ message: 'Metastore information could not be found' }] },
+    ],
+  };
+  throw new HttpError(422, `Metastore information could not be found for workspace ${String(b.config.workspaceUrl)} (httpPath ${httpPath}).`, {
+    validationResults,
+  });
+}
+
+function create(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
+  const dryRun = isDryRun(req);
+  const b = parseIntegrationBody(req.body);
+  checkUnique(ctx, b);
+  checkMetastore(b);
+  const validationResults = validate(ctx, b, 'create');
+  if (dryRun) return json({ id: '', status: 'dryRun', validationResults });
+  const now = new Date(ctx.now()).toISOString();
+  const item: StoredIntegration = {
+    id: ctx.store.allocateId(),
+    type: b.type,
+    autoBootstrap: b.autoBootstrap,
+    config: b.config,
+    status: 'creating',
+    validationResults,
+    createdAt: now,
+    updatedAt: now,
+  };
+  ctx.store.insert(item);
+  const fail = ctx.failures.takeLateFailure({ operation: 'create', id: item.id, host: ctx.store.host(item) });
+  ctx.store.begin(item, 'creating', fail, req.caller);
+  return json(mutationView(item));
+}
+
+function update(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
+  const item = find(ctx, req);
+  const dryRun = isDryRun(req);
+  if (BUSY.has(item.status)) {
+    throw new HttpError(409, `Integration ${item.id} is being modified or deleted (status ${item.status}); poll GET /integrations/${item.id}/status and retry. If it was deleted, POST to re-create it.`);
+  }
+  const b = parseIntegrationBody(req.body);
+  const changed = changedNonEditable(item, b);
+  if (changed.length) {
+    throw new HttpError(400, `These attributes cannot be changed after creation: ${changed.join(', ')}`, { attributes: changed });
+  }
+  checkUnique(ctx, b, item.id);
+  const validationResults = validate(ctx, b, 'edit', item.id);
+  if (dryRun) return json({ id: String(item.id), status: item.status, validationResults });
+  ctx.store.update(item, { config: b.config, autoBootstrap: b.autoBootstrap, validationResults });
+  const fail = ctx.failures.takeLateFailure({ operation: 'edit', id: item.id, host: ctx.store.host(item) });
+  ctx.store.begin(item, 'editing', fail, req.caller);
+  return json(mutationView(item));
+}
+
+function checkDeletePayload(item: StoredIntegration, body: unknown): void {
+  const sent = !isEmptyBody(body);
+  const type: IntegrationType = item.type;
+  if (sent && type === 'lakehouse') throw new HttpError(400, 'Credentials must not be sent to delete a lakehouse integration');
+  if (sent && (type === 'object_store' || type === 'dataset_warehouse' || type === 'distributed_sql')) {
+    throw new HttpError(400, `A ${type} integration is deleted without a request body`);
+  }
+  if (sent && !item.autoBootstrap) {
+    throw new HttpError(400, `Integration ${item.id} was configured manually (autoBootstrap false): do not send credentials; run the delete script, then DELETE without a body`);
+  }
+  if (!deletePayloadRequired(type, item.autoBootstrap)) return;
+  if (!sent) {
+    throw new HttpError(400, `Integration ${item.id} was created with autoBootstrap true: the privileged credentials (delete payload) are required`);
+  }
+  const issues = validateDeletePayload(type, body);
+  if (issues.length) throw new HttpError(400, `Invalid delete payload: ${formatIssues(issues)}`);
+}
+
+function remove(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
+  const item = find(ctx, req);
+  const dryRun = isDryRun(req);
+  if (BUSY.has(item.status)) {
+    throw new HttpError(409, `Integration ${item.id} is being modified or deleted (status ${item.status}); poll GET /integrations/${item.id}/status, then delete.`);
+  }
+  checkDeletePayload(item, req.body);
+  const validationResults = validate(ctx, { type: item.type, autoBootstrap: item.autoBootstrap, config: item.config }, 'delete', item.id);
+  if (dryRun) return json({ id: String(item.id), status: item.status, validationResults });
+  ctx.store.update(item, { validationResults });
+  const fail = ctx.failures.takeLateFailure({ operation: 'delete', id: item.id, host: ctx.store.host(item) });
+  ctx.store.begin(item, 'deleting', fail, req.caller);
+  return json(mutationView(item));
+}
+
+export function integrationRoutes(ctx: IntegrationContext): Route[] {
+  const auth = 'integration' as const;
+  return [
+    { method: 'GET', pattern: '/integrations', auth, handler: () => ({ status: 200, rawJson: ctx.store.listJson() }) },
+    { method: 'POST', pattern: '/integrations', auth, handler: (req) => create(ctx, req) },
+    { method: 'GET', pattern: '/integrations/:id', auth, handler: (req) => ({ status: 200, rawJson: ctx.store.itemJson(find(ctx, req)) }) },
+    { method: 'PUT', pattern: '/integrations/:id', auth, handler: (req) => update(ctx, req) },
+    { method: 'DELETE', pattern: '/integrations/:id', auth, handler: (req) => remove(ctx, req) },
+    {
+      method: 'GET',
+      pattern: '/integrations/:id/status',
+      auth,
+      handler: (req) => {
+        const item = find(ctx, req);
+        return json({ id: item.id, status: item.status });
+      },
+    },
+    ...scriptRoutes(ctx),
+  ];
+}

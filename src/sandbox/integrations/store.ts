@@ -1,0 +1,242 @@
+/**
+ * Integration state and the status machine (interface part 3): creating/editing become enabled (or
+ * createError/editError) and deleting removes the integration (or deleteError) after `transitionMs`.
+ * Keeps a natural-key index for uniqueness and a cache of each integration's masked JSON for fast lists.
+ */
+import { displayHost, naturalKey, isIntegrationType } from '../../service/kinds.js';
+import type { StoredIntegration } from './view.js';
+import { fullView } from './view.js';
+
+export type TransitionEvent = 'failed' | 'resolved';
+
+export interface StoreOptions {
+  transitionMs: number;
+  now: () => number;
+  /** True while fault injection holds transitions out of this status. */
+  stuck: (status: string) => boolean;
+  /** Called when a transition ends in an error status (failed) or an errored integration is enabled again. */
+  onTransition: (event: TransitionEvent, integration: StoredIntegration, previousStatus: string) => void;
+  onChange: () => void;
+}
+
+const NEXT: Record<string, { ok: string | null; error: string }> = {
+  creating: { ok: 'enabled', error: 'createError' },
+  editing: { ok: 'enabled', error: 'editError' },
+  deleting: { ok: null, error: 'deleteError' },
+};
+
+export interface StoreSnapshot {
+  nextId: number;
+  integrations: StoredIntegration[];
+  cleanups: string[];
+}
+
+export class IntegrationStore {
+  private readonly items = new Map<number, StoredIntegration>();
+  private readonly byKey = new Map<string, number>();
+  private readonly byLocation = new Map<string, number>();
+  private readonly json = new Map<number, string>();
+  private list: Buffer | undefined;
+  private readonly timers = new Map<number, NodeJS.Timeout>();
+  /** Configurations for which scripts/cleanup was generated (post-cleanup must follow one). */
+  readonly cleanups = new Set<string>();
+  private nextId = 1;
+
+  constructor(private readonly opts: StoreOptions) {}
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  get(id: number): StoredIntegration | undefined {
+    return this.items.get(id);
+  }
+
+  byNaturalKey(key: string): StoredIntegration | undefined {
+    const id = this.byKey.get(key);
+    return id === undefined ? undefined : this.items.get(id);
+  }
+
+  byCloudLocation(path: string): StoredIntegration | undefined {
+    const id = this.byLocation.get(path);
+    return id === undefined ? undefined : this.items.get(id);
+  }
+
+  /** The GET /integrations body, built from cached per-item JSON (and cached whole until the next change). */
+  listJson(): Buffer {
+    if (!this.list) {
+      const parts: string[] = [];
+      for (const item of this.items.values()) parts.push(this.itemJson(item));
+      this.list = Buffer.from(`[${parts.join(',')}]`, 'utf8');
+    }
+    return this.list;
+  }
+
+  itemJson(item: StoredIntegration): string {
+    let cached = this.json.get(item.id);
+    if (cached === undefined) {
+      cached = JSON.stringify(fullView(item));
+      this.json.set(item.id, cached);
+    }
+    return cached;
+  }
+
+  /** Remember that scripts/cleanup was generated for a configuration (post-cleanup must follow one). */
+  addCleanup(key: string): void {
+    this.cleanups.add(key);
+    this.opts.onChange();
+  }
+
+  allocateId(): number {
+    return this.nextId++;
+  }
+
+  host(item: Pick<StoredIntegration, 'type' | 'config'>): string {
+    return displayHost(item.type, item.config);
+  }
+
+  insert(item: StoredIntegration): void {
+    this.items.set(item.id, item);
+    this.list = undefined;
+    this.nextId = Math.max(this.nextId, item.id + 1);
+    this.index(item);
+    this.opts.onChange();
+  }
+
+  /** Replace fields of an integration (re-indexes and drops the cached view). */
+  update(item: StoredIntegration, patch: Partial<StoredIntegration>): void {
+    this.unindex(item);
+    Object.assign(item, patch, { updatedAt: new Date(this.opts.now()).toISOString() });
+    this.index(item);
+    this.json.delete(item.id);
+    this.list = undefined;
+    this.opts.onChange();
+  }
+
+  /** Start a transition: status creating/editing/deleting until `transitionMs` has passed. */
+  begin(item: StoredIntegration, status: 'creating' | 'editing' | 'deleting', fail: boolean, actor?: { userId: number; userName: string }): void {
+    const patch: Partial<StoredIntegration> = {
+      status,
+      pendingUntil: this.opts.now() + this.opts.transitionMs,
+      pendingFail: fail,
+      pendingFromError: item.status.endsWith('Error'),
+    };
+    if (actor) patch.pendingActor = { userId: actor.userId, userName: actor.userName };
+    this.update(item, patch);
+    this.schedule(item);
+  }
+
+  private schedule(item: StoredIntegration): void {
+    const old = this.timers.get(item.id);
+    if (old) clearTimeout(old);
+    this.timers.delete(item.id);
+    if (item.pendingUntil === undefined || this.opts.stuck(item.status)) return;
+    const delay = Math.max(0, item.pendingUntil - this.opts.now());
+    const timer = setTimeout(() => {
+      this.timers.delete(item.id);
+      this.complete(item.id);
+    }, delay);
+    timer.unref?.();
+    this.timers.set(item.id, timer);
+  }
+
+  /** Finish a pending transition now (unless transitions are held by fault injection). */
+  complete(id: number, force = false): void {
+    const item = this.items.get(id);
+    if (!item || item.pendingUntil === undefined) return;
+    if (this.opts.stuck(item.status) && !force) return;
+    const next = NEXT[item.status];
+    if (!next) return;
+    const previous = item.status;
+    const fail = item.pendingFail === true;
+    const wasError = item.pendingFromError === true;
+    const timer = this.timers.get(id);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(id);
+    if (!fail && next.ok === null) {
+      this.remove(item);
+      return;
+    }
+    this.update(item, { status: fail ? next.error : next.ok! });
+    delete item.pendingUntil;
+    delete item.pendingFail;
+    delete item.pendingFromError;
+    if (fail) this.opts.onTransition('failed', item, previous);
+    else if (wasError) this.opts.onTransition('resolved', item, previous);
+    delete item.pendingActor;
+  }
+
+  /** Complete every pending transition now (control API). Returns how many were completed. */
+  finishAll(): number {
+    const pending = [...this.items.values()].filter((i) => i.pendingUntil !== undefined);
+    for (const i of pending) this.complete(i.id, true);
+    return pending.length;
+  }
+
+  /** Re-arm timers after transitions were released from fault injection (or after a restore). */
+  rescheduleAll(): void {
+    for (const item of this.items.values()) if (item.pendingUntil !== undefined) this.schedule(item);
+  }
+
+  remove(item: StoredIntegration): void {
+    this.unindex(item);
+    this.items.delete(item.id);
+    this.json.delete(item.id);
+    this.list = undefined;
+    const timer = this.timers.get(item.id);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(item.id);
+    this.opts.onChange();
+  }
+
+  clear(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    this.items.clear();
+    this.byKey.clear();
+    this.byLocation.clear();
+    this.json.clear();
+    this.list = undefined;
+    this.cleanups.clear();
+    this.nextId = 1;
+    this.opts.onChange();
+  }
+
+  close(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  snapshot(): StoreSnapshot {
+    return { nextId: this.nextId, integrations: [...this.items.values()], cleanups: [...this.cleanups] };
+  }
+
+  restore(data: unknown): void {
+    const snap = data as Partial<StoreSnapshot> | undefined;
+    this.clear();
+    if (!snap || !Array.isArray(snap.integrations)) return;
+    for (const raw of snap.integrations) {
+      if (!raw || typeof raw.id !== 'number' || !isIntegrationType(raw.type)) continue;
+      this.items.set(raw.id, raw);
+      this.list = undefined;
+      this.index(raw);
+    }
+    this.nextId = Math.max(typeof snap.nextId === 'number' ? snap.nextId : 1, ...[...this.items.keys()].map((k) => k + 1));
+    for (const c of snap.cleanups ?? []) this.cleanups.add(c);
+    this.rescheduleAll();
+  }
+
+  private index(item: StoredIntegration): void {
+    this.byKey.set(naturalKey(item.type, item.config), item.id);
+    if (item.type === 'object_store' && typeof item.config.cloudLocationPath === 'string') {
+      this.byLocation.set(item.config.cloudLocationPath, item.id);
+    }
+  }
+
+  private unindex(item: StoredIntegration): void {
+    const key = naturalKey(item.type, item.config);
+    if (this.byKey.get(key) === item.id) this.byKey.delete(key);
+    const loc = item.config.cloudLocationPath;
+    if (typeof loc === 'string' && this.byLocation.get(loc) === item.id) this.byLocation.delete(loc);
+  }
+}

@@ -1,0 +1,58 @@
+/** Debounced, serialised saves of the sandbox state to `--data FILE` (atomic writes). */
+import type { Logger } from '../log.js';
+import { readJson, writeJsonAtomic } from './persist.js';
+
+export const DATA_VERSION = 1;
+
+export interface SandboxData {
+  version: number;
+  savedAt: string;
+  integrations: unknown;
+  webhooks: unknown;
+}
+
+export class Persister {
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly file: string | undefined,
+    private readonly snapshot: () => SandboxData,
+    private readonly logger: Logger,
+    private readonly debounceMs = 100,
+  ) {}
+
+  /** Note a change: the state is written shortly after (changes in a burst are written once). */
+  changed(): void {
+    if (!this.file || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.debounceMs);
+    this.timer.unref?.();
+  }
+
+  /** Write the current state now (after any write in progress). */
+  flush(): Promise<void> {
+    if (!this.file) return Promise.resolve();
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const file = this.file;
+    this.chain = this.chain
+      .then(() => writeJsonAtomic(file, this.snapshot()))
+      .catch((err: unknown) => this.logger.error({ err, file }, 'cannot save sandbox state'));
+    return this.chain;
+  }
+
+  async load(): Promise<SandboxData | undefined> {
+    if (!this.file) return undefined;
+    const data = (await readJson(this.file)) as SandboxData | undefined;
+    if (data === undefined) return undefined;
+    if (typeof data !== 'object' || data === null || data.version !== DATA_VERSION) {
+      throw new Error(`sandbox data file ${this.file} has an unknown format (expected version ${DATA_VERSION})`);
+    }
+    return data;
+  }
+}

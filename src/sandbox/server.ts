@@ -1,0 +1,182 @@
+/**
+ * The sandbox's HTTP shell: node:http, body limits, JSON/YAML bodies, fault injection, authentication,
+ * routing to Route handlers, error bodies `{statusCode, error, message}` everywhere, and the request log.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import type { Logger } from '../log.js';
+import { authenticate } from './auth.js';
+import type { FaultSet } from './faults.js';
+import { errorResponse, HttpError, type Caller, type Route, type SandboxRequest, type SandboxResponse } from './http.js';
+import type { RequestLog } from './requestlog.js';
+import { Router } from './router.js';
+
+export const CONTROL_PREFIX = '/_sandbox';
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export interface ServerDeps {
+  routes: Route[];
+  callers: ReadonlyMap<string, Caller>;
+  faults: FaultSet;
+  log: RequestLog;
+  logger: Logger;
+  bodyLimit: number;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => (tooLarge ? reject(new BodyTooLarge()) : resolve(Buffer.concat(chunks).toString('utf8'))));
+    req.on('error', reject);
+  });
+}
+
+function isYaml(contentType: string | undefined): boolean {
+  return /\b(ya?ml)\b/i.test(contentType ?? '');
+}
+
+/** Parse a body: JSON, or YAML when the route accepts it (integration endpoints) and it says so. */
+export function parseBody(raw: string, contentType: string | undefined, yamlAllowed: boolean): unknown {
+  if (raw.trim() === '') return undefined;
+  if (isYaml(contentType)) {
+    if (!yamlAllowed) throw new HttpError(415, 'Only JSON bodies are accepted here (YAML is accepted for integration requests)');
+    try {
+      return parseYaml(raw, { maxAliasCount: 100, prettyErrors: false });
+    } catch (err) {
+      throw new HttpError(400, `Malformed YAML body: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch (err) {
+    throw new HttpError(400, `Malformed JSON body: ${(err as Error).message}`);
+  }
+}
+
+function send(res: ServerResponse, out: SandboxResponse): void {
+  const headers: Record<string, string> = { ...out.headers };
+  let payload: string | Buffer;
+  if (out.text !== undefined) {
+    payload = out.text;
+    headers['content-type'] ??= 'text/plain; charset=utf-8';
+  } else {
+    payload = out.rawJson ?? (out.body === undefined ? '' : JSON.stringify(out.body));
+    if (payload.length > 0) headers['content-type'] ??= 'application/json; charset=utf-8';
+  }
+  const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+  headers['content-length'] = String(bytes.length);
+  res.writeHead(out.status, headers);
+  res.end(bytes);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export function createSandboxServer(deps: ServerDeps): Server {
+  const router = new Router(deps.routes);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = new URL(req.url ?? '/', 'http://sandbox.local');
+    const path = url.pathname;
+    const control = path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`);
+    const record = (status: number): void => {
+      deps.logger.debug({ method, path, status }, 'sandbox request');
+      if (control) return;
+      deps.log.add({
+        method,
+        path,
+        query: Object.fromEntries(url.searchParams),
+        status,
+        time: new Date().toISOString(),
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      });
+    };
+    const reply = (out: SandboxResponse): void => {
+      send(res, out);
+      record(out.status);
+    };
+
+    let rawBody = '';
+    try {
+      rawBody = await readBody(req, deps.bodyLimit);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) {
+        reply(errorResponse(413, `Request body larger than ${deps.bodyLimit} bytes`));
+        return;
+      }
+      throw err;
+    }
+
+    const match = router.match(method, path);
+    if (!control) {
+      const decision = deps.faults.decide(method, match.kind === 'found' ? match.route.pattern : undefined, path);
+      if (decision.delayMs > 0) await sleep(decision.delayMs);
+      const action = decision.action;
+      if (action?.type === 'drop') {
+        req.socket.destroy();
+        record(0);
+        return;
+      }
+      if (action?.type === 'error') {
+        const out = errorResponse(action.status, `Injected fault: ${action.status} (sandbox fault injection)`);
+        if (action.retryAfter !== undefined) out.headers = { 'retry-after': String(action.retryAfter) };
+        reply(out);
+        return;
+      }
+      if (action?.type === 'conflict') {
+        reply(errorResponse(409, 'Injected fault: conflict (sandbox fault injection); retry later'));
+        return;
+      }
+    }
+
+    if (match.kind === 'none') {
+      reply(errorResponse(404, `No endpoint ${method} ${path}`));
+      return;
+    }
+    if (match.kind === 'method') {
+      const out = errorResponse(405, `Method ${method} is not allowed on ${path}; allowed: ${match.allowed.join(', ')}`);
+      out.headers = { allow: match.allowed.join(', ') };
+      reply(out);
+      return;
+    }
+    try {
+      const caller = authenticate(match.route.auth, req.headers.authorization, deps.callers);
+      const sreq: SandboxRequest = {
+        method,
+        path,
+        params: match.params,
+        query: url.searchParams,
+        headers: req.headers,
+        body: parseBody(rawBody, req.headers['content-type'], match.route.auth === 'integration'),
+        rawBody,
+      };
+      if (caller) sreq.caller = caller;
+      reply(await match.route.handler(sreq));
+    } catch (err) {
+      if (err instanceof HttpError) {
+        reply(err.toResponse());
+        return;
+      }
+      deps.logger.error({ err, method, path }, 'sandbox handler failed');
+      reply(errorResponse(500, 'Internal sandbox error'));
+    }
+  }
+
+  return createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      deps.logger.error({ err }, 'sandbox request failed');
+      if (!res.headersSent) send(res, errorResponse(500, 'Internal sandbox error'));
+      else res.destroy();
+    });
+  });
+}

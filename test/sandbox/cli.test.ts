@@ -1,0 +1,114 @@
+/** `govops sandbox` as a real process: prints URL and tokens, serves, SIGTERM persists state and exits 0. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, runGovops } from '../helpers/cli.js';
+import { DEV_ADMIN_TOKEN } from '../../src/sandbox/auth.js';
+
+let child: ChildProcess | undefined;
+const dirs: string[] = [];
+afterEach(() => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  child = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'govops-sandbox-cli-'));
+  dirs.push(d);
+  return d;
+}
+
+/** Start `govops sandbox` and wait for its banner. */
+function launch(args: string[]): Promise<{ url: string; out: () => string; exited: Promise<number | null> }> {
+  const proc = spawn(process.execPath, [CLI, '--log-level', 'silent', 'sandbox', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child = proc;
+  let out = '';
+  const exited = new Promise<number | null>((r) => proc.on('close', (code) => r(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner: ${out}`)), 20_000);
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m && out.includes('control API')) {
+        clearTimeout(timer);
+        resolve({ url: m[1]!, out: () => out, exited });
+      }
+    });
+    proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    proc.on('close', () => reject(new Error(`exited early: ${out}`)));
+  });
+}
+
+describe('govops sandbox', () => {
+  it('with --dev prints the URL and the fixed tokens, serves requests, and persists on SIGTERM', async () => {
+    const data = join(tempDir(), 'state.json');
+    const s = await launch(['--port', '0', '--dev', '--transition', '50ms', '--data', data]);
+    expect(s.out()).toContain(DEV_ADMIN_TOKEN);
+    expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const res = await fetch(`${s.url}/integrations`, {
+      method: 'POST',
+      headers: { authorization: DEV_ADMIN_TOKEN, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'distributed_sql' }),
+    });
+    expect(res.status).toBe(200);
+    child!.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+    const saved = JSON.parse(readFileSync(data, 'utf8'));
+    expect(saved.integrations.integrations).toHaveLength(1);
+  });
+
+  it('without tokens generates and prints them; given tokens are not printed', async () => {
+    const s = await launch(['--port', '0']);
+    const m = /admin token: (\S+)/.exec(s.out());
+    expect(m).not.toBeNull();
+    const token = m![1]!;
+    expect(token).not.toBe(DEV_ADMIN_TOKEN);
+    expect((await fetch(`${s.url}/integrations`, { headers: { authorization: token } })).status).toBe(200);
+    child!.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+
+    const g = await launch(['--port', '0', '--admin-token', 'super-secret-admin']);
+    expect(g.out()).not.toContain('super-secret-admin');
+    expect((await fetch(`${g.url}/integrations`, { headers: { authorization: 'super-secret-admin' } })).status).toBe(200);
+    child!.kill('SIGINT');
+    expect(await g.exited).toBe(0);
+  });
+
+  it('fault flags are active from the start', async () => {
+    const s = await launch(['--port', '0', '--dev', '--error-rate', '1', '--error-status', '429', '--retry-after', '3', '--fault-path', '/integrations']);
+    const res = await fetch(`${s.url}/integrations`, { headers: { authorization: DEV_ADMIN_TOKEN } });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('3');
+    const faults = (await (await fetch(`${s.url}/_sandbox/faults`)).json()) as { rules: unknown[] };
+    expect(faults.rules).toHaveLength(1);
+    child!.kill('SIGTERM');
+    await s.exited;
+  });
+
+  it('a faults file and --stuck-transitions', async () => {
+    const file = join(tempDir(), 'faults.json');
+    writeFileSync(file, JSON.stringify([{ type: 'conflict', method: 'DELETE', path: '/integrations/:id' }]));
+    const s = await launch(['--port', '0', '--dev', '--faults', file, '--stuck-transitions', 'editing,deleting']);
+    const body = (await (await fetch(`${s.url}/_sandbox/faults`)).json()) as { rules: unknown[]; stuckTransitions: boolean };
+    expect(body.stuckTransitions).toBe(true);
+    expect((body as unknown as { stuckStatuses: string[] }).stuckStatuses).toEqual(['editing', 'deleting']);
+    expect(body.rules).toEqual([expect.objectContaining({ type: 'conflict', method: 'DELETE' })]);
+    child!.kill('SIGTERM');
+    await s.exited;
+  });
+
+  it('bad flags are clear errors with exit code 1', async () => {
+    const r = await runGovops(['sandbox', '--transition', 'soon']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--transition/);
+    const p = await runGovops(['sandbox', '--port', '70000']);
+    expect(p.code).toBe(1);
+    expect(p.stderr).toMatch(/--port/);
+    const f = await runGovops(['sandbox', '--error-rate', '3']);
+    expect(f.code).toBe(1);
+    expect(f.stderr).toMatch(/--error-rate/);
+  });
+});

@@ -1,0 +1,169 @@
+/** Request log, reset, out-of-band edits, lifecycle events, persistence across restarts. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { bearer, bodyFor, call, settle, start } from './harness.js';
+
+let sb: SandboxHandle;
+beforeAll(async () => {
+  sb = await start({ transitionMs: 30 });
+});
+afterAll(async () => {
+  await sb.close();
+});
+beforeEach(() => sb.reset());
+
+describe('request log', () => {
+  it('records method, path, query and status of API calls (not control calls); clearable', async () => {
+    await call(sb, 'POST', '/integrations?dryRun=true', { body: bodyFor('lakehouse') });
+    await call(sb, 'GET', '/integrations/77');
+    await call(sb, 'GET', '/_sandbox/health', { token: null });
+    const r = await call(sb, 'GET', '/_sandbox/requests', { token: null });
+    expect(r.body.requests.map((e: Record<string, unknown>) => [e.method, e.path, e.query, e.status])).toEqual([
+      ['POST', '/integrations', { dryRun: 'true' }, 200],
+      ['GET', '/integrations/77', {}, 404],
+    ]);
+    expect(typeof r.body.requests[0].time).toBe('string');
+    expect(sb.requests()).toHaveLength(2);
+    await call(sb, 'DELETE', '/_sandbox/requests', { token: null });
+    expect(sb.requests()).toEqual([]);
+    await call(sb, 'GET', '/integrations');
+    sb.clearRequests();
+    expect((await call(sb, 'GET', '/_sandbox/requests', { token: null })).body.requests).toEqual([]);
+  });
+
+  it('logs auth failures too', async () => {
+    await call(sb, 'GET', '/integrations', { token: null });
+    expect(sb.requests()[0]).toMatchObject({ path: '/integrations', status: 401 });
+  });
+});
+
+describe('reset and out-of-band edits', () => {
+  it('POST /_sandbox/reset forgets integrations, faults and rules', async () => {
+    await call(sb, 'POST', '/integrations', { body: bodyFor('lakehouse') });
+    await call(sb, 'POST', '/_sandbox/faults', { token: null, body: { type: 'latency', latencyMs: 1, path: '/x' } });
+    expect((await call(sb, 'POST', '/_sandbox/reset', { token: null })).status).toBe(200);
+    expect((await call(sb, 'GET', '/integrations')).body).toEqual([]);
+    expect((await call(sb, 'GET', '/_sandbox/faults', { token: null })).body.rules).toEqual([]);
+    const again = await call(sb, 'POST', '/integrations', { body: bodyFor('lakehouse') });
+    expect(again.body.id).toBe('1');
+  });
+
+  it('PATCH /_sandbox/integrations/:id merges into the stored config (drift) and can set status', async () => {
+    const c = await call(sb, 'POST', '/integrations', { body: bodyFor('cloud_warehouse') });
+    await settle(sb, c.body.id);
+    const p = await call(sb, 'PATCH', `/_sandbox/integrations/${c.body.id}`, {
+      token: null,
+      body: { config: { warehouse: 'DRIFTED', audit: { enabled: true } } },
+    });
+    expect(p.status).toBe(200);
+    expect(p.body.config.password).toBe('********');
+    const got = await call(sb, 'GET', `/integrations/${c.body.id}`);
+    expect(got.body.config.warehouse).toBe('DRIFTED');
+    expect(got.body.config.audit).toEqual({ enabled: true, historicalIngestionMonths: 3 });
+    await call(sb, 'PATCH', `/_sandbox/integrations/${c.body.id}`, { token: null, body: { status: 'editError' } });
+    expect((await call(sb, 'GET', `/integrations/${c.body.id}/status`)).body.status).toBe('editError');
+    expect((await call(sb, 'PATCH', '/_sandbox/integrations/999', { token: null, body: {} })).status).toBe(404);
+  });
+});
+
+describe('lifecycle events', () => {
+  let receiver: Server;
+  let received: Array<{ notificationType?: string; body: string }> = [];
+  afterEach(() => {
+    received = [];
+  });
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        received.push({ body });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+  });
+  afterAll(async () => {
+    await new Promise<void>((r) => receiver.close(() => r()));
+  });
+
+  it('emits healthCheckFailed on createError and healthCheckResolved when it is fixed', async () => {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const w = await call(sb, 'POST', '/webhooks', {
+      token: bearer(sb.adminToken),
+      body: { webhooks: [{ url, name: 'health', global: false, notificationType: ['healthCheckFailed', 'healthCheckResolved'], actionType: 'triggered' }] },
+    });
+    expect(w.status).toBeLessThan(300);
+    const body = bodyFor('sql_analytics');
+    (body.config as Record<string, unknown>).host = 'h.late-fail.example';
+    const c = await call(sb, 'POST', '/integrations', { body });
+    expect(await settle(sb, c.body.id)).toBe('createError');
+    await sb.webhooks.idle();
+    expect(received).toHaveLength(1);
+    expect(received[0]!.body).toContain('healthCheckFailed');
+    await call(sb, 'PUT', `/integrations/${c.body.id}`, { body });
+    expect(await settle(sb, c.body.id)).toBe('enabled');
+    await sb.webhooks.idle();
+    expect(received).toHaveLength(2);
+    expect(received[1]!.body).toContain('healthCheckResolved');
+    expect(received.map((r) => r.body).join('')).not.toContain('sql-secret');
+  });
+});
+
+describe('persistence', () => {
+  it('survives a restart with --data: integrations, ids, pending transitions, webhooks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-data-'));
+    const dataFile = join(dir, 'state.json');
+    try {
+      const a = await start({ dataFile, transitionMs: 60_000, adminToken: 'adm', userToken: 'usr' });
+      const c1 = await call(a, 'POST', '/integrations', { body: bodyFor('lakehouse') });
+      a.finishTransitions();
+      const c2 = await call(a, 'POST', '/integrations', { body: bodyFor('sql_analytics') });
+      const w = await call(a, 'POST', '/webhooks', {
+        token: bearer('adm'),
+        body: { webhooks: [{ url: 'http://127.0.0.1:9/x', name: 'w', global: false, notificationType: ['tagCreated'], actionType: 'triggered' }] },
+      });
+      expect(w.status).toBeLessThan(300);
+      await a.close();
+      expect(statSync(dataFile).mode & 0o777).toBe(0o600);
+      expect(readdirSync(dir)).toEqual(['state.json']);
+      expect(JSON.parse(readFileSync(dataFile, 'utf8')).version).toBe(1);
+
+      const b = await start({ dataFile, transitionMs: 30, adminToken: 'adm', userToken: 'usr' });
+      try {
+        const list = await call(b, 'GET', '/integrations');
+        expect(list.body.map((i: { id: string; status: string }) => [i.id, i.status])).toEqual([
+          [c1.body.id, 'enabled'],
+          [c2.body.id, 'creating'],
+        ]);
+        expect(list.body[1].config.password).toBe('********');
+        expect((await call(b, 'GET', '/webhooks', { token: bearer('adm') })).body).toHaveLength(1);
+        const c3 = await call(b, 'POST', '/integrations', { body: bodyFor('sql_analytics', 3) });
+        expect(Number(c3.body.id)).toBe(Number(c2.body.id) + 1);
+        // The pending create of the first run still completes (its deadline is kept; rescheduled on load).
+        await b.finishTransitions();
+        expect((await call(b, 'GET', `/integrations/${c2.body.id}/status`)).body.status).toBe('enabled');
+      } finally {
+        await b.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a data file of an unknown format', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-data-'));
+    try {
+      const dataFile = join(dir, 'state.json');
+      (await import('node:fs')).writeFileSync(dataFile, '{"version": 99}');
+      await expect(start({ dataFile })).rejects.toThrow(/unknown format/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

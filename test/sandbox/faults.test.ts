@@ -1,0 +1,136 @@
+/** Fault injection: latency, error statuses with Retry-After, dropped connections, forced 409s, stuck transitions. */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { SandboxHandle } from '../../src/sandbox/index.js';
+import { FaultSet, pathMatches } from '../../src/sandbox/faults.js';
+import { bodyFor, call, settle, sleep, start } from './harness.js';
+
+let sb: SandboxHandle;
+beforeAll(async () => {
+  sb = await start({ transitionMs: 40 });
+});
+afterAll(async () => {
+  await sb.close();
+});
+beforeEach(() => sb.reset());
+
+const addFault = (body: unknown) => call(sb, 'POST', '/_sandbox/faults', { token: null, body });
+
+describe('fault rules over the control API', () => {
+  it('error with count: the next N matching requests fail with the status and Retry-After, then it expires', async () => {
+    const r = await addFault({ type: 'error', method: 'GET', path: '/integrations', status: 503, retryAfter: 2, count: 2 });
+    expect(r.status).toBe(200);
+    expect(r.body.rules).toHaveLength(1);
+    for (let i = 0; i < 2; i++) {
+      const f = await call(sb, 'GET', '/integrations');
+      expect(f.status).toBe(503);
+      expect(f.headers.get('retry-after')).toBe('2');
+      expect(f.body).toMatchObject({ statusCode: 503, error: 'Service Unavailable' });
+    }
+    expect((await call(sb, 'GET', '/integrations')).status).toBe(200);
+    expect((await call(sb, 'GET', '/_sandbox/faults', { token: null })).body.rules).toEqual([]);
+  });
+
+  it('matches by method and route pattern only', async () => {
+    await addFault({ type: 'error', method: 'GET', path: '/integrations/:id', status: 429 });
+    const c = await call(sb, 'POST', '/integrations', { body: bodyFor('lakehouse') });
+    expect(c.status).toBe(200);
+    expect((await call(sb, 'GET', `/integrations/${c.body.id}`)).status).toBe(429);
+    expect((await call(sb, 'GET', `/integrations/${c.body.id}/status`)).status).toBe(200);
+    expect((await call(sb, 'GET', '/integrations')).status).toBe(200);
+  });
+
+  it('drop destroys the connection (the client sees a network error) and is logged with status 0', async () => {
+    await addFault({ type: 'drop', path: '/integrations', count: 1 });
+    await expect(fetch(`${sb.url}/integrations`, { headers: { authorization: sb.adminToken } })).rejects.toThrow();
+    expect((await call(sb, 'GET', '/integrations')).status).toBe(200);
+    const log = sb.requests();
+    expect(log[0]).toMatchObject({ method: 'GET', path: '/integrations', status: 0 });
+    expect(log[1]).toMatchObject({ status: 200 });
+  });
+
+  it('conflict forces a 409 error body', async () => {
+    await addFault({ type: 'conflict', method: 'POST', path: '/integrations', count: 1 });
+    const r = await call(sb, 'POST', '/integrations', { body: bodyFor('lakehouse') });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toBe('Conflict');
+    expect((await call(sb, 'GET', '/integrations')).body).toEqual([]);
+    expect((await call(sb, 'POST', '/integrations', { body: bodyFor('lakehouse') })).status).toBe(200);
+  });
+
+  it('latency delays matching requests', async () => {
+    await addFault({ type: 'latency', path: '/integrations*', latencyMs: 150 });
+    const t0 = Date.now();
+    expect((await call(sb, 'GET', '/integrations')).status).toBe(200);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+  });
+
+  it('control routes are never faulted; DELETE /_sandbox/faults clears; DELETE /_sandbox/faults/:id removes one', async () => {
+    const a = await addFault({ type: 'error', path: '*' });
+    expect((await call(sb, 'GET', '/_sandbox/health', { token: null })).status).toBe(200);
+    expect((await call(sb, 'GET', '/integrations')).status).toBe(503);
+    const id = a.body.added[0].id as number;
+    expect((await call(sb, 'DELETE', `/_sandbox/faults/${id}`, { token: null })).status).toBe(200);
+    expect((await call(sb, 'GET', '/integrations')).status).toBe(200);
+    await addFault([{ type: 'error' }, { type: 'drop' }]);
+    expect((await call(sb, 'GET', '/_sandbox/faults', { token: null })).body.rules).toHaveLength(2);
+    await call(sb, 'DELETE', '/_sandbox/faults', { token: null });
+    expect((await call(sb, 'GET', '/integrations')).status).toBe(200);
+  });
+
+  it('rejects invalid rules with 400', async () => {
+    expect((await addFault({ type: 'explode' })).status).toBe(400);
+    expect((await addFault({ type: 'error', rate: 2 })).status).toBe(400);
+    expect((await addFault({ type: 'latency' })).status).toBe(400);
+  });
+
+  it('stuck transitions hold integrations until released', async () => {
+    await addFault({ stuckTransitions: true });
+    const c = await call(sb, 'POST', '/integrations', { body: bodyFor('lakehouse') });
+    await sleep(150);
+    expect((await call(sb, 'GET', `/integrations/${c.body.id}/status`)).body.status).toBe('creating');
+    await addFault({ stuckTransitions: false });
+    expect(await settle(sb, c.body.id)).toBe('enabled');
+  });
+
+  it('stuckTransitions can hold only some statuses (deletes hang, creates complete)', async () => {
+    const r = await addFault({ stuckTransitions: ['deleting'] });
+    expect(r.body).toMatchObject({ stuckTransitions: true, stuckStatuses: ['deleting'] });
+    const c = await call(sb, 'POST', '/integrations', { body: bodyFor('object_store') });
+    expect(await settle(sb, c.body.id)).toBe('enabled');
+    expect((await call(sb, 'DELETE', `/integrations/${c.body.id}`)).status).toBe(200);
+    await sleep(150);
+    expect((await call(sb, 'GET', `/integrations/${c.body.id}/status`)).body.status).toBe('deleting');
+    expect((await addFault({ stuckTransitions: ['bogus'] })).status).toBe(400);
+    await call(sb, 'DELETE', '/_sandbox/faults', { token: null });
+    expect(await settle(sb, c.body.id)).toBe('removed');
+  });
+
+  it('POST /_sandbox/transitions/finish completes pending transitions now', async () => {
+    sb.setStuckTransitions(true);
+    const c = await call(sb, 'POST', '/integrations', { body: bodyFor('lakehouse') });
+    const r = await call(sb, 'POST', '/_sandbox/transitions/finish', { token: null });
+    expect(r.body.completed).toBe(1);
+    expect((await call(sb, 'GET', `/integrations/${c.body.id}/status`)).body.status).toBe('enabled');
+  });
+});
+
+describe('FaultSet', () => {
+  it('rate uses the random source; rules apply in order, latency adds up', () => {
+    let next = 0.5;
+    const set = new FaultSet(() => next);
+    set.add({ type: 'latency', latencyMs: 10 });
+    set.add({ type: 'latency', latencyMs: 5, path: '/a' });
+    set.add({ type: 'error', rate: 0.4, status: 500 });
+    expect(set.decide('GET', undefined, '/a')).toEqual({ delayMs: 15 });
+    next = 0.1;
+    expect(set.decide('GET', undefined, '/b')).toEqual({ delayMs: 10, action: { type: 'error', status: 500 } });
+  });
+
+  it('pathMatches: *, prefix*, pattern, concrete path', () => {
+    expect(pathMatches('*', undefined, '/x')).toBe(true);
+    expect(pathMatches('/integrations*', undefined, '/integrations/3')).toBe(true);
+    expect(pathMatches('/integrations/:id', '/integrations/:id', '/integrations/3')).toBe(true);
+    expect(pathMatches('/integrations/3', '/integrations/:id', '/integrations/3')).toBe(true);
+    expect(pathMatches('/integrations/:id', '/integrations', '/integrations')).toBe(false);
+  });
+});

@@ -37,6 +37,12 @@ export interface ResourceChange {
   manualScript?: { phase: string; command: string };
   /** Where the manifest is (absent for deletes). */
   source?: { file: string; line: number; column: number };
+  /** The resource was recorded in state under this (old) manifest name: the state entry is renamed. */
+  renamedFrom?: string;
+  /** Deletes and replaces: the delete must carry the 2.9 payload (spec.deleteCredentials). */
+  deleteNeedsCredentials?: boolean;
+  /** For deletes: the resource no longer exists in the service; only the state entry is removed. */
+  goneFromService?: boolean;
 }
 
 export interface PlanSummary {
@@ -62,3 +68,62 @@ export interface Plan {
 export function hasChanges(plan: Plan): boolean {
   return plan.changes.some((c) => c.action !== 'noop' || c.adopt);
 }
+
+/* ---- Planner input (added by the planner's owner; the fields above are the shared contract) ---- */
+
+/** The API body of an integration as govops will send it (secrets resolved). */
+export interface DesiredIntegrationBody {
+  type: IntegrationType;
+  autoBootstrap?: boolean;
+  config?: Record<string, unknown>;
+}
+
+/** The API body of a webhook as govops will send it (secret resolved). */
+export interface DesiredWebhookBody {
+  url: string;
+  name: string;
+  global: boolean;
+  notificationType: string[];
+  actionType: 'triggered' | 'receive';
+  secret?: string;
+}
+
+interface DesiredBase {
+  name: string;
+  source: { file: string; line: number; column: number };
+  /**
+   * Body-relative dotted paths of sensitive values (`config.password`, `secret`): values that came from a
+   * secret reference or whose key is a masked key. Never shown, compared by fingerprint.
+   */
+  secretPaths: string[];
+  /** Keyed fingerprint of each secret path's value (computed by the caller with the state key). */
+  fingerprints: Record<string, string>;
+  /** sha256 of the canonical body with secrets replaced by their fingerprints. */
+  specHash: string;
+  /** `metadata.annotations['govops/delete'] === 'true'`: the manifest asks for its resource to be deleted. */
+  deleteRequested: boolean;
+}
+
+export interface DesiredIntegration extends DesiredBase {
+  kind: 'Integration';
+  body: DesiredIntegrationBody;
+  /** The 2.9 delete payload (secrets resolved), when the manifest gives one. */
+  deleteCredentials?: Record<string, unknown>;
+}
+
+export interface DesiredWebhook extends DesiredBase {
+  kind: 'Webhook';
+  body: DesiredWebhookBody;
+}
+
+/** One resolved manifest, ready to plan. Holds secret values: never serialise it. */
+export type DesiredResource = DesiredIntegration | DesiredWebhook;
+
+export interface PlanOptions {
+  prune: boolean;
+  allowReplace: boolean;
+  maxDeletes?: number;
+}
+
+/** The annotation that asks govops to delete a manifest's resource (with --prune). */
+export const DELETE_ANNOTATION = 'govops/delete';

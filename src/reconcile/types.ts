@@ -23,6 +23,13 @@ export interface ReconcileOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   logger: Logger;
+  /** Called with the plan once it is made (before anything is applied). */
+  onPlan?: (plan: Plan) => void;
+  /** Called as each resource finishes applying (progress output). */
+  onOutcome?: (outcome: ResourceOutcome, done: number, total: number) => void;
+  /** Status polling: first interval and cap in ms (default 100ms doubling to 5s). */
+  pollIntervalMs?: number;
+  pollMaxIntervalMs?: number;
 }
 
 export interface ResourceOutcome {
@@ -32,6 +39,10 @@ export interface ResourceOutcome {
   result: 'ok' | 'failed' | 'skipped';
   durationMs: number;
   error?: string;
+  /** Live id after the action (absent for deletes and failures before the resource existed). */
+  liveId?: string;
+  /** Validation tests reported by the service, when a dry run or the real call failed on them. */
+  validation?: Array<{ name: string; status: string }>;
 }
 
 export interface ReconcileResult {

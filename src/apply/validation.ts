@@ -1,0 +1,56 @@
+/** Validation results of the service: which tests failed, and a failure carrying them. */
+import { ApiError } from '../errors.js';
+import type { ValidationResults, ValidationTest } from '../api/types.js';
+import { isPlainObject } from '../plan/diff.js';
+
+const OK_STATUSES = new Set(['passed', 'skipped']);
+
+export interface TestSummary {
+  name: string;
+  status: string;
+}
+
+export function summarizeTests(results: ValidationResults | undefined): TestSummary[] {
+  return (results?.validationTests ?? []).map((t: ValidationTest) => ({ name: String(t.name), status: String(t.status) }));
+}
+
+export function failingTests(results: ValidationResults | undefined): TestSummary[] {
+  return summarizeTests(results).filter((t) => !OK_STATUSES.has(t.status));
+}
+
+/** Validation results riding along in an error body (422), when the service sends them. */
+export function resultsFromError(err: unknown): ValidationResults | undefined {
+  if (!(err instanceof ApiError) || !isPlainObject(err.body)) return undefined;
+  const vr = err.body.validationResults;
+  if (isPlainObject(vr) && Array.isArray(vr.validationTests)) return vr as unknown as ValidationResults;
+  return undefined;
+}
+
+/** An apply step failed; `validation` holds the tests the service reported, if any. */
+export class ApplyFailure extends Error {
+  override readonly name = 'ApplyFailure';
+  constructor(
+    message: string,
+    readonly validation?: TestSummary[],
+    /** The resource exists in the service after the failure (e.g. createError): record its id. */
+    readonly liveId?: string,
+  ) {
+    super(message);
+  }
+}
+
+export function describeTests(tests: readonly TestSummary[]): string {
+  return tests.map((t) => `${t.name}: ${t.status}`).join('; ');
+}
+
+/** `what: <failing tests>` — or `what: <fallback>` when the service named no failing test. */
+export function validationFailure(
+  what: string,
+  results: ValidationResults | undefined,
+  liveId?: string,
+  fallback?: string,
+): ApplyFailure {
+  const failing = failingTests(results);
+  const detail = failing.length ? describeTests(failing) : fallback;
+  return new ApplyFailure(`${what}${detail ? `: ${detail}` : ''}`, summarizeTests(results), liveId);
+}

@@ -1,0 +1,65 @@
+/** Webhook changes: deletes by id, creates in one batch POST whose `errors` are mapped to resources. */
+import type { ServiceApi } from '../api/client-types.js';
+import type { LiveWebhook, WebhookInput } from '../api/types.js';
+import { ApiError } from '../errors.js';
+import { isPlainObject } from '../plan/diff.js';
+
+export async function deleteWebhook(api: ServiceApi, id: string): Promise<void> {
+  try {
+    await api.deleteWebhook(id);
+  } catch (err) {
+    if (err instanceof ApiError && err.statusCode === 404) return; // already gone
+    throw err;
+  }
+}
+
+export type BatchOutcome = { ok: true; webhook: LiveWebhook } | { ok: false; error: string };
+
+function describeItemError(e: unknown): string {
+  if (typeof e === 'string') return e;
+  if (isPlainObject(e)) {
+    if (typeof e.message === 'string') return e.message;
+    if (typeof e.error === 'string') return e.error;
+  }
+  return JSON.stringify(e);
+}
+
+/** Which input an `errors` item is about: by `index`, or by `name` (also inside `webhook`). */
+function errorTarget(e: unknown, items: readonly WebhookInput[]): number | undefined {
+  if (!isPlainObject(e)) return undefined;
+  if (typeof e.index === 'number' && items[e.index]) return e.index;
+  const name = typeof e.name === 'string' ? e.name : isPlainObject(e.webhook) && typeof e.webhook.name === 'string' ? e.webhook.name : undefined;
+  if (name === undefined) return undefined;
+  const i = items.findIndex((it) => it.name === name);
+  return i >= 0 ? i : undefined;
+}
+
+/** One POST for all new webhooks; every input gets an outcome (by name for created ones). */
+export async function createWebhooks(api: ServiceApi, items: readonly WebhookInput[]): Promise<BatchOutcome[]> {
+  if (items.length === 0) return [];
+  let res;
+  try {
+    res = await api.createWebhooks([...items]);
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    return items.map(() => ({ ok: false as const, error: `webhook create failed: ${msg}` }));
+  }
+  const outcomes: Array<BatchOutcome | undefined> = items.map(() => undefined);
+  const unassigned: string[] = [];
+  for (const e of res.errors ?? []) {
+    const i = errorTarget(e, items);
+    if (i === undefined) unassigned.push(describeItemError(e));
+    else outcomes[i] = { ok: false, error: describeItemError(e) };
+  }
+  const created = new Map((res.createdWebhooks ?? []).map((w) => [w.name, w]));
+  return items.map((it, i) => {
+    const w = created.get(it.name);
+    if (w && !outcomes[i]) return { ok: true as const, webhook: w };
+    return (
+      outcomes[i] ?? {
+        ok: false as const,
+        error: `not created by the service${unassigned.length ? `: ${unassigned.join('; ')}` : ''}`,
+      }
+    );
+  });
+}

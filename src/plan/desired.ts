@@ -1,0 +1,113 @@
+/**
+ * From a resolved manifest (secrets already substituted) to a DesiredResource for the planner:
+ * the API body, its secret paths and their keyed fingerprints, and the spec hash.
+ * Deterministic; the only "crypto" is hashing, done here so the planner itself stays pure.
+ */
+import { createHash } from 'node:crypto';
+import type { IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
+import { isSensitiveKey } from '../service/kinds.js';
+import { fingerprint } from '../state/store.js';
+import { canonicalJson, isPlainObject } from './diff.js';
+import { DELETE_ANNOTATION, type DesiredIntegrationBody, type DesiredResource, type DesiredWebhookBody } from './types.js';
+
+/** Dotted body paths of every leaf under `value` whose key is sensitive. */
+function sensitiveLeaves(prefix: string, value: unknown, out: Set<string>): void {
+  if (!isPlainObject(value)) return;
+  for (const [k, v] of Object.entries(value)) {
+    const p = `${prefix}.${k}`;
+    if (isSensitiveKey(k) && v !== undefined && !isPlainObject(v)) out.add(p);
+    else sensitiveLeaves(p, v, out);
+  }
+}
+
+function getPath(root: unknown, path: string): unknown {
+  let cur = root;
+  for (const part of path.split('.')) {
+    if (!isPlainObject(cur)) return undefined;
+    cur = cur[part];
+  }
+  return cur;
+}
+
+function setPath(root: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let cur: Record<string, unknown> = root;
+  for (const part of parts.slice(0, -1)) {
+    const next = cur[part];
+    if (!isPlainObject(next)) return;
+    cur = next;
+  }
+  cur[parts[parts.length - 1]!] = value;
+}
+
+const asSecretString = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/**
+ * @param manifest the manifest with secret references replaced by their values
+ * @param secretPaths paths of secret values as `resolveSecrets` reports them (`spec.config.password`)
+ * @param fingerprintKey the state's fingerprint key (hex)
+ */
+export function toDesired(
+  manifest: Manifest,
+  source: SourceLocation,
+  secretPaths: readonly string[],
+  fingerprintKey: string,
+): DesiredResource {
+  const deleteRequested = manifest.metadata.annotations?.[DELETE_ANNOTATION] === 'true';
+  const src = { file: source.file, line: source.line, column: source.column };
+  const body = manifest.kind === 'Integration' ? integrationBody(manifest) : webhookBody(manifest);
+  const paths = new Set<string>();
+  for (const p of secretPaths) {
+    const rel = p.startsWith('spec.') ? p.slice(5) : p;
+    if (rel.startsWith('config.') || rel === 'secret') paths.add(rel);
+  }
+  sensitiveLeaves('config', (body as { config?: unknown }).config, paths);
+  const fingerprints: Record<string, string> = {};
+  const hashed = structuredClone(body) as unknown as Record<string, unknown>;
+  for (const p of [...paths].sort()) {
+    const v = getPath(body, p);
+    if (v === undefined) {
+      paths.delete(p);
+      continue;
+    }
+    fingerprints[p] = fingerprint(fingerprintKey, asSecretString(v));
+    setPath(hashed, p, `fingerprint:${fingerprints[p]}`);
+  }
+  const specHash = createHash('sha256').update(canonicalJson({ kind: manifest.kind, body: hashed })).digest('hex');
+  const base = {
+    name: manifest.metadata.name,
+    source: src,
+    secretPaths: [...paths].sort(),
+    fingerprints,
+    specHash,
+    deleteRequested,
+  };
+  if (manifest.kind === 'Integration') {
+    const d: DesiredResource = { ...base, kind: 'Integration', body: integrationBody(manifest) };
+    if (manifest.spec.deleteCredentials) d.deleteCredentials = structuredClone(manifest.spec.deleteCredentials);
+    return d;
+  }
+  return { ...base, kind: 'Webhook', body: webhookBody(manifest) };
+}
+
+function integrationBody(m: IntegrationManifest): DesiredIntegrationBody {
+  const { type, autoBootstrap, config } = m.spec;
+  if (type === 'distributed_sql') return { type };
+  const body: DesiredIntegrationBody = { type };
+  body.autoBootstrap = autoBootstrap ?? false;
+  body.config = structuredClone(config ?? {});
+  return body;
+}
+
+function webhookBody(m: WebhookManifest): DesiredWebhookBody {
+  const s = m.spec;
+  const body: DesiredWebhookBody = {
+    url: s.url,
+    name: m.metadata.name,
+    global: s.global,
+    notificationType: [...s.notificationType],
+    actionType: s.actionType,
+  };
+  if (typeof s.secret === 'string') body.secret = s.secret;
+  return body;
+}

@@ -1,0 +1,98 @@
+/**
+ * Field-level diff of a desired value against a live value (pure).
+ * Sensitive leaves are never copied into a FieldChange: only their path is reported.
+ */
+import { MASK } from '../service/kinds.js';
+import type { FieldChange } from './types.js';
+
+export interface DiffContext {
+  /** The leaf at `path` (with last key `key`) holds a secret. */
+  isSensitive(path: string, key: string): boolean;
+  /** Whether a sensitive leaf changed (by fingerprint, or directly when the live value is visible). */
+  secretChanged(path: string, live: unknown, desired: unknown): boolean;
+  /** The attribute at `path` cannot be edited in place. */
+  forcesReplace(path: string): boolean;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** JSON with object keys sorted: equal values give equal strings. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) if (value[k] !== undefined) out[k] = sortKeys(value[k]);
+    return out;
+  }
+  return value;
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/**
+ * Compare `desired` with `live` below `prefix`. Keys only in live whose value is masked are ignored
+ * (the service masks credentials; govops cannot see them). Values are copied, never referenced.
+ */
+export function diffObjects(
+  prefix: string,
+  desired: Record<string, unknown>,
+  live: Record<string, unknown>,
+  ctx: DiffContext,
+  out: FieldChange[] = [],
+): FieldChange[] {
+  const keys = [...new Set([...Object.keys(desired), ...Object.keys(live)])].sort();
+  for (const key of keys) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const d = desired[key];
+    const l = live[key];
+    if (d === undefined && l === undefined) continue;
+    if (ctx.isSensitive(path, key) || l === MASK) {
+      if (d === undefined) continue; // masked live-only field: invisible, ignored
+      if (ctx.secretChanged(path, l, d)) {
+        out.push({ path, sensitive: true, forcesReplace: ctx.forcesReplace(path) });
+      }
+      continue;
+    }
+    if (isPlainObject(d) && isPlainObject(l)) {
+      diffObjects(path, d, l, ctx, out);
+      continue;
+    }
+    if (isPlainObject(d) || isPlainObject(l)) {
+      // object on one side only: report the scalar side at `path`, the object's leaves below it
+      if (!isPlainObject(d) && d !== undefined) out.push(scalarChange(path, undefined, d, ctx));
+      if (!isPlainObject(l) && l !== undefined) out.push(scalarChange(path, l, undefined, ctx));
+      diffObjects(path, isPlainObject(d) ? d : {}, isPlainObject(l) ? l : {}, ctx, out);
+      continue;
+    }
+    if (!deepEqual(d, l)) out.push(scalarChange(path, l, d, ctx));
+  }
+  return out;
+}
+
+function scalarChange(path: string, before: unknown, after: unknown, ctx: DiffContext): FieldChange {
+  const sensitive = hasSensitiveKey(before, ctx) || hasSensitiveKey(after, ctx);
+  const change: FieldChange = { path, sensitive, forcesReplace: ctx.forcesReplace(path) };
+  if (sensitive) return change;
+  if (before !== undefined) change.before = structuredClone(before);
+  if (after !== undefined) change.after = structuredClone(after);
+  return change;
+}
+
+/** An array holding objects with a sensitive key (or a masked value) is shown as sensitive as a whole. */
+function hasSensitiveKey(value: unknown, ctx: DiffContext): boolean {
+  if (value === MASK) return true;
+  if (Array.isArray(value)) return value.some((v) => hasSensitiveKey(v, ctx));
+  if (isPlainObject(value)) {
+    return Object.entries(value).some(([k, v]) => ctx.isSensitive(k, k) || hasSensitiveKey(v, ctx));
+  }
+  return false;
+}

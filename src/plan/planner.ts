@@ -1,0 +1,110 @@
+/**
+ * planChanges: a pure function of (desired resources, live resources, govops state, options) → Plan.
+ * No I/O, no clock, no randomness: the same input always gives the same plan.
+ */
+import type { LiveIntegration, LiveWebhook } from '../api/types.js';
+import { naturalKey } from '../service/kinds.js';
+import type { GovopsState } from '../state/types.js';
+import { desiredConfig, planIntegration, planOrphanIntegration } from './integrations.js';
+import { matchResources } from './match.js';
+import type {
+  DesiredIntegration,
+  DesiredResource,
+  DesiredWebhook,
+  Plan,
+  PlanOptions,
+  PlanSummary,
+  ResourceChange,
+} from './types.js';
+import { planOrphanWebhook, planWebhook } from './webhooks.js';
+
+export interface PlanInput {
+  desired: DesiredResource[];
+  live: { integrations: LiveIntegration[]; webhooks: LiveWebhook[] };
+  state: GovopsState;
+  options: PlanOptions;
+  revision?: string;
+}
+
+export function planChanges(input: PlanInput): Plan {
+  const { options } = input;
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const changes: ResourceChange[] = [];
+
+  const integrations = input.desired.filter((d): d is DesiredIntegration => d.kind === 'Integration');
+  const im = matchResources<DesiredIntegration, LiveIntegration>({
+    kind: 'Integration',
+    desired: integrations,
+    live: input.live.integrations,
+    state: input.state.resources,
+    nameOf: (d) => d.name,
+    keyOfDesired: (d) => naturalKey(d.body.type, desiredConfig(d)),
+    keyOfLive: (l) => naturalKey(l.type, l.config),
+  });
+  errors.push(...im.errors);
+  for (const d of integrations) changes.push(planIntegration(d, im.matches.get(d.name)!, options));
+  for (const o of im.orphans) {
+    const c = planOrphanIntegration(o.state, o.live, options);
+    if (c) changes.push(c);
+    else warnings.push(orphanWarning('Integration', o.state.name, o.live !== undefined));
+  }
+
+  const webhooks = input.desired.filter((d): d is DesiredWebhook => d.kind === 'Webhook');
+  const wm = matchResources<DesiredWebhook, LiveWebhook>({
+    kind: 'Webhook',
+    desired: webhooks,
+    live: input.live.webhooks,
+    state: input.state.resources,
+    nameOf: (d) => d.name,
+    keyOfDesired: (d) => d.body.name,
+    keyOfLive: (l) => l.name,
+  });
+  errors.push(...wm.errors);
+  for (const d of webhooks) changes.push(planWebhook(d, wm.matches.get(d.name)!, options, warnings));
+  for (const o of wm.orphans) {
+    const c = planOrphanWebhook(o.state, o.live, options);
+    if (c) changes.push(c);
+    else warnings.push(orphanWarning('Webhook', o.state.name, o.live !== undefined));
+  }
+
+  for (const c of changes) {
+    if (c.action === 'noop' && c.reasons.some((r) => r.startsWith('annotation govops/delete'))) {
+      warnings.push(`${c.resourceKind}/${c.name} is marked govops/delete but is not deleted: ${c.reasons[c.reasons.length - 1]}`);
+    }
+  }
+  changes.sort((a, b) =>
+    a.resourceKind === b.resourceKind ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.resourceKind === 'Integration' ? -1 : 1,
+  );
+  const destructive = changes.filter(
+    (c) => !c.blocked && ((c.action === 'delete' && !c.goneFromService) || c.action === 'replace'),
+  ).length;
+  if (options.maxDeletes !== undefined && destructive > options.maxDeletes) {
+    errors.push(
+      `the plan deletes ${destructive} resources (deletes and replaces), more than --max-deletes ${options.maxDeletes}: nothing is applied`,
+    );
+  }
+  const plan: Plan = { formatVersion: 1, changes, summary: summarize(changes), errors, warnings };
+  if (input.revision !== undefined) plan.revision = input.revision;
+  return plan;
+}
+
+function orphanWarning(kind: string, name: string, exists: boolean): string {
+  return exists
+    ? `${kind}/${name} is managed by govops but has no manifest: run with --prune to delete it`
+    : `${kind}/${name} is in govops state but gone from the service: run with --prune to forget it`;
+}
+
+export function summarize(changes: readonly ResourceChange[]): PlanSummary {
+  const s: PlanSummary = { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0 };
+  for (const c of changes) {
+    if (c.adopt) s.adopt++;
+    if (c.action !== 'adopt') s[c.action]++;
+  }
+  return s;
+}
+
+/** The plan has something for apply to do (API calls or state-only updates such as adopt or rename). */
+export function needsApply(plan: Plan): boolean {
+  return plan.changes.some((c) => c.action !== 'noop' || c.adopt || c.renamedFrom !== undefined);
+}

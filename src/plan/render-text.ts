@@ -1,0 +1,114 @@
+/** Terraform-like text rendering of a plan. Secrets never reach the plan, so they cannot reach the text. */
+import type { FieldChange, Plan, PlanSummary, ResourceChange } from './types.js';
+
+export interface TextOptions {
+  color?: boolean;
+}
+
+const CODES = { red: 31, green: 32, yellow: 33, magenta: 35, cyan: 36, bold: 1, dim: 2 } as const;
+type Paint = (code: keyof typeof CODES, text: string) => string;
+const painter = (color: boolean): Paint => (code, text) => (color ? `\u001b[${CODES[code]}m${text}\u001b[0m` : text);
+
+export function symbolFor(c: ResourceChange): string {
+  switch (c.action) {
+    case 'create':
+      return '+';
+    case 'update':
+      return '~';
+    case 'replace':
+      return '-/+';
+    case 'delete':
+      return '-';
+    case 'adopt':
+      return '<=';
+    default:
+      return c.renamedFrom ? '~' : ' ';
+  }
+}
+
+const COLOR_OF: Record<string, keyof typeof CODES> = {
+  '+': 'green',
+  '~': 'yellow',
+  '-/+': 'magenta',
+  '-': 'red',
+  '<=': 'cyan',
+};
+
+export function value(v: unknown): string {
+  return JSON.stringify(v) ?? 'null';
+}
+
+export function describeAction(c: ResourceChange): string {
+  const adopt = c.adopt && c.action !== 'adopt' ? 'adopted and ' : '';
+  switch (c.action) {
+    case 'create':
+      return 'will be created';
+    case 'update':
+      return `will be ${adopt}updated in place`;
+    case 'replace':
+      return `will be ${adopt}replaced (deleted, then created)`;
+    case 'delete':
+      return c.goneFromService ? 'is gone from the service and will be forgotten' : 'will be deleted';
+    case 'adopt':
+      return 'will be adopted (recorded in govops state; no change in the service)';
+    default:
+      return c.renamedFrom ? `was renamed from ${c.renamedFrom} (state only)` : 'no changes';
+  }
+}
+
+export function fieldLine(f: FieldChange, action: ResourceChange['action']): string {
+  const suffix = f.forcesReplace && action === 'replace' ? '   # forces replacement' : '';
+  if (f.sensitive) {
+    const sign = action === 'create' ? '+' : '~';
+    return `${sign} ${f.path} = (sensitive)${suffix}`;
+  }
+  if (f.before === undefined) return `+ ${f.path} = ${value(f.after)}${suffix}`;
+  if (f.after === undefined) return `- ${f.path} = ${value(f.before)}${suffix}`;
+  return `~ ${f.path}: ${value(f.before)} -> ${value(f.after)}${suffix}`;
+}
+
+export function summaryLine(s: PlanSummary): string {
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete, ${s.adopt} to adopt.`;
+}
+
+export function resourceTitle(c: ResourceChange): string {
+  return `${c.resourceKind}/${c.name}${c.integrationType ? ` (${c.integrationType})` : ''}`;
+}
+
+function renderChange(c: ResourceChange, paint: Paint): string[] {
+  const sym = symbolFor(c);
+  const color = COLOR_OF[sym];
+  const head = `${sym.padStart(3)} ${resourceTitle(c)}`;
+  const lines = [
+    `  # ${resourceTitle(c)} ${describeAction(c)}${c.liveId ? ` (id ${c.liveId})` : ''}`,
+    color ? paint(color, head) : head,
+  ];
+  for (const f of c.changes) lines.push(`        ${fieldLine(f, c.action)}`);
+  for (const r of c.reasons) lines.push(paint('dim', `        # ${r}`));
+  if (c.manualScript) {
+    lines.push(`        ! manual step: run the ${c.manualScript.phase} script in the platform first: ${c.manualScript.command}`);
+  }
+  if (c.blocked) lines.push(paint('red', `        ! blocked: ${c.blocked}`));
+  if (c.source) lines.push(paint('dim', `        # ${c.source.file}:${c.source.line}:${c.source.column}`));
+  return lines;
+}
+
+/** Only resources with something to do are shown; noops are counted, not listed. */
+export function renderText(plan: Plan, options: TextOptions = {}): string {
+  const paint = painter(options.color ?? false);
+  const out: string[] = [];
+  const visible = plan.changes.filter((c) => c.action !== 'noop' || c.adopt || c.renamedFrom);
+  for (const e of plan.errors) out.push(paint('red', `Error: ${e}`));
+  for (const w of plan.warnings) out.push(paint('yellow', `Warning: ${w}`));
+  if (plan.errors.length || plan.warnings.length) out.push('');
+  if (visible.length === 0) {
+    out.push('No changes: the service matches the manifests.');
+  } else {
+    out.push('govops will perform the following actions:', '');
+    for (const c of visible) out.push(...renderChange(c, paint), '');
+    const blocked = visible.filter((c) => c.blocked).length;
+    if (blocked) out.push(paint('red', `${blocked} change(s) are blocked and will not be applied.`));
+  }
+  out.push(paint('bold', summaryLine(plan.summary)));
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,114 @@
+/**
+ * Planning one webhook (pure). Webhooks have no update endpoint: any difference is a replace
+ * (delete + create), which is planned without --allow-replace since it is the only way (documented).
+ */
+import type { LiveWebhook } from '../api/types.js';
+import type { ManagedResource } from '../state/types.js';
+import { deepEqual } from './diff.js';
+import type { Match } from './match.js';
+import type { DesiredWebhook, FieldChange, PlanOptions, ResourceChange } from './types.js';
+
+const sorted = (xs: readonly string[] | undefined): string[] => [...(xs ?? [])].sort();
+
+export interface WebhookDiff {
+  changes: FieldChange[];
+  warnings: string[];
+}
+
+export function diffWebhook(d: DesiredWebhook, live: LiveWebhook, state: ManagedResource | undefined, adopt: boolean): WebhookDiff {
+  const changes: FieldChange[] = [];
+  const warnings: string[] = [];
+  const plain = (path: string, before: unknown, after: unknown): void => {
+    if (!deepEqual(before, after)) changes.push({ path, before, after, sensitive: false, forcesReplace: true });
+  };
+  plain('name', live.name, d.body.name);
+  plain('url', live.url, d.body.url);
+  plain('global', live.global, d.body.global);
+  if (!deepEqual(sorted(live.notificationType), sorted(d.body.notificationType))) {
+    plain('notificationType', [...(live.notificationType ?? [])], [...d.body.notificationType]);
+  }
+  if (live.actionType !== null && live.actionType !== undefined) plain('actionType', live.actionType, d.body.actionType);
+
+  const recorded = state?.secretFingerprints['secret'];
+  const wanted = d.body.secret === undefined ? undefined : d.fingerprints['secret'];
+  if (adopt && wanted !== undefined && recorded === undefined) {
+    warnings.push(
+      `Webhook/${d.name}: adopted; its secret is write-only in the service and cannot be compared. ` +
+        `It is recorded as current; change the secret value to force a replace`,
+    );
+  } else if (recorded !== wanted) {
+    changes.push({ path: 'secret', sensitive: true, forcesReplace: true });
+  }
+  return { changes, warnings };
+}
+
+export function planWebhook(
+  d: DesiredWebhook,
+  m: Match<LiveWebhook>,
+  options: PlanOptions,
+  warnings: string[],
+): ResourceChange {
+  const c: ResourceChange = {
+    resourceKind: 'Webhook',
+    name: d.name,
+    action: 'noop',
+    adopt: m.adopt,
+    changes: [],
+    reasons: [...m.reasons],
+    source: { ...d.source },
+  };
+  if (m.live) c.liveId = m.live.id;
+  if (m.renamedFrom) c.renamedFrom = m.renamedFrom;
+  if (d.deleteRequested) {
+    c.reasons.push(`annotation govops/delete: "true"`);
+    c.adopt = false;
+    if (m.adopt || !m.state) c.reasons.push('not owned by govops (not in state): never deleted');
+    else if (!options.prune) c.reasons.push('run with --prune to delete it');
+    else {
+      c.action = 'delete';
+      if (!m.live) c.goneFromService = true;
+    }
+    return c;
+  }
+  if (!m.live) {
+    c.action = 'create';
+    c.adopt = false;
+    const { secret, ...plain } = d.body;
+    for (const [path, after] of Object.entries(plain)) c.changes.push({ path, after: structuredClone(after), sensitive: false, forcesReplace: false });
+    if (secret !== undefined) c.changes.push({ path: 'secret', sensitive: true, forcesReplace: false });
+    return c;
+  }
+  const diff = diffWebhook(d, m.live, m.adopt ? undefined : m.state, m.adopt);
+  warnings.push(...diff.warnings);
+  c.changes = diff.changes;
+  if (c.changes.length > 0) {
+    c.action = 'replace';
+    c.reasons.push('webhooks have no update: replaced (delete + create, new id)');
+    if (m.adopt && !options.allowReplace) {
+      c.blocked = 'adopting it means replacing a webhook govops did not create (it differs): run with --allow-replace';
+    }
+  } else if (m.adopt) c.action = 'adopt';
+  return c;
+}
+
+export function planOrphanWebhook(
+  st: ManagedResource,
+  live: LiveWebhook | undefined,
+  options: PlanOptions,
+): ResourceChange | undefined {
+  if (!options.prune) return undefined;
+  const c: ResourceChange = {
+    resourceKind: 'Webhook',
+    name: st.name,
+    action: 'delete',
+    adopt: false,
+    changes: [],
+    reasons: ['no manifest any more (--prune)'],
+  };
+  if (live) c.liveId = live.id;
+  else {
+    c.goneFromService = true;
+    c.reasons.push('already gone from the service: only the state entry is removed');
+  }
+  return c;
+}

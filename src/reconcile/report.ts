@@ -1,0 +1,72 @@
+/** Human output of a reconcile: diagnostics, progress lines, the final table (text and markdown). */
+import { formatDuration } from '../util/duration.js';
+import type { Diagnostic } from '../manifests/types.js';
+import type { ResourceOutcome, ReconcileResult } from './types.js';
+
+export function diagnosticLine(d: Diagnostic): string {
+  const who = d.kind && d.name ? `${d.kind}/${d.name}: ` : '';
+  const sev = d.severity === 'warning' ? 'warning: ' : '';
+  return `${d.file}:${d.line}:${d.column}: ${sev}${who}${d.message}`;
+}
+
+const MARK = { ok: '✓', failed: '✗', skipped: '-' } as const;
+
+/** One line per finished resource: `[3/10] ✓ Integration/a create (1.2s)` on a TTY, plain otherwise. */
+export function progressLine(o: ResourceOutcome, done: number, total: number, tty: boolean): string {
+  const what = `${o.resourceKind}/${o.name}`;
+  const err = o.error ? `: ${o.error}` : '';
+  if (tty) return `[${done}/${total}] ${MARK[o.result]} ${what} ${o.action} (${formatDuration(o.durationMs)})${err}`;
+  return `${what}: ${o.action} ${o.result} (${formatDuration(o.durationMs)})${err}`;
+}
+
+function pad(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+export function outcomeTable(outcomes: readonly ResourceOutcome[]): string {
+  if (outcomes.length === 0) return 'Nothing to apply.\n';
+  const sorted = [...outcomes].sort((a, b) => `${a.resourceKind}/${a.name}`.localeCompare(`${b.resourceKind}/${b.name}`));
+  const rows = [['RESOURCE', 'ACTION', 'RESULT', 'DURATION']];
+  for (const o of sorted) rows.push([`${o.resourceKind}/${o.name}`, o.action, o.result, formatDuration(o.durationMs)]);
+  const lines = pad(rows);
+  const problems = sorted.filter((o) => o.result !== 'ok');
+  if (problems.length) {
+    lines.push('');
+    for (const o of problems) {
+      lines.push(`${o.resourceKind}/${o.name}: ${o.error ?? o.result}`);
+      for (const t of o.validation ?? []) lines.push(`    validation test "${t.name}": ${t.status}`);
+    }
+  }
+  const ok = outcomes.filter((o) => o.result === 'ok').length;
+  lines.push('', `Apply ${problems.length ? 'finished with failures' : 'complete'}: ${ok} ok, ${outcomes.filter((o) => o.result === 'failed').length} failed, ${outcomes.filter((o) => o.result === 'skipped').length} skipped.`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function outcomeMarkdown(outcomes: readonly ResourceOutcome[]): string {
+  if (outcomes.length === 0) return 'Nothing to apply.\n';
+  const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const lines = ['### govops apply', '', '| Resource | Action | Result | Duration | Error |', '|---|---|---|---|---|'];
+  for (const o of outcomes) {
+    lines.push(`| ${cell(`${o.resourceKind}/${o.name}`)} | ${o.action} | ${o.result} | ${formatDuration(o.durationMs)} | ${cell(o.error ?? '')} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The JSON document `govops apply --output json` prints. */
+export function applyJson(result: ReconcileResult): string {
+  return `${JSON.stringify(
+    {
+      formatVersion: 1,
+      ok: result.ok,
+      stage: result.stage,
+      revision: result.revision,
+      error: result.error,
+      diagnostics: result.diagnostics,
+      plan: result.plan,
+      outcomes: result.outcomes,
+    },
+    null,
+    2,
+  )}\n`;
+}

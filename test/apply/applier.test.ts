@@ -1,0 +1,64 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyPlan } from '../../src/apply/applier.js';
+import { silentLogger } from '../../src/log.js';
+import { planChanges } from '../../src/plan/planner.js';
+import { newState } from '../../src/state/store.js';
+import type { GovopsState } from '../../src/state/types.js';
+import { integration, KEY, sqlConfig, webhook } from '../plan/fixtures.js';
+import { rig, type Rig } from './inproc.js';
+
+let r: Rig;
+beforeEach(async () => {
+  r = await rig();
+});
+afterEach(async () => {
+  await r.close();
+});
+
+describe('applyPlan', () => {
+  it('state is saved after each resource: every finished resource is in the state persisted before it is reported', async () => {
+    const desired = [
+      ...Array.from({ length: 6 }, (_, i) => integration(`sql-${i}`, 'sql_analytics', sqlConfig(`db-${i}.example.com`))),
+      webhook('hook-a'),
+      webhook('hook-b'),
+    ];
+    const state: GovopsState = { ...newState(), fingerprintKey: KEY };
+    const plan = planChanges({ desired, live: { integrations: [], webhooks: [] }, state, options: { prune: false, allowReplace: false } });
+    const persisted: GovopsState[] = [];
+    let concurrentSaves = 0;
+    let maxConcurrentSaves = 0;
+    const violations: string[] = [];
+    const res = await applyPlan({
+      api: r.api,
+      plan,
+      desired,
+      state,
+      logger: silentLogger(),
+      concurrency: 3,
+      pollIntervalMs: 10,
+      persist: async (s) => {
+        maxConcurrentSaves = Math.max(maxConcurrentSaves, ++concurrentSaves);
+        await new Promise((ok) => setTimeout(ok, 5));
+        persisted.push(s);
+        concurrentSaves--;
+      },
+      onOutcome: (o) => {
+        const last = persisted[persisted.length - 1];
+        if (!last?.resources.some((x) => x.kind === o.resourceKind && x.name === o.name)) violations.push(o.name);
+      },
+    });
+    expect(res.ok).toBe(true);
+    expect(res.outcomes).toHaveLength(8);
+    expect(violations).toEqual([]);
+    expect(maxConcurrentSaves).toBe(1);
+    expect(res.state.resources.map((x) => x.name).sort()).toEqual([...desired.map((d) => d.name)].sort());
+    expect(JSON.stringify(persisted)).not.toContain('pw-one');
+  });
+
+  it('refuses a plan with errors', async () => {
+    const d = integration('sql', 'sql_analytics', sqlConfig());
+    const plan = { formatVersion: 1 as const, changes: [], summary: { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: ['boom'], warnings: [] };
+    await expect(applyPlan({ api: r.api, plan, desired: [d], state: newState(), logger: silentLogger(), persist: async () => {} })).rejects.toThrow(/boom/);
+    expect(r.lines()).toEqual([]);
+  });
+});

@@ -1,0 +1,124 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createIntegration, type OpContext } from '../../src/apply/integration.js';
+import { createWebhooks } from '../../src/apply/webhooks.js';
+import { rig, sqlManifest, lakeManifest, type Rig } from './inproc.js';
+
+let r: Rig;
+beforeEach(async () => {
+  r = await rig();
+  Object.assign(r.env, { SQL_PASSWORD: 'pw-AAAA-1111', ADMIN_PASSWORD: 'adm-BBBB-2222', LAKE_TOKEN: 'tok-CCCC-3333' });
+});
+afterEach(async () => {
+  await r.close();
+});
+
+describe('apply error paths (sandbox over HTTP)', () => {
+  it('422 on the dry run: failure with the validation results, no real call', async () => {
+    await r.write('a.yaml', sqlManifest('bad', 'db.invalid'));
+    const res = await r.run();
+    expect(res.ok).toBe(false);
+    expect(res.stage).toBe('apply');
+    const o = res.outcomes[0]!;
+    expect(o).toMatchObject({ name: 'bad', action: 'create', result: 'failed' });
+    expect(o.error).toMatch(/dry run\) failed validation \(422\)/);
+    expect(o.validation?.some((t) => t.status === 'failed')).toBe(true);
+    expect(r.lines().filter((l) => l.startsWith('POST /integrations'))).toEqual(['POST /integrations?dryRun=true 422']);
+  });
+
+  it('a dry-run test that is neither passed nor skipped (warning) stops the real call', async () => {
+    r.sandbox.failures.tests.push({ name: '*', status: 'warning', operation: 'create' });
+    await r.write('a.yaml', sqlManifest('warned', 'db.example.com'));
+    const res = await r.run();
+    expect(res.outcomes[0]).toMatchObject({ result: 'failed' });
+    expect(res.outcomes[0]!.validation?.some((t) => t.status === 'warning')).toBe(true);
+    expect(r.lines().filter((l) => l.startsWith('POST /integrations'))).toEqual(['POST /integrations?dryRun=true 200']);
+  });
+
+  it('createError: failure with validation results; the id is recorded; the next apply fixes it with PUT', async () => {
+    await r.write('a.yaml', sqlManifest('late', 'db.late-fail.example'));
+    const first = await r.run();
+    expect(first.outcomes[0]).toMatchObject({ result: 'failed', liveId: '1' });
+    expect(first.outcomes[0]!.error).toMatch(/ended in status createError/);
+    expect((await r.state()).resources.map((x) => [x.name, x.id])).toEqual([['late', '1']]);
+    const plan = await r.run({ apply: false });
+    expect(plan.plan!.changes[0]).toMatchObject({ action: 'update', liveId: '1' });
+    r.sandbox.clearRequests();
+    const second = await r.run();
+    expect(second.ok).toBe(true);
+    const writes = r.lines().filter((l) => !l.startsWith('GET'));
+    expect(writes).toEqual(['PUT /integrations/1?dryRun=true 200', 'PUT /integrations/1 200']);
+    expect((await r.api.getIntegrationStatus('1')).status).toBe('enabled');
+  });
+
+  it('400 "previously failed to create" on create: switches to PUT on the named id', async () => {
+    const body = { type: 'sql_analytics' as const, autoBootstrap: true, config: { host: 'x.late-fail.example', database: 'd', schema: 's', username: 'u', password: 'p' } };
+    const made = await r.api.createIntegration(body);
+    const ctx: OpContext = { api: r.api, poll: { deadline: Date.now() + 10_000, initialMs: 20, maxMs: 100 } };
+    while ((await r.api.getIntegrationStatus(made.id)).status === 'creating') await new Promise((ok) => setTimeout(ok, 20));
+    r.sandbox.clearRequests();
+    const res = await createIntegration(ctx, body);
+    expect(res).toEqual({ id: made.id, status: 'enabled' });
+    const writes = r.lines().filter((l) => !l.startsWith('GET'));
+    expect(writes).toEqual([
+      'POST /integrations?dryRun=true 400',
+      `PUT /integrations/${made.id}?dryRun=true 200`,
+      `PUT /integrations/${made.id} 200`,
+    ]);
+  });
+
+  it('409 on update: waits for the status to settle and retries within the timeout', async () => {
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com', { port: 1500 }));
+    r.sandbox.faults.add({ type: 'conflict', method: 'PUT', path: '/integrations/:id', count: 2 });
+    r.sandbox.clearRequests();
+    const res = await r.run();
+    expect(res.ok).toBe(true);
+    const puts = r.lines().filter((l) => l.startsWith('PUT'));
+    expect(puts).toEqual(['PUT /integrations/1?dryRun=true 409', 'PUT /integrations/1?dryRun=true 409', 'PUT /integrations/1?dryRun=true 200', 'PUT /integrations/1 200']);
+    expect(r.lines()).toContain('GET /integrations/1/status 200');
+    expect((await r.api.getIntegration('1')).config.port).toBe(1500);
+  });
+
+  it('a status that never settles fails at the --timeout', async () => {
+    r.sandbox.setStuckTransitions(true);
+    await r.write('a.yaml', sqlManifest('stuck', 'db.example.com'));
+    const res = await r.run({ timeoutMs: 400 });
+    expect(res.outcomes[0]).toMatchObject({ result: 'failed' });
+    expect(res.outcomes[0]!.error).toMatch(/timed out waiting for integration 1 to settle \(last status: creating\)/);
+    expect(r.lines().filter((l) => l.startsWith('GET /integrations/1/status')).length).toBeGreaterThan(1);
+  });
+
+  it('one failing resource never stops the others', async () => {
+    await r.write('a.yaml', sqlManifest('bad', 'db.invalid'));
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
+    const res = await r.run();
+    expect(res.outcomes.map((o) => `${o.name}:${o.result}`).sort()).toEqual(['bad:failed', 'lake:ok']);
+    expect(res.error).toMatch(/1 of 2 resources not applied/);
+  });
+
+  it('lakehouse metastore 422 is reported with its message', async () => {
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com', '/sql/nometastore'));
+    const res = await r.run();
+    expect(res.outcomes[0]!.error).toMatch(/422.*[Mm]etastore/);
+  });
+
+  it('an aborted apply starts nothing new', async () => {
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
+    const ac = new AbortController();
+    ac.abort();
+    const res = await r.run({ signal: ac.signal });
+    expect(res.outcomes[0]).toMatchObject({ result: 'skipped', error: 'aborted before it started' });
+    expect(r.lines().filter((l) => !l.startsWith('GET'))).toEqual([]);
+  });
+
+  it('webhook batch create: per-item errors are mapped to their resources', async () => {
+    const good = { url: 'https://hooks.example.com/a', name: 'a', global: false, notificationType: ['modelCreated'], actionType: 'triggered' as const };
+    const bad = { ...good, name: 'b', notificationType: ['noSuchEvent'] };
+    const res = await createWebhooks(r.api, [good, bad]);
+    expect(res[0]).toMatchObject({ ok: true, webhook: { name: 'a' } });
+    expect(res[1]).toMatchObject({ ok: false });
+    expect(!res[1]!.ok && res[1]!.error).toMatch(/noSuchEvent/);
+    expect(r.lines().filter((l) => l.startsWith('POST /webhooks'))).toHaveLength(1);
+  });
+});

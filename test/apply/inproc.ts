@@ -1,0 +1,131 @@
+/** In-process reconcile against a real sandbox over HTTP (faster than spawning the CLI for each step). */
+import { mkdir, mkdtemp, readFile, rm, writeFile, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { ServiceClient } from '../../src/api/client.js';
+import { REDACT_PATHS, silentLogger } from '../../src/log.js';
+import { reconcile } from '../../src/reconcile/engine.js';
+import type { ReconcileOptions, ReconcileResult } from '../../src/reconcile/types.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import type { GovopsState } from '../../src/state/types.js';
+
+export interface Rig {
+  sandbox: SandboxHandle;
+  api: ServiceClient;
+  dir: string;
+  statePath: string;
+  env: Record<string, string>;
+  /** Every log line written by reconciles (to grep for secrets). */
+  logs: string[];
+  write(file: string, text: string): Promise<void>;
+  remove(file: string): Promise<void>;
+  run(opts?: Partial<ReconcileOptions>): Promise<ReconcileResult>;
+  state(): Promise<GovopsState>;
+  lines(): string[];
+  close(): Promise<void>;
+}
+
+export async function rig(options: { transitionMs?: number } = {}): Promise<Rig> {
+  const sandbox = await startSandbox({ port: 0, transitionMs: options.transitionMs ?? 50 });
+  const dir = await mkdtemp(path.join(tmpdir(), 'govops-apply-'));
+  await mkdir(path.join(dir, 'm'));
+  const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries: 0 });
+  const statePath = path.join(dir, '.govops', 'state.json');
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      logs.push(chunk.toString());
+      cb();
+    },
+  });
+  const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
+  const env: Record<string, string> = {};
+  return {
+    sandbox,
+    api,
+    dir,
+    statePath,
+    env,
+    logs,
+    write: (file, text) => writeFile(path.join(dir, 'm', file), text),
+    remove: (file) => unlink(path.join(dir, 'm', file)),
+    run: (opts = {}) =>
+      reconcile(api, {
+        root: dir,
+        paths: ['m'],
+        apply: true,
+        prune: false,
+        allowReplace: false,
+        logger,
+        statePath,
+        env,
+        timeoutMs: 20_000,
+        pollIntervalMs: 20,
+        pollMaxIntervalMs: 200,
+        ...opts,
+      }),
+    state: async () => JSON.parse(await readFile(statePath, 'utf8')) as GovopsState,
+    lines: () =>
+      sandbox.requests().map((r) => {
+        const q = new URLSearchParams(r.query).toString();
+        return `${r.method} ${r.path}${q ? `?${q}` : ''} ${r.status}`;
+      }),
+    close: async () => {
+      await api.close();
+      await sandbox.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function sqlManifest(name: string, host: string, opts: { database?: string; port?: number; autoBootstrap?: boolean; deleteCreds?: boolean; annotations?: string } = {}): string {
+  return `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: ${name}${opts.annotations ? `\n  annotations:\n${opts.annotations}` : ''}
+spec:
+  type: sql_analytics
+  autoBootstrap: ${opts.autoBootstrap ?? true}
+  config:
+    host: ${host}
+    database: ${opts.database ?? 'governance'}
+    schema: views
+    username: svc
+    password: { fromEnv: SQL_PASSWORD }
+    port: ${opts.port ?? 1433}
+${opts.deleteCreds === false ? '' : `  deleteCredentials:
+    authenticationType: userPassword
+    username: admin
+    password: { fromEnv: ADMIN_PASSWORD }
+`}`;
+}
+
+export function lakeManifest(name: string, host: string, httpPath = '/sql/1'): string {
+  return `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: ${name}
+spec:
+  type: lakehouse
+  autoBootstrap: true
+  config:
+    workspaceUrl: https://${host}
+    httpPath: ${httpPath}
+    token: { fromEnv: LAKE_TOKEN }
+`;
+}
+
+export function webhookManifest(name: string, types: string[] = ['modelCreated'], secret = true): string {
+  return `apiVersion: govops/v1
+kind: Webhook
+metadata:
+  name: ${name}
+spec:
+  url: https://hooks.example.com/${name}
+  global: false
+  notificationType: [${types.join(', ')}]
+  actionType: triggered
+${secret ? '  secret: { fromEnv: HOOK_SECRET }\n' : ''}`;
+}

@@ -1,0 +1,182 @@
+import { readFile } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { renderText } from '../../src/plan/render-text.js';
+import { rig, sqlManifest, lakeManifest, webhookManifest, type Rig } from './inproc.js';
+
+let r: Rig;
+const SECRETS = { SQL_PASSWORD: 'pw-AAAA-1111', ADMIN_PASSWORD: 'adm-BBBB-2222', LAKE_TOKEN: 'tok-CCCC-3333', HOOK_SECRET: 'hook-DDDD-4444' };
+beforeEach(async () => {
+  r = await rig();
+  Object.assign(r.env, SECRETS);
+});
+afterEach(async () => {
+  await r.close();
+});
+
+const writes = (): string[] => r.lines().filter((l) => !l.startsWith('GET'));
+
+describe('apply lifecycle (sandbox over HTTP)', () => {
+  it('secret rotation: an update with a (sensitive) change, then no changes; no secret anywhere', async () => {
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
+    await r.write('w.yaml', webhookManifest('hook'));
+    expect((await r.run()).ok).toBe(true);
+    r.env.SQL_PASSWORD = 'pw-rotated-5555';
+    const plan = await r.run({ apply: false });
+    expect(plan.plan!.changes.find((c) => c.name === 'sql')).toMatchObject({
+      action: 'update',
+      changes: [{ path: 'config.password', sensitive: true, forcesReplace: false }],
+    });
+    const text = renderText(plan.plan!);
+    expect(text).toMatch(/~ config\.password = \(sensitive\)/);
+    r.sandbox.clearRequests();
+    const applied = await r.run();
+    expect(applied.ok).toBe(true);
+    expect(writes()).toEqual(['PUT /integrations/1?dryRun=true 200', 'PUT /integrations/1 200']);
+    r.sandbox.clearRequests();
+    const after = await r.run({ apply: false });
+    expect(after.changed).toBe(false);
+    expect(r.lines().sort()).toEqual(['GET /integrations 200', 'GET /webhooks 200']);
+
+    const everything = [await readFile(r.statePath, 'utf8'), ...r.logs, text, JSON.stringify([plan, applied, after])].join('\n');
+    for (const v of [...Object.values(SECRETS), 'pw-rotated-5555']) expect(everything).not.toContain(v);
+  });
+
+  it('adoption: a matching live integration not in state is adopted (+ update sending credentials), never re-created', async () => {
+    const made = await r.api.createIntegration({
+      type: 'lakehouse',
+      autoBootstrap: true,
+      config: { workspaceUrl: 'https://lake.example.com', httpPath: '/sql/1', token: 'whatever' },
+    });
+    await new Promise((ok) => setTimeout(ok, 150));
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
+    const plan = await r.run({ apply: false });
+    expect(plan.plan!.changes[0]).toMatchObject({ action: 'update', adopt: true, liveId: made.id });
+    expect(plan.plan!.summary.adopt).toBe(1);
+    const applied = await r.run();
+    expect(applied.ok).toBe(true);
+    expect(applied.outcomes[0]!.action).toBe('adopt+update');
+    const st = await r.state();
+    expect(st.resources[0]).toMatchObject({ name: 'lake', id: made.id, origin: 'adopted' });
+    expect((await r.api.listIntegrations())).toHaveLength(1);
+    expect((await r.run({ apply: false })).changed).toBe(false);
+  });
+
+  it('prune safety: only owned resources are deleted, with --prune; the delete is dry-run first and polled to 404', async () => {
+    const stranger = await r.api.createIntegration({
+      type: 'lakehouse',
+      autoBootstrap: true,
+      config: { workspaceUrl: 'https://stranger.example.com', httpPath: '/x', token: 't' },
+    });
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com', { autoBootstrap: false, deleteCreds: false }));
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    await r.remove('a.yaml');
+    await r.remove('b.yaml');
+    const noPrune = await r.run();
+    expect(noPrune.outcomes).toEqual([]);
+    expect(noPrune.plan!.warnings.join('\n')).toMatch(/Integration\/lake .*--prune/);
+    const ids = (await r.state()).resources.map((x) => x.id).sort();
+    r.sandbox.clearRequests();
+    const pruned = await r.run({ prune: true });
+    expect(pruned.ok).toBe(true);
+    expect(pruned.outcomes.map((o) => `${o.name}:${o.action}:${o.result}`).sort()).toEqual(['lake:delete:ok', 'sql:delete:ok']);
+    for (const id of ids) {
+      expect(writes()).toContain(`DELETE /integrations/${id}?dryRun=true 200`);
+      expect(writes()).toContain(`DELETE /integrations/${id} 200`);
+      expect(r.lines()).toContain(`GET /integrations/${id}/status 404`);
+    }
+    const left = await r.api.listIntegrations();
+    expect(left.map((l) => l.id)).toEqual([stranger.id]);
+    expect((await r.state()).resources).toEqual([]);
+  });
+
+  it('--max-deletes: a plan deleting more is refused and nothing is applied', async () => {
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
+    await r.write('w.yaml', webhookManifest('hook'));
+    expect((await r.run()).ok).toBe(true);
+    await r.remove('b.yaml');
+    await r.remove('w.yaml');
+    r.sandbox.clearRequests();
+    const res = await r.run({ prune: true, maxDeletes: 1 });
+    expect(res).toMatchObject({ ok: false, stage: 'plan' });
+    expect(res.error).toMatch(/more than --max-deletes 1/);
+    expect(writes()).toEqual([]);
+    expect((await r.run({ prune: true, maxDeletes: 2 })).ok).toBe(true);
+  });
+
+  it('replace: blocked without --allow-replace; with it, delete (with the 2.9 payload) then create', async () => {
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com', { database: 'other' }));
+    r.sandbox.clearRequests();
+    const blocked = await r.run();
+    expect(blocked.ok).toBe(false);
+    expect(blocked.outcomes[0]).toMatchObject({ action: 'replace', result: 'skipped' });
+    expect(blocked.outcomes[0]!.error).toMatch(/--allow-replace/);
+    expect(writes()).toEqual([]);
+    const replaced = await r.run({ allowReplace: true });
+    expect(replaced.ok).toBe(true);
+    expect(writes()).toEqual([
+      'DELETE /integrations/1?dryRun=true 200',
+      'DELETE /integrations/1 200',
+      'POST /integrations?dryRun=true 200',
+      'POST /integrations 200',
+    ]);
+    const live = await r.api.listIntegrations();
+    expect(live.map((l) => [l.id, l.config.database, l.status])).toEqual([['2', 'other', 'enabled']]);
+    expect((await r.state()).resources[0]).toMatchObject({ id: '2', origin: 'created' });
+  });
+
+  it('webhooks: created in one batch, a change is delete + create, prune deletes by id', async () => {
+    await r.write('w1.yaml', webhookManifest('one'));
+    await r.write('w2.yaml', webhookManifest('two', ['modelCreated'], false));
+    expect((await r.run()).ok).toBe(true);
+    expect(writes().map((l) => l.replace(/ \d+$/, ''))).toEqual(['POST /webhooks']);
+    const before = await r.api.listWebhooks();
+    const one = before.find((w) => w.name === 'one')!;
+    await r.write('w1.yaml', webhookManifest('one', ['modelCreated', 'modelDeleted']));
+    r.sandbox.clearRequests();
+    const res = await r.run();
+    expect(res.ok).toBe(true);
+    expect(res.outcomes.map((o) => o.action)).toEqual(['replace']);
+    expect(writes().map((l) => l.replace(/ \d+$/, ''))).toEqual([`DELETE /webhooks/${one.id}`, 'POST /webhooks']);
+    const after = await r.api.listWebhooks();
+    expect(after.find((w) => w.name === 'one')!.notificationType.sort()).toEqual(['modelCreated', 'modelDeleted']);
+    await r.remove('w2.yaml');
+    const two = after.find((w) => w.name === 'two')!;
+    r.sandbox.clearRequests();
+    expect((await r.run({ prune: true })).ok).toBe(true);
+    expect(writes().map((l) => l.replace(/ \d+$/, ''))).toEqual([`DELETE /webhooks/${two.id}`]);
+    expect((await r.run({ apply: false })).changed).toBe(false);
+  });
+
+  it('a renamed manifest keeps its resource (state entry renamed, no API write)', async () => {
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    await r.write('b.yaml', lakeManifest('lake-renamed', 'lake.example.com'));
+    r.sandbox.clearRequests();
+    const res = await r.run({ prune: true });
+    expect(res.outcomes.map((o) => `${o.name}:${o.action}:${o.result}`)).toEqual(['lake-renamed:rename:ok']);
+    expect(writes()).toEqual([]);
+    expect((await r.state()).resources.map((x) => x.name)).toEqual(['lake-renamed']);
+  });
+
+  it('govops/delete annotation deletes an autoBootstrap-true integration with its deleteCredentials', async () => {
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com', { annotations: '    govops/delete: "true"' }));
+    const res = await r.run({ prune: true });
+    expect(res.ok).toBe(true);
+    expect(res.outcomes[0]).toMatchObject({ action: 'delete', result: 'ok' });
+    expect(await r.api.listIntegrations()).toEqual([]);
+  });
+
+  it('invalid manifests or a missing secret: stage load, nothing requested', async () => {
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
+    delete r.env.SQL_PASSWORD;
+    const res = await r.run();
+    expect(res).toMatchObject({ ok: false, stage: 'load' });
+    expect(res.error).toMatch(/a\.yaml:\d+:\d+: .*SQL_PASSWORD/);
+    expect(r.lines()).toEqual([]);
+  });
+});

@@ -1,0 +1,91 @@
+/** Builders for planner tests: desired resources via the real toDesired, live objects as the service shows them. */
+import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
+import { withDefaults } from '../../src/manifests/schemas.js';
+import type { IntegrationManifest, WebhookManifest } from '../../src/manifests/types.js';
+import { toDesired } from '../../src/plan/desired.js';
+import type { DesiredIntegration, DesiredWebhook } from '../../src/plan/types.js';
+import { MASK, MASKED_KEYS, type IntegrationType } from '../../src/service/kinds.js';
+import { newState } from '../../src/state/store.js';
+import type { GovopsState, ManagedResource } from '../../src/state/types.js';
+
+export const KEY = newState().fingerprintKey;
+const SRC = { file: 'm.yaml', line: 1, column: 1 };
+
+export function integration(
+  name: string,
+  type: IntegrationType,
+  config: Record<string, unknown>,
+  extra: { autoBootstrap?: boolean; deleteCredentials?: Record<string, unknown>; annotations?: Record<string, string>; secretPaths?: string[] } = {},
+): DesiredIntegration {
+  const m: IntegrationManifest = {
+    apiVersion: 'govops/v1',
+    kind: 'Integration',
+    metadata: { name, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
+    spec: { type, autoBootstrap: extra.autoBootstrap ?? true, config, ...(extra.deleteCredentials ? { deleteCredentials: extra.deleteCredentials } : {}) },
+  };
+  return toDesired(m, SRC, extra.secretPaths ?? [], KEY) as DesiredIntegration;
+}
+
+export function webhook(name: string, spec: Partial<WebhookManifest['spec']> = {}, annotations?: Record<string, string>): DesiredWebhook {
+  const m: WebhookManifest = {
+    apiVersion: 'govops/v1',
+    kind: 'Webhook',
+    metadata: { name, ...(annotations ? { annotations } : {}) },
+    spec: { url: `https://hooks.example.com/${name}`, global: false, notificationType: ['modelCreated'], actionType: 'triggered', ...spec },
+  };
+  return toDesired(m, SRC, spec.secret ? ['spec.secret'] : [], KEY) as DesiredWebhook;
+}
+
+function mask(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(mask);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, MASKED_KEYS.has(k) && typeof v === 'string' ? MASK : mask(v)]));
+  }
+  return value;
+}
+
+/** What the service would list for this desired integration (defaults filled, credentials masked). */
+export function liveOf(d: DesiredIntegration, id: string, status = 'enabled', overrides: Record<string, unknown> = {}): LiveIntegration {
+  return {
+    id,
+    status,
+    validationResults: { status: 'passed', validationTests: [] },
+    type: d.body.type,
+    autoBootstrap: d.body.autoBootstrap ?? false,
+    config: mask({ ...withDefaults(d.body.type, d.body.config), ...overrides }) as Record<string, unknown>,
+  };
+}
+
+export function liveWebhookOf(d: DesiredWebhook, id: string): LiveWebhook {
+  const { secret: _secret, ...rest } = d.body;
+  return { id, ...rest, notificationType: [...rest.notificationType], createdBy: 1 };
+}
+
+export function owned(d: DesiredIntegration | DesiredWebhook, id: string, origin: 'created' | 'adopted' = 'created'): ManagedResource {
+  const r: ManagedResource = {
+    kind: d.kind,
+    name: d.name,
+    id,
+    origin,
+    specHash: d.specHash,
+    secretFingerprints: { ...d.fingerprints },
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
+  if (d.kind === 'Integration') {
+    r.type = d.body.type;
+    r.autoBootstrap = d.body.autoBootstrap ?? false;
+  }
+  return r;
+}
+
+export function stateWith(...resources: ManagedResource[]): GovopsState {
+  return { version: 1, fingerprintKey: KEY, resources };
+}
+
+export const sqlConfig = (host = 'sql.example.com', password = 'pw-one'): Record<string, unknown> => ({
+  host,
+  database: 'govern',
+  schema: 'views',
+  username: 'svc',
+  password,
+});

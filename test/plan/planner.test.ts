@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import { needsApply, planChanges } from '../../src/plan/planner.js';
+import type { DesiredResource, Plan, PlanOptions } from '../../src/plan/types.js';
+import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
+import type { GovopsState } from '../../src/state/types.js';
+import { integration, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
+
+const OPTS: PlanOptions = { prune: false, allowReplace: false };
+
+function plan(
+  desired: DesiredResource[],
+  integrations: LiveIntegration[],
+  state: GovopsState,
+  options: Partial<PlanOptions> = {},
+  webhooks: LiveWebhook[] = [],
+): Plan {
+  return planChanges({ desired, live: { integrations, webhooks }, state, options: { ...OPTS, ...options } });
+}
+
+describe('planChanges: integrations', () => {
+  it('plans a create with every field, secrets only as (sensitive)', () => {
+    const d = integration('sql', 'sql_analytics', sqlConfig());
+    const p = plan([d], [], stateWith());
+    expect(p.changes).toHaveLength(1);
+    expect(p.changes[0]).toMatchObject({ action: 'create', name: 'sql', adopt: false, integrationType: 'sql_analytics' });
+    const pw = p.changes[0]!.changes.find((f) => f.path === 'config.password')!;
+    expect(pw).toEqual({ path: 'config.password', sensitive: true, forcesReplace: false });
+    expect(p.changes[0]!.changes.find((f) => f.path === 'config.port')?.after).toBe(1433); // default filled in
+    expect(JSON.stringify(p)).not.toContain('pw-one');
+    expect(p.summary).toMatchObject({ create: 1, update: 0, replace: 0, delete: 0, adopt: 0 });
+  });
+
+  it('plans zero changes when live matches (defaults filled, masked fields, fingerprints equal)', () => {
+    const d = integration('sql', 'sql_analytics', sqlConfig());
+    const p = plan([d], [liveOf(d, '7')], stateWith(owned(d, '7')));
+    expect(p.changes.map((c) => c.action)).toEqual(['noop']);
+    expect(needsApply(p)).toBe(false);
+    expect(p.errors).toEqual([]);
+  });
+
+  it('a rotated secret plans an update with a (sensitive) change and no value', () => {
+    const old = integration('sql', 'sql_analytics', sqlConfig());
+    const rotated = integration('sql', 'sql_analytics', sqlConfig(undefined, 'pw-two'));
+    const p = plan([rotated], [liveOf(old, '7')], stateWith(owned(old, '7')));
+    expect(p.changes[0]).toMatchObject({ action: 'update', liveId: '7' });
+    expect(p.changes[0]!.changes).toEqual([{ path: 'config.password', sensitive: true, forcesReplace: false }]);
+    expect(JSON.stringify(p)).not.toMatch(/pw-(one|two)/);
+  });
+
+  it('a plain field change is an update with before/after', () => {
+    const d = integration('sql', 'sql_analytics', { ...sqlConfig(), port: 1500 });
+    const before = integration('sql', 'sql_analytics', sqlConfig());
+    const p = plan([d], [liveOf(before, '7')], stateWith(owned(d, '7')));
+    expect(p.changes[0]!.action).toBe('update');
+    expect(p.changes[0]!.changes).toEqual([{ path: 'config.port', before: 1433, after: 1500, sensitive: false, forcesReplace: false }]);
+  });
+
+  it('matches by state id before natural key, and by natural key when not in state (adopt + update)', () => {
+    const d = integration('sql', 'sql_analytics', sqlConfig());
+    // live host differs from desired but the state id points at it: matched, and host is not editable
+    const byId = plan([d], [liveOf(d, '7', 'enabled', { host: 'other.example.com' })], stateWith(owned(d, '7')));
+    expect(byId.changes[0]).toMatchObject({ action: 'replace', liveId: '7', adopt: false });
+    expect(byId.changes[0]!.blocked).toMatch(/--allow-replace/);
+    // not in state: adopted by natural key; the secret is unknown so credentials are sent (update)
+    const adopted = plan([d], [liveOf(d, '9')], stateWith());
+    expect(adopted.changes[0]).toMatchObject({ action: 'update', adopt: true, liveId: '9' });
+    expect(adopted.changes[0]!.changes.every((f) => f.sensitive)).toBe(true);
+    expect(adopted.summary).toMatchObject({ adopt: 1, update: 1 });
+  });
+
+  it('an adopted resource without secrets and no difference is adopt only', () => {
+    const d = integration('trino', 'distributed_sql', {});
+    const p = plan([d], [liveOf(d, '3')], stateWith());
+    expect(p.changes[0]).toMatchObject({ action: 'adopt', adopt: true });
+    expect(needsApply(p)).toBe(true);
+  });
+
+  it('two live matches for one manifest is a plan error', () => {
+    const d = integration('sql', 'sql_analytics', sqlConfig());
+    const p = plan([d], [liveOf(d, '1'), liveOf(d, '2')], stateWith());
+    expect(p.errors[0]).toMatch(/Integration\/sql: 2 live resources match/);
+  });
+
+  it('a non-editable change is a replace: blocked without --allow-replace, allowed with it', () => {
+    const d = integration('sql', 'sql_analytics', { ...sqlConfig(), database: 'other' });
+    const before = integration('sql', 'sql_analytics', sqlConfig());
+    const live = liveOf(before, '7');
+    const blocked = plan([d], [live], stateWith(owned(before, '7')));
+    expect(blocked.changes[0]!.action).toBe('replace');
+    expect(blocked.changes[0]!.changes).toContainEqual({ path: 'config.database', before: 'govern', after: 'other', sensitive: false, forcesReplace: true });
+    expect(blocked.changes[0]!.blocked).toMatch(/allow-replace/);
+    const allowedNoCreds = plan([d], [live], stateWith(owned(before, '7')), { allowReplace: true });
+    expect(allowedNoCreds.changes[0]!.blocked).toMatch(/deleteCredentials/);
+    const dc = integration('sql', 'sql_analytics', { ...sqlConfig(), database: 'other' }, {
+      deleteCredentials: { authenticationType: 'userPassword', username: 'admin', password: 'x' },
+    });
+    const allowed = plan([dc], [live], stateWith(owned(before, '7')), { allowReplace: true });
+    expect(allowed.changes[0]).toMatchObject({ action: 'replace', deleteNeedsCredentials: true });
+    expect(allowed.changes[0]!.blocked).toBeUndefined();
+  });
+
+  it('an integration in createError is fixed by an update (PUT), not a create', () => {
+    const d = integration('sql', 'sql_analytics', sqlConfig());
+    const p = plan([d], [liveOf(d, '7', 'createError')], stateWith(owned(d, '7')));
+    expect(p.changes[0]).toMatchObject({ action: 'update', liveId: '7' });
+    expect(p.changes[0]!.reasons.join()).toMatch(/createError: fixed by PUT/);
+  });
+
+  it('never deletes without --prune, and never deletes what is not in state', () => {
+    const gone = integration('old', 'sql_analytics', sqlConfig('old.example.com'), { autoBootstrap: false });
+    const stranger = integration('stranger', 'sql_analytics', sqlConfig('stranger.example.com'));
+    const live = [liveOf(gone, '4'), liveOf(stranger, '5')];
+    const noPrune = plan([], live, stateWith(owned(gone, '4')));
+    expect(noPrune.changes).toEqual([]);
+    expect(noPrune.warnings[0]).toMatch(/Integration\/old .*--prune/);
+    const pruned = plan([], live, stateWith(owned(gone, '4')), { prune: true });
+    expect(pruned.changes).toHaveLength(1);
+    expect(pruned.changes[0]).toMatchObject({ action: 'delete', name: 'old', liveId: '4' });
+    expect(pruned.changes[0]!.manualScript?.command).toBe('govops scripts old --phase delete');
+  });
+
+  it('a prune of an autoBootstrap-true integration needing delete credentials is blocked with a way out', () => {
+    const d = integration('old', 'cloud_warehouse', { host: 'cw.example.com', warehouse: 'w', database: 'd', authenticationType: 'userPassword', username: 'u', password: 'p', role: 'r' });
+    const p = plan([], [liveOf(d, '4')], stateWith(owned(d, '4')), { prune: true });
+    expect(p.changes[0]!.action).toBe('delete');
+    expect(p.changes[0]!.blocked).toMatch(/govops\/delete/);
+    // the annotation with credentials makes it deletable
+    const marked = integration('old', 'cloud_warehouse', { host: 'cw.example.com', warehouse: 'w', database: 'd', authenticationType: 'userPassword', username: 'u', password: 'p', role: 'r' }, {
+      annotations: { 'govops/delete': 'true' },
+      deleteCredentials: { authenticationType: 'userPassword', username: 'a', password: 'b', role: 'r' },
+    });
+    const q = plan([marked], [liveOf(d, '4')], stateWith(owned(d, '4')), { prune: true });
+    expect(q.changes[0]).toMatchObject({ action: 'delete', deleteNeedsCredentials: true });
+    expect(q.changes[0]!.blocked).toBeUndefined();
+    const noPrune = plan([marked], [liveOf(d, '4')], stateWith(owned(d, '4')));
+    expect(noPrune.changes[0]!.action).toBe('noop');
+    expect(noPrune.warnings).toEqual(['Integration/old is marked govops/delete but is not deleted: run with --prune to delete it']);
+  });
+
+  it('--max-deletes exceeded is a plan error', () => {
+    const a = integration('a', 'object_store', { name: 'a', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'x', cloudLocationPath: 's3://a', authenticationType: 'auto' }, { autoBootstrap: false });
+    const b = integration('b', 'object_store', { name: 'b', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'x', cloudLocationPath: 's3://b', authenticationType: 'auto' }, { autoBootstrap: false });
+    const st = stateWith(owned(a, '1'), owned(b, '2'));
+    const live = [liveOf(a, '1'), liveOf(b, '2')];
+    expect(plan([], live, st, { prune: true, maxDeletes: 1 }).errors[0]).toMatch(/more than --max-deletes 1/);
+    expect(plan([], live, st, { prune: true, maxDeletes: 2 }).errors).toEqual([]);
+  });
+
+  it('says which script the manual flow needs', () => {
+    const lake = integration('lake', 'lakehouse', { workspaceUrl: 'https://lake.example.com', httpPath: '/sql', token: 't' }, { autoBootstrap: false });
+    const sql = integration('sql', 'sql_analytics', sqlConfig(), { autoBootstrap: false });
+    const p = plan([lake, sql], [], stateWith());
+    expect(p.changes.find((c) => c.name === 'lake')!.manualScript).toEqual({ phase: 'create', command: 'govops scripts lake --phase create' });
+    expect(p.changes.find((c) => c.name === 'sql')!.manualScript?.phase).toBe('initial-create');
+    const auto = plan([integration('x', 'sql_analytics', sqlConfig('x.example.com'))], [], stateWith());
+    expect(auto.changes[0]!.manualScript).toBeUndefined();
+  });
+
+  it('a renamed manifest takes over its resource instead of creating a duplicate', () => {
+    const oldName = integration('old', 'sql_analytics', sqlConfig());
+    const renamed = integration('new', 'sql_analytics', sqlConfig());
+    const p = plan([renamed], [liveOf(oldName, '7')], stateWith(owned(oldName, '7')), { prune: true });
+    expect(p.changes).toHaveLength(1);
+    expect(p.changes[0]).toMatchObject({ action: 'noop', renamedFrom: 'old', liveId: '7' });
+    expect(needsApply(p)).toBe(true);
+  });
+});
+
+describe('planChanges: webhooks', () => {
+  it('create, no-op, and any change is a replace (allowed without --allow-replace)', () => {
+    const w = webhook('hook');
+    expect(plan([w], [], stateWith()).changes[0]!.action).toBe('create');
+    const live = liveWebhookOf(w, '11');
+    expect(plan([w], [], stateWith(owned(w, '11')), {}, [live]).changes[0]!.action).toBe('noop');
+    const changed = webhook('hook', { notificationType: ['modelCreated', 'modelDeleted'] });
+    const p = plan([changed], [], stateWith(owned(w, '11')), {}, [live]);
+    expect(p.changes[0]).toMatchObject({ action: 'replace', liveId: '11' });
+    expect(p.changes[0]!.blocked).toBeUndefined();
+    expect(p.changes[0]!.changes[0]).toMatchObject({ path: 'notificationType', forcesReplace: true });
+  });
+
+  it('notificationType order does not matter', () => {
+    const w = webhook('hook', { notificationType: ['b', 'a'] });
+    const live = { ...liveWebhookOf(w, '11'), notificationType: ['a', 'b'] };
+    expect(plan([w], [], stateWith(owned(w, '11')), {}, [live]).changes[0]!.action).toBe('noop');
+  });
+
+  it('a rotated webhook secret is a (sensitive) replace; adoption with a secret warns instead', () => {
+    const w = webhook('hook', { secret: 'one' });
+    const live = liveWebhookOf(w, '11');
+    const rotated = webhook('hook', { secret: 'two' });
+    const p = plan([rotated], [], stateWith(owned(w, '11')), {}, [live]);
+    expect(p.changes[0]!.changes).toEqual([{ path: 'secret', sensitive: true, forcesReplace: true }]);
+    const adopted = plan([w], [], stateWith(), {}, [live]);
+    expect(adopted.changes[0]).toMatchObject({ action: 'adopt', adopt: true });
+    expect(adopted.warnings[0]).toMatch(/cannot be compared/);
+    expect(JSON.stringify([p, adopted])).not.toMatch(/"(one|two)"/);
+  });
+
+  it('an adopted webhook that differs is replaced only with --allow-replace (it was not created by govops)', () => {
+    const live = liveWebhookOf(webhook('hook'), '11');
+    const changed = webhook('hook', { url: 'https://hooks.example.com/other' });
+    const p = plan([changed], [], stateWith(), {}, [live]);
+    expect(p.changes[0]).toMatchObject({ action: 'replace', adopt: true });
+    expect(p.changes[0]!.blocked).toMatch(/--allow-replace/);
+    expect(plan([changed], [], stateWith(), { allowReplace: true }, [live]).changes[0]!.blocked).toBeUndefined();
+  });
+
+  it('prunes only owned webhooks', () => {
+    const mine = webhook('mine');
+    const theirs = webhook('theirs');
+    const p = plan([], [], stateWith(owned(mine, '1')), { prune: true }, [liveWebhookOf(mine, '1'), liveWebhookOf(theirs, '2')]);
+    expect(p.changes.map((c) => `${c.action}:${c.name}`)).toEqual(['delete:mine']);
+  });
+});

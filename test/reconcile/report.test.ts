@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { diagnosticLine, outcomeMarkdown, outcomeTable, progressLine } from '../../src/reconcile/report.js';
+import type { ResourceOutcome } from '../../src/reconcile/types.js';
+
+const ok: ResourceOutcome = { resourceKind: 'Integration', name: 'lake', action: 'create', result: 'ok', durationMs: 1234 };
+const bad: ResourceOutcome = {
+  resourceKind: 'Webhook',
+  name: 'hook',
+  action: 'replace',
+  result: 'failed',
+  durationMs: 80,
+  error: 'create (dry run) failed validation (422): x',
+  validation: [{ name: 'Basic Connection Test', status: 'failed' }],
+};
+
+describe('apply report', () => {
+  it('progress lines: counter and mark on a TTY, plain otherwise', () => {
+    expect(progressLine(ok, 3, 10, true)).toBe('[3/10] ✓ Integration/lake create (1.2s)');
+    expect(progressLine(bad, 4, 10, false)).toBe('Webhook/hook: replace failed (80ms): create (dry run) failed validation (422): x');
+  });
+
+  it('final table: aligned columns, failures with their validation tests, totals', () => {
+    const t = outcomeTable([bad, ok]);
+    expect(t.split('\n').slice(0, 3)).toEqual([
+      'RESOURCE          ACTION   RESULT  DURATION',
+      'Integration/lake  create   ok      1.2s',
+      'Webhook/hook      replace  failed  80ms',
+    ]);
+    expect(t).toContain('    validation test "Basic Connection Test": failed');
+    expect(t).toContain('Apply finished with failures: 1 ok, 1 failed, 0 skipped.');
+    expect(outcomeMarkdown([ok])).toContain('| Integration/lake | create | ok | 1.2s |  |');
+  });
+
+  it('diagnostics as file:line:col', () => {
+    expect(diagnosticLine({ file: 'a.yaml', line: 3, column: 5, kind: 'Integration', name: 'x', severity: 'warning', message: 'plain literal' })).toBe(
+      'a.yaml:3:5: warning: Integration/x: plain literal',
+    );
+  });
+});

@@ -87,3 +87,141 @@ export interface ManifestSet {
   manifests: LoadedManifest[];
   diagnostics: Diagnostic[];
 }
+
+// ---------------------------------------------------------------------------------------------
+// Per-kind config shapes as written in manifests (schemas/config/*.json; any string may be a
+// secret reference). `IntegrationSpec.config` stays a plain record; these document and narrow it.
+
+export interface ImpersonationConfig {
+  enabled?: boolean;
+  role?: string;
+}
+
+export interface ObjectStoreConfig {
+  name: string;
+  cloudAccountId: string;
+  cloudRegion: string;
+  cloudLocationRole: string;
+  cloudLocationPath: string;
+  cloudRoleToAssume?: string;
+  authenticationType: 'auto' | 'accessKey';
+  cloudAccessKeyId?: SecretString;
+  cloudSecretAccessKey?: SecretString;
+  port?: number;
+}
+
+export interface SqlAnalyticsConfig {
+  host: SecretString;
+  database: SecretString;
+  schema: SecretString;
+  username: SecretString;
+  password: SecretString;
+  metadataDelimiters?: { hashDelimiter?: string; hashKeyDelimiter?: string; arrayDelimiter?: string };
+  port?: number;
+  impersonation?: ImpersonationConfig;
+  connectArgs?: SecretString;
+}
+
+export interface LakehouseConfig {
+  port?: number;
+  workspaceUrl: SecretString;
+  httpPath: SecretString;
+  token: SecretString;
+  audit?: { enabled?: boolean };
+  catalog?: string;
+  groupPattern?: { deny?: string };
+}
+
+export interface DatasetWarehouseConfig {
+  role: SecretString;
+  datasetSuffix: string;
+  dataset?: string;
+  location: string;
+  credential: SecretString;
+  port?: number;
+}
+
+export interface OktaConfig {
+  username: SecretString;
+  password: SecretString;
+  appId: SecretString;
+  idpHost: SecretString;
+  role: SecretString;
+}
+
+export interface ColumnarWarehouseConfig {
+  host: SecretString;
+  database: SecretString;
+  initialDatabase?: SecretString;
+  authenticationType: 'userPassword' | 'accessKey' | 'okta';
+  username?: SecretString;
+  password?: SecretString;
+  okta?: OktaConfig;
+  databaseUser?: SecretString;
+  accessKeyId?: SecretString;
+  secretKey?: SecretString;
+  sessionToken?: SecretString;
+  port?: number;
+  impersonation?: ImpersonationConfig;
+  connectArgs?: SecretString;
+}
+
+export interface OAuthClientConfig {
+  provider: SecretString;
+  clientId: SecretString;
+  authorityUrl: SecretString;
+  useCertificate?: boolean;
+  publicCertificateThumbprint?: SecretString;
+  oauthPrivateKey?: SecretString;
+  clientSecret?: SecretString;
+  resource?: SecretString;
+}
+
+export interface CloudWarehouseConfig {
+  host: SecretString;
+  warehouse: SecretString;
+  database: SecretString;
+  authenticationType: 'userPassword' | 'keyPair' | 'oAuth';
+  username?: SecretString;
+  password?: SecretString;
+  privateKey?: SecretString;
+  oAuthClientConfig?: OAuthClientConfig;
+  role?: SecretString;
+  port?: number;
+  audit?: { enabled?: boolean; historicalIngestionMonths?: number };
+  impersonation?: ImpersonationConfig;
+  userRolePattern?: { exclude?: string[] };
+  workspaces?: { enabled?: boolean; warehouses?: string[] };
+  connectArgs?: SecretString;
+  privilegedConnectArgs?: SecretString;
+  lineage?: {
+    enabled?: boolean;
+    lineageConfig?: { tableFilter?: string; tagFilterRegex?: string; ingestBatchSize?: number };
+  };
+}
+
+/** The config type of each kind (distributed_sql has none). */
+export interface ConfigByType {
+  object_store: ObjectStoreConfig;
+  sql_analytics: SqlAnalyticsConfig;
+  lakehouse: LakehouseConfig;
+  dataset_warehouse: DatasetWarehouseConfig;
+  columnar_warehouse: ColumnarWarehouseConfig;
+  cloud_warehouse: CloudWarehouseConfig;
+  distributed_sql: never;
+}
+
+/** The 2.9 delete payloads as written in `spec.deleteCredentials`. */
+export interface DeleteCredentials {
+  authenticationType: 'userPassword' | 'accessKey' | 'okta' | 'keyPair' | 'oAuth';
+  username?: SecretString;
+  password?: SecretString;
+  databaseUser?: SecretString;
+  accessKeyId?: SecretString;
+  secretKey?: SecretString;
+  sessionToken?: SecretString;
+  okta?: OktaConfig;
+  privateKey?: SecretString;
+  oAuthClientConfig?: OAuthClientConfig;
+  role?: SecretString;
+}

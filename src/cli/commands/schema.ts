@@ -1,9 +1,12 @@
+/** `govops schema`: the combined JSON Schema of the manifests, for editors (YAML language server). */
 import type { Command } from 'commander';
+import { combinedSchema } from '../../manifests/bundle.js';
 
-/** TODO(owner of this command): replace this placeholder registration. */
 export function register(program: Command): void {
-  program.command('schema').description('(not yet implemented)').action(() => {
-    process.stderr.write('govops schema: not implemented yet\n');
-    process.exitCode = 1;
-  });
+  program
+    .command('schema')
+    .description('print the combined JSON Schema of govops manifests (for the YAML language server)')
+    .action(() => {
+      process.stdout.write(`${JSON.stringify(combinedSchema(), null, 2)}\n`);
+    });
 }

@@ -1,9 +1,38 @@
+/** `govops validate [PATH...]`: every problem in every manifest file, offline. */
 import type { Command } from 'commander';
+import { contextFrom, EXIT } from '../context.js';
+import { loadManifests } from '../../manifests/loader.js';
+import { formatDiagnostic, summarize } from '../../manifests/format.js';
 
-/** TODO(owner of this command): replace this placeholder registration. */
+interface ValidateOptions {
+  strict?: boolean;
+}
+
 export function register(program: Command): void {
-  program.command('validate').description('(not yet implemented)').action(() => {
-    process.stderr.write('govops validate: not implemented yet\n');
-    process.exitCode = 1;
-  });
+  program
+    .command('validate')
+    .description('check manifests offline: YAML, schemas, duplicates, plain-literal credentials (secrets are not resolved)')
+    .argument('[paths...]', 'files or folders to check (default: .)')
+    .option('--strict', 'plain-literal credentials are errors, not warnings')
+    .action(async (paths: string[], opts: ValidateOptions, command: Command) => {
+      const ctx = contextFrom(command);
+      const result = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), strict: Boolean(opts.strict) });
+      const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
+      if (ctx.options.output === 'json') {
+        const list = result.diagnostics.map((d) => ({
+          file: d.file,
+          line: d.line,
+          column: d.column,
+          kind: d.kind ?? null,
+          name: d.name ?? null,
+          severity: d.severity,
+          message: d.message,
+        }));
+        ctx.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+      } else {
+        for (const d of result.diagnostics) ctx.stdout.write(`${formatDiagnostic(d, ctx.color)}\n`);
+      }
+      ctx.stderr.write(`${summarize(result.diagnostics, result.files.length, result.manifests.length)}\n`);
+      process.exitCode = errors > 0 ? EXIT.error : EXIT.ok;
+    });
 }

@@ -1,0 +1,39 @@
+/** Cheap checks that run before the YAML parser, so hostile input fails fast. */
+
+export const MAX_FILE_BYTES = 1024 * 1024;
+export const MAX_DEPTH = 64;
+export const MAX_ALIAS_COUNT = 100;
+/** Leading spaces beyond this mean block nesting far deeper than any manifest needs. */
+const MAX_INDENT = 512;
+
+/** A reason to refuse the text before parsing it, or undefined. */
+export function precheck(text: string): { message: string; offset: number } | undefined {
+  if (text.length > MAX_FILE_BYTES || Buffer.byteLength(text, 'utf8') > MAX_FILE_BYTES) {
+    return { message: `file is larger than ${MAX_FILE_BYTES} bytes (1 MiB); manifests are small text files`, offset: 0 };
+  }
+  const nul = text.indexOf('\u0000');
+  if (nul >= 0) return { message: 'binary content (NUL byte): not a YAML text file', offset: nul };
+  const deepIndent = new RegExp(`^ {${MAX_INDENT + 1}}`, 'm').exec(text);
+  if (deepIndent) return { message: `nesting too deep (indentation over ${MAX_INDENT} columns)`, offset: deepIndent.index + MAX_INDENT };
+  // Flow nesting: only brackets cost work (the regex engine skips the rest).
+  const brackets = /[[\]{}]/g;
+  let depth = 0;
+  for (let m = brackets.exec(text); m; m = brackets.exec(text)) {
+    const c = m[0];
+    if (c === '[' || c === '{') {
+      if (++depth > MAX_DEPTH) return { message: `nesting deeper than ${MAX_DEPTH} levels`, offset: m.index };
+    } else if (depth > 0) depth--;
+  }
+  return undefined;
+}
+
+/** Depth of a parsed value (iterative: no recursion on hostile data). */
+export function depthExceeds(value: unknown, max = MAX_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (d > max) return true;
+    if (v && typeof v === 'object') for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return false;
+}

@@ -1,0 +1,155 @@
+/** Turn ajv errors into SchemaIssues a person can act on (paths, conditions, did-you-mean). */
+import type { ErrorObject } from 'ajv';
+import { conditionOf, describeIf } from './conditions.js';
+import { suggestion } from './suggest.js';
+import type { SchemaIssue } from './schemas.js';
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function pointerToPath(pointer: string): (string | number)[] {
+  if (!pointer) return [];
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^(0|[1-9][0-9]*)$/.test(s) ? Number(s) : s));
+}
+
+function valueAt(root: unknown, path: (string | number)[]): unknown {
+  let cur = root;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string | number, unknown>)[seg];
+  }
+  return cur;
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'string') return 'a string';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'an integer' : 'a number';
+  return `a ${typeof v}`;
+}
+
+const ARTICLE: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean (true or false)',
+  object: 'a mapping',
+  array: 'a list',
+  null: 'null',
+};
+
+function show(v: unknown): string {
+  return typeof v === 'string' ? `\`${v}\`` : `\`${JSON.stringify(v)}\``;
+}
+
+function withCondition(message: string, cond: string): string {
+  return cond ? `${message} ${cond}` : message;
+}
+
+function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): SchemaIssue | undefined {
+  const path = pointerToPath(e.instancePath);
+  const value = valueAt(root, path);
+  const params = e.params as Record<string, unknown>;
+  const cond = conditionOf(e.parentSchema);
+  const parent = isObj(e.parentSchema) ? e.parentSchema : {};
+  switch (e.keyword) {
+    case 'if':
+    case 'allOf':
+      return undefined; // summaries of errors reported on their own
+    case 'required': {
+      const prop = String(params.missingProperty);
+      return { path, target: 'key', message: withCondition(`missing required field \`${prop}\``, cond ? `(required ${cond})` : '') };
+    }
+    case 'additionalProperties': {
+      const prop = String(params.additionalProperty);
+      const allowed = isObj(parent.properties) ? Object.keys(parent.properties) : [];
+      return { path: [...path, prop], target: 'key', message: `unknown field \`${prop}\`${suggestion(prop, allowed)}` };
+    }
+    case 'false schema': {
+      const prop = path[path.length - 1];
+      return { path, target: 'key', message: withCondition(`field \`${String(prop)}\` is not allowed`, falseCondition(e, all)) };
+    }
+    case 'type': {
+      const want = String(params.type)
+        .split(',')
+        .map((t) => ARTICLE[t] ?? t)
+        .join(' or ');
+      return { path, message: `must be ${want}, not ${typeName(value)}` };
+    }
+    case 'enum': {
+      const allowed = (params.allowedValues as unknown[]) ?? [];
+      const hint = typeof value === 'string' ? suggestion(value, allowed.map(String)) : '';
+      if (allowed.length > 12) return { path, message: `unknown value ${show(value)}${hint}` };
+      return { path, message: `must be one of ${allowed.map((a) => String(a)).join(', ')}, not ${show(value)}${hint}` };
+    }
+    case 'const':
+      return { path, message: withCondition(`must be ${JSON.stringify(params.allowedValue)}`, cond) };
+    case 'minLength':
+      return { path, message: params.limit === 1 ? 'must not be empty' : `must be at least ${String(params.limit)} characters` };
+    case 'maxLength':
+      return { path, message: `must be at most ${String(params.limit)} characters` };
+    case 'minItems':
+      return { path, message: params.limit === 1 ? 'must not be empty' : `must have at least ${String(params.limit)} items` };
+    case 'uniqueItems':
+      return { path, message: `must not repeat items (items ${String(params.j)} and ${String(params.i)} are equal)` };
+    case 'minimum':
+    case 'maximum': {
+      const min = parent.minimum;
+      const max = parent.maximum;
+      if (typeof min === 'number' && typeof max === 'number') return { path, message: `must be between ${min} and ${max}, not ${String(value)}` };
+      return { path, message: `must be ${String(params.comparison)} ${String(params.limit)}, not ${String(value)}` };
+    }
+    case 'pattern': {
+      if (parent.format === 'uri') return { path, message: `${show(value)} is not a valid http(s) URL` };
+      if (typeof parent.description === 'string') return { path, message: `${show(value)} is not valid: ${parent.description}` };
+      return { path, message: `${show(value)} does not match ${String(params.pattern)}` };
+    }
+    case 'format': {
+      const f = String(params.format);
+      if (f === 'hostname') return { path, message: `${show(value)} is not a valid hostname (write the host name only, without scheme, port or path)` };
+      if (f === 'uri') return { path, message: `${show(value)} is not a valid http(s) URL` };
+      if (f === 'regex') return { path, message: `${show(value)} is not a valid regular expression` };
+      return { path, message: `must be a valid ${f}` };
+    }
+    default:
+      return { path, message: e.message ?? `fails ${e.keyword}` };
+  }
+}
+
+/**
+ * ajv gives no parent for a `false` schema; its condition comes from the `if` error ajv reports next
+ * to it: same schema path up to `/then/` (or `/else/`), at the parent object.
+ */
+function falseCondition(e: ErrorObject, all: ErrorObject[]): string {
+  const m = /^(.*)\/(then|else)\/properties\/[^/]+\/false schema$/.exec(e.schemaPath);
+  if (!m) return '';
+  const parentPointer = e.instancePath.slice(0, e.instancePath.lastIndexOf('/'));
+  const ifError = all.find((x) => x.keyword === 'if' && x.schemaPath === `${m[1]}/if` && x.instancePath === parentPointer);
+  const ps = ifError?.parentSchema as Record<string, unknown> | undefined;
+  if (!ps) return '';
+  const d = describeIf(ps.if);
+  return d ? `${m[2] === 'then' ? 'when' : 'unless'} ${d}` : '';
+}
+
+export function toIssues(errors: ErrorObject[], root: unknown): SchemaIssue[] {
+  const out: SchemaIssue[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    const issue = describe(e, root, errors);
+    if (!issue) continue;
+    const key = `${JSON.stringify(issue.path)}|${issue.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(issue);
+  }
+  return out;
+}

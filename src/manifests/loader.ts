@@ -1,0 +1,112 @@
+/**
+ * loadManifests: find, read, parse and validate every manifest under some paths, in one call.
+ * Returns the valid manifests and every diagnostic; any `error` diagnostic means the set must
+ * not be applied. Used by `govops validate`, plan/apply, and the daemon.
+ */
+import { open } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { findManifestFiles } from './discover.js';
+import { checkDuplicates } from './duplicates.js';
+import { MAX_FILE_BYTES } from './hostile.js';
+import { parseManifestText } from './parse.js';
+import type { Diagnostic, LoadedManifest, ManifestSet } from './types.js';
+
+export interface LoadOptions {
+  /** Paths are resolved against it and files are named relative to it. Default: process.cwd(). */
+  cwd?: string;
+  /** Plain-literal credentials are errors instead of warnings (`validate --strict`). */
+  strict?: boolean;
+}
+
+export interface LoadResult extends ManifestSet {
+  /** Files read (as named in diagnostics). */
+  files: string[];
+}
+
+/** How a file is named in diagnostics: relative to cwd when inside it, else absolute. */
+export function displayName(abs: string, cwd: string): string {
+  const rel = relative(cwd, abs);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Read a file, refusing (without reading it all) anything over the size limit. */
+async function readText(abs: string): Promise<{ text?: string; message?: string }> {
+  let handle;
+  try {
+    handle = await open(abs, 'r');
+    const { size } = await handle.stat();
+    if (size > MAX_FILE_BYTES) return { message: `file is larger than ${MAX_FILE_BYTES} bytes (1 MiB); manifests are small text files` };
+    const buf = await handle.readFile();
+    if (buf.includes(0)) return { message: 'binary content (NUL byte): not a YAML text file' };
+    try {
+      return { text: decoder.decode(buf) };
+    } catch {
+      return { message: 'not UTF-8 text' };
+    }
+  } catch (err) {
+    return { message: `cannot read file: ${(err as Error).message}` };
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** Like Promise.all(items.map(fn)) with at most `limit` at a time (no EMFILE on large trees). */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+export async function loadManifests(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const found = await findManifestFiles(paths, cwd);
+  const diagnostics: Diagnostic[] = found.problems.map((p) => ({
+    file: displayName(p.path, cwd),
+    line: 1,
+    column: 1,
+    severity: 'error',
+    message: p.message,
+  }));
+  const all: LoadedManifest[] = [];
+  const files: string[] = [];
+  const texts = await mapLimit(found.files, 32, readText);
+  found.files.forEach((abs, i) => {
+    const file = displayName(abs, cwd);
+    files.push(file);
+    const { text, message } = texts[i]!;
+    if (text === undefined) {
+      diagnostics.push({ file, line: 1, column: 1, severity: 'error', message: message ?? 'cannot read file' });
+      return;
+    }
+    const res = parseManifestText(text, file, dirname(abs), { strict: options.strict });
+    all.push(...res.manifests);
+    diagnostics.push(...res.diagnostics);
+  });
+  const dup = checkDuplicates(all);
+  diagnostics.push(...dup.diagnostics);
+  if (found.files.length === 0 && found.problems.length === 0) {
+    diagnostics.push({
+      file: paths.length ? paths.map((p) => displayName(resolve(cwd, p), cwd) || '.').join(', ') : '.',
+      line: 1,
+      column: 1,
+      severity: 'warning',
+      message: 'no manifest files (*.yaml, *.yml) found',
+    });
+  }
+  return { manifests: dup.kept, diagnostics: sortDiagnostics(diagnostics), files };
+}
+
+export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
+  return [...list].sort((a, b) =>
+    a.file !== b.file ? (a.file < b.file ? -1 : 1) : a.line !== b.line ? a.line - b.line : a.column - b.column,
+  );
+}

@@ -1,0 +1,69 @@
+/** Map a path inside a YAML document (['spec','config','host']) back to a line and column. */
+import { isAlias, isMap, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair } from 'yaml';
+import type { SourceLocation } from './types.js';
+
+export interface Locator {
+  /** Where the value at `path` is (or the nearest existing ancestor). */
+  value(path: ReadonlyArray<string | number>): SourceLocation;
+  /** Where the key of the last segment of `path` is (falls back to the value / nearest ancestor). */
+  key(path: ReadonlyArray<string | number>): SourceLocation;
+}
+
+function keyOf(pair: Pair): unknown {
+  return isScalar(pair.key) ? pair.key.value : pair.key;
+}
+
+export function makeLocator(doc: Document, lineCounter: LineCounter, file: string, docStart: number): Locator {
+  const at = (offset: number): SourceLocation => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { file, line, column: col };
+  };
+  const walk = (path: ReadonlyArray<string | number>) => {
+    let node: unknown = doc.contents;
+    let lastKey: Node | undefined;
+    let lastFound: { node: unknown; key?: Node } = { node };
+    let complete = true;
+    for (let i = 0; i < path.length; i++) {
+      if (isAlias(node)) node = node.resolve(doc);
+      const seg = path[i];
+      let next: unknown;
+      let key: Node | undefined;
+      if (isMap(node)) {
+        const pair = node.items.find((p) => String(keyOf(p)) === String(seg));
+        if (pair) {
+          next = pair.value ?? null;
+          key = (pair.key as Node) ?? undefined;
+        }
+      } else if (isSeq(node) && typeof seg === 'number') {
+        next = node.items[seg];
+      }
+      if (next === undefined) {
+        complete = false;
+        break;
+      }
+      node = next;
+      lastKey = key;
+      lastFound = { node: next, key };
+    }
+    return { complete, lastFound, lastKey };
+  };
+  const rangeStart = (n: unknown): number | undefined => {
+    const r = (n as { range?: [number, number, number] } | null)?.range;
+    return r ? r[0] : undefined;
+  };
+  const value = (path: ReadonlyArray<string | number>): SourceLocation => {
+    const { complete, lastFound } = walk(path);
+    // A path that does not exist: the key of its nearest existing ancestor (where to add it).
+    const start = complete
+      ? (rangeStart(lastFound.node) ?? rangeStart(lastFound.key) ?? docStart)
+      : (rangeStart(lastFound.key) ?? rangeStart(lastFound.node) ?? docStart);
+    return at(start);
+  };
+  const key = (path: ReadonlyArray<string | number>): SourceLocation => {
+    const { complete, lastFound } = walk(path);
+    if (complete && lastFound.key) return at(rangeStart(lastFound.key) ?? docStart);
+    if (path.length === 0 || !complete) return at(rangeStart(lastFound.key) ?? rangeStart(lastFound.node) ?? docStart);
+    return at(rangeStart(lastFound.node) ?? docStart);
+  };
+  return { value, key };
+}

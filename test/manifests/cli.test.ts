@@ -1,0 +1,122 @@
+/** `govops validate` and `govops schema` as a user runs them (the built CLI, a real process). */
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parseAllDocuments } from 'yaml';
+import { runGovops } from '../helpers/cli.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const fixtures = fileURLToPath(new URL('../fixtures/manifests', import.meta.url));
+
+describe('govops validate', () => {
+  it('the examples are valid (exit 0), Kubernetes YAML under examples/ being ignored', async () => {
+    const res = await runGovops(['validate', 'examples'], { cwd: root });
+    expect(res.stdout).toBe('');
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(/0 errors, 0 warnings/);
+    expect(readFileSync(`${root}/examples/.govopsignore`, 'utf8')).toMatch(/^kubernetes\/$/m);
+  });
+
+  it('the examples cover every kind and authentication variant, with secret references only', async () => {
+    const res = await runGovops(['validate', 'examples', '--strict', '-o', 'json'], { cwd: root });
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual([]);
+    const variants = new Set<string>();
+    let webhooks = 0;
+    for (const f of readdirSync(`${root}/examples`).filter((n) => n.endsWith('.yaml'))) {
+      for (const doc of parseAllDocuments(readFileSync(`${root}/examples/${f}`, 'utf8'))) {
+        const m = doc.toJS() as { kind: string; spec: { type?: string; config?: { authenticationType?: string } } };
+        if (m.kind === 'Webhook') webhooks++;
+        else variants.add(`${m.spec.type}${m.spec.config?.authenticationType ? `/${m.spec.config.authenticationType}` : ''}`);
+      }
+    }
+    expect([...variants].sort()).toEqual(
+      expect.arrayContaining([
+        'cloud_warehouse/keyPair',
+        'cloud_warehouse/oAuth',
+        'cloud_warehouse/userPassword',
+        'columnar_warehouse/accessKey',
+        'columnar_warehouse/okta',
+        'columnar_warehouse/userPassword',
+        'dataset_warehouse',
+        'distributed_sql',
+        'lakehouse',
+        'sql_analytics',
+      ]),
+    );
+    expect([...variants].some((v) => v.startsWith('object_store'))).toBe(true);
+    expect(webhooks).toBeGreaterThanOrEqual(2);
+  });
+
+  it('prints every problem as path:line:col: Kind/name: message and exits 1', async () => {
+    const res = await runGovops(['validate', 'invalid'], { cwd: fixtures });
+    expect(res.code).toBe(1);
+    const lines = res.stdout.trim().split('\n');
+    expect(lines).toEqual([
+      'invalid/integrations.yaml:8:3: Integration/warehouse: missing required field `host`',
+      'invalid/integrations.yaml:9:5: Integration/warehouse: unknown field `hots` (did you mean `host`?)',
+      'invalid/integrations.yaml:14:11: Integration/warehouse: must be between 0 and 65535, not 70000',
+      'invalid/webhooks.yml:14:9: Webhook/warehouse: duplicate name: Webhook/warehouse is also defined at invalid/webhooks.yml:1:1 (names are unique per kind)',
+      'invalid/webhooks.yml:20:11: warning: Webhook/warehouse: `secret` is a plain literal: write it as { fromEnv: NAME } or { fromFile: PATH }',
+    ]);
+    expect(res.stdout).not.toContain('plain-text-secret');
+    expect(res.stderr.trim().split('\n').pop()).toBe('2 files, 1 valid manifest: 4 errors, 1 warning');
+  });
+
+  it('--output json prints the diagnostics list', async () => {
+    const res = await runGovops(['validate', '--output', 'json', 'invalid/webhooks.yml'], { cwd: fixtures });
+    expect(res.code).toBe(1);
+    expect(JSON.parse(res.stdout)).toEqual([
+      { file: 'invalid/webhooks.yml', line: 14, column: 9, kind: 'Webhook', name: 'warehouse', severity: 'error', message: expect.stringMatching(/^duplicate name: Webhook\/warehouse is also defined at invalid\/webhooks.yml:1:1/) },
+      { file: 'invalid/webhooks.yml', line: 20, column: 11, kind: 'Webhook', name: 'warehouse', severity: 'warning', message: expect.stringMatching(/plain literal/) },
+    ]);
+  });
+
+  it('warnings alone exit 0; --strict makes them errors', async () => {
+    const warn = await runGovops(['validate'], { cwd: `${fixtures}/literal` });
+    expect(warn.code).toBe(0);
+    expect(warn.stdout).toContain('hook.yaml:10:11: warning: Webhook/literal-secret:');
+    const strict = await runGovops(['validate', '--strict', '.'], { cwd: `${fixtures}/literal` });
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain('hook.yaml:10:11: Webhook/literal-secret: `secret` is a plain literal');
+  });
+
+  it('a missing path is an error', async () => {
+    const res = await runGovops(['validate', 'nope'], { cwd: fixtures });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toContain('nope:1:1: no such file or folder');
+  });
+});
+
+describe('govops schema', () => {
+  it('prints the combined schema, the same as schemas/govops.schema.json', async () => {
+    const res = await runGovops(['schema'], { cwd: root });
+    expect(res.code).toBe(0);
+    const schema = JSON.parse(res.stdout) as Record<string, unknown>;
+    expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(schema).toEqual(JSON.parse(readFileSync(`${root}/schemas/govops.schema.json`, 'utf8')));
+    expect(JSON.stringify(schema)).not.toMatch(/"\$ref":"(?!#)/); // self-contained
+  });
+
+  it('validates the examples (secret references included) and rejects unknown fields', () => {
+    const Ajv = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as new (o: object) => {
+      compile(s: object): ((v: unknown) => boolean) & { errors?: unknown };
+    };
+    const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: unknown) => void;
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(ajv);
+    const validate = ajv.compile(JSON.parse(readFileSync(`${root}/schemas/govops.schema.json`, 'utf8')));
+    for (const f of readdirSync(`${root}/examples`).filter((n) => n.endsWith('.yaml'))) {
+      for (const doc of parseAllDocuments(readFileSync(`${root}/examples/${f}`, 'utf8'))) {
+        expect(validate(doc.toJS()), `${f}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+    }
+    const typo = { apiVersion: 'govops/v1', kind: 'Webhook', metadata: { name: 'a' }, spec: { url: 'https://a.example.com', global: false, notificationType: ['modelCreated'], actionType: 'triggered', secrett: 'x' } };
+    expect(validate(typo)).toBe(false);
+    const ref = { ...typo, spec: { ...typo.spec, secrett: undefined, secret: { fromEnv: 'X' } } };
+    delete (ref.spec as Record<string, unknown>).secrett;
+    expect(validate(ref)).toBe(true);
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * The daemon: a source feeding the reconcile loop, with metrics and HTTP endpoints.
+ * `startDaemon` returns once the endpoints listen and the source had its first look.
+ */
+import type { Logger } from 'pino';
+import type { Revision, Source } from '../sources/types.js';
+import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
+import { DaemonMetrics } from './metrics.js';
+import { resourceStates, type ResourceState } from './resources.js';
+import { startHttpServer, type HttpServerHandle } from './server.js';
+
+export interface DaemonOptions {
+  source: Source;
+  reconcile: ReconcileFn;
+  logger: Logger;
+  listen: { host: string; port: number };
+  resyncMs: number;
+  selfHeal: boolean;
+  hookSecret?: string;
+  /** Branch watched (push notifications for other branches are ignored). */
+  branch?: string;
+  metrics?: DaemonMetrics;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Extra fields for /status (e.g. options in force). */
+  info?: Record<string, unknown>;
+}
+
+export class Daemon {
+  readonly loop: ReconcileLoop;
+  readonly metrics: DaemonMetrics;
+  private http?: HttpServerHandle;
+  private resources: ResourceState[] = [];
+  private resourcesRevision?: string;
+  private shuttingDown = false;
+  private startWaiters: Array<(r: Revision) => void> = [];
+
+  constructor(private readonly opts: DaemonOptions) {
+    this.metrics = opts.metrics ?? new DaemonMetrics();
+    this.loop = new ReconcileLoop({
+      reconcile: opts.reconcile,
+      logger: opts.logger,
+      resyncMs: opts.resyncMs,
+      selfHeal: opts.selfHeal,
+      retryBaseMs: opts.retryBaseMs,
+      retryMaxMs: opts.retryMaxMs,
+      onStart: (r) => {
+        for (const w of this.startWaiters.splice(0)) w(r.revision);
+      },
+      onAttempt: (a) => this.afterAttempt(a),
+    });
+    opts.source.onRevision((r) => this.loop.submit(r));
+  }
+
+  get url(): string {
+    if (!this.http) throw new Error('daemon not started');
+    return this.http.url;
+  }
+
+  async start(): Promise<void> {
+    this.http = await startHttpServer(
+      this.opts.listen,
+      {
+        ready: () => this.readiness(),
+        status: () => this.status(),
+        registry: this.metrics.registry,
+        hookSecret: this.opts.hookSecret,
+        onPush: (v) => {
+          if (this.shuttingDown) return false;
+          const branch = this.opts.branch;
+          if (v.ref && branch && v.ref.startsWith('refs/heads/') && v.ref !== `refs/heads/${branch}`) return false;
+          void this.opts.source.refresh();
+          return true;
+        },
+      },
+      this.opts.logger,
+    );
+    this.opts.logger.info({ url: this.http.url, source: this.opts.source.describe() }, 'govops daemon listening');
+    await this.opts.source.start();
+  }
+
+  /** Resolves when the next reconcile starts (benchmarks). */
+  nextStart(): Promise<Revision> {
+    return new Promise((r) => this.startWaiters.push(r));
+  }
+
+  readiness(): { ready: boolean; reason?: string } {
+    const s = this.loop.snapshot();
+    if (this.shuttingDown) return { ready: false, reason: 'shutting down' };
+    if (s.ready) return { ready: true };
+    if (s.lastAttempt?.verdict === 'unreachable') return { ready: false, reason: `service unreachable: ${s.lastAttempt.error ?? ''}`.trim() };
+    if (!s.lastAttempt) return { ready: false, reason: 'no reconcile finished yet' };
+    return { ready: false, reason: `no successful reconcile yet (last: ${s.lastAttempt.verdict})` };
+  }
+
+  status(): Record<string, unknown> {
+    const s = this.loop.snapshot();
+    const latest = this.opts.source.current();
+    const sourceError = (this.opts.source as { error?: () => string | undefined }).error?.();
+    const failed = s.lastAttempt && !['applied', 'in-sync', 'drift'].includes(s.lastAttempt.verdict) ? s.lastAttempt : undefined;
+    const rejectedIsLatest = s.rejected && latest && s.rejected.revision === latest.id;
+    return {
+      source: { ...this.opts.source.describe(), ...(sourceError ? { error: sourceError } : {}) },
+      revision: {
+        latest: latest?.id,
+        lastGood: s.lastGood?.id,
+        lastApplied: s.lastApplied?.revision,
+        lastAppliedAt: s.lastApplied?.at,
+        pending: s.pending,
+        rejected: rejectedIsLatest ? s.rejected!.revision : undefined,
+      },
+      ready: this.readiness().ready,
+      drift: s.drift,
+      running: s.running,
+      lastReconcile: s.lastAttempt && summarize(s.lastAttempt),
+      lastSuccess: s.lastSuccess && summarize(s.lastSuccess),
+      lastError: (failed ?? (rejectedIsLatest ? s.rejected : undefined)) && errorOf((failed ?? s.rejected)!),
+      nextRetryAt: s.nextRetryAt,
+      consecutiveFailures: s.consecutiveFailures,
+      resources: this.resources,
+      resourcesRevision: this.resourcesRevision,
+      ...(this.opts.info ? { options: this.opts.info } : {}),
+    };
+  }
+
+  /** Stop accepting work, let the in-flight reconcile finish within `graceMs`, close the endpoints. */
+  async stop(graceMs: number): Promise<boolean> {
+    this.shuttingDown = true;
+    await this.opts.source.stop();
+    const finished = await this.loop.stop(graceMs);
+    await this.http?.close();
+    return finished;
+  }
+
+  private async afterAttempt(a: Attempt): Promise<void> {
+    if (a.result?.plan) {
+      this.resources = resourceStates(a.result);
+      this.resourcesRevision = a.revision;
+    }
+    this.metrics.recordAttempt(a, this.loop.snapshot());
+    await this.opts.source.retain(this.loop.inUse());
+  }
+}
+
+function summarize(a: Attempt): Record<string, unknown> {
+  return {
+    revision: a.revision,
+    reason: a.reason,
+    apply: a.apply,
+    result: a.verdict,
+    startedAt: a.startedAt,
+    finishedAt: a.finishedAt,
+    durationSec: Math.round(a.durationSec * 1000) / 1000,
+    stage: a.result?.stage,
+    summary: a.result?.plan?.summary,
+  };
+}
+
+function errorOf(a: Attempt): Record<string, unknown> {
+  const diagnostics = (a.result?.diagnostics ?? [])
+    .filter((d) => d.severity === 'error')
+    .map((d) => ({ file: d.file, line: d.line, column: d.column, kind: d.kind, name: d.name, message: d.message, at: `${d.file}:${d.line}:${d.column}` }));
+  const failures = (a.result?.outcomes ?? []).filter((o) => o.result === 'failed').map((o) => ({ kind: o.resourceKind, name: o.name, action: o.action, error: o.error }));
+  return {
+    revision: a.revision,
+    result: a.verdict,
+    at: a.finishedAt,
+    message: a.error ?? (diagnostics[0] ? `${diagnostics[0].at}: ${diagnostics[0].message}` : undefined),
+    diagnostics,
+    planErrors: a.result?.plan?.errors ?? [],
+    failures,
+  };
+}
+
+/** Convenience: construct and start. */
+export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
+  const d = new Daemon(opts);
+  await d.start();
+  return d;
+}

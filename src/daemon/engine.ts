@@ -1,0 +1,36 @@
+/** Wire the reconcile engine (src/reconcile/engine.ts) into the loop, reporting files as the user knows them. */
+import type { ServiceApi } from '../api/client-types.js';
+import { reconcile } from '../reconcile/engine.js';
+import type { ReconcileFn } from './loop.js';
+import { rewriteResultPaths } from './paths.js';
+
+export interface EngineSettings {
+  statePath: string;
+  prune: boolean;
+  allowReplace: boolean;
+  maxDeletes?: number;
+  concurrency?: number;
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): ReconcileFn {
+  return async (req) => {
+    const result = await reconcile(api, {
+      root: req.revision.root,
+      paths: req.revision.paths,
+      revision: req.revision.id,
+      apply: req.apply,
+      prune: settings.prune,
+      allowReplace: settings.allowReplace,
+      maxDeletes: settings.maxDeletes,
+      concurrency: settings.concurrency,
+      timeoutMs: settings.timeoutMs,
+      signal: req.signal,
+      logger: req.logger,
+      statePath: settings.statePath,
+      env: settings.env ?? process.env,
+    });
+    return rewriteResultPaths(result, req.revision.root, req.revision.display);
+  };
+}

@@ -1,0 +1,265 @@
+/**
+ * The reconcile loop: one reconcile at a time. Revisions arriving during a reconcile are coalesced
+ * (only the newest runs next). A periodic resync plans the last GOOD revision against live state
+ * (applying it with self-heal). Invalid revisions are rejected whole and the last good one stays in
+ * force; failed applies and an unreachable service are retried with exponential backoff.
+ * The reconcile itself is injected (`reconcile`), so the loop is testable with any real function.
+ */
+import type { Logger } from 'pino';
+import type { ReconcileResult } from '../reconcile/types.js';
+import type { Revision } from '../sources/types.js';
+import { backoffMs, classifyResult, classifyThrown, isSuccess, type Verdict } from './classify.js';
+
+export type Reason = 'revision' | 'resync' | 'retry';
+
+export interface ReconcileRequest {
+  revision: Revision;
+  apply: boolean;
+  reason: Reason;
+  signal: AbortSignal;
+  /** Child logger bound to the reason (the reconcile binds the revision itself, once). */
+  logger: Logger;
+}
+
+export type ReconcileFn = (request: ReconcileRequest) => Promise<ReconcileResult>;
+
+export interface Attempt {
+  revision: string;
+  reason: Reason;
+  apply: boolean;
+  verdict: Verdict;
+  startedAt: string;
+  finishedAt: string;
+  durationSec: number;
+  result?: ReconcileResult;
+  error?: string;
+}
+
+export interface LoopOptions {
+  reconcile: ReconcileFn;
+  logger: Logger;
+  /** Drift check period (default 5 min). */
+  resyncMs: number;
+  selfHeal: boolean;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Called after every attempt (metrics, status, snapshot retention). */
+  onAttempt?(attempt: Attempt, loop: ReconcileLoop): void | Promise<void>;
+  /** Called when an attempt starts. */
+  onStart?(request: Omit<ReconcileRequest, 'signal' | 'logger'>): void;
+}
+
+export interface LoopSnapshot {
+  running?: { revision: string; reason: Reason; since: string };
+  pending?: string;
+  lastGood?: Revision;
+  lastApplied?: { revision: string; at: string };
+  lastAttempt?: Attempt;
+  lastSuccess?: Attempt;
+  rejected?: Attempt;
+  drift: boolean;
+  ready: boolean;
+  nextRetryAt?: string;
+  consecutiveFailures: number;
+}
+
+export class ReconcileLoop {
+  private pending?: Revision;
+  private lastGood?: Revision;
+  private retryTarget?: Revision;
+  private retryApply = true;
+  private retryDue = false;
+  private resyncDue = false;
+  private retryTimer?: NodeJS.Timeout;
+  private resyncTimer?: NodeJS.Timeout;
+  private failures = 0;
+  private worker?: Promise<void>;
+  private abort?: AbortController;
+  private stopped = false;
+  private state: Omit<LoopSnapshot, 'lastGood' | 'pending' | 'consecutiveFailures'> = { drift: false, ready: false };
+  private everSucceeded = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly opts: LoopOptions) {}
+
+  /** A new revision from the source: runs next (replacing any revision still waiting). */
+  submit(revision: Revision): void {
+    if (this.stopped) return;
+    this.pending = revision;
+    this.kick();
+  }
+
+  /** Ask for a drift check now (also what the resync timer does). */
+  resyncNow(): void {
+    if (this.stopped) return;
+    this.resyncDue = true;
+    this.kick();
+  }
+
+  snapshot(): LoopSnapshot {
+    return {
+      ...this.state,
+      pending: this.pending?.id,
+      lastGood: this.lastGood,
+      consecutiveFailures: this.failures,
+    };
+  }
+
+  /** Ids of revisions the loop may still need (their folders must stay on disk). */
+  inUse(): string[] {
+    return [this.lastGood, this.pending, this.retryTarget].filter((r): r is Revision => !!r).map((r) => r.id);
+  }
+
+  /** Resolves when no work is running or queued (tests, benchmarks). */
+  idle(): Promise<void> {
+    if (!this.worker) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /**
+   * Stop: accept no new work, abort the in-flight reconcile (it finishes its in-flight calls) and
+   * wait for it up to `graceMs`. Resolves true when it finished within the grace period.
+   */
+  async stop(graceMs: number): Promise<boolean> {
+    this.stopped = true;
+    this.pending = undefined;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.resyncTimer) clearTimeout(this.resyncTimer);
+    const worker = this.worker;
+    if (!worker) return true;
+    this.abort?.abort(new Error('govops is shutting down'));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs)));
+    const done = await Promise.race([worker.then(() => true), timedOut]);
+    clearTimeout(timer);
+    return done;
+  }
+
+  private kick(): void {
+    if (this.worker || this.stopped) return;
+    this.worker = this.pump().finally(() => {
+      this.worker = undefined;
+      for (const w of this.idleWaiters.splice(0)) w();
+    });
+  }
+
+  private next(): { revision: Revision; apply: boolean; reason: Reason } | undefined {
+    if (this.pending) {
+      const revision = this.pending;
+      this.pending = undefined;
+      return { revision, apply: true, reason: 'revision' };
+    }
+    if (this.retryDue && this.retryTarget) {
+      this.retryDue = false;
+      return { revision: this.retryTarget, apply: this.retryApply, reason: 'retry' };
+    }
+    if (this.resyncDue && this.lastGood) {
+      this.resyncDue = false;
+      return { revision: this.lastGood, apply: this.opts.selfHeal, reason: 'resync' };
+    }
+    return undefined;
+  }
+
+  private async pump(): Promise<void> {
+    for (let work = this.next(); work && !this.stopped; work = this.next()) {
+      await this.runOne(work.revision, work.apply, work.reason);
+    }
+  }
+
+  private async runOne(revision: Revision, apply: boolean, reason: Reason): Promise<void> {
+    const startedAt = new Date();
+    const t0 = process.hrtime.bigint();
+    this.abort = new AbortController();
+    const logger = this.opts.logger.child({ revision: revision.id, reason });
+    this.state.running = { revision: revision.id, reason, since: startedAt.toISOString() };
+    this.opts.onStart?.({ revision, apply, reason });
+    logger.info({ apply }, 'reconcile started');
+    let result: ReconcileResult | undefined;
+    let verdict: Verdict;
+    let error: string | undefined;
+    try {
+      const reconcileLogger = this.opts.logger.child({ reason });
+      result = await this.opts.reconcile({ revision, apply, reason, signal: this.abort.signal, logger: reconcileLogger });
+      verdict = classifyResult(result, apply);
+      error = result.error;
+    } catch (err) {
+      verdict = classifyThrown(err);
+      error = err instanceof Error ? err.message : String(err);
+    }
+    const finishedAt = new Date();
+    const attempt: Attempt = {
+      revision: revision.id,
+      reason,
+      apply,
+      verdict,
+      startedAt: startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      durationSec: Number(process.hrtime.bigint() - t0) / 1e9,
+      result,
+      error,
+    };
+    this.state.running = undefined;
+    this.record(revision, attempt, logger);
+    try {
+      await this.opts.onAttempt?.(attempt, this);
+    } catch (err) {
+      logger.warn({ err: { message: (err as Error).message } }, 'post-reconcile hook failed');
+    }
+  }
+
+  private record(revision: Revision, attempt: Attempt, logger: Logger): void {
+    const v = attempt.verdict;
+    this.state.lastAttempt = attempt;
+    if (v !== 'invalid') this.state.ready = this.everSucceeded;
+    if (v === 'invalid') {
+      this.state.rejected = attempt;
+      logger.error({ error: attempt.error, diagnostics: attempt.result?.diagnostics }, 'revision rejected; the last good revision stays in force');
+    } else if (v === 'unreachable' || v === 'failed') {
+      if (v === 'unreachable') this.state.ready = false;
+      // A revision that planned (or got as far as the service) is valid: it is the target now.
+      if (v === 'failed' && attempt.result?.plan) this.lastGood = revision;
+      this.retryTarget = revision;
+      this.retryApply = attempt.apply;
+      this.failures++;
+      const delay = backoffMs(this.failures, this.opts.retryBaseMs ?? 1000, this.opts.retryMaxMs ?? 300_000);
+      this.state.nextRetryAt = new Date(Date.now() + delay).toISOString();
+      logger.warn({ error: attempt.error, retryInMs: delay, verdict: v }, 'reconcile failed; will retry');
+      if (this.retryTimer) clearTimeout(this.retryTimer);
+      if (!this.stopped) {
+        this.retryTimer = setTimeout(() => {
+          this.retryDue = true;
+          this.kick();
+        }, delay);
+      }
+    } else {
+      this.lastGood = revision;
+      this.everSucceeded = true;
+      this.state.ready = true;
+      this.state.lastSuccess = attempt;
+      this.failures = 0;
+      this.state.nextRetryAt = undefined;
+      const covers = attempt.apply || !this.retryApply;
+      if (covers && (this.retryTarget?.id === revision.id || attempt.reason === 'revision')) {
+        this.retryTarget = undefined;
+        this.retryDue = false;
+        if (this.retryTimer) clearTimeout(this.retryTimer);
+      }
+      if (attempt.apply) this.state.lastApplied = { revision: revision.id, at: attempt.finishedAt };
+      if (attempt.reason === 'resync') {
+        this.state.drift = v === 'drift';
+        if (v === 'drift') logger.warn({ summary: attempt.result?.plan?.summary }, 'drift detected (not applied: --self-heal is off)');
+        else if (v === 'applied') logger.warn({ summary: attempt.result?.plan?.summary }, 'drift detected and repaired');
+      } else {
+        this.state.drift = false;
+      }
+      logger.info({ verdict: v, durationSec: attempt.durationSec }, 'reconcile finished');
+    }
+    this.scheduleResync();
+  }
+
+  private scheduleResync(): void {
+    if (this.stopped) return;
+    if (this.resyncTimer) clearTimeout(this.resyncTimer);
+    this.resyncTimer = setTimeout(() => this.resyncNow(), this.opts.resyncMs);
+  }
+}

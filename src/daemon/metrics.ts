@@ -1,0 +1,108 @@
+/** The daemon's Prometheus metrics, in a registry of its own (never prom-client's global one). */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { RequestEvent } from '../api/client.js';
+import type { Attempt } from './loop.js';
+import { countStates, resourceStates } from './resources.js';
+
+export class DaemonMetrics {
+  readonly registry = new Registry();
+  readonly reconcileTotal = new Counter({
+    name: 'govops_reconcile_total',
+    help: 'Reconcile attempts by result (applied, in-sync, drift, invalid, unreachable, failed)',
+    labelNames: ['result'],
+    registers: [this.registry],
+  });
+  readonly reconcileDuration = new Histogram({
+    name: 'govops_reconcile_duration_seconds',
+    help: 'Duration of reconcile attempts by result',
+    labelNames: ['result'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+  readonly resources = new Gauge({
+    name: 'govops_resources',
+    help: 'Managed resources by kind (integration type or webhook) and sync state, as of the last reconcile',
+    labelNames: ['kind', 'sync_state'],
+    registers: [this.registry],
+  });
+  readonly lastAppliedRevision = new Gauge({
+    name: 'govops_last_applied_revision_info',
+    help: 'The revision last applied successfully (value 1)',
+    labelNames: ['revision'],
+    registers: [this.registry],
+  });
+  readonly lastAppliedTimestamp = new Gauge({
+    name: 'govops_last_applied_timestamp_seconds',
+    help: 'Unix time of the last successful apply',
+    registers: [this.registry],
+  });
+  readonly drift = new Gauge({
+    name: 'govops_drift_detected',
+    help: '1 when the last drift check found live state differing from the last good revision and did not repair it',
+    registers: [this.registry],
+  });
+  readonly rejected = new Counter({
+    name: 'govops_revisions_rejected_total',
+    help: 'Revisions rejected whole (invalid manifest, unresolvable secret, plan error)',
+    registers: [this.registry],
+  });
+  readonly ready = new Gauge({
+    name: 'govops_ready',
+    help: '1 when /readyz answers 200',
+    registers: [this.registry],
+  });
+  readonly apiDuration = new Histogram({
+    name: 'govops_api_request_duration_seconds',
+    help: 'Service API requests (each HTTP attempt) by method, route template and status (0: no response)',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly gitFetchDuration = new Histogram({
+    name: 'govops_git_fetch_duration_seconds',
+    help: 'Duration of git fetches',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+  readonly gitFetchFailures = new Counter({
+    name: 'govops_git_fetch_failures_total',
+    help: 'Failed git fetches',
+    registers: [this.registry],
+  });
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.drift.set(0);
+    this.ready.set(0);
+    this.gitFetchFailures.inc(0);
+    this.rejected.inc(0);
+  }
+
+  onRequest = (e: RequestEvent): void => {
+    this.apiDuration.observe({ method: e.method, route: e.route, status: String(e.status) }, e.durationMs / 1000);
+  };
+
+  onGitFetch = (durationSec: number, ok: boolean): void => {
+    this.gitFetchDuration.observe(durationSec);
+    if (!ok) this.gitFetchFailures.inc();
+  };
+
+  recordAttempt(a: Attempt, snapshot: { drift: boolean; ready: boolean; lastApplied?: { revision: string; at: string } }): void {
+    this.reconcileTotal.inc({ result: a.verdict });
+    this.reconcileDuration.observe({ result: a.verdict }, a.durationSec);
+    if (a.verdict === 'invalid') this.rejected.inc();
+    if (a.result?.plan) {
+      this.resources.reset();
+      for (const c of countStates(resourceStates(a.result)).values()) {
+        this.resources.set({ kind: c.kind, sync_state: c.syncState }, c.count);
+      }
+    }
+    if (snapshot.lastApplied) {
+      this.lastAppliedRevision.reset();
+      this.lastAppliedRevision.set({ revision: snapshot.lastApplied.revision }, 1);
+      this.lastAppliedTimestamp.set(Date.parse(snapshot.lastApplied.at) / 1000);
+    }
+    this.drift.set(snapshot.drift ? 1 : 0);
+    this.ready.set(snapshot.ready ? 1 : 0);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Pure: a revision is reconciled from its own folder (a worktree or a snapshot copy), but reports
+ * must name files as the user knows them (`manifests/a.yaml:12`, `examples/a.yaml:3`).
+ */
+import { isAbsolute, relative } from 'node:path';
+import type { ReconcileResult } from '../reconcile/types.js';
+
+export function displayPathMapper(root: string, display: string, cwd = process.cwd()): (text: string) => string {
+  const prefixes = [...new Set([root, relative(cwd, root)])].filter((p) => p !== '' && p !== '.');
+  const replacement = display === '' ? '' : `${display.replace(/\/+$/, '')}/`;
+  return (text) => {
+    let out = text;
+    for (const p of prefixes.sort((a, b) => b.length - a.length)) {
+      out = out.split(`${p}/`).join(replacement);
+    }
+    return out;
+  };
+}
+
+/** A `file` field: mapped, or (relative to the revision folder) prefixed with the display folder. */
+export function displayFile(file: string, root: string, display: string, map: (text: string) => string): string {
+  const mapped = map(file);
+  if (mapped !== file || isAbsolute(file) || display === '') return mapped;
+  void root;
+  return `${display.replace(/\/+$/, '')}/${file}`;
+}
+
+export function rewriteResultPaths(result: ReconcileResult, root: string, display: string, cwd = process.cwd()): ReconcileResult {
+  const map = displayPathMapper(root, display, cwd);
+  const file = (f: string): string => displayFile(f, root, display, map);
+  return {
+    ...result,
+    diagnostics: result.diagnostics.map((d) => ({ ...d, file: file(d.file), message: map(d.message) })),
+    error: result.error === undefined ? undefined : map(result.error),
+    outcomes: result.outcomes.map((o) => (o.error === undefined ? o : { ...o, error: map(o.error) })),
+    plan: result.plan && {
+      ...result.plan,
+      errors: result.plan.errors.map(map),
+      warnings: result.plan.warnings.map(map),
+      changes: result.plan.changes.map((c) => (c.source ? { ...c, source: { ...c.source, file: file(c.source.file) } } : c)),
+    },
+  };
+}

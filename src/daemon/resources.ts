@@ -1,0 +1,58 @@
+/** Pure: per-resource sync state from a reconcile result (for /status and govops_resources). */
+import type { ReconcileResult } from '../reconcile/types.js';
+
+export type SyncState = 'synced' | 'out_of_sync' | 'failed' | 'blocked';
+
+export interface ResourceState {
+  kind: 'Integration' | 'Webhook';
+  name: string;
+  /** Integration type, when known. */
+  type?: string;
+  liveId?: string;
+  /** What the last plan said to do (`noop` when in sync). */
+  action: string;
+  syncState: SyncState;
+  error?: string;
+  reasons?: string[];
+  source?: { file: string; line: number };
+}
+
+export function resourceStates(result: ReconcileResult): ResourceState[] {
+  const plan = result.plan;
+  if (!plan) return [];
+  const outcomes = new Map(result.outcomes.map((o) => [`${o.resourceKind}/${o.name}`, o]));
+  const out: ResourceState[] = [];
+  for (const c of plan.changes) {
+    const o = outcomes.get(`${c.resourceKind}/${c.name}`);
+    const pendingChange = c.action !== 'noop' || c.adopt;
+    let syncState: SyncState;
+    if (o?.result === 'failed') syncState = 'failed';
+    else if (o?.result === 'ok') syncState = 'synced';
+    else if (c.blocked) syncState = 'blocked';
+    else syncState = pendingChange ? 'out_of_sync' : 'synced';
+    // A delete that went through leaves nothing behind to report.
+    if (c.action === 'delete' && o?.result === 'ok') continue;
+    const state: ResourceState = { kind: c.resourceKind, name: c.name, action: c.adopt && c.action === 'noop' ? 'adopt' : c.action, syncState };
+    if (c.integrationType) state.type = c.integrationType;
+    if (c.liveId) state.liveId = c.liveId;
+    if (o?.error) state.error = o.error;
+    else if (c.blocked) state.error = c.blocked;
+    if (c.reasons.length) state.reasons = c.reasons;
+    if (c.source) state.source = { file: c.source.file, line: c.source.line };
+    out.push(state);
+  }
+  return out;
+}
+
+/** Counts by (kind label, sync state); kind is the integration type for integrations, `webhook` otherwise. */
+export function countStates(states: ResourceState[]): Map<string, { kind: string; syncState: SyncState; count: number }> {
+  const m = new Map<string, { kind: string; syncState: SyncState; count: number }>();
+  for (const s of states) {
+    const kind = s.kind === 'Webhook' ? 'webhook' : (s.type ?? 'integration');
+    const key = `${kind}\0${s.syncState}`;
+    const e = m.get(key) ?? { kind, syncState: s.syncState, count: 0 };
+    e.count++;
+    m.set(key, e);
+  }
+  return m;
+}

@@ -1,0 +1,182 @@
+/**
+ * Directory source: watches a folder with chokidar (debounced; atomic saves and write-in-progress
+ * are absorbed by chokidar's `atomic` + `awaitWriteFinish` and by the debounce). It follows the
+ * symlink swap git-sync does (`<root>/<link>` atomically re-pointed to a new worktree): the parent
+ * folder of every symlink on the path is watched too, and the path is re-resolved on each scan.
+ * Each distinct content becomes a revision: an immutable snapshot `<workdir>/snapshots/<digest>`.
+ * Revision id: the git-sync commit SHA when the resolved path names one, else `sha256:<digest>`.
+ */
+import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { Logger } from 'pino';
+import type { Revision, Source, SourceDescription, SourceMetricsHooks } from './types.js';
+import { digestFiles, gitSyncCommit, isHidden, readTree, writeSnapshot } from './snapshot.js';
+
+export interface DirSourceOptions {
+  dir: string;
+  workdir: string;
+  logger: Logger;
+  /** Quiet period after the last change before scanning (default 300ms). */
+  debounceMs?: number;
+  /** Full rescan interval, a safety net for missed events (default 60s). */
+  intervalMs?: number;
+  hooks?: SourceMetricsHooks;
+}
+
+export class DirSource implements Source {
+  private readonly dir: string;
+  private readonly snapDir: string;
+  private readonly debounceMs: number;
+  private listeners: Array<(r: Revision) => void> = [];
+  private latest?: Revision;
+  private latestDigest?: string;
+  private content?: FSWatcher;
+  private contentReal?: string;
+  private links: FSWatcher[] = [];
+  private debounce?: NodeJS.Timeout;
+  private ticker?: NodeJS.Timeout;
+  private chain: Promise<void> = Promise.resolve();
+  private queued?: Promise<void>;
+  private stopped = false;
+  private digests = new Map<string, string>();
+
+  constructor(private readonly opts: DirSourceOptions) {
+    this.dir = resolve(opts.dir);
+    this.snapDir = join(resolve(opts.workdir), 'snapshots');
+    this.debounceMs = opts.debounceMs ?? 300;
+  }
+
+  describe(): SourceDescription {
+    return { type: 'dir', location: this.opts.dir };
+  }
+
+  onRevision(cb: (revision: Revision) => void): void {
+    this.listeners.push(cb);
+  }
+
+  current(): Revision | undefined {
+    return this.latest;
+  }
+
+  async start(): Promise<void> {
+    await rm(this.snapDir, { recursive: true, force: true });
+    await mkdir(this.snapDir, { recursive: true });
+    await this.watchLinks();
+    await this.refresh();
+    const every = this.opts.intervalMs ?? 60_000;
+    this.ticker = setInterval(() => void this.refresh(), every);
+    this.ticker.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.debounce) clearTimeout(this.debounce);
+    if (this.ticker) clearInterval(this.ticker);
+    await Promise.all([this.content?.close(), ...this.links.map((w) => w.close())]);
+    await this.chain;
+  }
+
+  refresh(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.queued) return this.queued;
+    const p = this.chain.then(() => {
+      this.queued = undefined;
+      return this.scan();
+    });
+    this.queued = p;
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+
+  async retain(ids: Iterable<string>): Promise<void> {
+    const keep = new Set<string>();
+    for (const id of ids) {
+      const d = this.digests.get(id);
+      if (d) keep.add(d);
+    }
+    if (this.latestDigest) keep.add(this.latestDigest);
+    for (const name of await readdir(this.snapDir).catch(() => [] as string[])) {
+      if (!keep.has(name)) await rm(join(this.snapDir, name), { recursive: true, force: true });
+    }
+    for (const [id, d] of this.digests) if (!keep.has(d)) this.digests.delete(id);
+  }
+
+  private changed(): void {
+    if (this.stopped) return;
+    if (this.debounce) clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => void this.refresh(), this.debounceMs);
+  }
+
+  /** Watch the parent of every symlink on the path (depth 0), to see git-sync's swap. */
+  private async watchLinks(): Promise<void> {
+    const parents = new Set<string>();
+    let p = this.dir;
+    while (p !== dirname(p)) {
+      const st = await lstat(p).catch(() => undefined);
+      if (st?.isSymbolicLink()) parents.add(dirname(p));
+      p = dirname(p);
+    }
+    // Always watch the folder's own parent: the folder may be created or replaced as a whole.
+    parents.add(dirname(this.dir));
+    for (const parent of parents) {
+      const w = watch(parent, { depth: 0, ignoreInitial: true, followSymlinks: false, persistent: true });
+      w.on('all', () => this.changed());
+      w.on('error', (err) => this.opts.logger.warn({ err }, 'directory watch error'));
+      this.links.push(w);
+    }
+  }
+
+  private async watchContent(real: string): Promise<void> {
+    if (this.contentReal === real && this.content) return;
+    await this.content?.close();
+    this.contentReal = real;
+    this.content = watch(real, {
+      ignoreInitial: true,
+      followSymlinks: true,
+      awaitWriteFinish: { stabilityThreshold: 80, pollInterval: 20 },
+      ignored: (path: string) => path !== real && path.slice(real.length + 1).split(sep).some(isHidden),
+    });
+    this.content.on('all', () => this.changed());
+    this.content.on('error', (err) => this.opts.logger.warn({ err }, 'directory watch error'));
+  }
+
+  private async scan(): Promise<void> {
+    if (this.stopped) return;
+    const started = process.hrtime.bigint();
+    let ok = false;
+    try {
+      const real = await realpath(this.dir);
+      await this.watchContent(real);
+      const set = await readTree(real);
+      const digest = digestFiles(set);
+      ok = true;
+      if (digest === this.latestDigest) return;
+      const root = join(this.snapDir, digest);
+      await writeSnapshot(root, set);
+      const commit = gitSyncCommit(real);
+      const id = commit ?? `sha256:${digest}`;
+      const uniqueId = commit && [...this.digests].some(([i, d]) => i === commit && d !== digest)
+        ? `${commit}+${digest.slice(0, 12)}`
+        : id;
+      this.digests.set(uniqueId, digest);
+      this.latestDigest = digest;
+      this.latest = {
+        id: uniqueId,
+        root,
+        paths: ['.'],
+        display: this.opts.dir,
+        observedAt: new Date().toISOString(),
+      };
+      this.opts.logger.info({ revision: uniqueId, dir: this.opts.dir, files: set.files.size }, 'new directory revision');
+      for (const cb of this.listeners) cb(this.latest);
+    } catch (err) {
+      this.opts.logger.error(
+        { dir: this.opts.dir, err: { message: (err as Error).message } },
+        `cannot read ${basename(this.dir)}; retrying on the next change`,
+      );
+    } finally {
+      this.opts.hooks?.onFetch?.(Number(process.hrtime.bigint() - started) / 1e9, ok);
+    }
+  }
+}

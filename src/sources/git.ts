@@ -1,0 +1,218 @@
+/**
+ * Git source: a bare cache repo in `<workdir>/repo.git`, fetched on an interval (±10% jitter) and
+ * on `refresh()`. Each new commit of `origin/<branch>` is checked out (detached) into its own
+ * worktree `<workdir>/revs/<sha>`, kept until `retain` drops it. The URL is never logged with
+ * credentials; HTTPS tokens come from GOVOPS_GIT_TOKEN through a GIT_ASKPASS script (the token
+ * itself is never written to disk nor put on a command line).
+ */
+import { mkdir, readdir, rm, writeFile, access } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { simpleGit, type SimpleGit } from 'simple-git';
+import type { Logger } from 'pino';
+import type { Revision, Source, SourceDescription, SourceMetricsHooks } from './types.js';
+import { redactText, redactUrl } from './redact.js';
+import { jittered } from './timer.js';
+
+export interface GitSourceOptions {
+  url: string;
+  branch?: string;
+  /** Manifest folder inside the repository (default '.'). */
+  path?: string;
+  workdir: string;
+  intervalMs: number;
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+  hooks?: SourceMetricsHooks;
+  /** Per git command timeout (default 120s). */
+  commandTimeoutMs?: number;
+}
+
+const ASKPASS = `#!/bin/sh
+# govops: answers git's credential prompts from the environment (never stores the token).
+case "$1" in
+  Username*) printf '%s\\n' "\${GOVOPS_GIT_USERNAME:-x-access-token}" ;;
+  *) printf '%s\\n' "$GOVOPS_GIT_TOKEN" ;;
+esac
+`;
+
+export class GitSource implements Source {
+  private readonly branch: string;
+  private readonly path: string;
+  private readonly workdir: string;
+  private readonly repoDir: string;
+  private readonly revsDir: string;
+  private readonly env: NodeJS.ProcessEnv;
+  private git?: SimpleGit;
+  private listeners: Array<(r: Revision) => void> = [];
+  private latest?: Revision;
+  private chain: Promise<void> = Promise.resolve();
+  private queued?: Promise<void>;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private lastError?: string;
+  /** Kills a running git command on stop(). */
+  private readonly abort = new AbortController();
+
+  constructor(private readonly opts: GitSourceOptions) {
+    this.branch = opts.branch ?? 'main';
+    this.path = opts.path ?? '.';
+    this.workdir = resolve(opts.workdir);
+    this.repoDir = join(this.workdir, 'repo.git');
+    this.revsDir = join(this.workdir, 'revs');
+    this.env = { ...gitEnv(opts.env ?? process.env), GIT_TERMINAL_PROMPT: '0' };
+  }
+
+  describe(): SourceDescription {
+    return { type: 'git', location: redactUrl(this.opts.url), branch: this.branch, path: this.path };
+  }
+
+  onRevision(cb: (revision: Revision) => void): void {
+    this.listeners.push(cb);
+  }
+
+  current(): Revision | undefined {
+    return this.latest;
+  }
+
+  /** The last fetch error (redacted), if the last fetch failed. */
+  error(): string | undefined {
+    return this.lastError;
+  }
+
+  async start(): Promise<void> {
+    await mkdir(this.repoDir, { recursive: true });
+    const env = { ...this.env };
+    if (env.GOVOPS_GIT_TOKEN) {
+      const askpass = join(this.workdir, 'askpass.sh');
+      await writeFile(askpass, ASKPASS, { mode: 0o700 });
+      env.GIT_ASKPASS = askpass;
+    }
+    this.git = simpleGit({
+      baseDir: this.repoDir,
+      timeout: { block: this.opts.commandTimeoutMs ?? 120_000 },
+      abort: this.abort.signal,
+      // Only the operator's own settings get through (gitEnv's allowlist): ask-pass and ssh command.
+      unsafe: { allowUnsafeAskPass: true, allowUnsafeSshCommand: true, allowUnsafeConfigEnvCount: true },
+    }).env(env);
+    const fresh = !(await exists(join(this.repoDir, 'HEAD')));
+    if (fresh) await this.git.init(true);
+    const remotes = await this.git.getRemotes();
+    if (remotes.some((r) => r.name === 'origin')) await this.git.remote(['set-url', 'origin', this.opts.url]);
+    else await this.git.addRemote('origin', this.opts.url);
+    // Worktrees from a previous run are stale: start clean.
+    await rm(this.revsDir, { recursive: true, force: true });
+    await this.git.raw(['worktree', 'prune']);
+    await mkdir(this.revsDir, { recursive: true });
+    await this.refresh();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.abort.abort();
+    await this.chain;
+  }
+
+  refresh(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.queued) return this.queued;
+    const p = this.chain.then(() => {
+      this.queued = undefined;
+      return this.poll();
+    });
+    this.queued = p;
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+
+  async retain(ids: Iterable<string>): Promise<void> {
+    const keep = new Set(ids);
+    if (this.latest) keep.add(this.latest.id);
+    const git = this.git;
+    if (!git) return;
+    const entries = await readdir(this.revsDir).catch(() => [] as string[]);
+    for (const name of entries) {
+      if (keep.has(name)) continue;
+      await rm(join(this.revsDir, name), { recursive: true, force: true });
+    }
+    await git.raw(['worktree', 'prune']).catch(() => undefined);
+  }
+
+  private async poll(): Promise<void> {
+    if (this.stopped || !this.git) return;
+    const git = this.git;
+    const started = process.hrtime.bigint();
+    let ok = false;
+    try {
+      const ref = `refs/remotes/origin/${this.branch}`;
+      await git.raw(['fetch', '--prune', '--no-tags', 'origin', `+refs/heads/${this.branch}:${ref}`]);
+      const sha = (await git.raw(['rev-parse', '--verify', `${ref}^{commit}`])).trim();
+      ok = true;
+      if (this.lastError) this.opts.logger.info({ source: this.describe() }, 'git fetch recovered');
+      this.lastError = undefined;
+      if (sha !== this.latest?.id) await this.checkout(sha);
+    } catch (err) {
+      if (this.stopped) return;
+      const message = redactText(err instanceof Error ? err.message : String(err), [this.env.GOVOPS_GIT_TOKEN]);
+      this.lastError = message.trim();
+      this.opts.logger.error(
+        { source: this.describe(), err: { message: this.lastError } },
+        'git fetch failed; retrying on the next tick',
+      );
+    } finally {
+      const sec = Number(process.hrtime.bigint() - started) / 1e9;
+      this.opts.hooks?.onFetch?.(sec, ok);
+      this.schedule();
+    }
+  }
+
+  private async checkout(sha: string): Promise<void> {
+    const dir = join(this.revsDir, sha);
+    if (!(await exists(join(dir, '.git')))) {
+      await rm(dir, { recursive: true, force: true });
+      await this.git!.raw(['worktree', 'add', '--detach', '--force', dir, sha]);
+    }
+    const revision: Revision = {
+      id: sha,
+      root: dir,
+      paths: [this.path],
+      display: '',
+      observedAt: new Date().toISOString(),
+    };
+    this.latest = revision;
+    this.opts.logger.info({ revision: sha, source: this.describe() }, 'new git revision');
+    for (const cb of this.listeners) cb(revision);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.refresh(), jittered(this.opts.intervalMs));
+    this.timer.unref();
+  }
+}
+
+/** Environment variables git needs (auth, proxies, locale); nothing else reaches the git process. */
+const ENV_ALLOW = new Set([
+  'PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TMPDIR', 'XDG_CONFIG_HOME', 'SSH_AUTH_SOCK',
+  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
+  'GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_SSL_CAINFO', 'GIT_ASKPASS', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM',
+  'GOVOPS_GIT_TOKEN', 'GOVOPS_GIT_USERNAME',
+]);
+
+export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== undefined && (ENV_ALLOW.has(k) || /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/.test(k))) out[k] = v;
+  }
+  return out;
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await access(p);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * A source of manifest revisions (Git or a watched directory). Each revision is an immutable
+ * folder (a Git worktree or a snapshot copy) that stays on disk until the source is told it is
+ * no longer needed (`retain`), so the daemon can keep resyncing the last GOOD revision while a
+ * newer, invalid one is rejected.
+ */
+
+export interface Revision {
+  /** Commit SHA, or a content digest (`sha256:<hex>`) of the manifest set. */
+  id: string;
+  /** Immutable folder holding this revision's files. */
+  root: string;
+  /** Manifest paths relative to `root` (e.g. `['manifests/']` or `['.']`). */
+  paths: string[];
+  /** How to show `root` to a human (the repo path or the watched directory), for file:line reports. */
+  display: string;
+  /** When the source saw it (ISO). */
+  observedAt: string;
+}
+
+export interface SourceDescription {
+  type: 'git' | 'dir';
+  /** Repository URL with credentials removed, or the directory. */
+  location: string;
+  branch?: string;
+  path?: string;
+}
+
+export interface Source {
+  describe(): SourceDescription;
+  /** Start watching/fetching. Resolves after the first look (a failure there is logged, not thrown). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Called for every new revision (never twice for the same content). */
+  onRevision(cb: (revision: Revision) => void): void;
+  /** The newest revision seen, if any. */
+  current(): Revision | undefined;
+  /** Look now (push notification). Coalesced with a look already running. Resolves when done. */
+  refresh(): Promise<void>;
+  /** Drop every revision folder except those with these ids (and the current one). */
+  retain(ids: Iterable<string>): Promise<void>;
+}
+
+/** Hooks for metrics, shared by both sources. */
+export interface SourceMetricsHooks {
+  /** A fetch/scan finished (durationSec), ok or not. */
+  onFetch?(durationSec: number, ok: boolean): void;
+}

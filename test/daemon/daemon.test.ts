@@ -1,0 +1,242 @@
+/**
+ * The daemon in-process with every real part: a watched folder, the reconcile engine, the HTTP
+ * client and the sandbox over HTTP, and the daemon's own endpoints over HTTP.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ServiceClient } from '../../src/api/client.js';
+import { startRunning, type RunSettings } from '../../src/daemon/run.js';
+import { githubSignature } from '../../src/daemon/hooks.js';
+import { silentLogger } from '../../src/log.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { Cleanup, getJson, lakehouse, LAKE_TOKEN, until, webhook } from './helpers.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+async function setup(opts: Partial<RunSettings> & { sandbox?: SandboxHandle | 'none' } = {}) {
+  const sandbox = opts.sandbox === 'none' ? undefined : (opts.sandbox ?? (await startSandbox({ port: 0, transitionMs: 50 })));
+  if (sandbox && !opts.sandbox) cleanup.add(() => sandbox.close());
+  const dir = await cleanup.tmp('govops-manifests-');
+  const home = await cleanup.tmp('govops-home-');
+  const settings: RunSettings = {
+    branch: 'main',
+    path: '.',
+    dir,
+    intervalMs: 60_000,
+    resyncMs: 60_000,
+    selfHeal: false,
+    prune: false,
+    allowReplace: false,
+    listen: { host: '127.0.0.1', port: 0 },
+    statePath: join(home, 'state.json'),
+    workdir: join(home, 'work'),
+    hookSecret: 'hook-secret',
+    debounceMs: 100,
+    retryBaseMs: 100,
+    retryMaxMs: 500,
+    timeoutMs: 20_000,
+    env: { ...process.env, GOVOPS_TEST_LAKE_TOKEN: LAKE_TOKEN },
+    ...opts,
+  };
+  const baseUrl = sandbox?.url ?? 'http://127.0.0.1:1';
+  const token = sandbox?.adminToken ?? 'x';
+  return {
+    sandbox,
+    dir,
+    settings,
+    async start() {
+      const running = await startRunning(settings, silentLogger(), (onRequest) =>
+        new ServiceClient({ baseUrl, token, onRequest, retries: 0 }),
+      );
+      cleanup.add(() => running.shutdown(2000));
+      return running;
+    },
+    api() {
+      const c = new ServiceClient({ baseUrl, token });
+      cleanup.add(() => c.close());
+      return c;
+    },
+  };
+}
+
+describe('govops daemon (directory source, real engine, sandbox)', () => {
+  it('applies the folder, then edits; rejects an invalid edit keeping the last good revision; serves the endpoints', async () => {
+    const t = await setup();
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
+    await writeFile(join(t.dir, 'hooks.yaml'), webhook('hook1', 'https://hooks.example.com/a'));
+    const { daemon } = await t.start();
+    const api = t.api();
+    const url = daemon.url;
+
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    await until(async () => (await fetch(`${url}/readyz`)).status === 200, 15_000, 'ready');
+    const lakes = await until(async () => {
+      const l = await api.listIntegrations();
+      return l.length === 1 && l[0]!.status === 'enabled' ? l : undefined;
+    });
+    expect(lakes![0]!.config.httpPath).toBe('/sql/1');
+    expect((await api.listWebhooks()).map((w) => w.name)).toEqual(['hook1']);
+
+    let status = (await getJson(`${url}/status`)).body;
+    expect(status.source).toMatchObject({ type: 'dir', location: t.dir });
+    expect(status.revision.lastApplied).toMatch(/^sha256:/);
+    expect(status.lastReconcile).toMatchObject({ result: 'applied', reason: 'revision' });
+    expect(status.resources).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: 'Integration', name: 'lake', syncState: 'synced' }),
+        expect.objectContaining({ kind: 'Webhook', name: 'hook1', syncState: 'synced' }),
+      ]),
+    );
+    const firstRevision = status.revision.lastApplied as string;
+
+    // Edit a field: applied.
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/2'));
+    await until(async () => (await api.listIntegrations())[0]?.config.httpPath === '/sql/2', 15_000, 'edit applied');
+    status = await until(async () => {
+      const s = (await getJson(`${url}/status`)).body;
+      return s.revision.lastApplied !== firstRevision && !s.running ? s : undefined;
+    }, 15_000, 'edit recorded');
+    expect(status.lastReconcile).toMatchObject({ result: 'applied', summary: { update: 1 } });
+    const goodRevision = status.revision.lastGood as string;
+
+    // An invalid edit (two valid changes plus one broken file): nothing of it is applied.
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/3'));
+    await writeFile(join(t.dir, 'broken.yaml'), 'apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: broken\nspec:\n  type: lakehouse\n  autoBootstrap: true\n  config:\n    port: not-a-number\n');
+    status = await until(async () => {
+      const s = (await getJson(`${url}/status`)).body;
+      return s.revision.rejected ? s : undefined;
+    }, 15_000, 'rejection');
+    expect(status.revision.lastGood).toBe(goodRevision);
+    expect(status.lastError.result).toBe('invalid');
+    const at = status.lastError.diagnostics.map((d: { at: string }) => d.at).join('\n');
+    expect(at).toContain(`${t.dir}/broken.yaml:`);
+    expect(status.lastError.message).toContain('broken.yaml:');
+    expect((await api.listIntegrations())[0]!.config.httpPath).toBe('/sql/2');
+    expect((await fetch(`${url}/readyz`)).status).toBe(200); // the last good revision is still in force
+
+    // The resync keeps using the last good revision (not the rejected one).
+    daemon.loop.resyncNow();
+    await daemon.loop.idle();
+    status = (await getJson(`${url}/status`)).body;
+    expect(status.lastReconcile).toMatchObject({ reason: 'resync', revision: goodRevision, result: 'in-sync' });
+
+    // Fixing the file: applied.
+    await writeFile(join(t.dir, 'broken.yaml'), webhook('hook2', 'https://hooks.example.com/b'));
+    await until(async () => (await api.listIntegrations())[0]?.config.httpPath === '/sql/3', 15_000, 'fix applied');
+    await until(async () => (await api.listWebhooks()).length === 2);
+    status = await until(async () => {
+      const s = (await getJson(`${url}/status`)).body;
+      return s.revision.lastApplied === s.revision.latest && !s.running ? s : undefined;
+    }, 15_000, 'fix recorded');
+    expect(status.lastError).toBeUndefined();
+
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/govops_reconcile_total\{result="applied"\} 3/);
+    expect(metrics).toMatch(/govops_reconcile_total\{result="invalid"\} 1/);
+    expect(metrics).toMatch(/govops_reconcile_duration_seconds_count\{result="applied"\} \d/);
+    expect(metrics).toMatch(/govops_resources\{kind="lakehouse",sync_state="synced"\} 1/);
+    expect(metrics).toMatch(/govops_resources\{kind="webhook",sync_state="synced"\} 2/);
+    expect(metrics).toMatch(/govops_last_applied_revision_info\{revision="sha256:[0-9a-f]+"\} 1/);
+    expect(metrics).toMatch(/govops_last_applied_timestamp_seconds \d{10}/);
+    expect(metrics).toMatch(/govops_drift_detected 0/);
+    expect(metrics).toMatch(/govops_api_request_duration_seconds_count\{method="GET",route="\/integrations",status="200"\} \d/);
+    expect(metrics).toMatch(/govops_api_request_duration_seconds_count\{method="POST",route="\/integrations",status="200"\} \d/);
+    expect(metrics).toContain('govops_git_fetch_failures_total 0');
+    expect(metrics).toContain('process_cpu_seconds_total');
+    expect(metrics).not.toContain(LAKE_TOKEN);
+    expect(JSON.stringify(status)).not.toContain(LAKE_TOKEN);
+    expect(await readFile(t.settings.statePath, 'utf8')).not.toContain(LAKE_TOKEN);
+
+    // Unknown paths and methods.
+    expect((await fetch(`${url}/nope`)).status).toBe(404);
+    expect((await fetch(`${url}/status`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('detects out-of-band drift without --self-heal (reported, not repaired)', async () => {
+    const t = await setup();
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
+    const { daemon } = await t.start();
+    const api = t.api();
+    await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
+    await daemon.loop.idle();
+    const live = (await api.listIntegrations())[0]!;
+    await api.updateIntegration(live.id, {
+      type: 'lakehouse',
+      autoBootstrap: true,
+      config: { ...live.config, httpPath: '/changed/by/hand', token: LAKE_TOKEN },
+    });
+    await until(async () => (await api.getIntegrationStatus(live.id)).status === 'enabled');
+    daemon.loop.resyncNow();
+    await daemon.loop.idle();
+    const status = (await getJson(`${daemon.url}/status`)).body;
+    expect(status.drift).toBe(true);
+    expect(status.lastReconcile).toMatchObject({ reason: 'resync', result: 'drift', apply: false });
+    expect(status.resources[0]).toMatchObject({ name: 'lake', syncState: 'out_of_sync', action: 'update' });
+    expect(await (await fetch(`${daemon.url}/metrics`)).text()).toMatch(/govops_drift_detected 1/);
+    expect((await api.getIntegration(live.id)).config.httpPath).toBe('/changed/by/hand');
+  });
+
+  it('repairs out-of-band drift with --self-heal on the periodic resync', async () => {
+    const t = await setup({ selfHeal: true, resyncMs: 300 });
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
+    const { daemon } = await t.start();
+    const api = t.api();
+    await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
+    const live = (await api.listIntegrations())[0]!;
+    await api.updateIntegration(live.id, {
+      type: 'lakehouse',
+      autoBootstrap: true,
+      config: { ...live.config, httpPath: '/changed/by/hand', token: LAKE_TOKEN },
+    });
+    await until(async () => (await api.getIntegration(live.id)).config.httpPath === '/sql/1', 15_000, 'drift repaired');
+    // The repair was a resync that applied (counted as applied: the first apply plus the repair).
+    await until(async () => /govops_reconcile_total\{result="applied"\} 2/.test(await (await fetch(`${daemon.url}/metrics`)).text()), 10_000, 'repair recorded');
+    const status = (await getJson(`${daemon.url}/status`)).body;
+    expect(status.drift).toBe(false);
+    expect(status.lastReconcile.reason).toBe('resync');
+  });
+
+  it('is not ready while the service is unreachable', async () => {
+    const t = await setup({ sandbox: 'none' });
+    await writeFile(join(t.dir, 'hooks.yaml'), webhook('hook1', 'https://hooks.example.com/a'));
+    const { daemon } = await t.start();
+    const body = await until(async () => {
+      const r = await getJson(`${daemon.url}/readyz`);
+      return r.status === 503 && /unreachable/.test(r.body.reason) ? r.body : undefined;
+    }, 10_000, 'readyz 503 unreachable');
+    expect(body.ready).toBe(false);
+    expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
+    const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
+    expect(metrics).toMatch(/govops_reconcile_total\{result="unreachable"\} [1-9]/);
+    expect(metrics).toMatch(/govops_ready 0/);
+  });
+
+  it('POST /hooks/git: verified → 202 and an immediate look; unverified → 401', async () => {
+    const t = await setup({ intervalMs: 600_000, debounceMs: 60_000 });
+    await writeFile(join(t.dir, 'hooks.yaml'), webhook('hook1', 'https://hooks.example.com/a'));
+    const { daemon } = await t.start();
+    await until(async () => (await fetch(`${daemon.url}/readyz`)).status === 200);
+    // The watcher's debounce is a minute here: only the push notification can make it look now.
+    await writeFile(join(t.dir, 'hooks2.yaml'), webhook('hook2', 'https://hooks.example.com/b'));
+    const body = JSON.stringify({ ref: 'refs/heads/main' });
+    const bad = await fetch(`${daemon.url}/hooks/git`, { method: 'POST', body, headers: { 'x-hub-signature-256': githubSignature('wrong', body) } });
+    expect(bad.status).toBe(401);
+    const none = await fetch(`${daemon.url}/hooks/git`, { method: 'POST', body });
+    expect(none.status).toBe(401);
+    const badGitlab = await fetch(`${daemon.url}/hooks/git`, { method: 'POST', body, headers: { 'x-gitlab-token': 'nope' } });
+    expect(badGitlab.status).toBe(401);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await getJson(`${daemon.url}/status`)).body.resources).toHaveLength(1);
+    const ok = await fetch(`${daemon.url}/hooks/git`, {
+      method: 'POST',
+      body,
+      headers: { 'x-hub-signature-256': githubSignature('hook-secret', body), 'x-github-event': 'push', 'content-type': 'application/json' },
+    });
+    expect(ok.status).toBe(202);
+    await until(async () => (await getJson(`${daemon.url}/status`)).body.resources.length === 2, 10_000, 'push applied');
+    const gitlab = await fetch(`${daemon.url}/hooks/git`, { method: 'POST', body, headers: { 'x-gitlab-token': 'hook-secret' } });
+    expect(gitlab.status).toBe(202);
+  });
+});

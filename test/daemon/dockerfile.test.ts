@@ -1,0 +1,64 @@
+/** Docker can't run here: check the Dockerfile's key properties by reading it. */
+import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+
+const text = readFileSync('Dockerfile', 'utf8').replace(/\\\n/g, ' ');
+const lines = text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+const stages: string[][] = [];
+for (const l of lines) {
+  if (/^FROM\s/i.test(l)) stages.push([]);
+  stages.at(-1)?.push(l);
+}
+const runtime = stages.at(-1) ?? [];
+const find = (stage: string[], re: RegExp) => stage.filter((l) => re.test(l));
+
+describe('Dockerfile', () => {
+  it('is multi-stage on a current Node LTS slim base, building in the first stage', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    const arg = /ARG NODE_VERSION=(\d+)/.exec(text)?.[1];
+    expect(Number(arg)).toBeGreaterThanOrEqual(20);
+    for (const s of stages) expect(s[0]).toMatch(/^FROM node:\$\{NODE_VERSION\}-\w+-slim AS \w+$/);
+    expect(find(stages[0]!, /^RUN npm ci\b/)).toHaveLength(1);
+    expect(find(stages[0]!, /^RUN npm run build/)).toHaveLength(1);
+    expect(find(runtime, /^COPY --from=build \/app\/dist /)).toHaveLength(1);
+  });
+
+  it('installs production dependencies only (without the building prepare script), git, CA certificates and tini', () => {
+    const ci = find(runtime, /npm ci/).join(' ');
+    expect(ci).toMatch(/--omit=dev/);
+    expect(ci).toMatch(/--ignore-scripts/);
+    const apt = find(runtime, /apt-get install/).join(' ');
+    for (const pkg of ['git', 'ca-certificates', 'tini']) expect(apt).toMatch(new RegExp(`\\b${pkg}\\b`));
+  });
+
+  it('runs as a non-root user, with a HEALTHCHECK on /healthz and govops run as entrypoint/command', () => {
+    const users = find(runtime, /^USER\s/);
+    expect(users.length).toBeGreaterThan(0);
+    const user = users.at(-1)!.split(/\s+/)[1]!.split(':')[0]!;
+    expect(['root', '0']).not.toContain(user);
+    expect(find(runtime, /^HEALTHCHECK\s.*CMD .*\/healthz/)).toHaveLength(1);
+    const entry = find(runtime, /^ENTRYPOINT\s/).at(-1)!;
+    expect(JSON.parse(entry.replace(/^ENTRYPOINT\s+/, ''))).toEqual(expect.arrayContaining(['govops']));
+    expect(JSON.parse(find(runtime, /^CMD\s/).at(-1)!.replace(/^CMD\s+/, ''))).toEqual(['run']);
+    expect(find(runtime, /^EXPOSE 8080/)).toHaveLength(1);
+  });
+
+  it('copies only what exists, and .dockerignore keeps local artefacts out of the context', () => {
+    for (const l of lines.filter((x) => /^COPY\s/.test(x) && !x.includes('--from'))) {
+      const parts = l.split(/\s+/).slice(1, -1);
+      for (const p of parts) expect(existsSync(p), `${p} (in "${l}")`).toBe(true);
+    }
+    const ignore = readFileSync('.dockerignore', 'utf8').split('\n').map((s) => s.trim());
+    for (const p of ['.git', 'node_modules', 'dist', '.govops']) expect(ignore).toContain(p);
+    for (const p of ['src', 'schemas', 'examples', 'package.json', 'package-lock.json']) expect(ignore).not.toContain(p);
+  });
+
+  it('the entrypoint binary exists after the build and runs `run --help`', async () => {
+    const { runGovops } = await import('../helpers/cli.js');
+    const res = await runGovops(['run', '--help']);
+    expect(res.code).toBe(0);
+    for (const flag of ['--repo', '--dir', '--self-heal', '--listen', '--git-webhook-secret', '--grace', '--max-deletes', '--url']) {
+      expect(res.stdout).toContain(flag);
+    }
+  });
+});

@@ -1,0 +1,199 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ReconcileLoop, type Attempt, type ReconcileRequest } from '../../src/daemon/loop.js';
+import type { ReconcileResult } from '../../src/reconcile/types.js';
+import type { Revision } from '../../src/sources/types.js';
+import { silentLogger } from '../../src/log.js';
+
+/**
+ * A real (small) reconcile function: reads `value.txt` from the revision folder. `invalid` → a load
+ * failure with file:line; `fail` → an apply failure; `down` → service unreachable. Live state is a
+ * variable the test can change out of band (drift).
+ */
+function world() {
+  const live = { value: '' };
+  const calls: Array<{ id: string; apply: boolean; reason: string; aborted: () => boolean }> = [];
+  let gate: Promise<void> | undefined;
+  let failuresLeft = 0;
+  const reconcile = async (req: ReconcileRequest): Promise<ReconcileResult> => {
+    const call = { id: req.revision.id, apply: req.apply, reason: req.reason, aborted: () => req.signal.aborted };
+    calls.push(call);
+    if (gate) await gate;
+    const wanted = (await readFile(join(req.revision.root, 'value.txt'), 'utf8')).trim();
+    const base = { revision: req.revision.id, outcomes: [], startedAt: new Date().toISOString(), finishedAt: new Date().toISOString() };
+    if (wanted === 'invalid') {
+      return { ...base, stage: 'load', ok: false, changed: false, error: 'value.txt:1:1: invalid', diagnostics: [{ file: 'value.txt', line: 1, column: 1, severity: 'error', message: 'invalid' }] };
+    }
+    if (wanted === 'down') return { ...base, stage: 'plan', ok: false, changed: false, diagnostics: [], error: 'cannot reach the service: GET /integrations: ECONNREFUSED' };
+    const changed = live.value !== wanted;
+    const plan = { formatVersion: 1 as const, changes: [], summary: { create: 0, update: changed ? 1 : 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: [], warnings: [] };
+    if (!req.apply) return { ...base, stage: 'done', ok: true, changed, diagnostics: [], plan };
+    if (failuresLeft > 0 && changed) {
+      failuresLeft--;
+      return { ...base, stage: 'apply', ok: false, changed, diagnostics: [], plan, error: 'Integration/x: 422', outcomes: [{ resourceKind: 'Integration', name: 'x', action: 'update', result: 'failed', durationMs: 1, error: '422' }] };
+    }
+    live.value = wanted;
+    return { ...base, stage: 'done', ok: true, changed, diagnostics: [], plan };
+  };
+  return {
+    live,
+    calls,
+    reconcile,
+    hold() {
+      let release!: () => void;
+      gate = new Promise((r) => (release = r));
+      return () => {
+        gate = undefined;
+        release();
+      };
+    },
+    failNext(n: number) {
+      failuresLeft = n;
+    },
+  };
+}
+
+let dirs: string[] = [];
+let loops: ReconcileLoop[] = [];
+afterEach(async () => {
+  for (const l of loops) await l.stop(1000);
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+  dirs = [];
+  loops = [];
+});
+
+async function rev(id: string, value: string): Promise<Revision> {
+  const root = await mkdtemp(join(tmpdir(), 'govops-loop-'));
+  dirs.push(root);
+  await writeFile(join(root, 'value.txt'), value);
+  return { id, root, paths: ['.'], display: '', observedAt: new Date().toISOString() };
+}
+
+function makeLoop(w: ReturnType<typeof world>, opts: Partial<{ resyncMs: number; selfHeal: boolean }> = {}) {
+  const attempts: Attempt[] = [];
+  const loop = new ReconcileLoop({
+    reconcile: w.reconcile,
+    logger: silentLogger(),
+    resyncMs: opts.resyncMs ?? 60_000,
+    selfHeal: opts.selfHeal ?? false,
+    retryBaseMs: 20,
+    retryMaxMs: 100,
+    onAttempt: (a) => void attempts.push(a),
+  });
+  loops.push(loop);
+  return { loop, attempts };
+}
+
+async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('ReconcileLoop', () => {
+  it('runs one reconcile at a time and coalesces revisions that arrive meanwhile (newest wins)', async () => {
+    const w = world();
+    const { loop } = makeLoop(w);
+    const release = w.hold();
+    loop.submit(await rev('r1', 'a'));
+    await until(() => w.calls.length === 1);
+    loop.submit(await rev('r2', 'b'));
+    loop.submit(await rev('r3', 'c'));
+    expect(loop.snapshot().pending).toBe('r3');
+    expect(w.calls).toHaveLength(1);
+    release();
+    await until(() => w.calls.length === 2);
+    await loop.idle();
+    expect(w.calls.map((c) => c.id)).toEqual(['r1', 'r3']);
+    expect(w.live.value).toBe('c');
+    expect(loop.snapshot()).toMatchObject({ ready: true, lastApplied: { revision: 'r3' } });
+  });
+
+  it('rejects an invalid revision whole, keeps the last good one, and resyncs the last good one', async () => {
+    const w = world();
+    const { loop, attempts } = makeLoop(w);
+    loop.submit(await rev('good', 'a'));
+    await loop.idle();
+    loop.submit(await rev('bad', 'invalid'));
+    await loop.idle();
+    const s = loop.snapshot();
+    expect(s.lastGood?.id).toBe('good');
+    expect(s.rejected?.revision).toBe('bad');
+    expect(s.rejected?.result?.diagnostics[0]).toMatchObject({ file: 'value.txt', line: 1 });
+    expect(s.ready).toBe(true);
+    expect(loop.inUse()).toContain('good');
+    w.live.value = 'tampered';
+    loop.resyncNow();
+    await loop.idle();
+    const last = attempts.at(-1)!;
+    expect(last).toMatchObject({ revision: 'good', reason: 'resync', apply: false, verdict: 'drift' });
+    expect(loop.snapshot().drift).toBe(true);
+    expect(w.live.value).toBe('tampered'); // reported, not repaired
+  });
+
+  it('with self-heal the periodic resync applies drift', async () => {
+    const w = world();
+    const { loop, attempts } = makeLoop(w, { selfHeal: true, resyncMs: 50 });
+    loop.submit(await rev('g', 'a'));
+    await loop.idle();
+    w.live.value = 'tampered';
+    await until(() => attempts.some((a) => a.reason === 'resync' && a.verdict === 'applied'));
+    expect(w.live.value).toBe('a');
+    expect(loop.snapshot().drift).toBe(false);
+  });
+
+  it('retries a failed apply with exponential backoff until it succeeds', async () => {
+    const w = world();
+    const { loop, attempts } = makeLoop(w);
+    w.failNext(2);
+    loop.submit(await rev('r', 'x'));
+    await until(() => attempts.some((a) => a.verdict === 'applied'));
+    expect(attempts.map((a) => `${a.reason}:${a.verdict}`)).toEqual(['revision:failed', 'retry:failed', 'retry:applied']);
+    const gap1 = Date.parse(attempts[1]!.startedAt) - Date.parse(attempts[0]!.finishedAt);
+    const gap2 = Date.parse(attempts[2]!.startedAt) - Date.parse(attempts[1]!.finishedAt);
+    expect(gap1).toBeGreaterThanOrEqual(15);
+    expect(gap2).toBeGreaterThanOrEqual(35);
+    expect(loop.snapshot().consecutiveFailures).toBe(0);
+  });
+
+  it('is not ready while the service is unreachable, and retries', async () => {
+    const w = world();
+    const { loop, attempts } = makeLoop(w);
+    loop.submit(await rev('d', 'down'));
+    await until(() => attempts.length >= 2);
+    expect(attempts.every((a) => a.verdict === 'unreachable')).toBe(true);
+    expect(loop.snapshot().ready).toBe(false);
+    expect(loop.snapshot().lastGood).toBeUndefined();
+    loop.submit(await rev('u', 'up'));
+    await until(() => loop.snapshot().ready);
+  });
+
+  it('stop() aborts the in-flight reconcile, waits for it within the grace period, and takes no new work', async () => {
+    const w = world();
+    const { loop } = makeLoop(w);
+    const release = w.hold();
+    loop.submit(await rev('r1', 'a'));
+    await until(() => w.calls.length === 1);
+    const stopping = loop.stop(5000);
+    expect(w.calls[0]!.aborted()).toBe(true);
+    setTimeout(release, 30);
+    expect(await stopping).toBe(true);
+    loop.submit(await rev('r2', 'b'));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(w.calls).toHaveLength(1);
+  });
+
+  it('stop() gives up after the grace period', async () => {
+    const w = world();
+    const { loop } = makeLoop(w);
+    const release = w.hold();
+    loop.submit(await rev('r1', 'a'));
+    await until(() => w.calls.length === 1);
+    expect(await loop.stop(30)).toBe(false);
+    release();
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * `govops run` as a real process: a bare Git repo in a temp dir, the sandbox over HTTP, push
+ * notifications over HTTP, and SIGTERM.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ServiceClient } from '../../src/api/client.js';
+import { githubSignature } from '../../src/daemon/hooks.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { CLI } from '../helpers/cli.js';
+import { createRepo } from '../sources/gitrepo.js';
+import { Cleanup, getJson, lakehouse, LAKE_TOKEN, until, webhook } from './helpers.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+interface Proc {
+  child: ChildProcess;
+  out: () => string;
+  url: Promise<string>;
+  exit: Promise<number | null>;
+}
+
+function runDaemon(args: string[], env: Record<string, string>, cwd: string): Proc {
+  const child = spawn(process.execPath, [CLI, 'run', ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let resolveUrl!: (u: string) => void;
+  const url = new Promise<string>((r) => (resolveUrl = r));
+  const onData = (d: Buffer): void => {
+    out += d.toString();
+    const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)".*govops daemon listening/.exec(out);
+    if (m) resolveUrl(m[1]!);
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  cleanup.add(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exit;
+    }
+  });
+  return { child, out: () => out, url, exit };
+}
+
+describe('govops run (Git source, real process)', () => {
+  it('applies commits, takes push notifications, rejects an invalid commit, and exits 0 on SIGTERM with state saved', async () => {
+    const sandbox = await startSandbox({ port: 0, transitionMs: 50 });
+    cleanup.add(() => sandbox.close());
+    const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken });
+    cleanup.add(() => api.close());
+    const repo = await createRepo();
+    cleanup.add(() => repo.cleanup());
+    const home = await cleanup.tmp('govops-run-');
+    const sha1 = await repo.commit({ 'manifests/lake.yaml': lakehouse('lake', '/sql/1'), 'README.md': 'not a manifest' });
+
+    const d = runDaemon(
+      [
+        '--repo', repo.bare, '--branch', 'main', '--path', 'manifests',
+        // A long interval: after the first fetch only push notifications make it look again.
+        '--interval', '10m', '--resync', '10m',
+        '--listen', '127.0.0.1:0', '--state', join(home, 'state.json'), '--grace', '10s',
+      ],
+      {
+        GOVOPS_URL: sandbox.url,
+        GOVOPS_TOKEN: sandbox.adminToken,
+        GOVOPS_TEST_LAKE_TOKEN: LAKE_TOKEN,
+        GOVOPS_GIT_WEBHOOK_SECRET: 'push-secret',
+      },
+      home,
+    );
+    const url = await Promise.race([d.url, d.exit.then((c) => Promise.reject(new Error(`exited ${c}: ${d.out()}`)))]);
+    const status = async () => (await getJson(`${url}/status`)).body;
+    await until(async () => (await status()).revision.lastApplied === sha1, 20_000, 'first commit applied');
+    expect((await api.listIntegrations())[0]).toMatchObject({ status: 'enabled', config: { httpPath: '/sql/1' } });
+    expect((await status()).source).toMatchObject({ type: 'git', branch: 'main', path: 'manifests' });
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+
+    const push = (body: string, secret = 'push-secret') =>
+      fetch(`${url}/hooks/git`, { method: 'POST', body, headers: { 'x-hub-signature-256': githubSignature(secret, body), 'x-github-event': 'push' } });
+
+    // Next commit changes a field; a signed push notification makes it fetch at once.
+    const sha2 = await repo.commit({ 'manifests/lake.yaml': lakehouse('lake', '/sql/2') });
+    expect((await push(JSON.stringify({ ref: 'refs/heads/main', after: sha2 }), 'wrong')).status).toBe(401);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await status()).revision.latest).toBe(sha1); // a bad signature triggered nothing
+    expect((await push(JSON.stringify({ ref: 'refs/heads/main', after: sha2 }))).status).toBe(202);
+    await until(async () => (await status()).revision.lastApplied === sha2, 20_000, 'second commit applied');
+    expect((await api.listIntegrations())[0]!.config.httpPath).toBe('/sql/2');
+
+    // An invalid manifest next to a valid change: the commit is rejected whole.
+    const sha3 = await repo.commit({
+      'manifests/lake.yaml': lakehouse('lake', '/sql/3'),
+      'manifests/hook.yaml': webhook('hook1', 'https://hooks.example.com/a'),
+      'manifests/bad.yaml': 'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: bad\nspec:\n  url: https://x.example.com\n  global: maybe\n',
+    });
+    expect((await push(JSON.stringify({ ref: 'refs/heads/main', after: sha3 }))).status).toBe(202);
+    const rejected = await until(async () => {
+      const s = await status();
+      return s.revision.rejected === sha3 ? s : undefined;
+    }, 20_000, 'third commit rejected');
+    expect(rejected.revision.lastGood).toBe(sha2);
+    expect(rejected.revision.lastApplied).toBe(sha2);
+    expect(rejected.lastError.message).toMatch(/manifests\/bad\.yaml:\d+/);
+    expect((await api.listIntegrations())[0]!.config.httpPath).toBe('/sql/2');
+    expect(await api.listWebhooks()).toHaveLength(0);
+    // A push for another branch is accepted but ignored.
+    const other = await push(JSON.stringify({ ref: 'refs/heads/feature' }));
+    expect(other.status).toBe(202);
+    expect(((await other.json()) as { accepted: boolean }).accepted).toBe(false);
+
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/govops_git_fetch_duration_seconds_count [3-9]/);
+    expect(metrics).toContain(`govops_last_applied_revision_info{revision="${sha2}"} 1`);
+
+    d.child.kill('SIGTERM');
+    expect(await d.exit).toBe(0);
+    expect(d.out()).toContain('govops run stopped');
+    expect(d.out()).not.toContain(LAKE_TOKEN);
+    const state = JSON.parse(await readFile(join(home, 'state.json'), 'utf8'));
+    expect(state.resources).toEqual([expect.objectContaining({ kind: 'Integration', name: 'lake', revision: sha2 })]);
+    // Defaults: the Git cache lives next to the state file.
+    await readFile(join(home, 'work', 'repo.git', 'HEAD'), 'utf8');
+  });
+
+  it('SIGTERM during an apply: in-flight calls finish, state is saved, exit 0', async () => {
+    const sandbox = await startSandbox({ port: 0, transitionMs: 1500 });
+    cleanup.add(() => sandbox.close());
+    const repo = await createRepo();
+    cleanup.add(() => repo.cleanup());
+    const home = await cleanup.tmp('govops-run-');
+    const sha = await repo.commit({ 'lake.yaml': lakehouse('lake', '/sql/1') });
+    const d = runDaemon(
+      ['--repo', repo.bare, '--listen', '127.0.0.1:0', '--state', join(home, 'state.json'), '--grace', '10s'],
+      { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_TEST_LAKE_TOKEN: LAKE_TOKEN },
+      home,
+    );
+    await d.url;
+    // Wait until the create was accepted (the integration is `creating`), then stop.
+    await until(() => sandbox.requests().some((r) => r.method === 'POST' && r.path === '/integrations' && r.query.dryRun !== 'true' && r.status === 200), 20_000, 'create sent');
+    const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken });
+    cleanup.add(() => api.close());
+    expect((await api.listIntegrations())[0]!.status).toBe('creating'); // still in flight
+    d.child.kill('SIGTERM');
+    expect(await d.exit).toBe(0);
+    const state = JSON.parse(await readFile(join(home, 'state.json'), 'utf8'));
+    expect(state.resources).toEqual([expect.objectContaining({ kind: 'Integration', name: 'lake', revision: sha })]);
+  });
+
+  it('refuses to start without a source, with a clear message', async () => {
+    const home = await cleanup.tmp('govops-run-');
+    const d = runDaemon(['--listen', '127.0.0.1:0'], { GOVOPS_URL: 'http://127.0.0.1:1', GOVOPS_TOKEN: 't' }, home);
+    expect(await d.exit).toBe(1);
+    expect(d.out()).toMatch(/no source given/);
+  });
+});

@@ -1,0 +1,142 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DirSource } from '../../src/sources/dir.js';
+import { digestFiles, gitSyncCommit, readTree } from '../../src/sources/snapshot.js';
+import type { Revision } from '../../src/sources/types.js';
+import { silentLogger } from '../../src/log.js';
+
+let cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.reverse()) await c();
+  cleanups = [];
+});
+
+async function tmp(prefix: string): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), prefix));
+  cleanups.push(() => rm(d, { recursive: true, force: true }));
+  return d;
+}
+
+async function watchDir(dir: string) {
+  const workdir = await tmp('govops-dirwork-');
+  const revisions: Revision[] = [];
+  const source = new DirSource({ dir, workdir, logger: silentLogger(), debounceMs: 100 });
+  source.onRevision((r) => revisions.push(r));
+  cleanups.push(() => source.stop());
+  await source.start();
+  return { source, revisions, workdir };
+}
+
+async function until(check: () => boolean, timeoutMs = 8000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('content digest', () => {
+  it('depends on paths and contents only, not on hidden files', async () => {
+    const a = await tmp('govops-d1-');
+    const b = await tmp('govops-d2-');
+    for (const d of [a, b]) {
+      await mkdir(join(d, 'sub'));
+      await writeFile(join(d, 'x.yaml'), 'x');
+      await writeFile(join(d, 'sub/y.yaml'), 'y');
+    }
+    await writeFile(join(b, '.x.yaml.swp'), 'editor junk');
+    await writeFile(join(a, '.govopsignore'), 'sub/\n');
+    await writeFile(join(b, '.govopsignore'), 'sub/\n');
+    expect([...(await readTree(a)).files.keys()]).toContain('.govopsignore'); // the loader honours it
+    await mkdir(join(b, '.git'));
+    await writeFile(join(b, '.git/HEAD'), 'ref');
+    expect(digestFiles(await readTree(a))).toBe(digestFiles(await readTree(b)));
+    await writeFile(join(b, 'sub/y.yaml'), 'Y');
+    expect(digestFiles(await readTree(a))).not.toBe(digestFiles(await readTree(b)));
+  });
+
+  it('finds the git-sync commit in a resolved path', () => {
+    const sha = 'a'.repeat(40);
+    expect(gitSyncCommit(`/git/.worktrees/${sha}`)).toBe(sha);
+    expect(gitSyncCommit(`/git/rev-${sha}/manifests`)).toBe(sha);
+    expect(gitSyncCommit('/srv/manifests')).toBeUndefined();
+  });
+});
+
+describe('DirSource', () => {
+  it('emits a snapshot revision on start and after an edit (debounced), with a content digest id', async () => {
+    const dir = await tmp('govops-dir-');
+    await writeFile(join(dir, 'a.yaml'), 'one');
+    const { revisions } = await watchDir(dir);
+    expect(revisions).toHaveLength(1);
+    expect(revisions[0]!.id).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(revisions[0]!.display).toBe(dir);
+    // Several quick writes: debounced into one new revision with the final content.
+    await writeFile(join(dir, 'a.yaml'), 'two');
+    await writeFile(join(dir, 'a.yaml'), 'three');
+    await until(() => revisions.length >= 2);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(revisions).toHaveLength(2);
+    expect(await readFile(join(revisions[1]!.root, 'a.yaml'), 'utf8')).toBe('three');
+    // The snapshot is immutable: editing the source doesn't change it.
+    expect(await readFile(join(revisions[0]!.root, 'a.yaml'), 'utf8')).toBe('one');
+  });
+
+  it('handles atomic saves (write temp + rename) and new files in new folders', async () => {
+    const dir = await tmp('govops-dir-');
+    await writeFile(join(dir, 'a.yaml'), 'one');
+    const { revisions } = await watchDir(dir);
+    await writeFile(join(dir, '.a.yaml.tmp'), 'saved atomically');
+    await rename(join(dir, '.a.yaml.tmp'), join(dir, 'a.yaml'));
+    await until(() => revisions.length === 2);
+    expect(await readFile(join(revisions[1]!.root, 'a.yaml'), 'utf8')).toBe('saved atomically');
+    await mkdir(join(dir, 'more'));
+    await writeFile(join(dir, 'more/b.yaml'), 'b');
+    await until(() => revisions.length === 3);
+    expect(await readFile(join(revisions[2]!.root, 'more/b.yaml'), 'utf8')).toBe('b');
+  });
+
+  it('follows a git-sync style symlink swap and uses the commit SHA as revision', async () => {
+    const root = await tmp('govops-gitsync-');
+    const sha1 = '1'.repeat(40);
+    const sha2 = '2'.repeat(40);
+    for (const [sha, content] of [[sha1, 'first'], [sha2, 'second']] as const) {
+      await mkdir(join(root, '.worktrees', sha, 'manifests'), { recursive: true });
+      await writeFile(join(root, '.worktrees', sha, 'manifests', 'a.yaml'), content);
+    }
+    await symlink(join('.worktrees', sha1), join(root, 'repo'));
+    const { revisions, source } = await watchDir(join(root, 'repo', 'manifests'));
+    expect(revisions.map((r) => r.id)).toEqual([sha1]);
+    // git-sync: new symlink beside, then rename over the old one (atomic swap).
+    await symlink(join('.worktrees', sha2), join(root, 'repo.tmp'));
+    await rename(join(root, 'repo.tmp'), join(root, 'repo'));
+    await until(() => revisions.length === 2);
+    expect(revisions[1]!.id).toBe(sha2);
+    expect(await readFile(join(revisions[1]!.root, 'a.yaml'), 'utf8')).toBe('second');
+    // git-sync removes the old worktree afterwards: our snapshot of it survives until released.
+    await rm(join(root, '.worktrees', sha1), { recursive: true });
+    expect(existsSync(revisions[0]!.root)).toBe(true);
+    await source.retain([sha2]);
+    expect(existsSync(revisions[0]!.root)).toBe(false);
+    // Edits inside the new worktree are still seen (the content watcher moved to it).
+    await writeFile(join(root, '.worktrees', sha2, 'manifests', 'b.yaml'), 'b');
+    await until(() => revisions.length === 3);
+    expect(revisions[2]!.id.startsWith(`${sha2}+`)).toBe(true);
+  });
+
+  it('reports nothing new for an unchanged directory and tolerates a missing one', async () => {
+    const dir = await tmp('govops-dir-');
+    await writeFile(join(dir, 'a.yaml'), 'one');
+    const { revisions, source } = await watchDir(dir);
+    await source.refresh();
+    await writeFile(join(dir, 'a.yaml'), 'one'); // same content
+    await new Promise((r) => setTimeout(r, 400));
+    expect(revisions).toHaveLength(1);
+    const missing = await watchDir(join(dir, 'nope'));
+    expect(missing.revisions).toHaveLength(0);
+    expect(missing.source.current()).toBeUndefined();
+  });
+});

@@ -1,0 +1,132 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { GitSource } from '../../src/sources/git.js';
+import { redactText, redactUrl } from '../../src/sources/redact.js';
+import { jittered } from '../../src/sources/timer.js';
+import type { Revision } from '../../src/sources/types.js';
+import { createLogger, silentLogger } from '../../src/log.js';
+import { createRepo, type TestRepo } from './gitrepo.js';
+
+let cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.reverse()) await c();
+  cleanups = [];
+});
+
+async function setup(opts: { intervalMs?: number; path?: string; url?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const repo = await createRepo();
+  cleanups.push(repo.cleanup);
+  const workdir = await mkdtemp(join(tmpdir(), 'govops-gitwork-'));
+  cleanups.push(() => rm(workdir, { recursive: true, force: true }));
+  const fetches: boolean[] = [];
+  const revisions: Revision[] = [];
+  const logs: string[] = [];
+  const sink = new Writable({ write(chunk, _e, cb) { logs.push(String(chunk)); cb(); } });
+  const source = new GitSource({
+    url: opts.url ?? repo.bare,
+    branch: 'main',
+    path: opts.path ?? '.',
+    workdir,
+    intervalMs: opts.intervalMs ?? 60_000,
+    logger: createLogger({ destination: sink, level: 'debug' }),
+    env: opts.env,
+    hooks: { onFetch: (_s, ok) => void fetches.push(ok) },
+  });
+  source.onRevision((r) => revisions.push(r));
+  cleanups.push(() => source.stop());
+  return { repo, source, workdir, fetches, revisions, logs };
+}
+
+describe('GitSource', () => {
+  it('clones, checks out origin/<branch> detached per commit, and sees a new commit on refresh()', async () => {
+    const { repo, source, revisions, fetches } = await setup({ path: 'manifests' });
+    const sha1 = await repo.commit({ 'manifests/a.yaml': 'one\n' });
+    await source.start();
+    expect(revisions.map((r) => r.id)).toEqual([sha1]);
+    expect(revisions[0]!.paths).toEqual(['manifests']);
+    expect(await readFile(join(revisions[0]!.root, 'manifests/a.yaml'), 'utf8')).toBe('one\n');
+    await source.refresh(); // nothing new: no new revision
+    expect(revisions).toHaveLength(1);
+    const sha2 = await repo.commit({ 'manifests/a.yaml': 'two\n' });
+    await source.refresh();
+    expect(revisions.map((r) => r.id)).toEqual([sha1, sha2]);
+    // The old revision's folder is still there (the daemon may still need it) until retain() drops it.
+    expect(await readFile(join(revisions[0]!.root, 'manifests/a.yaml'), 'utf8')).toBe('one\n');
+    expect(await readFile(join(revisions[1]!.root, 'manifests/a.yaml'), 'utf8')).toBe('two\n');
+    await source.retain([sha2]);
+    expect(existsSync(revisions[0]!.root)).toBe(false);
+    expect(existsSync(revisions[1]!.root)).toBe(true);
+    expect(source.current()?.id).toBe(sha2);
+    expect(fetches.every(Boolean)).toBe(true);
+  });
+
+  it('keeps a retained older revision while newer ones come and go', async () => {
+    const { repo, source, revisions } = await setup();
+    const good = await repo.commit({ 'a.yaml': 'good' });
+    await source.start();
+    await repo.commit({ 'a.yaml': 'bad1' });
+    await source.refresh();
+    await repo.commit({ 'a.yaml': 'bad2' });
+    await source.refresh();
+    await source.retain([good]);
+    const left = await readdir(join(revisions[0]!.root, '..'));
+    expect(left.sort()).toEqual([good, revisions[2]!.id].sort());
+  });
+
+  it('fetches on its interval', async () => {
+    const { repo, source, revisions } = await setup({ intervalMs: 100 });
+    await repo.commit({ 'a.yaml': '1' });
+    await source.start();
+    const sha = await repo.commit({ 'a.yaml': '2' });
+    const end = Date.now() + 5000;
+    while (source.current()?.id !== sha && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    expect(revisions.at(-1)?.id).toBe(sha);
+  });
+
+  it('coalesces concurrent refresh() calls', async () => {
+    const { repo, source, fetches } = await setup();
+    await repo.commit({ 'a.yaml': '1' });
+    await source.start();
+    const before = fetches.length;
+    await Promise.all([source.refresh(), source.refresh(), source.refresh(), source.refresh()]);
+    expect(fetches.length - before).toBeLessThanOrEqual(2);
+  });
+
+  it('a failed fetch is reported (metric hook, log) without credentials, and retried', async () => {
+    const { source, fetches, logs } = await setup({
+      url: 'https://user:s3cr3t-t0ken@127.0.0.1:1/org/repo.git',
+      env: { ...process.env, GOVOPS_GIT_TOKEN: 'another-s3cr3t' },
+    });
+    await source.start();
+    expect(fetches).toEqual([false]);
+    expect(source.current()).toBeUndefined();
+    expect(source.error()).toBeTruthy();
+    const text = logs.join('');
+    expect(text).toContain('git fetch failed');
+    expect(text).not.toContain('s3cr3t');
+    expect(JSON.stringify(source.describe())).not.toContain('s3cr3t');
+    await source.refresh();
+    expect(fetches).toEqual([false, false]);
+  });
+});
+
+describe('redaction and jitter', () => {
+  it('removes userinfo from URLs and known secrets from text', () => {
+    expect(redactUrl('https://x-access-token:abc@github.com/o/r.git')).toBe('https://***@github.com/o/r.git');
+    expect(redactUrl('git@github.com:o/r.git')).toBe('git@github.com:o/r.git');
+    expect(redactText("fatal: unable to access 'https://u:p@h/r/': refused", ['tok3n'])).toBe("fatal: unable to access 'https://***@h/r/': refused");
+    expect(redactText('auth tok3n failed', ['tok3n'])).toBe('auth *** failed');
+  });
+
+  it('jitters the interval by ±10%', () => {
+    expect(jittered(1000, () => 0)).toBe(900);
+    expect(jittered(1000, () => 1)).toBe(1100);
+    expect(jittered(1000, () => 0.5)).toBe(1000);
+  });
+});
+
+void silentLogger;

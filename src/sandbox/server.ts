@@ -44,13 +44,21 @@ function isYaml(contentType: string | undefined): boolean {
   return /\b(ya?ml)\b/i.test(contentType ?? '');
 }
 
-/** Parse a body: JSON, or YAML when the route accepts it (integration endpoints) and it says so. */
+function yamlBody(raw: string): unknown {
+  return parseYaml(raw, { maxAliasCount: 100, prettyErrors: false });
+}
+
+/**
+ * Parse a body: JSON, or YAML on routes that accept it (integration endpoints, interface 4: "a YAML
+ * payload is also accepted"). YAML is recognised by a YAML content type, and also when a body sent
+ * as JSON (the documented `Content-Type`) is not JSON but a YAML mapping or sequence.
+ */
 export function parseBody(raw: string, contentType: string | undefined, yamlAllowed: boolean): unknown {
   if (raw.trim() === '') return undefined;
   if (isYaml(contentType)) {
     if (!yamlAllowed) throw new HttpError(415, 'Only JSON bodies are accepted here (YAML is accepted for integration requests)');
     try {
-      return parseYaml(raw, { maxAliasCount: 100, prettyErrors: false });
+      return yamlBody(raw);
     } catch (err) {
       throw new HttpError(400, `Malformed YAML body: ${(err as Error).message.split('\n')[0]}`);
     }
@@ -58,6 +66,14 @@ export function parseBody(raw: string, contentType: string | undefined, yamlAllo
   try {
     return JSON.parse(raw) as unknown;
   } catch (err) {
+    if (yamlAllowed) {
+      try {
+        const doc = yamlBody(raw);
+        if (typeof doc === 'object' && doc !== null) return doc;
+      } catch {
+        // neither JSON nor YAML: report the JSON error below
+      }
+    }
     throw new HttpError(400, `Malformed JSON body: ${(err as Error).message}`);
   }
 }

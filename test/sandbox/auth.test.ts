@@ -39,6 +39,10 @@ describe('integration endpoints', () => {
       ['DELETE', '/integrations/1'],
       ['GET', '/integrations/1/status'],
       ['POST', '/integrations/scripts/create'],
+      ['POST', '/integrations/scripts/initial-create'],
+      ['POST', '/integrations/scripts/cleanup'],
+      ['POST', '/integrations/scripts/post-cleanup'],
+      ['POST', '/integrations/1/scripts/edit'],
       ['POST', '/integrations/1/scripts/delete'],
     ] as const) {
       const r = await call(sb, m, p, { token: sb.userToken, body: m === 'POST' || m === 'PUT' ? bodyFor('sql_analytics') : undefined });

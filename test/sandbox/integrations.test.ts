@@ -84,6 +84,22 @@ describe('create / get / list shapes', () => {
     expect(got.body.config.host).toBe('yaml.example.com');
   });
 
+  it('accepts a YAML payload sent with the JSON content type, on POST and PUT (webhooks stay JSON-only)', async () => {
+    const yaml = (schema: string) =>
+      `type: sql_analytics\nautoBootstrap: false\nconfig:\n  host: yaml2.example.com\n  database: d\n  schema: ${schema}\n  username: u\n  password: yaml-secret\n`;
+    const r = await call(sb, 'POST', '/integrations', { raw: yaml('s1'), contentType: 'application/json' });
+    expect(r.status).toBe(200);
+    await settle(sb, r.body.id);
+    const u = await call(sb, 'PUT', `/integrations/${r.body.id}`, { raw: yaml('s2'), contentType: 'application/json' });
+    expect(u.status).toBe(200);
+    await settle(sb, r.body.id);
+    expect((await call(sb, 'GET', `/integrations/${r.body.id}`)).body.config.schema).toBe('s2');
+    const notAnything = await call(sb, 'POST', '/integrations', { raw: 'just words', contentType: 'application/json' });
+    expect(notAnything.status).toBe(400);
+    const hook = await call(sb, 'POST', '/webhooks', { token: `Bearer ${sb.adminToken}`, raw: 'webhooks: []\n', contentType: 'application/json' });
+    expect(hook.status).toBe(400);
+  });
+
   it('ids are a numeric sequence', async () => {
     const a = await call(sb, 'POST', '/integrations', { body: bodyFor('sql_analytics', 1) });
     const b = await call(sb, 'POST', '/integrations', { body: bodyFor('sql_analytics', 2) });
@@ -150,11 +166,22 @@ describe('status machine', () => {
     expect(await settle(sb, id)).toBe('removed');
   });
 
-  it('PUT and DELETE while creating are 409 too', async () => {
-    sb.setStuckTransitions(true);
-    const c = await call(sb, 'POST', '/integrations', { body: bodyFor('sql_analytics', 1, { autoBootstrap: false }) });
-    expect((await call(sb, 'PUT', `/integrations/${c.body.id}`, { body: bodyFor('sql_analytics', 1, { autoBootstrap: false }) })).status).toBe(409);
-    expect((await call(sb, 'DELETE', `/integrations/${c.body.id}`)).status).toBe(409);
+  it('PUT and DELETE while creating are accepted (interface 3: 409 only in editing or deleting)', async () => {
+    sb.setStuckTransitions(['creating', 'deleting']);
+    const body = bodyFor('sql_analytics', 1, { autoBootstrap: false });
+    const c = await call(sb, 'POST', '/integrations', { body });
+    const id = c.body.id as string;
+    (body.config as Record<string, unknown>).schema = 'changed-while-creating';
+    const u = await call(sb, 'PUT', `/integrations/${id}`, { body });
+    expect(u.status).toBe(200);
+    expect(u.body).toMatchObject({ id, status: 'editing' });
+    expect(await settle(sb, id)).toBe('enabled');
+    expect((await call(sb, 'GET', `/integrations/${id}`)).body.config.schema).toBe('changed-while-creating');
+    const c2 = await call(sb, 'POST', '/integrations', { body: bodyFor('lakehouse', 2) });
+    expect((await call(sb, 'GET', `/integrations/${c2.body.id}/status`)).body.status).toBe('creating');
+    const d = await call(sb, 'DELETE', `/integrations/${c2.body.id}`);
+    expect(d.status).toBe(200);
+    expect(d.body).toMatchObject({ id: c2.body.id, status: 'deleting' });
   });
 });
 

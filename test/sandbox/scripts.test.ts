@@ -83,6 +83,13 @@ describe('scripts for an existing integration', () => {
     expect(r.text).toContain('GRANT CREATE ON DATABASE "gov"');
     const wrongType = await call(sb, 'POST', `/integrations/${c.body.id}/scripts/edit`, { body: manual('sql_analytics') });
     expect(wrongType.status).toBe(400);
+    // edit scripts exist for sql_analytics, lakehouse, columnar_warehouse, cloud_warehouse only
+    const store = await call(sb, 'POST', '/integrations', { body: manual('object_store') });
+    const notEditKind = await call(sb, 'POST', `/integrations/${store.body.id}/scripts/edit`, { body: manual('object_store') });
+    expect(notEditKind.status).toBe(400);
+    expect(notEditKind.body.message).toMatch(/accepts only these types/);
+    const lake = await call(sb, 'POST', '/integrations', { body: manual('lakehouse') });
+    expect((await call(sb, 'POST', `/integrations/${lake.body.id}/scripts/edit`, { body: manual('lakehouse') })).status).toBe(200);
   });
 
   it('edit and delete refuse integrations created with autoBootstrap true', async () => {

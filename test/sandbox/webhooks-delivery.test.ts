@@ -38,16 +38,34 @@ async function history(token: string, query = ''): Promise<any> {
 }
 
 describe('who receives an event', () => {
-  it('webhooks subscribed to the event or to ALL_NOTIFICATIONS, and global webhooks', async () => {
+  it('webhooks subscribed to the event or to ALL_NOTIFICATIONS; global ones only for their notificationType too', async () => {
     await createHooks(h, ADMIN, [
       hook(`${rx.url}/subscribed`, { name: 'subscribed', notificationType: ['tagCreated', 'modelCreated'] }),
       hook(`${rx.url}/all`, { name: 'all', notificationType: ['ALL_NOTIFICATIONS'] }),
       hook(`${rx.url}/global`, { name: 'global', global: true, notificationType: ['userCreated'] }),
+      hook(`${rx.url}/global-tag`, { name: 'global-tag', global: true, notificationType: ['tagCreated'] }),
       hook(`${rx.url}/other`, { name: 'other', notificationType: ['tagDeleted'] }),
     ]);
     const res = await fire(h, 'tagCreated');
     expect(res).toEqual({ webhooksActivityId: expect.any(Number), deliveries: 3 });
-    expect(rx.received.map((r) => r.path).sort()).toEqual(['/all', '/global', '/subscribed']);
+    expect(rx.received.map((r) => r.path).sort()).toEqual(['/all', '/global-tag', '/subscribed']);
+  });
+
+  it('a non-global webhook receives only events that pertain to its owner; a global one receives them all', async () => {
+    await createHooks(h, ALICE, [hook(`${rx.url}/alice`, { name: 'alice' })]);
+    await createHooks(h, BOB, [hook(`${rx.url}/bob`, { name: 'bob' })]);
+    await createHooks(h, ADMIN, [hook(`${rx.url}/global`, { name: 'global', global: true })]);
+    // Alice asks for access: it pertains to Alice only (actionBy and targetUser are her).
+    await fire(h, 'modelAccessRequested', { actorUserId: IDS.alice });
+    expect(rx.received.map((r) => r.path).sort()).toEqual(['/alice', '/global']);
+    rx.received.length = 0;
+    // The admin approves Bob's request: it pertains to Bob (target) and the admin (actor), not to Alice.
+    await fire(h, 'modelAccessRequested', { actorUserId: IDS.admin, metadata: { targetUser: IDS.bob } });
+    expect(rx.received.map((r) => r.path).sort()).toEqual(['/bob', '/global']);
+    rx.received.length = 0;
+    // An event naming no user pertains to every owner.
+    await fire(h, 'modelAccessRequested');
+    expect(rx.received.map((r) => r.path).sort()).toEqual(['/alice', '/bob', '/global']);
   });
 
   it('deliveries of one event run concurrently, more than the concurrency limit all arrive', async () => {
@@ -87,7 +105,7 @@ describe('who receives an event', () => {
 describe('the delivered request', () => {
   it('is JSON { text, metadata, webhookId, webhookName } signed with HMAC-SHA1 (and SHA-256) of the raw body', async () => {
     const secret = 'shared-secret-xyz';
-    const [w] = await createHooks(h, ADMIN, [hook(`${rx.url}/signed`, { name: 'signed', secret })]);
+    const [w] = await createHooks(h, ADMIN, [hook(`${rx.url}/signed`, { name: 'signed', secret, global: true })]);
     await fire(h, 'modelAccessRequested', {
       actorUserId: IDS.alice,
       metadata: { modelId: 42, modelType: 'project', projectName: 'Fraud', targetUser: IDS.bob, targetUserName: 'Bob' },
@@ -117,7 +135,7 @@ describe('the delivered request', () => {
       },
     });
     // The history record's request is exactly what was sent.
-    const { records } = await history(ADMIN);
+    const { records } = await history(ADMIN, '?includeGlobal=true');
     expect(records[0].request).toEqual(got.json);
     expect(JSON.stringify(records)).not.toContain(secret);
   });
@@ -132,7 +150,7 @@ describe('the delivered request', () => {
 });
 
 describe('outcomes recorded in the history', () => {
-  it('success: statusCode and body of the receiver; non-2xx: its status', async () => {
+  it('success: statusCode of the receiver; non-2xx: its status; response is empty (2.13: no receiver body)', async () => {
     await createHooks(h, ADMIN, [hook(`${rx.url}/status/200`, { name: 'ok' }), hook(`${rx.url}/status/503`, { name: 'down' })]);
     await fire(h, 'modelAccessRequested');
     const { records, count } = await history(ADMIN, '?sortField=name&sortOrder=asc');
@@ -141,7 +159,8 @@ describe('outcomes recorded in the history', () => {
       ['down', 503],
       ['ok', 200],
     ]);
-    expect(records[1].response).toEqual({ body: { received: true, status: 200 } });
+    expect(records[0].response).toEqual({});
+    expect(records[1].response).toEqual({});
   });
 
   it(`a receiver slower than the delivery timeout gives 500 with ESOCKETTIMEDOUT, and API calls are not blocked`, async () => {

@@ -23,14 +23,27 @@ export function isEmptyBody(body: unknown): boolean {
   );
 }
 
+/**
+ * distributed_sql is created "with only `type`" and `autoBootstrap`/`config` are required "for every kind
+ * except distributed_sql" (interface 4.1): not required is not forbidden, so on the wire the sandbox also
+ * takes `autoBootstrap: false` and an empty `config` for it (the manifests schema, stricter, refuses them).
+ */
+function wireLenient(body: Record<string, unknown>): Record<string, unknown> {
+  if (body.type !== 'distributed_sql') return body;
+  const out = { ...body };
+  if (out.autoBootstrap === false) delete out.autoBootstrap;
+  if (isEmptyBody(out.config) && out.config !== null) delete out.config;
+  return out;
+}
+
 /** Validate `{type, autoBootstrap, config}` as the service does; returns it with defaults filled in. */
 export function parseIntegrationBody(body: unknown): ParsedBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HttpError(400, 'The request body must be an object with type, autoBootstrap and config');
   }
-  const issues = validateIntegrationBody(body);
+  const issues = validateIntegrationBody(wireLenient(body as Record<string, unknown>));
   if (issues.length) throw new HttpError(400, `Invalid integration: ${formatIssues(issues)}`);
-  const b = body as { type: IntegrationType; autoBootstrap?: boolean; config?: Record<string, unknown> };
+  const b = wireLenient(body as Record<string, unknown>) as { type: IntegrationType; autoBootstrap?: boolean; config?: Record<string, unknown> };
   const autoBootstrap = b.autoBootstrap ?? false;
   if (autoBootstrap && MANUAL_ONLY.has(b.type)) {
     throw new HttpError(400, `autoBootstrap must be false for ${b.type} integrations`);

@@ -10,7 +10,12 @@ import { TEST, failedTests, runValidation } from './validation.js';
 import { mutationView, type StoredIntegration } from './view.js';
 import { scriptRoutes } from './script-routes.js';
 
-const BUSY = new Set(['creating', 'editing', 'deleting']);
+/**
+ * Statuses in which PUT and DELETE are 409 (interface 3: PUT needs "not in editing state", DELETE "not
+ * being edited or deleted"; the 409 row is "editing (or deleting)"). `creating` is not among them: a PUT
+ * or DELETE of an integration still being created is accepted and starts the new transition.
+ */
+export const BUSY: ReadonlySet<string> = new Set(['editing', 'deleting']);
 
 function json(body: unknown): SandboxResponse {
   return { status: 200, body };

@@ -9,8 +9,6 @@ import type { DeliveryResponse } from './types.js';
 
 export const SIGNATURE_HEADER = 'x-webhook-signature';
 export const SIGNATURE_256_HEADER = 'x-webhook-signature-256';
-/** Receiver bodies beyond this many bytes are cut when recorded. */
-const MAX_RECORDED_BODY = 64 * 1024;
 
 /** Signature headers for a raw body: `sha1=<hex HMAC-SHA1>` and `sha256=<hex HMAC-SHA256>`. */
 export function signatureHeaders(secret: string, rawBody: string): Record<string, string> {
@@ -42,19 +40,6 @@ export interface DeliveryOutcome {
 /** Outcome of a transport failure, in the shape the service records (2.13 response.body). */
 export function failureOutcome(code: string, connect: boolean): DeliveryOutcome {
   return { statusCode: 500, response: { body: { code, connect } } };
-}
-
-function parseBody(buf: Buffer, contentType: string | undefined): unknown {
-  const text = buf.subarray(0, MAX_RECORDED_BODY).toString('utf8');
-  if (text === '') return undefined;
-  if (contentType?.includes('json')) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return text;
-    }
-  }
-  return text;
 }
 
 export function deliver(attempt: DeliveryAttempt): Promise<DeliveryOutcome> {
@@ -101,17 +86,11 @@ export function deliver(attempt: DeliveryAttempt): Promise<DeliveryOutcome> {
     attempt.signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (err: NodeJS.ErrnoException) => finish(failureOutcome(err.code ?? 'EUNKNOWN', false)));
     req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        if (size < MAX_RECORDED_BODY) chunks.push(c);
-        size += c.length;
-      });
+      // The receiver's body is read (the exchange is complete only at its end) but not recorded:
+      // a history record's `response` is empty, or a `body` holding `code` and `connect` (2.13).
+      res.resume();
       res.on('error', (err: NodeJS.ErrnoException) => finish(failureOutcome(err.code ?? 'ECONNRESET', false)));
-      res.on('end', () => {
-        const body = parseBody(Buffer.concat(chunks), res.headers['content-type']);
-        finish({ statusCode: res.statusCode ?? 500, response: body === undefined ? {} : { body } });
-      });
+      res.on('end', () => finish({ statusCode: res.statusCode ?? 500, response: {} }));
     });
     req.end(attempt.rawBody);
   });

@@ -98,13 +98,15 @@ export function isSuccess(statusCode: number): boolean {
 }
 
 /**
- * Records the caller may see: admins see every webhook's records, other users only those of their
- * own webhooks. Of those, includeUser selects records of non-global webhooks and includeGlobal
- * those of global webhooks.
+ * Records a query selects (interface 4.3): `includeUser` (default true) returns the records of the
+ * caller's own personal (non-global) webhooks — for administrators too; `includeGlobal` (default false)
+ * adds the records of global webhooks, which administrators see all of and other users only of their own.
  */
 export function selects(caller: Pick<Caller, 'role' | 'userId'>, q: HistoryQuery, r: HistoryRecord): boolean {
-  if (caller.role !== 'admin' && r.createdBy !== caller.userId) return false;
-  if (r.global ? !q.includeGlobal : !q.includeUser) return false;
+  if (r.global) {
+    if (!q.includeGlobal) return false;
+    if (caller.role !== 'admin' && r.createdBy !== caller.userId) return false;
+  } else if (!q.includeUser || r.createdBy !== caller.userId) return false;
   if (q.notificationType !== undefined && r.notificationType !== q.notificationType) return false;
   if (q.successOrFailure === 'success' && !isSuccess(r.statusCode)) return false;
   if (q.successOrFailure === 'failure' && isSuccess(r.statusCode)) return false;

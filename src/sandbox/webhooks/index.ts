@@ -46,11 +46,39 @@ export interface WebhookServiceOptions {
   onChange?: () => void;
 }
 
-/** Webhooks an event goes to: global ones (they receive all) and those subscribed to it. */
-export function subscribers(webhooks: Iterable<StoredWebhook>, notificationType: string): StoredWebhook[] {
+function userIdOf(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
+  return undefined;
+}
+
+/**
+ * Whether an event concerns a webhook's owner (interface 2.12: a non-global webhook receives only the
+ * notifications that pertain to its owner). An event pertains to the users it names in
+ * `metadata.targetUser` and `metadata.actionBy`; an event that names no user at all (a system event)
+ * pertains to every owner.
+ */
+export function pertainsTo(ownerId: number, metadata: Record<string, unknown>): boolean {
+  const target = userIdOf(metadata.targetUser);
+  const actor = userIdOf(metadata.actionBy);
+  if (target === undefined && actor === undefined) return true;
+  return ownerId === target || ownerId === actor;
+}
+
+/**
+ * Webhooks an event goes to (interface 6): those whose `notificationType` lists the event or
+ * `ALL_NOTIFICATIONS` — global ones too. A global webhook receives such events even when they do not
+ * pertain to its owner (2.12); a non-global one only those that do (`pertainsTo`).
+ */
+export function subscribers(
+  webhooks: Iterable<StoredWebhook>,
+  notificationType: string,
+  metadata: Record<string, unknown> = {},
+): StoredWebhook[] {
   const out: StoredWebhook[] = [];
   for (const w of webhooks) {
-    if (w.global || w.notificationType.includes(notificationType) || w.notificationType.includes(ALL_NOTIFICATIONS)) out.push(w);
+    if (!w.notificationType.includes(notificationType) && !w.notificationType.includes(ALL_NOTIFICATIONS)) continue;
+    if (w.global || pertainsTo(w.createdBy, metadata)) out.push(w);
   }
   return out;
 }
@@ -70,7 +98,7 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
     }
     const who: Actor | undefined = actor ? { userId: actor.userId, userName: actor.userName } : undefined;
     const meta = buildMetadata(notificationType, metadata, who);
-    const targets = subscribers(store.all(), notificationType);
+    const targets = subscribers(store.all(), notificationType, meta);
     for (const webhook of targets) {
       void dispatcher.enqueue({ webhook, request: buildRequest(webhook, notificationType, meta), notificationType, webhooksActivityId });
     }

@@ -3,7 +3,7 @@
  * authentication) with a control API for rehearsals and tests. `startSandbox({ port: 0 })` from code,
  * `govops sandbox` from the command line. See docs/sandbox.md.
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import { silentLogger, type Logger } from '../log.js';
 import { buildTokens } from './auth.js';
 import { controlRoutes } from './control.js';
@@ -14,11 +14,12 @@ import { IntegrationStore } from './integrations/store.js';
 import { DATA_VERSION, Persister } from './persistence.js';
 import { RequestLog, type RequestLogEntry } from './requestlog.js';
 import { createSandboxServer, DEFAULT_BODY_LIMIT } from './server.js';
-import { createWebhookService, type WebhookService } from './webhooks/index.js';
+import { createWebhookService, parseDeliveryHosts, type DeliveryHostsInput, type WebhookService } from './webhooks/index.js';
 
 export { DEV_ADMIN_TOKEN, DEV_USER_TOKEN } from './auth.js';
 export type { FaultInput, FaultRule, FaultType } from './faults.js';
 export type { RequestLogEntry } from './requestlog.js';
+export { BLOCKED_CODE, LOOPBACK_HOSTS, describePolicy, parseDeliveryHosts, type DeliveryHostsInput } from './webhooks/index.js';
 
 export interface SandboxOptions {
   /** 0 = a free port (default 0 from code; the CLI defaults to 8088). */
@@ -45,6 +46,14 @@ export interface SandboxOptions {
   random?: () => number;
   /** Maximum request body size in bytes. Default 1 MiB. */
   bodyLimit?: number;
+  /**
+   * Receiver hosts webhook deliveries may reach. Default: loopback only (127.0.0.0/8, ::1, localhost).
+   * `'*'` = any host; else a comma list / array of host names, `.suffixes`, IP addresses, CIDRs and the
+   * keywords `loopback` / `none`. Other deliveries are recorded as 500 `EBLOCKED` without any network use.
+   */
+  deliveryHosts?: DeliveryHostsInput;
+  /** Resolver for allowed webhook host names other than `localhost` (default: the system resolver). */
+  deliveryLookup?: LookupFunction;
 }
 
 export interface SandboxHandle {
@@ -74,6 +83,7 @@ export interface SandboxHandle {
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
   const logger = options.logger ?? silentLogger();
+  const deliveryPolicy = parseDeliveryHosts(options.deliveryHosts);
   const tokens = buildTokens(options);
   const faults = new FaultSet(options.random);
   for (const f of options.faults ?? []) faults.add(f);
@@ -87,6 +97,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     userName: (id) => userNames.get(id),
     // Called only after start-up (never during restore), when `persister` is set.
     onChange: () => persister?.changed(),
+    deliveryHosts: deliveryPolicy,
+    ...(options.deliveryLookup ? { lookup: options.deliveryLookup } : {}),
   });
   let persister: Persister | undefined;
   const store: IntegrationStore = new IntegrationStore({

@@ -110,5 +110,37 @@ describe('govops sandbox', () => {
     const f = await runGovops(['sandbox', '--error-rate', '3']);
     expect(f.code).toBe(1);
     expect(f.stderr).toMatch(/--error-rate/);
+    const d = await runGovops(['sandbox', '--deliver-to', 'hooks.example.com:443']);
+    expect(d.code).toBe(1);
+    expect(d.stderr).toMatch(/--deliver-to: "hooks.example.com:443".*ports are not part of the policy/);
+  });
+
+  it('by default webhook deliveries to other hosts are recorded as EBLOCKED (no lookup, no connection)', async () => {
+    const s = await launch(['--port', '0', '--dev']);
+    expect(s.out()).toContain('webhook deliveries allowed to: 127.0.0.0/8, ::1, localhost');
+    const auth = { authorization: `Bearer ${DEV_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const hook = { url: 'https://hooks.example.com/pager', name: 'pager', global: false, notificationType: ['tagCreated'], actionType: 'triggered' };
+    const created = await fetch(`${s.url}/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ webhooks: [hook] }) });
+    expect(created.status).toBe(200);
+    const fired = await fetch(`${s.url}/_sandbox/events?wait=true`, { method: 'POST', headers: auth, body: JSON.stringify({ notificationType: 'tagCreated' }) });
+    expect(await fired.json()).toMatchObject({ deliveries: 1 });
+    const history = (await (await fetch(`${s.url}/webhooks/history`, { headers: auth })).json()) as { records: unknown[] };
+    // A real attempt would end in ENOTFOUND / ECONNREFUSED / a timeout, never EBLOCKED.
+    expect(history.records).toEqual([
+      expect.objectContaining({ url: hook.url, statusCode: 500, response: { body: { code: 'EBLOCKED', connect: false } } }),
+    ]);
+    child!.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+  });
+
+  it("--deliver-to '*' and lists are shown in the banner", async () => {
+    const s = await launch(['--port', '0', '--dev', '--deliver-to', '*']);
+    expect(s.out()).toContain('webhook deliveries allowed to: any host (*)');
+    child!.kill('SIGTERM');
+    await s.exited;
+    const l = await launch(['--port', '0', '--dev', '--deliver-to', 'loopback, .internal.example.com,10.0.0.0/8']);
+    expect(l.out()).toContain('webhook deliveries allowed to: 127.0.0.0/8, ::1, localhost, .internal.example.com, 10.0.0.0/8');
+    child!.kill('SIGTERM');
+    await l.exited;
   });
 });

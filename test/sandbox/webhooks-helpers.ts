@@ -2,7 +2,8 @@
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
+import type { Logger } from '../../src/log.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -19,7 +20,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: { deliveryTimeoutMs?: number; dataFile?: string } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  deliveryTimeoutMs?: number;
+  dataFile?: string;
+  deliveryHosts?: string | string[];
+  deliveryLookup?: LookupFunction;
+  logger?: Logger;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'govops-wh-'));
   const tokensFile = join(dir, 'tokens.json');
   writeFileSync(
@@ -36,6 +45,12 @@ export async function startHarness(opts: { deliveryTimeoutMs?: number; dataFile?
     transitionMs: 50,
     deliveryTimeoutMs: opts.deliveryTimeoutMs ?? 300,
     ...(opts.dataFile ? { dataFile: opts.dataFile } : {}),
+    ...(opts.deliveryHosts !== undefined ? { deliveryHosts: opts.deliveryHosts } : {}),
+    ...(opts.deliveryLookup ? { deliveryLookup: opts.deliveryLookup } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  }).catch((err: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
   });
   const send = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
     const res = await fetch(sb.url + path, {
@@ -71,7 +86,7 @@ export interface Received {
 }
 
 /**
- * A real receiver on 127.0.0.1: `/slow` never answers, `/status/<n>` answers n, `/hold/<ms>` answers
+ * A real receiver on 127.0.0.1 (or `host`, another loopback address): `/slow` never answers, `/status/<n>` answers n, `/hold/<ms>` answers
  * 200 after ms, else 200 `{"received":true}`. `maxInFlight` is the most requests it held at once.
  */
 export interface Receiver {
@@ -81,7 +96,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   const received: Received[] = [];
   let inFlight = 0;
   const state = { maxInFlight: 0 };
@@ -112,10 +127,10 @@ export async function startReceiver(): Promise<Receiver> {
       res.end(JSON.stringify({ received: true, status }));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(0, host, r));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     received,
     get maxInFlight() {
       return state.maxInFlight;

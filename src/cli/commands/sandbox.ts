@@ -5,7 +5,7 @@ import { UserError } from '../../errors.js';
 import { parseDuration } from '../../util/duration.js';
 import { contextFrom } from '../context.js';
 import { parseFaultInput, parseStuck, type FaultInput } from '../../sandbox/faults.js';
-import { startSandbox, type SandboxOptions } from '../../sandbox/index.js';
+import { describePolicy, parseDeliveryHosts, startSandbox, type SandboxOptions } from '../../sandbox/index.js';
 
 interface SandboxFlags {
   port: string;
@@ -26,6 +26,7 @@ interface SandboxFlags {
   faultPath: string;
   faults?: string;
   stuckTransitions?: boolean | string;
+  deliverTo: string;
 }
 
 function duration(flag: string, value: string): number {
@@ -75,6 +76,16 @@ export function faultsFromFlags(f: SandboxFlags): FaultInput[] {
   return rules;
 }
 
+/** `--deliver-to`: validated here so a bad entry is a usage error naming the flag. */
+function deliverTo(value: string): string[] {
+  try {
+    parseDeliveryHosts(value);
+  } catch (err) {
+    throw new UserError(`--deliver-to: ${(err as Error).message}`, `e.g. --deliver-to loopback,.internal.example.com,10.0.0.0/8 or --deliver-to '*'`);
+  }
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
 function stuckFromFlag(value: boolean | string | undefined): boolean | string[] {
   if (value === undefined || value === false) return false;
   if (value === true) return true;
@@ -93,6 +104,11 @@ export function register(program: Command): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--transition <duration>', 'how long creating/editing/deleting take', '2s')
     .option('--delivery-timeout <duration>', 'webhook receiver deadline', '10s')
+    .option(
+      '--deliver-to <hosts>',
+      "webhook receivers deliveries may reach: comma list of host names, .suffixes, IPs, CIDRs, loopback, none; '*' = any",
+      'loopback',
+    )
     .option('--admin-token <token>', 'token with APPLICATION_ADMIN')
     .option('--user-token <token>', 'token of an ordinary user')
     .option('--tokens-file <file>', 'JSON file: [{ "token", "role": "admin"|"user", "userId", "name" }]')
@@ -118,6 +134,7 @@ export function register(program: Command): void {
         logger: ctx.logger,
         faults: faultsFromFlags(flags),
         stuckTransitions: stuckFromFlag(flags.stuckTransitions),
+        deliveryHosts: deliverTo(flags.deliverTo),
       };
       if (flags.adminToken) options.adminToken = flags.adminToken;
       if (flags.userToken) options.userToken = flags.userToken;
@@ -140,6 +157,7 @@ export function register(program: Command): void {
       show('user token', sandbox.userToken, Boolean(flags.userToken || flags.tokensFile));
       out.write('  integrations: "Authorization: <admin token>"; webhooks: "Authorization: Bearer <token>"\n');
       if (flags.dev) out.write('dev tokens: fixed and public, for local use only\n');
+      out.write(`webhook deliveries allowed to: ${describePolicy(sandbox.webhooks.deliveryPolicy)} (others are recorded as EBLOCKED; see --deliver-to)\n`);
       out.write(`control API: ${sandbox.url}/_sandbox (no auth; local rehearsal only)\n`);
       if (flags.data) out.write(`state persisted to ${flags.data}\n`);
       let stopping = false;

@@ -5,6 +5,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { DeliveryResponse } from './types.js';
 
 export const SIGNATURE_HEADER = 'x-webhook-signature';
@@ -28,6 +29,8 @@ export interface DeliveryAttempt {
   signal?: AbortSignal;
   /** Connection pools; without them each delivery opens its own connection. */
   agents?: { http: http.Agent; https: https.Agent };
+  /** Name resolution for this delivery (default: the system resolver); see hosts.ts. */
+  lookup?: LookupFunction;
 }
 
 export interface DeliveryOutcome {
@@ -70,7 +73,7 @@ export function deliver(attempt: DeliveryAttempt): Promise<DeliveryOutcome> {
       ...attempt.headers,
       ...(attempt.secret !== undefined ? signatureHeaders(attempt.secret, attempt.rawBody) : {}),
     };
-    const req = mod.request(url, { method: 'POST', headers, agent });
+    const req = mod.request(url, { method: 'POST', headers, agent, ...(attempt.lookup ? { lookup: attempt.lookup } : {}) });
     // One deadline for the whole exchange: connect, send, and the receiver's complete response.
     // A connection that never opened is ETIMEDOUT (connect: true); a silent receiver ESOCKETTIMEDOUT.
     const timer = setTimeout(() => {

@@ -6,8 +6,10 @@
 import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { Logger } from '../../log.js';
-import { deliver, type DeliveryOutcome } from './delivery.js';
+import { deliver, failureOutcome, type DeliveryOutcome } from './delivery.js';
+import { BLOCKED_CODE, checkHost, lookupFor, parseDeliveryHosts, type DeliveryPolicy } from './hosts.js';
 import { rawBodyOf } from './payload.js';
 import type { DeliveryRequest, HistoryRecord, StoredWebhook } from './types.js';
 
@@ -76,7 +78,16 @@ export interface Job {
   webhooksActivityId: number;
 }
 
+/** Which receivers deliveries may reach, and how allowed names are resolved (see hosts.ts). */
+export interface DeliveryGuard {
+  policy: DeliveryPolicy;
+  /** Resolver for allowed names other than `localhost` (default: the system resolver). */
+  lookup?: LookupFunction;
+}
+
 export class Dispatcher {
+  /** Hosts already reported as blocked at info level (later blocks log at debug). */
+  private readonly reportedBlocked = new Set<string>();
   private readonly limiter = new Limiter(DELIVERY_CONCURRENCY);
   private readonly pending = new Set<Promise<unknown>>();
   private abort = Dispatcher.controller();
@@ -98,7 +109,47 @@ export class Dispatcher {
     private readonly logger: Logger,
     private readonly now: () => Date,
     private readonly onRecord?: () => void,
+    private readonly guard: DeliveryGuard = { policy: parseDeliveryHosts() },
   ) {}
+
+  /**
+   * Deliver unless the policy blocks the URL's host. A blocked delivery makes no lookup and no
+   * connection; it is recorded like a transport failure: 500, `{ body: { code: 'EBLOCKED', connect: false } }`.
+   */
+  private async attempt(job: Job, id: number, signal: AbortSignal): Promise<DeliveryOutcome> {
+    const { webhook } = job;
+    let hostname: string | undefined;
+    try {
+      hostname = new URL(webhook.url).hostname;
+    } catch {
+      hostname = undefined; // deliver() records EINVALIDURL without any network use
+    }
+    const verdict = hostname === undefined ? undefined : checkHost(this.guard.policy, hostname);
+    if (verdict && !verdict.allowed) {
+      const first = !this.reportedBlocked.has(verdict.host);
+      this.reportedBlocked.add(verdict.host);
+      this.logger[first ? 'info' : 'debug'](
+        { webhookId: webhook.id, historyId: id, host: verdict.host },
+        `webhook delivery to ${verdict.host} blocked: the sandbox delivers only to allowed hosts (--deliver-to)`,
+      );
+      return failureOutcome(BLOCKED_CODE, false);
+    }
+    const lookup = verdict ? lookupFor(verdict, this.guard.lookup) : undefined;
+    return deliver({
+      url: webhook.url,
+      rawBody: rawBodyOf(job.request),
+      secret: webhook.secret,
+      timeoutMs: this.timeoutMs,
+      headers: {
+        'x-webhook-event': job.notificationType,
+        'x-webhook-activity-id': String(job.webhooksActivityId),
+        'x-webhook-history-id': String(id),
+      },
+      signal,
+      agents: this.agents,
+      ...(lookup ? { lookup } : {}),
+    });
+  }
 
   /** Queue a delivery; resolves with its record (undefined if aborted by close/reset). */
   enqueue(job: Job): Promise<HistoryRecord | undefined> {
@@ -123,19 +174,7 @@ export class Dispatcher {
     const id = this.history.nextId++;
     const createdAt = this.now().toISOString();
     const { webhook } = job;
-    const outcome: DeliveryOutcome = await deliver({
-      url: webhook.url,
-      rawBody: rawBodyOf(job.request),
-      secret: webhook.secret,
-      timeoutMs: this.timeoutMs,
-      headers: {
-        'x-webhook-event': job.notificationType,
-        'x-webhook-activity-id': String(job.webhooksActivityId),
-        'x-webhook-history-id': String(id),
-      },
-      signal,
-      agents: this.agents,
-    });
+    const outcome = await this.attempt(job, id, signal);
     if (outcome.aborted || signal.aborted) return undefined;
     const record: HistoryRecord = {
       id,

@@ -2,11 +2,13 @@
  * The sandbox's webhooks (interface 2.12, 2.13, 4.3, 5.3, 6): routes for the server to mount,
  * event emission with signed, concurrent deliveries, and a delivery history.
  */
+import type { LookupFunction } from 'node:net';
 import { ALL_NOTIFICATIONS, isEventName } from '../../service/events.js';
 import type { Logger } from '../../log.js';
 import type { Caller, Route } from '../http.js';
 import { controlRoutes } from './control.js';
 import { Dispatcher, HistoryStore } from './dispatcher.js';
+import { parseDeliveryHosts, type DeliveryHostsInput, type DeliveryPolicy } from './hosts.js';
 import { buildMetadata, buildRequest } from './payload.js';
 import { webhookRoutes } from './routes.js';
 import { fromSnapshot, toSnapshot } from './snapshot.js';
@@ -15,6 +17,15 @@ import type { Actor, EmitResult, StoredWebhook } from './types.js';
 
 export type { Actor, EmitResult } from './types.js';
 export { USER_NOTIFICATION_TYPES } from './validate.js';
+export {
+  BLOCKED_CODE,
+  LOOPBACK_HOSTS,
+  checkHost,
+  describePolicy,
+  parseDeliveryHosts,
+  type DeliveryHostsInput,
+  type DeliveryPolicy,
+} from './hosts.js';
 export { SIGNATURE_HEADER, SIGNATURE_256_HEADER, signatureHeaders } from './delivery.js';
 
 export interface WebhookService {
@@ -33,6 +44,8 @@ export interface WebhookService {
   close(): Promise<void>;
   /** Resolves when all deliveries started so far have been recorded (for tests). */
   idle(): Promise<void>;
+  /** The receiver hosts deliveries may reach (default loopback only). */
+  deliveryPolicy: DeliveryPolicy;
 }
 
 export interface WebhookServiceOptions {
@@ -44,6 +57,15 @@ export interface WebhookServiceOptions {
   userName?: (userId: number) => string | undefined;
   /** Called after every state change (webhook created/deleted, delivery recorded): persistence hook. */
   onChange?: () => void;
+  /** Receiver hosts deliveries may reach (a parsed policy or its input); default loopback only. */
+  deliveryHosts?: DeliveryPolicy | DeliveryHostsInput;
+  /** Resolver for allowed host names other than `localhost` (default: the system resolver). */
+  lookup?: LookupFunction;
+}
+
+function policyOf(input: DeliveryPolicy | DeliveryHostsInput | undefined): DeliveryPolicy {
+  if (input !== undefined && typeof input === 'object' && 'allowAll' in input) return input;
+  return parseDeliveryHosts(input);
 }
 
 function userIdOf(value: unknown): number | undefined {
@@ -87,7 +109,9 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
   const now = opts.now ?? (() => new Date());
   const store = new WebhookStore();
   const history = new HistoryStore();
-  const dispatcher = new Dispatcher(history, opts.deliveryTimeoutMs, opts.logger, now, opts.onChange);
+  const deliveryPolicy = policyOf(opts.deliveryHosts);
+  const guard = { policy: deliveryPolicy, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
+  const dispatcher = new Dispatcher(history, opts.deliveryTimeoutMs, opts.logger, now, opts.onChange, guard);
   let nextActivityId = 1;
 
   const emit = (notificationType: string, metadata: Record<string, unknown>, actor?: Caller | Actor): EmitResult => {
@@ -112,6 +136,7 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
     controlRoutes: controlRoutes({ emit, idle, userName: opts.userName }),
     emit,
     idle,
+    deliveryPolicy,
     snapshot: () => toSnapshot(store, history, nextActivityId),
     restore(data: unknown) {
       const s = fromSnapshot(data);

@@ -1,10 +1,11 @@
 # syntax=docker/dockerfile:1
 # govops: GitOps reconciler for the data-governance service. `docker build -t govops .`
 # Runtime: `docker run govops run --repo https://... --path manifests/` (see docs/deploy.md).
-ARG NODE_VERSION=22
+# Node 26: the Active LTS line since 2026-10-28 (its official images are Debian 13 "trixie" only).
+ARG NODE_VERSION=26
 
 # ---- build: compile TypeScript with the dev dependencies ---------------------------------------
-FROM node:${NODE_VERSION}-bookworm-slim AS build
+FROM node:${NODE_VERSION}-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -13,7 +14,7 @@ COPY schemas ./schemas
 RUN npm run build
 
 # ---- runtime: production dependencies only, git, non-root --------------------------------------
-FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+FROM node:${NODE_VERSION}-trixie-slim AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends git ca-certificates tini openssh-client \
  && rm -rf /var/lib/apt/lists/* \

@@ -8,7 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ServiceClient } from '../api/client.js';
-import { exampleEnv, exampleEnvNames, portOrFree } from '../daemon/dev.js';
+import { exampleEnvNames, persistentExampleEnv, portOrFree } from '../daemon/dev.js';
 import { startRunning } from '../daemon/run.js';
 import { createLogger } from '../log.js';
 import { startSandbox } from '../sandbox/index.js';
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: process.env.GOVOPS_LOG_LEVEL ?? 'info', pretty: tty && !process.env.NO_COLOR });
 
   const names = await exampleEnvNames(examples);
-  const generated = exampleEnv(names, process.env);
+  const generated = await persistentExampleEnv(names, process.env, join(home, 'example-env.json'));
   Object.assign(process.env, generated);
 
   const sandbox = await startSandbox({
@@ -78,11 +78,23 @@ async function main(): Promise<void> {
       `  sandbox    ${sandbox.url}   (admin token: ${sandbox.adminToken})`,
       `             curl -s -H 'Authorization: ${sandbox.adminToken}' ${sandbox.url}/integrations`,
       `  state      ${relative(process.cwd(), join(home, 'state.json'))}`,
-      `  secrets    ${names.length} example variables (GOVOPS_EXAMPLE_*) ${Object.keys(generated).length ? 'given dummy values' : 'taken from your environment'}`,
+      `  secrets    ${names.length} GOVOPS_EXAMPLE_* variables: ${Object.keys(generated).length} dummy values (kept in ${relative(process.cwd(), join(home, 'example-env.json'))}), ${names.length - Object.keys(generated).length} from your environment`,
       `  try it     edit ${shownExamples}/lakehouse.yaml (e.g. httpPath) and save: it is applied within seconds`,
       '',
     ].join('\n') + '\n',
   );
+
+  // Once the first reconcile is over, say how it went and where to look (the banner has scrolled away).
+  void running.daemon.loop.idle().then(() => {
+    const s = running.daemon.loop.snapshot();
+    const a = s.lastAttempt;
+    if (!a) return;
+    const count = running.daemon.status().resources as unknown[];
+    process.stdout.write(
+      `\ngovops: first reconcile ${a.verdict} (${count.length} resources, ${a.durationSec.toFixed(1)}s)` +
+        `${a.error ? `: ${a.error}` : ''}; status: curl -s ${url}/status\n\n`,
+    );
+  });
 
   await new Promise<void>((resolve) => {
     let stopping = false;

@@ -1,6 +1,6 @@
 /** Helpers for `npm start` (src/cli/start.ts): example secrets and port fallback. */
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -35,4 +35,31 @@ export function portOrFree(preferred: number, host: string): Promise<number> {
     probe.once('error', () => resolve(0));
     probe.listen(preferred, host, () => probe.close(() => resolve(preferred)));
   });
+}
+
+/**
+ * Dummy values for the unset names, kept in `file` (mode 0600) so a restart of `npm start` sees the
+ * same secrets and finds everything in sync instead of updating every resource that has one.
+ * Names set in `env` are neither generated nor stored.
+ */
+export async function persistentExampleEnv(names: string[], env: NodeJS.ProcessEnv, file: string): Promise<Record<string, string>> {
+  let saved: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) saved = parsed as Record<string, unknown>;
+  } catch {
+    // missing or unreadable: start over
+  }
+  const out: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const name of names) {
+    if (env[name]) continue;
+    const v = saved[name];
+    if (typeof v === 'string' && v) out[name] = v;
+    else missing.push(name);
+  }
+  Object.assign(out, exampleEnv(missing, env));
+  await writeFile(file, `${JSON.stringify(out, null, 2)}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
+  return out;
 }

@@ -3,7 +3,7 @@
  * client and the sandbox over HTTP, and the daemon's own endpoints over HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ServiceClient } from '../../src/api/client.js';
 import { startRunning, type RunSettings } from '../../src/daemon/run.js';
@@ -101,12 +101,15 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(status.lastReconcile).toMatchObject({ result: 'applied', summary: { update: 1 } });
     const goodRevision = status.revision.lastGood as string;
 
-    // An invalid edit (two valid changes plus one broken file): nothing of it is applied.
-    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/3'));
+    // An invalid edit (a valid change plus one broken file): nothing of it is applied. The broken file
+    // is written first, so the watcher can't catch a state with only the valid change.
     await writeFile(join(t.dir, 'broken.yaml'), 'apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: broken\nspec:\n  type: lakehouse\n  autoBootstrap: true\n  config:\n    port: not-a-number\n');
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/3'));
+    // Wait for the rejection of the revision holding both files (its snapshot has lake.yaml at /sql/3).
+    const snapshot = (id: string, file: string) => readFile(join(t.settings.workdir, 'snapshots', id.replace(/^sha256:/, ''), file), 'utf8');
     status = await until(async () => {
       const s = (await getJson(`${url}/status`)).body;
-      return s.revision.rejected ? s : undefined;
+      return s.revision.rejected && s.revision.rejected === s.revision.latest && !s.running && (await snapshot(s.revision.rejected, 'lake.yaml')).includes('/sql/3') ? s : undefined;
     }, 15_000, 'rejection');
     expect(status.revision.lastGood).toBe(goodRevision);
     expect(status.lastError.result).toBe('invalid');
@@ -134,7 +137,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
 
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/govops_reconcile_total\{result="applied"\} 3/);
-    expect(metrics).toMatch(/govops_reconcile_total\{result="invalid"\} 1/);
+    expect(metrics).toMatch(/govops_reconcile_total\{result="invalid"\} [12]\n/); // 2 if the watcher caught the broken file alone
     expect(metrics).toMatch(/govops_reconcile_duration_seconds_count\{result="applied"\} \d/);
     expect(metrics).toMatch(/govops_resources\{kind="lakehouse",sync_state="synced"\} 1/);
     expect(metrics).toMatch(/govops_resources\{kind="webhook",sync_state="synced"\} 2/);
@@ -152,6 +155,60 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     // Unknown paths and methods.
     expect((await fetch(`${url}/nope`)).status).toBe(404);
     expect((await fetch(`${url}/status`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('--prune deletes what left the folder; an unresolvable secret or a plan over --max-deletes rejects the revision whole', async () => {
+    const t = await setup({ prune: true, maxDeletes: 1 });
+    for (const n of [1, 2, 3]) await writeFile(join(t.dir, `hook${n}.yaml`), webhook(`hook${n}`, `https://hooks.example.com/${n}`));
+    const { daemon } = await t.start();
+    const api = t.api();
+    const url = daemon.url;
+    let seen: string | undefined;
+    /**
+     * Waits for a revision newer than the last one seen to be reconciled, with `check` true. Each step
+     * below edits files in an order where every intermediate state the watcher may catch is one the
+     * step's assertions also hold for.
+     */
+    const settled = async (what: string, check: (s: any) => boolean = () => true) => {
+      const s = await until(async () => {
+        const b = (await getJson(`${url}/status`)).body;
+        const r = b.revision.latest;
+        return r && r !== seen && !b.running && !b.revision.pending && b.lastReconcile?.revision === r && check(b) ? b : undefined;
+      }, 15_000, what);
+      seen = s.revision.latest;
+      return s;
+    };
+    await until(async () => (await api.listWebhooks()).length === 3, 15_000, 'created');
+    await settled('first revision');
+
+    // One manifest removed: pruned (1 delete is within --max-deletes 1).
+    await rm(join(t.dir, 'hook3.yaml'));
+    let status = await settled('prune');
+    expect(status.lastReconcile).toMatchObject({ result: 'applied', summary: { delete: 1 } });
+    expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['hook1', 'hook2']);
+    const good = status.revision.lastGood as string;
+
+    // A manifest whose secret cannot be resolved: rejected whole (the valid webhook beside it is not created).
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1').replace('GOVOPS_TEST_LAKE_TOKEN', 'GOVOPS_TEST_NOT_SET_ANYWHERE'));
+    await writeFile(join(t.dir, 'hook4.yaml'), webhook('hook4', 'https://hooks.example.com/4'));
+    status = await settled('secret rejection', (b) => /GOVOPS_TEST_NOT_SET_ANYWHERE/.test(b.lastError?.message ?? ''));
+    expect(status.revision.rejected).toBe(status.revision.latest);
+    expect(status.revision.lastGood).toBe(good);
+    expect(status.lastError.result).toBe('invalid');
+    expect(status.lastError.message).toMatch(/lake\.yaml:\d+/);
+    expect(status.lastError.message).toContain('GOVOPS_TEST_NOT_SET_ANYWHERE');
+    expect(await api.listIntegrations()).toHaveLength(0);
+    expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['hook1', 'hook2']);
+
+    // A change that would delete 2 resources (> --max-deletes 1): rejected whole, nothing deleted.
+    for (const f of ['hook1.yaml', 'hook2.yaml', 'lake.yaml', 'hook4.yaml']) await rm(join(t.dir, f));
+    await writeFile(join(t.dir, 'hook5.yaml'), webhook('hook5', 'https://hooks.example.com/5'));
+    status = await settled('max-deletes rejection', (b) => /max-deletes 1/.test(JSON.stringify(b.lastError ?? {})));
+    expect(status.revision.rejected).toBe(status.revision.latest);
+    expect(status.revision.lastGood).toBe(good);
+    expect(JSON.stringify(status.lastError)).toMatch(/max-deletes 1/);
+    expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['hook1', 'hook2']);
+    expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/govops_revisions_rejected_total [2-9]/);
   });
 
   it('detects out-of-band drift without --self-heal (reported, not repaired)', async () => {

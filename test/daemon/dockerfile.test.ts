@@ -16,7 +16,9 @@ describe('Dockerfile', () => {
   it('is multi-stage on a current Node LTS slim base, building in the first stage', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const arg = /ARG NODE_VERSION=(\d+)/.exec(text)?.[1];
-    expect(Number(arg)).toBeGreaterThanOrEqual(20);
+    // An LTS line (even major) no older than the Active LTS when this was written (26, since 2026-10-28).
+    expect(Number(arg)).toBeGreaterThanOrEqual(26);
+    expect(Number(arg) % 2).toBe(0);
     for (const s of stages) expect(s[0]).toMatch(/^FROM node:\$\{NODE_VERSION\}-\w+-slim AS \w+$/);
     expect(find(stages[0]!, /^RUN npm ci\b/)).toHaveLength(1);
     expect(find(stages[0]!, /^RUN npm run build/)).toHaveLength(1);

@@ -5,7 +5,8 @@ import { parseAllDocuments } from 'yaml';
 import { runGovops } from '../helpers/cli.js';
 
 type Obj = Record<string, any>;
-const load = (f: string): Obj[] => parseAllDocuments(readFileSync(`examples/kubernetes/${f}`, 'utf8')).map((d) => d.toJS() as Obj);
+// YAML 1.1, as Kubernetes reads it (`0440` is octal there).
+const load = (f: string): Obj[] => parseAllDocuments(readFileSync(`examples/kubernetes/${f}`, 'utf8'), { version: '1.1' }).map((d) => d.toJS() as Obj);
 
 describe('examples/kubernetes', () => {
   const deployment = load('deployment.yaml').find((o) => o.kind === 'Deployment')!;
@@ -25,6 +26,15 @@ describe('examples/kubernetes', () => {
     const dir = govops.args.find((a: string) => a.startsWith('--dir='))!.split('=')[1];
     expect(dir.startsWith(`${mine.mountPath}/${link}`)).toBe(true);
     expect(govops.args[0]).toBe('run');
+    // Read-only root filesystems: each container gets a writable /tmp (git-sync writes its gitconfig there).
+    for (const c of [sync, govops]) {
+      expect(c.securityContext.readOnlyRootFilesystem).toBe(true);
+      const tmp = c.volumeMounts.find((m: Obj) => m.mountPath === '/tmp');
+      expect(pod.volumes.find((v: Obj) => v.name === tmp?.name)?.emptyDir, `${c.name} /tmp`).toBeTruthy();
+    }
+    // git-sync v4 flags (v3's --branch/--wait/--dest are gone).
+    for (const flag of ['--repo=', '--ref=', '--period=']) expect(sync.args.some((a: string) => a.startsWith(flag))).toBe(true);
+    for (const flag of ['--branch=', '--wait=', '--dest=']) expect(sync.args.some((a: string) => a.startsWith(flag))).toBe(false);
     expect(deployment.spec.replicas).toBe(1);
   });
 
@@ -51,6 +61,10 @@ describe('examples/kubernetes', () => {
     const vol = pod.volumes.find((v: Obj) => v.secret);
     const mount = govops.volumeMounts.find((m: Obj) => m.name === vol.name);
     expect(secrets.some((s) => s.metadata.name === vol.secret.secretName)).toBe(true);
+    // Files are root-owned with group fsGroup: govops (uid 10001, gid fsGroup) reads them through the group bits.
+    expect(vol.secret.defaultMode & 0o040).toBe(0o040);
+    expect(pod.securityContext.fsGroup).toBe(pod.securityContext.runAsGroup);
+    expect(mount.readOnly).toBe(true);
     const example = readFileSync('examples/kubernetes/manifest-with-file-secrets.yaml', 'utf8');
     expect(example).toContain(`fromFile: ${mount.mountPath}/lakehouse-token`);
     expect(pod.securityContext.runAsNonRoot).toBe(true);

@@ -13,12 +13,15 @@ import { CLI } from '../helpers/cli.js';
 import { createRepo } from '../sources/gitrepo.js';
 import { Cleanup, getJson, lakehouse, LAKE_TOKEN, until, webhook } from './helpers.js';
 
+const GIT_TOKEN = 'ghp_runCliT0kenNeverLogged';
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
 interface Proc {
   child: ChildProcess;
   out: () => string;
+  /** stdout alone (the logs when not on a TTY). */
+  stdout: () => string;
   url: Promise<string>;
   exit: Promise<number | null>;
 }
@@ -30,6 +33,8 @@ function runDaemon(args: string[], env: Record<string, string>, cwd: string): Pr
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  let stdout = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   let resolveUrl!: (u: string) => void;
   const url = new Promise<string>((r) => (resolveUrl = r));
   const onData = (d: Buffer): void => {
@@ -46,7 +51,7 @@ function runDaemon(args: string[], env: Record<string, string>, cwd: string): Pr
       await exit;
     }
   });
-  return { child, out: () => out, url, exit };
+  return { child, out: () => out, stdout: () => stdout, url, exit };
 }
 
 describe('govops run (Git source, real process)', () => {
@@ -66,12 +71,16 @@ describe('govops run (Git source, real process)', () => {
         // A long interval: after the first fetch only push notifications make it look again.
         '--interval', '10m', '--resync', '10m',
         '--listen', '127.0.0.1:0', '--state', join(home, 'state.json'), '--grace', '10s',
+        // Everything the daemon can log, to check no credential is in it.
+        '--log-level', 'trace',
       ],
       {
         GOVOPS_URL: sandbox.url,
         GOVOPS_TOKEN: sandbox.adminToken,
         GOVOPS_TEST_LAKE_TOKEN: LAKE_TOKEN,
         GOVOPS_GIT_WEBHOOK_SECRET: 'push-secret',
+        // Not needed by a local repo, but configured (askpass): it must not show up either.
+        GOVOPS_GIT_TOKEN: GIT_TOKEN,
       },
       home,
     );
@@ -122,7 +131,16 @@ describe('govops run (Git source, real process)', () => {
     d.child.kill('SIGTERM');
     expect(await d.exit).toBe(0);
     expect(d.out()).toContain('govops run stopped');
-    expect(d.out()).not.toContain(LAKE_TOKEN);
+    // Logs: JSON lines on stdout (not a TTY), with the revision on every reconcile line and the
+    // resource on per-resource lines; no credential anywhere, even at trace level.
+    const lines = d.stdout().split('\n').filter(Boolean);
+    const logs = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logs.some((l) => l.msg === 'reconcile started' && l.revision === sha1 && l.reason === 'revision')).toBe(true);
+    const perResource = logs.filter((l) => l.revision === sha2 && l.resource === 'Integration/lake');
+    expect(perResource.length).toBeGreaterThan(0);
+    expect(logs.some((l) => l.revision === sha3 && /rejected/.test(String(l.msg)))).toBe(true);
+    expect(logs.some((l) => l.level === 20 && l.msg === 'request')).toBe(true); // debug-level request lines were written
+    for (const secret of [LAKE_TOKEN, GIT_TOKEN, sandbox.adminToken, 'push-secret']) expect(d.out()).not.toContain(secret);
     const state = JSON.parse(await readFile(join(home, 'state.json'), 'utf8'));
     expect(state.resources).toEqual([expect.objectContaining({ kind: 'Integration', name: 'lake', revision: sha2 })]);
     // Defaults: the Git cache lives next to the state file.

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -106,5 +106,35 @@ describe('GitSource over HTTP with a token', () => {
     expect(logs.join('')).not.toContain(TOKEN);
     expect(await readFile(join(workdir, 'auth', 'repo.git', 'config'), 'utf8')).not.toContain(TOKEN);
     expect(await readFile(join(workdir, 'auth', 'askpass.sh'), 'utf8')).not.toContain(TOKEN);
+  });
+});
+
+describe('GitSource over SSH', () => {
+  it('fetches an ssh:// URL through the operator\'s GIT_SSH_COMMAND (the usual SSH mechanism)', async () => {
+    const repo = await createRepo();
+    cleanups.push(repo.cleanup);
+    const sha = await repo.commit({ 'a.yaml': 'x' });
+    const workdir = await mkdtemp(join(tmpdir(), 'govops-gitssh-'));
+    cleanups.push(() => rm(workdir, { recursive: true, force: true }));
+    // A stand-in for ssh: records how it was called and runs the remote command locally
+    // (git calls `<ssh> [options] <host> "git-upload-pack '<path>'"`).
+    const calls = join(workdir, 'ssh-calls.txt');
+    const fakeSsh = join(workdir, 'fake-ssh.sh');
+    await writeFile(fakeSsh, `#!/bin/sh\necho "$@" >> '${calls}'\nfor last; do :; done\nexec sh -c "$last"\n`);
+    await chmod(fakeSsh, 0o755);
+    const source = new GitSource({
+      url: `ssh://git@127.0.0.1${repo.bare}`,
+      workdir: join(workdir, 'w'),
+      intervalMs: 60_000,
+      logger: createLogger({ level: 'silent' }),
+      env: { PATH: process.env.PATH, HOME: workdir, GIT_SSH_COMMAND: `${fakeSsh} -i /keys/id_ed25519` },
+    });
+    await source.start();
+    cleanups.push(() => source.stop());
+    expect(source.current()?.id).toBe(sha);
+    const seen = await readFile(calls, 'utf8');
+    expect(seen).toContain('-i /keys/id_ed25519');
+    expect(seen).toContain('git@127.0.0.1');
+    expect(seen).toContain(`git-upload-pack '${repo.bare}'`);
   });
 });

@@ -50,7 +50,7 @@ async function main(): Promise<void> {
         branch: 'main',
         path: '.',
         intervalMs: 60_000,
-        resyncMs: 5 * 60_000,
+        resyncMs: 30_000, // short, so a newcomer sees drift repaired quickly (the daemon default is 5m)
         selfHeal: true,
         prune: true,
         allowReplace: false,
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     [
       '',
       'govops is running (Ctrl-C to stop)',
-      `  daemon     ${url}   (watching ${shownExamples}/, self-heal and prune on)`,
+      `  daemon     ${url}   (watching ${shownExamples}/, self-heal and prune on, drift check every 30s)`,
       `  status     curl -s ${url}/status`,
       `  metrics    curl -s ${url}/metrics | grep ^govops_`,
       `  sandbox    ${sandbox.url}   (admin token: ${sandbox.adminToken})`,

@@ -1,0 +1,121 @@
+/**
+ * Thin git adapter for `govops preview`: the revision, the merge-base with a base ref, the files
+ * changed since it, and a read-only checkout of the base's manifest files into a temp folder
+ * (through a private index file: the repository's index, HEAD and work tree are never touched).
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { UserError } from '../errors.js';
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function git(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      'git',
+      args,
+      { cwd: opts.cwd, env: { ...process.env, ...opts.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err && typeof (err as NodeJS.ErrnoException).code === 'string') {
+          reject(new UserError(`cannot run git: ${err.message}`, 'install git, or run without --base'));
+          return;
+        }
+        const code = err ? Number((err as { code?: number }).code ?? 1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+  });
+}
+
+async function gitOk(args: string[], cwd: string, env?: NodeJS.ProcessEnv, input?: string): Promise<string> {
+  const r = await git(args, { cwd, ...(env ? { env } : {}), ...(input !== undefined ? { input } : {}) });
+  if (r.code !== 0) throw new UserError(`git ${args[0]} failed: ${r.stderr.trim().split('\n')[0] ?? ''}`);
+  return r.stdout;
+}
+
+export interface RepoInfo {
+  /** Absolute top folder of the work tree. */
+  top: string;
+  /** Short SHA of HEAD (absent in a repository without commits). */
+  head?: string;
+}
+
+/** The work tree `cwd` is in, or undefined when it is not in one (or git is missing). */
+export async function repoInfo(cwd: string): Promise<RepoInfo | undefined> {
+  let top: GitResult;
+  try {
+    top = await git(['rev-parse', '--show-toplevel'], { cwd });
+  } catch {
+    return undefined;
+  }
+  if (top.code !== 0) return undefined;
+  const head = await git(['rev-parse', '--short', 'HEAD'], { cwd });
+  const info: RepoInfo = { top: top.stdout.trim() };
+  if (head.code === 0) info.head = head.stdout.trim();
+  return info;
+}
+
+/** Full SHA of the merge-base of HEAD and `ref`. */
+export async function mergeBase(cwd: string, ref: string): Promise<string> {
+  if (ref.startsWith('-')) throw new UserError(`--base: "${ref}" is not a revision`);
+  const verify = await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd });
+  if (verify.code !== 0) throw new UserError(`--base: unknown revision "${ref}"`, 'fetch it first (e.g. git fetch origin main, or checkout with fetch-depth: 0)');
+  const r = await git(['merge-base', 'HEAD', verify.stdout.trim()], { cwd });
+  if (r.code !== 0) throw new UserError(`--base: HEAD and "${ref}" have no common ancestor`, 'fetch more history (fetch-depth: 0)');
+  return r.stdout.trim();
+}
+
+export interface ChangedFile {
+  /** A, M, D, R (renamed: `from` is the old name), C, T. */
+  status: string;
+  file: string;
+  from?: string;
+}
+
+/** Files under `pathspecs` (relative to the top) that differ between `base` and the work tree. */
+export async function changedFiles(top: string, base: string, pathspecs: string[]): Promise<ChangedFile[]> {
+  const out = await gitOk(['diff', '--name-status', '-z', '-M', '--no-ext-diff', base, '--', ...pathspecs], top);
+  const parts = out.split('\0').filter((p) => p !== '');
+  const files: ChangedFile[] = [];
+  for (let i = 0; i < parts.length; ) {
+    const status = parts[i++]!;
+    const letter = status[0]!;
+    if (letter === 'R' || letter === 'C') {
+      const from = parts[i++]!;
+      files.push({ status: letter, from, file: parts[i++]! });
+    } else files.push({ status: letter, file: parts[i++]! });
+  }
+  return files;
+}
+
+/**
+ * Check out the files of `rev` under `pathspecs` into a new temp folder (mirroring the repository
+ * layout) using a private index. Returns the folder; call `cleanup` when done.
+ */
+export async function checkoutTree(
+  top: string,
+  rev: string,
+  pathspecs: string[],
+): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const tmp = await mkdtemp(path.join(tmpdir(), 'govops-preview-'));
+  const cleanup = () => rm(tmp, { recursive: true, force: true });
+  try {
+    const env = { GIT_INDEX_FILE: path.join(tmp, 'index') };
+    const dir = path.join(tmp, 'tree');
+    await mkdir(dir);
+    await gitOk(['read-tree', rev], top, env);
+    const list = await gitOk(['ls-files', '-z', '--', ...pathspecs], top, env);
+    if (list) await gitOk(['checkout-index', '-z', '--stdin', `--prefix=${dir}${path.sep}`], top, env, list);
+    return { dir, cleanup };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}

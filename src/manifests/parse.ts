@@ -6,7 +6,7 @@ import { LineCounter, parseAllDocuments, visit, type Document } from 'yaml';
 import { SECRET_KEYS } from '../service/kinds.js';
 import { MAX_ALIAS_COUNT, depthExceeds, precheck, MAX_DEPTH } from './hostile.js';
 import { makeLocator, type Locator } from './locate.js';
-import { fastParseDocuments, type FastDoc } from './fastyaml.js';
+import { fastParseDocuments, type FastDoc } from './jsyaml.js';
 import { REF_PLACEHOLDER, isSecretRef, replaceRefs, toPointer, type RefIssue } from './refs.js';
 import { validateAgainst, type SchemaIssue } from './schemas.js';
 import { suggestion } from './suggest.js';
@@ -110,7 +110,7 @@ export function parseManifestText(text: string, file: string, dir: string, optio
 const NOWHERE: Locator = { value: () => ({ file: '', line: 0, column: 0 }), key: () => ({ file: '', line: 0, column: 0 }) };
 
 /**
- * The common case: the text is in the fast subset and every document is valid. Positions are only
+ * The common case: js-yaml read the text (jsyaml.ts) and every document is valid. Positions are only
  * needed later (locate), so `yaml` parses the file then, once. Any diagnostic: undefined (the caller
  * takes the full path, which gives every diagnostic its position).
  */

@@ -261,8 +261,15 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
           for (const w of go) await run(w.c, async () => undefined);
           return;
         }
-        const started = Date.now();
-        const results = await queue.add(() => createWebhooks(api, go.map((w) => webhookInput(w.d))));
+        // one batch for all: it takes the next free slot (ahead of queued integrations, which can take long)
+        let started = Date.now();
+        const results = await queue.add(
+          () => {
+            started = Date.now();
+            return createWebhooks(api, go.map((w) => webhookInput(w.d)));
+          },
+          { priority: 1 },
+        );
         await Promise.all(
           go.map((w, i) => {
             const r = results[i]!;

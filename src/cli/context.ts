@@ -1,8 +1,34 @@
 /** What every command gets from the global options. */
 import type { Command } from 'commander';
+import { UserError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 
 export type OutputMode = 'text' | 'json' | 'markdown';
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+/**
+ * Commands that keep running (the daemon, the sandbox server) log at `info` by default; one-shot
+ * commands (validate, plan, apply, scripts...) at `warn`, so a human sees clean output, as with Terraform.
+ */
+export const LONG_RUNNING_COMMANDS: ReadonlySet<string> = new Set(['run', 'sandbox']);
+
+export function defaultLogLevel(commandName: string): 'info' | 'warn' {
+  return LONG_RUNNING_COMMANDS.has(commandName) ? 'info' : 'warn';
+}
+
+/** `--log-level` wins, then a non-empty GOVOPS_LOG_LEVEL, then the command's default. */
+export function resolveLogLevel(flag: string | undefined, env: string | undefined, commandName: string): string {
+  if (flag) return flag;
+  const fromEnv = env?.trim();
+  if (fromEnv) {
+    if (!(LOG_LEVELS as readonly string[]).includes(fromEnv)) {
+      throw new UserError(`GOVOPS_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${fromEnv}"`);
+    }
+    return fromEnv;
+  }
+  return defaultLogLevel(commandName);
+}
 
 export interface GlobalOptions {
   output: OutputMode;
@@ -21,7 +47,8 @@ export interface CliContext {
 }
 
 export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliContext {
-  const options = command.optsWithGlobals() as GlobalOptions;
+  const raw = command.optsWithGlobals() as Omit<GlobalOptions, 'logLevel'> & { logLevel?: string };
+  const options: GlobalOptions = { ...raw, logLevel: resolveLogLevel(raw.logLevel, process.env.GOVOPS_LOG_LEVEL, command.name()) };
   const tty = Boolean(process.stdout.isTTY);
   const pretty = logDestination === 2 ? Boolean(process.stderr.isTTY) : tty;
   return {

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from './commands/index.js';
+import { LOG_LEVELS } from './context.js';
 import { reportFatal } from './fatal.js';
 
 const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {
@@ -16,9 +17,9 @@ export function buildProgram(): Command {
     .version(pkg.version)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .addOption(
-      new Option('--log-level <level>', 'log level')
-        .choices(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
-        .default(process.env.GOVOPS_LOG_LEVEL ?? 'info'),
+      new Option('--log-level <level>', 'log level (default: env GOVOPS_LOG_LEVEL, else warn; info for run and sandbox)').choices([
+        ...LOG_LEVELS,
+      ]),
     )
     .option('--no-color', 'disable colored output (color is used only on a TTY)')
     .showHelpAfterError();

@@ -46,7 +46,7 @@ export async function harness(options: { transitionMs?: number; examples?: boole
     dir,
     env,
     statePath,
-    govops: (args, extraEnv = {}) => runGovops(args, { cwd: dir, env: { ...env, ...extraEnv, GOVOPS_LOG_LEVEL: 'info' } }),
+    govops: (args, extraEnv = {}) => runGovops(args, { cwd: dir, env: { GOVOPS_LOG_LEVEL: 'info', ...env, ...extraEnv } }),
     client: () => {
       const c = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries: 0 });
       clients.push(c);

@@ -8,7 +8,7 @@ import { reconcile } from '../../reconcile/engine.js';
 import { applyJson, outcomeMarkdown, outcomeTable, progressLine } from '../../reconcile/report.js';
 import { parseDuration } from '../../util/duration.js';
 import { contextFrom, EXIT } from '../context.js';
-import { addPlanOptions, parseCount, printDiagnostics, printPlan, reconcileOptions, type PlanFlags } from './plan.js';
+import { addPlanOptions, addRevisionOption, parseCount, printDiagnostics, printPlan, reconcileOptions, type PlanFlags } from './plan.js';
 import { clientFromOptions } from '../connection.js';
 import { renderMarkdown } from '../../plan/render-markdown.js';
 
@@ -23,7 +23,7 @@ export function register(program: Command): void {
     .description('apply the plan: dry run, then the real call and status polling for each resource (no prompt)')
     .option('--concurrency <n>', 'resources applied at the same time', '8')
     .option('--timeout <duration>', 'overall time limit for the apply, e.g. 10m', '10m');
-  addPlanOptions(cmd).action(async (paths: string[], flags: ApplyFlags, command: Command) => {
+  addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: ApplyFlags, command: Command) => {
     const ctx = contextFrom(command);
     const concurrency = parseCount('--concurrency', flags.concurrency, 1)!;
     let timeoutMs: number;
@@ -32,7 +32,7 @@ export function register(program: Command): void {
     } catch (err) {
       throw new UserError(`--timeout: ${(err as Error).message}`);
     }
-    const opts = reconcileOptions(paths, flags, ctx, true);
+    const opts = await reconcileOptions(paths, flags, ctx, true);
     const text = ctx.options.output === 'text';
     const tty = Boolean((ctx.stdout as NodeJS.WriteStream).isTTY);
     const progressOut = text ? ctx.stdout : ctx.stderr;

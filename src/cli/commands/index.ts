@@ -6,6 +6,7 @@ import { register as apply } from './apply.js';
 import { register as scripts } from './scripts.js';
 import { register as run } from './run.js';
 import { register as sandbox } from './sandbox.js';
+import { register as preview } from './preview.js';
 
 /** Every command, in the order `govops --help` lists them. */
-export const COMMANDS: Array<(program: Command) => void> = [validate, plan, apply, run, scripts, sandbox, schema];
+export const COMMANDS: Array<(program: Command) => void> = [validate, plan, preview, apply, run, scripts, sandbox, schema];

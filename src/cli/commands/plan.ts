@@ -6,6 +6,7 @@ import { renderMarkdown } from '../../plan/render-markdown.js';
 import { renderText } from '../../plan/render-text.js';
 import type { Plan } from '../../plan/types.js';
 import { reconcile } from '../../reconcile/engine.js';
+import { gitRevision } from '../../reconcile/revision.js';
 import { applyJson, diagnosticLine } from '../../reconcile/report.js';
 import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js';
 import { DEFAULT_STATE_PATH } from '../../state/store.js';
@@ -17,6 +18,7 @@ export interface PlanFlags extends ConnectionFlags {
   prune?: boolean;
   allowReplace?: boolean;
   maxDeletes?: string;
+  revision?: string;
 }
 
 /** Options plan and apply share. */
@@ -36,11 +38,27 @@ export function parseCount(flag: string, text: string | undefined, min = 0): num
   return Number(text);
 }
 
-export function reconcileOptions(paths: string[], flags: PlanFlags, ctx: CliContext, apply: boolean): ReconcileOptions & { statePath: string } {
+/** `--revision` (plan and apply only: they record it). */
+export function addRevisionOption<C extends Command>(cmd: C): C {
+  cmd.option('--revision <rev>', 'revision recorded in the plan and state (default: git HEAD of the manifests, "-dirty" if a manifest has uncommitted changes)');
+  return cmd;
+}
+
+/** The options of one reconcile, with the revision from --revision or the manifests' Git work tree. */
+export async function reconcileOptions(
+  paths: string[],
+  flags: PlanFlags,
+  ctx: CliContext,
+  apply: boolean,
+): Promise<ReconcileOptions & { statePath: string }> {
   const maxDeletes = parseCount('--max-deletes', flags.maxDeletes);
+  const root = process.cwd();
+  const list = paths.length ? paths : ['.'];
+  const revision = flags.revision?.trim() || (await gitRevision(root, list));
   return {
-    root: process.cwd(),
-    paths: paths.length ? paths : ['.'],
+    ...(revision ? { revision } : {}),
+    root,
+    paths: list,
     apply,
     prune: Boolean(flags.prune),
     allowReplace: Boolean(flags.allowReplace),
@@ -68,9 +86,9 @@ export function register(program: Command): void {
     .command('plan')
     .description('show the changes apply would make (create, update, replace, delete, adopt)')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error');
-  addPlanOptions(cmd).action(async (paths: string[], flags: PlanFlags & { detailedExitcode?: boolean }, command: Command) => {
+  addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: PlanFlags & { detailedExitcode?: boolean }, command: Command) => {
     const ctx = contextFrom(command);
-    const opts = reconcileOptions(paths, flags, ctx, false);
+    const opts = await reconcileOptions(paths, flags, ctx, false);
     const api = clientFromOptions(flags, ctx.logger);
     try {
       const result = await reconcile(api, { ...opts, env: process.env });

@@ -1,0 +1,81 @@
+/** editError / deleteError after acceptance, the poll interval, and --concurrency (sandbox over HTTP). */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nextInterval } from '../../src/apply/poll.js';
+import { rig, lakeManifest, sqlManifest, type Rig } from './inproc.js';
+
+let r: Rig;
+beforeEach(async () => {
+  r = await rig();
+  Object.assign(r.env, { SQL_PASSWORD: 'pw-st-1', ADMIN_PASSWORD: 'adm-st-2', LAKE_TOKEN: 'tok-st-3' });
+});
+afterEach(async () => {
+  await r.close();
+});
+
+async function failNext(operation: 'edit' | 'delete'): Promise<void> {
+  const res = await fetch(`${r.sandbox.url}/_sandbox/fail-next`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ operation }),
+  });
+  expect(res.status).toBe(200);
+}
+
+describe('status errors after the real call', () => {
+  it('editError: the update fails with the validation results; the next apply retries the PUT and succeeds', async () => {
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com', '/sql/2'));
+    await failNext('edit');
+    const res = await r.run();
+    expect(res.ok).toBe(false);
+    expect(res.outcomes[0]).toMatchObject({ action: 'update', result: 'failed', liveId: '1' });
+    expect(res.outcomes[0]!.error).toMatch(/update ended in status editError/);
+    expect(res.outcomes[0]!.validation?.length).toBeGreaterThan(0);
+    expect(r.lines()).toContain('GET /integrations/1/status 200');
+    const again = await r.run();
+    expect(again.ok).toBe(true);
+    expect((await r.api.getIntegration('1')).config.httpPath).toBe('/sql/2');
+  });
+
+  it('deleteError: the prune fails, the resource stays owned (state kept) and is deleted by the next apply', async () => {
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com', { deleteCreds: false, autoBootstrap: false }));
+    expect((await r.run()).ok).toBe(true);
+    await r.remove('a.yaml');
+    await failNext('delete');
+    const res = await r.run({ prune: true });
+    expect(res.ok).toBe(false);
+    expect(res.outcomes[0]).toMatchObject({ action: 'delete', result: 'failed' });
+    expect(res.outcomes[0]!.error).toMatch(/delete ended in status deleteError/);
+    expect((await r.state()).resources.map((x) => x.name)).toEqual(['sql']);
+    const again = await r.run({ prune: true });
+    expect(again.ok, again.error).toBe(true);
+    expect(await r.api.listIntegrations()).toEqual([]);
+    expect((await r.state()).resources).toEqual([]);
+  });
+});
+
+describe('polling and concurrency', () => {
+  it('the poll interval starts small, doubles and is capped', () => {
+    const seq = [100];
+    while (seq.length < 8) seq.push(nextInterval(seq.at(-1)!, 1000));
+    expect(seq).toEqual([100, 200, 400, 800, 1000, 1000, 1000, 1000]);
+  });
+
+  it('--concurrency 1 carries out one resource at a time (dry run, call, polls) in order', async () => {
+    for (const n of [1, 2, 3]) await r.write(`l${n}.yaml`, lakeManifest(`lake${n}`, `lake${n}.example.com`));
+    const res = await r.run({ concurrency: 1 });
+    expect(res.ok).toBe(true);
+    // each resource's requests are contiguous: dry run + create (one block), then its status polls
+    const blocks = r.lines().filter((l) => l.startsWith('POST') || l.includes('/status')).map((l) => (l.startsWith('POST /integrations?dryRun') ? 'D' : l.startsWith('POST') ? 'C' : 'S'));
+    expect(blocks.join('').replace(/S+/g, 'S')).toBe('DCSDCSDCS');
+  });
+
+  it('with --concurrency 3 the three resources start together', async () => {
+    for (const n of [1, 2, 3]) await r.write(`l${n}.yaml`, lakeManifest(`lake${n}`, `lake${n}.example.com`));
+    const res = await r.run({ concurrency: 3 });
+    expect(res.ok).toBe(true);
+    const blocks = r.lines().filter((l) => l.startsWith('POST') || l.includes('/status')).map((l) => (l.startsWith('POST /integrations?dryRun') ? 'D' : l.startsWith('POST') ? 'C' : 'S'));
+    expect(blocks.join(''), blocks.join('')).toMatch(/^[DC]*D[DC]*D[DC]*D/); // all three started before any poll (sequential would be DCSDCS...)
+  });
+});

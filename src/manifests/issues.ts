@@ -3,6 +3,8 @@ import type { ErrorObject } from 'ajv';
 import { conditionOf, describeIf } from './conditions.js';
 import { suggestion } from './suggest.js';
 import type { SchemaIssue } from './schemas.js';
+import { isSensitiveKey } from '../service/kinds.js';
+import { ALL_NOTIFICATIONS } from '../service/events.js';
 
 type Obj = Record<string, unknown>;
 
@@ -51,6 +53,28 @@ function show(v: unknown): string {
   return typeof v === 'string' ? `\`${v}\`` : `\`${JSON.stringify(v)}\``;
 }
 
+/** Values of credential fields are never repeated in a message. */
+function sensitive(path: (string | number)[]): boolean {
+  const last = path[path.length - 1];
+  return typeof last === 'string' && (isSensitiveKey(last) || last === 'secret');
+}
+
+/** "a string `443` (write it without quotes: 443)": what was found, and how to write what is wanted. */
+function found(value: unknown, want: string[], path: (string | number)[]): string {
+  const kind = typeName(value);
+  if (sensitive(path) || (typeof value === 'object' && value !== null)) return kind;
+  const scalar = `${kind} ${show(value)}`;
+  if (typeof value === 'string') {
+    const t = value.trim();
+    if ((want.includes('integer') || want.includes('number')) && t !== '' && Number.isFinite(Number(t))) return `${scalar} (write it without quotes: ${t})`;
+    if (want.includes('boolean') && /^(true|false)$/i.test(t)) return `${scalar} (write it without quotes: ${t.toLowerCase()})`;
+    if (want.includes('boolean') && /^(yes|no|on|off|y|n)$/i.test(t)) return `${scalar} (write true or false: YAML 1.2 reads ${t} as text)`;
+    return scalar;
+  }
+  if (want.includes('string') && (typeof value === 'number' || typeof value === 'boolean')) return `${scalar} (put it in quotes: "${String(value)}")`;
+  return scalar;
+}
+
 function withCondition(message: string, cond: string): string {
   return cond ? `${message} ${cond}` : message;
 }
@@ -72,23 +96,27 @@ function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): SchemaIssu
     case 'additionalProperties': {
       const prop = String(params.additionalProperty);
       const allowed = isObj(parent.properties) ? Object.keys(parent.properties) : [];
-      return { path: [...path, prop], target: 'key', message: `unknown field \`${prop}\`${suggestion(prop, allowed)}` };
+      const near = suggestion(prop, allowed);
+      const list = !near && allowed.length > 0 && allowed.length <= 24 ? ` (fields here: ${allowed.join(', ')})` : '';
+      return { path: [...path, prop], target: 'key', message: `unknown field \`${prop}\`${near}${list}` };
     }
     case 'false schema': {
       const prop = path[path.length - 1];
       return { path, target: 'key', message: withCondition(`field \`${String(prop)}\` is not allowed`, falseCondition(e, all)) };
     }
     case 'type': {
-      const want = String(params.type)
-        .split(',')
-        .map((t) => ARTICLE[t] ?? t)
-        .join(' or ');
-      return { path, message: `must be ${want}, not ${typeName(value)}` };
+      const types = String(params.type).split(',');
+      const want = types.map((t) => ARTICLE[t] ?? t).join(' or ');
+      return { path, message: `must be ${want}, not ${found(value, types, path)}` };
     }
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]) ?? [];
       const hint = typeof value === 'string' ? suggestion(value, allowed.map(String)) : '';
-      if (allowed.length > 12) return { path, message: `unknown value ${show(value)}${hint}` };
+      if (allowed.includes(ALL_NOTIFICATIONS)) {
+        const how = hint || ': use an event name of the service (listed by `govops schema`) or ALL_NOTIFICATIONS';
+        return { path, message: `unknown event ${show(value)}${how}` };
+      }
+      if (allowed.length > 12) return { path, message: `unknown value ${show(value)}${hint || ' (the allowed values are listed by `govops schema`)'}` };
       return { path, message: `must be one of ${allowed.map((a) => String(a)).join(', ')}, not ${show(value)}${hint}` };
     }
     case 'const':
@@ -140,10 +168,17 @@ function falseCondition(e: ErrorObject, all: ErrorObject[]): string {
   return d ? `${m[2] === 'then' ? 'when' : 'unless'} ${d}` : '';
 }
 
+function under(path: (string | number)[], prefix: (string | number)[]): boolean {
+  return prefix.length <= path.length && prefix.every((seg, i) => String(seg) === String(path[i]));
+}
+
 export function toIssues(errors: ErrorObject[], root: unknown): SchemaIssue[] {
   const out: SchemaIssue[] = [];
   const seen = new Set<string>();
+  // A field that is not allowed at all: what is wrong inside it is noise.
+  const forbidden = errors.filter((e) => e.keyword === 'false schema').map((e) => pointerToPath(e.instancePath));
   for (const e of errors) {
+    if (e.keyword !== 'false schema' && forbidden.some((f) => under(pointerToPath(e.instancePath), f))) continue;
     const issue = describe(e, root, errors);
     if (!issue) continue;
     const key = `${JSON.stringify(issue.path)}|${issue.message}`;

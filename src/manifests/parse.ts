@@ -72,6 +72,11 @@ export function parseManifestText(text: string, file: string, dir: string, optio
     const problems = [...doc.errors, ...doc.warnings];
     if (problems.length) {
       for (const p of problems) {
+        const opener = p.code === 'MISSING_CHAR' ? unclosedQuote(text, p.message, p.pos[0]) : undefined;
+        if (opener !== undefined) {
+          diagnostics.push({ file, ...at(opener), severity: 'error', message: `YAML: the string quoted here is never closed (missing closing ${text[opener]})` });
+          continue;
+        }
         const pos = at(p.pos[0]);
         const msg = p.code === 'TAG_RESOLVE_FAILED' ? `${firstLine(p.message)}: custom tags are not allowed` : firstLine(p.message);
         diagnostics.push({ file, ...pos, severity: 'error', message: `YAML: ${msg}` });
@@ -144,6 +149,23 @@ function fastPath(fast: FastDoc[], text: string, file: string, dir: string, opti
     });
   }
   return { manifests, diagnostics: [] };
+}
+
+/** Where an unclosed quoted string opens: the last unescaped quote of that kind before the end it ran to. */
+function unclosedQuote(text: string, message: string, end: number): number | undefined {
+  const m = /Missing closing (["'])quote/.exec(message);
+  if (!m) return undefined;
+  const q = m[1]!;
+  for (let i = Math.min(end, text.length) - 1; i >= 0; i--) {
+    if (text[i] !== q) continue;
+    if (q === '"' && text[i - 1] === '\\') continue;
+    if (q === "'" && text[i - 1] === "'") {
+      i--;
+      continue;
+    }
+    return i;
+  }
+  return undefined;
 }
 
 function positionOf(text: string, offset: number): { line: number; col: number } {
@@ -222,7 +244,8 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
     const pointer = toPointer(issue.path);
     if (refPaths.has(pointer)) {
       if (VALUE_KEYWORD_MESSAGES.test(issue.message)) continue;
-      push(issue.path, `${issue.message.replace(`\`${REF_PLACEHOLDER}\``, 'a secret reference')} (a secret reference cannot be used here)`, issue.target);
+      const message = issue.message.replace(`a string \`${REF_PLACEHOLDER}\``, 'a secret reference').replace(`\`${REF_PLACEHOLDER}\``, 'a secret reference');
+      push(issue.path, `${message} (a secret reference stands for a string: write the value itself here)`, issue.target);
       continue;
     }
     push(issue.path, issue.message, issue.target);

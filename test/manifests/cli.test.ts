@@ -88,6 +88,31 @@ describe('govops validate', () => {
     expect(res.code).toBe(1);
     expect(res.stdout).toContain('nope:1:1: no such file or folder');
   });
+
+  it('--output json: kind and name are null for a problem outside any manifest', async () => {
+    const res = await runGovops(['validate', '-o', 'json', 'nope'], { cwd: fixtures });
+    expect(res.code).toBe(1);
+    expect(JSON.parse(res.stdout)).toEqual([
+      { file: 'nope', line: 1, column: 1, kind: null, name: null, severity: 'error', message: expect.stringContaining('no such file or folder') },
+    ]);
+  });
+});
+
+describe('editor support', () => {
+  it('the README shows the YAML language server line and govops schema; the examples carry a line that resolves', () => {
+    const readme = readFileSync(`${root}/README.md`, 'utf8');
+    expect(readme).toContain('# yaml-language-server: $schema=');
+    expect(readme).toContain('npx govops schema');
+    expect(readme).toMatch(/"yaml\.schemas": \{ "\.\/schemas\/govops\.schema\.json"/);
+    const examples = readdirSync(`${root}/examples`).filter((n) => n.endsWith('.yaml'));
+    expect(examples.length).toBeGreaterThanOrEqual(7);
+    for (const f of examples) {
+      const first = readFileSync(`${root}/examples/${f}`, 'utf8').split('\n')[0]!;
+      const m = /^# yaml-language-server: \$schema=(\S+)$/.exec(first);
+      expect(m, f).not.toBeNull();
+      expect(readFileSync(fileURLToPath(new URL(m![1]!, `file://${root}/examples/${f}`)), 'utf8')).toBe(readFileSync(`${root}/schemas/govops.schema.json`, 'utf8'));
+    }
+  });
 });
 
 describe('govops schema', () => {

@@ -35,6 +35,24 @@ describe('documents', () => {
   });
 });
 
+describe('YAML syntax errors point where the problem is', () => {
+  it('an unclosed quoted string: at its opening quote, not at the end of the file', () => {
+    const text = `${hook('a').replace('https://h.example.com/a', '"https://h.example.com/a')}---\n${hook('b')}`;
+    expect(errors(text)).toEqual([
+      expect.objectContaining({ ...at(text, '"https://'), message: 'YAML: the string quoted here is never closed (missing closing ")' }),
+    ]);
+    const single = "apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: 'it''s\n";
+    expect(errors(single)).toEqual([expect.objectContaining({ ...at(single, "'it"), message: expect.stringContaining("missing closing ')") })]);
+  });
+
+  it('a key indented by mistake: at the key', () => {
+    const text = 'apiVersion: govops/v1\n  kind: Webhook\nmetadata: { name: a }\n';
+    const errs = errors(text);
+    expect(errs.length).toBeGreaterThanOrEqual(1);
+    expect(errs[0]).toMatchObject({ line: 1, column: 13, message: expect.stringMatching(/^YAML: /) });
+  });
+});
+
 describe('secret references', () => {
   it('are accepted in place of any string in config and deleteCredentials, and a webhook secret', () => {
     const text = integration(
@@ -66,7 +84,7 @@ describe('secret references', () => {
     const text = hook('a').replace('url: https://h.example.com/a', 'url: { fromEnv: URL }');
     expect(errors(text)[0]).toMatchObject({ ...at(text, '{ fromEnv: URL }'), message: 'must be a string, not a mapping' });
     const port = integration('sql_analytics', '  autoBootstrap: false\n  config:\n    host: h.example.com\n    database: d\n    schema: s\n    username: u\n    password: { fromEnv: P }\n    port: { fromEnv: PORT }\n');
-    expect(errors(port)[0]).toMatchObject({ ...at(port, '{ fromEnv: PORT }'), message: expect.stringContaining('a secret reference cannot be used here') });
+    expect(errors(port)[0]).toMatchObject({ ...at(port, '{ fromEnv: PORT }'), message: 'must be an integer, not a secret reference (a secret reference stands for a string: write the value itself here)' });
   });
 });
 

@@ -30,6 +30,8 @@ const cases: Case[] = [
   { name: 'unknown field with did-you-mean', text: integration('sql_analytics', '  autoBootstrap: false\n  config:\n    hots: h.example.com\n    host: h.example.com\n    database: d\n    schema: s\n    username: u\n    password: { fromEnv: P }\n'), where: 'hots:', message: 'unknown field `hots` (did you mean `host`?)' },
   { name: 'type', text: cloudBase('userPassword', `${up}    port: "443"\n`), where: '"443"', message: 'must be an integer, not a string' },
   { name: 'enum with suggestion', text: cloudBase('userPasword', up), where: 'userPasword', message: /must be one of userPassword, keyPair, oAuth.*did you mean `userPassword`/ },
+  { name: 'object_store authenticationType enum', text: integration('object_store', '  autoBootstrap: false\n  config:\n    name: n\n    cloudAccountId: "1"\n    cloudRegion: r\n    cloudLocationRole: x\n    cloudLocationPath: p\n    authenticationType: iam\n'), where: 'iam', message: 'must be one of auto, accessKey, not `iam`' },
+  { name: 'columnar_warehouse authenticationType enum', text: columnarBase('Okta'), where: 'Okta', message: 'must be one of userPassword, accessKey, okta, not `Okta` (did you mean `okta`?)' },
   { name: 'port range', text: cloudBase('userPassword', `${up}    port: 65536\n`), where: '65536', message: 'must be between 0 and 65535' },
   { name: 'negative port', text: cloudBase('userPassword', `${up}    port: -1\n`), where: '-1', message: 'must be between 0 and 65535' },
   { name: 'historicalIngestionMonths 1-12', text: cloudBase('userPassword', `${up}    audit: { enabled: true, historicalIngestionMonths: 13 }\n`), where: '13', message: 'must be between 1 and 12' },
@@ -67,7 +69,7 @@ const cases: Case[] = [
   { name: 'deleteCredentials checked against 2.9', text: cloudBase('userPassword', `${up}    role: R\n  deleteCredentials:\n    authenticationType: keyPair\n    role: R\n`, true), where: 'deleteCredentials', message: 'missing required field `privateKey` (required when authenticationType is keyPair)' },
   { name: 'deleteCredentials only with autoBootstrap', text: cloudBase('userPassword', `${up}  deleteCredentials:\n    authenticationType: userPassword\n    username: u\n    password: { fromEnv: P }\n    role: R\n`), where: 'deleteCredentials', message: 'field `deleteCredentials` is not allowed when autoBootstrap is false' },
   { name: 'webhook actionType', text: webhook(hookSpec.replace('triggered', 'sent')), where: 'sent', message: 'must be one of triggered, receive' },
-  { name: 'webhook notificationType item', text: webhook(hookSpec.replace('modelCreated', 'modelCreatd')), where: 'modelCreatd', message: 'unknown value `modelCreatd` (did you mean `modelCreated`?)' },
+  { name: 'webhook notificationType item', text: webhook(hookSpec.replace('modelCreated', 'modelCreatd')), where: 'modelCreatd', message: 'unknown event `modelCreatd` (did you mean `modelCreated`?)' },
   { name: 'webhook url', text: webhook(hookSpec.replace('https://h.example.com/x', 'mailto:me@example.com')), where: 'mailto', message: 'is not a valid http(s) URL' },
   { name: 'webhook global required', text: webhook(hookSpec.replace('  global: false\n', '')), where: 'spec:', message: 'missing required field `global`' },
   { name: 'webhook name is metadata.name, not spec', text: webhook(`${hookSpec}  name: other\n`), where: 'name: other', message: 'unknown field `name`' },
@@ -76,6 +78,17 @@ const cases: Case[] = [
   { name: 'missing metadata.name', text: `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  labels: {}\nspec:\n${hookSpec}`, where: 'metadata:', message: 'missing required field `name`' },
   { name: 'metadata.name format', text: `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: Pager_Alerts\nspec:\n${hookSpec}`, where: 'Pager_Alerts', message: /lower-case letters, digits and '-'/ },
   { name: 'unknown envelope field', text: `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: a\nspec:\n${hookSpec}specs: {}\n`, where: 'specs:', message: 'unknown field `specs` (did you mean `spec`?)' },
+  { name: 'quoted number: says how to write it', text: cloudBase('userPassword', `${up}    port: "443"\n`), where: '"443"', message: 'must be an integer, not a string `443` (write it without quotes: 443)' },
+  { name: 'fraction where an integer is wanted', text: cloudBase('userPassword', `${up}    port: 443.5\n`), where: '443.5', message: 'must be an integer, not a number `443.5`' },
+  { name: 'yes/no is text in YAML 1.2', text: cloudBase('userPassword', `${up}    audit: { enabled: yes }\n`), where: 'yes', message: 'must be a boolean (true or false), not a string `yes` (write true or false: YAML 1.2 reads yes as text)' },
+  { name: 'quoted boolean', text: webhook(hookSpec.replace('global: false', 'global: "false"')), where: '"false"', message: 'must be a boolean (true or false), not a string `false` (write it without quotes: false)' },
+  { name: 'number where a string is wanted', text: integration('sql_analytics', '  autoBootstrap: false\n  config:\n    host: h.example.com\n    database: d\n    schema: s\n    username: u\n    password: { fromEnv: P }\n    metadataDelimiters: { hashDelimiter: 1 }\n'), where: '1 }', message: 'must be a string, not an integer `1` (put it in quotes: "1")' },
+  { name: 'unknown field without a near miss lists the fields', text: cloudBase('userPassword', `${up}    audit: { enabled: true, months: 3 }\n`), where: 'months', message: 'unknown field `months` (fields here: enabled, historicalIngestionMonths)' },
+  { name: 'unknown event without a near miss says what is allowed', text: webhook(hookSpec.replace('modelCreated', 'everything')), where: 'everything', message: 'unknown event `everything`: use an event name of the service (listed by `govops schema`) or ALL_NOTIFICATIONS' },
+  { name: 'a field not allowed at all: no noise about its content', text: cloudBase('userPassword', `${up}  deleteCredentials: {}\n`), where: 'deleteCredentials', message: 'field `deleteCredentials` is not allowed when autoBootstrap is false' },
+  { name: 'metadata.name at most 63 characters', text: `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: ${'a'.repeat(64)}\nspec:\n${hookSpec}`, where: 'aaaa', message: 'must be at most 63 characters' },
+  { name: 'missing apiVersion', text: `kind: Webhook\nmetadata:\n  name: a\nspec:\n${hookSpec}`, where: 'kind', message: 'missing required field `apiVersion`' },
+  { name: 'missing kind', text: `apiVersion: govops/v1\nmetadata:\n  name: a\nspec:\n${hookSpec}`, where: 'apiVersion', message: 'missing required field `kind`' },
   { name: 'a document must be a mapping', text: '- a\n- b\n', where: '- a', message: 'a manifest must be a mapping' },
 ];
 
@@ -87,6 +100,21 @@ describe('schema rules: failing fixtures with line and column', () => {
     expect(match, `errors: ${JSON.stringify(errs.map((e) => `${e.line}:${e.column} ${e.message}`))}`).toBeDefined();
     expect({ line: match!.line, column: match!.column }).toEqual(pos);
     expect(match!.file).toBe('m.yaml');
+  });
+});
+
+describe('messages', () => {
+  it('a field not allowed at all is the only error about it', () => {
+    const text = cloudBase('userPassword', `${up}  deleteCredentials: {}\n`);
+    expect(errors(text).map((e) => e.message)).toEqual(['field `deleteCredentials` is not allowed when autoBootstrap is false']);
+  });
+
+  it('never repeat the value of a credential field', () => {
+    const text = cloudBase('userPassword', '    username: u\n    password: 987654321\n');
+    const errs = errors(text);
+    expect(errs).toEqual([expect.objectContaining({ ...at(text, '987654321'), message: 'must be a string, not an integer' })]);
+    const hook = webhook(`${hookSpec}  secret: 123456\n`);
+    expect(errors(hook)).toEqual([expect.objectContaining({ ...at(hook, '123456'), message: 'must be a string, not an integer' })]);
   });
 });
 

@@ -82,7 +82,7 @@ describe('validateIntegrationBody', () => {
 
   it('checks wrong types', () => {
     expect(messages(validateIntegrationBody({ type: 'lakehouse', autoBootstrap: 'no', config: [] })).sort()).toEqual([
-      'autoBootstrap: must be a boolean (true or false), not a string',
+      'autoBootstrap: must be a boolean (true or false), not a string `no` (write true or false: YAML 1.2 reads no as text)',
       'config: must be a mapping, not a list',
     ]);
   });
@@ -165,7 +165,10 @@ describe('validateWebhookItem', () => {
     expect(messages(validateWebhookItem({ ...ok, url: 'ftp://h.example.com' }))).toEqual(['url: `ftp://h.example.com` is not a valid http(s) URL']);
     expect(messages(validateWebhookItem({ ...ok, actionType: 'trigger' }))[0]).toContain('did you mean `triggered`');
     expect(messages(validateWebhookItem({ ...ok, notificationType: ['modelCreate'] }))).toEqual([
-      'notificationType.0: unknown value `modelCreate` (did you mean `modelCreated`?)',
+      'notificationType.0: unknown event `modelCreate` (did you mean `modelCreated`?)',
+    ]);
+    expect(messages(validateWebhookItem({ ...ok, notificationType: ['nothingLikeIt'] }))).toEqual([
+      'notificationType.0: unknown event `nothingLikeIt`: use an event name of the service (listed by `govops schema`) or ALL_NOTIFICATIONS',
     ]);
     expect(messages(validateWebhookItem({ ...ok, notificationType: [] }))).toEqual(['notificationType: must not be empty']);
     expect(messages(validateWebhookItem({ ...ok, secrte: 'x' }))).toEqual(['secrte: unknown field `secrte` (did you mean `secret`?)']);

@@ -3,6 +3,7 @@
  * the database, roles, users and grants it would create or drop. Credentials are never echoed:
  * passwords appear as placeholders the user fills in.
  */
+import { withDefaults } from '../../manifests/schemas.js';
 import type { IntegrationType, ScriptPhase } from '../../service/kinds.js';
 
 type Config = Record<string, unknown>;
@@ -23,8 +24,9 @@ function systemUser(config: Config): string {
 
 function impersonationRole(type: IntegrationType, config: Config): string | undefined {
   const imp = config.impersonation as Config | undefined;
-  if (imp?.enabled !== true) return undefined;
-  return s(imp.role, type === 'columnar_warehouse' ? 'service_impersonation' : 'SERVICE_IMPERSONATION');
+  // Defaults (the role per kind) come from the schemas: the config has been through withDefaults.
+  if (imp?.enabled !== true || typeof imp.role !== 'string') return undefined;
+  return imp.role;
 }
 
 function header(phase: ScriptPhase, type: IntegrationType, config: Config, id?: string): string[] {
@@ -78,13 +80,13 @@ function setup(type: IntegrationType, config: Config, editing: boolean): string[
     }
     case 'lakehouse': {
       const catalog = s(config.catalog, 'service');
-      const group = s((config.groupPattern as Config | undefined)?.deny, 'service_exemption_group');
+      const group = (config.groupPattern as Config | undefined)?.deny;
       lines.push(
         `CREATE CATALOG IF NOT EXISTS ${catalog};`,
         `GRANT ALL PRIVILEGES ON CATALOG ${catalog} TO \`service_principal\`;`,
         `REVOKE ALL PRIVILEGES ON CATALOG ${catalog} FROM \`account users\`;`,
-        `-- exemption group (excluded from data policies): ${group}`,
       );
+      if (typeof group === 'string') lines.push(`-- exemption group (excluded from data policies): ${group}`);
       break;
     }
     default:
@@ -128,7 +130,8 @@ function teardown(type: IntegrationType, config: Config, phase: ScriptPhase): st
   return lines;
 }
 
-export function generateScript(phase: ScriptPhase, type: IntegrationType, config: Config, id?: string): string {
+export function generateScript(phase: ScriptPhase, type: IntegrationType, rawConfig: Config, id?: string): string {
+  const config = withDefaults(type, rawConfig);
   let body: string[];
   switch (phase) {
     case 'initial-create': {

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isSensitiveKey } from '../service/kinds.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
+import { isSecretRef } from './refs.js';
 
 export interface ResolveOptions {
   env: Record<string, string | undefined>;
@@ -32,14 +33,9 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** A secret reference: an object with exactly one key, `fromEnv` or `fromFile`, holding a string. */
-export function isSecretRef(v: unknown): v is SecretRef {
-  if (!isObj(v)) return false;
-  const keys = Object.keys(v);
-  if (keys.length !== 1) return false;
-  const k = keys[0]!;
-  return (k === 'fromEnv' || k === 'fromFile') && typeof v[k] === 'string';
-}
+/** Re-exported: one definition of what a secret reference is, shared with validation. */
+export { isSecretRef };
+
 
 export function describeRef(ref: SecretRef): string {
   return 'fromEnv' in ref ? `fromEnv: ${ref.fromEnv}` : `fromFile: ${ref.fromFile}`;

@@ -3,6 +3,7 @@
  * (manifests, live state, govops state, options). Printing and applying it are separate steps.
  */
 import type { IntegrationType } from '../service/kinds.js';
+import type { WebhookInput } from '../api/types.js';
 
 export type ActionKind = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'noop';
 
@@ -79,14 +80,7 @@ export interface DesiredIntegrationBody {
 }
 
 /** The API body of a webhook as govops will send it (secret resolved). */
-export interface DesiredWebhookBody {
-  url: string;
-  name: string;
-  global: boolean;
-  notificationType: string[];
-  actionType: 'triggered' | 'receive';
-  secret?: string;
-}
+export type DesiredWebhookBody = WebhookInput;
 
 interface DesiredBase {
   name: string;

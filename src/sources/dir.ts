@@ -12,6 +12,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
 import type { Revision, Source, SourceDescription, SourceMetricsHooks } from './types.js';
 import { digestFiles, gitSyncCommit, isHidden, readTree, writeSnapshot } from './snapshot.js';
+import { CoalescingRunner } from './serial.js';
 
 export interface DirSourceOptions {
   dir: string;
@@ -36,8 +37,7 @@ export class DirSource implements Source {
   private links: FSWatcher[] = [];
   private debounce?: NodeJS.Timeout;
   private ticker?: NodeJS.Timeout;
-  private chain: Promise<void> = Promise.resolve();
-  private queued?: Promise<void>;
+  private readonly runner = new CoalescingRunner(() => this.scan());
   private stopped = false;
   private digests = new Map<string, string>();
 
@@ -74,19 +74,12 @@ export class DirSource implements Source {
     if (this.debounce) clearTimeout(this.debounce);
     if (this.ticker) clearInterval(this.ticker);
     await Promise.all([this.content?.close(), ...this.links.map((w) => w.close())]);
-    await this.chain;
+    await this.runner.settled();
   }
 
   refresh(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    if (this.queued) return this.queued;
-    const p = this.chain.then(() => {
-      this.queued = undefined;
-      return this.scan();
-    });
-    this.queued = p;
-    this.chain = p.catch(() => undefined);
-    return p;
+    return this.runner.run();
   }
 
   async retain(ids: Iterable<string>): Promise<void> {

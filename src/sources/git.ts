@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { Revision, Source, SourceDescription, SourceMetricsHooks } from './types.js';
 import { redactText, redactUrl } from './redact.js';
 import { jittered } from './timer.js';
+import { CoalescingRunner } from './serial.js';
 
 export interface GitSourceOptions {
   url: string;
@@ -45,8 +46,7 @@ export class GitSource implements Source {
   private git?: SimpleGit;
   private listeners: Array<(r: Revision) => void> = [];
   private latest?: Revision;
-  private chain: Promise<void> = Promise.resolve();
-  private queued?: Promise<void>;
+  private readonly runner = new CoalescingRunner(() => this.poll());
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private lastError?: string;
@@ -110,19 +110,12 @@ export class GitSource implements Source {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.abort.abort();
-    await this.chain;
+    await this.runner.settled();
   }
 
   refresh(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    if (this.queued) return this.queued;
-    const p = this.chain.then(() => {
-      this.queued = undefined;
-      return this.poll();
-    });
-    this.queued = p;
-    this.chain = p.catch(() => undefined);
-    return p;
+    return this.runner.run();
   }
 
   async retain(ids: Iterable<string>): Promise<void> {

@@ -3,6 +3,7 @@
  * Every credential path is redacted, whatever object it appears in.
  */
 import pino, { type Logger, type LevelWithSilent } from 'pino';
+import pretty from 'pino-pretty';
 import { MASKED_KEYS } from './service/kinds.js';
 
 export type { Logger };
@@ -28,11 +29,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
   const redact = { paths: REDACT_PATHS, censor: '[redacted]' };
   if (options.pretty) {
-    const transport = pino.transport({
-      target: 'pino-pretty',
-      options: { destination: typeof options.destination === 'number' ? options.destination : 1, colorize: true },
+    // In-process and synchronous, so log lines and plain writes to the terminal keep their order.
+    const stream = pretty({
+      destination: typeof options.destination === 'number' ? options.destination : 1,
+      colorize: true,
+      sync: true,
+      singleLine: true,
+      translateTime: 'SYS:HH:MM:ss.l',
+      ignore: 'pid,hostname,app',
     });
-    return pino({ level, redact }, transport);
+    return pino({ level, redact }, stream);
   }
   const dest =
     options.destination === undefined || typeof options.destination === 'number'

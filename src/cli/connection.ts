@@ -4,36 +4,20 @@
  * `--request-timeout` and `--retries`.
  */
 import { readFileSync } from 'node:fs';
-import { Option, type Command } from 'commander';
 import type { Logger } from 'pino';
 import { ServiceClient, type RequestEvent } from '../api/client.js';
 import { UserError } from '../errors.js';
 import { parseDuration } from '../util/duration.js';
+import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRIES, type ConnectionFlags } from './connection-options.js';
 
-export interface ConnectionFlags {
-  url?: string;
-  tokenFile?: string;
-  requestTimeout?: string;
-  retries?: string | number;
-}
+// The flags themselves are declared in connection-options.ts (light, used at registration time).
+export { addConnectionOptions, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRIES, type ConnectionFlags } from './connection-options.js';
 
 export interface Connection {
   baseUrl: string;
   token: string;
   timeoutMs: number;
   retries: number;
-}
-
-export const DEFAULT_REQUEST_TIMEOUT = '30s';
-export const DEFAULT_RETRIES = 4;
-
-export function addConnectionOptions<C extends Command>(cmd: C): C {
-  cmd
-    .addOption(new Option('--url <url>', 'base URL of the service (env GOVOPS_URL)'))
-    .addOption(new Option('--token-file <path>', 'file holding the API token (default: env GOVOPS_TOKEN)'))
-    .addOption(new Option('--request-timeout <duration>', 'timeout of one HTTP request, e.g. 30s').default(DEFAULT_REQUEST_TIMEOUT))
-    .addOption(new Option('--retries <n>', 'retries of a failed request (connection errors, 429, 502-504)').default(String(DEFAULT_RETRIES)));
-  return cmd;
 }
 
 /** Resolve the connection from flags and environment. Throws UserError naming what is missing. */

@@ -2,10 +2,11 @@
 import type { Command } from 'commander';
 import { UserError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
+import { LOG_LEVELS } from './log-levels.js';
+
+export { LOG_LEVELS };
 
 export type OutputMode = 'text' | 'json' | 'markdown';
-
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
 /**
  * Commands that keep running (the daemon, the sandbox server) log at `info` by default; one-shot

@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-/** The govops command line. Each command lives in src/cli/commands/<name>.ts. */
+/**
+ * The govops command line. Each command lives in src/cli/commands/<name>.ts, which only declares it
+ * (name, arguments, options); its action loads src/cli/commands/<name>-action.ts on demand, so
+ * `govops --help` and each command load only the modules they need.
+ */
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from './commands/index.js';
-import { LOG_LEVELS } from './context.js';
+import { LOG_LEVELS } from './log-levels.js';
 import { reportFatal } from './fatal.js';
 
 const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {

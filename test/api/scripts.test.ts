@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
-import { fetchScript, type ScriptRequest } from '../../src/cli/commands/scripts.js';
+import { fetchScript, type ScriptRequest } from '../../src/cli/commands/scripts-action.js';
 import { UserError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { parseManifestText } from '../../src/manifests/parse.js';

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { settingsFrom } from '../../src/cli/commands/run.js';
+import { settingsFrom } from '../../src/cli/commands/run-action.js';
 import { Cleanup } from './helpers.js';
 
 const cleanup = new Cleanup();

@@ -1,18 +1,12 @@
 /**
  * `govops apply [PATH...]`: plan, then carry the plan out (dry run, real call, status polling per
  * resource). It never prompts (like `terraform apply -auto-approve`): review with `govops plan` first.
+ * The work is in apply-action.ts, loaded when the command runs.
  */
 import type { Command } from 'commander';
-import { UserError } from '../../errors.js';
-import { reconcile } from '../../reconcile/engine.js';
-import { applyJson, outcomeMarkdown, outcomeTable, progressLine } from '../../reconcile/report.js';
-import { parseDuration } from '../../util/duration.js';
-import { contextFrom, EXIT } from '../context.js';
-import { addPlanOptions, addRevisionOption, parseCount, printDiagnostics, printPlan, reconcileOptions, type PlanFlags } from './plan.js';
-import { clientFromOptions } from '../connection.js';
-import { renderMarkdown } from '../../plan/render-markdown.js';
+import { addPlanOptions, addRevisionOption, type PlanFlags } from './plan.js';
 
-interface ApplyFlags extends PlanFlags {
+export interface ApplyFlags extends PlanFlags {
   concurrency: string;
   timeout: string;
 }
@@ -24,61 +18,7 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'resources applied at the same time', '8')
     .option('--timeout <duration>', 'overall time limit for the apply, e.g. 10m', '10m');
   addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: ApplyFlags, command: Command) => {
-    const ctx = contextFrom(command);
-    const concurrency = parseCount('--concurrency', flags.concurrency, 1)!;
-    let timeoutMs: number;
-    try {
-      timeoutMs = parseDuration(flags.timeout);
-    } catch (err) {
-      throw new UserError(`--timeout: ${(err as Error).message}`);
-    }
-    const opts = await reconcileOptions(paths, flags, ctx, true);
-    const text = ctx.options.output === 'text';
-    const tty = Boolean((ctx.stdout as NodeJS.WriteStream).isTTY);
-    const progressOut = text ? ctx.stdout : ctx.stderr;
-    const abort = new AbortController();
-    const onSignal = (): void => {
-      ctx.stderr.write('interrupted: finishing the calls in flight, starting nothing new\n');
-      abort.abort();
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    const api = clientFromOptions(flags, ctx.logger);
-    try {
-      const result = await reconcile(api, {
-        ...opts,
-        concurrency,
-        timeoutMs,
-        signal: abort.signal,
-        env: process.env,
-        onPlan: (plan) => {
-          if (text) printPlan(plan, ctx);
-        },
-        onOutcome: (o, done, total) => {
-          if (done === 1 && text) progressOut.write('\n');
-          progressOut.write(`${progressLine(o, done, total, tty && text)}\n`);
-        },
-      });
-      printDiagnostics(result, ctx);
-      if (ctx.options.output === 'json') ctx.stdout.write(applyJson(result));
-      else if (ctx.options.output === 'markdown') {
-        if (result.plan) ctx.stdout.write(renderMarkdown(result.plan));
-        if (result.stage === 'apply' || result.outcomes.length) ctx.stdout.write(`\n${outcomeMarkdown(result.outcomes)}`);
-      } else {
-        // text: the plan was printed before applying (onPlan), progress lines as resources finished
-        if (result.outcomes.length) ctx.stdout.write(`\n${outcomeTable(result.outcomes)}`);
-        else if (result.ok) ctx.stdout.write('\nNothing to apply.\n');
-      }
-      if (!result.ok) {
-        ctx.stderr.write(`error: ${result.error ?? `reconcile failed at stage ${result.stage}`}\n`);
-        process.exitCode = EXIT.error;
-        return;
-      }
-      process.exitCode = EXIT.ok;
-    } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      await api.close();
-    }
+    const { applyAction } = await import('./apply-action.js');
+    await applyAction(paths, flags, command);
   });
 }

@@ -1,16 +1,11 @@
-/** `govops run`: the continuous reconciler (Git or directory source, HTTP endpoints, metrics). */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+/**
+ * `govops run`: the continuous reconciler (Git or directory source, HTTP endpoints, metrics).
+ * This file only declares the command; the work is in run-action.ts, loaded when it runs.
+ */
 import { Option, type Command } from 'commander';
-import { addConnectionOptions, clientFromOptions, type ConnectionFlags } from '../connection.js';
-import { contextFrom } from '../context.js';
-import { UserError } from '../../errors.js';
-import { parseAddress } from '../../util/address.js';
-import { parseDuration } from '../../util/duration.js';
-import { startRunning, type RunSettings } from '../../daemon/run.js';
-import { redactUrl } from '../../sources/redact.js';
+import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 
-interface RunFlags extends ConnectionFlags {
+export interface RunFlags extends ConnectionFlags {
   repo?: string;
   branch: string;
   path: string;
@@ -29,61 +24,6 @@ interface RunFlags extends ConnectionFlags {
   gitWebhookSecretFile?: string;
   grace: string;
   workdir?: string;
-}
-
-function duration(flag: string, text: string): number {
-  try {
-    return parseDuration(text);
-  } catch (err) {
-    throw new UserError(`${flag}: ${(err as Error).message}`);
-  }
-}
-
-function wholeNumber(flag: string, text: string | undefined, min: number): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < min) throw new UserError(`${flag} must be a whole number >= ${min}, got "${text}"`);
-  return Number(text);
-}
-
-export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.env): RunSettings {
-  if (!flags.repo && !flags.dir) throw new UserError('no source given', 'pass --repo URL (Git) or --dir PATH (a watched folder)');
-  if (flags.repo && flags.dir) throw new UserError('--repo and --dir cannot be used together', 'pick one source');
-  let listen;
-  try {
-    listen = parseAddress(flags.listen);
-  } catch (err) {
-    throw new UserError(`--listen: ${(err as Error).message}`);
-  }
-  let hookSecret = flags.gitWebhookSecret ?? env.GOVOPS_GIT_WEBHOOK_SECRET;
-  if (flags.gitWebhookSecretFile) {
-    try {
-      hookSecret = readFileSync(flags.gitWebhookSecretFile, 'utf8').trim();
-    } catch {
-      throw new UserError(`cannot read --git-webhook-secret-file ${flags.gitWebhookSecretFile}`);
-    }
-  }
-  const intervalMs = duration('--interval', flags.interval);
-  const resyncMs = duration('--resync', flags.resync);
-  if (intervalMs < 10 || resyncMs < 10) throw new UserError('--interval and --resync must be at least 10ms');
-  return {
-    repo: flags.repo,
-    branch: flags.branch,
-    path: flags.path,
-    dir: flags.dir,
-    intervalMs,
-    resyncMs,
-    selfHeal: Boolean(flags.selfHeal),
-    prune: Boolean(flags.prune),
-    allowReplace: Boolean(flags.allowReplace),
-    maxDeletes: wholeNumber('--max-deletes', flags.maxDeletes, 0),
-    concurrency: wholeNumber('--concurrency', flags.concurrency, 1),
-    timeoutMs: duration('--timeout', flags.timeout),
-    listen,
-    statePath: flags.state,
-    hookSecret: hookSecret || undefined,
-    workdir: flags.workdir ?? join(dirname(flags.state), 'work'),
-    env,
-  };
 }
 
 export function register(program: Command): void {
@@ -111,42 +51,7 @@ export function register(program: Command): void {
   addConnectionOptions(cmd);
   cmd.addOption(new Option('--debounce <duration>', 'directory source quiet period').default('300ms').hideHelp());
   cmd.action(async (_opts: unknown, command: Command) => {
-    const flags = command.opts<RunFlags & { debounce: string }>();
-    const ctx = contextFrom(command, 1);
-    const settings = settingsFrom(flags);
-    settings.debounceMs = duration('--debounce', flags.debounce);
-    const graceMs = duration('--grace', flags.grace);
-    const logger = ctx.logger;
-    const running = await startRunning(settings, logger, (onRequest) => clientFromOptions(flags, logger, { onRequest }));
-    logger.info(
-      {
-        url: running.daemon.url,
-        source: settings.repo ? redactUrl(settings.repo) : settings.dir,
-        selfHeal: settings.selfHeal,
-        prune: settings.prune,
-      },
-      'govops run started',
-    );
-    await new Promise<void>((resolve) => {
-      let stopping = false;
-      const onSignal = (signal: NodeJS.Signals): void => {
-        if (stopping) return;
-        stopping = true;
-        logger.info({ signal, graceMs }, 'shutting down: no new work, waiting for in-flight calls');
-        void running.shutdown(graceMs).then((finished) => {
-          if (!finished) logger.warn({ graceMs }, 'grace period over: in-flight reconcile cut short');
-          logger.info('govops run stopped');
-          process.off('SIGTERM', onSignal);
-          process.off('SIGINT', onSignal);
-          resolve();
-        });
-      };
-      process.on('SIGTERM', onSignal);
-      process.on('SIGINT', onSignal);
-    });
-    logger.flush?.();
-    process.exitCode = 0;
-    // Everything is closed; should a library still hold the event loop, do not hang the pod.
-    setTimeout(() => process.exit(0), 2000).unref();
+    const { runAction } = await import('./run-action.js');
+    await runAction(command);
   });
 }

@@ -1,13 +1,10 @@
-/** `govops sandbox`: run the local sandbox service (see docs/sandbox.md). */
+/**
+ * `govops sandbox`: run the local sandbox service (see docs/sandbox.md).
+ * This file only declares the command; the work is in sandbox-action.ts, loaded when it runs.
+ */
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
-import { UserError } from '../../errors.js';
-import { parseDuration } from '../../util/duration.js';
-import { contextFrom } from '../context.js';
-import { parseFaultInput, parseStuck, type FaultInput } from '../../sandbox/faults.js';
-import { describePolicy, parseDeliveryHosts, startSandbox, type SandboxOptions } from '../../sandbox/index.js';
 
-interface SandboxFlags {
+export interface SandboxFlags {
   port: string;
   host: string;
   transition: string;
@@ -27,73 +24,6 @@ interface SandboxFlags {
   faults?: string;
   stuckTransitions?: boolean | string;
   deliverTo: string;
-}
-
-function duration(flag: string, value: string): number {
-  try {
-    return parseDuration(value);
-  } catch (err) {
-    throw new UserError(`--${flag}: ${(err as Error).message}`);
-  }
-}
-
-function number(flag: string, value: string, min: number, max: number): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-    throw new UserError(`--${flag} must be a number from ${min} to ${max}, got "${value}"`);
-  }
-  return n;
-}
-
-/** Fault rules from the flags (applied to `--fault-path`, default every endpoint). */
-export function faultsFromFlags(f: SandboxFlags): FaultInput[] {
-  const path = f.faultPath;
-  const rules: FaultInput[] = [];
-  if (f.latency) rules.push({ type: 'latency', path, latencyMs: duration('latency', f.latency) });
-  if (f.errorRate) {
-    const rule: FaultInput = { type: 'error', path, rate: number('error-rate', f.errorRate, 0, 1), status: number('error-status', f.errorStatus, 400, 599) };
-    if (f.retryAfter) rule.retryAfter = number('retry-after', f.retryAfter, 0, 86_400);
-    rules.push(rule);
-  }
-  if (f.dropRate) rules.push({ type: 'drop', path, rate: number('drop-rate', f.dropRate, 0, 1) });
-  if (f.conflictRate) rules.push({ type: 'conflict', path, rate: number('conflict-rate', f.conflictRate, 0, 1) });
-  if (f.faults) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(f.faults, 'utf8'));
-    } catch (err) {
-      throw new UserError(`--faults ${f.faults}: ${(err as Error).message}`, 'give a JSON file holding an array of fault rules');
-    }
-    if (!Array.isArray(raw)) throw new UserError(`--faults ${f.faults}: expected a JSON array of fault rules`);
-    raw.forEach((r, i) => {
-      try {
-        rules.push(parseFaultInput(r));
-      } catch (err) {
-        throw new UserError(`--faults ${f.faults}: rule ${i}: ${(err as Error).message}`);
-      }
-    });
-  }
-  return rules;
-}
-
-/** `--deliver-to`: validated here so a bad entry is a usage error naming the flag. */
-function deliverTo(value: string): string[] {
-  try {
-    parseDeliveryHosts(value);
-  } catch (err) {
-    throw new UserError(`--deliver-to: ${(err as Error).message}`, `e.g. --deliver-to loopback,.internal.example.com,10.0.0.0/8 or --deliver-to '*'`);
-  }
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
-}
-
-function stuckFromFlag(value: boolean | string | undefined): boolean | string[] {
-  if (value === undefined || value === false) return false;
-  if (value === true) return true;
-  try {
-    return parseStuck(value.split(',').map((s) => s.trim()).filter(Boolean));
-  } catch (err) {
-    throw new UserError(`--stuck-transitions: ${(err as Error).message}`);
-  }
 }
 
 export function register(program: Command): void {
@@ -124,59 +54,7 @@ export function register(program: Command): void {
     .option('--faults <file>', 'JSON file with an array of fault rules (see docs/sandbox.md)')
     .option('--stuck-transitions [statuses]', 'fault: transitions never finish (all, or a comma list of creating,editing,deleting)')
     .action(async (flags: SandboxFlags, command: Command) => {
-      const ctx = contextFrom(command, 2);
-      const options: SandboxOptions = {
-        port: number('port', flags.port, 0, 65535),
-        host: flags.host,
-        transitionMs: duration('transition', flags.transition),
-        deliveryTimeoutMs: duration('delivery-timeout', flags.deliveryTimeout),
-        dev: flags.dev === true,
-        logger: ctx.logger,
-        faults: faultsFromFlags(flags),
-        stuckTransitions: stuckFromFlag(flags.stuckTransitions),
-        deliveryHosts: deliverTo(flags.deliverTo),
-      };
-      if (flags.adminToken) options.adminToken = flags.adminToken;
-      if (flags.userToken) options.userToken = flags.userToken;
-      if (flags.tokensFile) options.tokensFile = flags.tokensFile;
-      if (flags.data) options.dataFile = flags.data;
-      let sandbox;
-      try {
-        sandbox = await startSandbox(options);
-      } catch (err) {
-        const e = err as NodeJS.ErrnoException;
-        if (e.code === 'EADDRINUSE') throw new UserError(`port ${options.port} is in use`, 'pick another with --port, or --port 0 for a free one');
-        throw new UserError(e.message);
-      }
-      const out = ctx.stdout;
-      out.write(`govops sandbox listening on ${sandbox.url}\n`);
-      const show = (label: string, token: string, given: boolean): void => {
-        out.write(`${label}: ${given ? '(as configured)' : token}\n`);
-      };
-      show('admin token', sandbox.adminToken, Boolean(flags.adminToken || flags.tokensFile));
-      show('user token', sandbox.userToken, Boolean(flags.userToken || flags.tokensFile));
-      out.write('  integrations: "Authorization: <admin token>"; webhooks: "Authorization: Bearer <token>"\n');
-      if (flags.dev) out.write('dev tokens: fixed and public, for local use only\n');
-      out.write(`webhook deliveries allowed to: ${describePolicy(sandbox.webhooks.deliveryPolicy)} (others are recorded as EBLOCKED; see --deliver-to)\n`);
-      out.write(`control API: ${sandbox.url}/_sandbox (no auth; local rehearsal only)\n`);
-      if (flags.data) out.write(`state persisted to ${flags.data}\n`);
-      let stopping = false;
-      const stop = (signal: string): void => {
-        if (stopping) return;
-        stopping = true;
-        ctx.logger.info({ signal }, 'sandbox stopping');
-        sandbox
-          .close()
-          .then(() => {
-            out.write('govops sandbox stopped\n');
-            process.exit(0);
-          })
-          .catch((err: unknown) => {
-            process.stderr.write(`error: ${(err as Error).message}\n`);
-            process.exit(1);
-          });
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      const { sandboxAction } = await import('./sandbox-action.js');
+      await sandboxAction(flags, command);
     });
 }

@@ -1,133 +1,15 @@
 /**
  * `govops scripts NAME --phase PHASE [PATH...]`: the manual flow (autoBootstrap false). Fetch the
  * script the service generates for integration NAME and write it to a file or stdout.
- * govops never runs scripts.
+ * govops never runs scripts. This file only declares the command; the work is in scripts-action.ts,
+ * loaded when it runs.
  */
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import { Option, type Command } from 'commander';
-import type { Logger } from 'pino';
-import type { ServiceApi } from '../../api/client-types.js';
-import type { IntegrationBody } from '../../api/types.js';
-import { UserError } from '../../errors.js';
-import { formatDiagnostic } from '../../manifests/format.js';
-import { loadManifests } from '../../manifests/loader.js';
-import { resolveSecrets } from '../../manifests/secrets.js';
-import type { IntegrationManifest, LoadedManifest, ManifestSet } from '../../manifests/types.js';
-import { SCRIPT_KINDS, SCRIPT_PHASES, SCRIPT_PHASES_WITH_ID, naturalKey, type ScriptPhase } from '../../service/kinds.js';
-import { DEFAULT_STATE_PATH, getResource, loadState } from '../../state/store.js';
-import { addConnectionOptions, clientFromOptions, type ConnectionFlags } from '../connection.js';
-import { contextFrom } from '../context.js';
+import { SCRIPT_PHASES, type ScriptPhase } from '../../service/kinds.js';
+import { DEFAULT_STATE_PATH } from '../../state/store.js';
+import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 
-export interface ScriptRequest {
-  name: string;
-  phase: ScriptPhase;
-  paths: string[];
-  cwd: string;
-  statePath: string;
-  env: Record<string, string | undefined>;
-}
-
-export interface ScriptDeps {
-  load: (paths: string[], options: { cwd: string }) => Promise<ManifestSet>;
-  api: ServiceApi;
-  logger: Logger;
-}
-
-export interface ScriptResult {
-  script: string;
-  /** Live id used in the path (edit, delete). */
-  id?: string;
-  manifest: LoadedManifest<IntegrationManifest>;
-}
-
-/** What to do after running each script (interface 4.1, "Follow-up"). */
-const FOLLOW_UP: Record<ScriptPhase, string> = {
-  create: 'run it in the platform, then create the integration (govops apply)',
-  'initial-create': 'run it in the platform, then fetch the remaining script with --phase create',
-  edit: 'run it in the platform, then update the integration (govops apply)',
-  delete: 'run it in the platform, then delete the integration (govops apply --prune)',
-  cleanup: 'run it in the platform; for sql_analytics fetch --phase post-cleanup next, otherwise delete the failed integration',
-  'post-cleanup': 'run it in the platform, then delete the failed integration',
-};
-
-function findManifest(set: ManifestSet, name: string): LoadedManifest<IntegrationManifest> {
-  const all = set.manifests;
-  const hit = all.find((m) => m.manifest.kind === 'Integration' && m.manifest.metadata.name === name);
-  if (hit) return hit as LoadedManifest<IntegrationManifest>;
-  const errors = set.diagnostics.filter((d) => d.severity === 'error');
-  if (all.some((m) => m.manifest.metadata.name === name)) {
-    throw new UserError(`${name} is a Webhook; scripts exist only for integrations`);
-  }
-  const names = all.filter((m) => m.manifest.kind === 'Integration').map((m) => m.manifest.metadata.name);
-  throw new UserError(
-    `no Integration named "${name}" in the given paths`,
-    errors.length
-      ? `some manifests have errors and were not loaded:\n${errors.map((d) => formatDiagnostic(d)).join('\n')}`
-      : names.length
-        ? `integrations found: ${names.sort().join(', ')}`
-        : 'pass the folder or files holding the manifests as PATH arguments',
-  );
-}
-
-/** Find the integration, check the phase applies, resolve secrets, find its id when needed, fetch the script. */
-export async function fetchScript(req: ScriptRequest, deps: ScriptDeps): Promise<ScriptResult> {
-  const set = await deps.load(req.paths, { cwd: req.cwd });
-  const loaded = findManifest(set, req.name);
-  const where = `${loaded.source.file}:${loaded.source.line}:${loaded.source.column}`;
-  const own = set.diagnostics.filter(
-    (d) => d.severity === 'error' && ((d.kind === 'Integration' && d.name === req.name) || (!d.name && d.file === loaded.source.file)),
-  );
-  if (own.length) throw new UserError(`Integration/${req.name} is invalid:\n${own.map((d) => formatDiagnostic(d)).join('\n')}`);
-
-  const { type, autoBootstrap } = loaded.manifest.spec;
-  const kinds = SCRIPT_KINDS[req.phase];
-  if (!kinds.has(type)) {
-    const phases = SCRIPT_PHASES.filter((p) => SCRIPT_KINDS[p].has(type));
-    throw new UserError(
-      `the service has no ${req.phase} script for a ${type} integration (${where})`,
-      phases.length ? `${type} has scripts for: ${phases.join(', ')}` : `${type} integrations have no scripts: govops creates them directly`,
-    );
-  }
-  if (autoBootstrap === true) {
-    throw new UserError(
-      `Integration/${req.name} has autoBootstrap: true (${where}); scripts are for the manual flow only`,
-      'with autoBootstrap true the service sets up the platform itself; set autoBootstrap: false to use scripts',
-    );
-  }
-
-  const resolved = resolveSecrets(loaded, { env: req.env });
-  if (resolved.diagnostics.length) {
-    throw new UserError(`cannot resolve the secrets of Integration/${req.name}:\n${resolved.diagnostics.map((d) => formatDiagnostic(d)).join('\n')}`);
-  }
-  const spec = resolved.manifest.spec;
-  const body: IntegrationBody = { type, autoBootstrap: false, config: spec.config ?? {} };
-
-  let id: string | undefined;
-  if (SCRIPT_PHASES_WITH_ID.has(req.phase)) id = await liveId(req, body, deps);
-  deps.logger.debug({ name: req.name, phase: req.phase, id }, 'fetching script');
-  const script = await deps.api.generateScript(req.phase, id === undefined ? { body } : { id, body });
-  return id === undefined ? { script, manifest: loaded } : { script, id, manifest: loaded };
-}
-
-/** The live id: from govops state first, then by natural key in the service. */
-async function liveId(req: ScriptRequest, body: IntegrationBody, deps: ScriptDeps): Promise<string> {
-  const state = await loadState(req.statePath);
-  const owned = getResource(state, 'Integration', req.name);
-  if (owned) return owned.id;
-  const key = naturalKey(body.type, body.config);
-  const matches = (await deps.api.listIntegrations()).filter((i) => i.type === body.type && naturalKey(i.type, i.config) === key);
-  if (matches.length === 1) return matches[0]!.id;
-  if (matches.length === 0) {
-    throw new UserError(
-      `Integration/${req.name} does not exist in the service (not in ${req.statePath}, and no live ${key})`,
-      `the ${req.phase} script is for an existing integration; for a new one use --phase create`,
-    );
-  }
-  throw new UserError(`${matches.length} live integrations match ${key} (ids ${matches.map((m) => m.id).join(', ')}); cannot tell which is Integration/${req.name}`);
-}
-
-interface CommandOptions extends ConnectionFlags {
+export interface ScriptsFlags extends ConnectionFlags {
   phase: ScriptPhase;
   state: string;
   out?: string;
@@ -142,32 +24,8 @@ export function register(program: Command): void {
     .addOption(new Option('--phase <phase>', 'which script').choices([...SCRIPT_PHASES]).makeOptionMandatory())
     .option('--state <file>', 'govops state file (to find the live id for edit/delete)', DEFAULT_STATE_PATH)
     .option('--out <file>', 'write the script to this file instead of stdout');
-  addConnectionOptions(cmd).action(async (name: string, paths: string[], opts: CommandOptions, command: Command) => {
-    const ctx = contextFrom(command);
-    const api = clientFromOptions(opts, ctx.logger);
-    try {
-      const res = await fetchScript(
-        { name, phase: opts.phase, paths, cwd: process.cwd(), statePath: opts.state, env: process.env },
-        { load: loadManifests, api, logger: ctx.logger },
-      );
-      const text = res.script.endsWith('\n') ? res.script : `${res.script}\n`;
-      if (opts.out) {
-        await writeFileAtomic(opts.out, text);
-        ctx.stderr.write(`wrote the ${opts.phase} script for Integration/${name}${res.id ? ` (id ${res.id})` : ''} to ${opts.out}\n`);
-      } else {
-        ctx.stdout.write(text);
-      }
-      ctx.stderr.write(`next: ${FOLLOW_UP[opts.phase]}\n`);
-    } finally {
-      await api.close();
-    }
+  addConnectionOptions(cmd).action(async (name: string, paths: string[], opts: ScriptsFlags, command: Command) => {
+    const { scriptsAction } = await import('./scripts-action.js');
+    await scriptsAction(name, paths, opts, command);
   });
-}
-
-/** Scripts may name users and roles: written private (0600), atomically. */
-async function writeFileAtomic(file: string, text: string): Promise<void> {
-  const dir = path.dirname(path.resolve(file));
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
-  await fs.writeFile(tmp, text, { mode: 0o600 });
-  await fs.rename(tmp, file);
 }

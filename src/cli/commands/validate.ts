@@ -1,10 +1,7 @@
-/** `govops validate [PATH...]`: every problem in every manifest file, offline. */
+/** `govops validate [PATH...]`: every problem in every manifest file, offline. The work is in validate-action.ts. */
 import type { Command } from 'commander';
-import { contextFrom, EXIT } from '../context.js';
-import { loadManifests } from '../../manifests/loader.js';
-import { formatDiagnostic, summarize } from '../../manifests/format.js';
 
-interface ValidateOptions {
+export interface ValidateOptions {
   strict?: boolean;
 }
 
@@ -15,24 +12,7 @@ export function register(program: Command): void {
     .argument('[paths...]', 'files or folders to check (default: .)')
     .option('--strict', 'plain-literal credentials are errors, not warnings')
     .action(async (paths: string[], opts: ValidateOptions, command: Command) => {
-      const ctx = contextFrom(command);
-      const result = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), strict: Boolean(opts.strict) });
-      const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
-      if (ctx.options.output === 'json') {
-        const list = result.diagnostics.map((d) => ({
-          file: d.file,
-          line: d.line,
-          column: d.column,
-          kind: d.kind ?? null,
-          name: d.name ?? null,
-          severity: d.severity,
-          message: d.message,
-        }));
-        ctx.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-      } else {
-        for (const d of result.diagnostics) ctx.stdout.write(`${formatDiagnostic(d, ctx.color)}\n`);
-      }
-      ctx.stderr.write(`${summarize(result.diagnostics, result.files.length, result.manifests.length)}\n`);
-      process.exitCode = errors > 0 ? EXIT.error : EXIT.ok;
+      const { validateAction } = await import('./validate-action.js');
+      await validateAction(paths, opts, command);
     });
 }

@@ -1,0 +1,71 @@
+/** What `govops apply` does (loaded only when it runs; declared in apply.ts). */
+import type { Command } from 'commander';
+import { UserError } from '../../errors.js';
+import { renderMarkdown } from '../../plan/render-markdown.js';
+import { reconcile } from '../../reconcile/engine.js';
+import { applyJson, outcomeMarkdown, outcomeTable, progressLine } from '../../reconcile/report.js';
+import { parseDuration } from '../../util/duration.js';
+import { clientFromOptions } from '../connection.js';
+import { contextFrom, EXIT } from '../context.js';
+import { parseCount } from '../flags.js';
+import type { ApplyFlags } from './apply.js';
+import { printDiagnostics, printPlan, reconcileOptions } from './plan-action.js';
+
+export async function applyAction(paths: string[], flags: ApplyFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const concurrency = parseCount('--concurrency', flags.concurrency, 1)!;
+  let timeoutMs: number;
+  try {
+    timeoutMs = parseDuration(flags.timeout);
+  } catch (err) {
+    throw new UserError(`--timeout: ${(err as Error).message}`);
+  }
+  const opts = await reconcileOptions(paths, flags, ctx, true);
+  const text = ctx.options.output === 'text';
+  const tty = Boolean((ctx.stdout as NodeJS.WriteStream).isTTY);
+  const progressOut = text ? ctx.stdout : ctx.stderr;
+  const abort = new AbortController();
+  const onSignal = (): void => {
+    ctx.stderr.write('interrupted: finishing the calls in flight, starting nothing new\n');
+    abort.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const api = clientFromOptions(flags, ctx.logger);
+  try {
+    const result = await reconcile(api, {
+      ...opts,
+      concurrency,
+      timeoutMs,
+      signal: abort.signal,
+      env: process.env,
+      onPlan: (plan) => {
+        if (text) printPlan(plan, ctx);
+      },
+      onOutcome: (o, done, total) => {
+        if (done === 1 && text) progressOut.write('\n');
+        progressOut.write(`${progressLine(o, done, total, tty && text)}\n`);
+      },
+    });
+    printDiagnostics(result, ctx);
+    if (ctx.options.output === 'json') ctx.stdout.write(applyJson(result));
+    else if (ctx.options.output === 'markdown') {
+      if (result.plan) ctx.stdout.write(renderMarkdown(result.plan));
+      if (result.stage === 'apply' || result.outcomes.length) ctx.stdout.write(`\n${outcomeMarkdown(result.outcomes)}`);
+    } else {
+      // text: the plan was printed before applying (onPlan), progress lines as resources finished
+      if (result.outcomes.length) ctx.stdout.write(`\n${outcomeTable(result.outcomes)}`);
+      else if (result.ok) ctx.stdout.write('\nNothing to apply.\n');
+    }
+    if (!result.ok) {
+      ctx.stderr.write(`error: ${result.error ?? `reconcile failed at stage ${result.stage}`}\n`);
+      process.exitCode = EXIT.error;
+      return;
+    }
+    process.exitCode = EXIT.ok;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await api.close();
+  }
+}

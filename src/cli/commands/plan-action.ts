@@ -1,0 +1,71 @@
+/** What `govops plan` does, and the plan helpers apply reuses (loaded only when they run; declared in plan.ts). */
+import type { Command } from 'commander';
+import { renderJson } from '../../plan/render-json.js';
+import { renderMarkdown } from '../../plan/render-markdown.js';
+import { renderText } from '../../plan/render-text.js';
+import type { Plan } from '../../plan/types.js';
+import { reconcile } from '../../reconcile/engine.js';
+import { gitRevision } from '../../reconcile/revision.js';
+import { applyJson, diagnosticLine } from '../../reconcile/report.js';
+import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js';
+import { clientFromOptions } from '../connection.js';
+import { contextFrom, EXIT, type CliContext } from '../context.js';
+import { parseCount } from '../flags.js';
+import type { PlanFlags } from './plan.js';
+
+/** The options of one reconcile, with the revision from --revision or the manifests' Git work tree. */
+export async function reconcileOptions(
+  paths: string[],
+  flags: PlanFlags,
+  ctx: CliContext,
+  apply: boolean,
+): Promise<ReconcileOptions & { statePath: string }> {
+  const maxDeletes = parseCount('--max-deletes', flags.maxDeletes);
+  const root = process.cwd();
+  const list = paths.length ? paths : ['.'];
+  const revision = flags.revision?.trim() || (await gitRevision(root, list));
+  return {
+    ...(revision ? { revision } : {}),
+    root,
+    paths: list,
+    apply,
+    prune: Boolean(flags.prune),
+    allowReplace: Boolean(flags.allowReplace),
+    ...(maxDeletes !== undefined ? { maxDeletes } : {}),
+    logger: ctx.logger,
+    statePath: flags.state,
+  };
+}
+
+/** Diagnostics to stderr (errors and warnings), as `file:line:col: ...`. */
+export function printDiagnostics(result: ReconcileResult, ctx: CliContext): void {
+  for (const d of result.diagnostics) ctx.stderr.write(`${diagnosticLine(d)}\n`);
+}
+
+export function printPlan(plan: Plan | undefined, ctx: CliContext): void {
+  if (!plan) return;
+  const mode = ctx.options.output;
+  if (mode === 'json') ctx.stdout.write(renderJson(plan));
+  else if (mode === 'markdown') ctx.stdout.write(renderMarkdown(plan));
+  else ctx.stdout.write(renderText(plan, { color: ctx.color }));
+}
+
+export async function planAction(paths: string[], flags: PlanFlags & { detailedExitcode?: boolean }, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const opts = await reconcileOptions(paths, flags, ctx, false);
+  const api = clientFromOptions(flags, ctx.logger);
+  try {
+    const result = await reconcile(api, { ...opts, env: process.env });
+    printDiagnostics(result, ctx);
+    if (result.plan) printPlan(result.plan, ctx);
+    else if (ctx.options.output === 'json') ctx.stdout.write(applyJson(result));
+    if (!result.ok) {
+      ctx.stderr.write(`error: ${result.error ?? `reconcile failed at stage ${result.stage}`}\n`);
+      process.exitCode = EXIT.error;
+      return;
+    }
+    process.exitCode = flags.detailedExitcode && result.changed ? EXIT.changes : EXIT.ok;
+  } finally {
+    await api.close();
+  }
+}

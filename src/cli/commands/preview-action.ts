@@ -1,0 +1,33 @@
+/** What `govops preview` does (loaded only when it runs; declared in preview.ts). */
+import { writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { renderPreview } from '../../preview/render.js';
+import { runPreview } from '../../preview/preview.js';
+import { clientFromOptions } from '../connection.js';
+import { contextFrom } from '../context.js';
+import { parseCount } from '../flags.js';
+import type { PreviewFlags } from './preview.js';
+
+export async function previewAction(paths: string[], flags: PreviewFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const maxDeletes = parseCount('--max-deletes', flags.maxDeletes);
+  const result = await runPreview({
+    root: process.cwd(),
+    paths,
+    ...(flags.base !== undefined ? { base: flags.base } : {}),
+    statePath: flags.state,
+    plan: { prune: Boolean(flags.prune), allowReplace: Boolean(flags.allowReplace), ...(maxDeletes !== undefined ? { maxDeletes } : {}) },
+    env: process.env,
+    logger: ctx.logger,
+    connect: () => clientFromOptions(flags, ctx.logger),
+    ...(flags.requireLive ? { requireLive: true } : {}),
+  });
+  const markdown = renderPreview(result);
+  const text = ctx.options.output === 'json' ? `${JSON.stringify({ ...result, markdown }, null, 2)}\n` : markdown;
+  if (flags.out) await writeFile(flags.out, text);
+  else ctx.stdout.write(text);
+  if (result.error !== undefined) ctx.stderr.write(`error: ${result.error}\n`);
+  else if (!result.valid) ctx.stderr.write('error: invalid manifests (see the comment)\n');
+  if (result.liveError !== undefined) ctx.stderr.write(`warning: live state not consulted: ${result.liveError}\n`);
+  process.exitCode = result.exitCode;
+}

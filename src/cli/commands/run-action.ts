@@ -1,0 +1,107 @@
+/** What `govops run` does (loaded only when it runs; declared in run.ts). */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import { clientFromOptions } from '../connection.js';
+import { contextFrom } from '../context.js';
+import { UserError } from '../../errors.js';
+import { parseAddress } from '../../util/address.js';
+import { parseDuration } from '../../util/duration.js';
+import { startRunning, type RunSettings } from '../../daemon/run.js';
+import { redactUrl } from '../../sources/redact.js';
+import type { RunFlags } from './run.js';
+
+function duration(flag: string, text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new UserError(`${flag}: ${(err as Error).message}`);
+  }
+}
+
+function wholeNumber(flag: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < min) throw new UserError(`${flag} must be a whole number >= ${min}, got "${text}"`);
+  return Number(text);
+}
+
+export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.env): RunSettings {
+  if (!flags.repo && !flags.dir) throw new UserError('no source given', 'pass --repo URL (Git) or --dir PATH (a watched folder)');
+  if (flags.repo && flags.dir) throw new UserError('--repo and --dir cannot be used together', 'pick one source');
+  let listen;
+  try {
+    listen = parseAddress(flags.listen);
+  } catch (err) {
+    throw new UserError(`--listen: ${(err as Error).message}`);
+  }
+  let hookSecret = flags.gitWebhookSecret ?? env.GOVOPS_GIT_WEBHOOK_SECRET;
+  if (flags.gitWebhookSecretFile) {
+    try {
+      hookSecret = readFileSync(flags.gitWebhookSecretFile, 'utf8').trim();
+    } catch {
+      throw new UserError(`cannot read --git-webhook-secret-file ${flags.gitWebhookSecretFile}`);
+    }
+  }
+  const intervalMs = duration('--interval', flags.interval);
+  const resyncMs = duration('--resync', flags.resync);
+  if (intervalMs < 10 || resyncMs < 10) throw new UserError('--interval and --resync must be at least 10ms');
+  return {
+    repo: flags.repo,
+    branch: flags.branch,
+    path: flags.path,
+    dir: flags.dir,
+    intervalMs,
+    resyncMs,
+    selfHeal: Boolean(flags.selfHeal),
+    prune: Boolean(flags.prune),
+    allowReplace: Boolean(flags.allowReplace),
+    maxDeletes: wholeNumber('--max-deletes', flags.maxDeletes, 0),
+    concurrency: wholeNumber('--concurrency', flags.concurrency, 1),
+    timeoutMs: duration('--timeout', flags.timeout),
+    listen,
+    statePath: flags.state,
+    hookSecret: hookSecret || undefined,
+    workdir: flags.workdir ?? join(dirname(flags.state), 'work'),
+    env,
+  };
+}
+
+export async function runAction(command: Command): Promise<void> {
+  const flags = command.opts<RunFlags & { debounce: string }>();
+  const ctx = contextFrom(command, 1);
+  const settings = settingsFrom(flags);
+  settings.debounceMs = duration('--debounce', flags.debounce);
+  const graceMs = duration('--grace', flags.grace);
+  const logger = ctx.logger;
+  const running = await startRunning(settings, logger, (onRequest) => clientFromOptions(flags, logger, { onRequest }));
+  logger.info(
+    {
+      url: running.daemon.url,
+      source: settings.repo ? redactUrl(settings.repo) : settings.dir,
+      selfHeal: settings.selfHeal,
+      prune: settings.prune,
+    },
+    'govops run started',
+  );
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal, graceMs }, 'shutting down: no new work, waiting for in-flight calls');
+      void running.shutdown(graceMs).then((finished) => {
+        if (!finished) logger.warn({ graceMs }, 'grace period over: in-flight reconcile cut short');
+        logger.info('govops run stopped');
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+        resolve();
+      });
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  logger.flush?.();
+  process.exitCode = 0;
+  // Everything is closed; should a library still hold the event loop, do not hang the pod.
+  setTimeout(() => process.exit(0), 2000).unref();
+}

@@ -1,0 +1,24 @@
+/**
+ * The connection flags every command talking to the service declares. Light on purpose (commander
+ * only): registering commands must not load the HTTP client. Resolution lives in connection.ts.
+ */
+import { Option, type Command } from 'commander';
+
+export interface ConnectionFlags {
+  url?: string;
+  tokenFile?: string;
+  requestTimeout?: string;
+  retries?: string | number;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT = '30s';
+export const DEFAULT_RETRIES = 4;
+
+export function addConnectionOptions<C extends Command>(cmd: C): C {
+  cmd
+    .addOption(new Option('--url <url>', 'base URL of the service (env GOVOPS_URL)'))
+    .addOption(new Option('--token-file <path>', 'file holding the API token (default: env GOVOPS_TOKEN)'))
+    .addOption(new Option('--request-timeout <duration>', 'timeout of one HTTP request, e.g. 30s').default(DEFAULT_REQUEST_TIMEOUT))
+    .addOption(new Option('--retries <n>', 'retries of a failed request (connection errors, 429, 502-504)').default(String(DEFAULT_RETRIES)));
+  return cmd;
+}

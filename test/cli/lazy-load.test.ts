@@ -1,0 +1,95 @@
+/**
+ * Start-up cost of the CLI: registering the commands must stay cheap. `govops --help` loads commander
+ * and the light command declarations only; each command's heavy modules (HTTP client, sandbox, daemon,
+ * ajv, pino...) load when that command runs. Checked by recording every module the real built CLI
+ * loads, through a module hook (node --import).
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runGovops, type CliResult } from '../helpers/cli.js';
+
+const EXAMPLES = fileURLToPath(new URL('../../examples', import.meta.url));
+let dir: string;
+let register: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'govops-lazy-'));
+  const hooks = join(dir, 'hooks.mjs');
+  await writeFile(
+    hooks,
+    `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  if (process.env.GOVOPS_TEST_MODLOG && !url.startsWith('node:')) appendFileSync(process.env.GOVOPS_TEST_MODLOG, url + '\\n');
+  return next(url, context);
+}
+`,
+  );
+  register = join(dir, 'register.mjs');
+  await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+let runs = 0;
+/** Run the CLI; return its result and the modules it loaded (URLs, in load order). */
+async function loaded(args: string[]): Promise<{ result: CliResult; modules: string[] }> {
+  const log = join(dir, `modules-${++runs}.txt`);
+  const result = await runGovops(args, {
+    cwd: dir,
+    env: { NODE_OPTIONS: `--import ${pathToFileURL(register).href}`, GOVOPS_TEST_MODLOG: log, GOVOPS_URL: undefined, GOVOPS_TOKEN: undefined },
+  });
+  const modules = (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+  return { result, modules };
+}
+
+const packages = (modules: string[]): string[] =>
+  [...new Set(modules.flatMap((u) => (/\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u) ?? []).slice(1)))].sort();
+const ours = (modules: string[]): string[] => modules.filter((u) => u.includes('/dist/')).map((u) => u.replace(/.*\/dist\//, ''));
+
+describe('lazy loading of command modules', () => {
+  it('--help loads commander and the command declarations only', async () => {
+    const { result, modules } = await loaded(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: govops');
+    expect(packages(modules)).toEqual(['commander']);
+    const files = ours(modules);
+    expect(files).toContain('cli/commands/plan.js');
+    expect(files.filter((f) => f.endsWith('-action.js'))).toEqual([]);
+    for (const heavy of ['log.js', 'cli/connection.js', 'cli/context.js', 'api/', 'sandbox/', 'daemon/', 'reconcile/', 'manifests/']) {
+      expect(files.filter((f) => f.startsWith(heavy))).toEqual([]);
+    }
+  });
+
+  it('a command help (plan --help) loads no action module either', async () => {
+    const { result, modules } = await loaded(['plan', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--detailed-exitcode');
+    expect(packages(modules)).toEqual(['commander']);
+  });
+
+  it('validate loads its own action, not the HTTP client, sandbox or daemon', async () => {
+    const { result, modules } = await loaded(['validate', EXAMPLES]);
+    expect(result.code).toBe(0);
+    const files = ours(modules);
+    expect(files).toContain('cli/commands/validate-action.js');
+    expect(files.filter((f) => f.endsWith('-action.js'))).toEqual(['cli/commands/validate-action.js']);
+    for (const heavy of ['api/', 'sandbox/', 'daemon/', 'reconcile/']) expect(files.filter((f) => f.startsWith(heavy))).toEqual([]);
+    const pkgs = packages(modules);
+    for (const p of ['undici', 'prom-client', 'chokidar', 'simple-git', 'p-queue']) expect(pkgs).not.toContain(p);
+  });
+
+  it('plan loads the plan action and the HTTP client (and fails cleanly without a URL)', async () => {
+    const { result, modules } = await loaded(['plan', EXAMPLES]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('no service URL given');
+    const files = ours(modules);
+    expect(files).toContain('cli/commands/plan-action.js');
+    expect(files).toContain('api/client.js');
+    expect(files.filter((f) => f.startsWith('sandbox/') || f.startsWith('daemon/'))).toEqual([]);
+  });
+});

@@ -3,7 +3,8 @@
  * Every credential path is redacted, whatever object it appears in.
  */
 import pino, { type Logger, type LevelWithSilent } from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 import { MASKED_KEYS } from './service/kinds.js';
 
 export type { Logger };
@@ -30,6 +31,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const redact = { paths: REDACT_PATHS, censor: '[redacted]' };
   if (options.pretty) {
     // In-process and synchronous, so log lines and plain writes to the terminal keep their order.
+    // Loaded only for terminal output, so one-shot commands and JSON logging never pay for it.
+    const pretty = createRequire(import.meta.url)('pino-pretty') as (options: PrettyOptions) => PrettyStream;
     const stream = pretty({
       destination: typeof options.destination === 'number' ? options.destination : 1,
       colorize: true,

@@ -1,5 +1,6 @@
 /** Shared helpers for the sandbox conformance tests: a real sandbox on 127.0.0.1:0 and a tiny HTTP caller. */
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
+import { INTEGRATION_TYPES } from '../../src/service/kinds.js';
 
 export interface Reply {
   status: number;
@@ -111,15 +112,7 @@ export function bodyFor(type: string, n = 1, overrides: Record<string, unknown> 
   return { type, ...base, ...overrides };
 }
 
-export const KINDS = [
-  'object_store',
-  'sql_analytics',
-  'lakehouse',
-  'dataset_warehouse',
-  'columnar_warehouse',
-  'cloud_warehouse',
-  'distributed_sql',
-] as const;
+export const KINDS = INTEGRATION_TYPES;
 
 export const DELETE_PAYLOAD = { authenticationType: 'userPassword', username: 'admin', password: 'admin-secret' };
 export const CLOUD_DELETE_PAYLOAD = { ...DELETE_PAYLOAD, role: 'ACCOUNTADMIN' };

@@ -10,6 +10,7 @@ import { reconcile } from '../../src/reconcile/engine.js';
 import type { ReconcileOptions, ReconcileResult } from '../../src/reconcile/types.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import type { GovopsState } from '../../src/state/types.js';
+import { lakehouseManifest } from '../helpers/manifests.js';
 
 export interface Rig {
   sandbox: SandboxHandle;
@@ -103,18 +104,7 @@ ${opts.deleteCreds === false ? '' : `  deleteCredentials:
 }
 
 export function lakeManifest(name: string, host: string, httpPath = '/sql/1'): string {
-  return `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: ${name}
-spec:
-  type: lakehouse
-  autoBootstrap: true
-  config:
-    workspaceUrl: https://${host}
-    httpPath: ${httpPath}
-    token: { fromEnv: LAKE_TOKEN }
-`;
+  return lakehouseManifest({ name, host, httpPath, tokenEnv: 'LAKE_TOKEN' });
 }
 
 export function webhookManifest(name: string, types: string[] = ['modelCreated'], secret = true): string {

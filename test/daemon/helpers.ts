@@ -2,6 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { lakehouseManifest } from '../helpers/manifests.js';
 
 export class Cleanup {
   private fns: Array<() => Promise<unknown> | unknown> = [];
@@ -54,18 +55,7 @@ export async function getJson(url: string): Promise<{ status: number; body: any 
 
 /** A lakehouse integration (autoBootstrap true) with its token from the environment. */
 export function lakehouse(name: string, httpPath: string, host = 'lake1.example.com'): string {
-  return `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: ${name}
-spec:
-  type: lakehouse
-  autoBootstrap: true
-  config:
-    workspaceUrl: https://${host}
-    httpPath: ${httpPath}
-    token: { fromEnv: GOVOPS_TEST_LAKE_TOKEN }
-`;
+  return lakehouseManifest({ name, host, httpPath, tokenEnv: 'GOVOPS_TEST_LAKE_TOKEN' });
 }
 
 export function webhook(name: string, url: string): string {

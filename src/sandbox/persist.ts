@@ -41,6 +41,6 @@ export async function readJson(file: string): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new Error(`sandbox data file ${file} is not valid JSON: ${(err as Error).message}`);
+    throw new Error(`sandbox data file ${file} is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
 }

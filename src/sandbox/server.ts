@@ -122,7 +122,7 @@ export function createSandboxServer(deps: ServerDeps): Server {
       record(out.status);
     };
 
-    let rawBody = '';
+    let rawBody: string;
     try {
       rawBody = await readBody(req, deps.bodyLimit);
     } catch (err) {

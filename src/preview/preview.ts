@@ -14,6 +14,7 @@ import { IGNORE_FILE } from '../manifests/ignore.js';
 import { loadManifests } from '../manifests/loader.js';
 import { resolveAllSecrets } from '../manifests/secrets.js';
 import type { LoadedManifest } from '../manifests/types.js';
+import { configShapes } from '../manifests/shapes.js';
 import { needsApply, planChanges } from '../plan/planner.js';
 import type { PlanOptions } from '../plan/types.js';
 import { loadState } from '../state/store.js';
@@ -144,6 +145,7 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
         live: { integrations, webhooks },
         state,
         options: opts.plan,
+        shapes: configShapes(),
         ...(result.revision !== undefined ? { revision: result.revision } : {}),
       });
       result.mode = 'live';

@@ -18,6 +18,8 @@ export interface ReconcileOptions {
   prune: boolean;
   allowReplace: boolean;
   maxDeletes?: number;
+  /** Re-send credentials that cannot be compared (plan option `resendSecrets`) instead of recording them. */
+  resendSecrets?: boolean;
   concurrency?: number;
   /** Overall apply timeout in ms. */
   timeoutMs?: number;

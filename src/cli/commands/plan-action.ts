@@ -31,6 +31,7 @@ export async function reconcileOptions(
     apply,
     prune: Boolean(flags.prune),
     allowReplace: Boolean(flags.allowReplace),
+    ...(flags.resendSecrets ? { resendSecrets: true } : {}),
     ...(maxDeletes !== undefined ? { maxDeletes } : {}),
     logger: ctx.logger,
     statePath: flags.state,

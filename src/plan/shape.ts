@@ -4,8 +4,9 @@
  * `ConfigShapes`: this module reads no file and imports no schema library.
  *
  * Both sides of a diff go through `comparable`, so a plan is a no-op whatever the service echoes:
- * absent (or null) = default, fields govops does not know are not compared, order-free lists are sets,
- * a number sent back as a numeric string is that number.
+ * absent (or null) = default, an empty value ("" or []) of a field without default = absent, fields govops
+ * does not know are not compared, order-free lists are sets, a number sent back as a numeric string is that
+ * number.
  */
 import { isPlainObject } from './diff.js';
 
@@ -48,7 +49,11 @@ function field(shape: FieldShape, raw: unknown): unknown {
     // An absent object with nothing filled in stays absent.
     return value === undefined && Object.keys(out).length === 0 ? undefined : out;
   }
-  if (value === undefined) return shape.default === undefined ? undefined : structuredClone(shape.default);
+  // Without a default, an empty value means what absence means (a service may echo "" or [] for "not set").
+  const empty = value === '' || (Array.isArray(value) && value.length === 0);
+  if (value === undefined || (empty && shape.default === undefined)) {
+    return shape.default === undefined ? undefined : structuredClone(shape.default);
+  }
   if (Array.isArray(value)) return shape.unordered ? sortedSet(value) : [...value];
   return scalar(shape, value);
 }

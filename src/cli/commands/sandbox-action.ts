@@ -5,7 +5,7 @@ import { UserError } from '../../errors.js';
 import { parseDuration } from '../../util/duration.js';
 import { contextFrom } from '../context.js';
 import { parseFaultInput, parseStuck, type FaultInput } from '../../sandbox/faults.js';
-import { describePolicy, parseDeliveryHosts, startSandbox, type SandboxOptions } from '../../sandbox/index.js';
+import { describePolicy, parseBehaviours, parseDeliveryHosts, startSandbox, type SandboxOptions } from '../../sandbox/index.js';
 import type { SandboxFlags } from './sandbox.js';
 
 function duration(flag: string, value: string): number {
@@ -75,6 +75,15 @@ function stuckFromFlag(value: boolean | string | undefined): boolean | string[] 
   }
 }
 
+function behavioursFromFlag(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  try {
+    return [...parseBehaviours(value)];
+  } catch (err) {
+    throw new UserError(`--behaviour: ${(err as Error).message}`);
+  }
+}
+
 export async function sandboxAction(flags: SandboxFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command, 2);
   const options: SandboxOptions = {
@@ -87,6 +96,7 @@ export async function sandboxAction(flags: SandboxFlags, command: Command): Prom
     faults: faultsFromFlags(flags),
     stuckTransitions: stuckFromFlag(flags.stuckTransitions),
     deliveryHosts: deliverTo(flags.deliverTo),
+    behaviours: behavioursFromFlag(flags.behaviour),
   };
   if (flags.adminToken) options.adminToken = flags.adminToken;
   if (flags.userToken) options.userToken = flags.userToken;
@@ -112,6 +122,8 @@ export async function sandboxAction(flags: SandboxFlags, command: Command): Prom
   out.write(`webhook deliveries allowed to: ${describePolicy(sandbox.webhooks.deliveryPolicy)} (others are recorded as EBLOCKED; see --deliver-to)\n`);
   out.write(`control API: ${sandbox.url}/_sandbox (no auth; local rehearsal only)\n`);
   if (flags.data) out.write(`state persisted to ${flags.data}\n`);
+  const behaviours = sandbox.behaviours();
+  if (behaviours.length) out.write(`server behaviours: ${behaviours.join(', ')}\n`);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

@@ -2,15 +2,8 @@
  * govops against every plausible service: the sandbox under each server behaviour (src/sandbox/behaviours.ts),
  * with the real reconcile engine over HTTP.
  */
-import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { ServiceClient } from '../../src/api/client.js';
-import { silentLogger } from '../../src/log.js';
-import { reconcile } from '../../src/reconcile/engine.js';
-import type { ReconcileOptions, ReconcileResult } from '../../src/reconcile/types.js';
-import { BEHAVIOURS, startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import type { GovopsState } from '../../src/state/types.js';
+import { BEHAVIOURS, type SandboxHandle } from '../../src/sandbox/index.js';
+import { rig, type Rig } from '../apply/inproc.js';
 
 /** Every behaviour alone, none, and two maximal combinations (the exclusive pairs split between them). */
 export const BEHAVIOUR_SETS: string[][] = [
@@ -30,56 +23,11 @@ export function writesOf(sandbox: SandboxHandle): string[] {
     .map((r) => `${r.method} ${r.path}`);
 }
 
-export interface World {
-  sandbox: SandboxHandle;
-  api: ServiceClient;
-  dir: string;
-  statePath: string;
-  env: Record<string, string>;
-  write(file: string, text: string): Promise<void>;
-  remove(file: string): Promise<void>;
-  run(opts?: Partial<ReconcileOptions> & { statePath?: string }): Promise<ReconcileResult>;
-  state(): Promise<GovopsState>;
-  close(): Promise<void>;
-}
+export type World = Rig;
 
-export async function world(behaviours: readonly string[], options: { random?: () => number } = {}): Promise<World> {
-  const sandbox = await startSandbox({ port: 0, transitionMs: 10, behaviours, ...(options.random ? { random: options.random } : {}) });
-  const dir = await mkdtemp(path.join(tmpdir(), 'govops-behaviour-'));
-  await mkdir(path.join(dir, 'm'));
-  const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries: 0 });
-  const statePath = path.join(dir, '.govops', 'state.json');
-  const env: Record<string, string> = {};
-  return {
-    sandbox,
-    api,
-    dir,
-    statePath,
-    env,
-    write: (file, text) => writeFile(path.join(dir, 'm', file), text),
-    remove: (file) => unlink(path.join(dir, 'm', file)),
-    run: (opts = {}) =>
-      reconcile(api, {
-        root: dir,
-        paths: ['m'],
-        apply: true,
-        prune: false,
-        allowReplace: false,
-        logger: silentLogger(),
-        statePath,
-        env,
-        timeoutMs: 20_000,
-        pollIntervalMs: 5,
-        pollMaxIntervalMs: 50,
-        ...opts,
-      }),
-    state: async () => JSON.parse(await readFile(statePath, 'utf8')) as GovopsState,
-    close: async () => {
-      await api.close();
-      await sandbox.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+/** A sandbox under the behaviours, a manifest folder (`m/`) and the real reconcile engine (test/apply/inproc.ts). */
+export function world(behaviours: readonly string[], options: { random?: () => number } = {}): Promise<World> {
+  return rig({ transitionMs: 10, behaviours, ...options });
 }
 
 /** A set of manifests over several kinds, with defaults left out, sets out of order and secrets. */

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
         statePath: join(home, 'state.json'),
         workdir: join(home, 'work'),
         env: process.env,
+        webhookHealth: { intervalMs: 30_000 }, // delivery failures of the example webhooks show in /status
       },
       logger,
       (onRequest) => new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger, onRequest }),
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
       `  daemon     ${url}   (watching ${shownExamples}/, self-heal and prune on, drift check every 30s)`,
       `  status     curl -s ${url}/status`,
       `  metrics    curl -s ${url}/metrics | grep ^govops_`,
+      `  webhooks   delivery health polled every 30s (/status webhookHealth); GOVOPS_URL=${sandbox.url} GOVOPS_TOKEN=${sandbox.adminToken} npx govops webhooks history`,
       `  sandbox    ${sandbox.url}   (admin token: ${sandbox.adminToken})`,
       `             curl -s -H 'Authorization: ${sandbox.adminToken}' ${sandbox.url}/integrations`,
       `  state      ${relative(process.cwd(), join(home, 'state.json'))}`,

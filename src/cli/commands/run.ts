@@ -25,11 +25,11 @@ export interface RunFlags extends ConnectionFlags {
   grace: string;
   workdir?: string;
   webhookHealthInterval?: string;
-  webhookHealthOverlap: string;
+  webhookHealthOverlap?: string;
   autoRetryFailed?: boolean;
-  autoRetryMax: string;
-  autoRetryBackoff: string;
-  autoRetryRate: string;
+  autoRetryMax?: string;
+  autoRetryBackoff?: string;
+  autoRetryRate?: string;
 }
 
 export function register(program: Command): void {

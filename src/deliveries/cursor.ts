@@ -1,17 +1,19 @@
 /**
  * Incremental reading of the delivery history: each poll returns only records not returned before,
- * reading pages newest first and stopping at the first page that reaches records older than the
- * previous poll's newest record minus an overlap window. See docs/decisions.md ("Webhook delivery
- * operations") for why this is correct while records arrive between page requests.
+ * reading pages newest first (createdAt desc, the interface's default) and stopping at the first record
+ * that is both known (read by an earlier poll) and older than the newest record seen minus an overlap
+ * window. See docs/decisions.md ("Webhook delivery operations") for why this is correct while records
+ * arrive between page requests.
  *
- * - The interface pages by offset over a list sorted by createdAt, newest first. Records arriving
- *   while we page push older ones towards later pages: a record may show up twice (dropped by id),
- *   none is skipped.
- * - A record can appear in the history after newer ones (a delivery is stamped when it starts and
- *   listed when it ends, up to the receiver deadline later). Records created up to `overlapMs`
- *   before the newest one seen are re-read on every poll and told apart by id, so such late records
- *   are still found as long as they are listed within the overlap.
- * - Nothing relies on ids being increasing or on the service's clock agreeing with ours.
+ * - Offset paging over a list that grows at the front: records arriving while we page push older ones
+ *   to later pages, so a record may come twice (dropped by its key); none is skipped.
+ * - A record can be listed after newer ones (a delivery is stamped when it starts and listed when it
+ *   ends, up to the receiver deadline later). Every record above the known boundary that we have not
+ *   read is new, whatever its time; the overlap window decides how far below the newest record the
+ *   boundary lies, i.e. how late a record may be listed and still be found.
+ * - Keys of every record read by the last poll are remembered, so the boundary is recognised even when
+ *   a clock jumped: a record dated in the future cannot hide the records that follow it.
+ * - Nothing relies on ids increasing or on the service's clock agreeing with ours.
  */
 import type { ServiceApi } from '../api/client-types.js';
 import type { WebhookHistoryRecord } from '../api/types.js';
@@ -53,6 +55,8 @@ export class HistoryCursor {
   private newest: number | undefined;
   /** Keys of the records within the overlap window, with their time. */
   private readonly seen = new Map<string, number>();
+  /** Keys of every record the last poll read (the known boundary lies among them). */
+  private lastRead = new Set<string>();
   private polled = false;
 
   constructor(options: CursorOptions = {}) {
@@ -61,15 +65,16 @@ export class HistoryCursor {
     this.maxPages = Math.max(1, Math.floor(options.maxPages ?? 100));
   }
 
-  /** Records remembered to tell repeats apart (those within the overlap window). */
+  /** Records remembered to tell repeats apart (the overlap window and the last poll's pages). */
   get remembered(): number {
-    return this.seen.size;
+    return new Set([...this.seen.keys(), ...this.lastRead]).size;
   }
 
   async poll(api: Pick<ServiceApi, 'listWebhookHistory'>, signal?: AbortSignal): Promise<PollResult> {
     const baseline = !this.polled;
     let cutoff = this.newest === undefined ? undefined : this.newest - this.overlapMs;
     let newest = this.newest;
+    const read = new Set<string>();
     const fresh: WebhookHistoryRecord[] = [];
     let requests = 0;
     let received = 0;
@@ -91,9 +96,12 @@ export class HistoryCursor {
       });
       requests++;
       received += page.records.length;
-      let reachedKnown = false;
+      let boundary = false;
       let previous = Number.POSITIVE_INFINITY;
       for (const r of page.records) {
+        const key = recordKey(r);
+        read.add(key);
+        if (boundary) continue; // the rest of the boundary page: remembered, not news
         const t = timeOf(r);
         if (Number.isFinite(t)) {
           if (t > previous) {
@@ -103,26 +111,27 @@ export class HistoryCursor {
             );
           }
           previous = t;
-          // First poll: the window is set by the newest record there is.
-          cutoff ??= t - this.overlapMs;
-          if (t < cutoff) {
-            reachedKnown = true;
-            break; // newest first: the rest of the page is older still
-          }
+          cutoff ??= t - this.overlapMs; // first poll: the window hangs from the newest record there is
         }
-        const key = recordKey(r);
-        if (this.seen.has(key)) continue;
+        const known = this.seen.has(key) || this.lastRead.has(key);
+        const old = cutoff !== undefined && Number.isFinite(t) && t < cutoff;
+        if (old && (known || baseline)) {
+          boundary = true;
+          continue;
+        }
+        if (known) continue;
         const at = Number.isFinite(t) ? t : (newest ?? Date.now());
         this.seen.set(key, at);
         if (newest === undefined || at > newest) newest = at;
         fresh.push(r);
       }
-      if (reachedKnown || page.records.length === 0) break;
+      if (boundary || page.records.length === 0) break;
       offset += page.records.length;
       if (page.count !== undefined && offset >= page.count) break;
     }
     this.polled = true;
     this.newest = newest;
+    this.lastRead = read;
     if (newest !== undefined) {
       const forget = newest - this.overlapMs;
       for (const [key, at] of this.seen) if (at < forget) this.seen.delete(key);

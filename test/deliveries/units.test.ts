@@ -181,18 +181,33 @@ describe('HistoryCursor (incremental polling)', () => {
   });
 
   it('a record listed late (created before newer ones) is found when within the overlap', async () => {
+    const times = [1, 2, 3, 4, 5, 6].map((i) => T0 + i * 1000);
+    const late = () => rec(99, { t: T0 + 4500 }); // created between 4 and 5, listed after 6
+    const run = async (overlapMs: number) => {
+      const records = times.map((t, i) => rec(i + 1, { t }));
+      const { api } = fakeHistory(records);
+      const cursor = new HistoryCursor({ pageSize: 2, overlapMs });
+      await cursor.poll(api);
+      records.push(late(), rec(7, { t: T0 + 7000 }));
+      return (await cursor.poll(api)).records.map((r) => r.id).sort();
+    };
+    expect(await run(2000)).toEqual(['7', '99']);
+    // without the overlap the boundary is record 5, read before: a record listed below it is not looked for
+    expect(await run(0)).toEqual(['7']);
+  });
+
+  it('a record dated in the future does not hide the records that follow it', async () => {
     const records = [rec(1, { t: T0 }), rec(2, { t: T0 + 1000 })];
-    const { api } = fakeHistory(records);
+    const { api, requests } = fakeHistory(records);
     const cursor = new HistoryCursor({ pageSize: 10, overlapMs: 5_000 });
     await cursor.poll(api);
-    records.push(rec(3, { t: T0 + 2000 }), rec(4, { t: T0 + 500 })); // 4 was created before 2 but listed only now
-    expect((await cursor.poll(api)).records.map((r) => r.id).sort()).toEqual(['3', '4']);
-    const strict = new HistoryCursor({ pageSize: 10, overlapMs: 0 });
-    const late = [rec(1, { t: T0 }), rec(2, { t: T0 + 1000 })];
-    const fake = fakeHistory(late);
-    await strict.poll(fake.api);
-    late.push(rec(4, { t: T0 + 500 }));
-    expect((await strict.poll(fake.api)).records).toEqual([]); // what the overlap is for
+    records.push(rec(3, { t: T0 + 86_400_000 })); // a clock a day ahead
+    expect((await cursor.poll(api)).records.map((r) => r.id)).toEqual(['3']);
+    records.push(rec(4, { t: T0 + 2000 }), rec(5, { t: T0 + 3000 }));
+    expect((await cursor.poll(api)).records.map((r) => r.id)).toEqual(['5', '4']);
+    requests.length = 0;
+    expect((await cursor.poll(api)).records).toEqual([]);
+    expect(requests).toHaveLength(1);
   });
 
   it('refuses a history that is not newest first', async () => {

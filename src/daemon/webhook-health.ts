@@ -110,6 +110,10 @@ export class WebhookHealth {
 
   /** Poll now, then every interval, until stop() or `signal` aborts. */
   start(signal?: AbortSignal): void {
+    if (signal?.aborted) {
+      void this.stop(0);
+      return;
+    }
     signal?.addEventListener('abort', () => void this.stop(0), { once: true });
     this.schedule(0);
   }

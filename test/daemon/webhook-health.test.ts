@@ -116,6 +116,23 @@ describe('webhook delivery health: incremental polling', () => {
   });
 });
 
+describe('webhook delivery health: lifecycle', () => {
+  it('polls every interval once started and stops when its AbortSignal aborts', async () => {
+    w = await startWorld();
+    const health = new WebhookHealth({ api: client(), logger: silentLogger(), registry: new Registry(), intervalMs: 50, managed: async () => new Map() });
+    const abort = new AbortController();
+    health.start(abort.signal);
+    await until(() => (health.status().polls as number) >= 3);
+    abort.abort();
+    await health.stop();
+    const polls = health.status().polls as number;
+    await w.clearRequests();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(health.status().polls).toBe(polls);
+    expect(await w.historyRequests()).toEqual([]);
+  });
+});
+
 describe('webhook delivery health in the running daemon', () => {
   it('exports metrics and shows recent failures per managed webhook in /status', async () => {
     w = await startWorld({ deliveryTimeoutMs: 300 });

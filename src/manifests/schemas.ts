@@ -59,6 +59,7 @@ function instance(mode: Mode): AjvLike {
   addFormats(a, ['uri', 'hostname', 'regex']);
   a.addKeyword({ keyword: 'x-advice', schemaType: ['string', 'object', 'array'], validate: adviceKeyword, errors: false });
   a.addKeyword({ keyword: 'x-unordered', schemaType: 'boolean' });
+  a.addKeyword({ keyword: 'x-compare', schemaType: 'string' });
   for (const schema of schemaDocuments().values()) a.addSchema(schema);
   instances[mode] = a;
   return a;

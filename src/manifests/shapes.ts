@@ -1,6 +1,7 @@
 /**
  * The config shapes the planner compares with (src/plan/shape.ts), derived from the schemas of schemas/
- * (fields, types, defaults, `x-unordered` lists). Computed once; the planner gets them injected.
+ * (fields, types, defaults, `x-unordered` lists, `x-compare: host` values). Computed once; the planner gets them
+ * injected.
  */
 import type { ConfigShapes, FieldShape } from '../plan/shape.js';
 import { INTEGRATION_TYPES } from '../service/kinds.js';
@@ -34,6 +35,7 @@ function shapeOf(node: unknown, baseId: string): FieldShape {
   if (typeof schema.type === 'string') shape.type = schema.type;
   if ('default' in schema) shape.default = structuredClone(schema.default);
   if (schema['x-unordered'] === true) shape.unordered = true;
+  if (schema['x-compare'] === 'host') shape.compare = 'host';
   if (isObj(schema.properties)) {
     shape.fields = {};
     for (const [key, sub] of Object.entries(schema.properties)) shape.fields[key] = shapeOf(sub, base);

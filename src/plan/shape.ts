@@ -6,7 +6,7 @@
  * Both sides of a diff go through `comparable`, so a plan is a no-op whatever the service echoes:
  * absent (or null) = default, an empty value ("" or []) of a field without default = absent, fields govops
  * does not know are not compared, order-free lists are sets, a number sent back as a numeric string is that
- * number.
+ * number, a workspace URL is compared by its host.
  */
 import { isPlainObject } from './diff.js';
 
@@ -20,6 +20,8 @@ export interface FieldShape {
   fields?: Record<string, FieldShape>;
   /** A list whose order has no meaning: compared as a set. */
   unordered?: boolean;
+  /** `host`: a URL or a host, compared by its host (`https://h/` and `h` name the same workspace). */
+  compare?: 'host';
 }
 
 /** The config shape of each integration kind (a kind without one, like distributed_sql, has no config). */
@@ -31,7 +33,16 @@ function sortedSet(list: unknown[]): unknown[] {
   return [...seen.keys()].sort().map((k) => seen.get(k));
 }
 
+function hostOf(value: string): string {
+  try {
+    return new URL(value.includes('://') ? value : `https://${value}`).hostname.toLowerCase();
+  } catch {
+    return value.toLowerCase();
+  }
+}
+
 function scalar(shape: FieldShape, value: unknown): unknown {
+  if (shape.compare === 'host' && typeof value === 'string') return hostOf(value);
   if ((shape.type === 'number' || shape.type === 'integer') && typeof value === 'string' && value.trim() !== '') {
     const n = Number(value);
     if (Number.isFinite(n)) return n;

@@ -56,6 +56,15 @@ describe('normalisation before diffing', () => {
     expect(comparable(SHAPES, 'cloud_warehouse', { userRolePattern: { exclude: ['b', 'a'] } }).userRolePattern).toEqual({ exclude: ['a', 'b'] });
   });
 
+  it('a workspace URL is compared by host: `https://h/` and `h` are the same workspace', () => {
+    const lake = integration('lake', 'lakehouse', { workspaceUrl: 'Lake.example.com', httpPath: '/p', token: 't' });
+    const l = live('lakehouse', { workspaceUrl: 'https://lake.example.com/', httpPath: '/p', token: '********' });
+    expect(plan([lake], [l], []).changes[0]).toMatchObject({ action: 'adopt', changes: [] });
+    expect(plan([lake], [l], [owned(lake, '1')]).changes[0]!.action).toBe('noop');
+    const other = live('lakehouse', { workspaceUrl: 'https://other.example.com/', httpPath: '/p', token: '********' });
+    expect(plan([lake], [other], [owned(lake, '1')]).changes[0]).toMatchObject({ action: 'replace', changes: [{ path: 'config.workspaceUrl', before: 'other.example.com', after: 'lake.example.com' }] });
+  });
+
   it('an absent object equals the object of its defaults', () => {
     const lake = integration('lake', 'lakehouse', { workspaceUrl: 'lake.example.com', httpPath: '/p', token: 't' });
     const l = live('lakehouse', { workspaceUrl: 'lake.example.com', httpPath: '/p', token: '********', groupPattern: { deny: 'service_exemption_group' } });

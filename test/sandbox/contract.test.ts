@@ -144,3 +144,18 @@ describe('webhooks: govops validate and POST /webhooks agree', () => {
     expect(res.body.errors.length === 0 ? 'accepted' : 'rejected', JSON.stringify(res.body.errors)).toBe(c.expect === 'invalid' ? 'rejected' : 'accepted');
   });
 });
+
+describe('a lakehouse workspace is its host', () => {
+  it('`https://h/` and `h` are the same workspace: 409 on a second create, and not a change of a non-editable attribute', async () => {
+    const body = { type: 'lakehouse', autoBootstrap: true, config: { workspaceUrl: 'https://same.example.com/', httpPath: '/p', token: 't' } };
+    const made = await call(sb, 'POST', '/integrations', { body });
+    expect(made.status).toBe(200);
+    const again = await call(sb, 'POST', '/integrations?dryRun=true', { body: { ...body, config: { ...body.config, workspaceUrl: 'SAME.example.com' } } });
+    expect(again.status).toBe(409);
+    const put = await call(sb, 'PUT', `/integrations/${made.body.id}?dryRun=true`, { body: { ...body, config: { ...body.config, workspaceUrl: 'same.example.com' } } });
+    expect(put.status, put.text).toBe(200);
+    const moved = await call(sb, 'PUT', `/integrations/${made.body.id}?dryRun=true`, { body: { ...body, config: { ...body.config, workspaceUrl: 'other.example.com' } } });
+    expect(moved.status).toBe(400);
+    expect(moved.body.message).toContain('config.workspaceUrl');
+  });
+});

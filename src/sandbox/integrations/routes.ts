@@ -46,7 +46,12 @@ export function changedNonEditable(stored: StoredIntegration, b: ParsedBody): st
   const before = { type: stored.type, autoBootstrap: stored.autoBootstrap, config: stored.config };
   const after = { type: b.type, autoBootstrap: b.autoBootstrap, config: b.config };
   const paths = new Set([...NON_EDITABLE[stored.type], ...NON_EDITABLE[b.type]]);
-  return [...paths].filter((p) => JSON.stringify(get(before, p)) !== JSON.stringify(get(after, p)));
+  // The workspace is its host: `https://h/` and `h` are the same one (the natural key says so).
+  const same = (p: string): boolean =>
+    p === 'config.workspaceUrl' && stored.type === 'lakehouse' && b.type === 'lakehouse'
+      ? naturalKey('lakehouse', stored.config) === naturalKey('lakehouse', b.config)
+      : JSON.stringify(get(before, p)) === JSON.stringify(get(after, p));
+  return [...paths].filter((p) => !same(p));
 }
 
 function checkUnique(ctx: IntegrationContext, b: ParsedBody, self?: number): void {

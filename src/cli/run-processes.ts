@@ -26,7 +26,12 @@ type Env = Record<string, string | undefined>;
 export function runListenFrom(args: readonly string[], env: Env): string | undefined {
   const program = buildProgram();
   let listen: string | undefined;
-  const all: Command[] = [program, ...program.commands];
+  const all: Command[] = [];
+  const collect = (c: Command): void => {
+    all.push(c);
+    c.commands.forEach(collect);
+  };
+  collect(program);
   for (const cmd of all) {
     cmd.exitOverride().configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
     // No action may run here: only `run`'s options are wanted.

@@ -9,6 +9,8 @@ import { Daemon } from './daemon.js';
 import { engineReconcileFn } from './engine.js';
 import type { ReconcileFn } from './loop.js';
 import { DaemonMetrics } from './metrics.js';
+import type { AutoRetryPolicy } from '../deliveries/auto-retry.js';
+import { WebhookHealth, managedWebhooksFromState } from './webhook-health.js';
 
 export interface RunSettings {
   repo?: string;
@@ -32,11 +34,22 @@ export interface RunSettings {
   retryBaseMs?: number;
   retryMaxMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** Delivery-health polling of the webhook history (off when unset). */
+  webhookHealth?: WebhookHealthSettings;
+}
+
+export interface WebhookHealthSettings {
+  intervalMs: number;
+  overlapMs?: number;
+  /** Retry failed deliveries of managed webhooks automatically. */
+  autoRetry?: AutoRetryPolicy;
 }
 
 export interface RunningDaemon {
   daemon: Daemon;
   api: ServiceApi;
+  /** Present when webhook delivery-health polling is on. */
+  webhookHealth?: WebhookHealth;
   /** Stop the daemon within the grace period, then close the API client. True when nothing was cut short. */
   shutdown(graceMs: number): Promise<boolean>;
 }
@@ -87,6 +100,17 @@ export async function startRunning(
       timeoutMs: s.timeoutMs,
       env: s.env,
     });
+  const health = s.webhookHealth
+    ? new WebhookHealth({
+        api,
+        logger: logger.child({ component: 'webhook-health' }),
+        registry: metrics.registry,
+        intervalMs: s.webhookHealth.intervalMs,
+        overlapMs: s.webhookHealth.overlapMs,
+        autoRetry: s.webhookHealth.autoRetry,
+        managed: managedWebhooksFromState(s.statePath),
+      })
+    : undefined;
   const daemon = new Daemon({
     source,
     reconcile,
@@ -107,7 +131,11 @@ export async function startRunning(
       intervalMs: s.intervalMs,
       resyncMs: s.resyncMs,
       statePath: s.statePath,
+      ...(s.webhookHealth
+        ? { webhookHealthIntervalMs: s.webhookHealth.intervalMs, autoRetryFailed: s.webhookHealth.autoRetry ?? false }
+        : {}),
     },
+    ...(health ? { statusSections: { webhookHealth: () => health.status() } } : {}),
   });
   try {
     await daemon.start();
@@ -116,11 +144,15 @@ export async function startRunning(
     await api.close().catch(() => undefined);
     throw err;
   }
+  health?.start();
   return {
     daemon,
     api,
+    ...(health ? { webhookHealth: health } : {}),
     async shutdown(graceMs) {
+      const stopping = health?.stop(Math.min(graceMs, 5000));
       const finished = await daemon.stop(graceMs);
+      await stopping;
       await api.close().catch(() => undefined);
       return finished;
     },

@@ -39,6 +39,8 @@ describe('runListenFrom: the --listen `govops run` would use', () => {
     const before = process.env.GOVOPS_LISTEN;
     expect(runListenFrom(['sandbox', '--port', '0'], { GOVOPS_LISTEN: ':1' })).toBeUndefined();
     expect(runListenFrom(['validate', '.'], {})).toBeUndefined();
+    // A subcommand's action never runs either (here it would call the service).
+    expect(runListenFrom(['webhooks', 'history', 'run', '--url', 'http://127.0.0.1:1'], {})).toBeUndefined();
     expect(runListenFrom(['run', '--no-such-flag'], {})).toBeUndefined();
     expect(runListenFrom(['--version'], {})).toBeUndefined();
     expect(process.env.GOVOPS_LISTEN).toBe(before);

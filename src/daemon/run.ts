@@ -1,6 +1,7 @@
 /** Assemble a daemon from settings (shared by `govops run` and `npm start`). */
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
+import type { SecretScope } from '../manifests/secret-scope.js';
 import type { RequestEvent } from '../api/client.js';
 import { DirSource } from '../sources/dir.js';
 import { GitSource } from '../sources/git.js';
@@ -32,6 +33,8 @@ export interface RunSettings {
   retryBaseMs?: number;
   retryMaxMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** Which secrets manifests may reference (--secrets-dir, --secret-env-prefix). */
+  secretScope?: SecretScope;
 }
 
 export interface RunningDaemon {
@@ -86,6 +89,7 @@ export async function startRunning(
       concurrency: s.concurrency,
       timeoutMs: s.timeoutMs,
       env: s.env,
+      ...(s.secretScope ? { secretScope: s.secretScope } : {}),
     });
   const daemon = new Daemon({
     source,

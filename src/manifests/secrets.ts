@@ -4,16 +4,21 @@
  * Refs are resolved in `spec.config`, `spec.deleteCredentials` and a webhook's `spec.secret`.
  * Diagnostics never contain a secret value.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
 import { isSensitiveKey } from '../service/kinds.js';
+import { registerSecrets } from '../util/redact.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
 import { isSecretRef } from './refs.js';
+import { DEFAULT_SECRET_SCOPE, fileTarget, isInside, realPathProblem, refProblem, type SecretScope } from './secret-scope.js';
 
 export interface ResolveOptions {
   env: Record<string, string | undefined>;
   /** Reads a file as UTF-8 (default: fs.readFileSync). Throws when unreadable. */
   readFile?: (absolutePath: string) => string;
+  /** Which secrets manifests may reference (default: GOVOPS_SECRET_* variables, files inside the root). */
+  scope?: SecretScope;
+  /** Where the manifests root's files really are when the manifests are a copy (directory snapshots). */
+  secretsOrigin?: string;
 }
 
 export interface ResolvedSecrets<M extends Manifest = Manifest> {
@@ -58,7 +63,8 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
   const secretPaths = new Set<string>();
   const diagnostics: Diagnostic[] = [];
 
-  const fail = (p: Path, message: string) => {
+  const scope = opts.scope ?? DEFAULT_SECRET_SCOPE;
+  const fail = (p: Path, message: string, rule?: string) => {
     const at = loaded.locate(p);
     diagnostics.push({
       file: at.file,
@@ -68,12 +74,18 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       name: manifest.metadata?.name,
       severity: 'error',
       message,
+      ...(rule ? { rule } : {}),
     });
   };
 
   /** The value of one reference, or undefined after recording a diagnostic. */
   const resolveRef = (ref: SecretRef, p: Path): string | undefined => {
     const where = dotted(p);
+    const outOfScope = refProblem(ref, scope);
+    if (outOfScope) {
+      fail(p, `${where}: ${outOfScope}`, 'secret-scope');
+      return undefined;
+    }
     if ('fromEnv' in ref) {
       const value = opts.env[ref.fromEnv];
       if (value === undefined) {
@@ -86,9 +98,30 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       }
       return value;
     }
-    const file = path.isAbsolute(ref.fromFile) ? ref.fromFile : path.resolve(loaded.dir, ref.fromFile);
+    const target = fileTarget(ref.fromFile, scope, {
+      manifestDir: loaded.dir,
+      manifestsRoot: loaded.root ?? loaded.dir,
+      ...(opts.secretsOrigin !== undefined ? { origin: opts.secretsOrigin } : {}),
+    });
+    const escape = realPathProblem(target, ref.fromFile, scope);
+    if (escape) {
+      fail(p, `${where}: ${escape}`, 'secret-scope');
+      return undefined;
+    }
+    const file = target.file;
     try {
-      return trimOneNewline(readFile(file));
+      // Read the real path that was checked (a link swapped in between fails the check again).
+      let real: string | undefined;
+      try {
+        real = realpathSync(file);
+      } catch {
+        real = undefined; // missing: reading it reports ENOENT
+      }
+      if (real !== undefined && !isInside(realpathSync(target.root), real)) {
+        fail(p, `${where}: ${realPathProblem(target, ref.fromFile, scope) ?? `fromFile: ${ref.fromFile} leads out of the secrets root`}`, 'secret-scope');
+        return undefined;
+      }
+      return trimOneNewline(readFile(real ?? file));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       fail(p, `${where}: cannot read secret file ${file}${code ? ` (${code})` : ''} (${describeRef(ref)})`);
@@ -103,7 +136,10 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
     if (isSecretRef(value)) {
       secretPaths.add(dotted(p));
       const resolved = resolveRef(value, p);
-      if (resolved !== undefined) (holder as Record<string | number, unknown>)[key] = resolved;
+      if (resolved !== undefined) {
+        registerSecrets(resolved);
+        (holder as Record<string | number, unknown>)[key] = resolved;
+      }
       return;
     }
     if (Array.isArray(value)) {
@@ -114,7 +150,10 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       for (const k of Object.keys(value)) walk(value, k, [...p, k], isSensitive);
       return;
     }
-    if (isSensitive && value !== undefined && value !== null) secretPaths.add(dotted(p));
+    if (isSensitive && value !== undefined && value !== null) {
+      secretPaths.add(dotted(p));
+      if (typeof value === 'string') registerSecrets(value);
+    }
   };
 
   const spec = (manifest as { spec?: unknown }).spec;

@@ -4,8 +4,9 @@
  */
 import { Option, type Command } from 'commander';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import type { SecretFlags } from '../secret-options.js';
 
-export interface RunFlags extends ConnectionFlags {
+export interface RunFlags extends ConnectionFlags, SecretFlags {
   repo?: string;
   branch: string;
   path: string;
@@ -48,6 +49,9 @@ export function register(program: Command): void {
     .option('--git-webhook-secret-file <path>', 'file holding the push notification secret')
     .option('--grace <duration>', 'on SIGTERM/SIGINT, time allowed for in-flight calls', '30s')
     .option('--workdir <path>', 'where the Git cache and revision folders live (default: next to the state file)');
+  cmd
+    .addOption(new Option('--secrets-dir <dir>', 'the only folder fromFile references are read from, by relative path (default: the repository or watched folder)').env('GOVOPS_SECRETS_DIR'))
+    .addOption(new Option('--secret-env-prefix <prefix>', 'fromEnv references may read only variables starting with this (default GOVOPS_SECRET_)').env('GOVOPS_SECRET_ENV_PREFIX'));
   addConnectionOptions(cmd);
   cmd.addOption(new Option('--debounce <duration>', 'directory source quiet period').default('300ms').hideHelp());
   cmd.action(async (_opts: unknown, command: Command) => {

@@ -100,8 +100,12 @@ export function fileRefProblem(file: string, scope: SecretScope): string | undef
   if (path.isAbsolute(file) || path.win32.isAbsolute(file)) {
     return `fromFile: ${file} is an absolute path; secret files are read only by a relative path ${rootHint(scope)}`;
   }
-  if (file.split(/[\\/]+/).includes('..')) {
+  const segments = file.split(/[\\/]+/);
+  if (segments.includes('..')) {
     return `fromFile: ${file} climbs out with ".."; secret files are read only ${rootHint(scope)}`;
+  }
+  if (!scope.dir && segments.some((s) => s.startsWith('.') && s !== '.')) {
+    return `fromFile: ${file} names a hidden file or folder (.git, .govops, ...), which never holds a manifest secret; secret files are read only ${rootHint(scope)}`;
   }
   return undefined;
 }
@@ -141,6 +145,18 @@ export function fileTarget(
   return { file: path.resolve(base, ref), root };
 }
 
+/** Why an already resolved real path is out of its (real) root, or undefined. */
+export function realTargetProblem(real: string, realRoot: string, ref: string, scope: SecretScope): string | undefined {
+  if (isInside(realRoot, real)) {
+    // Without a secrets folder the root is the manifests' own folder: a link may not lead into its
+    // hidden parts (.git/config holds CI credentials, .govops/ the state's fingerprint key).
+    const hidden = !scope.dir && path.relative(realRoot, real).split(path.sep).some((s) => s.startsWith('.') && s !== '.');
+    if (!hidden) return undefined;
+    return `fromFile: ${ref} is a symbolic link into a hidden file or folder (.git, .govops, ...); refused without reading it`;
+  }
+  return `fromFile: ${ref} is a symbolic link (or lies under one) leading out of the secrets root; refused without reading it (secret files are read only ${rootHint(scope)})`;
+}
+
 /**
  * Why the real path of `target` (after symlinks) leaves its root, or undefined when it stays inside
  * or does not exist (then reading it fails with ENOENT). Never reads the file.
@@ -150,16 +166,11 @@ export function realPathProblem(target: FileTarget, ref: string, scope: SecretSc
   let realRoot: string;
   try {
     realRoot = realpathSync(target.root);
-  } catch {
-    return undefined;
-  }
-  try {
     real = realpathSync(target.file);
   } catch {
     return undefined;
   }
-  if (isInside(realRoot, real)) return undefined;
-  return `fromFile: ${ref} is a symbolic link (or lies under one) leading out of the secrets root; refused without reading it (secret files are read only ${rootHint(scope)})`;
+  return realTargetProblem(real, realRoot, ref, scope);
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {

@@ -9,7 +9,7 @@ import { isSensitiveKey } from '../service/kinds.js';
 import { registerSecrets } from '../util/redact.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
 import { isSecretRef } from './refs.js';
-import { DEFAULT_SECRET_SCOPE, fileTarget, isInside, realPathProblem, refProblem, type SecretScope } from './secret-scope.js';
+import { DEFAULT_SECRET_SCOPE, fileTarget, realTargetProblem, refProblem, type SecretScope } from './secret-scope.js';
 
 export interface ResolveOptions {
   env: Record<string, string | undefined>;
@@ -103,22 +103,18 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       manifestsRoot: loaded.root ?? loaded.dir,
       ...(opts.secretsOrigin !== undefined ? { origin: opts.secretsOrigin } : {}),
     });
-    const escape = realPathProblem(target, ref.fromFile, scope);
-    if (escape) {
-      fail(p, `${where}: ${escape}`, 'secret-scope');
-      return undefined;
-    }
     const file = target.file;
     try {
-      // Read the real path that was checked (a link swapped in between fails the check again).
+      // The real path is checked, then read (never the link again: a swap in between cannot escape).
       let real: string | undefined;
       try {
         real = realpathSync(file);
       } catch {
         real = undefined; // missing: reading it reports ENOENT
       }
-      if (real !== undefined && !isInside(realpathSync(target.root), real)) {
-        fail(p, `${where}: ${realPathProblem(target, ref.fromFile, scope) ?? `fromFile: ${ref.fromFile} leads out of the secrets root`}`, 'secret-scope');
+      const escape = real === undefined ? undefined : realTargetProblem(real, realpathSync(target.root), ref.fromFile, scope);
+      if (escape) {
+        fail(p, `${where}: ${escape}`, 'secret-scope');
         return undefined;
       }
       return trimOneNewline(readFile(real ?? file));

@@ -5,7 +5,7 @@
  * Diagnostics never contain a secret value.
  */
 import { readFileSync, realpathSync } from 'node:fs';
-import { isSensitiveKey } from '../service/kinds.js';
+import { SECRET_KEYS, isSensitiveKey } from '../service/kinds.js';
 import { registerSecrets } from '../util/redact.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
 import { isSecretRef } from './refs.js';
@@ -148,7 +148,8 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
     }
     if (isSensitive && value !== undefined && value !== null) {
       secretPaths.add(dotted(p));
-      if (typeof value === 'string') registerSecrets(value);
+      // A credential written as a plain literal is still a secret of this run (not a username).
+      if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || dotted(p) === 'spec.secret')) registerSecrets(value);
     }
   };
 

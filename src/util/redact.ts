@@ -27,24 +27,37 @@ function lowerHex(v: string): string {
   return v.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
 }
 
-/** Every form of `value` that an echo of a request could contain. */
+type Encode = (v: string) => string;
+
+/** JSON string escapes: standard, ASCII-only (`\u00fc`), with `\/` (as some encoders write). */
+const JSON_FORMS: Encode[] = [jsonEscape, jsonEscapeAscii, (v) => jsonEscape(v).replace(/\//g, '\\/')];
+/** URL encodings: encodeURIComponent (upper- and lower-case hex), encodeURI, form encoding (`+`). */
+const URL_FORMS: Encode[] = [
+  encodeURIComponent,
+  (v) => lowerHex(encodeURIComponent(v)),
+  encodeURI,
+  (v) => encodeURIComponent(v).replace(/%20/g, '+'),
+];
+
+/**
+ * Every form of `value` that an echo of a request could contain: the value through up to three
+ * encodings (a JSON body echoed inside a JSON message, URL-encoded into a query, inside a log line).
+ */
 export function secretForms(value: string): string[] {
-  const encoded = encodeURIComponent(value);
-  const base = [
-    value,
-    encoded,
-    lowerHex(encoded),
-    encodeURI(value),
-    encoded.replace(/%20/g, '+'),
-  ];
-  const forms = new Set<string>();
-  for (const f of base) {
-    forms.add(f);
-    const once = jsonEscape(f);
-    forms.add(once);
-    forms.add(jsonEscape(once));
-    forms.add(jsonEscapeAscii(f));
-    forms.add(once.replace(/\//g, '\\/'));
+  const forms = new Set<string>([value]);
+  let frontier = [value];
+  for (let depth = 0; depth < 3; depth++) {
+    const next: string[] = [];
+    for (const f of frontier) {
+      for (const enc of [...JSON_FORMS, ...URL_FORMS]) {
+        const g = enc(f);
+        if (!forms.has(g)) {
+          forms.add(g);
+          next.push(g);
+        }
+      }
+    }
+    frontier = next;
   }
   return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
 }
@@ -60,6 +73,7 @@ const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"/g;
 export class Redactor {
   private readonly values = new Set<string>();
   private pattern: RegExp | undefined;
+  private forms: string[] = [];
   private dirty = false;
 
   /** Register secret values (undefined, empty and too short ones are ignored). */
@@ -79,8 +93,8 @@ export class Redactor {
     if (this.dirty) {
       const forms = new Set<string>();
       for (const v of this.values) for (const f of secretForms(v)) forms.add(f);
-      const sorted = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
-      this.pattern = sorted.length ? new RegExp(sorted.join('|'), 'g') : undefined;
+      this.forms = [...forms].sort((a, b) => b.length - a.length);
+      this.pattern = this.forms.length ? new RegExp(this.forms.map(escapeRegExp).join('|'), 'g') : undefined;
       this.dirty = false;
     }
     return this.pattern;
@@ -90,7 +104,8 @@ export class Redactor {
   redactText(text: string): string {
     let out = text.includes('://') ? text.replace(URL_USERINFO, '$1***@') : text;
     const re = this.regex();
-    if (re) out = out.replace(re, REDACTED);
+    // The common case (no secret in the text) costs one indexOf per form, not a regex scan.
+    if (re && this.forms.some((f) => out.includes(f))) out = out.replace(re, REDACTED);
     return out;
   }
 

@@ -160,7 +160,7 @@ describe('fromFile is scoped by a secrets root', () => {
     expect(set.diagnostics).toEqual([]);
     const { resolved, diagnostics } = resolveAllSecrets(set.manifests, { env: {}, scope: { envPrefix: 'GOVOPS_SECRET_', dir: secrets } });
     expect(diagnostics).toEqual([]);
-    expect((resolved[0]!.manifest.spec as { config: { token: string } }).config.token).toBe('from-the-secrets-dir');
+    expect((resolved[0]!.manifest.spec as unknown as { config: { token: string } }).config.token).toBe('from-the-secrets-dir');
     // Without it the file is looked for next to the manifest, and is not there.
     const { diagnostics: missing } = resolveAllSecrets(set.manifests, { env: {} });
     expect(missing[0]!.message).toMatch(/cannot read secret file .*lake-token \(ENOENT\)/);

@@ -111,6 +111,8 @@ export async function startRunning(
       intervalMs: s.intervalMs,
       resyncMs: s.resyncMs,
       statePath: s.statePath,
+      secretEnvPrefix: s.secretScope?.envPrefix ?? 'GOVOPS_SECRET_',
+      ...(s.secretScope?.dir ? { secretsDir: s.secretScope.dir } : {}),
     },
   });
   try {

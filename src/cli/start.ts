@@ -59,6 +59,7 @@ async function main(): Promise<void> {
         statePath: join(home, 'state.json'),
         workdir: join(home, 'work'),
         env: process.env,
+        webhookHealth: { intervalMs: 30_000 }, // delivery failures of the example webhooks show in /status
       },
       logger,
       (onRequest) => new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger, onRequest }),
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
       `  metrics    curl -s ${url}/metrics | grep ^govops_`,
       `  sandbox    ${sandbox.url}   (admin token: ${sandbox.adminToken})`,
       `             curl -s -H 'Authorization: ${sandbox.adminToken}' ${sandbox.url}/integrations`,
+      `  webhooks   delivery health polled every 30s (/status: webhookHealth); history: GOVOPS_URL=${sandbox.url} GOVOPS_TOKEN=${sandbox.adminToken} npx govops webhooks history`,
       `  state      ${relative(process.cwd(), join(home, 'state.json'))}`,
       `  secrets    ${names.length} GOVOPS_SECRET_EXAMPLE_* variables: ${Object.keys(generated).length} dummy values (kept in ${relative(process.cwd(), join(home, 'example-env.json'))}), ${names.length - Object.keys(generated).length} from your environment`,
       `  try it     edit ${shownExamples}/lakehouse.yaml (e.g. httpPath) and save: it is applied within seconds`,

@@ -10,6 +10,8 @@ import { Daemon } from './daemon.js';
 import { engineReconcileFn } from './engine.js';
 import type { ReconcileFn } from './loop.js';
 import { DaemonMetrics } from './metrics.js';
+import type { AutoRetryPolicy } from '../deliveries/auto-retry.js';
+import { WebhookHealth, managedWebhooksFromState } from './webhook-health.js';
 
 export interface RunSettings {
   repo?: string;
@@ -35,11 +37,22 @@ export interface RunSettings {
   env?: NodeJS.ProcessEnv;
   /** Which secrets manifests may reference (--secrets-dir, --secret-env-prefix). */
   secretScope?: SecretScope;
+  /** Delivery-health polling of the webhook history (off when unset). */
+  webhookHealth?: WebhookHealthSettings;
+}
+
+export interface WebhookHealthSettings {
+  intervalMs: number;
+  overlapMs?: number;
+  /** Retry failed deliveries of managed webhooks automatically. */
+  autoRetry?: AutoRetryPolicy;
 }
 
 export interface RunningDaemon {
   daemon: Daemon;
   api: ServiceApi;
+  /** Present when webhook delivery-health polling is on. */
+  webhookHealth?: WebhookHealth;
   /** Stop the daemon within the grace period, then close the API client. True when nothing was cut short. */
   shutdown(graceMs: number): Promise<boolean>;
 }
@@ -91,6 +104,17 @@ export async function startRunning(
       env: s.env,
       ...(s.secretScope ? { secretScope: s.secretScope } : {}),
     });
+  const health = s.webhookHealth
+    ? new WebhookHealth({
+        api,
+        logger: logger.child({ component: 'webhook-health' }),
+        registry: metrics.registry,
+        intervalMs: s.webhookHealth.intervalMs,
+        overlapMs: s.webhookHealth.overlapMs,
+        autoRetry: s.webhookHealth.autoRetry,
+        managed: managedWebhooksFromState(s.statePath),
+      })
+    : undefined;
   const daemon = new Daemon({
     source,
     reconcile,
@@ -113,7 +137,11 @@ export async function startRunning(
       statePath: s.statePath,
       secretEnvPrefix: s.secretScope?.envPrefix ?? 'GOVOPS_SECRET_',
       ...(s.secretScope?.dir ? { secretsDir: s.secretScope.dir } : {}),
+      ...(s.webhookHealth
+        ? { webhookHealthIntervalMs: s.webhookHealth.intervalMs, autoRetryFailed: s.webhookHealth.autoRetry ?? false }
+        : {}),
     },
+    ...(health ? { statusSections: { webhookHealth: () => health.status() } } : {}),
   });
   try {
     await daemon.start();
@@ -122,11 +150,15 @@ export async function startRunning(
     await api.close().catch(() => undefined);
     throw err;
   }
+  health?.start();
   return {
     daemon,
     api,
+    ...(health ? { webhookHealth: health } : {}),
     async shutdown(graceMs) {
+      const stopping = health?.stop(Math.min(graceMs, 5000));
       const finished = await daemon.stop(graceMs);
+      await stopping;
       await api.close().catch(() => undefined);
       return finished;
     },

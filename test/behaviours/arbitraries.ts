@@ -30,7 +30,7 @@ const roles = fc.shuffledSubarray(['SYSADMIN', 'ACCOUNTADMIN', 'ORGADMIN', 'PUBL
 /** One resource of kind `k`, numbered `i` (natural keys unique within a set). */
 function resource(k: number, i: number): fc.Arbitrary<GenManifest> {
   const name = `r${i}`;
-  const P = `SECRET_${i}`;
+  const P = `GOVOPS_SECRET_${i}`;
   const env = { [P]: `value-${i}` };
   switch (k % 8) {
     case 0:
@@ -47,13 +47,13 @@ function resource(k: number, i: number): fc.Arbitrary<GenManifest> {
         .map(([auto, extra]) => ({
           name,
           kind: 'Integration',
-          env: { ...env, ADMIN_PW: 'admin' },
+          env: { ...env, GOVOPS_SECRET_ADMIN_PW: 'admin' },
           text: integration(
             name,
             'sql_analytics',
             auto,
             { host: `sql${i}.example.com`, database: 'd', schema: 's', username: 'svc', password: secret(P), ...extra },
-            auto ? { deleteCredentials: { authenticationType: 'userPassword', username: 'a', password: secret('ADMIN_PW') } } : {},
+            auto ? { deleteCredentials: { authenticationType: 'userPassword', username: 'a', password: secret('GOVOPS_SECRET_ADMIN_PW') } } : {},
           ),
         }));
     case 1:

@@ -82,7 +82,7 @@ describe('daemon --self-heal: the write counter can see writes', () => {
     )!;
     const patched = await fetch(`${sandbox.url}/_sandbox/integrations/${lake.id}`, {
       method: 'PATCH',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: sandbox.adminToken },
       body: JSON.stringify({ config: { httpPath: '/changed' } }),
     });
     expect(patched.status).toBe(200);

@@ -44,11 +44,11 @@ spec:
     database: governance
     schema: views
     username: svc
-    password: { fromEnv: SQL_PASSWORD }
+    password: { fromEnv: GOVOPS_SECRET_SQL_PASSWORD }
   deleteCredentials:
     authenticationType: userPassword
     username: admin
-    password: { fromEnv: ADMIN_PASSWORD }
+    password: { fromEnv: GOVOPS_SECRET_ADMIN_PASSWORD }
 `,
   'lake.yaml': `apiVersion: govops/v1
 kind: Integration
@@ -60,7 +60,7 @@ spec:
   config:
     workspaceUrl: my-workspace.cloud.example.com
     httpPath: /sql/1
-    token: { fromEnv: LAKE_TOKEN }
+    token: { fromEnv: GOVOPS_SECRET_LAKE_TOKEN }
     groupPattern: {}
 `,
   'wh.yaml': `apiVersion: govops/v1
@@ -76,7 +76,7 @@ spec:
     database: GOV
     authenticationType: keyPair
     username: SYS
-    privateKey: { fromEnv: WH_KEY }
+    privateKey: { fromEnv: GOVOPS_SECRET_WH_KEY }
     port: 443
     userRolePattern:
       exclude: [SYSADMIN, ACCOUNTADMIN, ORGADMIN]
@@ -111,14 +111,14 @@ spec:
   global: true
   notificationType: [modelCreated, healthCheckFailed, tagCreated]
   actionType: triggered
-  secret: { fromEnv: HOOK_SECRET }
+  secret: { fromEnv: GOVOPS_SECRET_HOOK_SECRET }
 `,
 };
 
 export const SECRETS = {
-  SQL_PASSWORD: 'pw-one',
-  ADMIN_PASSWORD: 'admin-pw',
-  LAKE_TOKEN: 'lake-token',
-  WH_KEY: 'wh-private-key',
-  HOOK_SECRET: 'hook-secret',
+  GOVOPS_SECRET_SQL_PASSWORD: 'pw-one',
+  GOVOPS_SECRET_ADMIN_PASSWORD: 'admin-pw',
+  GOVOPS_SECRET_LAKE_TOKEN: 'lake-token',
+  GOVOPS_SECRET_WH_KEY: 'wh-private-key',
+  GOVOPS_SECRET_HOOK_SECRET: 'hook-secret',
 };

@@ -55,7 +55,7 @@ describe.each(BEHAVIOUR_SETS.map((set) => ({ set, name: label(set) })))('scenari
     expect((await w.run({ apply: false })).changed).toBe(false);
 
     // 4. a rotated secret: one sensitive update, then nothing
-    w.env.SQL_PASSWORD = 'pw-two';
+    w.env.GOVOPS_SECRET_SQL_PASSWORD = 'pw-two';
     const rotate = await w.run();
     expect(rotate.ok, rotate.error).toBe(true);
     expect(acting(rotate.plan).map((c) => [c.name, c.action, c.changes])).toEqual([
@@ -67,7 +67,7 @@ describe.each(BEHAVIOUR_SETS.map((set) => ({ set, name: label(set) })))('scenari
     const sqlId = (await w.state()).resources.find((r) => r.name === 'sql')!.id;
     const drift = await fetch(`${w.sandbox.url}/_sandbox/integrations/${sqlId}`, {
       method: 'PATCH',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: w.sandbox.adminToken },
       body: JSON.stringify({ config: { port: 1533, impersonation: { enabled: true } } }),
     });
     expect(drift.status).toBe(200);

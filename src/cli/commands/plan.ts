@@ -6,8 +6,9 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_STATE_PATH } from '../../state/store.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 
-export interface PlanFlags extends ConnectionFlags {
+export interface PlanFlags extends ConnectionFlags, SecretFlags {
   state: string;
   prune?: boolean;
   allowReplace?: boolean;
@@ -25,6 +26,7 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
     .option('--allow-replace', 'allow replacing (delete + create) integrations whose non-editable attributes changed')
     .option('--max-deletes <n>', 'refuse a plan that deletes (or replaces) more than N resources')
     .option('--resend-secrets', 'send once the credentials govops cannot compare (adopted resources: masked by the service, no fingerprint in state) instead of recording them as they are in the manifest');
+  addSecretOptions(cmd);
   return addConnectionOptions(cmd);
 }
 

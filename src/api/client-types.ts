@@ -36,5 +36,11 @@ export interface ServiceApi {
   createWebhooks(items: WebhookInput[]): Promise<WebhookCreateResponse>;
   deleteWebhook(id: string): Promise<LiveWebhook>;
 
+  /**
+   * The same API bound to a run's signals: `signal` ends retry sleeps (a request in flight still
+   * finishes), `force` aborts requests in flight. Both end the call with CancelledError.
+   */
+  withSignal(signal: AbortSignal, force?: AbortSignal): ServiceApi;
+
   close(): Promise<void>;
 }

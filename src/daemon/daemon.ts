@@ -3,6 +3,7 @@
  * `startDaemon` returns once the endpoints listen and the source had its first look.
  */
 import type { Logger } from 'pino';
+import type { DeletionRefusal } from '../plan/types.js';
 import type { Revision, Source } from '../sources/types.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
 import { DaemonMetrics } from './metrics.js';
@@ -32,6 +33,8 @@ export class Daemon {
   private http?: HttpServerHandle;
   private resources: ResourceState[] = [];
   private resourcesRevision?: string;
+  /** The mass-deletion guard's refusal in the last plan, if any. */
+  private refusal?: DeletionRefusal & { revision: string };
   private shuttingDown = false;
   private startWaiters: Array<(r: Revision) => void> = [];
 
@@ -117,6 +120,7 @@ export class Daemon {
       lastError: (failed ?? (rejectedIsLatest ? s.rejected : undefined)) && errorOf((failed ?? s.rejected)!),
       nextRetryAt: s.nextRetryAt,
       consecutiveFailures: s.consecutiveFailures,
+      deletionGuard: this.refusal,
       resources: this.resources,
       resourcesRevision: this.resourcesRevision,
       ...(this.opts.info ? { options: this.opts.info } : {}),
@@ -136,6 +140,8 @@ export class Daemon {
     if (a.result?.plan) {
       this.resources = resourceStates(a.result);
       this.resourcesRevision = a.revision;
+      const refusal = a.result.plan.deletionRefusal;
+      this.refusal = refusal ? { ...refusal, revision: a.revision } : undefined;
     }
     this.metrics.recordAttempt(a, this.loop.snapshot());
     await this.opts.source.retain(this.loop.inUse());
@@ -148,6 +154,7 @@ function summarize(a: Attempt): Record<string, unknown> {
     reason: a.reason,
     apply: a.apply,
     result: a.verdict,
+    ...(a.failure ? { code: a.failure.code, failureClass: a.failure.failureClass } : {}),
     startedAt: a.startedAt,
     finishedAt: a.finishedAt,
     durationSec: Math.round(a.durationSec * 1000) / 1000,
@@ -160,10 +167,14 @@ function errorOf(a: Attempt): Record<string, unknown> {
   const diagnostics = (a.result?.diagnostics ?? [])
     .filter((d) => d.severity === 'error')
     .map((d) => ({ file: d.file, line: d.line, column: d.column, kind: d.kind, name: d.name, message: d.message, at: `${d.file}:${d.line}:${d.column}` }));
-  const failures = (a.result?.outcomes ?? []).filter((o) => o.result === 'failed').map((o) => ({ kind: o.resourceKind, name: o.name, action: o.action, error: o.error }));
+  const failures = (a.result?.outcomes ?? [])
+    .filter((o) => o.result === 'failed')
+    .map((o) => ({ kind: o.resourceKind, name: o.name, action: o.action, error: o.error, code: o.code }));
   return {
     revision: a.revision,
     result: a.verdict,
+    code: a.failure?.code,
+    retry: a.retry,
     at: a.finishedAt,
     message: a.error ?? (diagnostics[0] ? `${diagnostics[0].at}: ${diagnostics[0].message}` : undefined),
     diagnostics,

@@ -80,6 +80,8 @@ export interface Diagnostic {
   name?: string;
   severity: Severity;
   message: string;
+  /** Set when the file could not be read (an I/O failure, not the manifest's fault): `GOVOPS_SOURCE_IO`. */
+  code?: string;
 }
 
 /** The result of loading + validating a set of manifest paths. */

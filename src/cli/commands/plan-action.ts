@@ -32,6 +32,7 @@ export async function reconcileOptions(
     prune: Boolean(flags.prune),
     allowReplace: Boolean(flags.allowReplace),
     ...(maxDeletes !== undefined ? { maxDeletes } : {}),
+    ...(flags.allowEmpty ? { allowEmpty: true } : {}),
     logger: ctx.logger,
     statePath: flags.state,
   };

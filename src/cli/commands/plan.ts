@@ -12,6 +12,7 @@ export interface PlanFlags extends ConnectionFlags {
   prune?: boolean;
   allowReplace?: boolean;
   maxDeletes?: string;
+  allowEmpty?: boolean;
   revision?: string;
 }
 
@@ -22,7 +23,11 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
     .addOption(new Option('--state <path>', 'govops state file').default(DEFAULT_STATE_PATH))
     .option('--prune', 'delete resources govops manages whose manifest is gone (never anything else)')
     .option('--allow-replace', 'allow replacing (delete + create) integrations whose non-editable attributes changed')
-    .option('--max-deletes <n>', 'refuse a plan that deletes (or replaces) more than N resources');
+    .option(
+      '--max-deletes <n>',
+      'allow at most N deletes and replaces (default: deletes of at most 25% of the managed resources); over it, none is done',
+    )
+    .option('--allow-empty', 'let an empty manifest set prune (refused by default: it usually means a broken checkout)');
   return addConnectionOptions(cmd);
 }
 

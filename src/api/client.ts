@@ -259,6 +259,22 @@ export class ServiceClient implements ServiceApi {
     return h;
   }
 
+  /**
+   * Look a create up after an ambiguous failure. When the lookup itself fails, the create's outcome is
+   * unknown: a TransportError (never the lookup's own error, which could read as "not processed").
+   */
+  private async recover<T>(c: Call<T>, recover: (body: unknown) => Promise<Recovery<T>>, body: unknown): Promise<Recovery<T>> {
+    try {
+      return await recover(body);
+    } catch (err) {
+      if (err instanceof CancelledError || err instanceof TransportError) throw err;
+      throw new TransportError(
+        `the create may have reached the service, and looking it up failed: ${(err as Error).message}`,
+        c.method, c.path, err, ErrorCode.connectionLost,
+      );
+    }
+  }
+
   /** Wait before a retry; the stop signal ends the wait with CancelledError. */
   private async pause(ms: number): Promise<void> {
     try {
@@ -310,7 +326,7 @@ export class ServiceClient implements ServiceApi {
           // The request settled (its connection closed) or will never be waited for again: look it up.
           // Even after the last attempt: if the resource is there, the create worked.
           ambiguousEarlier = true;
-          const r = await c.recover(body);
+          const r = await this.recover(c, c.recover, body);
           if ('result' in r) return r.result;
           body = r.body;
         }
@@ -341,7 +357,7 @@ export class ServiceClient implements ServiceApi {
       }
       if (res.status === 409 && c.recover && ambiguousEarlier) {
         // An earlier attempt did reach the service after all: its resource exists or is being created.
-        const r = await c.recover(body);
+        const r = await this.recover(c, c.recover, body);
         if ('result' in r) return r.result;
         body = r.body;
         if (!last) {
@@ -352,7 +368,7 @@ export class ServiceClient implements ServiceApi {
       if (isRetriedStatus(res.status, c.method)) {
         if (c.recover && AMBIGUOUS_STATUSES.has(res.status)) {
           ambiguousEarlier = true;
-          const r = await c.recover(body);
+          const r = await this.recover(c, c.recover, body);
           if ('result' in r) return r.result;
           body = r.body;
         }

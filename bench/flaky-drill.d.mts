@@ -23,6 +23,8 @@ export interface DrillOptions {
   lateMs?: number;
   baseDelayMs?: number;
   transitionMs?: number;
+  /** false: the same apply on a healthy service (the baseline). */
+  faults?: boolean;
 }
 
 export interface DrillResult {

@@ -53,7 +53,8 @@ spec:
 
 /**
  * @param {object} govops  { startSandbox, ServiceClient, reconcile, parseState, silentLogger }
- * @param {object} [opts]  { integrations = 100, webhooks = 20, seed = 1, timeoutMs = 1000, lateMs = 2500, baseDelayMs = 50 }
+ * @param {object} [opts]  { integrations = 100, webhooks = 20, seed = 1, timeoutMs = 1000, lateMs = 2500, baseDelayMs = 50,
+ *                          faults = true (false: the same apply on a healthy service, the baseline) }
  */
 export async function flakyDrill(govops, opts = {}) {
   const { startSandbox, ServiceClient, reconcile, parseState, silentLogger } = govops;
@@ -86,12 +87,14 @@ export async function flakyDrill(govops, opts = {}) {
     await mkdir(join(dir, 'm'));
     for (let i = 0; i < nInt; i++) await writeFile(join(dir, 'm', `store-${i}.yaml`), objectStore(`store-${i}`));
     for (let i = 0; i < nHook; i++) await writeFile(join(dir, 'm', `hook-${i}.yaml`), hook(`hook-${i}`));
-    // The batch of webhooks lands after the client's request timeout (the service still performs it).
-    sandbox.faults.add({ type: 'latency', method: 'POST', path: '/webhooks', count: 1, latencyMs: opts.lateMs ?? 2500, exclusive: true });
-    sandbox.faults.add({ type: 'error', status: 503, rate: 0.2 });
-    sandbox.faults.add({ type: 'drop', rate: 0.05 });
-    sandbox.faults.add({ type: 'conflict', rate: 0.05 });
-    sandbox.faults.add({ type: 'latency', latencyMs: 400, rate: 0.05 });
+    if (opts.faults !== false) {
+      // The batch of webhooks lands after the client's request timeout (the service still performs it).
+      sandbox.faults.add({ type: 'latency', method: 'POST', path: '/webhooks', count: 1, latencyMs: opts.lateMs ?? 2500, exclusive: true });
+      sandbox.faults.add({ type: 'error', status: 503, rate: 0.2 });
+      sandbox.faults.add({ type: 'drop', rate: 0.05 });
+      sandbox.faults.add({ type: 'conflict', rate: 0.05 });
+      sandbox.faults.add({ type: 'latency', latencyMs: 400, rate: 0.05 });
+    }
     const started = performance.now();
     const applied = await run(true);
     stats.wallMs = performance.now() - started;

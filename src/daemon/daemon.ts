@@ -91,9 +91,12 @@ export class Daemon {
     const s = this.loop.snapshot();
     if (this.shuttingDown) return { ready: false, reason: 'shutting down' };
     if (s.ready) return { ready: true };
-    if (s.lastAttempt?.verdict === 'unreachable') return { ready: false, reason: `service unreachable: ${s.lastAttempt.error ?? ''}`.trim() };
-    if (!s.lastAttempt) return { ready: false, reason: 'no reconcile finished yet' };
-    return { ready: false, reason: `no successful reconcile yet (last: ${s.lastAttempt.verdict})` };
+    const last = s.lastAttempt;
+    if (!last) return { ready: false, reason: 'no reconcile finished yet' };
+    const code = last.failure ? ` (${last.failure.code})` : '';
+    if (last.verdict === 'unreachable') return { ready: false, reason: `service unreachable${code}: ${last.error ?? ''}`.trim() };
+    if (!s.lastSuccess) return { ready: false, reason: `no successful reconcile yet (last: ${last.verdict}${code})` };
+    return { ready: false, reason: `the last reconcile failed${code}: ${last.error ?? last.verdict}` };
   }
 
   status(): Record<string, unknown> {

@@ -241,8 +241,22 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
     }
     return d as Extract<DesiredResource, { kind: K }>;
   };
-  const payload = c.deleteNeedsCredentials && d?.kind === 'Integration' ? d.deleteCredentials : undefined;
+  // State-only changes, the same for both kinds.
+  switch (c.action) {
+    case 'adopt':
+      return task(c, [new RecordLive(c, c.liveId, need(c.resourceKind))], () => c.liveId);
+    case 'noop':
+      if (c.renamedFrom !== undefined) return task(c, [new RecordLive(c, c.liveId, need(c.resourceKind))], () => c.liveId);
+      if (c.adopt && c.liveId !== undefined) return task(c, [new RecordLive(c, c.liveId, need(c.resourceKind))], () => c.liveId);
+      return task(c, [], () => c.liveId);
+    case 'delete':
+      if (c.goneFromService) return task(c, [new Forget(c)], () => undefined);
+      break;
+    default:
+      break;
+  }
   if (c.resourceKind === 'Integration') {
+    const payload = c.deleteNeedsCredentials && d?.kind === 'Integration' ? d.deleteCredentials : undefined;
     switch (c.action) {
       case 'create': {
         const create = new CreateIntegration(fresh(c), need('Integration'));
@@ -255,14 +269,7 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
         return task(c, [new DeleteIntegration(c, c.liveId, payload), create], () => create.id);
       }
       case 'delete':
-        if (c.goneFromService) return task(c, [new Forget(c)], () => undefined);
         return task(c, [new DeleteIntegration(c, c.liveId, payload)], () => undefined);
-      case 'adopt':
-        return task(c, [new RecordLive(c, c.liveId, need('Integration'))], () => c.liveId);
-      case 'noop':
-        if (c.renamedFrom !== undefined) return task(c, [new RecordLive(c, c.liveId, need('Integration'))], () => c.liveId);
-        if (c.adopt && c.liveId !== undefined) return task(c, [new RecordLive(c, c.liveId, need('Integration'))], () => c.liveId);
-        return task(c, [], () => c.liveId);
     }
   }
   switch (c.action) {
@@ -275,14 +282,7 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
       return task(c, [new DeleteWebhook(c, c.liveId, true), join], () => join.id);
     }
     case 'delete':
-      if (c.goneFromService) return task(c, [new Forget(c)], () => undefined);
       return task(c, [new DeleteWebhook(c, c.liveId, c.duplicateOf === undefined)], () => undefined);
-    case 'adopt':
-      return task(c, [new RecordLive(c, c.liveId, need('Webhook'))], () => c.liveId);
-    case 'noop':
-      if (c.renamedFrom !== undefined) return task(c, [new RecordLive(c, c.liveId, need('Webhook'))], () => c.liveId);
-      if (c.adopt && c.liveId !== undefined) return task(c, [new RecordLive(c, c.liveId, need('Webhook'))], () => c.liveId);
-      return task(c, [], () => c.liveId);
     case 'update':
       throw new ApplyFailure(ErrorCode.blocked, `webhooks have no update; Webhook/${c.name} cannot be updated`);
   }

@@ -3,6 +3,7 @@
  * runner; a request in flight finishes (its result is saved) unless the force signal aborts it too.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { objectStore } from '../../bench/flaky-drill.mjs';
 import { ServiceClient } from '../../src/api/client.js';
 import { CancelledError, ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
@@ -19,21 +20,6 @@ afterEach(async () => {
   server = client = r = undefined;
 });
 
-const store = (name: string): string => `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: ${name}
-spec:
-  type: object_store
-  autoBootstrap: false
-  config:
-    name: ${name}
-    cloudAccountId: "1"
-    cloudRegion: r
-    cloudLocationRole: role
-    cloudLocationPath: s3://${name}
-    authenticationType: auto
-`;
 
 describe('the client', () => {
   it('a retry sleep (Retry-After 30 s) ends at once when the signal aborts', async () => {
@@ -65,7 +51,7 @@ describe('the client', () => {
 describe('an apply', () => {
   it('stopped while integrations are stuck in creating: returns at once, the ids are saved, nothing new starts', async () => {
     r = await rig({ transitionMs: 30 });
-    for (const n of ['a', 'b', 'c', 'd']) await r.write(`${n}.yaml`, store(n));
+    for (const n of ['a', 'b', 'c', 'd']) await r.write(`${n}.yaml`, objectStore(n));
     r.sandbox.setStuckTransitions(['creating']);
     const stop = new AbortController();
     const running = r.run({ signal: stop.signal, concurrency: 2, timeoutMs: 60_000 });

@@ -3,6 +3,7 @@
  * state file at the moment each request arrives) and the sandbox (409s, duplicates).
  */
 import { readFileSync } from 'node:fs';
+import { objectStore } from '../../bench/flaky-drill.mjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeCreate, writeUpdate, type OpContext } from '../../src/apply/integration.js';
 import { ServiceClient } from '../../src/api/client.js';
@@ -14,21 +15,7 @@ import { sendJson, startServer, type TestServer } from '../api/server.js';
 import { rig, webhookManifest, type Rig } from './inproc.js';
 
 const passed = { status: 'passed', validationTests: [] };
-const STORE = `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: store
-spec:
-  type: object_store
-  autoBootstrap: false
-  config:
-    name: store
-    cloudAccountId: "1"
-    cloudRegion: r
-    cloudLocationRole: role
-    cloudLocationPath: s3://bucket
-    authenticationType: auto
-`;
+const STORE = objectStore('store');
 
 let r: Rig;
 beforeEach(async () => {

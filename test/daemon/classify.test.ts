@@ -6,6 +6,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { objectStore } from '../../bench/flaky-drill.mjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { judgeResult } from '../../src/daemon/classify.js';
@@ -16,21 +17,7 @@ import type { ReconcileResult } from '../../src/reconcile/types.js';
 import { sendJson, startServer, type Handler, type TestServer } from '../api/server.js';
 
 const passed = { status: 'passed', validationTests: [] };
-const MANIFEST = `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: store
-spec:
-  type: object_store
-  autoBootstrap: false
-  config:
-    name: store
-    cloudAccountId: "1"
-    cloudRegion: r
-    cloudLocationRole: role
-    cloudLocationPath: s3://bucket
-    authenticationType: auto
-`;
+const MANIFEST = objectStore('store');
 
 let server: TestServer | undefined;
 let client: ServiceClient | undefined;

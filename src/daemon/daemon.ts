@@ -3,6 +3,7 @@
  * `startDaemon` returns once the endpoints listen and the source had its first look.
  */
 import type { Logger } from 'pino';
+import { ErrorCode } from '../errors.js';
 import type { DeletionRefusal } from '../plan/types.js';
 import type { Revision, Source } from '../sources/types.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
@@ -147,6 +148,8 @@ export class Daemon {
       this.refusal = refusal ? { ...refusal, revision: a.revision } : undefined;
     }
     this.metrics.recordAttempt(a, this.loop.snapshot());
+    // The revision's files could not be read: have the source look again now (it restores the folder).
+    if (a.failure?.code === ErrorCode.sourceIo && !this.shuttingDown) void this.opts.source.refresh();
     await this.opts.source.retain(this.loop.inUse());
   }
 }

@@ -247,6 +247,24 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(await (await fetch(`${daemon.url}/metrics`)).text()).toMatch(/govops_deletions_refused 0/);
   });
 
+  it('a revision folder that vanished is an I/O failure: retried after the source restores it, never rejected', async () => {
+    const t = await setup();
+    await writeFile(join(t.dir, 'hook1.yaml'), webhook('hook1', 'https://hooks.example.com/1'));
+    const logs: string[] = [];
+    const { daemon } = await t.start(logs);
+    await until(async () => (await getJson(`${daemon.url}/status`)).body.lastSuccess, 15_000, 'first reconcile');
+    await daemon.loop.idle();
+    const revision = daemon.loop.snapshot().lastGood!;
+    await rm(revision.root, { recursive: true, force: true });
+    daemon.loop.resyncNow();
+    await until(() => logs.some((l) => /reconcile failed; will retry/.test(l) && /"code":"GOVOPS_SOURCE_IO"/.test(l)), 15_000, 'the I/O failure');
+    await until(() => daemon.loop.snapshot().lastAttempt?.verdict === 'in-sync', 15_000, 'retried and in sync');
+    const status = (await getJson(`${daemon.url}/status`)).body;
+    expect(status.revision.rejected).toBeUndefined();
+    expect(status.revision.lastGood).toBe(revision.id);
+    expect(status.ready).toBe(true);
+  });
+
   it('detects out-of-band drift without --self-heal (reported, not repaired)', async () => {
     const t = await setup();
     await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));

@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 
 /** Folders under src/, bottom layer first. A folder may import (values) only from the folders it lists. */
 const SRC_FOLDERS = [
-  'service', 'util', 'manifests', 'api', 'state', 'sources', 'plan', 'apply', 'reconcile',
+  'service', 'util', 'manifests', 'api', 'deliveries', 'state', 'sources', 'plan', 'apply', 'reconcile',
   'preview', 'daemon', 'sandbox', 'cli',
 ];
 const BASE = ['service', 'util', 'errors', 'log'];
@@ -14,6 +14,8 @@ const ALLOWED = {
   util: [],
   manifests: ['service', 'util'],
   api: ['service', 'util'],
+  // Webhook delivery operations (history paging, incremental polling, retry scheduling) over the API client.
+  deliveries: ['service', 'util', 'api'],
   state: ['service', 'util', 'manifests'],
   sources: ['service', 'util'],
   // The plan core is pure: no I/O modules at all (types from api/state/manifests are fine).
@@ -21,7 +23,7 @@ const ALLOWED = {
   apply: ['service', 'util', 'manifests', 'api', 'state', 'plan'],
   reconcile: ['service', 'util', 'manifests', 'api', 'state', 'plan', 'apply'],
   preview: ['service', 'util', 'manifests', 'api', 'state', 'plan', 'apply', 'reconcile'],
-  daemon: ['service', 'util', 'manifests', 'api', 'state', 'sources', 'plan', 'apply', 'reconcile'],
+  daemon: ['service', 'util', 'manifests', 'api', 'deliveries', 'state', 'sources', 'plan', 'apply', 'reconcile'],
   // The sandbox models the service, not govops: it shares only the service facts.
   sandbox: ['service', 'util'],
   cli: SRC_FOLDERS,

@@ -9,6 +9,9 @@ import type {
   LiveIntegration,
   LiveWebhook,
   WebhookCreateResponse,
+  WebhookHistoryPage,
+  WebhookHistoryQuery,
+  WebhookHistoryRecord,
   WebhookInput,
 } from './types.js';
 import type { ScriptPhase } from '../service/kinds.js';
@@ -35,6 +38,12 @@ export interface ServiceApi {
   getWebhook(id: string): Promise<LiveWebhook>;
   createWebhooks(items: WebhookInput[]): Promise<WebhookCreateResponse>;
   deleteWebhook(id: string): Promise<LiveWebhook>;
+  /** GET /webhooks/history: one page of delivery records. */
+  listWebhookHistory(query?: WebhookHistoryQuery): Promise<WebhookHistoryPage>;
+  /** POST /webhooks/history/retry/{id}: re-deliver; returns the resulting record. Never re-sent after an ambiguous failure. */
+  retryWebhookDelivery(historyId: string): Promise<WebhookHistoryRecord>;
+  /** GET /webhooks/actions: ALL_NOTIFICATIONS and every event name the service knows. */
+  listWebhookActions(): Promise<string[]>;
 
   /**
    * The same API bound to a run's signals: `signal` ends retry sleeps (a request in flight still

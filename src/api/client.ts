@@ -40,8 +40,12 @@ import type {
   LiveIntegration,
   LiveWebhook,
   WebhookCreateResponse,
+  WebhookHistoryPage,
+  WebhookHistoryQuery,
+  WebhookHistoryRecord,
   WebhookInput,
 } from './types.js';
+import { historyQueryString, toActions, toHistoryPage, toHistoryRecord } from './webhook-history.js';
 
 /** One HTTP attempt, reported to `onRequest` (e.g. for a Prometheus histogram). */
 export interface RequestEvent {
@@ -241,6 +245,42 @@ export class ServiceClient implements ServiceApi {
     return this.call({
       method: 'DELETE', route: '/webhooks/{id}', path: `/webhooks/${enc(id)}`, auth: 'webhook',
       parse: (r) => toLiveWebhook(json(r)),
+    });
+  }
+
+  // ---- webhook deliveries (history, retry, actions) --------------------------------------------
+
+  listWebhookHistory(query: WebhookHistoryQuery = {}): Promise<WebhookHistoryPage> {
+    const path = `/webhooks/history${historyQueryString(query)}`;
+    return this.call({
+      method: 'GET', route: '/webhooks/history', path, auth: 'webhook',
+      parse: (r) => toHistoryPage(json(r), 'GET', path),
+    });
+  }
+
+  retryWebhookDelivery(historyId: string): Promise<WebhookHistoryRecord> {
+    const path = `/webhooks/history/retry/${enc(historyId)}`;
+    return this.call({
+      method: 'POST', route: '/webhooks/history/retry/{id}', path, auth: 'webhook',
+      parse: (r) => toHistoryRecord(json(r)),
+      // A retry is a new delivery: after an ambiguous failure (timeout, reset after sending, 502, 504)
+      // it may have happened, so it is not re-sent (no duplicate delivery). Refused connections, 429
+      // and 503 ("not processed") are still retried.
+      recover: () => {
+        throw new TransportError(
+          `retry of webhook delivery ${historyId} may have reached the service (ambiguous failure); not re-sent, ` +
+            'to avoid delivering twice. Check `govops webhooks history` before retrying again',
+          'POST',
+          path,
+        );
+      },
+    });
+  }
+
+  listWebhookActions(): Promise<string[]> {
+    return this.call({
+      method: 'GET', route: '/webhooks/actions', path: '/webhooks/actions', auth: 'webhook',
+      parse: (r) => toActions(json(r)),
     });
   }
 

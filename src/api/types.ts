@@ -69,25 +69,51 @@ export interface WebhookCreateResponse {
   errors: unknown[];
 }
 
+/**
+ * A delivery record of GET /webhooks/history (interface 2.13), normalised: ids are strings (the wire
+ * has integers, a service may send strings), the webhook's id and name come from the record or its
+ * `request`, and the response code (e.g. ESOCKETTIMEDOUT) is lifted out of `response.body.code`.
+ */
 export interface WebhookHistoryRecord {
-  id: number;
-  request: { text: string; metadata: Record<string, unknown>; webhookId: number; webhookName: string };
-  response: { body?: { code?: string; connect?: boolean; [k: string]: unknown }; [k: string]: unknown };
-  statusCode: number;
+  id: string;
+  /** `webhooksId`, else `request.webhookId` ('' when neither is given). */
+  webhookId: string;
+  /** `name`, else `request.webhookName`. */
+  webhookName: string;
   notificationType: string;
-  webhooksActivityId: number;
+  /** 2xx is a success (interface 2.13: "200 is success"); NaN-free: 0 when missing. */
+  statusCode: number;
+  /** `response.body.code` (ESOCKETTIMEDOUT, ECONNREFUSED...), when the service recorded one. */
+  responseCode?: string;
+  /** `response.body.connect`, when given. */
+  connect?: boolean;
+  /** '' when missing. Shared by the deliveries of one event (and, in the sandbox, by their retries). */
+  webhooksActivityId: string;
   createdAt: string;
-  updatedAt: string;
-  webhooksId?: number;
+  updatedAt?: string;
   url?: string;
-  name?: string;
-  actionType?: string | null;
-  createdBy?: number;
+  /** As received: `text`, `metadata`, `webhookId`, `webhookName`. */
+  request: Record<string, unknown>;
+  /** As received: empty, or `body` with `code` and `connect`. */
+  response: Record<string, unknown>;
 }
 
 export interface WebhookHistoryPage {
-  count: number | string;
+  /** Total matching records; the wire sends a number or a numeric string. Undefined when absent or unreadable. */
+  count?: number;
   records: WebhookHistoryRecord[];
+}
+
+/** Query of GET /webhooks/history (interface 4.3); every field optional, as on the wire. */
+export interface WebhookHistoryQuery {
+  offset?: number;
+  pageSize?: number;
+  sortField?: string;
+  sortOrder?: 'asc' | 'desc';
+  notificationType?: string;
+  includeGlobal?: boolean;
+  includeUser?: boolean;
+  successOrFailure?: 'success' | 'failure';
 }
 
 /** Error body of every failing endpoint (interface part 7). */

@@ -26,6 +26,8 @@ export interface DaemonOptions {
   retryMaxMs?: number;
   /** Extra fields for /status (e.g. options in force). */
   info?: Record<string, unknown>;
+  /** More /status sections, computed on each request (e.g. `webhookHealth`). */
+  statusSections?: Record<string, () => unknown>;
 }
 
 export class Daemon {
@@ -128,6 +130,7 @@ export class Daemon {
       resources: this.resources,
       resourcesRevision: this.resourcesRevision,
       ...(this.opts.info ? { options: this.opts.info } : {}),
+      ...Object.fromEntries(Object.entries(this.opts.statusSections ?? {}).map(([k, f]) => [k, f()])),
     };
   }
 

@@ -35,7 +35,7 @@ export interface Attempt {
   /** Why a non-success verdict: the failure's code and class. */
   failure?: FailureInfo;
   /** What the loop does next: try again soon (backoff), at the resync period (slow), or wait for news. */
-  retry: Judgement['retry'];
+  retry?: Judgement['retry'];
   startedAt: string;
   finishedAt: string;
   durationSec: number;

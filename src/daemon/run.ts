@@ -1,6 +1,7 @@
 /** Assemble a daemon from settings (shared by `govops run` and `npm start`). */
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
+import type { SecretScope } from '../manifests/secret-scope.js';
 import type { RequestEvent } from '../api/client.js';
 import { DirSource } from '../sources/dir.js';
 import { GitSource } from '../sources/git.js';
@@ -9,6 +10,8 @@ import { Daemon } from './daemon.js';
 import { engineReconcileFn } from './engine.js';
 import type { ReconcileFn } from './loop.js';
 import { DaemonMetrics } from './metrics.js';
+import type { AutoRetryPolicy } from '../deliveries/auto-retry.js';
+import { WebhookHealth, managedWebhooksFromState } from './webhook-health.js';
 
 export interface RunSettings {
   repo?: string;
@@ -33,11 +36,24 @@ export interface RunSettings {
   retryBaseMs?: number;
   retryMaxMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** Which secrets manifests may reference (--secrets-dir, --secret-env-prefix). */
+  secretScope?: SecretScope;
+  /** Delivery-health polling of the webhook history (off when unset). */
+  webhookHealth?: WebhookHealthSettings;
+}
+
+export interface WebhookHealthSettings {
+  intervalMs: number;
+  overlapMs?: number;
+  /** Retry failed deliveries of managed webhooks automatically. */
+  autoRetry?: AutoRetryPolicy;
 }
 
 export interface RunningDaemon {
   daemon: Daemon;
   api: ServiceApi;
+  /** Present when webhook delivery-health polling is on. */
+  webhookHealth?: WebhookHealth;
   /** Stop the daemon within the grace period, then close the API client. True when nothing was cut short. */
   shutdown(graceMs: number): Promise<boolean>;
 }
@@ -88,7 +104,19 @@ export async function startRunning(
       concurrency: s.concurrency,
       timeoutMs: s.timeoutMs,
       env: s.env,
+      ...(s.secretScope ? { secretScope: s.secretScope } : {}),
     });
+  const health = s.webhookHealth
+    ? new WebhookHealth({
+        api,
+        logger: logger.child({ component: 'webhook-health' }),
+        registry: metrics.registry,
+        intervalMs: s.webhookHealth.intervalMs,
+        overlapMs: s.webhookHealth.overlapMs,
+        autoRetry: s.webhookHealth.autoRetry,
+        managed: managedWebhooksFromState(s.statePath),
+      })
+    : undefined;
   const daemon = new Daemon({
     source,
     reconcile,
@@ -110,7 +138,13 @@ export async function startRunning(
       intervalMs: s.intervalMs,
       resyncMs: s.resyncMs,
       statePath: s.statePath,
+      secretEnvPrefix: s.secretScope?.envPrefix ?? 'GOVOPS_SECRET_',
+      ...(s.secretScope?.dir ? { secretsDir: s.secretScope.dir } : {}),
+      ...(s.webhookHealth
+        ? { webhookHealthIntervalMs: s.webhookHealth.intervalMs, autoRetryFailed: s.webhookHealth.autoRetry ?? false }
+        : {}),
     },
+    ...(health ? { statusSections: { webhookHealth: () => health.status() } } : {}),
   });
   try {
     await daemon.start();
@@ -119,11 +153,15 @@ export async function startRunning(
     await api.close().catch(() => undefined);
     throw err;
   }
+  health?.start();
   return {
     daemon,
     api,
+    ...(health ? { webhookHealth: health } : {}),
     async shutdown(graceMs) {
+      const stopping = health?.stop(Math.min(graceMs, 5000));
       const finished = await daemon.stop(graceMs);
+      await stopping;
       await api.close().catch(() => undefined);
       return finished;
     },

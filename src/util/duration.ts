@@ -1,9 +1,9 @@
-/** Durations in flags are written like `500ms`, `30s`, `5m`, `1h` (or combined: `1m30s`). */
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/** Durations in flags are written like `500ms`, `30s`, `5m`, `1h`, `7d` (or combined: `1m30s`). */
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 export function parseDuration(text: string): number {
   const trimmed = text.trim();
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
   let total = 0;
   let consumed = 0;
   let match: RegExpExecArray | null;

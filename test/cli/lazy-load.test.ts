@@ -92,4 +92,29 @@ describe('lazy loading of command modules', () => {
     expect(files).toContain('api/client.js');
     expect(files.filter((f) => f.startsWith('sandbox/') || f.startsWith('daemon/'))).toEqual([]);
   });
+
+  it('webhooks: help loads no action; a subcommand loads its action, not the daemon, sandbox or reconcile engine', async () => {
+    const help = await loaded(['webhooks', 'history', '--help']);
+    expect(help.result.code).toBe(0);
+    expect(help.result.stdout).toContain('--failed');
+    expect(packages(help.modules)).toEqual(['commander']);
+    const { result, modules } = await loaded(['webhooks', 'events']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('no service URL given');
+    const files = ours(modules);
+    expect(files.filter((f) => f.endsWith('-action.js'))).toEqual(['cli/commands/webhooks-action.js']);
+    for (const heavy of ['sandbox/', 'daemon/', 'reconcile/']) expect(files.filter((f) => f.startsWith(heavy))).toEqual([]);
+  });
+
+  it('healthcheck loads its own action and no HTTP client, sandbox, daemon or logger', async () => {
+    const { result, modules } = await loaded(['healthcheck', '--listen', '127.0.0.1:1', '--timeout', '1s']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('unhealthy: http://127.0.0.1:1/healthz');
+    expect(packages(modules)).toEqual(['commander']);
+    const files = ours(modules);
+    expect(files.filter((f) => f.endsWith('-action.js'))).toEqual(['cli/commands/healthcheck-action.js']);
+    for (const heavy of ['log.js', 'api/', 'sandbox/', 'daemon/', 'reconcile/', 'manifests/']) {
+      expect(files.filter((f) => f.startsWith(heavy))).toEqual([]);
+    }
+  });
 });

@@ -28,6 +28,23 @@ describe('govops run settings', () => {
     expect(s.hookSecret).toBeUndefined();
   });
 
+  it('webhook delivery health is off by default; --auto-retry-failed needs it; its bounds come from the flags', () => {
+    expect(settingsFrom({ ...defaults, dir: 'm' }, {}).webhookHealth).toBeUndefined();
+    expect(settingsFrom({ ...defaults, dir: 'm', webhookHealthInterval: '30s' }, {}).webhookHealth).toEqual({ intervalMs: 30_000, overlapMs: 60_000 });
+    expect(() => settingsFrom({ ...defaults, dir: 'm', autoRetryFailed: true }, {})).toThrow(/needs --webhook-health-interval/);
+    const s = settingsFrom(
+      { ...defaults, dir: 'm', webhookHealthInterval: '1m', webhookHealthOverlap: '2m', autoRetryFailed: true, autoRetryMax: '5', autoRetryBackoff: '30s', autoRetryRate: '20' },
+      {},
+    );
+    expect(s.webhookHealth).toEqual({
+      intervalMs: 60_000,
+      overlapMs: 120_000,
+      autoRetry: { maxAttempts: 5, backoffMs: 30_000, maxBackoffMs: 3_600_000, perMinute: 20 },
+    });
+    expect(() => settingsFrom({ ...defaults, dir: 'm', webhookHealthInterval: '1m', autoRetryFailed: true, autoRetryMax: '0' }, {})).toThrow(/--auto-retry-max/);
+    expect(() => settingsFrom({ ...defaults, dir: 'm', webhookHealthInterval: 'often' }, {})).toThrow(/--webhook-health-interval/);
+  });
+
   it('takes HOST:PORT and :PORT, and rejects anything else with a clear message', () => {
     expect(settingsFrom({ ...defaults, dir: 'm', listen: '127.0.0.1:9090' }, {}).listen).toEqual({ host: '127.0.0.1', port: 9090 });
     expect(settingsFrom({ ...defaults, dir: 'm', listen: ':0' }, {}).listen).toEqual({ host: '0.0.0.0', port: 0 });

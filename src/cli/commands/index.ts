@@ -7,6 +7,8 @@ import { register as scripts } from './scripts.js';
 import { register as run } from './run.js';
 import { register as sandbox } from './sandbox.js';
 import { register as preview } from './preview.js';
+import { register as webhooks } from './webhooks.js';
+import { register as healthcheck } from './healthcheck.js';
 
 /** Every command, in the order `govops --help` lists them. */
-export const COMMANDS: Array<(program: Command) => void> = [validate, plan, preview, apply, run, scripts, sandbox, schema];
+export const COMMANDS: Array<(program: Command) => void> = [validate, plan, preview, apply, run, healthcheck, scripts, webhooks, sandbox, schema];

@@ -6,8 +6,9 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_STATE_PATH } from '../../state/store.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 
-export interface PlanFlags extends ConnectionFlags {
+export interface PlanFlags extends ConnectionFlags, SecretFlags {
   state: string;
   prune?: boolean;
   allowReplace?: boolean;
@@ -28,6 +29,7 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
       'allow at most N deletes and replaces (default: deletes of at most 25% of the managed resources); over it, none is done',
     )
     .option('--allow-empty', 'let an empty manifest set prune (refused by default: it usually means a broken checkout)');
+  addSecretOptions(cmd);
   return addConnectionOptions(cmd);
 }
 

@@ -7,8 +7,10 @@ import { contextFrom } from '../context.js';
 import { UserError } from '../../errors.js';
 import { parseAddress } from '../../util/address.js';
 import { parseDuration } from '../../util/duration.js';
-import { startRunning, type RunSettings } from '../../daemon/run.js';
+import { registerSecrets } from '../../util/redact.js';
+import { startRunning, type RunSettings, type WebhookHealthSettings } from '../../daemon/run.js';
 import { redactUrl } from '../../sources/redact.js';
+import { secretScopeFromFlags } from '../secret-scope.js';
 import type { RunFlags } from './run.js';
 
 function duration(flag: string, text: string): number {
@@ -23,6 +25,27 @@ function wholeNumber(flag: string, text: string | undefined, min: number): numbe
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || Number(text) < min) throw new UserError(`${flag} must be a whole number >= ${min}, got "${text}"`);
   return Number(text);
+}
+
+/** `--webhook-health-*` and `--auto-retry-*`: undefined when polling is off. */
+export function webhookHealthFrom(flags: RunFlags): WebhookHealthSettings | undefined {
+  if (!flags.webhookHealthInterval) {
+    if (flags.autoRetryFailed) throw new UserError('--auto-retry-failed needs --webhook-health-interval', 'e.g. --webhook-health-interval 1m --auto-retry-failed');
+    return undefined;
+  }
+  const intervalMs = duration('--webhook-health-interval', flags.webhookHealthInterval);
+  if (intervalMs < 100) throw new UserError('--webhook-health-interval must be at least 100ms');
+  const settings: WebhookHealthSettings = { intervalMs, overlapMs: duration('--webhook-health-overlap', flags.webhookHealthOverlap ?? '60s') };
+  if (flags.autoRetryFailed) {
+    settings.autoRetry = {
+      maxAttempts: wholeNumber('--auto-retry-max', flags.autoRetryMax ?? '3', 1)!,
+      backoffMs: duration('--auto-retry-backoff', flags.autoRetryBackoff ?? '1m'),
+      maxBackoffMs: 3_600_000,
+      perMinute: wholeNumber('--auto-retry-rate', flags.autoRetryRate ?? '10', 1)!,
+    };
+    settings.autoRetry.maxBackoffMs = Math.max(settings.autoRetry.maxBackoffMs, settings.autoRetry.backoffMs);
+  }
+  return settings;
 }
 
 export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.env): RunSettings {
@@ -42,9 +65,11 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
       throw new UserError(`cannot read --git-webhook-secret-file ${flags.gitWebhookSecretFile}`);
     }
   }
+  registerSecrets(hookSecret);
   const intervalMs = duration('--interval', flags.interval);
   const resyncMs = duration('--resync', flags.resync);
   if (intervalMs < 10 || resyncMs < 10) throw new UserError('--interval and --resync must be at least 10ms');
+  const webhookHealth = webhookHealthFrom(flags);
   return {
     repo: flags.repo,
     branch: flags.branch,
@@ -64,6 +89,8 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     hookSecret: hookSecret || undefined,
     workdir: flags.workdir ?? join(dirname(flags.state), 'work'),
     env,
+    secretScope: secretScopeFromFlags(flags, env),
+    ...(webhookHealth ? { webhookHealth } : {}),
   };
 }
 

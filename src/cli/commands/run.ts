@@ -4,8 +4,9 @@
  */
 import { Option, type Command } from 'commander';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import type { SecretFlags } from '../secret-options.js';
 
-export interface RunFlags extends ConnectionFlags {
+export interface RunFlags extends ConnectionFlags, SecretFlags {
   repo?: string;
   branch: string;
   path: string;
@@ -25,6 +26,12 @@ export interface RunFlags extends ConnectionFlags {
   gitWebhookSecretFile?: string;
   grace: string;
   workdir?: string;
+  webhookHealthInterval?: string;
+  webhookHealthOverlap?: string;
+  autoRetryFailed?: boolean;
+  autoRetryMax?: string;
+  autoRetryBackoff?: string;
+  autoRetryRate?: string;
 }
 
 export function register(program: Command): void {
@@ -52,7 +59,22 @@ export function register(program: Command): void {
     .option('--git-webhook-secret <secret>', 'secret of POST /hooks/git (prefer env GOVOPS_GIT_WEBHOOK_SECRET)')
     .option('--git-webhook-secret-file <path>', 'file holding the push notification secret')
     .option('--grace <duration>', 'on SIGTERM/SIGINT, time allowed to finish the calls in flight and save the state', '30s')
-    .option('--workdir <path>', 'where the Git cache and revision folders live (default: next to the state file)');
+    .option('--workdir <path>', 'where the Git cache and revision folders live (default: next to the state file)')
+    .addOption(
+      new Option('--webhook-health-interval <duration>', 'poll the webhook delivery history this often (new records only): metrics, failures in /status (default: off)').env(
+        'GOVOPS_WEBHOOK_HEALTH_INTERVAL',
+      ),
+    )
+    .option('--webhook-health-overlap <duration>', 'how late a delivery record may appear after newer ones and still be counted', '60s')
+    .addOption(
+      new Option('--auto-retry-failed', 'retry failed deliveries of managed webhooks automatically (needs --webhook-health-interval)').env('GOVOPS_AUTO_RETRY_FAILED'),
+    )
+    .option('--auto-retry-max <n>', 'automatic retries of one delivery at most', '3')
+    .option('--auto-retry-backoff <duration>', 'wait before an automatic retry, doubling after each failure (at most 1h)', '1m')
+    .option('--auto-retry-rate <n>', 'automatic retries per minute at most, over all webhooks', '10');
+  cmd
+    .addOption(new Option('--secrets-dir <dir>', 'the only folder fromFile references are read from, by relative path (default: the repository or watched folder)').env('GOVOPS_SECRETS_DIR'))
+    .addOption(new Option('--secret-env-prefix <prefix>', 'fromEnv references may read only variables starting with this (default GOVOPS_SECRET_)').env('GOVOPS_SECRET_ENV_PREFIX'));
   addConnectionOptions(cmd);
   cmd.addOption(new Option('--debounce <duration>', 'directory source quiet period').default('300ms').hideHelp());
   cmd.action(async (_opts: unknown, command: Command) => {

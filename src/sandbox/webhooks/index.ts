@@ -6,12 +6,13 @@ import type { LookupFunction } from 'node:net';
 import { ALL_NOTIFICATIONS, isEventName } from '../../service/events.js';
 import type { Logger } from '../../log.js';
 import type { Caller, Route } from '../http.js';
-import { controlRoutes } from './control.js';
+import { controlRoutes, type SeedResult, type SeedSpec } from './control.js';
 import { Dispatcher, HistoryStore } from './dispatcher.js';
 import { parseDeliveryHosts, type DeliveryHostsInput, type DeliveryPolicy } from './hosts.js';
 import { buildMetadata, buildRequest } from './payload.js';
 import { webhookRoutes } from './routes.js';
 import { fromSnapshot, toSnapshot } from './snapshot.js';
+import { HttpError } from '../http.js';
 import { WebhookStore } from './store.js';
 import type { Actor, EmitResult, StoredWebhook } from './types.js';
 
@@ -131,9 +132,45 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
   };
   const idle = (): Promise<void> => dispatcher.idle();
 
+  /** Synthetic records of one webhook, oldest first, as if delivered (nothing is sent). */
+  const seed = (spec: SeedSpec): SeedResult => {
+    const webhook = store.get(spec.webhookId);
+    if (!webhook) throw new HttpError(404, `webhook ${spec.webhookId} not found`);
+    const type = spec.notificationType ?? webhook.notificationType.find(isEventName) ?? 'modelAccessRequested';
+    const from = spec.fromMs ?? now().getTime() - (spec.count - 1) * spec.stepMs;
+    const failed = spec.statusCode < 200 || spec.statusCode >= 300;
+    const response = failed && spec.code !== undefined ? { body: { code: spec.code, connect: false } } : {};
+    const out: SeedResult = { added: spec.count };
+    for (let i = 0; i < spec.count; i++) {
+      const at = new Date(from + i * spec.stepMs).toISOString();
+      const meta = buildMetadata(type, { modelId: i + 1, modelType: 'project' }, undefined);
+      const record = {
+        id: history.nextId++,
+        request: buildRequest(webhook, type, meta),
+        response,
+        statusCode: spec.statusCode,
+        notificationType: type,
+        webhooksActivityId: nextActivityId++,
+        createdAt: at,
+        updatedAt: at,
+        webhooksId: webhook.id,
+        url: webhook.url,
+        name: webhook.name,
+        actionType: webhook.actionType,
+        createdBy: webhook.createdBy,
+        global: webhook.global,
+      };
+      history.add(record);
+      if (i === 0) Object.assign(out, { firstId: record.id, firstCreatedAt: at });
+      if (i === spec.count - 1) Object.assign(out, { lastId: record.id, lastCreatedAt: at });
+    }
+    opts.onChange?.();
+    return out;
+  };
+
   return {
     routes: webhookRoutes({ store, history, dispatcher, now, onChange: opts.onChange }),
-    controlRoutes: controlRoutes({ emit, idle, userName: opts.userName }),
+    controlRoutes: controlRoutes({ emit, idle, seed, userName: opts.userName }),
     emit,
     idle,
     deliveryPolicy,

@@ -1,0 +1,99 @@
+/**
+ * Wire handling of the webhook delivery endpoints (interface 4.3): the history query string, and
+ * history pages, records and the actions list normalised to src/api/types.ts shapes. Lenient on
+ * purpose: `count` may be a number or a string, ids numbers or strings, fields may be missing.
+ */
+import { ApiError } from '../errors.js';
+import { idString } from './normalize.js';
+import type { WebhookHistoryPage, WebhookHistoryQuery, WebhookHistoryRecord } from './types.js';
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const QUERY_ORDER: ReadonlyArray<keyof WebhookHistoryQuery> = [
+  'offset',
+  'pageSize',
+  'sortField',
+  'sortOrder',
+  'notificationType',
+  'includeGlobal',
+  'includeUser',
+  'successOrFailure',
+];
+
+/** `?offset=0&pageSize=100...` for the given fields (undefined ones are left out). */
+export function historyQueryString(q: WebhookHistoryQuery): string {
+  const params = new URLSearchParams();
+  for (const key of QUERY_ORDER) {
+    const v = q[key];
+    if (v !== undefined) params.set(key, String(v));
+  }
+  const s = params.toString();
+  return s === '' ? '' : `?${s}`;
+}
+
+/** `count` as a number: numbers and numeric strings are read, anything else is undefined. */
+export function countOf(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return Math.floor(v);
+  if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) return Number(v.trim());
+  return undefined;
+}
+
+function optString(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return undefined;
+}
+
+export function toHistoryRecord(v: unknown): WebhookHistoryRecord {
+  const o = isObj(v) ? v : {};
+  const request = isObj(o.request) ? o.request : {};
+  const response = isObj(o.response) ? o.response : {};
+  const body = isObj(response.body) ? response.body : {};
+  const status = typeof o.statusCode === 'number' ? o.statusCode : Number(o.statusCode);
+  const record: WebhookHistoryRecord = {
+    id: idString(o.id),
+    webhookId: idString(o.webhooksId ?? o.webhookId ?? request.webhookId),
+    webhookName: optString(o.name) ?? optString(request.webhookName) ?? '',
+    notificationType: optString(o.notificationType) ?? optString((request.metadata as Obj | undefined)?.notificationType) ?? '',
+    statusCode: Number.isFinite(status) ? status : 0,
+    webhooksActivityId: idString(o.webhooksActivityId),
+    createdAt: optString(o.createdAt) ?? '',
+    request,
+    response,
+  };
+  const code = optString(body.code);
+  if (code !== undefined && code !== '') record.responseCode = code;
+  if (typeof body.connect === 'boolean') record.connect = body.connect;
+  const updatedAt = optString(o.updatedAt);
+  if (updatedAt !== undefined) record.updatedAt = updatedAt;
+  const url = optString(o.url);
+  if (url !== undefined) record.url = url;
+  return record;
+}
+
+/**
+ * A history page: `{ count, records }`. A bare array (a service that leaves out the envelope) is
+ * read as the records without a count; anything else without a `records` array is an error, never
+ * an empty page (a poller would take it for "nothing new").
+ */
+export function toHistoryPage(v: unknown, method = 'GET', path = '/webhooks/history'): WebhookHistoryPage {
+  if (Array.isArray(v)) return { records: v.map(toHistoryRecord) };
+  if (!isObj(v) || !Array.isArray(v.records)) {
+    throw new ApiError(200, 'Invalid response', 'expected { count, records: [...] } from the webhook history', method, path, v);
+  }
+  const o = v;
+  const page: WebhookHistoryPage = { records: Array.isArray(o.records) ? o.records.map(toHistoryRecord) : [] };
+  const count = countOf(o.count);
+  if (count !== undefined) page.count = count;
+  return page;
+}
+
+/** GET /webhooks/actions: an array of strings (non-strings dropped); anything else is an error. */
+export function toActions(v: unknown, method = 'GET', path = '/webhooks/actions'): string[] {
+  if (!Array.isArray(v)) throw new ApiError(200, 'Invalid response', `expected an array of event names, got ${typeof v}`, method, path, v);
+  return v.filter((x): x is string => typeof x === 'string');
+}

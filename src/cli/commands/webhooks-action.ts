@@ -1,0 +1,317 @@
+/** What `govops webhooks history|retry|events|list` do (loaded only when they run; declared in webhooks.ts). */
+import type { Command } from 'commander';
+import type { ServiceApi } from '../../api/client-types.js';
+import type { LiveWebhook, WebhookHistoryQuery, WebhookHistoryRecord } from '../../api/types.js';
+import { DEFAULT_PAGE_SIZE, readHistory, type ReadStats } from '../../deliveries/reader.js';
+import { failedDeliveries } from '../../deliveries/records.js';
+import { cell, recordTable, retryTable, table } from '../../deliveries/render.js';
+import { retryDeliveries, uniqueIds } from '../../deliveries/retry.js';
+import { UserError } from '../../errors.js';
+import { loadManifests } from '../../manifests/loader.js';
+import { WEBHOOK_ACTIONS } from '../../service/events.js';
+import { loadState } from '../../state/store.js';
+import type { GovopsState } from '../../state/types.js';
+import { parseDuration } from '../../util/duration.js';
+import { clientFromOptions, type ConnectionFlags } from '../connection.js';
+import { contextFrom, EXIT, type CliContext } from '../context.js';
+import { parseCount } from '../flags.js';
+import {
+  DEFAULT_HISTORY_LIMIT,
+  DEFAULT_RETRY_MAX,
+  DEFAULT_RETRY_SINCE,
+  type HistoryFlags,
+  type RetryFlags,
+  type WebhooksFlags,
+} from './webhooks.js';
+
+/** `--since`: a duration back from now (30m, 24h, 7d) or an ISO 8601 time. */
+export function parseSince(flag: string, text: string, now: number): number {
+  if (/^\d{4}-\d{2}-\d{2}/.test(text.trim())) {
+    const t = Date.parse(text.trim());
+    if (Number.isNaN(t)) throw new UserError(`${flag}: "${text}" is not a valid ISO 8601 time`, 'e.g. 2026-11-20T08:00:00Z, or a duration such as 24h');
+    return t;
+  }
+  try {
+    return now - parseDuration(text);
+  } catch (err) {
+    throw new UserError(`${flag}: ${(err as Error).message}`, 'a duration back from now (30m, 24h, 7d) or an ISO time (2026-11-20T08:00:00Z)');
+  }
+}
+
+function json(ctx: CliContext, value: unknown): void {
+  ctx.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+const wantsJson = (ctx: CliContext): boolean => ctx.options.output === 'json';
+
+/** The webhooks named NAME: live ones and the one recorded in the state. */
+async function webhooksNamed(api: ServiceApi, state: GovopsState, name: string): Promise<{ live: LiveWebhook[]; ids: Set<string> }> {
+  const live = (await api.listWebhooks()).filter((w) => w.name === name);
+  const ids = new Set(live.map((w) => w.id));
+  const recorded = state.resources.find((r) => r.kind === 'Webhook' && r.name === name);
+  if (recorded) ids.add(recorded.id);
+  return { live, ids };
+}
+
+function fallbackNote(ctx: CliContext): () => void {
+  return () => ctx.stderr.write('note: the service refused successOrFailure; filtering by status code here instead\n');
+}
+
+// ---- history ------------------------------------------------------------------------------------
+
+export async function historyAction(name: string | undefined, flags: HistoryFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const limit = parseCount('--limit', flags.limit ?? DEFAULT_HISTORY_LIMIT, 1)!;
+  const sinceMs = flags.since === undefined ? undefined : parseSince('--since', flags.since, Date.now());
+  const filters: WebhookHistoryQuery = { includeGlobal: flags.global, includeUser: flags.personal };
+  if (flags.failed) filters.successOrFailure = 'failure';
+  if (flags.succeeded) filters.successOrFailure = 'success';
+  if (flags.type) filters.notificationType = flags.type;
+  const api = clientFromOptions(flags, ctx.logger);
+  try {
+    let match: ((r: WebhookHistoryRecord) => boolean) | undefined;
+    if (name !== undefined) {
+      // The interface has no webhook filter: records are matched here, by webhook id or name (a
+      // replaced webhook has a new id, its old records keep the name).
+      const { live, ids } = await webhooksNamed(api, await loadState(flags.state), name);
+      if (live.length === 0) ctx.stderr.write(`note: no live webhook is named "${name}"; showing records that carry that name\n`);
+      match = (r) => r.webhookName === name || (r.webhookId !== '' && ids.has(r.webhookId));
+    }
+    const stats: ReadStats = { requests: 0, received: 0, exhausted: false, truncated: false };
+    const records: WebhookHistoryRecord[] = [];
+    const pageSize = match ? DEFAULT_PAGE_SIZE : Math.min(limit, DEFAULT_PAGE_SIZE);
+    for await (const r of readHistory(api, { filters, pageSize, limit, sinceMs, match, onFilterFallback: fallbackNote(ctx) }, stats)) {
+      records.push(r);
+    }
+    if (wantsJson(ctx)) {
+      json(ctx, { ...(stats.count !== undefined && !match ? { count: stats.count } : {}), records });
+    } else if (records.length === 0) {
+      ctx.stdout.write('No delivery records match.\n');
+    } else {
+      ctx.stdout.write(recordTable(records));
+      const more = records.length >= limit && !stats.exhausted;
+      const total = stats.count !== undefined && !match ? ` of ${stats.count}` : '';
+      ctx.stderr.write(`${records.length}${total} record(s), newest first${more ? `; --limit ${limit * 5} shows more` : ''}\n`);
+    }
+    process.exitCode = EXIT.ok;
+  } finally {
+    await api.close();
+  }
+}
+
+// ---- retry --------------------------------------------------------------------------------------
+
+/** The deliveries `retry --failed` replays: newest record of each delivery failed, oldest first, at most max. */
+async function selectFailed(
+  api: ServiceApi,
+  name: string | undefined,
+  flags: RetryFlags,
+  ctx: CliContext,
+): Promise<{ selected: WebhookHistoryRecord[]; more: number }> {
+  const max = parseCount('--max', flags.max ?? DEFAULT_RETRY_MAX, 1)!;
+  const sinceMs = parseSince('--since', flags.since ?? DEFAULT_RETRY_SINCE, Date.now());
+  let scope: Set<string> | undefined;
+  if (name !== undefined) {
+    const live = (await api.listWebhooks()).filter((w) => w.name === name);
+    if (live.length === 0) throw new UserError(`no webhook named "${name}" in the service`, 'govops webhooks list shows the live webhooks');
+    scope = new Set(live.map((w) => w.id));
+  } else if (!flags.allWebhooks) {
+    const state = await loadState(flags.state);
+    scope = new Set(state.resources.filter((r) => r.kind === 'Webhook').map((r) => r.id));
+    if (scope.size === 0) {
+      throw new UserError(
+        `the state ${flags.state} records no webhook govops manages`,
+        'name a webhook (retry --failed NAME), pass --state, or --all-webhooks for every webhook the token sees',
+      );
+    }
+  }
+  // Every record of the window, successes too: a delivery retried successfully since is not replayed.
+  const records: WebhookHistoryRecord[] = [];
+  const match = scope ? (r: WebhookHistoryRecord) => scope.has(r.webhookId) : undefined;
+  const filters = { includeGlobal: true, includeUser: true };
+  for await (const r of readHistory(api, { filters, sinceMs, match, onFilterFallback: fallbackNote(ctx) })) records.push(r);
+  const failed = failedDeliveries(records);
+  return { selected: failed.slice(0, max).map((d) => d.record), more: Math.max(0, failed.length - max) };
+}
+
+export async function retryAction(targets: string[], flags: RetryFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const concurrency = parseCount('--concurrency', flags.concurrency, 1)!;
+  if (!flags.failed) {
+    if (flags.since !== undefined || flags.max !== undefined || flags.allWebhooks) {
+      throw new UserError('--since, --max and --all-webhooks select failed deliveries: use them with --failed');
+    }
+    if (targets.length === 0) {
+      throw new UserError('nothing to retry', 'give history ids (govops webhooks history shows them), or --failed [NAME]');
+    }
+    const bad = targets.filter((t) => !/^\d+$/.test(t));
+    if (bad.length) {
+      throw new UserError(
+        `not a history id: ${bad.map((b) => JSON.stringify(b)).join(', ')} (history ids are integers)`,
+        'to retry the failed deliveries of a webhook: govops webhooks retry --failed NAME',
+      );
+    }
+  } else if (targets.length > 1) {
+    throw new UserError('--failed takes at most one webhook NAME', `got ${targets.length} arguments: ${targets.join(' ')}`);
+  }
+  const api = clientFromOptions(flags, ctx.logger);
+  try {
+    let ids: string[];
+    let selected: WebhookHistoryRecord[] = [];
+    let more = 0;
+    if (flags.failed) {
+      ({ selected, more } = await selectFailed(api, targets[0], flags, ctx));
+      ids = selected.map((r) => r.id);
+      if (more > 0) ctx.stderr.write(`note: ${more} more failed deliveries not selected (--max); run again or raise --max\n`);
+    } else {
+      ids = uniqueIds(targets);
+    }
+    if (flags.dryRun) {
+      if (wantsJson(ctx)) json(ctx, { dryRun: true, ids, records: selected });
+      else if (ids.length === 0) ctx.stdout.write('Nothing to retry.\n');
+      else if (selected.length) ctx.stdout.write(`Would retry ${ids.length} deliveries:\n${recordTable(selected)}`);
+      else ctx.stdout.write(`Would retry history records ${ids.join(', ')}\n`);
+      process.exitCode = EXIT.ok;
+      return;
+    }
+    if (ids.length === 0) {
+      if (wantsJson(ctx)) json(ctx, { retried: 0, delivered: 0, failed: 0, results: [] });
+      else ctx.stdout.write('Nothing to retry: no failed deliveries in the window.\n');
+      process.exitCode = EXIT.ok;
+      return;
+    }
+    const outcomes = await retryDeliveries(api, ids, {
+      concurrency,
+      onResult: (o) => ctx.logger.info({ historyId: o.historyId, newId: o.record?.id, statusCode: o.record?.statusCode, ok: o.ok }, 'webhook delivery retried'),
+    });
+    const delivered = outcomes.filter((o) => o.ok).length;
+    if (wantsJson(ctx)) {
+      json(ctx, {
+        retried: outcomes.length,
+        delivered,
+        failed: outcomes.length - delivered,
+        results: outcomes.map((o) => ({ historyId: o.historyId, ok: o.ok, ...(o.record ? { record: o.record } : {}), ...(o.error ? { error: o.error.message } : {}) })),
+      });
+    } else {
+      ctx.stdout.write(retryTable(outcomes));
+      ctx.stderr.write(`${outcomes.length} retried: ${delivered} delivered, ${outcomes.length - delivered} failed\n`);
+    }
+    process.exitCode = delivered === outcomes.length ? EXIT.ok : EXIT.error;
+  } finally {
+    await api.close();
+  }
+}
+
+// ---- events -------------------------------------------------------------------------------------
+
+export async function eventsAction(flags: ConnectionFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const api = clientFromOptions(flags, ctx.logger);
+  try {
+    const served = await api.listWebhookActions();
+    const known = new Set<string>(WEBHOOK_ACTIONS);
+    const servedSet = new Set(served);
+    const unknownToGovops = served.filter((n) => !known.has(n));
+    const notServed = WEBHOOK_ACTIONS.filter((n) => !servedSet.has(n));
+    if (wantsJson(ctx)) {
+      json(ctx, { events: served, unknownToGovops, notServed });
+    } else {
+      for (const n of served) ctx.stdout.write(`${cell(n, 200)}\n`);
+      if (unknownToGovops.length) {
+        ctx.stderr.write(`note: the service lists ${unknownToGovops.length} name(s) govops validate does not know (it rejects them): ${unknownToGovops.map((n) => cell(n)).join(', ')}\n`);
+      }
+      if (notServed.length) {
+        ctx.stderr.write(`note: ${notServed.length} name(s) govops validate accepts are not listed by the service: ${notServed.join(', ')}\n`);
+      }
+    }
+    process.exitCode = EXIT.ok;
+  } finally {
+    await api.close();
+  }
+}
+
+// ---- list ---------------------------------------------------------------------------------------
+
+/** A URL for a terminal: no userinfo, no query string (either may hold a credential). */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const auth = u.username || u.password ? '***@' : '';
+    return cell(`${u.protocol}//${auth}${u.host}${u.pathname}${u.search ? '?…' : ''}`, 120);
+  } catch {
+    return cell(url, 120);
+  }
+}
+
+type Owner = 'managed' | 'adopted' | 'unmanaged';
+
+export async function listAction(paths: string[], flags: WebhooksFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd() });
+  const problems = set.diagnostics.filter((d) => d.severity === 'error').length;
+  if (problems) ctx.stderr.write(`warning: ${problems} manifest problem(s); run govops validate (manifests with errors are not matched)\n`);
+  const manifests = new Map<string, { file: string; line: number }>();
+  for (const m of set.manifests) {
+    if (m.manifest.kind === 'Webhook') manifests.set(m.manifest.metadata.name, { file: m.source.file, line: m.source.line });
+  }
+  const state = await loadState(flags.state);
+  const api = clientFromOptions(flags, ctx.logger);
+  try {
+    const live = await api.listWebhooks();
+    const rows = live
+      .map((w) => {
+        const recorded = state.resources.find((r) => r.kind === 'Webhook' && r.id === w.id);
+        const owner: Owner = recorded ? (recorded.origin === 'created' ? 'managed' : 'adopted') : 'unmanaged';
+        const manifest = manifests.get(recorded?.name ?? w.name);
+        return { webhook: w, owner, manifestName: manifest ? (recorded?.name ?? w.name) : undefined, manifest };
+      })
+      .sort((a, b) => (a.webhook.name < b.webhook.name ? -1 : a.webhook.name > b.webhook.name ? 1 : Number(a.webhook.id) - Number(b.webhook.id)));
+    const liveIds = new Set(live.map((w) => w.id));
+    const missing = state.resources.filter((r) => r.kind === 'Webhook' && !liveIds.has(r.id));
+    if (wantsJson(ctx)) {
+      json(
+        ctx,
+        rows.map((r) => ({
+          id: r.webhook.id,
+          name: r.webhook.name,
+          url: r.webhook.url,
+          global: r.webhook.global,
+          notificationType: r.webhook.notificationType,
+          createdBy: r.webhook.createdBy,
+          owner: r.owner,
+          manifest: r.manifest ? { name: r.manifestName, file: r.manifest.file, line: r.manifest.line } : null,
+        })),
+      );
+    } else if (rows.length === 0) {
+      ctx.stdout.write('No webhooks in the service.\n');
+    } else {
+      const out = [['ID', 'NAME', 'OWNER', 'MANIFEST', 'GLOBAL', 'EVENTS', 'URL']];
+      for (const r of rows) {
+        out.push([
+          cell(r.webhook.id, 20),
+          cell(r.webhook.name, 48),
+          r.owner,
+          r.manifest ? cell(`${r.manifest.file}:${r.manifest.line}`, 80) : '-',
+          r.webhook.global ? 'yes' : 'no',
+          cell(r.webhook.notificationType.join(','), 60),
+          displayUrl(r.webhook.url),
+        ]);
+      }
+      ctx.stdout.write(table(out));
+      const counts = { managed: 0, adopted: 0, unmanaged: 0 };
+      for (const r of rows) counts[r.owner]++;
+      const adoptable = rows.filter((r) => r.owner === 'unmanaged' && r.manifest).length;
+      ctx.stderr.write(
+        `${rows.length} webhook(s): ${counts.managed} managed, ${counts.adopted} adopted, ${counts.unmanaged} unmanaged` +
+          (adoptable ? ` (${adoptable} with a manifest of the same name: the next apply adopts them)` : '') +
+          '\n',
+      );
+    }
+    for (const r of missing) {
+      ctx.stderr.write(`note: Webhook/${r.name} is in the state (id ${r.id}) but not in the service; the next apply creates it again\n`);
+    }
+    process.exitCode = EXIT.ok;
+  } finally {
+    await api.close();
+  }
+}

@@ -1,0 +1,312 @@
+/**
+ * Delivery health of webhooks (`govops run --webhook-health-interval`): polls the service's delivery
+ * history incrementally (src/deliveries/cursor.ts: only records not seen before, never the whole
+ * history), exports metrics, keeps recent failures per managed webhook for /status and, with
+ * `--auto-retry-failed`, retries failed deliveries of managed webhooks within a per-delivery cap,
+ * backoff and rate limit (src/deliveries/auto-retry.ts). Off by default.
+ */
+import { promises as fs } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { ServiceApi } from '../api/client-types.js';
+import type { WebhookHistoryRecord } from '../api/types.js';
+import { AutoRetryScheduler, type AutoRetryPolicy, type PendingDelivery, type RetryResult } from '../deliveries/auto-retry.js';
+import { DEFAULT_OVERLAP_MS, HistoryCursor, type PollResult } from '../deliveries/cursor.js';
+import { failureCode, isDelivered, timeOf } from '../deliveries/records.js';
+import { ApiError } from '../errors.js';
+import { loadState } from '../state/store.js';
+import { UNMANAGED_LABEL, WebhookHealthMetrics, eventLabel } from './webhook-metrics.js';
+
+/** Live id → manifest name of the webhooks govops manages. */
+export type ManagedWebhooks = ReadonlyMap<string, string>;
+
+export interface WebhookHealthOptions {
+  api: Pick<ServiceApi, 'listWebhookHistory' | 'retryWebhookDelivery'>;
+  logger: Logger;
+  registry: Registry;
+  intervalMs: number;
+  overlapMs?: number;
+  pageSize?: number;
+  maxPages?: number;
+  /** Read before every poll (e.g. from the state file). */
+  managed: () => Promise<ManagedWebhooks>;
+  /** Set to retry failed deliveries of managed webhooks automatically. */
+  autoRetry?: AutoRetryPolicy;
+  /** Failures kept per webhook for /status. Default 5. */
+  recentFailures?: number;
+  now?: () => number;
+}
+
+export interface FailureView {
+  historyId: string;
+  at: string;
+  event: string;
+  statusCode: number;
+  code: string;
+}
+
+interface WebhookStats {
+  id: string;
+  delivered: number;
+  failed: number;
+  lastSuccessMs?: number;
+  lastFailureMs?: number;
+  recent: FailureView[];
+}
+
+export interface PollSummary {
+  ok: boolean;
+  baseline?: boolean;
+  requests?: number;
+  received?: number;
+  newRecords?: number;
+  truncated?: boolean;
+  retried?: number;
+  error?: string;
+}
+
+const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
+
+/** Managed webhooks from the govops state file, re-read only when the file changed. */
+export function managedWebhooksFromState(statePath: string): () => Promise<ManagedWebhooks> {
+  let cached: { key: string; map: Map<string, string> } | undefined;
+  return async () => {
+    const st = await fs.stat(statePath).catch(() => undefined);
+    if (!st) return new Map();
+    const key = `${st.mtimeMs}:${st.size}`;
+    if (cached?.key === key) return cached.map;
+    const state = await loadState(statePath);
+    const map = new Map(state.resources.filter((r) => r.kind === 'Webhook').map((r) => [r.id, r.name] as const));
+    cached = { key, map };
+    return map;
+  };
+}
+
+export class WebhookHealth {
+  private readonly cursor: HistoryCursor;
+  private readonly scheduler?: AutoRetryScheduler;
+  private readonly metrics: WebhookHealthMetrics;
+  private readonly now: () => number;
+  private readonly keep: number;
+  private readonly stats = new Map<string, WebhookStats>();
+  private readonly unmanaged = { delivered: 0, failed: 0 };
+  private readonly retried = { delivered: 0, failed: 0, gone: 0, error: 0 };
+  private managedNow: ManagedWebhooks = new Map();
+  private polls = 0;
+  private last?: { at: string; durationMs: number; result: PollResult; retried: number };
+  private lastError?: { at: string; message: string };
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<PollSummary>;
+  private stopped = false;
+  private readonly abort = new AbortController();
+
+  constructor(private readonly opts: WebhookHealthOptions) {
+    this.cursor = new HistoryCursor({ pageSize: opts.pageSize, overlapMs: opts.overlapMs, maxPages: opts.maxPages });
+    this.now = opts.now ?? Date.now;
+    this.keep = Math.max(1, opts.recentFailures ?? 5);
+    if (opts.autoRetry) this.scheduler = new AutoRetryScheduler(opts.autoRetry, this.now);
+    this.metrics = new WebhookHealthMetrics(opts.registry, Boolean(opts.autoRetry));
+  }
+
+  /** Poll now, then every interval, until stop() or `signal` aborts. */
+  start(signal?: AbortSignal): void {
+    if (signal?.aborted) {
+      void this.stop(0);
+      return;
+    }
+    signal?.addEventListener('abort', () => void this.stop(0), { once: true });
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.pollOnce().finally(() => {
+        this.running = undefined;
+        this.schedule(this.opts.intervalMs);
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** Stop polling; waits up to `waitMs` for a poll in flight (closing the API client ends it anyway). */
+  async stop(waitMs = 5000): Promise<void> {
+    this.stopped = true;
+    this.abort.abort();
+    if (this.timer) clearTimeout(this.timer);
+    const running = this.running;
+    if (running) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([running, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
+      clearTimeout(timer);
+    }
+  }
+
+  /** One poll: new history records → metrics and stats, then due automatic retries. Never throws. */
+  async pollOnce(): Promise<PollSummary> {
+    const started = performance.now();
+    const end = this.metrics.pollDuration.startTimer();
+    try {
+      this.managedNow = await this.opts.managed();
+      const result = await this.cursor.poll(this.opts.api, this.abort.signal);
+      this.metrics.pollRequests.inc(result.requests);
+      this.metrics.pollRecords.inc(result.received);
+      // Oldest first, so "last" times and recent failures end with the newest.
+      for (const r of [...result.records].reverse()) this.observe(r, result.baseline);
+      if (result.truncated) {
+        this.opts.logger.warn(
+          { requests: result.requests, newRecords: result.records.length },
+          'webhook history: more new deliveries than one poll reads; older ones of this burst are not counted (shorten --webhook-health-interval)',
+        );
+      }
+      const retried = this.scheduler ? await this.runRetries() : 0;
+      this.polls++;
+      this.last = { at: new Date(this.now()).toISOString(), durationMs: Math.round(performance.now() - started), result, retried };
+      this.lastError = undefined;
+      this.metrics.polls.inc({ result: 'ok' });
+      this.opts.logger.debug(
+        { requests: result.requests, received: result.received, newRecords: result.records.length, baseline: result.baseline, retried },
+        'webhook history polled',
+      );
+      return {
+        ok: true,
+        baseline: result.baseline,
+        requests: result.requests,
+        received: result.received,
+        newRecords: result.records.length,
+        truncated: result.truncated,
+        retried,
+      };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.lastError = { at: new Date(this.now()).toISOString(), message };
+      this.metrics.polls.inc({ result: 'error' });
+      if (!this.abort.signal.aborted) this.opts.logger.warn({ err: { message } }, 'webhook history poll failed');
+      return { ok: false, error: message };
+    } finally {
+      end();
+      if (this.scheduler) this.metrics.autoRetryPending.set(this.scheduler.size);
+    }
+  }
+
+  private statsOf(name: string, id: string): WebhookStats {
+    let s = this.stats.get(name);
+    if (!s) this.stats.set(name, (s = { id, delivered: 0, failed: 0, recent: [] }));
+    s.id = id;
+    return s;
+  }
+
+  private observe(r: WebhookHistoryRecord, baseline: boolean): void {
+    const name = this.managedNow.get(r.webhookId);
+    const ok = isDelivered(r);
+    const label = name ?? UNMANAGED_LABEL;
+    this.scheduler?.observe(r, name !== undefined);
+    if (!baseline) {
+      this.metrics.deliveries.inc({ webhook: label, event: eventLabel(r.notificationType), outcome: ok ? 'delivered' : 'failed' });
+      if (!ok) this.metrics.failures.inc({ webhook: label, code: failureCode(r) });
+    }
+    if (name === undefined) {
+      if (!baseline) this.unmanaged[ok ? 'delivered' : 'failed']++;
+      return;
+    }
+    const s = this.statsOf(name, r.webhookId);
+    const t = timeOf(r);
+    if (!baseline) s[ok ? 'delivered' : 'failed']++;
+    if (!Number.isFinite(t)) return;
+    if (ok) {
+      if (s.lastSuccessMs === undefined || t > s.lastSuccessMs) {
+        s.lastSuccessMs = t;
+        this.metrics.lastSuccess.set({ webhook: name }, t / 1000);
+      }
+      return;
+    }
+    if (s.lastFailureMs === undefined || t > s.lastFailureMs) {
+      s.lastFailureMs = t;
+      this.metrics.lastFailure.set({ webhook: name }, t / 1000);
+    }
+    s.recent.push({ historyId: r.id, at: r.createdAt, event: r.notificationType, statusCode: r.statusCode, code: failureCode(r) });
+    s.recent.sort((a, b) => Date.parse(b.at) - Date.parse(a.at));
+    if (s.recent.length > this.keep) s.recent.length = this.keep;
+  }
+
+  /** Retry what is due (a few at a time); each retry is logged and counted. */
+  private async runRetries(): Promise<number> {
+    const due = this.scheduler!.take();
+    const one = async (p: PendingDelivery): Promise<void> => {
+      if (this.abort.signal.aborted) return;
+      const name = this.managedNow.get(p.webhookId) ?? UNMANAGED_LABEL;
+      let result: RetryResult;
+      let error: string | undefined;
+      try {
+        result = { kind: 'record', record: await this.opts.api.retryWebhookDelivery(p.record.id) };
+      } catch (err) {
+        error = err instanceof Error ? err.message : String(err);
+        result = err instanceof ApiError && err.statusCode === 404 ? { kind: 'gone' } : { kind: 'error' };
+      }
+      const verdict = this.scheduler!.settle(p, result);
+      const outcome = result.kind === 'record' ? (verdict.delivered ? 'delivered' : 'failed') : result.kind;
+      this.retried[outcome]++;
+      this.metrics.autoRetries.inc({ webhook: name, result: outcome });
+      if (verdict.exhausted) this.metrics.autoRetryExhausted.inc({ webhook: name });
+      const fields = {
+        webhook: name,
+        historyId: p.record.id,
+        attempt: verdict.attempt,
+        result: outcome,
+        ...(result.kind === 'record' ? { newHistoryId: result.record.id, statusCode: result.record.statusCode, code: result.record.responseCode } : {}),
+        ...(error ? { error } : {}),
+        ...(verdict.nextAt !== undefined ? { nextRetryAt: iso(verdict.nextAt) } : {}),
+      };
+      if (verdict.exhausted) this.opts.logger.warn(fields, `webhook delivery still failing after ${verdict.attempt} automatic retries: giving up`);
+      else this.opts.logger.info(fields, 'webhook delivery retried automatically');
+    };
+    // A few at a time: a retry waits for the receiver (up to its deadline).
+    for (let i = 0; i < due.length; i += 4) await Promise.all(due.slice(i, i + 4).map(one));
+    return due.length;
+  }
+
+  /** The `webhookHealth` section of /status. */
+  status(): Record<string, unknown> {
+    const webhooks = [...new Set(this.managedNow.values())].sort().map((name) => {
+      const s = this.stats.get(name);
+      const id = [...this.managedNow].find(([, n]) => n === name)?.[0];
+      return {
+        name,
+        id,
+        delivered: s?.delivered ?? 0,
+        failed: s?.failed ?? 0,
+        lastSuccessAt: iso(s?.lastSuccessMs),
+        lastFailureAt: iso(s?.lastFailureMs),
+        healthy: s?.lastFailureMs === undefined || (s.lastSuccessMs !== undefined && s.lastSuccessMs > s.lastFailureMs),
+        recentFailures: s?.recent ?? [],
+      };
+    });
+    return {
+      intervalMs: this.opts.intervalMs,
+      overlapMs: this.opts.overlapMs ?? DEFAULT_OVERLAP_MS,
+      polls: this.polls,
+      lastPollAt: this.last?.at,
+      lastPoll: this.last && {
+        durationMs: this.last.durationMs,
+        requests: this.last.result.requests,
+        received: this.last.result.received,
+        newRecords: this.last.result.records.length,
+        baseline: this.last.result.baseline,
+        truncated: this.last.result.truncated,
+      },
+      lastError: this.lastError,
+      webhooks,
+      unmanaged: { ...this.unmanaged },
+      ...(this.scheduler
+        ? {
+            autoRetry: {
+              policy: this.scheduler.policy,
+              pending: this.scheduler.size,
+              exhausted: this.scheduler.exhausted,
+              retried: { ...this.retried },
+            },
+          }
+        : {}),
+    };
+  }
+}

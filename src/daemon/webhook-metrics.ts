@@ -1,0 +1,99 @@
+/** Prometheus metrics of the daemon's webhook delivery-health polling (registered in the daemon's registry). */
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { WEBHOOK_ACTIONS } from '../service/events.js';
+
+/** `webhook` label of records whose webhook govops does not manage (one series for all of them). */
+export const UNMANAGED_LABEL = '(unmanaged)';
+
+const KNOWN_EVENTS: ReadonlySet<string> = new Set(WEBHOOK_ACTIONS);
+
+/** Event names the service sends that govops does not know are one series, `other` (bounded cardinality). */
+export function eventLabel(name: string): string {
+  return KNOWN_EVENTS.has(name) ? name : 'other';
+}
+
+export class WebhookHealthMetrics {
+  readonly deliveries: Counter<'webhook' | 'event' | 'outcome'>;
+  readonly failures: Counter<'webhook' | 'code'>;
+  readonly lastFailure: Gauge<'webhook'>;
+  readonly lastSuccess: Gauge<'webhook'>;
+  readonly polls: Counter<'result'>;
+  readonly pollRequests: Counter;
+  readonly pollRecords: Counter;
+  readonly pollDuration: Histogram;
+  readonly autoRetries: Counter<'webhook' | 'result'>;
+  readonly autoRetryExhausted: Counter<'webhook'>;
+  readonly autoRetryPending: Gauge;
+
+  constructor(registry: Registry, autoRetry: boolean) {
+    const registers = [registry];
+    this.deliveries = new Counter({
+      name: 'govops_webhook_deliveries_total',
+      help: `Webhook deliveries recorded in the service's history since the first poll, by webhook (manifest name; ${UNMANAGED_LABEL} for others), event and outcome (delivered: 2xx, failed)`,
+      labelNames: ['webhook', 'event', 'outcome'],
+      registers,
+    });
+    this.failures = new Counter({
+      name: 'govops_webhook_delivery_failures_total',
+      help: 'Failed webhook deliveries since the first poll by webhook and code (the recorded response code, e.g. ESOCKETTIMEDOUT, else HTTP <status>)',
+      labelNames: ['webhook', 'code'],
+      registers,
+    });
+    this.lastFailure = new Gauge({
+      name: 'govops_webhook_last_failure_timestamp_seconds',
+      help: 'createdAt (Unix time) of the newest failed delivery seen per managed webhook',
+      labelNames: ['webhook'],
+      registers,
+    });
+    this.lastSuccess = new Gauge({
+      name: 'govops_webhook_last_success_timestamp_seconds',
+      help: 'createdAt (Unix time) of the newest successful delivery seen per managed webhook',
+      labelNames: ['webhook'],
+      registers,
+    });
+    this.polls = new Counter({
+      name: 'govops_webhook_health_polls_total',
+      help: 'Polls of the webhook delivery history by result (ok, error)',
+      labelNames: ['result'],
+      registers,
+    });
+    this.pollRequests = new Counter({
+      name: 'govops_webhook_health_requests_total',
+      help: 'GET /webhooks/history requests made by the delivery-health polling',
+      registers,
+    });
+    this.pollRecords = new Counter({
+      name: 'govops_webhook_health_records_read_total',
+      help: 'History records received by the delivery-health polling (repeats within the overlap window included)',
+      registers,
+    });
+    this.pollDuration = new Histogram({
+      name: 'govops_webhook_health_poll_duration_seconds',
+      help: 'Duration of one delivery-health poll (history pages and automatic retries)',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.autoRetries = new Counter({
+      name: 'govops_webhook_auto_retries_total',
+      help: 'Automatic retries of failed deliveries by webhook and result (delivered, failed, gone: record or webhook deleted, error: the retry request failed)',
+      labelNames: ['webhook', 'result'],
+      registers: autoRetry ? registers : [],
+    });
+    this.autoRetryExhausted = new Counter({
+      name: 'govops_webhook_auto_retry_exhausted_total',
+      help: 'Deliveries given up after the per-delivery cap of automatic retries',
+      labelNames: ['webhook'],
+      registers: autoRetry ? registers : [],
+    });
+    this.autoRetryPending = new Gauge({
+      name: 'govops_webhook_auto_retry_pending',
+      help: 'Failed deliveries of managed webhooks waiting for an automatic retry',
+      registers: autoRetry ? registers : [],
+    });
+    this.polls.inc({ result: 'ok' }, 0);
+    this.polls.inc({ result: 'error' }, 0);
+    this.pollRequests.inc(0);
+    this.pollRecords.inc(0);
+    if (autoRetry) this.autoRetryPending.set(0);
+  }
+}

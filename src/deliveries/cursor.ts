@@ -1,0 +1,141 @@
+/**
+ * Incremental reading of the delivery history: each poll returns only records not returned before,
+ * reading pages newest first (createdAt desc, the interface's default) and stopping at the first record
+ * that is both known (read by an earlier poll) and older than the newest record seen minus an overlap
+ * window. See docs/decisions.md ("Webhook delivery operations") for why this is correct while records
+ * arrive between page requests.
+ *
+ * - Offset paging over a list that grows at the front: records arriving while we page push older ones
+ *   to later pages, so a record may come twice (dropped by its key); none is skipped.
+ * - A record can be listed after newer ones (a delivery is stamped when it starts and listed when it
+ *   ends, up to the receiver deadline later). Every record above the known boundary that we have not
+ *   read is new, whatever its time; the overlap window decides how far below the newest record the
+ *   boundary lies, i.e. how late a record may be listed and still be found.
+ * - Keys of every record read by the last poll are remembered, so the boundary is recognised even when
+ *   a clock jumped: a record dated in the future cannot hide the records that follow it.
+ * - Nothing relies on ids increasing or on the service's clock agreeing with ours.
+ */
+import type { ServiceApi } from '../api/client-types.js';
+import type { WebhookHistoryRecord } from '../api/types.js';
+import { DEFAULT_PAGE_SIZE } from './reader.js';
+import { recordKey, timeOf } from './records.js';
+
+export interface CursorOptions {
+  pageSize?: number;
+  /** How far before the newest record seen a late record may still be created. Default 60 s. */
+  overlapMs?: number;
+  /** Requests per poll at most (the rest of a huge burst is not read). Default 100. */
+  maxPages?: number;
+}
+
+export interface PollResult {
+  /** Records not returned by an earlier poll, newest first. */
+  records: WebhookHistoryRecord[];
+  /** The first poll: the records are recent history (within the overlap of the newest), not news. */
+  baseline: boolean;
+  requests: number;
+  /** Records received, repeats included. */
+  received: number;
+  /** maxPages stopped the poll before it reached known records: older new records were not read. */
+  truncated: boolean;
+}
+
+/** The service does not list its history newest first: incremental reading cannot work. */
+export class HistoryOrderError extends Error {
+  override readonly name = 'HistoryOrderError';
+}
+
+export const DEFAULT_OVERLAP_MS = 60_000;
+
+export class HistoryCursor {
+  private readonly pageSize: number;
+  private readonly overlapMs: number;
+  private readonly maxPages: number;
+  /** Newest createdAt seen (ms); undefined before the first poll that saw a dated record. */
+  private newest: number | undefined;
+  /** Keys of the records within the overlap window, with their time. */
+  private readonly seen = new Map<string, number>();
+  /** Keys of every record the last poll read (the known boundary lies among them). */
+  private lastRead = new Set<string>();
+  private polled = false;
+
+  constructor(options: CursorOptions = {}) {
+    this.pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
+    this.overlapMs = Math.max(0, options.overlapMs ?? DEFAULT_OVERLAP_MS);
+    this.maxPages = Math.max(1, Math.floor(options.maxPages ?? 100));
+  }
+
+  /** Records remembered to tell repeats apart (the overlap window and the last poll's pages). */
+  get remembered(): number {
+    return new Set([...this.seen.keys(), ...this.lastRead]).size;
+  }
+
+  async poll(api: Pick<ServiceApi, 'listWebhookHistory'>, signal?: AbortSignal): Promise<PollResult> {
+    const baseline = !this.polled;
+    let cutoff = this.newest === undefined ? undefined : this.newest - this.overlapMs;
+    let newest = this.newest;
+    const read = new Set<string>();
+    const fresh: WebhookHistoryRecord[] = [];
+    let requests = 0;
+    let received = 0;
+    let truncated = false;
+    let offset = 0;
+    for (;;) {
+      if (requests >= this.maxPages) {
+        truncated = true;
+        break;
+      }
+      signal?.throwIfAborted();
+      const page = await api.listWebhookHistory({
+        offset,
+        pageSize: this.pageSize,
+        sortField: 'createdAt',
+        sortOrder: 'desc',
+        includeGlobal: true,
+        includeUser: true,
+      });
+      requests++;
+      received += page.records.length;
+      let boundary = false;
+      let previous = Number.POSITIVE_INFINITY;
+      for (const r of page.records) {
+        const key = recordKey(r);
+        read.add(key);
+        if (boundary) continue; // the rest of the boundary page: remembered, not news
+        const t = timeOf(r);
+        if (Number.isFinite(t)) {
+          if (t > previous) {
+            throw new HistoryOrderError(
+              `the webhook history is not sorted newest first (record ${r.id} at ${r.createdAt} after an older one); ` +
+                'incremental polling needs sortField=createdAt&sortOrder=desc',
+            );
+          }
+          previous = t;
+          cutoff ??= t - this.overlapMs; // first poll: the window hangs from the newest record there is
+        }
+        const known = this.seen.has(key) || this.lastRead.has(key);
+        const old = cutoff !== undefined && Number.isFinite(t) && t < cutoff;
+        if (old && (known || baseline)) {
+          boundary = true;
+          continue;
+        }
+        if (known) continue;
+        const at = Number.isFinite(t) ? t : (newest ?? Date.now());
+        this.seen.set(key, at);
+        if (newest === undefined || at > newest) newest = at;
+        fresh.push(r);
+      }
+      if (boundary || page.records.length === 0) break;
+      offset += page.records.length;
+      if (page.count !== undefined && offset >= page.count) break;
+    }
+    this.polled = true;
+    this.newest = newest;
+    this.lastRead = read;
+    if (newest !== undefined) {
+      const forget = newest - this.overlapMs;
+      for (const [key, at] of this.seen) if (at < forget) this.seen.delete(key);
+    }
+    return { records: fresh, baseline, requests, received, truncated };
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Lazy paging through GET /webhooks/history (interface 4.3): offset/pageSize, newest first
+ * (`sortField=createdAt&sortOrder=desc`, the documented default, sent explicitly). Pages are requested
+ * only while the consumer wants more records, so `--limit 20` is one request.
+ */
+import { ApiError } from '../errors.js';
+import type { ServiceApi } from '../api/client-types.js';
+import type { WebhookHistoryQuery, WebhookHistoryRecord } from '../api/types.js';
+import { isDelivered, timeOf } from './records.js';
+
+/** Page size when reading many records (the interface's default is 20; its maximum is not shown). */
+export const DEFAULT_PAGE_SIZE = 100;
+
+export type HistoryFilters = Pick<WebhookHistoryQuery, 'notificationType' | 'includeGlobal' | 'includeUser' | 'successOrFailure'>;
+
+export interface ReadOptions {
+  /** Server-side filters; `successOrFailure` and `notificationType` are also checked on every record. */
+  filters?: HistoryFilters;
+  pageSize?: number;
+  /** Stop after this many matching records. */
+  limit?: number;
+  /** Stop at the first record created before this time (ms since the epoch). */
+  sinceMs?: number;
+  /** Client-side filter (e.g. one webhook: the interface has no webhook filter). */
+  match?: (r: WebhookHistoryRecord) => boolean;
+  /** Safety net: stop after this many requests. */
+  maxPages?: number;
+  signal?: AbortSignal;
+  /** Called once when the service refused `successOrFailure` (400) and it is filtered here instead. */
+  onFilterFallback?: (err: ApiError) => void;
+}
+
+/** What a read cost and found; filled in while iterating. */
+export interface ReadStats {
+  requests: number;
+  /** `count` of the first page (all records matching the server-side filters), when the service sent one. */
+  count?: number;
+  /** Records received (before client-side filtering). */
+  received: number;
+  /** True when the history was read to its end (not stopped by limit, since or maxPages). */
+  exhausted: boolean;
+  /** True when maxPages stopped the read. */
+  truncated: boolean;
+}
+
+function matchesFilters(r: WebhookHistoryRecord, f: HistoryFilters): boolean {
+  if (f.successOrFailure === 'success' && !isDelivered(r)) return false;
+  if (f.successOrFailure === 'failure' && isDelivered(r)) return false;
+  if (f.notificationType !== undefined && f.notificationType !== 'ALL_NOTIFICATIONS' && r.notificationType !== '' && r.notificationType !== f.notificationType) return false;
+  return true;
+}
+
+/**
+ * Yield matching records newest first, requesting pages lazily. Records that arrive while paging shift
+ * the pages by their number: a record may then come twice (it is yielded once, by id); none is skipped,
+ * since newer records only go to the front.
+ */
+export async function* readHistory(
+  api: Pick<ServiceApi, 'listWebhookHistory'>,
+  options: ReadOptions = {},
+  stats: ReadStats = { requests: 0, received: 0, exhausted: false, truncated: false },
+): AsyncGenerator<WebhookHistoryRecord, ReadStats, undefined> {
+  const wanted: HistoryFilters = { ...options.filters };
+  let serverSide: HistoryFilters = { ...wanted };
+  const pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
+  const maxPages = options.maxPages ?? Number.POSITIVE_INFINITY;
+  const yielded = new Set<string>();
+  let matched = 0;
+  let offset = 0;
+  for (;;) {
+    if (options.limit !== undefined && matched >= options.limit) return stats;
+    if (stats.requests >= maxPages) {
+      stats.truncated = true;
+      return stats;
+    }
+    options.signal?.throwIfAborted();
+    let page;
+    try {
+      page = await api.listWebhookHistory({ offset, pageSize, sortField: 'createdAt', sortOrder: 'desc', ...serverSide });
+    } catch (err) {
+      stats.requests++;
+      // successOrFailure's values are not shown in the interface: if the service refuses ours, filter here.
+      if (err instanceof ApiError && err.statusCode === 400 && serverSide.successOrFailure !== undefined && offset === 0) {
+        options.onFilterFallback?.(err);
+        const { successOrFailure: _dropped, ...rest } = serverSide;
+        void _dropped;
+        serverSide = rest;
+        stats.count = undefined;
+        continue;
+      }
+      throw err;
+    }
+    stats.requests++;
+    // `count` of a fallback read counts failures and successes alike: not what the caller asked for.
+    if (stats.count === undefined && page.count !== undefined && serverSide.successOrFailure === wanted.successOrFailure) stats.count = page.count;
+    stats.received += page.records.length;
+    for (const r of page.records) {
+      if (options.sinceMs !== undefined && timeOf(r) < options.sinceMs) return stats;
+      if (r.id !== '' && yielded.has(r.id)) continue;
+      if (!matchesFilters(r, wanted) || (options.match && !options.match(r))) continue;
+      if (r.id !== '') yielded.add(r.id);
+      matched++;
+      yield r;
+      if (options.limit !== undefined && matched >= options.limit) return stats;
+    }
+    offset += page.records.length;
+    if (page.records.length === 0 || (page.count !== undefined && offset >= page.count)) {
+      stats.exhausted = true;
+      return stats;
+    }
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Pure facts about delivery records (interface 2.13): success, failure code, the delivery a record
+ * belongs to, its time. Shared by the CLI (`govops webhooks`) and the daemon's health polling.
+ */
+import type { WebhookHistoryRecord } from '../api/types.js';
+
+/** 2xx is a delivered notification (interface 2.13: "200 is success"; any 2xx is an answer the receiver accepted). */
+export function isDelivered(r: Pick<WebhookHistoryRecord, 'statusCode'>): boolean {
+  return r.statusCode >= 200 && r.statusCode < 300;
+}
+
+/** What went wrong: the response code the service recorded (ESOCKETTIMEDOUT...), else `HTTP <status>`. */
+export function failureCode(r: Pick<WebhookHistoryRecord, 'statusCode' | 'responseCode'>): string {
+  return r.responseCode ?? `HTTP ${r.statusCode}`;
+}
+
+/** Milliseconds since the epoch of `createdAt`; NaN when missing or unreadable. */
+export function timeOf(r: Pick<WebhookHistoryRecord, 'createdAt'>): number {
+  return r.createdAt === '' ? NaN : Date.parse(r.createdAt);
+}
+
+/** A key for one record, also when the service sent no id. */
+export function recordKey(r: WebhookHistoryRecord): string {
+  return r.id !== '' ? r.id : `~${r.webhookId}|${r.webhooksActivityId}|${r.createdAt}|${r.statusCode}`;
+}
+
+/**
+ * The delivery a record belongs to: one event (`webhooksActivityId`) to one webhook. A retry of a
+ * record keeps its activity id (sandbox; the interface is silent), so the original and its retries
+ * share this key and the newest of them tells whether the notification got through. Records without
+ * an activity id are deliveries of their own.
+ */
+export function deliveryKey(r: WebhookHistoryRecord): string {
+  if (r.webhooksActivityId === '') return `record:${recordKey(r)}`;
+  return `${r.webhookId}:${r.webhooksActivityId}`;
+}
+
+/** Newest first by createdAt, then by id (numeric when both are), as the service sorts by default. */
+export function newestFirst(a: WebhookHistoryRecord, b: WebhookHistoryRecord): number {
+  const ta = timeOf(a);
+  const tb = timeOf(b);
+  if (ta !== tb && Number.isFinite(ta) && Number.isFinite(tb)) return tb - ta;
+  const na = Number(a.id);
+  const nb = Number(b.id);
+  if (Number.isFinite(na) && Number.isFinite(nb) && a.id !== '' && b.id !== '') return nb - na;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+export interface FailedDelivery {
+  /** The newest record of the delivery (a failure): the one to retry. */
+  record: WebhookHistoryRecord;
+  /** How many failed records the delivery has among those read. */
+  failures: number;
+}
+
+/**
+ * Deliveries whose newest record (among `records`) is a failure, oldest delivery first — the ones
+ * still to replay. A delivery that got through on a later retry is left out, so it is never sent
+ * twice; each delivery is listed once however often it failed.
+ */
+export function failedDeliveries(records: Iterable<WebhookHistoryRecord>): FailedDelivery[] {
+  const newest = new Map<string, { record: WebhookHistoryRecord; failures: number }>();
+  for (const r of records) {
+    const key = deliveryKey(r);
+    const seen = newest.get(key);
+    const failures = (seen?.failures ?? 0) + (isDelivered(r) ? 0 : 1);
+    if (!seen || newestFirst(r, seen.record) < 0) newest.set(key, { record: r, failures });
+    else seen.failures = failures;
+  }
+  return [...newest.values()].filter((d) => !isDelivered(d.record)).sort((a, b) => newestFirst(b.record, a.record));
+}

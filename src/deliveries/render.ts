@@ -1,0 +1,49 @@
+/** Text tables of delivery records and retry results (`govops webhooks`). Pure. */
+import type { WebhookHistoryRecord } from '../api/types.js';
+import { isDelivered } from './records.js';
+import type { RetryOutcome } from './retry.js';
+
+/**
+ * Text from the service shown on a terminal: control characters (escape sequences included) become
+ * `?` and long values are cut, so a record cannot rewrite the operator's screen.
+ */
+export function cell(text: string | undefined, max = 80): string {
+  if (text === undefined || text === '') return '-';
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+export function table(rows: string[][]): string {
+  if (rows.length === 0) return '';
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+function recordCells(r: WebhookHistoryRecord): string[] {
+  return [
+    cell(r.createdAt, 32),
+    cell(r.id, 20),
+    cell(r.webhookName, 40),
+    cell(r.notificationType, 48),
+    r.statusCode ? String(r.statusCode) : '-',
+    cell(r.responseCode, 32),
+  ];
+}
+
+export const RECORD_HEADER = ['TIME', 'ID', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE'];
+
+export function recordTable(records: readonly WebhookHistoryRecord[]): string {
+  return table([RECORD_HEADER, ...records.map(recordCells)]);
+}
+
+export function retryTable(outcomes: readonly RetryOutcome[]): string {
+  const rows = [['RETRIED', 'RESULT', 'NEW ID', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE']];
+  for (const o of outcomes) {
+    if (o.record) {
+      const r = o.record;
+      rows.push([cell(o.historyId, 20), isDelivered(r) ? 'delivered' : 'failed', ...recordCells(r).slice(1)]);
+    } else rows.push([cell(o.historyId, 20), 'error', '-', '-', '-', '-', cell(o.error?.message, 200)]);
+  }
+  return table(rows);
+}

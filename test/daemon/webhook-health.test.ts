@@ -1,0 +1,294 @@
+/**
+ * The daemon's webhook delivery health against the sandbox with a real receiver: incremental polling
+ * (the sandbox's request log shows only the new pages), a record listed late still counted, metrics
+ * and /status after failures in a running daemon, and automatic retries within their cap and rate.
+ */
+import { Writable } from 'node:stream';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ServiceClient } from '../../src/api/client.js';
+import { startRunning } from '../../src/daemon/run.js';
+import { WebhookHealth } from '../../src/daemon/webhook-health.js';
+import { createLogger, silentLogger } from '../../src/log.js';
+import { hookItem, startWorld, type World } from '../deliveries/world.js';
+import { Cleanup, getJson, until } from './helpers.js';
+
+const cleanup = new Cleanup();
+let w: World;
+afterEach(async () => {
+  await cleanup.run();
+  await w?.close();
+});
+
+function client(): ServiceClient {
+  const c = new ServiceClient({ baseUrl: w.url, token: w.admin, retries: 0 });
+  cleanup.add(() => c.close());
+  return c;
+}
+
+function memoryLogger() {
+  const lines: any[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString().split('\n')) if (l.trim()) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  return { logger: createLogger({ level: 'debug', destination: stream }), lines };
+}
+
+async function metric(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+  const m = (await registry.getMetricsAsJSON()).find((x) => x.name === name);
+  const v = (m?.values as Array<{ value: number; labels: Record<string, string | number> }> | undefined)?.find((x) =>
+    Object.entries(labels).every(([k, val]) => String(x.labels[k]) === val),
+  );
+  return v?.value;
+}
+
+describe('webhook delivery health: incremental polling', () => {
+  it('reads only new pages: one request when nothing is new, the new pages when records arrived', async () => {
+    w = await startWorld();
+    const [h] = await w.createHooks([hookItem(w, 'h', '/h')]);
+    await w.seed({ webhookId: h.id, count: 1000, from: new Date(Date.now() - 86_400_000).toISOString(), stepMs: 1000 });
+    const health = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry: new Registry(),
+      intervalMs: 60_000,
+      overlapMs: 0,
+      managed: async () => new Map([[String(h.id), 'h']]),
+    });
+    await w.clearRequests();
+    const first = await health.pollOnce();
+    expect(first).toMatchObject({ ok: true, baseline: true, requests: 1 });
+
+    await w.clearRequests();
+    expect(await health.pollOnce()).toMatchObject({ ok: true, baseline: false, requests: 1, newRecords: 0 });
+    expect((await w.historyRequests()).map((r) => r.query.offset)).toEqual(['0']);
+
+    for (let i = 0; i < 130; i++) await w.fire('modelAccessRequested');
+    await w.clearRequests();
+    expect(await health.pollOnce()).toMatchObject({ ok: true, newRecords: 130 });
+    const reqs = await w.historyRequests();
+    expect(reqs.map((r) => [r.query.offset, r.query.pageSize])).toEqual([
+      ['0', '100'],
+      ['100', '100'],
+    ]);
+    expect(reqs[0]!.query).toMatchObject({ sortField: 'createdAt', sortOrder: 'desc', includeGlobal: 'true', includeUser: 'true' });
+
+    await w.clearRequests();
+    expect(await health.pollOnce()).toMatchObject({ newRecords: 0, requests: 1 });
+    expect((health.status().webhooks as any[])[0]).toMatchObject({ name: 'h', delivered: 130, failed: 0 });
+  });
+
+  it('counts a record the service lists after newer ones (a slow delivery), within the overlap', async () => {
+    w = await startWorld({ deliveryTimeoutMs: 20_000 });
+    const [slow, quick] = await w.createHooks([hookItem(w, 'slow', '/slow'), hookItem(w, 'quick', '/quick', { notificationType: ['userCreated'] })]);
+    w.rx.set('/slow', 'hold');
+    const health = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry: new Registry(),
+      intervalMs: 60_000,
+      managed: async () =>
+        new Map([
+          [String(slow.id), 'slow'],
+          [String(quick.id), 'quick'],
+        ]),
+    });
+    expect(await health.pollOnce()).toMatchObject({ baseline: true, newRecords: 0 });
+    await w.control('POST', '/_sandbox/events', { notificationType: 'modelAccessRequested' }); // held by the receiver
+    await w.rx.held();
+    await w.control('POST', '/_sandbox/events', { notificationType: 'userCreated' }); // no wait: slow's delivery is still held
+    await until(async () => (await w.call('GET', '/webhooks/history?includeGlobal=true')).records.some((r: any) => r.name === 'quick'));
+    const before = await health.pollOnce();
+    expect(before.newRecords).toBe(1); // quick's; slow's delivery is not listed yet
+    w.rx.release();
+    await w.control('GET', '/_sandbox/webhooks/idle');
+    const page = await w.call('GET', '/webhooks/history?includeGlobal=true');
+    const [q, s] = [page.records.find((r: any) => r.name === 'quick'), page.records.find((r: any) => r.name === 'slow')];
+    expect(Date.parse(s.createdAt)).toBeLessThanOrEqual(Date.parse(q.createdAt)); // listed late: created before
+    expect(await health.pollOnce()).toMatchObject({ newRecords: 1 });
+    const byName = Object.fromEntries((health.status().webhooks as any[]).map((x) => [x.name, x]));
+    expect([byName.slow.delivered, byName.quick.delivered]).toEqual([1, 1]);
+  });
+});
+
+describe('webhook delivery health: lifecycle', () => {
+  it('polls every interval once started and stops when its AbortSignal aborts', async () => {
+    w = await startWorld();
+    const health = new WebhookHealth({ api: client(), logger: silentLogger(), registry: new Registry(), intervalMs: 50, managed: async () => new Map() });
+    const abort = new AbortController();
+    health.start(abort.signal);
+    await until(() => (health.status().polls as number) >= 3);
+    abort.abort();
+    await health.stop();
+    const polls = health.status().polls as number;
+    await w.clearRequests();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(health.status().polls).toBe(polls);
+    expect(await w.historyRequests()).toEqual([]);
+  });
+});
+
+describe('webhook delivery health in the running daemon', () => {
+  it('exports metrics and shows recent failures per managed webhook in /status', async () => {
+    w = await startWorld({ deliveryTimeoutMs: 300 });
+    const dir = await cleanup.tmp('govops-wh-manifests-');
+    const home = await cleanup.tmp('govops-wh-home-');
+    const hook = (name: string, path: string) => `apiVersion: govops/v1
+kind: Webhook
+metadata:
+  name: ${name}
+spec:
+  url: ${w.rx.url}${path}
+  global: true
+  notificationType: [modelAccessRequested]
+  actionType: triggered
+`;
+    await writeFile(join(dir, 'hooks.yaml'), `${hook('good', '/good')}---\n${hook('dead', '/dead')}`);
+    await w.createHooks([hookItem(w, 'foreign', '/foreign')]);
+    w.rx.set('/dead', 'hang');
+    const running = await startRunning(
+      {
+        branch: 'main',
+        path: '.',
+        dir,
+        intervalMs: 60_000,
+        resyncMs: 60_000,
+        selfHeal: false,
+        prune: false,
+        allowReplace: false,
+        listen: { host: '127.0.0.1', port: 0 },
+        statePath: join(home, 'state.json'),
+        workdir: join(home, 'work'),
+        debounceMs: 100,
+        webhookHealth: { intervalMs: 150 },
+      },
+      silentLogger(),
+      (onRequest) => new ServiceClient({ baseUrl: w.url, token: w.admin, onRequest, retries: 0 }),
+    );
+    cleanup.add(() => running.shutdown(2000));
+    const url = running.daemon.url;
+    // managed webhooks known (state written) and a first poll done before any delivery
+    await until(async () => {
+      const s = (await getJson(`${url}/status`)).body.webhookHealth;
+      return s.polls >= 1 && s.webhooks.length === 2;
+    });
+    await w.fire('modelAccessRequested');
+    await w.fire('modelAccessRequested');
+
+    const status = await until(async () => {
+      const s = (await getJson(`${url}/status`)).body.webhookHealth;
+      const dead = s.webhooks.find((x: any) => x.name === 'dead');
+      return dead.failed === 2 && s.unmanaged.delivered === 2 ? s : undefined;
+    });
+    const dead = status.webhooks.find((x: any) => x.name === 'dead');
+    const good = status.webhooks.find((x: any) => x.name === 'good');
+    expect(dead).toMatchObject({ failed: 2, delivered: 0, healthy: false });
+    expect(dead.recentFailures).toHaveLength(2);
+    expect(dead.recentFailures[0]).toMatchObject({ event: 'modelAccessRequested', statusCode: 500, code: 'ESOCKETTIMEDOUT' });
+    expect(good).toMatchObject({ delivered: 2, failed: 0, healthy: true, recentFailures: [] });
+    expect(status.lastError).toBeUndefined();
+    expect(status.autoRetry).toBeUndefined();
+
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain('govops_webhook_deliveries_total{webhook="dead",event="modelAccessRequested",outcome="failed"} 2');
+    expect(metrics).toContain('govops_webhook_deliveries_total{webhook="good",event="modelAccessRequested",outcome="delivered"} 2');
+    expect(metrics).toContain('govops_webhook_deliveries_total{webhook="(unmanaged)",event="modelAccessRequested",outcome="delivered"} 2');
+    expect(metrics).toContain('govops_webhook_delivery_failures_total{webhook="dead",code="ESOCKETTIMEDOUT"} 2');
+    const lastFailure = /govops_webhook_last_failure_timestamp_seconds\{webhook="dead"\} (\S+)/.exec(metrics);
+    expect(Number(lastFailure?.[1])).toBeCloseTo(Date.parse(dead.lastFailureAt) / 1000, 3);
+    expect(metrics).not.toContain('govops_webhook_last_failure_timestamp_seconds{webhook="good"}');
+    expect(metrics).toMatch(/govops_webhook_health_polls_total\{result="ok"\} [1-9]/);
+    expect(metrics).not.toContain('govops_webhook_auto_retries_total');
+    expect((await getJson(`${url}/status`)).body.options).toMatchObject({ webhookHealthIntervalMs: 150, autoRetryFailed: false });
+  });
+});
+
+describe('automatic retries', () => {
+  it('retries failed deliveries of managed webhooks with backoff, up to the cap; each logged and counted', async () => {
+    w = await startWorld();
+    const [dead, flaky] = await w.createHooks([hookItem(w, 'dead', '/dead'), hookItem(w, 'flaky', '/flaky'), hookItem(w, 'foreign', '/foreign')]);
+    for (const p of ['/dead', '/flaky', '/foreign']) w.rx.set(p, 503);
+    let now = Date.now();
+    const registry = new Registry();
+    const { logger, lines } = memoryLogger();
+    const health = new WebhookHealth({
+      api: client(),
+      logger,
+      registry,
+      intervalMs: 60_000,
+      now: () => now,
+      autoRetry: { maxAttempts: 2, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () =>
+        new Map([
+          [String(dead.id), 'dead'],
+          [String(flaky.id), 'flaky'],
+        ]),
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested'); // all three fail
+    expect(await health.pollOnce()).toMatchObject({ newRecords: 3, retried: 0 }); // not due yet
+    const hits = () => ['/dead', '/flaky', '/foreign'].map((p) => w.rx.hits.get(p) ?? 0);
+    expect(hits()).toEqual([1, 1, 1]);
+
+    now += 1000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 2 }); // the unmanaged one is never retried
+    expect(hits()).toEqual([2, 2, 1]);
+
+    w.rx.set('/flaky', 'ok');
+    now += 1999;
+    expect(await health.pollOnce()).toMatchObject({ retried: 0 }); // backoff doubled: 2 s
+    now += 1;
+    expect(await health.pollOnce()).toMatchObject({ retried: 2 });
+    expect(hits()).toEqual([3, 3, 1]);
+
+    now += 600_000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 0 }); // dead: cap of 2 reached; flaky: delivered
+    expect(hits()).toEqual([3, 3, 1]);
+
+    const status = health.status().autoRetry as any;
+    expect(status).toMatchObject({ pending: 0, exhausted: 1, retried: { delivered: 1, failed: 3, gone: 0, error: 0 } });
+    expect(await metric(registry, 'govops_webhook_auto_retries_total', { webhook: 'dead', result: 'failed' })).toBe(2);
+    expect(await metric(registry, 'govops_webhook_auto_retries_total', { webhook: 'flaky', result: 'delivered' })).toBe(1);
+    expect(await metric(registry, 'govops_webhook_auto_retry_exhausted_total', { webhook: 'dead' })).toBe(1);
+    const logged = lines.filter((l) => l.msg === 'webhook delivery retried automatically' || /giving up/.test(l.msg));
+    expect(logged).toHaveLength(4);
+    expect(logged.filter((l) => l.level === 40)).toEqual([expect.objectContaining({ webhook: 'dead', attempt: 2, result: 'failed', statusCode: 503 })]);
+    expect(logged.find((l) => l.result === 'delivered')).toMatchObject({ webhook: 'flaky', attempt: 2, statusCode: 200 });
+    // and the poller counted the retries' own records as deliveries, without retrying them again
+    const byName = Object.fromEntries((health.status().webhooks as any[]).map((x) => [x.name, x]));
+    expect(byName.dead).toMatchObject({ failed: 3, delivered: 0 });
+    expect(byName.flaky).toMatchObject({ failed: 2, delivered: 1, healthy: true });
+  });
+
+  it('keeps to the rate limit across webhooks', async () => {
+    w = await startWorld();
+    const hooks = await w.createHooks([1, 2, 3].map((i) => hookItem(w, `h${i}`, `/h${i}`)));
+    for (const i of [1, 2, 3]) w.rx.set(`/h${i}`, 500);
+    let now = Date.now();
+    const health = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry: new Registry(),
+      intervalMs: 60_000,
+      now: () => now,
+      autoRetry: { maxAttempts: 5, backoffMs: 10, maxBackoffMs: 10, perMinute: 2 },
+      managed: async () => new Map(hooks.map((h: any) => [String(h.id), h.name])),
+    });
+    await health.pollOnce();
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    let total = 0;
+    for (let i = 0; i < 6; i++) {
+      now += 10_000; // six rounds within one minute
+      total += (await health.pollOnce()).retried ?? 0;
+    }
+    expect(total).toBe(2);
+    now += 60_000;
+    expect((await health.pollOnce()).retried).toBe(2);
+  });
+});

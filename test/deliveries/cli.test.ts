@@ -1,0 +1,279 @@
+/**
+ * `govops webhooks history|retry|events|list` as a user runs them (the built CLI, a real process)
+ * against the sandbox with a real local receiver: paging and every filter (checked in the sandbox's
+ * request log), a delivery that times out and its retry once the receiver recovered, `--failed`
+ * selection with `--max`, event names against the shipped schemas, and who manages each webhook.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runGovops } from '../helpers/cli.js';
+import { hookItem, startWorld, type World } from './world.js';
+
+let w: World;
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'govops-wh-cli-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  await w?.close();
+});
+
+function govops(args: string[], token?: string) {
+  return runGovops(args, { cwd: dir, env: { GOVOPS_URL: w.url, GOVOPS_TOKEN: token ?? w.admin, GOVOPS_LOG_LEVEL: undefined } });
+}
+
+async function jsonOf(args: string[]): Promise<any> {
+  const r = await govops([...args, '-o', 'json']);
+  if (r.code !== 0) throw new Error(`govops ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+const STATE_KEY = 'a'.repeat(64);
+
+async function stateFile(name: string, resources: Array<{ name: string; id: string; origin?: string }>): Promise<string> {
+  const file = join(dir, name);
+  const now = new Date().toISOString();
+  await writeFile(
+    file,
+    JSON.stringify({
+      version: 1,
+      fingerprintKey: STATE_KEY,
+      resources: resources.map((r) => ({ kind: 'Webhook', name: r.name, id: r.id, origin: r.origin ?? 'created', specHash: 'x', secretFingerprints: {}, updatedAt: now })),
+    }),
+  );
+  return file;
+}
+
+describe('govops webhooks history', () => {
+  it('pages lazily and applies every filter (server-side where the interface has one)', async () => {
+    w = await startWorld();
+    const [a, b] = await w.createHooks([
+      hookItem(w, 'alpha', '/a'),
+      hookItem(w, 'beta', '/b', { global: true, notificationType: ['ALL_NOTIFICATIONS'] }),
+    ]);
+    w.rx.set('/b', 500);
+    for (let i = 0; i < 3; i++) await w.fire('modelAccessRequested');
+    for (let i = 0; i < 2; i++) await w.fire('userCreated');
+    // 250 old deliveries of alpha, two days ago
+    await w.seed({ webhookId: a.id, count: 250, from: new Date(Date.now() - 2 * 86_400_000).toISOString(), stepMs: 1000 });
+    await w.clearRequests();
+
+    const all = await jsonOf(['webhooks', 'history']);
+    expect(all.count).toBe(258);
+    expect(all.records).toHaveLength(20);
+    expect(all.records.slice(0, 8).map((r: any) => r.webhookName).sort()).toEqual(['alpha', 'alpha', 'alpha', 'beta', 'beta', 'beta', 'beta', 'beta']);
+    let reqs = await w.historyRequests();
+    expect(reqs).toHaveLength(1); // --limit 20 (default): one request
+    expect(reqs[0]!.query).toEqual({ offset: '0', pageSize: '20', sortField: 'createdAt', sortOrder: 'desc', includeGlobal: 'true', includeUser: 'true' });
+
+    await w.clearRequests();
+    const three = await jsonOf(['webhooks', 'history', '--limit', '3']);
+    expect(three.records).toHaveLength(3);
+    reqs = await w.historyRequests();
+    expect(reqs.map((r) => r.query.pageSize)).toEqual(['3']);
+
+    await w.clearRequests();
+    const failed = await jsonOf(['webhooks', 'history', '--failed']);
+    expect(failed.records).toHaveLength(5);
+    expect(failed.records.every((r: any) => r.webhookName === 'beta' && r.statusCode === 500)).toBe(true);
+    expect((await w.historyRequests())[0]!.query.successOrFailure).toBe('failure');
+
+    const ok = await jsonOf(['webhooks', 'history', '--succeeded', '--since', '1h']);
+    expect(ok.records.map((r: any) => r.webhookName)).toEqual(['alpha', 'alpha', 'alpha']);
+
+    await w.clearRequests();
+    const created = await jsonOf(['webhooks', 'history', '--type', 'userCreated']);
+    expect(created.records.map((r: any) => r.notificationType)).toEqual(['userCreated', 'userCreated']);
+    expect((await w.historyRequests())[0]!.query.notificationType).toBe('userCreated');
+
+    const noGlobal = await jsonOf(['webhooks', 'history', '--no-global', '--since', '1h']);
+    expect(new Set(noGlobal.records.map((r: any) => r.webhookName))).toEqual(new Set(['alpha']));
+    const noPersonal = await jsonOf(['webhooks', 'history', '--no-personal']);
+    expect(noPersonal.records.map((r: any) => r.webhookId)).toEqual(Array(5).fill(String(b.id)));
+
+    // since: a duration or an ISO time; older records stop the paging
+    expect((await jsonOf(['webhooks', 'history', '--since', '1h', '--limit', '500'])).records).toHaveLength(8);
+    expect((await jsonOf(['webhooks', 'history', '--since', '3d', '--limit', '500'])).records).toHaveLength(258);
+    const iso = new Date(Date.now() - 3_600_000).toISOString();
+    expect((await jsonOf(['webhooks', 'history', '--since', iso, '--limit', '500'])).records).toHaveLength(8);
+
+    // NAME: filtered here (the interface has no webhook filter), pages of 100 until enough
+    await w.clearRequests();
+    const alpha = await jsonOf(['webhooks', 'history', 'alpha', '--limit', '120']);
+    expect(alpha.records).toHaveLength(120);
+    expect(alpha.records.every((r: any) => r.webhookName === 'alpha')).toBe(true);
+    expect((await w.historyRequests()).map((r) => [r.query.offset, r.query.pageSize])).toEqual([
+      ['0', '100'],
+      ['100', '100'],
+    ]);
+    expect(alpha.count).toBeUndefined(); // the service's count is not the count of one webhook
+
+    const text = await govops(['webhooks', 'history', 'beta', '--limit', '2']);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split('\n')[0]).toMatch(/^TIME\s+ID\s+WEBHOOK\s+EVENT\s+STATUS\s+CODE$/);
+    expect(text.stdout).toMatch(/beta\s+userCreated\s+500/);
+
+    const bad = await govops(['webhooks', 'history', '--since', 'yesterday']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--since');
+  });
+
+  it('shows a delivery that timed out (ESOCKETTIMEDOUT) and retries it once the receiver recovered', async () => {
+    w = await startWorld({ deliveryTimeoutMs: 300 });
+    await w.createHooks([hookItem(w, 'pager', '/t')]);
+    w.rx.set('/t', 'hang');
+    await w.fire('modelAccessRequested');
+
+    const failed = await jsonOf(['webhooks', 'history', 'pager', '--failed']);
+    expect(failed.records).toHaveLength(1);
+    const rec = failed.records[0];
+    expect(rec).toMatchObject({ statusCode: 500, responseCode: 'ESOCKETTIMEDOUT', response: { body: { code: 'ESOCKETTIMEDOUT' } } });
+    const table = await govops(['webhooks', 'history', 'pager']);
+    expect(table.stdout).toMatch(new RegExp(`\\s${rec.id}\\s+pager\\s+modelAccessRequested\\s+500\\s+ESOCKETTIMEDOUT`));
+
+    // still down: the retry fails again, exit 1
+    const again = await govops(['webhooks', 'retry', rec.id]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(/failed.*ESOCKETTIMEDOUT/);
+
+    w.rx.set('/t', 'ok');
+    const hitsBefore = w.rx.hits.get('/t') ?? 0;
+    const retried = await govops(['webhooks', 'retry', rec.id, '-o', 'json']);
+    expect(retried.code).toBe(0);
+    const out = JSON.parse(retried.stdout);
+    expect(out).toMatchObject({ retried: 1, delivered: 1, failed: 0 });
+    expect(out.results[0]).toMatchObject({ historyId: rec.id, ok: true, record: { statusCode: 200, webhookName: 'pager' } });
+    expect(w.rx.hits.get('/t')).toBe(hitsBefore + 1);
+    const newest = await jsonOf(['webhooks', 'history', 'pager', '--limit', '1']);
+    expect(newest.records[0]).toMatchObject({ id: out.results[0].record.id, statusCode: 200 });
+  });
+});
+
+describe('govops webhooks retry', () => {
+  it('--failed selects each failed delivery once (oldest first, not those retried since), bounded by --max', async () => {
+    w = await startWorld();
+    const [f, g] = await w.createHooks([hookItem(w, 'flaky', '/f'), hookItem(w, 'other', '/g')]);
+    w.rx.set('/f', 503);
+    w.rx.set('/g', 503);
+    for (let i = 0; i < 5; i++) await w.fire('modelAccessRequested');
+    w.rx.set('/f', 'ok');
+    const flaky = (await jsonOf(['webhooks', 'history', 'flaky'])).records.reverse(); // oldest first
+    expect(flaky).toHaveLength(5);
+    // the oldest is retried by hand and gets through: --failed must not send it again
+    expect((await govops(['webhooks', 'retry', flaky[0].id])).code).toBe(0);
+
+    const dry = await jsonOf(['webhooks', 'retry', '--failed', 'flaky', '--dry-run']);
+    expect(dry.ids).toEqual(flaky.slice(1).map((r: any) => r.id));
+    expect(dry.records.every((r: any) => r.webhookId === String(f.id))).toBe(true);
+
+    await w.clearRequests();
+    const two = await govops(['webhooks', 'retry', '--failed', 'flaky', '--max', '2', '-o', 'json']);
+    expect(two.code).toBe(0);
+    expect(two.stderr).toContain('2 more failed deliveries');
+    expect(JSON.parse(two.stdout).results.map((r: any) => r.historyId)).toEqual([flaky[1].id, flaky[2].id]);
+    const { requests } = await w.control('GET', '/_sandbox/requests');
+    expect(requests.filter((r: any) => r.method === 'POST').map((r: any) => r.path)).toEqual(
+      [flaky[1].id, flaky[2].id].map((id: string) => `/webhooks/history/retry/${id}`),
+    );
+    expect((await jsonOf(['webhooks', 'retry', '--failed', 'flaky', '--dry-run'])).ids).toEqual([flaky[3].id, flaky[4].id]);
+
+    // without NAME: only webhooks govops manages (the state), or --all-webhooks
+    const none = await govops(['webhooks', 'retry', '--failed', '--dry-run']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('records no webhook govops manages');
+    const state = await stateFile('state-managed.json', [{ name: 'other', id: String(g.id) }]);
+    const managed = await jsonOf(['webhooks', 'retry', '--failed', '--dry-run', '--state', state]);
+    expect(managed.records.map((r: any) => r.webhookName)).toEqual(Array(5).fill('other'));
+    expect((await jsonOf(['webhooks', 'retry', '--failed', '--all-webhooks', '--dry-run'])).ids).toHaveLength(7);
+    expect((await jsonOf(['webhooks', 'retry', '--failed', '--all-webhooks', '--since', '1ms', '--dry-run'])).ids).toHaveLength(0);
+  });
+
+  it('retries each id once, in bounded parallel, and exits 1 when a retry fails again', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    await w.fire('modelAccessRequested');
+    await w.fire('modelAccessRequested');
+    const ids = (await jsonOf(['webhooks', 'history'])).records.map((r: any) => r.id);
+    await w.clearRequests();
+    const r = await govops(['webhooks', 'retry', ids[0], ids[0], ids[1], ids[0], '--concurrency', '2']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('2 retried: 0 delivered, 2 failed');
+    const { requests } = await w.control('GET', '/_sandbox/requests');
+    expect(requests.filter((x: any) => x.method === 'POST')).toHaveLength(2);
+
+    const dry = await govops(['webhooks', 'retry', ids[0], '--dry-run']);
+    expect([dry.code, dry.stdout.trim()]).toEqual([0, `Would retry history records ${ids[0]}`]);
+    const typo = await govops(['webhooks', 'retry', 'down']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain('--failed NAME');
+    const unknown = await govops(['webhooks', 'retry', '99999']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toMatch(/99999\s+error/);
+    const misuse = await govops(['webhooks', 'retry', ids[0], '--max', '3']);
+    expect(misuse.code).toBe(1);
+  });
+});
+
+describe('govops webhooks events', () => {
+  it('lists what the service serves, equal to the names shipped in the schemas', async () => {
+    w = await startWorld();
+    const served = await w.call('GET', '/webhooks/actions');
+    const out = await jsonOf(['webhooks', 'events']);
+    expect(out).toEqual({ events: served, unknownToGovops: [], notServed: [] });
+    const schemaDir = new URL('../../schemas/', import.meta.url);
+    const item = JSON.parse(await readFile(new URL('webhook-item.json', schemaDir), 'utf8'));
+    expect(item.$defs.notification.enum).toEqual(served);
+    const bundle = await readFile(new URL('govops.schema.json', schemaDir), 'utf8');
+    for (const name of served) expect(bundle).toContain(`"${name}"`);
+    const text = await govops(['webhooks', 'events']);
+    expect(text.stdout.trim().split('\n')).toEqual(served);
+  });
+});
+
+describe('govops webhooks list', () => {
+  it('shows each live webhook with its manifest and owner: managed, adopted, unmanaged', async () => {
+    w = await startWorld();
+    const manifests = join(dir, 'list-manifests');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(manifests, { recursive: true });
+    const manifest = (name: string) => `apiVersion: govops/v1
+kind: Webhook
+metadata:
+  name: ${name}
+spec:
+  url: ${w.rx.url}/${name}
+  global: false
+  notificationType: [modelAccessRequested]
+  actionType: triggered
+`;
+    await writeFile(join(manifests, 'hooks.yaml'), `${manifest('ours')}---\n${manifest('adopt-me')}`);
+    await w.createHooks([
+      { url: `${w.rx.url}/adopt-me`, name: 'adopt-me', global: false, notificationType: ['modelAccessRequested'], actionType: 'triggered' },
+      hookItem(w, 'stranger', '/s'),
+    ]);
+    const state = join(dir, 'list-state.json');
+    const applied = await govops(['apply', 'list-manifests', '--state', state]);
+    expect(applied.code, applied.stderr).toBe(0);
+
+    const rows = await jsonOf(['webhooks', 'list', 'list-manifests', '--state', state]);
+    const byName = Object.fromEntries(rows.map((r: any) => [r.name, r]));
+    expect(byName.ours).toMatchObject({ owner: 'managed', manifest: { name: 'ours', file: 'list-manifests/hooks.yaml', line: 1 } });
+    expect(byName['adopt-me']).toMatchObject({ owner: 'adopted', manifest: { name: 'adopt-me', file: 'list-manifests/hooks.yaml' } });
+    expect(byName.stranger).toMatchObject({ owner: 'unmanaged', manifest: null });
+
+    const text = await govops(['webhooks', 'list', 'list-manifests', '--state', state]);
+    expect(text.stdout).toMatch(/stranger\s+unmanaged\s+-/);
+    expect(text.stderr).toContain('3 webhook(s): 1 managed, 1 adopted, 1 unmanaged');
+
+    // a managed webhook deleted behind govops' back is reported
+    await w.call('DELETE', `/webhooks/${byName.ours.id}`);
+    const after = await govops(['webhooks', 'list', 'list-manifests', '--state', state]);
+    expect(after.stderr).toContain('Webhook/ours is in the state');
+  });
+});

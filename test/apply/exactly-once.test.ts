@@ -20,7 +20,7 @@ const STORE = objectStore('store');
 let r: Rig;
 beforeEach(async () => {
   r = await rig({ transitionMs: 30 });
-  r.env.HOOK_SECRET = 'hook-secret-value';
+  r.env.GOVOPS_SECRET_HOOK_SECRET = 'hook-secret-value';
 });
 afterEach(async () => {
   await r.close();

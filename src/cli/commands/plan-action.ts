@@ -36,6 +36,7 @@ export async function reconcileOptions(
     allowReplace: Boolean(flags.allowReplace),
     ...(flags.resendSecrets ? { resendSecrets: true } : {}),
     ...(maxDeletes !== undefined ? { maxDeletes } : {}),
+    ...(flags.allowEmpty ? { allowEmpty: true } : {}),
     logger: ctx.logger,
     statePath: flags.state,
   };

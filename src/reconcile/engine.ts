@@ -26,6 +26,7 @@ import { resolvePending } from '../plan/pending.js';
 import { actionable, planChanges } from '../plan/planner.js';
 import type { DesiredResource, Plan } from '../plan/types.js';
 import { withStateLock } from '../state/lock.js';
+import { StateWriter } from '../state/journal.js';
 import { hashingFor, loadState, saveState } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 import type { ReconcileOptions, ReconcileResult, ResourceOutcome } from './types.js';
@@ -192,12 +193,14 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       if (plan.errors.length) return planFailed(plan);
       if (!needsApply(plan)) return result({ stage: 'done', ok: true, diagnostics, plan, outcomes: [], changed: false });
       log.info({ summary: plan.summary }, 'applying plan');
+      const writer = new StateWriter(opts.statePath);
       const applied = await applyPlan({
         api,
         plan,
         desired,
         state,
-        persist: (s) => saveState(opts.statePath, s),
+        persist: (s) => writer.writeFull(s),
+        journal: (entries) => writer.append(entries),
         logger: log,
         ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
         ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
@@ -206,8 +209,11 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
         ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
         ...(opts.pollMaxIntervalMs !== undefined ? { pollMaxIntervalMs: opts.pollMaxIntervalMs } : {}),
+        ...(opts.pollRate !== undefined ? { pollRate: opts.pollRate } : {}),
+        ...(opts.pollListThreshold !== undefined ? { pollListThreshold: opts.pollListThreshold } : {}),
+        ...(opts.webhookBatch ? { webhookBatch: opts.webhookBatch } : {}),
         ...(opts.onOutcome ? { onOutcome: opts.onOutcome } : {}),
-      });
+      }).finally(() => writer.close());
       const failed = applied.outcomes.filter((o) => o.result !== 'ok');
       const error = failed.length
         ? `${failed.length} of ${applied.outcomes.length} resources not applied: ${failed
@@ -222,6 +228,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         plan,
         outcomes: applied.outcomes,
         changed: true,
+        polls: applied.polls,
         ...(error ? { error } : {}),
         ...(failure ? { failure } : {}),
       });

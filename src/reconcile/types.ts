@@ -45,9 +45,15 @@ export interface ReconcileOptions {
   onPlan?: (plan: Plan) => void;
   /** Called as each resource finishes applying (progress output). */
   onOutcome?: (outcome: ResourceOutcome, done: number, total: number) => void;
-  /** Status polling: first interval and cap in ms (default 100ms doubling to 5s). */
+  /** Status polling (src/apply/poller.ts): shortest and longest interval between two polls of one integration, ms (--poll-min / --poll-max). */
   pollIntervalMs?: number;
   pollMaxIntervalMs?: number;
+  /** Poll requests per second at most (--poll-rate). */
+  pollRate?: number;
+  /** Polls due at once from which one GET /integrations answers for all (Infinity: never list). */
+  pollListThreshold?: number;
+  /** Webhook creates per POST at most: items and body bytes (--webhook-batch-size / --webhook-batch-bytes). */
+  webhookBatch?: { maxItems?: number; maxBytes?: number };
 }
 
 export interface ResourceOutcome {
@@ -82,6 +88,8 @@ export interface ReconcileResult {
   failure?: FailureInfo;
   /** The plan had changes (drift, when nothing new was committed). */
   changed: boolean;
+  /** Status requests and lists the apply's poller made (when it applied). */
+  polls?: { status: number; lists: number };
   startedAt: string;
   finishedAt: string;
 }

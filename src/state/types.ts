@@ -37,4 +37,15 @@ export interface GovopsState {
   /** Random per-state key (hex) for HMAC-SHA256 fingerprints of secret values. */
   fingerprintKey: string;
   resources: ManagedResource[];
+  /**
+   * Transition times govops observed, in ms, newest last (a bounded window), keyed by `<type>/<operation>`
+   * (e.g. `sql_analytics/create`): status polling aims its first poll at their median (src/apply/poller.ts).
+   */
+  transitions?: Record<string, number[]>;
 }
+
+/**
+ * One change recorded in the state's journal (`state.json.journal`) between two full saves: a resource
+ * put (added or replaced by kind and name) or removed. Replaying entries in order is idempotent.
+ */
+export type JournalEntry = { put: ManagedResource } | { remove: { kind: ManagedResource['kind']; name: string } };

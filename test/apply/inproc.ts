@@ -1,5 +1,5 @@
 /** In-process reconcile against a real sandbox over HTTP (faster than spawning the CLI for each step). */
-import { mkdir, mkdtemp, readFile, rm, writeFile, unlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -10,6 +10,7 @@ import { reconcile } from '../../src/reconcile/engine.js';
 import type { ReconcileOptions, ReconcileResult } from '../../src/reconcile/types.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import type { GovopsState } from '../../src/state/types.js';
+import { loadState } from '../../src/state/store.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
 
 export interface Rig {
@@ -72,7 +73,7 @@ export async function rig(options: { transitionMs?: number; behaviours?: readonl
         pollMaxIntervalMs: 200,
         ...opts,
       }),
-    state: async () => JSON.parse(await readFile(statePath, 'utf8')) as GovopsState,
+    state: () => loadState(statePath),
     lines: () =>
       sandbox.requests().map((r) => {
         const q = new URLSearchParams(r.query).toString();

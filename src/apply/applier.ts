@@ -52,10 +52,12 @@ export interface ApplyInput {
   pollIntervalMs?: number;
   /** Longest interval between two status polls of one integration (--poll-max; default 30 s). */
   pollMaxIntervalMs?: number;
-  /** Status requests per second at most (--poll-rate; default 20). */
+  /** Poll requests (status and lists) per second at most (--poll-rate; default 50). */
   pollRate?: number;
   /** Polls due at once from which one GET /integrations answers for all (default 4; Infinity: never). */
   pollListThreshold?: number;
+  /** Integrations the service listed at plan time (the poller weighs a list against status requests). */
+  liveIntegrations?: number;
   /** Webhook creates per POST: at most this many items and bytes (--webhook-batch-size / -bytes). */
   webhookBatch?: Partial<BatchLimits>;
   onOutcome?: (outcome: ResourceOutcome, done: number, total: number) => void;
@@ -73,13 +75,13 @@ export interface ApplyResult {
 export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_POLL_MIN_MS = 25;
 export const DEFAULT_POLL_MAX_MS = 30_000;
-export const DEFAULT_POLL_RATE = 20;
+export const DEFAULT_POLL_RATE = 50;
 export const DEFAULT_POLL_LIST_THRESHOLD = 4;
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 /** Tries of one phase whose failure was transient. */
 export const PHASE_ATTEMPTS = 3;
 
-const PHASES: readonly Phase[] = ['dryRun', 'write', 'settle'];
+const PHASES: readonly Phase[] = ['dryRun', 'prepare', 'write', 'settle'];
 /** Webhook batches go first; then steps of tasks already under way (a replace's create), then new tasks. */
 const BATCH_PRIORITY = 2;
 const CONTINUE_PRIORITY = 1;
@@ -126,6 +128,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     maxMs: Math.max(poll.initialMs, poll.maxMs),
     ratePerSec: input.pollRate ?? DEFAULT_POLL_RATE,
     listThreshold: input.pollListThreshold ?? DEFAULT_POLL_LIST_THRESHOLD,
+    ...(input.liveIntegrations !== undefined ? { listSize: input.liveIntegrations } : {}),
     deadline: poll.deadline,
     ...(signal ? { signal } : {}),
     logger,
@@ -192,13 +195,22 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
           await runPhases(step, PHASES);
           continue;
         }
-        // Dry run and write hold a slot; settling does not (the shared poller waits).
+        // Dry run and write hold a slot; saving the intent and settling do not (the shared poller waits).
+        // A step without a dry run still enters through the queue: at most `concurrency` steps get going at once.
         await queue.add(
           () => {
             start();
-            return runPhases(step, ['dryRun', 'write']);
+            return runPhase(step, 'dryRun');
           },
           { priority: i > 0 ? CONTINUE_PRIORITY : 0 },
+        );
+        await runPhase(step, 'prepare');
+        await queue.add(
+          () => {
+            start();
+            return runPhase(step, 'write');
+          },
+          { priority: CONTINUE_PRIORITY },
         );
         await runPhase(step, 'settle');
       }

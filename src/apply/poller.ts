@@ -10,12 +10,12 @@
  * intervals grow by half the time elapsed (lag at most a third of the transition).
  *
  * How: at most `ratePerSec` requests per second (a token bucket). When `listThreshold` or more polls are
- * due at once, one `GET /integrations` answers for every integration waiting (registered before the list
- * was sent) instead of one status request each.
+ * due at once (and the list is not more than LIST_ITEMS_PER_POLL times their number), one
+ * `GET /integrations` answers for every integration waiting (registered before the list was sent)
+ * instead of one status request each.
  *
  * What is learned: a settled observation brackets the moment the transition ended between the last poll
- * that still saw it transitional and the one that saw it settled; its midpoint (or, when the first poll
- * already saw it settled, half a short interval before it) is recorded.
+ * that still saw it transitional (or the write) and the one that saw it settled (transitions.ts).
  */
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
@@ -36,6 +36,8 @@ export interface PollerOptions {
   ratePerSec: number;
   /** Polls due at once from which one list answers for all (Infinity: never list). */
   listThreshold: number;
+  /** Integrations the service lists (at plan time; updated from every list): a list must be worth its size. */
+  listSize?: number;
   /** Epoch ms after which a wait fails (settle timeout). */
   deadline: number;
   signal?: AbortSignal;
@@ -86,6 +88,12 @@ interface Wait {
 
 /** Polls due within this many ms of each other go out together. */
 const GROUP_MS = 5;
+/**
+ * A list replaces status requests only when it is not much larger than them: at most this many listed
+ * integrations per status request it replaces (a listed integration is ~1 KB, a status answer ~50 bytes
+ * plus the request's own overhead).
+ */
+export const LIST_ITEMS_PER_POLL = 50;
 /** After a failed list, status requests only for this long. */
 const LIST_BACKOFF_MS = 1000;
 
@@ -99,12 +107,14 @@ export class Poller implements StatusWaiter {
   private refilledAt = Date.now();
   private listInFlight = false;
   private listBackoffUntil = 0;
+  private listSize: number;
   private closed = false;
   readonly counters: PollCounters = { status: 0, lists: 0 };
   private readonly onAbort = (): void => this.cancelAll();
 
   constructor(private readonly o: PollerOptions) {
     this.tokens = this.burst;
+    this.listSize = o.listSize ?? 0;
     o.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
@@ -198,7 +208,8 @@ export class Poller implements StatusWaiter {
     }
     if (due.length > 0) {
       const listable = due.filter((w) => !w.statusOnly).length;
-      if (!this.listInFlight && listable >= this.o.listThreshold && now >= this.listBackoffUntil) {
+      const worthIt = listable >= this.o.listThreshold && listable * LIST_ITEMS_PER_POLL >= this.listSize;
+      if (!this.listInFlight && worthIt && now >= this.listBackoffUntil) {
         if (this.tokens >= 1) {
           this.tokens -= 1;
           this.list(now);
@@ -242,16 +253,32 @@ export class Poller implements StatusWaiter {
     this.counters.lists++;
     this.o.api.listIntegrations().then(
       (live) => {
+        this.listSize = live.length;
         const byId = new Map<string, LiveIntegration>();
         for (const it of live) byId.set(it.id, it);
+        // One list sees integrations whose transitions began at different moments: per type and operation,
+        // the longest still under way and the shortest already over bracket the duration more tightly
+        // than any one integration's polls (recorded when they agree: durations that vary may not).
+        const cross = new Map<string, { lo: number; hi: number }>();
         for (const w of covered) {
           w.inFlight = false;
           if (!this.waits.has(w)) continue;
           const it = byId.get(w.id);
-          if (it) this.observe(w, it.status, sentAt);
-          else if (w.op === 'delete') this.observe(w, 'gone', sentAt);
-          else w.statusOnly = true; // not listed (yet): its own status endpoint decides
+          const status = it ? it.status : w.op === 'delete' ? 'gone' : undefined;
+          if (status === undefined) {
+            w.statusOnly = true; // not listed (yet): its own status endpoint decides
+            continue;
+          }
+          if (w.learn) {
+            const c = cross.get(w.key) ?? { lo: -Infinity, hi: Infinity };
+            const elapsed = sentAt - w.startedAt;
+            if (TRANSITIONAL_STATUSES.has(status)) c.lo = Math.max(c.lo, elapsed);
+            else c.hi = Math.min(c.hi, elapsed);
+            cross.set(w.key, c);
+          }
+          this.observe(w, status, sentAt);
         }
+        for (const [key, { lo, hi }] of cross) if (lo >= 0 && hi < Infinity && lo < hi) this.o.stats.record(key, lo, hi);
       },
       (err: unknown) => {
         for (const w of covered) w.inFlight = false;
@@ -275,8 +302,11 @@ export class Poller implements StatusWaiter {
       return;
     }
     if (w.learn) {
-      const ended = w.lastMissAt !== undefined ? (w.lastMissAt + at) / 2 : at - this.short(this.o.stats.estimate(w.key)) / 2;
-      this.o.stats.record(w.key, Math.max(0, ended - w.startedAt));
+      const hi = at - w.startedAt;
+      // Settled at its first look: it ended some time before; taken as within the last short interval
+      // (or tenth of the time), which moves a late estimate down instead of taking "0" for a bound.
+      const lo = w.lastMissAt !== undefined ? w.lastMissAt - w.startedAt : hi - Math.max(this.short(this.o.stats.estimate(w.key)), hi * 0.1);
+      this.o.stats.record(w.key, Math.max(0, lo), hi);
     }
     this.settle(w, () => w.resolve(status));
   }

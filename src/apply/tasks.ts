@@ -29,12 +29,17 @@ export interface StepContext extends OpContext {
   ledger: Ledger;
 }
 
-export type Phase = 'dryRun' | 'write' | 'settle';
+export type Phase = 'dryRun' | 'prepare' | 'write' | 'settle';
 
-/** One service operation. Phases that do not apply are absent. Settle runs outside the concurrency limit. */
+/**
+ * One service operation. Phases that do not apply are absent. Dry run and write hold a concurrency slot;
+ * prepare (recording and saving the intent) and settle do not.
+ */
 export interface Step {
   readonly label: string;
   dryRun?(ctx: StepContext): Promise<void>;
+  /** Record the intent and save it: done before `write` sends anything. */
+  prepare?(ctx: StepContext): Promise<void>;
   write(ctx: StepContext): Promise<void>;
   settle?(ctx: StepContext): Promise<void>;
   /** The write joins a batch sent by the batch itself (webhook creates): it holds no concurrency slot. */
@@ -79,18 +84,20 @@ class CreateIntegration implements Step {
     this.fixId = await dryRunCreate(ctx, body(this.d));
   }
 
+  async prepare(ctx: StepContext): Promise<void> {
+    // It exists (in an error status): recorded first, then fixed. Else: the pending create.
+    if (this.fixId !== undefined) ctx.ledger.recordLive(this.change, this.d, this.fixId);
+    else ctx.ledger.intendCreate(this.change, this.d, identityOf(this.d));
+    await ctx.ledger.save();
+  }
+
   async write(ctx: StepContext): Promise<void> {
     if (this.fixId !== undefined) {
-      // It exists (in an error status): recorded first, then fixed.
-      ctx.ledger.recordLive(this.change, this.d, this.fixId);
-      await ctx.ledger.save();
       await writeUpdate(ctx, this.fixId, body(this.d));
       this.acceptedAt = Date.now();
       this.id = this.fixId;
       return;
     }
-    ctx.ledger.intendCreate(this.change, this.d, identityOf(this.d));
-    await ctx.ledger.save();
     let id: string;
     try {
       id = await writeCreate(ctx, body(this.d), this.uncertain);
@@ -151,10 +158,15 @@ class DeleteIntegration implements Step {
     this.gone = !(await dryRunDelete(ctx, this.id, this.payload));
   }
 
-  async write(ctx: StepContext): Promise<void> {
+  async prepare(ctx: StepContext): Promise<void> {
     if (!this.gone) {
       ctx.ledger.intendDelete(this.change);
       await ctx.ledger.save();
+    }
+  }
+
+  async write(ctx: StepContext): Promise<void> {
+    if (!this.gone) {
       this.gone = !(await writeDelete(ctx, this.id, this.payload));
       this.acceptedAt = Date.now();
     }
@@ -180,12 +192,18 @@ class DeleteWebhook implements Step {
     private readonly owned: boolean,
   ) {}
 
-  async write(ctx: StepContext): Promise<void> {
+  async prepare(ctx: StepContext): Promise<void> {
     if (this.owned) {
       ctx.ledger.intendDelete(this.change);
       await ctx.ledger.save();
     }
+  }
+
+  async write(ctx: StepContext): Promise<void> {
     await deleteWebhook(ctx.api, this.id);
+  }
+
+  async settle(ctx: StepContext): Promise<void> {
     if (this.owned) {
       ctx.ledger.forget(this.change);
       await ctx.ledger.save();

@@ -78,8 +78,16 @@ export function resolveConnection(
 export function clientFromOptions(
   opts: ConnectionFlags,
   logger: Logger,
-  extra: { env?: Record<string, string | undefined>; onRequest?: (e: RequestEvent) => void } = {},
+  extra: { env?: Record<string, string | undefined>; onRequest?: (e: RequestEvent) => void; connections?: number } = {},
 ): ServiceClient {
   const c = resolveConnection(opts, extra.env ?? process.env);
-  return new ServiceClient({ baseUrl: c.baseUrl, token: c.token, logger, timeoutMs: c.timeoutMs, retries: c.retries, onRequest: extra.onRequest });
+  return new ServiceClient({
+    baseUrl: c.baseUrl,
+    token: c.token,
+    logger,
+    timeoutMs: c.timeoutMs,
+    retries: c.retries,
+    onRequest: extra.onRequest,
+    ...(extra.connections !== undefined ? { connections: Math.max(16, extra.connections) } : {}),
+  });
 }

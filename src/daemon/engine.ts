@@ -1,6 +1,7 @@
 /** Wire the reconcile engine (src/reconcile/engine.ts) into the loop, reporting files as the user knows them. */
 import type { ServiceApi } from '../api/client-types.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
+import type { ApplyTuning } from '../reconcile/types.js';
 import { reconcile } from '../reconcile/engine.js';
 import type { ReconcileFn } from './loop.js';
 import { rewriteResultPaths } from './paths.js';
@@ -13,6 +14,8 @@ export interface EngineSettings {
   allowEmpty?: boolean;
   concurrency?: number;
   timeoutMs?: number;
+  /** Status polling and webhook batches. */
+  tuning?: ApplyTuning;
   env?: NodeJS.ProcessEnv;
   /** Which secrets manifests may reference (--secrets-dir, --secret-env-prefix). */
   secretScope?: SecretScope;
@@ -21,6 +24,7 @@ export interface EngineSettings {
 export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): ReconcileFn {
   return async (req) => {
     const result = await reconcile(api, {
+      ...settings.tuning,
       root: req.revision.root,
       paths: req.revision.paths,
       // Nothing leaves the revision's folder (the repository); secrets default to it (or to the watched folder).

@@ -136,7 +136,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
    * Plan against a state; on failure to observe the service, a stage-'plan' result. Intents an
    * interrupted run left in the state are resolved against live state first (`resolved`).
    */
-  type Planned = { plan: Plan; desired: DesiredResource[]; state: GovopsState; resolved: boolean };
+  type Planned = { plan: Plan; desired: DesiredResource[]; state: GovopsState; resolved: boolean; liveIntegrations: number };
   const planWith = async (loaded: GovopsState): Promise<Planned | ReconcileResult> => {
     let integrations, webhooks;
     try {
@@ -164,7 +164,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
     });
     if (plan.deletionRefusal) log.error({ refusal: plan.deletionRefusal }, 'mass deletion refused');
     opts.onPlan?.(plan);
-    return { plan, desired, state, resolved: pending.notes.length > 0 };
+    return { plan, desired, state, resolved: pending.notes.length > 0, liveIntegrations: integrations.length };
   };
   const planFailed = (plan: Plan): ReconcileResult =>
     result({
@@ -201,6 +201,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         state,
         persist: (s) => writer.writeFull(s),
         journal: (entries) => writer.append(entries),
+        liveIntegrations: planned.liveIntegrations,
         logger: log,
         ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
         ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),

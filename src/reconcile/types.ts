@@ -8,7 +8,20 @@ import type { SecretScope } from '../manifests/secret-scope.js';
 import type { Diagnostic } from '../manifests/types.js';
 import type { Plan } from '../plan/types.js';
 
-export interface ReconcileOptions {
+/** How a plan is carried out: status polling and webhook batches (`govops apply` / `govops run` flags). */
+export interface ApplyTuning {
+  /** Status polling (src/apply/poller.ts): shortest and longest interval between two polls of one integration, ms (--poll-min / --poll-max). */
+  pollIntervalMs?: number;
+  pollMaxIntervalMs?: number;
+  /** Poll requests per second at most (--poll-rate). */
+  pollRate?: number;
+  /** Polls due at once from which one GET /integrations answers for all (Infinity: never list). */
+  pollListThreshold?: number;
+  /** Webhook creates per POST at most: items and body bytes (--webhook-batch-size / --webhook-batch-bytes). */
+  webhookBatch?: { maxItems?: number; maxBytes?: number };
+}
+
+export interface ReconcileOptions extends ApplyTuning {
   /** Folder the manifest paths are relative to. */
   root: string;
   /** Manifest files/folders (relative to root or absolute). Default ['.']. */
@@ -45,15 +58,6 @@ export interface ReconcileOptions {
   onPlan?: (plan: Plan) => void;
   /** Called as each resource finishes applying (progress output). */
   onOutcome?: (outcome: ResourceOutcome, done: number, total: number) => void;
-  /** Status polling (src/apply/poller.ts): shortest and longest interval between two polls of one integration, ms (--poll-min / --poll-max). */
-  pollIntervalMs?: number;
-  pollMaxIntervalMs?: number;
-  /** Poll requests per second at most (--poll-rate). */
-  pollRate?: number;
-  /** Polls due at once from which one GET /integrations answers for all (Infinity: never list). */
-  pollListThreshold?: number;
-  /** Webhook creates per POST at most: items and body bytes (--webhook-batch-size / --webhook-batch-bytes). */
-  webhookBatch?: { maxItems?: number; maxBytes?: number };
 }
 
 export interface ResourceOutcome {

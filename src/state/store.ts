@@ -67,12 +67,13 @@ function checkResource(r: unknown, file: string, where: string): asserts r is Ma
 }
 
 /** Only well-formed transition samples are kept (the field is advisory: never a reason to refuse a state). */
-function cleanTransitions(v: unknown): Record<string, number[]> | undefined {
+function cleanTransitions(v: unknown): Record<string, Array<[number, number]>> | undefined {
   if (!isObj(v)) return undefined;
-  const out: Record<string, number[]> = {};
+  const num = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+  const out: Record<string, Array<[number, number]>> = {};
   for (const [k, samples] of Object.entries(v)) {
     if (!Array.isArray(samples)) continue;
-    const ok = samples.filter((x): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0);
+    const ok = samples.filter((x): x is [number, number] => Array.isArray(x) && x.length === 2 && num(x[0]) && num(x[1]) && x[0] <= x[1]);
     if (ok.length) out[k] = ok;
   }
   return out;

@@ -38,10 +38,12 @@ export interface GovopsState {
   fingerprintKey: string;
   resources: ManagedResource[];
   /**
-   * Transition times govops observed, in ms, newest last (a bounded window), keyed by `<type>/<operation>`
-   * (e.g. `sql_analytics/create`): status polling aims its first poll at their median (src/apply/poller.ts).
+   * Transition times govops observed, keyed by `<type>/<operation>` (e.g. `sql_analytics/create`): the
+   * latest observations (newest last), each `[lo, hi]` in ms after the write was accepted — still
+   * transitional at `lo`, settled at `hi`. Status polling aims its first poll at the duration that best
+   * fits them (src/apply/transitions.ts).
    */
-  transitions?: Record<string, number[]>;
+  transitions?: Record<string, Array<[number, number]>>;
 }
 
 /**

@@ -29,10 +29,11 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function rig(options: { transitionMs?: number; behaviours?: readonly string[]; random?: () => number } = {}): Promise<Rig> {
+export async function rig(options: { transitionMs?: number; behaviours?: readonly string[]; random?: () => number; bodyLimit?: number } = {}): Promise<Rig> {
   const sandbox = await startSandbox({
     port: 0,
     transitionMs: options.transitionMs ?? 50,
+    ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
     ...(options.behaviours ? { behaviours: options.behaviours } : {}),
     ...(options.random ? { random: options.random } : {}),
   });

@@ -5,6 +5,7 @@ import { renderMarkdown } from '../../plan/render-markdown.js';
 import { reconcile } from '../../reconcile/engine.js';
 import { applyJson, outcomeMarkdown, outcomeTable, progressLine } from '../../reconcile/report.js';
 import { parseDuration } from '../../util/duration.js';
+import { applyTuningFrom } from '../apply-options.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT } from '../context.js';
 import { parseCount } from '../flags.js';
@@ -20,6 +21,7 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
   } catch (err) {
     throw new UserError(`--timeout: ${(err as Error).message}`);
   }
+  const tuning = applyTuningFrom(flags);
   const opts = await reconcileOptions(paths, flags, ctx, true);
   const text = ctx.options.output === 'text';
   const tty = Boolean((ctx.stdout as NodeJS.WriteStream).isTTY);
@@ -38,10 +40,12 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const api = clientFromOptions(flags, ctx.logger);
+  // a connection per slot, and some for the poller and webhook batches
+  const api = clientFromOptions(flags, ctx.logger, { connections: concurrency + 8 });
   try {
     const result = await reconcile(api, {
       ...opts,
+      ...tuning,
       concurrency,
       timeoutMs,
       signal: abort.signal,

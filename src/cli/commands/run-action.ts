@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
+import { applyTuningFrom } from '../apply-options.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
 import { UserError } from '../../errors.js';
@@ -84,6 +85,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     allowEmpty: Boolean(flags.allowEmpty),
     concurrency: wholeNumber('--concurrency', flags.concurrency, 1),
     timeoutMs: duration('--timeout', flags.timeout),
+    tuning: applyTuningFrom(flags),
     listen,
     statePath: flags.state,
     hookSecret: hookSecret || undefined,
@@ -101,7 +103,9 @@ export async function runAction(command: Command): Promise<void> {
   settings.debounceMs = duration('--debounce', flags.debounce);
   const graceMs = duration('--grace', flags.grace);
   const logger = ctx.logger;
-  const running = await startRunning(settings, logger, (onRequest) => clientFromOptions(flags, logger, { onRequest }));
+  const running = await startRunning(settings, logger, (onRequest) =>
+    clientFromOptions(flags, logger, { onRequest, connections: (settings.concurrency ?? 8) + 8 }),
+  );
   logger.info(
     {
       url: running.daemon.url,

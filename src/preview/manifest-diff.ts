@@ -83,6 +83,15 @@ export function diffManifest(before: LoadedManifest, after: LoadedManifest): Man
   return out;
 }
 
+/** Every field of a new manifest, as additions (secret values as sensitive). */
+export function manifestFields(m: LoadedManifest): ManifestFieldChange[] {
+  const out: ManifestFieldChange[] = [];
+  const { name: _n, ...meta } = m.manifest.metadata;
+  walk('metadata', {}, meta, false, out);
+  walk('spec', {}, m.manifest.spec, false, out);
+  return out;
+}
+
 /** Resources added, removed or changed from `base` to `head`, Integrations first, then by name. */
 export function diffManifestSets(base: readonly LoadedManifest[], head: readonly LoadedManifest[]): ManifestChange[] {
   const baseByKey = new Map(base.map((m) => [keyOf(m), m]));

@@ -1,25 +1,44 @@
 /**
- * `govops preview` orchestration (imperative shell): git facts, load + validate, resolve secrets
- * (unresolvable ones become unknowns), then plan against the live service — or, when it cannot be
- * reached or no connection is configured, an offline manifest-level diff against the base revision.
- * Expected failures come back in the result (exit code 1), so a PR comment can explain them.
+ * `govops preview` orchestration (imperative shell). With `--base REF`:
+ * 1. Git: the merge-base of HEAD and REF; the manifests of both commits, read from Git objects (the work
+ *    tree is not used, and uncommitted changes are reported, not previewed).
+ * 2. The pull request's change per resource (pr-diff.ts): added, removed, renamed, changed fields.
+ * 3. Live (when a connection is configured and the service answers): the two list requests; ownership from
+ *    the base revision when there is no explicit state file (ownership.ts); the plans of the base and the
+ *    head; per touched resource the live action and facts, drift separately (live-view.ts).
+ * 4. Server-side dry runs of the touched integrations whose secrets are here and whose targets did not
+ *    change (dry-run.ts, targets.ts), and the manual-flow scripts (manual-steps.ts).
+ * Without `--base`, the work tree's manifests are planned as `govops plan` would, and every resource with
+ * something to do is shown. Expected failures come back in the result (exit 1), so the comment explains them.
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
+import type { LiveIntegration } from '../api/types.js';
 import { ApiError, TransportError, UserError } from '../errors.js';
 import { MANIFEST_EXT } from '../manifests/discover.js';
 import { IGNORE_FILE } from '../manifests/ignore.js';
 import { loadManifests } from '../manifests/loader.js';
-import { resolveAllSecrets } from '../manifests/secrets.js';
-import type { LoadedManifest } from '../manifests/types.js';
-import { needsApply, planChanges } from '../plan/planner.js';
-import type { PlanOptions } from '../plan/types.js';
-import { loadState } from '../state/store.js';
-import { changedFiles, checkoutTree, mergeBase, repoInfo, type RepoInfo } from './git.js';
-import { diffManifestSets } from './manifest-diff.js';
-import { PREVIEW_MARKER, type PreviewResult } from './types.js';
+import { isSecretRef, resolveAllSecrets, type ResolvedSecrets } from '../manifests/secrets.js';
+import type { IntegrationManifest, LoadedManifest, ManifestSet } from '../manifests/types.js';
+import { planChanges } from '../plan/planner.js';
+import type { DesiredIntegration, DesiredResource, Plan, PlanOptions, ResourceChange } from '../plan/types.js';
+import type { IntegrationType } from '../service/kinds.js';
+import { loadState, newState } from '../state/store.js';
+import type { GovopsState } from '../state/types.js';
+import { dryRunRequest, sendDryRun } from './dry-run.js';
+import { changedFiles, commitOf, mergeBase, repoInfo, uncommittedFiles, type RepoInfo } from './git.js';
+import { driftEntries, plannedResources, touchedResources, type LiveLists } from './live-view.js';
+import { fetchManualSteps, manualSteps, type ManualStepInput } from './manual-steps.js';
+import { stateFromBase } from './ownership.js';
+import { diffRevisions, type PrChange } from './pr-diff.js';
+import { secretRedactor } from './redact.js';
+import { loadRevision } from './revisions.js';
+import { checkTargets } from './targets.js';
+import { finish } from './result.js';
+import { PREVIEW_FORMAT_VERSION, PREVIEW_MARKER, type LiveAction, type PreviewResource, type PreviewResult } from './types.js';
 import { desiredWithUnknowns, unresolvedRefs, type UnknownSecret } from './unknown-secrets.js';
 
 export interface PreviewOptions {
@@ -28,7 +47,12 @@ export interface PreviewOptions {
   paths: string[];
   /** Compare with the merge-base of HEAD and this ref. */
   base?: string;
+  /**
+   * govops state file. With --base it is used only when given (`stateGiven`): otherwise ownership comes
+   * from the base revision, and a state file committed in the pull request cannot change the preview.
+   */
   statePath: string;
+  stateGiven?: boolean;
   plan: PlanOptions;
   env: Record<string, string | undefined>;
   logger: Logger;
@@ -36,6 +60,16 @@ export interface PreviewOptions {
   connect: () => ServiceApi;
   /** Fail (exit 1) instead of falling back to an offline preview. */
   requireLive?: boolean;
+  /** Do not consult the service at all, for this reason (e.g. a pull request from a fork). */
+  offline?: string;
+  /** Send dry runs (default true). */
+  dryRun?: boolean;
+  /** Dry-run resources the base revision does not have (their secrets go to hosts the pull request chose). */
+  dryRunNewTargets?: boolean;
+  /** Fetch manual-flow scripts (default true). */
+  scripts?: boolean;
+  /** Parallel dry runs and script requests (default 4). */
+  concurrency?: number;
 }
 
 export function describeFailure(err: unknown): string {
@@ -62,117 +96,301 @@ function sortUnknown(list: UnknownSecret[]): UnknownSecret[] {
   return [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
-interface BaseInfo {
-  ref: string;
-  mergeBase: string;
-  specs: string[];
-  repo: RepoInfo;
-}
-
-/** The manifests of the base revision (invalid ones are skipped: only the PR's manifests must be valid). */
-async function baseManifests(b: BaseInfo, root: string, absPaths: string[]): Promise<LoadedManifest[]> {
-  const tree = await checkoutTree(b.repo.top, b.mergeBase, b.specs);
-  try {
-    const baseRoot = path.join(tree.dir, path.relative(b.repo.top, root));
-    const set = await loadManifests(
-      absPaths.map((p) => path.join(baseRoot, path.relative(root, p))),
-      { cwd: baseRoot },
-    );
-    return set.manifests;
-  } finally {
-    await tree.cleanup();
-  }
-}
-
-export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
-  const result: PreviewResult = {
-    formatVersion: 1,
+function emptyResult(): PreviewResult {
+  return {
+    formatVersion: PREVIEW_FORMAT_VERSION,
     marker: PREVIEW_MARKER,
     mode: 'offline',
     valid: true,
     diagnostics: [],
     unknownSecrets: [],
+    summary: { pr: { added: 0, changed: 0, renamed: 0, removed: 0 }, drift: 0, manualSteps: 0 },
+    warnings: [],
+    resources: [],
+    drift: [],
     changed: false,
     exitCode: 0,
   };
-  const fail = (message: string): PreviewResult => ({ ...result, error: message, exitCode: 1 });
+}
+
+/** The manifests to preview: both commits with --base, else the work tree. */
+interface Revisions {
+  repo?: RepoInfo;
+  head: ManifestSet;
+  base?: ManifestSet;
+}
+
+async function readRevisions(opts: PreviewOptions, root: string, absPaths: string[], result: PreviewResult): Promise<Revisions> {
+  const repo = await repoInfo(root);
+  if (repo?.head) result.revision = repo.head;
+  if (opts.base === undefined) return { ...(repo ? { repo } : {}), head: await loadManifests(absPaths, { cwd: root }) };
+  if (!repo) throw new UserError('--base needs a git work tree', 'run govops preview inside the checked-out repository');
+  const specs = pathspecs(repo.top, await Promise.all(absPaths.map((p) => realpath(p).catch(() => p))));
+  const mb = await mergeBase(root, opts.base);
+  const head = await commitOf(root, 'HEAD');
+  const isManifest = (f: string): boolean => MANIFEST_EXT.test(f) || path.posix.basename(f) === IGNORE_FILE || specs.includes(f);
+  const files = (await changedFiles(repo.top, mb, head, specs)).filter((f) => isManifest(f.file) || (f.from !== undefined && isManifest(f.from)));
+  result.base = { ref: opts.base, mergeBase: mb, files };
+  const dirty = (await uncommittedFiles(repo.top, specs)).filter(isManifest);
+  if (dirty.length) result.uncommitted = dirty;
+  const load = (commit: string) => loadRevision({ top: repo.top, commit, specs, root, absPaths });
+  const [headSet, baseSet] = await Promise.all([load(head), load(mb)]);
+  return { repo, head: headSet, base: baseSet };
+}
+
+/** Values that came from secret references (the operator's secrets): never in the comment. */
+function referencedSecretValues(loaded: readonly LoadedManifest[], resolved: readonly ResolvedSecrets[]): string[] {
+  const out: string[] = [];
+  resolved.forEach((r, i) => {
+    for (const p of r.secretPaths) {
+      const original = valueAt(loaded[i]!.manifest, p);
+      const v = valueAt(r.manifest, p);
+      if (isSecretRef(original) && typeof v === 'string') out.push(v);
+    }
+  });
+  return out;
+}
+
+function valueAt(root: unknown, dotted: string): unknown {
+  let cur = root;
+  for (const part of dotted.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+function unknownOf(resolved: readonly ResolvedSecrets[]): UnknownSecret[] {
+  return resolved.flatMap((r) =>
+    unresolvedRefs(r).map(({ specPath, ref }): UnknownSecret => ({
+      resourceKind: r.manifest.kind,
+      name: r.manifest.metadata.name,
+      path: specPath.slice('spec.'.length),
+      ref,
+    })),
+  );
+}
+
+/** What the offline preview can say about a resource's manual flow: the steps, not their scripts. */
+function offlineAction(r: PreviewResource): LiveAction {
+  return r.change === 'added' ? 'create' : r.change === 'removed' ? 'delete' : r.change === undefined ? 'none' : 'update';
+}
+
+export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
+  const result = emptyResult();
   const root = await realpath(opts.root).catch(() => path.resolve(opts.root));
-  const rels = opts.paths.length ? opts.paths : ['.'];
-  const absPaths = rels.map((p) => path.resolve(root, p));
+  const absPaths = (opts.paths.length ? opts.paths : ['.']).map((p) => path.resolve(root, p));
   let api: ServiceApi | undefined;
   try {
-    const repo = await repoInfo(root);
-    if (repo?.head) result.revision = repo.head;
-    let base: BaseInfo | undefined;
-    if (opts.base !== undefined) {
-      if (!repo) throw new UserError('--base needs a git work tree', 'run govops preview inside the checked-out repository');
-      const specs = pathspecs(repo.top, await Promise.all(absPaths.map((p) => realpath(p).catch(() => p))));
-      const mb = await mergeBase(root, opts.base);
-      const isManifest = (f: string): boolean => MANIFEST_EXT.test(f) || path.posix.basename(f) === IGNORE_FILE || specs.includes(f);
-      const files = (await changedFiles(repo.top, mb, specs)).filter((f) => isManifest(f.file) || (f.from !== undefined && isManifest(f.from)));
-      base = { ref: opts.base, mergeBase: mb, specs, repo };
-      result.base = { ref: opts.base, mergeBase: mb, files };
-    }
-
-    const set = await loadManifests(absPaths, { cwd: root });
-    result.diagnostics = set.diagnostics;
-    if (set.diagnostics.some((d) => d.severity === 'error')) {
+    const revs = await readRevisions(opts, root, absPaths, result);
+    result.diagnostics = revs.head.diagnostics;
+    if (revs.head.diagnostics.some((d) => d.severity === 'error')) {
       result.valid = false;
-      result.exitCode = 1;
-      return result;
+      return finish(result);
     }
-    const { resolved } = resolveAllSecrets(set.manifests, { env: opts.env });
-    result.unknownSecrets = sortUnknown(resolved.flatMap((r) =>
-      unresolvedRefs(r).map(
-        ({ specPath, ref }): UnknownSecret => ({
-          resourceKind: r.manifest.kind,
-          name: r.manifest.metadata.name,
-          path: specPath.slice('spec.'.length),
-          ref,
-        }),
-      ),
-    ));
-
-    try {
-      api = opts.connect();
-      const [integrations, webhooks] = await Promise.all([api.listIntegrations(), api.listWebhooks()]);
-      const state = await loadState(opts.statePath);
-      const { desired, unknown } = desiredWithUnknowns(set.manifests, resolved, state, { integrations, webhooks });
-      result.unknownSecrets = sortUnknown(unknown);
-      const plan = planChanges({
-        desired,
-        live: { integrations, webhooks },
-        state,
-        options: opts.plan,
-        ...(result.revision !== undefined ? { revision: result.revision } : {}),
+    const head = revs.head.manifests;
+    const base = revs.base?.manifests ?? [];
+    if (revs.base) {
+      const baseErrors = revs.base.diagnostics.filter((d) => d.severity === 'error' && d.kind !== undefined).length;
+      if (baseErrors) {
+        result.warnings.push({
+          kind: 'base-invalid',
+          message: `${baseErrors} manifest error(s) at the base revision: those manifests are treated as absent there`,
+        });
+      }
+    }
+    if (result.uncommitted) {
+      result.warnings.push({
+        kind: 'uncommitted',
+        message: `${result.uncommitted.length} manifest file(s) have uncommitted changes, which are not previewed (the preview reads commits): ${result.uncommitted.join(', ')}`,
       });
-      result.mode = 'live';
-      result.plan = plan;
-      result.changed = needsApply(plan);
-      result.exitCode = plan.errors.length ? 1 : result.changed ? 2 : 0;
-      if (plan.errors.length) result.error = plan.errors.join('; ');
-      return result;
-    } catch (err) {
-      if (!(err instanceof TransportError || err instanceof ApiError || (err instanceof UserError && !api))) throw err;
-      result.liveError = describeFailure(err);
-      opts.logger.debug({ reason: result.liveError }, 'live state not consulted: offline preview');
-      if (opts.requireLive) return fail(`live state not consulted: ${result.liveError}`);
+    }
+    const headResolved = resolveAllSecrets(head, { env: opts.env }).resolved;
+    const baseResolved = resolveAllSecrets(base, { env: opts.env }).resolved;
+    const redact = secretRedactor([...referencedSecretValues(head, headResolved), ...referencedSecretValues(base, baseResolved)]);
+    result.unknownSecrets = sortUnknown(unknownOf(headResolved));
+    const pr = revs.base ? diffRevisions(base, head) : undefined;
+
+    let live: LiveLists | undefined;
+    if (opts.offline !== undefined) {
+      result.offlineReason = opts.offline;
+    } else {
+      try {
+        api = opts.connect();
+        const [integrations, webhooks] = await Promise.all([api.listIntegrations(), api.listWebhooks()]);
+        live = { integrations, webhooks };
+      } catch (err) {
+        if (!(err instanceof TransportError || err instanceof ApiError || (err instanceof UserError && !api))) throw err;
+        result.offlineReason = redact(describeFailure(err));
+        opts.logger.debug({ reason: result.offlineReason }, 'live state not consulted: offline preview');
+        if (opts.requireLive) {
+          result.error = `live state not consulted: ${result.offlineReason}`;
+          return finish(result);
+        }
+      }
     }
 
-    const resources = set.manifests.map((m) => ({ resourceKind: m.manifest.kind, name: m.manifest.metadata.name, file: m.source.file }));
-    if (!base) {
-      result.offline = { baseCompared: false, changes: [], resources };
-      return result;
+    if (!live || !api) {
+      result.resources = pr
+        ? touchedResources(pr, undefined, undefined)
+        : head.map((m) => ({ resourceKind: m.manifest.kind, name: m.manifest.metadata.name, fields: [], source: { ...m.source }, ...(m.manifest.kind === 'Integration' ? { integrationType: m.manifest.spec.type } : {}) }));
+      if (pr) offlineManualSteps(result, head, base, opts);
+      return finish(result);
     }
-    const changes = diffManifestSets(await baseManifests(base, root, absPaths), set.manifests);
-    result.offline = { baseCompared: true, changes, resources };
-    result.changed = changes.length > 0;
-    result.exitCode = result.changed ? 2 : 0;
-    return result;
+
+    result.mode = 'live';
+    const ctx = await planBoth(opts, { head, base, headResolved, baseResolved, live, hasBase: revs.base !== undefined, revision: result.revision });
+    result.unknownSecrets = sortUnknown(ctx.unknown);
+    result.resources = pr ? touchedResources(pr, ctx.headPlan, live) : plannedResources(ctx.headPlan, live);
+    if (pr && ctx.basePlan) result.drift = driftEntries(ctx.basePlan, pr);
+    for (const e of ctx.headPlan.errors) result.warnings.push({ kind: 'plan-error', message: redact(e) });
+    const touched = new Set(result.resources.filter((r) => r.change !== 'removed').map((r) => `${r.resourceKind}/${r.name}`));
+    for (const w of ctx.headPlan.warnings) {
+      if ([...touched].some((t) => w.startsWith(`${t} `))) result.warnings.push({ kind: 'plan-warning', message: redact(w) });
+    }
+    await liveRequests(api, opts, result, { ...ctx, head, base, pr, live, redact });
+    return finish(result);
   } catch (err) {
-    if (err instanceof UserError || err instanceof TransportError || err instanceof ApiError) return fail(describeFailure(err));
+    if (err instanceof UserError || err instanceof TransportError || err instanceof ApiError) {
+      result.error = describeFailure(err);
+      return finish(result);
+    }
     throw err;
   } finally {
     await api?.close();
+  }
+}
+
+interface PlanInputs {
+  head: LoadedManifest[];
+  base: LoadedManifest[];
+  headResolved: ResolvedSecrets[];
+  baseResolved: ResolvedSecrets[];
+  live: LiveLists;
+  hasBase: boolean;
+  revision: string | undefined;
+}
+
+interface Planned {
+  headPlan: Plan;
+  basePlan?: Plan;
+  headDesired: DesiredResource[];
+  state: GovopsState;
+  unknown: UnknownSecret[];
+}
+
+/** The plans of the head and the base, against the state: the given file, or ownership from the base. */
+async function planBoth(opts: PreviewOptions, i: PlanInputs): Promise<Planned> {
+  const live = { integrations: i.live.integrations, webhooks: i.live.webhooks };
+  const given = !i.hasBase || opts.stateGiven ? await loadState(opts.statePath) : undefined;
+  let state: GovopsState;
+  if (given) state = given;
+  else {
+    const key = newState().fingerprintKey;
+    const empty: GovopsState = { version: 1, fingerprintKey: key, resources: [] };
+    const baseDesired = desiredWithUnknowns(i.base, i.baseResolved, empty, live).desired;
+    state = stateFromBase(key, baseDesired, planChanges({ desired: baseDesired, live, state: empty, options: opts.plan }));
+  }
+  const { desired: headDesired, unknown } = desiredWithUnknowns(i.head, i.headResolved, state, live);
+  const headPlan = planChanges({ desired: headDesired, live, state, options: opts.plan, ...(i.revision !== undefined ? { revision: i.revision } : {}) });
+  if (!i.hasBase) return { headPlan, headDesired, state, unknown };
+  const baseDesired = desiredWithUnknowns(i.base, i.baseResolved, state, live).desired;
+  const basePlan = planChanges({ desired: baseDesired, live, state, options: opts.plan });
+  return { headPlan, basePlan, headDesired, state, unknown };
+}
+
+interface LiveContext extends Planned {
+  head: LoadedManifest[];
+  base: LoadedManifest[];
+  pr: PrChange[] | undefined;
+  live: LiveLists;
+  redact: (s: string) => string;
+}
+
+const integrationSpec = (m: LoadedManifest | undefined): IntegrationManifest['spec'] | undefined =>
+  m?.manifest.kind === 'Integration' ? (m.manifest as IntegrationManifest).spec : undefined;
+
+/** Dry runs and manual-flow scripts of the touched integrations, a few at a time. */
+async function liveRequests(api: ServiceApi, opts: PreviewOptions, result: PreviewResult, c: LiveContext): Promise<void> {
+  const headByName = new Map(c.head.filter((m) => m.manifest.kind === 'Integration').map((m) => [m.manifest.metadata.name, m]));
+  const baseByName = new Map(c.base.filter((m) => m.manifest.kind === 'Integration').map((m) => [m.manifest.metadata.name, m]));
+  const desiredByName = new Map(
+    c.headDesired.filter((d): d is DesiredIntegration => d.kind === 'Integration').map((d) => [d.name, d]),
+  );
+  const changeByName = new Map(
+    c.headPlan.changes.filter((x) => x.resourceKind === 'Integration').map((x): [string, ResourceChange] => [x.name, x]),
+  );
+  const liveById = new Map<string, LiveIntegration>(c.live.integrations.map((l) => [l.id, l]));
+  const queue = new PQueue({ concurrency: Math.max(1, opts.concurrency ?? 4) });
+  const jobs: Array<Promise<unknown>> = [];
+  for (const r of result.resources) {
+    if (r.resourceKind !== 'Integration' || !r.live) continue;
+    const l = r.live;
+    const removed = r.change === 'removed';
+    const headM = removed ? undefined : headByName.get(r.name);
+    const baseM = baseByName.get(r.renamedFrom ?? r.name);
+    const d = removed ? undefined : desiredByName.get(r.name);
+    const change = changeByName.get(r.name);
+    const liveObj = l.id !== undefined ? liveById.get(l.id) : undefined;
+    const deleting = l.action === 'delete' || l.action === 'replace';
+    const unknownRefs = result.unknownSecrets
+      .filter((u) => u.resourceKind === 'Integration' && u.name === r.name)
+      .filter((u) => (deleting ? u.path.startsWith('deleteCredentials.') && change?.deleteNeedsCredentials === true : u.path.startsWith('config.')))
+      .map((u) => u.ref);
+    if (opts.dryRun !== false) {
+      const headSpec = integrationSpec(headM);
+      const baseSpec = integrationSpec(baseM);
+      const req = dryRunRequest({
+        action: l.action,
+        ...(l.id !== undefined ? { liveId: l.id } : {}),
+        ...(l.blocked !== undefined ? { blocked: l.blocked } : {}),
+        ...(d && !deleting ? { body: structuredClone(d.body) } : {}),
+        ...(d?.deleteCredentials && change?.deleteNeedsCredentials ? { deletePayload: structuredClone(d.deleteCredentials) } : {}),
+        unknownRefs,
+        targets: checkTargets({
+          sends: deleting ? (change?.deleteNeedsCredentials ? headSpec?.deleteCredentials : undefined) : headSpec?.config,
+          ...(headSpec && !deleting ? { head: { config: headSpec.config } } : {}),
+          ...(baseSpec ? { base: { config: baseSpec.config, deleteCredentials: baseSpec.deleteCredentials } } : {}),
+          ...(liveObj ? { live: liveObj.config } : {}),
+          allowNewTargets: opts.dryRunNewTargets === true,
+        }),
+      });
+      if (req && 'method' in req) jobs.push(queue.add(async () => {
+        r.dryRun = await sendDryRun(api, req, c.redact);
+      }));
+      else if (req) r.dryRun = req;
+    }
+    const type = (r.integrationType ?? liveObj?.type) as IntegrationType | undefined;
+    if (type && opts.scripts !== false) {
+      const input: ManualStepInput = {
+        name: r.name,
+        action: l.action,
+        type,
+        autoBootstrap: l.action === 'delete' ? (liveObj?.autoBootstrap ?? integrationSpec(baseM)?.autoBootstrap) : (d?.body.autoBootstrap ?? integrationSpec(headM)?.autoBootstrap),
+        ...(headM ? { config: structuredClone(integrationSpec(headM)?.config ?? {}) } : {}),
+        ...(l.id !== undefined ? { liveId: l.id } : {}),
+      };
+      if (manualSteps(input).length) {
+        jobs.push(queue.add(async () => {
+          r.manualSteps = await fetchManualSteps(api, input, c.redact);
+        }));
+      }
+    }
+  }
+  await Promise.all(jobs);
+}
+
+/** Offline: the manual steps a touched integration will need, with the command that fetches each script. */
+function offlineManualSteps(result: PreviewResult, head: LoadedManifest[], base: LoadedManifest[], opts: PreviewOptions): void {
+  if (opts.scripts === false) return;
+  for (const r of result.resources) {
+    if (r.resourceKind !== 'Integration' || !r.integrationType) continue;
+    const m = (r.change === 'removed' ? base : head).find((x) => x.manifest.kind === 'Integration' && x.manifest.metadata.name === r.name);
+    const spec = integrationSpec(m);
+    const steps = manualSteps(
+      { name: r.name, action: offlineAction(r), type: r.integrationType as IntegrationType, autoBootstrap: spec?.autoBootstrap ?? false },
+      'Not fetched: the service was not consulted.',
+    );
+    if (steps.length) r.manualSteps = steps;
   }
 }

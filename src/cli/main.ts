@@ -2,34 +2,10 @@
 /**
  * The govops command line. Each command lives in src/cli/commands/<name>.ts, which only declares it
  * (name, arguments, options); its action loads src/cli/commands/<name>-action.ts on demand, so
- * `govops --help` and each command load only the modules they need.
+ * `govops --help` and each command load only the modules they need. The command tree is in program.ts.
  */
-import { Command, Option } from 'commander';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { COMMANDS } from './commands/index.js';
-import { LOG_LEVELS } from './log-levels.js';
+import { buildProgram } from './program.js';
 import { reportFatal } from './fatal.js';
-
-const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {
-  version: string;
-};
-
-export function buildProgram(): Command {
-  const program = new Command('govops')
-    .description('GitOps for the data-governance service: integrations and webhooks as YAML in Git')
-    .version(pkg.version)
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
-    .addOption(
-      new Option('--log-level <level>', 'log level (default: env GOVOPS_LOG_LEVEL, else warn; info for run and sandbox)').choices([
-        ...LOG_LEVELS,
-      ]),
-    )
-    .option('--no-color', 'disable colored output (color is used only on a TTY)')
-    .showHelpAfterError();
-  for (const register of COMMANDS) register(program);
-  return program;
-}
 
 buildProgram()
   .parseAsync(process.argv)

@@ -1,8 +1,12 @@
 /** The daemon's Prometheus metrics, in a registry of its own (never prom-client's global one). */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RequestEvent } from '../api/client.js';
+import type { Verdict } from './classify.js';
 import type { Attempt } from './loop.js';
 import { countStates, resourceStates } from './resources.js';
+
+/** Every reconcile result (a missing or unknown one fails to compile): each series exists from the start at 0. */
+const RESULTS: Record<Verdict, true> = { applied: true, 'in-sync': true, drift: true, invalid: true, unreachable: true, failed: true };
 
 export class DaemonMetrics {
   readonly registry = new Registry();
@@ -76,6 +80,11 @@ export class DaemonMetrics {
     this.ready.set(0);
     this.gitFetchFailures.inc(0);
     this.rejected.inc(0);
+    // So that `increase(govops_reconcile_total{result="failed"}[..]) > 0` fires on the first failure after a restart.
+    for (const result of Object.keys(RESULTS)) {
+      this.reconcileTotal.inc({ result }, 0);
+      this.reconcileDuration.zero({ result });
+    }
   }
 
   onRequest = (e: RequestEvent): void => {

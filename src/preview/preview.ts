@@ -21,20 +21,21 @@ import { ApiError, TransportError, UserError } from '../errors.js';
 import { MANIFEST_EXT } from '../manifests/discover.js';
 import { IGNORE_FILE } from '../manifests/ignore.js';
 import { loadManifests } from '../manifests/loader.js';
-import { isSecretRef, resolveAllSecrets, type ResolvedSecrets } from '../manifests/secrets.js';
+import type { SecretScope } from '../manifests/secret-scope.js';
+import { resolveAllSecrets, type ResolvedSecrets } from '../manifests/secrets.js';
 import type { IntegrationManifest, LoadedManifest, ManifestSet } from '../manifests/types.js';
 import { planChanges } from '../plan/planner.js';
 import type { DesiredIntegration, DesiredResource, Plan, PlanOptions, ResourceChange } from '../plan/types.js';
 import type { IntegrationType } from '../service/kinds.js';
 import { loadState, newState } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
+import { redactText } from '../util/redact.js';
 import { dryRunRequest, sendDryRun } from './dry-run.js';
 import { changedFiles, commitOf, mergeBase, repoInfo, uncommittedFiles, type RepoInfo } from './git.js';
 import { driftEntries, plannedResources, touchedResources, type LiveLists } from './live-view.js';
 import { fetchManualSteps, manualSteps, type ManualStepInput } from './manual-steps.js';
 import { stateFromBase } from './ownership.js';
 import { diffRevisions, type PrChange } from './pr-diff.js';
-import { secretRedactor } from './redact.js';
 import { loadRevision } from './revisions.js';
 import { checkTargets } from './targets.js';
 import { finish } from './result.js';
@@ -55,6 +56,8 @@ export interface PreviewOptions {
   stateGiven?: boolean;
   plan: PlanOptions;
   env: Record<string, string | undefined>;
+  /** Which secrets manifests may reference: a reference outside it makes the preview invalid. */
+  secretScope?: SecretScope;
   logger: Logger;
   /** Make the service client; throws a UserError when no URL or token is configured. */
   connect: () => ServiceApi;
@@ -116,6 +119,8 @@ function emptyResult(): PreviewResult {
 /** The manifests to preview: both commits with --base, else the work tree. */
 interface Revisions {
   repo?: RepoInfo;
+  /** With --base: the work tree, where `fromFile` secrets are read (the commits' copies hold none). */
+  secretsOrigin?: string;
   head: ManifestSet;
   base?: ManifestSet;
 }
@@ -123,7 +128,8 @@ interface Revisions {
 async function readRevisions(opts: PreviewOptions, root: string, absPaths: string[], result: PreviewResult): Promise<Revisions> {
   const repo = await repoInfo(root);
   if (repo?.head) result.revision = repo.head;
-  if (opts.base === undefined) return { ...(repo ? { repo } : {}), head: await loadManifests(absPaths, { cwd: root }) };
+  const scope = opts.secretScope ? { secretScope: opts.secretScope } : {};
+  if (opts.base === undefined) return { ...(repo ? { repo } : {}), head: await loadManifests(absPaths, { cwd: root, ...scope }) };
   if (!repo) throw new UserError('--base needs a git work tree', 'run govops preview inside the checked-out repository');
   const specs = pathspecs(repo.top, await Promise.all(absPaths.map((p) => realpath(p).catch(() => p))));
   const mb = await mergeBase(root, opts.base);
@@ -133,31 +139,9 @@ async function readRevisions(opts: PreviewOptions, root: string, absPaths: strin
   result.base = { ref: opts.base, mergeBase: mb, files };
   const dirty = (await uncommittedFiles(repo.top, specs)).filter(isManifest);
   if (dirty.length) result.uncommitted = dirty;
-  const load = (commit: string) => loadRevision({ top: repo.top, commit, specs, root, absPaths });
+  const load = (commit: string) => loadRevision({ top: repo.top, commit, specs, root, absPaths, ...scope });
   const [headSet, baseSet] = await Promise.all([load(head), load(mb)]);
-  return { repo, head: headSet, base: baseSet };
-}
-
-/** Values that came from secret references (the operator's secrets): never in the comment. */
-function referencedSecretValues(loaded: readonly LoadedManifest[], resolved: readonly ResolvedSecrets[]): string[] {
-  const out: string[] = [];
-  resolved.forEach((r, i) => {
-    for (const p of r.secretPaths) {
-      const original = valueAt(loaded[i]!.manifest, p);
-      const v = valueAt(r.manifest, p);
-      if (isSecretRef(original) && typeof v === 'string') out.push(v);
-    }
-  });
-  return out;
-}
-
-function valueAt(root: unknown, dotted: string): unknown {
-  let cur = root;
-  for (const part of dotted.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[part];
-  }
-  return cur;
+  return { repo, secretsOrigin: repo.top, head: headSet, base: baseSet };
 }
 
 function unknownOf(resolved: readonly ResolvedSecrets[]): UnknownSecret[] {
@@ -205,9 +189,23 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
         message: `${result.uncommitted.length} manifest file(s) have uncommitted changes, which are not previewed (the preview reads commits): ${result.uncommitted.join(', ')}`,
       });
     }
-    const headResolved = resolveAllSecrets(head, { env: opts.env }).resolved;
-    const baseResolved = resolveAllSecrets(base, { env: opts.env }).resolved;
-    const redact = secretRedactor([...referencedSecretValues(head, headResolved), ...referencedSecretValues(base, baseResolved)]);
+    const resolveOpts = {
+      env: opts.env,
+      ...(opts.secretScope ? { scope: opts.secretScope } : {}),
+      ...(revs.secretsOrigin !== undefined ? { secretsOrigin: revs.secretsOrigin } : {}),
+    };
+    const { resolved: headResolved, diagnostics: secretDiags } = resolveAllSecrets(head, resolveOpts);
+    // A secret CI does not have is an unknown; one outside the operator's scope is an error.
+    const refused = secretDiags.filter((d) => d.rule === 'secret-scope');
+    if (refused.length) {
+      result.diagnostics = [...result.diagnostics, ...refused];
+      result.valid = false;
+      return finish(result);
+    }
+    // The base's references are the operator's too; out-of-scope ones simply stay unresolved.
+    const baseResolved = resolveAllSecrets(base, resolveOpts).resolved;
+    // Text from the service (dry-run answers, scripts) passes the one redactor: every resolved secret is registered in it.
+    const redact = redactText;
     result.unknownSecrets = sortUnknown(unknownOf(headResolved));
     const pr = revs.base ? diffRevisions(base, head) : undefined;
 

@@ -105,4 +105,16 @@ describe('lazy loading of command modules', () => {
     expect(files.filter((f) => f.endsWith('-action.js'))).toEqual(['cli/commands/webhooks-action.js']);
     for (const heavy of ['sandbox/', 'daemon/', 'reconcile/']) expect(files.filter((f) => f.startsWith(heavy))).toEqual([]);
   });
+
+  it('healthcheck loads its own action and no HTTP client, sandbox, daemon or logger', async () => {
+    const { result, modules } = await loaded(['healthcheck', '--listen', '127.0.0.1:1', '--timeout', '1s']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('unhealthy: http://127.0.0.1:1/healthz');
+    expect(packages(modules)).toEqual(['commander']);
+    const files = ours(modules);
+    expect(files.filter((f) => f.endsWith('-action.js'))).toEqual(['cli/commands/healthcheck-action.js']);
+    for (const heavy of ['log.js', 'api/', 'sandbox/', 'daemon/', 'reconcile/', 'manifests/']) {
+      expect(files.filter((f) => f.startsWith(heavy))).toEqual([]);
+    }
+  });
 });

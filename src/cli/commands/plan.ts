@@ -6,8 +6,9 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_STATE_PATH } from '../../state/store.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 
-export interface PlanFlags extends ConnectionFlags {
+export interface PlanFlags extends ConnectionFlags, SecretFlags {
   state: string;
   prune?: boolean;
   allowReplace?: boolean;
@@ -23,6 +24,7 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
     .option('--prune', 'delete resources govops manages whose manifest is gone (never anything else)')
     .option('--allow-replace', 'allow replacing (delete + create) integrations whose non-editable attributes changed')
     .option('--max-deletes <n>', 'refuse a plan that deletes (or replaces) more than N resources');
+  addSecretOptions(cmd);
   return addConnectionOptions(cmd);
 }
 

@@ -9,11 +9,13 @@ import { UserError } from '../../errors.js';
 import { formatDiagnostic } from '../../manifests/format.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { resolveSecrets } from '../../manifests/secrets.js';
+import type { SecretScope } from '../../manifests/secret-scope.js';
 import type { IntegrationManifest, LoadedManifest, ManifestSet } from '../../manifests/types.js';
 import { SCRIPT_KINDS, SCRIPT_PHASES, SCRIPT_PHASES_WITH_ID, naturalKey, type ScriptPhase } from '../../service/kinds.js';
 import { getResource, loadState } from '../../state/store.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
+import { secretScopeFromFlags } from '../secret-scope.js';
 import type { ScriptsFlags } from './scripts.js';
 
 export interface ScriptRequest {
@@ -23,10 +25,12 @@ export interface ScriptRequest {
   cwd: string;
   statePath: string;
   env: Record<string, string | undefined>;
+  /** Which secrets the manifest may reference (default: GOVOPS_SECRET_* variables, files inside the root). */
+  secretScope?: SecretScope;
 }
 
 export interface ScriptDeps {
-  load: (paths: string[], options: { cwd: string }) => Promise<ManifestSet>;
+  load: (paths: string[], options: { cwd: string; secretScope?: SecretScope }) => Promise<ManifestSet>;
   api: ServiceApi;
   logger: Logger;
 }
@@ -69,7 +73,7 @@ function findManifest(set: ManifestSet, name: string): LoadedManifest<Integratio
 
 /** Find the integration, check the phase applies, resolve secrets, find its id when needed, fetch the script. */
 export async function fetchScript(req: ScriptRequest, deps: ScriptDeps): Promise<ScriptResult> {
-  const set = await deps.load(req.paths, { cwd: req.cwd });
+  const set = await deps.load(req.paths, { cwd: req.cwd, ...(req.secretScope ? { secretScope: req.secretScope } : {}) });
   const loaded = findManifest(set, req.name);
   const where = `${loaded.source.file}:${loaded.source.line}:${loaded.source.column}`;
   const own = set.diagnostics.filter(
@@ -93,7 +97,7 @@ export async function fetchScript(req: ScriptRequest, deps: ScriptDeps): Promise
     );
   }
 
-  const resolved = resolveSecrets(loaded, { env: req.env });
+  const resolved = resolveSecrets(loaded, { env: req.env, ...(req.secretScope ? { scope: req.secretScope } : {}) });
   if (resolved.diagnostics.length) {
     throw new UserError(`cannot resolve the secrets of Integration/${req.name}:\n${resolved.diagnostics.map((d) => formatDiagnostic(d)).join('\n')}`);
   }
@@ -129,7 +133,7 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
   const api = clientFromOptions(opts, ctx.logger);
   try {
     const res = await fetchScript(
-      { name, phase: opts.phase, paths, cwd: process.cwd(), statePath: opts.state, env: process.env },
+      { name, phase: opts.phase, paths, cwd: process.cwd(), statePath: opts.state, env: process.env, secretScope: secretScopeFromFlags(opts) },
       { load: loadManifests, api, logger: ctx.logger },
     );
     const text = res.script.endsWith('\n') ? res.script : `${res.script}\n`;
@@ -137,7 +141,8 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
       await writeFileAtomic(opts.out, text);
       ctx.stderr.write(`wrote the ${opts.phase} script for Integration/${name}${res.id ? ` (id ${res.id})` : ''} to ${opts.out}\n`);
     } else {
-      ctx.stdout.write(text);
+      // The script is the product asked for (it may carry the credentials it sets up): not redacted.
+      ctx.rawStdout.write(text);
     }
     ctx.stderr.write(`next: ${FOLLOW_UP[opts.phase]}\n`);
   } finally {

@@ -1,0 +1,29 @@
+/**
+ * The govops command tree: global options and every command's declaration (commander only, no action
+ * module). main.ts parses process.argv with it; `govops healthcheck` parses a running daemon's argv with it.
+ */
+import { Command, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { COMMANDS } from './commands/index.js';
+import { LOG_LEVELS } from './log-levels.js';
+
+const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {
+  version: string;
+};
+
+export function buildProgram(): Command {
+  const program = new Command('govops')
+    .description('GitOps for the data-governance service: integrations and webhooks as YAML in Git')
+    .version(pkg.version)
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .addOption(
+      new Option('--log-level <level>', 'log level (default: env GOVOPS_LOG_LEVEL, else warn; info for run and sandbox)').choices([
+        ...LOG_LEVELS,
+      ]),
+    )
+    .option('--no-color', 'disable colored output (color is used only on a TTY)')
+    .showHelpAfterError();
+  for (const register of COMMANDS) register(program);
+  return program;
+}

@@ -17,6 +17,8 @@ export interface Section {
   more: (left: number) => string;
   /** What stands in for the whole section when not even one item fits. */
   short: string[];
+  /** At most this many characters, so one long section (hundreds of warnings) leaves room for the others. */
+  max?: number;
 }
 
 /** GitHub's limit, less a margin for what a CI step may add around the comment. */
@@ -49,7 +51,7 @@ export function fitComment(head: readonly string[], sections: readonly Section[]
   let reserved = sections.reduce((n, s) => n + size(s.short), 0);
   for (const s of sections) {
     reserved -= size(s.short);
-    const lines = render(s, limit - used - reserved);
+    const lines = render(s, Math.min(limit - used - reserved, s.max ?? Infinity));
     out.push(...lines);
     used += size(lines);
   }

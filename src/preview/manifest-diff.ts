@@ -83,12 +83,25 @@ export function diffManifest(before: LoadedManifest, after: LoadedManifest): Man
   return out;
 }
 
+/** Every leaf under `value` as an addition (objects opened, so one secret hides only itself). */
+function leaves(path: string, value: unknown, sensitive: boolean, out: ManifestFieldChange[]): void {
+  if (isPlainObject(value) && !isSecretRef(value)) {
+    for (const k of Object.keys(value).sort()) {
+      const child = `${path}.${k}`;
+      leaves(child, value[k], sensitive || isSensitiveKey(k) || ALWAYS_SENSITIVE.has(child), out);
+    }
+    return;
+  }
+  if (showable(value, sensitive)) out.push({ path, after: structuredClone(value), sensitive: false });
+  else out.push({ path, sensitive: true });
+}
+
 /** Every field of a new manifest, as additions (secret values as sensitive). */
 export function manifestFields(m: LoadedManifest): ManifestFieldChange[] {
   const out: ManifestFieldChange[] = [];
   const { name: _n, ...meta } = m.manifest.metadata;
-  walk('metadata', {}, meta, false, out);
-  walk('spec', {}, m.manifest.spec, false, out);
+  leaves('metadata', meta, false, out);
+  leaves('spec', m.manifest.spec, false, out);
   return out;
 }
 

@@ -12,11 +12,13 @@ import { formatDiagnostic } from '../reconcile/engine.js';
 import { COMMENT_LIMIT, fitComment, type Section } from './fit.js';
 import type { ManifestFieldChange } from './manifest-diff.js';
 import type { PrChangeKind } from './pr-diff.js';
-import { fenceFor, renderManualSteps } from './render-manual.js';
+import { renderManualSteps } from './render-manual.js';
 import type { DriftEntry, DryRunResult, LiveAction, LiveFacts, PreviewResource, PreviewResult, PreviewWarning } from './types.js';
 
 /** Text for a table cell: no pipes, newlines or HTML. */
 export const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/</g, '&lt;');
+/** Text inside HTML (a <summary>). */
+const html = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 /** Inline code that cannot be closed early. */
 const code = (s: string): string => `\`${s.replace(/`/g, "'")}\``;
 /** Text inside a ``` block: it cannot close the fence. */
@@ -161,6 +163,7 @@ function warnings(r: PreviewResult): Section {
     tail: [''],
     more: (n) => `- … and ${plural(n, 'more warning')} (see the JSON output)`,
     short: ['#### Warnings', '', `${plural(r.warnings.length, 'warning')}: too long to show here (see the JSON output).`, ''],
+    max: 8_000,
   };
 }
 
@@ -171,6 +174,7 @@ function diagnosticsSection(heading: string, list: Diagnostic[]): Section {
     tail: ['```', ''],
     more: (n) => `… and ${n} more`,
     short: [`#### ${heading}`, '', `${plural(list.length, 'message')}: run \`govops validate\` to see them.`, ''],
+    max: 12_000,
   };
 }
 
@@ -180,7 +184,7 @@ function changesTable(r: PreviewResult): Section {
     const sym = x.change !== undefined ? PR_SYMBOL[x.change] : ' ';
     const cols = [`\`${sym}\``, cell(title(x)), x.integrationType ?? ''];
     if (r.base) cols.push(cell(prText(x)));
-    if (live) cols.push(cell(x.live ? liveText(x.live) : '').replace(/\\\*\\\*/g, '**'), x.dryRun ? DRY_ICON[x.dryRun.status] : '');
+    if (live) cols.push(cell(x.live ? liveText(x.live) : ''), x.dryRun ? DRY_ICON[x.dryRun.status] : '');
     return `| ${cols.join(' | ')} |`;
   });
   const headers = ['', 'Resource', 'Type', ...(r.base ? ['This pull request'] : []), ...(live ? ['In the service', 'Dry run'] : [])];
@@ -192,6 +196,7 @@ function changesTable(r: PreviewResult): Section {
     tail: [''],
     more: (n) => `| | … ${plural(n, 'more resource')} (see the JSON output) |${' |'.repeat(headers.length - 2)}`,
     short: ['#### Changes', '', `${plural(rows.length, 'resource')}: too many to list here (see the JSON output).`, ''],
+    max: 24_000,
   };
 }
 
@@ -208,7 +213,7 @@ function dryRunBlock(d: DryRunResult): string[] {
   return out;
 }
 
-function detail(r: PreviewResult, x: PreviewResource): string {
+function detail(x: PreviewResource): string {
   const failed = x.dryRun?.status === 'failed' || x.dryRun?.status === 'rejected';
   const what = [x.change !== undefined ? prText(x) : undefined, x.live ? LIVE_TEXT[x.live.action] : undefined].filter(Boolean).join(' → ');
   const out = [`<details${failed ? ' open' : ''}><summary><b>${title(x)}</b>${x.integrationType ? ` (${x.integrationType})` : ''}: ${cell(what)}</summary>`, ''];
@@ -232,7 +237,6 @@ function detail(r: PreviewResult, x: PreviewResource): string {
   if (x.dryRun) out.push(...dryRunBlock(x.dryRun));
   if (x.manualSteps?.length) out.push(...renderManualSteps(x.name, x.manualSteps));
   out.push('</details>', '');
-  void r;
   return out.join('\n');
 }
 
@@ -243,7 +247,7 @@ function details(r: PreviewResult): Section {
   const ordered = shown.map((x, i) => ({ x, i })).sort((a, b) => rank(a.x) - rank(b.x) || a.i - b.i).map(({ x }) => x);
   return {
     head: ordered.length ? ['#### Details', ''] : [],
-    items: ordered.map((x) => detail(r, x)),
+    items: ordered.map(detail),
     more: (n) => `_${plural(n, 'more resource')} not detailed here, to keep the comment under GitHub's size limit: see the JSON output (\`govops preview -o json\`)._\n`,
     short: ordered.length ? ['#### Details', '', `_Not shown (too long for a comment): see the JSON output._`, ''] : [],
   };
@@ -289,7 +293,7 @@ function unknownSecrets(r: PreviewResult): Section {
 
 function changedFiles(r: PreviewResult): Section {
   if (!r.base) return { head: [], items: [], more: () => '', short: [] };
-  const summaryLine = `<details><summary>Manifest files changed since ${code(r.base.ref)}: ${r.base.files.length}</summary>`;
+  const summaryLine = `<details><summary>Manifest files changed since <code>${html(r.base.ref)}</code>: ${r.base.files.length}</summary>`;
   if (r.base.files.length === 0) return { head: [], items: [], more: () => '', short: [] };
   return {
     head: [summaryLine, '', '| Change | File |', '|---|---|'],
@@ -314,5 +318,3 @@ export function renderPreview(r: PreviewResult, limit = COMMENT_LIMIT): string {
   if (!r.valid) sections.push({ head: ['_No plan was made._', ''], items: [], more: () => '', short: [] });
   return fitComment(head, sections, limit);
 }
-
-export { fenceFor };

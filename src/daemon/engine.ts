@@ -10,6 +10,7 @@ export interface EngineSettings {
   prune: boolean;
   allowReplace: boolean;
   maxDeletes?: number;
+  allowEmpty?: boolean;
   concurrency?: number;
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
@@ -31,9 +32,11 @@ export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): Re
       prune: settings.prune,
       allowReplace: settings.allowReplace,
       maxDeletes: settings.maxDeletes,
+      allowEmpty: settings.allowEmpty,
       concurrency: settings.concurrency,
       timeoutMs: settings.timeoutMs,
       signal: req.signal,
+      forceSignal: req.forceSignal,
       logger: req.logger,
       statePath: settings.statePath,
       env: settings.env ?? process.env,

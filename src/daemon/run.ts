@@ -24,6 +24,7 @@ export interface RunSettings {
   prune: boolean;
   allowReplace: boolean;
   maxDeletes?: number;
+  allowEmpty?: boolean;
   concurrency?: number;
   timeoutMs?: number;
   listen: { host: string; port: number };
@@ -99,6 +100,7 @@ export async function startRunning(
       prune: s.prune,
       allowReplace: s.allowReplace,
       maxDeletes: s.maxDeletes,
+      allowEmpty: s.allowEmpty,
       concurrency: s.concurrency,
       timeoutMs: s.timeoutMs,
       env: s.env,
@@ -132,6 +134,7 @@ export async function startRunning(
       prune: s.prune,
       allowReplace: s.allowReplace,
       maxDeletes: s.maxDeletes,
+      allowEmpty: s.allowEmpty,
       intervalMs: s.intervalMs,
       resyncMs: s.resyncMs,
       statePath: s.statePath,

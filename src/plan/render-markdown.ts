@@ -1,5 +1,5 @@
 /** Markdown rendering for a pull-request comment: summary table, then collapsible details. */
-import { describeAction, renderText, summaryLine, symbolFor } from './render-text.js';
+import { describeAction, notComparableSummary, renderText, summaryLine, symbolFor } from './render-text.js';
 import type { Plan } from './types.js';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -18,6 +18,7 @@ export function renderMarkdown(plan: Plan): string {
         ...(c.blocked ? [`**blocked:** ${c.blocked}`] : []),
         ...(c.manualScript ? [`manual step: \`${c.manualScript.command}\``] : []),
         ...(c.changes.some((f) => f.forcesReplace) && c.action === 'replace' ? ['forces replacement'] : []),
+        ...(c.notComparable ? [`cannot be compared: ${c.notComparable.paths.map((p) => `\`${p}\``).join(', ')} (${c.notComparable.handling})`] : []),
       ];
       out.push(
         `| \`${symbolFor(c)}\` | ${cell(`${c.resourceKind}/${c.name}`)} | ${c.integrationType ?? ''} | ${cell(describeAction(c))} | ${cell(notes.join('; '))} |`,
@@ -26,6 +27,8 @@ export function renderMarkdown(plan: Plan): string {
     out.push('');
   }
   out.push(`**${summaryLine(plan.summary)}**`, '');
+  const nc = notComparableSummary(plan);
+  if (nc) out.push(nc, '');
   if (visible.length > 0) {
     out.push('<details><summary>Details</summary>', '', '```diff', renderText(plan).trimEnd(), '```', '', '</details>', '');
   }

@@ -51,6 +51,7 @@ export function liveFacts(c: ResourceChange | undefined, pr: PrChange | undefine
   const status = statusOf(c, live);
   if (status !== undefined) facts.status = status;
   if (c.blocked !== undefined) facts.blocked = c.blocked;
+  if (c.notComparable) facts.notComparable = { paths: [...c.notComparable.paths], handling: c.notComparable.handling };
   return facts;
 }
 

@@ -14,7 +14,7 @@ export function stateFromBase(fingerprintKey: string, baseDesired: readonly Desi
   const resources: ManagedResource[] = [];
   for (const c of basePlan.changes) {
     const d = desired.get(`${c.resourceKind}/${c.name}`);
-    if (!d || c.liveId === undefined || c.action === 'create' || c.action === 'delete') continue;
+    if (!d || c.liveId === undefined || c.action === 'delete') continue;
     const r: ManagedResource = {
       kind: d.kind,
       name: d.name,

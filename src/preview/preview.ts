@@ -23,6 +23,7 @@ import { IGNORE_FILE } from '../manifests/ignore.js';
 import { loadManifests } from '../manifests/loader.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import { resolveAllSecrets, type ResolvedSecrets } from '../manifests/secrets.js';
+import { configShapes } from '../manifests/shapes.js';
 import type { IntegrationManifest, LoadedManifest, ManifestSet } from '../manifests/types.js';
 import { planChanges } from '../plan/planner.js';
 import type { DesiredIntegration, DesiredResource, Plan, PlanOptions, ResourceChange } from '../plan/types.js';
@@ -242,6 +243,7 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
     result.resources = pr ? touchedResources(pr, ctx.headPlan, live) : plannedResources(ctx.headPlan, live);
     if (pr && ctx.basePlan) result.drift = driftEntries(ctx.basePlan, pr);
     for (const e of ctx.headPlan.errors) result.warnings.push({ kind: 'plan-error', message: redact(e) });
+    if (ctx.headPlan.deletionRefusal) result.warnings.push({ kind: 'blocked', message: redact(ctx.headPlan.deletionRefusal.message) });
     const touched = new Set(result.resources.filter((r) => r.change !== 'removed').map((r) => `${r.resourceKind}/${r.name}`));
     for (const w of ctx.headPlan.warnings) {
       if ([...touched].some((t) => w.startsWith(`${t} `))) result.warnings.push({ kind: 'plan-warning', message: redact(w) });
@@ -280,6 +282,7 @@ interface Planned {
 /** The plans of the head and the base, against the state: the given file, or ownership from the base. */
 async function planBoth(opts: PreviewOptions, i: PlanInputs): Promise<Planned> {
   const live = { integrations: i.live.integrations, webhooks: i.live.webhooks };
+  const shapes = configShapes();
   const given = !i.hasBase || opts.stateGiven ? await loadState(opts.statePath) : undefined;
   let state: GovopsState;
   if (given) state = given;
@@ -287,13 +290,13 @@ async function planBoth(opts: PreviewOptions, i: PlanInputs): Promise<Planned> {
     const key = newState().fingerprintKey;
     const empty: GovopsState = { version: 1, fingerprintKey: key, resources: [] };
     const baseDesired = desiredWithUnknowns(i.base, i.baseResolved, empty, live).desired;
-    state = stateFromBase(key, baseDesired, planChanges({ desired: baseDesired, live, state: empty, options: opts.plan }));
+    state = stateFromBase(key, baseDesired, planChanges({ desired: baseDesired, live, state: empty, options: opts.plan, shapes }));
   }
   const { desired: headDesired, unknown } = desiredWithUnknowns(i.head, i.headResolved, state, live);
-  const headPlan = planChanges({ desired: headDesired, live, state, options: opts.plan, ...(i.revision !== undefined ? { revision: i.revision } : {}) });
+  const headPlan = planChanges({ desired: headDesired, live, state, options: opts.plan, shapes, ...(i.revision !== undefined ? { revision: i.revision } : {}) });
   if (!i.hasBase) return { headPlan, headDesired, state, unknown };
   const baseDesired = desiredWithUnknowns(i.base, i.baseResolved, state, live).desired;
-  const basePlan = planChanges({ desired: baseDesired, live, state, options: opts.plan });
+  const basePlan = planChanges({ desired: baseDesired, live, state, options: opts.plan, shapes });
   return { headPlan, basePlan, headDesired, state, unknown };
 }
 

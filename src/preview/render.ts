@@ -7,7 +7,7 @@
  */
 import { describeRef, isSecretRef } from '../manifests/secrets.js';
 import type { Diagnostic } from '../manifests/types.js';
-import { fieldLine } from '../plan/render-text.js';
+import { fieldLine, notComparableLine } from '../plan/render-text.js';
 import { formatDiagnostic } from '../reconcile/engine.js';
 import { COMMENT_LIMIT, fitComment, type Section } from './fit.js';
 import type { ManifestFieldChange } from './manifest-diff.js';
@@ -226,8 +226,9 @@ function detail(x: PreviewResource): string {
   if (x.live) {
     const l = x.live;
     out.push(`**In the service:** ${liveText(l)}`, '');
-    if (l.changes.length) {
+    if (l.changes.length || l.notComparable) {
       const lines = l.changes.map((f) => fenced(`${fieldLine(f, l.action === 'none' ? 'noop' : l.action)}${f.fromPr ? '' : '   # drift: not from this pull request'}`));
+      if (l.notComparable) lines.push(fenced(notComparableLine(l.notComparable)));
       out.push('```diff', ...lines, '```', '');
     }
     for (const reason of l.reasons) out.push(`- ${cell(reason)}`);
@@ -241,7 +242,7 @@ function detail(x: PreviewResource): string {
 }
 
 function details(r: PreviewResult): Section {
-  const shown = r.resources.filter((x) => x.fields.length || x.live?.changes.length || x.live?.reasons.length || x.dryRun || x.manualSteps?.length || x.change === 'removed');
+  const shown = r.resources.filter((x) => x.fields.length || x.live?.changes.length || x.live?.notComparable || x.live?.reasons.length || x.dryRun || x.manualSteps?.length || x.change === 'removed');
   // failures first, so shortening drops the quiet ones
   const rank = (x: PreviewResource): number => (x.dryRun?.status === 'failed' || x.dryRun?.status === 'rejected' ? 0 : x.live?.blocked !== undefined ? 1 : 2);
   const ordered = shown.map((x, i) => ({ x, i })).sort((a, b) => rank(a.x) - rank(b.x) || a.i - b.i).map(({ x }) => x);

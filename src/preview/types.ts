@@ -5,7 +5,7 @@
  */
 
 import type { Diagnostic } from '../manifests/types.js';
-import type { ActionKind, FieldChange } from '../plan/types.js';
+import type { ActionKind, FieldChange, NotComparable } from '../plan/types.js';
 import type { ScriptPhase } from '../service/kinds.js';
 import type { ChangedFile } from './git.js';
 import type { ManifestFieldChange } from './manifest-diff.js';
@@ -39,6 +39,8 @@ export interface LiveFacts {
   changes: LiveFieldChange[];
   /** Non-editable attributes that force a replace. */
   forcesReplace: string[];
+  /** Credentials the service masks and govops cannot compare (not counted as changes), and what apply does. */
+  notComparable?: NotComparable;
 }
 
 export interface ValidationRow {

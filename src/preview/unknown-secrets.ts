@@ -14,6 +14,7 @@ import type { LoadedManifest, Manifest } from '../manifests/types.js';
 import { toDesired } from '../plan/desired.js';
 import type { DesiredResource } from '../plan/types.js';
 import { MASK } from '../service/kinds.js';
+import { hashingFor } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 
 export interface UnknownSecret {
@@ -73,9 +74,10 @@ export function desiredWithUnknowns(
   live: LiveResources,
 ): { desired: DesiredResource[]; unknown: UnknownSecret[] } {
   const unknown: UnknownSecret[] = [];
+  const hashing = hashingFor(state.fingerprintKey);
   const desired = resolved.map((r, i) => {
     const refs = unresolvedRefs(r);
-    if (refs.length === 0) return toDesired(r.manifest, loaded[i]!.source, r.secretPaths, state.fingerprintKey);
+    if (refs.length === 0) return toDesired(r.manifest, loaded[i]!.source, r.secretPaths, hashing);
     const manifest = structuredClone(r.manifest) as Manifest;
     const kind = manifest.kind;
     const name = manifest.metadata.name;
@@ -91,7 +93,7 @@ export function desiredWithUnknowns(
       const shown = rel.startsWith('config.') ? valueAt(liveObj, rel) : undefined;
       setAt(manifest, specPath, typeof shown === 'string' && shown !== MASK ? shown : UNKNOWN_SECRET);
     }
-    const d = toDesired(manifest, loaded[i]!.source, r.secretPaths, state.fingerprintKey);
+    const d = toDesired(manifest, loaded[i]!.source, r.secretPaths, hashing);
     for (const { specPath } of refs) {
       const rel = specPath.slice('spec.'.length);
       const recorded = st?.secretFingerprints[rel];

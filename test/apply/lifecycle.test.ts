@@ -41,7 +41,7 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     for (const v of [...Object.values(SECRETS), 'pw-rotated-5555']) expect(everything).not.toContain(v);
   });
 
-  it('adoption: a matching live integration not in state is adopted (+ update sending credentials), never re-created', async () => {
+  it('adoption: a matching live integration not in state is adopted without a call (credentials not comparable), never re-created', async () => {
     const made = await r.api.createIntegration({
       type: 'lakehouse',
       autoBootstrap: true,
@@ -50,14 +50,39 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     await new Promise((ok) => setTimeout(ok, 150));
     await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
     const plan = await r.run({ apply: false });
-    expect(plan.plan!.changes[0]).toMatchObject({ action: 'update', adopt: true, liveId: made.id });
-    expect(plan.plan!.summary.adopt).toBe(1);
+    expect(plan.plan!.changes[0]).toMatchObject({
+      action: 'adopt',
+      adopt: true,
+      liveId: made.id,
+      changes: [],
+      notComparable: { paths: ['config.token'], handling: 'record' },
+    });
+    expect(plan.plan!.summary).toMatchObject({ adopt: 1, update: 0 });
+    r.sandbox.clearRequests();
     const applied = await r.run();
     expect(applied.ok).toBe(true);
-    expect(applied.outcomes[0]!.action).toBe('adopt+update');
+    expect(applied.outcomes[0]!.action).toBe('adopt');
+    expect(writes()).toEqual([]);
     const st = await r.state();
     expect(st.resources[0]).toMatchObject({ name: 'lake', id: made.id, origin: 'adopted' });
     expect((await r.api.listIntegrations())).toHaveLength(1);
+    expect((await r.run({ apply: false })).changed).toBe(false);
+  });
+
+  it('adoption with --resend-secrets: the credentials that cannot be compared are sent once (adopt + update)', async () => {
+    const made = await r.api.createIntegration({
+      type: 'lakehouse',
+      autoBootstrap: true,
+      config: { workspaceUrl: 'https://lake.example.com', httpPath: '/sql/1', token: 'whatever' },
+    });
+    await new Promise((ok) => setTimeout(ok, 150));
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
+    r.sandbox.clearRequests();
+    const applied = await r.run({ resendSecrets: true });
+    expect(applied.ok).toBe(true);
+    expect(applied.plan!.changes[0]).toMatchObject({ action: 'update', adopt: true, notComparable: { handling: 'resend' } });
+    expect(applied.outcomes[0]!.action).toBe('adopt+update');
+    expect(writes()).toEqual([`PUT /integrations/${made.id}?dryRun=true 200`, `PUT /integrations/${made.id} 200`]);
     expect((await r.run({ apply: false })).changed).toBe(false);
   });
 
@@ -77,7 +102,12 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     expect(noPrune.plan!.warnings.join('\n')).toMatch(/Integration\/lake .*--prune/);
     const ids = (await r.state()).resources.map((x) => x.id).sort();
     r.sandbox.clearRequests();
-    const pruned = await r.run({ prune: true });
+    // Every manifest removed: refused by the mass-deletion guard unless asked for explicitly.
+    const refused = await r.run({ prune: true });
+    expect(refused.plan!.deletionRefusal).toMatchObject({ rule: 'empty', refused: 2 });
+    expect(refused.plan!.deletionRefusal!.message).toMatch(/run with --allow-empty --max-deletes 2/);
+    expect(writes()).toEqual([]);
+    const pruned = await r.run({ prune: true, allowEmpty: true, maxDeletes: 2 });
     expect(pruned.ok).toBe(true);
     expect(pruned.outcomes.map((o) => `${o.name}:${o.action}:${o.result}`).sort()).toEqual(['lake:delete:ok', 'sql:delete:ok']);
     for (const id of ids) {
@@ -90,18 +120,27 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     expect((await r.state()).resources).toEqual([]);
   });
 
-  it('--max-deletes: a plan deleting more is refused and nothing is applied', async () => {
+  it('--max-deletes: the deletes over it are refused (the rest is applied) with a message naming the flag', async () => {
     await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
     await r.write('w.yaml', webhookManifest('hook'));
+    await r.write('c.yaml', webhookManifest('keep'));
     expect((await r.run()).ok).toBe(true);
     await r.remove('b.yaml');
     await r.remove('w.yaml');
+    await r.write('d.yaml', webhookManifest('new'));
     r.sandbox.clearRequests();
     const res = await r.run({ prune: true, maxDeletes: 1 });
-    expect(res).toMatchObject({ ok: false, stage: 'plan' });
-    expect(res.error).toMatch(/more than --max-deletes 1/);
-    expect(writes()).toEqual([]);
+    expect(res).toMatchObject({ ok: false, stage: 'apply' });
+    expect(res.plan!.deletionRefusal).toMatchObject({ rule: 'max-deletes', refused: 2, limit: 1 });
+    expect(res.plan!.deletionRefusal!.message).toMatch(/more than --max-deletes 1.*run with --max-deletes 2/);
+    expect(res.outcomes.map((o) => `${o.name}:${o.result}:${o.code ?? ''}`).sort()).toEqual([
+      'hook:skipped:GOVOPS_BLOCKED',
+      'lake:skipped:GOVOPS_BLOCKED',
+      'new:ok:',
+    ]);
+    expect(writes()).toEqual(['POST /webhooks 200']);
     expect((await r.run({ prune: true, maxDeletes: 2 })).ok).toBe(true);
+    expect((await r.api.listWebhooks()).map((w) => w.name).sort()).toEqual(['keep', 'new']);
   });
 
   it('replace: blocked without --allow-replace; with it, delete (with the 2.9 payload) then create', async () => {

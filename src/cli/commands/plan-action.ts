@@ -34,7 +34,9 @@ export async function reconcileOptions(
     apply,
     prune: Boolean(flags.prune),
     allowReplace: Boolean(flags.allowReplace),
+    ...(flags.resendSecrets ? { resendSecrets: true } : {}),
     ...(maxDeletes !== undefined ? { maxDeletes } : {}),
+    ...(flags.allowEmpty ? { allowEmpty: true } : {}),
     logger: ctx.logger,
     statePath: flags.state,
   };

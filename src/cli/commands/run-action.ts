@@ -81,6 +81,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     prune: Boolean(flags.prune),
     allowReplace: Boolean(flags.allowReplace),
     maxDeletes: wholeNumber('--max-deletes', flags.maxDeletes, 0),
+    allowEmpty: Boolean(flags.allowEmpty),
     concurrency: wholeNumber('--concurrency', flags.concurrency, 1),
     timeoutMs: duration('--timeout', flags.timeout),
     listen,

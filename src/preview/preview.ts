@@ -13,37 +13,28 @@
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
-import type { LiveIntegration } from '../api/types.js';
 import { ApiError, TransportError, UserError } from '../errors.js';
 import { MANIFEST_EXT } from '../manifests/discover.js';
 import { IGNORE_FILE } from '../manifests/ignore.js';
 import { loadManifests } from '../manifests/loader.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import { resolveAllSecrets, type ResolvedSecrets } from '../manifests/secrets.js';
-import { configShapes } from '../manifests/shapes.js';
-import type { IntegrationManifest, LoadedManifest, ManifestSet } from '../manifests/types.js';
-import { planChanges } from '../plan/planner.js';
-import type { DesiredIntegration, DesiredResource, Plan, PlanOptions, ResourceChange } from '../plan/types.js';
-import type { IntegrationType } from '../service/kinds.js';
-import { loadState, newState } from '../state/store.js';
-import type { GovopsState } from '../state/types.js';
+import type { ManifestSet } from '../manifests/types.js';
+import type { PlanOptions } from '../plan/types.js';
 import { redactText } from '../util/redact.js';
-import { dryRunRequest, sendDryRun } from './dry-run.js';
 import { changedFiles, commitOf, mergeBase, repoInfo, uncommittedFiles, type RepoInfo } from './git.js';
 import { driftEntries, plannedResources, touchedResources, type LiveLists } from './live-view.js';
-import { fetchManualSteps, manualSteps, type ManualStepInput } from './manual-steps.js';
-import { stateFromBase } from './ownership.js';
-import { diffRevisions, type PrChange } from './pr-diff.js';
-import { loadRevision } from './revisions.js';
-import { checkTargets } from './targets.js';
+import { diffRevisions } from './pr-diff.js';
+import { planBoth } from './plans.js';
+import { liveRequests, offlineManualSteps, type RequestOptions } from './requests.js';
 import { finish } from './result.js';
-import { PREVIEW_FORMAT_VERSION, PREVIEW_MARKER, type LiveAction, type PreviewResource, type PreviewResult } from './types.js';
-import { desiredWithUnknowns, unresolvedRefs, type UnknownSecret } from './unknown-secrets.js';
+import { loadRevision } from './revisions.js';
+import { PREVIEW_FORMAT_VERSION, PREVIEW_MARKER, type PreviewResult } from './types.js';
+import { unresolvedRefs, type UnknownSecret } from './unknown-secrets.js';
 
-export interface PreviewOptions {
+export interface PreviewOptions extends RequestOptions {
   /** Folder the paths are relative to (the CLI passes the cwd). */
   root: string;
   paths: string[];
@@ -66,14 +57,6 @@ export interface PreviewOptions {
   requireLive?: boolean;
   /** Do not consult the service at all, for this reason (e.g. a pull request from a fork). */
   offline?: string;
-  /** Send dry runs (default true). */
-  dryRun?: boolean;
-  /** Dry-run resources the base revision does not have (their secrets go to hosts the pull request chose). */
-  dryRunNewTargets?: boolean;
-  /** Fetch manual-flow scripts (default true). */
-  scripts?: boolean;
-  /** Parallel dry runs and script requests (default 4). */
-  concurrency?: number;
 }
 
 export function describeFailure(err: unknown): string {
@@ -154,11 +137,6 @@ function unknownOf(resolved: readonly ResolvedSecrets[]): UnknownSecret[] {
       ref,
     })),
   );
-}
-
-/** What the offline preview can say about a resource's manual flow: the steps, not their scripts. */
-function offlineAction(r: PreviewResource): LiveAction {
-  return r.change === 'added' ? 'create' : r.change === 'removed' ? 'delete' : r.change === undefined ? 'none' : 'update';
 }
 
 export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
@@ -261,137 +239,3 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
   }
 }
 
-interface PlanInputs {
-  head: LoadedManifest[];
-  base: LoadedManifest[];
-  headResolved: ResolvedSecrets[];
-  baseResolved: ResolvedSecrets[];
-  live: LiveLists;
-  hasBase: boolean;
-  revision: string | undefined;
-}
-
-interface Planned {
-  headPlan: Plan;
-  basePlan?: Plan;
-  headDesired: DesiredResource[];
-  state: GovopsState;
-  unknown: UnknownSecret[];
-}
-
-/** The plans of the head and the base, against the state: the given file, or ownership from the base. */
-async function planBoth(opts: PreviewOptions, i: PlanInputs): Promise<Planned> {
-  const live = { integrations: i.live.integrations, webhooks: i.live.webhooks };
-  const shapes = configShapes();
-  const given = !i.hasBase || opts.stateGiven ? await loadState(opts.statePath) : undefined;
-  let state: GovopsState;
-  if (given) state = given;
-  else {
-    const key = newState().fingerprintKey;
-    const empty: GovopsState = { version: 1, fingerprintKey: key, resources: [] };
-    const baseDesired = desiredWithUnknowns(i.base, i.baseResolved, empty, live).desired;
-    state = stateFromBase(key, baseDesired, planChanges({ desired: baseDesired, live, state: empty, options: opts.plan, shapes }));
-  }
-  const { desired: headDesired, unknown } = desiredWithUnknowns(i.head, i.headResolved, state, live);
-  const headPlan = planChanges({ desired: headDesired, live, state, options: opts.plan, shapes, ...(i.revision !== undefined ? { revision: i.revision } : {}) });
-  if (!i.hasBase) return { headPlan, headDesired, state, unknown };
-  const baseDesired = desiredWithUnknowns(i.base, i.baseResolved, state, live).desired;
-  const basePlan = planChanges({ desired: baseDesired, live, state, options: opts.plan, shapes });
-  return { headPlan, basePlan, headDesired, state, unknown };
-}
-
-interface LiveContext extends Planned {
-  head: LoadedManifest[];
-  base: LoadedManifest[];
-  pr: PrChange[] | undefined;
-  live: LiveLists;
-  redact: (s: string) => string;
-}
-
-const integrationSpec = (m: LoadedManifest | undefined): IntegrationManifest['spec'] | undefined =>
-  m?.manifest.kind === 'Integration' ? (m.manifest as IntegrationManifest).spec : undefined;
-
-/** Dry runs and manual-flow scripts of the touched integrations, a few at a time. */
-async function liveRequests(api: ServiceApi, opts: PreviewOptions, result: PreviewResult, c: LiveContext): Promise<void> {
-  const headByName = new Map(c.head.filter((m) => m.manifest.kind === 'Integration').map((m) => [m.manifest.metadata.name, m]));
-  const baseByName = new Map(c.base.filter((m) => m.manifest.kind === 'Integration').map((m) => [m.manifest.metadata.name, m]));
-  const desiredByName = new Map(
-    c.headDesired.filter((d): d is DesiredIntegration => d.kind === 'Integration').map((d) => [d.name, d]),
-  );
-  const changeByName = new Map(
-    c.headPlan.changes.filter((x) => x.resourceKind === 'Integration').map((x): [string, ResourceChange] => [x.name, x]),
-  );
-  const liveById = new Map<string, LiveIntegration>(c.live.integrations.map((l) => [l.id, l]));
-  const queue = new PQueue({ concurrency: Math.max(1, opts.concurrency ?? 4) });
-  const jobs: Array<Promise<unknown>> = [];
-  for (const r of result.resources) {
-    if (r.resourceKind !== 'Integration' || !r.live) continue;
-    const l = r.live;
-    const removed = r.change === 'removed';
-    const headM = removed ? undefined : headByName.get(r.name);
-    const baseM = baseByName.get(r.renamedFrom ?? r.name);
-    const d = removed ? undefined : desiredByName.get(r.name);
-    const change = changeByName.get(r.name);
-    const liveObj = l.id !== undefined ? liveById.get(l.id) : undefined;
-    const deleting = l.action === 'delete' || l.action === 'replace';
-    const unknownRefs = result.unknownSecrets
-      .filter((u) => u.resourceKind === 'Integration' && u.name === r.name)
-      .filter((u) => (deleting ? u.path.startsWith('deleteCredentials.') && change?.deleteNeedsCredentials === true : u.path.startsWith('config.')))
-      .map((u) => u.ref);
-    if (opts.dryRun !== false) {
-      const headSpec = integrationSpec(headM);
-      const baseSpec = integrationSpec(baseM);
-      const req = dryRunRequest({
-        action: l.action,
-        ...(l.id !== undefined ? { liveId: l.id } : {}),
-        ...(l.blocked !== undefined ? { blocked: l.blocked } : {}),
-        ...(d && !deleting ? { body: structuredClone(d.body) } : {}),
-        ...(d?.deleteCredentials && change?.deleteNeedsCredentials ? { deletePayload: structuredClone(d.deleteCredentials) } : {}),
-        unknownRefs,
-        targets: checkTargets({
-          sends: deleting ? (change?.deleteNeedsCredentials ? headSpec?.deleteCredentials : undefined) : headSpec?.config,
-          ...(headSpec && !deleting ? { head: { config: headSpec.config } } : {}),
-          ...(baseSpec ? { base: { config: baseSpec.config, deleteCredentials: baseSpec.deleteCredentials } } : {}),
-          ...(liveObj ? { live: liveObj.config } : {}),
-          allowNewTargets: opts.dryRunNewTargets === true,
-        }),
-      });
-      if (req && 'method' in req) jobs.push(queue.add(async () => {
-        r.dryRun = await sendDryRun(api, req, c.redact);
-      }));
-      else if (req) r.dryRun = req;
-    }
-    const type = (r.integrationType ?? liveObj?.type) as IntegrationType | undefined;
-    if (type && opts.scripts !== false) {
-      const input: ManualStepInput = {
-        name: r.name,
-        action: l.action,
-        type,
-        autoBootstrap: l.action === 'delete' ? (liveObj?.autoBootstrap ?? integrationSpec(baseM)?.autoBootstrap) : (d?.body.autoBootstrap ?? integrationSpec(headM)?.autoBootstrap),
-        ...(headM ? { config: structuredClone(integrationSpec(headM)?.config ?? {}) } : {}),
-        ...(l.id !== undefined ? { liveId: l.id } : {}),
-      };
-      if (manualSteps(input).length) {
-        jobs.push(queue.add(async () => {
-          r.manualSteps = await fetchManualSteps(api, input, c.redact);
-        }));
-      }
-    }
-  }
-  await Promise.all(jobs);
-}
-
-/** Offline: the manual steps a touched integration will need, with the command that fetches each script. */
-function offlineManualSteps(result: PreviewResult, head: LoadedManifest[], base: LoadedManifest[], opts: PreviewOptions): void {
-  if (opts.scripts === false) return;
-  for (const r of result.resources) {
-    if (r.resourceKind !== 'Integration' || !r.integrationType) continue;
-    const m = (r.change === 'removed' ? base : head).find((x) => x.manifest.kind === 'Integration' && x.manifest.metadata.name === r.name);
-    const spec = integrationSpec(m);
-    const steps = manualSteps(
-      { name: r.name, action: offlineAction(r), type: r.integrationType as IntegrationType, autoBootstrap: spec?.autoBootstrap ?? false },
-      'Not fetched: the service was not consulted.',
-    );
-    if (steps.length) r.manualSteps = steps;
-  }
-}

@@ -111,6 +111,8 @@ function summary(r: PreviewResult): string[] {
     rows.push(
       `| **Dry runs** | ${total === 0 ? 'none needed' : counts([['✅ passed', d.passed], ['⚠️ warning', d.warning], ['❌ failed', d.failed], ['❌ rejected', d.rejected], ['⚠️ not run', d.error], ['⏭️ skipped', d.skipped]])} |`,
     );
+  } else if (r.valid && r.resources.some((x) => x.resourceKind === 'Integration')) {
+    rows.push('| **Dry runs** | ⏭️ not sent: the service was not consulted |');
   }
   if (r.mode === 'live') {
     rows.push(`| **Drift** | ${s.drift === 0 ? 'none: the service matches the base revision' : `${plural(s.drift, 'resource')} differ from the base revision (not from this pull request; merging applies them too)`} |`);

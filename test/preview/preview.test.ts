@@ -314,6 +314,19 @@ describe('govops preview of a pull request', () => {
     expect(md.indexOf('initial-create</code> script for Integration/col2')).toBeLessThan(md.indexOf('<code>create</code> script for Integration/col2'));
   });
 
+  it('--no-dry-run and --no-scripts: only the two list requests', async () => {
+    await pr('manual', async () => {
+      await write('col2.yaml', col('col2'));
+      await write('col.yaml', col('col', { port: 5440 }));
+    });
+    const r = await preview(['--no-dry-run', '--no-scripts'], { ...live(), ...SECRETS });
+    expect(r.code, r.stderr).toBe(2);
+    expect(sandbox.requests().map((q) => `${q.method} ${q.path}`).sort()).toEqual(['GET /integrations', 'GET /webhooks']);
+    expect(r.stdout).toContain('| **Dry runs** | 2 ⏭️ skipped |');
+    expect(r.stdout).toContain('**Dry run**: ⏭️ skipped — not sent (--no-dry-run)');
+    expect(r.stdout).not.toContain('Manual step');
+  });
+
   it('a changed host or connection string: no secret is sent to it', async () => {
     await pr('host', async () => {
       await write('sql.yaml', sql({ host: 'sql-new.example.net' }));
@@ -366,6 +379,7 @@ describe('govops preview of a pull request', () => {
     expect(r.stdout).toContain('**Compared with** manifests only (offline)');
     expect(r.stdout).toContain('> **Live state was not consulted:** pull request from the fork someone/gov.');
     expect(r.stdout).toContain('| **Merging it does** | not known: the service was not consulted |');
+    expect(r.stdout).toContain('| **Dry runs** | ⏭️ not sent: the service was not consulted |');
     expect(rows(r.stdout)).toEqual(['| `+` | Integration/col2 | columnar_warehouse | added |']);
     expect(r.stdout).toContain('Not fetched: the service was not consulted. Fetch it with `govops scripts col2 --phase initial-create`.');
     expect(r.stderr).not.toMatch(/warning: live state not consulted/);

@@ -6,7 +6,7 @@
  * a fork gets an offline preview, the comment fails (read-only token) and the job summary holds it, without
  * failing the job; `fail-on` decides the step's result.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,8 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { expressions, PLAIN_REFERENCE, readAction, runAction, type ActionFile } from '../helpers/action-runner.js';
+import { expressions, PLAIN_REFERENCE, readAction, runAction, runBash, type ActionFile } from '../helpers/action-runner.js';
 import { runGovops } from '../helpers/cli.js';
+import { lakehouseManifest } from '../helpers/manifests.js';
 import { startForge, type Forge } from '../helpers/forge.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -27,39 +28,27 @@ function git(dir: string, ...args: string[]): string {
   return r.stdout.trim();
 }
 
-function runBash(script: string, env: Record<string, string>, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
-
 function bashSyntax(script: string): string {
   const r = spawnSync('bash', ['-n'], { input: script, encoding: 'utf8' });
   return r.status === 0 ? '' : r.stderr;
 }
 
-const lake = (httpPath: string) => `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: lake
-spec:
-  type: lakehouse
-  autoBootstrap: true
-  config:
-    workspaceUrl: https://lake.example.com
-    httpPath: ${httpPath}
-    token: { fromEnv: GOVOPS_SECRET_LAKE_TOKEN }
-`;
+const lake = (httpPath: string) => lakehouseManifest({ name: 'lake', host: 'lake.example.com', httpPath, tokenEnv: 'GOVOPS_SECRET_LAKE_TOKEN' });
+
+/** A repository with the base commit on main and one pull-request commit on `branch` (the lakehouse's httpPath changed). */
+async function seedRepo(dir: string, branch: string, prPath: string): Promise<void> {
+  await mkdir(path.join(dir, 'm'), { recursive: true });
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'config', 'user.email', 'ci@example.com');
+  git(dir, 'config', 'user.name', 'ci');
+  await writeFile(path.join(dir, 'm', 'lake.yaml'), lake('/sql/1'));
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'base');
+  git(dir, 'checkout', '-q', '-b', branch);
+  await writeFile(path.join(dir, 'm', 'lake.yaml'), lake(prPath));
+  git(dir, 'commit', '-q', '-am', 'pull request');
+  git(dir, 'checkout', '-q', 'main');
+}
 
 describe('action.yml', () => {
   let action: ActionFile;
@@ -125,21 +114,12 @@ describe('action.yml', () => {
       // origin with a base commit on main; the pull request is a commit on a branch
       const seed = path.join(tmp, 'seed');
       origin = path.join(tmp, 'origin.git');
-      await mkdir(path.join(seed, 'm'), { recursive: true });
-      git(seed, 'init', '-q', '-b', 'main');
-      git(seed, 'config', 'user.email', 'ci@example.com');
-      git(seed, 'config', 'user.name', 'ci');
-      await writeFile(path.join(seed, 'm', 'lake.yaml'), lake('/sql/1'));
-      git(seed, 'add', '-A');
-      git(seed, 'commit', '-q', '-m', 'base');
+      await seedRepo(seed, 'pr', '/sql/2');
       const applied = await runGovops(['apply', 'm', '--state', path.join(tmp, 'state.json')], {
         cwd: seed,
         env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_SECRET_LAKE_TOKEN: 'lake-SECRET-7777' },
       });
       expect(applied.code, applied.stderr).toBe(0);
-      git(seed, 'checkout', '-q', '-b', 'pr');
-      await writeFile(path.join(seed, 'm', 'lake.yaml'), lake('/sql/2'));
-      git(seed, 'commit', '-q', '-am', 'pr');
       git(tmp, 'clone', '-q', '--bare', seed, origin);
       // actions/checkout: a shallow clone of the pull request's head
       work = path.join(tmp, 'work');
@@ -263,16 +243,7 @@ describe('ci/gitlab-preview.yml', () => {
       forge = await startForge();
       tmp = await mkdtemp(path.join(tmpdir(), 'govops-gitlab-'));
       const seed = path.join(tmp, 'seed');
-      await mkdir(path.join(seed, 'm'), { recursive: true });
-      git(seed, 'init', '-q', '-b', 'main');
-      git(seed, 'config', 'user.email', 'ci@example.com');
-      git(seed, 'config', 'user.name', 'ci');
-      await writeFile(path.join(seed, 'm', 'lake.yaml'), lake('/sql/1'));
-      git(seed, 'add', '-A');
-      git(seed, 'commit', '-q', '-m', 'base');
-      git(seed, 'checkout', '-q', '-b', 'feature');
-      await writeFile(path.join(seed, 'm', 'lake.yaml'), lake('/sql/9'));
-      git(seed, 'commit', '-q', '-am', 'mr');
+      await seedRepo(seed, 'feature', '/sql/9');
       work = path.join(tmp, 'work');
       git(tmp, 'clone', '-q', '--branch', 'feature', `file://${seed}`, work);
     });
@@ -310,7 +281,7 @@ describe('ci/gitlab-preview.yml', () => {
     it('a merge request: a live preview posted as a note (PRIVATE-TOKEN), edited in place on the next run', async () => {
       for (let i = 0; i < 2; i++) {
         const r = await job({});
-        expect(r.status, r.stderr + r.stdout).toBe(0);
+        expect(r.code, r.stderr + r.stdout).toBe(0);
       }
       expect(forge.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
         'GET /api/v4/projects/77/merge_requests/5/notes',
@@ -329,13 +300,13 @@ describe('ci/gitlab-preview.yml', () => {
       sandbox.clearRequests();
       const fork = { CI_MERGE_REQUEST_SOURCE_PROJECT_ID: '99', CI_MERGE_REQUEST_SOURCE_PROJECT_PATH: 'someone/gov' };
       const r = await job(fork);
-      expect(r.status, r.stderr + r.stdout).toBe(0);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
       expect(sandbox.requests()).toEqual([]);
       expect(r.stderr).toMatch(/warning: the comment was not written: GitLab: .*403/);
       const md = await readFile(path.join(work, 'govops-preview.md'), 'utf8');
       expect(md).toContain('merge request from the fork someone/gov');
       const strict = await job({ ...fork, GOVOPS_FAIL_ON: 'changes' });
-      expect(strict.status).toBe(1);
+      expect(strict.code).toBe(1);
       expect(strict.stderr).toContain('the merge request changes the service (GOVOPS_FAIL_ON=changes)');
     });
   });

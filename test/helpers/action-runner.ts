@@ -100,7 +100,8 @@ function parseOutputs(text: string): Record<string, string> {
   return out;
 }
 
-function bash(script: string, env: Record<string, string | undefined>, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Run a script as the runner does (`bash --noprofile --norc -eo pipefail`), asynchronously (stand-in servers may live in this process). */
+export function runBash(script: string, env: Record<string, string | undefined>, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const clean: Record<string, string> = {};
     for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
@@ -134,7 +135,7 @@ export async function runAction(action: ActionFile, ctx: RunContext): Promise<Ac
       await writeFile(output, '');
       const stepEnv: Record<string, string> = {};
       for (const [k, v] of Object.entries(step.env ?? {})) stepEnv[k] = evaluate(String(v), scope);
-      const r = await bash(step.run, { ...ctx.env, ...stepEnv, GITHUB_OUTPUT: output }, ctx.cwd);
+      const r = await runBash(step.run, { ...ctx.env, ...stepEnv, GITHUB_OUTPUT: output }, ctx.cwd);
       results.push({ ...(step.id ? { id: step.id } : {}), ...(step.name ? { name: step.name } : {}), ...r });
       if (step.id) steps[step.id] = { outputs: parseOutputs(await readFile(output, 'utf8')) };
       if (r.code !== 0) {

@@ -14,6 +14,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops, type CliResult } from '../helpers/cli.js';
+import { lakehouseManifest } from '../helpers/manifests.js';
 
 const SECRETS = {
   GOVOPS_SECRET_LAKE_TOKEN: 'lake-SECRET-tok-7171',
@@ -26,18 +27,7 @@ const SECRETS = {
 const NO_SECRETS = Object.fromEntries(Object.keys(SECRETS).map((k) => [k, undefined]));
 const MARKER = '<!-- govops-preview -->';
 
-const lake = (name: string, host: string, httpPath = '/sql/1', tokenEnv = 'GOVOPS_SECRET_LAKE_TOKEN') => `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: ${name}
-spec:
-  type: lakehouse
-  autoBootstrap: true
-  config:
-    workspaceUrl: https://${host}
-    httpPath: ${httpPath}
-    token: { fromEnv: ${tokenEnv} }
-`;
+const lake = (name: string, host: string, httpPath = '/sql/1', tokenEnv = 'GOVOPS_SECRET_LAKE_TOKEN') => lakehouseManifest({ name, host, httpPath, tokenEnv });
 const sql = (o: { host?: string; port?: number } = {}) => `apiVersion: govops/v1
 kind: Integration
 metadata:

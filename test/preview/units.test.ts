@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LoadedManifest, Manifest } from '../../src/manifests/types.js';
-import type { Plan, ResourceChange } from '../../src/plan/types.js';
+import { toPlanChange, type Plan, type PlanChange, type ResourceChange } from '../../src/plan/types.js';
 import { dryRunRequest } from '../../src/preview/dry-run.js';
 import { driftEntries, touchedResources } from '../../src/preview/live-view.js';
 import { manualPhases, scriptLanguage, withPlaceholders } from '../../src/preview/manual-steps.js';
@@ -138,17 +138,19 @@ describe('manual steps', () => {
   });
 });
 
-const change = (name: string, over: Partial<ResourceChange> = {}): ResourceChange => ({
-  resourceKind: 'Integration',
-  name,
-  action: 'update',
-  adopt: false,
-  integrationType: 'sql_analytics',
-  changes: [],
-  reasons: [],
-  ...over,
-});
-const plan = (changes: ResourceChange[]): Plan => ({
+const change = (name: string, over: Partial<ResourceChange> = {}): PlanChange =>
+  toPlanChange({
+    resourceKind: 'Integration',
+    name,
+    action: 'update',
+    adopt: false,
+    liveId: `id-${name}`,
+    integrationType: 'sql_analytics',
+    changes: [],
+    reasons: [],
+    ...over,
+  });
+const plan = (changes: PlanChange[]): Plan => ({
   formatVersion: 1,
   changes,
   summary: { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0 },

@@ -247,10 +247,8 @@ describe('renderPreview', () => {
   });
 
   it('2,000 touched resources: under 65,536 characters, the summary whole, warnings first, details shortened with a note', () => {
-    const started = performance.now();
     const r = bigResult(2000);
     const md = renderPreview(r);
-    const ms = performance.now() - started;
     expect(md.length).toBeLessThan(65_536);
     expect(md.startsWith(`${PREVIEW_MARKER}\n### govops preview\n`)).toBe(true);
     // the summary is never shortened
@@ -270,7 +268,6 @@ describe('renderPreview', () => {
     expect(md).toContain('Manifest files changed since <code>main</code>: 2000');
     expect(md.match(/```/g)!.length % 2).toBe(0);
     expect((md.match(/<details/g) ?? []).length).toBe((md.match(/<\/details>/g) ?? []).length);
-    expect(ms).toBeLessThan(5_000); // generous: linear, well under a second on a 2-core machine
   });
 
   it('a small preview is shown whole, with every section', () => {

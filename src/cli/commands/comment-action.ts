@@ -12,6 +12,7 @@ import {
   type Env,
 } from '../../comments/index.js';
 import { UserError } from '../../errors.js';
+import { registerSecrets } from '../../util/redact.js';
 import { PREVIEW_MARKER } from '../../preview/types.js';
 import { contextFrom } from '../context.js';
 import { parseCount } from '../flags.js';
@@ -70,6 +71,7 @@ export async function commentAction(file: string, flags: CommentFlags, command: 
   if (flags.jobSummary) await appendFile(flags.jobSummary, `${body.trimEnd()}\n`);
   try {
     const t = await target(flags, env);
+    registerSecrets(t.token);
     const r = await upsertComment(t, body, {
       marker: flags.marker ?? PREVIEW_MARKER,
       ...(flags.author !== undefined ? { author: flags.author } : {}),

@@ -221,7 +221,7 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
     result.resources = pr ? touchedResources(pr, ctx.headPlan, live) : plannedResources(ctx.headPlan, live);
     if (pr && ctx.basePlan) result.drift = driftEntries(ctx.basePlan, pr);
     for (const e of ctx.headPlan.errors) result.warnings.push({ kind: 'plan-error', message: redact(e) });
-    if (ctx.headPlan.deletionRefusal) result.warnings.push({ kind: 'blocked', message: redact(ctx.headPlan.deletionRefusal.message) });
+    if (ctx.headPlan.deletionRefusal) result.warnings.push({ kind: 'blocked', message: redact(`deletes held back by the mass-deletion guard: ${ctx.headPlan.deletionRefusal.message}`) });
     const touched = new Set(result.resources.filter((r) => r.change !== 'removed').map((r) => `${r.resourceKind}/${r.name}`));
     for (const w of ctx.headPlan.warnings) {
       if ([...touched].some((t) => w.startsWith(`${t} `))) result.warnings.push({ kind: 'plan-warning', message: redact(w) });

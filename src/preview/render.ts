@@ -100,7 +100,7 @@ function summary(r: PreviewResult): string[] {
   if (s.live) {
     const l = s.live;
     rows.push(
-      `| **Merging it does** | ${counts([['to create', l.create], ['to update', l.update], ['to replace', l.replace], ['to delete', l.delete], ['to adopt', l.adopt], ['already as wanted', l.noop], ['left as is', l.none]], 'nothing in the service')} |`,
+      `| **Merging it does** | ${counts([['to create', l.create], ['to update', l.update], ['to replace', l.replace], ['to delete', l.delete], ['to adopt', l.adopt], ['already as wanted', l.noop], ['left as is', l.none], ['⛔ blocked', s.blocked ?? 0]], 'nothing in the service')} |`,
     );
   } else {
     rows.push(`| **Merging it does** | not known: the service was not consulted |`);
@@ -186,7 +186,8 @@ function changesTable(r: PreviewResult): Section {
     const sym = x.change !== undefined ? PR_SYMBOL[x.change] : ' ';
     const cols = [`\`${sym}\``, cell(title(x)), x.integrationType ?? ''];
     if (r.base) cols.push(cell(prText(x)));
-    if (live) cols.push(cell(x.live ? liveText(x.live) : ''), x.dryRun ? DRY_ICON[x.dryRun.status] : '');
+    const half = x.live?.action === 'replace' && x.dryRun?.request?.startsWith('DELETE') ? ' (delete half)' : '';
+    if (live) cols.push(cell(x.live ? liveText(x.live) : ''), x.dryRun ? `${DRY_ICON[x.dryRun.status]}${half}` : '');
     return `| ${cols.join(' | ')} |`;
   });
   const headers = ['', 'Resource', 'Type', ...(r.base ? ['This pull request'] : []), ...(live ? ['In the service', 'Dry run'] : [])];

@@ -132,6 +132,9 @@ export async function liveRequests(api: ServiceApi, opts: RequestOptions, result
     if (dry && 'method' in dry) {
       jobs.push(queue.add(async () => {
         r.dryRun = await sendDryRun(api, dry, c.redact);
+        if (r.live?.action === 'replace' && r.dryRun.reason === undefined) {
+          r.dryRun.reason = 'the delete half only: the create half cannot be dry-run while the old integration exists';
+        }
       }));
     } else if (dry) r.dryRun = dry;
     const input = opts.scripts === false ? undefined : manualInputFor(r, k);

@@ -1,6 +1,9 @@
 /** Completing a PreviewResult (pure): warnings per touched resource, the summary, `changed` and the exit code. */
 import type { DryRunResult, LiveAction, PreviewResult, PreviewWarning } from './types.js';
 
+/** How the plan marks the changes the mass-deletion guard held back (src/plan/guard.ts). */
+const GUARD_REFUSAL = 'refused by the mass-deletion guard';
+
 const LIVE_ACTIONS: readonly LiveAction[] = ['create', 'update', 'replace', 'delete', 'adopt', 'noop', 'none'];
 const DRY_STATUSES: ReadonlyArray<DryRunResult['status']> = ['passed', 'warning', 'failed', 'rejected', 'error', 'skipped'];
 
@@ -9,8 +12,10 @@ function resourceWarnings(r: PreviewResult): PreviewWarning[] {
   for (const x of r.resources) {
     const resource = `${x.resourceKind}/${x.name}`;
     const l = x.live;
-    if (l?.blocked !== undefined) out.push({ kind: 'blocked', resource, message: `${l.action} blocked: ${l.blocked}` });
-    else if (l?.action === 'replace') {
+    if (l?.blocked !== undefined) {
+      // a refusal of the mass-deletion guard is one plan-level warning, not one per resource
+      if (!l.blocked.startsWith(GUARD_REFUSAL)) out.push({ kind: 'blocked', resource, message: `${l.action} blocked: ${l.blocked}` });
+    } else if (l?.action === 'replace') {
       out.push({ kind: 'replace', resource, message: `will be replaced (deleted, then created)${l.forcesReplace.length ? `: ${l.forcesReplace.join(', ')} cannot be changed in place` : ''}` });
     } else if (l?.action === 'delete') out.push({ kind: 'delete', resource, message: 'will be deleted from the service' });
     if (x.change === 'removed' && l?.action === 'none') {
@@ -53,13 +58,16 @@ export function finish(r: PreviewResult): PreviewResult {
   if (r.mode === 'live') {
     const live = Object.fromEntries(LIVE_ACTIONS.map((a) => [a, 0])) as Record<LiveAction, number>;
     const dry = Object.fromEntries(DRY_STATUSES.map((s) => [s, 0])) as Record<DryRunResult['status'], number>;
+    let blocked = 0;
     for (const x of r.resources) {
-      if (x.live) live[x.live.action]++;
+      if (x.live?.blocked !== undefined) blocked++;
+      else if (x.live) live[x.live.action]++;
       if (x.dryRun) dry[x.dryRun.status]++;
     }
     r.summary.live = live;
+    r.summary.blocked = blocked;
     r.summary.dryRuns = dry;
-    r.changed = r.resources.some((x) => x.live !== undefined && ((x.live.action !== 'noop' && x.live.action !== 'none') || x.live.adopt));
+    r.changed = r.resources.some((x) => x.live !== undefined && x.live.blocked === undefined && ((x.live.action !== 'noop' && x.live.action !== 'none') || x.live.adopt));
   } else {
     r.changed = r.valid && r.base !== undefined && r.resources.some((x) => x.change !== undefined);
   }

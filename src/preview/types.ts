@@ -130,8 +130,10 @@ export interface PreviewWarning {
 export interface PreviewSummary {
   /** What the pull request changes in the manifests (without --base: all zero). */
   pr: { added: number; changed: number; renamed: number; removed: number };
-  /** Live mode: the live action of each touched resource. */
+  /** Live mode: the live action of each touched resource (blocked ones counted apart). */
   live?: Record<LiveAction, number>;
+  /** Live mode: touched resources whose action is blocked (a replace not allowed, a prune refused...). */
+  blocked?: number;
   /** Live mode: dry-run outcomes. */
   dryRuns?: Record<DryRunResult['status'], number>;
   /** Resources whose live state differs from the base revision (not caused by this pull request). */

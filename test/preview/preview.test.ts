@@ -224,6 +224,26 @@ describe('govops preview of a pull request', () => {
     expect(mutations()).toEqual([`DELETE /integrations/${oldId}?dryRun`]);
   });
 
+  it('a blocked prune (autoBootstrap true needs deleteCredentials) and the mass-deletion guard: warned on top, counted as blocked', async () => {
+    await pr('blocked', () => rm(path.join(repo, 'm', 'sql.yaml')));
+    const one = await preview(['--prune'], live());
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toContain('| **Merging it does** | 1 ⛔ blocked |');
+    expect(one.stdout).toMatch(/- ⛔ \*\*Integration\/sql\*\*: delete blocked: cannot prune: created with autoBootstrap true/);
+    expect(rows(one.stdout)[0]).toMatch(/^\| `-` \| Integration\/sql \| sql_analytics \| removed \| \*\*blocked\*\*: delete \(id \d+, enabled\) \| ⏭️ skipped \|$/);
+    expect(mutations()).toEqual([]);
+    await pr('mass', async () => {
+      for (const f of ['old.yaml', 'drifty.yaml', 'hook.yaml']) await rm(path.join(repo, 'm', f));
+    });
+    const mass = await preview(['--prune'], live());
+    expect(mass.code, mass.stderr).toBe(0);
+    expect(mass.stdout).toContain('| **Merging it does** | 3 ⛔ blocked |');
+    expect(mass.stdout).toMatch(/#### Warnings\n\n- ⛔ deletes held back by the mass-deletion guard: the plan deletes 3 of 6 managed resources/);
+    const warnings = mass.stdout.slice(mass.stdout.indexOf('#### Warnings'), mass.stdout.indexOf('#### Changes'));
+    expect(warnings.match(/mass-deletion guard/g)).toHaveLength(1); // one warning, not one per resource
+    expect(mutations()).toEqual([]);
+  });
+
   it('renamed (same identity): a rename, nothing changes in the service', async () => {
     await pr('rename', async () => {
       await rm(path.join(repo, 'm', 'lake.yaml'));

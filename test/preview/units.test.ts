@@ -179,9 +179,15 @@ describe('live view', () => {
       change('a', { changes: [{ path: 'config.port', before: 3, after: 1, sensitive: false, forcesReplace: false }, { path: 'config.schema', before: 'x', after: 'y', sensitive: false, forcesReplace: false }] }),
       change('b', { changes: [{ path: 'config.port', before: 5, after: 6, sensitive: false, forcesReplace: false }] }),
       change('c', { action: 'noop' }),
+      // unapplied: the base declares it, the service does not have it yet
+      change('d', { action: 'create', liveId: undefined, changes: [{ path: 'type', after: 'sql_analytics', sensitive: false, forcesReplace: false }] }),
     ]);
     const drift = driftEntries(base, pr);
-    expect(drift.map((d) => `${d.name}:${d.touched}:${d.changes.map((f) => f.path).join(',')}`)).toEqual(['a:true:config.schema', 'b:false:config.port']);
+    expect(drift.map((d) => `${d.name}:${d.action}:${d.touched}:${d.changes.map((f) => f.path).join(',')}`)).toEqual([
+      'a:update:true:config.schema',
+      'b:update:false:config.port',
+      'd:create:false:type',
+    ]);
   });
 });
 

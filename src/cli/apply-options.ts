@@ -9,20 +9,22 @@ import { parseDuration } from '../util/duration.js';
 import { parseSize } from '../util/size.js';
 
 export interface ApplyTuningFlags {
-  pollMin: string;
-  pollMax: string;
-  pollRate: string;
-  webhookBatchSize: string;
-  webhookBatchBytes: string;
+  pollMin?: string;
+  pollMax?: string;
+  pollRate?: string;
+  webhookBatchSize?: string;
+  webhookBatchBytes?: string;
 }
+
+const DEFAULTS = { pollMin: '25ms', pollMax: '30s', pollRate: '50', webhookBatchSize: '500', webhookBatchBytes: '256KiB' } as const;
 
 export function addApplyTuningOptions<C extends Command>(cmd: C): C {
   cmd
-    .option('--poll-min <duration>', 'shortest interval between two status polls of one integration', '25ms')
-    .option('--poll-max <duration>', 'longest interval between two status polls of one integration', '30s')
-    .option('--poll-rate <n>', 'status requests (and lists) per second at most, over all integrations', '50')
-    .option('--webhook-batch-size <n>', 'webhooks created per request at most', '500')
-    .option('--webhook-batch-bytes <size>', 'request body of one webhook batch at most, e.g. 256KiB, 1MiB', '256KiB');
+    .option('--poll-min <duration>', 'shortest interval between two status polls of one integration', DEFAULTS.pollMin)
+    .option('--poll-max <duration>', 'longest interval between two status polls of one integration', DEFAULTS.pollMax)
+    .option('--poll-rate <n>', 'status requests (and lists) per second at most, over all integrations', DEFAULTS.pollRate)
+    .option('--webhook-batch-size <n>', 'webhooks created per request at most', DEFAULTS.webhookBatchSize)
+    .option('--webhook-batch-bytes <size>', 'request body of one webhook batch at most, e.g. 256KiB, 1MiB', DEFAULTS.webhookBatchBytes);
   return cmd;
 }
 
@@ -45,7 +47,8 @@ function positive(flag: string, text: string, parse: (t: string) => number): num
   return n;
 }
 
-export function applyTuningFrom(flags: ApplyTuningFlags): ApplyTuning {
+export function applyTuningFrom(given: ApplyTuningFlags): ApplyTuning {
+  const flags = { ...DEFAULTS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) } as Required<ApplyTuningFlags>;
   const pollIntervalMs = positive('--poll-min', flags.pollMin, (t) => flagDuration('--poll-min', t));
   const pollMaxIntervalMs = positive('--poll-max', flags.pollMax, (t) => flagDuration('--poll-max', t));
   if (pollMaxIntervalMs < pollIntervalMs) throw new UserError(`--poll-max (${flags.pollMax}) must not be shorter than --poll-min (${flags.pollMin})`);

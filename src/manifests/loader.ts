@@ -10,7 +10,7 @@ import { findManifestFiles } from './discover.js';
 import { checkDuplicates } from './duplicates.js';
 import { MAX_FILE_BYTES } from './hostile.js';
 import { parseManifestText } from './parse.js';
-import { DEFAULT_SECRET_SCOPE, scopeDiagnostics, type SecretScope } from './secret-scope.js';
+import { DEFAULT_SECRET_SCOPE, memoRealpath, scopeDiagnostics, type SecretScope } from './secret-scope.js';
 import type { Diagnostic, LoadedManifest, ManifestSet } from './types.js';
 
 export interface LoadOptions {
@@ -92,6 +92,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const all: LoadedManifest[] = [];
   const files: string[] = [];
   const texts = await mapLimit(found.files, 32, readText);
+  const realpath = memoRealpath();
   found.files.forEach((abs, i) => {
     const file = displayName(abs, cwd);
     files.push(file);
@@ -106,7 +107,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     const root = found.rootOf.get(abs);
     for (const m of res.manifests) {
       if (root !== undefined) m.root = root;
-      diagnostics.push(...scopeDiagnostics(m, scope, options.secretsOrigin));
+      diagnostics.push(...scopeDiagnostics(m, scope, options.secretsOrigin, realpath));
     }
     all.push(...res.manifests);
     diagnostics.push(...res.diagnostics);

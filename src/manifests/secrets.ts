@@ -9,12 +9,14 @@ import { SECRET_KEYS, isSensitiveKey } from '../service/kinds.js';
 import { registerSecrets } from '../util/redact.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
 import { isSecretRef } from './refs.js';
-import { DEFAULT_SECRET_SCOPE, fileTarget, realTargetProblem, refProblem, type SecretScope } from './secret-scope.js';
+import { DEFAULT_SECRET_SCOPE, fileTarget, memoRealpath, realTargetProblem, refProblem, type SecretScope } from './secret-scope.js';
 
 export interface ResolveOptions {
   env: Record<string, string | undefined>;
   /** Reads a file as UTF-8 (default: fs.readFileSync). Throws when unreadable. */
   readFile?: (absolutePath: string) => string;
+  /** Resolves symbolic links (default: fs.realpathSync). Throws when the path does not exist. */
+  realpath?: (path: string) => string;
   /** Which secrets manifests may reference (default: GOVOPS_SECRET_* variables, files inside the root). */
   scope?: SecretScope;
   /** Where the manifests root's files really are when the manifests are a copy (directory snapshots). */
@@ -59,6 +61,7 @@ export function trimOneNewline(text: string): string {
 
 export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, opts: ResolveOptions): ResolvedSecrets<M> {
   const readFile = opts.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const realpath = opts.realpath ?? realpathSync;
   const manifest = structuredClone(loaded.manifest) as M;
   const secretPaths = new Set<string>();
   const diagnostics: Diagnostic[] = [];
@@ -108,11 +111,11 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       // The real path is checked, then read (never the link again: a swap in between cannot escape).
       let real: string | undefined;
       try {
-        real = realpathSync(file);
+        real = realpath(file);
       } catch {
         real = undefined; // missing: reading it reports ENOENT
       }
-      const escape = real === undefined ? undefined : realTargetProblem(real, realpathSync(target.root), ref.fromFile, scope);
+      const escape = real === undefined ? undefined : realTargetProblem(real, realpath(target.root), ref.fromFile, scope);
       if (escape) {
         fail(p, `${where}: ${escape}`, 'secret-scope');
         return undefined;
@@ -170,7 +173,22 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
 
 /** Resolve many manifests; the diagnostics of all of them together. */
 export function resolveAllSecrets(loaded: LoadedManifest[], opts: ResolveOptions): { resolved: ResolvedSecrets[]; diagnostics: Diagnostic[] } {
-  const resolved = loaded.map((l) => resolveSecrets(l, opts));
+  // Many manifests name the same secret file: each is resolved and read once per call.
+  const files = new Map<string, string>();
+  const read = opts.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const shared: ResolveOptions = {
+    ...opts,
+    realpath: opts.realpath ?? memoRealpath(),
+    readFile: (p) => {
+      let text = files.get(p);
+      if (text === undefined) {
+        text = read(p);
+        files.set(p, text);
+      }
+      return text;
+    },
+  };
+  const resolved = loaded.map((l) => resolveSecrets(l, shared));
   return { resolved, diagnostics: resolved.flatMap((r) => r.diagnostics) };
 }
 

@@ -1,5 +1,5 @@
 /**
- * vitest globalSetup: compile src/ to dist/ before the suite, so CLI tests run the real `govops` binary built
+ * vitest globalSetup: compile src/ to dist/ (and the schemas to validators) before the suite, so CLI tests run the real `govops` binary built
  * from the current sources (never a stale build). A compile error fails the run.
  */
 import { spawnSync } from 'node:child_process';
@@ -10,5 +10,10 @@ export default function setup(): void {
   });
   if (res.status !== 0) {
     throw new Error(`build failed (tsc exit ${res.status}):\n${res.stdout}\n${res.stderr}`);
+  }
+  // the schemas as generated validators (as `npm run build` does)
+  const gen = spawnSync(process.execPath, ['scripts/build-validators.mjs'], { encoding: 'utf8' });
+  if (gen.status !== 0) {
+    throw new Error(`build failed (scripts/build-validators.mjs exit ${gen.status}):\n${gen.stdout}\n${gen.stderr}`);
   }
 }

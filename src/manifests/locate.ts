@@ -16,7 +16,7 @@ function keyOf(pair: Pair): unknown {
 }
 
 export function makeLocator(doc: Document, lineCounter: LineCounter, file: string, docStart: number): Locator {
-  const { isAlias, isMap, isScalar, isSeq } = yamlLib();
+  const { isAlias, isMap, isSeq } = yamlLib();
   const at = (offset: number): SourceLocation => {
     const { line, col } = lineCounter.linePos(offset);
     return { file, line, column: col };

@@ -128,13 +128,13 @@ const compiled: Record<Mode, Map<string, ValidateFunction>> = { check: new Map()
 
 /** The validator of a schema file (e.g. 'config/lakehouse.json'): generated when the build made it, else compiled once. */
 export function validatorFor(file: string, mode: Mode = 'check'): ValidateFunction {
-  const id = schemaId(file);
-  let fn = compiled[mode].get(id);
+  let fn = compiled[mode].get(file);
   if (!fn) {
+    const id = schemaId(file);
     fn = mode === 'check' && SCHEMA_FILES.includes(file as (typeof SCHEMA_FILES)[number]) ? generated()?.[exportName(file)] : undefined;
     fn ??= (instances[mode] ??= makeAjv(mode)).getSchema(id);
     if (!fn) throw new Error(`no schema ${id}`);
-    compiled[mode].set(id, fn);
+    compiled[mode].set(file, fn);
   }
   return fn;
 }

@@ -236,15 +236,36 @@ export function memoRealpath(): (p: string) => string {
   };
 }
 
-export function scopeDiagnostics(loaded: LoadedManifest, scope: SecretScope, origin?: string, realpath?: (p: string) => string): Diagnostic[] {
+/** What one load remembers of the checks (many manifests name the same references): see `scopeMemo`. */
+export interface ScopeMemo {
+  realpath: (p: string) => string;
+  /** The problem of a reference from a folder (undefined: none), by folder and reference. */
+  problems: Map<string, string | undefined>;
+}
+
+/** A memo for the span of one load (the scope and the files do not change within it). */
+export function scopeMemo(): ScopeMemo {
+  return { realpath: memoRealpath(), problems: new Map() };
+}
+
+export function scopeDiagnostics(loaded: LoadedManifest, scope: SecretScope, origin?: string, memo?: ScopeMemo): Diagnostic[] {
   const out: Diagnostic[] = [];
-  for (const { ref, path: p } of collectRefs(loaded.manifest)) {
-    const key = 'fromEnv' in ref ? 'fromEnv' : 'fromFile';
+  const problemOf = (ref: SecretRef): string | undefined => {
     let message = refProblem(ref, scope);
     if (!message && 'fromFile' in ref) {
       const target = fileTarget(ref.fromFile, scope, { manifestDir: loaded.dir, manifestsRoot: loaded.root ?? loaded.dir, ...(origin ? { origin } : {}) });
-      message = realPathProblem(target, ref.fromFile, scope, realpath);
+      message = realPathProblem(target, ref.fromFile, scope, memo?.realpath);
     }
+    return message;
+  };
+  for (const { ref, path: p } of collectRefs(loaded.manifest)) {
+    const key = 'fromEnv' in ref ? 'fromEnv' : 'fromFile';
+    let message: string | undefined;
+    if (memo) {
+      const k = key === 'fromEnv' ? `e\0${(ref as { fromEnv: string }).fromEnv}` : `f\0${loaded.dir}\0${loaded.root ?? ''}\0${(ref as { fromFile: string }).fromFile}`;
+      if (memo.problems.has(k)) message = memo.problems.get(k);
+      else memo.problems.set(k, (message = problemOf(ref)));
+    } else message = problemOf(ref);
     if (!message) continue;
     const at = loaded.locate([...p, key]);
     out.push({

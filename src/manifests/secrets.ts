@@ -128,13 +128,17 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
     }
   };
 
-  /** Walk a value, replacing refs in place; `sensitive` marks a subtree under a sensitive key. */
-  const walk = (holder: Record<string, unknown> | unknown[], key: string | number, p: Path, sensitive: boolean): void => {
+  /**
+   * Walk a value, replacing refs in place; `sensitive` marks a subtree under a sensitive key. `p` is the
+   * path of `holder[key]`, a stack (pushed and popped in place: copied only when recorded).
+   */
+  const p: Path = [];
+  const walk = (holder: Record<string, unknown> | unknown[], key: string | number, sensitive: boolean): void => {
     const value = (holder as Record<string | number, unknown>)[key];
     const isSensitive = sensitive || (typeof key === 'string' && isSensitiveKey(key));
     if (isSecretRef(value)) {
       secretPaths.add(dotted(p));
-      const resolved = resolveRef(value, p);
+      const resolved = resolveRef(value, [...p]);
       if (resolved !== undefined) {
         registerSecrets(resolved);
         (holder as Record<string | number, unknown>)[key] = resolved;
@@ -142,29 +146,45 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       return;
     }
     if (Array.isArray(value)) {
-      value.forEach((_, i) => walk(value, i, [...p, i], isSensitive));
+      for (let i = 0; i < value.length; i++) {
+        p.push(i);
+        walk(value, i, isSensitive);
+        p.pop();
+      }
       return;
     }
     if (isObj(value)) {
-      for (const k of Object.keys(value)) walk(value, k, [...p, k], isSensitive);
+      for (const k of Object.keys(value)) {
+        p.push(k);
+        walk(value, k, isSensitive);
+        p.pop();
+      }
       return;
     }
     if (isSensitive && value !== undefined && value !== null) {
-      secretPaths.add(dotted(p));
+      const where = dotted(p);
+      secretPaths.add(where);
       // A credential written as a plain literal is still a secret of this run (not a username).
-      if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || dotted(p) === 'spec.secret')) registerSecrets(value);
+      if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || where === 'spec.secret')) registerSecrets(value);
+    }
+  };
+  const walkFields = (holder: Record<string, unknown>, field: string): void => {
+    for (const k of Object.keys(holder)) {
+      p.push('spec', field, k);
+      walk(holder, k, false);
+      p.length = 0;
     }
   };
 
   const spec = (manifest as { spec?: unknown }).spec;
   if (isObj(spec)) {
     if (manifest.kind === 'Integration') {
-      if (isObj(spec.config)) for (const k of Object.keys(spec.config)) walk(spec.config, k, ['spec', 'config', k], false);
-      if (isObj(spec.deleteCredentials)) {
-        for (const k of Object.keys(spec.deleteCredentials)) walk(spec.deleteCredentials, k, ['spec', 'deleteCredentials', k], false);
-      }
+      if (isObj(spec.config)) walkFields(spec.config, 'config');
+      if (isObj(spec.deleteCredentials)) walkFields(spec.deleteCredentials, 'deleteCredentials');
     } else if (manifest.kind === 'Webhook' && spec.secret !== undefined) {
-      walk(spec, 'secret', ['spec', 'secret'], true);
+      p.push('spec', 'secret');
+      walk(spec, 'secret', true);
+      p.length = 0;
     }
   }
 

@@ -62,7 +62,10 @@ export function toDesired(
   }
   sensitiveLeaves('config', (body as { config?: unknown }).config, paths);
   const fingerprints: Record<string, string> = {};
-  const hashed = structuredClone(body) as unknown as Record<string, unknown>;
+  // The spec is hashed with each secret replaced by its fingerprint: swapped in place in the body (ours, a
+  // fresh copy) and back, rather than hashing a second copy.
+  const saved: Array<[string, unknown]> = [];
+  const own = body as unknown as Record<string, unknown>;
   for (const p of [...paths].sort()) {
     const v = getPath(body, p);
     if (v === undefined) {
@@ -70,9 +73,11 @@ export function toDesired(
       continue;
     }
     fingerprints[p] = hashing.fingerprint(asSecretString(v));
-    setPath(hashed, p, `fingerprint:${fingerprints[p]}`);
+    saved.push([p, v]);
+    setPath(own, p, `fingerprint:${fingerprints[p]}`);
   }
-  const specHash = hashing.digest(canonicalJson({ kind: manifest.kind, body: hashed }));
+  const specHash = hashing.digest(canonicalJson({ kind: manifest.kind, body }));
+  for (const [p, v] of saved) setPath(own, p, v);
   const base = {
     name: manifest.metadata.name,
     source: src,
@@ -82,11 +87,11 @@ export function toDesired(
     deleteRequested,
   };
   if (manifest.kind === 'Integration') {
-    const d: DesiredResource = { ...base, kind: 'Integration', body: integrationBody(manifest) };
+    const d: DesiredResource = { ...base, kind: 'Integration', body: body as DesiredIntegrationBody };
     if (manifest.spec.deleteCredentials) d.deleteCredentials = structuredClone(manifest.spec.deleteCredentials);
     return d;
   }
-  return { ...base, kind: 'Webhook', body: webhookBody(manifest) };
+  return { ...base, kind: 'Webhook', body: body as DesiredWebhookBody };
 }
 
 function integrationBody(m: IntegrationManifest): DesiredIntegrationBody {

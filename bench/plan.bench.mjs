@@ -7,13 +7,14 @@
 // Then the stages of one plan inside one process (CPU ms), to see where the time goes.
 // Run: npm run build && node bench/run.mjs plan      (PLAN_N=2000 for a quick run)
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ServiceClient } from '../dist/api/client.js';
 import { silentLogger } from '../dist/log.js';
 import { reconcile } from '../dist/reconcile/engine.js';
+import { ENV, writeIntegrations } from './fixtures.mjs';
 import { sandboxProcess } from './sandbox-process.mjs';
 
 const N = Number(process.env.PLAN_N ?? 10_000);
@@ -21,25 +22,6 @@ const RUNS = Number(process.env.PLAN_RUNS ?? 5);
 const PER_FILE = 20;
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const JSYAML = fileURLToPath(new URL('../node_modules/js-yaml/dist/js-yaml.mjs', import.meta.url));
-const ENV = { GOVOPS_SECRET_WH_PASSWORD: 'pw-wh', GOVOPS_SECRET_ADMIN_PASSWORD: 'pw-admin', GOVOPS_SECRET_SECRET_KEY: 'sk', GOVOPS_SECRET_LAKE_TOKEN: 'tok' };
-
-/** Five kinds, with secrets from the environment and from a file. */
-function manifest(i) {
-  const name = `m-${i}`;
-  switch (i % 5) {
-    case 0:
-      return `apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: ${name}\nspec:\n  type: object_store\n  autoBootstrap: false\n  config:\n    name: ${name}\n    cloudAccountId: "123456789012"\n    cloudRegion: eu-west-1\n    cloudLocationRole: arn:aws:iam::123456789012:role/${name}\n    cloudLocationPath: s3://${name}/data\n    authenticationType: auto\n`;
-    case 1:
-      return `apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: ${name}\nspec:\n  type: cloud_warehouse\n  autoBootstrap: true\n  config:\n    host: wh-${i}.example.com\n    warehouse: WH\n    database: GOV\n    role: ADMIN\n    authenticationType: userPassword\n    username: svc\n    password: { fromEnv: GOVOPS_SECRET_WH_PASSWORD }\n    audit: { enabled: true, historicalIngestionMonths: 6 }\n    lineage:\n      enabled: true\n      lineageConfig: { tableFilter: "^.*$", ingestBatchSize: 500 }\n  deleteCredentials:\n    authenticationType: userPassword\n    username: admin\n    password: { fromEnv: GOVOPS_SECRET_ADMIN_PASSWORD }\n    role: ADMIN\n`;
-    case 2:
-      return `apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: ${name}\nspec:\n  type: columnar_warehouse\n  autoBootstrap: false\n  config:\n    host: col-${i}.example.com\n    database: gov\n    authenticationType: accessKey\n    databaseUser: svc\n    accessKeyId: AKIDEXAMPLE\n    secretKey: { fromEnv: GOVOPS_SECRET_SECRET_KEY }\n`;
-    case 3:
-      return `apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: ${name}\nspec:\n  type: lakehouse\n  autoBootstrap: false\n  config:\n    workspaceUrl: https://lake-${i}.example.com\n    httpPath: /sql/1.0/warehouses/abc\n    token: { fromEnv: GOVOPS_SECRET_LAKE_TOKEN }\n    catalog: gov_${i}\n`;
-    default:
-      return `apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: ${name}\nspec:\n  type: sql_analytics\n  autoBootstrap: false\n  config:\n    host: sql-${i}.example.com\n    database: gov\n    schema: views\n    username: svc\n    password: { fromFile: secrets/sql.txt }\n    impersonation: { enabled: true }\n`;
-  }
-}
-
 const BARE = `
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,14 +47,7 @@ const dir = await mkdtemp(join(tmpdir(), 'govops-plan-'));
 const sb = await sandboxProcess({ transitionMs: 1 });
 try {
   const m = join(dir, 'm');
-  for (let f = 0; f * PER_FILE < N; f++) {
-    const sub = join(m, `team-${f % 10}`);
-    await mkdir(join(sub, 'secrets'), { recursive: true });
-    const docs = [];
-    for (let i = f * PER_FILE; i < Math.min(N, (f + 1) * PER_FILE); i++) docs.push(manifest(i));
-    await writeFile(join(sub, `file-${f}.yaml`), docs.join('---\n'));
-  }
-  for (let t = 0; t < 10; t++) await writeFile(join(m, `team-${t}`, 'secrets', 'sql.txt'), 'pw-sql');
+  await writeIntegrations(m, N, PER_FILE);
   const statePath = join(dir, 'state.json');
   const api = new ServiceClient({ baseUrl: sb.url, token: sb.token, logger: silentLogger(), connections: 48 });
   const t0 = performance.now();

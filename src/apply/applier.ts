@@ -12,6 +12,7 @@
  * times. The signal stops the apply gracefully: no task or phase starts, waits end at once, a request
  * in flight finishes and what it did is saved; `forceSignal` also aborts requests in flight.
  */
+import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
@@ -108,6 +109,8 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
   const changes = actionable(plan);
   const total = changes.length;
   const outcomes: ResourceOutcome[] = [];
+  // Every request in flight, retry sleep and wait listens to the run's signals (more than the default ten).
+  for (const s of [signal, input.forceSignal]) if (s) setMaxListeners(0, s);
   const api = signal || input.forceSignal ? input.api.withSignal(signal ?? new AbortController().signal, input.forceSignal) : input.api;
   const ledger = new Ledger(input.state, input.persist, {
     revision: input.revision,

@@ -2,7 +2,7 @@
 import type { ServiceApi } from '../api/client-types.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { ApplyTuning } from '../reconcile/types.js';
-import { reconcile } from '../reconcile/engine.js';
+import { LoadCache, reconcile } from '../reconcile/engine.js';
 import type { ReconcileFn } from './loop.js';
 import { rewriteResultPaths } from './paths.js';
 
@@ -22,8 +22,11 @@ export interface EngineSettings {
 }
 
 export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): ReconcileFn {
+  // A resync of an unchanged revision reuses its loaded manifests.
+  const loadCache = new LoadCache();
   return async (req) => {
     const result = await reconcile(api, {
+      loadCache,
       ...settings.tuning,
       root: req.revision.root,
       paths: req.revision.paths,

@@ -17,7 +17,7 @@ import {
   classify,
   type FailureInfo,
 } from '../errors.js';
-import { loadManifests } from '../manifests/loader.js';
+import { loadManifests, type LoadResult } from '../manifests/loader.js';
 import { resolveAllSecrets } from '../manifests/secrets.js';
 import { configShapes } from '../manifests/shapes.js';
 import type { Diagnostic } from '../manifests/types.js';
@@ -31,7 +31,33 @@ import { hashingFor, loadState, saveState } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 import type { ReconcileOptions, ReconcileResult, ResourceOutcome } from './types.js';
 
-export type EngineOptions = ReconcileOptions & { statePath: string; env?: NodeJS.ProcessEnv };
+export type EngineOptions = ReconcileOptions & {
+  statePath: string;
+  env?: NodeJS.ProcessEnv;
+  /** Keeps the last revision's loaded manifests, so a resync of an unchanged revision does not read them again (the daemon). */
+  loadCache?: LoadCache;
+};
+
+/**
+ * The manifests of one revision, loaded and validated, kept for the next reconcile of the same revision
+ * (a revision's folder never changes: a Git checkout or a directory snapshot, named by its content).
+ * Only the latest is kept. Secrets are not part of it: they are resolved again on every reconcile.
+ */
+export class LoadCache {
+  private entry?: { key: string; set: LoadResult };
+
+  get(key: string): LoadResult | undefined {
+    return this.entry?.key === key ? this.entry.set : undefined;
+  }
+
+  set(key: string, set: LoadResult): void {
+    this.entry = { key, set };
+  }
+
+  clear(): void {
+    this.entry = undefined;
+  }
+}
 
 export function formatDiagnostic(d: Diagnostic): string {
   const who = d.kind && d.name ? `${d.kind}/${d.name}: ` : '';
@@ -78,12 +104,21 @@ interface Prepared {
 async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]; prepared?: Prepared }> {
   const paths = (opts.paths.length ? opts.paths : ['.']).map((p) => path.resolve(opts.root, p));
   await checkRoot(opts.root);
-  const set = await loadManifests(paths, {
-    cwd: opts.root,
-    ...(opts.sourceRoot !== undefined ? { root: opts.sourceRoot } : {}),
-    ...(opts.secretScope ? { secretScope: opts.secretScope } : {}),
-    ...(opts.secretsOrigin !== undefined ? { secretsOrigin: opts.secretsOrigin } : {}),
-  });
+  const key =
+    opts.loadCache && opts.revision !== undefined
+      ? JSON.stringify([opts.revision, opts.root, paths, opts.sourceRoot, opts.secretScope, opts.secretsOrigin])
+      : undefined;
+  let set = key !== undefined ? opts.loadCache!.get(key) : undefined;
+  if (!set) {
+    set = await loadManifests(paths, {
+      cwd: opts.root,
+      ...(opts.sourceRoot !== undefined ? { root: opts.sourceRoot } : {}),
+      ...(opts.secretScope ? { secretScope: opts.secretScope } : {}),
+      ...(opts.secretsOrigin !== undefined ? { secretsOrigin: opts.secretsOrigin } : {}),
+    });
+    // Unreadable files are the source's trouble (retried): only a revision that was read is kept.
+    if (key !== undefined && !set.diagnostics.some((d) => d.code === ErrorCode.sourceIo)) opts.loadCache!.set(key, set);
+  }
   const diagnostics = [...set.diagnostics];
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
   const { resolved, diagnostics: secretDiags } = resolveAllSecrets(set.manifests, {
@@ -93,10 +128,19 @@ async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]
   });
   diagnostics.push(...secretDiags);
   if (secretDiags.some((d) => d.severity === 'error')) return { diagnostics };
+  // The resolved copies are needed only to make the desired resources: let go of them once made.
+  let pending: typeof resolved | undefined = resolved;
+  let made: { key: string; desired: DesiredResource[] } | undefined;
   const prepared: Prepared = {
     desired: (state) => {
+      if (made?.key === state.fingerprintKey) return made.desired;
+      if (!pending) throw new Error('desired resources already made under another fingerprint key');
       const hashing = hashingFor(state.fingerprintKey);
-      return resolved.map((r, i) => toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, hashing));
+      const list = pending;
+      const desired = list.map((r, i) => toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, hashing));
+      pending = undefined;
+      made = { key: state.fingerprintKey, desired };
+      return desired;
     },
   };
   return { diagnostics, prepared };

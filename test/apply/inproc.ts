@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { ServiceClient } from '../../src/api/client.js';
 import { REDACT_PATHS, silentLogger } from '../../src/log.js';
-import { reconcile } from '../../src/reconcile/engine.js';
+import { reconcile, type LoadCache } from '../../src/reconcile/engine.js';
 import type { ReconcileOptions, ReconcileResult } from '../../src/reconcile/types.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import type { GovopsState } from '../../src/state/types.js';
@@ -23,7 +23,7 @@ export interface Rig {
   logs: string[];
   write(file: string, text: string): Promise<void>;
   remove(file: string): Promise<void>;
-  run(opts?: Partial<ReconcileOptions> & { statePath?: string }): Promise<ReconcileResult>;
+  run(opts?: Partial<ReconcileOptions> & { statePath?: string; loadCache?: LoadCache }): Promise<ReconcileResult>;
   state(): Promise<GovopsState>;
   lines(): string[];
   close(): Promise<void>;

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Revision, Source } from '../sources/types.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
+import { ManualStepLog } from './manual-steps.js';
 import { DaemonMetrics } from './metrics.js';
 import { resourceStates, type ResourceState } from './resources.js';
 import { startHttpServer, type HttpServerHandle } from './server.js';
@@ -36,6 +37,7 @@ export class Daemon {
   private resourcesRevision?: string;
   private shuttingDown = false;
   private startWaiters: Array<(r: Revision) => void> = [];
+  private manualSteps = new ManualStepLog();
 
   constructor(private readonly opts: DaemonOptions) {
     this.metrics = opts.metrics ?? new DaemonMetrics();
@@ -139,6 +141,7 @@ export class Daemon {
     if (a.result?.plan) {
       this.resources = resourceStates(a.result);
       this.resourcesRevision = a.revision;
+      this.manualSteps.report(a.revision, a.result.plan, this.opts.logger);
     }
     this.metrics.recordAttempt(a, this.loop.snapshot());
     await this.opts.source.retain(this.loop.inUse());

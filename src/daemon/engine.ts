@@ -1,6 +1,7 @@
 /** Wire the reconcile engine (src/reconcile/engine.ts) into the loop, reporting files as the user knows them. */
 import type { ServiceApi } from '../api/client-types.js';
 import { reconcile } from '../reconcile/engine.js';
+import type { ManualStepsMode } from '../plan/types.js';
 import type { ReconcileFn } from './loop.js';
 import { rewriteResultPaths } from './paths.js';
 
@@ -9,6 +10,7 @@ export interface EngineSettings {
   prune: boolean;
   allowReplace: boolean;
   maxDeletes?: number;
+  manualSteps?: ManualStepsMode;
   concurrency?: number;
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
@@ -24,6 +26,7 @@ export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): Re
       prune: settings.prune,
       allowReplace: settings.allowReplace,
       maxDeletes: settings.maxDeletes,
+      manualSteps: settings.manualSteps ?? 'require',
       concurrency: settings.concurrency,
       timeoutMs: settings.timeoutMs,
       signal: req.signal,

@@ -4,6 +4,7 @@ import type { ServiceApi } from '../api/client-types.js';
 import type { RequestEvent } from '../api/client.js';
 import { DirSource } from '../sources/dir.js';
 import { GitSource } from '../sources/git.js';
+import type { ManualStepsMode } from '../plan/types.js';
 import type { Source } from '../sources/types.js';
 import { Daemon } from './daemon.js';
 import { engineReconcileFn } from './engine.js';
@@ -23,6 +24,8 @@ export interface RunSettings {
   prune: boolean;
   allowReplace: boolean;
   maxDeletes?: number;
+  /** Manual-flow changes wait for the manifest's acknowledgment (`require`, default) or not (`trust`). */
+  manualSteps?: ManualStepsMode;
   concurrency?: number;
   timeoutMs?: number;
   listen: { host: string; port: number };
@@ -96,6 +99,7 @@ export async function startRunning(
       prune: s.prune,
       allowReplace: s.allowReplace,
       maxDeletes: s.maxDeletes,
+      manualSteps: s.manualSteps ?? 'require',
       concurrency: s.concurrency,
       timeoutMs: s.timeoutMs,
       env: s.env,
@@ -128,6 +132,7 @@ export async function startRunning(
       prune: s.prune,
       allowReplace: s.allowReplace,
       maxDeletes: s.maxDeletes,
+      manualSteps: s.manualSteps ?? 'require',
       intervalMs: s.intervalMs,
       resyncMs: s.resyncMs,
       statePath: s.statePath,

@@ -6,6 +6,7 @@ import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import { naturalKey } from '../service/kinds.js';
 import type { GovopsState } from '../state/types.js';
 import { desiredConfig, planIntegration, planOrphanIntegration } from './integrations.js';
+import { gateManualSteps } from './manual-steps.js';
 import { matchResources } from './match.js';
 import type {
   DesiredIntegration,
@@ -68,6 +69,12 @@ export function planChanges(input: PlanInput): Plan {
     else warnings.push(orphanWarning('Webhook', o.state.name, o.live !== undefined));
   }
 
+  gateManualSteps(changes, {
+    desired: new Map(integrations.map((d) => [d.name, d])),
+    live: new Map(input.live.integrations.map((l) => [l.id, l])),
+    state: new Map(input.state.resources.filter((r) => r.kind === 'Integration').map((r) => [r.name, r])),
+    mode: options.manualSteps ?? 'require',
+  });
   for (const c of changes) {
     if (c.action === 'noop' && c.reasons.some((r) => r.startsWith('annotation govops/delete'))) {
       warnings.push(`${c.resourceKind}/${c.name} is marked govops/delete but is not deleted: ${c.reasons[c.reasons.length - 1]}`);

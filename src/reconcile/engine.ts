@@ -9,15 +9,17 @@ import type { ServiceApi } from '../api/client-types.js';
 import { applyPlan } from '../apply/applier.js';
 import { ApiError, TransportError, UserError } from '../errors.js';
 import { loadManifests } from '../manifests/loader.js';
+import { withManualStep } from '../manifests/manual-step-token.js';
 import { resolveAllSecrets } from '../manifests/secrets.js';
 import type { Diagnostic } from '../manifests/types.js';
 import { toDesired } from '../plan/desired.js';
+import { isAwaitingManualStep, withoutAwaiting } from '../plan/manual-steps.js';
 import { needsApply, planChanges } from '../plan/planner.js';
 import type { DesiredResource, Plan } from '../plan/types.js';
 import { withStateLock } from '../state/lock.js';
 import { loadState, saveState } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
-import type { ReconcileOptions, ReconcileResult } from './types.js';
+import type { ReconcileOptions, ReconcileResult, ResourceOutcome } from './types.js';
 
 export type EngineOptions = ReconcileOptions & { statePath: string; env?: NodeJS.ProcessEnv };
 
@@ -48,7 +50,9 @@ async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]
   if (secretDiags.some((d) => d.severity === 'error')) return { diagnostics };
   const prepared: Prepared = {
     desired: (state) =>
-      resolved.map((r, i) => toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, state.fingerprintKey)),
+      resolved.map((r, i) =>
+        withManualStep(toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, state.fingerprintKey), set.manifests[i]!.manifest),
+      ),
   };
   return { diagnostics, prepared };
 }
@@ -91,21 +95,31 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       desired,
       live: { integrations, webhooks },
       state,
-      options: { prune: opts.prune, allowReplace: opts.allowReplace, maxDeletes: opts.maxDeletes },
+      options: { prune: opts.prune, allowReplace: opts.allowReplace, maxDeletes: opts.maxDeletes, manualSteps: opts.manualSteps ?? 'require' },
       ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
     });
     opts.onPlan?.(plan);
     return { plan, desired };
   };
   const planFailed = (plan: Plan): ReconcileResult =>
-    result({ stage: 'plan', ok: false, diagnostics, plan, outcomes: [], changed: needsApply(plan), error: plan.errors.join('; ') });
+    result({ stage: 'plan', ok: false, diagnostics, plan, outcomes: [], changed: needsApply(withoutAwaiting(plan)), error: plan.errors.join('; ') });
+  /** Changes awaiting a manual step: not applied, reported as `blocked` (the rest of the plan goes ahead). */
+  const blockedOutcomes = (plan: Plan): ResourceOutcome[] =>
+    plan.changes.filter(isAwaitingManualStep).map((c) => ({
+      resourceKind: c.resourceKind,
+      name: c.name,
+      action: c.adopt && c.action !== 'adopt' ? `adopt+${c.action}` : c.action,
+      result: 'blocked',
+      durationMs: 0,
+      error: c.blocked ?? 'awaiting manual step',
+    }));
 
   try {
     if (!opts.apply) {
       const planned = await planWith(await loadState(opts.statePath));
       if ('stage' in planned) return planned;
       if (planned.plan.errors.length) return planFailed(planned.plan);
-      return result({ stage: 'done', ok: true, diagnostics, plan: planned.plan, outcomes: [], changed: needsApply(planned.plan) });
+      return result({ stage: 'done', ok: true, diagnostics, plan: planned.plan, outcomes: [], changed: needsApply(withoutAwaiting(planned.plan)) });
     }
     return await withStateLock(opts.statePath, async () => {
       const state = await loadState(opts.statePath);
@@ -113,11 +127,13 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       if ('stage' in planned) return planned;
       const { plan, desired } = planned;
       if (plan.errors.length) return planFailed(plan);
-      if (!needsApply(plan)) return result({ stage: 'done', ok: true, diagnostics, plan, outcomes: [], changed: false });
-      log.info({ summary: plan.summary }, 'applying plan');
+      const blocked = blockedOutcomes(plan);
+      const toApply = withoutAwaiting(plan);
+      if (!needsApply(toApply)) return result({ stage: 'done', ok: true, diagnostics, plan, outcomes: blocked, changed: false });
+      log.info({ summary: plan.summary, awaitingManualStep: blocked.length }, 'applying plan');
       const applied = await applyPlan({
         api,
-        plan,
+        plan: toApply,
         desired,
         state,
         persist: (s) => saveState(opts.statePath, s),
@@ -141,7 +157,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         ok: applied.ok,
         diagnostics,
         plan,
-        outcomes: applied.outcomes,
+        outcomes: [...applied.outcomes, ...blocked],
         changed: true,
         ...(error ? { error } : {}),
       });

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Diagnostic } from '../manifests/types.js';
-import type { Plan } from '../plan/types.js';
+import type { ManualStepsMode, Plan } from '../plan/types.js';
 
 export interface ReconcileOptions {
   /** Folder the manifest paths are relative to. */
@@ -18,6 +18,8 @@ export interface ReconcileOptions {
   prune: boolean;
   allowReplace: boolean;
   maxDeletes?: number;
+  /** Manual-flow changes: wait for the manifest's acknowledgment (`require`, default) or not (`trust`). */
+  manualSteps?: ManualStepsMode;
   concurrency?: number;
   /** Overall apply timeout in ms. */
   timeoutMs?: number;
@@ -36,7 +38,8 @@ export interface ResourceOutcome {
   resourceKind: 'Integration' | 'Webhook';
   name: string;
   action: string;
-  result: 'ok' | 'failed' | 'skipped';
+  /** `blocked`: awaiting a manual step (not written; everything else went ahead). */
+  result: 'ok' | 'failed' | 'skipped' | 'blocked';
   durationMs: number;
   error?: string;
   /** Live id after the action (absent for deletes and failures before the resource existed). */
@@ -55,7 +58,10 @@ export interface ReconcileResult {
   outcomes: ResourceOutcome[];
   /** Short human description of the failure, with file:line when there is one. */
   error?: string;
-  /** The plan had changes (drift, when nothing new was committed). */
+  /**
+   * The plan had changes govops would make now (drift, when nothing new was committed). Changes awaiting a
+   * manual step are not counted: they wait for a new revision, whatever the resync finds.
+   */
   changed: boolean;
   startedAt: string;
   finishedAt: string;

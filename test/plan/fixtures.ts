@@ -1,5 +1,6 @@
 /** Builders for planner tests: desired resources via the real toDesired, live objects as the service shows them. */
 import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
+import { withManualStep } from '../../src/manifests/manual-step-token.js';
 import { withDefaults } from '../../src/manifests/schemas.js';
 import type { IntegrationManifest, WebhookManifest } from '../../src/manifests/types.js';
 import { toDesired } from '../../src/plan/desired.js';
@@ -23,7 +24,7 @@ export function integration(
     metadata: { name, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
     spec: { type, autoBootstrap: extra.autoBootstrap ?? true, config, ...(extra.deleteCredentials ? { deleteCredentials: extra.deleteCredentials } : {}) },
   };
-  return toDesired(m, SRC, extra.secretPaths ?? [], KEY) as DesiredIntegration;
+  return withManualStep(toDesired(m, SRC, extra.secretPaths ?? [], KEY), m) as DesiredIntegration;
 }
 
 export function webhook(name: string, spec: Partial<WebhookManifest['spec']> = {}, annotations?: Record<string, string>): DesiredWebhook {

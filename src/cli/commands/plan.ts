@@ -5,7 +5,9 @@
  */
 import { Option, type Command } from 'commander';
 import { DEFAULT_STATE_PATH } from '../../state/store.js';
+import type { ManualStepsMode } from '../../plan/types.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { manualStepsOption } from '../flags.js';
 
 export interface PlanFlags extends ConnectionFlags {
   state: string;
@@ -13,6 +15,7 @@ export interface PlanFlags extends ConnectionFlags {
   allowReplace?: boolean;
   maxDeletes?: string;
   revision?: string;
+  manualSteps?: ManualStepsMode;
 }
 
 /** Options plan and apply share. */
@@ -22,7 +25,8 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
     .addOption(new Option('--state <path>', 'govops state file').default(DEFAULT_STATE_PATH))
     .option('--prune', 'delete resources govops manages whose manifest is gone (never anything else)')
     .option('--allow-replace', 'allow replacing (delete + create) integrations whose non-editable attributes changed')
-    .option('--max-deletes <n>', 'refuse a plan that deletes (or replaces) more than N resources');
+    .option('--max-deletes <n>', 'refuse a plan that deletes (or replaces) more than N resources')
+    .addOption(manualStepsOption());
   return addConnectionOptions(cmd);
 }
 

@@ -16,7 +16,12 @@ export async function previewAction(paths: string[], flags: PreviewFlags, comman
     paths,
     ...(flags.base !== undefined ? { base: flags.base } : {}),
     statePath: flags.state,
-    plan: { prune: Boolean(flags.prune), allowReplace: Boolean(flags.allowReplace), ...(maxDeletes !== undefined ? { maxDeletes } : {}) },
+    plan: {
+      prune: Boolean(flags.prune),
+      allowReplace: Boolean(flags.allowReplace),
+      manualSteps: flags.manualSteps ?? 'require',
+      ...(maxDeletes !== undefined ? { maxDeletes } : {}),
+    },
     env: process.env,
     logger: ctx.logger,
     connect: () => clientFromOptions(flags, ctx.logger),

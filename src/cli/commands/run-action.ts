@@ -77,6 +77,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     selfHeal: Boolean(flags.selfHeal),
     prune: Boolean(flags.prune),
     allowReplace: Boolean(flags.allowReplace),
+    manualSteps: flags.manualSteps ?? 'require',
     maxDeletes: wholeNumber('--max-deletes', flags.maxDeletes, 0),
     concurrency: wholeNumber('--concurrency', flags.concurrency, 1),
     timeoutMs: duration('--timeout', flags.timeout),

@@ -3,7 +3,9 @@
  * This file only declares the command; the work is in run-action.ts, loaded when it runs.
  */
 import { Option, type Command } from 'commander';
+import type { ManualStepsMode } from '../../plan/types.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { manualStepsOption } from '../flags.js';
 
 export interface RunFlags extends ConnectionFlags {
   repo?: string;
@@ -16,6 +18,7 @@ export interface RunFlags extends ConnectionFlags {
   prune?: boolean;
   maxDeletes?: string;
   allowReplace?: boolean;
+  manualSteps?: ManualStepsMode;
   concurrency: string;
   timeout: string;
   listen: string;
@@ -46,6 +49,7 @@ export function register(program: Command): void {
     .option('--prune', 'delete resources govops owns that are no longer in the manifests')
     .option('--max-deletes <n>', 'reject a revision whose plan deletes more than n resources')
     .option('--allow-replace', 'allow delete + create when a non-editable attribute changes')
+    .addOption(manualStepsOption())
     .option('--concurrency <n>', 'resources applied in parallel', '8')
     .option('--timeout <duration>', 'overall apply timeout of one reconcile', '10m')
     .addOption(new Option('--listen <address>', 'HTTP endpoints address, HOST:PORT or :PORT').env('GOVOPS_LISTEN').default(':8080'))

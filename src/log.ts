@@ -1,11 +1,14 @@
 /**
  * Logging: one pino logger made at the edge (CLI) and passed in everywhere else.
- * Every credential path is redacted, whatever object it appears in.
+ * Every credential path is redacted, whatever object it appears in, and every line passes through the
+ * one redactor (src/util/redact.ts): a secret value resolved in this run never reaches the log, even
+ * inside a service error message that echoes a request.
  */
 import pino, { type Logger, type LevelWithSilent } from 'pino';
 import { createRequire } from 'node:module';
 import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 import { MASKED_KEYS } from './service/kinds.js';
+import { secretRedactor } from './util/redact.js';
 
 export type { Logger };
 
@@ -29,6 +32,7 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
   const redact = { paths: REDACT_PATHS, censor: '[redacted]' };
+  const hooks = { streamWrite: (line: string) => secretRedactor.redactJsonText(line) };
   if (options.pretty) {
     // In-process and synchronous, so log lines and plain writes to the terminal keep their order.
     // Loaded only for terminal output, so one-shot commands and JSON logging never pay for it.
@@ -41,13 +45,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       translateTime: 'SYS:HH:MM:ss.l',
       ignore: 'pid,hostname,app',
     });
-    return pino({ level, redact }, stream);
+    return pino({ level, redact, hooks }, stream);
   }
   const dest =
     options.destination === undefined || typeof options.destination === 'number'
       ? pino.destination({ dest: (options.destination as number | undefined) ?? 1, sync: true })
       : options.destination;
-  return pino({ level, redact, base: { app: 'govops' } }, dest);
+  return pino({ level, redact, hooks, base: { app: 'govops' } }, dest);
 }
 
 /** A logger that drops everything (tests, library defaults). */

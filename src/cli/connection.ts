@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { ServiceClient, type RequestEvent } from '../api/client.js';
 import { UserError } from '../errors.js';
 import { parseDuration } from '../util/duration.js';
+import { registerSecrets } from '../util/redact.js';
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRIES, type ConnectionFlags } from './connection-options.js';
 
 // The flags themselves are declared in connection-options.ts (light, used at registration time).
@@ -52,6 +53,8 @@ export function resolveConnection(
   } else {
     token = env.GOVOPS_TOKEN?.trim();
   }
+  // The token is a secret of this run: the one redactor keeps it out of every output.
+  registerSecrets(token);
   if (!token) {
     throw new UserError('no API token given', 'set GOVOPS_TOKEN or pass --token-file PATH (the token is never taken from the command line)');
   }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { UserError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
+import { redactingStream } from '../util/redact.js';
 import { LOG_LEVELS } from './log-levels.js';
 
 export { LOG_LEVELS };
@@ -43,8 +44,11 @@ export interface CliContext {
   logger: Logger;
   /** Use color: only when asked for and stdout is a TTY. */
   color: boolean;
+  /** stdout and stderr through the one redactor (no secret resolved in this run is ever printed). */
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** stdout as is: only for a product the user asked for that may hold a secret (a generated script). */
+  rawStdout: NodeJS.WritableStream;
 }
 
 export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliContext {
@@ -56,8 +60,9 @@ export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliCon
     options,
     logger: createLogger({ level: options.logLevel, pretty: pretty && options.color, destination: logDestination }),
     color: options.color && tty && !process.env.NO_COLOR,
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout: redactingStream(process.stdout),
+    stderr: redactingStream(process.stderr),
+    rawStdout: process.stdout,
   };
 }
 

@@ -1,5 +1,6 @@
 /** Turn an error escaping a command into one clear line on stderr and exit code 1. */
 import { ApiError, TransportError, UserError } from '../errors.js';
+import { redactText } from '../util/redact.js';
 
 export function describeError(err: unknown): string {
   if (err instanceof UserError) return err.hint ? `${err.message}\n  hint: ${err.hint}` : err.message;
@@ -10,7 +11,7 @@ export function describeError(err: unknown): string {
 }
 
 export function reportFatal(err: unknown): number {
-  process.stderr.write(`error: ${describeError(err)}\n`);
-  if (process.env.GOVOPS_DEBUG && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  process.stderr.write(redactText(`error: ${describeError(err)}\n`));
+  if (process.env.GOVOPS_DEBUG && err instanceof Error && err.stack) process.stderr.write(redactText(`${err.stack}\n`));
   return 1;
 }

@@ -12,6 +12,7 @@ import { exampleEnvNames, persistentExampleEnv, portOrFree } from '../daemon/dev
 import { startRunning } from '../daemon/run.js';
 import { createLogger } from '../log.js';
 import { startSandbox } from '../sandbox/index.js';
+import { redactText } from '../util/redact.js';
 import { reportFatal } from './fatal.js';
 
 const HOST = '127.0.0.1';
@@ -80,7 +81,7 @@ async function main(): Promise<void> {
       `             curl -s -H 'Authorization: ${sandbox.adminToken}' ${sandbox.url}/integrations`,
       `  webhooks   delivery health polled every 30s (/status: webhookHealth); history: GOVOPS_URL=${sandbox.url} GOVOPS_TOKEN=${sandbox.adminToken} npx govops webhooks history`,
       `  state      ${relative(process.cwd(), join(home, 'state.json'))}`,
-      `  secrets    ${names.length} GOVOPS_EXAMPLE_* variables: ${Object.keys(generated).length} dummy values (kept in ${relative(process.cwd(), join(home, 'example-env.json'))}), ${names.length - Object.keys(generated).length} from your environment`,
+      `  secrets    ${names.length} GOVOPS_SECRET_EXAMPLE_* variables: ${Object.keys(generated).length} dummy values (kept in ${relative(process.cwd(), join(home, 'example-env.json'))}), ${names.length - Object.keys(generated).length} from your environment`,
       `  try it     edit ${shownExamples}/lakehouse.yaml (e.g. httpPath) and save: it is applied within seconds`,
       '',
     ].join('\n') + '\n',
@@ -92,10 +93,10 @@ async function main(): Promise<void> {
     const a = s.lastAttempt;
     if (!a) return;
     const count = running.daemon.status().resources as unknown[];
-    process.stdout.write(
+    process.stdout.write(redactText(
       `\ngovops: first reconcile ${a.verdict} (${count.length} resources, ${a.durationSec.toFixed(1)}s)` +
         `${a.error ? `: ${a.error}` : ''}; status: curl -s ${url}/status\n\n`,
-    );
+    ));
   });
 
   await new Promise<void>((resolve) => {

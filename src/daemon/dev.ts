@@ -4,12 +4,12 @@ import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
-/** The `fromEnv` names (GOVOPS_EXAMPLE_*) the examples use. */
+/** The `fromEnv` names (GOVOPS_SECRET_EXAMPLE_*) the examples use. */
 export async function exampleEnvNames(dir: string): Promise<string[]> {
   const names = new Set<string>();
   for (const file of (await readdir(dir)).filter((f) => /\.ya?ml$/.test(f)).sort()) {
     const text = await readFile(join(dir, file), 'utf8');
-    for (const m of text.matchAll(/fromEnv:\s*["']?(GOVOPS_EXAMPLE_[A-Z0-9_]+)/g)) names.add(m[1]!);
+    for (const m of text.matchAll(/fromEnv:\s*["']?(GOVOPS_SECRET_EXAMPLE_[A-Z0-9_]+)/g)) names.add(m[1]!);
   }
   return [...names].sort();
 }
@@ -54,7 +54,8 @@ export async function persistentExampleEnv(names: string[], env: NodeJS.ProcessE
   const missing: string[] = [];
   for (const name of names) {
     if (env[name]) continue;
-    const v = saved[name];
+    // Values saved before the secret prefix existed (GOVOPS_EXAMPLE_*) are kept: no needless rotation.
+    const v = saved[name] ?? saved[name.replace(/^GOVOPS_SECRET_EXAMPLE_/, 'GOVOPS_EXAMPLE_')];
     if (typeof v === 'string' && v) out[name] = v;
     else missing.push(name);
   }

@@ -1,5 +1,6 @@
 /** Wire the reconcile engine (src/reconcile/engine.ts) into the loop, reporting files as the user knows them. */
 import type { ServiceApi } from '../api/client-types.js';
+import type { SecretScope } from '../manifests/secret-scope.js';
 import { reconcile } from '../reconcile/engine.js';
 import type { ManualStepsMode } from '../plan/types.js';
 import type { ReconcileFn } from './loop.js';
@@ -14,6 +15,8 @@ export interface EngineSettings {
   concurrency?: number;
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** Which secrets manifests may reference (--secrets-dir, --secret-env-prefix). */
+  secretScope?: SecretScope;
 }
 
 export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): ReconcileFn {
@@ -21,6 +24,10 @@ export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): Re
     const result = await reconcile(api, {
       root: req.revision.root,
       paths: req.revision.paths,
+      // Nothing leaves the revision's folder (the repository); secrets default to it (or to the watched folder).
+      sourceRoot: req.revision.root,
+      ...(req.revision.origin !== undefined ? { secretsOrigin: req.revision.origin } : {}),
+      ...(settings.secretScope ? { secretScope: settings.secretScope } : {}),
       revision: req.revision.id,
       apply: req.apply,
       prune: settings.prune,

@@ -1,6 +1,7 @@
 /** Assemble a daemon from settings (shared by `govops run` and `npm start`). */
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
+import type { SecretScope } from '../manifests/secret-scope.js';
 import type { RequestEvent } from '../api/client.js';
 import { DirSource } from '../sources/dir.js';
 import { GitSource } from '../sources/git.js';
@@ -37,6 +38,8 @@ export interface RunSettings {
   retryBaseMs?: number;
   retryMaxMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** Which secrets manifests may reference (--secrets-dir, --secret-env-prefix). */
+  secretScope?: SecretScope;
   /** Delivery-health polling of the webhook history (off when unset). */
   webhookHealth?: WebhookHealthSettings;
 }
@@ -103,6 +106,7 @@ export async function startRunning(
       concurrency: s.concurrency,
       timeoutMs: s.timeoutMs,
       env: s.env,
+      ...(s.secretScope ? { secretScope: s.secretScope } : {}),
     });
   const health = s.webhookHealth
     ? new WebhookHealth({
@@ -136,6 +140,8 @@ export async function startRunning(
       intervalMs: s.intervalMs,
       resyncMs: s.resyncMs,
       statePath: s.statePath,
+      secretEnvPrefix: s.secretScope?.envPrefix ?? 'GOVOPS_SECRET_',
+      ...(s.secretScope?.dir ? { secretsDir: s.secretScope.dir } : {}),
       ...(s.webhookHealth
         ? { webhookHealthIntervalMs: s.webhookHealth.intervalMs, autoRetryFailed: s.webhookHealth.autoRetry ?? false }
         : {}),

@@ -6,7 +6,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { verifyPush, type HookVerdict } from './hooks.js';
+import { redactJsonText } from '../util/redact.js';
+import { requestPath } from '../util/http-target.js';
+import { precheckPush, verifyPush, type HookVerdict } from './hooks.js';
 
 export interface HttpHandlers {
   ready(): { ready: boolean; reason?: string };
@@ -16,7 +18,20 @@ export interface HttpHandlers {
   hookSecret?: string;
   /** A verified push notification; returns false when it was ignored (another branch). */
   onPush(verdict: Extract<HookVerdict, { ok: true }>): boolean;
+  /** Limits of POST /hooks/git (defaults: HOOK_LIMITS). */
+  hookLimits?: Partial<HookLimits>;
 }
+
+export interface HookLimits {
+  /** Largest body read (a push payload is a few KiB; GitHub caps deliveries at 25 MB). */
+  maxBytes: number;
+  /** Bodies read at the same time before their signature could be checked; more get 503. */
+  maxConcurrent: number;
+  /** Time allowed to receive a whole body. */
+  bodyTimeoutMs: number;
+}
+
+export const HOOK_LIMITS: HookLimits = { maxBytes: 1024 * 1024, maxConcurrent: 8, bodyTimeoutMs: 10_000 };
 
 export interface HttpServerHandle {
   url: string;
@@ -24,30 +39,68 @@ export interface HttpServerHandle {
   close(): Promise<void>;
 }
 
-const MAX_HOOK_BODY = 5 * 1024 * 1024;
-
+/** Every answer passes the one redactor (string literals of JSON, label values of /metrics). */
 function send(res: ServerResponse, status: number, body: unknown, contentType = 'application/json'): void {
-  const text = typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`;
+  const text = redactJsonText(typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`);
   res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
   res.end(text);
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+class BodyError extends Error {
+  constructor(
+    readonly status: 408 | 413,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Read a body while it streams in, giving up (and dropping what was read) as soon as it passes
+ * `limit` bytes or takes longer than `timeoutMs`.
+ */
+function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    let settled = false;
+    const finish = (err?: BodyError): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+      if (err) {
+        chunks = [];
+        req.pause();
+        reject(err);
+      } else resolve(Buffer.concat(chunks, size));
+    };
+    const onData = (c: Buffer): void => {
       size += c.length;
-      if (size > limit) {
-        resolve(undefined);
-        req.resume();
-        return;
-      }
+      if (size > limit) return finish(new BodyError(413, `body larger than ${limit} bytes`));
       chunks.push(c);
-    });
-    req.on('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks)));
-    req.on('error', reject);
+    };
+    const onEnd = (): void => finish();
+    const onError = (): void => finish(new BodyError(408, 'request body broken off'));
+    const onAborted = (): void => finish(new BodyError(408, 'request body broken off'));
+    const timer = setTimeout(() => finish(new BodyError(408, `body not received within ${timeoutMs} ms`)), timeoutMs);
+    timer.unref();
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
   });
+}
+
+/** Answer and close the connection without reading the rest of the request body. */
+function sendAndClose(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.setHeader('connection', 'close');
+  send(res, status, body);
+  res.once('finish', () => req.socket.destroySoon());
 }
 
 export async function startHttpServer(
@@ -55,6 +108,9 @@ export async function startHttpServer(
   handlers: HttpHandlers,
   logger: Logger,
 ): Promise<HttpServerHandle> {
+  const limits: HookLimits = { ...HOOK_LIMITS, ...handlers.hookLimits };
+  /** GitHub bodies being read before their signature could be checked. */
+  let unauthenticatedUploads = 0;
   const server: Server = createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => {
       logger.error({ err: { message: (err as Error).message } }, 'http handler failed');
@@ -64,7 +120,8 @@ export async function startHttpServer(
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const path = requestPath(req.url);
+    if (path === undefined) return sendAndClose(req, res, 400, { error: 'malformed request target' });
     const method = req.method ?? 'GET';
     const known: Record<string, string> = {
       '/healthz': 'GET',
@@ -90,19 +147,49 @@ export async function startHttpServer(
         return send(res, 200, await handlers.registry.metrics(), handlers.registry.contentType);
       case '/status':
         return send(res, 200, handlers.status());
-      case '/hooks/git': {
-        const body = await readBody(req, MAX_HOOK_BODY);
-        if (!body) return send(res, 413, { error: 'body too large' });
-        const verdict = verifyPush(req.headers, body, handlers.hookSecret);
-        if (!verdict.ok) {
-          logger.warn({ reason: verdict.reason, remote: req.socket.remoteAddress }, 'push notification rejected');
-          return send(res, 401, { error: 'unauthorized', message: verdict.reason });
-        }
-        const accepted = handlers.onPush(verdict);
-        logger.info({ provider: verdict.provider, event: verdict.event, ref: verdict.ref, accepted }, 'push notification');
-        return send(res, 202, { accepted, message: accepted ? 'fetch triggered' : `ignored: ${verdict.ref} is not the watched branch` });
-      }
+      case '/hooks/git':
+        return hook(req, res);
     }
+  }
+
+  async function hook(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const reject = (status: number, reason: string, extra: Record<string, string> = {}): void => {
+      logger.warn({ reason, status, remote: req.socket.remoteAddress }, 'push notification rejected');
+      sendAndClose(req, res, status, { error: status === 401 ? 'unauthorized' : 'rejected', message: reason }, extra);
+    };
+    // Everything the headers can decide is decided before reading a byte of the body.
+    const pre = precheckPush(req.headers, handlers.hookSecret);
+    if (!pre.ok) return reject(401, pre.reason);
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limits.maxBytes) return reject(413, `body larger than ${limits.maxBytes} bytes`);
+    const counted = !pre.authenticated;
+    if (counted && unauthenticatedUploads >= limits.maxConcurrent) {
+      return reject(503, `more than ${limits.maxConcurrent} notifications being received; retry`, { 'retry-after': '1' });
+    }
+    if (counted) unauthenticatedUploads++;
+    let body: Buffer;
+    try {
+      body = await readBody(req, limits.maxBytes, limits.bodyTimeoutMs);
+    } catch (err) {
+      if (err instanceof BodyError) return reject(err.status, err.message);
+      throw err;
+    } finally {
+      if (counted) unauthenticatedUploads--;
+    }
+    const verdict = verifyPush(req.headers, body, handlers.hookSecret);
+    if (!verdict.ok) return reject(401, verdict.reason);
+    if (verdict.malformed) return reject(400, `malformed push notification: ${verdict.malformed}`);
+    if (verdict.kind === 'ping') {
+      logger.info({ provider: verdict.provider, event: verdict.event }, 'push notification ping');
+      return send(res, 200, { accepted: false, message: 'pong: notifications reach govops' });
+    }
+    if (verdict.kind === 'other') {
+      logger.info({ provider: verdict.provider, event: verdict.event }, 'push notification ignored: not a push event');
+      return send(res, 200, { accepted: false, message: `ignored: ${verdict.event ?? 'unknown'} events trigger nothing (only pushes do)` });
+    }
+    const accepted = handlers.onPush(verdict);
+    logger.info({ provider: verdict.provider, event: verdict.event, ref: verdict.ref, accepted }, 'push notification');
+    return send(res, 202, { accepted, message: accepted ? 'fetch triggered' : `ignored: ${verdict.ref} is not the watched branch` });
   }
 
   await new Promise<void>((resolve, reject) => {

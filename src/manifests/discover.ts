@@ -1,13 +1,37 @@
-/** Find manifest files: `*.yaml` / `*.yml` under the given paths, honouring `.govopsignore`. */
-import { readFile, readdir, realpath, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+/**
+ * Find manifest files: `*.yaml` / `*.yml` under the given paths, honouring `.govopsignore`.
+ * Repository content stays in the repository: a symbolic link whose target leaves the scanned root is
+ * refused (an error naming the link; the target is never read), and a Git submodule (listed in
+ * `.gitmodules`, or a folder holding its own `.git`) is reported instead of being silently skipped or read.
+ */
+import { lstat, readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { IGNORE_FILE, isIgnored, parseIgnore, type IgnoreRule } from './ignore.js';
+import { isInside } from './secret-scope.js';
+
+export interface DiscoveryProblem {
+  /** Absolute path of the file or folder. */
+  path: string;
+  message: string;
+  /** The security rule broken, when it is one (`symlink`, `submodule`). */
+  rule?: string;
+}
 
 export interface Discovery {
   /** Absolute paths, in a stable order, each once. */
   files: string[];
   /** Paths that do not exist or cannot be read (absolute), with the reason. */
-  problems: Array<{ path: string; message: string }>;
+  problems: DiscoveryProblem[];
+  /** The scanned root each file was found under (the default secrets root of its manifests). */
+  rootOf: Map<string, string>;
+}
+
+export interface DiscoveryOptions {
+  /**
+   * The folder nothing may leave (the daemon: the repository; preview: the Git work tree). Default:
+   * each folder given is its own root, and a file named explicitly is read as the operator named it.
+   */
+  root?: string;
 }
 
 interface Scope {
@@ -15,21 +39,74 @@ interface Scope {
   rules: IgnoreRule[];
 }
 
+interface Walk {
+  out: Discovery;
+  seen: Set<string>;
+  /** The root recorded per file (the default secrets root). */
+  root: string;
+  /** Nothing may leave it: its real path, and how to name it. */
+  realRoot: string;
+  label: string;
+  /** Absolute paths of submodules declared by the `.gitmodules` files seen so far. */
+  submodules: Set<string>;
+}
+
 export const MANIFEST_EXT = /\.ya?ml$/i;
+export const GITMODULES_FILE = '.gitmodules';
 
 function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');
 }
 
-async function walk(dir: string, scopes: Scope[], out: Discovery, seen: Set<string>): Promise<void> {
+/** Submodule paths declared in a `.gitmodules` text (`path = sub/dir`), relative to its folder. */
+export function parseGitmodules(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*path\s*=\s*(.+?)\s*$/.exec(line);
+    if (m) out.push(m[1]!.replace(/^"(.*)"$/, '$1'));
+  }
+  return out;
+}
+
+async function readGitmodules(dir: string, into: Set<string>): Promise<void> {
+  const file = join(dir, GITMODULES_FILE);
+  const st = await lstat(file).catch(() => undefined);
+  if (!st?.isFile()) return; // a symlinked .gitmodules is not followed
+  const text = await readFile(file, 'utf8').catch(() => '');
+  for (const p of parseGitmodules(text)) into.add(resolve(dir, p));
+}
+
+function submoduleProblem(path: string): DiscoveryProblem {
+  return {
+    path,
+    rule: 'submodule',
+    message:
+      'a Git submodule: govops does not read submodules (their files are not part of this revision); ' +
+      'move its manifests into the repository, or list the folder in .govopsignore to skip it',
+  };
+}
+
+function escapeProblem(path: string, root: string): DiscoveryProblem {
+  return {
+    path,
+    rule: 'symlink',
+    message: `a symbolic link leading outside ${root}: refused, its target is not read (put the file itself in the repository, or list the link in .govopsignore)`,
+  };
+}
+
+async function walk(dir: string, scopes: Scope[], w: Walk, top: boolean): Promise<void> {
   const real = await realpath(dir).catch(() => dir);
-  if (seen.has(real)) return; // symlink loops
-  seen.add(real);
+  if (w.seen.has(real)) return; // symlink loops
+  w.seen.add(real);
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (err) {
-    out.problems.push({ path: dir, message: `cannot read folder: ${(err as Error).message}` });
+    w.out.problems.push({ path: dir, message: `cannot read folder: ${(err as Error).message}` });
+    return;
+  }
+  if (!top && entries.some((e) => e.name === '.git')) {
+    w.out.problems.push(submoduleProblem(dir));
     return;
   }
   let here = scopes;
@@ -37,38 +114,91 @@ async function walk(dir: string, scopes: Scope[], out: Discovery, seen: Set<stri
     const text = await readFile(join(dir, IGNORE_FILE), 'utf8');
     here = [...scopes, { dir, rules: parseIgnore(text) }];
   }
+  if (entries.some((e) => e.name === GITMODULES_FILE)) await readGitmodules(dir, w.submodules);
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const full = join(dir, e.name);
     let isDir = e.isDirectory();
     let isFile = e.isFile();
+    let escapes = false;
     if (e.isSymbolicLink()) {
-      const s = await stat(full).catch(() => undefined);
+      const target = await realpath(full).catch(() => undefined);
+      if (target === undefined) {
+        // Dangling: where it would lead, from the link text alone.
+        const text = await readlink(full).catch(() => undefined);
+        if (!MANIFEST_EXT.test(e.name)) continue;
+        if (here.some((s) => isIgnored(s.rules, toPosix(relative(s.dir, full)), false))) continue;
+        const lexical = text === undefined ? full : resolve(dir, text);
+        w.out.problems.push(
+          isInside(w.realRoot, lexical) || isInside(w.label, lexical)
+            ? { path: full, message: 'a symbolic link to a file that does not exist', rule: 'symlink' }
+            : escapeProblem(full, w.label),
+        );
+        continue;
+      }
+      const s = await stat(full).catch(() => undefined); // metadata only: the target is not read
       isDir = Boolean(s?.isDirectory());
       isFile = Boolean(s?.isFile());
+      escapes = !isInside(w.realRoot, target);
     }
     if (!isDir && !(isFile && MANIFEST_EXT.test(e.name))) continue;
     if (here.some((s) => isIgnored(s.rules, toPosix(relative(s.dir, full)), isDir))) continue;
-    if (isDir) await walk(full, here, out, seen);
-    else out.files.push(full);
+    if (escapes) {
+      w.out.problems.push(escapeProblem(full, w.label));
+      continue;
+    }
+    if (isDir && w.submodules.has(full)) {
+      w.out.problems.push(submoduleProblem(full));
+      continue;
+    }
+    if (isDir) await walk(full, here, w, false);
+    else {
+      w.out.files.push(full);
+      if (!w.out.rootOf.has(full)) w.out.rootOf.set(full, w.root);
+    }
   }
 }
 
-/** Walk the paths (relative to cwd). A path naming a file is taken as it is, whatever its name. */
-export async function findManifestFiles(paths: readonly string[], cwd: string): Promise<Discovery> {
-  const out: Discovery = { files: [], problems: [] };
+/**
+ * Walk the paths (relative to cwd). A path naming a file is taken as it is, whatever its name.
+ * Nothing leaves the containment root: `options.root` when given (the daemon: the repository), else
+ * the current folder for a path inside it (a checkout in CI: a folder named on the command line cannot
+ * be a link out of it), else the path itself.
+ */
+export async function findManifestFiles(paths: readonly string[], cwd: string, options: DiscoveryOptions = {}): Promise<Discovery> {
+  const out: Discovery = { files: [], problems: [], rootOf: new Map() };
   const seen = new Set<string>();
+  const fixedRoot = options.root ? resolve(cwd, options.root) : undefined;
+  const submodules = new Set<string>();
+  if (fixedRoot) await readGitmodules(fixedRoot, submodules);
+  const realCwd = await realpath(cwd).catch(() => cwd);
   for (const p of paths.length ? paths : ['.']) {
     const abs = resolve(cwd, p);
     const s = await stat(abs).catch((err: NodeJS.ErrnoException) => err);
     if (s instanceof Error) {
-      out.problems.push({ path: abs, message: s.code === 'ENOENT' ? 'no such file or folder' : s.message });
-    } else if (s.isDirectory()) {
-      await walk(abs, [], out, seen);
+      const dangling = s.code === 'ENOENT' && (await lstat(abs).catch(() => undefined))?.isSymbolicLink();
+      out.problems.push({ path: abs, message: dangling ? 'a symbolic link to a path that does not exist' : s.code === 'ENOENT' ? 'no such file or folder' : s.message });
+      continue;
+    }
+    const real = await realpath(abs).catch(() => abs);
+    const contain = fixedRoot ?? (isInside(cwd, abs) ? cwd : undefined);
+    const containReal = fixedRoot ? await realpath(fixedRoot).catch(() => fixedRoot) : contain ? realCwd : real;
+    if (!isInside(containReal, real)) {
+      out.problems.push(escapeProblem(abs, contain ?? abs));
+      continue;
+    }
+    if (fixedRoot && s.isDirectory() && [...submodules].some((m) => isInside(m, abs))) {
+      out.problems.push(submoduleProblem(abs));
+      continue;
+    }
+    if (s.isDirectory()) {
+      const walkState: Walk = { out, seen, root: fixedRoot ?? abs, realRoot: containReal, label: contain ?? abs, submodules };
+      await walk(abs, [], walkState, true);
     } else {
       out.files.push(abs);
+      if (!out.rootOf.has(abs)) out.rootOf.set(abs, fixedRoot ?? dirname(abs));
     }
   }
-  return { files: [...new Set(out.files)], problems: out.problems };
+  return { files: [...new Set(out.files)], problems: out.problems, rootOf: out.rootOf };
 }

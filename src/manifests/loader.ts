@@ -9,6 +9,7 @@ import { findManifestFiles } from './discover.js';
 import { checkDuplicates } from './duplicates.js';
 import { MAX_FILE_BYTES } from './hostile.js';
 import { parseManifestText } from './parse.js';
+import { DEFAULT_SECRET_SCOPE, scopeDiagnostics, type SecretScope } from './secret-scope.js';
 import type { Diagnostic, LoadedManifest, ManifestSet } from './types.js';
 
 export interface LoadOptions {
@@ -16,6 +17,15 @@ export interface LoadOptions {
   cwd?: string;
   /** Plain-literal credentials are errors instead of warnings (`validate --strict`). */
   strict?: boolean;
+  /**
+   * The folder nothing may leave: no manifest behind a symlink out of it, and the default secrets
+   * root (the daemon: the repository; preview: the Git work tree). Default: each path given.
+   */
+  root?: string;
+  /** Which secrets manifests may reference (default: GOVOPS_SECRET_* variables, files inside the root). */
+  secretScope?: SecretScope;
+  /** Where the root's files really are when the manifests are a copy (the directory source's snapshot). */
+  secretsOrigin?: string;
 }
 
 export interface LoadResult extends ManifestSet {
@@ -68,13 +78,15 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
 
 export async function loadManifests(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
   const cwd = options.cwd ?? process.cwd();
-  const found = await findManifestFiles(paths, cwd);
+  const found = await findManifestFiles(paths, cwd, options.root !== undefined ? { root: options.root } : {});
+  const scope = options.secretScope ?? DEFAULT_SECRET_SCOPE;
   const diagnostics: Diagnostic[] = found.problems.map((p) => ({
     file: displayName(p.path, cwd),
     line: 1,
     column: 1,
     severity: 'error',
     message: p.message,
+    ...(p.rule ? { rule: p.rule } : {}),
   }));
   const all: LoadedManifest[] = [];
   const files: string[] = [];
@@ -88,6 +100,11 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
       return;
     }
     const res = parseManifestText(text, file, dirname(abs), { strict: options.strict });
+    const root = found.rootOf.get(abs);
+    for (const m of res.manifests) {
+      if (root !== undefined) m.root = root;
+      diagnostics.push(...scopeDiagnostics(m, scope, options.secretsOrigin));
+    }
     all.push(...res.manifests);
     diagnostics.push(...res.diagnostics);
   });

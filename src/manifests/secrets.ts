@@ -4,16 +4,21 @@
  * Refs are resolved in `spec.config`, `spec.deleteCredentials` and a webhook's `spec.secret`.
  * Diagnostics never contain a secret value.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { isSensitiveKey } from '../service/kinds.js';
+import { readFileSync, realpathSync } from 'node:fs';
+import { SECRET_KEYS, isSensitiveKey } from '../service/kinds.js';
+import { registerSecrets } from '../util/redact.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
 import { isSecretRef } from './refs.js';
+import { DEFAULT_SECRET_SCOPE, fileTarget, realTargetProblem, refProblem, type SecretScope } from './secret-scope.js';
 
 export interface ResolveOptions {
   env: Record<string, string | undefined>;
   /** Reads a file as UTF-8 (default: fs.readFileSync). Throws when unreadable. */
   readFile?: (absolutePath: string) => string;
+  /** Which secrets manifests may reference (default: GOVOPS_SECRET_* variables, files inside the root). */
+  scope?: SecretScope;
+  /** Where the manifests root's files really are when the manifests are a copy (directory snapshots). */
+  secretsOrigin?: string;
 }
 
 export interface ResolvedSecrets<M extends Manifest = Manifest> {
@@ -58,7 +63,8 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
   const secretPaths = new Set<string>();
   const diagnostics: Diagnostic[] = [];
 
-  const fail = (p: Path, message: string) => {
+  const scope = opts.scope ?? DEFAULT_SECRET_SCOPE;
+  const fail = (p: Path, message: string, rule?: string) => {
     const at = loaded.locate(p);
     diagnostics.push({
       file: at.file,
@@ -68,12 +74,18 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       name: manifest.metadata?.name,
       severity: 'error',
       message,
+      ...(rule ? { rule } : {}),
     });
   };
 
   /** The value of one reference, or undefined after recording a diagnostic. */
   const resolveRef = (ref: SecretRef, p: Path): string | undefined => {
     const where = dotted(p);
+    const outOfScope = refProblem(ref, scope);
+    if (outOfScope) {
+      fail(p, `${where}: ${outOfScope}`, 'secret-scope');
+      return undefined;
+    }
     if ('fromEnv' in ref) {
       const value = opts.env[ref.fromEnv];
       if (value === undefined) {
@@ -86,9 +98,26 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       }
       return value;
     }
-    const file = path.isAbsolute(ref.fromFile) ? ref.fromFile : path.resolve(loaded.dir, ref.fromFile);
+    const target = fileTarget(ref.fromFile, scope, {
+      manifestDir: loaded.dir,
+      manifestsRoot: loaded.root ?? loaded.dir,
+      ...(opts.secretsOrigin !== undefined ? { origin: opts.secretsOrigin } : {}),
+    });
+    const file = target.file;
     try {
-      return trimOneNewline(readFile(file));
+      // The real path is checked, then read (never the link again: a swap in between cannot escape).
+      let real: string | undefined;
+      try {
+        real = realpathSync(file);
+      } catch {
+        real = undefined; // missing: reading it reports ENOENT
+      }
+      const escape = real === undefined ? undefined : realTargetProblem(real, realpathSync(target.root), ref.fromFile, scope);
+      if (escape) {
+        fail(p, `${where}: ${escape}`, 'secret-scope');
+        return undefined;
+      }
+      return trimOneNewline(readFile(real ?? file));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       fail(p, `${where}: cannot read secret file ${file}${code ? ` (${code})` : ''} (${describeRef(ref)})`);
@@ -103,7 +132,10 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
     if (isSecretRef(value)) {
       secretPaths.add(dotted(p));
       const resolved = resolveRef(value, p);
-      if (resolved !== undefined) (holder as Record<string | number, unknown>)[key] = resolved;
+      if (resolved !== undefined) {
+        registerSecrets(resolved);
+        (holder as Record<string | number, unknown>)[key] = resolved;
+      }
       return;
     }
     if (Array.isArray(value)) {
@@ -114,7 +146,11 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       for (const k of Object.keys(value)) walk(value, k, [...p, k], isSensitive);
       return;
     }
-    if (isSensitive && value !== undefined && value !== null) secretPaths.add(dotted(p));
+    if (isSensitive && value !== undefined && value !== null) {
+      secretPaths.add(dotted(p));
+      // A credential written as a plain literal is still a secret of this run (not a username).
+      if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || dotted(p) === 'spec.secret')) registerSecrets(value);
+    }
   };
 
   const spec = (manifest as { spec?: unknown }).spec;

@@ -63,8 +63,10 @@ export interface LoadedManifest<M extends Manifest = Manifest> {
   manifest: M;
   /** Where the document starts. */
   source: SourceLocation;
-  /** Absolute folder of the file: `fromFile` paths are relative to it. */
+  /** Absolute folder of the file: `fromFile` paths are relative to it (unless a secrets folder is set). */
   dir: string;
+  /** The scanned root the file was found under (set by the loader): the default secrets root. */
+  root?: string;
   /** Where a value inside the document is, by its path (e.g. ['spec','config','host']). */
   locate(path: ReadonlyArray<string | number>): SourceLocation;
 }
@@ -80,6 +82,8 @@ export interface Diagnostic {
   name?: string;
   severity: Severity;
   message: string;
+  /** The security rule broken, when it is one (`secret-scope`, `symlink`, `submodule`). */
+  rule?: string;
 }
 
 /** The result of loading + validating a set of manifest paths. */

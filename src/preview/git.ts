@@ -1,40 +1,35 @@
 /**
- * Thin git adapter for `govops preview`: the revision, the merge-base with a base ref, the files
- * changed since it, and a read-only checkout of the base's manifest files into a temp folder
- * (through a private index file: the repository's index, HEAD and work tree are never touched).
+ * Git facts for `govops preview`, through the one Git adapter (src/util/git.ts): the revision, the
+ * merge-base with a base ref, the files changed since it, and a read-only checkout of the base's
+ * manifest files into a temp folder (through a private index file: the repository's index, HEAD and
+ * work tree are never touched).
  */
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { UserError } from '../errors.js';
+import { GitError, runGit, type GitResult } from '../util/git.js';
 
-export interface GitResult {
-  code: number;
-  stdout: string;
-  stderr: string;
+export type { GitResult };
+
+/** Preview's git commands: a minute each at most. */
+const PREVIEW_GIT_TIMEOUT_MS = 60_000;
+
+export async function git(args: string[], opts: { cwd: string; env?: Record<string, string>; input?: string }): Promise<GitResult> {
+  try {
+    return await runGit(args, {
+      cwd: opts.cwd,
+      timeoutMs: PREVIEW_GIT_TIMEOUT_MS,
+      ...(opts.env ? { extraEnv: opts.env } : {}),
+      ...(opts.input !== undefined ? { input: opts.input } : {}),
+    });
+  } catch (err) {
+    if (err instanceof GitError && err.reason === 'spawn') throw new UserError(err.message, 'install git, or run without --base');
+    throw err instanceof GitError ? new UserError(err.message) : err;
+  }
 }
 
-export function git(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string }): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      'git',
-      args,
-      { cwd: opts.cwd, env: { ...process.env, ...opts.env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 64 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        if (err && typeof (err as NodeJS.ErrnoException).code === 'string') {
-          reject(new UserError(`cannot run git: ${err.message}`, 'install git, or run without --base'));
-          return;
-        }
-        const code = err ? Number((err as { code?: number }).code ?? 1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      },
-    );
-    if (opts.input !== undefined) child.stdin?.end(opts.input);
-  });
-}
-
-async function gitOk(args: string[], cwd: string, env?: NodeJS.ProcessEnv, input?: string): Promise<string> {
+async function gitOk(args: string[], cwd: string, env?: Record<string, string>, input?: string): Promise<string> {
   const r = await git(args, { cwd, ...(env ? { env } : {}), ...(input !== undefined ? { input } : {}) });
   if (r.code !== 0) throw new UserError(`git ${args[0]} failed: ${r.stderr.trim().split('\n')[0] ?? ''}`);
   return r.stdout;

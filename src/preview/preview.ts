@@ -12,6 +12,7 @@ import { ApiError, TransportError, UserError } from '../errors.js';
 import { MANIFEST_EXT } from '../manifests/discover.js';
 import { IGNORE_FILE } from '../manifests/ignore.js';
 import { loadManifests } from '../manifests/loader.js';
+import type { SecretScope } from '../manifests/secret-scope.js';
 import { resolveAllSecrets } from '../manifests/secrets.js';
 import type { LoadedManifest } from '../manifests/types.js';
 import { needsApply, planChanges } from '../plan/planner.js';
@@ -31,6 +32,8 @@ export interface PreviewOptions {
   statePath: string;
   plan: PlanOptions;
   env: Record<string, string | undefined>;
+  /** Which secrets manifests may reference: a reference outside it makes the preview invalid. */
+  secretScope?: SecretScope;
   logger: Logger;
   /** Make the service client; throws a UserError when no URL or token is configured. */
   connect: () => ServiceApi;
@@ -70,13 +73,13 @@ interface BaseInfo {
 }
 
 /** The manifests of the base revision (invalid ones are skipped: only the PR's manifests must be valid). */
-async function baseManifests(b: BaseInfo, root: string, absPaths: string[]): Promise<LoadedManifest[]> {
+async function baseManifests(b: BaseInfo, root: string, absPaths: string[], scope?: SecretScope): Promise<LoadedManifest[]> {
   const tree = await checkoutTree(b.repo.top, b.mergeBase, b.specs);
   try {
     const baseRoot = path.join(tree.dir, path.relative(b.repo.top, root));
     const set = await loadManifests(
       absPaths.map((p) => path.join(baseRoot, path.relative(root, p))),
-      { cwd: baseRoot },
+      { cwd: baseRoot, ...(scope ? { secretScope: scope } : {}) },
     );
     return set.manifests;
   } finally {
@@ -114,14 +117,25 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
       result.base = { ref: opts.base, mergeBase: mb, files };
     }
 
-    const set = await loadManifests(absPaths, { cwd: root });
+    const set = await loadManifests(absPaths, { cwd: root, ...(opts.secretScope ? { secretScope: opts.secretScope } : {}) });
     result.diagnostics = set.diagnostics;
     if (set.diagnostics.some((d) => d.severity === 'error')) {
       result.valid = false;
       result.exitCode = 1;
       return result;
     }
-    const { resolved } = resolveAllSecrets(set.manifests, { env: opts.env });
+    const { resolved, diagnostics: secretDiags } = resolveAllSecrets(set.manifests, {
+      env: opts.env,
+      ...(opts.secretScope ? { scope: opts.secretScope } : {}),
+    });
+    // A secret CI does not have is an unknown; one outside the operator's scope is an error.
+    const refused = secretDiags.filter((d) => d.rule === 'secret-scope');
+    if (refused.length) {
+      result.diagnostics = [...set.diagnostics, ...refused];
+      result.valid = false;
+      result.exitCode = 1;
+      return result;
+    }
     result.unknownSecrets = sortUnknown(resolved.flatMap((r) =>
       unresolvedRefs(r).map(
         ({ specPath, ref }): UnknownSecret => ({
@@ -164,7 +178,7 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
       result.offline = { baseCompared: false, changes: [], resources };
       return result;
     }
-    const changes = diffManifestSets(await baseManifests(base, root, absPaths), set.manifests);
+    const changes = diffManifestSets(await baseManifests(base, root, absPaths, opts.secretScope), set.manifests);
     result.offline = { baseCompared: true, changes, resources };
     result.changed = changes.length > 0;
     result.exitCode = result.changed ? 2 : 0;

@@ -42,10 +42,19 @@ interface Prepared {
 /** Load, validate and resolve secrets. Returns diagnostics (errors stop the reconcile). */
 async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]; prepared?: Prepared }> {
   const paths = (opts.paths.length ? opts.paths : ['.']).map((p) => path.resolve(opts.root, p));
-  const set = await loadManifests(paths, { cwd: opts.root });
+  const set = await loadManifests(paths, {
+    cwd: opts.root,
+    ...(opts.sourceRoot !== undefined ? { root: opts.sourceRoot } : {}),
+    ...(opts.secretScope ? { secretScope: opts.secretScope } : {}),
+    ...(opts.secretsOrigin !== undefined ? { secretsOrigin: opts.secretsOrigin } : {}),
+  });
   const diagnostics = [...set.diagnostics];
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
-  const { resolved, diagnostics: secretDiags } = resolveAllSecrets(set.manifests, { env: opts.env ?? process.env });
+  const { resolved, diagnostics: secretDiags } = resolveAllSecrets(set.manifests, {
+    env: opts.env ?? process.env,
+    ...(opts.secretScope ? { scope: opts.secretScope } : {}),
+    ...(opts.secretsOrigin !== undefined ? { secretsOrigin: opts.secretsOrigin } : {}),
+  });
   diagnostics.push(...secretDiags);
   if (secretDiags.some((d) => d.severity === 'error')) return { diagnostics };
   const prepared: Prepared = {

@@ -5,21 +5,20 @@
  * (ignored files don't count: the state file, generated secrets...). Unknown (undefined) when the
  * paths are not in one Git work tree, the repository has no commit yet, or git is not installed.
  */
-import { execFile } from 'node:child_process';
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { runGit } from '../util/git.js';
 
 const GIT_TIMEOUT_MS = 10_000;
 
-function git(cwd: string, args: string[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      args,
-      { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' } },
-      (err, stdout) => resolve(err ? undefined : stdout),
-    );
-  });
+/** stdout, or undefined when git failed or is missing (the revision is then unknown). Through the one Git adapter. */
+async function git(cwd: string, args: string[]): Promise<string | undefined> {
+  try {
+    const r = await runGit(args, { cwd, timeoutMs: GIT_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, extraEnv: { GIT_OPTIONAL_LOCKS: '0' } });
+    return r.code === 0 ? r.stdout : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether a `git status` path is one the manifest loader reads. */

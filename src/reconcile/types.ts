@@ -3,6 +3,7 @@
  * plan, and (when asked) apply. Shared by `govops plan`, `govops apply` and the daemon.
  */
 import type { Logger } from 'pino';
+import type { SecretScope } from '../manifests/secret-scope.js';
 import type { Diagnostic } from '../manifests/types.js';
 import type { ManualStepsMode, Plan } from '../plan/types.js';
 
@@ -11,6 +12,15 @@ export interface ReconcileOptions {
   root: string;
   /** Manifest files/folders (relative to root or absolute). Default ['.']. */
   paths: string[];
+  /**
+   * The folder no manifest (through a symlink) nor secret file may leave, and the default secrets
+   * root: the daemon passes the repository. Default: each path given.
+   */
+  sourceRoot?: string;
+  /** Which secrets manifests may reference (--secrets-dir, --secret-env-prefix). */
+  secretScope?: SecretScope;
+  /** Where the revision's files really are when `root` is a copy without secret files (directory source). */
+  secretsOrigin?: string;
   /** Revision being reconciled (commit SHA or content digest), recorded in state. */
   revision?: string;
   /** false: plan only (drift check / plan command). */

@@ -153,6 +153,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     log,
     logger,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    control: { open: options.dev === true, host: options.host ?? '127.0.0.1' },
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

@@ -5,7 +5,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import type { Logger } from '../log.js';
+import { requestPath } from '../util/http-target.js';
 import { authenticate } from './auth.js';
+import { guardControl, type ControlPolicy } from './control-guard.js';
 import type { FaultSet } from './faults.js';
 import { errorResponse, HttpError, type Caller, type Route, type SandboxRequest, type SandboxResponse } from './http.js';
 import type { RequestLog } from './requestlog.js';
@@ -21,6 +23,8 @@ export interface ServerDeps {
   log: RequestLog;
   logger: Logger;
   bodyLimit: number;
+  /** Control API access (default: the admin token needed, loopback origins only). */
+  control?: ControlPolicy;
 }
 
 class BodyTooLarge extends Error {}
@@ -102,7 +106,12 @@ export function createSandboxServer(deps: ServerDeps): Server {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const method = (req.method ?? 'GET').toUpperCase();
-    const url = new URL(req.url ?? '/', 'http://sandbox.local');
+    if (requestPath(req.url) === undefined) {
+      res.setHeader('connection', 'close');
+      send(res, errorResponse(400, 'Malformed request target'));
+      return;
+    }
+    const url = new URL(`http://sandbox.local${req.url ?? '/'}`);
     const path = url.pathname;
     const control = path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`);
     const record = (status: number): void => {
@@ -131,6 +140,18 @@ export function createSandboxServer(deps: ServerDeps): Server {
         return;
       }
       throw err;
+    }
+
+    if (control) {
+      try {
+        guardControl(req.headers, rawBody, deps.control ?? { open: false, host: '127.0.0.1' }, deps.callers, req.socket.localPort);
+      } catch (err) {
+        if (err instanceof HttpError) {
+          reply(err.toResponse());
+          return;
+        }
+        throw err;
+      }
     }
 
     const match = router.match(method, path);

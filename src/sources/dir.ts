@@ -3,7 +3,8 @@
  * are absorbed by chokidar's `atomic` + `awaitWriteFinish` and by the debounce). It follows the
  * symlink swap git-sync does (`<root>/<link>` atomically re-pointed to a new worktree): the parent
  * folder of every symlink on the path is watched too, and the path is re-resolved on each scan.
- * Each distinct content becomes a revision: an immutable snapshot `<workdir>/snapshots/<digest>`.
+ * Each distinct content becomes a revision: an immutable snapshot `<workdir>/snapshots/<digest>` of
+ * the manifest files only (never a secret file: those are read from the watched folder itself).
  * Revision id: the git-sync commit SHA when the resolved path names one, else `sha256:<digest>`.
  */
 import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
@@ -126,7 +127,8 @@ export class DirSource implements Source {
     this.contentReal = real;
     this.content = watch(real, {
       ignoreInitial: true,
-      followSymlinks: true,
+      // Links are recorded as links (snapshot.ts); what they point to is not ours to watch.
+      followSymlinks: false,
       awaitWriteFinish: { stabilityThreshold: 80, pollInterval: 20 },
       ignored: (path: string) => path !== real && path.slice(real.length + 1).split(sep).some(isHidden),
     });
@@ -159,6 +161,7 @@ export class DirSource implements Source {
         root,
         paths: ['.'],
         display: this.opts.dir,
+        origin: real,
         observedAt: new Date().toISOString(),
       };
       this.opts.logger.info({ revision: uniqueId, dir: this.opts.dir, files: set.files.size }, 'new directory revision');

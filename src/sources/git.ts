@@ -3,12 +3,14 @@
  * on `refresh()`. Each new commit of `origin/<branch>` is checked out (detached) into its own
  * worktree `<workdir>/revs/<sha>`, kept until `retain` drops it. The URL is never logged with
  * credentials; HTTPS tokens come from GOVOPS_GIT_TOKEN through a GIT_ASKPASS script (the token
- * itself is never written to disk nor put on a command line).
+ * itself is never written to disk nor put on a command line). Every command goes through the one
+ * Git adapter (src/util/git.ts: environment allow-list, timeout, redacted stderr).
  */
 import { mkdir, readdir, rm, writeFile, access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { simpleGit, type SimpleGit } from 'simple-git';
 import type { Logger } from 'pino';
+import { Git, DEFAULT_GIT_TIMEOUT_MS } from '../util/git.js';
+import { registerSecrets } from '../util/redact.js';
 import type { Revision, Source, SourceDescription, SourceMetricsHooks } from './types.js';
 import { redactText, redactUrl } from './redact.js';
 import { jittered } from './timer.js';
@@ -43,7 +45,7 @@ export class GitSource implements Source {
   private readonly repoDir: string;
   private readonly revsDir: string;
   private readonly env: NodeJS.ProcessEnv;
-  private git?: SimpleGit;
+  private git?: Git;
   private listeners: Array<(r: Revision) => void> = [];
   private latest?: Revision;
   private readonly runner = new CoalescingRunner(() => this.poll());
@@ -59,7 +61,7 @@ export class GitSource implements Source {
     this.workdir = resolve(opts.workdir);
     this.repoDir = join(this.workdir, 'repo.git');
     this.revsDir = join(this.workdir, 'revs');
-    this.env = { ...gitEnv(opts.env ?? process.env), GIT_TERMINAL_PROMPT: '0' };
+    this.env = opts.env ?? process.env;
   }
 
   describe(): SourceDescription {
@@ -81,24 +83,27 @@ export class GitSource implements Source {
 
   async start(): Promise<void> {
     await mkdir(this.repoDir, { recursive: true });
-    const env = { ...this.env };
-    if (env.GOVOPS_GIT_TOKEN) {
+    const extraEnv: Record<string, string> = {};
+    const token = this.env.GOVOPS_GIT_TOKEN;
+    if (token) {
+      registerSecrets(token);
       const askpass = join(this.workdir, 'askpass.sh');
       await writeFile(askpass, ASKPASS, { mode: 0o700 });
-      env.GIT_ASKPASS = askpass;
+      Object.assign(extraEnv, { GIT_ASKPASS: askpass, GOVOPS_GIT_TOKEN: token });
+      if (this.env.GOVOPS_GIT_USERNAME) extraEnv.GOVOPS_GIT_USERNAME = this.env.GOVOPS_GIT_USERNAME;
     }
-    this.git = simpleGit({
-      baseDir: this.repoDir,
-      timeout: { block: this.opts.commandTimeoutMs ?? 120_000 },
-      abort: this.abort.signal,
-      // Only the operator's own settings get through (gitEnv's allowlist): ask-pass and ssh command.
-      unsafe: { allowUnsafeAskPass: true, allowUnsafeSshCommand: true, allowUnsafeConfigEnvCount: true },
-    }).env(env);
+    this.git = new Git({
+      cwd: this.repoDir,
+      env: this.env,
+      extraEnv,
+      timeoutMs: this.opts.commandTimeoutMs ?? DEFAULT_GIT_TIMEOUT_MS,
+      signal: this.abort.signal,
+    });
     const fresh = !(await exists(join(this.repoDir, 'HEAD')));
-    if (fresh) await this.git.init(true);
-    const remotes = await this.git.getRemotes();
-    if (remotes.some((r) => r.name === 'origin')) await this.git.remote(['set-url', 'origin', this.opts.url]);
-    else await this.git.addRemote('origin', this.opts.url);
+    if (fresh) await this.git.raw(['init', '--bare', '--quiet']);
+    const remotes = (await this.git.raw(['remote'])).split('\n').map((r) => r.trim());
+    if (remotes.includes('origin')) await this.git.raw(['remote', 'set-url', 'origin', this.opts.url]);
+    else await this.git.raw(['remote', 'add', 'origin', this.opts.url]);
     // Worktrees from a previous run are stale: start clean.
     await rm(this.revsDir, { recursive: true, force: true });
     await this.git.raw(['worktree', 'prune']);
@@ -146,7 +151,7 @@ export class GitSource implements Source {
       if (sha !== this.latest?.id) await this.checkout(sha);
     } catch (err) {
       if (this.stopped) return;
-      const message = redactText(err instanceof Error ? err.message : String(err), [this.env.GOVOPS_GIT_TOKEN]);
+      const message = redactText(err instanceof Error ? err.message : String(err));
       this.lastError = message.trim();
       this.opts.logger.error(
         { source: this.describe(), err: { message: this.lastError } },
@@ -183,22 +188,6 @@ export class GitSource implements Source {
     this.timer = setTimeout(() => void this.refresh(), jittered(this.opts.intervalMs));
     this.timer.unref();
   }
-}
-
-/** Environment variables git needs (auth, proxies, locale); nothing else reaches the git process. */
-const ENV_ALLOW = new Set([
-  'PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TMPDIR', 'XDG_CONFIG_HOME', 'SSH_AUTH_SOCK',
-  'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'SSL_CERT_FILE', 'SSL_CERT_DIR',
-  'GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_SSL_CAINFO', 'GIT_ASKPASS', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM',
-  'GOVOPS_GIT_TOKEN', 'GOVOPS_GIT_USERNAME',
-]);
-
-export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v !== undefined && (ENV_ALLOW.has(k) || /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/.test(k))) out[k] = v;
-  }
-  return out;
 }
 
 async function exists(p: string): Promise<boolean> {

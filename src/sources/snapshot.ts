@@ -1,47 +1,80 @@
 /**
  * Read a manifest folder into memory, digest it, and write an immutable copy. Pure apart from
- * the file reads/writes; the digest is a function of (sorted relative paths, contents) only.
+ * the file reads/writes; the digest is a function of (sorted relative paths, contents, links) only.
+ * The copy holds what the loader reads and nothing else: manifest files (`*.yaml`, `*.yml`),
+ * `.govopsignore`, `.gitmodules`, symbolic links as links (never followed: the loader refuses those
+ * leading out), and an empty `.git` marker for a nested repository (the loader reports it). Secret
+ * files stay where they are: the daemon reads them from the watched folder, never from a copy.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { mkdir, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 export interface FileSet {
   /** Relative path (with `/`) → content. */
   files: Map<string, Buffer>;
+  /** Relative path (with `/`) → symlink target, as written in the copy. */
+  links: Map<string, string>;
 }
+
+const KEPT = /\.ya?ml$/i;
+const KEPT_HIDDEN = new Set(['.govopsignore', '.gitmodules']);
 
 /**
  * Hidden entries (`.git`, `.worktrees`, editor temp files like `.foo.swp`) are not manifests;
- * `.govopsignore` is kept (the loader honours it).
+ * `.govopsignore` and `.gitmodules` are kept (the loader honours them).
  */
 export function isHidden(name: string): boolean {
-  if (name === '.govopsignore') return false;
+  if (KEPT_HIDDEN.has(name)) return false;
   return name.startsWith('.') || name.endsWith('~');
+}
+
+function inside(root: string, p: string): boolean {
+  const rel = relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 export async function readTree(root: string, maxFiles = 10_000): Promise<FileSet> {
   const files = new Map<string, Buffer>();
-  async function walk(dir: string): Promise<void> {
-    const names = (await readdir(dir)).sort();
-    for (const name of names) {
-      if (isHidden(name)) continue;
-      const full = join(dir, name);
-      const st = await stat(full).catch(() => undefined); // follows symlinks; vanished → skip
-      if (!st) continue;
-      if (st.isDirectory()) await walk(full);
-      else if (st.isFile()) {
-        if (files.size >= maxFiles) throw new Error(`more than ${maxFiles} files under ${root}`);
+  const links = new Map<string, string>();
+  const realRoot = await realpath(root).catch(() => root);
+  const count = (): void => {
+    if (files.size + links.size >= maxFiles) throw new Error(`more than ${maxFiles} files under ${root}`);
+  };
+  const rel = (full: string): string => relative(root, full).split(sep).join('/');
+  async function walk(dir: string, top: boolean): Promise<void> {
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (!top && entries.some((e) => e.name === '.git')) {
+      count();
+      files.set(rel(join(dir, '.git')), Buffer.alloc(0)); // a nested repository: reported by the loader
+      return;
+    }
+    for (const e of entries) {
+      if (isHidden(e.name)) continue;
+      const full = join(dir, e.name);
+      if (e.isSymbolicLink()) {
+        const text = await readlink(full).catch(() => undefined);
+        if (text === undefined) continue; // vanished
+        count();
+        // A link to a place inside the folder stays a (relative) link inside the copy; any other is
+        // copied as written, so the loader refuses it by name. Its target is never read here.
+        const target = await realpath(full).catch(() => undefined);
+        links.set(rel(full), target !== undefined && inside(realRoot, target) ? relative(dirname(resolve(realRoot, rel(full))), target) || '.' : text);
+        continue;
+      }
+      if (e.isDirectory()) await walk(full, false);
+      else if (e.isFile() && (KEPT.test(e.name) || KEPT_HIDDEN.has(e.name))) {
+        count();
         const content = await readFile(full).catch(() => undefined);
-        if (content) files.set(relative(root, full).split(sep).join('/'), content);
+        if (content) files.set(rel(full), content);
       }
     }
   }
-  await walk(root);
-  return { files };
+  await walk(root, true);
+  return { files, links };
 }
 
-/** sha256 over each sorted path and content, length-prefixed so no two sets collide by concatenation. */
+/** sha256 over each sorted path and content (and link target), length-prefixed so no two sets collide. */
 export function digestFiles(set: FileSet): string {
   const h = createHash('sha256');
   for (const path of [...set.files.keys()].sort()) {
@@ -49,19 +82,28 @@ export function digestFiles(set: FileSet): string {
     h.update(`${Buffer.byteLength(path)}:${path}\0${content.length}:`);
     h.update(content);
   }
+  for (const path of [...set.links.keys()].sort()) {
+    const target = set.links.get(path)!;
+    h.update(`link:${Buffer.byteLength(path)}:${path}\0${Buffer.byteLength(target)}:${target}`);
+  }
   return h.digest('hex');
 }
 
 /** Write the set to `<dir>` atomically (temp folder + rename); a no-op when it already exists. */
 export async function writeSnapshot(dir: string, set: FileSet): Promise<void> {
-  if (await stat(dir).then(() => true, () => false)) return;
+  if (await realpath(dir).then(() => true, () => false)) return;
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  await mkdir(tmp, { recursive: true, mode: 0o700 });
   for (const [path, content] of set.files) {
     const target = join(tmp, ...path.split('/'));
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, content);
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await writeFile(target, content, { mode: 0o600 });
   }
-  await mkdir(tmp, { recursive: true });
+  for (const [path, link] of set.links) {
+    const target = join(tmp, ...path.split('/'));
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await symlink(link, target);
+  }
   await rename(tmp, dir).catch(async (err: NodeJS.ErrnoException) => {
     await rm(tmp, { recursive: true, force: true });
     if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;

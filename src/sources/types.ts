@@ -14,6 +14,11 @@ export interface Revision {
   paths: string[];
   /** How to show `root` to a human (the repo path or the watched directory), for file:line reports. */
   display: string;
+  /**
+   * Where `root`'s files really are when `root` is a copy (the directory source's snapshot holds the
+   * manifests only, never secret files): the default secrets root.
+   */
+  origin?: string;
   /** When the source saw it (ISO). */
   observedAt: string;
 }

@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { STATE_VERSION, type GovopsState, type ManagedResource } from './types.js';
+import { redactJsonText } from '../util/redact.js';
 
 export { acquireStateLock, withStateLock, lockPathFor, type StateLock, type LockOptions } from './lock.js';
 
@@ -100,7 +101,8 @@ export async function saveState(file: string, state: GovopsState): Promise<void>
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'wx', 0o600);
   try {
-    await handle.writeFile(serializeState(state), 'utf8');
+    // Through the one redactor: no text from outside (an error echoing a request) brings a secret in.
+    await handle.writeFile(redactJsonText(serializeState(state)), 'utf8');
     await handle.sync();
   } finally {
     await handle.close();

@@ -29,10 +29,10 @@ spec:
     database: gov
     authenticationType: userPassword
     username: svc
-    password: { fromEnv: CW_PASSWORD }
+    password: { fromEnv: GOVOPS_SECRET_CW_PASSWORD }
 `,
   );
-  env = { GOVOPS_URL: sb.url, GOVOPS_TOKEN: sb.adminToken, CW_PASSWORD: SECRET, GOVOPS_LOG_LEVEL: 'debug' };
+  env = { GOVOPS_URL: sb.url, GOVOPS_TOKEN: sb.adminToken, GOVOPS_SECRET_CW_PASSWORD: SECRET, GOVOPS_LOG_LEVEL: 'debug' };
 });
 afterAll(async () => {
   await sb.close();

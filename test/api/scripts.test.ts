@@ -23,7 +23,7 @@ spec:
     database: gov
     schema: views
     username: svc_user
-    password: { fromEnv: SQL_PW }
+    password: { fromEnv: GOVOPS_SECRET_SQL_PW }
 ---
 apiVersion: govops/v1
 kind: Integration
@@ -31,7 +31,7 @@ metadata: { name: auto }
 spec:
   type: sql_analytics
   autoBootstrap: true
-  config: { host: auto.example.com, database: gov, schema: views, username: u, password: { fromEnv: SQL_PW } }
+  config: { host: auto.example.com, database: gov, schema: views, username: u, password: { fromEnv: GOVOPS_SECRET_SQL_PW } }
 ---
 apiVersion: govops/v1
 kind: Integration
@@ -53,7 +53,7 @@ metadata: { name: lake }
 spec:
   type: lakehouse
   autoBootstrap: false
-  config: { workspaceUrl: 'https://ws.example.com', httpPath: /sql/1, token: { fromEnv: LAKE_TOKEN } }
+  config: { workspaceUrl: 'https://ws.example.com', httpPath: /sql/1, token: { fromEnv: GOVOPS_SECRET_LAKE_TOKEN } }
 ---
 apiVersion: govops/v1
 kind: Webhook
@@ -80,7 +80,7 @@ beforeEach(() => {
   return () => rmSync(dir, { recursive: true, force: true });
 });
 
-const req = (name: string, phase: ScriptRequest['phase'], env: Record<string, string> = { SQL_PW: 'pw-top-secret' }): ScriptRequest => ({
+const req = (name: string, phase: ScriptRequest['phase'], env: Record<string, string> = { GOVOPS_SECRET_SQL_PW: 'pw-top-secret' }): ScriptRequest => ({
   name,
   phase,
   paths: ['.'],
@@ -156,7 +156,7 @@ describe('fetchScript', () => {
     const auto = await fails(fetchScript(req('auto', 'create'), deps));
     expect(auto.message).toMatch(/autoBootstrap: true/);
     const secret = await fails(fetchScript(req('analytics', 'create', {}), deps));
-    expect(secret.message).toMatch(/m\.yaml:\d+:\d+: Integration\/analytics: spec\.config\.password: environment variable SQL_PW is not set/);
+    expect(secret.message).toMatch(/m\.yaml:\d+:\d+: Integration\/analytics: spec\.config\.password: environment variable GOVOPS_SECRET_SQL_PW is not set/);
     const missing = await fails(fetchScript(req('analytics', 'edit'), deps));
     expect(missing.message).toMatch(/does not exist in the service/);
     expect(sb.requests().filter((r) => r.method === 'POST')).toEqual([]);

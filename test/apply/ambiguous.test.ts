@@ -44,7 +44,7 @@ async function lossyGateway(upstream: string, match: (method: string, url: strin
 let r: Rig;
 beforeEach(async () => {
   r = await rig();
-  Object.assign(r.env, { SQL_PASSWORD: 'pw-amb-1', ADMIN_PASSWORD: 'adm-amb-2', LAKE_TOKEN: 'tok-amb-3', HOOK_SECRET: 'hook-amb-4' });
+  Object.assign(r.env, { GOVOPS_SECRET_SQL_PASSWORD: 'pw-amb-1', GOVOPS_SECRET_ADMIN_PASSWORD: 'adm-amb-2', GOVOPS_SECRET_LAKE_TOKEN: 'tok-amb-3', GOVOPS_SECRET_HOOK_SECRET: 'hook-amb-4' });
 });
 afterEach(async () => {
   await r.close();

@@ -35,7 +35,7 @@ function runOnTty(args: string[], cwd: string, env: Record<string, string>): Pro
 
 describe('CLI output of plan and apply', () => {
   let h: Harness;
-  const secrets = { LAKE_TOKEN: 'lake-tok-QQQQ-1212', HOOK_SECRET: 'hook-sec-WWWW-3434', SQL_PASSWORD: 'sql-pw-EEEE-5656', ADMIN_PASSWORD: 'adm-RRRR-7878' };
+  const secrets = { GOVOPS_SECRET_LAKE_TOKEN: 'lake-tok-QQQQ-1212', GOVOPS_SECRET_HOOK_SECRET: 'hook-sec-WWWW-3434', GOVOPS_SECRET_SQL_PASSWORD: 'sql-pw-EEEE-5656', GOVOPS_SECRET_ADMIN_PASSWORD: 'adm-RRRR-7878' };
   const run = (args: string[], env: Record<string, string> = {}) => h.govops(args, { ...secrets, ...env });
   beforeAll(async () => {
     h = await harness();

@@ -6,7 +6,7 @@ import { lakeManifest, webhookManifest } from './inproc.js';
 
 describe('govops plan / apply command line', () => {
   let h: Harness;
-  const secrets = { LAKE_TOKEN: 'lake-tok-ZZZZ-9999', HOOK_SECRET: 'hook-sec-YYYY-8888' };
+  const secrets = { GOVOPS_SECRET_LAKE_TOKEN: 'lake-tok-ZZZZ-9999', GOVOPS_SECRET_HOOK_SECRET: 'hook-sec-YYYY-8888' };
   const outputs: string[] = [];
   const run = async (args: string[]) => {
     const r = await h.govops(args, secrets);

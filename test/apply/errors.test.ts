@@ -6,7 +6,7 @@ import { rig, sqlManifest, lakeManifest, type Rig } from './inproc.js';
 let r: Rig;
 beforeEach(async () => {
   r = await rig();
-  Object.assign(r.env, { SQL_PASSWORD: 'pw-AAAA-1111', ADMIN_PASSWORD: 'adm-BBBB-2222', LAKE_TOKEN: 'tok-CCCC-3333' });
+  Object.assign(r.env, { GOVOPS_SECRET_SQL_PASSWORD: 'pw-AAAA-1111', GOVOPS_SECRET_ADMIN_PASSWORD: 'adm-BBBB-2222', GOVOPS_SECRET_LAKE_TOKEN: 'tok-CCCC-3333' });
 });
 afterEach(async () => {
   await r.close();

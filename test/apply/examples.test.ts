@@ -93,7 +93,7 @@ describe('govops apply examples against the sandbox', () => {
   it('no secret value appears in any output, log line or the state file', async () => {
     const state = await readFile(h.statePath, 'utf8');
     const all = [...outputs, state].join('\n');
-    const values = Object.entries(h.env).filter(([k]) => k.startsWith('GOVOPS_EXAMPLE_')).map(([, v]) => v);
+    const values = Object.entries(h.env).filter(([k]) => k.startsWith('GOVOPS_SECRET_EXAMPLE_')).map(([, v]) => v);
     expect(values.length).toBeGreaterThan(5);
     for (const v of values) expect(all).not.toContain(v);
     expect(JSON.parse(state).resources).toHaveLength(TOTAL);

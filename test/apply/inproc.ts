@@ -94,17 +94,17 @@ spec:
     database: ${opts.database ?? 'governance'}
     schema: views
     username: svc
-    password: { fromEnv: SQL_PASSWORD }
+    password: { fromEnv: GOVOPS_SECRET_SQL_PASSWORD }
     port: ${opts.port ?? 1433}
 ${opts.deleteCreds === false ? '' : `  deleteCredentials:
     authenticationType: userPassword
     username: admin
-    password: { fromEnv: ADMIN_PASSWORD }
+    password: { fromEnv: GOVOPS_SECRET_ADMIN_PASSWORD }
 `}`;
 }
 
 export function lakeManifest(name: string, host: string, httpPath = '/sql/1'): string {
-  return lakehouseManifest({ name, host, httpPath, tokenEnv: 'LAKE_TOKEN' });
+  return lakehouseManifest({ name, host, httpPath, tokenEnv: 'GOVOPS_SECRET_LAKE_TOKEN' });
 }
 
 export function webhookManifest(name: string, types: string[] = ['modelCreated'], secret = true): string {
@@ -117,5 +117,5 @@ spec:
   global: false
   notificationType: [${types.join(', ')}]
   actionType: triggered
-${secret ? '  secret: { fromEnv: HOOK_SECRET }\n' : ''}`;
+${secret ? '  secret: { fromEnv: GOVOPS_SECRET_HOOK_SECRET }\n' : ''}`;
 }

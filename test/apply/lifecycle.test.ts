@@ -4,7 +4,7 @@ import { renderText } from '../../src/plan/render-text.js';
 import { rig, sqlManifest, lakeManifest, webhookManifest, type Rig } from './inproc.js';
 
 let r: Rig;
-const SECRETS = { SQL_PASSWORD: 'pw-AAAA-1111', ADMIN_PASSWORD: 'adm-BBBB-2222', LAKE_TOKEN: 'tok-CCCC-3333', HOOK_SECRET: 'hook-DDDD-4444' };
+const SECRETS = { GOVOPS_SECRET_SQL_PASSWORD: 'pw-AAAA-1111', GOVOPS_SECRET_ADMIN_PASSWORD: 'adm-BBBB-2222', GOVOPS_SECRET_LAKE_TOKEN: 'tok-CCCC-3333', GOVOPS_SECRET_HOOK_SECRET: 'hook-DDDD-4444' };
 beforeEach(async () => {
   r = await rig();
   Object.assign(r.env, SECRETS);
@@ -20,7 +20,7 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
     await r.write('w.yaml', webhookManifest('hook'));
     expect((await r.run()).ok).toBe(true);
-    r.env.SQL_PASSWORD = 'pw-rotated-5555';
+    r.env.GOVOPS_SECRET_SQL_PASSWORD = 'pw-rotated-5555';
     const plan = await r.run({ apply: false });
     expect(plan.plan!.changes.find((c) => c.name === 'sql')).toMatchObject({
       action: 'update',
@@ -175,10 +175,10 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
 
   it('invalid manifests or a missing secret: stage load, nothing requested', async () => {
     await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
-    delete r.env.SQL_PASSWORD;
+    delete r.env.GOVOPS_SECRET_SQL_PASSWORD;
     const res = await r.run();
     expect(res).toMatchObject({ ok: false, stage: 'load' });
-    expect(res.error).toMatch(/a\.yaml:\d+:\d+: .*SQL_PASSWORD/);
+    expect(res.error).toMatch(/a\.yaml:\d+:\d+: .*GOVOPS_SECRET_SQL_PASSWORD/);
     expect(r.lines()).toEqual([]);
   });
 });

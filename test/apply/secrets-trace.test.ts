@@ -9,8 +9,8 @@ import type { CliResult } from '../helpers/cli.js';
 import { harness, type Harness } from './harness.js';
 import { lakeManifest, sqlManifest, webhookManifest } from './inproc.js';
 
-const V1 = { SQL_PASSWORD: 'sqlpw-V1-k7Hq2', ADMIN_PASSWORD: 'admpw-V1-p9Xz4', LAKE_TOKEN: 'laketok-V1-m3Nb8', HOOK_SECRET: 'hooksec-V1-t6Rc1' };
-const V2 = { SQL_PASSWORD: 'sqlpw-V2-a1Sd5', ADMIN_PASSWORD: 'admpw-V2-f4Gh7', LAKE_TOKEN: 'laketok-V2-j2Kl9', HOOK_SECRET: 'hooksec-V2-w8Er3' };
+const V1 = { GOVOPS_SECRET_SQL_PASSWORD: 'sqlpw-V1-k7Hq2', GOVOPS_SECRET_ADMIN_PASSWORD: 'admpw-V1-p9Xz4', GOVOPS_SECRET_LAKE_TOKEN: 'laketok-V1-m3Nb8', GOVOPS_SECRET_HOOK_SECRET: 'hooksec-V1-t6Rc1' };
+const V2 = { GOVOPS_SECRET_SQL_PASSWORD: 'sqlpw-V2-a1Sd5', GOVOPS_SECRET_ADMIN_PASSWORD: 'admpw-V2-f4Gh7', GOVOPS_SECRET_LAKE_TOKEN: 'laketok-V2-j2Kl9', GOVOPS_SECRET_HOOK_SECRET: 'hooksec-V2-w8Er3' };
 
 describe('no secret value in any output, trace log or state', () => {
   let h: Harness;
@@ -59,7 +59,7 @@ describe('no secret value in any output, trace log or state', () => {
     await h.writeManifest('../m/bad.yaml', sqlManifest('bad', 'db.invalid'));
     await code(['apply', 'm'], V2, 1);
     await rm(path.join(h.dir, 'm', 'bad.yaml'));
-    // deleted with its deleteCredentials (ADMIN_PASSWORD in the DELETE body)
+    // deleted with its deleteCredentials (GOVOPS_SECRET_ADMIN_PASSWORD in the DELETE body)
     await h.writeManifest('../m/sql.yaml', sqlManifest('sql', 'db.example.com', { annotations: '    govops/delete: "true"' }));
     const pruned = await run(['apply', 'm', '--prune', '--output', 'json'], V2);
     expect(pruned.code, pruned.stderr).toBe(0);

@@ -6,7 +6,7 @@ import { rig, lakeManifest, sqlManifest, type Rig } from './inproc.js';
 let r: Rig;
 beforeEach(async () => {
   r = await rig();
-  Object.assign(r.env, { SQL_PASSWORD: 'pw-st-1', ADMIN_PASSWORD: 'adm-st-2', LAKE_TOKEN: 'tok-st-3' });
+  Object.assign(r.env, { GOVOPS_SECRET_SQL_PASSWORD: 'pw-st-1', GOVOPS_SECRET_ADMIN_PASSWORD: 'adm-st-2', GOVOPS_SECRET_LAKE_TOKEN: 'tok-st-3' });
 });
 afterEach(async () => {
   await r.close();
@@ -15,7 +15,7 @@ afterEach(async () => {
 async function failNext(operation: 'edit' | 'delete'): Promise<void> {
   const res = await fetch(`${r.sandbox.url}/_sandbox/fail-next`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: r.sandbox.adminToken },
     body: JSON.stringify({ operation }),
   });
   expect(res.status).toBe(200);

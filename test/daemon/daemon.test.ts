@@ -10,7 +10,7 @@ import { startRunning, type RunSettings } from '../../src/daemon/run.js';
 import { githubSignature } from '../../src/daemon/hooks.js';
 import { silentLogger } from '../../src/log.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { Cleanup, getJson, lakehouse, LAKE_TOKEN, until, webhook } from './helpers.js';
+import { Cleanup, getJson, lakehouse, GOVOPS_SECRET_LAKE_TOKEN, until, webhook } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -37,7 +37,7 @@ async function setup(opts: Partial<RunSettings> & { sandbox?: SandboxHandle | 'n
     retryBaseMs: 100,
     retryMaxMs: 500,
     timeoutMs: 20_000,
-    env: { ...process.env, GOVOPS_TEST_LAKE_TOKEN: LAKE_TOKEN },
+    env: { ...process.env, GOVOPS_SECRET_TEST_LAKE_TOKEN: GOVOPS_SECRET_LAKE_TOKEN },
     ...opts,
   };
   const baseUrl = sandbox?.url ?? 'http://127.0.0.1:1';
@@ -148,9 +148,9 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(metrics).toMatch(/govops_api_request_duration_seconds_count\{method="POST",route="\/integrations",status="200"\} \d/);
     expect(metrics).toContain('govops_git_fetch_failures_total 0');
     expect(metrics).toContain('process_cpu_seconds_total');
-    expect(metrics).not.toContain(LAKE_TOKEN);
-    expect(JSON.stringify(status)).not.toContain(LAKE_TOKEN);
-    expect(await readFile(t.settings.statePath, 'utf8')).not.toContain(LAKE_TOKEN);
+    expect(metrics).not.toContain(GOVOPS_SECRET_LAKE_TOKEN);
+    expect(JSON.stringify(status)).not.toContain(GOVOPS_SECRET_LAKE_TOKEN);
+    expect(await readFile(t.settings.statePath, 'utf8')).not.toContain(GOVOPS_SECRET_LAKE_TOKEN);
 
     // Unknown paths and methods.
     expect((await fetch(`${url}/nope`)).status).toBe(404);
@@ -189,7 +189,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     const good = status.revision.lastGood as string;
 
     // A manifest whose secret cannot be resolved: rejected whole (the valid webhook beside it is not created).
-    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1').replace('GOVOPS_TEST_LAKE_TOKEN', 'GOVOPS_TEST_NOT_SET_ANYWHERE'));
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1').replace('GOVOPS_SECRET_TEST_LAKE_TOKEN', 'GOVOPS_TEST_NOT_SET_ANYWHERE'));
     await writeFile(join(t.dir, 'hook4.yaml'), webhook('hook4', 'https://hooks.example.com/4'));
     status = await settled('secret rejection', (b) => /GOVOPS_TEST_NOT_SET_ANYWHERE/.test(b.lastError?.message ?? ''));
     expect(status.revision.rejected).toBe(status.revision.latest);
@@ -222,7 +222,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     await api.updateIntegration(live.id, {
       type: 'lakehouse',
       autoBootstrap: true,
-      config: { ...live.config, httpPath: '/changed/by/hand', token: LAKE_TOKEN },
+      config: { ...live.config, httpPath: '/changed/by/hand', token: GOVOPS_SECRET_LAKE_TOKEN },
     });
     await until(async () => (await api.getIntegrationStatus(live.id)).status === 'enabled');
     daemon.loop.resyncNow();
@@ -245,7 +245,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     await api.updateIntegration(live.id, {
       type: 'lakehouse',
       autoBootstrap: true,
-      config: { ...live.config, httpPath: '/changed/by/hand', token: LAKE_TOKEN },
+      config: { ...live.config, httpPath: '/changed/by/hand', token: GOVOPS_SECRET_LAKE_TOKEN },
     });
     await until(async () => (await api.getIntegration(live.id)).config.httpPath === '/sql/1', 15_000, 'drift repaired');
     // The repair was a resync that applied (counted as applied: the first apply plus the repair).
@@ -293,7 +293,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     });
     expect(ok.status).toBe(202);
     await until(async () => (await getJson(`${daemon.url}/status`)).body.resources.length === 2, 10_000, 'push applied');
-    const gitlab = await fetch(`${daemon.url}/hooks/git`, { method: 'POST', body, headers: { 'x-gitlab-token': 'hook-secret' } });
+    const gitlab = await fetch(`${daemon.url}/hooks/git`, { method: 'POST', body, headers: { 'x-gitlab-token': 'hook-secret', 'x-gitlab-event': 'Push Hook' } });
     expect(gitlab.status).toBe(202);
   });
 });

@@ -55,7 +55,7 @@ export async function getJson(url: string): Promise<{ status: number; body: any 
 
 /** A lakehouse integration (autoBootstrap true) with its token from the environment. */
 export function lakehouse(name: string, httpPath: string, host = 'lake1.example.com'): string {
-  return lakehouseManifest({ name, host, httpPath, tokenEnv: 'GOVOPS_TEST_LAKE_TOKEN' });
+  return lakehouseManifest({ name, host, httpPath, tokenEnv: 'GOVOPS_SECRET_TEST_LAKE_TOKEN' });
 }
 
 export function webhook(name: string, url: string): string {
@@ -71,4 +71,4 @@ spec:
 `;
 }
 
-export const LAKE_TOKEN = 'lake-t0ken-value-xyz';
+export const GOVOPS_SECRET_LAKE_TOKEN = 'lake-t0ken-value-xyz';

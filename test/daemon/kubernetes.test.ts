@@ -66,7 +66,9 @@ describe('examples/kubernetes', () => {
     expect(pod.securityContext.fsGroup).toBe(pod.securityContext.runAsGroup);
     expect(mount.readOnly).toBe(true);
     const example = readFileSync('examples/kubernetes/manifest-with-file-secrets.yaml', 'utf8');
-    expect(example).toContain(`fromFile: ${mount.mountPath}/lakehouse-token`);
+    // The mount is the secrets folder (GOVOPS_SECRETS_DIR); manifests name files relative to it.
+    expect(govops.env.find((e: Obj) => e.name === 'GOVOPS_SECRETS_DIR')?.value).toBe(mount.mountPath);
+    expect(example).toContain('fromFile: lakehouse-token');
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     for (const c of pod.containers) expect(c.securityContext.allowPrivilegeEscalation).toBe(false);
     const kustomize = load('kustomization.yaml')[0]!;

@@ -11,7 +11,7 @@ import { githubSignature } from '../../src/daemon/hooks.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { CLI } from '../helpers/cli.js';
 import { createRepo } from '../sources/gitrepo.js';
-import { Cleanup, getJson, lakehouse, LAKE_TOKEN, until, webhook } from './helpers.js';
+import { Cleanup, getJson, lakehouse, GOVOPS_SECRET_LAKE_TOKEN, until, webhook } from './helpers.js';
 
 const GIT_TOKEN = 'ghp_runCliT0kenNeverLogged';
 const cleanup = new Cleanup();
@@ -77,7 +77,7 @@ describe('govops run (Git source, real process)', () => {
       {
         GOVOPS_URL: sandbox.url,
         GOVOPS_TOKEN: sandbox.adminToken,
-        GOVOPS_TEST_LAKE_TOKEN: LAKE_TOKEN,
+        GOVOPS_SECRET_TEST_LAKE_TOKEN: GOVOPS_SECRET_LAKE_TOKEN,
         GOVOPS_GIT_WEBHOOK_SECRET: 'push-secret',
         // Not needed by a local repo, but configured (askpass): it must not show up either.
         GOVOPS_GIT_TOKEN: GIT_TOKEN,
@@ -140,7 +140,7 @@ describe('govops run (Git source, real process)', () => {
     expect(perResource.length).toBeGreaterThan(0);
     expect(logs.some((l) => l.revision === sha3 && /rejected/.test(String(l.msg)))).toBe(true);
     expect(logs.some((l) => l.level === 20 && l.msg === 'request')).toBe(true); // debug-level request lines were written
-    for (const secret of [LAKE_TOKEN, GIT_TOKEN, sandbox.adminToken, 'push-secret']) expect(d.out()).not.toContain(secret);
+    for (const secret of [GOVOPS_SECRET_LAKE_TOKEN, GIT_TOKEN, sandbox.adminToken, 'push-secret']) expect(d.out()).not.toContain(secret);
     const state = JSON.parse(await readFile(join(home, 'state.json'), 'utf8'));
     expect(state.resources).toEqual([expect.objectContaining({ kind: 'Integration', name: 'lake', revision: sha2 })]);
     // Defaults: the Git cache lives next to the state file.
@@ -156,7 +156,7 @@ describe('govops run (Git source, real process)', () => {
     const sha = await repo.commit({ 'lake.yaml': lakehouse('lake', '/sql/1') });
     const d = runDaemon(
       ['--repo', repo.bare, '--listen', '127.0.0.1:0', '--state', join(home, 'state.json'), '--grace', '10s'],
-      { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_TEST_LAKE_TOKEN: LAKE_TOKEN },
+      { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_SECRET_TEST_LAKE_TOKEN: GOVOPS_SECRET_LAKE_TOKEN },
       home,
     );
     await d.url;

@@ -15,10 +15,10 @@ afterEach(() => cleanup.run());
 describe('npm start helpers', () => {
   it('finds the example secret names and fills only the unset ones', async () => {
     const names = await exampleEnvNames('examples');
-    expect(names).toContain('GOVOPS_EXAMPLE_LAKEHOUSE_TOKEN');
-    expect(names.every((n) => n.startsWith('GOVOPS_EXAMPLE_'))).toBe(true);
-    const env = exampleEnv(names, { GOVOPS_EXAMPLE_LAKEHOUSE_TOKEN: 'mine' });
-    expect(env.GOVOPS_EXAMPLE_LAKEHOUSE_TOKEN).toBeUndefined();
+    expect(names).toContain('GOVOPS_SECRET_EXAMPLE_LAKEHOUSE_TOKEN');
+    expect(names.every((n) => n.startsWith('GOVOPS_SECRET_EXAMPLE_'))).toBe(true);
+    const env = exampleEnv(names, { GOVOPS_SECRET_EXAMPLE_LAKEHOUSE_TOKEN: 'mine' });
+    expect(env.GOVOPS_SECRET_EXAMPLE_LAKEHOUSE_TOKEN).toBeUndefined();
     expect(Object.keys(env)).toHaveLength(names.length - 1);
     const cred = Object.entries(env).find(([k]) => k.includes('CREDENTIAL'));
     if (cred) expect(() => JSON.parse(cred[1])).not.toThrow();
@@ -27,17 +27,17 @@ describe('npm start helpers', () => {
   it('keeps the dummy values across restarts (mode 0600) and never stores the ones from the environment', async () => {
     const dir = await cleanup.tmp('govops-exenv-');
     const file = join(dir, 'example-env.json');
-    const names = ['GOVOPS_EXAMPLE_A_TOKEN', 'GOVOPS_EXAMPLE_B_CREDENTIALS', 'GOVOPS_EXAMPLE_MINE'];
-    const env = { GOVOPS_EXAMPLE_MINE: 'from-env' };
+    const names = ['GOVOPS_SECRET_EXAMPLE_A_TOKEN', 'GOVOPS_SECRET_EXAMPLE_B_CREDENTIALS', 'GOVOPS_SECRET_EXAMPLE_MINE'];
+    const env = { GOVOPS_SECRET_EXAMPLE_MINE: 'from-env' };
     const first = await persistentExampleEnv(names, env, file);
-    expect(Object.keys(first).sort()).toEqual(['GOVOPS_EXAMPLE_A_TOKEN', 'GOVOPS_EXAMPLE_B_CREDENTIALS']);
+    expect(Object.keys(first).sort()).toEqual(['GOVOPS_SECRET_EXAMPLE_A_TOKEN', 'GOVOPS_SECRET_EXAMPLE_B_CREDENTIALS']);
     expect(await persistentExampleEnv(names, env, file)).toEqual(first);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(await readFile(file, 'utf8')).not.toContain('from-env');
     // A new name gets a value; the old ones stay.
-    const more = await persistentExampleEnv([...names, 'GOVOPS_EXAMPLE_C_PASSWORD'], env, file);
+    const more = await persistentExampleEnv([...names, 'GOVOPS_SECRET_EXAMPLE_C_PASSWORD'], env, file);
     expect(more).toMatchObject(first);
-    expect(more.GOVOPS_EXAMPLE_C_PASSWORD).toMatch(/^example-/);
+    expect(more.GOVOPS_SECRET_EXAMPLE_C_PASSWORD).toMatch(/^example-/);
   });
 
   it('falls back to a free port when the preferred one is busy', async () => {

@@ -10,7 +10,7 @@ import { isIgnored, parseIgnore } from '../../src/manifests/ignore.js';
 const hook = (name: string) =>
   `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: ${name}\nspec:\n  url: https://h.example.com/${name}\n  global: false\n  notificationType: [modelCreated]\n  actionType: triggered\n`;
 const lake = (name: string, host: string) =>
-  `apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: ${name}\nspec:\n  type: lakehouse\n  autoBootstrap: false\n  config:\n    workspaceUrl: https://${host}\n    httpPath: /p\n    token: { fromEnv: T }\n`;
+  `apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: ${name}\nspec:\n  type: lakehouse\n  autoBootstrap: false\n  config:\n    workspaceUrl: https://${host}\n    httpPath: /p\n    token: { fromEnv: GOVOPS_SECRET_T }\n`;
 
 let dir: string;
 beforeEach(async () => {

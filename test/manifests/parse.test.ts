@@ -57,15 +57,15 @@ describe('secret references', () => {
   it('are accepted in place of any string in config and deleteCredentials, and a webhook secret', () => {
     const text = integration(
       'sql_analytics',
-      '  autoBootstrap: true\n  config:\n    host: { fromEnv: SQL_HOST }\n    database: { fromFile: db.txt }\n    schema: s\n    username: { fromEnv: U }\n    password: { fromFile: /run/secrets/p }\n  deleteCredentials:\n    authenticationType: userPassword\n    username: { fromEnv: A }\n    password: { fromEnv: B }\n',
+      '  autoBootstrap: true\n  config:\n    host: { fromEnv: GOVOPS_SECRET_SQL_HOST }\n    database: { fromFile: db.txt }\n    schema: s\n    username: { fromEnv: U }\n    password: { fromFile: /run/secrets/p }\n  deleteCredentials:\n    authenticationType: userPassword\n    username: { fromEnv: A }\n    password: { fromEnv: B }\n',
     );
     expect(parse(text).diagnostics).toEqual([]);
     expect(parse(hook('a', '  secret: { fromFile: hook.secret }\n')).diagnostics).toEqual([]);
   });
 
   it('keep their shape in the loaded manifest (resolved later by plan/apply)', () => {
-    const m = parse(hook('a', '  secret: { fromEnv: HOOK_SECRET }\n')).manifests[0]!;
-    expect(m.manifest.spec).toMatchObject({ secret: { fromEnv: 'HOOK_SECRET' } });
+    const m = parse(hook('a', '  secret: { fromEnv: GOVOPS_SECRET_HOOK_SECRET }\n')).manifests[0]!;
+    expect(m.manifest.spec).toMatchObject({ secret: { fromEnv: 'GOVOPS_SECRET_HOOK_SECRET' } });
   });
 
   it('malformed references are errors at the reference', () => {

@@ -13,11 +13,11 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops, type CliResult } from '../helpers/cli.js';
 
 const SECRETS = {
-  LAKE_TOKEN: 'lake-SECRET-tok-7171',
-  HOOK_SECRET: 'hook-SECRET-sig-8282',
+  GOVOPS_SECRET_LAKE_TOKEN: 'lake-SECRET-tok-7171',
+  GOVOPS_SECRET_HOOK_SECRET: 'hook-SECRET-sig-8282',
   LITERAL: 'literal-SECRET-9393',
   // a reference in a field the service returns in clear
-  PATH2: '/sql/x-SECRET-path-5151',
+  GOVOPS_SECRET_PATH2: '/sql/x-SECRET-path-5151',
 };
 const MARKER = '<!-- govops-preview -->';
 
@@ -31,11 +31,11 @@ spec:
   config:
     workspaceUrl: https://lake.example.com
     httpPath: ${httpPath}
-    token: { fromEnv: LAKE_TOKEN }
+    token: { fromEnv: GOVOPS_SECRET_LAKE_TOKEN }
 `;
 /** The http path comes from a secret reference: the service shows it in clear, so it is compared with live. */
-const LAKE2 = lake('{ fromEnv: PATH2 }').replace('name: lake', 'name: lake2').replace('lake.example.com', 'lake2.example.com');
-const hook = (name: string, secret = '{ fromEnv: HOOK_SECRET }') => `apiVersion: govops/v1
+const LAKE2 = lake('{ fromEnv: GOVOPS_SECRET_PATH2 }').replace('name: lake', 'name: lake2').replace('lake.example.com', 'lake2.example.com');
+const hook = (name: string, secret = '{ fromEnv: GOVOPS_SECRET_HOOK_SECRET }') => `apiVersion: govops/v1
 kind: Webhook
 metadata:
   name: ${name}
@@ -90,7 +90,7 @@ describe('govops preview', () => {
   const run = async (args: string[], env: Record<string, string | undefined> = {}, cwd = repo): Promise<CliResult> => {
     const r = await runGovops(['preview', ...args], {
       cwd,
-      env: { GOVOPS_URL: undefined, GOVOPS_TOKEN: undefined, LAKE_TOKEN: undefined, HOOK_SECRET: undefined, PATH2: undefined, ...env },
+      env: { GOVOPS_URL: undefined, GOVOPS_TOKEN: undefined, GOVOPS_SECRET_LAKE_TOKEN: undefined, GOVOPS_SECRET_HOOK_SECRET: undefined, GOVOPS_SECRET_PATH2: undefined, ...env },
     });
     outputs.push(r.stdout, r.stderr);
     return r;
@@ -129,9 +129,9 @@ describe('govops preview', () => {
     expect(r.stdout.split('\n')[0]).toBe(MARKER);
     expect(r.stdout).toContain(`**Revision** \`${git(repo, 'rev-parse', '--short', 'HEAD')}\``);
     expect(r.stdout).toContain('Compared with** the live service');
-    expect(r.stdout).toMatch(/\| Integration\/lake \| `config.token` \| \(sensitive, not checked\) \| fromEnv: LAKE_TOKEN \|/);
-    expect(r.stdout).toMatch(/\| Webhook\/hook \| `secret` \| \(sensitive, not checked\) \| fromEnv: HOOK_SECRET \|/);
-    expect(r.stdout).toMatch(/\| Integration\/lake2 \| `config.httpPath` \| \(sensitive, not checked\) \| fromEnv: PATH2 \|/);
+    expect(r.stdout).toMatch(/\| Integration\/lake \| `config.token` \| \(sensitive, not checked\) \| fromEnv: GOVOPS_SECRET_LAKE_TOKEN \|/);
+    expect(r.stdout).toMatch(/\| Webhook\/hook \| `secret` \| \(sensitive, not checked\) \| fromEnv: GOVOPS_SECRET_HOOK_SECRET \|/);
+    expect(r.stdout).toMatch(/\| Integration\/lake2 \| `config.httpPath` \| \(sensitive, not checked\) \| fromEnv: GOVOPS_SECRET_PATH2 \|/);
     expect(r.stdout).toContain('secret rotation cannot be previewed');
     expect(r.stdout).toContain('No changes: the service matches the manifests.');
     // read-only: only the two list calls
@@ -170,7 +170,7 @@ describe('govops preview', () => {
     });
 
     it('with the secrets available, a rotated secret is a change (never shown)', async () => {
-      const r = await run(['m'], { ...live(), ...SECRETS, HOOK_SECRET: 'hook-SECRET-rotated-4646', PATH2: '/sql/x-SECRET-path-rotated' });
+      const r = await run(['m'], { ...live(), ...SECRETS, GOVOPS_SECRET_HOOK_SECRET: 'hook-SECRET-rotated-4646', GOVOPS_SECRET_PATH2: '/sql/x-SECRET-path-rotated' });
       expect(r.code).toBe(2);
       expect(r.stdout).toMatch(/\| `~` \| Integration\/lake2 \| lakehouse \| will be updated in place/);
       expect(r.stdout).toContain('~ config.httpPath = (sensitive)');

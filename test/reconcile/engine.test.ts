@@ -11,7 +11,7 @@ import { lakeManifest, rig, type Rig } from '../apply/inproc.js';
 let r: Rig;
 beforeEach(async () => {
   r = await rig();
-  r.env.LAKE_TOKEN = 'tok-EEEE-5555';
+  r.env.GOVOPS_SECRET_LAKE_TOKEN = 'tok-EEEE-5555';
   await r.write('lake.yaml', lakeManifest('lake', 'lake.example.com'));
 });
 afterEach(async () => {

@@ -92,7 +92,7 @@ describe('govops apply records the Git revision', () => {
 
   it('in state and in the JSON plan; -dirty after an uncommitted edit; --revision overrides', async () => {
     const head = git(h.dir, 'rev-parse', 'HEAD');
-    const env = { LAKE_TOKEN: 'lake-tok-rev-1' };
+    const env = { GOVOPS_SECRET_LAKE_TOKEN: 'lake-tok-rev-1' };
     expect((await h.govops(['apply', 'manifests'], env)).code).toBe(0);
     const st = (await h.state()) as unknown as { resources: Array<{ name: string; revision?: string }> };
     expect(st.resources).toEqual([expect.objectContaining({ name: 'lake', revision: head })]);

@@ -62,11 +62,17 @@ describe('webhook endpoints', () => {
   });
 });
 
-describe('control API needs no auth', () => {
-  it('GET /_sandbox/health', async () => {
-    const r = await call(sb, 'GET', '/_sandbox/health', { token: null });
-    expect(r.status).toBe(200);
-    expect(r.body.status).toBe('ok');
+describe('control API needs the admin token (unless --dev)', () => {
+  it('GET /_sandbox/health: 401 without a token or with an unknown one, 403 for a user, 200 for the admin raw or as Bearer', async () => {
+    expect((await call(sb, 'GET', '/_sandbox/health', { token: null })).status).toBe(401);
+    expect((await call(sb, 'GET', '/_sandbox/health', { token: 'nope' })).status).toBe(401);
+    expect((await call(sb, 'GET', '/_sandbox/health', { token: bearer(sb.userToken) })).status).toBe(403);
+    expect((await call(sb, 'POST', '/_sandbox/reset', { token: null })).status).toBe(401);
+    expect(sb.integrations.size).toBeGreaterThanOrEqual(0);
+    const raw = await call(sb, 'GET', '/_sandbox/health', { token: sb.adminToken });
+    expect(raw.status).toBe(200);
+    expect(raw.body.status).toBe('ok');
+    expect((await call(sb, 'GET', '/_sandbox/health', { token: bearer(sb.adminToken) })).status).toBe(200);
   });
 });
 

@@ -143,4 +143,29 @@ describe('govops sandbox', () => {
     child!.kill('SIGTERM');
     await l.exited;
   });
+
+  it('--data in a folder that does not exist fails at start (exit 1), naming the folder', async () => {
+    const data = join(tempDir(), 'missing', 'state.json');
+    const r = await runGovops(['sandbox', '--port', '0', '--dev', '--data', data]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--data .*: the folder .*missing does not exist/);
+  });
+
+  it('warns when --host is not a loopback address; the control API needs the token without --dev', async () => {
+    const s = await launch(['--port', '0', '--host', '0.0.0.0']);
+    expect(s.out()).toContain('control API: ');
+    expect(s.out()).toContain('needs the admin token');
+    const deadline = Date.now() + 10_000;
+    while (!s.out().includes('warning: --host 0.0.0.0 is not a loopback address') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(s.out()).toContain('warning: --host 0.0.0.0 is not a loopback address');
+    const port = new URL(s.url).port;
+    expect((await fetch(`http://127.0.0.1:${port}/_sandbox/health`)).status).toBe(401);
+    child!.kill('SIGTERM');
+    await s.exited;
+    const l = await launch(['--port', '0', '--dev']);
+    expect(l.out()).not.toContain('not a loopback address');
+    expect((await fetch(`${l.url}/_sandbox/health`)).status).toBe(200);
+    child!.kill('SIGTERM');
+    await l.exited;
+  });
 });

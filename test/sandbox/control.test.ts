@@ -21,19 +21,19 @@ describe('request log', () => {
   it('records method, path, query and status of API calls (not control calls); clearable', async () => {
     await call(sb, 'POST', '/integrations?dryRun=true', { body: bodyFor('lakehouse') });
     await call(sb, 'GET', '/integrations/77');
-    await call(sb, 'GET', '/_sandbox/health', { token: null });
-    const r = await call(sb, 'GET', '/_sandbox/requests', { token: null });
+    await call(sb, 'GET', '/_sandbox/health');
+    const r = await call(sb, 'GET', '/_sandbox/requests');
     expect(r.body.requests.map((e: Record<string, unknown>) => [e.method, e.path, e.query, e.status])).toEqual([
       ['POST', '/integrations', { dryRun: 'true' }, 200],
       ['GET', '/integrations/77', {}, 404],
     ]);
     expect(typeof r.body.requests[0].time).toBe('string');
     expect(sb.requests()).toHaveLength(2);
-    await call(sb, 'DELETE', '/_sandbox/requests', { token: null });
+    await call(sb, 'DELETE', '/_sandbox/requests');
     expect(sb.requests()).toEqual([]);
     await call(sb, 'GET', '/integrations');
     sb.clearRequests();
-    expect((await call(sb, 'GET', '/_sandbox/requests', { token: null })).body.requests).toEqual([]);
+    expect((await call(sb, 'GET', '/_sandbox/requests')).body.requests).toEqual([]);
   });
 
   it('logs auth failures too', async () => {
@@ -45,10 +45,10 @@ describe('request log', () => {
 describe('reset and out-of-band edits', () => {
   it('POST /_sandbox/reset forgets integrations, faults and rules', async () => {
     await call(sb, 'POST', '/integrations', { body: bodyFor('lakehouse') });
-    await call(sb, 'POST', '/_sandbox/faults', { token: null, body: { type: 'latency', latencyMs: 1, path: '/x' } });
-    expect((await call(sb, 'POST', '/_sandbox/reset', { token: null })).status).toBe(200);
+    await call(sb, 'POST', '/_sandbox/faults', { body: { type: 'latency', latencyMs: 1, path: '/x' } });
+    expect((await call(sb, 'POST', '/_sandbox/reset')).status).toBe(200);
     expect((await call(sb, 'GET', '/integrations')).body).toEqual([]);
-    expect((await call(sb, 'GET', '/_sandbox/faults', { token: null })).body.rules).toEqual([]);
+    expect((await call(sb, 'GET', '/_sandbox/faults')).body.rules).toEqual([]);
     const again = await call(sb, 'POST', '/integrations', { body: bodyFor('lakehouse') });
     expect(again.body.id).toBe('1');
   });
@@ -57,7 +57,6 @@ describe('reset and out-of-band edits', () => {
     const c = await call(sb, 'POST', '/integrations', { body: bodyFor('cloud_warehouse') });
     await settle(sb, c.body.id);
     const p = await call(sb, 'PATCH', `/_sandbox/integrations/${c.body.id}`, {
-      token: null,
       body: { config: { warehouse: 'DRIFTED', audit: { enabled: true } } },
     });
     expect(p.status).toBe(200);
@@ -65,9 +64,9 @@ describe('reset and out-of-band edits', () => {
     const got = await call(sb, 'GET', `/integrations/${c.body.id}`);
     expect(got.body.config.warehouse).toBe('DRIFTED');
     expect(got.body.config.audit).toEqual({ enabled: true, historicalIngestionMonths: 3 });
-    await call(sb, 'PATCH', `/_sandbox/integrations/${c.body.id}`, { token: null, body: { status: 'editError' } });
+    await call(sb, 'PATCH', `/_sandbox/integrations/${c.body.id}`, { body: { status: 'editError' } });
     expect((await call(sb, 'GET', `/integrations/${c.body.id}/status`)).body.status).toBe('editError');
-    expect((await call(sb, 'PATCH', '/_sandbox/integrations/999', { token: null, body: {} })).status).toBe(404);
+    expect((await call(sb, 'PATCH', '/_sandbox/integrations/999', { body: {} })).status).toBe(404);
   });
 });
 

@@ -172,7 +172,6 @@ describe('PUT /integrations/{id} errors', () => {
   it('422 when a validation test fails (control rule for this id)', async () => {
     const id = await created('cloud_warehouse');
     const rule = await call(sb, 'POST', '/_sandbox/fail-tests', {
-      token: null,
       body: { name: 'Initial Validation: Default Warehouse Access Test', id: Number(id), count: 1 },
     });
     expect(rule.status).toBe(200);
@@ -184,7 +183,7 @@ describe('PUT /integrations/{id} errors', () => {
 
   it('editError after acceptance (fail-next), fixed by another PUT', async () => {
     const id = await created('sql_analytics');
-    await call(sb, 'POST', '/_sandbox/fail-next', { token: null, body: { operation: 'edit', id: Number(id) } });
+    await call(sb, 'POST', '/_sandbox/fail-next', { body: { operation: 'edit', id: Number(id) } });
     expect((await call(sb, 'PUT', `/integrations/${id}`, { body: bodyFor('sql_analytics') })).status).toBe(200);
     expect(await settle(sb, id)).toBe('editError');
     expect((await call(sb, 'PUT', `/integrations/${id}`, { body: bodyFor('sql_analytics') })).status).toBe(200);
@@ -229,7 +228,7 @@ describe('DELETE /integrations/{id} payload rules and errors', () => {
 
   it('422 when a validation test fails', async () => {
     const id = await created('lakehouse');
-    await call(sb, 'POST', '/_sandbox/fail-tests', { token: null, body: { name: 'Basic Connection Test', operation: 'delete' } });
+    await call(sb, 'POST', '/_sandbox/fail-tests', { body: { name: 'Basic Connection Test', operation: 'delete' } });
     const r = await call(sb, 'DELETE', `/integrations/${id}`);
     expectError(r, 422, 'Unprocessable Entity');
     expect(r.body.validationResults.status).toBe('failed');
@@ -238,7 +237,7 @@ describe('DELETE /integrations/{id} payload rules and errors', () => {
 
   it('deleteError after acceptance (fail-next); the integration stays', async () => {
     const id = await created('object_store');
-    await call(sb, 'POST', '/_sandbox/fail-next', { token: null, body: { operation: 'delete' } });
+    await call(sb, 'POST', '/_sandbox/fail-next', { body: { operation: 'delete' } });
     expect((await call(sb, 'DELETE', `/integrations/${id}`)).status).toBe(200);
     expect(await settle(sb, id)).toBe('deleteError');
     expect((await call(sb, 'DELETE', `/integrations/${id}`)).status).toBe(200);
@@ -249,7 +248,6 @@ describe('DELETE /integrations/{id} payload rules and errors', () => {
 describe('warnings', () => {
   it('a warning test does not fail the request; overall status is warning', async () => {
     await call(sb, 'POST', '/_sandbox/fail-tests', {
-      token: null,
       body: { name: 'Initial Validation: Table Grants Role Prefix is Unique', status: 'warning' },
     });
     const r = await call(sb, 'POST', '/integrations', { body: bodyFor('cloud_warehouse') });

@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 beforeEach(() => sb.reset());
 
-const addFault = (body: unknown) => call(sb, 'POST', '/_sandbox/faults', { token: null, body });
+const addFault = (body: unknown) => call(sb, 'POST', '/_sandbox/faults', { body });
 
 describe('fault rules over the control API', () => {
   it('error with count: the next N matching requests fail with the status and Retry-After, then it expires', async () => {
@@ -27,7 +27,7 @@ describe('fault rules over the control API', () => {
       expect(f.body).toMatchObject({ statusCode: 503, error: 'Service Unavailable' });
     }
     expect((await call(sb, 'GET', '/integrations')).status).toBe(200);
-    expect((await call(sb, 'GET', '/_sandbox/faults', { token: null })).body.rules).toEqual([]);
+    expect((await call(sb, 'GET', '/_sandbox/faults')).body.rules).toEqual([]);
   });
 
   it('matches by method and route pattern only', async () => {
@@ -66,14 +66,14 @@ describe('fault rules over the control API', () => {
 
   it('control routes are never faulted; DELETE /_sandbox/faults clears; DELETE /_sandbox/faults/:id removes one', async () => {
     const a = await addFault({ type: 'error', path: '*' });
-    expect((await call(sb, 'GET', '/_sandbox/health', { token: null })).status).toBe(200);
+    expect((await call(sb, 'GET', '/_sandbox/health')).status).toBe(200);
     expect((await call(sb, 'GET', '/integrations')).status).toBe(503);
     const id = a.body.added[0].id as number;
-    expect((await call(sb, 'DELETE', `/_sandbox/faults/${id}`, { token: null })).status).toBe(200);
+    expect((await call(sb, 'DELETE', `/_sandbox/faults/${id}`)).status).toBe(200);
     expect((await call(sb, 'GET', '/integrations')).status).toBe(200);
     await addFault([{ type: 'error' }, { type: 'drop' }]);
-    expect((await call(sb, 'GET', '/_sandbox/faults', { token: null })).body.rules).toHaveLength(2);
-    await call(sb, 'DELETE', '/_sandbox/faults', { token: null });
+    expect((await call(sb, 'GET', '/_sandbox/faults')).body.rules).toHaveLength(2);
+    await call(sb, 'DELETE', '/_sandbox/faults');
     expect((await call(sb, 'GET', '/integrations')).status).toBe(200);
   });
 
@@ -101,14 +101,14 @@ describe('fault rules over the control API', () => {
     await sleep(150);
     expect((await call(sb, 'GET', `/integrations/${c.body.id}/status`)).body.status).toBe('deleting');
     expect((await addFault({ stuckTransitions: ['bogus'] })).status).toBe(400);
-    await call(sb, 'DELETE', '/_sandbox/faults', { token: null });
+    await call(sb, 'DELETE', '/_sandbox/faults');
     expect(await settle(sb, c.body.id)).toBe('removed');
   });
 
   it('POST /_sandbox/transitions/finish completes pending transitions now', async () => {
     sb.setStuckTransitions(true);
     const c = await call(sb, 'POST', '/integrations', { body: bodyFor('lakehouse') });
-    const r = await call(sb, 'POST', '/_sandbox/transitions/finish', { token: null });
+    const r = await call(sb, 'POST', '/_sandbox/transitions/finish');
     expect(r.body.completed).toBe(1);
     expect((await call(sb, 'GET', `/integrations/${c.body.id}/status`)).body.status).toBe('enabled');
   });

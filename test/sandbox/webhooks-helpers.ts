@@ -70,7 +70,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   return {
     url: sb.url,
     call: (method, path, token, body) => send(method, path, token === undefined ? {} : { authorization: `Bearer ${token}` }, body),
-    control: (method, path, body) => send(method, path, {}, body),
+    control: (method, path, body) => send(method, path, { authorization: `Bearer ${ADMIN}` }, body),
     close: async () => {
       await sb.close();
       rmSync(dir, { recursive: true, force: true });

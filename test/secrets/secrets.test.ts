@@ -45,7 +45,7 @@ spec:
     schema: views
     username: svc_user
     password:
-      fromEnv: DB_PASSWORD
+      fromEnv: GOVOPS_SECRET_DB_PASSWORD
     impersonation:
       enabled: true
   deleteCredentials:
@@ -58,7 +58,7 @@ describe('resolveSecrets', () => {
   it('replaces env and file refs (one trailing newline trimmed) and lists the secret paths', () => {
     writeFileSync(path.join(dir, 'admin.txt'), 'line1\nadmin-pass\n\n');
     const src = loaded(SQL.replace('secrets/admin.txt', 'admin.txt'));
-    const out = resolveSecrets(src, { env: { DB_PASSWORD: 's3cr3t-value' } });
+    const out = resolveSecrets(src, { env: { GOVOPS_SECRET_DB_PASSWORD: 's3cr3t-value' } });
     expect(out.diagnostics).toEqual([]);
     const spec = out.manifest.spec as { config: Record<string, unknown>; deleteCredentials: Record<string, unknown> };
     expect(spec.config.password).toBe('s3cr3t-value');
@@ -70,13 +70,13 @@ describe('resolveSecrets', () => {
       'spec.deleteCredentials.username',
     ]);
     // the input is untouched (deep copy)
-    expect((src.manifest.spec as { config: Record<string, unknown> }).config.password).toEqual({ fromEnv: 'DB_PASSWORD' });
+    expect((src.manifest.spec as { config: Record<string, unknown> }).config.password).toEqual({ fromEnv: 'GOVOPS_SECRET_DB_PASSWORD' });
   });
 
-  it('absolute fromFile paths, CRLF newline', () => {
+  it('fromFile relative to the manifest folder, CRLF newline; an absolute path is refused without reading it', () => {
     const abs = path.join(dir, 'tok.txt');
     writeFileSync(abs, 'dapi-123\r\n');
-    const src = loaded(`apiVersion: govops/v1
+    const refused = resolveSecrets(loaded(`apiVersion: govops/v1
 kind: Integration
 metadata: { name: lake }
 spec:
@@ -85,6 +85,19 @@ spec:
     workspaceUrl: https://ws.example.com
     httpPath: /sql/1
     token: { fromFile: ${JSON.stringify(abs)} }
+`), { env: {}, readFile: () => { throw new Error('must not read'); } });
+    expect(refused.diagnostics).toHaveLength(1);
+    expect(refused.diagnostics[0]).toMatchObject({ line: 9, rule: 'secret-scope', severity: 'error' });
+    expect(refused.diagnostics[0]!.message).toMatch(/absolute path.*--secrets-dir \/ GOVOPS_SECRETS_DIR/);
+    const src = loaded(`apiVersion: govops/v1
+kind: Integration
+metadata: { name: lake }
+spec:
+  type: lakehouse
+  config:
+    workspaceUrl: https://ws.example.com
+    httpPath: /sql/1
+    token: { fromFile: tok.txt }
 `);
     const out = resolveSecrets(src, { env: {} });
     expect((out.manifest.spec as unknown as { config: { token: string } }).config.token).toBe('dapi-123');
@@ -93,17 +106,17 @@ spec:
 
   it('a missing variable is an error diagnostic at the reference, naming it, without any value', () => {
     const out = resolveSecrets(loaded(SQL), { env: { OTHER: 'x' } });
-    const d = out.diagnostics.find((x) => x.message.includes('DB_PASSWORD'))!;
+    const d = out.diagnostics.find((x) => x.message.includes('GOVOPS_SECRET_DB_PASSWORD'))!;
     expect(d).toMatchObject({ file: 'manifests/db.yaml', line: 14, column: 7, kind: 'Integration', name: 'warehouse', severity: 'error' });
-    expect(d.message).toMatch(/spec\.config\.password: environment variable DB_PASSWORD is not set/);
+    expect(d.message).toMatch(/spec\.config\.password: environment variable GOVOPS_SECRET_DB_PASSWORD is not set/);
     const f = out.diagnostics.find((x) => x.message.includes('admin.txt'))!;
     expect(f).toMatchObject({ line: 20, column: 15, severity: 'error' });
     expect(f.message).toMatch(/cannot read secret file .*admin\.txt \(ENOENT\)/);
   });
 
   it('an empty variable is an error too', () => {
-    const out = resolveSecrets(loaded(SQL), { env: { DB_PASSWORD: '' }, readFile: () => 'x' });
-    expect(out.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/DB_PASSWORD is empty/)]);
+    const out = resolveSecrets(loaded(SQL), { env: { GOVOPS_SECRET_DB_PASSWORD: '' }, readFile: () => 'x' });
+    expect(out.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/GOVOPS_SECRET_DB_PASSWORD is empty/)]);
   });
 
   it('webhook secrets resolve and are always secret paths, even as a literal', () => {
@@ -116,9 +129,9 @@ spec:
   global: false
   notificationType: [userCreated]
   actionType: triggered
-  secret: { fromEnv: HOOK_SECRET }
+  secret: { fromEnv: GOVOPS_SECRET_HOOK }
 `),
-      { env: { HOOK_SECRET: 'hmac-key' } },
+      { env: { GOVOPS_SECRET_HOOK: 'hmac-key' } },
     );
     expect((out.manifest.spec as { secret: string }).secret).toBe('hmac-key');
     expect(out.secretPaths).toEqual(['spec.secret']);
@@ -159,7 +172,7 @@ spec:
 
 describe('secretValues', () => {
   it('gives the resolved secret strings keyed relative to spec, skipping unresolved refs', () => {
-    const out = resolveSecrets(loaded(SQL), { env: { DB_PASSWORD: 'pw1' } });
+    const out = resolveSecrets(loaded(SQL), { env: { GOVOPS_SECRET_DB_PASSWORD: 'pw1' } });
     expect(secretValues(out)).toEqual({
       'config.password': 'pw1',
       'config.username': 'svc_user',

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { GitSource } from '../../src/sources/git.js';
+import { registerSecrets } from '../../src/util/redact.js';
 import { redactText, redactUrl } from '../../src/sources/redact.js';
 import { jittered } from '../../src/sources/timer.js';
 import type { Revision } from '../../src/sources/types.js';
@@ -118,8 +119,9 @@ describe('redaction and jitter', () => {
   it('removes userinfo from URLs and known secrets from text', () => {
     expect(redactUrl('https://x-access-token:abc@github.com/o/r.git')).toBe('https://***@github.com/o/r.git');
     expect(redactUrl('git@github.com:o/r.git')).toBe('git@github.com:o/r.git');
-    expect(redactText("fatal: unable to access 'https://u:p@h/r/': refused", ['tok3n'])).toBe("fatal: unable to access 'https://***@h/r/': refused");
-    expect(redactText('auth tok3n failed', ['tok3n'])).toBe('auth *** failed');
+    expect(redactText("fatal: unable to access 'https://u:p@h/r/': refused")).toBe("fatal: unable to access 'https://***@h/r/': refused");
+    registerSecrets('tok3n');
+    expect(redactText('auth tok3n failed')).toBe('auth [redacted] failed');
   });
 
   it('jitters the interval by ±10%', () => {

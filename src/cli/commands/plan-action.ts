@@ -12,6 +12,7 @@ import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { parseCount } from '../flags.js';
+import { secretScopeFromFlags } from '../secret-scope.js';
 import type { PlanFlags } from './plan.js';
 
 /** The options of one reconcile, with the revision from --revision or the manifests' Git work tree. */
@@ -22,6 +23,7 @@ export async function reconcileOptions(
   apply: boolean,
 ): Promise<ReconcileOptions & { statePath: string }> {
   const maxDeletes = parseCount('--max-deletes', flags.maxDeletes);
+  const secretScope = secretScopeFromFlags(flags);
   const root = process.cwd();
   const list = paths.length ? paths : ['.'];
   const revision = flags.revision?.trim() || (await gitRevision(root, list));
@@ -29,6 +31,7 @@ export async function reconcileOptions(
     ...(revision ? { revision } : {}),
     root,
     paths: list,
+    secretScope,
     apply,
     prune: Boolean(flags.prune),
     allowReplace: Boolean(flags.allowReplace),

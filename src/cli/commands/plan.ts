@@ -8,8 +8,9 @@ import { DEFAULT_STATE_PATH } from '../../state/store.js';
 import type { ManualStepsMode } from '../../plan/types.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { manualStepsOption } from '../flags.js';
+import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 
-export interface PlanFlags extends ConnectionFlags {
+export interface PlanFlags extends ConnectionFlags, SecretFlags {
   state: string;
   prune?: boolean;
   allowReplace?: boolean;
@@ -27,6 +28,7 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
     .option('--allow-replace', 'allow replacing (delete + create) integrations whose non-editable attributes changed')
     .option('--max-deletes <n>', 'refuse a plan that deletes (or replaces) more than N resources')
     .addOption(manualStepsOption());
+  addSecretOptions(cmd);
   return addConnectionOptions(cmd);
 }
 

@@ -3,10 +3,14 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { renderPreview } from '../../preview/render.js';
 import { runPreview } from '../../preview/preview.js';
+import { secretRedactor } from '../../util/redact.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
 import { parseCount } from '../flags.js';
+import { secretScopeFromFlags } from '../secret-scope.js';
 import type { PreviewFlags } from './preview.js';
+
+const redactOutput = (text: string): string => secretRedactor.redactOutput(text);
 
 export async function previewAction(paths: string[], flags: PreviewFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
@@ -23,13 +27,14 @@ export async function previewAction(paths: string[], flags: PreviewFlags, comman
       ...(maxDeletes !== undefined ? { maxDeletes } : {}),
     },
     env: process.env,
+    secretScope: secretScopeFromFlags(flags),
     logger: ctx.logger,
     connect: () => clientFromOptions(flags, ctx.logger),
     ...(flags.requireLive ? { requireLive: true } : {}),
   });
   const markdown = renderPreview(result);
   const text = ctx.options.output === 'json' ? `${JSON.stringify({ ...result, markdown }, null, 2)}\n` : markdown;
-  if (flags.out) await writeFile(flags.out, text);
+  if (flags.out) await writeFile(flags.out, redactOutput(text));
   else ctx.stdout.write(text);
   if (result.error !== undefined) ctx.stderr.write(`error: ${result.error}\n`);
   else if (!result.valid) ctx.stderr.write('error: invalid manifests (see the comment)\n');

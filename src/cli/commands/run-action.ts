@@ -7,8 +7,10 @@ import { contextFrom } from '../context.js';
 import { UserError } from '../../errors.js';
 import { parseAddress } from '../../util/address.js';
 import { parseDuration } from '../../util/duration.js';
+import { registerSecrets } from '../../util/redact.js';
 import { startRunning, type RunSettings, type WebhookHealthSettings } from '../../daemon/run.js';
 import { redactUrl } from '../../sources/redact.js';
+import { secretScopeFromFlags } from '../secret-scope.js';
 import type { RunFlags } from './run.js';
 
 function duration(flag: string, text: string): number {
@@ -63,6 +65,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
       throw new UserError(`cannot read --git-webhook-secret-file ${flags.gitWebhookSecretFile}`);
     }
   }
+  registerSecrets(hookSecret);
   const intervalMs = duration('--interval', flags.interval);
   const resyncMs = duration('--resync', flags.resync);
   if (intervalMs < 10 || resyncMs < 10) throw new UserError('--interval and --resync must be at least 10ms');
@@ -86,6 +89,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     hookSecret: hookSecret || undefined,
     workdir: flags.workdir ?? join(dirname(flags.state), 'work'),
     env,
+    secretScope: secretScopeFromFlags(flags, env),
     ...(webhookHealth ? { webhookHealth } : {}),
   };
 }

@@ -6,8 +6,9 @@ import { Option, type Command } from 'commander';
 import type { ManualStepsMode } from '../../plan/types.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { manualStepsOption } from '../flags.js';
+import type { SecretFlags } from '../secret-options.js';
 
-export interface RunFlags extends ConnectionFlags {
+export interface RunFlags extends ConnectionFlags, SecretFlags {
   repo?: string;
   branch: string;
   path: string;
@@ -70,6 +71,9 @@ export function register(program: Command): void {
     .option('--auto-retry-max <n>', 'automatic retries of one delivery at most', '3')
     .option('--auto-retry-backoff <duration>', 'wait before an automatic retry, doubling after each failure (at most 1h)', '1m')
     .option('--auto-retry-rate <n>', 'automatic retries per minute at most, over all webhooks', '10');
+  cmd
+    .addOption(new Option('--secrets-dir <dir>', 'the only folder fromFile references are read from, by relative path (default: the repository or watched folder)').env('GOVOPS_SECRETS_DIR'))
+    .addOption(new Option('--secret-env-prefix <prefix>', 'fromEnv references may read only variables starting with this (default GOVOPS_SECRET_)').env('GOVOPS_SECRET_ENV_PREFIX'));
   addConnectionOptions(cmd);
   cmd.addOption(new Option('--debounce <duration>', 'directory source quiet period').default('300ms').hideHelp());
   cmd.action(async (_opts: unknown, command: Command) => {

@@ -1,6 +1,7 @@
 /** What `govops sandbox` does (loaded only when it runs; declared in sandbox.ts). */
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { UserError } from '../../errors.js';
 import { parseDuration } from '../../util/duration.js';
 import { contextFrom } from '../context.js';
@@ -75,8 +76,27 @@ function stuckFromFlag(value: boolean | string | undefined): boolean | string[] 
   }
 }
 
+/** Loopback addresses and names: the only hosts where the sandbox is private to this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || h.endsWith('.localhost');
+}
+
+/** `--data FILE` must be in an existing folder: fail at start, not at every save. */
+function checkDataFile(file: string): void {
+  const dir = dirname(resolve(file));
+  let isDir: boolean;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new UserError(`--data ${file}: the folder ${dir} does not exist`, `create it first (mkdir -p ${dir}), or give a file in an existing folder`);
+}
+
 export async function sandboxAction(flags: SandboxFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command, 2);
+  if (flags.data) checkDataFile(flags.data);
   const options: SandboxOptions = {
     port: number('port', flags.port, 0, 65535),
     host: flags.host,
@@ -110,7 +130,14 @@ export async function sandboxAction(flags: SandboxFlags, command: Command): Prom
   out.write('  integrations: "Authorization: <admin token>"; webhooks: "Authorization: Bearer <token>"\n');
   if (flags.dev) out.write('dev tokens: fixed and public, for local use only\n');
   out.write(`webhook deliveries allowed to: ${describePolicy(sandbox.webhooks.deliveryPolicy)} (others are recorded as EBLOCKED; see --deliver-to)\n`);
-  out.write(`control API: ${sandbox.url}/_sandbox (no auth; local rehearsal only)\n`);
+  out.write(
+    `control API: ${sandbox.url}/_sandbox (${flags.dev ? 'no token needed with --dev' : 'needs the admin token'}; JSON bodies only, no cross-origin requests)\n`,
+  );
+  if (!isLoopbackHost(options.host ?? '127.0.0.1')) {
+    ctx.stderr.write(
+      `warning: --host ${options.host} is not a loopback address: other machines can reach this sandbox${flags.dev ? ' with the public dev tokens, and its control API without any token' : ''}; use it only on a trusted network\n`,
+    );
+  }
   if (flags.data) out.write(`state persisted to ${flags.data}\n`);
   let stopping = false;
   const stop = (signal: string): void => {

@@ -11,11 +11,13 @@ import { acknowledgmentLine, ackPhaseOf } from '../../manifests/manual-step.js';
 import { manualStepToken } from '../../manifests/manual-step-token.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { resolveSecrets } from '../../manifests/secrets.js';
+import type { SecretScope } from '../../manifests/secret-scope.js';
 import type { IntegrationManifest, LoadedManifest, ManifestSet } from '../../manifests/types.js';
 import { SCRIPT_KINDS, SCRIPT_PHASES, SCRIPT_PHASES_WITH_ID, naturalKey, type ScriptPhase } from '../../service/kinds.js';
 import { getResource, loadState } from '../../state/store.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
+import { secretScopeFromFlags } from '../secret-scope.js';
 import type { ScriptsFlags } from './scripts.js';
 
 export interface ScriptRequest {
@@ -25,10 +27,12 @@ export interface ScriptRequest {
   cwd: string;
   statePath: string;
   env: Record<string, string | undefined>;
+  /** Which secrets the manifest may reference (default: GOVOPS_SECRET_* variables, files inside the root). */
+  secretScope?: SecretScope;
 }
 
 export interface ScriptDeps {
-  load: (paths: string[], options: { cwd: string }) => Promise<ManifestSet>;
+  load: (paths: string[], options: { cwd: string; secretScope?: SecretScope }) => Promise<ManifestSet>;
   api: ServiceApi;
   logger: Logger;
 }
@@ -71,10 +75,10 @@ function findManifest(set: ManifestSet, name: string): LoadedManifest<Integratio
 
 /** Find the integration's manifest and check that the phase applies to it (manual flow, a kind with that script). */
 async function scriptManifest(
-  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd'>,
+  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd' | 'secretScope'>,
   load: ScriptDeps['load'],
 ): Promise<LoadedManifest<IntegrationManifest>> {
-  const set = await load(req.paths, { cwd: req.cwd });
+  const set = await load(req.paths, { cwd: req.cwd, ...(req.secretScope ? { secretScope: req.secretScope } : {}) });
   const loaded = findManifest(set, req.name);
   const where = `${loaded.source.file}:${loaded.source.line}:${loaded.source.column}`;
   const own = set.diagnostics.filter(
@@ -105,7 +109,7 @@ async function scriptManifest(
  * `initial-create` is acknowledged as `create`, `post-cleanup` as `cleanup`.
  */
 export async function acknowledgmentFor(
-  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd'>,
+  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd' | 'secretScope'>,
   load: ScriptDeps['load'],
 ): Promise<{ line: string; manifest: LoadedManifest<IntegrationManifest> }> {
   const loaded = await scriptManifest(req, load);
@@ -119,7 +123,7 @@ export async function fetchScript(req: ScriptRequest, deps: ScriptDeps): Promise
   const loaded = await scriptManifest(req, deps.load);
   const { type } = loaded.manifest.spec;
 
-  const resolved = resolveSecrets(loaded, { env: req.env });
+  const resolved = resolveSecrets(loaded, { env: req.env, ...(req.secretScope ? { scope: req.secretScope } : {}) });
   if (resolved.diagnostics.length) {
     throw new UserError(`cannot resolve the secrets of Integration/${req.name}:\n${resolved.diagnostics.map((d) => formatDiagnostic(d)).join('\n')}`);
   }
@@ -152,7 +156,7 @@ async function liveId(req: ScriptRequest, body: IntegrationBody, deps: ScriptDep
 
 export async function scriptsAction(name: string, paths: string[], opts: ScriptsFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
-  const req = { name, phase: opts.phase, paths, cwd: process.cwd() };
+  const req = { name, phase: opts.phase, paths, cwd: process.cwd(), secretScope: secretScopeFromFlags(opts) };
   if (opts.ack) {
     // offline: the token comes from the manifest alone
     const ack = await acknowledgmentFor(req, loadManifests);
@@ -167,7 +171,8 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
       await writeFileAtomic(opts.out, text);
       ctx.stderr.write(`wrote the ${opts.phase} script for Integration/${name}${res.id ? ` (id ${res.id})` : ''} to ${opts.out}\n`);
     } else {
-      ctx.stdout.write(text);
+      // The script is the product asked for (it may carry the credentials it sets up): not redacted.
+      ctx.rawStdout.write(text);
     }
     ctx.stderr.write(`next: ${FOLLOW_UP[opts.phase]}\n`);
     const ack = await acknowledgmentFor(req, async () => ({ manifests: [res.manifest], diagnostics: [] }));

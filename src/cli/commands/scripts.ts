@@ -9,8 +9,9 @@ import { Option, type Command } from 'commander';
 import { SCRIPT_PHASES, type ScriptPhase } from '../../service/kinds.js';
 import { DEFAULT_STATE_PATH } from '../../state/store.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 
-export interface ScriptsFlags extends ConnectionFlags {
+export interface ScriptsFlags extends ConnectionFlags, SecretFlags {
   phase: ScriptPhase;
   state: string;
   out?: string;
@@ -27,6 +28,7 @@ export function register(program: Command): void {
     .option('--state <file>', 'govops state file (to find the live id for edit/delete)', DEFAULT_STATE_PATH)
     .option('--out <file>', 'write the script to this file instead of stdout')
     .option('--ack', 'print only the govops/manual-step acknowledgment to add to the manifest once the script ran (offline: no service call, no secrets)');
+  addSecretOptions(cmd);
   addConnectionOptions(cmd).action(async (name: string, paths: string[], opts: ScriptsFlags, command: Command) => {
     const { scriptsAction } = await import('./scripts-action.js');
     await scriptsAction(name, paths, opts, command);

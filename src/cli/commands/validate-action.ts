@@ -3,11 +3,16 @@ import type { Command } from 'commander';
 import { contextFrom, EXIT } from '../context.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { formatDiagnostic, summarize } from '../../manifests/format.js';
+import { secretScopeFromFlags } from '../secret-scope.js';
 import type { ValidateOptions } from './validate.js';
 
 export async function validateAction(paths: string[], opts: ValidateOptions, command: Command): Promise<void> {
   const ctx = contextFrom(command);
-  const result = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), strict: Boolean(opts.strict) });
+  const result = await loadManifests(paths.length ? paths : ['.'], {
+    cwd: process.cwd(),
+    strict: Boolean(opts.strict),
+    secretScope: secretScopeFromFlags(opts),
+  });
   const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
   if (ctx.options.output === 'json') {
     const list = result.diagnostics.map((d) => ({

@@ -1,17 +1,18 @@
 /** `govops validate [PATH...]`: every problem in every manifest file, offline. The work is in validate-action.ts. */
 import type { Command } from 'commander';
+import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 
-export interface ValidateOptions {
+export interface ValidateOptions extends SecretFlags {
   strict?: boolean;
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('validate')
     .description('check manifests offline: YAML, schemas, duplicates, plain-literal credentials (secrets are not resolved)')
     .argument('[paths...]', 'files or folders to check (default: .)')
-    .option('--strict', 'plain-literal credentials are errors, not warnings')
-    .action(async (paths: string[], opts: ValidateOptions, command: Command) => {
+    .option('--strict', 'plain-literal credentials are errors, not warnings');
+  addSecretOptions(cmd).action(async (paths: string[], opts: ValidateOptions, command: Command) => {
       const { validateAction } = await import('./validate-action.js');
       await validateAction(paths, opts, command);
     });

@@ -1,0 +1,224 @@
+/**
+ * Which secrets a manifest may reference. Manifest authors are less trusted than the operator who runs
+ * govops, so references are scoped by the operator:
+ * - `fromEnv` names only variables starting with the secret prefix (`--secret-env-prefix`, env
+ *   GOVOPS_SECRET_ENV_PREFIX, default GOVOPS_SECRET_), and never govops' own configuration variables;
+ * - `fromFile` is a relative path without `..`, read inside the secrets root (`--secrets-dir`, env
+ *   GOVOPS_SECRETS_DIR; unset: the root of the manifests being read), and its real path (after
+ *   symlinks) must stay inside that root.
+ * Pure checks here; the loader reports them at file:line:col, resolution (secrets.ts) enforces them.
+ */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import { ENV_NAME, isSecretRef } from './refs.js';
+import type { Diagnostic, LoadedManifest, SecretRef } from './types.js';
+
+export const DEFAULT_SECRET_ENV_PREFIX = 'GOVOPS_SECRET_';
+export const SECRETS_DIR_FLAG = '--secrets-dir';
+export const SECRETS_DIR_ENV = 'GOVOPS_SECRETS_DIR';
+export const SECRET_ENV_PREFIX_FLAG = '--secret-env-prefix';
+export const SECRET_ENV_PREFIX_ENV = 'GOVOPS_SECRET_ENV_PREFIX';
+
+/**
+ * govops' own configuration variables: never readable by a manifest, whatever the prefix. Besides
+ * this list, every `GOVOPS_*` name outside `GOVOPS_SECRET_*` is reserved for govops' configuration.
+ */
+export const GOVOPS_CONFIG_ENV: ReadonlySet<string> = new Set([
+  'GOVOPS_URL',
+  'GOVOPS_TOKEN',
+  'GOVOPS_STATE',
+  'GOVOPS_REPO',
+  'GOVOPS_BRANCH',
+  'GOVOPS_PATH',
+  'GOVOPS_DIR',
+  'GOVOPS_LISTEN',
+  'GOVOPS_GIT_TOKEN',
+  'GOVOPS_GIT_USERNAME',
+  'GOVOPS_GIT_WEBHOOK_SECRET',
+  'GOVOPS_LOG_LEVEL',
+  'GOVOPS_DEBUG',
+  'GOVOPS_START_PORT',
+  'GOVOPS_START_SANDBOX_PORT',
+  'GOVOPS_WEBHOOK_HEALTH_INTERVAL',
+  'GOVOPS_AUTO_RETRY_FAILED',
+  SECRETS_DIR_ENV,
+  SECRET_ENV_PREFIX_ENV,
+]);
+
+/** Whether `name` is one of govops' own configuration variables. */
+export function isGovopsConfigEnv(name: string): boolean {
+  if (GOVOPS_CONFIG_ENV.has(name)) return true;
+  return name.startsWith('GOVOPS_') && !name.startsWith(DEFAULT_SECRET_ENV_PREFIX);
+}
+
+export interface SecretScope {
+  /** `fromEnv` names must start with it. */
+  envPrefix: string;
+  /** Absolute secrets root set by the operator; `fromFile` paths are relative to it. */
+  dir?: string;
+}
+
+export const DEFAULT_SECRET_SCOPE: SecretScope = { envPrefix: DEFAULT_SECRET_ENV_PREFIX };
+
+/** The scope from flags, then the environment, then the defaults. Throws an Error naming the bad setting. */
+export function secretScopeFrom(
+  flags: { secretsDir?: string; secretEnvPrefix?: string },
+  env: Record<string, string | undefined>,
+  cwd: string,
+): SecretScope {
+  const prefixText = flags.secretEnvPrefix ?? env[SECRET_ENV_PREFIX_ENV];
+  const prefix = prefixText === undefined || prefixText.trim() === '' ? DEFAULT_SECRET_ENV_PREFIX : prefixText.trim();
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) {
+    const from = flags.secretEnvPrefix !== undefined ? SECRET_ENV_PREFIX_FLAG : SECRET_ENV_PREFIX_ENV;
+    throw new Error(`${from}: "${prefix}" is not a variable-name prefix (letters, digits and _, not starting with a digit)`);
+  }
+  const dirText = flags.secretsDir ?? env[SECRETS_DIR_ENV];
+  const scope: SecretScope = { envPrefix: prefix };
+  if (dirText !== undefined && dirText.trim() !== '') scope.dir = path.resolve(cwd, dirText.trim());
+  return scope;
+}
+
+/** Why an env reference is out of scope, or undefined when allowed. */
+export function envRefProblem(name: string, scope: SecretScope): string | undefined {
+  if (!ENV_NAME.test(name)) return undefined; // reported by the shape check
+  if (isGovopsConfigEnv(name)) {
+    return `fromEnv: ${name} is one of govops' own configuration variables; manifests can never read it (name a variable starting with ${scope.envPrefix} instead)`;
+  }
+  if (!name.startsWith(scope.envPrefix)) {
+    return `fromEnv: ${name} is outside the secret scope: manifests may read only variables starting with ${scope.envPrefix} (rename the variable, or the operator widens the scope with ${SECRET_ENV_PREFIX_FLAG} / ${SECRET_ENV_PREFIX_ENV})`;
+  }
+  return undefined;
+}
+
+function rootHint(scope: SecretScope): string {
+  return scope.dir
+    ? `inside the secrets folder ${scope.dir} (${SECRETS_DIR_FLAG} / ${SECRETS_DIR_ENV})`
+    : `inside the folder of the manifests being read (the operator sets another secrets folder with ${SECRETS_DIR_FLAG} / ${SECRETS_DIR_ENV})`;
+}
+
+/** Why a file reference is out of scope by its text alone (absolute, `..`, NUL), or undefined. */
+export function fileRefProblem(file: string, scope: SecretScope): string | undefined {
+  if (file.includes('\0')) return 'fromFile: the path contains a NUL character';
+  if (path.isAbsolute(file) || path.win32.isAbsolute(file)) {
+    return `fromFile: ${file} is an absolute path; secret files are read only by a relative path ${rootHint(scope)}`;
+  }
+  const segments = file.split(/[\\/]+/);
+  if (segments.includes('..')) {
+    return `fromFile: ${file} climbs out with ".."; secret files are read only ${rootHint(scope)}`;
+  }
+  if (!scope.dir && segments.some((s) => s.startsWith('.') && s !== '.')) {
+    return `fromFile: ${file} names a hidden file or folder (.git, .govops, ...), which never holds a manifest secret; secret files are read only ${rootHint(scope)}`;
+  }
+  return undefined;
+}
+
+/** The problem with a reference by its text alone, or undefined. */
+export function refProblem(ref: SecretRef, scope: SecretScope): string | undefined {
+  return 'fromEnv' in ref ? envRefProblem(ref.fromEnv, scope) : fileRefProblem(ref.fromFile, scope);
+}
+
+export function isInside(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
+}
+
+/** Where a secret file reference points, and the root it must stay inside. */
+export interface FileTarget {
+  /** Lexical absolute path of the file. */
+  file: string;
+  /** The root the real path must stay inside. */
+  root: string;
+}
+
+/**
+ * The file a `fromFile` reference names. With a secrets folder: relative to it. Without: relative to
+ * the manifest's folder (`manifestDir`), inside `manifestsRoot`; `origin` is where the manifests root's
+ * files really are when the manifests were copied (the directory source's snapshots hold no secret files).
+ */
+export function fileTarget(
+  ref: string,
+  scope: SecretScope,
+  where: { manifestDir: string; manifestsRoot: string; origin?: string },
+): FileTarget {
+  if (scope.dir) return { file: path.resolve(scope.dir, ref), root: scope.dir };
+  const root = where.origin ?? where.manifestsRoot;
+  const rel = path.relative(where.manifestsRoot, where.manifestDir);
+  const base = rel.startsWith('..') || path.isAbsolute(rel) ? where.manifestDir : path.join(root, rel);
+  return { file: path.resolve(base, ref), root };
+}
+
+/** Why an already resolved real path is out of its (real) root, or undefined. */
+export function realTargetProblem(real: string, realRoot: string, ref: string, scope: SecretScope): string | undefined {
+  if (isInside(realRoot, real)) {
+    // Without a secrets folder the root is the manifests' own folder: a link may not lead into its
+    // hidden parts (.git/config holds CI credentials, .govops/ the state's fingerprint key).
+    const hidden = !scope.dir && path.relative(realRoot, real).split(path.sep).some((s) => s.startsWith('.') && s !== '.');
+    if (!hidden) return undefined;
+    return `fromFile: ${ref} is a symbolic link into a hidden file or folder (.git, .govops, ...); refused without reading it`;
+  }
+  return `fromFile: ${ref} is a symbolic link (or lies under one) leading out of the secrets root; refused without reading it (secret files are read only ${rootHint(scope)})`;
+}
+
+/**
+ * Why the real path of `target` (after symlinks) leaves its root, or undefined when it stays inside
+ * or does not exist (then reading it fails with ENOENT). Never reads the file.
+ */
+export function realPathProblem(target: FileTarget, ref: string, scope: SecretScope): string | undefined {
+  let real: string;
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(target.root);
+    real = realpathSync(target.file);
+  } catch {
+    return undefined;
+  }
+  return realTargetProblem(real, realRoot, ref, scope);
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Every secret reference of a manifest (config, deleteCredentials, a webhook's secret), with its path. */
+export function collectRefs(manifest: unknown): Array<{ ref: SecretRef; path: Array<string | number> }> {
+  const out: Array<{ ref: SecretRef; path: Array<string | number> }> = [];
+  const walk = (v: unknown, p: Array<string | number>): void => {
+    if (isSecretRef(v)) out.push({ ref: v, path: p });
+    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...p, i]));
+    else if (isObj(v)) for (const k of Object.keys(v)) walk(v[k], [...p, k]);
+  };
+  const m = manifest as { kind?: unknown; spec?: unknown };
+  if (!isObj(m.spec)) return out;
+  const fields = m.kind === 'Webhook' ? ['secret'] : ['config', 'deleteCredentials'];
+  for (const f of fields) if (f in m.spec) walk(m.spec[f], ['spec', f]);
+  return out;
+}
+
+/**
+ * The scope problems of one loaded manifest, as diagnostics at the reference (`file:line:col`).
+ * A secret file that exists is checked for symlinks leading out of the root (never read).
+ */
+export function scopeDiagnostics(loaded: LoadedManifest, scope: SecretScope, origin?: string): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const { ref, path: p } of collectRefs(loaded.manifest)) {
+    const key = 'fromEnv' in ref ? 'fromEnv' : 'fromFile';
+    let message = refProblem(ref, scope);
+    if (!message && 'fromFile' in ref) {
+      const target = fileTarget(ref.fromFile, scope, { manifestDir: loaded.dir, manifestsRoot: loaded.root ?? loaded.dir, ...(origin ? { origin } : {}) });
+      message = realPathProblem(target, ref.fromFile, scope);
+    }
+    if (!message) continue;
+    const at = loaded.locate([...p, key]);
+    out.push({
+      file: at.file,
+      line: at.line,
+      column: at.column,
+      kind: loaded.manifest.kind,
+      name: loaded.manifest.metadata?.name,
+      severity: 'error',
+      message: `${p.join('.')}: ${message}`,
+      rule: 'secret-scope',
+    });
+  }
+  return out;
+}

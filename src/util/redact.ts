@@ -1,0 +1,177 @@
+/**
+ * The one redactor. Every secret value govops resolves in this run (manifest secrets, the API token,
+ * the Git token, the push-notification secret) is registered here, and every text that came from
+ * outside (service error messages and bodies, webhook item errors, script-endpoint errors, Git
+ * stderr) passes through `redactText` / `redactJsonText` at the output boundaries: stdout, stderr,
+ * the log, /status, /metrics, the state file and the preview comment.
+ *
+ * A value is replaced in the forms an echo would carry it: as is, JSON-escaped (once and twice, also
+ * ASCII-only and with `\/`), URL-encoded (encodeURIComponent, encodeURI, form encoding, lower-case
+ * hex). Userinfo in URLs (`https://user:token@host`) is dropped too.
+ */
+
+export const REDACTED = '[redacted]';
+
+/** Shorter values are not registered: replacing every `abc` in every output would garble it. */
+export const MIN_SECRET_LENGTH = 4;
+
+function jsonEscape(v: string): string {
+  return JSON.stringify(v).slice(1, -1);
+}
+
+function jsonEscapeAscii(v: string): string {
+  return jsonEscape(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function lowerHex(v: string): string {
+  return v.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+}
+
+type Encode = (v: string) => string;
+
+/** JSON string escapes: standard, ASCII-only (`\u00fc`), with `\/` (as some encoders write). */
+const JSON_FORMS: Encode[] = [jsonEscape, jsonEscapeAscii, (v) => jsonEscape(v).replace(/\//g, '\\/')];
+/** URL encodings: encodeURIComponent (upper- and lower-case hex), encodeURI, form encoding (`+`). */
+const URL_FORMS: Encode[] = [
+  encodeURIComponent,
+  (v) => lowerHex(encodeURIComponent(v)),
+  encodeURI,
+  (v) => encodeURIComponent(v).replace(/%20/g, '+'),
+];
+
+/**
+ * Every form of `value` that an echo of a request could contain: the value through up to three
+ * encodings (a JSON body echoed inside a JSON message, URL-encoded into a query, inside a log line).
+ */
+export function secretForms(value: string): string[] {
+  const forms = new Set<string>([value]);
+  let frontier = [value];
+  for (let depth = 0; depth < 3; depth++) {
+    const next: string[] = [];
+    for (const f of frontier) {
+      for (const enc of [...JSON_FORMS, ...URL_FORMS]) {
+        const g = enc(f);
+        if (!forms.has(g)) {
+          forms.add(g);
+          next.push(g);
+        }
+      }
+    }
+    frontier = next;
+  }
+  return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s"'<>]+@/gi;
+/** A JSON (or Prometheus label) string literal. */
+const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"/g;
+
+export class Redactor {
+  private readonly values = new Set<string>();
+  private pattern: RegExp | undefined;
+  private forms: string[] = [];
+  private dirty = false;
+
+  /** Register secret values (undefined, empty and too short ones are ignored). */
+  add(...values: Array<string | undefined | null>): void {
+    for (const v of values) {
+      if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH || this.values.has(v)) continue;
+      this.values.add(v);
+      this.dirty = true;
+    }
+  }
+
+  get size(): number {
+    return this.values.size;
+  }
+
+  private regex(): RegExp | undefined {
+    if (this.dirty) {
+      const forms = new Set<string>();
+      for (const v of this.values) for (const f of secretForms(v)) forms.add(f);
+      this.forms = [...forms].sort((a, b) => b.length - a.length);
+      this.pattern = this.forms.length ? new RegExp(this.forms.map(escapeRegExp).join('|'), 'g') : undefined;
+      this.dirty = false;
+    }
+    return this.pattern;
+  }
+
+  /** Free text: every form of every registered value, and URL userinfo, replaced. */
+  redactText(text: string): string {
+    let out = text.includes('://') ? text.replace(URL_USERINFO, '$1***@') : text;
+    const re = this.regex();
+    // The common case (no secret in the text) costs one indexOf per form, not a regex scan.
+    if (re && this.forms.some((f) => out.includes(f))) out = out.replace(re, REDACTED);
+    return out;
+  }
+
+  /**
+   * JSON text (or Prometheus exposition text): only inside string literals, so numbers, keys'
+   * structure and formatting stay as they are and the result is still valid JSON.
+   */
+  redactJsonText(text: string): string {
+    if (!this.regex() && !text.includes('://')) return text;
+    return text.replace(STRING_LITERAL, (lit) => {
+      const inner = lit.slice(1, -1);
+      const red = this.redactText(inner);
+      return red === inner ? lit : `"${red}"`;
+    });
+  }
+
+  /** A chunk written to stdout/stderr: JSON documents keep their shape, other text is redacted whole. */
+  redactOutput(text: string): string {
+    const t = text.trimStart();
+    if (t.startsWith('{') || t.startsWith('[')) {
+      try {
+        JSON.parse(text);
+        return this.redactJsonText(text);
+      } catch {
+        // not one JSON document: redact as text
+      }
+    }
+    return this.redactText(text);
+  }
+
+  /** Forget every value (tests only). */
+  clear(): void {
+    this.values.clear();
+    this.dirty = true;
+  }
+}
+
+/** The process-wide redactor: every secret resolved in this run. */
+export const secretRedactor = new Redactor();
+
+/** Register values with the process-wide redactor. */
+export function registerSecrets(...values: Array<string | undefined | null>): void {
+  secretRedactor.add(...values);
+}
+
+export function redactText(text: string): string {
+  return secretRedactor.redactText(text);
+}
+
+export function redactJsonText(text: string): string {
+  return secretRedactor.redactJsonText(text);
+}
+
+/** A writable stream whose `write` redacts (every other property is the stream's own, e.g. isTTY). */
+export function redactingStream<S extends NodeJS.WritableStream>(stream: S, redactor: Redactor = secretRedactor): S {
+  return new Proxy(stream, {
+    get(target, prop, _receiver) {
+      if (prop === 'write') {
+        return (chunk: unknown, ...rest: unknown[]) => {
+          const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : chunk;
+          const out = typeof text === 'string' ? redactor.redactOutput(text) : text;
+          return (target.write as (...a: unknown[]) => boolean).call(target, out, ...rest);
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

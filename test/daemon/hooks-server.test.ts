@@ -1,0 +1,264 @@
+/**
+ * POST /hooks/git over real HTTP: body limit checked while streaming, a cap on unauthenticated uploads,
+ * a body timeout, memory back to its baseline after 150 aborted 5 MB uploads, 400 for signed but
+ * malformed bodies, only pushes trigger a fetch (ping answers 200), the branch filter for form-encoded
+ * GitHub deliveries; and 400 (never 500) for malformed request targets.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Registry } from 'prom-client';
+import { silentLogger } from '../../src/log.js';
+import { Daemon } from '../../src/daemon/daemon.js';
+import { githubSignature } from '../../src/daemon/hooks.js';
+import { startHttpServer, type HttpHandlers, type HttpServerHandle } from '../../src/daemon/server.js';
+import type { Revision, Source } from '../../src/sources/types.js';
+import { Cleanup } from './helpers.js';
+
+const SECRET = 'hook-secret-value';
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+async function server(extra: Partial<HttpHandlers> = {}): Promise<{ http: HttpServerHandle; pushes: unknown[] }> {
+  const pushes: unknown[] = [];
+  const http = await startHttpServer(
+    { host: '127.0.0.1', port: 0 },
+    {
+      ready: () => ({ ready: true }),
+      status: () => ({ ok: true }),
+      registry: new Registry(),
+      hookSecret: SECRET,
+      onPush: (v) => {
+        pushes.push(v);
+        return true;
+      },
+      ...extra,
+    },
+    silentLogger(),
+  );
+  cleanup.add(() => http.close());
+  return { http, pushes };
+}
+
+/** Send raw bytes; resolve with everything the server answered (possibly nothing) once it closes or goes quiet. */
+function raw(port: number, request: string | Buffer, opts: { keepOpenMs?: number } = {}): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let out = '';
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      socket.destroy();
+      resolve(out);
+    };
+    socket.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (opts.keepOpenMs === undefined && /\r\n\r\n/.test(out)) setTimeout(finish, 50);
+    });
+    socket.on('error', finish);
+    socket.on('close', finish);
+    socket.write(request);
+    if (opts.keepOpenMs !== undefined) setTimeout(finish, opts.keepOpenMs);
+  });
+}
+
+const status = (response: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1] ?? 0);
+
+function signedPush(body: string, event = 'push', contentType = 'application/json'): Record<string, string> {
+  return { 'x-hub-signature-256': githubSignature(SECRET, body), 'x-github-event': event, 'content-type': contentType };
+}
+
+/**
+ * A chunked upload of `total` bytes (no Content-Length, so only the streaming check can stop it),
+ * written until the server cuts the connection. Resolves with the status it answered (0: none).
+ */
+function chunkedUpload(port: number, total: number, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let out = '';
+    let sent = 0;
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
+    const finish = (): void => {
+      socket.destroy();
+      resolve(status(out));
+    };
+    socket.on('data', (d: Buffer) => (out += d.toString()));
+    socket.on('error', finish);
+    socket.on('close', finish);
+    const head = Object.entries({ 'transfer-encoding': 'chunked', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.write(`POST /hooks/git HTTP/1.1\r\nhost: x\r\n${head}\r\n`);
+    const pump = (): void => {
+      while (sent < total && !socket.destroyed) {
+        sent += chunk.length;
+        if (!socket.write(frame)) return void socket.once('drain', pump);
+      }
+      if (!socket.destroyed) socket.end('0\r\n\r\n');
+    };
+    pump();
+  });
+}
+
+function gc(): void {
+  setFlagsFromString('--expose-gc');
+  const collect = runInNewContext('gc') as () => void;
+  collect();
+  collect();
+}
+
+const used = (): number => {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
+
+describe('POST /hooks/git limits', () => {
+  it('stops reading a body past 1 MiB while it streams (413), and refuses a declared oversized one before reading', async () => {
+    const { http, pushes } = await server();
+    expect(await chunkedUpload(http.port, 3 * 1024 * 1024, { 'x-hub-signature-256': 'sha256=00', 'x-github-event': 'push' })).toBe(413);
+    const declared = await raw(http.port, `POST /hooks/git HTTP/1.1\r\nhost: x\r\ncontent-length: ${5 * 1024 * 1024}\r\nx-hub-signature-256: sha256=00\r\n\r\n`);
+    expect(status(declared)).toBe(413);
+    expect(pushes).toEqual([]);
+  });
+
+  it('unsigned requests are refused from their headers alone (401), without waiting for a body', async () => {
+    const { http } = await server({ hookLimits: { bodyTimeoutMs: 60_000 } });
+    const r = await raw(http.port, `POST /hooks/git HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{"ref":`);
+    expect(status(r)).toBe(401);
+  });
+
+  it('a body that does not arrive in time gets 408', async () => {
+    const { http, pushes } = await server({ hookLimits: { bodyTimeoutMs: 300 } });
+    const r = await raw(http.port, `POST /hooks/git HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\nx-hub-signature-256: sha256=00\r\nx-github-event: push\r\n\r\n{"ref":`, { keepOpenMs: 3000 });
+    expect(status(r)).toBe(408);
+    expect(pushes).toEqual([]);
+  });
+
+  it('caps concurrent unauthenticated uploads (503 with Retry-After); a slot frees when one ends', async () => {
+    const { http } = await server({ hookLimits: { maxConcurrent: 2, bodyTimeoutMs: 1500 } });
+    const slow = `POST /hooks/git HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\nx-hub-signature-256: sha256=00\r\nx-github-event: push\r\n\r\n{`;
+    const holders = [raw(http.port, slow, { keepOpenMs: 5000 }), raw(http.port, slow, { keepOpenMs: 5000 })];
+    await new Promise((r) => setTimeout(r, 300)); // both are being read
+    const third = await raw(http.port, slow);
+    expect(status(third)).toBe(503);
+    expect(third.toLowerCase()).toContain('retry-after: 1');
+    // GitLab's token is checked from the header: an authenticated upload does not count against the cap.
+    const body = JSON.stringify({ ref: 'refs/heads/main' });
+    const gitlab = await fetch(`${http.url}/hooks/git`, { method: 'POST', body, headers: { 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Push Hook' } });
+    expect(gitlab.status).toBe(202);
+    expect((await Promise.all(holders)).map(status)).toEqual([408, 408]);
+    const after = await fetch(`${http.url}/hooks/git`, { method: 'POST', body, headers: signedPush(body) });
+    expect(after.status).toBe(202);
+  });
+
+  it('memory returns to its baseline after 150 aborted 5 MB uploads', async () => {
+    const { http, pushes } = await server();
+    // Warm up (first requests allocate parser and socket structures once).
+    for (let i = 0; i < 5; i++) await chunkedUpload(http.port, 5 * 1024 * 1024, { 'x-hub-signature-256': 'sha256=00', 'x-github-event': 'push' });
+    gc();
+    const baseline = used();
+    const statuses: number[] = [];
+    for (let round = 0; round < 15; round++) {
+      const batch = Array.from({ length: 10 }, () =>
+        chunkedUpload(http.port, 5 * 1024 * 1024, { 'x-hub-signature-256': 'sha256=00', 'x-github-event': 'push' }),
+      );
+      statuses.push(...(await Promise.all(batch)));
+    }
+    expect(statuses).toHaveLength(150);
+    // Each upload is cut at 1 MiB: 413 when the answer arrives before the reset, nothing else ever.
+    expect(statuses.filter((s) => s !== 413 && s !== 503 && s !== 0)).toEqual([]);
+    expect(statuses.filter((s) => s === 413).length).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 200));
+    gc();
+    const growth = used() - baseline;
+    expect(growth, `heap + buffers grew by ${(growth / 1048576).toFixed(1)} MiB`).toBeLessThan(16 * 1024 * 1024);
+    expect(pushes).toEqual([]);
+  });
+});
+
+describe('POST /hooks/git events', () => {
+  it('signed but malformed bodies get 400; ping 200 without a fetch; other events 200 without one; push 202', async () => {
+    const { http, pushes } = await server();
+    const post = (body: string, headers: Record<string, string>) => fetch(`${http.url}/hooks/git`, { method: 'POST', body, headers });
+    const bad = '{"ref": "refs/heads/main"';
+    const r400 = await post(bad, signedPush(bad));
+    expect(r400.status).toBe(400);
+    expect(((await r400.json()) as { message: string }).message).toMatch(/malformed/);
+    const noEvent = JSON.stringify({ ref: 'refs/heads/main' });
+    expect((await post(noEvent, { 'x-hub-signature-256': githubSignature(SECRET, noEvent) })).status).toBe(400);
+    expect((await post('', { 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Push Hook' })).status).toBe(400);
+
+    const ping = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 });
+    const pong = await post(ping, signedPush(ping, 'ping'));
+    expect(pong.status).toBe(200);
+    expect(await pong.json()).toMatchObject({ accepted: false });
+    const issue = JSON.stringify({ action: 'opened' });
+    expect((await post(issue, signedPush(issue, 'issues'))).status).toBe(200);
+    const mr = JSON.stringify({ object_kind: 'merge_request' });
+    expect((await post(mr, { 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Merge Request Hook' })).status).toBe(200);
+    expect(pushes).toEqual([]);
+
+    const push = JSON.stringify({ ref: 'refs/heads/main' });
+    expect((await post(push, signedPush(push))).status).toBe(202);
+    const tag = JSON.stringify({ ref: 'refs/tags/v1' });
+    expect((await post(tag, { 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Tag Push Hook' })).status).toBe(202);
+    expect(pushes).toHaveLength(2);
+  });
+});
+
+class StubSource implements Source {
+  refreshes = 0;
+  describe() {
+    return { type: 'git' as const, location: 'https://example.com/repo.git', branch: 'main', path: '.' };
+  }
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+  onRevision(_cb: (r: Revision) => void): void {}
+  current(): Revision | undefined {
+    return undefined;
+  }
+  async refresh(): Promise<void> {
+    this.refreshes++;
+  }
+  async retain(): Promise<void> {}
+}
+
+describe('the branch filter', () => {
+  it('applies to form-encoded GitHub deliveries as to JSON ones', async () => {
+    const source = new StubSource();
+    const daemon = new Daemon({
+      source,
+      reconcile: () => Promise.reject(new Error('not used')),
+      logger: silentLogger(),
+      listen: { host: '127.0.0.1', port: 0 },
+      resyncMs: 600_000,
+      selfHeal: false,
+      hookSecret: SECRET,
+      branch: 'main',
+    });
+    await daemon.start();
+    cleanup.add(() => daemon.stop(0));
+    const form = (ref: string) => `payload=${encodeURIComponent(JSON.stringify({ ref }))}`;
+    const post = (body: string) =>
+      fetch(`${daemon.url}/hooks/git`, { method: 'POST', body, headers: signedPush(body, 'push', 'application/x-www-form-urlencoded') });
+    const other = await post(form('refs/heads/feature'));
+    expect(other.status).toBe(202);
+    expect(await other.json()).toMatchObject({ accepted: false });
+    expect(source.refreshes).toBe(0);
+    const main = await post(form('refs/heads/main'));
+    expect(await main.json()).toMatchObject({ accepted: true });
+    expect(source.refreshes).toBe(1);
+  });
+});
+
+describe('malformed request targets', () => {
+  it('GET //[ and other broken targets get 400, never 500; the server keeps serving', async () => {
+    const { http } = await server();
+    for (const target of ['//[', '//[::1', 'status', '//a b']) {
+      const r = await raw(http.port, `GET ${target} HTTP/1.1\r\nhost: x\r\n\r\n`);
+      expect(status(r), target).toBe(400);
+    }
+    expect((await fetch(`${http.url}/healthz`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,74 @@
+/** The one redactor: every form an echo can take, JSON kept valid, streams keep their other properties. */
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { Redactor, REDACTED, redactingStream, secretForms } from '../../src/util/redact.js';
+
+const SECRET = 'zq"xv w/ü+&=%';
+
+describe('Redactor', () => {
+  it('replaces a value as is, JSON-escaped (once, twice, ASCII-only, \\/), URL-encoded (every variant) and combinations', () => {
+    const r = new Redactor();
+    r.add(SECRET);
+    const json = JSON.stringify({ password: SECRET });
+    const texts = [
+      `as is: ${SECRET}`,
+      `json: ${json}`,
+      `twice: ${JSON.stringify(json)}`,
+      `ascii: ${JSON.stringify(SECRET).replace(/ü/, '\\u00fc')}`,
+      `slashes: ${JSON.stringify(SECRET).replace(/\//g, '\\/')}`,
+      `uri: ${encodeURIComponent(SECRET)}`,
+      `lower: ${encodeURIComponent(SECRET).toLowerCase()}`,
+      `form: ${new URLSearchParams({ p: SECRET }).toString()}`,
+      `encodeURI: ${encodeURI(SECRET)}`,
+      `encoded json: ${encodeURIComponent(json)}`,
+      `json of encoded json: ${JSON.stringify(encodeURIComponent(json))}`,
+    ];
+    for (const t of texts) {
+      const out = r.redactText(t);
+      expect(out, t).toContain(REDACTED);
+      expect(out, t).not.toMatch(/zq.{0,12}xv/);
+    }
+    expect(secretForms(SECRET).length).toBeGreaterThan(20);
+  });
+
+  it('strips URL userinfo; ignores values shorter than 4 characters', () => {
+    const r = new Redactor();
+    r.add('abc', '', undefined);
+    expect(r.size).toBe(0);
+    expect(r.redactText("fatal: unable to access 'https://x-access-token:ghp_123@github.com/o/r.git/'")).toBe(
+      "fatal: unable to access 'https://***@github.com/o/r.git/'",
+    );
+  });
+
+  it('JSON text stays valid JSON: only string literals change, never numbers or keys outside strings', () => {
+    const r = new Redactor();
+    r.add('1234', SECRET);
+    const doc = { id: 1234, note: 'pin 1234', nested: { message: `echo ${JSON.stringify({ password: SECRET })}` }, list: [SECRET] };
+    const out = r.redactJsonText(JSON.stringify(doc, null, 2));
+    const back = JSON.parse(out) as typeof doc;
+    expect(back.id).toBe(1234);
+    expect(back.note).toBe(`pin ${REDACTED}`);
+    expect(back.nested.message).not.toContain('zq');
+    expect(back.list).toEqual([REDACTED]);
+    // Prometheus label values are string literals too.
+    const label = JSON.stringify(SECRET).slice(1, -1); // exposition escapes \\ and " as JSON does
+    expect(r.redactJsonText(`govops_x{revision="${label}"} 1234\n`)).toBe(`govops_x{revision="${REDACTED}"} 1234\n`);
+  });
+
+  it('a redacting stream redacts writes (JSON documents keep their shape) and keeps isTTY and the rest', () => {
+    const r = new Redactor();
+    r.add('s3cret-value');
+    const sink = new PassThrough();
+    Object.assign(sink, { isTTY: true });
+    const chunks: string[] = [];
+    sink.on('data', (d: Buffer) => chunks.push(d.toString()));
+    const out = redactingStream(sink as unknown as NodeJS.WriteStream, r);
+    expect((out as NodeJS.WriteStream).isTTY).toBe(true);
+    out.write('error: service said s3cret-value\n');
+    out.write(`${JSON.stringify({ n: 1, e: 'x s3cret-value' }, null, 2)}\n`);
+    out.write(Buffer.from('buffer s3cret-value\n'));
+    const all = chunks.join('');
+    expect(all).not.toContain('s3cret-value');
+    expect(JSON.parse(chunks[1]!)).toEqual({ n: 1, e: `x ${REDACTED}` });
+  });
+});

@@ -139,7 +139,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       const blocked = blockedOutcomes(plan);
       const toApply = withoutAwaiting(plan);
       if (!needsApply(toApply)) return result({ stage: 'done', ok: true, diagnostics, plan, outcomes: blocked, changed: false });
-      log.info({ summary: plan.summary, awaitingManualStep: blocked.length }, 'applying plan');
+      log.info({ summary: plan.summary, ...(blocked.length ? { awaitingManualStep: blocked.length } : {}) }, 'applying plan');
       const applied = await applyPlan({
         api,
         plan: toApply,

@@ -3,7 +3,8 @@ import { ApiError } from '../errors.js';
 import type { ValidationResults, ValidationTest } from '../api/types.js';
 import { isPlainObject } from '../plan/diff.js';
 
-const OK_STATUSES = new Set(['passed', 'skipped']);
+// `warning` passes: the service reports it on success too (issue 8: a plan must apply against a service that warns)
+const OK_STATUSES = new Set(['passed', 'skipped', 'warning']);
 
 export interface TestSummary {
   name: string;

@@ -41,7 +41,7 @@ function allowRefs(node: unknown): unknown {
   if (!isObj(node)) return node;
   const out: Obj = {};
   for (const [k, v] of Object.entries(node)) out[k] = k === 'if' ? v : allowRefs(v);
-  const isString = out.type === 'string' || (typeof out.$ref === 'string' && /common\/\$defs\/(nonEmpty|hostname|httpUrl)$/.test(out.$ref));
+  const isString = out.type === 'string' || (typeof out.$ref === 'string' && /common\/\$defs\/(nonEmpty|hostname|workspaceUrl)$/.test(out.$ref));
   if (isString) return { anyOf: [out, REF] };
   return out;
 }

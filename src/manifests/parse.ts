@@ -241,14 +241,15 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
   for (const issue of refIssues) push(issue.path, issue.message, issue.target);
   const issues: SchemaIssue[] = validateAgainst('manifest.json', checked);
   for (const issue of issues) {
+    const severity = issue.severity ?? 'error';
     const pointer = toPointer(issue.path);
     if (refPaths.has(pointer)) {
       if (VALUE_KEYWORD_MESSAGES.test(issue.message)) continue;
       const message = issue.message.replace(`a string \`${REF_PLACEHOLDER}\``, 'a secret reference').replace(`\`${REF_PLACEHOLDER}\``, 'a secret reference');
-      push(issue.path, `${message} (a secret reference stands for a string: write the value itself here)`, issue.target);
+      push(issue.path, `${message} (a secret reference stands for a string: write the value itself here)`, issue.target, severity);
       continue;
     }
-    push(issue.path, issue.message, issue.target);
+    push(issue.path, issue.message, issue.target, severity);
   }
   if (spec) {
     for (const literal of plainCredentials(kind, spec)) {

@@ -1,15 +1,16 @@
 /**
- * Validation against the JSON Schemas of schemas/ (ajv, draft 2020-12, compiled once, lazily) and
- * default filling. Used by the manifest loader, the sandbox (request bodies) and the planner.
+ * Validation against the JSON Schemas of schemas/ (ajv, draft 2020-12, `strict: true`, compiled once,
+ * lazily) and default filling. Used by the manifest loader and `govops validate`. Rules the service
+ * interface does not state are `x-advice` keywords: warnings, never errors (docs/contract.md).
  */
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { IntegrationType } from '../service/kinds.js';
 import { DELETE_PAYLOAD_KINDS } from '../service/kinds.js';
+import { adviceKeyword, collectAdvice } from './advice.js';
 import { schemaDocuments, schemaId } from './schema-files.js';
 import { toIssues } from './issues.js';
-import { fillDefaults } from './defaults.js';
 
 export interface SchemaIssue {
   /** Path inside the object validated. */
@@ -17,10 +18,13 @@ export interface SchemaIssue {
   message: string;
   /** Point at the key of `path` (unknown / not-allowed field, missing field of the object) rather than its value. */
   target?: 'key' | 'value';
+  /** `warning`: a rule the service interface does not state (x-advice); absent = error. */
+  severity?: 'error' | 'warning';
 }
 
 type AjvLike = {
   addSchema(schema: object): unknown;
+  addKeyword(definition: object): unknown;
   getSchema(id: string): ValidateFunction | undefined;
 };
 
@@ -49,13 +53,13 @@ function instance(mode: Mode): AjvLike {
     allErrors: mode === 'explain',
     verbose: mode === 'explain',
     strict: true,
-    strictTypes: false,
-    strictTuples: false,
-    strictRequired: false,
     inlineRefs: false,
     code: { optimize: false },
   });
   addFormats(a, ['uri', 'hostname', 'regex']);
+  a.addKeyword({ keyword: 'x-advice', schemaType: ['string', 'object', 'array'], validate: adviceKeyword, errors: false });
+  a.addKeyword({ keyword: 'x-unordered', schemaType: 'boolean' });
+  a.addKeyword({ keyword: 'x-compare', schemaType: 'string' });
   for (const schema of schemaDocuments().values()) a.addSchema(schema);
   instances[mode] = a;
   return a;
@@ -73,12 +77,32 @@ export function validatorFor(file: string, mode: Mode = 'check'): ValidateFuncti
   return fn;
 }
 
-/** Validate `value` against a schema file; every problem, as SchemaIssues. */
+function adviceIssues(advice: ReturnType<typeof collectAdvice>['advice']): SchemaIssue[] {
+  const seen = new Set<string>();
+  const out: SchemaIssue[] = [];
+  for (const a of advice) {
+    const key = `${JSON.stringify(a.path)}|${a.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ path: a.path, message: a.message, severity: 'warning', ...(a.target ? { target: a.target } : {}) });
+  }
+  return out;
+}
+
+/** Validate `value` against a schema file; every problem, as SchemaIssues (errors, then warnings). */
 export function validateAgainst(file: string, value: unknown): SchemaIssue[] {
-  if (validatorFor(file, 'check')(value)) return [];
+  const check = validatorFor(file, 'check');
+  const first = collectAdvice(() => check(value));
+  if (first.result) return adviceIssues(first.advice);
   const explain = validatorFor(file, 'explain');
-  if (explain(value)) return [];
-  return toIssues((explain.errors ?? []) as ErrorObject[], value);
+  const second = collectAdvice(() => explain(value));
+  if (second.result) return adviceIssues(second.advice);
+  return [...toIssues((explain.errors ?? []) as ErrorObject[], value), ...adviceIssues(second.advice)];
+}
+
+/** Only the errors of `validateAgainst` (warnings left out). */
+export function errorsOf(issues: readonly SchemaIssue[]): SchemaIssue[] {
+  return issues.filter((i) => i.severity !== 'warning');
 }
 
 /** Validate an API body {type, autoBootstrap, config} as the service would (plain strings, no secret refs). */
@@ -102,17 +126,4 @@ export function validateDeletePayload(type: IntegrationType, payload: unknown): 
 /** Validate a webhook body item (url, name, global, notificationType, actionType, secret?) as the service would. */
 export function validateWebhookItem(item: unknown): SchemaIssue[] {
   return validateAgainst('webhook-item.json', item);
-}
-
-/**
- * Deep copy of config with every schema default filled in (as the service stores it).
- * Absent optional objects whose schema has a `default` ({} - metadataDelimiters, impersonation,
- * audit, workspaces) are filled with their defaults; objects without one (groupPattern,
- * userRolePattern, lineage, lineageConfig, oAuthClientConfig, okta) only when present.
- * The input is never mutated.
- */
-export function withDefaults(type: IntegrationType, config: Record<string, unknown> | undefined): Record<string, unknown> {
-  const copy = structuredClone(config ?? {});
-  if (type === 'distributed_sql') return copy;
-  return fillDefaults(`config/${type}.json`, copy) as Record<string, unknown>;
 }

@@ -1,16 +1,13 @@
 /**
  * From a resolved manifest (secrets already substituted) to a DesiredResource for the planner:
  * the API body, its secret paths and their keyed fingerprints, and the spec hash.
- * Deterministic; the only "crypto" is hashing, done here so the planner itself stays pure.
+ * Pure and deterministic: the hashing (keyed fingerprints, the spec digest) is injected by the caller
+ * (`hashingFor` of src/state/store.ts), so this module imports no crypto.
  */
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- TODO(#8): inject, the layer rule forbids it
-import { createHash } from 'node:crypto';
 import type { IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
 import { isSensitiveKey } from '../service/kinds.js';
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- TODO(#8): inject, the layer rule forbids it
-import { fingerprint } from '../state/store.js';
 import { canonicalJson, isPlainObject } from './diff.js';
-import { DELETE_ANNOTATION, type DesiredIntegrationBody, type DesiredResource, type DesiredWebhookBody } from './types.js';
+import { DELETE_ANNOTATION, type DesiredIntegrationBody, type DesiredResource, type DesiredWebhookBody, type Hashing } from './types.js';
 
 /** Dotted body paths of every leaf under `value` whose key is sensitive. */
 function sensitiveLeaves(prefix: string, value: unknown, out: Set<string>): void {
@@ -47,13 +44,13 @@ const asSecretString = (v: unknown): string => (typeof v === 'string' ? v : JSON
 /**
  * @param manifest the manifest with secret references replaced by their values
  * @param secretPaths paths of secret values as `resolveSecrets` reports them (`spec.config.password`)
- * @param fingerprintKey the state's fingerprint key (hex)
+ * @param hashing keyed fingerprints (the state's key) and the spec digest
  */
 export function toDesired(
   manifest: Manifest,
   source: SourceLocation,
   secretPaths: readonly string[],
-  fingerprintKey: string,
+  hashing: Hashing,
 ): DesiredResource {
   const deleteRequested = manifest.metadata.annotations?.[DELETE_ANNOTATION] === 'true';
   const src = { file: source.file, line: source.line, column: source.column };
@@ -72,10 +69,10 @@ export function toDesired(
       paths.delete(p);
       continue;
     }
-    fingerprints[p] = fingerprint(fingerprintKey, asSecretString(v));
+    fingerprints[p] = hashing.fingerprint(asSecretString(v));
     setPath(hashed, p, `fingerprint:${fingerprints[p]}`);
   }
-  const specHash = createHash('sha256').update(canonicalJson({ kind: manifest.kind, body: hashed })).digest('hex');
+  const specHash = hashing.digest(canonicalJson({ kind: manifest.kind, body: hashed }));
   const base = {
     name: manifest.metadata.name,
     source: src,

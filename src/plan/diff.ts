@@ -5,13 +5,18 @@
 import { MASK } from '../service/kinds.js';
 import type { FieldChange } from './types.js';
 
+/** How a sensitive leaf compares: `unknown` when the service hides it and govops has no fingerprint of it. */
+export type SecretVerdict = 'same' | 'changed' | 'unknown';
+
 export interface DiffContext {
   /** The leaf at `path` (with last key `key`) holds a secret. */
   isSensitive(path: string, key: string): boolean;
-  /** Whether a sensitive leaf changed (by fingerprint, or directly when the live value is visible). */
-  secretChanged(path: string, live: unknown, desired: unknown): boolean;
+  /** Compare a sensitive leaf: directly when the live value is visible, else by fingerprint. */
+  compareSecret(path: string, live: unknown, desired: unknown): SecretVerdict;
   /** The attribute at `path` cannot be edited in place. */
   forcesReplace(path: string): boolean;
+  /** Receives the paths of sensitive leaves whose verdict is `unknown`. */
+  notComparable?: string[];
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -39,8 +44,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Compare `desired` with `live` below `prefix`. Keys only in live whose value is masked are ignored
- * (the service masks credentials; govops cannot see them). Values are copied, never referenced.
+ * Compare `desired` with `live` below `prefix` (both normalised first: plan/shape.ts). Sensitive leaves and
+ * masked live values are compared by `ctx.compareSecret`, never by value in the output. Values are copied,
+ * never referenced.
  */
 export function diffObjects(
   prefix: string,
@@ -55,11 +61,10 @@ export function diffObjects(
     const d = desired[key];
     const l = live[key];
     if (d === undefined && l === undefined) continue;
-    if (ctx.isSensitive(path, key) || l === MASK) {
-      if (d === undefined) continue; // masked live-only field: invisible, ignored
-      if (ctx.secretChanged(path, l, d)) {
-        out.push({ path, sensitive: true, forcesReplace: ctx.forcesReplace(path) });
-      }
+    if ((ctx.isSensitive(path, key) && !isPlainObject(d) && !isPlainObject(l)) || l === MASK) {
+      const verdict = ctx.compareSecret(path, l, d);
+      if (verdict === 'changed') out.push({ path, sensitive: true, forcesReplace: ctx.forcesReplace(path) });
+      else if (verdict === 'unknown') ctx.notComparable?.push(path);
       continue;
     }
     if (isPlainObject(d) && isPlainObject(l)) {

@@ -1,8 +1,8 @@
 /** Planning one integration (pure): compare the desired body with the matched live integration. */
 import type { LiveIntegration } from '../api/types.js';
-import { withDefaults } from '../manifests/schemas.js';
 import {
   ERROR_STATUSES,
+  MASK,
   NON_EDITABLE,
   SCRIPT_KINDS,
   deletePayloadRequired,
@@ -12,20 +12,19 @@ import {
 import type { ManagedResource } from '../state/types.js';
 import { diffObjects, type DiffContext } from './diff.js';
 import type { Match } from './match.js';
+import { comparable, withShapeDefaults, type ConfigShapes } from './shape.js';
 import type { DesiredIntegration, FieldChange, PlanOptions, ResourceChange } from './types.js';
 
-/** The config govops compares with live: the manifest's config with every schema default filled in. */
-export function desiredConfig(d: DesiredIntegration): Record<string, unknown> {
-  let c = defaulted.get(d);
-  if (!c) {
-    c = withDefaults(d.body.type, d.body.config);
-    defaulted.set(d, c);
-  }
-  return c;
+/** What planning an integration needs besides the resource: the injected config shapes and the options. */
+export interface PlanContext {
+  shapes: ConfigShapes;
+  options: PlanOptions;
 }
-/** Computed once per desired resource per process (matching and diffing both need it); never mutated. */
-const defaulted = new WeakMap<DesiredIntegration, Record<string, unknown>>();
 
+/**
+ * @param state the resource's state entry, or undefined when govops does not own it (adopted, or no state
+ *   file): then a hidden secret cannot be compared (`unknown`).
+ */
 export function secretContext(
   type: IntegrationType,
   secretPaths: readonly string[],
@@ -33,24 +32,39 @@ export function secretContext(
   state: ManagedResource | undefined,
 ): DiffContext {
   const secrets = new Set(secretPaths);
-  const nonEditable = NON_EDITABLE[type];
+  const nonEditable = NON_EDITABLE[type] ?? ['type'];
   return {
     isSensitive: (path, key) => secrets.has(path) || isSensitiveKey(key),
-    secretChanged: (path, live, desired) => {
-      if (typeof live === 'string' && live !== '********') return live !== desired;
+    compareSecret: (path, live, desired) => {
       const recorded = state?.secretFingerprints[path];
-      return recorded === undefined || recorded !== fingerprints[path];
+      // gone from the manifest: a change only when govops sent one (it would still be in the service)
+      if (desired === undefined) return recorded !== undefined ? 'changed' : 'same';
+      if (typeof live === 'string' && live !== MASK) return live === desired ? 'same' : 'changed';
+      if (!state) return 'unknown';
+      // owned: the fingerprints in state are what govops last sent; a path without one was never sent
+      return recorded !== undefined && recorded === fingerprints[path] ? 'same' : 'changed';
     },
     forcesReplace: (path) => nonEditable.some((p) => path === p || path.startsWith(`${p}.`)),
   };
 }
 
-export function diffIntegration(d: DesiredIntegration, live: LiveIntegration, state?: ManagedResource): FieldChange[] {
-  const ctx = secretContext(d.body.type, d.secretPaths, d.fingerprints, state);
+export interface IntegrationDiff {
+  changes: FieldChange[];
+  /** Sensitive paths that cannot be compared. */
+  notComparable: string[];
+}
+
+export function diffIntegration(
+  shapes: ConfigShapes,
+  d: DesiredIntegration,
+  live: LiveIntegration,
+  state?: ManagedResource,
+): IntegrationDiff {
+  const ctx = { ...secretContext(d.body.type, d.secretPaths, d.fingerprints, state), notComparable: [] as string[] };
   const changes: FieldChange[] = [];
   if (live.type !== d.body.type) {
     changes.push({ path: 'type', before: live.type, after: d.body.type, sensitive: false, forcesReplace: true });
-    return changes;
+    return { changes, notComparable: [] };
   }
   if (d.body.autoBootstrap !== undefined && d.body.type !== 'distributed_sql' && live.autoBootstrap !== d.body.autoBootstrap) {
     changes.push({
@@ -62,18 +76,25 @@ export function diffIntegration(d: DesiredIntegration, live: LiveIntegration, st
     });
   }
   // distributed_sql is created with only `type`: nothing else to compare
-  if (d.body.type !== 'distributed_sql') diffObjects('config', desiredConfig(d), live.config ?? {}, ctx, changes);
-  return changes;
+  if (d.body.type !== 'distributed_sql') {
+    const type = d.body.type;
+    diffObjects('config', comparable(shapes, type, d.body.config), comparable(shapes, type, live.config), ctx, changes);
+  }
+  return { changes, notComparable: ctx.notComparable };
 }
 
 /** Every attribute of a new integration, as `+` changes (secrets as sensitive). */
-export function creationFields(d: DesiredIntegration): FieldChange[] {
-  const ctx = { ...secretContext(d.body.type, d.secretPaths, d.fingerprints, undefined), secretChanged: () => true };
+export function creationFields(shapes: ConfigShapes, d: DesiredIntegration): FieldChange[] {
+  const ctx: DiffContext = {
+    ...secretContext(d.body.type, d.secretPaths, d.fingerprints, undefined),
+    compareSecret: () => 'changed',
+    forcesReplace: () => false,
+  };
   const out: FieldChange[] = [{ path: 'type', after: d.body.type, sensitive: false, forcesReplace: false }];
   if (d.body.autoBootstrap !== undefined) {
     out.push({ path: 'autoBootstrap', after: d.body.autoBootstrap, sensitive: false, forcesReplace: false });
   }
-  if (d.body.type !== 'distributed_sql') diffObjects('config', desiredConfig(d), {}, { ...ctx, forcesReplace: () => false }, out);
+  if (d.body.type !== 'distributed_sql') diffObjects('config', withShapeDefaults(shapes, d.body.type, d.body.config), {}, ctx, out);
   return out;
 }
 
@@ -110,22 +131,25 @@ function base(d: DesiredIntegration, m: Match<LiveIntegration>): ResourceChange 
   return c;
 }
 
-export function planIntegration(d: DesiredIntegration, m: Match<LiveIntegration>, options: PlanOptions): ResourceChange {
+export function planIntegration(d: DesiredIntegration, m: Match<LiveIntegration>, pc: PlanContext): ResourceChange {
+  const { options } = pc;
   const c = base(d, m);
   const live = m.live;
   if (d.deleteRequested) return planRequestedDelete(c, d, m, options);
   if (!live) {
     c.action = 'create';
     c.adopt = false;
-    c.changes = creationFields(d);
+    c.changes = creationFields(pc.shapes, d);
     const script = manualScriptFor(d.name, d.body.type, d.body.autoBootstrap, 'create');
     if (script) c.manualScript = script;
     return c;
   }
-  c.changes = diffIntegration(d, live, m.adopt ? undefined : m.state);
+  const diff = diffIntegration(pc.shapes, d, live, m.adopt ? undefined : m.state);
+  c.changes = diff.changes;
   const forced = c.changes.filter((f) => f.forcesReplace);
   if (forced.length > 0) {
     c.action = 'replace';
+    if (diff.notComparable.length) c.notComparable = { paths: diff.notComparable, handling: 'send' };
     c.reasons.push(`${forced.map((f) => f.path).join(', ')} cannot be changed in place: replace (delete + create)`);
     if (deletePayloadRequired(live.type, live.autoBootstrap)) c.deleteNeedsCredentials = true;
     if (!options.allowReplace) {
@@ -140,7 +164,13 @@ export function planIntegration(d: DesiredIntegration, m: Match<LiveIntegration>
   if (ERROR_STATUSES.has(live.status) && live.status !== 'deleteError') {
     c.reasons.push(`status ${live.status}: fixed by PUT`);
   }
-  if (c.changes.length > 0 || (ERROR_STATUSES.has(live.status) && live.status !== 'deleteError')) {
+  const needsPut = c.changes.length > 0 || (ERROR_STATUSES.has(live.status) && live.status !== 'deleteError');
+  if (diff.notComparable.length) {
+    const handling = needsPut ? 'send' : options.resendSecrets ? 'resend' : 'record';
+    c.notComparable = { paths: diff.notComparable, handling };
+    if (handling === 'resend') c.reasons.push(`${diff.notComparable.join(', ')} cannot be compared: re-sent once (--resend-secrets)`);
+  }
+  if (needsPut || c.notComparable?.handling === 'resend') {
     c.action = 'update';
     const script = manualScriptFor(d.name, d.body.type, d.body.autoBootstrap, 'edit');
     if (script) c.manualScript = script;

@@ -13,7 +13,7 @@
  * delete's phase, then the create's.
  */
 import type { LiveIntegration } from '../api/types.js';
-import { MANUAL_STEP_ANNOTATION as ANNOTATION, type AckPhase, type Acknowledgment } from '../manifests/manual-step.js';
+import { MANUAL_STEP_ANNOTATION as ANNOTATION, type AckPhase, type Acknowledgment } from './acknowledgment.js';
 import type { ManagedResource } from '../state/types.js';
 import { SCRIPT_KINDS, type IntegrationType, type ScriptPhase } from '../service/kinds.js';
 import type { DesiredIntegration, ManualScriptStep, ManualStepGate, ManualStepsMode, ResourceChange } from './types.js';

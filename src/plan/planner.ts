@@ -5,9 +5,10 @@
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import { naturalKey } from '../service/kinds.js';
 import type { GovopsState } from '../state/types.js';
-import { desiredConfig, planIntegration, planOrphanIntegration } from './integrations.js';
+import { planIntegration, planOrphanIntegration, type PlanContext } from './integrations.js';
 import { gateManualSteps } from './manual-steps.js';
 import { matchResources } from './match.js';
+import { comparable, type ConfigShapes } from './shape.js';
 import type {
   DesiredIntegration,
   DesiredResource,
@@ -24,11 +25,14 @@ export interface PlanInput {
   live: { integrations: LiveIntegration[]; webhooks: LiveWebhook[] };
   state: GovopsState;
   options: PlanOptions;
+  /** The config shapes of the kinds (from schemas/, via manifests/shapes.ts `configShapes()`): injected. */
+  shapes: ConfigShapes;
   revision?: string;
 }
 
 export function planChanges(input: PlanInput): Plan {
-  const { options } = input;
+  const { options, shapes } = input;
+  const pc: PlanContext = { shapes, options };
   const errors: string[] = [];
   const warnings: string[] = [];
   const changes: ResourceChange[] = [];
@@ -40,11 +44,11 @@ export function planChanges(input: PlanInput): Plan {
     live: input.live.integrations,
     state: input.state.resources,
     nameOf: (d) => d.name,
-    keyOfDesired: (d) => naturalKey(d.body.type, desiredConfig(d)),
-    keyOfLive: (l) => naturalKey(l.type, l.config),
+    keyOfDesired: (d) => naturalKey(d.body.type, comparable(shapes, d.body.type, d.body.config)),
+    keyOfLive: (l) => naturalKey(l.type, shapes[l.type] ? comparable(shapes, l.type, l.config) : l.config),
   });
   errors.push(...im.errors);
-  for (const d of integrations) changes.push(planIntegration(d, im.matches.get(d.name)!, options));
+  for (const d of integrations) changes.push(planIntegration(d, im.matches.get(d.name)!, pc));
   for (const o of im.orphans) {
     const c = planOrphanIntegration(o.state, o.live, options);
     if (c) changes.push(c);
@@ -62,7 +66,7 @@ export function planChanges(input: PlanInput): Plan {
     keyOfLive: (l) => l.name,
   });
   errors.push(...wm.errors);
-  for (const d of webhooks) changes.push(planWebhook(d, wm.matches.get(d.name)!, options, warnings));
+  for (const d of webhooks) changes.push(planWebhook(d, wm.matches.get(d.name)!, options));
   for (const o of wm.orphans) {
     const c = planOrphanWebhook(o.state, o.live, options);
     if (c) changes.push(c);

@@ -1,6 +1,6 @@
 /** Markdown rendering for a pull-request comment: summary table, then collapsible details. */
-import { describeAction, renderText, summaryLine, symbolFor } from './render-text.js';
 import { blockedByManualStep } from './manual-steps.js';
+import { describeAction, notComparableSummary, renderText, summaryLine, symbolFor } from './render-text.js';
 import type { Plan, ResourceChange } from './types.js';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -44,6 +44,7 @@ export function renderMarkdown(plan: Plan): string {
         ...(c.blocked && !(c.manualStep?.status === 'awaiting' && blockedByManualStep(c.blocked)) ? [`**blocked:** ${c.blocked}`] : []),
         ...(!c.manualStep && c.manualScript ? [`manual step: \`${c.manualScript.command}\``] : []),
         ...(c.changes.some((f) => f.forcesReplace) && c.action === 'replace' ? ['forces replacement'] : []),
+        ...(c.notComparable ? [`cannot be compared: ${c.notComparable.paths.map((p) => `\`${p}\``).join(', ')} (${c.notComparable.handling})`] : []),
       ];
       out.push(
         `| \`${symbolFor(c)}\` | ${cell(`${c.resourceKind}/${c.name}`)} | ${c.integrationType ?? ''} | ${cell(describeAction(c))} | ${cell(notes.join('; '))} |`,
@@ -52,6 +53,8 @@ export function renderMarkdown(plan: Plan): string {
     out.push('');
   }
   out.push(`**${summaryLine(plan.summary)}**`, '');
+  const nc = notComparableSummary(plan);
+  if (nc) out.push(nc, '');
   if (visible.length > 0) {
     out.push('<details><summary>Details</summary>', '', '```diff', renderText(plan).trimEnd(), '```', '', '</details>', '');
   }

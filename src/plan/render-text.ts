@@ -1,6 +1,6 @@
 /** Terraform-like text rendering of a plan. Secrets never reach the plan, so they cannot reach the text. */
 import { blockedByManualStep } from './manual-steps.js';
-import type { FailedCreation, FieldChange, ManualStepGate, Plan, PlanSummary, ResourceChange } from './types.js';
+import type { FailedCreation, FieldChange, ManualStepGate, NotComparable, Plan, PlanSummary, ResourceChange } from './types.js';
 
 export interface TextOptions {
   color?: boolean;
@@ -68,6 +68,23 @@ export function fieldLine(f: FieldChange, action: ResourceChange['action']): str
   return `~ ${f.path}: ${value(f.before)} -> ${value(f.after)}${suffix}`;
 }
 
+const HANDLING: Record<NotComparable['handling'], string> = {
+  record: 'recorded in govops state as in the manifest, not sent (apply --resend-secrets sends them once)',
+  resend: 're-sent once so govops state records what was sent (--resend-secrets)',
+  send: 'sent with this change',
+};
+
+/** `? config.password: cannot be compared (...): what apply does`. */
+export function notComparableLine(nc: NotComparable): string {
+  return `? ${nc.paths.join(', ')}: cannot be compared (masked by the service, no fingerprint in govops state): ${HANDLING[nc.handling]}`;
+}
+
+/** How many resources have credentials that cannot be compared, as a sentence ('' when none). */
+export function notComparableSummary(plan: Plan): string {
+  const n = plan.changes.filter((c) => c.notComparable).length;
+  return n === 0 ? '' : `${n} resource(s) have credentials that cannot be compared (marked ?): not counted as changes.`;
+}
+
 export function summaryLine(s: PlanSummary): string {
   return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete, ${s.adopt} to adopt.`;
 }
@@ -115,6 +132,7 @@ function renderChange(c: ResourceChange, paint: Paint): string[] {
     color ? paint(color, head) : head,
   ];
   for (const f of c.changes) lines.push(`        ${fieldLine(f, c.action)}`);
+  if (c.notComparable) lines.push(paint('cyan', `        ${notComparableLine(c.notComparable)}`));
   for (const r of c.reasons) lines.push(paint('dim', `        # ${r}`));
   if (c.failedCreation) lines.push(...failedCreationLines(c.failedCreation).map((l) => paint('yellow', `        ${l}`)));
   if (c.manualStep) {
@@ -149,5 +167,7 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
     if (blocked) out.push(paint('red', `${blocked} change(s) are blocked and will not be applied.`));
   }
   out.push(paint('bold', summaryLine(plan.summary)));
+  const nc = notComparableSummary(plan);
+  if (nc) out.push(nc);
   return `${out.join('\n')}\n`;
 }

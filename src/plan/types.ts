@@ -4,7 +4,7 @@
  */
 import type { IntegrationType } from '../service/kinds.js';
 import type { WebhookInput } from '../api/types.js';
-import type { ManualStepFacts } from '../manifests/manual-step.js';
+import type { ManualStepFacts } from './acknowledgment.js';
 import type { ScriptPhase } from '../service/kinds.js';
 
 export type ActionKind = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'noop';
@@ -46,6 +46,8 @@ export interface ResourceChange {
   deleteNeedsCredentials?: boolean;
   /** For deletes: the resource no longer exists in the service; only the state entry is removed. */
   goneFromService?: boolean;
+  /** Secret fields that cannot be compared (not counted as changes), and what apply does about them. */
+  notComparable?: NotComparable;
   /** Manual flow: the platform scripts this change needs and whether the manifest acknowledges them (manual-steps.ts). */
   manualStep?: ManualStepGate;
   /** Manual flow, the integration's creation failed (`createError`): the ways out, with the commands. */
@@ -165,6 +167,36 @@ export interface PlanOptions {
    * `trust`: the scripts are assumed to run out of band, nothing waits.
    */
   manualSteps?: ManualStepsMode;
+  /**
+   * Credentials that cannot be compared (masked by the service, no fingerprint in state) are re-sent once
+   * (an update; a replace for a webhook) so their fingerprints are recorded, instead of being recorded as
+   * they are in the manifest without a call.
+   */
+  resendSecrets?: boolean;
+}
+
+/**
+ * The hashing the planner's callers inject (src/state/store.ts `hashingFor`), so the plan core imports no
+ * crypto: keyed fingerprints of secret values and a digest of the canonical spec.
+ */
+export interface Hashing {
+  /** Keyed fingerprint (HMAC-SHA256 hex under the state's key) of a secret value. */
+  fingerprint(value: string): string;
+  /** sha256 hex of a text. */
+  digest(text: string): string;
+}
+
+/**
+ * Secret fields of a resource that govops cannot compare: the service masks (or omits) them and govops state
+ * has no fingerprint of what was sent (a resource adopted, or planned without the state file). They are not
+ * counted as changes. `handling` says what apply does about them:
+ * - `record`: nothing is sent; the manifest's values are recorded in state as current (adoption),
+ * - `resend`: they are sent once (an update, for a webhook a replace) so what is recorded was really sent,
+ * - `send`: they are sent anyway, with the update or replace the resource has for other reasons.
+ */
+export interface NotComparable {
+  paths: string[];
+  handling: 'record' | 'resend' | 'send';
 }
 
 export type ManualStepsMode = 'require' | 'trust';

@@ -8,46 +8,40 @@ import { deepEqual } from './diff.js';
 import type { Match } from './match.js';
 import type { DesiredWebhook, FieldChange, PlanOptions, ResourceChange } from './types.js';
 
-const sorted = (xs: readonly string[] | undefined): string[] => [...(xs ?? [])].sort();
+/** notificationType is a set: order and repeats mean nothing. */
+const asSet = (xs: readonly string[] | undefined): string[] => [...new Set(xs ?? [])].sort();
 
 export interface WebhookDiff {
   changes: FieldChange[];
-  warnings: string[];
+  /** `['secret']` when the secret cannot be compared (write-only in the service, no fingerprint in state). */
+  notComparable: string[];
 }
 
 export function diffWebhook(d: DesiredWebhook, live: LiveWebhook, state: ManagedResource | undefined, adopt: boolean): WebhookDiff {
   const changes: FieldChange[] = [];
-  const warnings: string[] = [];
+  const notComparable: string[] = [];
   const plain = (path: string, before: unknown, after: unknown): void => {
     if (!deepEqual(before, after)) changes.push({ path, before, after, sensitive: false, forcesReplace: true });
   };
   plain('name', live.name, d.body.name);
   plain('url', live.url, d.body.url);
   plain('global', live.global, d.body.global);
-  if (!deepEqual(sorted(live.notificationType), sorted(d.body.notificationType))) {
+  if (!deepEqual(asSet(live.notificationType), asSet(d.body.notificationType))) {
     plain('notificationType', [...(live.notificationType ?? [])], [...d.body.notificationType]);
   }
   if (live.actionType !== null && live.actionType !== undefined) plain('actionType', live.actionType, d.body.actionType);
 
   const recorded = state?.secretFingerprints['secret'];
   const wanted = d.body.secret === undefined ? undefined : d.fingerprints['secret'];
-  if (adopt && wanted !== undefined && recorded === undefined) {
-    warnings.push(
-      `Webhook/${d.name}: adopted; its secret is write-only in the service and cannot be compared. ` +
-        `It is recorded as current; change the secret value to force a replace`,
-    );
+  if ((adopt || !state) && wanted !== undefined && recorded === undefined) {
+    notComparable.push('secret');
   } else if (recorded !== wanted) {
     changes.push({ path: 'secret', sensitive: true, forcesReplace: true });
   }
-  return { changes, warnings };
+  return { changes, notComparable };
 }
 
-export function planWebhook(
-  d: DesiredWebhook,
-  m: Match<LiveWebhook>,
-  options: PlanOptions,
-  warnings: string[],
-): ResourceChange {
+export function planWebhook(d: DesiredWebhook, m: Match<LiveWebhook>, options: PlanOptions): ResourceChange {
   const c: ResourceChange = {
     resourceKind: 'Webhook',
     name: d.name,
@@ -79,9 +73,13 @@ export function planWebhook(
     return c;
   }
   const diff = diffWebhook(d, m.live, m.adopt ? undefined : m.state, m.adopt);
-  warnings.push(...diff.warnings);
   c.changes = diff.changes;
-  if (c.changes.length > 0) {
+  if (diff.notComparable.length) {
+    const handling = c.changes.length > 0 ? 'send' : options.resendSecrets ? 'resend' : 'record';
+    c.notComparable = { paths: diff.notComparable, handling };
+    if (handling === 'resend') c.reasons.push('secret cannot be compared: re-sent once by a replace (--resend-secrets)');
+  }
+  if (c.changes.length > 0 || c.notComparable?.handling === 'resend') {
     c.action = 'replace';
     c.reasons.push('webhooks have no update: replaced (delete + create, new id)');
     if (m.adopt && !options.allowReplace) {

@@ -15,6 +15,7 @@ import { loadManifests } from '../manifests/loader.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import { resolveAllSecrets } from '../manifests/secrets.js';
 import type { LoadedManifest } from '../manifests/types.js';
+import { configShapes } from '../manifests/shapes.js';
 import { needsApply, planChanges } from '../plan/planner.js';
 import type { PlanOptions } from '../plan/types.js';
 import { loadState } from '../state/store.js';
@@ -158,6 +159,7 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
         live: { integrations, webhooks },
         state,
         options: opts.plan,
+        shapes: configShapes(),
         ...(result.revision !== undefined ? { revision: result.revision } : {}),
       });
       result.mode = 'live';

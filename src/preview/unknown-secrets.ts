@@ -11,10 +11,11 @@
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import { describeRef, isSecretRef, type ResolvedSecrets } from '../manifests/secrets.js';
 import type { LoadedManifest, Manifest } from '../manifests/types.js';
-import { withManualStep } from '../manifests/manual-step-token.js';
+import { withManualStep } from '../reconcile/manual-step-token.js';
 import { toDesired } from '../plan/desired.js';
 import type { DesiredResource } from '../plan/types.js';
 import { MASK } from '../service/kinds.js';
+import { hashingFor } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 
 export interface UnknownSecret {
@@ -74,9 +75,10 @@ export function desiredWithUnknowns(
   live: LiveResources,
 ): { desired: DesiredResource[]; unknown: UnknownSecret[] } {
   const unknown: UnknownSecret[] = [];
+  const hashing = hashingFor(state.fingerprintKey);
   const desired = resolved.map((r, i) => {
     const refs = unresolvedRefs(r);
-    if (refs.length === 0) return withManualStep(toDesired(r.manifest, loaded[i]!.source, r.secretPaths, state.fingerprintKey), loaded[i]!.manifest);
+    if (refs.length === 0) return withManualStep(toDesired(r.manifest, loaded[i]!.source, r.secretPaths, hashing), loaded[i]!.manifest);
     const manifest = structuredClone(r.manifest) as Manifest;
     const kind = manifest.kind;
     const name = manifest.metadata.name;
@@ -92,7 +94,7 @@ export function desiredWithUnknowns(
       const shown = rel.startsWith('config.') ? valueAt(liveObj, rel) : undefined;
       setAt(manifest, specPath, typeof shown === 'string' && shown !== MASK ? shown : UNKNOWN_SECRET);
     }
-    const d = toDesired(manifest, loaded[i]!.source, r.secretPaths, state.fingerprintKey);
+    const d = toDesired(manifest, loaded[i]!.source, r.secretPaths, hashing);
     for (const { specPath } of refs) {
       const rel = specPath.slice('spec.'.length);
       const recorded = st?.secretFingerprints[rel];

@@ -9,15 +9,16 @@ import type { ServiceApi } from '../api/client-types.js';
 import { applyPlan } from '../apply/applier.js';
 import { ApiError, TransportError, UserError } from '../errors.js';
 import { loadManifests } from '../manifests/loader.js';
-import { withManualStep } from '../manifests/manual-step-token.js';
+import { withManualStep } from './manual-step-token.js';
 import { resolveAllSecrets } from '../manifests/secrets.js';
+import { configShapes } from '../manifests/shapes.js';
 import type { Diagnostic } from '../manifests/types.js';
 import { toDesired } from '../plan/desired.js';
 import { isAwaitingManualStep, withoutAwaiting } from '../plan/manual-steps.js';
 import { needsApply, planChanges } from '../plan/planner.js';
 import type { DesiredResource, Plan } from '../plan/types.js';
 import { withStateLock } from '../state/lock.js';
-import { loadState, saveState } from '../state/store.js';
+import { hashingFor, loadState, saveState } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 import type { ReconcileOptions, ReconcileResult, ResourceOutcome } from './types.js';
 
@@ -58,10 +59,10 @@ async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]
   diagnostics.push(...secretDiags);
   if (secretDiags.some((d) => d.severity === 'error')) return { diagnostics };
   const prepared: Prepared = {
-    desired: (state) =>
-      resolved.map((r, i) =>
-        withManualStep(toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, state.fingerprintKey), set.manifests[i]!.manifest),
-      ),
+    desired: (state) => {
+      const hashing = hashingFor(state.fingerprintKey);
+      return resolved.map((r, i) => withManualStep(toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, hashing), set.manifests[i]!.manifest));
+    },
   };
   return { diagnostics, prepared };
 }
@@ -104,7 +105,14 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       desired,
       live: { integrations, webhooks },
       state,
-      options: { prune: opts.prune, allowReplace: opts.allowReplace, maxDeletes: opts.maxDeletes, manualSteps: opts.manualSteps ?? 'require' },
+      options: {
+        prune: opts.prune,
+        allowReplace: opts.allowReplace,
+        maxDeletes: opts.maxDeletes,
+        manualSteps: opts.manualSteps ?? 'require',
+        ...(opts.resendSecrets ? { resendSecrets: true } : {}),
+      },
+      shapes: configShapes(),
       ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
     });
     opts.onPlan?.(plan);

@@ -30,6 +30,8 @@ export interface ReconcileOptions {
   maxDeletes?: number;
   /** Manual-flow changes: wait for the manifest's acknowledgment (`require`, default) or not (`trust`). */
   manualSteps?: ManualStepsMode;
+  /** Re-send credentials that cannot be compared (plan option `resendSecrets`) instead of recording them. */
+  resendSecrets?: boolean;
   concurrency?: number;
   /** Overall apply timeout in ms. */
   timeoutMs?: number;

@@ -167,7 +167,10 @@ export function controlRoutes(deps: ControlDeps): Route[] {
         if (body.config !== undefined && !isObject(body.config)) throw new HttpError(400, '"config" must be an object');
         if (body.status !== undefined && typeof body.status !== 'string') throw new HttpError(400, '"status" must be a string');
         const patch: Parameters<IntegrationStore['update']>[1] = {};
-        if (isObject(body.config)) patch.config = mergeConfig(item.config, body.config);
+        if (isObject(body.config)) {
+          patch.config = mergeConfig(item.config, body.config);
+          patch.sent = mergeConfig(item.sent ?? item.config, body.config);
+        }
         if (typeof body.status === 'string') Object.assign(patch, { status: body.status, pendingUntil: undefined, pendingFail: undefined });
         deps.store.update(item, patch);
         return { status: 200, body: fullView(item) };

@@ -6,6 +6,7 @@
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { silentLogger, type Logger } from '../log.js';
 import { buildTokens } from './auth.js';
+import { Behaviours, type Behaviour } from './behaviours.js';
 import { controlRoutes } from './control.js';
 import { FaultSet, type FaultInput } from './faults.js';
 import { Failures } from './integrations/failures.js';
@@ -19,6 +20,7 @@ import { createWebhookService, parseDeliveryHosts, type DeliveryHostsInput, type
 export { DEV_ADMIN_TOKEN, DEV_USER_TOKEN } from './auth.js';
 export type { FaultInput, FaultRule, FaultType } from './faults.js';
 export type { RequestLogEntry } from './requestlog.js';
+export { BEHAVIOURS, parseBehaviours, type Behaviour } from './behaviours.js';
 export { BLOCKED_CODE, LOOPBACK_HOSTS, describePolicy, parseDeliveryHosts, type DeliveryHostsInput } from './webhooks/index.js';
 
 export interface SandboxOptions {
@@ -54,6 +56,11 @@ export interface SandboxOptions {
   deliveryHosts?: DeliveryHostsInput;
   /** Resolver for allowed webhook host names other than `localhost` (default: the system resolver). */
   deliveryLookup?: LookupFunction;
+  /**
+   * Server behaviours where the interface is silent (see BEHAVIOURS, docs/sandbox.md): a comma list or an
+   * array, e.g. `['omit-defaults', 'shuffle']`. Default: none (defaults filled, ids as documented, masks shown).
+   */
+  behaviours?: string | readonly string[];
 }
 
 export interface SandboxHandle {
@@ -74,6 +81,10 @@ export interface SandboxHandle {
   finishTransitions(): number;
   integrations: IntegrationStore;
   webhooks: WebhookService;
+  /** The server behaviours in force. */
+  behaviours(): Behaviour[];
+  /** Switch the server behaviours (replaces the set; throws on an unknown name or a conflicting pair). */
+  setBehaviours(input: string | readonly string[]): void;
   /** Forget all state, faults, failure rules and the request log. */
   reset(): void;
   /** Write the data file now (no-op without one). */
@@ -83,6 +94,7 @@ export interface SandboxHandle {
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
   const logger = options.logger ?? silentLogger();
+  const behaviours = new Behaviours(options.behaviours, options.random);
   const deliveryPolicy = parseDeliveryHosts(options.deliveryHosts);
   const tokens = buildTokens(options);
   const faults = new FaultSet(options.random);
@@ -98,6 +110,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     // Called only after start-up (never during restore), when `persister` is set.
     onChange: () => persister?.changed(),
     deliveryHosts: deliveryPolicy,
+    behaviours,
     ...(options.deliveryLookup ? { lookup: options.deliveryLookup } : {}),
   });
   let persister: Persister | undefined;
@@ -105,6 +118,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     transitionMs: options.transitionMs ?? 2000,
     now: () => Date.now(),
     stuck: (status) => faults.isStuck(status),
+    behaviours,
     onChange: () => persister?.changed(),
     onTransition: (event, item, previous) => {
       const metadata = {
@@ -139,7 +153,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     failures.clear();
     log.clear();
   };
-  const ctx = { store, failures, now: () => Date.now(), emit: webhooks.emit.bind(webhooks) };
+  const ctx = { store, failures, behaviours, now: () => Date.now(), emit: webhooks.emit.bind(webhooks) };
   const routes = [
     ...integrationRoutes(ctx),
     ...webhooks.routes,
@@ -180,6 +194,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     failures,
     setStuckTransitions: setStuck,
     finishTransitions: () => store.finishAll(),
+    behaviours: () => behaviours.list(),
+    setBehaviours: (input) => {
+      behaviours.replace(input);
+      store.invalidateViews();
+    },
     integrations: store,
     webhooks,
     reset,

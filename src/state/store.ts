@@ -3,10 +3,11 @@
  * fingerprint key), save atomically (temp file, fsync, rename, fsync dir), and pure helpers to read
  * and change the managed resources. The state never holds a secret value: only HMAC fingerprints.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { UserError } from '../errors.js';
+import type { Hashing } from '../plan/types.js';
 import { STATE_VERSION, type GovopsState, type ManagedResource } from './types.js';
 import { redactJsonText } from '../util/redact.js';
 
@@ -21,6 +22,14 @@ export function newState(): GovopsState {
 /** HMAC-SHA256 (hex) of a secret value under the state's key. */
 export function fingerprint(key: string, value: string): string {
   return createHmac('sha256', Buffer.from(key, 'hex')).update(value, 'utf8').digest('hex');
+}
+
+/** The hashing the planner is given (plan/desired.ts): fingerprints under the state's key, sha256 digests. */
+export function hashingFor(key: string): Hashing {
+  return {
+    fingerprint: (value) => fingerprint(key, value),
+    digest: (text) => createHash('sha256').update(text, 'utf8').digest('hex'),
+  };
 }
 
 /** Fingerprints of several secret values, keyed by their path. */

@@ -1,11 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyPlan } from '../../src/apply/applier.js';
 import { silentLogger } from '../../src/log.js';
+import { configShapes } from '../../src/manifests/shapes.js';
 import { planChanges } from '../../src/plan/planner.js';
 import { newState } from '../../src/state/store.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { integration, KEY, sqlConfig, webhook } from '../plan/fixtures.js';
 import { rig, type Rig } from './inproc.js';
+
+const SHAPES = configShapes();
 
 let r: Rig;
 beforeEach(async () => {
@@ -23,7 +26,7 @@ describe('applyPlan', () => {
       webhook('hook-b'),
     ];
     const state: GovopsState = { ...newState(), fingerprintKey: KEY };
-    const plan = planChanges({ desired, live: { integrations: [], webhooks: [] }, state, options: { prune: false, allowReplace: false } });
+    const plan = planChanges({ shapes: SHAPES, desired, live: { integrations: [], webhooks: [] }, state, options: { prune: false, allowReplace: false } });
     const persisted: GovopsState[] = [];
     let concurrentSaves = 0;
     let maxConcurrentSaves = 0;

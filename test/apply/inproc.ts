@@ -22,14 +22,19 @@ export interface Rig {
   logs: string[];
   write(file: string, text: string): Promise<void>;
   remove(file: string): Promise<void>;
-  run(opts?: Partial<ReconcileOptions>): Promise<ReconcileResult>;
+  run(opts?: Partial<ReconcileOptions> & { statePath?: string }): Promise<ReconcileResult>;
   state(): Promise<GovopsState>;
   lines(): string[];
   close(): Promise<void>;
 }
 
-export async function rig(options: { transitionMs?: number } = {}): Promise<Rig> {
-  const sandbox = await startSandbox({ port: 0, transitionMs: options.transitionMs ?? 50 });
+export async function rig(options: { transitionMs?: number; behaviours?: readonly string[]; random?: () => number } = {}): Promise<Rig> {
+  const sandbox = await startSandbox({
+    port: 0,
+    transitionMs: options.transitionMs ?? 50,
+    ...(options.behaviours ? { behaviours: options.behaviours } : {}),
+    ...(options.random ? { random: options.random } : {}),
+  });
   const dir = await mkdtemp(path.join(tmpdir(), 'govops-apply-'));
   await mkdir(path.join(dir, 'm'));
   const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries: 0 });

@@ -41,7 +41,7 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     for (const v of [...Object.values(SECRETS), 'pw-rotated-5555']) expect(everything).not.toContain(v);
   });
 
-  it('adoption: a matching live integration not in state is adopted (+ update sending credentials), never re-created', async () => {
+  it('adoption: a matching live integration not in state is adopted without a call (credentials not comparable), never re-created', async () => {
     const made = await r.api.createIntegration({
       type: 'lakehouse',
       autoBootstrap: true,
@@ -50,14 +50,39 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     await new Promise((ok) => setTimeout(ok, 150));
     await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
     const plan = await r.run({ apply: false });
-    expect(plan.plan!.changes[0]).toMatchObject({ action: 'update', adopt: true, liveId: made.id });
-    expect(plan.plan!.summary.adopt).toBe(1);
+    expect(plan.plan!.changes[0]).toMatchObject({
+      action: 'adopt',
+      adopt: true,
+      liveId: made.id,
+      changes: [],
+      notComparable: { paths: ['config.token'], handling: 'record' },
+    });
+    expect(plan.plan!.summary).toMatchObject({ adopt: 1, update: 0 });
+    r.sandbox.clearRequests();
     const applied = await r.run();
     expect(applied.ok).toBe(true);
-    expect(applied.outcomes[0]!.action).toBe('adopt+update');
+    expect(applied.outcomes[0]!.action).toBe('adopt');
+    expect(writes()).toEqual([]);
     const st = await r.state();
     expect(st.resources[0]).toMatchObject({ name: 'lake', id: made.id, origin: 'adopted' });
     expect((await r.api.listIntegrations())).toHaveLength(1);
+    expect((await r.run({ apply: false })).changed).toBe(false);
+  });
+
+  it('adoption with --resend-secrets: the credentials that cannot be compared are sent once (adopt + update)', async () => {
+    const made = await r.api.createIntegration({
+      type: 'lakehouse',
+      autoBootstrap: true,
+      config: { workspaceUrl: 'https://lake.example.com', httpPath: '/sql/1', token: 'whatever' },
+    });
+    await new Promise((ok) => setTimeout(ok, 150));
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
+    r.sandbox.clearRequests();
+    const applied = await r.run({ resendSecrets: true });
+    expect(applied.ok).toBe(true);
+    expect(applied.plan!.changes[0]).toMatchObject({ action: 'update', adopt: true, notComparable: { handling: 'resend' } });
+    expect(applied.outcomes[0]!.action).toBe('adopt+update');
+    expect(writes()).toEqual([`PUT /integrations/${made.id}?dryRun=true 200`, `PUT /integrations/${made.id} 200`]);
     expect((await r.run({ apply: false })).changed).toBe(false);
   });
 

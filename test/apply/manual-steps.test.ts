@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { manualStepToken } from '../../src/manifests/manual-step-token.js';
+import { manualStepToken } from '../../src/reconcile/manual-step-token.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
 import { harness } from './harness.js';
 import { lakeManifest, rig, sqlManifest, type Rig } from './inproc.js';

@@ -10,7 +10,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { startRunning, type RunSettings } from '../../src/daemon/run.js';
-import { manualStepToken } from '../../src/manifests/manual-step-token.js';
+import { manualStepToken } from '../../src/reconcile/manual-step-token.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { Cleanup, getJson, until } from './helpers.js';
 
@@ -85,17 +85,17 @@ const reconciles = async (url: string): Promise<number> => {
 describe('daemon: a manual-flow edit waits for its acknowledgment', () => {
   it('blocked in /status and the metrics, no PUT, logged once per revision; applied once acknowledged', async () => {
     const t = await start();
-    const [live] = await until(async () => {
+    const [live] = (await until(async () => {
       const l = await t.api.listIntegrations();
       return l.length === 1 && l[0]!.status === 'enabled' ? l : undefined;
-    }, 20_000, 'created');
+    }, 20_000, 'created'))!;
 
     await writeFile(join(t.dir, 'lake.yaml'), manualLake('/sql/2', token('create', '/sql/1')));
-    const blocked = await until(async () => {
+    const blocked = (await until(async () => {
       const s = (await getJson(`${t.url}/status`)).body;
       const r = s.resources?.find((x: { name: string }) => x.name === 'lake');
       return r?.syncState === 'blocked' ? { status: s, resource: r } : undefined;
-    }, 20_000, 'blocked in /status');
+    }, 20_000, 'blocked in /status'))!;
     expect(blocked.resource).toMatchObject({
       action: 'update',
       syncState: 'blocked',
@@ -138,10 +138,10 @@ describe('daemon: a manual-flow edit waits for its acknowledgment', () => {
 
   it('--manual-steps trust: the edit is applied at once', async () => {
     const t = await start({ manualSteps: 'trust', resyncMs: 60_000 });
-    const [live] = await until(async () => {
+    const [live] = (await until(async () => {
       const l = await t.api.listIntegrations();
       return l.length === 1 && l[0]!.status === 'enabled' ? l : undefined;
-    }, 20_000, 'created');
+    }, 20_000, 'created'))!;
     await writeFile(join(t.dir, 'lake.yaml'), manualLake('/sql/2', token('create', '/sql/1')));
     await until(async () => (await t.api.getIntegration(live!.id)).config.httpPath === '/sql/2', 20_000, 'applied');
   });

@@ -56,13 +56,13 @@ describe('govops validate', () => {
     const lines = res.stdout.trim().split('\n');
     expect(lines).toEqual([
       'invalid/integrations.yaml:8:3: Integration/warehouse: missing required field `host`',
-      'invalid/integrations.yaml:9:5: Integration/warehouse: unknown field `hots` (did you mean `host`?)',
+      'invalid/integrations.yaml:9:5: warning: Integration/warehouse: unknown field `hots` (did you mean `host`?): not part of the cloud_warehouse config (interface 2.8); govops sends it but does not compare it',
       'invalid/integrations.yaml:14:11: Integration/warehouse: must be between 0 and 65535, not 70000',
       'invalid/webhooks.yml:14:9: Webhook/warehouse: duplicate name: Webhook/warehouse is also defined at invalid/webhooks.yml:1:1 (names are unique per kind)',
       'invalid/webhooks.yml:20:11: warning: Webhook/warehouse: `secret` is a plain literal: write it as { fromEnv: NAME } or { fromFile: PATH }',
     ]);
     expect(res.stdout).not.toContain('plain-text-secret');
-    expect(res.stderr.trim().split('\n').pop()).toBe('2 files, 1 valid manifest: 4 errors, 1 warning');
+    expect(res.stderr.trim().split('\n').pop()).toBe('2 files, 1 valid manifest: 3 errors, 2 warnings');
   });
 
   it('--output json prints the diagnostics list', async () => {

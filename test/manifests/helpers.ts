@@ -21,6 +21,10 @@ export function errors(text: string, strict = false): Diagnostic[] {
   return parse(text, strict).diagnostics.filter((d) => d.severity === 'error');
 }
 
+export function warnings(text: string): Diagnostic[] {
+  return parse(text).diagnostics.filter((d) => d.severity === 'warning');
+}
+
 export function integration(type: string, body: string): string {
   return `apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: it\nspec:\n  type: ${type}\n${body}`;
 }

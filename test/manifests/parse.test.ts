@@ -84,7 +84,7 @@ describe('secret references', () => {
     const text = hook('a').replace('url: https://h.example.com/a', 'url: { fromEnv: URL }');
     expect(errors(text)[0]).toMatchObject({ ...at(text, '{ fromEnv: URL }'), message: 'must be a string, not a mapping' });
     const port = integration('sql_analytics', '  autoBootstrap: false\n  config:\n    host: h.example.com\n    database: d\n    schema: s\n    username: u\n    password: { fromEnv: P }\n    port: { fromEnv: PORT }\n');
-    expect(errors(port)[0]).toMatchObject({ ...at(port, '{ fromEnv: PORT }'), message: 'must be an integer, not a secret reference (a secret reference stands for a string: write the value itself here)' });
+    expect(errors(port)[0]).toMatchObject({ ...at(port, '{ fromEnv: PORT }'), message: 'must be a number, not a secret reference (a secret reference stands for a string: write the value itself here)' });
   });
 });
 

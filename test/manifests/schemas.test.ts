@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import {
+  errorsOf,
   validateDeletePayload,
   validateIntegrationBody,
   validateWebhookItem,
-  withDefaults,
+  validatorFor,
 } from '../../src/manifests/schemas.js';
+import { configShapes } from '../../src/manifests/shapes.js';
+import { withShapeDefaults } from '../../src/plan/shape.js';
+import type { IntegrationType } from '../../src/service/kinds.js';
 import { WEBHOOK_ACTIONS } from '../../src/service/events.js';
-import { schemaDocuments } from '../../src/manifests/schema-files.js';
+import { SCHEMA_FILES, schemaDocuments } from '../../src/manifests/schema-files.js';
+
+const withDefaults = (type: IntegrationType, config: Record<string, unknown> | undefined) => withShapeDefaults(configShapes(), type, config);
 import { didYouMean } from '../../src/manifests/suggest.js';
 
 const cloud = {
@@ -18,8 +24,8 @@ const cloud = {
   password: 'p',
 };
 
-const messages = (issues: { path: (string | number)[]; message: string }[]) =>
-  issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+const messages = (issues: { path: (string | number)[]; message: string; severity?: string }[]) =>
+  issues.map((i) => `${i.severity === 'warning' ? 'warning: ' : ''}${i.path.join('.')}: ${i.message}`);
 
 describe('validateIntegrationBody', () => {
   it('accepts a valid body of every kind', () => {
@@ -35,11 +41,12 @@ describe('validateIntegrationBody', () => {
     for (const b of bodies) expect(messages(validateIntegrationBody(b)), b.type).toEqual([]);
   });
 
-  it('reports unknown fields with a suggestion, and every problem at once', () => {
+  it('reports every problem at once; unknown fields are warnings with a suggestion (the interface does not forbid them)', () => {
     const issues = validateIntegrationBody({ type: 'cloud_warehouse', autoBootstrap: false, config: { ...cloud, hots: 'x', port: 70000 } });
-    expect(messages(issues)).toEqual(
-      expect.arrayContaining(['config.hots: unknown field `hots` (did you mean `host`?)', 'config.port: must be between 0 and 65535, not 70000']),
-    );
+    expect(messages(issues)).toEqual([
+      'config.port: must be between 0 and 65535, not 70000',
+      'warning: config.hots: unknown field `hots` (did you mean `host`?): not part of the cloud_warehouse config (interface 2.8); govops sends it but does not compare it',
+    ]);
     expect(issues.find((i) => i.path.join('.') === 'config.hots')?.target).toBe('key');
   });
 
@@ -61,7 +68,7 @@ describe('validateIntegrationBody', () => {
 
   it('distributed_sql takes only type; other kinds need autoBootstrap and config', () => {
     expect(messages(validateIntegrationBody({ type: 'distributed_sql', config: {} }))).toEqual([
-      'config: field `config` is not allowed when type is distributed_sql',
+      'warning: config: field `config` is not used when type is distributed_sql: a distributed_sql integration is created with only `type` (interface 4.1): govops does not send it',
     ]);
     expect(messages(validateIntegrationBody({ type: 'lakehouse' }))).toEqual([
       ': missing required field `autoBootstrap` (required when type is lakehouse)',
@@ -161,8 +168,10 @@ describe('validateWebhookItem', () => {
     expect(validateWebhookItem({ ...ok, secret: 's', notificationType: ['ALL_NOTIFICATIONS'] })).toEqual([]);
     expect(validateWebhookItem({ ...ok, url: 'http://127.0.0.1:8080/hook' })).toEqual([]);
   });
-  it('rejects bad url, actionType, events, unknown fields', () => {
-    expect(messages(validateWebhookItem({ ...ok, url: 'ftp://h.example.com' }))).toEqual(['url: `ftp://h.example.com` is not a valid http(s) URL']);
+  it('rejects bad actionType and events; warns on a non-http url, an empty or repeating list and unknown fields', () => {
+    expect(messages(validateWebhookItem({ ...ok, url: 'ftp://h.example.com' }))).toEqual([
+      'warning: url: `ftp://h.example.com` is not an http(s) URL: the service sends each notification to it',
+    ]);
     expect(messages(validateWebhookItem({ ...ok, actionType: 'trigger' }))[0]).toContain('did you mean `triggered`');
     expect(messages(validateWebhookItem({ ...ok, notificationType: ['modelCreate'] }))).toEqual([
       'notificationType.0: unknown event `modelCreate` (did you mean `modelCreated`?)',
@@ -170,13 +179,19 @@ describe('validateWebhookItem', () => {
     expect(messages(validateWebhookItem({ ...ok, notificationType: ['nothingLikeIt'] }))).toEqual([
       'notificationType.0: unknown event `nothingLikeIt`: use an event name of the service (listed by `govops schema`) or ALL_NOTIFICATIONS',
     ]);
-    expect(messages(validateWebhookItem({ ...ok, notificationType: [] }))).toEqual(['notificationType: must not be empty']);
-    expect(messages(validateWebhookItem({ ...ok, secrte: 'x' }))).toEqual(['secrte: unknown field `secrte` (did you mean `secret`?)']);
-    expect(messages(validateWebhookItem({ url: ok.url }))).toHaveLength(4);
+    expect(messages(validateWebhookItem({ ...ok, notificationType: [] }))).toEqual(['warning: notificationType: is empty: nothing is selected']);
+    expect(messages(validateWebhookItem({ ...ok, notificationType: ['modelCreated', 'modelCreated'] }))).toEqual([
+      'warning: notificationType: lists modelCreated more than once (the list is a set)',
+    ]);
+    expect(messages(validateWebhookItem({ ...ok, secrte: 'x' }))[0]).toMatch(/^warning: secrte: unknown field `secrte` \(did you mean `secret`\?\)/);
+    expect(errorsOf(validateWebhookItem({ url: ok.url }))).toHaveLength(4);
   });
 });
 
 describe('schemas/', () => {
+  it('every file compiles under ajv strict: true (no strict option relaxed)', () => {
+    for (const file of SCHEMA_FILES) expect(() => validatorFor(file), file).not.toThrow();
+  });
   it('every file has a $id and the draft 2020-12 $schema', () => {
     for (const [id, s] of schemaDocuments()) {
       expect(s.$id).toBe(id);

@@ -1,15 +1,18 @@
 /** Builders for planner tests: desired resources via the real toDesired, live objects as the service shows them. */
 import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
-import { withManualStep } from '../../src/manifests/manual-step-token.js';
-import { withDefaults } from '../../src/manifests/schemas.js';
+import { withManualStep } from '../../src/reconcile/manual-step-token.js';
+import { configShapes } from '../../src/manifests/shapes.js';
 import type { IntegrationManifest, WebhookManifest } from '../../src/manifests/types.js';
 import { toDesired } from '../../src/plan/desired.js';
+import { withShapeDefaults } from '../../src/plan/shape.js';
 import type { DesiredIntegration, DesiredWebhook } from '../../src/plan/types.js';
 import { MASK, MASKED_KEYS, type IntegrationType } from '../../src/service/kinds.js';
-import { newState } from '../../src/state/store.js';
+import { hashingFor, newState } from '../../src/state/store.js';
 import type { GovopsState, ManagedResource } from '../../src/state/types.js';
 
 export const KEY = newState().fingerprintKey;
+export const HASH = hashingFor(KEY);
+export const SHAPES = configShapes();
 const SRC = { file: 'm.yaml', line: 1, column: 1 };
 
 export function integration(
@@ -24,7 +27,7 @@ export function integration(
     metadata: { name, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
     spec: { type, autoBootstrap: extra.autoBootstrap ?? true, config, ...(extra.deleteCredentials ? { deleteCredentials: extra.deleteCredentials } : {}) },
   };
-  return withManualStep(toDesired(m, SRC, extra.secretPaths ?? [], KEY), m) as DesiredIntegration;
+  return withManualStep(toDesired(m, SRC, extra.secretPaths ?? [], HASH), m) as DesiredIntegration;
 }
 
 export function webhook(name: string, spec: Partial<WebhookManifest['spec']> = {}, annotations?: Record<string, string>): DesiredWebhook {
@@ -34,7 +37,7 @@ export function webhook(name: string, spec: Partial<WebhookManifest['spec']> = {
     metadata: { name, ...(annotations ? { annotations } : {}) },
     spec: { url: `https://hooks.example.com/${name}`, global: false, notificationType: ['modelCreated'], actionType: 'triggered', ...spec },
   };
-  return toDesired(m, SRC, spec.secret ? ['spec.secret'] : [], KEY) as DesiredWebhook;
+  return toDesired(m, SRC, spec.secret ? ['spec.secret'] : [], HASH) as DesiredWebhook;
 }
 
 function mask(value: unknown): unknown {
@@ -53,7 +56,7 @@ export function liveOf(d: DesiredIntegration, id: string, status = 'enabled', ov
     validationResults: { status: 'passed', validationTests: [] },
     type: d.body.type,
     autoBootstrap: d.body.autoBootstrap ?? false,
-    config: mask({ ...withDefaults(d.body.type, d.body.config), ...overrides }) as Record<string, unknown>,
+    config: mask({ ...withShapeDefaults(SHAPES, d.body.type, d.body.config), ...overrides }) as Record<string, unknown>,
   };
 }
 

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../src/plan/planner.js';
 import type { DesiredIntegration } from '../../src/plan/types.js';
 import type { IntegrationType } from '../../src/service/kinds.js';
-import { integration, liveOf, liveWebhookOf, stateWith, webhook } from './fixtures.js';
+import { integration, liveOf, liveWebhookOf, stateWith, webhook, SHAPES } from './fixtures.js';
 
 const plan = (d: DesiredIntegration, live: ReturnType<typeof liveOf>[]) =>
-  planChanges({ desired: [d], live: { integrations: live, webhooks: [] }, state: stateWith(), options: { prune: false, allowReplace: false } });
+  planChanges({ shapes: SHAPES, desired: [d], live: { integrations: live, webhooks: [] }, state: stateWith(), options: { prune: false, allowReplace: false } });
 
 /** [type, desired config, same identity (other fields differ), different identity] */
 const CASES: Array<[IntegrationType, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]> = [
@@ -43,9 +43,9 @@ describe('identity by natural key, per kind', () => {
   it('webhooks by name', () => {
     const w = webhook('hook');
     const live = liveWebhookOf(webhook('hook', { url: 'https://elsewhere.example.com/x' }), '4');
-    const p = planChanges({ desired: [w], live: { integrations: [], webhooks: [live] }, state: stateWith(), options: { prune: false, allowReplace: true } });
+    const p = planChanges({ shapes: SHAPES, desired: [w], live: { integrations: [], webhooks: [live] }, state: stateWith(), options: { prune: false, allowReplace: true } });
     expect(p.changes[0]).toMatchObject({ adopt: true, liveId: '4' });
-    const none = planChanges({ desired: [w], live: { integrations: [], webhooks: [{ ...live, name: 'other' }] }, state: stateWith(), options: { prune: false, allowReplace: true } });
+    const none = planChanges({ shapes: SHAPES, desired: [w], live: { integrations: [], webhooks: [{ ...live, name: 'other' }] }, state: stateWith(), options: { prune: false, allowReplace: true } });
     expect(none.changes[0]).toMatchObject({ action: 'create', adopt: false });
   });
 });

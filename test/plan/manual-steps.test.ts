@@ -3,7 +3,7 @@
  * when the manifest's acknowledgment lets them through, and what the plan says about them.
  */
 import { describe, expect, it } from 'vitest';
-import { manualStepToken } from '../../src/manifests/manual-step-token.js';
+import { manualStepToken } from '../../src/reconcile/manual-step-token.js';
 import { relocateChange } from '../../src/plan/manual-steps.js';
 import { planChanges } from '../../src/plan/planner.js';
 import { renderMarkdown } from '../../src/plan/render-markdown.js';
@@ -12,12 +12,12 @@ import type { DesiredIntegration, DesiredResource, Plan, PlanOptions, ResourceCh
 import type { LiveIntegration } from '../../src/api/types.js';
 import type { IntegrationType } from '../../src/service/kinds.js';
 import type { GovopsState } from '../../src/state/types.js';
-import { integration, liveOf, owned, sqlConfig, stateWith } from './fixtures.js';
+import { SHAPES, integration, liveOf, owned, sqlConfig, stateWith } from './fixtures.js';
 
 const OPTS: PlanOptions = { prune: false, allowReplace: false };
 
 function plan(desired: DesiredResource[], live: LiveIntegration[], state: GovopsState, options: Partial<PlanOptions> = {}): Plan {
-  return planChanges({ desired, live: { integrations: live, webhooks: [] }, state, options: { ...OPTS, ...options } });
+  return planChanges({ shapes: SHAPES, desired, live: { integrations: live, webhooks: [] }, state, options: { ...OPTS, ...options } });
 }
 
 const CONFIGS: Record<string, Record<string, unknown>> = {

@@ -3,7 +3,7 @@ import { needsApply, planChanges } from '../../src/plan/planner.js';
 import type { DesiredResource, Plan, PlanOptions } from '../../src/plan/types.js';
 import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
 import type { GovopsState } from '../../src/state/types.js';
-import { integration, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
+import { integration, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook, SHAPES } from './fixtures.js';
 
 const OPTS: PlanOptions = { prune: false, allowReplace: false };
 
@@ -14,7 +14,7 @@ function plan(
   options: Partial<PlanOptions> = {},
   webhooks: LiveWebhook[] = [],
 ): Plan {
-  return planChanges({ desired, live: { integrations, webhooks }, state, options: { ...OPTS, ...options } });
+  return planChanges({ shapes: SHAPES, desired, live: { integrations, webhooks }, state, options: { ...OPTS, ...options } });
 }
 
 describe('planChanges: integrations', () => {
@@ -61,11 +61,23 @@ describe('planChanges: integrations', () => {
     const byId = plan([d], [liveOf(d, '7', 'enabled', { host: 'other.example.com' })], stateWith(owned(d, '7')));
     expect(byId.changes[0]).toMatchObject({ action: 'replace', liveId: '7', adopt: false });
     expect(byId.changes[0]!.blocked).toMatch(/--allow-replace/);
-    // not in state: adopted by natural key; the secret is unknown so credentials are sent (update)
+    // not in state: adopted by natural key; the masked credentials cannot be compared: not changes
     const adopted = plan([d], [liveOf(d, '9')], stateWith());
-    expect(adopted.changes[0]).toMatchObject({ action: 'update', adopt: true, liveId: '9' });
-    expect(adopted.changes[0]!.changes.every((f) => f.sensitive)).toBe(true);
-    expect(adopted.summary).toMatchObject({ adopt: 1, update: 1 });
+    expect(adopted.changes[0]).toMatchObject({
+      action: 'adopt',
+      adopt: true,
+      liveId: '9',
+      changes: [],
+      notComparable: { paths: ['config.password', 'config.username'], handling: 'record' },
+    });
+    expect(adopted.summary).toMatchObject({ adopt: 1, update: 0 });
+    // --resend-secrets: sent once, so what state records was really sent
+    const resent = plan([d], [liveOf(d, '9')], stateWith(), { resendSecrets: true });
+    expect(resent.changes[0]).toMatchObject({ action: 'update', adopt: true, changes: [], notComparable: { handling: 'resend' } });
+    // an adopted resource that differs anyway: the credentials go with the update
+    const differs = plan([d], [liveOf(d, '9', 'enabled', { port: 1 })], stateWith());
+    expect(differs.changes[0]).toMatchObject({ action: 'update', notComparable: { handling: 'send' } });
+    expect(differs.changes[0]!.changes.map((f) => f.path)).toEqual(['config.port']);
   });
 
   it('an adopted resource without secrets and no difference is adopt only', () => {
@@ -185,15 +197,15 @@ describe('planChanges: webhooks', () => {
     expect(plan([w], [], stateWith(owned(w, '11')), {}, [live]).changes[0]!.action).toBe('noop');
   });
 
-  it('a rotated webhook secret is a (sensitive) replace; adoption with a secret warns instead', () => {
+  it('a rotated webhook secret is a (sensitive) replace; an adopted secret cannot be compared', () => {
     const w = webhook('hook', { secret: 'one' });
     const live = liveWebhookOf(w, '11');
     const rotated = webhook('hook', { secret: 'two' });
     const p = plan([rotated], [], stateWith(owned(w, '11')), {}, [live]);
     expect(p.changes[0]!.changes).toEqual([{ path: 'secret', sensitive: true, forcesReplace: true }]);
     const adopted = plan([w], [], stateWith(), {}, [live]);
-    expect(adopted.changes[0]).toMatchObject({ action: 'adopt', adopt: true });
-    expect(adopted.warnings[0]).toMatch(/cannot be compared/);
+    expect(adopted.changes[0]).toMatchObject({ action: 'adopt', adopt: true, changes: [], notComparable: { paths: ['secret'], handling: 'record' } });
+    expect(adopted.warnings).toEqual([]);
     expect(JSON.stringify([p, adopted])).not.toMatch(/"(one|two)"/);
   });
 

@@ -4,7 +4,7 @@ import { renderJson } from '../../src/plan/render-json.js';
 import { renderMarkdown } from '../../src/plan/render-markdown.js';
 import { renderText, summaryLine } from '../../src/plan/render-text.js';
 import type { Plan } from '../../src/plan/types.js';
-import { integration, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
+import { integration, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook, SHAPES } from './fixtures.js';
 
 function mixedPlan(): Plan {
   const created = integration('new-sql', 'sql_analytics', sqlConfig('new.example.com', 'sekret-new'));
@@ -14,7 +14,7 @@ function mixedPlan(): Plan {
   const gone = integration('gone', 'lakehouse', { workspaceUrl: 'https://gone.example.com', httpPath: '/p', token: 'tok-gone' });
   const hookOld = webhook('hook', { secret: 'hook-sekret' });
   const hookNew = webhook('hook', { secret: 'hook-sekret', url: 'https://hooks.example.com/v2' });
-  return planChanges({
+  return planChanges({ shapes: SHAPES,
     desired: [created, updated, adoptee, hookNew],
     live: { integrations: [liveOf(before, '1'), liveOf(adoptee, '2'), liveOf(gone, '3')], webhooks: [liveWebhookOf(hookOld, '9')] },
     state: stateWith(owned(before, '1'), owned(gone, '3'), owned(hookOld, '9')),
@@ -42,7 +42,7 @@ describe('plan renderers', () => {
 
   it('text: no changes', () => {
     const d = integration('sql', 'sql_analytics', sqlConfig());
-    const p = planChanges({ desired: [d], live: { integrations: [liveOf(d, '1')], webhooks: [] }, state: stateWith(owned(d, '1')), options: { prune: false, allowReplace: false } });
+    const p = planChanges({ shapes: SHAPES, desired: [d], live: { integrations: [liveOf(d, '1')], webhooks: [] }, state: stateWith(owned(d, '1')), options: { prune: false, allowReplace: false } });
     expect(renderText(p)).toBe('No changes: the service matches the manifests.\nPlan: 0 to create, 0 to update, 0 to replace, 0 to delete, 0 to adopt.\n');
   });
 

@@ -36,6 +36,7 @@ export async function reconcileOptions(
     prune: Boolean(flags.prune),
     allowReplace: Boolean(flags.allowReplace),
     manualSteps: flags.manualSteps ?? 'require',
+    ...(flags.resendSecrets ? { resendSecrets: true } : {}),
     ...(maxDeletes !== undefined ? { maxDeletes } : {}),
     logger: ctx.logger,
     statePath: flags.state,

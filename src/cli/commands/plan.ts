@@ -14,6 +14,7 @@ export interface PlanFlags extends ConnectionFlags, SecretFlags {
   state: string;
   prune?: boolean;
   allowReplace?: boolean;
+  resendSecrets?: boolean;
   maxDeletes?: string;
   revision?: string;
   manualSteps?: ManualStepsMode;
@@ -27,6 +28,7 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
     .option('--prune', 'delete resources govops manages whose manifest is gone (never anything else)')
     .option('--allow-replace', 'allow replacing (delete + create) integrations whose non-editable attributes changed')
     .option('--max-deletes <n>', 'refuse a plan that deletes (or replaces) more than N resources')
+    .option('--resend-secrets', 'send once the credentials govops cannot compare (adopted resources: masked by the service, no fingerprint in state) instead of recording them as they are in the manifest')
     .addOption(manualStepsOption());
   addSecretOptions(cmd);
   return addConnectionOptions(cmd);

@@ -24,6 +24,7 @@ export async function previewAction(paths: string[], flags: PreviewFlags, comman
       prune: Boolean(flags.prune),
       allowReplace: Boolean(flags.allowReplace),
       manualSteps: flags.manualSteps ?? 'require',
+      ...(flags.resendSecrets ? { resendSecrets: true } : {}),
       ...(maxDeletes !== undefined ? { maxDeletes } : {}),
     },
     env: process.env,

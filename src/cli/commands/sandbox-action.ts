@@ -6,7 +6,7 @@ import { UserError } from '../../errors.js';
 import { parseDuration } from '../../util/duration.js';
 import { contextFrom } from '../context.js';
 import { parseFaultInput, parseStuck, type FaultInput } from '../../sandbox/faults.js';
-import { describePolicy, parseDeliveryHosts, startSandbox, type SandboxOptions } from '../../sandbox/index.js';
+import { describePolicy, parseBehaviours, parseDeliveryHosts, startSandbox, type SandboxOptions } from '../../sandbox/index.js';
 import type { SandboxFlags } from './sandbox.js';
 
 function duration(flag: string, value: string): number {
@@ -76,6 +76,15 @@ function stuckFromFlag(value: boolean | string | undefined): boolean | string[] 
   }
 }
 
+function behavioursFromFlag(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  try {
+    return [...parseBehaviours(value)];
+  } catch (err) {
+    throw new UserError(`--behaviour: ${(err as Error).message}`);
+  }
+}
+
 /** Loopback addresses and names: the only hosts where the sandbox is private to this machine. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
@@ -107,6 +116,7 @@ export async function sandboxAction(flags: SandboxFlags, command: Command): Prom
     faults: faultsFromFlags(flags),
     stuckTransitions: stuckFromFlag(flags.stuckTransitions),
     deliveryHosts: deliverTo(flags.deliverTo),
+    behaviours: behavioursFromFlag(flags.behaviour),
   };
   if (flags.adminToken) options.adminToken = flags.adminToken;
   if (flags.userToken) options.userToken = flags.userToken;
@@ -139,6 +149,8 @@ export async function sandboxAction(flags: SandboxFlags, command: Command): Prom
     );
   }
   if (flags.data) out.write(`state persisted to ${flags.data}\n`);
+  const behaviours = sandbox.behaviours();
+  if (behaviours.length) out.write(`server behaviours: ${behaviours.join(', ')}\n`);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

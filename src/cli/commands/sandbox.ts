@@ -24,6 +24,7 @@ export interface SandboxFlags {
   faults?: string;
   stuckTransitions?: boolean | string;
   deliverTo: string;
+  behaviour?: string;
 }
 
 export function register(program: Command): void {
@@ -52,6 +53,10 @@ export function register(program: Command): void {
     .option('--conflict-rate <rate>', 'fault: answer this fraction (0..1) of requests with 409')
     .option('--fault-path <pattern>', 'fault flags apply to this route pattern, path, prefix* or *', '*')
     .option('--faults <file>', 'JSON file with an array of fault rules (see docs/sandbox.md)')
+    .option(
+      '--behaviour <names>',
+      'server behaviours where the interface is silent (comma list): omit-defaults, echo-sent, null-unset, extra-fields, numeric-ids, string-ids, omit-masked, shuffle, validation-warning, skip-creating, skip-editing (see docs/sandbox.md)',
+    )
     .option('--stuck-transitions [statuses]', 'fault: transitions never finish (all, or a comma list of creating,editing,deleting)')
     .action(async (flags: SandboxFlags, command: Command) => {
       const { sandboxAction } = await import('./sandbox-action.js');

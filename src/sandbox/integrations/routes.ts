@@ -1,14 +1,12 @@
 /** Integration endpoints (interface 4.1, 2.2-2.11, 3, 7, 8). Success status 200 everywhere. */
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- TODO(#8): inject, the layer rule forbids it
-import { validateDeletePayload } from '../../manifests/schemas.js';
 import { NON_EDITABLE, naturalKey, deletePayloadRequired, type IntegrationType } from '../../service/kinds.js';
 import type { ValidationResults } from '../../api/types.js';
 import { HttpError, type Route, type SandboxRequest, type SandboxResponse } from '../http.js';
 import type { IntegrationContext } from './context.js';
-import { formatIssues, isDryRun, isEmptyBody, parseId, parseIntegrationBody, type ParsedBody } from './body.js';
+import { deletePayloadProblems, isDryRun, isEmptyBody, parseId, parseIntegrationBody, type ParsedBody } from './body.js';
 import { NO_METASTORE_MARKER, type Operation } from './failures.js';
 import { TEST, failedTests, runValidation } from './validation.js';
-import { mutationView, type StoredIntegration } from './view.js';
+import type { StoredIntegration } from './view.js';
 import { scriptRoutes } from './script-routes.js';
 
 /**
@@ -29,9 +27,9 @@ function find(ctx: IntegrationContext, req: SandboxRequest): StoredIntegration {
   return item;
 }
 
-function validate(ctx: IntegrationContext, b: ParsedBody, operation: Operation, id?: number): ValidationResults {
+function validate(ctx: IntegrationContext, b: Omit<ParsedBody, 'sent'>, operation: Operation, id?: number): ValidationResults {
   const target = { operation, host: ctx.store.host(b), ...(id !== undefined ? { id } : {}) };
-  const results = runValidation(b.type, b.autoBootstrap, b.config, target, ctx.failures);
+  const results = runValidation(b.type, b.autoBootstrap, b.config, target, ctx.failures, ctx.behaviours.has('validation-warning'));
   const failed = failedTests(results);
   if (failed.length) {
     throw new HttpError(422, `Validation test failed: ${failed.join(', ')}`, { validationResults: results });
@@ -48,7 +46,12 @@ export function changedNonEditable(stored: StoredIntegration, b: ParsedBody): st
   const before = { type: stored.type, autoBootstrap: stored.autoBootstrap, config: stored.config };
   const after = { type: b.type, autoBootstrap: b.autoBootstrap, config: b.config };
   const paths = new Set([...NON_EDITABLE[stored.type], ...NON_EDITABLE[b.type]]);
-  return [...paths].filter((p) => JSON.stringify(get(before, p)) !== JSON.stringify(get(after, p)));
+  // The workspace is its host: `https://h/` and `h` are the same one (the natural key says so).
+  const same = (p: string): boolean =>
+    p === 'config.workspaceUrl' && stored.type === 'lakehouse' && b.type === 'lakehouse'
+      ? naturalKey('lakehouse', stored.config) === naturalKey('lakehouse', b.config)
+      : JSON.stringify(get(before, p)) === JSON.stringify(get(after, p));
+  return [...paths].filter((p) => !same(p));
 }
 
 function checkUnique(ctx: IntegrationContext, b: ParsedBody, self?: number): void {
@@ -109,6 +112,7 @@ function create(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
     type: b.type,
     autoBootstrap: b.autoBootstrap,
     config: b.config,
+    sent: b.sent,
     status: 'creating',
     validationResults,
     createdAt: now,
@@ -117,7 +121,7 @@ function create(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
   ctx.store.insert(item);
   const fail = ctx.failures.takeLateFailure({ operation: 'create', id: item.id, host: ctx.store.host(item) });
   ctx.store.begin(item, 'creating', fail, req.caller);
-  return json(mutationView(item));
+  return json(ctx.store.mutationBody(item));
 }
 
 function update(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
@@ -133,11 +137,11 @@ function update(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
   }
   checkUnique(ctx, b, item.id);
   const validationResults = validate(ctx, b, 'edit', item.id);
-  if (dryRun) return json({ id: String(item.id), status: item.status, validationResults });
-  ctx.store.update(item, { config: b.config, autoBootstrap: b.autoBootstrap, validationResults });
+  if (dryRun) return json({ ...ctx.store.mutationBody(item), validationResults });
+  ctx.store.update(item, { config: b.config, sent: b.sent, autoBootstrap: b.autoBootstrap, validationResults });
   const fail = ctx.failures.takeLateFailure({ operation: 'edit', id: item.id, host: ctx.store.host(item) });
   ctx.store.begin(item, 'editing', fail, req.caller);
-  return json(mutationView(item));
+  return json(ctx.store.mutationBody(item));
 }
 
 function checkDeletePayload(item: StoredIntegration, body: unknown): void {
@@ -154,8 +158,8 @@ function checkDeletePayload(item: StoredIntegration, body: unknown): void {
   if (!sent) {
     throw new HttpError(400, `Integration ${item.id} was created with autoBootstrap true: the privileged credentials (delete payload) are required`);
   }
-  const issues = validateDeletePayload(type, body);
-  if (issues.length) throw new HttpError(400, `Invalid delete payload: ${formatIssues(issues)}`);
+  const problems = deletePayloadProblems(type, body);
+  if (problems) throw new HttpError(400, `Invalid delete payload: ${problems}`);
 }
 
 function remove(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
@@ -166,11 +170,11 @@ function remove(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
   }
   checkDeletePayload(item, req.body);
   const validationResults = validate(ctx, { type: item.type, autoBootstrap: item.autoBootstrap, config: item.config }, 'delete', item.id);
-  if (dryRun) return json({ id: String(item.id), status: item.status, validationResults });
+  if (dryRun) return json({ ...ctx.store.mutationBody(item), validationResults });
   ctx.store.update(item, { validationResults });
   const fail = ctx.failures.takeLateFailure({ operation: 'delete', id: item.id, host: ctx.store.host(item) });
   ctx.store.begin(item, 'deleting', fail, req.caller);
-  return json(mutationView(item));
+  return json(ctx.store.mutationBody(item));
 }
 
 export function integrationRoutes(ctx: IntegrationContext): Route[] {
@@ -187,7 +191,7 @@ export function integrationRoutes(ctx: IntegrationContext): Route[] {
       auth,
       handler: (req) => {
         const item = find(ctx, req);
-        return json({ id: item.id, status: item.status });
+        return json({ id: ctx.behaviours.has('string-ids') ? String(item.id) : item.id, status: item.status });
       },
     },
     ...scriptRoutes(ctx),

@@ -3,9 +3,8 @@
  * the database, roles, users and grants it would create or drop. Credentials are never echoed:
  * passwords appear as placeholders the user fills in.
  */
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- TODO(#8): inject, the layer rule forbids it
-import { withDefaults } from '../../manifests/schemas.js';
 import type { IntegrationType, ScriptPhase } from '../../service/kinds.js';
+import { effectiveConfig } from './body.js';
 
 type Config = Record<string, unknown>;
 
@@ -25,7 +24,7 @@ function systemUser(config: Config): string {
 
 function impersonationRole(type: IntegrationType, config: Config): string | undefined {
   const imp = config.impersonation as Config | undefined;
-  // Defaults (the role per kind) come from the schemas: the config has been through withDefaults.
+  // Defaults (the role per kind) come from the interface tables: the config has been through effectiveConfig.
   if (imp?.enabled !== true || typeof imp.role !== 'string') return undefined;
   return imp.role;
 }
@@ -132,7 +131,7 @@ function teardown(type: IntegrationType, config: Config, phase: ScriptPhase): st
 }
 
 export function generateScript(phase: ScriptPhase, type: IntegrationType, rawConfig: Config, id?: string): string {
-  const config = withDefaults(type, rawConfig);
+  const config = effectiveConfig(type, rawConfig);
   let body: string[];
   switch (phase) {
     case 'initial-create': {

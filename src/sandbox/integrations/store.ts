@@ -4,8 +4,9 @@
  * Keeps a natural-key index for uniqueness and a cache of each integration's masked JSON for fast lists.
  */
 import { displayHost, naturalKey, isIntegrationType } from '../../service/kinds.js';
+import type { Behaviours } from '../behaviours.js';
 import type { StoredIntegration } from './view.js';
-import { fullView } from './view.js';
+import { fullView, mutationView } from './view.js';
 
 export type TransitionEvent = 'failed' | 'resolved';
 
@@ -17,6 +18,8 @@ export interface StoreOptions {
   /** Called when a transition ends in an error status (failed) or an errored integration is enabled again. */
   onTransition: (event: TransitionEvent, integration: StoredIntegration, previousStatus: string) => void;
   onChange: () => void;
+  /** The server behaviours in force (views, transitions). */
+  behaviours?: Behaviours;
 }
 
 const NEXT: Record<string, { ok: string | null; error: string }> = {
@@ -64,6 +67,8 @@ export class IntegrationStore {
 
   /** The GET /integrations body, built from cached per-item JSON (and cached whole until the next change). */
   listJson(): Buffer {
+    const b = this.opts.behaviours;
+    if (b?.has('shuffle')) return Buffer.from(JSON.stringify(b.order([...this.items.values()]).map((i) => fullView(i, b))), 'utf8');
     if (!this.list) {
       const parts: string[] = [];
       for (const item of this.items.values()) parts.push(this.itemJson(item));
@@ -72,10 +77,23 @@ export class IntegrationStore {
     return this.list;
   }
 
+  /** Drop the cached views (the behaviours changed). */
+  invalidateViews(): void {
+    this.json.clear();
+    this.list = undefined;
+  }
+
+  /** Body of a successful create, update or delete under the behaviours. */
+  mutationBody(item: StoredIntegration): Record<string, unknown> {
+    return mutationView(item, this.opts.behaviours);
+  }
+
   itemJson(item: StoredIntegration): string {
+    const b = this.opts.behaviours;
+    if (b?.has('shuffle')) return JSON.stringify(fullView(item, b));
     let cached = this.json.get(item.id);
     if (cached === undefined) {
-      cached = JSON.stringify(fullView(item));
+      cached = JSON.stringify(fullView(item, b));
       this.json.set(item.id, cached);
     }
     return cached;
@@ -123,6 +141,11 @@ export class IntegrationStore {
     };
     if (actor) patch.pendingActor = { userId: actor.userId, userName: actor.userName };
     this.update(item, patch);
+    const b = this.opts.behaviours;
+    if ((status === 'creating' && b?.has('skip-creating')) || (status === 'editing' && b?.has('skip-editing'))) {
+      this.complete(item.id, true); // behaviour: the service answers with the final status at once
+      return;
+    }
     this.schedule(item);
   }
 

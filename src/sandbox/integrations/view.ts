@@ -1,6 +1,13 @@
-/** Wire views of a stored integration: masked config, string ids (number only in the status body). */
-import type { IntegrationMutationResult, ValidationResults } from '../../api/types.js';
+/**
+ * Wire views of a stored integration: masked config, string ids (number only in the status body), each as
+ * the behaviours in force shape it (behaviours.ts): defaults filled / omitted / as sent, unset fields as
+ * null, extra fields, numeric ids, credentials omitted, lists shuffled.
+ */
+import type { ValidationResults } from '../../api/types.js';
 import { MASK, MASKED_KEYS, type IntegrationType } from '../../service/kinds.js';
+import type { Behaviours } from '../behaviours.js';
+import { nullUnset, omitDefaults } from './fields.js';
+import { CONFIG } from './interface.js';
 
 export interface StoredIntegration {
   id: number;
@@ -8,6 +15,8 @@ export interface StoredIntegration {
   autoBootstrap: boolean;
   /** As the service stores it: defaults filled in, credentials in clear. */
   config: Record<string, unknown>;
+  /** The known config fields as the caller sent them (absent in data files of older sandboxes: = config). */
+  sent?: Record<string, unknown>;
   status: string;
   validationResults: ValidationResults;
   createdAt: string;
@@ -42,17 +51,59 @@ export function maskedValuePaths(value: unknown, prefix = 'config'): string[] {
   );
 }
 
-export function mutationView(i: StoredIntegration): IntegrationMutationResult {
-  return { id: String(i.id), status: i.status, validationResults: i.validationResults };
+/** Deep copy without the credential keys (behaviour omit-masked). */
+function dropMasked(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropMasked);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (MASKED_KEYS.has(k) && v !== null && typeof v !== 'object') continue;
+    out[k] = dropMasked(v);
+  }
+  return out;
 }
 
-export function fullView(i: StoredIntegration): Record<string, unknown> {
-  return {
-    id: String(i.id),
+/** Every list of strings in the config in the order the behaviours give (shuffle). */
+function reorder(value: unknown, b: Behaviours): unknown {
+  if (Array.isArray(value)) return b.order(value.map((v) => reorder(v, b)));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, reorder(v, b)]));
+}
+
+const idOf = (i: StoredIntegration, b?: Behaviours): string | number => (b?.has('numeric-ids') ? i.id : String(i.id));
+
+/** The config as GET shows it under the behaviours. */
+export function configView(i: StoredIntegration, b?: Behaviours): Record<string, unknown> {
+  const table = i.type === 'distributed_sql' ? undefined : CONFIG[i.type];
+  let config: Record<string, unknown> = i.config;
+  if (table && b?.has('echo-sent')) config = i.sent ?? i.config;
+  else if (table && b?.has('omit-defaults')) config = omitDefaults(table, i.config);
+  if (table && b?.has('null-unset')) config = nullUnset(table, config);
+  let out = (b?.has('omit-masked') ? dropMasked(config) : maskConfig(config)) as Record<string, unknown>;
+  if (b?.has('extra-fields')) {
+    out = { ...out, connectionTimeoutSeconds: 30, serviceVersion: '2024.1' };
+    const nested = Object.entries(out).find(([, v]) => typeof v === 'object' && v !== null && !Array.isArray(v));
+    if (nested) out[nested[0]] = { ...(nested[1] as object), lastCheckedAt: i.updatedAt };
+  }
+  return b?.has('shuffle') ? (reorder(out, b) as Record<string, unknown>) : out;
+}
+
+/** Body of a successful create, update or delete (id, status, validationResults). */
+export function mutationView(i: StoredIntegration, b?: Behaviours): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: idOf(i, b), status: i.status, validationResults: i.validationResults };
+  if (b?.has('extra-fields')) out.requestedAt = i.updatedAt;
+  return out;
+}
+
+export function fullView(i: StoredIntegration, b?: Behaviours): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    id: idOf(i, b),
     status: i.status,
     validationResults: i.validationResults,
     type: i.type,
     autoBootstrap: i.autoBootstrap,
-    config: maskConfig(i.config),
+    config: configView(i, b),
   };
+  if (b?.has('extra-fields')) Object.assign(out, { createdAt: i.createdAt, updatedAt: i.updatedAt, name: `${i.type}-${i.id}`, dataSourceCount: 0 });
+  return out;
 }

@@ -62,6 +62,10 @@ export function deliver(attempt: DeliveryAttempt): Promise<DeliveryOutcome> {
       finish(failureOutcome('EINVALIDURL', false));
       return;
     }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      finish(failureOutcome('EINVALIDURL', false));
+      return;
+    }
     const secure = url.protocol === 'https:';
     const mod = secure ? https : http;
     const agent = attempt.agents ? (secure ? attempt.agents.https : attempt.agents.http) : false;

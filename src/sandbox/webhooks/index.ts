@@ -5,6 +5,7 @@
 import type { LookupFunction } from 'node:net';
 import { ALL_NOTIFICATIONS, isEventName } from '../../service/events.js';
 import type { Logger } from '../../log.js';
+import type { Behaviours } from '../behaviours.js';
 import type { Caller, Route } from '../http.js';
 import { controlRoutes, type SeedResult, type SeedSpec } from './control.js';
 import { Dispatcher, HistoryStore } from './dispatcher.js';
@@ -62,6 +63,8 @@ export interface WebhookServiceOptions {
   deliveryHosts?: DeliveryPolicy | DeliveryHostsInput;
   /** Resolver for allowed host names other than `localhost` (default: the system resolver). */
   lookup?: LookupFunction;
+  /** Server behaviours (ids as strings, extra fields, shuffled lists). */
+  behaviours?: Behaviours;
 }
 
 function policyOf(input: DeliveryPolicy | DeliveryHostsInput | undefined): DeliveryPolicy {
@@ -169,7 +172,7 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
   };
 
   return {
-    routes: webhookRoutes({ store, history, dispatcher, now, onChange: opts.onChange }),
+    routes: webhookRoutes({ store, history, dispatcher, now, onChange: opts.onChange, ...(opts.behaviours ? { behaviours: opts.behaviours } : {}) }),
     controlRoutes: controlRoutes({ emit, idle, seed, userName: opts.userName }),
     emit,
     idle,

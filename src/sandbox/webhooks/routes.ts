@@ -3,6 +3,7 @@
  * `Bearer <token>` and sets req.caller).
  */
 import { WEBHOOK_ACTIONS } from '../../service/events.js';
+import type { Behaviours } from '../behaviours.js';
 import { HttpError, type Caller, type Route, type SandboxRequest, type SandboxResponse } from '../http.js';
 import type { Dispatcher, HistoryStore } from './dispatcher.js';
 import { parseHistoryQuery, queryHistory, wireRecord } from './history.js';
@@ -15,6 +16,24 @@ export interface RouteDeps {
   dispatcher: Dispatcher;
   now: () => Date;
   onChange?: () => void;
+  behaviours?: Behaviours;
+}
+
+/** Whether any behaviour changes the webhook bodies (then nothing is served from the cache). */
+function shaped(deps: RouteDeps): boolean {
+  const b = deps.behaviours;
+  return !!b && (b.has('string-ids') || b.has('extra-fields') || b.has('shuffle'));
+}
+
+/** A webhook body as the behaviours shape it: string ids, extra fields, shuffled notificationType. */
+function shape<T extends { id: number; createdBy: number; notificationType?: string[] }>(deps: RouteDeps, body: T, w?: { secret?: string; createdAt: string; updatedAt: string; actionType: string | null }): Record<string, unknown> {
+  const b = deps.behaviours;
+  const out: Record<string, unknown> = { ...body };
+  if (!b) return out;
+  if (b.has('string-ids')) Object.assign(out, { id: String(body.id), createdBy: String(body.createdBy) });
+  if (b.has('shuffle') && body.notificationType) out.notificationType = b.order(body.notificationType);
+  if (b.has('extra-fields') && w) Object.assign(out, { actionType: w.actionType, createdAt: w.createdAt, updatedAt: w.updatedAt, secretConfigured: w.secret !== undefined, metadata: {} });
+  return out;
 }
 
 function callerOf(req: SandboxRequest): Caller {
@@ -46,6 +65,7 @@ function createWebhooks(deps: RouteDeps, req: SandboxRequest): SandboxResponse {
     if (res.ok) createdWebhooks.push(summaryOf(deps.store.create(res.item, caller.userId, at)));
     else errors.push(res.error);
   });
+  if (shaped(deps)) return { status: 200, body: { createdWebhooks: createdWebhooks.map((w) => shape(deps, w)), errors } };
   if (createdWebhooks.length > 0) deps.onChange?.();
   return { status: 200, body: { createdWebhooks, errors } };
 }
@@ -83,7 +103,12 @@ export function webhookRoutes(deps: RouteDeps): Route[] {
       method: 'GET',
       pattern: '/webhooks',
       auth: 'webhook',
-      handler: (req) => ({ status: 200, rawJson: deps.store.listJson(callerOf(req)) }),
+      handler: (req) => {
+        const caller = callerOf(req);
+        if (!shaped(deps)) return { status: 200, rawJson: deps.store.listJson(caller) };
+        const list = deps.store.list(caller).map((v) => shape(deps, v, deps.store.get(v.id)));
+        return { status: 200, body: deps.behaviours!.order(list) };
+      },
     },
     { method: 'GET', pattern: '/webhooks/actions', auth: 'webhook', handler: () => ({ status: 200, body: [...WEBHOOK_ACTIONS] }) },
     {
@@ -101,7 +126,10 @@ export function webhookRoutes(deps: RouteDeps): Route[] {
       method: 'GET',
       pattern: '/webhooks/:id',
       auth: 'webhook',
-      handler: (req) => ({ status: 200, body: viewOf(visibleWebhook(deps, req)) }),
+      handler: (req) => {
+        const w = visibleWebhook(deps, req);
+        return { status: 200, body: shape(deps, viewOf(w), w) };
+      },
     },
     {
       method: 'DELETE',
@@ -111,7 +139,7 @@ export function webhookRoutes(deps: RouteDeps): Route[] {
         const w = visibleWebhook(deps, req);
         deps.store.delete(w.id);
         deps.onChange?.();
-        return { status: 200, body: summaryOf(w) };
+        return { status: 200, body: shape(deps, summaryOf(w)) };
       },
     },
   ];

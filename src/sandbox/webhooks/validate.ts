@@ -1,9 +1,8 @@
 /**
- * Validation of POST /webhooks items and the permission rule of interface 5.3. Pure functions.
+ * Validation of POST /webhooks items (interface 4.3, 2.12, part 6) and the permission rule of interface
+ * 5.3. Pure functions, written from the interface (not from govops' schemas).
  */
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- TODO(#8): inject, the layer rule forbids it
-import { validateWebhookItem } from '../../manifests/schemas.js';
-import { ALL_NOTIFICATIONS } from '../../service/events.js';
+import { ALL_NOTIFICATIONS, isEventName } from '../../service/events.js';
 import type { Role } from '../http.js';
 import type { ActionType } from './types.js';
 
@@ -68,16 +67,35 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function pathText(path: (string | number)[]): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
-}
+const ACTION_TYPES: readonly string[] = ['triggered', 'receive'];
 
 /**
- * Shape problems of one item (400), from the same JSON Schema the manifests use
- * (schemas/webhook-item.json), so the sandbox and `govops validate` agree.
+ * Shape problems of one item (400): `url`, `name`, `global`, `notificationType` and `actionType` required,
+ * `secret` optional (4.3); notification names from part 6 or ALL_NOTIFICATIONS; actionType triggered or
+ * receive. Fields the interface does not list are ignored.
  */
 export function itemProblems(raw: unknown): string[] {
-  return validateWebhookItem(raw).map((i) => (i.path.length > 0 ? `${pathText(i.path)}: ${i.message}` : i.message));
+  if (!isObject(raw)) return ['each webhook must be an object'];
+  const out: string[] = [];
+  const str = (key: string): void => {
+    if (raw[key] === undefined || raw[key] === null) out.push(`${key} is required`);
+    else if (typeof raw[key] !== 'string') out.push(`${key} must be a string`);
+  };
+  str('url');
+  str('name');
+  if (raw.global === undefined || raw.global === null) out.push('global is required');
+  else if (typeof raw.global !== 'boolean') out.push('global must be a boolean');
+  const types = raw.notificationType;
+  if (types === undefined || types === null) out.push('notificationType is required');
+  else if (!Array.isArray(types)) out.push('notificationType must be an array of event names');
+  else {
+    const unknown = types.filter((t) => typeof t !== 'string' || (t !== ALL_NOTIFICATIONS && !isEventName(t)));
+    if (unknown.length) out.push(`notificationType: unknown event ${unknown.map((t) => JSON.stringify(t)).join(', ')} (GET /webhooks/actions lists them)`);
+  }
+  if (raw.actionType === undefined || raw.actionType === null) out.push('actionType is required');
+  else if (typeof raw.actionType !== 'string' || !ACTION_TYPES.includes(raw.actionType)) out.push('actionType must be triggered or receive');
+  if (raw.secret !== undefined && raw.secret !== null && typeof raw.secret !== 'string') out.push('secret must be a string');
+  return out;
 }
 
 /** Why a valid item is not allowed for a caller of this role (403), or undefined. */

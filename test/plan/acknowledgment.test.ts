@@ -1,10 +1,10 @@
 /** The manual-step acknowledgment: tokens, the annotation's syntax, its schema rule. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ANNOTATION_PATTERN, ackPhaseOf, acknowledgmentLine, parseAcknowledgments } from '../../src/manifests/manual-step.js';
-import { manualStepFacts, manualStepToken } from '../../src/manifests/manual-step-token.js';
+import { ANNOTATION_PATTERN, ackPhaseOf, acknowledgmentLine, parseAcknowledgments } from '../../src/plan/acknowledgment.js';
+import { manualStepFacts, manualStepToken } from '../../src/reconcile/manual-step-token.js';
 import type { IntegrationManifest } from '../../src/manifests/types.js';
-import { errors } from './helpers.js';
+import { errors } from '../manifests/helpers.js';
 
 const lake = {
   workspaceUrl: 'https://lake.example.com',

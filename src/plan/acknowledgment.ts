@@ -9,7 +9,7 @@
  * it changes when the configuration the script was generated for changes. It is never derived from the
  * script text, whose format the interface does not fix. It is an acknowledgment, not a secret: anyone who
  * can read the manifest can compute it, which is the point (the step is explicit and reviewable in Git).
- * This module is pure (the plan core uses it); the hashing is in manual-step-token.ts.
+ * This module is pure (the plan core uses it); the hashing is in src/reconcile/manual-step-token.ts.
  */
 import type { ScriptPhase } from '../service/kinds.js';
 

@@ -1,9 +1,12 @@
-/** The manual-step tokens (sha256; see manual-step.ts for what an acknowledgment is). */
+/**
+ * The manual-step tokens (sha256; src/plan/acknowledgment.ts says what an acknowledgment is), computed in the shell
+ * from the manifests as written and carried on the desired integrations, so the plan core needs no hashing.
+ */
 import { createHash } from 'node:crypto';
 import { SECRET_KEYS, type IntegrationType } from '../service/kinds.js';
-import { ACK_PHASES, MANUAL_STEP_ANNOTATION, parseAcknowledgments, type AckPhase, type ManualStepFacts } from './manual-step.js';
-import { isSecretRef } from './refs.js';
-import type { IntegrationManifest, Manifest } from './types.js';
+import { isSecretRef } from '../manifests/refs.js';
+import type { IntegrationManifest, Manifest } from '../manifests/types.js';
+import { ACK_PHASES, MANUAL_STEP_ANNOTATION, parseAcknowledgments, type AckPhase, type ManualStepFacts } from '../plan/acknowledgment.js';
 
 const SECRET = '(secret)';
 

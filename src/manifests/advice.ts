@@ -1,0 +1,113 @@
+/**
+ * The `x-advice` keyword of schemas/: checks for what the service interface does not state, reported as
+ * warnings, never errors (docs/contract.md). ajv evaluates it in place (so `if`/`then` conditions apply),
+ * and it always passes: what it finds goes to the sink of the validation in progress.
+ *
+ * Values: `"integer"`, `"non-empty"`, `"unique"`, `"regex"`, `"http-url"`, `{ "closed": "<what>" }`
+ * (fields not in `properties`), `{ "unused": [fields], "why"?: text }` (fields present that are not used
+ * under the schema's condition), or an array of them.
+ */
+import { conditionOf } from './conditions.js';
+import { pointerToPath } from './issues.js';
+import { REF_PLACEHOLDER } from './refs.js';
+import { suggestion } from './suggest.js';
+
+export interface Advice {
+  path: (string | number)[];
+  message: string;
+  target?: 'key' | 'value';
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+let sink: Advice[] | undefined;
+
+/** Run `fn` (a synchronous validation) collecting the advice it produces. */
+export function collectAdvice<T>(fn: () => T): { result: T; advice: Advice[] } {
+  const outer = sink;
+  const advice: Advice[] = [];
+  sink = advice;
+  try {
+    return { result: fn(), advice };
+  } finally {
+    sink = outer;
+  }
+}
+
+function show(v: unknown): string {
+  return typeof v === 'string' ? `\`${v}\`` : `\`${JSON.stringify(v)}\``;
+}
+
+function checkOne(rule: unknown, data: unknown, parent: Obj, path: (string | number)[], out: Advice[]): void {
+  if (data === REF_PLACEHOLDER) return; // a secret reference: its value is not known here
+  if (rule === 'integer') {
+    if (typeof data === 'number' && !Number.isInteger(data)) out.push({ path, message: `${data} is not a whole number` });
+  } else if (rule === 'non-empty') {
+    if (data === '') out.push({ path, message: 'is empty: the service needs a value here' });
+    if (Array.isArray(data) && data.length === 0) out.push({ path, message: 'is empty: nothing is selected' });
+  } else if (rule === 'unique') {
+    if (Array.isArray(data)) {
+      const seen = new Set<string>();
+      const repeated = new Set<string>();
+      for (const item of data) {
+        const k = JSON.stringify(item);
+        if (seen.has(k)) repeated.add(typeof item === 'string' ? item : k);
+        seen.add(k);
+      }
+      if (repeated.size) out.push({ path, message: `lists ${[...repeated].join(', ')} more than once (the list is a set)` });
+    }
+  } else if (rule === 'regex') {
+    if (typeof data !== 'string') return;
+    if (data.length >= 2 && data.startsWith('/') && data.endsWith('/')) {
+      out.push({ path, message: `${show(data)} is written with slashes: write the expression without the leading and trailing slash` });
+      return;
+    }
+    try {
+      new RegExp(data);
+    } catch {
+      out.push({ path, message: `${show(data)} is not a valid regular expression in JavaScript syntax (the service may use another dialect)` });
+    }
+  } else if (rule === 'http-url') {
+    if (typeof data !== 'string') return;
+    let ok: boolean;
+    try {
+      const u = new URL(data);
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+    } catch {
+      ok = false;
+    }
+    if (!ok) out.push({ path, message: `${show(data)} is not an http(s) URL: the service sends each notification to it` });
+  } else if (isObj(rule) && typeof rule.closed === 'string') {
+    if (!isObj(data)) return;
+    const known = isObj(parent.properties) ? Object.keys(parent.properties) : [];
+    for (const key of Object.keys(data)) {
+      if (known.includes(key)) continue;
+      const near = suggestion(key, known);
+      const list = !near && known.length > 0 && known.length <= 24 ? ` (fields here: ${known.join(', ')})` : '';
+      out.push({
+        path: [...path, key],
+        target: 'key',
+        message: `unknown field \`${key}\`${near}${list}: not part of ${rule.closed}; govops sends it but does not compare it`,
+      });
+    }
+  } else if (isObj(rule) && Array.isArray(rule.unused)) {
+    if (!isObj(data)) return;
+    const cond = conditionOf(parent);
+    const why = typeof rule.why === 'string' ? rule.why : 'the service ignores or rejects it; remove it';
+    for (const key of rule.unused) {
+      if (typeof key === 'string' && key in data) {
+        out.push({ path: [...path, key], target: 'key', message: `field \`${key}\` is not used${cond ? ` ${cond}` : ''}: ${why}` });
+      }
+    }
+  }
+}
+
+/** ajv `validate` function of the keyword: never fails, reports to the current sink. */
+export function adviceKeyword(schema: unknown, data: unknown, parentSchema?: unknown, dataCxt?: { instancePath: string }): boolean {
+  if (!sink) return true;
+  const path = pointerToPath(dataCxt?.instancePath ?? '');
+  const parent = isObj(parentSchema) ? parentSchema : {};
+  for (const rule of Array.isArray(schema) ? schema : [schema]) checkOne(rule, data, parent, path, sink);
+  return true;
+}

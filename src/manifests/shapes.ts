@@ -1,0 +1,59 @@
+/**
+ * The config shapes the planner compares with (src/plan/shape.ts), derived from the schemas of schemas/
+ * (fields, types, defaults, `x-unordered` lists, `x-compare: host` values). Computed once; the planner gets them
+ * injected.
+ */
+import type { ConfigShapes, FieldShape } from '../plan/shape.js';
+import { INTEGRATION_TYPES } from '../service/kinds.js';
+import { resolveRef, schemaId } from './schema-files.js';
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Follow a node's `$ref` chain; the outer nodes' keywords win (e.g. a `default` next to a `$ref`). */
+function flatten(node: unknown, baseId: string): { schema: Obj; baseId: string } {
+  let merged: Obj = {};
+  let cur: unknown = node;
+  let base = baseId;
+  for (let i = 0; i < 16 && isObj(cur); i++) {
+    merged = { ...cur, ...merged };
+    if (typeof cur.$ref !== 'string') break;
+    const next = resolveRef(cur.$ref, base);
+    cur = next.schema;
+    base = next.baseId;
+    delete merged.$ref;
+  }
+  return { schema: merged, baseId: base };
+}
+
+function shapeOf(node: unknown, baseId: string): FieldShape {
+  const { schema, baseId: base } = flatten(node, baseId);
+  const shape: FieldShape = {};
+  if (typeof schema.type === 'string') shape.type = schema.type;
+  if ('default' in schema) shape.default = structuredClone(schema.default);
+  if (schema['x-unordered'] === true) shape.unordered = true;
+  if (schema['x-compare'] === 'host') shape.compare = 'host';
+  if (isObj(schema.properties)) {
+    shape.fields = {};
+    for (const [key, sub] of Object.entries(schema.properties)) shape.fields[key] = shapeOf(sub, base);
+  }
+  return shape;
+}
+
+let cached: ConfigShapes | undefined;
+
+/** The config shape of every integration kind that has a config schema. */
+export function configShapes(): ConfigShapes {
+  if (cached) return cached;
+  const out: Record<string, FieldShape> = {};
+  for (const type of INTEGRATION_TYPES) {
+    if (type === 'distributed_sql') continue;
+    const id = schemaId(`config/${type}.json`);
+    out[type] = shapeOf(resolveRef(id, id).schema, id);
+  }
+  cached = out;
+  return out;
+}

@@ -1,0 +1,109 @@
+/**
+ * Normalising a config before comparing it (pure). What govops knows of each kind's config fields (their
+ * defaults, sub-fields, which lists are sets) is data derived from schemas/ by the shell and injected as
+ * `ConfigShapes`: this module reads no file and imports no schema library.
+ *
+ * Both sides of a diff go through `comparable`, so a plan is a no-op whatever the service echoes:
+ * absent (or null) = default, an empty value ("" or []) of a field without default = absent, fields govops
+ * does not know are not compared, order-free lists are sets, a number sent back as a numeric string is that
+ * number, a workspace URL is compared by its host.
+ */
+import { isPlainObject } from './diff.js';
+
+/** One config field as govops knows it. */
+export interface FieldShape {
+  /** JSON Schema type of the field, when it has one (`object`, `array`, `string`, `number`, `integer`, `boolean`). */
+  type?: string;
+  /** The default the service applies when the field is absent (present only when there is one). */
+  default?: unknown;
+  /** Sub-fields of an object. Only these are compared. */
+  fields?: Record<string, FieldShape>;
+  /** A list whose order has no meaning: compared as a set. */
+  unordered?: boolean;
+  /** `host`: a URL or a host, compared by its host (`https://h/` and `h` name the same workspace). */
+  compare?: 'host';
+}
+
+/** The config shape of each integration kind (a kind without one, like distributed_sql, has no config). */
+export type ConfigShapes = Readonly<Partial<Record<string, FieldShape>>>;
+
+function sortedSet(list: unknown[]): unknown[] {
+  const seen = new Map<string, unknown>();
+  for (const item of list) seen.set(JSON.stringify(item), item);
+  return [...seen.keys()].sort().map((k) => seen.get(k));
+}
+
+function hostOf(value: string): string {
+  try {
+    return new URL(value.includes('://') ? value : `https://${value}`).hostname.toLowerCase();
+  } catch {
+    return value.toLowerCase();
+  }
+}
+
+function scalar(shape: FieldShape, value: unknown): unknown {
+  if (shape.compare === 'host' && typeof value === 'string') return hostOf(value);
+  if ((shape.type === 'number' || shape.type === 'integer') && typeof value === 'string' && value.trim() !== '') {
+    const n = Number(value);
+    if (Number.isFinite(n)) return n;
+  }
+  if (shape.type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+function field(shape: FieldShape, raw: unknown): unknown {
+  const value = raw === null ? undefined : raw;
+  if (shape.fields) {
+    if (value !== undefined && !isPlainObject(value)) return value; // not an object: compared as it is
+    const base = value ?? (shape.default !== undefined && isPlainObject(shape.default) ? shape.default : {});
+    const out = object(shape.fields, base);
+    // An absent object with nothing filled in stays absent.
+    return value === undefined && Object.keys(out).length === 0 ? undefined : out;
+  }
+  // Without a default, an empty value means what absence means (a service may echo "" or [] for "not set").
+  const empty = value === '' || (Array.isArray(value) && value.length === 0);
+  if (value === undefined || (empty && shape.default === undefined)) {
+    return shape.default === undefined ? undefined : structuredClone(shape.default);
+  }
+  if (Array.isArray(value)) return shape.unordered ? sortedSet(value) : [...value];
+  return scalar(shape, value);
+}
+
+function object(fields: Record<string, FieldShape>, value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, shape] of Object.entries(fields)) {
+    const v = field(shape, value[key]);
+    if (v !== undefined) out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * The config as govops compares it: only known fields, defaults filled in (absent objects too), null read as
+ * absent, sets sorted and de-duplicated, numeric strings of number fields as numbers. Never mutates its input.
+ * Without a shape for the kind, nothing is comparable: `{}`.
+ */
+export function comparable(shapes: ConfigShapes, type: string, config: Record<string, unknown> | undefined): Record<string, unknown> {
+  const shape = shapes[type];
+  if (!shape?.fields) return {};
+  return object(shape.fields, config ?? {});
+}
+
+/**
+ * The config as it will be stored, for showing a creation: the manifest's fields (unknown ones included, they
+ * are sent) with the defaults of absent fields that have one. Never mutates its input.
+ */
+export function withShapeDefaults(shapes: ConfigShapes, type: string, config: Record<string, unknown> | undefined): Record<string, unknown> {
+  const shape = shapes[type];
+  const copy = structuredClone(config ?? {});
+  return shape?.fields ? fill(shape.fields, copy) : copy;
+}
+
+function fill(fields: Record<string, FieldShape>, value: Record<string, unknown>): Record<string, unknown> {
+  for (const [key, shape] of Object.entries(fields)) {
+    if (!(key in value) && shape.default !== undefined) value[key] = structuredClone(shape.default);
+    const v = value[key];
+    if (shape.fields && isPlainObject(v)) fill(shape.fields, v);
+  }
+  return value;
+}

@@ -1,0 +1,81 @@
+/**
+ * Server behaviours: where the service interface is silent, the sandbox can take each plausible reading,
+ * one switch at a time (`govops sandbox --behaviour omit-defaults,shuffle`, `startSandbox({ behaviours })`),
+ * so govops is tested against every service it may meet, not only the sandbox's default reading.
+ */
+
+export const BEHAVIOURS = {
+  'omit-defaults': 'GET bodies leave out config fields whose value is the default (sent or not)',
+  'echo-sent': 'GET bodies hold exactly the config fields the caller sent (no default filled in)',
+  'null-unset': 'config fields without a value are given as null',
+  'extra-fields': 'bodies carry fields govops does not know (server-side timestamps, versions, nested extras)',
+  'numeric-ids': 'integration ids are numbers in every body (the interface shows strings in most)',
+  'string-ids': 'webhook ids, createdBy and the status body id are strings (the interface shows numbers)',
+  'omit-masked': 'credential fields are left out of GET bodies instead of shown as ********',
+  shuffle: 'lists (integrations, webhooks, notificationType, order-free config lists) come in random order',
+  'validation-warning': 'successful validation reports a test with status warning (overall status warning)',
+  'skip-creating': 'a create answers status enabled at once: no creating transition',
+  'skip-editing': 'an update answers status enabled at once: no editing transition',
+} as const;
+
+export type Behaviour = keyof typeof BEHAVIOURS;
+
+/** Pairs that cannot hold at once. */
+const CONFLICTS: ReadonlyArray<readonly [Behaviour, Behaviour]> = [
+  ['omit-defaults', 'echo-sent'],
+  ['numeric-ids', 'string-ids'],
+];
+
+export function isBehaviour(name: string): name is Behaviour {
+  return Object.hasOwn(BEHAVIOURS, name);
+}
+
+/** Parse `a,b` or a list into a set; throws on an unknown name or a conflicting pair. */
+export function parseBehaviours(input: string | readonly string[] | undefined): ReadonlySet<Behaviour> {
+  const names = (typeof input === 'string' ? input.split(',') : (input ?? [])).map((n) => n.trim()).filter((n) => n !== '' && n !== 'default');
+  const out = new Set<Behaviour>();
+  for (const n of names) {
+    if (!isBehaviour(n)) throw new Error(`unknown behaviour "${n}": use ${Object.keys(BEHAVIOURS).join(', ')}`);
+    out.add(n);
+  }
+  for (const [a, b] of CONFLICTS) {
+    if (out.has(a) && out.has(b)) throw new Error(`behaviours ${a} and ${b} exclude each other`);
+  }
+  return out;
+}
+
+/** The behaviours in force, read by the views and routes (a mutable holder, so tests can switch them). */
+export class Behaviours {
+  private set: ReadonlySet<Behaviour>;
+
+  constructor(
+    input: string | readonly string[] | undefined,
+    /** Random source for `shuffle`. */
+    readonly random: () => number = Math.random,
+  ) {
+    this.set = parseBehaviours(input);
+  }
+
+  has(b: Behaviour): boolean {
+    return this.set.has(b);
+  }
+
+  list(): Behaviour[] {
+    return [...this.set].sort();
+  }
+
+  replace(input: string | readonly string[]): void {
+    this.set = parseBehaviours(input);
+  }
+
+  /** A shuffled copy when `shuffle` is on, else the list itself. */
+  order<T>(list: readonly T[]): T[] {
+    const out = [...list];
+    if (!this.set.has('shuffle')) return out;
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(this.random() * (i + 1));
+      [out[i], out[j]] = [out[j]!, out[i]!];
+    }
+    return out;
+  }
+}

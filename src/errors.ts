@@ -1,8 +1,117 @@
-/** Typed errors. Every error a user can see says what is wrong, where, and how to fix it. */
+/**
+ * Typed errors. Every error a user can see says what is wrong, where, and how to fix it.
+ *
+ * Every govops error carries a stable `code` and a `failureClass`, set where it is raised (like undici's
+ * `UND_ERR_*` codes and Flux's stalling/waiting split): `transient` failures are worth trying again
+ * later (the service is down, a request timed out, a 409 while the integration is busy); `terminal`
+ * ones stay until someone changes something (a 422, an invalid manifest, a corrupt state file).
+ * Retry and readiness decisions use `classify()`, never the message text.
+ */
+
+export type FailureClass = 'transient' | 'terminal';
+
+/** Stable error codes. A code never changes meaning; new failures get new codes. */
+export const ErrorCode = {
+  /** The connection could not be opened (refused, DNS, unreachable host): nothing was sent. */
+  connectFailed: 'GOVOPS_CONNECT_FAILED',
+  /** No answer within --request-timeout. */
+  requestTimeout: 'GOVOPS_REQUEST_TIMEOUT',
+  /** The connection broke after the request was (maybe) sent. */
+  connectionLost: 'GOVOPS_CONNECTION_LOST',
+  /** A create never answered within the settle limit: it may still land (resolved by natural key later). */
+  createUnsettled: 'GOVOPS_CREATE_UNSETTLED',
+  /** Work stopped because govops is shutting down (or the apply was interrupted). */
+  cancelled: 'GOVOPS_CANCELLED',
+  apiBadRequest: 'GOVOPS_API_BAD_REQUEST',
+  apiAuth: 'GOVOPS_API_AUTH',
+  apiNotFound: 'GOVOPS_API_NOT_FOUND',
+  apiConflict: 'GOVOPS_API_CONFLICT',
+  apiValidation: 'GOVOPS_API_VALIDATION',
+  apiRateLimited: 'GOVOPS_API_RATE_LIMITED',
+  apiUnavailable: 'GOVOPS_API_UNAVAILABLE',
+  apiRejected: 'GOVOPS_API_REJECTED',
+  /** A 2xx response govops could not read (not JSON, wrong shape). */
+  apiInvalidResponse: 'GOVOPS_API_INVALID_RESPONSE',
+  /** A dry run or the real call reported failing validation tests, or 422. */
+  validationFailed: 'GOVOPS_VALIDATION_FAILED',
+  /** The integration ended in createError / editError / deleteError. */
+  statusError: 'GOVOPS_STATUS_ERROR',
+  /** The integration did not leave creating/editing/deleting before the apply --timeout. */
+  settleTimeout: 'GOVOPS_SETTLE_TIMEOUT',
+  /** 409 persisted after the bounded retries. */
+  conflictPersists: 'GOVOPS_CONFLICT_PERSISTS',
+  /** A create found the resource already there (made by someone else): the next plan adopts it. */
+  alreadyExists: 'GOVOPS_ALREADY_EXISTS',
+  /** The resource vanished while govops worked on it: the next plan decides again. */
+  resourceGone: 'GOVOPS_RESOURCE_GONE',
+  /** The plan cannot be carried out as planned (blocked change, refused deletion). */
+  blocked: 'GOVOPS_BLOCKED',
+  /** A manual-flow change waits for the manifest's acknowledgment of its platform script (not sent; not a failure). */
+  awaitingManualStep: 'GOVOPS_AWAITING_MANUAL_STEP',
+  /** A mistake the user can fix (flag, file, secret). */
+  userError: 'GOVOPS_USER_ERROR',
+  stateCorrupt: 'GOVOPS_STATE_CORRUPT',
+  stateLocked: 'GOVOPS_STATE_LOCKED',
+  /** A file-system failure (the revision folder vanished, disk full...). */
+  io: 'GOVOPS_IO',
+  /** The revision's files could not be read (not the manifests' fault): retried. */
+  sourceIo: 'GOVOPS_SOURCE_IO',
+  /** Manifests invalid or secrets unresolvable: the revision is rejected until the next commit. */
+  invalidRevision: 'GOVOPS_INVALID_REVISION',
+  /** The plan has errors (e.g. two live matches for one manifest). */
+  planError: 'GOVOPS_PLAN_ERROR',
+  /** Anything else: a bug. */
+  internal: 'GOVOPS_INTERNAL',
+} as const;
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** A failure reduced to what decisions need. */
+export interface FailureInfo {
+  code: string;
+  failureClass: FailureClass;
+}
+
+/** Codes that mean "the service cannot be talked to right now": the daemon is not ready. */
+export const UNAVAILABLE_CODES: ReadonlySet<string> = new Set<string>([
+  ErrorCode.connectFailed,
+  ErrorCode.requestTimeout,
+  ErrorCode.connectionLost,
+  ErrorCode.createUnsettled,
+  ErrorCode.apiRateLimited,
+  ErrorCode.apiUnavailable,
+  ErrorCode.apiAuth,
+]);
+
+/** Base of every govops error: a stable code and a transient/terminal class. */
+export abstract class GovopsError extends Error {
+  abstract readonly code: string;
+  abstract readonly failureClass: FailureClass;
+  get transient(): boolean {
+    return this.failureClass === 'transient';
+  }
+}
+
+/** The code and class of an HTTP error status. */
+export function apiStatusCode(statusCode: number): FailureInfo {
+  const t = (code: string): FailureInfo => ({ code, failureClass: 'transient' });
+  const f = (code: string): FailureInfo => ({ code, failureClass: 'terminal' });
+  if (statusCode < 400) return f(ErrorCode.apiInvalidResponse);
+  if (statusCode === 400) return f(ErrorCode.apiBadRequest);
+  if (statusCode === 401 || statusCode === 403) return f(ErrorCode.apiAuth);
+  if (statusCode === 404) return f(ErrorCode.apiNotFound);
+  if (statusCode === 408) return t(ErrorCode.requestTimeout);
+  if (statusCode === 409) return t(ErrorCode.apiConflict);
+  if (statusCode === 422) return f(ErrorCode.apiValidation);
+  if (statusCode === 429) return t(ErrorCode.apiRateLimited);
+  if (statusCode >= 500) return t(ErrorCode.apiUnavailable);
+  return f(ErrorCode.apiRejected);
+}
 
 /** An error response from the service (or the sandbox), with the interface's error body. */
-export class ApiError extends Error {
+export class ApiError extends GovopsError {
   override readonly name = 'ApiError';
+  readonly code: string;
+  readonly failureClass: FailureClass;
   constructor(
     readonly statusCode: number,
     readonly error: string,
@@ -13,6 +122,7 @@ export class ApiError extends Error {
     readonly body?: unknown,
   ) {
     super(message);
+    ({ code: this.code, failureClass: this.failureClass } = apiStatusCode(statusCode));
   }
 
   override toString(): string {
@@ -21,26 +131,59 @@ export class ApiError extends Error {
 }
 
 /** The service could not be reached (connection refused, reset, timeout) after all retries. */
-export class TransportError extends Error {
+export class TransportError extends GovopsError {
   override readonly name = 'TransportError';
+  readonly failureClass = 'transient' as const;
   constructor(
     message: string,
     readonly method: string,
     readonly path: string,
     override readonly cause?: unknown,
+    /** connectFailed, requestTimeout, connectionLost or createUnsettled. */
+    readonly code: string = ErrorCode.connectionLost,
   ) {
     super(message);
   }
 }
 
+/** Work stopped by the abort signal (shutdown or an interrupted apply). Transient: a later run resumes it. */
+export class CancelledError extends GovopsError {
+  override readonly name = 'CancelledError';
+  readonly code = ErrorCode.cancelled;
+  readonly failureClass = 'transient' as const;
+  constructor(message = 'cancelled: govops is shutting down') {
+    super(message);
+  }
+}
+
 /** A mistake the user can fix (bad flag, missing file, unresolvable secret...). */
-export class UserError extends Error {
+export class UserError extends GovopsError {
   override readonly name = 'UserError';
+  readonly code: string;
+  readonly failureClass: FailureClass;
   constructor(
     message: string,
     /** How to fix it, shown after the message. */
     readonly hint?: string,
+    options: { code?: string; failureClass?: FailureClass } = {},
   ) {
     super(message);
+    this.code = options.code ?? ErrorCode.userError;
+    this.failureClass = options.failureClass ?? 'terminal';
   }
+}
+
+/** The code and class of any thrown value: govops errors carry them; file-system errors are I/O; the rest is a bug. */
+export function classify(err: unknown): FailureInfo {
+  if (err instanceof GovopsError) return { code: err.code, failureClass: err.failureClass };
+  if (isAbortError(err)) return { code: ErrorCode.cancelled, failureClass: 'transient' };
+  const sys = (err as { code?: unknown } | null)?.code;
+  if (typeof sys === 'string' && /^E[A-Z]+$/.test(sys)) return { code: ErrorCode.io, failureClass: 'transient' };
+  return { code: ErrorCode.internal, failureClass: 'terminal' };
+}
+
+/** DOM-style AbortError (timers/promises, fetch) or undici's RequestAbortedError. */
+export function isAbortError(err: unknown): boolean {
+  const e = err as { name?: unknown; code?: unknown } | null;
+  return !!e && (e.name === 'AbortError' || e.code === 'ABORT_ERR' || e.code === 'UND_ERR_ABORTED');
 }

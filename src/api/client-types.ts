@@ -45,5 +45,11 @@ export interface ServiceApi {
   /** GET /webhooks/actions: ALL_NOTIFICATIONS and every event name the service knows. */
   listWebhookActions(): Promise<string[]>;
 
+  /**
+   * The same API bound to a run's signals: `signal` ends retry sleeps (a request in flight still
+   * finishes), `force` aborts requests in flight. Both end the call with CancelledError.
+   */
+  withSignal(signal: AbortSignal, force?: AbortSignal): ServiceApi;
+
   close(): Promise<void>;
 }

@@ -3,8 +3,9 @@
  * timeouts, retries (exponential backoff + full jitter, Retry-After), typed errors, and creates that
  * are never blindly re-sent after an ambiguous failure (the resource is looked up by identity first).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { TransportError } from '../errors.js';
+import { CancelledError, ErrorCode, TransportError, isAbortError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import type { ScriptPhase } from '../service/kinds.js';
 import type { MutationOptions, ServiceApi } from './client-types.js';
@@ -21,11 +22,12 @@ import {
 import {
   AMBIGUOUS_STATUSES,
   DEFAULT_RETRY_POLICY,
-  RETRY_STATUSES,
   backoffDelay,
   delayAfterStatus,
   errorCode,
+  isRetriedStatus,
   isRetryableTransportError,
+  transportFailureCode,
   transportPhase,
   type RetryPolicy,
 } from './retry.js';
@@ -65,6 +67,11 @@ export interface ServiceClientOptions {
   logger?: Logger;
   /** Whole-request timeout per attempt (connect, headers, body). Default 30s. */
   timeoutMs?: number;
+  /**
+   * How long a create may take before govops gives up waiting for its answer (default: 4 × timeoutMs,
+   * at least 2 minutes). A create is never re-sent while it may still be processed.
+   */
+  settleTimeoutMs?: number;
   /** Retries after the first attempt. Default 4. */
   retries?: number;
   /** Backoff tuning (tests use small delays). */
@@ -93,8 +100,6 @@ interface Call<T> {
   recover?: (body: unknown) => Promise<Recovery<T>>;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 function json(res: RawResponse): unknown {
   return res.text === '' ? undefined : JSON.parse(res.text);
 }
@@ -112,16 +117,32 @@ export class ServiceClient implements ServiceApi {
   private readonly policy: RetryPolicy;
   private readonly onRequest: ((event: RequestEvent) => void) | undefined;
   private readonly random: () => number;
+  private readonly settleMs: number;
+  /** Cancels retry sleeps (graceful stop); set on views made by withSignal. */
+  private stopSignal?: AbortSignal;
+  /** Aborts requests in flight (forced stop); set on views made by withSignal. */
+  private forceSignal?: AbortSignal;
 
   constructor(options: ServiceClientOptions) {
     this.transport = new HttpTransport(options.baseUrl, { connections: options.connections });
     this.token = options.token;
     this.logger = options.logger ?? silentLogger();
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.settleMs = options.settleTimeoutMs ?? Math.max(4 * this.timeoutMs, 120_000);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retryPolicy };
     if (options.retries !== undefined) this.policy.retries = Math.max(0, Math.floor(options.retries));
     this.onRequest = options.onRequest;
     this.random = options.random ?? Math.random;
+  }
+
+  /**
+   * The same client (same connections) bound to a reconcile's signals: `signal` ends retry sleeps
+   * (CancelledError) while a request in flight still finishes; `force` aborts requests in flight.
+   */
+  withSignal(signal: AbortSignal, force?: AbortSignal): ServiceClient {
+    const view = Object.create(ServiceClient.prototype) as ServiceClient;
+    Object.assign(view, this, { stopSignal: signal, forceSignal: force });
+    return view;
   }
 
   // ---- integrations -------------------------------------------------------------------------
@@ -146,7 +167,7 @@ export class ServiceClient implements ServiceApi {
       recover: dry ? undefined : async () => {
         const { hit, key, count } = findCreatedIntegration(await this.listIntegrations(), body);
         if (count > 1) {
-          throw new TransportError(`create may have reached the service and ${count} integrations now match ${key}; not re-sending`, 'POST', '/integrations');
+          throw new TransportError(`create may have reached the service and ${count} integrations now match ${key}; not re-sending`, 'POST', '/integrations', undefined, ErrorCode.createUnsettled);
         }
         if (!hit) return { body };
         this.logger.info({ id: hit.id, key }, 'create after an ambiguous failure: found the integration, not re-sending');
@@ -278,6 +299,32 @@ export class ServiceClient implements ServiceApi {
     return h;
   }
 
+  /**
+   * Look a create up after an ambiguous failure. When the lookup itself fails, the create's outcome is
+   * unknown: a TransportError (never the lookup's own error, which could read as "not processed").
+   */
+  private async recover<T>(c: Call<T>, recover: (body: unknown) => Promise<Recovery<T>>, body: unknown): Promise<Recovery<T>> {
+    try {
+      return await recover(body);
+    } catch (err) {
+      if (err instanceof CancelledError || err instanceof TransportError) throw err;
+      throw new TransportError(
+        `the create may have reached the service, and looking it up failed: ${(err as Error).message}`,
+        c.method, c.path, err, ErrorCode.connectionLost,
+      );
+    }
+  }
+
+  /** Wait before a retry; the stop signal ends the wait with CancelledError. */
+  private async pause(ms: number): Promise<void> {
+    try {
+      await delay(ms, undefined, this.stopSignal ? { signal: this.stopSignal } : {});
+    } catch (err) {
+      if (isAbortError(err)) throw new CancelledError('retry abandoned: govops is shutting down');
+      throw err;
+    }
+  }
+
   private async call<T>(c: Call<T>): Promise<T> {
     let body = c.body;
     let ambiguousEarlier = false;
@@ -292,23 +339,50 @@ export class ServiceClient implements ServiceApi {
           headers: this.headers(c.auth, body !== undefined, c.accept ?? 'application/json'),
           body: body === undefined ? undefined : JSON.stringify(body),
           timeoutMs: this.timeoutMs,
+          // A create is waited for until it settles: re-sending one still in flight makes a duplicate.
+          ...(c.recover
+            ? {
+                settleMs: this.settleMs,
+                onSlow: () =>
+                  this.logger.warn(
+                    { method: c.method, path: c.path, timeoutMs: this.timeoutMs, settleMs: this.settleMs },
+                    'create slower than the request timeout: waiting for its answer before doing anything else',
+                  ),
+              }
+            : {}),
+          ...(this.forceSignal ? { signal: this.forceSignal } : {}),
         });
       } catch (err) {
+        if (err instanceof CancelledError) {
+          this.report(c, 0, started, attempt, err.code);
+          throw err;
+        }
         const code = errorCode(err) ?? 'UNKNOWN';
         this.report(c, 0, started, attempt, code);
         this.logger.debug({ method: c.method, path: c.path, attempt, code }, 'request failed');
+        const unsettled = transportFailureCode(code) === ErrorCode.createUnsettled;
         const retryable = isRetryableTransportError(err);
-        if (retryable && c.recover && transportPhase(err) === 'ambiguous') {
+        if ((retryable || unsettled) && c.recover && transportPhase(err) === 'ambiguous') {
+          // The request settled (its connection closed) or will never be waited for again: look it up.
           // Even after the last attempt: if the resource is there, the create worked.
           ambiguousEarlier = true;
-          const r = await c.recover(body);
+          const r = await this.recover(c, c.recover, body);
           if ('result' in r) return r.result;
           body = r.body;
         }
-        if (!retryable || last) {
-          throw new TransportError(`${(err as Error).message ?? String(err)} (${code}) after ${attempt + 1} attempt(s)`, c.method, c.path, err);
+        if (unsettled) {
+          throw new TransportError(
+            `${(err as Error).message}: the create may still be processed, so it is not re-sent (the next run finds it by its identity)`,
+            c.method, c.path, err, ErrorCode.createUnsettled,
+          );
         }
-        await sleep(backoffDelay(attempt, this.policy, this.random));
+        if (!retryable || last) {
+          throw new TransportError(
+            `${(err as Error).message ?? String(err)} (${code}) after ${attempt + 1} attempt(s)`,
+            c.method, c.path, err, transportFailureCode(code),
+          );
+        }
+        await this.pause(backoffDelay(attempt, this.policy, this.random));
         continue;
       }
       this.report(c, res.status, started, attempt);
@@ -323,23 +397,23 @@ export class ServiceClient implements ServiceApi {
       }
       if (res.status === 409 && c.recover && ambiguousEarlier) {
         // An earlier attempt did reach the service after all: its resource exists or is being created.
-        const r = await c.recover(body);
+        const r = await this.recover(c, c.recover, body);
         if ('result' in r) return r.result;
         body = r.body;
         if (!last) {
-          await sleep(backoffDelay(attempt, this.policy, this.random));
+          await this.pause(backoffDelay(attempt, this.policy, this.random));
           continue;
         }
       }
-      if (RETRY_STATUSES.has(res.status)) {
+      if (isRetriedStatus(res.status, c.method)) {
         if (c.recover && AMBIGUOUS_STATUSES.has(res.status)) {
           ambiguousEarlier = true;
-          const r = await c.recover(body);
+          const r = await this.recover(c, c.recover, body);
           if ('result' in r) return r.result;
           body = r.body;
         }
         if (last) throw apiErrorFrom(res.status, res.text, c.method, c.path);
-        await sleep(delayAfterStatus(attempt, res.status, res.headers['retry-after'], this.policy, Date.now(), this.random));
+        await this.pause(delayAfterStatus(attempt, res.status, res.headers['retry-after'], this.policy, Date.now(), this.random));
         continue;
       }
       throw apiErrorFrom(res.status, res.text, c.method, c.path);

@@ -2,6 +2,7 @@
  * Retry policy of the API client, as pure functions: which failures are retried, whether a failure
  * is ambiguous (the request may have reached the server), and how long to wait before the next try.
  */
+import { ErrorCode } from '../errors.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (so `retries + 1` attempts in all). */
@@ -30,6 +31,11 @@ export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504])
  */
 export const AMBIGUOUS_STATUSES: ReadonlySet<number> = new Set([502, 504]);
 
+/** 409 on a read means the service is busy (interface 7 lists 409 only for writes): retried like 503. */
+export function isRetriedStatus(status: number, method: string): boolean {
+  return RETRY_STATUSES.has(status) || (status === 409 && method === 'GET');
+}
+
 /** How a transport failure happened: `unsent` failures never reached the server. */
 export type TransportPhase = 'unsent' | 'ambiguous';
 
@@ -54,6 +60,22 @@ const RETRYABLE_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_BODY_TIMEOUT',
   'GOVOPS_REQUEST_TIMEOUT',
 ]);
+
+/** Codes of failures where no answer came in time. */
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'ETIMEDOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'GOVOPS_REQUEST_TIMEOUT',
+]);
+
+/** The govops error code (src/errors.ts) of a transport failure with this low-level code. */
+export function transportFailureCode(code: string | undefined): string {
+  if (code === 'GOVOPS_REQUEST_UNSETTLED') return ErrorCode.createUnsettled;
+  if (code !== undefined && UNSENT_CODES.has(code)) return ErrorCode.connectFailed;
+  if (code !== undefined && TIMEOUT_CODES.has(code)) return ErrorCode.requestTimeout;
+  return ErrorCode.connectionLost;
+}
 
 /** The error code of a transport failure (walking `cause` chains), or undefined. */
 export function errorCode(err: unknown): string | undefined {

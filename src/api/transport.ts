@@ -3,6 +3,7 @@
  * No retries, no interpretation of statuses (client.ts does that).
  */
 import { Pool } from 'undici';
+import { CancelledError } from '../errors.js';
 
 export interface RawResponse {
   status: number;
@@ -17,6 +18,15 @@ export interface AttemptRequest {
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
+  /**
+   * For requests that may change the service and must not be sent twice (creates): when `timeoutMs`
+   * passes, keep waiting for the answer (the service may still be working on it) until `settleMs`, and
+   * call `onSlow` once. Only then give up (RequestUnsettledError).
+   */
+  settleMs?: number;
+  onSlow?: () => void;
+  /** Aborts the request in flight (a forced shutdown): CancelledError. */
+  signal?: AbortSignal;
 }
 
 /** The whole request (connect, headers and body) took longer than the timeout. */
@@ -24,6 +34,14 @@ export class RequestTimeoutError extends Error {
   readonly code = 'GOVOPS_REQUEST_TIMEOUT';
   constructor(timeoutMs: number) {
     super(`request timed out after ${timeoutMs}ms`);
+  }
+}
+
+/** A create got no answer within the settle limit: it may still be processed. */
+export class RequestUnsettledError extends Error {
+  readonly code = 'GOVOPS_REQUEST_UNSETTLED';
+  constructor(settleMs: number) {
+    super(`no answer after ${settleMs}ms of waiting for the request to settle`);
   }
 }
 
@@ -48,7 +66,15 @@ export class HttpTransport {
 
   async send(req: AttemptRequest): Promise<RawResponse> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new RequestTimeoutError(req.timeoutMs)), req.timeoutMs);
+    const limit = Math.max(req.timeoutMs, req.settleMs ?? 0);
+    const timer = setTimeout(
+      () => controller.abort(req.settleMs !== undefined ? new RequestUnsettledError(limit) : new RequestTimeoutError(limit)),
+      limit,
+    );
+    const slow = req.settleMs !== undefined && req.onSlow ? setTimeout(req.onSlow, req.timeoutMs) : undefined;
+    const onAbort = (): void => controller.abort(new CancelledError('request aborted: govops is shutting down'));
+    if (req.signal?.aborted) onAbort();
+    else req.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const res = await this.pool.request({
         method: req.method as 'GET',
@@ -56,18 +82,24 @@ export class HttpTransport {
         headers: req.headers,
         body: req.body,
         signal: controller.signal,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
+        headersTimeout: limit,
+        bodyTimeout: limit,
       });
       const text = await res.body.text();
       return { status: res.statusCode, headers: res.headers, text };
     } catch (err) {
-      if (controller.signal.aborted && controller.signal.reason instanceof RequestTimeoutError) {
-        throw controller.signal.reason;
+      const reason: unknown = controller.signal.reason;
+      if (
+        controller.signal.aborted &&
+        (reason instanceof RequestTimeoutError || reason instanceof RequestUnsettledError || reason instanceof CancelledError)
+      ) {
+        throw reason;
       }
       throw err;
     } finally {
       clearTimeout(timer);
+      if (slow) clearTimeout(slow);
+      req.signal?.removeEventListener('abort', onAbort);
     }
   }
 

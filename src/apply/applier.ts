@@ -1,19 +1,27 @@
 /**
- * applyPlan: carry out a plan. Each resource is independent (one failure never stops the others),
- * run with p-queue at `concurrency`; state is saved after each resource (saves are serialised);
- * an abort signal stops new work while in-flight calls finish.
+ * applyPlan: carry out a plan. Every actionable change becomes a task (tasks.ts); one runner runs each
+ * task's steps in order and each step's phases in order (dry run → write → settle). At most
+ * `concurrency` tasks run at a time (p-queue); a task holds its slot while it runs, except while it
+ * waits for the webhook batch, which is sent ahead of queued tasks.
+ *
+ * Each task is independent (one failure never stops the others). A phase that failed transiently
+ * (service unavailable through all of the client's retries) is tried again, a bounded number of
+ * times. The signal stops the apply gracefully: no task or phase starts, waits end at once, a request
+ * in flight finishes and what it did is saved; `forceSignal` also aborts requests in flight.
  */
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
-import type { IntegrationBody, WebhookInput } from '../api/types.js';
-import type { DesiredIntegration, DesiredResource, DesiredWebhook, Plan, ResourceChange } from '../plan/types.js';
+import { CancelledError, ErrorCode, classify } from '../errors.js';
+import { actionable } from '../plan/planner.js';
+import type { DesiredResource, Plan, PlanChange } from '../plan/types.js';
 import type { ResourceOutcome } from '../reconcile/types.js';
-import { getResource, putResource, removeResource } from '../state/store.js';
-import type { GovopsState, ManagedResource } from '../state/types.js';
-import { createIntegration, deleteIntegration, updateIntegration, type OpContext } from './integration.js';
+import type { GovopsState } from '../state/types.js';
+import { Ledger } from './ledger.js';
+import { nextInterval, sleep } from './poll.js';
+import { joinsWebhookBatch, taskFor, type Phase, type Step, type StepContext } from './tasks.js';
 import { ApplyFailure } from './validation.js';
-import { createWebhooks, deleteWebhook } from './webhooks.js';
+import { WebhookBatch } from './webhook-batch.js';
 
 export interface ApplyInput {
   api: ServiceApi;
@@ -21,13 +29,16 @@ export interface ApplyInput {
   /** The resolved manifests the plan was made from (bodies with secrets). */
   desired: DesiredResource[];
   state: GovopsState;
-  /** Save the state (called after each resource, never concurrently). */
+  /** Save the state (never called concurrently). */
   persist(state: GovopsState): Promise<void>;
   logger: Logger;
   concurrency?: number;
   /** Overall timeout in ms (default 10 minutes). */
   timeoutMs?: number;
+  /** Graceful stop: nothing new starts, waits and retry sleeps end, requests in flight finish. */
   signal?: AbortSignal;
+  /** Forced stop: requests in flight are aborted too. */
+  forceSignal?: AbortSignal;
   revision?: string;
   pollIntervalMs?: number;
   pollMaxIntervalMs?: number;
@@ -43,254 +54,163 @@ export interface ApplyResult {
 
 export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+/** Tries of one phase whose failure was transient. */
+export const PHASE_ATTEMPTS = 3;
 
-/** Changes apply acts on: everything but plain no-ops. */
-export function actionable(plan: Plan): ResourceChange[] {
-  return plan.changes.filter((c) => c.action !== 'noop' || c.adopt || c.renamedFrom !== undefined);
+const PHASES: readonly Phase[] = ['dryRun', 'write', 'settle'];
+const BATCH_PRIORITY = 1;
+
+/** A task's steps cut where it waits for the batch: runs of steps that hold a slot, and batched steps. */
+function segments(steps: readonly Step[]): Array<{ batched: boolean; steps: Step[] }> {
+  const out: Array<{ batched: boolean; steps: Step[] }> = [];
+  for (const step of steps) {
+    const batched = step.batched === true;
+    const last = out[out.length - 1];
+    if (last && last.batched === batched && !batched) last.steps.push(step);
+    else out.push({ batched, steps: [step] });
+  }
+  return out;
 }
 
-export function actionLabel(c: ResourceChange): string {
-  if (c.action === 'noop' && c.renamedFrom) return 'rename';
+/** Failures a phase is tried again for: the service did not act, or the phase is safe to repeat. */
+const PHASE_RETRY_CODES: ReadonlySet<string> = new Set<string>([
+  ErrorCode.connectFailed,
+  ErrorCode.connectionLost,
+  ErrorCode.requestTimeout,
+  ErrorCode.apiUnavailable,
+  ErrorCode.apiRateLimited,
+  ErrorCode.apiConflict,
+]);
+
+export function actionLabel(c: PlanChange): string {
+  if (c.action === 'noop' && c.renamedFrom !== undefined) return 'rename';
   return c.adopt && c.action !== 'adopt' ? `adopt+${c.action}` : c.action;
 }
 
-const integrationBody = (d: DesiredIntegration): IntegrationBody => structuredClone(d.body);
-const webhookInput = (d: DesiredWebhook): WebhookInput => structuredClone(d.body);
-
 export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
-  const { api, plan, logger } = input;
+  const { plan, logger, signal } = input;
   if (plan.errors.length > 0) throw new Error(`the plan has errors; nothing applied: ${plan.errors.join('; ')}`);
-  const now = input.now ?? (() => new Date());
   const desired = new Map(input.desired.map((d) => [`${d.kind}/${d.name}`, d]));
   const changes = actionable(plan);
   const total = changes.length;
   const outcomes: ResourceOutcome[] = [];
-  let state = input.state;
-  const ctx: OpContext = {
+  const api = signal || input.forceSignal ? input.api.withSignal(signal ?? new AbortController().signal, input.forceSignal) : input.api;
+  const ledger = new Ledger(input.state, input.persist, { revision: input.revision, now: input.now ?? (() => new Date()) });
+  const ctx: StepContext = {
     api,
+    ledger,
     poll: {
       deadline: Date.now() + (input.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       initialMs: input.pollIntervalMs ?? 100,
       maxMs: input.pollMaxIntervalMs ?? 5000,
+      ...(signal ? { signal } : {}),
     },
   };
+  const queue = new PQueue({ concurrency: Math.max(1, input.concurrency ?? DEFAULT_CONCURRENCY) });
+  const batch = new WebhookBatch(changes.filter(joinsWebhookBatch).map((c) => c.name), {
+    api,
+    ledger,
+    poll: ctx.poll,
+    logger,
+    enqueue: (fn) => queue.add(fn, { priority: BATCH_PRIORITY }),
+  });
 
-  // Saves never overlap; calls made while one is running share the next one, which writes the state as it
-  // is when it starts (so every resource recorded before it). Large applies don't write once per resource.
-  let saving: Promise<void> = Promise.resolve();
-  let next: Promise<void> | undefined;
-  const save = (): Promise<void> => {
-    if (next) return next;
-    const p = saving
-      .catch(() => undefined)
-      .then(() => {
-        next = undefined;
-        return input.persist(state);
-      });
-    next = p;
-    saving = p;
-    return p;
-  };
-  const record = (c: ResourceChange, d: DesiredResource, id: string): void => {
-    const prev = getResource(state, c.resourceKind, c.renamedFrom ?? c.name);
-    const entry: ManagedResource = {
-      kind: c.resourceKind,
-      name: c.name,
-      id,
-      origin: prev && prev.id === id ? prev.origin : c.adopt ? 'adopted' : 'created',
-      specHash: d.specHash,
-      secretFingerprints: { ...d.fingerprints },
-      updatedAt: now().toISOString(),
-    };
-    if (d.kind === 'Integration') {
-      entry.type = d.body.type;
-      entry.autoBootstrap = d.body.autoBootstrap ?? false;
-    }
-    if (input.revision !== undefined) entry.revision = input.revision;
-    if (c.renamedFrom) state = removeResource(state, c.resourceKind, c.renamedFrom);
-    state = putResource(state, entry);
-  };
-  const forget = (c: ResourceChange): void => {
-    state = removeResource(state, c.resourceKind, c.renamedFrom ?? c.name);
-  };
   const finish = (o: ResourceOutcome): void => {
     outcomes.push(o);
     const log = logger.child({ resource: `${o.resourceKind}/${o.name}` });
     if (o.result === 'ok') log.info({ action: o.action, durationMs: o.durationMs, id: o.liveId }, 'applied');
-    else log.warn({ action: o.action, result: o.result, error: o.error, validation: o.validation }, 'not applied');
+    else log.warn({ action: o.action, result: o.result, code: o.code, error: o.error, validation: o.validation }, 'not applied');
     input.onOutcome?.(o, outcomes.length, total);
   };
 
-  /** Run one resource's work, turning any error into a failed outcome. */
-  const run = async (
-    c: ResourceChange,
-    work: () => Promise<string | undefined>,
-    startedAt?: number,
-  ): Promise<boolean> => {
-    const base = { resourceKind: c.resourceKind, name: c.name, action: actionLabel(c) };
-    if (input.signal?.aborted) {
-      finish({ ...base, result: 'skipped', durationMs: 0, error: 'aborted before it started' });
-      return false;
+  /** One phase of one step; transient failures are tried again (bounded, never past the deadline). */
+  const runPhase = async (step: Step, phase: Phase): Promise<void> => {
+    const call = step[phase]?.bind(step);
+    if (!call) return;
+    let backoff = ctx.poll.initialMs;
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw new CancelledError(`stopped before the ${step.label} ${phase}: govops is shutting down; the next run resumes it`);
+      try {
+        return await call(ctx);
+      } catch (err) {
+        const { code } = classify(err);
+        if (step.batched || !PHASE_RETRY_CODES.has(code) || attempt >= PHASE_ATTEMPTS || Date.now() + backoff >= ctx.poll.deadline) throw err;
+        logger.debug({ step: step.label, phase, attempt, code }, 'phase failed transiently; trying again');
+        await sleep(backoff, signal);
+        backoff = nextInterval(backoff, ctx.poll.maxMs);
+      }
     }
-    if (Date.now() >= ctx.poll.deadline) {
-      finish({ ...base, result: 'skipped', durationMs: 0, error: 'the apply --timeout passed before it started' });
-      return false;
-    }
-    if (c.blocked) {
-      finish({ ...base, result: 'skipped', durationMs: 0, error: `blocked: ${c.blocked}` });
-      return false;
-    }
-    const started = startedAt ?? Date.now();
+  };
+  const runSteps = async (steps: readonly Step[]): Promise<void> => {
+    for (const step of steps) for (const phase of PHASES) await runPhase(step, phase);
+  };
+
+  const runTask = async (c: PlanChange): Promise<void> => {
+    const base: Pick<ResourceOutcome, 'resourceKind' | 'name' | 'action' | 'duplicateOf'> = {
+      resourceKind: c.resourceKind,
+      name: c.name,
+      action: actionLabel(c),
+      ...(c.duplicateOf !== undefined ? { duplicateOf: c.duplicateOf } : {}),
+    };
+    let started: number | undefined;
+    /** Checked when the task gets to run (it may wait for a slot): a task that cannot start is skipped. */
+    const start = (): void => {
+      if (started !== undefined) return;
+      if (signal?.aborted) throw new NotStarted(ErrorCode.cancelled, 'aborted before it started');
+      if (Date.now() >= ctx.poll.deadline) throw new NotStarted(ErrorCode.settleTimeout, 'the apply --timeout passed before it started');
+      started = Date.now();
+    };
     try {
-      const liveId = await work();
-      await save();
-      const o: ResourceOutcome = { ...base, result: 'ok', durationMs: Date.now() - started };
-      if (liveId !== undefined) o.liveId = liveId;
-      finish(o);
-      return true;
+      if (c.blocked) throw new NotStarted(ErrorCode.blocked, `blocked: ${c.blocked}`);
+      const task = taskFor(c, desired.get(`${c.resourceKind}/${c.name}`), batch);
+      for (const seg of segments(task.steps)) {
+        if (seg.batched) {
+          start();
+          await runSteps(seg.steps);
+        } else {
+          await queue.add(() => {
+            start();
+            return runSteps(seg.steps);
+          });
+        }
+      }
+      start(); // a task without steps
+      await ledger.save();
+      const liveId = task.liveId();
+      finish({ ...base, result: 'ok', durationMs: Date.now() - (started ?? Date.now()), ...(liveId !== undefined ? { liveId } : {}) });
     } catch (err) {
+      if (err instanceof NotStarted) {
+        finish({ ...base, result: 'skipped', durationMs: 0, error: err.message, code: err.code, failureClass: err.failureClass });
+        return;
+      }
+      const { code, failureClass } = classify(err);
       const o: ResourceOutcome = {
         ...base,
         result: 'failed',
-        durationMs: Date.now() - started,
+        durationMs: started === undefined ? 0 : Date.now() - started,
         error: err instanceof Error ? err.message : String(err),
+        code,
+        failureClass,
       };
       if (err instanceof ApplyFailure && err.validation?.length) o.validation = err.validation;
       if (err instanceof ApplyFailure && err.liveId) o.liveId = err.liveId;
       try {
-        await save(); // whatever was recorded before the failure (e.g. the id of a createError)
+        await ledger.save(); // whatever was recorded before the failure (an intent, the id of a createError)
       } catch (saveErr) {
         o.error += `; state not saved: ${saveErr instanceof Error ? saveErr.message : String(saveErr)}`;
       }
       finish(o);
-      return false;
+    } finally {
+      if (joinsWebhookBatch(c)) batch.leave(c.name);
     }
   };
 
-  const queue = new PQueue({ concurrency: Math.max(1, input.concurrency ?? DEFAULT_CONCURRENCY) });
-  const tasks: Array<Promise<unknown>> = [];
-  const webhookCreates: Array<{ c: ResourceChange; d: DesiredWebhook; ready: Promise<boolean> }> = [];
-
-  for (const c of changes) {
-    const d = desired.get(`${c.resourceKind}/${c.name}`);
-    if (c.resourceKind === 'Integration') {
-      tasks.push(queue.add(() => run(c, () => applyIntegration(c, d as DesiredIntegration | undefined))));
-    } else if (c.action === 'create') {
-      webhookCreates.push({ c, d: d as DesiredWebhook, ready: Promise.resolve(true) });
-    } else if (c.action === 'replace') {
-      // the delete half runs now; the create half joins the batch below
-      const ready = queue.add(async () => {
-        if (input.signal?.aborted || c.blocked) return run(c, async () => undefined);
-        try {
-          await deleteWebhook(api, c.liveId!);
-          forget(c);
-          await save();
-          return true;
-        } catch (err) {
-          return run(c, () => Promise.reject(err));
-        }
-      });
-      webhookCreates.push({ c, d: d as DesiredWebhook, ready });
-      tasks.push(ready);
-    } else {
-      tasks.push(queue.add(() => run(c, () => applyWebhookStateOrDelete(c, d as DesiredWebhook | undefined))));
-    }
-  }
-
-  async function applyIntegration(c: ResourceChange, d: DesiredIntegration | undefined): Promise<string | undefined> {
-    const need = (): DesiredIntegration => {
-      if (!d) throw new Error(`no manifest for ${c.resourceKind}/${c.name}`);
-      return d;
-    };
-    const payload = (): Record<string, unknown> | undefined => (c.deleteNeedsCredentials ? d?.deleteCredentials : undefined);
-    switch (c.action) {
-      case 'create':
-        return createAndRecord(c, need());
-      case 'update': {
-        const r = await updateIntegration(ctx, c.liveId!, integrationBody(need()));
-        record(c, need(), r.id);
-        return r.id;
-      }
-      case 'replace':
-        await deleteIntegration(ctx, c.liveId!, payload());
-        forget(c);
-        await save();
-        return createAndRecord(c, need());
-      case 'delete':
-        if (!c.goneFromService) await deleteIntegration(ctx, c.liveId!, payload());
-        forget(c);
-        return undefined;
-      default: // adopt, rename
-        record(c, need(), c.liveId!);
-        return c.liveId;
-    }
-  }
-
-  async function createAndRecord(c: ResourceChange, d: DesiredIntegration): Promise<string> {
-    const fresh = { ...c, adopt: false, renamedFrom: undefined };
-    try {
-      const r = await createIntegration(ctx, integrationBody(d));
-      record(fresh, d, r.id);
-      return r.id;
-    } catch (err) {
-      // it exists (e.g. createError): record it so the next plan fixes it with PUT, never a new POST
-      if (err instanceof ApplyFailure && err.liveId) record(fresh, d, err.liveId);
-      throw err;
-    }
-  }
-
-  async function applyWebhookStateOrDelete(c: ResourceChange, d: DesiredWebhook | undefined): Promise<string | undefined> {
-    if (c.action === 'delete') {
-      if (!c.goneFromService) await deleteWebhook(api, c.liveId!);
-      forget(c);
-      return undefined;
-    }
-    if (!d) throw new Error(`no manifest for ${c.resourceKind}/${c.name}`);
-    record(c, d, c.liveId!);
-    return c.liveId;
-  }
-
-  // webhook creates: one batch POST once the replaced ones are deleted
-  if (webhookCreates.length > 0) {
-    tasks.push(
-      (async () => {
-        const ready = await Promise.all(webhookCreates.map((w) => w.ready));
-        const go = webhookCreates.filter((_, i) => ready[i]);
-        if (go.length === 0) return;
-        if (input.signal?.aborted) {
-          for (const w of go) await run(w.c, async () => undefined);
-          return;
-        }
-        // one batch for all: it takes the next free slot (ahead of queued integrations, which can take long)
-        let started = Date.now();
-        const results = await queue.add(
-          () => {
-            started = Date.now();
-            return createWebhooks(api, go.map((w) => webhookInput(w.d)));
-          },
-          { priority: 1 },
-        );
-        await Promise.all(
-          go.map((w, i) => {
-            const r = results[i]!;
-            return run(
-              w.c,
-              async () => {
-                if (!r.ok) throw new Error(r.error);
-                record({ ...w.c, adopt: false, renamedFrom: undefined }, w.d, r.webhook.id);
-                return r.webhook.id;
-              },
-              started,
-            );
-          }),
-        );
-      })(),
-    );
-  }
-
-  await Promise.all(tasks);
+  await Promise.all(changes.map(runTask));
   await queue.onIdle();
-  await saving.catch(() => undefined);
+  await ledger.settled();
   const ok = outcomes.length === total && outcomes.every((o) => o.result === 'ok');
-  return { outcomes, state, ok };
+  return { outcomes, state: ledger.current, ok };
 }
+
+/** A task that did not start: skipped (blocked, aborted, past the deadline). */
+class NotStarted extends ApplyFailure {}

@@ -1,13 +1,15 @@
 /**
- * Carrying out one integration change against the service: dry run first, then the real call,
- * then poll the status. 409 → wait for the status to settle and retry (within the deadline);
- * 400 "previously failed to create" on create → PUT on the named id; 422 → failure with tests.
+ * The service calls of one integration change, one function per phase (dry run, write, settle), used by
+ * the steps in tasks.ts. 409 on a write means the integration is busy: wait for its status to settle,
+ * then retry, a bounded number of times. A create is recovered by natural key, never by an id read
+ * from an error message.
  */
 import type { ServiceApi } from '../api/client-types.js';
+import { findCreatedIntegration } from '../api/recovery.js';
 import type { IntegrationBody, IntegrationMutationResult, LiveIntegration } from '../api/types.js';
-import { ApiError } from '../errors.js';
-import { ERROR_STATUSES, naturalKey } from '../service/kinds.js';
-import { sleep, waitSettled, nextInterval, type PollSettings } from './poll.js';
+import { ApiError, ErrorCode } from '../errors.js';
+import { ERROR_STATUSES } from '../service/kinds.js';
+import { nextInterval, sleep, waitSettled, type PollSettings } from './poll.js';
 import { ApplyFailure, failingTests, resultsFromError, validationFailure } from './validation.js';
 
 export interface OpContext {
@@ -15,25 +17,32 @@ export interface OpContext {
   poll: PollSettings;
 }
 
-export interface OpResult {
-  id: string;
-  status: string;
-}
+/** Retries after a 409 before giving up (each after the integration settled). */
+export const MAX_CONFLICT_RETRIES = 5;
 
-/** Call `fn`; on 409 wait for the integration to settle, then retry until the deadline. */
-async function retryOnConflict<T>(ctx: OpContext, id: string | undefined, fn: () => Promise<T>): Promise<T> {
+const isConflict = (err: unknown): err is ApiError => err instanceof ApiError && err.statusCode === 409;
+
+/**
+ * Call `fn`; on 409 wait for the integration `id` to leave editing/deleting (when there is an id),
+ * back off, and retry: at most MAX_CONFLICT_RETRIES times and never past the deadline.
+ */
+export async function retryOnConflict<T>(ctx: OpContext, id: string | undefined, what: string, fn: () => Promise<T>): Promise<T> {
   let backoff = ctx.poll.initialMs;
-  for (;;) {
+  for (let retry = 0; ; retry++) {
     try {
       return await fn();
     } catch (err) {
-      if (!(err instanceof ApiError) || err.statusCode !== 409 || id === undefined) throw err;
-      if (Date.now() + backoff >= ctx.poll.deadline) {
-        throw new ApplyFailure(`still conflicting (409) at the deadline: ${err.message}`, undefined, id);
+      if (!isConflict(err)) throw err;
+      if (retry >= MAX_CONFLICT_RETRIES || Date.now() + backoff >= ctx.poll.deadline) {
+        throw new ApplyFailure(ErrorCode.conflictPersists, `${what}: still conflicting (409) after ${retry + 1} tries: ${err.message}`, {
+          ...(id !== undefined ? { liveId: id } : {}),
+        });
       }
-      const status = await waitSettled(ctx.api, id, ctx.poll, false);
-      if (status === 'gone') throw new ApplyFailure(`integration ${id} was deleted meanwhile: plan again`);
-      await sleep(backoff); // the status may already be settled while the service still answers 409
+      if (id !== undefined) {
+        const status = await waitSettled(ctx.api, id, ctx.poll, false);
+        if (status === 'gone') throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} was deleted meanwhile: plan again`);
+      }
+      await sleep(backoff, ctx.poll.signal); // the status may already be settled while the service still answers 409
       backoff = nextInterval(backoff, ctx.poll.maxMs);
     }
   }
@@ -61,82 +70,141 @@ async function mutate(
 }
 
 /** After a real call: poll until settled; an error status is a failure with the validation results. */
-async function settle(ctx: OpContext, id: string, what: string): Promise<OpResult> {
+export async function settleIntegration(ctx: OpContext, id: string, what: string): Promise<string> {
   const status = await waitSettled(ctx.api, id, ctx.poll);
-  if (status === 'gone') throw new ApplyFailure(`integration ${id} disappeared during ${what}`);
-  if (ERROR_STATUSES.has(status)) {
-    let live: LiveIntegration | undefined;
-    try {
-      live = await ctx.api.getIntegration(id);
-    } catch {
-      /* the failure below still says what happened */
-    }
-    throw validationFailure(`${what} ended in status ${status}`, live?.validationResults, id);
-  }
-  return { id, status };
+  if (status === 'gone') throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} disappeared during ${what}`);
+  if (ERROR_STATUSES.has(status)) throw await statusFailure(ctx, id, `${what} ended in status ${status}`);
+  return status;
 }
 
-const PREVIOUSLY_FAILED = /previously failed/i;
-
-/** The id named in a "previously failed to create" message, else found by natural key. */
-async function failedCreationId(ctx: OpContext, err: ApiError, body: IntegrationBody): Promise<string | undefined> {
-  const m = /\bid\D{0,5}(\d+)/i.exec(err.message) ?? /(\d+)/.exec(err.message);
-  if (m) return m[1];
-  const key = naturalKey(body.type, body.config);
-  const live = await ctx.api.listIntegrations();
-  return live.find((l) => naturalKey(l.type, l.config) === key)?.id;
-}
-
-export async function createIntegration(ctx: OpContext, body: IntegrationBody): Promise<OpResult> {
+async function statusFailure(ctx: OpContext, id: string, what: string): Promise<ApplyFailure> {
+  let live: LiveIntegration | undefined;
   try {
-    await mutate('create (dry run)', undefined, () => ctx.api.createIntegration(body, { dryRun: true }));
-    const created = await mutate('create', undefined, () => ctx.api.createIntegration(body));
-    return await settle(ctx, created.id, 'create');
+    live = await ctx.api.getIntegration(id);
+  } catch {
+    /* the failure still says what happened */
+  }
+  return validationFailure(what, live?.validationResults, id, undefined, ErrorCode.statusError);
+}
+
+/** The one live integration with the body's natural key, if any. */
+async function findByNaturalKey(ctx: OpContext, body: IntegrationBody): Promise<LiveIntegration | undefined> {
+  return findCreatedIntegration(await ctx.api.listIntegrations(), body).hit;
+}
+
+// ---- create ----------------------------------------------------------------------------------
+
+/**
+ * The id to fix with PUT when a create failed with 400 because an earlier creation on that host failed
+ * (interface 7: "previously failed to create; use PUT to fix it"): the integration found by natural
+ * key in an error status. Never an id read from the message.
+ */
+async function failedCreation(ctx: OpContext, body: IntegrationBody, err: unknown): Promise<string | undefined> {
+  if (!(err instanceof ApiError) || err.statusCode !== 400) return undefined;
+  const found = await findByNaturalKey(ctx, body);
+  return found && ERROR_STATUSES.has(found.status) ? found.id : undefined;
+}
+
+/**
+ * Dry run of a create. Returns the id of an integration that failed to create earlier when the
+ * service answers that it must be fixed with PUT instead (then the update was dry-run).
+ */
+export async function dryRunCreate(ctx: OpContext, body: IntegrationBody): Promise<string | undefined> {
+  try {
+    await retryOnConflict(ctx, undefined, 'create (dry run)', () =>
+      mutate('create (dry run)', undefined, () => ctx.api.createIntegration(body, { dryRun: true })),
+    );
+    return undefined;
   } catch (err) {
-    if (err instanceof ApiError && err.statusCode === 400 && PREVIOUSLY_FAILED.test(err.message)) {
-      const id = await failedCreationId(ctx, err, body);
-      if (id === undefined) throw new ApplyFailure(`create: ${err.message} (and no id could be found to PUT)`);
-      return updateIntegration(ctx, id, body);
-    }
-    if (err instanceof ApiError && err.statusCode === 409) {
-      throw new ApplyFailure(`create: ${err.message}: it already exists; run plan again to adopt it`);
-    }
-    throw err;
+    const fix = await failedCreation(ctx, body, err);
+    if (fix === undefined) throw err;
+    await dryRunUpdate(ctx, fix, body);
+    return fix;
   }
 }
 
-export async function updateIntegration(ctx: OpContext, id: string, body: IntegrationBody): Promise<OpResult> {
-  await retryOnConflict(ctx, id, () =>
+/**
+ * The real create; returns the new id. `maybeSent`: an earlier try of this create may have reached
+ * the service, so an integration found by natural key after a 409 is this create's own.
+ * - 400 and an integration of this natural key in an error status: it failed to create earlier: fixed
+ *   by PUT (its id is returned).
+ * - 409 and nothing found by natural key: the service was busy; retried (bounded).
+ * - 409 and an integration found: this create's own when `maybeSent`, else someone else's (the next
+ *   plan adopts it).
+ */
+export async function writeCreate(ctx: OpContext, body: IntegrationBody, maybeSent: boolean): Promise<string> {
+  let backoff = ctx.poll.initialMs;
+  for (let retry = 0; ; retry++) {
+    try {
+      return (await mutate('create', undefined, () => ctx.api.createIntegration(body))).id;
+    } catch (err) {
+      const fix = await failedCreation(ctx, body, err);
+      if (fix !== undefined) {
+        await writeUpdate(ctx, fix, body);
+        return fix;
+      }
+      if (!isConflict(err)) throw err;
+      const found = await findByNaturalKey(ctx, body);
+      if (found && maybeSent) return found.id;
+      if (found) {
+        throw new ApplyFailure(
+          ErrorCode.alreadyExists,
+          `create: integration ${found.id} with the same identity already exists (created outside this apply); the next plan adopts it`,
+        );
+      }
+      if (retry >= MAX_CONFLICT_RETRIES || Date.now() + backoff >= ctx.poll.deadline) {
+        throw new ApplyFailure(ErrorCode.conflictPersists, `create: still conflicting (409) after ${retry + 1} tries: ${err.message}`);
+      }
+      await sleep(backoff, ctx.poll.signal);
+      backoff = nextInterval(backoff, ctx.poll.maxMs);
+    }
+  }
+}
+
+// ---- update ----------------------------------------------------------------------------------
+
+export async function dryRunUpdate(ctx: OpContext, id: string, body: IntegrationBody): Promise<void> {
+  await retryOnConflict(ctx, id, 'update (dry run)', () =>
     mutate('update (dry run)', id, () => ctx.api.updateIntegration(id, body, { dryRun: true })),
   );
-  await retryOnConflict(ctx, id, () => mutate('update', id, () => ctx.api.updateIntegration(id, body)));
-  return settle(ctx, id, 'update');
 }
 
-export async function deleteIntegration(
-  ctx: OpContext,
-  id: string,
-  payload: Record<string, unknown> | undefined,
-): Promise<void> {
+export async function writeUpdate(ctx: OpContext, id: string, body: IntegrationBody): Promise<void> {
+  await retryOnConflict(ctx, id, 'update', () => mutate('update', id, () => ctx.api.updateIntegration(id, body)));
+}
+
+// ---- delete ----------------------------------------------------------------------------------
+
+const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.statusCode === 404;
+
+/** Dry run of a delete; false when the integration is already gone (nothing more to do). */
+export async function dryRunDelete(ctx: OpContext, id: string, payload: Record<string, unknown> | undefined): Promise<boolean> {
   try {
-    await retryOnConflict(ctx, id, () =>
+    await retryOnConflict(ctx, id, 'delete (dry run)', () =>
       mutate('delete (dry run)', id, () => ctx.api.deleteIntegration(id, payload, { dryRun: true })),
     );
-    await retryOnConflict(ctx, id, () => mutate('delete', id, () => ctx.api.deleteIntegration(id, payload)));
+    return true;
   } catch (err) {
-    if (err instanceof ApiError && err.statusCode === 404) return; // already gone
+    if (isNotFound(err)) return false;
     throw err;
   }
+}
+
+/** The real delete; false when the integration is already gone. */
+export async function writeDelete(ctx: OpContext, id: string, payload: Record<string, unknown> | undefined): Promise<boolean> {
+  try {
+    await retryOnConflict(ctx, id, 'delete', () => mutate('delete', id, () => ctx.api.deleteIntegration(id, payload)));
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
+}
+
+/** Poll until the integration is gone; an error status or a settled live integration is a failure. */
+export async function settleDelete(ctx: OpContext, id: string): Promise<void> {
   const status = await waitSettled(ctx.api, id, ctx.poll);
   if (status === 'gone') return;
-  if (ERROR_STATUSES.has(status)) {
-    let live: LiveIntegration | undefined;
-    try {
-      live = await ctx.api.getIntegration(id);
-    } catch {
-      /* reported below */
-    }
-    throw validationFailure(`delete ended in status ${status}`, live?.validationResults, id);
-  }
-  throw new ApplyFailure(`delete: integration ${id} is ${status}, not gone`, undefined, id);
+  if (ERROR_STATUSES.has(status)) throw await statusFailure(ctx, id, `delete ended in status ${status}`);
+  throw new ApplyFailure(ErrorCode.statusError, `delete: integration ${id} is ${status}, not gone`, { liveId: id });
 }

@@ -1,9 +1,11 @@
 /**
  * Waiting for the service: poll an integration's status with an adaptive interval (start small,
  * double, cap) until it leaves the transitional statuses, or until it is gone (404), or the deadline.
+ * Every wait ends at once when the run's signal aborts (CancelledError).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ServiceApi } from '../api/client-types.js';
-import { ApiError } from '../errors.js';
+import { ApiError, CancelledError, ErrorCode, isAbortError } from '../errors.js';
 import { TRANSITIONAL_STATUSES } from '../service/kinds.js';
 import { ApplyFailure } from './validation.js';
 
@@ -12,9 +14,19 @@ export interface PollSettings {
   deadline: number;
   initialMs: number;
   maxMs: number;
+  /** Ends every wait (graceful stop). */
+  signal?: AbortSignal;
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+/** Sleep `ms`; the signal ends the sleep with CancelledError. */
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await delay(Math.max(0, ms), undefined, signal ? { signal } : {});
+  } catch (err) {
+    if (isAbortError(err)) throw new CancelledError('wait abandoned: govops is shutting down');
+    throw err;
+  }
+}
 
 export function nextInterval(current: number, max: number): number {
   return Math.min(max, current * 2);
@@ -31,7 +43,7 @@ export async function waitSettled(api: ServiceApi, id: string, poll: PollSetting
     if (!first || waitFirst) {
       const remaining = poll.deadline - Date.now();
       if (remaining <= 0) break;
-      await sleep(Math.min(interval, remaining));
+      await sleep(Math.min(interval, remaining), poll.signal);
       interval = nextInterval(interval, poll.maxMs);
     }
     try {
@@ -44,5 +56,5 @@ export async function waitSettled(api: ServiceApi, id: string, poll: PollSetting
     }
     if (Date.now() >= poll.deadline) break;
   }
-  throw new ApplyFailure(`timed out waiting for integration ${id} to settle (last status: ${last})`, undefined, id);
+  throw new ApplyFailure(ErrorCode.settleTimeout, `timed out waiting for integration ${id} to settle (last status: ${last})`, { liveId: id });
 }

@@ -1,5 +1,5 @@
 /** Validation results of the service: which tests failed, and a failure carrying them. */
-import { ApiError } from '../errors.js';
+import { ApiError, ErrorCode, GovopsError, type FailureClass } from '../errors.js';
 import type { ValidationResults, ValidationTest } from '../api/types.js';
 import { isPlainObject } from '../plan/diff.js';
 
@@ -27,16 +27,35 @@ export function resultsFromError(err: unknown): ValidationResults | undefined {
   return undefined;
 }
 
+/** Codes an apply step fails with, and their class. */
+const APPLY_CODES: Readonly<Record<string, FailureClass>> = {
+  [ErrorCode.validationFailed]: 'terminal',
+  [ErrorCode.statusError]: 'terminal',
+  [ErrorCode.alreadyExists]: 'terminal',
+  [ErrorCode.blocked]: 'terminal',
+  [ErrorCode.settleTimeout]: 'transient',
+  [ErrorCode.conflictPersists]: 'transient',
+  [ErrorCode.resourceGone]: 'transient',
+  [ErrorCode.createUnsettled]: 'transient',
+  [ErrorCode.cancelled]: 'transient',
+};
+
 /** An apply step failed; `validation` holds the tests the service reported, if any. */
-export class ApplyFailure extends Error {
+export class ApplyFailure extends GovopsError {
   override readonly name = 'ApplyFailure';
+  readonly failureClass: FailureClass;
+  readonly validation?: TestSummary[];
+  /** The resource exists in the service after the failure (e.g. createError): record its id. */
+  readonly liveId?: string;
   constructor(
+    readonly code: string,
     message: string,
-    readonly validation?: TestSummary[],
-    /** The resource exists in the service after the failure (e.g. createError): record its id. */
-    readonly liveId?: string,
+    extra: { validation?: TestSummary[]; liveId?: string } = {},
   ) {
     super(message);
+    this.failureClass = APPLY_CODES[code] ?? 'terminal';
+    if (extra.validation) this.validation = extra.validation;
+    if (extra.liveId !== undefined) this.liveId = extra.liveId;
   }
 }
 
@@ -50,8 +69,12 @@ export function validationFailure(
   results: ValidationResults | undefined,
   liveId?: string,
   fallback?: string,
+  code: string = ErrorCode.validationFailed,
 ): ApplyFailure {
   const failing = failingTests(results);
   const detail = failing.length ? describeTests(failing) : fallback;
-  return new ApplyFailure(`${what}${detail ? `: ${detail}` : ''}`, summarizeTests(results), liveId);
+  return new ApplyFailure(code, `${what}${detail ? `: ${detail}` : ''}`, {
+    validation: summarizeTests(results),
+    ...(liveId !== undefined ? { liveId } : {}),
+  });
 }

@@ -1,8 +1,9 @@
-/** Webhook changes: deletes by id, creates in one batch POST whose `errors` are mapped to resources. */
+/** Webhook calls: deletes by id, creates in one batch POST whose `errors` are mapped to resources. */
 import type { ServiceApi } from '../api/client-types.js';
 import type { LiveWebhook, WebhookInput } from '../api/types.js';
-import { ApiError } from '../errors.js';
+import { ApiError, ErrorCode } from '../errors.js';
 import { isPlainObject } from '../plan/diff.js';
+import { ApplyFailure } from './validation.js';
 
 export async function deleteWebhook(api: ServiceApi, id: string): Promise<void> {
   try {
@@ -13,7 +14,16 @@ export async function deleteWebhook(api: ServiceApi, id: string): Promise<void> 
   }
 }
 
-export type BatchOutcome = { ok: true; webhook: LiveWebhook } | { ok: false; error: string };
+/**
+ * One input's outcome. A failure is `definite` when the service certainly did not create it (an item
+ * error, a 4xx for the whole batch, a 503); otherwise it may exist and is looked up by name.
+ */
+export type BatchOutcome = { ok: true; webhook: LiveWebhook } | { ok: false; error: Error; definite: boolean };
+
+/** The service certainly did not act on a request that failed with this error. */
+function notProcessed(err: unknown): boolean {
+  return err instanceof ApiError && err.statusCode !== 502 && err.statusCode !== 504;
+}
 
 function describeItemError(e: unknown): string {
   if (typeof e === 'string') return e;
@@ -41,15 +51,15 @@ export async function createWebhooks(api: ServiceApi, items: readonly WebhookInp
   try {
     res = await api.createWebhooks([...items]);
   } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    return items.map(() => ({ ok: false as const, error: `webhook create failed: ${msg}` }));
+    const error = err instanceof Error ? err : new Error(String(err));
+    return items.map(() => ({ ok: false as const, error, definite: notProcessed(err) }));
   }
   const outcomes: Array<BatchOutcome | undefined> = items.map(() => undefined);
   const unassigned: string[] = [];
   for (const e of res.errors ?? []) {
     const i = errorTarget(e, items);
     if (i === undefined) unassigned.push(describeItemError(e));
-    else outcomes[i] = { ok: false, error: describeItemError(e) };
+    else outcomes[i] = { ok: false, error: new ApplyFailure(ErrorCode.validationFailed, describeItemError(e)), definite: true };
   }
   const created = new Map((res.createdWebhooks ?? []).map((w) => [w.name, w]));
   return items.map((it, i) => {
@@ -58,7 +68,11 @@ export async function createWebhooks(api: ServiceApi, items: readonly WebhookInp
     return (
       outcomes[i] ?? {
         ok: false as const,
-        error: `not created by the service${unassigned.length ? `: ${unassigned.join('; ')}` : ''}`,
+        error: new ApplyFailure(
+          ErrorCode.validationFailed,
+          `not created by the service${unassigned.length ? `: ${unassigned.join('; ')}` : ''}`,
+        ),
+        definite: true,
       }
     );
   });

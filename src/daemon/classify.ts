@@ -1,5 +1,8 @@
-/** Pure: what a reconcile attempt means for the loop (reject, retry, ready, drift...). */
-import { TransportError } from '../errors.js';
+/**
+ * Pure: what a reconcile attempt means for the loop (reject, retry, ready, drift...). Decided from the
+ * failure's code and class (src/errors.ts), never from message text.
+ */
+import { ErrorCode, UNAVAILABLE_CODES, classify, type FailureInfo } from '../errors.js';
 import type { ReconcileResult } from '../reconcile/types.js';
 
 export type Verdict =
@@ -13,35 +16,43 @@ export type Verdict =
   | 'invalid'
   /** The service could not be reached (or refused the token): retry with backoff, not ready. */
   | 'unreachable'
-  /** Apply failed for some resources: retry with backoff. */
+  /** Something else failed (some resources not applied, the state file...): see `Judgement`. */
   | 'failed';
 
-const UNREACHABLE = /ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|cannot reach|unreachable|TransportError/i;
-
-export function classifyResult(result: ReconcileResult, apply: boolean): Verdict {
-  if (result.ok) {
-    if (apply) return result.changed ? 'applied' : 'in-sync';
-    return result.changed ? 'drift' : 'in-sync';
-  }
-  const hasErrorDiag = result.diagnostics.some((d) => d.severity === 'error');
-  if (result.stage === 'load' || hasErrorDiag) return 'invalid';
-  if (result.stage === 'plan') {
-    if (result.plan && result.plan.errors.length > 0) return 'invalid';
-    if (result.error && UNREACHABLE.test(result.error)) return 'unreachable';
-    if (result.plan) return 'invalid';
-    // No plan: observing live state failed (service-side), not the revision's fault.
-    return result.error && /service error/i.test(result.error) ? 'unreachable' : 'failed';
-  }
-  if (result.error && UNREACHABLE.test(result.error) && result.outcomes.every((o) => o.result !== 'ok')) {
-    return 'unreachable';
-  }
-  return 'failed';
+/** A verdict and what follows from it. */
+export interface Judgement {
+  verdict: Verdict;
+  /** The failure behind a non-success verdict. */
+  failure?: FailureInfo;
+  /**
+   * `backoff`: transient, try again soon (exponential backoff); `slow`: terminal until something changes,
+   * tried again only at the resync period; `none`: success, or a rejected revision (waits for the next one).
+   */
+  retry: 'backoff' | 'slow' | 'none';
+  /** The failure stops all work (not one resource's problem): /readyz answers 503. */
+  blocksReadiness: boolean;
 }
 
-export function classifyThrown(err: unknown): Verdict {
-  if (err instanceof TransportError) return 'unreachable';
-  const message = err instanceof Error ? `${err.name} ${err.message}` : String(err);
-  return UNREACHABLE.test(message) ? 'unreachable' : 'failed';
+export function judgeResult(result: ReconcileResult, apply: boolean): Judgement {
+  if (result.ok) {
+    const verdict: Verdict = apply ? (result.changed ? 'applied' : 'in-sync') : result.changed ? 'drift' : 'in-sync';
+    return { verdict, retry: 'none', blocksReadiness: false };
+  }
+  const failure = result.failure ?? { code: ErrorCode.internal, failureClass: 'terminal' };
+  if (failure.code === ErrorCode.invalidRevision || failure.code === ErrorCode.planError) {
+    return { verdict: 'invalid', failure, retry: 'none', blocksReadiness: false };
+  }
+  if (UNAVAILABLE_CODES.has(failure.code)) return { verdict: 'unreachable', failure, retry: 'backoff', blocksReadiness: true };
+  const retry = failure.failureClass === 'transient' ? 'backoff' : 'slow';
+  // Failures before apply (the state file...) stop all work; an apply's are per resource, and an
+  // unreadable revision folder waits for the source's next look.
+  return { verdict: 'failed', failure, retry, blocksReadiness: result.stage !== 'apply' && failure.code !== ErrorCode.sourceIo };
+}
+
+export function judgeThrown(err: unknown): Judgement {
+  const failure = classify(err);
+  if (UNAVAILABLE_CODES.has(failure.code)) return { verdict: 'unreachable', failure, retry: 'backoff', blocksReadiness: true };
+  return { verdict: 'failed', failure, retry: failure.failureClass === 'transient' ? 'backoff' : 'slow', blocksReadiness: true };
 }
 
 export function isSuccess(v: Verdict): boolean {

@@ -3,6 +3,8 @@
  * `startDaemon` returns once the endpoints listen and the source had its first look.
  */
 import type { Logger } from 'pino';
+import { ErrorCode } from '../errors.js';
+import type { DeletionRefusal } from '../plan/types.js';
 import type { Revision, Source } from '../sources/types.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
 import { ManualStepLog } from './manual-steps.js';
@@ -35,6 +37,8 @@ export class Daemon {
   private http?: HttpServerHandle;
   private resources: ResourceState[] = [];
   private resourcesRevision?: string;
+  /** The mass-deletion guard's refusal in the last plan, if any. */
+  private refusal?: DeletionRefusal & { revision: string };
   private shuttingDown = false;
   private startWaiters: Array<(r: Revision) => void> = [];
   private manualSteps = new ManualStepLog();
@@ -92,9 +96,12 @@ export class Daemon {
     const s = this.loop.snapshot();
     if (this.shuttingDown) return { ready: false, reason: 'shutting down' };
     if (s.ready) return { ready: true };
-    if (s.lastAttempt?.verdict === 'unreachable') return { ready: false, reason: `service unreachable: ${s.lastAttempt.error ?? ''}`.trim() };
-    if (!s.lastAttempt) return { ready: false, reason: 'no reconcile finished yet' };
-    return { ready: false, reason: `no successful reconcile yet (last: ${s.lastAttempt.verdict})` };
+    const last = s.lastAttempt;
+    if (!last) return { ready: false, reason: 'no reconcile finished yet' };
+    const code = last.failure ? ` (${last.failure.code})` : '';
+    if (last.verdict === 'unreachable') return { ready: false, reason: `service unreachable${code}: ${last.error ?? ''}`.trim() };
+    if (!s.lastSuccess) return { ready: false, reason: `no successful reconcile yet (last: ${last.verdict}${code})` };
+    return { ready: false, reason: `the last reconcile failed${code}: ${last.error ?? last.verdict}` };
   }
 
   status(): Record<string, unknown> {
@@ -121,6 +128,7 @@ export class Daemon {
       lastError: (failed ?? (rejectedIsLatest ? s.rejected : undefined)) && errorOf((failed ?? s.rejected)!),
       nextRetryAt: s.nextRetryAt,
       consecutiveFailures: s.consecutiveFailures,
+      deletionGuard: this.refusal,
       resources: this.resources,
       resourcesRevision: this.resourcesRevision,
       ...(this.opts.info ? { options: this.opts.info } : {}),
@@ -141,9 +149,13 @@ export class Daemon {
     if (a.result?.plan) {
       this.resources = resourceStates(a.result);
       this.resourcesRevision = a.revision;
+      const refusal = a.result.plan.deletionRefusal;
+      this.refusal = refusal ? { ...refusal, revision: a.revision } : undefined;
       this.manualSteps.report(a.revision, a.result.plan, this.opts.logger);
     }
     this.metrics.recordAttempt(a, this.loop.snapshot());
+    // The revision's files could not be read: have the source look again now (it restores the folder).
+    if (a.failure?.code === ErrorCode.sourceIo && !this.shuttingDown) void this.opts.source.refresh();
     await this.opts.source.retain(this.loop.inUse());
   }
 }
@@ -154,6 +166,7 @@ function summarize(a: Attempt): Record<string, unknown> {
     reason: a.reason,
     apply: a.apply,
     result: a.verdict,
+    ...(a.failure ? { code: a.failure.code, failureClass: a.failure.failureClass } : {}),
     startedAt: a.startedAt,
     finishedAt: a.finishedAt,
     durationSec: Math.round(a.durationSec * 1000) / 1000,
@@ -166,10 +179,14 @@ function errorOf(a: Attempt): Record<string, unknown> {
   const diagnostics = (a.result?.diagnostics ?? [])
     .filter((d) => d.severity === 'error')
     .map((d) => ({ file: d.file, line: d.line, column: d.column, kind: d.kind, name: d.name, message: d.message, at: `${d.file}:${d.line}:${d.column}` }));
-  const failures = (a.result?.outcomes ?? []).filter((o) => o.result === 'failed').map((o) => ({ kind: o.resourceKind, name: o.name, action: o.action, error: o.error }));
+  const failures = (a.result?.outcomes ?? [])
+    .filter((o) => o.result === 'failed')
+    .map((o) => ({ kind: o.resourceKind, name: o.name, action: o.action, error: o.error, code: o.code }));
   return {
     revision: a.revision,
     result: a.verdict,
+    code: a.failure?.code,
+    retry: a.retry,
     at: a.finishedAt,
     message: a.error ?? (diagnostics[0] ? `${diagnostics[0].at}: ${diagnostics[0].message}` : undefined),
     diagnostics,

@@ -12,6 +12,7 @@ export interface EngineSettings {
   allowReplace: boolean;
   maxDeletes?: number;
   manualSteps?: ManualStepsMode;
+  allowEmpty?: boolean;
   concurrency?: number;
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
@@ -34,9 +35,11 @@ export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): Re
       allowReplace: settings.allowReplace,
       maxDeletes: settings.maxDeletes,
       manualSteps: settings.manualSteps ?? 'require',
+      allowEmpty: settings.allowEmpty,
       concurrency: settings.concurrency,
       timeoutMs: settings.timeoutMs,
       signal: req.signal,
+      forceSignal: req.forceSignal,
       logger: req.logger,
       statePath: settings.statePath,
       env: settings.env ?? process.env,

@@ -8,7 +8,8 @@
 import type { Logger } from 'pino';
 import type { ReconcileResult } from '../reconcile/types.js';
 import type { Revision } from '../sources/types.js';
-import { backoffMs, classifyResult, classifyThrown, type Verdict } from './classify.js';
+import type { FailureInfo } from '../errors.js';
+import { backoffMs, judgeResult, judgeThrown, type Judgement, type Verdict } from './classify.js';
 
 export type Reason = 'revision' | 'resync' | 'retry';
 
@@ -16,7 +17,10 @@ export interface ReconcileRequest {
   revision: Revision;
   apply: boolean;
   reason: Reason;
+  /** Graceful stop (shutdown): nothing new starts, waits end, requests in flight finish. */
   signal: AbortSignal;
+  /** Forced stop, near the end of the grace period: requests in flight are aborted, state is saved. */
+  forceSignal: AbortSignal;
   /** Child logger bound to the reason (the reconcile binds the revision itself, once). */
   logger: Logger;
 }
@@ -28,6 +32,10 @@ export interface Attempt {
   reason: Reason;
   apply: boolean;
   verdict: Verdict;
+  /** Why a non-success verdict: the failure's code and class. */
+  failure?: FailureInfo;
+  /** What the loop does next: try again soon (backoff), at the resync period (slow), or wait for news. */
+  retry?: Judgement['retry'];
   startedAt: string;
   finishedAt: string;
   durationSec: number;
@@ -46,7 +54,7 @@ export interface LoopOptions {
   /** Called after every attempt (metrics, status, snapshot retention). */
   onAttempt?(attempt: Attempt, loop: ReconcileLoop): void | Promise<void>;
   /** Called when an attempt starts. */
-  onStart?(request: Omit<ReconcileRequest, 'signal' | 'logger'>): void;
+  onStart?(request: Omit<ReconcileRequest, 'signal' | 'forceSignal' | 'logger'>): void;
 }
 
 export interface LoopSnapshot {
@@ -75,6 +83,7 @@ export class ReconcileLoop {
   private failures = 0;
   private worker?: Promise<void>;
   private abort?: AbortController;
+  private force?: AbortController;
   private stopped = false;
   private state: Omit<LoopSnapshot, 'lastGood' | 'pending' | 'consecutiveFailures'> = { drift: false, ready: false };
   private everSucceeded = false;
@@ -117,8 +126,10 @@ export class ReconcileLoop {
   }
 
   /**
-   * Stop: accept no new work, abort the in-flight reconcile (it finishes its in-flight calls) and
-   * wait for it up to `graceMs`. Resolves true when it finished within the grace period.
+   * Stop: accept no new work and stop the in-flight reconcile gracefully (nothing new starts, waits end,
+   * requests in flight finish and their results are saved). Near the end of `graceMs` (80%), requests
+   * still in flight are aborted so the state is saved before the grace period is over. Resolves true
+   * when the reconcile finished within the grace period.
    */
   async stop(graceMs: number): Promise<boolean> {
     this.stopped = true;
@@ -128,10 +139,11 @@ export class ReconcileLoop {
     const worker = this.worker;
     if (!worker) return true;
     this.abort?.abort(new Error('govops is shutting down'));
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs)));
+    const timers: NodeJS.Timeout[] = [];
+    timers.push(setTimeout(() => this.force?.abort(new Error('grace period nearly over')), Math.floor(graceMs * 0.8)));
+    const timedOut = new Promise<boolean>((r) => timers.push(setTimeout(() => r(false), graceMs)));
     const done = await Promise.race([worker.then(() => true), timedOut]);
-    clearTimeout(timer);
+    for (const t of timers) clearTimeout(t);
     return done;
   }
 
@@ -170,28 +182,39 @@ export class ReconcileLoop {
     const startedAt = new Date();
     const t0 = process.hrtime.bigint();
     this.abort = new AbortController();
+    this.force = new AbortController();
     const logger = this.opts.logger.child({ revision: revision.id, reason });
     this.state.running = { revision: revision.id, reason, since: startedAt.toISOString() };
     this.opts.onStart?.({ revision, apply, reason });
     logger.info({ apply }, 'reconcile started');
     let result: ReconcileResult | undefined;
-    let verdict: Verdict;
+    let judgement: Judgement;
     let error: string | undefined;
     try {
       const reconcileLogger = this.opts.logger.child({ reason });
-      result = await this.opts.reconcile({ revision, apply, reason, signal: this.abort.signal, logger: reconcileLogger });
-      verdict = classifyResult(result, apply);
+      result = await this.opts.reconcile({
+        revision,
+        apply,
+        reason,
+        signal: this.abort.signal,
+        forceSignal: this.force.signal,
+        logger: reconcileLogger,
+      });
+      judgement = judgeResult(result, apply);
       error = result.error;
     } catch (err) {
-      verdict = classifyThrown(err);
+      judgement = judgeThrown(err);
       error = err instanceof Error ? err.message : String(err);
     }
+    const { verdict } = judgement;
     const finishedAt = new Date();
     const attempt: Attempt = {
       revision: revision.id,
       reason,
       apply,
       verdict,
+      ...(judgement.failure ? { failure: judgement.failure } : {}),
+      retry: judgement.retry,
       startedAt: startedAt.toISOString(),
       finishedAt: finishedAt.toISOString(),
       durationSec: Number(process.hrtime.bigint() - t0) / 1e9,
@@ -199,7 +222,7 @@ export class ReconcileLoop {
       error,
     };
     this.state.running = undefined;
-    this.record(revision, attempt, logger);
+    this.record(revision, attempt, judgement, logger);
     try {
       await this.opts.onAttempt?.(attempt, this);
     } catch (err) {
@@ -207,23 +230,25 @@ export class ReconcileLoop {
     }
   }
 
-  private record(revision: Revision, attempt: Attempt, logger: Logger): void {
+  private record(revision: Revision, attempt: Attempt, judgement: Judgement, logger: Logger): void {
     const v = attempt.verdict;
     this.state.lastAttempt = attempt;
-    if (v !== 'invalid') this.state.ready = this.everSucceeded;
+    if (v !== 'invalid') this.state.ready = this.everSucceeded && !judgement.blocksReadiness;
     if (v === 'invalid') {
       this.state.rejected = attempt;
       logger.error({ error: attempt.error, diagnostics: attempt.result?.diagnostics }, 'revision rejected; the last good revision stays in force');
     } else if (v === 'unreachable' || v === 'failed') {
-      if (v === 'unreachable') this.state.ready = false;
       // A revision that planned (or got as far as the service) is valid: it is the target now.
       if (v === 'failed' && attempt.result?.plan) this.lastGood = revision;
       this.retryTarget = revision;
       this.retryApply = attempt.apply;
       this.failures++;
-      const delay = backoffMs(this.failures, this.opts.retryBaseMs ?? 1000, this.opts.retryMaxMs ?? 300_000);
+      // Transient: back off and try again. Terminal: nothing changes by retrying soon; try again at the
+      // resync period (a fix made outside govops is then picked up), never in a tight loop.
+      const backoff = backoffMs(this.failures, this.opts.retryBaseMs ?? 1000, this.opts.retryMaxMs ?? 300_000);
+      const delay = judgement.retry === 'backoff' ? backoff : Math.max(backoff, this.opts.resyncMs);
       this.state.nextRetryAt = new Date(Date.now() + delay).toISOString();
-      logger.warn({ error: attempt.error, retryInMs: delay, verdict: v }, 'reconcile failed; will retry');
+      logger.warn({ error: attempt.error, code: attempt.failure?.code, retryInMs: delay, verdict: v, retry: judgement.retry }, 'reconcile failed; will retry');
       if (this.retryTimer) clearTimeout(this.retryTimer);
       if (!this.stopped) {
         this.retryTimer = setTimeout(() => {

@@ -68,6 +68,11 @@ export class DaemonMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers: [this.registry],
   });
+  readonly deletionsRefused = new Gauge({
+    name: 'govops_deletions_refused',
+    help: 'Deletes the mass-deletion guard held back in the last plan (0 when none); see /status deletionGuard',
+    registers: [this.registry],
+  });
   readonly gitFetchFailures = new Counter({
     name: 'govops_git_fetch_failures_total',
     help: 'Failed git fetches',
@@ -78,6 +83,7 @@ export class DaemonMetrics {
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
     this.drift.set(0);
     this.ready.set(0);
+    this.deletionsRefused.set(0);
     this.gitFetchFailures.inc(0);
     this.rejected.inc(0);
     // So that `increase(govops_reconcile_total{result="failed"}[..]) > 0` fires on the first failure after a restart.
@@ -101,6 +107,7 @@ export class DaemonMetrics {
     this.reconcileDuration.observe({ result: a.verdict }, a.durationSec);
     if (a.verdict === 'invalid') this.rejected.inc();
     if (a.result?.plan) {
+      this.deletionsRefused.set(a.result.plan.deletionRefusal?.refused ?? 0);
       this.resources.reset();
       for (const c of countStates(resourceStates(a.result)).values()) {
         this.resources.set({ kind: c.kind, sync_state: c.syncState }, c.count);

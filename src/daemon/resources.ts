@@ -29,9 +29,11 @@ export interface ResourceState {
 export function resourceStates(result: ReconcileResult): ResourceState[] {
   const plan = result.plan;
   if (!plan) return [];
-  const outcomes = new Map(result.outcomes.map((o) => [`${o.resourceKind}/${o.name}`, o]));
+  const outcomes = new Map(result.outcomes.filter((o) => o.duplicateOf === undefined).map((o) => [`${o.resourceKind}/${o.name}`, o]));
   const out: ResourceState[] = [];
   for (const c of plan.changes) {
+    // Deleting an extra copy of a webhook is not a resource of its own (the kept copy is reported).
+    if (c.duplicateOf !== undefined) continue;
     const o = outcomes.get(`${c.resourceKind}/${c.name}`);
     const pendingChange = c.action !== 'noop' || c.adopt;
     let syncState: SyncState;

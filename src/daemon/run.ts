@@ -27,6 +27,7 @@ export interface RunSettings {
   maxDeletes?: number;
   /** Manual-flow changes wait for the manifest's acknowledgment (`require`, default) or not (`trust`). */
   manualSteps?: ManualStepsMode;
+  allowEmpty?: boolean;
   concurrency?: number;
   timeoutMs?: number;
   listen: { host: string; port: number };
@@ -103,6 +104,7 @@ export async function startRunning(
       allowReplace: s.allowReplace,
       maxDeletes: s.maxDeletes,
       manualSteps: s.manualSteps ?? 'require',
+      allowEmpty: s.allowEmpty,
       concurrency: s.concurrency,
       timeoutMs: s.timeoutMs,
       env: s.env,
@@ -137,6 +139,7 @@ export async function startRunning(
       allowReplace: s.allowReplace,
       maxDeletes: s.maxDeletes,
       manualSteps: s.manualSteps ?? 'require',
+      allowEmpty: s.allowEmpty,
       intervalMs: s.intervalMs,
       resyncMs: s.resyncMs,
       statePath: s.statePath,

@@ -5,6 +5,7 @@
  */
 import { open } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { ErrorCode } from '../errors.js';
 import { findManifestFiles } from './discover.js';
 import { checkDuplicates } from './duplicates.js';
 import { MAX_FILE_BYTES } from './hostile.js';
@@ -42,7 +43,7 @@ export function displayName(abs: string, cwd: string): string {
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Read a file, refusing (without reading it all) anything over the size limit. */
-async function readText(abs: string): Promise<{ text?: string; message?: string }> {
+async function readText(abs: string): Promise<{ text?: string; message?: string; io?: boolean }> {
   let handle;
   try {
     handle = await open(abs, 'r');
@@ -56,7 +57,7 @@ async function readText(abs: string): Promise<{ text?: string; message?: string 
       return { message: 'not UTF-8 text' };
     }
   } catch (err) {
-    return { message: `cannot read file: ${(err as Error).message}` };
+    return { message: `cannot read file: ${(err as Error).message}`, io: true };
   } finally {
     await handle?.close();
   }
@@ -94,9 +95,11 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   found.files.forEach((abs, i) => {
     const file = displayName(abs, cwd);
     files.push(file);
-    const { text, message } = texts[i]!;
+    const { text, message, io } = texts[i]!;
     if (text === undefined) {
-      diagnostics.push({ file, line: 1, column: 1, severity: 'error', message: message ?? 'cannot read file' });
+      const d: Diagnostic = { file, line: 1, column: 1, severity: 'error', message: message ?? 'cannot read file' };
+      if (io) d.code = ErrorCode.sourceIo;
+      diagnostics.push(d);
       return;
     }
     const res = parseManifestText(text, file, dirname(abs), { strict: options.strict });

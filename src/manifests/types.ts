@@ -82,6 +82,8 @@ export interface Diagnostic {
   name?: string;
   severity: Severity;
   message: string;
+  /** Set when the file could not be read (an I/O failure, not the manifest's fault): `GOVOPS_SOURCE_IO`. */
+  code?: string;
   /** The security rule broken, when it is one (`secret-scope`, `symlink`, `submodule`). */
   rule?: string;
 }

@@ -6,17 +6,22 @@ import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import { naturalKey } from '../service/kinds.js';
 import type { GovopsState } from '../state/types.js';
 import { planIntegration, planOrphanIntegration, type PlanContext } from './integrations.js';
+import { findDuplicateWebhooks } from './duplicates.js';
+import { guardDeletions } from './guard.js';
 import { gateManualSteps } from './manual-steps.js';
 import { matchResources } from './match.js';
+import { resolvePending } from './pending.js';
 import { comparable, type ConfigShapes } from './shape.js';
-import type {
-  DesiredIntegration,
-  DesiredResource,
-  DesiredWebhook,
-  Plan,
-  PlanOptions,
-  PlanSummary,
-  ResourceChange,
+import {
+  toPlanChange,
+  type DesiredIntegration,
+  type DesiredResource,
+  type DesiredWebhook,
+  type Plan,
+  type PlanChange,
+  type PlanOptions,
+  type PlanSummary,
+  type ResourceChange,
 } from './types.js';
 import { planOrphanWebhook, planWebhook } from './webhooks.js';
 
@@ -33,6 +38,9 @@ export interface PlanInput {
 export function planChanges(input: PlanInput): Plan {
   const { options, shapes } = input;
   const pc: PlanContext = { shapes, options };
+  // Intents an interrupted run left behind are settled against live state first (the engine does this
+  // too, to save the result; here it makes every caller see the same plan).
+  const state = resolvePending(input.state, input.live).state;
   const errors: string[] = [];
   const warnings: string[] = [];
   const changes: ResourceChange[] = [];
@@ -42,7 +50,7 @@ export function planChanges(input: PlanInput): Plan {
     kind: 'Integration',
     desired: integrations,
     live: input.live.integrations,
-    state: input.state.resources,
+    state: state.resources,
     nameOf: (d) => d.name,
     keyOfDesired: (d) => naturalKey(d.body.type, comparable(shapes, d.body.type, d.body.config)),
     keyOfLive: (l) => naturalKey(l.type, shapes[l.type] ? comparable(shapes, l.type, l.config) : l.config),
@@ -60,7 +68,7 @@ export function planChanges(input: PlanInput): Plan {
     kind: 'Webhook',
     desired: webhooks,
     live: input.live.webhooks,
-    state: input.state.resources,
+    state: state.resources,
     nameOf: (d) => d.name,
     keyOfDesired: (d) => d.body.name,
     keyOfLive: (l) => l.name,
@@ -72,6 +80,15 @@ export function planChanges(input: PlanInput): Plan {
     if (c) changes.push(c);
     else warnings.push(orphanWarning('Webhook', o.state.name, o.live !== undefined));
   }
+  const kept = new Map<string, string>();
+  for (const d of webhooks) {
+    const m = wm.matches.get(d.name)!;
+    if (m.live && m.state?.id === m.live.id) kept.set(d.body.name, m.live.id);
+  }
+  for (const o of wm.orphans) if (o.live) kept.set(o.live.name, o.live.id);
+  const duplicates = findDuplicateWebhooks(kept, input.live.webhooks, state.resources, options);
+  changes.push(...duplicates.changes);
+  warnings.push(...duplicates.warnings);
 
   gateManualSteps(changes, {
     desired: new Map(integrations.map((d) => [d.name, d])),
@@ -87,15 +104,11 @@ export function planChanges(input: PlanInput): Plan {
   changes.sort((a, b) =>
     a.resourceKind === b.resourceKind ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.resourceKind === 'Integration' ? -1 : 1,
   );
-  const destructive = changes.filter(
-    (c) => !c.blocked && ((c.action === 'delete' && !c.goneFromService) || c.action === 'replace'),
-  ).length;
-  if (options.maxDeletes !== undefined && destructive > options.maxDeletes) {
-    errors.push(
-      `the plan deletes ${destructive} resources (deletes and replaces), more than --max-deletes ${options.maxDeletes}: nothing is applied`,
-    );
-  }
-  const plan: Plan = { formatVersion: 1, changes, summary: summarize(changes), errors, warnings };
+  const planned: PlanChange[] = changes.map(toPlanChange);
+  const refusal = guardDeletions(planned, { desiredCount: input.desired.length, managed: state.resources.length, options });
+  if (refusal) warnings.push(refusal.message);
+  const plan: Plan = { formatVersion: 1, changes: planned, summary: summarize(planned), errors, warnings };
+  if (refusal) plan.deletionRefusal = refusal;
   if (input.revision !== undefined) plan.revision = input.revision;
   return plan;
 }
@@ -115,7 +128,10 @@ export function summarize(changes: readonly ResourceChange[]): PlanSummary {
   return s;
 }
 
-/** The plan has something for apply to do (API calls or state-only updates such as adopt or rename). */
-export function needsApply(plan: Plan): boolean {
-  return plan.changes.some((c) => c.action !== 'noop' || c.adopt || c.renamedFrom !== undefined);
+/**
+ * The changes apply acts on: API calls, and state-only updates (adopt, rename, forgetting a resource
+ * already gone). Everything but plain no-ops; a plan needs applying when this is not empty.
+ */
+export function actionable(plan: Plan): PlanChange[] {
+  return plan.changes.filter((c) => c.action !== 'noop' || c.adopt || c.renamedFrom !== undefined);
 }

@@ -48,6 +48,11 @@ export interface ResourceChange {
   goneFromService?: boolean;
   /** Secret fields that cannot be compared (not counted as changes), and what apply does about them. */
   notComparable?: NotComparable;
+  /**
+   * For deletes of an extra copy (two live webhooks with one managed name): the live id govops keeps.
+   * The state entry is not touched.
+   */
+  duplicateOf?: string;
   /** Manual flow: the platform scripts this change needs and whether the manifest acknowledges them (manual-steps.ts). */
   manualStep?: ManualStepGate;
   /** Manual flow, the integration's creation failed (`createError`): the ways out, with the commands. */
@@ -89,6 +94,58 @@ export interface FailedCreation {
   remove: string;
 }
 
+/*
+ * A planned change as a discriminated union (on `action`, then `goneFromService` / `renamedFrom`), so
+ * code that carries a plan out knows from the type which changes have a live id. The planner builds
+ * `ResourceChange` drafts and narrows each with `toPlanChange`.
+ */
+export type CreateChange = ResourceChange & { action: 'create'; liveId?: undefined };
+export type UpdateChange = ResourceChange & { action: 'update'; liveId: string };
+export type ReplaceChange = ResourceChange & { action: 'replace'; liveId: string };
+/** Deletes a live resource (with `duplicateOf`: an extra copy, state untouched). */
+export type DeleteChange = ResourceChange & { action: 'delete'; liveId: string; goneFromService?: false };
+/** The resource is already gone from the service: only its state entry is removed. */
+export type ForgetChange = ResourceChange & { action: 'delete'; goneFromService: true; liveId?: undefined };
+export type AdoptChange = ResourceChange & { action: 'adopt'; liveId: string };
+/** Nothing to do (the live id is known when the resource exists). */
+export type NoopChange = ResourceChange & { action: 'noop'; renamedFrom?: undefined };
+/** Nothing to do in the service; the state entry is renamed to the new manifest name. */
+export type RenameChange = ResourceChange & { action: 'noop'; renamedFrom: string; liveId: string };
+export type PlanChange =
+  | CreateChange
+  | UpdateChange
+  | ReplaceChange
+  | DeleteChange
+  | ForgetChange
+  | AdoptChange
+  | NoopChange
+  | RenameChange;
+
+/** Narrow a draft to its union member; an inconsistent draft (e.g. an update without a live id) is a planner bug. */
+export function toPlanChange(c: ResourceChange): PlanChange {
+  const bug = (why: string): Error => new Error(`planner bug: ${c.resourceKind}/${c.name} ${c.action}: ${why}`);
+  const { liveId, goneFromService, renamedFrom, ...rest } = c;
+  const renamed = renamedFrom !== undefined ? { renamedFrom } : {};
+  switch (c.action) {
+    case 'create':
+      if (liveId !== undefined) throw bug('a create has no live id');
+      return { ...rest, ...renamed, action: 'create' };
+    case 'update':
+    case 'replace':
+    case 'adopt':
+      if (liveId === undefined) throw bug('needs the live id');
+      return { ...rest, ...renamed, action: c.action, liveId };
+    case 'delete':
+      if (goneFromService) return { ...rest, ...renamed, action: 'delete', goneFromService: true };
+      if (liveId === undefined) throw bug('a delete of a live resource needs its id');
+      return { ...rest, ...renamed, action: 'delete', liveId };
+    case 'noop':
+      if (renamedFrom === undefined) return { ...rest, ...(liveId !== undefined ? { liveId } : {}), action: 'noop' };
+      if (liveId === undefined) throw bug('a rename needs the live id');
+      return { ...rest, action: 'noop', renamedFrom, liveId };
+  }
+}
+
 export interface PlanSummary {
   create: number;
   update: number;
@@ -102,15 +159,27 @@ export interface Plan {
   /** Format version of the JSON output. */
   formatVersion: 1;
   revision?: string;
-  changes: ResourceChange[];
+  changes: PlanChange[];
   summary: PlanSummary;
   /** Plan-level errors (e.g. two live matches for one manifest). A plan with errors is not applied. */
   errors: string[];
   warnings: string[];
+  /** Set when the mass-deletion guard held deletes back (src/plan/guard.ts); the other changes still apply. */
+  deletionRefusal?: DeletionRefusal;
 }
 
-export function hasChanges(plan: Plan): boolean {
-  return plan.changes.some((c) => c.action !== 'noop' || c.adopt);
+/** Why the mass-deletion guard refused a plan's deletes. */
+export interface DeletionRefusal {
+  /** Which rule refused: the manifest set is empty, over the default share, over `--max-deletes`. */
+  rule: 'empty' | 'share' | 'max-deletes';
+  /** Changes held back. */
+  refused: number;
+  /** Managed resources (state entries) before the plan. */
+  managed: number;
+  /** The most the rule allows. */
+  limit: number;
+  /** What happened and the flags that allow it. */
+  message: string;
 }
 
 /* ---- Planner input (added by the planner's owner; the fields above are the shared contract) ---- */
@@ -162,6 +231,8 @@ export interface PlanOptions {
   prune: boolean;
   allowReplace: boolean;
   maxDeletes?: number;
+  /** An empty manifest set may prune (still subject to the deletion limits). Default false. */
+  allowEmpty?: boolean;
   /**
    * `require` (default): a manual-flow create, edit or delete waits for the manifest's acknowledgment;
    * `trust`: the scripts are assumed to run out of band, nothing waits.

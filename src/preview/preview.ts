@@ -16,7 +16,7 @@ import type { SecretScope } from '../manifests/secret-scope.js';
 import { resolveAllSecrets } from '../manifests/secrets.js';
 import type { LoadedManifest } from '../manifests/types.js';
 import { configShapes } from '../manifests/shapes.js';
-import { needsApply, planChanges } from '../plan/planner.js';
+import { actionable, planChanges } from '../plan/planner.js';
 import type { PlanOptions } from '../plan/types.js';
 import { loadState } from '../state/store.js';
 import { changedFiles, checkoutTree, mergeBase, repoInfo, type RepoInfo } from './git.js';
@@ -164,7 +164,7 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
       });
       result.mode = 'live';
       result.plan = plan;
-      result.changed = needsApply(plan);
+      result.changed = actionable(plan).length > 0;
       result.exitCode = plan.errors.length ? 1 : result.changed ? 2 : 0;
       if (plan.errors.length) result.error = plan.errors.join('; ');
       return result;

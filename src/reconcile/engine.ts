@@ -4,10 +4,19 @@
  * Shared by `govops plan`, `govops apply` and the daemon. Expected failures come back as a result
  * (stage + error), never as a throw.
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServiceApi } from '../api/client-types.js';
 import { applyPlan } from '../apply/applier.js';
-import { ApiError, TransportError, UserError } from '../errors.js';
+import {
+  ApiError,
+  ErrorCode,
+  TransportError,
+  UNAVAILABLE_CODES,
+  UserError,
+  classify,
+  type FailureInfo,
+} from '../errors.js';
 import { loadManifests } from '../manifests/loader.js';
 import { withManualStep } from './manual-step-token.js';
 import { resolveAllSecrets } from '../manifests/secrets.js';
@@ -15,7 +24,8 @@ import { configShapes } from '../manifests/shapes.js';
 import type { Diagnostic } from '../manifests/types.js';
 import { toDesired } from '../plan/desired.js';
 import { isAwaitingManualStep, withoutAwaiting } from '../plan/manual-steps.js';
-import { needsApply, planChanges } from '../plan/planner.js';
+import { resolvePending } from '../plan/pending.js';
+import { actionable, planChanges } from '../plan/planner.js';
 import type { DesiredResource, Plan } from '../plan/types.js';
 import { withStateLock } from '../state/lock.js';
 import { hashingFor, loadState, saveState } from '../state/store.js';
@@ -36,6 +46,31 @@ function describeFailure(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+const needsApply = (plan: Plan): boolean => actionable(plan).length > 0;
+
+/** The failure that decides what an apply's failed outcomes mean: unavailability first, then transient ones. */
+export function applyFailure(outcomes: readonly ResourceOutcome[]): FailureInfo | undefined {
+  const failed = outcomes.filter((o) => o.result !== 'ok' && o.code !== undefined);
+  const pick =
+    failed.find((o) => UNAVAILABLE_CODES.has(o.code!)) ??
+    failed.find((o) => o.failureClass === 'transient') ??
+    failed[0];
+  return pick ? { code: pick.code!, failureClass: pick.failureClass ?? 'terminal' } : undefined;
+}
+
+/** The revision folder must exist: a missing one is an I/O failure of the source (retried), not an invalid revision. */
+async function checkRoot(root: string): Promise<void> {
+  try {
+    const st = await stat(root);
+    if (!st.isDirectory()) throw new Error(`${root} is not a folder`);
+  } catch (err) {
+    throw new UserError(`cannot read the revision folder ${root}: ${(err as Error).message}`, 'retried on the next attempt', {
+      code: ErrorCode.sourceIo,
+      failureClass: 'transient',
+    });
+  }
+}
+
 interface Prepared {
   desired: (state: GovopsState) => DesiredResource[];
 }
@@ -43,6 +78,7 @@ interface Prepared {
 /** Load, validate and resolve secrets. Returns diagnostics (errors stop the reconcile). */
 async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]; prepared?: Prepared }> {
   const paths = (opts.paths.length ? opts.paths : ['.']).map((p) => path.resolve(opts.root, p));
+  await checkRoot(opts.root);
   const set = await loadManifests(paths, {
     cwd: opts.root,
     ...(opts.sourceRoot !== undefined ? { root: opts.sourceRoot } : {}),
@@ -81,25 +117,37 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
   try {
     ({ diagnostics, prepared } = await prepare(opts));
   } catch (err) {
-    return result({ stage: 'load', ok: false, diagnostics: [], outcomes: [], changed: false, error: describeFailure(err) });
+    return result({ stage: 'load', ok: false, diagnostics: [], outcomes: [], changed: false, error: describeFailure(err), failure: classify(err) });
   }
   if (!prepared) {
     const errors = diagnostics.filter((d) => d.severity === 'error');
     const first = errors[0]!;
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-    log.warn({ errors: errors.length }, 'revision rejected: invalid manifests or unresolvable secrets');
-    return result({ stage: 'load', ok: false, diagnostics, outcomes: [], changed: false, error: `${formatDiagnostic(first)}${more}` });
+    // Files that could not be read are the source's failure (retried); anything else rejects the revision.
+    const io = errors.every((d) => d.code === ErrorCode.sourceIo);
+    const failure: FailureInfo = io
+      ? { code: ErrorCode.sourceIo, failureClass: 'transient' }
+      : { code: ErrorCode.invalidRevision, failureClass: 'terminal' };
+    log.warn({ errors: errors.length, code: failure.code }, io ? 'revision files could not be read; retrying' : 'revision rejected: invalid manifests or unresolvable secrets');
+    return result({ stage: 'load', ok: false, diagnostics, outcomes: [], changed: false, error: `${formatDiagnostic(first)}${more}`, failure });
   }
   const ready = prepared;
 
-  /** Plan against a state; on failure to observe the service, a stage-'plan' result. */
-  const planWith = async (state: GovopsState): Promise<{ plan: Plan; desired: DesiredResource[] } | ReconcileResult> => {
+  /**
+   * Plan against a state; on failure to observe the service, a stage-'plan' result. Intents an
+   * interrupted run left in the state are resolved against live state first (`resolved`).
+   */
+  type Planned = { plan: Plan; desired: DesiredResource[]; state: GovopsState; resolved: boolean };
+  const planWith = async (loaded: GovopsState): Promise<Planned | ReconcileResult> => {
     let integrations, webhooks;
     try {
       [integrations, webhooks] = await Promise.all([api.listIntegrations(), api.listWebhooks()]);
     } catch (err) {
-      return result({ stage: 'plan', ok: false, diagnostics, outcomes: [], changed: false, error: describeFailure(err) });
+      return result({ stage: 'plan', ok: false, diagnostics, outcomes: [], changed: false, error: describeFailure(err), failure: classify(err) });
     }
+    const pending = resolvePending(loaded, { integrations, webhooks });
+    for (const note of pending.notes) log.info({ note }, 'resolved an intent left by an interrupted run');
+    const state = pending.state;
     const desired = ready.desired(state);
     const plan = planChanges({
       desired,
@@ -108,18 +156,29 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       options: {
         prune: opts.prune,
         allowReplace: opts.allowReplace,
-        maxDeletes: opts.maxDeletes,
+        ...(opts.maxDeletes !== undefined ? { maxDeletes: opts.maxDeletes } : {}),
+        ...(opts.allowEmpty ? { allowEmpty: true } : {}),
         manualSteps: opts.manualSteps ?? 'require',
         ...(opts.resendSecrets ? { resendSecrets: true } : {}),
       },
       shapes: configShapes(),
       ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
     });
+    if (plan.deletionRefusal) log.error({ refusal: plan.deletionRefusal }, 'mass deletion refused');
     opts.onPlan?.(plan);
-    return { plan, desired };
+    return { plan, desired, state, resolved: pending.notes.length > 0 };
   };
   const planFailed = (plan: Plan): ReconcileResult =>
-    result({ stage: 'plan', ok: false, diagnostics, plan, outcomes: [], changed: needsApply(withoutAwaiting(plan)), error: plan.errors.join('; ') });
+    result({
+      stage: 'plan',
+      ok: false,
+      diagnostics,
+      plan,
+      outcomes: [],
+      changed: needsApply(withoutAwaiting(plan)),
+      error: plan.errors.join('; '),
+      failure: { code: ErrorCode.planError, failureClass: 'terminal' },
+    });
   /** Changes awaiting a manual step: not applied, reported as `blocked` (the rest of the plan goes ahead). */
   const blockedOutcomes = (plan: Plan): ResourceOutcome[] =>
     plan.changes.filter(isAwaitingManualStep).map((c) => ({
@@ -129,6 +188,8 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       result: 'blocked',
       durationMs: 0,
       error: c.blocked ?? 'awaiting manual step',
+      code: ErrorCode.awaitingManualStep,
+      failureClass: 'terminal',
     }));
 
   try {
@@ -139,10 +200,10 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       return result({ stage: 'done', ok: true, diagnostics, plan: planned.plan, outcomes: [], changed: needsApply(withoutAwaiting(planned.plan)) });
     }
     return await withStateLock(opts.statePath, async () => {
-      const state = await loadState(opts.statePath);
-      const planned = await planWith(state);
+      const planned = await planWith(await loadState(opts.statePath));
       if ('stage' in planned) return planned;
-      const { plan, desired } = planned;
+      const { plan, desired, state } = planned;
+      if (planned.resolved) await saveState(opts.statePath, state);
       if (plan.errors.length) return planFailed(plan);
       const blocked = blockedOutcomes(plan);
       const toApply = withoutAwaiting(plan);
@@ -158,6 +219,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
         ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.forceSignal ? { forceSignal: opts.forceSignal } : {}),
         ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
         ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
         ...(opts.pollMaxIntervalMs !== undefined ? { pollMaxIntervalMs: opts.pollMaxIntervalMs } : {}),
@@ -169,6 +231,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
             .map((o) => `${o.resourceKind}/${o.name}: ${o.error ?? o.result}`)
             .join('; ')}`
         : undefined;
+      const failure = applied.ok ? undefined : applyFailure(applied.outcomes);
       return result({
         stage: applied.ok ? 'done' : 'apply',
         ok: applied.ok,
@@ -177,9 +240,10 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         outcomes: [...applied.outcomes, ...blocked],
         changed: true,
         ...(error ? { error } : {}),
+        ...(failure ? { failure } : {}),
       });
     });
   } catch (err) {
-    return result({ stage: 'plan', ok: false, diagnostics, outcomes: [], changed: false, error: describeFailure(err) });
+    return result({ stage: 'plan', ok: false, diagnostics, outcomes: [], changed: false, error: describeFailure(err), failure: classify(err) });
   }
 }

@@ -66,6 +66,7 @@ export function applyJson(result: ReconcileResult): string {
       stage: result.stage,
       revision: result.revision,
       error: result.error,
+      failure: result.failure,
       diagnostics: result.diagnostics,
       plan: result.plan,
       outcomes: result.outcomes,

@@ -3,6 +3,7 @@
  * plan, and (when asked) apply. Shared by `govops plan`, `govops apply` and the daemon.
  */
 import type { Logger } from 'pino';
+import type { FailureClass, FailureInfo } from '../errors.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { Diagnostic } from '../manifests/types.js';
 import type { ManualStepsMode, Plan } from '../plan/types.js';
@@ -32,10 +33,15 @@ export interface ReconcileOptions {
   manualSteps?: ManualStepsMode;
   /** Re-send credentials that cannot be compared (plan option `resendSecrets`) instead of recording them. */
   resendSecrets?: boolean;
+  /** An empty manifest set may prune (the mass-deletion guard still applies). */
+  allowEmpty?: boolean;
   concurrency?: number;
   /** Overall apply timeout in ms. */
   timeoutMs?: number;
+  /** Graceful stop: nothing new starts, waits end, requests in flight finish and are saved. */
   signal?: AbortSignal;
+  /** Forced stop: requests in flight are aborted too. */
+  forceSignal?: AbortSignal;
   logger: Logger;
   /** Called with the plan once it is made (before anything is applied). */
   onPlan?: (plan: Plan) => void;
@@ -58,6 +64,11 @@ export interface ResourceOutcome {
   liveId?: string;
   /** Validation tests reported by the service, when a dry run or the real call failed on them. */
   validation?: Array<{ name: string; status: string }>;
+  /** Failed or skipped: the stable error code and its class (src/errors.ts). */
+  code?: string;
+  failureClass?: FailureClass;
+  /** The change deleted an extra copy of a webhook; this is the live id kept. */
+  duplicateOf?: string;
 }
 
 export interface ReconcileResult {
@@ -70,6 +81,8 @@ export interface ReconcileResult {
   outcomes: ResourceOutcome[];
   /** Short human description of the failure, with file:line when there is one. */
   error?: string;
+  /** What failed, as a value: the code and class of the error that stopped the reconcile (not ok). */
+  failure?: FailureInfo;
   /**
    * The plan had changes govops would make now (drift, when nothing new was committed). Changes awaiting a
    * manual step are not counted: they wait for a new revision, whatever the resync finds.

@@ -2,7 +2,8 @@
  * Fault injection for rehearsals and reliability tests: per endpoint (method + route pattern, a concrete
  * path, a `prefix*` or `*`) add latency, answer with an error status (5xx/429, optional Retry-After),
  * drop the connection, or force a 409. `rate` (0..1, default 1) makes a rule probabilistic; `count`
- * makes it deterministic: the rule fires for the next N matching requests, then expires.
+ * makes it deterministic: the rule fires for the next N matching requests, then expires. `exclusive`: when
+ * the rule fires, no other rule touches the request (e.g. a slow create that must land).
  * Control routes (/_sandbox/...) are never faulted.
  */
 export type FaultType = 'latency' | 'error' | 'drop' | 'conflict';
@@ -32,6 +33,8 @@ export interface FaultRule {
   status?: number;
   /** error: Retry-After header value in seconds. */
   retryAfter?: number;
+  /** When this rule fires, the other rules leave the request alone. */
+  exclusive?: boolean;
 }
 
 export type FaultInput = Partial<Omit<FaultRule, 'id'>> & { type: FaultType };
@@ -74,6 +77,10 @@ export function parseFaultInput(raw: unknown): FaultInput {
   if (status !== undefined) out.status = Math.floor(status);
   const retryAfter = num('retryAfter', 0, 86_400);
   if (retryAfter !== undefined) out.retryAfter = retryAfter;
+  if (r.exclusive !== undefined) {
+    if (typeof r.exclusive !== 'boolean') throw new Error('fault "exclusive" must be true or false');
+    out.exclusive = r.exclusive;
+  }
   if (out.type === 'latency' && out.latencyMs === undefined) throw new Error('a latency fault needs "latencyMs"');
   return out;
 }
@@ -143,11 +150,16 @@ export class FaultSet {
       if (rule.type !== 'latency' && decision.action) continue;
       if (rule.rate < 1 && this.random() >= rule.rate) continue;
       if (rule.count !== undefined) rule.count--;
+      if (rule.exclusive) {
+        decision.delayMs = 0;
+        delete decision.action;
+      }
       if (rule.type === 'latency') decision.delayMs += rule.latencyMs ?? 0;
       else if (rule.type === 'error') {
         decision.action = { type: 'error', status: rule.status ?? 503 };
         if (rule.retryAfter !== undefined) decision.action.retryAfter = rule.retryAfter;
       } else decision.action = { type: rule.type };
+      if (rule.exclusive) break;
     }
     this.rules = this.rules.filter((r) => r.count === undefined || r.count > 0);
     return decision;

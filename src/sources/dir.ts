@@ -83,7 +83,13 @@ export class DirSource implements Source {
     return this.runner.run();
   }
 
-  async retain(ids: Iterable<string>): Promise<void> {
+  /** Drop snapshots no longer needed; serialised with scans (never removes a snapshot being published). */
+  retain(ids: Iterable<string>): Promise<void> {
+    const wanted = [...ids];
+    return this.runner.exclusive(() => this.dropSnapshots(wanted));
+  }
+
+  private async dropSnapshots(ids: readonly string[]): Promise<void> {
     const keep = new Set<string>();
     for (const id of ids) {
       const d = this.digests.get(id);
@@ -146,8 +152,9 @@ export class DirSource implements Source {
       const set = await readTree(real);
       const digest = digestFiles(set);
       ok = true;
-      if (digest === this.latestDigest) return;
       const root = join(this.snapDir, digest);
+      // Unchanged content is not a new revision, unless its snapshot is gone (an I/O failure): written again.
+      if (digest === this.latestDigest && (await lstat(root).catch(() => undefined))) return;
       await writeSnapshot(root, set);
       const commit = gitSyncCommit(real);
       const id = commit ?? `sha256:${digest}`;

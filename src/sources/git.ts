@@ -25,7 +25,10 @@ export interface GitSourceOptions {
   intervalMs: number;
   logger: Logger;
   env?: NodeJS.ProcessEnv;
-  hooks?: SourceMetricsHooks;
+  hooks?: SourceMetricsHooks & {
+    /** Called after a revision's folder is checked out, before the revision is published (diagnostics, tests). */
+    afterCheckout?(dir: string): Promise<void>;
+  };
   /** Per git command timeout (default 120s). */
   commandTimeoutMs?: number;
 }
@@ -123,8 +126,13 @@ export class GitSource implements Source {
     return this.runner.run();
   }
 
-  async retain(ids: Iterable<string>): Promise<void> {
+  /** Drop revision folders no longer needed; serialised with fetch + checkout (never removes a folder being published). */
+  retain(ids: Iterable<string>): Promise<void> {
     const keep = new Set(ids);
+    return this.runner.exclusive(() => this.dropFolders(keep));
+  }
+
+  private async dropFolders(keep: Set<string>): Promise<void> {
     if (this.latest) keep.add(this.latest.id);
     const git = this.git;
     if (!git) return;
@@ -148,7 +156,8 @@ export class GitSource implements Source {
       ok = true;
       if (this.lastError) this.opts.logger.info({ source: this.describe() }, 'git fetch recovered');
       this.lastError = undefined;
-      if (sha !== this.latest?.id) await this.checkout(sha);
+      // A new commit, or the current one's folder is gone or incomplete (an I/O failure): check it out (again).
+      if (sha !== this.latest?.id || !(await exists(join(this.revsDir, sha, '.git')))) await this.checkout(sha);
     } catch (err) {
       if (this.stopped) return;
       const message = redactText(err instanceof Error ? err.message : String(err));
@@ -168,8 +177,10 @@ export class GitSource implements Source {
     const dir = join(this.revsDir, sha);
     if (!(await exists(join(dir, '.git')))) {
       await rm(dir, { recursive: true, force: true });
+      await this.git!.raw(['worktree', 'prune']);
       await this.git!.raw(['worktree', 'add', '--detach', '--force', dir, sha]);
     }
+    await this.opts.hooks?.afterCheckout?.(dir);
     const revision: Revision = {
       id: sha,
       root: dir,

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, constants as fsc } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { UserError } from '../errors.js';
+import { ErrorCode, UserError } from '../errors.js';
 
 export interface LockInfo {
   pid: number;
@@ -106,6 +106,7 @@ export async function acquireStateLock(statePath: string, options: LockOptions =
       throw new UserError(
         `the govops state ${statePath} is locked by ${describe(current.info)}`,
         `another govops plan/apply/run is writing it; wait for it to finish. If no such process exists, delete ${file}`,
+        { code: ErrorCode.stateLocked, failureClass: 'transient' },
       );
     }
     await new Promise((r) => setTimeout(r, options.pollMs ?? 100));

@@ -6,7 +6,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { UserError } from '../errors.js';
+import { ErrorCode, UserError } from '../errors.js';
 import type { Hashing } from '../plan/types.js';
 import { STATE_VERSION, type GovopsState, type ManagedResource } from './types.js';
 import { redactJsonText } from '../util/redact.js';
@@ -43,6 +43,7 @@ function corrupt(file: string, why: string): UserError {
   return new UserError(
     `state file ${file} is corrupt: ${why}`,
     `restore it from a backup, or move it away to start over (govops will then adopt the live resources that match manifests, and will not delete anything it no longer knows about)`,
+    { code: ErrorCode.stateCorrupt },
   );
 }
 
@@ -63,6 +64,7 @@ export function parseState(text: string, file: string): GovopsState {
     throw new UserError(
       `state file ${file} has version ${JSON.stringify(data.version)}; this govops reads version ${STATE_VERSION}`,
       'use the govops release that wrote it, or move the file away to start over',
+      { code: ErrorCode.stateCorrupt },
     );
   }
   if (typeof data.fingerprintKey !== 'string' || !/^[0-9a-f]{64}$/.test(data.fingerprintKey)) {
@@ -77,6 +79,10 @@ export function parseState(text: string, file: string): GovopsState {
     }
     if (r.origin !== 'created' && r.origin !== 'adopted') throw corrupt(file, `resources[${i}].origin must be created or adopted`);
     if (!isObj(r.secretFingerprints)) throw corrupt(file, `resources[${i}].secretFingerprints must be an object`);
+    if (r.pending !== undefined && r.pending !== 'create' && r.pending !== 'delete') {
+      throw corrupt(file, `resources[${i}].pending must be create or delete`);
+    }
+    if (r.key !== undefined && typeof r.key !== 'string') throw corrupt(file, `resources[${i}].key must be a string`);
   });
   return data as unknown as GovopsState;
 }
@@ -89,7 +95,9 @@ export async function loadState(file: string): Promise<GovopsState> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return newState();
-    throw new UserError(`cannot read state file ${file}: ${(err as Error).message}`, 'check the --state path and its permissions');
+    throw new UserError(`cannot read state file ${file}: ${(err as Error).message}`, 'check the --state path and its permissions', {
+      code: ErrorCode.io,
+    });
   }
   return parseState(text, file);
 }

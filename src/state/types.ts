@@ -22,6 +22,14 @@ export interface ManagedResource {
   /** Git revision (or content digest) last applied, when known. */
   revision?: string;
   updatedAt: string;
+  /**
+   * An intent recorded before the request was sent (so a crash at any moment leaves nothing govops cannot
+   * manage): `create` (with `id` '' until the service returns one) or `delete`. The next run resolves it
+   * against live state before planning (src/plan/pending.ts).
+   */
+  pending?: 'create' | 'delete';
+  /** Identity in the service, to resolve a pending create: integrations' natural key, a webhook's name. */
+  key?: string;
 }
 
 export interface GovopsState {

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
+import { TransportError } from '../../src/errors.js';
 import { sendJson, startServer, type SeenRequest, type TestServer } from './server.js';
 
 type Fault = 'reset-after-create' | 'reset-before-create' | '504-after-create' | 'slow-after-create' | '503';
@@ -65,7 +66,7 @@ const posts = (s: TestServer, url: string) => s.seen.filter((r) => r.method === 
 const lists = (s: TestServer, url: string) => s.seen.filter((r) => r.method === 'GET' && r.url === url).length;
 
 describe('ambiguous integration creates', () => {
-  for (const fault of ['reset-after-create', '504-after-create', 'slow-after-create'] as const) {
+  for (const fault of ['reset-after-create', '504-after-create'] as const) {
     it(`${fault}: finds the created integration by natural key and does not re-send`, async () => {
       const { store, server: s, client: c } = await faultyService(fault);
       const result = await c.createIntegration(sql);
@@ -75,6 +76,15 @@ describe('ambiguous integration creates', () => {
       expect(lists(s, '/integrations')).toBe(1);
     });
   }
+
+  it('slow-after-create: the answer comes after the request timeout; the client waits for it (no lookup, no second POST)', async () => {
+    const { store, server: s, client: c } = await faultyService('slow-after-create');
+    const result = await c.createIntegration(sql);
+    expect(result).toEqual({ id: '100', status: 'creating', validationResults: passed });
+    expect(store.integrations).toHaveLength(1);
+    expect(posts(s, '/integrations')).toBe(1);
+    expect(lists(s, '/integrations')).toBe(0);
+  });
 
   it('reset before the service created it: looks up, finds nothing, re-sends once', async () => {
     const { store, server: s, client: c } = await faultyService('reset-before-create');
@@ -102,9 +112,9 @@ describe('ambiguous integration creates', () => {
   });
 });
 
-describe('ambiguous webhook batch creates', () => {
-  const hook = (name: string) => ({ url: `http://127.0.0.1:9/${name}`, name, global: false, notificationType: ['userCreated'], actionType: 'triggered' as const });
+const hook = (name: string) => ({ url: `http://127.0.0.1:9/${name}`, name, global: false, notificationType: ['userCreated'], actionType: 'triggered' as const });
 
+describe('ambiguous webhook batch creates', () => {
   it('all created before the reset: returns them from the list, no second POST', async () => {
     const { store, server: s, client: c } = await faultyService('reset-after-create');
     const res = await c.createWebhooks([hook('a'), hook('b')]);
@@ -123,33 +133,60 @@ describe('ambiguous webhook batch creates', () => {
   });
 });
 
-describe('a create still in flight when the client gave up', () => {
-  it('the re-sent POST gets 409 while the first is being created: the client waits and returns the one integration', async () => {
+describe('a create still in flight after the request timeout', () => {
+  it('is never re-sent while it may be processed: the client waits for its answer', async () => {
     const created: Array<Record<string, unknown>> = [];
-    let pending = false;
     server = await startServer((req, res) => {
       if (req.method === 'GET' && req.url === '/integrations') return sendJson(res, 200, created);
       if (req.method === 'POST' && req.url === '/integrations') {
-        if (pending || created.length) return sendJson(res, 409, { statusCode: 409, error: 'Conflict', message: 'exists' });
-        pending = true;
-        // The service takes 300ms: longer than the client's 100ms timeout. The response is lost.
+        if (created.length) return sendJson(res, 409, { statusCode: 409, error: 'Conflict', message: 'exists' });
+        // The service takes 300ms: longer than the client's 100ms timeout.
         return void setTimeout(() => {
           created.push({ id: 7, status: 'creating', validationResults: passed, ...(JSON.parse(req.body) as object) });
-          pending = false;
+          sendJson(res, 201, { id: 7, status: 'creating', validationResults: passed });
         }, 300);
       }
       sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
     });
-    client = new ServiceClient({
-      baseUrl: server.url, token: 't', timeoutMs: 100, retries: 6, random: () => 0.999,
-      retryPolicy: { baseDelayMs: 50, maxDelayMs: 200, maxRetryAfterMs: 10 },
-    });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', timeoutMs: 100, retries: 6, retryPolicy: FAST });
     const result = await client.createIntegration(sql);
     expect(result.id).toBe('7');
     expect(created).toHaveLength(1);
-    const seq = server.seen.map((r) => r.method);
-    expect(seq.slice(0, 3)).toEqual(['POST', 'GET', 'POST']);
-    expect(seq.at(-1)).toBe('GET');
+    expect(server.seen.map((r) => r.method)).toEqual(['POST']);
+  });
+
+  it('a batch of webhooks slower than the timeout: one POST, no duplicates', async () => {
+    const webhooks: Array<Record<string, unknown>> = [];
+    server = await startServer((req, res) => {
+      if (req.method === 'GET' && req.url === '/webhooks') return sendJson(res, 200, webhooks);
+      if (req.method === 'POST' && req.url === '/webhooks') {
+        return void setTimeout(() => {
+          const items = (JSON.parse(req.body) as { webhooks: Array<Record<string, unknown>> }).webhooks;
+          const made = items.map((w, i) => ({ id: webhooks.length + i + 1, url: w.url, name: w.name, global: w.global, notificationType: w.notificationType, createdBy: 1 }));
+          webhooks.push(...made);
+          sendJson(res, 201, { createdWebhooks: made, errors: [] });
+        }, 300);
+      }
+      sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
+    });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', timeoutMs: 100, retries: 6, retryPolicy: FAST });
+    const res = await client.createWebhooks(Array.from({ length: 20 }, (_, i) => hook(`w${i}`)));
+    expect(res.createdWebhooks).toHaveLength(20);
+    expect(webhooks).toHaveLength(20);
+    expect(posts(server, '/webhooks')).toBe(1);
+  });
+
+  it('no answer within the settle limit: looked up by identity, never re-sent (TransportError GOVOPS_CREATE_UNSETTLED when not found)', async () => {
+    server = await startServer((req, res) => {
+      if (req.method === 'GET' && req.url === '/integrations') return sendJson(res, 200, []);
+      if (req.method === 'POST' && req.url === '/integrations') return; // never answers
+      sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
+    });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', timeoutMs: 50, settleTimeoutMs: 200, retries: 6, retryPolicy: FAST });
+    const err = await client.createIntegration(sql).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect(err).toMatchObject({ code: 'GOVOPS_CREATE_UNSETTLED', failureClass: 'transient' });
+    expect(server.seen.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /integrations', 'GET /integrations']);
   });
 });
 

@@ -41,12 +41,12 @@ describe('govops plan / apply command line', () => {
     expect((await run(['plan', 'manifests'])).code).toBe(0);
   });
 
-  it('--max-deletes refuses the plan (exit 1) and nothing is written', async () => {
+  it('--max-deletes refuses the deletes and replaces over it (exit 1), naming the flag that allows them; nothing is written', async () => {
     await rm(path.join(h.dir, 'manifests', 'lake.yaml'));
     h.sandbox.clearRequests();
     const r = await run(['apply', 'manifests', '--prune', '--max-deletes', '1']);
     expect(r.code).toBe(1);
-    expect(r.stdout, r.stderr).toMatch(/Error: the plan deletes 2 resources/);
+    expect(r.stdout, r.stderr).toMatch(/Warning: the plan deletes or replaces 2 resources, more than --max-deletes 1: .*run with --max-deletes 2/);
     expect(r.stderr).toMatch(/^error: .*--max-deletes 1/m);
     expect(requestLines(h.sandbox).sort()).toEqual(['GET /integrations', 'GET /webhooks']);
   });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createIntegration, type OpContext } from '../../src/apply/integration.js';
+import { dryRunCreate, settleIntegration, writeCreate, writeUpdate, type OpContext } from '../../src/apply/integration.js';
 import { createWebhooks } from '../../src/apply/webhooks.js';
 import { rig, sqlManifest, lakeManifest, type Rig } from './inproc.js';
 
@@ -49,20 +49,34 @@ describe('apply error paths (sandbox over HTTP)', () => {
     expect((await r.api.getIntegrationStatus('1')).status).toBe('enabled');
   });
 
-  it('400 "previously failed to create" on create: switches to PUT on the named id', async () => {
-    const body = { type: 'sql_analytics' as const, autoBootstrap: true, config: { host: 'x.late-fail.example', database: 'd', schema: 's', username: 'u', password: 'p' } };
+  it('400 "previously failed to create": PUT on the integration found by natural key, never an id read from the message', async () => {
+    // The host has digits that an id-from-message reading would take for the id ("id-42").
+    const body = { type: 'sql_analytics' as const, autoBootstrap: true, config: { host: 'id-42.late-fail.example', database: 'd', schema: 's', username: 'u', password: 'p' } };
+    await r.api.createIntegration({ ...body, config: { ...body.config, host: 'db.example.com' } });
     const made = await r.api.createIntegration(body);
     const ctx: OpContext = { api: r.api, poll: { deadline: Date.now() + 10_000, initialMs: 20, maxMs: 100 } };
     while ((await r.api.getIntegrationStatus(made.id)).status === 'creating') await new Promise((ok) => setTimeout(ok, 20));
     r.sandbox.clearRequests();
-    const res = await createIntegration(ctx, body);
-    expect(res).toEqual({ id: made.id, status: 'enabled' });
+    const fix = await dryRunCreate(ctx, body);
+    expect(fix).toBe(made.id);
+    await writeUpdate(ctx, fix!, body);
+    expect(await settleIntegration(ctx, fix!, 'update')).toBe('enabled');
     const writes = r.lines().filter((l) => !l.startsWith('GET'));
     expect(writes).toEqual([
       'POST /integrations?dryRun=true 400',
       `PUT /integrations/${made.id}?dryRun=true 200`,
       `PUT /integrations/${made.id} 200`,
     ]);
+  });
+
+  it('400 "previously failed to create" on the real create (a stale plan): fixed with PUT on the id found by natural key', async () => {
+    const body = { type: 'sql_analytics' as const, autoBootstrap: true, config: { host: 'h7.late-fail.example', database: 'd', schema: 's', username: 'u', password: 'p' } };
+    const made = await r.api.createIntegration(body);
+    const ctx: OpContext = { api: r.api, poll: { deadline: Date.now() + 10_000, initialMs: 20, maxMs: 100 } };
+    while ((await r.api.getIntegrationStatus(made.id)).status === 'creating') await new Promise((ok) => setTimeout(ok, 20));
+    r.sandbox.clearRequests();
+    expect(await writeCreate(ctx, body, false)).toBe(made.id);
+    expect(r.lines().filter((l) => !l.startsWith('GET'))).toEqual(['POST /integrations 400', `PUT /integrations/${made.id} 200`]);
   });
 
   it('409 on update: waits for the status to settle and retries within the timeout', async () => {
@@ -117,7 +131,8 @@ describe('apply error paths (sandbox over HTTP)', () => {
     const res = await createWebhooks(r.api, [good, bad]);
     expect(res[0]).toMatchObject({ ok: true, webhook: { name: 'a' } });
     expect(res[1]).toMatchObject({ ok: false });
-    expect(!res[1]!.ok && res[1]!.error).toMatch(/noSuchEvent/);
+    expect(!res[1]!.ok && res[1]!.error.message).toMatch(/noSuchEvent/);
+    expect(!res[1]!.ok && res[1]!.definite).toBe(true);
     expect(r.lines().filter((l) => l.startsWith('POST /webhooks'))).toHaveLength(1);
   });
 });

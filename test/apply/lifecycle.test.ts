@@ -104,7 +104,12 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     expect(noPrune.plan!.warnings.join('\n')).toMatch(/Integration\/lake .*--prune/);
     const ids = (await r.state()).resources.map((x) => x.id).sort();
     r.sandbox.clearRequests();
-    const pruned = await r.run({ prune: true, manualSteps });
+    // Every manifest removed: refused by the mass-deletion guard unless asked for explicitly.
+    const refused = await r.run({ prune: true, manualSteps });
+    expect(refused.plan!.deletionRefusal).toMatchObject({ rule: 'empty', refused: 2 });
+    expect(refused.plan!.deletionRefusal!.message).toMatch(/run with --allow-empty --max-deletes 2/);
+    expect(writes()).toEqual([]);
+    const pruned = await r.run({ prune: true, allowEmpty: true, maxDeletes: 2, manualSteps });
     expect(pruned.ok).toBe(true);
     expect(pruned.outcomes.map((o) => `${o.name}:${o.action}:${o.result}`).sort()).toEqual(['lake:delete:ok', 'sql:delete:ok']);
     for (const id of ids) {
@@ -117,18 +122,27 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     expect((await r.state()).resources).toEqual([]);
   });
 
-  it('--max-deletes: a plan deleting more is refused and nothing is applied', async () => {
+  it('--max-deletes: the deletes over it are refused (the rest is applied) with a message naming the flag', async () => {
     await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
     await r.write('w.yaml', webhookManifest('hook'));
+    await r.write('c.yaml', webhookManifest('keep'));
     expect((await r.run()).ok).toBe(true);
     await r.remove('b.yaml');
     await r.remove('w.yaml');
+    await r.write('d.yaml', webhookManifest('new'));
     r.sandbox.clearRequests();
     const res = await r.run({ prune: true, maxDeletes: 1 });
-    expect(res).toMatchObject({ ok: false, stage: 'plan' });
-    expect(res.error).toMatch(/more than --max-deletes 1/);
-    expect(writes()).toEqual([]);
+    expect(res).toMatchObject({ ok: false, stage: 'apply' });
+    expect(res.plan!.deletionRefusal).toMatchObject({ rule: 'max-deletes', refused: 2, limit: 1 });
+    expect(res.plan!.deletionRefusal!.message).toMatch(/more than --max-deletes 1.*run with --max-deletes 2/);
+    expect(res.outcomes.map((o) => `${o.name}:${o.result}:${o.code ?? ''}`).sort()).toEqual([
+      'hook:skipped:GOVOPS_BLOCKED',
+      'lake:skipped:GOVOPS_BLOCKED',
+      'new:ok:',
+    ]);
+    expect(writes()).toEqual(['POST /webhooks 200']);
     expect((await r.run({ prune: true, maxDeletes: 2 })).ok).toBe(true);
+    expect((await r.api.listWebhooks()).map((w) => w.name).sort()).toEqual(['keep', 'new']);
   });
 
   it('replace: blocked without --allow-replace; with it, delete (with the 2.9 payload) then create', async () => {

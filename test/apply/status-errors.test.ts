@@ -44,12 +44,12 @@ describe('status errors after the real call', () => {
     expect((await r.run({ manualSteps })).ok).toBe(true);
     await r.remove('a.yaml');
     await failNext('delete');
-    const res = await r.run({ prune: true, manualSteps });
+    const res = await r.run({ prune: true, allowEmpty: true, manualSteps });
     expect(res.ok).toBe(false);
     expect(res.outcomes[0]).toMatchObject({ action: 'delete', result: 'failed' });
     expect(res.outcomes[0]!.error).toMatch(/delete ended in status deleteError/);
     expect((await r.state()).resources.map((x) => x.name)).toEqual(['sql']);
-    const again = await r.run({ prune: true, manualSteps });
+    const again = await r.run({ prune: true, allowEmpty: true, manualSteps });
     expect(again.ok, again.error).toBe(true);
     expect(await r.api.listIntegrations()).toEqual([]);
     expect((await r.state()).resources).toEqual([]);

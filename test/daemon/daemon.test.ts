@@ -5,6 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { ServiceClient } from '../../src/api/client.js';
 import { startRunning, type RunSettings } from '../../src/daemon/run.js';
 import { githubSignature } from '../../src/daemon/hooks.js';
@@ -46,8 +48,10 @@ async function setup(opts: Partial<RunSettings> & { sandbox?: SandboxHandle | 'n
     sandbox,
     dir,
     settings,
-    async start() {
-      const running = await startRunning(settings, silentLogger(), (onRequest) =>
+    /** Start the daemon; with `logs`, every log line is collected there. */
+    async start(logs?: string[]) {
+      const logger = logs ? pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _e, cb) => { logs.push(chunk.toString()); cb(); } })) : silentLogger();
+      const running = await startRunning(settings, logger, (onRequest) =>
         new ServiceClient({ baseUrl, token, onRequest, retries: 0 }),
       );
       cleanup.add(() => running.shutdown(2000));
@@ -157,7 +161,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect((await fetch(`${url}/status`, { method: 'POST' })).status).toBe(405);
   });
 
-  it('--prune deletes what left the folder; an unresolvable secret or a plan over --max-deletes rejects the revision whole', async () => {
+  it('--prune deletes what left the folder; an unresolvable secret rejects the revision whole; deletes over --max-deletes are refused', async () => {
     const t = await setup({ prune: true, maxDeletes: 1 });
     for (const n of [1, 2, 3]) await writeFile(join(t.dir, `hook${n}.yaml`), webhook(`hook${n}`, `https://hooks.example.com/${n}`));
     const { daemon } = await t.start();
@@ -200,15 +204,65 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(await api.listIntegrations()).toHaveLength(0);
     expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['hook1', 'hook2']);
 
-    // A change that would delete 2 resources (> --max-deletes 1): rejected whole, nothing deleted.
+    // A change that would delete 2 resources (> --max-deletes 1): the deletes are refused, the rest of the
+    // revision is applied (hook5 created); the refusal is in /status, the metrics and the last error.
     for (const f of ['hook1.yaml', 'hook2.yaml', 'lake.yaml', 'hook4.yaml']) await rm(join(t.dir, f));
     await writeFile(join(t.dir, 'hook5.yaml'), webhook('hook5', 'https://hooks.example.com/5'));
-    status = await settled('max-deletes rejection', (b) => /max-deletes 1/.test(JSON.stringify(b.lastError ?? {})));
-    expect(status.revision.rejected).toBe(status.revision.latest);
-    expect(status.revision.lastGood).toBe(good);
-    expect(JSON.stringify(status.lastError)).toMatch(/max-deletes 1/);
-    expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['hook1', 'hook2']);
-    expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/govops_revisions_rejected_total [2-9]/);
+    status = await settled('max-deletes refusal', (b) => b.deletionGuard?.rule === 'max-deletes');
+    expect(status.deletionGuard).toMatchObject({ refused: 2, limit: 1, revision: status.revision.latest });
+    expect(status.deletionGuard.message).toMatch(/run with --max-deletes 2/);
+    expect(status.revision.rejected).toBeUndefined();
+    expect(status.revision.lastGood).toBe(status.revision.latest);
+    expect(status.lastError).toMatchObject({ result: 'failed', code: 'GOVOPS_BLOCKED', retry: 'slow' });
+    expect(status.ready).toBe(true);
+    expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['hook1', 'hook2', 'hook5']);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/govops_revisions_rejected_total [1-9]/);
+    expect(metrics).toMatch(/govops_deletions_refused 2/);
+  });
+
+  it('mass deletion: emptying the manifest folder deletes nothing (prune on, default guard) and is reported', async () => {
+    const t = await setup({ prune: true });
+    for (const n of [1, 2, 3, 4]) await writeFile(join(t.dir, `hook${n}.yaml`), webhook(`hook${n}`, `https://hooks.example.com/${n}`));
+    await writeFile(join(t.dir, 'README.md'), 'manifests live here\n');
+    const logs: string[] = [];
+    const { daemon } = await t.start(logs);
+    const api = t.api();
+    await until(async () => (await api.listWebhooks()).length === 4, 15_000, 'created');
+    for (const n of [1, 2, 3, 4]) await rm(join(t.dir, `hook${n}.yaml`));
+    const status = await until(async () => {
+      const b = (await getJson(`${daemon.url}/status`)).body;
+      return b.deletionGuard?.rule === 'empty' && !b.running ? b : undefined;
+    }, 15_000, 'refusal reported');
+    expect(status.deletionGuard).toMatchObject({ refused: 4, managed: 4 });
+    expect(status.deletionGuard.message).toMatch(/manifest set is empty.*--allow-empty/);
+    expect(status.ready).toBe(true);
+    expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['hook1', 'hook2', 'hook3', 'hook4']);
+    expect(t.sandbox!.requests().filter((r) => r.method === 'DELETE')).toEqual([]);
+    expect(await (await fetch(`${daemon.url}/metrics`)).text()).toMatch(/govops_deletions_refused 4/);
+    expect(logs.some((l) => /"msg":"mass deletion refused"/.test(l) && /"rule":"empty"/.test(l))).toBe(true);
+    // The manifests come back: the refusal clears, nothing was lost.
+    for (const n of [1, 2, 3, 4]) await writeFile(join(t.dir, `hook${n}.yaml`), webhook(`hook${n}`, `https://hooks.example.com/${n}`));
+    await until(async () => (await getJson(`${daemon.url}/status`)).body.deletionGuard === undefined, 15_000, 'refusal cleared');
+    expect(await (await fetch(`${daemon.url}/metrics`)).text()).toMatch(/govops_deletions_refused 0/);
+  });
+
+  it('a revision folder that vanished is an I/O failure: retried after the source restores it, never rejected', async () => {
+    const t = await setup();
+    await writeFile(join(t.dir, 'hook1.yaml'), webhook('hook1', 'https://hooks.example.com/1'));
+    const logs: string[] = [];
+    const { daemon } = await t.start(logs);
+    await until(async () => (await getJson(`${daemon.url}/status`)).body.lastSuccess, 15_000, 'first reconcile');
+    await daemon.loop.idle();
+    const revision = daemon.loop.snapshot().lastGood!;
+    await rm(revision.root, { recursive: true, force: true });
+    daemon.loop.resyncNow();
+    await until(() => logs.some((l) => /reconcile failed; will retry/.test(l) && /"code":"GOVOPS_SOURCE_IO"/.test(l)), 15_000, 'the I/O failure');
+    await until(() => daemon.loop.snapshot().lastAttempt?.verdict === 'in-sync', 15_000, 'retried and in sync');
+    const status = (await getJson(`${daemon.url}/status`)).body;
+    expect(status.revision.rejected).toBeUndefined();
+    expect(status.revision.lastGood).toBe(revision.id);
+    expect(status.ready).toBe(true);
   });
 
   it('detects out-of-band drift without --self-heal (reported, not repaired)', async () => {

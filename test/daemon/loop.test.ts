@@ -6,33 +6,48 @@ import { ReconcileLoop, type Attempt, type ReconcileRequest } from '../../src/da
 import type { ReconcileResult } from '../../src/reconcile/types.js';
 import type { Revision } from '../../src/sources/types.js';
 import { silentLogger } from '../../src/log.js';
+import { ErrorCode, type FailureInfo } from '../../src/errors.js';
 
 /**
  * A real (small) reconcile function: reads `value.txt` from the revision folder. `invalid` → a load
- * failure with file:line; `fail` → an apply failure; `down` → service unreachable. Live state is a
- * variable the test can change out of band (drift).
+ * failure with file:line; `failNext` → apply failures (a settle timeout by default: transient, or a 422:
+ * terminal); `down` → service unreachable. Failures carry their code and class, as the engine's do.
+ * Live state is a variable the test can change out of band (drift).
  */
 function world() {
   const live = { value: '' };
-  const calls: Array<{ id: string; apply: boolean; reason: string; aborted: () => boolean }> = [];
+  const calls: Array<{ id: string; apply: boolean; reason: string; aborted: () => boolean; forced: () => boolean }> = [];
   let gate: Promise<void> | undefined;
   let failuresLeft = 0;
+  let failure: FailureInfo = { code: ErrorCode.settleTimeout, failureClass: 'transient' };
   const reconcile = async (req: ReconcileRequest): Promise<ReconcileResult> => {
-    const call = { id: req.revision.id, apply: req.apply, reason: req.reason, aborted: () => req.signal.aborted };
+    const call = { id: req.revision.id, apply: req.apply, reason: req.reason, aborted: () => req.signal.aborted, forced: () => req.forceSignal.aborted };
     calls.push(call);
     if (gate) await gate;
     const wanted = (await readFile(join(req.revision.root, 'value.txt'), 'utf8')).trim();
     const base = { revision: req.revision.id, outcomes: [], startedAt: new Date().toISOString(), finishedAt: new Date().toISOString() };
     if (wanted === 'invalid') {
-      return { ...base, stage: 'load', ok: false, changed: false, error: 'value.txt:1:1: invalid', diagnostics: [{ file: 'value.txt', line: 1, column: 1, severity: 'error', message: 'invalid' }] };
+      return {
+        ...base, stage: 'load', ok: false, changed: false, error: 'value.txt:1:1: invalid',
+        diagnostics: [{ file: 'value.txt', line: 1, column: 1, severity: 'error', message: 'invalid' }],
+        failure: { code: ErrorCode.invalidRevision, failureClass: 'terminal' },
+      };
     }
-    if (wanted === 'down') return { ...base, stage: 'plan', ok: false, changed: false, diagnostics: [], error: 'cannot reach the service: GET /integrations: ECONNREFUSED' };
+    if (wanted === 'down') {
+      return {
+        ...base, stage: 'plan', ok: false, changed: false, diagnostics: [], error: 'the service said something',
+        failure: { code: ErrorCode.connectFailed, failureClass: 'transient' },
+      };
+    }
     const changed = live.value !== wanted;
     const plan = { formatVersion: 1 as const, changes: [], summary: { create: 0, update: changed ? 1 : 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: [], warnings: [] };
     if (!req.apply) return { ...base, stage: 'done', ok: true, changed, diagnostics: [], plan };
     if (failuresLeft > 0 && changed) {
       failuresLeft--;
-      return { ...base, stage: 'apply', ok: false, changed, diagnostics: [], plan, error: 'Integration/x: 422', outcomes: [{ resourceKind: 'Integration', name: 'x', action: 'update', result: 'failed', durationMs: 1, error: '422' }] };
+      return {
+        ...base, stage: 'apply', ok: false, changed, diagnostics: [], plan, error: 'Integration/x: failed', failure,
+        outcomes: [{ resourceKind: 'Integration', name: 'x', action: 'update', result: 'failed', durationMs: 1, error: 'failed', ...failure }],
+      };
     }
     live.value = wanted;
     return { ...base, stage: 'done', ok: true, changed, diagnostics: [], plan };
@@ -49,8 +64,9 @@ function world() {
         release();
       };
     },
-    failNext(n: number) {
+    failNext(n: number, with_: FailureInfo = { code: ErrorCode.settleTimeout, failureClass: 'transient' }) {
       failuresLeft = n;
+      failure = with_;
     },
   };
 }
@@ -72,6 +88,7 @@ async function rev(id: string, value: string): Promise<Revision> {
 }
 
 function makeLoop(w: ReturnType<typeof world>, opts: Partial<{ resyncMs: number; selfHeal: boolean }> = {}) {
+  // (resync far away unless a test sets it: a terminal failure is retried only at the resync period)
   const attempts: Attempt[] = [];
   const loop = new ReconcileLoop({
     reconcile: w.reconcile,
@@ -160,6 +177,22 @@ describe('ReconcileLoop', () => {
     expect(loop.snapshot().consecutiveFailures).toBe(0);
   });
 
+  it('a terminal failure (422) is not retried with backoff: only at the resync period; readiness unchanged', async () => {
+    const w = world();
+    const { loop, attempts } = makeLoop(w, { resyncMs: 400 });
+    loop.submit(await rev('ok', 'a'));
+    await loop.idle();
+    w.failNext(1, { code: ErrorCode.apiValidation, failureClass: 'terminal' });
+    loop.submit(await rev('r', 'x'));
+    await until(() => attempts.length === 2);
+    expect(attempts[1]).toMatchObject({ verdict: 'failed', retry: 'slow', failure: { code: 'GOVOPS_API_VALIDATION' } });
+    expect(loop.snapshot().ready).toBe(true);
+    const due = Date.parse(loop.snapshot().nextRetryAt!) - Date.parse(attempts[1]!.finishedAt);
+    expect(due).toBeGreaterThanOrEqual(390);
+    await until(() => attempts.some((a) => a.reason === 'retry' && a.verdict === 'applied'));
+    expect(w.live.value).toBe('x');
+  });
+
   it('is not ready while the service is unreachable, and retries', async () => {
     const w = world();
     const { loop, attempts } = makeLoop(w);
@@ -180,6 +213,7 @@ describe('ReconcileLoop', () => {
     await until(() => w.calls.length === 1);
     const stopping = loop.stop(5000);
     expect(w.calls[0]!.aborted()).toBe(true);
+    expect(w.calls[0]!.forced()).toBe(false);
     setTimeout(release, 30);
     expect(await stopping).toBe(true);
     loop.submit(await rev('r2', 'b'));
@@ -193,7 +227,9 @@ describe('ReconcileLoop', () => {
     const release = w.hold();
     loop.submit(await rev('r1', 'a'));
     await until(() => w.calls.length === 1);
-    expect(await loop.stop(30)).toBe(false);
+    expect(await loop.stop(50)).toBe(false);
+    // near the end of the grace period the calls in flight were aborted (so the state could be saved)
+    expect(w.calls[0]!.forced()).toBe(true);
     release();
   });
 });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { needsApply, planChanges } from '../../src/plan/planner.js';
+import { actionable, planChanges } from '../../src/plan/planner.js';
 import type { DesiredResource, Plan, PlanOptions } from '../../src/plan/types.js';
 import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { integration, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook, SHAPES } from './fixtures.js';
 
 const OPTS: PlanOptions = { prune: false, allowReplace: false };
+const needsApply = (p: Plan): boolean => actionable(p).length > 0;
 
 function plan(
   desired: DesiredResource[],
@@ -149,13 +150,18 @@ describe('planChanges: integrations', () => {
     expect(noPrune.warnings).toEqual(['Integration/old is marked govops/delete but is not deleted: run with --prune to delete it']);
   });
 
-  it('--max-deletes exceeded is a plan error', () => {
+  it('--max-deletes exceeded: the deletes are blocked (not a plan error), the message names the flag', () => {
     const a = integration('a', 'object_store', { name: 'a', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'x', cloudLocationPath: 's3://a', authenticationType: 'auto' }, { autoBootstrap: false });
     const b = integration('b', 'object_store', { name: 'b', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'x', cloudLocationPath: 's3://b', authenticationType: 'auto' }, { autoBootstrap: false });
     const st = stateWith(owned(a, '1'), owned(b, '2'));
     const live = [liveOf(a, '1'), liveOf(b, '2')];
-    expect(plan([], live, st, { prune: true, maxDeletes: 1 }).errors[0]).toMatch(/more than --max-deletes 1/);
-    expect(plan([], live, st, { prune: true, maxDeletes: 2 }).errors).toEqual([]);
+    const refused = plan([], live, st, { prune: true, allowEmpty: true, maxDeletes: 1 });
+    expect(refused.errors).toEqual([]);
+    expect(refused.deletionRefusal?.message).toMatch(/more than --max-deletes 1.*--max-deletes 2/);
+    expect(refused.changes.every((c) => c.blocked?.startsWith('refused by the mass-deletion guard'))).toBe(true);
+    const allowed = plan([], live, st, { prune: true, allowEmpty: true, maxDeletes: 2 });
+    expect(allowed.deletionRefusal).toBeUndefined();
+    expect(allowed.changes.filter((c) => c.blocked)).toEqual([]);
   });
 
   it('says which script the manual flow needs', () => {

@@ -126,6 +126,15 @@ describe('FaultSet', () => {
     expect(set.decide('GET', undefined, '/b')).toEqual({ delayMs: 10, action: { type: 'error', status: 500 } });
   });
 
+  it('an exclusive rule that fires is the only one applied to the request (e.g. a slow create that must land)', () => {
+    const set = new FaultSet(() => 0);
+    set.add({ type: 'latency', latencyMs: 7 });
+    set.add({ type: 'latency', method: 'POST', path: '/webhooks', latencyMs: 2500, count: 1, exclusive: true });
+    set.add({ type: 'error', status: 503 });
+    expect(set.decide('POST', '/webhooks', '/webhooks')).toEqual({ delayMs: 2500 });
+    expect(set.decide('POST', '/webhooks', '/webhooks')).toEqual({ delayMs: 7, action: { type: 'error', status: 503 } });
+  });
+
   it('pathMatches: *, prefix*, pattern, concrete path', () => {
     expect(pathMatches('*', undefined, '/x')).toBe(true);
     expect(pathMatches('/integrations*', undefined, '/integrations/3')).toBe(true);

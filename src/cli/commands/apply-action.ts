@@ -24,13 +24,20 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
   const text = ctx.options.output === 'text';
   const tty = Boolean((ctx.stdout as NodeJS.WriteStream).isTTY);
   const progressOut = text ? ctx.stdout : ctx.stderr;
+  // First signal: finish the calls in flight, save, start nothing new. Second: abort the calls in flight too.
   const abort = new AbortController();
+  const force = new AbortController();
   const onSignal = (): void => {
-    ctx.stderr.write('interrupted: finishing the calls in flight, starting nothing new\n');
-    abort.abort();
+    if (!abort.signal.aborted) {
+      ctx.stderr.write('interrupted: finishing the calls in flight and saving the state, starting nothing new (again to abort them)\n');
+      abort.abort();
+    } else if (!force.signal.aborted) {
+      ctx.stderr.write('interrupted again: aborting the calls in flight; the state records what may have been sent\n');
+      force.abort();
+    }
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const api = clientFromOptions(flags, ctx.logger);
   try {
     const result = await reconcile(api, {
@@ -38,6 +45,7 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
       concurrency,
       timeoutMs,
       signal: abort.signal,
+      forceSignal: force.signal,
       env: process.env,
       onPlan: (plan) => {
         if (text) printPlan(plan, ctx);

@@ -38,6 +38,7 @@ export async function reconcileOptions(
     manualSteps: flags.manualSteps ?? 'require',
     ...(flags.resendSecrets ? { resendSecrets: true } : {}),
     ...(maxDeletes !== undefined ? { maxDeletes } : {}),
+    ...(flags.allowEmpty ? { allowEmpty: true } : {}),
     logger: ctx.logger,
     statePath: flags.state,
   };

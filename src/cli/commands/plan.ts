@@ -16,6 +16,7 @@ export interface PlanFlags extends ConnectionFlags, SecretFlags {
   allowReplace?: boolean;
   resendSecrets?: boolean;
   maxDeletes?: string;
+  allowEmpty?: boolean;
   revision?: string;
   manualSteps?: ManualStepsMode;
 }
@@ -27,7 +28,11 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
     .addOption(new Option('--state <path>', 'govops state file').default(DEFAULT_STATE_PATH))
     .option('--prune', 'delete resources govops manages whose manifest is gone (never anything else)')
     .option('--allow-replace', 'allow replacing (delete + create) integrations whose non-editable attributes changed')
-    .option('--max-deletes <n>', 'refuse a plan that deletes (or replaces) more than N resources')
+    .option(
+      '--max-deletes <n>',
+      'allow at most N deletes and replaces (default: deletes of at most 25% of the managed resources); over it, none is done',
+    )
+    .option('--allow-empty', 'let an empty manifest set prune (refused by default: it usually means a broken checkout)')
     .option('--resend-secrets', 'send once the credentials govops cannot compare (adopted resources: masked by the service, no fingerprint in state) instead of recording them as they are in the manifest')
     .addOption(manualStepsOption());
   addSecretOptions(cmd);

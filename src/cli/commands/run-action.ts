@@ -82,6 +82,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     allowReplace: Boolean(flags.allowReplace),
     manualSteps: flags.manualSteps ?? 'require',
     maxDeletes: wholeNumber('--max-deletes', flags.maxDeletes, 0),
+    allowEmpty: Boolean(flags.allowEmpty),
     concurrency: wholeNumber('--concurrency', flags.concurrency, 1),
     timeoutMs: duration('--timeout', flags.timeout),
     listen,

@@ -18,6 +18,7 @@ export interface RunFlags extends ConnectionFlags, SecretFlags {
   selfHeal?: boolean;
   prune?: boolean;
   maxDeletes?: string;
+  allowEmpty?: boolean;
   allowReplace?: boolean;
   manualSteps?: ManualStepsMode;
   concurrency: string;
@@ -48,7 +49,11 @@ export function register(program: Command): void {
     .option('--resync <duration>', 'drift check period (plans even without a new revision)', '5m')
     .option('--self-heal', 'apply drift found by the resync (default: only report it)')
     .option('--prune', 'delete resources govops owns that are no longer in the manifests')
-    .option('--max-deletes <n>', 'reject a revision whose plan deletes more than n resources')
+    .option(
+      '--max-deletes <n>',
+      'allow at most N deletes and replaces per revision (default: deletes of at most 25% of the managed resources); over it, none is done and the rest of the revision is applied',
+    )
+    .option('--allow-empty', 'let an empty manifest set prune (refused by default: it usually means a broken checkout)')
     .option('--allow-replace', 'allow delete + create when a non-editable attribute changes')
     .addOption(manualStepsOption())
     .option('--concurrency <n>', 'resources applied in parallel', '8')
@@ -57,7 +62,7 @@ export function register(program: Command): void {
     .addOption(new Option('--state <path>', 'govops state file').env('GOVOPS_STATE').default('.govops/state.json'))
     .option('--git-webhook-secret <secret>', 'secret of POST /hooks/git (prefer env GOVOPS_GIT_WEBHOOK_SECRET)')
     .option('--git-webhook-secret-file <path>', 'file holding the push notification secret')
-    .option('--grace <duration>', 'on SIGTERM/SIGINT, time allowed for in-flight calls', '30s')
+    .option('--grace <duration>', 'on SIGTERM/SIGINT, time allowed to finish the calls in flight and save the state', '30s')
     .option('--workdir <path>', 'where the Git cache and revision folders live (default: next to the state file)')
     .addOption(
       new Option('--webhook-health-interval <duration>', 'poll the webhook delivery history this often (new records only): metrics, failures in /status (default: off)').env(

@@ -141,7 +141,7 @@ export async function fetchScript(req: ScriptRequest, deps: ScriptDeps): Promise
 async function liveId(req: ScriptRequest, body: IntegrationBody, deps: ScriptDeps): Promise<string> {
   const state = await loadState(req.statePath);
   const owned = getResource(state, 'Integration', req.name);
-  if (owned) return owned.id;
+  if (owned && owned.id !== '') return owned.id; // a pending create has no id yet: found by natural key below
   const key = naturalKey(body.type, body.config);
   const matches = (await deps.api.listIntegrations()).filter((i) => i.type === body.type && naturalKey(i.type, i.config) === key);
   if (matches.length === 1) return matches[0]!.id;

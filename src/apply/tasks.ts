@@ -1,0 +1,288 @@
+/**
+ * Applying a plan as tasks (after Argo CD gitops-engine's sync tasks): every plan change becomes one
+ * task, a list of steps; every step is one service operation in up to three phases, run by the runner
+ * (runner.ts) in order: dry run → write → settle. A step records what it did in the ledger at the
+ * moment it knows it (intent before the write, the live id right after it), never later.
+ */
+import type { IntegrationBody } from '../api/types.js';
+import { ErrorCode } from '../errors.js';
+import type { DesiredIntegration, DesiredResource, DesiredWebhook, PlanChange } from '../plan/types.js';
+import { naturalKey } from '../service/kinds.js';
+import {
+  dryRunCreate,
+  dryRunDelete,
+  dryRunUpdate,
+  settleDelete,
+  settleIntegration,
+  writeCreate,
+  writeDelete,
+  writeUpdate,
+  type OpContext,
+} from './integration.js';
+import type { Ledger } from './ledger.js';
+import { ApplyFailure } from './validation.js';
+import type { WebhookBatch } from './webhook-batch.js';
+import { deleteWebhook } from './webhooks.js';
+
+export interface StepContext extends OpContext {
+  ledger: Ledger;
+}
+
+export type Phase = 'dryRun' | 'write' | 'settle';
+
+/** One service operation. Phases that do not apply are absent. */
+export interface Step {
+  readonly label: string;
+  dryRun?(ctx: StepContext): Promise<void>;
+  write(ctx: StepContext): Promise<void>;
+  settle?(ctx: StepContext): Promise<void>;
+  /** The write joins a batch sent by the batch itself (webhook creates): it holds no concurrency slot. */
+  readonly batched?: boolean;
+}
+
+export interface ApplyTask {
+  readonly change: PlanChange;
+  readonly steps: readonly Step[];
+  /** The live id once the task is done (undefined for deletes). */
+  liveId(): string | undefined;
+}
+
+type Named = Pick<PlanChange, 'resourceKind' | 'name' | 'adopt' | 'renamedFrom'>;
+
+const body = (d: DesiredIntegration): IntegrationBody => structuredClone(d.body);
+/** A change that creates a new resource: never an adoption, never a rename. */
+const fresh = (c: PlanChange): Named => ({ resourceKind: c.resourceKind, name: c.name, adopt: false });
+
+/** The identity a pending create is found by later: the natural key, or a webhook's name. */
+export function identityOf(d: DesiredResource): string {
+  return d.kind === 'Integration' ? naturalKey(d.body.type, d.body.config) : d.body.name;
+}
+
+// ---- integration steps -------------------------------------------------------------------------
+
+class CreateIntegration implements Step {
+  readonly label = 'create';
+  id?: string;
+  /** The integration failed to create earlier (the service says: fix it with PUT): its id. */
+  private fixId?: string;
+  /** An earlier write may have reached the service: an integration found by natural key is this one. */
+  private uncertain = false;
+  constructor(
+    private readonly change: Named,
+    private readonly d: DesiredIntegration,
+  ) {}
+
+  async dryRun(ctx: StepContext): Promise<void> {
+    this.fixId = await dryRunCreate(ctx, body(this.d));
+  }
+
+  async write(ctx: StepContext): Promise<void> {
+    if (this.fixId !== undefined) {
+      // It exists (in an error status): recorded first, then fixed.
+      ctx.ledger.recordLive(this.change, this.d, this.fixId);
+      await ctx.ledger.save();
+      await writeUpdate(ctx, this.fixId, body(this.d));
+      this.id = this.fixId;
+      return;
+    }
+    ctx.ledger.intendCreate(this.change, this.d, identityOf(this.d));
+    await ctx.ledger.save();
+    let id: string;
+    try {
+      id = await writeCreate(ctx, body(this.d), this.uncertain);
+    } catch (err) {
+      this.uncertain ||= !(err instanceof ApplyFailure);
+      throw err;
+    }
+    this.id = id;
+    ctx.ledger.recordLive(this.change, this.d, id);
+    await ctx.ledger.save(); // the id is on disk before polling starts
+  }
+
+  async settle(ctx: StepContext): Promise<void> {
+    if (this.id === undefined) throw new Error('create: settle before write');
+    await settleIntegration(ctx, this.id, this.fixId !== undefined ? 'update' : 'create');
+  }
+}
+
+class UpdateIntegration implements Step {
+  readonly label = 'update';
+  constructor(
+    private readonly change: Named,
+    private readonly id: string,
+    private readonly d: DesiredIntegration,
+  ) {}
+
+  dryRun(ctx: StepContext): Promise<void> {
+    return dryRunUpdate(ctx, this.id, body(this.d));
+  }
+
+  write(ctx: StepContext): Promise<void> {
+    return writeUpdate(ctx, this.id, body(this.d));
+  }
+
+  async settle(ctx: StepContext): Promise<void> {
+    await settleIntegration(ctx, this.id, 'update');
+    // Recorded once the service accepted it: a failed update leaves the old fingerprints, so the next plan retries it.
+    ctx.ledger.recordLive(this.change, this.d, this.id);
+  }
+}
+
+class DeleteIntegration implements Step {
+  readonly label = 'delete';
+  private gone = false;
+  constructor(
+    private readonly change: Named,
+    private readonly id: string,
+    private readonly payload: Record<string, unknown> | undefined,
+  ) {}
+
+  async dryRun(ctx: StepContext): Promise<void> {
+    this.gone = !(await dryRunDelete(ctx, this.id, this.payload));
+  }
+
+  async write(ctx: StepContext): Promise<void> {
+    if (!this.gone) {
+      ctx.ledger.intendDelete(this.change);
+      await ctx.ledger.save();
+      this.gone = !(await writeDelete(ctx, this.id, this.payload));
+    }
+  }
+
+  async settle(ctx: StepContext): Promise<void> {
+    if (!this.gone) await settleDelete(ctx, this.id);
+    ctx.ledger.forget(this.change);
+    await ctx.ledger.save();
+  }
+}
+
+// ---- webhook steps -----------------------------------------------------------------------------
+
+class DeleteWebhook implements Step {
+  readonly label = 'delete';
+  constructor(
+    private readonly change: Named,
+    private readonly id: string,
+    /** false for an extra copy: its state entry belongs to the copy govops keeps. */
+    private readonly owned: boolean,
+  ) {}
+
+  async write(ctx: StepContext): Promise<void> {
+    if (this.owned) {
+      ctx.ledger.intendDelete(this.change);
+      await ctx.ledger.save();
+    }
+    await deleteWebhook(ctx.api, this.id);
+    if (this.owned) {
+      ctx.ledger.forget(this.change);
+      await ctx.ledger.save();
+    }
+  }
+}
+
+class JoinWebhookBatch implements Step {
+  readonly label = 'create';
+  readonly batched = true;
+  id?: string;
+  constructor(
+    private readonly change: Named,
+    private readonly d: DesiredWebhook,
+    private readonly batch: WebhookBatch,
+  ) {}
+
+  async write(): Promise<void> {
+    this.id = (await this.batch.join(this.change, this.d)).id;
+  }
+}
+
+// ---- state-only steps --------------------------------------------------------------------------
+
+class RecordLive implements Step {
+  readonly label = 'record';
+  constructor(
+    private readonly change: Named,
+    private readonly id: string,
+    private readonly d: DesiredResource,
+  ) {}
+
+  async write(ctx: StepContext): Promise<void> {
+    ctx.ledger.recordLive(this.change, this.d, this.id);
+    await ctx.ledger.save();
+  }
+}
+
+class Forget implements Step {
+  readonly label = 'forget';
+  constructor(private readonly change: Named) {}
+
+  async write(ctx: StepContext): Promise<void> {
+    ctx.ledger.forget(this.change);
+    await ctx.ledger.save();
+  }
+}
+
+// ---- building the tasks ------------------------------------------------------------------------
+
+function task(change: PlanChange, steps: Step[], liveId: () => string | undefined): ApplyTask {
+  return { change, steps, liveId };
+}
+
+/** Webhook changes whose task joins the create batch. */
+export function joinsWebhookBatch(c: PlanChange): boolean {
+  return c.resourceKind === 'Webhook' && !c.blocked && (c.action === 'create' || c.action === 'replace');
+}
+
+/** The task of one plan change. `d` is its manifest (absent for prunes). */
+export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: WebhookBatch): ApplyTask {
+  const need = <K extends DesiredResource['kind']>(kind: K): Extract<DesiredResource, { kind: K }> => {
+    if (!d || d.kind !== kind) {
+      throw new ApplyFailure(ErrorCode.blocked, `no manifest for ${c.resourceKind}/${c.name}`);
+    }
+    return d as Extract<DesiredResource, { kind: K }>;
+  };
+  // State-only changes, the same for both kinds.
+  switch (c.action) {
+    case 'adopt':
+      return task(c, [new RecordLive(c, c.liveId, need(c.resourceKind))], () => c.liveId);
+    case 'noop':
+      if (c.renamedFrom !== undefined) return task(c, [new RecordLive(c, c.liveId, need(c.resourceKind))], () => c.liveId);
+      if (c.adopt && c.liveId !== undefined) return task(c, [new RecordLive(c, c.liveId, need(c.resourceKind))], () => c.liveId);
+      return task(c, [], () => c.liveId);
+    case 'delete':
+      if (c.goneFromService) return task(c, [new Forget(c)], () => undefined);
+      break;
+    default:
+      break;
+  }
+  if (c.resourceKind === 'Integration') {
+    const payload = c.deleteNeedsCredentials && d?.kind === 'Integration' ? d.deleteCredentials : undefined;
+    switch (c.action) {
+      case 'create': {
+        const create = new CreateIntegration(fresh(c), need('Integration'));
+        return task(c, [create], () => create.id);
+      }
+      case 'update':
+        return task(c, [new UpdateIntegration(c, c.liveId, need('Integration'))], () => c.liveId);
+      case 'replace': {
+        const create = new CreateIntegration(fresh(c), need('Integration'));
+        return task(c, [new DeleteIntegration(c, c.liveId, payload), create], () => create.id);
+      }
+      case 'delete':
+        return task(c, [new DeleteIntegration(c, c.liveId, payload)], () => undefined);
+    }
+  }
+  switch (c.action) {
+    case 'create': {
+      const join = new JoinWebhookBatch(fresh(c), need('Webhook'), batch);
+      return task(c, [join], () => join.id);
+    }
+    case 'replace': {
+      const join = new JoinWebhookBatch(fresh(c), need('Webhook'), batch);
+      return task(c, [new DeleteWebhook(c, c.liveId, true), join], () => join.id);
+    }
+    case 'delete':
+      return task(c, [new DeleteWebhook(c, c.liveId, c.duplicateOf === undefined)], () => undefined);
+    case 'update':
+      throw new ApplyFailure(ErrorCode.blocked, `webhooks have no update; Webhook/${c.name} cannot be updated`);
+  }
+}

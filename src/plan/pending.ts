@@ -1,0 +1,80 @@
+/**
+ * Resolving intents left in the state by an interrupted run (pure). Apply records a create or a delete
+ * as pending before sending it (src/apply/ledger.ts); if govops was killed before it learned the
+ * outcome, the next run looks at live state:
+ * - pending create with a known id: the resource is live → a normal entry; gone → dropped;
+ * - pending create without an id: found by its natural key (integrations) or name (webhooks) among live
+ *   resources no other entry owns → recorded with that id; not found → the create never landed: dropped;
+ * - pending delete: still live → a normal entry again (the plan decides anew); gone → dropped.
+ */
+import type { LiveIntegration, LiveWebhook } from '../api/types.js';
+import { naturalKey } from '../service/kinds.js';
+import type { GovopsState, ManagedResource } from '../state/types.js';
+
+export interface PendingResolution {
+  state: GovopsState;
+  /** One line per resolved entry (for the log). */
+  notes: string[];
+}
+
+interface LiveRef {
+  id: string;
+  key: string;
+}
+
+/** Numeric ids in numeric order, others after them as text. */
+function byId(a: LiveRef, b: LiveRef): number {
+  const na = Number(a.id);
+  const nb = Number(b.id);
+  if (Number.isFinite(na) && Number.isFinite(nb) && na !== nb) return na - nb;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+export function resolvePending(
+  state: GovopsState,
+  live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[] },
+): PendingResolution {
+  if (!state.resources.some((r) => r.pending !== undefined)) return { state, notes: [] };
+  const liveOf: Record<ManagedResource['kind'], LiveRef[]> = {
+    Integration: live.integrations.map((l) => ({ id: l.id, key: naturalKey(l.type, l.config) })),
+    Webhook: live.webhooks.map((l) => ({ id: l.id, key: l.name })),
+  };
+  const claimed = new Set(state.resources.filter((r) => !r.pending && r.id !== '').map((r) => `${r.kind}\0${r.id}`));
+  const notes: string[] = [];
+  const out: ManagedResource[] = [];
+  for (const r of state.resources) {
+    if (!r.pending) {
+      out.push(r);
+      continue;
+    }
+    const { pending, ...entry } = r;
+    const refs = liveOf[r.kind];
+    const who = `${r.kind}/${r.name}`;
+    const isLive = r.id !== '' && refs.some((l) => l.id === r.id);
+    if (pending === 'delete') {
+      if (isLive) {
+        out.push(entry);
+        notes.push(`${who}: an interrupted delete left id ${r.id} live; it is planned again`);
+      } else {
+        notes.push(`${who}: the interrupted delete went through; entry removed`);
+      }
+      continue;
+    }
+    if (isLive) {
+      claimed.add(`${r.kind}\0${r.id}`);
+      out.push(entry);
+      notes.push(`${who}: the interrupted create of id ${r.id} went through`);
+      continue;
+    }
+    const found = r.key === undefined ? [] : refs.filter((l) => l.key === r.key && !claimed.has(`${r.kind}\0${l.id}`)).sort(byId);
+    const hit = found[0];
+    if (hit) {
+      claimed.add(`${r.kind}\0${hit.id}`);
+      out.push({ ...entry, id: hit.id });
+      notes.push(`${who}: the interrupted create went through; found id ${hit.id} by ${r.key}`);
+    } else {
+      notes.push(`${who}: the interrupted create never landed; entry removed`);
+    }
+  }
+  return { state: { ...state, resources: out }, notes };
+}

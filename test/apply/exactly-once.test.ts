@@ -1,0 +1,164 @@
+/**
+ * Exactly-once creation and intent recorded before acting, against a scripted service (to see the
+ * state file at the moment each request arrives) and the sandbox (409s, duplicates).
+ */
+import { readFileSync } from 'node:fs';
+import { objectStore } from '../../bench/flaky-drill.mjs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeCreate, writeUpdate, type OpContext } from '../../src/apply/integration.js';
+import { ServiceClient } from '../../src/api/client.js';
+import { ErrorCode } from '../../src/errors.js';
+import { silentLogger } from '../../src/log.js';
+import { reconcile } from '../../src/reconcile/engine.js';
+import type { GovopsState } from '../../src/state/types.js';
+import { sendJson, startServer, type TestServer } from '../api/server.js';
+import { rig, webhookManifest, type Rig } from './inproc.js';
+
+const passed = { status: 'passed', validationTests: [] };
+const STORE = objectStore('store');
+
+let r: Rig;
+beforeEach(async () => {
+  r = await rig({ transitionMs: 30 });
+  r.env.GOVOPS_SECRET_HOOK_SECRET = 'hook-secret-value';
+});
+afterEach(async () => {
+  await r.close();
+});
+
+describe('intent recorded before acting', () => {
+  let server: TestServer | undefined;
+  let client: ServiceClient | undefined;
+  afterEach(async () => {
+    await client?.close();
+    await server?.close();
+    server = client = undefined;
+  });
+
+  it('the state file holds the pending create when the POST arrives, and the live id when the first status poll arrives', async () => {
+    const seen: Record<string, GovopsState | undefined> = {};
+    const snapshot = (): GovopsState | undefined => {
+      try {
+        return JSON.parse(readFileSync(r.statePath, 'utf8')) as GovopsState;
+      } catch {
+        return undefined;
+      }
+    };
+    const integrations: Array<Record<string, unknown>> = [];
+    server = await startServer((req, res) => {
+      if (req.method === 'GET' && req.url === '/integrations') return sendJson(res, 200, integrations);
+      if (req.method === 'GET' && req.url === '/webhooks') return sendJson(res, 200, []);
+      if (req.method === 'POST' && req.url === '/integrations?dryRun=true') return sendJson(res, 200, { id: '', status: 'creating', validationResults: passed });
+      if (req.method === 'POST' && req.url === '/integrations') {
+        seen.post = snapshot();
+        integrations.push({ id: 41, status: 'creating', ...(JSON.parse(req.body) as object) });
+        return sendJson(res, 200, { id: 41, status: 'creating', validationResults: passed });
+      }
+      if (req.method === 'GET' && req.url === '/integrations/41/status') {
+        seen.poll ??= snapshot();
+        return sendJson(res, 200, { id: 41, status: 'enabled' });
+      }
+      sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
+    });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', retries: 0, logger: silentLogger() });
+    await r.write('store.yaml', STORE);
+    const res = await reconcile(client, { root: r.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: {}, pollIntervalMs: 10 });
+    expect(res.ok, res.error).toBe(true);
+    expect(seen.post?.resources).toEqual([
+      expect.objectContaining({ kind: 'Integration', name: 'store', id: '', pending: 'create', key: 'object_store:name=store' }),
+    ]);
+    expect(seen.poll?.resources).toEqual([expect.objectContaining({ name: 'store', id: '41' })]);
+    expect(seen.poll!.resources[0]!.pending).toBeUndefined();
+  });
+
+  it('a webhook batch whose outcome is unknown is reconciled name by name: the ones now live are kept, only the others sent again', async () => {
+    const webhooks: Array<Record<string, unknown>> = [];
+    let posts = 0;
+    let lists = 0;
+    const bodies: string[][] = [];
+    server = await startServer((req, res, { socket }) => {
+      if (req.method === 'GET' && req.url === '/integrations') return sendJson(res, 200, []);
+      if (req.method === 'GET' && req.url === '/webhooks') {
+        lists++;
+        // the client's own lookup right after the broken POST fails too: the outcome stays unknown
+        if (posts === 1 && lists === 2) return sendJson(res, 503, { statusCode: 503, error: 'Service Unavailable', message: 'later' });
+        return sendJson(res, 200, webhooks);
+      }
+      if (req.method === 'POST' && req.url === '/webhooks') {
+        posts++;
+        const items = (JSON.parse(req.body) as { webhooks: Array<Record<string, unknown>> }).webhooks;
+        bodies.push(items.map((w) => String(w.name)));
+        // the first POST creates only the first two, then the connection breaks
+        const made = (posts === 1 ? items.slice(0, 2) : items).map((w) => ({ ...w, id: webhooks.length + 1 + items.indexOf(w), createdBy: 1 }));
+        webhooks.push(...made);
+        if (posts === 1) return void socket.destroy();
+        return sendJson(res, 200, { createdWebhooks: made, errors: [] });
+      }
+      sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
+    });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', retries: 0, logger: silentLogger() });
+    for (const n of ['a', 'b', 'c']) await r.write(`${n}.yaml`, webhookManifest(n));
+    const res = await reconcile(client, { root: r.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env, pollIntervalMs: 10 });
+    expect(res.ok, res.error).toBe(true);
+    expect(bodies).toEqual([['a', 'b', 'c'], ['c']]);
+    expect(webhooks.map((w) => w.name).sort()).toEqual(['a', 'b', 'c']);
+    expect((await r.state()).resources.map((e) => `${e.name}:${e.id}`).sort()).toEqual(['a:1', 'b:2', 'c:3']);
+  });
+});
+
+describe('409s', () => {
+  it('409 on the dry run and on the real create while nothing with its identity exists: retried (bounded), created once', async () => {
+    r.sandbox.faults.add({ type: 'conflict', method: 'POST', path: '/integrations', count: 3 });
+    await r.write('store.yaml', STORE);
+    const res = await r.run();
+    expect(res.ok, res.error).toBe(true);
+    expect(await r.api.listIntegrations()).toHaveLength(1);
+    expect(r.lines().filter((l) => l.startsWith('POST /integrations?dryRun=true') && l.endsWith(' 409'))).toHaveLength(3);
+    // the real create
+    const body = { type: 'object_store' as const, autoBootstrap: false, config: { name: 'z', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'role', cloudLocationPath: 's3://z', authenticationType: 'auto' } };
+    r.sandbox.faults.add({ type: 'conflict', method: 'POST', path: '/integrations', count: 3 });
+    r.sandbox.clearRequests();
+    const ctx: OpContext = { api: r.api, poll: { deadline: Date.now() + 10_000, initialMs: 5, maxMs: 20 } };
+    const id = await writeCreate(ctx, body, false);
+    expect(r.lines().filter((l) => l.startsWith('POST'))).toEqual([
+      'POST /integrations 409', 'POST /integrations 409', 'POST /integrations 409', 'POST /integrations 200',
+    ]);
+    expect((await r.api.listIntegrations()).filter((i) => i.config?.name === 'z').map((i) => i.id)).toEqual([id]);
+  });
+
+  it('409 on create when another integration has its identity: its own after an uncertain try, else GOVOPS_ALREADY_EXISTS', async () => {
+    const body = { type: 'object_store' as const, autoBootstrap: false, config: { name: 'x', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'role', cloudLocationPath: 's3://x', authenticationType: 'auto' } };
+    const made = await r.api.createIntegration(body);
+    const ctx: OpContext = { api: r.api, poll: { deadline: Date.now() + 10_000, initialMs: 10, maxMs: 50 } };
+    expect(await writeCreate(ctx, body, true)).toBe(made.id);
+    await expect(writeCreate(ctx, body, false)).rejects.toMatchObject({ code: ErrorCode.alreadyExists, failureClass: 'terminal' });
+  });
+
+  it('409 on update that never ends: a bounded number of tries, then GOVOPS_CONFLICT_PERSISTS (transient)', async () => {
+    const body = { type: 'object_store' as const, autoBootstrap: false, config: { name: 'y', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'role', cloudLocationPath: 's3://y', authenticationType: 'auto' } };
+    const made = await r.api.createIntegration(body);
+    r.sandbox.faults.add({ type: 'conflict', method: 'PUT', path: '/integrations/:id' });
+    const ctx: OpContext = { api: r.api, poll: { deadline: Date.now() + 20_000, initialMs: 5, maxMs: 20 } };
+    r.sandbox.clearRequests();
+    await expect(writeUpdate(ctx, made.id, body)).rejects.toMatchObject({ code: ErrorCode.conflictPersists, failureClass: 'transient' });
+    expect(r.lines().filter((l) => l.startsWith('PUT'))).toHaveLength(6);
+  });
+});
+
+describe('duplicate webhooks', () => {
+  it('a second live webhook with a managed name: plan reports it; apply --prune deletes it and keeps the recorded one', async () => {
+    await r.write('hook.yaml', webhookManifest('hook'));
+    expect((await r.run()).ok).toBe(true);
+    const recorded = (await r.state()).resources[0]!.id;
+    const copy = (await r.api.createWebhooks([{ url: 'https://hooks.example.com/hook', name: 'hook', global: false, notificationType: ['modelCreated'], actionType: 'triggered' }])).createdWebhooks[0]!;
+    const plan = await r.run({ apply: false });
+    expect(plan.plan!.warnings.join('\n')).toMatch(new RegExp(`govops keeps id ${recorded}.*--prune`));
+    expect(plan.changed).toBe(false);
+    const pruned = await r.run({ prune: true });
+    expect(pruned.ok, pruned.error).toBe(true);
+    expect(pruned.outcomes).toEqual([expect.objectContaining({ name: 'hook', action: 'delete', result: 'ok', duplicateOf: recorded })]);
+    expect((await r.api.listWebhooks()).map((w) => w.id)).toEqual([recorded]);
+    expect(r.lines()).toContain(`DELETE /webhooks/${copy.id} 200`);
+    expect((await r.state()).resources.map((e) => e.id)).toEqual([recorded]);
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * The planner's safety rules: the mass-deletion guard, duplicate webhooks, and intents left in the
+ * state by an interrupted run (resolved against live state before planning).
+ */
+import { describe, expect, it } from 'vitest';
+import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
+import { resolvePending } from '../../src/plan/pending.js';
+import { actionable, planChanges } from '../../src/plan/planner.js';
+import { toPlanChange, type DesiredResource, type Plan, type PlanOptions } from '../../src/plan/types.js';
+import type { GovopsState, ManagedResource } from '../../src/state/types.js';
+import { SHAPES, integration, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
+
+const plan = (
+  desired: DesiredResource[],
+  live: { integrations?: LiveIntegration[]; webhooks?: LiveWebhook[] },
+  state: GovopsState,
+  options: Partial<PlanOptions> = {},
+): Plan =>
+  planChanges({
+    desired,
+    live: { integrations: live.integrations ?? [], webhooks: live.webhooks ?? [] },
+    state,
+    options: { prune: true, allowReplace: false, ...options },
+    shapes: SHAPES,
+  });
+
+/** n webhooks, all live and owned. */
+function hooks(n: number) {
+  const desired = Array.from({ length: n }, (_, i) => webhook(`h${i}`));
+  return {
+    desired,
+    live: desired.map((d, i) => liveWebhookOf(d, String(i + 1))),
+    state: stateWith(...desired.map((d, i) => owned(d, String(i + 1)))),
+  };
+}
+
+const deletes = (p: Plan) => p.changes.filter((c) => c.action === 'delete' && !c.blocked).map((c) => c.name);
+
+describe('mass-deletion guard (on by default)', () => {
+  it('an empty manifest set never prunes; the message names --allow-empty and --max-deletes', () => {
+    const h = hooks(3);
+    const p = plan([], { webhooks: h.live }, h.state);
+    expect(p.errors).toEqual([]);
+    expect(deletes(p)).toEqual([]);
+    expect(p.deletionRefusal).toMatchObject({ rule: 'empty', refused: 3, managed: 3 });
+    expect(p.deletionRefusal!.message).toMatch(/manifest set is empty.*--allow-empty --max-deletes 3/);
+    expect(p.warnings).toContain(p.deletionRefusal!.message);
+    // --allow-empty alone still meets the share rule; with the limit raised, everything goes.
+    expect(plan([], { webhooks: h.live }, h.state, { allowEmpty: true }).deletionRefusal?.rule).toBe('share');
+    expect(deletes(plan([], { webhooks: h.live }, h.state, { allowEmpty: true, maxDeletes: 3 }))).toEqual(['h0', 'h1', 'h2']);
+  });
+
+  it('more than 25% of the managed resources is refused; the rest of the plan stays', () => {
+    const h = hooks(8);
+    const extra = webhook('new');
+    // 3 of 8 removed (> 2 = 25%), one added
+    const p = plan([...h.desired.slice(3), extra], { webhooks: h.live }, h.state);
+    expect(p.deletionRefusal).toMatchObject({ rule: 'share', refused: 3, managed: 8, limit: 2 });
+    expect(p.deletionRefusal!.message).toMatch(/deletes 3 of 8 managed resources.*run with --max-deletes 3/);
+    expect(deletes(p)).toEqual([]);
+    expect(actionable(p).filter((c) => !c.blocked).map((c) => `${c.action} ${c.name}`)).toEqual(['create new']);
+    // 2 of 8 is within the share
+    expect(deletes(plan(h.desired.slice(2), { webhooks: h.live }, h.state))).toEqual(['h0', 'h1']);
+  });
+
+  it('one delete is always within the default share, and --max-deletes replaces the share', () => {
+    const h = hooks(2);
+    expect(deletes(plan(h.desired.slice(1), { webhooks: h.live }, h.state))).toEqual(['h0']);
+    expect(plan(h.desired.slice(1), { webhooks: h.live }, h.state, { maxDeletes: 0 }).deletionRefusal?.rule).toBe('max-deletes');
+    const big = hooks(8);
+    expect(deletes(plan(big.desired.slice(6), { webhooks: big.live }, big.state, { maxDeletes: 6 }))).toHaveLength(6);
+  });
+
+  it('forgetting entries already gone from the service is not a deletion', () => {
+    const h = hooks(4);
+    const p = plan(h.desired.slice(3), { webhooks: h.live.slice(3) }, h.state);
+    expect(p.deletionRefusal).toBeUndefined();
+    expect(p.changes.filter((c) => c.action === 'delete' && c.goneFromService)).toHaveLength(3);
+  });
+});
+
+describe('duplicate webhooks', () => {
+  it('two live webhooks for one managed name: reported, and the extra deleted with --prune (the recorded one kept)', () => {
+    const d = webhook('hook');
+    const kept = liveWebhookOf(d, '5');
+    const copy = liveWebhookOf(d, '9');
+    const st = stateWith(owned(d, '5'));
+    const warn = plan([d], { webhooks: [kept, copy] }, st, { prune: false });
+    expect(warn.warnings.join('\n')).toMatch(/Webhook\/hook: 2 live webhooks have this name \(ids 5, 9\); govops keeps id 5.*--prune/);
+    expect(actionable(warn)).toEqual([]);
+    const p = plan([d], { webhooks: [copy, kept] }, st);
+    const dup = p.changes.filter((c) => c.duplicateOf !== undefined);
+    expect(dup).toEqual([expect.objectContaining({ action: 'delete', name: 'hook', liveId: '9', duplicateOf: '5' })]);
+    expect(p.changes.find((c) => c.duplicateOf === undefined)).toMatchObject({ action: 'noop', liveId: '5' });
+    expect(p.summary.delete).toBe(1);
+  });
+
+  it('a webhook with the same name owned by another entry, or a name govops does not manage, is no duplicate', () => {
+    const d = webhook('hook');
+    const stranger = { ...liveWebhookOf(webhook('other'), '7') };
+    const p = plan([d], { webhooks: [liveWebhookOf(d, '5'), stranger] }, stateWith(owned(d, '5')));
+    expect(p.changes.filter((c) => c.duplicateOf !== undefined)).toEqual([]);
+  });
+});
+
+describe('intents left by an interrupted run', () => {
+  const sql = integration('sql', 'sql_analytics', sqlConfig('db.example.com'));
+  const pendingCreate = (d: DesiredResource, key: string, id = ''): ManagedResource => ({ ...owned(d as never, id), pending: 'create', key });
+
+  it('a pending create without an id is found by natural key and recorded; not found, the entry goes', () => {
+    const live = liveOf(sql, '12');
+    const st = stateWith(pendingCreate(sql, 'sql_analytics:host=db.example.com'));
+    const found = resolvePending(st, { integrations: [live], webhooks: [] });
+    expect(found.state.resources).toEqual([expect.objectContaining({ name: 'sql', id: '12' })]);
+    expect(found.state.resources[0]!.pending).toBeUndefined();
+    expect(resolvePending(st, { integrations: [], webhooks: [] }).state.resources).toEqual([]);
+    // the plan sees it as owned: no adoption, no create
+    expect(plan([sql], { integrations: [live] }, st).changes[0]).toMatchObject({ action: 'noop', adopt: false, liveId: '12' });
+  });
+
+  it('a pending webhook create claims one live webhook by name (the lowest id); the other copy is a duplicate', () => {
+    const a = webhook('a');
+    const b = webhook('b');
+    const st2 = stateWith(owned(a, '3'), pendingCreate(b, 'b'));
+    const res = resolvePending(st2, { integrations: [], webhooks: [liveWebhookOf(a, '3'), liveWebhookOf(b, '11'), liveWebhookOf(b, '8')] });
+    expect(res.state.resources.map((r) => `${r.name}:${r.id}`).sort()).toEqual(['a:3', 'b:8']);
+    // the other copy is a duplicate for the planner
+    const p = plan([a, b], { webhooks: [liveWebhookOf(a, '3'), liveWebhookOf(b, '11'), liveWebhookOf(b, '8')] }, st2);
+    expect(p.changes.filter((c) => c.duplicateOf).map((c) => `${c.liveId}->${c.duplicateOf}`)).toEqual(['11->8']);
+  });
+
+  it('a pending create with its id: live → settled entry; a pending delete: live → kept, gone → removed', () => {
+    const live = liveOf(sql, '4');
+    expect(resolvePending(stateWith(pendingCreate(sql, 'k', '4')), { integrations: [live], webhooks: [] }).state.resources[0]).toMatchObject({ id: '4' });
+    const del: ManagedResource = { ...owned(sql, '4'), pending: 'delete' };
+    const kept = resolvePending(stateWith(del), { integrations: [live], webhooks: [] });
+    expect(kept.state.resources).toHaveLength(1);
+    expect(kept.state.resources[0]!.pending).toBeUndefined();
+    expect(resolvePending(stateWith(del), { integrations: [], webhooks: [] }).state.resources).toEqual([]);
+  });
+});
+
+describe('plan changes as a discriminated union', () => {
+  it('a draft without the live id its action needs is a planner bug', () => {
+    const base = { resourceKind: 'Integration' as const, name: 'x', adopt: false, changes: [], reasons: [] };
+    expect(() => toPlanChange({ ...base, action: 'update' })).toThrow(/needs the live id/);
+    expect(() => toPlanChange({ ...base, action: 'delete' })).toThrow(/needs its id/);
+    expect(toPlanChange({ ...base, action: 'delete', goneFromService: true })).toMatchObject({ action: 'delete', goneFromService: true });
+    const rename = toPlanChange({ ...base, action: 'noop', renamedFrom: 'old', liveId: '3' });
+    if (rename.action === 'noop' && rename.renamedFrom !== undefined) expect(rename.liveId).toBe('3');
+    else throw new Error('not narrowed to a rename');
+  });
+});

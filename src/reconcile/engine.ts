@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServiceApi } from '../api/client-types.js';
-import { applyPlan } from '../apply/applier.js';
+import { applyPlan, awaitingOutcome } from '../apply/applier.js';
 import {
   ApiError,
   ErrorCode,
@@ -50,7 +50,7 @@ const needsApply = (plan: Plan): boolean => actionable(plan).length > 0;
 
 /** The failure that decides what an apply's failed outcomes mean: unavailability first, then transient ones. */
 export function applyFailure(outcomes: readonly ResourceOutcome[]): FailureInfo | undefined {
-  const failed = outcomes.filter((o) => o.result !== 'ok' && o.code !== undefined);
+  const failed = outcomes.filter((o) => o.result !== 'ok' && o.result !== 'blocked' && o.code !== undefined);
   const pick =
     failed.find((o) => UNAVAILABLE_CODES.has(o.code!)) ??
     failed.find((o) => o.failureClass === 'transient') ??
@@ -179,18 +179,6 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       error: plan.errors.join('; '),
       failure: { code: ErrorCode.planError, failureClass: 'terminal' },
     });
-  /** Changes awaiting a manual step: not applied, reported as `blocked` (the rest of the plan goes ahead). */
-  const blockedOutcomes = (plan: Plan): ResourceOutcome[] =>
-    plan.changes.filter(isAwaitingManualStep).map((c) => ({
-      resourceKind: c.resourceKind,
-      name: c.name,
-      action: c.adopt && c.action !== 'adopt' ? `adopt+${c.action}` : c.action,
-      result: 'blocked',
-      durationMs: 0,
-      error: c.blocked ?? 'awaiting manual step',
-      code: ErrorCode.awaitingManualStep,
-      failureClass: 'terminal',
-    }));
 
   try {
     if (!opts.apply) {
@@ -205,13 +193,16 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       const { plan, desired, state } = planned;
       if (planned.resolved) await saveState(opts.statePath, state);
       if (plan.errors.length) return planFailed(plan);
-      const blocked = blockedOutcomes(plan);
-      const toApply = withoutAwaiting(plan);
-      if (!needsApply(toApply)) return result({ stage: 'done', ok: true, diagnostics, plan, outcomes: blocked, changed: false });
-      log.info({ summary: plan.summary, ...(blocked.length ? { awaitingManualStep: blocked.length } : {}) }, 'applying plan');
+      // Changes awaiting a manual step are not sent (the runner reports them `blocked`); with nothing else to
+      // do no apply starts, so a resync finding only them is quiet (the daemon logs the wait once per revision).
+      const changed = needsApply(withoutAwaiting(plan));
+      if (!changed) {
+        return result({ stage: 'done', ok: true, diagnostics, plan, outcomes: plan.changes.filter(isAwaitingManualStep).map(awaitingOutcome), changed });
+      }
+      log.info({ summary: plan.summary }, 'applying plan');
       const applied = await applyPlan({
         api,
-        plan: toApply,
+        plan,
         desired,
         state,
         persist: (s) => saveState(opts.statePath, s),
@@ -225,7 +216,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         ...(opts.pollMaxIntervalMs !== undefined ? { pollMaxIntervalMs: opts.pollMaxIntervalMs } : {}),
         ...(opts.onOutcome ? { onOutcome: opts.onOutcome } : {}),
       });
-      const failed = applied.outcomes.filter((o) => o.result !== 'ok');
+      const failed = applied.outcomes.filter((o) => o.result !== 'ok' && o.result !== 'blocked');
       const error = failed.length
         ? `${failed.length} of ${applied.outcomes.length} resources not applied: ${failed
             .map((o) => `${o.resourceKind}/${o.name}: ${o.error ?? o.result}`)
@@ -237,8 +228,8 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         ok: applied.ok,
         diagnostics,
         plan,
-        outcomes: [...applied.outcomes, ...blocked],
-        changed: true,
+        outcomes: applied.outcomes,
+        changed,
         ...(error ? { error } : {}),
         ...(failure ? { failure } : {}),
       });

@@ -90,7 +90,7 @@ describe.each(BEHAVIOUR_SETS.map((set) => ({ set, name: label(set) })))('scenari
     const noPrune = await w.run();
     expect(noPrune.ok, noPrune.error).toBe(true);
     expect(writesOf(w.sandbox)).toEqual([]);
-    const pruned = await w.run({ prune: true });
+    const pruned = await w.run({ prune: true, maxDeletes: 2 }); // 2 of 5 managed: over the default 25% guard
     expect(pruned.ok, pruned.error).toBe(true);
     expect(acting(pruned.plan).map((c) => [c.resourceKind, c.name, c.action]).sort()).toEqual([
       ['Integration', 'lake', 'delete'],

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualStepToken } from '../../src/reconcile/manual-step-token.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
+import { manualLakeConfig, manualLakeManifest } from '../helpers/manifests.js';
 import { harness } from './harness.js';
 import { lakeManifest, rig, sqlManifest, type Rig } from './inproc.js';
 
@@ -22,25 +23,8 @@ afterEach(async () => {
 
 const writes = (): string[] => r.lines().filter((l) => !l.startsWith('GET'));
 
-/** A lakehouse in the manual flow, with an optional govops/manual-step annotation. */
-function manualLake(httpPath: string, ack?: string, extra = ''): string {
-  return `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: lake
-  annotations:
-    owner: data-platform${ack ? `\n    govops/manual-step: "${ack}"` : ''}${extra}
-spec:
-  type: lakehouse
-  autoBootstrap: false
-  config:
-    workspaceUrl: https://lake.example.com
-    httpPath: ${httpPath}
-    token: { fromEnv: GOVOPS_SECRET_LAKE_TOKEN }
-`;
-}
-const lakeConfig = (httpPath: string) => ({ workspaceUrl: 'https://lake.example.com', httpPath, token: { fromEnv: 'GOVOPS_SECRET_LAKE_TOKEN' } });
-const lakeAck = (phase: 'create' | 'edit', httpPath: string) => `${phase}:${manualStepToken(phase, 'lakehouse', lakeConfig(httpPath))}`;
+const manualLake = (httpPath: string, ack?: string): string => manualLakeManifest(httpPath, ack, { owner: 'data-platform' });
+const lakeAck = (phase: 'create' | 'edit', httpPath: string) => `${phase}:${manualStepToken(phase, 'lakehouse', manualLakeConfig(httpPath))}`;
 
 const sqlConfig = { host: 'db.example.com', database: 'governance', schema: 'views', username: 'svc', password: { fromEnv: 'GOVOPS_SECRET_SQL_PASSWORD' }, port: 1433 };
 const sqlAck = (phase: 'create' | 'edit' | 'delete' | 'cleanup') => `${phase}:${manualStepToken(phase, 'sql_analytics', sqlConfig)}`;

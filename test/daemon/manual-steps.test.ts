@@ -12,29 +12,15 @@ import { ServiceClient } from '../../src/api/client.js';
 import { startRunning, type RunSettings } from '../../src/daemon/run.js';
 import { manualStepToken } from '../../src/reconcile/manual-step-token.js';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { manualLakeConfig, manualLakeManifest } from '../helpers/manifests.js';
 import { Cleanup, getJson, until } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-function manualLake(httpPath: string, ack: string): string {
-  return `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: lake
-  annotations:
-    govops/manual-step: "${ack}"
-spec:
-  type: lakehouse
-  autoBootstrap: false
-  config:
-    workspaceUrl: https://lake.example.com
-    httpPath: ${httpPath}
-    token: { fromEnv: GOVOPS_SECRET_LAKE_TOKEN }
-`;
-}
+const manualLake = (httpPath: string, ack: string): string => manualLakeManifest(httpPath, ack);
 const token = (phase: 'create' | 'edit', httpPath: string) =>
-  `${phase}:${manualStepToken(phase, 'lakehouse', { workspaceUrl: 'https://lake.example.com', httpPath, token: { fromEnv: 'X' } })}`;
+  `${phase}:${manualStepToken(phase, 'lakehouse', manualLakeConfig(httpPath))}`;
 
 async function start(overrides: Partial<RunSettings> = {}) {
   const sandbox = await startSandbox({ port: 0, transitionMs: 50 });

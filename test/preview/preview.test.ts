@@ -331,7 +331,7 @@ describe('govops preview of a pull request', () => {
 
     // the acknowledgments the comment shows, committed: merging applies both (exit 2), acknowledged in the comment
     const ack = (file: string) => /govops\/manual-step: "[a-z]+:[0-9a-f]{8}"/.exec(md.slice(md.indexOf(`in \`m/${file}\``)))![0];
-    const annotate = (text: string, line: string) => text.replace(/^(  name: .*)$/m, `$1\n  annotations:\n    ${line}`);
+    const annotate = (text: string, line: string) => text.replace(/^( {2}name: .*)$/m, `$1\n  annotations:\n    ${line}`);
     const col2Ack = ack('col2.yaml');
     const colAck = ack('col.yaml');
     await pr('manual-acked', async () => {

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { FailureClass, FailureInfo } from '../errors.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { Diagnostic } from '../manifests/types.js';
-import type { Plan } from '../plan/types.js';
+import type { ManualStepsMode, Plan } from '../plan/types.js';
 
 /** How a plan is carried out: status polling and webhook batches (`govops apply` / `govops run` flags). */
 export interface ApplyTuning {
@@ -42,6 +42,8 @@ export interface ReconcileOptions extends ApplyTuning {
   prune: boolean;
   allowReplace: boolean;
   maxDeletes?: number;
+  /** Manual-flow changes: wait for the manifest's acknowledgment (`require`, default) or not (`trust`). */
+  manualSteps?: ManualStepsMode;
   /** Re-send credentials that cannot be compared (plan option `resendSecrets`) instead of recording them. */
   resendSecrets?: boolean;
   /** An empty manifest set may prune (the mass-deletion guard still applies). */
@@ -64,7 +66,8 @@ export interface ResourceOutcome {
   resourceKind: 'Integration' | 'Webhook';
   name: string;
   action: string;
-  result: 'ok' | 'failed' | 'skipped';
+  /** `blocked`: awaiting a manual step (not written; everything else went ahead). */
+  result: 'ok' | 'failed' | 'skipped' | 'blocked';
   durationMs: number;
   error?: string;
   /** Live id after the action (absent for deletes and failures before the resource existed). */
@@ -90,7 +93,10 @@ export interface ReconcileResult {
   error?: string;
   /** What failed, as a value: the code and class of the error that stopped the reconcile (not ok). */
   failure?: FailureInfo;
-  /** The plan had changes (drift, when nothing new was committed). */
+  /**
+   * The plan had changes govops would make now (drift, when nothing new was committed). Changes awaiting a
+   * manual step are not counted: they wait for a new revision, whatever the resync finds.
+   */
   changed: boolean;
   /** Status requests and lists the apply's poller made (when it applied). */
   polls?: { status: number; lists: number };

@@ -1,14 +1,16 @@
 /** Markdown rendering for a pull-request comment: summary table, then collapsible details. */
-import { describeAction, notComparableSummary, renderText, summaryLine, symbolFor } from './render-text.js';
+import { describeAction, ignoredLine, isVisible, leftAloneLines, notComparableSummary, renderText, summaryLine, symbolFor, targetsLine } from './render-text.js';
 import type { Plan } from './types.js';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function renderMarkdown(plan: Plan): string {
   const out: string[] = ['### govops plan', ''];
+  const targeted = targetsLine(plan);
+  if (targeted) out.push(`> ${cell(targeted)}`, '');
   for (const e of plan.errors) out.push(`> **Error:** ${cell(e)}`, '');
   for (const w of plan.warnings) out.push(`> **Warning:** ${cell(w)}`, '');
-  const visible = plan.changes.filter((c) => c.action !== 'noop' || c.adopt || c.renamedFrom);
+  const visible = plan.changes.filter(isVisible);
   if (visible.length === 0) {
     out.push('No changes: the service matches the manifests.', '');
   } else {
@@ -18,6 +20,7 @@ export function renderMarkdown(plan: Plan): string {
         ...(c.blocked ? [`**blocked:** ${c.blocked}`] : []),
         ...(c.manualScript ? [`manual step: \`${c.manualScript.command}\``] : []),
         ...(c.changes.some((f) => f.forcesReplace) && c.action === 'replace' ? ['forces replacement'] : []),
+        ...(c.ignoredFields?.length ? [ignoredLine(c)] : []),
         ...(c.notComparable ? [`cannot be compared: ${c.notComparable.paths.map((p) => `\`${p}\``).join(', ')} (${c.notComparable.handling})`] : []),
       ];
       out.push(
@@ -29,6 +32,7 @@ export function renderMarkdown(plan: Plan): string {
   out.push(`**${summaryLine(plan.summary)}**`, '');
   const nc = notComparableSummary(plan);
   if (nc) out.push(nc, '');
+  for (const line of leftAloneLines(plan)) out.push(line, '');
   if (visible.length > 0) {
     out.push('<details><summary>Details</summary>', '', '```diff', renderText(plan).trimEnd(), '```', '', '</details>', '');
   }

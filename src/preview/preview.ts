@@ -17,6 +17,7 @@ import { resolveAllSecrets } from '../manifests/secrets.js';
 import type { LoadedManifest } from '../manifests/types.js';
 import { configShapes } from '../manifests/shapes.js';
 import { actionable, planChanges } from '../plan/planner.js';
+import { isTargeted, parseTargets } from '../plan/target.js';
 import type { PlanOptions } from '../plan/types.js';
 import { loadState } from '../state/store.js';
 import { changedFiles, checkoutTree, mergeBase, repoInfo, type RepoInfo } from './git.js';
@@ -175,12 +176,17 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
       if (opts.requireLive) return fail(`live state not consulted: ${result.liveError}`);
     }
 
-    const resources = set.manifests.map((m) => ({ resourceKind: m.manifest.kind, name: m.manifest.metadata.name, file: m.source.file }));
+    // --only: the offline preview lists the targeted resources only, as the plan would.
+    const targets = opts.plan.only?.length ? parseTargets(opts.plan.only) : undefined;
+    const inScope = (kind: string, name: string): boolean => !targets || isTargeted(targets, kind, name);
+    const resources = set.manifests
+      .map((m) => ({ resourceKind: m.manifest.kind, name: m.manifest.metadata.name, file: m.source.file }))
+      .filter((r) => inScope(r.resourceKind, r.name));
     if (!base) {
       result.offline = { baseCompared: false, changes: [], resources };
       return result;
     }
-    const changes = diffManifestSets(await baseManifests(base, root, absPaths, opts.secretScope), set.manifests);
+    const changes = diffManifestSets(await baseManifests(base, root, absPaths, opts.secretScope), set.manifests).filter((c) => inScope(c.resourceKind, c.name));
     result.offline = { baseCompared: true, changes, resources };
     result.changed = changes.length > 0;
     result.exitCode = result.changed ? 2 : 0;

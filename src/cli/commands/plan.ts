@@ -16,6 +16,13 @@ export interface PlanFlags extends ConnectionFlags, SecretFlags {
   maxDeletes?: string;
   allowEmpty?: boolean;
   revision?: string;
+  /** `--only Kind/name` patterns (repeatable). */
+  only?: string[];
+}
+
+/** Collect a repeatable option's values. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** Options plan and apply share. */
@@ -30,7 +37,12 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
       'allow at most N deletes and replaces (default: deletes of at most 25% of the managed resources); over it, none is done',
     )
     .option('--allow-empty', 'let an empty manifest set prune (refused by default: it usually means a broken checkout)')
-    .option('--resend-secrets', 'send once the credentials govops cannot compare (adopted resources: masked by the service, no fingerprint in state) instead of recording them as they are in the manifest');
+    .option('--resend-secrets', 'send once the credentials govops cannot compare (adopted resources: masked by the service, no fingerprint in state) instead of recording them as they are in the manifest')
+    .option(
+      '--only <Kind/name>',
+      'plan and act on these resources only (repeatable; globs * ? [..] allowed, e.g. "Webhook/pager-*"); a delete only of a resource named exactly',
+      collect,
+    );
   addSecretOptions(cmd);
   return addConnectionOptions(cmd);
 }
@@ -45,8 +57,9 @@ export function register(program: Command): void {
   const cmd = program
     .command('plan')
     .description('show the changes apply would make (create, update, replace, delete, adopt)')
-    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error');
-  addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: PlanFlags & { detailedExitcode?: boolean }, command: Command) => {
+    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
+    .option('--out <file>', 'also save the plan to FILE (JSON, no secret values) for `govops apply FILE`, which carries out exactly this plan or refuses');
+  addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: PlanFlags & { detailedExitcode?: boolean; out?: string }, command: Command) => {
     const { planAction } = await import('./plan-action.js');
     await planAction(paths, flags, command);
   });

@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 /** Folders under src/, bottom layer first. A folder may import (values) only from the folders it lists. */
 const SRC_FOLDERS = [
   'service', 'util', 'manifests', 'api', 'deliveries', 'state', 'sources', 'plan', 'apply', 'reconcile',
-  'preview', 'daemon', 'sandbox', 'cli',
+  'preview', 'daemon', 'sandbox', 'cli', 'comments',
 ];
 const BASE = ['service', 'util', 'errors', 'log'];
 const ALLOWED = {
@@ -18,6 +18,8 @@ const ALLOWED = {
   deliveries: ['service', 'util', 'api'],
   state: ['service', 'util', 'manifests'],
   sources: ['service', 'util'],
+  // Pull-request comments (GitHub with Octokit, GitLab notes): knows nothing of govops but the text it posts.
+  comments: ['service', 'util'],
   // The plan core is pure: no I/O modules at all, and nothing from manifests (schemas are read from disk):
   // config shapes and hashing are injected. Types from api/state/manifests are fine.
   plan: ['service', 'util'],

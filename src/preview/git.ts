@@ -1,8 +1,8 @@
 /**
  * Git facts for `govops preview`, through the one Git adapter (src/util/git.ts): the revision, the
- * merge-base with a base ref, the files changed since it, and a read-only checkout of the base's
- * manifest files into a temp folder (through a private index file: the repository's index, HEAD and
- * work tree are never touched).
+ * merge-base with a base ref, the files changed between it and HEAD, uncommitted files, and a read-only
+ * copy of a commit's manifest files in a temp folder, made from Git objects through a private index
+ * file (the repository's index, HEAD and work tree are never touched).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -74,9 +74,9 @@ export interface ChangedFile {
   from?: string;
 }
 
-/** Files under `pathspecs` (relative to the top) that differ between `base` and the work tree. */
-export async function changedFiles(top: string, base: string, pathspecs: string[]): Promise<ChangedFile[]> {
-  const out = await gitOk(['diff', '--name-status', '-z', '-M', '--no-ext-diff', base, '--', ...pathspecs], top);
+/** Files under `pathspecs` (relative to the top) that differ between the commits `from` and `to`. */
+export async function changedFiles(top: string, from: string, to: string, pathspecs: string[]): Promise<ChangedFile[]> {
+  const out = await gitOk(['diff', '--name-status', '-z', '-M', '--no-ext-diff', '--no-textconv', from, to, '--', ...pathspecs], top);
   const parts = out.split('\0').filter((p) => p !== '');
   const files: ChangedFile[] = [];
   for (let i = 0; i < parts.length; ) {
@@ -88,6 +88,16 @@ export async function changedFiles(top: string, base: string, pathspecs: string[
     } else files.push({ status: letter, file: parts[i++]! });
   }
   return files;
+}
+
+/** Files under `pathspecs` with uncommitted changes (staged, unstaged or untracked), relative to the top. */
+export async function uncommittedFiles(top: string, pathspecs: string[]): Promise<string[]> {
+  const out = await gitOk(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--', ...pathspecs], top);
+  return out
+    .split('\0')
+    .filter((p) => p.length > 3)
+    .map((p) => p.slice(3))
+    .sort();
 }
 
 /**
@@ -113,4 +123,11 @@ export async function checkoutTree(
     await cleanup();
     throw err;
   }
+}
+
+/** Full SHA of a commit-ish (`HEAD`), or a UserError. */
+export async function commitOf(cwd: string, rev: string): Promise<string> {
+  const r = await git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd });
+  if (r.code !== 0) throw new UserError(`no commit at ${rev}`, 'commit the manifests first: the preview reads commits, not the work tree');
+  return r.stdout.trim();
 }

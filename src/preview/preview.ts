@@ -1,8 +1,15 @@
 /**
- * `govops preview` orchestration (imperative shell): git facts, load + validate, resolve secrets
- * (unresolvable ones become unknowns), then plan against the live service — or, when it cannot be
- * reached or no connection is configured, an offline manifest-level diff against the base revision.
- * Expected failures come back in the result (exit code 1), so a PR comment can explain them.
+ * `govops preview` orchestration (imperative shell). With `--base REF`:
+ * 1. Git: the merge-base of HEAD and REF; the manifests of both commits, read from Git objects (the work
+ *    tree is not used, and uncommitted changes are reported, not previewed).
+ * 2. The pull request's change per resource (pr-diff.ts): added, removed, renamed, changed fields.
+ * 3. Live (when a connection is configured and the service answers): the two list requests; ownership from
+ *    the base revision when there is no explicit state file (ownership.ts); the plans of the base and the
+ *    head; per touched resource the live action and facts, drift separately (live-view.ts).
+ * 4. Server-side dry runs of the touched integrations whose secrets are here and whose targets did not
+ *    change (dry-run.ts, targets.ts), and the manual-flow scripts (manual-steps.ts).
+ * Without `--base`, the work tree's manifests are planned as `govops plan` would, and every resource with
+ * something to do is shown. Expected failures come back in the result (exit 1), so the comment explains them.
  */
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,25 +20,33 @@ import { MANIFEST_EXT } from '../manifests/discover.js';
 import { IGNORE_FILE } from '../manifests/ignore.js';
 import { loadManifests } from '../manifests/loader.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
-import { resolveAllSecrets } from '../manifests/secrets.js';
-import type { LoadedManifest } from '../manifests/types.js';
-import { configShapes } from '../manifests/shapes.js';
-import { actionable, planChanges } from '../plan/planner.js';
+import { resolveAllSecrets, type ResolvedSecrets } from '../manifests/secrets.js';
+import type { ManifestSet } from '../manifests/types.js';
 import { isTargeted, parseTargets } from '../plan/target.js';
 import type { PlanOptions } from '../plan/types.js';
-import { loadState } from '../state/store.js';
-import { changedFiles, checkoutTree, mergeBase, repoInfo, type RepoInfo } from './git.js';
-import { diffManifestSets } from './manifest-diff.js';
-import { PREVIEW_MARKER, type PreviewResult } from './types.js';
-import { desiredWithUnknowns, unresolvedRefs, type UnknownSecret } from './unknown-secrets.js';
+import { redactText } from '../util/redact.js';
+import { changedFiles, commitOf, mergeBase, repoInfo, uncommittedFiles, type RepoInfo } from './git.js';
+import { driftEntries, plannedResources, touchedResources, type LiveLists } from './live-view.js';
+import { diffRevisions } from './pr-diff.js';
+import { planBoth } from './plans.js';
+import { liveRequests, offlineManualSteps, type RequestOptions } from './requests.js';
+import { finish } from './result.js';
+import { loadRevision } from './revisions.js';
+import { PREVIEW_FORMAT_VERSION, PREVIEW_MARKER, type PreviewResult } from './types.js';
+import { unresolvedRefs, type UnknownSecret } from './unknown-secrets.js';
 
-export interface PreviewOptions {
+export interface PreviewOptions extends RequestOptions {
   /** Folder the paths are relative to (the CLI passes the cwd). */
   root: string;
   paths: string[];
   /** Compare with the merge-base of HEAD and this ref. */
   base?: string;
+  /**
+   * govops state file. With --base it is used only when given (`stateGiven`): otherwise ownership comes
+   * from the base revision, and a state file committed in the pull request cannot change the preview.
+   */
   statePath: string;
+  stateGiven?: boolean;
   plan: PlanOptions;
   env: Record<string, string | undefined>;
   /** Which secrets manifests may reference: a reference outside it makes the preview invalid. */
@@ -41,6 +56,8 @@ export interface PreviewOptions {
   connect: () => ServiceApi;
   /** Fail (exit 1) instead of falling back to an offline preview. */
   requireLive?: boolean;
+  /** Do not consult the service at all, for this reason (e.g. a pull request from a fork). */
+  offline?: string;
 }
 
 export function describeFailure(err: unknown): string {
@@ -67,134 +84,162 @@ function sortUnknown(list: UnknownSecret[]): UnknownSecret[] {
   return [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
-interface BaseInfo {
-  ref: string;
-  mergeBase: string;
-  specs: string[];
-  repo: RepoInfo;
-}
-
-/** The manifests of the base revision (invalid ones are skipped: only the PR's manifests must be valid). */
-async function baseManifests(b: BaseInfo, root: string, absPaths: string[], scope?: SecretScope): Promise<LoadedManifest[]> {
-  const tree = await checkoutTree(b.repo.top, b.mergeBase, b.specs);
-  try {
-    const baseRoot = path.join(tree.dir, path.relative(b.repo.top, root));
-    const set = await loadManifests(
-      absPaths.map((p) => path.join(baseRoot, path.relative(root, p))),
-      { cwd: baseRoot, ...(scope ? { secretScope: scope } : {}) },
-    );
-    return set.manifests;
-  } finally {
-    await tree.cleanup();
-  }
-}
-
-export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
-  const result: PreviewResult = {
-    formatVersion: 1,
+function emptyResult(): PreviewResult {
+  return {
+    formatVersion: PREVIEW_FORMAT_VERSION,
     marker: PREVIEW_MARKER,
     mode: 'offline',
     valid: true,
     diagnostics: [],
     unknownSecrets: [],
+    summary: { pr: { added: 0, changed: 0, renamed: 0, removed: 0 }, drift: 0, manualSteps: 0 },
+    warnings: [],
+    resources: [],
+    drift: [],
     changed: false,
     exitCode: 0,
   };
-  const fail = (message: string): PreviewResult => ({ ...result, error: message, exitCode: 1 });
+}
+
+/** The manifests to preview: both commits with --base, else the work tree. */
+interface Revisions {
+  repo?: RepoInfo;
+  /** With --base: the work tree, where `fromFile` secrets are read (the commits' copies hold none). */
+  secretsOrigin?: string;
+  head: ManifestSet;
+  base?: ManifestSet;
+}
+
+async function readRevisions(opts: PreviewOptions, root: string, absPaths: string[], result: PreviewResult): Promise<Revisions> {
+  const repo = await repoInfo(root);
+  if (repo?.head) result.revision = repo.head;
+  const scope = opts.secretScope ? { secretScope: opts.secretScope } : {};
+  if (opts.base === undefined) return { ...(repo ? { repo } : {}), head: await loadManifests(absPaths, { cwd: root, ...scope }) };
+  if (!repo) throw new UserError('--base needs a git work tree', 'run govops preview inside the checked-out repository');
+  const specs = pathspecs(repo.top, await Promise.all(absPaths.map((p) => realpath(p).catch(() => p))));
+  const mb = await mergeBase(root, opts.base);
+  const head = await commitOf(root, 'HEAD');
+  const isManifest = (f: string): boolean => MANIFEST_EXT.test(f) || path.posix.basename(f) === IGNORE_FILE || specs.includes(f);
+  const files = (await changedFiles(repo.top, mb, head, specs)).filter((f) => isManifest(f.file) || (f.from !== undefined && isManifest(f.from)));
+  result.base = { ref: opts.base, mergeBase: mb, files };
+  const dirty = (await uncommittedFiles(repo.top, specs)).filter(isManifest);
+  if (dirty.length) result.uncommitted = dirty;
+  const load = (commit: string) => loadRevision({ top: repo.top, commit, specs, root, absPaths, ...scope });
+  const [headSet, baseSet] = await Promise.all([load(head), load(mb)]);
+  return { repo, secretsOrigin: repo.top, head: headSet, base: baseSet };
+}
+
+function unknownOf(resolved: readonly ResolvedSecrets[]): UnknownSecret[] {
+  return resolved.flatMap((r) =>
+    unresolvedRefs(r).map(({ specPath, ref }): UnknownSecret => ({
+      resourceKind: r.manifest.kind,
+      name: r.manifest.metadata.name,
+      path: specPath.slice('spec.'.length),
+      ref,
+    })),
+  );
+}
+
+export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
+  const result = emptyResult();
   const root = await realpath(opts.root).catch(() => path.resolve(opts.root));
-  const rels = opts.paths.length ? opts.paths : ['.'];
-  const absPaths = rels.map((p) => path.resolve(root, p));
+  const absPaths = (opts.paths.length ? opts.paths : ['.']).map((p) => path.resolve(root, p));
   let api: ServiceApi | undefined;
   try {
-    const repo = await repoInfo(root);
-    if (repo?.head) result.revision = repo.head;
-    let base: BaseInfo | undefined;
-    if (opts.base !== undefined) {
-      if (!repo) throw new UserError('--base needs a git work tree', 'run govops preview inside the checked-out repository');
-      const specs = pathspecs(repo.top, await Promise.all(absPaths.map((p) => realpath(p).catch(() => p))));
-      const mb = await mergeBase(root, opts.base);
-      const isManifest = (f: string): boolean => MANIFEST_EXT.test(f) || path.posix.basename(f) === IGNORE_FILE || specs.includes(f);
-      const files = (await changedFiles(repo.top, mb, specs)).filter((f) => isManifest(f.file) || (f.from !== undefined && isManifest(f.from)));
-      base = { ref: opts.base, mergeBase: mb, specs, repo };
-      result.base = { ref: opts.base, mergeBase: mb, files };
-    }
-
-    const set = await loadManifests(absPaths, { cwd: root, ...(opts.secretScope ? { secretScope: opts.secretScope } : {}) });
-    result.diagnostics = set.diagnostics;
-    if (set.diagnostics.some((d) => d.severity === 'error')) {
+    const revs = await readRevisions(opts, root, absPaths, result);
+    result.diagnostics = revs.head.diagnostics;
+    if (revs.head.diagnostics.some((d) => d.severity === 'error')) {
       result.valid = false;
-      result.exitCode = 1;
-      return result;
+      return finish(result);
     }
-    const { resolved, diagnostics: secretDiags } = resolveAllSecrets(set.manifests, {
+    const head = revs.head.manifests;
+    const base = revs.base?.manifests ?? [];
+    if (revs.base) {
+      const baseErrors = revs.base.diagnostics.filter((d) => d.severity === 'error' && d.kind !== undefined).length;
+      if (baseErrors) {
+        result.warnings.push({
+          kind: 'base-invalid',
+          message: `${baseErrors} manifest error(s) at the base revision: those manifests are treated as absent there`,
+        });
+      }
+    }
+    if (result.uncommitted) {
+      result.warnings.push({
+        kind: 'uncommitted',
+        message: `${result.uncommitted.length} manifest file(s) have uncommitted changes, which are not previewed (the preview reads commits): ${result.uncommitted.join(', ')}`,
+      });
+    }
+    const resolveOpts = {
       env: opts.env,
       ...(opts.secretScope ? { scope: opts.secretScope } : {}),
-    });
+      ...(revs.secretsOrigin !== undefined ? { secretsOrigin: revs.secretsOrigin } : {}),
+    };
+    const { resolved: headResolved, diagnostics: secretDiags } = resolveAllSecrets(head, resolveOpts);
     // A secret CI does not have is an unknown; one outside the operator's scope is an error.
     const refused = secretDiags.filter((d) => d.rule === 'secret-scope');
     if (refused.length) {
-      result.diagnostics = [...set.diagnostics, ...refused];
+      result.diagnostics = [...result.diagnostics, ...refused];
       result.valid = false;
-      result.exitCode = 1;
-      return result;
+      return finish(result);
     }
-    result.unknownSecrets = sortUnknown(resolved.flatMap((r) =>
-      unresolvedRefs(r).map(
-        ({ specPath, ref }): UnknownSecret => ({
-          resourceKind: r.manifest.kind,
-          name: r.manifest.metadata.name,
-          path: specPath.slice('spec.'.length),
-          ref,
-        }),
-      ),
-    ));
+    // The base's references are the operator's too; out-of-scope ones simply stay unresolved.
+    const baseResolved = resolveAllSecrets(base, resolveOpts).resolved;
+    // Text from the service (dry-run answers, scripts) passes the one redactor: every resolved secret is registered in it.
+    const redact = redactText;
+    result.unknownSecrets = sortUnknown(unknownOf(headResolved));
+    const pr = revs.base ? diffRevisions(base, head) : undefined;
 
-    try {
-      api = opts.connect();
-      const [integrations, webhooks] = await Promise.all([api.listIntegrations(), api.listWebhooks()]);
-      const state = await loadState(opts.statePath);
-      const { desired, unknown } = desiredWithUnknowns(set.manifests, resolved, state, { integrations, webhooks });
-      result.unknownSecrets = sortUnknown(unknown);
-      const plan = planChanges({
-        desired,
-        live: { integrations, webhooks },
-        state,
-        options: opts.plan,
-        shapes: configShapes(),
-        ...(result.revision !== undefined ? { revision: result.revision } : {}),
-      });
-      result.mode = 'live';
-      result.plan = plan;
-      result.changed = actionable(plan).length > 0;
-      result.exitCode = plan.errors.length ? 1 : result.changed ? 2 : 0;
-      if (plan.errors.length) result.error = plan.errors.join('; ');
-      return result;
-    } catch (err) {
-      if (!(err instanceof TransportError || err instanceof ApiError || (err instanceof UserError && !api))) throw err;
-      result.liveError = describeFailure(err);
-      opts.logger.debug({ reason: result.liveError }, 'live state not consulted: offline preview');
-      if (opts.requireLive) return fail(`live state not consulted: ${result.liveError}`);
+    let live: LiveLists | undefined;
+    if (opts.offline !== undefined) {
+      result.offlineReason = opts.offline;
+    } else {
+      try {
+        api = opts.connect();
+        const [integrations, webhooks] = await Promise.all([api.listIntegrations(), api.listWebhooks()]);
+        live = { integrations, webhooks };
+      } catch (err) {
+        if (!(err instanceof TransportError || err instanceof ApiError || (err instanceof UserError && !api))) throw err;
+        result.offlineReason = redact(describeFailure(err));
+        opts.logger.debug({ reason: result.offlineReason }, 'live state not consulted: offline preview');
+        if (opts.requireLive) {
+          result.error = `live state not consulted: ${result.offlineReason}`;
+          return finish(result);
+        }
+      }
     }
 
-    // --only: the offline preview lists the targeted resources only, as the plan would.
+    // --only: the preview shows the targeted resources only, as the plan does.
     const targets = opts.plan.only?.length ? parseTargets(opts.plan.only) : undefined;
-    const inScope = (kind: string, name: string): boolean => !targets || isTargeted(targets, kind, name);
-    const resources = set.manifests
-      .map((m) => ({ resourceKind: m.manifest.kind, name: m.manifest.metadata.name, file: m.source.file }))
-      .filter((r) => inScope(r.resourceKind, r.name));
-    if (!base) {
-      result.offline = { baseCompared: false, changes: [], resources };
-      return result;
+    const inScope = (r: { resourceKind: string; name: string }): boolean => !targets || isTargeted(targets, r.resourceKind, r.name);
+    if (!live || !api) {
+      result.resources = (pr
+        ? touchedResources(pr, undefined, undefined)
+        : head.map((m) => ({ resourceKind: m.manifest.kind, name: m.manifest.metadata.name, fields: [], source: { ...m.source }, ...(m.manifest.kind === 'Integration' ? { integrationType: m.manifest.spec.type } : {}) }))).filter(inScope);
+      if (pr) offlineManualSteps(result, head, base, opts);
+      return finish(result);
     }
-    const changes = diffManifestSets(await baseManifests(base, root, absPaths, opts.secretScope), set.manifests).filter((c) => inScope(c.resourceKind, c.name));
-    result.offline = { baseCompared: true, changes, resources };
-    result.changed = changes.length > 0;
-    result.exitCode = result.changed ? 2 : 0;
-    return result;
+
+    result.mode = 'live';
+    const ctx = await planBoth(opts, { head, base, headResolved, baseResolved, live, hasBase: revs.base !== undefined, revision: result.revision });
+    result.unknownSecrets = sortUnknown(ctx.unknown);
+    result.resources = (pr ? touchedResources(pr, ctx.headPlan, live) : plannedResources(ctx.headPlan, live)).filter(inScope);
+    if (pr && ctx.basePlan) result.drift = driftEntries(ctx.basePlan, pr);
+    for (const e of ctx.headPlan.errors) result.warnings.push({ kind: 'plan-error', message: redact(e) });
+    if (ctx.headPlan.deletionRefusal) result.warnings.push({ kind: 'blocked', message: redact(`deletes held back by the mass-deletion guard: ${ctx.headPlan.deletionRefusal.message}`) });
+    const touched = new Set(result.resources.filter((r) => r.change !== 'removed').map((r) => `${r.resourceKind}/${r.name}`));
+    for (const w of ctx.headPlan.warnings) {
+      if ([...touched].some((t) => w.startsWith(`${t} `))) result.warnings.push({ kind: 'plan-warning', message: redact(w) });
+    }
+    await liveRequests(api, opts, result, { ...ctx, head, base, pr, live, redact });
+    return finish(result);
   } catch (err) {
-    if (err instanceof UserError || err instanceof TransportError || err instanceof ApiError) return fail(describeFailure(err));
+    if (err instanceof UserError || err instanceof TransportError || err instanceof ApiError) {
+      result.error = describeFailure(err);
+      return finish(result);
+    }
     throw err;
   } finally {
     await api?.close();
   }
 }
+

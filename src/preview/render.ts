@@ -1,18 +1,81 @@
-/** Markdown for a pull-request comment from a PreviewResult (pure). Secrets never reach the result. */
+/**
+ * Markdown for the pull-request comment from a PreviewResult (pure). Order: the hidden marker, the facts,
+ * the summary table, status notes, warnings; then the changes table and per-resource details, drift,
+ * unknown secrets and changed files, shortened by `fitComment` to stay under the platform's limit.
+ * Secrets never reach the result; every text from the pull request or the service is escaped for where it
+ * goes (table cell, code block), so it cannot change the comment's structure.
+ */
+import { describeRef, isSecretRef } from '../manifests/secrets.js';
 import type { Diagnostic } from '../manifests/types.js';
-import { renderMarkdown } from '../plan/render-markdown.js';
-import { value } from '../plan/render-text.js';
+import { fieldLine, notComparableLine } from '../plan/render-text.js';
 import { formatDiagnostic } from '../reconcile/engine.js';
-import type { ManifestChange, ManifestFieldChange } from './manifest-diff.js';
-import type { PreviewResult } from './types.js';
+import { COMMENT_LIMIT, fitComment, type Section } from './fit.js';
+import type { ManifestFieldChange } from './manifest-diff.js';
+import type { PrChangeKind } from './pr-diff.js';
+import { renderManualSteps } from './render-manual.js';
+import type { DriftEntry, DryRunResult, LiveAction, LiveFacts, PreviewResource, PreviewResult, PreviewWarning } from './types.js';
 
 /** Text for a table cell: no pipes, newlines or HTML. */
-const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/</g, '&lt;');
-/** Text inside a fenced block: it cannot close the fence. */
-const fenced = (s: string): string => s.replace(/```/g, "'''");
+export const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/</g, '&lt;');
+/** Text inside HTML (a <summary>). */
+const html = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Inline code that cannot be closed early. */
 const code = (s: string): string => `\`${s.replace(/`/g, "'")}\``;
+/** Text inside a ``` block: it cannot close the fence. */
+const fenced = (s: string): string => s.replace(/```/g, "'''");
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
-const STATUS: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type changed' };
+const FILE_STATUS: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type changed' };
+const PR_SYMBOL: Record<PrChangeKind, string> = { added: '+', removed: '-', renamed: '~', changed: '~' };
+const LIVE_TEXT: Record<LiveAction, string> = {
+  create: 'create',
+  update: 'update in place',
+  replace: 'replace (delete, then create)',
+  delete: 'delete',
+  adopt: 'adopt (no change in the service)',
+  noop: 'nothing: the service already matches',
+  none: 'nothing',
+};
+const DRY_ICON: Record<DryRunResult['status'], string> = {
+  passed: '✅ passed',
+  warning: '⚠️ warning',
+  failed: '❌ failed',
+  rejected: '❌ rejected',
+  error: '⚠️ not run',
+  skipped: '⏭️ skipped',
+};
+const TEST_ICON: Record<string, string> = { passed: '✅', failed: '❌', warning: '⚠️', skipped: '⏭️' };
+
+/** A manifest value: secret references by name, never a value. */
+function show(v: unknown): string {
+  if (isSecretRef(v)) return `(secret ${describeRef(v)})`;
+  return JSON.stringify(v, (_k, x: unknown) => (isSecretRef(x) ? `(secret ${describeRef(x)})` : x)) ?? 'null';
+}
+
+function prFieldLine(f: ManifestFieldChange): string {
+  if (f.sensitive) return `~ ${f.path} = (sensitive)`;
+  if (f.before === undefined) return `+ ${f.path} = ${show(f.after)}`;
+  if (f.after === undefined) return `- ${f.path} = ${show(f.before)}`;
+  return `~ ${f.path}: ${show(f.before)} -> ${show(f.after)}`;
+}
+
+const title = (r: { resourceKind: string; name: string }): string => `${r.resourceKind}/${r.name}`;
+
+function liveText(l: LiveFacts): string {
+  let t = l.adopt && l.action !== 'adopt' ? `adopt and ${LIVE_TEXT[l.action]}` : LIVE_TEXT[l.action];
+  if (l.blocked !== undefined) t = `**blocked**: ${t}`;
+  const facts = [l.id !== undefined ? `id ${l.id}` : undefined, l.status].filter((x) => x !== undefined);
+  return facts.length ? `${t} (${facts.join(', ')})` : t;
+}
+
+function prText(r: PreviewResource): string {
+  if (r.change === undefined) return '';
+  if (r.change === 'renamed') return `renamed from ${r.renamedFrom ?? '?'}${r.fields.length ? `, ${plural(r.fields.length, 'field')} changed` : ''}`;
+  if (r.change === 'changed') return `changed (${plural(r.fields.length, 'field')})`;
+  return r.change;
+}
+
+/* ---------------------------------------------------------------- head, summary, status */
 
 function header(r: PreviewResult): string[] {
   const facts = [
@@ -23,112 +86,239 @@ function header(r: PreviewResult): string[] {
   return [r.marker, '### govops preview', '', facts.join(' · '), ''];
 }
 
-function status(r: PreviewResult): string[] {
-  const errors = r.diagnostics.filter((d) => d.severity === 'error').length;
-  if (!r.valid) return [`**Validation failed:** ${errors} error(s) in the manifests. Nothing can be planned or applied until they are fixed.`, ''];
-  const out: string[] = [];
-  if (r.liveError !== undefined) {
-    out.push(
-      `> **Live state was not consulted:** ${cell(r.liveError)}.`,
-      `> ${r.offline?.baseCompared ? 'This is a manifest-level diff against the base revision; the service may differ from it.' : 'Only the manifests were checked (pass --base REF to compare with the base revision).'}`,
-      '',
+function counts(entries: Array<[string, number]>, zero = 'nothing'): string {
+  const shown = entries.filter(([, n]) => n > 0).map(([label, n]) => `${n} ${label}`);
+  return shown.length ? shown.join(' · ') : zero;
+}
+
+function summary(r: PreviewResult): string[] {
+  const s = r.summary;
+  const rows: string[] = ['| | |', '|---|---|'];
+  if (r.base) {
+    rows.push(`| **This pull request** | ${counts([['added', s.pr.added], ['changed', s.pr.changed], ['renamed', s.pr.renamed], ['removed', s.pr.removed]], 'changes no resource')} |`);
+  }
+  if (s.live) {
+    const l = s.live;
+    rows.push(
+      `| **Merging it does** | ${counts([['to create', l.create], ['to update', l.update], ['to replace', l.replace], ['to delete', l.delete], ['to adopt', l.adopt], ['already as wanted', l.noop], ['left as is', l.none], ['⛔ blocked', s.blocked ?? 0]], 'nothing in the service')} |`,
     );
+  } else {
+    rows.push(`| **Merging it does** | not known: the service was not consulted |`);
+  }
+  if (s.dryRuns) {
+    const d = s.dryRuns;
+    const total = Object.values(d).reduce((a, b) => a + b, 0);
+    rows.push(
+      `| **Dry runs** | ${total === 0 ? 'none needed' : counts([['✅ passed', d.passed], ['⚠️ warning', d.warning], ['❌ failed', d.failed], ['❌ rejected', d.rejected], ['⚠️ not run', d.error], ['⏭️ skipped', d.skipped]])} |`,
+    );
+  } else if (r.valid && r.resources.some((x) => x.resourceKind === 'Integration')) {
+    rows.push('| **Dry runs** | ⏭️ not sent: the service was not consulted |');
+  }
+  if (r.mode === 'live') {
+    rows.push(`| **Drift** | ${s.drift === 0 ? 'none: the service matches the base revision' : `${plural(s.drift, 'resource')} differ from the base revision (not from this pull request; merging applies them too)`} |`);
+  }
+  if (s.manualSteps > 0) rows.push(`| **Manual steps** | ${plural(s.manualSteps, 'script')} to run in the platform |`);
+  if (r.unknownSecrets.length > 0) rows.push(`| **Secrets not checked** | ${plural(r.unknownSecrets.length, 'reference')} not available here |`);
+  const verdict =
+    r.exitCode === 1
+      ? '❌ **Needs attention** (exit 1)'
+      : r.changed
+        ? '**Merging changes the service** (exit 2)'
+        : r.mode === 'live'
+          ? '**Merging changes nothing in the service** (exit 0)'
+          : '**No change** (exit 0)';
+  return [...rows, '', verdict, ''];
+}
+
+function status(r: PreviewResult): string[] {
+  const out: string[] = [];
+  if (!r.valid) {
+    const errors = r.diagnostics.filter((d) => d.severity === 'error').length;
+    out.push(`**Validation failed:** ${plural(errors, 'error')} in the manifests. Nothing can be planned or applied until they are fixed.`, '');
+  }
+  if (r.offlineReason !== undefined) {
+    out.push(`> **Live state was not consulted:** ${cell(r.offlineReason)}.`, `> ${r.base ? 'This shows what the pull request changes in the manifests; the service may differ from them.' : 'Only the manifests were checked (pass --base REF to compare with the base revision).'}`, '');
   }
   if (r.error !== undefined) out.push(`**Preview failed:** ${cell(r.error)}`, '');
   return out;
 }
 
-function changedFiles(r: PreviewResult): string[] {
-  if (!r.base) return [];
-  const out = [`#### Manifest files changed since ${code(r.base.ref)}`, ''];
-  if (r.base.files.length === 0) return [...out, 'None.', ''];
-  out.push('| Change | File |', '|---|---|');
-  for (const f of r.base.files) {
-    const name = f.from !== undefined ? `${f.from} → ${f.file}` : f.file;
-    out.push(`| ${STATUS[f.status] ?? f.status} | ${cell(name)} |`);
-  }
-  return [...out, ''];
+/* ---------------------------------------------------------------- sections */
+
+const WARN_ICON: Record<PreviewWarning['kind'], string> = {
+  replace: '🔁',
+  delete: '🗑️',
+  blocked: '⛔',
+  'not-pruned': 'ℹ️',
+  'dry-run-failed': '❌',
+  'dry-run-error': '⚠️',
+  'plan-error': '❌',
+  'plan-warning': '⚠️',
+  uncommitted: 'ℹ️',
+  'base-invalid': 'ℹ️',
+};
+
+function warnings(r: PreviewResult): Section {
+  return {
+    head: ['#### Warnings', ''],
+    items: r.warnings.map((w) => `- ${WARN_ICON[w.kind]} ${w.resource ? `**${w.resource}**: ` : ''}${cell(w.message)}`),
+    tail: [''],
+    more: (n) => `- … and ${plural(n, 'more warning')} (see the JSON output)`,
+    short: ['#### Warnings', '', `${plural(r.warnings.length, 'warning')}: too long to show here (see the JSON output).`, ''],
+    max: 8_000,
+  };
 }
 
-function diagnostics(title: string, list: Diagnostic[]): string[] {
-  if (list.length === 0) return [];
-  return [`#### ${title}`, '', '```text', ...list.map((d) => fenced(formatDiagnostic(d))), '```', ''];
+function diagnosticsSection(heading: string, list: Diagnostic[]): Section {
+  return {
+    head: [`#### ${heading}`, '', '```text'],
+    items: list.map((d) => fenced(formatDiagnostic(d))),
+    tail: ['```', ''],
+    more: (n) => `… and ${n} more`,
+    short: [`#### ${heading}`, '', `${plural(list.length, 'message')}: run \`govops validate\` to see them.`, ''],
+    max: 12_000,
+  };
 }
 
-function unknownSecrets(r: PreviewResult): string[] {
-  if (r.unknownSecrets.length === 0) return [];
-  const out = [
-    '#### Sensitive values not checked',
-    '',
-    `${r.unknownSecrets.length} secret reference(s) cannot be resolved here (CI usually has no production secrets). ` +
-      'Their values are treated as unchanged, so **secret rotation cannot be previewed**.',
-    '',
-    '| Resource | Field | Value | Reference |',
-    '|---|---|---|---|',
-  ];
-  for (const u of r.unknownSecrets) {
-    out.push(`| ${cell(`${u.resourceKind}/${u.name}`)} | ${code(u.path)} | (sensitive, not checked) | ${cell(u.ref)} |`);
-  }
-  return [...out, ''];
+function changesTable(r: PreviewResult): Section {
+  const live = r.mode === 'live';
+  const rows = r.resources.map((x) => {
+    const sym = x.change !== undefined ? PR_SYMBOL[x.change] : ' ';
+    const cols = [`\`${sym}\``, cell(title(x)), x.integrationType ?? ''];
+    if (r.base) cols.push(cell(prText(x)));
+    const half = x.live?.action === 'replace' && x.dryRun?.request?.startsWith('DELETE') ? ' (delete half)' : '';
+    if (live) cols.push(cell(x.live ? liveText(x.live) : ''), x.dryRun ? `${DRY_ICON[x.dryRun.status]}${half}` : '');
+    return `| ${cols.join(' | ')} |`;
+  });
+  const headers = ['', 'Resource', 'Type', ...(r.base ? ['This pull request'] : []), ...(live ? ['In the service', 'Dry run'] : [])];
+  const empty = r.base ? 'This pull request changes no integration or webhook.' : live ? 'No changes: the service matches the manifests.' : 'No resources.';
+  if (rows.length === 0) return { head: ['#### Changes', '', empty, ''], items: [], more: () => '', short: [] };
+  return {
+    head: ['#### Changes', '', `| ${headers.join(' | ')} |`, `|${headers.map(() => '---').join('|')}|`],
+    items: rows,
+    tail: [''],
+    more: (n) => `| | … ${plural(n, 'more resource')} (see the JSON output) |${' |'.repeat(headers.length - 2)}`,
+    short: ['#### Changes', '', `${plural(rows.length, 'resource')}: too many to list here (see the JSON output).`, ''],
+    max: 24_000,
+  };
 }
 
-function livePlan(r: PreviewResult): string[] {
-  if (!r.plan) return [];
-  const md = renderMarkdown(r.plan).replace(/^### govops plan\n/, '#### Plan against the live service\n');
-  return [md.trimEnd(), ''];
-}
-
-function fieldLine(f: ManifestFieldChange): string {
-  if (f.sensitive) return `~ ${f.path} = (sensitive)`;
-  if (f.before === undefined) return `+ ${f.path} = ${value(f.after)}`;
-  if (f.after === undefined) return `- ${f.path} = ${value(f.before)}`;
-  return `~ ${f.path}: ${value(f.before)} -> ${value(f.after)}`;
-}
-
-const SYMBOL: Record<ManifestChange['action'], string> = { added: '+', removed: '-', changed: '~' };
-
-function offline(r: PreviewResult): string[] {
-  const o = r.offline;
-  if (!o) return [];
-  if (!o.baseCompared) {
-    const out = ['#### Resources in the manifests', '', `${o.resources.length} resource(s); no base given, so what changed is unknown.`, ''];
-    if (o.resources.length) {
-      out.push('| Resource | File |', '|---|---|');
-      for (const m of o.resources) out.push(`| ${cell(`${m.resourceKind}/${m.name}`)} | ${cell(m.file)} |`);
-      out.push('');
+function dryRunBlock(d: DryRunResult): string[] {
+  const out = [`**Dry run**${d.request ? ` ${code(d.request)}` : ''}: ${DRY_ICON[d.status]}${d.reason ? ` — ${cell(d.reason)}` : ''}`, ''];
+  if (d.tests.length) {
+    out.push('| Test | Status | Result |', '|---|---|---|');
+    for (const t of d.tests) {
+      const result = t.result.map((row) => (typeof row === 'string' ? row : typeof (row as { message?: unknown })?.message === 'string' ? (row as { message: string }).message : JSON.stringify(row)));
+      out.push(`| ${cell(t.name)} | ${TEST_ICON[t.status] ?? ''} ${cell(t.status)} | ${cell(result.join('; '))} |`);
     }
-    return out;
+    out.push('');
   }
-  const out = ['#### Manifest changes (offline)', ''];
-  if (o.changes.length === 0) return [...out, 'No changes: the manifests define the same resources as the base.', ''];
-  out.push('| | Resource | Type | Change |', '|---|---|---|---|');
-  for (const c of o.changes) {
-    out.push(`| \`${SYMBOL[c.action]}\` | ${cell(`${c.resourceKind}/${c.name}`)} | ${c.integrationType ?? ''} | ${c.action} |`);
-  }
-  const count = (a: ManifestChange['action']) => o.changes.filter((c) => c.action === a).length;
-  out.push('', `**Manifests: ${count('added')} added, ${count('changed')} changed, ${count('removed')} removed.**`, '');
-  const lines: string[] = [];
-  for (const c of o.changes) {
-    lines.push(`${SYMBOL[c.action]} ${c.resourceKind}/${c.name}${c.integrationType ? ` (${c.integrationType})` : ''} ${c.action}`);
-    for (const f of c.changes) lines.push(`      ${fieldLine(f)}`);
-    lines.push(`      # ${c.source.file}:${c.source.line}:${c.source.column}`, '');
-  }
-  out.push('<details><summary>Details</summary>', '', '```diff', fenced(lines.join('\n').trimEnd()), '```', '', '</details>', '');
   return out;
 }
 
-export function renderPreview(r: PreviewResult): string {
-  const out = [
-    ...header(r),
-    ...status(r),
-    ...changedFiles(r),
-    ...diagnostics('Validation failed', r.diagnostics.filter((d) => d.severity === 'error')),
-    ...diagnostics('Warnings', r.diagnostics.filter((d) => d.severity === 'warning')),
-    ...unknownSecrets(r),
-    ...livePlan(r),
-    ...offline(r),
+function detail(x: PreviewResource): string {
+  const failed = x.dryRun?.status === 'failed' || x.dryRun?.status === 'rejected';
+  const what = [x.change !== undefined ? prText(x) : undefined, x.live ? LIVE_TEXT[x.live.action] : undefined].filter(Boolean).join(' → ');
+  const out = [`<details${failed ? ' open' : ''}><summary><b>${title(x)}</b>${x.integrationType ? ` (${x.integrationType})` : ''}: ${cell(what)}</summary>`, ''];
+  if (x.fields.length) {
+    const where = x.source ? `      # ${x.source.file}:${x.source.line}:${x.source.column}` : '';
+    out.push(x.change === 'added' ? '**Manifest** (new):' : '**Manifest changes:**', '', '```diff', ...x.fields.map((f) => fenced(prFieldLine(f))), ...(where ? [fenced(where)] : []), '```', '');
+  } else if (x.change === 'removed') {
+    out.push(`**Manifest removed**${x.source ? ` (was ${code(`${x.source.file}:${x.source.line}`)})` : ''}.`, '');
+  }
+  if (x.live) {
+    const l = x.live;
+    out.push(`**In the service:** ${liveText(l)}`, '');
+    if (l.changes.length || l.notComparable) {
+      const lines = l.changes.map((f) => fenced(`${fieldLine(f, l.action === 'none' ? 'noop' : l.action)}${f.fromPr ? '' : '   # drift: not from this pull request'}`));
+      if (l.notComparable) lines.push(fenced(notComparableLine(l.notComparable)));
+      out.push('```diff', ...lines, '```', '');
+    }
+    for (const reason of l.reasons) out.push(`- ${cell(reason)}`);
+    if (l.blocked !== undefined) out.push(`- ⛔ blocked: ${cell(l.blocked)}`);
+    if (l.reasons.length || l.blocked !== undefined) out.push('');
+  }
+  if (x.dryRun) out.push(...dryRunBlock(x.dryRun));
+  if (x.manualSteps?.length) out.push(...renderManualSteps(x.name, x.manualSteps));
+  out.push('</details>', '');
+  return out.join('\n');
+}
+
+function details(r: PreviewResult): Section {
+  const shown = r.resources.filter((x) => x.fields.length || x.live?.changes.length || x.live?.notComparable || x.live?.reasons.length || x.dryRun || x.manualSteps?.length || x.change === 'removed');
+  // failures first, so shortening drops the quiet ones
+  const rank = (x: PreviewResource): number => (x.dryRun?.status === 'failed' || x.dryRun?.status === 'rejected' ? 0 : x.live?.blocked !== undefined ? 1 : 2);
+  const ordered = shown.map((x, i) => ({ x, i })).sort((a, b) => rank(a.x) - rank(b.x) || a.i - b.i).map(({ x }) => x);
+  return {
+    head: ordered.length ? ['#### Details', ''] : [],
+    items: ordered.map(detail),
+    more: (n) => `_${plural(n, 'more resource')} not detailed here, to keep the comment under GitHub's size limit: see the JSON output (\`govops preview -o json\`)._\n`,
+    short: ordered.length ? ['#### Details', '', `_Not shown (too long for a comment): see the JSON output._`, ''] : [],
+  };
+}
+
+function driftLines(d: DriftEntry): string {
+  const lines = [`${d.action === 'noop' ? '=' : d.action === 'create' ? '+' : d.action === 'delete' ? '-' : '~'} ${d.resourceKind}/${d.name}: ${LIVE_TEXT[d.action]}${d.id !== undefined ? ` (id ${d.id})` : ''}${d.touched ? '   # also touched by this pull request' : ''}`];
+  for (const f of d.changes) lines.push(`    ${fieldLine(f, d.action)}`);
+  for (const reason of d.reasons) lines.push(`    # ${reason}`);
+  return fenced(lines.join('\n'));
+}
+
+function drift(r: PreviewResult): Section {
+  if (r.drift.length === 0) return { head: [], items: [], more: () => '', short: [] };
+  const summaryLine = `<details><summary>Drift: ${plural(r.drift.length, 'resource')} in the service ${r.drift.length === 1 ? 'differs' : 'differ'} from the base revision (not caused by this pull request; merging applies ${r.drift.length === 1 ? 'it' : 'them'} too)</summary>`;
+  return {
+    head: [summaryLine, '', '```diff'],
+    items: r.drift.map(driftLines),
+    tail: ['```', '', '</details>', ''],
+    more: (n) => `… and ${plural(n, 'more resource')} (see the JSON output)`,
+    short: [summaryLine, '', 'Too long to show here: see the JSON output.', '', '</details>', ''],
+  };
+}
+
+function unknownSecrets(r: PreviewResult): Section {
+  if (r.unknownSecrets.length === 0) return { head: [], items: [], more: () => '', short: [] };
+  const summaryLine = `<details><summary>Sensitive values not checked: ${plural(r.unknownSecrets.length, 'secret reference')} cannot be resolved here</summary>`;
+  return {
+    head: [
+      summaryLine,
+      '',
+      'CI usually has no production secrets. These values are treated as unchanged, so **secret rotation cannot be previewed**, and their integrations are not dry-run.',
+      '',
+      '| Resource | Field | Value | Reference |',
+      '|---|---|---|---|',
+    ],
+    items: r.unknownSecrets.map((u) => `| ${cell(`${u.resourceKind}/${u.name}`)} | ${code(u.path)} | (sensitive, not checked) | ${cell(u.ref)} |`),
+    tail: ['', '</details>', ''],
+    more: (n) => `| … | ${plural(n, 'more')} | | |`,
+    short: [summaryLine, '', 'Too many to list here: see the JSON output.', '', '</details>', ''],
+  };
+}
+
+function changedFiles(r: PreviewResult): Section {
+  if (!r.base) return { head: [], items: [], more: () => '', short: [] };
+  const summaryLine = `<details><summary>Manifest files changed since <code>${html(r.base.ref)}</code>: ${r.base.files.length}</summary>`;
+  if (r.base.files.length === 0) return { head: [], items: [], more: () => '', short: [] };
+  return {
+    head: [summaryLine, '', '| Change | File |', '|---|---|'],
+    items: r.base.files.map((f) => `| ${FILE_STATUS[f.status] ?? f.status} | ${cell(f.from !== undefined ? `${f.from} → ${f.file}` : f.file)} |`),
+    tail: ['', '</details>', ''],
+    more: (n) => `| … | ${plural(n, 'more file')} |`,
+    short: [summaryLine, '', 'Too many to list here.', '', '</details>', ''],
+  };
+}
+
+export function renderPreview(r: PreviewResult, limit = COMMENT_LIMIT): string {
+  const head = [...header(r), ...summary(r), ...status(r)];
+  const errors = r.diagnostics.filter((d) => d.severity === 'error');
+  const warns = r.diagnostics.filter((d) => d.severity === 'warning');
+  const sections: Section[] = [
+    ...(r.warnings.length ? [warnings(r)] : []),
+    ...(errors.length ? [diagnosticsSection('Validation failed', errors)] : []),
   ];
-  if (!r.valid) out.push('_No plan was made._', '');
-  else if (r.mode === 'offline' && r.error === undefined) out.push('_No live plan: what `govops apply` does may differ from this._', '');
-  return `${out.join('\n').trimEnd()}\n`;
+  if (r.valid) sections.push(changesTable(r), details(r), drift(r), unknownSecrets(r));
+  sections.push(changedFiles(r));
+  if (warns.length) sections.push(diagnosticsSection('Manifest warnings', warns));
+  if (!r.valid) sections.push({ head: ['_No plan was made._', ''], items: [], more: () => '', short: [] });
+  return fitComment(head, sections, limit);
 }

@@ -17,11 +17,13 @@ export async function previewAction(paths: string[], flags: PreviewFlags, comman
   const ctx = contextFrom(command);
   const maxDeletes = parseCount('--max-deletes', flags.maxDeletes);
   if (flags.only?.length) parseTargets(flags.only); // a malformed --only is a usage error
+  const offline = flags.offline === true ? 'offline (--offline)' : typeof flags.offline === 'string' ? flags.offline : undefined;
   const result = await runPreview({
     root: process.cwd(),
     paths,
     ...(flags.base !== undefined ? { base: flags.base } : {}),
     statePath: flags.state,
+    stateGiven: command.getOptionValueSource('state') !== 'default',
     plan: {
       prune: Boolean(flags.prune),
       allowReplace: Boolean(flags.allowReplace),
@@ -35,6 +37,10 @@ export async function previewAction(paths: string[], flags: PreviewFlags, comman
     logger: ctx.logger,
     connect: () => clientFromOptions(flags, ctx.logger),
     ...(flags.requireLive ? { requireLive: true } : {}),
+    ...(offline !== undefined ? { offline } : {}),
+    dryRun: flags.dryRun !== false,
+    dryRunNewTargets: flags.dryRunNewTargets === true,
+    scripts: flags.scripts !== false,
   });
   const markdown = renderPreview(result);
   const text = ctx.options.output === 'json' ? `${JSON.stringify({ ...result, markdown }, null, 2)}\n` : markdown;
@@ -42,6 +48,9 @@ export async function previewAction(paths: string[], flags: PreviewFlags, comman
   else ctx.stdout.write(text);
   if (result.error !== undefined) ctx.stderr.write(`error: ${result.error}\n`);
   else if (!result.valid) ctx.stderr.write('error: invalid manifests (see the comment)\n');
-  if (result.liveError !== undefined) ctx.stderr.write(`warning: live state not consulted: ${result.liveError}\n`);
+  for (const w of result.warnings.filter((x) => x.kind === 'dry-run-failed' || x.kind === 'plan-error')) {
+    ctx.stderr.write(`error: ${w.resource ? `${w.resource}: ` : ''}${w.message}\n`);
+  }
+  if (result.offlineReason !== undefined && flags.offline === undefined) ctx.stderr.write(`warning: live state not consulted: ${result.offlineReason}\n`);
   process.exitCode = result.exitCode;
 }

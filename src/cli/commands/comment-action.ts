@@ -1,0 +1,93 @@
+/** What `govops comment` does (loaded only when it runs; declared in comment.ts). */
+import { appendFile, readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import {
+  CommentError,
+  detectPlatform,
+  githubTarget,
+  gitlabTarget,
+  TargetError,
+  upsertComment,
+  type CommentTarget,
+  type Env,
+} from '../../comments/index.js';
+import { UserError } from '../../errors.js';
+import { registerSecrets } from '../../util/redact.js';
+import { PREVIEW_MARKER } from '../../preview/types.js';
+import { contextFrom } from '../context.js';
+import { parseCount } from '../flags.js';
+import type { CommentFlags } from './comment.js';
+
+/** The Markdown to post: the file itself, or the `markdown` of a `govops preview -o json` document. */
+export function commentBody(text: string): string {
+  if (text.trimStart().startsWith('{')) {
+    try {
+      const doc = JSON.parse(text) as { markdown?: unknown };
+      if (typeof doc.markdown === 'string') return doc.markdown;
+    } catch {
+      /* not JSON: post the text */
+    }
+  }
+  return text;
+}
+
+async function readEvent(env: Env): Promise<unknown> {
+  const file = env.GITHUB_EVENT_PATH;
+  if (!file) return undefined;
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+async function target(flags: CommentFlags, env: Env): Promise<CommentTarget> {
+  const platform = flags.platform ?? detectPlatform(env);
+  if (!platform) throw new UserError('cannot tell where to comment', 'pass --platform github or --platform gitlab');
+  const number = parseCount('--number', flags.number, 1);
+  const o = {
+    ...(flags.repo !== undefined ? { repo: flags.repo } : {}),
+    ...(number !== undefined ? { number } : {}),
+    ...(flags.apiUrl !== undefined ? { apiUrl: flags.apiUrl } : {}),
+  };
+  try {
+    return platform === 'github' ? githubTarget(env, await readEvent(env), o) : gitlabTarget(env, o);
+  } catch (err) {
+    if (err instanceof TargetError) throw new UserError(err.message);
+    throw err;
+  }
+}
+
+export async function commentAction(file: string, flags: CommentFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const env = process.env;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UserError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  const body = commentBody(text);
+  if (flags.jobSummary) await appendFile(flags.jobSummary, `${body.trimEnd()}\n`);
+  try {
+    const t = await target(flags, env);
+    registerSecrets(t.token);
+    const r = await upsertComment(t, body, {
+      marker: flags.marker ?? PREVIEW_MARKER,
+      ...(flags.author !== undefined ? { author: flags.author } : {}),
+    });
+    if (ctx.options.output === 'json') ctx.stdout.write(`${JSON.stringify(r)}\n`);
+    ctx.stderr.write(`${r.action} comment ${r.id}${r.url ? ` (${r.url})` : ''}\n`);
+  } catch (err) {
+    if (!(err instanceof CommentError || err instanceof UserError) || !flags.jobSummary) throw err;
+    // The body is in the job summary: a comment that cannot be written (a fork's read-only token) does not fail the job.
+    const message = err instanceof UserError && err.hint ? `${err.message} (${err.hint})` : err.message;
+    ctx.stderr.write(`warning: the comment was not written: ${message}; the preview is in the job summary\n`);
+    if (env.GITHUB_ACTIONS === 'true') ctx.stdout.write(`::warning title=govops preview::${escapeAnnotation(`comment not written: ${message}`)}\n`);
+  }
+}
+
+/** A GitHub workflow-command message: no newlines or percent signs that would end or alter it. */
+function escapeAnnotation(s: string): string {
+  return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}

@@ -1,0 +1,64 @@
+/**
+ * GitHub: create or update the preview's comment on a pull request with Octokit, using three REST calls:
+ * list the issue's comments (paginated), update ours (found by the marker), or create it.
+ */
+import { Octokit } from '@octokit/rest';
+import { findOurs, fitBody, GITHUB_BODY_LIMIT } from './marker.js';
+import { CommentError, reasonForStatus, type GithubTarget, type UpsertOptions, type UpsertResult } from './types.js';
+
+const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
+export function githubClient(target: GithubTarget, timeoutMs = 30_000): Octokit {
+  const octokit = new Octokit({
+    auth: target.token,
+    baseUrl: target.apiUrl.replace(/\/+$/, ''),
+    userAgent: 'govops-preview',
+    log: silent,
+  });
+  octokit.hook.before('request', (options) => {
+    options.request = { ...options.request, signal: AbortSignal.timeout(timeoutMs) };
+  });
+  return octokit;
+}
+
+/** An Octokit failure as a CommentError (status and GitHub's message; never the token or headers). */
+function failure(what: string, err: unknown): CommentError {
+  const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : undefined;
+  const detail = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  const reason = reasonForStatus(status);
+  const hint =
+    reason === 'forbidden'
+      ? ' (the token cannot write comments: a pull request from a fork gets a read-only token; otherwise grant `pull-requests: write`)'
+      : '';
+  return new CommentError(`GitHub: ${what} failed${status !== undefined ? ` (${status})` : ''}: ${detail}${hint}`, reason, status);
+}
+
+export async function upsertGithubComment(target: GithubTarget, body: string, opts: UpsertOptions): Promise<UpsertResult> {
+  const octokit = githubClient(target, opts.timeoutMs);
+  const text = fitBody(body, opts.marker, GITHUB_BODY_LIMIT);
+  const where = { owner: target.owner, repo: target.repo };
+  let existing: Array<{ id: string; body: string; author?: string }>;
+  try {
+    const all = await octokit.paginate(octokit.rest.issues.listComments, { ...where, issue_number: target.number, per_page: 100 });
+    existing = all.map((c) => ({ id: String(c.id), body: c.body ?? '', ...(c.user?.login ? { author: c.user.login } : {}) }));
+  } catch (err) {
+    throw failure(`listing the comments of #${target.number}`, err);
+  }
+  const ours = findOurs(existing, opts.marker, opts.author);
+  if (ours) {
+    try {
+      const r = await octokit.rest.issues.updateComment({ ...where, comment_id: Number(ours.id), body: text });
+      return { action: 'updated', id: String(r.data.id), ...(r.data.html_url ? { url: r.data.html_url } : {}) };
+    } catch (err) {
+      const f = failure(`updating comment ${ours.id}`, err);
+      // Someone else's comment carrying the marker cannot be edited: post our own instead.
+      if (f.reason !== 'forbidden' && f.reason !== 'not-found') throw f;
+    }
+  }
+  try {
+    const r = await octokit.rest.issues.createComment({ ...where, issue_number: target.number, body: text });
+    return { action: 'created', id: String(r.data.id), ...(r.data.html_url ? { url: r.data.html_url } : {}) };
+  } catch (err) {
+    throw failure(`creating a comment on #${target.number}`, err);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * GitLab: create or update the preview's note on a merge request (notes API): list the notes
+ * (paginated), update ours (found by the marker), or create it.
+ */
+import { request } from 'undici';
+import { findOurs, fitBody, GITLAB_BODY_LIMIT } from './marker.js';
+import { CommentError, reasonForStatus, type GitlabTarget, type UpsertOptions, type UpsertResult } from './types.js';
+
+interface Note {
+  id: number | string;
+  body?: string;
+  system?: boolean;
+  author?: { username?: string };
+}
+
+/** Bounded: 100 notes a page, at most 100 pages. */
+const MAX_PAGES = 100;
+
+async function call(
+  target: GitlabTarget,
+  method: 'GET' | 'POST' | 'PUT',
+  path: string,
+  what: string,
+  timeoutMs: number,
+  body?: unknown,
+): Promise<{ data: unknown; nextPage?: string }> {
+  const url = `${target.apiUrl.replace(/\/+$/, '')}${path}`;
+  let res;
+  try {
+    res = await request(url, {
+      method,
+      headers: {
+        [target.tokenHeader]: target.token,
+        accept: 'application/json',
+        'user-agent': 'govops-preview',
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+  } catch (err) {
+    throw new CommentError(`GitLab: ${what} failed: ${err instanceof Error ? err.message : String(err)}`, 'unavailable');
+  }
+  const text = await res.body.text();
+  if (res.statusCode >= 300) {
+    let message = text.slice(0, 200);
+    try {
+      const parsed = JSON.parse(text) as { message?: unknown; error?: unknown };
+      message = JSON.stringify(parsed.message ?? parsed.error ?? parsed);
+    } catch {
+      /* not JSON: the start of the text */
+    }
+    const reason = reasonForStatus(res.statusCode);
+    const hint = reason === 'forbidden' ? ' (the token cannot write notes: use a project access token with the api scope, role Reporter or above)' : '';
+    throw new CommentError(`GitLab: ${what} failed (${res.statusCode}): ${message}${hint}`, reason, res.statusCode);
+  }
+  let data: unknown;
+  try {
+    data = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    throw new CommentError(`GitLab: ${what}: the answer is not JSON`, 'unavailable', res.statusCode);
+  }
+  const next = res.headers['x-next-page'];
+  const nextPage = typeof next === 'string' && next.trim() !== '' ? next.trim() : undefined;
+  return nextPage !== undefined ? { data, nextPage } : { data };
+}
+
+export async function upsertGitlabNote(target: GitlabTarget, body: string, opts: UpsertOptions): Promise<UpsertResult> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const text = fitBody(body, opts.marker, GITLAB_BODY_LIMIT);
+  const base = `/projects/${encodeURIComponent(target.project)}/merge_requests/${target.number}/notes`;
+  const notes: Note[] = [];
+  let page: string | undefined = '1';
+  for (let i = 0; page !== undefined && i < MAX_PAGES; i++) {
+    const r = await call(target, 'GET', `${base}?sort=asc&order_by=created_at&per_page=100&page=${encodeURIComponent(page)}`, `listing the notes of !${target.number}`, timeoutMs);
+    if (!Array.isArray(r.data)) throw new CommentError(`GitLab: listing the notes of !${target.number}: the answer is not a list`, 'unavailable');
+    notes.push(...(r.data as Note[]));
+    page = r.nextPage;
+  }
+  const candidates = notes
+    .filter((n) => n.system !== true)
+    .map((n) => ({ id: String(n.id), body: n.body ?? '', ...(n.author?.username ? { author: n.author.username } : {}) }));
+  const ours = findOurs(candidates, opts.marker, opts.author);
+  if (ours) {
+    try {
+      const r = await call(target, 'PUT', `${base}/${encodeURIComponent(ours.id)}`, `updating note ${ours.id}`, timeoutMs, { body: text });
+      return { action: 'updated', id: String((r.data as Note | undefined)?.id ?? ours.id) };
+    } catch (err) {
+      // A note by someone else carrying the marker cannot be edited: post our own instead.
+      if (!(err instanceof CommentError) || (err.reason !== 'forbidden' && err.reason !== 'not-found')) throw err;
+    }
+  }
+  const r = await call(target, 'POST', base, `creating a note on !${target.number}`, timeoutMs, { body: text });
+  return { action: 'created', id: String((r.data as Note | undefined)?.id ?? '') };
+}

@@ -1,0 +1,37 @@
+/** Finding our comment among a pull request's comments, and keeping a body within the platform's limit (pure). */
+
+export interface ExistingComment {
+  id: string;
+  body: string;
+  author?: string;
+}
+
+/** The comment starts with the marker (leading blank space allowed) and, when given, is by `author`. */
+export function isOurs(c: ExistingComment, marker: string, author: string | undefined): boolean {
+  if (!c.body.trimStart().startsWith(marker)) return false;
+  return author === undefined || author === '' || c.author?.toLowerCase() === author.toLowerCase();
+}
+
+/** The first (oldest) comment that is ours: editing it keeps the comment where reviewers first saw it. */
+export function findOurs<C extends ExistingComment>(comments: readonly C[], marker: string, author?: string): C | undefined {
+  return comments.find((c) => isOurs(c, marker, author));
+}
+
+/** GitHub rejects a comment body longer than 65,536 characters. */
+export const GITHUB_BODY_LIMIT = 65_536;
+/** GitLab's note limit (1,000,000 characters). */
+export const GITLAB_BODY_LIMIT = 1_000_000;
+
+/**
+ * The body, cut to `limit` characters with a note when longer (the preview already stays within the
+ * limit; this guards any other body). The marker stays on the first line, so the comment is still found.
+ */
+export function fitBody(body: string, marker: string, limit: number): string {
+  const withMarker = body.trimStart().startsWith(marker) ? body : `${marker}\n${body}`;
+  if (withMarker.length <= limit) return withMarker;
+  const note = '\n\n_(cut: the body was longer than the platform allows; see the CI job for the full text)_\n';
+  let cut = withMarker.slice(0, limit - note.length);
+  const fences = cut.match(/^```/gm)?.length ?? 0;
+  if (fences % 2 === 1) cut = cut.slice(0, Math.max(0, limit - note.length - 4)) + '\n```';
+  return cut + note;
+}

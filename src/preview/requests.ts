@@ -1,0 +1,163 @@
+/**
+ * The requests a live preview makes beyond the two lists, for each touched integration: the server-side dry
+ * run (what to send is decided by dry-run.ts and targets.ts) and the manual-flow scripts (manual-steps.ts),
+ * at most `concurrency` at a time. Offline, only the manual steps' commands are listed.
+ */
+import PQueue from 'p-queue';
+import type { ServiceApi } from '../api/client-types.js';
+import type { LiveIntegration } from '../api/types.js';
+import type { IntegrationManifest, LoadedManifest } from '../manifests/types.js';
+import type { DesiredIntegration, ResourceChange } from '../plan/types.js';
+import type { IntegrationType } from '../service/kinds.js';
+import { dryRunRequest, sendDryRun, type DryRunRequest } from './dry-run.js';
+import type { LiveLists } from './live-view.js';
+import { fetchManualSteps, manualSteps, type ManualStepInput } from './manual-steps.js';
+import type { Planned } from './plans.js';
+import type { PrChange } from './pr-diff.js';
+import { checkTargets } from './targets.js';
+import type { DryRunResult, LiveAction, PreviewResource, PreviewResult } from './types.js';
+import type { UnknownSecret } from './unknown-secrets.js';
+
+export interface RequestOptions {
+  /** Send dry runs (default true). */
+  dryRun?: boolean;
+  /** Dry-run resources the base revision does not have (their secrets go to hosts the pull request chose). */
+  dryRunNewTargets?: boolean;
+  /** Fetch manual-flow scripts (default true). */
+  scripts?: boolean;
+  /** Parallel dry runs and script requests (default 4). */
+  concurrency?: number;
+}
+
+/** What the offline preview can say about a resource's manual flow: the steps, not their scripts. */
+function offlineAction(r: PreviewResource): LiveAction {
+  return r.change === 'added' ? 'create' : r.change === 'removed' ? 'delete' : r.change === undefined ? 'none' : 'update';
+}
+
+export interface LiveContext extends Planned {
+  head: LoadedManifest[];
+  base: LoadedManifest[];
+  pr: PrChange[] | undefined;
+  live: LiveLists;
+  redact: (s: string) => string;
+}
+
+const integrationSpec = (m: LoadedManifest | undefined): IntegrationManifest['spec'] | undefined =>
+  m?.manifest.kind === 'Integration' ? (m.manifest as IntegrationManifest).spec : undefined;
+
+/** Where a touched integration's manifests, desired body, plan change and live object are. */
+interface Lookup {
+  head: Map<string, LoadedManifest>;
+  base: Map<string, LoadedManifest>;
+  desired: Map<string, DesiredIntegration>;
+  change: Map<string, ResourceChange>;
+  live: Map<string, LiveIntegration>;
+}
+
+function lookupOf(c: LiveContext): Lookup {
+  const integrations = (list: LoadedManifest[]) =>
+    new Map(list.filter((m) => m.manifest.kind === 'Integration').map((m) => [m.manifest.metadata.name, m]));
+  return {
+    head: integrations(c.head),
+    base: integrations(c.base),
+    desired: new Map(c.headDesired.filter((d): d is DesiredIntegration => d.kind === 'Integration').map((d) => [d.name, d])),
+    change: new Map(c.headPlan.changes.filter((x) => x.resourceKind === 'Integration').map((x): [string, ResourceChange] => [x.name, x])),
+    live: new Map(c.live.integrations.map((l) => [l.id, l])),
+  };
+}
+
+/** What to dry-run for a touched integration (a request, a skip with its reason, or nothing). */
+function dryRunFor(r: PreviewResource, k: Lookup, unknown: readonly UnknownSecret[], opts: RequestOptions): DryRunRequest | DryRunResult | undefined {
+  const l = r.live!;
+  const removed = r.change === 'removed';
+  const headSpec = removed ? undefined : integrationSpec(k.head.get(r.name));
+  const baseSpec = integrationSpec(k.base.get(r.renamedFrom ?? r.name));
+  const d = removed ? undefined : k.desired.get(r.name);
+  const withPayload = k.change.get(r.name)?.deleteNeedsCredentials === true;
+  const liveObj = l.id !== undefined ? k.live.get(l.id) : undefined;
+  // a delete (or the delete half of a replace) sends only the delete payload, to the live host
+  const deleting = l.action === 'delete' || l.action === 'replace';
+  const unknownRefs = unknown
+    .filter((u) => u.resourceKind === 'Integration' && u.name === r.name)
+    .filter((u) => (deleting ? withPayload && u.path.startsWith('deleteCredentials.') : u.path.startsWith('config.')))
+    .map((u) => u.ref);
+  const req = dryRunRequest({
+    action: l.action,
+    ...(l.id !== undefined ? { liveId: l.id } : {}),
+    ...(l.blocked !== undefined ? { blocked: l.blocked } : {}),
+    ...(d && !deleting ? { body: structuredClone(d.body) } : {}),
+    ...(d?.deleteCredentials && withPayload ? { deletePayload: structuredClone(d.deleteCredentials) } : {}),
+    unknownRefs,
+    targets: checkTargets({
+      sends: deleting ? (withPayload ? headSpec?.deleteCredentials : undefined) : headSpec?.config,
+      ...(headSpec && !deleting ? { head: { config: headSpec.config } } : {}),
+      ...(baseSpec ? { base: { config: baseSpec.config, deleteCredentials: baseSpec.deleteCredentials } } : {}),
+      ...(liveObj ? { live: liveObj.config } : {}),
+      allowNewTargets: opts.dryRunNewTargets === true,
+    }),
+  });
+  if (req && 'method' in req && opts.dryRun === false) return { status: 'skipped', reason: 'not sent (--no-dry-run)', tests: [] };
+  return req;
+}
+
+/** The manual-flow input of a touched integration (its scripts are fetched when its kind has any). */
+function manualInputFor(r: PreviewResource, k: Lookup): ManualStepInput | undefined {
+  const l = r.live!;
+  const headM = r.change === 'removed' ? undefined : k.head.get(r.name);
+  const liveObj = l.id !== undefined ? k.live.get(l.id) : undefined;
+  const type = (r.integrationType ?? liveObj?.type) as IntegrationType | undefined;
+  if (!type) return undefined;
+  const autoBootstrap =
+    l.action === 'delete'
+      ? (liveObj?.autoBootstrap ?? integrationSpec(k.base.get(r.name))?.autoBootstrap)
+      : (k.desired.get(r.name)?.body.autoBootstrap ?? integrationSpec(headM)?.autoBootstrap);
+  return {
+    name: r.name,
+    action: l.action,
+    type,
+    autoBootstrap,
+    ...(headM ? { config: structuredClone(integrationSpec(headM)?.config ?? {}) } : {}),
+    ...(l.id !== undefined ? { liveId: l.id } : {}),
+  };
+}
+
+/** Dry runs and manual-flow scripts of the touched integrations, a few at a time. */
+export async function liveRequests(api: ServiceApi, opts: RequestOptions, result: PreviewResult, c: LiveContext): Promise<void> {
+  const k = lookupOf(c);
+  const queue = new PQueue({ concurrency: Math.max(1, opts.concurrency ?? 4) });
+  const jobs: Array<Promise<unknown>> = [];
+  for (const r of result.resources) {
+    if (r.resourceKind !== 'Integration' || !r.live) continue;
+    const dry = dryRunFor(r, k, result.unknownSecrets, opts);
+    if (dry && 'method' in dry) {
+      jobs.push(queue.add(async () => {
+        r.dryRun = await sendDryRun(api, dry, c.redact);
+        if (r.live?.action === 'replace' && r.dryRun.reason === undefined) {
+          r.dryRun.reason = 'the delete half only: the create half cannot be dry-run while the old integration exists';
+        }
+      }));
+    } else if (dry) r.dryRun = dry;
+    const input = opts.scripts === false ? undefined : manualInputFor(r, k);
+    if (input && manualSteps(input).length) {
+      jobs.push(queue.add(async () => {
+        r.manualSteps = await fetchManualSteps(api, input, c.redact);
+      }));
+    }
+  }
+  await Promise.all(jobs);
+}
+
+/** Offline: the manual steps a touched integration will need, with the command that fetches each script. */
+export function offlineManualSteps(result: PreviewResult, head: LoadedManifest[], base: LoadedManifest[], opts: RequestOptions): void {
+  if (opts.scripts === false) return;
+  for (const r of result.resources) {
+    if (r.resourceKind !== 'Integration' || !r.integrationType) continue;
+    const m = (r.change === 'removed' ? base : head).find((x) => x.manifest.kind === 'Integration' && x.manifest.metadata.name === r.name);
+    const spec = integrationSpec(m);
+    const steps = manualSteps(
+      { name: r.name, action: offlineAction(r), type: r.integrationType as IntegrationType, autoBootstrap: spec?.autoBootstrap ?? false },
+      'Not fetched: the service was not consulted.',
+    );
+    if (steps.length) r.manualSteps = steps;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Where a dry run may send secrets (pure). A dry run runs the service's validation tests, which connect to
+ * the integration's host with its credentials: a pull request that points an integration at a host of its
+ * choosing, with the operator's secrets resolved, would hand those secrets to that host. So the preview sends
+ * a dry run carrying secrets only when
+ * - every *target field* (where the service connects) is the same at the head as at the base revision, and
+ *   the same as the live integration's where the service shows it, and
+ * - every secret reference it resolves is one the base revision already gives that same resource;
+ * or, for a resource the base revision does not have at all, only when the operator opted in
+ * (`--dry-run-new-targets`). A request that resolves no secret reference (no credentials, or literal values
+ * written in the pull request itself) hands over nothing of the operator's and is always allowed.
+ */
+import { describeRef, isSecretRef } from '../manifests/secrets.js';
+import { isPlainObject } from '../plan/diff.js';
+
+/**
+ * Config fields (dotted, inside `config`) that say where the service connects with the credentials:
+ * hosts and URLs, and the ODBC connection-string arguments, which can name another server.
+ * Kinds whose credentials go to their cloud provider's own endpoints (object_store, dataset_warehouse)
+ * have none.
+ */
+export const TARGET_FIELDS: readonly string[] = [
+  'host',
+  'workspaceUrl',
+  'connectArgs',
+  'privilegedConnectArgs',
+  'okta.idpHost',
+  'oAuthClientConfig.authorityUrl',
+];
+
+function at(root: unknown, dotted: string): unknown {
+  let cur = root;
+  for (const part of dotted.split('.')) {
+    if (!isPlainObject(cur)) return undefined;
+    cur = cur[part];
+  }
+  return cur;
+}
+
+/** A comparable form of a target value: a URL's origin (scheme, host, port), a host in lower case. */
+export function normalizeTarget(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (isSecretRef(v)) return `ref:${describeRef(v)}`;
+  if (typeof v !== 'string') return JSON.stringify(v);
+  const s = v.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
+    try {
+      const u = new URL(s);
+      return `${u.protocol}//${u.host.toLowerCase().replace(/\.$/, '')}`;
+    } catch {
+      return s.toLowerCase();
+    }
+  }
+  return s.toLowerCase().replace(/\.$/, '');
+}
+
+/** The target fields of a config that are set, normalised. */
+export function targetsOf(config: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of TARGET_FIELDS) {
+    const v = normalizeTarget(at(config, f));
+    if (v !== undefined) out[f] = v;
+  }
+  return out;
+}
+
+/** Secret references (as `fromEnv: X` / `fromFile: Y`) anywhere under a manifest spec value. */
+export function secretRefsOf(value: unknown, out: Set<string> = new Set()): Set<string> {
+  if (isSecretRef(value)) out.add(describeRef(value));
+  else if (Array.isArray(value)) for (const v of value) secretRefsOf(v, out);
+  else if (isPlainObject(value)) for (const v of Object.values(value)) secretRefsOf(v, out);
+  return out;
+}
+
+export interface TargetCheckInput {
+  /** What the request sends, as in the manifest (references unresolved): the config, or the delete payload. */
+  sends: unknown;
+  /** The config the request sends (POST, PUT), whose targets must be the base's; absent for a DELETE (it goes to the live host). */
+  head?: { config?: unknown };
+  /** Its spec at the base revision (same name, or the name it was renamed from); undefined when new. */
+  base?: { config?: unknown; deleteCredentials?: unknown };
+  /** The live integration's config as the service shows it (masked fields are skipped). */
+  live?: unknown;
+  /** The operator allows dry runs of resources the base revision does not have. */
+  allowNewTargets: boolean;
+}
+
+export type TargetCheck = { allowed: true } | { allowed: false; code: 'new-target' | 'target-changed' | 'secret-moved'; reason: string };
+
+const MASKED = '********';
+
+export function checkTargets(input: TargetCheckInput): TargetCheck {
+  const refs = secretRefsOf(input.sends);
+  if (refs.size === 0) return { allowed: true };
+  if (!input.base) {
+    return input.allowNewTargets
+      ? { allowed: true }
+      : {
+          allowed: false,
+          code: 'new-target',
+          reason: 'new in this pull request: its secrets would go to a host the base revision never used (the operator can allow it with --dry-run-new-targets)',
+        };
+  }
+  const base = targetsOf(input.base.config);
+  if (input.head) {
+    const head = targetsOf(input.head.config);
+    for (const f of new Set([...Object.keys(head), ...Object.keys(base)])) {
+      if (head[f] !== base[f]) {
+        return { allowed: false, code: 'target-changed', reason: `config.${f} differs from the base revision: no secret is sent to a new host` };
+      }
+    }
+  }
+  if (input.live !== undefined) {
+    for (const f of TARGET_FIELDS) {
+      const raw = at(input.live, f);
+      if (raw === undefined || raw === MASKED) continue;
+      if (normalizeTarget(raw) !== base[f]) {
+        return { allowed: false, code: 'target-changed', reason: `the live integration's config.${f} differs from the base revision: no secret is sent to it` };
+      }
+    }
+  }
+  const baseRefs = secretRefsOf([input.base.config, input.base.deleteCredentials]);
+  const moved = [...refs].filter((r) => !baseRefs.has(r)).sort();
+  if (moved.length) {
+    return {
+      allowed: false,
+      code: 'secret-moved',
+      reason: `${moved.join(', ')} ${moved.length === 1 ? 'is' : 'are'} not used by this resource in the base revision: it is not sent to its host`,
+    };
+  }
+  return { allowed: true };
+}

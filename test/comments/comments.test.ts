@@ -1,0 +1,196 @@
+/**
+ * The comment-updating code against a local stand-in for GitHub's REST API and GitLab's notes API
+ * (test/helpers/forge.ts): method, path, auth header and body of every call; create, update in place,
+ * pagination, comments by others, read-only tokens (forks), the size limit.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CommentError, upsertComment, type CommentTarget } from '../../src/comments/index.js';
+import { fitBody, GITHUB_BODY_LIMIT } from '../../src/comments/marker.js';
+import { startForge, type Forge } from '../helpers/forge.js';
+
+const MARKER = '<!-- govops-preview -->';
+const BOT = 'github-actions[bot]';
+
+let forge: Forge;
+beforeAll(async () => {
+  forge = await startForge();
+});
+afterAll(async () => {
+  await forge.close();
+});
+beforeEach(() => {
+  forge.requests.length = 0;
+  forge.comments.length = 0;
+  forge.readOnly = false;
+  delete forge.failAll;
+});
+
+const gh = (over: Partial<Extract<CommentTarget, { platform: 'github' }>> = {}): CommentTarget => ({
+  platform: 'github',
+  apiUrl: forge.url,
+  token: 'gh-test-token',
+  owner: 'acme',
+  repo: 'gov',
+  number: 7,
+  ...over,
+});
+const gl = (over: Partial<Extract<CommentTarget, { platform: 'gitlab' }>> = {}): CommentTarget => ({
+  platform: 'gitlab',
+  apiUrl: `${forge.url}/api/v4`,
+  token: 'gl-test-token',
+  tokenHeader: 'PRIVATE-TOKEN',
+  project: 'platform/gov',
+  number: 12,
+  ...over,
+});
+const calls = () => forge.requests.map((r) => `${r.method} ${r.path}`);
+
+describe('GitHub (Octokit)', () => {
+  it('no comment yet: lists the comments, then creates one (token auth, JSON body with the marker first)', async () => {
+    forge.add('acme/gov#7', 'LGTM', 'alice');
+    const r = await upsertComment(gh(), `${MARKER}\n### govops preview\n`, { marker: MARKER, author: BOT });
+    expect(r.action).toBe('created');
+    expect(calls()).toEqual(['GET /repos/acme/gov/issues/7/comments', 'POST /repos/acme/gov/issues/7/comments']);
+    const [list, create] = forge.requests;
+    expect(list!.query).toMatchObject({ per_page: '100' });
+    for (const q of forge.requests) expect(q.auth).toBe('token gh-test-token');
+    expect(create!.contentType).toMatch(/^application\/json/);
+    expect(create!.body).toEqual({ body: `${MARKER}\n### govops preview\n` });
+    expect(r.url).toContain(`#issuecomment-${r.id}`);
+    expect(forge.comments.filter((c) => c.author === BOT)).toHaveLength(1);
+  });
+
+  it('a marked comment exists: it is updated in place (PATCH on its id), no new comment', async () => {
+    forge.add('acme/gov#7', 'first!', 'alice');
+    const mine = forge.add('acme/gov#7', `${MARKER}\nold`, BOT);
+    forge.add('acme/gov#8', `${MARKER}\nanother PR`, BOT);
+    const r = await upsertComment(gh(), `${MARKER}\nnew`, { marker: MARKER, author: BOT });
+    expect(r).toMatchObject({ action: 'updated', id: String(mine.id) });
+    expect(calls()).toEqual(['GET /repos/acme/gov/issues/7/comments', `PATCH /repos/acme/gov/issues/comments/${mine.id}`]);
+    expect(forge.requests[1]!.body).toEqual({ body: `${MARKER}\nnew` });
+    expect(forge.requests[1]!.auth).toBe('token gh-test-token');
+    expect(mine.body).toBe(`${MARKER}\nnew`);
+    expect(forge.comments).toHaveLength(3);
+  });
+
+  it('finds its comment on a later page (Link header pagination)', async () => {
+    for (let i = 0; i < 150; i++) forge.add('acme/gov#7', `comment ${i}`, 'alice');
+    const mine = forge.add('acme/gov#7', `${MARKER}\nold`, BOT);
+    const r = await upsertComment(gh(), `${MARKER}\nnew`, { marker: MARKER, author: BOT });
+    expect(r.action).toBe('updated');
+    expect(forge.requests.filter((q) => q.method === 'GET').map((q) => q.query.page ?? '1')).toEqual(['1', '2']);
+    expect(calls().at(-1)).toBe(`PATCH /repos/acme/gov/issues/comments/${mine.id}`);
+  });
+
+  it('a marked comment by someone else is ignored with an author, and never edited', async () => {
+    const theirs = forge.add('acme/gov#7', `${MARKER}\nplease overwrite me`, 'mallory');
+    const r = await upsertComment(gh(), `${MARKER}\nours`, { marker: MARKER, author: BOT });
+    expect(r.action).toBe('created');
+    expect(calls()).not.toContain(`PATCH /repos/acme/gov/issues/comments/${theirs.id}`);
+    expect(theirs.body).toContain('please overwrite me');
+  });
+
+  it('without an author filter, an uneditable marked comment (403) leads to a new comment', async () => {
+    const theirs = forge.add('acme/gov#7', `${MARKER}\nby a person`, 'mallory');
+    const r = await upsertComment(gh(), `${MARKER}\nours`, { marker: MARKER });
+    expect(r.action).toBe('created');
+    expect(calls()).toEqual([
+      'GET /repos/acme/gov/issues/7/comments',
+      `PATCH /repos/acme/gov/issues/comments/${theirs.id}`,
+      'POST /repos/acme/gov/issues/7/comments',
+    ]);
+    expect(theirs.body).toBe(`${MARKER}\nby a person`);
+  });
+
+  it('a read-only token (a pull request from a fork): CommentError "forbidden"', async () => {
+    forge.readOnly = true;
+    const err = await upsertComment(gh(), `${MARKER}\nx`, { marker: MARKER, author: BOT }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CommentError);
+    expect(err).toMatchObject({ reason: 'forbidden', status: 403 });
+    expect((err as Error).message).toMatch(/fork/);
+    expect((err as Error).message).not.toContain('gh-test-token');
+  });
+
+  it('a wrong token is "forbidden" (401); a server error is "unavailable"', async () => {
+    await expect(upsertComment(gh({ token: 'wrong' }), MARKER, { marker: MARKER })).rejects.toMatchObject({ reason: 'forbidden', status: 401 });
+    forge.failAll = 502;
+    await expect(upsertComment(gh(), MARKER, { marker: MARKER })).rejects.toMatchObject({ reason: 'unavailable' });
+  });
+
+  it('GitHub Enterprise Server: the API under a path prefix', async () => {
+    const ghes = await startForge({ githubPrefix: '/api/v3' });
+    try {
+      const r = await upsertComment(gh({ apiUrl: `${ghes.url}/api/v3/` }), `${MARKER}\nx`, { marker: MARKER });
+      expect(r.action).toBe('created');
+      expect(ghes.requests.map((q) => `${q.method} ${q.path}`)).toEqual([
+        'GET /api/v3/repos/acme/gov/issues/7/comments',
+        'POST /api/v3/repos/acme/gov/issues/7/comments',
+      ]);
+    } finally {
+      await ghes.close();
+    }
+  });
+
+  it('a body over 65,536 characters is cut (marker kept, fences closed) instead of being refused', async () => {
+    const long = `${MARKER}\n\`\`\`diff\n${'+ line\n'.repeat(20_000)}\`\`\`\n`;
+    const r = await upsertComment(gh(), long, { marker: MARKER });
+    expect(r.action).toBe('created');
+    const sent = (forge.requests[1]!.body as { body: string }).body;
+    expect(sent.length).toBeLessThanOrEqual(GITHUB_BODY_LIMIT);
+    expect(sent.startsWith(MARKER)).toBe(true);
+    expect((sent.match(/^```/gm) ?? []).length % 2).toBe(0);
+    expect(sent).toContain('_(cut:');
+  });
+});
+
+describe('fitBody', () => {
+  it('adds the marker when missing; leaves short bodies alone', () => {
+    expect(fitBody('hello', MARKER, 100)).toBe(`${MARKER}\nhello`);
+    expect(fitBody(`${MARKER}\nhello`, MARKER, 100)).toBe(`${MARKER}\nhello`);
+  });
+});
+
+describe('GitLab (notes API)', () => {
+  it('creates a note with PRIVATE-TOKEN; the project path is URL-encoded', async () => {
+    const r = await upsertComment(gl(), `${MARKER}\nhello`, { marker: MARKER });
+    expect(r.action).toBe('created');
+    expect(calls()).toEqual([
+      'GET /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
+      'POST /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
+    ]);
+    for (const q of forge.requests) expect(q.auth).toBe('PRIVATE-TOKEN gl-test-token');
+    expect(forge.requests[0]!.query).toMatchObject({ per_page: '100', page: '1', sort: 'asc' });
+    expect(forge.requests[1]!.body).toEqual({ body: `${MARKER}\nhello` });
+    expect(forge.requests[1]!.contentType).toBe('application/json');
+  });
+
+  it('updates its note in place (PUT), across pages, ignoring system notes', async () => {
+    forge.add('platform/gov!12', `${MARKER}\nsystem note quoting the marker`, 'gitlab', { system: true });
+    for (let i = 0; i < 120; i++) forge.add('platform/gov!12', `note ${i}`, 'alice');
+    const mine = forge.add('platform/gov!12', `${MARKER}\nold`, 'github-actions[bot]');
+    const r = await upsertComment(gl({ project: '42' }), `${MARKER}\nnew`, { marker: MARKER });
+    expect(r.action).toBe('created'); // project 42 is another thread
+    forge.requests.length = 0;
+    const u = await upsertComment(gl(), `${MARKER}\nnew`, { marker: MARKER });
+    expect(u).toMatchObject({ action: 'updated', id: String(mine.id) });
+    expect(calls()).toEqual([
+      'GET /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
+      'GET /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
+      `PUT /api/v4/projects/platform%2Fgov/merge_requests/12/notes/${mine.id}`,
+    ]);
+    expect(forge.requests.map((q) => q.query.page)).toEqual(['1', '2', undefined]);
+    expect(forge.requests[2]!.body).toEqual({ body: `${MARKER}\nnew` });
+    expect(mine.body).toBe(`${MARKER}\nnew`);
+  });
+
+  it('JOB-TOKEN when only the job token is given; a read-only token is "forbidden"', async () => {
+    forge.readOnly = true;
+    const err = await upsertComment(gl({ tokenHeader: 'JOB-TOKEN' }), `${MARKER}\nx`, { marker: MARKER }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ reason: 'forbidden', status: 403 });
+    expect(forge.requests[0]!.auth).toBe('JOB-TOKEN gl-test-token');
+    expect(calls()).toEqual([
+      'GET /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
+      'POST /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
+    ]);
+  });
+});

@@ -151,6 +151,43 @@ describe('govops run --observe (Argo CD manual sync, a first rollout next to a h
   });
 });
 
+describe('govops run --self-heal --prune with a suspended resource (Flux suspend)', () => {
+  it('drift repair and prune leave it alone; /status and metrics report it suspended', async () => {
+    const sandbox = await startSandbox({ port: 0, transitionMs: 50 });
+    cleanup.add(() => sandbox.close());
+    const home = await cleanup.tmp('govops-suspend-');
+    await mkdir(join(home, 'm'));
+    await writeFile(join(home, 'm', 'lake.yaml'), lake('/sql/1'));
+    await writeFile(join(home, 'm', 'other.yaml'), lake('/sql/1', 'other.example.com', 'other'));
+    const d = await daemon(sandbox, home, ['--self-heal', '--prune', '--max-deletes', '5', '--resync', '200ms']);
+    const first = await until(async () => {
+      const s = await status(d.url);
+      return s.lastReconcile?.result === 'in-sync' && s.resources.length === 2 && s;
+    }, 20_000, 'both applied');
+    const id = first.resources.find((r: { name: string }) => r.name === 'lake').liveId as string;
+    await writeFile(join(home, 'm', 'lake.yaml'), lake('/sql/1').replace('  name: lake', '  name: lake\n  annotations:\n    govops/suspend: "true"'));
+    await until(async () => (await status(d.url)).resources.some((r: { syncState: string }) => r.syncState === 'suspended'), 20_000, 'suspended');
+    expect(await (await fetch(`${d.url}/metrics`)).text()).toMatch(/^govops_resources\{kind="lakehouse",sync_state="suspended"\} 1$/m);
+    sandbox.clearRequests();
+    const patched = await fetch(`${sandbox.url}/_sandbox/integrations/${id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: sandbox.adminToken },
+      body: JSON.stringify({ config: { httpPath: '/by-hand' } }),
+    });
+    expect(patched.status).toBe(200);
+    // The manifest goes too: the state remembers the suspension, so prune leaves it.
+    const before = Number(/^govops_reconcile_total\{result="in-sync"\} (\d+)$/m.exec(await (await fetch(`${d.url}/metrics`)).text())?.[1] ?? 0);
+    await rm(join(home, 'm', 'lake.yaml'));
+    await until(async () => {
+      const n = Number(/^govops_reconcile_total\{result="in-sync"\} (\d+)$/m.exec(await (await fetch(`${d.url}/metrics`)).text())?.[1] ?? 0);
+      return n >= before + 4;
+    }, 20_000, 'resyncs after the manifest went');
+    expect(requestLines(sandbox).filter((l) => !l.startsWith('GET '))).toEqual([]);
+    const live = await (await fetch(`${sandbox.url}/integrations`, { headers: { authorization: sandbox.adminToken } })).json() as Array<{ id: unknown; config: { httpPath: string } }>;
+    expect(live.find((i) => String(i.id) === id)!.config.httpPath).toBe('/by-hand');
+  });
+});
+
 describe('govops run --notify-url (Flux notification-controller)', () => {
   it('posts CloudEvents for applied, drift, blocked, rejected and failed reconciles; retries; no repeats; no secrets', async () => {
     const sandbox = await startSandbox({ port: 0, transitionMs: 50 });

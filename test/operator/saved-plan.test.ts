@@ -113,6 +113,22 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     expect(await refused('create.plan')).toMatch(new RegExp(`- Integration/lake-two now exists in the service \\(id ${created.id}\\)`));
   });
 
+  it('a targeted saved plan keeps its --only: apply FILE acts on the targets only', async () => {
+    await rm(file('manifests/lake2.yaml'));
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/5'));
+    await h.writeManifest('hook.yaml', webhookManifest('hook', ['modelCreated', 'modelDeleted']));
+    const p = await run(['plan', 'manifests', '--only', 'Webhook/hook', '--out', 'target.plan', '-o', 'json']);
+    expect(p.code, p.stderr).toBe(0);
+    expect(JSON.parse(p.stdout).targets).toEqual({ only: ['Webhook/hook'], untargeted: 1 });
+    expect(p.stderr).toMatch(/Saved the plan to target\.plan/);
+    expect(JSON.parse(await readFile(file('target.plan'), 'utf8')).options.only).toEqual(['Webhook/hook']);
+    h.sandbox.clearRequests();
+    const a = await run(['apply', 'target.plan']);
+    expect(a.code, a.stderr).toBe(0);
+    expect(writes(h).filter((l) => !l.includes('dryRun')).sort()).toEqual([expect.stringMatching(/^DELETE \/webhooks\/\d+$/), 'POST /webhooks']);
+    expect((await h.client().listIntegrations()).find((i) => i.type === 'lakehouse' && i.config.httpPath === '/sql/4')).toBeDefined();
+  });
+
   it('plan flags cannot be given with a saved plan; a file that is not one is refused', async () => {
     const r = await run(['apply', 'create.plan', '--prune', '--only', 'Integration/lake']);
     expect(r.code).toBe(1);

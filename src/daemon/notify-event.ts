@@ -5,14 +5,15 @@
  * One event per reconcile that did something worth telling, typed by what happened:
  * `io.govops.reconcile.applied` (changes applied, all ok), `.failed` (something was not applied, or the
  * service could not be reached), `.rejected` (invalid manifests, unresolvable secrets, plan errors: the revision
- * is rejected whole), `.blocked` (all that failed was held back: a manual step, the deletion guard, a replace not
- * allowed), `.drift` (the plan has changes it did not apply: out-of-band drift at a resync without --self-heal,
+ * is rejected whole), `.blocked` (something was held back for a person to act on: a manual step awaiting its
+ * acknowledgment, the deletion guard, a replace not allowed; other changes may have been applied), `.drift` (the plan has changes it did not apply: out-of-band drift at a resync without --self-heal,
  * or any pending change under --observe). A reconcile with nothing to do gives none.
  *
  * The data holds the revision, a summary and per-resource results: names, actions, codes and messages, never a
  * secret (the plan holds none; messages from the service pass the redactor when the event is serialised).
  */
 import { ErrorCode } from '../errors.js';
+import { isAwaitingManualStep } from '../plan/manual-steps.js';
 import type { PlanSummary } from '../plan/types.js';
 import type { Attempt } from './loop.js';
 
@@ -61,21 +62,31 @@ export interface CloudEvent {
   data: EventData;
 }
 
-/** What kind of event an attempt is, if any. */
+/** An outcome held back rather than failed: awaiting a manual step, or blocked by the plan (guard, replace). */
+function heldBack(o: { result: string; code?: string }): boolean {
+  return o.result === 'blocked' || o.code === ErrorCode.blocked || o.code === ErrorCode.awaitingManualStep;
+}
+
+/**
+ * What kind of event an attempt is, if any. Something held back that a person must act on (a manual step, the
+ * deletion guard) makes it `blocked`, even when other changes were applied (they are listed too).
+ */
 export function eventKind(a: Attempt): EventKind | undefined {
+  const outcomes = a.result?.outcomes ?? [];
   switch (a.verdict) {
     case 'applied':
-      return 'applied';
+      return outcomes.some(heldBack) ? 'blocked' : 'applied';
     case 'drift':
       return 'drift';
     case 'invalid':
       return 'rejected';
     case 'in-sync':
-      return undefined;
+      // Only changes awaiting a manual step are left: nothing was written, but a person must act.
+      return outcomes.some(heldBack) || (a.result?.plan?.changes.some(isAwaitingManualStep) ?? false) ? 'blocked' : undefined;
     case 'failed':
     case 'unreachable': {
-      const notOk = a.result?.outcomes.filter((o) => o.result !== 'ok') ?? [];
-      return notOk.length > 0 && notOk.every((o) => o.code === ErrorCode.blocked) ? 'blocked' : 'failed';
+      const notOk = outcomes.filter((o) => o.result !== 'ok');
+      return notOk.length > 0 && notOk.every(heldBack) ? 'blocked' : 'failed';
     }
   }
 }
@@ -90,7 +101,7 @@ function resources(a: Attempt): ResourceResult[] {
     const o = outcomes.get(`${c.resourceKind}/${c.name}/${c.duplicateOf ?? ''}`);
     const r: ResourceResult = { kind: c.resourceKind, name: c.name, action: o?.action ?? (c.adopt && c.action !== 'adopt' ? `adopt+${c.action}` : c.action), result: 'pending' };
     if (o) {
-      r.result = o.result === 'ok' ? 'applied' : o.code === ErrorCode.blocked ? 'blocked' : o.result;
+      r.result = o.result === 'ok' ? 'applied' : heldBack(o) ? 'blocked' : o.result;
       if (o.liveId !== undefined) r.liveId = o.liveId;
       if (o.code !== undefined) r.code = o.code;
       if (o.error !== undefined && o.result !== 'ok') r.message = o.error;

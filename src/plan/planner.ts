@@ -8,6 +8,7 @@ import type { GovopsState, ManagedResource } from '../state/types.js';
 import { planIntegration, planOrphanIntegration, type PlanContext } from './integrations.js';
 import { findDuplicateWebhooks } from './duplicates.js';
 import { guardDeletions } from './guard.js';
+import { gateManualSteps } from './manual-steps.js';
 import { matchResources } from './match.js';
 import { resolvePending } from './pending.js';
 import { comparable, type ConfigShapes } from './shape.js';
@@ -92,6 +93,12 @@ export function planChanges(input: PlanInput): Plan {
   changes.push(...duplicates.changes);
   warnings.push(...duplicates.warnings);
 
+  gateManualSteps(changes, {
+    desired: new Map(integrations.map((d) => [d.name, d])),
+    live: new Map(input.live.integrations.map((l) => [l.id, l])),
+    state: new Map(input.state.resources.filter((r) => r.kind === 'Integration').map((r) => [r.name, r])),
+    mode: options.manualSteps ?? 'require',
+  });
   // Suspended resources are left alone; a targeted plan keeps only what --only selects (before the guard).
   const suspendedNames = new Set(input.desired.filter((d) => d.suspended).map((d) => `${d.kind}/${d.name}`));
   let selected = applySuspension(changes, suspendedNames, state.resources);

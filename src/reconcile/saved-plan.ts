@@ -23,7 +23,7 @@ export const SAVED_PLAN_KIND = 'GovopsSavedPlan';
 export const SAVED_PLAN_VERSION = 1;
 
 /** The plan options a saved plan fixes (apply FILE takes none of its own). */
-export type SavedPlanOptions = Pick<PlanOptions, 'prune' | 'allowReplace' | 'maxDeletes' | 'allowEmpty' | 'resendSecrets' | 'only'>;
+export type SavedPlanOptions = Pick<PlanOptions, 'prune' | 'allowReplace' | 'maxDeletes' | 'allowEmpty' | 'resendSecrets' | 'only' | 'manualSteps'>;
 
 export interface SavedPlan {
   kind: typeof SAVED_PLAN_KIND;

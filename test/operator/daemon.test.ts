@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { requestLines } from '../apply/harness.js';
 import { CLI } from '../helpers/cli.js';
-import { lakehouseManifest } from '../helpers/manifests.js';
+import { lakehouseManifest, manualLakeManifest } from '../helpers/manifests.js';
 import { Cleanup, getJson, until } from '../daemon/helpers.js';
 
 const cleanup = new Cleanup();
@@ -260,6 +260,13 @@ describe('govops run --notify-url (Flux notification-controller)', () => {
     const failed = delivered().find((e) => e.type === 'io.govops.reconcile.failed');
     expect(failed.data.resources).toEqual([expect.objectContaining({ name: 'bad', action: 'create', result: 'failed', code: 'GOVOPS_VALIDATION_FAILED' })]);
 
+    // blocked: a manual-flow integration awaiting the acknowledgment of its platform script (nothing written)
+    await rm(join(home, 'm', 'bad.yaml'));
+    await writeFile(join(home, 'm', 'manual.yaml'), manualLakeManifest('/sql/1').replace('name: lake', 'name: manual').replace('lake.example.com', 'manual.example.com'));
+    await until(() => delivered().some((e) => e.type === 'io.govops.reconcile.blocked' && e.data.resources.some((r: { name: string }) => r.name === 'manual')), 20_000, 'manual-step event');
+    const manual = delivered().find((e) => e.type === 'io.govops.reconcile.blocked' && e.data.resources.some((r: { name: string }) => r.name === 'manual'));
+    expect(manual.data.resources).toEqual([expect.objectContaining({ name: 'manual', action: 'create', result: 'blocked', code: 'GOVOPS_AWAITING_MANUAL_STEP' })]);
+
     for (const g of recv.got) {
       const text = JSON.stringify(g.body);
       expect(text).not.toContain(TOKEN_VALUE);
@@ -269,6 +276,5 @@ describe('govops run --notify-url (Flux notification-controller)', () => {
     expect(d.out()).not.toContain(HEADER_SECRET);
     expect(d.out()).not.toContain(TOKEN_VALUE);
     expect(d.out()).not.toContain('/govops/events'); // the URL's path may be a secret (chat webhooks)
-    await rm(join(home, 'm', 'bad.yaml'));
   });
 });

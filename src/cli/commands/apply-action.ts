@@ -26,8 +26,9 @@ const PLAN_FLAGS: Array<[keyof ApplyFlags, string]> = [
 ];
 
 /** The options of applying a saved plan: everything that decides the plan comes from the file. */
-async function savedPlanOptions(file: string, flags: ApplyFlags, ctx: CliContext): Promise<ReconcileOptions & { statePath: string }> {
+async function savedPlanOptions(file: string, flags: ApplyFlags, ctx: CliContext, command: Command): Promise<ReconcileOptions & { statePath: string }> {
   const given = PLAN_FLAGS.filter(([k]) => flags[k] !== undefined).map(([, flag]) => flag);
+  if (command.getOptionValueSource('manualSteps') === 'cli') given.push('--manual-steps');
   if (given.length) {
     throw new UserError(`${given.join(', ')} cannot be given with a saved plan: ${file} fixes the options it was planned with`, `apply it as it is, or plan again with the options you want (govops plan --out FILE)`);
   }
@@ -45,6 +46,7 @@ async function savedPlanOptions(file: string, flags: ApplyFlags, ctx: CliContext
     ...(typeof o.maxDeletes === 'number' ? { maxDeletes: o.maxDeletes } : {}),
     ...(o.allowEmpty ? { allowEmpty: true } : {}),
     ...(Array.isArray(o.only) && o.only.length ? { only: o.only } : {}),
+    manualSteps: o.manualSteps === 'trust' ? 'trust' : 'require',
     saved: { plan: saved.plan, facts: saved.facts },
     logger: ctx.logger,
     statePath: flags.state,
@@ -60,7 +62,7 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
   } catch (err) {
     throw new UserError(`--timeout: ${(err as Error).message}`);
   }
-  const opts = (await looksLikeSavedPlan(paths)) ? await savedPlanOptions(paths[0]!, flags, ctx) : await reconcileOptions(paths, flags, ctx, true);
+  const opts = (await looksLikeSavedPlan(paths)) ? await savedPlanOptions(paths[0]!, flags, ctx, command) : await reconcileOptions(paths, flags, ctx, true);
   const text = ctx.options.output === 'text';
   const tty = Boolean((ctx.stdout as NodeJS.WriteStream).isTTY);
   const progressOut = text ? ctx.stdout : ctx.stderr;
@@ -113,6 +115,16 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
     if (!result.ok) {
       ctx.stderr.write(`error: ${result.error ?? `reconcile failed at stage ${result.stage}`}\n`);
       process.exitCode = EXIT.error;
+      return;
+    }
+    const awaiting = result.outcomes.filter((o) => o.result === 'blocked');
+    if (awaiting.length) {
+      ctx.stderr.write(
+        `blocked: ${awaiting.length} change(s) await a manual step and were not applied (exit ${EXIT.awaitingManualStep}): ` +
+          `${awaiting.map((o) => `${o.resourceKind}/${o.name}`).join(', ')}. Run the scripts the plan names, add the ` +
+          `govops/manual-step annotation it shows, and apply again.\n`,
+      );
+      process.exitCode = EXIT.awaitingManualStep;
       return;
     }
     process.exitCode = EXIT.ok;

@@ -5,6 +5,7 @@ import { parseTargets } from '../../plan/target.js';
 import { savedPlan, writeSavedPlan } from '../../reconcile/saved-plan.js';
 import { withStateLock } from '../../state/lock.js';
 import { loadState, saveState } from '../../state/store.js';
+import { isAwaitingManualStep } from '../../plan/manual-steps.js';
 import { renderJson } from '../../plan/render-json.js';
 import { renderMarkdown } from '../../plan/render-markdown.js';
 import { renderText } from '../../plan/render-text.js';
@@ -40,6 +41,7 @@ export async function reconcileOptions(
     apply,
     prune: Boolean(flags.prune),
     allowReplace: Boolean(flags.allowReplace),
+    manualSteps: flags.manualSteps ?? 'require',
     ...(flags.resendSecrets ? { resendSecrets: true } : {}),
     ...(maxDeletes !== undefined ? { maxDeletes } : {}),
     ...(flags.allowEmpty ? { allowEmpty: true } : {}),
@@ -107,6 +109,7 @@ export async function planAction(
             ...(opts.allowEmpty ? { allowEmpty: true } : {}),
             ...(opts.resendSecrets ? { resendSecrets: true } : {}),
             ...(opts.only?.length ? { only: opts.only } : {}),
+            ...(opts.manualSteps !== undefined ? { manualSteps: opts.manualSteps } : {}),
           },
           facts: result.facts,
           plan: result.plan,
@@ -115,7 +118,9 @@ export async function planAction(
       const note = `\nSaved the plan to ${flags.out}. To carry out exactly this plan (refused if anything it was made from changed): govops apply ${flags.out}\n`;
       (ctx.options.output === 'text' ? ctx.stdout : ctx.stderr).write(note);
     }
-    process.exitCode = flags.detailedExitcode && result.changed ? EXIT.changes : EXIT.ok;
+    // a change awaiting a manual step is still a change (`changed` leaves it out: it is not drift)
+    const pending = result.changed || (result.plan?.changes.some(isAwaitingManualStep) ?? false);
+    process.exitCode = flags.detailedExitcode && pending ? EXIT.changes : EXIT.ok;
   } finally {
     await api.close();
   }

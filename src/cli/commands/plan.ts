@@ -5,7 +5,9 @@
  */
 import { Option, type Command } from 'commander';
 import { DEFAULT_STATE_PATH } from '../../state/store.js';
+import type { ManualStepsMode } from '../../plan/types.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { manualStepsOption } from '../flags.js';
 import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 
 export interface PlanFlags extends ConnectionFlags, SecretFlags {
@@ -16,6 +18,7 @@ export interface PlanFlags extends ConnectionFlags, SecretFlags {
   maxDeletes?: string;
   allowEmpty?: boolean;
   revision?: string;
+  manualSteps?: ManualStepsMode;
   /** `--only Kind/name` patterns (repeatable). */
   only?: string[];
 }
@@ -42,7 +45,8 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
       '--only <Kind/name>',
       'plan and act on these resources only (repeatable; globs * ? [..] allowed, e.g. "Webhook/pager-*"); a delete only of a resource named exactly',
       collect,
-    );
+    )
+    .addOption(manualStepsOption());
   addSecretOptions(cmd);
   return addConnectionOptions(cmd);
 }

@@ -14,7 +14,9 @@ import { isSensitiveKey } from './kinds.js';
 export const DELETE_ANNOTATION = 'govops/delete';
 export const SUSPEND_ANNOTATION = 'govops/suspend';
 export const IGNORE_FIELDS_ANNOTATION = 'govops/ignore-fields';
-export const GOVOPS_ANNOTATIONS: readonly string[] = [DELETE_ANNOTATION, SUSPEND_ANNOTATION, IGNORE_FIELDS_ANNOTATION];
+/** The manual-flow acknowledgment (syntax and checks in src/plan/acknowledgment.ts and the manifest rules). */
+export const MANUAL_STEP_ANNOTATION = 'govops/manual-step';
+export const GOVOPS_ANNOTATIONS: readonly string[] = [DELETE_ANNOTATION, SUSPEND_ANNOTATION, IGNORE_FIELDS_ANNOTATION, MANUAL_STEP_ANNOTATION];
 
 /** Webhook fields that may be ignored: every field but its identity (`name`) and its write-only `secret`. */
 export const WEBHOOK_IGNORABLE: readonly string[] = ['url', 'global', 'notificationType', 'actionType'];

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { FailureClass, FailureInfo } from '../errors.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { Diagnostic } from '../manifests/types.js';
+import type { PlanFacts } from '../plan/facts.js';
 import type { ManualStepsMode, Plan } from '../plan/types.js';
 
 /** How a plan is carried out: status polling and webhook batches (`govops apply` / `govops run` flags). */
@@ -60,6 +61,15 @@ export interface ReconcileOptions extends ApplyTuning {
   onPlan?: (plan: Plan) => void;
   /** Called as each resource finishes applying (progress output). */
   onOutcome?: (outcome: ResourceOutcome, done: number, total: number) => void;
+  /** `--only Kind/name` patterns (globs allowed): plan and apply those resources only (src/plan/target.ts). */
+  only?: string[];
+  /** Compute the facts the plan was made from (`plan --out`): `ReconcileResult.facts`. */
+  recordFacts?: boolean;
+  /**
+   * Apply this saved plan (`apply FILE`): under the state lock, before any write, the facts and the plan are
+   * computed again with the same options; any difference refuses the apply (`ReconcileResult.stale`).
+   */
+  saved?: { plan: Plan; facts: PlanFacts };
 }
 
 export interface ResourceOutcome {
@@ -100,6 +110,10 @@ export interface ReconcileResult {
   changed: boolean;
   /** Status requests and lists the apply's poller made (when it applied). */
   polls?: { status: number; lists: number };
+  /** With `recordFacts`: what the plan was computed from (saved with it). */
+  facts?: PlanFacts;
+  /** With `saved`: why the saved plan was refused (what changed since it was made). */
+  stale?: string[];
   startedAt: string;
   finishedAt: string;
 }

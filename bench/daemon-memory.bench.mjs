@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { ServiceClient } from '../dist/api/client.js';
 import { silentLogger } from '../dist/log.js';
 import { reconcile } from '../dist/reconcile/engine.js';
-import { ENV, writeIntegrations } from './fixtures.mjs';
+import { ENV, TRUST_MANUAL_STEPS, writeIntegrations } from './fixtures.mjs';
 import { sandboxProcess } from './sandbox-process.mjs';
 
 const N = Number(process.env.MEMORY_N ?? 10_000);
@@ -127,12 +127,13 @@ try {
   await writeIntegrations(m, N);
   const statePath = join(dir, 'state.json');
   const api = new ServiceClient({ baseUrl: sb.url, token: sb.token, logger: silentLogger(), connections: 48 });
-  const applied = await reconcile(api, { root: m, paths: ['.'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath, env: ENV, concurrency: 32, timeoutMs: 1_800_000 });
+  const applied = await reconcile(api, { root: m, paths: ['.'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath, env: ENV, manualSteps: 'trust', concurrency: 32, timeoutMs: 1_800_000 });
   await api.close();
   if (!applied.ok) throw new Error(`setup apply failed: ${applied.error}`);
-  const env = { ...process.env, ...ENV, GOVOPS_URL: sb.url, GOVOPS_TOKEN: sb.token, NO_COLOR: '1' };
+  const env = { ...process.env, ...ENV, ...TRUST_MANUAL_STEPS, GOVOPS_URL: sb.url, GOVOPS_TOKEN: sb.token, NO_COLOR: '1' };
 
   const b = await bare(env, m);
+  if (b.live !== N) throw new Error(`the setup is not in sync: ${b.live} of ${N} integrations live`);
   console.log(`bare process holding ${b.manifests} parsed manifests and the live lists (${b.live} integrations): RSS ${mb(b.rss)} MB, heap ${mb(b.heap)} MB`);
 
   console.log(`\ndaemon, ${N} integrations in sync, ${RESYNCS} resyncs:`);

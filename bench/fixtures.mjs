@@ -2,6 +2,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+/**
+ * Three of the five kinds have manual-flow scripts: their changes await a `govops/manual-step` acknowledgment
+ * unless the operator trusts them to have run (`--manual-steps trust`). The benchmarks measure the trusted path
+ * (every manifest is written), set for the CLI processes they start by this variable.
+ */
+export const TRUST_MANUAL_STEPS = { GOVOPS_MANUAL_STEPS: 'trust' };
+
 export const ENV = { GOVOPS_SECRET_WH_PASSWORD: 'pw-wh', GOVOPS_SECRET_ADMIN_PASSWORD: 'pw-admin', GOVOPS_SECRET_SECRET_KEY: 'sk', GOVOPS_SECRET_LAKE_TOKEN: 'tok' };
 
 /** Five kinds, with secrets from the environment and from a file. */

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { ServiceClient } from '../dist/api/client.js';
 import { silentLogger } from '../dist/log.js';
 import { reconcile } from '../dist/reconcile/engine.js';
-import { ENV, writeIntegrations } from './fixtures.mjs';
+import { ENV, TRUST_MANUAL_STEPS, writeIntegrations } from './fixtures.mjs';
 import { sandboxProcess } from './sandbox-process.mjs';
 
 const N = Number(process.env.PLAN_N ?? 10_000);
@@ -51,12 +51,12 @@ try {
   const statePath = join(dir, 'state.json');
   const api = new ServiceClient({ baseUrl: sb.url, token: sb.token, logger: silentLogger(), connections: 48 });
   const t0 = performance.now();
-  const applied = await reconcile(api, { root: m, paths: ['.'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath, env: ENV, concurrency: 32, timeoutMs: 1_800_000 });
+  const applied = await reconcile(api, { root: m, paths: ['.'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath, env: ENV, manualSteps: 'trust', concurrency: 32, timeoutMs: 1_800_000 });
   await api.close();
   if (!applied.ok) throw new Error(`setup apply failed: ${applied.error}`);
   console.log(`setup: ${N} integrations applied in ${((performance.now() - t0) / 1000).toFixed(1)} s (sandbox in its own process)`);
 
-  const env = { ...ENV, GOVOPS_URL: sb.url, GOVOPS_TOKEN: sb.token, GOVOPS_LOG_LEVEL: 'error', NO_COLOR: '1' };
+  const env = { ...ENV, ...TRUST_MANUAL_STEPS, GOVOPS_URL: sb.url, GOVOPS_TOKEN: sb.token, GOVOPS_LOG_LEVEL: 'error', NO_COLOR: '1' };
   const runs = { bare: [], validate: [], plan: [] };
   for (let r = 0; r < RUNS; r++) {
     runs.bare.push(timed(['--input-type=module', '-e', BARE, m], env));

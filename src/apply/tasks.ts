@@ -55,7 +55,9 @@ const fresh = (c: PlanChange): Named => ({ resourceKind: c.resourceKind, name: c
 
 /** The identity a pending create is found by later: the natural key, or a webhook's name. */
 export function identityOf(d: DesiredResource): string {
-  return d.kind === 'Integration' ? naturalKey(d.body.type, d.body.config) : d.body.name;
+  if (d.kind === 'Integration') return naturalKey(d.body.type, d.body.config);
+  if (d.kind === 'Webhook') return d.body.name;
+  return d.body.prefix;
 }
 
 // ---- integration steps -------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import type { ReconcileResult } from '../reconcile/types.js';
 export type SyncState = 'synced' | 'out_of_sync' | 'failed' | 'blocked';
 
 export interface ResourceState {
-  kind: 'Integration' | 'Webhook';
+  kind: 'Integration' | 'Webhook' | 'DataSource';
   name: string;
   /** Integration type, when known. */
   type?: string;

@@ -7,6 +7,9 @@ import type { WebhookInput } from '../api/types.js';
 
 export type ActionKind = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'noop';
 
+/** The kinds of resource govops manages (manifest `kind`). */
+export type ResourceKind = 'Integration' | 'Webhook' | 'DataSource';
+
 export interface FieldChange {
   /** Dotted path, e.g. `config.port` or `notificationType`. */
   path: string;
@@ -20,7 +23,7 @@ export interface FieldChange {
 }
 
 export interface ResourceChange {
-  resourceKind: 'Integration' | 'Webhook';
+  resourceKind: ResourceKind;
   /** metadata.name, or for a prune candidate the name recorded in state. */
   name: string;
   action: ActionKind;
@@ -181,8 +184,23 @@ export interface DesiredWebhook extends DesiredBase {
   body: DesiredWebhookBody;
 }
 
+/**
+ * A data source as its manifest gives it: `integration` is the manifest name of its object_store
+ * integration (its live id, sent as `integrationId`, is known only when the plan is made or carried out).
+ */
+export interface DesiredDataSourceBody {
+  integration: string;
+  dataSourceName: string;
+  prefix: string;
+}
+
+export interface DesiredDataSource extends DesiredBase {
+  kind: 'DataSource';
+  body: DesiredDataSourceBody;
+}
+
 /** One resolved manifest, ready to plan. Holds secret values: never serialise it. */
-export type DesiredResource = DesiredIntegration | DesiredWebhook;
+export type DesiredResource = DesiredIntegration | DesiredWebhook | DesiredDataSource;
 
 export interface PlanOptions {
   prune: boolean;

@@ -18,7 +18,7 @@ export interface SourceRef {
 }
 
 export interface PrChange {
-  resourceKind: 'Integration' | 'Webhook';
+  resourceKind: 'Integration' | 'Webhook' | 'DataSource';
   /** metadata.name at the head (at the base for a removal). */
   name: string;
   change: PrChangeKind;

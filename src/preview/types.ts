@@ -77,7 +77,7 @@ export interface ManualStep {
 }
 
 export interface PreviewResource {
-  resourceKind: 'Integration' | 'Webhook';
+  resourceKind: 'Integration' | 'Webhook' | 'DataSource';
   name: string;
   integrationType?: string;
   /** What the pull request does to it; absent without --base (the whole plan is shown). */
@@ -97,7 +97,7 @@ export interface PreviewResource {
 
 /** A difference between the live service and the base revision that this pull request does not cause. */
 export interface DriftEntry {
-  resourceKind: 'Integration' | 'Webhook';
+  resourceKind: 'Integration' | 'Webhook' | 'DataSource';
   name: string;
   integrationType?: string;
   action: ActionKind;

@@ -51,7 +51,7 @@ export interface ReconcileOptions {
 }
 
 export interface ResourceOutcome {
-  resourceKind: 'Integration' | 'Webhook';
+  resourceKind: 'Integration' | 'Webhook' | 'DataSource';
   name: string;
   action: string;
   result: 'ok' | 'failed' | 'skipped';

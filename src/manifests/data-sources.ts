@@ -14,8 +14,10 @@ import type { DataSourceManifest, Diagnostic, IntegrationManifest, LoadedManifes
  */
 export function prefixUnderLocation(location: string, prefix: string): boolean {
   if (location === '') return false;
-  if (location.endsWith('/')) return prefix.startsWith(location) || prefix === location.slice(0, -1);
-  return prefix === location || prefix.startsWith(`${location}/`);
+  const base = location.replace(/\/+$/, '');
+  // A scheme root (`s3://`): everything of that scheme.
+  if (base === '' || base.endsWith(':')) return prefix.startsWith(location);
+  return prefix === base || prefix.startsWith(`${base}/`);
 }
 
 function where(m: LoadedManifest): string {

@@ -63,6 +63,9 @@ describe('prefix under the cloudLocationPath', () => {
     ['s3://b/base', 'base/x', false],
     ['s3://b/Base', 's3://b/base/x', false],
     ['', 's3://b/x', false],
+    ['s3://', 's3://any/x', true],
+    ['s3://', 'gs://any/x', false],
+    ['s3://b/base//', 's3://b/base/x', true],
   ])('%s holds %s: %s', (location, prefix, expected) => {
     expect(prefixUnderLocation(location, prefix)).toBe(expected);
   });

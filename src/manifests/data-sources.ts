@@ -4,21 +4,11 @@
  * (interface 2.3: the "base location prefix used when registering data sources"), and within one
  * integration a prefix (the identity) and a data source name are each used once.
  */
+import { prefixUnderLocation } from '../service/data-sources.js';
 import { suggestion } from './suggest.js';
 import type { DataSourceManifest, Diagnostic, IntegrationManifest, LoadedManifest } from './types.js';
 
-/**
- * Whether `prefix` lies under the base location `location`, path segment by path segment:
- * `s3://b/base`, `s3://b/base/` and `s3://b/base/x/*` are under `s3://b/base`; `s3://b/basement` is not.
- * The location itself (the whole base) counts as under it. Compared exactly (object keys are case-sensitive).
- */
-export function prefixUnderLocation(location: string, prefix: string): boolean {
-  if (location === '') return false;
-  const base = location.replace(/\/+$/, '');
-  // A scheme root (`s3://`): everything of that scheme.
-  if (base === '' || base.endsWith(':')) return prefix.startsWith(location);
-  return prefix === base || prefix.startsWith(`${base}/`);
-}
+export { prefixUnderLocation };
 
 function where(m: LoadedManifest): string {
   return `${m.source.file}:${m.source.line}:${m.source.column}`;

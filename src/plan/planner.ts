@@ -2,9 +2,10 @@
  * planChanges: a pure function of (desired resources, live resources, govops state, options) → Plan.
  * No I/O, no clock, no randomness: the same input always gives the same plan.
  */
-import type { LiveIntegration, LiveWebhook } from '../api/types.js';
+import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { naturalKey } from '../service/kinds.js';
 import type { GovopsState } from '../state/types.js';
+import { planDataSources } from './data-sources.js';
 import { planIntegration, planOrphanIntegration, type PlanContext } from './integrations.js';
 import { findDuplicateWebhooks } from './duplicates.js';
 import { guardDeletions } from './guard.js';
@@ -13,6 +14,7 @@ import { resolvePending } from './pending.js';
 import { comparable, type ConfigShapes } from './shape.js';
 import {
   toPlanChange,
+  type DesiredDataSource,
   type DesiredIntegration,
   type DesiredResource,
   type DesiredWebhook,
@@ -26,13 +28,25 @@ import { planOrphanWebhook, planWebhook } from './webhooks.js';
 
 export interface PlanInput {
   desired: DesiredResource[];
-  live: { integrations: LiveIntegration[]; webhooks: LiveWebhook[] };
+  live: {
+    integrations: LiveIntegration[];
+    webhooks: LiveWebhook[];
+    /**
+     * Object-store data sources; listed only when data sources are in play (manifests or state entries).
+     * Undefined with data sources in play: they could not be listed (`dataSourcesUnsupported` says why).
+     */
+    dataSources?: LiveDataSource[];
+    dataSourcesUnsupported?: string;
+  };
   state: GovopsState;
   options: PlanOptions;
   /** The config shapes of the kinds (from schemas/, via manifests/shapes.ts `configShapes()`): injected. */
   shapes: ConfigShapes;
   revision?: string;
 }
+
+/** Plan order: integrations, then the data sources registered under them, then webhooks. */
+const KIND_ORDER: Record<ResourceChange['resourceKind'], number> = { Integration: 0, DataSource: 1, Webhook: 2 };
 
 export function planChanges(input: PlanInput): Plan {
   const { options, shapes } = input;
@@ -79,6 +93,24 @@ export function planChanges(input: PlanInput): Plan {
     if (c) changes.push(c);
     else warnings.push(orphanWarning('Webhook', o.state.name, o.live !== undefined));
   }
+  const dataSources = input.desired.filter((d): d is DesiredDataSource => d.kind === 'DataSource');
+  if (dataSources.length > 0 || state.resources.some((r) => r.kind === 'DataSource')) {
+    const byName = new Map(changes.filter((c) => c.resourceKind === 'Integration').map((c) => [c.name, c]));
+    const ds = planDataSources({
+      desired: dataSources,
+      live: input.live.dataSources,
+      unsupported: input.live.dataSourcesUnsupported ?? (input.live.dataSources === undefined ? 'data sources were not listed' : undefined),
+      liveIntegrations: input.live.integrations,
+      integrationChanges: byName,
+      desiredIntegrations: new Map(integrations.map((d) => [d.name, d])),
+      state: state.resources,
+      options,
+    });
+    changes.push(...ds.changes);
+    errors.push(...ds.errors);
+    warnings.push(...ds.warnings);
+  }
+
   const kept = new Map<string, string>();
   for (const d of webhooks) {
     const m = wm.matches.get(d.name)!;
@@ -95,7 +127,7 @@ export function planChanges(input: PlanInput): Plan {
     }
   }
   changes.sort((a, b) =>
-    a.resourceKind === b.resourceKind ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.resourceKind === 'Integration' ? -1 : 1,
+    a.resourceKind === b.resourceKind ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : KIND_ORDER[a.resourceKind] - KIND_ORDER[b.resourceKind],
   );
   const planned: PlanChange[] = changes.map(toPlanChange);
   const refusal = guardDeletions(planned, { desiredCount: input.desired.length, managed: state.resources.length, options });

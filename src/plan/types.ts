@@ -54,6 +54,12 @@ export interface ResourceChange {
    * The state entry is not touched.
    */
   duplicateOf?: string;
+  /**
+   * Data sources: the integration they are registered under. `name` is its manifest name (absent for a prune
+   * whose integration govops does not manage); `liveId` its live id when the plan was made (absent when the
+   * integration is still to be created, or is replaced: apply takes the new id from its task).
+   */
+  integration?: { name?: string; liveId?: string };
 }
 
 /*

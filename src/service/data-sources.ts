@@ -19,3 +19,17 @@ export const DEFAULT_DATA_SOURCE_DELETE_PATH = '/dataSource';
 export function dataSourceKey(integrationId: string, prefix: string): string {
   return `${integrationId}|${prefix}`;
 }
+
+/**
+ * Whether `prefix` lies under the base location `location` (2.3 `cloudLocationPath`, the "base location
+ * prefix used when registering data sources"), path segment by path segment: `s3://b/base`, `s3://b/base/`
+ * and `s3://b/base/x/*` are under `s3://b/base`; `s3://b/basement` is not. The location itself counts; a
+ * scheme root (`s3://`) holds every path of that scheme. Compared exactly (object keys are case-sensitive).
+ * govops' reading; the sandbox checks the rule with its own code (src/sandbox/data-sources/interface.ts).
+ */
+export function prefixUnderLocation(location: string, prefix: string): boolean {
+  if (location === '') return false;
+  const base = location.replace(/\/+$/, '');
+  if (base === '' || base.endsWith(':')) return prefix.startsWith(location);
+  return prefix === base || prefix.startsWith(`${base}/`);
+}

@@ -1,0 +1,238 @@
+/**
+ * Planning object-store data sources (pure). A data source is identified by (integration, prefix): a desired
+ * one is matched by the id in state, else by its integration's live id and its prefix. The service has no
+ * update for data sources, so another name is a replace (delete + create, like webhooks). Its integration's
+ * plan decides the rest: created in this plan → the data source is created after it; replaced → the service
+ * deletes the data sources with the old integration, so they are registered again under the new one; not
+ * `enabled` and not changed by this plan → the create waits (blocked). When the service cannot list data
+ * sources (not supported), every DataSource manifest is a blocked create and one warning says why.
+ */
+import type { LiveDataSource, LiveIntegration } from '../api/types.js';
+import { dataSourceKey, prefixUnderLocation, DATA_SOURCE_INTEGRATION_TYPE } from '../service/data-sources.js';
+import type { ManagedResource } from '../state/types.js';
+import { matchResources, type Match } from './match.js';
+import type { DesiredDataSource, DesiredIntegration, FieldChange, PlanOptions, ResourceChange } from './types.js';
+
+export interface DataSourcePlanInput {
+  desired: readonly DesiredDataSource[];
+  /** The live data sources, or undefined when they could not be listed (`unsupported` says why). */
+  live: readonly LiveDataSource[] | undefined;
+  unsupported?: string;
+  liveIntegrations: readonly LiveIntegration[];
+  /** The plan's integration changes, by manifest name (made before the data sources'). */
+  integrationChanges: ReadonlyMap<string, ResourceChange>;
+  /** The resolved Integration manifests, by name (for the location a secret reference hid offline). */
+  desiredIntegrations: ReadonlyMap<string, DesiredIntegration>;
+  state: readonly ManagedResource[];
+  options: PlanOptions;
+}
+
+export interface DataSourcePlan {
+  changes: ResourceChange[];
+  errors: string[];
+  warnings: string[];
+}
+
+/**
+ * Live records that do not say which integration they belong to are given the object_store integration
+ * whose cloudLocationPath holds their prefix (the longest one: locations are unique, one may nest in another).
+ */
+export function attributeDataSources(live: readonly LiveDataSource[], integrations: readonly LiveIntegration[]): LiveDataSource[] {
+  const locations = integrations
+    .filter((i) => i.type === DATA_SOURCE_INTEGRATION_TYPE && typeof i.config.cloudLocationPath === 'string')
+    .map((i) => ({ id: i.id, location: i.config.cloudLocationPath as string }))
+    .sort((a, b) => b.location.length - a.location.length);
+  return live.map((d) => {
+    if (d.integrationId !== '') return d;
+    const owner = locations.find((l) => prefixUnderLocation(l.location, d.prefix));
+    return owner ? { ...d, integrationId: owner.id } : d;
+  });
+}
+
+function creationFields(d: DesiredDataSource): FieldChange[] {
+  return [
+    { path: 'integration', after: d.body.integration, sensitive: false, forcesReplace: false },
+    { path: 'dataSourceName', after: d.body.dataSourceName, sensitive: false, forcesReplace: false },
+    { path: 'prefix', after: d.body.prefix, sensitive: false, forcesReplace: false },
+  ];
+}
+
+/** Why a create under this integration cannot happen now (undefined: it can, after the integration's own task). */
+function waitsFor(ic: ResourceChange, live: LiveIntegration | undefined): string | undefined {
+  const who = `Integration/${ic.name}`;
+  if (ic.blocked && (ic.action === 'create' || ic.action === 'replace')) return `waits for ${who}, which is blocked: ${ic.blocked}`;
+  if (ic.action === 'create' || ic.action === 'replace' || ic.action === 'update') return undefined; // its task ends enabled
+  if (!live) return `${who} does not exist in the service`;
+  if (live.status !== 'enabled') return `${who} is ${live.status}: data sources are registered once it is enabled (the next run does it)`;
+  return undefined;
+}
+
+function unsupportedPlan(input: DataSourcePlanInput): DataSourcePlan {
+  const message = input.unsupported ?? 'data sources not supported by this service';
+  const changes: ResourceChange[] = [];
+  for (const d of input.desired) {
+    const c: ResourceChange = {
+      resourceKind: 'DataSource',
+      name: d.name,
+      action: d.deleteRequested ? 'noop' : 'create',
+      adopt: false,
+      changes: d.deleteRequested ? [] : creationFields(d),
+      reasons: [],
+      source: { ...d.source },
+      integration: { name: d.body.integration },
+    };
+    if (!d.deleteRequested) c.blocked = 'data sources not supported by this service';
+    changes.push(c);
+  }
+  const managed = input.state.filter((s) => s.kind === 'DataSource').length;
+  const parts = [`${input.desired.length} DataSource manifest(s) not applied`];
+  if (managed) parts.push(`${managed} managed data source(s) not checked`);
+  return { changes, errors: [], warnings: [`${message}: ${parts.join(', ')}`] };
+}
+
+export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
+  if (input.live === undefined) return unsupportedPlan(input);
+  const { options } = input;
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const changes: ResourceChange[] = [];
+  const live = attributeDataSources(input.live, input.liveIntegrations);
+  const liveIntegrations = new Map(input.liveIntegrations.map((i) => [i.id, i]));
+  const integrationByLiveId = new Map<string, ResourceChange>();
+  for (const ic of input.integrationChanges.values()) if (ic.liveId !== undefined) integrationByLiveId.set(ic.liveId, ic);
+
+  /** The live id a desired data source is registered under now, when its integration keeps its id. */
+  const currentIntegrationId = (d: DesiredDataSource): string | undefined => {
+    const ic = input.integrationChanges.get(d.body.integration);
+    if (!ic || ic.action === 'create' || ic.action === 'delete' || (ic.action === 'replace' && !ic.blocked)) return undefined;
+    return ic.liveId;
+  };
+  const m = matchResources<DesiredDataSource, LiveDataSource>({
+    kind: 'DataSource',
+    desired: [...input.desired],
+    live,
+    state: [...input.state],
+    nameOf: (d) => d.name,
+    keyOfDesired: (d) => {
+      const id = currentIntegrationId(d);
+      return id === undefined ? `\0new\0${d.name}` : dataSourceKey(id, d.body.prefix);
+    },
+    keyOfLive: (l) => dataSourceKey(l.integrationId, l.prefix),
+  });
+  errors.push(...m.errors);
+
+  for (const d of input.desired) {
+    const ic = input.integrationChanges.get(d.body.integration);
+    if (!ic) {
+      errors.push(`DataSource/${d.name}: no Integration manifest named ${d.body.integration}`);
+      continue;
+    }
+    if (ic.action === 'delete' && !d.deleteRequested) {
+      errors.push(
+        `DataSource/${d.name} is registered under Integration/${ic.name}, which this plan deletes: remove the DataSource manifest (or mark it govops/delete) too`,
+      );
+      continue;
+    }
+    const liveIntegration = ic.liveId !== undefined ? liveIntegrations.get(ic.liveId) : undefined;
+    changes.push(planOne(d, m.matches.get(d.name)!, ic, liveIntegration, input.desiredIntegrations.get(ic.name), options));
+  }
+
+  for (const o of m.orphans) {
+    if (!options.prune) {
+      warnings.push(
+        o.live
+          ? `DataSource/${o.state.name} is managed by govops but has no manifest: run with --prune to delete it`
+          : `DataSource/${o.state.name} is in govops state but gone from the service: run with --prune to forget it`,
+      );
+      continue;
+    }
+    const c: ResourceChange = { resourceKind: 'DataSource', name: o.state.name, action: 'delete', adopt: false, changes: [], reasons: ['no manifest any more (--prune)'] };
+    if (o.live) {
+      c.liveId = o.live.id;
+      const owner = integrationByLiveId.get(o.live.integrationId);
+      c.integration = { liveId: o.live.integrationId, ...(owner ? { name: owner.name } : {}) };
+    } else {
+      c.goneFromService = true;
+      c.reasons.push('already gone from the service (or with its integration): only the state entry is removed');
+    }
+    changes.push(c);
+  }
+
+  // Deleting an integration deletes its data sources: say so for the ones govops does not manage.
+  const claimed = new Set<string>([...input.state.filter((s) => s.kind === 'DataSource').map((s) => s.id)]);
+  for (const match of m.matches.values()) if (match.live) claimed.add(match.live.id);
+  for (const ic of input.integrationChanges.values()) {
+    if (ic.blocked || ic.liveId === undefined || (ic.action !== 'delete' && ic.action !== 'replace')) continue;
+    const others = live.filter((d) => d.integrationId === ic.liveId && !claimed.has(d.id));
+    if (others.length) {
+      warnings.push(
+        `Integration/${ic.name}: the ${ic.action} also deletes ${others.length} data source(s) govops does not manage (ids ${others.map((d) => d.id).join(', ')}): the service deletes data sources with their integration`,
+      );
+    }
+  }
+  return { changes, errors, warnings };
+}
+
+function planOne(
+  d: DesiredDataSource,
+  m: Match<LiveDataSource>,
+  ic: ResourceChange,
+  liveIntegration: LiveIntegration | undefined,
+  desiredIntegration: DesiredIntegration | undefined,
+  options: PlanOptions,
+): ResourceChange {
+  const integrationReplaced = ic.action === 'replace' && !ic.blocked;
+  const keepsId = ic.action !== 'create' && !integrationReplaced && ic.liveId !== undefined;
+  const c: ResourceChange = {
+    resourceKind: 'DataSource',
+    name: d.name,
+    action: 'noop',
+    adopt: m.adopt,
+    changes: [],
+    reasons: [...m.reasons],
+    source: { ...d.source },
+    integration: { name: d.body.integration, ...(keepsId ? { liveId: ic.liveId } : {}) },
+  };
+  if (m.renamedFrom) c.renamedFrom = m.renamedFrom;
+  if (m.live && !integrationReplaced) c.liveId = m.live.id;
+  if (d.deleteRequested) {
+    c.reasons.push(`annotation govops/delete: "true"`);
+    c.adopt = false;
+    if (integrationReplaced) c.reasons.push(`its integration is replaced: the service deletes the data source with it`);
+    else if (m.adopt || !m.state) c.reasons.push('not owned by govops (not in state): never deleted');
+    else if (!options.prune) c.reasons.push('run with --prune to delete it');
+    else {
+      c.action = 'delete';
+      if (!m.live) c.goneFromService = true;
+    }
+    return c;
+  }
+  const location = desiredIntegration?.body.config?.cloudLocationPath;
+  const outside = typeof location === 'string' && !prefixUnderLocation(location, d.body.prefix);
+  if (!m.live || integrationReplaced) {
+    c.action = 'create';
+    c.adopt = false;
+    c.changes = creationFields(d);
+    if (integrationReplaced) {
+      c.reasons.push(`Integration/${ic.name} is replaced and the service deletes its data sources with it: registered again under the new integration`);
+    } else if (ic.action === 'create') {
+      c.reasons.push(`registered once Integration/${ic.name} is created and enabled`);
+    }
+    const wait = waitsFor(ic, liveIntegration);
+    if (outside) c.blocked = `the prefix is not under the cloudLocationPath of Integration/${ic.name} (given by a secret reference)`;
+    else if (wait) c.blocked = wait;
+    return c;
+  }
+  if (m.live.dataSourceName !== d.body.dataSourceName) {
+    c.changes = [{ path: 'dataSourceName', before: m.live.dataSourceName, after: d.body.dataSourceName, sensitive: false, forcesReplace: true }];
+    c.action = 'replace';
+    c.reasons.push('data sources have no update: replaced (delete + create, new id)');
+    const wait = waitsFor(ic, liveIntegration);
+    if (m.adopt && !options.allowReplace) {
+      c.blocked = 'adopting it means replacing a data source govops did not create (its name differs): run with --allow-replace';
+    } else if (wait) c.blocked = wait;
+    return c;
+  }
+  if (m.adopt) c.action = 'adopt';
+  return c;
+}

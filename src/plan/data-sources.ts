@@ -121,6 +121,15 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
   });
   errors.push(...m.errors);
 
+  // Live data sources this plan removes (pruned, replaced, marked govops/delete, or matched elsewhere): their
+  // names are free for a create by the time it runs (the create waits for the deletes, src/apply/dependencies.ts).
+  const leaving = new Set<string>();
+  if (options.prune) for (const o of m.orphans) if (o.live) leaving.add(o.live.id);
+  for (const d of input.desired) {
+    const match = m.matches.get(d.name);
+    if (match?.live && (d.deleteRequested || match.live.dataSourceName !== d.body.dataSourceName)) leaving.add(match.live.id);
+  }
+
   for (const d of input.desired) {
     const ic = input.integrationChanges.get(d.body.integration);
     if (!ic) {
@@ -134,7 +143,9 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
       continue;
     }
     const liveIntegration = ic.liveId !== undefined ? liveIntegrations.get(ic.liveId) : undefined;
-    changes.push(planOne(d, m.matches.get(d.name)!, ic, liveIntegration, input.desiredIntegrations.get(ic.name), options));
+    const nameTaken = (name: string): LiveDataSource | undefined =>
+      live.find((l) => l.integrationId === ic.liveId && l.dataSourceName === name && !leaving.has(l.id));
+    changes.push(planOne(d, m.matches.get(d.name)!, ic, liveIntegration, input.desiredIntegrations.get(ic.name), options, nameTaken));
   }
 
   for (const o of m.orphans) {
@@ -180,6 +191,8 @@ function planOne(
   liveIntegration: LiveIntegration | undefined,
   desiredIntegration: DesiredIntegration | undefined,
   options: PlanOptions,
+  /** A live data source of the integration holding this name that this plan does not remove. */
+  nameTaken: (name: string) => LiveDataSource | undefined,
 ): ResourceChange {
   const integrationReplaced = ic.action === 'replace' && !ic.blocked;
   const keepsId = ic.action !== 'create' && !integrationReplaced && ic.liveId !== undefined;
@@ -219,8 +232,10 @@ function planOne(
       c.reasons.push(`registered once Integration/${ic.name} is created and enabled`);
     }
     const wait = waitsFor(ic, liveIntegration);
+    const taken = keepsId ? nameTaken(d.body.dataSourceName) : undefined;
     if (outside) c.blocked = `the prefix is not under the cloudLocationPath of Integration/${ic.name} (given by a secret reference)`;
     else if (wait) c.blocked = wait;
+    else if (taken) c.blocked = `the name ${d.body.dataSourceName} is taken by data source ${taken.id} (${taken.prefix}) of Integration/${ic.name}, which govops does not delete: rename one of them`;
     return c;
   }
   if (m.live.dataSourceName !== d.body.dataSourceName) {

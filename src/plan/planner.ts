@@ -94,12 +94,14 @@ export function planChanges(input: PlanInput): Plan {
     else warnings.push(orphanWarning('Webhook', o.state.name, o.live !== undefined));
   }
   const dataSources = input.desired.filter((d): d is DesiredDataSource => d.kind === 'DataSource');
+  let unsupported: string | undefined;
   if (dataSources.length > 0 || state.resources.some((r) => r.kind === 'DataSource')) {
     const byName = new Map(changes.filter((c) => c.resourceKind === 'Integration').map((c) => [c.name, c]));
+    if (input.live.dataSources === undefined) unsupported = input.live.dataSourcesUnsupported ?? 'data sources were not listed';
     const ds = planDataSources({
       desired: dataSources,
       live: input.live.dataSources,
-      unsupported: input.live.dataSourcesUnsupported ?? (input.live.dataSources === undefined ? 'data sources were not listed' : undefined),
+      unsupported,
       liveIntegrations: input.live.integrations,
       integrationChanges: byName,
       desiredIntegrations: new Map(integrations.map((d) => [d.name, d])),
@@ -134,6 +136,7 @@ export function planChanges(input: PlanInput): Plan {
   if (refusal) warnings.push(refusal.message);
   const plan: Plan = { formatVersion: 1, changes: planned, summary: summarize(planned), errors, warnings };
   if (refusal) plan.deletionRefusal = refusal;
+  if (unsupported !== undefined) plan.dataSourcesUnsupported = unsupported;
   if (input.revision !== undefined) plan.revision = input.revision;
   return plan;
 }

@@ -134,6 +134,11 @@ export interface Plan {
   warnings: string[];
   /** Set when the mass-deletion guard held deletes back (src/plan/guard.ts); the other changes still apply. */
   deletionRefusal?: DeletionRefusal;
+  /**
+   * Set when data sources are in play and the service could not list them (its list endpoint answered 404 or
+   * 405): why. Every DataSource manifest is then a blocked create; the other changes still apply.
+   */
+  dataSourcesUnsupported?: string;
 }
 
 /** Why the mass-deletion guard refused a plan's deletes. */

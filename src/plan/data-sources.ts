@@ -11,7 +11,7 @@ import type { LiveDataSource, LiveIntegration } from '../api/types.js';
 import { dataSourceKey, prefixUnderLocation, DATA_SOURCE_INTEGRATION_TYPE } from '../service/data-sources.js';
 import type { ManagedResource } from '../state/types.js';
 import { matchResources, type Match } from './match.js';
-import type { DesiredDataSource, DesiredIntegration, FieldChange, PlanOptions, ResourceChange } from './types.js';
+import type { DesiredDataSource, FieldChange, PlanOptions, ResourceChange } from './types.js';
 
 export interface DataSourcePlanInput {
   desired: readonly DesiredDataSource[];
@@ -21,8 +21,6 @@ export interface DataSourcePlanInput {
   liveIntegrations: readonly LiveIntegration[];
   /** The plan's integration changes, by manifest name (made before the data sources'). */
   integrationChanges: ReadonlyMap<string, ResourceChange>;
-  /** The resolved Integration manifests, by name (for the location a secret reference hid offline). */
-  desiredIntegrations: ReadonlyMap<string, DesiredIntegration>;
   state: readonly ManagedResource[];
   options: PlanOptions;
 }
@@ -81,7 +79,7 @@ function unsupportedPlan(input: DataSourcePlanInput): DataSourcePlan {
       source: { ...d.source },
       integration: { name: d.body.integration },
     };
-    if (!d.deleteRequested) c.blocked = 'data sources not supported by this service';
+    if (!d.deleteRequested) c.blocked = 'the service has no data-source endpoints (see the warning)';
     changes.push(c);
   }
   const managed = input.state.filter((s) => s.kind === 'DataSource').length;
@@ -145,7 +143,7 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
     const liveIntegration = ic.liveId !== undefined ? liveIntegrations.get(ic.liveId) : undefined;
     const nameTaken = (name: string): LiveDataSource | undefined =>
       live.find((l) => l.integrationId === ic.liveId && l.dataSourceName === name && !leaving.has(l.id));
-    changes.push(planOne(d, m.matches.get(d.name)!, ic, liveIntegration, input.desiredIntegrations.get(ic.name), options, nameTaken));
+    changes.push(planOne(d, m.matches.get(d.name)!, ic, liveIntegration, options, nameTaken));
   }
 
   for (const o of m.orphans) {
@@ -189,7 +187,6 @@ function planOne(
   m: Match<LiveDataSource>,
   ic: ResourceChange,
   liveIntegration: LiveIntegration | undefined,
-  desiredIntegration: DesiredIntegration | undefined,
   options: PlanOptions,
   /** A live data source of the integration holding this name that this plan does not remove. */
   nameTaken: (name: string) => LiveDataSource | undefined,
@@ -220,8 +217,6 @@ function planOne(
     }
     return c;
   }
-  const location = desiredIntegration?.body.config?.cloudLocationPath;
-  const outside = typeof location === 'string' && !prefixUnderLocation(location, d.body.prefix);
   if (!m.live || integrationReplaced) {
     c.action = 'create';
     c.adopt = false;
@@ -233,8 +228,7 @@ function planOne(
     }
     const wait = waitsFor(ic, liveIntegration);
     const taken = keepsId ? nameTaken(d.body.dataSourceName) : undefined;
-    if (outside) c.blocked = `the prefix is not under the cloudLocationPath of Integration/${ic.name} (given by a secret reference)`;
-    else if (wait) c.blocked = wait;
+    if (wait) c.blocked = wait;
     else if (taken) c.blocked = `the name ${d.body.dataSourceName} is taken by data source ${taken.id} (${taken.prefix}) of Integration/${ic.name}, which govops does not delete: rename one of them`;
     return c;
   }

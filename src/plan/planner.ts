@@ -105,7 +105,6 @@ export function planChanges(input: PlanInput): Plan {
       unsupported,
       liveIntegrations: input.live.integrations,
       integrationChanges: byName,
-      desiredIntegrations: new Map(integrations.map((d) => [d.name, d])),
       state: state.resources,
       options,
     });

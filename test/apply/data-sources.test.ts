@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/types.js';
+import { dataSourceManifest as source, objectStoreManifest as store } from '../helpers/manifests.js';
 import { rig, type Rig } from './inproc.js';
 
 let w: Rig | undefined;
@@ -12,32 +13,6 @@ afterEach(async () => {
   await w?.close();
   w = undefined;
 });
-
-export const store = (name: string, location: string): string => `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: ${name}
-spec:
-  type: object_store
-  autoBootstrap: false
-  config:
-    name: ${name}
-    cloudAccountId: "123456789012"
-    cloudRegion: us-east-1
-    cloudLocationRole: arn:cloud:iam::123456789012:role/grants
-    cloudLocationPath: ${location}
-    authenticationType: auto
-`;
-
-export const source = (name: string, integration: string, prefix: string, dataSourceName = name): string => `apiVersion: govops/v1
-kind: DataSource
-metadata:
-  name: ${name}
-spec:
-  integration: ${integration}
-  dataSourceName: ${dataSourceName}
-  prefix: ${prefix}
-`;
 
 const acting = (plan: Plan | undefined) => (plan?.changes ?? []).filter((c) => c.action !== 'noop' || c.adopt).map((c) => `${c.action} ${c.resourceKind}/${c.name}${c.blocked ? ' (blocked)' : ''}`);
 const writes = (r: Rig) => r.lines().filter((l) => !l.startsWith('GET ') && !l.includes('dryRun=true'));

@@ -42,7 +42,7 @@ describe('govops validate / plan / apply with data sources', () => {
     await write('logs.yaml', source('logs', 'raw', 's3://raw.example.com/base/logs/*', 'Raw logs'));
     const plan = await h.govops(['plan', 'manifests']);
     expect(plan.code).toBe(0);
-    expect(plan.stdout).toMatch(/\+ Integration\/raw \(object_store\)[\s\S]*\+ DataSource\/events\n\s+\+ integration = "raw"\n\s+\+ dataSourceName = "events"\n\s+\+ prefix = "s3:\/\/raw\.example\.com\/base\/events"\n\s+# registered once Integration\/raw is created and enabled/);
+    expect(plan.stdout).toMatch(/\+ Integration\/raw \(object_store\)[\s\S]*\+ DataSource\/events \(in Integration\/raw\)\n\s+\+ integration = "raw"\n\s+\+ dataSourceName = "events"\n\s+\+ prefix = "s3:\/\/raw\.example\.com\/base\/events"\n\s+# registered once Integration\/raw is created and enabled/);
     h.sandbox.clearRequests();
     const r = await h.govops(['apply', 'manifests']);
     expect(r.code, r.stderr).toBe(0);
@@ -66,7 +66,9 @@ describe('govops validate / plan / apply with data sources', () => {
     const plan = await h.govops(['plan', 'manifests', '--detailed-exitcode']);
     expect(plan.code).toBe(2);
     expect(plan.stdout).toMatch(/Warning: DataSource\/logs is managed by govops but has no manifest: run with --prune to delete it/);
-    expect(plan.stdout).toMatch(/\+ DataSource\/audit/);
+    expect(plan.stdout).toMatch(/\+ DataSource\/audit \(in Integration\/raw\)/);
+    const md = await h.govops(['plan', 'manifests', '-o', 'markdown']);
+    expect(md.stdout).toMatch(/\| `\+` \| DataSource\/audit \| data source in Integration\/raw \| will be created \|/);
     const apply = await h.govops(['apply', 'manifests', '--prune', '--max-deletes', '1']);
     expect(apply.code, apply.stderr).toBe(0);
     expect(h.sandbox.dataSources.list().map((d) => d.dataSourceName)).toEqual(['events', 'audit']);
@@ -94,7 +96,7 @@ describe('govops validate / plan / apply with data sources', () => {
     await remove('audit.yaml');
     h.sandbox.clearRequests();
     const plan = await h.govops(['plan', 'manifests', '--prune', '--max-deletes', '3', '--allow-empty']);
-    expect(plan.stdout).toMatch(/- Integration\/raw[\s\S]*- DataSource\/audit[\s\S]*- DataSource\/events/);
+    expect(plan.stdout).toMatch(/- Integration\/raw[\s\S]*- DataSource\/audit \(in Integration\/raw\)[\s\S]*- DataSource\/events \(in Integration\/raw\)/);
     const apply = await h.govops(['apply', 'manifests', '--prune', '--max-deletes', '3', '--allow-empty']);
     expect(apply.code, apply.stderr).toBe(0);
     const deletes = requestLines(h.sandbox).filter((l) => l.startsWith('DELETE'));

@@ -62,6 +62,8 @@ export const ErrorCode = {
   planError: 'GOVOPS_PLAN_ERROR',
   /** The service has no data-source list endpoint (404 or 405 at --data-sources-path): data sources are skipped. */
   dataSourcesUnsupported: 'GOVOPS_DATA_SOURCES_UNSUPPORTED',
+  /** A saved plan (`apply FILE`) no longer matches its manifests, secrets, state or live resources: refused whole. */
+  stalePlan: 'GOVOPS_STALE_PLAN',
   /** Anything else: a bug. */
   internal: 'GOVOPS_INTERNAL',
 } as const;

@@ -1,7 +1,7 @@
 /** Pure: per-resource sync state from a reconcile result (for /status and govops_resources). */
 import type { ReconcileResult } from '../reconcile/types.js';
 
-export type SyncState = 'synced' | 'out_of_sync' | 'failed' | 'blocked';
+export type SyncState = 'synced' | 'out_of_sync' | 'failed' | 'blocked' | 'suspended';
 
 export interface ResourceState {
   kind: 'Integration' | 'Webhook' | 'DataSource';
@@ -40,6 +40,7 @@ export function resourceStates(result: ReconcileResult): ResourceState[] {
     if (o?.result === 'failed') syncState = 'failed';
     else if (o?.result === 'ok') syncState = 'synced';
     else if (c.blocked) syncState = 'blocked';
+    else if (c.suspended) syncState = 'suspended';
     else syncState = pendingChange ? 'out_of_sync' : 'synced';
     // A delete that went through leaves nothing behind to report.
     if (c.action === 'delete' && o?.result === 'ok') continue;

@@ -122,7 +122,7 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
   // Live data sources this plan removes (pruned, replaced, marked govops/delete, or matched elsewhere): their
   // names are free for a create by the time it runs (the create waits for the deletes, src/apply/dependencies.ts).
   const leaving = new Set<string>();
-  if (options.prune) for (const o of m.orphans) if (o.live) leaving.add(o.live.id);
+  if (options.prune) for (const o of m.orphans) if (o.live && !o.state.explicitAdopt) leaving.add(o.live.id);
   for (const d of input.desired) {
     const match = m.matches.get(d.name);
     if (match?.live && (d.deleteRequested || match.live.dataSourceName !== d.body.dataSourceName)) leaving.add(match.live.id);
@@ -147,6 +147,10 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
   }
 
   for (const o of m.orphans) {
+    if (o.state.explicitAdopt) {
+      warnings.push(`DataSource/${o.state.name} was recorded by govops state adopt but has no manifest: never pruned (govops state forget DataSource/${o.state.name} to drop it)`);
+      continue;
+    }
     if (!options.prune) {
       warnings.push(
         o.live
@@ -244,4 +248,40 @@ function planOne(
   }
   if (m.adopt) c.action = 'adopt';
   return c;
+}
+
+/**
+ * A targeted plan (`--only`) keeps some changes and leaves the others out; data sources and their integration
+ * depend on each other, so: a data source create kept without its integration's create or replace (its live id
+ * is known only once that runs) is blocked, naming the pattern to add; an integration delete or replace kept
+ * without the changes of its managed data sources is applied (the service deletes them with it), with a
+ * warning that a plan without --only settles them. Returns the kept changes (blocked ones copied) and warnings.
+ */
+export function targetDataSources(all: readonly ResourceChange[], kept: readonly ResourceChange[]): { changes: ResourceChange[]; warnings: string[] } {
+  const keptKeys = new Set(kept.map((c) => `${c.resourceKind}/${c.name}`));
+  const integrations = new Map(all.filter((c) => c.resourceKind === 'Integration').map((c) => [c.name, c]));
+  const warnings: string[] = [];
+  const changes = kept.map((c) => {
+    if (c.resourceKind !== 'DataSource' || c.blocked || (c.action !== 'create' && c.action !== 'replace')) return c;
+    const name = c.integration?.name;
+    const ic = name === undefined ? undefined : integrations.get(name);
+    if (!ic || c.integration?.liveId !== undefined || keptKeys.has(`Integration/${ic.name}`)) return c;
+    return { ...c, blocked: `waits for Integration/${ic.name} (${ic.action}), which this targeted plan leaves out: add --only Integration/${ic.name}` };
+  });
+  for (const ic of kept) {
+    if (ic.resourceKind !== 'Integration' || ic.blocked || (ic.action !== 'delete' && ic.action !== 'replace')) continue;
+    const left = all.filter(
+      (c) => c.resourceKind === 'DataSource' && c.action !== 'noop' && c.integration?.name === ic.name && !keptKeys.has(`DataSource/${c.name}`),
+    );
+    const leftPrunes = all.filter(
+      (c) => c.resourceKind === 'DataSource' && c.action === 'delete' && ic.liveId !== undefined && c.integration?.liveId === ic.liveId && !keptKeys.has(`DataSource/${c.name}`),
+    );
+    const names = [...new Set([...left, ...leftPrunes].map((c) => `DataSource/${c.name}`))].sort();
+    if (names.length) {
+      warnings.push(
+        `Integration/${ic.name}: its ${ic.action} also deletes ${names.join(', ')} (the service deletes data sources with their integration), left out of this targeted plan: a plan without --only settles them`,
+      );
+    }
+  }
+  return { changes, warnings };
 }

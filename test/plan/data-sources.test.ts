@@ -1,10 +1,11 @@
 /** Planning data sources (pure) and the apply's task dependencies derived from the plan. */
 import { describe, expect, it } from 'vitest';
-import type { LiveDataSource } from '../../src/api/types.js';
+import type { LiveDataSource, LiveWebhook } from '../../src/api/types.js';
 import { taskDependencies } from '../../src/apply/dependencies.js';
 import type { DataSourceManifest } from '../../src/manifests/types.js';
 import { attributeDataSources } from '../../src/plan/data-sources.js';
 import { toDesired } from '../../src/plan/desired.js';
+import { compareFacts, planFacts } from '../../src/plan/facts.js';
 import { planChanges } from '../../src/plan/planner.js';
 import type { DesiredDataSource, DesiredResource, PlanChange, PlanOptions } from '../../src/plan/types.js';
 import type { GovopsState, ManagedResource } from '../../src/state/types.js';
@@ -172,6 +173,78 @@ describe('planning data sources', () => {
     const p = plan([raw], { live: undefined });
     expect(p.warnings).toEqual([]);
     expect(p.dataSourcesUnsupported).toBeUndefined();
+  });
+});
+
+describe('data sources with the operator controls (--only, govops/suspend, state adopt, saved plans)', () => {
+  const suspend = { 'govops/suspend': 'true' };
+
+  it('--only accepts the DataSource kind; a create kept without its new integration is blocked, naming the pattern to add', () => {
+    const a = ds('a', 's3://raw/a');
+    const alone = plan([raw, a], { rawLive: false, options: { only: ['DataSource/a'] } });
+    expect(summary(alone.changes)).toEqual(['create DataSource/a !']);
+    expect(alone.changes[0]!.blocked).toBe('waits for Integration/raw (create), which this targeted plan leaves out: add --only Integration/raw');
+    expect(alone.targets).toEqual({ only: ['DataSource/a'], untargeted: 1 });
+    const both = plan([raw, a], { rawLive: false, options: { only: ['Integration/raw', 'datasource/*'] } });
+    expect(summary(both.changes)).toEqual(['create Integration/raw', 'create DataSource/a']);
+    // under a live integration the data source needs nothing else
+    expect(summary(plan([raw, a], { options: { only: ['DataSource/a'] } }).changes)).toEqual(['create DataSource/a']);
+  });
+
+  it('--only naming an integration delete: its managed data sources left out are named in a warning', () => {
+    const a = ds('a', 's3://raw/a');
+    const p = plan([], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), mine(a, '1')], options: { prune: true, allowEmpty: true, only: ['Integration/raw'] } });
+    expect(summary(p.changes)).toEqual(['delete Integration/raw']);
+    expect(p.warnings).toContain(
+      'Integration/raw: its delete also deletes DataSource/a (the service deletes data sources with their integration), left out of this targeted plan: a plan without --only settles them',
+    );
+  });
+
+  it('a suspended integration is left as it is live: its data sources are not re-registered for a replace that does not happen', () => {
+    const changed = integration('raw', 'object_store', { ...storeConfig('raw', 's3://raw/'), cloudAccountId: '2' }, { autoBootstrap: false, annotations: suspend });
+    const a = ds('a', 's3://raw/a');
+    const p = plan([changed, a], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), mine(a, '1')], options: { allowReplace: true } });
+    expect(summary(p.changes)).toEqual(['noop Integration/raw', 'noop DataSource/a']);
+    expect(p.changes[0]!.suspended).toBe(true);
+    // a new data source under it is registered under its live id
+    const b = ds('b', 's3://raw/b');
+    const q = plan([changed, a, b], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), mine(a, '1')], options: { allowReplace: true } });
+    expect(q.changes.find((c) => c.name === 'b')).toMatchObject({ action: 'create', integration: { name: 'raw', liveId: '7' } });
+    expect(q.changes.find((c) => c.name === 'b')!.blocked).toBeUndefined();
+  });
+
+  it('a suspended data source is a noop; recorded suspended and without its manifest, it is never pruned', () => {
+    const a = ds('a', 's3://raw/a', 'alpha', { annotations: suspend });
+    const p = plan([raw, a], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), mine(a, '1')] });
+    expect(p.changes[1]).toMatchObject({ action: 'noop', suspended: true });
+    expect(p.changes[1]!.reasons.at(-1)).toMatch(/^suspended \(govops\/suspend: "true"\): govops leaves it alone; otherwise it would be replaced \(dataSourceName\)/);
+    const gone = plan([raw], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), { ...mine(a, '1'), suspended: true }], options: { prune: true } });
+    expect(summary(gone.changes)).toEqual(['noop Integration/raw', 'noop DataSource/a']);
+    expect(gone.changes[1]!.suspended).toBe(true);
+  });
+
+  it('a data source recorded by state adopt is adopted by its id, and never pruned without a manifest', () => {
+    const a = ds('a', 's3://raw/a');
+    const adopted = { ...mine(a, '1', 'adopted'), explicitAdopt: true, specHash: '' };
+    const p = plan([raw, a], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), adopted] });
+    expect(p.changes[1]).toMatchObject({ action: 'adopt', liveId: '1', reasons: ['adopted explicitly (govops state adopt --id 1)'] });
+    const orphan = plan([raw], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), adopted], options: { prune: true } });
+    expect(summary(orphan.changes)).toEqual(['noop Integration/raw']);
+    expect(orphan.warnings).toEqual(['DataSource/a was recorded by govops state adopt but has no manifest: never pruned (govops state forget DataSource/a to drop it)']);
+  });
+
+  it('saved-plan facts of a data source come from the data sources (not a webhook with the same id), field by field', () => {
+    const a = ds('a', 's3://raw/a', 'alpha');
+    const st: GovopsState = { version: 1, fingerprintKey: KEY, resources: [owned(raw, '7'), mine(a, '1')] };
+    const p = plan([raw, a], { live: [live('1', 's3://raw/a', 'a')], state: st.resources });
+    expect(p.changes[1]!.action).toBe('replace');
+    const hook = { id: '1', name: 'hook', url: 'https://h.example.com', global: true, notificationType: [], actionType: null } as unknown as LiveWebhook;
+    const factsWith = (dsName: string) =>
+      planFacts(p, { manifests: [], desired: [raw, a], state: st, live: { integrations: [liveOf(raw, '7')], webhooks: [hook], dataSources: [live('1', 's3://raw/a', dsName)] }, shapes: SHAPES, hashing: HASH });
+    const before = factsWith('a');
+    expect(Object.keys(before.live['DataSource/a']!.fields!)).toEqual(['dataSourceName', 'integrationId', 'prefix']);
+    expect(compareFacts(before, factsWith('a'))).toEqual([]);
+    expect(compareFacts(before, factsWith('renamed'))).toEqual(['DataSource/a (id 1) changed in the service since the plan: dataSourceName']);
   });
 });
 

@@ -166,7 +166,7 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
       }
     } catch (err) {
       if (err instanceof ApiError && err.code === ErrorCode.apiNotFound) {
-        throw new UserError(`no ${kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET /${kind === 'Integration' ? 'integrations' : kind === 'Webhook' ? 'webhooks' : 'data-sources (--data-sources-path)'}`);
+        throw new UserError(`no ${kind === 'DataSource' ? 'data source' : kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET /${kind === 'Integration' ? 'integrations' : kind === 'Webhook' ? 'webhooks' : 'data-sources (--data-sources-path)'}`);
       }
       throw err;
     }

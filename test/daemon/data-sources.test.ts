@@ -1,12 +1,15 @@
 /**
  * `govops run --dir` as a real process with DataSource manifests (issue #17): created with their integration in
  * one revision, prefixes added and removed, deletion of the integration with its data sources (order),
- * `/status` and `/metrics` counting them; and a service without data sources reported once.
+ * `/status` and `/metrics` counting them; adoption, a prefix outside the location rejected (nothing sent), drift
+ * healed, the mass-deletion guard; and a service without data sources reported once.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { ServiceClient } from '../../src/api/client.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { CLI } from '../helpers/cli.js';
 import { dataSourceManifest as source, objectStoreManifest as store } from '../helpers/manifests.js';
@@ -107,6 +110,58 @@ describe('govops run with data sources (directory source, real process)', () => 
       return s.resources?.length === 0 ? s : undefined;
     }, 20_000, 'status empty');
     expect(after.resourceCounts).toEqual({ Integration: {}, DataSource: {}, Webhook: {} });
+  });
+
+  it('adopts an existing data source, rejects a prefix outside the location, re-creates one deleted out of band, and the guard holds back mass deletes', async () => {
+    const { sandbox, dir, home } = await setup();
+    await writeFile(join(dir, 'store.yaml'), store('raw', 's3://raw.example.com/'));
+    const d = runDaemon(['--dir', dir, '--prune', '--self-heal', '--resync', '1s'], sandbox, home);
+    const url = await d.url;
+    const client = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries: 0 });
+    cleanup.add(() => client.close());
+    const live = await until(async () => (await client.listIntegrations()).find((i) => i.status === 'enabled'), 20_000, 'integration enabled');
+    const integrationId = live!.id;
+    // registered outside govops: a manifest for it is an adoption (no create request)
+    const [existing] = await client.createDataSources(integrationId, [{ dataSourceName: 'manual', prefix: 's3://raw.example.com/manual' }]);
+    sandbox.clearRequests();
+    await writeFile(join(dir, 'manual.yaml'), source('manual', 'raw', 's3://raw.example.com/manual'));
+    const adopted = await until(async () => {
+      const s = (await getJson(`${url}/status`)).body;
+      return s.resources?.find((r: { kind: string; name: string; syncState: string }) => r.kind === 'DataSource' && r.name === 'manual' && r.syncState === 'synced') ? s : undefined;
+    }, 20_000, 'manual adopted');
+    expect(adopted.resourceCounts.DataSource).toEqual({ synced: 1 });
+    expect(sandbox.requests().filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    const state = JSON.parse(await readFile(join(home, '.govops', 'state.json'), 'utf8'));
+    expect(state.resources.find((r: { name: string }) => r.name === 'manual')).toMatchObject({ kind: 'DataSource', id: existing!.id, origin: 'adopted' });
+
+    // a prefix outside the location: the revision is rejected at file:line:col, nothing is sent
+    sandbox.clearRequests();
+    await writeFile(join(dir, 'bad.yaml'), source('bad', 'raw', 's3://elsewhere.example.com/x'));
+    const rejected = await until(async () => {
+      const s = (await getJson(`${url}/status`)).body;
+      return s.revision?.rejected && s.revision.rejected === s.revision.latest ? s : undefined;
+    }, 20_000, 'revision rejected');
+    expect(rejected.lastError.result).toBe('invalid');
+    expect(rejected.lastError.message).toMatch(/bad\.yaml:8:11: DataSource\/bad: prefix `s3:\/\/elsewhere\.example\.com\/x` is not under the cloudLocationPath/);
+    expect(sandbox.requests().filter((r) => r.method !== 'GET')).toEqual([]);
+    await rm(join(dir, 'bad.yaml'));
+
+    // drift: deleted out of band (both DELETEs: for good), created again under --self-heal
+    await client.deleteDataSource(existing!.id);
+    await until(() => sandbox.dataSources.list().some((x) => x.prefix === 's3://raw.example.com/manual' && String(x.id) !== existing!.id && !x.deletedAt), 20_000, 'manual re-created');
+
+    // the integration and its data source removed at once, over the mass-deletion share: held back
+    sandbox.clearRequests();
+    await writeFile(join(dir, 'other.yaml'), store('cold', 's3://cold.example.com/'));
+    await rm(join(dir, 'manual.yaml'));
+    await rm(join(dir, 'store.yaml'));
+    const guarded = await until(async () => {
+      const s = (await getJson(`${url}/status`)).body;
+      return s.deletionGuard?.refused === 2 ? s : undefined;
+    }, 20_000, 'deletes refused');
+    expect(guarded.deletionGuard.message).toMatch(/--max-deletes 2/);
+    expect(sandbox.requests().filter((r) => r.method === 'DELETE')).toEqual([]);
+    expect(sandbox.dataSources.list().filter((x) => !x.deletedAt)).toHaveLength(1);
   });
 
   it('a service without data sources: logged once, blocked in /status and /metrics, integrations still applied', async () => {

@@ -54,7 +54,7 @@ function isObj(v: unknown): v is Record<string, unknown> {
 /** Check one parsed resource entry (`where` names it in the error). */
 function checkResource(r: unknown, file: string, where: string): asserts r is ManagedResource {
   if (!isObj(r)) throw corrupt(file, `${where} must be an object`);
-  if (r.kind !== 'Integration' && r.kind !== 'Webhook') throw corrupt(file, `${where}.kind must be Integration or Webhook`);
+  if (r.kind !== 'Integration' && r.kind !== 'Webhook' && r.kind !== 'DataSource') throw corrupt(file, `${where}.kind must be Integration, Webhook or DataSource`);
   for (const k of ['name', 'id', 'specHash'] as const) {
     if (typeof r[k] !== 'string') throw corrupt(file, `${where}.${k} must be a string`);
   }

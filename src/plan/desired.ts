@@ -53,19 +53,22 @@ const asSecretString = (v: unknown): string => (typeof v === 'string' ? v : JSON
  * @param manifest the manifest with secret references replaced by their values
  * @param secretPaths paths of secret values as `resolveSecrets` reports them (`spec.config.password`)
  * @param hashing keyed fingerprints (the state's key) and the spec digest
+ * @param owned the caller hands `manifest` over (a private copy it no longer uses, as `resolveSecrets` makes):
+ *   the body takes its objects instead of copying them again. Otherwise nothing of `manifest` is shared.
  */
 export function toDesired(
   manifest: Manifest,
   source: SourceLocation,
   secretPaths: readonly string[],
   hashing: Hashing,
+  owned = false,
 ): DesiredResource {
   const annotations = manifest.metadata.annotations;
   const deleteRequested = annotations?.[DELETE_ANNOTATION] === 'true';
   const suspended = annotationOn(annotations, SUSPEND_ANNOTATION);
   const ignoreFields = splitIgnoreFields(annotations?.[IGNORE_FIELDS_ANNOTATION]);
   const src = { file: source.file, line: source.line, column: source.column };
-  const body = manifest.kind === 'Integration' ? integrationBody(manifest) : manifest.kind === 'Webhook' ? webhookBody(manifest) : dataSourceBody(manifest);
+  const body = manifest.kind === 'Integration' ? integrationBody(manifest, owned) : manifest.kind === 'Webhook' ? webhookBody(manifest) : dataSourceBody(manifest);
   const paths = new Set<string>();
   for (const p of secretPaths) {
     const rel = p.startsWith('spec.') ? p.slice(5) : p;
@@ -101,7 +104,8 @@ export function toDesired(
   };
   if (manifest.kind === 'Integration') {
     const d: DesiredResource = { ...base, kind: 'Integration', body: body as DesiredIntegrationBody };
-    if (manifest.spec.deleteCredentials) d.deleteCredentials = structuredClone(manifest.spec.deleteCredentials);
+    const creds = manifest.spec.deleteCredentials;
+    if (creds) d.deleteCredentials = owned ? creds : structuredClone(creds);
     return d;
   }
   if (manifest.kind === 'DataSource') return { ...base, kind: 'DataSource', body: body as DesiredDataSourceBody };
@@ -113,12 +117,12 @@ function dataSourceBody(m: DataSourceManifest): DesiredDataSourceBody {
   return { integration, dataSourceName, prefix };
 }
 
-function integrationBody(m: IntegrationManifest): DesiredIntegrationBody {
+function integrationBody(m: IntegrationManifest, owned: boolean): DesiredIntegrationBody {
   const { type, autoBootstrap, config } = m.spec;
   if (type === 'distributed_sql') return { type };
   const body: DesiredIntegrationBody = { type };
   body.autoBootstrap = autoBootstrap ?? false;
-  body.config = structuredClone(config ?? {});
+  body.config = owned && config ? config : structuredClone(config ?? {});
   return body;
 }
 

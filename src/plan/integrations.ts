@@ -13,13 +13,15 @@ import type { ManagedResource } from '../state/types.js';
 import { diffObjects, type DiffContext } from './diff.js';
 import { configPaths, withoutPaths } from './ignore.js';
 import type { Match } from './match.js';
-import { comparable, withShapeDefaults, type ConfigShapes } from './shape.js';
+import { comparable, withShapeDefaults, type ConfigShapes, type Normalise } from './shape.js';
 import type { DesiredIntegration, FieldChange, PlanOptions, ResourceChange } from './types.js';
 
 /** What planning an integration needs besides the resource: the injected config shapes and the options. */
 export interface PlanContext {
   shapes: ConfigShapes;
   options: PlanOptions;
+  /** `comparable` remembered for the plan (shape.ts `comparableMemo`); default: computed each time. */
+  normalise?: Normalise;
 }
 
 /**
@@ -60,6 +62,7 @@ export function diffIntegration(
   d: DesiredIntegration,
   live: LiveIntegration,
   state?: ManagedResource,
+  normalise: Normalise = (type, config) => comparable(shapes, type, config),
 ): IntegrationDiff {
   const ctx = { ...secretContext(d.body.type, d.secretPaths, d.fingerprints, state), notComparable: [] as string[] };
   const changes: FieldChange[] = [];
@@ -81,8 +84,8 @@ export function diffIntegration(
     const type = d.body.type;
     // Ignored fields (govops/ignore-fields) are never compared.
     const ignored = configPaths(d.ignoreFields);
-    const want = withoutPaths(comparable(shapes, type, d.body.config), ignored);
-    const have = withoutPaths(comparable(shapes, type, live.config), ignored);
+    const want = withoutPaths(normalise(type, d.body.config), ignored);
+    const have = withoutPaths(normalise(type, live.config), ignored);
     diffObjects('config', want, have, ctx, changes);
   }
   return { changes, notComparable: ctx.notComparable };
@@ -150,7 +153,7 @@ export function planIntegration(d: DesiredIntegration, m: Match<LiveIntegration>
     if (script) c.manualScript = script;
     return c;
   }
-  const diff = diffIntegration(pc.shapes, d, live, m.adopt ? undefined : m.state);
+  const diff = diffIntegration(pc.shapes, d, live, m.adopt ? undefined : m.state, pc.normalise);
   c.changes = diff.changes;
   const forced = c.changes.filter((f) => f.forcesReplace);
   if (forced.length > 0) {

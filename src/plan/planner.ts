@@ -12,7 +12,7 @@ import { guardDeletions } from './guard.js';
 import { gateManualSteps } from './manual-steps.js';
 import { matchResources } from './match.js';
 import { resolvePending } from './pending.js';
-import { comparable, type ConfigShapes } from './shape.js';
+import { comparableMemo, type ConfigShapes } from './shape.js';
 import { applySuspension } from './suspend.js';
 import { applyTargets } from './target.js';
 import {
@@ -53,7 +53,8 @@ const KIND_ORDER: Record<ResourceChange['resourceKind'], number> = { Integration
 
 export function planChanges(input: PlanInput): Plan {
   const { options, shapes } = input;
-  const pc: PlanContext = { shapes, options };
+  const normalise = comparableMemo(shapes);
+  const pc: PlanContext = { shapes, options, normalise };
   // Intents an interrupted run left behind are settled against live state first (the engine does this
   // too, to save the result; here it makes every caller see the same plan).
   const state = resolvePending(input.state, input.live).state;
@@ -68,8 +69,8 @@ export function planChanges(input: PlanInput): Plan {
     live: input.live.integrations,
     state: state.resources,
     nameOf: (d) => d.name,
-    keyOfDesired: (d) => naturalKey(d.body.type, comparable(shapes, d.body.type, d.body.config)),
-    keyOfLive: (l) => naturalKey(l.type, shapes[l.type] ? comparable(shapes, l.type, l.config) : l.config),
+    keyOfDesired: (d) => naturalKey(d.body.type, normalise(d.body.type, d.body.config)),
+    keyOfLive: (l) => naturalKey(l.type, shapes[l.type] ? normalise(l.type, l.config) : l.config),
   });
   errors.push(...im.errors);
   for (const d of integrations) changes.push(planIntegration(d, im.matches.get(d.name)!, pc));

@@ -8,6 +8,7 @@
  * does not know are not compared, order-free lists are sets, a number sent back as a numeric string is that
  * number, a workspace URL is compared by its host.
  */
+import { hostOf } from '../service/kinds.js';
 import { isPlainObject } from './diff.js';
 
 /** One config field as govops knows it. */
@@ -31,14 +32,6 @@ function sortedSet(list: unknown[]): unknown[] {
   const seen = new Map<string, unknown>();
   for (const item of list) seen.set(JSON.stringify(item), item);
   return [...seen.keys()].sort().map((k) => seen.get(k));
-}
-
-function hostOf(value: string): string {
-  try {
-    return new URL(value.includes('://') ? value : `https://${value}`).hostname.toLowerCase();
-  } catch {
-    return value.toLowerCase();
-  }
 }
 
 function scalar(shape: FieldShape, value: unknown): unknown {
@@ -87,6 +80,26 @@ export function comparable(shapes: ConfigShapes, type: string, config: Record<st
   const shape = shapes[type];
   if (!shape?.fields) return {};
   return object(shape.fields, config ?? {});
+}
+
+/** `comparable` of a kind's config: see `comparableMemo`. */
+export type Normalise = (type: string, config: Record<string, unknown> | undefined) => Record<string, unknown>;
+
+/**
+ * `comparable`, remembered per config object for the span of one plan: matching by natural key and the diff
+ * both need each config normalised (it was done twice per side). The results are shared, so callers never
+ * change them (nothing does: the diff copies what it reports).
+ */
+export function comparableMemo(shapes: ConfigShapes): Normalise {
+  const seen = new WeakMap<object, { type: string; value: Record<string, unknown> }>();
+  return (type, config) => {
+    if (!config) return comparable(shapes, type, config);
+    const hit = seen.get(config);
+    if (hit?.type === type) return hit.value;
+    const value = comparable(shapes, type, config);
+    seen.set(config, { type, value });
+    return value;
+  };
 }
 
 /**

@@ -150,7 +150,8 @@ async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]
       if (!pending) throw new Error('desired resources already made under another fingerprint key');
       const hashing = hashingFor(state.fingerprintKey);
       const list = pending;
-      const desired = list.map((r, i) => withManualStep(toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, hashing), set.manifests[i]!.manifest));
+      // the resolved copies are ours and dropped below: their objects become the bodies (owned, not copied again)
+      const desired = list.map((r, i) => withManualStep(toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, hashing, true), set.manifests[i]!.manifest));
       pending = undefined;
       made = { key: state.fingerprintKey, desired };
       return desired;

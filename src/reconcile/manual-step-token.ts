@@ -2,7 +2,7 @@
  * The manual-step tokens (sha256; src/plan/acknowledgment.ts says what an acknowledgment is), computed in the shell
  * from the manifests as written and carried on the desired integrations, so the plan core needs no hashing.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { SECRET_KEYS, type IntegrationType } from '../service/kinds.js';
 import { isSecretRef } from '../manifests/refs.js';
 import type { IntegrationManifest, Manifest } from '../manifests/types.js';
@@ -38,16 +38,28 @@ export function manualStepToken(phase: AckPhase, type: IntegrationType, config: 
 /** The token from the config's canonical JSON: the same text as JSON.stringify of the array, built once per config. */
 function tokenOf(phase: AckPhase, type: IntegrationType, configJson: string): string {
   const text = `[${JSON.stringify('govops/manual-step/v1')},${JSON.stringify(phase)},${JSON.stringify(type)},${configJson}]`;
-  return createHash('sha256').update(text).digest('hex').slice(0, 8);
+  return hash('sha256', text, 'hex').slice(0, 8);
 }
 
-/** Tokens and acknowledgments of an Integration manifest as written (secret references not resolved). */
+/**
+ * Tokens and acknowledgments of an Integration manifest as written (secret references not resolved). The tokens
+ * are computed on first read: a plan reads them only for a change that needs a manual step, so a plan of 10,000
+ * integrations in sync hashes none (it hashed four per integration). The manifest is not changed once loaded.
+ */
 export function manualStepFacts(manifest: IntegrationManifest): ManualStepFacts {
   const { type, config } = manifest.spec;
-  // the non-secret config once for every phase (planning 10,000 integrations walked each config once per phase)
-  const configJson = JSON.stringify(nonSecret(config ?? {}));
-  const tokens = Object.fromEntries(ACK_PHASES.map((p) => [p, tokenOf(p, type, configJson)])) as Record<AckPhase, string>;
-  return { tokens, acknowledged: parseAcknowledgments(manifest.metadata.annotations?.[MANUAL_STEP_ANNOTATION]) };
+  let tokens: Record<AckPhase, string> | undefined;
+  const compute = (): Record<AckPhase, string> => {
+    // the non-secret config once for every phase
+    const configJson = JSON.stringify(nonSecret(config ?? {}));
+    return Object.fromEntries(ACK_PHASES.map((p) => [p, tokenOf(p, type, configJson)])) as Record<AckPhase, string>;
+  };
+  return {
+    get tokens() {
+      return (tokens ??= compute());
+    },
+    acknowledged: parseAcknowledgments(manifest.metadata.annotations?.[MANUAL_STEP_ANNOTATION]),
+  };
 }
 
 /** A desired integration with the manual-step facts of its manifest as written (`raw`, references unresolved). */

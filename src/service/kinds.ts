@@ -94,8 +94,19 @@ export const SCRIPT_KINDS: Readonly<Record<ScriptPhase, ReadonlySet<IntegrationT
 /** Script phases that act on an existing integration and so take its id in the path. */
 export const SCRIPT_PHASES_WITH_ID: ReadonlySet<ScriptPhase> = new Set(['edit', 'delete']);
 
-function hostOf(value: unknown): string {
+/**
+ * A host name (optionally after `http(s)://`, before a plain path) that the URL parser returns as it is,
+ * lowercased: letters, digits and hyphens in dot-separated labels, no `xn--` label (punycode is checked),
+ * the last label not a number (IPv4 forms are rewritten). Anything else goes through the URL parser.
+ */
+const PLAIN_HOST = /^(?:https?:\/\/)?((?:[a-z0-9-]+\.)*[a-z0-9-]+)(?:\/[a-z0-9._~/-]*)?$/i;
+const NUMERIC_LABEL = /(?:^|\.)(?:[0-9]+|0x[0-9a-f]*)$/i;
+
+/** The host of a URL or host name, as the URL parser gives it (lowercased); the value lowercased if it parses as none. */
+export function hostOf(value: unknown): string {
   if (typeof value !== 'string') return '';
+  const plain = PLAIN_HOST.exec(value);
+  if (plain && !NUMERIC_LABEL.test(plain[1]!) && !/(?:^|\.)xn--/i.test(plain[1]!)) return plain[1]!.toLowerCase();
   try {
     return new URL(value.includes('://') ? value : `https://${value}`).hostname.toLowerCase();
   } catch {

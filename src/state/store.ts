@@ -3,7 +3,7 @@
  * fingerprint key), save atomically (temp file, fsync, rename, fsync dir), and pure helpers to read
  * and change the managed resources. The state never holds a secret value: only HMAC fingerprints.
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, hash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, UserError } from '../errors.js';
@@ -20,15 +20,19 @@ export function newState(): GovopsState {
 }
 
 /** HMAC-SHA256 (hex) of a secret value under the state's key. */
-export function fingerprint(key: string, value: string): string {
-  return createHmac('sha256', Buffer.from(key, 'hex')).update(value, 'utf8').digest('hex');
+export function fingerprint(key: string | Buffer, value: string): string {
+  return createHmac('sha256', typeof key === 'string' ? Buffer.from(key, 'hex') : key).update(value, 'utf8').digest('hex');
 }
 
-/** The hashing the planner is given (plan/desired.ts): fingerprints under the state's key, sha256 digests. */
+/**
+ * The hashing the planner is given (plan/desired.ts): fingerprints under the state's key, sha256 digests.
+ * The key is decoded once, and digests use the one-shot `crypto.hash` (no Hash object per resource).
+ */
 export function hashingFor(key: string): Hashing {
+  const keyBytes = Buffer.from(key, 'hex');
   return {
-    fingerprint: (value) => fingerprint(key, value),
-    digest: (text) => createHash('sha256').update(text, 'utf8').digest('hex'),
+    fingerprint: (value) => fingerprint(keyBytes, value),
+    digest: (text) => hash('sha256', text, 'hex'),
   };
 }
 
@@ -113,7 +117,7 @@ export function journalPathFor(statePath: string): string {
 }
 
 export function digestText(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 const entryKey = (kind: string, name: string): string => `${kind}\0${name}`;

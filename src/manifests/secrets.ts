@@ -7,6 +7,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { SECRET_KEYS, isSensitiveKey } from '../service/kinds.js';
 import { registerSecrets } from '../util/redact.js';
+import { copyPlain } from '../util/copy.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
 import { isSecretRef } from './refs.js';
 import { DEFAULT_SECRET_SCOPE, fileTarget, memoRealpath, realTargetProblem, refProblem, type SecretScope } from './secret-scope.js';
@@ -62,7 +63,7 @@ export function trimOneNewline(text: string): string {
 export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, opts: ResolveOptions): ResolvedSecrets<M> {
   const readFile = opts.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
   const realpath = opts.realpath ?? realpathSync;
-  const manifest = structuredClone(loaded.manifest) as M;
+  const manifest = copyPlain(loaded.manifest);
   const secretPaths = new Set<string>();
   const diagnostics: Diagnostic[] = [];
 

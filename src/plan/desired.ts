@@ -7,6 +7,7 @@
 import type { DataSourceManifest, IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
 import { IGNORE_FIELDS_ANNOTATION, SUSPEND_ANNOTATION, annotationOn, splitIgnoreFields } from '../service/annotations.js';
 import { isSensitiveKey } from '../service/kinds.js';
+import { copyPlain } from '../util/copy.js';
 import { canonicalJson, isPlainObject } from './diff.js';
 import {
   DELETE_ANNOTATION,
@@ -105,7 +106,7 @@ export function toDesired(
   if (manifest.kind === 'Integration') {
     const d: DesiredResource = { ...base, kind: 'Integration', body: body as DesiredIntegrationBody };
     const creds = manifest.spec.deleteCredentials;
-    if (creds) d.deleteCredentials = owned ? creds : structuredClone(creds);
+    if (creds) d.deleteCredentials = owned ? creds : copyPlain(creds);
     return d;
   }
   if (manifest.kind === 'DataSource') return { ...base, kind: 'DataSource', body: body as DesiredDataSourceBody };
@@ -122,7 +123,7 @@ function integrationBody(m: IntegrationManifest, owned: boolean): DesiredIntegra
   if (type === 'distributed_sql') return { type };
   const body: DesiredIntegrationBody = { type };
   body.autoBootstrap = autoBootstrap ?? false;
-  body.config = owned && config ? config : structuredClone(config ?? {});
+  body.config = owned && config ? config : copyPlain(config ?? {});
   return body;
 }
 

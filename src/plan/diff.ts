@@ -3,6 +3,7 @@
  * Sensitive leaves are never copied into a FieldChange: only their path is reported.
  */
 import { MASK } from '../service/kinds.js';
+import { copyPlain } from '../util/copy.js';
 import type { FieldChange } from './types.js';
 
 /** How a sensitive leaf compares: `unknown` when the service hides it and govops has no fingerprint of it. */
@@ -111,8 +112,8 @@ function scalarChange(path: string, before: unknown, after: unknown, ctx: DiffCo
   const sensitive = hasSensitiveKey(before, ctx) || hasSensitiveKey(after, ctx);
   const change: FieldChange = { path, sensitive, forcesReplace: ctx.forcesReplace(path) };
   if (sensitive) return change;
-  if (before !== undefined) change.before = structuredClone(before);
-  if (after !== undefined) change.after = structuredClone(after);
+  if (before !== undefined) change.before = copyPlain(before);
+  if (after !== undefined) change.after = copyPlain(after);
   return change;
 }
 

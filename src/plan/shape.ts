@@ -9,6 +9,7 @@
  * number, a workspace URL is compared by its host.
  */
 import { hostOf } from '../service/kinds.js';
+import { copyPlain } from '../util/copy.js';
 import { isPlainObject } from './diff.js';
 
 /** One config field as govops knows it. */
@@ -56,7 +57,7 @@ function field(shape: FieldShape, raw: unknown): unknown {
   // Without a default, an empty value means what absence means (a service may echo "" or [] for "not set").
   const empty = value === '' || (Array.isArray(value) && value.length === 0);
   if (value === undefined || (empty && shape.default === undefined)) {
-    return shape.default === undefined ? undefined : structuredClone(shape.default);
+    return shape.default === undefined ? undefined : copyPlain(shape.default);
   }
   if (Array.isArray(value)) return shape.unordered ? sortedSet(value) : [...value];
   return scalar(shape, value);
@@ -108,13 +109,13 @@ export function comparableMemo(shapes: ConfigShapes): Normalise {
  */
 export function withShapeDefaults(shapes: ConfigShapes, type: string, config: Record<string, unknown> | undefined): Record<string, unknown> {
   const shape = shapes[type];
-  const copy = structuredClone(config ?? {});
+  const copy = copyPlain(config ?? {});
   return shape?.fields ? fill(shape.fields, copy) : copy;
 }
 
 function fill(fields: Record<string, FieldShape>, value: Record<string, unknown>): Record<string, unknown> {
   for (const [key, shape] of Object.entries(fields)) {
-    if (!(key in value) && shape.default !== undefined) value[key] = structuredClone(shape.default);
+    if (!(key in value) && shape.default !== undefined) value[key] = copyPlain(shape.default);
     const v = value[key];
     if (shape.fields && isPlainObject(v)) fill(shape.fields, v);
   }

@@ -32,11 +32,13 @@ function validationResults(v: unknown): ValidationResults {
   const tests = Array.isArray(v.validationTests) ? v.validationTests : [];
   return {
     status: typeof v.status === 'string' ? v.status : 'unknown',
-    validationTests: tests.filter(isObj).map((t) => ({
-      ...t,
-      name: String(t.name ?? ''),
-      status: String(t.status ?? 'unknown'),
-    })),
+    // A test already of the right shape is taken as it is (the parsed body is ours): a list of 10,000
+    // integrations holds tens of thousands of them.
+    validationTests: tests.filter(isObj).map((t) =>
+      typeof t.name === 'string' && typeof t.status === 'string'
+        ? (t as unknown as ValidationResults['validationTests'][number])
+        : { ...t, name: String(t.name ?? ''), status: String(t.status ?? 'unknown') },
+    ),
   };
 }
 
@@ -52,7 +54,9 @@ export function toMutationResult(v: unknown): IntegrationMutationResult {
 export function toLiveIntegration(v: unknown): LiveIntegration {
   const o = isObj(v) ? v : {};
   return {
-    ...toMutationResult(o),
+    id: idString(o.id),
+    status: typeof o.status === 'string' ? o.status : 'unknown',
+    validationResults: validationResults(o.validationResults),
     type: o.type as LiveIntegration['type'],
     autoBootstrap: o.autoBootstrap === true,
     config: isObj(o.config) ? o.config : {},

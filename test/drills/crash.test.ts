@@ -136,7 +136,13 @@ describe('drill: crashes', () => {
       if (Date.now() > deadline) throw new Error(`creates not seen: ${daemon.errors()}`);
       await sleep(20);
     }
-    await sleep(300);
+    // ...and has recorded their ids (saved before polling): wait on the state file, not on time.
+    for (;;) {
+      const saved = await readState().catch(() => undefined);
+      if (saved && saved.resources.length === 3 && saved.resources.every((r) => r.pending === undefined)) break;
+      if (Date.now() > deadline) throw new Error(`ids not recorded: ${daemon.errors()}`);
+      await sleep(20);
+    }
     const stoppedAt = Date.now();
     daemon.child.kill('SIGTERM');
     const code = await daemon.exited;

@@ -12,6 +12,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ENV_NAME, isSecretRef } from './refs.js';
 import type { Diagnostic, LoadedManifest, SecretRef } from './types.js';
+import { isPlainObject } from '../util/object.js';
 
 export const DEFAULT_SECRET_ENV_PREFIX = 'GOVOPS_SECRET_';
 export const SECRETS_DIR_FLAG = '--secrets-dir';
@@ -177,20 +178,16 @@ export function realPathProblem(target: FileTarget, ref: string, scope: SecretSc
   return realTargetProblem(real, realRoot, ref, scope);
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Every secret reference of a manifest (config, deleteCredentials, a webhook's secret), with its path. */
 export function collectRefs(manifest: unknown): Array<{ ref: SecretRef; path: Array<string | number> }> {
   const out: Array<{ ref: SecretRef; path: Array<string | number> }> = [];
   const walk = (v: unknown, p: Array<string | number>): void => {
     if (isSecretRef(v)) out.push({ ref: v, path: p });
     else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...p, i]));
-    else if (isObj(v)) for (const k of Object.keys(v)) walk(v[k], [...p, k]);
+    else if (isPlainObject(v)) for (const k of Object.keys(v)) walk(v[k], [...p, k]);
   };
   const m = manifest as { kind?: unknown; spec?: unknown };
-  if (!isObj(m.spec)) return out;
+  if (!isPlainObject(m.spec)) return out;
   const fields = m.kind === 'Webhook' ? ['secret'] : ['config', 'deleteCredentials'];
   for (const f of fields) if (f in m.spec) walk(m.spec[f], ['spec', f]);
   return out;

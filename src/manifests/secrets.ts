@@ -10,6 +10,7 @@ import { registerSecrets } from '../util/redact.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
 import { isSecretRef } from './refs.js';
 import { DEFAULT_SECRET_SCOPE, fileTarget, realTargetProblem, refProblem, type SecretScope } from './secret-scope.js';
+import { isPlainObject } from '../util/object.js';
 
 export interface ResolveOptions {
   env: Record<string, string | undefined>;
@@ -33,10 +34,6 @@ export interface ResolvedSecrets<M extends Manifest = Manifest> {
 }
 
 type Path = Array<string | number>;
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Re-exported: one definition of what a secret reference is, shared with validation. */
 export { isSecretRef };
@@ -142,7 +139,7 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       value.forEach((_, i) => walk(value, i, [...p, i], isSensitive));
       return;
     }
-    if (isObj(value)) {
+    if (isPlainObject(value)) {
       for (const k of Object.keys(value)) walk(value, k, [...p, k], isSensitive);
       return;
     }
@@ -154,10 +151,10 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
   };
 
   const spec = (manifest as { spec?: unknown }).spec;
-  if (isObj(spec)) {
+  if (isPlainObject(spec)) {
     if (manifest.kind === 'Integration') {
-      if (isObj(spec.config)) for (const k of Object.keys(spec.config)) walk(spec.config, k, ['spec', 'config', k], false);
-      if (isObj(spec.deleteCredentials)) {
+      if (isPlainObject(spec.config)) for (const k of Object.keys(spec.config)) walk(spec.config, k, ['spec', 'config', k], false);
+      if (isPlainObject(spec.deleteCredentials)) {
         for (const k of Object.keys(spec.deleteCredentials)) walk(spec.deleteCredentials, k, ['spec', 'deleteCredentials', k], false);
       }
     } else if (manifest.kind === 'Webhook' && spec.secret !== undefined) {

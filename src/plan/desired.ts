@@ -6,7 +6,8 @@
  */
 import type { IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
 import { isSensitiveKey } from '../service/kinds.js';
-import { canonicalJson, isPlainObject } from './diff.js';
+import { canonicalJson } from './diff.js';
+import { isPlainObject } from '../util/object.js';
 import { DELETE_ANNOTATION, type DesiredIntegrationBody, type DesiredResource, type DesiredWebhookBody, type Hashing } from './types.js';
 
 /** Dotted body paths of every leaf under `value` whose key is sensitive. */

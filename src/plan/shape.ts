@@ -8,7 +8,7 @@
  * does not know are not compared, order-free lists are sets, a number sent back as a numeric string is that
  * number, a workspace URL is compared by its host.
  */
-import { isPlainObject } from './diff.js';
+import { isPlainObject } from '../util/object.js';
 
 /** One config field as govops knows it. */
 export interface FieldShape {

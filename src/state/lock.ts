@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, constants as fsc } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode, UserError } from '../errors.js';
 
 export interface LockInfo {
@@ -109,7 +110,7 @@ export async function acquireStateLock(statePath: string, options: LockOptions =
         { code: ErrorCode.stateLocked, failureClass: 'transient' },
       );
     }
-    await new Promise((r) => setTimeout(r, options.pollMs ?? 100));
+    await sleep(options.pollMs ?? 100);
   }
 }
 

@@ -10,6 +10,7 @@ import { ErrorCode, UserError } from '../errors.js';
 import type { Hashing } from '../plan/types.js';
 import { STATE_VERSION, type GovopsState, type ManagedResource } from './types.js';
 import { redactJsonText } from '../util/redact.js';
+import { isPlainObject } from '../util/object.js';
 
 export { acquireStateLock, withStateLock, lockPathFor, type StateLock, type LockOptions } from './lock.js';
 
@@ -47,10 +48,6 @@ function corrupt(file: string, why: string): UserError {
   );
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Check the parsed JSON is a state of a version we understand. */
 export function parseState(text: string, file: string): GovopsState {
   let data: unknown;
@@ -59,7 +56,7 @@ export function parseState(text: string, file: string): GovopsState {
   } catch (err) {
     throw corrupt(file, `not valid JSON (${(err as Error).message})`);
   }
-  if (!isObj(data)) throw corrupt(file, 'expected a JSON object');
+  if (!isPlainObject(data)) throw corrupt(file, 'expected a JSON object');
   if (data.version !== STATE_VERSION) {
     throw new UserError(
       `state file ${file} has version ${JSON.stringify(data.version)}; this govops reads version ${STATE_VERSION}`,
@@ -72,13 +69,13 @@ export function parseState(text: string, file: string): GovopsState {
   }
   if (!Array.isArray(data.resources)) throw corrupt(file, 'resources must be an array');
   data.resources.forEach((r, i) => {
-    if (!isObj(r)) throw corrupt(file, `resources[${i}] must be an object`);
+    if (!isPlainObject(r)) throw corrupt(file, `resources[${i}] must be an object`);
     if (r.kind !== 'Integration' && r.kind !== 'Webhook') throw corrupt(file, `resources[${i}].kind must be Integration or Webhook`);
     for (const k of ['name', 'id', 'specHash'] as const) {
       if (typeof r[k] !== 'string') throw corrupt(file, `resources[${i}].${k} must be a string`);
     }
     if (r.origin !== 'created' && r.origin !== 'adopted') throw corrupt(file, `resources[${i}].origin must be created or adopted`);
-    if (!isObj(r.secretFingerprints)) throw corrupt(file, `resources[${i}].secretFingerprints must be an object`);
+    if (!isPlainObject(r.secretFingerprints)) throw corrupt(file, `resources[${i}].secretFingerprints must be an object`);
     if (r.pending !== undefined && r.pending !== 'create' && r.pending !== 'delete') {
       throw corrupt(file, `resources[${i}].pending must be create or delete`);
     }

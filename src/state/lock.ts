@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode, UserError } from '../errors.js';
+import { ensureDir } from '../util/fs.js';
+import { STATE_DIR } from './store.js';
 
 export interface LockInfo {
   pid: number;
@@ -81,7 +83,7 @@ export async function acquireStateLock(statePath: string, options: LockOptions =
   const file = lockPathFor(statePath);
   const ttlMs = options.ttlMs ?? DEFAULT_LOCK_TTL_MS;
   const deadline = Date.now() + (options.waitMs ?? 0);
-  await fs.mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  await ensureDir(path.dirname(path.resolve(file)), STATE_DIR);
   const info: LockInfo = { pid: process.pid, hostname: os.hostname(), createdAt: new Date().toISOString(), token: randomBytes(8).toString('hex') };
   for (;;) {
     try {

@@ -10,9 +10,16 @@ import { ErrorCode, UserError } from '../errors.js';
 import type { Hashing } from '../plan/types.js';
 import { STATE_VERSION, type GovopsState, type ManagedResource } from './types.js';
 import { redactJsonText } from '../util/redact.js';
+import { ensureDir } from '../util/fs.js';
 import { isPlainObject } from '../util/object.js';
 
 export { acquireStateLock, withStateLock, lockPathFor, type StateLock, type LockOptions } from './lock.js';
+
+/** How a state folder that cannot be created is reported (saveState and the lock). */
+export const STATE_DIR = {
+  what: 'the folder of the state file',
+  hint: 'choose a state file in a folder govops can create and write: --state PATH or GOVOPS_STATE',
+};
 
 export const DEFAULT_STATE_PATH = '.govops/state.json';
 
@@ -111,7 +118,7 @@ export function serializeState(state: GovopsState): string {
 /** Write the state atomically: temp file in the same folder, fsync, rename over, fsync the folder. */
 export async function saveState(file: string, state: GovopsState): Promise<void> {
   const dir = path.dirname(path.resolve(file));
-  await fs.mkdir(dir, { recursive: true });
+  await ensureDir(dir, STATE_DIR);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'wx', 0o600);
   try {

@@ -4,6 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { stateOption } from '../state-option.js';
 import type { SecretFlags } from '../secret-options.js';
 
 export interface RunFlags extends ConnectionFlags, SecretFlags {
@@ -55,7 +56,7 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'resources applied in parallel', '8')
     .option('--timeout <duration>', 'overall apply timeout of one reconcile', '10m')
     .addOption(new Option('--listen <address>', 'HTTP endpoints address, HOST:PORT or :PORT').env('GOVOPS_LISTEN').default(':8080'))
-    .addOption(new Option('--state <path>', 'govops state file').env('GOVOPS_STATE').default('.govops/state.json'))
+    .addOption(stateOption())
     .option('--git-webhook-secret <secret>', 'secret of POST /hooks/git (prefer env GOVOPS_GIT_WEBHOOK_SECRET)')
     .option('--git-webhook-secret-file <path>', 'file holding the push notification secret')
     .option('--grace <duration>', 'on SIGTERM/SIGINT, time allowed to finish the calls in flight and save the state', '30s')

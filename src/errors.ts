@@ -46,6 +46,8 @@ export const ErrorCode = {
   resourceGone: 'GOVOPS_RESOURCE_GONE',
   /** The plan cannot be carried out as planned (blocked change, refused deletion). */
   blocked: 'GOVOPS_BLOCKED',
+  /** A manual-flow change waits for the manifest's acknowledgment of its platform script (not sent; not a failure). */
+  awaitingManualStep: 'GOVOPS_AWAITING_MANUAL_STEP',
   /** A mistake the user can fix (flag, file, secret). */
   userError: 'GOVOPS_USER_ERROR',
   stateCorrupt: 'GOVOPS_STATE_CORRUPT',

@@ -13,6 +13,7 @@ import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
 import { CancelledError, ErrorCode, classify } from '../errors.js';
+import { isAwaitingManualStep } from '../plan/manual-steps.js';
 import { actionable } from '../plan/planner.js';
 import type { DesiredResource, Plan, PlanChange } from '../plan/types.js';
 import type { ResourceOutcome } from '../reconcile/types.js';
@@ -87,6 +88,23 @@ export function actionLabel(c: PlanChange): string {
   return c.adopt && c.action !== 'adopt' ? `adopt+${c.action}` : c.action;
 }
 
+/**
+ * The outcome of a change awaiting a manual step (plan/manual-steps.ts): not sent, and not a failure: the rest
+ * of the plan goes ahead and `ok` stays true. The daemon logs the wait once per revision, so it is not logged here.
+ */
+export function awaitingOutcome(c: PlanChange): ResourceOutcome {
+  return {
+    resourceKind: c.resourceKind,
+    name: c.name,
+    action: actionLabel(c),
+    result: 'blocked',
+    durationMs: 0,
+    error: c.blocked ?? 'awaiting manual step',
+    code: ErrorCode.awaitingManualStep,
+    failureClass: 'terminal',
+  };
+}
+
 export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
   const { plan, logger, signal } = input;
   if (plan.errors.length > 0) throw new Error(`the plan has errors; nothing applied: ${plan.errors.join('; ')}`);
@@ -119,6 +137,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     outcomes.push(o);
     const log = logger.child({ resource: `${o.resourceKind}/${o.name}` });
     if (o.result === 'ok') log.info({ action: o.action, durationMs: o.durationMs, id: o.liveId }, 'applied');
+    else if (o.result === 'blocked') log.debug({ action: o.action, code: o.code }, 'awaiting manual step: not sent');
     else log.warn({ action: o.action, result: o.result, code: o.code, error: o.error, validation: o.validation }, 'not applied');
     input.onOutcome?.(o, outcomes.length, total);
   };
@@ -160,6 +179,10 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
       if (Date.now() >= ctx.poll.deadline) throw new NotStarted(ErrorCode.settleTimeout, 'the apply --timeout passed before it started');
       started = Date.now();
     };
+    if (isAwaitingManualStep(c)) {
+      finish(awaitingOutcome(c));
+      return;
+    }
     try {
       if (c.blocked) throw new NotStarted(ErrorCode.blocked, `blocked: ${c.blocked}`);
       const task = taskFor(c, desired.get(`${c.resourceKind}/${c.name}`), batch);
@@ -208,7 +231,8 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
   await Promise.all(changes.map(runTask));
   await queue.onIdle();
   await ledger.settled();
-  const ok = outcomes.length === total && outcomes.every((o) => o.result === 'ok');
+  // a change awaiting a manual step is not a failure (apply-action exits 3 for it)
+  const ok = outcomes.length === total && outcomes.every((o) => o.result === 'ok' || o.result === 'blocked');
   return { outcomes, state: ledger.current, ok };
 }
 

@@ -67,4 +67,10 @@ export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliCon
 }
 
 /** Exit codes a CI job can use. */
-export const EXIT = { ok: 0, error: 1, changes: 2 } as const;
+export const EXIT = {
+  ok: 0,
+  error: 1,
+  changes: 2,
+  /** apply: everything else was applied; some changes await a manual step (manual-flow integrations). */
+  awaitingManualStep: 3,
+} as const;

@@ -7,6 +7,7 @@ import { ErrorCode } from '../errors.js';
 import type { DeletionRefusal } from '../plan/types.js';
 import type { Revision, Source } from '../sources/types.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
+import { ManualStepLog } from './manual-steps.js';
 import { DaemonMetrics } from './metrics.js';
 import { resourceStates, type ResourceState } from './resources.js';
 import { startHttpServer, type HttpServerHandle } from './server.js';
@@ -40,6 +41,7 @@ export class Daemon {
   private refusal?: DeletionRefusal & { revision: string };
   private shuttingDown = false;
   private startWaiters: Array<(r: Revision) => void> = [];
+  private manualSteps = new ManualStepLog();
 
   constructor(private readonly opts: DaemonOptions) {
     this.metrics = opts.metrics ?? new DaemonMetrics();
@@ -149,6 +151,7 @@ export class Daemon {
       this.resourcesRevision = a.revision;
       const refusal = a.result.plan.deletionRefusal;
       this.refusal = refusal ? { ...refusal, revision: a.revision } : undefined;
+      this.manualSteps.report(a.revision, a.result.plan, this.opts.logger);
     }
     this.metrics.recordAttempt(a, this.loop.snapshot());
     // The revision's files could not be read: have the source look again now (it restores the folder).

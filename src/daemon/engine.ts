@@ -2,6 +2,7 @@
 import type { ServiceApi } from '../api/client-types.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import { reconcile } from '../reconcile/engine.js';
+import type { ManualStepsMode } from '../plan/types.js';
 import type { ReconcileFn } from './loop.js';
 import { rewriteResultPaths } from './paths.js';
 
@@ -10,6 +11,7 @@ export interface EngineSettings {
   prune: boolean;
   allowReplace: boolean;
   maxDeletes?: number;
+  manualSteps?: ManualStepsMode;
   allowEmpty?: boolean;
   concurrency?: number;
   timeoutMs?: number;
@@ -32,6 +34,7 @@ export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): Re
       prune: settings.prune,
       allowReplace: settings.allowReplace,
       maxDeletes: settings.maxDeletes,
+      manualSteps: settings.manualSteps ?? 'require',
       allowEmpty: settings.allowEmpty,
       concurrency: settings.concurrency,
       timeoutMs: settings.timeoutMs,

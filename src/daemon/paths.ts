@@ -3,6 +3,7 @@
  * must name files as the user knows them (`manifests/a.yaml:12`, `examples/a.yaml:3`).
  */
 import { isAbsolute, relative } from 'node:path';
+import { relocateChange, relocateText } from '../plan/manual-steps.js';
 import type { ReconcileResult } from '../reconcile/types.js';
 
 export function displayPathMapper(root: string, display: string, cwd = process.cwd()): (text: string) => string {
@@ -28,16 +29,22 @@ export function displayFile(file: string, root: string, display: string, map: (t
 export function rewriteResultPaths(result: ReconcileResult, root: string, display: string, cwd = process.cwd()): ReconcileResult {
   const map = displayPathMapper(root, display, cwd);
   const file = (f: string): string => displayFile(f, root, display, map);
+  const changes = new Map((result.plan?.changes ?? []).map((c) => [`${c.resourceKind}/${c.name}`, c]));
+  /** An outcome's error names the change's `govops scripts` commands with the file as the revision folder has it. */
+  const outcomeError = (o: ReconcileResult['outcomes'][number], error: string): string => {
+    const c = changes.get(`${o.resourceKind}/${o.name}`);
+    return map(c?.source ? relocateText(error, c, file(c.source.file)) : error);
+  };
   return {
     ...result,
     diagnostics: result.diagnostics.map((d) => ({ ...d, file: file(d.file), message: map(d.message) })),
     error: result.error === undefined ? undefined : map(result.error),
-    outcomes: result.outcomes.map((o) => (o.error === undefined ? o : { ...o, error: map(o.error) })),
+    outcomes: result.outcomes.map((o) => (o.error === undefined ? o : { ...o, error: outcomeError(o, o.error) })),
     plan: result.plan && {
       ...result.plan,
       errors: result.plan.errors.map(map),
       warnings: result.plan.warnings.map(map),
-      changes: result.plan.changes.map((c) => (c.source ? { ...c, source: { ...c.source, file: file(c.source.file) } } : c)),
+      changes: result.plan.changes.map((c) => (c.source ? relocateChange(c, file(c.source.file)) : c)),
     },
   };
 }

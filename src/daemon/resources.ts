@@ -15,6 +15,15 @@ export interface ResourceState {
   error?: string;
   reasons?: string[];
   source?: { file: string; line: number };
+  /** Manual flow: the scripts to run and the acknowledgment to add (`awaiting`), or that it was given. */
+  manualStep?: {
+    status: 'awaiting' | 'acknowledged' | 'trusted';
+    reason?: string;
+    /** The `govops scripts` commands, in order. */
+    commands: string[];
+    /** The line to add under metadata.annotations. */
+    annotation?: string;
+  };
 }
 
 export function resourceStates(result: ReconcileResult): ResourceState[] {
@@ -41,6 +50,12 @@ export function resourceStates(result: ReconcileResult): ResourceState[] {
     else if (c.blocked) state.error = c.blocked;
     if (c.reasons.length) state.reasons = c.reasons;
     if (c.source) state.source = { file: c.source.file, line: c.source.line };
+    if (c.manualStep && o?.result !== 'ok') {
+      const m = c.manualStep;
+      state.manualStep = { status: m.status, commands: m.scripts.map((x) => x.command) };
+      if (m.reason) state.manualStep.reason = m.reason;
+      if (m.acknowledgment) state.manualStep.annotation = m.acknowledgment.line;
+    }
     out.push(state);
   }
   return out;

@@ -5,6 +5,7 @@ import type { SecretScope } from '../manifests/secret-scope.js';
 import type { RequestEvent } from '../api/client.js';
 import { DirSource } from '../sources/dir.js';
 import { GitSource } from '../sources/git.js';
+import type { ManualStepsMode } from '../plan/types.js';
 import type { Source } from '../sources/types.js';
 import { Daemon } from './daemon.js';
 import { engineReconcileFn } from './engine.js';
@@ -24,6 +25,8 @@ export interface RunSettings {
   prune: boolean;
   allowReplace: boolean;
   maxDeletes?: number;
+  /** Manual-flow changes wait for the manifest's acknowledgment (`require`, default) or not (`trust`). */
+  manualSteps?: ManualStepsMode;
   allowEmpty?: boolean;
   concurrency?: number;
   timeoutMs?: number;
@@ -100,6 +103,7 @@ export async function startRunning(
       prune: s.prune,
       allowReplace: s.allowReplace,
       maxDeletes: s.maxDeletes,
+      manualSteps: s.manualSteps ?? 'require',
       allowEmpty: s.allowEmpty,
       concurrency: s.concurrency,
       timeoutMs: s.timeoutMs,
@@ -134,6 +138,7 @@ export async function startRunning(
       prune: s.prune,
       allowReplace: s.allowReplace,
       maxDeletes: s.maxDeletes,
+      manualSteps: s.manualSteps ?? 'require',
       allowEmpty: s.allowEmpty,
       intervalMs: s.intervalMs,
       resyncMs: s.resyncMs,

@@ -8,6 +8,7 @@ import type { GovopsState } from '../state/types.js';
 import { planIntegration, planOrphanIntegration, type PlanContext } from './integrations.js';
 import { findDuplicateWebhooks } from './duplicates.js';
 import { guardDeletions } from './guard.js';
+import { gateManualSteps } from './manual-steps.js';
 import { matchResources } from './match.js';
 import { resolvePending } from './pending.js';
 import { comparable, type ConfigShapes } from './shape.js';
@@ -89,6 +90,12 @@ export function planChanges(input: PlanInput): Plan {
   changes.push(...duplicates.changes);
   warnings.push(...duplicates.warnings);
 
+  gateManualSteps(changes, {
+    desired: new Map(integrations.map((d) => [d.name, d])),
+    live: new Map(input.live.integrations.map((l) => [l.id, l])),
+    state: new Map(input.state.resources.filter((r) => r.kind === 'Integration').map((r) => [r.name, r])),
+    mode: options.manualSteps ?? 'require',
+  });
   for (const c of changes) {
     if (c.action === 'noop' && c.reasons.some((r) => r.startsWith('annotation govops/delete'))) {
       warnings.push(`${c.resourceKind}/${c.name} is marked govops/delete but is not deleted: ${c.reasons[c.reasons.length - 1]}`);

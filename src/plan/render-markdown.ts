@@ -1,8 +1,33 @@
 /** Markdown rendering for a pull-request comment: summary table, then collapsible details. */
+import { blockedByManualStep } from './manual-steps.js';
 import { describeAction, notComparableSummary, renderText, summaryLine, symbolFor } from './render-text.js';
-import type { Plan } from './types.js';
+import type { Plan, ResourceChange } from './types.js';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+const code = (s: string): string => `\`${s}\``;
+
+/** The manual-flow gate in one table cell. */
+export function manualStepNotes(c: ResourceChange): string[] {
+  const notes: string[] = [];
+  if (c.failedCreation) {
+    const f = c.failedCreation;
+    const cleanup = f.cleanup.length ? ` or clean up with ${f.cleanup.map((x) => code(x.command)).join(' then ')}, ${f.remove}` : ` or ${f.remove}`;
+    notes.push(`**creation failed** (${f.status}): ${f.fix};${cleanup}`);
+  }
+  const g = c.manualStep;
+  if (!g) return notes;
+  const run = g.scripts.map((x) => code(x.command)).join(' then ');
+  if (g.status === 'awaiting') {
+    const add = g.acknowledgment ? `, then add the annotation ${code(g.acknowledgment.line)}` : '';
+    notes.push(`**awaiting manual step:** ${g.reason ?? 'not acknowledged'}. Run ${run} in the platform${add}`);
+  } else if (g.status === 'acknowledged') {
+    notes.push(`manual step acknowledged (${code(g.acknowledgment?.value ?? '')})`);
+  } else {
+    notes.push(`manual step not checked (--manual-steps trust): ${run}`);
+  }
+  return notes;
+}
 
 export function renderMarkdown(plan: Plan): string {
   const out: string[] = ['### govops plan', ''];
@@ -15,8 +40,9 @@ export function renderMarkdown(plan: Plan): string {
     out.push('| | Resource | Type | Action | Notes |', '|---|---|---|---|---|');
     for (const c of visible) {
       const notes = [
-        ...(c.blocked ? [`**blocked:** ${c.blocked}`] : []),
-        ...(c.manualScript ? [`manual step: \`${c.manualScript.command}\``] : []),
+        ...manualStepNotes(c),
+        ...(c.blocked && !(c.manualStep?.status === 'awaiting' && blockedByManualStep(c.blocked)) ? [`**blocked:** ${c.blocked}`] : []),
+        ...(!c.manualStep && c.manualScript ? [`manual step: \`${c.manualScript.command}\``] : []),
         ...(c.changes.some((f) => f.forcesReplace) && c.action === 'replace' ? ['forces replacement'] : []),
         ...(c.notComparable ? [`cannot be compared: ${c.notComparable.paths.map((p) => `\`${p}\``).join(', ')} (${c.notComparable.handling})`] : []),
       ];

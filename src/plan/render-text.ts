@@ -1,5 +1,6 @@
 /** Terraform-like text rendering of a plan. Secrets never reach the plan, so they cannot reach the text. */
-import type { FieldChange, NotComparable, Plan, PlanSummary, ResourceChange } from './types.js';
+import { blockedByManualStep } from './manual-steps.js';
+import type { FailedCreation, FieldChange, ManualStepGate, NotComparable, Plan, PlanSummary, ResourceChange } from './types.js';
 
 export interface TextOptions {
   color?: boolean;
@@ -92,6 +93,36 @@ export function resourceTitle(c: ResourceChange): string {
   return `${c.resourceKind}/${c.name}${c.integrationType ? ` (${c.integrationType})` : ''}`;
 }
 
+/** The manual-flow gate of a change: the scripts, in order, and the acknowledgment (plain lines, no indent). */
+export function manualStepLines(gate: ManualStepGate): string[] {
+  const many = gate.scripts.length > 1;
+  const scripts = gate.scripts.map((s, i) => `!   ${many ? `${i + 1}. ` : ''}${s.command}`);
+  switch (gate.status) {
+    case 'awaiting': {
+      const lines = [`! awaiting manual step: ${gate.reason ?? 'not acknowledged'}`, `! run in the platform the script${many ? 's' : ''} printed by:`, ...scripts];
+      if (gate.acknowledgment) lines.push(`! then add to metadata.annotations:`, `!   ${gate.acknowledgment.line}`);
+      return lines;
+    }
+    case 'acknowledged':
+      return [`# manual step acknowledged (${gate.acknowledgment?.value ?? ''}): the platform script${many ? 's' : ''} ran`];
+    case 'trusted':
+      return [`# manual step not checked (--manual-steps trust): run ${gate.scripts.map((s) => s.command).join(', then ')} in the platform first`];
+  }
+}
+
+/** An integration whose creation failed, in the manual flow: the two ways out. */
+export function failedCreationLines(f: FailedCreation): string[] {
+  const lines = [`! the creation failed (status ${f.status}). Either fix it: ${f.fix};`];
+  if (f.cleanup.length) {
+    lines.push(`! or remove it: run in the platform the cleanup script${f.cleanup.length > 1 ? 's' : ''} printed by:`);
+    f.cleanup.forEach((s, i) => lines.push(`!   ${f.cleanup.length > 1 ? `${i + 1}. ` : ''}${s.command}`));
+    lines.push(`! ${f.remove}`);
+  } else {
+    lines.push(`! or remove it: ${f.remove}`);
+  }
+  return lines;
+}
+
 function renderChange(c: ResourceChange, paint: Paint): string[] {
   const sym = symbolFor(c);
   const color = COLOR_OF[sym];
@@ -103,10 +134,16 @@ function renderChange(c: ResourceChange, paint: Paint): string[] {
   for (const f of c.changes) lines.push(`        ${fieldLine(f, c.action)}`);
   if (c.notComparable) lines.push(paint('cyan', `        ${notComparableLine(c.notComparable)}`));
   for (const r of c.reasons) lines.push(paint('dim', `        # ${r}`));
-  if (c.manualScript) {
+  if (c.failedCreation) lines.push(...failedCreationLines(c.failedCreation).map((l) => paint('yellow', `        ${l}`)));
+  if (c.manualStep) {
+    lines.push(...manualStepLines(c.manualStep).map((l) => (c.manualStep!.status === 'awaiting' ? paint('red', `        ${l}`) : `        ${l}`)));
+  } else if (c.manualScript) {
     lines.push(`        ! manual step: run the ${c.manualScript.phase} script in the platform first: ${c.manualScript.command}`);
   }
-  if (c.blocked) lines.push(paint('red', `        ! blocked: ${c.blocked}`));
+  // an awaiting manual step is the block (shown above); anything else that blocks the change is shown too
+  if (c.blocked && !(c.manualStep?.status === 'awaiting' && blockedByManualStep(c.blocked))) {
+    lines.push(paint('red', `        ! blocked: ${c.blocked}`));
+  }
   if (c.source) lines.push(paint('dim', `        # ${c.source.file}:${c.source.line}:${c.source.column}`));
   return lines;
 }
@@ -124,7 +161,9 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   } else {
     out.push('govops will perform the following actions:', '');
     for (const c of visible) out.push(...renderChange(c, paint), '');
-    const blocked = visible.filter((c) => c.blocked).length;
+    const awaiting = visible.filter((c) => c.manualStep?.status === 'awaiting').length;
+    const blocked = visible.filter((c) => c.blocked).length - awaiting;
+    if (awaiting) out.push(paint('red', `${awaiting} change(s) are awaiting a manual step and will not be applied until the manifest acknowledges it.`));
     if (blocked) out.push(paint('red', `${blocked} change(s) are blocked and will not be applied.`));
   }
   out.push(paint('bold', summaryLine(plan.summary)));

@@ -4,6 +4,8 @@
  */
 import type { IntegrationType } from '../service/kinds.js';
 import type { WebhookInput } from '../api/types.js';
+import type { ManualStepFacts } from './acknowledgment.js';
+import type { ScriptPhase } from '../service/kinds.js';
 
 export type ActionKind = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'noop';
 
@@ -51,6 +53,45 @@ export interface ResourceChange {
    * The state entry is not touched.
    */
   duplicateOf?: string;
+  /** Manual flow: the platform scripts this change needs and whether the manifest acknowledges them (manual-steps.ts). */
+  manualStep?: ManualStepGate;
+  /** Manual flow, the integration's creation failed (`createError`): the ways out, with the commands. */
+  failedCreation?: FailedCreation;
+}
+
+/** One platform script to fetch (`govops scripts ...`) and run before the change. */
+export interface ManualScriptStep {
+  phase: ScriptPhase;
+  command: string;
+}
+
+/**
+ * The gate of a manual-flow change (autoBootstrap false, a kind with a script for the phase): govops writes it
+ * only once `metadata.annotations["govops/manual-step"]` acknowledges the scripts for this configuration.
+ */
+export interface ManualStepGate {
+  /**
+   * `awaiting`: not written (the change is also `blocked`); `acknowledged`: the annotation matches;
+   * `trusted`: not checked (`--manual-steps trust`).
+   */
+  status: 'awaiting' | 'acknowledged' | 'trusted';
+  /** The scripts, in the order they run. */
+  scripts: ManualScriptStep[];
+  /** The annotation that lets this change through; absent when no manifest can carry it (a prune). */
+  acknowledgment?: { value: string; line: string };
+  /** Why it waits: no annotation, a stale one (the configuration changed after the script ran), no manifest. */
+  reason?: string;
+}
+
+/** An integration in `createError` in the manual flow: fix it with a PUT, or remove it with the cleanup scripts. */
+export interface FailedCreation {
+  status: string;
+  /** How a PUT fixes it (the update govops plans, gated by the edit script). */
+  fix: string;
+  /** The cleanup scripts (`cleanup`, then `post-cleanup` for sql_analytics), then the DELETE. */
+  cleanup: ManualScriptStep[];
+  /** How to have govops delete it once the cleanup scripts ran. */
+  remove: string;
 }
 
 /*
@@ -174,6 +215,8 @@ export interface DesiredIntegration extends DesiredBase {
   body: DesiredIntegrationBody;
   /** The 2.9 delete payload (secrets resolved), when the manifest gives one. */
   deleteCredentials?: Record<string, unknown>;
+  /** Manual-flow tokens and acknowledgments of the manifest (src/manifests/manual-step.ts); absent: none known. */
+  manualStep?: ManualStepFacts;
 }
 
 export interface DesiredWebhook extends DesiredBase {
@@ -190,6 +233,11 @@ export interface PlanOptions {
   maxDeletes?: number;
   /** An empty manifest set may prune (still subject to the deletion limits). Default false. */
   allowEmpty?: boolean;
+  /**
+   * `require` (default): a manual-flow create, edit or delete waits for the manifest's acknowledgment;
+   * `trust`: the scripts are assumed to run out of band, nothing waits.
+   */
+  manualSteps?: ManualStepsMode;
   /**
    * Credentials that cannot be compared (masked by the service, no fingerprint in state) are re-sent once
    * (an update; a replace for a webhook) so their fingerprints are recorded, instead of being recorded as
@@ -221,6 +269,9 @@ export interface NotComparable {
   paths: string[];
   handling: 'record' | 'resend' | 'send';
 }
+
+export type ManualStepsMode = 'require' | 'trust';
+export const MANUAL_STEPS_MODES: readonly ManualStepsMode[] = ['require', 'trust'];
 
 /** The annotation that asks govops to delete a manifest's resource (with --prune). */
 export const DELETE_ANNOTATION = 'govops/delete';

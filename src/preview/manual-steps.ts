@@ -10,7 +10,7 @@ import type { IntegrationBody } from '../api/types.js';
 import { ApiError, TransportError } from '../errors.js';
 import { describeRef, isSecretRef } from '../manifests/secrets.js';
 import { isPlainObject } from '../util/object.js';
-import { SCRIPT_KINDS, type IntegrationType, type ScriptPhase } from '../service/kinds.js';
+import { SCRIPT_KINDS, SCRIPT_PHASES_WITH_ID, type IntegrationType, type ScriptPhase } from '../service/kinds.js';
 import type { LiveAction, ManualStep } from './types.js';
 
 /** The script phases merging needs for an action (empty when the kind has none or autoBootstrap is true). */
@@ -45,17 +45,16 @@ export interface ManualStepInput {
   /** The manifest's config with its references (unresolved); absent for a removal. */
   config?: Record<string, unknown>;
   liveId?: string;
+  /** The steps the plan's manual-step gate names (src/plan/manual-steps.ts), used instead of `manualPhases`. */
+  steps?: ReadonlyArray<{ phase: ScriptPhase; command: string }>;
 }
 
 const commandFor = (name: string, phase: ScriptPhase): string => `govops scripts ${name} --phase ${phase}`;
 
 /** The steps without their scripts (offline, or before fetching). */
 export function manualSteps(input: ManualStepInput, note?: string): ManualStep[] {
-  return manualPhases(input.action, input.type, input.autoBootstrap).map((phase) => ({
-    phase,
-    command: commandFor(input.name, phase),
-    ...(note !== undefined ? { note } : {}),
-  }));
+  const steps = input.steps ?? manualPhases(input.action, input.type, input.autoBootstrap).map((phase) => ({ phase, command: commandFor(input.name, phase) }));
+  return steps.map(({ phase, command }) => ({ phase, command, ...(note !== undefined ? { note } : {}) }));
 }
 
 /** Fetch each step's script; a failure is recorded in the step, never thrown. */
@@ -63,7 +62,7 @@ export async function fetchManualSteps(api: ServiceApi, input: ManualStepInput, 
   const body: IntegrationBody = { type: input.type, autoBootstrap: false, config: (withPlaceholders(input.config ?? {}) as Record<string, unknown>) };
   const out: ManualStep[] = [];
   for (const step of manualSteps(input)) {
-    const needsId = step.phase === 'edit' || step.phase === 'delete';
+    const needsId = SCRIPT_PHASES_WITH_ID.has(step.phase);
     if (needsId && input.liveId === undefined) {
       out.push({ ...step, note: 'the integration does not exist in the service yet: its script is fetched once it does' });
       continue;

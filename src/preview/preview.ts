@@ -211,7 +211,7 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
       result.resources = pr
         ? touchedResources(pr, undefined, undefined)
         : head.map((m) => ({ resourceKind: m.manifest.kind, name: m.manifest.metadata.name, fields: [], source: { ...m.source }, ...(m.manifest.kind === 'Integration' ? { integrationType: m.manifest.spec.type } : {}) }));
-      if (pr) offlineManualSteps(result, head, base, opts);
+      if (pr) offlineManualSteps(result, head, base, opts, opts.plan.manualSteps ?? 'require');
       return finish(result);
     }
 

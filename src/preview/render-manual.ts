@@ -1,9 +1,9 @@
 /**
  * The manual-flow block of a resource in the comment (pure): each script the platform admin runs before
  * merging applies the change, collapsed, with its language hint and the command that fetches the real one.
- * One small function per step so acknowledgement state can be added beside it.
+ * One small function per step, and the acknowledgment (`govops/manual-step`) beside them.
  */
-import type { ManualStep } from './types.js';
+import type { ManualAck, ManualStep } from './types.js';
 
 /** A fence longer than any backtick run in the text, so the text can never close it. */
 export function fenceFor(text: string): string {
@@ -24,11 +24,33 @@ export function renderManualStep(name: string, step: ManualStep): string[] {
   return out;
 }
 
-export function renderManualSteps(name: string, steps: readonly ManualStep[]): string[] {
-  if (steps.length === 0) return [];
-  return [
-    `**Manual flow** (autoBootstrap: false): run ${steps.length === 1 ? 'this script' : `these ${steps.length} scripts, in order,`} in the platform before the change is applied.`,
-    '',
-    ...steps.flatMap((s) => [...renderManualStep(name, s), '']),
-  ];
+/** Whether merging applies the change: the acknowledgment it needs (or has), beside the scripts. */
+export function renderManualAck(ack: ManualAck, file?: string): string[] {
+  switch (ack.status) {
+    case 'awaiting': {
+      const out = [`⏸️ **Awaiting the manual step** (${ack.reason ?? 'not acknowledged'}): merging applies nothing for this integration until the scripts ran in the platform and the manifest acknowledges them.`];
+      if (ack.annotation) {
+        out.push('', `Once they ran, add under \`metadata.annotations\`${file ? ` in \`${file}\`` : ''}:`, '', '```yaml', ack.annotation, '```');
+      }
+      return [...out, ''];
+    }
+    case 'acknowledged':
+      return [`✅ **Acknowledged** in the manifest (\`${ack.annotation ?? ''}\`): the scripts ran, merging applies the change.`, ''];
+    case 'trusted':
+      return ['Not checked (`--manual-steps trust`): the scripts are run out of band; merging applies the change at once.', ''];
+  }
+}
+
+export function renderManualSteps(name: string, steps: readonly ManualStep[], ack?: ManualAck, file?: string): string[] {
+  if (steps.length === 0 && !ack) return [];
+  const out: string[] = [];
+  if (steps.length > 0) {
+    out.push(
+      `**Manual flow** (autoBootstrap: false): run ${steps.length === 1 ? 'this script' : `these ${steps.length} scripts, in order,`} in the platform before the change is applied.`,
+      '',
+      ...steps.flatMap((s) => [...renderManualStep(name, s), '']),
+    );
+  }
+  if (ack) out.push(...renderManualAck(ack, file));
+  return out;
 }

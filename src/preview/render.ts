@@ -7,6 +7,7 @@
  */
 import { describeRef, isSecretRef } from '../manifests/secrets.js';
 import type { Diagnostic } from '../manifests/types.js';
+import { blockedByManualStep } from '../plan/manual-steps.js';
 import { fieldLine, notComparableLine } from '../plan/render-text.js';
 import { formatDiagnostic } from '../reconcile/engine.js';
 import { COMMENT_LIMIT, fitComment, type Section } from './fit.js';
@@ -63,7 +64,7 @@ const title = (r: { resourceKind: string; name: string }): string => `${r.resour
 
 function liveText(l: LiveFacts): string {
   let t = l.adopt && l.action !== 'adopt' ? `adopt and ${LIVE_TEXT[l.action]}` : LIVE_TEXT[l.action];
-  if (l.blocked !== undefined) t = `**blocked**: ${t}`;
+  if (l.blocked !== undefined) t = `**${blockedByManualStep(l.blocked) ? 'awaiting a manual step' : 'blocked'}**: ${t}`;
   const facts = [l.id !== undefined ? `id ${l.id}` : undefined, l.status].filter((x) => x !== undefined);
   return facts.length ? `${t} (${facts.join(', ')})` : t;
 }
@@ -100,7 +101,7 @@ function summary(r: PreviewResult): string[] {
   if (s.live) {
     const l = s.live;
     rows.push(
-      `| **Merging it does** | ${counts([['to create', l.create], ['to update', l.update], ['to replace', l.replace], ['to delete', l.delete], ['to adopt', l.adopt], ['already as wanted', l.noop], ['left as is', l.none], ['⛔ blocked', s.blocked ?? 0]], 'nothing in the service')} |`,
+      `| **Merging it does** | ${counts([['to create', l.create], ['to update', l.update], ['to replace', l.replace], ['to delete', l.delete], ['to adopt', l.adopt], ['already as wanted', l.noop], ['left as is', l.none], ['⛔ blocked', s.blocked ?? 0], ['⏸️ awaiting a manual step', s.awaitingManualStep ?? 0]], 'nothing in the service')} |`,
     );
   } else {
     rows.push(`| **Merging it does** | not known: the service was not consulted |`);
@@ -117,7 +118,10 @@ function summary(r: PreviewResult): string[] {
   if (r.mode === 'live') {
     rows.push(`| **Drift** | ${s.drift === 0 ? 'none: the service matches the base revision' : `${plural(s.drift, 'resource')} differ from the base revision (not from this pull request; merging applies them too)`} |`);
   }
-  if (s.manualSteps > 0) rows.push(`| **Manual steps** | ${plural(s.manualSteps, 'script')} to run in the platform |`);
+  if (s.manualSteps > 0 || s.awaitingManualStep) {
+    const waiting = s.awaitingManualStep ? `; ⏸️ ${plural(s.awaitingManualStep, 'change')} not applied until their manifests acknowledge the scripts` : '';
+    rows.push(`| **Manual steps** | ${plural(s.manualSteps, 'script')} to run in the platform${waiting} |`);
+  }
   if (r.unknownSecrets.length > 0) rows.push(`| **Secrets not checked** | ${plural(r.unknownSecrets.length, 'reference')} not available here |`);
   const verdict =
     r.exitCode === 1
@@ -149,6 +153,7 @@ const WARN_ICON: Record<PreviewWarning['kind'], string> = {
   replace: '🔁',
   delete: '🗑️',
   blocked: '⛔',
+  'manual-step': '⏸️',
   'not-pruned': 'ℹ️',
   'dry-run-failed': '❌',
   'dry-run-error': '⚠️',
@@ -235,17 +240,18 @@ function detail(x: PreviewResource): string {
       out.push('```diff', ...lines, '```', '');
     }
     for (const reason of l.reasons) out.push(`- ${cell(reason)}`);
-    if (l.blocked !== undefined) out.push(`- ⛔ blocked: ${cell(l.blocked)}`);
+    // a wait for a manual step is explained with its scripts (renderManualSteps)
+    if (l.blocked !== undefined && !blockedByManualStep(l.blocked)) out.push(`- ⛔ blocked: ${cell(l.blocked)}`);
     if (l.reasons.length || l.blocked !== undefined) out.push('');
   }
   if (x.dryRun) out.push(...dryRunBlock(x.dryRun));
-  if (x.manualSteps?.length) out.push(...renderManualSteps(x.name, x.manualSteps));
+  if (x.manualSteps?.length || x.manualAck) out.push(...renderManualSteps(x.name, x.manualSteps ?? [], x.manualAck, x.source?.file));
   out.push('</details>', '');
   return out.join('\n');
 }
 
 function details(r: PreviewResult): Section {
-  const shown = r.resources.filter((x) => x.fields.length || x.live?.changes.length || x.live?.notComparable || x.live?.reasons.length || x.dryRun || x.manualSteps?.length || x.change === 'removed');
+  const shown = r.resources.filter((x) => x.fields.length || x.live?.changes.length || x.live?.notComparable || x.live?.reasons.length || x.dryRun || x.manualSteps?.length || x.manualAck || x.change === 'removed');
   // failures first, so shortening drops the quiet ones
   const rank = (x: PreviewResource): number => (x.dryRun?.status === 'failed' || x.dryRun?.status === 'rejected' ? 0 : x.live?.blocked !== undefined ? 1 : 2);
   const ordered = shown.map((x, i) => ({ x, i })).sort((a, b) => rank(a.x) - rank(b.x) || a.i - b.i).map(({ x }) => x);

@@ -7,10 +7,11 @@ import PQueue from 'p-queue';
 import type { ServiceApi } from '../api/client-types.js';
 import type { LiveIntegration } from '../api/types.js';
 import type { IntegrationManifest, LoadedManifest } from '../manifests/types.js';
-import type { DesiredIntegration, ResourceChange } from '../plan/types.js';
+import type { DesiredIntegration, ManualStepsMode, ResourceChange } from '../plan/types.js';
 import type { IntegrationType } from '../service/kinds.js';
 import { dryRunRequest, sendDryRun, type DryRunRequest } from './dry-run.js';
 import type { LiveLists } from './live-view.js';
+import { ackOfGate, ackOfManifest } from './manual-ack.js';
 import { fetchManualSteps, manualSteps, type ManualStepInput } from './manual-steps.js';
 import type { Planned } from './plans.js';
 import type { PrChange } from './pr-diff.js';
@@ -111,6 +112,7 @@ function manualInputFor(r: PreviewResource, k: Lookup): ManualStepInput | undefi
     l.action === 'delete'
       ? (liveObj?.autoBootstrap ?? integrationSpec(k.base.get(r.name))?.autoBootstrap)
       : (k.desired.get(r.name)?.body.autoBootstrap ?? integrationSpec(headM)?.autoBootstrap);
+  const gate = k.change.get(r.name)?.manualStep;
   return {
     name: r.name,
     action: l.action,
@@ -118,6 +120,8 @@ function manualInputFor(r: PreviewResource, k: Lookup): ManualStepInput | undefi
     autoBootstrap,
     ...(headM ? { config: structuredClone(integrationSpec(headM)?.config ?? {}) } : {}),
     ...(l.id !== undefined ? { liveId: l.id } : {}),
+    // the plan's gate knows the live status (a failed creation is cleaned up, not deleted with the delete script)
+    ...(gate ? { steps: gate.scripts.map((s) => ({ phase: s.phase, command: s.command })) } : {}),
   };
 }
 
@@ -128,6 +132,8 @@ export async function liveRequests(api: ServiceApi, opts: RequestOptions, result
   const jobs: Array<Promise<unknown>> = [];
   for (const r of result.resources) {
     if (r.resourceKind !== 'Integration' || !r.live) continue;
+    const gate = k.change.get(r.name)?.manualStep;
+    if (gate && r.live.action !== 'none' && r.live.action !== 'noop') r.manualAck = ackOfGate(gate);
     const dry = dryRunFor(r, k, result.unknownSecrets, opts);
     if (dry && 'method' in dry) {
       jobs.push(queue.add(async () => {
@@ -148,8 +154,13 @@ export async function liveRequests(api: ServiceApi, opts: RequestOptions, result
 }
 
 /** Offline: the manual steps a touched integration will need, with the command that fetches each script. */
-export function offlineManualSteps(result: PreviewResult, head: LoadedManifest[], base: LoadedManifest[], opts: RequestOptions): void {
-  if (opts.scripts === false) return;
+export function offlineManualSteps(
+  result: PreviewResult,
+  head: LoadedManifest[],
+  base: LoadedManifest[],
+  opts: RequestOptions,
+  mode: ManualStepsMode = 'require',
+): void {
   for (const r of result.resources) {
     if (r.resourceKind !== 'Integration' || !r.integrationType) continue;
     const m = (r.change === 'removed' ? base : head).find((x) => x.manifest.kind === 'Integration' && x.manifest.metadata.name === r.name);
@@ -158,6 +169,9 @@ export function offlineManualSteps(result: PreviewResult, head: LoadedManifest[]
       { name: r.name, action: offlineAction(r), type: r.integrationType as IntegrationType, autoBootstrap: spec?.autoBootstrap ?? false },
       'Not fetched: the service was not consulted.',
     );
-    if (steps.length) r.manualSteps = steps;
+    if (steps.length === 0) continue;
+    if (opts.scripts !== false) r.manualSteps = steps;
+    // the acknowledgment needs no service: computed from the manifest that carries it (none for a removal)
+    r.manualAck = ackOfManifest(steps, r.change === 'removed' ? undefined : (m?.manifest as IntegrationManifest | undefined), mode);
   }
 }

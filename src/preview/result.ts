@@ -1,4 +1,5 @@
 /** Completing a PreviewResult (pure): warnings per touched resource, the summary, `changed` and the exit code. */
+import { blockedByManualStep } from '../plan/manual-steps.js';
 import type { DryRunResult, LiveAction, PreviewResult, PreviewWarning } from './types.js';
 
 /** How the plan marks the changes the mass-deletion guard held back (src/plan/guard.ts). */
@@ -12,7 +13,18 @@ function resourceWarnings(r: PreviewResult): PreviewWarning[] {
   for (const x of r.resources) {
     const resource = `${x.resourceKind}/${x.name}`;
     const l = x.live;
-    if (l?.blocked !== undefined) {
+    if (x.manualAck?.status === 'awaiting') {
+      const run = (x.manualSteps ?? []).map((s) => `\`${s.command}\``).join(' then ');
+      const add = x.manualAck.annotation ? `, then add \`${x.manualAck.annotation}\` to its metadata.annotations` : '';
+      out.push({
+        kind: 'manual-step',
+        resource,
+        message: `waits for its manual step (${x.manualAck.reason ?? 'not acknowledged'}): merging applies nothing for it until the platform script ran${run ? ` (${run})` : ''}${add}`,
+      });
+    }
+    if (l?.blocked !== undefined && blockedByManualStep(l.blocked)) {
+      // the wait for a manual step is its own warning (above)
+    } else if (l?.blocked !== undefined) {
       // a refusal of the mass-deletion guard is one plan-level warning, not one per resource
       if (!l.blocked.startsWith(GUARD_REFUSAL)) out.push({ kind: 'blocked', resource, message: `${l.action} blocked: ${l.blocked}` });
     } else if (l?.action === 'replace') {
@@ -38,6 +50,7 @@ function resourceWarnings(r: PreviewResult): PreviewWarning[] {
 
 const ORDER: Record<PreviewWarning['kind'], number> = {
   'plan-error': 0,
+  'manual-step': 1,
   'dry-run-failed': 1,
   blocked: 2,
   replace: 3,
@@ -60,7 +73,9 @@ export function finish(r: PreviewResult): PreviewResult {
     const dry = Object.fromEntries(DRY_STATUSES.map((s) => [s, 0])) as Record<DryRunResult['status'], number>;
     let blocked = 0;
     for (const x of r.resources) {
-      if (x.live?.blocked !== undefined) blocked++;
+      if (x.live?.blocked !== undefined && blockedByManualStep(x.live.blocked)) {
+        // counted below, with the offline ones
+      } else if (x.live?.blocked !== undefined) blocked++;
       else if (x.live) live[x.live.action]++;
       if (x.dryRun) dry[x.dryRun.status]++;
     }
@@ -71,6 +86,8 @@ export function finish(r: PreviewResult): PreviewResult {
   } else {
     r.changed = r.valid && r.base !== undefined && r.resources.some((x) => x.change !== undefined);
   }
+  const awaiting = r.resources.filter((x) => x.manualAck?.status === 'awaiting').length;
+  if (awaiting > 0) r.summary.awaitingManualStep = awaiting;
   const failed =
     !r.valid ||
     r.error !== undefined ||

@@ -76,6 +76,18 @@ export interface ManualStep {
   note?: string;
 }
 
+/**
+ * The manual-flow acknowledgment of a touched integration (`govops/manual-step`, README "Manual-flow
+ * integrations"): whether merging applies its change, or it waits until the scripts ran and the manifest says so.
+ */
+export interface ManualAck {
+  status: 'awaiting' | 'acknowledged' | 'trusted';
+  /** The line to add under `metadata.annotations` once the scripts ran (absent: no manifest can carry it). */
+  annotation?: string;
+  /** Why it waits (no annotation, a stale one, no manifest). */
+  reason?: string;
+}
+
 export interface PreviewResource {
   resourceKind: 'Integration' | 'Webhook';
   name: string;
@@ -93,6 +105,8 @@ export interface PreviewResource {
   dryRun?: DryRunResult;
   /** Manual flow: the scripts to run. */
   manualSteps?: ManualStep[];
+  /** Manual flow: the acknowledgment merging needs (or has) before the change is applied. */
+  manualAck?: ManualAck;
 }
 
 /** A difference between the live service and the base revision that this pull request does not cause. */
@@ -112,6 +126,7 @@ export type WarningKind =
   | 'replace'
   | 'delete'
   | 'blocked'
+  | 'manual-step'
   | 'not-pruned'
   | 'dry-run-failed'
   | 'dry-run-error'
@@ -134,6 +149,8 @@ export interface PreviewSummary {
   live?: Record<LiveAction, number>;
   /** Live mode: touched resources whose action is blocked (a replace not allowed, a prune refused...). */
   blocked?: number;
+  /** Touched integrations whose change waits for its manual step (live: counted apart from `blocked`). */
+  awaitingManualStep?: number;
   /** Live mode: dry-run outcomes. */
   dryRuns?: Record<DryRunResult['status'], number>;
   /** Resources whose live state differs from the base revision (not caused by this pull request). */

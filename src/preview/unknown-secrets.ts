@@ -11,6 +11,7 @@
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import { describeRef, isSecretRef, type ResolvedSecrets } from '../manifests/secrets.js';
 import type { LoadedManifest, Manifest } from '../manifests/types.js';
+import { withManualStep } from '../reconcile/manual-step-token.js';
 import { toDesired } from '../plan/desired.js';
 import type { DesiredResource } from '../plan/types.js';
 import { MASK } from '../service/kinds.js';
@@ -77,7 +78,7 @@ export function desiredWithUnknowns(
   const hashing = hashingFor(state.fingerprintKey);
   const desired = resolved.map((r, i) => {
     const refs = unresolvedRefs(r);
-    if (refs.length === 0) return toDesired(r.manifest, loaded[i]!.source, r.secretPaths, hashing);
+    if (refs.length === 0) return withManualStep(toDesired(r.manifest, loaded[i]!.source, r.secretPaths, hashing), loaded[i]!.manifest);
     const manifest = structuredClone(r.manifest) as Manifest;
     const kind = manifest.kind;
     const name = manifest.metadata.name;
@@ -99,7 +100,7 @@ export function desiredWithUnknowns(
       const recorded = st?.secretFingerprints[rel];
       if (recorded !== undefined && rel in d.fingerprints) d.fingerprints[rel] = recorded;
     }
-    return d;
+    return withManualStep(d, loaded[i]!.manifest);
   });
   return { desired, unknown };
 }

@@ -7,7 +7,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServiceApi } from '../api/client-types.js';
-import { applyPlan } from '../apply/applier.js';
+import { applyPlan, awaitingOutcome } from '../apply/applier.js';
 import {
   ApiError,
   ErrorCode,
@@ -18,10 +18,12 @@ import {
   type FailureInfo,
 } from '../errors.js';
 import { loadManifests } from '../manifests/loader.js';
+import { withManualStep } from './manual-step-token.js';
 import { resolveAllSecrets } from '../manifests/secrets.js';
 import { configShapes } from '../manifests/shapes.js';
 import type { Diagnostic } from '../manifests/types.js';
 import { toDesired } from '../plan/desired.js';
+import { isAwaitingManualStep, withoutAwaiting } from '../plan/manual-steps.js';
 import { resolvePending } from '../plan/pending.js';
 import { actionable, planChanges } from '../plan/planner.js';
 import type { DesiredResource, Plan } from '../plan/types.js';
@@ -48,7 +50,7 @@ const needsApply = (plan: Plan): boolean => actionable(plan).length > 0;
 
 /** The failure that decides what an apply's failed outcomes mean: unavailability first, then transient ones. */
 export function applyFailure(outcomes: readonly ResourceOutcome[]): FailureInfo | undefined {
-  const failed = outcomes.filter((o) => o.result !== 'ok' && o.code !== undefined);
+  const failed = outcomes.filter((o) => o.result !== 'ok' && o.result !== 'blocked' && o.code !== undefined);
   const pick =
     failed.find((o) => UNAVAILABLE_CODES.has(o.code!)) ??
     failed.find((o) => o.failureClass === 'transient') ??
@@ -95,7 +97,7 @@ async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]
   const prepared: Prepared = {
     desired: (state) => {
       const hashing = hashingFor(state.fingerprintKey);
-      return resolved.map((r, i) => toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, hashing));
+      return resolved.map((r, i) => withManualStep(toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, hashing), set.manifests[i]!.manifest));
     },
   };
   return { diagnostics, prepared };
@@ -156,6 +158,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         allowReplace: opts.allowReplace,
         ...(opts.maxDeletes !== undefined ? { maxDeletes: opts.maxDeletes } : {}),
         ...(opts.allowEmpty ? { allowEmpty: true } : {}),
+        manualSteps: opts.manualSteps ?? 'require',
         ...(opts.resendSecrets ? { resendSecrets: true } : {}),
       },
       shapes: configShapes(),
@@ -172,7 +175,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       diagnostics,
       plan,
       outcomes: [],
-      changed: needsApply(plan),
+      changed: needsApply(withoutAwaiting(plan)),
       error: plan.errors.join('; '),
       failure: { code: ErrorCode.planError, failureClass: 'terminal' },
     });
@@ -182,7 +185,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       const planned = await planWith(await loadState(opts.statePath));
       if ('stage' in planned) return planned;
       if (planned.plan.errors.length) return planFailed(planned.plan);
-      return result({ stage: 'done', ok: true, diagnostics, plan: planned.plan, outcomes: [], changed: needsApply(planned.plan) });
+      return result({ stage: 'done', ok: true, diagnostics, plan: planned.plan, outcomes: [], changed: needsApply(withoutAwaiting(planned.plan)) });
     }
     return await withStateLock(opts.statePath, async () => {
       const planned = await planWith(await loadState(opts.statePath));
@@ -190,7 +193,12 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       const { plan, desired, state } = planned;
       if (planned.resolved) await saveState(opts.statePath, state);
       if (plan.errors.length) return planFailed(plan);
-      if (!needsApply(plan)) return result({ stage: 'done', ok: true, diagnostics, plan, outcomes: [], changed: false });
+      // Changes awaiting a manual step are not sent (the runner reports them `blocked`); with nothing else to
+      // do no apply starts, so a resync finding only them is quiet (the daemon logs the wait once per revision).
+      const changed = needsApply(withoutAwaiting(plan));
+      if (!changed) {
+        return result({ stage: 'done', ok: true, diagnostics, plan, outcomes: plan.changes.filter(isAwaitingManualStep).map(awaitingOutcome), changed });
+      }
       log.info({ summary: plan.summary }, 'applying plan');
       const applied = await applyPlan({
         api,
@@ -208,7 +216,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         ...(opts.pollMaxIntervalMs !== undefined ? { pollMaxIntervalMs: opts.pollMaxIntervalMs } : {}),
         ...(opts.onOutcome ? { onOutcome: opts.onOutcome } : {}),
       });
-      const failed = applied.outcomes.filter((o) => o.result !== 'ok');
+      const failed = applied.outcomes.filter((o) => o.result !== 'ok' && o.result !== 'blocked');
       const error = failed.length
         ? `${failed.length} of ${applied.outcomes.length} resources not applied: ${failed
             .map((o) => `${o.resourceKind}/${o.name}: ${o.error ?? o.result}`)
@@ -221,7 +229,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         diagnostics,
         plan,
         outcomes: applied.outcomes,
-        changed: true,
+        changed,
         ...(error ? { error } : {}),
         ...(failure ? { failure } : {}),
       });

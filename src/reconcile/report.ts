@@ -9,7 +9,7 @@ export function diagnosticLine(d: Diagnostic): string {
   return `${d.file}:${d.line}:${d.column}: ${sev}${who}${d.message}`;
 }
 
-const MARK = { ok: '✓', failed: '✗', skipped: '-' } as const;
+const MARK = { ok: '✓', failed: '✗', skipped: '-', blocked: '!' } as const;
 
 /** One line per finished resource: `[3/10] ✓ Integration/a create (1.2s)` on a TTY, plain otherwise. */
 export function progressLine(o: ResourceOutcome, done: number, total: number, tty: boolean): string {
@@ -38,8 +38,12 @@ export function outcomeTable(outcomes: readonly ResourceOutcome[]): string {
       for (const t of o.validation ?? []) lines.push(`    validation test "${t.name}": ${t.status}`);
     }
   }
-  const ok = outcomes.filter((o) => o.result === 'ok').length;
-  lines.push('', `Apply ${problems.length ? 'finished with failures' : 'complete'}: ${ok} ok, ${outcomes.filter((o) => o.result === 'failed').length} failed, ${outcomes.filter((o) => o.result === 'skipped').length} skipped.`);
+  const count = (r: ResourceOutcome['result']): number => outcomes.filter((o) => o.result === r).length;
+  const blocked = count('blocked');
+  const failures = problems.length - blocked;
+  const verdict = failures ? 'finished with failures' : blocked ? 'incomplete' : 'complete';
+  const waiting = blocked ? `, ${blocked} awaiting a manual step` : '';
+  lines.push('', `Apply ${verdict}: ${count('ok')} ok, ${count('failed')} failed, ${count('skipped')} skipped${waiting}.`);
   return `${lines.join('\n')}\n`;
 }
 

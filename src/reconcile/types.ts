@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { FailureClass, FailureInfo } from '../errors.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { Diagnostic } from '../manifests/types.js';
-import type { Plan } from '../plan/types.js';
+import type { ManualStepsMode, Plan } from '../plan/types.js';
 
 export interface ReconcileOptions {
   /** Folder the manifest paths are relative to. */
@@ -29,6 +29,8 @@ export interface ReconcileOptions {
   prune: boolean;
   allowReplace: boolean;
   maxDeletes?: number;
+  /** Manual-flow changes: wait for the manifest's acknowledgment (`require`, default) or not (`trust`). */
+  manualSteps?: ManualStepsMode;
   /** Re-send credentials that cannot be compared (plan option `resendSecrets`) instead of recording them. */
   resendSecrets?: boolean;
   /** An empty manifest set may prune (the mass-deletion guard still applies). */
@@ -54,7 +56,8 @@ export interface ResourceOutcome {
   resourceKind: 'Integration' | 'Webhook';
   name: string;
   action: string;
-  result: 'ok' | 'failed' | 'skipped';
+  /** `blocked`: awaiting a manual step (not written; everything else went ahead). */
+  result: 'ok' | 'failed' | 'skipped' | 'blocked';
   durationMs: number;
   error?: string;
   /** Live id after the action (absent for deletes and failures before the resource existed). */
@@ -80,7 +83,10 @@ export interface ReconcileResult {
   error?: string;
   /** What failed, as a value: the code and class of the error that stopped the reconcile (not ok). */
   failure?: FailureInfo;
-  /** The plan had changes (drift, when nothing new was committed). */
+  /**
+   * The plan had changes govops would make now (drift, when nothing new was committed). Changes awaiting a
+   * manual step are not counted: they wait for a new revision, whatever the resync finds.
+   */
   changed: boolean;
   startedAt: string;
   finishedAt: string;

@@ -92,22 +92,24 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
       autoBootstrap: true,
       config: { workspaceUrl: 'https://stranger.example.com', httpPath: '/x', token: 't' },
     });
+    // the manual-flow integration's scripts are trusted to have run (the gate has its own tests: manual-steps)
+    const manualSteps = 'trust';
     await r.write('a.yaml', sqlManifest('sql', 'db.example.com', { autoBootstrap: false, deleteCreds: false }));
     await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
-    expect((await r.run()).ok).toBe(true);
+    expect((await r.run({ manualSteps })).ok).toBe(true);
     await r.remove('a.yaml');
     await r.remove('b.yaml');
-    const noPrune = await r.run();
+    const noPrune = await r.run({ manualSteps });
     expect(noPrune.outcomes).toEqual([]);
     expect(noPrune.plan!.warnings.join('\n')).toMatch(/Integration\/lake .*--prune/);
     const ids = (await r.state()).resources.map((x) => x.id).sort();
     r.sandbox.clearRequests();
     // Every manifest removed: refused by the mass-deletion guard unless asked for explicitly.
-    const refused = await r.run({ prune: true });
+    const refused = await r.run({ prune: true, manualSteps });
     expect(refused.plan!.deletionRefusal).toMatchObject({ rule: 'empty', refused: 2 });
     expect(refused.plan!.deletionRefusal!.message).toMatch(/run with --allow-empty --max-deletes 2/);
     expect(writes()).toEqual([]);
-    const pruned = await r.run({ prune: true, allowEmpty: true, maxDeletes: 2 });
+    const pruned = await r.run({ prune: true, allowEmpty: true, maxDeletes: 2, manualSteps });
     expect(pruned.ok).toBe(true);
     expect(pruned.outcomes.map((o) => `${o.name}:${o.action}:${o.result}`).sort()).toEqual(['lake:delete:ok', 'sql:delete:ok']);
     for (const id of ids) {

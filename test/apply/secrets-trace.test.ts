@@ -39,15 +39,23 @@ describe('no secret value in any output, trace log or state', () => {
   });
 
   it('plan, apply, rotation, json/markdown, scripts, a failure and a prune: all succeed or fail as expected', async () => {
+    const manual = (ack: string) =>
+      h.writeManifest('../m/manual.yaml', sqlManifest('manual', 'manual.example.com', { autoBootstrap: false, deleteCreds: false, annotations: `    ${ack}` }));
     await code(['plan', 'm'], V1, 0);
+    // the manual-flow integration waits for its acknowledgment (exit 3), the rest is applied
+    await code(['apply', 'm'], V1, 3);
+    const created = await code(['scripts', 'manual', '--phase', 'create', 'm'], V1, 0);
+    await manual(created.stderr.split('\n').find((l) => l.startsWith('govops/manual-step: '))!);
     await code(['apply', 'm'], V1, 0);
     const rotated = await run(['plan', 'm', '--output', 'json', '--detailed-exitcode'], V2);
     expect(rotated.code).toBe(2);
     expect(JSON.parse(rotated.stdout).summary.update).toBe(3); // sql, manual, lake (the webhook is a replace)
     await code(['plan', 'm', '--output', 'markdown'], V2, 0);
+    await code(['apply', 'm', '--output', 'json'], V2, 3); // the edit of `manual` awaits its script
+    const edited = await code(['scripts', 'manual', '--phase', 'edit', 'm'], V2, 0);
+    await manual((await code(['scripts', 'manual', '--phase', 'edit', 'm', '--ack'], V2, 0)).stdout.trim());
+    expect(edited.stderr).toContain((await code(['scripts', 'manual', '--phase', 'edit', 'm', '--ack'], V2, 0)).stdout.trim());
     await code(['apply', 'm', '--output', 'json'], V2, 0);
-    await code(['scripts', 'manual', '--phase', 'create', 'm'], V2, 0);
-    await code(['scripts', 'manual', '--phase', 'edit', 'm'], V2, 0);
     await h.writeManifest('../m/bad.yaml', sqlManifest('bad', 'db.invalid'));
     await code(['apply', 'm'], V2, 1);
     await rm(path.join(h.dir, 'm', 'bad.yaml'));

@@ -39,16 +39,17 @@ describe('status errors after the real call', () => {
   });
 
   it('deleteError: the prune fails, the resource stays owned (state kept) and is deleted by the next apply', async () => {
+    const manualSteps = 'trust'; // the delete script is trusted to have run (the gate: manual-steps tests)
     await r.write('a.yaml', sqlManifest('sql', 'db.example.com', { deleteCreds: false, autoBootstrap: false }));
-    expect((await r.run()).ok).toBe(true);
+    expect((await r.run({ manualSteps })).ok).toBe(true);
     await r.remove('a.yaml');
     await failNext('delete');
-    const res = await r.run({ prune: true, allowEmpty: true });
+    const res = await r.run({ prune: true, allowEmpty: true, manualSteps });
     expect(res.ok).toBe(false);
     expect(res.outcomes[0]).toMatchObject({ action: 'delete', result: 'failed' });
     expect(res.outcomes[0]!.error).toMatch(/delete ended in status deleteError/);
     expect((await r.state()).resources.map((x) => x.name)).toEqual(['sql']);
-    const again = await r.run({ prune: true, allowEmpty: true });
+    const again = await r.run({ prune: true, allowEmpty: true, manualSteps });
     expect(again.ok, again.error).toBe(true);
     expect(await r.api.listIntegrations()).toEqual([]);
     expect((await r.state()).resources).toEqual([]);

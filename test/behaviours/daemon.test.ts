@@ -32,6 +32,7 @@ async function daemonOn(set: readonly string[]) {
     selfHeal: true,
     prune: false,
     allowReplace: false,
+    manualSteps: 'trust', // the manual-step gate has its own tests (test/daemon/manual-steps.test.ts)
     listen: { host: '127.0.0.1', port: 0 },
     statePath: join(home, 'state.json'),
     workdir: join(home, 'work'),

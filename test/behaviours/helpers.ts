@@ -25,9 +25,15 @@ export function writesOf(sandbox: SandboxHandle): string[] {
 
 export type World = Rig;
 
-/** A sandbox under the behaviours, a manifest folder (`m/`) and the real reconcile engine (test/apply/inproc.ts). */
-export function world(behaviours: readonly string[], options: { random?: () => number } = {}): Promise<World> {
-  return rig({ transitionMs: 10, behaviours, ...options });
+/**
+ * A sandbox under the behaviours, a manifest folder (`m/`) and the real reconcile engine (test/apply/inproc.ts).
+ * The manual-flow integrations' scripts are trusted to have run (`manualSteps: 'trust'`): these tests are about what
+ * the service echoes; the manual-step gate has its own (test/plan/manual-steps.test.ts, test/apply/manual-steps.test.ts).
+ */
+export async function world(behaviours: readonly string[], options: { random?: () => number } = {}): Promise<World> {
+  const r = await rig({ transitionMs: 10, behaviours, ...options });
+  const run = r.run;
+  return { ...r, run: (opts = {}) => run({ manualSteps: 'trust', ...opts }) };
 }
 
 /** A set of manifests over several kinds, with defaults left out, sets out of order and secrets. */

@@ -15,3 +15,31 @@ spec:
     token: { fromEnv: ${o.tokenEnv} }
 `;
 }
+
+/**
+ * The lakehouse `lake` (https://lake.example.com) in the manual flow (autoBootstrap false), with its token from
+ * GOVOPS_SECRET_LAKE_TOKEN, an optional `govops/manual-step` acknowledgment and other annotations.
+ */
+export function manualLakeManifest(httpPath: string, ack?: string, annotations: Record<string, string> = {}): string {
+  const all = { ...annotations, ...(ack ? { 'govops/manual-step': ack } : {}) };
+  const lines = Object.entries(all).map(([k, v]) => `\n    ${k}: "${v}"`).join('');
+  return `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: lake${lines ? `\n  annotations:${lines}` : ''}
+spec:
+  type: lakehouse
+  autoBootstrap: false
+  config:
+    workspaceUrl: https://lake.example.com
+    httpPath: ${httpPath}
+    token: { fromEnv: GOVOPS_SECRET_LAKE_TOKEN }
+`;
+}
+
+/** The config of `manualLakeManifest` as written (for computing its manual-step tokens). */
+export const manualLakeConfig = (httpPath: string): Record<string, unknown> => ({
+  workspaceUrl: 'https://lake.example.com',
+  httpPath,
+  token: { fromEnv: 'GOVOPS_SECRET_LAKE_TOKEN' },
+});

@@ -1,5 +1,6 @@
 /** Builders for planner tests: desired resources via the real toDesired, live objects as the service shows them. */
 import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
+import { withManualStep } from '../../src/reconcile/manual-step-token.js';
 import { configShapes } from '../../src/manifests/shapes.js';
 import type { IntegrationManifest, WebhookManifest } from '../../src/manifests/types.js';
 import { toDesired } from '../../src/plan/desired.js';
@@ -26,7 +27,7 @@ export function integration(
     metadata: { name, ...(extra.annotations ? { annotations: extra.annotations } : {}) },
     spec: { type, autoBootstrap: extra.autoBootstrap ?? true, config, ...(extra.deleteCredentials ? { deleteCredentials: extra.deleteCredentials } : {}) },
   };
-  return toDesired(m, SRC, extra.secretPaths ?? [], HASH) as DesiredIntegration;
+  return withManualStep(toDesired(m, SRC, extra.secretPaths ?? [], HASH), m) as DesiredIntegration;
 }
 
 export function webhook(name: string, spec: Partial<WebhookManifest['spec']> = {}, annotations?: Record<string, string>): DesiredWebhook {

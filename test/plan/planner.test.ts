@@ -171,7 +171,7 @@ describe('planChanges: integrations', () => {
     const lake = integration('lake', 'lakehouse', { workspaceUrl: 'https://lake.example.com', httpPath: '/sql', token: 't' }, { autoBootstrap: false });
     const sql = integration('sql', 'sql_analytics', sqlConfig(), { autoBootstrap: false });
     const p = plan([lake, sql], [], stateWith());
-    expect(p.changes.find((c) => c.name === 'lake')!.manualScript).toEqual({ phase: 'create', command: 'govops scripts lake --phase create' });
+    expect(p.changes.find((c) => c.name === 'lake')!.manualScript).toEqual({ phase: 'create', command: 'govops scripts lake --phase create m.yaml' });
     expect(p.changes.find((c) => c.name === 'sql')!.manualScript?.phase).toBe('initial-create');
     const auto = plan([integration('x', 'sql_analytics', sqlConfig('x.example.com'))], [], stateWith());
     expect(auto.changes[0]!.manualScript).toBeUndefined();

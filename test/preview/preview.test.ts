@@ -140,8 +140,8 @@ describe('govops preview of a pull request', () => {
     await write('old.yaml', OLD);
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'base');
-    // the daemon applied the base (its state file is not in CI)
-    const applied = await runGovops(['apply', 'm', '--state', path.join(stateDir, 'state.json')], { cwd: repo, env: { ...live(), ...SECRETS } });
+    // the daemon applied the base (its state file is not in CI; its manual-flow scripts ran out of band)
+    const applied = await runGovops(['apply', 'm', '--state', path.join(stateDir, 'state.json'), '--manual-steps', 'trust'], { cwd: repo, env: { ...live(), ...SECRETS } });
     expect(applied.code, applied.stderr + applied.stdout).toBe(0);
   });
   afterAll(async () => {
@@ -306,22 +306,43 @@ describe('govops preview of a pull request', () => {
       await write('col.yaml', col('col', { port: 5440 }));
     });
     const r = await preview([], { ...live(), ...SECRETS });
-    expect(r.code, r.stderr).toBe(2);
+    // not acknowledged yet: merging changes nothing in the service (the daemon waits), and the comment says so
+    expect(r.code, r.stderr).toBe(0);
     const md = r.stdout;
+    expect(md).toContain('⏸️ awaiting a manual step');
+    expect(md).toContain('- ⏸️ **Integration/col2**: waits for its manual step (the manifest has no govops/manual-step annotation)');
+    expect(md).toContain('⏸️ **Awaiting the manual step** (the manifest has no govops/manual-step annotation)');
+    expect(md).toMatch(/Once they ran, add under `metadata.annotations` in `m\/col2.yaml`:\n\n```yaml\ngovops\/manual-step: "create:[0-9a-f]{8}"\n```/);
+    expect(md).toMatch(/```yaml\ngovops\/manual-step: "edit:[0-9a-f]{8}"\n```/);
     const colId = id('col.example.com');
     expect(sandbox.requests().filter((q) => q.path.includes('/scripts/')).map((q) => `${q.method} ${q.path}`).sort()).toEqual([
       `POST /integrations/${colId}/scripts/edit`,
       'POST /integrations/scripts/create',
       'POST /integrations/scripts/initial-create',
     ]);
-    expect(md).toContain('| **Manual steps** | 3 scripts to run in the platform |');
+    expect(md).toContain('| **Manual steps** | 3 scripts to run in the platform; ⏸️ 2 changes not applied until their manifests acknowledge the scripts |');
     expect(md).toContain('<details><summary>Manual step: <code>initial-create</code> script for Integration/col2</summary>');
     expect(md).toContain('<details><summary>Manual step: <code>create</code> script for Integration/col2</summary>');
     expect(md).toContain('<details><summary>Manual step: <code>edit</code> script for Integration/col</summary>');
     expect(md).toMatch(/```sql\n-- govops sandbox: initial-create script for a columnar_warehouse integration\n/);
     expect(md).toContain('CREATE USER "svc_col2"');
-    expect(md).toContain('The real script: `govops scripts col2 --phase initial-create`');
+    expect(md).toContain('The real script: `govops scripts col2 --phase initial-create m/col2.yaml`');
     expect(md.indexOf('initial-create</code> script for Integration/col2')).toBeLessThan(md.indexOf('<code>create</code> script for Integration/col2'));
+
+    // the acknowledgments the comment shows, committed: merging applies both (exit 2), acknowledged in the comment
+    const ack = (file: string) => /govops\/manual-step: "[a-z]+:[0-9a-f]{8}"/.exec(md.slice(md.indexOf(`in \`m/${file}\``)))![0];
+    const annotate = (text: string, line: string) => text.replace(/^( {2}name: .*)$/m, `$1\n  annotations:\n    ${line}`);
+    const col2Ack = ack('col2.yaml');
+    const colAck = ack('col.yaml');
+    await pr('manual-acked', async () => {
+      await write('col2.yaml', annotate(col('col2'), col2Ack));
+      await write('col.yaml', annotate(col('col', { port: 5440 }), colAck));
+    });
+    const acked = await preview([], { ...live(), ...SECRETS });
+    expect(acked.code, acked.stderr).toBe(2);
+    expect(acked.stdout).toContain(`✅ **Acknowledged** in the manifest (\`${col2Ack}\`)`);
+    expect(acked.stdout).toContain(`✅ **Acknowledged** in the manifest (\`${colAck}\`)`);
+    expect(acked.stdout).not.toContain('⏸️');
   });
 
   it('--no-dry-run and --no-scripts: only the two list requests', async () => {
@@ -329,7 +350,7 @@ describe('govops preview of a pull request', () => {
       await write('col2.yaml', col('col2'));
       await write('col.yaml', col('col', { port: 5440 }));
     });
-    const r = await preview(['--no-dry-run', '--no-scripts'], { ...live(), ...SECRETS });
+    const r = await preview(['--no-dry-run', '--no-scripts', '--manual-steps', 'trust'], { ...live(), ...SECRETS });
     expect(r.code, r.stderr).toBe(2);
     expect(sandbox.requests().map((q) => `${q.method} ${q.path}`).sort()).toEqual(['GET /integrations', 'GET /webhooks']);
     expect(r.stdout).toContain('| **Dry runs** | 2 ⏭️ skipped |');
@@ -342,7 +363,8 @@ describe('govops preview of a pull request', () => {
       await write('sql.yaml', sql({ host: 'sql-new.example.net' }));
       await write('col.yaml', col('col', { connectArgs: 'Server=evil.example.net' }));
     });
-    const r = await preview(['--allow-replace'], { ...live(), ...SECRETS });
+    // the manual-flow edit is trusted, so its request is considered (and refused to the new host)
+    const r = await preview(['--allow-replace', '--manual-steps', 'trust'], { ...live(), ...SECRETS });
     const sqlId = id('sql.example.com');
     const colId = id('col.example.com');
     expect(r.code, r.stderr).toBe(2);
@@ -393,6 +415,11 @@ describe('govops preview of a pull request', () => {
     expect(rows(r.stdout)).toEqual(['| `+` | Integration/col2 | columnar_warehouse | added |']);
     expect(r.stdout).toContain('Not fetched: the service was not consulted. Fetch it with `govops scripts col2 --phase initial-create`.');
     expect(r.stderr).not.toMatch(/warning: live state not consulted/);
+    // the acknowledgment needs no service either: the same line `govops scripts --ack` prints, offline
+    const ack = await runGovops(['scripts', 'col2', '--phase', 'create', 'm', '--ack'], { cwd: repo, env: { GOVOPS_URL: undefined, GOVOPS_TOKEN: undefined } });
+    expect(ack.code, ack.stderr).toBe(0);
+    expect(r.stdout).toContain('⏸️ **Awaiting the manual step** (the manifest has no govops/manual-step annotation)');
+    expect(r.stdout).toContain(`\`\`\`yaml\n${ack.stdout.trim()}\n\`\`\``);
   });
 
   it('-o json: the versioned shape, with the markdown; --out writes a file', async () => {

@@ -70,6 +70,16 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
       process.exitCode = EXIT.error;
       return;
     }
+    const awaiting = result.outcomes.filter((o) => o.result === 'blocked');
+    if (awaiting.length) {
+      ctx.stderr.write(
+        `blocked: ${awaiting.length} change(s) await a manual step and were not applied (exit ${EXIT.awaitingManualStep}): ` +
+          `${awaiting.map((o) => `${o.resourceKind}/${o.name}`).join(', ')}. Run the scripts the plan names, add the ` +
+          `govops/manual-step annotation it shows, and apply again.\n`,
+      );
+      process.exitCode = EXIT.awaitingManualStep;
+      return;
+    }
     process.exitCode = EXIT.ok;
   } finally {
     process.off('SIGINT', onSignal);

@@ -1,5 +1,6 @@
 /** What `govops plan` does, and the plan helpers apply reuses (loaded only when they run; declared in plan.ts). */
 import type { Command } from 'commander';
+import { isAwaitingManualStep } from '../../plan/manual-steps.js';
 import { renderJson } from '../../plan/render-json.js';
 import { renderMarkdown } from '../../plan/render-markdown.js';
 import { renderText } from '../../plan/render-text.js';
@@ -34,6 +35,7 @@ export async function reconcileOptions(
     apply,
     prune: Boolean(flags.prune),
     allowReplace: Boolean(flags.allowReplace),
+    manualSteps: flags.manualSteps ?? 'require',
     ...(flags.resendSecrets ? { resendSecrets: true } : {}),
     ...(maxDeletes !== undefined ? { maxDeletes } : {}),
     ...(flags.allowEmpty ? { allowEmpty: true } : {}),
@@ -69,7 +71,9 @@ export async function planAction(paths: string[], flags: PlanFlags & { detailedE
       process.exitCode = EXIT.error;
       return;
     }
-    process.exitCode = flags.detailedExitcode && result.changed ? EXIT.changes : EXIT.ok;
+    // a change awaiting a manual step is still a change (`changed` leaves it out: it is not drift)
+    const pending = result.changed || (result.plan?.changes.some(isAwaitingManualStep) ?? false);
+    process.exitCode = flags.detailedExitcode && pending ? EXIT.changes : EXIT.ok;
   } finally {
     await api.close();
   }

@@ -4,8 +4,10 @@
  * plan-action.ts, loaded when the command runs.
  */
 import type { Command } from 'commander';
+import type { ManualStepsMode } from '../../plan/types.js';
 import { stateOption } from '../state-option.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { manualStepsOption } from '../flags.js';
 import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 
 export interface PlanFlags extends ConnectionFlags, SecretFlags {
@@ -16,6 +18,7 @@ export interface PlanFlags extends ConnectionFlags, SecretFlags {
   maxDeletes?: string;
   allowEmpty?: boolean;
   revision?: string;
+  manualSteps?: ManualStepsMode;
 }
 
 /** Options plan and apply share. */
@@ -30,7 +33,8 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
       'allow at most N deletes and replaces (default: deletes of at most 25% of the managed resources); over it, none is done',
     )
     .option('--allow-empty', 'let an empty manifest set prune (refused by default: it usually means a broken checkout)')
-    .option('--resend-secrets', 'send once the credentials govops cannot compare (adopted resources: masked by the service, no fingerprint in state) instead of recording them as they are in the manifest');
+    .option('--resend-secrets', 'send once the credentials govops cannot compare (adopted resources: masked by the service, no fingerprint in state) instead of recording them as they are in the manifest')
+    .addOption(manualStepsOption());
   addSecretOptions(cmd);
   return addConnectionOptions(cmd);
 }

@@ -25,6 +25,7 @@ export async function previewAction(paths: string[], flags: PreviewFlags, comman
     plan: {
       prune: Boolean(flags.prune),
       allowReplace: Boolean(flags.allowReplace),
+      manualSteps: flags.manualSteps ?? 'require',
       ...(maxDeletes !== undefined ? { maxDeletes } : {}),
       ...(flags.allowEmpty ? { allowEmpty: true } : {}),
       ...(flags.resendSecrets ? { resendSecrets: true } : {}),

@@ -85,6 +85,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     selfHeal: Boolean(flags.selfHeal),
     prune: Boolean(flags.prune),
     allowReplace: Boolean(flags.allowReplace),
+    manualSteps: flags.manualSteps ?? 'require',
     maxDeletes: wholeNumber('--max-deletes', flags.maxDeletes, 0),
     allowEmpty: Boolean(flags.allowEmpty),
     concurrency: wholeNumber('--concurrency', flags.concurrency, 1),

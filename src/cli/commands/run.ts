@@ -3,7 +3,9 @@
  * This file only declares the command; the work is in run-action.ts, loaded when it runs.
  */
 import { Option, type Command } from 'commander';
+import type { ManualStepsMode } from '../../plan/types.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { manualStepsOption } from '../flags.js';
 import { stateOption } from '../state-option.js';
 import type { SecretFlags } from '../secret-options.js';
 
@@ -19,6 +21,7 @@ export interface RunFlags extends ConnectionFlags, SecretFlags {
   maxDeletes?: string;
   allowEmpty?: boolean;
   allowReplace?: boolean;
+  manualSteps?: ManualStepsMode;
   concurrency: string;
   timeout: string;
   listen: string;
@@ -53,6 +56,7 @@ export function register(program: Command): void {
     )
     .option('--allow-empty', 'let an empty manifest set prune (refused by default: it usually means a broken checkout)')
     .option('--allow-replace', 'allow delete + create when a non-editable attribute changes')
+    .addOption(manualStepsOption())
     .option('--concurrency <n>', 'resources applied in parallel', '8')
     .option('--timeout <duration>', 'overall apply timeout of one reconcile', '10m')
     .addOption(new Option('--listen <address>', 'HTTP endpoints address, HOST:PORT or :PORT').env('GOVOPS_LISTEN').default(':8080'))

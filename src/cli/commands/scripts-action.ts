@@ -7,6 +7,8 @@ import type { ServiceApi } from '../../api/client-types.js';
 import type { IntegrationBody } from '../../api/types.js';
 import { UserError } from '../../errors.js';
 import { formatDiagnostic } from '../../manifests/format.js';
+import { acknowledgmentLine, ackPhaseOf } from '../../plan/acknowledgment.js';
+import { manualStepToken } from '../../reconcile/manual-step-token.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { resolveSecrets } from '../../manifests/secrets.js';
 import type { SecretScope } from '../../manifests/secret-scope.js';
@@ -71,9 +73,12 @@ function findManifest(set: ManifestSet, name: string): LoadedManifest<Integratio
   );
 }
 
-/** Find the integration, check the phase applies, resolve secrets, find its id when needed, fetch the script. */
-export async function fetchScript(req: ScriptRequest, deps: ScriptDeps): Promise<ScriptResult> {
-  const set = await deps.load(req.paths, { cwd: req.cwd, ...(req.secretScope ? { secretScope: req.secretScope } : {}) });
+/** Find the integration's manifest and check that the phase applies to it (manual flow, a kind with that script). */
+async function scriptManifest(
+  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd' | 'secretScope'>,
+  load: ScriptDeps['load'],
+): Promise<LoadedManifest<IntegrationManifest>> {
+  const set = await load(req.paths, { cwd: req.cwd, ...(req.secretScope ? { secretScope: req.secretScope } : {}) });
   const loaded = findManifest(set, req.name);
   const where = `${loaded.source.file}:${loaded.source.line}:${loaded.source.column}`;
   const own = set.diagnostics.filter(
@@ -96,6 +101,27 @@ export async function fetchScript(req: ScriptRequest, deps: ScriptDeps): Promise
       'with autoBootstrap true the service sets up the platform itself; set autoBootstrap: false to use scripts',
     );
   }
+  return loaded;
+}
+
+/**
+ * The acknowledgment of a phase for the manifest as it is (offline: no service call, no secret resolved).
+ * `initial-create` is acknowledged as `create`, `post-cleanup` as `cleanup`.
+ */
+export async function acknowledgmentFor(
+  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd' | 'secretScope'>,
+  load: ScriptDeps['load'],
+): Promise<{ line: string; manifest: LoadedManifest<IntegrationManifest> }> {
+  const loaded = await scriptManifest(req, load);
+  const phase = ackPhaseOf(req.phase);
+  const token = manualStepToken(phase, loaded.manifest.spec.type, loaded.manifest.spec.config);
+  return { line: acknowledgmentLine([{ phase, token }]), manifest: loaded };
+}
+
+/** Find the integration, check the phase applies, resolve secrets, find its id when needed, fetch the script. */
+export async function fetchScript(req: ScriptRequest, deps: ScriptDeps): Promise<ScriptResult> {
+  const loaded = await scriptManifest(req, deps.load);
+  const { type } = loaded.manifest.spec;
 
   const resolved = resolveSecrets(loaded, { env: req.env, ...(req.secretScope ? { scope: req.secretScope } : {}) });
   if (resolved.diagnostics.length) {
@@ -130,12 +156,16 @@ async function liveId(req: ScriptRequest, body: IntegrationBody, deps: ScriptDep
 
 export async function scriptsAction(name: string, paths: string[], opts: ScriptsFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
+  const req = { name, phase: opts.phase, paths, cwd: process.cwd(), secretScope: secretScopeFromFlags(opts) };
+  if (opts.ack) {
+    // offline: the token comes from the manifest alone
+    const ack = await acknowledgmentFor(req, loadManifests);
+    ctx.stdout.write(`${ack.line}\n`);
+    return;
+  }
   const api = clientFromOptions(opts, ctx.logger);
   try {
-    const res = await fetchScript(
-      { name, phase: opts.phase, paths, cwd: process.cwd(), statePath: opts.state, env: process.env, secretScope: secretScopeFromFlags(opts) },
-      { load: loadManifests, api, logger: ctx.logger },
-    );
+    const res = await fetchScript({ ...req, statePath: opts.state, env: process.env }, { load: loadManifests, api, logger: ctx.logger });
     const text = res.script.endsWith('\n') ? res.script : `${res.script}\n`;
     if (opts.out) {
       await writeFileAtomic(opts.out, text);
@@ -145,10 +175,23 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
       ctx.rawStdout.write(text);
     }
     ctx.stderr.write(`next: ${FOLLOW_UP[opts.phase]}\n`);
+    const ack = await acknowledgmentFor(req, async () => ({ manifests: [res.manifest], diagnostics: [] }));
+    const src = res.manifest.source;
+    ctx.stderr.write(`${ACK_INTRO[opts.phase]} (Integration/${name}, ${src.file}:${src.line}):\n${ack.line}\n`);
   } finally {
     await api.close();
   }
 }
+
+/** What the acknowledgment printed after each script stands for. */
+const ACK_INTRO: Record<ScriptPhase, string> = {
+  create: 'once it ran, acknowledge it under metadata.annotations',
+  'initial-create': 'once this script and the --phase create one ran, acknowledge both under metadata.annotations',
+  edit: 'once it ran, acknowledge it under metadata.annotations',
+  delete: 'once it ran, acknowledge it under metadata.annotations (next to "govops/delete": "true")',
+  cleanup: 'once the cleanup script(s) ran, acknowledge them under metadata.annotations (next to "govops/delete": "true")',
+  'post-cleanup': 'once it ran, acknowledge the cleanup under metadata.annotations (next to "govops/delete": "true")',
+};
 
 /** Scripts may name users and roles: written private (0600), atomically. */
 async function writeFileAtomic(file: string, text: string): Promise<void> {

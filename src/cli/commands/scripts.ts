@@ -1,7 +1,8 @@
 /**
  * `govops scripts NAME --phase PHASE [PATH...]`: the manual flow (autoBootstrap false). Fetch the
  * script the service generates for integration NAME and write it to a file or stdout.
- * govops never runs scripts. This file only declares the command; the work is in scripts-action.ts,
+ * govops never runs scripts. On stderr it prints the `govops/manual-step` acknowledgment to add to the
+ * manifest once the script ran (`--ack` prints only that, offline). This file only declares the command; the work is in scripts-action.ts,
  * loaded when it runs.
  */
 import { Option, type Command } from 'commander';
@@ -14,6 +15,7 @@ export interface ScriptsFlags extends ConnectionFlags, SecretFlags {
   phase: ScriptPhase;
   state: string;
   out?: string;
+  ack?: boolean;
 }
 
 export function register(program: Command): void {
@@ -24,7 +26,8 @@ export function register(program: Command): void {
     .argument('[paths...]', 'manifest files or folders', ['.'])
     .addOption(new Option('--phase <phase>', 'which script').choices([...SCRIPT_PHASES]).makeOptionMandatory())
     .addOption(stateOption('govops state file (to find the live id for edit/delete)'))
-    .option('--out <file>', 'write the script to this file instead of stdout');
+    .option('--out <file>', 'write the script to this file instead of stdout')
+    .option('--ack', 'print only the govops/manual-step acknowledgment to add to the manifest once the script ran (offline: no service call, no secrets)');
   addSecretOptions(cmd);
   addConnectionOptions(cmd).action(async (name: string, paths: string[], opts: ScriptsFlags, command: Command) => {
     const { scriptsAction } = await import('./scripts-action.js');

@@ -1,0 +1,241 @@
+/**
+ * The manual-flow gate (pure). An integration with `autoBootstrap: false` is set up by a script an admin
+ * runs in the platform (interface 1.2, 4.1 script table); govops cannot run it. A create, edit or delete
+ * of such an integration, of a kind that has a script for that phase, is therefore written only when the
+ * manifest acknowledges the script for the configuration at hand (`govops/manual-step: "PHASE:TOKEN"`,
+ * tokens from src/manifests/manual-step.ts). Otherwise the change is `awaiting` (and blocked); the rest
+ * of the plan is unaffected. `--manual-steps trust` marks the gates `trusted` and blocks nothing.
+ *
+ * Phases per change (script table): create -> `initial-create` + `create` (sql_analytics,
+ * columnar_warehouse) or `create` (lakehouse, cloud_warehouse); update (including the PUT that fixes a
+ * failed creation) -> `edit`; delete -> `delete` (sql_analytics, columnar_warehouse, cloud_warehouse), or
+ * for an integration whose creation failed `cleanup` (+ `post-cleanup` for sql_analytics); replace -> the
+ * delete's phase, then the create's.
+ */
+import type { LiveIntegration } from '../api/types.js';
+import { MANUAL_STEP_ANNOTATION as ANNOTATION, type AckPhase, type Acknowledgment } from './acknowledgment.js';
+import type { ManagedResource } from '../state/types.js';
+import { SCRIPT_KINDS, type IntegrationType, type ScriptPhase } from '../service/kinds.js';
+import type { DesiredIntegration, ManualScriptStep, ManualStepGate, ManualStepsMode, ResourceChange } from './types.js';
+
+export interface GateContext {
+  desired: ReadonlyMap<string, DesiredIntegration>;
+  /** Live integrations by id. */
+  live: ReadonlyMap<string, LiveIntegration>;
+  /** State entries of integrations by name (orphans have only these). */
+  state: ReadonlyMap<string, ManagedResource>;
+  mode: ManualStepsMode;
+}
+
+interface Requirement {
+  ack: AckPhase;
+  scripts: ScriptPhase[];
+}
+
+/** A word safe in a POSIX shell as it is, or single-quoted. */
+function shellWord(s: string): string {
+  return /^[\w./@:=+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export function scriptCommand(name: string, phase: ScriptPhase, file?: string, ack = false): string {
+  return `govops scripts ${shellWord(name)} --phase ${phase}${file ? ` ${shellWord(file)}` : ''}${ack ? ' --ack' : ''}`;
+}
+
+function createRequirement(type: IntegrationType, autoBootstrap: boolean | undefined): Requirement | undefined {
+  if (autoBootstrap !== false || !SCRIPT_KINDS.create.has(type)) return undefined;
+  const scripts: ScriptPhase[] = SCRIPT_KINDS['initial-create'].has(type) ? ['initial-create', 'create'] : ['create'];
+  return { ack: 'create', scripts };
+}
+
+function editRequirement(type: IntegrationType, autoBootstrap: boolean | undefined): Requirement | undefined {
+  if (autoBootstrap !== false || !SCRIPT_KINDS.edit.has(type)) return undefined;
+  return { ack: 'edit', scripts: ['edit'] };
+}
+
+/** Delete of a created integration: the delete script; of one whose creation failed: the cleanup scripts. */
+function deleteRequirement(type: IntegrationType, autoBootstrap: boolean | undefined, status: string | undefined): Requirement | undefined {
+  if (autoBootstrap !== false) return undefined;
+  if (status === 'createError') return cleanupRequirement(type);
+  if (!SCRIPT_KINDS.delete.has(type)) return undefined;
+  return { ack: 'delete', scripts: ['delete'] };
+}
+
+function cleanupRequirement(type: IntegrationType): Requirement | undefined {
+  if (!SCRIPT_KINDS.cleanup.has(type)) return undefined;
+  return { ack: 'cleanup', scripts: SCRIPT_KINDS['post-cleanup'].has(type) ? ['cleanup', 'post-cleanup'] : ['cleanup'] };
+}
+
+function requirements(c: ResourceChange, d: DesiredIntegration | undefined, live: LiveIntegration | undefined, st: ManagedResource | undefined): Requirement[] {
+  const desiredType = d?.body.type;
+  const liveType = (live?.type ?? st?.type) as IntegrationType | undefined;
+  const liveAuto = live?.autoBootstrap ?? st?.autoBootstrap;
+  const out: Array<Requirement | undefined> = [];
+  switch (c.action) {
+    case 'create':
+      if (desiredType) out.push(createRequirement(desiredType, d.body.autoBootstrap));
+      break;
+    case 'update':
+      if (desiredType) out.push(editRequirement(desiredType, d.body.autoBootstrap));
+      break;
+    case 'delete':
+      if (!c.goneFromService && liveType) out.push(deleteRequirement(liveType, liveAuto, live?.status));
+      break;
+    case 'replace':
+      if (liveType) out.push(deleteRequirement(liveType, liveAuto, live?.status));
+      if (desiredType) out.push(createRequirement(desiredType, d.body.autoBootstrap));
+      break;
+    default:
+      break;
+  }
+  return out.filter((r): r is Requirement => r !== undefined);
+}
+
+function describe(acks: readonly Acknowledgment[]): string {
+  return acks.map((a) => `${a.phase}:${a.token}`).join(' ');
+}
+
+/** Why the annotation does not acknowledge `expected` (undefined when it does). */
+function mismatch(expected: readonly Acknowledgment[], given: readonly Acknowledgment[]): string | undefined {
+  const missing = expected.filter((e) => !given.some((g) => g.phase === e.phase && g.token === e.token));
+  if (missing.length === 0) return undefined;
+  if (given.length === 0) return `the manifest has no ${ANNOTATION} annotation`;
+  const stale = missing.filter((m) => given.some((g) => g.phase === m.phase));
+  if (stale.length > 0) {
+    const old = given.filter((g) => stale.some((s) => s.phase === g.phase));
+    return (
+      `the annotation acknowledges ${describe(old)}, a script run for another configuration (it changed since): ` +
+      `run the script again for this configuration`
+    );
+  }
+  return `the annotation acknowledges ${describe(given)}, but this change needs ${describe(missing)}`;
+}
+
+function gateFor(c: ResourceChange, reqs: Requirement[], d: DesiredIntegration | undefined, mode: ManualStepsMode): ManualStepGate {
+  const file = c.source?.file;
+  const scripts: ManualScriptStep[] = reqs.flatMap((r) => r.scripts.map((phase) => ({ phase, command: scriptCommand(c.name, phase, file) })));
+  const gate: ManualStepGate = { status: 'awaiting', scripts };
+  const facts = d?.manualStep;
+  if (d && facts) {
+    const expected = reqs.map((r) => ({ phase: r.ack, token: facts.tokens[r.ack] }));
+    const value = describe(expected);
+    gate.acknowledgment = { value, line: `${ANNOTATION}: "${value}"` };
+  }
+  if (mode === 'trust') {
+    gate.status = 'trusted';
+    return gate;
+  }
+  if (!d) {
+    gate.reason =
+      `no manifest to acknowledge it in: restore the manifest with metadata.annotations "govops/delete": "true", ` +
+      `run ${reqs.flatMap((r) => r.scripts).map((p) => scriptCommand(c.name, p)).join(', then ')}, ` +
+      `add the ${ANNOTATION} annotation it prints and apply with --prune (or run with --manual-steps trust)`;
+    return gate;
+  }
+  if (!facts) {
+    gate.reason = `the acknowledgment is unknown: ${scriptCommand(c.name, reqs[0]!.scripts[reqs[0]!.scripts.length - 1]!, file, true)} prints it`;
+    return gate;
+  }
+  const why = mismatch(
+    reqs.map((r) => ({ phase: r.ack, token: facts.tokens[r.ack] })),
+    facts.acknowledged,
+  );
+  if (why === undefined) gate.status = 'acknowledged';
+  else gate.reason = why;
+  return gate;
+}
+
+const AWAITING = 'awaiting manual step';
+
+/** One line for a blocked change: what to run and what to add. */
+export function awaitingSummary(gate: ManualStepGate): string {
+  const run = gate.scripts.map((s) => s.command).join(', then ');
+  const add = gate.acknowledgment ? `, then add to metadata.annotations: ${gate.acknowledgment.line}` : '';
+  return `${AWAITING} (${gate.reason ?? 'not acknowledged'}): run ${run} in the platform${add}`;
+}
+
+/** A `blocked` text set by the gate (not by another reason). */
+export function blockedByManualStep(blocked: string): boolean {
+  return blocked.startsWith(AWAITING);
+}
+
+/**
+ * Gate every manual-flow change of `changes` in place: set `manualStep`, and for an `awaiting` one `blocked`
+ * (unless something else blocks it already). For an integration in `createError` also set `failedCreation`.
+ */
+export function gateManualSteps(changes: ResourceChange[], ctx: GateContext): void {
+  for (const c of changes) {
+    if (c.resourceKind !== 'Integration') continue;
+    const d = ctx.desired.get(c.name);
+    const live = c.liveId !== undefined ? ctx.live.get(c.liveId) : undefined;
+    const st = ctx.state.get(c.renamedFrom ?? c.name);
+    if (live?.status === 'createError' && live.autoBootstrap === false) addFailedCreation(c, live, d);
+    const reqs = requirements(c, d, live, st);
+    if (reqs.length === 0) continue;
+    const gate = gateFor(c, reqs, d, ctx.mode);
+    c.manualStep = gate;
+    const first = gate.scripts[0]!;
+    c.manualScript = { phase: first.phase, command: gate.scripts.map((s) => s.command).join(' && ') };
+    if (gate.status === 'awaiting' && !c.blocked) c.blocked = awaitingSummary(gate);
+  }
+}
+
+function addFailedCreation(c: ResourceChange, live: LiveIntegration, d: DesiredIntegration | undefined): void {
+  const type = live.type;
+  const cleanup = cleanupRequirement(type);
+  const file = c.source?.file;
+  const edit = SCRIPT_KINDS.edit.has(type) ? ` after ${scriptCommand(c.name, 'edit', file)} ran in the platform` : '';
+  const token = d?.manualStep?.tokens.cleanup;
+  c.failedCreation = {
+    status: live.status,
+    fix: `correct the configuration (or the platform) and govops fixes it with a PUT${edit}`,
+    cleanup: (cleanup?.scripts ?? []).map((phase) => ({ phase, command: scriptCommand(c.name, phase, file) })),
+    remove: cleanup
+      ? `then have govops DELETE it: metadata.annotations "govops/delete": "true"` +
+        `${token ? ` and ${ANNOTATION}: "cleanup:${token}"` : ''}, apply with --prune`
+      : `have govops DELETE it: metadata.annotations "govops/delete": "true", apply with --prune`,
+  };
+}
+
+/** The change waits for a manual step (and nothing else would be done with it). */
+export function isAwaitingManualStep(c: ResourceChange): boolean {
+  return c.manualStep?.status === 'awaiting';
+}
+
+/** The plan without the changes awaiting a manual step: what apply carries out. */
+export function withoutAwaiting<P extends { changes: readonly ResourceChange[] }>(plan: P): P {
+  return { ...plan, changes: plan.changes.filter((c) => !isAwaitingManualStep(c)) };
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The change with its manifest file named `file` instead (the daemon reconciles a revision from its own
+ * folder and reports files as the user knows them): `source` and every `govops scripts` command in the
+ * manual-step texts.
+ */
+export function relocateChange<C extends ResourceChange>(c: C, file: string): C {
+  if (!c.source || c.source.file === file) return c;
+  const re = new RegExp(`(--phase [a-z-]+) ${escapeRegExp(shellWord(c.source.file))}(?=$|[\\s,'"])`, 'g');
+  const fix = (text: string): string => text.replace(re, `$1 ${shellWord(file)}`);
+  const out: C = { ...c, source: { ...c.source, file } };
+  if (c.blocked !== undefined) out.blocked = fix(c.blocked);
+  if (c.manualScript) out.manualScript = { ...c.manualScript, command: fix(c.manualScript.command) };
+  if (c.manualStep) {
+    out.manualStep = { ...c.manualStep, scripts: c.manualStep.scripts.map((s) => ({ ...s, command: fix(s.command) })) };
+    if (c.manualStep.reason !== undefined) out.manualStep.reason = fix(c.manualStep.reason);
+  }
+  if (c.failedCreation) {
+    const f = c.failedCreation;
+    out.failedCreation = { ...f, fix: fix(f.fix), remove: fix(f.remove), cleanup: f.cleanup.map((s) => ({ ...s, command: fix(s.command) })) };
+  }
+  return out;
+}
+
+/** Rewrite the `govops scripts` commands inside a text about change `c` the same way. */
+export function relocateText(text: string, c: ResourceChange, file: string): string {
+  if (!c.source || c.source.file === file) return text;
+  const re = new RegExp(`(--phase [a-z-]+) ${escapeRegExp(shellWord(c.source.file))}(?=$|[\\s,'"])`, 'g');
+  return text.replace(re, `$1 ${shellWord(file)}`);
+}

@@ -151,6 +151,7 @@ export class Daemon {
       this.resourcesRevision = a.revision;
       const refusal = a.result.plan.deletionRefusal;
       this.refusal = refusal ? { ...refusal, revision: a.revision } : undefined;
+      if (refusal) this.opts.logger.error({ revision: a.revision, refusal }, 'mass deletion refused');
       this.manualSteps.report(a.revision, a.result.plan, this.opts.logger);
     }
     this.metrics.recordAttempt(a, this.loop.snapshot());

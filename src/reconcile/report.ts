@@ -57,6 +57,20 @@ export function outcomeMarkdown(outcomes: readonly ResourceOutcome[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/**
+ * The closing `error:` text of a failed plan or apply. Problems already printed one per line (the
+ * manifests' diagnostics on stderr; the plan's errors in a text plan) are counted, not printed again.
+ */
+export function failureSummary(result: ReconcileResult, verb: 'planned' | 'applied', planPrinted: boolean): string {
+  const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
+  if (result.stage === 'load' && errors > 0) return `${plural(errors, 'error')} in the manifests (listed above): nothing was ${verb}`;
+  const planErrors = result.plan?.errors.length ?? 0;
+  if (result.stage === 'plan' && planErrors > 0 && planPrinted) return `the plan has ${plural(planErrors, 'error')} (listed above): nothing was ${verb}`;
+  return result.error ?? `reconcile failed at stage ${result.stage}`;
+}
+
 /** The JSON document `govops apply --output json` prints. */
 export function applyJson(result: ReconcileResult): string {
   return `${JSON.stringify(

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UserError } from '../../errors.js';
 import { renderMarkdown } from '../../plan/render-markdown.js';
 import { reconcile } from '../../reconcile/engine.js';
-import { applyJson, outcomeMarkdown, outcomeTable, progressLine } from '../../reconcile/report.js';
+import { applyJson, failureSummary, outcomeMarkdown, outcomeTable, progressLine } from '../../reconcile/report.js';
 import { parseDuration } from '../../util/duration.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT } from '../context.js';
@@ -66,7 +66,7 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
       else if (result.ok) ctx.stdout.write('\nNothing to apply.\n');
     }
     if (!result.ok) {
-      ctx.stderr.write(`error: ${result.error ?? `reconcile failed at stage ${result.stage}`}\n`);
+      ctx.stderr.write(`error: ${failureSummary(result, 'applied', ctx.options.output === 'text')}\n`);
       process.exitCode = EXIT.error;
       return;
     }

@@ -122,6 +122,7 @@ export class Daemon {
       },
       ready: this.readiness().ready,
       drift: s.drift,
+      lastDrift: s.lastDrift,
       running: s.running,
       lastReconcile: s.lastAttempt && summarize(s.lastAttempt),
       lastSuccess: s.lastSuccess && summarize(s.lastSuccess),

@@ -52,7 +52,8 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
       },
       onOutcome: (o, done, total) => {
         if (done === 1 && text) progressOut.write('\n');
-        progressOut.write(`${progressLine(o, done, total, tty && text)}\n`);
+        // In text the outcome table below lists each error: the progress line does not repeat it.
+        progressOut.write(`${progressLine(o, done, total, tty && text, !text)}\n`);
       },
     });
     printDiagnostics(result, ctx);

@@ -5,7 +5,7 @@
  * edit an example and watch it applied. Ctrl-C stops both.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ServiceClient } from '../api/client.js';
 import {
@@ -60,7 +60,10 @@ async function lockClone(home: string): Promise<StateLock> {
 }
 
 async function main(): Promise<void> {
-  const examples = fileURLToPath(new URL('../../examples', import.meta.url));
+  const examplesPath = fileURLToPath(new URL('../../examples', import.meta.url));
+  // Watched by the path the user knows (`examples`), so the log and /status name `examples/lakehouse.yaml`.
+  const shownExamples = relative(process.cwd(), examplesPath) || '.';
+  const examples = shownExamples.startsWith('..') || isAbsolute(shownExamples) ? examplesPath : shownExamples;
   const home = join(process.cwd(), '.govops');
   await ensureDir(home, { what: "npm start's folder", hint: 'run npm start in a folder you can write (the clone of govops)' });
   const lock = await lockClone(home);
@@ -120,12 +123,11 @@ async function main(): Promise<void> {
   const envFile = join(home, 'env.sh');
   await writeEnvFile(envFile, connection, generated);
   await writeFile(join(home, 'start.json'), `${JSON.stringify({ pid: process.pid, daemon: url, sandbox: sandbox.url })}\n`);
-  const shownExamples = relative(process.cwd(), examples) || '.';
   const shownEnv = relative(process.cwd(), envFile);
   const fromEnv = names.length - Object.keys(generated).length;
   const busy = [
-    ...(started.busy ? [`port ${sandboxPort} was busy: the sandbox is on ${sandbox.url} instead`] : []),
-    ...(daemonBusy ? [`port ${daemonPort} was busy: the daemon is on ${url} instead`] : []),
+    ...(started.busy ? [`port ${sandboxPort} was busy (another program or another govops): the sandbox is on ${sandbox.url}`] : []),
+    ...(daemonBusy ? [`port ${daemonPort} was busy (another program or another govops): the daemon is on ${url}`] : []),
   ];
   process.stdout.write(
     [
@@ -133,19 +135,19 @@ async function main(): Promise<void> {
       'govops is running (Ctrl-C to stop)',
       `  daemon     ${url}   (watching ${shownExamples}/, self-heal and prune on, drift check every 30s)`,
       `  sandbox    ${sandbox.url}   (admin token: ${sandbox.adminToken})`,
-      ...busy.map((b) => `  note       ${b} (another program, or another govops, has it): use the addresses below, not the defaults`),
+      ...busy.map((b) => `  note       ${b}`),
       `  state      ${relative(process.cwd(), join(home, 'state.json'))}`,
       `  secrets    ${names.length} GOVOPS_SECRET_EXAMPLE_* variables: ${Object.keys(generated).length} dummy values (kept in ${relative(process.cwd(), join(home, 'example-env.json'))}), ${fromEnv} from your environment`,
       `  webhooks   delivery health polled every 30s (/status: webhookHealth)`,
       `  try it     edit ${shownExamples}/lakehouse.yaml (e.g. httpPath) and save: the daemon sees it within seconds`,
       '',
-      'In another terminal, in this folder, copy these lines (they are for this run):',
+      `In another terminal, in this folder, copy these lines (they are for this run${busy.length ? ': not the default ports' : ''}):`,
       `  . ${shownEnv}        # the line below, plus the example secrets${fromEnv ? ` (set your own ${fromEnv} there too)` : ''}`,
       `  ${exportLine(connection)}`,
       `  curl -s ${url}/status | head -40`,
       `  curl -s ${url}/metrics | grep ^govops_`,
       `  curl -s -H 'Authorization: ${sandbox.adminToken}' ${sandbox.url}/integrations`,
-      `  npx govops plan examples`,
+      `  npx govops plan ${examples}`,
       '',
     ].join('\n') + '\n',
   );

@@ -95,5 +95,5 @@ export function logDrift(logger: Logger, drift: DriftReport): void {
       ? `drift detected and repaired: ${n} resource${n === 1 ? '' : 's'} put back to the manifests`
       : `drift detected (not applied: --self-heal is off): ${n} resource${n === 1 ? '' : 's'} differ from the manifests`,
   );
-  for (const r of drift.resources) logger.warn({ kind: r.kind, name: r.name, action: r.action, fields: r.fields }, `drift: ${driftLine(r)}`);
+  for (const r of drift.resources) logger.warn({ resource: `${r.kind}/${r.name}`, action: r.action, fields: r.fields }, `drift: ${driftLine(r)}`);
 }

@@ -84,7 +84,7 @@ describe('npm start', () => {
     const cwd = await cleanup.tmp('govops-start-');
     const run = launch(cwd);
     const url = await until(() => /daemon\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(run.out())?.[1], 20_000, 'banner');
-    const out = await until(() => (/npx govops plan examples/.test(run.out()) ? run.out() : undefined), 5000, 'banner end');
+    const out = await until(() => (/npx govops plan \S+/.test(run.out()) ? run.out() : undefined), 5000, 'banner end');
     expect(out).toContain(`  curl -s ${url}/status | head -40`);
     expect(out).toContain(`  curl -s ${url}/metrics | grep ^govops_`);
     expect(out).toMatch(/sandbox\s+http:\/\/127\.0\.0\.1:\d+ +\(admin token: govops-dev-admin-token\)/);
@@ -138,9 +138,10 @@ describe('npm start on a machine where its ports are taken', () => {
     const cwd = await cleanup.tmp('govops-start-busy-');
     const [daemonPort, sandboxPort] = [await occupy(), await occupy()];
     const run = launch(cwd, { daemon: daemonPort, sandbox: sandboxPort });
-    const out = (await until(() => (/npx govops plan examples/.test(run.out()) ? run.out() : undefined), 20_000, "banner"))!;
-    expect(out).toContain(`port ${sandboxPort} was busy: the sandbox is on http://127.0.0.1:`);
-    expect(out).toContain(`port ${daemonPort} was busy: the daemon is on http://127.0.0.1:`);
+    const out = (await until(() => (/npx govops plan \S+/.test(run.out()) ? run.out() : undefined), 20_000, "banner"))!;
+    expect(out).toContain(`port ${sandboxPort} was busy (another program or another govops): the sandbox is on http://127.0.0.1:`);
+    expect(out).toContain(`port ${daemonPort} was busy (another program or another govops): the daemon is on http://127.0.0.1:`);
+    expect(out).toContain('copy these lines (they are for this run: not the default ports)');
     const exported = /^ {2}(export GOVOPS_URL=(\S+) GOVOPS_TOKEN=\S+ GOVOPS_DAEMON_URL=(\S+))$/m.exec(out ?? "")!;
     const [sandboxUrl, daemonUrl] = [exported[2]!, exported[3]!];
     expect(sandboxUrl).not.toContain(`:${sandboxPort}`);

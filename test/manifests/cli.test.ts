@@ -107,11 +107,15 @@ describe('editor support', () => {
     const examples = readdirSync(`${root}/examples`).filter((n) => n.endsWith('.yaml'));
     expect(examples.length).toBeGreaterThanOrEqual(7);
     for (const f of examples) {
-      const first = readFileSync(`${root}/examples/${f}`, 'utf8').split('\n')[0]!;
-      const m = /^# yaml-language-server: \$schema=(\S+)$/.exec(first);
-      expect(m, f).not.toBeNull();
-      expect(readFileSync(fileURLToPath(new URL(m![1]!, `file://${root}/examples/${f}`)), 'utf8')).toBe(readFileSync(`${root}/schemas/govops.schema.json`, 'utf8'));
+      // The language server reads the line per document: every document of a multi-document file starts with it.
+      const documents = readFileSync(`${root}/examples/${f}`, 'utf8').split(/^---\n/m);
+      for (const [i, doc] of documents.entries()) {
+        const m = /^# yaml-language-server: \$schema=(\S+)$/.exec(doc.split('\n')[0]!);
+        expect(m, `${f}, document ${i + 1}`).not.toBeNull();
+        expect(readFileSync(fileURLToPath(new URL(m![1]!, `file://${root}/examples/${f}`)), 'utf8')).toBe(readFileSync(`${root}/schemas/govops.schema.json`, 'utf8'));
+      }
     }
+    expect(readme).toMatch(/first line of each document/);
   });
 });
 

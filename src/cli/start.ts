@@ -87,10 +87,9 @@ async function main(): Promise<void> {
   );
   const sandbox = started.value;
   const daemonPort = envPort('GOVOPS_START_PORT', DAEMON_PORT);
-  let running;
-  let daemonBusy = false;
+  let daemon;
   try {
-    const r = await startOnPort(daemonPort, (port) =>
+    daemon = await startOnPort(daemonPort, (port) =>
       startRunning(
         {
           dir: examples,
@@ -111,13 +110,13 @@ async function main(): Promise<void> {
         (onRequest) => new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger, onRequest }),
       ),
     );
-    running = r.value;
-    daemonBusy = r.busy;
   } catch (err) {
     await sandbox.close();
     await lock.release();
     throw err;
   }
+  const running = daemon.value;
+  const daemonBusy = daemon.busy;
   const url = running.daemon.url;
   const connection = connectionEnv(sandbox.url, sandbox.adminToken, url);
   const envFile = join(home, 'env.sh');

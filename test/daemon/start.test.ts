@@ -1,7 +1,7 @@
 /** `npm start` (dist/cli/start.js) as a real process: sandbox + daemon on examples/, then Ctrl-C. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
@@ -12,6 +12,7 @@ import { exampleEnv, exampleEnvNames, persistentExampleEnv, portOrFree } from '.
 import { Cleanup, getJson, until } from './helpers.js';
 import { runGovops } from '../helpers/cli.js';
 
+const HAS_CURL = spawnSync('curl', ['--version']).status === 0;
 const examples = (): string => fileURLToPath(new URL('../../examples', import.meta.url));
 
 const START = fileURLToPath(new URL('../../dist/cli/start.js', import.meta.url));
@@ -156,6 +157,19 @@ describe('npm start on a machine where its ports are taken', () => {
     const secrets = JSON.parse(await readFile(join(cwd, '.govops', 'example-env.json'), 'utf8')) as Record<string, string>;
     for (const [k, v] of Object.entries(secrets)) expect(shell(`. .govops/env.sh && printf %s "$${k}"`)).toBe(v);
     expect(envSh).not.toContain(`:${daemonPort}`);
+    // The README's walkthrough reads (curl) lines, run literally in a shell that sourced env.sh: they reach this run.
+    const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const walkthrough = readme.slice(readme.indexOf('## A five-minute walkthrough'), readme.indexOf('## Manifest format'));
+    const commands = walkthrough.split('\n').filter((l) => /curl |npx govops /.test(l));
+    expect(commands.filter((l) => /localhost:\d|127\.0\.0\.1:\d/.test(l))).toEqual([]); // no hard-coded address in a command
+    const reads = [...walkthrough.matchAll(/^ {3}(curl -s "\$GOVOPS_(?:DAEMON_)?URL[^\n]*?)(?:\s+#.*)?$/gm)].map((m) => m[1]!).filter((l) => !/-X (POST|PATCH)/.test(l));
+    expect(reads.length).toBeGreaterThanOrEqual(3);
+    if (HAS_CURL) {
+      for (const line of reads) {
+        const out = shell(`set -o pipefail; . .govops/env.sh && ${line.replace(/\| grep [^|]*$/, '')}`);
+        expect(out.length, line).toBeGreaterThan(0);
+      }
+    }
     // The walkthrough's plan, with the variables of env.sh: in sync with what the daemon applied.
     const env = Object.fromEntries([...envSh.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!.replace(/^'(.*)'$/, '$1')]));
     const plan = await runGovops(['plan', examples()], { cwd, env: { ...env, GOVOPS_LOG_LEVEL: '' } });

@@ -72,7 +72,9 @@ export function failureSummary(result: ReconcileResult, verb: 'planned' | 'appli
   const planErrors = result.plan?.errors.length ?? 0;
   if (result.stage === 'plan' && planErrors > 0 && planPrinted) return `the plan has ${plural(planErrors, 'error')} (listed above): nothing was ${verb}`;
   const failed = result.outcomes.filter((o) => o.result === 'failed' || o.result === 'skipped').length;
-  if (result.stage === 'apply' && failed > 0) return `${failed} of ${plural(result.outcomes.length, 'resource')} not applied (listed above)`;
+  // The guard's refusal names the flag that allows it: say it here too (CI shows stderr).
+  const refusal = result.plan?.deletionRefusal ? `: ${result.plan.deletionRefusal.message}` : '';
+  if (result.stage === 'apply' && failed > 0) return `${failed} of ${plural(result.outcomes.length, 'resource')} not applied (listed above)${refusal}`;
   return result.error ?? `reconcile failed at stage ${result.stage}`;
 }
 

@@ -1,7 +1,6 @@
-/** Helpers for `npm start` (src/cli/start.ts): example secrets and port fallback. */
+/** Helpers for `npm start` (src/cli/start.ts): example secrets, port fallback, the lines for a second terminal. */
 import { randomBytes } from 'node:crypto';
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 /** The `fromEnv` names (GOVOPS_SECRET_EXAMPLE_*) the examples use. */
@@ -26,15 +25,6 @@ export function exampleEnv(names: string[], env: NodeJS.ProcessEnv): Record<stri
       : `example-${random}`;
   }
   return out;
-}
-
-/** `preferred` when it is free on `host`, else 0 (any free port). */
-export function portOrFree(preferred: number, host: string): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(0));
-    probe.listen(preferred, host, () => probe.close(() => resolve(preferred)));
-  });
 }
 
 /**

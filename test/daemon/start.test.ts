@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stat } from 'node:fs/promises';
-import { exampleEnv, exampleEnvNames, persistentExampleEnv, portOrFree } from '../../src/daemon/dev.js';
+import { exampleEnv, exampleEnvNames, persistentExampleEnv, shellQuote, startOnPort } from '../../src/daemon/dev.js';
 import { Cleanup, getJson, until } from './helpers.js';
 import { runGovops } from '../helpers/cli.js';
 
@@ -47,13 +47,28 @@ describe('npm start helpers', () => {
     expect(more.GOVOPS_SECRET_EXAMPLE_C_PASSWORD).toMatch(/^example-/);
   });
 
-  it('falls back to a free port when the preferred one is busy', async () => {
-    const { createServer } = await import('node:net');
-    const busy = createServer();
-    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
-    cleanup.add(() => new Promise((r) => busy.close(r)));
-    const port = (busy.address() as { port: number }).port;
-    expect(await portOrFree(port, '127.0.0.1')).toBe(0);
+  it('starts on a free port when the preferred one is taken (and says so); other errors are not hidden', async () => {
+    const port = await occupy();
+    const listen = (p: number) =>
+      new Promise<Server>((resolve, reject) => {
+        const s = createServer();
+        s.once('error', reject);
+        s.listen(p, '127.0.0.1', () => resolve(s));
+      });
+    const moved = await startOnPort(port, listen);
+    cleanup.add(() => new Promise((r) => moved.value.close(r)));
+    expect(moved.busy).toBe(true);
+    expect((moved.value.address() as { port: number }).port).not.toBe(port);
+    const free = await startOnPort(0, listen);
+    cleanup.add(() => new Promise((r) => free.value.close(r)));
+    expect(free.busy).toBe(false);
+    await expect(startOnPort(port, () => Promise.reject(Object.assign(new Error('denied'), { code: 'EACCES' })))).rejects.toThrow('denied');
+  });
+
+  it('quotes values for the shell only when needed', () => {
+    expect(shellQuote('http://127.0.0.1:8088')).toBe('http://127.0.0.1:8088');
+    expect(shellQuote(`{"a": "it's"}`)).toBe(`'{"a": "it'\\''s"}'`);
+    expect(execFileSync('bash', ['-c', `printf %s ${shellQuote(`{"a": "it's"} $HOME`)}`], { encoding: 'utf8' })).toBe(`{"a": "it's"} $HOME`);
   });
 });
 

@@ -60,6 +60,8 @@ export const ErrorCode = {
   invalidRevision: 'GOVOPS_INVALID_REVISION',
   /** The plan has errors (e.g. two live matches for one manifest). */
   planError: 'GOVOPS_PLAN_ERROR',
+  /** A saved plan (`apply FILE`) no longer matches its manifests, secrets, state or live resources: refused whole. */
+  stalePlan: 'GOVOPS_STALE_PLAN',
   /** Anything else: a bug. */
   internal: 'GOVOPS_INTERNAL',
 } as const;

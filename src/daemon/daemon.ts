@@ -9,6 +9,7 @@ import type { Revision, Source } from '../sources/types.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
 import { ManualStepLog } from './manual-steps.js';
 import { DaemonMetrics } from './metrics.js';
+import type { Notifier } from './notify.js';
 import { resourceStates, type ResourceState } from './resources.js';
 import { startHttpServer, type HttpServerHandle } from './server.js';
 
@@ -19,6 +20,10 @@ export interface DaemonOptions {
   listen: { host: string; port: number };
   resyncMs: number;
   selfHeal: boolean;
+  /** --observe: plan every revision and resync, never write (reported in logs, /status and metrics). */
+  observe?: boolean;
+  /** Posts a notification for each reconcile worth telling (--notify-url). */
+  notifier?: Notifier;
   hookSecret?: string;
   /** Branch watched (push notifications for other branches are ignored). */
   branch?: string;
@@ -50,6 +55,7 @@ export class Daemon {
       logger: opts.logger,
       resyncMs: opts.resyncMs,
       selfHeal: opts.selfHeal,
+      ...(opts.observe ? { observe: true } : {}),
       retryBaseMs: opts.retryBaseMs,
       retryMaxMs: opts.retryMaxMs,
       onStart: (r) => {
@@ -121,8 +127,12 @@ export class Daemon {
         rejected: rejectedIsLatest ? s.rejected!.revision : undefined,
       },
       ready: this.readiness().ready,
+      observe: this.opts.observe === true,
       drift: s.drift,
       lastDrift: s.lastDrift,
+      pendingChanges: this.resources
+        .filter((r) => r.syncState === 'out_of_sync' || r.syncState === 'blocked')
+        .map((r) => ({ kind: r.kind, name: r.name, action: r.action, syncState: r.syncState })),
       running: s.running,
       lastReconcile: s.lastAttempt && summarize(s.lastAttempt),
       lastSuccess: s.lastSuccess && summarize(s.lastSuccess),
@@ -142,6 +152,7 @@ export class Daemon {
     this.shuttingDown = true;
     await this.opts.source.stop();
     const finished = await this.loop.stop(graceMs);
+    await this.opts.notifier?.stop(Math.min(graceMs, 5000));
     await this.http?.close();
     return finished;
   }
@@ -156,6 +167,7 @@ export class Daemon {
       this.manualSteps.report(a.revision, a.result.plan, this.opts.logger);
     }
     this.metrics.recordAttempt(a, this.loop.snapshot());
+    this.opts.notifier?.notify(a);
     // The revision's files could not be read: have the source look again now (it restores the folder).
     if (a.failure?.code === ErrorCode.sourceIo && !this.shuttingDown) void this.opts.source.refresh();
     await this.opts.source.retain(this.loop.inUse());

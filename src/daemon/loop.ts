@@ -50,6 +50,8 @@ export interface LoopOptions {
   /** Drift check period (default 5 min). */
   resyncMs: number;
   selfHeal: boolean;
+  /** --observe: every reconcile only plans (revisions, resyncs, retries); nothing is ever written. */
+  observe?: boolean;
   retryBaseMs?: number;
   retryMaxMs?: number;
   /** Called after every attempt (metrics, status, snapshot retention). */
@@ -162,15 +164,15 @@ export class ReconcileLoop {
     if (this.pending) {
       const revision = this.pending;
       this.pending = undefined;
-      return { revision, apply: true, reason: 'revision' };
+      return { revision, apply: !this.opts.observe, reason: 'revision' };
     }
     if (this.retryDue && this.retryTarget) {
       this.retryDue = false;
-      return { revision: this.retryTarget, apply: this.retryApply, reason: 'retry' };
+      return { revision: this.retryTarget, apply: this.retryApply && !this.opts.observe, reason: 'retry' };
     }
     if (this.resyncDue && this.lastGood) {
       this.resyncDue = false;
-      return { revision: this.lastGood, apply: this.opts.selfHeal, reason: 'resync' };
+      return { revision: this.lastGood, apply: this.opts.selfHeal && !this.opts.observe, reason: 'resync' };
     }
     return undefined;
   }
@@ -273,7 +275,11 @@ export class ReconcileLoop {
         if (this.retryTimer) clearTimeout(this.retryTimer);
       }
       if (attempt.apply) this.state.lastApplied = { revision: revision.id, at: attempt.finishedAt };
-      if (attempt.reason === 'resync') {
+      if (this.opts.observe) {
+        // Observing: every plan with changes is drift between Git and the service, pending and not applied.
+        this.state.drift = v === 'drift';
+        if (v === 'drift') logger.warn({ summary: attempt.result?.plan?.summary, pending: pendingOf(attempt) }, 'observe: changes pending, not applied (--observe)');
+      } else if (attempt.reason === 'resync') {
         this.state.drift = v === 'drift';
         const plan = attempt.result?.plan;
         if ((v === 'drift' || v === 'applied') && plan) {
@@ -293,4 +299,11 @@ export class ReconcileLoop {
     if (this.resyncTimer) clearTimeout(this.resyncTimer);
     this.resyncTimer = setTimeout(() => this.resyncNow(), this.opts.resyncMs);
   }
+}
+
+/** `Kind/name: action` of every change an attempt planned and did not apply (for the log). */
+function pendingOf(a: Attempt): string[] {
+  return (a.result?.plan?.changes ?? [])
+    .filter((c) => c.action !== 'noop' || c.adopt || c.renamedFrom !== undefined)
+    .map((c) => `${c.resourceKind}/${c.name}: ${c.adopt && c.action !== 'adopt' ? `adopt+${c.action}` : c.action}`);
 }

@@ -73,6 +73,16 @@ export class DaemonMetrics {
     help: 'Deletes the mass-deletion guard held back in the last plan (0 when none); see /status deletionGuard',
     registers: [this.registry],
   });
+  readonly observe = new Gauge({
+    name: 'govops_observe_mode',
+    help: '1 when the daemon runs with --observe (plans only, never writes)',
+    registers: [this.registry],
+  });
+  readonly pendingChanges = new Gauge({
+    name: 'govops_pending_changes',
+    help: 'Resources the last plan would change that were not applied (drift, --observe, blocked); see /status pendingChanges',
+    registers: [this.registry],
+  });
   readonly gitFetchFailures = new Counter({
     name: 'govops_git_fetch_failures_total',
     help: 'Failed git fetches',
@@ -84,6 +94,8 @@ export class DaemonMetrics {
     this.drift.set(0);
     this.ready.set(0);
     this.deletionsRefused.set(0);
+    this.observe.set(0);
+    this.pendingChanges.set(0);
     this.gitFetchFailures.inc(0);
     this.rejected.inc(0);
     // So that `increase(govops_reconcile_total{result="failed"}[..]) > 0` fires on the first failure after a restart.
@@ -109,7 +121,9 @@ export class DaemonMetrics {
     if (a.result?.plan) {
       this.deletionsRefused.set(a.result.plan.deletionRefusal?.refused ?? 0);
       this.resources.reset();
-      for (const c of countStates(resourceStates(a.result)).values()) {
+      const states = resourceStates(a.result);
+      this.pendingChanges.set(states.filter((r) => r.syncState === 'out_of_sync' || r.syncState === 'blocked').length);
+      for (const c of countStates(states).values()) {
         this.resources.set({ kind: c.kind, sync_state: c.syncState }, c.count);
       }
     }

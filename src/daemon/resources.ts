@@ -2,7 +2,7 @@
 import type { ReconcileResult } from '../reconcile/types.js';
 import { driftFields, type DriftField } from './report.js';
 
-export type SyncState = 'synced' | 'out_of_sync' | 'failed' | 'blocked';
+export type SyncState = 'synced' | 'out_of_sync' | 'failed' | 'blocked' | 'suspended';
 
 export interface ResourceState {
   kind: 'Integration' | 'Webhook';
@@ -43,6 +43,7 @@ export function resourceStates(result: ReconcileResult): ResourceState[] {
     if (o?.result === 'failed') syncState = 'failed';
     else if (o?.result === 'ok') syncState = 'synced';
     else if (c.blocked) syncState = 'blocked';
+    else if (c.suspended) syncState = 'suspended';
     else syncState = pendingChange ? 'out_of_sync' : 'synced';
     // A delete that went through leaves nothing behind to report.
     if (c.action === 'delete' && o?.result === 'ok') continue;

@@ -11,6 +11,8 @@ import { Daemon } from './daemon.js';
 import { engineReconcileFn } from './engine.js';
 import type { ReconcileFn } from './loop.js';
 import { DaemonMetrics } from './metrics.js';
+import { Notifier, notifyUrlLabel, type NotifyTarget } from './notify.js';
+import { redactUrl } from '../sources/redact.js';
 import type { AutoRetryPolicy } from '../deliveries/auto-retry.js';
 import { WebhookHealth, managedWebhooksFromState } from './webhook-health.js';
 
@@ -43,6 +45,12 @@ export interface RunSettings {
   secretScope?: SecretScope;
   /** Delivery-health polling of the webhook history (off when unset). */
   webhookHealth?: WebhookHealthSettings;
+  /** --observe: plan only, never write. */
+  observe?: boolean;
+  /** --notify-url targets (none: no notifications). */
+  notify?: NotifyTarget[];
+  /** Notification retries: first backoff in ms (default 1s; tests shorten it). */
+  notifyBackoffMs?: number;
 }
 
 export interface WebhookHealthSettings {
@@ -121,6 +129,17 @@ export async function startRunning(
         managed: managedWebhooksFromState(s.statePath),
       })
     : undefined;
+  metrics.observe.set(s.observe ? 1 : 0);
+  const notifier = s.notify?.length
+    ? new Notifier({
+        targets: s.notify,
+        logger: logger.child({ component: 'notify' }),
+        registry: metrics.registry,
+        observe: s.observe === true,
+        origin: s.repo ? `${redactUrl(s.repo)}#${s.branch}:${s.path}` : s.dir,
+        ...(s.notifyBackoffMs !== undefined ? { backoffMs: s.notifyBackoffMs } : {}),
+      })
+    : undefined;
   const daemon = new Daemon({
     source,
     reconcile,
@@ -128,6 +147,8 @@ export async function startRunning(
     listen: s.listen,
     resyncMs: s.resyncMs,
     selfHeal: s.selfHeal,
+    ...(s.observe ? { observe: true } : {}),
+    ...(notifier ? { notifier } : {}),
     hookSecret: s.hookSecret,
     branch: s.repo ? s.branch : undefined,
     metrics,
@@ -135,6 +156,8 @@ export async function startRunning(
     retryMaxMs: s.retryMaxMs,
     info: {
       selfHeal: s.selfHeal,
+      observe: s.observe === true,
+      notify: (s.notify ?? []).map((t) => notifyUrlLabel(t.url)),
       prune: s.prune,
       allowReplace: s.allowReplace,
       maxDeletes: s.maxDeletes,

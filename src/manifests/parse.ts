@@ -7,6 +7,7 @@ import { SECRET_KEYS } from '../service/kinds.js';
 import { MAX_ALIAS_COUNT, depthExceeds, precheck, MAX_DEPTH } from './hostile.js';
 import { makeLocator, type Locator } from './locate.js';
 import { fastParseDocuments, type FastDoc } from './jsyaml.js';
+import { annotationIssues } from './annotations.js';
 import { REF_PLACEHOLDER, isSecretRef, replaceRefs, toPointer, type RefIssue } from './refs.js';
 import { validateAgainst, type SchemaIssue } from './schemas.js';
 import { suggestion } from './suggest.js';
@@ -252,6 +253,9 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
     for (const literal of plainCredentials(kind, spec)) {
       push(literal, `\`${String(literal[literal.length - 1])}\` is a plain literal: write it as { fromEnv: NAME } or { fromFile: PATH }`, 'value', options.strict ? 'error' : 'warning');
     }
+  }
+  for (const issue of annotationIssues(kind, spec, meta?.annotations)) {
+    push(['metadata', 'annotations', issue.annotation], issue.message, 'value', issue.severity);
   }
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
   return { manifest: obj as unknown as Manifest, diagnostics };

@@ -11,9 +11,10 @@
  * can read the manifest can compute it, which is the point (the step is explicit and reviewable in Git).
  * This module is pure (the plan core uses it); the hashing is in src/reconcile/manual-step-token.ts.
  */
+import { MANUAL_STEP_ANNOTATION } from '../service/annotations.js';
 import type { ScriptPhase } from '../service/kinds.js';
 
-export const MANUAL_STEP_ANNOTATION = 'govops/manual-step';
+export { MANUAL_STEP_ANNOTATION };
 
 /**
  * The phases an acknowledgment names. `initial-create` + `create` are one step (`create`), as are

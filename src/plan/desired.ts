@@ -5,6 +5,7 @@
  * (`hashingFor` of src/state/store.ts), so this module imports no crypto.
  */
 import type { IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
+import { IGNORE_FIELDS_ANNOTATION, SUSPEND_ANNOTATION, annotationOn, splitIgnoreFields } from '../service/annotations.js';
 import { isSensitiveKey } from '../service/kinds.js';
 import { canonicalJson } from './diff.js';
 import { isPlainObject } from '../util/object.js';
@@ -53,7 +54,10 @@ export function toDesired(
   secretPaths: readonly string[],
   hashing: Hashing,
 ): DesiredResource {
-  const deleteRequested = manifest.metadata.annotations?.[DELETE_ANNOTATION] === 'true';
+  const annotations = manifest.metadata.annotations;
+  const deleteRequested = annotations?.[DELETE_ANNOTATION] === 'true';
+  const suspended = annotationOn(annotations, SUSPEND_ANNOTATION);
+  const ignoreFields = splitIgnoreFields(annotations?.[IGNORE_FIELDS_ANNOTATION]);
   const src = { file: source.file, line: source.line, column: source.column };
   const body = manifest.kind === 'Integration' ? integrationBody(manifest) : webhookBody(manifest);
   const paths = new Set<string>();
@@ -81,6 +85,8 @@ export function toDesired(
     fingerprints,
     specHash,
     deleteRequested,
+    ...(suspended ? { suspended } : {}),
+    ...(ignoreFields.length ? { ignoreFields } : {}),
   };
   if (manifest.kind === 'Integration') {
     const d: DesiredResource = { ...base, kind: 'Integration', body: integrationBody(manifest) };

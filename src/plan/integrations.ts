@@ -11,6 +11,7 @@ import {
 } from '../service/kinds.js';
 import type { ManagedResource } from '../state/types.js';
 import { diffObjects, type DiffContext } from './diff.js';
+import { configPaths, withoutPaths } from './ignore.js';
 import type { Match } from './match.js';
 import { comparable, withShapeDefaults, type ConfigShapes } from './shape.js';
 import type { DesiredIntegration, FieldChange, PlanOptions, ResourceChange } from './types.js';
@@ -78,7 +79,11 @@ export function diffIntegration(
   // distributed_sql is created with only `type`: nothing else to compare
   if (d.body.type !== 'distributed_sql') {
     const type = d.body.type;
-    diffObjects('config', comparable(shapes, type, d.body.config), comparable(shapes, type, live.config), ctx, changes);
+    // Ignored fields (govops/ignore-fields) are never compared.
+    const ignored = configPaths(d.ignoreFields);
+    const want = withoutPaths(comparable(shapes, type, d.body.config), ignored);
+    const have = withoutPaths(comparable(shapes, type, live.config), ignored);
+    diffObjects('config', want, have, ctx, changes);
   }
   return { changes, notComparable: ctx.notComparable };
 }
@@ -126,6 +131,7 @@ function base(d: DesiredIntegration, m: Match<LiveIntegration>): ResourceChange 
     reasons: [...m.reasons],
     source: { ...d.source },
   };
+  if (d.ignoreFields?.length) c.ignoredFields = [...d.ignoreFields];
   if (m.live) c.liveId = m.live.id;
   if (m.renamedFrom) c.renamedFrom = m.renamedFrom;
   return c;

@@ -59,7 +59,9 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
     const st = stateByName.get(name);
     const live = st ? liveById.get(st.id) : undefined;
     if (st && live) {
-      matches.set(name, { live, state: st, adopt: false, reasons: [] });
+      // `govops state adopt --id` recorded it and nothing was applied since: an adoption of that id.
+      const reasons = st.explicitAdopt ? [`adopted explicitly (govops state adopt --id ${st.id})`] : [];
+      matches.set(name, { live, state: st, adopt: st.explicitAdopt === true, reasons });
       claimed.set(live.id, name);
     }
   }

@@ -4,7 +4,7 @@
  */
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import { naturalKey } from '../service/kinds.js';
-import type { GovopsState } from '../state/types.js';
+import type { GovopsState, ManagedResource } from '../state/types.js';
 import { planIntegration, planOrphanIntegration, type PlanContext } from './integrations.js';
 import { findDuplicateWebhooks } from './duplicates.js';
 import { guardDeletions } from './guard.js';
@@ -12,6 +12,8 @@ import { gateManualSteps } from './manual-steps.js';
 import { matchResources } from './match.js';
 import { resolvePending } from './pending.js';
 import { comparable, type ConfigShapes } from './shape.js';
+import { applySuspension } from './suspend.js';
+import { applyTargets } from './target.js';
 import {
   toPlanChange,
   type DesiredIntegration,
@@ -58,9 +60,10 @@ export function planChanges(input: PlanInput): Plan {
   errors.push(...im.errors);
   for (const d of integrations) changes.push(planIntegration(d, im.matches.get(d.name)!, pc));
   for (const o of im.orphans) {
-    const c = planOrphanIntegration(o.state, o.live, options);
+    // Recorded by `state adopt` and never applied: not owned yet, so never pruned.
+    const c = o.state.explicitAdopt ? undefined : planOrphanIntegration(o.state, o.live, options);
     if (c) changes.push(c);
-    else warnings.push(orphanWarning('Integration', o.state.name, o.live !== undefined));
+    else warnings.push(orphanWarning('Integration', o.state, o.live !== undefined));
   }
 
   const webhooks = input.desired.filter((d): d is DesiredWebhook => d.kind === 'Webhook');
@@ -76,9 +79,9 @@ export function planChanges(input: PlanInput): Plan {
   errors.push(...wm.errors);
   for (const d of webhooks) changes.push(planWebhook(d, wm.matches.get(d.name)!, options));
   for (const o of wm.orphans) {
-    const c = planOrphanWebhook(o.state, o.live, options);
+    const c = o.state.explicitAdopt ? undefined : planOrphanWebhook(o.state, o.live, options);
     if (c) changes.push(c);
-    else warnings.push(orphanWarning('Webhook', o.state.name, o.live !== undefined));
+    else warnings.push(orphanWarning('Webhook', o.state, o.live !== undefined));
   }
   const kept = new Map<string, string>();
   for (const d of webhooks) {
@@ -96,24 +99,39 @@ export function planChanges(input: PlanInput): Plan {
     state: new Map(input.state.resources.filter((r) => r.kind === 'Integration').map((r) => [r.name, r])),
     mode: options.manualSteps ?? 'require',
   });
-  for (const c of changes) {
+  // Suspended resources are left alone; a targeted plan keeps only what --only selects (before the guard).
+  const suspendedNames = new Set(input.desired.filter((d) => d.suspended).map((d) => `${d.kind}/${d.name}`));
+  let selected = applySuspension(changes, suspendedNames, state.resources);
+  let targets: Plan['targets'];
+  if (options.only?.length) {
+    const t = applyTargets(selected, errors, options.only);
+    selected = t.changes;
+    targets = t.targets;
+    errors.splice(0, errors.length, ...t.errors);
+    warnings.push(...t.warnings);
+  }
+  for (const c of selected) {
     if (c.action === 'noop' && c.reasons.some((r) => r.startsWith('annotation govops/delete'))) {
       warnings.push(`${c.resourceKind}/${c.name} is marked govops/delete but is not deleted: ${c.reasons[c.reasons.length - 1]}`);
     }
   }
-  changes.sort((a, b) =>
+  selected.sort((a, b) =>
     a.resourceKind === b.resourceKind ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.resourceKind === 'Integration' ? -1 : 1,
   );
-  const planned: PlanChange[] = changes.map(toPlanChange);
+  const planned: PlanChange[] = selected.map(toPlanChange);
   const refusal = guardDeletions(planned, { desiredCount: input.desired.length, managed: state.resources.length, options });
   if (refusal) warnings.push(refusal.message);
   const plan: Plan = { formatVersion: 1, changes: planned, summary: summarize(planned), errors, warnings };
   if (refusal) plan.deletionRefusal = refusal;
+  if (targets) plan.targets = targets;
   if (input.revision !== undefined) plan.revision = input.revision;
   return plan;
 }
 
-function orphanWarning(kind: string, name: string, exists: boolean): string {
+function orphanWarning(kind: string, st: ManagedResource, exists: boolean): string {
+  const name = st.name;
+  if (st.explicitAdopt) return `${kind}/${name} was recorded by govops state adopt but has no manifest: never pruned (govops state forget ${kind}/${name} to drop it)`;
+  if (st.suspended && exists) return `${kind}/${name} is managed by govops but has no manifest; it was suspended, so it is never pruned while suspended`;
   return exists
     ? `${kind}/${name} is managed by govops but has no manifest: run with --prune to delete it`
     : `${kind}/${name} is in govops state but gone from the service: run with --prune to forget it`;

@@ -1,6 +1,6 @@
 /** Markdown rendering for a pull-request comment: summary table, then collapsible details. */
 import { blockedByManualStep } from './manual-steps.js';
-import { describeAction, notComparableSummary, renderText, summaryLine, symbolFor } from './render-text.js';
+import { describeAction, ignoredLine, isVisible, leftAloneLines, notComparableSummary, renderText, summaryLine, symbolFor, targetsLine } from './render-text.js';
 import type { Plan, ResourceChange } from './types.js';
 
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -31,9 +31,11 @@ export function manualStepNotes(c: ResourceChange): string[] {
 
 export function renderMarkdown(plan: Plan): string {
   const out: string[] = ['### govops plan', ''];
+  const targeted = targetsLine(plan);
+  if (targeted) out.push(`> ${cell(targeted)}`, '');
   for (const e of plan.errors) out.push(`> **Error:** ${cell(e)}`, '');
   for (const w of plan.warnings) out.push(`> **Warning:** ${cell(w)}`, '');
-  const visible = plan.changes.filter((c) => c.action !== 'noop' || c.adopt || c.renamedFrom);
+  const visible = plan.changes.filter(isVisible);
   if (visible.length === 0) {
     out.push('No changes: the service matches the manifests.', '');
   } else {
@@ -44,6 +46,7 @@ export function renderMarkdown(plan: Plan): string {
         ...(c.blocked && !(c.manualStep?.status === 'awaiting' && blockedByManualStep(c.blocked)) ? [`**blocked:** ${c.blocked}`] : []),
         ...(!c.manualStep && c.manualScript ? [`manual step: \`${c.manualScript.command}\``] : []),
         ...(c.changes.some((f) => f.forcesReplace) && c.action === 'replace' ? ['forces replacement'] : []),
+        ...(c.ignoredFields?.length ? [ignoredLine(c)] : []),
         ...(c.notComparable ? [`cannot be compared: ${c.notComparable.paths.map((p) => `\`${p}\``).join(', ')} (${c.notComparable.handling})`] : []),
       ];
       out.push(
@@ -55,6 +58,7 @@ export function renderMarkdown(plan: Plan): string {
   out.push(`**${summaryLine(plan.summary)}**`, '');
   const nc = notComparableSummary(plan);
   if (nc) out.push(nc, '');
+  for (const line of leftAloneLines(plan)) out.push(line, '');
   if (visible.length > 0) {
     out.push('<details><summary>Details</summary>', '', '```diff', renderText(plan).trimEnd(), '```', '', '</details>', '');
   }

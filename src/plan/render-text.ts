@@ -40,6 +40,7 @@ export function value(v: unknown): string {
 }
 
 export function describeAction(c: ResourceChange): string {
+  if (c.suspended) return 'is suspended (govops/suspend): left alone';
   const adopt = c.adopt && c.action !== 'adopt' ? 'adopted and ' : '';
   switch (c.action) {
     case 'create':
@@ -144,20 +145,52 @@ function renderChange(c: ResourceChange, paint: Paint): string[] {
   if (c.blocked && !(c.manualStep?.status === 'awaiting' && blockedByManualStep(c.blocked))) {
     lines.push(paint('red', `        ! blocked: ${c.blocked}`));
   }
+  if (c.ignoredFields?.length) lines.push(paint('dim', `        # ${ignoredLine(c)}`));
   if (c.source) lines.push(paint('dim', `        # ${c.source.file}:${c.source.line}:${c.source.column}`));
   return lines;
 }
 
-/** Only resources with something to do are shown; noops are counted, not listed. */
+/** `ignored (govops/ignore-fields, never compared): config.port, ...` */
+export function ignoredLine(c: ResourceChange): string {
+  return `ignored (govops/ignore-fields, never compared${c.action === 'create' ? '; sent on create' : ''}): ${(c.ignoredFields ?? []).join(', ')}`;
+}
+
+/** Shown in a plan: what apply acts on, and suspended resources. */
+export function isVisible(c: ResourceChange): boolean {
+  return c.action !== 'noop' || c.adopt || c.renamedFrom !== undefined || c.suspended === true;
+}
+
+/** `Targeted plan (--only ...): N other resource(s) not planned.` ('' for a plan without --only). */
+export function targetsLine(plan: Plan): string {
+  if (!plan.targets) return '';
+  const n = plan.targets.untargeted;
+  return `Targeted plan (--only ${plan.targets.only.join(' --only ')}): ${n} other resource(s) not planned; nothing is pruned that --only does not name exactly.`;
+}
+
+/** Lines about what the plan leaves alone: suspended resources, ignored fields of unchanged resources. */
+export function leftAloneLines(plan: Plan): string[] {
+  const out: string[] = [];
+  const suspended = plan.changes.filter((c) => c.suspended).length;
+  if (suspended) out.push(`${suspended} resource(s) suspended (govops/suspend): left alone.`);
+  const ignored = plan.changes.filter((c) => c.ignoredFields?.length && !isVisible(c));
+  if (ignored.length) {
+    out.push(`Fields ignored (govops/ignore-fields, never compared): ${ignored.map((c) => `${c.resourceKind}/${c.name}: ${c.ignoredFields!.join(', ')}`).join('; ')}.`);
+  }
+  return out;
+}
+
+/** Only resources with something to do (and suspended ones) are shown; noops are counted, not listed. */
 export function renderText(plan: Plan, options: TextOptions = {}): string {
   const paint = painter(options.color ?? false);
   const out: string[] = [];
-  const visible = plan.changes.filter((c) => c.action !== 'noop' || c.adopt || c.renamedFrom);
+  const visible = plan.changes.filter(isVisible);
+  const targeted = targetsLine(plan);
+  if (targeted) out.push(paint('yellow', targeted), '');
   for (const e of plan.errors) out.push(paint('red', `Error: ${e}`));
   for (const w of plan.warnings) out.push(paint('yellow', `Warning: ${w}`));
   if (plan.errors.length || plan.warnings.length) out.push('');
   if (visible.length === 0) {
-    out.push('No changes: the service matches the manifests.');
+    out.push(plan.targets ? 'No changes in the targeted resources.' : 'No changes: the service matches the manifests.');
   } else {
     out.push('govops will perform the following actions:', '');
     for (const c of visible) out.push(...renderChange(c, paint), '');
@@ -169,5 +202,6 @@ export function renderText(plan: Plan, options: TextOptions = {}): string {
   out.push(paint('bold', summaryLine(plan.summary)));
   const nc = notComparableSummary(plan);
   if (nc) out.push(nc);
+  out.push(...leftAloneLines(plan));
   return `${out.join('\n')}\n`;
 }

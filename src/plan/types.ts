@@ -53,6 +53,13 @@ export interface ResourceChange {
    * The state entry is not touched.
    */
   duplicateOf?: string;
+  /**
+   * The manifest has `govops/suspend: "true"` (or, for a prune candidate, state recorded it suspended): govops
+   * leaves the resource alone. Always a `noop`; `reasons` says what would otherwise be done.
+   */
+  suspended?: boolean;
+  /** Paths of `govops/ignore-fields`: sent on create, never compared, kept as they are live on an update. */
+  ignoredFields?: string[];
   /** Manual flow: the platform scripts this change needs and whether the manifest acknowledges them (manual-steps.ts). */
   manualStep?: ManualStepGate;
   /** Manual flow, the integration's creation failed (`createError`): the ways out, with the commands. */
@@ -166,6 +173,16 @@ export interface Plan {
   warnings: string[];
   /** Set when the mass-deletion guard held deletes back (src/plan/guard.ts); the other changes still apply. */
   deletionRefusal?: DeletionRefusal;
+  /** A targeted plan (`--only`): the patterns, and how many resources they left out. */
+  targets?: PlanTargets;
+}
+
+/** What `--only` did to a plan (src/plan/target.ts). */
+export interface PlanTargets {
+  /** The `--only` patterns (`Kind/name`, globs allowed). */
+  only: string[];
+  /** Resources (manifests and prune candidates) left out of the plan. */
+  untargeted: number;
 }
 
 /** Why the mass-deletion guard refused a plan's deletes. */
@@ -208,6 +225,10 @@ interface DesiredBase {
   specHash: string;
   /** `metadata.annotations['govops/delete'] === 'true'`: the manifest asks for its resource to be deleted. */
   deleteRequested: boolean;
+  /** `govops/suspend: "true"`: leave the resource alone. */
+  suspended?: boolean;
+  /** `govops/ignore-fields`: body paths never compared (sorted). */
+  ignoreFields?: string[];
 }
 
 export interface DesiredIntegration extends DesiredBase {
@@ -244,6 +265,11 @@ export interface PlanOptions {
    * they are in the manifest without a call.
    */
   resendSecrets?: boolean;
+  /**
+   * `--only Kind/name` patterns (globs allowed): plan those resources only. A delete is planned only for a
+   * resource a pattern names exactly (no glob).
+   */
+  only?: string[];
 }
 
 /**

@@ -20,13 +20,15 @@ export interface WebhookDiff {
 export function diffWebhook(d: DesiredWebhook, live: LiveWebhook, state: ManagedResource | undefined, adopt: boolean): WebhookDiff {
   const changes: FieldChange[] = [];
   const notComparable: string[] = [];
+  const ignored = new Set(d.ignoreFields ?? []);
   const plain = (path: string, before: unknown, after: unknown): void => {
+    if (ignored.has(path)) return; // govops/ignore-fields: never compared
     if (!deepEqual(before, after)) changes.push({ path, before, after, sensitive: false, forcesReplace: true });
   };
   plain('name', live.name, d.body.name);
   plain('url', live.url, d.body.url);
   plain('global', live.global, d.body.global);
-  if (!deepEqual(asSet(live.notificationType), asSet(d.body.notificationType))) {
+  if (!ignored.has('notificationType') && !deepEqual(asSet(live.notificationType), asSet(d.body.notificationType))) {
     plain('notificationType', [...(live.notificationType ?? [])], [...d.body.notificationType]);
   }
   if (live.actionType !== null && live.actionType !== undefined) plain('actionType', live.actionType, d.body.actionType);
@@ -51,6 +53,7 @@ export function planWebhook(d: DesiredWebhook, m: Match<LiveWebhook>, options: P
     reasons: [...m.reasons],
     source: { ...d.source },
   };
+  if (d.ignoreFields?.length) c.ignoredFields = [...d.ignoreFields];
   if (m.live) c.liveId = m.live.id;
   if (m.renamedFrom) c.renamedFrom = m.renamedFrom;
   if (d.deleteRequested) {

@@ -50,7 +50,9 @@ export async function planBoth(opts: PlanSettings, i: PlanInputs): Promise<Plann
     const key = newState().fingerprintKey;
     const empty: GovopsState = { version: 1, fingerprintKey: key, resources: [] };
     const baseDesired = desiredWithUnknowns(i.base, i.baseResolved, empty, live).desired;
-    state = stateFromBase(key, baseDesired, planChanges({ desired: baseDesired, live, state: empty, options: opts.plan, shapes }));
+    // Ownership comes from the whole base revision, whatever --only selects.
+    const { only: _only, ...whole } = opts.plan;
+    state = stateFromBase(key, baseDesired, planChanges({ desired: baseDesired, live, state: empty, options: whole, shapes }));
   }
   const { desired: headDesired, unknown } = desiredWithUnknowns(i.head, i.headResolved, state, live);
   const headPlan = planChanges({ desired: headDesired, live, state, options: opts.plan, shapes, ...(i.revision !== undefined ? { revision: i.revision } : {}) });

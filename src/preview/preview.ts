@@ -22,6 +22,7 @@ import { loadManifests } from '../manifests/loader.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import { resolveAllSecrets, type ResolvedSecrets } from '../manifests/secrets.js';
 import type { ManifestSet } from '../manifests/types.js';
+import { isTargeted, parseTargets } from '../plan/target.js';
 import type { PlanOptions } from '../plan/types.js';
 import { redactText } from '../util/redact.js';
 import { changedFiles, commitOf, mergeBase, repoInfo, uncommittedFiles, type RepoInfo } from './git.js';
@@ -207,10 +208,13 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
       }
     }
 
+    // --only: the preview shows the targeted resources only, as the plan does.
+    const targets = opts.plan.only?.length ? parseTargets(opts.plan.only) : undefined;
+    const inScope = (r: { resourceKind: string; name: string }): boolean => !targets || isTargeted(targets, r.resourceKind, r.name);
     if (!live || !api) {
-      result.resources = pr
+      result.resources = (pr
         ? touchedResources(pr, undefined, undefined)
-        : head.map((m) => ({ resourceKind: m.manifest.kind, name: m.manifest.metadata.name, fields: [], source: { ...m.source }, ...(m.manifest.kind === 'Integration' ? { integrationType: m.manifest.spec.type } : {}) }));
+        : head.map((m) => ({ resourceKind: m.manifest.kind, name: m.manifest.metadata.name, fields: [], source: { ...m.source }, ...(m.manifest.kind === 'Integration' ? { integrationType: m.manifest.spec.type } : {}) }))).filter(inScope);
       if (pr) offlineManualSteps(result, head, base, opts, opts.plan.manualSteps ?? 'require');
       return finish(result);
     }
@@ -218,7 +222,7 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
     result.mode = 'live';
     const ctx = await planBoth(opts, { head, base, headResolved, baseResolved, live, hasBase: revs.base !== undefined, revision: result.revision });
     result.unknownSecrets = sortUnknown(ctx.unknown);
-    result.resources = pr ? touchedResources(pr, ctx.headPlan, live) : plannedResources(ctx.headPlan, live);
+    result.resources = (pr ? touchedResources(pr, ctx.headPlan, live) : plannedResources(ctx.headPlan, live)).filter(inScope);
     if (pr && ctx.basePlan) result.drift = driftEntries(ctx.basePlan, pr);
     for (const e of ctx.headPlan.errors) result.warnings.push({ kind: 'plan-error', message: redact(e) });
     if (ctx.headPlan.deletionRefusal) result.warnings.push({ kind: 'blocked', message: redact(`deletes held back by the mass-deletion guard: ${ctx.headPlan.deletionRefusal.message}`) });

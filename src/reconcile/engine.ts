@@ -26,7 +26,12 @@ import { toDesired } from '../plan/desired.js';
 import { isAwaitingManualStep, withoutAwaiting } from '../plan/manual-steps.js';
 import { resolvePending } from '../plan/pending.js';
 import { actionable, planChanges } from '../plan/planner.js';
-import type { DesiredResource, Plan } from '../plan/types.js';
+import type { LiveIntegration, LiveWebhook } from '../api/types.js';
+import type { Manifest } from '../manifests/types.js';
+import { changeKey, compareFacts, comparePlans, planFacts, type PlanFacts } from '../plan/facts.js';
+import { preserveIgnoredFields } from '../plan/ignore.js';
+import { recordSuspension } from '../plan/suspend.js';
+import type { DesiredResource, Plan, PlanChange } from '../plan/types.js';
 import { withStateLock } from '../state/lock.js';
 import { hashingFor, loadState, saveState } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
@@ -73,6 +78,8 @@ async function checkRoot(root: string): Promise<void> {
 
 interface Prepared {
   desired: (state: GovopsState) => DesiredResource[];
+  /** The manifests as written (secret references, not values): the facts of a saved plan. */
+  manifests: Manifest[];
 }
 
 /** Load, validate and resolve secrets. Returns diagnostics (errors stop the reconcile). */
@@ -99,6 +106,7 @@ async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]
       const hashing = hashingFor(state.fingerprintKey);
       return resolved.map((r, i) => withManualStep(toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, hashing), set.manifests[i]!.manifest));
     },
+    manifests: set.manifests.map((m) => m.manifest),
   };
   return { diagnostics, prepared };
 }
@@ -138,7 +146,8 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
    * Plan against a state; on failure to observe the service, a stage-'plan' result. Intents an
    * interrupted run left in the state are resolved against live state first (`resolved`).
    */
-  type Planned = { plan: Plan; desired: DesiredResource[]; state: GovopsState; resolved: boolean };
+  type Live = { integrations: LiveIntegration[]; webhooks: LiveWebhook[] };
+  type Planned = { plan: Plan; desired: DesiredResource[]; state: GovopsState; resolved: boolean; live: Live };
   const planWith = async (loaded: GovopsState): Promise<Planned | ReconcileResult> => {
     let integrations, webhooks;
     try {
@@ -161,13 +170,27 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         ...(opts.allowEmpty ? { allowEmpty: true } : {}),
         manualSteps: opts.manualSteps ?? 'require',
         ...(opts.resendSecrets ? { resendSecrets: true } : {}),
+        ...(opts.only?.length ? { only: opts.only } : {}),
       },
       shapes: configShapes(),
       ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
     });
-    opts.onPlan?.(plan);
-    return { plan, desired, state, resolved: pending.notes.length > 0 };
+    if (!opts.saved) opts.onPlan?.(plan);
+    return { plan, desired, state, resolved: pending.notes.length > 0, live: { integrations, webhooks } };
   };
+  const factsOf = (planned: Planned, plan: Plan, ids?: (c: PlanChange) => string | undefined): PlanFacts =>
+    planFacts(
+      plan,
+      {
+        manifests: ready.manifests,
+        desired: planned.desired,
+        state: planned.state,
+        live: planned.live,
+        shapes: configShapes(),
+        hashing: hashingFor(planned.state.fingerprintKey),
+      },
+      ids,
+    );
   const planFailed = (plan: Plan): ReconcileResult =>
     result({
       stage: 'plan',
@@ -185,14 +208,44 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       const planned = await planWith(await loadState(opts.statePath));
       if ('stage' in planned) return planned;
       if (planned.plan.errors.length) return planFailed(planned.plan);
-      return result({ stage: 'done', ok: true, diagnostics, plan: planned.plan, outcomes: [], changed: needsApply(withoutAwaiting(planned.plan)) });
+      const facts = opts.recordFacts ? { facts: factsOf(planned, planned.plan) } : {};
+      return result({ stage: 'done', ok: true, diagnostics, plan: planned.plan, outcomes: [], changed: needsApply(withoutAwaiting(planned.plan)), ...facts });
     }
     return await withStateLock(opts.statePath, async () => {
       const planned = await planWith(await loadState(opts.statePath));
       if ('stage' in planned) return planned;
-      const { plan, desired, state } = planned;
+      const { desired, live, plan } = planned;
+      let { state } = planned;
+      if (opts.saved) {
+        // apply FILE: the same facts and the same plan as when it was saved, or nothing at all.
+        const saved = opts.saved;
+        const liveIdNow = new Map(plan.changes.map((c) => [changeKey(c), c.liveId]));
+        const stale = compareFacts(saved.facts, factsOf(planned, saved.plan, (c) => c.liveId ?? liveIdNow.get(changeKey(c))));
+        if (stale.length === 0) stale.push(...comparePlans(saved.plan, plan));
+        if (stale.length) {
+          log.warn({ stale }, 'saved plan refused: it no longer matches');
+          return result({
+            stage: 'plan',
+            ok: false,
+            diagnostics,
+            plan: saved.plan,
+            outcomes: [],
+            changed: false,
+            stale,
+            error: `the saved plan is stale, nothing was applied: ${stale.join('; ')}`,
+            failure: { code: ErrorCode.stalePlan, failureClass: 'terminal' },
+          });
+        }
+        opts.onPlan?.(plan);
+      }
       if (planned.resolved) await saveState(opts.statePath, state);
       if (plan.errors.length) return planFailed(plan);
+      // Suspension is recorded in state, so a suspended resource is not pruned once its manifest is gone.
+      const marked = recordSuspension(state, plan.changes);
+      if (marked !== state) {
+        state = marked;
+        await saveState(opts.statePath, state);
+      }
       // Changes awaiting a manual step are not sent (the runner reports them `blocked`); with nothing else to
       // do no apply starts, so a resync finding only them is quiet (the daemon logs the wait once per revision).
       const changed = needsApply(withoutAwaiting(plan));
@@ -203,7 +256,8 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       const applied = await applyPlan({
         api,
         plan,
-        desired,
+        // Ignored fields (govops/ignore-fields) keep their live values when a resource is changed in place.
+        desired: preserveIgnoredFields(desired, plan, live, configShapes()),
         state,
         persist: (s) => saveState(opts.statePath, s),
         logger: log,

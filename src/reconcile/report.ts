@@ -91,6 +91,7 @@ export function applyJson(result: ReconcileResult): string {
       diagnostics: result.diagnostics,
       plan: result.plan,
       outcomes: result.outcomes,
+      ...(result.stale ? { stale: result.stale } : {}),
     },
     null,
     2,

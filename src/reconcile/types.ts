@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { FailureClass, FailureInfo } from '../errors.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { Diagnostic } from '../manifests/types.js';
+import type { PlanFacts } from '../plan/facts.js';
 import type { ManualStepsMode, Plan } from '../plan/types.js';
 
 export interface ReconcileOptions {
@@ -47,6 +48,15 @@ export interface ReconcileOptions {
   onPlan?: (plan: Plan) => void;
   /** Called as each resource finishes applying (progress output). */
   onOutcome?: (outcome: ResourceOutcome, done: number, total: number) => void;
+  /** `--only Kind/name` patterns (globs allowed): plan and apply those resources only (src/plan/target.ts). */
+  only?: string[];
+  /** Compute the facts the plan was made from (`plan --out`): `ReconcileResult.facts`. */
+  recordFacts?: boolean;
+  /**
+   * Apply this saved plan (`apply FILE`): under the state lock, before any write, the facts and the plan are
+   * computed again with the same options; any difference refuses the apply (`ReconcileResult.stale`).
+   */
+  saved?: { plan: Plan; facts: PlanFacts };
   /** Status polling: first interval and cap in ms (default 100ms doubling to 5s). */
   pollIntervalMs?: number;
   pollMaxIntervalMs?: number;
@@ -88,6 +98,10 @@ export interface ReconcileResult {
    * manual step are not counted: they wait for a new revision, whatever the resync finds.
    */
   changed: boolean;
+  /** With `recordFacts`: what the plan was computed from (saved with it). */
+  facts?: PlanFacts;
+  /** With `saved`: why the saved plan was refused (what changed since it was made). */
+  stale?: string[];
   startedAt: string;
   finishedAt: string;
 }

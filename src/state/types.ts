@@ -30,6 +30,16 @@ export interface ManagedResource {
   pending?: 'create' | 'delete';
   /** Identity in the service, to resolve a pending create: integrations' natural key, a webhook's name. */
   key?: string;
+  /**
+   * The manifest had `govops/suspend: "true"` when last reconciled with apply: while set, the resource is never
+   * pruned, even once its manifest is gone (restore the manifest without the annotation, or `govops state forget`).
+   */
+  suspended?: boolean;
+  /**
+   * Recorded by `govops state adopt NAME --id ID` and not applied yet: the next plan treats the resource as an
+   * adoption (credentials it cannot compare are recorded, not sent), matched by this id instead of the natural key.
+   */
+  explicitAdopt?: boolean;
 }
 
 export interface GovopsState {

@@ -7,6 +7,8 @@
  * file and the daemon's work folder (snapshots) are searched: no canary anywhere, in any encoding.
  */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -99,6 +101,10 @@ describe('canary: no secret value in any output, whatever the service echoes', (
     const preview = await run(['preview', 'm', '--dry-run-new-targets']);
     expect(preview.code).toBe(1);
     expect(preview.stdout).toMatch(/\*\*Dry run\*\* `(POST|PUT|DELETE) \/integrations[^`]*\?dryRun=true`: ❌ (failed|rejected) — [^\n]*\[redacted\]/);
+    // A saved plan holds fingerprints, never values; applying it fails as the service makes it fail.
+    expect((await run(['plan', 'm', '--out', 'saved.plan'])).code).toBe(0);
+    outputs.push({ what: 'saved plan file', text: await readFile(join(dir, 'saved.plan'), 'utf8') });
+    expect((await run(['apply', 'saved.plan', '--timeout', '5s'])).code).toBe(1);
     // The service did echo: every error status, webhook item errors, script errors.
     expect([...new Set(echo.statuses)].sort()).toEqual(expect.arrayContaining([200, 400, 409, 422, 500]));
     const all = outputs.map((o) => o.text).join('\n');
@@ -108,9 +114,21 @@ describe('canary: no secret value in any output, whatever the service echoes', (
 
   it('the daemon: its log, /status, /readyz, /metrics, state and work folder hold no canary', async () => {
     const home = join(dir, 'daemon');
+    // A notification receiver: every event body is searched too.
+    const events: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        events.push(body);
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const notifyUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/events`;
     const child = spawn(
       process.execPath,
-      [CLI, 'run', '--dir', join(dir, 'm'), '--listen', '127.0.0.1:0', '--state', join(home, 'state.json'), '--log-level', 'trace', '--timeout', '5s'],
+      [CLI, 'run', '--dir', join(dir, 'm'), '--listen', '127.0.0.1:0', '--state', join(home, 'state.json'), '--log-level', 'trace', '--timeout', '5s', '--notify-url', notifyUrl],
       { cwd: dir, env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -133,10 +151,15 @@ describe('canary: no secret value in any output, whatever the service echoes', (
       }
       expect(status.lastError?.failures.length, JSON.stringify(status)).toBeGreaterThan(0);
       for (const p of ['/status', '/readyz', '/metrics']) outputs.push({ what: p, text: await (await fetch(`${url}${p}`)).text() });
+      while (events.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(events.length).toBeGreaterThan(0);
     } finally {
       child.kill('SIGTERM');
       await exited;
+      await new Promise((r) => receiver.close(r));
     }
+    outputs.push({ what: 'notification bodies', text: events.join('\n') });
+    expect(events.join('\n')).toContain('io.govops.reconcile.failed');
     outputs.push({ what: 'daemon log', text: out });
     outputs.push({ what: 'daemon state and work folder', text: await filesUnder(home) });
     outputs.push({ what: 'apply state', text: await readFile(join(dir, 'state.json'), 'utf8').catch(() => '') });
@@ -146,7 +169,7 @@ describe('canary: no secret value in any output, whatever the service echoes', (
   });
 
   it('no canary, in any encoding, anywhere', () => {
-    expect(outputs.length).toBeGreaterThanOrEqual(13);
+    expect(outputs.length).toBeGreaterThanOrEqual(16);
     const leaks: string[] = [];
     for (const o of outputs) for (const c of cores) if (o.text.includes(c)) leaks.push(`${o.what}: ${c}: …${o.text.slice(Math.max(0, o.text.indexOf(c) - 80), o.text.indexOf(c) + 60)}…`);
     expect(leaks).toEqual([]);

@@ -6,10 +6,52 @@ import { reconcile } from '../../reconcile/engine.js';
 import { applyJson, failureSummary, outcomeMarkdown, outcomeTable, progressLine } from '../../reconcile/report.js';
 import { parseDuration } from '../../util/duration.js';
 import { clientFromOptions } from '../connection.js';
-import { contextFrom, EXIT } from '../context.js';
+import { contextFrom, EXIT, type CliContext } from '../context.js';
+import { looksLikeSavedPlan, readSavedPlan } from '../../reconcile/saved-plan.js';
+import type { ReconcileOptions } from '../../reconcile/types.js';
+import { secretScopeFromFlags } from '../secret-scope.js';
 import { parseCount } from '../flags.js';
 import type { ApplyFlags } from './apply.js';
 import { printDiagnostics, printPlan, reconcileOptions } from './plan-action.js';
+
+/** Flags `apply FILE` refuses: the saved plan fixes them. */
+const PLAN_FLAGS: Array<[keyof ApplyFlags, string]> = [
+  ['prune', '--prune'],
+  ['allowReplace', '--allow-replace'],
+  ['maxDeletes', '--max-deletes'],
+  ['allowEmpty', '--allow-empty'],
+  ['resendSecrets', '--resend-secrets'],
+  ['only', '--only'],
+  ['revision', '--revision'],
+];
+
+/** The options of applying a saved plan: everything that decides the plan comes from the file. */
+async function savedPlanOptions(file: string, flags: ApplyFlags, ctx: CliContext, command: Command): Promise<ReconcileOptions & { statePath: string }> {
+  const given = PLAN_FLAGS.filter(([k]) => flags[k] !== undefined).map(([, flag]) => flag);
+  if (command.getOptionValueSource('manualSteps') === 'cli') given.push('--manual-steps');
+  if (given.length) {
+    throw new UserError(`${given.join(', ')} cannot be given with a saved plan: ${file} fixes the options it was planned with`, `apply it as it is, or plan again with the options you want (govops plan --out FILE)`);
+  }
+  const saved = await readSavedPlan(file);
+  const o = saved.options;
+  return {
+    root: process.cwd(),
+    paths: saved.paths,
+    ...(saved.revision !== undefined ? { revision: saved.revision } : {}),
+    secretScope: secretScopeFromFlags(flags),
+    apply: true,
+    prune: Boolean(o.prune),
+    allowReplace: Boolean(o.allowReplace),
+    ...(o.resendSecrets ? { resendSecrets: true } : {}),
+    ...(typeof o.maxDeletes === 'number' ? { maxDeletes: o.maxDeletes } : {}),
+    ...(o.allowEmpty ? { allowEmpty: true } : {}),
+    ...(Array.isArray(o.only) && o.only.length ? { only: o.only } : {}),
+    manualSteps: o.manualSteps === 'trust' ? 'trust' : 'require',
+    saved: { plan: saved.plan, facts: saved.facts },
+    logger: ctx.logger,
+    statePath: flags.state,
+  };
+}
 
 export async function applyAction(paths: string[], flags: ApplyFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
@@ -20,7 +62,7 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
   } catch (err) {
     throw new UserError(`--timeout: ${(err as Error).message}`);
   }
-  const opts = await reconcileOptions(paths, flags, ctx, true);
+  const opts = (await looksLikeSavedPlan(paths)) ? await savedPlanOptions(paths[0]!, flags, ctx, command) : await reconcileOptions(paths, flags, ctx, true);
   const text = ctx.options.output === 'text';
   const tty = Boolean((ctx.stdout as NodeJS.WriteStream).isTTY);
   const progressOut = text ? ctx.stdout : ctx.stderr;
@@ -59,12 +101,17 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
     printDiagnostics(result, ctx);
     if (ctx.options.output === 'json') ctx.stdout.write(applyJson(result));
     else if (ctx.options.output === 'markdown') {
-      if (result.plan) ctx.stdout.write(renderMarkdown(result.plan));
+      if (result.plan && !result.stale) ctx.stdout.write(renderMarkdown(result.plan));
       if (result.stage === 'apply' || result.outcomes.length) ctx.stdout.write(`\n${outcomeMarkdown(result.outcomes)}`);
     } else {
       // text: the plan was printed before applying (onPlan), progress lines as resources finished
       if (result.outcomes.length) ctx.stdout.write(`\n${outcomeTable(result.outcomes)}`);
       else if (result.ok) ctx.stdout.write('\nNothing to apply.\n');
+    }
+    if (result.stale?.length) {
+      ctx.stderr.write(`error: the saved plan ${paths[0]} is stale; nothing was applied. Since it was made:\n${result.stale.map((r) => `  - ${r}\n`).join('')}Plan again (govops plan --out FILE), review, and apply the new plan.\n`);
+      process.exitCode = EXIT.error;
+      return;
     }
     if (!result.ok) {
       ctx.stderr.write(`error: ${failureSummary(result, 'applied', ctx.options.output === 'text')}\n`);

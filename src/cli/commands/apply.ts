@@ -1,6 +1,7 @@
 /**
  * `govops apply [PATH...]`: plan, then carry the plan out (dry run, real call, status polling per
  * resource). It never prompts (like `terraform apply -auto-approve`): review with `govops plan` first.
+ * `govops apply FILE` carries out a plan saved by `govops plan --out FILE`, or refuses when it is stale.
  * The work is in apply-action.ts, loaded when the command runs.
  */
 import type { Command } from 'commander';
@@ -14,7 +15,7 @@ export interface ApplyFlags extends PlanFlags {
 export function register(program: Command): void {
   const cmd = program
     .command('apply')
-    .description('apply the plan: dry run, then the real call and status polling for each resource (no prompt)')
+    .description('apply the plan: dry run, then the real call and status polling for each resource (no prompt); `apply FILE` applies a plan saved with plan --out')
     .option('--concurrency <n>', 'resources applied at the same time', '8')
     .option('--timeout <duration>', 'overall time limit for the apply, e.g. 10m', '10m');
   addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: ApplyFlags, command: Command) => {

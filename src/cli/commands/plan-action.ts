@@ -1,5 +1,10 @@
 /** What `govops plan` does, and the plan helpers apply reuses (loaded only when they run; declared in plan.ts). */
+import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { parseTargets } from '../../plan/target.js';
+import { savedPlan, writeSavedPlan } from '../../reconcile/saved-plan.js';
+import { withStateLock } from '../../state/lock.js';
+import { loadState, saveState } from '../../state/store.js';
 import { isAwaitingManualStep } from '../../plan/manual-steps.js';
 import { renderJson } from '../../plan/render-json.js';
 import { renderMarkdown } from '../../plan/render-markdown.js';
@@ -23,6 +28,7 @@ export async function reconcileOptions(
   apply: boolean,
 ): Promise<ReconcileOptions & { statePath: string }> {
   const maxDeletes = parseCount('--max-deletes', flags.maxDeletes);
+  if (flags.only?.length) parseTargets(flags.only); // a malformed pattern is a usage error, before anything is read
   const secretScope = secretScopeFromFlags(flags);
   const root = process.cwd();
   const list = paths.length ? paths : ['.'];
@@ -39,6 +45,7 @@ export async function reconcileOptions(
     ...(flags.resendSecrets ? { resendSecrets: true } : {}),
     ...(maxDeletes !== undefined ? { maxDeletes } : {}),
     ...(flags.allowEmpty ? { allowEmpty: true } : {}),
+    ...(flags.only?.length ? { only: flags.only } : {}),
     logger: ctx.logger,
     statePath: flags.state,
   };
@@ -57,19 +64,59 @@ export function printPlan(plan: Plan | undefined, ctx: CliContext): void {
   else ctx.stdout.write(renderText(plan, { color: ctx.color }));
 }
 
-export async function planAction(paths: string[], flags: PlanFlags & { detailedExitcode?: boolean }, command: Command): Promise<void> {
+/**
+ * `plan --out` needs a state file: the plan's fingerprints are keyed with its key, which `apply FILE` must find
+ * again. A missing one is created (under the lock) holding only a new key, no resource; nothing else is written.
+ */
+async function ensureStateFile(statePath: string): Promise<void> {
+  if (await stat(statePath).then(() => true, () => false)) return;
+  await withStateLock(statePath, async () => {
+    if (await stat(statePath).then(() => true, () => false)) return;
+    await saveState(statePath, await loadState(statePath));
+  });
+}
+
+export async function planAction(
+  paths: string[],
+  flags: PlanFlags & { detailedExitcode?: boolean; out?: string },
+  command: Command,
+): Promise<void> {
   const ctx = contextFrom(command);
   const opts = await reconcileOptions(paths, flags, ctx, false);
   const api = clientFromOptions(flags, ctx.logger);
   try {
-    const result = await reconcile(api, { ...opts, env: process.env });
+    if (flags.out) await ensureStateFile(opts.statePath);
+    const result = await reconcile(api, { ...opts, env: process.env, ...(flags.out ? { recordFacts: true } : {}) });
     printDiagnostics(result, ctx);
     if (result.plan) printPlan(result.plan, ctx);
     else if (ctx.options.output === 'json') ctx.stdout.write(applyJson(result));
     if (!result.ok) {
       ctx.stderr.write(`error: ${failureSummary(result, 'planned', ctx.options.output === 'text')}\n`);
+      if (flags.out) ctx.stderr.write(`The plan was not saved to ${flags.out}.\n`);
       process.exitCode = EXIT.error;
       return;
+    }
+    if (flags.out && result.plan && result.facts) {
+      await writeSavedPlan(
+        flags.out,
+        savedPlan({
+          ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
+          paths: opts.paths,
+          options: {
+            prune: opts.prune,
+            allowReplace: opts.allowReplace,
+            ...(opts.maxDeletes !== undefined ? { maxDeletes: opts.maxDeletes } : {}),
+            ...(opts.allowEmpty ? { allowEmpty: true } : {}),
+            ...(opts.resendSecrets ? { resendSecrets: true } : {}),
+            ...(opts.only?.length ? { only: opts.only } : {}),
+            ...(opts.manualSteps !== undefined ? { manualSteps: opts.manualSteps } : {}),
+          },
+          facts: result.facts,
+          plan: result.plan,
+        }),
+      );
+      const note = `\nSaved the plan to ${flags.out}. To carry out exactly this plan (refused if anything it was made from changed): govops apply ${flags.out}\n`;
+      (ctx.options.output === 'text' ? ctx.stdout : ctx.stderr).write(note);
     }
     // a change awaiting a manual step is still a change (`changed` leaves it out: it is not drift)
     const pending = result.changed || (result.plan?.changes.some(isAwaitingManualStep) ?? false);

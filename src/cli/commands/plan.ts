@@ -19,6 +19,13 @@ export interface PlanFlags extends ConnectionFlags, SecretFlags {
   allowEmpty?: boolean;
   revision?: string;
   manualSteps?: ManualStepsMode;
+  /** `--only Kind/name` patterns (repeatable). */
+  only?: string[];
+}
+
+/** Collect a repeatable option's values. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** Options plan and apply share. */
@@ -34,6 +41,11 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
     )
     .option('--allow-empty', 'let an empty manifest set prune (refused by default: it usually means a broken checkout)')
     .option('--resend-secrets', 'send once the credentials govops cannot compare (adopted resources: masked by the service, no fingerprint in state) instead of recording them as they are in the manifest')
+    .option(
+      '--only <Kind/name>',
+      'plan and act on these resources only (repeatable; globs * ? [..] allowed, e.g. "Webhook/pager-*"); a delete only of a resource named exactly',
+      collect,
+    )
     .addOption(manualStepsOption());
   addSecretOptions(cmd);
   return addConnectionOptions(cmd);
@@ -49,8 +61,9 @@ export function register(program: Command): void {
   const cmd = program
     .command('plan')
     .description('show the changes apply would make (create, update, replace, delete, adopt)')
-    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error');
-  addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: PlanFlags & { detailedExitcode?: boolean }, command: Command) => {
+    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
+    .option('--out <file>', 'also save the plan to FILE (JSON, no secret values) for `govops apply FILE`, which carries out exactly this plan or refuses');
+  addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: PlanFlags & { detailedExitcode?: boolean; out?: string }, command: Command) => {
     const { planAction } = await import('./plan-action.js');
     await planAction(paths, flags, command);
   });

@@ -1,6 +1,7 @@
 /** What `govops preview` does (loaded only when it runs; declared in preview.ts). */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { parseTargets } from '../../plan/target.js';
 import { renderPreview } from '../../preview/render.js';
 import { runPreview } from '../../preview/preview.js';
 import { secretRedactor } from '../../util/redact.js';
@@ -15,6 +16,7 @@ const redactOutput = (text: string): string => secretRedactor.redactOutput(text)
 export async function previewAction(paths: string[], flags: PreviewFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
   const maxDeletes = parseCount('--max-deletes', flags.maxDeletes);
+  if (flags.only?.length) parseTargets(flags.only); // a malformed --only is a usage error
   const offline = flags.offline === true ? 'offline (--offline)' : typeof flags.offline === 'string' ? flags.offline : undefined;
   const result = await runPreview({
     root: process.cwd(),
@@ -29,6 +31,7 @@ export async function previewAction(paths: string[], flags: PreviewFlags, comman
       ...(maxDeletes !== undefined ? { maxDeletes } : {}),
       ...(flags.allowEmpty ? { allowEmpty: true } : {}),
       ...(flags.resendSecrets ? { resendSecrets: true } : {}),
+      ...(flags.only?.length ? { only: flags.only } : {}),
     },
     env: process.env,
     secretScope: secretScopeFromFlags(flags),

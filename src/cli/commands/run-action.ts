@@ -11,7 +11,8 @@ import { registerSecrets } from '../../util/redact.js';
 import { startRunning, type RunSettings, type WebhookHealthSettings } from '../../daemon/run.js';
 import { redactUrl } from '../../sources/redact.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
-import type { RunFlags } from './run.js';
+import { notifyUrlLabel, type NotifyTarget } from '../../daemon/notify.js';
+import type { NotifySpec, RunFlags } from './run.js';
 
 function duration(flag: string, text: string): number {
   try {
@@ -54,6 +55,41 @@ export function webhookHealthFrom(flags: RunFlags): WebhookHealthSettings | unde
   return settings;
 }
 
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'transfer-encoding', 'connection']);
+
+/** `--notify-url` / `--notify-header-file`: checked URLs and header values read from their files (secrets). */
+export function notifyTargetsFrom(specs: readonly NotifySpec[] | undefined): NotifyTarget[] {
+  return (specs ?? []).map((spec) => {
+    let url: URL;
+    try {
+      url = new URL(spec.url);
+    } catch {
+      throw new UserError('a --notify-url is not a URL', 'e.g. --notify-url https://hooks.example.com/govops');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UserError(`--notify-url must be http or https, got ${url.protocol}`);
+    const headers: Record<string, string> = {};
+    for (const hf of spec.headerFiles) {
+      const eq = hf.indexOf('=');
+      const name = eq > 0 ? hf.slice(0, eq).trim() : '';
+      const file = eq > 0 ? hf.slice(eq + 1).trim() : '';
+      if (!HEADER_NAME.test(name) || !file) throw new UserError(`--notify-header-file ${JSON.stringify(hf)}: expected NAME=FILE`, 'e.g. --notify-header-file Authorization=/run/secrets/notify-token');
+      if (RESERVED_HEADERS.has(name.toLowerCase())) throw new UserError(`--notify-header-file: the ${name} header is set by govops`);
+      let value: string;
+      try {
+        value = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+      } catch (err) {
+        throw new UserError(`--notify-header-file ${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+      if (/[\r\n]/.test(value) || value === '') throw new UserError(`--notify-header-file ${name}: ${file} must hold one non-empty line`);
+      registerSecrets(value);
+      headers[name] = value;
+    }
+    registerSecrets(spec.url); // a chat webhook URL carries its token: never printed
+    return { url: spec.url, headers };
+  });
+}
+
 export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.env): RunSettings {
   if (!flags.repo && !flags.dir) throw new UserError('no source given', 'pass --repo URL (Git) or --dir PATH (a watched folder)');
   if (flags.repo && flags.dir) throw new UserError('--repo and --dir cannot be used together', 'pick one source');
@@ -75,6 +111,9 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
   const intervalMs = atLeast('--interval', flags.interval, 10, 'how often the source is checked for a new revision, e.g. 60s');
   const resyncMs = atLeast('--resync', flags.resync, 10, 'the drift check period, e.g. 5m');
   const webhookHealth = webhookHealthFrom(flags);
+  if (flags.observe && flags.selfHeal) throw new UserError('--observe never writes: it cannot be combined with --self-heal');
+  if (flags.observe && webhookHealth?.autoRetry) throw new UserError('--observe never writes: it cannot be combined with --auto-retry-failed');
+  const notify = notifyTargetsFrom(flags.notifyUrl);
   return {
     repo: flags.repo,
     branch: flags.branch,
@@ -97,6 +136,8 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     env,
     secretScope: secretScopeFromFlags(flags, env),
     ...(webhookHealth ? { webhookHealth } : {}),
+    ...(flags.observe ? { observe: true } : {}),
+    ...(notify.length ? { notify } : {}),
   };
 }
 
@@ -130,6 +171,8 @@ export async function runAction(command: Command): Promise<void> {
       source: settings.repo ? redactUrl(settings.repo) : settings.dir,
       selfHeal: settings.selfHeal,
       prune: settings.prune,
+      observe: settings.observe === true,
+      notify: (settings.notify ?? []).map((t) => notifyUrlLabel(t.url)),
     },
     'govops run started',
   );

@@ -2,7 +2,7 @@
  * `govops run`: the continuous reconciler (Git or directory source, HTTP endpoints, metrics).
  * This file only declares the command; the work is in run-action.ts, loaded when it runs.
  */
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ManualStepsMode } from '../../plan/types.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { manualStepsOption } from '../flags.js';
@@ -36,9 +36,20 @@ export interface RunFlags extends ConnectionFlags, SecretFlags {
   autoRetryMax?: string;
   autoRetryBackoff?: string;
   autoRetryRate?: string;
+  observe?: boolean;
+  /** `--notify-url`, each with the `--notify-header-file` values given after it. */
+  notifyUrl?: NotifySpec[];
+}
+
+/** One `--notify-url` and the `--notify-header-file NAME=FILE` given after it (before the next URL). */
+export interface NotifySpec {
+  url: string;
+  headerFiles: string[];
 }
 
 export function register(program: Command): void {
+  // --notify-header-file belongs to the --notify-url before it: both fill this list, in argv order.
+  const notify: NotifySpec[] = [];
   const cmd = program
     .command('run')
     .description('reconcile continuously from a Git repository or a watched folder; serves /healthz /readyz /metrics /status /hooks/git')
@@ -76,7 +87,18 @@ export function register(program: Command): void {
     )
     .option('--auto-retry-max <n>', 'automatic retries of one delivery at most', '3')
     .option('--auto-retry-backoff <duration>', 'wait before an automatic retry, doubling after each failure (at most 1h)', '1m')
-    .option('--auto-retry-rate <n>', 'automatic retries per minute at most, over all webhooks', '10');
+    .option('--auto-retry-rate <n>', 'automatic retries per minute at most, over all webhooks', '10')
+    .option('--observe', 'plan every revision and resync and report drift and pending changes (logs, /status, metrics) without ever writing')
+    .option('--notify-url <url>', 'POST a CloudEvents 1.0 event for each reconcile that applied changes, failed, was rejected or blocked, or found drift (repeatable)', (url: string) => {
+      notify.push({ url, headerFiles: [] });
+      return notify;
+    })
+    .option('--notify-header-file <NAME=FILE>', 'a header for the --notify-url before it, its value read from FILE (a secret, e.g. Authorization=/run/secrets/notify-token; repeatable)', (spec: string) => {
+      const last = notify[notify.length - 1];
+      if (!last) throw new InvalidArgumentError('give the --notify-url it belongs to first');
+      last.headerFiles.push(spec);
+      return notify;
+    });
   cmd
     .addOption(new Option('--secrets-dir <dir>', 'the only folder fromFile references are read from, by relative path (default: the repository or watched folder)').env('GOVOPS_SECRETS_DIR'))
     .addOption(new Option('--secret-env-prefix <prefix>', 'fromEnv references may read only variables starting with this (default GOVOPS_SECRET_)').env('GOVOPS_SECRET_ENV_PREFIX'));

@@ -1,0 +1,197 @@
+/** What `govops state list|show|forget|adopt` do (loaded only when they run; declared in state.ts). */
+import type { Command } from 'commander';
+import { ApiError, ErrorCode, UserError } from '../../errors.js';
+import { loadManifests } from '../../manifests/loader.js';
+import { cell, table } from '../../deliveries/render.js';
+import { diagnosticLine } from '../../reconcile/report.js';
+import { withStateLock } from '../../state/lock.js';
+import { loadState, putResource, removeResource, saveState } from '../../state/store.js';
+import type { GovopsState, ManagedResource } from '../../state/types.js';
+import { clientFromOptions } from '../connection.js';
+import { contextFrom, EXIT, type CliContext } from '../context.js';
+import { secretScopeFromFlags } from '../secret-scope.js';
+import type { AdoptFlags, StateFlags } from './state.js';
+
+/** Wait this long for another govops to finish with the state before giving up. */
+const LOCK_WAIT_MS = 10_000;
+
+const KINDS = ['Integration', 'Webhook'] as const;
+type Kind = (typeof KINDS)[number];
+
+/** `Kind/name` (kind in any case) or a bare name. */
+function parseName(text: string): { kind?: Kind; name: string } {
+  const slash = text.indexOf('/');
+  if (slash < 0) return { name: text };
+  const kind = KINDS.find((k) => k.toLowerCase() === text.slice(0, slash).toLowerCase());
+  if (!kind) throw new UserError(`${JSON.stringify(text)}: unknown kind ${JSON.stringify(text.slice(0, slash))}`, 'write Integration/NAME or Webhook/NAME');
+  return { kind, name: text.slice(slash + 1) };
+}
+
+/** The one state entry NAME designates. */
+function find(state: GovopsState, text: string, statePath: string): ManagedResource {
+  const { kind, name } = parseName(text);
+  const hits = state.resources.filter((r) => r.name === name && (kind === undefined || r.kind === kind));
+  if (hits.length === 1) return hits[0]!;
+  if (hits.length > 1) {
+    throw new UserError(`${name} is managed as both ${hits.map((r) => `${r.kind}/${r.name}`).join(' and ')}`, `name one: ${hits.map((r) => `${r.kind}/${r.name}`).join(' or ')}`);
+  }
+  throw new UserError(`${kind ? `${kind}/` : ''}${name} is not managed by govops (not in ${statePath})`, 'govops state list shows what is');
+}
+
+/** An entry as shown: everything but the fingerprint values (the secret paths are listed). */
+function view(r: ManagedResource): Record<string, unknown> {
+  const { secretFingerprints, ...rest } = r;
+  return { ...rest, secretPaths: Object.keys(secretFingerprints).sort() };
+}
+
+function notes(r: ManagedResource): string {
+  return [
+    r.pending ? `pending ${r.pending}` : '',
+    r.suspended ? 'suspended' : '',
+    r.explicitAdopt ? 'adopted by state adopt, not applied yet' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+const json = (ctx: CliContext, value: unknown): void => {
+  ctx.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+};
+
+/** Run `fn` on the state under its lock (reads too: never a state half-way through another writer's change). */
+function locked<T>(statePath: string, fn: (state: GovopsState) => Promise<T>): Promise<T> {
+  return withStateLock(statePath, async () => fn(await loadState(statePath)), { waitMs: LOCK_WAIT_MS });
+}
+
+export async function listAction(flags: StateFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const state = await locked(flags.state, async (s) => s);
+  const resources = [...state.resources].sort((a, b) => (`${a.kind}/${a.name}` < `${b.kind}/${b.name}` ? -1 : 1));
+  if (ctx.options.output === 'json') {
+    json(ctx, { formatVersion: 1, resources: resources.map(view) });
+  } else if (resources.length === 0) {
+    ctx.stdout.write(`No resources are managed by govops (${flags.state}).\n`);
+  } else {
+    const rows = [['RESOURCE', 'ID', 'TYPE', 'ORIGIN', 'REVISION', 'LAST APPLIED', 'NOTES']];
+    for (const r of resources) {
+      rows.push([`${r.kind}/${r.name}`, r.id || '-', r.type ?? 'webhook', r.origin, cell(r.revision, 20), r.updatedAt, notes(r) || '-']);
+    }
+    ctx.stdout.write(table(rows));
+  }
+  process.exitCode = EXIT.ok;
+}
+
+export async function showAction(name: string, flags: StateFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const r = await locked(flags.state, async (s) => find(s, name, flags.state));
+  if (ctx.options.output === 'json') json(ctx, view(r));
+  else {
+    const v = view(r);
+    const lines = [`${r.kind}/${r.name}`];
+    for (const [k, value] of Object.entries(v)) {
+      if (k === 'kind' || k === 'name') continue;
+      lines.push(`  ${k}: ${Array.isArray(value) ? value.join(', ') || '-' : String(value)}`);
+    }
+    ctx.stdout.write(`${lines.join('\n')}\n`);
+  }
+  process.exitCode = EXIT.ok;
+}
+
+export async function forgetAction(name: string, flags: StateFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const r = await locked(flags.state, async (s) => {
+    const entry = find(s, name, flags.state);
+    await saveState(flags.state, removeResource(s, entry.kind, entry.name));
+    return entry;
+  });
+  if (ctx.options.output === 'json') json(ctx, { forgotten: view(r) });
+  else {
+    ctx.stdout.write(
+      `Forgot ${r.kind}/${r.name}${r.id ? ` (id ${r.id})` : ''}: govops no longer manages it; nothing changed in the service.\n` +
+        `The next plan adopts it if a manifest matches it; without one it is left alone (never pruned).\n`,
+    );
+  }
+  process.exitCode = EXIT.ok;
+}
+
+export async function adoptAction(name: string, paths: string[], flags: AdoptFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const wanted = parseName(name);
+  const id = flags.id.trim();
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new UserError(`--id ${JSON.stringify(flags.id)} is not a live id`, 'the id as the service shows it, e.g. --id 42');
+  const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), secretScope: secretScopeFromFlags(flags) });
+  const errors = set.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length) {
+    for (const d of errors) ctx.stderr.write(`${diagnosticLine(d)}\n`);
+    throw new UserError(`the manifests have ${errors.length} error(s): fix them first (govops validate)`);
+  }
+  const matching = set.manifests.filter((m) => m.manifest.metadata.name === wanted.name && (wanted.kind === undefined || m.manifest.kind === wanted.kind));
+  if (matching.length === 0) throw new UserError(`no manifest ${name} in ${(paths.length ? paths : ['.']).join(', ')}`, 'state adopt binds a manifest to a live id: give the folder holding it');
+  if (matching.length > 1) throw new UserError(`${wanted.name} is both an Integration and a Webhook manifest`, `name one: Integration/${wanted.name} or Webhook/${wanted.name}`);
+  const manifest = matching[0]!.manifest;
+  const kind = manifest.kind;
+
+  const api = clientFromOptions(flags, ctx.logger);
+  let entry: ManagedResource;
+  try {
+    let type: string | undefined;
+    let autoBootstrap: boolean | undefined;
+    try {
+      if (kind === 'Integration') {
+        const live = await api.getIntegration(id);
+        if (live.type !== manifest.spec.type) {
+          throw new UserError(`integration ${id} is a ${live.type}, the manifest Integration/${manifest.metadata.name} a ${manifest.spec.type}`, 'adopt a live integration of the same type');
+        }
+        type = live.type;
+        autoBootstrap = live.autoBootstrap;
+      } else {
+        const live = await api.getWebhook(id);
+        if (live.name !== manifest.metadata.name) {
+          ctx.stderr.write(`warning: webhook ${id} is named ${JSON.stringify(live.name)}; the next plan replaces it to rename it ${manifest.metadata.name}\n`);
+        }
+      }
+    } catch (err) {
+      if (err instanceof ApiError && err.code === ErrorCode.apiNotFound) {
+        throw new UserError(`no ${kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET /${kind === 'Integration' ? 'integrations' : 'webhooks'}`);
+      }
+      throw err;
+    }
+    entry = await locked(flags.state, async (s) => {
+      const owner = s.resources.find((r) => r.kind === kind && r.id === id);
+      if (owner && owner.name !== manifest.metadata.name) {
+        throw new UserError(`${kind.toLowerCase()} ${id} is already managed as ${kind}/${owner.name}`, `govops state forget ${kind}/${owner.name} first`);
+      }
+      const current = s.resources.find((r) => r.kind === kind && r.name === manifest.metadata.name);
+      if (current && current.id !== id && current.id !== '') {
+        throw new UserError(`${kind}/${current.name} is already managed as id ${current.id}`, `govops state forget ${kind}/${current.name} first, then adopt id ${id}`);
+      }
+      if (current && current.id === id && !current.explicitAdopt) {
+        throw new UserError(`${kind}/${current.name} is already managed as id ${id}: nothing to adopt`);
+      }
+      const adopted: ManagedResource = {
+        kind,
+        name: manifest.metadata.name,
+        id,
+        origin: 'adopted',
+        specHash: '',
+        secretFingerprints: {},
+        updatedAt: new Date().toISOString(),
+        explicitAdopt: true,
+      };
+      if (type !== undefined) adopted.type = type;
+      if (autoBootstrap !== undefined) adopted.autoBootstrap = autoBootstrap;
+      await saveState(flags.state, putResource(s, adopted));
+      return adopted;
+    });
+  } finally {
+    await api.close();
+  }
+  if (ctx.options.output === 'json') json(ctx, { adopted: view(entry) });
+  else {
+    ctx.stdout.write(
+      `Recorded ${entry.kind}/${entry.name} as live id ${entry.id}. The next plan shows it as an adoption (<=) of that id, ` +
+        `with any field that differs; apply records it (credentials it cannot compare are recorded, not sent, unless --resend-secrets).\n`,
+    );
+  }
+  process.exitCode = EXIT.ok;
+}

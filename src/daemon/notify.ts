@@ -1,0 +1,201 @@
+/**
+ * Posting reconcile notifications (`govops run --notify-url URL`, repeatable): each event (notify-event.ts) is
+ * POSTed as CloudEvents 1.0 structured JSON (`application/cloudevents+json`) to every URL, in order, with the
+ * headers configured for that URL (a secret value read from a file, e.g. `Authorization=/run/secrets/token`).
+ *
+ * Delivery never holds up a reconcile: each URL has its own queue, worked through in the background. A failed
+ * POST (no connection, a timeout, 408, 429, 5xx) is tried again with exponential backoff, a bounded number of
+ * times; another 4xx is final. A repeat of the last event sent (same type, revision and results: the same drift
+ * found at every resync, the same failure at every retry) is not sent again. The body passes the one redactor,
+ * and header values are registered with it: no secret leaves in an event, a log line or an error.
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
+import { request } from 'undici';
+import { redactJsonText, redactText, registerSecrets } from '../util/redact.js';
+import type { Attempt } from './loop.js';
+import { eventFor, eventSignature, type CloudEvent } from './notify-event.js';
+
+export interface NotifyTarget {
+  url: string;
+  /** Extra headers (values are secrets: never logged). */
+  headers?: Record<string, string>;
+}
+
+export interface NotifierOptions {
+  targets: NotifyTarget[];
+  logger: Logger;
+  registry?: Registry;
+  /** The daemon runs with --observe. */
+  observe: boolean;
+  /** What is reconciled (repository or folder), for the event data. */
+  origin?: string;
+  /** Tries of one POST (default 5). */
+  attempts?: number;
+  /** First backoff (default 1s), doubling, at most `maxBackoffMs` (default 30s). */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** Timeout of one POST (default 10s). */
+  timeoutMs?: number;
+  /** Events waiting per URL at most; the oldest is dropped beyond it (default 100). */
+  maxQueue?: number;
+  userAgent?: string;
+}
+
+const RETRY_STATUSES = new Set([408, 425, 429]);
+
+/**
+ * How a notification URL is shown (logs, /status): its origin only. The rest may be a secret (chat webhooks
+ * carry their token in the path); the whole URL is registered with the redactor too.
+ */
+export function notifyUrlLabel(url: string): string {
+  try {
+    return `${new URL(url).origin}/…`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** Per-URL delivery queue. */
+class Lane {
+  private queue: CloudEvent[] = [];
+  private working?: Promise<void>;
+  constructor(
+    readonly target: NotifyTarget,
+    private readonly send: (target: NotifyTarget, event: CloudEvent) => Promise<void>,
+    private readonly maxQueue: number,
+    private readonly onDrop: (e: CloudEvent) => void,
+  ) {}
+
+  push(e: CloudEvent): void {
+    this.queue.push(e);
+    while (this.queue.length > this.maxQueue) this.onDrop(this.queue.shift()!);
+    this.working ??= this.work().finally(() => {
+      this.working = undefined;
+    });
+  }
+
+  private async work(): Promise<void> {
+    for (let e = this.queue.shift(); e; e = this.queue.shift()) await this.send(this.target, e);
+  }
+
+  idle(): Promise<void> {
+    return this.working ?? Promise.resolve();
+  }
+}
+
+export class Notifier {
+  private readonly lanes: Lane[];
+  private lastSignature?: string;
+  private readonly stopping = new AbortController();
+  private readonly source = `govops://${os.hostname()}`;
+  private readonly total?: Counter<'result'>;
+
+  constructor(private readonly opts: NotifierOptions) {
+    for (const t of opts.targets) registerSecrets(t.url, ...Object.values(t.headers ?? {}));
+    if (opts.registry) {
+      this.total = new Counter({
+        name: 'govops_notifications_total',
+        help: 'Reconcile notifications (--notify-url) by result: delivered, failed (after every retry), dropped (queue full)',
+        labelNames: ['result'],
+        registers: [opts.registry],
+      });
+      for (const result of ['delivered', 'failed', 'dropped']) this.total.inc({ result }, 0);
+    }
+    this.lanes = opts.targets.map(
+      (t) =>
+        new Lane(t, (target, e) => this.deliver(target, e), opts.maxQueue ?? 100, (e) => {
+          this.total?.inc({ result: 'dropped' });
+          this.opts.logger.warn({ url: notifyUrlLabel(t.url), type: e.type, id: e.id }, 'notification dropped: too many waiting');
+        }),
+    );
+  }
+
+  /** After every reconcile attempt: queue its event, if it has one and it is not a repeat. */
+  notify(a: Attempt): void {
+    const event = eventFor(a, {
+      id: randomUUID(),
+      time: new Date().toISOString(),
+      source: this.source,
+      observe: this.opts.observe,
+      ...(this.opts.origin ? { origin: this.opts.origin } : {}),
+    });
+    if (!event) return;
+    const signature = eventSignature(event);
+    if (signature === this.lastSignature) {
+      this.opts.logger.debug({ type: event.type, revision: a.revision }, 'notification not repeated: same as the last one sent');
+      return;
+    }
+    this.lastSignature = signature;
+    for (const lane of this.lanes) lane.push(event);
+  }
+
+  /** Resolves when every queue is empty (tests). */
+  async idle(): Promise<void> {
+    await Promise.all(this.lanes.map((l) => l.idle()));
+  }
+
+  /** Shutdown: let deliveries in progress finish within `graceMs`, then stop retrying. */
+  async stop(graceMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.idle(), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+    if (timer) clearTimeout(timer);
+    this.stopping.abort();
+    await this.idle();
+  }
+
+  private async deliver(target: NotifyTarget, event: CloudEvent): Promise<void> {
+    const attempts = this.opts.attempts ?? 5;
+    let backoff = this.opts.backoffMs ?? 1000;
+    const body = redactJsonText(JSON.stringify(event));
+    const log = this.opts.logger.child({ url: notifyUrlLabel(target.url), type: event.type, id: event.id });
+    for (let attempt = 1; ; attempt++) {
+      let retry: boolean;
+      let why: string;
+      try {
+        const res = await request(target.url, {
+          method: 'POST',
+          headers: {
+            ...(target.headers ?? {}),
+            'content-type': 'application/cloudevents+json; charset=utf-8',
+            'user-agent': this.opts.userAgent ?? 'govops',
+          },
+          body,
+          headersTimeout: this.opts.timeoutMs ?? 10_000,
+          bodyTimeout: this.opts.timeoutMs ?? 10_000,
+          signal: this.stopping.signal,
+        });
+        await res.body.dump();
+        if (res.statusCode >= 200 && res.statusCode < 300) {
+          this.total?.inc({ result: 'delivered' });
+          log.debug({ status: res.statusCode, attempt }, 'notification delivered');
+          return;
+        }
+        retry = res.statusCode >= 500 || RETRY_STATUSES.has(res.statusCode);
+        why = `HTTP ${res.statusCode}`;
+      } catch (err) {
+        retry = !this.stopping.signal.aborted;
+        why = redactText(err instanceof Error ? err.message : String(err));
+      }
+      if (!retry || attempt >= attempts || this.stopping.signal.aborted) {
+        this.total?.inc({ result: 'failed' });
+        log.warn({ attempt, error: why }, 'notification not delivered');
+        return;
+      }
+      log.info({ attempt, error: why, retryInMs: backoff }, 'notification failed; retrying');
+      await new Promise<void>((resolve) => {
+        const signal = this.stopping.signal;
+        const done = (): void => {
+          clearTimeout(t);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const t = setTimeout(done, backoff);
+        signal.addEventListener('abort', done, { once: true });
+      });
+      backoff = Math.min(backoff * 2, this.opts.maxBackoffMs ?? 30_000);
+    }
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * The facts a saved plan was computed from (`govops plan --out FILE`), and how they are compared when the plan
+ * is applied (`govops apply FILE`). Pure: the hashing is injected. Every value is a keyed fingerprint under the
+ * state's key (HMAC-SHA256), never a value: a plan file holds no secret, and without the state file its
+ * fingerprints cannot be checked against guesses.
+ *
+ * - `manifests`: every manifest as written (secret references, not their values), by `Kind/name`;
+ * - `secrets`: the fingerprints of every resolved secret value, by `Kind/name` and body path;
+ * - `state`: the govops state entry of every resource the plan touches (an apply in between changes it);
+ * - `live`: the live resource every change touches, normalised as the planner compares it (src/plan/shape.ts),
+ *   field by field, so a service that echoes a field differently does not make a plan stale, and a change made
+ *   in the service since is named by its path. Ignored fields (govops/ignore-fields) are left out.
+ */
+import type { LiveIntegration, LiveWebhook } from '../api/types.js';
+import type { Manifest } from '../manifests/types.js';
+import type { GovopsState } from '../state/types.js';
+import { isPlainObject } from '../util/object.js';
+import { canonicalJson } from './diff.js';
+import { configPaths, withoutPaths } from './ignore.js';
+import { actionable } from './planner.js';
+import { comparable, type ConfigShapes } from './shape.js';
+import type { DesiredResource, Hashing, Plan, PlanChange } from './types.js';
+
+/** One live resource a change touches: its id and its fields' fingerprints, or `{}` when there is none. */
+export interface LiveFact {
+  id?: string;
+  fields?: Record<string, string>;
+}
+
+export interface PlanFacts {
+  /** Identifies the state's fingerprint key (a digest of it): a recreated state voids every fingerprint. */
+  keyId: string;
+  manifests: Record<string, string>;
+  secrets: Record<string, Record<string, string>>;
+  state: Record<string, string | null>;
+  live: Record<string, LiveFact>;
+}
+
+export interface FactInput {
+  manifests: readonly Manifest[];
+  desired: readonly DesiredResource[];
+  state: GovopsState;
+  live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[] };
+  shapes: ConfigShapes;
+  hashing: Hashing;
+}
+
+const keyOf = (kind: string, name: string): string => `${kind}/${name}`;
+
+/** The key of a touched resource: `Kind/name`, and for an extra webhook copy `Kind/name@id`. */
+export function changeKey(c: PlanChange): string {
+  return c.duplicateOf !== undefined ? `${keyOf(c.resourceKind, c.name)}@${c.liveId}` : keyOf(c.resourceKind, c.name);
+}
+
+export function keyIdOf(fingerprintKey: string, hashing: Hashing): string {
+  return hashing.digest(`govops-fingerprint-key-id\0${fingerprintKey}`).slice(0, 16);
+}
+
+/** Dotted leaves of a value (arrays and scalars are leaves). */
+function leaves(prefix: string, value: unknown, out: Record<string, unknown>): void {
+  if (isPlainObject(value) && Object.keys(value).length > 0) {
+    for (const [k, v] of Object.entries(value)) leaves(prefix ? `${prefix}.${k}` : k, v, out);
+  } else if (value !== undefined) out[prefix] = value;
+}
+
+function integrationFields(l: LiveIntegration, d: DesiredResource | undefined, shapes: ConfigShapes): Record<string, unknown> {
+  const ignored = d?.kind === 'Integration' ? configPaths(d.ignoreFields) : [];
+  const out: Record<string, unknown> = { type: l.type, autoBootstrap: l.autoBootstrap ?? null, status: l.status };
+  leaves('config', withoutPaths(comparable(shapes, l.type, l.config), ignored), out);
+  return out;
+}
+
+function webhookFields(l: LiveWebhook, d: DesiredResource | undefined): Record<string, unknown> {
+  const ignored = new Set(d?.kind === 'Webhook' ? (d.ignoreFields ?? []) : []);
+  const all: Record<string, unknown> = {
+    name: l.name,
+    url: l.url,
+    global: l.global,
+    notificationType: [...new Set(l.notificationType ?? [])].sort(),
+    actionType: l.actionType ?? null,
+  };
+  return Object.fromEntries(Object.entries(all).filter(([k]) => !ignored.has(k)));
+}
+
+function liveFact(
+  c: PlanChange,
+  id: string | undefined,
+  input: Pick<FactInput, 'live' | 'shapes' | 'hashing'>,
+  desired: ReadonlyMap<string, DesiredResource>,
+): LiveFact {
+  if (id === undefined) return {};
+  const d = desired.get(keyOf(c.resourceKind, c.name));
+  const raw =
+    c.resourceKind === 'Integration'
+      ? input.live.integrations.find((l) => l.id === id)
+      : input.live.webhooks.find((l) => l.id === id);
+  if (!raw) return {};
+  const fields =
+    c.resourceKind === 'Integration' ? integrationFields(raw as LiveIntegration, d, input.shapes) : webhookFields(raw as LiveWebhook, d);
+  const fps: Record<string, string> = {};
+  for (const k of Object.keys(fields).sort()) fps[k] = input.hashing.fingerprint(canonicalJson(fields[k]));
+  return { id, fields: fps };
+}
+
+/**
+ * The facts of a plan. `ids` gives, per touched change, the live id to look at: at plan time the plan's own
+ * ids; when a saved plan is checked, the saved ids (and for a planned create, whatever now matches it).
+ */
+export function planFacts(plan: Plan, input: FactInput, ids?: (c: PlanChange) => string | undefined): PlanFacts {
+  const { hashing } = input;
+  const desired = new Map(input.desired.map((d) => [keyOf(d.kind, d.name), d]));
+  const manifests: Record<string, string> = {};
+  for (const m of input.manifests) manifests[keyOf(m.kind, m.metadata.name)] = hashing.fingerprint(canonicalJson(m));
+  const secrets: Record<string, Record<string, string>> = {};
+  for (const d of input.desired) {
+    const fps: Record<string, string> = { ...d.fingerprints };
+    // The delete payload's values too (resolved secrets), keyed like the state's fingerprints.
+    if (d.kind === 'Integration' && d.deleteCredentials) {
+      const dc: Record<string, unknown> = {};
+      leaves('deleteCredentials', d.deleteCredentials, dc);
+      for (const [p, v] of Object.entries(dc)) fps[p] = hashing.fingerprint(canonicalJson(v));
+    }
+    if (Object.keys(fps).length) secrets[keyOf(d.kind, d.name)] = sorted(fps);
+  }
+  const state: Record<string, string | null> = {};
+  const live: Record<string, LiveFact> = {};
+  for (const c of actionable(plan)) {
+    for (const name of c.renamedFrom !== undefined ? [c.name, c.renamedFrom] : [c.name]) {
+      const entry = input.state.resources.find((r) => r.kind === c.resourceKind && r.name === name);
+      state[keyOf(c.resourceKind, name)] = entry ? hashing.fingerprint(canonicalJson(entry)) : null;
+    }
+    live[changeKey(c)] = liveFact(c, ids ? ids(c) : c.liveId, input, desired);
+  }
+  return { keyId: keyIdOf(input.state.fingerprintKey, hashing), manifests: sorted(manifests), secrets: sorted(secrets), state: sorted(state), live: sorted(live) };
+}
+
+function sorted<T>(o: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function differingKeys<T>(a: Record<string, T>, b: Record<string, T>): { added: string[]; removed: string[]; changed: string[] } {
+  const added = Object.keys(b).filter((k) => !(k in a));
+  const removed = Object.keys(a).filter((k) => !(k in b));
+  const changed = Object.keys(a).filter((k) => k in b && canonicalJson(a[k]) !== canonicalJson(b[k]));
+  return { added, removed, changed };
+}
+
+/**
+ * What differs between the facts a plan was made from and the facts now, as sentences naming the resource and
+ * the field (empty: nothing differs).
+ */
+export function compareFacts(saved: PlanFacts, now: PlanFacts): string[] {
+  if (saved.keyId !== now.keyId) {
+    return ['the state file is not the one the plan was made with (its fingerprint key differs): plan again with this state'];
+  }
+  const out: string[] = [];
+  const m = differingKeys(saved.manifests, now.manifests);
+  for (const k of m.changed) out.push(`manifest ${k} changed`);
+  for (const k of m.added) out.push(`manifest ${k} was added`);
+  for (const k of m.removed) out.push(`manifest ${k} was removed`);
+  for (const k of [...new Set([...Object.keys(saved.secrets), ...Object.keys(now.secrets)])].sort()) {
+    const s = differingKeys(saved.secrets[k] ?? {}, now.secrets[k] ?? {});
+    const paths = [...s.changed, ...s.added, ...s.removed].sort();
+    if (paths.length) out.push(`secret ${paths.join(', ')} of ${k} changed (its fingerprint differs)`);
+  }
+  for (const k of Object.keys(saved.state)) {
+    if (!(k in now.state) || saved.state[k] !== now.state[k]) out.push(`govops state of ${k} changed since the plan (another apply?)`);
+  }
+  for (const k of Object.keys(saved.live)) {
+    const was = saved.live[k]!;
+    const is = now.live[k] ?? {};
+    if (was.id === undefined && is.id !== undefined) out.push(`${k} now exists in the service (id ${is.id}); the plan did not expect it`);
+    else if (was.id !== undefined && is.id === undefined) out.push(`${k} (id ${was.id}) is gone from the service`);
+    else if (was.id !== is.id) out.push(`${k} is now live id ${is.id}, the plan was made against id ${was.id}`);
+    else {
+      const f = differingKeys(was.fields ?? {}, is.fields ?? {});
+      const paths = [...f.changed, ...f.added, ...f.removed].sort();
+      if (paths.length) out.push(`${k} (id ${was.id}) changed in the service since the plan: ${paths.join(', ')}`);
+    }
+  }
+  return out;
+}
+
+/** The part of a change that decides what apply does (not its wording): equal for an unchanged plan. */
+function gist(c: PlanChange): unknown {
+  return {
+    key: changeKey(c),
+    action: c.action,
+    adopt: c.adopt,
+    liveId: c.liveId ?? null,
+    changes: c.changes.map((f) => ({ path: f.path, sensitive: f.sensitive, forcesReplace: f.forcesReplace })),
+    blocked: c.blocked !== undefined,
+    renamedFrom: c.renamedFrom ?? null,
+    goneFromService: c.goneFromService ?? false,
+    deleteNeedsCredentials: c.deleteNeedsCredentials ?? false,
+    notComparable: c.notComparable ?? null,
+  };
+}
+
+/** Changes that differ between the saved plan and the plan computed now, by key (empty: the same plan). */
+export function comparePlans(saved: Plan, now: Plan): string[] {
+  const a = new Map(actionable(saved).map((c) => [changeKey(c), canonicalJson(gist(c))]));
+  const b = new Map(actionable(now).map((c) => [changeKey(c), canonicalJson(gist(c))]));
+  const out: string[] = [];
+  for (const [k, v] of a) {
+    const w = b.get(k);
+    if (w === undefined) out.push(`${k}: planned, but nothing to do now`);
+    else if (w !== v) out.push(`${k}: the change computed now differs from the saved one`);
+  }
+  for (const k of b.keys()) if (!a.has(k)) out.push(`${k}: a change now that the saved plan does not have`);
+  return out;
+}

@@ -1,0 +1,110 @@
+/**
+ * Ignored fields (`govops/ignore-fields`, after Argo CD `ignoreDifferences` with `RespectIgnoreDifferences`),
+ * pure. An ignored field is sent when govops creates the resource, never compared afterwards, and kept as it
+ * is live whenever govops changes the resource in place (an integration's update, a webhook's replace, its
+ * only way to change): another team's setting is never overwritten. A live value that is masked, anywhere
+ * inside it, cannot be kept: the manifest's value is sent for it.
+ */
+import type { LiveIntegration, LiveWebhook } from '../api/types.js';
+import { MASK } from '../service/kinds.js';
+import { isPlainObject } from '../util/object.js';
+import { comparable, type ConfigShapes } from './shape.js';
+import type { DesiredResource, Plan } from './types.js';
+
+function getPath(root: unknown, parts: readonly string[]): unknown {
+  let cur = root;
+  for (const part of parts) {
+    if (!isPlainObject(cur)) return undefined;
+    cur = cur[part];
+  }
+  return cur;
+}
+
+/** Set (or with `undefined`, remove) a value at a path, creating objects on the way. Mutates `root`. */
+function setPath(root: Record<string, unknown>, parts: readonly string[], value: unknown): void {
+  let cur = root;
+  for (const part of parts.slice(0, -1)) {
+    const next = cur[part];
+    if (!isPlainObject(next)) {
+      if (value === undefined) return;
+      cur[part] = {};
+    }
+    cur = cur[part] as Record<string, unknown>;
+  }
+  const last = parts[parts.length - 1]!;
+  if (value === undefined) delete cur[last];
+  else cur[last] = value;
+}
+
+/** A copy of `obj` without the given dotted paths (relative to `obj`). */
+export function withoutPaths(obj: Record<string, unknown>, paths: readonly string[]): Record<string, unknown> {
+  if (paths.length === 0) return obj;
+  const copy = structuredClone(obj);
+  for (const p of paths) setPath(copy, p.split('.'), undefined);
+  return copy;
+}
+
+/** The config-relative parts of an integration's ignored paths (`config.audit.enabled` → `audit.enabled`). */
+export function configPaths(ignored: readonly string[] | undefined): string[] {
+  return (ignored ?? []).filter((p) => p.startsWith('config.')).map((p) => p.slice('config.'.length));
+}
+
+function masked(v: unknown): boolean {
+  if (v === MASK) return true;
+  if (Array.isArray(v)) return v.some(masked);
+  if (isPlainObject(v)) return Object.values(v).some(masked);
+  return false;
+}
+
+/** The body govops sends when it changes an existing resource: ignored fields as they are live. */
+function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shapes: ConfigShapes): DesiredResource {
+  const out = structuredClone(d);
+  if (out.kind === 'Integration') {
+    const l = live as LiveIntegration;
+    const config = (out.body.config ??= {});
+    // Known fields in the shape govops compares (numbers as numbers...); unknown ones as the service sent them.
+    const known = comparable(shapes, l.type, l.config);
+    for (const rel of configPaths(out.ignoreFields)) {
+      const parts = rel.split('.');
+      const raw = getPath(l.config, parts);
+      if (masked(raw)) continue;
+      const value = getPath(known, parts) ?? raw;
+      setPath(config, parts, value === undefined ? undefined : structuredClone(value));
+    }
+    return out;
+  }
+  const w = live as LiveWebhook;
+  const body = out.body as unknown as Record<string, unknown>;
+  for (const field of out.ignoreFields ?? []) {
+    const value = (w as unknown as Record<string, unknown>)[field];
+    if (value !== undefined && value !== null) body[field] = structuredClone(value);
+  }
+  return out;
+}
+
+/**
+ * The desired resources apply sends, given the plan and live state: for every in-place change (an update, a
+ * webhook's replace) of a resource with ignored fields, those fields take their live values. Creates (and an
+ * integration's replace, which creates a new one) send the manifest's values.
+ */
+export function preserveIgnoredFields(
+  desired: readonly DesiredResource[],
+  plan: Plan,
+  live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[] },
+  shapes: ConfigShapes,
+): DesiredResource[] {
+  const inPlace = new Map<string, string>();
+  for (const c of plan.changes) {
+    if (!c.ignoredFields?.length || c.liveId === undefined) continue;
+    if ((c.resourceKind === 'Integration' && c.action === 'update') || (c.resourceKind === 'Webhook' && c.action === 'replace')) {
+      inPlace.set(`${c.resourceKind}/${c.name}`, c.liveId);
+    }
+  }
+  if (inPlace.size === 0) return [...desired];
+  return desired.map((d) => {
+    const id = inPlace.get(`${d.kind}/${d.name}`);
+    if (id === undefined) return d;
+    const l = d.kind === 'Integration' ? live.integrations.find((x) => x.id === id) : live.webhooks.find((x) => x.id === id);
+    return l ? preserved(d, l, shapes) : d;
+  });
+}

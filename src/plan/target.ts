@@ -1,0 +1,127 @@
+/**
+ * Targeting (`--only Kind/name`, after Terraform `-target` and Argo CD selective sync), pure.
+ *
+ * A pattern is `Kind/name`: the kind `Integration` or `Webhook` (any case) or a glob, the name a glob
+ * (`*` any run of characters, `?` one character, `[abc]` / `[a-z]` one of a set). A targeted plan holds only
+ * the resources some pattern matches. A delete (a prune candidate, a `govops/delete` manifest, an extra copy of
+ * a webhook) stays in it only when a pattern names the resource exactly, without a glob: a targeted apply never
+ * prunes what the operator did not name.
+ */
+import { UserError } from '../errors.js';
+import type { PlanTargets, ResourceChange } from './types.js';
+
+export interface Target {
+  pattern: string;
+  kind: RegExp;
+  name: RegExp;
+  /** The pattern has no glob character: it names one resource. */
+  exact?: { kind: 'Integration' | 'Webhook'; name: string };
+}
+
+const KINDS = ['Integration', 'Webhook'] as const;
+const GLOB = /[*?[\]]/;
+
+function globToRegExp(glob: string, flags = ''): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i]!;
+    if (ch === '*') re += '.*';
+    else if (ch === '?') re += '.';
+    else if (ch === '[') {
+      const end = glob.indexOf(']', i + 1);
+      if (end < 0) throw new Error('an unclosed [');
+      let set = glob.slice(i + 1, end);
+      if (set === '') throw new Error('an empty []');
+      if (set.startsWith('!')) set = `^${set.slice(1)}`;
+      re += `[${set.replace(/[\\\]]/g, '\\$&')}]`;
+      i = end;
+    } else re += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`, flags);
+}
+
+/** Parse `--only` patterns; a malformed one is a user error naming it. */
+export function parseTargets(patterns: readonly string[]): Target[] {
+  return patterns.map((raw) => {
+    const pattern = raw.trim();
+    const slash = pattern.indexOf('/');
+    const bad = (why: string): UserError =>
+      new UserError(`--only ${JSON.stringify(raw)}: ${why}`, 'write Kind/name, e.g. --only Integration/finance-warehouse or --only "Webhook/pager-*"');
+    if (slash <= 0 || slash === pattern.length - 1) throw bad('expected Kind/name');
+    const kindText = pattern.slice(0, slash);
+    const nameText = pattern.slice(slash + 1);
+    if (nameText.includes('/')) throw bad('a name has no "/"');
+    let kind: RegExp;
+    let name: RegExp;
+    try {
+      kind = globToRegExp(kindText, 'i');
+      name = globToRegExp(nameText);
+    } catch (err) {
+      throw bad((err as Error).message);
+    }
+    if (!KINDS.some((k) => kind.test(k))) throw bad(`no kind matches ${JSON.stringify(kindText)}: the kinds are Integration and Webhook`);
+    const target: Target = { pattern, kind, name };
+    if (!GLOB.test(pattern)) {
+      const exactKind = KINDS.find((k) => k.toLowerCase() === kindText.toLowerCase())!;
+      target.exact = { kind: exactKind, name: nameText };
+    }
+    return target;
+  });
+}
+
+export function isTargeted(targets: readonly Target[], kind: string, name: string): boolean {
+  return targets.some((t) => t.kind.test(kind) && t.name.test(name));
+}
+
+export function namedExactly(targets: readonly Target[], kind: string, name: string): boolean {
+  return targets.some((t) => t.exact?.kind === kind && t.exact.name === name);
+}
+
+export interface Targeted {
+  changes: ResourceChange[];
+  targets: PlanTargets;
+  /** Errors about untargeted resources only, now warnings. */
+  errors: string[];
+  warnings: string[];
+}
+
+const RESOURCE_REF = /\b(Integration|Webhook)\/([a-z0-9][a-z0-9-]*)/g;
+
+/**
+ * Keep the changes the targets select (deletes only when named exactly). Plan errors that name resources,
+ * none of them targeted, become warnings: a targeted plan is not held up by a problem elsewhere.
+ */
+export function applyTargets(
+  changes: readonly ResourceChange[],
+  errors: readonly string[],
+  patterns: readonly string[],
+): Targeted {
+  const targets = parseTargets(patterns);
+  const kept: ResourceChange[] = [];
+  const selected = new Set<string>();
+  const warnings: string[] = [];
+  const used = new Set<Target>();
+  const keys = new Set<string>();
+  for (const c of changes) {
+    const key = `${c.resourceKind}/${c.name}`;
+    keys.add(key);
+    const hits = targets.filter((t) => t.kind.test(c.resourceKind) && t.name.test(c.name));
+    if (hits.length === 0) continue;
+    for (const t of hits) used.add(t);
+    selected.add(key);
+    if (c.action === 'delete' && !namedExactly(targets, c.resourceKind, c.name)) {
+      warnings.push(`${key}: not deleted in this targeted plan: a delete needs --only ${key} (exactly, without a glob)`);
+      continue;
+    }
+    kept.push(c);
+  }
+  for (const t of targets) if (!used.has(t)) warnings.push(`--only ${t.pattern} matches no manifest or managed resource`);
+  const keptErrors: string[] = [];
+  for (const e of errors) {
+    const refs = [...e.matchAll(RESOURCE_REF)].map((m) => `${m[1]}/${m[2]}`);
+    if (refs.length > 0 && !refs.some((r) => selected.has(r))) warnings.push(`outside --only: ${e}`);
+    else keptErrors.push(e);
+  }
+  const untargeted = [...keys].filter((k) => !selected.has(k)).length;
+  return { changes: kept, targets: { only: targets.map((t) => t.pattern), untargeted }, errors: keptErrors, warnings };
+}

@@ -1,0 +1,115 @@
+/**
+ * Saved plans (`govops plan --out FILE`, `govops apply FILE`; after Terraform `plan -out` / `apply PLANFILE`).
+ *
+ * The file is versioned JSON: the plan, the options it was computed with, the manifest paths and revision, and
+ * the facts it was computed from (src/plan/facts.ts: keyed fingerprints of every manifest, every secret value,
+ * the state entries and the live resources it touches). It never holds a secret value: the plan holds none, the
+ * facts are fingerprints, and the text passes the one redactor before it is written (mode 0600).
+ *
+ * Terraform stores the configuration in its plan file; govops does not, because the configuration holds secret
+ * references whose values must not be stored. `apply FILE` reads the manifests again from the same paths and
+ * resolves their secrets again, then, under the state lock and before any write, computes the same facts and the
+ * same plan with the same options: any difference refuses the apply, naming what changed.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { ErrorCode, UserError } from '../errors.js';
+import type { PlanFacts } from '../plan/facts.js';
+import type { Plan, PlanOptions } from '../plan/types.js';
+import { isPlainObject } from '../util/object.js';
+import { redactJsonText } from '../util/redact.js';
+
+export const SAVED_PLAN_KIND = 'GovopsSavedPlan';
+export const SAVED_PLAN_VERSION = 1;
+
+/** The plan options a saved plan fixes (apply FILE takes none of its own). */
+export type SavedPlanOptions = Pick<PlanOptions, 'prune' | 'allowReplace' | 'maxDeletes' | 'allowEmpty' | 'resendSecrets' | 'only' | 'manualSteps'>;
+
+export interface SavedPlan {
+  kind: typeof SAVED_PLAN_KIND;
+  formatVersion: typeof SAVED_PLAN_VERSION;
+  createdAt: string;
+  /** The manifests' revision (git HEAD of the manifests, or --revision), when known. */
+  revision?: string;
+  /** Manifest paths as given to `plan`, relative to the folder it ran in. */
+  paths: string[];
+  options: SavedPlanOptions;
+  facts: PlanFacts;
+  plan: Plan;
+}
+
+export function savedPlan(input: Omit<SavedPlan, 'kind' | 'formatVersion' | 'createdAt'>, now = new Date()): SavedPlan {
+  const out: SavedPlan = {
+    kind: SAVED_PLAN_KIND,
+    formatVersion: SAVED_PLAN_VERSION,
+    createdAt: now.toISOString(),
+    paths: input.paths,
+    options: input.options,
+    facts: input.facts,
+    plan: input.plan,
+  };
+  if (input.revision !== undefined) out.revision = input.revision;
+  return out;
+}
+
+/** Write atomically (temp file, rename), readable by its owner only, through the redactor. */
+export async function writeSavedPlan(file: string, plan: SavedPlan): Promise<void> {
+  const dir = path.dirname(path.resolve(file));
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await fs.writeFile(tmp, redactJsonText(`${JSON.stringify(plan, null, 2)}\n`), { mode: 0o600, flag: 'wx' });
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw new UserError(`cannot write the plan to ${file}: ${(err as Error).message}`, 'check the --out path', { code: ErrorCode.io });
+  }
+}
+
+function invalid(file: string, why: string): UserError {
+  return new UserError(`${file} is not a govops saved plan: ${why}`, 'make one with govops plan --out FILE', { code: ErrorCode.userError });
+}
+
+/** Read and check a saved plan file. */
+export async function readSavedPlan(file: string): Promise<SavedPlan> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    throw new UserError(`cannot read the saved plan ${file}: ${(err as Error).message}`, undefined, { code: ErrorCode.io });
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw invalid(file, 'not JSON');
+  }
+  if (!isPlainObject(data) || data.kind !== SAVED_PLAN_KIND) throw invalid(file, `no "kind": "${SAVED_PLAN_KIND}"`);
+  if (data.formatVersion !== SAVED_PLAN_VERSION) {
+    throw new UserError(
+      `${file} is a saved plan of format ${JSON.stringify(data.formatVersion)}; this govops applies format ${SAVED_PLAN_VERSION}`,
+      'plan again with this govops',
+      { code: ErrorCode.userError },
+    );
+  }
+  const plan = data.plan;
+  const facts = data.facts;
+  if (!isPlainObject(plan) || !Array.isArray(plan.changes) || !Array.isArray(plan.errors)) throw invalid(file, 'no plan');
+  if (!isPlainObject(facts) || typeof facts.keyId !== 'string' || !isPlainObject(facts.manifests) || !isPlainObject(facts.live) || !isPlainObject(facts.state) || !isPlainObject(facts.secrets)) {
+    throw invalid(file, 'no facts');
+  }
+  if (!Array.isArray(data.paths) || !data.paths.every((p) => typeof p === 'string')) throw invalid(file, 'no paths');
+  if (!isPlainObject(data.options)) throw invalid(file, 'no options');
+  if (data.revision !== undefined && typeof data.revision !== 'string') throw invalid(file, 'revision must be a string');
+  return data as unknown as SavedPlan;
+}
+
+/** A CLI argument is a saved plan rather than manifests: one existing file that is not `*.yaml` / `*.yml`. */
+export async function looksLikeSavedPlan(args: readonly string[]): Promise<boolean> {
+  if (args.length !== 1 || /\.ya?ml$/i.test(args[0]!)) return false;
+  try {
+    return (await fs.stat(args[0]!)).isFile();
+  } catch {
+    return false;
+  }
+}

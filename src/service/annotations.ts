@@ -1,0 +1,63 @@
+/**
+ * govops annotations (`metadata.annotations` of a manifest): their names and the syntax of their values,
+ * shared by validation (src/manifests/annotations.ts, errors at file:line:col) and the planner. Pure.
+ *
+ * - `govops/delete: "true"`: delete the resource (with --prune).
+ * - `govops/suspend: "true"`: leave the resource alone (Flux `suspend`): not created, updated, adopted,
+ *   renamed or deleted, and never pruned while suspended.
+ * - `govops/ignore-fields: "config.audit.enabled, config.workspaces"`: fields another team owns (Argo CD
+ *   `ignoreDifferences`): sent on create, never diffed afterwards, kept as they are live when govops
+ *   changes the resource.
+ */
+import { isSensitiveKey } from './kinds.js';
+
+export const DELETE_ANNOTATION = 'govops/delete';
+export const SUSPEND_ANNOTATION = 'govops/suspend';
+export const IGNORE_FIELDS_ANNOTATION = 'govops/ignore-fields';
+/** The manual-flow acknowledgment (syntax and checks in src/plan/acknowledgment.ts and the manifest rules). */
+export const MANUAL_STEP_ANNOTATION = 'govops/manual-step';
+export const GOVOPS_ANNOTATIONS: readonly string[] = [DELETE_ANNOTATION, SUSPEND_ANNOTATION, IGNORE_FIELDS_ANNOTATION, MANUAL_STEP_ANNOTATION];
+
+/** Webhook fields that may be ignored: every field but its identity (`name`) and its write-only `secret`. */
+export const WEBHOOK_IGNORABLE: readonly string[] = ['url', 'global', 'notificationType', 'actionType'];
+
+/** A boolean annotation is on only when its value is exactly "true" ("false" and absence are off). */
+export function annotationOn(annotations: Record<string, string> | undefined, name: string): boolean {
+  return annotations?.[name] === 'true';
+}
+
+/** The syntax error of a boolean annotation's value, or undefined. */
+export function booleanAnnotationProblem(value: unknown): string | undefined {
+  return value === 'true' || value === 'false' ? undefined : `must be "true" or "false", got ${JSON.stringify(value)}`;
+}
+
+/** The paths of `govops/ignore-fields`: comma-separated, blanks around them ignored, duplicates dropped, sorted. */
+export function splitIgnoreFields(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return [...new Set(value.split(',').map((p) => p.trim()).filter((p) => p !== ''))].sort();
+}
+
+const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Why one ignore-fields path is not allowed for a kind (undefined when it is). Integrations: a dotted path
+ * inside `config` that is not a credential (the service masks those: govops could not keep the live value).
+ * Webhooks: one of WEBHOOK_IGNORABLE.
+ */
+export function ignoreFieldProblem(kind: string, path: string): string | undefined {
+  if (kind === 'Webhook') {
+    return WEBHOOK_IGNORABLE.includes(path)
+      ? undefined
+      : `\`${path}\` cannot be ignored on a webhook: use one of ${WEBHOOK_IGNORABLE.join(', ')} (name is its identity, the secret is write-only)`;
+  }
+  const parts = path.split('.');
+  if (parts[0] !== 'config' || parts.length < 2) {
+    return `\`${path}\` cannot be ignored: name a field inside config, e.g. config.port (type and autoBootstrap are always compared)`;
+  }
+  if (!parts.slice(1).every((p) => SEGMENT.test(p))) return `\`${path}\` is not a dotted field path such as config.audit.enabled`;
+  const secret = parts.slice(1).find((p) => isSensitiveKey(p));
+  if (secret) {
+    return `\`${path}\` is a credential: the service masks it, so govops could not keep another team's value; manage it in the manifest`;
+  }
+  return undefined;
+}

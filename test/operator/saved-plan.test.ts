@@ -1,0 +1,153 @@
+/**
+ * Saved plans through the real CLI against the sandbox: `govops plan --out FILE`, then `govops apply FILE`
+ * carries out exactly that plan, or refuses (no write at all) naming what changed since: a manifest, a
+ * secret's value, the live resource, the govops state, a resource that now exists, the state file itself.
+ */
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { harness, requestLines, type Harness } from '../apply/harness.js';
+import { lakeManifest, webhookManifest } from '../apply/inproc.js';
+
+const secrets = { GOVOPS_SECRET_LAKE_TOKEN: 'lake-tok-ZZZZ-9999', GOVOPS_SECRET_HOOK_SECRET: 'hook-sec-YYYY-8888' };
+const writes = (h: Harness): string[] => requestLines(h.sandbox).filter((l) => !l.startsWith('GET '));
+
+describe('saved plans: plan --out FILE, apply FILE', () => {
+  let h: Harness;
+  const outputs: string[] = [];
+  const run = async (args: string[], env: Record<string, string> = {}) => {
+    const r = await h.govops(args, { ...secrets, ...env });
+    outputs.push(r.stdout, r.stderr);
+    return r;
+  };
+  const file = (name: string): string => path.join(h.dir, name);
+  /** Plan --out NAME, then change something, then apply NAME: refused, nothing written. */
+  const refused = async (name: string, env: Record<string, string> = {}) => {
+    h.sandbox.clearRequests();
+    const r = await run(['apply', name], env);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/the saved plan .* is stale; nothing was applied/);
+    expect(writes(h)).toEqual([]);
+    return r.stderr;
+  };
+
+  beforeAll(async () => {
+    h = await harness();
+    await import('node:fs/promises').then((fs) => fs.mkdir(path.join(h.dir, 'manifests')));
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/1'));
+    await h.writeManifest('hook.yaml', webhookManifest('hook'));
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('plan --out writes a versioned plan with its facts, fingerprints only; apply FILE carries it out exactly', async () => {
+    h.sandbox.clearRequests();
+    const p = await run(['plan', 'manifests', '--out', 'first.plan']);
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.stdout).toMatch(/Saved the plan to first\.plan\. .*govops apply first\.plan/);
+    expect(writes(h)).toEqual([]); // planning never writes to the service
+    const text = await readFile(file('first.plan'), 'utf8');
+    const saved = JSON.parse(text);
+    expect(saved).toMatchObject({ kind: 'GovopsSavedPlan', formatVersion: 1, paths: ['manifests'], options: { prune: false } });
+    expect(saved.plan.summary).toMatchObject({ create: 2 });
+    expect(Object.keys(saved.facts.manifests).sort()).toEqual(['Integration/lake', 'Webhook/hook']);
+    expect(Object.keys(saved.facts.secrets['Integration/lake'])).toEqual(['config.token']);
+    expect(saved.facts.live).toEqual({ 'Integration/lake': {}, 'Webhook/hook': {} });
+    for (const v of Object.values(secrets)) expect(text).not.toContain(v);
+    expect(text).not.toContain('fingerprintKey');
+
+    const a = await run(['apply', 'first.plan']);
+    expect(a.code, a.stderr).toBe(0);
+    expect(writes(h).filter((l) => !l.includes('dryRun')).sort()).toEqual(['POST /integrations', 'POST /webhooks']);
+    expect((await run(['plan', 'manifests', '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('refused when a manifest changed since the plan (named)', async () => {
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/2'));
+    expect((await run(['plan', 'manifests', '--out', 'update.plan'])).code).toBe(0);
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/3'));
+    expect(await refused('update.plan')).toMatch(/- manifest Integration\/lake changed/);
+  });
+
+  it("refused when a secret's value changed behind the same reference (its fingerprint)", async () => {
+    expect((await run(['plan', 'manifests', '--out', 'update.plan'])).code).toBe(0);
+    const err = await refused('update.plan', { GOVOPS_SECRET_LAKE_TOKEN: 'lake-tok-ROTATED-1234' });
+    expect(err).toMatch(/- secret config\.token of Integration\/lake changed \(its fingerprint differs\)/);
+    expect(err).not.toContain('lake-tok-ROTATED-1234');
+  });
+
+  it('refused when the live resource it touches changed in the service (the field is named)', async () => {
+    const lake = (await h.client().listIntegrations()).find((i) => i.type === 'lakehouse')!;
+    const patched = await fetch(`${h.sandbox.url}/_sandbox/integrations/${lake.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: h.sandbox.adminToken },
+      body: JSON.stringify({ config: { httpPath: '/out-of-band' } }),
+    });
+    expect(patched.status).toBe(200);
+    expect(await refused('update.plan')).toMatch(new RegExp(`- Integration/lake \\(id ${lake.id}\\) changed in the service since the plan: config\\.httpPath`));
+  });
+
+  it('refused when another apply changed the govops state of a resource it touches', async () => {
+    expect((await run(['plan', 'manifests', '--out', 'update.plan'])).code).toBe(0);
+    expect((await run(['apply', 'manifests'])).code).toBe(0);
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/3'));
+    expect(await refused('update.plan')).toMatch(/- govops state of Integration\/lake changed since the plan \(another apply\?\)/);
+  });
+
+  it('a live change to a resource the plan does not touch does not make it stale', async () => {
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/4'));
+    expect((await run(['plan', 'manifests', '--out', 'touch.plan'])).code).toBe(0);
+    // The plan touches Integration/lake only: an unrelated webhook appearing in the service changes nothing.
+    await h.client().createWebhooks([{ url: 'https://other.example.com/x', name: 'someone-elses', global: false, notificationType: ['modelCreated'], actionType: 'triggered' }]);
+    h.sandbox.clearRequests();
+    const a = await run(['apply', 'touch.plan']);
+    expect(a.code, a.stderr).toBe(0);
+    expect(writes(h).filter((l) => !l.includes('dryRun'))).toEqual([`PUT /integrations/${(await h.client().listIntegrations())[0]!.id}`]);
+  });
+
+  it('refused when a planned create now exists in the service', async () => {
+    await h.writeManifest('lake2.yaml', lakeManifest('lake-two', 'lake2.example.com'));
+    expect((await run(['plan', 'manifests', '--out', 'create.plan'])).code).toBe(0);
+    const created = await h.client().createIntegration({ type: 'lakehouse', autoBootstrap: true, config: { workspaceUrl: 'https://lake2.example.com', httpPath: '/sql/1', token: 'someone-else-token' } });
+    expect(await refused('create.plan')).toMatch(new RegExp(`- Integration/lake-two now exists in the service \\(id ${created.id}\\)`));
+  });
+
+  it('a targeted saved plan keeps its --only: apply FILE acts on the targets only', async () => {
+    await rm(file('manifests/lake2.yaml'));
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/5'));
+    await h.writeManifest('hook.yaml', webhookManifest('hook', ['modelCreated', 'modelDeleted']));
+    const p = await run(['plan', 'manifests', '--only', 'Webhook/hook', '--out', 'target.plan', '-o', 'json']);
+    expect(p.code, p.stderr).toBe(0);
+    expect(JSON.parse(p.stdout).targets).toEqual({ only: ['Webhook/hook'], untargeted: 1 });
+    expect(p.stderr).toMatch(/Saved the plan to target\.plan/);
+    expect(JSON.parse(await readFile(file('target.plan'), 'utf8')).options.only).toEqual(['Webhook/hook']);
+    h.sandbox.clearRequests();
+    const a = await run(['apply', 'target.plan']);
+    expect(a.code, a.stderr).toBe(0);
+    expect(writes(h).filter((l) => !l.includes('dryRun')).sort()).toEqual([expect.stringMatching(/^DELETE \/webhooks\/\d+$/), 'POST /webhooks']);
+    expect((await h.client().listIntegrations()).find((i) => i.type === 'lakehouse' && i.config.httpPath === '/sql/4')).toBeDefined();
+  });
+
+  it('plan flags cannot be given with a saved plan; a file that is not one is refused', async () => {
+    const r = await run(['apply', 'create.plan', '--prune', '--only', 'Integration/lake']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--prune, --only cannot be given with a saved plan/);
+    await h.writeManifest('notes.txt', 'hello');
+    const n = await run(['apply', 'manifests/notes.txt']);
+    expect(n.code).toBe(1);
+    expect(n.stderr).toMatch(/is not a govops saved plan/);
+    await rm(file('manifests/notes.txt'));
+  });
+
+  it('refused when the state file is not the one the plan was made with', async () => {
+    expect((await run(['plan', 'manifests', '--out', 'key.plan'])).code).toBe(0);
+    const moved = await run(['apply', 'key.plan', '--state', 'other-state.json']);
+    expect(moved.code).toBe(1);
+    expect(moved.stderr).toMatch(/the state file is not the one the plan was made with/);
+  });
+
+  it('no secret value in any output', () => {
+    for (const o of outputs) for (const v of [...Object.values(secrets), 'lake-tok-ROTATED-1234']) expect(o).not.toContain(v);
+  });
+});

@@ -93,7 +93,7 @@ describe('state paths that cannot be used are user errors', () => {
     await mkdir(path.join(h.dir, 'manual'));
     await writeFile(path.join(h.dir, 'manual', 'lake.yaml'), manualLakeManifest('/sql/1'));
     const env = { GOVOPS_STATE: 'corrupt.json' };
-    for (const args of [['plan', 'manifests'], ['apply', 'manifests'], ['webhooks', 'list', 'manifests'], ['scripts', 'lake', '--phase', 'edit', 'manual']]) {
+    for (const args of [['plan', 'manifests'], ['apply', 'manifests'], ['webhooks', 'list', 'manifests'], ['scripts', 'lake', '--phase', 'edit', 'manual'], ['state', 'list'], ['state', 'show', 'lake']]) {
       const r = await run(args, env);
       expect(r.code, args.join(' ')).toBe(1);
       expect(r.stderr, args.join(' ')).toMatch(/corrupt\.json/);

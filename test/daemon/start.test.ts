@@ -177,6 +177,10 @@ describe('npm start on a machine where its ports are taken', () => {
     const walkthrough = readme.slice(readme.indexOf('## A five-minute walkthrough'), readme.indexOf('## Manifest format'));
     const commands = walkthrough.split('\n').filter((l) => /curl |npx govops /.test(l));
     expect(commands.filter((l) => /localhost:\d|127\.0\.0\.1:\d/.test(l))).toEqual([]); // no hard-coded address in a command
+    // The variables (and the example secrets) are loaded before the first command that needs them.
+    const firstCommand = walkthrough.search(/^ {3}(curl|npx govops) /m);
+    expect(walkthrough.indexOf('   . .govops/env.sh')).toBeGreaterThan(-1);
+    expect(walkthrough.indexOf('   . .govops/env.sh')).toBeLessThan(firstCommand);
     const reads = [...walkthrough.matchAll(/^ {3}(curl -s "\$GOVOPS_(?:DAEMON_)?URL[^\n]*?)(?:\s+#.*)?$/gm)].map((m) => m[1]!).filter((l) => !/-X (POST|PATCH)/.test(l));
     expect(reads.length).toBeGreaterThanOrEqual(3);
     if (HAS_CURL) {

@@ -3,19 +3,12 @@ import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { driftLine, driftOf, logRejected } from '../../src/daemon/report.js';
-import type { Plan, PlanChange } from '../../src/plan/types.js';
+import type { PlanChange } from '../../src/plan/types.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
+import { planOf as plan } from '../helpers/plans.js';
 
 const change = (c: Partial<PlanChange> & Pick<PlanChange, 'name' | 'action'>): PlanChange =>
   ({ resourceKind: 'Integration', adopt: false, changes: [], reasons: [], ...c }) as PlanChange;
-
-const plan = (changes: PlanChange[]): Plan => ({
-  formatVersion: 1,
-  changes,
-  summary: { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0 },
-  errors: [],
-  warnings: [],
-});
 
 describe('drift report', () => {
   it('names the fields with the live and manifest values, and only the path of a credential', () => {

@@ -60,6 +60,8 @@ export const ErrorCode = {
   invalidRevision: 'GOVOPS_INVALID_REVISION',
   /** The plan has errors (e.g. two live matches for one manifest). */
   planError: 'GOVOPS_PLAN_ERROR',
+  /** The service has no data-source list endpoint (404 or 405 at --data-sources-path): data sources are skipped. */
+  dataSourcesUnsupported: 'GOVOPS_DATA_SOURCES_UNSUPPORTED',
   /** A saved plan (`apply FILE`) no longer matches its manifests, secrets, state or live resources: refused whole. */
   stalePlan: 'GOVOPS_STALE_PLAN',
   /** Anything else: a bug. */
@@ -145,6 +147,23 @@ export class TransportError extends GovopsError {
     readonly code: string = ErrorCode.connectionLost,
   ) {
     super(message);
+  }
+}
+
+/**
+ * The service answered the data-source list with 404 or 405: it has no data sources at that path (an older
+ * release, or another path: `--data-sources-path`). Terminal until the service or the flag changes.
+ */
+export class DataSourcesUnsupportedError extends GovopsError {
+  override readonly name = 'DataSourcesUnsupportedError';
+  readonly code = ErrorCode.dataSourcesUnsupported;
+  readonly failureClass = 'terminal' as const;
+  constructor(
+    readonly statusCode: number,
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(`data sources not supported by this service (${method} ${path} answered ${statusCode}); set --data-sources-path if the service has them elsewhere`);
   }
 }
 

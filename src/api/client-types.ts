@@ -3,9 +3,11 @@
  * (src/api/client.ts); ids always come back as strings.
  */
 import type {
+  DataSourceInput,
   IntegrationBody,
   IntegrationMutationResult,
   IntegrationStatus,
+  LiveDataSource,
   LiveIntegration,
   LiveWebhook,
   WebhookCreateResponse,
@@ -44,6 +46,18 @@ export interface ServiceApi {
   retryWebhookDelivery(historyId: string): Promise<WebhookHistoryRecord>;
   /** GET /webhooks/actions: ALL_NOTIFICATIONS and every event name the service knows. */
   listWebhookActions(): Promise<string[]>;
+
+  /**
+   * Object-store data sources (interface 2.3; endpoints per docs/decisions.md, configurable). The list
+   * throws DataSourcesUnsupportedError when the service has no list endpoint (404 or 405); soft-deleted
+   * records are left out.
+   */
+  listDataSources(): Promise<LiveDataSource[]>;
+  getDataSource(id: string): Promise<LiveDataSource>;
+  /** Register several data sources of one integration in one request; one live record per item, in order. */
+  createDataSources(integrationId: string, items: DataSourceInput[]): Promise<LiveDataSource[]>;
+  /** Delete for good (a soft delete is followed by the second, hard delete). false: it was already gone. */
+  deleteDataSource(id: string): Promise<boolean>;
 
   /**
    * The same API bound to a run's signals: `signal` ends retry sleeps (a request in flight still

@@ -5,10 +5,17 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { CancelledError, ErrorCode, TransportError, isAbortError } from '../errors.js';
+import { ApiError, CancelledError, DataSourcesUnsupportedError, ErrorCode, TransportError, isAbortError } from '../errors.js';
 import { silentLogger } from '../log.js';
+import {
+  DATA_SOURCE_INTEGRATION_TYPE,
+  DEFAULT_DATA_SOURCE_DELETE_PATH,
+  DEFAULT_DATA_SOURCES_PATH,
+  dataSourceKey,
+} from '../service/data-sources.js';
 import type { ScriptPhase } from '../service/kinds.js';
 import type { MutationOptions, ServiceApi } from './client-types.js';
+import { toCreatedDataSources, toDataSourceList, toLiveDataSource, wireIntegrationId } from './data-sources.js';
 import {
   apiErrorFrom,
   scriptText,
@@ -34,9 +41,11 @@ import {
 import { findCreatedIntegration, splitCreatedWebhooks } from './recovery.js';
 import { HttpTransport, type RawResponse } from './transport.js';
 import type {
+  DataSourceInput,
   IntegrationBody,
   IntegrationMutationResult,
   IntegrationStatus,
+  LiveDataSource,
   LiveIntegration,
   LiveWebhook,
   WebhookCreateResponse,
@@ -81,6 +90,15 @@ export interface ServiceClientOptions {
   onRequest?: (event: RequestEvent) => void;
   /** Jitter source in [0, 1) (default Math.random; tests make it deterministic). */
   random?: () => number;
+  /** Data sources: create (POST), list (GET), read one (GET {path}/{id}). Default /native-s3/handler. */
+  dataSourcesPath?: string;
+  /** Data sources: delete one (DELETE {path}/{id}). Default /dataSource. */
+  dataSourceDeletePath?: string;
+}
+
+/** A configured path: one leading slash, no trailing one. */
+export function normalizeApiPath(path: string): string {
+  return `/${path.trim().replace(/^\/+|\/+$/g, '')}`;
 }
 
 type Auth = 'integration' | 'webhook';
@@ -118,6 +136,8 @@ export class ServiceClient implements ServiceApi {
   private readonly onRequest: ((event: RequestEvent) => void) | undefined;
   private readonly random: () => number;
   private readonly settleMs: number;
+  private readonly dsPath: string;
+  private readonly dsDeletePath: string;
   /** Cancels retry sleeps (graceful stop); set on views made by withSignal. */
   private stopSignal?: AbortSignal;
   /** Aborts requests in flight (forced stop); set on views made by withSignal. */
@@ -133,6 +153,8 @@ export class ServiceClient implements ServiceApi {
     if (options.retries !== undefined) this.policy.retries = Math.max(0, Math.floor(options.retries));
     this.onRequest = options.onRequest;
     this.random = options.random ?? Math.random;
+    this.dsPath = normalizeApiPath(options.dataSourcesPath ?? DEFAULT_DATA_SOURCES_PATH);
+    this.dsDeletePath = normalizeApiPath(options.dataSourceDeletePath ?? DEFAULT_DATA_SOURCE_DELETE_PATH);
   }
 
   /**
@@ -246,6 +268,96 @@ export class ServiceClient implements ServiceApi {
       method: 'DELETE', route: '/webhooks/{id}', path: `/webhooks/${enc(id)}`, auth: 'webhook',
       parse: (r) => toLiveWebhook(json(r)),
     });
+  }
+
+  // ---- object-store data sources ----------------------------------------------------------------
+
+  async listDataSources(): Promise<LiveDataSource[]> {
+    const path = this.dsPath;
+    try {
+      return await this.call({ method: 'GET', route: path, path, auth: 'integration', parse: (r) => toDataSourceList(json(r), 'GET', path) });
+    } catch (err) {
+      if (err instanceof ApiError && (err.statusCode === 404 || err.statusCode === 405)) throw new DataSourcesUnsupportedError(err.statusCode, 'GET', path);
+      throw err;
+    }
+  }
+
+  getDataSource(id: string): Promise<LiveDataSource> {
+    const path = `${this.dsPath}/${enc(id)}`;
+    return this.call({
+      method: 'GET', route: `${this.dsPath}/{id}`, path, auth: 'integration',
+      parse: (r) => {
+        const d = toLiveDataSource(json(r));
+        if (!d) throw new ApiError(200, 'Invalid response', 'expected a data source record', 'GET', path, r.text);
+        return d;
+      },
+    });
+  }
+
+  /**
+   * POST {type, integrationId, dataSources}. After an ambiguous failure the data sources now live with this
+   * integration and prefix are this request's; only the others are sent again. Ids the answer leaves out
+   * are looked up by (integration, prefix).
+   */
+  async createDataSources(integrationId: string, items: DataSourceInput[]): Promise<LiveDataSource[]> {
+    const path = this.dsPath;
+    const bodyOf = (list: DataSourceInput[]) => ({ type: DATA_SOURCE_INTEGRATION_TYPE, integrationId: wireIntegrationId(integrationId), dataSources: list });
+    const recovered: LiveDataSource[] = [];
+    let sent = items;
+    const lookUp = async (pending: DataSourceInput[]): Promise<{ found: LiveDataSource[]; missing: DataSourceInput[] }> => {
+      const live = new Map((await this.listDataSources()).map((d) => [dataSourceKey(d.integrationId, d.prefix), d]));
+      const found: LiveDataSource[] = [];
+      const missing: DataSourceInput[] = [];
+      for (const item of pending) {
+        const hit = live.get(dataSourceKey(integrationId, item.prefix));
+        if (hit) found.push(hit);
+        else missing.push(item);
+      }
+      return { found, missing };
+    };
+    const res = await this.call<{ found: LiveDataSource[]; missing: DataSourceInput[] }>({
+      method: 'POST', route: path, path, auth: 'integration', body: bodyOf(items),
+      parse: (r) => toCreatedDataSources(json(r), integrationId, sent),
+      recover: async () => {
+        const split = await lookUp(sent);
+        recovered.push(...split.found);
+        if (split.found.length) this.logger.info({ prefixes: split.found.map((d) => d.prefix) }, 'data source create after an ambiguous failure: found, not re-sending');
+        sent = split.missing;
+        return sent.length ? { body: bodyOf(sent) } : { result: { found: [], missing: [] } };
+      },
+    });
+    let found = [...recovered, ...res.found];
+    if (res.missing.length) {
+      const split = await lookUp(res.missing);
+      if (split.missing.length) {
+        throw new ApiError(200, 'Invalid response', `the create answered without the id of ${split.missing.map((d) => d.prefix).join(', ')}, and the list does not show it`, 'POST', path);
+      }
+      found = [...found, ...split.found];
+    }
+    const byPrefix = new Map(found.map((d) => [d.prefix, d]));
+    return items.map((i) => ({ ...byPrefix.get(i.prefix)!, integrationId: byPrefix.get(i.prefix)!.integrationId || integrationId }));
+  }
+
+  async deleteDataSource(id: string): Promise<boolean> {
+    const c = {
+      method: 'DELETE', route: `${this.dsDeletePath}/{id}`, path: `${this.dsDeletePath}/${enc(id)}`, auth: 'integration' as const,
+      parse: () => undefined,
+    };
+    const notFound = (err: unknown): boolean => err instanceof ApiError && err.statusCode === 404;
+    try {
+      await this.call(c);
+    } catch (err) {
+      if (notFound(err)) return false;
+      throw err;
+    }
+    // The first DELETE may be a soft delete (the data source is disabled, still listed): the second removes
+    // it. A 404 now means the first one already did.
+    try {
+      await this.call(c);
+    } catch (err) {
+      if (!notFound(err)) throw err;
+    }
+    return true;
   }
 
   // ---- webhook deliveries (history, retry, actions) --------------------------------------------

@@ -116,6 +116,24 @@ export interface WebhookHistoryQuery {
   successOrFailure?: 'success' | 'failure';
 }
 
+/**
+ * An object-store data source (interface 2.3 response: `dataSourceId`, `prefix`, `dataSourceName`),
+ * normalised: the id is a string, and `integrationId` is the integration it is registered under (a string;
+ * '' when the service's record does not say).
+ */
+export interface LiveDataSource {
+  id: string;
+  integrationId: string;
+  dataSourceName: string;
+  prefix: string;
+}
+
+/** One item of the create body's `dataSources` (interface 2.3). */
+export interface DataSourceInput {
+  dataSourceName: string;
+  prefix: string;
+}
+
 /** Error body of every failing endpoint (interface part 7). */
 export interface ErrorBody {
   statusCode: number;

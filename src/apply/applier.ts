@@ -18,6 +18,8 @@ import { actionable } from '../plan/planner.js';
 import type { DesiredResource, Plan, PlanChange } from '../plan/types.js';
 import type { ResourceOutcome } from '../reconcile/types.js';
 import type { GovopsState } from '../state/types.js';
+import { DataSourceBatches, joinsDataSourceBatch } from './data-source-batch.js';
+import { taskDependencies, taskKey } from './dependencies.js';
 import { Ledger } from './ledger.js';
 import { nextInterval, sleep } from './poll.js';
 import { joinsWebhookBatch, taskFor, type Phase, type Step, type StepContext } from './tasks.js';
@@ -133,7 +135,25 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     enqueue: (fn) => queue.add(fn, { priority: BATCH_PRIORITY }),
   });
 
+  const dataSources = new DataSourceBatches(changes, {
+    api,
+    ledger,
+    poll: ctx.poll,
+    logger,
+    enqueue: (fn) => queue.add(fn, { priority: BATCH_PRIORITY }),
+  });
+  // Ordering between tasks (a data source after its integration, data source deletes before their
+  // integration's delete): each task waits for the outcomes of the tasks it depends on.
+  const dependencies = taskDependencies(changes);
+  const finished = new Map<string, { promise: Promise<ResourceOutcome>; resolve(o: ResourceOutcome): void }>();
+  for (const c of changes) {
+    let resolve!: (o: ResourceOutcome) => void;
+    const promise = new Promise<ResourceOutcome>((r) => (resolve = r));
+    finished.set(taskKey(c), { promise, resolve });
+  }
+
   const finish = (o: ResourceOutcome): void => {
+    finished.get(`${o.resourceKind}/${o.name}`)?.resolve(o);
     outcomes.push(o);
     const log = logger.child({ resource: `${o.resourceKind}/${o.name}` });
     if (o.result === 'ok') log.info({ action: o.action, durationMs: o.durationMs, id: o.liveId }, 'applied');
@@ -186,7 +206,11 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     }
     try {
       if (c.blocked) throw new NotStarted(ErrorCode.blocked, `blocked: ${c.blocked}`);
-      const task = taskFor(c, desired.get(`${c.resourceKind}/${c.name}`), batch);
+      for (const dep of dependencies.get(taskKey(c)) ?? []) {
+        const o = await finished.get(dep)!.promise;
+        if (o.result !== 'ok') throw new NotStarted(ErrorCode.blocked, `not started: it waits for ${dep}, which was not applied (${o.result})`);
+      }
+      const task = taskFor(c, desired.get(`${c.resourceKind}/${c.name}`), batch, dataSources);
       for (const seg of segments(task.steps)) {
         if (seg.batched) {
           start();
@@ -226,6 +250,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
       finish(o);
     } finally {
       if (joinsWebhookBatch(c)) batch.leave(c.name);
+      if (joinsDataSourceBatch(c)) dataSources.leave(c);
     }
   };
 

@@ -6,8 +6,10 @@
  */
 import type { IntegrationBody } from '../api/types.js';
 import { ErrorCode } from '../errors.js';
-import type { DesiredIntegration, DesiredResource, DesiredWebhook, PlanChange } from '../plan/types.js';
+import type { DesiredDataSource, DesiredIntegration, DesiredResource, DesiredWebhook, PlanChange } from '../plan/types.js';
+import { dataSourceKey } from '../service/data-sources.js';
 import { naturalKey } from '../service/kinds.js';
+import type { DataSourceBatches } from './data-source-batch.js';
 import {
   dryRunCreate,
   dryRunDelete,
@@ -55,7 +57,9 @@ const fresh = (c: PlanChange): Named => ({ resourceKind: c.resourceKind, name: c
 
 /** The identity a pending create is found by later: the natural key, or a webhook's name. */
 export function identityOf(d: DesiredResource): string {
-  return d.kind === 'Integration' ? naturalKey(d.body.type, d.body.config) : d.body.name;
+  if (d.kind === 'Integration') return naturalKey(d.body.type, d.body.config);
+  if (d.kind === 'Webhook') return d.body.name;
+  return dataSourceKey('', d.body.prefix); // the batch records the key with the integration's id
 }
 
 // ---- integration steps -------------------------------------------------------------------------
@@ -195,6 +199,50 @@ class JoinWebhookBatch implements Step {
   }
 }
 
+// ---- data source steps -------------------------------------------------------------------------
+
+class DeleteDataSource implements Step {
+  readonly label = 'delete';
+  constructor(
+    private readonly change: Named,
+    private readonly id: string,
+  ) {}
+
+  async write(ctx: StepContext): Promise<void> {
+    ctx.ledger.intendDelete(this.change);
+    await ctx.ledger.save();
+    await ctx.api.deleteDataSource(this.id); // false: it was gone already, which is what a delete wants
+    ctx.ledger.forget(this.change);
+    await ctx.ledger.save();
+  }
+}
+
+class JoinDataSourceBatch implements Step {
+  readonly label = 'create';
+  readonly batched = true;
+  id?: string;
+  constructor(
+    private readonly change: PlanChange,
+    private readonly d: DesiredDataSource,
+    private readonly batches: DataSourceBatches,
+  ) {}
+
+  /** The integration's live id: recorded by its task in this apply (created, replaced), else the plan's. */
+  private integrationId(ctx: StepContext): string {
+    const name = this.change.integration?.name;
+    const entry = name === undefined ? undefined : ctx.ledger.current.resources.find((r) => r.kind === 'Integration' && r.name === name);
+    const id = entry && entry.id !== '' && !entry.pending ? entry.id : this.change.integration?.liveId;
+    if (id === undefined || id === '') {
+      throw new ApplyFailure(ErrorCode.blocked, `the live id of Integration/${name ?? '?'} is not known: the data source waits for the next run`);
+    }
+    return id;
+  }
+
+  async write(ctx: StepContext): Promise<void> {
+    this.id = (await this.batches.join(this.change, this.d, this.integrationId(ctx))).id;
+  }
+}
+
 // ---- state-only steps --------------------------------------------------------------------------
 
 class RecordLive implements Step {
@@ -233,7 +281,7 @@ export function joinsWebhookBatch(c: PlanChange): boolean {
 }
 
 /** The task of one plan change. `d` is its manifest (absent for prunes). */
-export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: WebhookBatch): ApplyTask {
+export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: WebhookBatch, dataSources?: DataSourceBatches): ApplyTask {
   const need = <K extends DesiredResource['kind']>(kind: K): Extract<DesiredResource, { kind: K }> => {
     if (!d || d.kind !== kind) {
       throw new ApplyFailure(ErrorCode.blocked, `no manifest for ${c.resourceKind}/${c.name}`);
@@ -269,6 +317,26 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
       }
       case 'delete':
         return task(c, [new DeleteIntegration(c, c.liveId, payload)], () => undefined);
+    }
+  }
+  if (c.resourceKind === 'DataSource') {
+    const joinBatch = (): JoinDataSourceBatch => {
+      if (!dataSources) throw new Error('apply bug: no data source batches');
+      return new JoinDataSourceBatch(c, need('DataSource'), dataSources);
+    };
+    switch (c.action) {
+      case 'create': {
+        const join = joinBatch();
+        return task(c, [join], () => join.id);
+      }
+      case 'replace': {
+        const join = joinBatch();
+        return task(c, [new DeleteDataSource(c, c.liveId), join], () => join.id);
+      }
+      case 'delete':
+        return task(c, [new DeleteDataSource(c, c.liveId)], () => undefined);
+      case 'update':
+        throw new ApplyFailure(ErrorCode.blocked, `data sources have no update; DataSource/${c.name} cannot be updated`);
     }
   }
   switch (c.action) {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { ServiceClient, type RequestEvent } from '../api/client.js';
 import { UserError } from '../errors.js';
+import { DEFAULT_DATA_SOURCE_DELETE_PATH, DEFAULT_DATA_SOURCES_PATH } from '../service/data-sources.js';
 import { parseDuration } from '../util/duration.js';
 import { registerSecrets } from '../util/redact.js';
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRIES, type ConnectionFlags } from './connection-options.js';
@@ -19,6 +20,18 @@ export interface Connection {
   token: string;
   timeoutMs: number;
   retries: number;
+  /** Data-source endpoints (`--data-sources-path`, `--data-source-delete-path`). */
+  dataSourcesPath: string;
+  dataSourceDeletePath: string;
+}
+
+/** A path flag: absolute, no query, fragment, `..` segment or whitespace. */
+function apiPath(flag: string, value: string): string {
+  const v = value.trim();
+  if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(v) || v.split('/').some((s) => s === '..' || s === '.')) {
+    throw new UserError(`${flag}: "${value}" is not a path on the service`, `write an absolute path such as ${flag === '--data-sources-path' ? DEFAULT_DATA_SOURCES_PATH : DEFAULT_DATA_SOURCE_DELETE_PATH} (no scheme, host, query or .. segment)`);
+  }
+  return `/${v.replace(/^\/+|\/+$/g, '')}`;
 }
 
 /** Resolve the connection from flags and environment. Throws UserError naming what is missing. */
@@ -72,7 +85,10 @@ export function resolveConnection(
     throw new UserError(`--retries must be a whole number from 0 to 100, got "${retriesText}"`);
   }
 
-  return { baseUrl: url.toString().replace(/\/+$/, ''), token, timeoutMs, retries: Number(retriesText) };
+  const dataSourcesPath = apiPath('--data-sources-path', flags.dataSourcesPath ?? env.GOVOPS_DATA_SOURCES_PATH ?? DEFAULT_DATA_SOURCES_PATH);
+  const dataSourceDeletePath = apiPath('--data-source-delete-path', flags.dataSourceDeletePath ?? env.GOVOPS_DATA_SOURCE_DELETE_PATH ?? DEFAULT_DATA_SOURCE_DELETE_PATH);
+
+  return { baseUrl: url.toString().replace(/\/+$/, ''), token, timeoutMs, retries: Number(retriesText), dataSourcesPath, dataSourceDeletePath };
 }
 
 export function clientFromOptions(
@@ -81,5 +97,14 @@ export function clientFromOptions(
   extra: { env?: Record<string, string | undefined>; onRequest?: (e: RequestEvent) => void } = {},
 ): ServiceClient {
   const c = resolveConnection(opts, extra.env ?? process.env);
-  return new ServiceClient({ baseUrl: c.baseUrl, token: c.token, logger, timeoutMs: c.timeoutMs, retries: c.retries, onRequest: extra.onRequest });
+  return new ServiceClient({
+    baseUrl: c.baseUrl,
+    token: c.token,
+    logger,
+    timeoutMs: c.timeoutMs,
+    retries: c.retries,
+    onRequest: extra.onRequest,
+    dataSourcesPath: c.dataSourcesPath,
+    dataSourceDeletePath: c.dataSourceDeletePath,
+  });
 }

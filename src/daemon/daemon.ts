@@ -10,7 +10,7 @@ import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
 import { ManualStepLog } from './manual-steps.js';
 import { DaemonMetrics } from './metrics.js';
 import type { Notifier } from './notify.js';
-import { resourceStates, type ResourceState } from './resources.js';
+import { countByKind, resourceStates, type ResourceState } from './resources.js';
 import { startHttpServer, type HttpServerHandle } from './server.js';
 
 export interface DaemonOptions {
@@ -45,6 +45,8 @@ export class Daemon {
   /** The mass-deletion guard's refusal in the last plan, if any. */
   private refusal?: DeletionRefusal & { revision: string };
   private shuttingDown = false;
+  /** Whether the service lists data sources, as the last plan with data sources in play found (unknown before). */
+  private dataSources?: { supported: boolean; message?: string; revision: string };
   private startWaiters: Array<(r: Revision) => void> = [];
   private manualSteps = new ManualStepLog();
 
@@ -141,7 +143,9 @@ export class Daemon {
       consecutiveFailures: s.consecutiveFailures,
       deletionGuard: this.refusal,
       resources: this.resources,
+      resourceCounts: countByKind(this.resources),
       resourcesRevision: this.resourcesRevision,
+      ...(this.dataSources ? { dataSources: this.dataSources } : {}),
       ...(this.opts.info ? { options: this.opts.info } : {}),
       ...Object.fromEntries(Object.entries(this.opts.statusSections ?? {}).map(([k, f]) => [k, f()])),
     };
@@ -157,6 +161,18 @@ export class Daemon {
     return finished;
   }
 
+  /** "Not supported" is logged once, when it is first seen (and again only after the service had them). */
+  private noteDataSources(plan: { dataSourcesUnsupported?: string; changes: ReadonlyArray<{ resourceKind: string }> }, revision: string): void {
+    const message = plan.dataSourcesUnsupported;
+    if (message !== undefined) {
+      if (this.dataSources?.supported !== false) this.opts.logger.warn({ code: ErrorCode.dataSourcesUnsupported, revision }, message);
+      this.dataSources = { supported: false, message, revision };
+    } else if (plan.changes.some((c) => c.resourceKind === 'DataSource')) {
+      if (this.dataSources?.supported === false) this.opts.logger.info({ revision }, 'data sources are supported by the service now');
+      this.dataSources = { supported: true, revision };
+    }
+  }
+
   private async afterAttempt(a: Attempt): Promise<void> {
     if (a.result?.plan) {
       this.resources = resourceStates(a.result);
@@ -164,6 +180,7 @@ export class Daemon {
       const refusal = a.result.plan.deletionRefusal;
       this.refusal = refusal ? { ...refusal, revision: a.revision } : undefined;
       if (refusal) this.opts.logger.error({ revision: a.revision, refusal }, 'mass deletion refused');
+      this.noteDataSources(a.result.plan, a.revision);
       this.manualSteps.report(a.revision, a.result.plan, this.opts.logger);
     }
     this.metrics.recordAttempt(a, this.loop.snapshot());

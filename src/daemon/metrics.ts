@@ -25,7 +25,7 @@ export class DaemonMetrics {
   });
   readonly resources = new Gauge({
     name: 'govops_resources',
-    help: 'Managed resources by kind (integration type or webhook) and sync state, as of the last reconcile',
+    help: 'Managed resources by kind (integration type, data_source or webhook) and sync state, as of the last reconcile',
     labelNames: ['kind', 'sync_state'],
     registers: [this.registry],
   });

@@ -22,7 +22,7 @@ export type EventKind = (typeof EVENT_TYPES)[number];
 export const EVENT_TYPE_PREFIX = 'io.govops.reconcile.';
 
 export interface ResourceResult {
-  kind: 'Integration' | 'Webhook';
+  kind: 'Integration' | 'DataSource' | 'Webhook';
   name: string;
   action: string;
   /** `applied`, `failed`, `skipped` (not started), `blocked` (held back), `pending` (planned, not applied: drift/observe). */

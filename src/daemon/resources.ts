@@ -5,7 +5,7 @@ import { driftFields, type DriftField } from './report.js';
 export type SyncState = 'synced' | 'out_of_sync' | 'failed' | 'blocked' | 'suspended';
 
 export interface ResourceState {
-  kind: 'Integration' | 'Webhook';
+  kind: 'Integration' | 'Webhook' | 'DataSource';
   name: string;
   /** Integration type, when known. */
   type?: string;
@@ -66,11 +66,21 @@ export function resourceStates(result: ReconcileResult): ResourceState[] {
   return out;
 }
 
-/** Counts by (kind label, sync state); kind is the integration type for integrations, `webhook` otherwise. */
+/** The resources of the last plan by kind and sync state (/status `resourceCounts`). */
+export function countByKind(states: readonly ResourceState[]): Record<ResourceState['kind'], Partial<Record<SyncState, number>>> {
+  const out: Record<ResourceState['kind'], Partial<Record<SyncState, number>>> = { Integration: {}, DataSource: {}, Webhook: {} };
+  for (const s of states) out[s.kind][s.syncState] = (out[s.kind][s.syncState] ?? 0) + 1;
+  return out;
+}
+
+/**
+ * Counts by (kind label, sync state); kind is the integration type for integrations, `data_source` for data
+ * sources, `webhook` for webhooks.
+ */
 export function countStates(states: ResourceState[]): Map<string, { kind: string; syncState: SyncState; count: number }> {
   const m = new Map<string, { kind: string; syncState: SyncState; count: number }>();
   for (const s of states) {
-    const kind = s.kind === 'Webhook' ? 'webhook' : (s.type ?? 'integration');
+    const kind = s.kind === 'Webhook' ? 'webhook' : s.kind === 'DataSource' ? 'data_source' : (s.type ?? 'integration');
     const key = `${kind}\0${s.syncState}`;
     const e = m.get(key) ?? { kind, syncState: s.syncState, count: 0 };
     e.count++;

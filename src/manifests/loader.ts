@@ -8,6 +8,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import PQueue from 'p-queue';
 import { ErrorCode } from '../errors.js';
 import { findManifestFiles } from './discover.js';
+import { checkDataSources } from './data-sources.js';
 import { checkDuplicates } from './duplicates.js';
 import { MAX_FILE_BYTES } from './hostile.js';
 import { parseManifestText } from './parse.js';
@@ -101,6 +102,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   });
   const dup = checkDuplicates(all);
   diagnostics.push(...dup.diagnostics);
+  diagnostics.push(...checkDataSources(dup.kept));
   if (found.files.length === 0 && found.problems.length === 0) {
     diagnostics.push({
       file: paths.length ? paths.map((p) => displayName(resolve(cwd, p), cwd) || '.').join(', ') : '.',

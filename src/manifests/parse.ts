@@ -24,7 +24,7 @@ export interface ParseResult {
   diagnostics: Diagnostic[];
 }
 
-const KINDS = ['Integration', 'Webhook'];
+const KINDS = ['Integration', 'Webhook', 'DataSource'];
 const CORE_TAGS = new Set(
   ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`),
 );
@@ -222,7 +222,7 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
     return { diagnostics };
   }
   if (obj.kind !== undefined && !KINDS.includes(String(obj.kind))) {
-    push(['kind'], `unknown kind \`${String(obj.kind)}\`: must be Integration or Webhook${suggestion(String(obj.kind), KINDS)}`);
+    push(['kind'], `unknown kind \`${String(obj.kind)}\`: must be Integration, Webhook or DataSource${suggestion(String(obj.kind), KINDS)}`);
     return { diagnostics };
   }
   // Secret references: allowed in place of strings in config, deleteCredentials and a webhook's secret.
@@ -232,7 +232,7 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
   const spec = isPlainObject(obj.spec) ? obj.spec : undefined;
   if (spec) {
     const specCopy: Record<string, unknown> = { ...spec };
-    const fields = kind === 'Webhook' ? ['secret'] : ['config', 'deleteCredentials'];
+    const fields = kind === 'Webhook' ? ['secret'] : kind === 'DataSource' ? [] : ['config', 'deleteCredentials'];
     for (const f of fields) if (f in specCopy) specCopy[f] = replaceRefs(specCopy[f], ['spec', f], refIssues, refPaths);
     checked = { ...obj, spec: specCopy };
   }
@@ -268,6 +268,7 @@ export function plainCredentials(kind: string | undefined, spec: Record<string, 
     if (typeof spec.secret === 'string') found.push(['spec', 'secret']);
     return found;
   }
+  if (kind === 'DataSource') return found;
   const path: Array<string | number> = [];
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) {

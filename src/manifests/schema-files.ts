@@ -21,6 +21,7 @@ export const SCHEMA_FILES = [
   'integration-spec.json',
   'webhook-item.json',
   'webhook-spec.json',
+  'data-source-spec.json',
   'manifest.json',
 ] as const;
 

@@ -4,7 +4,7 @@
 import type { IntegrationType } from '../service/kinds.js';
 
 export const API_VERSION = 'govops/v1';
-export type ManifestKind = 'Integration' | 'Webhook';
+export type ManifestKind = 'Integration' | 'Webhook' | 'DataSource';
 
 /** A secret reference: resolved only when plan/apply need the value, never by validate. */
 export type SecretRef = { fromEnv: string } | { fromFile: string };
@@ -33,6 +33,15 @@ export interface WebhookSpec {
   secret?: SecretString;
 }
 
+/** An object-store data source (interface 2.3): registered under an object_store Integration manifest. */
+export interface DataSourceSpec {
+  /** metadata.name of the object_store Integration manifest; govops sends its live id as `integrationId`. */
+  integration: string;
+  dataSourceName: string;
+  /** Must lie under the integration's `cloudLocationPath`. */
+  prefix: string;
+}
+
 export interface IntegrationManifest {
   apiVersion: typeof API_VERSION;
   kind: 'Integration';
@@ -47,7 +56,14 @@ export interface WebhookManifest {
   spec: WebhookSpec;
 }
 
-export type Manifest = IntegrationManifest | WebhookManifest;
+export interface DataSourceManifest {
+  apiVersion: typeof API_VERSION;
+  kind: 'DataSource';
+  metadata: Metadata;
+  spec: DataSourceSpec;
+}
+
+export type Manifest = IntegrationManifest | WebhookManifest | DataSourceManifest;
 
 export interface SourceLocation {
   /** Path as given/found (relative to the cwd or the source root). */

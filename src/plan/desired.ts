@@ -4,12 +4,19 @@
  * Pure and deterministic: the hashing (keyed fingerprints, the spec digest) is injected by the caller
  * (`hashingFor` of src/state/store.ts), so this module imports no crypto.
  */
-import type { IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
+import type { DataSourceManifest, IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
 import { IGNORE_FIELDS_ANNOTATION, SUSPEND_ANNOTATION, annotationOn, splitIgnoreFields } from '../service/annotations.js';
 import { isSensitiveKey } from '../service/kinds.js';
 import { canonicalJson } from './diff.js';
 import { isPlainObject } from '../util/object.js';
-import { DELETE_ANNOTATION, type DesiredIntegrationBody, type DesiredResource, type DesiredWebhookBody, type Hashing } from './types.js';
+import {
+  DELETE_ANNOTATION,
+  type DesiredDataSourceBody,
+  type DesiredIntegrationBody,
+  type DesiredResource,
+  type DesiredWebhookBody,
+  type Hashing,
+} from './types.js';
 
 /** Dotted body paths of every leaf under `value` whose key is sensitive. */
 function sensitiveLeaves(prefix: string, value: unknown, out: Set<string>): void {
@@ -59,7 +66,7 @@ export function toDesired(
   const suspended = annotationOn(annotations, SUSPEND_ANNOTATION);
   const ignoreFields = splitIgnoreFields(annotations?.[IGNORE_FIELDS_ANNOTATION]);
   const src = { file: source.file, line: source.line, column: source.column };
-  const body = manifest.kind === 'Integration' ? integrationBody(manifest) : webhookBody(manifest);
+  const body = manifest.kind === 'Integration' ? integrationBody(manifest) : manifest.kind === 'Webhook' ? webhookBody(manifest) : dataSourceBody(manifest);
   const paths = new Set<string>();
   for (const p of secretPaths) {
     const rel = p.startsWith('spec.') ? p.slice(5) : p;
@@ -93,7 +100,13 @@ export function toDesired(
     if (manifest.spec.deleteCredentials) d.deleteCredentials = structuredClone(manifest.spec.deleteCredentials);
     return d;
   }
+  if (manifest.kind === 'DataSource') return { ...base, kind: 'DataSource', body: dataSourceBody(manifest) };
   return { ...base, kind: 'Webhook', body: webhookBody(manifest) };
+}
+
+function dataSourceBody(m: DataSourceManifest): DesiredDataSourceBody {
+  const { integration, dataSourceName, prefix } = m.spec;
+  return { integration, dataSourceName, prefix };
 }
 
 function integrationBody(m: IntegrationManifest): DesiredIntegrationBody {

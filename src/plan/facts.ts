@@ -11,7 +11,7 @@
  *   field by field, so a service that echoes a field differently does not make a plan stale, and a change made
  *   in the service since is named by its path. Ignored fields (govops/ignore-fields) are left out.
  */
-import type { LiveIntegration, LiveWebhook } from '../api/types.js';
+import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import type { Manifest } from '../manifests/types.js';
 import type { GovopsState } from '../state/types.js';
 import { isPlainObject } from '../util/object.js';
@@ -40,7 +40,8 @@ export interface FactInput {
   manifests: readonly Manifest[];
   desired: readonly DesiredResource[];
   state: GovopsState;
-  live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[] };
+  /** `dataSources`: listed only when data sources are in play (absent: none are looked at). */
+  live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[]; dataSources?: readonly LiveDataSource[] };
   shapes: ConfigShapes;
   hashing: Hashing;
 }
@@ -90,13 +91,21 @@ function liveFact(
 ): LiveFact {
   if (id === undefined) return {};
   const d = desired.get(keyOf(c.resourceKind, c.name));
-  const raw =
-    c.resourceKind === 'Integration'
-      ? input.live.integrations.find((l) => l.id === id)
-      : input.live.webhooks.find((l) => l.id === id);
-  if (!raw) return {};
-  const fields =
-    c.resourceKind === 'Integration' ? integrationFields(raw as LiveIntegration, d, input.shapes) : webhookFields(raw as LiveWebhook, d);
+  let fields: Record<string, unknown>;
+  if (c.resourceKind === 'Integration') {
+    const raw = input.live.integrations.find((l) => l.id === id);
+    if (!raw) return {};
+    fields = integrationFields(raw, d, input.shapes);
+  } else if (c.resourceKind === 'Webhook') {
+    const raw = input.live.webhooks.find((l) => l.id === id);
+    if (!raw) return {};
+    fields = webhookFields(raw, d);
+  } else {
+    // Data sources: their ids are their own (a webhook may share one), and they have no update, only these.
+    const raw = input.live.dataSources?.find((l) => l.id === id);
+    if (!raw) return {};
+    fields = { integrationId: raw.integrationId, dataSourceName: raw.dataSourceName, prefix: raw.prefix };
+  }
   const fps: Record<string, string> = {};
   for (const k of Object.keys(fields).sort()) fps[k] = input.hashing.fingerprint(canonicalJson(fields[k]));
   return { id, fields: fps };

@@ -24,7 +24,7 @@ export interface MatchResult<L> {
 }
 
 export interface MatchInput<D, L> {
-  kind: 'Integration' | 'Webhook';
+  kind: 'Integration' | 'Webhook' | 'DataSource';
   desired: D[];
   live: L[];
   state: ManagedResource[];

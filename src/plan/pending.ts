@@ -6,8 +6,11 @@
  * - pending create without an id: found by its natural key (integrations) or name (webhooks) among live
  *   resources no other entry owns → recorded with that id; not found → the create never landed: dropped;
  * - pending delete: still live → a normal entry again (the plan decides anew); gone → dropped.
+ * Data sources are found by (integration id, prefix). When the service's data sources could not be listed
+ * (`dataSources` undefined: not supported), their pending entries are kept as they are.
  */
-import type { LiveIntegration, LiveWebhook } from '../api/types.js';
+import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
+import { dataSourceKey } from '../service/data-sources.js';
 import { naturalKey } from '../service/kinds.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 
@@ -32,18 +35,19 @@ function byId(a: LiveRef, b: LiveRef): number {
 
 export function resolvePending(
   state: GovopsState,
-  live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[] },
+  live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[]; dataSources?: readonly LiveDataSource[] | undefined },
 ): PendingResolution {
   if (!state.resources.some((r) => r.pending !== undefined)) return { state, notes: [] };
   const liveOf: Record<ManagedResource['kind'], LiveRef[]> = {
     Integration: live.integrations.map((l) => ({ id: l.id, key: naturalKey(l.type, l.config) })),
     Webhook: live.webhooks.map((l) => ({ id: l.id, key: l.name })),
+    DataSource: (live.dataSources ?? []).map((l) => ({ id: l.id, key: dataSourceKey(l.integrationId, l.prefix) })),
   };
   const claimed = new Set(state.resources.filter((r) => !r.pending && r.id !== '').map((r) => `${r.kind}\0${r.id}`));
   const notes: string[] = [];
   const out: ManagedResource[] = [];
   for (const r of state.resources) {
-    if (!r.pending) {
+    if (!r.pending || (r.kind === 'DataSource' && live.dataSources === undefined)) {
       out.push(r);
       continue;
     }

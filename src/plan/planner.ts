@@ -2,9 +2,10 @@
  * planChanges: a pure function of (desired resources, live resources, govops state, options) → Plan.
  * No I/O, no clock, no randomness: the same input always gives the same plan.
  */
-import type { LiveIntegration, LiveWebhook } from '../api/types.js';
+import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { naturalKey } from '../service/kinds.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
+import { planDataSources, targetDataSources } from './data-sources.js';
 import { planIntegration, planOrphanIntegration, type PlanContext } from './integrations.js';
 import { findDuplicateWebhooks } from './duplicates.js';
 import { guardDeletions } from './guard.js';
@@ -16,6 +17,7 @@ import { applySuspension } from './suspend.js';
 import { applyTargets } from './target.js';
 import {
   toPlanChange,
+  type DesiredDataSource,
   type DesiredIntegration,
   type DesiredResource,
   type DesiredWebhook,
@@ -29,13 +31,25 @@ import { planOrphanWebhook, planWebhook } from './webhooks.js';
 
 export interface PlanInput {
   desired: DesiredResource[];
-  live: { integrations: LiveIntegration[]; webhooks: LiveWebhook[] };
+  live: {
+    integrations: LiveIntegration[];
+    webhooks: LiveWebhook[];
+    /**
+     * Object-store data sources; listed only when data sources are in play (manifests or state entries).
+     * Undefined with data sources in play: they could not be listed (`dataSourcesUnsupported` says why).
+     */
+    dataSources?: LiveDataSource[];
+    dataSourcesUnsupported?: string;
+  };
   state: GovopsState;
   options: PlanOptions;
   /** The config shapes of the kinds (from schemas/, via manifests/shapes.ts `configShapes()`): injected. */
   shapes: ConfigShapes;
   revision?: string;
 }
+
+/** Plan order: integrations, then the data sources registered under them, then webhooks. */
+const KIND_ORDER: Record<ResourceChange['resourceKind'], number> = { Integration: 0, DataSource: 1, Webhook: 2 };
 
 export function planChanges(input: PlanInput): Plan {
   const { options, shapes } = input;
@@ -83,6 +97,32 @@ export function planChanges(input: PlanInput): Plan {
     if (c) changes.push(c);
     else warnings.push(orphanWarning('Webhook', o.state, o.live !== undefined));
   }
+  const suspendedNames = new Set(input.desired.filter((d) => d.suspended).map((d) => `${d.kind}/${d.name}`));
+  const dataSources = input.desired.filter((d): d is DesiredDataSource => d.kind === 'DataSource');
+  let unsupported: string | undefined;
+  if (dataSources.length > 0 || state.resources.some((r) => r.kind === 'DataSource')) {
+    // Against the integrations as they will be: a suspended integration is left as it is live.
+    const integrationChanges = applySuspension(
+      changes.filter((c) => c.resourceKind === 'Integration'),
+      suspendedNames,
+      state.resources,
+    );
+    const byName = new Map(integrationChanges.map((c) => [c.name, c]));
+    if (input.live.dataSources === undefined) unsupported = input.live.dataSourcesUnsupported ?? 'data sources were not listed';
+    const ds = planDataSources({
+      desired: dataSources,
+      live: input.live.dataSources,
+      unsupported,
+      liveIntegrations: input.live.integrations,
+      integrationChanges: byName,
+      state: state.resources,
+      options,
+    });
+    changes.push(...ds.changes);
+    errors.push(...ds.errors);
+    warnings.push(...ds.warnings);
+  }
+
   const kept = new Map<string, string>();
   for (const d of webhooks) {
     const m = wm.matches.get(d.name)!;
@@ -100,12 +140,13 @@ export function planChanges(input: PlanInput): Plan {
     mode: options.manualSteps ?? 'require',
   });
   // Suspended resources are left alone; a targeted plan keeps only what --only selects (before the guard).
-  const suspendedNames = new Set(input.desired.filter((d) => d.suspended).map((d) => `${d.kind}/${d.name}`));
   let selected = applySuspension(changes, suspendedNames, state.resources);
   let targets: Plan['targets'];
   if (options.only?.length) {
     const t = applyTargets(selected, errors, options.only);
-    selected = t.changes;
+    const ds = targetDataSources(selected, t.changes);
+    selected = ds.changes;
+    warnings.push(...ds.warnings);
     targets = t.targets;
     errors.splice(0, errors.length, ...t.errors);
     warnings.push(...t.warnings);
@@ -116,13 +157,14 @@ export function planChanges(input: PlanInput): Plan {
     }
   }
   selected.sort((a, b) =>
-    a.resourceKind === b.resourceKind ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.resourceKind === 'Integration' ? -1 : 1,
+    a.resourceKind === b.resourceKind ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : KIND_ORDER[a.resourceKind] - KIND_ORDER[b.resourceKind],
   );
   const planned: PlanChange[] = selected.map(toPlanChange);
   const refusal = guardDeletions(planned, { desiredCount: input.desired.length, managed: state.resources.length, options });
   if (refusal) warnings.push(refusal.message);
   const plan: Plan = { formatVersion: 1, changes: planned, summary: summarize(planned), errors, warnings };
   if (refusal) plan.deletionRefusal = refusal;
+  if (unsupported !== undefined) plan.dataSourcesUnsupported = unsupported;
   if (targets) plan.targets = targets;
   if (input.revision !== undefined) plan.revision = input.revision;
   return plan;

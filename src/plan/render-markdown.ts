@@ -7,6 +7,12 @@ const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 const code = (s: string): string => `\`${s}\``;
 
+/** The Type column: the integration kind, or for a data source the integration it is registered under. */
+function typeCell(c: ResourceChange): string {
+  if (c.resourceKind === 'DataSource') return c.integration?.name !== undefined ? `data source in Integration/${c.integration.name}` : 'data source';
+  return c.integrationType ?? '';
+}
+
 /** The manual-flow gate in one table cell. */
 export function manualStepNotes(c: ResourceChange): string[] {
   const notes: string[] = [];
@@ -50,7 +56,7 @@ export function renderMarkdown(plan: Plan): string {
         ...(c.notComparable ? [`cannot be compared: ${c.notComparable.paths.map((p) => `\`${p}\``).join(', ')} (${c.notComparable.handling})`] : []),
       ];
       out.push(
-        `| \`${symbolFor(c)}\` | ${cell(`${c.resourceKind}/${c.name}`)} | ${c.integrationType ?? ''} | ${cell(describeAction(c))} | ${cell(notes.join('; '))} |`,
+        `| \`${symbolFor(c)}\` | ${cell(`${c.resourceKind}/${c.name}`)} | ${cell(typeCell(c))} | ${cell(describeAction(c))} | ${cell(notes.join('; '))} |`,
       );
     }
     out.push('');

@@ -91,6 +91,10 @@ export function summaryLine(s: PlanSummary): string {
 }
 
 export function resourceTitle(c: ResourceChange): string {
+  if (c.resourceKind === 'DataSource' && c.integration) {
+    const under = c.integration.name !== undefined ? `Integration/${c.integration.name}` : `integration ${c.integration.liveId ?? '?'}`;
+    return `${c.resourceKind}/${c.name} (in ${under})`;
+  }
   return `${c.resourceKind}/${c.name}${c.integrationType ? ` (${c.integrationType})` : ''}`;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Targeting (`--only Kind/name`, after Terraform `-target` and Argo CD selective sync), pure.
  *
- * A pattern is `Kind/name`: the kind `Integration` or `Webhook` (any case) or a glob, the name a glob
+ * A pattern is `Kind/name`: the kind `Integration`, `DataSource` or `Webhook` (any case) or a glob, the name a glob
  * (`*` any run of characters, `?` one character, `[abc]` / `[a-z]` one of a set). A targeted plan holds only
  * the resources some pattern matches. A delete (a prune candidate, a `govops/delete` manifest, an extra copy of
  * a webhook) stays in it only when a pattern names the resource exactly, without a glob: a targeted apply never
@@ -15,10 +15,10 @@ export interface Target {
   kind: RegExp;
   name: RegExp;
   /** The pattern has no glob character: it names one resource. */
-  exact?: { kind: 'Integration' | 'Webhook'; name: string };
+  exact?: { kind: (typeof KINDS)[number]; name: string };
 }
 
-const KINDS = ['Integration', 'Webhook'] as const;
+const KINDS = ['Integration', 'DataSource', 'Webhook'] as const;
 const GLOB = /[*?[\]]/;
 
 function globToRegExp(glob: string, flags = ''): RegExp {
@@ -59,7 +59,7 @@ export function parseTargets(patterns: readonly string[]): Target[] {
     } catch (err) {
       throw bad((err as Error).message);
     }
-    if (!KINDS.some((k) => kind.test(k))) throw bad(`no kind matches ${JSON.stringify(kindText)}: the kinds are Integration and Webhook`);
+    if (!KINDS.some((k) => kind.test(k))) throw bad(`no kind matches ${JSON.stringify(kindText)}: the kinds are Integration, DataSource and Webhook`);
     const target: Target = { pattern, kind, name };
     if (!GLOB.test(pattern)) {
       const exactKind = KINDS.find((k) => k.toLowerCase() === kindText.toLowerCase())!;
@@ -85,7 +85,7 @@ export interface Targeted {
   warnings: string[];
 }
 
-const RESOURCE_REF = /\b(Integration|Webhook)\/([a-z0-9][a-z0-9-]*)/g;
+const RESOURCE_REF = /\b(Integration|DataSource|Webhook)\/([a-z0-9][a-z0-9-]*)/g;
 
 /**
  * Keep the changes the targets select (deletes only when named exactly). Plan errors that name resources,

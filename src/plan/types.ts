@@ -9,6 +9,9 @@ import type { ScriptPhase } from '../service/kinds.js';
 
 export type ActionKind = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'noop';
 
+/** The kinds of resource govops manages (manifest `kind`). */
+export type ResourceKind = 'Integration' | 'Webhook' | 'DataSource';
+
 export interface FieldChange {
   /** Dotted path, e.g. `config.port` or `notificationType`. */
   path: string;
@@ -22,7 +25,7 @@ export interface FieldChange {
 }
 
 export interface ResourceChange {
-  resourceKind: 'Integration' | 'Webhook';
+  resourceKind: ResourceKind;
   /** metadata.name, or for a prune candidate the name recorded in state. */
   name: string;
   action: ActionKind;
@@ -53,6 +56,12 @@ export interface ResourceChange {
    * The state entry is not touched.
    */
   duplicateOf?: string;
+  /**
+   * Data sources: the integration they are registered under. `name` is its manifest name (absent for a prune
+   * whose integration govops does not manage); `liveId` its live id when the plan was made (absent when the
+   * integration is still to be created, or is replaced: apply takes the new id from its task).
+   */
+  integration?: { name?: string; liveId?: string };
   /**
    * The manifest has `govops/suspend: "true"` (or, for a prune candidate, state recorded it suspended): govops
    * leaves the resource alone. Always a `noop`; `reasons` says what would otherwise be done.
@@ -173,6 +182,11 @@ export interface Plan {
   warnings: string[];
   /** Set when the mass-deletion guard held deletes back (src/plan/guard.ts); the other changes still apply. */
   deletionRefusal?: DeletionRefusal;
+  /**
+   * Set when data sources are in play and the service could not list them (its list endpoint answered 404 or
+   * 405): why. Every DataSource manifest is then a blocked create; the other changes still apply.
+   */
+  dataSourcesUnsupported?: string;
   /** A targeted plan (`--only`): the patterns, and how many resources they left out. */
   targets?: PlanTargets;
 }
@@ -245,8 +259,23 @@ export interface DesiredWebhook extends DesiredBase {
   body: DesiredWebhookBody;
 }
 
+/**
+ * A data source as its manifest gives it: `integration` is the manifest name of its object_store
+ * integration (its live id, sent as `integrationId`, is known only when the plan is made or carried out).
+ */
+export interface DesiredDataSourceBody {
+  integration: string;
+  dataSourceName: string;
+  prefix: string;
+}
+
+export interface DesiredDataSource extends DesiredBase {
+  kind: 'DataSource';
+  body: DesiredDataSourceBody;
+}
+
 /** One resolved manifest, ready to plan. Holds secret values: never serialise it. */
-export type DesiredResource = DesiredIntegration | DesiredWebhook;
+export type DesiredResource = DesiredIntegration | DesiredWebhook | DesiredDataSource;
 
 export interface PlanOptions {
   prune: boolean;

@@ -5,7 +5,7 @@
  * - differences between the service and the base revision (the plan of the base) that the pull request does
  *   not cause are drift, listed separately: merging applies them too.
  */
-import type { LiveIntegration, LiveWebhook } from '../api/types.js';
+import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
 import { byResource, type PrChange } from './pr-diff.js';
 import type { DriftEntry, LiveFacts, PreviewResource } from './types.js';
@@ -13,6 +13,10 @@ import type { DriftEntry, LiveFacts, PreviewResource } from './types.js';
 export interface LiveLists {
   integrations: LiveIntegration[];
   webhooks: LiveWebhook[];
+  /** Listed when data sources are in play (manifests of the head or the base, or state entries). */
+  dataSources?: LiveDataSource[];
+  /** Data sources are in play and the service could not list them (404/405): why. */
+  dataSourcesUnsupported?: string;
 }
 
 const key = (kind: string, name: string): string => `${kind}/${name}`;

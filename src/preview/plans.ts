@@ -41,7 +41,12 @@ export interface Planned {
 
 /** The plans of the head and the base, against the state: the given file, or ownership from the base. */
 export async function planBoth(opts: PlanSettings, i: PlanInputs): Promise<Planned> {
-  const live = { integrations: i.live.integrations, webhooks: i.live.webhooks };
+  const live = {
+    integrations: i.live.integrations,
+    webhooks: i.live.webhooks,
+    ...(i.live.dataSources ? { dataSources: i.live.dataSources } : {}),
+    ...(i.live.dataSourcesUnsupported !== undefined ? { dataSourcesUnsupported: i.live.dataSourcesUnsupported } : {}),
+  };
   const shapes = configShapes();
   const given = !i.hasBase || opts.stateGiven ? await loadState(opts.statePath) : undefined;
   let state: GovopsState;

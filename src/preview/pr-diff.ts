@@ -2,10 +2,11 @@
  * What a pull request changes, resource by resource (pure): the manifests at the merge-base against the
  * manifests at the head. A resource is identified by its kind and metadata.name; an Integration whose name
  * changed but whose identity in the service (its natural key: kind and host, workspace, name...) did not is
- * *renamed*. A Webhook's identity in the service is its name, so renaming one is a removal plus an addition.
+ * *renamed*; so is a DataSource whose integration and prefix (its identity) stayed. A Webhook's identity in the
+ * service is its name, so renaming one is a removal plus an addition.
  * Resources the pull request does not touch are not listed.
  */
-import type { IntegrationManifest, LoadedManifest } from '../manifests/types.js';
+import type { DataSourceManifest, IntegrationManifest, LoadedManifest } from '../manifests/types.js';
 import { naturalKey } from '../service/kinds.js';
 import { diffManifest, manifestFields, type ManifestFieldChange } from './manifest-diff.js';
 
@@ -18,7 +19,7 @@ export interface SourceRef {
 }
 
 export interface PrChange {
-  resourceKind: 'Integration' | 'Webhook';
+  resourceKind: 'Integration' | 'Webhook' | 'DataSource';
   /** metadata.name at the head (at the base for a removal). */
   name: string;
   change: PrChangeKind;
@@ -37,6 +38,10 @@ const keyOf = (m: LoadedManifest): string => `${m.manifest.kind}/${m.manifest.me
 const src = (m: LoadedManifest): SourceRef => ({ file: m.source.file, line: m.source.line, column: m.source.column });
 
 function identity(m: LoadedManifest): string | undefined {
+  if (m.manifest.kind === 'DataSource') {
+    const spec = (m.manifest as DataSourceManifest).spec;
+    return `DataSource:${spec.integration}|${spec.prefix}`;
+  }
   if (m.manifest.kind !== 'Integration') return undefined;
   const spec = (m.manifest as IntegrationManifest).spec;
   return naturalKey(spec.type, spec.config);
@@ -50,9 +55,11 @@ function entry(m: LoadedManifest, change: PrChangeKind, fields: ManifestFieldCha
   return c;
 }
 
-/** Integrations first, then by name. */
+const KIND_ORDER: Record<string, number> = { Integration: 0, DataSource: 1, Webhook: 2 };
+
+/** Integrations first, then data sources, then webhooks; by name. */
 export function byResource(a: { resourceKind: string; name: string }, b: { resourceKind: string; name: string }): number {
-  if (a.resourceKind !== b.resourceKind) return a.resourceKind === 'Integration' ? -1 : 1;
+  if (a.resourceKind !== b.resourceKind) return (KIND_ORDER[a.resourceKind] ?? 3) - (KIND_ORDER[b.resourceKind] ?? 3);
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
@@ -81,7 +88,7 @@ export function diffRevisions(base: readonly LoadedManifest[], head: readonly Lo
     const fields = diffManifest(old, m);
     if (fields.length) out.push(entry(m, 'changed', fields, old));
   }
-  // renames: an added and a removed Integration with the same identity (each unique on its side)
+  // renames: an added and a removed Integration (or DataSource) with the same identity (each unique on its side)
   const removedById = uniqueByIdentity(removed);
   const addedById = uniqueByIdentity(added);
   const paired = new Set<LoadedManifest>();

@@ -24,6 +24,8 @@ import { resolveAllSecrets, type ResolvedSecrets } from '../manifests/secrets.js
 import type { ManifestSet } from '../manifests/types.js';
 import { isTargeted, parseTargets } from '../plan/target.js';
 import type { PlanOptions } from '../plan/types.js';
+import { observeDataSources } from '../reconcile/engine.js';
+import { loadState } from '../state/store.js';
 import { redactText } from '../util/redact.js';
 import { changedFiles, commitOf, mergeBase, repoInfo, uncommittedFiles, type RepoInfo } from './git.js';
 import { driftEntries, plannedResources, touchedResources, type LiveLists } from './live-view.js';
@@ -140,6 +142,12 @@ function unknownOf(resolved: readonly ResolvedSecrets[]): UnknownSecret[] {
   );
 }
 
+/** Data sources govops manages per the state file the preview reads (only a given one, with --base). */
+async function stateHasDataSources(opts: PreviewOptions): Promise<boolean> {
+  if (opts.base !== undefined && !opts.stateGiven) return false;
+  return (await loadState(opts.statePath)).resources.some((r) => r.kind === 'DataSource');
+}
+
 export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
   const result = emptyResult();
   const root = await realpath(opts.root).catch(() => path.resolve(opts.root));
@@ -195,8 +203,14 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
     } else {
       try {
         api = opts.connect();
-        const [integrations, webhooks] = await Promise.all([api.listIntegrations(), api.listWebhooks()]);
+        const inPlay = [...head, ...base].some((m) => m.manifest.kind === 'DataSource') || (await stateHasDataSources(opts));
+        const [integrations, webhooks, dataSources] = await Promise.all([api.listIntegrations(), api.listWebhooks(), observeDataSources(api, inPlay)]);
         live = { integrations, webhooks };
+        if (dataSources.list) live.dataSources = dataSources.list;
+        if (dataSources.unsupported !== undefined) {
+          live.dataSourcesUnsupported = dataSources.unsupported;
+          result.warnings.push({ kind: 'plan-warning', message: redact(dataSources.unsupported) });
+        }
       } catch (err) {
         if (!(err instanceof TransportError || err instanceof ApiError || (err instanceof UserError && !api))) throw err;
         result.offlineReason = redact(describeFailure(err));

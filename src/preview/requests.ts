@@ -131,6 +131,9 @@ export async function liveRequests(api: ServiceApi, opts: RequestOptions, result
   const queue = new PQueue({ concurrency: Math.max(1, opts.concurrency ?? 4) });
   const jobs: Array<Promise<unknown>> = [];
   for (const r of result.resources) {
+    if (r.resourceKind === 'DataSource' && r.live && ['create', 'replace', 'delete'].includes(r.live.action) && !r.live.blocked) {
+      r.dryRun = { status: 'skipped', reason: 'data sources have no dry run (the service interface shows none)', tests: [] };
+    }
     if (r.resourceKind !== 'Integration' || !r.live) continue;
     const gate = k.change.get(r.name)?.manualStep;
     if (gate && r.live.action !== 'none' && r.live.action !== 'noop') r.manualAck = ackOfGate(gate);

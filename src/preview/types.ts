@@ -89,7 +89,7 @@ export interface ManualAck {
 }
 
 export interface PreviewResource {
-  resourceKind: 'Integration' | 'Webhook';
+  resourceKind: 'Integration' | 'Webhook' | 'DataSource';
   name: string;
   integrationType?: string;
   /** What the pull request does to it; absent without --base (the whole plan is shown). */
@@ -111,7 +111,7 @@ export interface PreviewResource {
 
 /** A difference between the live service and the base revision that this pull request does not cause. */
 export interface DriftEntry {
-  resourceKind: 'Integration' | 'Webhook';
+  resourceKind: 'Integration' | 'Webhook' | 'DataSource';
   name: string;
   integrationType?: string;
   action: ActionKind;

@@ -19,7 +19,7 @@ import { hashingFor } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 
 export interface UnknownSecret {
-  resourceKind: 'Integration' | 'Webhook';
+  resourceKind: 'Integration' | 'Webhook' | 'DataSource';
   name: string;
   /** Path relative to `spec`, as in the plan and state (`config.password`, `secret`, `deleteCredentials.password`). */
   path: string;

@@ -7,9 +7,11 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServiceApi } from '../api/client-types.js';
+import type { LiveDataSource } from '../api/types.js';
 import { applyPlan, awaitingOutcome } from '../apply/applier.js';
 import {
   ApiError,
+  DataSourcesUnsupportedError,
   ErrorCode,
   TransportError,
   UNAVAILABLE_CODES,
@@ -78,6 +80,8 @@ async function checkRoot(root: string): Promise<void> {
 
 interface Prepared {
   desired: (state: GovopsState) => DesiredResource[];
+  /** The manifests include DataSources (their live list is needed). */
+  dataSources: boolean;
   /** The manifests as written (secret references, not values): the facts of a saved plan. */
   manifests: Manifest[];
 }
@@ -106,9 +110,24 @@ async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]
       const hashing = hashingFor(state.fingerprintKey);
       return resolved.map((r, i) => withManualStep(toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, hashing), set.manifests[i]!.manifest));
     },
+    dataSources: set.manifests.some((m) => m.manifest.kind === 'DataSource'),
     manifests: set.manifests.map((m) => m.manifest),
   };
   return { diagnostics, prepared };
+}
+
+/**
+ * The live data sources, listed only when data sources are in play (a DataSource manifest or state entry):
+ * a service without them is not asked. A service answering the list with 404/405 has none: `unsupported`.
+ */
+export async function observeDataSources(api: ServiceApi, inPlay: boolean): Promise<{ list?: LiveDataSource[]; unsupported?: string }> {
+  if (!inPlay) return {};
+  try {
+    return { list: await api.listDataSources() };
+  } catch (err) {
+    if (err instanceof DataSourcesUnsupportedError) return { unsupported: err.message };
+    throw err;
+  }
 }
 
 export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<ReconcileResult> {
@@ -146,22 +165,31 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
    * Plan against a state; on failure to observe the service, a stage-'plan' result. Intents an
    * interrupted run left in the state are resolved against live state first (`resolved`).
    */
-  type Live = { integrations: LiveIntegration[]; webhooks: LiveWebhook[] };
+  type Live = { integrations: LiveIntegration[]; webhooks: LiveWebhook[]; dataSources?: LiveDataSource[] };
   type Planned = { plan: Plan; desired: DesiredResource[]; state: GovopsState; resolved: boolean; live: Live };
   const planWith = async (loaded: GovopsState): Promise<Planned | ReconcileResult> => {
-    let integrations, webhooks;
+    let integrations, webhooks, dataSources;
     try {
-      [integrations, webhooks] = await Promise.all([api.listIntegrations(), api.listWebhooks()]);
+      [integrations, webhooks, dataSources] = await Promise.all([
+        api.listIntegrations(),
+        api.listWebhooks(),
+        observeDataSources(api, ready.dataSources || loaded.resources.some((r) => r.kind === 'DataSource')),
+      ]);
     } catch (err) {
       return result({ stage: 'plan', ok: false, diagnostics, outcomes: [], changed: false, error: describeFailure(err), failure: classify(err) });
     }
-    const pending = resolvePending(loaded, { integrations, webhooks });
+    const pending = resolvePending(loaded, { integrations, webhooks, dataSources: dataSources.list });
     for (const note of pending.notes) log.info({ note }, 'resolved an intent left by an interrupted run');
     const state = pending.state;
     const desired = ready.desired(state);
     const plan = planChanges({
       desired,
-      live: { integrations, webhooks },
+      live: {
+        integrations,
+        webhooks,
+        ...(dataSources.list ? { dataSources: dataSources.list } : {}),
+        ...(dataSources.unsupported ? { dataSourcesUnsupported: dataSources.unsupported } : {}),
+      },
       state,
       options: {
         prune: opts.prune,
@@ -176,7 +204,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
     });
     if (!opts.saved) opts.onPlan?.(plan);
-    return { plan, desired, state, resolved: pending.notes.length > 0, live: { integrations, webhooks } };
+    return { plan, desired, state, resolved: pending.notes.length > 0, live: { integrations, webhooks, ...(dataSources.list ? { dataSources: dataSources.list } : {}) } };
   };
   const factsOf = (planned: Planned, plan: Plan, ids?: (c: PlanChange) => string | undefined): PlanFacts =>
     planFacts(

@@ -63,7 +63,7 @@ export interface ReconcileOptions {
 }
 
 export interface ResourceOutcome {
-  resourceKind: 'Integration' | 'Webhook';
+  resourceKind: 'Integration' | 'Webhook' | 'DataSource';
   name: string;
   action: string;
   /** `blocked`: awaiting a manual step (not written; everything else went ahead). */

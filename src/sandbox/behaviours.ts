@@ -10,12 +10,15 @@ export const BEHAVIOURS = {
   'null-unset': 'config fields without a value are given as null',
   'extra-fields': 'bodies carry fields govops does not know (server-side timestamps, versions, nested extras)',
   'numeric-ids': 'integration ids are numbers in every body (the interface shows strings in most)',
-  'string-ids': 'webhook ids, createdBy and the status body id are strings (the interface shows numbers)',
+  'string-ids': 'webhook ids, createdBy, the status body id and data source ids are strings (the interface shows numbers)',
   'omit-masked': 'credential fields are left out of GET bodies instead of shown as ********',
   shuffle: 'lists (integrations, webhooks, notificationType, order-free config lists) come in random order',
   'validation-warning': 'successful validation reports a test with status warning (overall status warning)',
   'skip-creating': 'a create answers status enabled at once: no creating transition',
   'skip-editing': 'an update answers status enabled at once: no editing transition',
+  'no-data-sources': 'the service has no data-source endpoints (404 on all of them), as a release without object-store data sources',
+  'data-source-metadata': 'data source records (list, get) come as handler metadata: { id, name, metadata: { prefix, integrationId, dataSourceName } }',
+  'hard-delete': 'the first DELETE of a data source removes it (default: the first disables it, the second removes it)',
 } as const;
 
 export type Behaviour = keyof typeof BEHAVIOURS;

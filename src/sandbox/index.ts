@@ -8,6 +8,8 @@ import { silentLogger, type Logger } from '../log.js';
 import { buildTokens } from './auth.js';
 import { Behaviours, type Behaviour } from './behaviours.js';
 import { controlRoutes } from './control.js';
+import { dataSourceRoutes } from './data-sources/routes.js';
+import { DataSourceStore } from './data-sources/store.js';
 import { FaultSet, type FaultInput } from './faults.js';
 import { Failures } from './integrations/failures.js';
 import { integrationRoutes } from './integrations/routes.js';
@@ -80,6 +82,8 @@ export interface SandboxHandle {
   /** Complete every pending transition now. */
   finishTransitions(): number;
   integrations: IntegrationStore;
+  /** Object-store data sources (removed with their integration). */
+  dataSources: DataSourceStore;
   webhooks: WebhookService;
   /** The server behaviours in force. */
   behaviours(): Behaviour[];
@@ -114,12 +118,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...(options.deliveryLookup ? { lookup: options.deliveryLookup } : {}),
   });
   let persister: Persister | undefined;
+  const dataSources = new DataSourceStore({ behaviours, now: () => Date.now(), onChange: () => persister?.changed() });
   const store: IntegrationStore = new IntegrationStore({
     transitionMs: options.transitionMs ?? 2000,
     now: () => Date.now(),
     stuck: (status) => faults.isStuck(status),
     behaviours,
     onChange: () => persister?.changed(),
+    onRemove: (item) => dataSources.removeIntegration(item.id),
     onTransition: (event, item, previous) => {
       const metadata = {
         modelId: item.id,
@@ -134,13 +140,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   persister = new Persister(
     options.dataFile,
-    () => ({ version: DATA_VERSION, savedAt: new Date().toISOString(), integrations: store.snapshot(), webhooks: webhooks.snapshot() }),
+    () => ({
+      version: DATA_VERSION,
+      savedAt: new Date().toISOString(),
+      integrations: store.snapshot(),
+      webhooks: webhooks.snapshot(),
+      dataSources: dataSources.snapshot(),
+    }),
     logger,
   );
   const loaded = await persister.load();
   if (loaded) {
     store.restore(loaded.integrations);
     webhooks.restore(loaded.webhooks);
+    dataSources.restore(loaded.dataSources);
   }
   const setStuck = (on: boolean | readonly string[]): void => {
     faults.setStuck(on);
@@ -148,6 +161,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   const reset = (): void => {
     store.clear();
+    dataSources.clear();
     webhooks.reset();
     faults.clear();
     failures.clear();
@@ -156,6 +170,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const ctx = { store, failures, behaviours, now: () => Date.now(), emit: webhooks.emit.bind(webhooks) };
   const routes = [
     ...integrationRoutes(ctx),
+    ...dataSourceRoutes({ store: dataSources, integrations: store, behaviours, emit: ctx.emit }),
     ...webhooks.routes,
     ...webhooks.controlRoutes,
     ...controlRoutes({ log, faults, failures, store, reset, setStuck }),
@@ -200,6 +215,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       store.invalidateViews();
     },
     integrations: store,
+    dataSources,
     webhooks,
     reset,
     save: () => persister.flush(),

@@ -9,6 +9,8 @@ export interface SandboxData {
   savedAt: string;
   integrations: unknown;
   webhooks: unknown;
+  /** Absent in data files of sandboxes before data sources. */
+  dataSources?: unknown;
 }
 
 export class Persister {

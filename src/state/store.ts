@@ -77,7 +77,7 @@ export function parseState(text: string, file: string): GovopsState {
   if (!Array.isArray(data.resources)) throw corrupt(file, 'resources must be an array');
   data.resources.forEach((r, i) => {
     if (!isPlainObject(r)) throw corrupt(file, `resources[${i}] must be an object`);
-    if (r.kind !== 'Integration' && r.kind !== 'Webhook') throw corrupt(file, `resources[${i}].kind must be Integration or Webhook`);
+    if (r.kind !== 'Integration' && r.kind !== 'Webhook' && r.kind !== 'DataSource') throw corrupt(file, `resources[${i}].kind must be Integration, Webhook or DataSource`);
     for (const k of ['name', 'id', 'specHash'] as const) {
       if (typeof r[k] !== 'string') throw corrupt(file, `resources[${i}].${k} must be a string`);
     }

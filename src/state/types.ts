@@ -4,7 +4,7 @@
 export const STATE_VERSION = 1;
 
 export interface ManagedResource {
-  kind: 'Integration' | 'Webhook';
+  kind: 'Integration' | 'Webhook' | 'DataSource';
   /** metadata.name of the manifest. */
   name: string;
   /** Live id in the service (string, whatever the wire said). */

@@ -26,12 +26,23 @@ function userError(fn: () => unknown): UserError {
 }
 
 describe('resolveConnection', () => {
+  it('data-source paths from the flags, else GOVOPS_DATA_SOURCES_PATH / GOVOPS_DATA_SOURCE_DELETE_PATH; anything but a path is refused', () => {
+    const env = { GOVOPS_URL: 'http://127.0.0.1:1', GOVOPS_TOKEN: 't', GOVOPS_DATA_SOURCES_PATH: '/api/v2/s3/', GOVOPS_DATA_SOURCE_DELETE_PATH: '/api/v2/ds' };
+    expect(resolveConnection({}, env)).toMatchObject({ dataSourcesPath: '/api/v2/s3', dataSourceDeletePath: '/api/v2/ds' });
+    expect(resolveConnection({ dataSourcesPath: '/s3', dataSourceDeletePath: '/d' }, env)).toMatchObject({ dataSourcesPath: '/s3', dataSourceDeletePath: '/d' });
+    for (const bad of ['s3', 'http://evil.example/x', '/a/../b', '/a?x=1', '/a b', '/a#f']) {
+      expect(() => resolveConnection({ dataSourcesPath: bad }, env), bad).toThrow(/--data-sources-path: .* is not a path on the service/);
+    }
+  });
+
   it('takes the URL from --url or GOVOPS_URL and the token from GOVOPS_TOKEN', () => {
     expect(resolveConnection({}, { GOVOPS_URL: 'http://127.0.0.1:1/', GOVOPS_TOKEN: 't1' })).toEqual({
       baseUrl: 'http://127.0.0.1:1',
       token: 't1',
       timeoutMs: 30_000,
       retries: 4,
+      dataSourcesPath: '/native-s3/handler',
+      dataSourceDeletePath: '/dataSource',
     });
     expect(resolveConnection({ url: 'http://127.0.0.1:2/api', requestTimeout: '1m30s', retries: '0' }, { GOVOPS_URL: 'http://x', GOVOPS_TOKEN: 't' })).toMatchObject({
       baseUrl: 'http://127.0.0.1:2/api',
@@ -63,7 +74,7 @@ describe('resolveConnection', () => {
   it('addConnectionOptions declares the flags and offers no token flag', () => {
     const cmd = addConnectionOptions(new Command('x'));
     const flags = cmd.options.map((o) => o.long);
-    expect(flags).toEqual(['--url', '--token-file', '--request-timeout', '--retries']);
+    expect(flags).toEqual(['--url', '--token-file', '--request-timeout', '--retries', '--data-sources-path', '--data-source-delete-path']);
     cmd.parse(['--url', 'http://127.0.0.1:3', '--retries', '2'], { from: 'user' });
     expect(cmd.opts()).toMatchObject({ url: 'http://127.0.0.1:3', retries: '2', requestTimeout: '30s' });
   });

@@ -12,7 +12,10 @@ function countKind(kind: string): number {
 }
 const INTEGRATIONS = countKind('Integration');
 const WEBHOOKS = countKind('Webhook');
-const TOTAL = INTEGRATIONS + WEBHOOKS;
+const DATA_SOURCES = countKind('DataSource');
+const TOTAL = INTEGRATIONS + WEBHOOKS + DATA_SOURCES;
+/** The reads of a plan: the integration and webhook lists, and the data-source list (the examples have data sources). */
+const LISTS = ['GET /integrations', 'GET /native-s3/handler', 'GET /webhooks'];
 
 describe('govops apply examples against the sandbox', () => {
   let h: Harness;
@@ -33,8 +36,9 @@ describe('govops apply examples against the sandbox', () => {
     expect(r.stdout).toMatch(/config\.password = \(sensitive\)/);
     expect(INTEGRATIONS).toBeGreaterThanOrEqual(7);
     expect(r.stdout).toContain(`Plan: ${TOTAL} to create, 0 to update, 0 to replace, 0 to delete, 0 to adopt.`);
-    // plan is read-only: exactly the two list calls
-    expect(requestLines(h.sandbox).sort()).toEqual(['GET /integrations', 'GET /webhooks']);
+    // plan is read-only: exactly the list calls
+    expect(DATA_SOURCES).toBeGreaterThanOrEqual(2);
+    expect(requestLines(h.sandbox).sort()).toEqual(LISTS);
   });
 
   it('apply creates everything; all integrations end enabled; dry run precedes each write; status is polled', async () => {
@@ -67,16 +71,22 @@ describe('govops apply examples against the sandbox', () => {
     }
     for (const l of live) expect(lines).toContain(`GET /integrations/${l.id}/status`);
     expect(lines.filter((l) => l === 'POST /webhooks')).toHaveLength(1); // one batch
+    // data sources: one request per object_store integration, each after that integration's last status poll
+    const stores = live.filter((l) => l.type === 'object_store');
+    expect(lines.filter((l) => l === 'POST /native-s3/handler')).toHaveLength(stores.length);
+    const firstDataSourcePost = lines.indexOf('POST /native-s3/handler');
+    expect(firstDataSourcePost).toBeGreaterThan(Math.min(...stores.map((s) => lines.indexOf(`GET /integrations/${s.id}/status`))));
+    expect(await h.client().listDataSources()).toHaveLength(DATA_SOURCES);
   });
 
-  it('a second plan shows no changes and makes exactly 2 requests (the two lists)', async () => {
+  it('a second plan shows no changes and makes exactly the list requests', async () => {
     h.sandbox.clearRequests();
     const r = await h.govops(['plan', 'manifests', '--detailed-exitcode']);
     outputs.push(r.stdout, r.stderr);
     expect(r.stdout).toMatch(/No changes/);
     expect(r.stdout).toMatch(/Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 0 to adopt\./);
     expect(r.code).toBe(0);
-    expect(requestLines(h.sandbox).sort()).toEqual(['GET /integrations', 'GET /webhooks']);
+    expect(requestLines(h.sandbox).sort()).toEqual(LISTS);
   });
 
   it('json and markdown outputs of the same plan', async () => {

@@ -28,6 +28,17 @@ describe.each(BEHAVIOUR_SETS.map((set) => ({ set, name: label(set) })))('govops 
     await cp(EXAMPLES, path.join(dir, 'manifests'), { recursive: true, filter: (src) => !src.includes('kubernetes') });
     const env = { ...exampleEnv(), GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken };
     const apply = await runGovops(['apply', 'manifests'], { cwd: dir, env });
+    if (set.includes('no-data-sources')) {
+      // A service without data sources: everything else is applied; the data sources are refused (exit 1),
+      // reported once; the next plan has nothing but those blocked creates.
+      expect(apply.code, apply.stderr + apply.stdout).toBe(1);
+      expect((apply.stdout + apply.stderr).split('data sources not supported by this service').length - 1).toBe(1);
+      const plan = await runGovops(['plan', 'manifests', '-o', 'json'], { cwd: dir, env });
+      const acting = (JSON.parse(plan.stdout) as { changes: Array<{ action: string; resourceKind: string; blocked?: string }> }).changes.filter((c) => c.action !== 'noop');
+      expect(acting.length).toBeGreaterThan(0);
+      expect(acting.every((c) => c.resourceKind === 'DataSource' && c.action === 'create' && c.blocked !== undefined)).toBe(true);
+      return;
+    }
     expect(apply.code, apply.stderr + apply.stdout).toBe(0);
     const plan = await runGovops(['plan', 'manifests', '--detailed-exitcode'], { cwd: dir, env });
     expect(plan.code, plan.stdout).toBe(0);

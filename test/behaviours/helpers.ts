@@ -9,8 +9,8 @@ import { rig, type Rig } from '../apply/inproc.js';
 export const BEHAVIOUR_SETS: string[][] = [
   [],
   ...Object.keys(BEHAVIOURS).map((b) => [b]),
-  ['omit-defaults', 'null-unset', 'extra-fields', 'numeric-ids', 'omit-masked', 'shuffle', 'validation-warning', 'skip-creating', 'skip-editing'],
-  ['echo-sent', 'null-unset', 'extra-fields', 'string-ids', 'shuffle', 'validation-warning'],
+  ['omit-defaults', 'null-unset', 'extra-fields', 'numeric-ids', 'omit-masked', 'shuffle', 'validation-warning', 'skip-creating', 'skip-editing', 'data-source-metadata'],
+  ['echo-sent', 'null-unset', 'extra-fields', 'string-ids', 'shuffle', 'validation-warning', 'hard-delete'],
 ];
 
 export const label = (set: readonly string[]): string => (set.length ? set.join('+') : 'default');

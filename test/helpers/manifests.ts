@@ -43,3 +43,31 @@ export const manualLakeConfig = (httpPath: string): Record<string, unknown> => (
   httpPath,
   token: { fromEnv: 'GOVOPS_SECRET_LAKE_TOKEN' },
 });
+
+/** An object_store Integration manifest with the given cloudLocationPath. */
+export const objectStoreManifest = (name: string, location: string): string => `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: ${name}
+spec:
+  type: object_store
+  autoBootstrap: false
+  config:
+    name: ${name}
+    cloudAccountId: "123456789012"
+    cloudRegion: us-east-1
+    cloudLocationRole: arn:cloud:iam::123456789012:role/grants
+    cloudLocationPath: ${location}
+    authenticationType: auto
+`;
+
+/** A DataSource manifest (dataSourceName defaults to the manifest name). */
+export const dataSourceManifest = (name: string, integration: string, prefix: string, dataSourceName = name): string => `apiVersion: govops/v1
+kind: DataSource
+metadata:
+  name: ${name}
+spec:
+  integration: ${integration}
+  dataSourceName: ${dataSourceName}
+  prefix: ${prefix}
+`;

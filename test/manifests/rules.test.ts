@@ -79,7 +79,7 @@ const cases: Case[] = [
   { name: 'webhook global required', text: webhook(hookSpec.replace('  global: false\n', '')), where: 'spec:', message: 'missing required field `global`' },
   { name: 'webhook name is metadata.name, not spec', text: webhook(`${hookSpec}  name: other\n`), where: 'name: other', message: 'unknown field `name`' },
   { name: 'unknown apiVersion', text: 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n', where: 'apps/v1', message: /unknown apiVersion `apps\/v1`/ },
-  { name: 'unknown kind', text: 'apiVersion: govops/v1\nkind: Webhok\nmetadata:\n  name: x\nspec: {}\n', where: 'Webhok', message: 'unknown kind `Webhok`: must be Integration or Webhook (did you mean `Webhook`?)' },
+  { name: 'unknown kind', text: 'apiVersion: govops/v1\nkind: Webhok\nmetadata:\n  name: x\nspec: {}\n', where: 'Webhok', message: 'unknown kind `Webhok`: must be Integration, Webhook or DataSource (did you mean `Webhook`?)' },
   { name: 'missing metadata.name', text: `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  labels: {}\nspec:\n${hookSpec}`, where: 'metadata:', message: 'missing required field `name`' },
   { name: 'metadata.name format', text: `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: Pager_Alerts\nspec:\n${hookSpec}`, where: 'Pager_Alerts', message: /lower-case letters, digits and '-'/ },
   { name: 'unknown envelope field', text: `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: a\nspec:\n${hookSpec}specs: {}\n`, where: 'specs:', message: 'unknown field `specs` (did you mean `spec`?)' },

@@ -5,9 +5,10 @@
  * the service accepts. A misreading in either shows up here as a disagreement.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkDataSources } from '../../src/manifests/data-sources.js';
 import { parseManifestText } from '../../src/manifests/parse.js';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { bearer, bodyFor, call, start } from './harness.js';
+import { bearer, bodyFor, call, settle, start } from './harness.js';
 
 let sb: SandboxHandle;
 beforeAll(async () => {
@@ -142,6 +143,35 @@ describe('webhooks: govops validate and POST /webhooks agree', () => {
     const res = await call(sb, 'POST', '/webhooks', { token: bearer(sb.adminToken), body: { webhooks: [{ ...c.spec, name: 'hook' }] } });
     expect(res.status).toBe(200);
     expect(res.body.errors.length === 0 ? 'accepted' : 'rejected', JSON.stringify(res.body.errors)).toBe(c.expect === 'invalid' ? 'rejected' : 'accepted');
+  });
+});
+
+describe('data sources: govops validate and the create endpoint agree (interface 2.3)', () => {
+  const dsCases: Array<{ rule: string; location: string; items: Array<{ dataSourceName: unknown; prefix: unknown }>; expect: Verdict }> = [
+    { rule: '2.3 valid', location: 's3://bucket-7/base', items: [{ dataSourceName: 'a', prefix: 's3://bucket-7/base/a' }], expect: 'valid' },
+    { rule: '2.3 several under one location', location: 's3://bucket-7/', items: [{ dataSourceName: 'a', prefix: 's3://bucket-7/a' }, { dataSourceName: 'b', prefix: 's3://bucket-7/b/*' }], expect: 'valid' },
+    { rule: '2.3 the location itself', location: 's3://bucket-7/base/', items: [{ dataSourceName: 'a', prefix: 's3://bucket-7/base' }], expect: 'valid' },
+    { rule: '2.3 prefix under cloudLocationPath', location: 's3://bucket-7/base', items: [{ dataSourceName: 'a', prefix: 's3://other/a' }], expect: 'invalid' },
+    { rule: '2.3 under at a path boundary', location: 's3://bucket-7/base', items: [{ dataSourceName: 'a', prefix: 's3://bucket-7/basement' }], expect: 'invalid' },
+    { rule: '2.3 prefix is a string', location: 's3://bucket-7/', items: [{ dataSourceName: 'a', prefix: 7 }], expect: 'invalid' },
+    { rule: '2.3 dataSourceName is a string', location: 's3://bucket-7/', items: [{ dataSourceName: true, prefix: 's3://bucket-7/a' }], expect: 'invalid' },
+    { rule: 'identity: one prefix once per integration', location: 's3://bucket-7/', items: [{ dataSourceName: 'a', prefix: 's3://bucket-7/a' }, { dataSourceName: 'b', prefix: 's3://bucket-7/a' }], expect: 'invalid' },
+    { rule: 'names unique per integration', location: 's3://bucket-7/', items: [{ dataSourceName: 'a', prefix: 's3://bucket-7/a' }, { dataSourceName: 'a', prefix: 's3://bucket-7/b' }], expect: 'invalid' },
+    { rule: 'empty name (warning)', location: 's3://bucket-7/', items: [{ dataSourceName: '', prefix: 's3://bucket-7/a' }], expect: 'warning' },
+  ];
+  it.each(dsCases)('$rule', async (c) => {
+    sb.reset();
+    const integration = { apiVersion: 'govops/v1', kind: 'Integration', metadata: { name: 'store' }, spec: { ...bodyFor('object_store', 7), config: { ...(bodyFor('object_store', 7).config as object), cloudLocationPath: c.location } } };
+    const texts = [integration, ...c.items.map((item, i) => ({ apiVersion: 'govops/v1', kind: 'DataSource', metadata: { name: `ds-${i}` }, spec: { integration: 'store', ...item } }))];
+    const parsed = texts.map((m, i) => parseManifestText(JSON.stringify(m), `m${i}.yaml`, '/tmp'));
+    const diagnostics = [...parsed.flatMap((p) => p.diagnostics), ...checkDataSources(parsed.flatMap((p) => p.manifests))].filter((d) => !/is a plain literal/.test(d.message));
+    const verdict = diagnostics.some((d) => d.severity === 'error') ? 'invalid' : diagnostics.length ? 'warning' : 'valid';
+    expect(verdict, diagnostics.map((d) => d.message).join('\n')).toBe(c.expect);
+    const created = await call(sb, 'POST', '/integrations', { body: integration.spec });
+    expect(await settle(sb, created.body.id)).toBe('enabled');
+    const res = await call(sb, 'POST', '/native-s3/handler', { body: { type: 'object_store', integrationId: Number(created.body.id), dataSources: c.items } });
+    const service = res.status === 200 ? 'accepted' : res.status === 400 || res.status === 409 ? 'rejected' : `HTTP ${res.status}`;
+    expect(service, res.text).toBe(c.expect === 'invalid' ? 'rejected' : 'accepted');
   });
 });
 

@@ -15,7 +15,7 @@ import type { AdoptFlags, StateFlags } from './state.js';
 /** Wait this long for another govops to finish with the state before giving up. */
 const LOCK_WAIT_MS = 10_000;
 
-const KINDS = ['Integration', 'Webhook'] as const;
+const KINDS = ['Integration', 'DataSource', 'Webhook'] as const;
 type Kind = (typeof KINDS)[number];
 
 /** `Kind/name` (kind in any case) or a bare name. */
@@ -23,7 +23,7 @@ function parseName(text: string): { kind?: Kind; name: string } {
   const slash = text.indexOf('/');
   if (slash < 0) return { name: text };
   const kind = KINDS.find((k) => k.toLowerCase() === text.slice(0, slash).toLowerCase());
-  if (!kind) throw new UserError(`${JSON.stringify(text)}: unknown kind ${JSON.stringify(text.slice(0, slash))}`, 'write Integration/NAME or Webhook/NAME');
+  if (!kind) throw new UserError(`${JSON.stringify(text)}: unknown kind ${JSON.stringify(text.slice(0, slash))}`, 'write Integration/NAME, DataSource/NAME or Webhook/NAME');
   return { kind, name: text.slice(slash + 1) };
 }
 
@@ -74,7 +74,7 @@ export async function listAction(flags: StateFlags, command: Command): Promise<v
   } else {
     const rows = [['RESOURCE', 'ID', 'TYPE', 'ORIGIN', 'REVISION', 'LAST APPLIED', 'NOTES']];
     for (const r of resources) {
-      rows.push([`${r.kind}/${r.name}`, r.id || '-', r.type ?? 'webhook', r.origin, cell(r.revision, 20), r.updatedAt, notes(r) || '-']);
+      rows.push([`${r.kind}/${r.name}`, r.id || '-', r.type ?? (r.kind === 'DataSource' ? 'data source' : 'webhook'), r.origin, cell(r.revision, 20), r.updatedAt, notes(r) || '-']);
     }
     ctx.stdout.write(table(rows));
   }
@@ -127,7 +127,10 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
   }
   const matching = set.manifests.filter((m) => m.manifest.metadata.name === wanted.name && (wanted.kind === undefined || m.manifest.kind === wanted.kind));
   if (matching.length === 0) throw new UserError(`no manifest ${name} in ${(paths.length ? paths : ['.']).join(', ')}`, 'state adopt binds a manifest to a live id: give the folder holding it');
-  if (matching.length > 1) throw new UserError(`${wanted.name} is both an Integration and a Webhook manifest`, `name one: Integration/${wanted.name} or Webhook/${wanted.name}`);
+  if (matching.length > 1) {
+    const kinds = matching.map((m) => `${m.manifest.kind}/${wanted.name}`);
+    throw new UserError(`${wanted.name} names manifests of several kinds (${kinds.join(', ')})`, `name one: ${kinds.join(' or ')}`);
+  }
   const manifest = matching[0]!.manifest;
   const kind = manifest.kind;
 
@@ -136,6 +139,7 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
   try {
     let type: string | undefined;
     let autoBootstrap: boolean | undefined;
+    let dataSourceIntegrationId: string | undefined;
     try {
       if (kind === 'Integration') {
         const live = await api.getIntegration(id);
@@ -144,6 +148,16 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
         }
         type = live.type;
         autoBootstrap = live.autoBootstrap;
+      } else if (kind === 'DataSource') {
+        const live = await api.getDataSource(id);
+        // (integration, prefix) is a data source's identity: adopting another prefix would be a replace.
+        if (live.prefix !== manifest.spec.prefix) {
+          throw new UserError(
+            `data source ${id} has the prefix ${live.prefix}, the manifest DataSource/${manifest.metadata.name} ${manifest.spec.prefix}`,
+            'adopt the live data source with the same prefix (a prefix cannot be changed in place)',
+          );
+        }
+        dataSourceIntegrationId = live.integrationId;
       } else {
         const live = await api.getWebhook(id);
         if (live.name !== manifest.metadata.name) {
@@ -152,7 +166,7 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
       }
     } catch (err) {
       if (err instanceof ApiError && err.code === ErrorCode.apiNotFound) {
-        throw new UserError(`no ${kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET /${kind === 'Integration' ? 'integrations' : 'webhooks'}`);
+        throw new UserError(`no ${kind === 'DataSource' ? 'data source' : kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET /${kind === 'Integration' ? 'integrations' : kind === 'Webhook' ? 'webhooks' : 'data-sources (--data-sources-path)'}`);
       }
       throw err;
     }
@@ -160,6 +174,15 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
       const owner = s.resources.find((r) => r.kind === kind && r.id === id);
       if (owner && owner.name !== manifest.metadata.name) {
         throw new UserError(`${kind.toLowerCase()} ${id} is already managed as ${kind}/${owner.name}`, `govops state forget ${kind}/${owner.name} first`);
+      }
+      if (manifest.kind === 'DataSource' && dataSourceIntegrationId) {
+        const parent = s.resources.find((r) => r.kind === 'Integration' && r.name === manifest.spec.integration);
+        if (parent && parent.id !== '' && parent.id !== dataSourceIntegrationId) {
+          throw new UserError(
+            `data source ${id} is registered under integration ${dataSourceIntegrationId}, the manifest's Integration/${parent.name} is id ${parent.id}`,
+            'adopt a data source registered under the integration the manifest names',
+          );
+        }
       }
       const current = s.resources.find((r) => r.kind === kind && r.name === manifest.metadata.name);
       if (current && current.id !== id && current.id !== '') {

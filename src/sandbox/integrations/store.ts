@@ -18,6 +18,8 @@ export interface StoreOptions {
   /** Called when a transition ends in an error status (failed) or an errored integration is enabled again. */
   onTransition: (event: TransitionEvent, integration: StoredIntegration, previousStatus: string) => void;
   onChange: () => void;
+  /** Called when an integration is removed (its delete completed): what belongs to it goes too. */
+  onRemove?: (item: StoredIntegration) => void;
   /** The server behaviours in force (views, transitions). */
   behaviours?: Behaviours;
 }
@@ -209,6 +211,7 @@ export class IntegrationStore {
     const timer = this.timers.get(item.id);
     if (timer) clearTimeout(timer);
     this.timers.delete(item.id);
+    this.opts.onRemove?.(item);
     this.opts.onChange();
   }
 

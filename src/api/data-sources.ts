@@ -1,0 +1,88 @@
+/**
+ * Reading data-source bodies (interface 2.3 gives the create response `dataSourceId`, `prefix`,
+ * `dataSourceName`; the list and delete bodies are not shown). Every plausible shape is read: a bare
+ * array, or an object holding one (`dataSources`, `hits`, `records`, `items`, `data`); flat records
+ * (`dataSourceId` or `id`, `dataSourceName` or `name`, `prefix`, `integrationId`) or handler metadata
+ * (`{ id, metadata: { prefix, integrationId, dataSourceName } }`); ids as numbers or strings; unknown
+ * fields ignored. A record marked `deleted: true` is a soft-deleted data source: not a live one.
+ */
+import { ApiError } from '../errors.js';
+import { isPlainObject } from '../util/object.js';
+import { idString } from './normalize.js';
+import type { DataSourceInput, LiveDataSource } from './types.js';
+
+const LIST_KEYS = ['dataSources', 'hits', 'records', 'items', 'data', 'results'] as const;
+
+/** The array a body holds: itself, or the first known list field of an object. */
+function arrayOf(v: unknown): unknown[] | undefined {
+  if (Array.isArray(v)) return v;
+  if (!isPlainObject(v)) return undefined;
+  for (const k of LIST_KEYS) if (Array.isArray(v[k])) return v[k];
+  return undefined;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** One record, flat or with handler metadata; undefined when it has no id. */
+export function toLiveDataSource(v: unknown): LiveDataSource | undefined {
+  if (!isPlainObject(v)) return undefined;
+  const meta = isPlainObject(v.metadata) ? v.metadata : {};
+  const id = idString(v.dataSourceId ?? v.id ?? meta.dataSourceId);
+  if (id === '') return undefined;
+  return {
+    id,
+    integrationId: idString(v.integrationId ?? meta.integrationId),
+    dataSourceName: str(v.dataSourceName) || str(meta.dataSourceName) || str(v.name),
+    prefix: str(v.prefix) || str(meta.prefix),
+  };
+}
+
+const softDeleted = (v: unknown): boolean => isPlainObject(v) && (v.deleted === true || (isPlainObject(v.metadata) && v.metadata.deleted === true));
+
+/** The body of the list endpoint: the live (not soft-deleted) data sources. */
+export function toDataSourceList(v: unknown, method: string, path: string): LiveDataSource[] {
+  const items = arrayOf(v);
+  if (!items) throw new ApiError(200, 'Invalid response', `expected a list of data sources, got ${v === null ? 'null' : typeof v}`, method, path, v);
+  const out: LiveDataSource[] = [];
+  for (const item of items) {
+    if (softDeleted(item)) continue;
+    const d = toLiveDataSource(item);
+    if (d) out.push(d);
+  }
+  return out;
+}
+
+/**
+ * The body of a create: one record per data source sent (an array, an object holding one, or a single
+ * record). Records are matched to what was sent by prefix, else (a record without a prefix) by position;
+ * what a record leaves out (integration, name) is taken from the request. `missing`: items the body
+ * gave no id for (the caller looks them up).
+ */
+export function toCreatedDataSources(
+  v: unknown,
+  integrationId: string,
+  sent: readonly DataSourceInput[],
+): { found: LiveDataSource[]; missing: DataSourceInput[] } {
+  const items = arrayOf(v) ?? (isPlainObject(v) ? [v] : []);
+  const records = items.map(toLiveDataSource);
+  const found: LiveDataSource[] = [];
+  const missing: DataSourceInput[] = [];
+  const used = new Set<number>();
+  sent.forEach((item, i) => {
+    let at = records.findIndex((r, j) => r !== undefined && !used.has(j) && r.prefix === item.prefix);
+    if (at < 0 && records[i] !== undefined && records[i]!.prefix === '' && !used.has(i)) at = i;
+    const r = at < 0 ? undefined : records[at];
+    if (!r) {
+      missing.push(item);
+      return;
+    }
+    used.add(at);
+    found.push({ id: r.id, integrationId: r.integrationId || integrationId, dataSourceName: r.dataSourceName || item.dataSourceName, prefix: item.prefix });
+  });
+  return { found, missing };
+}
+
+/** The integration id as the create body carries it: a number (interface 2.3), unless the service's ids are not numeric. */
+export function wireIntegrationId(id: string): number | string {
+  return /^\d{1,15}$/.test(id) ? Number(id) : id;
+}

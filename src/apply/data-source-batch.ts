@@ -1,0 +1,114 @@
+/**
+ * New data sources of one integration go to the service in one POST (the interface's create body holds a
+ * list, `dataSources[]`). Each data source's task joins its integration's batch once its integration is ready
+ * (its task done: enabled, live id known); the batch is sent once every expected member has joined or left.
+ * Intent first: every member is recorded as a pending create, found later by (integration id, prefix), and
+ * saved before the POST. A failure the service certainly did not act on (it answered 4xx or 503) drops the
+ * intents; any other leaves them for the next run to resolve against the live list.
+ */
+import type { LiveDataSource } from '../api/types.js';
+import { ApiError } from '../errors.js';
+import type { DesiredDataSource, PlanChange, ResourceChange } from '../plan/types.js';
+import { dataSourceKey } from '../service/data-sources.js';
+import type { BatchDeps } from './webhook-batch.js';
+
+type Named = Pick<ResourceChange, 'resourceKind' | 'name' | 'adopt' | 'renamedFrom'>;
+
+interface Member {
+  change: Named;
+  desired: DesiredDataSource;
+  resolve(d: LiveDataSource): void;
+  reject(err: unknown): void;
+}
+
+interface Group {
+  waiting: Set<string>;
+  members: Member[];
+  started: boolean;
+  integrationId?: string;
+}
+
+/** Data source changes whose task joins a create batch. */
+export function joinsDataSourceBatch(c: PlanChange): boolean {
+  return c.resourceKind === 'DataSource' && !c.blocked && (c.action === 'create' || c.action === 'replace');
+}
+
+const groupOf = (c: Pick<PlanChange, 'integration'>): string => c.integration?.name ?? `id:${c.integration?.liveId ?? ''}`;
+
+/** The service certainly did not act on a request that failed with this error (502 and 504 may hide a create). */
+function notProcessed(err: unknown): boolean {
+  return err instanceof ApiError && err.statusCode !== 502 && err.statusCode !== 504;
+}
+
+export class DataSourceBatches {
+  private readonly groups = new Map<string, Group>();
+
+  constructor(
+    changes: readonly PlanChange[],
+    private readonly deps: BatchDeps,
+  ) {
+    for (const c of changes) if (joinsDataSourceBatch(c)) this.group(groupOf(c)).waiting.add(c.name);
+  }
+
+  private group(key: string): Group {
+    let g = this.groups.get(key);
+    if (!g) {
+      g = { waiting: new Set(), members: [], started: false };
+      this.groups.set(key, g);
+    }
+    return g;
+  }
+
+  /** Add a data source to its integration's batch; resolves with the live data source once created. */
+  join(change: PlanChange, desired: DesiredDataSource, integrationId: string): Promise<LiveDataSource> {
+    const g = this.group(groupOf(change));
+    return new Promise<LiveDataSource>((resolve, reject) => {
+      if (g.integrationId !== undefined && g.integrationId !== integrationId) {
+        reject(new Error(`apply bug: data sources of Integration/${change.integration?.name ?? '?'} joined with ids ${g.integrationId} and ${integrationId}`));
+        this.leave(change);
+        return;
+      }
+      g.integrationId = integrationId;
+      // A replace's delete half already handled its state entry; a create may carry a rename (its old entry goes).
+      const named: Named = { resourceKind: 'DataSource', name: change.name, adopt: false };
+      if (change.action === 'create' && change.renamedFrom !== undefined) named.renamedFrom = change.renamedFrom;
+      g.members.push({ change: named, desired, resolve, reject });
+      g.waiting.delete(change.name);
+      this.maybeStart(g);
+    });
+  }
+
+  /** A member that will not join (its task failed or was skipped first). */
+  leave(change: PlanChange): void {
+    const g = this.groups.get(groupOf(change));
+    if (g && g.waiting.delete(change.name)) this.maybeStart(g);
+  }
+
+  private maybeStart(g: Group): void {
+    if (g.started || g.waiting.size > 0 || g.members.length === 0) return;
+    g.started = true;
+    const members = [...g.members];
+    this.send(g.integrationId!, members).catch((err: unknown) => {
+      for (const m of members) m.reject(err);
+    });
+  }
+
+  private async send(integrationId: string, members: Member[]): Promise<void> {
+    const { api, ledger, logger } = this.deps;
+    for (const m of members) ledger.intendCreate(m.change, m.desired, dataSourceKey(integrationId, m.desired.body.prefix));
+    await ledger.save();
+    const items = members.map((m) => ({ dataSourceName: m.desired.body.dataSourceName, prefix: m.desired.body.prefix }));
+    logger.debug({ integrationId, count: items.length }, 'data sources: one create request');
+    let created: LiveDataSource[];
+    try {
+      created = await this.deps.enqueue(() => api.createDataSources(integrationId, items));
+    } catch (err) {
+      if (notProcessed(err)) for (const m of members) ledger.dropIntent(m.change);
+      await ledger.save();
+      throw err;
+    }
+    members.forEach((m, i) => ledger.recordLive(m.change, m.desired, created[i]!.id));
+    await ledger.save();
+    members.forEach((m, i) => m.resolve(created[i]!));
+  }
+}

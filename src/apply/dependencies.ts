@@ -1,0 +1,62 @@
+/**
+ * Ordering between the tasks of one apply, as explicit dependencies (pure): a task starts once every task it
+ * depends on has finished, and is skipped when one of them was not applied. Today's edges:
+ * - a data source is registered after its integration's task (created, fixed, updated, adopted, replaced:
+ *   the integration is `enabled` and its live id known when that task ends);
+ * - an integration is deleted (or replaced) after the deletes of the data sources registered under it
+ *   (the service would delete them with it; govops deletes what it manages first, explicitly);
+ * - a new data source is registered after the deletes of the data sources of its integration (a name or a
+ *   prefix they free may be the one it takes).
+ */
+import type { PlanChange } from '../plan/types.js';
+
+export const taskKey = (c: Pick<PlanChange, 'resourceKind' | 'name'>): string => `${c.resourceKind}/${c.name}`;
+
+/** Changes that delete a live data source (a prune, a govops/delete, or the first half of a replace). */
+function deletesDataSource(c: PlanChange): boolean {
+  return c.resourceKind === 'DataSource' && c.liveId !== undefined && (c.action === 'delete' || c.action === 'replace');
+}
+
+/**
+ * For every change (by task key), the keys of the changes it waits for. Only changes of the apply are
+ * given: a change whose integration has nothing to do waits for nothing. Throws on a cycle (a planner bug).
+ */
+export function taskDependencies(changes: readonly PlanChange[]): Map<string, string[]> {
+  const byKey = new Map(changes.map((c) => [taskKey(c), c]));
+  const deps = new Map<string, string[]>(changes.map((c) => [taskKey(c), []]));
+  for (const c of changes) {
+    if (c.resourceKind === 'DataSource' && (c.action === 'create' || c.action === 'replace') && c.integration?.name !== undefined) {
+      const parent = `Integration/${c.integration.name}`;
+      if (byKey.has(parent)) deps.get(taskKey(c))!.push(parent);
+    }
+    if (c.resourceKind === 'DataSource' && c.action === 'create' && c.integration?.liveId !== undefined) {
+      for (const other of changes) {
+        if (other.resourceKind === 'DataSource' && other.action === 'delete' && deletesDataSource(other) && other.integration?.liveId === c.integration.liveId) {
+          deps.get(taskKey(c))!.push(taskKey(other));
+        }
+      }
+    }
+    if (deletesDataSource(c) && c.integration?.liveId !== undefined) {
+      for (const i of changes) {
+        if (i.resourceKind === 'Integration' && (i.action === 'delete' || i.action === 'replace') && i.liveId === c.integration.liveId) {
+          deps.get(taskKey(i))!.push(taskKey(c));
+        }
+      }
+    }
+  }
+  assertAcyclic(deps);
+  return deps;
+}
+
+function assertAcyclic(deps: ReadonlyMap<string, readonly string[]>): void {
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (k: string, path: string[]): void => {
+    const s = state.get(k);
+    if (s === 'done') return;
+    if (s === 'visiting') throw new Error(`apply bug: the tasks wait for each other: ${[...path, k].join(' -> ')}`);
+    state.set(k, 'visiting');
+    for (const d of deps.get(k) ?? []) visit(d, [...path, k]);
+    state.set(k, 'done');
+  };
+  for (const k of deps.keys()) visit(k, []);
+}

@@ -1,0 +1,287 @@
+/**
+ * Planning object-store data sources (pure). A data source is identified by (integration, prefix): a desired
+ * one is matched by the id in state, else by its integration's live id and its prefix. The service has no
+ * update for data sources, so another name is a replace (delete + create, like webhooks). Its integration's
+ * plan decides the rest: created in this plan → the data source is created after it; replaced → the service
+ * deletes the data sources with the old integration, so they are registered again under the new one; not
+ * `enabled` and not changed by this plan → the create waits (blocked). When the service cannot list data
+ * sources (not supported), every DataSource manifest is a blocked create and one warning says why.
+ */
+import type { LiveDataSource, LiveIntegration } from '../api/types.js';
+import { dataSourceKey, prefixUnderLocation, DATA_SOURCE_INTEGRATION_TYPE } from '../service/data-sources.js';
+import type { ManagedResource } from '../state/types.js';
+import { matchResources, type Match } from './match.js';
+import type { DesiredDataSource, FieldChange, PlanOptions, ResourceChange } from './types.js';
+
+export interface DataSourcePlanInput {
+  desired: readonly DesiredDataSource[];
+  /** The live data sources, or undefined when they could not be listed (`unsupported` says why). */
+  live: readonly LiveDataSource[] | undefined;
+  unsupported?: string;
+  liveIntegrations: readonly LiveIntegration[];
+  /** The plan's integration changes, by manifest name (made before the data sources'). */
+  integrationChanges: ReadonlyMap<string, ResourceChange>;
+  state: readonly ManagedResource[];
+  options: PlanOptions;
+}
+
+export interface DataSourcePlan {
+  changes: ResourceChange[];
+  errors: string[];
+  warnings: string[];
+}
+
+/**
+ * Live records that do not say which integration they belong to are given the object_store integration
+ * whose cloudLocationPath holds their prefix (the longest one: locations are unique, one may nest in another).
+ */
+export function attributeDataSources(live: readonly LiveDataSource[], integrations: readonly LiveIntegration[]): LiveDataSource[] {
+  const locations = integrations
+    .filter((i) => i.type === DATA_SOURCE_INTEGRATION_TYPE && typeof i.config.cloudLocationPath === 'string')
+    .map((i) => ({ id: i.id, location: i.config.cloudLocationPath as string }))
+    .sort((a, b) => b.location.length - a.location.length);
+  return live.map((d) => {
+    if (d.integrationId !== '') return d;
+    const owner = locations.find((l) => prefixUnderLocation(l.location, d.prefix));
+    return owner ? { ...d, integrationId: owner.id } : d;
+  });
+}
+
+function creationFields(d: DesiredDataSource): FieldChange[] {
+  return [
+    { path: 'integration', after: d.body.integration, sensitive: false, forcesReplace: false },
+    { path: 'dataSourceName', after: d.body.dataSourceName, sensitive: false, forcesReplace: false },
+    { path: 'prefix', after: d.body.prefix, sensitive: false, forcesReplace: false },
+  ];
+}
+
+/** Why a create under this integration cannot happen now (undefined: it can, after the integration's own task). */
+function waitsFor(ic: ResourceChange, live: LiveIntegration | undefined): string | undefined {
+  const who = `Integration/${ic.name}`;
+  if (ic.blocked && (ic.action === 'create' || ic.action === 'replace')) return `waits for ${who}, which is blocked: ${ic.blocked}`;
+  if (ic.action === 'create' || ic.action === 'replace' || ic.action === 'update') return undefined; // its task ends enabled
+  if (!live) return `${who} does not exist in the service`;
+  if (live.status !== 'enabled') return `${who} is ${live.status}: data sources are registered once it is enabled (the next run does it)`;
+  return undefined;
+}
+
+function unsupportedPlan(input: DataSourcePlanInput): DataSourcePlan {
+  const message = input.unsupported ?? 'data sources not supported by this service';
+  const changes: ResourceChange[] = [];
+  for (const d of input.desired) {
+    const c: ResourceChange = {
+      resourceKind: 'DataSource',
+      name: d.name,
+      action: d.deleteRequested ? 'noop' : 'create',
+      adopt: false,
+      changes: d.deleteRequested ? [] : creationFields(d),
+      reasons: [],
+      source: { ...d.source },
+      integration: { name: d.body.integration },
+    };
+    if (!d.deleteRequested) c.blocked = 'the service has no data-source endpoints (see the warning)';
+    changes.push(c);
+  }
+  const managed = input.state.filter((s) => s.kind === 'DataSource').length;
+  const parts = [`${input.desired.length} DataSource manifest(s) not applied`];
+  if (managed) parts.push(`${managed} managed data source(s) not checked`);
+  return { changes, errors: [], warnings: [`${message}: ${parts.join(', ')}`] };
+}
+
+export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
+  if (input.live === undefined) return unsupportedPlan(input);
+  const { options } = input;
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const changes: ResourceChange[] = [];
+  const live = attributeDataSources(input.live, input.liveIntegrations);
+  const liveIntegrations = new Map(input.liveIntegrations.map((i) => [i.id, i]));
+  const integrationByLiveId = new Map<string, ResourceChange>();
+  for (const ic of input.integrationChanges.values()) if (ic.liveId !== undefined) integrationByLiveId.set(ic.liveId, ic);
+
+  /** The live id a desired data source is registered under now, when its integration keeps its id. */
+  const currentIntegrationId = (d: DesiredDataSource): string | undefined => {
+    const ic = input.integrationChanges.get(d.body.integration);
+    if (!ic || ic.action === 'create' || ic.action === 'delete' || (ic.action === 'replace' && !ic.blocked)) return undefined;
+    return ic.liveId;
+  };
+  const m = matchResources<DesiredDataSource, LiveDataSource>({
+    kind: 'DataSource',
+    desired: [...input.desired],
+    live,
+    state: [...input.state],
+    nameOf: (d) => d.name,
+    keyOfDesired: (d) => {
+      const id = currentIntegrationId(d);
+      return id === undefined ? `\0new\0${d.name}` : dataSourceKey(id, d.body.prefix);
+    },
+    keyOfLive: (l) => dataSourceKey(l.integrationId, l.prefix),
+  });
+  errors.push(...m.errors);
+
+  // Live data sources this plan removes (pruned, replaced, marked govops/delete, or matched elsewhere): their
+  // names are free for a create by the time it runs (the create waits for the deletes, src/apply/dependencies.ts).
+  const leaving = new Set<string>();
+  if (options.prune) for (const o of m.orphans) if (o.live && !o.state.explicitAdopt) leaving.add(o.live.id);
+  for (const d of input.desired) {
+    const match = m.matches.get(d.name);
+    if (match?.live && (d.deleteRequested || match.live.dataSourceName !== d.body.dataSourceName)) leaving.add(match.live.id);
+  }
+
+  for (const d of input.desired) {
+    const ic = input.integrationChanges.get(d.body.integration);
+    if (!ic) {
+      errors.push(`DataSource/${d.name}: no Integration manifest named ${d.body.integration}`);
+      continue;
+    }
+    if (ic.action === 'delete' && !d.deleteRequested) {
+      errors.push(
+        `DataSource/${d.name} is registered under Integration/${ic.name}, which this plan deletes: remove the DataSource manifest (or mark it govops/delete) too`,
+      );
+      continue;
+    }
+    const liveIntegration = ic.liveId !== undefined ? liveIntegrations.get(ic.liveId) : undefined;
+    const nameTaken = (name: string): LiveDataSource | undefined =>
+      live.find((l) => l.integrationId === ic.liveId && l.dataSourceName === name && !leaving.has(l.id));
+    changes.push(planOne(d, m.matches.get(d.name)!, ic, liveIntegration, options, nameTaken));
+  }
+
+  for (const o of m.orphans) {
+    if (o.state.explicitAdopt) {
+      warnings.push(`DataSource/${o.state.name} was recorded by govops state adopt but has no manifest: never pruned (govops state forget DataSource/${o.state.name} to drop it)`);
+      continue;
+    }
+    if (!options.prune) {
+      warnings.push(
+        o.live
+          ? `DataSource/${o.state.name} is managed by govops but has no manifest: run with --prune to delete it`
+          : `DataSource/${o.state.name} is in govops state but gone from the service: run with --prune to forget it`,
+      );
+      continue;
+    }
+    const c: ResourceChange = { resourceKind: 'DataSource', name: o.state.name, action: 'delete', adopt: false, changes: [], reasons: ['no manifest any more (--prune)'] };
+    if (o.live) {
+      c.liveId = o.live.id;
+      const owner = integrationByLiveId.get(o.live.integrationId);
+      c.integration = { liveId: o.live.integrationId, ...(owner ? { name: owner.name } : {}) };
+    } else {
+      c.goneFromService = true;
+      c.reasons.push('already gone from the service (or with its integration): only the state entry is removed');
+    }
+    changes.push(c);
+  }
+
+  // Deleting an integration deletes its data sources: say so for the ones govops does not manage.
+  const claimed = new Set<string>([...input.state.filter((s) => s.kind === 'DataSource').map((s) => s.id)]);
+  for (const match of m.matches.values()) if (match.live) claimed.add(match.live.id);
+  for (const ic of input.integrationChanges.values()) {
+    if (ic.blocked || ic.liveId === undefined || (ic.action !== 'delete' && ic.action !== 'replace')) continue;
+    const others = live.filter((d) => d.integrationId === ic.liveId && !claimed.has(d.id));
+    if (others.length) {
+      warnings.push(
+        `Integration/${ic.name}: the ${ic.action} also deletes ${others.length} data source(s) govops does not manage (ids ${others.map((d) => d.id).join(', ')}): the service deletes data sources with their integration`,
+      );
+    }
+  }
+  return { changes, errors, warnings };
+}
+
+function planOne(
+  d: DesiredDataSource,
+  m: Match<LiveDataSource>,
+  ic: ResourceChange,
+  liveIntegration: LiveIntegration | undefined,
+  options: PlanOptions,
+  /** A live data source of the integration holding this name that this plan does not remove. */
+  nameTaken: (name: string) => LiveDataSource | undefined,
+): ResourceChange {
+  const integrationReplaced = ic.action === 'replace' && !ic.blocked;
+  const keepsId = ic.action !== 'create' && !integrationReplaced && ic.liveId !== undefined;
+  const c: ResourceChange = {
+    resourceKind: 'DataSource',
+    name: d.name,
+    action: 'noop',
+    adopt: m.adopt,
+    changes: [],
+    reasons: [...m.reasons],
+    source: { ...d.source },
+    integration: { name: d.body.integration, ...(keepsId ? { liveId: ic.liveId } : {}) },
+  };
+  if (m.renamedFrom) c.renamedFrom = m.renamedFrom;
+  if (m.live && !integrationReplaced) c.liveId = m.live.id;
+  if (d.deleteRequested) {
+    c.reasons.push(`annotation govops/delete: "true"`);
+    c.adopt = false;
+    if (integrationReplaced) c.reasons.push(`its integration is replaced: the service deletes the data source with it`);
+    else if (m.adopt || !m.state) c.reasons.push('not owned by govops (not in state): never deleted');
+    else if (!options.prune) c.reasons.push('run with --prune to delete it');
+    else {
+      c.action = 'delete';
+      if (!m.live) c.goneFromService = true;
+    }
+    return c;
+  }
+  if (!m.live || integrationReplaced) {
+    c.action = 'create';
+    c.adopt = false;
+    c.changes = creationFields(d);
+    if (integrationReplaced) {
+      c.reasons.push(`Integration/${ic.name} is replaced and the service deletes its data sources with it: registered again under the new integration`);
+    } else if (ic.action === 'create') {
+      c.reasons.push(`registered once Integration/${ic.name} is created and enabled`);
+    }
+    const wait = waitsFor(ic, liveIntegration);
+    const taken = keepsId ? nameTaken(d.body.dataSourceName) : undefined;
+    if (wait) c.blocked = wait;
+    else if (taken) c.blocked = `the name ${d.body.dataSourceName} is taken by data source ${taken.id} (${taken.prefix}) of Integration/${ic.name}, which govops does not delete: rename one of them`;
+    return c;
+  }
+  if (m.live.dataSourceName !== d.body.dataSourceName) {
+    c.changes = [{ path: 'dataSourceName', before: m.live.dataSourceName, after: d.body.dataSourceName, sensitive: false, forcesReplace: true }];
+    c.action = 'replace';
+    c.reasons.push('data sources have no update: replaced (delete + create, new id)');
+    const wait = waitsFor(ic, liveIntegration);
+    if (m.adopt && !options.allowReplace) {
+      c.blocked = 'adopting it means replacing a data source govops did not create (its name differs): run with --allow-replace';
+    } else if (wait) c.blocked = wait;
+    return c;
+  }
+  if (m.adopt) c.action = 'adopt';
+  return c;
+}
+
+/**
+ * A targeted plan (`--only`) keeps some changes and leaves the others out; data sources and their integration
+ * depend on each other, so: a data source create kept without its integration's create or replace (its live id
+ * is known only once that runs) is blocked, naming the pattern to add; an integration delete or replace kept
+ * without the changes of its managed data sources is applied (the service deletes them with it), with a
+ * warning that a plan without --only settles them. Returns the kept changes (blocked ones copied) and warnings.
+ */
+export function targetDataSources(all: readonly ResourceChange[], kept: readonly ResourceChange[]): { changes: ResourceChange[]; warnings: string[] } {
+  const keptKeys = new Set(kept.map((c) => `${c.resourceKind}/${c.name}`));
+  const integrations = new Map(all.filter((c) => c.resourceKind === 'Integration').map((c) => [c.name, c]));
+  const warnings: string[] = [];
+  const changes = kept.map((c) => {
+    if (c.resourceKind !== 'DataSource' || c.blocked || (c.action !== 'create' && c.action !== 'replace')) return c;
+    const name = c.integration?.name;
+    const ic = name === undefined ? undefined : integrations.get(name);
+    if (!ic || c.integration?.liveId !== undefined || keptKeys.has(`Integration/${ic.name}`)) return c;
+    return { ...c, blocked: `waits for Integration/${ic.name} (${ic.action}), which this targeted plan leaves out: add --only Integration/${ic.name}` };
+  });
+  for (const ic of kept) {
+    if (ic.resourceKind !== 'Integration' || ic.blocked || (ic.action !== 'delete' && ic.action !== 'replace')) continue;
+    const left = all.filter(
+      (c) => c.resourceKind === 'DataSource' && c.action !== 'noop' && c.integration?.name === ic.name && !keptKeys.has(`DataSource/${c.name}`),
+    );
+    const leftPrunes = all.filter(
+      (c) => c.resourceKind === 'DataSource' && c.action === 'delete' && ic.liveId !== undefined && c.integration?.liveId === ic.liveId && !keptKeys.has(`DataSource/${c.name}`),
+    );
+    const names = [...new Set([...left, ...leftPrunes].map((c) => `DataSource/${c.name}`))].sort();
+    if (names.length) {
+      warnings.push(
+        `Integration/${ic.name}: its ${ic.action} also deletes ${names.join(', ')} (the service deletes data sources with their integration), left out of this targeted plan: a plan without --only settles them`,
+      );
+    }
+  }
+  return { changes, warnings };
+}

@@ -1,0 +1,105 @@
+/**
+ * Object-store data sources of the sandbox: numeric ids, soft delete then hard delete (the first DELETE
+ * disables a data source, the second removes it), and removal with their integration.
+ */
+import type { Behaviours } from '../behaviours.js';
+
+export interface StoredDataSource {
+  id: number;
+  integrationId: number;
+  dataSourceName: string;
+  prefix: string;
+  createdAt: string;
+  /** Set by the first DELETE (soft delete): still listed, with `deleted: true`; no longer counts as taken. */
+  deletedAt?: string;
+}
+
+export interface DataSourceSnapshot {
+  nextId: number;
+  dataSources: StoredDataSource[];
+}
+
+export class DataSourceStore {
+  private readonly items = new Map<number, StoredDataSource>();
+  private nextId = 1;
+
+  constructor(
+    private readonly opts: { behaviours: Behaviours; now: () => number; onChange: () => void },
+  ) {}
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  get(id: number): StoredDataSource | undefined {
+    return this.items.get(id);
+  }
+
+  /** Every data source, soft-deleted ones included, in creation order (or shuffled under `shuffle`). */
+  list(): StoredDataSource[] {
+    return this.opts.behaviours.order([...this.items.values()]);
+  }
+
+  /** The active (not soft-deleted) data sources of an integration. */
+  active(integrationId: number): StoredDataSource[] {
+    return [...this.items.values()].filter((d) => d.integrationId === integrationId && d.deletedAt === undefined);
+  }
+
+  /** Register several data sources at once (the caller has validated them all). */
+  insert(integrationId: number, items: ReadonlyArray<{ dataSourceName: string; prefix: string }>): StoredDataSource[] {
+    const createdAt = new Date(this.opts.now()).toISOString();
+    const out = items.map((i) => {
+      const d: StoredDataSource = { id: this.nextId++, integrationId, dataSourceName: i.dataSourceName, prefix: i.prefix, createdAt };
+      this.items.set(d.id, d);
+      return d;
+    });
+    this.opts.onChange();
+    return out;
+  }
+
+  /** First call: soft delete (disabled, still listed); second call (or behaviour hard-delete): removed. */
+  delete(d: StoredDataSource): 'soft' | 'hard' {
+    if (d.deletedAt === undefined && !this.opts.behaviours.has('hard-delete')) {
+      d.deletedAt = new Date(this.opts.now()).toISOString();
+      this.opts.onChange();
+      return 'soft';
+    }
+    this.items.delete(d.id);
+    this.opts.onChange();
+    return 'hard';
+  }
+
+  /** The integration is gone: its data sources go with it. Returns how many. */
+  removeIntegration(integrationId: number): number {
+    let n = 0;
+    for (const d of [...this.items.values()]) {
+      if (d.integrationId !== integrationId) continue;
+      this.items.delete(d.id);
+      n++;
+    }
+    if (n) this.opts.onChange();
+    return n;
+  }
+
+  clear(): void {
+    this.items.clear();
+    this.nextId = 1;
+    this.opts.onChange();
+  }
+
+  snapshot(): DataSourceSnapshot {
+    return { nextId: this.nextId, dataSources: [...this.items.values()] };
+  }
+
+  restore(data: unknown): void {
+    this.items.clear();
+    this.nextId = 1;
+    const snap = data as Partial<DataSourceSnapshot> | undefined;
+    if (!snap || !Array.isArray(snap.dataSources)) return;
+    for (const d of snap.dataSources) {
+      if (!d || typeof d.id !== 'number' || typeof d.integrationId !== 'number') continue;
+      this.items.set(d.id, d);
+    }
+    this.nextId = Math.max(typeof snap.nextId === 'number' ? snap.nextId : 1, ...[...this.items.keys()].map((k) => k + 1));
+  }
+}

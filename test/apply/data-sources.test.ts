@@ -1,0 +1,260 @@
+/**
+ * Data sources through the real reconcile engine against the sandbox over HTTP: ordering (after the
+ * integration on create, before it on delete), one create request per integration, adoption, drift, prune,
+ * the mass-deletion guard, interrupted runs, and a service without data sources.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Plan } from '../../src/plan/types.js';
+import { dataSourceManifest as source, objectStoreManifest as store } from '../helpers/manifests.js';
+import { rig, type Rig } from './inproc.js';
+
+let w: Rig | undefined;
+afterEach(async () => {
+  await w?.close();
+  w = undefined;
+});
+
+const acting = (plan: Plan | undefined) => (plan?.changes ?? []).filter((c) => c.action !== 'noop' || c.adopt).map((c) => `${c.action} ${c.resourceKind}/${c.name}${c.blocked ? ' (blocked)' : ''}`);
+const writes = (r: Rig) => r.lines().filter((l) => !l.startsWith('GET ') && !l.includes('dryRun=true'));
+
+describe('data sources through the engine', () => {
+  it('created with their integration in one revision: after it is enabled, in one request; then a no-op', async () => {
+    w = await rig({ transitionMs: 30 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('ds.yaml', [source('events', 'raw', 's3://raw/events'), source('logs', 'raw', 's3://raw/logs/*')].join('---\n'));
+    const first = await w.run();
+    expect(first.ok, first.error).toBe(true);
+    expect(acting(first.plan)).toEqual(['create Integration/raw', 'create DataSource/events', 'create DataSource/logs']);
+    expect(writes(w)).toEqual(['POST /integrations 200', 'POST /native-s3/handler 200']);
+    const lines = w.lines();
+    // the data sources were registered only after the status poll saw the integration enabled
+    expect(lines.indexOf('POST /native-s3/handler 200')).toBeGreaterThan(lines.lastIndexOf(lines.filter((l) => l.startsWith('GET /integrations/1/status'))[0]!));
+    const live = w.sandbox.dataSources.list();
+    expect(live.map((d) => [d.dataSourceName, d.prefix, d.integrationId])).toEqual([
+      ['events', 's3://raw/events', 1],
+      ['logs', 's3://raw/logs/*', 1],
+    ]);
+    const state = await w.state();
+    expect(state.resources.filter((r) => r.kind === 'DataSource').map((r) => [r.name, r.id, r.pending])).toEqual([
+      ['events', String(live[0]!.id), undefined],
+      ['logs', String(live[1]!.id), undefined],
+    ]);
+    w.sandbox.clearRequests();
+    const again = await w.run();
+    expect(again.ok).toBe(true);
+    expect(again.changed).toBe(false);
+    expect(writes(w)).toEqual([]);
+  });
+
+  it('adds and removes prefixes; removing needs --prune; the guard counts data sources', async () => {
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
+    await w.write('b.yaml', source('b', 'raw', 's3://raw/b'));
+    expect((await w.run()).ok).toBe(true);
+    await w.write('c.yaml', source('c', 'raw', 's3://raw/c'));
+    await w.remove('b.yaml');
+    w.sandbox.clearRequests();
+    const noPrune = await w.run();
+    expect(acting(noPrune.plan)).toEqual(['create DataSource/c']);
+    expect(noPrune.plan!.warnings).toContain('DataSource/b is managed by govops but has no manifest: run with --prune to delete it');
+    const pruned = await w.run({ prune: true });
+    expect(pruned.ok, pruned.error).toBe(true);
+    expect(acting(pruned.plan)).toEqual(['delete DataSource/b']);
+    expect(w.sandbox.dataSources.list().map((d) => d.dataSourceName)).toEqual(['a', 'c']); // b hard-deleted, not only disabled
+    // Two DELETEs: the first disables, the second removes.
+    expect(writes(w).filter((l) => l.startsWith('DELETE'))).toEqual(['DELETE /dataSource/2 200', 'DELETE /dataSource/2 200']);
+    expect((await w.state()).resources.map((r) => `${r.kind}/${r.name}`).sort()).toEqual(['DataSource/a', 'DataSource/c', 'Integration/raw']);
+    // the guard: removing both data sources of 3 managed resources is more than 25%
+    await w.remove('a.yaml');
+    await w.remove('c.yaml');
+    const guarded = await w.run({ prune: true });
+    expect(guarded.plan!.deletionRefusal?.rule).toBe('share');
+    expect(acting(guarded.plan)).toEqual(['delete DataSource/a (blocked)', 'delete DataSource/c (blocked)']);
+    expect(w.sandbox.dataSources.size).toBe(2);
+  });
+
+  it('renaming a data source replaces it (no update endpoint)', async () => {
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a', 'alpha'));
+    expect((await w.run()).ok).toBe(true);
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a', 'beta'));
+    const r = await w.run();
+    expect(r.ok, r.error).toBe(true);
+    expect(r.plan!.changes.find((c) => c.name === 'a')).toMatchObject({ action: 'replace', changes: [{ path: 'dataSourceName', before: 'alpha', after: 'beta' }] });
+    expect(w.sandbox.dataSources.list().map((d) => [d.dataSourceName, d.prefix])).toEqual([['beta', 's3://raw/a']]);
+    expect((await w.run()).changed).toBe(false);
+  });
+
+  it('adopts a data source that exists in the service; a different name needs --allow-replace', async () => {
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    expect((await w.run()).ok).toBe(true);
+    const id = w.sandbox.integrations.snapshot().integrations[0]!.id;
+    await w.api.createDataSources(String(id), [
+      { dataSourceName: 'events', prefix: 's3://raw/events' },
+      { dataSourceName: 'other', prefix: 's3://raw/other' },
+    ]);
+    await w.write('ds.yaml', [source('events', 'raw', 's3://raw/events'), source('other', 'raw', 's3://raw/other', 'renamed')].join('---\n'));
+    w.sandbox.clearRequests();
+    const r = await w.run();
+    expect(acting(r.plan)).toEqual(['adopt DataSource/events', 'replace DataSource/other (blocked)']);
+    expect(r.plan!.changes.find((c) => c.name === 'events')!.reasons.join(' ')).toMatch(/not in govops state: adopted/);
+    expect(writes(w)).toEqual([]);
+    expect((await w.state()).resources.find((r) => r.name === 'events')).toMatchObject({ kind: 'DataSource', origin: 'adopted' });
+    const allowed = await w.run({ allowReplace: true });
+    expect(allowed.ok, allowed.error).toBe(true);
+    expect(w.sandbox.dataSources.list().map((d) => d.dataSourceName).sort()).toEqual(['events', 'renamed']);
+  });
+
+  it('drift: a data source deleted out of band is created again', async () => {
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
+    expect((await w.run()).ok).toBe(true);
+    const [d] = w.sandbox.dataSources.list();
+    w.sandbox.dataSources.delete(d!); // soft delete: still listed, as deleted
+    const plan = await w.run({ apply: false });
+    expect(acting(plan.plan)).toEqual(['create DataSource/a']);
+    expect(plan.plan!.changes[1]!.reasons).toContain(`recorded id ${d!.id} no longer exists in the service`);
+    expect((await w.run()).ok).toBe(true);
+    expect(w.sandbox.dataSources.list().filter((x) => x.deletedAt === undefined).map((x) => x.prefix)).toEqual(['s3://raw/a']);
+  });
+
+  it('deleting the integration with its data sources: the data sources first, then the integration', async () => {
+    w = await rig({ transitionMs: 20 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('ds.yaml', [source('a', 'raw', 's3://raw/a'), source('b', 'raw', 's3://raw/b')].join('---\n'));
+    await w.write('keep.yaml', store('keep', 's3://keep/'));
+    await w.write('k1.yaml', source('k1', 'keep', 's3://keep/1'));
+    await w.write('k2.yaml', source('k2', 'keep', 's3://keep/2'));
+    expect((await w.run()).ok).toBe(true);
+    const rawId = (await w.state()).resources.find((x) => x.kind === 'Integration' && x.name === 'raw')!.id;
+    await w.remove('store.yaml');
+    await w.remove('ds.yaml');
+    w.sandbox.clearRequests();
+    const r = await w.run({ prune: true, maxDeletes: 3 });
+    expect(r.ok, r.error).toBe(true);
+    expect(acting(r.plan)).toEqual(['delete Integration/raw', 'delete DataSource/a', 'delete DataSource/b']);
+    const order = writes(w).filter((l) => l.startsWith('DELETE'));
+    expect(order.slice(0, 4).every((l) => l.startsWith('DELETE /dataSource/'))).toBe(true);
+    expect(order[4]).toBe(`DELETE /integrations/${rawId} 200`);
+    expect(w.sandbox.dataSources.list().map((d) => d.prefix)).toEqual(['s3://keep/1', 's3://keep/2']);
+    expect((await w.state()).resources.map((x) => x.name).sort()).toEqual(['k1', 'k2', 'keep']);
+  });
+
+  it('a DataSource whose integration this plan deletes is a plan error', async () => {
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
+    expect((await w.run()).ok).toBe(true);
+    await w.write('store.yaml', store('raw', 's3://raw/').replace('  name: raw\nspec', '  name: raw\n  annotations:\n    govops/delete: "true"\nspec'));
+    const r = await w.run({ prune: true });
+    expect(r.ok).toBe(false);
+    expect(r.plan!.errors).toEqual(['DataSource/a is registered under Integration/raw, which this plan deletes: remove the DataSource manifest (or mark it govops/delete) too']);
+  });
+
+  it('replacing the integration registers its data sources again under the new one', async () => {
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
+    expect((await w.run()).ok).toBe(true);
+    await w.write('store.yaml', store('raw', 's3://raw/').replace('cloudAccountId: "123456789012"', 'cloudAccountId: "999999999999"'));
+    const blocked = await w.run({ apply: false });
+    expect(acting(blocked.plan)).toEqual(['replace Integration/raw (blocked)']);
+    const r = await w.run({ allowReplace: true });
+    expect(r.ok, r.error).toBe(true);
+    expect(acting(r.plan)).toEqual(['replace Integration/raw', 'create DataSource/a']);
+    expect(r.plan!.changes[1]!.reasons.join(' ')).toMatch(/is replaced and the service deletes its data sources with it/);
+    const live = w.sandbox.dataSources.list();
+    expect(live.map((d) => [d.integrationId, d.prefix])).toEqual([[2, 's3://raw/a']]);
+    expect((await w.run()).changed).toBe(false);
+  });
+
+  it('an integration not enabled: the data source waits (blocked), the next run registers it', async () => {
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    expect((await w.run()).ok).toBe(true);
+    w.sandbox.setStuckTransitions(['editing']);
+    await w.write('store.yaml', store('raw', 's3://raw/').replace('us-east-1', 'eu-west-1'));
+    const edit = await w.run({ timeoutMs: 300 });
+    expect(edit.ok).toBe(false); // the update does not settle
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
+    await w.write('store.yaml', store('raw', 's3://raw/').replace('us-east-1', 'eu-west-1'));
+    const waiting = await w.run({ apply: false });
+    expect(waiting.plan!.changes.find((c) => c.name === 'a')!.blocked).toBe('Integration/raw is editing: data sources are registered once it is enabled (the next run does it)');
+    w.sandbox.setStuckTransitions(false);
+    w.sandbox.finishTransitions();
+    const later = await w.run();
+    expect(later.ok, later.error).toBe(true);
+    expect(w.sandbox.dataSources.size).toBe(1);
+  });
+
+  it('a service without data sources: one warning, blocked creates, integrations still applied', async () => {
+    w = await rig({ transitionMs: 10, behaviours: ['no-data-sources'] });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('ds.yaml', [source('a', 'raw', 's3://raw/a'), source('b', 'raw', 's3://raw/b')].join('---\n'));
+    const r = await w.run();
+    expect(r.ok).toBe(false);
+    expect(r.plan!.warnings).toEqual([
+      'data sources not supported by this service (GET /native-s3/handler answered 404); set --data-sources-path if the service has them elsewhere: 2 DataSource manifest(s) not applied',
+    ]);
+    expect(acting(r.plan)).toEqual(['create Integration/raw', 'create DataSource/a (blocked)', 'create DataSource/b (blocked)']);
+    expect(r.outcomes.map((o) => [o.name, o.result, o.code])).toEqual(
+      expect.arrayContaining([
+        ['raw', 'ok', undefined],
+        ['a', 'skipped', 'GOVOPS_BLOCKED'],
+        ['b', 'skipped', 'GOVOPS_BLOCKED'],
+      ]),
+    );
+    expect(w.sandbox.integrations.size).toBe(1);
+    expect(w.lines().filter((l) => l.includes('native-s3'))).toEqual(['GET /native-s3/handler 404']);
+  });
+
+  it('without DataSource manifests or state entries the data-source list is never asked for', async () => {
+    w = await rig({ transitionMs: 10, behaviours: ['no-data-sources'] });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    const r = await w.run();
+    expect(r.ok, r.error).toBe(true);
+    expect(r.plan!.warnings).toEqual([]);
+    expect(w.lines().some((l) => l.includes('native-s3'))).toBe(false);
+  });
+
+  it('an interrupted create is found by (integration, prefix) on the next run', async () => {
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    expect((await w.run()).ok).toBe(true);
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
+    w.sandbox.faults.add({ type: 'drop', method: 'POST', path: '/native-s3/handler', count: 10 });
+    const failed = await w.run();
+    expect(failed.ok).toBe(false);
+    // the intent is on disk, the service has nothing: the next run drops the intent and creates it
+    expect((await w.state()).resources.find((r) => r.name === 'a')).toMatchObject({ pending: 'create', key: '1|s3://raw/a' });
+    w.sandbox.faults.clear();
+    const again = await w.run();
+    expect(again.ok, again.error).toBe(true);
+    expect(w.sandbox.dataSources.size).toBe(1);
+    expect((await w.state()).resources.find((r) => r.name === 'a')!.pending).toBeUndefined();
+  });
+
+  it('a create that landed before govops stopped is recorded by (integration, prefix), not sent again', async () => {
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
+    expect((await w.run()).ok).toBe(true);
+    // as if the POST landed and govops died before the answer: the entry is a pending create without id
+    const st = await w.state();
+    const entry = st.resources.find((r) => r.name === 'a')!;
+    const id = entry.id;
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(w.statePath, JSON.stringify({ ...st, resources: st.resources.map((r) => (r.name === 'a' ? { ...r, id: '', pending: 'create', key: `1|s3://raw/a` } : r)) }));
+    w.sandbox.clearRequests();
+    const again = await w.run();
+    expect(again.ok, again.error).toBe(true);
+    expect(writes(w)).toEqual([]);
+    const resolved = (await w.state()).resources.find((r) => r.name === 'a')!;
+    expect(resolved.id).toBe(id);
+    expect(resolved.pending).toBeUndefined();
+  });
+});

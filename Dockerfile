@@ -14,6 +14,7 @@ COPY package.json package-lock.json tsconfig.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY src ./src
 COPY schemas ./schemas
+COPY scripts ./scripts
 RUN npm run build
 
 # ---- app: /app as it runs: production dependencies only, without what only their developers read --

@@ -27,7 +27,7 @@ spec:
   config:
     workspaceUrl: https://lake.example.com
     httpPath: ${path}
-    token: { fromEnv: BENCH_LAKE_TOKEN }
+    token: { fromEnv: GOVOPS_SECRET_BENCH_LAKE_TOKEN }
 `;
 
 function stats(xs) {
@@ -49,7 +49,7 @@ async function waitFor(check, timeoutMs = 15000) {
 async function measure(name, { settings, change }) {
   const sandbox = await startSandbox({ port: 0, transitionMs: 50 });
   const running = await startRunning(
-    { ...settings, env: { ...process.env, BENCH_LAKE_TOKEN: 'bench-token' } },
+    { ...settings, env: { ...process.env, GOVOPS_SECRET_BENCH_LAKE_TOKEN: 'bench-token' } },
     silentLogger(),
     (onRequest) => new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest }),
   );
@@ -101,7 +101,7 @@ try {
       await commit(`/sql/${i}`);
       const body = JSON.stringify({ ref: 'refs/heads/main' });
       const sig = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-      const res = await fetch(`${url}/hooks/git`, { method: 'POST', body, headers: { 'x-hub-signature-256': sig } });
+      const res = await fetch(`${url}/hooks/git`, { method: 'POST', body, headers: { 'x-hub-signature-256': sig, 'x-github-event': 'push', 'content-type': 'application/json' } });
       if (res.status !== 202) throw new Error(`hook ${res.status}`);
     },
   });

@@ -57,9 +57,12 @@ try {
   t = performance.now();
   const fired = await fetch(`${sb.url}/_sandbox/events`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: sb.adminToken },
     body: JSON.stringify({ notificationType: 'modelAccessRequested' }),
-  }).then((r) => r.json());
+  }).then(async (r) => {
+    if (r.status !== 200) throw new Error(`POST /_sandbox/events: ${r.status} ${await r.text()}`);
+    return r.json();
+  });
   const emitted = performance.now() - t;
   await sb.webhooks.idle();
   const total = performance.now() - t;

@@ -24,8 +24,9 @@ export function splitCreatedWebhooks(
   const taken = new Set(claimedIds);
   const found: LiveWebhook[] = [];
   const missing: WebhookInput[] = [];
+  const byName = webhooksByName(live);
   for (const item of pending) {
-    const hit = live.find((w) => w.name === item.name && !taken.has(w.id));
+    const hit = byName.get(item.name)?.find((w) => !taken.has(w.id));
     if (hit) {
       taken.add(hit.id);
       found.push(hit);
@@ -34,4 +35,15 @@ export function splitCreatedWebhooks(
     }
   }
   return { found, missing };
+}
+
+/** Live webhooks grouped by name (names need not be unique), in list order. */
+export function webhooksByName(live: readonly LiveWebhook[]): Map<string, LiveWebhook[]> {
+  const out = new Map<string, LiveWebhook[]>();
+  for (const w of live) {
+    const list = out.get(w.name);
+    if (list) list.push(w);
+    else out.set(w.name, [w]);
+  }
+  return out;
 }

@@ -1,14 +1,18 @@
 /**
  * applyPlan: carry out a plan. Every actionable change becomes a task (tasks.ts); one runner runs each
- * task's steps in order and each step's phases in order (dry run → write → settle). At most
- * `concurrency` tasks run at a time (p-queue); a task holds its slot while it runs, except while it
- * waits for the webhook batch, which is sent ahead of queued tasks.
+ * task's steps in order and each step's phases in order (dry run → write → settle). Dry runs and writes
+ * run at most `concurrency` at a time (p-queue); a step's slot is freed as soon as its write is
+ * accepted, and settling moves to the shared poller (poller.ts), so the next resources' dry runs and
+ * writes never wait behind a transition. One change at a time per integration still holds: a task's
+ * next step starts only once the previous one settled (a replace creates after its delete is gone).
+ * Webhook creates join batches (webhook-batch.ts), sent ahead of queued tasks.
  *
  * Each task is independent (one failure never stops the others). A phase that failed transiently
  * (service unavailable through all of the client's retries) is tried again, a bounded number of
  * times. The signal stops the apply gracefully: no task or phase starts, waits end at once, a request
  * in flight finishes and what it did is saved; `forceSignal` also aborts requests in flight.
  */
+import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
@@ -18,13 +22,16 @@ import { actionable } from '../plan/planner.js';
 import type { DesiredResource, Plan, PlanChange } from '../plan/types.js';
 import type { ResourceOutcome } from '../reconcile/types.js';
 import type { GovopsState } from '../state/types.js';
+import type { JournalEntry } from '../state/types.js';
 import { DataSourceBatches, joinsDataSourceBatch } from './data-source-batch.js';
 import { taskDependencies, taskKey } from './dependencies.js';
 import { Ledger } from './ledger.js';
 import { nextInterval, sleep } from './poll.js';
+import { Poller, type PollCounters } from './poller.js';
 import { joinsWebhookBatch, taskFor, type Phase, type Step, type StepContext } from './tasks.js';
+import { TransitionStats } from './transitions.js';
 import { ApplyFailure } from './validation.js';
-import { WebhookBatch } from './webhook-batch.js';
+import { WebhookBatch, type BatchLimits } from './webhook-batch.js';
 
 export interface ApplyInput {
   api: ServiceApi;
@@ -32,8 +39,10 @@ export interface ApplyInput {
   /** The resolved manifests the plan was made from (bodies with secrets). */
   desired: DesiredResource[];
   state: GovopsState;
-  /** Save the state (never called concurrently). */
+  /** Save the whole state (never called concurrently with itself or `journal`). */
   persist(state: GovopsState): Promise<void>;
+  /** Append changed entries to the state's journal (src/state/journal.ts); absent = every save is whole. */
+  journal?(entries: JournalEntry[]): Promise<void>;
   logger: Logger;
   concurrency?: number;
   /** Overall timeout in ms (default 10 minutes). */
@@ -43,8 +52,18 @@ export interface ApplyInput {
   /** Forced stop: requests in flight are aborted too. */
   forceSignal?: AbortSignal;
   revision?: string;
+  /** Shortest interval between two status polls of one integration (--poll-min; default 25 ms). */
   pollIntervalMs?: number;
+  /** Longest interval between two status polls of one integration (--poll-max; default 30 s). */
   pollMaxIntervalMs?: number;
+  /** Poll requests (status and lists) per second at most (--poll-rate; default 50). */
+  pollRate?: number;
+  /** Polls due at once from which one GET /integrations answers for all (default 4; Infinity: never). */
+  pollListThreshold?: number;
+  /** Integrations the service listed at plan time (the poller weighs a list against status requests). */
+  liveIntegrations?: number;
+  /** Webhook creates per POST: at most this many items and bytes (--webhook-batch-size / -bytes). */
+  webhookBatch?: Partial<BatchLimits>;
   onOutcome?: (outcome: ResourceOutcome, done: number, total: number) => void;
   now?: () => Date;
 }
@@ -53,27 +72,23 @@ export interface ApplyResult {
   outcomes: ResourceOutcome[];
   state: GovopsState;
   ok: boolean;
+  /** Status requests and lists the poller made. */
+  polls: PollCounters;
 }
 
 export const DEFAULT_CONCURRENCY = 8;
+export const DEFAULT_POLL_MIN_MS = 25;
+export const DEFAULT_POLL_MAX_MS = 30_000;
+export const DEFAULT_POLL_RATE = 50;
+export const DEFAULT_POLL_LIST_THRESHOLD = 4;
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 /** Tries of one phase whose failure was transient. */
 export const PHASE_ATTEMPTS = 3;
 
-const PHASES: readonly Phase[] = ['dryRun', 'write', 'settle'];
-const BATCH_PRIORITY = 1;
-
-/** A task's steps cut where it waits for the batch: runs of steps that hold a slot, and batched steps. */
-function segments(steps: readonly Step[]): Array<{ batched: boolean; steps: Step[] }> {
-  const out: Array<{ batched: boolean; steps: Step[] }> = [];
-  for (const step of steps) {
-    const batched = step.batched === true;
-    const last = out[out.length - 1];
-    if (last && last.batched === batched && !batched) last.steps.push(step);
-    else out.push({ batched, steps: [step] });
-  }
-  return out;
-}
+const PHASES: readonly Phase[] = ['dryRun', 'prepare', 'write', 'settle'];
+/** Webhook batches go first; then steps of tasks already under way (a replace's create), then new tasks. */
+const BATCH_PRIORITY = 2;
+const CONTINUE_PRIORITY = 1;
 
 /** Failures a phase is tried again for: the service did not act, or the phase is safe to repeat. */
 const PHASE_RETRY_CODES: ReadonlySet<string> = new Set<string>([
@@ -114,26 +129,40 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
   const changes = actionable(plan);
   const total = changes.length;
   const outcomes: ResourceOutcome[] = [];
+  // Every request in flight, retry sleep and wait listens to the run's signals (more than the default ten).
+  for (const s of [signal, input.forceSignal]) if (s) setMaxListeners(0, s);
   const api = signal || input.forceSignal ? input.api.withSignal(signal ?? new AbortController().signal, input.forceSignal) : input.api;
-  const ledger = new Ledger(input.state, input.persist, { revision: input.revision, now: input.now ?? (() => new Date()) });
-  const ctx: StepContext = {
-    api,
-    ledger,
-    poll: {
-      deadline: Date.now() + (input.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-      initialMs: input.pollIntervalMs ?? 100,
-      maxMs: input.pollMaxIntervalMs ?? 5000,
-      ...(signal ? { signal } : {}),
-    },
-  };
-  const queue = new PQueue({ concurrency: Math.max(1, input.concurrency ?? DEFAULT_CONCURRENCY) });
-  const batch = new WebhookBatch(changes.filter(joinsWebhookBatch).map((c) => c.name), {
-    api,
-    ledger,
-    poll: ctx.poll,
-    logger,
-    enqueue: (fn) => queue.add(fn, { priority: BATCH_PRIORITY }),
+  const ledger = new Ledger(input.state, input.persist, {
+    revision: input.revision,
+    now: input.now ?? (() => new Date()),
+    ...(input.journal ? { journal: input.journal.bind(input) } : {}),
   });
+  const poll = {
+    deadline: Date.now() + (input.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    initialMs: input.pollIntervalMs ?? DEFAULT_POLL_MIN_MS,
+    maxMs: input.pollMaxIntervalMs ?? DEFAULT_POLL_MAX_MS,
+    ...(signal ? { signal } : {}),
+  };
+  const stats = new TransitionStats(input.state.transitions);
+  const poller = new Poller({
+    api,
+    stats,
+    minMs: poll.initialMs,
+    maxMs: Math.max(poll.initialMs, poll.maxMs),
+    ratePerSec: input.pollRate ?? DEFAULT_POLL_RATE,
+    listThreshold: input.pollListThreshold ?? DEFAULT_POLL_LIST_THRESHOLD,
+    ...(input.liveIntegrations !== undefined ? { listSize: input.liveIntegrations } : {}),
+    deadline: poll.deadline,
+    ...(signal ? { signal } : {}),
+    logger,
+  });
+  const ctx: StepContext = { api, ledger, poll, poller };
+  const queue = new PQueue({ concurrency: Math.max(1, input.concurrency ?? DEFAULT_CONCURRENCY) });
+  const batch = new WebhookBatch(
+    changes.filter(joinsWebhookBatch).map((c) => c.name),
+    { api, ledger, poll, logger, enqueue: (fn) => queue.add(fn, { priority: BATCH_PRIORITY }) },
+    input.webhookBatch,
+  );
 
   const dataSources = new DataSourceBatches(changes, {
     api,
@@ -181,8 +210,8 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
       }
     }
   };
-  const runSteps = async (steps: readonly Step[]): Promise<void> => {
-    for (const step of steps) for (const phase of PHASES) await runPhase(step, phase);
+  const runPhases = async (step: Step, phases: readonly Phase[]): Promise<void> => {
+    for (const phase of phases) await runPhase(step, phase);
   };
 
   const runTask = async (c: PlanChange): Promise<void> => {
@@ -211,16 +240,30 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
         if (o.result !== 'ok') throw new NotStarted(ErrorCode.blocked, `not started: it waits for ${dep}, which was not applied (${o.result})`);
       }
       const task = taskFor(c, desired.get(`${c.resourceKind}/${c.name}`), batch, dataSources);
-      for (const seg of segments(task.steps)) {
-        if (seg.batched) {
+      for (const [i, step] of task.steps.entries()) {
+        if (step.batched) {
           start();
-          await runSteps(seg.steps);
-        } else {
-          await queue.add(() => {
-            start();
-            return runSteps(seg.steps);
-          });
+          await runPhases(step, PHASES);
+          continue;
         }
+        // Dry run and write hold a slot; saving the intent and settling do not (the shared poller waits).
+        // A step without a dry run still enters through the queue: at most `concurrency` steps get going at once.
+        await queue.add(
+          () => {
+            start();
+            return runPhase(step, 'dryRun');
+          },
+          { priority: i > 0 ? CONTINUE_PRIORITY : 0 },
+        );
+        await runPhase(step, 'prepare');
+        await queue.add(
+          () => {
+            start();
+            return runPhase(step, 'write');
+          },
+          { priority: CONTINUE_PRIORITY },
+        );
+        await runPhase(step, 'settle');
       }
       start(); // a task without steps
       await ledger.save();
@@ -254,12 +297,22 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     }
   };
 
-  await Promise.all(changes.map(runTask));
-  await queue.onIdle();
-  await ledger.settled();
+  try {
+    await Promise.all(changes.map(runTask));
+    await queue.onIdle();
+  } finally {
+    poller.close();
+  }
+  if (stats.dirty) ledger.setField('transitions', stats.toJSON());
+  try {
+    await ledger.finish();
+  } catch (err) {
+    // Every change is already on disk (state + journal); only the compaction into one file failed.
+    logger.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'state not compacted; the journal beside it holds the latest changes');
+  }
   // a change awaiting a manual step is not a failure (apply-action exits 3 for it)
   const ok = outcomes.length === total && outcomes.every((o) => o.result === 'ok' || o.result === 'blocked');
-  return { outcomes, state: ledger.current, ok };
+  return { outcomes, state: ledger.current, ok, polls: { ...poller.counters } };
 }
 
 /** A task that did not start: skipped (blocked, aborted, past the deadline). */

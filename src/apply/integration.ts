@@ -10,11 +10,28 @@ import type { IntegrationBody, IntegrationMutationResult, LiveIntegration } from
 import { ApiError, ErrorCode } from '../errors.js';
 import { ERROR_STATUSES } from '../service/kinds.js';
 import { nextInterval, sleep, waitSettled, type PollSettings } from './poll.js';
+import type { StatusWaiter, WaitRequest } from './poller.js';
+import type { Operation } from './transitions.js';
 import { ApplyFailure, failingTests, resultsFromError, validationFailure } from './validation.js';
 
 export interface OpContext {
   api: ServiceApi;
   poll: PollSettings;
+  /** The apply's shared poller (poller.ts); without one, each wait polls on its own (doubling intervals). */
+  poller?: StatusWaiter;
+}
+
+/** Which transition a settle waits for: the type and operation (what is learned), and when it began. */
+export interface Transition {
+  type?: string;
+  op: Operation;
+  startedAt?: number;
+}
+
+/** Wait until the integration leaves the transitional statuses: the status, or `gone`. */
+export function awaitSettled(ctx: OpContext, req: WaitRequest): Promise<string> {
+  if (ctx.poller) return ctx.poller.wait(req);
+  return waitSettled(ctx.api, req.id, ctx.poll, !req.immediate);
 }
 
 /** Retries after a 409 before giving up (each after the integration settled). */
@@ -39,7 +56,7 @@ export async function retryOnConflict<T>(ctx: OpContext, id: string | undefined,
         });
       }
       if (id !== undefined) {
-        const status = await waitSettled(ctx.api, id, ctx.poll, false);
+        const status = await awaitSettled(ctx, { id, op: 'update', learn: false, immediate: true });
         if (status === 'gone') throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} was deleted meanwhile: plan again`);
       }
       await sleep(backoff, ctx.poll.signal); // the status may already be settled while the service still answers 409
@@ -70,8 +87,8 @@ async function mutate(
 }
 
 /** After a real call: poll until settled; an error status is a failure with the validation results. */
-export async function settleIntegration(ctx: OpContext, id: string, what: string): Promise<string> {
-  const status = await waitSettled(ctx.api, id, ctx.poll);
+export async function settleIntegration(ctx: OpContext, id: string, what: string, t: Transition): Promise<string> {
+  const status = await awaitSettled(ctx, { id, ...t });
   if (status === 'gone') throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} disappeared during ${what}`);
   if (ERROR_STATUSES.has(status)) throw await statusFailure(ctx, id, `${what} ended in status ${status}`);
   return status;
@@ -202,8 +219,8 @@ export async function writeDelete(ctx: OpContext, id: string, payload: Record<st
 }
 
 /** Poll until the integration is gone; an error status or a settled live integration is a failure. */
-export async function settleDelete(ctx: OpContext, id: string): Promise<void> {
-  const status = await waitSettled(ctx.api, id, ctx.poll);
+export async function settleDelete(ctx: OpContext, id: string, t: Omit<Transition, 'op'> = {}): Promise<void> {
+  const status = await awaitSettled(ctx, { id, op: 'delete', ...t });
   if (status === 'gone') return;
   if (ERROR_STATUSES.has(status)) throw await statusFailure(ctx, id, `delete ended in status ${status}`);
   throw new ApplyFailure(ErrorCode.statusError, `delete: integration ${id} is ${status}, not gone`, { liveId: id });

@@ -4,27 +4,72 @@
  * is saved as soon as the service returns it (before polling), so SIGKILL at any moment leaves a state
  * from which the next run finds everything (src/plan/pending.ts resolves the pending entries).
  *
- * Saves never overlap; calls made while one is running share the next one, which writes the state as it
- * is when it starts (so everything recorded before the call). Large applies don't write once per change.
+ * Resources are held in a map (O(1) per change). Saves never overlap; calls made while one is running
+ * share the next one, which writes what was recorded before it started. With a journal (`journal`), a
+ * save appends only the entries changed since the previous one, and the whole state is written at the
+ * first save, every `compactAfter` entries and at `finish()`: the cost of recording one resource does
+ * not grow with the size of the state. Without one, every save writes the whole state.
  */
-import { getResource, putResource, removeResource } from '../state/store.js';
-import type { GovopsState, ManagedResource } from '../state/types.js';
+import type { GovopsState, JournalEntry, ManagedResource } from '../state/types.js';
 import type { DesiredResource, ResourceChange } from '../plan/types.js';
 
 type Named = Pick<ResourceChange, 'resourceKind' | 'name' | 'renamedFrom' | 'adopt'>;
+type Kind = ManagedResource['kind'];
+
+export interface LedgerOptions {
+  revision?: string;
+  now: () => Date;
+  /** Append changed entries to the state's journal (fsync'd); absent = every save writes the whole state. */
+  journal?: (entries: JournalEntry[]) => Promise<void>;
+  /** Journal entries after which the whole state is written again (default: max(1,000, resources / 2)). */
+  compactAfter?: number;
+}
+
+const keyOf = (kind: Kind, name: string): string => `${kind}\0${name}`;
 
 export class Ledger {
   private saving: Promise<void> = Promise.resolve();
   private next?: Promise<void>;
+  private readonly resources = new Map<string, ManagedResource>();
+  /** Keys changed since the last save started. */
+  private dirty = new Set<string>();
+  private head: Omit<GovopsState, 'resources'>;
+  /** Whether the next save must write the whole state (the first one, after a failed append, to compact). */
+  private full = true;
+  private journaled = 0;
+  /** A state-level field changed since the last full save. */
+  private headChanged = false;
 
   constructor(
-    private state: GovopsState,
+    state: GovopsState,
     private readonly persist: (state: GovopsState) => Promise<void>,
-    private readonly options: { revision?: string; now: () => Date },
-  ) {}
+    private readonly options: LedgerOptions,
+  ) {
+    const { resources, ...head } = state;
+    this.head = head;
+    for (const r of resources) this.resources.set(keyOf(r.kind, r.name), r);
+  }
 
+  /** The state as recorded so far (a new value; O(resources)). */
   get current(): GovopsState {
-    return this.state;
+    return { ...this.head, resources: [...this.resources.values()] };
+  }
+
+  get(kind: Kind, name: string): ManagedResource | undefined {
+    return this.resources.get(keyOf(kind, name));
+  }
+
+  /** Ids of the resources of a kind the state records (live ones: a pending create has none yet). */
+  ids(kind: Kind): Set<string> {
+    const out = new Set<string>();
+    for (const r of this.resources.values()) if (r.kind === kind && r.id !== '') out.add(r.id);
+    return out;
+  }
+
+  /** Replace a state-level field other than the resources (saved with the next full save). */
+  setField<K extends Exclude<keyof GovopsState, 'resources' | 'version' | 'fingerprintKey'>>(key: K, value: GovopsState[K]): void {
+    this.head = { ...this.head, [key]: value };
+    this.headChanged = true;
   }
 
   /** A create is about to be sent: pending entry (no id yet) with the identity to find it by. */
@@ -32,32 +77,31 @@ export class Ledger {
     const entry = this.entry(c, d, '', 'created');
     entry.pending = 'create';
     entry.key = key;
-    this.state = putResource(this.state, entry);
+    this.put(entry);
   }
 
   /** The resource is live with this id (created, adopted, renamed or updated): a settled entry. */
   recordLive(c: Named, d: DesiredResource, id: string): void {
-    const prev = getResource(this.state, c.resourceKind, c.renamedFrom ?? c.name);
+    const prev = this.get(c.resourceKind, c.renamedFrom ?? c.name);
     const origin = prev && prev.id === id && !prev.pending ? prev.origin : c.adopt ? 'adopted' : 'created';
-    if (c.renamedFrom) this.state = removeResource(this.state, c.resourceKind, c.renamedFrom);
-    this.state = putResource(this.state, this.entry(c, d, id, origin));
+    if (c.renamedFrom) this.remove(c.resourceKind, c.renamedFrom);
+    this.put(this.entry(c, d, id, origin));
   }
 
   /** A delete is about to be sent: the entry (under its recorded name) is marked pending. */
   intendDelete(c: Named): void {
-    const prev = getResource(this.state, c.resourceKind, c.renamedFrom ?? c.name);
-    if (prev) this.state = putResource(this.state, { ...prev, pending: 'delete' });
+    const prev = this.get(c.resourceKind, c.renamedFrom ?? c.name);
+    if (prev) this.put({ ...prev, pending: 'delete' });
   }
 
   /** The resource is gone (deleted, or it never existed): its entry goes. */
   forget(c: Named): void {
-    this.state = removeResource(this.state, c.resourceKind, c.renamedFrom ?? c.name);
+    this.remove(c.resourceKind, c.renamedFrom ?? c.name);
   }
 
   /** A pending create that certainly did not happen (the service refused it): its entry goes. */
   dropIntent(c: Named): void {
-    const prev = getResource(this.state, c.resourceKind, c.name);
-    if (prev?.pending === 'create') this.state = removeResource(this.state, c.resourceKind, c.name);
+    if (this.get(c.resourceKind, c.name)?.pending === 'create') this.remove(c.resourceKind, c.name);
   }
 
   save(): Promise<void> {
@@ -66,16 +110,72 @@ export class Ledger {
       .catch(() => undefined)
       .then(() => {
         this.next = undefined;
-        return this.persist(this.state);
+        return this.write();
       });
     this.next = p;
     this.saving = p;
     return p;
   }
 
+  /** After the last change: write the whole state when the journal holds anything (so it is one file again). */
+  finish(): Promise<void> {
+    if (this.journaled > 0 || this.headChanged) this.full = true;
+    return this.dirty.size > 0 || this.full ? this.save() : this.settled();
+  }
+
   /** Resolves when the last save finished (never rejects). */
   settled(): Promise<void> {
     return this.saving.catch(() => undefined);
+  }
+
+  private async write(): Promise<void> {
+    const dirty = this.dirty;
+    this.dirty = new Set();
+    const compactAfter = this.options.compactAfter ?? Math.max(1000, Math.floor(this.resources.size / 2));
+    if (!this.options.journal || this.full || this.journaled + dirty.size > compactAfter) {
+      const wasFull = this.full;
+      this.full = false;
+      try {
+        await this.persist(this.current);
+      } catch (err) {
+        // Nothing of this save is known to be on disk: its entries are written with the next one.
+        for (const k of dirty) this.dirty.add(k);
+        this.full = wasFull || this.options.journal !== undefined;
+        throw err;
+      }
+      this.journaled = 0;
+      this.headChanged = false;
+      return;
+    }
+    const entries: JournalEntry[] = [];
+    for (const k of dirty) {
+      const r = this.resources.get(k);
+      if (r) entries.push({ put: r });
+      else {
+        const [kind, name] = k.split('\0') as [Kind, string];
+        entries.push({ remove: { kind, name } });
+      }
+    }
+    try {
+      await this.options.journal(entries);
+    } catch (err) {
+      // A torn append is ignored when the state is read; the next save writes the whole state.
+      this.full = true;
+      for (const k of dirty) this.dirty.add(k);
+      throw err;
+    }
+    this.journaled += entries.length;
+  }
+
+  private put(entry: ManagedResource): void {
+    const k = keyOf(entry.kind, entry.name);
+    this.resources.set(k, entry);
+    this.dirty.add(k);
+  }
+
+  private remove(kind: Kind, name: string): void {
+    const k = keyOf(kind, name);
+    if (this.resources.delete(k)) this.dirty.add(k);
   }
 
   private entry(c: Named, d: DesiredResource, id: string, origin: ManagedResource['origin']): ManagedResource {

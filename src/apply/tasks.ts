@@ -1,8 +1,9 @@
 /**
  * Applying a plan as tasks (after Argo CD gitops-engine's sync tasks): every plan change becomes one
  * task, a list of steps; every step is one service operation in up to three phases, run by the runner
- * (runner.ts) in order: dry run → write → settle. A step records what it did in the ledger at the
- * moment it knows it (intent before the write, the live id right after it), never later.
+ * (applier.ts) in order: dry run → write → settle. Dry run and write hold a concurrency slot; settling
+ * (saving the new id, then waiting on the shared poller) does not. A step records what it did in the
+ * ledger at the moment it knows it (intent saved before the write, the live id saved before polling).
  */
 import type { IntegrationBody } from '../api/types.js';
 import { ErrorCode } from '../errors.js';
@@ -30,12 +31,17 @@ export interface StepContext extends OpContext {
   ledger: Ledger;
 }
 
-export type Phase = 'dryRun' | 'write' | 'settle';
+export type Phase = 'dryRun' | 'prepare' | 'write' | 'settle';
 
-/** One service operation. Phases that do not apply are absent. */
+/**
+ * One service operation. Phases that do not apply are absent. Dry run and write hold a concurrency slot;
+ * prepare (recording and saving the intent) and settle do not.
+ */
 export interface Step {
   readonly label: string;
   dryRun?(ctx: StepContext): Promise<void>;
+  /** Record the intent and save it: done before `write` sends anything. */
+  prepare?(ctx: StepContext): Promise<void>;
   write(ctx: StepContext): Promise<void>;
   settle?(ctx: StepContext): Promise<void>;
   /** The write joins a batch sent by the batch itself (webhook creates): it holds no concurrency slot. */
@@ -67,6 +73,8 @@ export function identityOf(d: DesiredResource): string {
 class CreateIntegration implements Step {
   readonly label = 'create';
   id?: string;
+  /** When the service accepted the write (the transition began). */
+  private acceptedAt?: number;
   /** The integration failed to create earlier (the service says: fix it with PUT): its id. */
   private fixId?: string;
   /** An earlier write may have reached the service: an integration found by natural key is this one. */
@@ -80,17 +88,20 @@ class CreateIntegration implements Step {
     this.fixId = await dryRunCreate(ctx, body(this.d));
   }
 
+  async prepare(ctx: StepContext): Promise<void> {
+    // It exists (in an error status): recorded first, then fixed. Else: the pending create.
+    if (this.fixId !== undefined) ctx.ledger.recordLive(this.change, this.d, this.fixId);
+    else ctx.ledger.intendCreate(this.change, this.d, identityOf(this.d));
+    await ctx.ledger.save();
+  }
+
   async write(ctx: StepContext): Promise<void> {
     if (this.fixId !== undefined) {
-      // It exists (in an error status): recorded first, then fixed.
-      ctx.ledger.recordLive(this.change, this.d, this.fixId);
-      await ctx.ledger.save();
       await writeUpdate(ctx, this.fixId, body(this.d));
+      this.acceptedAt = Date.now();
       this.id = this.fixId;
       return;
     }
-    ctx.ledger.intendCreate(this.change, this.d, identityOf(this.d));
-    await ctx.ledger.save();
     let id: string;
     try {
       id = await writeCreate(ctx, body(this.d), this.uncertain);
@@ -98,19 +109,22 @@ class CreateIntegration implements Step {
       this.uncertain ||= !(err instanceof ApplyFailure);
       throw err;
     }
+    this.acceptedAt = Date.now();
     this.id = id;
     ctx.ledger.recordLive(this.change, this.d, id);
-    await ctx.ledger.save(); // the id is on disk before polling starts
   }
 
   async settle(ctx: StepContext): Promise<void> {
     if (this.id === undefined) throw new Error('create: settle before write');
-    await settleIntegration(ctx, this.id, this.fixId !== undefined ? 'update' : 'create');
+    await ctx.ledger.save(); // the id is on disk before polling starts
+    const op = this.fixId !== undefined ? 'update' : 'create';
+    await settleIntegration(ctx, this.id, op, { type: this.d.body.type, op, ...(this.acceptedAt !== undefined ? { startedAt: this.acceptedAt } : {}) });
   }
 }
 
 class UpdateIntegration implements Step {
   readonly label = 'update';
+  private acceptedAt?: number;
   constructor(
     private readonly change: Named,
     private readonly id: string,
@@ -121,12 +135,13 @@ class UpdateIntegration implements Step {
     return dryRunUpdate(ctx, this.id, body(this.d));
   }
 
-  write(ctx: StepContext): Promise<void> {
-    return writeUpdate(ctx, this.id, body(this.d));
+  async write(ctx: StepContext): Promise<void> {
+    await writeUpdate(ctx, this.id, body(this.d));
+    this.acceptedAt = Date.now();
   }
 
   async settle(ctx: StepContext): Promise<void> {
-    await settleIntegration(ctx, this.id, 'update');
+    await settleIntegration(ctx, this.id, 'update', { type: this.d.body.type, op: 'update', ...(this.acceptedAt !== undefined ? { startedAt: this.acceptedAt } : {}) });
     // Recorded once the service accepted it: a failed update leaves the old fingerprints, so the next plan retries it.
     ctx.ledger.recordLive(this.change, this.d, this.id);
   }
@@ -135,26 +150,36 @@ class UpdateIntegration implements Step {
 class DeleteIntegration implements Step {
   readonly label = 'delete';
   private gone = false;
+  private acceptedAt?: number;
   constructor(
     private readonly change: Named,
     private readonly id: string,
     private readonly payload: Record<string, unknown> | undefined,
+    private readonly type: string | undefined,
   ) {}
 
   async dryRun(ctx: StepContext): Promise<void> {
     this.gone = !(await dryRunDelete(ctx, this.id, this.payload));
   }
 
-  async write(ctx: StepContext): Promise<void> {
+  async prepare(ctx: StepContext): Promise<void> {
     if (!this.gone) {
       ctx.ledger.intendDelete(this.change);
       await ctx.ledger.save();
+    }
+  }
+
+  async write(ctx: StepContext): Promise<void> {
+    if (!this.gone) {
       this.gone = !(await writeDelete(ctx, this.id, this.payload));
+      this.acceptedAt = Date.now();
     }
   }
 
   async settle(ctx: StepContext): Promise<void> {
-    if (!this.gone) await settleDelete(ctx, this.id);
+    if (!this.gone) {
+      await settleDelete(ctx, this.id, { ...(this.type !== undefined ? { type: this.type } : {}), ...(this.acceptedAt !== undefined ? { startedAt: this.acceptedAt } : {}) });
+    }
     ctx.ledger.forget(this.change);
     await ctx.ledger.save();
   }
@@ -171,12 +196,18 @@ class DeleteWebhook implements Step {
     private readonly owned: boolean,
   ) {}
 
-  async write(ctx: StepContext): Promise<void> {
+  async prepare(ctx: StepContext): Promise<void> {
     if (this.owned) {
       ctx.ledger.intendDelete(this.change);
       await ctx.ledger.save();
     }
+  }
+
+  async write(ctx: StepContext): Promise<void> {
     await deleteWebhook(ctx.api, this.id);
+  }
+
+  async settle(ctx: StepContext): Promise<void> {
     if (this.owned) {
       ctx.ledger.forget(this.change);
       await ctx.ledger.save();
@@ -304,6 +335,7 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
   }
   if (c.resourceKind === 'Integration') {
     const payload = c.deleteNeedsCredentials && d?.kind === 'Integration' ? d.deleteCredentials : undefined;
+    const type = c.integrationType ?? (d?.kind === 'Integration' ? d.body.type : undefined);
     switch (c.action) {
       case 'create': {
         const create = new CreateIntegration(fresh(c), need('Integration'));
@@ -313,10 +345,10 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
         return task(c, [new UpdateIntegration(c, c.liveId, need('Integration'))], () => c.liveId);
       case 'replace': {
         const create = new CreateIntegration(fresh(c), need('Integration'));
-        return task(c, [new DeleteIntegration(c, c.liveId, payload), create], () => create.id);
+        return task(c, [new DeleteIntegration(c, c.liveId, payload, type), create], () => create.id);
       }
       case 'delete':
-        return task(c, [new DeleteIntegration(c, c.liveId, payload)], () => undefined);
+        return task(c, [new DeleteIntegration(c, c.liveId, payload, type)], () => undefined);
     }
   }
   if (c.resourceKind === 'DataSource') {

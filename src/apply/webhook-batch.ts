@@ -1,15 +1,19 @@
 /**
- * New webhooks go to the service in one POST (the interface creates "one or more" per request). Each
- * webhook's task joins the batch; the batch is sent once every expected member has joined or left
- * (a replace whose delete failed leaves). Intent first: every member is recorded as a pending create
- * and saved before the POST. After a failure that may have created some of them, the batch is
- * reconciled name by name: the names now live (and owned by no state entry) are this batch's, only the
- * others are sent again.
+ * New webhooks go to the service in batches (the interface creates "one or more" per request), each at
+ * most `maxItems` webhooks and `maxBytes` of request body (the interface states no limit; a real service
+ * has one). Each webhook's task joins; a batch is sent as soon as it is full, and the rest once every
+ * expected member has joined or left (a replace whose delete failed leaves). A batch the service refuses
+ * as too large (413) is split in half and the limit lowered for the batches after it.
+ *
+ * Intent first: every member of a batch is recorded as a pending create and saved before its POST.
+ * After a failure that may have created some of them, the batch is reconciled name by name: the names
+ * now live (and owned by no state entry) are this batch's, only the others are sent again.
  */
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
+import { webhooksByName } from '../api/recovery.js';
 import type { LiveWebhook } from '../api/types.js';
-import { classify } from '../errors.js';
+import { ApiError, classify } from '../errors.js';
 import type { DesiredWebhook, ResourceChange } from '../plan/types.js';
 import type { Ledger } from './ledger.js';
 import { nextInterval, sleep, type PollSettings } from './poll.js';
@@ -18,9 +22,23 @@ import { createWebhooks } from './webhooks.js';
 /** Sends of one batch (the first and the retries after transient failures). */
 export const MAX_BATCH_SENDS = 3;
 
+export interface BatchLimits {
+  /** Webhooks per POST at most. */
+  maxItems: number;
+  /** Bytes of request body per POST at most (a single larger webhook still goes alone). */
+  maxBytes: number;
+}
+
+export const DEFAULT_BATCH_LIMITS: BatchLimits = { maxItems: 500, maxBytes: 256 * 1024 };
+
+/** `{"webhooks":[` + `]}` around the items. */
+const ENVELOPE_BYTES = 15;
+
 interface Member {
   change: Pick<ResourceChange, 'resourceKind' | 'name' | 'adopt' | 'renamedFrom'>;
   desired: DesiredWebhook;
+  /** Its share of the request body (its JSON and a comma). */
+  bytes: number;
   resolve(w: LiveWebhook): void;
   reject(err: unknown): void;
 }
@@ -34,36 +52,51 @@ export interface BatchDeps {
   enqueue<T>(fn: () => Promise<T>): Promise<T>;
 }
 
+const tooLarge = (err: unknown): boolean => err instanceof ApiError && err.statusCode === 413;
+
 export class WebhookBatch {
   private readonly waiting: Set<string>;
-  private readonly members: Member[] = [];
-  private started = false;
+  /** Joined, not yet sent. */
+  private ready: Member[] = [];
+  private readyBytes = ENVELOPE_BYTES;
+  private readonly limits: BatchLimits;
+  /** Batches sent so far (the requests, including splits and re-sends). */
+  posts = 0;
 
   constructor(
     names: Iterable<string>,
     private readonly deps: BatchDeps,
+    limits: Partial<BatchLimits> = {},
   ) {
     this.waiting = new Set(names);
+    this.limits = {
+      maxItems: Math.max(1, Math.floor(limits.maxItems ?? DEFAULT_BATCH_LIMITS.maxItems)),
+      maxBytes: Math.max(1, Math.floor(limits.maxBytes ?? DEFAULT_BATCH_LIMITS.maxBytes)),
+    };
   }
 
-  /** Add a webhook to the batch; resolves with the live webhook once the batch created it. */
+  /** Add a webhook to a batch; resolves with the live webhook once its batch created it. */
   join(change: Member['change'], desired: DesiredWebhook): Promise<LiveWebhook> {
     return new Promise<LiveWebhook>((resolve, reject) => {
-      this.members.push({ change: { ...change, adopt: false, renamedFrom: undefined }, desired, resolve, reject });
+      const bytes = Buffer.byteLength(JSON.stringify(desired.body), 'utf8') + 1;
+      if (this.ready.length > 0 && this.readyBytes + bytes > this.limits.maxBytes) this.flush();
+      this.ready.push({ change: { ...change, adopt: false, renamedFrom: undefined }, desired, bytes, resolve, reject });
+      this.readyBytes += bytes;
       this.waiting.delete(change.name);
-      this.maybeStart();
+      if (this.ready.length >= this.limits.maxItems || this.readyBytes >= this.limits.maxBytes || this.waiting.size === 0) this.flush();
     });
   }
 
   /** A member that will not join (its task failed or was skipped first). */
   leave(name: string): void {
-    if (this.waiting.delete(name)) this.maybeStart();
+    if (this.waiting.delete(name) && this.waiting.size === 0) this.flush();
   }
 
-  private maybeStart(): void {
-    if (this.started || this.waiting.size > 0 || this.members.length === 0) return;
-    this.started = true;
-    const members = [...this.members];
+  private flush(): void {
+    if (this.ready.length === 0) return;
+    const members = this.ready;
+    this.ready = [];
+    this.readyBytes = ENVELOPE_BYTES;
     this.send(members).catch((err: unknown) => {
       for (const m of members) m.reject(err);
     });
@@ -83,7 +116,12 @@ export class WebhookBatch {
         if (todo.length === 0) break;
       }
       const batch = todo;
+      this.posts++;
       const results = await this.deps.enqueue(() => createWebhooks(api, batch.map((m) => structuredClone(m.desired.body))));
+      if (batch.length > 1 && results.every((r) => !r.ok && tooLarge(r.error))) {
+        await this.split(batch);
+        return;
+      }
       const again: Member[] = [];
       batch.forEach((m, i) => {
         const r = results[i]!;
@@ -103,6 +141,23 @@ export class WebhookBatch {
     }
   }
 
+  /** The service refused the batch as too large (nothing was created): two halves, and smaller batches from now on. */
+  private async split(batch: Member[]): Promise<void> {
+    const half = Math.ceil(batch.length / 2);
+    const bytes = batch.reduce((n, m) => n + m.bytes, ENVELOPE_BYTES);
+    this.limits.maxItems = Math.max(1, Math.min(this.limits.maxItems, half));
+    this.limits.maxBytes = Math.max(1, Math.min(this.limits.maxBytes, Math.floor(bytes / 2)));
+    this.deps.logger.info({ items: batch.length, bytes, limits: { ...this.limits } }, 'webhook batch too large for the service (413): splitting it');
+    const parts = [batch.slice(0, half), batch.slice(half)];
+    await Promise.all(
+      parts.map((part) =>
+        this.send(part).catch((err: unknown) => {
+          for (const m of part) m.reject(err);
+        }),
+      ),
+    );
+  }
+
   /** After a failure that may have created some: the members now live by name are settled. Returns the rest. */
   private async claimLive(todo: Member[]): Promise<Member[]> {
     const { api, ledger } = this.deps;
@@ -113,10 +168,11 @@ export class WebhookBatch {
       for (const m of todo) m.reject(err);
       return [];
     }
-    const owned = new Set(ledger.current.resources.filter((r) => r.kind === 'Webhook' && r.id !== '').map((r) => r.id));
+    const owned = ledger.ids('Webhook');
+    const byName = webhooksByName(live);
     const rest: Member[] = [];
     for (const m of todo) {
-      const hit = live.find((w) => w.name === m.desired.body.name && !owned.has(w.id));
+      const hit = byName.get(m.desired.body.name)?.find((w) => !owned.has(w.id));
       if (!hit) {
         rest.push(m);
         continue;

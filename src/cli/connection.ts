@@ -94,7 +94,7 @@ export function resolveConnection(
 export function clientFromOptions(
   opts: ConnectionFlags,
   logger: Logger,
-  extra: { env?: Record<string, string | undefined>; onRequest?: (e: RequestEvent) => void } = {},
+  extra: { env?: Record<string, string | undefined>; onRequest?: (e: RequestEvent) => void; connections?: number } = {},
 ): ServiceClient {
   const c = resolveConnection(opts, extra.env ?? process.env);
   return new ServiceClient({
@@ -104,6 +104,7 @@ export function clientFromOptions(
     timeoutMs: c.timeoutMs,
     retries: c.retries,
     onRequest: extra.onRequest,
+    ...(extra.connections !== undefined ? { connections: Math.max(16, extra.connections) } : {}),
     dataSourcesPath: c.dataSourcesPath,
     dataSourceDeletePath: c.dataSourceDeletePath,
   });

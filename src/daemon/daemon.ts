@@ -9,6 +9,7 @@ import type { Revision, Source } from '../sources/types.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
 import { ManualStepLog } from './manual-steps.js';
 import { DaemonMetrics } from './metrics.js';
+import { collectGarbage } from './memory.js';
 import type { Notifier } from './notify.js';
 import { countByKind, resourceStates, type ResourceState } from './resources.js';
 import { startHttpServer, type HttpServerHandle } from './server.js';
@@ -188,6 +189,8 @@ export class Daemon {
     // The revision's files could not be read: have the source look again now (it restores the folder).
     if (a.failure?.code === ErrorCode.sourceIo && !this.shuttingDown) void this.opts.source.refresh();
     await this.opts.source.retain(this.loop.inUse());
+    // What the reconcile allocated is garbage now: give it back before idling (src/daemon/memory.ts).
+    collectGarbage();
   }
 }
 

@@ -1,7 +1,8 @@
 /** Wire the reconcile engine (src/reconcile/engine.ts) into the loop, reporting files as the user knows them. */
 import type { ServiceApi } from '../api/client-types.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
-import { reconcile } from '../reconcile/engine.js';
+import type { ApplyTuning } from '../reconcile/types.js';
+import { LoadCache, reconcile } from '../reconcile/engine.js';
 import type { ManualStepsMode } from '../plan/types.js';
 import type { ReconcileFn } from './loop.js';
 import { rewriteResultPaths } from './paths.js';
@@ -15,14 +16,20 @@ export interface EngineSettings {
   allowEmpty?: boolean;
   concurrency?: number;
   timeoutMs?: number;
+  /** Status polling and webhook batches. */
+  tuning?: ApplyTuning;
   env?: NodeJS.ProcessEnv;
   /** Which secrets manifests may reference (--secrets-dir, --secret-env-prefix). */
   secretScope?: SecretScope;
 }
 
 export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): ReconcileFn {
+  // A resync of an unchanged revision reuses its loaded manifests.
+  const loadCache = new LoadCache();
   return async (req) => {
     const result = await reconcile(api, {
+      loadCache,
+      ...settings.tuning,
       root: req.revision.root,
       paths: req.revision.paths,
       // Nothing leaves the revision's folder (the repository); secrets default to it (or to the watched folder).

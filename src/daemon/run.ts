@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
+import type { ApplyTuning } from '../reconcile/types.js';
 import type { RequestEvent } from '../api/client.js';
 import { DirSource } from '../sources/dir.js';
 import { GitSource } from '../sources/git.js';
@@ -32,6 +33,8 @@ export interface RunSettings {
   allowEmpty?: boolean;
   concurrency?: number;
   timeoutMs?: number;
+  /** Status polling and webhook batches (--poll-*, --webhook-batch-*). */
+  tuning?: ApplyTuning;
   listen: { host: string; port: number };
   statePath: string;
   hookSecret?: string;
@@ -115,6 +118,7 @@ export async function startRunning(
       allowEmpty: s.allowEmpty,
       concurrency: s.concurrency,
       timeoutMs: s.timeoutMs,
+      ...(s.tuning ? { tuning: s.tuning } : {}),
       env: s.env,
       ...(s.secretScope ? { secretScope: s.secretScope } : {}),
     });

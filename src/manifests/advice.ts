@@ -38,13 +38,14 @@ function show(v: unknown): string {
   return typeof v === 'string' ? `\`${v}\`` : `\`${JSON.stringify(v)}\``;
 }
 
-function checkOne(rule: unknown, data: unknown, parent: Obj, path: (string | number)[], out: Advice[]): void {
+/** `at()`: the path of the value checked, computed only when there is something to report. */
+function checkOne(rule: unknown, data: unknown, parent: Obj, at: () => (string | number)[], out: Advice[], condition: string | undefined): void {
   if (data === REF_PLACEHOLDER) return; // a secret reference: its value is not known here
   if (rule === 'integer') {
-    if (typeof data === 'number' && !Number.isInteger(data)) out.push({ path, message: `${data} is not a whole number` });
+    if (typeof data === 'number' && !Number.isInteger(data)) out.push({ path: at(), message: `${data} is not a whole number` });
   } else if (rule === 'non-empty') {
-    if (data === '') out.push({ path, message: 'is empty: the service needs a value here' });
-    if (Array.isArray(data) && data.length === 0) out.push({ path, message: 'is empty: nothing is selected' });
+    if (data === '') out.push({ path: at(), message: 'is empty: the service needs a value here' });
+    if (Array.isArray(data) && data.length === 0) out.push({ path: at(), message: 'is empty: nothing is selected' });
   } else if (rule === 'unique') {
     if (Array.isArray(data)) {
       const seen = new Set<string>();
@@ -54,18 +55,18 @@ function checkOne(rule: unknown, data: unknown, parent: Obj, path: (string | num
         if (seen.has(k)) repeated.add(typeof item === 'string' ? item : k);
         seen.add(k);
       }
-      if (repeated.size) out.push({ path, message: `lists ${[...repeated].join(', ')} more than once (the list is a set)` });
+      if (repeated.size) out.push({ path: at(), message: `lists ${[...repeated].join(', ')} more than once (the list is a set)` });
     }
   } else if (rule === 'regex') {
     if (typeof data !== 'string') return;
     if (data.length >= 2 && data.startsWith('/') && data.endsWith('/')) {
-      out.push({ path, message: `${show(data)} is written with slashes: write the expression without the leading and trailing slash` });
+      out.push({ path: at(), message: `${show(data)} is written with slashes: write the expression without the leading and trailing slash` });
       return;
     }
     try {
       new RegExp(data);
     } catch {
-      out.push({ path, message: `${show(data)} is not a valid regular expression in JavaScript syntax (the service may use another dialect)` });
+      out.push({ path: at(), message: `${show(data)} is not a valid regular expression in JavaScript syntax (the service may use another dialect)` });
     }
   } else if (rule === 'http-url') {
     if (typeof data !== 'string') return;
@@ -76,7 +77,7 @@ function checkOne(rule: unknown, data: unknown, parent: Obj, path: (string | num
     } catch {
       ok = false;
     }
-    if (!ok) out.push({ path, message: `${show(data)} is not an http(s) URL: the service sends each notification to it` });
+    if (!ok) out.push({ path: at(), message: `${show(data)} is not an http(s) URL: the service sends each notification to it` });
   } else if (isPlainObject(rule) && typeof rule.closed === 'string') {
     if (!isPlainObject(data)) return;
     const known = isPlainObject(parent.properties) ? Object.keys(parent.properties) : [];
@@ -85,28 +86,33 @@ function checkOne(rule: unknown, data: unknown, parent: Obj, path: (string | num
       const near = suggestion(key, known);
       const list = !near && known.length > 0 && known.length <= 24 ? ` (fields here: ${known.join(', ')})` : '';
       out.push({
-        path: [...path, key],
+        path: [...at(), key],
         target: 'key',
         message: `unknown field \`${key}\`${near}${list}: not part of ${rule.closed}; govops sends it but does not compare it`,
       });
     }
   } else if (isPlainObject(rule) && Array.isArray(rule.unused)) {
     if (!isPlainObject(data)) return;
-    const cond = conditionOf(parent);
+    const cond = condition ?? conditionOf(parent);
     const why = typeof rule.why === 'string' ? rule.why : 'the service ignores or rejects it; remove it';
     for (const key of rule.unused) {
       if (typeof key === 'string' && key in data) {
-        out.push({ path: [...path, key], target: 'key', message: `field \`${key}\` is not used${cond ? ` ${cond}` : ''}: ${why}` });
+        out.push({ path: [...at(), key], target: 'key', message: `field \`${key}\` is not used${cond ? ` ${cond}` : ''}: ${why}` });
       }
     }
   }
 }
 
-/** ajv `validate` function of the keyword: never fails, reports to the current sink. */
-export function adviceKeyword(schema: unknown, data: unknown, parentSchema?: unknown, dataCxt?: { instancePath: string }): boolean {
+/**
+ * What the keyword calls (src/manifests/schemas.ts generates the call): never fails, reports to the current
+ * sink. `condition`: the parent schema's condition ("when type is ..."), worked out when the code was made.
+ */
+export function adviceKeyword(schema: unknown, data: unknown, parentSchema?: unknown, dataCxt?: { instancePath: string }, condition?: string): boolean {
   if (!sink) return true;
-  const path = pointerToPath(dataCxt?.instancePath ?? '');
+  let path: (string | number)[] | undefined;
+  const at = (): (string | number)[] => (path ??= pointerToPath(dataCxt?.instancePath ?? ''));
   const parent = isPlainObject(parentSchema) ? parentSchema : {};
-  for (const rule of Array.isArray(schema) ? schema : [schema]) checkOne(rule, data, parent, path, sink);
+  if (Array.isArray(schema)) for (const rule of schema) checkOne(rule, data, parent, at, sink, condition);
+  else checkOne(schema, data, parent, at, sink, condition);
   return true;
 }

@@ -3,7 +3,7 @@
  * Returns the valid manifests and every diagnostic; any `error` diagnostic means the set must
  * not be applied. Used by `govops validate`, plan/apply, and the daemon.
  */
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import PQueue from 'p-queue';
 import { ErrorCode } from '../errors.js';
@@ -12,7 +12,7 @@ import { checkDataSources } from './data-sources.js';
 import { checkDuplicates } from './duplicates.js';
 import { MAX_FILE_BYTES } from './hostile.js';
 import { parseManifestText } from './parse.js';
-import { DEFAULT_SECRET_SCOPE, scopeDiagnostics, type SecretScope } from './secret-scope.js';
+import { DEFAULT_SECRET_SCOPE, scopeDiagnostics, scopeMemo, type SecretScope } from './secret-scope.js';
 import type { Diagnostic, LoadedManifest, ManifestSet } from './types.js';
 
 export interface LoadOptions {
@@ -44,14 +44,32 @@ export function displayName(abs: string, cwd: string): string {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/** First read of a file: most manifest files fit, so a file costs open, one read and close. */
+const FIRST_READ = 64 * 1024;
+
+/** Read at most `limit` + 1 bytes: enough to know a file is over the limit without reading it all. */
+async function readUpTo(handle: FileHandle, limit: number): Promise<Buffer> {
+  let buf = Buffer.allocUnsafe(Math.min(FIRST_READ, limit + 1));
+  let length = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buf, length, buf.length - length, length);
+    length += bytesRead;
+    if (bytesRead === 0 || length > limit) return buf.subarray(0, length);
+    if (length === buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.min(buf.length * 4, limit + 1));
+      buf.copy(bigger, 0, 0, length);
+      buf = bigger;
+    }
+  }
+}
+
 /** Read a file, refusing (without reading it all) anything over the size limit. */
 async function readText(abs: string): Promise<{ text?: string; message?: string; io?: boolean }> {
   let handle;
   try {
     handle = await open(abs, 'r');
-    const { size } = await handle.stat();
-    if (size > MAX_FILE_BYTES) return { message: `file is larger than ${MAX_FILE_BYTES} bytes (1 MiB); manifests are small text files` };
-    const buf = await handle.readFile();
+    const buf = await readUpTo(handle, MAX_FILE_BYTES);
+    if (buf.length > MAX_FILE_BYTES) return { message: `file is larger than ${MAX_FILE_BYTES} bytes (1 MiB); manifests are small text files` };
     if (buf.includes(0)) return { message: 'binary content (NUL byte): not a YAML text file' };
     try {
       return { text: decoder.decode(buf) };
@@ -81,6 +99,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
   const files: string[] = [];
   // At most 32 files open at a time (no EMFILE on large trees); results in the order of the files.
   const texts = await new PQueue({ concurrency: 32 }).addAll(found.files.map((f) => () => readText(f)));
+  const memo = scopeMemo();
   found.files.forEach((abs, i) => {
     const file = displayName(abs, cwd);
     files.push(file);
@@ -95,7 +114,7 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     const root = found.rootOf.get(abs);
     for (const m of res.manifests) {
       if (root !== undefined) m.root = root;
-      diagnostics.push(...scopeDiagnostics(m, scope, options.secretsOrigin));
+      diagnostics.push(...scopeDiagnostics(m, scope, options.secretsOrigin, memo));
     }
     all.push(...res.manifests);
     diagnostics.push(...res.diagnostics);

@@ -1,5 +1,6 @@
 /** Map a path inside a YAML document (['spec','config','host']) back to a line and column. */
-import { isAlias, isMap, isScalar, isSeq, type Document, type LineCounter, type Node, type Pair } from 'yaml';
+import type { Document, LineCounter, Node, Pair } from 'yaml';
+import { yamlLib } from './yaml-lib.js';
 import type { SourceLocation } from './types.js';
 
 export interface Locator {
@@ -10,10 +11,12 @@ export interface Locator {
 }
 
 function keyOf(pair: Pair): unknown {
+  const { isScalar } = yamlLib();
   return isScalar(pair.key) ? pair.key.value : pair.key;
 }
 
 export function makeLocator(doc: Document, lineCounter: LineCounter, file: string, docStart: number): Locator {
+  const { isAlias, isMap, isSeq } = yamlLib();
   const at = (offset: number): SourceLocation => {
     const { line, col } = lineCounter.linePos(offset);
     return { file, line, column: col };

@@ -2,7 +2,7 @@
  * Parse one manifest file's text: YAML documents -> validated manifests + diagnostics with
  * line/column. Pure (no I/O): the loader reads files, tests and benches call this directly.
  */
-import { LineCounter, parseAllDocuments, visit, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import { SECRET_KEYS } from '../service/kinds.js';
 import { MAX_ALIAS_COUNT, depthExceeds, precheck, MAX_DEPTH } from './hostile.js';
 import { makeLocator, type Locator } from './locate.js';
@@ -11,6 +11,7 @@ import { annotationIssues } from './annotations.js';
 import { REF_PLACEHOLDER, isSecretRef, replaceRefs, toPointer, type RefIssue } from './refs.js';
 import { validateAgainst, type SchemaIssue } from './schemas.js';
 import { suggestion } from './suggest.js';
+import { yamlLib } from './yaml-lib.js';
 import { API_VERSION, type Diagnostic, type LoadedManifest, type Manifest } from './types.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -38,7 +39,6 @@ function firstLine(message: string): string {
 export function parseManifestText(text: string, file: string, dir: string, options: ParseOptions = {}): ParseResult {
   const diagnostics: Diagnostic[] = [];
   const manifests: LoadedManifest[] = [];
-  const lineCounter = new LineCounter();
   const fileDiag = (message: string, offset = 0): void => {
     const pos = offset ? positionOf(text, offset) : { line: 1, col: 1 };
     diagnostics.push({ file, line: pos.line, column: pos.col, severity: 'error', message });
@@ -53,6 +53,8 @@ export function parseManifestText(text: string, file: string, dir: string, optio
     const res = fastPath(fast, text, file, dir, options);
     if (res) return res;
   }
+  const { LineCounter, parseAllDocuments } = yamlLib();
+  const lineCounter = new LineCounter();
   let docs: Document.Parsed[];
   try {
     const parsed = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true, strict: true });
@@ -122,6 +124,7 @@ function fastPath(fast: FastDoc[], text: string, file: string, dir: string, opti
   let full: { docs: Document.Parsed[]; lineCounter: LineCounter } | undefined;
   const locatorFor = (line: number): Locator | undefined => {
     if (!full) {
+      const { LineCounter, parseAllDocuments } = yamlLib();
       const lineCounter = new LineCounter();
       full = { docs: parseAllDocuments(text, { lineCounter, uniqueKeys: true }) as Document.Parsed[], lineCounter };
     }
@@ -178,6 +181,7 @@ function positionOf(text: string, offset: number): { line: number; col: number }
 
 function findTag(doc: Document, text: string): { tag: string; offset: number } | undefined {
   let found: { tag: string; offset: number } | undefined;
+  const { visit } = yamlLib();
   visit(doc, {
     Node(_key, node) {
       const tag = (node as { tag?: string }).tag;

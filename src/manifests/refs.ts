@@ -19,7 +19,7 @@ export interface RefIssue {
 }
 
 export function isSecretRef(v: unknown): v is SecretRef {
-  if (!isPlainObject(v)) return false;
+  if (!isPlainObject(v) || !('fromEnv' in v || 'fromFile' in v)) return false;
   const keys = Object.keys(v);
   if (keys.length !== 1) return false;
   if (keys[0] === 'fromEnv') return typeof v.fromEnv === 'string' && ENV_NAME.test(v.fromEnv);
@@ -29,10 +29,15 @@ export function isSecretRef(v: unknown): v is SecretRef {
 
 /** Is this object meant as a secret reference (has a ref key, or one key that is a near miss)? */
 function refIntent(v: Record<string, unknown>): { near?: string } | undefined {
-  const keys = Object.keys(v);
-  if (keys.some((k) => k === 'fromEnv' || k === 'fromFile')) return {};
-  if (keys.length === 1 && /^fr|env|file/i.test(keys[0]!)) {
-    const near = didYouMean(keys[0]!, REF_KEYS);
+  // (no key array: this runs for every object of every manifest)
+  let count = 0;
+  let only: string | undefined;
+  for (const k in v) {
+    if (k === 'fromEnv' || k === 'fromFile') return {};
+    if (++count === 1) only = k;
+  }
+  if (count === 1 && /^fr|env|file/i.test(only!)) {
+    const near = didYouMean(only!, REF_KEYS);
     if (near) return { near };
   }
   return undefined;

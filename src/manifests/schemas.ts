@@ -1,15 +1,21 @@
 /**
- * Validation against the JSON Schemas of schemas/ (ajv, draft 2020-12, `strict: true`, compiled once,
- * lazily) and default filling. Used by the manifest loader and `govops validate`. Rules the service
- * interface does not state are `x-advice` keywords: warnings, never errors (docs/contract.md).
+ * Validation against the JSON Schemas of schemas/ (ajv, draft 2020-12, `strict: true`) and default
+ * filling. Used by the manifest loader and `govops validate`. Rules the service interface does not state
+ * are `x-advice` keywords: warnings, never errors (docs/contract.md).
+ *
+ * The common case — a valid document — costs no schema compilation: the build (scripts/build-validators.mjs)
+ * turns the schemas into validation code once (ajv standalone, `dist/manifests/validators.generated.cjs`),
+ * loaded here without ajv itself. Without that file (running from the sources), the same validators are
+ * compiled on first use. The validators that explain an invalid value (every error, with its schema
+ * context) are always compiled at run time, and only once some value is invalid.
  */
-import Ajv2020Module from 'ajv/dist/2020.js';
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { ErrorObject, KeywordCxt, ValidateFunction } from 'ajv';
 import type { IntegrationType } from '../service/kinds.js';
 import { DELETE_PAYLOAD_KINDS } from '../service/kinds.js';
 import { adviceKeyword, collectAdvice } from './advice.js';
-import { schemaDocuments, schemaId } from './schema-files.js';
+import { conditionOf } from './conditions.js';
+import { SCHEMA_FILES, schemaDocuments, schemaId } from './schema-files.js';
 import { toIssues } from './issues.js';
 
 export interface SchemaIssue {
@@ -28,51 +34,107 @@ type AjvLike = {
   getSchema(id: string): ValidateFunction | undefined;
 };
 
-// ajv and ajv-formats are CommonJS; under NodeNext their default export is the module object.
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as unknown as new (
-  opts: object,
-) => AjvLike;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
-  ajv: AjvLike,
-  formats?: string[],
-) => void;
+const require = createRequire(import.meta.url);
+
+/** ajv's pieces, loaded on first use (CommonJS). */
+function ajvLib() {
+  type Codegen = typeof import('ajv/dist/compile/codegen/index.js');
+  return {
+    Ajv2020: (require('ajv/dist/2020.js') as { default: new (opts: object) => AjvLike }).default,
+    addFormats: (require('ajv-formats') as { default: (ajv: AjvLike, formats?: string[]) => void }).default,
+    codegen: require('ajv/dist/compile/codegen/index.js') as Codegen,
+    names: (require('ajv/dist/compile/names.js') as { default: { instancePath: import('ajv').Name } }).default,
+  };
+}
+
+/** The export of the generated module that `x-advice` calls (set when the module is loaded; named in the code below). */
+const ADVICE_EXPORT = 'adviceKeyword';
 
 /**
- * Two ajv instances over the same schemas, compiled lazily: a lean one answers "valid?" (the
- * common case, cheaper to compile and run), and the one with every error and its schema context
- * (`allErrors`, `verbose`) is compiled only once some value is invalid, to explain why.
+ * `x-advice` as generated code: a call to adviceKeyword(schema, data, parentSchema, { instancePath }, condition),
+ * evaluated in place (so `if`/`then` conditions apply); it never fails. In generated standalone code the
+ * function is the module's own `adviceKeyword` export, set by whoever loads it.
  */
-type Mode = 'check' | 'explain';
-const instances: Partial<Record<Mode, AjvLike>> = {};
-const compiled: Record<Mode, Map<string, ValidateFunction>> = { check: new Map(), explain: new Map() };
+function adviceKeywordDefinition(lib: ReturnType<typeof ajvLib>): object {
+  const { _, stringify, strConcat } = lib.codegen;
+  return {
+    keyword: 'x-advice',
+    schemaType: ['string', 'object', 'array'],
+    code(cxt: KeywordCxt) {
+      const { gen, schema, parentSchema, data, it } = cxt;
+      const fn = gen.scopeValue('keyword', { ref: adviceKeyword, code: _`((...a) => exports.adviceKeyword(...a))` });
+      const sch = gen.scopeValue('schema', { ref: schema as unknown, code: stringify(schema) });
+      const parent = gen.scopeValue('schema', { ref: parentSchema as unknown, code: stringify(parentSchema) });
+      // the schema's condition ("when type is ...") is known now; generated code holds copies of the schemas
+      gen.code(_`${fn}(${sch}, ${data}, ${parent}, { instancePath: ${strConcat(lib.names.instancePath, it.errorPath)} }, ${conditionOf(parentSchema)})`);
+    },
+  };
+}
 
-function instance(mode: Mode): AjvLike {
-  const existing = instances[mode];
-  if (existing) return existing;
-  const a = new Ajv2020({
+type Mode = 'check' | 'explain';
+
+/**
+ * An ajv instance over every schema. `check` answers "valid?" (the common case); `explain` collects every
+ * error with its schema context (`allErrors`, `verbose`). `source`: keep the code, for standalone output.
+ */
+function makeAjv(mode: Mode, source = false): AjvLike {
+  const lib = ajvLib();
+  const a = new lib.Ajv2020({
     allErrors: mode === 'explain',
     verbose: mode === 'explain',
     strict: true,
     inlineRefs: false,
-    code: { optimize: false },
+    code: source
+      ? { source: true, optimize: true, formats: lib.codegen._`require("ajv-formats/dist/formats").fullFormats` }
+      : { optimize: false },
   });
-  addFormats(a, ['uri', 'hostname', 'regex']);
-  a.addKeyword({ keyword: 'x-advice', schemaType: ['string', 'object', 'array'], validate: adviceKeyword, errors: false });
+  lib.addFormats(a, ['uri', 'hostname', 'regex']);
+  a.addKeyword(adviceKeywordDefinition(lib));
   a.addKeyword({ keyword: 'x-unordered', schemaType: 'boolean' });
   a.addKeyword({ keyword: 'x-compare', schemaType: 'string' });
   for (const schema of schemaDocuments().values()) a.addSchema(schema);
-  instances[mode] = a;
   return a;
 }
 
-/** The compiled validator of a schema file (e.g. 'config/lakehouse.json'). */
+/** Export name of a schema file's validator in the generated module. */
+const exportName = (file: string): string => `v${SCHEMA_FILES.indexOf(file as (typeof SCHEMA_FILES)[number])}`;
+
+/** The generated code of every schema's check validator (ajv standalone, CommonJS): the build writes it next to this module. */
+export function standaloneValidators(): string {
+  const a = makeAjv('check', true);
+  const standalone = (require('ajv/dist/standalone/index.js') as { default: (ajv: AjvLike, refs: Record<string, string>) => string }).default;
+  return standalone(a, Object.fromEntries(SCHEMA_FILES.map((f) => [exportName(f), schemaId(f)])));
+}
+
+export const GENERATED_VALIDATORS = './validators.generated.cjs';
+
+/** The generated validators, or undefined when there are none (running from the sources). */
+function generated(): Record<string, ValidateFunction | undefined> | undefined {
+  if (generatedModule !== undefined) return generatedModule || undefined;
+  try {
+    const mod = require(GENERATED_VALIDATORS) as Record<string, unknown>;
+    mod[ADVICE_EXPORT] = adviceKeyword;
+    generatedModule = mod as Record<string, ValidateFunction | undefined>;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+    generatedModule = false;
+  }
+  return generatedModule || undefined;
+}
+let generatedModule: Record<string, ValidateFunction | undefined> | false | undefined;
+
+const instances: Partial<Record<Mode, AjvLike>> = {};
+const compiled: Record<Mode, Map<string, ValidateFunction>> = { check: new Map(), explain: new Map() };
+
+/** The validator of a schema file (e.g. 'config/lakehouse.json'): generated when the build made it, else compiled once. */
 export function validatorFor(file: string, mode: Mode = 'check'): ValidateFunction {
-  const id = schemaId(file);
-  let fn = compiled[mode].get(id);
+  let fn = compiled[mode].get(file);
   if (!fn) {
-    fn = instance(mode).getSchema(id);
+    const id = schemaId(file);
+    fn = mode === 'check' && SCHEMA_FILES.includes(file as (typeof SCHEMA_FILES)[number]) ? generated()?.[exportName(file)] : undefined;
+    fn ??= (instances[mode] ??= makeAjv(mode)).getSchema(id);
     if (!fn) throw new Error(`no schema ${id}`);
-    compiled[mode].set(id, fn);
+    compiled[mode].set(file, fn);
   }
   return fn;
 }

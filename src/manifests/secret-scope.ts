@@ -166,12 +166,12 @@ export function realTargetProblem(real: string, realRoot: string, ref: string, s
  * Why the real path of `target` (after symlinks) leaves its root, or undefined when it stays inside
  * or does not exist (then reading it fails with ENOENT). Never reads the file.
  */
-export function realPathProblem(target: FileTarget, ref: string, scope: SecretScope): string | undefined {
+export function realPathProblem(target: FileTarget, ref: string, scope: SecretScope, realpath: (p: string) => string = realpathSync): string | undefined {
   let real: string;
   let realRoot: string;
   try {
-    realRoot = realpathSync(target.root);
-    real = realpathSync(target.file);
+    realRoot = realpath(target.root);
+    real = realpath(target.file);
   } catch {
     return undefined;
   }
@@ -181,15 +181,33 @@ export function realPathProblem(target: FileTarget, ref: string, scope: SecretSc
 /** Every secret reference of a manifest (config, deleteCredentials, a webhook's secret), with its path. */
 export function collectRefs(manifest: unknown): Array<{ ref: SecretRef; path: Array<string | number> }> {
   const out: Array<{ ref: SecretRef; path: Array<string | number> }> = [];
-  const walk = (v: unknown, p: Array<string | number>): void => {
-    if (isSecretRef(v)) out.push({ ref: v, path: p });
-    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...p, i]));
-    else if (isPlainObject(v)) for (const k of Object.keys(v)) walk(v[k], [...p, k]);
+  // `p` is a stack (pushed and popped in place), copied only for a reference found
+  const p: Array<string | number> = [];
+  const walk = (v: unknown): void => {
+    if (isSecretRef(v)) out.push({ ref: v, path: [...p] });
+    else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        p.push(i);
+        walk(v[i]);
+        p.pop();
+      }
+    } else if (isPlainObject(v)) {
+      for (const k in v) {
+        p.push(k);
+        walk(v[k]);
+        p.pop();
+      }
+    }
   };
   const m = manifest as { kind?: unknown; spec?: unknown };
   if (!isPlainObject(m.spec)) return out;
   const fields = m.kind === 'Webhook' ? ['secret'] : ['config', 'deleteCredentials'];
-  for (const f of fields) if (f in m.spec) walk(m.spec[f], ['spec', f]);
+  for (const f of fields) {
+    if (!(f in m.spec)) continue;
+    p.push('spec', f);
+    walk(m.spec[f]);
+    p.length = 0;
+  }
   return out;
 }
 
@@ -197,15 +215,54 @@ export function collectRefs(manifest: unknown): Array<{ ref: SecretRef; path: Ar
  * The scope problems of one loaded manifest, as diagnostics at the reference (`file:line:col`).
  * A secret file that exists is checked for symlinks leading out of the root (never read).
  */
-export function scopeDiagnostics(loaded: LoadedManifest, scope: SecretScope, origin?: string): Diagnostic[] {
+/** realpathSync remembered (failures too) for the span of one load: many manifests name the same secret file. */
+export function memoRealpath(): (p: string) => string {
+  const seen = new Map<string, string | Error>();
+  return (p) => {
+    let r = seen.get(p);
+    if (r === undefined) {
+      try {
+        r = realpathSync(p);
+      } catch (err) {
+        r = err as Error;
+      }
+      seen.set(p, r);
+    }
+    if (r instanceof Error) throw r;
+    return r;
+  };
+}
+
+/** What one load remembers of the checks (many manifests name the same references): see `scopeMemo`. */
+export interface ScopeMemo {
+  realpath: (p: string) => string;
+  /** The problem of a reference from a folder (undefined: none), by folder and reference. */
+  problems: Map<string, string | undefined>;
+}
+
+/** A memo for the span of one load (the scope and the files do not change within it). */
+export function scopeMemo(): ScopeMemo {
+  return { realpath: memoRealpath(), problems: new Map() };
+}
+
+export function scopeDiagnostics(loaded: LoadedManifest, scope: SecretScope, origin?: string, memo?: ScopeMemo): Diagnostic[] {
   const out: Diagnostic[] = [];
-  for (const { ref, path: p } of collectRefs(loaded.manifest)) {
-    const key = 'fromEnv' in ref ? 'fromEnv' : 'fromFile';
+  const problemOf = (ref: SecretRef): string | undefined => {
     let message = refProblem(ref, scope);
     if (!message && 'fromFile' in ref) {
       const target = fileTarget(ref.fromFile, scope, { manifestDir: loaded.dir, manifestsRoot: loaded.root ?? loaded.dir, ...(origin ? { origin } : {}) });
-      message = realPathProblem(target, ref.fromFile, scope);
+      message = realPathProblem(target, ref.fromFile, scope, memo?.realpath);
     }
+    return message;
+  };
+  for (const { ref, path: p } of collectRefs(loaded.manifest)) {
+    const key = 'fromEnv' in ref ? 'fromEnv' : 'fromFile';
+    let message: string | undefined;
+    if (memo) {
+      const k = key === 'fromEnv' ? `e\0${(ref as { fromEnv: string }).fromEnv}` : `f\0${loaded.dir}\0${loaded.root ?? ''}\0${(ref as { fromFile: string }).fromFile}`;
+      if (memo.problems.has(k)) message = memo.problems.get(k);
+      else memo.problems.set(k, (message = problemOf(ref)));
+    } else message = problemOf(ref);
     if (!message) continue;
     const at = loaded.locate([...p, key]);
     out.push({

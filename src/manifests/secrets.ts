@@ -6,16 +6,18 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { SECRET_KEYS, isSensitiveKey } from '../service/kinds.js';
+import { isPlainObject } from '../util/object.js';
 import { registerSecrets } from '../util/redact.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
 import { isSecretRef } from './refs.js';
-import { DEFAULT_SECRET_SCOPE, fileTarget, realTargetProblem, refProblem, type SecretScope } from './secret-scope.js';
-import { isPlainObject } from '../util/object.js';
+import { DEFAULT_SECRET_SCOPE, fileTarget, memoRealpath, realTargetProblem, refProblem, type SecretScope } from './secret-scope.js';
 
 export interface ResolveOptions {
   env: Record<string, string | undefined>;
   /** Reads a file as UTF-8 (default: fs.readFileSync). Throws when unreadable. */
   readFile?: (absolutePath: string) => string;
+  /** Resolves symbolic links (default: fs.realpathSync). Throws when the path does not exist. */
+  realpath?: (path: string) => string;
   /** Which secrets manifests may reference (default: GOVOPS_SECRET_* variables, files inside the root). */
   scope?: SecretScope;
   /** Where the manifests root's files really are when the manifests are a copy (directory snapshots). */
@@ -56,6 +58,7 @@ export function trimOneNewline(text: string): string {
 
 export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, opts: ResolveOptions): ResolvedSecrets<M> {
   const readFile = opts.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const realpath = opts.realpath ?? realpathSync;
   const manifest = structuredClone(loaded.manifest) as M;
   const secretPaths = new Set<string>();
   const diagnostics: Diagnostic[] = [];
@@ -105,11 +108,11 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       // The real path is checked, then read (never the link again: a swap in between cannot escape).
       let real: string | undefined;
       try {
-        real = realpathSync(file);
+        real = realpath(file);
       } catch {
         real = undefined; // missing: reading it reports ENOENT
       }
-      const escape = real === undefined ? undefined : realTargetProblem(real, realpathSync(target.root), ref.fromFile, scope);
+      const escape = real === undefined ? undefined : realTargetProblem(real, realpath(target.root), ref.fromFile, scope);
       if (escape) {
         fail(p, `${where}: ${escape}`, 'secret-scope');
         return undefined;
@@ -122,13 +125,17 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
     }
   };
 
-  /** Walk a value, replacing refs in place; `sensitive` marks a subtree under a sensitive key. */
-  const walk = (holder: Record<string, unknown> | unknown[], key: string | number, p: Path, sensitive: boolean): void => {
+  /**
+   * Walk a value, replacing refs in place; `sensitive` marks a subtree under a sensitive key. `p` is the
+   * path of `holder[key]`, a stack (pushed and popped in place: copied only when recorded).
+   */
+  const p: Path = [];
+  const walk = (holder: Record<string, unknown> | unknown[], key: string | number, sensitive: boolean): void => {
     const value = (holder as Record<string | number, unknown>)[key];
     const isSensitive = sensitive || (typeof key === 'string' && isSensitiveKey(key));
     if (isSecretRef(value)) {
       secretPaths.add(dotted(p));
-      const resolved = resolveRef(value, p);
+      const resolved = resolveRef(value, [...p]);
       if (resolved !== undefined) {
         registerSecrets(resolved);
         (holder as Record<string | number, unknown>)[key] = resolved;
@@ -136,29 +143,45 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       return;
     }
     if (Array.isArray(value)) {
-      value.forEach((_, i) => walk(value, i, [...p, i], isSensitive));
+      for (let i = 0; i < value.length; i++) {
+        p.push(i);
+        walk(value, i, isSensitive);
+        p.pop();
+      }
       return;
     }
     if (isPlainObject(value)) {
-      for (const k of Object.keys(value)) walk(value, k, [...p, k], isSensitive);
+      for (const k of Object.keys(value)) {
+        p.push(k);
+        walk(value, k, isSensitive);
+        p.pop();
+      }
       return;
     }
     if (isSensitive && value !== undefined && value !== null) {
-      secretPaths.add(dotted(p));
+      const where = dotted(p);
+      secretPaths.add(where);
       // A credential written as a plain literal is still a secret of this run (not a username).
-      if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || dotted(p) === 'spec.secret')) registerSecrets(value);
+      if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || where === 'spec.secret')) registerSecrets(value);
+    }
+  };
+  const walkFields = (holder: Record<string, unknown>, field: string): void => {
+    for (const k of Object.keys(holder)) {
+      p.push('spec', field, k);
+      walk(holder, k, false);
+      p.length = 0;
     }
   };
 
   const spec = (manifest as { spec?: unknown }).spec;
   if (isPlainObject(spec)) {
     if (manifest.kind === 'Integration') {
-      if (isPlainObject(spec.config)) for (const k of Object.keys(spec.config)) walk(spec.config, k, ['spec', 'config', k], false);
-      if (isPlainObject(spec.deleteCredentials)) {
-        for (const k of Object.keys(spec.deleteCredentials)) walk(spec.deleteCredentials, k, ['spec', 'deleteCredentials', k], false);
-      }
+      if (isPlainObject(spec.config)) walkFields(spec.config, 'config');
+      if (isPlainObject(spec.deleteCredentials)) walkFields(spec.deleteCredentials, 'deleteCredentials');
     } else if (manifest.kind === 'Webhook' && spec.secret !== undefined) {
-      walk(spec, 'secret', ['spec', 'secret'], true);
+      p.push('spec', 'secret');
+      walk(spec, 'secret', true);
+      p.length = 0;
     }
   }
 
@@ -167,7 +190,22 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
 
 /** Resolve many manifests; the diagnostics of all of them together. */
 export function resolveAllSecrets(loaded: LoadedManifest[], opts: ResolveOptions): { resolved: ResolvedSecrets[]; diagnostics: Diagnostic[] } {
-  const resolved = loaded.map((l) => resolveSecrets(l, opts));
+  // Many manifests name the same secret file: each is resolved and read once per call.
+  const files = new Map<string, string>();
+  const read = opts.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const shared: ResolveOptions = {
+    ...opts,
+    realpath: opts.realpath ?? memoRealpath(),
+    readFile: (p) => {
+      let text = files.get(p);
+      if (text === undefined) {
+        text = read(p);
+        files.set(p, text);
+      }
+      return text;
+    },
+  };
+  const resolved = loaded.map((l) => resolveSecrets(l, shared));
   return { resolved, diagnostics: resolved.flatMap((r) => r.diagnostics) };
 }
 

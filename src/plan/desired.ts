@@ -74,7 +74,10 @@ export function toDesired(
   }
   sensitiveLeaves('config', (body as { config?: unknown }).config, paths);
   const fingerprints: Record<string, string> = {};
-  const hashed = structuredClone(body) as unknown as Record<string, unknown>;
+  // The spec is hashed with each secret replaced by its fingerprint: swapped in place in the body (ours, a
+  // fresh copy) and back, rather than hashing a second copy.
+  const saved: Array<[string, unknown]> = [];
+  const own = body as unknown as Record<string, unknown>;
   for (const p of [...paths].sort()) {
     const v = getPath(body, p);
     if (v === undefined) {
@@ -82,9 +85,11 @@ export function toDesired(
       continue;
     }
     fingerprints[p] = hashing.fingerprint(asSecretString(v));
-    setPath(hashed, p, `fingerprint:${fingerprints[p]}`);
+    saved.push([p, v]);
+    setPath(own, p, `fingerprint:${fingerprints[p]}`);
   }
-  const specHash = hashing.digest(canonicalJson({ kind: manifest.kind, body: hashed }));
+  const specHash = hashing.digest(canonicalJson({ kind: manifest.kind, body }));
+  for (const [p, v] of saved) setPath(own, p, v);
   const base = {
     name: manifest.metadata.name,
     source: src,
@@ -96,12 +101,12 @@ export function toDesired(
     ...(ignoreFields.length ? { ignoreFields } : {}),
   };
   if (manifest.kind === 'Integration') {
-    const d: DesiredResource = { ...base, kind: 'Integration', body: integrationBody(manifest) };
+    const d: DesiredResource = { ...base, kind: 'Integration', body: body as DesiredIntegrationBody };
     if (manifest.spec.deleteCredentials) d.deleteCredentials = structuredClone(manifest.spec.deleteCredentials);
     return d;
   }
-  if (manifest.kind === 'DataSource') return { ...base, kind: 'DataSource', body: dataSourceBody(manifest) };
-  return { ...base, kind: 'Webhook', body: webhookBody(manifest) };
+  if (manifest.kind === 'DataSource') return { ...base, kind: 'DataSource', body: body as DesiredDataSourceBody };
+  return { ...base, kind: 'Webhook', body: body as DesiredWebhookBody };
 }
 
 function dataSourceBody(m: DataSourceManifest): DesiredDataSourceBody {

@@ -35,9 +35,31 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Equal as canonical JSON is (key order ignored; a property holding undefined counts as absent), without
+ * writing the JSON out: this runs for every compared field of every resource.
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  return canonicalJson(a) === canonicalJson(b);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (isPlainObject(a)) {
+    if (!isPlainObject(b)) return false;
+    let n = 0;
+    for (const k in a) {
+      if (a[k] === undefined) continue;
+      n++;
+      if (!deepEqual(a[k], b[k])) return false;
+    }
+    for (const k in b) if (b[k] !== undefined) n--;
+    return n === 0;
+  }
+  // primitives (and values JSON writes alike, e.g. NaN and null): as canonical JSON would compare them
+  if (typeof a !== 'object' && typeof b !== 'object' && typeof a !== typeof b) return false;
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**
@@ -52,7 +74,9 @@ export function diffObjects(
   ctx: DiffContext,
   out: FieldChange[] = [],
 ): FieldChange[] {
-  const keys = [...new Set([...Object.keys(desired), ...Object.keys(live)])].sort();
+  const keys = Object.keys(desired);
+  for (const k in live) if (!(k in desired)) keys.push(k);
+  keys.sort();
   for (const key of keys) {
     const path = prefix ? `${prefix}.${key}` : key;
     const d = desired[key];

@@ -40,13 +40,20 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
   const stateById = new Map(stateEntries.map((s) => [s.id, s]));
   const liveById = new Map(input.live.map((l) => [l.id, l]));
   const desiredNames = new Set(input.desired.map(input.nameOf));
-  const liveByKey = new Map<string, L[]>();
-  for (const l of input.live) {
-    const k = input.keyOfLive(l);
-    const list = liveByKey.get(k);
-    if (list) list.push(l);
-    else liveByKey.set(k, [l]);
-  }
+  // Natural keys of the live resources: worked out only when a manifest is not matched by its recorded
+  // id (in a steady state every one is; a key may cost a normalisation of the config).
+  let byKey: Map<string, L[]> | undefined;
+  const liveByKey = (): Map<string, L[]> => {
+    if (byKey) return byKey;
+    byKey = new Map<string, L[]>();
+    for (const l of input.live) {
+      const k = input.keyOfLive(l);
+      const list = byKey.get(k);
+      if (list) list.push(l);
+      else byKey.set(k, [l]);
+    }
+    return byKey;
+  };
 
   const matches = new Map<string, Match<L>>();
   const claimed = new Map<string, string>(); // live id -> manifest name
@@ -73,7 +80,7 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
     const reasons: string[] = [];
     if (st) reasons.push(`recorded id ${st.id} no longer exists in the service`);
     const key = input.keyOfDesired(d);
-    const candidates = liveByKey.get(key) ?? [];
+    const candidates = liveByKey().get(key) ?? [];
     if (candidates.length > 1) {
       errors.push(
         `${kind}/${name}: ${candidates.length} live resources match its identity (${key}): ids ` +

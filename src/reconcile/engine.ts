@@ -19,7 +19,7 @@ import {
   classify,
   type FailureInfo,
 } from '../errors.js';
-import { loadManifests } from '../manifests/loader.js';
+import { loadManifests, type LoadResult } from '../manifests/loader.js';
 import { withManualStep } from './manual-step-token.js';
 import { resolveAllSecrets } from '../manifests/secrets.js';
 import { configShapes } from '../manifests/shapes.js';
@@ -35,11 +35,38 @@ import { preserveIgnoredFields } from '../plan/ignore.js';
 import { recordSuspension } from '../plan/suspend.js';
 import type { DesiredResource, Plan, PlanChange } from '../plan/types.js';
 import { withStateLock } from '../state/lock.js';
+import { StateWriter } from '../state/journal.js';
 import { hashingFor, loadState, saveState } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 import type { ReconcileOptions, ReconcileResult, ResourceOutcome } from './types.js';
 
-export type EngineOptions = ReconcileOptions & { statePath: string; env?: NodeJS.ProcessEnv };
+export type EngineOptions = ReconcileOptions & {
+  statePath: string;
+  env?: NodeJS.ProcessEnv;
+  /** Keeps the last revision's loaded manifests, so a resync of an unchanged revision does not read them again (the daemon). */
+  loadCache?: LoadCache;
+};
+
+/**
+ * The manifests of one revision, loaded and validated, kept for the next reconcile of the same revision
+ * (a revision's folder never changes: a Git checkout or a directory snapshot, named by its content).
+ * Only the latest is kept. Secrets are not part of it: they are resolved again on every reconcile.
+ */
+export class LoadCache {
+  private entry?: { key: string; set: LoadResult };
+
+  get(key: string): LoadResult | undefined {
+    return this.entry?.key === key ? this.entry.set : undefined;
+  }
+
+  set(key: string, set: LoadResult): void {
+    this.entry = { key, set };
+  }
+
+  clear(): void {
+    this.entry = undefined;
+  }
+}
 
 export function formatDiagnostic(d: Diagnostic): string {
   const who = d.kind && d.name ? `${d.kind}/${d.name}: ` : '';
@@ -90,12 +117,21 @@ interface Prepared {
 async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]; prepared?: Prepared }> {
   const paths = (opts.paths.length ? opts.paths : ['.']).map((p) => path.resolve(opts.root, p));
   await checkRoot(opts.root);
-  const set = await loadManifests(paths, {
-    cwd: opts.root,
-    ...(opts.sourceRoot !== undefined ? { root: opts.sourceRoot } : {}),
-    ...(opts.secretScope ? { secretScope: opts.secretScope } : {}),
-    ...(opts.secretsOrigin !== undefined ? { secretsOrigin: opts.secretsOrigin } : {}),
-  });
+  const key =
+    opts.loadCache && opts.revision !== undefined
+      ? JSON.stringify([opts.revision, opts.root, paths, opts.sourceRoot, opts.secretScope, opts.secretsOrigin])
+      : undefined;
+  let set = key !== undefined ? opts.loadCache!.get(key) : undefined;
+  if (!set) {
+    set = await loadManifests(paths, {
+      cwd: opts.root,
+      ...(opts.sourceRoot !== undefined ? { root: opts.sourceRoot } : {}),
+      ...(opts.secretScope ? { secretScope: opts.secretScope } : {}),
+      ...(opts.secretsOrigin !== undefined ? { secretsOrigin: opts.secretsOrigin } : {}),
+    });
+    // Unreadable files are the source's trouble (retried): only a revision that was read is kept.
+    if (key !== undefined && !set.diagnostics.some((d) => d.code === ErrorCode.sourceIo)) opts.loadCache!.set(key, set);
+  }
   const diagnostics = [...set.diagnostics];
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
   const { resolved, diagnostics: secretDiags } = resolveAllSecrets(set.manifests, {
@@ -105,10 +141,19 @@ async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]
   });
   diagnostics.push(...secretDiags);
   if (secretDiags.some((d) => d.severity === 'error')) return { diagnostics };
+  // The resolved copies are needed only to make the desired resources: let go of them once made.
+  let pending: typeof resolved | undefined = resolved;
+  let made: { key: string; desired: DesiredResource[] } | undefined;
   const prepared: Prepared = {
     desired: (state) => {
+      if (made?.key === state.fingerprintKey) return made.desired;
+      if (!pending) throw new Error('desired resources already made under another fingerprint key');
       const hashing = hashingFor(state.fingerprintKey);
-      return resolved.map((r, i) => withManualStep(toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, hashing), set.manifests[i]!.manifest));
+      const list = pending;
+      const desired = list.map((r, i) => withManualStep(toDesired(r.manifest, set.manifests[i]!.source, r.secretPaths, hashing), set.manifests[i]!.manifest));
+      pending = undefined;
+      made = { key: state.fingerprintKey, desired };
+      return desired;
     },
     dataSources: set.manifests.some((m) => m.manifest.kind === 'DataSource'),
     manifests: set.manifests.map((m) => m.manifest),
@@ -281,13 +326,16 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         return result({ stage: 'done', ok: true, diagnostics, plan, outcomes: plan.changes.filter(isAwaitingManualStep).map(awaitingOutcome), changed });
       }
       log.info({ summary: plan.summary }, 'applying plan');
+      const writer = new StateWriter(opts.statePath);
       const applied = await applyPlan({
         api,
         plan,
         // Ignored fields (govops/ignore-fields) keep their live values when a resource is changed in place.
         desired: preserveIgnoredFields(desired, plan, live, configShapes()),
         state,
-        persist: (s) => saveState(opts.statePath, s),
+        persist: (s) => writer.writeFull(s),
+        journal: (entries) => writer.append(entries),
+        liveIntegrations: planned.live.integrations.length,
         logger: log,
         ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
         ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
@@ -296,8 +344,11 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
         ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
         ...(opts.pollMaxIntervalMs !== undefined ? { pollMaxIntervalMs: opts.pollMaxIntervalMs } : {}),
+        ...(opts.pollRate !== undefined ? { pollRate: opts.pollRate } : {}),
+        ...(opts.pollListThreshold !== undefined ? { pollListThreshold: opts.pollListThreshold } : {}),
+        ...(opts.webhookBatch ? { webhookBatch: opts.webhookBatch } : {}),
         ...(opts.onOutcome ? { onOutcome: opts.onOutcome } : {}),
-      });
+      }).finally(() => writer.close());
       const failed = applied.outcomes.filter((o) => o.result !== 'ok' && o.result !== 'blocked');
       const error = failed.length
         ? `${failed.length} of ${applied.outcomes.length} resources not applied: ${failed
@@ -312,6 +363,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         plan,
         outcomes: applied.outcomes,
         changed,
+        polls: applied.polls,
         ...(error ? { error } : {}),
         ...(failure ? { failure } : {}),
       });

@@ -32,14 +32,21 @@ function nonSecret(value: unknown, key?: string): unknown {
  * `govops scripts --ack` and the plan both see.
  */
 export function manualStepToken(phase: AckPhase, type: IntegrationType, config: Record<string, unknown> | undefined): string {
-  const text = JSON.stringify(['govops/manual-step/v1', phase, type, nonSecret(config ?? {})]);
+  return tokenOf(phase, type, JSON.stringify(nonSecret(config ?? {})));
+}
+
+/** The token from the config's canonical JSON: the same text as JSON.stringify of the array, built once per config. */
+function tokenOf(phase: AckPhase, type: IntegrationType, configJson: string): string {
+  const text = `[${JSON.stringify('govops/manual-step/v1')},${JSON.stringify(phase)},${JSON.stringify(type)},${configJson}]`;
   return createHash('sha256').update(text).digest('hex').slice(0, 8);
 }
 
 /** Tokens and acknowledgments of an Integration manifest as written (secret references not resolved). */
 export function manualStepFacts(manifest: IntegrationManifest): ManualStepFacts {
   const { type, config } = manifest.spec;
-  const tokens = Object.fromEntries(ACK_PHASES.map((p) => [p, manualStepToken(p, type, config)])) as Record<AckPhase, string>;
+  // the non-secret config once for every phase (planning 10,000 integrations walked each config once per phase)
+  const configJson = JSON.stringify(nonSecret(config ?? {}));
+  const tokens = Object.fromEntries(ACK_PHASES.map((p) => [p, tokenOf(p, type, configJson)])) as Record<AckPhase, string>;
   return { tokens, acknowledged: parseAcknowledgments(manifest.metadata.annotations?.[MANUAL_STEP_ANNOTATION]) };
 }
 

@@ -9,7 +9,20 @@ import type { Diagnostic } from '../manifests/types.js';
 import type { PlanFacts } from '../plan/facts.js';
 import type { ManualStepsMode, Plan } from '../plan/types.js';
 
-export interface ReconcileOptions {
+/** How a plan is carried out: status polling and webhook batches (`govops apply` / `govops run` flags). */
+export interface ApplyTuning {
+  /** Status polling (src/apply/poller.ts): shortest and longest interval between two polls of one integration, ms (--poll-min / --poll-max). */
+  pollIntervalMs?: number;
+  pollMaxIntervalMs?: number;
+  /** Poll requests per second at most (--poll-rate). */
+  pollRate?: number;
+  /** Polls due at once from which one GET /integrations answers for all (Infinity: never list). */
+  pollListThreshold?: number;
+  /** Webhook creates per POST at most: items and body bytes (--webhook-batch-size / --webhook-batch-bytes). */
+  webhookBatch?: { maxItems?: number; maxBytes?: number };
+}
+
+export interface ReconcileOptions extends ApplyTuning {
   /** Folder the manifest paths are relative to. */
   root: string;
   /** Manifest files/folders (relative to root or absolute). Default ['.']. */
@@ -57,9 +70,6 @@ export interface ReconcileOptions {
    * computed again with the same options; any difference refuses the apply (`ReconcileResult.stale`).
    */
   saved?: { plan: Plan; facts: PlanFacts };
-  /** Status polling: first interval and cap in ms (default 100ms doubling to 5s). */
-  pollIntervalMs?: number;
-  pollMaxIntervalMs?: number;
 }
 
 export interface ResourceOutcome {
@@ -98,6 +108,8 @@ export interface ReconcileResult {
    * manual step are not counted: they wait for a new revision, whatever the resync finds.
    */
   changed: boolean;
+  /** Status requests and lists the apply's poller made (when it applied). */
+  polls?: { status: number; lists: number };
   /** With `recordFacts`: what the plan was computed from (saved with it). */
   facts?: PlanFacts;
   /** With `saved`: why the saved plan was refused (what changed since it was made). */

@@ -20,7 +20,10 @@ export interface DirSourceOptions {
   dir: string;
   workdir: string;
   logger: Logger;
-  /** Quiet period after the last change before scanning (default 300ms). */
+  /**
+   * Quiet period after the last change of a burst before scanning (default 300ms). A lone change (one
+   * file saved) waits only a quarter of it (at least 50ms): when nothing else follows, it is one save.
+   */
   debounceMs?: number;
   /** Full rescan interval, a safety net for missed events (default 60s). */
   intervalMs?: number;
@@ -38,6 +41,8 @@ export class DirSource implements Source {
   private contentReal?: string;
   private links: FSWatcher[] = [];
   private debounce?: NodeJS.Timeout;
+  /** Changes seen since the last scan was scheduled to start. */
+  private burst = 0;
   private ticker?: NodeJS.Timeout;
   private readonly runner = new CoalescingRunner(() => this.scan());
   private stopped = false;
@@ -103,10 +108,20 @@ export class DirSource implements Source {
     for (const [id, d] of this.digests) if (!keep.has(d)) this.digests.delete(id);
   }
 
+  /**
+   * Adaptive debounce: the first change of a burst waits a short quiet period; any further change (a
+   * checkout, a copy of many files) waits the full one after it. Files are reported once their writes
+   * settled (chokidar's awaitWriteFinish), so a single save costs that plus the short period.
+   */
   private changed(): void {
     if (this.stopped) return;
     if (this.debounce) clearTimeout(this.debounce);
-    this.debounce = setTimeout(() => void this.refresh(), this.debounceMs);
+    this.burst++;
+    const wait = this.burst === 1 ? Math.min(this.debounceMs, Math.max(50, this.debounceMs / 4)) : this.debounceMs;
+    this.debounce = setTimeout(() => {
+      this.burst = 0;
+      void this.refresh();
+    }, wait);
   }
 
   /** Watch the parent of every symlink on the path (depth 0), to see git-sync's swap. */

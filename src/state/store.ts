@@ -55,6 +55,34 @@ function corrupt(file: string, why: string): UserError {
   );
 }
 
+/** Check one parsed resource entry (`where` names it in the error). */
+function checkResource(r: unknown, file: string, where: string): asserts r is ManagedResource {
+  if (!isPlainObject(r)) throw corrupt(file, `${where} must be an object`);
+  if (r.kind !== 'Integration' && r.kind !== 'Webhook' && r.kind !== 'DataSource') throw corrupt(file, `${where}.kind must be Integration, Webhook or DataSource`);
+  for (const k of ['name', 'id', 'specHash'] as const) {
+    if (typeof r[k] !== 'string') throw corrupt(file, `${where}.${k} must be a string`);
+  }
+  if (r.origin !== 'created' && r.origin !== 'adopted') throw corrupt(file, `${where}.origin must be created or adopted`);
+  if (!isPlainObject(r.secretFingerprints)) throw corrupt(file, `${where}.secretFingerprints must be an object`);
+  if (r.pending !== undefined && r.pending !== 'create' && r.pending !== 'delete') {
+    throw corrupt(file, `${where}.pending must be create or delete`);
+  }
+  if (r.key !== undefined && typeof r.key !== 'string') throw corrupt(file, `${where}.key must be a string`);
+}
+
+/** Only well-formed transition samples are kept (the field is advisory: never a reason to refuse a state). */
+function cleanTransitions(v: unknown): Record<string, Array<[number, number]>> | undefined {
+  if (!isPlainObject(v)) return undefined;
+  const num = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+  const out: Record<string, Array<[number, number]>> = {};
+  for (const [k, samples] of Object.entries(v)) {
+    if (!Array.isArray(samples)) continue;
+    const ok = samples.filter((x): x is [number, number] => Array.isArray(x) && x.length === 2 && num(x[0]) && num(x[1]) && x[0] <= x[1]);
+    if (ok.length) out[k] = ok;
+  }
+  return out;
+}
+
 /** Check the parsed JSON is a state of a version we understand. */
 export function parseState(text: string, file: string): GovopsState {
   let data: unknown;
@@ -75,23 +103,65 @@ export function parseState(text: string, file: string): GovopsState {
     throw corrupt(file, 'fingerprintKey must be 64 hex characters');
   }
   if (!Array.isArray(data.resources)) throw corrupt(file, 'resources must be an array');
-  data.resources.forEach((r, i) => {
-    if (!isPlainObject(r)) throw corrupt(file, `resources[${i}] must be an object`);
-    if (r.kind !== 'Integration' && r.kind !== 'Webhook' && r.kind !== 'DataSource') throw corrupt(file, `resources[${i}].kind must be Integration, Webhook or DataSource`);
-    for (const k of ['name', 'id', 'specHash'] as const) {
-      if (typeof r[k] !== 'string') throw corrupt(file, `resources[${i}].${k} must be a string`);
-    }
-    if (r.origin !== 'created' && r.origin !== 'adopted') throw corrupt(file, `resources[${i}].origin must be created or adopted`);
-    if (!isPlainObject(r.secretFingerprints)) throw corrupt(file, `resources[${i}].secretFingerprints must be an object`);
-    if (r.pending !== undefined && r.pending !== 'create' && r.pending !== 'delete') {
-      throw corrupt(file, `resources[${i}].pending must be create or delete`);
-    }
-    if (r.key !== undefined && typeof r.key !== 'string') throw corrupt(file, `resources[${i}].key must be a string`);
-  });
+  data.resources.forEach((r, i) => checkResource(r, file, `resources[${i}]`));
+  if (data.transitions !== undefined) {
+    const t = cleanTransitions(data.transitions);
+    if (t) data.transitions = t;
+    else delete data.transitions;
+  }
   return data as unknown as GovopsState;
 }
 
-/** Read the state; a missing file is a fresh state (not written until saved). */
+export function journalPathFor(statePath: string): string {
+  return `${statePath}.journal`;
+}
+
+export function digestText(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+const entryKey = (kind: string, name: string): string => `${kind}\0${name}`;
+
+/**
+ * Replay a journal onto the state read from `stateText`. The journal's first line names the sha256 of
+ * the state text it was written against; a journal of another state (left behind by a full save that
+ * replaced it) is ignored. A torn last line (a crash mid-append) is ignored; a bad line before it is
+ * corruption.
+ */
+export function replayJournal(state: GovopsState, stateText: string, journalText: string, file: string): GovopsState {
+  const lines = journalText.split('\n');
+  const complete = lines.length - 1; // what follows the last newline is empty, or a torn line
+  let header: unknown;
+  try {
+    header = complete > 0 ? JSON.parse(lines[0]!) : undefined;
+  } catch {
+    header = undefined;
+  }
+  if (!isPlainObject(header) || header.base !== digestText(stateText)) return state;
+  const byKey = new Map(state.resources.map((r) => [entryKey(r.kind, r.name), r]));
+  const jfile = journalPathFor(file);
+  for (let i = 1; i < complete; i++) {
+    const line = lines[i]!;
+    if (line === '') continue;
+    let e: unknown;
+    try {
+      e = JSON.parse(line);
+    } catch (err) {
+      throw corrupt(jfile, `line ${i + 1} is not valid JSON (${(err as Error).message})`);
+    }
+    if (isPlainObject(e) && e.put !== undefined) {
+      checkResource(e.put, jfile, `line ${i + 1}: put`);
+      byKey.set(entryKey(e.put.kind, e.put.name), e.put);
+    } else if (isPlainObject(e) && isPlainObject(e.remove) && typeof e.remove.kind === 'string' && typeof e.remove.name === 'string') {
+      byKey.delete(entryKey(e.remove.kind, e.remove.name));
+    } else {
+      throw corrupt(jfile, `line ${i + 1} must be {"put": resource} or {"remove": {kind, name}}`);
+    }
+  }
+  return { ...state, resources: [...byKey.values()] };
+}
+
+/** Read the state (and the journal of changes since it was saved); a missing file is a fresh state (not written until saved). */
 export async function loadState(file: string): Promise<GovopsState> {
   let text: string;
   try {
@@ -103,7 +173,17 @@ export async function loadState(file: string): Promise<GovopsState> {
       code: ErrorCode.io,
     });
   }
-  return parseState(text, file);
+  const state = parseState(text, file);
+  let journal: string;
+  try {
+    journal = await fs.readFile(journalPathFor(file), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return state;
+    throw new UserError(`cannot read state journal ${journalPathFor(file)}: ${(err as Error).message}`, 'check the --state path and its permissions', {
+      code: ErrorCode.io,
+    });
+  }
+  return replayJournal(state, text, journal, file);
 }
 
 /** Canonical text of a state: resources sorted by kind then name, stable key order. */
@@ -115,15 +195,20 @@ export function serializeState(state: GovopsState): string {
   return `${JSON.stringify({ version, fingerprintKey, ...extra, resources }, null, 2)}\n`;
 }
 
-/** Write the state atomically: temp file in the same folder, fsync, rename over, fsync the folder. */
-export async function saveState(file: string, state: GovopsState): Promise<void> {
+/**
+ * Write the state atomically: temp file in the same folder, fsync, rename over, fsync the folder.
+ * Returns the sha256 of the text written (a journal started after it names it). A journal of the state
+ * it replaces no longer applies (its digest differs) and is removed.
+ */
+export async function saveState(file: string, state: GovopsState): Promise<string> {
   const dir = path.dirname(path.resolve(file));
   await ensureDir(dir, STATE_DIR);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'wx', 0o600);
+  // Through the one redactor: no text from outside (an error echoing a request) brings a secret in.
+  const text = redactJsonText(serializeState(state));
   try {
-    // Through the one redactor: no text from outside (an error echoing a request) brings a secret in.
-    await handle.writeFile(redactJsonText(serializeState(state)), 'utf8');
+    await handle.writeFile(text, 'utf8');
     await handle.sync();
   } finally {
     await handle.close();
@@ -135,9 +220,11 @@ export async function saveState(file: string, state: GovopsState): Promise<void>
     throw err;
   }
   await fsyncDir(dir);
+  await fs.rm(journalPathFor(file), { force: true });
+  return digestText(text);
 }
 
-async function fsyncDir(dir: string): Promise<void> {
+export async function fsyncDir(dir: string): Promise<void> {
   let handle: fs.FileHandle | undefined;
   try {
     handle = await fs.open(dir, 'r');

@@ -47,4 +47,17 @@ export interface GovopsState {
   /** Random per-state key (hex) for HMAC-SHA256 fingerprints of secret values. */
   fingerprintKey: string;
   resources: ManagedResource[];
+  /**
+   * Transition times govops observed, keyed by `<type>/<operation>` (e.g. `sql_analytics/create`): the
+   * latest observations (newest last), each `[lo, hi]` in ms after the write was accepted — still
+   * transitional at `lo`, settled at `hi`. Status polling aims its first poll at the duration that best
+   * fits them (src/apply/transitions.ts).
+   */
+  transitions?: Record<string, Array<[number, number]>>;
 }
+
+/**
+ * One change recorded in the state's journal (`state.json.journal`) between two full saves: a resource
+ * put (added or replaced by kind and name) or removed. Replaying entries in order is idempotent.
+ */
+export type JournalEntry = { put: ManagedResource } | { remove: { kind: ManagedResource['kind']; name: string } };

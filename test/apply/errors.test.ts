@@ -60,7 +60,7 @@ describe('apply error paths (sandbox over HTTP)', () => {
     const fix = await dryRunCreate(ctx, body);
     expect(fix).toBe(made.id);
     await writeUpdate(ctx, fix!, body);
-    expect(await settleIntegration(ctx, fix!, 'update')).toBe('enabled');
+    expect(await settleIntegration(ctx, fix!, 'update', { op: 'update' })).toBe('enabled');
     const writes = r.lines().filter((l) => !l.startsWith('GET'));
     expect(writes).toEqual([
       'POST /integrations?dryRun=true 400',

@@ -2,7 +2,7 @@
  * Exactly-once creation and intent recorded before acting, against a scripted service (to see the
  * state file at the moment each request arrives) and the sandbox (409s, duplicates).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { objectStore } from '../../bench/flaky-drill.mjs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeCreate, writeUpdate, type OpContext } from '../../src/apply/integration.js';
@@ -10,6 +10,7 @@ import { ServiceClient } from '../../src/api/client.js';
 import { ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
+import { journalPathFor, parseState, replayJournal } from '../../src/state/store.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { sendJson, startServer, type TestServer } from '../api/server.js';
 import { rig, webhookManifest, type Rig } from './inproc.js';
@@ -37,12 +38,16 @@ describe('intent recorded before acting', () => {
 
   it('the state file holds the pending create when the POST arrives, and the live id when the first status poll arrives', async () => {
     const seen: Record<string, GovopsState | undefined> = {};
+    // What is on disk: the state file and the journal of changes appended since it was written.
     const snapshot = (): GovopsState | undefined => {
+      let text: string;
       try {
-        return JSON.parse(readFileSync(r.statePath, 'utf8')) as GovopsState;
+        text = readFileSync(r.statePath, 'utf8');
       } catch {
         return undefined;
       }
+      const journal = existsSync(journalPathFor(r.statePath)) ? readFileSync(journalPathFor(r.statePath), 'utf8') : '';
+      return replayJournal(parseState(text, r.statePath), text, journal, r.statePath);
     };
     const integrations: Array<Record<string, unknown>> = [];
     server = await startServer((req, res) => {

@@ -1,15 +1,16 @@
 /** In-process reconcile against a real sandbox over HTTP (faster than spawning the CLI for each step). */
-import { mkdir, mkdtemp, readFile, rm, writeFile, unlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { ServiceClient } from '../../src/api/client.js';
 import { REDACT_PATHS, silentLogger } from '../../src/log.js';
-import { reconcile } from '../../src/reconcile/engine.js';
+import { reconcile, type LoadCache } from '../../src/reconcile/engine.js';
 import type { ReconcileOptions, ReconcileResult } from '../../src/reconcile/types.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import type { GovopsState } from '../../src/state/types.js';
+import { loadState } from '../../src/state/store.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
 
 export interface Rig {
@@ -22,16 +23,17 @@ export interface Rig {
   logs: string[];
   write(file: string, text: string): Promise<void>;
   remove(file: string): Promise<void>;
-  run(opts?: Partial<ReconcileOptions> & { statePath?: string }): Promise<ReconcileResult>;
+  run(opts?: Partial<ReconcileOptions> & { statePath?: string; loadCache?: LoadCache }): Promise<ReconcileResult>;
   state(): Promise<GovopsState>;
   lines(): string[];
   close(): Promise<void>;
 }
 
-export async function rig(options: { transitionMs?: number; behaviours?: readonly string[]; random?: () => number } = {}): Promise<Rig> {
+export async function rig(options: { transitionMs?: number; behaviours?: readonly string[]; random?: () => number; bodyLimit?: number } = {}): Promise<Rig> {
   const sandbox = await startSandbox({
     port: 0,
     transitionMs: options.transitionMs ?? 50,
+    ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
     ...(options.behaviours ? { behaviours: options.behaviours } : {}),
     ...(options.random ? { random: options.random } : {}),
   });
@@ -72,7 +74,7 @@ export async function rig(options: { transitionMs?: number; behaviours?: readonl
         pollMaxIntervalMs: 200,
         ...opts,
       }),
-    state: async () => JSON.parse(await readFile(statePath, 'utf8')) as GovopsState,
+    state: () => loadState(statePath),
     lines: () =>
       sandbox.requests().map((r) => {
         const q = new URLSearchParams(r.query).toString();

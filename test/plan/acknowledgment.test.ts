@@ -1,4 +1,5 @@
 /** The manual-step acknowledgment: tokens, the annotation's syntax, its schema rule. */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ANNOTATION_PATTERN, ackPhaseOf, acknowledgmentLine, parseAcknowledgments } from '../../src/plan/acknowledgment.js';
@@ -30,6 +31,13 @@ describe('manual-step tokens', () => {
     expect(manualStepToken('create', 'lakehouse', lake)).not.toBe(t);
     expect(manualStepToken('delete', 'lakehouse', lake)).not.toBe(t);
     expect(manualStepToken('edit', 'sql_analytics', lake)).not.toBe(t);
+  });
+
+  it('are sha256 over the canonical JSON of [version, phase, type, non-secret config] (acknowledgments already written stay valid)', () => {
+    const canonical = { catalog: 'gov', httpPath: '/sql/1', token: '(secret)', workspaceUrl: 'https://lake.example.com' };
+    const expected = createHash('sha256').update(JSON.stringify(['govops/manual-step/v1', 'edit', 'lakehouse', canonical])).digest('hex').slice(0, 8);
+    expect(manualStepToken('edit', 'lakehouse', lake)).toBe(expected);
+    expect(manualStepFacts(manifest(lake)).tokens.edit).toBe(expected);
   });
 
   it('change when the non-secret configuration changes, at any depth', () => {

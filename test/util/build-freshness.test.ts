@@ -1,6 +1,6 @@
 /** The suite's build step (test/helpers/build.ts): built when a source is newer than the last good build, else skipped. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdir, mkdtemp, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIsFresh, STAMP } from '../helpers/build.js';
@@ -17,11 +17,12 @@ async function project(): Promise<string> {
   dir = await mkdtemp(join(tmpdir(), 'govops-build-'));
   await mkdir(join(dir, 'src', 'cli'), { recursive: true });
   await mkdir(join(dir, 'dist'));
-  for (const f of ['src/a.ts', 'src/cli/b.ts', 'tsconfig.json']) {
+  await mkdir(join(dir, 'schemas'));
+  for (const f of ['src/a.ts', 'src/cli/b.ts', 'schemas/manifest.json', 'tsconfig.json']) {
     await writeFile(join(dir, f), '');
     await utimes(join(dir, f), at(0), at(0));
   }
-  for (const d of ['src/cli', 'src']) await utimes(join(dir, d), at(0), at(0));
+  for (const d of ['src/cli', 'src', 'schemas']) await utimes(join(dir, d), at(0), at(0));
   return dir;
 }
 
@@ -55,5 +56,21 @@ describe('test build freshness', () => {
     expect(buildIsFresh(root)).toBe(true);
     await utimes(join(root, 'tsconfig.json'), at(30), at(30));
     expect(buildIsFresh(root)).toBe(false);
+  });
+
+  it('is stale after a schema change (the validators are generated from the schemas)', async () => {
+    const root = await project();
+    await stamp(root, 10);
+    await utimes(join(root, 'schemas/manifest.json'), at(20), at(20));
+    expect(buildIsFresh(root)).toBe(false);
+  });
+});
+
+describe('the build', () => {
+  it('leaves the CLI bin executable and stamps the build (npm run build and the suite setup alike)', async () => {
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
+    expect(pkg.scripts.build).toMatch(/node scripts\/build-done\.mjs$/);
+    for (const bin of Object.values(pkg.bin)) expect((await stat(bin)).mode & 0o111, bin).toBe(0o111);
+    expect(buildIsFresh()).toBe(true);
   });
 });

@@ -5,6 +5,7 @@ import { renderMarkdown } from '../../plan/render-markdown.js';
 import { reconcile } from '../../reconcile/engine.js';
 import { applyJson, failureSummary, outcomeMarkdown, outcomeTable, progressLine } from '../../reconcile/report.js';
 import { parseDuration } from '../../util/duration.js';
+import { applyTuningFrom } from '../apply-options.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { looksLikeSavedPlan, readSavedPlan } from '../../reconcile/saved-plan.js';
@@ -62,6 +63,7 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
   } catch (err) {
     throw new UserError(`--timeout: ${(err as Error).message}`);
   }
+  const tuning = applyTuningFrom(flags);
   const opts = (await looksLikeSavedPlan(paths)) ? await savedPlanOptions(paths[0]!, flags, ctx, command) : await reconcileOptions(paths, flags, ctx, true);
   const text = ctx.options.output === 'text';
   const tty = Boolean((ctx.stdout as NodeJS.WriteStream).isTTY);
@@ -80,10 +82,12 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const api = clientFromOptions(flags, ctx.logger);
+  // a connection per slot, and some for the poller and webhook batches
+  const api = clientFromOptions(flags, ctx.logger, { connections: concurrency + 8 });
   try {
     const result = await reconcile(api, {
       ...opts,
+      ...tuning,
       concurrency,
       timeoutMs,
       signal: abort.signal,

@@ -5,9 +5,10 @@
  * The work is in apply-action.ts, loaded when the command runs.
  */
 import type { Command } from 'commander';
+import { addApplyTuningOptions, type ApplyTuningFlags } from '../apply-options.js';
 import { addPlanOptions, addRevisionOption, type PlanFlags } from './plan.js';
 
-export interface ApplyFlags extends PlanFlags {
+export interface ApplyFlags extends PlanFlags, ApplyTuningFlags {
   concurrency: string;
   timeout: string;
 }
@@ -18,6 +19,7 @@ export function register(program: Command): void {
     .description('apply the plan: dry run, then the real call and status polling for each resource (no prompt); `apply FILE` applies a plan saved with plan --out')
     .option('--concurrency <n>', 'resources applied at the same time', '8')
     .option('--timeout <duration>', 'overall time limit for the apply, e.g. 10m', '10m');
+  addApplyTuningOptions(cmd);
   addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: ApplyFlags, command: Command) => {
     const { applyAction } = await import('./apply-action.js');
     await applyAction(paths, flags, command);

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
+import { applyTuningFrom } from '../apply-options.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
 import { UserError } from '../../errors.js';
@@ -129,6 +130,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     allowEmpty: Boolean(flags.allowEmpty),
     concurrency: wholeNumber('--concurrency', flags.concurrency, 1),
     timeoutMs: duration('--timeout', flags.timeout),
+    tuning: applyTuningFrom(flags),
     listen,
     statePath: flags.state,
     hookSecret: hookSecret || undefined,
@@ -161,7 +163,9 @@ export async function runAction(command: Command): Promise<void> {
   const logger = ctx.logger;
   let running;
   try {
-    running = await startRunning(settings, logger, (onRequest) => clientFromOptions(flags, logger, { onRequest }));
+    running = await startRunning(settings, logger, (onRequest) =>
+      clientFromOptions(flags, logger, { onRequest, connections: (settings.concurrency ?? 8) + 8 }),
+    );
   } catch (err) {
     throw listenError(err, settings.listen) ?? err;
   }

@@ -3,13 +3,14 @@
  * This file only declares the command; the work is in run-action.ts, loaded when it runs.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { addApplyTuningOptions, type ApplyTuningFlags } from '../apply-options.js';
 import type { ManualStepsMode } from '../../plan/types.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { manualStepsOption } from '../flags.js';
 import { stateOption } from '../state-option.js';
 import type { SecretFlags } from '../secret-options.js';
 
-export interface RunFlags extends ConnectionFlags, SecretFlags {
+export interface RunFlags extends ConnectionFlags, SecretFlags, ApplyTuningFlags {
   repo?: string;
   branch: string;
   path: string;
@@ -102,6 +103,7 @@ export function register(program: Command): void {
   cmd
     .addOption(new Option('--secrets-dir <dir>', 'the only folder fromFile references are read from, by relative path (default: the repository or watched folder)').env('GOVOPS_SECRETS_DIR'))
     .addOption(new Option('--secret-env-prefix <prefix>', 'fromEnv references may read only variables starting with this (default GOVOPS_SECRET_)').env('GOVOPS_SECRET_ENV_PREFIX'));
+  addApplyTuningOptions(cmd);
   addConnectionOptions(cmd);
   cmd.addOption(new Option('--debounce <duration>', 'directory source quiet period').default('300ms').hideHelp());
   cmd.action(async (_opts: unknown, command: Command) => {

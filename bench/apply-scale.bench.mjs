@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// Apply cost as N grows (issue #18): one `apply` creating N integrations (object_store), the sandbox's
+// transitions 50 ms, concurrency 32, against a sandbox in its own process (so the CPU time is govops'
+// alone). Linear means the time per resource stays flat: target 20k <= 2.2x 10k.
+// Run: npm run build && node bench/run.mjs apply-scale     (APPLY_SCALE=1000,5000 to choose sizes)
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ServiceClient } from '../dist/api/client.js';
+import { silentLogger } from '../dist/log.js';
+import { reconcile } from '../dist/reconcile/engine.js';
+import { objectStore } from './flaky-drill.mjs';
+import { sandboxProcess } from './sandbox-process.mjs';
+
+const SIZES = (process.env.APPLY_SCALE ?? '1000,5000,10000,20000').split(',').map(Number);
+const PER_FILE = 100;
+console.log(`apply scale: creates, transition 50 ms, concurrency 32; ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)}`);
+console.log('N       | wall s  | per 1k s | CPU s (govops) | CPU per 1k s | requests | req/int | heap MB after');
+const rows = [];
+for (const n of SIZES) {
+  const dir = await mkdtemp(join(tmpdir(), 'govops-scale-'));
+  const sb = await sandboxProcess({ transitionMs: 50 });
+  const api = new ServiceClient({ baseUrl: sb.url, token: sb.token, logger: silentLogger(), connections: 48 });
+  try {
+    await mkdir(join(dir, 'm'));
+    for (let f = 0; f * PER_FILE < n; f++) {
+      const docs = [];
+      for (let i = f * PER_FILE; i < Math.min(n, (f + 1) * PER_FILE); i++) docs.push(objectStore(`store-${i}`));
+      await writeFile(join(dir, 'm', `f${f}.yaml`), docs.join('---\n'));
+    }
+    globalThis.gc?.();
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    const res = await reconcile(api, {
+      root: dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(),
+      statePath: join(dir, 'state.json'), env: {}, concurrency: 32, timeoutMs: 1_800_000,
+    });
+    const wall = (performance.now() - t0) / 1000;
+    const cu = process.cpuUsage(c0);
+    const cpu = (cu.user + cu.system) / 1e6;
+    if (!res.ok) throw new Error(`apply of ${n} failed: ${res.error}`);
+    const counts = await sb.counts();
+    globalThis.gc?.();
+    const heap = process.memoryUsage().heapUsed / 2 ** 20;
+    rows.push({ n, wall, cpu });
+    console.log(
+      `${String(n).padEnd(7)} | ${wall.toFixed(2).padStart(7)} | ${((wall * 1000) / n).toFixed(2).padStart(8)} | ${cpu.toFixed(2).padStart(14)} | ${((cpu * 1000) / n).toFixed(2).padStart(12)} | ${String(counts.total).padStart(8)} | ${(counts.total / n).toFixed(2).padStart(7)} | ${heap.toFixed(0).padStart(5)}`,
+    );
+  } finally {
+    await api.close();
+    await sb.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+const at = (n) => rows.find((r) => r.n === n);
+if (at(10000) && at(20000)) {
+  const w = at(20000).wall / at(10000).wall;
+  const c = at(20000).cpu / at(10000).cpu;
+  console.log(`20k / 10k: wall ${w.toFixed(2)}x, CPU ${c.toFixed(2)}x (target <= 2.2x): ${w <= 2.2 ? 'OK' : 'OVER'}`);
+}
+console.log(`load average now: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);

@@ -1,0 +1,206 @@
+#!/usr/bin/env node
+// Converge benchmark (issue #18): `apply` of N new integrations against the sandbox whose transitions take
+// T ms, at concurrency C, compared with an ideal client measured in the same run on a fresh sandbox.
+//
+// The ideal client knows everything govops has to find out: it sends each dry run and create (C at a
+// time, a slot freed once the create is accepted, like govops), reads the exact moment each transition
+// ends from the sandbox's memory, and sends one status request at that moment. Its wall time is the
+// floor for any client of this service at this concurrency.
+//
+// govops is measured cold (a state without learned transition times: the very first apply) and warm (the
+// state keeps what the apply before it learned: every later apply; each warm run starts from the last).
+// With C=32 also warm with status requests only (never a list) and a high rate cap, for comparison. Printed: wall time
+// of the whole `apply` (load, plan, apply) and of the apply phase (first dry run to last integration seen
+// settled), the ratio to the ideal, requests (status polls, lists, per integration) and the settle lag
+// (from the moment the sandbox ended a transition to the moment govops reported the integration).
+//
+// Run: npm run build && node bench/run.mjs converge   (CONVERGE=quick: only N=200)
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ServiceClient } from '../dist/api/client.js';
+import { silentLogger } from '../dist/log.js';
+import { reconcile } from '../dist/reconcile/engine.js';
+import { startSandbox } from '../dist/sandbox/index.js';
+import { loadState, saveState } from '../dist/state/store.js';
+import { objectStore } from './flaky-drill.mjs';
+
+const quick = process.env.CONVERGE === 'quick';
+const SIZES = quick ? [200] : [200, 1000];
+const TRANSITIONS = [200, 2000];
+const CONCURRENCY = [8, 32];
+const PER_FILE = 50;
+
+const pct = (xs, p) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const f0 = (x) => (Number.isFinite(x) ? x.toFixed(0) : '-');
+const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '-');
+
+/** A sandbox that remembers when each transition ended (the truth the lag is measured against). */
+async function sandboxWithClock(transitionMs) {
+  const sandbox = await startSandbox({ port: 0, transitionMs });
+  const ended = new Map();
+  const store = sandbox.integrations;
+  const complete = store.complete.bind(store);
+  store.complete = (id, force) => {
+    const item = store.get(id);
+    if (item?.pendingUntil !== undefined && !ended.has(String(id))) ended.set(String(id), Date.now());
+    complete(id, force);
+  };
+  return { sandbox, ended };
+}
+
+function counts(sandbox) {
+  const reqs = sandbox.requests();
+  const c = { total: reqs.length, status: 0, lists: 0, dry: 0, create: 0 };
+  for (const r of reqs) {
+    if (r.method === 'GET' && r.path.endsWith('/status')) c.status++;
+    else if (r.method === 'GET' && r.path === '/integrations') c.lists++;
+    else if (r.method === 'POST' && r.path === '/integrations') r.query.dryRun === 'true' ? c.dry++ : c.create++;
+  }
+  return c;
+}
+
+function body(i) {
+  const name = `store-${i}`;
+  return {
+    type: 'object_store',
+    autoBootstrap: false,
+    config: {
+      name,
+      cloudAccountId: '123456789012',
+      cloudRegion: 'eu-west-1',
+      cloudLocationRole: `arn:aws:iam::123456789012:role/${name}`,
+      cloudLocationPath: `s3://${name}/data`,
+      authenticationType: 'auto',
+    },
+  };
+}
+
+/** The ideal client: C slots for dry run + create; one status request at the exact end of each transition. */
+async function ideal(n, transitionMs, concurrency) {
+  const { sandbox, ended } = await sandboxWithClock(transitionMs);
+  const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries: 0, connections: concurrency + 16 });
+  const seen = [];
+  const t0 = performance.now();
+  const start = Date.now();
+  let next = 0;
+  const waits = [];
+  const worker = async () => {
+    for (let i = next++; i < n; i = next++) {
+      await api.createIntegration(body(i), { dryRun: true });
+      const { id } = await api.createIntegration(body(i));
+      const until = sandbox.integrations.get(Number(id)).pendingUntil;
+      waits.push(
+        (async () => {
+          for (;;) {
+            await new Promise((r) => setTimeout(r, Math.max(0, until - Date.now())));
+            const s = await api.getIntegrationStatus(id);
+            if (s.status === 'enabled') return seen.push({ id, at: Date.now() });
+          }
+        })(),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  await Promise.all(waits);
+  const wall = performance.now() - t0;
+  const lags = seen.map((s) => s.at - ended.get(s.id));
+  const c = counts(sandbox);
+  await api.close();
+  await sandbox.close();
+  return { wall, apply: Date.now() - start, lags, c };
+}
+
+async function manifestsDir(n) {
+  const dir = await mkdtemp(join(tmpdir(), 'govops-converge-'));
+  await mkdir(join(dir, 'm'));
+  for (let f = 0; f * PER_FILE < n; f++) {
+    const docs = [];
+    for (let i = f * PER_FILE; i < Math.min(n, (f + 1) * PER_FILE); i++) docs.push(objectStore(`store-${i}`));
+    await writeFile(join(dir, 'm', `f${f}.yaml`), docs.join('---\n'));
+  }
+  return dir;
+}
+
+/** One govops apply of the N manifests against a fresh sandbox; `transitions`: what the state knows already. */
+async function govops(dir, transitionMs, concurrency, transitions, extra = {}) {
+  const { sandbox, ended } = await sandboxWithClock(transitionMs);
+  const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), connections: concurrency + 16 });
+  const statePath = join(dir, `state-${Math.random().toString(36).slice(2)}.json`);
+  if (transitions) {
+    const s = await loadState(statePath);
+    s.transitions = transitions;
+    await saveState(statePath, s);
+  }
+  const seen = [];
+  const t0 = performance.now();
+  const res = await reconcile(api, {
+    root: dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath, env: {},
+    concurrency, timeoutMs: 600_000,
+    onOutcome: (o) => seen.push({ id: o.liveId, at: Date.now(), ok: o.result === 'ok' }),
+    ...extra,
+  });
+  const wall = performance.now() - t0;
+  if (!res.ok) throw new Error(`apply failed: ${res.error}`);
+  const firstWrite = Date.parse(sandbox.requests().find((r) => r.method === 'POST')?.time ?? new Date().toISOString());
+  const apply = Math.max(...seen.map((s) => s.at)) - firstWrite;
+  const lags = seen.filter((s) => s.ok && ended.has(s.id)).map((s) => s.at - ended.get(s.id));
+  const c = counts(sandbox);
+  const learned = (await loadState(statePath)).transitions;
+  await api.close();
+  await sandbox.close();
+  return { wall, apply, lags, c, learned, polls: res.polls };
+}
+
+const ROUNDS = Number(process.env.CONVERGE_ROUNDS ?? 3);
+console.log(`converge: ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)}; ideal and warm runs alternate ${ROUNDS} times, medians shown`);
+console.log('run                                | wall s  | apply s | ratio | ratio(apply) | status/int | lists | req/int | lag p50 / p95 / max ms | lag p50 % of T');
+const median = (xs) => pct(xs, 50);
+const rows = [];
+const print = (label, n, t, runs, ideal) => {
+  const wall = median(runs.map((r) => r.wall));
+  const apply = median(runs.map((r) => r.apply));
+  const iw = ideal ? median(ideal.map((r) => r.wall)) : wall;
+  const ia = ideal ? median(ideal.map((r) => r.apply)) : apply;
+  const r = runs[runs.length - 1];
+  const lags = runs.flatMap((x) => x.lags);
+  const reqPerInt = (r.c.total - (ideal ? 2 : 0)) / n;
+  console.log(
+    `${label.padEnd(34)} | ${f2(wall / 1000).padStart(7)} | ${f2(apply / 1000).padStart(7)} | ${f2(wall / iw).padStart(5)} | ${f2(apply / ia).padStart(12)} | ${f2(r.c.status / n).padStart(10)} | ${String(r.c.lists).padStart(5)} | ${f2(reqPerInt).padStart(7)} | ${`${f0(pct(lags, 50))} / ${f0(pct(lags, 95))} / ${f0(Math.max(...lags))}`.padStart(22)} | ${f0((100 * pct(lags, 50)) / t).padStart(4)}%`,
+  );
+  return { label, wall, ratio: wall / iw, applyRatio: apply / ia, statusPerInt: r.c.status / n, lists: r.c.lists, reqPerInt, lagP50: pct(lags, 50), t };
+};
+for (const n of SIZES) {
+  const dir = await manifestsDir(n);
+  try {
+    for (const t of TRANSITIONS) {
+      for (const c of CONCURRENCY) {
+        const cold = await govops(dir, t, c, undefined);
+        const ideals = [];
+        const warms = [];
+        // every apply starts from what the one before it learned (as successive applies do)
+        let learned = cold.learned;
+        for (let i = 0; i < ROUNDS; i++) {
+          ideals.push(await ideal(n, t, c));
+          const warm = await govops(dir, t, c, learned);
+          warms.push(warm);
+          learned = warm.learned;
+        }
+        const tag = `N=${n} T=${t} C=${c}`;
+        print(`${tag} ideal`, n, t, ideals);
+        rows.push(print(`${tag} govops warm`, n, t, warms, ideals));
+        print(`${tag} govops cold (first apply)`, n, t, [cold], ideals);
+        if (c === 32) print(`${tag} warm, status only (rate 1000/s)`, n, t, [await govops(dir, t, c, learned, { pollListThreshold: Infinity, pollRate: 1000 })], ideals);
+      }
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+console.log(`\nwarm runs: ratio to ideal (whole apply) max ${f2(Math.max(...rows.map((r) => r.ratio)))}, apply phase max ${f2(Math.max(...rows.map((r) => r.applyRatio)))}; status polls per integration mean ${f2(mean(rows.map((r) => r.statusPerInt)))}; requests per integration mean ${f2(mean(rows.map((r) => r.reqPerInt)))}; lag p50 max ${f0(Math.max(...rows.map((r) => (100 * r.lagP50) / r.t)))}% of T`);
+console.log(`load average now: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);

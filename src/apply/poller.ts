@@ -1,0 +1,335 @@
+/**
+ * The shared status poller of an apply: every integration waiting to leave `creating`, `editing` or
+ * `deleting` is watched here, outside the concurrency limit (a task's slot is freed once its write is
+ * accepted).
+ *
+ * When to poll: the first poll is aimed at the expected end of the transition — the median of the
+ * durations govops observed for that type and operation (transitions.ts, kept in the state file) —
+ * and never later than `maxMs` after the previous one; past the expected end, short intervals (5% of the
+ * expected duration, at least `minMs`, growing by a quarter after each miss). With nothing learned yet,
+ * intervals grow by half the time elapsed (lag at most a third of the transition).
+ *
+ * How: at most `ratePerSec` requests per second (a token bucket). When `listThreshold` or more polls are
+ * due at once (and the list is not more than LIST_ITEMS_PER_POLL times their number), one
+ * `GET /integrations` answers for every integration waiting (registered before the list was sent)
+ * instead of one status request each.
+ *
+ * What is learned: a settled observation brackets the moment the transition ended between the last poll
+ * that still saw it transitional (or the write) and the one that saw it settled (transitions.ts).
+ */
+import type { Logger } from 'pino';
+import type { ServiceApi } from '../api/client-types.js';
+import type { LiveIntegration } from '../api/types.js';
+import { ApiError, CancelledError, ErrorCode } from '../errors.js';
+import { TRANSITIONAL_STATUSES } from '../service/kinds.js';
+import { transitionKey, type Operation, type TransitionStats } from './transitions.js';
+import { ApplyFailure } from './validation.js';
+
+export interface PollerOptions {
+  api: ServiceApi;
+  stats: TransitionStats;
+  /** Shortest interval between two polls of one integration (ms). */
+  minMs: number;
+  /** Longest interval between two polls of one integration (ms). */
+  maxMs: number;
+  /** Poll requests (status and list) per second at most. */
+  ratePerSec: number;
+  /** Polls due at once from which one list answers for all (Infinity: never list). */
+  listThreshold: number;
+  /** Integrations the service lists (at plan time; updated from every list): a list must be worth its size. */
+  listSize?: number;
+  /** Epoch ms after which a wait fails (settle timeout). */
+  deadline: number;
+  signal?: AbortSignal;
+  logger?: Logger;
+}
+
+export interface WaitRequest {
+  id: string;
+  /** Integration type (what is learned is per type and operation). */
+  type?: string;
+  op: Operation;
+  /** When the service accepted the write, i.e. the transition began (default: now). */
+  startedAt?: number;
+  /** Learn from this wait (false when waiting on a transition govops did not start, e.g. after a 409). */
+  learn?: boolean;
+  /** Poll at once (the status may already be settled). */
+  immediate?: boolean;
+}
+
+/** Waits until an integration leaves the transitional statuses: its status, or `gone` (deleted). */
+export interface StatusWaiter {
+  wait(req: WaitRequest): Promise<string>;
+}
+
+export interface PollCounters {
+  status: number;
+  lists: number;
+}
+
+interface Wait {
+  readonly id: string;
+  readonly key: string;
+  readonly op: Operation;
+  readonly startedAt: number;
+  readonly registeredAt: number;
+  readonly learn: boolean;
+  readonly immediate: boolean;
+  lastPollAt?: number;
+  lastMissAt?: number;
+  lastStatus: string;
+  missesAfterEnd: number;
+  inFlight: boolean;
+  /** A list did not show it: ask its status endpoint. */
+  statusOnly: boolean;
+  resolve(status: string): void;
+  reject(err: unknown): void;
+}
+
+/** Polls due within this many ms of each other go out together. */
+const GROUP_MS = 5;
+/**
+ * A list replaces status requests only when it is not much larger than them: at most this many listed
+ * integrations per status request it replaces (a listed integration is ~1 KB, a status answer ~50 bytes
+ * plus the request's own overhead).
+ */
+export const LIST_ITEMS_PER_POLL = 50;
+/** After a failed list, status requests only for this long. */
+const LIST_BACKOFF_MS = 1000;
+
+const clamp = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
+
+export class Poller implements StatusWaiter {
+  private readonly waits = new Set<Wait>();
+  private timer?: NodeJS.Timeout;
+  private timerAt = Infinity;
+  private tokens: number;
+  private refilledAt = Date.now();
+  private listInFlight = false;
+  private listBackoffUntil = 0;
+  private listSize: number;
+  private closed = false;
+  readonly counters: PollCounters = { status: 0, lists: 0 };
+  private readonly onAbort = (): void => this.cancelAll();
+
+  constructor(private readonly o: PollerOptions) {
+    this.tokens = this.burst;
+    this.listSize = o.listSize ?? 0;
+    o.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  get pending(): number {
+    return this.waits.size;
+  }
+
+  wait(req: WaitRequest): Promise<string> {
+    if (this.o.signal?.aborted || this.closed) return Promise.reject(new CancelledError('wait abandoned: govops is shutting down'));
+    const now = Date.now();
+    return new Promise<string>((resolve, reject) => {
+      this.waits.add({
+        id: req.id,
+        key: transitionKey(req.type, req.op),
+        op: req.op,
+        startedAt: req.startedAt ?? now,
+        registeredAt: now,
+        learn: req.learn ?? true,
+        immediate: req.immediate ?? false,
+        lastStatus: 'unknown',
+        missesAfterEnd: 0,
+        inFlight: false,
+        statusOnly: false,
+        resolve,
+        reject,
+      });
+      this.wake(now);
+    });
+  }
+
+  /** Stop: no more polls; waits still open are abandoned. */
+  close(): void {
+    this.closed = true;
+    this.o.signal?.removeEventListener('abort', this.onAbort);
+    this.cancelAll();
+  }
+
+  // ---- schedule ------------------------------------------------------------------------------
+
+  private get burst(): number {
+    return Math.max(1, this.o.ratePerSec);
+  }
+
+  /** The short interval past the expected end. */
+  private short(expected: number | undefined): number {
+    return clamp(expected === undefined ? this.o.minMs : expected * 0.05, this.o.minMs, this.o.maxMs);
+  }
+
+  /** When a wait's next poll is due. */
+  private dueAt(w: Wait): number {
+    if (w.lastPollAt === undefined && w.immediate) return w.registeredAt;
+    const { minMs, maxMs } = this.o;
+    const last = w.lastPollAt ?? w.startedAt;
+    const expected = this.o.stats.estimate(w.key);
+    if (expected === undefined) return last + clamp((last - w.startedAt) * 0.5, minMs, maxMs);
+    const end = w.startedAt + expected;
+    if (last < end - 1) return Math.max(last + minMs, Math.min(end, last + maxMs));
+    return last + clamp(this.short(expected) * 1.25 ** Math.max(0, w.missesAfterEnd - 1), minMs, maxMs);
+  }
+
+  private wake(at: number): void {
+    if (this.closed || at >= this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, at - Date.now()));
+  }
+
+  private refill(now: number): void {
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.refilledAt) * this.o.ratePerSec) / 1000);
+    this.refilledAt = now;
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    if (this.closed || this.waits.size === 0) return;
+    const now = Date.now();
+    if (now >= this.o.deadline) {
+      for (const w of [...this.waits]) if (!w.inFlight) this.timeout(w);
+      return;
+    }
+    this.refill(now);
+    const tokenAt = now + Math.ceil(((1 - this.tokens) * 1000) / this.o.ratePerSec);
+    let next = Infinity;
+    const due: Wait[] = [];
+    for (const w of this.waits) {
+      if (w.inFlight) continue;
+      const at = this.dueAt(w);
+      if (at <= now + GROUP_MS) due.push(w);
+      else next = Math.min(next, at);
+    }
+    if (due.length > 0) {
+      const listable = due.filter((w) => !w.statusOnly).length;
+      const worthIt = listable >= this.o.listThreshold && listable * LIST_ITEMS_PER_POLL >= this.listSize;
+      if (!this.listInFlight && worthIt && now >= this.listBackoffUntil) {
+        if (this.tokens >= 1) {
+          this.tokens -= 1;
+          this.list(now);
+        } else next = Math.min(next, tokenAt);
+      } else {
+        for (const w of due) {
+          if (this.tokens < 1) {
+            next = Math.min(next, now + Math.ceil(((1 - this.tokens) * 1000) / this.o.ratePerSec));
+            break;
+          }
+          this.tokens -= 1;
+          this.status(w, now);
+        }
+      }
+    }
+    if (next < Infinity) this.wake(Math.min(next, this.o.deadline));
+  }
+
+  // ---- requests ------------------------------------------------------------------------------
+
+  private status(w: Wait, sentAt: number): void {
+    w.inFlight = true;
+    this.counters.status++;
+    this.o.api.getIntegrationStatus(w.id).then(
+      (s) => {
+        w.inFlight = false;
+        this.observe(w, s.status, sentAt);
+      },
+      (err: unknown) => {
+        w.inFlight = false;
+        if (err instanceof ApiError && err.statusCode === 404) this.observe(w, 'gone', sentAt);
+        else this.settle(w, () => w.reject(err));
+      },
+    ).finally(() => this.wake(Date.now()));
+  }
+
+  private list(sentAt: number): void {
+    const covered = [...this.waits].filter((w) => !w.inFlight && !w.statusOnly && w.registeredAt <= sentAt);
+    for (const w of covered) w.inFlight = true;
+    this.listInFlight = true;
+    this.counters.lists++;
+    this.o.api.listIntegrations().then(
+      (live) => {
+        this.listSize = live.length;
+        const byId = new Map<string, LiveIntegration>();
+        for (const it of live) byId.set(it.id, it);
+        // One list sees integrations whose transitions began at different moments: per type and operation,
+        // the longest still under way and the shortest already over bracket the duration more tightly
+        // than any one integration's polls (recorded when they agree: durations that vary may not).
+        const cross = new Map<string, { lo: number; hi: number }>();
+        for (const w of covered) {
+          w.inFlight = false;
+          if (!this.waits.has(w)) continue;
+          const it = byId.get(w.id);
+          const status = it ? it.status : w.op === 'delete' ? 'gone' : undefined;
+          if (status === undefined) {
+            w.statusOnly = true; // not listed (yet): its own status endpoint decides
+            continue;
+          }
+          if (w.learn) {
+            const c = cross.get(w.key) ?? { lo: -Infinity, hi: Infinity };
+            const elapsed = sentAt - w.startedAt;
+            if (TRANSITIONAL_STATUSES.has(status)) c.lo = Math.max(c.lo, elapsed);
+            else c.hi = Math.min(c.hi, elapsed);
+            cross.set(w.key, c);
+          }
+          this.observe(w, status, sentAt);
+        }
+        for (const [key, { lo, hi }] of cross) if (lo >= 0 && hi < Infinity && lo < hi) this.o.stats.record(key, lo, hi);
+      },
+      (err: unknown) => {
+        for (const w of covered) w.inFlight = false;
+        this.listBackoffUntil = Date.now() + LIST_BACKOFF_MS;
+        this.o.logger?.debug({ err: { message: (err as Error).message } }, 'status list failed; polling one by one');
+      },
+    ).finally(() => {
+      this.listInFlight = false;
+      this.wake(Date.now());
+    });
+  }
+
+  private observe(w: Wait, status: string, at: number): void {
+    if (!this.waits.has(w)) return;
+    w.lastStatus = status;
+    if (TRANSITIONAL_STATUSES.has(status)) {
+      const expected = this.o.stats.estimate(w.key);
+      if (expected !== undefined && at >= w.startedAt + expected - 1) w.missesAfterEnd++;
+      w.lastPollAt = at;
+      w.lastMissAt = at;
+      return;
+    }
+    if (w.learn) {
+      const hi = at - w.startedAt;
+      // Settled at its first look: it ended some time before; taken as within the last short interval
+      // (or tenth of the time), which moves a late estimate down instead of taking "0" for a bound.
+      const lo = w.lastMissAt !== undefined ? w.lastMissAt - w.startedAt : hi - Math.max(this.short(this.o.stats.estimate(w.key)), hi * 0.1);
+      this.o.stats.record(w.key, Math.max(0, lo), hi);
+    }
+    this.settle(w, () => w.resolve(status));
+  }
+
+  private settle(w: Wait, done: () => void): void {
+    if (!this.waits.delete(w)) return;
+    done();
+  }
+
+  private timeout(w: Wait): void {
+    this.settle(w, () =>
+      w.reject(
+        new ApplyFailure(ErrorCode.settleTimeout, `timed out waiting for integration ${w.id} to settle (last status: ${w.lastStatus})`, {
+          liveId: w.id,
+        }),
+      ),
+    );
+  }
+
+  private cancelAll(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    for (const w of [...this.waits]) this.settle(w, () => w.reject(new CancelledError('wait abandoned: govops is shutting down')));
+  }
+}

@@ -37,7 +37,7 @@ function envPort(name: string, fallback: number): number {
 
 /**
  * One `npm start` per clone: a second one would share the state file and the sandbox data. The lock is
- * the state lock's mechanism (O_EXCL file, stale when its process is gone); `start.json` says where the
+ * the state lock's mechanism (a file created whole, stale when its process is gone); `start.json` says where the
  * running one is.
  */
 async function lockClone(home: string): Promise<StateLock> {

@@ -86,18 +86,7 @@ export async function acquireStateLock(statePath: string, options: LockOptions =
   await ensureDir(path.dirname(path.resolve(file)), STATE_DIR);
   const info: LockInfo = { pid: process.pid, hostname: os.hostname(), createdAt: new Date().toISOString(), token: randomBytes(8).toString('hex') };
   for (;;) {
-    try {
-      const handle = await fs.open(file, fsc.O_CREAT | fsc.O_EXCL | fsc.O_WRONLY, 0o600);
-      try {
-        await handle.writeFile(`${JSON.stringify(info)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      return held(file, info, ttlMs);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
+    if (await publish(file, info)) return held(file, info, ttlMs);
     const current = await readLock(file);
     if (!current) continue; // released between our open and our read
     const stale = staleReason(current.info, current.mtimeMs, Date.now(), ttlMs);
@@ -113,6 +102,31 @@ export async function acquireStateLock(statePath: string, options: LockOptions =
       );
     }
     await sleep(options.pollMs ?? 100);
+  }
+}
+
+/**
+ * Create the lock file with its content in one step: written and synced under a private name, then hard-linked
+ * to the lock's name (which fails if it exists). A contender never reads a lock half written (an empty file
+ * would name no process). False when the lock exists.
+ */
+async function publish(file: string, info: LockInfo): Promise<boolean> {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const handle = await fs.open(tmp, fsc.O_CREAT | fsc.O_EXCL | fsc.O_WRONLY, 0o600);
+  try {
+    try {
+      await handle.writeFile(`${JSON.stringify(info)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.link(tmp, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await fs.rm(tmp, { force: true });
   }
 }
 

@@ -25,6 +25,11 @@ export interface LoggerOptions {
   level?: LevelWithSilent | string;
   /** Pretty, human output (used when stderr/stdout is a TTY). */
   pretty?: boolean;
+  /**
+   * `text`: one plain line per entry, `warning: message (key=value ...)`, for one-shot commands whose
+   * output is read by a person (the daemon and the sandbox log JSON, or pretty JSON on a terminal).
+   */
+  text?: { color: boolean };
   /** Where to write; defaults to stdout (fd 1). */
   destination?: number | NodeJS.WritableStream;
 }
@@ -33,6 +38,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
   const redact = { paths: REDACT_PATHS, censor: '[redacted]' };
   const hooks = { streamWrite: (line: string) => secretRedactor.redactJsonText(line) };
+  if (options.text) {
+    const out = options.destination === undefined || typeof options.destination === 'number'
+      ? pino.destination({ dest: (options.destination as number | undefined) ?? 1, sync: true })
+      : options.destination;
+    const color = options.text.color;
+    return pino({ level, redact, hooks }, { write: (line: string) => void out.write(textLine(line, color)) });
+  }
   if (options.pretty) {
     // In-process and synchronous, so log lines and plain writes to the terminal keep their order.
     // Loaded only for terminal output, so one-shot commands and JSON logging never pay for it.
@@ -52,6 +64,37 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       ? pino.destination({ dest: (options.destination as number | undefined) ?? 1, sync: true })
       : options.destination;
   return pino({ level, redact, hooks, base: { app: 'govops' } }, dest);
+}
+
+const LEVEL_LABELS: Record<number, [string, string]> = {
+  10: ['trace', '\x1b[90m'],
+  20: ['debug', '\x1b[90m'],
+  30: ['info', '\x1b[36m'],
+  40: ['warning', '\x1b[33m'],
+  50: ['error', '\x1b[31m'],
+  60: ['fatal', '\x1b[31m'],
+};
+const NOT_SHOWN = new Set(['level', 'time', 'pid', 'hostname', 'app', 'msg']);
+
+function shown(v: unknown): string {
+  if (typeof v === 'string') return /^[^\s"=()]+$/.test(v) ? v : JSON.stringify(v);
+  return JSON.stringify(v) ?? String(v);
+}
+
+/** One JSON log line (already redacted) as `warning: message (key=value ...)`. */
+export function textLine(json: string, color = false): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json;
+  }
+  const [label, code] = LEVEL_LABELS[entry.level as number] ?? [String(entry.level), ''];
+  const details = Object.entries(entry)
+    .filter(([k]) => !NOT_SHOWN.has(k))
+    .map(([k, v]) => `${k}=${shown(v)}`);
+  const head = color && code ? `${code}${label}:\x1b[0m` : `${label}:`;
+  return `${head} ${typeof entry.msg === 'string' ? entry.msg : ''}${details.length ? ` (${details.join(' ')})` : ''}\n`;
 }
 
 /** A logger that drops everything (tests, library defaults). */

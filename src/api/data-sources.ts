@@ -7,18 +7,16 @@
  * fields ignored. A record marked `deleted: true` is a soft-deleted data source: not a live one.
  */
 import { ApiError } from '../errors.js';
+import { isPlainObject } from '../util/object.js';
 import { idString } from './normalize.js';
 import type { DataSourceInput, LiveDataSource } from './types.js';
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const LIST_KEYS = ['dataSources', 'hits', 'records', 'items', 'data', 'results'] as const;
 
 /** The array a body holds: itself, or the first known list field of an object. */
 function arrayOf(v: unknown): unknown[] | undefined {
   if (Array.isArray(v)) return v;
-  if (!isObj(v)) return undefined;
+  if (!isPlainObject(v)) return undefined;
   for (const k of LIST_KEYS) if (Array.isArray(v[k])) return v[k];
   return undefined;
 }
@@ -27,8 +25,8 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** One record, flat or with handler metadata; undefined when it has no id. */
 export function toLiveDataSource(v: unknown): LiveDataSource | undefined {
-  if (!isObj(v)) return undefined;
-  const meta = isObj(v.metadata) ? v.metadata : {};
+  if (!isPlainObject(v)) return undefined;
+  const meta = isPlainObject(v.metadata) ? v.metadata : {};
   const id = idString(v.dataSourceId ?? v.id ?? meta.dataSourceId);
   if (id === '') return undefined;
   return {
@@ -39,7 +37,7 @@ export function toLiveDataSource(v: unknown): LiveDataSource | undefined {
   };
 }
 
-const softDeleted = (v: unknown): boolean => isObj(v) && (v.deleted === true || (isObj(v.metadata) && v.metadata.deleted === true));
+const softDeleted = (v: unknown): boolean => isPlainObject(v) && (v.deleted === true || (isPlainObject(v.metadata) && v.metadata.deleted === true));
 
 /** The body of the list endpoint: the live (not soft-deleted) data sources. */
 export function toDataSourceList(v: unknown, method: string, path: string): LiveDataSource[] {
@@ -65,7 +63,7 @@ export function toCreatedDataSources(
   integrationId: string,
   sent: readonly DataSourceInput[],
 ): { found: LiveDataSource[]; missing: DataSourceInput[] } {
-  const items = arrayOf(v) ?? (isObj(v) ? [v] : []);
+  const items = arrayOf(v) ?? (isPlainObject(v) ? [v] : []);
   const records = items.map(toLiveDataSource);
   const found: LiveDataSource[] = [];
   const missing: DataSourceInput[] = [];

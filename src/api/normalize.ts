@@ -12,12 +12,8 @@ import type {
   ValidationResults,
   WebhookCreateResponse,
 } from './types.js';
+import { isPlainObject } from '../util/object.js';
 
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** An id as a string, whatever the wire said (number or string). */
 export function idString(v: unknown): string {
@@ -28,13 +24,13 @@ export function idString(v: unknown): string {
 }
 
 function validationResults(v: unknown): ValidationResults {
-  if (!isObj(v)) return { status: 'unknown', validationTests: [] };
+  if (!isPlainObject(v)) return { status: 'unknown', validationTests: [] };
   const tests = Array.isArray(v.validationTests) ? v.validationTests : [];
   return {
     status: typeof v.status === 'string' ? v.status : 'unknown',
     // A test already of the right shape is taken as it is (the parsed body is ours): a list of 10,000
     // integrations holds tens of thousands of them.
-    validationTests: tests.filter(isObj).map((t) =>
+    validationTests: tests.filter(isPlainObject).map((t) =>
       typeof t.name === 'string' && typeof t.status === 'string'
         ? (t as unknown as ValidationResults['validationTests'][number])
         : { ...t, name: String(t.name ?? ''), status: String(t.status ?? 'unknown') },
@@ -43,7 +39,7 @@ function validationResults(v: unknown): ValidationResults {
 }
 
 export function toMutationResult(v: unknown): IntegrationMutationResult {
-  const o = isObj(v) ? v : {};
+  const o = isPlainObject(v) ? v : {};
   return {
     id: idString(o.id),
     status: typeof o.status === 'string' ? o.status : 'unknown',
@@ -52,24 +48,24 @@ export function toMutationResult(v: unknown): IntegrationMutationResult {
 }
 
 export function toLiveIntegration(v: unknown): LiveIntegration {
-  const o = isObj(v) ? v : {};
+  const o = isPlainObject(v) ? v : {};
   return {
     id: idString(o.id),
     status: typeof o.status === 'string' ? o.status : 'unknown',
     validationResults: validationResults(o.validationResults),
     type: o.type as LiveIntegration['type'],
     autoBootstrap: o.autoBootstrap === true,
-    config: isObj(o.config) ? o.config : {},
+    config: isPlainObject(o.config) ? o.config : {},
   };
 }
 
 export function toStatus(v: unknown): IntegrationStatus {
-  const o = isObj(v) ? v : {};
+  const o = isPlainObject(v) ? v : {};
   return { id: idString(o.id), status: typeof o.status === 'string' ? o.status : 'unknown' };
 }
 
 export function toLiveWebhook(v: unknown): LiveWebhook {
-  const o = isObj(v) ? v : {};
+  const o = isPlainObject(v) ? v : {};
   const hook: LiveWebhook = {
     id: idString(o.id),
     name: String(o.name ?? ''),
@@ -85,7 +81,7 @@ export function toLiveWebhook(v: unknown): LiveWebhook {
 }
 
 export function toWebhookCreateResponse(v: unknown): WebhookCreateResponse {
-  const o = isObj(v) ? v : {};
+  const o = isPlainObject(v) ? v : {};
   return {
     createdWebhooks: Array.isArray(o.createdWebhooks) ? o.createdWebhooks.map(toLiveWebhook) : [],
     errors: Array.isArray(o.errors) ? o.errors : [],
@@ -108,7 +104,7 @@ export function apiErrorFrom(status: number, text: string, method: string, path:
     body = undefined;
   }
   const reason = STATUS_CODES[status] ?? 'Error';
-  if (isObj(body)) {
+  if (isPlainObject(body)) {
     const error = typeof body.error === 'string' && body.error !== '' ? body.error : reason;
     const message =
       typeof body.message === 'string' && body.message !== ''
@@ -127,7 +123,7 @@ export function scriptText(contentType: string | undefined, text: string): strin
   if (contentType && /json/i.test(contentType)) {
     const parsed: unknown = JSON.parse(text);
     if (typeof parsed === 'string') return parsed;
-    if (isObj(parsed) && typeof parsed.script === 'string') return parsed.script;
+    if (isPlainObject(parsed) && typeof parsed.script === 'string') return parsed.script;
     return JSON.stringify(parsed, null, 2);
   }
   return text;

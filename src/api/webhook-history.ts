@@ -6,12 +6,9 @@
 import { ApiError } from '../errors.js';
 import { idString } from './normalize.js';
 import type { WebhookHistoryPage, WebhookHistoryQuery, WebhookHistoryRecord } from './types.js';
+import { isPlainObject } from '../util/object.js';
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 const QUERY_ORDER: ReadonlyArray<keyof WebhookHistoryQuery> = [
   'offset',
@@ -49,10 +46,10 @@ function optString(v: unknown): string | undefined {
 }
 
 export function toHistoryRecord(v: unknown): WebhookHistoryRecord {
-  const o = isObj(v) ? v : {};
-  const request = isObj(o.request) ? o.request : {};
-  const response = isObj(o.response) ? o.response : {};
-  const body = isObj(response.body) ? response.body : {};
+  const o = isPlainObject(v) ? v : {};
+  const request = isPlainObject(o.request) ? o.request : {};
+  const response = isPlainObject(o.response) ? o.response : {};
+  const body = isPlainObject(response.body) ? response.body : {};
   const status = typeof o.statusCode === 'number' ? o.statusCode : Number(o.statusCode);
   const record: WebhookHistoryRecord = {
     id: idString(o.id),
@@ -82,7 +79,7 @@ export function toHistoryRecord(v: unknown): WebhookHistoryRecord {
  */
 export function toHistoryPage(v: unknown, method = 'GET', path = '/webhooks/history'): WebhookHistoryPage {
   if (Array.isArray(v)) return { records: v.map(toHistoryRecord) };
-  if (!isObj(v) || !Array.isArray(v.records)) {
+  if (!isPlainObject(v) || !Array.isArray(v.records)) {
     throw new ApiError(200, 'Invalid response', 'expected { count, records: [...] } from the webhook history', method, path, v);
   }
   const o = v;

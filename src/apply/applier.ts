@@ -187,7 +187,8 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     const log = logger.child({ resource: `${o.resourceKind}/${o.name}` });
     if (o.result === 'ok') log.info({ action: o.action, durationMs: o.durationMs, id: o.liveId }, 'applied');
     else if (o.result === 'blocked') log.debug({ action: o.action, code: o.code }, 'awaiting manual step: not sent');
-    else log.warn({ action: o.action, result: o.result, code: o.code, error: o.error, validation: o.validation }, 'not applied');
+    // info: whoever carried the apply out reports the failures (the CLI's table, the daemon's warning).
+    else log.info({ action: o.action, result: o.result, code: o.code, error: o.error, validation: o.validation }, 'not applied');
     input.onOutcome?.(o, outcomes.length, total);
   };
 

@@ -1,7 +1,7 @@
 /** Validation results of the service: which tests failed, and a failure carrying them. */
 import { ApiError, ErrorCode, GovopsError, type FailureClass } from '../errors.js';
 import type { ValidationResults, ValidationTest } from '../api/types.js';
-import { isPlainObject } from '../plan/diff.js';
+import { isPlainObject } from '../util/object.js';
 
 // `warning` passes: the service reports it on success too (issue 8: a plan must apply against a service that warns)
 const OK_STATUSES = new Set(['passed', 'skipped', 'warning']);

@@ -2,7 +2,7 @@
 import type { ServiceApi } from '../api/client-types.js';
 import type { LiveWebhook, WebhookInput } from '../api/types.js';
 import { ApiError, ErrorCode } from '../errors.js';
-import { isPlainObject } from '../plan/diff.js';
+import { isPlainObject } from '../util/object.js';
 import { ApplyFailure } from './validation.js';
 
 export async function deleteWebhook(api: ServiceApi, id: string): Promise<void> {

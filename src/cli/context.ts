@@ -56,9 +56,15 @@ export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliCon
   const options: GlobalOptions = { ...raw, logLevel: resolveLogLevel(raw.logLevel, process.env.GOVOPS_LOG_LEVEL, command.name()) };
   const tty = Boolean(process.stdout.isTTY);
   const pretty = logDestination === 2 ? Boolean(process.stderr.isTTY) : tty;
+  // One-shot commands log plain text lines (GOVOPS_LOG_FORMAT=json keeps JSON); run and sandbox log JSON.
+  const text = !LONG_RUNNING_COMMANDS.has(command.name()) && process.env.GOVOPS_LOG_FORMAT !== 'json';
   return {
     options,
-    logger: createLogger({ level: options.logLevel, pretty: pretty && options.color, destination: logDestination }),
+    logger: createLogger({
+      level: options.logLevel,
+      destination: logDestination,
+      ...(text ? { text: { color: pretty && options.color && !process.env.NO_COLOR } } : { pretty: pretty && options.color }),
+    }),
     color: options.color && tty && !process.env.NO_COLOR,
     stdout: redactingStream(process.stdout),
     stderr: redactingStream(process.stderr),

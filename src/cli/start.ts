@@ -4,18 +4,30 @@
  * examples/ (state in .govops/), so a newcomer sees resources created, polled to `enabled`, and can
  * edit an example and watch it applied. Ctrl-C stops both.
  */
-import { mkdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ServiceClient } from '../api/client.js';
-import { exampleEnvNames, persistentExampleEnv, portOrFree } from '../daemon/dev.js';
+import {
+  connectionEnv,
+  exampleEnvNames,
+  exportLine,
+  persistentExampleEnv,
+  startOnPort,
+  writeEnvFile,
+} from '../daemon/dev.js';
 import { startRunning } from '../daemon/run.js';
+import { ErrorCode, UserError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { startSandbox } from '../sandbox/index.js';
+import { acquireStateLock, type StateLock } from '../state/lock.js';
+import { ensureDir } from '../util/fs.js';
 import { redactText } from '../util/redact.js';
 import { reportFatal } from './fatal.js';
 
 const HOST = '127.0.0.1';
+const SANDBOX_PORT = 8088;
+const DAEMON_PORT = 8080;
 
 /** Preferred ports can be changed (0 = any free port); busy ones fall back to a free port. */
 function envPort(name: string, fallback: number): number {
@@ -23,10 +35,38 @@ function envPort(name: string, fallback: number): number {
   return v && /^\d{1,5}$/.test(v) && Number(v) <= 65535 ? Number(v) : fallback;
 }
 
+/**
+ * One `npm start` per clone: a second one would share the state file and the sandbox data. The lock is
+ * the state lock's mechanism (a file created whole, stale when its process is gone); `start.json` says where the
+ * running one is.
+ */
+async function lockClone(home: string): Promise<StateLock> {
+  try {
+    return await acquireStateLock(join(home, 'start'));
+  } catch (err) {
+    if (!(err instanceof UserError) || err.code !== ErrorCode.stateLocked) throw err;
+    let where = '';
+    try {
+      const running = JSON.parse(await readFile(join(home, 'start.json'), 'utf8')) as { pid?: number; daemon?: string; sandbox?: string };
+      where = ` (pid ${running.pid}: daemon ${running.daemon}, sandbox ${running.sandbox})`;
+    } catch {
+      // still starting: no addresses yet
+    }
+    throw new UserError(
+      `npm start is already running in this folder${where}; a second one would share .govops/state.json and the sandbox data`,
+      'use the running one (its banner has the lines to copy, also in .govops/env.sh), stop it with Ctrl-C in its terminal, or run npm start in another clone',
+    );
+  }
+}
+
 async function main(): Promise<void> {
-  const examples = fileURLToPath(new URL('../../examples', import.meta.url));
+  const examplesPath = fileURLToPath(new URL('../../examples', import.meta.url));
+  // Watched by the path the user knows (`examples`), so the log and /status name `examples/lakehouse.yaml`.
+  const shownExamples = relative(process.cwd(), examplesPath) || '.';
+  const examples = shownExamples.startsWith('..') || isAbsolute(shownExamples) ? examplesPath : shownExamples;
   const home = join(process.cwd(), '.govops');
-  await mkdir(home, { recursive: true });
+  await ensureDir(home, { what: "npm start's folder", hint: 'run npm start in a folder you can write (the clone of govops)' });
+  const lock = await lockClone(home);
   const tty = Boolean(process.stdout.isTTY);
   const logger = createLogger({ level: process.env.GOVOPS_LOG_LEVEL ?? 'info', pretty: tty && !process.env.NO_COLOR });
 
@@ -34,55 +74,79 @@ async function main(): Promise<void> {
   const generated = await persistentExampleEnv(names, process.env, join(home, 'example-env.json'));
   Object.assign(process.env, generated);
 
-  const sandbox = await startSandbox({
-    port: await portOrFree(envPort('GOVOPS_START_SANDBOX_PORT', 8088), HOST),
-    host: HOST,
-    dev: true,
-    transitionMs: 2000,
-    dataFile: join(home, 'sandbox-data.json'),
-    logger: logger.child({ component: 'sandbox' }),
-  });
-  const listenPort = await portOrFree(envPort('GOVOPS_START_PORT', 8080), HOST);
-  let running;
+  const sandboxPort = envPort('GOVOPS_START_SANDBOX_PORT', SANDBOX_PORT);
+  const started = await startOnPort(sandboxPort, (port) =>
+    startSandbox({
+      port,
+      host: HOST,
+      dev: true,
+      transitionMs: 2000,
+      dataFile: join(home, 'sandbox-data.json'),
+      logger: logger.child({ component: 'sandbox' }),
+    }),
+  );
+  const sandbox = started.value;
+  const daemonPort = envPort('GOVOPS_START_PORT', DAEMON_PORT);
+  let daemon;
   try {
-    running = await startRunning(
-      {
-        dir: examples,
-        branch: 'main',
-        path: '.',
-        intervalMs: 60_000,
-        resyncMs: 30_000, // short, so a newcomer sees drift repaired quickly (the daemon default is 5m)
-        selfHeal: true,
-        prune: true,
-        allowReplace: false,
-        listen: { host: HOST, port: listenPort },
-        statePath: join(home, 'state.json'),
-        workdir: join(home, 'work'),
-        env: process.env,
-        webhookHealth: { intervalMs: 30_000 }, // delivery failures of the example webhooks show in /status
-      },
-      logger,
-      (onRequest) => new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger, onRequest }),
+    daemon = await startOnPort(daemonPort, (port) =>
+      startRunning(
+        {
+          dir: examples,
+          branch: 'main',
+          path: '.',
+          intervalMs: 60_000,
+          resyncMs: 30_000, // short, so a newcomer sees drift repaired quickly (the daemon default is 5m)
+          selfHeal: true,
+          prune: true,
+          allowReplace: false,
+          listen: { host: HOST, port },
+          statePath: join(home, 'state.json'),
+          workdir: join(home, 'work'),
+          env: process.env,
+          webhookHealth: { intervalMs: 30_000 }, // delivery failures of the example webhooks show in /status
+        },
+        logger,
+        (onRequest) => new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger, onRequest }),
+      ),
     );
   } catch (err) {
     await sandbox.close();
+    await lock.release();
     throw err;
   }
+  const running = daemon.value;
+  const daemonBusy = daemon.busy;
   const url = running.daemon.url;
-  const shownExamples = relative(process.cwd(), examples) || '.';
+  const connection = connectionEnv(sandbox.url, sandbox.adminToken, url);
+  const envFile = join(home, 'env.sh');
+  await writeEnvFile(envFile, connection, generated);
+  await writeFile(join(home, 'start.json'), `${JSON.stringify({ pid: process.pid, daemon: url, sandbox: sandbox.url })}\n`);
+  const shownEnv = relative(process.cwd(), envFile);
+  const fromEnv = names.length - Object.keys(generated).length;
+  const busy = [
+    ...(started.busy ? [`port ${sandboxPort} was busy (another program or another govops): the sandbox is on ${sandbox.url}`] : []),
+    ...(daemonBusy ? [`port ${daemonPort} was busy (another program or another govops): the daemon is on ${url}`] : []),
+  ];
   process.stdout.write(
     [
       '',
       'govops is running (Ctrl-C to stop)',
       `  daemon     ${url}   (watching ${shownExamples}/, self-heal and prune on, drift check every 30s)`,
-      `  status     curl -s ${url}/status`,
-      `  metrics    curl -s ${url}/metrics | grep ^govops_`,
       `  sandbox    ${sandbox.url}   (admin token: ${sandbox.adminToken})`,
-      `             curl -s -H 'Authorization: ${sandbox.adminToken}' ${sandbox.url}/integrations`,
-      `  webhooks   delivery health polled every 30s (/status: webhookHealth); history: GOVOPS_URL=${sandbox.url} GOVOPS_TOKEN=${sandbox.adminToken} npx govops webhooks history`,
+      ...busy.map((b) => `  note       ${b}`),
       `  state      ${relative(process.cwd(), join(home, 'state.json'))}`,
-      `  secrets    ${names.length} GOVOPS_SECRET_EXAMPLE_* variables: ${Object.keys(generated).length} dummy values (kept in ${relative(process.cwd(), join(home, 'example-env.json'))}), ${names.length - Object.keys(generated).length} from your environment`,
-      `  try it     edit ${shownExamples}/lakehouse.yaml (e.g. httpPath) and save: it is applied within seconds`,
+      `  secrets    ${names.length} GOVOPS_SECRET_EXAMPLE_* variables: ${Object.keys(generated).length} dummy values (kept in ${relative(process.cwd(), join(home, 'example-env.json'))}), ${fromEnv} from your environment`,
+      `  webhooks   delivery health polled every 30s (/status: webhookHealth)`,
+      `  try it     edit ${shownExamples}/lakehouse.yaml (e.g. httpPath) and save: the daemon sees it within seconds`,
+      '',
+      `In another terminal, in this folder, copy these lines (they are for this run${busy.length ? ': not the default ports' : ''}):`,
+      `  . ${shownEnv}        # the line below, plus the example secrets${fromEnv ? ` (set your own ${fromEnv} there too)` : ''}`,
+      `  ${exportLine(connection)}`,
+      `  curl -s ${url}/status | head -40`,
+      `  curl -s ${url}/metrics | grep ^govops_`,
+      `  curl -s -H 'Authorization: ${sandbox.adminToken}' ${sandbox.url}/integrations`,
+      `  npx govops plan ${examples}`,
       '',
     ].join('\n') + '\n',
   );
@@ -113,6 +177,10 @@ async function main(): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  // The addresses of this run are gone: a stale env.sh would point a later terminal at whoever takes the ports.
+  await rm(envFile, { force: true });
+  await rm(join(home, 'start.json'), { force: true });
+  await lock.release();
   logger.info('govops and the sandbox stopped');
   process.exitCode = 0;
   setTimeout(() => process.exit(0), 2000).unref();

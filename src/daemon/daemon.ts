@@ -132,6 +132,7 @@ export class Daemon {
       ready: this.readiness().ready,
       observe: this.opts.observe === true,
       drift: s.drift,
+      lastDrift: s.lastDrift,
       pendingChanges: this.resources
         .filter((r) => r.syncState === 'out_of_sync' || r.syncState === 'blocked')
         .map((r) => ({ kind: r.kind, name: r.name, action: r.action, syncState: r.syncState })),
@@ -179,6 +180,7 @@ export class Daemon {
       this.resourcesRevision = a.revision;
       const refusal = a.result.plan.deletionRefusal;
       this.refusal = refusal ? { ...refusal, revision: a.revision } : undefined;
+      if (refusal) this.opts.logger.error({ revision: a.revision, refusal }, 'mass deletion refused');
       this.noteDataSources(a.result.plan, a.revision);
       this.manualSteps.report(a.revision, a.result.plan, this.opts.logger);
     }

@@ -1,7 +1,6 @@
-/** Helpers for `npm start` (src/cli/start.ts): example secrets and port fallback. */
+/** Helpers for `npm start` (src/cli/start.ts): example secrets, port fallback, the lines for a second terminal. */
 import { randomBytes } from 'node:crypto';
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 /** The `fromEnv` names (GOVOPS_SECRET_EXAMPLE_*) the examples use. */
@@ -28,13 +27,45 @@ export function exampleEnv(names: string[], env: NodeJS.ProcessEnv): Record<stri
   return out;
 }
 
-/** `preferred` when it is free on `host`, else 0 (any free port). */
-export function portOrFree(preferred: number, host: string): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(0));
-    probe.listen(preferred, host, () => probe.close(() => resolve(preferred)));
-  });
+/**
+ * Start something on `preferred` (0 = any free port); when that port is taken (EADDRINUSE) start it on a
+ * free one instead and say so (`busy`), so the banner can tell the user. No probe-then-bind race.
+ */
+export async function startOnPort<T>(preferred: number, start: (port: number) => Promise<T>): Promise<{ value: T; busy: boolean }> {
+  try {
+    return { value: await start(preferred), busy: false };
+  } catch (err) {
+    if (preferred === 0 || (err as NodeJS.ErrnoException | null)?.code !== 'EADDRINUSE') throw err;
+    return { value: await start(0), busy: true };
+  }
+}
+
+/** A value as one POSIX shell word. */
+export function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The variables a second terminal needs for this run of `npm start` (the service, its token, the daemon). */
+export function connectionEnv(sandboxUrl: string, adminToken: string, daemonUrl: string): Record<string, string> {
+  return { GOVOPS_URL: sandboxUrl, GOVOPS_TOKEN: adminToken, GOVOPS_DAEMON_URL: daemonUrl };
+}
+
+/** `export A=1 B=2` on one line. */
+export function exportLine(vars: Record<string, string>): string {
+  return `export ${Object.entries(vars).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}`;
+}
+
+/**
+ * The file a second terminal sources (`. .govops/env.sh`): the connection of this run and the example
+ * secrets, so `govops plan` sees what the daemon sees. Written mode 0600 (it holds the dummy secrets).
+ */
+export async function writeEnvFile(file: string, connection: Record<string, string>, secrets: Record<string, string>): Promise<void> {
+  const lines = [
+    `# Written by npm start for this run (pid ${process.pid}); in another terminal in this folder: . ${file.split('/').slice(-2).join('/')}`,
+    ...Object.entries({ ...connection, ...secrets }).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
+  ];
+  await writeFile(file, `${lines.join('\n')}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
 }
 
 /**

@@ -10,6 +10,7 @@ import type { ReconcileResult } from '../reconcile/types.js';
 import type { Revision } from '../sources/types.js';
 import type { FailureInfo } from '../errors.js';
 import { backoffMs, judgeResult, judgeThrown, type Judgement, type Verdict } from './classify.js';
+import { driftOf, logDrift, logRejected, type DriftReport } from './report.js';
 
 export type Reason = 'revision' | 'resync' | 'retry';
 
@@ -68,6 +69,8 @@ export interface LoopSnapshot {
   lastSuccess?: Attempt;
   rejected?: Attempt;
   drift: boolean;
+  /** The last drift a resync found (kept after it is repaired), by resource and field. */
+  lastDrift?: DriftReport;
   ready: boolean;
   nextRetryAt?: string;
   consecutiveFailures: number;
@@ -238,7 +241,7 @@ export class ReconcileLoop {
     if (v !== 'invalid') this.state.ready = this.everSucceeded && !judgement.blocksReadiness;
     if (v === 'invalid') {
       this.state.rejected = attempt;
-      logger.error({ error: attempt.error, diagnostics: attempt.result?.diagnostics }, 'revision rejected; the last good revision stays in force');
+      logRejected(logger, attempt.result, attempt.error);
     } else if (v === 'unreachable' || v === 'failed') {
       // A revision that planned (or got as far as the service) is valid: it is the target now.
       if (v === 'failed' && attempt.result?.plan) this.lastGood = revision;
@@ -278,8 +281,11 @@ export class ReconcileLoop {
         if (v === 'drift') logger.warn({ summary: attempt.result?.plan?.summary, pending: pendingOf(attempt) }, 'observe: changes pending, not applied (--observe)');
       } else if (attempt.reason === 'resync') {
         this.state.drift = v === 'drift';
-        if (v === 'drift') logger.warn({ summary: attempt.result?.plan?.summary }, 'drift detected (not applied: --self-heal is off)');
-        else if (v === 'applied') logger.warn({ summary: attempt.result?.plan?.summary }, 'drift detected and repaired');
+        const plan = attempt.result?.plan;
+        if ((v === 'drift' || v === 'applied') && plan) {
+          this.state.lastDrift = { revision: revision.id, at: attempt.finishedAt, repaired: v === 'applied', resources: driftOf(plan) };
+          logDrift(logger, this.state.lastDrift);
+        }
       } else {
         this.state.drift = false;
       }

@@ -1,5 +1,6 @@
 /** Pure: per-resource sync state from a reconcile result (for /status and govops_resources). */
 import type { ReconcileResult } from '../reconcile/types.js';
+import { driftFields, type DriftField } from './report.js';
 
 export type SyncState = 'synced' | 'out_of_sync' | 'failed' | 'blocked' | 'suspended';
 
@@ -15,6 +16,8 @@ export interface ResourceState {
   error?: string;
   reasons?: string[];
   source?: { file: string; line: number };
+  /** Not in sync: the fields that differ (live value against the manifest's; credentials only named). */
+  fields?: DriftField[];
   /** Manual flow: the scripts to run and the acknowledgment to add (`awaiting`), or that it was given. */
   manualStep?: {
     status: 'awaiting' | 'acknowledged' | 'trusted';
@@ -51,6 +54,7 @@ export function resourceStates(result: ReconcileResult): ResourceState[] {
     else if (c.blocked) state.error = c.blocked;
     if (c.reasons.length) state.reasons = c.reasons;
     if (c.source) state.source = { file: c.source.file, line: c.source.line };
+    if (syncState !== 'synced' && c.changes.length) state.fields = driftFields(c);
     if (c.manualStep && o?.result !== 'ok') {
       const m = c.manualStep;
       state.manualStep = { status: m.status, commands: m.scripts.map((x) => x.command) };

@@ -6,6 +6,7 @@
  * backoff and rate limit (src/deliveries/auto-retry.ts). Off by default.
  */
 import { promises as fs } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ServiceApi } from '../api/client-types.js';
@@ -136,9 +137,9 @@ export class WebhookHealth {
     if (this.timer) clearTimeout(this.timer);
     const running = this.running;
     if (running) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([running, new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
-      clearTimeout(timer);
+      const gaveUp = new AbortController();
+      await Promise.race([running, sleep(waitMs, undefined, { signal: gaveUp.signal }).catch(() => undefined)]);
+      gaveUp.abort();
     }
   }
 

@@ -11,6 +11,7 @@ import { conditionOf } from './conditions.js';
 import { pointerToPath } from './issues.js';
 import { REF_PLACEHOLDER } from './refs.js';
 import { suggestion } from './suggest.js';
+import { isPlainObject } from '../util/object.js';
 
 export interface Advice {
   path: (string | number)[];
@@ -19,8 +20,6 @@ export interface Advice {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 let sink: Advice[] | undefined;
 
 /** Run `fn` (a synchronous validation) collecting the advice it produces. */
@@ -79,9 +78,9 @@ function checkOne(rule: unknown, data: unknown, parent: Obj, at: () => (string |
       ok = false;
     }
     if (!ok) out.push({ path: at(), message: `${show(data)} is not an http(s) URL: the service sends each notification to it` });
-  } else if (isObj(rule) && typeof rule.closed === 'string') {
-    if (!isObj(data)) return;
-    const known = isObj(parent.properties) ? Object.keys(parent.properties) : [];
+  } else if (isPlainObject(rule) && typeof rule.closed === 'string') {
+    if (!isPlainObject(data)) return;
+    const known = isPlainObject(parent.properties) ? Object.keys(parent.properties) : [];
     for (const key of Object.keys(data)) {
       if (known.includes(key)) continue;
       const near = suggestion(key, known);
@@ -92,8 +91,8 @@ function checkOne(rule: unknown, data: unknown, parent: Obj, at: () => (string |
         message: `unknown field \`${key}\`${near}${list}: not part of ${rule.closed}; govops sends it but does not compare it`,
       });
     }
-  } else if (isObj(rule) && Array.isArray(rule.unused)) {
-    if (!isObj(data)) return;
+  } else if (isPlainObject(rule) && Array.isArray(rule.unused)) {
+    if (!isPlainObject(data)) return;
     const cond = condition ?? conditionOf(parent);
     const why = typeof rule.why === 'string' ? rule.why : 'the service ignores or rejects it; remove it';
     for (const key of rule.unused) {
@@ -112,7 +111,7 @@ export function adviceKeyword(schema: unknown, data: unknown, parentSchema?: unk
   if (!sink) return true;
   let path: (string | number)[] | undefined;
   const at = (): (string | number)[] => (path ??= pointerToPath(dataCxt?.instancePath ?? ''));
-  const parent = isObj(parentSchema) ? parentSchema : {};
+  const parent = isPlainObject(parentSchema) ? parentSchema : {};
   if (Array.isArray(schema)) for (const rule of schema) checkOne(rule, data, parent, at, sink, condition);
   else checkOne(schema, data, parent, at, sink, condition);
   return true;

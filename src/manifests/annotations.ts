@@ -13,6 +13,7 @@ import {
   splitIgnoreFields,
 } from '../service/annotations.js';
 import { isSensitiveKey } from '../service/kinds.js';
+import { isPlainObject } from '../util/object.js';
 import { isSecretRef } from './refs.js';
 import { configShapes } from './shapes.js';
 import { suggestion } from './suggest.js';
@@ -24,29 +25,25 @@ export interface AnnotationIssue {
   severity: 'error' | 'warning';
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** A secret reference or a credential key anywhere inside `v`. */
 function holdsCredential(v: unknown): boolean {
   if (isSecretRef(v)) return true;
   if (Array.isArray(v)) return v.some(holdsCredential);
-  if (isObj(v)) return Object.entries(v).some(([k, x]) => isSensitiveKey(k) || holdsCredential(x));
+  if (isPlainObject(v)) return Object.entries(v).some(([k, x]) => isSensitiveKey(k) || holdsCredential(x));
   return false;
 }
 
 function at(root: unknown, parts: readonly string[]): unknown {
   let cur = root;
   for (const p of parts) {
-    if (!isObj(cur)) return undefined;
+    if (!isPlainObject(cur)) return undefined;
     cur = cur[p];
   }
   return cur;
 }
 
 export function annotationIssues(kind: string | undefined, spec: Record<string, unknown> | undefined, annotations: unknown): AnnotationIssue[] {
-  if (!isObj(annotations)) return [];
+  if (!isPlainObject(annotations)) return [];
   const out: AnnotationIssue[] = [];
   for (const [name, value] of Object.entries(annotations)) {
     if (!name.startsWith('govops/')) continue;

@@ -5,18 +5,17 @@
  * secret also accepting a secret reference.
  */
 import { SCHEMA_BASE, SCHEMA_FILES, schemaDocuments, type JsonSchema } from './schema-files.js';
+import { isPlainObject } from '../util/object.js';
 
 function defName(file: string): string {
   return file.replace(/\.json$/, '').replace(/[/]/g, '.');
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Rewrite refs of a schema (from file `file`) to `#/$defs/<name>...`. */
 function rewrite(node: unknown, file: string): unknown {
   if (Array.isArray(node)) return node.map((n) => rewrite(n, file));
-  if (!isObj(node)) return node;
+  if (!isPlainObject(node)) return node;
   const out: Obj = {};
   for (const [k, v] of Object.entries(node)) {
     if (k === '$id' || k === '$schema') continue;
@@ -38,7 +37,7 @@ const REF = { $ref: '#/$defs/common/$defs/secretRef' };
 /** In the given defs, let every string-typed schema also accept a secret reference. */
 function allowRefs(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(allowRefs);
-  if (!isObj(node)) return node;
+  if (!isPlainObject(node)) return node;
   const out: Obj = {};
   for (const [k, v] of Object.entries(node)) out[k] = k === 'if' ? v : allowRefs(v);
   const isString = out.type === 'string' || (typeof out.$ref === 'string' && /common\/\$defs\/(nonEmpty|hostname|workspaceUrl)$/.test(out.$ref));

@@ -3,12 +3,8 @@
  * or not allowed ("required when authenticationType is userPassword").
  */
 import { schemaDocuments } from './schema-files.js';
+import { isPlainObject } from '../util/object.js';
 
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function show(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
@@ -16,13 +12,13 @@ function show(v: unknown): string {
 
 /** "type is cloud_warehouse and config.authenticationType is oAuth" */
 export function describeIf(ifSchema: unknown, prefix = ''): string {
-  if (!isObj(ifSchema) || !isObj(ifSchema.properties)) return '';
+  if (!isPlainObject(ifSchema) || !isPlainObject(ifSchema.properties)) return '';
   const parts: string[] = [];
   for (const [key, sub] of Object.entries(ifSchema.properties)) {
-    if (!isObj(sub)) continue;
+    if (!isPlainObject(sub)) continue;
     if ('const' in sub) parts.push(`${prefix}${key} is ${show(sub.const)}`);
     else if (Array.isArray(sub.enum)) parts.push(`${prefix}${key} is one of ${sub.enum.map(show).join(', ')}`);
-    else if (isObj(sub.properties)) {
+    else if (isPlainObject(sub.properties)) {
       const inner = describeIf(sub, `${prefix}${key}.`);
       if (inner) parts.push(inner);
     }
@@ -38,7 +34,7 @@ function build(): void {
       for (const item of node) walk(item, cond);
       return;
     }
-    if (!isObj(node)) return;
+    if (!isPlainObject(node)) return;
     if (cond) conditions!.set(node, cond);
     for (const [key, value] of Object.entries(node)) {
       if (key === 'if') continue;
@@ -53,5 +49,5 @@ function build(): void {
 /** The condition under which a schema object applies ("when X is Y"), or ''. */
 export function conditionOf(schema: unknown): string {
   if (!conditions) build();
-  return isObj(schema) ? (conditions!.get(schema) ?? '') : '';
+  return isPlainObject(schema) ? (conditions!.get(schema) ?? '') : '';
 }

@@ -6,7 +6,7 @@
  */
 import { lstat, readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { IGNORE_FILE, isIgnored, parseIgnore, type IgnoreRule } from './ignore.js';
+import { IGNORE_FILE, isIgnored, parseIgnore, type IgnoreRules } from './ignore.js';
 import { isInside } from './secret-scope.js';
 
 export interface DiscoveryProblem {
@@ -36,7 +36,7 @@ export interface DiscoveryOptions {
 
 interface Scope {
   dir: string;
-  rules: IgnoreRule[];
+  rules: IgnoreRules;
 }
 
 interface Walk {

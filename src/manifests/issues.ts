@@ -5,12 +5,8 @@ import { suggestion } from './suggest.js';
 import type { SchemaIssue } from './schemas.js';
 import { isSensitiveKey } from '../service/kinds.js';
 import { ALL_NOTIFICATIONS } from '../service/events.js';
+import { isPlainObject } from '../util/object.js';
 
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export function pointerToPath(pointer: string): (string | number)[] {
   if (!pointer) return [];
@@ -84,7 +80,7 @@ function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): SchemaIssu
   const value = valueAt(root, path);
   const params = e.params as Record<string, unknown>;
   const cond = conditionOf(e.parentSchema);
-  const parent = isObj(e.parentSchema) ? e.parentSchema : {};
+  const parent = isPlainObject(e.parentSchema) ? e.parentSchema : {};
   switch (e.keyword) {
     case 'if':
     case 'allOf':
@@ -95,7 +91,7 @@ function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): SchemaIssu
     }
     case 'additionalProperties': {
       const prop = String(params.additionalProperty);
-      const allowed = isObj(parent.properties) ? Object.keys(parent.properties) : [];
+      const allowed = isPlainObject(parent.properties) ? Object.keys(parent.properties) : [];
       const near = suggestion(prop, allowed);
       const list = !near && allowed.length > 0 && allowed.length <= 24 ? ` (fields here: ${allowed.join(', ')})` : '';
       return { path: [...path, prop], target: 'key', message: `unknown field \`${prop}\`${near}${list}` };

@@ -13,6 +13,7 @@ import { validateAgainst, type SchemaIssue } from './schemas.js';
 import { suggestion } from './suggest.js';
 import { yamlLib } from './yaml-lib.js';
 import { API_VERSION, type Diagnostic, type LoadedManifest, type Manifest } from './types.js';
+import { isPlainObject } from '../util/object.js';
 
 export interface ParseOptions {
   /** Plain-literal credentials are errors instead of warnings. */
@@ -30,10 +31,6 @@ const CORE_TAGS = new Set(
 );
 /** Checks whose failure says nothing when the value is a secret reference (unknown until resolved). */
 const VALUE_KEYWORD_MESSAGES = /does not match|is not a valid|is not valid:|must not be empty|must be at (least|most)/;
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function firstLine(message: string): string {
   return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
@@ -212,9 +209,9 @@ interface DocResult {
 /** Envelope, schema and credential checks of one parsed document. */
 export function checkDocument(value: unknown, locator: Locator, options: ParseOptions): DocResult {
   const diagnostics: DocResult['diagnostics'] = [];
-  const obj = isObj(value) ? value : undefined;
+  const obj = isPlainObject(value) ? value : undefined;
   const kind = typeof obj?.kind === 'string' ? obj.kind : undefined;
-  const meta = isObj(obj?.metadata) ? obj.metadata : undefined;
+  const meta = isPlainObject(obj?.metadata) ? obj.metadata : undefined;
   const name = typeof meta?.name === 'string' ? meta.name : undefined;
   const push = (path: ReadonlyArray<string | number>, message: string, target: 'key' | 'value' = 'value', severity: Diagnostic['severity'] = 'error') => {
     const loc = target === 'key' ? locator.key(path) : locator.value(path);
@@ -236,7 +233,7 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
   const refIssues: RefIssue[] = [];
   const refPaths = new Set<string>();
   let checked: unknown = obj;
-  const spec = isObj(obj.spec) ? obj.spec : undefined;
+  const spec = isPlainObject(obj.spec) ? obj.spec : undefined;
   if (spec) {
     const specCopy: Record<string, unknown> = { ...spec };
     const fields = kind === 'Webhook' ? ['secret'] : kind === 'DataSource' ? [] : ['config', 'deleteCredentials'];
@@ -284,7 +281,7 @@ export function plainCredentials(kind: string | undefined, spec: Record<string, 
         walk(v[i]);
         path.pop();
       }
-    } else if (isObj(v) && !isSecretRef(v)) {
+    } else if (isPlainObject(v) && !isSecretRef(v)) {
       for (const k in v) {
         const child = v[k];
         path.push(k);

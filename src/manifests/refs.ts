@@ -5,6 +5,7 @@
  */
 import type { SecretRef } from './types.js';
 import { didYouMean } from './suggest.js';
+import { isPlainObject } from '../util/object.js';
 
 export const REF_KEYS = ['fromEnv', 'fromFile'] as const;
 export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -17,12 +18,8 @@ export interface RefIssue {
   target?: 'key' | 'value';
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 export function isSecretRef(v: unknown): v is SecretRef {
-  if (!isObj(v) || !('fromEnv' in v || 'fromFile' in v)) return false;
+  if (!isPlainObject(v) || !('fromEnv' in v || 'fromFile' in v)) return false;
   const keys = Object.keys(v);
   if (keys.length !== 1) return false;
   if (keys[0] === 'fromEnv') return typeof v.fromEnv === 'string' && ENV_NAME.test(v.fromEnv);
@@ -87,7 +84,7 @@ export function replaceRefs(
     }
     return out;
   }
-  if (!isObj(value)) return value;
+  if (!isPlainObject(value)) return value;
   if (refIntent(value)) {
     if (!isSecretRef(value)) checkRef(value, [...path], issues);
     refPaths.add(toPointer(path));

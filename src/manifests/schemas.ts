@@ -180,7 +180,7 @@ export function validateDeletePayload(type: IntegrationType, payload: unknown): 
       : [{ path: [], message: `a ${type} integration is deleted without a payload` }];
   }
   if (payload === undefined || payload === null) {
-    return [{ path: [], message: `deleting a ${type} integration created with autoBootstrap true needs the delete payload (2.9)` }];
+    return [{ path: [], message: `deleting a ${type} integration created with autoBootstrap true needs spec.deleteCredentials (the admin credentials the delete request carries)` }];
   }
   return validateAgainst(`delete/${type}.json`, payload);
 }

@@ -12,6 +12,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ENV_NAME, isSecretRef } from './refs.js';
 import type { Diagnostic, LoadedManifest, SecretRef } from './types.js';
+import { isPlainObject } from '../util/object.js';
 
 export const DEFAULT_SECRET_ENV_PREFIX = 'GOVOPS_SECRET_';
 export const SECRETS_DIR_FLAG = '--secrets-dir';
@@ -177,10 +178,6 @@ export function realPathProblem(target: FileTarget, ref: string, scope: SecretSc
   return realTargetProblem(real, realRoot, ref, scope);
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Every secret reference of a manifest (config, deleteCredentials, a webhook's secret), with its path. */
 export function collectRefs(manifest: unknown): Array<{ ref: SecretRef; path: Array<string | number> }> {
   const out: Array<{ ref: SecretRef; path: Array<string | number> }> = [];
@@ -194,7 +191,7 @@ export function collectRefs(manifest: unknown): Array<{ ref: SecretRef; path: Ar
         walk(v[i]);
         p.pop();
       }
-    } else if (isObj(v)) {
+    } else if (isPlainObject(v)) {
       for (const k in v) {
         p.push(k);
         walk(v[k]);
@@ -203,7 +200,7 @@ export function collectRefs(manifest: unknown): Array<{ ref: SecretRef; path: Ar
     }
   };
   const m = manifest as { kind?: unknown; spec?: unknown };
-  if (!isObj(m.spec)) return out;
+  if (!isPlainObject(m.spec)) return out;
   const fields = m.kind === 'Webhook' ? ['secret'] : ['config', 'deleteCredentials'];
   for (const f of fields) {
     if (!(f in m.spec)) continue;

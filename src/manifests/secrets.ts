@@ -6,6 +6,7 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { SECRET_KEYS, isSensitiveKey } from '../service/kinds.js';
+import { isPlainObject } from '../util/object.js';
 import { registerSecrets } from '../util/redact.js';
 import { copyPlain } from '../util/copy.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
@@ -36,10 +37,6 @@ export interface ResolvedSecrets<M extends Manifest = Manifest> {
 }
 
 type Path = Array<string | number>;
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Re-exported: one definition of what a secret reference is, shared with validation. */
 export { isSecretRef };
@@ -154,7 +151,7 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       }
       return;
     }
-    if (isObj(value)) {
+    if (isPlainObject(value)) {
       for (const k of Object.keys(value)) {
         p.push(k);
         walk(value, k, isSensitive);
@@ -178,10 +175,10 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
   };
 
   const spec = (manifest as { spec?: unknown }).spec;
-  if (isObj(spec)) {
+  if (isPlainObject(spec)) {
     if (manifest.kind === 'Integration') {
-      if (isObj(spec.config)) walkFields(spec.config, 'config');
-      if (isObj(spec.deleteCredentials)) walkFields(spec.deleteCredentials, 'deleteCredentials');
+      if (isPlainObject(spec.config)) walkFields(spec.config, 'config');
+      if (isPlainObject(spec.deleteCredentials)) walkFields(spec.deleteCredentials, 'deleteCredentials');
     } else if (manifest.kind === 'Webhook' && spec.secret !== undefined) {
       p.push('spec', 'secret');
       walk(spec, 'secret', true);

@@ -6,19 +6,16 @@
 import type { ConfigShapes, FieldShape } from '../plan/shape.js';
 import { INTEGRATION_TYPES } from '../service/kinds.js';
 import { resolveRef, schemaId } from './schema-files.js';
+import { isPlainObject } from '../util/object.js';
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Follow a node's `$ref` chain; the outer nodes' keywords win (e.g. a `default` next to a `$ref`). */
 function flatten(node: unknown, baseId: string): { schema: Obj; baseId: string } {
   let merged: Obj = {};
   let cur: unknown = node;
   let base = baseId;
-  for (let i = 0; i < 16 && isObj(cur); i++) {
+  for (let i = 0; i < 16 && isPlainObject(cur); i++) {
     merged = { ...cur, ...merged };
     if (typeof cur.$ref !== 'string') break;
     const next = resolveRef(cur.$ref, base);
@@ -36,7 +33,7 @@ function shapeOf(node: unknown, baseId: string): FieldShape {
   if ('default' in schema) shape.default = structuredClone(schema.default);
   if (schema['x-unordered'] === true) shape.unordered = true;
   if (schema['x-compare'] === 'host') shape.compare = 'host';
-  if (isObj(schema.properties)) {
+  if (isPlainObject(schema.properties)) {
     shape.fields = {};
     for (const [key, sub] of Object.entries(schema.properties)) shape.fields[key] = shapeOf(sub, base);
   }

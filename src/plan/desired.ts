@@ -8,7 +8,8 @@ import type { DataSourceManifest, IntegrationManifest, Manifest, SourceLocation,
 import { IGNORE_FIELDS_ANNOTATION, SUSPEND_ANNOTATION, annotationOn, splitIgnoreFields } from '../service/annotations.js';
 import { isSensitiveKey } from '../service/kinds.js';
 import { copyPlain } from '../util/copy.js';
-import { canonicalJson, isPlainObject } from './diff.js';
+import { canonicalJson } from './diff.js';
+import { isPlainObject } from '../util/object.js';
 import {
   DELETE_ANNOTATION,
   type DesiredDataSourceBody,

@@ -5,6 +5,7 @@
 import { MASK } from '../service/kinds.js';
 import { copyPlain } from '../util/copy.js';
 import type { FieldChange } from './types.js';
+import { isPlainObject } from '../util/object.js';
 
 /** How a sensitive leaf compares: `unknown` when the service hides it and govops has no fingerprint of it. */
 export type SecretVerdict = 'same' | 'changed' | 'unknown';
@@ -18,10 +19,6 @@ export interface DiffContext {
   forcesReplace(path: string): boolean;
   /** Receives the paths of sensitive leaves whose verdict is `unknown`. */
   notComparable?: string[];
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** JSON with object keys sorted: equal values give equal strings. */

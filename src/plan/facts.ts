@@ -14,7 +14,8 @@
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import type { Manifest } from '../manifests/types.js';
 import type { GovopsState } from '../state/types.js';
-import { canonicalJson, isPlainObject } from './diff.js';
+import { isPlainObject } from '../util/object.js';
+import { canonicalJson } from './diff.js';
 import { configPaths, withoutPaths } from './ignore.js';
 import { actionable } from './planner.js';
 import { comparable, type ConfigShapes } from './shape.js';

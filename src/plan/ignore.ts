@@ -7,7 +7,7 @@
  */
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import { MASK } from '../service/kinds.js';
-import { isPlainObject } from './diff.js';
+import { isPlainObject } from '../util/object.js';
 import { comparable, type ConfigShapes } from './shape.js';
 import type { DesiredResource, Plan } from './types.js';
 

@@ -251,9 +251,9 @@ export function planOrphanIntegration(
   if (deletePayloadRequired(type, autoBootstrap)) {
     c.deleteNeedsCredentials = true;
     c.blocked =
-      `cannot prune: created with autoBootstrap true, so the delete needs the 2.9 credentials, which only a ` +
-      `manifest can give. Restore the manifest with metadata.annotations "govops/delete": "true" and ` +
-      `spec.deleteCredentials, apply with --prune, then remove it`;
+      `cannot prune: a ${type} integration created with autoBootstrap true is deleted with admin credentials ` +
+      `(spec.deleteCredentials), which only its manifest can give. To delete it, put the manifest back with ` +
+      `the annotation govops/delete: "true" and spec.deleteCredentials, apply with --prune, then remove the manifest`;
   }
   const script = manualScriptFor(st.name, type, autoBootstrap, 'delete');
   if (script) c.manualScript = script;

@@ -10,7 +10,7 @@
  */
 import { hostOf } from '../service/kinds.js';
 import { copyPlain } from '../util/copy.js';
-import { isPlainObject } from './diff.js';
+import { isPlainObject } from '../util/object.js';
 
 /** One config field as govops knows it. */
 export interface FieldShape {

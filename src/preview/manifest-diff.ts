@@ -5,7 +5,8 @@
  */
 import { isSecretRef } from '../manifests/secrets.js';
 import type { LoadedManifest } from '../manifests/types.js';
-import { deepEqual, isPlainObject } from '../plan/diff.js';
+import { deepEqual } from '../plan/diff.js';
+import { isPlainObject } from '../util/object.js';
 import { isSensitiveKey } from '../service/kinds.js';
 
 export interface ManifestFieldChange {

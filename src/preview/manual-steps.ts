@@ -9,7 +9,7 @@ import type { ServiceApi } from '../api/client-types.js';
 import type { IntegrationBody } from '../api/types.js';
 import { ApiError, TransportError } from '../errors.js';
 import { describeRef, isSecretRef } from '../manifests/secrets.js';
-import { isPlainObject } from '../plan/diff.js';
+import { isPlainObject } from '../util/object.js';
 import { SCRIPT_KINDS, SCRIPT_PHASES_WITH_ID, type IntegrationType, type ScriptPhase } from '../service/kinds.js';
 import type { LiveAction, ManualStep } from './types.js';
 

@@ -11,7 +11,7 @@
  * written in the pull request itself) hands over nothing of the operator's and is always allowed.
  */
 import { describeRef, isSecretRef } from '../manifests/secrets.js';
-import { isPlainObject } from '../plan/diff.js';
+import { isPlainObject } from '../util/object.js';
 
 /**
  * Config fields (dotted, inside `config`) that say where the service connects with the credentials:

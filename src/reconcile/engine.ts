@@ -201,7 +201,8 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
     const failure: FailureInfo = io
       ? { code: ErrorCode.sourceIo, failureClass: 'transient' }
       : { code: ErrorCode.invalidRevision, failureClass: 'terminal' };
-    log.warn({ errors: errors.length, code: failure.code }, io ? 'revision files could not be read; retrying' : 'revision rejected: invalid manifests or unresolvable secrets');
+    // The result carries every diagnostic: the daemon logs them one per line, one-shot commands print them.
+    log.debug({ errors: errors.length, code: failure.code }, io ? 'revision files could not be read; retrying' : 'revision rejected: invalid manifests or unresolvable secrets');
     return result({ stage: 'load', ok: false, diagnostics, outcomes: [], changed: false, error: `${formatDiagnostic(first)}${more}`, failure });
   }
   const ready = prepared;
@@ -248,7 +249,6 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       shapes: configShapes(),
       ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
     });
-    if (plan.deletionRefusal) log.error({ refusal: plan.deletionRefusal }, 'mass deletion refused');
     if (!opts.saved) opts.onPlan?.(plan);
     return { plan, desired, state, resolved: pending.notes.length > 0, live: { integrations, webhooks, ...(dataSources.list ? { dataSources: dataSources.list } : {}) } };
   };

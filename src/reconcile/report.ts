@@ -11,10 +11,13 @@ export function diagnosticLine(d: Diagnostic): string {
 
 const MARK = { ok: '✓', failed: '✗', skipped: '-', blocked: '!' } as const;
 
-/** One line per finished resource: `[3/10] ✓ Integration/a create (1.2s)` on a TTY, plain otherwise. */
-export function progressLine(o: ResourceOutcome, done: number, total: number, tty: boolean): string {
+/**
+ * One line per finished resource: `[3/10] ✓ Integration/a create (1.2s)` on a TTY, plain otherwise. The
+ * error is left out (`withError` false) when the outcome table printed next lists it.
+ */
+export function progressLine(o: ResourceOutcome, done: number, total: number, tty: boolean, withError = true): string {
   const what = `${o.resourceKind}/${o.name}`;
-  const err = o.error ? `: ${o.error}` : '';
+  const err = o.error && withError ? `: ${o.error}` : '';
   if (tty) return `[${done}/${total}] ${MARK[o.result]} ${what} ${o.action} (${formatDuration(o.durationMs)})${err}`;
   return `${what}: ${o.action} ${o.result} (${formatDuration(o.durationMs)})${err}`;
 }
@@ -55,6 +58,24 @@ export function outcomeMarkdown(outcomes: readonly ResourceOutcome[]): string {
     lines.push(`| ${cell(`${o.resourceKind}/${o.name}`)} | ${o.action} | ${o.result} | ${formatDuration(o.durationMs)} | ${cell(o.error ?? '')} |`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/**
+ * The closing `error:` text of a failed plan or apply. Problems already printed one per line (the
+ * manifests' diagnostics on stderr; the plan's errors in a text plan) are counted, not printed again.
+ */
+export function failureSummary(result: ReconcileResult, verb: 'planned' | 'applied', planPrinted: boolean): string {
+  const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
+  if (result.stage === 'load' && errors > 0) return `${plural(errors, 'error')} in the manifests (listed above): nothing was ${verb}`;
+  const planErrors = result.plan?.errors.length ?? 0;
+  if (result.stage === 'plan' && planErrors > 0 && planPrinted) return `the plan has ${plural(planErrors, 'error')} (listed above): nothing was ${verb}`;
+  const failed = result.outcomes.filter((o) => o.result === 'failed' || o.result === 'skipped').length;
+  // The guard's refusal names the flag that allows it: say it here too (CI shows stderr).
+  const refusal = result.plan?.deletionRefusal ? `: ${result.plan.deletionRefusal.message}` : '';
+  if (result.stage === 'apply' && failed > 0) return `${failed} of ${plural(result.outcomes.length, 'resource')} not applied (listed above)${refusal}`;
+  return result.error ?? `reconcile failed at stage ${result.stage}`;
 }
 
 /** The JSON document `govops apply --output json` prints. */

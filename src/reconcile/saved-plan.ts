@@ -17,6 +17,7 @@ import path from 'node:path';
 import { ErrorCode, UserError } from '../errors.js';
 import type { PlanFacts } from '../plan/facts.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
+import { isPlainObject } from '../util/object.js';
 import { redactJsonText } from '../util/redact.js';
 
 export const SAVED_PLAN_KIND = 'GovopsSavedPlan';
@@ -65,8 +66,6 @@ export async function writeSavedPlan(file: string, plan: SavedPlan): Promise<voi
   }
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 function invalid(file: string, why: string): UserError {
   return new UserError(`${file} is not a govops saved plan: ${why}`, 'make one with govops plan --out FILE', { code: ErrorCode.userError });
 }
@@ -85,7 +84,7 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
   } catch {
     throw invalid(file, 'not JSON');
   }
-  if (!isObj(data) || data.kind !== SAVED_PLAN_KIND) throw invalid(file, `no "kind": "${SAVED_PLAN_KIND}"`);
+  if (!isPlainObject(data) || data.kind !== SAVED_PLAN_KIND) throw invalid(file, `no "kind": "${SAVED_PLAN_KIND}"`);
   if (data.formatVersion !== SAVED_PLAN_VERSION) {
     throw new UserError(
       `${file} is a saved plan of format ${JSON.stringify(data.formatVersion)}; this govops applies format ${SAVED_PLAN_VERSION}`,
@@ -95,12 +94,12 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
   }
   const plan = data.plan;
   const facts = data.facts;
-  if (!isObj(plan) || !Array.isArray(plan.changes) || !Array.isArray(plan.errors)) throw invalid(file, 'no plan');
-  if (!isObj(facts) || typeof facts.keyId !== 'string' || !isObj(facts.manifests) || !isObj(facts.live) || !isObj(facts.state) || !isObj(facts.secrets)) {
+  if (!isPlainObject(plan) || !Array.isArray(plan.changes) || !Array.isArray(plan.errors)) throw invalid(file, 'no plan');
+  if (!isPlainObject(facts) || typeof facts.keyId !== 'string' || !isPlainObject(facts.manifests) || !isPlainObject(facts.live) || !isPlainObject(facts.state) || !isPlainObject(facts.secrets)) {
     throw invalid(file, 'no facts');
   }
   if (!Array.isArray(data.paths) || !data.paths.every((p) => typeof p === 'string')) throw invalid(file, 'no paths');
-  if (!isObj(data.options)) throw invalid(file, 'no options');
+  if (!isPlainObject(data.options)) throw invalid(file, 'no options');
   if (data.revision !== undefined && typeof data.revision !== 'string') throw invalid(file, 'revision must be a string');
   return data as unknown as SavedPlan;
 }

@@ -8,6 +8,7 @@ import type { RequestLog } from './requestlog.js';
 import { parseFailNext, parseFailTest, type Failures } from './integrations/failures.js';
 import type { IntegrationStore } from './integrations/store.js';
 import { fullView } from './integrations/view.js';
+import { isPlainObject } from '../util/object.js';
 
 export interface ControlDeps {
   log: RequestLog;
@@ -27,16 +28,12 @@ function badRequest<T>(fn: () => T): T {
   }
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Deep merge for out-of-band edits: objects merge, `null` deletes a key, everything else replaces. */
 export function mergeConfig(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else if (isObject(v) && isObject(out[k])) out[k] = mergeConfig(out[k] as Record<string, unknown>, v);
+    else if (isPlainObject(v) && isPlainObject(out[k])) out[k] = mergeConfig(out[k] as Record<string, unknown>, v);
     else out[k] = v;
   }
   return out;
@@ -50,8 +47,8 @@ function addFaults(deps: ControlDeps, req: SandboxRequest) {
   const body = req.body;
   let inputs: unknown[] = [];
   if (Array.isArray(body)) inputs = body;
-  else if (isObject(body) && 'type' in body) inputs = [body];
-  else if (isObject(body)) {
+  else if (isPlainObject(body) && 'type' in body) inputs = [body];
+  else if (isPlainObject(body)) {
     if (body.rules !== undefined) {
       if (!Array.isArray(body.rules)) throw new HttpError(400, '"rules" must be an array');
       inputs = body.rules;
@@ -163,11 +160,11 @@ export function controlRoutes(deps: ControlDeps): Route[] {
         const item = deps.store.get(Number(req.params.id));
         if (!item) throw new HttpError(404, `Integration ${req.params.id} not found`);
         const body = req.body;
-        if (!isObject(body)) throw new HttpError(400, 'Send {config?: {...merged...}, status?: string}');
-        if (body.config !== undefined && !isObject(body.config)) throw new HttpError(400, '"config" must be an object');
+        if (!isPlainObject(body)) throw new HttpError(400, 'Send {config?: {...merged...}, status?: string}');
+        if (body.config !== undefined && !isPlainObject(body.config)) throw new HttpError(400, '"config" must be an object');
         if (body.status !== undefined && typeof body.status !== 'string') throw new HttpError(400, '"status" must be a string');
         const patch: Parameters<IntegrationStore['update']>[1] = {};
-        if (isObject(body.config)) {
+        if (isPlainObject(body.config)) {
           patch.config = mergeConfig(item.config, body.config);
           patch.sent = mergeConfig(item.sent ?? item.config, body.config);
         }

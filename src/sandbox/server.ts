@@ -3,6 +3,7 @@
  * routing to Route handlers, error bodies `{statusCode, error, message}` everywhere, and the request log.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parse as parseYaml } from 'yaml';
 import type { Logger } from '../log.js';
 import { requestPath } from '../util/http-target.js';
@@ -97,8 +98,6 @@ function send(res: ServerResponse, out: SandboxResponse): void {
   res.writeHead(out.status, headers);
   res.end(bytes);
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export function createSandboxServer(deps: ServerDeps): Server {
   const router = new Router(deps.routes);

@@ -7,11 +7,12 @@
  * the manifest files only (never a secret file: those are read from the watched folder itself).
  * Revision id: the git-sync commit SHA when the resolved path names one, else `sha256:<digest>`.
  */
-import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
+import { lstat, readdir, realpath, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
-import type { Revision, Source, SourceDescription, SourceMetricsHooks } from './types.js';
+import { ensureDir } from '../util/fs.js';
+import { WORK_DIR, type Revision, type Source, type SourceDescription, type SourceMetricsHooks } from './types.js';
 import { digestFiles, gitSyncCommit, isHidden, readTree, writeSnapshot } from './snapshot.js';
 import { CoalescingRunner } from './serial.js';
 
@@ -67,7 +68,7 @@ export class DirSource implements Source {
 
   async start(): Promise<void> {
     await rm(this.snapDir, { recursive: true, force: true });
-    await mkdir(this.snapDir, { recursive: true });
+    await ensureDir(this.snapDir, WORK_DIR);
     await this.watchLinks();
     await this.refresh();
     const every = this.opts.intervalMs ?? 60_000;

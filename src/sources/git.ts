@@ -6,12 +6,13 @@
  * itself is never written to disk nor put on a command line). Every command goes through the one
  * Git adapter (src/util/git.ts: environment allow-list, timeout, redacted stderr).
  */
-import { mkdir, readdir, rm, writeFile, access } from 'node:fs/promises';
+import { readdir, rm, writeFile, access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { Git, DEFAULT_GIT_TIMEOUT_MS } from '../util/git.js';
 import { registerSecrets } from '../util/redact.js';
-import type { Revision, Source, SourceDescription, SourceMetricsHooks } from './types.js';
+import { ensureDir } from '../util/fs.js';
+import { WORK_DIR, type Revision, type Source, type SourceDescription, type SourceMetricsHooks } from './types.js';
 import { redactText, redactUrl } from './redact.js';
 import { jittered } from './timer.js';
 import { CoalescingRunner } from './serial.js';
@@ -85,7 +86,7 @@ export class GitSource implements Source {
   }
 
   async start(): Promise<void> {
-    await mkdir(this.repoDir, { recursive: true });
+    await ensureDir(this.repoDir, WORK_DIR);
     const extraEnv: Record<string, string> = {};
     const token = this.env.GOVOPS_GIT_TOKEN;
     if (token) {
@@ -110,7 +111,7 @@ export class GitSource implements Source {
     // Worktrees from a previous run are stale: start clean.
     await rm(this.revsDir, { recursive: true, force: true });
     await this.git.raw(['worktree', 'prune']);
-    await mkdir(this.revsDir, { recursive: true });
+    await ensureDir(this.revsDir, WORK_DIR);
     await this.refresh();
   }
 

@@ -51,3 +51,9 @@ export interface SourceMetricsHooks {
   /** A fetch/scan finished (durationSec), ok or not. */
   onFetch?(durationSec: number, ok: boolean): void;
 }
+
+/** How a work folder that cannot be created is reported (the Git cache, revision folders, snapshots). */
+export const WORK_DIR = {
+  what: 'the work folder',
+  hint: 'choose a folder govops can create and write: --workdir PATH (default: next to the --state file)',
+};

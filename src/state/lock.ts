@@ -7,7 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, constants as fsc } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode, UserError } from '../errors.js';
+import { ensureDir } from '../util/fs.js';
+import { STATE_DIR } from './store.js';
 
 export interface LockInfo {
   pid: number;
@@ -80,21 +83,10 @@ export async function acquireStateLock(statePath: string, options: LockOptions =
   const file = lockPathFor(statePath);
   const ttlMs = options.ttlMs ?? DEFAULT_LOCK_TTL_MS;
   const deadline = Date.now() + (options.waitMs ?? 0);
-  await fs.mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  await ensureDir(path.dirname(path.resolve(file)), STATE_DIR);
   const info: LockInfo = { pid: process.pid, hostname: os.hostname(), createdAt: new Date().toISOString(), token: randomBytes(8).toString('hex') };
   for (;;) {
-    try {
-      const handle = await fs.open(file, fsc.O_CREAT | fsc.O_EXCL | fsc.O_WRONLY, 0o600);
-      try {
-        await handle.writeFile(`${JSON.stringify(info)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      return held(file, info, ttlMs);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
+    if (await publish(file, info)) return held(file, info, ttlMs);
     const current = await readLock(file);
     if (!current) continue; // released between our open and our read
     const stale = staleReason(current.info, current.mtimeMs, Date.now(), ttlMs);
@@ -109,7 +101,32 @@ export async function acquireStateLock(statePath: string, options: LockOptions =
         { code: ErrorCode.stateLocked, failureClass: 'transient' },
       );
     }
-    await new Promise((r) => setTimeout(r, options.pollMs ?? 100));
+    await sleep(options.pollMs ?? 100);
+  }
+}
+
+/**
+ * Create the lock file with its content in one step: written and synced under a private name, then hard-linked
+ * to the lock's name (which fails if it exists). A contender never reads a lock half written (an empty file
+ * would name no process). False when the lock exists.
+ */
+async function publish(file: string, info: LockInfo): Promise<boolean> {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const handle = await fs.open(tmp, fsc.O_CREAT | fsc.O_EXCL | fsc.O_WRONLY, 0o600);
+  try {
+    try {
+      await handle.writeFile(`${JSON.stringify(info)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.link(tmp, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await fs.rm(tmp, { force: true });
   }
 }
 

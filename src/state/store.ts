@@ -10,8 +10,16 @@ import { ErrorCode, UserError } from '../errors.js';
 import type { Hashing } from '../plan/types.js';
 import { STATE_VERSION, type GovopsState, type ManagedResource } from './types.js';
 import { redactJsonText } from '../util/redact.js';
+import { ensureDir } from '../util/fs.js';
+import { isPlainObject } from '../util/object.js';
 
 export { acquireStateLock, withStateLock, lockPathFor, type StateLock, type LockOptions } from './lock.js';
+
+/** How a state folder that cannot be created is reported (saveState and the lock). */
+export const STATE_DIR = {
+  what: 'the folder of the state file',
+  hint: 'choose a state file in a folder govops can create and write: --state PATH or GOVOPS_STATE',
+};
 
 export const DEFAULT_STATE_PATH = '.govops/state.json';
 
@@ -51,19 +59,15 @@ function corrupt(file: string, why: string): UserError {
   );
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Check one parsed resource entry (`where` names it in the error). */
 function checkResource(r: unknown, file: string, where: string): asserts r is ManagedResource {
-  if (!isObj(r)) throw corrupt(file, `${where} must be an object`);
+  if (!isPlainObject(r)) throw corrupt(file, `${where} must be an object`);
   if (r.kind !== 'Integration' && r.kind !== 'Webhook' && r.kind !== 'DataSource') throw corrupt(file, `${where}.kind must be Integration, Webhook or DataSource`);
   for (const k of ['name', 'id', 'specHash'] as const) {
     if (typeof r[k] !== 'string') throw corrupt(file, `${where}.${k} must be a string`);
   }
   if (r.origin !== 'created' && r.origin !== 'adopted') throw corrupt(file, `${where}.origin must be created or adopted`);
-  if (!isObj(r.secretFingerprints)) throw corrupt(file, `${where}.secretFingerprints must be an object`);
+  if (!isPlainObject(r.secretFingerprints)) throw corrupt(file, `${where}.secretFingerprints must be an object`);
   if (r.pending !== undefined && r.pending !== 'create' && r.pending !== 'delete') {
     throw corrupt(file, `${where}.pending must be create or delete`);
   }
@@ -72,7 +76,7 @@ function checkResource(r: unknown, file: string, where: string): asserts r is Ma
 
 /** Only well-formed transition samples are kept (the field is advisory: never a reason to refuse a state). */
 function cleanTransitions(v: unknown): Record<string, Array<[number, number]>> | undefined {
-  if (!isObj(v)) return undefined;
+  if (!isPlainObject(v)) return undefined;
   const num = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
   const out: Record<string, Array<[number, number]>> = {};
   for (const [k, samples] of Object.entries(v)) {
@@ -91,7 +95,7 @@ export function parseState(text: string, file: string): GovopsState {
   } catch (err) {
     throw corrupt(file, `not valid JSON (${(err as Error).message})`);
   }
-  if (!isObj(data)) throw corrupt(file, 'expected a JSON object');
+  if (!isPlainObject(data)) throw corrupt(file, 'expected a JSON object');
   if (data.version !== STATE_VERSION) {
     throw new UserError(
       `state file ${file} has version ${JSON.stringify(data.version)}; this govops reads version ${STATE_VERSION}`,
@@ -137,7 +141,7 @@ export function replayJournal(state: GovopsState, stateText: string, journalText
   } catch {
     header = undefined;
   }
-  if (!isObj(header) || header.base !== digestText(stateText)) return state;
+  if (!isPlainObject(header) || header.base !== digestText(stateText)) return state;
   const byKey = new Map(state.resources.map((r) => [entryKey(r.kind, r.name), r]));
   const jfile = journalPathFor(file);
   for (let i = 1; i < complete; i++) {
@@ -149,10 +153,10 @@ export function replayJournal(state: GovopsState, stateText: string, journalText
     } catch (err) {
       throw corrupt(jfile, `line ${i + 1} is not valid JSON (${(err as Error).message})`);
     }
-    if (isObj(e) && e.put !== undefined) {
+    if (isPlainObject(e) && e.put !== undefined) {
       checkResource(e.put, jfile, `line ${i + 1}: put`);
       byKey.set(entryKey(e.put.kind, e.put.name), e.put);
-    } else if (isObj(e) && isObj(e.remove) && typeof e.remove.kind === 'string' && typeof e.remove.name === 'string') {
+    } else if (isPlainObject(e) && isPlainObject(e.remove) && typeof e.remove.kind === 'string' && typeof e.remove.name === 'string') {
       byKey.delete(entryKey(e.remove.kind, e.remove.name));
     } else {
       throw corrupt(jfile, `line ${i + 1} must be {"put": resource} or {"remove": {kind, name}}`);
@@ -202,7 +206,7 @@ export function serializeState(state: GovopsState): string {
  */
 export async function saveState(file: string, state: GovopsState): Promise<string> {
   const dir = path.dirname(path.resolve(file));
-  await fs.mkdir(dir, { recursive: true });
+  await ensureDir(dir, STATE_DIR);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'wx', 0o600);
   // Through the one redactor: no text from outside (an error echoing a request) brings a secret in.

@@ -60,17 +60,21 @@ describe('CLI output of plan and apply', () => {
     expect(`${p.stdout}${p.stderr}`).not.toMatch(JSON_LOG);
   });
 
-  it('--log-level and GOVOPS_LOG_LEVEL bring the JSON logs back, on stderr only; a bad level is a user error', async () => {
+  it('--log-level and GOVOPS_LOG_LEVEL bring the logs back, as text lines on stderr only (GOVOPS_LOG_FORMAT=json: JSON); a bad level is a user error', async () => {
     await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/2'));
     const r = await run(['apply', 'manifests', '--log-level', 'info'], DEFAULT_LEVEL);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/"msg":"applied"/);
-    expect(r.stdout).not.toMatch(JSON_LOG);
+    expect(r.stderr).toMatch(/^info: applied \(/m);
+    expect(r.stderr).not.toMatch(JSON_LOG);
+    expect(r.stdout).not.toMatch(/^info: /m);
     const d = await run(['plan', 'manifests'], { GOVOPS_LOG_LEVEL: 'debug' });
-    expect(d.stderr).toMatch(/"msg":"request"/);
-    expect(d.stdout).not.toMatch(JSON_LOG);
+    expect(d.stderr).toMatch(/^debug: request \(.*method=GET/m);
+    expect(d.stdout).not.toMatch(/^debug: /m);
+    const json = await run(['plan', 'manifests'], { GOVOPS_LOG_LEVEL: 'debug', GOVOPS_LOG_FORMAT: 'json' });
+    expect(json.stderr).toMatch(/"msg":"request"/);
+    expect(json.stdout).not.toMatch(JSON_LOG);
     const flagWins = await run(['plan', 'manifests', '--log-level', 'warn'], { GOVOPS_LOG_LEVEL: 'debug' });
-    expect(flagWins.stderr).not.toMatch(JSON_LOG);
+    expect(flagWins.stderr).not.toMatch(/^debug: /m);
     const bad = await run(['plan', 'manifests'], { GOVOPS_LOG_LEVEL: 'loud' });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/GOVOPS_LOG_LEVEL must be one of trace, debug, info, warn/);
@@ -98,8 +102,8 @@ describe('CLI output of plan and apply', () => {
     expect(bad).toMatchObject({ action: 'create', result: 'failed' });
     expect(bad.validation.some((t: { status: string }) => t.status === 'failed')).toBe(true);
     expect(r.stderr).toMatch(/^Integration\/bad: create failed/m);
-    expect(r.stderr).toMatch(JSON_LOG);
-    expect(r.stderr).toMatch(/^error: 1 of 1 resources not applied/m);
+    expect(r.stderr).toMatch(/^info: applying plan/m);
+    expect(r.stderr).toMatch(/^error: 1 of 1 resource not applied \(listed above\)$/m);
     await rm(path.join(h.dir, 'manifests', 'bad.yaml'));
   });
 

@@ -265,10 +265,31 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(status.ready).toBe(true);
   });
 
-  it('detects out-of-band drift without --self-heal (reported, not repaired)', async () => {
+  it('logs every problem of a rejected revision on its own file:line:col line', async () => {
     const t = await setup();
     await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
-    const { daemon } = await t.start();
+    await writeFile(join(t.dir, 'broken.yaml'), 'apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: broken\nspec:\n  type: lakehouse\n  autoBootstrap: true\n  config:\n    port: not-a-number\n');
+    await writeFile(join(t.dir, 'hook.yaml'), 'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: hook\nspec:\n  url: https://hooks.example.com/x\n  global: maybe\n  notificationType: [healthCheckFailed]\n  actionType: triggered\n');
+    const logs: string[] = [];
+    const { daemon } = await t.start(logs);
+    await daemon.loop.idle();
+    const status = (await getJson(`${daemon.url}/status`)).body;
+    const errors = status.lastError.diagnostics as Array<{ at: string; message: string }>;
+    expect(errors.length).toBeGreaterThanOrEqual(3);
+    const entries = logs.map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(entries.find((e) => /^revision rejected \(\d+ errors\)/.test(e.msg))).toBeDefined();
+    // One error line per diagnostic, its message the file:line:col line itself.
+    for (const d of errors) {
+      expect(entries.filter((e) => e.level === 50 && e.msg.startsWith(`${d.at}: `) && e.msg.endsWith(d.message))).toHaveLength(1);
+    }
+    expect(entries.some((e) => e.msg.includes('(and '))).toBe(false);
+  });
+
+  it('detects out-of-band drift without --self-heal (reported with the fields, not repaired)', async () => {
+    const t = await setup();
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
+    const logs: string[] = [];
+    const { daemon } = await t.start(logs);
     const api = t.api();
     await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
     await daemon.loop.idle();
@@ -285,6 +306,14 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(status.drift).toBe(true);
     expect(status.lastReconcile).toMatchObject({ reason: 'resync', result: 'drift', apply: false });
     expect(status.resources[0]).toMatchObject({ name: 'lake', syncState: 'out_of_sync', action: 'update' });
+    // Which fields: live value against the manifest's, in /status and in the log.
+    const field = { path: 'config.httpPath', live: '/changed/by/hand', desired: '/sql/1' };
+    expect(status.resources[0].fields).toEqual([field]);
+    expect(status.lastDrift).toMatchObject({ repaired: false, resources: [{ kind: 'Integration', name: 'lake', action: 'update', fields: [field] }] });
+    const lines = logs.map((l) => JSON.parse(l) as { msg: string });
+    expect(lines.some((l) => l.msg === 'drift detected (not applied: --self-heal is off): 1 resource differ from the manifests')).toBe(true);
+    expect(lines.some((l) => l.msg === 'drift: Integration/lake: config.httpPath is "/changed/by/hand" in the service, "/sql/1" in the manifest')).toBe(true);
+    expect(logs.join('')).not.toContain(GOVOPS_SECRET_LAKE_TOKEN);
     expect(await (await fetch(`${daemon.url}/metrics`)).text()).toMatch(/govops_drift_detected 1/);
     expect((await api.getIntegration(live.id)).config.httpPath).toBe('/changed/by/hand');
   });
@@ -307,6 +336,8 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     const status = (await getJson(`${daemon.url}/status`)).body;
     expect(status.drift).toBe(false);
     expect(status.lastReconcile.reason).toBe('resync');
+    // What was repaired stays visible.
+    expect(status.lastDrift).toMatchObject({ repaired: true, resources: [{ name: 'lake', fields: [{ path: 'config.httpPath', live: '/changed/by/hand', desired: '/sql/1' }] }] });
   });
 
   it('is not ready while the service is unreachable', async () => {

@@ -136,11 +136,14 @@ describe('POST /hooks/git limits', () => {
   });
 
   it('caps concurrent unauthenticated uploads (503 with Retry-After); a slot frees when one ends', async () => {
-    const { http } = await server({ hookLimits: { maxConcurrent: 2, bodyTimeoutMs: 1500 } });
+    const { http } = await server({ hookLimits: { maxConcurrent: 2, bodyTimeoutMs: 3000 } });
     const slow = `POST /hooks/git HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\nx-hub-signature-256: sha256=00\r\nx-github-event: push\r\n\r\n{`;
-    const holders = [raw(http.port, slow, { keepOpenMs: 5000 }), raw(http.port, slow, { keepOpenMs: 5000 })];
-    await new Promise((r) => setTimeout(r, 300)); // both are being read
-    const third = await raw(http.port, slow);
+    const holders = [raw(http.port, slow, { keepOpenMs: 8000 }), raw(http.port, slow, { keepOpenMs: 8000 })];
+    // Wait on state, not on time: an empty unsigned-but-counted upload takes a slot only for a moment (401)
+    // while the holders are not yet being read, and is refused (503) once both are.
+    const probe = `POST /hooks/git HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\nx-hub-signature-256: sha256=00\r\nx-github-event: push\r\n\r\n`;
+    let third = await raw(http.port, probe);
+    for (const deadline = Date.now() + 2500; status(third) !== 503 && Date.now() < deadline; ) third = await raw(http.port, probe);
     expect(status(third)).toBe(503);
     expect(third.toLowerCase()).toContain('retry-after: 1');
     // GitLab's token is checked from the header: an authenticated upload does not count against the cap.

@@ -1,12 +1,19 @@
 /** `npm start` (dist/cli/start.js) as a real process: sandbox + daemon on examples/, then Ctrl-C. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stat } from 'node:fs/promises';
-import { exampleEnv, exampleEnvNames, persistentExampleEnv, portOrFree } from '../../src/daemon/dev.js';
+import { exampleEnv, exampleEnvNames, persistentExampleEnv, shellQuote, startOnPort } from '../../src/daemon/dev.js';
 import { Cleanup, getJson, until } from './helpers.js';
+import { runGovops } from '../helpers/cli.js';
+
+const HAS_CURL = spawnSync('curl', ['--version']).status === 0;
+const examples = (): string => fileURLToPath(new URL('../../examples', import.meta.url));
 
 const START = fileURLToPath(new URL('../../dist/cli/start.js', import.meta.url));
 const cleanup = new Cleanup();
@@ -40,18 +47,34 @@ describe('npm start helpers', () => {
     expect(more.GOVOPS_SECRET_EXAMPLE_C_PASSWORD).toMatch(/^example-/);
   });
 
-  it('falls back to a free port when the preferred one is busy', async () => {
-    const { createServer } = await import('node:net');
-    const busy = createServer();
-    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
-    cleanup.add(() => new Promise((r) => busy.close(r)));
-    const port = (busy.address() as { port: number }).port;
-    expect(await portOrFree(port, '127.0.0.1')).toBe(0);
+  it('starts on a free port when the preferred one is taken (and says so); other errors are not hidden', async () => {
+    const port = await occupy();
+    const listen = (p: number) =>
+      new Promise<Server>((resolve, reject) => {
+        const s = createServer();
+        s.once('error', reject);
+        s.listen(p, '127.0.0.1', () => resolve(s));
+      });
+    const moved = await startOnPort(port, listen);
+    cleanup.add(() => new Promise((r) => moved.value.close(r)));
+    expect(moved.busy).toBe(true);
+    expect((moved.value.address() as { port: number }).port).not.toBe(port);
+    const free = await startOnPort(0, listen);
+    cleanup.add(() => new Promise((r) => free.value.close(r)));
+    expect(free.busy).toBe(false);
+    await expect(startOnPort(port, () => Promise.reject(Object.assign(new Error('denied'), { code: 'EACCES' })))).rejects.toThrow('denied');
+  });
+
+  it('quotes values for the shell only when needed', () => {
+    expect(shellQuote('http://127.0.0.1:8088')).toBe('http://127.0.0.1:8088');
+    expect(shellQuote(`{"a": "it's"}`)).toBe(`'{"a": "it'\\''s"}'`);
+    expect(execFileSync('bash', ['-c', `printf %s ${shellQuote(`{"a": "it's"} $HOME`)}`], { encoding: 'utf8' })).toBe(`{"a": "it's"} $HOME`);
   });
 });
 
-function launch(cwd: string) {
-  const child = spawn(process.execPath, [START], { cwd, env: { ...process.env, NO_COLOR: '1', GOVOPS_START_PORT: '0', GOVOPS_START_SANDBOX_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function launch(cwd: string, ports: { daemon?: number; sandbox?: number } = {}) {
+  const env = { ...process.env, NO_COLOR: '1', GOVOPS_START_PORT: String(ports.daemon ?? 0), GOVOPS_START_SANDBOX_PORT: String(ports.sandbox ?? 0) };
+  const child = spawn(process.execPath, [START], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -77,10 +100,12 @@ describe('npm start', () => {
     const cwd = await cleanup.tmp('govops-start-');
     const run = launch(cwd);
     const url = await until(() => /daemon\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(run.out())?.[1], 20_000, 'banner');
-    const out = run.out();
-    expect(out).toMatch(/status\s+curl -s http:\/\/127\.0\.0\.1:\d+\/status/);
-    expect(out).toMatch(/metrics\s+curl -s http:\/\/127\.0\.0\.1:\d+\/metrics/);
+    const out = await until(() => (/npx govops plan \S+/.test(run.out()) ? run.out() : undefined), 5000, 'banner end');
+    expect(out).toContain(`  curl -s ${url}/status | head -40`);
+    expect(out).toContain(`  curl -s ${url}/metrics | grep ^govops_`);
     expect(out).toMatch(/sandbox\s+http:\/\/127\.0\.0\.1:\d+ +\(admin token: govops-dev-admin-token\)/);
+    expect(out).toMatch(/^ {2}export GOVOPS_URL=http:\/\/127\.0\.0\.1:\d+ GOVOPS_TOKEN=govops-dev-admin-token GOVOPS_DAEMON_URL=http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(out).not.toMatch(/was busy/);
     expect(out).toMatch(/edit .*lakehouse\.yaml/);
     const status = await firstReconcile(url!);
     expect(status.lastReconcile.result).toBe('applied');
@@ -96,6 +121,9 @@ describe('npm start', () => {
     run.child.kill('SIGINT');
     expect(await run.exit).toBe(0);
     expect(run.out()).toContain('govops and the sandbox stopped');
+    // The lines of this run are gone with it.
+    expect(existsSync(join(cwd, '.govops', 'env.sh'))).toBe(false);
+    expect(existsSync(join(cwd, '.govops', 'start.lock'))).toBe(false);
     const state = JSON.parse(await readFile(join(cwd, '.govops', 'state.json'), 'utf8'));
     expect(state.resources.length).toBe(status.resources.length);
     // The generated example secrets never reach the output.
@@ -112,4 +140,73 @@ describe('npm start', () => {
     again.child.kill('SIGTERM');
     expect(await again.exit).toBe(0);
   }, 60_000);
+});
+
+async function occupy(): Promise<number> {
+  const server: Server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  cleanup.add(() => new Promise((r) => server.close(r)));
+  return (server.address() as { port: number }).port;
+}
+
+describe('npm start on a machine where its ports are taken', () => {
+  it('says which port was busy, prints the lines for this run, and they work; a second npm start in the same clone is refused', async () => {
+    const cwd = await cleanup.tmp('govops-start-busy-');
+    const [daemonPort, sandboxPort] = [await occupy(), await occupy()];
+    const run = launch(cwd, { daemon: daemonPort, sandbox: sandboxPort });
+    const out = (await until(() => (/npx govops plan \S+/.test(run.out()) ? run.out() : undefined), 20_000, "banner"))!;
+    expect(out).toContain(`port ${sandboxPort} was busy (another program or another govops): the sandbox is on http://127.0.0.1:`);
+    expect(out).toContain(`port ${daemonPort} was busy (another program or another govops): the daemon is on http://127.0.0.1:`);
+    expect(out).toContain('copy these lines (they are for this run: not the default ports)');
+    const exported = /^ {2}(export GOVOPS_URL=(\S+) GOVOPS_TOKEN=\S+ GOVOPS_DAEMON_URL=(\S+))$/m.exec(out ?? "")!;
+    const [sandboxUrl, daemonUrl] = [exported[2]!, exported[3]!];
+    expect(sandboxUrl).not.toContain(`:${sandboxPort}`);
+    expect(daemonUrl).not.toContain(`:${daemonPort}`);
+    await firstReconcile(daemonUrl);
+    // The env file holds the same connection and the example secrets; sourced by a shell it reaches this run.
+    const envSh = await readFile(join(cwd, '.govops', 'env.sh'), 'utf8');
+    expect((await stat(join(cwd, '.govops', 'env.sh'))).mode & 0o777).toBe(0o600);
+    const shell = (script: string): string => execFileSync('bash', ['-c', script], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect(shell('. .govops/env.sh && echo "$GOVOPS_URL $GOVOPS_DAEMON_URL $GOVOPS_TOKEN"').trim()).toBe(`${sandboxUrl} ${daemonUrl} govops-dev-admin-token`);
+    expect(shell(`${exported[1]} && echo "$GOVOPS_URL $GOVOPS_DAEMON_URL"`).trim()).toBe(`${sandboxUrl} ${daemonUrl}`);
+    const secrets = JSON.parse(await readFile(join(cwd, '.govops', 'example-env.json'), 'utf8')) as Record<string, string>;
+    for (const [k, v] of Object.entries(secrets)) expect(shell(`. .govops/env.sh && printf %s "$${k}"`)).toBe(v);
+    expect(envSh).not.toContain(`:${daemonPort}`);
+    // The README's walkthrough reads (curl) lines, run literally in a shell that sourced env.sh: they reach this run.
+    const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const walkthrough = readme.slice(readme.indexOf('## A five-minute walkthrough'), readme.indexOf('## Manifest format'));
+    const commands = walkthrough.split('\n').filter((l) => /curl |npx govops /.test(l));
+    expect(commands.filter((l) => /localhost:\d|127\.0\.0\.1:\d/.test(l))).toEqual([]); // no hard-coded address in a command
+    // The variables (and the example secrets) are loaded before the first command that needs them.
+    const firstCommand = walkthrough.search(/^ {3}(curl|npx govops) /m);
+    expect(walkthrough.indexOf('   . .govops/env.sh')).toBeGreaterThan(-1);
+    expect(walkthrough.indexOf('   . .govops/env.sh')).toBeLessThan(firstCommand);
+    const reads = [...walkthrough.matchAll(/^ {3}(curl -s "\$GOVOPS_(?:DAEMON_)?URL[^\n]*?)(?:\s+#.*)?$/gm)].map((m) => m[1]!).filter((l) => !/-X (POST|PATCH)/.test(l));
+    expect(reads.length).toBeGreaterThanOrEqual(3);
+    if (HAS_CURL) {
+      for (const line of reads) {
+        const out = shell(`set -o pipefail; . .govops/env.sh && ${line.replace(/\| grep [^|]*$/, '')}`);
+        expect(out.length, line).toBeGreaterThan(0);
+      }
+    }
+    // The walkthrough's plan, with the variables of env.sh: in sync with what the daemon applied.
+    const env = Object.fromEntries([...envSh.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!.replace(/^'(.*)'$/, '$1')]));
+    const plan = await runGovops(['plan', examples()], { cwd, env: { ...env, GOVOPS_LOG_LEVEL: '' } });
+    expect(plan.stderr).toBe('');
+    expect(plan.stdout).toMatch(/No changes/);
+
+    // A second npm start in the same folder is refused, naming the running one; the first keeps running.
+    const second = launch(cwd);
+    expect(await second.exit).toBe(1);
+    expect(second.out()).toMatch(new RegExp(`npm start is already running in this folder \\(pid ${run.child.pid}: daemon ${daemonUrl.replace(/\./g, '\\.')}, sandbox`));
+    expect(second.out()).toMatch(/hint: use the running one/);
+    expect((await fetch(`${daemonUrl}/healthz`)).status).toBe(200);
+    run.child.kill('SIGTERM');
+    expect(await run.exit).toBe(0);
+    // Once it stopped, a new one starts.
+    const third = launch(cwd);
+    await until(() => /daemon\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(third.out())?.[1], 20_000, 'banner 3');
+    third.child.kill('SIGTERM');
+    expect(await third.exit).toBe(0);
+  }, 90_000);
 });

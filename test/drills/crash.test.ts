@@ -19,7 +19,7 @@ import { ServiceClient } from '../../src/api/client.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { parseState } from '../../src/state/store.js';
+import { loadState, parseState } from '../../src/state/store.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { CLI, runGovops } from '../helpers/cli.js';
 
@@ -136,7 +136,14 @@ describe('drill: crashes', () => {
       if (Date.now() > deadline) throw new Error(`creates not seen: ${daemon.errors()}`);
       await sleep(20);
     }
-    await sleep(300);
+    // ...and has recorded their ids (saved before polling, in the state or its journal, as a restarted govops
+    // reads them): wait on the state, not on time.
+    for (;;) {
+      const saved = await loadState(statePath).catch(() => undefined);
+      if (saved && saved.resources.length === 3 && saved.resources.every((r) => r.pending === undefined)) break;
+      if (Date.now() > deadline) throw new Error(`ids not recorded: ${daemon.errors()}`);
+      await sleep(20);
+    }
     const stoppedAt = Date.now();
     daemon.child.kill('SIGTERM');
     const code = await daemon.exited;

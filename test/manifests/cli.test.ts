@@ -1,10 +1,13 @@
 /** `govops validate` and `govops schema` as a user runs them (the built CLI, a real process). */
 import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, parseDocument } from 'yaml';
 import { runGovops } from '../helpers/cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -107,10 +110,47 @@ describe('editor support', () => {
     const examples = readdirSync(`${root}/examples`).filter((n) => n.endsWith('.yaml'));
     expect(examples.length).toBeGreaterThanOrEqual(7);
     for (const f of examples) {
-      const first = readFileSync(`${root}/examples/${f}`, 'utf8').split('\n')[0]!;
-      const m = /^# yaml-language-server: \$schema=(\S+)$/.exec(first);
-      expect(m, f).not.toBeNull();
-      expect(readFileSync(fileURLToPath(new URL(m![1]!, `file://${root}/examples/${f}`)), 'utf8')).toBe(readFileSync(`${root}/schemas/govops.schema.json`, 'utf8'));
+      // The language server reads the line per document: every document of a multi-document file starts with it.
+      const documents = readFileSync(`${root}/examples/${f}`, 'utf8').split(/^---\n/m);
+      for (const [i, doc] of documents.entries()) {
+        const m = /^# yaml-language-server: \$schema=(\S+)$/.exec(doc.split('\n')[0]!);
+        expect(m, `${f}, document ${i + 1}`).not.toBeNull();
+        expect(readFileSync(fileURLToPath(new URL(m![1]!, `file://${root}/examples/${f}`)), 'utf8')).toBe(readFileSync(`${root}/schemas/govops.schema.json`, 'utf8'));
+      }
+    }
+    expect(readme).toMatch(/first line of each document/);
+  });
+});
+
+describe('README: labels, annotations and deleting (issue #16 item 7)', () => {
+  const readme = readFileSync(`${root}/README.md`, 'utf8');
+  const format = readme.slice(readme.indexOf('## Manifest format'), readme.indexOf('## CLI reference'));
+
+  it('documents labels and annotations and the govops/ annotations in the manifest format', () => {
+    expect(format).toMatch(/`metadata\.labels` and `metadata\.annotations` are maps of strings/);
+    for (const a of ['govops/delete', 'govops/manual-step', 'govops/suspend', 'govops/ignore-fields']) expect(format).toContain(`"${a}"`);
+  });
+
+  it('tells how to delete an autoBootstrap integration, and its snippet validates on a real example', async () => {
+    const deleting = format.slice(format.indexOf('**Deleting.**'));
+    expect(deleting).toMatch(/plans a \*\*blocked\*\* delete/);
+    const snippet = /```yaml\n([\s\S]*?)```/.exec(deleting)![1]!.replace(/^ {2}/gm, '');
+    const told = parseDocument(snippet).toJS() as { metadata: { name: string; annotations: Record<string, string> }; spec: { deleteCredentials: unknown } };
+    expect(told.metadata.annotations).toEqual({ 'govops/delete': 'true' });
+    // The example of that name, with the README's annotation and delete credentials, is a valid manifest.
+    const example = parseAllDocuments(readFileSync(`${root}/examples/cloud-warehouse.yaml`, 'utf8')).map((d) => d.toJS() as { metadata: Record<string, unknown>; spec: Record<string, unknown> });
+    const manifest = example.find((d) => d.metadata.name === told.metadata.name)!;
+    expect(manifest.spec.autoBootstrap).toBe(true);
+    manifest.metadata.annotations = told.metadata.annotations;
+    manifest.spec.deleteCredentials = told.spec.deleteCredentials;
+    const dir = await mkdtemp(path.join(tmpdir(), 'govops-readme-delete-'));
+    try {
+      await writeFile(path.join(dir, 'finance.yaml'), JSON.stringify(manifest));
+      const res = await runGovops(['validate', dir], { cwd: root });
+      expect(res.stderr).toMatch(/0 errors, 0 warnings/);
+      expect(res.code).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -173,7 +173,8 @@ describe('parseManifestText on the fast path', () => {
     const lines = text.split('\n');
     const hostLine = lines.findIndex((l) => l.includes('sales.warehouse.example.com')) + 1;
     expect(second.locate(['spec', 'config', 'host'])).toEqual({ file: 'c.yaml', line: hostLine, column: lines[hostLine - 1]!.indexOf('sales') + 1 });
-    expect(second.source).toEqual({ file: 'c.yaml', line: lines.indexOf('---', 0) + 2, column: 1 });
+    // The second document starts after its `---` and its editor modeline.
+    expect(second.source).toEqual({ file: 'c.yaml', line: lines.indexOf('apiVersion: govops/v1', lines.indexOf('---')) + 1, column: 1 });
   });
 
   it('a routed file gets the same manifests and sources as the fast path', () => {

@@ -106,6 +106,31 @@ describe('.govopsignore', () => {
     expect(isIgnored(rules, 'x/build', true)).toBe(true);
     expect(isIgnored(parseIgnore('build/'), 'build', false)).toBe(false);
   });
+
+  it('pattern matching follows gitignore: classes, escapes, re-includes, anchoring, case', () => {
+    const rules = parseIgnore('[ab]-*.yaml\n\\#literal.yaml\n\\!bang.yaml\n*.draft.yaml\n!keep.draft.yaml\n/top.yaml\nfoo[0-9].yml\n');
+    expect(isIgnored(rules, 'a-one.yaml', false)).toBe(true);
+    expect(isIgnored(rules, 'sub/b-two.yaml', false)).toBe(true);
+    expect(isIgnored(rules, 'c-three.yaml', false)).toBe(false);
+    expect(isIgnored(rules, '#literal.yaml', false)).toBe(true);
+    expect(isIgnored(rules, '!bang.yaml', false)).toBe(true);
+    expect(isIgnored(rules, 'x.draft.yaml', false)).toBe(true);
+    expect(isIgnored(rules, 'keep.draft.yaml', false)).toBe(false);
+    expect(isIgnored(rules, 'top.yaml', false)).toBe(true);
+    expect(isIgnored(rules, 'sub/top.yaml', false)).toBe(false);
+    expect(isIgnored(rules, 'foo7.yml', false)).toBe(true);
+    expect(isIgnored(rules, 'fooX.yml', false)).toBe(false);
+    expect(isIgnored(rules, 'A-one.yaml', false)).toBe(false); // case-sensitive, as Git on Linux
+  });
+
+  it('a .govopsignore with a class pattern skips the matching files', async () => {
+    await put('.govopsignore', '[xy]-*.yaml\n');
+    await put('x-skip.yaml', 'apiVersion: apps/v1\nkind: Deployment\n');
+    await put('z-keep.yaml', hook('kept'));
+    const set = await loadManifests(['.'], { cwd: dir });
+    expect(set.diagnostics).toEqual([]);
+    expect(names(set)).toEqual(['kept']);
+  });
 });
 
 describe('the whole set', () => {

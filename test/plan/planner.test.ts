@@ -137,6 +137,9 @@ describe('planChanges: integrations', () => {
     const p = plan([], [liveOf(d, '4')], stateWith(owned(d, '4')), { prune: true });
     expect(p.changes[0]!.action).toBe('delete');
     expect(p.changes[0]!.blocked).toMatch(/govops\/delete/);
+    // It names the manifest field, not a section of the interface document.
+    expect(p.changes[0]!.blocked).toMatch(/spec\.deleteCredentials/);
+    expect(p.changes[0]!.blocked).not.toMatch(/\b2\.9\b/);
     // the annotation with credentials makes it deletable
     const marked = integration('old', 'cloud_warehouse', { host: 'cw.example.com', warehouse: 'w', database: 'd', authenticationType: 'userPassword', username: 'u', password: 'p', role: 'r' }, {
       annotations: { 'govops/delete': 'true' },

@@ -229,7 +229,7 @@ describe('govops preview of a pull request', () => {
     const one = await preview(['--prune'], live());
     expect(one.code, one.stderr).toBe(0);
     expect(one.stdout).toContain('| **Merging it does** | 1 ⛔ blocked |');
-    expect(one.stdout).toMatch(/- ⛔ \*\*Integration\/sql\*\*: delete blocked: cannot prune: created with autoBootstrap true/);
+    expect(one.stdout).toMatch(/- ⛔ \*\*Integration\/sql\*\*: delete blocked: cannot prune: a sql_analytics integration created with autoBootstrap true is deleted with admin credentials \(spec\.deleteCredentials\)/);
     expect(rows(one.stdout)[0]).toMatch(/^\| `-` \| Integration\/sql \| sql_analytics \| removed \| \*\*blocked\*\*: delete \(id \d+, enabled\) \| ⏭️ skipped \|$/);
     expect(mutations()).toEqual([]);
     await pr('mass', async () => {

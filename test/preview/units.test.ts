@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LoadedManifest, Manifest } from '../../src/manifests/types.js';
-import { toPlanChange, type Plan, type PlanChange, type ResourceChange } from '../../src/plan/types.js';
+import { toPlanChange, type PlanChange, type ResourceChange } from '../../src/plan/types.js';
 import { dryRunRequest } from '../../src/preview/dry-run.js';
 import { driftEntries, touchedResources } from '../../src/preview/live-view.js';
 import { manualPhases, scriptLanguage, withPlaceholders } from '../../src/preview/manual-steps.js';
@@ -13,6 +13,7 @@ import { renderPreview } from '../../src/preview/render.js';
 import { finish } from '../../src/preview/result.js';
 import { checkTargets } from '../../src/preview/targets.js';
 import { PREVIEW_FORMAT_VERSION, PREVIEW_MARKER, type PreviewResource, type PreviewResult } from '../../src/preview/types.js';
+import { planOf as plan } from '../helpers/plans.js';
 
 const at = { file: 'm/x.yaml', line: 1, column: 1 };
 const loaded = (manifest: Manifest): LoadedManifest => ({ manifest, source: at, dir: '/tmp', locate: () => at });
@@ -150,13 +151,6 @@ const change = (name: string, over: Partial<ResourceChange> = {}): PlanChange =>
     reasons: [],
     ...over,
   });
-const plan = (changes: PlanChange[]): Plan => ({
-  formatVersion: 1,
-  changes,
-  summary: { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0 },
-  errors: [],
-  warnings: [],
-});
 
 describe('live view', () => {
   const pr = diffRevisions([sql('a', { host: 'h', port: 1 })], [sql('a', { host: 'h', port: 2 })]);

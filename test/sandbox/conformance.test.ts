@@ -170,13 +170,19 @@ describe('the id quirk in every body: string everywhere, number only in the stat
     expect(conflict.status).toBe(409);
     expect(conflict.body.id).toBe(id);
     expect((await call(sb, 'PUT', `/integrations/${id}?dryRun=true`, { body: bodyFor('sql_analytics') })).body.id).toBe(id);
+    // The transitional statuses are held while they are looked at (a loaded machine may take longer than
+    // the 20 ms transition between two requests), then released: the test waits on state, not on time.
+    sb.setStuckTransitions(['editing', 'deleting']);
     expect((await call(sb, 'PUT', `/integrations/${id}`, { body: bodyFor('sql_analytics') })).body.id).toBe(id);
     const editing = await call(sb, 'GET', `/integrations/${id}/status`);
     expect(editing.body).toEqual({ id: Number(id), status: 'editing' });
-    await settle(sb, id);
+    sb.setStuckTransitions(['deleting']);
+    expect(await settle(sb, id)).toBe('enabled');
     expect((await call(sb, 'DELETE', `/integrations/${id}?dryRun=true`, { body: DELETE_PAYLOAD })).body.id).toBe(id);
     expect((await call(sb, 'DELETE', `/integrations/${id}`, { body: DELETE_PAYLOAD })).body.id).toBe(id);
     expect((await call(sb, 'GET', `/integrations/${id}/status`)).body).toEqual({ id: Number(id), status: 'deleting' });
+    sb.setStuckTransitions(false);
+    expect(await settle(sb, id)).toBe('removed');
   });
 });
 

@@ -55,6 +55,7 @@ describe('canary: no secret value in any output, whatever the service echoes', (
     await mkdir(join(dir, 'm', 'secrets'), { recursive: true });
     // Every reference of the examples gets its own canary: even ones by fromEnv, odd ones by fromFile.
     let i = 0;
+    const writes: Array<Promise<void>> = [];
     for (const f of (await readdir(EXAMPLES)).filter((n) => n.endsWith('.yaml'))) {
       let text = await readFile(join(EXAMPLES, f), 'utf8');
       text = text.replace(/\{ fromEnv: (GOVOPS_SECRET_EXAMPLE_[A-Z0-9_]+) \}/g, (_m, name: string) => {
@@ -67,7 +68,7 @@ describe('canary: no secret value in any output, whatever the service echoes', (
           refs.env++;
           return `{ fromEnv: ${varName} }`;
         }
-        void writeFile(join(dir, 'm', 'secrets', `s${n}`), `${value}\n`);
+        writes.push(writeFile(join(dir, 'm', 'secrets', `s${n}`), `${value}\n`));
         refs.file++;
         return `{ fromFile: secrets/s${n} }`;
       });
@@ -76,7 +77,7 @@ describe('canary: no secret value in any output, whatever the service echoes', (
     env.GOVOPS_URL = echo.url;
     env.GOVOPS_TOKEN = canary('token');
     cores.push(core('token'));
-    await new Promise((r) => setTimeout(r, 50)); // the secret files written above
+    await Promise.all(writes); // the secret files written above
   });
 
   afterAll(async () => {
@@ -108,7 +109,7 @@ describe('canary: no secret value in any output, whatever the service echoes', (
     expect([...new Set(echo.statuses)].sort()).toEqual(expect.arrayContaining([200, 400, 409, 422, 500]));
     const all = outputs.map((o) => o.text).join('\n');
     expect(all).toContain('[redacted]');
-    expect(all).toMatch(/"level":(10|20)/); // trace and debug logs were written
+    expect(all).toMatch(/^(trace|debug): /m); // trace and debug logs were written
   });
 
   it('the daemon: its log, /status, /readyz, /metrics, state and work folder hold no canary', async () => {

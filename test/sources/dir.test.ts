@@ -20,10 +20,10 @@ async function tmp(prefix: string): Promise<string> {
   return d;
 }
 
-async function watchDir(dir: string) {
+async function watchDir(dir: string, debounceMs = 100) {
   const workdir = await tmp('govops-dirwork-');
   const revisions: Revision[] = [];
-  const source = new DirSource({ dir, workdir, logger: silentLogger(), debounceMs: 100 });
+  const source = new DirSource({ dir, workdir, logger: silentLogger(), debounceMs });
   source.onRevision((r) => revisions.push(r));
   cleanups.push(() => source.stop());
   await source.start();
@@ -70,7 +70,8 @@ describe('DirSource', () => {
   it('emits a snapshot revision on start and after an edit (debounced), with a content digest id', async () => {
     const dir = await tmp('govops-dir-');
     await writeFile(join(dir, 'a.yaml'), 'one');
-    const { revisions } = await watchDir(dir);
+    // A debounce much longer than two back-to-back writes take, even on a loaded machine.
+    const { revisions } = await watchDir(dir, 1000);
     expect(revisions).toHaveLength(1);
     expect(revisions[0]!.id).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(revisions[0]!.display).toBe(dir);

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UserError } from '../../errors.js';
 import { renderMarkdown } from '../../plan/render-markdown.js';
 import { reconcile } from '../../reconcile/engine.js';
-import { applyJson, outcomeMarkdown, outcomeTable, progressLine } from '../../reconcile/report.js';
+import { applyJson, failureSummary, outcomeMarkdown, outcomeTable, progressLine } from '../../reconcile/report.js';
 import { parseDuration } from '../../util/duration.js';
 import { applyTuningFrom } from '../apply-options.js';
 import { clientFromOptions } from '../connection.js';
@@ -98,7 +98,8 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
       },
       onOutcome: (o, done, total) => {
         if (done === 1 && text) progressOut.write('\n');
-        progressOut.write(`${progressLine(o, done, total, tty && text)}\n`);
+        // In text the outcome table below lists each error: the progress line does not repeat it.
+        progressOut.write(`${progressLine(o, done, total, tty && text, !text)}\n`);
       },
     });
     printDiagnostics(result, ctx);
@@ -117,7 +118,7 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
       return;
     }
     if (!result.ok) {
-      ctx.stderr.write(`error: ${result.error ?? `reconcile failed at stage ${result.stage}`}\n`);
+      ctx.stderr.write(`error: ${failureSummary(result, 'applied', ctx.options.output === 'text')}\n`);
       process.exitCode = EXIT.error;
       return;
     }

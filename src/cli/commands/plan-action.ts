@@ -12,7 +12,7 @@ import { renderText } from '../../plan/render-text.js';
 import type { Plan } from '../../plan/types.js';
 import { reconcile } from '../../reconcile/engine.js';
 import { gitRevision } from '../../reconcile/revision.js';
-import { applyJson, diagnosticLine } from '../../reconcile/report.js';
+import { applyJson, diagnosticLine, failureSummary } from '../../reconcile/report.js';
 import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
@@ -91,7 +91,7 @@ export async function planAction(
     if (result.plan) printPlan(result.plan, ctx);
     else if (ctx.options.output === 'json') ctx.stdout.write(applyJson(result));
     if (!result.ok) {
-      ctx.stderr.write(`error: ${result.error ?? `reconcile failed at stage ${result.stage}`}\n`);
+      ctx.stderr.write(`error: ${failureSummary(result, 'planned', ctx.options.output === 'text')}\n`);
       if (flags.out) ctx.stderr.write(`The plan was not saved to ${flags.out}.\n`);
       process.exitCode = EXIT.error;
       return;

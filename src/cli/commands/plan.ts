@@ -3,9 +3,9 @@
  * This file only declares the command and the options plan, apply and preview share; the work is in
  * plan-action.ts, loaded when the command runs.
  */
-import { Option, type Command } from 'commander';
-import { DEFAULT_STATE_PATH } from '../../state/store.js';
+import type { Command } from 'commander';
 import type { ManualStepsMode } from '../../plan/types.js';
+import { stateOption } from '../state-option.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { manualStepsOption } from '../flags.js';
 import { addSecretOptions, type SecretFlags } from '../secret-options.js';
@@ -32,7 +32,7 @@ export function collect(value: string, previous: string[] | undefined): string[]
 export function addPlanOptions<C extends Command>(cmd: C): C {
   cmd
     .argument('[paths...]', 'manifest files or folders (default: .)')
-    .addOption(new Option('--state <path>', 'govops state file').default(DEFAULT_STATE_PATH))
+    .addOption(stateOption())
     .option('--prune', 'delete resources govops manages whose manifest is gone (never anything else)')
     .option('--allow-replace', 'allow replacing (delete + create) integrations whose non-editable attributes changed')
     .option(

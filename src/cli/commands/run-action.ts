@@ -7,7 +7,7 @@ import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
 import { UserError } from '../../errors.js';
 import { parseAddress } from '../../util/address.js';
-import { parseDuration } from '../../util/duration.js';
+import { formatDuration, parseDuration } from '../../util/duration.js';
 import { registerSecrets } from '../../util/redact.js';
 import { startRunning, type RunSettings, type WebhookHealthSettings } from '../../daemon/run.js';
 import { redactUrl } from '../../sources/redact.js';
@@ -23,6 +23,13 @@ function duration(flag: string, text: string): number {
   }
 }
 
+/** A duration flag with a lower bound; the error names the flag, the value given and what it is for. */
+function atLeast(flag: string, text: string, minMs: number, what: string): number {
+  const ms = duration(flag, text);
+  if (ms < minMs) throw new UserError(`${flag} ${text}: must be at least ${formatDuration(minMs)}`, `${flag} is ${what}`);
+  return ms;
+}
+
 function wholeNumber(flag: string, text: string | undefined, min: number): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || Number(text) < min) throw new UserError(`${flag} must be a whole number >= ${min}, got "${text}"`);
@@ -35,8 +42,7 @@ export function webhookHealthFrom(flags: RunFlags): WebhookHealthSettings | unde
     if (flags.autoRetryFailed) throw new UserError('--auto-retry-failed needs --webhook-health-interval', 'e.g. --webhook-health-interval 1m --auto-retry-failed');
     return undefined;
   }
-  const intervalMs = duration('--webhook-health-interval', flags.webhookHealthInterval);
-  if (intervalMs < 100) throw new UserError('--webhook-health-interval must be at least 100ms');
+  const intervalMs = atLeast('--webhook-health-interval', flags.webhookHealthInterval, 100, 'how often the delivery history is polled, e.g. 1m');
   const settings: WebhookHealthSettings = { intervalMs, overlapMs: duration('--webhook-health-overlap', flags.webhookHealthOverlap ?? '60s') };
   if (flags.autoRetryFailed) {
     settings.autoRetry = {
@@ -103,9 +109,8 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     }
   }
   registerSecrets(hookSecret);
-  const intervalMs = duration('--interval', flags.interval);
-  const resyncMs = duration('--resync', flags.resync);
-  if (intervalMs < 10 || resyncMs < 10) throw new UserError('--interval and --resync must be at least 10ms');
+  const intervalMs = atLeast('--interval', flags.interval, 10, 'how often the source is checked for a new revision, e.g. 60s');
+  const resyncMs = atLeast('--resync', flags.resync, 10, 'the drift check period, e.g. 5m');
   const webhookHealth = webhookHealthFrom(flags);
   if (flags.observe && flags.selfHeal) throw new UserError('--observe never writes: it cannot be combined with --self-heal');
   if (flags.observe && webhookHealth?.autoRetry) throw new UserError('--observe never writes: it cannot be combined with --auto-retry-failed');
@@ -138,6 +143,17 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
   };
 }
 
+/** The daemon's address could not be taken: say which, why, and which flag picks another. */
+export function listenError(err: unknown, listen: { host: string; port: number }): UserError | undefined {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const where = `${listen.host}:${listen.port}`;
+  const hint = 'choose another address with --listen HOST:PORT or :PORT (env GOVOPS_LISTEN), e.g. --listen :8081';
+  if (code === 'EADDRINUSE') return new UserError(`cannot listen on ${where}: the address is already in use (another govops run, or another program)`, hint);
+  if (code === 'EACCES') return new UserError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges)`, hint);
+  if (code === 'EADDRNOTAVAIL') return new UserError(`cannot listen on ${where}: no network interface has this address`, hint);
+  return undefined;
+}
+
 export async function runAction(command: Command): Promise<void> {
   const flags = command.opts<RunFlags & { debounce: string }>();
   const ctx = contextFrom(command, 1);
@@ -145,9 +161,14 @@ export async function runAction(command: Command): Promise<void> {
   settings.debounceMs = duration('--debounce', flags.debounce);
   const graceMs = duration('--grace', flags.grace);
   const logger = ctx.logger;
-  const running = await startRunning(settings, logger, (onRequest) =>
-    clientFromOptions(flags, logger, { onRequest, connections: (settings.concurrency ?? 8) + 8 }),
-  );
+  let running;
+  try {
+    running = await startRunning(settings, logger, (onRequest) =>
+      clientFromOptions(flags, logger, { onRequest, connections: (settings.concurrency ?? 8) + 8 }),
+    );
+  } catch (err) {
+    throw listenError(err, settings.listen) ?? err;
+  }
   logger.info(
     {
       url: running.daemon.url,

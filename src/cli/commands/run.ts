@@ -7,6 +7,7 @@ import { addApplyTuningOptions, type ApplyTuningFlags } from '../apply-options.j
 import type { ManualStepsMode } from '../../plan/types.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { manualStepsOption } from '../flags.js';
+import { stateOption } from '../state-option.js';
 import type { SecretFlags } from '../secret-options.js';
 
 export interface RunFlags extends ConnectionFlags, SecretFlags, ApplyTuningFlags {
@@ -71,7 +72,7 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'resources applied in parallel', '8')
     .option('--timeout <duration>', 'overall apply timeout of one reconcile', '10m')
     .addOption(new Option('--listen <address>', 'HTTP endpoints address, HOST:PORT or :PORT').env('GOVOPS_LISTEN').default(':8080'))
-    .addOption(new Option('--state <path>', 'govops state file').env('GOVOPS_STATE').default('.govops/state.json'))
+    .addOption(stateOption())
     .option('--git-webhook-secret <secret>', 'secret of POST /hooks/git (prefer env GOVOPS_GIT_WEBHOOK_SECRET)')
     .option('--git-webhook-secret-file <path>', 'file holding the push notification secret')
     .option('--grace <duration>', 'on SIGTERM/SIGINT, time allowed to finish the calls in flight and save the state', '30s')

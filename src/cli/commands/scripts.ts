@@ -7,7 +7,7 @@
  */
 import { Option, type Command } from 'commander';
 import { SCRIPT_PHASES, type ScriptPhase } from '../../service/kinds.js';
-import { DEFAULT_STATE_PATH } from '../../state/store.js';
+import { stateOption } from '../state-option.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 
@@ -25,7 +25,7 @@ export function register(program: Command): void {
     .argument('<name>', 'metadata.name of the Integration manifest')
     .argument('[paths...]', 'manifest files or folders', ['.'])
     .addOption(new Option('--phase <phase>', 'which script').choices([...SCRIPT_PHASES]).makeOptionMandatory())
-    .option('--state <file>', 'govops state file (to find the live id for edit/delete)', DEFAULT_STATE_PATH)
+    .addOption(stateOption('govops state file (to find the live id for edit/delete)'))
     .option('--out <file>', 'write the script to this file instead of stdout')
     .option('--ack', 'print only the govops/manual-step acknowledgment to add to the manifest once the script ran (offline: no service call, no secrets)');
   addSecretOptions(cmd);

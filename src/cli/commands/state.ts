@@ -3,10 +3,10 @@
  * manages, under the state lock. This file only declares the commands; the work is in state-action.ts, loaded
  * when one of them runs.
  */
-import { Option, type Command } from 'commander';
-import { DEFAULT_STATE_PATH } from '../../state/store.js';
+import type { Command } from 'commander';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { addSecretOptions, type SecretFlags } from '../secret-options.js';
+import { stateOption } from '../state-option.js';
 
 export interface StateFlags {
   state: string;
@@ -14,10 +14,6 @@ export interface StateFlags {
 
 export interface AdoptFlags extends StateFlags, ConnectionFlags, SecretFlags {
   id: string;
-}
-
-function stateOption(): Option {
-  return new Option('--state <path>', 'govops state file').default(DEFAULT_STATE_PATH);
 }
 
 const NAME_HELP = 'Kind/name (e.g. Integration/finance-warehouse), or a name when only one kind has it';

@@ -4,7 +4,7 @@
  * webhooks-action.ts, loaded when one of them runs.
  */
 import { Option, type Command } from 'commander';
-import { DEFAULT_STATE_PATH } from '../../state/store.js';
+import { stateOption } from '../state-option.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 
 export interface WebhooksFlags extends ConnectionFlags {
@@ -34,9 +34,7 @@ export const DEFAULT_HISTORY_LIMIT = '20';
 export const DEFAULT_RETRY_SINCE = '24h';
 export const DEFAULT_RETRY_MAX = '50';
 
-function stateOption(): Option {
-  return new Option('--state <path>', 'govops state file (which webhooks govops manages)').default(DEFAULT_STATE_PATH);
-}
+const webhookStateOption = (): Option => stateOption('govops state file (which webhooks govops manages)');
 
 export function register(program: Command): void {
   const webhooks = program
@@ -54,7 +52,7 @@ export function register(program: Command): void {
     .option('--limit <n>', 'records to show at most (one request for up to 100 when no NAME is given)', DEFAULT_HISTORY_LIMIT)
     .option('--no-global', 'leave out records of global webhooks')
     .option('--no-personal', "leave out records of the caller's own personal webhooks")
-    .addOption(stateOption());
+    .addOption(webhookStateOption());
   addConnectionOptions(history).action(async (name: string | undefined, flags: HistoryFlags, command: Command) => {
     const { historyAction } = await import('./webhooks-action.js');
     await historyAction(name, flags, command);
@@ -70,7 +68,7 @@ export function register(program: Command): void {
     .option('--all-webhooks', 'with --failed and no NAME: every webhook the token sees, not only those govops manages')
     .option('--concurrency <n>', 'retries in flight at once', '4')
     .option('--dry-run', 'list what would be retried; retry nothing')
-    .addOption(stateOption());
+    .addOption(webhookStateOption());
   addConnectionOptions(retry).action(async (targets: string[], flags: RetryFlags, command: Command) => {
     const { retryAction } = await import('./webhooks-action.js');
     await retryAction(targets, flags, command);
@@ -88,7 +86,7 @@ export function register(program: Command): void {
     .command('list')
     .description('live webhooks with their manifest and owner (managed, adopted, unmanaged)')
     .argument('[paths...]', 'manifest files or folders (default: .)')
-    .addOption(stateOption());
+    .addOption(webhookStateOption());
   addConnectionOptions(list).action(async (paths: string[], flags: WebhooksFlags, command: Command) => {
     const { listAction } = await import('./webhooks-action.js');
     await listAction(paths, flags, command);

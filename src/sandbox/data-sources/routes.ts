@@ -6,6 +6,7 @@
  * unique among its data sources. One invalid item rejects the whole request (nothing is created).
  */
 import { DEFAULT_DATA_SOURCE_DELETE_PATH, DEFAULT_DATA_SOURCES_PATH } from '../../service/data-sources.js';
+import { isPlainObject, type PlainObject } from '../../util/object.js';
 import type { Behaviours } from '../behaviours.js';
 import { HttpError, type Caller, type Route, type SandboxRequest, type SandboxResponse } from '../http.js';
 import type { IntegrationStore } from '../integrations/store.js';
@@ -19,8 +20,7 @@ export interface DataSourceContext {
   emit(notificationType: string, metadata: Record<string, unknown>, actor?: Caller): void;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+type Obj = PlainObject;
 
 /** A data source record as GET shows it, under the behaviours. */
 export function recordView(d: StoredDataSource, b: Behaviours): Obj {
@@ -53,7 +53,7 @@ interface ParsedCreate {
 }
 
 function parseCreate(body: unknown): ParsedCreate {
-  if (!isObj(body)) throw new HttpError(400, 'The request body must be an object with type, integrationId and dataSources');
+  if (!isPlainObject(body)) throw new HttpError(400, 'The request body must be an object with type, integrationId and dataSources');
   const problems: string[] = [];
   for (const [field, spec] of Object.entries(CREATE_FIELDS)) {
     const p = checkType(field, spec, body[field]);
@@ -64,7 +64,7 @@ function parseCreate(body: unknown): ParsedCreate {
   const items: ParsedCreate['items'] = [];
   if (Array.isArray(body.dataSources)) {
     body.dataSources.forEach((raw: unknown, i) => {
-      if (!isObj(raw)) {
+      if (!isPlainObject(raw)) {
         problems.push(`dataSources[${i}] must be an object with dataSourceName and prefix`);
         return;
       }

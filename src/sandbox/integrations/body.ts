@@ -4,6 +4,7 @@ import { HttpError, type SandboxRequest } from '../http.js';
 import { checkFields, fillDefaults, formatFieldIssues, type FieldIssue } from './fields.js';
 import { CONFIG, DELETE_PAYLOAD, type Obj } from './interface.js';
 import { maskedValuePaths } from './view.js';
+import { isPlainObject } from '../../util/object.js';
 
 export interface ParsedBody {
   type: IntegrationType;
@@ -22,8 +23,6 @@ export function isEmptyBody(body: unknown): boolean {
   );
 }
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The effective config of a kind: the fields sent with every default filled in. */
 export function effectiveConfig(type: IntegrationType, sent: Obj): Obj {
   return type === 'distributed_sql' ? structuredClone(sent) : fillDefaults(CONFIG[type], sent);
@@ -36,7 +35,7 @@ export function effectiveConfig(type: IntegrationType, sent: Obj): Obj {
  * takes `autoBootstrap: false` and an empty `config`.
  */
 export function parseIntegrationBody(body: unknown): ParsedBody {
-  if (!isObj(body)) throw new HttpError(400, 'The request body must be an object with type, autoBootstrap and config');
+  if (!isPlainObject(body)) throw new HttpError(400, 'The request body must be an object with type, autoBootstrap and config');
   const type = body.type;
   if (!isIntegrationType(type)) {
     throw new HttpError(400, `Invalid integration: type must be one of ${INTEGRATION_TYPES.join(', ')}`);
@@ -51,7 +50,7 @@ export function parseIntegrationBody(body: unknown): ParsedBody {
   if (body.autoBootstrap === undefined) issues.push({ path: 'autoBootstrap', message: 'is required' });
   else if (typeof body.autoBootstrap !== 'boolean') issues.push({ path: 'autoBootstrap', message: 'must be a boolean' });
   if (body.config === undefined) issues.push({ path: 'config', message: 'is required' });
-  else if (!isObj(body.config)) issues.push({ path: 'config', message: 'must be an object' });
+  else if (!isPlainObject(body.config)) issues.push({ path: 'config', message: 'must be an object' });
   if (issues.length) throw new HttpError(400, `Invalid integration: ${formatFieldIssues(issues)}`);
   const autoBootstrap = body.autoBootstrap as boolean;
   const sent = checkFields(CONFIG[type], body.config as Obj, autoBootstrap, 'config', issues);
@@ -73,7 +72,7 @@ export function parseIntegrationBody(body: unknown): ParsedBody {
 export function deletePayloadProblems(type: IntegrationType, payload: unknown): string {
   const table = DELETE_PAYLOAD[type];
   if (!table) return `a ${type} integration is deleted without a payload`;
-  if (!isObj(payload)) return 'the delete payload must be an object';
+  if (!isPlainObject(payload)) return 'the delete payload must be an object';
   const issues: FieldIssue[] = [];
   checkFields(table, payload, true, 'body', issues);
   return formatFieldIssues(issues);

@@ -4,13 +4,12 @@
  * views a service may plausibly give back (defaults filled, defaults omitted, unset fields as null).
  */
 import type { FieldSpec, Obj } from './interface.js';
+import { isPlainObject } from '../../util/object.js';
 
 export interface FieldIssue {
   path: string;
   message: string;
 }
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function typeOk(spec: FieldSpec, v: unknown): boolean {
   switch (spec.type) {
@@ -21,7 +20,7 @@ function typeOk(spec: FieldSpec, v: unknown): boolean {
     case 'boolean':
       return typeof v === 'boolean';
     case 'object':
-      return isObj(v);
+      return isPlainObject(v);
     case 'array':
       return Array.isArray(v) && (spec.items !== 'string' || v.every((x) => typeof x === 'string'));
   }
@@ -75,7 +74,7 @@ export function checkFields(
       issues.push({ path, message: spec.rule.text });
       continue;
     }
-    out[key] = spec.fields && isObj(v) ? checkFields(spec.fields, v, autoBootstrap, path, issues) : structuredClone(v);
+    out[key] = spec.fields && isPlainObject(v) ? checkFields(spec.fields, v, autoBootstrap, path, issues) : structuredClone(v);
   }
   return out;
 }
@@ -86,7 +85,7 @@ export function fillDefaults(fields: Record<string, FieldSpec>, value: Obj): Obj
   for (const [key, spec] of Object.entries(fields)) {
     if (out[key] === undefined && spec.default !== undefined) out[key] = structuredClone(spec.default);
     const v = out[key];
-    if (spec.fields && isObj(v)) out[key] = fillDefaults(spec.fields, v);
+    if (spec.fields && isPlainObject(v)) out[key] = fillDefaults(spec.fields, v);
   }
   return out;
 }
@@ -100,7 +99,7 @@ export function omitDefaults(fields: Record<string, FieldSpec>, value: Obj): Obj
       out[key] = v;
       continue;
     }
-    if (spec.fields && isObj(v)) {
+    if (spec.fields && isPlainObject(v)) {
       const inner = omitDefaults(spec.fields, v);
       if (Object.keys(inner).length > 0) out[key] = inner;
       continue;
@@ -117,7 +116,7 @@ export function nullUnset(fields: Record<string, FieldSpec>, value: Obj): Obj {
   for (const [key, spec] of Object.entries(fields)) {
     const v = out[key];
     if (v === undefined) out[key] = null;
-    else if (spec.fields && isObj(v)) out[key] = nullUnset(spec.fields, v);
+    else if (spec.fields && isPlainObject(v)) out[key] = nullUnset(spec.fields, v);
   }
   return out;
 }

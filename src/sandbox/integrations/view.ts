@@ -8,6 +8,7 @@ import { MASK, MASKED_KEYS, type IntegrationType } from '../../service/kinds.js'
 import type { Behaviours } from '../behaviours.js';
 import { nullUnset, omitDefaults } from './fields.js';
 import { CONFIG } from './interface.js';
+import { isPlainObject } from '../../util/object.js';
 
 export interface StoredIntegration {
   id: number;
@@ -82,7 +83,7 @@ export function configView(i: StoredIntegration, b?: Behaviours): Record<string,
   let out = (b?.has('omit-masked') ? dropMasked(config) : maskConfig(config)) as Record<string, unknown>;
   if (b?.has('extra-fields')) {
     out = { ...out, connectionTimeoutSeconds: 30, serviceVersion: '2024.1' };
-    const nested = Object.entries(out).find(([, v]) => typeof v === 'object' && v !== null && !Array.isArray(v));
+    const nested = Object.entries(out).find(([, v]) => isPlainObject(v));
     if (nested) out[nested[0]] = { ...(nested[1] as object), lastCheckedAt: i.updatedAt };
   }
   return b?.has('shuffle') ? (reorder(out, b) as Record<string, unknown>) : out;

@@ -2,6 +2,7 @@
 import type { HistoryStore } from './dispatcher.js';
 import type { WebhookStore } from './store.js';
 import type { HistoryRecord, StoredWebhook } from './types.js';
+import { isPlainObject } from '../../util/object.js';
 
 export interface WebhookSnapshot {
   version: 1;
@@ -23,13 +24,9 @@ export function toSnapshot(store: WebhookStore, history: HistoryStore, nextActiv
   };
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function validWebhook(w: unknown): w is StoredWebhook {
   return (
-    isRecord(w) &&
+    isPlainObject(w) &&
     Number.isSafeInteger(w.id) &&
     typeof w.url === 'string' &&
     typeof w.name === 'string' &&
@@ -40,14 +37,14 @@ function validWebhook(w: unknown): w is StoredWebhook {
 }
 
 function validRecord(r: unknown): r is HistoryRecord {
-  return isRecord(r) && Number.isSafeInteger(r.id) && Number.isSafeInteger(r.webhooksId) && isRecord(r.request) && Number.isSafeInteger(r.statusCode);
+  return isPlainObject(r) && Number.isSafeInteger(r.id) && Number.isSafeInteger(r.webhooksId) && isPlainObject(r.request) && Number.isSafeInteger(r.statusCode);
 }
 
 export function fromSnapshot(data: unknown): WebhookSnapshot {
   if (data === undefined || data === null) {
     return { version: 1, nextWebhookId: 1, nextHistoryId: 1, nextActivityId: 1, webhooks: [], history: [] };
   }
-  if (!isRecord(data) || data.version !== 1 || !Array.isArray(data.webhooks) || !Array.isArray(data.history)) {
+  if (!isPlainObject(data) || data.version !== 1 || !Array.isArray(data.webhooks) || !Array.isArray(data.history)) {
     throw new Error('webhook state: expected { version: 1, webhooks: [...], history: [...] }');
   }
   const bad = data.webhooks.findIndex((w) => !validWebhook(w));

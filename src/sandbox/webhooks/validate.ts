@@ -5,6 +5,7 @@
 import { ALL_NOTIFICATIONS, isEventName } from '../../service/events.js';
 import type { Role } from '../http.js';
 import type { ActionType } from './types.js';
+import { isPlainObject } from '../../util/object.js';
 
 /**
  * Events any user may subscribe to (5.3: "access requests and activity notifications"): access
@@ -63,10 +64,6 @@ export interface WebhookItemError {
 
 export type ItemResult = { ok: true; item: ValidWebhookItem } | { ok: false; error: WebhookItemError };
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 const ACTION_TYPES: readonly string[] = ['triggered', 'receive'];
 
 /**
@@ -75,7 +72,7 @@ const ACTION_TYPES: readonly string[] = ['triggered', 'receive'];
  * receive. Fields the interface does not list are ignored.
  */
 export function itemProblems(raw: unknown): string[] {
-  if (!isObject(raw)) return ['each webhook must be an object'];
+  if (!isPlainObject(raw)) return ['each webhook must be an object'];
   const out: string[] = [];
   const str = (key: string): void => {
     if (raw[key] === undefined || raw[key] === null) out.push(`${key} is required`);
@@ -110,7 +107,7 @@ export function permissionProblem(item: ValidWebhookItem, role: Role): string | 
 }
 
 export function checkItem(raw: unknown, index: number, role: Role): ItemResult {
-  const name = isObject(raw) && typeof raw.name === 'string' ? raw.name : null;
+  const name = isPlainObject(raw) && typeof raw.name === 'string' ? raw.name : null;
   const problems = itemProblems(raw);
   if (problems.length > 0) return { ok: false, error: { index, name, statusCode: 400, message: problems.join('; ') } };
   const r = raw as Record<string, unknown>;

@@ -1,0 +1,131 @@
+/**
+ * What a newcomer sees when something is wrong (issue #16): one-shot commands print each problem once, as
+ * text; file-system, address and flag mistakes are user errors that say what is wrong and how to fix it.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { harness, type Harness } from '../apply/harness.js';
+import { lakeManifest, sqlManifest, webhookManifest } from '../apply/inproc.js';
+import { manualLakeManifest } from '../helpers/manifests.js';
+
+const DEFAULT_LEVEL = { GOVOPS_LOG_LEVEL: '' }; // the command's own default (warn for one-shot commands)
+const JSON_LOG = /"level":\d+/;
+const SECRETS = { GOVOPS_SECRET_LAKE_TOKEN: 'lake-tok-1', GOVOPS_SECRET_HOOK_SECRET: 'hook-sec-1', GOVOPS_SECRET_SQL_PASSWORD: 'sql-1', GOVOPS_SECRET_ADMIN_PASSWORD: 'adm-1' };
+
+let h: Harness;
+const run = (args: string[], env: Record<string, string> = {}) => h.govops(args, { ...SECRETS, ...DEFAULT_LEVEL, ...env });
+
+beforeAll(async () => {
+  h = await harness();
+  await mkdir(path.join(h.dir, 'manifests'));
+  await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com'));
+  await h.writeManifest('hook.yaml', webhookManifest('hook'));
+  // A Git work tree with an uncommitted change: the plan's revision is `<sha>-dirty`.
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: h.dir });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', 'manifests');
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe('one-shot commands print each problem once, as text', () => {
+  it('plan of an invalid manifest in a dirty work tree: each diagnostic once, a closing count, no log lines', async () => {
+    await h.writeManifest('sql.yaml', sqlManifest('sql', 'db.example.com').replace('    host:', '    hots:'));
+    try {
+      const r = await run(['plan', 'manifests']);
+      expect(r.code).toBe(1);
+      const all = `${r.stdout}${r.stderr}`;
+      expect(all).not.toMatch(JSON_LOG);
+      expect(all).not.toMatch(/revision rejected|-dirty/);
+      const missing = r.stderr.split('\n').filter((l) => /missing required field `host`/.test(l));
+      expect(missing).toEqual([expect.stringMatching(/^manifests\/sql\.yaml:\d+:\d+: Integration\/sql: missing required field `host`$/)]);
+      expect(r.stderr.split('\n').filter((l) => /unknown field `hots`/.test(l))).toHaveLength(1);
+      expect(r.stderr.trimEnd().split('\n').at(-1)).toBe('error: 1 error in the manifests (listed above): nothing was planned');
+    } finally {
+      await h.writeManifest('sql.yaml', sqlManifest('sql', 'db.example.com'));
+    }
+  });
+
+  it('apply without the secret variables: one line per unset variable reference, then the count', async () => {
+    const r = await h.govops(['apply', 'manifests'], { ...DEFAULT_LEVEL, GOVOPS_SECRET_LAKE_TOKEN: '', GOVOPS_SECRET_HOOK_SECRET: '', GOVOPS_SECRET_SQL_PASSWORD: '', GOVOPS_SECRET_ADMIN_PASSWORD: '' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(JSON_LOG);
+    const unset = r.stderr.split('\n').filter((l) => /environment variable \S+ is empty/.test(l));
+    expect(unset).toHaveLength(4); // lake token, hook secret, sql password, delete-credentials password
+    expect(new Set(unset).size).toBe(4);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe('error: 4 errors in the manifests (listed above): nothing was applied');
+    expect(h.sandbox.requests().filter((q) => q.method !== 'GET')).toEqual([]);
+  });
+});
+
+describe('state paths that cannot be used are user errors', () => {
+  it('a state path under a file', async () => {
+    await writeFile(path.join(h.dir, 'FILE'), 'x');
+    const r = await run(['apply', 'manifests', '--state', 'FILE/state.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/cannot create the folder of the state file .*FILE: .*FILE is a file, not a folder/);
+    expect(r.stderr).toMatch(/--state PATH or GOVOPS_STATE/);
+    expect(r.stderr).not.toMatch(/EEXIST|ENOTDIR/);
+  });
+
+  it('a state path under a dangling symbolic link', async () => {
+    await symlink(path.join(h.dir, 'nowhere'), path.join(h.dir, 'dangling'));
+    const r = await run(['apply', 'manifests', '--state', 'dangling/state.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/dangling is a symbolic link to something that does not exist/);
+    expect(r.stderr).not.toMatch(/ENOENT/);
+  });
+
+  it.skipIf(!existsSync('/proc/self'))('a state path on /proc fails at once (no spinning), naming the folder', async () => {
+    const r = await h.govops(['apply', 'manifests', '--state', '/proc/nope/state.json'], { ...SECRETS, ...DEFAULT_LEVEL });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/cannot create the folder of the state file \/proc\/nope: \/proc does not accept new folders/);
+  }, 30_000);
+
+  it('GOVOPS_STATE is read by every command that takes --state', async () => {
+    await writeFile(path.join(h.dir, 'corrupt.json'), '{ not json');
+    await mkdir(path.join(h.dir, 'manual'));
+    await writeFile(path.join(h.dir, 'manual', 'lake.yaml'), manualLakeManifest('/sql/1'));
+    const env = { GOVOPS_STATE: 'corrupt.json' };
+    for (const args of [['plan', 'manifests'], ['apply', 'manifests'], ['webhooks', 'list', 'manifests'], ['scripts', 'lake', '--phase', 'edit', 'manual'], ['state', 'list'], ['state', 'show', 'lake']]) {
+      const r = await run(args, env);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toMatch(/corrupt\.json/);
+    }
+    // the flag wins over the variable
+    expect((await run(['plan', 'manifests', '--state', 'fresh.json'], env)).code).toBe(0);
+  });
+});
+
+describe('govops run: flags and addresses', () => {
+  let busy: Server;
+  beforeAll(async () => {
+    busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
+  });
+  afterAll(async () => {
+    await new Promise((r) => busy.close(r));
+  });
+
+  it('a busy --listen address says so and suggests --listen', async () => {
+    const port = (busy.address() as { port: number }).port;
+    const r = await run(['run', '--dir', 'manifests', '--listen', `127.0.0.1:${port}`, '--state', 'run-state.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use`));
+    expect(r.stderr).toMatch(/hint: choose another address with --listen/);
+  });
+
+  it('--resync 0s and --interval 1ms name the flag and the value', async () => {
+    const resync = await run(['run', '--dir', 'manifests', '--resync', '0s']);
+    expect(resync.code).toBe(1);
+    expect(resync.stderr).toMatch(/^error: --resync 0s: must be at least 10ms\n {2}hint: --resync is the drift check period/m);
+    const interval = await run(['run', '--dir', 'manifests', '--interval', '1ms']);
+    expect(interval.stderr).toMatch(/^error: --interval 1ms: must be at least 10ms/m);
+  });
+});

@@ -206,7 +206,15 @@ function summarize(a: Attempt): Record<string, unknown> {
     durationSec: Math.round(a.durationSec * 1000) / 1000,
     stage: a.result?.stage,
     summary: a.result?.plan?.summary,
+    // 'in-sync' or 'applied' with changes held back for a person (a manual step): say which, not only in-sync.
+    ...(blockedOf(a).length ? { blocked: blockedOf(a) } : {}),
   };
+}
+
+function blockedOf(a: Attempt): Array<{ kind: string; name: string; action: string; code?: string }> {
+  return (a.result?.outcomes ?? [])
+    .filter((o) => o.result === 'blocked')
+    .map((o) => ({ kind: o.resourceKind, name: o.name, action: o.action, ...(o.code ? { code: o.code } : {}) }));
 }
 
 function errorOf(a: Attempt): Record<string, unknown> {

@@ -93,6 +93,8 @@ describe('daemon: a manual-flow edit waits for its acknowledgment', () => {
     });
     expect(blocked.resource.error).toMatch(/^awaiting manual step \(the annotation acknowledges create:[0-9a-f]{8}, but this change needs edit:/);
     expect(blocked.status.ready).toBe(true); // waiting for a person is not unreadiness
+    // the last reconcile names what it held back, beside its result
+    expect(blocked.status.lastReconcile.blocked).toEqual([expect.objectContaining({ kind: 'Integration', name: 'lake', action: 'update' })]);
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
     expect(metrics).toContain('govops_resources{kind="lakehouse",sync_state="blocked"} 1');
 

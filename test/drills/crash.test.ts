@@ -39,6 +39,8 @@ beforeAll(async () => {
   statePath = join(dir, 'state', 'state.json');
 });
 afterAll(async () => {
+  // a test that failed half-way leaves no govops process behind
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await api.close();
   await sandbox.close();
   await rm(dir, { recursive: true, force: true });
@@ -53,8 +55,11 @@ async function writeAll(): Promise<void> {
   for (const n of WEBHOOKS) await writeFile(manifestFile(n), hook(n));
 }
 
+const children: ChildProcess[] = [];
+
 function spawnGovops(args: string[]): { child: ChildProcess; exited: Promise<number | null>; errors(): string } {
   const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env() }, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

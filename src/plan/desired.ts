@@ -22,31 +22,22 @@ import {
 /** Dotted body paths of every leaf under `value` whose key is sensitive. */
 function sensitiveLeaves(prefix: string, value: unknown, out: Set<string>): void {
   if (!isPlainObject(value)) return;
-  for (const [k, v] of Object.entries(value)) {
-    const p = `${prefix}.${k}`;
-    if (isSensitiveKey(k) && v !== undefined && !isPlainObject(v)) out.add(p);
-    else sensitiveLeaves(p, v, out);
+  for (const k of Object.keys(value)) {
+    const v = value[k];
+    if (isSensitiveKey(k) && v !== undefined && !isPlainObject(v)) out.add(`${prefix}.${k}`);
+    else if (isPlainObject(v)) sensitiveLeaves(`${prefix}.${k}`, v, out);
   }
 }
 
-function getPath(root: unknown, path: string): unknown {
-  let cur = root;
-  for (const part of path.split('.')) {
-    if (!isPlainObject(cur)) return undefined;
-    cur = cur[part];
-  }
-  return cur;
-}
-
-function setPath(root: Record<string, unknown>, path: string, value: unknown): void {
+/** The object holding the value at a dotted path and the value's key; undefined when a step is not an object. */
+function holderOf(root: unknown, path: string): { holder: Record<string, unknown>; key: string } | undefined {
   const parts = path.split('.');
-  let cur: Record<string, unknown> = root;
-  for (const part of parts.slice(0, -1)) {
-    const next = cur[part];
-    if (!isPlainObject(next)) return;
-    cur = next;
+  let cur = root;
+  for (let i = 0; i < parts.length - 1; i++) {
+    if (!isPlainObject(cur)) return undefined;
+    cur = cur[parts[i]!];
   }
-  cur[parts[parts.length - 1]!] = value;
+  return isPlainObject(cur) ? { holder: cur, key: parts[parts.length - 1]! } : undefined;
 }
 
 const asSecretString = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
@@ -78,22 +69,22 @@ export function toDesired(
   }
   sensitiveLeaves('config', (body as { config?: unknown }).config, paths);
   const fingerprints: Record<string, string> = {};
-  // The spec is hashed with each secret replaced by its fingerprint: swapped in place in the body (ours, a
-  // fresh copy) and back, rather than hashing a second copy.
-  const saved: Array<[string, unknown]> = [];
-  const own = body as unknown as Record<string, unknown>;
+  // The spec is hashed with each secret replaced by its fingerprint: substituted while hashing, the body
+  // neither changed nor copied for it.
+  const subs = new Map<object, Map<string, unknown>>();
   for (const p of [...paths].sort()) {
-    const v = getPath(body, p);
-    if (v === undefined) {
+    const at = holderOf(body, p);
+    const v = at?.holder[at.key];
+    if (at === undefined || v === undefined) {
       paths.delete(p);
       continue;
     }
     fingerprints[p] = hashing.fingerprint(asSecretString(v));
-    saved.push([p, v]);
-    setPath(own, p, `fingerprint:${fingerprints[p]}`);
+    const inHolder = subs.get(at.holder);
+    if (inHolder) inHolder.set(at.key, `fingerprint:${fingerprints[p]}`);
+    else subs.set(at.holder, new Map([[at.key, `fingerprint:${fingerprints[p]}`]]));
   }
-  const specHash = hashing.digest(canonicalJson({ kind: manifest.kind, body }));
-  for (const [p, v] of saved) setPath(own, p, v);
+  const specHash = hashing.digest(canonicalJson({ kind: manifest.kind, body }, subs));
   const base = {
     name: manifest.metadata.name,
     source: src,

@@ -21,16 +21,27 @@ export interface DiffContext {
   notComparable?: string[];
 }
 
-/** JSON with object keys sorted: equal values give equal strings. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+/** Values to write in place of some properties, by the object holding them and the key: see `canonicalJson`. */
+export type Substitutions = ReadonlyMap<object, ReadonlyMap<string, unknown>>;
+
+/**
+ * JSON with object keys sorted: equal values give equal strings. With `substitutions`, the listed properties (own
+ * properties of the objects named) are written with the given values instead (as if the value held them),
+ * without changing or copying `value` for it.
+ */
+export function canonicalJson(value: unknown, substitutions?: Substitutions): string {
+  return JSON.stringify(sortKeys(value, substitutions));
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
+function sortKeys(value: unknown, subs: Substitutions | undefined): unknown {
+  if (Array.isArray(value)) return value.map((v) => sortKeys(v, subs));
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) if (value[k] !== undefined) out[k] = sortKeys(value[k]);
+    const replaced = subs?.get(value);
+    for (const k of Object.keys(value).sort()) {
+      const v = replaced?.has(k) ? replaced.get(k) : value[k];
+      if (v !== undefined) out[k] = sortKeys(v, subs);
+    }
     return out;
   }
   return value;

@@ -1,0 +1,77 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { toDesired } from '../../src/plan/desired.js';
+import { canonicalJson } from '../../src/plan/diff.js';
+import type { IntegrationManifest } from '../../src/manifests/types.js';
+import { HASH } from './fixtures.js';
+
+/** The spec hash as it was first defined: secrets replaced by their fingerprints in a copy, canonical JSON of it. */
+function specHashByCopy(kind: string, body: Record<string, unknown>, fingerprints: Record<string, string>): string {
+  const copy = structuredClone(body);
+  for (const [path, fp] of Object.entries(fingerprints)) {
+    const parts = path.split('.');
+    let cur = copy;
+    for (const p of parts.slice(0, -1)) cur = cur[p] as Record<string, unknown>;
+    cur[parts[parts.length - 1]!] = `fingerprint:${fp}`;
+  }
+  return HASH.digest(JSON.stringify(sortKeys({ kind, body: copy })));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined) out[k] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+describe('spec hash and canonical JSON with substitutions', () => {
+  it('canonicalJson with substitutions equals canonicalJson of a copy holding the substituted values, and leaves the value unchanged', () => {
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 3 }), tie('object')),
+      object: fc.dictionary(fc.constantFrom('a', 'b', 'password', 'c.d', 'Z', ''), tie('value'), { maxKeys: 4 }),
+    }));
+    fc.assert(
+      fc.property(json.object, fc.array(fc.tuple(fc.constantFrom('a', 'b', 'password', 'new'), fc.oneof(fc.string(), fc.constant(undefined))), { maxLength: 3 }), (obj, subsList) => {
+        const before = JSON.stringify(obj);
+        const inner = Object.values(obj).find((v) => v && typeof v === 'object' && !Array.isArray(v)) as Record<string, unknown> | undefined;
+        const holder = inner ?? obj;
+        // substitutions name properties the object holds (as toDesired's secrets do)
+        subsList = subsList.filter(([k]) => k in holder);
+        const subs = new Map([[holder as object, new Map<string, unknown>(subsList)]]);
+        const copy = structuredClone(obj);
+        const copyHolder = inner ? (Object.values(copy).find((v) => v && typeof v === 'object' && !Array.isArray(v)) as Record<string, unknown>) : copy;
+        for (const [k, v] of subsList) copyHolder[k] = v;
+        expect(canonicalJson(obj, subs)).toBe(canonicalJson(copy));
+        expect(JSON.stringify(obj)).toBe(before);
+      }),
+    );
+  });
+
+  it('toDesired hashes the spec with each secret replaced by its fingerprint, as before, and leaves the body as sent', () => {
+    const m: IntegrationManifest = {
+      apiVersion: 'govops/v1',
+      kind: 'Integration',
+      metadata: { name: 'wh' },
+      spec: {
+        type: 'cloud_warehouse',
+        autoBootstrap: true,
+        config: { host: 'wh.example.com', username: 'svc', password: 'pw-1', lineage: { enabled: true, token: 'tk' }, audit: { enabled: true } },
+      },
+    };
+    const d = toDesired(m, { file: 'm.yaml', line: 1, column: 1 }, ['spec.config.password'], HASH);
+    expect(Object.keys(d.fingerprints).sort()).toEqual(['config.lineage.token', 'config.password', 'config.username']);
+    expect(d.specHash).toBe(specHashByCopy('Integration', d.body as unknown as Record<string, unknown>, d.fingerprints));
+    expect((d.body as { config: Record<string, unknown> }).config.password).toBe('pw-1');
+    expect(((d.body as { config: Record<string, { token?: string }> }).config.lineage!).token).toBe('tk');
+    // a different secret value gives a different hash; the same value the same hash
+    const other = toDesired({ ...m, spec: { ...m.spec, config: { ...m.spec.config, password: 'pw-2' } } }, { file: 'm.yaml', line: 1, column: 1 }, ['spec.config.password'], HASH);
+    expect(other.specHash).not.toBe(d.specHash);
+    expect(toDesired(m, { file: 'm.yaml', line: 1, column: 1 }, ['spec.config.password'], HASH).specHash).toBe(d.specHash);
+  });
+});

@@ -84,8 +84,8 @@ export function diffIntegration(
     const type = d.body.type;
     // Ignored fields (govops/ignore-fields) are never compared.
     const ignored = configPaths(d.ignoreFields);
-    const want = withoutPaths(normalise(type, d.body.config), ignored);
-    const have = withoutPaths(normalise(type, live.config), ignored);
+    const want = withoutPaths(normalise(type, d.body.config, false), ignored);
+    const have = withoutPaths(normalise(type, live.config, false), ignored);
     diffObjects('config', want, have, ctx, changes);
   }
   return { changes, notComparable: ctx.notComparable };

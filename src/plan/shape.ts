@@ -63,9 +63,14 @@ function field(shape: FieldShape, raw: unknown): unknown {
   return scalar(shape, value);
 }
 
+/** `Object.entries` of each shape's fields, listed once (shapes are never changed after they are made). */
+const fieldLists = new WeakMap<Record<string, FieldShape>, Array<[string, FieldShape]>>();
+
 function object(fields: Record<string, FieldShape>, value: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, shape] of Object.entries(fields)) {
+  let list = fieldLists.get(fields);
+  if (!list) fieldLists.set(fields, (list = Object.entries(fields)));
+  for (const [key, shape] of list) {
     const v = field(shape, value[key]);
     if (v !== undefined) out[key] = v;
   }
@@ -83,22 +88,27 @@ export function comparable(shapes: ConfigShapes, type: string, config: Record<st
   return object(shape.fields, config ?? {});
 }
 
-/** `comparable` of a kind's config: see `comparableMemo`. */
-export type Normalise = (type: string, config: Record<string, unknown> | undefined) => Record<string, unknown>;
+/**
+ * `comparable` of a kind's config: see `comparableMemo`. `remember: false` (the diff, the last use of a config)
+ * uses a remembered result but does not keep a new one.
+ */
+export type Normalise = (type: string, config: Record<string, unknown> | undefined, remember?: boolean) => Record<string, unknown>;
 
 /**
  * `comparable`, remembered per config object for the span of one plan: matching by natural key and the diff
  * both need each config normalised (it was done twice per side). The results are shared, so callers never
- * change them (nothing does: the diff copies what it reports).
+ * change them (nothing does: the diff copies what it reports). Only what matching normalised is kept: in a
+ * plan where every resource is matched by its recorded id, keeping each side's result until the plan ends cost
+ * more (in garbage collection of objects that survive) than it saved.
  */
 export function comparableMemo(shapes: ConfigShapes): Normalise {
   const seen = new WeakMap<object, { type: string; value: Record<string, unknown> }>();
-  return (type, config) => {
+  return (type, config, remember = true) => {
     if (!config) return comparable(shapes, type, config);
     const hit = seen.get(config);
     if (hit?.type === type) return hit.value;
     const value = comparable(shapes, type, config);
-    seen.set(config, { type, value });
+    if (remember) seen.set(config, { type, value });
     return value;
   };
 }

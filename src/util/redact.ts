@@ -67,6 +67,8 @@ function escapeRegExp(s: string): string {
 }
 
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s"'<>]+@/gi;
+/** URL_USERINFO without the global flag: does the text hold one anywhere (no lastIndex state). */
+const HAS_URL_USERINFO = new RegExp(URL_USERINFO.source, 'i');
 /** A JSON (or Prometheus label) string literal. */
 const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"/g;
 
@@ -100,6 +102,22 @@ export class Redactor {
     return this.pattern;
   }
 
+  /**
+   * Nothing in `text` would be replaced: no registered form and no URL userinfo occurs anywhere in it. Then no
+   * part of it would change either (each JSON string literal is a part of the text), so the per-literal pass
+   * and the JSON check are skipped: one scan of the text instead.
+   */
+  private untouched(text: string): boolean {
+    const re = this.regex();
+    if (re) {
+      re.lastIndex = 0;
+      const found = re.test(text);
+      re.lastIndex = 0;
+      if (found) return false;
+    }
+    return !(text.includes('://') && HAS_URL_USERINFO.test(text));
+  }
+
   /** Free text: every form of every registered value, and URL userinfo, replaced. */
   redactText(text: string): string {
     let out = text.includes('://') ? text.replace(URL_USERINFO, '$1***@') : text;
@@ -114,7 +132,7 @@ export class Redactor {
    * structure and formatting stay as they are and the result is still valid JSON.
    */
   redactJsonText(text: string): string {
-    if (!this.regex() && !text.includes('://')) return text;
+    if (this.untouched(text)) return text;
     return text.replace(STRING_LITERAL, (lit) => {
       const inner = lit.slice(1, -1);
       const red = this.redactText(inner);
@@ -124,6 +142,7 @@ export class Redactor {
 
   /** A chunk written to stdout/stderr: JSON documents keep their shape, other text is redacted whole. */
   redactOutput(text: string): string {
+    if (this.untouched(text)) return text;
     const t = text.trimStart();
     if (t.startsWith('{') || t.startsWith('[')) {
       try {

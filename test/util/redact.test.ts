@@ -55,6 +55,29 @@ describe('Redactor', () => {
     expect(r.redactJsonText(`govops_x{revision="${label}"} 1234\n`)).toBe(`govops_x{revision="${REDACTED}"} 1234\n`);
   });
 
+  it('a large JSON document is redacted wherever a value or URL userinfo sits in it, and returned as it is when none does', () => {
+    const r = new Redactor();
+    r.add(SECRET, 'tok-1234');
+    const doc = { changes: Array.from({ length: 2000 }, (_, i) => ({ name: `m-${i}`, url: `https://h-${i}.example.com/x`, n: i })) };
+    const clean = JSON.stringify(doc, null, 2);
+    expect(r.redactOutput(clean)).toBe(clean);
+    expect(r.redactJsonText(clean)).toBe(clean);
+    for (const [where, value] of [
+      [1999, 'tok-1234'],
+      [0, `pre ${SECRET} post`],
+      [1000, 'https://user:pw@db.example.com/x'],
+    ] as const) {
+      const dirty = JSON.stringify({ ...doc, changes: doc.changes.map((c, i) => (i === where ? { ...c, url: value } : c)) }, null, 2);
+      for (const out of [r.redactOutput(dirty), r.redactJsonText(dirty)]) {
+        expect(out).not.toBe(dirty);
+        expect(out).not.toContain('tok-1234');
+        expect(out).not.toContain('user:pw@');
+        expect(out).not.toContain(JSON.stringify(SECRET).slice(1, -1));
+        expect(JSON.parse(out).changes).toHaveLength(2000);
+      }
+    }
+  });
+
   it('a redacting stream redacts writes (JSON documents keep their shape) and keeps isTTY and the rest', () => {
     const r = new Redactor();
     r.add('s3cret-value');

@@ -72,37 +72,30 @@ export function toDesired(
   // The spec is hashed with each secret replaced by its fingerprint: substituted while hashing, the body
   // neither changed nor copied for it.
   const subs = new Map<object, Map<string, unknown>>();
+  const kept: string[] = [];
   for (const p of [...paths].sort()) {
     const at = holderOf(body, p);
     const v = at?.holder[at.key];
-    if (at === undefined || v === undefined) {
-      paths.delete(p);
-      continue;
-    }
+    if (at === undefined || v === undefined) continue;
+    kept.push(p);
     fingerprints[p] = hashing.fingerprint(asSecretString(v));
     const inHolder = subs.get(at.holder);
     if (inHolder) inHolder.set(at.key, `fingerprint:${fingerprints[p]}`);
     else subs.set(at.holder, new Map([[at.key, `fingerprint:${fingerprints[p]}`]]));
   }
   const specHash = hashing.digest(canonicalJson({ kind: manifest.kind, body }, subs));
-  const base = {
-    name: manifest.metadata.name,
-    source: src,
-    secretPaths: [...paths].sort(),
-    fingerprints,
-    specHash,
-    deleteRequested,
-    ...(suspended ? { suspended } : {}),
-    ...(ignoreFields.length ? { ignoreFields } : {}),
-  };
-  if (manifest.kind === 'Integration') {
-    const d: DesiredResource = { ...base, kind: 'Integration', body: body as DesiredIntegrationBody };
+  // Built in one object (same properties, same order as ever), not spread from a base object.
+  const d = { name: manifest.metadata.name, source: src, secretPaths: kept, fingerprints, specHash, deleteRequested } as DesiredResource;
+  if (suspended) d.suspended = suspended;
+  if (ignoreFields.length) d.ignoreFields = ignoreFields;
+  d.kind = manifest.kind;
+  if (manifest.kind === 'Integration' && d.kind === 'Integration') {
+    d.body = body as DesiredIntegrationBody;
     const creds = manifest.spec.deleteCredentials;
     if (creds) d.deleteCredentials = owned ? creds : copyPlain(creds);
-    return d;
-  }
-  if (manifest.kind === 'DataSource') return { ...base, kind: 'DataSource', body: body as DesiredDataSourceBody };
-  return { ...base, kind: 'Webhook', body: body as DesiredWebhookBody };
+  } else if (d.kind === 'DataSource') d.body = body as DesiredDataSourceBody;
+  else if (d.kind === 'Webhook') d.body = body as DesiredWebhookBody;
+  return d;
 }
 
 function dataSourceBody(m: DataSourceManifest): DesiredDataSourceBody {

@@ -4,13 +4,18 @@
  * one redactor (src/util/redact.ts): a secret value resolved in this run never reaches the log, even
  * inside a service error message that echoes a request.
  */
-import pino, { type Logger, type LevelWithSilent } from 'pino';
+import type { Logger, LevelWithSilent } from 'pino';
 import { createRequire } from 'node:module';
 import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 import { MASKED_KEYS } from './service/kinds.js';
 import { secretRedactor } from './util/redact.js';
 
 export type { Logger };
+
+type Pino = typeof import('pino');
+let pinoModule: Pino | undefined;
+/** pino, loaded when the first logger is made: a command that logs nothing (validate) never loads it. */
+const pino = (): Pino => (pinoModule ??= createRequire(import.meta.url)('pino') as Pino);
 
 const SECRETISH = [...MASKED_KEYS, 'secret', 'authorization', 'Authorization', 'token', 'adminToken', 'userToken'];
 
@@ -40,10 +45,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const hooks = { streamWrite: (line: string) => secretRedactor.redactJsonText(line) };
   if (options.text) {
     const out = options.destination === undefined || typeof options.destination === 'number'
-      ? pino.destination({ dest: (options.destination as number | undefined) ?? 1, sync: true })
+      ? pino().destination({ dest: (options.destination as number | undefined) ?? 1, sync: true })
       : options.destination;
     const color = options.text.color;
-    return pino({ level, redact, hooks }, { write: (line: string) => void out.write(textLine(line, color)) });
+    return pino()({ level, redact, hooks }, { write: (line: string) => void out.write(textLine(line, color)) });
   }
   if (options.pretty) {
     // In-process and synchronous, so log lines and plain writes to the terminal keep their order.
@@ -57,13 +62,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       translateTime: 'SYS:HH:MM:ss.l',
       ignore: 'pid,hostname,app',
     });
-    return pino({ level, redact, hooks }, stream);
+    return pino()({ level, redact, hooks }, stream);
   }
   const dest =
     options.destination === undefined || typeof options.destination === 'number'
-      ? pino.destination({ dest: (options.destination as number | undefined) ?? 1, sync: true })
+      ? pino().destination({ dest: (options.destination as number | undefined) ?? 1, sync: true })
       : options.destination;
-  return pino({ level, redact, hooks, base: { app: 'govops' } }, dest);
+  return pino()({ level, redact, hooks, base: { app: 'govops' } }, dest);
 }
 
 const LEVEL_LABELS: Record<number, [string, string]> = {
@@ -99,5 +104,5 @@ export function textLine(json: string, color = false): string {
 
 /** A logger that drops everything (tests, library defaults). */
 export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
+  return pino()({ level: 'silent' });
 }

@@ -58,13 +58,17 @@ export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliCon
   const pretty = logDestination === 2 ? Boolean(process.stderr.isTTY) : tty;
   // One-shot commands log plain text lines (GOVOPS_LOG_FORMAT=json keeps JSON); run and sandbox log JSON.
   const text = !LONG_RUNNING_COMMANDS.has(command.name()) && process.env.GOVOPS_LOG_FORMAT !== 'json';
+  // Made on first use: a command that logs nothing (validate) never loads the logging library.
+  let logger: Logger | undefined;
   return {
     options,
-    logger: createLogger({
-      level: options.logLevel,
-      destination: logDestination,
-      ...(text ? { text: { color: pretty && options.color && !process.env.NO_COLOR } } : { pretty: pretty && options.color }),
-    }),
+    get logger(): Logger {
+      return (logger ??= createLogger({
+        level: options.logLevel,
+        destination: logDestination,
+        ...(text ? { text: { color: pretty && options.color && !process.env.NO_COLOR } } : { pretty: pretty && options.color }),
+      }));
+    },
     color: options.color && tty && !process.env.NO_COLOR,
     stdout: redactingStream(process.stdout),
     stderr: redactingStream(process.stderr),

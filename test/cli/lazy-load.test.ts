@@ -82,6 +82,8 @@ describe('lazy loading of command modules', () => {
     const pkgs = packages(modules);
     // (p-queue is allowed: the manifest loader bounds its parallel file reads with it.)
     for (const p of ['undici', 'prom-client', 'chokidar', 'simple-git']) expect(pkgs).not.toContain(p);
+    // validate logs nothing: the logger (and pino) is made on first use
+    expect(pkgs).not.toContain('pino');
   });
 
   it('plan loads the plan action and the HTTP client (and fails cleanly without a URL)', async () => {

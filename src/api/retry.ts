@@ -2,7 +2,7 @@
  * Retry policy of the API client, as pure functions: which failures are retried, whether a failure
  * is ambiguous (the request may have reached the server), and how long to wait before the next try.
  */
-import { ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode } from '../errors.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (so `retries + 1` attempts in all). */
@@ -30,6 +30,11 @@ export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504])
  * was working on it). 429 and 503 mean "not processed": safe to re-send.
  */
 export const AMBIGUOUS_STATUSES: ReadonlySet<number> = new Set([502, 504]);
+
+/** The service certainly did not act on a request that failed with this error: it answered, with a status that is not ambiguous. */
+export function notProcessed(err: unknown): boolean {
+  return err instanceof ApiError && !AMBIGUOUS_STATUSES.has(err.statusCode);
+}
 
 /** 409 on a read means the service is busy (interface 7 lists 409 only for writes): retried like 503. */
 export function isRetriedStatus(status: number, method: string): boolean {

@@ -7,7 +7,7 @@
  * intents; any other leaves them for the next run to resolve against the live list.
  */
 import type { LiveDataSource } from '../api/types.js';
-import { ApiError } from '../errors.js';
+import { notProcessed } from '../api/retry.js';
 import type { DesiredDataSource, PlanChange, ResourceChange } from '../plan/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
 import type { BatchDeps } from './webhook-batch.js';
@@ -34,11 +34,6 @@ export function joinsDataSourceBatch(c: PlanChange): boolean {
 }
 
 const groupOf = (c: Pick<PlanChange, 'integration'>): string => c.integration?.name ?? `id:${c.integration?.liveId ?? ''}`;
-
-/** The service certainly did not act on a request that failed with this error (502 and 504 may hide a create). */
-function notProcessed(err: unknown): boolean {
-  return err instanceof ApiError && err.statusCode !== 502 && err.statusCode !== 504;
-}
 
 export class DataSourceBatches {
   private readonly groups = new Map<string, Group>();

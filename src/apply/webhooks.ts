@@ -1,5 +1,6 @@
 /** Webhook calls: deletes by id, creates in one batch POST whose `errors` are mapped to resources. */
 import type { ServiceApi } from '../api/client-types.js';
+import { notProcessed } from '../api/retry.js';
 import type { LiveWebhook, WebhookInput } from '../api/types.js';
 import { ApiError, ErrorCode } from '../errors.js';
 import { isPlainObject } from '../util/object.js';
@@ -19,11 +20,6 @@ export async function deleteWebhook(api: ServiceApi, id: string): Promise<void> 
  * error, a 4xx for the whole batch, a 503); otherwise it may exist and is looked up by name.
  */
 export type BatchOutcome = { ok: true; webhook: LiveWebhook } | { ok: false; error: Error; definite: boolean };
-
-/** The service certainly did not act on a request that failed with this error. */
-function notProcessed(err: unknown): boolean {
-  return err instanceof ApiError && err.statusCode !== 502 && err.statusCode !== 504;
-}
 
 function describeItemError(e: unknown): string {
   if (typeof e === 'string') return e;

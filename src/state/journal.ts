@@ -14,20 +14,13 @@ import type { GovopsState, JournalEntry } from './types.js';
 export class StateWriter {
   private base?: string;
   private handle?: fs.FileHandle;
-  /** Entries appended since the last full save. */
-  private appended = 0;
 
   constructor(readonly file: string) {}
-
-  get journaled(): number {
-    return this.appended;
-  }
 
   /** Save the whole state (atomically); the journal starts again, empty, for it. */
   async writeFull(state: GovopsState): Promise<void> {
     await this.closeJournal();
     this.base = await saveState(this.file, state); // also removes the old journal
-    this.appended = 0;
   }
 
   /** Append changes (fsync'd before it resolves). A full save must come first (it fixes what they extend). */
@@ -44,7 +37,6 @@ export class StateWriter {
     // Through the one redactor, like the state itself.
     await this.handle.write(redactJsonText(entries.map((e) => `${JSON.stringify(e)}\n`).join('')));
     await this.handle.datasync();
-    this.appended += entries.length;
   }
 
   async close(): Promise<void> {

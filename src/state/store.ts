@@ -40,7 +40,7 @@ export function hashingFor(key: string): Hashing {
   const keyBytes = Buffer.from(key, 'hex');
   return {
     fingerprint: (value) => fingerprint(keyBytes, value),
-    digest: (text) => hash('sha256', text, 'hex'),
+    digest: digestText,
   };
 }
 

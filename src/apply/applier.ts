@@ -182,7 +182,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
   }
 
   const finish = (o: ResourceOutcome): void => {
-    finished.get(`${o.resourceKind}/${o.name}`)?.resolve(o);
+    finished.get(taskKey(o))?.resolve(o);
     outcomes.push(o);
     const log = logger.child({ resource: `${o.resourceKind}/${o.name}` });
     if (o.result === 'ok') log.info({ action: o.action, durationMs: o.durationMs, id: o.liveId }, 'applied');

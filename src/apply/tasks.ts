@@ -5,6 +5,7 @@
  * (saving the new id, then waiting on the shared poller) does not. A step records what it did in the
  * ledger at the moment it knows it (intent saved before the write, the live id saved before polling).
  */
+import type { ServiceApi } from '../api/client-types.js';
 import type { IntegrationBody } from '../api/types.js';
 import { ErrorCode } from '../errors.js';
 import type { DesiredDataSource, DesiredIntegration, DesiredResource, DesiredWebhook, PlanChange } from '../plan/types.js';
@@ -185,15 +186,21 @@ class DeleteIntegration implements Step {
   }
 }
 
-// ---- webhook steps -----------------------------------------------------------------------------
+// ---- deletes by id (webhooks, data sources) ---------------------------------------------------
 
-class DeleteWebhook implements Step {
+/**
+ * A delete by id with no transition to wait for (a webhook, a data source): the intent is saved before the
+ * request, the entry forgotten once the service answered (a 404 counts: it was gone already, which is what a
+ * delete wants).
+ */
+class DeleteById implements Step {
   readonly label = 'delete';
   constructor(
     private readonly change: Named,
     private readonly id: string,
-    /** false for an extra copy: its state entry belongs to the copy govops keeps. */
-    private readonly owned: boolean,
+    private readonly remove: (api: ServiceApi, id: string) => Promise<unknown>,
+    /** false for an extra copy of a webhook: its state entry belongs to the copy govops keeps. */
+    private readonly owned = true,
   ) {}
 
   async prepare(ctx: StepContext): Promise<void> {
@@ -204,7 +211,7 @@ class DeleteWebhook implements Step {
   }
 
   async write(ctx: StepContext): Promise<void> {
-    await deleteWebhook(ctx.api, this.id);
+    await this.remove(ctx.api, this.id);
   }
 
   async settle(ctx: StepContext): Promise<void> {
@@ -214,6 +221,10 @@ class DeleteWebhook implements Step {
     }
   }
 }
+
+const deleteDataSource = (api: ServiceApi, id: string): Promise<boolean> => api.deleteDataSource(id);
+
+// ---- webhook steps -----------------------------------------------------------------------------
 
 class JoinWebhookBatch implements Step {
   readonly label = 'create';
@@ -231,22 +242,6 @@ class JoinWebhookBatch implements Step {
 }
 
 // ---- data source steps -------------------------------------------------------------------------
-
-class DeleteDataSource implements Step {
-  readonly label = 'delete';
-  constructor(
-    private readonly change: Named,
-    private readonly id: string,
-  ) {}
-
-  async write(ctx: StepContext): Promise<void> {
-    ctx.ledger.intendDelete(this.change);
-    await ctx.ledger.save();
-    await ctx.api.deleteDataSource(this.id); // false: it was gone already, which is what a delete wants
-    ctx.ledger.forget(this.change);
-    await ctx.ledger.save();
-  }
-}
 
 class JoinDataSourceBatch implements Step {
   readonly label = 'create';
@@ -363,10 +358,10 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
       }
       case 'replace': {
         const join = joinBatch();
-        return task(c, [new DeleteDataSource(c, c.liveId), join], () => join.id);
+        return task(c, [new DeleteById(c, c.liveId, deleteDataSource), join], () => join.id);
       }
       case 'delete':
-        return task(c, [new DeleteDataSource(c, c.liveId)], () => undefined);
+        return task(c, [new DeleteById(c, c.liveId, deleteDataSource)], () => undefined);
       case 'update':
         throw new ApplyFailure(ErrorCode.blocked, `data sources have no update; DataSource/${c.name} cannot be updated`);
     }
@@ -378,10 +373,10 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
     }
     case 'replace': {
       const join = new JoinWebhookBatch(fresh(c), need('Webhook'), batch);
-      return task(c, [new DeleteWebhook(c, c.liveId, true), join], () => join.id);
+      return task(c, [new DeleteById(c, c.liveId, deleteWebhook), join], () => join.id);
     }
     case 'delete':
-      return task(c, [new DeleteWebhook(c, c.liveId, c.duplicateOf === undefined)], () => undefined);
+      return task(c, [new DeleteById(c, c.liveId, deleteWebhook, c.duplicateOf === undefined)], () => undefined);
     case 'update':
       throw new ApplyFailure(ErrorCode.blocked, `webhooks have no update; Webhook/${c.name} cannot be updated`);
   }

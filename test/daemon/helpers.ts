@@ -1,7 +1,9 @@
 /** Shared pieces of the daemon tests: temp dirs, waiting, HTTP, manifests. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CLI } from '../helpers/cli.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
 
 export class Cleanup {
@@ -72,3 +74,50 @@ spec:
 }
 
 export const GOVOPS_SECRET_LAKE_TOKEN = 'lake-t0ken-value-xyz';
+
+export interface DaemonProcess {
+  child: ChildProcess;
+  /** stdout and stderr together, as they came. */
+  out: () => string;
+  /** stdout alone (the logs when not on a TTY). */
+  stdout: () => string;
+  /** The address from the "govops daemon listening" log line. */
+  url: Promise<string>;
+  exit: Promise<number | null>;
+}
+
+/**
+ * `govops run ARGS` as a real process (the built CLI). Cleanup stops it with `stopSignal` (default SIGTERM) if it
+ * is still running and waits for its exit.
+ */
+export function spawnRun(
+  cleanup: Cleanup,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; stopSignal?: NodeJS.Signals },
+): DaemonProcess {
+  const child = spawn(process.execPath, [CLI, 'run', ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, NO_COLOR: '1', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let stdout = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  let resolveUrl!: (u: string) => void;
+  const url = new Promise<string>((r) => (resolveUrl = r));
+  const onData = (d: Buffer): void => {
+    out += d.toString();
+    const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)".*govops daemon listening/.exec(out);
+    if (m) resolveUrl(m[1]!);
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  cleanup.add(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(opts.stopSignal ?? 'SIGTERM');
+      await exit;
+    }
+  });
+  return { child, out: () => out, stdout: () => stdout, url, exit };
+}

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunSettings } from '../../src/daemon/run.js';
 import { CLI } from '../helpers/cli.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
 
@@ -120,4 +121,28 @@ export function spawnRun(
     }
   });
   return { child, out: () => out, stdout: () => stdout, url, exit };
+}
+
+/**
+ * Settings of an in-process daemon for tests: state and work folder under `home`, listening on port 0, no
+ * self-heal, prune or replace, long intervals (tests trigger what they need), short debounce and retries.
+ */
+export function runSettings(home: string, overrides: Partial<RunSettings> & Record<string, unknown>): RunSettings {
+  return {
+    branch: 'main',
+    path: '.',
+    intervalMs: 60_000,
+    resyncMs: 60_000,
+    selfHeal: false,
+    prune: false,
+    allowReplace: false,
+    listen: { host: '127.0.0.1', port: 0 },
+    statePath: join(home, 'state.json'),
+    workdir: join(home, 'work'),
+    debounceMs: 100,
+    retryBaseMs: 100,
+    retryMaxMs: 500,
+    timeoutMs: 20_000,
+    ...overrides,
+  };
 }

@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { request } from 'undici';
@@ -185,16 +186,7 @@ export class Notifier {
         return;
       }
       log.info({ attempt, error: why, retryInMs: backoff }, 'notification failed; retrying');
-      await new Promise<void>((resolve) => {
-        const signal = this.stopping.signal;
-        const done = (): void => {
-          clearTimeout(t);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        const t = setTimeout(done, backoff);
-        signal.addEventListener('abort', done, { once: true });
-      });
+      await sleep(backoff, undefined, { signal: this.stopping.signal }).catch(() => undefined); // shutdown ends the wait
       backoff = Math.min(backoff * 2, this.opts.maxBackoffMs ?? 30_000);
     }
   }

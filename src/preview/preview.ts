@@ -3,9 +3,9 @@
  * 1. Git: the merge-base of HEAD and REF; the manifests of both commits, read from Git objects (the work
  *    tree is not used, and uncommitted changes are reported, not previewed).
  * 2. The pull request's change per resource (pr-diff.ts): added, removed, renamed, changed fields.
- * 3. Live (when a connection is configured and the service answers): the two list requests; ownership from
- *    the base revision when there is no explicit state file (ownership.ts); the plans of the base and the
- *    head; per touched resource the live action and facts, drift separately (live-view.ts).
+ * 3. Live (when a connection is configured and the service answers): the list requests (data sources when in
+ *    play); ownership from the base revision when there is no explicit state file (ownership.ts); the plans of
+ *    the base and the head (plans.ts); per touched resource the live action and facts, drift separately (live-view.ts).
  * 4. Server-side dry runs of the touched integrations whose secrets are here and whose targets did not
  *    change (dry-run.ts, targets.ts), and the manual-flow scripts (manual-steps.ts).
  * Without `--base`, the work tree's manifests are planned as `govops plan` would, and every resource with

@@ -12,7 +12,7 @@ import { startRunning, type RunSettings } from '../../src/daemon/run.js';
 import { githubSignature } from '../../src/daemon/hooks.js';
 import { silentLogger } from '../../src/log.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { Cleanup, getJson, lakehouse, GOVOPS_SECRET_LAKE_TOKEN, until, webhook } from './helpers.js';
+import { Cleanup, getJson, lakehouse, GOVOPS_SECRET_LAKE_TOKEN, until, webhook, runSettings } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -22,26 +22,12 @@ async function setup(opts: Partial<RunSettings> & { sandbox?: SandboxHandle | 'n
   if (sandbox && !opts.sandbox) cleanup.add(() => sandbox.close());
   const dir = await cleanup.tmp('govops-manifests-');
   const home = await cleanup.tmp('govops-home-');
-  const settings: RunSettings = {
-    branch: 'main',
-    path: '.',
+  const settings = runSettings(home, {
     dir,
-    intervalMs: 60_000,
-    resyncMs: 60_000,
-    selfHeal: false,
-    prune: false,
-    allowReplace: false,
-    listen: { host: '127.0.0.1', port: 0 },
-    statePath: join(home, 'state.json'),
-    workdir: join(home, 'work'),
     hookSecret: 'hook-secret',
-    debounceMs: 100,
-    retryBaseMs: 100,
-    retryMaxMs: 500,
-    timeoutMs: 20_000,
     env: { ...process.env, GOVOPS_SECRET_TEST_LAKE_TOKEN: GOVOPS_SECRET_LAKE_TOKEN },
     ...opts,
-  };
+  });
   const baseUrl = sandbox?.url ?? 'http://127.0.0.1:1';
   const token = sandbox?.adminToken ?? 'x';
   return {

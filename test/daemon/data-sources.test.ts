@@ -4,49 +4,24 @@
  * `/status` and `/metrics` counting them; adoption, a prefix outside the location rejected (nothing sent), drift
  * healed, the mass-deletion guard; and a service without data sources reported once.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { ServiceClient } from '../../src/api/client.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { CLI } from '../helpers/cli.js';
 import { dataSourceManifest as source, objectStoreManifest as store } from '../helpers/manifests.js';
-import { Cleanup, getJson, until } from './helpers.js';
+import { Cleanup, getJson, spawnRun, until } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-interface Daemon {
-  url: Promise<string>;
-  logs: () => string;
-}
-
-function runDaemon(args: string[], sandbox: SandboxHandle, cwd: string): Daemon {
-  const child = spawn(process.execPath, [CLI, 'run', '--listen', '127.0.0.1:0', '--debounce', '50ms', ...args], {
+function runDaemon(args: string[], sandbox: SandboxHandle, cwd: string): { url: Promise<string>; logs: () => string } {
+  const d = spawnRun(cleanup, ['--listen', '127.0.0.1:0', '--debounce', '50ms', ...args], {
     cwd,
-    env: { ...process.env, NO_COLOR: '1', GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken },
   });
-  let out = '';
-  let resolveUrl!: (u: string) => void;
-  const url = new Promise<string>((r) => (resolveUrl = r));
-  const onData = (d: Buffer): void => {
-    out += d.toString();
-    const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)".*govops daemon listening/.exec(out);
-    if (m) resolveUrl(m[1]!);
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
-  const exit = new Promise<void>((r) => child.on('exit', () => r()));
-  cleanup.add(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exit;
-    }
-  });
-  return { url, logs: () => out };
+  return { url: d.url, logs: d.out };
 }
 
 async function setup(behaviours: string[] = []): Promise<{ sandbox: SandboxHandle; dir: string; home: string }> {

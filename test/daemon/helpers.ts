@@ -1,7 +1,10 @@
 /** Shared pieces of the daemon tests: temp dirs, waiting, HTTP, manifests. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RunSettings } from '../../src/daemon/run.js';
+import { CLI } from '../helpers/cli.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
 
 export class Cleanup {
@@ -72,3 +75,74 @@ spec:
 }
 
 export const GOVOPS_SECRET_LAKE_TOKEN = 'lake-t0ken-value-xyz';
+
+export interface DaemonProcess {
+  child: ChildProcess;
+  /** stdout and stderr together, as they came. */
+  out: () => string;
+  /** stdout alone (the logs when not on a TTY). */
+  stdout: () => string;
+  /** The address from the "govops daemon listening" log line. */
+  url: Promise<string>;
+  exit: Promise<number | null>;
+}
+
+/**
+ * `govops run ARGS` as a real process (the built CLI). Cleanup stops it with `stopSignal` (default SIGTERM) if it
+ * is still running and waits for its exit.
+ */
+export function spawnRun(
+  cleanup: Cleanup,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; stopSignal?: NodeJS.Signals },
+): DaemonProcess {
+  const child = spawn(process.execPath, [CLI, 'run', ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, NO_COLOR: '1', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let stdout = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  let resolveUrl!: (u: string) => void;
+  const url = new Promise<string>((r) => (resolveUrl = r));
+  const onData = (d: Buffer): void => {
+    out += d.toString();
+    const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)".*govops daemon listening/.exec(out);
+    if (m) resolveUrl(m[1]!);
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  cleanup.add(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(opts.stopSignal ?? 'SIGTERM');
+      await exit;
+    }
+  });
+  return { child, out: () => out, stdout: () => stdout, url, exit };
+}
+
+/**
+ * Settings of an in-process daemon for tests: state and work folder under `home`, listening on port 0, no
+ * self-heal, prune or replace, long intervals (tests trigger what they need), short debounce and retries.
+ */
+export function runSettings(home: string, overrides: Partial<RunSettings> & Record<string, unknown>): RunSettings {
+  return {
+    branch: 'main',
+    path: '.',
+    intervalMs: 60_000,
+    resyncMs: 60_000,
+    selfHeal: false,
+    prune: false,
+    allowReplace: false,
+    listen: { host: '127.0.0.1', port: 0 },
+    statePath: join(home, 'state.json'),
+    workdir: join(home, 'work'),
+    debounceMs: 100,
+    retryBaseMs: 100,
+    retryMaxMs: 500,
+    timeoutMs: 20_000,
+    ...overrides,
+  };
+}

@@ -13,7 +13,7 @@ import { startRunning, type RunSettings } from '../../src/daemon/run.js';
 import { manualStepToken } from '../../src/reconcile/manual-step-token.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { manualLakeConfig, manualLakeManifest } from '../helpers/manifests.js';
-import { Cleanup, getJson, until } from './helpers.js';
+import { Cleanup, getJson, until, runSettings } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -35,25 +35,13 @@ async function start(overrides: Partial<RunSettings> = {}) {
     },
   });
   await writeFile(join(dir, 'lake.yaml'), manualLake('/sql/1', token('create', '/sql/1')));
-  const settings: RunSettings = {
-    branch: 'main',
-    path: '.',
+  const settings = runSettings(home, {
     dir,
-    intervalMs: 60_000,
     resyncMs: 150, // resyncs keep coming: the wait must not be logged again
     selfHeal: true,
-    prune: false,
-    allowReplace: false,
-    listen: { host: '127.0.0.1', port: 0 },
-    statePath: join(home, 'state.json'),
-    workdir: join(home, 'work'),
-    debounceMs: 100,
-    retryBaseMs: 100,
-    retryMaxMs: 500,
-    timeoutMs: 20_000,
     env: { ...process.env, GOVOPS_SECRET_LAKE_TOKEN: 'tok-daemon-4444' },
     ...overrides,
-  };
+  });
   const running = await startRunning(settings, pino({ level: 'info' }, sink), (onRequest) =>
     new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }),
   );

@@ -3,55 +3,20 @@
  * notifications over HTTP, and SIGTERM.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ServiceClient } from '../../src/api/client.js';
 import { githubSignature } from '../../src/daemon/hooks.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { CLI } from '../helpers/cli.js';
 import { createRepo } from '../sources/gitrepo.js';
-import { Cleanup, getJson, lakehouse, GOVOPS_SECRET_LAKE_TOKEN, until, webhook } from './helpers.js';
+import { Cleanup, getJson, lakehouse, GOVOPS_SECRET_LAKE_TOKEN, spawnRun, until, webhook, type DaemonProcess } from './helpers.js';
 
 const GIT_TOKEN = 'ghp_runCliT0kenNeverLogged';
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-interface Proc {
-  child: ChildProcess;
-  out: () => string;
-  /** stdout alone (the logs when not on a TTY). */
-  stdout: () => string;
-  url: Promise<string>;
-  exit: Promise<number | null>;
-}
-
-function runDaemon(args: string[], env: Record<string, string>, cwd: string): Proc {
-  const child = spawn(process.execPath, [CLI, 'run', ...args], {
-    cwd,
-    env: { ...process.env, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let stdout = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  let resolveUrl!: (u: string) => void;
-  const url = new Promise<string>((r) => (resolveUrl = r));
-  const onData = (d: Buffer): void => {
-    out += d.toString();
-    const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)".*govops daemon listening/.exec(out);
-    if (m) resolveUrl(m[1]!);
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  cleanup.add(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exit;
-    }
-  });
-  return { child, out: () => out, stdout: () => stdout, url, exit };
+function runDaemon(args: string[], env: Record<string, string>, cwd: string): DaemonProcess {
+  return spawnRun(cleanup, args, { cwd, env, stopSignal: 'SIGKILL' });
 }
 
 describe('govops run (Git source, real process)', () => {

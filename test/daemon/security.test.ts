@@ -13,7 +13,7 @@ import { startRunning, type RunSettings } from '../../src/daemon/run.js';
 import { silentLogger } from '../../src/log.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { createRepo } from '../sources/gitrepo.js';
-import { Cleanup, getJson, lakehouse, GOVOPS_SECRET_LAKE_TOKEN, until } from './helpers.js';
+import { Cleanup, getJson, lakehouse, GOVOPS_SECRET_LAKE_TOKEN, until, runSettings } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -25,24 +25,10 @@ async function daemon(source: Partial<RunSettings>) {
   const sandbox = await startSandbox({ port: 0, transitionMs: 50 });
   cleanup.add(() => sandbox.close());
   const home = await cleanup.tmp('govops-home-');
-  const settings: RunSettings = {
-    branch: 'main',
-    path: '.',
-    intervalMs: 60_000,
-    resyncMs: 60_000,
-    selfHeal: false,
-    prune: false,
-    allowReplace: false,
-    listen: { host: '127.0.0.1', port: 0 },
-    statePath: join(home, 'state.json'),
-    workdir: join(home, 'work'),
-    debounceMs: 100,
-    retryBaseMs: 100,
-    retryMaxMs: 500,
-    timeoutMs: 20_000,
+  const settings = runSettings(home, {
     env: { ...process.env, GOVOPS_SECRET_TEST_LAKE_TOKEN: GOVOPS_SECRET_LAKE_TOKEN, GOVOPS_TOKEN: sandbox.adminToken },
     ...source,
-  };
+  });
   const running = await startRunning(settings, silentLogger(), (onRequest) =>
     new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }),
   );

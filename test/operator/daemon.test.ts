@@ -14,7 +14,7 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { requestLines } from '../apply/harness.js';
 import { CLI } from '../helpers/cli.js';
 import { lakehouseManifest, manualLakeManifest } from '../helpers/manifests.js';
-import { Cleanup, getJson, until } from '../daemon/helpers.js';
+import { Cleanup, getJson, spawnRun, until } from '../daemon/helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -50,33 +50,15 @@ async function receiver(failFirst = 0): Promise<{ url: string; got: Received[]; 
 }
 
 async function daemon(sandbox: SandboxHandle, home: string, args: string[]): Promise<{ url: string; out: () => string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'run', '--dir', join(home, 'm'), '--state', join(home, 'state.json'), '--listen', '127.0.0.1:0', '--interval', '10m', '--debounce', '50ms', '--grace', '5s', ...args],
+  const d = spawnRun(
+    cleanup,
+    ['--dir', join(home, 'm'), '--state', join(home, 'state.json'), '--listen', '127.0.0.1:0', '--interval', '10m', '--debounce', '50ms', '--grace', '5s', ...args],
     {
       cwd: home,
-      env: { ...process.env, NO_COLOR: '1', GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_SECRET_LAKE_TOKEN: TOKEN_VALUE, GOVOPS_LOG_LEVEL: 'debug' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_SECRET_LAKE_TOKEN: TOKEN_VALUE, GOVOPS_LOG_LEVEL: 'debug' },
     },
   );
-  let out = '';
-  let resolveUrl!: (u: string) => void;
-  const url = new Promise<string>((r) => (resolveUrl = r));
-  const onData = (d: Buffer): void => {
-    out += d.toString();
-    const m = /"url":"(http:\/\/127\.0\.0\.1:\d+)".*govops daemon listening/.exec(out);
-    if (m) resolveUrl(m[1]!);
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  const exit = new Promise<void>((r) => child.on('exit', () => r()));
-  cleanup.add(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exit;
-    }
-  });
-  return { url: await url, out: () => out, child };
+  return { url: await d.url, out: d.out, child: d.child };
 }
 
 const status = async (url: string) => (await getJson(`${url}/status`)).body;

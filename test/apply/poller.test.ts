@@ -121,10 +121,16 @@ describe('status poller', () => {
 
   it('when several polls are due at once, one GET /integrations answers for all of them', async () => {
     const p = makePoller({ listThreshold: 4 });
+    // the ten transitions are held until the poller is listing, then all end together: on a loaded machine the
+    // creates are accepted far apart, and transitions ending one by one would leave fewer than four due at once
+    sandbox.setStuckTransitions(['creating']);
     const made = await create(10);
     const startedAt = Date.now();
     sandbox.clearRequests();
-    const statuses = await Promise.all(made.map((c) => p.wait({ id: c.id, type: 'object_store', op: 'create', startedAt })));
+    const waiting = Promise.all(made.map((c) => p.wait({ id: c.id, type: 'object_store', op: 'create', startedAt })));
+    while (lists() === 0) await new Promise((r) => setTimeout(r, 10));
+    sandbox.setStuckTransitions(false);
+    const statuses = await waiting;
     expect(statuses).toEqual(made.map(() => 'enabled'));
     expect(made.flatMap((c) => statusPolls(c.id))).toEqual([]);
     expect(lists()).toBeGreaterThan(0);

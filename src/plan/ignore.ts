@@ -7,18 +7,9 @@
  */
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import { MASK } from '../service/kinds.js';
-import { isPlainObject } from '../util/object.js';
+import { isPlainObject, valueAt } from '../util/object.js';
 import { comparable, type ConfigShapes } from './shape.js';
 import type { DesiredResource, Plan } from './types.js';
-
-function getPath(root: unknown, parts: readonly string[]): unknown {
-  let cur = root;
-  for (const part of parts) {
-    if (!isPlainObject(cur)) return undefined;
-    cur = cur[part];
-  }
-  return cur;
-}
 
 /** Set (or with `undefined`, remove) a value at a path, creating objects on the way. Mutates `root`. */
 function setPath(root: Record<string, unknown>, parts: readonly string[], value: unknown): void {
@@ -66,9 +57,9 @@ function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shap
     const known = comparable(shapes, l.type, l.config);
     for (const rel of configPaths(out.ignoreFields)) {
       const parts = rel.split('.');
-      const raw = getPath(l.config, parts);
+      const raw = valueAt(l.config, parts);
       if (masked(raw)) continue;
-      const value = getPath(known, parts) ?? raw;
+      const value = valueAt(known, parts) ?? raw;
       setPath(config, parts, value === undefined ? undefined : structuredClone(value));
     }
     return out;

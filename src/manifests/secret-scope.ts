@@ -187,10 +187,6 @@ export function collectRefs(manifest: unknown): Array<{ ref: SecretRef; path: Ar
   return out;
 }
 
-/**
- * The scope problems of one loaded manifest, as diagnostics at the reference (`file:line:col`).
- * A secret file that exists is checked for symlinks leading out of the root (never read).
- */
 /** realpathSync remembered (failures too) for the span of one load: many manifests name the same secret file. */
 export function memoRealpath(): (p: string) => string {
   const seen = new Map<string, string | Error>();
@@ -221,6 +217,10 @@ export function scopeMemo(): ScopeMemo {
   return { realpath: memoRealpath(), problems: new Map() };
 }
 
+/**
+ * The scope problems of one loaded manifest, as diagnostics at the reference (`file:line:col`).
+ * A secret file that exists is checked for symlinks leading out of the root (never read).
+ */
 export function scopeDiagnostics(loaded: LoadedManifest, scope: SecretScope, origin?: string, memo?: ScopeMemo): Diagnostic[] {
   const out: Diagnostic[] = [];
   const problemOf = (ref: SecretRef): string | undefined => {

@@ -201,6 +201,12 @@ export function isAwaitingManualStep(c: ResourceChange): boolean {
   return c.manualStep?.status === 'awaiting';
 }
 
+/** What blocks the change besides its awaiting manual step (shown on its own), or undefined. */
+export function blockedBesidesManualStep(c: ResourceChange): string | undefined {
+  if (!c.blocked || (isAwaitingManualStep(c) && blockedByManualStep(c.blocked))) return undefined;
+  return c.blocked;
+}
+
 /** The plan without the changes awaiting a manual step: what apply carries out. */
 export function withoutAwaiting<P extends { changes: readonly ResourceChange[] }>(plan: P): P {
   return { ...plan, changes: plan.changes.filter((c) => !isAwaitingManualStep(c)) };

@@ -8,6 +8,7 @@
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import { MASK } from '../service/kinds.js';
 import { isPlainObject, valueAt } from '../util/object.js';
+import { copyPlain } from '../util/copy.js';
 import { comparable, type ConfigShapes } from './shape.js';
 import type { DesiredResource, Plan } from './types.js';
 
@@ -30,7 +31,7 @@ function setPath(root: Record<string, unknown>, parts: readonly string[], value:
 /** A copy of `obj` without the given dotted paths (relative to `obj`). */
 export function withoutPaths(obj: Record<string, unknown>, paths: readonly string[]): Record<string, unknown> {
   if (paths.length === 0) return obj;
-  const copy = structuredClone(obj);
+  const copy = copyPlain(obj);
   for (const p of paths) setPath(copy, p.split('.'), undefined);
   return copy;
 }
@@ -49,7 +50,7 @@ function masked(v: unknown): boolean {
 
 /** The body govops sends when it changes an existing resource: ignored fields as they are live. */
 function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shapes: ConfigShapes): DesiredResource {
-  const out = structuredClone(d);
+  const out = copyPlain(d);
   if (out.kind === 'Integration') {
     const l = live as LiveIntegration;
     const config = (out.body.config ??= {});
@@ -60,7 +61,7 @@ function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shap
       const raw = valueAt(l.config, parts);
       if (masked(raw)) continue;
       const value = valueAt(known, parts) ?? raw;
-      setPath(config, parts, value === undefined ? undefined : structuredClone(value));
+      setPath(config, parts, value === undefined ? undefined : copyPlain(value));
     }
     return out;
   }
@@ -68,7 +69,7 @@ function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shap
   const body = out.body as unknown as Record<string, unknown>;
   for (const field of out.ignoreFields ?? []) {
     const value = (w as unknown as Record<string, unknown>)[field];
-    if (value !== undefined && value !== null) body[field] = structuredClone(value);
+    if (value !== undefined && value !== null) body[field] = copyPlain(value);
   }
   return out;
 }

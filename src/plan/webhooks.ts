@@ -4,6 +4,7 @@
  */
 import type { LiveWebhook } from '../api/types.js';
 import type { ManagedResource } from '../state/types.js';
+import { copyPlain } from '../util/copy.js';
 import { deepEqual } from './diff.js';
 import type { Match } from './match.js';
 import type { DesiredWebhook, FieldChange, PlanOptions, ResourceChange } from './types.js';
@@ -71,7 +72,7 @@ export function planWebhook(d: DesiredWebhook, m: Match<LiveWebhook>, options: P
     c.action = 'create';
     c.adopt = false;
     const { secret, ...plain } = d.body;
-    for (const [path, after] of Object.entries(plain)) c.changes.push({ path, after: structuredClone(after), sensitive: false, forcesReplace: false });
+    for (const [path, after] of Object.entries(plain)) c.changes.push({ path, after: copyPlain(after), sensitive: false, forcesReplace: false });
     if (secret !== undefined) c.changes.push({ path: 'secret', sensitive: true, forcesReplace: false });
     return c;
   }

@@ -20,6 +20,7 @@ import { configPaths, withoutPaths } from './ignore.js';
 import { actionable } from './planner.js';
 import { comparable, type ConfigShapes } from './shape.js';
 import type { DesiredResource, Hashing, Plan, PlanChange } from './types.js';
+import { notificationSet } from './webhooks.js';
 
 /** One live resource a change touches: its id and its fields' fingerprints, or `{}` when there is none. */
 export interface LiveFact {
@@ -77,7 +78,7 @@ function webhookFields(l: LiveWebhook, d: DesiredResource | undefined): Record<s
     name: l.name,
     url: l.url,
     global: l.global,
-    notificationType: [...new Set(l.notificationType ?? [])].sort(),
+    notificationType: notificationSet(l.notificationType),
     actionType: l.actionType ?? null,
   };
   return Object.fromEntries(Object.entries(all).filter(([k]) => !ignored.has(k)));

@@ -10,7 +10,7 @@ import type { Match } from './match.js';
 import type { DesiredWebhook, FieldChange, PlanOptions, ResourceChange } from './types.js';
 
 /** notificationType is a set: order and repeats mean nothing. */
-const asSet = (xs: readonly string[] | undefined): string[] => [...new Set(xs ?? [])].sort();
+export const notificationSet = (xs: readonly string[] | undefined): string[] => [...new Set(xs ?? [])].sort();
 
 export interface WebhookDiff {
   changes: FieldChange[];
@@ -29,7 +29,7 @@ export function diffWebhook(d: DesiredWebhook, live: LiveWebhook, state: Managed
   plain('name', live.name, d.body.name);
   plain('url', live.url, d.body.url);
   plain('global', live.global, d.body.global);
-  if (!ignored.has('notificationType') && !deepEqual(asSet(live.notificationType), asSet(d.body.notificationType))) {
+  if (!ignored.has('notificationType') && !deepEqual(notificationSet(live.notificationType), notificationSet(d.body.notificationType))) {
     plain('notificationType', [...(live.notificationType ?? [])], [...d.body.notificationType]);
   }
   if (live.actionType !== null && live.actionType !== undefined) plain('actionType', live.actionType, d.body.actionType);

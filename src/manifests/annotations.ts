@@ -13,7 +13,7 @@ import {
   splitIgnoreFields,
 } from '../service/annotations.js';
 import { isSensitiveKey } from '../service/kinds.js';
-import { isPlainObject } from '../util/object.js';
+import { isPlainObject, valueAt } from '../util/object.js';
 import { isSecretRef } from './refs.js';
 import { configShapes } from './shapes.js';
 import { suggestion } from './suggest.js';
@@ -31,15 +31,6 @@ function holdsCredential(v: unknown): boolean {
   if (Array.isArray(v)) return v.some(holdsCredential);
   if (isPlainObject(v)) return Object.entries(v).some(([k, x]) => isSensitiveKey(k) || holdsCredential(x));
   return false;
-}
-
-function at(root: unknown, parts: readonly string[]): unknown {
-  let cur = root;
-  for (const p of parts) {
-    if (!isPlainObject(cur)) return undefined;
-    cur = cur[p];
-  }
-  return cur;
 }
 
 export function annotationIssues(kind: string | undefined, spec: Record<string, unknown> | undefined, annotations: unknown): AnnotationIssue[] {
@@ -78,7 +69,7 @@ function ignoreFieldIssues(kind: string | undefined, spec: Record<string, unknow
     }
     if (kind !== 'Integration') continue;
     const parts = p.split('.');
-    if (holdsCredential(at(spec, parts))) {
+    if (holdsCredential(valueAt(spec, parts))) {
       issue(`\`${p}\` holds a credential or a secret reference: the service masks credentials, so govops could not keep another team's value`);
       continue;
     }

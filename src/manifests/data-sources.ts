@@ -7,12 +7,9 @@
 import { prefixUnderLocation } from '../service/data-sources.js';
 import { suggestion } from './suggest.js';
 import type { DataSourceManifest, Diagnostic, IntegrationManifest, LoadedManifest } from './types.js';
+import { where } from './format.js';
 
 export { prefixUnderLocation };
-
-function where(m: LoadedManifest): string {
-  return `${m.source.file}:${m.source.line}:${m.source.column}`;
-}
 
 /** One error per broken rule, at the field that breaks it (`file:line:col`). */
 export function checkDataSources(manifests: readonly LoadedManifest[]): Diagnostic[] {

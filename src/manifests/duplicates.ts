@@ -1,6 +1,7 @@
 /** Checks across the whole manifest set: duplicate (kind, name), and integrations the service would 409. */
 import { naturalKey, type IntegrationType } from '../service/kinds.js';
 import type { Diagnostic, IntegrationManifest, LoadedManifest } from './types.js';
+import { where } from './format.js';
 
 /** Where to point for a natural-key clash: the field that makes the key. */
 const KEY_FIELD: Record<IntegrationType, string[]> = {
@@ -12,10 +13,6 @@ const KEY_FIELD: Record<IntegrationType, string[]> = {
   cloud_warehouse: ['spec', 'config', 'host'],
   distributed_sql: ['spec', 'type'],
 };
-
-function where(m: LoadedManifest): string {
-  return `${m.source.file}:${m.source.line}:${m.source.column}`;
-}
 
 /** Returns the manifests to keep (first of each duplicate) and one error per later duplicate, naming both places. */
 export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: LoadedManifest[]; diagnostics: Diagnostic[] } {

@@ -1,5 +1,10 @@
 /** How diagnostics are printed: `path:line:col: Kind/name: message` (warnings say so). */
-import type { Diagnostic } from './types.js';
+import type { Diagnostic, LoadedManifest } from './types.js';
+
+/** Where a manifest starts, as `file:line:col` (for messages naming another manifest). */
+export function where(m: LoadedManifest): string {
+  return `${m.source.file}:${m.source.line}:${m.source.column}`;
+}
 
 export function formatDiagnostic(d: Diagnostic, color = false): string {
   const who = d.kind && d.name ? `${d.kind}/${d.name}: ` : d.kind ? `${d.kind}: ` : '';

@@ -21,36 +21,12 @@ export const SECRET_ENV_PREFIX_FLAG = '--secret-env-prefix';
 export const SECRET_ENV_PREFIX_ENV = 'GOVOPS_SECRET_ENV_PREFIX';
 
 /**
- * govops' own configuration variables: never readable by a manifest, whatever the prefix. Besides
- * this list, every `GOVOPS_*` name outside `GOVOPS_SECRET_*` is reserved for govops' configuration.
+ * Whether `name` is one of govops' own configuration variables, never readable by a manifest whatever the
+ * prefix: every `GOVOPS_*` name outside `GOVOPS_SECRET_*`, and GOVOPS_SECRET_ENV_PREFIX (the one configuration
+ * variable inside it). A rule rather than a list, so a variable added later is covered without being listed.
  */
-export const GOVOPS_CONFIG_ENV: ReadonlySet<string> = new Set([
-  'GOVOPS_URL',
-  'GOVOPS_TOKEN',
-  'GOVOPS_STATE',
-  'GOVOPS_REPO',
-  'GOVOPS_BRANCH',
-  'GOVOPS_PATH',
-  'GOVOPS_DIR',
-  'GOVOPS_LISTEN',
-  'GOVOPS_GIT_TOKEN',
-  'GOVOPS_GIT_USERNAME',
-  'GOVOPS_GIT_WEBHOOK_SECRET',
-  'GOVOPS_LOG_LEVEL',
-  'GOVOPS_DEBUG',
-  'GOVOPS_START_PORT',
-  'GOVOPS_START_SANDBOX_PORT',
-  'GOVOPS_WEBHOOK_HEALTH_INTERVAL',
-  'GOVOPS_AUTO_RETRY_FAILED',
-  'GOVOPS_GITHUB_TOKEN',
-  'GOVOPS_GITLAB_TOKEN',
-  SECRETS_DIR_ENV,
-  SECRET_ENV_PREFIX_ENV,
-]);
-
-/** Whether `name` is one of govops' own configuration variables. */
 export function isGovopsConfigEnv(name: string): boolean {
-  if (GOVOPS_CONFIG_ENV.has(name)) return true;
+  if (name === SECRET_ENV_PREFIX_ENV) return true;
   return name.startsWith('GOVOPS_') && !name.startsWith(DEFAULT_SECRET_ENV_PREFIX);
 }
 
@@ -211,10 +187,6 @@ export function collectRefs(manifest: unknown): Array<{ ref: SecretRef; path: Ar
   return out;
 }
 
-/**
- * The scope problems of one loaded manifest, as diagnostics at the reference (`file:line:col`).
- * A secret file that exists is checked for symlinks leading out of the root (never read).
- */
 /** realpathSync remembered (failures too) for the span of one load: many manifests name the same secret file. */
 export function memoRealpath(): (p: string) => string {
   const seen = new Map<string, string | Error>();
@@ -245,6 +217,10 @@ export function scopeMemo(): ScopeMemo {
   return { realpath: memoRealpath(), problems: new Map() };
 }
 
+/**
+ * The scope problems of one loaded manifest, as diagnostics at the reference (`file:line:col`).
+ * A secret file that exists is checked for symlinks leading out of the root (never read).
+ */
 export function scopeDiagnostics(loaded: LoadedManifest, scope: SecretScope, origin?: string, memo?: ScopeMemo): Diagnostic[] {
   const out: Diagnostic[] = [];
   const problemOf = (ref: SecretRef): string | undefined => {

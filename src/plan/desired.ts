@@ -5,13 +5,12 @@
  * (`hashingFor` of src/state/store.ts), so this module imports no crypto.
  */
 import type { DataSourceManifest, IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
-import { IGNORE_FIELDS_ANNOTATION, SUSPEND_ANNOTATION, annotationOn, splitIgnoreFields } from '../service/annotations.js';
+import { DELETE_ANNOTATION, IGNORE_FIELDS_ANNOTATION, SUSPEND_ANNOTATION, annotationOn, splitIgnoreFields } from '../service/annotations.js';
 import { isSensitiveKey } from '../service/kinds.js';
 import { copyPlain } from '../util/copy.js';
 import { canonicalJson } from './diff.js';
 import { isPlainObject } from '../util/object.js';
 import {
-  DELETE_ANNOTATION,
   type DesiredDataSourceBody,
   type DesiredIntegrationBody,
   type DesiredResource,
@@ -57,7 +56,7 @@ export function toDesired(
   owned = false,
 ): DesiredResource {
   const annotations = manifest.metadata.annotations;
-  const deleteRequested = annotations?.[DELETE_ANNOTATION] === 'true';
+  const deleteRequested = annotationOn(annotations, DELETE_ANNOTATION);
   const suspended = annotationOn(annotations, SUSPEND_ANNOTATION);
   const ignoreFields = splitIgnoreFields(annotations?.[IGNORE_FIELDS_ANNOTATION]);
   const src = { file: source.file, line: source.line, column: source.column };

@@ -28,8 +28,15 @@ export function findDuplicateWebhooks(
 ): DuplicateFindings {
   const owned = new Set(state.filter((s) => s.kind === 'Webhook').map((s) => s.id));
   const out: DuplicateFindings = { changes: [], warnings: [] };
+  // The live ids of each name, in list order: one pass over the list, not one per managed name.
+  const idsByName = new Map<string, string[]>();
+  for (const w of live) {
+    const ids = idsByName.get(w.name);
+    if (ids) ids.push(w.id);
+    else idsByName.set(w.name, [w.id]);
+  }
   for (const [name, keptId] of [...kept].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const extra = live.filter((w) => w.name === name && w.id !== keptId && !owned.has(w.id)).map((w) => w.id);
+    const extra = (idsByName.get(name) ?? []).filter((id) => id !== keptId && !owned.has(id));
     if (extra.length === 0) continue;
     if (!options.prune) {
       out.warnings.push(

@@ -20,6 +20,7 @@ import { configPaths, withoutPaths } from './ignore.js';
 import { actionable } from './planner.js';
 import { comparable, type ConfigShapes } from './shape.js';
 import type { DesiredResource, Hashing, Plan, PlanChange } from './types.js';
+import { notificationSet } from './webhooks.js';
 
 /** One live resource a change touches: its id and its fields' fingerprints, or `{}` when there is none. */
 export interface LiveFact {
@@ -77,32 +78,50 @@ function webhookFields(l: LiveWebhook, d: DesiredResource | undefined): Record<s
     name: l.name,
     url: l.url,
     global: l.global,
-    notificationType: [...new Set(l.notificationType ?? [])].sort(),
+    notificationType: notificationSet(l.notificationType),
     actionType: l.actionType ?? null,
   };
   return Object.fromEntries(Object.entries(all).filter(([k]) => !ignored.has(k)));
 }
 
+/** The first item of each key (as `find` would pick it), for lookups by key instead of a scan per change. */
+function firstBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const t of items) {
+    const k = key(t);
+    if (!out.has(k)) out.set(k, t);
+  }
+  return out;
+}
+
+/** The live resources by id, per kind: looked up once per touched change. */
+interface LiveById {
+  integrations: ReadonlyMap<string, LiveIntegration>;
+  webhooks: ReadonlyMap<string, LiveWebhook>;
+  dataSources: ReadonlyMap<string, LiveDataSource>;
+}
+
 function liveFact(
   c: PlanChange,
   id: string | undefined,
-  input: Pick<FactInput, 'live' | 'shapes' | 'hashing'>,
+  live: LiveById,
+  input: Pick<FactInput, 'shapes' | 'hashing'>,
   desired: ReadonlyMap<string, DesiredResource>,
 ): LiveFact {
   if (id === undefined) return {};
   const d = desired.get(keyOf(c.resourceKind, c.name));
   let fields: Record<string, unknown>;
   if (c.resourceKind === 'Integration') {
-    const raw = input.live.integrations.find((l) => l.id === id);
+    const raw = live.integrations.get(id);
     if (!raw) return {};
     fields = integrationFields(raw, d, input.shapes);
   } else if (c.resourceKind === 'Webhook') {
-    const raw = input.live.webhooks.find((l) => l.id === id);
+    const raw = live.webhooks.get(id);
     if (!raw) return {};
     fields = webhookFields(raw, d);
   } else {
     // Data sources: their ids are their own (a webhook may share one), and they have no update, only these.
-    const raw = input.live.dataSources?.find((l) => l.id === id);
+    const raw = live.dataSources.get(id);
     if (!raw) return {};
     fields = { integrationId: raw.integrationId, dataSourceName: raw.dataSourceName, prefix: raw.prefix };
   }
@@ -133,12 +152,18 @@ export function planFacts(plan: Plan, input: FactInput, ids?: (c: PlanChange) =>
   }
   const state: Record<string, string | null> = {};
   const live: Record<string, LiveFact> = {};
+  const entries = firstBy(input.state.resources, (r) => keyOf(r.kind, r.name));
+  const liveById: LiveById = {
+    integrations: firstBy(input.live.integrations, (l) => l.id),
+    webhooks: firstBy(input.live.webhooks, (l) => l.id),
+    dataSources: firstBy(input.live.dataSources ?? [], (l) => l.id),
+  };
   for (const c of actionable(plan)) {
     for (const name of c.renamedFrom !== undefined ? [c.name, c.renamedFrom] : [c.name]) {
-      const entry = input.state.resources.find((r) => r.kind === c.resourceKind && r.name === name);
+      const entry = entries.get(keyOf(c.resourceKind, name));
       state[keyOf(c.resourceKind, name)] = entry ? hashing.fingerprint(canonicalJson(entry)) : null;
     }
-    live[changeKey(c)] = liveFact(c, ids ? ids(c) : c.liveId, input, desired);
+    live[changeKey(c)] = liveFact(c, ids ? ids(c) : c.liveId, liveById, input, desired);
   }
   return { keyId: keyIdOf(input.state.fingerprintKey, hashing), manifests: sorted(manifests), secrets: sorted(secrets), state: sorted(state), live: sorted(live) };
 }

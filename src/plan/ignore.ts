@@ -7,18 +7,10 @@
  */
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import { MASK } from '../service/kinds.js';
-import { isPlainObject } from '../util/object.js';
+import { isPlainObject, valueAt } from '../util/object.js';
+import { copyPlain } from '../util/copy.js';
 import { comparable, type ConfigShapes } from './shape.js';
 import type { DesiredResource, Plan } from './types.js';
-
-function getPath(root: unknown, parts: readonly string[]): unknown {
-  let cur = root;
-  for (const part of parts) {
-    if (!isPlainObject(cur)) return undefined;
-    cur = cur[part];
-  }
-  return cur;
-}
 
 /** Set (or with `undefined`, remove) a value at a path, creating objects on the way. Mutates `root`. */
 function setPath(root: Record<string, unknown>, parts: readonly string[], value: unknown): void {
@@ -39,7 +31,7 @@ function setPath(root: Record<string, unknown>, parts: readonly string[], value:
 /** A copy of `obj` without the given dotted paths (relative to `obj`). */
 export function withoutPaths(obj: Record<string, unknown>, paths: readonly string[]): Record<string, unknown> {
   if (paths.length === 0) return obj;
-  const copy = structuredClone(obj);
+  const copy = copyPlain(obj);
   for (const p of paths) setPath(copy, p.split('.'), undefined);
   return copy;
 }
@@ -58,7 +50,7 @@ function masked(v: unknown): boolean {
 
 /** The body govops sends when it changes an existing resource: ignored fields as they are live. */
 function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shapes: ConfigShapes): DesiredResource {
-  const out = structuredClone(d);
+  const out = copyPlain(d);
   if (out.kind === 'Integration') {
     const l = live as LiveIntegration;
     const config = (out.body.config ??= {});
@@ -66,10 +58,10 @@ function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shap
     const known = comparable(shapes, l.type, l.config);
     for (const rel of configPaths(out.ignoreFields)) {
       const parts = rel.split('.');
-      const raw = getPath(l.config, parts);
+      const raw = valueAt(l.config, parts);
       if (masked(raw)) continue;
-      const value = getPath(known, parts) ?? raw;
-      setPath(config, parts, value === undefined ? undefined : structuredClone(value));
+      const value = valueAt(known, parts) ?? raw;
+      setPath(config, parts, value === undefined ? undefined : copyPlain(value));
     }
     return out;
   }
@@ -77,7 +69,7 @@ function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shap
   const body = out.body as unknown as Record<string, unknown>;
   for (const field of out.ignoreFields ?? []) {
     const value = (w as unknown as Record<string, unknown>)[field];
-    if (value !== undefined && value !== null) body[field] = structuredClone(value);
+    if (value !== undefined && value !== null) body[field] = copyPlain(value);
   }
   return out;
 }

@@ -201,6 +201,12 @@ export function isAwaitingManualStep(c: ResourceChange): boolean {
   return c.manualStep?.status === 'awaiting';
 }
 
+/** What blocks the change besides its awaiting manual step (shown on its own), or undefined. */
+export function blockedBesidesManualStep(c: ResourceChange): string | undefined {
+  if (!c.blocked || (isAwaitingManualStep(c) && blockedByManualStep(c.blocked))) return undefined;
+  return c.blocked;
+}
+
 /** The plan without the changes awaiting a manual step: what apply carries out. */
 export function withoutAwaiting<P extends { changes: readonly ResourceChange[] }>(plan: P): P {
   return { ...plan, changes: plan.changes.filter((c) => !isAwaitingManualStep(c)) };
@@ -217,8 +223,7 @@ function escapeRegExp(s: string): string {
  */
 export function relocateChange<C extends ResourceChange>(c: C, file: string): C {
   if (!c.source || c.source.file === file) return c;
-  const re = new RegExp(`(--phase [a-z-]+) ${escapeRegExp(shellWord(c.source.file))}(?=$|[\\s,'"])`, 'g');
-  const fix = (text: string): string => text.replace(re, `$1 ${shellWord(file)}`);
+  const fix = relocator(c.source.file, file);
   const out: C = { ...c, source: { ...c.source, file } };
   if (c.blocked !== undefined) out.blocked = fix(c.blocked);
   if (c.manualScript) out.manualScript = { ...c.manualScript, command: fix(c.manualScript.command) };
@@ -236,6 +241,11 @@ export function relocateChange<C extends ResourceChange>(c: C, file: string): C 
 /** Rewrite the `govops scripts` commands inside a text about change `c` the same way. */
 export function relocateText(text: string, c: ResourceChange, file: string): string {
   if (!c.source || c.source.file === file) return text;
-  const re = new RegExp(`(--phase [a-z-]+) ${escapeRegExp(shellWord(c.source.file))}(?=$|[\\s,'"])`, 'g');
-  return text.replace(re, `$1 ${shellWord(file)}`);
+  return relocator(c.source.file, file)(text);
+}
+
+/** Rewrites the file of every `govops scripts ... --phase P FILE` command in a text from `from` to `to`. */
+function relocator(from: string, to: string): (text: string) => string {
+  const re = new RegExp(`(--phase [a-z-]+) ${escapeRegExp(shellWord(from))}(?=$|[\\s,'"])`, 'g');
+  return (text) => text.replace(re, `$1 ${shellWord(to)}`);
 }

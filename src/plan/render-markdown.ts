@@ -1,5 +1,5 @@
 /** Markdown rendering for a pull-request comment: summary table, then collapsible details. */
-import { blockedByManualStep } from './manual-steps.js';
+import { blockedBesidesManualStep } from './manual-steps.js';
 import { describeAction, ignoredLine, isVisible, leftAloneLines, notComparableSummary, renderText, summaryLine, symbolFor, targetsLine } from './render-text.js';
 import type { Plan, ResourceChange } from './types.js';
 
@@ -49,7 +49,7 @@ export function renderMarkdown(plan: Plan): string {
     for (const c of visible) {
       const notes = [
         ...manualStepNotes(c),
-        ...(c.blocked && !(c.manualStep?.status === 'awaiting' && blockedByManualStep(c.blocked)) ? [`**blocked:** ${c.blocked}`] : []),
+        ...(blockedBesidesManualStep(c) ? [`**blocked:** ${c.blocked}`] : []),
         ...(!c.manualStep && c.manualScript ? [`manual step: \`${c.manualScript.command}\``] : []),
         ...(c.changes.some((f) => f.forcesReplace) && c.action === 'replace' ? ['forces replacement'] : []),
         ...(c.ignoredFields?.length ? [ignoredLine(c)] : []),

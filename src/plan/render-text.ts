@@ -1,5 +1,5 @@
 /** Terraform-like text rendering of a plan. Secrets never reach the plan, so they cannot reach the text. */
-import { blockedByManualStep } from './manual-steps.js';
+import { blockedBesidesManualStep } from './manual-steps.js';
 import type { FailedCreation, FieldChange, ManualStepGate, NotComparable, Plan, PlanSummary, ResourceChange } from './types.js';
 
 export interface TextOptions {
@@ -146,9 +146,8 @@ function renderChange(c: ResourceChange, paint: Paint): string[] {
     lines.push(`        ! manual step: run the ${c.manualScript.phase} script in the platform first: ${c.manualScript.command}`);
   }
   // an awaiting manual step is the block (shown above); anything else that blocks the change is shown too
-  if (c.blocked && !(c.manualStep?.status === 'awaiting' && blockedByManualStep(c.blocked))) {
-    lines.push(paint('red', `        ! blocked: ${c.blocked}`));
-  }
+  const blocked = blockedBesidesManualStep(c);
+  if (blocked) lines.push(paint('red', `        ! blocked: ${blocked}`));
   if (c.ignoredFields?.length) lines.push(paint('dim', `        # ${ignoredLine(c)}`));
   if (c.source) lines.push(paint('dim', `        # ${c.source.file}:${c.source.line}:${c.source.column}`));
   return lines;

@@ -328,5 +328,3 @@ export interface NotComparable {
 export type ManualStepsMode = 'require' | 'trust';
 export const MANUAL_STEPS_MODES: readonly ManualStepsMode[] = ['require', 'trust'];
 
-/** The annotation that asks govops to delete a manifest's resource (with --prune). */
-export const DELETE_ANNOTATION = 'govops/delete';

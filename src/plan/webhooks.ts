@@ -4,12 +4,13 @@
  */
 import type { LiveWebhook } from '../api/types.js';
 import type { ManagedResource } from '../state/types.js';
+import { copyPlain } from '../util/copy.js';
 import { deepEqual } from './diff.js';
 import type { Match } from './match.js';
 import type { DesiredWebhook, FieldChange, PlanOptions, ResourceChange } from './types.js';
 
 /** notificationType is a set: order and repeats mean nothing. */
-const asSet = (xs: readonly string[] | undefined): string[] => [...new Set(xs ?? [])].sort();
+export const notificationSet = (xs: readonly string[] | undefined): string[] => [...new Set(xs ?? [])].sort();
 
 export interface WebhookDiff {
   changes: FieldChange[];
@@ -28,7 +29,7 @@ export function diffWebhook(d: DesiredWebhook, live: LiveWebhook, state: Managed
   plain('name', live.name, d.body.name);
   plain('url', live.url, d.body.url);
   plain('global', live.global, d.body.global);
-  if (!ignored.has('notificationType') && !deepEqual(asSet(live.notificationType), asSet(d.body.notificationType))) {
+  if (!ignored.has('notificationType') && !deepEqual(notificationSet(live.notificationType), notificationSet(d.body.notificationType))) {
     plain('notificationType', [...(live.notificationType ?? [])], [...d.body.notificationType]);
   }
   if (live.actionType !== null && live.actionType !== undefined) plain('actionType', live.actionType, d.body.actionType);
@@ -71,7 +72,7 @@ export function planWebhook(d: DesiredWebhook, m: Match<LiveWebhook>, options: P
     c.action = 'create';
     c.adopt = false;
     const { secret, ...plain } = d.body;
-    for (const [path, after] of Object.entries(plain)) c.changes.push({ path, after: structuredClone(after), sensitive: false, forcesReplace: false });
+    for (const [path, after] of Object.entries(plain)) c.changes.push({ path, after: copyPlain(after), sensitive: false, forcesReplace: false });
     if (secret !== undefined) c.changes.push({ path: 'secret', sensitive: true, forcesReplace: false });
     return c;
   }

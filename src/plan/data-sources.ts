@@ -11,6 +11,7 @@ import type { LiveDataSource, LiveIntegration } from '../api/types.js';
 import { dataSourceKey, prefixUnderLocation, DATA_SOURCE_INTEGRATION_TYPE } from '../service/data-sources.js';
 import type { ManagedResource } from '../state/types.js';
 import { matchResources, type Match } from './match.js';
+import { orphanWarning } from './orphans.js';
 import type { DesiredDataSource, FieldChange, PlanOptions, ResourceChange } from './types.js';
 
 export interface DataSourcePlanInput {
@@ -147,16 +148,8 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
   }
 
   for (const o of m.orphans) {
-    if (o.state.explicitAdopt) {
-      warnings.push(`DataSource/${o.state.name} was recorded by govops state adopt but has no manifest: never pruned (govops state forget DataSource/${o.state.name} to drop it)`);
-      continue;
-    }
-    if (!options.prune) {
-      warnings.push(
-        o.live
-          ? `DataSource/${o.state.name} is managed by govops but has no manifest: run with --prune to delete it`
-          : `DataSource/${o.state.name} is in govops state but gone from the service: run with --prune to forget it`,
-      );
+    if (o.state.explicitAdopt || !options.prune) {
+      warnings.push(orphanWarning('DataSource', o.state, o.live !== undefined));
       continue;
     }
     const c: ResourceChange = { resourceKind: 'DataSource', name: o.state.name, action: 'delete', adopt: false, changes: [], reasons: ['no manifest any more (--prune)'] };

@@ -4,13 +4,14 @@
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { naturalKey } from '../service/kinds.js';
-import type { GovopsState, ManagedResource } from '../state/types.js';
+import type { GovopsState } from '../state/types.js';
 import { planDataSources, targetDataSources } from './data-sources.js';
 import { planIntegration, planOrphanIntegration, type PlanContext } from './integrations.js';
 import { findDuplicateWebhooks } from './duplicates.js';
 import { guardDeletions } from './guard.js';
 import { gateManualSteps } from './manual-steps.js';
 import { matchResources } from './match.js';
+import { orphanWarning } from './orphans.js';
 import { resolvePending } from './pending.js';
 import { comparableMemo, type ConfigShapes } from './shape.js';
 import { applySuspension } from './suspend.js';
@@ -169,15 +170,6 @@ export function planChanges(input: PlanInput): Plan {
   if (targets) plan.targets = targets;
   if (input.revision !== undefined) plan.revision = input.revision;
   return plan;
-}
-
-function orphanWarning(kind: string, st: ManagedResource, exists: boolean): string {
-  const name = st.name;
-  if (st.explicitAdopt) return `${kind}/${name} was recorded by govops state adopt but has no manifest: never pruned (govops state forget ${kind}/${name} to drop it)`;
-  if (st.suspended && exists) return `${kind}/${name} is managed by govops but has no manifest; it was suspended, so it is never pruned while suspended`;
-  return exists
-    ? `${kind}/${name} is managed by govops but has no manifest: run with --prune to delete it`
-    : `${kind}/${name} is in govops state but gone from the service: run with --prune to forget it`;
 }
 
 export function summarize(changes: readonly ResourceChange[]): PlanSummary {

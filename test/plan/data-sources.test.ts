@@ -221,6 +221,9 @@ describe('data sources with the operator controls (--only, govops/suspend, state
     const gone = plan([raw], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), { ...mine(a, '1'), suspended: true }], options: { prune: true } });
     expect(summary(gone.changes)).toEqual(['noop Integration/raw', 'noop DataSource/a']);
     expect(gone.changes[1]!.suspended).toBe(true);
+    // without --prune the warning says it is never pruned while suspended (not "run with --prune to delete it")
+    const kept = plan([raw], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), { ...mine(a, '1'), suspended: true }] });
+    expect(kept.warnings).toContain('DataSource/a is managed by govops but has no manifest; it was suspended, so it is never pruned while suspended');
   });
 
   it('a data source recorded by state adopt is adopted by its id, and never pruned without a manifest', () => {

@@ -78,6 +78,10 @@ function withCondition(message: string, cond: string): string {
 function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): SchemaIssue | undefined {
   const path = pointerToPath(e.instancePath);
   const value = valueAt(root, path);
+  // a credential field's value is never repeated, whatever the rule it breaks
+  const secret = sensitive(path);
+  const shown = secret ? 'the value (a credential field: not shown)' : show(value);
+  const raw = secret ? 'the value given' : String(value);
   const params = e.params as Record<string, unknown>;
   const cond = conditionOf(e.parentSchema);
   const parent = isPlainObject(e.parentSchema) ? e.parentSchema : {};
@@ -107,13 +111,13 @@ function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): SchemaIssu
     }
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]) ?? [];
-      const hint = typeof value === 'string' ? suggestion(value, allowed.map(String)) : '';
+      const hint = typeof value === 'string' && !secret ? suggestion(value, allowed.map(String)) : '';
       if (allowed.includes(ALL_NOTIFICATIONS)) {
         const how = hint || ': use an event name of the service (listed by `govops schema`) or ALL_NOTIFICATIONS';
-        return { path, message: `unknown event ${show(value)}${how}` };
+        return { path, message: `unknown event ${shown}${how}` };
       }
-      if (allowed.length > 12) return { path, message: `unknown value ${show(value)}${hint || ' (the allowed values are listed by `govops schema`)'}` };
-      return { path, message: `must be one of ${allowed.map((a) => String(a)).join(', ')}, not ${show(value)}${hint}` };
+      if (allowed.length > 12) return { path, message: `unknown value ${shown}${hint || ' (the allowed values are listed by `govops schema`)'}` };
+      return { path, message: `must be one of ${allowed.map((a) => String(a)).join(', ')}, not ${shown}${hint}` };
     }
     case 'const':
       return { path, message: withCondition(`must be ${JSON.stringify(params.allowedValue)}`, cond) };
@@ -129,19 +133,19 @@ function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): SchemaIssu
     case 'maximum': {
       const min = parent.minimum;
       const max = parent.maximum;
-      if (typeof min === 'number' && typeof max === 'number') return { path, message: `must be between ${min} and ${max}, not ${String(value)}` };
-      return { path, message: `must be ${String(params.comparison)} ${String(params.limit)}, not ${String(value)}` };
+      if (typeof min === 'number' && typeof max === 'number') return { path, message: `must be between ${min} and ${max}, not ${raw}` };
+      return { path, message: `must be ${String(params.comparison)} ${String(params.limit)}, not ${raw}` };
     }
     case 'pattern': {
-      if (parent.format === 'uri') return { path, message: `${show(value)} is not a valid http(s) URL` };
-      if (typeof parent.description === 'string') return { path, message: `${show(value)} is not valid: ${parent.description}` };
-      return { path, message: `${show(value)} does not match ${String(params.pattern)}` };
+      if (parent.format === 'uri') return { path, message: `${shown} is not a valid http(s) URL` };
+      if (typeof parent.description === 'string') return { path, message: `${shown} is not valid: ${parent.description}` };
+      return { path, message: `${shown} does not match ${String(params.pattern)}` };
     }
     case 'format': {
       const f = String(params.format);
-      if (f === 'hostname') return { path, message: `${show(value)} is not a valid hostname (write the host name only, without scheme, port or path)` };
-      if (f === 'uri') return { path, message: `${show(value)} is not a valid http(s) URL` };
-      if (f === 'regex') return { path, message: `${show(value)} is not a valid regular expression` };
+      if (f === 'hostname') return { path, message: `${shown} is not a valid hostname (write the host name only, without scheme, port or path)` };
+      if (f === 'uri') return { path, message: `${shown} is not a valid http(s) URL` };
+      if (f === 'regex') return { path, message: `${shown} is not a valid regular expression` };
       return { path, message: `must be a valid ${f}` };
     }
     default:

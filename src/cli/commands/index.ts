@@ -11,6 +11,7 @@ import { register as webhooks } from './webhooks.js';
 import { register as comment } from './comment.js';
 import { register as healthcheck } from './healthcheck.js';
 import { register as state } from './state.js';
+import { register as exportCmd } from './export.js';
 
 /** Every command, in the order `govops --help` lists them. */
-export const COMMANDS: Array<(program: Command) => void> = [validate, plan, preview, comment, apply, state, run, healthcheck, scripts, webhooks, sandbox, schema];
+export const COMMANDS: Array<(program: Command) => void> = [validate, plan, preview, comment, apply, state, exportCmd, run, healthcheck, scripts, webhooks, sandbox, schema];

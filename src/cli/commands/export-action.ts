@@ -1,0 +1,142 @@
+/** What `govops export` does (loaded only when it runs; declared in export.ts). */
+import path from 'node:path';
+import type { Command } from 'commander';
+import { DataSourcesUnsupportedError, UserError } from '../../errors.js';
+import { EXPORT_KINDS, exportResources, type ExportedResource, type ExportKind } from '../../export/resources.js';
+import { renderExport, writeExport, ENV_TEMPLATE } from '../../export/write.js';
+import { configShapes } from '../../manifests/shapes.js';
+import { isTargeted, parseTargets } from '../../plan/target.js';
+import { withStateLock } from '../../state/lock.js';
+import { loadState, putResource, saveState } from '../../state/store.js';
+import type { ManagedResource } from '../../state/types.js';
+import { clientFromOptions } from '../connection.js';
+import { contextFrom, EXIT } from '../context.js';
+import { secretScopeFromFlags } from '../secret-scope.js';
+import type { ExportFlags } from './export.js';
+
+const LOCK_WAIT_MS = 10_000;
+
+function kindsOf(flags: ExportFlags): Set<ExportKind> {
+  const wanted = (flags.kind ?? []).flatMap((k) => k.split(',')).map((k) => k.trim()).filter(Boolean);
+  if (wanted.length === 0) return new Set(EXPORT_KINDS);
+  const out = new Set<ExportKind>();
+  for (const w of wanted) {
+    const kind = EXPORT_KINDS.find((k) => k.toLowerCase() === w.toLowerCase());
+    if (!kind) throw new UserError(`--kind ${JSON.stringify(w)}: not a kind`, 'the kinds are Integration, Webhook and DataSource');
+    out.add(kind);
+  }
+  return out;
+}
+
+/** `--select NAME` or `--select Kind/NAME` (globs allowed), as --only targets. */
+function selection(flags: ExportFlags): ((r: ExportedResource) => boolean) | undefined {
+  if (!flags.select?.length) return undefined;
+  const targets = parseTargets(flags.select.map((s) => (s.includes('/') ? s : `*/${s}`)));
+  return (r) => isTargeted(targets, r.kind, r.name);
+}
+
+/** Record the exported resources as adopted, as `govops state adopt --id` does for one. */
+async function recordAdoptions(statePath: string, resources: readonly ExportedResource[]): Promise<number> {
+  return withStateLock(
+    statePath,
+    async () => {
+      let state = await loadState(statePath);
+      let added = 0;
+      for (const r of resources) {
+        const byId = state.resources.find((s) => s.kind === r.kind && s.id === r.liveId);
+        if (byId && byId.name !== r.name) {
+          throw new UserError(`${r.kind.toLowerCase()} ${r.liveId} is already managed as ${r.kind}/${byId.name}`, `export without --state, or govops state forget ${r.kind}/${byId.name} first`);
+        }
+        const byName = state.resources.find((s) => s.kind === r.kind && s.name === r.name);
+        if (byName && byName.id !== r.liveId && byName.id !== '') {
+          throw new UserError(`${r.kind}/${r.name} is already managed as id ${byName.id}`, 'export into a state file of this service instance');
+        }
+        if (byName) continue; // already managed as this id
+        const entry: ManagedResource = {
+          kind: r.kind,
+          name: r.name,
+          id: r.liveId,
+          origin: 'adopted',
+          specHash: '',
+          secretFingerprints: {},
+          updatedAt: new Date().toISOString(),
+          explicitAdopt: true,
+        };
+        if (r.type !== undefined) entry.type = r.type;
+        if (r.autoBootstrap !== undefined) entry.autoBootstrap = r.autoBootstrap;
+        state = putResource(state, entry);
+        added++;
+      }
+      await saveState(statePath, state);
+      return added;
+    },
+    { waitMs: LOCK_WAIT_MS },
+  );
+}
+
+export async function exportAction(flags: ExportFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  const kinds = kindsOf(flags);
+  const select = selection(flags);
+  const scope = secretScopeFromFlags(flags);
+  const api = clientFromOptions(flags, ctx.logger);
+  let result;
+  try {
+    const [integrations, webhooks] = await Promise.all([api.listIntegrations(), kinds.has('Webhook') ? api.listWebhooks() : Promise.resolve([])]);
+    let dataSources;
+    if (kinds.has('DataSource')) {
+      try {
+        dataSources = await api.listDataSources();
+      } catch (err) {
+        if (!(err instanceof DataSourcesUnsupportedError)) throw err;
+      }
+    }
+    // names come from every live resource (stable whatever is selected); the selection is applied after
+    result = exportResources({ integrations, webhooks, ...(dataSources ? { dataSources } : {}), shapes: configShapes(), envPrefix: scope.envPrefix });
+  } finally {
+    await api.close();
+  }
+  const chosen = result.resources.filter((r) => kinds.has(r.kind) && (!select || select(r)));
+  const names = new Set(chosen.map((r) => `${r.kind}/${r.name}`));
+  const variables = result.variables.filter((v) => names.has(v.resource));
+  const out = path.resolve(flags.out);
+  const written = await writeExport(out, renderExport(chosen, variables, flags.layout), Boolean(flags.force));
+  const adopted = flags.state !== undefined && chosen.length > 0 ? await recordAdoptions(flags.state, chosen) : 0;
+
+  for (const w of result.warnings) ctx.stderr.write(`warning: ${w}\n`);
+  const orphaned = chosen.filter((r) => r.manifest.kind === 'DataSource' && !names.has(`Integration/${r.manifest.spec.integration}`));
+  for (const r of orphaned) {
+    if (r.manifest.kind === 'DataSource') ctx.stderr.write(`note: DataSource/${r.name} is registered under Integration/${r.manifest.spec.integration}, which was not exported: keep its manifest beside this one\n`);
+  }
+  if (ctx.options.output === 'json') {
+    ctx.stdout.write(
+      `${JSON.stringify(
+        {
+          out,
+          files: written.map((f) => path.relative(out, f)),
+          resources: chosen.map((r) => ({ kind: r.kind, name: r.name, liveId: r.liveId })),
+          variables,
+          ...(flags.state !== undefined ? { adopted } : {}),
+          warnings: result.warnings,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } else {
+    const count = (k: ExportKind): number => chosen.filter((r) => r.kind === k).length;
+    ctx.stdout.write(
+      `Exported ${count('Integration')} integration(s), ${count('Webhook')} webhook(s) and ${count('DataSource')} data source(s) to ${out} (${written.length} file(s)).\n`,
+    );
+    if (flags.state !== undefined) ctx.stdout.write(`Recorded ${adopted} of them in ${flags.state} as adopted: the next apply records them (nothing is sent).\n`);
+    if (variables.length > 0) {
+      ctx.stdout.write(`\nSet these variables (the service never returns credentials; template: ${path.join(out, ENV_TEMPLATE)}):\n`);
+      for (const v of variables) ctx.stdout.write(`  ${v.name}  (${v.resource} ${v.path})\n`);
+    }
+    if (chosen.some((r) => r.kind === 'Webhook')) {
+      ctx.stdout.write('\nA webhook secret is write-only in the service: add `secret: { fromEnv: NAME }` to the webhooks that have one.\n');
+    }
+    ctx.stdout.write(`\nThen: govops plan ${path.relative(process.cwd(), out) || '.'}  (every resource should show as adopt, nothing else)\n`);
+  }
+  process.exitCode = EXIT.ok;
+}

@@ -1,0 +1,154 @@
+/**
+ * `govops export` core (pure but for the hashing of names and manual-step tokens): live integrations,
+ * webhooks and data sources -> manifests, the secret variables they reference, and warnings for what cannot be
+ * exported as it is. The CLI (src/cli/commands/export-action.ts) lists the live resources and writes the files.
+ */
+import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
+import { acknowledgmentValue, MANUAL_STEP_ANNOTATION } from '../plan/acknowledgment.js';
+import type { ConfigShapes } from '../plan/shape.js';
+import { manualStepToken } from '../reconcile/manual-step-token.js';
+import { displayHost, naturalKey, SCRIPT_KINDS, type IntegrationType } from '../service/kinds.js';
+import type { DataSourceManifest, IntegrationManifest, Manifest, WebhookManifest } from '../manifests/types.js';
+import { API_VERSION } from '../manifests/types.js';
+import { exportConfig } from './config.js';
+import { assignNames, envName, NAME_PATTERN, MAX_NAME } from './names.js';
+
+export type ExportKind = Manifest['kind'];
+export const EXPORT_KINDS: readonly ExportKind[] = ['Integration', 'Webhook', 'DataSource'];
+
+/** One variable an exported manifest reads (`fromEnv`). */
+export interface SecretVariable {
+  name: string;
+  /** `Kind/name` of the manifest. */
+  resource: string;
+  /** Where in the spec, e.g. `config.password`. */
+  path: string;
+}
+
+export interface ExportedResource {
+  kind: ExportKind;
+  name: string;
+  liveId: string;
+  manifest: Manifest;
+  /** Integrations: recorded in state on `--state`. */
+  type?: string;
+  autoBootstrap?: boolean;
+}
+
+export interface ExportInput {
+  integrations: readonly LiveIntegration[];
+  webhooks: readonly LiveWebhook[];
+  /** Undefined: the service has no data sources (or none were asked for). */
+  dataSources?: readonly LiveDataSource[];
+  shapes: ConfigShapes;
+  /** The secret prefix (`--secret-env-prefix`, default GOVOPS_SECRET_). */
+  envPrefix: string;
+}
+
+export interface ExportResult {
+  resources: ExportedResource[];
+  variables: SecretVariable[];
+  warnings: string[];
+}
+
+/** The readable base of an integration's name: what its natural key holds (host, workspace, name, dataset). */
+function integrationBase(l: LiveIntegration): string {
+  const c = l.config ?? {};
+  if (l.type === 'dataset_warehouse') return `${String(c.dataset ?? 'service')}-${String(c.role ?? '')}`;
+  if (l.type === 'distributed_sql') return 'distributed-sql';
+  return displayHost(l.type, c);
+}
+
+/** Every live resource as a manifest, named and with references for its credentials. */
+export function exportResources(input: ExportInput): ExportResult {
+  const warnings: string[] = [];
+  const variables: SecretVariable[] = [];
+  const usedVars = new Set<string>();
+  const resources: ExportedResource[] = [];
+
+  const integrations = [...input.integrations].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const names = assignNames(
+    integrations.map((l) => ({ key: naturalKey(l.type, l.config), base: integrationBase(l), fallback: l.type, id: l.id })),
+  );
+  const nameById = new Map<string, string>();
+  integrations.forEach((live, i) => {
+    const name = names[i]!;
+    nameById.set(live.id, name);
+    const resource = `Integration/${name}`;
+    const ref = (path: readonly string[]): Record<string, unknown> => {
+      let v = envName(input.envPrefix, [name, ...path]);
+      for (let n = 2; usedVars.has(v); n++) v = `${envName(input.envPrefix, [name, ...path])}_${n}`;
+      usedVars.add(v);
+      variables.push({ name: v, resource, path: ['config', ...path].join('.') });
+      return { fromEnv: v };
+    };
+    const type: IntegrationType = live.type;
+    const spec: IntegrationManifest['spec'] = { type };
+    if (type !== 'distributed_sql') {
+      spec.autoBootstrap = live.autoBootstrap === true || (live.autoBootstrap as unknown) === 'true';
+      const config = exportConfig(input.shapes, type, live.config, ref);
+      if (config) spec.config = config;
+    }
+    const manifest: IntegrationManifest = { apiVersion: API_VERSION, kind: 'Integration', metadata: { name }, spec };
+    // The integration exists: the platform script of its configuration ran. The manifest says so, so the plan
+    // does not wait for it (and recreating it after a deletion in the service needs no new acknowledgment).
+    if (spec.autoBootstrap === false && SCRIPT_KINDS.create.has(type)) {
+      manifest.metadata.annotations = {
+        [MANUAL_STEP_ANNOTATION]: acknowledgmentValue([{ phase: 'create', token: manualStepToken('create', type, spec.config) }]),
+      };
+    }
+    if (live.status !== 'enabled') warnings.push(`${resource} (id ${live.id}) is ${live.status} in the service: exported as it is configured`);
+    resources.push({ kind: 'Integration', name, liveId: live.id, manifest, type, autoBootstrap: live.autoBootstrap });
+  });
+
+  // Webhooks: the name is the identity (metadata.name becomes the webhook's name), so it cannot be changed.
+  const seen = new Map<string, string>();
+  for (const w of [...input.webhooks].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    if (!NAME_PATTERN.test(w.name) || w.name.length > MAX_NAME) {
+      warnings.push(
+        `webhook ${JSON.stringify(w.name)} (id ${w.id}) not exported: its name is not a manifest name (lower-case letters, digits, '-', at most ${MAX_NAME}); a webhook cannot be renamed in place: rename it by a replace once it has a manifest`,
+      );
+      continue;
+    }
+    const first = seen.get(w.name);
+    if (first !== undefined) {
+      warnings.push(`webhook ${w.name} (id ${w.id}) not exported: a second webhook of that name (id ${first} is exported); govops plan reports the duplicate`);
+      continue;
+    }
+    seen.set(w.name, w.id);
+    const actionType = w.actionType === 'receive' ? 'receive' : 'triggered';
+    if (w.actionType !== 'receive' && w.actionType !== 'triggered') {
+      warnings.push(`Webhook/${w.name}: the service does not say its actionType: exported as triggered (check it)`);
+    }
+    const manifest: WebhookManifest = {
+      apiVersion: API_VERSION,
+      kind: 'Webhook',
+      metadata: { name: w.name },
+      spec: { url: w.url, global: w.global === true || (w.global as unknown) === 'true', notificationType: [...(w.notificationType ?? [])].sort(), actionType },
+    };
+    resources.push({ kind: 'Webhook', name: w.name, liveId: w.id, manifest });
+  }
+
+  // Data sources: named after their dataSourceName, registered under their integration's manifest.
+  const sources = [...(input.dataSources ?? [])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const placed = sources.filter((d) => {
+    if (nameById.has(d.integrationId)) return true;
+    warnings.push(`data source ${JSON.stringify(d.dataSourceName)} (id ${d.id}) not exported: its integration ${d.integrationId ? `(id ${d.integrationId}) ` : ''}is not among the live integrations`);
+    return false;
+  });
+  const dsNames = assignNames(placed.map((d) => ({ key: `${d.integrationId}|${d.prefix}`, base: d.dataSourceName, fallback: 'data-source', id: d.id })));
+  placed.forEach((d, i) => {
+    const name = dsNames[i]!;
+    const manifest: DataSourceManifest = {
+      apiVersion: API_VERSION,
+      kind: 'DataSource',
+      metadata: { name },
+      spec: { integration: nameById.get(d.integrationId)!, dataSourceName: d.dataSourceName, prefix: d.prefix },
+    };
+    resources.push({ kind: 'DataSource', name, liveId: d.id, manifest });
+  });
+  // the variables in the order of their manifests' names (then as the config lists them)
+  const order = (v: SecretVariable): string => v.resource;
+  variables.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  return { resources, variables, warnings };
+}

@@ -14,6 +14,7 @@ export const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 export function sanitizeName(text: string, max = MAX_NAME): string {
   const plain = text
     .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '') // the accents NFKD split off
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');

@@ -1,0 +1,119 @@
+/**
+ * `govops export` cases: an empty service, names that collide after sanitising, one resource imported by
+ * `--select` + `--state` (Terraform's import of one resource), filters by kind, `--layout kind`, and an export
+ * never replacing a file.
+ */
+import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { runGovops } from '../helpers/cli.js';
+
+let sandbox: SandboxHandle;
+let dir: string;
+let conn: Record<string, string>;
+beforeEach(async () => {
+  sandbox = await startSandbox({ port: 0, transitionMs: 10 });
+  dir = await mkdtemp(path.join(tmpdir(), 'govops-export-cases-'));
+  conn = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken };
+});
+afterEach(async () => {
+  await sandbox.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const bucket = (name: string, configName: string, path: string): string => `apiVersion: govops/v1
+kind: Integration
+metadata: { name: ${name} }
+spec:
+  type: object_store
+  autoBootstrap: false
+  config:
+    name: "${configName}"
+    cloudAccountId: "123456789012"
+    cloudRegion: us-east-1
+    cloudLocationRole: arn:example:role/${name}
+    cloudLocationPath: s3://${path}/
+    authenticationType: accessKey
+    cloudAccessKeyId: AKIAEXAMPLE
+    cloudSecretAccessKey: { fromEnv: GOVOPS_SECRET_KEY }
+`;
+
+const hook = (name: string): string => `apiVersion: govops/v1
+kind: Webhook
+metadata: { name: ${name} }
+spec: { url: "https://hooks.example.com/${name}", global: false, notificationType: [userCreated], actionType: triggered }
+`;
+
+async function seed(docs: string[]): Promise<void> {
+  await mkdir(path.join(dir, 'seed'), { recursive: true });
+  await writeFile(path.join(dir, 'seed', 'all.yaml'), docs.join('---\n'));
+  const res = await runGovops(['apply', 'seed', '--state', 'seed-state/state.json', '--manual-steps', 'trust'], { cwd: dir, env: { ...conn, GOVOPS_SECRET_KEY: 'canary-secret-value' } });
+  expect(res.code, res.stderr + res.stdout).toBe(0);
+}
+
+describe('govops export', () => {
+  it('on an empty service writes nothing but says so, and exits 0', async () => {
+    const res = await runGovops(['export', '--out', 'out'], { cwd: dir, env: conn });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain('Exported 0 integration(s), 0 webhook(s) and 0 data source(s)');
+    expect(await readdir(path.join(dir, 'out'))).toEqual([]);
+  });
+
+  it('names that collide after sanitising get distinct, stable names; the plan adopts both', async () => {
+    await seed([bucket('a', 'Raw Bucket', 'one'), bucket('b', 'raw_bucket', 'two')]);
+    const first = await runGovops(['export', '--out', 'out1'], { cwd: dir, env: conn });
+    expect(first.code, first.stderr).toBe(0);
+    const files = (await readdir(path.join(dir, 'out1'))).filter((f) => f.endsWith('.yaml')).sort();
+    expect(files).toHaveLength(2);
+    expect(files.some((f) => f === 'integration-raw-bucket.yaml')).toBe(true);
+    expect(files.some((f) => /^integration-raw-bucket-[0-9a-f]{6}\.yaml$/.test(f))).toBe(true);
+    const again = await runGovops(['export', '--out', 'out2'], { cwd: dir, env: conn });
+    expect(again.code).toBe(0);
+    expect((await readdir(path.join(dir, 'out2'))).filter((f) => f.endsWith('.yaml')).sort()).toEqual(files);
+    const text = (await Promise.all(files.map((f) => readFile(path.join(dir, 'out1', f), 'utf8')))).join('');
+    expect(text).not.toContain('canary-secret-value');
+    expect(text).not.toContain('govops/manual-step'); // object_store has no create script: nothing to acknowledge
+    const vars = Object.fromEntries([...first.stdout.matchAll(/^ {2}([A-Z0-9_]+) {2}\(/gm)].map((m) => [m[1]!, 'v']));
+    expect(Object.keys(vars)).toHaveLength(2);
+    const plan = await runGovops(['plan', 'out1', '--state', 'fresh.json'], { cwd: dir, env: { ...conn, ...vars } });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 2 to adopt\./);
+  });
+
+  it('--select NAME --state imports one resource: plan shows the adoption, apply records it, nothing is sent', async () => {
+    await seed([hook('pager'), hook('audit')]);
+    const res = await runGovops(['export', '--out', 'repo', '--select', 'pager', '--state', 'repo-state/state.json'], { cwd: dir, env: conn });
+    expect(res.code, res.stderr).toBe(0);
+    expect(await readdir(path.join(dir, 'repo'))).toEqual(['webhook-pager.yaml']);
+    expect(res.stdout).toContain('Recorded 1 of them');
+    const plan = await runGovops(['plan', 'repo', '--state', 'repo-state/state.json'], { cwd: dir, env: conn });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/0 to create, 0 to update, 0 to replace, 0 to delete, 1 to adopt\./);
+    const writesBefore = sandbox.requests().filter((r) => r.method !== 'GET').length;
+    const apply = await runGovops(['apply', 'repo', '--state', 'repo-state/state.json'], { cwd: dir, env: conn });
+    expect(apply.code, apply.stderr + apply.stdout).toBe(0);
+    expect(sandbox.requests().filter((r) => r.method !== 'GET').length).toBe(writesBefore);
+    const after = await runGovops(['plan', 'repo', '--state', 'repo-state/state.json', '--detailed-exitcode'], { cwd: dir, env: conn });
+    expect(after.code, after.stdout).toBe(0);
+    const list = await runGovops(['state', 'list', '--state', 'repo-state/state.json'], { cwd: dir });
+    expect(list.stdout).toContain('Webhook/pager');
+    expect(list.stdout).not.toContain('Webhook/audit');
+  });
+
+  it('--kind filters, --layout kind writes one file per kind, and an existing file is never replaced', async () => {
+    await seed([hook('pager'), hook('audit'), bucket('a', 'bucket-a', 'a')]);
+    const res = await runGovops(['export', '--out', 'out', '--kind', 'Webhook', '--layout', 'kind'], { cwd: dir, env: conn });
+    expect(res.code, res.stderr).toBe(0);
+    expect(await readdir(path.join(dir, 'out'))).toEqual(['webhooks.yaml']);
+    expect((await readFile(path.join(dir, 'out', 'webhooks.yaml'), 'utf8')).match(/^kind: Webhook$/gm)).toHaveLength(2);
+    const again = await runGovops(['export', '--out', 'out', '--layout', 'kind'], { cwd: dir, env: conn });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('exists');
+    expect(await readdir(path.join(dir, 'out'))).toEqual(['webhooks.yaml']);
+    const forced = await runGovops(['export', '--out', 'out', '--layout', 'kind', '--force'], { cwd: dir, env: conn });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect((await readdir(path.join(dir, 'out'))).sort()).toEqual(['integrations.yaml', 'secrets.env.template', 'webhooks.yaml']);
+  });
+});

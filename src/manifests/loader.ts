@@ -12,6 +12,7 @@ import { checkDataSources } from './data-sources.js';
 import { checkDuplicates } from './duplicates.js';
 import { MAX_FILE_BYTES } from './hostile.js';
 import { parseManifestText } from './parse.js';
+import { parseStream, STDIN_PATH } from './stream.js';
 import { DEFAULT_SECRET_SCOPE, scopeDiagnostics, scopeMemo, type SecretScope } from './secret-scope.js';
 import type { Diagnostic, LoadedManifest, ManifestSet } from './types.js';
 
@@ -29,6 +30,16 @@ export interface LoadOptions {
   secretScope?: SecretScope;
   /** Where the root's files really are when the manifests are a copy (the directory source's snapshot). */
   secretsOrigin?: string;
+  /**
+   * The stream the path `-` stands for (standard input, or a render command's output): its text, read once,
+   * and how diagnostics name it (default `-`). Without it, `-` is an error.
+   */
+  stream?: ManifestStream;
+}
+
+export interface ManifestStream {
+  read(): Promise<string>;
+  label?: string;
 }
 
 export interface LoadResult extends ManifestSet {
@@ -83,8 +94,54 @@ async function readText(abs: string): Promise<{ text?: string; message?: string;
   }
 }
 
+/** The documents of the stream `-` stands for, parsed, with any read failure as a diagnostic. */
+async function loadStream(options: LoadOptions, cwd: string): Promise<{ label: string; manifests: LoadedManifest[]; diagnostics: Diagnostic[] }> {
+  const label = options.stream?.label ?? STDIN_PATH;
+  const fail = (message: string, io = false): { label: string; manifests: LoadedManifest[]; diagnostics: Diagnostic[] } => ({
+    label,
+    manifests: [],
+    diagnostics: [{ file: label, line: 1, column: 1, severity: 'error', message, ...(io ? { code: ErrorCode.sourceIo } : {}) }],
+  });
+  if (!options.stream) return fail('`-` (a manifest stream on standard input) is not accepted here');
+  let text: string;
+  try {
+    text = await options.stream.read();
+  } catch (err) {
+    return fail(`cannot read the stream: ${(err as Error).message}`, true);
+  }
+  if (text.includes('\u0000')) return fail('binary content (NUL byte): not a YAML text stream');
+  const res = parseStream(text, label, options.root ?? cwd, { strict: options.strict });
+  if (res.manifests.length === 0 && res.diagnostics.length === 0) {
+    res.diagnostics.push({ file: label, line: 1, column: 1, severity: 'warning', message: 'the stream holds no manifest' });
+  }
+  return { label, ...res };
+}
+
 export async function loadManifests(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
   const cwd = options.cwd ?? process.cwd();
+  // `-` is the stream, alone or beside files and folders
+  const filePaths = paths.filter((p) => p !== STDIN_PATH);
+  const withStream = filePaths.length < paths.length;
+  const read = filePaths.length || !withStream ? await readFiles(filePaths, options, cwd) : { manifests: [], diagnostics: [], files: [] };
+  if (withStream) {
+    const stream = await loadStream(options, cwd);
+    const root = options.root ?? cwd;
+    const memo = scopeMemo();
+    for (const m of stream.manifests) {
+      m.root = root;
+      read.diagnostics.push(...scopeDiagnostics(m, options.secretScope ?? DEFAULT_SECRET_SCOPE, options.secretsOrigin, memo));
+    }
+    read.manifests.push(...stream.manifests);
+    read.diagnostics.push(...stream.diagnostics);
+    read.files.push(stream.label);
+  }
+  const dup = checkDuplicates(read.manifests);
+  const diagnostics = [...read.diagnostics, ...dup.diagnostics, ...checkDataSources(dup.kept)];
+  return { manifests: dup.kept, diagnostics: sortDiagnostics(diagnostics), files: read.files };
+}
+
+/** Find, read and parse the files under some paths (each document checked on its own, not yet against the others). */
+async function readFiles(paths: readonly string[], options: LoadOptions, cwd: string): Promise<{ manifests: LoadedManifest[]; diagnostics: Diagnostic[]; files: string[] }> {
   const found = await findManifestFiles(paths, cwd, options.root !== undefined ? { root: options.root } : {});
   const scope = options.secretScope ?? DEFAULT_SECRET_SCOPE;
   const diagnostics: Diagnostic[] = found.problems.map((p) => ({
@@ -119,9 +176,6 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     all.push(...res.manifests);
     diagnostics.push(...res.diagnostics);
   });
-  const dup = checkDuplicates(all);
-  diagnostics.push(...dup.diagnostics);
-  diagnostics.push(...checkDataSources(dup.kept));
   if (found.files.length === 0 && found.problems.length === 0) {
     diagnostics.push({
       file: paths.length ? paths.map((p) => displayName(resolve(cwd, p), cwd) || '.').join(', ') : '.',
@@ -131,11 +185,21 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
       message: 'no manifest files (*.yaml, *.yml) found',
     });
   }
-  return { manifests: dup.kept, diagnostics: sortDiagnostics(diagnostics), files };
+  return { manifests: all, diagnostics, files };
+}
+
+const STREAM_DOC = /^(.*):doc (\d+)$/;
+
+/** Files in name order, except the documents of one stream: in stream order (doc 2 before doc 10). */
+function compareFiles(a: string, b: string): number {
+  const x = STREAM_DOC.exec(a);
+  const y = x ? STREAM_DOC.exec(b) : null;
+  if (x && y && x[1] === y[1]) return Number(x[2]) - Number(y[2]);
+  return a < b ? -1 : 1;
 }
 
 export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
   return [...list].sort((a, b) =>
-    a.file !== b.file ? (a.file < b.file ? -1 : 1) : a.line !== b.line ? a.line - b.line : a.column - b.column,
+    a.file !== b.file ? compareFiles(a.file, b.file) : a.line !== b.line ? a.line - b.line : a.column - b.column,
   );
 }

@@ -20,6 +20,7 @@ import {
   type FailureInfo,
 } from '../errors.js';
 import { loadManifests, type LoadResult } from '../manifests/loader.js';
+import { STDIN_PATH } from '../manifests/stream.js';
 import { withManualStep } from './manual-step-token.js';
 import { resolveAllSecrets } from '../manifests/secrets.js';
 import { configShapes } from '../manifests/shapes.js';
@@ -115,7 +116,7 @@ interface Prepared {
 
 /** Load, validate and resolve secrets. Returns diagnostics (errors stop the reconcile). */
 async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]; prepared?: Prepared }> {
-  const paths = (opts.paths.length ? opts.paths : ['.']).map((p) => path.resolve(opts.root, p));
+  const paths = (opts.paths.length ? opts.paths : ['.']).map((p) => (p === STDIN_PATH ? p : path.resolve(opts.root, p)));
   await checkRoot(opts.root);
   const key =
     opts.loadCache && opts.revision !== undefined
@@ -128,6 +129,7 @@ async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]
       ...(opts.sourceRoot !== undefined ? { root: opts.sourceRoot } : {}),
       ...(opts.secretScope ? { secretScope: opts.secretScope } : {}),
       ...(opts.secretsOrigin !== undefined ? { secretsOrigin: opts.secretsOrigin } : {}),
+      ...(opts.stream ? { stream: opts.stream } : {}),
     });
     // Unreadable files are the source's trouble (retried): only a revision that was read is kept.
     if (key !== undefined && !set.diagnostics.some((d) => d.code === ErrorCode.sourceIo)) opts.loadCache!.set(key, set);

@@ -2,6 +2,7 @@
  * One reconcile of one revision: load + validate manifests, resolve secrets, fetch live state,
  * plan, and (when asked) apply. Shared by `govops plan`, `govops apply` and the daemon.
  */
+import type { ManifestStream } from '../manifests/loader.js';
 import type { Logger } from 'pino';
 import type { FailureClass, FailureInfo } from '../errors.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
@@ -25,8 +26,10 @@ export interface ApplyTuning {
 export interface ReconcileOptions extends ApplyTuning {
   /** Folder the manifest paths are relative to. */
   root: string;
-  /** Manifest files/folders (relative to root or absolute). Default ['.']. */
+  /** Manifest files/folders (relative to root or absolute); `-` is `stream`. Default ['.']. */
   paths: string[];
+  /** The manifest stream `-` stands for (standard input, or the daemon's rendered revision). */
+  stream?: ManifestStream;
   /**
    * The folder no manifest (through a symlink) nor secret file may leave, and the default secrets
    * root: the daemon passes the repository. Default: each path given.

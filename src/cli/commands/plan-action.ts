@@ -18,6 +18,7 @@ import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { parseCount } from '../flags.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
+import { stdinStream } from '../stdin.js';
 import type { PlanFlags } from './plan.js';
 
 /** The options of one reconcile, with the revision from --revision or the manifests' Git work tree. */
@@ -37,6 +38,7 @@ export async function reconcileOptions(
     ...(revision ? { revision } : {}),
     root,
     paths: list,
+    ...stdinStream(list),
     secretScope,
     apply,
     prune: Boolean(flags.prune),

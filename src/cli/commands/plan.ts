@@ -31,7 +31,7 @@ export function collect(value: string, previous: string[] | undefined): string[]
 /** Options plan and apply share. */
 export function addPlanOptions<C extends Command>(cmd: C): C {
   cmd
-    .argument('[paths...]', 'manifest files or folders (default: .)')
+    .argument('[paths...]', 'manifest files or folders, or - for a multi-document YAML stream on standard input (default: .)')
     .addOption(stateOption())
     .option('--prune', 'delete resources govops manages whose manifest is gone (never anything else)')
     .option('--allow-replace', 'allow replacing (delete + create) integrations whose non-editable attributes changed')

@@ -18,6 +18,7 @@ import { getResource, loadState } from '../../state/store.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
+import { stdinStream } from '../stdin.js';
 import type { ScriptsFlags } from './scripts.js';
 
 export interface ScriptRequest {
@@ -157,15 +158,18 @@ async function liveId(req: ScriptRequest, body: IntegrationBody, deps: ScriptDep
 export async function scriptsAction(name: string, paths: string[], opts: ScriptsFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
   const req = { name, phase: opts.phase, paths, cwd: process.cwd(), secretScope: secretScopeFromFlags(opts) };
+  // `-`: the manifests from standard input (read once, whichever load asks)
+  const stream = stdinStream(paths);
+  const load: typeof loadManifests = (p, o) => loadManifests(p, { ...o, ...stream });
   if (opts.ack) {
     // offline: the token comes from the manifest alone
-    const ack = await acknowledgmentFor(req, loadManifests);
+    const ack = await acknowledgmentFor(req, load);
     ctx.stdout.write(`${ack.line}\n`);
     return;
   }
   const api = clientFromOptions(opts, ctx.logger);
   try {
-    const res = await fetchScript({ ...req, statePath: opts.state, env: process.env }, { load: loadManifests, api, logger: ctx.logger });
+    const res = await fetchScript({ ...req, statePath: opts.state, env: process.env }, { load, api, logger: ctx.logger });
     const text = res.script.endsWith('\n') ? res.script : `${res.script}\n`;
     if (opts.out) {
       await writeFileAtomic(opts.out, text);

@@ -23,7 +23,7 @@ export function register(program: Command): void {
     .command('scripts')
     .description('fetch the script to run in the platform for an integration in the manual flow (autoBootstrap false); govops never runs it')
     .argument('<name>', 'metadata.name of the Integration manifest')
-    .argument('[paths...]', 'manifest files or folders', ['.'])
+    .argument('[paths...]', 'manifest files or folders, or - for a YAML stream on standard input', ['.'])
     .addOption(new Option('--phase <phase>', 'which script').choices([...SCRIPT_PHASES]).makeOptionMandatory())
     .addOption(stateOption('govops state file (to find the live id for edit/delete)'))
     .option('--out <file>', 'write the script to this file instead of stdout')

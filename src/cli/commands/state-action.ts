@@ -10,6 +10,7 @@ import type { GovopsState, ManagedResource } from '../../state/types.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
+import { stdinStream } from '../stdin.js';
 import type { AdoptFlags, StateFlags } from './state.js';
 
 /** Wait this long for another govops to finish with the state before giving up. */
@@ -119,7 +120,7 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
   const wanted = parseName(name);
   const id = flags.id.trim();
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new UserError(`--id ${JSON.stringify(flags.id)} is not a live id`, 'the id as the service shows it, e.g. --id 42');
-  const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), secretScope: secretScopeFromFlags(flags) });
+  const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), secretScope: secretScopeFromFlags(flags), ...stdinStream(paths) });
   const errors = set.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length) {
     for (const d of errors) ctx.stderr.write(`${diagnosticLine(d)}\n`);

@@ -56,7 +56,7 @@ export function register(program: Command): void {
     .command('adopt')
     .description('manage the live resource ID as the manifest NAME (when its natural key is ambiguous); the next apply records it as an adoption')
     .argument('<name>', NAME_HELP)
-    .argument('[paths...]', 'manifest files or folders holding NAME (default: .)')
+    .argument('[paths...]', 'manifest files or folders holding NAME, or - for a YAML stream on standard input (default: .)')
     .requiredOption('--id <id>', 'the live id of the resource to adopt')
     .addOption(stateOption());
   addSecretOptions(adopt);

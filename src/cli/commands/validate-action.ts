@@ -4,6 +4,7 @@ import { contextFrom, EXIT } from '../context.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { formatDiagnostic, summarize } from '../../manifests/format.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
+import { stdinStream } from '../stdin.js';
 import type { ValidateOptions } from './validate.js';
 
 export async function validateAction(paths: string[], opts: ValidateOptions, command: Command): Promise<void> {
@@ -12,6 +13,7 @@ export async function validateAction(paths: string[], opts: ValidateOptions, com
     cwd: process.cwd(),
     strict: Boolean(opts.strict),
     secretScope: secretScopeFromFlags(opts),
+    ...stdinStream(paths),
   });
   const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
   if (ctx.options.output === 'json') {

@@ -10,7 +10,7 @@ export function register(program: Command): void {
   const cmd = program
     .command('validate')
     .description('check manifests offline: YAML, schemas, duplicates, plain-literal credentials (secrets are not resolved)')
-    .argument('[paths...]', 'files or folders to check (default: .)')
+    .argument('[paths...]', 'files or folders to check, or - for a multi-document YAML stream on standard input (default: .)')
     .option('--strict', 'plain-literal credentials are errors, not warnings');
   addSecretOptions(cmd).action(async (paths: string[], opts: ValidateOptions, command: Command) => {
       const { validateAction } = await import('./validate-action.js');

@@ -15,6 +15,7 @@ import { parseDuration } from '../../util/duration.js';
 import { clientFromOptions, type ConnectionFlags } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { parseCount } from '../flags.js';
+import { stdinStream } from '../stdin.js';
 import {
   DEFAULT_HISTORY_LIMIT,
   DEFAULT_RETRY_MAX,
@@ -247,7 +248,7 @@ type Owner = 'managed' | 'adopted' | 'unmanaged';
 
 export async function listAction(paths: string[], flags: WebhooksFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
-  const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd() });
+  const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), ...stdinStream(paths) });
   const problems = set.diagnostics.filter((d) => d.severity === 'error').length;
   if (problems) ctx.stderr.write(`warning: ${problems} manifest problem(s); run govops validate (manifests with errors are not matched)\n`);
   const manifests = new Map<string, { file: string; line: number }>();

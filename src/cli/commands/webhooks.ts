@@ -85,7 +85,7 @@ export function register(program: Command): void {
   const list = webhooks
     .command('list')
     .description('live webhooks with their manifest and owner (managed, adopted, unmanaged)')
-    .argument('[paths...]', 'manifest files or folders (default: .)')
+    .argument('[paths...]', 'manifest files or folders, or - for a multi-document YAML stream on standard input (default: .)')
     .addOption(webhookStateOption());
   addConnectionOptions(list).action(async (paths: string[], flags: WebhooksFlags, command: Command) => {
     const { listAction } = await import('./webhooks-action.js');

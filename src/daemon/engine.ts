@@ -6,6 +6,12 @@ import { LoadCache, reconcile } from '../reconcile/engine.js';
 import type { ManualStepsMode } from '../plan/types.js';
 import type { ReconcileFn } from './loop.js';
 import { rewriteResultPaths } from './paths.js';
+import path from 'node:path';
+import { ErrorCode } from '../errors.js';
+import type { ManifestStream } from '../manifests/loader.js';
+import { STDIN_PATH } from '../manifests/stream.js';
+import { RenderError, runRender, type RenderCommand } from '../sources/render.js';
+import type { ReconcileResult } from '../reconcile/types.js';
 
 export interface EngineSettings {
   statePath: string;
@@ -21,17 +27,65 @@ export interface EngineSettings {
   env?: NodeJS.ProcessEnv;
   /** Which secrets manifests may reference (--secrets-dir, --secret-env-prefix). */
   secretScope?: SecretScope;
+  /** `--render`: the command whose output is each revision's manifests (src/sources/render.ts). */
+  render?: RenderCommand;
+}
+
+/** Where the render command runs: the revision's manifest folder (`--path` of a Git source), else its root. */
+function renderFolder(revision: { root: string; paths: string[] }): string {
+  return path.resolve(revision.root, revision.paths.length === 1 ? revision.paths[0]! : '.');
+}
+
+/** The label of the rendered stream in diagnostics: `render:doc 3:12:5`. */
+export const RENDER_LABEL = 'render';
+
+/** A revision whose render failed: rejected as an invalid manifest set is (terminal until a new revision). */
+function renderRejected(revision: string, err: RenderError, startedAt: string): ReconcileResult {
+  const diagnostic = { file: RENDER_LABEL, line: 1, column: 1, severity: 'error' as const, message: err.message };
+  return {
+    revision,
+    stage: 'load',
+    ok: false,
+    diagnostics: [diagnostic],
+    outcomes: [],
+    changed: false,
+    error: `${RENDER_LABEL}: ${err.message}`,
+    failure: { code: ErrorCode.invalidRevision, failureClass: 'terminal' },
+    startedAt,
+    finishedAt: new Date().toISOString(),
+  };
 }
 
 export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): ReconcileFn {
   // A resync of an unchanged revision reuses its loaded manifests.
   const loadCache = new LoadCache();
+  // The last rendered revision's output: a resync of it renders nothing again (its folder never changes).
+  let rendered: { key: string; text: string } | undefined;
   return async (req) => {
+    let stream: { paths: string[]; stream: ManifestStream } | undefined;
+    if (settings.render) {
+      const key = `${req.revision.id}\u0000${req.revision.root}`;
+      if (rendered?.key !== key) {
+        const startedAt = new Date().toISOString();
+        try {
+          rendered = { key, text: await runRender(settings.render, renderFolder(req.revision), { env: settings.env ?? process.env, signal: req.signal }) };
+        } catch (err) {
+          if (err instanceof RenderError && err.reason !== 'aborted') {
+            req.logger.warn({ err: { message: err.message, reason: err.reason } }, 'render command failed: revision rejected');
+            return renderRejected(req.revision.id, err, startedAt);
+          }
+          throw err;
+        }
+      }
+      const text = rendered.text;
+      stream = { paths: [STDIN_PATH], stream: { read: () => Promise.resolve(text), label: RENDER_LABEL } };
+    }
     const result = await reconcile(api, {
       loadCache,
       ...settings.tuning,
       root: req.revision.root,
       paths: req.revision.paths,
+      ...stream,
       // Nothing leaves the revision's folder (the repository); secrets default to it (or to the watched folder).
       sourceRoot: req.revision.root,
       ...(req.revision.origin !== undefined ? { secretsOrigin: req.revision.origin } : {}),

@@ -10,6 +10,7 @@ import type { ManualStepsMode } from '../plan/types.js';
 import type { Source } from '../sources/types.js';
 import { Daemon } from './daemon.js';
 import { engineReconcileFn } from './engine.js';
+import type { RenderCommand } from '../sources/render.js';
 import type { ReconcileFn } from './loop.js';
 import { DaemonMetrics } from './metrics.js';
 import { Notifier, notifyUrlLabel, type NotifyTarget } from './notify.js';
@@ -46,6 +47,8 @@ export interface RunSettings {
   env?: NodeJS.ProcessEnv;
   /** Which secrets manifests may reference (--secrets-dir, --secret-env-prefix). */
   secretScope?: SecretScope;
+  /** `--render`: each revision's manifests are this command's output (src/sources/render.ts). */
+  render?: RenderCommand;
   /** Delivery-health polling of the webhook history (off when unset). */
   webhookHealth?: WebhookHealthSettings;
   /** --observe: plan only, never write. */
@@ -121,6 +124,7 @@ export async function startRunning(
       ...(s.tuning ? { tuning: s.tuning } : {}),
       env: s.env,
       ...(s.secretScope ? { secretScope: s.secretScope } : {}),
+      ...(s.render ? { render: s.render } : {}),
     });
   const health = s.webhookHealth
     ? new WebhookHealth({

@@ -11,6 +11,7 @@ import { formatDuration, parseDuration } from '../../util/duration.js';
 import { registerSecrets } from '../../util/redact.js';
 import { startRunning, type RunSettings, type WebhookHealthSettings } from '../../daemon/run.js';
 import { redactUrl } from '../../sources/redact.js';
+import { parseRenderCommand, type RenderCommand } from '../../sources/render.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { notifyUrlLabel, type NotifyTarget } from '../../daemon/notify.js';
 import type { NotifySpec, RunFlags } from './run.js';
@@ -139,8 +140,21 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     secretScope: secretScopeFromFlags(flags, env),
     ...(webhookHealth ? { webhookHealth } : {}),
     ...(flags.observe ? { observe: true } : {}),
+    ...renderFrom(flags),
     ...(notify.length ? { notify } : {}),
   };
+}
+
+/** `--render` as an argv (no shell) with its timeout. */
+function renderFrom(flags: RunFlags): { render?: RenderCommand } {
+  if (flags.render === undefined || flags.render.trim() === '') return {};
+  let argv: string[];
+  try {
+    argv = parseRenderCommand(flags.render);
+  } catch (err) {
+    throw new UserError(`--render: ${(err as Error).message}`, "e.g. --render 'kustomize build overlays/prod'");
+  }
+  return { render: { argv, timeoutMs: atLeast('--render-timeout', flags.renderTimeout ?? '60s', 1, 'how long the render may take, e.g. 60s') } };
 }
 
 /** The daemon's address could not be taken: say which, why, and which flag picks another. */

@@ -38,6 +38,8 @@ export interface RunFlags extends ConnectionFlags, SecretFlags, ApplyTuningFlags
   autoRetryBackoff?: string;
   autoRetryRate?: string;
   observe?: boolean;
+  render?: string;
+  renderTimeout?: string;
   /** `--notify-url`, each with the `--notify-header-file` values given after it. */
   notifyUrl?: NotifySpec[];
 }
@@ -89,6 +91,8 @@ export function register(program: Command): void {
     .option('--auto-retry-max <n>', 'automatic retries of one delivery at most', '3')
     .option('--auto-retry-backoff <duration>', 'wait before an automatic retry, doubling after each failure (at most 1h)', '1m')
     .option('--auto-retry-rate <n>', 'automatic retries per minute at most, over all webhooks', '10')
+    .addOption(new Option('--render <command>', "each revision's manifests are this command's output, run in the revision's manifest folder (e.g. 'kustomize build overlays/prod'; no shell: words split on spaces, quotes group)").env('GOVOPS_RENDER'))
+    .option('--render-timeout <duration>', 'the render command is killed after this long and the revision rejected', '60s')
     .option('--observe', 'plan every revision and resync and report drift and pending changes (logs, /status, metrics) without ever writing')
     .option('--notify-url <url>', 'POST a CloudEvents 1.0 event for each reconcile that applied changes, failed, was rejected or blocked, or found drift (repeatable)', (url: string) => {
       notify.push({ url, headerFiles: [] });

@@ -1,0 +1,117 @@
+/**
+ * The daemon's render step (`govops run --render 'kustomize build overlays/prod'`): an operator-configured
+ * command run in each revision's folder whose standard output is the revision's manifests (a multi-document
+ * YAML stream). The command is operator configuration, never read from the repository:
+ * - it is an argv array (the flag's text split on spaces, with '…' and "…" quoting, no expansion): no shell;
+ * - its environment is the Git adapter's allow-list (src/util/git.ts `gitEnv`: PATH, HOME, locale, proxies,
+ *   TLS): nothing else of govops' environment — tokens, GOVOPS_SECRET_* — reaches it or what it runs;
+ * - it has a timeout; on timeout or abort its whole process group is killed;
+ * - stdout is limited (the stream limit); stderr (last lines, redacted) explains a failure.
+ * A failure is a `RenderError`; the daemon rejects the revision as it rejects an invalid manifest.
+ */
+import { spawn } from 'node:child_process';
+import { gitEnv } from '../util/git.js';
+import { redactText } from '../util/redact.js';
+
+export const DEFAULT_RENDER_TIMEOUT_MS = 60_000;
+/** Largest output accepted (the manifest stream limit). */
+export const MAX_RENDER_BYTES = 64 * 1024 * 1024;
+
+export interface RenderCommand {
+  argv: readonly string[];
+  timeoutMs: number;
+}
+
+export class RenderError extends Error {
+  override readonly name = 'RenderError';
+  constructor(
+    message: string,
+    readonly reason: 'spawn' | 'exit' | 'timeout' | 'aborted' | 'output',
+  ) {
+    super(redactText(message));
+  }
+}
+
+/** Split the operator's command line into argv: words on spaces, '…' and "…" quoting, backslash escapes. No expansion. */
+export function parseRenderCommand(text: string): string[] {
+  const argv: string[] = [];
+  let word: string | undefined;
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      else if (ch === '\\' && quote === '"' && i + 1 < text.length) word += text[++i]!;
+      else word += ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      word ??= '';
+    } else if (/\s/.test(ch)) {
+      if (word !== undefined) argv.push(word);
+      word = undefined;
+    } else if (ch === '\\' && i + 1 < text.length) {
+      word = (word ?? '') + text[++i]!;
+    } else word = (word ?? '') + ch;
+  }
+  if (quote) throw new Error(`unclosed ${quote} in the render command`);
+  if (word !== undefined) argv.push(word);
+  if (argv.length === 0) throw new Error('the render command is empty');
+  return argv;
+}
+
+const lastLines = (text: string, n = 5): string => text.trim().split('\n').slice(-n).join('\n');
+
+/** Run the render command in `cwd`; resolves with its standard output. */
+export function runRender(cmd: RenderCommand, cwd: string, opts: { env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}): Promise<string> {
+  const [file, ...args] = cmd.argv;
+  const shown = cmd.argv.join(' ');
+  return new Promise((resolve, reject) => {
+    let child;
+    try {
+      child = spawn(file!, args, { cwd, env: { ...gitEnv(opts.env ?? process.env), LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    } catch (err) {
+      reject(new RenderError(`render command ${shown}: ${(err as Error).message}`, 'spawn'));
+      return;
+    }
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let err = '';
+    let failure: RenderError | undefined;
+    const kill = (why: RenderError): void => {
+      failure ??= why;
+      try {
+        process.kill(-child.pid!, 'SIGKILL'); // the whole group: what the command started too
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    const timer = setTimeout(() => kill(new RenderError(`render command ${shown} did not finish within ${cmd.timeoutMs} ms: killed`, 'timeout')), cmd.timeoutMs);
+    const onAbort = (): void => kill(new RenderError(`render command ${shown} aborted (govops is stopping)`, 'aborted'));
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout.on('data', (d: Buffer) => {
+      outBytes += d.length;
+      if (outBytes > MAX_RENDER_BYTES) kill(new RenderError(`render command ${shown} wrote more than ${MAX_RENDER_BYTES} bytes`, 'output'));
+      else out.push(d);
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err = (err + d.toString('utf8')).slice(-8192);
+    });
+    child.on('error', (e) => {
+      failure ??= new RenderError(`render command ${shown}: ${e.message}`, 'spawn');
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (failure) return reject(failure);
+      if (code !== 0) {
+        const why = code === null ? `killed by ${signal}` : `exit code ${code}`;
+        return reject(new RenderError(`render command ${shown} failed (${why})${err.trim() ? `: ${lastLines(err)}` : ''}`, 'exit'));
+      }
+      try {
+        resolve(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(out)));
+      } catch {
+        reject(new RenderError(`render command ${shown} wrote output that is not UTF-8 text`, 'output'));
+      }
+    });
+  });
+}

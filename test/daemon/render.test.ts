@@ -1,0 +1,96 @@
+/**
+ * `govops run --render CMD`: each revision's manifests are the output of an operator-configured command run in
+ * the revision's manifest folder, with the Git adapter's environment rules (nothing of govops' environment reaches
+ * it). A render that fails or hangs rejects the revision like an invalid manifest; the last good one stays.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { ServiceClient } from '../../src/api/client.js';
+import { githubSignature } from '../../src/daemon/hooks.js';
+import { parseRenderCommand } from '../../src/sources/render.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { createRepo } from '../sources/gitrepo.js';
+import { Cleanup, getJson, spawnRun, until } from './helpers.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+/** A render script: fails if any govops variable reached it, else prints webhook manifests built from its argument. */
+const renderScript = (body: string): string => `
+const leaked = Object.keys(process.env).filter((k) => k.startsWith('GOVOPS'));
+if (leaked.length) { console.error('leaked: ' + leaked.join(',')); process.exit(3); }
+${body}
+`;
+const printHooks = (names: string[]): string =>
+  `process.stdout.write(${JSON.stringify(names.map((n) => `apiVersion: govops/v1\nkind: Webhook\nmetadata: { name: ${n} }\nspec: { url: "https://hooks.example.com/${n}", global: false, notificationType: [userCreated], actionType: triggered }\n`).join('---\n'))});`;
+
+describe('parseRenderCommand', () => {
+  it('splits words, honours quotes and escapes, expands nothing', () => {
+    expect(parseRenderCommand(`kustomize build  overlays/prod`)).toEqual(['kustomize', 'build', 'overlays/prod']);
+    expect(parseRenderCommand(`sh -c 'echo $HOME; x' "a \\"b\\"" c\\ d`)).toEqual(['sh', '-c', 'echo $HOME; x', 'a "b"', 'c d']);
+    expect(() => parseRenderCommand(`a 'b`)).toThrow(/unclosed/);
+    expect(() => parseRenderCommand('   ')).toThrow(/empty/);
+  });
+});
+
+describe('govops run --render (Git source, real process)', () => {
+  it('applies the rendered output; a failing and a hanging render reject their revision; nothing of govops env leaks', async () => {
+    const sandbox = await startSandbox({ port: 0, transitionMs: 10 });
+    cleanup.add(() => sandbox.close());
+    const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken });
+    cleanup.add(() => api.close());
+    const repo = await createRepo();
+    cleanup.add(() => repo.cleanup());
+    const home = await cleanup.tmp('govops-render-');
+    const sha1 = await repo.commit({ 'env/render.mjs': renderScript(printHooks(['rendered-a', 'rendered-b'])), 'env/base.yaml': 'not: a manifest\n' });
+
+    const d = spawnRun(
+      cleanup,
+      [
+        '--repo', repo.bare, '--branch', 'main', '--path', 'env', '--interval', '10m', '--resync', '10m',
+        '--render', `${process.execPath} render.mjs`, '--render-timeout', '2s',
+        '--listen', '127.0.0.1:0', '--state', join(home, 'state.json'), '--grace', '5s',
+      ],
+      { cwd: home, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_SECRET_CANARY: 'canary-value', GOVOPS_GIT_WEBHOOK_SECRET: 'push-secret' }, stopSignal: 'SIGKILL' },
+    );
+    const url = await Promise.race([d.url, d.exit.then((c) => Promise.reject(new Error(`exited ${c}: ${d.out()}`)))]);
+    const status = async () => (await getJson(`${url}/status`)).body;
+    await until(async () => (await status()).revision.lastApplied === sha1, 20_000, 'rendered revision applied');
+    expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['rendered-a', 'rendered-b']);
+
+    const push = async (sha: string) => {
+      const body = JSON.stringify({ ref: 'refs/heads/main', after: sha });
+      const res = await fetch(`${url}/hooks/git`, { method: 'POST', body, headers: { 'x-hub-signature-256': githubSignature('push-secret', body), 'x-github-event': 'push' } });
+      expect(res.status).toBe(202);
+    };
+    const rejected = async (sha: string) =>
+      until(async () => {
+        const s = await status();
+        return s.revision.rejected === sha ? s : undefined;
+      }, 20_000, `${sha} rejected`);
+
+    // a render that fails: rejected, its stderr in the error; the last good revision stays
+    const sha2 = await repo.commit({ 'env/render.mjs': renderScript(`${printHooks(['rendered-c'])} console.error('kustomize: boom'); process.exit(1);`) });
+    await push(sha2);
+    const failed = await rejected(sha2);
+    expect(failed.lastError.message).toMatch(/render.*exit code 1.*kustomize: boom/s);
+    expect(failed.revision.lastGood).toBe(sha1);
+
+    // a render that hangs: killed after --render-timeout, rejected
+    const sha3 = await repo.commit({ 'env/render.mjs': renderScript(`${printHooks(['rendered-d'])} setInterval(() => {}, 1000);`) });
+    const t0 = Date.now();
+    await push(sha3);
+    const hung = await rejected(sha3);
+    expect(hung.lastError.message).toMatch(/did not finish within 2000 ms/);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+
+    // a render whose output is not valid: rejected naming the document of the stream
+    const sha4 = await repo.commit({ 'env/render.mjs': renderScript(`process.stdout.write('apiVersion: govops/v1\\nkind: Webhook\\nmetadata: { name: x }\\nspec: { url: 1 }\\n');`) });
+    await push(sha4);
+    const invalid = await rejected(sha4);
+    expect(invalid.lastError.message).toMatch(/render:doc 1:\d+:\d+/);
+    expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['rendered-a', 'rendered-b']);
+    expect(d.out()).not.toContain('canary-value');
+    expect(d.out()).not.toContain('leaked');
+  });
+});

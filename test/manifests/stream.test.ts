@@ -83,4 +83,19 @@ describe('govops validate - / plan -', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/Plan: 2 to create, 0 to update, 0 to replace, 0 to delete/);
   });
+
+  it('plan - --out FILE, then apply FILE reads the stream again: the same stream applies, another is refused as stale', async () => {
+    sandbox = await startSandbox({ port: 0, transitionMs: 10 });
+    dir = await mkdtemp(path.join(tmpdir(), 'govops-stream-'));
+    const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken };
+    const text = `${hook('a')}---\n${hook('b')}`;
+    const plan = await runGovops(['plan', '-', '--out', 'plan.json'], { cwd: dir, env, input: text });
+    expect(plan.code, plan.stderr).toBe(0);
+    const stale = await runGovops(['apply', 'plan.json'], { cwd: dir, env, input: hook('a') });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('stale');
+    const apply = await runGovops(['apply', 'plan.json'], { cwd: dir, env, input: text });
+    expect(apply.code, apply.stderr + apply.stdout).toBe(0);
+    expect(sandbox.requests().filter((r) => r.method === 'POST' && r.path === '/webhooks')).toHaveLength(1);
+  });
 });

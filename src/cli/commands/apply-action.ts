@@ -11,6 +11,7 @@ import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { looksLikeSavedPlan, readSavedPlan } from '../../reconcile/saved-plan.js';
 import type { ReconcileOptions } from '../../reconcile/types.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
+import { stdinStream } from '../stdin.js';
 import { parseCount } from '../flags.js';
 import type { ApplyFlags } from './apply.js';
 import { printDiagnostics, printPlan, reconcileOptions } from './plan-action.js';
@@ -38,6 +39,8 @@ async function savedPlanOptions(file: string, flags: ApplyFlags, ctx: CliContext
   return {
     root: process.cwd(),
     paths: saved.paths,
+    // a plan of a stream (`plan - --out FILE`) reads the stream again: `kustomize build … | govops apply FILE`
+    ...stdinStream(saved.paths),
     ...(saved.revision !== undefined ? { revision: saved.revision } : {}),
     secretScope: secretScopeFromFlags(flags),
     apply: true,

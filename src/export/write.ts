@@ -3,7 +3,7 @@
  * template of the secret variables. Rendering is pure (`renderExport`); `writeExport` only creates the files,
  * never overwriting one unless asked.
  */
-import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { yamlLib } from '../manifests/yaml-lib.js';
 import { UserError } from '../errors.js';
@@ -46,6 +46,19 @@ export function envTemplate(variables: readonly SecretVariable[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** `existing` with the entries of `fresh` whose variable it lacks appended; undefined when it lacks none. */
+function mergeTemplate(existing: string, fresh: string): string | undefined {
+  const have = new Set([...existing.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)=/gm)].map((m) => m[1]));
+  const lines = fresh.split('\n');
+  const add: string[] = [];
+  lines.forEach((line, i) => {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(line);
+    if (m && !have.has(m[1])) add.push(lines[i - 1] ?? '', line);
+  });
+  if (add.length === 0) return undefined;
+  return `${existing.endsWith('\n') ? existing : `${existing}\n`}${add.join('\n')}\n`;
+}
+
 async function exists(file: string): Promise<boolean> {
   try {
     await lstat(file);
@@ -58,18 +71,30 @@ async function exists(file: string): Promise<boolean> {
 /** Write the files under `dir` (created when missing). Refuses to replace an existing file unless `force`. */
 export async function writeExport(dir: string, files: ReadonlyMap<string, string>, force: boolean): Promise<string[]> {
   await mkdir(dir, { recursive: true });
+  const merged = new Map(files);
+  const template = files.get(ENV_TEMPLATE);
+  if (template !== undefined && !force) {
+    // an export into a folder that has a template (one more resource imported): its variables are added to it
+    const existing = await readFile(path.join(dir, ENV_TEMPLATE), 'utf8').catch(() => undefined);
+    if (existing !== undefined) {
+      const added = mergeTemplate(existing, template);
+      if (added === undefined) merged.delete(ENV_TEMPLATE);
+      else merged.set(ENV_TEMPLATE, added);
+    }
+  }
   if (!force) {
     // every file checked before any is written: a refusal leaves the folder as it was
-    for (const name of files.keys()) {
+    for (const name of merged.keys()) {
+      if (name === ENV_TEMPLATE) continue;
       const file = path.join(dir, name);
       if (await exists(file)) throw new UserError(`${file} exists: govops export does not replace files`, 'export into an empty folder, or pass --force to replace them');
     }
   }
   const written: string[] = [];
-  for (const [name, content] of files) {
+  for (const [name, content] of merged) {
     const file = path.join(dir, name);
     try {
-      await writeFile(file, content, { flag: force ? 'w' : 'wx', mode: 0o644 });
+      await writeFile(file, content, { flag: force || name === ENV_TEMPLATE ? 'w' : 'wx', mode: 0o644 });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
         throw new UserError(`${file} exists: govops export does not replace files`, 'export into an empty folder, or pass --force to replace them');

@@ -116,4 +116,18 @@ describe('govops export', () => {
     expect(forced.code, forced.stderr).toBe(0);
     expect((await readdir(path.join(dir, 'out'))).sort()).toEqual(['integrations.yaml', 'secrets.env.template', 'webhooks.yaml']);
   });
+
+  it('importing one resource after another into one folder: each adds its file, the env template gains its variables', async () => {
+    await seed([bucket('a', 'bucket-a', 'a'), bucket('b', 'bucket-b', 'b')]);
+    const first = await runGovops(['export', '--out', 'repo', '--select', 'bucket-a'], { cwd: dir, env: conn });
+    expect(first.code, first.stderr).toBe(0);
+    const second = await runGovops(['export', '--out', 'repo', '--select', 'Integration/bucket-b'], { cwd: dir, env: conn });
+    expect(second.code, second.stderr).toBe(0);
+    expect((await readdir(path.join(dir, 'repo'))).sort()).toEqual(['integration-bucket-a.yaml', 'integration-bucket-b.yaml', 'secrets.env.template']);
+    const template = await readFile(path.join(dir, 'repo', 'secrets.env.template'), 'utf8');
+    expect(template.match(/^GOVOPS_SECRET_BUCKET_[AB]_CLOUD_SECRET_ACCESS_KEY=$/gm)).toHaveLength(2);
+    const bad = await runGovops(['export', '--out', 'repo', '--select', 'Nothing/x'], { cwd: dir, env: conn });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--select');
+  });
 });

@@ -31,7 +31,12 @@ function kindsOf(flags: ExportFlags): Set<ExportKind> {
 /** `--select NAME` or `--select Kind/NAME` (globs allowed), as --only targets. */
 function selection(flags: ExportFlags): ((r: ExportedResource) => boolean) | undefined {
   if (!flags.select?.length) return undefined;
-  const targets = parseTargets(flags.select.map((s) => (s.includes('/') ? s : `*/${s}`)));
+  let targets;
+  try {
+    targets = parseTargets(flags.select.map((s) => (s.includes('/') ? s : `*/${s}`)));
+  } catch (err) {
+    throw new UserError(`--select: ${(err as Error).message.replace(/^--only /, '')}`, 'write NAME or Kind/NAME, e.g. --select finance-warehouse or --select "Webhook/pager-*"');
+  }
   return (r) => isTargeted(targets, r.kind, r.name);
 }
 

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { exportConfig } from '../../src/export/config.js';
+import { configShapes } from '../../src/manifests/shapes.js';
+
+const ref = (path: readonly string[]) => ({ fromEnv: `V_${path.join('_')}` });
+
+describe('exportConfig', () => {
+  it('writes every credential as a reference, even one a service returned in clear', () => {
+    const live = { host: 'h.example.com', database: 'D', schema: 'S', username: 'admin-canary', password: 'pw-canary', port: 1433 };
+    const out = exportConfig(configShapes(), 'sql_analytics', live, ref);
+    expect(JSON.stringify(out)).not.toMatch(/canary/);
+    expect(out).toEqual({ host: 'h.example.com', database: 'D', schema: 'S', username: { fromEnv: 'V_username' }, password: { fromEnv: 'V_password' } });
+  });
+
+  it('leaves out defaults, nulls, empty values and fields it does not know; numbers sent as strings are numbers', () => {
+    const live = {
+      host: 'w.example.com', warehouse: 'W', database: 'D', authenticationType: 'keyPair', privateKey: '********',
+      port: '443', audit: { enabled: false, historicalIngestionMonths: 3 }, workspaces: { enabled: 'true', warehouses: [] },
+      connectArgs: '', lineage: null, serverVersion: '7.1', impersonation: { enabled: false, role: 'SERVICE_IMPERSONATION', extra: 1 },
+    };
+    expect(exportConfig(configShapes(), 'cloud_warehouse', live, ref)).toEqual({
+      host: 'w.example.com', warehouse: 'W', database: 'D', authenticationType: 'keyPair', privateKey: { fromEnv: 'V_privateKey' },
+      workspaces: { enabled: true },
+    });
+  });
+
+  it('adds the references the authentication requires when the service left the credentials out', () => {
+    const live = { host: 'c.example.com', database: 'D', authenticationType: 'okta', okta: { appId: 'a', idpHost: 'https://idp.example.com', role: 'r' } };
+    expect(exportConfig(configShapes(), 'columnar_warehouse', live, ref)).toMatchObject({
+      okta: { appId: 'a', username: { fromEnv: 'V_okta_username' }, password: { fromEnv: 'V_okta_password' } },
+    });
+  });
+});

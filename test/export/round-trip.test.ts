@@ -60,6 +60,10 @@ describe.each(SETS.map((set) => ({ set, name: label(set) })))('govops export rou
     expect(text).toContain('kind: Integration');
     expect(text).toContain('kind: Webhook');
     if (!set.includes('no-data-sources')) expect(text).toContain('kind: DataSource');
+    // defaults are left out: the examples spell out default ports and delimiters, the service fills in more
+    expect(text).not.toMatch(/^ {4}port: /m);
+    expect(text).not.toContain('hashDelimiter');
+    expect(text).not.toContain('historicalIngestionMonths: 3');
     // the manual-flow integrations (lakehouse, the keyPair and oAuth cloud warehouses) carry their acknowledgment
     expect([...text.matchAll(/govops\/manual-step: create:[0-9a-f]{8}/g)].length).toBeGreaterThanOrEqual(3);
     const types = [...text.matchAll(/^ {2}type: (\w+)$/gm)].map((m) => m[1]);

@@ -4,7 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
-import { addSecretOptions, type SecretFlags } from '../secret-options.js';
+import type { SecretFlags } from '../secret-options.js';
 import { collect } from './plan.js';
 
 export interface ExportFlags extends ConnectionFlags, SecretFlags {
@@ -25,8 +25,8 @@ export function register(program: Command): void {
     .option('--kind <kind>', 'only this kind: Integration, Webhook or DataSource (repeatable, or comma-separated)', collect)
     .option('--select <name>', 'only this resource: its manifest name or Kind/name, globs * ? allowed (repeatable)', collect)
     .option('--state <path>', 'also record the exported resources in this govops state file as adopted (the next apply records them)')
-    .option('--force', 'replace files that exist in the folder');
-  addSecretOptions(cmd);
+    .option('--force', 'replace files that exist in the folder')
+    .option('--secret-env-prefix <prefix>', 'the prefix of the fromEnv variable names export writes (env GOVOPS_SECRET_ENV_PREFIX; default GOVOPS_SECRET_)');
   addConnectionOptions(cmd).action(async (flags: ExportFlags, command: Command) => {
     const { exportAction } = await import('./export-action.js');
     await exportAction(flags, command);

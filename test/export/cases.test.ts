@@ -130,4 +130,17 @@ describe('govops export', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--select');
   });
+
+  it('--secret-env-prefix names the variables under the operator prefix, and plan with that prefix reads them', async () => {
+    await seed([bucket('a', 'bucket-a', 'a')]);
+    const res = await runGovops(['export', '--out', 'out', '--secret-env-prefix', 'ACME_SECRET_'], { cwd: dir, env: conn });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain('ACME_SECRET_BUCKET_A_CLOUD_SECRET_ACCESS_KEY');
+    const plan = await runGovops(['plan', 'out', '--secret-env-prefix', 'ACME_SECRET_', '--state', 'fresh.json'], {
+      cwd: dir,
+      env: { ...conn, ACME_SECRET_BUCKET_A_CLOUD_SECRET_ACCESS_KEY: 'k' },
+    });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/0 to create, 0 to update, 0 to replace, 0 to delete, 1 to adopt\./);
+  });
 });

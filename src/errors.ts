@@ -56,6 +56,8 @@ export const ErrorCode = {
   io: 'GOVOPS_IO',
   /** The revision's files could not be read (not the manifests' fault): retried. */
   sourceIo: 'GOVOPS_SOURCE_IO',
+  /** The source cannot be looked at (Git remote unreachable, watched folder unreadable): retried on the next look. */
+  sourceFetch: 'GOVOPS_SOURCE_FETCH',
   /** Manifests invalid or secrets unresolvable: the revision is rejected until the next commit. */
   invalidRevision: 'GOVOPS_INVALID_REVISION',
   /** The plan has errors (e.g. two live matches for one manifest). */

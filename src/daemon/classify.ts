@@ -3,13 +3,19 @@
  * failure's code and class (src/errors.ts), never from message text.
  */
 import { ErrorCode, UNAVAILABLE_CODES, classify, type FailureInfo } from '../errors.js';
-import type { ReconcileResult } from '../reconcile/types.js';
+import { isAwaitingManualStep } from '../plan/manual-steps.js';
+import type { ReconcileResult, ResourceOutcome } from '../reconcile/types.js';
 
 export type Verdict =
   /** Valid and applied with changes. */
   | 'applied'
   /** Valid, nothing to change. */
   | 'in-sync'
+  /**
+   * Applied as far as it can be, but changes wait for a person: a manual step to acknowledge, a replace or
+   * deletes the plan holds back. Not a failure (no backoff, readiness unaffected), never `in-sync`.
+   */
+  | 'blocked'
   /** Plan-only resync found changes (out-of-band drift) and did not apply them. */
   | 'drift'
   /** Invalid manifest, unresolvable secret or plan error: the revision is rejected whole. */
@@ -33,12 +39,24 @@ export interface Judgement {
   blocksReadiness: boolean;
 }
 
+/** An outcome held back rather than failed: awaiting a manual step, or blocked by the plan (guard, replace). */
+export function heldBack(o: Pick<ResourceOutcome, 'result' | 'code'>): boolean {
+  return o.result === 'blocked' || o.code === ErrorCode.blocked || o.code === ErrorCode.awaitingManualStep;
+}
+
 export function judgeResult(result: ReconcileResult, apply: boolean): Judgement {
+  const outcomes = result.outcomes.filter((o) => o.result !== 'ok');
   if (result.ok) {
-    const verdict: Verdict = apply ? (result.changed ? 'applied' : 'in-sync') : result.changed ? 'drift' : 'in-sync';
+    // A plan-only look that finds drift reports the drift; otherwise anything waiting for a person says so.
+    const waits = outcomes.some(heldBack) || (result.plan?.changes.some(isAwaitingManualStep) ?? false);
+    const verdict: Verdict = result.changed && !apply ? 'drift' : waits ? 'blocked' : result.changed ? 'applied' : 'in-sync';
     return { verdict, retry: 'none', blocksReadiness: false };
   }
   const failure = result.failure ?? { code: ErrorCode.internal, failureClass: 'terminal' };
+  // Everything not applied is held back for a person (nothing failed): retrying changes nothing.
+  if (result.stage === 'apply' && outcomes.length > 0 && outcomes.every(heldBack)) {
+    return { verdict: 'blocked', failure, retry: 'none', blocksReadiness: false };
+  }
   if (failure.code === ErrorCode.invalidRevision || failure.code === ErrorCode.planError) {
     return { verdict: 'invalid', failure, retry: 'none', blocksReadiness: false };
   }
@@ -55,8 +73,9 @@ export function judgeThrown(err: unknown): Judgement {
   return { verdict: 'failed', failure, retry: failure.failureClass === 'transient' ? 'backoff' : 'slow', blocksReadiness: true };
 }
 
+/** The revision was carried out (or, plan only, looked at) as far as govops can: nothing to retry. */
 export function isSuccess(v: Verdict): boolean {
-  return v === 'applied' || v === 'in-sync' || v === 'drift';
+  return v === 'applied' || v === 'in-sync' || v === 'drift' || v === 'blocked';
 }
 
 /** Exponential backoff: base·2^(attempt-1), capped. attempt starts at 1. */

@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import { ErrorCode } from '../errors.js';
 import type { DeletionRefusal } from '../plan/types.js';
 import type { Revision, Source } from '../sources/types.js';
+import { isSuccess } from './classify.js';
+import type { Clock } from './clock.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
 import { ManualStepLog } from './manual-steps.js';
 import { DaemonMetrics } from './metrics.js';
@@ -35,6 +37,8 @@ export interface DaemonOptions {
   info?: Record<string, unknown>;
   /** More /status sections, computed on each request (e.g. `webhookHealth`). */
   statusSections?: Record<string, () => unknown>;
+  /** The loop's clock (retries, resyncs, how long a revision waits); default the system's. */
+  clock?: Clock;
 }
 
 export class Daemon {
@@ -65,7 +69,9 @@ export class Daemon {
         for (const w of this.startWaiters.splice(0)) w(r.revision);
       },
       onAttempt: (a) => this.afterAttempt(a),
+      ...(opts.clock ? { clock: opts.clock } : {}),
     });
+    this.metrics.watchWaiting(() => this.loop.snapshot().waiting, opts.clock ? () => opts.clock!.now() : Date.now);
     opts.source.onRevision((r) => this.loop.submit(r));
   }
 
@@ -106,7 +112,11 @@ export class Daemon {
     if (this.shuttingDown) return { ready: false, reason: 'shutting down' };
     if (s.ready) return { ready: true };
     const last = s.lastAttempt;
-    if (!last) return { ready: false, reason: 'no reconcile finished yet' };
+    if (!last) {
+      const source = this.opts.source.health();
+      if (!this.opts.source.current() && source.ok === false) return { ready: false, reason: `no revision yet: the source fails (${source.error ?? 'unknown error'})` };
+      return { ready: false, reason: 'no reconcile finished yet' };
+    }
     const code = last.failure ? ` (${last.failure.code})` : '';
     if (last.verdict === 'unreachable') return { ready: false, reason: `service unreachable${code}: ${last.error ?? ''}`.trim() };
     if (!s.lastSuccess) return { ready: false, reason: `no successful reconcile yet (last: ${last.verdict}${code})` };
@@ -116,11 +126,16 @@ export class Daemon {
   status(): Record<string, unknown> {
     const s = this.loop.snapshot();
     const latest = this.opts.source.current();
-    const sourceError = (this.opts.source as { error?: () => string | undefined }).error?.();
-    const failed = s.lastAttempt && !['applied', 'in-sync', 'drift'].includes(s.lastAttempt.verdict) ? s.lastAttempt : undefined;
+    const source = this.opts.source.health();
+    const failed = s.lastAttempt && !isSuccess(s.lastAttempt.verdict) ? s.lastAttempt : undefined;
     const rejectedIsLatest = s.rejected && latest && s.rejected.revision === latest.id;
+    const reconcileError = (failed ?? (rejectedIsLatest ? s.rejected : undefined)) && errorOf((failed ?? s.rejected)!);
+    // The newest problem: a source failing since after the last reconcile's error is what needs attention now.
+    const sourceError = source.ok === false && source.failingSince && !(reconcileError && String(reconcileError.at) > source.failingSince)
+      ? { stage: 'source', result: 'fetch-failed', code: ErrorCode.sourceFetch, retry: 'backoff', at: source.lastAttemptAt, since: source.failingSince, message: source.error }
+      : undefined;
     return {
-      source: { ...this.opts.source.describe(), ...(sourceError ? { error: sourceError } : {}) },
+      source: { ...this.opts.source.describe(), ...source },
       revision: {
         latest: latest?.id,
         lastGood: s.lastGood?.id,
@@ -128,6 +143,7 @@ export class Daemon {
         lastAppliedAt: s.lastApplied?.at,
         pending: s.pending,
         rejected: rejectedIsLatest ? s.rejected!.revision : undefined,
+        ...(s.waiting ? { waiting: s.waiting } : {}),
       },
       ready: this.readiness().ready,
       observe: this.opts.observe === true,
@@ -139,7 +155,7 @@ export class Daemon {
       running: s.running,
       lastReconcile: s.lastAttempt && summarize(s.lastAttempt),
       lastSuccess: s.lastSuccess && summarize(s.lastSuccess),
-      lastError: (failed ?? (rejectedIsLatest ? s.rejected : undefined)) && errorOf((failed ?? s.rejected)!),
+      lastError: sourceError ?? reconcileError,
       nextRetryAt: s.nextRetryAt,
       consecutiveFailures: s.consecutiveFailures,
       deletionGuard: this.refusal,
@@ -206,7 +222,7 @@ function summarize(a: Attempt): Record<string, unknown> {
     durationSec: Math.round(a.durationSec * 1000) / 1000,
     stage: a.result?.stage,
     summary: a.result?.plan?.summary,
-    // 'in-sync' or 'applied' with changes held back for a person (a manual step): say which, not only in-sync.
+    // Changes held back for a person (a manual step, a refused replace or delete): which ones.
     ...(blockedOf(a).length ? { blocked: blockedOf(a) } : {}),
   };
 }

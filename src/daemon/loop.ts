@@ -3,13 +3,18 @@
  * (only the newest runs next). A periodic resync plans the last GOOD revision against live state
  * (applying it with self-heal). Invalid revisions are rejected whole and the last good one stays in
  * force; failed applies and an unreachable service are retried with exponential backoff.
- * The reconcile itself is injected (`reconcile`), so the loop is testable with any real function.
+ * The loop always works on the newest revision: while one waits to be applied (it failed and is retried),
+ * a due resync tries that revision again instead of planning the older last good one, and a failure of
+ * an older revision never takes the retry over (`waiting` in the snapshot says which revision waits).
+ * The reconcile and the clock are injected (`reconcile`, `clock`), so the loop is testable with any real
+ * function and without sleeping.
  */
 import type { Logger } from 'pino';
 import type { ReconcileResult } from '../reconcile/types.js';
 import type { Revision } from '../sources/types.js';
 import type { FailureInfo } from '../errors.js';
-import { backoffMs, judgeResult, judgeThrown, type Judgement, type Verdict } from './classify.js';
+import { backoffMs, isSuccess, judgeResult, judgeThrown, type Judgement, type Verdict } from './classify.js';
+import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { driftOf, logDrift, logRejected, type DriftReport } from './report.js';
 
 export type Reason = 'revision' | 'resync' | 'retry';
@@ -58,6 +63,22 @@ export interface LoopOptions {
   onAttempt?(attempt: Attempt, loop: ReconcileLoop): void | Promise<void>;
   /** Called when an attempt starts. */
   onStart?(request: Omit<ReconcileRequest, 'signal' | 'forceSignal' | 'logger'>): void;
+  /** Time and the timers of retries and resyncs (default: the system's). The shutdown grace period is wall time. */
+  clock?: Clock;
+}
+
+/** A revision that arrived and is not applied yet (queued, running, or failed and retried). */
+export interface WaitingRevision {
+  revision: string;
+  /** When the source saw it. */
+  since: string;
+  /** `queued`: runs next; `running`: being reconciled; `retrying`: failed, tried again at `nextTryAt`. */
+  state: 'queued' | 'running' | 'retrying';
+  /** Attempts made so far. */
+  attempts: number;
+  /** Why the last attempt failed. */
+  lastError?: { code: string; failureClass: string; message?: string; at: string };
+  nextTryAt?: string;
 }
 
 export interface LoopSnapshot {
@@ -74,6 +95,15 @@ export interface LoopSnapshot {
   ready: boolean;
   nextRetryAt?: string;
   consecutiveFailures: number;
+  /** The newest revision not applied yet, if any (with --observe: not planned yet). */
+  waiting?: WaitingRevision;
+}
+
+interface Outstanding {
+  revision: Revision;
+  since: string;
+  attempts: number;
+  lastError?: WaitingRevision['lastError'];
 }
 
 export class ReconcileLoop {
@@ -83,8 +113,12 @@ export class ReconcileLoop {
   private retryApply = true;
   private retryDue = false;
   private resyncDue = false;
-  private retryTimer?: NodeJS.Timeout;
-  private resyncTimer?: NodeJS.Timeout;
+  private retryTimer?: TimerHandle;
+  private resyncTimer?: TimerHandle;
+  /** Revisions submitted and not applied yet, by id (only those the loop may still run are kept). */
+  private outstanding = new Map<string, Outstanding>();
+  private runningRevision?: Revision;
+  private readonly clock: Clock;
   private failures = 0;
   private worker?: Promise<void>;
   private abort?: AbortController;
@@ -94,12 +128,17 @@ export class ReconcileLoop {
   private everSucceeded = false;
   private idleWaiters: Array<() => void> = [];
 
-  constructor(private readonly opts: LoopOptions) {}
+  constructor(private readonly opts: LoopOptions) {
+    this.clock = opts.clock ?? systemClock;
+  }
 
   /** A new revision from the source: runs next (replacing any revision still waiting). */
   submit(revision: Revision): void {
     if (this.stopped) return;
     this.pending = revision;
+    if (!this.outstanding.has(revision.id)) {
+      this.outstanding.set(revision.id, { revision, since: revision.observedAt || new Date(this.clock.now()).toISOString(), attempts: 0 });
+    }
     this.kick();
   }
 
@@ -116,7 +155,30 @@ export class ReconcileLoop {
       pending: this.pending?.id,
       lastGood: this.lastGood,
       consecutiveFailures: this.failures,
+      ...(this.waitingRevision() ? { waiting: this.waitingRevision() } : {}),
     };
+  }
+
+  /** The newest revision the loop still has to apply: queued, running, or retried. */
+  private waitingRevision(): WaitingRevision | undefined {
+    const candidates: Array<[Revision | undefined, WaitingRevision['state']]> = [
+      [this.pending, 'queued'],
+      [this.runningRevision, 'running'],
+      [this.retryTarget, 'retrying'],
+    ];
+    for (const [revision, state] of candidates) {
+      const o = revision && this.outstanding.get(revision.id);
+      if (!o) continue;
+      return {
+        revision: o.revision.id,
+        since: o.since,
+        state,
+        attempts: o.attempts,
+        ...(o.lastError ? { lastError: o.lastError } : {}),
+        ...(state === 'retrying' && this.state.nextRetryAt ? { nextTryAt: this.state.nextRetryAt } : {}),
+      };
+    }
+    return undefined;
   }
 
   /** Ids of revisions the loop may still need (their folders must stay on disk). */
@@ -139,8 +201,8 @@ export class ReconcileLoop {
   async stop(graceMs: number): Promise<boolean> {
     this.stopped = true;
     this.pending = undefined;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    if (this.resyncTimer) clearTimeout(this.resyncTimer);
+    if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
+    if (this.resyncTimer) this.clock.clearTimeout(this.resyncTimer);
     const worker = this.worker;
     if (!worker) return true;
     this.abort?.abort(new Error('govops is shutting down'));
@@ -166,8 +228,10 @@ export class ReconcileLoop {
       this.pending = undefined;
       return { revision, apply: !this.opts.observe, reason: 'revision' };
     }
-    if (this.retryDue && this.retryTarget) {
+    // A resync due while a revision is retried tries that revision (the newest) again, never an older one.
+    if ((this.retryDue || this.resyncDue) && this.retryTarget) {
       this.retryDue = false;
+      this.resyncDue = false;
       return { revision: this.retryTarget, apply: this.retryApply && !this.opts.observe, reason: 'retry' };
     }
     if (this.resyncDue && this.lastGood) {
@@ -184,8 +248,9 @@ export class ReconcileLoop {
   }
 
   private async runOne(revision: Revision, apply: boolean, reason: Reason): Promise<void> {
-    const startedAt = new Date();
+    const startedAt = new Date(this.clock.now());
     const t0 = process.hrtime.bigint();
+    this.runningRevision = revision;
     this.abort = new AbortController();
     this.force = new AbortController();
     const logger = this.opts.logger.child({ revision: revision.id, reason });
@@ -212,7 +277,7 @@ export class ReconcileLoop {
       error = err instanceof Error ? err.message : String(err);
     }
     const { verdict } = judgement;
-    const finishedAt = new Date();
+    const finishedAt = new Date(this.clock.now());
     const attempt: Attempt = {
       revision: revision.id,
       reason,
@@ -227,7 +292,9 @@ export class ReconcileLoop {
       error,
     };
     this.state.running = undefined;
+    this.runningRevision = undefined;
     this.record(revision, attempt, judgement, logger);
+    this.track(revision, attempt);
     try {
       await this.opts.onAttempt?.(attempt, this);
     } catch (err) {
@@ -245,18 +312,21 @@ export class ReconcileLoop {
     } else if (v === 'unreachable' || v === 'failed') {
       // A revision that planned (or got as far as the service) is valid: it is the target now.
       if (v === 'failed' && attempt.result?.plan) this.lastGood = revision;
-      this.retryTarget = revision;
-      this.retryApply = attempt.apply;
+      // A failed resync of an older revision never takes the retry over from the one waiting to be applied.
+      if (!(attempt.reason === 'resync' && this.retryTarget && this.retryTarget.id !== revision.id)) {
+        this.retryTarget = revision;
+        this.retryApply = attempt.apply;
+      }
       this.failures++;
       // Transient: back off and try again. Terminal: nothing changes by retrying soon; try again at the
       // resync period (a fix made outside govops is then picked up), never in a tight loop.
       const backoff = backoffMs(this.failures, this.opts.retryBaseMs ?? 1000, this.opts.retryMaxMs ?? 300_000);
       const delay = judgement.retry === 'backoff' ? backoff : Math.max(backoff, this.opts.resyncMs);
-      this.state.nextRetryAt = new Date(Date.now() + delay).toISOString();
+      this.state.nextRetryAt = new Date(this.clock.now() + delay).toISOString();
       logger.warn({ error: attempt.error, code: attempt.failure?.code, retryInMs: delay, verdict: v, retry: judgement.retry }, 'reconcile failed; will retry');
-      if (this.retryTimer) clearTimeout(this.retryTimer);
+      if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
       if (!this.stopped) {
-        this.retryTimer = setTimeout(() => {
+        this.retryTimer = this.clock.setTimeout(() => {
           this.retryDue = true;
           this.kick();
         }, delay);
@@ -272,7 +342,7 @@ export class ReconcileLoop {
       if (covers && (this.retryTarget?.id === revision.id || attempt.reason === 'revision')) {
         this.retryTarget = undefined;
         this.retryDue = false;
-        if (this.retryTimer) clearTimeout(this.retryTimer);
+        if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
       }
       if (attempt.apply) this.state.lastApplied = { revision: revision.id, at: attempt.finishedAt };
       if (this.opts.observe) {
@@ -289,16 +359,40 @@ export class ReconcileLoop {
       } else {
         this.state.drift = false;
       }
-      logger.info({ verdict: v, durationSec: attempt.durationSec }, 'reconcile finished');
+      if (v === 'blocked') {
+        logger.warn({ verdict: v, durationSec: attempt.durationSec, blocked: blockedOf(attempt) }, 'reconcile finished: changes blocked, waiting for a person (see /status)');
+      } else {
+        logger.info({ verdict: v, durationSec: attempt.durationSec }, 'reconcile finished');
+      }
     }
     this.scheduleResync();
   }
 
+  /** Count the attempt against the revision waiting to be applied; forget revisions the loop will not run again. */
+  private track(revision: Revision, attempt: Attempt): void {
+    const o = this.outstanding.get(revision.id);
+    if (o) {
+      o.attempts++;
+      if (attempt.failure && !isSuccess(attempt.verdict)) {
+        o.lastError = { code: attempt.failure.code, failureClass: attempt.failure.failureClass, ...(attempt.error ? { message: attempt.error } : {}), at: attempt.finishedAt };
+      }
+      // Applied (or planned, with --observe) or rejected: not waiting any more.
+      if (isSuccess(attempt.verdict) || attempt.verdict === 'invalid') this.outstanding.delete(revision.id);
+    }
+    const live = new Set([this.pending?.id, this.retryTarget?.id]);
+    for (const id of this.outstanding.keys()) if (!live.has(id)) this.outstanding.delete(id);
+  }
+
   private scheduleResync(): void {
     if (this.stopped) return;
-    if (this.resyncTimer) clearTimeout(this.resyncTimer);
-    this.resyncTimer = setTimeout(() => this.resyncNow(), this.opts.resyncMs);
+    if (this.resyncTimer) this.clock.clearTimeout(this.resyncTimer);
+    this.resyncTimer = this.clock.setTimeout(() => this.resyncNow(), this.opts.resyncMs);
   }
+}
+
+/** `Kind/name: action` of every change an attempt held back (awaiting a manual step, blocked by the plan). */
+function blockedOf(a: Attempt): string[] {
+  return (a.result?.outcomes ?? []).filter((o) => o.result !== 'ok').map((o) => `${o.resourceKind}/${o.name}: ${o.action}`);
 }
 
 /** `Kind/name: action` of every change an attempt planned and did not apply (for the log). */

@@ -2,17 +2,17 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RequestEvent } from '../api/client.js';
 import type { Verdict } from './classify.js';
-import type { Attempt } from './loop.js';
+import type { Attempt, WaitingRevision } from './loop.js';
 import { countStates, resourceStates } from './resources.js';
 
 /** Every reconcile result (a missing or unknown one fails to compile): each series exists from the start at 0. */
-const RESULTS: Record<Verdict, true> = { applied: true, 'in-sync': true, drift: true, invalid: true, unreachable: true, failed: true };
+const RESULTS: Record<Verdict, true> = { applied: true, 'in-sync': true, blocked: true, drift: true, invalid: true, unreachable: true, failed: true };
 
 export class DaemonMetrics {
   readonly registry = new Registry();
   readonly reconcileTotal = new Counter({
     name: 'govops_reconcile_total',
-    help: 'Reconcile attempts by result (applied, in-sync, drift, invalid, unreachable, failed)',
+    help: 'Reconcile attempts by result (applied, in-sync, blocked, drift, invalid, unreachable, failed)',
     labelNames: ['result'],
     registers: [this.registry],
   });
@@ -83,6 +83,29 @@ export class DaemonMetrics {
     help: 'Resources the last plan would change that were not applied (drift, --observe, blocked); see /status pendingChanges',
     registers: [this.registry],
   });
+  /** What the two gauges below read when scraped (set by the daemon). */
+  private waiting: { probe: () => WaitingRevision | undefined; now: () => number } = { probe: () => undefined, now: Date.now };
+  readonly revisionWaiting: Gauge = new Gauge({
+    name: 'govops_revision_waiting',
+    help: '1 while a revision that arrived is not applied yet (queued, running, or failed and retried); see /status revision.waiting',
+    registers: [this.registry],
+    collect: (): void => this.revisionWaiting.set(this.waiting.probe() ? 1 : 0),
+  });
+  readonly revisionWaitingSeconds: Gauge = new Gauge({
+    name: 'govops_revision_waiting_seconds',
+    help: 'Seconds since the revision waiting to be applied arrived (0 when none waits)',
+    registers: [this.registry],
+    collect: (): void => {
+      const w = this.waiting.probe();
+      this.revisionWaitingSeconds.set(w ? Math.max(0, (this.waiting.now() - Date.parse(w.since)) / 1000) : 0);
+    },
+  });
+  readonly revisionWaitingAttempts: Gauge = new Gauge({
+    name: 'govops_revision_waiting_attempts',
+    help: 'Attempts made so far at the revision waiting to be applied (0 when none waits)',
+    registers: [this.registry],
+    collect: (): void => this.revisionWaitingAttempts.set(this.waiting.probe()?.attempts ?? 0),
+  });
   readonly gitFetchFailures = new Counter({
     name: 'govops_git_fetch_failures_total',
     help: 'Failed git fetches',
@@ -103,6 +126,11 @@ export class DaemonMetrics {
       this.reconcileTotal.inc({ result }, 0);
       this.reconcileDuration.zero({ result });
     }
+  }
+
+  /** Read the revision waiting to be applied (and the time) at each scrape. */
+  watchWaiting(probe: () => WaitingRevision | undefined, now: () => number): void {
+    this.waiting = { probe, now };
   }
 
   onRequest = (e: RequestEvent): void => {

@@ -12,9 +12,9 @@
  * The data holds the revision, a summary and per-resource results: names, actions, codes and messages, never a
  * secret (the plan holds none; messages from the service pass the redactor when the event is serialised).
  */
-import { ErrorCode } from '../errors.js';
 import { isAwaitingManualStep } from '../plan/manual-steps.js';
 import type { PlanSummary } from '../plan/types.js';
+import { heldBack } from './classify.js';
 import type { Attempt } from './loop.js';
 
 export const EVENT_TYPES = ['applied', 'failed', 'rejected', 'blocked', 'drift'] as const;
@@ -62,11 +62,6 @@ export interface CloudEvent {
   data: EventData;
 }
 
-/** An outcome held back rather than failed: awaiting a manual step, or blocked by the plan (guard, replace). */
-function heldBack(o: { result: string; code?: string }): boolean {
-  return o.result === 'blocked' || o.code === ErrorCode.blocked || o.code === ErrorCode.awaitingManualStep;
-}
-
 /**
  * What kind of event an attempt is, if any. Something held back that a person must act on (a manual step, the
  * deletion guard) makes it `blocked`, even when other changes were applied (they are listed too).
@@ -74,6 +69,8 @@ function heldBack(o: { result: string; code?: string }): boolean {
 export function eventKind(a: Attempt): EventKind | undefined {
   const outcomes = a.result?.outcomes ?? [];
   switch (a.verdict) {
+    case 'blocked':
+      return 'blocked';
     case 'applied':
       return outcomes.some(heldBack) ? 'blocked' : 'applied';
     case 'drift':

@@ -15,6 +15,7 @@ import { ensureDir } from '../util/fs.js';
 import { WORK_DIR, type Revision, type Source, type SourceDescription, type SourceMetricsHooks } from './types.js';
 import { digestFiles, gitSyncCommit, isHidden, readTree, writeSnapshot } from './snapshot.js';
 import { CoalescingRunner } from './serial.js';
+import { HealthTracker, type SourceHealth } from './health.js';
 
 export interface DirSourceOptions {
   dir: string;
@@ -47,6 +48,7 @@ export class DirSource implements Source {
   private readonly runner = new CoalescingRunner(() => this.scan());
   private stopped = false;
   private digests = new Map<string, string>();
+  private readonly tracker = new HealthTracker();
 
   constructor(private readonly opts: DirSourceOptions) {
     this.dir = resolve(opts.dir);
@@ -64,6 +66,10 @@ export class DirSource implements Source {
 
   current(): Revision | undefined {
     return this.latest;
+  }
+
+  health(): SourceHealth {
+    return this.tracker.snapshot();
   }
 
   async start(): Promise<void> {
@@ -168,6 +174,7 @@ export class DirSource implements Source {
       const set = await readTree(real);
       const digest = digestFiles(set);
       ok = true;
+      this.tracker.succeeded(new Date());
       const root = join(this.snapDir, digest);
       // Unchanged content is not a new revision, unless its snapshot is gone (an I/O failure): written again.
       if (digest === this.latestDigest && (await lstat(root).catch(() => undefined))) return;
@@ -190,6 +197,7 @@ export class DirSource implements Source {
       this.opts.logger.info({ revision: uniqueId, dir: this.opts.dir, files: set.files.size }, 'new directory revision');
       for (const cb of this.listeners) cb(this.latest);
     } catch (err) {
+      this.tracker.failed(new Date(), `cannot read ${this.opts.dir}: ${(err as Error).message}`);
       this.opts.logger.error(
         { dir: this.opts.dir, err: { message: (err as Error).message } },
         `cannot read ${basename(this.dir)}; retrying on the next change`,

@@ -16,6 +16,7 @@ import { WORK_DIR, type Revision, type Source, type SourceDescription, type Sour
 import { redactText, redactUrl } from './redact.js';
 import { jittered } from './timer.js';
 import { CoalescingRunner } from './serial.js';
+import { HealthTracker, type SourceHealth } from './health.js';
 
 export interface GitSourceOptions {
   url: string;
@@ -56,6 +57,7 @@ export class GitSource implements Source {
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private lastError?: string;
+  private readonly tracker = new HealthTracker();
   /** Kills a running git command on stop(). */
   private readonly abort = new AbortController();
 
@@ -83,6 +85,10 @@ export class GitSource implements Source {
   /** The last fetch error (redacted), if the last fetch failed. */
   error(): string | undefined {
     return this.lastError;
+  }
+
+  health(): SourceHealth {
+    return this.tracker.snapshot();
   }
 
   async start(): Promise<void> {
@@ -157,12 +163,15 @@ export class GitSource implements Source {
       ok = true;
       if (this.lastError) this.opts.logger.info({ source: this.describe() }, 'git fetch recovered');
       this.lastError = undefined;
+      this.tracker.succeeded(new Date());
       // A new commit, or the current one's folder is gone or incomplete (an I/O failure): check it out (again).
       if (sha !== this.latest?.id || !(await exists(join(this.revsDir, sha, '.git')))) await this.checkout(sha);
     } catch (err) {
       if (this.stopped) return;
       const message = redactText(err instanceof Error ? err.message : String(err));
-      this.lastError = message.trim();
+      this.lastError = message.trim() || 'git fetch failed';
+      // A checkout that failed after a good fetch is reported the same way: the revision is not available.
+      this.tracker.failed(new Date(), this.lastError);
       this.opts.logger.error(
         { source: this.describe(), err: { message: this.lastError } },
         'git fetch failed; retrying on the next tick',

@@ -1,3 +1,5 @@
+import type { SourceHealth } from './health.js';
+
 /**
  * A source of manifest revisions (Git or a watched directory). Each revision is an immutable
  * folder (a Git worktree or a snapshot copy) that stays on disk until the source is told it is
@@ -44,6 +46,8 @@ export interface Source {
   refresh(): Promise<void>;
   /** Drop every revision folder except those with these ids (and the current one). */
   retain(ids: Iterable<string>): Promise<void>;
+  /** How its looks (fetches, scans) are going: the last attempt, and while they fail the error and since when. */
+  health(): SourceHealth;
 }
 
 /** Hooks for metrics, shared by both sources. */

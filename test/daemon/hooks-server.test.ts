@@ -225,6 +225,9 @@ class StubSource implements Source {
     this.refreshes++;
   }
   async retain(): Promise<void> {}
+  health() {
+    return { consecutiveFailures: 0 };
+  }
 }
 
 describe('the branch filter', () => {

@@ -7,15 +7,18 @@ import type { ReconcileResult } from '../../src/reconcile/types.js';
 import type { Revision } from '../../src/sources/types.js';
 import { silentLogger } from '../../src/log.js';
 import { ErrorCode, type FailureInfo } from '../../src/errors.js';
+import { ManualClock } from '../helpers/clock.js';
 
 /**
  * A real (small) reconcile function: reads `value.txt` from the revision folder. `invalid` → a load
  * failure with file:line; `failNext` → apply failures (a settle timeout by default: transient, or a 422:
  * terminal); `down` → service unreachable. Failures carry their code and class, as the engine's do.
- * Live state is a variable the test can change out of band (drift).
+ * Live state is a variable the test can change out of band (drift); `service.down` makes every reconcile
+ * find the service unreachable, whatever the revision.
  */
 function world() {
   const live = { value: '' };
+  const service = { down: false };
   const calls: Array<{ id: string; apply: boolean; reason: string; aborted: () => boolean; forced: () => boolean }> = [];
   let gate: Promise<void> | undefined;
   let failuresLeft = 0;
@@ -33,7 +36,7 @@ function world() {
         failure: { code: ErrorCode.invalidRevision, failureClass: 'terminal' },
       };
     }
-    if (wanted === 'down') {
+    if (wanted === 'down' || service.down) {
       return {
         ...base, stage: 'plan', ok: false, changed: false, diagnostics: [], error: 'the service said something',
         failure: { code: ErrorCode.connectFailed, failureClass: 'transient' },
@@ -54,6 +57,7 @@ function world() {
   };
   return {
     live,
+    service,
     calls,
     reconcile,
     hold() {
@@ -87,7 +91,7 @@ async function rev(id: string, value: string): Promise<Revision> {
   return { id, root, paths: ['.'], display: '', observedAt: new Date().toISOString() };
 }
 
-function makeLoop(w: ReturnType<typeof world>, opts: Partial<{ resyncMs: number; selfHeal: boolean }> = {}) {
+function makeLoop(w: ReturnType<typeof world>, opts: Partial<{ resyncMs: number; selfHeal: boolean; clock: ManualClock; retryMaxMs: number }> = {}) {
   // (resync far away unless a test sets it: a terminal failure is retried only at the resync period)
   const attempts: Attempt[] = [];
   const loop = new ReconcileLoop({
@@ -96,8 +100,9 @@ function makeLoop(w: ReturnType<typeof world>, opts: Partial<{ resyncMs: number;
     resyncMs: opts.resyncMs ?? 60_000,
     selfHeal: opts.selfHeal ?? false,
     retryBaseMs: 20,
-    retryMaxMs: 100,
+    retryMaxMs: opts.retryMaxMs ?? 100,
     onAttempt: (a) => void attempts.push(a),
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   loops.push(loop);
   return { loop, attempts };
@@ -154,55 +159,171 @@ describe('ReconcileLoop', () => {
 
   it('with self-heal the periodic resync applies drift', async () => {
     const w = world();
-    const { loop, attempts } = makeLoop(w, { selfHeal: true, resyncMs: 50 });
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { selfHeal: true, resyncMs: 50, clock });
     loop.submit(await rev('g', 'a'));
     await loop.idle();
     w.live.value = 'tampered';
-    await until(() => attempts.some((a) => a.reason === 'resync' && a.verdict === 'applied'));
+    clock.advance(50);
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ reason: 'resync', verdict: 'applied' });
     expect(w.live.value).toBe('a');
     expect(loop.snapshot().drift).toBe(false);
   });
 
-  it('retries a failed apply with exponential backoff until it succeeds', async () => {
+  it('retries a failed apply with exponential backoff until it succeeds (on the loop clock)', async () => {
     const w = world();
-    const { loop, attempts } = makeLoop(w);
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock });
     w.failNext(2);
     loop.submit(await rev('r', 'x'));
-    await until(() => attempts.some((a) => a.verdict === 'applied'));
+    await loop.idle();
+    expect(attempts.map((a) => `${a.reason}:${a.verdict}`)).toEqual(['revision:failed']);
+    // first retry 20 ms after the failure, the second 40 ms after that: not a millisecond earlier
+    expect(Date.parse(loop.snapshot().nextRetryAt!) - clock.now()).toBe(20);
+    clock.advance(19);
+    await loop.idle();
+    expect(attempts).toHaveLength(1);
+    clock.advance(1);
+    await loop.idle();
+    expect(attempts.map((a) => `${a.reason}:${a.verdict}`)).toEqual(['revision:failed', 'retry:failed']);
+    expect(Date.parse(loop.snapshot().nextRetryAt!) - clock.now()).toBe(40);
+    clock.advance(39);
+    await loop.idle();
+    expect(attempts).toHaveLength(2);
+    clock.advance(1);
+    await loop.idle();
     expect(attempts.map((a) => `${a.reason}:${a.verdict}`)).toEqual(['revision:failed', 'retry:failed', 'retry:applied']);
-    const gap1 = Date.parse(attempts[1]!.startedAt) - Date.parse(attempts[0]!.finishedAt);
-    const gap2 = Date.parse(attempts[2]!.startedAt) - Date.parse(attempts[1]!.finishedAt);
-    expect(gap1).toBeGreaterThanOrEqual(15);
-    expect(gap2).toBeGreaterThanOrEqual(35);
     expect(loop.snapshot().consecutiveFailures).toBe(0);
+    expect(loop.snapshot().waiting).toBeUndefined();
   });
 
   it('a terminal failure (422) is not retried with backoff: only at the resync period; readiness unchanged', async () => {
     const w = world();
-    const { loop, attempts } = makeLoop(w, { resyncMs: 400 });
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { resyncMs: 400, clock });
     loop.submit(await rev('ok', 'a'));
     await loop.idle();
     w.failNext(1, { code: ErrorCode.apiValidation, failureClass: 'terminal' });
     loop.submit(await rev('r', 'x'));
-    await until(() => attempts.length === 2);
+    await loop.idle();
     expect(attempts[1]).toMatchObject({ verdict: 'failed', retry: 'slow', failure: { code: 'GOVOPS_API_VALIDATION' } });
     expect(loop.snapshot().ready).toBe(true);
-    const due = Date.parse(loop.snapshot().nextRetryAt!) - Date.parse(attempts[1]!.finishedAt);
-    expect(due).toBeGreaterThanOrEqual(390);
-    await until(() => attempts.some((a) => a.reason === 'retry' && a.verdict === 'applied'));
+    expect(Date.parse(loop.snapshot().nextRetryAt!) - Date.parse(attempts[1]!.finishedAt)).toBe(400);
+    clock.advance(399);
+    await loop.idle();
+    expect(attempts).toHaveLength(2);
+    clock.advance(1);
+    await loop.idle();
+    expect(attempts[2]).toMatchObject({ reason: 'retry', revision: 'r', verdict: 'applied' });
     expect(w.live.value).toBe('x');
   });
 
   it('is not ready while the service is unreachable, and retries', async () => {
     const w = world();
-    const { loop, attempts } = makeLoop(w);
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock });
     loop.submit(await rev('d', 'down'));
-    await until(() => attempts.length >= 2);
+    await loop.idle();
+    clock.advance(20);
+    await loop.idle();
+    expect(attempts).toHaveLength(2);
     expect(attempts.every((a) => a.verdict === 'unreachable')).toBe(true);
     expect(loop.snapshot().ready).toBe(false);
     expect(loop.snapshot().lastGood).toBeUndefined();
     loop.submit(await rev('u', 'up'));
     await until(() => loop.snapshot().ready);
+  });
+
+  it('a revision arriving while the service is down is retried until applied; a due resync never plans the older one', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    // resyncs come more often than the retries once the backoff has grown (the drill that stalled)
+    const { loop, attempts } = makeLoop(w, { clock, resyncMs: 50, retryMaxMs: 1000, selfHeal: true });
+    loop.submit(await rev('r1', 'a'));
+    await loop.idle();
+    w.service.down = true;
+    const r2 = await rev('r2', 'b');
+    loop.submit(r2);
+    await loop.idle();
+    for (let i = 0; i < 30; i++) {
+      clock.advance(50);
+      await loop.idle();
+    }
+    const afterR2 = attempts.slice(1);
+    expect(afterR2.length).toBeGreaterThan(5);
+    // every attempt since r2 arrived was at r2: no resync of r1 took its place
+    expect(afterR2.every((a) => a.revision === 'r2' && a.verdict === 'unreachable')).toBe(true);
+    const waiting = loop.snapshot().waiting!;
+    expect(waiting).toMatchObject({
+      revision: 'r2',
+      since: r2.observedAt,
+      state: 'retrying',
+      attempts: afterR2.length,
+      lastError: { code: ErrorCode.connectFailed, failureClass: 'transient', message: 'the service said something', at: afterR2.at(-1)!.finishedAt },
+    });
+    expect(waiting.nextTryAt).toBe(loop.snapshot().nextRetryAt);
+    expect(loop.snapshot()).toMatchObject({ lastApplied: { revision: 'r1' }, ready: false });
+
+    // the service is back: r2 is applied without anything new from the source
+    w.service.down = false;
+    clock.advance(1000);
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r2', verdict: 'applied' });
+    expect(w.live.value).toBe('b');
+    expect(loop.snapshot()).toMatchObject({ lastApplied: { revision: 'r2' }, ready: true, consecutiveFailures: 0 });
+    expect(loop.snapshot().waiting).toBeUndefined();
+    // and the resyncs go on with r2
+    clock.advance(50);
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r2', reason: 'resync', verdict: 'in-sync' });
+  });
+
+  it('a failed resync of the last good revision does not replace the newer revision waiting to be applied', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock, resyncMs: 10_000, retryMaxMs: 1000 });
+    loop.submit(await rev('r1', 'a'));
+    await loop.idle();
+    w.service.down = true;
+    loop.submit(await rev('r2', 'b'));
+    await loop.idle();
+    // asked for a drift check while r2 waits: r2 is tried, not r1
+    loop.resyncNow();
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r2', reason: 'retry' });
+    expect(loop.snapshot().waiting).toMatchObject({ revision: 'r2', attempts: 2 });
+    // a newer revision takes over; once it fails too, it is the one waiting
+    loop.submit(await rev('r3', 'c'));
+    expect(loop.snapshot().waiting).toMatchObject({ revision: 'r3', state: 'running', attempts: 0 });
+    await loop.idle();
+    expect(loop.snapshot().waiting).toMatchObject({ revision: 'r3', state: 'retrying', attempts: 1 });
+    w.service.down = false;
+    clock.advance(1000);
+    await loop.idle();
+    expect(w.live.value).toBe('c');
+    expect(attempts.filter((a) => a.revision === 'r2' && a.verdict === 'applied')).toEqual([]);
+    expect(loop.snapshot().waiting).toBeUndefined();
+  });
+
+  it('an invalid newer revision leaves the valid one waiting to be applied', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock });
+    loop.submit(await rev('r1', 'a'));
+    await loop.idle();
+    w.service.down = true;
+    loop.submit(await rev('r2', 'b'));
+    await loop.idle();
+    w.service.down = false;
+    loop.submit(await rev('r3', 'invalid'));
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r3', verdict: 'invalid' });
+    expect(loop.snapshot().waiting).toMatchObject({ revision: 'r2', state: 'retrying' });
+    clock.advance(100);
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r2', verdict: 'applied' });
+    expect(w.live.value).toBe('b');
   });
 
   it('stop() aborts the in-flight reconcile, waits for it within the grace period, and takes no new work', async () => {

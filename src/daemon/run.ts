@@ -1,5 +1,7 @@
 /** Assemble a daemon from settings (shared by `govops run` and `npm start`). */
+import { join, relative, resolve } from 'node:path';
 import type { Logger } from 'pino';
+import { UserError } from '../errors.js';
 import type { ServiceApi } from '../api/client-types.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { ApplyTuning } from '../reconcile/types.js';
@@ -75,8 +77,16 @@ export interface RunningDaemon {
   shutdown(graceMs: number): Promise<boolean>;
 }
 
+/** The folders of the work folder govops clears on start: the state file must not be in one. */
+const CLEARED = ['repo.git', 'revs', 'snapshots'];
+
 export function makeSource(s: RunSettings, logger: Logger, metrics: DaemonMetrics): Source {
   if (s.repo && s.dir) throw new Error('give either --repo or --dir, not both');
+  const state = resolve(s.statePath);
+  const cleared = CLEARED.map((c) => join(resolve(s.workdir), c)).find((c) => !relative(c, state).startsWith('..'));
+  if (cleared) {
+    throw new UserError(`the state file ${s.statePath} is inside ${cleared}, a folder govops clears and fills with its own copies`, 'put --state outside the --workdir folders (repo.git, revs, snapshots)');
+  }
   if (s.repo) {
     return new GitSource({
       url: s.repo,
@@ -96,6 +106,7 @@ export function makeSource(s: RunSettings, logger: Logger, metrics: DaemonMetric
       logger: logger.child({ component: 'dir' }),
       intervalMs: s.intervalMs,
       debounceMs: s.debounceMs,
+      statePath: s.statePath,
     });
   }
   throw new Error('give a source: --repo URL or --dir PATH');

@@ -16,6 +16,7 @@ import { WORK_DIR, type Revision, type Source, type SourceDescription, type Sour
 import { digestFiles, gitSyncCommit, isHidden, readTree, writeSnapshot } from './snapshot.js';
 import { CoalescingRunner } from './serial.js';
 import { HealthTracker, type SourceHealth } from './health.js';
+import { OwnPaths } from './own-paths.js';
 
 export interface DirSourceOptions {
   dir: string;
@@ -28,6 +29,8 @@ export interface DirSourceOptions {
   debounceMs?: number;
   /** Full rescan interval, a safety net for missed events (default 60s). */
   intervalMs?: number;
+  /** The state file: it (and its journal, lock, temporary files) is never read nor watched, like the work folder. */
+  statePath?: string;
   hooks?: SourceMetricsHooks;
 }
 
@@ -49,6 +52,8 @@ export class DirSource implements Source {
   private stopped = false;
   private digests = new Map<string, string>();
   private readonly tracker = new HealthTracker();
+  /** What govops writes (work folder, state file family): never read, never a reason to scan. */
+  private own?: OwnPaths;
 
   constructor(private readonly opts: DirSourceOptions) {
     this.dir = resolve(opts.dir);
@@ -73,6 +78,9 @@ export class DirSource implements Source {
   }
 
   async start(): Promise<void> {
+    this.own = await this.ownPaths();
+    const refusal = this.own.refusal(this.dir, await realpath(this.dir).catch(() => this.dir));
+    if (refusal) throw refusal;
     await rm(this.snapDir, { recursive: true, force: true });
     await ensureDir(this.snapDir, WORK_DIR);
     await this.watchLinks();
@@ -93,6 +101,14 @@ export class DirSource implements Source {
   refresh(): Promise<void> {
     if (this.stopped) return Promise.resolve();
     return this.runner.run();
+  }
+
+  private ownPaths(): Promise<OwnPaths> {
+    return OwnPaths.of({ workdir: this.opts.workdir, ...(this.opts.statePath ? { statePath: this.opts.statePath } : {}) });
+  }
+
+  private owns(path: string): boolean {
+    return this.own?.owns(path) ?? false;
   }
 
   /** Drop snapshots no longer needed; serialised with scans (never removes a snapshot being published). */
@@ -142,7 +158,7 @@ export class DirSource implements Source {
     // Always watch the folder's own parent: the folder may be created or replaced as a whole.
     parents.add(dirname(this.dir));
     for (const parent of parents) {
-      const w = watch(parent, { depth: 0, ignoreInitial: true, followSymlinks: false, persistent: true });
+      const w = watch(parent, { depth: 0, ignoreInitial: true, followSymlinks: false, persistent: true, ignored: (path: string) => this.owns(path) });
       w.on('all', () => this.changed());
       w.on('error', (err) => this.opts.logger.warn({ err }, 'directory watch error'));
       this.links.push(w);
@@ -158,7 +174,7 @@ export class DirSource implements Source {
       // Links are recorded as links (snapshot.ts); what they point to is not ours to watch.
       followSymlinks: false,
       awaitWriteFinish: { stabilityThreshold: 80, pollInterval: 20 },
-      ignored: (path: string) => path !== real && path.slice(real.length + 1).split(sep).some(isHidden),
+      ignored: (path: string) => path !== real && (path.slice(real.length + 1).split(sep).some(isHidden) || this.owns(path)),
     });
     this.content.on('all', () => this.changed());
     this.content.on('error', (err) => this.opts.logger.warn({ err }, 'directory watch error'));
@@ -171,7 +187,10 @@ export class DirSource implements Source {
     try {
       const real = await realpath(this.dir);
       await this.watchContent(real);
-      const set = await readTree(real);
+      // Own paths are looked up again at each scan: a folder on their way may have been re-pointed (git-sync).
+      this.own = await this.ownPaths();
+      const own = this.own;
+      const set = await readTree(real, undefined, (path) => own.owns(path));
       const digest = digestFiles(set);
       ok = true;
       this.tracker.succeeded(new Date());

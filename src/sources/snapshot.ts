@@ -34,7 +34,8 @@ function inside(root: string, p: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
-export async function readTree(root: string, maxFiles = 10_000): Promise<FileSet> {
+/** `skip(path)`: an absolute path under `root` left out with everything below it (govops' own files). */
+export async function readTree(root: string, maxFiles = 10_000, skip: (path: string) => boolean = () => false): Promise<FileSet> {
   const files = new Map<string, Buffer>();
   const links = new Map<string, string>();
   const realRoot = await realpath(root).catch(() => root);
@@ -52,6 +53,7 @@ export async function readTree(root: string, maxFiles = 10_000): Promise<FileSet
     for (const e of entries) {
       if (isHidden(e.name)) continue;
       const full = join(dir, e.name);
+      if (skip(full)) continue;
       if (e.isSymbolicLink()) {
         const text = await readlink(full).catch(() => undefined);
         if (text === undefined) continue; // vanished

@@ -81,14 +81,20 @@ describe('daemon: a manual-flow edit waits for its acknowledgment', () => {
     });
     expect(blocked.resource.error).toMatch(/^awaiting manual step \(the annotation acknowledges create:[0-9a-f]{8}, but this change needs edit:/);
     expect(blocked.status.ready).toBe(true); // waiting for a person is not unreadiness
-    // the last reconcile names what it held back, beside its result
+    // the last reconcile says `blocked` (not in-sync) and names what it held back
+    expect(blocked.status.lastReconcile).toMatchObject({ result: 'blocked', revision: blocked.status.revision.latest });
     expect(blocked.status.lastReconcile.blocked).toEqual([expect.objectContaining({ kind: 'Integration', name: 'lake', action: 'update' })]);
+    expect(blocked.status.lastError).toBeUndefined(); // not a failure
+    expect(blocked.status.revision.waiting).toBeUndefined(); // applied as far as it can be: nothing to retry
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
     expect(metrics).toContain('govops_resources{kind="lakehouse",sync_state="blocked"} 1');
+    expect(Number(/^govops_reconcile_total\{result="blocked"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(t.logs.some((l) => l.msg === 'reconcile finished: changes blocked, waiting for a person (see /status)')).toBe(true);
 
-    // resyncs (with self-heal) come and go: still no PUT, and the wait was logged once
+    // resyncs (with self-heal) come and go: still no PUT, each says blocked, and the wait was logged once
     const seen = await reconciles(t.url);
     await until(async () => (await reconciles(t.url)) >= seen + 4, 20_000, 'four more reconciles');
+    expect((await getJson(`${t.url}/status`)).body.lastReconcile).toMatchObject({ reason: 'resync', result: 'blocked' });
     expect(t.sandbox.requests().filter((q) => q.method === 'PUT')).toEqual([]);
     const waits = t.logs.filter((l) => String(l.msg).startsWith('awaiting manual step'));
     expect(waits).toHaveLength(1);

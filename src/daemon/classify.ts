@@ -53,8 +53,10 @@ export function judgeResult(result: ReconcileResult, apply: boolean): Judgement 
     return { verdict, retry: 'none', blocksReadiness: false };
   }
   const failure = result.failure ?? { code: ErrorCode.internal, failureClass: 'terminal' };
-  // Everything not applied is held back for a person (nothing failed): retrying changes nothing.
-  if (result.stage === 'apply' && outcomes.length > 0 && outcomes.every(heldBack)) {
+  // Everything not applied was held back by the plan for a person (a refused replace or delete, a manual step),
+  // nothing failed: retrying changes nothing. (A change the apply itself could not start is not one of them.)
+  const heldByPlan = new Set((result.plan?.changes ?? []).filter((c) => c.blocked).map((c) => `${c.resourceKind}/${c.name}`));
+  if (result.stage === 'apply' && outcomes.length > 0 && outcomes.every((o) => o.result === 'blocked' || (heldBack(o) && heldByPlan.has(`${o.resourceKind}/${o.name}`)))) {
     return { verdict: 'blocked', failure, retry: 'none', blocksReadiness: false };
   }
   if (failure.code === ErrorCode.invalidRevision || failure.code === ErrorCode.planError) {

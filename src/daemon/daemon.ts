@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { ErrorCode } from '../errors.js';
 import type { DeletionRefusal } from '../plan/types.js';
 import type { Revision, Source } from '../sources/types.js';
-import { isSuccess } from './classify.js';
+import { heldBack, isSuccess } from './classify.js';
 import type { Clock } from './clock.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
 import { ManualStepLog } from './manual-steps.js';
@@ -229,7 +229,7 @@ function summarize(a: Attempt): Record<string, unknown> {
 
 function blockedOf(a: Attempt): Array<{ kind: string; name: string; action: string; code?: string }> {
   return (a.result?.outcomes ?? [])
-    .filter((o) => o.result === 'blocked')
+    .filter((o) => o.result !== 'ok' && heldBack(o))
     .map((o) => ({ kind: o.resourceKind, name: o.name, action: o.action, ...(o.code ? { code: o.code } : {}) }));
 }
 

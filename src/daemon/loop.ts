@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { ReconcileResult } from '../reconcile/types.js';
 import type { Revision } from '../sources/types.js';
 import type { FailureInfo } from '../errors.js';
-import { backoffMs, isSuccess, judgeResult, judgeThrown, type Judgement, type Verdict } from './classify.js';
+import { backoffMs, heldBack, isSuccess, judgeResult, judgeThrown, type Judgement, type Verdict } from './classify.js';
 import { systemClock, type Clock, type TimerHandle } from './clock.js';
 import { driftOf, logDrift, logRejected, type DriftReport } from './report.js';
 
@@ -392,7 +392,7 @@ export class ReconcileLoop {
 
 /** `Kind/name: action` of every change an attempt held back (awaiting a manual step, blocked by the plan). */
 function blockedOf(a: Attempt): string[] {
-  return (a.result?.outcomes ?? []).filter((o) => o.result !== 'ok').map((o) => `${o.resourceKind}/${o.name}: ${o.action}`);
+  return (a.result?.outcomes ?? []).filter((o) => o.result !== 'ok' && heldBack(o)).map((o) => `${o.resourceKind}/${o.name}: ${o.action}`);
 }
 
 /** `Kind/name: action` of every change an attempt planned and did not apply (for the log). */

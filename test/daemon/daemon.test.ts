@@ -199,7 +199,11 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(status.deletionGuard.message).toMatch(/run with --max-deletes 2/);
     expect(status.revision.rejected).toBeUndefined();
     expect(status.revision.lastGood).toBe(status.revision.latest);
-    expect(status.lastError).toMatchObject({ result: 'failed', code: 'GOVOPS_BLOCKED', retry: 'slow' });
+    // held back for a person, nothing failed: the result is `blocked` (not a failure), naming the refused deletes
+    expect(status.lastReconcile).toMatchObject({ result: 'blocked', code: 'GOVOPS_BLOCKED' });
+    expect(status.lastReconcile.blocked.map((b: { name: string }) => b.name).sort()).toEqual(['hook1', 'hook2']);
+    expect(status.lastError).toBeUndefined();
+    expect(status.revision.waiting).toBeUndefined();
     expect(status.ready).toBe(true);
     expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['hook1', 'hook2', 'hook5']);
     const metrics = await (await fetch(`${url}/metrics`)).text();

@@ -48,10 +48,11 @@ async function daemonOn(set: readonly string[]) {
   );
   cleanup.add(() => running.shutdown(2000));
   const url = running.daemon.url;
-  // the folder applied: every resource synced and nothing running
+  // the folder applied (the resyncs every 100 ms leave the last reconcile `applied` only for a moment: wait for
+  // lastApplied, which stays, so a busy machine cannot make the wait miss it)
   await until(async () => {
     const s = (await getJson(`${url}/status`)).body;
-    return s.lastReconcile?.result === 'applied' && !s.running ? s : undefined;
+    return s.revision?.lastApplied && s.lastSuccess ? s : undefined;
   }, 20_000, 'first apply');
   return { sandbox, url };
 }

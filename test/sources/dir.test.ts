@@ -141,3 +141,47 @@ describe('DirSource', () => {
     expect(missing.source.current()).toBeUndefined();
   });
 });
+
+describe('DirSource: govops never reads its own files', () => {
+  it('the work folder and the state file family inside the watched folder (reached through a link) are neither read nor a reason to scan', async () => {
+    const base = await tmp('govops-own-');
+    await mkdir(join(base, 'real'));
+    await symlink(join(base, 'real'), join(base, 'link'));
+    const dir = join(base, 'link');
+    await writeFile(join(dir, 'a.yaml'), 'one');
+    let scans = 0;
+    const revisions: Revision[] = [];
+    const source = new DirSource({
+      dir,
+      workdir: join(dir, 'work'),
+      statePath: join(dir, 'state.yaml'),
+      logger: silentLogger(),
+      debounceMs: 50,
+      hooks: { onFetch: () => void scans++ },
+    });
+    source.onRevision((r) => revisions.push(r));
+    cleanups.push(() => source.stop());
+    await source.start();
+    expect(revisions).toHaveLength(1);
+    // (the watchers settle first: chokidar may report the link itself once, a scan that finds nothing new)
+    await new Promise((r) => setTimeout(r, 400));
+    const scansAfterStart = scans;
+    // what govops writes: state, journal, lock and its temporary files, snapshots and anything in the work folder
+    await writeFile(join(dir, 'state.yaml'), 'formatVersion: 1');
+    await writeFile(join(dir, 'state.yaml.journal'), '{}');
+    await writeFile(join(dir, 'state.yaml.lock'), '{}');
+    await writeFile(join(dir, 'state.yaml.lock.123.abcd.tmp'), '{}');
+    await mkdir(join(dir, 'work', 'snapshots', 'x'), { recursive: true });
+    await writeFile(join(dir, 'work', 'snapshots', 'x', 'a.yaml'), 'a copy');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(scans).toBe(scansAfterStart);
+    expect(revisions).toHaveLength(1);
+    // a rescan (the safety net) does not read them either
+    await source.refresh();
+    expect(revisions).toHaveLength(1);
+    // a manifest edit is a revision, holding the manifests only
+    await writeFile(join(dir, 'b.yaml'), 'two');
+    await until(() => revisions.length === 2);
+    expect([...(await readTree(revisions[1]!.root)).files.keys()].sort()).toEqual(['a.yaml', 'b.yaml']);
+  });
+});

@@ -7,7 +7,7 @@ import { ErrorCode } from '../errors.js';
 import type { DeletionRefusal } from '../plan/types.js';
 import type { Revision, Source } from '../sources/types.js';
 import { heldBack, isSuccess } from './classify.js';
-import type { Clock } from './clock.js';
+import { systemClock, type Clock } from './clock.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
 import { ManualStepLog } from './manual-steps.js';
 import { DaemonMetrics } from './metrics.js';
@@ -57,6 +57,7 @@ export class Daemon {
 
   constructor(private readonly opts: DaemonOptions) {
     this.metrics = opts.metrics ?? new DaemonMetrics();
+    const clock = opts.clock ?? systemClock;
     this.loop = new ReconcileLoop({
       reconcile: opts.reconcile,
       logger: opts.logger,
@@ -69,9 +70,9 @@ export class Daemon {
         for (const w of this.startWaiters.splice(0)) w(r.revision);
       },
       onAttempt: (a) => this.afterAttempt(a),
-      ...(opts.clock ? { clock: opts.clock } : {}),
+      clock,
     });
-    this.metrics.watchWaiting(() => this.loop.snapshot().waiting, opts.clock ? () => opts.clock!.now() : Date.now);
+    this.metrics.watchWaiting(() => this.loop.snapshot().waiting, () => clock.now());
     opts.source.onRevision((r) => this.loop.submit(r));
   }
 

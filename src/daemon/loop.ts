@@ -150,12 +150,13 @@ export class ReconcileLoop {
   }
 
   snapshot(): LoopSnapshot {
+    const waiting = this.waitingRevision();
     return {
       ...this.state,
       pending: this.pending?.id,
       lastGood: this.lastGood,
       consecutiveFailures: this.failures,
-      ...(this.waitingRevision() ? { waiting: this.waitingRevision() } : {}),
+      ...(waiting ? { waiting } : {}),
     };
   }
 

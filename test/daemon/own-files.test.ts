@@ -8,8 +8,11 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServiceClient } from '../../src/api/client.js';
+import { startRunning } from '../../src/daemon/run.js';
+import { silentLogger } from '../../src/log.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { Cleanup, getJson, lakehouse, GOVOPS_SECRET_LAKE_TOKEN, spawnRun, until, webhook } from './helpers.js';
+import { createRepo } from '../sources/gitrepo.js';
+import { Cleanup, getJson, lakehouse, GOVOPS_SECRET_LAKE_TOKEN, runSettings, spawnRun, until, webhook } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -58,6 +61,39 @@ describe('govops run: its own files inside the watched folder', () => {
     expect(s.resources.map((r: { kind: string; name: string }) => `${r.kind}/${r.name}`).sort()).toEqual(['Integration/lake', 'Webhook/hook1']);
     expect((await api.listIntegrations()).map((i) => i.config.httpPath)).toEqual(['/sql/2']);
     expect(d.out()).not.toMatch(/duplicate name|work\/snapshots\/.*work\/snapshots/);
+  });
+
+  it('--repo CLONE --state CLONE/state.yaml: only committed files are read; its own files in the clone never are', async () => {
+    const sandbox = await startSandbox({ port: 0, transitionMs: 50 });
+    cleanup.add(() => sandbox.close());
+    const repo = await createRepo();
+    cleanup.add(() => repo.cleanup());
+    const sha1 = await repo.commit({ 'lake.yaml': lakehouse('lake', '/sql/1') });
+    // the daemon fetches from the working clone itself, its state and work folder inside that clone
+    const settings = runSettings(repo.work, {
+      repo: repo.work,
+      intervalMs: 200,
+      statePath: join(repo.work, 'state.yaml'),
+      workdir: join(repo.work, 'work'),
+      env: { ...process.env, GOVOPS_SECRET_TEST_LAKE_TOKEN: GOVOPS_SECRET_LAKE_TOKEN },
+    });
+    const running = await startRunning(settings, silentLogger(), (onRequest) =>
+      new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }),
+    );
+    cleanup.add(() => running.shutdown(2000));
+    const status = async () => (await getJson(`${running.daemon.url}/status`)).body;
+    await until(async () => (await status()).revision.lastApplied === sha1, 20_000, 'first commit applied');
+    expect(existsSync(join(repo.work, 'state.yaml'))).toBe(true);
+    // a second commit (made with `git add -A` in the clone, the state file and work folder git-ignored as they should be)
+    await writeFile(join(repo.work, '.gitignore'), 'state.yaml*\nwork/\n');
+    const sha2 = await repo.commit({ 'lake.yaml': lakehouse('lake', '/sql/2') });
+    const s = await until(async () => {
+      const b = await status();
+      return b.revision.lastApplied === sha2 && !b.running ? b : undefined;
+    }, 20_000, 'second commit applied');
+    expect(s.revision.rejected).toBeUndefined();
+    expect(s.lastError).toBeUndefined();
+    expect(s.resources.map((r: { kind: string; name: string }) => `${r.kind}/${r.name}`)).toEqual(['Integration/lake']);
   });
 
   it('refuses a watched folder inside its work folder, saying which flag to change', async () => {

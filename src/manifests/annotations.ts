@@ -61,8 +61,9 @@ function ignoreFieldIssues(kind: string | undefined, spec: Record<string, unknow
   };
   if (paths.length === 0) issue('lists no field: write comma-separated paths, e.g. "config.port, config.audit.enabled"');
   if (kind !== 'Integration' && kind !== 'Webhook') return out;
+  const type = typeof spec?.type === 'string' ? spec.type : undefined;
   for (const p of paths) {
-    const problem = ignoreFieldProblem(kind, p);
+    const problem = ignoreFieldProblem(kind, p, type);
     if (problem) {
       issue(problem);
       continue;
@@ -74,7 +75,6 @@ function ignoreFieldIssues(kind: string | undefined, spec: Record<string, unknow
       continue;
     }
     // A field govops does not know is never compared anyway: ignoring it changes nothing.
-    const type = typeof spec?.type === 'string' ? spec.type : undefined;
     const shape = type ? configShapes()[type] : undefined;
     let node = shape;
     for (const part of parts.slice(1)) node = node?.fields?.[part];

@@ -37,3 +37,26 @@ export function depthExceeds(value: unknown, max = MAX_DEPTH): boolean {
   }
   return false;
 }
+
+/**
+ * Keys that name JavaScript's object machinery. A manifest never needs one, and a copy made with plain
+ * assignment would turn `__proto__` into a prototype while the original still sends it: refused anywhere.
+ */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Paths of every FORBIDDEN_KEYS key at any depth of a parsed value (own keys only; iterative). */
+export function forbiddenKeyPaths(value: unknown): Array<Array<string | number>> {
+  const found: Array<Array<string | number>> = [];
+  const stack: Array<[unknown, Array<string | number>]> = [[value, []]];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (Array.isArray(v)) v.forEach((child, i) => stack.push([child, [...path, i]]));
+    else if (v && typeof v === 'object') {
+      for (const k of Object.keys(v)) {
+        if (FORBIDDEN_KEYS.has(k)) found.push([...path, k]);
+        else stack.push([(v as Record<string, unknown>)[k], [...path, k]]);
+      }
+    }
+  }
+  return found;
+}

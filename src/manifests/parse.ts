@@ -3,8 +3,8 @@
  * line/column. Pure (no I/O): the loader reads files, tests and benches call this directly.
  */
 import type { Document, LineCounter } from 'yaml';
-import { SECRET_KEYS } from '../service/kinds.js';
-import { MAX_ALIAS_COUNT, depthExceeds, precheck, MAX_DEPTH } from './hostile.js';
+import { NATURAL_KEY_FIELDS, SECRET_KEYS, isIntegrationType } from '../service/kinds.js';
+import { MAX_ALIAS_COUNT, depthExceeds, forbiddenKeyPaths, precheck, MAX_DEPTH } from './hostile.js';
 import { makeLocator, type Locator } from './locate.js';
 import { fastParseDocuments, type FastDoc } from './jsyaml.js';
 import { annotationIssues } from './annotations.js';
@@ -229,6 +229,11 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
     push(['kind'], `unknown kind \`${String(obj.kind)}\`: must be Integration, Webhook or DataSource${suggestion(String(obj.kind), KINDS)}`);
     return { diagnostics };
   }
+  const forbidden = forbiddenKeyPaths(obj);
+  if (forbidden.length) {
+    for (const path of forbidden) push(path, `the key \`${String(path[path.length - 1])}\` is not allowed in a manifest (it names JavaScript object machinery, never a field)`, 'key');
+    return { diagnostics };
+  }
   // Secret references: allowed in place of strings in config, deleteCredentials and a webhook's secret.
   const refIssues: RefIssue[] = [];
   const refPaths = new Set<string>();
@@ -241,6 +246,16 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
     checked = { ...obj, spec: specCopy };
   }
   for (const issue of refIssues) push(issue.path, issue.message, issue.target);
+  // Identity fields are never secret references: the natural key derived from them (a host lower-cased) is
+  // stored in the state file and printed, where the redactor, knowing only the exact value, would miss it.
+  const type = spec?.type;
+  if (kind === 'Integration' && isIntegrationType(type)) {
+    for (const field of NATURAL_KEY_FIELDS[type]) {
+      if (refPaths.has(`/spec/config/${field}`)) {
+        push(['spec', 'config', field], `\`config.${field}\` is the identity of a ${type} integration: it cannot be a secret reference (govops stores and prints it); write the value itself`);
+      }
+    }
+  }
   const issues: SchemaIssue[] = validateAgainst('manifest.json', checked);
   for (const issue of issues) {
     const severity = issue.severity ?? 'error';

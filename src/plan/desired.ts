@@ -5,7 +5,7 @@
  * (`hashingFor` of src/state/store.ts), so this module imports no crypto.
  */
 import type { DataSourceManifest, IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
-import { DELETE_ANNOTATION, IGNORE_FIELDS_ANNOTATION, SUSPEND_ANNOTATION, annotationOn, splitIgnoreFields } from '../service/annotations.js';
+import { DELETE_ANNOTATION, IGNORE_FIELDS_ANNOTATION, SUSPEND_ANNOTATION, annotationOn, ignoreFieldProblem, splitIgnoreFields } from '../service/annotations.js';
 import { isSensitiveKey } from '../service/kinds.js';
 import { copyPlain } from '../util/copy.js';
 import { canonicalJson } from './diff.js';
@@ -58,7 +58,9 @@ export function toDesired(
   const annotations = manifest.metadata.annotations;
   const deleteRequested = annotationOn(annotations, DELETE_ANNOTATION);
   const suspended = annotationOn(annotations, SUSPEND_ANNOTATION);
-  const ignoreFields = splitIgnoreFields(annotations?.[IGNORE_FIELDS_ANNOTATION]);
+  // Validation refuses a path that may not be ignored (identity, destination, credential); never honoured here either.
+  const type = manifest.kind === 'Integration' ? manifest.spec.type : undefined;
+  const ignoreFields = splitIgnoreFields(annotations?.[IGNORE_FIELDS_ANNOTATION]).filter((p) => ignoreFieldProblem(manifest.kind, p, type) === undefined);
   const src = { file: source.file, line: source.line, column: source.column };
   const body = manifest.kind === 'Integration' ? integrationBody(manifest, owned) : manifest.kind === 'Webhook' ? webhookBody(manifest) : dataSourceBody(manifest);
   const paths = new Set<string>();

@@ -9,7 +9,7 @@
  *   `ignoreDifferences`): sent on create, never diffed afterwards, kept as they are live when govops
  *   changes the resource.
  */
-import { isSensitiveKey } from './kinds.js';
+import { NATURAL_KEY_FIELDS, isDestinationKey, isIntegrationType, isSensitiveKey } from './kinds.js';
 
 export const DELETE_ANNOTATION = 'govops/delete';
 export const SUSPEND_ANNOTATION = 'govops/suspend';
@@ -18,8 +18,11 @@ export const IGNORE_FIELDS_ANNOTATION = 'govops/ignore-fields';
 export const MANUAL_STEP_ANNOTATION = 'govops/manual-step';
 export const GOVOPS_ANNOTATIONS: readonly string[] = [DELETE_ANNOTATION, SUSPEND_ANNOTATION, IGNORE_FIELDS_ANNOTATION, MANUAL_STEP_ANNOTATION];
 
-/** Webhook fields that may be ignored: every field but its identity (`name`) and its write-only `secret`. */
-export const WEBHOOK_IGNORABLE: readonly string[] = ['url', 'global', 'notificationType', 'actionType'];
+/**
+ * Webhook fields that may be ignored: every field but its identity (`name`), where its events and signatures
+ * are sent (`url`: an ignored url would hide a redirection) and its write-only `secret`.
+ */
+export const WEBHOOK_IGNORABLE: readonly string[] = ['global', 'notificationType', 'actionType'];
 
 /** A boolean annotation is on only when its value is exactly "true" ("false" and absence are off). */
 export function annotationOn(annotations: Record<string, string> | undefined, name: string): boolean {
@@ -41,14 +44,16 @@ const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * Why one ignore-fields path is not allowed for a kind (undefined when it is). Integrations: a dotted path
- * inside `config` that is not a credential (the service masks those: govops could not keep the live value).
- * Webhooks: one of WEBHOOK_IGNORABLE.
+ * inside `config` that is not a credential (the service masks those: govops could not keep the live value),
+ * not an identity field of the integration type (`NATURAL_KEY_FIELDS`) and not a field saying where the
+ * service connects (`isDestinationKey`: host, workspaceUrl, idpHost, authorityUrl, ...): a plan saying
+ * "No changes" must never hide a redirection of the credentials. Webhooks: one of WEBHOOK_IGNORABLE.
  */
-export function ignoreFieldProblem(kind: string, path: string): string | undefined {
+export function ignoreFieldProblem(kind: string, path: string, type?: string): string | undefined {
   if (kind === 'Webhook') {
     return WEBHOOK_IGNORABLE.includes(path)
       ? undefined
-      : `\`${path}\` cannot be ignored on a webhook: use one of ${WEBHOOK_IGNORABLE.join(', ')} (name is its identity, the secret is write-only)`;
+      : `\`${path}\` cannot be ignored on a webhook: use one of ${WEBHOOK_IGNORABLE.join(', ')} (name is its identity, url is where its events and signatures go, the secret is write-only)`;
   }
   const parts = path.split('.');
   if (parts[0] !== 'config' || parts.length < 2) {
@@ -58,6 +63,13 @@ export function ignoreFieldProblem(kind: string, path: string): string | undefin
   const secret = parts.slice(1).find((p) => isSensitiveKey(p));
   if (secret) {
     return `\`${path}\` is a credential: the service masks it, so govops could not keep another team's value; manage it in the manifest`;
+  }
+  if (type !== undefined && isIntegrationType(type) && parts.length === 2 && NATURAL_KEY_FIELDS[type].includes(parts[1]!)) {
+    return `\`${path}\` is the identity of a ${type} integration (its natural key): it cannot be ignored`;
+  }
+  const destination = parts.slice(1).find((p) => isDestinationKey(p));
+  if (destination) {
+    return `\`${path}\` says where the service connects, and so where the credentials are sent: it cannot be ignored (a changed ${destination} must show in the plan)`;
   }
   return undefined;
 }

@@ -115,6 +115,29 @@ export function hostOf(value: unknown): string {
 }
 
 /**
+ * The config fields each kind's natural key is made of (`naturalKey` below reads exactly these). They are
+ * identity: never taken from a secret reference (a derived form, e.g. the host lower-cased, would be
+ * stored in the state file and printed) and never ignored with `govops/ignore-fields`.
+ */
+export const NATURAL_KEY_FIELDS: Readonly<Record<IntegrationType, readonly string[]>> = {
+  sql_analytics: ['host'],
+  columnar_warehouse: ['host'],
+  cloud_warehouse: ['host'],
+  lakehouse: ['workspaceUrl'],
+  object_store: ['name'],
+  dataset_warehouse: ['dataset', 'role'],
+  distributed_sql: [],
+};
+
+/**
+ * A config field (its last path segment) that says where the service connects, and so where the
+ * credentials beside it are sent: a host, a URL, an endpoint, a server address.
+ */
+export function isDestinationKey(key: string): boolean {
+  return /(?:host|url|uri|endpoints?|server|address|domain)$/i.test(key);
+}
+
+/**
  * The natural key of an integration: what makes two integrations "the same one" in the service.
  * The sandbox enforces uniqueness on it (409 on create); the planner matches live resources by it.
  */

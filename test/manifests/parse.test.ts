@@ -54,10 +54,10 @@ describe('YAML syntax errors point where the problem is', () => {
 });
 
 describe('secret references', () => {
-  it('are accepted in place of any string in config and deleteCredentials, and a webhook secret', () => {
+  it('are accepted in place of any string in config but an identity field, in deleteCredentials, and a webhook secret', () => {
     const text = integration(
       'sql_analytics',
-      '  autoBootstrap: true\n  config:\n    host: { fromEnv: GOVOPS_SECRET_SQL_HOST }\n    database: { fromFile: db.txt }\n    schema: s\n    username: { fromEnv: U }\n    password: { fromFile: /run/secrets/p }\n  deleteCredentials:\n    authenticationType: userPassword\n    username: { fromEnv: A }\n    password: { fromEnv: B }\n',
+      '  autoBootstrap: true\n  config:\n    host: h.example.com\n    database: { fromFile: db.txt }\n    schema: s\n    username: { fromEnv: U }\n    password: { fromFile: /run/secrets/p }\n  deleteCredentials:\n    authenticationType: userPassword\n    username: { fromEnv: A }\n    password: { fromEnv: B }\n',
     );
     expect(parse(text).diagnostics).toEqual([]);
     expect(parse(hook('a', '  secret: { fromFile: hook.secret }\n')).diagnostics).toEqual([]);

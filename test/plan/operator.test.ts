@@ -116,7 +116,8 @@ describe('govops/ignore-fields', () => {
     expect(ignoreFieldProblem('Integration', 'config.password')).toMatch(/is a credential/);
     expect(ignoreFieldProblem('Integration', 'config.okta.password')).toMatch(/is a credential/);
     expect(ignoreFieldProblem('Integration', 'autoBootstrap')).toMatch(/name a field inside config/);
-    expect(ignoreFieldProblem('Webhook', 'url')).toBeUndefined();
+    expect(ignoreFieldProblem('Webhook', 'global')).toBeUndefined();
+    expect(ignoreFieldProblem('Webhook', 'url')).toMatch(/cannot be ignored on a webhook/);
     expect(ignoreFieldProblem('Webhook', 'secret')).toMatch(/cannot be ignored on a webhook/);
     const spec = { type: 'cloud_warehouse', config: { okta: { password: { fromEnv: 'X' } }, port: 1 } };
     const issues = annotationIssues('Integration', spec, { 'govops/ignore-fields': 'config.okta, config.nosuch', 'govops/suspend': 'yes' });
@@ -147,12 +148,12 @@ describe('govops/ignore-fields', () => {
   });
 
   it('a webhook replace keeps the live value of an ignored field', () => {
-    const h = webhook('hook', { notificationType: ['modelCreated', 'modelDeleted'] }, { 'govops/ignore-fields': 'url' });
-    const live = { ...liveWebhookOf(h, '7'), url: 'https://theirs.example.com/x', notificationType: ['modelCreated'] };
+    const h = webhook('hook', { notificationType: ['modelCreated', 'modelDeleted'] }, { 'govops/ignore-fields': 'global' });
+    const live = { ...liveWebhookOf(h, '7'), global: true, notificationType: ['modelCreated'] };
     const p = plan([h], [], [live], stateWith(owned(h, '7')));
     expect(p.changes[0]!.changes.map((f) => f.path)).toEqual(['notificationType']);
     const [sent] = preserveIgnoredFields([h], p, { integrations: [], webhooks: [live] }, SHAPES);
-    expect(sent!.body).toMatchObject({ url: 'https://theirs.example.com/x', notificationType: ['modelCreated', 'modelDeleted'] });
+    expect(sent!.body).toMatchObject({ global: true, notificationType: ['modelCreated', 'modelDeleted'] });
   });
 });
 

@@ -7,7 +7,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { SECRET_KEYS, isSensitiveKey } from '../service/kinds.js';
 import { isPlainObject } from '../util/object.js';
-import { registerSecrets } from '../util/redact.js';
+import { MIN_SECRET_LENGTH, registerSecrets } from '../util/redact.js';
 import { copyPlain } from '../util/copy.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
 import { isSecretRef } from './refs.js';
@@ -65,7 +65,7 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
   const diagnostics: Diagnostic[] = [];
 
   const scope = opts.scope ?? DEFAULT_SECRET_SCOPE;
-  const fail = (p: Path, message: string, rule?: string) => {
+  const fail = (p: Path, message: string, rule?: string, severity: Diagnostic['severity'] = 'error') => {
     const at = loaded.locate(p);
     diagnostics.push({
       file: at.file,
@@ -73,7 +73,7 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       column: at.column,
       kind: manifest.kind,
       name: manifest.metadata?.name,
-      severity: 'error',
+      severity,
       message,
       ...(rule ? { rule } : {}),
     });
@@ -138,6 +138,10 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       secretPaths.add(dotted(p));
       const resolved = resolveRef(value, [...p]);
       if (resolved !== undefined) {
+        // The redactor ignores values this short (replacing every `abc` would garble every output): say so.
+        if (resolved.length < MIN_SECRET_LENGTH) {
+          fail([...p], `${dotted(p)}: the secret (${describeRef(value)}) is shorter than ${MIN_SECRET_LENGTH} characters: too short to be redacted, it may be printed as it is`, 'secret-length', 'warning');
+        }
         registerSecrets(resolved);
         (holder as Record<string | number, unknown>)[key] = resolved;
       }

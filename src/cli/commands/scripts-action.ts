@@ -125,9 +125,11 @@ export async function fetchScript(req: ScriptRequest, deps: ScriptDeps): Promise
   const { type } = loaded.manifest.spec;
 
   const resolved = resolveSecrets(loaded, { env: req.env, ...(req.secretScope ? { scope: req.secretScope } : {}) });
-  if (resolved.diagnostics.length) {
-    throw new UserError(`cannot resolve the secrets of Integration/${req.name}:\n${resolved.diagnostics.map((d) => formatDiagnostic(d)).join('\n')}`);
+  const unresolved = resolved.diagnostics.filter((d) => d.severity === 'error');
+  if (unresolved.length) {
+    throw new UserError(`cannot resolve the secrets of Integration/${req.name}:\n${unresolved.map((d) => formatDiagnostic(d)).join('\n')}`);
   }
+  for (const d of resolved.diagnostics) deps.logger.warn(formatDiagnostic(d));
   const spec = resolved.manifest.spec;
   const body: IntegrationBody = { type, autoBootstrap: false, config: spec.config ?? {} };
 

@@ -115,7 +115,7 @@ spec:
   });
 
   it('an empty variable is an error too', () => {
-    const out = resolveSecrets(loaded(SQL), { env: { GOVOPS_SECRET_DB_PASSWORD: '' }, readFile: () => 'x' });
+    const out = resolveSecrets(loaded(SQL), { env: { GOVOPS_SECRET_DB_PASSWORD: '' }, readFile: () => 'file-secret' });
     expect(out.diagnostics.map((d) => d.message)).toEqual([expect.stringMatching(/GOVOPS_SECRET_DB_PASSWORD is empty/)]);
   });
 

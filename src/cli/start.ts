@@ -100,7 +100,7 @@ async function main(): Promise<void> {
           selfHeal: true,
           prune: true,
           allowReplace: false,
-          listen: { host: HOST, port },
+          listen: { host: HOST, port, loopbackOnly: true },
           statePath: join(home, 'state.json'),
           workdir: join(home, 'work'),
           env: process.env,

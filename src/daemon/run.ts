@@ -38,7 +38,8 @@ export interface RunSettings {
   timeoutMs?: number;
   /** Status polling and webhook batches (--poll-*, --webhook-batch-*). */
   tuning?: ApplyTuning;
-  listen: { host: string; port: number };
+  /** `loopbackOnly`: answer only loopback Host names (DNS-rebinding protection; `npm start`). */
+  listen: { host: string; port: number; loopbackOnly?: boolean };
   statePath: string;
   hookSecret?: string;
   workdir: string;

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { redactJsonText } from '../util/redact.js';
 import { requestPath } from '../util/http-target.js';
+import { hostHeaderAllowed, misdirectedMessage } from '../util/host-header.js';
 import { precheckPush, verifyPush, type HookVerdict } from './hooks.js';
 
 export interface HttpHandlers {
@@ -104,7 +105,7 @@ function sendAndClose(req: IncomingMessage, res: ServerResponse, status: number,
 }
 
 export async function startHttpServer(
-  listen: { host: string; port: number },
+  listen: { host: string; port: number; loopbackOnly?: boolean },
   handlers: HttpHandlers,
   logger: Logger,
 ): Promise<HttpServerHandle> {
@@ -122,6 +123,10 @@ export async function startHttpServer(
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = requestPath(req.url);
     if (path === undefined) return sendAndClose(req, res, 400, { error: 'malformed request target' });
+    // Under `npm start` (loopbackOnly): DNS-rebinding protection, only loopback Host names are answered.
+    if (listen.loopbackOnly && !hostHeaderAllowed(listen.host, req.headers.host)) {
+      return sendAndClose(req, res, 421, { error: 'misdirected', message: misdirectedMessage(req.headers.host) });
+    }
     const method = req.method ?? 'GET';
     const known: Record<string, string> = {
       '/healthz': 'GET',

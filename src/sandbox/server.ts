@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import { requestPath } from '../util/http-target.js';
 import { authenticate } from './auth.js';
 import { guardControl, type ControlPolicy } from './control-guard.js';
+import { hostHeaderAllowed, misdirectedMessage } from '../util/host-header.js';
 import type { FaultSet } from './faults.js';
 import { errorResponse, HttpError, type Caller, type Route, type SandboxRequest, type SandboxResponse } from './http.js';
 import type { RequestLog } from './requestlog.js';
@@ -108,6 +109,13 @@ export function createSandboxServer(deps: ServerDeps): Server {
     if (requestPath(req.url) === undefined) {
       res.setHeader('connection', 'close');
       send(res, errorResponse(400, 'Malformed request target'));
+      return;
+    }
+    // DNS rebinding: a page whose name resolves to this machine sends its own name as Host.
+    const listenHost = deps.control?.host ?? '127.0.0.1';
+    if (!hostHeaderAllowed(listenHost, req.headers.host)) {
+      res.setHeader('connection', 'close');
+      send(res, errorResponse(421, misdirectedMessage(req.headers.host)));
       return;
     }
     const url = new URL(`http://sandbox.local${req.url ?? '/'}`);

@@ -11,6 +11,7 @@ import { stat } from 'node:fs/promises';
 import { exampleEnv, exampleEnvNames, persistentExampleEnv, shellQuote, startOnPort } from '../../src/daemon/dev.js';
 import { Cleanup, getJson, until } from './helpers.js';
 import { runGovops } from '../helpers/cli.js';
+import { rawRequest } from '../helpers/raw-http.js';
 
 const HAS_CURL = spawnSync('curl', ['--version']).status === 0;
 const examples = (): string => fileURLToPath(new URL('../../examples', import.meta.url));
@@ -163,6 +164,11 @@ describe('npm start on a machine where its ports are taken', () => {
     expect(sandboxUrl).not.toContain(`:${sandboxPort}`);
     expect(daemonUrl).not.toContain(`:${daemonPort}`);
     await firstReconcile(daemonUrl);
+    // DNS-rebinding protection: both servers answer loopback Host names only.
+    for (const u of [daemonUrl, sandboxUrl]) {
+      expect((await rawRequest(u, { host: 'evil.example', path: '/status' })).status, u).toBe(421);
+      expect((await rawRequest(u, { host: `localhost:${new URL(u).port}`, path: '/healthz' })).status, u).not.toBe(421);
+    }
     // The env file holds the same connection and the example secrets; sourced by a shell it reaches this run.
     const envSh = await readFile(join(cwd, '.govops', 'env.sh'), 'utf8');
     expect((await stat(join(cwd, '.govops', 'env.sh'))).mode & 0o777).toBe(0o600);

@@ -28,6 +28,8 @@ export interface DaemonOptions {
   /** Posts a notification for each reconcile worth telling (--notify-url). */
   notifier?: Notifier;
   hookSecret?: string;
+  /** Bearer token GET /status requires; unset: /status is open. */
+  statusToken?: string;
   /** Branch watched (push notifications for other branches are ignored). */
   branch?: string;
   metrics?: DaemonMetrics;
@@ -89,6 +91,7 @@ export class Daemon {
         status: () => this.status(),
         registry: this.metrics.registry,
         hookSecret: this.opts.hookSecret,
+        ...(this.opts.statusToken !== undefined ? { statusToken: this.opts.statusToken } : {}),
         onPush: (v) => {
           if (this.shuttingDown) return false;
           const branch = this.opts.branch;

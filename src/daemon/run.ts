@@ -42,6 +42,8 @@ export interface RunSettings {
   listen: { host: string; port: number; loopbackOnly?: boolean };
   statePath: string;
   hookSecret?: string;
+  /** Bearer token GET /status requires (`--status-token-file`, GOVOPS_STATUS_TOKEN); unset: /status is open. */
+  statusToken?: string;
   workdir: string;
   /** Directory source debounce (default 300ms). */
   debounceMs?: number;
@@ -170,6 +172,7 @@ export async function startRunning(
     ...(s.observe ? { observe: true } : {}),
     ...(notifier ? { notifier } : {}),
     hookSecret: s.hookSecret,
+    ...(s.statusToken !== undefined ? { statusToken: s.statusToken } : {}),
     branch: s.repo ? s.branch : undefined,
     metrics,
     retryBaseMs: s.retryBaseMs,

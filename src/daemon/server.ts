@@ -9,7 +9,7 @@ import type { Registry } from 'prom-client';
 import { redactJsonText } from '../util/redact.js';
 import { requestPath } from '../util/http-target.js';
 import { hostHeaderAllowed, misdirectedMessage } from '../util/host-header.js';
-import { precheckPush, verifyPush, type HookVerdict } from './hooks.js';
+import { precheckPush, safeEqual, verifyPush, type HookVerdict } from './hooks.js';
 
 export interface HttpHandlers {
   ready(): { ready: boolean; reason?: string };
@@ -17,6 +17,11 @@ export interface HttpHandlers {
   registry: Registry;
   /** Secret for POST /hooks/git; when unset every push notification is rejected (401). */
   hookSecret?: string;
+  /**
+   * Bearer token GET /status requires (it names resources, revisions, errors and webhook receivers); compared in
+   * constant time. Unset: /status answers anyone who reaches the listen address, like /metrics.
+   */
+  statusToken?: string;
   /** A verified push notification; returns false when it was ignored (another branch). */
   onPush(verdict: Extract<HookVerdict, { ok: true }>): boolean;
   /** Limits of POST /hooks/git (defaults: HOOK_LIMITS). */
@@ -45,6 +50,13 @@ function send(res: ServerResponse, status: number, body: unknown, contentType = 
   const text = redactJsonText(typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`);
   res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
   res.end(text);
+}
+
+/** Whether the request's `Authorization: Bearer <token>` is `token` (constant-time). */
+function bearerMatches(req: IncomingMessage, token: string): boolean {
+  const value = req.headers.authorization;
+  const given = typeof value === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(value)?.[1] : undefined;
+  return given !== undefined && safeEqual(given, token);
 }
 
 class BodyError extends Error {
@@ -151,6 +163,10 @@ export async function startHttpServer(
       case '/metrics':
         return send(res, 200, await handlers.registry.metrics(), handlers.registry.contentType);
       case '/status':
+        if (handlers.statusToken !== undefined && !bearerMatches(req, handlers.statusToken)) {
+          res.setHeader('www-authenticate', 'Bearer realm="govops status"');
+          return send(res, 401, { error: 'unauthorized', message: '/status needs Authorization: Bearer <token> (the daemon runs with --status-token-file or GOVOPS_STATUS_TOKEN)' });
+        }
         return send(res, 200, handlers.status());
       case '/hooks/git':
         return hook(req, res);

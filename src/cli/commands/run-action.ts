@@ -110,6 +110,16 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     }
   }
   registerSecrets(hookSecret);
+  let statusToken = env.GOVOPS_STATUS_TOKEN?.trim();
+  if (flags.statusTokenFile) {
+    try {
+      statusToken = readFileSync(flags.statusTokenFile, 'utf8').trim();
+    } catch {
+      throw new UserError(`cannot read --status-token-file ${flags.statusTokenFile}`);
+    }
+    if (statusToken === '') throw new UserError(`--status-token-file ${flags.statusTokenFile} is empty`, 'write the token /status should require into it');
+  }
+  registerSecrets(statusToken);
   const intervalMs = atLeast('--interval', flags.interval, 10, 'how often the source is checked for a new revision, e.g. 60s');
   const resyncMs = atLeast('--resync', flags.resync, 10, 'the drift check period, e.g. 5m');
   const webhookHealth = webhookHealthFrom(flags);
@@ -135,6 +145,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     listen,
     statePath: flags.state,
     hookSecret: hookSecret || undefined,
+    ...(statusToken ? { statusToken } : {}),
     workdir: flags.workdir ?? join(dirname(flags.state), 'work'),
     env,
     secretScope: secretScopeFromFlags(flags, env),

@@ -29,6 +29,7 @@ export interface RunFlags extends ConnectionFlags, SecretFlags, ApplyTuningFlags
   state: string;
   gitWebhookSecret?: string;
   gitWebhookSecretFile?: string;
+  statusTokenFile?: string;
   grace: string;
   workdir?: string;
   webhookHealthInterval?: string;
@@ -77,6 +78,10 @@ export function register(program: Command): void {
     .addOption(stateOption())
     .option('--git-webhook-secret <secret>', 'secret of POST /hooks/git (prefer env GOVOPS_GIT_WEBHOOK_SECRET)')
     .option('--git-webhook-secret-file <path>', 'file holding the push notification secret')
+    .option(
+      '--status-token-file <path>',
+      'file holding a bearer token GET /status then requires (Authorization: Bearer TOKEN; or env GOVOPS_STATUS_TOKEN); /healthz, /readyz and /metrics stay open',
+    )
     .option('--grace <duration>', 'on SIGTERM/SIGINT, time allowed to finish the calls in flight and save the state', '30s')
     .option('--workdir <path>', 'where the Git cache and revision folders live (default: next to the state file)')
     .addOption(

@@ -132,7 +132,8 @@ export class ApiError extends GovopsError {
   }
 
   override toString(): string {
-    return `${this.method} ${this.path}: ${this.statusCode} ${this.error}: ${this.message}`;
+    // the service's text on one line, whatever it holds (src/util/terminal.ts is the escaper of every text output)
+    return `${this.method} ${this.path}: ${this.statusCode} ${this.error}: ${this.message}`.replace(/[\r\n]+/g, ' ');
   }
 }
 

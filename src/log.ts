@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 import { MASKED_KEYS } from './service/kinds.js';
 import { secretRedactor } from './util/redact.js';
+import { printable, printableJson } from './util/terminal.js';
 
 export type { Logger };
 
@@ -61,6 +62,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       singleLine: true,
       translateTime: 'SYS:HH:MM:ss.l',
       ignore: 'pid,hostname,app',
+      // the message is text from anywhere (a service error): printable; other fields are printed as JSON
+      messageFormat: (log, messageKey) => printable(String(log[messageKey] ?? '')),
     });
     return pino()({ level, redact, hooks }, stream);
   }
@@ -81,9 +84,10 @@ const LEVEL_LABELS: Record<number, [string, string]> = {
 };
 const NOT_SHOWN = new Set(['level', 'time', 'pid', 'hostname', 'app', 'msg']);
 
+/** A field's value in a text line: a plain word as it is, anything else as JSON; printable either way. */
 function shown(v: unknown): string {
-  if (typeof v === 'string') return /^[^\s"=()]+$/.test(v) ? v : JSON.stringify(v);
-  return JSON.stringify(v) ?? String(v);
+  if (typeof v === 'string') return /^[^\s"=()]+$/.test(v) ? printable(v) : printableJson(v);
+  return v === undefined ? 'undefined' : printableJson(v);
 }
 
 /** One JSON log line (already redacted) as `warning: message (key=value ...)`. */
@@ -97,9 +101,9 @@ export function textLine(json: string, color = false): string {
   const [label, code] = LEVEL_LABELS[entry.level as number] ?? [String(entry.level), ''];
   const details = Object.entries(entry)
     .filter(([k]) => !NOT_SHOWN.has(k))
-    .map(([k, v]) => `${k}=${shown(v)}`);
+    .map(([k, v]) => `${printable(k)}=${shown(v)}`);
   const head = color && code ? `${code}${label}:\x1b[0m` : `${label}:`;
-  return `${head} ${typeof entry.msg === 'string' ? entry.msg : ''}${details.length ? ` (${details.join(' ')})` : ''}\n`;
+  return `${head} ${typeof entry.msg === 'string' ? printable(entry.msg) : ''}${details.length ? ` (${details.join(' ')})` : ''}\n`;
 }
 
 /** A logger that drops everything (tests, library defaults). */

@@ -1,6 +1,7 @@
 /** Turn an error escaping a command into one clear line on stderr and exit code 1. */
 import { ApiError, TransportError, UserError } from '../errors.js';
 import { redactText } from '../util/redact.js';
+import { printableLines } from '../util/terminal.js';
 
 export function describeError(err: unknown): string {
   if (err instanceof UserError) return err.hint ? `${err.message}\n  hint: ${err.hint}` : err.message;
@@ -11,7 +12,8 @@ export function describeError(err: unknown): string {
 }
 
 export function reportFatal(err: unknown): number {
-  process.stderr.write(redactText(`error: ${describeError(err)}\n`));
+  // Each line printable (a service message can hold `\e[2J`); the hint keeps its own line.
+  process.stderr.write(redactText(`error: ${printableLines(describeError(err))}\n`));
   if (process.env.GOVOPS_DEBUG && err instanceof Error && err.stack) process.stderr.write(redactText(`${err.stack}\n`));
   return 1;
 }

@@ -1,21 +1,22 @@
 /** Text tables of delivery records and retry results (`govops webhooks`). Pure. */
 import type { WebhookHistoryRecord } from '../api/types.js';
+import { printable } from '../util/terminal.js';
 import { isDelivered } from './records.js';
 import type { RetryOutcome } from './retry.js';
 
 /**
- * Text from the service shown on a terminal: control characters (escape sequences included) become
- * `?` and long values are cut, so a record cannot rewrite the operator's screen.
+ * Text from the service shown on a terminal: control characters (escape sequences included) are escaped by the
+ * one escaper (src/util/terminal.ts) and long values are cut, so a record cannot rewrite the operator's screen.
  */
 export function cell(text: string | undefined, max = 80): string {
   if (text === undefined || text === '') return '-';
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '?');
+  const clean = printable(text);
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
-export function table(rows: string[][]): string {
-  if (rows.length === 0) return '';
+export function table(untrusted: string[][]): string {
+  if (untrusted.length === 0) return '';
+  const rows = untrusted.map((r) => r.map(printable));
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
 }

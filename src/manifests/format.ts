@@ -1,4 +1,5 @@
 /** How diagnostics are printed: `path:line:col: Kind/name: message` (warnings say so). */
+import { printable } from '../util/terminal.js';
 import type { Diagnostic, LoadedManifest } from './types.js';
 
 /** Where a manifest starts, as `file:line:col` (for messages naming another manifest). */
@@ -6,11 +7,13 @@ export function where(m: LoadedManifest): string {
   return `${m.source.file}:${m.source.line}:${m.source.column}`;
 }
 
+/** One line: every part from a manifest (file, kind, name, message quoting a key or value) made printable. */
 export function formatDiagnostic(d: Diagnostic, color = false): string {
-  const who = d.kind && d.name ? `${d.kind}/${d.name}: ` : d.kind ? `${d.kind}: ` : '';
+  const [kind, name, file, message] = [d.kind, d.name, d.file, d.message].map((s) => (s === undefined ? s : printable(s)));
+  const who = kind && name ? `${kind}/${name}: ` : kind ? `${kind}: ` : '';
   const sev = d.severity === 'warning' ? (color ? '\u001b[33mwarning\u001b[0m: ' : 'warning: ') : '';
-  const loc = `${d.file}:${d.line}:${d.column}:`;
-  const msg = d.severity === 'error' && color ? `\u001b[31m${d.message}\u001b[0m` : d.message;
+  const loc = `${file}:${d.line}:${d.column}:`;
+  const msg = d.severity === 'error' && color ? `\u001b[31m${message}\u001b[0m` : message;
   return `${color ? `\u001b[1m${loc}\u001b[0m` : loc} ${sev}${who}${msg}`;
 }
 

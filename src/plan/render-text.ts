@@ -1,4 +1,5 @@
 /** Terraform-like text rendering of a plan. Secrets never reach the plan, so they cannot reach the text. */
+import { printableData, printableJson } from '../util/terminal.js';
 import { blockedBesidesManualStep } from './manual-steps.js';
 import type { FailedCreation, FieldChange, ManualStepGate, NotComparable, Plan, PlanSummary, ResourceChange } from './types.js';
 
@@ -35,9 +36,13 @@ const COLOR_OF: Record<string, keyof typeof CODES> = {
   '<=': 'cyan',
 };
 
+/** A field's value as JSON, printable on a terminal (the one escaper: src/util/terminal.ts). */
 export function value(v: unknown): string {
-  return JSON.stringify(v) ?? 'null';
+  return printableJson(v);
 }
+
+/** Field values are drawn by `value` (JSON, escaped there); every other string of the plan is made printable. */
+const DRAWN_AS_JSON: ReadonlySet<string> = new Set(['before', 'after']);
 
 export function describeAction(c: ResourceChange): string {
   if (c.suspended) return 'is suspended (govops/suspend): left alone';
@@ -183,7 +188,9 @@ export function leftAloneLines(plan: Plan): string[] {
 }
 
 /** Only resources with something to do (and suspended ones) are shown; noops are counted, not listed. */
-export function renderText(plan: Plan, options: TextOptions = {}): string {
+export function renderText(untrusted: Plan, options: TextOptions = {}): string {
+  // Names, messages and keys come from manifests and the service: no control character reaches the terminal.
+  const plan = printableData(untrusted, DRAWN_AS_JSON);
   const paint = painter(options.color ?? false);
   const out: string[] = [];
   const visible = plan.changes.filter(isVisible);

@@ -1,12 +1,12 @@
 /** Human output of a reconcile: diagnostics, progress lines, the final table (text and markdown). */
 import { formatDuration } from '../util/duration.js';
+import { formatDiagnostic } from '../manifests/format.js';
+import { printable, printableData } from '../util/terminal.js';
 import type { Diagnostic } from '../manifests/types.js';
 import type { ResourceOutcome, ReconcileResult } from './types.js';
 
 export function diagnosticLine(d: Diagnostic): string {
-  const who = d.kind && d.name ? `${d.kind}/${d.name}: ` : '';
-  const sev = d.severity === 'warning' ? 'warning: ' : '';
-  return `${d.file}:${d.line}:${d.column}: ${sev}${who}${d.message}`;
+  return formatDiagnostic(d);
 }
 
 const MARK = { ok: '✓', failed: '✗', skipped: '-', blocked: '!' } as const;
@@ -16,8 +16,8 @@ const MARK = { ok: '✓', failed: '✗', skipped: '-', blocked: '!' } as const;
  * error is left out (`withError` false) when the outcome table printed next lists it.
  */
 export function progressLine(o: ResourceOutcome, done: number, total: number, tty: boolean, withError = true): string {
-  const what = `${o.resourceKind}/${o.name}`;
-  const err = o.error && withError ? `: ${o.error}` : '';
+  const what = printable(`${o.resourceKind}/${o.name}`);
+  const err = o.error && withError ? `: ${printable(o.error)}` : '';
   if (tty) return `[${done}/${total}] ${MARK[o.result]} ${what} ${o.action} (${formatDuration(o.durationMs)})${err}`;
   return `${what}: ${o.action} ${o.result} (${formatDuration(o.durationMs)})${err}`;
 }
@@ -27,8 +27,9 @@ function pad(rows: string[][]): string[] {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
 }
 
-export function outcomeTable(outcomes: readonly ResourceOutcome[]): string {
-  if (outcomes.length === 0) return 'Nothing to apply.\n';
+export function outcomeTable(untrusted: readonly ResourceOutcome[]): string {
+  if (untrusted.length === 0) return 'Nothing to apply.\n';
+  const outcomes = printableData(untrusted); // the service's error messages and validation test names
   const sorted = [...outcomes].sort((a, b) => `${a.resourceKind}/${a.name}`.localeCompare(`${b.resourceKind}/${b.name}`));
   const rows = [['RESOURCE', 'ACTION', 'RESULT', 'DURATION']];
   for (const o of sorted) rows.push([`${o.resourceKind}/${o.name}`, o.action, o.result, formatDuration(o.durationMs)]);

@@ -85,7 +85,7 @@ describe('wire normalisation', () => {
     );
   });
   it('terminal cells neutralise control characters', () => {
-    expect(cell('a\u001b[2Jb\nc')).toBe('a?[2Jb?c');
+    expect(cell('a\u001b[2Jb\nc')).toBe('a\\x1b[2Jb\\nc'); // the one escaper (src/util/terminal.ts)
     expect(cell('')).toBe('-');
     expect(cell('x'.repeat(100), 10)).toHaveLength(10);
   });

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { ApiError, ErrorCode, UserError } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
+import { printable, printableData } from '../../util/terminal.js';
 import { cell, table } from '../../deliveries/render.js';
 import { diagnosticLine } from '../../reconcile/report.js';
 import { withStateLock } from '../../state/lock.js';
@@ -87,8 +88,8 @@ export async function showAction(name: string, flags: StateFlags, command: Comma
   const r = await locked(flags.state, async (s) => find(s, name, flags.state));
   if (ctx.options.output === 'json') json(ctx, view(r));
   else {
-    const v = view(r);
-    const lines = [`${r.kind}/${r.name}`];
+    const v = printableData(view(r)); // ids from the service, names: no control character reaches the terminal
+    const lines = [printable(`${r.kind}/${r.name}`)];
     for (const [k, value] of Object.entries(v)) {
       if (k === 'kind' || k === 'name') continue;
       lines.push(`  ${k}: ${Array.isArray(value) ? value.join(', ') || '-' : String(value)}`);

@@ -1,0 +1,108 @@
+/**
+ * Issue 27: terminal injection. Text from manifests (a YAML key holding a newline, `error: forged` and `\e[2J`)
+ * and from the service (names, ids, error messages) reaches no terminal raw: every text renderer passes it through
+ * the one escaper (src/util/terminal.ts). JSON output stays JSON (its escaping is enough there).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textLine } from '../../src/log.js';
+import { formatDiagnostic } from '../../src/manifests/format.js';
+import { renderText } from '../../src/plan/render-text.js';
+import type { Plan } from '../../src/plan/types.js';
+import { outcomeTable, progressLine } from '../../src/reconcile/report.js';
+import { cell, table } from '../../src/deliveries/render.js';
+import { ApiError } from '../../src/errors.js';
+import { printable, printableLines } from '../../src/util/terminal.js';
+import { runGovops } from '../helpers/cli.js';
+
+const FORGED = 'x\nerror: forged \u001b[2J\u001b]0;title\u0007 \u202egnp.exe\r';
+/** No control character but the line breaks the renderer wrote, and no line a forger wrote. */
+function clean(text: string): void {
+  // eslint-disable-next-line no-control-regex
+  expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+  expect(text).not.toMatch(/^error: forged/m);
+}
+
+describe('the one escaper', () => {
+  it('writes every control and invisible format character as an escape', () => {
+    expect(printable(FORGED)).toBe('x\\nerror: forged \\x1b[2J\\x1b]0;title\\x07 \\u202egnp.exe\\r');
+    expect(printable('plain text ü — ok')).toBe('plain text ü — ok');
+    expect(printableLines('a\u001b[2J\nb')).toBe('a\\x1b[2J\nb');
+  });
+});
+
+describe('validate prints a hostile key escaped, in text; JSON output stays valid JSON', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'govops-inject-'));
+    await writeFile(
+      join(dir, 'h.yaml'),
+      'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: a\nspec:\n  url: https://h.example.com/a\n  global: false\n  notificationType: [modelCreated]\n  actionType: triggered\n  "x\\nerror: forged \\e[2J\\e]0;title\\a": 1\n',
+    );
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it.each([{}, { GOVOPS_LOG_FORMAT: 'json' }])('text (env %o)', async (env) => {
+    const r = await runGovops(['validate', 'h.yaml'], { cwd: dir, env });
+    expect(r.code).toBe(1);
+    clean(r.stdout + r.stderr);
+    expect(r.stdout).toContain('unknown field `x\\nerror: forged \\x1b[2J\\x1b]0;title\\x07`');
+  });
+
+  it('-o json: the key as it is, JSON-escaped', async () => {
+    const r = await runGovops(['validate', 'h.yaml', '-o', 'json'], { cwd: dir });
+    const [d] = JSON.parse(r.stdout) as Array<{ message: string }>;
+    expect(d!.message).toContain('x\nerror: forged \u001b[2J');
+  });
+});
+
+describe('every text renderer escapes what manifests and the service wrote', () => {
+  it('diagnostics', () => {
+    const line = formatDiagnostic({ file: `m${FORGED}.yaml`, line: 1, column: 1, severity: 'error', kind: 'Webhook', name: FORGED, message: FORGED });
+    clean(line);
+    expect(line.split('\n')).toHaveLength(1);
+  });
+
+  it('the text plan: names, reasons, errors, warnings, values (with colour on)', () => {
+    const plan: Plan = {
+      formatVersion: 1,
+      changes: [
+        {
+          resourceKind: 'Webhook',
+          name: FORGED,
+          action: 'update',
+          adopt: false,
+          liveId: FORGED,
+          changes: [{ path: `config.${FORGED}`, before: FORGED, after: '\u0085\u009b2J', sensitive: false, forcesReplace: false }],
+          reasons: [FORGED],
+          blocked: FORGED,
+        },
+      ],
+      summary: { create: 0, update: 1, replace: 0, delete: 0, adopt: 0, noop: 0 },
+      errors: [FORGED],
+      warnings: [FORGED],
+    } as Plan;
+    // eslint-disable-next-line no-control-regex
+    const text = renderText(plan, { color: true }).replace(/\u001b\[\d+m/g, ''); // the renderer's own colours
+    clean(text);
+    expect(text).toContain('"\\x85\\x9b2J"');
+  });
+
+  it('log lines in text mode: the message and the fields', () => {
+    const line = textLine(JSON.stringify({ level: 50, msg: FORGED, [FORGED]: FORGED, word: 'a\u001b[2J' }));
+    clean(line.trimEnd());
+    expect(line.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('apply progress and outcome tables, delivery tables, service errors', () => {
+    const o = { resourceKind: 'Webhook' as const, name: FORGED, action: 'create', result: 'failed' as const, durationMs: 5, error: FORGED, validation: [{ name: FORGED, status: 'failed' }] };
+    clean(progressLine(o, 1, 1, true));
+    clean(outcomeTable([o]));
+    clean(table([['A', 'B'], [FORGED, FORGED]]));
+    clean(cell(FORGED));
+    const err = new ApiError(400, 'Bad Request', FORGED, 'POST', '/webhooks');
+    clean(printableLines(`service error: ${err.toString()}`));
+  });
+});

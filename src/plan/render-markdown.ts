@@ -1,15 +1,20 @@
-/** Markdown rendering for a pull-request comment: summary table, then collapsible details. */
+/**
+ * Markdown rendering for a pull-request comment: summary table, then collapsible details. Every text from the
+ * manifests or the service is neutralised for where it goes (src/util/markdown.ts): no mention, link or HTML.
+ */
+import { mdCode, mdFenced, mdText } from '../util/markdown.js';
 import { blockedBesidesManualStep } from './manual-steps.js';
 import { describeAction, ignoredLine, isVisible, leftAloneLines, notComparableSummary, renderText, summaryLine, symbolFor, targetsLine } from './render-text.js';
 import type { Plan, ResourceChange } from './types.js';
 
-const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** A cell built from neutralised parts: they may not end the row. */
+const cell = (s: string): string => s.replace(/\r?\n/g, ' ');
 
-const code = (s: string): string => `\`${s}\``;
+const code = mdCode;
 
 /** The Type column: the integration kind, or for a data source the integration it is registered under. */
 function typeCell(c: ResourceChange): string {
-  if (c.resourceKind === 'DataSource') return c.integration?.name !== undefined ? `data source in Integration/${c.integration.name}` : 'data source';
+  if (c.resourceKind === 'DataSource') return c.integration?.name !== undefined ? `data source in Integration/${mdText(c.integration.name)}` : 'data source';
   return c.integrationType ?? '';
 }
 
@@ -18,15 +23,15 @@ export function manualStepNotes(c: ResourceChange): string[] {
   const notes: string[] = [];
   if (c.failedCreation) {
     const f = c.failedCreation;
-    const cleanup = f.cleanup.length ? ` or clean up with ${f.cleanup.map((x) => code(x.command)).join(' then ')}, ${f.remove}` : ` or ${f.remove}`;
-    notes.push(`**creation failed** (${f.status}): ${f.fix};${cleanup}`);
+    const cleanup = f.cleanup.length ? ` or clean up with ${f.cleanup.map((x) => code(x.command)).join(' then ')}, ${mdText(f.remove)}` : ` or ${mdText(f.remove)}`;
+    notes.push(`**creation failed** (${mdText(f.status)}): ${mdText(f.fix)};${cleanup}`);
   }
   const g = c.manualStep;
   if (!g) return notes;
   const run = g.scripts.map((x) => code(x.command)).join(' then ');
   if (g.status === 'awaiting') {
     const add = g.acknowledgment ? `, then add the annotation ${code(g.acknowledgment.line)}` : '';
-    notes.push(`**awaiting manual step:** ${g.reason ?? 'not acknowledged'}. Run ${run} in the platform${add}`);
+    notes.push(`**awaiting manual step:** ${mdText(g.reason ?? 'not acknowledged')}. Run ${run} in the platform${add}`);
   } else if (g.status === 'acknowledged') {
     notes.push(`manual step acknowledged (${code(g.acknowledgment?.value ?? '')})`);
   } else {
@@ -38,9 +43,9 @@ export function manualStepNotes(c: ResourceChange): string[] {
 export function renderMarkdown(plan: Plan): string {
   const out: string[] = ['### govops plan', ''];
   const targeted = targetsLine(plan);
-  if (targeted) out.push(`> ${cell(targeted)}`, '');
-  for (const e of plan.errors) out.push(`> **Error:** ${cell(e)}`, '');
-  for (const w of plan.warnings) out.push(`> **Warning:** ${cell(w)}`, '');
+  if (targeted) out.push(`> ${mdText(targeted)}`, '');
+  for (const e of plan.errors) out.push(`> **Error:** ${mdText(e)}`, '');
+  for (const w of plan.warnings) out.push(`> **Warning:** ${mdText(w)}`, '');
   const visible = plan.changes.filter(isVisible);
   if (visible.length === 0) {
     out.push('No changes: the service matches the manifests.', '');
@@ -49,14 +54,14 @@ export function renderMarkdown(plan: Plan): string {
     for (const c of visible) {
       const notes = [
         ...manualStepNotes(c),
-        ...(blockedBesidesManualStep(c) ? [`**blocked:** ${c.blocked}`] : []),
-        ...(!c.manualStep && c.manualScript ? [`manual step: \`${c.manualScript.command}\``] : []),
+        ...(blockedBesidesManualStep(c) ? [`**blocked:** ${mdText(c.blocked ?? '')}`] : []),
+        ...(!c.manualStep && c.manualScript ? [`manual step: ${code(c.manualScript.command)}`] : []),
         ...(c.changes.some((f) => f.forcesReplace) && c.action === 'replace' ? ['forces replacement'] : []),
-        ...(c.ignoredFields?.length ? [ignoredLine(c)] : []),
-        ...(c.notComparable ? [`cannot be compared: ${c.notComparable.paths.map((p) => `\`${p}\``).join(', ')} (${c.notComparable.handling})`] : []),
+        ...(c.ignoredFields?.length ? [mdText(ignoredLine(c))] : []),
+        ...(c.notComparable ? [`cannot be compared: ${c.notComparable.paths.map((p) => code(p)).join(', ')} (${c.notComparable.handling})`] : []),
       ];
       out.push(
-        `| \`${symbolFor(c)}\` | ${cell(`${c.resourceKind}/${c.name}`)} | ${cell(typeCell(c))} | ${cell(describeAction(c))} | ${cell(notes.join('; '))} |`,
+        `| \`${symbolFor(c)}\` | ${mdText(`${c.resourceKind}/${c.name}`)} | ${cell(typeCell(c))} | ${mdText(describeAction(c))} | ${cell(notes.join('; '))} |`,
       );
     }
     out.push('');
@@ -64,9 +69,9 @@ export function renderMarkdown(plan: Plan): string {
   out.push(`**${summaryLine(plan.summary)}**`, '');
   const nc = notComparableSummary(plan);
   if (nc) out.push(nc, '');
-  for (const line of leftAloneLines(plan)) out.push(line, '');
+  for (const line of leftAloneLines(plan)) out.push(mdText(line), '');
   if (visible.length > 0) {
-    out.push('<details><summary>Details</summary>', '', '```diff', renderText(plan).trimEnd(), '```', '', '</details>', '');
+    out.push('<details><summary>Details</summary>', '', '```diff', mdFenced(renderText(plan).trimEnd()), '```', '', '</details>', '');
   }
   return out.join('\n');
 }

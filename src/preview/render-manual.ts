@@ -3,6 +3,7 @@
  * merging applies the change, collapsed, with its language hint and the command that fetches the real one.
  * One small function per step, and the acknowledgment (`govops/manual-step`) beside them.
  */
+import { mdCode, mdFenced, mdHtml, mdText } from '../util/markdown.js';
 import type { ManualAck, ManualStep } from './types.js';
 
 /** A fence longer than any backtick run in the text, so the text can never close it. */
@@ -12,13 +13,13 @@ export function fenceFor(text: string): string {
 }
 
 export function renderManualStep(name: string, step: ManualStep): string[] {
-  const out = [`<details><summary>Manual step: <code>${step.phase}</code> script for Integration/${name}</summary>`, ''];
+  const out = [`<details><summary>Manual step: <code>${mdHtml(step.phase)}</code> script for Integration/${mdHtml(name)}</summary>`, ''];
   if (step.script !== undefined) {
     const fence = fenceFor(step.script);
     out.push(`${fence}${step.language ?? ''}`, step.script.replace(/\s+$/, ''), fence, '');
-    out.push('Secret values are shown as placeholders. The real script: `' + step.command + '`', '');
+    out.push(`Secret values are shown as placeholders. The real script: ${mdCode(step.command)}`, '');
   } else {
-    out.push(`${step.note ?? 'Not fetched.'} Fetch it with \`${step.command}\`.`, '');
+    out.push(`${step.note !== undefined ? mdText(step.note) : 'Not fetched.'} Fetch it with ${mdCode(step.command)}.`, '');
   }
   out.push('</details>');
   return out;
@@ -28,14 +29,14 @@ export function renderManualStep(name: string, step: ManualStep): string[] {
 export function renderManualAck(ack: ManualAck, file?: string): string[] {
   switch (ack.status) {
     case 'awaiting': {
-      const out = [`⏸️ **Awaiting the manual step** (${ack.reason ?? 'not acknowledged'}): merging applies nothing for this integration until the scripts ran in the platform and the manifest acknowledges them.`];
+      const out = [`⏸️ **Awaiting the manual step** (${ack.reason !== undefined ? mdText(ack.reason) : 'not acknowledged'}): merging applies nothing for this integration until the scripts ran in the platform and the manifest acknowledges them.`];
       if (ack.annotation) {
-        out.push('', `Once they ran, add under \`metadata.annotations\`${file ? ` in \`${file}\`` : ''}:`, '', '```yaml', ack.annotation, '```');
+        out.push('', `Once they ran, add under \`metadata.annotations\`${file ? ` in ${mdCode(file)}` : ''}:`, '', '```yaml', mdFenced(ack.annotation), '```');
       }
       return [...out, ''];
     }
     case 'acknowledged':
-      return [`✅ **Acknowledged** in the manifest (\`${ack.annotation ?? ''}\`): the scripts ran, merging applies the change.`, ''];
+      return [`✅ **Acknowledged** in the manifest (${mdCode(ack.annotation ?? '')}): the scripts ran, merging applies the change.`, ''];
     case 'trusted':
       return ['Not checked (`--manual-steps trust`): the scripts are run out of band; merging applies the change at once.', ''];
   }

@@ -2,8 +2,9 @@
  * Markdown for the pull-request comment from a PreviewResult (pure). Order: the hidden marker, the facts,
  * the summary table, status notes, warnings; then the changes table and per-resource details, drift,
  * unknown secrets and changed files, shortened by `fitComment` to stay under the platform's limit.
- * Secrets never reach the result; every text from the pull request or the service is escaped for where it
- * goes (table cell, code block), so it cannot change the comment's structure.
+ * Secrets never reach the result; every text from the pull request or the service is neutralised for where it
+ * goes (text, HTML, code span, code block: src/util/markdown.ts), so it cannot change the comment's structure,
+ * mention anyone or make a link.
  */
 import { describeRef, isSecretRef } from '../manifests/secrets.js';
 import type { Diagnostic } from '../manifests/types.js';
@@ -14,16 +15,14 @@ import { COMMENT_LIMIT, fitComment, type Section } from './fit.js';
 import type { ManifestFieldChange } from './manifest-diff.js';
 import type { PrChangeKind } from './pr-diff.js';
 import { renderManualSteps } from './render-manual.js';
+import { mdCode, mdFenced, mdHtml, mdText } from '../util/markdown.js';
 import type { DriftEntry, DryRunResult, LiveAction, LiveFacts, PreviewResource, PreviewResult, PreviewWarning } from './types.js';
 
-/** Text for a table cell: no pipes, newlines or HTML. */
-export const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/</g, '&lt;');
-/** Text inside HTML (a <summary>). */
-const html = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-/** Inline code that cannot be closed early. */
-const code = (s: string): string => `\`${s.replace(/`/g, "'")}\``;
-/** Text inside a ``` block: it cannot close the fence. */
-const fenced = (s: string): string => s.replace(/```/g, "'''");
+/** Untrusted text as Markdown text (a table cell, a list item). */
+export const cell = mdText;
+const html = mdHtml;
+const code = mdCode;
+const fenced = mdFenced;
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 const FILE_STATUS: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type changed' };
@@ -60,18 +59,21 @@ function prFieldLine(f: ManifestFieldChange): string {
   return `~ ${f.path}: ${show(f.before)} -> ${show(f.after)}`;
 }
 
-const title = (r: { resourceKind: string; name: string }): string => `${r.resourceKind}/${r.name}`;
+/** `Kind/name`, neutralised for Markdown text (or with `esc`, for HTML). */
+const title = (r: { resourceKind: string; name: string }, esc = mdText): string => esc(`${r.resourceKind}/${r.name}`);
 
+/** Markdown (its own bold), the service's id and status neutralised. */
 function liveText(l: LiveFacts): string {
   let t = l.adopt && l.action !== 'adopt' ? `adopt and ${LIVE_TEXT[l.action]}` : LIVE_TEXT[l.action];
   if (l.blocked !== undefined) t = `**${blockedByManualStep(l.blocked) ? 'awaiting a manual step' : 'blocked'}**: ${t}`;
-  const facts = [l.id !== undefined ? `id ${l.id}` : undefined, l.status].filter((x) => x !== undefined);
+  const facts = [l.id !== undefined ? `id ${l.id}` : undefined, l.status].filter((x) => x !== undefined).map((x) => mdText(x));
   return facts.length ? `${t} (${facts.join(', ')})` : t;
 }
 
-function prText(r: PreviewResource): string {
+/** What the pull request does to a resource; the old name neutralised with `esc` (Markdown text, or HTML). */
+function prText(r: PreviewResource, esc = mdText): string {
   if (r.change === undefined) return '';
-  if (r.change === 'renamed') return `renamed from ${r.renamedFrom ?? '?'}${r.fields.length ? `, ${plural(r.fields.length, 'field')} changed` : ''}`;
+  if (r.change === 'renamed') return `renamed from ${esc(r.renamedFrom ?? '?')}${r.fields.length ? `, ${plural(r.fields.length, 'field')} changed` : ''}`;
   if (r.change === 'changed') return `changed (${plural(r.fields.length, 'field')})`;
   return r.change;
 }
@@ -166,7 +168,7 @@ const WARN_ICON: Record<PreviewWarning['kind'], string> = {
 function warnings(r: PreviewResult): Section {
   return {
     head: ['#### Warnings', ''],
-    items: r.warnings.map((w) => `- ${WARN_ICON[w.kind]} ${w.resource ? `**${w.resource}**: ` : ''}${cell(w.message)}`),
+    items: r.warnings.map((w) => `- ${WARN_ICON[w.kind]} ${w.resource ? `**${cell(w.resource)}**: ` : ''}${cell(w.message)}`),
     tail: [''],
     more: (n) => `- … and ${plural(n, 'more warning')} (see the JSON output)`,
     short: ['#### Warnings', '', `${plural(r.warnings.length, 'warning')}: too long to show here (see the JSON output).`, ''],
@@ -189,10 +191,10 @@ function changesTable(r: PreviewResult): Section {
   const live = r.mode === 'live';
   const rows = r.resources.map((x) => {
     const sym = x.change !== undefined ? PR_SYMBOL[x.change] : ' ';
-    const cols = [`\`${sym}\``, cell(title(x)), x.integrationType ?? ''];
-    if (r.base) cols.push(cell(prText(x)));
+    const cols = [`\`${sym}\``, title(x), x.integrationType ?? ''];
+    if (r.base) cols.push(prText(x));
     const half = x.live?.action === 'replace' && x.dryRun?.request?.startsWith('DELETE') ? ' (delete half)' : '';
-    if (live) cols.push(cell(x.live ? liveText(x.live) : ''), x.dryRun ? `${DRY_ICON[x.dryRun.status]}${half}` : '');
+    if (live) cols.push(x.live ? liveText(x.live) : '', x.dryRun ? `${DRY_ICON[x.dryRun.status]}${half}` : '');
     return `| ${cols.join(' | ')} |`;
   });
   const headers = ['', 'Resource', 'Type', ...(r.base ? ['This pull request'] : []), ...(live ? ['In the service', 'Dry run'] : [])];
@@ -223,8 +225,8 @@ function dryRunBlock(d: DryRunResult): string[] {
 
 function detail(x: PreviewResource): string {
   const failed = x.dryRun?.status === 'failed' || x.dryRun?.status === 'rejected';
-  const what = [x.change !== undefined ? prText(x) : undefined, x.live ? LIVE_TEXT[x.live.action] : undefined].filter(Boolean).join(' → ');
-  const out = [`<details${failed ? ' open' : ''}><summary><b>${title(x)}</b>${x.integrationType ? ` (${x.integrationType})` : ''}: ${cell(what)}</summary>`, ''];
+  const what = [x.change !== undefined ? prText(x, html) : undefined, x.live ? LIVE_TEXT[x.live.action] : undefined].filter(Boolean).join(' → ');
+  const out = [`<details${failed ? ' open' : ''}><summary><b>${title(x, html)}</b>${x.integrationType ? ` (${x.integrationType})` : ''}: ${what}</summary>`, ''];
   if (x.fields.length) {
     const where = x.source ? `      # ${x.source.file}:${x.source.line}:${x.source.column}` : '';
     out.push(x.change === 'added' ? '**Manifest** (new):' : '**Manifest changes:**', '', '```diff', ...x.fields.map((f) => fenced(prFieldLine(f))), ...(where ? [fenced(where)] : []), '```', '');

@@ -2,6 +2,7 @@
 import { formatDuration } from '../util/duration.js';
 import { formatDiagnostic } from '../manifests/format.js';
 import { printable, printableData } from '../util/terminal.js';
+import { mdText } from '../util/markdown.js';
 import type { Diagnostic } from '../manifests/types.js';
 import type { ResourceOutcome, ReconcileResult } from './types.js';
 
@@ -53,7 +54,7 @@ export function outcomeTable(untrusted: readonly ResourceOutcome[]): string {
 
 export function outcomeMarkdown(outcomes: readonly ResourceOutcome[]): string {
   if (outcomes.length === 0) return 'Nothing to apply.\n';
-  const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const cell = mdText; // names and the service's messages: no mention, link or HTML in the summary
   const lines = ['### govops apply', '', '| Resource | Action | Result | Duration | Error |', '|---|---|---|---|---|'];
   for (const o of outcomes) {
     lines.push(`| ${cell(`${o.resourceKind}/${o.name}`)} | ${o.action} | ${o.result} | ${formatDuration(o.durationMs)} | ${cell(o.error ?? '')} |`);

@@ -239,7 +239,7 @@ describe('renderPreview', () => {
     });
     const md = renderPreview(r);
     expect(md.split('\n')[0]).toBe(PREVIEW_MARKER);
-    expect(md).toContain('| added | m/&lt;img src=x>\\|.yaml |');
+    expect(md).toContain('| added | m/&lt;img src=x&gt;\\|.yaml |');
     expect(md).toContain("m/a|b.yaml:2:3: Webhook/w: bad ''' value");
     expect(md).toContain('_No plan was made._');
     expect(md.match(/```/g)!.length % 2).toBe(0);

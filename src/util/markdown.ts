@@ -3,12 +3,14 @@
  * file names, resource names, service messages and revisions come from a pull request or the service. Whatever
  * they hold, they render as the text they are: no `@mention` (or `#123` reference) notifies anyone, no HTML,
  * link or autolink is made, no pipe breaks a table, no backtick or fence closes a code span or block, and no
- * control character survives (src/util/terminal.ts). Each context has its function:
+ * control character survives (src/util/terminal.ts). Each function redacts first (src/util/redact.ts): the
+ * redactor at the output boundary knows a secret's encodings, not these escapes of them. Each context has its function:
  * - `mdText`: Markdown text (a table cell, a list item, a quote);
  * - `mdHtml`: text inside raw HTML (`<summary>`, `<code>`), where backslash escapes would show;
  * - `mdCode`: an inline code span;
  * - `mdFenced`: lines inside a fenced code block.
  */
+import { redactText } from './redact.js';
 import { printable, printableLines } from './terminal.js';
 
 const entities = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -29,20 +31,20 @@ const unlink = (s: string): string =>
  * (tables) escaped; line breaks shown as `\n`. Emphasis characters (`*`, `_`) are left: they can only style.
  */
 export function mdText(s: string): string {
-  return unlink(entities(printable(s)).replace(/[\\`[\]|]/g, '\\$&'));
+  return unlink(entities(printable(redactText(s))).replace(/[\\`[\]|]/g, '\\$&'));
 }
 
 /** Text inside raw HTML. */
 export function mdHtml(s: string): string {
-  return unlink(entities(printable(s)).replace(/"/g, '&quot;'));
+  return unlink(entities(printable(redactText(s))).replace(/"/g, '&quot;'));
 }
 
 /** An inline code span of `s` (mentions and links are not made in code; its pipes are escaped for tables). */
 export function mdCode(s: string): string {
-  return `\`${printable(s).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+  return `\`${printable(redactText(s)).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
 }
 
 /** Lines for a fenced code block: it cannot be closed early; line breaks kept. */
 export function mdFenced(s: string): string {
-  return printableLines(s).replace(/```/g, "'''").replace(/~~~/g, "'''");
+  return printableLines(redactText(s)).replace(/```/g, "'''").replace(/~~~/g, "'''");
 }

@@ -7,16 +7,21 @@
  * JSON output needs none of this: JSON escaping is enough there.
  */
 
+import { redactText } from './redact.js';
+
 // eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 const escapeOne = (c: string): string => NAMED[c] ?? (c.charCodeAt(0) < 0x100 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-/** `text` with every control and invisible format character written as an escape (`\n`, `\x1b`, `\u202e`). */
+/**
+ * `text` with every control and invisible format character written as an escape (`\n`, `\x1b`, `\u202e`).
+ * Redacted first: the output boundary's redactor knows a secret's encodings, not this escaping of them.
+ */
 export function printable(text: string): string {
   UNPRINTABLE.lastIndex = 0;
-  return UNPRINTABLE.test(text) ? text.replace(UNPRINTABLE, escapeOne) : text;
+  return UNPRINTABLE.test(text) ? redactText(text).replace(UNPRINTABLE, escapeOne) : text;
 }
 
 /** Text of several lines from one source (an error with a hint): each line made printable, the line breaks kept. */

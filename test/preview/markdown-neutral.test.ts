@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/plan/render-markdown.js';
 import type { Plan } from '../../src/plan/types.js';
 import { outcomeMarkdown } from '../../src/reconcile/report.js';
-import { mdCode, mdHtml, mdText } from '../../src/util/markdown.js';
+import { mdCode, mdFenced, mdHtml, mdText } from '../../src/util/markdown.js';
+import { registerSecrets } from '../../src/util/redact.js';
+import { printable } from '../../src/util/terminal.js';
 import { runGovops } from '../helpers/cli.js';
 
 const HOSTILE = '@octo-org/team <img src=x onerror=alert(1)> [click](https://evil.example) https://evil.example www.evil.example #12 a|b';
@@ -96,6 +98,15 @@ describe('every Markdown renderer neutralises untrusted text', () => {
     expect(md.match(/^```/gm)!.length % 2).toBe(0);
     // one table row per change: the pipe in the name did not add a column
     expect(md.split('\n').filter((l) => l.startsWith('| `~`'))[0]!.split(/(?<!\\)\|/)).toHaveLength(7);
+  });
+
+  it('redacts before escaping: the output boundary knows the encodings of a secret, not these escapes of them', () => {
+    const secret = 'Sx-9<&>|@q\u001bz';
+    registerSecrets(secret);
+    for (const out of [mdText(`e ${secret}`), mdHtml(`e ${secret}`), mdCode(`e ${secret}`), mdFenced(`e ${secret}`), printable(`e ${secret}`)]) {
+      expect(out).not.toContain('Sx-9');
+      expect(out).toContain('redacted');
+    }
   });
 
   it('the apply summary', () => {

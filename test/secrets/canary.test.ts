@@ -100,7 +100,7 @@ describe('canary: no secret value in any output, whatever the service echoes', (
     // service rejects every dry run, echoing the request: exit 1, the comment holds the answers, redacted
     const preview = await run(['preview', 'm', '--dry-run-new-targets']);
     expect(preview.code).toBe(1);
-    expect(preview.stdout).toMatch(/\*\*Dry run\*\* `(POST|PUT|DELETE) \/integrations[^`]*\?dryRun=true`: ❌ (failed|rejected) — [^\n]*\[redacted\]/);
+    expect(preview.stdout).toMatch(/\*\*Dry run\*\* `(POST|PUT|DELETE) \/integrations[^`]*\?dryRun=true`: ❌ (failed|rejected) — [^\n]*\\?\[redacted\\?\]/);
     // A saved plan holds fingerprints, never values; applying it fails as the service makes it fail.
     expect((await run(['plan', 'm', '--out', 'saved.plan'])).code).toBe(0);
     outputs.push({ what: 'saved plan file', text: await readFile(join(dir, 'saved.plan'), 'utf8') });

@@ -9,7 +9,9 @@ import { createRequire } from 'node:module';
 import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 import { MASKED_KEYS } from './service/kinds.js';
 import { secretRedactor } from './util/redact.js';
-import { printable, printableJson } from './util/terminal.js';
+import { printable, printableFormatted, printableJson } from './util/terminal.js';
+import { writeSync } from 'node:fs';
+import { Writable } from 'node:stream';
 
 export type { Logger };
 
@@ -55,8 +57,15 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     // In-process and synchronous, so log lines and plain writes to the terminal keep their order.
     // Loaded only for terminal output, so one-shot commands and JSON logging never pay for it.
     const pretty = createRequire(import.meta.url)('pino-pretty') as (options: PrettyOptions) => PrettyStream;
+    const fd = typeof options.destination === 'number' ? options.destination : 1;
     const stream = pretty({
-      destination: typeof options.destination === 'number' ? options.destination : 1,
+      // its fields are JSON, which leaves C1 controls and bidi overrides as they are: escaped on the way out
+      destination: new Writable({
+        write(chunk: Buffer | string, _encoding, done) {
+          writeSync(fd, printableFormatted(chunk.toString()));
+          done();
+        },
+      }),
       colorize: true,
       sync: true,
       singleLine: true,

@@ -24,6 +24,17 @@ export function printable(text: string): string {
   return UNPRINTABLE.test(text) ? redactText(text).replace(UNPRINTABLE, escapeOne) : text;
 }
 
+const BEYOND_ASCII_CONTROLS = /[\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+/**
+ * Output a formatter drew with its own colours (ESC) and line breaks, from parts already escaped or JSON-encoded
+ * (pino-pretty): the characters JSON leaves as they are (DEL, C1 controls, invisible format characters) escaped.
+ */
+export function printableFormatted(text: string): string {
+  BEYOND_ASCII_CONTROLS.lastIndex = 0;
+  return BEYOND_ASCII_CONTROLS.test(text) ? text.replace(BEYOND_ASCII_CONTROLS, escapeOne) : text;
+}
+
 /** Text of several lines from one source (an error with a hint): each line made printable, the line breaks kept. */
 export function printableLines(text: string): string {
   return text.split('\n').map(printable).join('\n');

@@ -3,6 +3,7 @@
  * and from the service (names, ids, error messages) reaches no terminal raw: every text renderer passes it through
  * the one escaper (src/util/terminal.ts). JSON output stays JSON (its escaping is enough there).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +95,17 @@ describe('every text renderer escapes what manifests and the service wrote', () 
     const line = textLine(JSON.stringify({ level: 50, msg: FORGED, [FORGED]: FORGED, word: 'a\u001b[2J' }));
     clean(line.trimEnd());
     expect(line.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('log lines in pretty mode (a terminal): the message escaped, only pino-pretty\'s own colours', () => {
+    const log = new URL('../../dist/log.js', import.meta.url).href;
+    const script = `import(${JSON.stringify(log)}).then((m) => m.createLogger({ pretty: true }).error({ key: ${JSON.stringify(FORGED)} }, ${JSON.stringify(FORGED)}))`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    // eslint-disable-next-line no-control-regex
+    const out = r.stdout.replace(/\u001b\[[0-9;]*m/g, '').trimEnd();
+    clean(out);
+    expect(out).toContain('x\\nerror: forged \\x1b[2J');
   });
 
   it('apply progress and outcome tables, delivery tables, service errors', () => {

@@ -12,6 +12,7 @@
  */
 import type { GovopsState, JournalEntry, ManagedResource } from '../state/types.js';
 import type { DesiredResource, ResourceChange } from '../plan/types.js';
+import { desiredIdentity } from '../plan/stale.js';
 
 type Named = Pick<ResourceChange, 'resourceKind' | 'name' | 'renamedFrom' | 'adopt'>;
 type Kind = ManagedResource['kind'];
@@ -192,6 +193,9 @@ export class Ledger {
       entry.type = d.body.type;
       entry.autoBootstrap = d.body.autoBootstrap ?? false;
     }
+    // What the item at the id must still be before govops writes to it by that id (src/plan/stale.ts).
+    const identity = desiredIdentity(d);
+    if (identity !== undefined) entry.identity = identity;
     if (this.options.revision !== undefined) entry.revision = this.options.revision;
     return entry;
   }

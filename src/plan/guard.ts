@@ -6,19 +6,24 @@
  * - with `--max-deletes N`, at most N deletes and replaces.
  * A refused plan keeps its other changes: only the deletes (and, over `--max-deletes`, the replaces)
  * are blocked, with a message naming the flags that allow them.
+ *
+ * Every planned delete counts, whether it can be carried out now or waits (for a manual step, delete
+ * credentials...): a plan is judged by what it means to remove, so waiting deletes never let the others
+ * through, and the same plan is refused alike with `--manual-steps trust` or `require`.
  */
 import type { DeletionRefusal, PlanChange, PlanOptions } from './types.js';
 
 /** Default share of the managed resources one plan may delete. */
 export const DEFAULT_MAX_DELETE_SHARE = 0.25;
 
-/** Deletes that remove a managed resource from the service (not duplicates, not state-only forgets). */
+/** Deletes that remove a managed resource from the service (not duplicates, not state-only forgets), blocked or not. */
 function isPrune(c: PlanChange): boolean {
-  return c.action === 'delete' && !c.goneFromService && c.duplicateOf === undefined && !c.blocked;
+  return c.action === 'delete' && !c.goneFromService && c.duplicateOf === undefined;
 }
 
+/** Deletes and replaces of live resources, blocked or not. */
 function isDestructive(c: PlanChange): boolean {
-  return !c.blocked && ((c.action === 'delete' && !c.goneFromService) || c.action === 'replace');
+  return (c.action === 'delete' && !c.goneFromService) || c.action === 'replace';
 }
 
 /**

@@ -2,11 +2,12 @@
  * Ignored fields (`govops/ignore-fields`, after Argo CD `ignoreDifferences` with `RespectIgnoreDifferences`),
  * pure. An ignored field is sent when govops creates the resource, never compared afterwards, and kept as it
  * is live whenever govops changes the resource in place (an integration's update, a webhook's replace, its
- * only way to change): another team's setting is never overwritten. A live value that is masked, anywhere
- * inside it, cannot be kept: the manifest's value is sent for it.
+ * only way to change): another team's setting is never overwritten. A live credential (a masked key, anywhere
+ * inside the value, or the mask itself, whatever the service masks it with) cannot be kept: the manifest's value
+ * is sent for it.
  */
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
-import { MASK } from '../service/kinds.js';
+import { MASK, isSensitiveKey } from '../service/kinds.js';
 import { isPlainObject, valueAt } from '../util/object.js';
 import { copyPlain } from '../util/copy.js';
 import { comparable, type ConfigShapes } from './shape.js';
@@ -41,10 +42,11 @@ export function configPaths(ignored: readonly string[] | undefined): string[] {
   return (ignored ?? []).filter((p) => p.startsWith('config.')).map((p) => p.slice('config.'.length));
 }
 
+/** The value holds a credential the service returned: the mask, or any value under a masked key (whatever it shows). */
 function masked(v: unknown): boolean {
   if (v === MASK) return true;
   if (Array.isArray(v)) return v.some(masked);
-  if (isPlainObject(v)) return Object.values(v).some(masked);
+  if (isPlainObject(v)) return Object.entries(v).some(([k, x]) => (isSensitiveKey(k) && x !== undefined && x !== null) || masked(x));
   return false;
 }
 
@@ -59,7 +61,7 @@ function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shap
     for (const rel of configPaths(out.ignoreFields)) {
       const parts = rel.split('.');
       const raw = valueAt(l.config, parts);
-      if (masked(raw)) continue;
+      if (isSensitiveKey(parts[parts.length - 1]!) || masked(raw)) continue;
       const value = valueAt(known, parts) ?? raw;
       setPath(config, parts, value === undefined ? undefined : copyPlain(value));
     }

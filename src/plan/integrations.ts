@@ -2,7 +2,6 @@
 import type { LiveIntegration } from '../api/types.js';
 import {
   ERROR_STATUSES,
-  MASK,
   NON_EDITABLE,
   SCRIPT_KINDS,
   deletePayloadRequired,
@@ -38,11 +37,12 @@ export function secretContext(
   const nonEditable = NON_EDITABLE[type] ?? ['type'];
   return {
     isSensitive: (path, key) => secrets.has(path) || isSensitiveKey(key),
-    compareSecret: (path, live, desired) => {
+    // What the service returns for a credential is never compared as a value, whatever it looks like (the
+    // interface's mask, `[REDACTED]`, `****`, a value in clear): only the fingerprint govops recorded counts.
+    compareSecret: (path, _live, desired) => {
       const recorded = state?.secretFingerprints[path];
       // gone from the manifest: a change only when govops sent one (it would still be in the service)
       if (desired === undefined) return recorded !== undefined ? 'changed' : 'same';
-      if (typeof live === 'string' && live !== MASK) return live === desired ? 'same' : 'changed';
       if (!state) return 'unknown';
       // owned: the fingerprints in state are what govops last sent; a path without one was never sent
       return recorded !== undefined && recorded === fingerprints[path] ? 'same' : 'changed';

@@ -6,12 +6,15 @@
  * - pending create without an id: found by its natural key (integrations) or name (webhooks) among live
  *   resources no other entry owns → recorded with that id; not found → the create never landed: dropped;
  * - pending delete: still live → a normal entry again (the plan decides anew); gone → dropped.
+ * A webhook intent that recorded its identity (name and URL) is found only by it; when more than one unowned live
+ * webhook has it, the others made by the same creator are copies its own re-sent create made: recorded as the
+ * entry's `copies` (plan/duplicates.ts deletes those with --prune, and no other webhook of that name).
  * Data sources are found by (integration id, prefix). When the service's data sources could not be listed
  * (`dataSources` undefined: not supported), their pending entries are kept as they are.
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
-import { naturalKey } from '../service/kinds.js';
+import { naturalKey, webhookIdentity } from '../service/kinds.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 
 export interface PendingResolution {
@@ -23,6 +26,9 @@ export interface PendingResolution {
 interface LiveRef {
   id: string;
   key: string;
+  /** Webhooks: identity and creator, to tell govops' own copies from others'. */
+  identity?: string;
+  createdBy?: number;
 }
 
 /** Numeric ids in numeric order, others after them as text. */
@@ -40,7 +46,7 @@ export function resolvePending(
   if (!state.resources.some((r) => r.pending !== undefined)) return { state, notes: [] };
   const liveOf: Record<ManagedResource['kind'], LiveRef[]> = {
     Integration: live.integrations.map((l) => ({ id: l.id, key: naturalKey(l.type, l.config) })),
-    Webhook: live.webhooks.map((l) => ({ id: l.id, key: l.name })),
+    Webhook: live.webhooks.map((l) => ({ id: l.id, key: l.name, identity: webhookIdentity(l.name, l.url), createdBy: l.createdBy })),
     DataSource: (live.dataSources ?? []).map((l) => ({ id: l.id, key: dataSourceKey(l.integrationId, l.prefix) })),
   };
   const claimed = new Set(state.resources.filter((r) => !r.pending && r.id !== '').map((r) => `${r.kind}\0${r.id}`));
@@ -70,12 +76,18 @@ export function resolvePending(
       notes.push(`${who}: the interrupted create of id ${r.id} went through`);
       continue;
     }
-    const found = r.key === undefined ? [] : refs.filter((l) => l.key === r.key && !claimed.has(`${r.kind}\0${l.id}`)).sort(byId);
+    const byIdentity = r.kind === 'Webhook' && r.identity !== undefined;
+    const found =
+      r.key === undefined
+        ? []
+        : refs.filter((l) => l.key === r.key && (!byIdentity || l.identity === r.identity) && !claimed.has(`${r.kind}\0${l.id}`)).sort(byId);
     const hit = found[0];
     if (hit) {
       claimed.add(`${r.kind}\0${hit.id}`);
-      out.push({ ...entry, id: hit.id });
-      notes.push(`${who}: the interrupted create went through; found id ${hit.id} by ${r.key}`);
+      const copies = byIdentity ? found.slice(1).filter((l) => l.createdBy === hit.createdBy).map((l) => l.id) : [];
+      for (const id of copies) claimed.add(`${r.kind}\0${id}`);
+      out.push({ ...entry, id: hit.id, ...(copies.length ? { copies } : {}) });
+      notes.push(`${who}: the interrupted create went through; found id ${hit.id} by ${r.key}${copies.length ? ` (and copies ${copies.join(', ')} it made)` : ''}`);
     } else {
       notes.push(`${who}: the interrupted create never landed; entry removed`);
     }

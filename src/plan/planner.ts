@@ -13,6 +13,7 @@ import { gateManualSteps } from './manual-steps.js';
 import { matchResources } from './match.js';
 import { orphanWarning } from './orphans.js';
 import { resolvePending } from './pending.js';
+import { forgetStale } from './stale.js';
 import { comparableMemo, type ConfigShapes } from './shape.js';
 import { applySuspension } from './suspend.js';
 import { applyTargets } from './target.js';
@@ -56,11 +57,13 @@ export function planChanges(input: PlanInput): Plan {
   const { options, shapes } = input;
   const normalise = comparableMemo(shapes);
   const pc: PlanContext = { shapes, options, normalise };
-  // Intents an interrupted run left behind are settled against live state first (the engine does this
-  // too, to save the result; here it makes every caller see the same plan).
-  const state = resolvePending(input.state, input.live).state;
+  // Intents an interrupted run left behind are settled against live state first, then records whose id now
+  // names another item are forgotten (the engine does both too, to save the result; here it makes every caller
+  // see the same plan).
+  const stale = forgetStale(resolvePending(input.state, input.live).state, input.live, input.desired);
+  const state = stale.state;
   const errors: string[] = [];
-  const warnings: string[] = [];
+  const warnings: string[] = [...stale.notes];
   const changes: ResourceChange[] = [];
 
   const integrations = input.desired.filter((d): d is DesiredIntegration => d.kind === 'Integration');
@@ -138,7 +141,7 @@ export function planChanges(input: PlanInput): Plan {
   gateManualSteps(changes, {
     desired: new Map(integrations.map((d) => [d.name, d])),
     live: new Map(input.live.integrations.map((l) => [l.id, l])),
-    state: new Map(input.state.resources.filter((r) => r.kind === 'Integration').map((r) => [r.name, r])),
+    state: new Map(state.resources.filter((r) => r.kind === 'Integration').map((r) => [r.name, r])),
     mode: options.manualSteps ?? 'require',
   });
   // Suspended resources are left alone; a targeted plan keeps only what --only selects (before the guard).

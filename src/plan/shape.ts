@@ -6,9 +6,9 @@
  * Both sides of a diff go through `comparable`, so a plan is a no-op whatever the service echoes:
  * absent (or null) = default, an empty value ("" or []) of a field without default = absent, fields govops
  * does not know are not compared, order-free lists are sets, a number sent back as a numeric string is that
- * number, a workspace URL is compared by its host.
+ * number, a workspace URL is compared by its host, host names (and the host of a URL) case-insensitively.
  */
-import { hostOf } from '../service/kinds.js';
+import { hostOf, urlWithLowerHost } from '../service/kinds.js';
 import { copyPlain } from '../util/copy.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -22,8 +22,11 @@ export interface FieldShape {
   fields?: Record<string, FieldShape>;
   /** A list whose order has no meaning: compared as a set. */
   unordered?: boolean;
-  /** `host`: a URL or a host, compared by its host (`https://h/` and `h` name the same workspace). */
-  compare?: 'host';
+  /**
+   * `host`: a URL or a host, compared by its host, case-insensitively (`https://H/` and `h` name the same
+   * workspace); `url`: a URL compared with its scheme and host lower-cased, the rest as it is.
+   */
+  compare?: 'host' | 'url';
 }
 
 /** The config shape of each integration kind (a kind without one, like distributed_sql, has no config). */
@@ -37,6 +40,7 @@ function sortedSet(list: unknown[]): unknown[] {
 
 function scalar(shape: FieldShape, value: unknown): unknown {
   if (shape.compare === 'host' && typeof value === 'string') return hostOf(value);
+  if (shape.compare === 'url' && typeof value === 'string') return urlWithLowerHost(value);
   if ((shape.type === 'number' || shape.type === 'integer') && typeof value === 'string' && value.trim() !== '') {
     const n = Number(value);
     if (Number.isFinite(n)) return n;

@@ -3,6 +3,7 @@
  * (delete + create), which is planned without --allow-replace since it is the only way (documented).
  */
 import type { LiveWebhook } from '../api/types.js';
+import { urlWithLowerHost } from '../service/kinds.js';
 import type { ManagedResource } from '../state/types.js';
 import { copyPlain } from '../util/copy.js';
 import { deepEqual } from './diff.js';
@@ -27,7 +28,8 @@ export function diffWebhook(d: DesiredWebhook, live: LiveWebhook, state: Managed
     if (!deepEqual(before, after)) changes.push({ path, before, after, sensitive: false, forcesReplace: true });
   };
   plain('name', live.name, d.body.name);
-  plain('url', live.url, d.body.url);
+  // A URL's scheme and host compare case-insensitively (a service may store them lower-cased).
+  if (typeof live.url !== 'string' || urlWithLowerHost(live.url) !== urlWithLowerHost(d.body.url)) plain('url', live.url, d.body.url);
   plain('global', live.global, d.body.global);
   if (!ignored.has('notificationType') && !deepEqual(notificationSet(live.notificationType), notificationSet(d.body.notificationType))) {
     plain('notificationType', [...(live.notificationType ?? [])], [...d.body.notificationType]);

@@ -1,6 +1,7 @@
 /**
  * One reconcile of one revision: load + validate manifests, resolve secrets, fetch live state
- * (only the two list calls), plan, and apply when asked (under the state lock).
+ * (the two list calls; a recorded id they leave out is asked for by id), plan, and apply when asked (under the
+ * state lock).
  * Shared by `govops plan`, `govops apply` and the daemon. Expected failures come back as a result
  * (stage + error), never as a throw.
  */
@@ -28,6 +29,8 @@ import type { Diagnostic } from '../manifests/types.js';
 import { toDesired } from '../plan/desired.js';
 import { isAwaitingManualStep, withoutAwaiting } from '../plan/manual-steps.js';
 import { resolvePending } from '../plan/pending.js';
+import { forgetStale } from '../plan/stale.js';
+import { confirmRecorded } from './confirm.js';
 import { actionable, planChanges } from '../plan/planner.js';
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import type { Manifest } from '../manifests/types.js';
@@ -223,13 +226,19 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         api.listWebhooks(),
         observeDataSources(api, ready.dataSources || loaded.resources.some((r) => r.kind === 'DataSource')),
       ]);
+      // A recorded id the lists left out is asked for by id: a list may lag behind writes.
+      ({ integrations, webhooks } = await confirmRecorded(api, loaded, { integrations, webhooks }, log));
     } catch (err) {
       return result({ stage: 'plan', ok: false, diagnostics, outcomes: [], changed: false, error: describeFailure(err), failure: classify(err) });
     }
     const pending = resolvePending(loaded, { integrations, webhooks, dataSources: dataSources.list });
     for (const note of pending.notes) log.info({ note }, 'resolved an intent left by an interrupted run');
-    const state = pending.state;
-    const desired = ready.desired(state);
+    const desired = ready.desired(pending.state);
+    // Records whose id now names another item are forgotten (saved before an apply); the planner does the same
+    // and reports each in the plan's warnings.
+    const stale = forgetStale(pending.state, { integrations, webhooks }, desired);
+    for (const note of stale.notes) log.warn({ note }, 'forgot a stale record: its id now names another item');
+    const state = stale.state;
     const plan = planChanges({
       desired,
       live: {
@@ -238,7 +247,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         ...(dataSources.list ? { dataSources: dataSources.list } : {}),
         ...(dataSources.unsupported ? { dataSourcesUnsupported: dataSources.unsupported } : {}),
       },
-      state,
+      state: pending.state,
       options: {
         prune: opts.prune,
         allowReplace: opts.allowReplace,
@@ -252,7 +261,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
     });
     if (!opts.saved) opts.onPlan?.(plan);
-    return { plan, desired, state, resolved: pending.notes.length > 0, live: { integrations, webhooks, ...(dataSources.list ? { dataSources: dataSources.list } : {}) } };
+    return { plan, desired, state, resolved: pending.notes.length > 0 || stale.notes.length > 0, live: { integrations, webhooks, ...(dataSources.list ? { dataSources: dataSources.list } : {}) } };
   };
   const factsOf = (planned: Planned, plan: Plan, ids?: (c: PlanChange) => string | undefined): PlanFacts =>
     planFacts(

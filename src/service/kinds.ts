@@ -159,6 +159,38 @@ export function naturalKey(type: IntegrationType, config: Record<string, unknown
   }
 }
 
+/**
+ * An integration's identity: what cannot change while it lives (its type and the natural key's attributes that are
+ * not editable). govops checks that the integration at a recorded id still has the identity it recorded before it
+ * writes by that id; a mismatch means the id now names another integration (a service that reuses ids). The
+ * natural key with the attributes an update may change left out: dataset_warehouse's `role` (editable) is drift
+ * of the same integration, not another one.
+ */
+export function integrationIdentity(type: IntegrationType, config: Record<string, unknown> | undefined): string {
+  if (type === 'dataset_warehouse') return `${type}:dataset=${String(config?.dataset ?? 'service')}`;
+  return naturalKey(type, config);
+}
+
+const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)?([^/?#]*)(.*)$/is;
+
+/**
+ * A URL (or a bare host) with its scheme and host lower-cased and the rest as it is: host names compare
+ * case-insensitively (RFC 3986 3.2.2), paths and queries do not. Userinfo before `@` keeps its case.
+ */
+export function urlWithLowerHost(value: string): string {
+  const m = URL_PARTS.exec(value);
+  if (!m) return value;
+  const authority = m[2]!;
+  const at = authority.lastIndexOf('@');
+  const host = at < 0 ? authority.toLowerCase() : `${authority.slice(0, at + 1)}${authority.slice(at + 1).toLowerCase()}`;
+  return `${(m[1] ?? '').toLowerCase()}${host}${m[3]!}`;
+}
+
+/** A webhook's identity: its name and URL (webhooks cannot be edited), the URL's host compared case-insensitively. */
+export function webhookIdentity(name: string, url: string): string {
+  return JSON.stringify([name, urlWithLowerHost(url)]);
+}
+
 /** The host an error message names for an integration (host, workspace URL, or name). */
 export function displayHost(type: IntegrationType, config: Record<string, unknown> | undefined): string {
   const c = config ?? {};

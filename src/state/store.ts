@@ -72,6 +72,10 @@ function checkResource(r: unknown, file: string, where: string): asserts r is Ma
     throw corrupt(file, `${where}.pending must be create or delete`);
   }
   if (r.key !== undefined && typeof r.key !== 'string') throw corrupt(file, `${where}.key must be a string`);
+  if (r.identity !== undefined && typeof r.identity !== 'string') throw corrupt(file, `${where}.identity must be a string`);
+  if (r.copies !== undefined && (!Array.isArray(r.copies) || !r.copies.every((c) => typeof c === 'string'))) {
+    throw corrupt(file, `${where}.copies must be a list of ids (strings)`);
+  }
 }
 
 /** Only well-formed transition samples are kept (the field is advisory: never a reason to refuse a state). */

@@ -31,6 +31,18 @@ export interface ManagedResource {
   /** Identity in the service, to resolve a pending create: integrations' natural key, a webhook's name. */
   key?: string;
   /**
+   * What the live item at `id` must still be for govops to write to it by that id (service/kinds.ts
+   * `integrationIdentity`, `webhookIdentity`): recorded with every intent and every applied change. A live item at
+   * the id with another identity means the service gave the id to another item: the entry is stale and forgotten
+   * (src/plan/stale.ts). Absent in entries written before it was recorded, and for data sources.
+   */
+  identity?: string;
+  /**
+   * Webhooks: ids of further copies govops' own create made (found with the same identity and creator when its
+   * interrupted create was resolved). The duplicate clean-up deletes these and no other same-name webhook.
+   */
+  copies?: string[];
+  /**
    * The manifest had `govops/suspend: "true"` when last reconciled with apply: while set, the resource is never
    * pruned, even once its manifest is gone (restore the manifest without the annotation, or `govops state forget`).
    */

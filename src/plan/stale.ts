@@ -1,0 +1,100 @@
+/**
+ * Stale records (pure). The interface never says a deleted item's id is not given to a new one, and a service
+ * that reuses ids makes a recorded id name someone else's item. Before govops writes by a recorded id (an update,
+ * the delete of a replace or a prune, the duplicate clean-up), the live item at that id must still be the one it
+ * recorded: the same kind (the endpoint) and the same identity (service/kinds.ts `integrationIdentity`,
+ * `webhookIdentity`). An entry whose id now holds an item with another identity is stale: it is forgotten, so the
+ * planner matches its manifest by natural key like any other, and the item at that id is left alone (at most
+ * adopted, when its natural key is the manifest's). The planner and the engine (which saves the forgetting before
+ * it applies) call `forgetStale` after the pending intents are resolved (plan/pending.ts).
+ */
+import type { LiveIntegration, LiveWebhook } from '../api/types.js';
+import { integrationIdentity, isIntegrationType, webhookIdentity } from '../service/kinds.js';
+import type { GovopsState, ManagedResource } from '../state/types.js';
+import type { DesiredResource } from './types.js';
+
+/** The identity the desired resource will have live (undefined for data sources: not checked). */
+export function desiredIdentity(d: DesiredResource): string | undefined {
+  if (d.kind === 'Integration') return integrationIdentity(d.body.type, d.body.config);
+  if (d.kind === 'Webhook') return webhookIdentity(d.body.name, d.body.url);
+  return undefined;
+}
+
+export function liveIntegrationIdentity(l: LiveIntegration): string {
+  return isIntegrationType(l.type) ? integrationIdentity(l.type, l.config) : `${String(l.type)}`;
+}
+
+export function liveWebhookIdentity(l: LiveWebhook): string {
+  return webhookIdentity(l.name, l.url);
+}
+
+export interface StaleResolution {
+  state: GovopsState;
+  /** One line per forgotten entry (plan warnings, log). */
+  notes: string[];
+}
+
+/** A readable identity for the notes: a webhook's JSON pair as `name "n", url u`. */
+function shown(identity: string): string {
+  if (!identity.startsWith('[')) return identity;
+  try {
+    const [name, url] = JSON.parse(identity) as [string, string];
+    return `name ${JSON.stringify(name)}, url ${url}`;
+  } catch {
+    return identity;
+  }
+}
+
+/**
+ * The identity an entry recorded. Entries written before identities were recorded have none: then the identity
+ * of its manifest, when the manifest is still the spec last applied (the same spec hash: what was applied is what
+ * the manifest says); else nothing but the integration type can be checked.
+ */
+function recordedIdentity(st: ManagedResource, desired: ReadonlyMap<string, DesiredResource>): string | undefined {
+  if (st.identity !== undefined) return st.identity;
+  const d = desired.get(`${st.kind}\0${st.name}`);
+  return d && d.specHash === st.specHash ? desiredIdentity(d) : undefined;
+}
+
+/** Forget every entry whose recorded id now holds an item with another identity (or, for integrations, another type). */
+export function forgetStale(
+  state: GovopsState,
+  live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[] },
+  desired: readonly DesiredResource[],
+): StaleResolution {
+  const checked = state.resources.filter((r) => r.id !== '' && (r.kind === 'Integration' || r.kind === 'Webhook'));
+  if (checked.length === 0) return { state, notes: [] };
+  const integrations = new Map(live.integrations.map((l) => [l.id, l]));
+  const webhooks = new Map(live.webhooks.map((l) => [l.id, l]));
+  let byName: Map<string, DesiredResource> | undefined;
+  const desiredByName = (): Map<string, DesiredResource> => (byName ??= new Map(desired.map((d) => [`${d.kind}\0${d.name}`, d])));
+  const stale = new Set<ManagedResource>();
+  const notes: string[] = [];
+  for (const r of checked) {
+    let now: string | undefined;
+    let typeDiffers = false;
+    if (r.kind === 'Integration') {
+      const l = integrations.get(r.id);
+      if (!l) continue;
+      typeDiffers = r.type !== undefined && l.type !== r.type;
+      if (!typeDiffers && r.identity === undefined && !desiredByName().has(`${r.kind}\0${r.name}`)) continue;
+      now = liveIntegrationIdentity(l);
+    } else {
+      const l = webhooks.get(r.id);
+      if (!l) continue;
+      if (r.identity === undefined && !desiredByName().has(`${r.kind}\0${r.name}`)) continue;
+      now = liveWebhookIdentity(l);
+    }
+    const recorded = typeDiffers ? undefined : recordedIdentity(r, desiredByName());
+    if (!typeDiffers && (recorded === undefined || recorded === now)) continue;
+    stale.add(r);
+    const was = recorded !== undefined ? shown(recorded) : `type ${r.type}`;
+    notes.push(
+      `${r.kind}/${r.name}: the recorded id ${r.id} now holds another ${r.kind === 'Integration' ? 'integration' : 'webhook'} ` +
+        `(${shown(now)}; govops recorded ${was}): the record is stale and forgotten, the manifest is matched by its natural key ` +
+        `and the item at id ${r.id} is left alone`,
+    );
+  }
+  if (stale.size === 0) return { state, notes: [] };
+  return { state: { ...state, resources: state.resources.filter((r) => !stale.has(r)) }, notes };
+}

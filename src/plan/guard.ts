@@ -80,6 +80,7 @@ export function guardDeletions(
     }
   }
   if (!refusal) return undefined;
-  for (const c of held) c.blocked = `refused by the mass-deletion guard: ${refusal.message}`;
+  // A change blocked already (awaiting a manual step...) keeps its own reason: it is counted, and not carried out either way.
+  for (const c of held) c.blocked ??= `refused by the mass-deletion guard: ${refusal.message}`;
   return refusal;
 }

@@ -61,8 +61,10 @@ describe('normalisation before diffing', () => {
     const l = live('lakehouse', { workspaceUrl: 'https://lake.example.com/', httpPath: '/p', token: '********' });
     expect(plan([lake], [l], []).changes[0]).toMatchObject({ action: 'adopt', changes: [] });
     expect(plan([lake], [l], [owned(lake, '1')]).changes[0]!.action).toBe('noop');
+    // the manifest moved to another workspace: the integration govops recorded at id 1 is replaced
+    const was = integration('lake', 'lakehouse', { workspaceUrl: 'https://other.example.com/', httpPath: '/p', token: 't' });
     const other = live('lakehouse', { workspaceUrl: 'https://other.example.com/', httpPath: '/p', token: '********' });
-    expect(plan([lake], [other], [owned(lake, '1')]).changes[0]).toMatchObject({ action: 'replace', changes: [{ path: 'config.workspaceUrl', before: 'other.example.com', after: 'lake.example.com' }] });
+    expect(plan([lake], [other], [owned(was, '1')]).changes[0]).toMatchObject({ action: 'replace', changes: [{ path: 'config.workspaceUrl', before: 'other.example.com', after: 'lake.example.com' }] });
   });
 
   it('an absent object equals the object of its defaults', () => {

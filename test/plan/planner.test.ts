@@ -58,10 +58,15 @@ describe('planChanges: integrations', () => {
 
   it('matches by state id before natural key, and by natural key when not in state (adopt + update)', () => {
     const d = integration('sql', 'sql_analytics', sqlConfig());
-    // live host differs from desired but the state id points at it: matched, and host is not editable
-    const byId = plan([d], [liveOf(d, '7', 'enabled', { host: 'other.example.com' })], stateWith(owned(d, '7')));
+    // the manifest moved to another host: the state id points at the one govops made, matched, and host is not editable
+    const was = integration('sql', 'sql_analytics', sqlConfig('other.example.com'));
+    const byId = plan([d], [liveOf(was, '7')], stateWith(owned(was, '7')));
     expect(byId.changes[0]).toMatchObject({ action: 'replace', liveId: '7', adopt: false });
     expect(byId.changes[0]!.blocked).toMatch(/--allow-replace/);
+    // the manifest as applied, but id 7 now holds another host: not the one govops made (stale record), a create
+    const reused = plan([d], [liveOf(d, '7', 'enabled', { host: 'other.example.com' })], stateWith(owned(d, '7')));
+    expect(reused.changes[0]).toMatchObject({ action: 'create', adopt: false });
+    expect(reused.warnings.join('\n')).toMatch(/recorded id 7 now holds another integration/);
     // not in state: adopted by natural key; the masked credentials cannot be compared: not changes
     const adopted = plan([d], [liveOf(d, '9')], stateWith());
     expect(adopted.changes[0]).toMatchObject({

@@ -7,6 +7,7 @@ import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
 import { resolvePending } from '../../src/plan/pending.js';
 import { actionable, planChanges } from '../../src/plan/planner.js';
 import { toPlanChange, type DesiredResource, type Plan, type PlanOptions } from '../../src/plan/types.js';
+import { webhookIdentity } from '../../src/service/kinds.js';
 import type { GovopsState, ManagedResource } from '../../src/state/types.js';
 import { SHAPES, integration, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
 
@@ -80,19 +81,35 @@ describe('mass-deletion guard (on by default)', () => {
 });
 
 describe('duplicate webhooks', () => {
-  it('two live webhooks for one managed name: reported, and the extra deleted with --prune (the recorded one kept)', () => {
+  it('a same-name webhook govops did not create is reported and never deleted, with or without --prune', () => {
+    const d = webhook('hook');
+    const kept = liveWebhookOf(d, '5');
+    const sameUrl = liveWebhookOf(d, '9'); // made by someone else with the same token
+    const otherUrl = { ...liveWebhookOf(d, '10'), url: 'https://other-team.example.com/x' };
+    const otherUser = { ...liveWebhookOf(d, '11'), createdBy: 2 };
+    const st = stateWith(owned(d, '5'));
+    for (const prune of [false, true]) {
+      const p = plan([d], { webhooks: [kept, sameUrl, otherUrl, otherUser] }, st, { prune });
+      expect(p.warnings.join('\n')).toMatch(/Webhook\/hook: 3 other live webhooks have this name \(ids 9, 10, 11\); govops did not create them and never deletes them/);
+      expect(actionable(p)).toEqual([]);
+      expect(p.summary.delete).toBe(0);
+    }
+  });
+
+  it("the copies state records as govops' own (an interrupted create's) are deleted with --prune, the recorded one kept", () => {
     const d = webhook('hook');
     const kept = liveWebhookOf(d, '5');
     const copy = liveWebhookOf(d, '9');
-    const st = stateWith(owned(d, '5'));
+    const st = stateWith({ ...owned(d, '5'), copies: ['9'] });
     const warn = plan([d], { webhooks: [kept, copy] }, st, { prune: false });
-    expect(warn.warnings.join('\n')).toMatch(/Webhook\/hook: 2 live webhooks have this name \(ids 5, 9\); govops keeps id 5.*--prune/);
+    expect(warn.warnings.join('\n')).toMatch(/Webhook\/hook: govops' own create left a copy \(id 9\); govops keeps id 5.*--prune/);
     expect(actionable(warn)).toEqual([]);
-    const p = plan([d], { webhooks: [copy, kept] }, st);
+    const p = plan([d], { webhooks: [copy, kept, { ...liveWebhookOf(d, '12'), createdBy: 2 }] }, st);
     const dup = p.changes.filter((c) => c.duplicateOf !== undefined);
     expect(dup).toEqual([expect.objectContaining({ action: 'delete', name: 'hook', liveId: '9', duplicateOf: '5' })]);
     expect(p.changes.find((c) => c.duplicateOf === undefined)).toMatchObject({ action: 'noop', liveId: '5' });
     expect(p.summary.delete).toBe(1);
+    expect(p.warnings.join('\n')).toMatch(/another live webhook has this name \(id 12\)/);
   });
 
   it('a webhook with the same name owned by another entry, or a name govops does not manage, is no duplicate', () => {
@@ -118,15 +135,27 @@ describe('intents left by an interrupted run', () => {
     expect(plan([sql], { integrations: [live] }, st).changes[0]).toMatchObject({ action: 'noop', adopt: false, liveId: '12' });
   });
 
-  it('a pending webhook create claims one live webhook by name (the lowest id); the other copy is a duplicate', () => {
+  it('a pending webhook create claims one live webhook by its identity (the lowest id); its other copies by the same creator are recorded', () => {
     const a = webhook('a');
     const b = webhook('b');
-    const st2 = stateWith(owned(a, '3'), pendingCreate(b, 'b'));
-    const res = resolvePending(st2, { integrations: [], webhooks: [liveWebhookOf(a, '3'), liveWebhookOf(b, '11'), liveWebhookOf(b, '8')] });
-    expect(res.state.resources.map((r) => `${r.name}:${r.id}`).sort()).toEqual(['a:3', 'b:8']);
-    // the other copy is a duplicate for the planner
-    const p = plan([a, b], { webhooks: [liveWebhookOf(a, '3'), liveWebhookOf(b, '11'), liveWebhookOf(b, '8')] }, st2);
+    const intent = { ...pendingCreate(b, 'b'), identity: webhookIdentity(b.body.name, b.body.url) };
+    const st2 = stateWith(owned(a, '3'), intent);
+    const hooks = [
+      liveWebhookOf(a, '3'),
+      liveWebhookOf(b, '11'),
+      liveWebhookOf(b, '8'),
+      { ...liveWebhookOf(b, '9'), createdBy: 2 }, // another user's
+      { ...liveWebhookOf(b, '7'), url: 'https://elsewhere.example.com/b' }, // another URL
+    ];
+    const res = resolvePending(st2, { integrations: [], webhooks: hooks });
+    expect(res.state.resources.map((r) => `${r.name}:${r.id}:${(r.copies ?? []).join('+')}`).sort()).toEqual(['a:3:', 'b:8:11']);
+    // its own copy is a duplicate for the planner; the others are only reported
+    const p = plan([a, b], { webhooks: hooks }, st2);
     expect(p.changes.filter((c) => c.duplicateOf).map((c) => `${c.liveId}->${c.duplicateOf}`)).toEqual(['11->8']);
+    expect(p.warnings.join('\n')).toMatch(/Webhook\/b: 2 other live webhooks have this name \(ids 9, 7\)/);
+    // an intent without an identity (written by an older govops) records no copies: nothing is deleted
+    const old = plan([a, b], { webhooks: hooks }, stateWith(owned(a, '3'), pendingCreate(b, 'b')));
+    expect(old.changes.filter((c) => c.duplicateOf)).toEqual([]);
   });
 
   it('a pending create with its id: live → settled entry; a pending delete: live → kept, gone → removed', () => {

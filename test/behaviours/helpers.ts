@@ -9,8 +9,8 @@ import { rig, type Rig } from '../apply/inproc.js';
 export const BEHAVIOUR_SETS: string[][] = [
   [],
   ...Object.keys(BEHAVIOURS).map((b) => [b]),
-  ['omit-defaults', 'null-unset', 'extra-fields', 'numeric-ids', 'omit-masked', 'shuffle', 'validation-warning', 'skip-creating', 'skip-editing', 'data-source-metadata'],
-  ['echo-sent', 'null-unset', 'extra-fields', 'string-ids', 'shuffle', 'validation-warning', 'hard-delete'],
+  ['omit-defaults', 'null-unset', 'extra-fields', 'numeric-ids', 'omit-masked', 'shuffle', 'validation-warning', 'skip-creating', 'skip-editing', 'data-source-metadata', 'reuse-ids', 'lower-hosts', 'list-lag'],
+  ['echo-sent', 'null-unset', 'extra-fields', 'string-ids', 'shuffle', 'validation-warning', 'hard-delete', 'other-mask', 'lower-hosts', 'list-lag'],
 ];
 
 export const label = (set: readonly string[]): string => (set.length ? set.join('+') : 'default');
@@ -36,7 +36,7 @@ export async function world(behaviours: readonly string[], options: { random?: (
   return { ...r, run: (opts = {}) => run({ manualSteps: 'trust', ...opts }) };
 }
 
-/** A set of manifests over several kinds, with defaults left out, sets out of order and secrets. */
+/** A set of manifests over several kinds, with defaults left out, sets out of order, secrets and host names in mixed case. */
 export const MANIFESTS: Record<string, string> = {
   'sql.yaml': `apiVersion: govops/v1
 kind: Integration
@@ -46,7 +46,7 @@ spec:
   type: sql_analytics
   autoBootstrap: true
   config:
-    host: sql.example.com
+    host: SQL.Example.com
     database: governance
     schema: views
     username: svc
@@ -64,7 +64,7 @@ spec:
   type: lakehouse
   autoBootstrap: true
   config:
-    workspaceUrl: my-workspace.cloud.example.com
+    workspaceUrl: https://My-Workspace.cloud.example.com/
     httpPath: /sql/1
     token: { fromEnv: GOVOPS_SECRET_LAKE_TOKEN }
     groupPattern: {}
@@ -113,7 +113,7 @@ kind: Webhook
 metadata:
   name: alerts
 spec:
-  url: https://hooks.example.com/alerts
+  url: https://Hooks.Example.com/alerts
   global: true
   notificationType: [modelCreated, healthCheckFailed, tagCreated]
   actionType: triggered

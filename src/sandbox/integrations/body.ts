@@ -34,7 +34,7 @@ export function effectiveConfig(type: IntegrationType, sent: Obj): Obj {
  * `config` are required "for every kind except distributed_sql": not required is not forbidden, so it also
  * takes `autoBootstrap: false` and an empty `config`.
  */
-export function parseIntegrationBody(body: unknown): ParsedBody {
+export function parseIntegrationBody(body: unknown, masks?: readonly string[]): ParsedBody {
   if (!isPlainObject(body)) throw new HttpError(400, 'The request body must be an object with type, autoBootstrap and config');
   const type = body.type;
   if (!isIntegrationType(type)) {
@@ -61,7 +61,7 @@ export function parseIntegrationBody(body: unknown): ParsedBody {
   if (type === 'cloud_warehouse' && sent.authenticationType === 'oAuth' && autoBootstrap) {
     throw new HttpError(400, 'config.oAuthClientConfig requires autoBootstrap false (authenticationType oAuth)');
   }
-  const masked = maskedValuePaths(sent);
+  const masked = maskedValuePaths(sent, 'config', masks);
   if (masked.length) {
     throw new HttpError(400, `Credential fields hold the mask instead of a value: ${masked.join(', ')}; send the real credentials`);
   }

@@ -1,12 +1,12 @@
 /** Integration endpoints (interface 4.1, 2.2-2.11, 3, 7, 8). Success status 200 everywhere. */
-import { NON_EDITABLE, naturalKey, deletePayloadRequired, type IntegrationType } from '../../service/kinds.js';
+import { NON_EDITABLE, naturalKey, deletePayloadRequired, urlWithLowerHost, type IntegrationType } from '../../service/kinds.js';
 import type { ValidationResults } from '../../api/types.js';
 import { HttpError, type Route, type SandboxRequest, type SandboxResponse } from '../http.js';
 import type { IntegrationContext } from './context.js';
 import { deletePayloadProblems, isDryRun, isEmptyBody, parseId, parseIntegrationBody, type ParsedBody } from './body.js';
 import { NO_METASTORE_MARKER, type Operation } from './failures.js';
 import { TEST, failedTests, runValidation } from './validation.js';
-import type { StoredIntegration } from './view.js';
+import { masksOf, type StoredIntegration } from './view.js';
 import { scriptRoutes } from './script-routes.js';
 
 /**
@@ -99,9 +99,28 @@ function checkMetastore(b: ParsedBody): void {
   });
 }
 
+/** Behaviour lower-hosts: the host names of a config as this service stores them (lower-cased). */
+function lowerHosts(config: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...config };
+  if (typeof out.host === 'string') out.host = out.host.toLowerCase();
+  if (typeof out.workspaceUrl === 'string') out.workspaceUrl = urlWithLowerHost(out.workspaceUrl);
+  const okta = out.okta;
+  if (okta && typeof okta === 'object' && !Array.isArray(okta) && typeof (okta as Record<string, unknown>).idpHost === 'string') {
+    out.okta = { ...okta, idpHost: urlWithLowerHost((okta as Record<string, string>).idpHost) };
+  }
+  return out;
+}
+
+/** The body of a create or update, checked, as the service stores it under the behaviours. */
+function parseBody(ctx: IntegrationContext, req: SandboxRequest): ParsedBody {
+  const b = parseIntegrationBody(req.body, masksOf(ctx.behaviours));
+  if (!ctx.behaviours.has('lower-hosts')) return b;
+  return { ...b, config: lowerHosts(b.config), sent: lowerHosts(b.sent) };
+}
+
 function create(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
   const dryRun = isDryRun(req);
-  const b = parseIntegrationBody(req.body);
+  const b = parseBody(ctx, req);
   checkUnique(ctx, b);
   checkMetastore(b);
   const validationResults = validate(ctx, b, 'create');
@@ -119,6 +138,7 @@ function create(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
     updatedAt: now,
   };
   ctx.store.insert(item);
+  ctx.store.written(item.id);
   const fail = ctx.failures.takeLateFailure({ operation: 'create', id: item.id, host: ctx.store.host(item) });
   ctx.store.begin(item, 'creating', fail, req.caller);
   return json(ctx.store.mutationBody(item));
@@ -130,7 +150,7 @@ function update(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
   if (BUSY.has(item.status)) {
     throw new HttpError(409, `Integration ${item.id} is being modified or deleted (status ${item.status}); poll GET /integrations/${item.id}/status and retry. If it was deleted, POST to re-create it.`);
   }
-  const b = parseIntegrationBody(req.body);
+  const b = parseBody(ctx, req);
   const changed = changedNonEditable(item, b);
   if (changed.length) {
     throw new HttpError(400, `These attributes cannot be changed after creation: ${changed.join(', ')}`, { attributes: changed });
@@ -139,6 +159,7 @@ function update(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
   const validationResults = validate(ctx, b, 'edit', item.id);
   if (dryRun) return json({ ...ctx.store.mutationBody(item), validationResults });
   ctx.store.update(item, { config: b.config, sent: b.sent, autoBootstrap: b.autoBootstrap, validationResults });
+  ctx.store.written(item.id);
   const fail = ctx.failures.takeLateFailure({ operation: 'edit', id: item.id, host: ctx.store.host(item) });
   ctx.store.begin(item, 'editing', fail, req.caller);
   return json(ctx.store.mutationBody(item));

@@ -67,9 +67,23 @@ export class IntegrationStore {
     return id === undefined ? undefined : this.items.get(id);
   }
 
+  /** Behaviour list-lag: ids created or updated by a caller since the previous list (left out of the next one). */
+  private readonly lagging = new Set<number>();
+
+  /** A caller created or updated the integration (behaviour list-lag: the next list leaves it out). */
+  written(id: number): void {
+    if (this.opts.behaviours?.has('list-lag')) this.lagging.add(id);
+  }
+
   /** The GET /integrations body, built from cached per-item JSON (and cached whole until the next change). */
   listJson(): Buffer {
     const b = this.opts.behaviours;
+    if (this.lagging.size > 0) {
+      // list-lag: a replica that has not seen the latest writes yet; it has by the next list
+      const seen = [...this.items.values()].filter((i) => !this.lagging.has(i.id));
+      this.lagging.clear();
+      return Buffer.from(JSON.stringify((b ? b.order(seen) : seen).map((i) => fullView(i, b))), 'utf8');
+    }
     if (b?.has('shuffle')) return Buffer.from(JSON.stringify(b.order([...this.items.values()]).map((i) => fullView(i, b))), 'utf8');
     if (!this.list) {
       const parts: string[] = [];
@@ -108,6 +122,13 @@ export class IntegrationStore {
   }
 
   allocateId(): number {
+    if (this.opts.behaviours?.has('reuse-ids')) {
+      // reuse-ids: the smallest id no integration has (a deleted one's is given again)
+      let id = 1;
+      while (this.items.has(id)) id++;
+      this.nextId = Math.max(this.nextId, id + 1);
+      return id;
+    }
     return this.nextId++;
   }
 
@@ -223,6 +244,7 @@ export class IntegrationStore {
     this.byLocation.clear();
     this.json.clear();
     this.list = undefined;
+    this.lagging.clear();
     this.cleanups.clear();
     this.nextId = 1;
     this.opts.onChange();

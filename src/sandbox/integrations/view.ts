@@ -32,23 +32,34 @@ export interface StoredIntegration {
   pendingActor?: { userId: number; userName: string };
 }
 
+/** The string a credential key is shown as: the interface's mask, or under `other-mask` another service's. */
+export function maskOf(key: string, b?: Behaviours): string {
+  if (!b?.has('other-mask')) return MASK;
+  return key === 'username' ? '****' : '[REDACTED]';
+}
+
+/** Every string the sandbox may show in place of a credential under the behaviours. */
+export function masksOf(b?: Behaviours): string[] {
+  return b?.has('other-mask') ? [MASK, '****', '[REDACTED]'] : [MASK];
+}
+
 /** Deep copy with every credential key (at any depth) replaced by the mask. */
-export function maskConfig(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskConfig);
+export function maskConfig(value: unknown, b?: Behaviours): unknown {
+  if (Array.isArray(value)) return value.map((v) => maskConfig(v, b));
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = MASKED_KEYS.has(k) && v !== null && v !== undefined && typeof v !== 'object' ? MASK : maskConfig(v);
+    out[k] = MASKED_KEYS.has(k) && v !== null && v !== undefined && typeof v !== 'object' ? maskOf(k, b) : maskConfig(v, b);
   }
   return out;
 }
 
-/** Paths of credential keys whose value is the mask itself (a client echoing a GET back). */
-export function maskedValuePaths(value: unknown, prefix = 'config'): string[] {
-  if (Array.isArray(value)) return value.flatMap((v, i) => maskedValuePaths(v, `${prefix}[${i}]`));
+/** Paths of credential keys whose value is a mask itself (a client echoing a GET back). */
+export function maskedValuePaths(value: unknown, prefix = 'config', masks: readonly string[] = [MASK]): string[] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => maskedValuePaths(v, `${prefix}[${i}]`, masks));
   if (typeof value !== 'object' || value === null) return [];
   return Object.entries(value).flatMap(([k, v]) =>
-    MASKED_KEYS.has(k) && v === MASK ? [`${prefix}.${k}`] : maskedValuePaths(v, `${prefix}.${k}`),
+    MASKED_KEYS.has(k) && typeof v === 'string' && masks.includes(v) ? [`${prefix}.${k}`] : maskedValuePaths(v, `${prefix}.${k}`, masks),
   );
 }
 
@@ -80,7 +91,7 @@ export function configView(i: StoredIntegration, b?: Behaviours): Record<string,
   if (table && b?.has('echo-sent')) config = i.sent ?? i.config;
   else if (table && b?.has('omit-defaults')) config = omitDefaults(table, i.config);
   if (table && b?.has('null-unset')) config = nullUnset(table, config);
-  let out = (b?.has('omit-masked') ? dropMasked(config) : maskConfig(config)) as Record<string, unknown>;
+  let out = (b?.has('omit-masked') ? dropMasked(config) : maskConfig(config, b)) as Record<string, unknown>;
   if (b?.has('extra-fields')) {
     out = { ...out, connectionTimeoutSeconds: 30, serviceVersion: '2024.1' };
     const nested = Object.entries(out).find(([, v]) => isPlainObject(v));

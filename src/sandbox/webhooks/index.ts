@@ -111,7 +111,7 @@ export function subscribers(
 
 export function createWebhookService(opts: WebhookServiceOptions): WebhookService {
   const now = opts.now ?? (() => new Date());
-  const store = new WebhookStore();
+  const store = new WebhookStore(opts.behaviours);
   const history = new HistoryStore();
   const deliveryPolicy = policyOf(opts.deliveryHosts);
   const guard = { policy: deliveryPolicy, ...(opts.lookup ? { lookup: opts.lookup } : {}) };

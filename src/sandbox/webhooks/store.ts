@@ -2,6 +2,8 @@
  * In-memory webhook store: ids, visibility (admins all, users their own), wire views.
  * Webhooks never change after creation, so wire views are computed once and cached.
  */
+import { urlWithLowerHost } from '../../service/kinds.js';
+import type { Behaviours } from '../behaviours.js';
 import type { Caller } from '../http.js';
 import type { StoredWebhook } from './types.js';
 import type { ValidWebhookItem } from './validate.js';
@@ -56,11 +58,25 @@ export class WebhookStore {
   nextId = 1;
   /** Serialised administrator list, rebuilt after a change (GET /webhooks fast path). */
   private allJson: string | undefined;
+  /** Behaviour list-lag: ids created since the previous list (left out of the next one). */
+  private readonly lagging = new Set<number>();
+
+  /** `behaviours`: reuse-ids, lower-hosts and list-lag act here. */
+  constructor(private readonly behaviours?: Behaviours) {}
+
+  private allocateId(): number {
+    if (!this.behaviours?.has('reuse-ids')) return this.nextId++;
+    // reuse-ids: the smallest id no webhook has (a deleted one's is given again)
+    let id = 1;
+    while (this.byId.has(id)) id++;
+    this.nextId = Math.max(this.nextId, id + 1);
+    return id;
+  }
 
   create(item: ValidWebhookItem, createdBy: number, at: string): StoredWebhook {
     const w: StoredWebhook = {
-      id: this.nextId++,
-      url: item.url,
+      id: this.allocateId(),
+      url: this.behaviours?.has('lower-hosts') ? urlWithLowerHost(item.url) : item.url,
       name: item.name,
       global: item.global,
       notificationType: [...item.notificationType],
@@ -71,6 +87,7 @@ export class WebhookStore {
     };
     if (item.secret !== undefined) w.secret = item.secret;
     this.insert(w);
+    if (this.behaviours?.has('list-lag')) this.lagging.add(w.id);
     return w;
   }
 
@@ -97,19 +114,23 @@ export class WebhookStore {
     return w;
   }
 
-  /** Views visible to the caller, in id order. */
+  /** Views visible to the caller, in id order (list-lag: without those created since the previous list). */
   list(caller: Pick<Caller, 'role' | 'userId'>): WebhookView[] {
-    if (caller.role === 'admin') return [...this.views.values()];
-    const owned = this.byOwner.get(caller.userId);
-    if (!owned) return [];
-    const out: WebhookView[] = [];
-    for (const id of owned) out.push(this.views.get(id)!);
-    return out;
+    let out: WebhookView[];
+    if (caller.role === 'admin') out = [...this.views.values()];
+    else {
+      out = [];
+      for (const id of this.byOwner.get(caller.userId) ?? []) out.push(this.views.get(id)!);
+    }
+    if (this.lagging.size === 0) return out;
+    const lagging = new Set(this.lagging);
+    this.lagging.clear();
+    return out.filter((v) => !lagging.has(v.id));
   }
 
   /** JSON of list(caller); the administrator's (whole) list is cached between changes. */
   listJson(caller: Pick<Caller, 'role' | 'userId'>): string {
-    if (caller.role !== 'admin') return JSON.stringify(this.list(caller));
+    if (caller.role !== 'admin' || this.lagging.size > 0) return JSON.stringify(this.list(caller));
     return (this.allJson ??= JSON.stringify(this.list(caller)));
   }
 
@@ -123,6 +144,7 @@ export class WebhookStore {
 
   clear(): void {
     this.allJson = undefined;
+    this.lagging.clear();
     this.byId.clear();
     this.views.clear();
     this.byOwner.clear();

@@ -181,3 +181,35 @@ describe('drill: the mass-deletion guard with deletes awaiting a manual step', (
     expect(w.writes()).toEqual([`DELETE /integrations/${l0}`]);
   });
 });
+
+describe('a list that lags behind writes', () => {
+  it('a recorded id missing from the list is confirmed by id before anything is planned: present is used, 404 is gone', async () => {
+    const w = await setup(['list-lag']);
+    await w.write('a', lake('a', 'a.example.com'));
+    await w.write('wx', hook('wx-wh-0'));
+    ok(await w.govops('apply', 'm'));
+    const ids = Object.fromEntries((await w.state()).resources.map((r) => [r.name, r.id]));
+    // the next lists leave out what was just written: the plan asks for each by id and finds nothing to do
+    w.sb.clearRequests();
+    ok(await w.govops('plan', 'm', '--detailed-exitcode'));
+    const gets = w.sb.requests().filter((r) => r.method === 'GET').map((r) => r.path);
+    expect(gets).toEqual(expect.arrayContaining([`/integrations/${ids.a}`, `/webhooks/${ids['wx-wh-0']}`]));
+    expect(w.writes()).toEqual([]);
+    // an edit (written again, so left out of the next list), then another write: still exactly one of each
+    await w.write('a', lake('a', 'a.example.com').replace('/sql/1', '/sql/2'));
+    ok(await w.govops('apply', 'm'));
+    w.sb.clearRequests();
+    ok(await w.govops('apply', 'm'));
+    expect(w.writes()).toEqual([]);
+    expect(await w.admin.listIntegrations()).toHaveLength(1);
+    expect(await w.admin.listWebhooks()).toHaveLength(1);
+    // gone for real (404 by id): the manifest is created again, once
+    await w.admin.deleteIntegration(ids.a!, undefined);
+    await w.sb.finishTransitions();
+    w.sb.clearRequests();
+    ok(await w.govops('apply', 'm'));
+    expect(w.writes()).toEqual(['POST /integrations']);
+    ok(await w.govops('plan', 'm', '--detailed-exitcode'));
+    expect(await w.admin.listIntegrations()).toHaveLength(1);
+  });
+});

@@ -10,7 +10,8 @@ import { ServiceClient } from '../../src/api/client.js';
 import { ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
-import { journalPathFor, parseState, replayJournal } from '../../src/state/store.js';
+import { journalPathFor, loadState, parseState, replayJournal, saveState } from '../../src/state/store.js';
+import { webhookIdentity } from '../../src/service/kinds.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { sendJson, startServer, type TestServer } from '../api/server.js';
 import { rig, webhookManifest, type Rig } from './inproc.js';
@@ -151,19 +152,35 @@ describe('409s', () => {
 });
 
 describe('duplicate webhooks', () => {
-  it('a second live webhook with a managed name: plan reports it; apply --prune deletes it and keeps the recorded one', async () => {
+  it('a second live webhook with a managed name that govops did not create: reported, never deleted, even with --prune', async () => {
     await r.write('hook.yaml', webhookManifest('hook'));
     expect((await r.run()).ok).toBe(true);
     const recorded = (await r.state()).resources[0]!.id;
     const copy = (await r.api.createWebhooks([{ url: 'https://hooks.example.com/hook', name: 'hook', global: false, notificationType: ['modelCreated'], actionType: 'triggered' }])).createdWebhooks[0]!;
     const plan = await r.run({ apply: false });
-    expect(plan.plan!.warnings.join('\n')).toMatch(new RegExp(`govops keeps id ${recorded}.*--prune`));
+    expect(plan.plan!.warnings.join('\n')).toMatch(new RegExp(`another live webhook has this name \\(id ${copy.id}\\); govops did not create it and never deletes it \\(govops keeps id ${recorded}`));
     expect(plan.changed).toBe(false);
     const pruned = await r.run({ prune: true });
     expect(pruned.ok, pruned.error).toBe(true);
-    expect(pruned.outcomes).toEqual([expect.objectContaining({ name: 'hook', action: 'delete', result: 'ok', duplicateOf: recorded })]);
-    expect((await r.api.listWebhooks()).map((w) => w.id)).toEqual([recorded]);
-    expect(r.lines()).toContain(`DELETE /webhooks/${copy.id} 200`);
+    expect(pruned.outcomes).toEqual([]);
+    expect((await r.api.listWebhooks()).map((w) => w.id).sort()).toEqual([recorded, copy.id].sort());
     expect((await r.state()).resources.map((e) => e.id)).toEqual([recorded]);
+  });
+
+  it("copies govops' own interrupted create made (recorded with its identity) are deleted with --prune, the lowest id kept", async () => {
+    await r.write('hook.yaml', webhookManifest('hook', ['modelCreated'], false));
+    const item = { url: 'https://hooks.example.com/hook', name: 'hook', global: false, notificationType: ['modelCreated'], actionType: 'triggered' as const };
+    // a create sent twice whose answers were lost: two live webhooks, state holding only the intent
+    const made = (await r.api.createWebhooks([item, item])).createdWebhooks.map((w) => w.id);
+    const fresh = await loadState(r.statePath);
+    await saveState(r.statePath, {
+      ...fresh,
+      resources: [{ kind: 'Webhook', name: 'hook', id: '', origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: new Date(0).toISOString(), pending: 'create', key: 'hook', identity: webhookIdentity('hook', item.url) }],
+    });
+    const pruned = await r.run({ prune: true });
+    expect(pruned.ok, pruned.error).toBe(true);
+    expect(pruned.outcomes).toEqual([expect.objectContaining({ name: 'hook', action: 'delete', result: 'ok', duplicateOf: made[0] })]);
+    expect((await r.api.listWebhooks()).map((w) => w.id)).toEqual([made[0]]);
+    expect(r.lines()).toContain(`DELETE /webhooks/${made[1]} 200`);
   });
 });

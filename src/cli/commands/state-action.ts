@@ -1,5 +1,6 @@
 /** What `govops state list|show|forget|adopt` do (loaded only when they run; declared in state.ts). */
 import type { Command } from 'commander';
+import { liveIntegrationIdentity, liveWebhookIdentity } from '../../plan/stale.js';
 import { ApiError, ErrorCode, UserError } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { printable, printableData } from '../../util/terminal.js';
@@ -142,6 +143,8 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
     let type: string | undefined;
     let autoBootstrap: boolean | undefined;
     let dataSourceIntegrationId: string | undefined;
+    // What the item at the id is now: recorded, so a later write by this id checks it is still that item.
+    let identity: string | undefined;
     try {
       if (kind === 'Integration') {
         const live = await api.getIntegration(id);
@@ -150,6 +153,7 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
         }
         type = live.type;
         autoBootstrap = live.autoBootstrap;
+        identity = liveIntegrationIdentity(live);
       } else if (kind === 'DataSource') {
         const live = await api.getDataSource(id);
         // (integration, prefix) is a data source's identity: adopting another prefix would be a replace.
@@ -162,6 +166,7 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
         dataSourceIntegrationId = live.integrationId;
       } else {
         const live = await api.getWebhook(id);
+        identity = liveWebhookIdentity(live);
         if (live.name !== manifest.metadata.name) {
           ctx.stderr.write(`warning: webhook ${id} is named ${JSON.stringify(live.name)}; the next plan replaces it to rename it ${manifest.metadata.name}\n`);
         }
@@ -205,6 +210,7 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
       };
       if (type !== undefined) adopted.type = type;
       if (autoBootstrap !== undefined) adopted.autoBootstrap = autoBootstrap;
+      if (identity !== undefined) adopted.identity = identity;
       await saveState(flags.state, putResource(s, adopted));
       return adopted;
     });

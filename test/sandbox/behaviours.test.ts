@@ -127,3 +127,53 @@ describe('server behaviours', () => {
     expect(res.stderr).toMatch(/--behaviour: behaviours numeric-ids and string-ids exclude each other/);
   });
 });
+
+describe('server behaviours of issue 22', () => {
+  it('reuse-ids: a new integration or webhook gets the smallest free id (a deleted one comes back)', async () => {
+    const { created } = await withSql(['reuse-ids']);
+    const second = await call(sb!, 'POST', '/integrations', { body: { ...SQL, config: { ...SQL.config, host: 'two.example.com' } } });
+    expect(second.body.id).toBe('2');
+    await settle(sb!, second.body.id);
+    expect((await call(sb!, 'DELETE', `/integrations/${created.id}`)).status).toBe(200);
+    expect(await settle(sb!, created.id)).toBe('removed');
+    const third = await call(sb!, 'POST', '/integrations', { body: { ...SQL, config: { ...SQL.config, host: 'three.example.com' } } });
+    expect(third.body.id).toBe('1');
+    const hooks = await call(sb!, 'POST', '/webhooks', { body: { webhooks: [HOOK, { ...HOOK, name: 'h2' }] }, token: bearer(sb!.adminToken) });
+    expect(hooks.body.createdWebhooks.map((w: { id: number }) => w.id)).toEqual([1, 2]);
+    await call(sb!, 'DELETE', '/webhooks/1', { token: bearer(sb!.adminToken) });
+    const again = await call(sb!, 'POST', '/webhooks', { body: { webhooks: [{ ...HOOK, name: 'h3' }] }, token: bearer(sb!.adminToken) });
+    expect(again.body.createdWebhooks[0].id).toBe(1);
+  });
+
+  it('other-mask: credentials shown as [REDACTED] (username ****); a body holding one of them is refused', async () => {
+    const { item } = await withSql(['other-mask']);
+    expect(item.config).toMatchObject({ username: '****', password: '[REDACTED]' });
+    const put = await call(sb!, 'PUT', `/integrations/${item.id}`, { body: { ...SQL, config: { ...SQL.config, password: '[REDACTED]' } } });
+    expect(put.status).toBe(400);
+    expect(put.body.message).toMatch(/config\.password/);
+  });
+
+  it('lower-hosts: hosts are stored lower-cased (host, the host of a URL), paths keep their case; a PUT with the old spelling changes nothing', async () => {
+    sb = await start({ behaviours: ['lower-hosts'], transitionMs: 20 });
+    const created = await call(sb, 'POST', '/integrations', { body: { ...SQL, config: { ...SQL.config, host: 'SQLPool.Example.net' } } });
+    await settle(sb, created.body.id);
+    expect((await call(sb, 'GET', `/integrations/${created.body.id}`)).body.config.host).toBe('sqlpool.example.net');
+    const put = await call(sb, 'PUT', `/integrations/${created.body.id}`, { body: { ...SQL, config: { ...SQL.config, host: 'SQLPool.Example.net', port: 1500 } } });
+    expect(put.status).toBe(200);
+    const hook = await call(sb, 'POST', '/webhooks', { body: { webhooks: [{ ...HOOK, url: 'HTTP://Hooks.Example.COM/In' }] }, token: bearer(sb.adminToken) });
+    expect(hook.body.createdWebhooks[0].url).toBe('http://hooks.example.com/In');
+  });
+
+  it('list-lag: what was created or updated since the previous list is left out of the next list only; GET by id shows it', async () => {
+    sb = await start({ behaviours: ['list-lag'], transitionMs: 20 });
+    const created = await call(sb, 'POST', '/integrations', { body: SQL });
+    await settle(sb, created.body.id);
+    expect((await call(sb, 'GET', '/integrations')).body).toEqual([]);
+    expect((await call(sb, 'GET', `/integrations/${created.body.id}`)).status).toBe(200);
+    expect((await call(sb, 'GET', '/integrations')).body.map((i: { id: string }) => i.id)).toEqual([created.body.id]);
+    await call(sb, 'POST', '/webhooks', { body: { webhooks: [HOOK] }, token: bearer(sb.adminToken) });
+    expect((await call(sb, 'GET', '/webhooks', { token: bearer(sb.adminToken) })).body).toEqual([]);
+    expect((await call(sb, 'GET', '/webhooks/1', { token: bearer(sb.adminToken) })).status).toBe(200);
+    expect((await call(sb, 'GET', '/webhooks', { token: bearer(sb.adminToken) })).body).toHaveLength(1);
+  });
+});

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hostOf, naturalKey } from '../../src/service/kinds.js';
+import { hostOf, integrationIdentity, naturalKey, urlWithLowerHost, webhookIdentity } from '../../src/service/kinds.js';
 
 /** What hostOf must give: the URL parser's host, or the value lowercased when it parses as none. */
 function byUrl(value: string): string {
@@ -53,5 +53,23 @@ describe('hostOf (natural keys, workspace URLs compared by host)', () => {
   it('keys two spellings of one host alike', () => {
     expect(naturalKey('lakehouse', { workspaceUrl: 'https://Lake.example.com/' })).toBe(naturalKey('lakehouse', { workspaceUrl: 'lake.example.com' }));
     expect(naturalKey('sql_analytics', { host: '127.1' })).toBe('sql_analytics:host=127.0.0.1');
+  });
+});
+
+describe('urlWithLowerHost, integrationIdentity, webhookIdentity (issue 22)', () => {
+  it('lower-cases the scheme and host of a URL, not its path, query or userinfo', () => {
+    expect(urlWithLowerHost('HTTPS://Hooks.Example.COM/In?Q=A#F')).toBe('https://hooks.example.com/In?Q=A#F');
+    expect(urlWithLowerHost('https://User:Pw@Host.Example:8443/P')).toBe('https://User:Pw@host.example:8443/P');
+    expect(urlWithLowerHost('SQLPool.Example.net')).toBe('sqlpool.example.net');
+    expect(urlWithLowerHost('')).toBe('');
+  });
+
+  it('identities: type and the natural key without editable parts; a webhook by name and URL', () => {
+    expect(integrationIdentity('sql_analytics', { host: 'DB.Example.com' })).toBe('sql_analytics:host=db.example.com');
+    expect(integrationIdentity('dataset_warehouse', { dataset: 'gov', role: 'a@x' })).toBe(integrationIdentity('dataset_warehouse', { dataset: 'gov', role: 'b@x' }));
+    expect(integrationIdentity('dataset_warehouse', {})).toBe('dataset_warehouse:dataset=service');
+    expect(webhookIdentity('h', 'https://A.example/x')).toBe(webhookIdentity('h', 'https://a.example/x'));
+    expect(webhookIdentity('h', 'https://a.example/x')).not.toBe(webhookIdentity('h', 'https://a.example/X'));
+    expect(webhookIdentity('h', 'https://a.example/x')).not.toBe(webhookIdentity('H', 'https://a.example/x'));
   });
 });

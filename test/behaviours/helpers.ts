@@ -5,12 +5,15 @@
 import { BEHAVIOURS, type SandboxHandle } from '../../src/sandbox/index.js';
 import { rig, type Rig } from '../apply/inproc.js';
 
-/** Every behaviour alone, none, and two maximal combinations (the exclusive pairs split between them). */
+/**
+ * Every behaviour alone, none, and two maximal combinations (the exclusive pairs split between them). `list-lag` runs
+ * alone only: what reads a list without a state to confirm from (govops export) cannot see what was just written.
+ */
 export const BEHAVIOUR_SETS: string[][] = [
   [],
   ...Object.keys(BEHAVIOURS).map((b) => [b]),
-  ['omit-defaults', 'null-unset', 'extra-fields', 'numeric-ids', 'omit-masked', 'shuffle', 'validation-warning', 'skip-creating', 'skip-editing', 'data-source-metadata', 'reuse-ids', 'lower-hosts', 'list-lag'],
-  ['echo-sent', 'null-unset', 'extra-fields', 'string-ids', 'shuffle', 'validation-warning', 'hard-delete', 'other-mask', 'lower-hosts', 'list-lag'],
+  ['omit-defaults', 'null-unset', 'extra-fields', 'numeric-ids', 'omit-masked', 'shuffle', 'validation-warning', 'skip-creating', 'skip-editing', 'data-source-metadata', 'reuse-ids', 'lower-hosts'],
+  ['echo-sent', 'null-unset', 'extra-fields', 'string-ids', 'shuffle', 'validation-warning', 'hard-delete', 'other-mask', 'lower-hosts'],
 ];
 
 export const label = (set: readonly string[]): string => (set.length ? set.join('+') : 'default');

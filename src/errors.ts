@@ -52,6 +52,10 @@ export const ErrorCode = {
   userError: 'GOVOPS_USER_ERROR',
   stateCorrupt: 'GOVOPS_STATE_CORRUPT',
   stateLocked: 'GOVOPS_STATE_LOCKED',
+  /** The PostgreSQL state cannot be reached (down, refused, connection lost): nothing unrecorded is sent; retried. */
+  stateUnavailable: 'GOVOPS_STATE_UNAVAILABLE',
+  /** A state write by a replica that is no longer the leader (its lease term is over): refused, not sent. */
+  stateFenced: 'GOVOPS_STATE_FENCED',
   /** A file-system failure (the revision folder vanished, disk full...). */
   io: 'GOVOPS_IO',
   /** The revision's files could not be read (not the manifests' fault): retried. */
@@ -86,6 +90,7 @@ export const UNAVAILABLE_CODES: ReadonlySet<string> = new Set<string>([
   ErrorCode.apiRateLimited,
   ErrorCode.apiUnavailable,
   ErrorCode.apiAuth,
+  ErrorCode.stateUnavailable,
 ]);
 
 /** Base of every govops error: a stable code and a transient/terminal class. */

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from './commands/index.js';
 import { LOG_LEVELS } from './log-levels.js';
+import { resolveStateFlags, stateKeyOption } from './state-option.js';
 
 const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {
   version: string;
@@ -23,6 +24,8 @@ export function buildProgram(): Command {
       ]),
     )
     .option('--no-color', 'disable colored output (color is used only on a TTY)')
+    .addOption(stateKeyOption())
+    .hook('preAction', (_root, action) => resolveStateFlags(action))
     .showHelpAfterError();
   for (const register of COMMANDS) register(program);
   return program;

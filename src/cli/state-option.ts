@@ -1,7 +1,34 @@
-/** `--state PATH` / GOVOPS_STATE, the same for every command that reads or writes the govops state file. */
-import { Option } from 'commander';
+/**
+ * `--state PATH|URL` / GOVOPS_STATE, the same for every command that reads or writes the govops state:
+ * a file path (the default backend) or a PostgreSQL URL (`postgres://` or `postgresql://`). GOVOPS_STATE_URL
+ * holds a whole URL so it need not appear on a command line; `--state-key` / GOVOPS_STATE_KEY names this
+ * deployment's state in a database shared by several (default `default`).
+ */
+import { Option, type Command } from 'commander';
 import { DEFAULT_STATE_PATH } from '../state/store.js';
+import { DEFAULT_STATE_KEY, isPgLocation, parsePgLocation, withStateKey } from '../state/location.js';
 
-export function stateOption(purpose = 'govops state file'): Option {
-  return new Option('--state <path>', purpose).env('GOVOPS_STATE').default(DEFAULT_STATE_PATH);
+export function stateOption(purpose = 'govops state: a file path, or a postgres:// URL (env GOVOPS_STATE_URL)'): Option {
+  return new Option('--state <path|url>', purpose).env('GOVOPS_STATE').default(DEFAULT_STATE_PATH);
+}
+
+export function stateKeyOption(): Option {
+  return new Option('--state-key <name>', `the state's name in a PostgreSQL state shared by several deployments (default: ${DEFAULT_STATE_KEY})`).env('GOVOPS_STATE_KEY');
+}
+
+/**
+ * Before a command runs: GOVOPS_STATE_URL stands for `--state` when neither the flag nor GOVOPS_STATE gave one,
+ * and the state key is put in a PostgreSQL location (its fragment), so every caller passes one string.
+ */
+export function resolveStateFlags(action: Command, env: NodeJS.ProcessEnv = process.env): void {
+  if (!action.options.some((o) => o.attributeName() === 'state')) return;
+  let state = action.getOptionValue('state') as string;
+  const source = action.getOptionValueSource('state');
+  if (source === 'default' && env.GOVOPS_STATE_URL) state = env.GOVOPS_STATE_URL;
+  if (isPgLocation(state)) {
+    const key = (action.optsWithGlobals() as { stateKey?: string }).stateKey;
+    state = withStateKey(state, key);
+    parsePgLocation(state); // registers the password with the redactor; a malformed URL fails here
+  }
+  action.setOptionValueWithSource('state', state, source === 'default' && state !== DEFAULT_STATE_PATH ? 'env' : source);
 }

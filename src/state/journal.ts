@@ -10,15 +10,26 @@ import path from 'node:path';
 import { redactJsonText } from '../util/redact.js';
 import { fsyncDir, journalPathFor, saveState } from './store.js';
 import type { GovopsState, JournalEntry } from './types.js';
+import { isPgLocation } from './location.js';
+import { pgStateFor, type PgState } from './pg/backend.js';
 
 export class StateWriter {
   private base?: string;
   private handle?: fs.FileHandle;
 
-  constructor(readonly file: string) {}
+  /** A PostgreSQL state: every append is one small transaction of its own (no journal file). */
+  private readonly pg?: PgState;
+
+  constructor(readonly file: string) {
+    if (isPgLocation(file)) this.pg = pgStateFor(file);
+  }
 
   /** Save the whole state (atomically); the journal starts again, empty, for it. */
   async writeFull(state: GovopsState): Promise<void> {
+    if (this.pg) {
+      this.base = await this.pg.save(state);
+      return;
+    }
     await this.closeJournal();
     this.base = await saveState(this.file, state); // also removes the old journal
   }
@@ -27,6 +38,7 @@ export class StateWriter {
   async append(entries: readonly JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
     if (this.base === undefined) throw new Error('state journal: append before a full save');
+    if (this.pg) return this.pg.append(entries);
     if (!this.handle) {
       const file = journalPathFor(this.file);
       this.handle = await fs.open(file, 'w', 0o600);

@@ -11,6 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode, UserError } from '../errors.js';
 import { ensureDir } from '../util/fs.js';
 import { STATE_DIR } from './store.js';
+import { isPgLocation } from './location.js';
+import { pgStateFor } from './pg/backend.js';
 
 export interface LockInfo {
   pid: number;
@@ -79,7 +81,9 @@ function describe(info: LockInfo | undefined): string {
   return info ? `process ${info.pid} on ${info.hostname} since ${info.createdAt}` : 'an unknown process';
 }
 
+/** The state's lock: the lock file beside a state file, or the state key's lock in PostgreSQL (src/state/pg/). */
 export async function acquireStateLock(statePath: string, options: LockOptions = {}): Promise<StateLock> {
+  if (isPgLocation(statePath)) return pgStateFor(statePath).acquireLock(options);
   const file = lockPathFor(statePath);
   const ttlMs = options.ttlMs ?? DEFAULT_LOCK_TTL_MS;
   const deadline = Date.now() + (options.waitMs ?? 0);

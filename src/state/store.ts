@@ -12,6 +12,8 @@ import { STATE_VERSION, type GovopsState, type ManagedResource } from './types.j
 import { redactJsonText } from '../util/redact.js';
 import { ensureDir } from '../util/fs.js';
 import { isPlainObject } from '../util/object.js';
+import { isPgLocation } from './location.js';
+import { pgStateFor } from './pg/backend.js';
 
 export { acquireStateLock, withStateLock, lockPathFor, type StateLock, type LockOptions } from './lock.js';
 
@@ -60,7 +62,7 @@ function corrupt(file: string, why: string): UserError {
 }
 
 /** Check one parsed resource entry (`where` names it in the error). */
-function checkResource(r: unknown, file: string, where: string): asserts r is ManagedResource {
+export function checkResource(r: unknown, file: string, where: string): asserts r is ManagedResource {
   if (!isPlainObject(r)) throw corrupt(file, `${where} must be an object`);
   if (r.kind !== 'Integration' && r.kind !== 'Webhook' && r.kind !== 'DataSource') throw corrupt(file, `${where}.kind must be Integration, Webhook or DataSource`);
   for (const k of ['name', 'id', 'specHash'] as const) {
@@ -79,7 +81,7 @@ function checkResource(r: unknown, file: string, where: string): asserts r is Ma
 }
 
 /** Only well-formed transition samples are kept (the field is advisory: never a reason to refuse a state). */
-function cleanTransitions(v: unknown): Record<string, Array<[number, number]>> | undefined {
+export function cleanTransitions(v: unknown): Record<string, Array<[number, number]>> | undefined {
   if (!isPlainObject(v)) return undefined;
   const num = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
   const out: Record<string, Array<[number, number]>> = {};
@@ -169,8 +171,9 @@ export function replayJournal(state: GovopsState, stateText: string, journalText
   return { ...state, resources: [...byKey.values()] };
 }
 
-/** Read the state (and the journal of changes since it was saved); a missing file is a fresh state (not written until saved). */
+/** Read the state (a `postgres://` location: from the database; src/state/pg/) (and the journal of changes since it was saved); a missing file is a fresh state (not written until saved). */
 export async function loadState(file: string): Promise<GovopsState> {
+  if (isPgLocation(file)) return pgStateFor(file).load();
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
@@ -209,6 +212,7 @@ export function serializeState(state: GovopsState): string {
  * it replaces no longer applies (its digest differs) and is removed.
  */
 export async function saveState(file: string, state: GovopsState): Promise<string> {
+  if (isPgLocation(file)) return pgStateFor(file).save(state);
   const dir = path.dirname(path.resolve(file));
   await ensureDir(dir, STATE_DIR);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);

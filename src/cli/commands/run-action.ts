@@ -15,6 +15,7 @@ import { parseRenderCommand, type RenderCommand } from '../../sources/render.js'
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { notifyUrlLabel, type NotifyTarget } from '../../daemon/notify.js';
 import type { NotifySpec, RunFlags } from './run.js';
+import { isPgLocation } from '../../state/location.js';
 
 function duration(flag: string, text: string): number {
   try {
@@ -146,7 +147,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     statePath: flags.state,
     hookSecret: hookSecret || undefined,
     ...(statusToken ? { statusToken } : {}),
-    workdir: flags.workdir ?? join(dirname(flags.state), 'work'),
+    workdir: flags.workdir ?? join(isPgLocation(flags.state) ? '.govops' : dirname(flags.state), 'work'),
     env,
     secretScope: secretScopeFromFlags(flags, env),
     ...(webhookHealth ? { webhookHealth } : {}),

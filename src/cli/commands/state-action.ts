@@ -13,6 +13,7 @@ import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { stdinStream } from '../stdin.js';
+import { describeStateLocation } from '../../state/location.js';
 import type { AdoptFlags, StateFlags } from './state.js';
 
 /** Wait this long for another govops to finish with the state before giving up. */
@@ -38,7 +39,7 @@ function find(state: GovopsState, text: string, statePath: string): ManagedResou
   if (hits.length > 1) {
     throw new UserError(`${name} is managed as both ${hits.map((r) => `${r.kind}/${r.name}`).join(' and ')}`, `name one: ${hits.map((r) => `${r.kind}/${r.name}`).join(' or ')}`);
   }
-  throw new UserError(`${kind ? `${kind}/` : ''}${name} is not managed by govops (not in ${statePath})`, 'govops state list shows what is');
+  throw new UserError(`${kind ? `${kind}/` : ''}${name} is not managed by govops (not in ${describeStateLocation(statePath)})`, 'govops state list shows what is');
 }
 
 /** An entry as shown: everything but the fingerprint values (the secret paths are listed). */
@@ -73,7 +74,7 @@ export async function listAction(flags: StateFlags, command: Command): Promise<v
   if (ctx.options.output === 'json') {
     json(ctx, { formatVersion: 1, resources: resources.map(view) });
   } else if (resources.length === 0) {
-    ctx.stdout.write(`No resources are managed by govops (${flags.state}).\n`);
+    ctx.stdout.write(`No resources are managed by govops (${describeStateLocation(flags.state)}).\n`);
   } else {
     const rows = [['RESOURCE', 'ID', 'TYPE', 'ORIGIN', 'REVISION', 'LAST APPLIED', 'NOTES']];
     for (const r of resources) {

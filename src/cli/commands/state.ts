@@ -16,6 +16,12 @@ export interface AdoptFlags extends StateFlags, ConnectionFlags, SecretFlags {
   id: string;
 }
 
+export interface MigrateFlags extends StateFlags {
+  to: string;
+  toKey?: string;
+  force?: boolean;
+}
+
 const NAME_HELP = 'Kind/name (e.g. Integration/finance-warehouse), or a name when only one kind has it';
 
 export function register(program: Command): void {
@@ -50,6 +56,18 @@ export function register(program: Command): void {
     .action(async (name: string, flags: StateFlags, command: Command) => {
       const { forgetAction } = await import('./state-action.js');
       await forgetAction(name, flags, command);
+    });
+
+  state
+    .command('migrate')
+    .description('copy the whole state to another backend (file -> PostgreSQL or back), under both locks, and verify the copy')
+    .addOption(stateOption('the state to copy from: a file path or a postgres:// URL (env GOVOPS_STATE_URL)'))
+    .requiredOption('--to <path|url>', 'where to copy it: a file path or a postgres:// URL')
+    .option('--to-key <name>', "the state key at --to when it is a database (default: the URL's #fragment, else --state-key, else default)")
+    .option('--force', 'replace a target that already holds a state (refused without it)')
+    .action(async (flags: MigrateFlags, command: Command) => {
+      const { migrateAction } = await import('./state-migrate-action.js');
+      await migrateAction(flags, command);
     });
 
   const adopt = state

@@ -1,0 +1,57 @@
+/**
+ * Where the govops state lives: a file path (the default backend) or a PostgreSQL URL
+ * (`postgres://` / `postgresql://`). A URL's fragment (`#name`) is the state key, which separates
+ * several govops deployments sharing one database (`--state-key` / GOVOPS_STATE_KEY put it there).
+ * The URL's password is registered with the redactor as soon as the location is read: it never
+ * reaches an output, whatever message carries the URL.
+ */
+import { UserError } from '../errors.js';
+import { registerSecrets } from '../util/redact.js';
+
+export const DEFAULT_STATE_KEY = 'default';
+
+export interface PgLocation {
+  /** The URL given to the driver (no fragment). */
+  connectionString: string;
+  /** The state key (name) of this deployment's state in the database. */
+  key: string;
+  /** host:port/database, for messages (no user, no password). */
+  display: string;
+}
+
+export function isPgLocation(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
+}
+
+const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
+
+/** Parse a PostgreSQL state location; throws a UserError for a malformed URL or key. */
+export function parsePgLocation(location: string): PgLocation {
+  let url: URL;
+  try {
+    url = new URL(location);
+  } catch {
+    throw new UserError('the PostgreSQL state URL is not a valid URL', 'write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE (GOVOPS_STATE_URL)');
+  }
+  if (url.password) registerSecrets(url.password, decodeURIComponent(url.password));
+  const key = url.hash ? decodeURIComponent(url.hash.slice(1)) : DEFAULT_STATE_KEY;
+  if (!KEY_PATTERN.test(key)) {
+    throw new UserError(`the state key ${JSON.stringify(key)} is not valid`, 'use letters, digits and . _ : / - (at most 128 characters), starting with a letter or digit');
+  }
+  url.hash = '';
+  const db = url.pathname.replace(/^\//, '') || '(default database)';
+  return { connectionString: url.toString(), key, display: `postgres ${url.hostname}${url.port ? `:${url.port}` : ''}/${db} key ${key}` };
+}
+
+/** The location with `key` as its state key (a file path is returned as it is: keys are for databases). */
+export function withStateKey(location: string, key: string | undefined): string {
+  if (!key || !isPgLocation(location)) return location;
+  const url = new URL(location);
+  url.hash = encodeURIComponent(key);
+  return url.toString();
+}
+
+/** How a state location is named in messages: a file path as it is, a URL without credentials. */
+export function describeStateLocation(location: string): string {
+  return isPgLocation(location) ? parsePgLocation(location).display : location;
+}

@@ -1,0 +1,351 @@
+/**
+ * The govops state in PostgreSQL: the same records as the state file (resources with their pending
+ * intents, fingerprint key, learned transition times, any other state field), one row per resource, so
+ * recording one change is one small transaction (O(1), no rewrite of the whole state). One `PgState` per
+ * (database, state key) in a process, sharing one connection pool per database.
+ *
+ * While this process holds the state key's lock (an advisory lock, held by one connection), every write
+ * goes through that connection: if it breaks, the lock is gone and so is the right to write, and the
+ * write fails instead of landing unlocked. With a fence (the daemon's leader term), every write
+ * transaction first checks the lease still names this replica with that term and has not expired:
+ * a deposed leader's writes are refused (GOVOPS_STATE_FENCED).
+ */
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { ErrorCode, GovopsError, UserError } from '../../errors.js';
+import { redactJsonText } from '../../util/redact.js';
+import { checkResource, cleanTransitions, digestText, newState, serializeState } from '../store.js';
+import { STATE_VERSION, type GovopsState, type JournalEntry, type ManagedResource } from '../types.js';
+import type { LockOptions, StateLock } from '../lock.js';
+import { parsePgLocation, type PgLocation } from '../location.js';
+import { LOCK_CLASS, SCHEMA, migrate } from './schema.js';
+
+export interface Fence {
+  identity: string;
+  term: number;
+}
+
+/** Who holds a lock: shown to a writer that waits or fails. */
+export interface PgLockHolder {
+  pid: number;
+  hostname: string;
+  command: string;
+  since: string;
+}
+
+type Queryable = pg.PoolClient | pg.Client;
+
+const pools = new Map<string, { pool: pg.Pool; ready?: Promise<void> }>();
+
+/** PostgreSQL error classes meaning "cannot talk to the server now" (08 connection, 57P admin shutdown, 53 resources). */
+function isConnectionError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (/^(08|57P|53)/.test(code) || /^E[A-Z]+$/.test(code))) return true;
+  const msg = err instanceof Error ? err.message : '';
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|timeout exceeded when trying to connect/i.test(msg);
+}
+
+/** A driver error as a govops error with a code: unreachable = transient, refused privileges = terminal. */
+export function stateDbError(loc: PgLocation, err: unknown): GovopsError {
+  if (err instanceof GovopsError) return err;
+  const msg = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === '42501') {
+    return new UserError(`the PostgreSQL state (${loc.display}) refused: ${msg}`, 'grant the privileges listed in docs/deploy.md ("PostgreSQL state: privileges")', {
+      code: ErrorCode.stateUnavailable,
+      failureClass: 'terminal',
+    });
+  }
+  return new UserError(`the PostgreSQL state (${loc.display}) is unavailable: ${msg}`, 'check the database is up and reachable; govops retries by itself', {
+    code: ErrorCode.stateUnavailable,
+    failureClass: isConnectionError(err) ? 'transient' : 'terminal',
+  });
+}
+
+function commandName(): string {
+  const sub = process.argv[2];
+  return `govops${sub && /^[a-z][a-z-]*$/.test(sub) ? ` ${sub}` : ''}`;
+}
+
+export class PgState {
+  readonly loc: PgLocation;
+  private readonly entry: { pool: pg.Pool; ready?: Promise<void> };
+  /** The lock's connection while this process holds the state key's lock. */
+  private held?: pg.PoolClient;
+  private chain: Promise<unknown> = Promise.resolve();
+  fence?: Fence;
+
+  constructor(location: string) {
+    this.loc = parsePgLocation(location);
+    let entry = pools.get(this.loc.connectionString);
+    if (!entry) {
+      const pool = new pg.Pool({ connectionString: this.loc.connectionString, max: 4, allowExitOnIdle: true, connectionTimeoutMillis: 5_000, application_name: 'govops' });
+      pool.on('error', () => undefined); // an idle client's broken connection: the next query reports it
+      entry = { pool };
+      pools.set(this.loc.connectionString, entry);
+    }
+    this.entry = entry;
+  }
+
+  get pool(): pg.Pool {
+    return this.entry.pool;
+  }
+
+  /** The schema is created or migrated once per process and database. */
+  async ready(): Promise<void> {
+    this.entry.ready ??= (async () => {
+      const c = await this.pool.connect();
+      try {
+        await migrate(c);
+      } finally {
+        c.release();
+      }
+    })().catch((err: unknown) => {
+      this.entry.ready = undefined;
+      throw err;
+    });
+    try {
+      await this.entry.ready;
+    } catch (err) {
+      throw stateDbError(this.loc, err);
+    }
+  }
+
+  /** Run `fn` with a connection: the lock's while held (one at a time), else one from the pool. */
+  private async withClient<T>(fn: (c: Queryable) => Promise<T>): Promise<T> {
+    await this.ready();
+    const run = async (): Promise<T> => {
+      const held = this.held;
+      if (held) return fn(held);
+      const c = await this.pool.connect();
+      let broken: Error | undefined;
+      try {
+        return await fn(c);
+      } catch (err) {
+        if (isConnectionError(err)) broken = err as Error;
+        throw err;
+      } finally {
+        c.release(broken);
+      }
+    };
+    const next = this.chain.then(run, run);
+    this.chain = next.catch(() => undefined);
+    try {
+      return await next;
+    } catch (err) {
+      throw stateDbError(this.loc, err);
+    }
+  }
+
+  /** One transaction: the fence is checked first, in it. */
+  private async tx<T>(fn: (c: Queryable) => Promise<T>): Promise<T> {
+    return this.withClient(async (c) => {
+      await c.query('BEGIN');
+      try {
+        await this.checkFence(c);
+        const out = await fn(c);
+        await c.query('COMMIT');
+        return out;
+      } catch (err) {
+        await c.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  private async checkFence(c: Queryable): Promise<void> {
+    const fence = this.fence;
+    if (!fence) return;
+    const r = await c.query<{ holder: string; term: string; live: boolean }>(
+      `SELECT holder, term, expires_at > now() AS live FROM ${SCHEMA}.leases WHERE key = $1 FOR SHARE`,
+      [this.loc.key],
+    );
+    const row = r.rows[0];
+    if (!row || row.holder !== fence.identity || Number(row.term) !== fence.term || !row.live) {
+      throw new UserError(
+        `state write refused: this replica (${fence.identity}) no longer leads term ${fence.term}` +
+          (row ? ` (the lease names ${row.holder}, term ${row.term}${row.live ? '' : ', expired'})` : ''),
+        'another replica leads now; this one stands by',
+        { code: ErrorCode.stateFenced, failureClass: 'transient' },
+      );
+    }
+  }
+
+  async load(): Promise<GovopsState> {
+    return this.withClient(async (c) => {
+      const s = await c.query<{ version: number; fingerprint_key: string; head: Record<string, unknown> }>(
+        `SELECT version, fingerprint_key, head FROM ${SCHEMA}.states WHERE key = $1`,
+        [this.loc.key],
+      );
+      const row = s.rows[0];
+      if (!row) return newState();
+      const where = `${this.loc.display}`;
+      if (row.version !== STATE_VERSION) {
+        throw new UserError(`the state ${where} has version ${row.version}; this govops reads version ${STATE_VERSION}`, 'use the govops release that wrote it', {
+          code: ErrorCode.stateCorrupt,
+        });
+      }
+      const rs = await c.query<{ body: unknown }>(`SELECT body FROM ${SCHEMA}.resources WHERE key = $1 ORDER BY kind, name`, [this.loc.key]);
+      const resources = rs.rows.map((r, i) => {
+        checkResource(r.body, where, `resources[${i}]`);
+        return r.body;
+      });
+      const { transitions, ...extra } = row.head ?? {};
+      const t = cleanTransitions(transitions);
+      return { ...extra, version: STATE_VERSION, fingerprintKey: row.fingerprint_key, resources, ...(t ? { transitions: t } : {}) } as GovopsState;
+    });
+  }
+
+  /** Whether any state is recorded under this key (the migration command refuses to overwrite it). */
+  async exists(): Promise<boolean> {
+    return this.withClient(async (c) => (await c.query(`SELECT 1 FROM ${SCHEMA}.states WHERE key = $1`, [this.loc.key])).rowCount! > 0);
+  }
+
+  /** Write the whole state in one transaction (rows that did not change are not rewritten). Returns the text's digest. */
+  async save(state: GovopsState): Promise<string> {
+    const text = redactJsonText(serializeState(state));
+    const { version, fingerprintKey, resources, ...head } = JSON.parse(text) as GovopsState;
+    await this.tx(async (c) => {
+      await c.query(
+        `INSERT INTO ${SCHEMA}.states (key, version, fingerprint_key, head) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (key) DO UPDATE SET version = EXCLUDED.version, fingerprint_key = EXCLUDED.fingerprint_key, head = EXCLUDED.head, updated_at = now()`,
+        [this.loc.key, version, fingerprintKey, JSON.stringify(head)],
+      );
+      const all = JSON.stringify(resources);
+      await c.query(
+        `DELETE FROM ${SCHEMA}.resources r WHERE r.key = $1
+           AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements($2::jsonb) e WHERE e->>'kind' = r.kind AND e->>'name' = r.name)`,
+        [this.loc.key, all],
+      );
+      await c.query(
+        `INSERT INTO ${SCHEMA}.resources (key, kind, name, body)
+           SELECT $1, e->>'kind', e->>'name', e FROM jsonb_array_elements($2::jsonb) e
+         ON CONFLICT (key, kind, name) DO UPDATE SET body = EXCLUDED.body, updated_at = now()
+           WHERE ${SCHEMA}.resources.body IS DISTINCT FROM EXCLUDED.body`,
+        [this.loc.key, all],
+      );
+    });
+    return digestText(text);
+  }
+
+  /** Record changes (puts and removes) in one small transaction. The state row must exist (a full save first). */
+  async append(entries: readonly JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const parsed = JSON.parse(redactJsonText(JSON.stringify(entries))) as JournalEntry[];
+    await this.tx(async (c) => {
+      for (const e of parsed) {
+        if ('put' in e) {
+          const r: ManagedResource = e.put;
+          await c.query(
+            `INSERT INTO ${SCHEMA}.resources (key, kind, name, body) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (key, kind, name) DO UPDATE SET body = EXCLUDED.body, updated_at = now()`,
+            [this.loc.key, r.kind, r.name, JSON.stringify(r)],
+          );
+        } else {
+          await c.query(`DELETE FROM ${SCHEMA}.resources WHERE key = $1 AND kind = $2 AND name = $3`, [this.loc.key, e.remove.kind, e.remove.name]);
+        }
+      }
+    });
+  }
+
+  /** Remove everything recorded under this key (the migration command's --force). */
+  async clear(): Promise<void> {
+    await this.tx(async (c) => {
+      await c.query(`DELETE FROM ${SCHEMA}.states WHERE key = $1`, [this.loc.key]);
+    });
+  }
+
+  /** Count of resources recorded under the key (the migration command verifies it). */
+  async count(): Promise<number> {
+    return this.withClient(async (c) => Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${SCHEMA}.resources WHERE key = $1`, [this.loc.key])).rows[0]!.n));
+  }
+
+  private async holder(c: Queryable): Promise<PgLockHolder | undefined> {
+    const r = await c.query<{ holder: PgLockHolder }>(`SELECT holder FROM ${SCHEMA}.lock_holders WHERE key = $1`, [this.loc.key]);
+    return r.rows[0]?.holder;
+  }
+
+  /**
+   * Take the state key's lock: a session advisory lock on a dedicated connection (released by the server
+   * when the holder's connection ends, whatever happened to the process), and a row naming the holder.
+   */
+  async acquireLock(options: LockOptions = {}): Promise<StateLock> {
+    await this.ready();
+    const deadline = Date.now() + (options.waitMs ?? 0);
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw stateDbError(this.loc, err);
+    }
+    client.on('error', () => undefined); // a broken lock connection: the next write through it fails
+    const info = { pid: process.pid, hostname: os.hostname(), command: commandName(), since: new Date().toISOString() };
+    const token = randomBytes(8).toString('hex');
+    try {
+      for (;;) {
+        const got = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok`, [LOCK_CLASS, this.loc.key]);
+        if (got.rows[0]!.ok) break;
+        if (Date.now() >= deadline) {
+          const h = await this.holder(client);
+          const who = h ? `process ${h.pid} on ${h.hostname} (${h.command}) since ${h.since}` : 'another govops process';
+          throw new UserError(`the govops state (${this.loc.display}) is locked by ${who}`, 'another govops apply/state/run is writing it; wait for it to finish (the lock ends with its connection)', {
+            code: ErrorCode.stateLocked,
+            failureClass: 'transient',
+          });
+        }
+        await sleep(options.pollMs ?? 200);
+      }
+      await client.query(
+        `INSERT INTO ${SCHEMA}.lock_holders (key, token, holder, since) VALUES ($1, $2, $3, now())
+         ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, holder = EXCLUDED.holder, since = now()`,
+        [this.loc.key, token, JSON.stringify(info)],
+      );
+    } catch (err) {
+      client.release(true);
+      throw stateDbError(this.loc, err);
+    }
+    this.held = client;
+    let released = false;
+    return {
+      path: this.loc.display,
+      info: { pid: info.pid, hostname: info.hostname, createdAt: info.since, token },
+      release: async () => {
+        if (released) return;
+        released = true;
+        await this.chain.catch(() => undefined);
+        if (this.held === client) this.held = undefined;
+        try {
+          await client.query(`DELETE FROM ${SCHEMA}.lock_holders WHERE key = $1 AND token = $2`, [this.loc.key, token]);
+          await client.query(`SELECT pg_advisory_unlock($1, hashtext($2))`, [LOCK_CLASS, this.loc.key]);
+          client.release();
+        } catch {
+          client.release(true); // the connection is gone, and with it the lock
+        }
+      },
+    };
+  }
+}
+
+const backends = new Map<string, PgState>();
+
+/** The one PgState of a location in this process (so the lock's connection and fence are shared). */
+export function pgStateFor(location: string): PgState {
+  const loc = parsePgLocation(location);
+  const id = `${loc.connectionString}#${loc.key}`;
+  let b = backends.get(id);
+  if (!b) {
+    b = new PgState(location);
+    backends.set(id, b);
+  }
+  return b;
+}
+
+/** Close every pool (tests, and commands that want to exit at once). */
+export async function closePgPools(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  backends.clear();
+  await Promise.all(all.map((e) => e.pool.end().catch(() => undefined)));
+}

@@ -1,0 +1,178 @@
+/**
+ * The PostgreSQL state backend against a real server (started here, one for the file): round trips,
+ * intents, one small transaction per change, keys kept apart, schema migrations, the lock (in-process and
+ * between processes, naming the holder), fencing, the password never shown.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorCode, UserError } from '../../src/errors.js';
+import { acquireStateLock } from '../../src/state/lock.js';
+import { StateWriter } from '../../src/state/journal.js';
+import { closePgPools, pgStateFor } from '../../src/state/pg/backend.js';
+import { SCHEMA_VERSION } from '../../src/state/pg/schema.js';
+import { loadState, newState, saveState } from '../../src/state/store.js';
+import type { GovopsState, ManagedResource } from '../../src/state/types.js';
+import { withStateKey } from '../../src/state/location.js';
+import { CLI, runGovops } from '../helpers/cli.js';
+import { psql, startPostgres, type PgServer } from '../helpers/postgres.js';
+
+let pg: PgServer;
+beforeAll(async () => {
+  pg = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await closePgPools();
+  pg?.destroy();
+});
+
+const at = (key: string): string => withStateKey(pg.url, key);
+
+function res(name: string, extra: Partial<ManagedResource> = {}): ManagedResource {
+  return { kind: 'Integration', name, id: `id-${name}`, origin: 'created', specHash: 'h', secretFingerprints: { 'config.password': 'f'.repeat(64) }, updatedAt: new Date(0).toISOString(), ...extra };
+}
+
+describe('PostgreSQL state', () => {
+  it('round trips a state: resources (with intents), fingerprint key, transitions, extra fields; a missing key is a fresh state', async () => {
+    const fresh = await loadState(at('rt'));
+    expect(fresh.resources).toEqual([]);
+    expect(fresh.fingerprintKey).toMatch(/^[0-9a-f]{64}$/);
+    const state: GovopsState = {
+      ...newState(),
+      transitions: { 'sql_analytics/create': [[100, 200]] },
+      resources: [res('a'), res('b', { pending: 'create', id: '', key: 'nk-b' }), { ...res('w'), kind: 'Webhook', pending: 'delete' }],
+    };
+    (state as unknown as Record<string, unknown>).futureField = { x: 1 };
+    await saveState(at('rt'), state);
+    const back = await loadState(at('rt'));
+    expect(back.fingerprintKey).toBe(state.fingerprintKey);
+    expect(back.transitions).toEqual(state.transitions);
+    expect((back as unknown as Record<string, unknown>).futureField).toEqual({ x: 1 });
+    const byName = (s: GovopsState) => [...s.resources].sort((x, y) => (x.name < y.name ? -1 : 1));
+    expect(byName(back)).toEqual(byName(state));
+    // a full save drops what the state no longer holds
+    await saveState(at('rt'), { ...state, resources: [res('a')] });
+    expect((await loadState(at('rt'))).resources.map((r) => r.name)).toEqual(['a']);
+    expect(psql(pg, `SELECT max(version) FROM govops.migrations`)).toBe(String(SCHEMA_VERSION));
+  });
+
+  it('keys keep deployments apart in one database', async () => {
+    await saveState(at('team-a'), { ...newState(), resources: [res('only-a')] });
+    await saveState(at('team-b'), { ...newState(), resources: [res('only-b')] });
+    expect((await loadState(at('team-a'))).resources.map((r) => r.name)).toEqual(['only-a']);
+    expect((await loadState(at('team-b'))).resources.map((r) => r.name)).toEqual(['only-b']);
+  });
+
+  it('each change is one small transaction: other rows are not rewritten (no journal, no full rewrite)', async () => {
+    const loc = at('o1');
+    const writer = new StateWriter(loc);
+    const many = Array.from({ length: 200 }, (_, i) => res(`r${i}`));
+    await writer.writeFull({ ...newState(), resources: many });
+    const before = psql(pg, `SELECT string_agg(name || ':' || xmin::text, ',' ORDER BY name) FROM govops.resources WHERE key = 'o1' AND name <> 'r7'`);
+    await writer.append([{ put: res('r7', { pending: 'delete' }) }]);
+    await writer.append([{ put: res('new', { pending: 'create', id: '' }) }, { remove: { kind: 'Integration', name: 'r9' } }]);
+    await writer.close();
+    const after = psql(pg, `SELECT string_agg(name || ':' || xmin::text, ',' ORDER BY name) FROM govops.resources WHERE key = 'o1' AND name NOT IN ('r7', 'new')`);
+    expect(after).toBe(before.split(',').filter((x) => !x.startsWith('r9:')).join(','));
+    const s = await loadState(loc);
+    expect(s.resources.find((r) => r.name === 'r7')?.pending).toBe('delete');
+    expect(s.resources.find((r) => r.name === 'new')?.pending).toBe('create');
+    expect(s.resources.some((r) => r.name === 'r9')).toBe(false);
+    expect(s.resources).toHaveLength(200);
+  });
+
+  it('a second writer in another process fails naming the holder (host, pid, command, since); it gets the lock once released', async () => {
+    const loc = at('locked');
+    await saveState(loc, { ...newState(), resources: [res('x')] });
+    const lock = await acquireStateLock(loc);
+    const r = await runGovops(['state', 'list', '--state', pg.url, '--state-key', 'locked'], { env: { GOVOPS_STATE_LOCK_WAIT: undefined } , timeoutMs: 40_000});
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`locked by process ${process.pid} on \\S+ \\(govops[^)]*\\) since \\d{4}-`));
+    expect(r.stderr + r.stdout).not.toContain(pg.password);
+    await lock.release();
+    const ok = await runGovops(['state', 'list', '--state', pg.url, '--state-key', 'locked', '-o', 'json']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).resources.map((e: { name: string }) => e.name)).toEqual(['x']);
+    expect(ok.stdout + ok.stderr).not.toContain(pg.password);
+  }, 60_000);
+
+  it('a writer that waits gets the lock when the holder process dies (the lock ends with its connection)', async () => {
+    const loc = at('dies');
+    // a process that takes the lock and is then killed
+    const child = spawn(process.execPath, ['--input-type=module', '-e', `
+      const { acquireStateLock } = await import(${JSON.stringify(new URL('../../dist/state/lock.js', import.meta.url).href)});
+      await acquireStateLock(${JSON.stringify(loc)});
+      process.stdout.write('held\\n');
+      setInterval(() => {}, 1000);
+    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    await expect(acquireStateLock(loc)).rejects.toMatchObject({ code: ErrorCode.stateLocked });
+    const waiting = acquireStateLock(loc, { waitMs: 20_000 });
+    child.kill('SIGKILL');
+    const lock = await waiting;
+    await lock.release();
+    void CLI;
+  }, 40_000);
+
+  it('fencing: a write with a stale term is refused in its transaction', async () => {
+    const loc = at('fenced');
+    const b = pgStateFor(loc);
+    await b.ready();
+    psql(pg, `INSERT INTO govops.leases VALUES ('fenced', 'replica-2', 8, now(), now(), now() + interval '1 minute')`);
+    b.fence = { identity: 'replica-1', term: 7 };
+    const err = await saveState(loc, newState()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).code).toBe(ErrorCode.stateFenced);
+    expect(psql(pg, `SELECT count(*) FROM govops.states WHERE key = 'fenced'`)).toBe('0');
+    b.fence = { identity: 'replica-2', term: 8 };
+    await saveState(loc, newState());
+    expect(psql(pg, `SELECT count(*) FROM govops.states WHERE key = 'fenced'`)).toBe('1');
+    b.fence = undefined;
+  });
+
+  it('a server that cannot be reached is GOVOPS_STATE_UNAVAILABLE (transient), and the password is not in the message', async () => {
+    const url = pg.url.replace(`:${pg.port}/`, ':1/');
+    const err = await loadState(url).catch((e: unknown) => e);
+    expect((err as UserError).code).toBe(ErrorCode.stateUnavailable);
+    expect((err as UserError).failureClass).toBe('transient');
+    expect((err as Error).message).not.toContain(pg.password);
+    const cli = await runGovops(['state', 'list', '--state', url]);
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr).toContain('unavailable');
+    expect(cli.stderr + cli.stdout).not.toContain(pg.password);
+  });
+
+  it('state migrate copies file -> PostgreSQL -> file, refuses a non-empty target without --force, and verifies', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-migrate-'));
+    try {
+      const file = path.join(dir, 'state.json');
+      const state: GovopsState = { ...newState(), transitions: { 't/create': [[1, 2]] }, resources: [res('m1'), res('m2', { pending: 'create', id: '', key: 'k' })] };
+      await saveState(file, state);
+      const up = await runGovops(['state', 'migrate', '--state', file, '--to', pg.url, '--to-key', 'mig', '-o', 'json']);
+      expect(up.stderr).toBe('');
+      expect(up.code).toBe(0);
+      expect(JSON.parse(up.stdout)).toMatchObject({ resources: 2, pendingIntents: 1, transitions: 1, verified: true });
+      expect(up.stdout).not.toContain(pg.password);
+      expect(psql(pg, `SELECT count(*) FROM govops.resources WHERE key = 'mig'`)).toBe('2');
+      // again: the target holds a state now
+      const again = await runGovops(['state', 'migrate', '--state', file, '--to', pg.url, '--to-key', 'mig']);
+      expect(again.code).not.toBe(0);
+      expect(again.stderr).toContain('already holds a state');
+      expect(again.stderr).not.toContain(pg.password);
+      // back down, through GOVOPS_STATE_URL and --state-key
+      const down = path.join(dir, 'down.json');
+      const back = await runGovops(['state', 'migrate', '--state-key', 'mig', '--to', down], { env: { GOVOPS_STATE_URL: pg.url } });
+      expect(back.stderr).toBe('');
+      expect(back.code).toBe(0);
+      expect(JSON.parse(readFileSync(down, 'utf8'))).toEqual(JSON.parse(readFileSync(file, 'utf8')));
+      const refused = await runGovops(['state', 'migrate', '--state-key', 'mig', '--to', down], { env: { GOVOPS_STATE_URL: pg.url } });
+      expect(refused.code).not.toBe(0);
+      const forced = await runGovops(['state', 'migrate', '--state-key', 'mig', '--to', down, '--force'], { env: { GOVOPS_STATE_URL: pg.url } });
+      expect(forced.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -90,6 +90,13 @@ export interface ServiceClientOptions {
   onRequest?: (event: RequestEvent) => void;
   /** Jitter source in [0, 1) (default Math.random; tests make it deterministic). */
   random?: () => number;
+  /** Sent as `User-Agent` on every request (`govops/<version> (<identity>)`), so writes can be attributed. */
+  userAgent?: string;
+  /**
+   * Asked before every attempt of a request that changes something (not GET, not a dry run): throws to refuse
+   * it unsent (a daemon replica that is no longer sure it leads sends nothing).
+   */
+  writeGate?: (method: string, path: string) => void;
   /** Data sources: create (POST), list (GET), read one (GET {path}/{id}). Default /native-s3/handler. */
   dataSourcesPath?: string;
   /** Data sources: delete one (DELETE {path}/{id}). Default /dataSource. */
@@ -138,6 +145,8 @@ export class ServiceClient implements ServiceApi {
   private readonly settleMs: number;
   private readonly dsPath: string;
   private readonly dsDeletePath: string;
+  private readonly userAgent: string | undefined;
+  private readonly writeGate: ((method: string, path: string) => void) | undefined;
   /** Cancels retry sleeps (graceful stop); set on views made by withSignal. */
   private stopSignal?: AbortSignal;
   /** Aborts requests in flight (forced stop); set on views made by withSignal. */
@@ -155,6 +164,8 @@ export class ServiceClient implements ServiceApi {
     this.random = options.random ?? Math.random;
     this.dsPath = normalizeApiPath(options.dataSourcesPath ?? DEFAULT_DATA_SOURCES_PATH);
     this.dsDeletePath = normalizeApiPath(options.dataSourceDeletePath ?? DEFAULT_DATA_SOURCE_DELETE_PATH);
+    this.userAgent = options.userAgent;
+    this.writeGate = options.writeGate;
   }
 
   /**
@@ -408,6 +419,7 @@ export class ServiceClient implements ServiceApi {
       authorization: auth === 'webhook' ? `Bearer ${this.token}` : this.token,
     };
     if (hasBody) h['content-type'] = 'application/json';
+    if (this.userAgent) h['user-agent'] = this.userAgent;
     return h;
   }
 
@@ -443,6 +455,7 @@ export class ServiceClient implements ServiceApi {
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= this.policy.retries;
       const started = performance.now();
+      if (this.writeGate && c.method !== 'GET' && !/[?&]dryRun=true\b/.test(c.path)) this.writeGate(c.method, c.path);
       let res: RawResponse;
       try {
         res = await this.transport.send({

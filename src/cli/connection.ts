@@ -10,6 +10,7 @@ import { UserError } from '../errors.js';
 import { DEFAULT_DATA_SOURCE_DELETE_PATH, DEFAULT_DATA_SOURCES_PATH } from '../service/data-sources.js';
 import { parseDuration } from '../util/duration.js';
 import { registerSecrets } from '../util/redact.js';
+import { userAgent } from './version.js';
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRIES, type ConnectionFlags } from './connection-options.js';
 
 // The flags themselves are declared in connection-options.ts (light, used at registration time).
@@ -94,7 +95,14 @@ export function resolveConnection(
 export function clientFromOptions(
   opts: ConnectionFlags,
   logger: Logger,
-  extra: { env?: Record<string, string | undefined>; onRequest?: (e: RequestEvent) => void; connections?: number } = {},
+  extra: {
+    env?: Record<string, string | undefined>;
+    onRequest?: (e: RequestEvent) => void;
+    connections?: number;
+    /** A daemon replica's identity, sent in the User-Agent. */
+    identity?: string;
+    writeGate?: (method: string, path: string) => void;
+  } = {},
 ): ServiceClient {
   const c = resolveConnection(opts, extra.env ?? process.env);
   return new ServiceClient({
@@ -104,6 +112,8 @@ export function clientFromOptions(
     timeoutMs: c.timeoutMs,
     retries: c.retries,
     onRequest: extra.onRequest,
+    userAgent: userAgent(extra.identity),
+    ...(extra.writeGate ? { writeGate: extra.writeGate } : {}),
     ...(extra.connections !== undefined ? { connections: Math.max(16, extra.connections) } : {}),
     dataSourcesPath: c.dataSourcesPath,
     dataSourceDeletePath: c.dataSourceDeletePath,

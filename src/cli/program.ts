@@ -3,20 +3,16 @@
  * module). main.ts parses process.argv with it; `govops healthcheck` parses a running daemon's argv with it.
  */
 import { Command, Option } from 'commander';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { COMMANDS } from './commands/index.js';
 import { LOG_LEVELS } from './log-levels.js';
+import { GOVOPS_VERSION } from './version.js';
 import { resolveStateFlags, stateKeyOption } from './state-option.js';
 
-const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {
-  version: string;
-};
 
 export function buildProgram(): Command {
   const program = new Command('govops')
     .description('GitOps for the data-governance service: integrations and webhooks as YAML in Git')
-    .version(pkg.version)
+    .version(GOVOPS_VERSION)
     .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .addOption(
       new Option('--log-level <level>', 'log level (default: env GOVOPS_LOG_LEVEL, else warn; info for run and sandbox)').choices([

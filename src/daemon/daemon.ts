@@ -41,6 +41,10 @@ export interface DaemonOptions {
   statusSections?: Record<string, () => unknown>;
   /** The loop's clock (retries, resyncs, how long a revision waits); default the system's. */
   clock?: Clock;
+  /** Called for each push notification accepted (a standby passes it on to the leader). */
+  onPush?: () => void;
+  /** Another reason not to be ready (e.g. the PostgreSQL state unreachable), or undefined. */
+  notReady?: () => string | undefined;
 }
 
 export class Daemon {
@@ -97,6 +101,7 @@ export class Daemon {
           const branch = this.opts.branch;
           if (v.ref && branch && v.ref.startsWith('refs/heads/') && v.ref !== `refs/heads/${branch}`) return false;
           void this.opts.source.refresh();
+          this.opts.onPush?.();
           return true;
         },
       },
@@ -114,6 +119,8 @@ export class Daemon {
   readiness(): { ready: boolean; reason?: string } {
     const s = this.loop.snapshot();
     if (this.shuttingDown) return { ready: false, reason: 'shutting down' };
+    const extra = this.opts.notReady?.();
+    if (extra) return { ready: false, reason: extra };
     if (s.ready) return { ready: true };
     const last = s.lastAttempt;
     if (!last) {

@@ -19,6 +19,9 @@ import { Notifier, notifyUrlLabel, type NotifyTarget } from './notify.js';
 import { redactUrl } from '../sources/redact.js';
 import type { AutoRetryPolicy } from '../deliveries/auto-retry.js';
 import { WebhookHealth, managedWebhooksFromState } from './webhook-health.js';
+import { isPgLocation } from '../state/location.js';
+import { LeaderElector, defaultIdentity, type LeaseSettings } from './leader.js';
+import { leaderReconcileFn } from './standby.js';
 
 export interface RunSettings {
   repo?: string;
@@ -62,6 +65,18 @@ export interface RunSettings {
   notify?: NotifyTarget[];
   /** Notification retries: first backoff in ms (default 1s; tests shorten it). */
   notifyBackoffMs?: number;
+  /** With a PostgreSQL state: this replica's name in the lease and the User-Agent (default host name + random suffix). */
+  identity?: string;
+  /** With a PostgreSQL state: the leader lease (default 15s / 10s / 2s). */
+  lease?: LeaseSettings;
+}
+
+/** What the daemon gives the service client it asks for. */
+export interface ApiExtras {
+  /** This replica's identity (for the User-Agent). */
+  identity?: string;
+  /** Asked before every write (refuses unless this replica leads). */
+  writeGate?: (method: string, path: string) => void;
 }
 
 export interface WebhookHealthSettings {
@@ -74,6 +89,8 @@ export interface WebhookHealthSettings {
 export interface RunningDaemon {
   daemon: Daemon;
   api: ServiceApi;
+  /** Present with a PostgreSQL state (not with --observe). */
+  elector?: LeaderElector;
   /** Present when webhook delivery-health polling is on. */
   webhookHealth?: WebhookHealth;
   /** Stop the daemon within the grace period, then close the API client. True when nothing was cut short. */
@@ -118,13 +135,32 @@ export function makeSource(s: RunSettings, logger: Logger, metrics: DaemonMetric
 export async function startRunning(
   s: RunSettings,
   logger: Logger,
-  makeApi: (onRequest: (e: RequestEvent) => void) => ServiceApi,
+  makeApi: (onRequest: (e: RequestEvent) => void, extras: ApiExtras) => ServiceApi,
   reconcileOverride?: ReconcileFn,
 ): Promise<RunningDaemon> {
   const metrics = new DaemonMetrics();
   const source = makeSource(s, logger, metrics);
-  const api = makeApi(metrics.onRequest);
-  const reconcile =
+  // A PostgreSQL state: several replicas may run; one leads (src/daemon/leader.ts). Observers never write.
+  const identity = s.identity ?? defaultIdentity();
+  let daemonRef: Daemon | undefined;
+  const elector =
+    isPgLocation(s.statePath) && !s.observe
+      ? new LeaderElector({
+          statePath: s.statePath,
+          identity,
+          ...(s.lease ? { lease: s.lease } : {}),
+          logger,
+          registry: metrics.registry,
+          onElected: () => {
+            const loop = daemonRef?.loop;
+            const last = loop?.snapshot().lastGood;
+            if (loop && last) loop.submit(last);
+          },
+          onHook: () => void source.refresh(),
+        })
+      : undefined;
+  const api = makeApi(metrics.onRequest, { identity, ...(elector ? { writeGate: (m: string, p: string) => elector.gate(m, p) } : {}) });
+  const engine =
     reconcileOverride ??
     engineReconcileFn(api, {
       statePath: s.statePath,
@@ -140,6 +176,7 @@ export async function startRunning(
       ...(s.secretScope ? { secretScope: s.secretScope } : {}),
       ...(s.render ? { render: s.render } : {}),
     });
+  const reconcile = elector ? leaderReconcileFn(engine, elector, (r) => daemonRef?.loop.submit(r)) : engine;
   const health = s.webhookHealth
     ? new WebhookHealth({
         api,
@@ -195,11 +232,18 @@ export async function startRunning(
         ? { webhookHealthIntervalMs: s.webhookHealth.intervalMs, autoRetryFailed: s.webhookHealth.autoRetry ?? false }
         : {}),
     },
-    ...(health ? { statusSections: { webhookHealth: () => health.status() } } : {}),
+    statusSections: {
+      ...(health ? { webhookHealth: () => health.status() } : {}),
+      ...(elector ? { leader: () => elector.status() } : {}),
+    },
+    ...(elector ? { onPush: () => elector.announcePush(), notReady: () => elector.readinessProblem() } : {}),
   });
+  daemonRef = daemon;
   try {
+    await elector?.start();
     await daemon.start();
   } catch (err) {
+    await elector?.stop().catch(() => undefined);
     await daemon.stop(0).catch(() => undefined);
     await api.close().catch(() => undefined);
     throw err;
@@ -208,10 +252,12 @@ export async function startRunning(
   return {
     daemon,
     api,
+    ...(elector ? { elector } : {}),
     ...(health ? { webhookHealth: health } : {}),
     async shutdown(graceMs) {
       const stopping = health?.stop(Math.min(graceMs, 5000));
       const finished = await daemon.stop(graceMs);
+      await elector?.stop();
       await stopping;
       await api.close().catch(() => undefined);
       return finished;

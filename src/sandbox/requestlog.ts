@@ -8,6 +8,8 @@ export interface RequestLogEntry {
   status: number;
   time: string;
   durationMs: number;
+  /** The request's User-Agent (govops sends `govops/<version> (<identity>)`: which replica wrote). */
+  userAgent?: string;
 }
 
 export class RequestLog {

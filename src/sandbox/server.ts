@@ -131,6 +131,7 @@ export function createSandboxServer(deps: ServerDeps): Server {
         status,
         time: new Date().toISOString(),
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        ...(typeof req.headers['user-agent'] === 'string' ? { userAgent: req.headers['user-agent'] } : {}),
       });
     };
     const reply = (out: SandboxResponse): void => {

@@ -16,6 +16,7 @@ import { secretScopeFromFlags } from '../secret-scope.js';
 import { notifyUrlLabel, type NotifyTarget } from '../../daemon/notify.js';
 import type { NotifySpec, RunFlags } from './run.js';
 import { isPgLocation } from '../../state/location.js';
+import { leaseSettingsProblem, type LeaseSettings } from '../../daemon/leader.js';
 
 function duration(flag: string, text: string): number {
   try {
@@ -154,6 +155,8 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     ...(flags.observe ? { observe: true } : {}),
     ...renderFrom(flags),
     ...(notify.length ? { notify } : {}),
+    ...(flags.identity ? { identity: flags.identity } : {}),
+    ...(isPgLocation(flags.state) ? { lease: leaseFrom(flags) } : {}),
   };
 }
 
@@ -167,6 +170,18 @@ function renderFrom(flags: RunFlags): { render?: RenderCommand } {
     throw new UserError(`--render: ${(err as Error).message}`, "e.g. --render 'kustomize build overlays/prod'");
   }
   return { render: { argv, timeoutMs: atLeast('--render-timeout', flags.renderTimeout ?? '60s', 1, 'how long the render may take, e.g. 60s') } };
+}
+
+/** --lease-duration, --lease-renew-deadline, --lease-retry-period (leader election with a PostgreSQL state). */
+function leaseFrom(flags: RunFlags): LeaseSettings {
+  const lease = {
+    durationMs: duration('--lease-duration', flags.leaseDuration),
+    renewDeadlineMs: duration('--lease-renew-deadline', flags.leaseRenewDeadline),
+    retryPeriodMs: duration('--lease-retry-period', flags.leaseRetryPeriod),
+  };
+  const problem = leaseSettingsProblem(lease);
+  if (problem) throw new UserError(problem, 'the defaults are 15s / 10s / 2s (client-go\'s)');
+  return lease;
 }
 
 /** The daemon's address could not be taken: say which, why, and which flag picks another. */
@@ -189,8 +204,8 @@ export async function runAction(command: Command): Promise<void> {
   const logger = ctx.logger;
   let running;
   try {
-    running = await startRunning(settings, logger, (onRequest) =>
-      clientFromOptions(flags, logger, { onRequest, connections: (settings.concurrency ?? 8) + 8 }),
+    running = await startRunning(settings, logger, (onRequest, extras) =>
+      clientFromOptions(flags, logger, { onRequest, connections: (settings.concurrency ?? 8) + 8, ...extras }),
     );
   } catch (err) {
     throw listenError(err, settings.listen) ?? err;

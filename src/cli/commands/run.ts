@@ -43,6 +43,10 @@ export interface RunFlags extends ConnectionFlags, SecretFlags, ApplyTuningFlags
   renderTimeout?: string;
   /** `--notify-url`, each with the `--notify-header-file` values given after it. */
   notifyUrl?: NotifySpec[];
+  identity?: string;
+  leaseDuration: string;
+  leaseRenewDeadline: string;
+  leaseRetryPeriod: string;
 }
 
 /** One `--notify-url` and the `--notify-header-file NAME=FILE` given after it (before the next URL). */
@@ -83,6 +87,10 @@ export function register(program: Command): void {
       'file holding a bearer token GET /status then requires (Authorization: Bearer TOKEN; or env GOVOPS_STATUS_TOKEN); /healthz, /readyz and /metrics stay open',
     )
     .option('--grace <duration>', 'on SIGTERM/SIGINT, time allowed to finish the calls in flight and save the state', '30s')
+    .addOption(new Option('--identity <name>', "this replica's name in the leader lease and the User-Agent (default: host name + random suffix)").env('GOVOPS_IDENTITY'))
+    .option('--lease-duration <duration>', 'PostgreSQL state: how long a leader lease lasts without renewal', '15s')
+    .option('--lease-renew-deadline <duration>', 'PostgreSQL state: a leader that could not renew within this stops writing (shorter than the lease)', '10s')
+    .option('--lease-retry-period <duration>', 'PostgreSQL state: how often the lease is renewed or tried', '2s')
     .option('--workdir <path>', 'where the Git cache and revision folders live (default: next to the state file)')
     .addOption(
       new Option('--webhook-health-interval <duration>', 'poll the webhook delivery history this often (new records only): metrics, failures in /status (default: off)').env(

@@ -33,6 +33,8 @@ export interface PgLockHolder {
   hostname: string;
   command: string;
   since: string;
+  /** A daemon replica's identity (set while a fence is): its lock may be broken once it no longer leads. */
+  identity?: string;
 }
 
 type Queryable = pg.PoolClient | pg.Client;
@@ -76,6 +78,11 @@ export class PgState {
   private held?: pg.PoolClient;
   private chain: Promise<unknown> = Promise.resolve();
   fence?: Fence;
+  /**
+   * Whether a lock held by `holder` may be broken (its session terminated) instead of waited for: the leader
+   * breaks the lock of a deposed replica (a replica frozen while it held it would otherwise keep it forever).
+   */
+  breakLockOf?: (holder: PgLockHolder) => boolean;
 
   constructor(location: string) {
     this.loc = parsePgLocation(location);
@@ -267,6 +274,16 @@ export class PgState {
     return r.rows[0]?.holder;
   }
 
+  /** End the session holding the key's advisory lock (same role: no superuser needed). */
+  private async breakLock(c: Queryable): Promise<void> {
+    await c.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks
+        WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = (hashtext($2)::bigint & 4294967295)::oid AND objsubid = 2`,
+      [LOCK_CLASS, this.loc.key],
+    );
+    await sleep(50);
+  }
+
   /**
    * Take the state key's lock: a session advisory lock on a dedicated connection (released by the server
    * when the holder's connection ends, whatever happened to the process), and a row naming the holder.
@@ -281,14 +298,24 @@ export class PgState {
       throw stateDbError(this.loc, err);
     }
     client.on('error', () => undefined); // a broken lock connection: the next write through it fails
-    const info = { pid: process.pid, hostname: os.hostname(), command: commandName(), since: new Date().toISOString() };
+    const info: PgLockHolder = {
+      pid: process.pid,
+      hostname: os.hostname(),
+      command: commandName(),
+      since: new Date().toISOString(),
+      ...(this.fence ? { identity: this.fence.identity } : {}),
+    };
     const token = randomBytes(8).toString('hex');
     try {
       for (;;) {
         const got = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok`, [LOCK_CLASS, this.loc.key]);
         if (got.rows[0]!.ok) break;
+        const h = await this.holder(client);
+        if (h && this.breakLockOf?.(h)) {
+          await this.breakLock(client);
+          continue;
+        }
         if (Date.now() >= deadline) {
-          const h = await this.holder(client);
           const who = h ? `process ${h.pid} on ${h.hostname} (${h.command}) since ${h.since}` : 'another govops process';
           throw new UserError(`the govops state (${this.loc.display}) is locked by ${who}`, 'another govops apply/state/run is writing it; wait for it to finish (the lock ends with its connection)', {
             code: ErrorCode.stateLocked,

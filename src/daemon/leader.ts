@@ -1,0 +1,274 @@
+/**
+ * Leader election for `govops run` with a PostgreSQL state (client-go's lease: duration, renew deadline,
+ * retry period; defaults 15s / 10s / 2s). One replica leads and reconciles; the others stand by: they keep
+ * loading and planning revisions (never writing) and take the lease once it expires.
+ *
+ * Safety: the leader counts itself leading only until `renew deadline` after the start of its last
+ * successful renewal, measured on the monotonic clock, which is shorter than the lease the database
+ * gave it — so it stops sending writes to the service (`gate`, asked before every write) and aborts its
+ * reconcile before any other replica can take over, even after being frozen (SIGSTOP). Every state write
+ * checks the lease term in its own transaction (the fence), so a deposed leader's writes are refused.
+ *
+ * Push hooks: a replica that is not leading announces an accepted push with NOTIFY; the leader LISTENs
+ * and fetches. An outage of the database is reported (status, readiness, metric) and ends by itself.
+ */
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { ErrorCode, UserError } from '../errors.js';
+import { pgStateFor, type PgState } from '../state/pg/backend.js';
+import { HOOK_CHANNEL, readLease, releaseLease, renewLease, tryAcquireLease, type LeaseRecord } from '../state/pg/lease.js';
+
+export interface LeaseSettings {
+  durationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+export const DEFAULT_LEASE: LeaseSettings = { durationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
+/** Why lease settings cannot work (retry < renew deadline < duration), or undefined. */
+export function leaseSettingsProblem(s: LeaseSettings): string | undefined {
+  if (!(s.retryPeriodMs > 0 && s.retryPeriodMs < s.renewDeadlineMs)) return '--lease-retry-period must be shorter than --lease-renew-deadline';
+  if (!(s.renewDeadlineMs < s.durationMs)) return '--lease-renew-deadline must be shorter than --lease-duration';
+  return undefined;
+}
+
+/** A replica's default identity: its host name (a pod's name) and a random suffix (a restart is another replica). */
+export function defaultIdentity(): string {
+  return `${os.hostname()}_${randomBytes(3).toString('hex')}`;
+}
+
+export type Role = 'leader' | 'standby';
+
+export interface LeaderOptions {
+  statePath: string;
+  identity: string;
+  lease?: LeaseSettings;
+  logger: Logger;
+  registry: Registry;
+  /** This replica now leads (reconcile the last good revision). */
+  onElected(): void;
+  /** A push was announced by another replica (the leader fetches). */
+  onHook(): void;
+}
+
+export class LeaderElector {
+  readonly identity: string;
+  readonly lease: LeaseSettings;
+  private readonly state: PgState;
+  private readonly log: Logger;
+  private role: Role = 'standby';
+  private term?: number;
+  private since = new Date().toISOString();
+  /** performance.now() until which this replica counts itself leading. */
+  private leadingUntil = 0;
+  private lost = new AbortController();
+  private seen?: LeaseRecord;
+  private db: { up: boolean; since: string; error?: string } = { up: true, since: new Date().toISOString() };
+  private timer?: NodeJS.Timeout;
+  private deadline?: NodeJS.Timeout;
+  private ticking = false;
+  private stopped = false;
+  private listener?: pg.Client;
+  private listenRetry?: NodeJS.Timeout;
+  private readonly leaderGauge: Gauge;
+  private readonly termGauge: Gauge;
+  private readonly dbGauge: Gauge;
+  private readonly transitions: Counter;
+
+  constructor(private readonly o: LeaderOptions) {
+    this.identity = o.identity;
+    this.lease = o.lease ?? DEFAULT_LEASE;
+    this.state = pgStateFor(o.statePath);
+    this.log = o.logger.child({ component: 'leader', identity: o.identity });
+    this.state.fence = { identity: this.identity, term: -1 };
+    // A lock held by another replica that no longer leads is broken by the leader (see PgState.breakLockOf).
+    this.state.breakLockOf = (h) => this.isLeading() && h.identity !== undefined && h.identity !== this.identity;
+    this.leaderGauge = new Gauge({ name: 'govops_leader', help: '1 while this replica leads (holds the lease), 0 on standby', registers: [o.registry] });
+    this.termGauge = new Gauge({ name: 'govops_leader_term', help: 'The lease term this replica leads (0 on standby)', registers: [o.registry] });
+    this.dbGauge = new Gauge({ name: 'govops_state_database_up', help: '1 when the last query to the PostgreSQL state succeeded', registers: [o.registry] });
+    this.transitions = new Counter({
+      name: 'govops_leader_transitions_total',
+      help: 'Role changes of this replica (to="leader": elected, to="standby": lost or gave up the lease)',
+      labelNames: ['to'],
+      registers: [o.registry],
+    });
+    this.transitions.inc({ to: 'leader' }, 0);
+    this.transitions.inc({ to: 'standby' }, 0);
+    this.dbGauge.set(1);
+  }
+
+  async start(): Promise<void> {
+    await this.tick();
+    this.timer = setInterval(() => void this.tick(), this.lease.retryPeriodMs);
+    this.listen();
+  }
+
+  /** Whether this replica may write now (holds the lease, renewed within the renew deadline). */
+  isLeading(): boolean {
+    return this.role === 'leader' && performance.now() < this.leadingUntil;
+  }
+
+  /** Asked before every write to the service: refuses (unsent) unless this replica leads. */
+  gate(method: string, path: string): void {
+    if (this.isLeading()) return;
+    if (this.role === 'leader') this.stepDown('the renew deadline passed');
+    throw new UserError(`${method} ${path} not sent: this replica (${this.identity}) does not hold the lease`, 'the leader applies; this replica stands by', {
+      code: ErrorCode.stateFenced,
+      failureClass: 'transient',
+    });
+  }
+
+  /** Aborted when the current leadership ends (the reconcile in progress stops). */
+  get signal(): AbortSignal {
+    return this.lost.signal;
+  }
+
+  get databaseUp(): boolean {
+    return this.db.up;
+  }
+
+  status(): Record<string, unknown> {
+    return {
+      role: this.role,
+      identity: this.identity,
+      ...(this.term !== undefined ? { term: this.term } : {}),
+      since: this.since,
+      leader: this.seen?.live ? { identity: this.seen.holder, term: this.seen.term, since: this.seen.acquiredAt, expiresAt: this.seen.expiresAt } : null,
+      lease: this.lease,
+      database: this.db,
+    };
+  }
+
+  /** Readiness: why not ready because of the database, or undefined. */
+  readinessProblem(): string | undefined {
+    return this.db.up ? undefined : `the PostgreSQL state is unreachable since ${this.db.since}: ${this.db.error ?? ''}`.trim();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.deadline) clearTimeout(this.deadline);
+    if (this.listenRetry) clearTimeout(this.listenRetry);
+    const term = this.term;
+    const wasLeader = this.role === 'leader';
+    if (wasLeader) this.stepDown('shutting down');
+    if (wasLeader && term !== undefined) await releaseLease(this.state, this.identity, term).catch(() => undefined);
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  /** Tell the leader about a push this replica accepted (when it is not the leader itself). */
+  announcePush(): void {
+    if (this.isLeading()) return;
+    this.state.pool.query('SELECT pg_notify($1, $2)', [HOOK_CHANNEL, this.state.loc.key]).catch((err: unknown) => {
+      this.log.warn({ err: { message: (err as Error).message } }, 'could not pass the push on to the leader');
+    });
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking || this.stopped) return;
+    this.ticking = true;
+    const t0 = performance.now();
+    try {
+      if (this.role === 'leader' && this.term !== undefined) {
+        const ok = await renewLease(this.state, this.identity, this.term, this.lease.durationMs);
+        this.dbUp();
+        if (ok && !this.stopped) this.leading(t0);
+        else if (!ok) this.stepDown('the lease is no longer ours');
+      } else {
+        const got = await tryAcquireLease(this.state, this.identity, this.lease.durationMs);
+        this.dbUp();
+        if (got && !this.stopped) this.elected(got, t0);
+        else this.seen = await readLease(this.state);
+      }
+    } catch (err) {
+      this.dbDown(err);
+      if (this.role === 'leader' && !this.isLeading()) this.stepDown('could not renew the lease within the renew deadline');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private leading(t0: number): void {
+    this.leadingUntil = t0 + this.lease.renewDeadlineMs;
+    if (this.deadline) clearTimeout(this.deadline);
+    // Step down at the deadline itself, even while a renewal hangs.
+    this.deadline = setTimeout(() => {
+      if (this.role === 'leader' && !this.isLeading()) this.stepDown('could not renew the lease within the renew deadline');
+    }, this.lease.renewDeadlineMs + 1);
+  }
+
+  private elected(lease: LeaseRecord, t0: number): void {
+    this.role = 'leader';
+    this.term = lease.term;
+    this.seen = lease;
+    this.since = new Date().toISOString();
+    this.lost = new AbortController();
+    this.state.fence = { identity: this.identity, term: lease.term };
+    this.leading(t0);
+    this.leaderGauge.set(1);
+    this.termGauge.set(lease.term);
+    this.transitions.inc({ to: 'leader' });
+    this.log.info({ term: lease.term }, 'elected leader: reconciling');
+    this.o.onElected();
+  }
+
+  private stepDown(why: string): void {
+    if (this.role !== 'leader') return;
+    this.role = 'standby';
+    this.leadingUntil = 0;
+    if (this.deadline) clearTimeout(this.deadline);
+    this.state.fence = { identity: this.identity, term: -1 };
+    this.since = new Date().toISOString();
+    this.leaderGauge.set(0);
+    this.termGauge.set(0);
+    this.transitions.inc({ to: 'standby' });
+    this.log.warn({ term: this.term, why }, 'no longer leader: standing by');
+    this.term = undefined;
+    this.lost.abort(new UserError(`leadership lost: ${why}`, undefined, { code: ErrorCode.stateFenced, failureClass: 'transient' }));
+  }
+
+  private dbUp(): void {
+    if (this.db.up) return;
+    this.db = { up: true, since: new Date().toISOString() };
+    this.dbGauge.set(1);
+    this.log.info('the PostgreSQL state is reachable again');
+  }
+
+  private dbDown(err: unknown): void {
+    const error = err instanceof Error ? err.message : String(err);
+    if (this.db.up) {
+      this.db = { up: false, since: new Date().toISOString(), error };
+      this.dbGauge.set(0);
+      this.log.warn({ err: { message: error } }, 'the PostgreSQL state is unreachable: no write is sent until it is back');
+    } else this.db.error = error;
+  }
+
+  /** LISTEN for pushes other replicas received; reconnects after the database comes back. */
+  private listen(): void {
+    if (this.stopped) return;
+    const client = new pg.Client({ connectionString: this.state.loc.connectionString, application_name: 'govops-listen', connectionTimeoutMillis: 5_000 });
+    this.listener = client;
+    const retry = (): void => {
+      if (this.stopped || this.listener !== client) return;
+      this.listener = undefined;
+      client.end().catch(() => undefined);
+      this.listenRetry = setTimeout(() => this.listen(), this.lease.retryPeriodMs);
+    };
+    client.on('error', retry);
+    client.on('end', retry);
+    client.on('notification', (n) => {
+      if (n.channel === HOOK_CHANNEL && n.payload === this.state.loc.key && this.isLeading()) {
+        this.log.info('push received by another replica: fetching');
+        this.o.onHook();
+      }
+    });
+    client
+      .connect()
+      .then(() => client.query(`LISTEN ${HOOK_CHANNEL}`))
+      .catch(retry);
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * High availability drills with a real PostgreSQL (started here) and real `govops run` processes against the
+ * sandbox, with a short lease (3s / 2s / 0.5s):
+ * - two replicas: exactly one leads; SIGKILL of the leader in the middle of a 50-resource apply -> the
+ *   standby leads within 20s and finishes: 0 duplicates, 0 orphans, the state records exactly the 50;
+ * - SIGSTOP of the leader for longer than the lease, then SIGCONT: no service write carries its identity
+ *   (User-Agent in the sandbox's request log) after it lost the lease; it stands by;
+ * - a push hook sent to a standby makes the leader fetch (LISTEN/NOTIFY);
+ * - PostgreSQL stopped during a run: probes and /status answer, readiness and the metric report it, no write
+ *   is sent that could not be recorded, and the daemon resumes by itself.
+ */
+import { mkdir, writeFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hook, objectStore } from '../../bench/flaky-drill.mjs';
+import { ServiceClient } from '../../src/api/client.js';
+import { githubSignature } from '../../src/daemon/hooks.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { closePgPools } from '../../src/state/pg/backend.js';
+import { loadState } from '../../src/state/store.js';
+import { withStateKey } from '../../src/state/location.js';
+import { Cleanup, getJson, spawnRun, until, type DaemonProcess } from '../daemon/helpers.js';
+import { startPostgres, type PgServer } from '../helpers/postgres.js';
+
+let pg: PgServer;
+let sandbox: SandboxHandle;
+let api: ServiceClient;
+const cleanup = new Cleanup();
+beforeAll(async () => {
+  pg = await startPostgres();
+}, 60_000);
+afterEach(() => cleanup.run());
+afterAll(async () => {
+  await closePgPools();
+  pg?.destroy();
+});
+
+const LEASE = ['--lease-duration', '3s', '--lease-renew-deadline', '2s', '--lease-retry-period', '500ms'];
+
+interface Replica {
+  d: DaemonProcess;
+  url: string;
+  identity: string;
+}
+
+async function setup(key: string, n: { integrations: number; webhooks: number }, transitionMs = 300): Promise<{ home: string; names: string[]; state: string }> {
+  sandbox = await startSandbox({ port: 0, transitionMs });
+  cleanup.add(() => sandbox.close());
+  api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, retries: 0 });
+  cleanup.add(() => api.close());
+  const home = await cleanup.tmp('govops-ha-');
+  await mkdir(join(home, 'm'), { recursive: true });
+  const names: string[] = [];
+  for (let i = 0; i < n.integrations; i++) {
+    names.push(`store-${i}`);
+    await writeFile(join(home, 'm', `store-${i}.yaml`), objectStore(`store-${i}`));
+  }
+  for (let i = 0; i < n.webhooks; i++) {
+    names.push(`hook-${i}`);
+    await writeFile(join(home, 'm', `hook-${i}.yaml`), hook(`hook-${i}`));
+  }
+  return { home, names, state: withStateKey(pg.url, key) };
+}
+
+async function replica(home: string, key: string, identity: string, extra: string[] = [], env: Record<string, string> = {}): Promise<Replica> {
+  const d = spawnRun(
+    cleanup,
+    ['--dir', 'm', '--listen', '127.0.0.1:0', '--state-key', key, '--identity', identity, '--interval', '60s', '--resync', '10m', '--grace', '2s',
+      '--manual-steps', 'trust', '--retries', '0', ...LEASE, ...extra],
+    { cwd: home, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url, GOVOPS_WORKDIR_UNUSED: '1', ...env }, stopSignal: 'SIGKILL' },
+  );
+  const url = await Promise.race([d.url, d.exit.then((c) => Promise.reject(new Error(`exited ${c}: ${d.out()}`)))]);
+  return { d, url, identity };
+}
+
+const status = async (r: Replica) => (await getJson(`${r.url}/status`)).body;
+const role = async (r: Replica): Promise<string | undefined> => (await status(r).catch(() => undefined))?.leader?.role;
+
+async function leaderOf(replicas: Replica[]): Promise<Replica> {
+  return until(async () => {
+    const roles = await Promise.all(replicas.map(role));
+    return roles.filter((x) => x === 'leader').length === 1 ? replicas[roles.indexOf('leader')] : undefined;
+  }, 20_000, 'exactly one leader');
+}
+
+const writes = () => sandbox.requests().filter((r) => r.method !== 'GET' && !r.query.dryRun);
+const liveNames = async (): Promise<string[]> => [...(await api.listIntegrations()).map((i) => String(i.config?.name)), ...(await api.listWebhooks()).map((w) => w.name)].sort();
+
+describe('PostgreSQL state: several replicas of govops run', () => {
+  it('one leader; SIGKILL mid 50-resource apply -> the standby leads within 20s and finishes, 0 duplicates, 0 orphans', async () => {
+    const { home, names, state } = await setup('kill', { integrations: 40, webhooks: 10 });
+    const a = await replica(home, 'kill', 'replica-a', ['--concurrency', '4']);
+    const b = await replica(home, 'kill', 'replica-b', ['--concurrency', '4']);
+    const leader = await leaderOf([a, b]);
+    const standby = leader === a ? b : a;
+    expect(await role(standby)).toBe('standby');
+    expect((await getJson(`${standby.url}/healthz`)).status).toBe(200);
+    // in the middle of the apply: some creates sent, not all
+    await until(() => writes().length >= 12, 20_000, 'the leader started writing');
+    leader.d.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    await until(async () => ((await role(standby)) === 'leader' ? true : undefined), 20_000, 'the standby leads');
+    await until(async () => ((await liveNames()).length >= names.length && (await status(standby)).revision?.lastApplied ? true : undefined), 20_000, 'the standby finished');
+    expect(Date.now() - killedAt).toBeLessThan(20_000);
+    expect(await liveNames()).toEqual([...names].sort()); // each once: no duplicate, nothing else
+    const s = await loadState(state);
+    expect(s.resources.filter((r) => r.pending !== undefined || r.id === '')).toEqual([]);
+    expect(s.resources.map((r) => r.name).sort()).toEqual([...names].sort());
+    // every write names its replica
+    const agents = new Set(writes().map((w) => w.userAgent));
+    expect([...agents].every((ua) => /^govops\/\S+ \(replica-[ab]\)$/.test(ua ?? ''))).toBe(true);
+    expect(agents.has(`govops/${process.env.npm_package_version ?? ''}`)).toBe(false);
+    const m = await (await fetch(`${standby.url}/metrics`)).text();
+    expect(m).toMatch(/^govops_leader 1$/m);
+    expect(m).toMatch(/^govops_leader_transitions_total\{to="leader"\} 1$/m);
+  }, 90_000);
+
+  it('SIGSTOP of the leader longer than the lease, then SIGCONT: no write with its identity after it lost the lease; it stands by', async () => {
+    const { home, names } = await setup('stop', { integrations: 30, webhooks: 0 }, 400);
+    const a = await replica(home, 'stop', 'stop-a', ['--concurrency', '2']);
+    const b = await replica(home, 'stop', 'stop-b', ['--concurrency', '2']);
+    const leader = await leaderOf([a, b]);
+    const standby = leader === a ? b : a;
+    await until(() => writes().length >= 4, 20_000, 'the leader started writing');
+    leader.d.child.kill('SIGSTOP');
+    const stoppedAt = Date.now();
+    await until(async () => ((await role(standby)) === 'leader' ? true : undefined), 20_000, 'the standby leads');
+    const takeover = (await status(standby)).leader.since as string;
+    // frozen well past the lease, then thawed while the new leader works
+    await new Promise((r) => setTimeout(r, Math.max(0, 5_000 - (Date.now() - stoppedAt))));
+    leader.d.child.kill('SIGCONT');
+    await until(async () => ((await liveNames()).length >= names.length ? true : undefined), 30_000, 'all created');
+    await until(async () => ((await role(leader)) === 'standby' ? true : undefined), 10_000, 'the old leader stands by');
+    await new Promise((r) => setTimeout(r, 1_500));
+    const late = writes().filter((w) => w.userAgent?.includes(`(${leader.identity})`) && w.time > takeover);
+    expect(late).toEqual([]);
+    expect(await liveNames()).toEqual([...names].sort());
+  }, 90_000);
+
+  it('a push sent to a standby makes the leader fetch (LISTEN/NOTIFY)', async () => {
+    const { home } = await setup('hook', { integrations: 1, webhooks: 0 }, 20);
+    const env = { GOVOPS_GIT_WEBHOOK_SECRET: 'push-secret' };
+    const a = await replica(home, 'hook', 'hook-a', [], env);
+    const b = await replica(home, 'hook', 'hook-b', [], env);
+    const leader = await leaderOf([a, b]);
+    const standby = leader === a ? b : a;
+    await until(async () => ((await status(leader)).revision?.lastApplied ? true : undefined), 20_000, 'first revision applied');
+    // a new manifest, and the push goes to the standby: only the leader creates it (the dir source's own
+    // rescan is 60s away, so only the hook can bring it in time)
+    await writeFile(join(home, 'm', 'late.yaml'), objectStore('late'));
+    const body = JSON.stringify({ ref: 'refs/heads/main' });
+    const res = await fetch(`${standby.url}/hooks/git`, { method: 'POST', body, headers: { 'x-hub-signature-256': githubSignature('push-secret', body), 'x-github-event': 'push' } });
+    expect(res.status).toBe(202);
+    await until(async () => ((await liveNames()).includes('late') ? true : undefined), 15_000, 'the leader applied the pushed revision');
+    const creates = writes().filter((w) => w.method === 'POST' && w.path === '/integrations');
+    expect(creates.every((w) => w.userAgent?.includes(`(${leader.identity})`))).toBe(true);
+  }, 60_000);
+});

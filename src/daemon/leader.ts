@@ -53,6 +53,8 @@ export interface LeaderOptions {
   onElected(): void;
   /** A push was announced by another replica (the leader fetches). */
   onHook(): void;
+  /** Monotonic clock in ms (default performance.now; tests inject one). */
+  now?: () => number;
 }
 
 export class LeaderElector {
@@ -63,7 +65,7 @@ export class LeaderElector {
   private role: Role = 'standby';
   private term?: number;
   private since = new Date().toISOString();
-  /** performance.now() until which this replica counts itself leading. */
+  /** Monotonic time (now()) until which this replica counts itself leading. */
   private leadingUntil = 0;
   private lost = new AbortController();
   private seen?: LeaseRecord;
@@ -78,9 +80,11 @@ export class LeaderElector {
   private readonly termGauge: Gauge;
   private readonly dbGauge: Gauge;
   private readonly transitions: Counter;
+  private readonly now: () => number;
 
   constructor(private readonly o: LeaderOptions) {
     this.identity = o.identity;
+    this.now = o.now ?? (() => performance.now());
     this.lease = o.lease ?? DEFAULT_LEASE;
     this.state = pgStateFor(o.statePath);
     this.log = o.logger.child({ component: 'leader', identity: o.identity });
@@ -109,7 +113,7 @@ export class LeaderElector {
 
   /** Whether this replica may write now (holds the lease, renewed within the renew deadline). */
   isLeading(): boolean {
-    return this.role === 'leader' && performance.now() < this.leadingUntil;
+    return this.role === 'leader' && this.now() < this.leadingUntil;
   }
 
   /** Asked before every write to the service: refuses (unsent) unless this replica leads. */
@@ -171,7 +175,7 @@ export class LeaderElector {
   private async tick(): Promise<void> {
     if (this.ticking || this.stopped) return;
     this.ticking = true;
-    const t0 = performance.now();
+    const t0 = this.now();
     try {
       if (this.role === 'leader' && this.term !== undefined) {
         const ok = await renewLease(this.state, this.identity, this.term, this.lease.durationMs);

@@ -19,6 +19,8 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { closePgPools } from '../../src/state/pg/backend.js';
 import { loadState } from '../../src/state/store.js';
 import { withStateKey } from '../../src/state/location.js';
+import { createRepo } from '../sources/gitrepo.js';
+import { GOVOPS_VERSION } from '../../src/cli/version.js';
 import { Cleanup, getJson, spawnRun, until, type DaemonProcess } from '../daemon/helpers.js';
 import { startPostgres, type PgServer } from '../helpers/postgres.js';
 
@@ -62,12 +64,12 @@ async function setup(key: string, n: { integrations: number; webhooks: number },
   return { home, names, state: withStateKey(pg.url, key) };
 }
 
-async function replica(home: string, key: string, identity: string, extra: string[] = [], env: Record<string, string> = {}): Promise<Replica> {
+async function replica(home: string, key: string, identity: string, extra: string[] = [], env: Record<string, string> = {}, source = ['--dir', 'm']): Promise<Replica> {
   const d = spawnRun(
     cleanup,
-    ['--dir', 'm', '--listen', '127.0.0.1:0', '--state-key', key, '--identity', identity, '--interval', '60s', '--resync', '10m', '--grace', '2s',
+    [...source, '--workdir', join(home, `work-${identity}`), '--listen', '127.0.0.1:0', '--state-key', key, '--identity', identity, '--interval', '60s', '--resync', '10m', '--grace', '2s',
       '--manual-steps', 'trust', '--retries', '0', ...LEASE, ...extra],
-    { cwd: home, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url, GOVOPS_WORKDIR_UNUSED: '1', ...env }, stopSignal: 'SIGKILL' },
+    { cwd: home, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url, ...env }, stopSignal: 'SIGKILL' },
   );
   const url = await Promise.race([d.url, d.exit.then((c) => Promise.reject(new Error(`exited ${c}: ${d.out()}`)))]);
   return { d, url, identity };
@@ -108,8 +110,7 @@ describe('PostgreSQL state: several replicas of govops run', () => {
     expect(s.resources.map((r) => r.name).sort()).toEqual([...names].sort());
     // every write names its replica
     const agents = new Set(writes().map((w) => w.userAgent));
-    expect([...agents].every((ua) => /^govops\/\S+ \(replica-[ab]\)$/.test(ua ?? ''))).toBe(true);
-    expect(agents.has(`govops/${process.env.npm_package_version ?? ''}`)).toBe(false);
+    expect([...agents].every((ua) => new RegExp(`^govops/${GOVOPS_VERSION.replace(/\./g, '\\.')} \\(replica-[ab]\\)$`).test(ua ?? ''))).toBe(true);
     const m = await (await fetch(`${standby.url}/metrics`)).text();
     expect(m).toMatch(/^govops_leader 1$/m);
     expect(m).toMatch(/^govops_leader_transitions_total\{to="leader"\} 1$/m);
@@ -138,21 +139,57 @@ describe('PostgreSQL state: several replicas of govops run', () => {
   }, 90_000);
 
   it('a push sent to a standby makes the leader fetch (LISTEN/NOTIFY)', async () => {
-    const { home } = await setup('hook', { integrations: 1, webhooks: 0 }, 20);
+    const { home } = await setup('hook', { integrations: 0, webhooks: 0 }, 20);
+    const repo = await createRepo();
+    cleanup.add(() => repo.cleanup());
+    await repo.commit({ 'm/first.yaml': objectStore('first') });
     const env = { GOVOPS_GIT_WEBHOOK_SECRET: 'push-secret' };
-    const a = await replica(home, 'hook', 'hook-a', [], env);
-    const b = await replica(home, 'hook', 'hook-b', [], env);
+    // a Git source fetched every 10 minutes: within the test only a push brings a new commit in
+    const source = ['--repo', repo.bare, '--branch', 'main', '--path', 'm', '--interval', '10m'];
+    const a = await replica(home, 'hook', 'hook-a', [], env, source);
+    const b = await replica(home, 'hook', 'hook-b', [], env, source);
     const leader = await leaderOf([a, b]);
     const standby = leader === a ? b : a;
     await until(async () => ((await status(leader)).revision?.lastApplied ? true : undefined), 20_000, 'first revision applied');
-    // a new manifest, and the push goes to the standby: only the leader creates it (the dir source's own
-    // rescan is 60s away, so only the hook can bring it in time)
-    await writeFile(join(home, 'm', 'late.yaml'), objectStore('late'));
-    const body = JSON.stringify({ ref: 'refs/heads/main' });
+    const sha = await repo.commit({ 'm/late.yaml': objectStore('late') });
+    const body = JSON.stringify({ ref: 'refs/heads/main', after: sha });
     const res = await fetch(`${standby.url}/hooks/git`, { method: 'POST', body, headers: { 'x-hub-signature-256': githubSignature('push-secret', body), 'x-github-event': 'push' } });
     expect(res.status).toBe(202);
-    await until(async () => ((await liveNames()).includes('late') ? true : undefined), 15_000, 'the leader applied the pushed revision');
+    await until(async () => ((await status(leader)).revision?.lastApplied === sha ? true : undefined), 15_000, 'the leader applied the pushed commit');
+    expect(await liveNames()).toEqual(['first', 'late']);
     const creates = writes().filter((w) => w.method === 'POST' && w.path === '/integrations');
-    expect(creates.every((w) => w.userAgent?.includes(`(${leader.identity})`))).toBe(true);
+    expect(creates.map((w) => w.userAgent)).toEqual([`govops/${GOVOPS_VERSION} (${leader.identity})`, `govops/${GOVOPS_VERSION} (${leader.identity})`]);
   }, 60_000);
+
+  it('PostgreSQL stopped during a run: probes and /status answer, the outage is reported, no write it could not record, recovery by itself', async () => {
+    const { home, names, state } = await setup('outage', { integrations: 30, webhooks: 0 }, 300);
+    const a = await replica(home, 'outage', 'outage-a', ['--concurrency', '2']);
+    await leaderOf([a]);
+    await until(() => writes().length >= 4, 20_000, 'the leader started writing');
+    pg.stop();
+    const stoppedAt = Date.now();
+    try {
+      await until(async () => ((await status(a)).leader?.database?.up === false ? true : undefined), 10_000, 'the outage reported in /status');
+      expect((await getJson(`${a.url}/healthz`)).status).toBe(200);
+      const ready = await getJson(`${a.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(JSON.stringify(ready.body)).toContain('PostgreSQL state is unreachable');
+      expect(JSON.stringify(ready.body)).not.toContain(pg.password);
+      expect(await (await fetch(`${a.url}/metrics`)).text()).toMatch(/^govops_state_database_up 0$/m);
+      await new Promise((r) => setTimeout(r, Math.max(0, 6_000 - (Date.now() - stoppedAt))));
+    } finally {
+      pg.start();
+    }
+    const restartedAt = Date.now();
+    // past the renew deadline (2s) no write at all can leave while the database is down
+    const blind = writes().filter((w) => Date.parse(w.time) > stoppedAt + 2_500 && Date.parse(w.time) < restartedAt);
+    expect(blind).toEqual([]);
+    await until(async () => ((await status(a)).leader?.database?.up === true ? true : undefined), 15_000, 'the database is back');
+    await until(async () => ((await liveNames()).length >= names.length && (await status(a)).revision?.lastApplied ? true : undefined), 40_000, 'converged after the outage');
+    expect(await liveNames()).toEqual([...names].sort());
+    const s = await loadState(state);
+    expect(s.resources.filter((r) => r.pending !== undefined || r.id === '')).toEqual([]);
+    expect(s.resources.map((r) => r.name).sort()).toEqual([...names].sort());
+    expect((await getJson(`${a.url}/readyz`)).status).toBe(200);
+  }, 120_000);
 });

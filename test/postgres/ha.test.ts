@@ -9,7 +9,7 @@
  * - PostgreSQL stopped during a run: probes and /status answer, readiness and the metric report it, no write
  *   is sent that could not be recorded, and the daemon resumes by itself.
  */
-import { mkdir, writeFile, rm } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hook, objectStore } from '../../bench/flaky-drill.mjs';
@@ -79,10 +79,11 @@ const status = async (r: Replica) => (await getJson(`${r.url}/status`)).body;
 const role = async (r: Replica): Promise<string | undefined> => (await status(r).catch(() => undefined))?.leader?.role;
 
 async function leaderOf(replicas: Replica[]): Promise<Replica> {
-  return until(async () => {
+  const found = await until(async () => {
     const roles = await Promise.all(replicas.map(role));
     return roles.filter((x) => x === 'leader').length === 1 ? replicas[roles.indexOf('leader')] : undefined;
   }, 20_000, 'exactly one leader');
+  return found!;
 }
 
 const writes = () => sandbox.requests().filter((r) => r.method !== 'GET' && !r.query.dryRun);

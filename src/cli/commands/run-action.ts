@@ -175,9 +175,9 @@ function renderFrom(flags: RunFlags): { render?: RenderCommand } {
 /** --lease-duration, --lease-renew-deadline, --lease-retry-period (leader election with a PostgreSQL state). */
 function leaseFrom(flags: RunFlags): LeaseSettings {
   const lease = {
-    durationMs: duration('--lease-duration', flags.leaseDuration),
-    renewDeadlineMs: duration('--lease-renew-deadline', flags.leaseRenewDeadline),
-    retryPeriodMs: duration('--lease-retry-period', flags.leaseRetryPeriod),
+    durationMs: duration('--lease-duration', flags.leaseDuration ?? '15s'),
+    renewDeadlineMs: duration('--lease-renew-deadline', flags.leaseRenewDeadline ?? '10s'),
+    retryPeriodMs: duration('--lease-retry-period', flags.leaseRetryPeriod ?? '2s'),
   };
   const problem = leaseSettingsProblem(lease);
   if (problem) throw new UserError(problem, 'the defaults are 15s / 10s / 2s (client-go\'s)');

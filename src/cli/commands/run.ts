@@ -44,9 +44,9 @@ export interface RunFlags extends ConnectionFlags, SecretFlags, ApplyTuningFlags
   /** `--notify-url`, each with the `--notify-header-file` values given after it. */
   notifyUrl?: NotifySpec[];
   identity?: string;
-  leaseDuration: string;
-  leaseRenewDeadline: string;
-  leaseRetryPeriod: string;
+  leaseDuration?: string;
+  leaseRenewDeadline?: string;
+  leaseRetryPeriod?: string;
 }
 
 /** One `--notify-url` and the `--notify-header-file NAME=FILE` given after it (before the next URL). */

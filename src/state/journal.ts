@@ -11,23 +11,27 @@ import { redactJsonText } from '../util/redact.js';
 import { fsyncDir, journalPathFor, saveState } from './store.js';
 import type { GovopsState, JournalEntry } from './types.js';
 import { isPgLocation } from './location.js';
-import { pgStateFor, type PgState } from './pg/backend.js';
+import type { PgState } from './pg/backend.js';
+import { pgState } from './pg/lazy.js';
 
 export class StateWriter {
   private base?: string;
   private handle?: fs.FileHandle;
 
   /** A PostgreSQL state: every append is one small transaction of its own (no journal file). */
-  private readonly pg?: PgState;
+  private readonly pg?: Promise<PgState>;
 
   constructor(readonly file: string) {
-    if (isPgLocation(file)) this.pg = pgStateFor(file);
+    if (isPgLocation(file)) {
+      this.pg = pgState(file);
+      this.pg.catch(() => undefined); // reported by the first write that awaits it
+    }
   }
 
   /** Save the whole state (atomically); the journal starts again, empty, for it. */
   async writeFull(state: GovopsState): Promise<void> {
     if (this.pg) {
-      this.base = await this.pg.save(state);
+      this.base = await (await this.pg).save(state);
       return;
     }
     await this.closeJournal();
@@ -38,7 +42,7 @@ export class StateWriter {
   async append(entries: readonly JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
     if (this.base === undefined) throw new Error('state journal: append before a full save');
-    if (this.pg) return this.pg.append(entries);
+    if (this.pg) return (await this.pg).append(entries);
     if (!this.handle) {
       const file = journalPathFor(this.file);
       this.handle = await fs.open(file, 'w', 0o600);

@@ -12,7 +12,7 @@ import { ErrorCode, UserError } from '../errors.js';
 import { ensureDir } from '../util/fs.js';
 import { STATE_DIR } from './store.js';
 import { isPgLocation } from './location.js';
-import { pgStateFor } from './pg/backend.js';
+import { pgState } from './pg/lazy.js';
 
 export interface LockInfo {
   pid: number;
@@ -83,7 +83,7 @@ function describe(info: LockInfo | undefined): string {
 
 /** The state's lock: the lock file beside a state file, or the state key's lock in PostgreSQL (src/state/pg/). */
 export async function acquireStateLock(statePath: string, options: LockOptions = {}): Promise<StateLock> {
-  if (isPgLocation(statePath)) return pgStateFor(statePath).acquireLock(options);
+  if (isPgLocation(statePath)) return (await pgState(statePath)).acquireLock(options);
   const file = lockPathFor(statePath);
   const ttlMs = options.ttlMs ?? DEFAULT_LOCK_TTL_MS;
   const deadline = Date.now() + (options.waitMs ?? 0);

@@ -13,7 +13,7 @@ import { redactJsonText } from '../util/redact.js';
 import { ensureDir } from '../util/fs.js';
 import { isPlainObject } from '../util/object.js';
 import { isPgLocation } from './location.js';
-import { pgStateFor } from './pg/backend.js';
+import { pgState } from './pg/lazy.js';
 
 export { acquireStateLock, withStateLock, lockPathFor, type StateLock, type LockOptions } from './lock.js';
 
@@ -173,7 +173,7 @@ export function replayJournal(state: GovopsState, stateText: string, journalText
 
 /** Read the state (a `postgres://` location: from the database; src/state/pg/) (and the journal of changes since it was saved); a missing file is a fresh state (not written until saved). */
 export async function loadState(file: string): Promise<GovopsState> {
-  if (isPgLocation(file)) return pgStateFor(file).load();
+  if (isPgLocation(file)) return (await pgState(file)).load();
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
@@ -212,7 +212,7 @@ export function serializeState(state: GovopsState): string {
  * it replaces no longer applies (its digest differs) and is removed.
  */
 export async function saveState(file: string, state: GovopsState): Promise<string> {
-  if (isPgLocation(file)) return pgStateFor(file).save(state);
+  if (isPgLocation(file)) return (await pgState(file)).save(state);
   const dir = path.dirname(path.resolve(file));
   await ensureDir(dir, STATE_DIR);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);

@@ -6,6 +6,7 @@
  * - SIGSTOP of the leader for longer than the lease, then SIGCONT: no service write carries its identity
  *   (User-Agent in the sandbox's request log) after it lost the lease; it stands by;
  * - a push hook sent to a standby makes the leader fetch (LISTEN/NOTIFY);
+ * - lock contention: a CLI apply while another CLI apply, then the daemon, holds the lock fails naming it;
  * - PostgreSQL stopped during a run: probes and /status answer, readiness and the metric report it, no write
  *   is sent that could not be recorded, and the daemon resumes by itself.
  */
@@ -22,6 +23,8 @@ import { withStateKey } from '../../src/state/location.js';
 import { createRepo } from '../sources/gitrepo.js';
 import { GOVOPS_VERSION } from '../../src/cli/version.js';
 import { Cleanup, getJson, spawnRun, until, type DaemonProcess } from '../daemon/helpers.js';
+import { CLI, runGovops } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
 import { startPostgres, type PgServer } from '../helpers/postgres.js';
 
 let pg: PgServer;
@@ -193,4 +196,36 @@ describe('PostgreSQL state: several replicas of govops run', () => {
     expect(s.resources.map((r) => r.name).sort()).toEqual([...names].sort());
     expect((await getJson(`${a.url}/readyz`)).status).toBe(200);
   }, 120_000);
+
+  it('lock contention: a CLI apply against a CLI apply, and against the daemon, fails naming the holder (host, pid, command, since)', async () => {
+    const { home } = await setup('contend', { integrations: 2, webhooks: 0 }, 20);
+    sandbox.setStuckTransitions(['creating']); // the first writer holds the lock while it polls
+    const env = { ...process.env, NO_COLOR: '1', GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url, GOVOPS_STATE_KEY: 'contend' };
+    const first = spawn(process.execPath, [CLI, 'apply', 'm', '--manual-steps', 'trust', '--timeout', '60s'], { cwd: home, env, stdio: 'ignore' });
+    const firstExit = new Promise((r) => first.on('exit', r));
+    cleanup.add(async () => {
+      if (first.exitCode === null && first.signalCode === null) first.kill('SIGKILL');
+      await firstExit;
+    });
+    await until(() => writes().length >= 1, 20_000, 'the first apply writing');
+    const second = await runGovops(['apply', 'm', '--manual-steps', 'trust'], { cwd: home, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url, GOVOPS_STATE_KEY: 'contend' } });
+    expect(second.code).not.toBe(0);
+    expect(second.stdout + second.stderr).toMatch(new RegExp(`locked by process ${first.pid} on \\S+ \\(govops apply\\) since \\d{4}-`));
+    expect(second.stdout + second.stderr).not.toContain(pg.password);
+    first.kill('SIGKILL');
+    await firstExit;
+    // the daemon's apply holds it now (a new resource, stuck in creating while it polls)
+    await writeFile(join(home, 'm', 'extra.yaml'), objectStore('extra'));
+    sandbox.clearRequests();
+    const d = await replica(home, 'contend', 'contend-a');
+    await leaderOf([d]);
+    let last = '';
+    await until(async () => {
+      const r = await runGovops(['apply', 'm', '--manual-steps', 'trust'], { cwd: home, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url, GOVOPS_STATE_KEY: 'contend' } });
+      last = r.stdout + r.stderr;
+      return /locked by process \d+ on \S+ \(govops run\) since \d{4}-/.test(last) ? true : undefined;
+    }, 30_000, 'a CLI apply refused while the daemon applies').catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}; last answer: ${last}; daemon: ${d.d.out().slice(-3000)}`);
+    });
+  }, 90_000);
 });

@@ -19,7 +19,7 @@ import { Notifier, notifyUrlLabel, type NotifyTarget } from './notify.js';
 import { redactUrl } from '../sources/redact.js';
 import type { AutoRetryPolicy } from '../deliveries/auto-retry.js';
 import { WebhookHealth, managedWebhooksFromState } from './webhook-health.js';
-import { isPgLocation } from '../state/location.js';
+import { describeStateLocation, isPgLocation } from '../state/location.js';
 import { LeaderElector, defaultIdentity, type LeaseSettings } from './leader.js';
 import { leaderReconcileFn } from './standby.js';
 
@@ -225,7 +225,7 @@ export async function startRunning(
       allowEmpty: s.allowEmpty,
       intervalMs: s.intervalMs,
       resyncMs: s.resyncMs,
-      statePath: s.statePath,
+      statePath: describeStateLocation(s.statePath),
       secretEnvPrefix: s.secretScope?.envPrefix ?? 'GOVOPS_SECRET_',
       ...(s.secretScope?.dir ? { secretsDir: s.secretScope.dir } : {}),
       ...(s.webhookHealth

@@ -100,6 +100,10 @@ describe('PostgreSQL state: several replicas of govops run', () => {
     const leader = await leaderOf([a, b]);
     const standby = leader === a ? b : a;
     expect(await role(standby)).toBe('standby');
+    const shown = JSON.stringify(await status(standby));
+    expect(shown).toContain('"statePath":"postgres 127.0.0.1:');
+    expect(shown).not.toContain(pg.password);
+    expect(await (await fetch(`${standby.url}/metrics`)).text()).toMatch(/^govops_leader 0$/m);
     expect((await getJson(`${standby.url}/healthz`)).status).toBe(200);
     // in the middle of the apply: some creates sent, not all
     await until(() => writes().length >= 12, 20_000, 'the leader started writing');

@@ -206,11 +206,12 @@ export async function startHttpServer(
     }
     if (verdict.kind === 'other') {
       logger.info({ provider: verdict.provider, event: verdict.event }, 'push notification ignored: not a push event');
-      return send(res, 200, { accepted: false, message: `ignored: ${verdict.event ?? 'unknown'} events trigger nothing (only pushes do)` });
+      return send(res, 200, { accepted: false, message: `ignored: ${verdict.event ?? 'unknown'} events trigger nothing (only pushes to the followed branch do)` });
     }
     const accepted = handlers.onPush(verdict);
     logger.info({ provider: verdict.provider, event: verdict.event, ref: verdict.ref, accepted }, 'push notification');
-    return send(res, 202, { accepted, message: accepted ? 'fetch triggered' : `ignored: ${verdict.ref} is not the watched branch` });
+    const why = verdict.ref?.startsWith('refs/heads/') === false ? 'is not a branch (a tag push moves no branch)' : 'is not the watched branch';
+    return send(res, 202, { accepted, message: accepted ? 'fetch triggered' : `ignored: ${verdict.ref} ${why}` });
   }
 
   await new Promise<void>((resolve, reject) => {

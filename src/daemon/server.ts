@@ -48,7 +48,8 @@ export interface HttpServerHandle {
 /** Every answer passes the one redactor (string literals of JSON, label values of /metrics). */
 function send(res: ServerResponse, status: number, body: unknown, contentType = 'application/json'): void {
   const text = redactJsonText(typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`);
-  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+  // x-govops: a client pointed at the daemon instead of the service can tell (`GOVOPS_URL` set to the daemon's URL)
+  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', 'x-govops': 'daemon' });
   res.end(text);
 }
 

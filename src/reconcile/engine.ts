@@ -18,6 +18,7 @@ import {
   UNAVAILABLE_CODES,
   UserError,
   classify,
+  describeApiError,
   type FailureInfo,
 } from '../errors.js';
 import { loadManifests, type LoadResult } from '../manifests/loader.js';
@@ -79,7 +80,7 @@ export function formatDiagnostic(d: Diagnostic): string {
 
 function describeFailure(err: unknown): string {
   if (err instanceof TransportError) return `cannot reach the service: ${err.method} ${err.path}: ${err.message}`;
-  if (err instanceof ApiError) return `service error: ${err.toString()}`;
+  if (err instanceof ApiError) return describeApiError(err);
   if (err instanceof UserError) return err.hint ? `${err.message} (${err.hint})` : err.message;
   return err instanceof Error ? err.message : String(err);
 }

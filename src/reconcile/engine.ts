@@ -309,7 +309,8 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         const stale = compareFacts(saved.facts, factsOf(planned, saved.plan, (c) => c.liveId ?? liveIdNow.get(changeKey(c))));
         if (stale.length === 0) stale.push(...comparePlans(saved.plan, plan));
         if (stale.length) {
-          log.warn({ stale }, 'saved plan refused: it no longer matches');
+          // the caller (apply FILE) prints the refusal with each difference: logged for debugging only, not twice
+          log.debug({ stale }, 'saved plan refused: it no longer matches');
           return result({
             stage: 'plan',
             ok: false,

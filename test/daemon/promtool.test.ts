@@ -7,13 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { DaemonMetrics } from '../../src/daemon/metrics.js';
 import { Notifier } from '../../src/daemon/notify.js';
+import { startHttpServer } from '../../src/daemon/server.js';
+import { silentLogger } from '../../src/log.js';
 import { WebhookHealthMetrics, codeLabel } from '../../src/daemon/webhook-metrics.js';
 
 const promtool = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
 const available = promtool.status === 0;
 const inCi = process.env.CI === 'true';
 
-/** Every metric the daemon registers, with a series in each labelled one. */
+/** Every metric the daemon registers, with a series in each labelled one, as GET /metrics serves it. */
 async function exposition(): Promise<string> {
   const m = new DaemonMetrics();
   const w = new WebhookHealthMetrics(m.registry, true);
@@ -29,7 +31,16 @@ async function exposition(): Promise<string> {
   w.autoRetries.inc({ webhook: 'hook', result: 'failed' });
   w.autoRetryExhausted.inc({ webhook: 'hook' });
   w.pollDuration.observe(0.1);
-  return m.registry.metrics();
+  const http = await startHttpServer(
+    { host: '127.0.0.1', port: 0 },
+    { ready: () => ({ ready: true }), status: () => ({}), registry: m.registry, hookSecret: undefined, onPush: () => false },
+    silentLogger(),
+  );
+  try {
+    return await (await fetch(`${http.url}/metrics`)).text();
+  } finally {
+    await http.close();
+  }
 }
 
 describe('promtool check metrics', () => {

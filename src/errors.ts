@@ -136,10 +136,34 @@ export class ApiError extends GovopsError {
     ({ code: this.code, failureClass: this.failureClass } = apiStatusCode(statusCode));
   }
 
+  /** The URL the request was sent to (origin and path, no query), set by the client. */
+  url?: string;
+  /** The answer came from a govops daemon (its `x-govops: daemon` header), not from the service. */
+  fromGovopsDaemon?: boolean;
+
   override toString(): string {
     // the service's text on one line, whatever it holds (src/util/terminal.ts is the escaper of every text output)
     return `${this.method} ${this.path}: ${this.statusCode} ${this.error}: ${this.message}`.replace(/[\r\n]+/g, ' ');
   }
+}
+
+/**
+ * A service error as a user reads it: the request and the answer, the URL it was sent to, and what to check
+ * (the token on 401/403; GOVOPS_URL when a govops daemon answered instead of the service).
+ */
+export function describeApiError(err: ApiError): string {
+  const lines = [`service error: ${err.toString()}`];
+  if (err.url) lines.push(`  sent to: ${err.url}`);
+  if (err.fromGovopsDaemon) {
+    lines.push(
+      '  hint: this URL answers like a govops daemon (govops run / npm start: /status, /metrics), not the service: set GOVOPS_URL (or --url) to the service (npm start prints the sandbox URL)',
+    );
+  } else if (err.code === ErrorCode.apiAuth) {
+    lines.push(
+      '  hint: check GOVOPS_TOKEN (or --token-file): the raw token, as integration requests send it in the Authorization header (without "Bearer "; govops adds it for webhook requests), valid for this URL',
+    );
+  }
+  return lines.join('\n');
 }
 
 /** The service could not be reached (connection refused, reset, timeout) after all retries. */

@@ -42,6 +42,11 @@ export interface LoggerOptions {
   destination?: number | NodeJS.WritableStream;
 }
 
+/** A revision id for a person's terminal: each long run of hex digits cut to its first 12 (`sha256:3f2a…`). */
+export function shortRevision(id: string): string {
+  return id.replace(/[0-9a-f]{16,}/g, (hex) => `${hex.slice(0, 12)}…`);
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
   const redact = { paths: REDACT_PATHS, censor: '[redacted]' };
@@ -73,6 +78,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       ignore: 'pid,hostname,app',
       // the message is text from anywhere (a service error): printable; other fields are printed as JSON
       messageFormat: (log, messageKey) => printable(String(log[messageKey] ?? '')),
+      // a revision (`sha256:` and 64 hex digits for a folder) on every line of a reconcile: its first 12 digits
+      customPrettifiers: { revision: (v: unknown) => (typeof v === 'string' ? shortRevision(v) : v) as string },
     });
     return pino()({ level, redact, hooks }, stream);
   }

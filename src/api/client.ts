@@ -516,7 +516,7 @@ export class ServiceClient implements ServiceApi {
         try {
           return c.parse(res);
         } catch (err) {
-          if (err instanceof SyntaxError) throw apiErrorFrom(res.status, res.text, c.method, c.path);
+          if (err instanceof SyntaxError) throw this.apiError(res, c);
           throw err;
         }
       }
@@ -537,12 +537,20 @@ export class ServiceClient implements ServiceApi {
           if ('result' in r) return r.result;
           body = r.body;
         }
-        if (last) throw apiErrorFrom(res.status, res.text, c.method, c.path);
+        if (last) throw this.apiError(res, c);
         await this.pause(delayAfterStatus(attempt, res.status, res.headers['retry-after'], this.policy, Date.now(), this.random));
         continue;
       }
-      throw apiErrorFrom(res.status, res.text, c.method, c.path);
+      throw this.apiError(res, c);
     }
+  }
+
+  /** The ApiError of an answer, with the URL it came from (and whether a govops daemon gave it). */
+  private apiError(res: RawResponse, c: { method: string; path: string }): ApiError {
+    const err = apiErrorFrom(res.status, res.text, c.method, c.path);
+    err.url = `${this.transport.baseUrl}${c.path.split('?')[0]}`;
+    if (res.headers['x-govops'] === 'daemon') err.fromGovopsDaemon = true;
+    return err;
   }
 
   private report(c: { method: string; route: string }, status: number, started: number, attempt: number, error?: string): void {

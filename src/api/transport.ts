@@ -50,6 +50,11 @@ export class HttpTransport {
   private readonly prefix: string;
   readonly origin: string;
 
+  /** The service's base URL as requests use it (origin and path prefix; no userinfo, no query). */
+  get baseUrl(): string {
+    return `${this.origin}${this.prefix}`;
+  }
+
   constructor(baseUrl: string, options: { connections?: number; keepAliveTimeoutMs?: number } = {}) {
     const url = new URL(baseUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {

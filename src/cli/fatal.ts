@@ -1,11 +1,11 @@
 /** Turn an error escaping a command into one clear line on stderr and exit code 1. */
-import { ApiError, TransportError, UserError } from '../errors.js';
+import { ApiError, TransportError, UserError, describeApiError } from '../errors.js';
 import { redactText } from '../util/redact.js';
 import { printableLines } from '../util/terminal.js';
 
 export function describeError(err: unknown): string {
   if (err instanceof UserError) return err.hint ? `${err.message}\n  hint: ${err.hint}` : err.message;
-  if (err instanceof ApiError) return `service error: ${err.toString()}`;
+  if (err instanceof ApiError) return describeApiError(err);
   if (err instanceof TransportError) return `cannot reach the service: ${err.method} ${err.path}: ${err.message}`;
   if (err instanceof Error) return err.message;
   return String(err);

@@ -22,7 +22,8 @@ export function buildProgram(): Command {
     .option('--no-color', 'disable colored output (color is used only on a TTY)')
     .addOption(stateKeyOption())
     .hook('preAction', (_root, action) => resolveStateFlags(action))
-    .showHelpAfterError();
+    // after a usage error (a misspelled flag...), commander's did-you-mean and this line, not the whole help
+    .showHelpAfterError("(add --help for the command's options)");
   for (const register of COMMANDS) register(program);
   return program;
 }

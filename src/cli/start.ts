@@ -143,7 +143,7 @@ async function main(): Promise<void> {
       `In another terminal, in this folder, copy these lines (they are for this run${busy.length ? ': not the default ports' : ''}):`,
       `  . ${shownEnv}        # the line below, plus the example secrets${fromEnv ? ` (set your own ${fromEnv} there too)` : ''}`,
       `  ${exportLine(connection)}`,
-      `  curl -s ${url}/status | head -40`,
+      `  curl -s ${url}/status | grep -E '"(latest|result|name|syncState)":'   # revision, last reconcile, per-resource state`,
       `  curl -s ${url}/metrics | grep ^govops_`,
       `  curl -s -H 'Authorization: ${sandbox.adminToken}' ${sandbox.url}/integrations`,
       `  npx govops plan ${examples}`,

@@ -15,6 +15,7 @@ import { collectGarbage } from './memory.js';
 import type { Notifier } from './notify.js';
 import { countByKind, resourceStates, type ResourceState } from './resources.js';
 import { startHttpServer, type HttpServerHandle } from './server.js';
+import { followsRef } from './hooks.js';
 
 export interface DaemonOptions {
   source: Source;
@@ -98,8 +99,7 @@ export class Daemon {
         ...(this.opts.statusToken !== undefined ? { statusToken: this.opts.statusToken } : {}),
         onPush: (v) => {
           if (this.shuttingDown) return false;
-          const branch = this.opts.branch;
-          if (v.ref && branch && v.ref.startsWith('refs/heads/') && v.ref !== `refs/heads/${branch}`) return false;
+          if (!followsRef(v.ref, this.opts.branch)) return false;
           void this.opts.source.refresh();
           this.opts.onPush?.();
           return true;

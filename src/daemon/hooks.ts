@@ -3,8 +3,9 @@
  * of the raw body>`) or GitLab (`X-Gitlab-Token: <secret>`) request against the configured secret,
  * then read what it asks for. Pure; every comparison is constant-time.
  *
- * Only a push triggers a fetch: GitHub `push`, GitLab `Push Hook` and `Tag Push Hook`. GitHub's
- * `ping` is answered without one; other events are acknowledged and ignored. A signed body that is
+ * Only a push to the followed branch triggers a fetch: GitHub `push` and GitLab `Push Hook` of a
+ * `refs/heads/` ref (`followsRef`); a tag push (GitLab `Tag Push Hook`, GitHub `push` of `refs/tags/...`)
+ * changes no branch. GitHub's `ping` is answered without one; other events are acknowledged and ignored. A signed body that is
  * not a JSON (or GitHub form-encoded `payload=`) document is malformed (400).
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
@@ -65,7 +66,17 @@ export function precheckPush(headers: IncomingHttpHeaders, secret: string | unde
 /** What an event name asks for. */
 export function eventKind(provider: 'github' | 'gitlab', event: string | undefined): HookEvent {
   if (provider === 'github') return event === 'push' ? 'push' : event === 'ping' ? 'ping' : 'other';
-  return event === 'Push Hook' || event === 'Tag Push Hook' ? 'push' : 'other';
+  return event === 'Push Hook' ? 'push' : 'other';
+}
+
+/**
+ * Does a push of `ref` move what the daemon follows? Only a branch (`refs/heads/...`), and with `branch` set only
+ * that branch; a tag or any other ref never does. A push without a ref (a `--dir` rescan trigger) does.
+ */
+export function followsRef(ref: string | undefined, branch: string | undefined): boolean {
+  if (ref === undefined) return true;
+  if (!ref.startsWith('refs/heads/')) return false;
+  return !branch || ref === `refs/heads/${branch}`;
 }
 
 /**

@@ -5,6 +5,13 @@ import type { Verdict } from './classify.js';
 import type { Attempt, WaitingRevision } from './loop.js';
 import { countStates, resourceStates } from './resources.js';
 
+/**
+ * prom-client's default gauges that end in `_total`, a suffix the Prometheus naming rules keep for counters
+ * (`promtool check metrics` fails on them). Each is the sum of its unsuffixed gauge by type
+ * (`nodejs_active_handles` ...), so nothing is lost: `sum(nodejs_active_handles)`.
+ */
+export const DROPPED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 /** Every reconcile result (a missing or unknown one fails to compile): each series exists from the start at 0. */
 const RESULTS: Record<Verdict, true> = { applied: true, 'in-sync': true, blocked: true, drift: true, invalid: true, unreachable: true, failed: true };
 
@@ -113,7 +120,10 @@ export class DaemonMetrics {
   });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    if (options.defaultMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry });
+      for (const name of DROPPED_DEFAULT_METRICS) this.registry.removeSingleMetric(name);
+    }
     this.drift.set(0);
     this.ready.set(0);
     this.deletionsRefused.set(0);

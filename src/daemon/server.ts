@@ -48,7 +48,8 @@ export interface HttpServerHandle {
 /** Every answer passes the one redactor (string literals of JSON, label values of /metrics). */
 function send(res: ServerResponse, status: number, body: unknown, contentType = 'application/json'): void {
   const text = redactJsonText(typeof body === 'string' ? body : `${JSON.stringify(body, null, 2)}\n`);
-  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+  // x-govops: a client pointed at the daemon instead of the service can tell (`GOVOPS_URL` set to the daemon's URL)
+  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', 'x-govops': 'daemon' });
   res.end(text);
 }
 
@@ -206,11 +207,12 @@ export async function startHttpServer(
     }
     if (verdict.kind === 'other') {
       logger.info({ provider: verdict.provider, event: verdict.event }, 'push notification ignored: not a push event');
-      return send(res, 200, { accepted: false, message: `ignored: ${verdict.event ?? 'unknown'} events trigger nothing (only pushes do)` });
+      return send(res, 200, { accepted: false, message: `ignored: ${verdict.event ?? 'unknown'} events trigger nothing (only pushes to the followed branch do)` });
     }
     const accepted = handlers.onPush(verdict);
     logger.info({ provider: verdict.provider, event: verdict.event, ref: verdict.ref, accepted }, 'push notification');
-    return send(res, 202, { accepted, message: accepted ? 'fetch triggered' : `ignored: ${verdict.ref} is not the watched branch` });
+    const why = verdict.ref?.startsWith('refs/heads/') === false ? 'is not a branch (a tag push moves no branch)' : 'is not the watched branch';
+    return send(res, 202, { accepted, message: accepted ? 'fetch triggered' : `ignored: ${verdict.ref} ${why}` });
   }
 
   await new Promise<void>((resolve, reject) => {

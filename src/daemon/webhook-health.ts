@@ -16,7 +16,7 @@ import { DEFAULT_OVERLAP_MS, HistoryCursor, type PollResult } from '../deliverie
 import { failureCode, isDelivered, timeOf } from '../deliveries/records.js';
 import { ApiError } from '../errors.js';
 import { loadState } from '../state/store.js';
-import { UNMANAGED_LABEL, WebhookHealthMetrics, eventLabel } from './webhook-metrics.js';
+import { UNMANAGED_LABEL, WebhookHealthMetrics, codeLabel, eventLabel } from './webhook-metrics.js';
 
 /** Live id → manifest name of the webhooks govops manages. */
 export type ManagedWebhooks = ReadonlyMap<string, string>;
@@ -204,7 +204,7 @@ export class WebhookHealth {
     this.scheduler?.observe(r, name !== undefined);
     if (!baseline) {
       this.metrics.deliveries.inc({ webhook: label, event: eventLabel(r.notificationType), outcome: ok ? 'delivered' : 'failed' });
-      if (!ok) this.metrics.failures.inc({ webhook: label, code: failureCode(r) });
+      if (!ok) this.metrics.failures.inc({ webhook: label, code: codeLabel(r) });
     }
     if (name === undefined) {
       if (!baseline) this.unmanaged[ok ? 'delivered' : 'failed']++;

@@ -12,6 +12,35 @@ export function eventLabel(name: string): string {
   return KNOWN_EVENTS.has(name) ? name : 'other';
 }
 
+/** Transport error codes a delivery may record (the interface names ESOCKETTIMEDOUT); others are `other`. */
+const KNOWN_CODES: ReadonlySet<string> = new Set([
+  'ESOCKETTIMEDOUT',
+  'ETIMEDOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'EPROTO',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * The `code` label of a failed delivery: a known transport error code, else `HTTP <status>` for a status of
+ * 100-599, else `other`. The service's free text never becomes a label value (bounded cardinality).
+ */
+export function codeLabel(r: { responseCode?: string; statusCode: number }): string {
+  if (r.responseCode !== undefined) return KNOWN_CODES.has(r.responseCode) ? r.responseCode : 'other';
+  return Number.isInteger(r.statusCode) && r.statusCode >= 100 && r.statusCode <= 599 ? `HTTP ${r.statusCode}` : 'other';
+}
+
 export class WebhookHealthMetrics {
   readonly deliveries: Counter<'webhook' | 'event' | 'outcome'>;
   readonly failures: Counter<'webhook' | 'code'>;
@@ -35,7 +64,7 @@ export class WebhookHealthMetrics {
     });
     this.failures = new Counter({
       name: 'govops_webhook_delivery_failures_total',
-      help: 'Failed webhook deliveries since the first poll by webhook and code (the recorded response code, e.g. ESOCKETTIMEDOUT, else HTTP <status>)',
+      help: 'Failed webhook deliveries since the first poll by webhook and code (a known transport error code such as ESOCKETTIMEDOUT, else HTTP <status>; other for anything else)',
       labelNames: ['webhook', 'code'],
       registers,
     });

@@ -19,7 +19,7 @@ import type { Diagnostic, LoadedManifest, ManifestSet } from './types.js';
 export interface LoadOptions {
   /** Paths are resolved against it and files are named relative to it. Default: process.cwd(). */
   cwd?: string;
-  /** Plain-literal credentials are errors instead of warnings (`validate --strict`). */
+  /** Every warning is an error (`validate --strict`, as linters do): plain-literal credentials, unknown fields... */
   strict?: boolean;
   /**
    * The folder nothing may leave: no manifest behind a symlink out of it, and the default secrets
@@ -45,6 +45,8 @@ export interface ManifestStream {
 export interface LoadResult extends ManifestSet {
   /** Files read (as named in diagnostics). */
   files: string[];
+  /** Manifests with no error of their own (`manifests` also holds those with an error found across documents). */
+  valid: number;
 }
 
 /** How a file is named in diagnostics: relative to cwd when inside it, else absolute. */
@@ -136,8 +138,20 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     read.files.push(stream.label);
   }
   const dup = checkDuplicates(read.manifests);
-  const diagnostics = [...read.diagnostics, ...dup.diagnostics, ...checkDataSources(dup.kept)];
-  return { manifests: dup.kept, diagnostics: sortDiagnostics(diagnostics), files: read.files };
+  const own = [...read.diagnostics, ...checkDataSources(dup.kept)];
+  const diagnostics = [...own, ...dup.diagnostics];
+  if (options.strict) for (const d of diagnostics) d.severity = 'error';
+  return { manifests: dup.kept, diagnostics: sortDiagnostics(diagnostics), files: read.files, valid: validCount(dup.kept, own) };
+}
+
+/**
+ * How many manifests have no error of their own: an error found after the document parsed (a secret reference
+ * out of scope, a data source without its integration) names its file, kind and name. The duplicate-name errors
+ * are the dropped duplicates', not the kept manifest's.
+ */
+function validCount(kept: readonly LoadedManifest[], own: readonly Diagnostic[]): number {
+  const bad = new Set(own.filter((d) => d.severity === 'error' && d.name !== undefined).map((d) => `${d.file}\0${d.kind}\0${d.name}`));
+  return kept.filter((m) => !bad.has(`${m.source.file}\0${m.manifest.kind}\0${m.manifest.metadata.name}`)).length;
 }
 
 /** Find, read and parse the files under some paths (each document checked on its own, not yet against the others). */

@@ -16,7 +16,7 @@ import { API_VERSION, type Diagnostic, type LoadedManifest, type Manifest } from
 import { isPlainObject } from '../util/object.js';
 
 export interface ParseOptions {
-  /** Plain-literal credentials are errors instead of warnings. */
+  /** Every warning is an error (`validate --strict`). */
   strict?: boolean;
 }
 
@@ -215,7 +215,7 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
   const name = typeof meta?.name === 'string' ? meta.name : undefined;
   const push = (path: ReadonlyArray<string | number>, message: string, target: 'key' | 'value' = 'value', severity: Diagnostic['severity'] = 'error') => {
     const loc = target === 'key' ? locator.key(path) : locator.value(path);
-    diagnostics.push({ line: loc.line, column: loc.column, kind, name, severity, message });
+    diagnostics.push({ line: loc.line, column: loc.column, kind, name, severity: options.strict ? 'error' : severity, message });
   };
   if (!obj) {
     push([], 'a manifest must be a mapping with apiVersion, kind, metadata and spec');
@@ -270,7 +270,7 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
   }
   if (spec) {
     for (const literal of plainCredentials(kind, spec)) {
-      push(literal, `\`${String(literal[literal.length - 1])}\` is a plain literal: write it as { fromEnv: NAME } or { fromFile: PATH }`, 'value', options.strict ? 'error' : 'warning');
+      push(literal, `\`${String(literal[literal.length - 1])}\` is a plain literal: write it as { fromEnv: NAME } or { fromFile: PATH }`, 'value', 'warning');
     }
   }
   for (const issue of annotationIssues(kind, spec, meta?.annotations)) {

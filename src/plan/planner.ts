@@ -5,6 +5,7 @@
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { naturalKey } from '../service/kinds.js';
 import type { GovopsState } from '../state/types.js';
+import { naturalCompare } from '../util/natural.js';
 import { planDataSources, targetDataSources } from './data-sources.js';
 import { planIntegration, planOrphanIntegration, type PlanContext } from './integrations.js';
 import { findDuplicateWebhooks } from './duplicates.js';
@@ -162,7 +163,7 @@ export function planChanges(input: PlanInput): Plan {
     }
   }
   selected.sort((a, b) =>
-    a.resourceKind === b.resourceKind ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : KIND_ORDER[a.resourceKind] - KIND_ORDER[b.resourceKind],
+    a.resourceKind === b.resourceKind ? naturalCompare(a.name, b.name) : KIND_ORDER[a.resourceKind] - KIND_ORDER[b.resourceKind],
   );
   const planned: PlanChange[] = selected.map(toPlanChange);
   const refusal = guardDeletions(planned, { desiredCount: input.desired.length, managed: state.resources.length, options });

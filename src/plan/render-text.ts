@@ -133,7 +133,38 @@ export function failedCreationLines(f: FailedCreation): string[] {
   return lines;
 }
 
-function renderChange(c: ResourceChange, paint: Paint): string[] {
+/** A note (`# reason`) on this many resources or more is printed once, after the list, with their names. */
+export const GROUPED_NOTE_MIN = 5;
+/** A plan listing more resources than this also opens with its summary line. */
+export const SUMMARY_FIRST_OVER = 10;
+
+/** The note lines of a change: its reasons and what cannot be compared. */
+function notesOf(c: ResourceChange): string[] {
+  return c.notComparable ? [notComparableLine(c.notComparable), ...c.reasons.map((r) => `# ${r}`)] : c.reasons.map((r) => `# ${r}`);
+}
+
+/** Notes repeated on GROUPED_NOTE_MIN resources or more: note -> the resources' titles, in plan order. */
+export function repeatedNotes(changes: readonly ResourceChange[]): Map<string, string[]> {
+  const by = new Map<string, string[]>();
+  for (const c of changes) {
+    for (const r of new Set(notesOf(c))) by.set(r, [...(by.get(r) ?? []), `${c.resourceKind}/${c.name}`]);
+  }
+  for (const [r, names] of by) if (names.length < GROUPED_NOTE_MIN) by.delete(r);
+  return by;
+}
+
+function groupedNoteLines(grouped: Map<string, string[]>, paint: Paint): string[] {
+  if (grouped.size === 0) return [];
+  const out = ['Notes on several resources (not repeated above):'];
+  for (const [note, names] of grouped) {
+    const shown = names.slice(0, 5).join(', ');
+    const more = names.length > 5 ? `, and ${names.length - 5} more` : '';
+    out.push(paint('dim', `  ${note}`), paint('dim', `    ${names.length} resources: ${shown}${more}`));
+  }
+  return [...out, ''];
+}
+
+function renderChange(c: ResourceChange, paint: Paint, grouped: ReadonlyMap<string, unknown> = new Map()): string[] {
   const sym = symbolFor(c);
   const color = COLOR_OF[sym];
   const head = `${sym.padStart(3)} ${resourceTitle(c)}`;
@@ -142,8 +173,8 @@ function renderChange(c: ResourceChange, paint: Paint): string[] {
     color ? paint(color, head) : head,
   ];
   for (const f of c.changes) lines.push(`        ${fieldLine(f, c.action)}`);
-  if (c.notComparable) lines.push(paint('cyan', `        ${notComparableLine(c.notComparable)}`));
-  for (const r of c.reasons) lines.push(paint('dim', `        # ${r}`));
+  if (c.notComparable && !grouped.has(notComparableLine(c.notComparable))) lines.push(paint('cyan', `        ${notComparableLine(c.notComparable)}`));
+  for (const r of c.reasons) if (!grouped.has(`# ${r}`)) lines.push(paint('dim', `        # ${r}`));
   if (c.failedCreation) lines.push(...failedCreationLines(c.failedCreation).map((l) => paint('yellow', `        ${l}`)));
   if (c.manualStep) {
     lines.push(...manualStepLines(c.manualStep).map((l) => (c.manualStep!.status === 'awaiting' ? paint('red', `        ${l}`) : `        ${l}`)));
@@ -187,7 +218,10 @@ export function leftAloneLines(plan: Plan): string[] {
   return out;
 }
 
-/** Only resources with something to do (and suspended ones) are shown; noops are counted, not listed. */
+/**
+ * Only resources with something to do (and suspended ones) are shown; noops are counted, not listed. A long plan
+ * opens with its summary too, and a note shared by many resources is printed once after the list.
+ */
 export function renderText(untrusted: Plan, options: TextOptions = {}): string {
   // Names, messages and keys come from manifests and the service: no control character reaches the terminal.
   const plan = printableData(untrusted, DRAWN_AS_JSON);
@@ -202,8 +236,11 @@ export function renderText(untrusted: Plan, options: TextOptions = {}): string {
   if (visible.length === 0) {
     out.push(plan.targets ? 'No changes in the targeted resources.' : 'No changes: the service matches the manifests.');
   } else {
+    if (visible.length > SUMMARY_FIRST_OVER) out.push(paint('bold', summaryLine(plan.summary)), '');
     out.push('govops will perform the following actions:', '');
-    for (const c of visible) out.push(...renderChange(c, paint), '');
+    const grouped = repeatedNotes(visible);
+    for (const c of visible) out.push(...renderChange(c, paint, grouped), '');
+    out.push(...groupedNoteLines(grouped, paint));
     const awaiting = visible.filter((c) => c.manualStep?.status === 'awaiting').length;
     const blocked = visible.filter((c) => c.blocked).length - awaiting;
     if (awaiting) out.push(paint('red', `${awaiting} change(s) are awaiting a manual step and will not be applied until the manifest acknowledges it.`));

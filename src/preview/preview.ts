@@ -15,7 +15,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
-import { ApiError, TransportError, UserError } from '../errors.js';
+import { ApiError, describeApiError, TransportError, UserError } from '../errors.js';
 import { MANIFEST_EXT } from '../manifests/discover.js';
 import { IGNORE_FILE } from '../manifests/ignore.js';
 import { loadManifests } from '../manifests/loader.js';
@@ -64,7 +64,7 @@ export interface PreviewOptions extends RequestOptions {
 
 export function describeFailure(err: unknown): string {
   if (err instanceof TransportError) return `cannot reach the service: ${err.method} ${err.path}: ${err.message}`;
-  if (err instanceof ApiError) return `service error: ${err.toString()}`;
+  if (err instanceof ApiError) return describeApiError(err);
   if (err instanceof UserError) return err.hint ? `${err.message} (${err.hint})` : err.message;
   return err instanceof Error ? err.message : String(err);
 }

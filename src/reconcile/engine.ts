@@ -18,6 +18,7 @@ import {
   UNAVAILABLE_CODES,
   UserError,
   classify,
+  describeApiError,
   type FailureInfo,
 } from '../errors.js';
 import { loadManifests, type LoadResult } from '../manifests/loader.js';
@@ -79,7 +80,7 @@ export function formatDiagnostic(d: Diagnostic): string {
 
 function describeFailure(err: unknown): string {
   if (err instanceof TransportError) return `cannot reach the service: ${err.method} ${err.path}: ${err.message}`;
-  if (err instanceof ApiError) return `service error: ${err.toString()}`;
+  if (err instanceof ApiError) return describeApiError(err);
   if (err instanceof UserError) return err.hint ? `${err.message} (${err.hint})` : err.message;
   return err instanceof Error ? err.message : String(err);
 }
@@ -308,7 +309,8 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         const stale = compareFacts(saved.facts, factsOf(planned, saved.plan, (c) => c.liveId ?? liveIdNow.get(changeKey(c))));
         if (stale.length === 0) stale.push(...comparePlans(saved.plan, plan));
         if (stale.length) {
-          log.warn({ stale }, 'saved plan refused: it no longer matches');
+          // the caller (apply FILE) prints the refusal with each difference: logged for debugging only, not twice
+          log.debug({ stale }, 'saved plan refused: it no longer matches');
           return result({
             stage: 'plan',
             ok: false,

@@ -74,8 +74,42 @@ describe('action.yml', () => {
     const steps = action.runs.steps;
     const node = steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
     expect(node?.with?.['node-version']).toBe('24');
-    expect(steps.find((s) => s.id === 'install')?.run).toMatch(/cd "\$GITHUB_ACTION_PATH"\n\s*#.*\n\s*npm ci /);
+    // --include=dev: `prepare` builds with TypeScript, whatever NODE_ENV the workflow sets (test/ci/install.test.ts)
+    expect(steps.find((s) => s.id === 'install')?.run).toMatch(/cd "\$GITHUB_ACTION_PATH"\n(?:\s*#.*\n)*\s*npm ci --include=dev /);
     expect(steps.map((s) => s.id ?? s.uses ?? s.name)).toEqual([expect.stringMatching(/^actions\/setup-node@v\d+$/), 'install', 'preview', 'comment', 'Result']);
+  });
+
+  it('passes action-validator (the real tool), and so does the workflow in docs/pull-requests.md', async () => {
+    const validator = path.join(ROOT, 'node_modules', '.bin', 'action-validator');
+    const own = spawnSync(validator, [path.join(ROOT, 'action.yml')], { encoding: 'utf8' });
+    expect(own.stdout + own.stderr).toBe('');
+    expect(own.status).toBe(0);
+    const doc = await readFile(path.join(ROOT, 'docs', 'pull-requests.md'), 'utf8');
+    const workflow = /```yaml\n(name: govops preview\n[\s\S]*?)```/.exec(doc)?.[1];
+    expect(workflow).toBeDefined();
+    const dir = await mkdtemp(path.join(tmpdir(), 'govops-workflow-'));
+    try {
+      await writeFile(path.join(dir, 'preview.yml'), workflow!);
+      const r = spawnSync(validator, [path.join(dir, 'preview.yml')], { encoding: 'utf8' });
+      expect(r.stdout + r.stderr).toBe('');
+      expect(r.status).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('uses majors of actions/checkout and actions/setup-node that run on Node 24 (v5 or newer), here and in the docs', async () => {
+    const files = ['action.yml', 'README.md', 'docs/pull-requests.md', 'docs/deploy.md'];
+    const uses: string[] = [];
+    for (const f of files) {
+      const t = await readFile(path.join(ROOT, f), 'utf8');
+      for (const m of t.matchAll(/actions\/(checkout|setup-node)@v(\d+)/g)) {
+        uses.push(m[0]);
+        expect(Number(m[2]), `${f}: ${m[0]}`).toBeGreaterThanOrEqual(5);
+      }
+    }
+    expect(uses).toContain('actions/setup-node@v6');
+    expect(uses).toContain('actions/checkout@v6');
   });
 
   it('every run step uses bash; no expression inside a script (injection); only plain references, all declared', () => {

@@ -129,3 +129,44 @@ describe('govops run: flags and addresses', () => {
     expect(interval.stderr).toMatch(/^error: --interval 1ms: must be at least 10ms/m);
   });
 });
+
+describe("a newcomer's wrong settings (issue #27)", () => {
+  it('a wrong token: the 401 names GOVOPS_TOKEN, the raw-token format and the URL it was sent to', async () => {
+    const res = await run(['plan', 'manifests'], { GOVOPS_TOKEN: 'not-the-token' });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/401/);
+    expect(res.stderr).toContain(`sent to: ${h.sandbox.url}/integrations`);
+    expect(res.stderr).toMatch(/hint: check GOVOPS_TOKEN .*the raw token.*without "Bearer "/);
+    expect(res.stderr).not.toContain('not-the-token');
+  });
+
+  it('a misspelled flag: the error and the did-you-mean, not the whole help', async () => {
+    const res = await run(['plan', '--detaield-exitcode', 'manifests']);
+    expect(res.code).toBe(1);
+    const lines = res.stderr.trim().split('\n');
+    expect(lines[0]).toBe("error: unknown option '--detaield-exitcode'");
+    expect(lines[1]).toBe('(Did you mean --detailed-exitcode?)');
+    expect(lines.length).toBeLessThanOrEqual(3);
+    expect(res.stderr).not.toContain('Usage:');
+  });
+
+  it('GOVOPS_URL pointing at a govops daemon: says it looks like one, not a bare 404', async () => {
+    const { startHttpServer } = await import('../../src/daemon/server.js');
+    const { Registry } = await import('prom-client');
+    const { silentLogger } = await import('../../src/log.js');
+    const daemon = await startHttpServer(
+      { host: '127.0.0.1', port: 0 },
+      { ready: () => ({ ready: true }), status: () => ({}), registry: new Registry(), hookSecret: undefined, onPush: () => false },
+      silentLogger(),
+    );
+    try {
+      const res = await run(['plan', 'manifests'], { GOVOPS_URL: daemon.url });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/404/);
+      expect(res.stderr).toContain(`sent to: ${daemon.url}/integrations`);
+      expect(res.stderr).toMatch(/hint: this URL answers like a govops daemon/);
+    } finally {
+      await daemon.close();
+    }
+  });
+});

@@ -204,8 +204,13 @@ describe('POST /hooks/git events', () => {
 
     const push = JSON.stringify({ ref: 'refs/heads/main' });
     expect((await post(push, signedPush(push))).status).toBe(202);
-    const tag = JSON.stringify({ ref: 'refs/tags/v1' });
-    expect((await post(tag, { 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Tag Push Hook' })).status).toBe(202);
+    const branch = JSON.stringify({ ref: 'refs/heads/main' });
+    expect((await post(branch, { 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Push Hook' })).status).toBe(202);
+    // a GitLab tag push is not a push of a branch: acknowledged, nothing fetched
+    const tag = JSON.stringify({ ref: 'refs/tags/v1', object_kind: 'tag_push' });
+    const tagged = await post(tag, { 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Tag Push Hook' });
+    expect(tagged.status).toBe(200);
+    expect(await tagged.json()).toMatchObject({ accepted: false });
     expect(pushes).toHaveLength(2);
   });
 });
@@ -231,6 +236,39 @@ class StubSource implements Source {
 }
 
 describe('the branch filter', () => {
+  it('a tag push (GitHub refs/tags/..., GitLab Tag Push Hook) triggers no fetch; a push to the branch does', async () => {
+    const source = new StubSource();
+    const daemon = new Daemon({
+      source,
+      reconcile: () => Promise.reject(new Error('not used')),
+      logger: silentLogger(),
+      listen: { host: '127.0.0.1', port: 0 },
+      resyncMs: 600_000,
+      selfHeal: false,
+      hookSecret: SECRET,
+      branch: 'main',
+    });
+    await daemon.start();
+    cleanup.add(() => daemon.stop(0));
+    const post = (body: string, headers: Record<string, string>) => fetch(`${daemon.url}/hooks/git`, { method: 'POST', body, headers });
+    const githubTag = JSON.stringify({ ref: 'refs/tags/v1.2.0', created: true });
+    const gh = await post(githubTag, signedPush(githubTag));
+    expect(gh.status).toBe(202);
+    expect(await gh.json()).toEqual({ accepted: false, message: 'ignored: refs/tags/v1.2.0 is not a branch (a tag push moves no branch)' });
+    const gitlabTag = JSON.stringify({ object_kind: 'tag_push', ref: 'refs/tags/v1.2.0' });
+    const gl = await post(gitlabTag, { 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Tag Push Hook', 'content-type': 'application/json' });
+    expect(await gl.json()).toMatchObject({ accepted: false });
+    // a tag named like the branch is still a tag
+    const sameName = JSON.stringify({ ref: 'refs/tags/main' });
+    expect(await (await post(sameName, signedPush(sameName))).json()).toMatchObject({ accepted: false });
+    expect(source.refreshes).toBe(0);
+    const main = JSON.stringify({ ref: 'refs/heads/main' });
+    expect(await (await post(main, { 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Push Hook', 'content-type': 'application/json' })).json()).toMatchObject({
+      accepted: true,
+    });
+    expect(source.refreshes).toBe(1);
+  });
+
   it('applies to form-encoded GitHub deliveries as to JSON ones', async () => {
     const source = new StubSource();
     const daemon = new Daemon({

@@ -45,12 +45,12 @@ describe('push notification verification', () => {
 });
 
 describe('what a verified notification asks for', () => {
-  it('only push (GitHub) and Push Hook / Tag Push Hook (GitLab) are pushes; ping is ping; the rest is ignored', () => {
+  it('only push (GitHub) and Push Hook (GitLab) are pushes (a Tag Push Hook moves no branch); ping is ping; the rest is ignored', () => {
     expect(eventKind('github', 'push')).toBe('push');
     expect(eventKind('github', 'ping')).toBe('ping');
     for (const e of ['issues', 'pull_request', 'release', undefined]) expect(eventKind('github', e)).toBe('other');
     expect(eventKind('gitlab', 'Push Hook')).toBe('push');
-    expect(eventKind('gitlab', 'Tag Push Hook')).toBe('push');
+    expect(eventKind('gitlab', 'Tag Push Hook')).toBe('other');
     for (const e of ['Merge Request Hook', 'Note Hook', 'push']) expect(eventKind('gitlab', e)).toBe('other');
   });
 

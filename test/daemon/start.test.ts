@@ -102,7 +102,7 @@ describe('npm start', () => {
     const run = launch(cwd);
     const url = await until(() => /daemon\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(run.out())?.[1], 20_000, 'banner');
     const out = await until(() => (/npx govops plan \S+/.test(run.out()) ? run.out() : undefined), 5000, 'banner end');
-    expect(out).toContain(`  curl -s ${url}/status | head -40`);
+    expect(out).toContain(`  curl -s ${url}/status | grep -E '"(latest|result|name|syncState)":'`);
     expect(out).toContain(`  curl -s ${url}/metrics | grep ^govops_`);
     expect(out).toMatch(/sandbox\s+http:\/\/127\.0\.0\.1:\d+ +\(admin token: govops-dev-admin-token\)/);
     expect(out).toMatch(/^ {2}export GOVOPS_URL=http:\/\/127\.0\.0\.1:\d+ GOVOPS_TOKEN=govops-dev-admin-token GOVOPS_DAEMON_URL=http:\/\/127\.0\.0\.1:\d+$/m);
@@ -194,6 +194,16 @@ describe('npm start on a machine where its ports are taken', () => {
         const out = shell(`set -o pipefail; . .govops/env.sh && ${line.replace(/\| grep [^|]*$/, '')}`);
         expect(out.length, line).toBeGreaterThan(0);
       }
+    }
+    if (HAS_CURL) {
+      // The /status reads show what their comments promise, whole: not cut before it (head -40, grep -A12).
+      const line = (re: RegExp): string => reads.find((l) => re.test(l))!;
+      const summary = shell(`. .govops/env.sh && ${line(/grep -E/)}`);
+      for (const key of ['"latest":', '"result":', '"syncState":']) expect(summary, key).toContain(key);
+      const now = (await (await fetch(`${daemonUrl}/status`)).json()) as { resources: Array<{ name: string }>; webhookHealth: Record<string, unknown> };
+      for (const r of now.resources) expect(summary).toContain(`"name": "${r.name}"`);
+      const health = shell(`. .govops/env.sh && ${line(/webhookHealth/)}`);
+      for (const key of Object.keys(now.webhookHealth)) expect(health, key).toContain(`"${key}"`);
     }
     // The walkthrough's plan, with the variables of env.sh: in sync with what the daemon applied.
     const env = Object.fromEntries([...envSh.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!.replace(/^'(.*)'$/, '$1')]));

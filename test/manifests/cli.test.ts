@@ -86,6 +86,43 @@ describe('govops validate', () => {
     expect(strict.stdout).toContain('hook.yaml:10:11: Webhook/literal-secret: `secret` is a plain literal');
   });
 
+  it('--strict turns every warning into an error (a webhook url that is not a URL, a plain literal), as linters do', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'govops-strict-'));
+    try {
+      const hook = (name: string, url: string, extra = '') =>
+        `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: ${name}\nspec:\n  url: ${url}\n  global: true\n  notificationType: [modelCreated]\n  actionType: triggered\n${extra}`;
+      await writeFile(path.join(dir, 'a.yaml'), hook('not-a-url', 'hooks.example.com/x'));
+      await writeFile(path.join(dir, 'b.yaml'), hook('literal', 'https://hooks.example.com/y', '  secret: plain-text\n'));
+      await writeFile(path.join(dir, 'c.yaml'), hook('fine', 'https://hooks.example.com/z'));
+      const warn = await runGovops(['validate', '.'], { cwd: dir });
+      expect(warn.code, warn.stdout).toBe(0);
+      expect(warn.stdout.match(/warning: /g)?.length).toBe(2);
+      expect(warn.stderr.trim().split('\n').pop()).toBe('3 files, 3 valid manifests: 0 errors, 2 warnings');
+      const strict = await runGovops(['validate', '--strict', '.'], { cwd: dir });
+      expect(strict.code).toBe(1);
+      expect(strict.stdout).not.toContain('warning: ');
+      expect(strict.stdout).toMatch(/^a\.yaml:\d+:\d+: Webhook\/not-a-url: /m);
+      expect(strict.stdout).toMatch(/^b\.yaml:\d+:\d+: Webhook\/literal: /m);
+      expect(strict.stderr.trim().split('\n').pop()).toBe('3 files, 1 valid manifest: 2 errors, 0 warnings');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts as valid only the manifests without an error (a secret reference out of scope is one)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'govops-count-'));
+    try {
+      const hook = (name: string, env: string) =>
+        `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: ${name}\nspec:\n  url: https://hooks.example.com/${name}\n  global: true\n  notificationType: [modelCreated]\n  actionType: triggered\n  secret: { fromEnv: ${env} }\n`;
+      await writeFile(path.join(dir, 'hooks.yaml'), [hook('in-scope', 'GOVOPS_SECRET_A'), hook('out-1', 'HOME'), hook('out-2', 'PATH')].join('---\n'));
+      const res = await runGovops(['validate', '.'], { cwd: dir });
+      expect(res.code).toBe(1);
+      expect(res.stderr.trim().split('\n').pop()).toBe('1 file, 1 valid manifest: 2 errors, 0 warnings');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a missing path is an error', async () => {
     const res = await runGovops(['validate', 'nope'], { cwd: fixtures });
     expect(res.code).toBe(1);

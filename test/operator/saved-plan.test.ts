@@ -147,6 +147,22 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     expect(moved.stderr).toMatch(/the state file is not the one the plan was made with/);
   });
 
+  it('drift on a managed resource the plan does not touch makes it stale (the plan now differs), refused once', async () => {
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/8'));
+    expect((await run(['apply', 'manifests'])).code).toBe(0);
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/9'));
+    expect((await run(['plan', 'manifests', '--out', 'drift.plan'])).code).toBe(0);
+    // the managed webhook, which the plan leaves alone, is deleted behind govops' back
+    const hook = (await h.client().listWebhooks()).find((w) => w.name === 'hook')!;
+    await h.client().deleteWebhook(hook.id);
+    const err = await refused('drift.plan', { GOVOPS_LOG_LEVEL: '' });
+    expect(err.split('Webhook/hook').length - 1, err).toBe(1);
+    expect(err.split('\n')[0]).toMatch(/^error: the saved plan drift\.plan is stale/);
+    const items = err.split('\n').filter((l) => l.startsWith('  - '));
+    expect(new Set(items).size).toBe(items.length);
+    expect(err).toMatch(/Webhook\/hook/);
+  });
+
   it('no secret value in any output', () => {
     for (const o of outputs) for (const v of [...Object.values(secrets), 'lake-tok-ROTATED-1234']) expect(o).not.toContain(v);
   });

@@ -4,6 +4,7 @@ import { register as schema } from './schema.js';
 import { register as plan } from './plan.js';
 import { register as apply } from './apply.js';
 import { register as scripts } from './scripts.js';
+import { register as acknowledge } from './acknowledge.js';
 import { register as run } from './run.js';
 import { register as sandbox } from './sandbox.js';
 import { register as preview } from './preview.js';
@@ -14,4 +15,4 @@ import { register as state } from './state.js';
 import { register as exportCmd } from './export.js';
 
 /** Every command, in the order `govops --help` lists them. */
-export const COMMANDS: Array<(program: Command) => void> = [validate, plan, preview, comment, apply, state, exportCmd, run, healthcheck, scripts, webhooks, sandbox, schema];
+export const COMMANDS: Array<(program: Command) => void> = [validate, plan, preview, comment, apply, state, exportCmd, run, healthcheck, scripts, acknowledge, webhooks, sandbox, schema];

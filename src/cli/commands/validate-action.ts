@@ -30,6 +30,6 @@ export async function validateAction(paths: string[], opts: ValidateOptions, com
   } else {
     for (const d of result.diagnostics) ctx.stdout.write(`${formatDiagnostic(d, ctx.color)}\n`);
   }
-  ctx.stderr.write(`${summarize(result.diagnostics, result.files.length, result.manifests.length)}\n`);
+  ctx.stderr.write(`${summarize(result.diagnostics, result.files.length, result.valid)}\n`);
   process.exitCode = errors > 0 ? EXIT.error : EXIT.ok;
 }

@@ -11,7 +11,7 @@ export function register(program: Command): void {
     .command('validate')
     .description('check manifests offline: YAML, schemas, duplicates, plain-literal credentials (secrets are not resolved)')
     .argument('[paths...]', 'files or folders to check, or - for a multi-document YAML stream on standard input (default: .)')
-    .option('--strict', 'plain-literal credentials are errors, not warnings');
+    .option('--strict', 'every warning is an error (plain-literal credentials, unknown fields, a webhook url that is not a URL...)');
   addSecretOptions(cmd).action(async (paths: string[], opts: ValidateOptions, command: Command) => {
       const { validateAction } = await import('./validate-action.js');
       await validateAction(paths, opts, command);

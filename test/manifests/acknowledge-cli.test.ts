@@ -1,0 +1,91 @@
+/**
+ * `govops acknowledge`: after the platform scripts ran, the acknowledgments are written into the manifests (all
+ * manual-flow integrations or those named), with comments and layout kept; the tokens are those `govops scripts
+ * --ack` prints, so the plan no longer awaits them.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runGovops } from '../helpers/cli.js';
+
+const manual = (name: string, comment = '') => `# ${name}: the lakehouse of team ${name}${comment}
+apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: ${name} # owned by data-eng
+  labels: {team: data}
+spec:
+  type: lakehouse
+  autoBootstrap: false
+  config:
+    workspaceUrl: https://${name}.example.com   # prod workspace
+    httpPath: /sql/1
+    token: { fromEnv: GOVOPS_SECRET_LAKE_TOKEN }
+`;
+const auto = `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: auto
+spec:
+  type: lakehouse
+  autoBootstrap: true
+  config:
+    workspaceUrl: https://auto.example.com
+    httpPath: /sql/1
+    token: { fromEnv: GOVOPS_SECRET_LAKE_TOKEN }
+`;
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'govops-ack-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const ackOf = async (name: string): Promise<string> => {
+  const r = await runGovops(['scripts', name, '--phase', 'create', '--ack', '.'], { cwd: dir });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout.trim();
+};
+
+describe('govops acknowledge', () => {
+  it('writes every manual-flow acknowledgment, keeping comments and layout; scripts --ack agrees', async () => {
+    const many = [manual('lake-2'), manual('lake-10'), auto, manual('lake-1')].join('---\n');
+    await writeFile(path.join(dir, 'lakes.yaml'), many);
+    const r = await runGovops(['acknowledge', '--phase', 'create', '.'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('3 manifest(s) acknowledged for the create phase');
+    const after = await readFile(path.join(dir, 'lakes.yaml'), 'utf8');
+    // only the added lines differ: comments, flow maps, spacing and the unchanged document stay as written
+    const added = after.split('\n').filter((l) => !many.split('\n').includes(l));
+    expect(added.filter((l) => l === '  annotations:')).toHaveLength(3);
+    expect(added.filter((l) => /^ {4}govops\/manual-step: "create:[0-9a-f]{8}"$/.test(l))).toHaveLength(3);
+    expect(added).toHaveLength(6);
+    expect(after.split('\n').filter((l) => !added.includes(l))).toEqual(many.split('\n'));
+    for (const name of ['lake-1', 'lake-2', 'lake-10']) expect(after).toContain((await ackOf(name)).replace('govops/manual-step: ', ''));
+    const valid = await runGovops(['validate', '--strict', '.'], { cwd: dir });
+    expect(valid.code, valid.stdout).toBe(0);
+    // a second run changes nothing
+    const again = await runGovops(['acknowledge', '--phase', 'create', '.'], { cwd: dir });
+    expect(again.stderr).toContain('0 manifest(s) acknowledged');
+    expect(await readFile(path.join(dir, 'lakes.yaml'), 'utf8')).toBe(after);
+  });
+
+  it('--only names a selection; other phases already acknowledged are kept; --dry-run writes nothing', async () => {
+    await writeFile(path.join(dir, 'a.yaml'), manual('lake-a').replace('  labels: {team: data}\n', '  annotations:\n    govops/manual-step: "edit:0badcafe"\n'));
+    await writeFile(path.join(dir, 'b.yaml'), manual('lake-b'));
+    const before = await readFile(path.join(dir, 'b.yaml'), 'utf8');
+    const dry = await runGovops(['acknowledge', '--phase', 'create', '--only', 'lake-a', '--dry-run', '.'], { cwd: dir });
+    expect(dry.stdout).toMatch(/^would acknowledge Integration\/lake-a \(edit:0badcafe create:[0-9a-f]{8}\) in a\.yaml$/m);
+    expect(await readFile(path.join(dir, 'a.yaml'), 'utf8')).not.toContain('create:');
+    const r = await runGovops(['acknowledge', '--phase', 'create', '--only', 'lake-a', '.'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await readFile(path.join(dir, 'a.yaml'), 'utf8')).toMatch(/govops\/manual-step: "edit:0badcafe create:[0-9a-f]{8}"/);
+    expect(await readFile(path.join(dir, 'b.yaml'), 'utf8')).toBe(before);
+    const unknown = await runGovops(['acknowledge', '--phase', 'create', '--only', 'nope', '.'], { cwd: dir });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no Integration named nope');
+  });
+});

@@ -4,7 +4,8 @@
  * The file is versioned JSON: the plan, the options it was computed with, the manifest paths and revision, and
  * the facts it was computed from (src/plan/facts.ts: keyed fingerprints of every manifest, every secret value,
  * the state entries and the live resources it touches). It never holds a secret value: the plan holds none, the
- * facts are fingerprints, and the text passes the one redactor before it is written (mode 0600).
+ * facts are fingerprints (never redacted: govops reads them back), and the plan's text passes the one redactor
+ * before it is written (mode 0600).
  *
  * Terraform stores the configuration in its plan file; govops does not, because the configuration holds secret
  * references whose values must not be stored. `apply FILE` reads the manifests again from the same paths and
@@ -18,7 +19,7 @@ import { ErrorCode, UserError } from '../errors.js';
 import type { PlanFacts } from '../plan/facts.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { isPlainObject } from '../util/object.js';
-import { redactJsonText } from '../util/redact.js';
+import { redactJsonValue } from '../util/redact.js';
 
 export const SAVED_PLAN_KIND = 'GovopsSavedPlan';
 export const SAVED_PLAN_VERSION = 1;
@@ -53,12 +54,12 @@ export function savedPlan(input: Omit<SavedPlan, 'kind' | 'formatVersion' | 'cre
   return out;
 }
 
-/** Write atomically (temp file, rename), readable by its owner only, through the redactor. */
+/** Write atomically (temp file, rename), readable by its owner only; the plan's values through the redactor. */
 export async function writeSavedPlan(file: string, plan: SavedPlan): Promise<void> {
   const dir = path.dirname(path.resolve(file));
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await fs.writeFile(tmp, redactJsonText(`${JSON.stringify(plan, null, 2)}\n`), { mode: 0o600, flag: 'wx' });
+    await fs.writeFile(tmp, `${JSON.stringify({ ...plan, plan: redactJsonValue(plan.plan) }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
     await fs.rename(tmp, file);
   } catch (err) {
     await fs.rm(tmp, { force: true });

@@ -7,7 +7,6 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { redactJsonText } from '../util/redact.js';
 import { fsyncDir, journalPathFor, saveState } from './store.js';
 import type { GovopsState, JournalEntry } from './types.js';
 import { isPgLocation } from './location.js';
@@ -50,8 +49,8 @@ export class StateWriter {
       await this.handle.sync();
       await fsyncDir(path.dirname(path.resolve(file)));
     }
-    // Through the one redactor, like the state itself.
-    await this.handle.write(redactJsonText(entries.map((e) => `${JSON.stringify(e)}\n`).join('')));
+    // Not through the redactor, like the state itself: no secret in it, and govops reads it back.
+    await this.handle.write(entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
     await this.handle.datasync();
   }
 

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { ErrorCode, UserError } from '../errors.js';
 import type { Hashing } from '../plan/types.js';
 import { STATE_VERSION, type GovopsState, type ManagedResource } from './types.js';
-import { redactJsonText } from '../util/redact.js';
 import { ensureDir } from '../util/fs.js';
 import { isPlainObject } from '../util/object.js';
 import { isPgLocation } from './location.js';
@@ -217,8 +216,9 @@ export async function saveState(file: string, state: GovopsState): Promise<strin
   await ensureDir(dir, STATE_DIR);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fs.open(tmp, 'wx', 0o600);
-  // Through the one redactor: no text from outside (an error echoing a request) brings a secret in.
-  const text = redactJsonText(serializeState(state));
+  // Not through the redactor: the state holds no secret (names, ids, hashes, fingerprints) and no text from
+  // outside, and govops reads it back: redaction would rewrite its keys and values (issue 22).
+  const text = serializeState(state);
   try {
     await handle.writeFile(text, 'utf8');
     await handle.sync();

@@ -69,8 +69,8 @@ function escapeRegExp(s: string): string {
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s"'<>]+@/gi;
 /** URL_USERINFO without the global flag: does the text hold one anywhere (no lastIndex state). */
 const HAS_URL_USERINFO = new RegExp(URL_USERINFO.source, 'i');
-/** A JSON (or Prometheus label) string literal. */
-const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"/g;
+/** A JSON (or Prometheus label) string literal; group 1 set when it is an object key (followed by `:`). */
+const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"(\s*:)?/g;
 
 export class Redactor {
   private readonly values = new Set<string>();
@@ -128,12 +128,14 @@ export class Redactor {
   }
 
   /**
-   * JSON text (or Prometheus exposition text): only inside string literals, so numbers, keys'
-   * structure and formatting stay as they are and the result is still valid JSON.
+   * JSON text (or Prometheus exposition text): only inside string values, so numbers, keys, structure and
+   * formatting stay as they are and the result is still valid JSON. Keys are structure, never a secret: a
+   * secret `cred` must not turn the key `config.credential` into `config.[redacted]ential`.
    */
   redactJsonText(text: string): string {
     if (this.untouched(text)) return text;
-    return text.replace(STRING_LITERAL, (lit) => {
+    return text.replace(STRING_LITERAL, (lit: string, key: string | undefined) => {
+      if (key !== undefined) return lit;
       const inner = lit.slice(1, -1);
       const red = this.redactText(inner);
       return red === inner ? lit : `"${red}"`;
@@ -176,6 +178,13 @@ export function redactText(text: string): string {
 
 export function redactJsonText(text: string): string {
   return secretRedactor.redactJsonText(text);
+}
+
+/** A JSON-like value with every string value (never a key) redacted: a copy, or the value itself when untouched. */
+export function redactJsonValue<T>(value: T): T {
+  const text = JSON.stringify(value);
+  const out = secretRedactor.redactJsonText(text);
+  return out === text ? value : (JSON.parse(out) as T);
 }
 
 /** A writable stream whose `write` redacts (every other property is the stream's own, e.g. isTTY). */

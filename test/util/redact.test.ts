@@ -55,6 +55,13 @@ describe('Redactor', () => {
     expect(r.redactJsonText(`govops_x{revision="${label}"} 1234\n`)).toBe(`govops_x{revision="${REDACTED}"} 1234\n`);
   });
 
+  it('keys are structure, never redacted: a secret `cred` leaves the key `config.credential` as it is (issue 22)', () => {
+    const r = new Redactor();
+    r.add('cred');
+    const out = JSON.parse(r.redactJsonText(JSON.stringify({ 'config.credential': 'x', note: 'a cred b', nested: { 'cred' : 'cred' } }, null, 2))) as Record<string, unknown>;
+    expect(out).toEqual({ 'config.credential': 'x', note: `a ${REDACTED} b`, nested: { cred: REDACTED } });
+  });
+
   it('a large JSON document is redacted wherever a value or URL userinfo sits in it, and returned as it is when none does', () => {
     const r = new Redactor();
     r.add(SECRET, 'tok-1234');

@@ -75,7 +75,7 @@ function withCondition(message: string, cond: string): string {
   return cond ? `${message} ${cond}` : message;
 }
 
-function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): SchemaIssue | undefined {
+function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): Omit<SchemaIssue, 'keyword'> | undefined {
   const path = pointerToPath(e.instancePath);
   const value = valueAt(root, path);
   // a credential field's value is never repeated, whatever the rule it breaks
@@ -184,7 +184,7 @@ export function toIssues(errors: ErrorObject[], root: unknown): SchemaIssue[] {
     const key = `${JSON.stringify(issue.path)}|${issue.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push(issue);
+    out.push({ ...issue, keyword: e.keyword });
   }
   return out;
 }

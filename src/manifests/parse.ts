@@ -29,8 +29,8 @@ const KINDS = ['Integration', 'Webhook', 'DataSource'];
 const CORE_TAGS = new Set(
   ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`),
 );
-/** Checks whose failure says nothing when the value is a secret reference (unknown until resolved). */
-const VALUE_KEYWORD_MESSAGES = /does not match|is not a valid|is not valid:|must not be empty|must be at (least|most)/;
+/** Schema keywords whose failure says nothing when the value is a secret reference (unknown until resolved). */
+const VALUE_KEYWORDS: ReadonlySet<string> = new Set(['pattern', 'format', 'minLength', 'maxLength']);
 
 function firstLine(message: string): string {
   return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
@@ -261,7 +261,7 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
     const severity = issue.severity ?? 'error';
     const pointer = toPointer(issue.path);
     if (refPaths.has(pointer)) {
-      if (VALUE_KEYWORD_MESSAGES.test(issue.message)) continue;
+      if (VALUE_KEYWORDS.has(issue.keyword)) continue;
       const message = issue.message.replace(`a string \`${REF_PLACEHOLDER}\``, 'a secret reference').replace(`\`${REF_PLACEHOLDER}\``, 'a secret reference');
       push(issue.path, `${message} (a secret reference stands for a string: write the value itself here)`, issue.target, severity);
       continue;

@@ -21,6 +21,8 @@ import { toIssues } from './issues.js';
 export interface SchemaIssue {
   /** Path inside the object validated. */
   path: (string | number)[];
+  /** The schema keyword that failed, as ajv names it (`pattern`, `required`, ...), or `x-advice` for a warning. */
+  keyword: string;
   message: string;
   /** Point at the key of `path` (unknown / not-allowed field, missing field of the object) rather than its value. */
   target?: 'key' | 'value';
@@ -146,7 +148,7 @@ function adviceIssues(advice: ReturnType<typeof collectAdvice>['advice']): Schem
     const key = `${JSON.stringify(a.path)}|${a.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ path: a.path, message: a.message, severity: 'warning', ...(a.target ? { target: a.target } : {}) });
+    out.push({ path: a.path, keyword: 'x-advice', message: a.message, severity: 'warning', ...(a.target ? { target: a.target } : {}) });
   }
   return out;
 }
@@ -177,10 +179,10 @@ export function validateDeletePayload(type: IntegrationType, payload: unknown): 
   if (!DELETE_PAYLOAD_KINDS.has(type)) {
     return payload === undefined || payload === null
       ? []
-      : [{ path: [], message: `a ${type} integration is deleted without a payload` }];
+      : [{ path: [], keyword: 'false schema', message: `a ${type} integration is deleted without a payload` }];
   }
   if (payload === undefined || payload === null) {
-    return [{ path: [], message: `deleting a ${type} integration created with autoBootstrap true needs spec.deleteCredentials (the admin credentials the delete request carries)` }];
+    return [{ path: [], keyword: 'required', message: `deleting a ${type} integration created with autoBootstrap true needs spec.deleteCredentials (the admin credentials the delete request carries)` }];
   }
   return validateAgainst(`delete/${type}.json`, payload);
 }

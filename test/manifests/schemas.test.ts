@@ -208,3 +208,16 @@ describe('schemas/', () => {
     expect(didYouMean('zzzzzz', ['host', 'port'])).toBeUndefined();
   });
 });
+
+describe('SchemaIssue.keyword', () => {
+  it("keeps ajv's keyword (and x-advice for warnings): parse decides on it, never on the message", () => {
+    const issues = validateWebhookItem({ name: '', url: 'not a url', global: 'no', notificationType: ['modelCreated', 'modelCreated'], actionType: 'triggered', extra: 1 });
+    const byPath = Object.fromEntries(issues.map((i) => [i.path.join('.'), i.keyword]));
+    expect(byPath).toMatchObject({ url: 'x-advice', global: 'type' });
+    const host = validateIntegrationBody({ type: 'sql_analytics', autoBootstrap: true, config: { host: 'https://db.example.com/x', database: 'd', schema: 's', username: 'u', password: 'p' } });
+    expect(host.find((i) => i.path.join('.') === 'config.host')?.keyword).toMatch(/^(pattern|format)$/);
+    expect(issues.every((i) => typeof i.keyword === 'string' && i.keyword.length > 0)).toBe(true);
+    expect(issues.filter((i) => i.severity === 'warning').every((i) => i.keyword === 'x-advice')).toBe(true);
+    expect(validateDeletePayload('sql_analytics', undefined)[0]!.keyword).toBe('required');
+  });
+});

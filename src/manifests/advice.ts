@@ -1,7 +1,7 @@
 /**
  * The `x-advice` keyword of schemas/: checks for what the service interface does not state, reported as
  * warnings, never errors (docs/contract.md). ajv evaluates it in place (so `if`/`then` conditions apply),
- * and it always passes: what it finds goes to the sink of the validation in progress.
+ * and it always passes: what it finds goes to the context the validator was called with (`collectAdvice`).
  *
  * Values: `"integer"`, `"non-empty"`, `"unique"`, `"regex"`, `"http-url"`, `{ "closed": "<what>" }`
  * (fields not in `properties`), `{ "unused": [fields], "why"?: text }` (fields present that are not used
@@ -20,18 +20,19 @@ export interface Advice {
 }
 
 type Obj = Record<string, unknown>;
-let sink: Advice[] | undefined;
 
-/** Run `fn` (a synchronous validation) collecting the advice it produces. */
-export function collectAdvice<T>(fn: () => T): { result: T; advice: Advice[] } {
-  const outer = sink;
-  const advice: Advice[] = [];
-  sink = advice;
-  try {
-    return { result: fn(), advice };
-  } finally {
-    sink = outer;
-  }
+/**
+ * Where one validation's advice goes: the `this` a validator is called with (ajv `passContext`), handed to the
+ * keyword by the generated code. No module-level sink: two validations never share one.
+ */
+export interface AdviceContext {
+  advice: Advice[];
+}
+
+/** Run a validator (generated with `passContext`) with a fresh context, collecting the advice it produces. */
+export function collectAdvice<T>(validate: (this: AdviceContext, value: unknown) => T, value: unknown): { result: T; advice: Advice[] } {
+  const context: AdviceContext = { advice: [] };
+  return { result: validate.call(context, value), advice: context.advice };
 }
 
 function show(v: unknown): string {
@@ -104,10 +105,19 @@ function checkOne(rule: unknown, data: unknown, parent: Obj, at: () => (string |
 }
 
 /**
- * What the keyword calls (src/manifests/schemas.ts generates the call): never fails, reports to the current
- * sink. `condition`: the parent schema's condition ("when type is ..."), worked out when the code was made.
+ * What the keyword calls (src/manifests/schemas.ts generates the call): never fails, reports to the context the
+ * validator was called with (none: nothing collected). `condition`: the parent schema's condition ("when type is
+ * ..."), worked out when the code was made.
  */
-export function adviceKeyword(schema: unknown, data: unknown, parentSchema?: unknown, dataCxt?: { instancePath: string }, condition?: string): boolean {
+export function adviceKeyword(
+  context: AdviceContext | undefined,
+  schema: unknown,
+  data: unknown,
+  parentSchema?: unknown,
+  dataCxt?: { instancePath: string },
+  condition?: string,
+): boolean {
+  const sink = context?.advice;
   if (!sink) return true;
   let path: (string | number)[] | undefined;
   const at = (): (string | number)[] => (path ??= pointerToPath(dataCxt?.instancePath ?? ''));

@@ -53,7 +53,8 @@ function ajvLib() {
 const ADVICE_EXPORT = 'adviceKeyword';
 
 /**
- * `x-advice` as generated code: a call to adviceKeyword(schema, data, parentSchema, { instancePath }, condition),
+ * `x-advice` as generated code: a call to adviceKeyword(this, schema, data, parentSchema, { instancePath }, condition)
+ * (`this`: the validation's context, passed down by ajv's `passContext`),
  * evaluated in place (so `if`/`then` conditions apply); it never fails. In generated standalone code the
  * function is the module's own `adviceKeyword` export, set by whoever loads it.
  */
@@ -68,7 +69,7 @@ function adviceKeywordDefinition(lib: ReturnType<typeof ajvLib>): object {
       const sch = gen.scopeValue('schema', { ref: schema as unknown, code: stringify(schema) });
       const parent = gen.scopeValue('schema', { ref: parentSchema as unknown, code: stringify(parentSchema) });
       // the schema's condition ("when type is ...") is known now; generated code holds copies of the schemas
-      gen.code(_`${fn}(${sch}, ${data}, ${parent}, { instancePath: ${strConcat(lib.names.instancePath, it.errorPath)} }, ${conditionOf(parentSchema)})`);
+      gen.code(_`${fn}(this, ${sch}, ${data}, ${parent}, { instancePath: ${strConcat(lib.names.instancePath, it.errorPath)} }, ${conditionOf(parentSchema)})`);
     },
   };
 }
@@ -84,6 +85,8 @@ function makeAjv(mode: Mode, source = false): AjvLike {
   const a = new lib.Ajv2020({
     allErrors: mode === 'explain',
     verbose: mode === 'explain',
+    // x-advice reports to the context a validator is called with (collectAdvice), not to a module-level sink.
+    passContext: true,
     strict: true,
     inlineRefs: false,
     code: source
@@ -156,10 +159,10 @@ function adviceIssues(advice: ReturnType<typeof collectAdvice>['advice']): Schem
 /** Validate `value` against a schema file; every problem, as SchemaIssues (errors, then warnings). */
 export function validateAgainst(file: string, value: unknown): SchemaIssue[] {
   const check = validatorFor(file, 'check');
-  const first = collectAdvice(() => check(value));
+  const first = collectAdvice(check, value);
   if (first.result) return adviceIssues(first.advice);
   const explain = validatorFor(file, 'explain');
-  const second = collectAdvice(() => explain(value));
+  const second = collectAdvice(explain, value);
   if (second.result) return adviceIssues(second.advice);
   return [...toIssues((explain.errors ?? []) as ErrorObject[], value), ...adviceIssues(second.advice)];
 }

@@ -221,3 +221,18 @@ describe('SchemaIssue.keyword', () => {
     expect(validateDeletePayload('sql_analytics', undefined)[0]!.keyword).toBe('required');
   });
 });
+
+describe('x-advice without a module-level sink', () => {
+  it('reports to the context the validator is called with; nested validations keep their own advice', async () => {
+    const { collectAdvice } = await import('../../src/manifests/advice.js');
+    const item = validatorFor('webhook-item.json');
+    const bad = { name: 'n', url: 'https://h.example.com/x', global: false, notificationType: ['modelCreated'], actionType: 'triggered', extra: 1 };
+    const outer = collectAdvice(function (this: unknown, v: unknown) {
+      const inner = collectAdvice(item, { ...bad, more: 2 });
+      expect(inner.advice.map((a) => a.path.join('.')).sort()).toEqual(['extra', 'more']);
+      return item.call(this, v);
+    }, bad);
+    expect(outer.advice.map((a) => a.path.join('.'))).toEqual(['extra']);
+    expect(item(bad)).toBe(true); // called without a context: valid, nothing collected anywhere
+  });
+});

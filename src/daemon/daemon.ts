@@ -11,7 +11,7 @@ import { systemClock, type Clock } from './clock.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
 import { ManualStepLog } from './manual-steps.js';
 import { DaemonMetrics } from './metrics.js';
-import { collectGarbage } from './memory.js';
+import { garbageCollector } from './memory.js';
 import type { Notifier } from './notify.js';
 import { countByKind, resourceStates, type ResourceState } from './resources.js';
 import { startHttpServer, type HttpServerHandle } from './server.js';
@@ -61,6 +61,8 @@ export class Daemon {
   private dataSources?: { supported: boolean; message?: string; revision: string };
   private startWaiters: Array<(r: Revision) => void> = [];
   private manualSteps = new ManualStepLog();
+  /** Memory tuning, chosen once at start (src/daemon/memory.ts). */
+  private readonly collectGarbage = garbageCollector();
 
   constructor(private readonly opts: DaemonOptions) {
     this.metrics = opts.metrics ?? new DaemonMetrics();
@@ -217,7 +219,7 @@ export class Daemon {
     if (a.failure?.code === ErrorCode.sourceIo && !this.shuttingDown) void this.opts.source.refresh();
     await this.opts.source.retain(this.loop.inUse());
     // What the reconcile allocated is garbage now: give it back before idling (src/daemon/memory.ts).
-    collectGarbage();
+    this.collectGarbage();
   }
 }
 

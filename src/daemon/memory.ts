@@ -4,23 +4,20 @@
  * heap for them and keeps it, so a daemon that idles between resyncs holds its peak. A full collection
  * after each reconcile (the daemon idles then) keeps its footprint near what it really holds.
  * `gc` is reached without starting node with --expose-gc: the flag is set, and `gc` taken from a new
- * context (it is not added to the main one).
+ * context (it is not added to the main one). That is decided once, when the daemon starts (`garbageCollector`),
+ * never after a reconcile; nothing here is module state.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-let gc: (() => void) | null | undefined;
-
-/** Run a full garbage collection (when the runtime allows it; otherwise nothing). */
-export function collectGarbage(): void {
-  if (gc === undefined) {
-    try {
-      setFlagsFromString('--expose-gc');
-      const fn = runInNewContext('gc') as unknown;
-      gc = typeof fn === 'function' ? (fn as () => void) : null;
-    } catch {
-      gc = null;
-    }
+/** The full collection to run after each reconcile, chosen once at start (a no-op when the runtime refuses). */
+export function garbageCollector(): () => void {
+  try {
+    setFlagsFromString('--expose-gc');
+    const fn = runInNewContext('gc') as unknown;
+    if (typeof fn === 'function') return fn as () => void;
+  } catch {
+    // no gc: nothing to run
   }
-  gc?.();
+  return () => {};
 }

@@ -14,8 +14,10 @@ import { DaemonMetrics } from './metrics.js';
 import { garbageCollector } from './memory.js';
 import type { Notifier } from './notify.js';
 import { countByKind, resourceStates, type ResourceState } from './resources.js';
+import { SecretsInForce } from './secrets-in-force.js';
 import { startHttpServer, type HttpServerHandle } from './server.js';
 import { followsRef } from './hooks.js';
+import { secretRedactor } from '../util/redact.js';
 
 export interface DaemonOptions {
   source: Source;
@@ -63,6 +65,8 @@ export class Daemon {
   private manualSteps = new ManualStepLog();
   /** Memory tuning, chosen once at start (src/daemon/memory.ts). */
   private readonly collectGarbage = garbageCollector();
+  /** The manifest secrets the redactor keeps: those of the reconciles whose results are still shown. */
+  private readonly secrets = new SecretsInForce(secretRedactor);
 
   constructor(private readonly opts: DaemonOptions) {
     this.metrics = opts.metrics ?? new DaemonMetrics();
@@ -76,6 +80,7 @@ export class Daemon {
       retryBaseMs: opts.retryBaseMs,
       retryMaxMs: opts.retryMaxMs,
       onStart: (r) => {
+        this.secrets.begin();
         for (const w of this.startWaiters.splice(0)) w(r.revision);
       },
       onAttempt: (a) => this.afterAttempt(a),
@@ -204,7 +209,10 @@ export class Daemon {
   }
 
   private async afterAttempt(a: Attempt): Promise<void> {
+    this.secrets.record(a);
+    const dataSources = this.dataSources;
     if (a.result?.plan) {
+      this.secrets.hold('plan', a);
       this.resources = resourceStates(a.result);
       this.resourcesRevision = a.revision;
       const refusal = a.result.plan.deletionRefusal;
@@ -212,7 +220,10 @@ export class Daemon {
       if (refusal) this.opts.logger.error({ revision: a.revision, refusal }, 'mass deletion refused');
       this.noteDataSources(a.result.plan, a.revision);
       this.manualSteps.report(a.revision, a.result.plan, this.opts.logger);
+      if (this.dataSources !== dataSources) this.secrets.hold('dataSources', a);
     }
+    const shown = this.loop.snapshot();
+    this.secrets.release([shown.lastAttempt, shown.lastSuccess, shown.rejected]);
     this.metrics.recordAttempt(a, this.loop.snapshot());
     this.opts.notifier?.notify(a);
     // The revision's files could not be read: have the source look again now (it restores the folder).

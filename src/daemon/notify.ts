@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { request } from 'undici';
-import { redactJsonText, redactText, registerSecrets } from '../util/redact.js';
+import { redactJsonText, redactJsonValue, redactText, registerSecrets } from '../util/redact.js';
 import type { Attempt } from './loop.js';
 import { eventFor, eventSignature, type CloudEvent } from './notify-event.js';
 
@@ -130,7 +130,9 @@ export class Notifier {
       return;
     }
     this.lastSignature = signature;
-    for (const lane of this.lanes) lane.push(event);
+    // Redacted now, with the secrets of the reconcile it reports: a queued event outlives their generation.
+    const queued = redactJsonValue(event);
+    for (const lane of this.lanes) lane.push(queued);
   }
 
   /** Resolves when every queue is empty (tests). */

@@ -7,7 +7,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { SECRET_KEYS, isSensitiveKey } from '../service/kinds.js';
 import { isPlainObject } from '../util/object.js';
-import { MIN_SECRET_LENGTH, registerSecrets } from '../util/redact.js';
+import { MIN_SECRET_LENGTH, registerSecretsInForce } from '../util/redact.js';
 import { copyPlain } from '../util/copy.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
 import { isSecretRef } from './refs.js';
@@ -142,7 +142,7 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
         if (resolved.length < MIN_SECRET_LENGTH) {
           fail([...p], `${dotted(p)}: the secret (${describeRef(value)}) is shorter than ${MIN_SECRET_LENGTH} characters: too short to be redacted, it may be printed as it is`, 'secret-length', 'warning');
         }
-        registerSecrets(resolved);
+        registerSecretsInForce(resolved);
         (holder as Record<string | number, unknown>)[key] = resolved;
       }
       return;
@@ -167,7 +167,7 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
       const where = dotted(p);
       secretPaths.add(where);
       // A credential written as a plain literal is still a secret of this run (not a username).
-      if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || where === 'spec.secret')) registerSecrets(value);
+      if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || where === 'spec.secret')) registerSecretsInForce(value);
     }
   };
   const walkFields = (holder: Record<string, unknown>, field: string): void => {

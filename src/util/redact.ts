@@ -1,9 +1,14 @@
 /**
- * The one redactor. Every secret value govops resolves in this run (manifest secrets, the API token,
- * the Git token, the push-notification secret) is registered here, and every text that came from
- * outside (service error messages and bodies, webhook item errors, script-endpoint errors, Git
- * stderr) passes through `redactText` / `redactJsonText` at the output boundaries: stdout, stderr,
- * the log, /status, /metrics, the state file and the preview comment.
+ * The one redactor. Every secret value in force (manifest secrets, the API token, the Git token, the
+ * push-notification secret) is registered here, and every text that came from outside (service error
+ * messages and bodies, webhook item errors, script-endpoint errors, Git stderr) passes through
+ * `redactText` / `redactJsonText` at the output boundaries: stdout, stderr, the log, /status, /metrics,
+ * a saved plan and the preview comment. String values only: never keys, never data govops reads back
+ * (the state file holds no secret and does not pass here).
+ *
+ * Scoped to the secrets in force: the tokens of the run stay for the process's life (`add`); manifest
+ * secrets are stamped with a generation (`inForce`) and released (`release`) once nothing that can still
+ * be printed came from a reconcile that used them (the daemon: src/daemon/secrets-in-force.ts).
  *
  * A value is replaced in the forms an echo would carry it: as is, JSON-escaped (once and twice, also
  * ASCII-only and with `\/`), URL-encoded (encodeURIComponent, encodeURI, form encoding, lower-case
@@ -73,28 +78,69 @@ const HAS_URL_USERINFO = new RegExp(URL_USERINFO.source, 'i');
 const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"(\s*:)?/g;
 
 export class Redactor {
-  private readonly values = new Set<string>();
+  /** Values in force for the life of the process (the API token, the Git token, notification targets). */
+  private readonly pinned = new Set<string>();
+  /** Values of a reconcile's manifests, each with the last generation that resolved it. */
+  private readonly scoped = new Map<string, number>();
+  private current = 0;
   private pattern: RegExp | undefined;
   private forms: string[] = [];
   private dirty = false;
 
-  /** Register secret values (undefined, empty and too short ones are ignored). */
+  /** Register secret values for the life of the process (undefined, empty and too short ones are ignored). */
   add(...values: Array<string | undefined | null>): void {
     for (const v of values) {
-      if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH || this.values.has(v)) continue;
-      this.values.add(v);
-      this.dirty = true;
+      if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH || this.pinned.has(v)) continue;
+      this.pinned.add(v);
+      if (!this.scoped.has(v)) this.dirty = true;
     }
   }
 
+  /**
+   * Register secret values resolved from manifests: in force in the current generation (see `nextGeneration`)
+   * and kept until a `release` says nothing from that generation can be printed any more.
+   */
+  inForce(...values: Array<string | undefined | null>): void {
+    for (const v of values) {
+      if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH) continue;
+      if (!this.scoped.has(v) && !this.pinned.has(v)) this.dirty = true;
+      this.scoped.set(v, this.current);
+    }
+  }
+
+  /** The generation values registered with `inForce` are stamped with now. */
+  get generation(): number {
+    return this.current;
+  }
+
+  /** Start a new generation (the daemon: at each reconcile, which resolves the manifests' secrets again). */
+  nextGeneration(): number {
+    return ++this.current;
+  }
+
+  /**
+   * Forget the manifest values no generation from `oldest` on resolved: nothing that can still be printed
+   * came from a reconcile that used them (a rotated-away secret). Values registered with `add` stay.
+   */
+  release(oldest: number): void {
+    for (const [v, g] of this.scoped) {
+      if (g >= oldest) continue;
+      this.scoped.delete(v);
+      if (!this.pinned.has(v)) this.dirty = true;
+    }
+  }
+
+  /** How many distinct values are in force. */
   get size(): number {
-    return this.values.size;
+    let n = this.pinned.size;
+    for (const v of this.scoped.keys()) if (!this.pinned.has(v)) n++;
+    return n;
   }
 
   private regex(): RegExp | undefined {
     if (this.dirty) {
       const forms = new Set<string>();
-      for (const v of this.values) for (const f of secretForms(v)) forms.add(f);
+      for (const v of [...this.pinned, ...this.scoped.keys()]) for (const f of secretForms(v)) forms.add(f);
       this.forms = [...forms].sort((a, b) => b.length - a.length);
       this.pattern = this.forms.length ? new RegExp(this.forms.map(escapeRegExp).join('|'), 'g') : undefined;
       this.dirty = false;
@@ -157,19 +203,22 @@ export class Redactor {
     return this.redactText(text);
   }
 
-  /** Forget every value (tests only). */
-  clear(): void {
-    this.values.clear();
-    this.dirty = true;
-  }
 }
 
-/** The process-wide redactor: every secret resolved in this run. */
+/**
+ * The redactor of this process's outputs (stdout, stderr, the log, the daemon's answers): the tokens of the run,
+ * and the manifest secrets in force (scoped by generation: the daemon releases a rotated-away one).
+ */
 export const secretRedactor = new Redactor();
 
-/** Register values with the process-wide redactor. */
+/** Register values for the life of the process (tokens, notification targets). */
 export function registerSecrets(...values: Array<string | undefined | null>): void {
   secretRedactor.add(...values);
+}
+
+/** Register values resolved from manifests, in force for the current generation (see `Redactor.inForce`). */
+export function registerSecretsInForce(...values: Array<string | undefined | null>): void {
+  secretRedactor.inForce(...values);
 }
 
 export function redactText(text: string): string {

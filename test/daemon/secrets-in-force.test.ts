@@ -1,0 +1,65 @@
+/**
+ * The daemon's redactor holds the manifest secrets in force, not every secret it ever resolved (issue 23): a
+ * rotated-away value is released once no attempt the daemon still shows was made with it. Real parts: a watched
+ * folder, the engine, the sandbox over HTTP.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ServiceClient } from '../../src/api/client.js';
+import { startRunning } from '../../src/daemon/run.js';
+import { silentLogger } from '../../src/log.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { REDACTED, Redactor, secretRedactor } from '../../src/util/redact.js';
+import { lakehouseManifest } from '../helpers/manifests.js';
+import { Cleanup, getJson, runSettings, until } from './helpers.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const OLD = 'old-lake-token-1f8e';
+const NEW = 'new-lake-token-7c2a';
+
+describe('Redactor generations', () => {
+  it('releases manifest values no generation from the oldest shown on resolved; tokens of the run stay', () => {
+    const r = new Redactor();
+    r.add('api-token-value');
+    r.inForce(OLD, 'kept-secret-value');
+    r.nextGeneration();
+    r.inForce(NEW, 'kept-secret-value');
+    r.release(r.generation - 1); // the previous reconcile is still shown
+    expect(r.redactText(OLD)).toBe(REDACTED);
+    r.release(r.generation);
+    expect(r.redactText(`${OLD} ${NEW} kept-secret-value api-token-value`)).toBe(`${OLD} ${REDACTED} ${REDACTED} ${REDACTED}`);
+    expect(r.size).toBe(3);
+  });
+});
+
+describe('the daemon and rotated secrets', () => {
+  it('drops a rotated-away secret once the reconcile that used it is no longer shown', async () => {
+    const sandbox = await startSandbox({ port: 0, transitionMs: 20 });
+    cleanup.add(() => sandbox.close());
+    const dir = await cleanup.tmp('govops-manifests-');
+    const home = await cleanup.tmp('govops-home-');
+    const manifest = (env: string) => lakehouseManifest({ name: 'lake', host: 'lake1.example.com', httpPath: '/sql/1', tokenEnv: env });
+    await writeFile(join(dir, 'lake.yaml'), manifest('GOVOPS_SECRET_OLD'));
+    const settings = runSettings(home, { dir, env: { ...process.env, GOVOPS_SECRET_OLD: OLD, GOVOPS_SECRET_NEW: NEW } });
+    const running = await startRunning(settings, silentLogger(), (onRequest) =>
+      new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }),
+    );
+    cleanup.add(() => running.shutdown(2000));
+    const url = running.daemon.url;
+    const applied = async (n: number) =>
+      until(async () => {
+        const s = (await getJson(`${url}/status`)).body;
+        return s.lastReconcile?.result === 'applied' && !s.running && s.revision.lastApplied === s.revision.latest && n === (await sandbox.requests()).filter((q) => q.method !== 'GET' && !q.query.dryRun).length ? s : undefined;
+      }, 20_000, `write ${n} applied`);
+    await applied(1); // the create
+    expect(secretRedactor.redactText(OLD)).toBe(REDACTED);
+
+    await writeFile(join(dir, 'lake.yaml'), manifest('GOVOPS_SECRET_NEW'));
+    await applied(2); // the token update
+    expect(secretRedactor.redactText(NEW)).toBe(REDACTED);
+    expect(secretRedactor.redactText(OLD)).toBe(OLD); // nothing shown came from a reconcile that used it
+  });
+});

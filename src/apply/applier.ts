@@ -20,7 +20,7 @@ import { CancelledError, ErrorCode, classify } from '../errors.js';
 import { isAwaitingManualStep } from '../plan/manual-steps.js';
 import { actionable } from '../plan/planner.js';
 import type { DesiredResource, Plan, PlanChange } from '../plan/types.js';
-import type { ResourceOutcome } from '../reconcile/types.js';
+import type { OutcomeAction, ResourceOutcome } from '../reconcile/types.js';
 import type { GovopsState } from '../state/types.js';
 import type { JournalEntry } from '../state/types.js';
 import { DataSourceBatches, joinsDataSourceBatch } from './data-source-batch.js';
@@ -100,7 +100,7 @@ const PHASE_RETRY_CODES: ReadonlySet<string> = new Set<string>([
   ErrorCode.apiConflict,
 ]);
 
-export function actionLabel(c: PlanChange): string {
+export function actionLabel(c: PlanChange): OutcomeAction {
   if (c.action === 'noop' && c.renamedFrom !== undefined) return 'rename';
   return c.adopt && c.action !== 'adopt' ? `adopt+${c.action}` : c.action;
 }

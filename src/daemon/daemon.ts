@@ -14,6 +14,7 @@ import { DaemonMetrics } from './metrics.js';
 import { garbageCollector } from './memory.js';
 import type { Notifier } from './notify.js';
 import { countByKind, resourceStates, type ResourceState } from './resources.js';
+import { sectionValues, type BlockedResource, type DaemonStatus, type LastError, type ReconcileSummary, type SourceLastError, type StatusSections } from './status.js';
 import { SecretsInForce } from './secrets-in-force.js';
 import { startHttpServer, type HttpServerHandle } from './server.js';
 import { followsRef } from './hooks.js';
@@ -41,7 +42,7 @@ export interface DaemonOptions {
   /** Extra fields for /status (e.g. options in force). */
   info?: Record<string, unknown>;
   /** More /status sections, computed on each request (e.g. `webhookHealth`). */
-  statusSections?: Record<string, () => unknown>;
+  statusSections?: StatusSections;
   /** The loop's clock (retries, resyncs, how long a revision waits); default the system's. */
   clock?: Clock;
   /** Called for each push notification accepted (a standby passes it on to the leader). */
@@ -141,7 +142,7 @@ export class Daemon {
     return { ready: false, reason: `the last reconcile failed${code}: ${last.error ?? last.verdict}` };
   }
 
-  status(): Record<string, unknown> {
+  status(): DaemonStatus {
     const s = this.loop.snapshot();
     const latest = this.opts.source.current();
     const source = this.opts.source.health();
@@ -149,7 +150,7 @@ export class Daemon {
     const rejectedIsLatest = s.rejected && latest && s.rejected.revision === latest.id;
     const reconcileError = (failed ?? (rejectedIsLatest ? s.rejected : undefined)) && errorOf((failed ?? s.rejected)!);
     // The newest problem: a source failing since after the last reconcile's error is what needs attention now.
-    const sourceError = source.ok === false && source.failingSince && !(reconcileError && String(reconcileError.at) > source.failingSince)
+    const sourceError: SourceLastError | undefined = source.ok === false && source.failingSince && !(reconcileError && String(reconcileError.at) > source.failingSince)
       ? { stage: 'source', result: 'fetch-failed', code: ErrorCode.sourceFetch, retry: 'backoff', at: source.lastAttemptAt, since: source.failingSince, message: source.error }
       : undefined;
     return {
@@ -182,7 +183,7 @@ export class Daemon {
       resourcesRevision: this.resourcesRevision,
       ...(this.dataSources ? { dataSources: this.dataSources } : {}),
       ...(this.opts.info ? { options: this.opts.info } : {}),
-      ...Object.fromEntries(Object.entries(this.opts.statusSections ?? {}).map(([k, f]) => [k, f()])),
+      ...sectionValues(this.opts.statusSections),
     };
   }
 
@@ -234,7 +235,7 @@ export class Daemon {
   }
 }
 
-function summarize(a: Attempt): Record<string, unknown> {
+function summarize(a: Attempt): ReconcileSummary {
   return {
     revision: a.revision,
     reason: a.reason,
@@ -251,13 +252,13 @@ function summarize(a: Attempt): Record<string, unknown> {
   };
 }
 
-function blockedOf(a: Attempt): Array<{ kind: string; name: string; action: string; code?: string }> {
+function blockedOf(a: Attempt): BlockedResource[] {
   return (a.result?.outcomes ?? [])
     .filter((o) => o.result !== 'ok' && heldBack(o))
     .map((o) => ({ kind: o.resourceKind, name: o.name, action: o.action, ...(o.code ? { code: o.code } : {}) }));
 }
 
-function errorOf(a: Attempt): Record<string, unknown> {
+function errorOf(a: Attempt): LastError {
   const diagnostics = (a.result?.diagnostics ?? [])
     .filter((d) => d.severity === 'error')
     .map((d) => ({ file: d.file, line: d.line, column: d.column, kind: d.kind, name: d.name, message: d.message, at: `${d.file}:${d.line}:${d.column}` }));

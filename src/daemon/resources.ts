@@ -1,5 +1,6 @@
 /** Pure: per-resource sync state from a reconcile result (for /status and govops_resources). */
 import type { ReconcileResult } from '../reconcile/types.js';
+import type { ActionKind } from '../plan/types.js';
 import { driftFields, type DriftField } from './report.js';
 
 export type SyncState = 'synced' | 'out_of_sync' | 'failed' | 'blocked' | 'suspended';
@@ -11,7 +12,7 @@ export interface ResourceState {
   type?: string;
   liveId?: string;
   /** What the last plan said to do (`noop` when in sync). */
-  action: string;
+  action: ActionKind;
   syncState: SyncState;
   error?: string;
   reasons?: string[];

@@ -8,7 +8,7 @@ import type { FailureClass, FailureInfo } from '../errors.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { Diagnostic } from '../manifests/types.js';
 import type { PlanFacts } from '../plan/facts.js';
-import type { ManualStepsMode, Plan } from '../plan/types.js';
+import type { ActionKind, ManualStepsMode, Plan } from '../plan/types.js';
 
 /** How a plan is carried out: status polling and webhook batches (`govops apply` / `govops run` flags). */
 export interface ApplyTuning {
@@ -75,10 +75,16 @@ export interface ReconcileOptions extends ApplyTuning {
   saved?: { plan: Plan; facts: PlanFacts };
 }
 
+/**
+ * What an outcome's change did: the plan's action, `rename` (a no-op that renamed the resource), or
+ * `adopt+<action>` (adopted and changed in the same apply).
+ */
+export type OutcomeAction = ActionKind | 'rename' | `adopt+${Exclude<ActionKind, 'adopt'>}`;
+
 export interface ResourceOutcome {
   resourceKind: 'Integration' | 'Webhook' | 'DataSource';
   name: string;
-  action: string;
+  action: OutcomeAction;
   /** `blocked`: awaiting a manual step (not written; everything else went ahead). */
   result: 'ok' | 'failed' | 'skipped' | 'blocked';
   durationMs: number;

@@ -13,6 +13,7 @@ import type {
   WebhookCreateResponse,
 } from './types.js';
 import { isPlainObject } from '../util/object.js';
+import { WEBHOOK_FIELD_NAMES, readWebhookField, webhookFieldRule } from '../service/webhook-fields.js';
 
 
 /** An id as a string, whatever the wire said (number or string). */
@@ -66,15 +67,18 @@ export function toStatus(v: unknown): IntegrationStatus {
 
 export function toLiveWebhook(v: unknown): LiveWebhook {
   const o = isPlainObject(v) ? v : {};
-  const hook: LiveWebhook = {
+  const fields: Record<string, unknown> = {};
+  // The compared fields, from their one list (an optional one the answer leaves out stays absent).
+  for (const f of WEBHOOK_FIELD_NAMES) {
+    const rule = webhookFieldRule(f);
+    if (rule.optional && !(f in o)) continue;
+    fields[f] = readWebhookField(rule, o[f]);
+  }
+  const hook = {
     id: idString(o.id),
-    name: String(o.name ?? ''),
-    url: String(o.url ?? ''),
-    notificationType: Array.isArray(o.notificationType) ? o.notificationType.map(String) : [],
-    global: o.global === true,
+    ...fields,
     createdBy: typeof o.createdBy === 'number' ? o.createdBy : Number(o.createdBy ?? 0),
-  };
-  if ('actionType' in o) hook.actionType = (o.actionType as string | null) ?? null;
+  } as LiveWebhook;
   if (typeof o.createdAt === 'string') hook.createdAt = o.createdAt;
   if (typeof o.updatedAt === 'string') hook.updatedAt = o.updatedAt;
   return hook;

@@ -7,6 +7,7 @@
 import type { DataSourceManifest, IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
 import { DELETE_ANNOTATION, IGNORE_FIELDS_ANNOTATION, SUSPEND_ANNOTATION, annotationOn, ignoreFieldProblem, splitIgnoreFields } from '../service/annotations.js';
 import { isSensitiveKey } from '../service/kinds.js';
+import { WEBHOOK_FIELD_NAMES, webhookFieldRule } from '../service/webhook-fields.js';
 import { copyPlain } from '../util/copy.js';
 import { canonicalJson } from './diff.js';
 import { isPlainObject } from '../util/object.js';
@@ -114,14 +115,10 @@ function integrationBody(m: IntegrationManifest, owned: boolean): DesiredIntegra
 }
 
 function webhookBody(m: WebhookManifest): DesiredWebhookBody {
-  const s = m.spec;
-  const body: DesiredWebhookBody = {
-    url: s.url,
-    name: m.metadata.name,
-    global: s.global,
-    notificationType: [...s.notificationType],
-    actionType: s.actionType,
-  };
+  const s = m.spec as unknown as Record<string, unknown>;
+  const body: Record<string, unknown> = {};
+  // Every compared field, from its one list (service/webhook-fields.ts); the secret is sent, never compared.
+  for (const f of WEBHOOK_FIELD_NAMES) body[f] = webhookFieldRule(f).from === 'metadata.name' ? m.metadata.name : copyPlain(s[f]);
   if (typeof s.secret === 'string') body.secret = s.secret;
-  return body;
+  return body as unknown as DesiredWebhookBody;
 }

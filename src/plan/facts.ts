@@ -20,7 +20,7 @@ import { configPaths, withoutPaths } from './ignore.js';
 import { actionable } from './planner.js';
 import { comparable, type ConfigShapes } from './shape.js';
 import type { DesiredResource, Hashing, Plan, PlanChange } from './types.js';
-import { notificationSet } from './webhooks.js';
+import { WEBHOOK_FIELD_NAMES, comparableWebhookField, webhookFieldRule } from '../service/webhook-fields.js';
 
 /** One live resource a change touches: its id and its fields' fingerprints, or `{}` when there is none. */
 export interface LiveFact {
@@ -72,16 +72,14 @@ function integrationFields(l: LiveIntegration, d: DesiredResource | undefined, s
   return out;
 }
 
-function webhookFields(l: LiveWebhook, d: DesiredResource | undefined): Record<string, unknown> {
+/** The live fields of a webhook the facts fingerprint (every compared field, from its one list). */
+export function webhookFields(l: LiveWebhook, d: DesiredResource | undefined): Record<string, unknown> {
   const ignored = new Set(d?.kind === 'Webhook' ? (d.ignoreFields ?? []) : []);
-  const all: Record<string, unknown> = {
-    name: l.name,
-    url: l.url,
-    global: l.global,
-    notificationType: notificationSet(l.notificationType),
-    actionType: l.actionType ?? null,
-  };
-  return Object.fromEntries(Object.entries(all).filter(([k]) => !ignored.has(k)));
+  const out: Record<string, unknown> = {};
+  for (const f of WEBHOOK_FIELD_NAMES) {
+    if (!ignored.has(f)) out[f] = comparableWebhookField(webhookFieldRule(f), (l as unknown as Record<string, unknown>)[f]);
+  }
+  return out;
 }
 
 /** The first item of each key (as `find` would pick it), for lookups by key instead of a scan per change. */

@@ -3,15 +3,13 @@
  * (delete + create), which is planned without --allow-replace since it is the only way (documented).
  */
 import type { LiveWebhook } from '../api/types.js';
-import { urlWithLowerHost } from '../service/kinds.js';
+import { WEBHOOK_FIELD_NAMES, comparableWebhookField, webhookFieldRule } from '../service/webhook-fields.js';
 import type { ManagedResource } from '../state/types.js';
 import { copyPlain } from '../util/copy.js';
 import { deepEqual } from './diff.js';
 import type { Match } from './match.js';
 import type { DesiredWebhook, FieldChange, PlanOptions, ResourceChange } from './types.js';
 
-/** notificationType is a set: order and repeats mean nothing. */
-export const notificationSet = (xs: readonly string[] | undefined): string[] => [...new Set(xs ?? [])].sort();
 
 export interface WebhookDiff {
   changes: FieldChange[];
@@ -27,14 +25,15 @@ export function diffWebhook(d: DesiredWebhook, live: LiveWebhook, state: Managed
     if (ignored.has(path)) return; // govops/ignore-fields: never compared
     if (!deepEqual(before, after)) changes.push({ path, before, after, sensitive: false, forcesReplace: true });
   };
-  plain('name', live.name, d.body.name);
-  // A URL's scheme and host compare case-insensitively (a service may store them lower-cased).
-  if (typeof live.url !== 'string' || urlWithLowerHost(live.url) !== urlWithLowerHost(d.body.url)) plain('url', live.url, d.body.url);
-  plain('global', live.global, d.body.global);
-  if (!ignored.has('notificationType') && !deepEqual(notificationSet(live.notificationType), notificationSet(d.body.notificationType))) {
-    plain('notificationType', [...(live.notificationType ?? [])], [...d.body.notificationType]);
+  // Every compared field, from its one list (service/webhook-fields.ts).
+  for (const f of WEBHOOK_FIELD_NAMES) {
+    const rule = webhookFieldRule(f);
+    const before = (live as unknown as Record<string, unknown>)[f];
+    const after = (d.body as unknown as Record<string, unknown>)[f];
+    if (rule.optional && (before === null || before === undefined)) continue; // the service did not say
+    if (ignored.has(f) || deepEqual(comparableWebhookField(rule, before), comparableWebhookField(rule, after))) continue;
+    plain(f, copyPlain(before), copyPlain(after));
   }
-  if (live.actionType !== null && live.actionType !== undefined) plain('actionType', live.actionType, d.body.actionType);
 
   const recorded = state?.secretFingerprints['secret'];
   const wanted = d.body.secret === undefined ? undefined : d.fingerprints['secret'];

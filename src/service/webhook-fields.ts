@@ -1,0 +1,64 @@
+/**
+ * The compared fields of a webhook, in one list (issue 23): the normaliser (api/normalize.ts), the diff
+ * (plan/webhooks.ts), the saved-plan facts (plan/facts.ts) and the desired builder (plan/desired.ts) all walk
+ * it, so a field added here is read, built, compared and fingerprinted everywhere, and missed nowhere.
+ * The secret is not one of them: it is write-only in the service and compared by fingerprint only.
+ */
+import { urlWithLowerHost } from './kinds.js';
+
+export interface WebhookFieldRule {
+  /** The JSON type of the value (the normaliser reads the wire value as it). */
+  type: 'string' | 'boolean' | 'string[]';
+  /** A set: order and repeats mean nothing. */
+  set?: true;
+  /**
+   * A service may leave it out (or send null): the live value is then kept as null and not compared
+   * (the interface does not list it in every answer).
+   */
+  optional?: true;
+  /** `url`: its scheme and host compare case-insensitively (a service may store them lower-cased). */
+  compare?: 'url';
+  /** Where the manifest gives it: its own field under `spec` (default), or `metadata.name`. */
+  from?: 'metadata.name';
+}
+
+export const WEBHOOK_FIELDS = {
+  name: { type: 'string', from: 'metadata.name' },
+  url: { type: 'string', compare: 'url' },
+  global: { type: 'boolean' },
+  notificationType: { type: 'string[]', set: true },
+  actionType: { type: 'string', optional: true },
+} as const satisfies Record<string, WebhookFieldRule>;
+
+export type WebhookField = keyof typeof WEBHOOK_FIELDS;
+
+export const WEBHOOK_FIELD_NAMES = Object.keys(WEBHOOK_FIELDS) as WebhookField[];
+
+export function webhookFieldRule(field: WebhookField): WebhookFieldRule {
+  return WEBHOOK_FIELDS[field];
+}
+
+/** A set as compared: distinct and sorted. */
+export function asSet(xs: unknown): string[] {
+  return [...new Set(Array.isArray(xs) ? xs.map(String) : [])].sort();
+}
+
+/** The wire value as govops keeps it (missing: '' / false / [], or null for an optional field). */
+export function readWebhookField(rule: WebhookFieldRule, raw: unknown): unknown {
+  if (rule.optional && (raw === undefined || raw === null)) return null;
+  switch (rule.type) {
+    case 'string':
+      return String(raw ?? '');
+    case 'boolean':
+      return raw === true;
+    case 'string[]':
+      return Array.isArray(raw) ? raw.map(String) : [];
+  }
+}
+
+/** The value as compared (a set sorted and without repeats; an absent optional value as null). */
+export function comparableWebhookField(rule: WebhookFieldRule, value: unknown): unknown {
+  if (rule.set) return asSet(value);
+  if (rule.compare === 'url' && typeof value === 'string') return urlWithLowerHost(value);
+  return value ?? null;
+}

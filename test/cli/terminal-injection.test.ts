@@ -109,7 +109,7 @@ describe('every text renderer escapes what manifests and the service wrote', () 
   });
 
   it('apply progress and outcome tables, delivery tables, service errors', () => {
-    const o = { resourceKind: 'Webhook' as const, name: FORGED, action: 'create', result: 'failed' as const, durationMs: 5, error: FORGED, validation: [{ name: FORGED, status: 'failed' }] };
+    const o = { resourceKind: 'Webhook' as const, name: FORGED, action: 'create' as const, result: 'failed' as const, durationMs: 5, error: FORGED, validation: [{ name: FORGED, status: 'failed' }] };
     clean(progressLine(o, 1, 1, true));
     clean(outcomeTable([o]));
     clean(table([['A', 'B'], [FORGED, FORGED]]));

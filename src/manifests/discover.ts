@@ -5,9 +5,11 @@
  * `.gitmodules`, or a folder holding its own `.git`) is reported instead of being silently skipped or read.
  */
 import { lstat, readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { Dirent } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { IGNORE_FILE, isIgnored, parseIgnore, type IgnoreRules } from './ignore.js';
 import { isInside } from './secret-scope.js';
+import { WORKDIR_MARKER, isStateFamily } from '../util/own-files.js';
 
 export interface DiscoveryProblem {
   /** Absolute path of the file or folder. */
@@ -32,6 +34,11 @@ export interface DiscoveryOptions {
    * each folder given is its own root, and a file named explicitly is read as the operator named it.
    */
   root?: string;
+  /**
+   * govops' state files (`--state`): each, with its journal, lock and temporary files, is never read as a manifest.
+   * A folder holding the work-folder marker (`.govops-workdir`) is skipped whatever the options.
+   */
+  stateFiles?: readonly string[];
 }
 
 interface Scope {
@@ -49,6 +56,8 @@ interface Walk {
   label: string;
   /** Absolute paths of submodules declared by the `.gitmodules` files seen so far. */
   submodules: Set<string>;
+  /** The state files (absolute): never read. */
+  stateFiles: readonly string[];
 }
 
 export const MANIFEST_EXT = /\.ya?ml$/i;
@@ -86,6 +95,12 @@ function submoduleProblem(path: string): DiscoveryProblem {
   };
 }
 
+function ownProblem(path: string, what: string): DiscoveryProblem {
+  return { path, rule: 'own-files', message: `govops' own ${what}: not read as manifests (name the manifests' folder instead)` };
+}
+
+const isOwnWorkdir = (entries: readonly Dirent[]): boolean => entries.some((e) => e.name === WORKDIR_MARKER && e.isFile());
+
 function escapeProblem(path: string, root: string): DiscoveryProblem {
   return {
     path,
@@ -103,6 +118,11 @@ async function walk(dir: string, scopes: Scope[], w: Walk, top: boolean): Promis
     entries = await readdir(dir, { withFileTypes: true });
   } catch (err) {
     w.out.problems.push({ path: dir, message: `cannot read folder: ${(err as Error).message}` });
+    return;
+  }
+  if (isOwnWorkdir(entries)) {
+    // govops' work folder (a daemon's snapshots, revision worktrees): never manifests
+    if (top) w.out.problems.push(ownProblem(dir, 'work folder'));
     return;
   }
   if (!top && entries.some((e) => e.name === '.git')) {
@@ -153,11 +173,23 @@ async function walk(dir: string, scopes: Scope[], w: Walk, top: boolean): Promis
       continue;
     }
     if (isDir) await walk(full, here, w, false);
+    else if (w.stateFiles.some((f) => isStateFamily(full, f) || isStateFamily(join(real, e.name), f))) continue;
     else {
       w.out.files.push(full);
       if (!w.out.rootOf.has(full)) w.out.rootOf.set(full, w.root);
     }
   }
+}
+
+/** Each state file as given and under its folder's real path (folders are walked both ways). */
+async function stateSpellings(cwd: string, files: readonly string[]): Promise<string[]> {
+  const out = new Set<string>();
+  for (const f of files) {
+    const abs = resolve(cwd, f);
+    out.add(abs);
+    out.add(join(await realpath(dirname(abs)).catch(() => dirname(abs)), basename(abs)));
+  }
+  return [...out];
 }
 
 /**
@@ -173,6 +205,7 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
   const submodules = new Set<string>();
   if (fixedRoot) await readGitmodules(fixedRoot, submodules);
   const realCwd = await realpath(cwd).catch(() => cwd);
+  const stateFiles = await stateSpellings(cwd, options.stateFiles ?? []);
   for (const p of paths.length ? paths : ['.']) {
     const abs = resolve(cwd, p);
     const s = await stat(abs).catch((err: NodeJS.ErrnoException) => err);
@@ -182,6 +215,10 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
       continue;
     }
     const real = await realpath(abs).catch(() => abs);
+    if (s.isFile() && stateFiles.some((f) => isStateFamily(abs, f) || isStateFamily(real, f))) {
+      out.problems.push(ownProblem(abs, 'state file'));
+      continue;
+    }
     const contain = fixedRoot ?? (isInside(cwd, abs) ? cwd : undefined);
     const containReal = fixedRoot ? await realpath(fixedRoot).catch(() => fixedRoot) : contain ? realCwd : real;
     if (!isInside(containReal, real)) {
@@ -193,7 +230,7 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
       continue;
     }
     if (s.isDirectory()) {
-      const walkState: Walk = { out, seen, root: fixedRoot ?? abs, realRoot: containReal, label: contain ?? abs, submodules };
+      const walkState: Walk = { out, seen, root: fixedRoot ?? abs, realRoot: containReal, label: contain ?? abs, submodules, stateFiles };
       await walk(abs, [], walkState, true);
     } else {
       out.files.push(abs);

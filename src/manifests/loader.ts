@@ -8,6 +8,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import PQueue from 'p-queue';
 import { ErrorCode } from '../errors.js';
 import { findManifestFiles } from './discover.js';
+import { isGovopsStateText } from '../util/own-files.js';
 import { checkDataSources } from './data-sources.js';
 import { checkDuplicates } from './duplicates.js';
 import { MAX_FILE_BYTES } from './hostile.js';
@@ -35,6 +36,8 @@ export interface LoadOptions {
    * and how diagnostics name it (default `-`). Without it, `-` is an error.
    */
   stream?: ManifestStream;
+  /** govops' state files (`--state`): never read as manifests, nor their journal, lock or temporary files. */
+  stateFiles?: readonly string[];
 }
 
 export interface ManifestStream {
@@ -156,7 +159,10 @@ function validCount(kept: readonly LoadedManifest[], own: readonly Diagnostic[])
 
 /** Find, read and parse the files under some paths (each document checked on its own, not yet against the others). */
 async function readFiles(paths: readonly string[], options: LoadOptions, cwd: string): Promise<{ manifests: LoadedManifest[]; diagnostics: Diagnostic[]; files: string[] }> {
-  const found = await findManifestFiles(paths, cwd, options.root !== undefined ? { root: options.root } : {});
+  const found = await findManifestFiles(paths, cwd, {
+    ...(options.root !== undefined ? { root: options.root } : {}),
+    ...(options.stateFiles ? { stateFiles: options.stateFiles } : {}),
+  });
   const scope = options.secretScope ?? DEFAULT_SECRET_SCOPE;
   const diagnostics: Diagnostic[] = found.problems.map((p) => ({
     file: displayName(p.path, cwd),
@@ -173,8 +179,10 @@ async function readFiles(paths: readonly string[], options: LoadOptions, cwd: st
   const memo = scopeMemo();
   found.files.forEach((abs, i) => {
     const file = displayName(abs, cwd);
-    files.push(file);
     const { text, message, io } = texts[i]!;
+    // A state, journal or lock govops wrote (JSON is YAML), whatever it is called: never a manifest.
+    if (text !== undefined && isGovopsStateText(text)) return;
+    files.push(file);
     if (text === undefined) {
       const d: Diagnostic = { file, line: 1, column: 1, severity: 'error', message: message ?? 'cannot read file' };
       if (io) d.code = ErrorCode.sourceIo;

@@ -130,6 +130,7 @@ async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]
   if (!set) {
     set = await loadManifests(paths, {
       cwd: opts.root,
+      stateFiles: [path.resolve(opts.statePath)],
       ...(opts.sourceRoot !== undefined ? { root: opts.sourceRoot } : {}),
       ...(opts.secretScope ? { secretScope: opts.secretScope } : {}),
       ...(opts.secretsOrigin !== undefined ? { secretsOrigin: opts.secretsOrigin } : {}),

@@ -12,6 +12,7 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
 import { ensureDir } from '../util/fs.js';
+import { markWorkdir } from '../util/own-files.js';
 import { WORK_DIR, type Revision, type Source, type SourceDescription, type SourceMetricsHooks } from './types.js';
 import { digestFiles, gitSyncCommit, isHidden, readTree, writeSnapshot } from './snapshot.js';
 import { CoalescingRunner } from './serial.js';
@@ -83,6 +84,7 @@ export class DirSource implements Source {
     if (refusal) throw refusal;
     await rm(this.snapDir, { recursive: true, force: true });
     await ensureDir(this.snapDir, WORK_DIR);
+    await markWorkdir(this.opts.workdir);
     await this.watchLinks();
     await this.refresh();
     const every = this.opts.intervalMs ?? 60_000;

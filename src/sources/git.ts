@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { Git, DEFAULT_GIT_TIMEOUT_MS } from '../util/git.js';
 import { registerSecrets } from '../util/redact.js';
 import { ensureDir } from '../util/fs.js';
+import { markWorkdir } from '../util/own-files.js';
 import { WORK_DIR, type Revision, type Source, type SourceDescription, type SourceMetricsHooks } from './types.js';
 import { redactText, redactUrl } from './redact.js';
 import { jittered } from './timer.js';
@@ -93,6 +94,7 @@ export class GitSource implements Source {
 
   async start(): Promise<void> {
     await ensureDir(this.repoDir, WORK_DIR);
+    await markWorkdir(this.workdir);
     const extraEnv: Record<string, string> = {};
     const token = this.env.GOVOPS_GIT_TOKEN;
     if (token) {

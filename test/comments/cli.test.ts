@@ -29,6 +29,7 @@ beforeEach(() => {
   forge.requests.length = 0;
   forge.comments.length = 0;
   forge.readOnly = false;
+  delete forge.readOnlyMessage;
 });
 
 /** Only the variables a job sets; nothing inherited that could point elsewhere. */
@@ -89,6 +90,24 @@ describe('govops comment', () => {
     const strict = await runGovops(['comment', 'preview.md'], { cwd: dir, env: github() });
     expect(strict.code).toBe(1);
     expect(strict.stderr).toMatch(/403/);
+  });
+
+  it("the platform's error message reaches the terminal escaped (issue 27: control characters from the service)", async () => {
+    forge.readOnly = true;
+    forge.readOnlyMessage = 'denied \u001b[2J\u001b]0;pwned\u0007 \u202eevil \u009b31m';
+    const summary = path.join(dir, 'summary.md');
+    await writeFile(summary, '');
+    for (const env of [github(), gitlab()]) {
+      const r = await runGovops(['comment', 'preview.md', '--job-summary', summary], { cwd: dir, env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/warning: the comment was not written: .*denied \\(x1b|u001b)\[2J/);
+      // eslint-disable-next-line no-control-regex
+      expect(r.stderr + r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+      const strict = await runGovops(['comment', 'preview.md'], { cwd: dir, env });
+      expect(strict.code).toBe(1);
+      // eslint-disable-next-line no-control-regex
+      expect(strict.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    }
   });
 
   it('missing settings are explained (no PR number, no token)', async () => {

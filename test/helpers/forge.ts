@@ -48,6 +48,8 @@ export interface Forge {
   comments: ForgeComment[];
   /** Writes answer 403 (a read-only token). */
   readOnly: boolean;
+  /** The message of a read-only answer, when set (e.g. one holding control characters). */
+  readOnlyMessage?: string;
   /** Every request answers this status (e.g. 502), when set. */
   failAll?: number;
   add(thread: string, body: string, author: string, extra?: Partial<ForgeComment>): ForgeComment;
@@ -114,7 +116,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
       return send(res, 200, items.map((c) => gh(c, list[1]!, list[2]!)), headers);
     }
     if (list && req.method === 'POST') {
-      if (forge.readOnly) return send(res, 403, { message: 'Resource not accessible by integration' });
+      if (forge.readOnly) return send(res, 403, { message: forge.readOnlyMessage ?? 'Resource not accessible by integration' });
       const text = (body as { body?: unknown } | undefined)?.body;
       if (typeof text !== 'string') return send(res, 422, { message: 'body is required' });
       if (text.length > 65_536) return send(res, 422, { message: 'Body is too long (maximum is 65536 characters)' });
@@ -122,7 +124,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
       return send(res, 201, gh(c, list[1]!, list[2]!));
     }
     if (one && req.method === 'PATCH') {
-      if (forge.readOnly) return send(res, 403, { message: 'Resource not accessible by integration' });
+      if (forge.readOnly) return send(res, 403, { message: forge.readOnlyMessage ?? 'Resource not accessible by integration' });
       const c = forge.comments.find((x) => x.id === Number(one[3]) && x.thread.startsWith(`${one[1]}/${one[2]}#`));
       if (!c) return send(res, 404, { message: 'Not Found' });
       if (c.author !== login) return send(res, 403, { message: 'You cannot edit this comment' });
@@ -153,12 +155,12 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
     }
     const text = (body as { body?: unknown } | undefined)?.body;
     if (!m[3] && req.method === 'POST') {
-      if (forge.readOnly) return send(res, 403, { message: '403 Forbidden' });
+      if (forge.readOnly) return send(res, 403, { message: forge.readOnlyMessage ?? '403 Forbidden' });
       if (typeof text !== 'string') return send(res, 400, { error: 'body is missing' });
       return send(res, 201, gl(forge.add(thread, text, login)));
     }
     if (m[3] && req.method === 'PUT') {
-      if (forge.readOnly) return send(res, 403, { message: '403 Forbidden' });
+      if (forge.readOnly) return send(res, 403, { message: forge.readOnlyMessage ?? '403 Forbidden' });
       const c = forge.comments.find((x) => x.id === Number(m[3]) && x.thread === thread);
       if (!c) return send(res, 404, { message: '404 Not found' });
       if (c.author !== login) return send(res, 403, { message: '403 Forbidden' });

@@ -13,6 +13,7 @@ import {
 } from '../../comments/index.js';
 import { UserError } from '../../errors.js';
 import { registerSecrets } from '../../util/redact.js';
+import { printable } from '../../util/terminal.js';
 import { PREVIEW_MARKER } from '../../preview/types.js';
 import { contextFrom } from '../context.js';
 import { parseCount } from '../flags.js';
@@ -77,13 +78,14 @@ export async function commentAction(file: string, flags: CommentFlags, command: 
       ...(flags.author !== undefined ? { author: flags.author } : {}),
     });
     if (ctx.options.output === 'json') ctx.stdout.write(`${JSON.stringify(r)}\n`);
-    ctx.stderr.write(`${r.action} comment ${r.id}${r.url ? ` (${r.url})` : ''}\n`);
+    ctx.stderr.write(`${r.action} comment ${printable(String(r.id))}${r.url ? ` (${printable(r.url)})` : ''}\n`);
   } catch (err) {
     if (!(err instanceof CommentError || err instanceof UserError) || !flags.jobSummary) throw err;
     // The body is in the job summary: a comment that cannot be written (a fork's read-only token) does not fail the job.
     const message = err instanceof UserError && err.hint ? `${err.message} (${err.hint})` : err.message;
-    ctx.stderr.write(`warning: the comment was not written: ${message}; the preview is in the job summary\n`);
-    if (env.GITHUB_ACTIONS === 'true') ctx.stdout.write(`::warning title=govops preview::${escapeAnnotation(`comment not written: ${message}`)}\n`);
+    // The platform's message is the platform's text: escaped for the terminal (src/util/terminal.ts).
+    ctx.stderr.write(`warning: the comment was not written: ${printable(message)}; the preview is in the job summary\n`);
+    if (env.GITHUB_ACTIONS === 'true') ctx.stdout.write(`::warning title=govops preview::${escapeAnnotation(`comment not written: ${printable(message)}`)}\n`);
   }
 }
 

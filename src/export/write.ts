@@ -7,7 +7,11 @@ import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { yamlLib } from '../manifests/yaml-lib.js';
 import { UserError } from '../errors.js';
+import { printable } from '../util/terminal.js';
 import type { ExportedResource, ExportKind, SecretVariable } from './resources.js';
+
+/** A file name with no folder part and no control or invisible character. */
+const PLAIN_FILE = /^[A-Za-z0-9._-]+$/;
 
 export type Layout = 'resource' | 'kind';
 export const ENV_TEMPLATE = 'secrets.env.template';
@@ -18,7 +22,8 @@ const KIND_ORDER: readonly ExportKind[] = ['Integration', 'DataSource', 'Webhook
 
 function documentOf(r: ExportedResource): string {
   const { stringify } = yamlLib();
-  return `# ${r.kind}/${r.name}: exported by govops export (live id ${r.liveId})\n${stringify(r.manifest, { lineWidth: 0 })}`;
+  // the id is the service's text: escaped, so it cannot end the comment line and add YAML of its own
+  return `# ${r.kind}/${r.name}: exported by govops export (live id ${printable(String(r.liveId))})\n${stringify(r.manifest, { lineWidth: 0 })}`;
 }
 
 /** File name -> content. */
@@ -42,7 +47,7 @@ export function envTemplate(variables: readonly SecretVariable[]): string {
     '# (a secret store, the CI secrets, or `set -a; . ./this-file; set +a` from a copy kept out of Git).',
     '',
   ];
-  for (const v of variables) lines.push(`# ${v.resource} ${v.path}`, `${v.name}=`);
+  for (const v of variables) lines.push(`# ${printable(`${v.resource} ${v.path}`)}`, `${v.name}=`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -70,6 +75,11 @@ async function exists(file: string): Promise<boolean> {
 
 /** Write the files under `dir` (created when missing). Refuses to replace an existing file unless `force`. */
 export async function writeExport(dir: string, files: ReadonlyMap<string, string>, force: boolean): Promise<string[]> {
+  // Names are made from sanitised manifest names; checked again here, before anything is written: a plain file
+  // name inside `dir` (no folder part, no `..`, no control character), whatever a service named its resources.
+  for (const name of files.keys()) {
+    if (!PLAIN_FILE.test(name) || name === '.' || name === '..') throw new UserError(`govops export: ${printable(JSON.stringify(name))} is not a plain file name: nothing written`, 'report this: export names are sanitised');
+  }
   await mkdir(dir, { recursive: true });
   const merged = new Map(files);
   const template = files.get(ENV_TEMPLATE);

@@ -9,6 +9,7 @@ import { isTargeted, parseTargets } from '../../plan/target.js';
 import { withStateLock } from '../../state/lock.js';
 import { loadState, putResource, saveState } from '../../state/store.js';
 import type { ManagedResource } from '../../state/types.js';
+import { printable } from '../../util/terminal.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
@@ -108,7 +109,8 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
   const written = await writeExport(out, renderExport(chosen, variables, flags.layout), Boolean(flags.force));
   const adopted = flags.state !== undefined && chosen.length > 0 ? await recordAdoptions(flags.state, chosen) : 0;
 
-  for (const w of result.warnings) ctx.stderr.write(`warning: ${w}\n`);
+  // warnings quote the service's names, ids and statuses: escaped for the terminal
+  for (const w of result.warnings) ctx.stderr.write(`warning: ${printable(w)}\n`);
   const orphaned = chosen.filter((r) => r.manifest.kind === 'DataSource' && !names.has(`Integration/${r.manifest.spec.integration}`));
   for (const r of orphaned) {
     if (r.manifest.kind === 'DataSource') ctx.stderr.write(`note: DataSource/${r.name} is registered under Integration/${r.manifest.spec.integration}, which was not exported: keep its manifest beside this one\n`);
@@ -136,7 +138,7 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
     if (flags.state !== undefined) ctx.stdout.write(`Recorded ${adopted} of them in ${flags.state} as adopted: the next apply records them (nothing is sent).\n`);
     if (variables.length > 0) {
       ctx.stdout.write(`\nSet these variables (the service never returns credentials; template: ${path.join(out, ENV_TEMPLATE)}):\n`);
-      for (const v of variables) ctx.stdout.write(`  ${v.name}  (${v.resource} ${v.path})\n`);
+      for (const v of variables) ctx.stdout.write(`  ${printable(v.name)}  (${printable(`${v.resource} ${v.path}`)})\n`);
     }
     if (chosen.some((r) => r.kind === 'Webhook')) {
       ctx.stdout.write('\nA webhook secret is write-only in the service: add `secret: { fromEnv: NAME }` to the webhooks that have one.\n');

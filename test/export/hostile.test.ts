@@ -1,0 +1,77 @@
+/**
+ * `govops export` with text from the service that holds control characters (issue 27): what reaches the terminal
+ * is escaped by the one escaper, no comment line govops writes into a file can be broken by a service id, and a
+ * file name is always a plain name inside the output folder (no path, no control character).
+ */
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { renderExport, writeExport } from '../../src/export/write.js';
+import type { ExportedResource } from '../../src/export/resources.js';
+import { runGovops } from '../helpers/cli.js';
+
+const HOSTILE = 'bad\u001b[2J\u001b]0;pwned\u0007\u202eevil\u009b31m\nerror: forged';
+// eslint-disable-next-line no-control-regex
+const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/;
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'govops-export-hostile-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('export of hostile service text', () => {
+  let sandbox: SandboxHandle;
+  beforeEach(async () => {
+    sandbox = await startSandbox({ port: 0, transitionMs: 10 });
+  });
+  afterEach(async () => {
+    await sandbox.close();
+  });
+
+  it('a webhook name with control characters: the warning on the terminal is escaped, no file is named after it', async () => {
+    const res = await fetch(`${sandbox.url}/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sandbox.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ webhooks: [{ name: HOSTILE, url: "https://h.example.com/x", global: false, notificationType: ["modelCreated"], actionType: "triggered" }] }),
+    });
+    expect(res.status, await res.text()).toBeLessThan(300);
+    const r = await runGovops(['export', '--out', 'out'], { cwd: dir, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: webhook .*not exported: its name is not a manifest name/);
+    expect(r.stderr + r.stdout).not.toMatch(RAW);
+    expect(r.stderr).not.toMatch(/^error: forged/m);
+    for (const f of await readdir(path.join(dir, 'out')).catch(() => [] as string[])) expect(f).not.toMatch(RAW);
+  });
+});
+
+describe('export files', () => {
+  const hook = (name: string, liveId: string): ExportedResource => ({
+    kind: 'Webhook',
+    name,
+    liveId,
+    manifest: { apiVersion: 'govops/v1', kind: 'Webhook', metadata: { name }, spec: { url: 'https://h.example.com/x', global: false, notificationType: ['modelCreated'], actionType: 'triggered' } },
+  });
+
+  it('a service id with a line break cannot add a line to the comment govops writes', () => {
+    const files = renderExport([hook('a', `7\napiVersion: forged\n${HOSTILE}`)], [{ name: 'V', resource: 'Integration/a', path: `config.x\nforged: 1` }], 'resource');
+    const doc = files.get('webhook-a.yaml')!;
+    expect(doc.split('\n')[0]).toMatch(/^# Webhook\/a: exported by govops export \(live id 7\\napiVersion: forged\\n/);
+    expect(doc).not.toMatch(/^apiVersion: forged/m);
+    expect(doc).not.toMatch(RAW);
+    expect(files.get('secrets.env.template')).not.toMatch(/^forged/m);
+  });
+
+  it('writes only plain file names inside the output folder', async () => {
+    for (const bad of ['../escape.yaml', 'sub/x.yaml', '/tmp/abs.yaml', 'x\u001b.yaml', '..', '']) {
+      await expect(writeExport(path.join(dir, 'out'), new Map([[bad, 'x: 1\n']]), false), bad).rejects.toThrow(/not a plain file name/);
+    }
+    expect(await readdir(dir)).not.toContain('escape.yaml');
+    await writeExport(path.join(dir, 'out'), new Map([['webhook-a.yaml', 'x: 1\n']]), false);
+    expect(await readFile(path.join(dir, 'out', 'webhook-a.yaml'), 'utf8')).toBe('x: 1\n');
+  });
+});

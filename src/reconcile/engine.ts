@@ -44,6 +44,7 @@ import { StateWriter } from '../state/journal.js';
 import { hashingFor, loadState, saveState } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 import type { ReconcileOptions, ReconcileResult, ResourceOutcome } from './types.js';
+import { isPgLocation } from '../state/location.js';
 
 export type EngineOptions = ReconcileOptions & {
   statePath: string;
@@ -130,7 +131,8 @@ async function prepare(opts: EngineOptions): Promise<{ diagnostics: Diagnostic[]
   if (!set) {
     set = await loadManifests(paths, {
       cwd: opts.root,
-      stateFiles: [path.resolve(opts.statePath)],
+      // the state file (and its journal, lock) is never a manifest, even inside the folder; a PostgreSQL state has none
+      ...(isPgLocation(opts.statePath) ? {} : { stateFiles: [path.resolve(opts.statePath)] }),
       ...(opts.sourceRoot !== undefined ? { root: opts.sourceRoot } : {}),
       ...(opts.secretScope ? { secretScope: opts.secretScope } : {}),
       ...(opts.secretsOrigin !== undefined ? { secretsOrigin: opts.secretsOrigin } : {}),

@@ -1,24 +1,29 @@
 /**
- * Typed errors. Every error a user can see says what is wrong, where, and how to fix it.
+ * Typed errors and the one failure catalogue.
  *
- * Every govops error carries a stable `code` and a `failureClass`, set where it is raised (like undici's
- * `UND_ERR_*` codes and Flux's stalling/waiting split): `transient` failures are worth trying again
- * later (the service is down, a request timed out, a 409 while the integration is busy); `terminal`
- * ones stay until someone changes something (a 422, an invalid manifest, a corrupt state file).
- * Retry and readiness decisions use `classify()`, never the message text.
+ * Every govops error carries a stable `code` (a union, `ErrorCodeValue`). The catalogue (`FAILURES`) says, once
+ * per code, everything a decision needs (like Flux's typed errors and fastify's error catalogue carry their
+ * handling): its class (`transient`: worth trying again later; `terminal`: stays until someone changes
+ * something), who retries it inside one run (`client`: the API client, within its attempt limit; `task`: the
+ * apply task, e.g. a 409 after the integration settled; `nobody`: no layer repeats it, the next run or
+ * reconcile decides), whether it means the service cannot be talked to (`unreachable`) and whether it blocks
+ * the daemon's readiness wherever it happens. Every retry and readiness decision reads the catalogue through
+ * `failureKind()`, never a code set of its own and never the message text.
  */
 
 export type FailureClass = 'transient' | 'terminal';
+/** Who tries a failure again within one run (docs/decisions.md, "One owner per retry"). */
+export type RetryOwner = 'client' | 'task' | 'nobody';
 
 /** Stable error codes. A code never changes meaning; new failures get new codes. */
 export const ErrorCode = {
   /** The connection could not be opened (refused, DNS, unreachable host): nothing was sent. */
   connectFailed: 'GOVOPS_CONNECT_FAILED',
-  /** No answer within --request-timeout. */
+  /** No answer within --request-timeout (or a 408). */
   requestTimeout: 'GOVOPS_REQUEST_TIMEOUT',
   /** The connection broke after the request was (maybe) sent. */
   connectionLost: 'GOVOPS_CONNECTION_LOST',
-  /** A create never answered within the settle limit: it may still land (resolved by natural key later). */
+  /** A create's outcome is unknown (no answer within the settle limit, or it could not be looked up): never re-sent; the next run finds it by natural key. */
   createUnsettled: 'GOVOPS_CREATE_UNSETTLED',
   /** Work stopped because govops is shutting down (or the apply was interrupted). */
   cancelled: 'GOVOPS_CANCELLED',
@@ -28,17 +33,18 @@ export const ErrorCode = {
   apiConflict: 'GOVOPS_API_CONFLICT',
   apiValidation: 'GOVOPS_API_VALIDATION',
   apiRateLimited: 'GOVOPS_API_RATE_LIMITED',
+  /** Any 5xx (and a 409 on a read: the service is busy). */
   apiUnavailable: 'GOVOPS_API_UNAVAILABLE',
   apiRejected: 'GOVOPS_API_REJECTED',
   /** A 2xx response govops could not read (not JSON, wrong shape). */
   apiInvalidResponse: 'GOVOPS_API_INVALID_RESPONSE',
-  /** A dry run or the real call reported failing validation tests, or 422. */
+  /** A dry run or the real call reported failing validation (a failing test, a failing overall status, or 422). */
   validationFailed: 'GOVOPS_VALIDATION_FAILED',
   /** The integration ended in createError / editError / deleteError. */
   statusError: 'GOVOPS_STATUS_ERROR',
-  /** The integration did not leave creating/editing/deleting before the apply --timeout. */
+  /** The integration did not reach a settled status before the apply --timeout (the message names the last status). */
   settleTimeout: 'GOVOPS_SETTLE_TIMEOUT',
-  /** 409 persisted after the bounded retries. */
+  /** 409 persisted after the task's bounded retries. */
   conflictPersists: 'GOVOPS_CONFLICT_PERSISTS',
   /** A create found the resource already there (made by someone else): the next plan adopts it. */
   alreadyExists: 'GOVOPS_ALREADY_EXISTS',
@@ -48,7 +54,7 @@ export const ErrorCode = {
   blocked: 'GOVOPS_BLOCKED',
   /** A manual-flow change waits for the manifest's acknowledgment of its platform script (not sent; not a failure). */
   awaitingManualStep: 'GOVOPS_AWAITING_MANUAL_STEP',
-  /** A mistake the user can fix (flag, file, secret). */
+  /** A mistake the user can fix (flag, file, secret, a path govops cannot create or write). */
   userError: 'GOVOPS_USER_ERROR',
   stateCorrupt: 'GOVOPS_STATE_CORRUPT',
   stateLocked: 'GOVOPS_STATE_LOCKED',
@@ -56,7 +62,11 @@ export const ErrorCode = {
   stateUnavailable: 'GOVOPS_STATE_UNAVAILABLE',
   /** A state write by a replica that is no longer the leader (its lease term is over): refused, not sent. */
   stateFenced: 'GOVOPS_STATE_FENCED',
-  /** A file-system failure (the revision folder vanished, disk full...). */
+  /** The PostgreSQL state refused the request for another reason than its connection (privileges...): terminal until fixed. */
+  stateRefused: 'GOVOPS_STATE_REFUSED',
+  /** The state (an intent, a new id) could not be written (disk full...): the apply stops, no write is sent after it. */
+  stateWriteFailed: 'GOVOPS_STATE_WRITE_FAILED',
+  /** A file-system failure while working (a file vanished, a read failed...). */
   io: 'GOVOPS_IO',
   /** The revision's files could not be read (not the manifests' fault): retried. */
   sourceIo: 'GOVOPS_SOURCE_IO',
@@ -75,54 +85,119 @@ export const ErrorCode = {
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
-/** A failure reduced to what decisions need. */
+/** What the catalogue says about one code. */
+export interface FailureKind {
+  failureClass: FailureClass;
+  /** The one layer that tries it again within a run (`nobody`: the next run or reconcile). */
+  retriedBy: RetryOwner;
+  /** The service cannot be talked to right now (the daemon's `unreachable` verdict). */
+  unreachable: boolean;
+  /** Stops all work wherever it happens: the daemon is not ready (/readyz 503). */
+  blocksReadiness: boolean;
+}
+
+const k = (failureClass: FailureClass, retriedBy: RetryOwner, flags: { unreachable?: true; blocksReadiness?: true } = {}): FailureKind => ({
+  failureClass,
+  retriedBy,
+  unreachable: flags.unreachable === true,
+  blocksReadiness: flags.blocksReadiness === true || flags.unreachable === true,
+});
+const down = { unreachable: true } as const;
+
+/** The failure catalogue: one entry per code (a missing code does not compile). */
+export const FAILURES: Readonly<Record<ErrorCodeValue, FailureKind>> = {
+  GOVOPS_CONNECT_FAILED: k('transient', 'client', down),
+  GOVOPS_REQUEST_TIMEOUT: k('transient', 'client', down),
+  GOVOPS_CONNECTION_LOST: k('transient', 'client', down),
+  GOVOPS_CREATE_UNSETTLED: k('transient', 'nobody', down),
+  GOVOPS_CANCELLED: k('transient', 'nobody'),
+  GOVOPS_API_BAD_REQUEST: k('terminal', 'nobody'),
+  GOVOPS_API_AUTH: k('terminal', 'nobody', down),
+  GOVOPS_API_NOT_FOUND: k('terminal', 'nobody'),
+  GOVOPS_API_CONFLICT: k('transient', 'task'),
+  GOVOPS_API_VALIDATION: k('terminal', 'nobody'),
+  GOVOPS_API_RATE_LIMITED: k('transient', 'client', down),
+  GOVOPS_API_UNAVAILABLE: k('transient', 'client', down),
+  GOVOPS_API_REJECTED: k('terminal', 'nobody'),
+  GOVOPS_API_INVALID_RESPONSE: k('terminal', 'nobody'),
+  GOVOPS_VALIDATION_FAILED: k('terminal', 'nobody'),
+  GOVOPS_STATUS_ERROR: k('terminal', 'nobody'),
+  GOVOPS_SETTLE_TIMEOUT: k('transient', 'nobody'),
+  GOVOPS_CONFLICT_PERSISTS: k('transient', 'nobody'),
+  GOVOPS_ALREADY_EXISTS: k('terminal', 'nobody'),
+  GOVOPS_RESOURCE_GONE: k('transient', 'nobody'),
+  GOVOPS_BLOCKED: k('terminal', 'nobody'),
+  GOVOPS_AWAITING_MANUAL_STEP: k('terminal', 'nobody'),
+  GOVOPS_USER_ERROR: k('terminal', 'nobody'),
+  GOVOPS_STATE_CORRUPT: k('terminal', 'nobody', { blocksReadiness: true }),
+  GOVOPS_STATE_LOCKED: k('transient', 'nobody', { blocksReadiness: true }),
+  GOVOPS_STATE_WRITE_FAILED: k('terminal', 'nobody', { blocksReadiness: true }),
+  GOVOPS_STATE_UNAVAILABLE: k('transient', 'nobody', down),
+  GOVOPS_STATE_FENCED: k('transient', 'nobody'),
+  GOVOPS_STATE_REFUSED: k('terminal', 'nobody', { blocksReadiness: true }),
+  GOVOPS_IO: k('transient', 'nobody'),
+  GOVOPS_SOURCE_IO: k('transient', 'nobody'),
+  GOVOPS_SOURCE_FETCH: k('transient', 'nobody'),
+  GOVOPS_INVALID_REVISION: k('terminal', 'nobody'),
+  GOVOPS_PLAN_ERROR: k('terminal', 'nobody'),
+  GOVOPS_DATA_SOURCES_UNSUPPORTED: k('terminal', 'nobody'),
+  GOVOPS_STALE_PLAN: k('terminal', 'nobody'),
+  GOVOPS_INTERNAL: k('terminal', 'nobody'),
+};
+
+/** The catalogue entry of a code. */
+export function failureKind(code: ErrorCodeValue): FailureKind {
+  return FAILURES[code];
+}
+
+/** A failure reduced to what decisions need (the class is the catalogue's). */
 export interface FailureInfo {
-  code: string;
+  code: ErrorCodeValue;
   failureClass: FailureClass;
 }
 
-/** Codes that mean "the service cannot be talked to right now": the daemon is not ready. */
-export const UNAVAILABLE_CODES: ReadonlySet<string> = new Set<string>([
-  ErrorCode.connectFailed,
-  ErrorCode.requestTimeout,
-  ErrorCode.connectionLost,
-  ErrorCode.createUnsettled,
-  ErrorCode.apiRateLimited,
-  ErrorCode.apiUnavailable,
-  ErrorCode.apiAuth,
-  ErrorCode.stateUnavailable,
-]);
+/** The code with its catalogue class. */
+export function failure(code: ErrorCodeValue): FailureInfo {
+  return { code, failureClass: FAILURES[code].failureClass };
+}
 
-/** Base of every govops error: a stable code and a transient/terminal class. */
+/** Whether a string is one of govops' codes (a code read back from a file or another process). */
+export function isErrorCode(code: unknown): code is ErrorCodeValue {
+  return typeof code === 'string' && Object.hasOwn(FAILURES, code);
+}
+
+/** Base of every govops error: a stable code; its class comes from the catalogue. */
 export abstract class GovopsError extends Error {
-  abstract readonly code: string;
-  abstract readonly failureClass: FailureClass;
+  abstract readonly code: ErrorCodeValue;
+  get failureClass(): FailureClass {
+    return FAILURES[this.code].failureClass;
+  }
   get transient(): boolean {
     return this.failureClass === 'transient';
   }
 }
 
-/** The code and class of an HTTP error status. */
-export function apiStatusCode(statusCode: number): FailureInfo {
-  const t = (code: string): FailureInfo => ({ code, failureClass: 'transient' });
-  const f = (code: string): FailureInfo => ({ code, failureClass: 'terminal' });
-  if (statusCode < 400) return f(ErrorCode.apiInvalidResponse);
-  if (statusCode === 400) return f(ErrorCode.apiBadRequest);
-  if (statusCode === 401 || statusCode === 403) return f(ErrorCode.apiAuth);
-  if (statusCode === 404) return f(ErrorCode.apiNotFound);
-  if (statusCode === 408) return t(ErrorCode.requestTimeout);
-  if (statusCode === 409) return t(ErrorCode.apiConflict);
-  if (statusCode === 422) return f(ErrorCode.apiValidation);
-  if (statusCode === 429) return t(ErrorCode.apiRateLimited);
-  if (statusCode >= 500) return t(ErrorCode.apiUnavailable);
-  return f(ErrorCode.apiRejected);
+/**
+ * The code of an HTTP error status. A 409 on a read means the service is busy (interface 7 lists 409 only for
+ * writes): unavailable, like a 503, and retried by the client; a 409 on a write is the task's.
+ */
+export function apiStatusCode(statusCode: number, method = 'POST'): ErrorCodeValue {
+  if (statusCode < 400) return ErrorCode.apiInvalidResponse;
+  if (statusCode === 400) return ErrorCode.apiBadRequest;
+  if (statusCode === 401 || statusCode === 403) return ErrorCode.apiAuth;
+  if (statusCode === 404) return ErrorCode.apiNotFound;
+  if (statusCode === 408) return ErrorCode.requestTimeout;
+  if (statusCode === 409) return method === 'GET' ? ErrorCode.apiUnavailable : ErrorCode.apiConflict;
+  if (statusCode === 422) return ErrorCode.apiValidation;
+  if (statusCode === 429) return ErrorCode.apiRateLimited;
+  if (statusCode >= 500) return ErrorCode.apiUnavailable;
+  return ErrorCode.apiRejected;
 }
 
 /** An error response from the service (or the sandbox), with the interface's error body. */
 export class ApiError extends GovopsError {
   override readonly name = 'ApiError';
-  readonly code: string;
-  readonly failureClass: FailureClass;
+  readonly code: ErrorCodeValue;
   constructor(
     readonly statusCode: number,
     readonly error: string,
@@ -133,7 +208,7 @@ export class ApiError extends GovopsError {
     readonly body?: unknown,
   ) {
     super(message);
-    ({ code: this.code, failureClass: this.failureClass } = apiStatusCode(statusCode));
+    this.code = apiStatusCode(statusCode, method);
   }
 
   /** The URL the request was sent to (origin and path, no query), set by the client. */
@@ -166,17 +241,16 @@ export function describeApiError(err: ApiError): string {
   return lines.join('\n');
 }
 
-/** The service could not be reached (connection refused, reset, timeout) after all retries. */
+/** The service could not be reached (connection refused, reset, timeout) after all retries, or a create's outcome is unknown. */
 export class TransportError extends GovopsError {
   override readonly name = 'TransportError';
-  readonly failureClass = 'transient' as const;
   constructor(
     message: string,
     readonly method: string,
     readonly path: string,
     override readonly cause?: unknown,
     /** connectFailed, requestTimeout, connectionLost or createUnsettled. */
-    readonly code: string = ErrorCode.connectionLost,
+    readonly code: ErrorCodeValue = ErrorCode.connectionLost,
   ) {
     super(message);
   }
@@ -189,7 +263,6 @@ export class TransportError extends GovopsError {
 export class DataSourcesUnsupportedError extends GovopsError {
   override readonly name = 'DataSourcesUnsupportedError';
   readonly code = ErrorCode.dataSourcesUnsupported;
-  readonly failureClass = 'terminal' as const;
   constructor(
     readonly statusCode: number,
     readonly method: string,
@@ -203,36 +276,33 @@ export class DataSourcesUnsupportedError extends GovopsError {
 export class CancelledError extends GovopsError {
   override readonly name = 'CancelledError';
   readonly code = ErrorCode.cancelled;
-  readonly failureClass = 'transient' as const;
   constructor(message = 'cancelled: govops is shutting down') {
     super(message);
   }
 }
 
-/** A mistake the user can fix (bad flag, missing file, unresolvable secret...). */
+/** A mistake the user can fix (bad flag, missing file, unresolvable secret...), or another failure with a hint. */
 export class UserError extends GovopsError {
   override readonly name = 'UserError';
-  readonly code: string;
-  readonly failureClass: FailureClass;
+  readonly code: ErrorCodeValue;
   constructor(
     message: string,
     /** How to fix it, shown after the message. */
     readonly hint?: string,
-    options: { code?: string; failureClass?: FailureClass } = {},
+    options: { code?: ErrorCodeValue } = {},
   ) {
     super(message);
     this.code = options.code ?? ErrorCode.userError;
-    this.failureClass = options.failureClass ?? 'terminal';
   }
 }
 
 /** The code and class of any thrown value: govops errors carry them; file-system errors are I/O; the rest is a bug. */
 export function classify(err: unknown): FailureInfo {
-  if (err instanceof GovopsError) return { code: err.code, failureClass: err.failureClass };
-  if (isAbortError(err)) return { code: ErrorCode.cancelled, failureClass: 'transient' };
+  if (err instanceof GovopsError) return failure(err.code);
+  if (isAbortError(err)) return failure(ErrorCode.cancelled);
   const sys = (err as { code?: unknown } | null)?.code;
-  if (typeof sys === 'string' && /^E[A-Z]+$/.test(sys)) return { code: ErrorCode.io, failureClass: 'transient' };
-  return { code: ErrorCode.internal, failureClass: 'terminal' };
+  if (typeof sys === 'string' && /^E[A-Z]+$/.test(sys)) return failure(ErrorCode.io);
+  return failure(ErrorCode.internal);
 }
 
 /** DOM-style AbortError (timers/promises, fetch) or undici's RequestAbortedError. */

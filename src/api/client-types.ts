@@ -38,7 +38,11 @@ export interface ServiceApi {
 
   listWebhooks(): Promise<LiveWebhook[]>;
   getWebhook(id: string): Promise<LiveWebhook>;
-  createWebhooks(items: WebhookInput[]): Promise<WebhookCreateResponse>;
+  /**
+   * One POST of one or more webhooks. After an answer that may have been lost, the live webhooks of these names
+   * are this request's, except the ids in `preexisting` (live before the request: never claimed as its own).
+   */
+  createWebhooks(items: WebhookInput[], options?: { preexisting?: ReadonlySet<string> }): Promise<WebhookCreateResponse>;
   deleteWebhook(id: string): Promise<LiveWebhook>;
   /** GET /webhooks/history: one page of delivery records. */
   listWebhookHistory(query?: WebhookHistoryQuery): Promise<WebhookHistoryPage>;

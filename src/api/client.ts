@@ -27,13 +27,14 @@ import {
   toWebhookCreateResponse,
 } from './normalize.js';
 import {
-  AMBIGUOUS_STATUSES,
   DEFAULT_RETRY_POLICY,
+  ambiguousStatus,
   backoffDelay,
+  clientRetriesStatus,
   delayAfterStatus,
   errorCode,
-  isRetriedStatus,
   isRetryableTransportError,
+  notProcessed,
   transportFailureCode,
   transportPhase,
   type RetryPolicy,
@@ -110,6 +111,9 @@ export function normalizeApiPath(path: string): string {
 
 type Auth = 'integration' | 'webhook';
 
+/** Logged when a create's answer was lost (5xx, timeout, reset) and its resource was found by natural key. */
+export const ANSWER_LOST = 'created by this apply: the answer was lost (5xx, timeout or reset); found by natural key, not re-sent';
+
 /** What to do after an ambiguous failure of a create: the result, or a (possibly smaller) body to re-send. */
 type Recovery<T> = { result: T } | { body: unknown };
 
@@ -123,6 +127,8 @@ interface Call<T> {
   parse(res: RawResponse): T;
   /** Set for creates: look the resource up before re-sending after an ambiguous failure. */
   recover?: (body: unknown) => Promise<Recovery<T>>;
+  /** Retries after the first attempt (default: the policy's); 0 for the lookups of a create's recovery. */
+  retries?: number;
 }
 
 function json(res: RawResponse): unknown {
@@ -180,9 +186,12 @@ export class ServiceClient implements ServiceApi {
 
   // ---- integrations -------------------------------------------------------------------------
 
-  listIntegrations(): Promise<LiveIntegration[]> {
+  listIntegrations(retries?: number): Promise<LiveIntegration[]> {
     const c = { method: 'GET', route: '/integrations', path: '/integrations' };
-    return this.call({ ...c, auth: 'integration', parse: (r) => toArray(json(r), toLiveIntegration, 'integrations', c.method, c.path) });
+    return this.call({
+      ...c, auth: 'integration', ...(retries !== undefined ? { retries } : {}),
+      parse: (r) => toArray(json(r), toLiveIntegration, 'integrations', c.method, c.path),
+    });
   }
 
   getIntegration(id: string): Promise<LiveIntegration> {
@@ -198,12 +207,12 @@ export class ServiceClient implements ServiceApi {
       method: 'POST', route: '/integrations', path: `/integrations${dryQuery(dry)}`, auth: 'integration', body,
       parse: (r) => toMutationResult(json(r)),
       recover: dry ? undefined : async () => {
-        const { hit, key, count } = findCreatedIntegration(await this.listIntegrations(), body);
+        const { hit, key, count } = findCreatedIntegration(await this.listIntegrations(0), body);
         if (count > 1) {
-          throw new TransportError(`create may have reached the service and ${count} integrations now match ${key}; not re-sending`, 'POST', '/integrations', undefined, ErrorCode.createUnsettled);
+          throw new TransportError(`create may have reached the service and ${count} integrations now match ${key}; not re-sending`, 'POST', `/integrations${dryQuery(dry)}`, undefined, ErrorCode.createUnsettled);
         }
         if (!hit) return { body };
-        this.logger.info({ id: hit.id, key }, 'create after an ambiguous failure: found the integration, not re-sending');
+        this.logger.info({ id: hit.id, key }, ANSWER_LOST);
         return { result: { id: hit.id, status: hit.status, validationResults: hit.validationResults } };
       },
     });
@@ -244,9 +253,9 @@ export class ServiceClient implements ServiceApi {
 
   // ---- webhooks -----------------------------------------------------------------------------
 
-  listWebhooks(): Promise<LiveWebhook[]> {
+  listWebhooks(retries?: number): Promise<LiveWebhook[]> {
     return this.call({
-      method: 'GET', route: '/webhooks', path: '/webhooks', auth: 'webhook',
+      method: 'GET', route: '/webhooks', path: '/webhooks', auth: 'webhook', ...(retries !== undefined ? { retries } : {}),
       parse: (r) => toArray(json(r), toLiveWebhook, 'webhooks', 'GET', '/webhooks'),
     });
   }
@@ -258,16 +267,17 @@ export class ServiceClient implements ServiceApi {
     });
   }
 
-  async createWebhooks(items: WebhookInput[]): Promise<WebhookCreateResponse> {
+  async createWebhooks(items: WebhookInput[], options: { preexisting?: ReadonlySet<string> } = {}): Promise<WebhookCreateResponse> {
     const found: LiveWebhook[] = [];
     const res = await this.call<WebhookCreateResponse>({
       method: 'POST', route: '/webhooks', path: '/webhooks', auth: 'webhook', body: { webhooks: items },
       parse: (r) => toWebhookCreateResponse(json(r)),
       recover: async (sent) => {
         const pending = (sent as { webhooks: WebhookInput[] }).webhooks;
-        const split = splitCreatedWebhooks(await this.listWebhooks(), pending, new Set(found.map((w) => w.id)));
+        const claimed = new Set([...(options.preexisting ?? []), ...found.map((w) => w.id)]);
+        const split = splitCreatedWebhooks(await this.listWebhooks(0), pending, claimed);
         found.push(...split.found);
-        if (split.found.length) this.logger.info({ names: split.found.map((w) => w.name) }, 'webhook create after an ambiguous failure: found, not re-sending');
+        if (split.found.length) this.logger.info({ names: split.found.map((w) => w.name) }, ANSWER_LOST);
         return split.missing.length ? { body: { webhooks: split.missing } } : { result: { createdWebhooks: [], errors: [] } };
       },
     });
@@ -283,10 +293,13 @@ export class ServiceClient implements ServiceApi {
 
   // ---- object-store data sources ----------------------------------------------------------------
 
-  async listDataSources(): Promise<LiveDataSource[]> {
+  async listDataSources(retries?: number): Promise<LiveDataSource[]> {
     const path = this.dsPath;
     try {
-      return await this.call({ method: 'GET', route: path, path, auth: 'integration', parse: (r) => toDataSourceList(json(r), 'GET', path) });
+      return await this.call({
+        method: 'GET', route: path, path, auth: 'integration', ...(retries !== undefined ? { retries } : {}),
+        parse: (r) => toDataSourceList(json(r), 'GET', path),
+      });
     } catch (err) {
       if (err instanceof ApiError && (err.statusCode === 404 || err.statusCode === 405)) throw new DataSourcesUnsupportedError(err.statusCode, 'GET', path);
       throw err;
@@ -315,8 +328,8 @@ export class ServiceClient implements ServiceApi {
     const bodyOf = (list: DataSourceInput[]) => ({ type: DATA_SOURCE_INTEGRATION_TYPE, integrationId: wireIntegrationId(integrationId), dataSources: list });
     const recovered: LiveDataSource[] = [];
     let sent = items;
-    const lookUp = async (pending: DataSourceInput[]): Promise<{ found: LiveDataSource[]; missing: DataSourceInput[] }> => {
-      const live = new Map((await this.listDataSources()).map((d) => [dataSourceKey(d.integrationId, d.prefix), d]));
+    const lookUp = async (pending: DataSourceInput[], retries?: number): Promise<{ found: LiveDataSource[]; missing: DataSourceInput[] }> => {
+      const live = new Map((await this.listDataSources(retries)).map((d) => [dataSourceKey(d.integrationId, d.prefix), d]));
       const found: LiveDataSource[] = [];
       const missing: DataSourceInput[] = [];
       for (const item of pending) {
@@ -330,9 +343,9 @@ export class ServiceClient implements ServiceApi {
       method: 'POST', route: path, path, auth: 'integration', body: bodyOf(items),
       parse: (r) => toCreatedDataSources(json(r), integrationId, sent),
       recover: async () => {
-        const split = await lookUp(sent);
+        const split = await lookUp(sent, 0);
         recovered.push(...split.found);
-        if (split.found.length) this.logger.info({ prefixes: split.found.map((d) => d.prefix) }, 'data source create after an ambiguous failure: found, not re-sending');
+        if (split.found.length) this.logger.info({ prefixes: split.found.map((d) => d.prefix) }, ANSWER_LOST);
         sent = split.missing;
         return sent.length ? { body: bodyOf(sent) } : { result: { found: [], missing: [] } };
       },
@@ -386,9 +399,9 @@ export class ServiceClient implements ServiceApi {
     return this.call({
       method: 'POST', route: '/webhooks/history/retry/{id}', path, auth: 'webhook',
       parse: (r) => toHistoryRecord(json(r)),
-      // A retry is a new delivery: after an ambiguous failure (timeout, reset after sending, 502, 504)
-      // it may have happened, so it is not re-sent (no duplicate delivery). Refused connections, 429
-      // and 503 ("not processed") are still retried.
+      // A retry is a new delivery: after an ambiguous failure (timeout, reset after sending, any 5xx)
+      // it may have happened, so it is not re-sent (no duplicate delivery). Refused connections and 429
+      // ("not processed") are still retried.
       recover: () => {
         throw new TransportError(
           `retry of webhook delivery ${historyId} may have reached the service (ambiguous failure); not re-sent, ` +
@@ -431,10 +444,11 @@ export class ServiceClient implements ServiceApi {
     try {
       return await recover(body);
     } catch (err) {
-      if (err instanceof CancelledError || err instanceof TransportError) throw err;
+      // The recovery's own verdict passes; a failure of the lookup (another request) never reads as this call's.
+      if (err instanceof CancelledError || (err instanceof TransportError && err.method === c.method && err.path === c.path)) throw err;
       throw new TransportError(
-        `the create may have reached the service, and looking it up failed: ${(err as Error).message}`,
-        c.method, c.path, err, ErrorCode.connectionLost,
+        `the create may have reached the service, and looking it up failed: ${(err as Error).message}; not re-sent (the next run finds it by its identity)`,
+        c.method, c.path, err, ErrorCode.createUnsettled,
       );
     }
   }
@@ -449,51 +463,46 @@ export class ServiceClient implements ServiceApi {
     }
   }
 
+  /**
+   * One request, with the client's retries: the only layer that repeats a request after a network error, a 5xx,
+   * a 408 or a 429 (the failure catalogue's `client` codes), at most `retries + 1` attempts in all. A create
+   * (`c.recover`) is never re-sent blindly: after any failure that may have reached the service (a 5xx, a
+   * timeout, a reset) its resource is looked up by natural key first, and only what is missing is sent again.
+   */
   private async call<T>(c: Call<T>): Promise<T> {
     let body = c.body;
-    let ambiguousEarlier = false;
+    /** An attempt of this create may have reached the service. */
+    let maybeSent = false;
+    const retries = c.retries ?? this.policy.retries;
+    const lookUp = async (): Promise<{ result: T } | undefined> => {
+      maybeSent = true;
+      const r = await this.recover(c, c.recover!, body);
+      if ('result' in r) return r;
+      body = r.body;
+      return undefined;
+    };
     for (let attempt = 0; ; attempt++) {
-      const last = attempt >= this.policy.retries;
+      const last = attempt >= retries;
       const started = performance.now();
       if (this.writeGate && c.method !== 'GET' && !/[?&]dryRun=true\b/.test(c.path)) this.writeGate(c.method, c.path);
       let res: RawResponse;
       try {
-        res = await this.transport.send({
-          method: c.method,
-          path: c.path,
-          headers: this.headers(c.auth, body !== undefined, c.accept ?? 'application/json'),
-          body: body === undefined ? undefined : JSON.stringify(body),
-          timeoutMs: this.timeoutMs,
-          // A create is waited for until it settles: re-sending one still in flight makes a duplicate.
-          ...(c.recover
-            ? {
-                settleMs: this.settleMs,
-                onSlow: () =>
-                  this.logger.warn(
-                    { method: c.method, path: c.path, timeoutMs: this.timeoutMs, settleMs: this.settleMs },
-                    'create slower than the request timeout: waiting for its answer before doing anything else',
-                  ),
-              }
-            : {}),
-          ...(this.forceSignal ? { signal: this.forceSignal } : {}),
-        });
+        res = await this.send(c, body);
       } catch (err) {
         if (err instanceof CancelledError) {
           this.report(c, 0, started, attempt, err.code);
           throw err;
         }
-        const code = errorCode(err) ?? 'UNKNOWN';
-        this.report(c, 0, started, attempt, code);
-        this.logger.debug({ method: c.method, path: c.path, attempt, code }, 'request failed');
-        const unsettled = transportFailureCode(code) === ErrorCode.createUnsettled;
+        const low = errorCode(err) ?? 'UNKNOWN';
+        const code = transportFailureCode(low);
+        this.report(c, 0, started, attempt, low);
+        this.logger.debug({ method: c.method, path: c.path, attempt, code: low }, 'request failed');
+        const unsettled = code === ErrorCode.createUnsettled;
         const retryable = isRetryableTransportError(err);
         if ((retryable || unsettled) && c.recover && transportPhase(err) === 'ambiguous') {
-          // The request settled (its connection closed) or will never be waited for again: look it up.
           // Even after the last attempt: if the resource is there, the create worked.
-          ambiguousEarlier = true;
-          const r = await this.recover(c, c.recover, body);
-          if ('result' in r) return r.result;
-          body = r.body;
+          const found = await lookUp();
+          if (found) return found.result;
         }
         if (unsettled) {
           throw new TransportError(
@@ -503,8 +512,8 @@ export class ServiceClient implements ServiceApi {
         }
         if (!retryable || last) {
           throw new TransportError(
-            `${(err as Error).message ?? String(err)} (${code}) after ${attempt + 1} attempt(s)`,
-            c.method, c.path, err, transportFailureCode(code),
+            `${(err as Error).message ?? String(err)} (${low}) after ${attempt + 1} attempt(s)`,
+            c.method, c.path, err, maybeSent && c.recover ? ErrorCode.createUnsettled : code,
           );
         }
         await this.pause(backoffDelay(attempt, this.policy, this.random));
@@ -520,28 +529,30 @@ export class ServiceClient implements ServiceApi {
           throw err;
         }
       }
-      if (res.status === 409 && c.recover && ambiguousEarlier) {
-        // An earlier attempt did reach the service after all: its resource exists or is being created.
-        const r = await this.recover(c, c.recover, body);
-        if ('result' in r) return r.result;
-        body = r.body;
-        if (!last) {
-          await this.pause(backoffDelay(attempt, this.policy, this.random));
-          continue;
+      if (c.recover && (ambiguousStatus(res.status) || (res.status === 409 && maybeSent))) {
+        // A 5xx may come after the service acted (a gateway that gave up on a slow origin); a 409 after such an
+        // answer says an earlier attempt did reach the service. Either way: look the resource up first.
+        const found = await lookUp();
+        if (found) return found.result;
+        if (res.status === 409) {
+          throw new TransportError(
+            `the create may have reached the service earlier (${res.status} now) and its resource is not listed yet; not re-sent (the next run finds it by its identity)`,
+            c.method, c.path, apiErrorFrom(res.status, res.text, c.method, c.path), ErrorCode.createUnsettled,
+          );
         }
       }
-      if (isRetriedStatus(res.status, c.method)) {
-        if (c.recover && AMBIGUOUS_STATUSES.has(res.status)) {
-          ambiguousEarlier = true;
-          const r = await this.recover(c, c.recover, body);
-          if ('result' in r) return r.result;
-          body = r.body;
-        }
-        if (last) throw this.apiError(res, c);
+      if (clientRetriesStatus(res.status, c.method) && !last) {
         await this.pause(delayAfterStatus(attempt, res.status, res.headers['retry-after'], this.policy, Date.now(), this.random));
         continue;
       }
-      throw this.apiError(res, c);
+      const err = this.apiError(res, c);
+      if (c.recover && maybeSent && !notProcessed(err)) {
+        throw new TransportError(
+          `the create may have reached the service (${err.statusCode} ${err.error} after ${attempt + 1} attempt(s)) and is not listed yet; not re-sent (the next run finds it by its identity)`,
+          c.method, c.path, err, ErrorCode.createUnsettled,
+        );
+      }
+      throw err;
     }
   }
 
@@ -551,6 +562,29 @@ export class ServiceClient implements ServiceApi {
     err.url = `${this.transport.baseUrl}${c.path.split('?')[0]}`;
     if (res.headers['x-govops'] === 'daemon') err.fromGovopsDaemon = true;
     return err;
+  }
+
+  /** One attempt of a call through the transport (a create waits for its answer until it settles). */
+  private send<T>(c: Call<T>, body: unknown): Promise<RawResponse> {
+    return this.transport.send({
+      method: c.method,
+      path: c.path,
+      headers: this.headers(c.auth, body !== undefined, c.accept ?? 'application/json'),
+      body: body === undefined ? undefined : JSON.stringify(body),
+      timeoutMs: this.timeoutMs,
+      // A create is waited for until it settles: re-sending one still in flight makes a duplicate.
+      ...(c.recover
+        ? {
+            settleMs: this.settleMs,
+            onSlow: () =>
+              this.logger.warn(
+                { method: c.method, path: c.path, timeoutMs: this.timeoutMs, settleMs: this.settleMs },
+                'create slower than the request timeout: waiting for its answer before doing anything else',
+              ),
+          }
+        : {}),
+      ...(this.forceSignal ? { signal: this.forceSignal } : {}),
+    });
   }
 
   private report(c: { method: string; route: string }, status: number, started: number, attempt: number, error?: string): void {

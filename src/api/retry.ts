@@ -1,8 +1,10 @@
 /**
- * Retry policy of the API client, as pure functions: which failures are retried, whether a failure
- * is ambiguous (the request may have reached the server), and how long to wait before the next try.
+ * Retry policy of the API client, as pure functions: which failures are retried (the failure catalogue's
+ * `client` codes: network errors, 5xx, 408, 429), whether a failure is ambiguous (the request may have reached
+ * the server), and how long to wait before the next try. The client is the only layer that repeats a request
+ * for these; worst case per request: `retries + 1` attempts (docs/decisions.md, "One owner per retry").
  */
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode, TransportError, apiStatusCode, failureKind, type ErrorCodeValue } from '../errors.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (so `retries + 1` attempts in all). */
@@ -22,23 +24,30 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxRetryAfterMs: 60_000,
 };
 
-/** HTTP statuses that are retried. */
-export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
-
 /**
- * Statuses after which the request may have been processed (a gateway gave up while the origin
- * was working on it). 429 and 503 mean "not processed": safe to re-send.
+ * Whether the client tries an answer with this status again: exactly the codes the failure catalogue gives to
+ * the client (5xx, 408, 429, and a 409 on a read). A 409 on a write is the task's (src/apply/integration.ts).
  */
-export const AMBIGUOUS_STATUSES: ReadonlySet<number> = new Set([502, 504]);
-
-/** The service certainly did not act on a request that failed with this error: it answered, with a status that is not ambiguous. */
-export function notProcessed(err: unknown): boolean {
-  return err instanceof ApiError && !AMBIGUOUS_STATUSES.has(err.statusCode);
+export function clientRetriesStatus(status: number, method: string): boolean {
+  return failureKind(apiStatusCode(status, method)).retriedBy === 'client';
 }
 
-/** 409 on a read means the service is busy (interface 7 lists 409 only for writes): retried like 503. */
-export function isRetriedStatus(status: number, method: string): boolean {
-  return RETRY_STATUSES.has(status) || (status === 409 && method === 'GET');
+/**
+ * Statuses after which a write may have been carried out: any 5xx (a gateway that gave up on a slow origin
+ * answers 502, 503 or 504 after the origin acted) and 408. Only a 4xx answer (429 included) means "not done".
+ */
+export function ambiguousStatus(status: number): boolean {
+  return status >= 500 || status === 408;
+}
+
+/**
+ * The service certainly did not act on a write that failed with this error: it answered with a status that is
+ * not ambiguous (a 4xx), or the connection was never opened. Everything else (5xx, timeouts, resets, an
+ * unsettled create) may have created something.
+ */
+export function notProcessed(err: unknown): boolean {
+  if (err instanceof ApiError) return !ambiguousStatus(err.statusCode);
+  return err instanceof TransportError && err.code === ErrorCode.connectFailed;
 }
 
 /** How a transport failure happened: `unsent` failures never reached the server. */
@@ -54,8 +63,8 @@ const UNSENT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/** Error codes of failures that are worth retrying at all (anything else is a bug, not a network blip). */
-const RETRYABLE_CODES: ReadonlySet<string> = new Set([
+/** Low-level codes of network failures (anything else is a bug, not a network blip, and is not retried). */
+const NETWORK_CODES: ReadonlySet<string> = new Set([
   ...UNSENT_CODES,
   'ECONNRESET',
   'EPIPE',
@@ -63,7 +72,7 @@ const RETRYABLE_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_SOCKET',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
-  'GOVOPS_REQUEST_TIMEOUT',
+  ErrorCode.requestTimeout,
 ]);
 
 /** Codes of failures where no answer came in time. */
@@ -71,12 +80,12 @@ const TIMEOUT_CODES: ReadonlySet<string> = new Set([
   'ETIMEDOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
-  'GOVOPS_REQUEST_TIMEOUT',
+  ErrorCode.requestTimeout,
 ]);
 
 /** The govops error code (src/errors.ts) of a transport failure with this low-level code. */
-export function transportFailureCode(code: string | undefined): string {
-  if (code === 'GOVOPS_REQUEST_UNSETTLED') return ErrorCode.createUnsettled;
+export function transportFailureCode(code: string | undefined): ErrorCodeValue {
+  if (code === ErrorCode.createUnsettled) return ErrorCode.createUnsettled;
   if (code !== undefined && UNSENT_CODES.has(code)) return ErrorCode.connectFailed;
   if (code !== undefined && TIMEOUT_CODES.has(code)) return ErrorCode.requestTimeout;
   return ErrorCode.connectionLost;
@@ -93,9 +102,10 @@ export function errorCode(err: unknown): string | undefined {
   return undefined;
 }
 
+/** A network failure whose catalogue code the client owns (an unsettled create is nobody's: never re-sent). */
 export function isRetryableTransportError(err: unknown): boolean {
   const code = errorCode(err);
-  return code !== undefined && RETRYABLE_CODES.has(code);
+  return code !== undefined && NETWORK_CODES.has(code) && failureKind(transportFailureCode(code)).retriedBy === 'client';
 }
 
 export function transportPhase(err: unknown): TransportPhase {

@@ -3,7 +3,7 @@
  * No retries, no interpretation of statuses (client.ts does that).
  */
 import { Pool } from 'undici';
-import { CancelledError } from '../errors.js';
+import { CancelledError, ErrorCode } from '../errors.js';
 
 export interface RawResponse {
   status: number;
@@ -31,7 +31,7 @@ export interface AttemptRequest {
 
 /** The whole request (connect, headers and body) took longer than the timeout. */
 export class RequestTimeoutError extends Error {
-  readonly code = 'GOVOPS_REQUEST_TIMEOUT';
+  readonly code = ErrorCode.requestTimeout;
   constructor(timeoutMs: number) {
     super(`request timed out after ${timeoutMs}ms`);
   }
@@ -39,7 +39,7 @@ export class RequestTimeoutError extends Error {
 
 /** A create got no answer within the settle limit: it may still be processed. */
 export class RequestUnsettledError extends Error {
-  readonly code = 'GOVOPS_REQUEST_UNSETTLED';
+  readonly code = ErrorCode.createUnsettled;
   constructor(settleMs: number) {
     super(`no answer after ${settleMs}ms of waiting for the request to settle`);
   }

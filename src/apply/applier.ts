@@ -7,9 +7,9 @@
  * next step starts only once the previous one settled (a replace creates after its delete is gone).
  * Webhook creates join batches (webhook-batch.ts), sent ahead of queued tasks.
  *
- * Each task is independent (one failure never stops the others). A phase that failed transiently
- * (service unavailable through all of the client's retries) is tried again, a bounded number of
- * times. The signal stops the apply gracefully: no task or phase starts, waits end at once, a request
+ * Each task is independent (one failure never stops the others), except that a state that cannot be saved
+ * stops them all: no write is sent whose intent is not on disk. A phase runs once: retries belong to the
+ * client (network errors, 5xx, 429) and to the task's 409 handling, never repeated here. The signal stops the apply gracefully: no task or phase starts, waits end at once, a request
  * in flight finishes and what it did is saved; `forceSignal` also aborts requests in flight.
  */
 import { setMaxListeners } from 'node:events';
@@ -26,7 +26,6 @@ import type { JournalEntry } from '../state/types.js';
 import { DataSourceBatches, joinsDataSourceBatch } from './data-source-batch.js';
 import { taskDependencies, taskKey } from './dependencies.js';
 import { Ledger } from './ledger.js';
-import { nextInterval, sleep } from './poll.js';
 import { Poller, type PollCounters } from './poller.js';
 import { joinsWebhookBatch, taskFor, type Phase, type Step, type StepContext } from './tasks.js';
 import { TransitionStats } from './transitions.js';
@@ -62,6 +61,8 @@ export interface ApplyInput {
   pollListThreshold?: number;
   /** Integrations the service listed at plan time (the poller weighs a list against status requests). */
   liveIntegrations?: number;
+  /** Ids of the webhooks the service listed at plan time: a lost create answer is never resolved to one of them. */
+  liveWebhookIds?: ReadonlySet<string>;
   /** Webhook creates per POST: at most this many items and bytes (--webhook-batch-size / -bytes). */
   webhookBatch?: Partial<BatchLimits>;
   onOutcome?: (outcome: ResourceOutcome, done: number, total: number) => void;
@@ -82,23 +83,11 @@ export const DEFAULT_POLL_MAX_MS = 30_000;
 export const DEFAULT_POLL_RATE = 50;
 export const DEFAULT_POLL_LIST_THRESHOLD = 4;
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
-/** Tries of one phase whose failure was transient. */
-export const PHASE_ATTEMPTS = 3;
 
 const PHASES: readonly Phase[] = ['dryRun', 'prepare', 'write', 'settle'];
 /** Webhook batches go first; then steps of tasks already under way (a replace's create), then new tasks. */
 const BATCH_PRIORITY = 2;
 const CONTINUE_PRIORITY = 1;
-
-/** Failures a phase is tried again for: the service did not act, or the phase is safe to repeat. */
-const PHASE_RETRY_CODES: ReadonlySet<string> = new Set<string>([
-  ErrorCode.connectFailed,
-  ErrorCode.connectionLost,
-  ErrorCode.requestTimeout,
-  ErrorCode.apiUnavailable,
-  ErrorCode.apiRateLimited,
-  ErrorCode.apiConflict,
-]);
 
 export function actionLabel(c: PlanChange): OutcomeAction {
   if (c.action === 'noop' && c.renamedFrom !== undefined) return 'rename';
@@ -160,7 +149,10 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
   const queue = new PQueue({ concurrency: Math.max(1, input.concurrency ?? DEFAULT_CONCURRENCY) });
   const batch = new WebhookBatch(
     changes.filter(joinsWebhookBatch).map((c) => c.name),
-    { api, ledger, poll, logger, enqueue: (fn) => queue.add(fn, { priority: BATCH_PRIORITY }) },
+    {
+      api, ledger, poll, logger, enqueue: (fn) => queue.add(fn, { priority: BATCH_PRIORITY }),
+      ...(input.liveWebhookIds ? { preexistingWebhooks: input.liveWebhookIds } : {}),
+    },
     input.webhookBatch,
   );
 
@@ -192,23 +184,17 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     input.onOutcome?.(o, outcomes.length, total);
   };
 
-  /** One phase of one step; transient failures are tried again (bounded, never past the deadline). */
+  /**
+   * One phase of one step, once. No phase repeats another layer's retries: the client owns network errors,
+   * 5xx and 429, the task's own code owns 409 (integration.ts); a failure that comes out of them is the
+   * task's outcome. Once the state could not be saved, no intent is recorded and no write is sent.
+   */
   const runPhase = async (step: Step, phase: Phase): Promise<void> => {
     const call = step[phase]?.bind(step);
     if (!call) return;
-    let backoff = ctx.poll.initialMs;
-    for (let attempt = 1; ; attempt++) {
-      if (signal?.aborted) throw new CancelledError(`stopped before the ${step.label} ${phase}: govops is shutting down; the next run resumes it`);
-      try {
-        return await call(ctx);
-      } catch (err) {
-        const { code } = classify(err);
-        if (step.batched || !PHASE_RETRY_CODES.has(code) || attempt >= PHASE_ATTEMPTS || Date.now() + backoff >= ctx.poll.deadline) throw err;
-        logger.debug({ step: step.label, phase, attempt, code }, 'phase failed transiently; trying again');
-        await sleep(backoff, signal);
-        backoff = nextInterval(backoff, ctx.poll.maxMs);
-      }
-    }
+    if (signal?.aborted) throw new CancelledError(`stopped before the ${step.label} ${phase}: govops is shutting down; the next run resumes it`);
+    if (phase === 'prepare' || phase === 'write') ledger.assertWritable();
+    await call(ctx);
   };
   const runPhases = async (step: Step, phases: readonly Phase[]): Promise<void> => {
     for (const phase of phases) await runPhase(step, phase);
@@ -226,6 +212,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
     const start = (): void => {
       if (started !== undefined) return;
       if (signal?.aborted) throw new NotStarted(ErrorCode.cancelled, 'aborted before it started');
+      if (ledger.halted) throw new NotStarted(ErrorCode.stateWriteFailed, `not started: ${ledger.halted.message}`);
       if (Date.now() >= ctx.poll.deadline) throw new NotStarted(ErrorCode.settleTimeout, 'the apply --timeout passed before it started');
       started = Date.now();
     };

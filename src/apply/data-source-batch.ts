@@ -3,8 +3,9 @@
  * list, `dataSources[]`). Each data source's task joins its integration's batch once its integration is ready
  * (its task done: enabled, live id known); the batch is sent once every expected member has joined or left.
  * Intent first: every member is recorded as a pending create, found later by (integration id, prefix), and
- * saved before the POST. A failure the service certainly did not act on (it answered 4xx or 503) drops the
- * intents; any other leaves them for the next run to resolve against the live list.
+ * saved before the POST. A failure the service certainly did not act on (it answered 4xx, or the connection
+ * was refused) drops the intents; any other (5xx, timeout, reset: the answer may have been lost) leaves them for
+ * the next run to resolve against the live list.
  */
 import type { LiveDataSource } from '../api/types.js';
 import { notProcessed } from '../api/retry.js';
@@ -90,13 +91,17 @@ export class DataSourceBatches {
 
   private async send(integrationId: string, members: Member[]): Promise<void> {
     const { api, ledger, logger } = this.deps;
+    ledger.assertWritable();
     for (const m of members) ledger.intendCreate(m.change, m.desired, dataSourceKey(integrationId, m.desired.body.prefix));
     await ledger.save();
     const items = members.map((m) => ({ dataSourceName: m.desired.body.dataSourceName, prefix: m.desired.body.prefix }));
     logger.debug({ integrationId, count: items.length }, 'data sources: one create request');
     let created: LiveDataSource[];
     try {
-      created = await this.deps.enqueue(() => api.createDataSources(integrationId, items));
+      created = await this.deps.enqueue(() => {
+        ledger.assertWritable();
+        return api.createDataSources(integrationId, items);
+      });
     } catch (err) {
       if (notProcessed(err)) for (const m of members) ledger.dropIntent(m.change);
       await ledger.save();

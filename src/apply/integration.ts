@@ -7,12 +7,12 @@
 import type { ServiceApi } from '../api/client-types.js';
 import { findCreatedIntegration } from '../api/recovery.js';
 import type { IntegrationBody, IntegrationMutationResult, LiveIntegration } from '../api/types.js';
-import { ApiError, ErrorCode } from '../errors.js';
+import { ApiError, ErrorCode, failureKind } from '../errors.js';
 import { ERROR_STATUSES } from '../service/kinds.js';
 import { nextInterval, sleep, waitSettled, type PollSettings } from './poll.js';
 import type { StatusWaiter, WaitRequest } from './poller.js';
 import type { Operation } from './transitions.js';
-import { ApplyFailure, failingTests, resultsFromError, validationFailure } from './validation.js';
+import { ApplyFailure, resultsFromError, validationFailure, validationVerdict } from './validation.js';
 
 export interface OpContext {
   api: ServiceApi;
@@ -37,7 +37,8 @@ export function awaitSettled(ctx: OpContext, req: WaitRequest): Promise<string> 
 /** Retries after a 409 before giving up (each after the integration settled). */
 export const MAX_CONFLICT_RETRIES = 5;
 
-const isConflict = (err: unknown): err is ApiError => err instanceof ApiError && err.statusCode === 409;
+/** A failure this task retries (the catalogue's `task` codes: a 409 on a write, the integration is busy). */
+const isConflict = (err: unknown): err is ApiError => err instanceof ApiError && failureKind(err.code).retriedBy === 'task';
 
 /**
  * Call `fn`; on 409 wait for the integration `id` to leave editing/deleting (when there is an id),
@@ -80,7 +81,7 @@ async function mutate(
     }
     throw err;
   }
-  if (failingTests(result.validationResults).length > 0) {
+  if (validationVerdict(result.validationResults).verdict === 'failed') {
     throw validationFailure(`${what} failed validation`, result.validationResults, id);
   }
   return result;
@@ -141,15 +142,15 @@ export async function dryRunCreate(ctx: OpContext, body: IntegrationBody): Promi
 }
 
 /**
- * The real create; returns the new id. `maybeSent`: an earlier try of this create may have reached
- * the service, so an integration found by natural key after a 409 is this create's own.
+ * The real create; returns the new id. The client already resolved an answer that was lost (5xx, timeout,
+ * reset) by natural key, or failed with createUnsettled (the pending intent stays: the next run finds it).
  * - 400 and an integration of this natural key in an error status: it failed to create earlier: fixed
  *   by PUT (its id is returned).
  * - 409 and nothing found by natural key: the service was busy; retried (bounded).
- * - 409 and an integration found: this create's own when `maybeSent`, else someone else's (the next
- *   plan adopts it).
+ * - 409 and an integration found: no attempt of this create reached the service (the client would have said
+ *   so), so it is someone else's: the next plan adopts it.
  */
-export async function writeCreate(ctx: OpContext, body: IntegrationBody, maybeSent: boolean): Promise<string> {
+export async function writeCreate(ctx: OpContext, body: IntegrationBody): Promise<string> {
   let backoff = ctx.poll.initialMs;
   for (let retry = 0; ; retry++) {
     try {
@@ -162,7 +163,6 @@ export async function writeCreate(ctx: OpContext, body: IntegrationBody, maybeSe
       }
       if (!isConflict(err)) throw err;
       const found = await findByNaturalKey(ctx, body);
-      if (found && maybeSent) return found.id;
       if (found) {
         throw new ApplyFailure(
           ErrorCode.alreadyExists,

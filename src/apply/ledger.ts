@@ -10,9 +10,23 @@
  * first save, every `compactAfter` entries and at `finish()`: the cost of recording one resource does
  * not grow with the size of the state. Without one, every save writes the whole state.
  */
+import { ErrorCode, GovopsError } from '../errors.js';
 import type { GovopsState, JournalEntry, ManagedResource } from '../state/types.js';
 import type { DesiredResource, ResourceChange } from '../plan/types.js';
 import { desiredIdentity } from '../plan/stale.js';
+
+/**
+ * The state could not be written (disk full, folder gone...). Terminal for the run: once one save failed, no
+ * further write is sent to the service (an intent that is not on disk must not be acted on); what was already
+ * sent stays recorded as the pending intents on disk, resolved by the next run.
+ */
+export class StateWriteError extends GovopsError {
+  override readonly name = 'StateWriteError';
+  readonly code = ErrorCode.stateWriteFailed;
+  constructor(override readonly cause: unknown) {
+    super(`the state could not be written (${cause instanceof Error ? cause.message : String(cause)}): the apply stops, nothing more is sent; free the space (or fix the --state folder) and run again`);
+  }
+}
 
 type Named = Pick<ResourceChange, 'resourceKind' | 'name' | 'renamedFrom' | 'adopt'>;
 type Kind = ManagedResource['kind'];
@@ -40,6 +54,8 @@ export class Ledger {
   private journaled = 0;
   /** A state-level field changed since the last full save. */
   private headChanged = false;
+  /** The first failed save: from then on no write may be sent (see `assertWritable`). */
+  private failed?: StateWriteError;
 
   constructor(
     state: GovopsState,
@@ -105,6 +121,17 @@ export class Ledger {
     if (this.get(c.resourceKind, c.name)?.pending === 'create') this.remove(c.resourceKind, c.name);
   }
 
+  /** The first save that failed, if any. */
+  get halted(): StateWriteError | undefined {
+    return this.failed;
+  }
+
+  /** Throws once a save has failed: called before every intent and every write (no write without a saved intent). */
+  assertWritable(): void {
+    if (this.failed) throw this.failed;
+  }
+
+  /** Write what was recorded (shared with a save already waiting). A failure halts the ledger: StateWriteError. */
   save(): Promise<void> {
     if (this.next) return this.next;
     const p = this.saving
@@ -112,6 +139,11 @@ export class Ledger {
       .then(() => {
         this.next = undefined;
         return this.write();
+      })
+      .catch((err: unknown) => {
+        const failure = err instanceof StateWriteError ? err : new StateWriteError(err);
+        this.failed ??= failure;
+        throw failure;
       });
     this.next = p;
     this.saving = p;

@@ -6,7 +6,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ServiceApi } from '../api/client-types.js';
 import { ApiError, CancelledError, ErrorCode, isAbortError } from '../errors.js';
-import { TRANSITIONAL_STATUSES } from '../service/kinds.js';
+import { describeUnsettled, isSettledStatus } from '../service/kinds.js';
 import { ApplyFailure } from './validation.js';
 
 export interface PollSettings {
@@ -28,13 +28,16 @@ export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   }
 }
 
+const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.statusCode === 404;
+
 export function nextInterval(current: number, max: number): number {
   return Math.min(max, current * 2);
 }
 
 /**
- * Poll until the status is no longer transitional. Returns the status, or `gone` when the status
- * endpoint answers 404 (deleted).
+ * Poll until the status is settled (enabled or an error status; any other keeps it polling). Returns the
+ * status, or `gone` when the status endpoint answers 404 and `GET /integrations/{id}` confirms it (a status
+ * endpoint that lags right after a create is not taken for a deletion).
  */
 export async function waitSettled(api: ServiceApi, id: string, poll: PollSettings, waitFirst = true): Promise<string> {
   let interval = poll.initialMs;
@@ -47,14 +50,16 @@ export async function waitSettled(api: ServiceApi, id: string, poll: PollSetting
       interval = nextInterval(interval, poll.maxMs);
     }
     try {
-      const s = await api.getIntegrationStatus(id);
-      last = s.status;
-      if (!TRANSITIONAL_STATUSES.has(s.status)) return s.status;
+      last = (await api.getIntegrationStatus(id).catch(async (err: unknown) => {
+        if (!isNotFound(err)) throw err;
+        return api.getIntegration(id); // confirm: a lagging status endpoint is not a deletion
+      })).status;
+      if (isSettledStatus(last)) return last;
     } catch (err) {
-      if (err instanceof ApiError && err.statusCode === 404) return 'gone';
+      if (isNotFound(err)) return 'gone';
       throw err;
     }
     if (Date.now() >= poll.deadline) break;
   }
-  throw new ApplyFailure(ErrorCode.settleTimeout, `timed out waiting for integration ${id} to settle (last status: ${last})`, { liveId: id });
+  throw new ApplyFailure(ErrorCode.settleTimeout, `timed out waiting for integration ${id} to settle (${describeUnsettled(last)})`, { liveId: id });
 }

@@ -1,6 +1,6 @@
 /**
- * The shared status poller of an apply: every integration waiting to leave `creating`, `editing` or
- * `deleting` is watched here, outside the concurrency limit (a task's slot is freed once its write is
+ * The shared status poller of an apply: every integration waiting for a settled status (`enabled` or an
+ * error status; any other, documented or not, keeps it waiting) is watched here, outside the concurrency limit (a task's slot is freed once its write is
  * accepted).
  *
  * When to poll: the first poll is aimed at the expected end of the transition — the median of the
@@ -21,7 +21,7 @@ import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
 import type { LiveIntegration } from '../api/types.js';
 import { ApiError, CancelledError, ErrorCode } from '../errors.js';
-import { TRANSITIONAL_STATUSES } from '../service/kinds.js';
+import { describeUnsettled, isSettledStatus } from '../service/kinds.js';
 import { transitionKey, type Operation, type TransitionStats } from './transitions.js';
 import { ApplyFailure } from './validation.js';
 
@@ -82,6 +82,10 @@ interface Wait {
   inFlight: boolean;
   /** A list did not show it: ask its status endpoint. */
   statusOnly: boolean;
+  /** Status 404s in a row that `GET /integrations/{id}` confirmed (a create or update: maybe a lagging replica). */
+  goneChecks: number;
+  /** When the first of them was seen. */
+  goneSince?: number;
   resolve(status: string): void;
   reject(err: unknown): void;
 }
@@ -96,6 +100,15 @@ const GROUP_MS = 5;
 export const LIST_ITEMS_PER_POLL = 50;
 /** After a failed list, status requests only for this long. */
 const LIST_BACKOFF_MS = 1000;
+/**
+ * An integration being created or updated is taken as gone only after this many status 404s in a row, each
+ * confirmed by `GET /integrations/{id}`, over at least GONE_CONFIRM_MS: a status endpoint (or a replica) that
+ * lags right after a create is not a deletion.
+ */
+export const GONE_CONFIRMATIONS = 3;
+export const GONE_CONFIRM_MS = 1000;
+
+const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.statusCode === 404;
 
 const clamp = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
 
@@ -138,6 +151,7 @@ export class Poller implements StatusWaiter {
         missesAfterEnd: 0,
         inFlight: false,
         statusOnly: false,
+        goneChecks: 0,
         resolve,
         reject,
       });
@@ -240,8 +254,34 @@ export class Poller implements StatusWaiter {
       },
       (err: unknown) => {
         w.inFlight = false;
-        if (err instanceof ApiError && err.statusCode === 404) this.observe(w, 'gone', sentAt);
-        else this.settle(w, () => w.reject(err));
+        if (!isNotFound(err)) this.settle(w, () => w.reject(err));
+        else if (w.op === 'delete') this.observe(w, 'gone', sentAt);
+        else this.confirmGone(w, sentAt);
+      },
+    ).finally(() => this.wake(Date.now()));
+  }
+
+  /** The status endpoint answered 404 for an integration being created or updated: ask `GET /integrations/{id}`. */
+  private confirmGone(w: Wait, sentAt: number): void {
+    w.inFlight = true;
+    this.counters.status++;
+    this.o.api.getIntegration(w.id).then(
+      (live) => {
+        w.inFlight = false;
+        w.goneChecks = 0;
+        delete w.goneSince;
+        this.observe(w, live.status, sentAt);
+      },
+      (err: unknown) => {
+        w.inFlight = false;
+        if (!isNotFound(err)) return this.settle(w, () => w.reject(err));
+        w.goneChecks++;
+        w.goneSince ??= sentAt;
+        if (w.goneChecks >= GONE_CONFIRMATIONS && sentAt - w.goneSince >= GONE_CONFIRM_MS) return this.observe(w, 'gone', sentAt);
+        this.o.logger?.debug({ id: w.id, checks: w.goneChecks }, 'integration not found right after its write: asking again before taking it as gone');
+        w.statusOnly = true;
+        w.lastPollAt = sentAt;
+        w.lastMissAt = sentAt;
       },
     ).finally(() => this.wake(Date.now()));
   }
@@ -272,7 +312,7 @@ export class Poller implements StatusWaiter {
           if (w.learn) {
             const c = cross.get(w.key) ?? { lo: -Infinity, hi: Infinity };
             const elapsed = sentAt - w.startedAt;
-            if (TRANSITIONAL_STATUSES.has(status)) c.lo = Math.max(c.lo, elapsed);
+            if (!isSettledStatus(status)) c.lo = Math.max(c.lo, elapsed);
             else c.hi = Math.min(c.hi, elapsed);
             cross.set(w.key, c);
           }
@@ -294,7 +334,8 @@ export class Poller implements StatusWaiter {
   private observe(w: Wait, status: string, at: number): void {
     if (!this.waits.has(w)) return;
     w.lastStatus = status;
-    if (TRANSITIONAL_STATUSES.has(status)) {
+    if (status !== 'gone' && !isSettledStatus(status)) {
+      // Transitional, or a status the interface does not list: not settled, polled on until the timeout.
       const expected = this.o.stats.estimate(w.key);
       if (expected !== undefined && at >= w.startedAt + expected - 1) w.missesAfterEnd++;
       w.lastPollAt = at;
@@ -319,7 +360,7 @@ export class Poller implements StatusWaiter {
   private timeout(w: Wait): void {
     this.settle(w, () =>
       w.reject(
-        new ApplyFailure(ErrorCode.settleTimeout, `timed out waiting for integration ${w.id} to settle (last status: ${w.lastStatus})`, {
+        new ApplyFailure(ErrorCode.settleTimeout, `timed out waiting for integration ${w.id} to settle (${describeUnsettled(w.lastStatus)})`, {
           liveId: w.id,
         }),
       ),

@@ -78,8 +78,6 @@ class CreateIntegration implements Step {
   private acceptedAt?: number;
   /** The integration failed to create earlier (the service says: fix it with PUT): its id. */
   private fixId?: string;
-  /** An earlier write may have reached the service: an integration found by natural key is this one. */
-  private uncertain = false;
   constructor(
     private readonly change: Named,
     private readonly d: DesiredIntegration,
@@ -103,13 +101,7 @@ class CreateIntegration implements Step {
       this.id = this.fixId;
       return;
     }
-    let id: string;
-    try {
-      id = await writeCreate(ctx, body(this.d), this.uncertain);
-    } catch (err) {
-      this.uncertain ||= !(err instanceof ApplyFailure);
-      throw err;
-    }
+    const id = await writeCreate(ctx, body(this.d));
     this.acceptedAt = Date.now();
     this.id = id;
     ctx.ledger.recordLive(this.change, this.d, id);

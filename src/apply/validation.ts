@@ -1,10 +1,12 @@
 /** Validation results of the service: which tests failed, and a failure carrying them. */
-import { ApiError, ErrorCode, GovopsError, type FailureClass } from '../errors.js';
+import { ApiError, ErrorCode, GovopsError, type ErrorCodeValue } from '../errors.js';
 import type { ValidationResults, ValidationTest } from '../api/types.js';
 import { isPlainObject } from '../util/object.js';
 
 // `warning` passes: the service reports it on success too (issue 8: a plan must apply against a service that warns)
 const OK_STATUSES = new Set(['passed', 'skipped', 'warning']);
+/** The overall status normalize.ts gives a body that has none: not counted. */
+const ABSENT = 'unknown';
 
 export interface TestSummary {
   name: string;
@@ -19,6 +21,29 @@ export function failingTests(results: ValidationResults | undefined): TestSummar
   return summarizeTests(results).filter((t) => !OK_STATUSES.has(t.status));
 }
 
+export interface ValidationVerdict {
+  verdict: 'passed' | 'warning' | 'failed';
+  /** Tests whose status is not passed, skipped or warning (a status the interface does not list fails). */
+  failing: TestSummary[];
+  /** The overall `validationResults.status` when it fails on its own (no failing test named). */
+  overall?: string;
+}
+
+/**
+ * The one rule for validation results, used by apply and preview alike: a test or the overall status other than
+ * passed, skipped or warning fails (the overall status counts even when no test failed: a service may answer a
+ * failing dry run with 200 and only the overall `failed`); an absent overall status is not counted; a warning
+ * passes, shown as a warning.
+ */
+export function validationVerdict(results: ValidationResults | undefined): ValidationVerdict {
+  const failing = failingTests(results);
+  const status = results?.status ?? ABSENT;
+  const overallFails = status !== ABSENT && !OK_STATUSES.has(status);
+  if (failing.length > 0 || overallFails) return { verdict: 'failed', failing, ...(overallFails ? { overall: status } : {}) };
+  const warned = status === 'warning' || summarizeTests(results).some((t) => t.status === 'warning');
+  return { verdict: warned ? 'warning' : 'passed', failing };
+}
+
 /** Validation results riding along in an error body (422), when the service sends them. */
 export function resultsFromError(err: unknown): ValidationResults | undefined {
   if (!(err instanceof ApiError) || !isPlainObject(err.body)) return undefined;
@@ -27,33 +52,18 @@ export function resultsFromError(err: unknown): ValidationResults | undefined {
   return undefined;
 }
 
-/** Codes an apply step fails with, and their class. */
-const APPLY_CODES: Readonly<Record<string, FailureClass>> = {
-  [ErrorCode.validationFailed]: 'terminal',
-  [ErrorCode.statusError]: 'terminal',
-  [ErrorCode.alreadyExists]: 'terminal',
-  [ErrorCode.blocked]: 'terminal',
-  [ErrorCode.settleTimeout]: 'transient',
-  [ErrorCode.conflictPersists]: 'transient',
-  [ErrorCode.resourceGone]: 'transient',
-  [ErrorCode.createUnsettled]: 'transient',
-  [ErrorCode.cancelled]: 'transient',
-};
-
 /** An apply step failed; `validation` holds the tests the service reported, if any. */
 export class ApplyFailure extends GovopsError {
   override readonly name = 'ApplyFailure';
-  readonly failureClass: FailureClass;
   readonly validation?: TestSummary[];
   /** The resource exists in the service after the failure (e.g. createError): record its id. */
   readonly liveId?: string;
   constructor(
-    readonly code: string,
+    readonly code: ErrorCodeValue,
     message: string,
     extra: { validation?: TestSummary[]; liveId?: string } = {},
   ) {
     super(message);
-    this.failureClass = APPLY_CODES[code] ?? 'terminal';
     if (extra.validation) this.validation = extra.validation;
     if (extra.liveId !== undefined) this.liveId = extra.liveId;
   }
@@ -69,10 +79,10 @@ export function validationFailure(
   results: ValidationResults | undefined,
   liveId?: string,
   fallback?: string,
-  code: string = ErrorCode.validationFailed,
+  code: ErrorCodeValue = ErrorCode.validationFailed,
 ): ApplyFailure {
-  const failing = failingTests(results);
-  const detail = failing.length ? describeTests(failing) : fallback;
+  const { failing, overall } = validationVerdict(results);
+  const detail = failing.length ? describeTests(failing) : overall !== undefined ? `overall validation status ${overall}, no failing test named` : fallback;
   return new ApplyFailure(code, `${what}${detail ? `: ${detail}` : ''}`, {
     validation: summarizeTests(results),
     ...(liveId !== undefined ? { liveId } : {}),

@@ -5,22 +5,18 @@
  * expected member has joined or left (a replace whose delete failed leaves). A batch the service refuses
  * as too large (413) is split in half and the limit lowered for the batches after it.
  *
- * Intent first: every member of a batch is recorded as a pending create and saved before its POST.
- * After a failure that may have created some of them, the batch is reconciled name by name: the names
- * now live (and owned by no state entry) are this batch's, only the others are sent again.
+ * Intent first: every member of a batch is recorded as a pending create and saved before its POST. The
+ * POST is sent once by the batch: the client retries it (network errors, 5xx, 429) and, after an answer that
+ * may have been lost, finds the members already created by name before sending only the others again.
  */
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
-import { webhooksByName } from '../api/recovery.js';
 import type { LiveWebhook } from '../api/types.js';
-import { ApiError, classify } from '../errors.js';
+import { ApiError } from '../errors.js';
 import type { DesiredWebhook, ResourceChange } from '../plan/types.js';
 import type { Ledger } from './ledger.js';
-import { nextInterval, sleep, type PollSettings } from './poll.js';
+import type { PollSettings } from './poll.js';
 import { createWebhooks } from './webhooks.js';
-
-/** Sends of one batch (the first and the retries after transient failures). */
-export const MAX_BATCH_SENDS = 3;
 
 export interface BatchLimits {
   /** Webhooks per POST at most. */
@@ -50,6 +46,8 @@ export interface BatchDeps {
   logger: Logger;
   /** Run a service call in the apply's concurrency limit, ahead of queued work. */
   enqueue<T>(fn: () => Promise<T>): Promise<T>;
+  /** Live webhook ids before the apply (the plan's list): never taken for one this apply created. */
+  preexistingWebhooks?: ReadonlySet<string>;
 }
 
 const tooLarge = (err: unknown): boolean => err instanceof ApiError && err.statusCode === 413;
@@ -102,42 +100,40 @@ export class WebhookBatch {
     });
   }
 
+  /**
+   * One POST for the members (the client owns its retries and resolves a lost answer by name). A member the
+   * service certainly did not create drops its intent; one whose outcome is unknown keeps it (the next run
+   * finds it by name).
+   */
   private async send(members: Member[]): Promise<void> {
-    const { api, ledger, poll } = this.deps;
+    const { api, ledger } = this.deps;
+    ledger.assertWritable();
     for (const m of members) ledger.intendCreate(m.change, m.desired, m.desired.body.name);
     await ledger.save();
-    let todo = members;
-    let backoff = poll.initialMs;
-    for (let send = 1; todo.length > 0; send++) {
-      if (send > 1) {
-        await sleep(backoff, poll.signal);
-        backoff = nextInterval(backoff, poll.maxMs);
-        todo = await this.claimLive(todo);
-        if (todo.length === 0) break;
-      }
-      const batch = todo;
-      this.posts++;
-      const results = await this.deps.enqueue(() => createWebhooks(api, batch.map((m) => structuredClone(m.desired.body))));
-      if (batch.length > 1 && results.every((r) => !r.ok && tooLarge(r.error))) {
-        await this.split(batch);
-        return;
-      }
-      const again: Member[] = [];
-      batch.forEach((m, i) => {
-        const r = results[i]!;
-        if (r.ok) {
-          ledger.recordLive(m.change, m.desired, r.webhook.id);
-          m.resolve(r.webhook);
-        } else if (classify(r.error).failureClass === 'transient' && send < MAX_BATCH_SENDS) {
-          again.push(m);
-        } else {
-          if (r.definite) ledger.dropIntent(m.change);
-          m.reject(r.error);
-        }
-      });
+    this.posts++;
+    const results = await this.deps.enqueue(() => {
+      ledger.assertWritable();
+      // Ids live before the apply, and those the state records, are never this POST's own.
+      const preexisting = new Set([...(this.deps.preexistingWebhooks ?? []), ...ledger.ids('Webhook')]);
+      return createWebhooks(api, members.map((m) => structuredClone(m.desired.body)), preexisting);
+    });
+    if (members.length > 1 && results.every((r) => !r.ok && tooLarge(r.error))) {
+      await this.split(members);
+      return;
+    }
+    members.forEach((m, i) => {
+      const r = results[i]!;
+      if (r.ok) ledger.recordLive(m.change, m.desired, r.webhook.id);
+      else if (r.definite) ledger.dropIntent(m.change);
+    });
+    try {
       await ledger.save();
-      if (again.length) this.deps.logger.info({ names: again.map((m) => m.change.name), send }, 'webhook batch: sending again the ones not created');
-      todo = again;
+    } finally {
+      members.forEach((m, i) => {
+        const r = results[i]!;
+        if (r.ok) m.resolve(r.webhook);
+        else m.reject(r.error);
+      });
     }
   }
 
@@ -156,32 +152,5 @@ export class WebhookBatch {
         }),
       ),
     );
-  }
-
-  /** After a failure that may have created some: the members now live by name are settled. Returns the rest. */
-  private async claimLive(todo: Member[]): Promise<Member[]> {
-    const { api, ledger } = this.deps;
-    let live: LiveWebhook[];
-    try {
-      live = await api.listWebhooks();
-    } catch (err) {
-      for (const m of todo) m.reject(err);
-      return [];
-    }
-    const owned = ledger.ids('Webhook');
-    const byName = webhooksByName(live);
-    const rest: Member[] = [];
-    for (const m of todo) {
-      const hit = byName.get(m.desired.body.name)?.find((w) => !owned.has(w.id));
-      if (!hit) {
-        rest.push(m);
-        continue;
-      }
-      owned.add(hit.id);
-      ledger.recordLive(m.change, m.desired, hit.id);
-      m.resolve(hit);
-    }
-    if (rest.length < todo.length) await ledger.save();
-    return rest;
   }
 }

@@ -41,11 +41,15 @@ function errorTarget(e: unknown, items: readonly WebhookInput[]): number | undef
 }
 
 /** One POST for all new webhooks; every input gets an outcome (by name for created ones). */
-export async function createWebhooks(api: ServiceApi, items: readonly WebhookInput[]): Promise<BatchOutcome[]> {
+export async function createWebhooks(
+  api: ServiceApi,
+  items: readonly WebhookInput[],
+  preexisting?: ReadonlySet<string>,
+): Promise<BatchOutcome[]> {
   if (items.length === 0) return [];
   let res;
   try {
-    res = await api.createWebhooks([...items]);
+    res = await api.createWebhooks([...items], preexisting ? { preexisting } : {});
   } catch (err) {
     const error = err instanceof Error ? err : new Error(String(err));
     return items.map(() => ({ ok: false as const, error, definite: notProcessed(err) }));

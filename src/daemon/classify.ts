@@ -1,8 +1,8 @@
 /**
  * Pure: what a reconcile attempt means for the loop (reject, retry, ready, drift...). Decided from the
- * failure's code and class (src/errors.ts), never from message text.
+ * failure catalogue (src/errors.ts: class, unreachable, blocks readiness), never from message text.
  */
-import { ErrorCode, UNAVAILABLE_CODES, classify, type FailureInfo } from '../errors.js';
+import { ErrorCode, classify, failureKind, type FailureInfo } from '../errors.js';
 import { isAwaitingManualStep } from '../plan/manual-steps.js';
 import type { ReconcileResult, ResourceOutcome } from '../reconcile/types.js';
 
@@ -62,17 +62,20 @@ export function judgeResult(result: ReconcileResult, apply: boolean): Judgement 
   if (failure.code === ErrorCode.invalidRevision || failure.code === ErrorCode.planError) {
     return { verdict: 'invalid', failure, retry: 'none', blocksReadiness: false };
   }
-  if (UNAVAILABLE_CODES.has(failure.code)) return { verdict: 'unreachable', failure, retry: 'backoff', blocksReadiness: true };
-  const retry = failure.failureClass === 'transient' ? 'backoff' : 'slow';
-  // Failures before apply (the state file...) stop all work; an apply's are per resource, and an
-  // unreadable revision folder waits for the source's next look.
-  return { verdict: 'failed', failure, retry, blocksReadiness: result.stage !== 'apply' && failure.code !== ErrorCode.sourceIo };
+  const kind = failureKind(failure.code);
+  if (kind.unreachable) return { verdict: 'unreachable', failure, retry: 'backoff', blocksReadiness: true };
+  const retry = kind.failureClass === 'transient' ? 'backoff' : 'slow';
+  // Failures before apply (the state file...) stop all work, as do those the catalogue says block readiness
+  // (the state could not be written); an apply's others are per resource, and an unreadable revision folder
+  // waits for the source's next look.
+  return { verdict: 'failed', failure, retry, blocksReadiness: kind.blocksReadiness || (result.stage !== 'apply' && failure.code !== ErrorCode.sourceIo) };
 }
 
 export function judgeThrown(err: unknown): Judgement {
   const failure = classify(err);
-  if (UNAVAILABLE_CODES.has(failure.code)) return { verdict: 'unreachable', failure, retry: 'backoff', blocksReadiness: true };
-  return { verdict: 'failed', failure, retry: failure.failureClass === 'transient' ? 'backoff' : 'slow', blocksReadiness: true };
+  const kind = failureKind(failure.code);
+  if (kind.unreachable) return { verdict: 'unreachable', failure, retry: 'backoff', blocksReadiness: true };
+  return { verdict: 'failed', failure, retry: kind.failureClass === 'transient' ? 'backoff' : 'slow', blocksReadiness: true };
 }
 
 /** The revision was carried out (or, plan only, looked at) as far as govops can: nothing to retry. */

@@ -122,7 +122,6 @@ export class LeaderElector {
     if (this.role === 'leader') this.stepDown('the renew deadline passed');
     throw new UserError(`${method} ${path} not sent: this replica (${this.identity}) does not hold the lease`, 'the leader applies; this replica stands by', {
       code: ErrorCode.stateFenced,
-      failureClass: 'transient',
     });
   }
 
@@ -232,7 +231,7 @@ export class LeaderElector {
     this.transitions.inc({ to: 'standby' });
     this.log.warn({ term: this.term, why }, 'no longer leader: standing by');
     this.term = undefined;
-    this.lost.abort(new UserError(`leadership lost: ${why}`, undefined, { code: ErrorCode.stateFenced, failureClass: 'transient' }));
+    this.lost.abort(new UserError(`leadership lost: ${why}`, undefined, { code: ErrorCode.stateFenced }));
   }
 
   private dbUp(): void {

@@ -5,7 +5,7 @@
  */
 import type { ServiceApi } from '../api/client-types.js';
 import type { IntegrationBody, IntegrationMutationResult, ValidationResults } from '../api/types.js';
-import { resultsFromError } from '../apply/validation.js';
+import { resultsFromError, validationVerdict } from '../apply/validation.js';
 import { ApiError, TransportError } from '../errors.js';
 import type { TargetCheck } from './targets.js';
 import type { DryRunResult, LiveAction, ValidationRow } from './types.js';
@@ -58,11 +58,6 @@ function rows(results: ValidationResults | undefined, redact: (s: string) => str
   }));
 }
 
-function outcome(tests: ValidationRow[]): DryRunResult['status'] {
-  if (tests.some((t) => t.status === 'failed')) return 'failed';
-  if (tests.some((t) => t.status !== 'passed' && t.status !== 'skipped')) return 'warning';
-  return 'passed';
-}
 
 /** Send one dry run. Never throws for a service answer: 422 is `failed`, other 4xx `rejected`, 409/5xx/network `error`. */
 export async function sendDryRun(api: ServiceApi, req: DryRunRequest, redact: (s: string) => string): Promise<DryRunResult> {
@@ -84,5 +79,7 @@ export async function sendDryRun(api: ServiceApi, req: DryRunRequest, redact: (s
     throw err;
   }
   const tests = rows(res.validationResults, redact);
-  return { status: outcome(tests), request, tests };
+  // The rule apply uses (apply/validation.ts): an overall failing status fails even with no failing test.
+  const { verdict, overall } = validationVerdict(res.validationResults);
+  return { status: verdict, request, tests, ...(overall !== undefined ? { reason: redact(`overall validation status ${overall}, no failing test named`) } : {}) };
 }

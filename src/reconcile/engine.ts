@@ -15,10 +15,11 @@ import {
   DataSourcesUnsupportedError,
   ErrorCode,
   TransportError,
-  UNAVAILABLE_CODES,
   UserError,
   classify,
   describeApiError,
+  failure,
+  failureKind,
   type FailureInfo,
 } from '../errors.js';
 import { loadManifests, type LoadResult } from '../manifests/loader.js';
@@ -88,14 +89,18 @@ function describeFailure(err: unknown): string {
 
 const needsApply = (plan: Plan): boolean => actionable(plan).length > 0;
 
-/** The failure that decides what an apply's failed outcomes mean: unavailability first, then transient ones. */
+/**
+ * The failure that decides what an apply's failed outcomes mean (the catalogue decides the order): a failure that
+ * stops all work first (the state could not be written, the service is down), then transient ones.
+ */
 export function applyFailure(outcomes: readonly ResourceOutcome[]): FailureInfo | undefined {
   const failed = outcomes.filter((o) => o.result !== 'ok' && o.result !== 'blocked' && o.code !== undefined);
   const pick =
-    failed.find((o) => UNAVAILABLE_CODES.has(o.code!)) ??
-    failed.find((o) => o.failureClass === 'transient') ??
+    failed.find((o) => failureKind(o.code!).blocksReadiness && !failureKind(o.code!).unreachable) ??
+    failed.find((o) => failureKind(o.code!).unreachable) ??
+    failed.find((o) => failureKind(o.code!).failureClass === 'transient') ??
     failed[0];
-  return pick ? { code: pick.code!, failureClass: pick.failureClass ?? 'terminal' } : undefined;
+  return pick ? failure(pick.code!) : undefined;
 }
 
 /** The revision folder must exist: a missing one is an I/O failure of the source (retried), not an invalid revision. */
@@ -106,7 +111,6 @@ async function checkRoot(root: string): Promise<void> {
   } catch (err) {
     throw new UserError(`cannot read the revision folder ${root}: ${(err as Error).message}`, 'retried on the next attempt', {
       code: ErrorCode.sourceIo,
-      failureClass: 'transient',
     });
   }
 }
@@ -353,6 +357,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         persist: (s) => writer.writeFull(s),
         journal: (entries) => writer.append(entries),
         liveIntegrations: planned.live.integrations.length,
+        liveWebhookIds: new Set(planned.live.webhooks.map((w) => w.id)),
         logger: log,
         ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
         ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),

@@ -4,7 +4,7 @@
  */
 import type { ManifestStream } from '../manifests/loader.js';
 import type { Logger } from 'pino';
-import type { FailureClass, FailureInfo } from '../errors.js';
+import type { ErrorCodeValue, FailureClass, FailureInfo } from '../errors.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { Diagnostic } from '../manifests/types.js';
 import type { PlanFacts } from '../plan/facts.js';
@@ -94,7 +94,7 @@ export interface ResourceOutcome {
   /** Validation tests reported by the service, when a dry run or the real call failed on them. */
   validation?: Array<{ name: string; status: string }>;
   /** Failed or skipped: the stable error code and its class (src/errors.ts). */
-  code?: string;
+  code?: ErrorCodeValue;
   failureClass?: FailureClass;
   /** The change deleted an extra copy of a webhook; this is the live id kept. */
   duplicateOf?: string;

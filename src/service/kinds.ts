@@ -201,8 +201,26 @@ export function displayHost(type: IntegrationType, config: Record<string, unknow
   return type;
 }
 
-/** Statuses in which an integration is still changing; apply polls until it leaves them. */
+/** Statuses in which an integration is still changing (interface 3's observed values besides enabled). */
 export const TRANSITIONAL_STATUSES: ReadonlySet<string> = new Set(['creating', 'editing', 'deleting']);
 export const ERROR_STATUSES: ReadonlySet<string> = new Set(['createError', 'editError', 'deleteError']);
+/**
+ * The settled statuses: `enabled` (interface 3: the only settled value it lists; there is no `disabled`) and
+ * the error statuses (docs/decisions.md). Polling ends only on one of these (or the integration gone): any
+ * other status, documented transitional or unknown (`pending`, `updating`...), keeps it polling until the
+ * timeout, whose message names it.
+ */
+export const SETTLED_STATUSES: ReadonlySet<string> = new Set(['enabled', ...ERROR_STATUSES]);
+
+export function isSettledStatus(status: string): boolean {
+  return SETTLED_STATUSES.has(status);
+}
+
+/** How a status that ended a wait by the timeout is described: named, and marked when the interface does not list it. */
+export function describeUnsettled(status: string): string {
+  return TRANSITIONAL_STATUSES.has(status) || status === 'unknown'
+    ? `last status: ${status}`
+    : `last status: "${status}", which the interface does not list (only enabled, createError, editError and deleteError end a wait)`;
+}
 export const VALIDATION_TEST_STATUSES = ['passed', 'failed', 'warning', 'skipped'] as const;
 export type ValidationTestStatus = (typeof VALIDATION_TEST_STATUSES)[number];

@@ -44,9 +44,17 @@ export class StateWriter {
     if (this.pg) return (await this.pg).append(entries);
     if (!this.handle) {
       const file = journalPathFor(this.file);
-      this.handle = await fs.open(file, 'w', 0o600);
-      await this.handle.write(`${JSON.stringify({ base: this.base })}\n`);
-      await this.handle.sync();
+      const handle = await fs.open(file, 'w', 0o600);
+      try {
+        await handle.write(`${JSON.stringify({ base: this.base })}\n`);
+        await handle.sync();
+      } catch (err) {
+        // No journal without its header (a disk that filled up): nothing of it is left behind.
+        await handle.close();
+        await fs.rm(file, { force: true });
+        throw err;
+      }
+      this.handle = handle;
       await fsyncDir(path.dirname(path.resolve(file)));
     }
     // Not through the redactor, like the state itself: no secret in it, and govops reads it back.

@@ -102,7 +102,7 @@ export async function acquireStateLock(statePath: string, options: LockOptions =
       throw new UserError(
         `the govops state ${statePath} is locked by ${describe(current.info)}`,
         `another govops plan/apply/run is writing it; wait for it to finish. If no such process exists, delete ${file}`,
-        { code: ErrorCode.stateLocked, failureClass: 'transient' },
+        { code: ErrorCode.stateLocked },
       );
     }
     await sleep(options.pollMs ?? 100);

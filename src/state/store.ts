@@ -215,19 +215,20 @@ export async function saveState(file: string, state: GovopsState): Promise<strin
   const dir = path.dirname(path.resolve(file));
   await ensureDir(dir, STATE_DIR);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await fs.open(tmp, 'wx', 0o600);
   // Not through the redactor: the state holds no secret (names, ids, hashes, fingerprints) and no text from
   // outside, and govops reads it back: redaction would rewrite its keys and values (issue 22).
   const text = serializeState(state);
+  const handle = await fs.open(tmp, 'wx', 0o600);
   try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await fs.rename(tmp, file);
   } catch (err) {
+    // A disk that filled up mid-write leaves no (empty or partial) temp file behind.
     await fs.rm(tmp, { force: true });
     throw err;
   }

@@ -23,7 +23,7 @@ const errno = (err: unknown): string | undefined => (err as NodeJS.ErrnoExceptio
 export async function ensureDir(dir: string, opts: EnsureDirOptions): Promise<void> {
   const abs = path.resolve(dir);
   const fail = (why: string): UserError =>
-    new UserError(`cannot create ${opts.what} ${abs}: ${why}`, opts.hint, { code: ErrorCode.io, failureClass: 'terminal' });
+    new UserError(`cannot create ${opts.what} ${abs}: ${why}`, opts.hint, { code: ErrorCode.userError });
   // Fast path: it is there already.
   if ((await stat(abs).catch(() => undefined))?.isDirectory()) return;
   const { root } = path.parse(abs);

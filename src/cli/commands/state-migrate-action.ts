@@ -57,7 +57,7 @@ export async function migrateAction(flags: MigrateFlags, command: Command): Prom
             throw new UserError(
               `the copy at ${dst} does not match ${src} (${back.resources.length} of ${state.resources.length} resources read back)`,
               'run the migration again; the source is unchanged',
-              { code: ErrorCode.io, failureClass: 'transient' },
+              { code: ErrorCode.io },
             );
           }
           return state;

@@ -56,13 +56,11 @@ export function stateDbError(loc: PgLocation, err: unknown): GovopsError {
   const code = (err as { code?: unknown } | null)?.code;
   if (code === '42501') {
     return new UserError(`the PostgreSQL state (${loc.display}) refused: ${msg}`, 'grant the privileges listed in docs/deploy.md ("PostgreSQL state: privileges")', {
-      code: ErrorCode.stateUnavailable,
-      failureClass: 'terminal',
+      code: ErrorCode.stateRefused,
     });
   }
   return new UserError(`the PostgreSQL state (${loc.display}) is unavailable: ${msg}`, 'check the database is up and reachable; govops retries by itself', {
-    code: ErrorCode.stateUnavailable,
-    failureClass: isConnectionError(err) ? 'transient' : 'terminal',
+    code: isConnectionError(err) ? ErrorCode.stateUnavailable : ErrorCode.stateRefused,
   });
 }
 
@@ -175,7 +173,7 @@ export class PgState {
         `state write refused: this replica (${fence.identity}) no longer leads term ${fence.term}` +
           (row ? ` (the lease names ${row.holder}, term ${row.term}${row.live ? '' : ', expired'})` : ''),
         'another replica leads now; this one stands by',
-        { code: ErrorCode.stateFenced, failureClass: 'transient' },
+        { code: ErrorCode.stateFenced },
       );
     }
   }
@@ -319,7 +317,6 @@ export class PgState {
           const who = h ? `process ${h.pid} on ${h.hostname} (${h.command}) since ${h.since}` : 'another govops process';
           throw new UserError(`the govops state (${this.loc.display}) is locked by ${who}`, 'another govops apply/state/run is writing it; wait for it to finish (the lock ends with its connection)', {
             code: ErrorCode.stateLocked,
-            failureClass: 'transient',
           });
         }
         await sleep(options.pollMs ?? 200);

@@ -75,7 +75,7 @@ describe('apply error paths (sandbox over HTTP)', () => {
     const ctx: OpContext = { api: r.api, poll: { deadline: Date.now() + 10_000, initialMs: 20, maxMs: 100 } };
     while ((await r.api.getIntegrationStatus(made.id)).status === 'creating') await new Promise((ok) => setTimeout(ok, 20));
     r.sandbox.clearRequests();
-    expect(await writeCreate(ctx, body, false)).toBe(made.id);
+    expect(await writeCreate(ctx, body)).toBe(made.id);
     expect(r.lines().filter((l) => !l.startsWith('GET'))).toEqual(['POST /integrations 400', `PUT /integrations/${made.id} 200`]);
   });
 

@@ -10,7 +10,7 @@ import { objectStore } from '../../bench/flaky-drill.mjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { judgeResult } from '../../src/daemon/classify.js';
-import { ApiError, ErrorCode, TransportError, UNAVAILABLE_CODES, UserError, apiStatusCode, classify } from '../../src/errors.js';
+import { ApiError, ErrorCode, TransportError, UserError, apiStatusCode, classify, failure, failureKind } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
@@ -61,13 +61,19 @@ async function run(api: ServiceClient, manifest = MANIFEST, state?: string): Pro
 
 describe('error codes and classes where errors are raised', () => {
   it('HTTP statuses: 409, 429 and 5xx are transient; 400, 401/403, 404 and 422 terminal', () => {
-    expect(apiStatusCode(409)).toEqual({ code: ErrorCode.apiConflict, failureClass: 'transient' });
-    expect(apiStatusCode(422)).toEqual({ code: ErrorCode.apiValidation, failureClass: 'terminal' });
-    expect(apiStatusCode(503)).toEqual({ code: ErrorCode.apiUnavailable, failureClass: 'transient' });
-    expect(apiStatusCode(500)).toEqual({ code: ErrorCode.apiUnavailable, failureClass: 'transient' });
-    expect(apiStatusCode(429)).toEqual({ code: ErrorCode.apiRateLimited, failureClass: 'transient' });
-    expect(apiStatusCode(401).failureClass).toBe('terminal');
-    expect(apiStatusCode(400).failureClass).toBe('terminal');
+    expect(failure(apiStatusCode(409))).toEqual({ code: ErrorCode.apiConflict, failureClass: 'transient' });
+    expect(failure(apiStatusCode(422))).toEqual({ code: ErrorCode.apiValidation, failureClass: 'terminal' });
+    expect(failure(apiStatusCode(503))).toEqual({ code: ErrorCode.apiUnavailable, failureClass: 'transient' });
+    expect(failure(apiStatusCode(500))).toEqual({ code: ErrorCode.apiUnavailable, failureClass: 'transient' });
+    expect(failure(apiStatusCode(429))).toEqual({ code: ErrorCode.apiRateLimited, failureClass: 'transient' });
+    expect(failure(apiStatusCode(401)).failureClass).toBe('terminal');
+    expect(failure(apiStatusCode(400)).failureClass).toBe('terminal');
+    // who retries: the client owns 5xx, 408 and 429 (and a 409 on a read), the task a 409 on a write
+    expect(failureKind(apiStatusCode(503)).retriedBy).toBe('client');
+    expect(failureKind(apiStatusCode(429)).retriedBy).toBe('client');
+    expect(failureKind(apiStatusCode(409, 'GET')).retriedBy).toBe('client');
+    expect(failureKind(apiStatusCode(409, 'PUT')).retriedBy).toBe('task');
+    expect(failureKind(apiStatusCode(422)).retriedBy).toBe('nobody');
     // the message never matters
     const e = new ApiError(422, 'Unprocessable Entity', 'the host is unreachable; ECONNREFUSED', 'POST', '/integrations');
     expect(classify(e)).toEqual({ code: ErrorCode.apiValidation, failureClass: 'terminal' });
@@ -99,7 +105,7 @@ describe('classification of a reconcile, and what the daemon does with it', () =
     const result = await run(client);
     expect(result).toMatchObject({ stage: 'plan', failure: { code: ErrorCode.connectFailed, failureClass: 'transient' } });
     expect(judgeResult(result, true)).toMatchObject({ verdict: 'unreachable', blocksReadiness: true });
-    expect(UNAVAILABLE_CODES.has(result.failure!.code)).toBe(true);
+    expect(failureKind(result.failure!.code).unreachable).toBe(true);
   });
 
   it('409 on a read is retried like a 503; 409 on a create that persists is GOVOPS_CONFLICT_PERSISTS (transient)', async () => {
@@ -164,7 +170,7 @@ describe('classification of a reconcile, and what the daemon does with it', () =
   });
 
   it('the state locked by another writer: GOVOPS_STATE_LOCKED, transient', () => {
-    expect(classify(new UserError('locked', undefined, { code: ErrorCode.stateLocked, failureClass: 'transient' }))).toEqual({
+    expect(classify(new UserError('locked', undefined, { code: ErrorCode.stateLocked }))).toEqual({
       code: ErrorCode.stateLocked,
       failureClass: 'transient',
     });

@@ -127,8 +127,6 @@ interface Call<T> {
   parse(res: RawResponse): T;
   /** Set for creates: look the resource up before re-sending after an ambiguous failure. */
   recover?: (body: unknown) => Promise<Recovery<T>>;
-  /** Retries after the first attempt (default: the policy's); 0 for the lookups of a create's recovery. */
-  retries?: number;
 }
 
 function json(res: RawResponse): unknown {
@@ -186,12 +184,9 @@ export class ServiceClient implements ServiceApi {
 
   // ---- integrations -------------------------------------------------------------------------
 
-  listIntegrations(retries?: number): Promise<LiveIntegration[]> {
+  listIntegrations(): Promise<LiveIntegration[]> {
     const c = { method: 'GET', route: '/integrations', path: '/integrations' };
-    return this.call({
-      ...c, auth: 'integration', ...(retries !== undefined ? { retries } : {}),
-      parse: (r) => toArray(json(r), toLiveIntegration, 'integrations', c.method, c.path),
-    });
+    return this.call({ ...c, auth: 'integration', parse: (r) => toArray(json(r), toLiveIntegration, 'integrations', c.method, c.path) });
   }
 
   getIntegration(id: string): Promise<LiveIntegration> {
@@ -207,7 +202,7 @@ export class ServiceClient implements ServiceApi {
       method: 'POST', route: '/integrations', path: `/integrations${dryQuery(dry)}`, auth: 'integration', body,
       parse: (r) => toMutationResult(json(r)),
       recover: dry ? undefined : async () => {
-        const { hit, key, count } = findCreatedIntegration(await this.listIntegrations(0), body);
+        const { hit, key, count } = findCreatedIntegration(await this.listIntegrations(), body);
         if (count > 1) {
           throw new TransportError(`create may have reached the service and ${count} integrations now match ${key}; not re-sending`, 'POST', `/integrations${dryQuery(dry)}`, undefined, ErrorCode.createUnsettled);
         }
@@ -253,9 +248,9 @@ export class ServiceClient implements ServiceApi {
 
   // ---- webhooks -----------------------------------------------------------------------------
 
-  listWebhooks(retries?: number): Promise<LiveWebhook[]> {
+  listWebhooks(): Promise<LiveWebhook[]> {
     return this.call({
-      method: 'GET', route: '/webhooks', path: '/webhooks', auth: 'webhook', ...(retries !== undefined ? { retries } : {}),
+      method: 'GET', route: '/webhooks', path: '/webhooks', auth: 'webhook',
       parse: (r) => toArray(json(r), toLiveWebhook, 'webhooks', 'GET', '/webhooks'),
     });
   }
@@ -275,7 +270,7 @@ export class ServiceClient implements ServiceApi {
       recover: async (sent) => {
         const pending = (sent as { webhooks: WebhookInput[] }).webhooks;
         const claimed = new Set([...(options.preexisting ?? []), ...found.map((w) => w.id)]);
-        const split = splitCreatedWebhooks(await this.listWebhooks(0), pending, claimed);
+        const split = splitCreatedWebhooks(await this.listWebhooks(), pending, claimed);
         found.push(...split.found);
         if (split.found.length) this.logger.info({ names: split.found.map((w) => w.name) }, ANSWER_LOST);
         return split.missing.length ? { body: { webhooks: split.missing } } : { result: { createdWebhooks: [], errors: [] } };
@@ -293,13 +288,10 @@ export class ServiceClient implements ServiceApi {
 
   // ---- object-store data sources ----------------------------------------------------------------
 
-  async listDataSources(retries?: number): Promise<LiveDataSource[]> {
+  async listDataSources(): Promise<LiveDataSource[]> {
     const path = this.dsPath;
     try {
-      return await this.call({
-        method: 'GET', route: path, path, auth: 'integration', ...(retries !== undefined ? { retries } : {}),
-        parse: (r) => toDataSourceList(json(r), 'GET', path),
-      });
+      return await this.call({ method: 'GET', route: path, path, auth: 'integration', parse: (r) => toDataSourceList(json(r), 'GET', path) });
     } catch (err) {
       if (err instanceof ApiError && (err.statusCode === 404 || err.statusCode === 405)) throw new DataSourcesUnsupportedError(err.statusCode, 'GET', path);
       throw err;
@@ -328,8 +320,8 @@ export class ServiceClient implements ServiceApi {
     const bodyOf = (list: DataSourceInput[]) => ({ type: DATA_SOURCE_INTEGRATION_TYPE, integrationId: wireIntegrationId(integrationId), dataSources: list });
     const recovered: LiveDataSource[] = [];
     let sent = items;
-    const lookUp = async (pending: DataSourceInput[], retries?: number): Promise<{ found: LiveDataSource[]; missing: DataSourceInput[] }> => {
-      const live = new Map((await this.listDataSources(retries)).map((d) => [dataSourceKey(d.integrationId, d.prefix), d]));
+    const lookUp = async (pending: DataSourceInput[]): Promise<{ found: LiveDataSource[]; missing: DataSourceInput[] }> => {
+      const live = new Map((await this.listDataSources()).map((d) => [dataSourceKey(d.integrationId, d.prefix), d]));
       const found: LiveDataSource[] = [];
       const missing: DataSourceInput[] = [];
       for (const item of pending) {
@@ -343,7 +335,7 @@ export class ServiceClient implements ServiceApi {
       method: 'POST', route: path, path, auth: 'integration', body: bodyOf(items),
       parse: (r) => toCreatedDataSources(json(r), integrationId, sent),
       recover: async () => {
-        const split = await lookUp(sent, 0);
+        const split = await lookUp(sent);
         recovered.push(...split.found);
         if (split.found.length) this.logger.info({ prefixes: split.found.map((d) => d.prefix) }, ANSWER_LOST);
         sent = split.missing;
@@ -473,7 +465,6 @@ export class ServiceClient implements ServiceApi {
     let body = c.body;
     /** An attempt of this create may have reached the service. */
     let maybeSent = false;
-    const retries = c.retries ?? this.policy.retries;
     const lookUp = async (): Promise<{ result: T } | undefined> => {
       maybeSent = true;
       const r = await this.recover(c, c.recover!, body);
@@ -482,7 +473,7 @@ export class ServiceClient implements ServiceApi {
       return undefined;
     };
     for (let attempt = 0; ; attempt++) {
-      const last = attempt >= retries;
+      const last = attempt >= this.policy.retries;
       const started = performance.now();
       if (this.writeGate && c.method !== 'GET' && !/[?&]dryRun=true\b/.test(c.path)) this.writeGate(c.method, c.path);
       let res: RawResponse;
@@ -534,19 +525,15 @@ export class ServiceClient implements ServiceApi {
         // answer says an earlier attempt did reach the service. Either way: look the resource up first.
         const found = await lookUp();
         if (found) return found.result;
-        if (res.status === 409) {
-          throw new TransportError(
-            `the create may have reached the service earlier (${res.status} now) and its resource is not listed yet; not re-sent (the next run finds it by its identity)`,
-            c.method, c.path, apiErrorFrom(res.status, res.text, c.method, c.path), ErrorCode.createUnsettled,
-          );
-        }
       }
-      if (clientRetriesStatus(res.status, c.method) && !last) {
+      // Not found: sent again (only what is missing), within the client's attempts.
+      const again = clientRetriesStatus(res.status, c.method) || (c.recover !== undefined && res.status === 409 && maybeSent);
+      if (again && !last) {
         await this.pause(delayAfterStatus(attempt, res.status, res.headers['retry-after'], this.policy, Date.now(), this.random));
         continue;
       }
       const err = this.apiError(res, c);
-      if (c.recover && maybeSent && !notProcessed(err)) {
+      if (c.recover && maybeSent && (!notProcessed(err) || res.status === 409)) {
         throw new TransportError(
           `the create may have reached the service (${err.statusCode} ${err.error} after ${attempt + 1} attempt(s)) and is not listed yet; not re-sent (the next run finds it by its identity)`,
           c.method, c.path, err, ErrorCode.createUnsettled,

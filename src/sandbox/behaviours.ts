@@ -3,6 +3,7 @@
  * one switch at a time (`govops sandbox --behaviour omit-defaults,shuffle`, `startSandbox({ behaviours })`),
  * so govops is tested against every service it may meet, not only the sandbox's default reading.
  */
+import { errorResponse, type Route } from './http.js';
 
 export const BEHAVIOURS = {
   'omit-defaults': 'GET bodies leave out config fields whose value is the default (sent or not)',
@@ -23,9 +24,32 @@ export const BEHAVIOURS = {
   'other-mask': 'credential fields are masked with other strings: [REDACTED] (username: ****) instead of ********',
   'lower-hosts': 'host names are stored lower-cased: config.host, the host of lakehouse workspaceUrl and okta.idpHost, of a webhook url',
   'list-lag': 'lists lag behind writes: an integration or webhook created or updated since the previous list of its kind is left out of the next one',
+  '503-after-success': 'every create (POST /integrations, POST /webhooks, the data-source create) is carried out, then answered 503, as a gateway that gave up on a slow origin',
+  'unknown-statuses': 'transitions show statuses the interface does not list: pending (creating), updating (editing), removing (deleting)',
+  'status-404-lag': 'the status endpoint answers 404 to the first two status requests of a new integration (a lagging replica); GET /integrations/{id} is current',
+  'dry-run-200-failed': 'a dry run whose validation fails answers 200 with validationResults.status failed and without the failing tests (instead of 422)',
 } as const;
 
 export type Behaviour = keyof typeof BEHAVIOURS;
+
+/**
+ * Under `503-after-success`, a create route's success is answered 503 (the resource stays created), as a gateway
+ * that timed out on a slow origin answers. Dry runs change nothing and are answered as they are.
+ */
+export function withLostCreateAnswers(routes: readonly Route[], behaviours: Behaviours): Route[] {
+  return routes.map((route) => {
+    if (!route.creates) return route;
+    const handler = route.handler.bind(route);
+    return {
+      ...route,
+      handler: async (req) => {
+        const out = await handler(req);
+        const lost = behaviours.has('503-after-success') && out.status >= 200 && out.status < 300 && req.query.get('dryRun') !== 'true';
+        return lost ? errorResponse(503, 'Service Unavailable: the gateway gave up waiting (sandbox behaviour 503-after-success; the create was carried out)') : out;
+      },
+    };
+  });
+}
 
 /** Pairs that cannot hold at once. */
 const CONFLICTS: ReadonlyArray<readonly [Behaviour, Behaviour]> = [
@@ -51,6 +75,9 @@ export function parseBehaviours(input: string | readonly string[] | undefined): 
   return out;
 }
 
+/** The wire name of an integration status under `unknown-statuses` (the stored status is unchanged). */
+const UNLISTED: Readonly<Record<string, string>> = { creating: 'pending', editing: 'updating', deleting: 'removing' };
+
 /** The behaviours in force, read by the views and routes (a mutable holder, so tests can switch them). */
 export class Behaviours {
   private set: ReadonlySet<Behaviour>;
@@ -73,6 +100,11 @@ export class Behaviours {
 
   replace(input: string | readonly string[]): void {
     this.set = parseBehaviours(input);
+  }
+
+  /** An integration status as the wire shows it (`unknown-statuses` renames the transitional ones). */
+  status(status: string): string {
+    return this.set.has('unknown-statuses') ? (UNLISTED[status] ?? status) : status;
   }
 
   /** A shuffled copy when `shuffle` is on, else the list itself. */

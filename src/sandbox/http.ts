@@ -52,6 +52,8 @@ export interface Route {
   pattern: string;
   auth: AuthScheme;
   handler(req: SandboxRequest): Promise<SandboxResponse> | SandboxResponse;
+  /** The route creates resources (behaviour `503-after-success` answers it 503 after doing so). */
+  creates?: true;
 }
 
 const REASONS: Record<number, string> = {

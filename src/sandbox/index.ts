@@ -6,7 +6,7 @@
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { silentLogger, type Logger } from '../log.js';
 import { buildTokens } from './auth.js';
-import { Behaviours, type Behaviour } from './behaviours.js';
+import { Behaviours, withLostCreateAnswers, type Behaviour } from './behaviours.js';
 import { controlRoutes } from './control.js';
 import { dataSourceRoutes } from './data-sources/routes.js';
 import { DataSourceStore } from './data-sources/store.js';
@@ -168,13 +168,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     log.clear();
   };
   const ctx = { store, failures, behaviours, now: () => Date.now(), emit: webhooks.emit.bind(webhooks) };
-  const routes = [
+  const routes = withLostCreateAnswers([
     ...integrationRoutes(ctx),
     ...dataSourceRoutes({ store: dataSources, integrations: store, behaviours, emit: ctx.emit }),
     ...webhooks.routes,
     ...webhooks.controlRoutes,
     ...controlRoutes({ log, faults, failures, store, reset, setStuck }),
-  ];
+  ], behaviours);
   const server = createSandboxServer({
     routes,
     callers: tokens.callers,

@@ -146,7 +146,7 @@ export function dataSourceRoutes(ctx: DataSourceContext): Route[] {
   const base = DEFAULT_DATA_SOURCES_PATH;
   const list = (): SandboxResponse => ({ status: 200, body: ctx.store.list().map((d) => recordView(d, ctx.behaviours)) });
   return [
-    { method: 'POST', pattern: base, auth, handler: supported(ctx, (req) => create(ctx, req)) },
+    { method: 'POST', pattern: base, auth, handler: supported(ctx, (req) => create(ctx, req)), creates: true },
     { method: 'GET', pattern: base, auth, handler: supported(ctx, list) },
     { method: 'GET', pattern: `${base}/:id`, auth, handler: supported(ctx, (req) => ({ status: 200, body: recordView(find(ctx, req), ctx.behaviours) })) },
     { method: 'DELETE', pattern: `${DEFAULT_DATA_SOURCE_DELETE_PATH}/:id`, auth, handler: supported(ctx, (req) => remove(ctx, req)) },

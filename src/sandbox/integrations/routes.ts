@@ -27,10 +27,14 @@ function find(ctx: IntegrationContext, req: SandboxRequest): StoredIntegration {
   return item;
 }
 
-function validate(ctx: IntegrationContext, b: Omit<ParsedBody, 'sent'>, operation: Operation, id?: number): ValidationResults {
+function validate(ctx: IntegrationContext, b: Omit<ParsedBody, 'sent'>, operation: Operation, id?: number, dryRun = false): ValidationResults {
   const target = { operation, host: ctx.store.host(b), ...(id !== undefined ? { id } : {}) };
   const results = runValidation(b.type, b.autoBootstrap, b.config, target, ctx.failures, ctx.behaviours.has('validation-warning'));
   const failed = failedTests(results);
+  if (failed.length && dryRun && ctx.behaviours.has('dry-run-200-failed')) {
+    // behaviour: 200, only the overall status says it failed (the failing tests are left out)
+    return { status: 'failed', validationTests: results.validationTests.filter((t) => !failed.includes(t.name)) };
+  }
   if (failed.length) {
     throw new HttpError(422, `Validation test failed: ${failed.join(', ')}`, { validationResults: results });
   }
@@ -123,7 +127,7 @@ function create(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
   const b = parseBody(ctx, req);
   checkUnique(ctx, b);
   checkMetastore(b);
-  const validationResults = validate(ctx, b, 'create');
+  const validationResults = validate(ctx, b, 'create', undefined, dryRun);
   if (dryRun) return json({ id: '', status: 'dryRun', validationResults });
   const now = new Date(ctx.now()).toISOString();
   const item: StoredIntegration = {
@@ -156,7 +160,7 @@ function update(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
     throw new HttpError(400, `These attributes cannot be changed after creation: ${changed.join(', ')}`, { attributes: changed });
   }
   checkUnique(ctx, b, item.id);
-  const validationResults = validate(ctx, b, 'edit', item.id);
+  const validationResults = validate(ctx, b, 'edit', item.id, dryRun);
   if (dryRun) return json({ ...ctx.store.mutationBody(item), validationResults });
   ctx.store.update(item, { config: b.config, sent: b.sent, autoBootstrap: b.autoBootstrap, validationResults });
   ctx.store.written(item.id);
@@ -190,7 +194,7 @@ function remove(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
     throw new HttpError(409, `Integration ${item.id} is being modified or deleted (status ${item.status}); poll GET /integrations/${item.id}/status, then delete.`);
   }
   checkDeletePayload(item, req.body);
-  const validationResults = validate(ctx, { type: item.type, autoBootstrap: item.autoBootstrap, config: item.config }, 'delete', item.id);
+  const validationResults = validate(ctx, { type: item.type, autoBootstrap: item.autoBootstrap, config: item.config }, 'delete', item.id, dryRun);
   if (dryRun) return json({ ...ctx.store.mutationBody(item), validationResults });
   ctx.store.update(item, { validationResults });
   const fail = ctx.failures.takeLateFailure({ operation: 'delete', id: item.id, host: ctx.store.host(item) });
@@ -198,11 +202,16 @@ function remove(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
   return json(ctx.store.mutationBody(item));
 }
 
+/** Status requests of a new integration still answered 404 under `status-404-lag`. */
+const LAGGED_STATUS_REQUESTS = 2;
+
 export function integrationRoutes(ctx: IntegrationContext): Route[] {
   const auth = 'integration' as const;
+  /** Under `status-404-lag`: status requests answered per integration so far (a lagging replica for the first ones). */
+  const statusSeen = new Map<number, number>();
   return [
     { method: 'GET', pattern: '/integrations', auth, handler: () => ({ status: 200, rawJson: ctx.store.listJson() }) },
-    { method: 'POST', pattern: '/integrations', auth, handler: (req) => create(ctx, req) },
+    { method: 'POST', pattern: '/integrations', auth, handler: (req) => create(ctx, req), creates: true },
     { method: 'GET', pattern: '/integrations/:id', auth, handler: (req) => ({ status: 200, rawJson: ctx.store.itemJson(find(ctx, req)) }) },
     { method: 'PUT', pattern: '/integrations/:id', auth, handler: (req) => update(ctx, req) },
     { method: 'DELETE', pattern: '/integrations/:id', auth, handler: (req) => remove(ctx, req) },
@@ -212,7 +221,12 @@ export function integrationRoutes(ctx: IntegrationContext): Route[] {
       auth,
       handler: (req) => {
         const item = find(ctx, req);
-        return json({ id: ctx.behaviours.has('string-ids') ? String(item.id) : item.id, status: item.status });
+        if (ctx.behaviours.has('status-404-lag')) {
+          const seen = statusSeen.get(item.id) ?? 0;
+          statusSeen.set(item.id, seen + 1);
+          if (seen < LAGGED_STATUS_REQUESTS) throw new HttpError(404, `Integration ${item.id} not found`);
+        }
+        return json({ id: ctx.behaviours.has('string-ids') ? String(item.id) : item.id, status: ctx.behaviours.status(item.status) });
       },
     },
     ...scriptRoutes(ctx),

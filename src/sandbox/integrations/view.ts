@@ -102,7 +102,7 @@ export function configView(i: StoredIntegration, b?: Behaviours): Record<string,
 
 /** Body of a successful create, update or delete (id, status, validationResults). */
 export function mutationView(i: StoredIntegration, b?: Behaviours): Record<string, unknown> {
-  const out: Record<string, unknown> = { id: idOf(i, b), status: i.status, validationResults: i.validationResults };
+  const out: Record<string, unknown> = { id: idOf(i, b), status: b ? b.status(i.status) : i.status, validationResults: i.validationResults };
   if (b?.has('extra-fields')) out.requestedAt = i.updatedAt;
   return out;
 }
@@ -110,7 +110,7 @@ export function mutationView(i: StoredIntegration, b?: Behaviours): Record<strin
 export function fullView(i: StoredIntegration, b?: Behaviours): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: idOf(i, b),
-    status: i.status,
+    status: b ? b.status(i.status) : i.status,
     validationResults: i.validationResults,
     type: i.type,
     autoBootstrap: i.autoBootstrap,

@@ -98,7 +98,7 @@ async function retry(deps: RouteDeps, req: SandboxRequest): Promise<SandboxRespo
 /** Routes in match order: static paths before `/webhooks/:id`. */
 export function webhookRoutes(deps: RouteDeps): Route[] {
   return [
-    { method: 'POST', pattern: '/webhooks', auth: 'webhook', handler: (req) => createWebhooks(deps, req) },
+    { method: 'POST', pattern: '/webhooks', auth: 'webhook', handler: (req) => createWebhooks(deps, req), creates: true },
     {
       method: 'GET',
       pattern: '/webhooks',

@@ -1,6 +1,7 @@
 /**
  * Manifest shapes as users write them (schemas/ is the source of truth; these types follow it).
  */
+import type { ErrorCodeValue } from '../errors.js';
 import type { IntegrationType } from '../service/kinds.js';
 
 export const API_VERSION = 'govops/v1';
@@ -99,7 +100,7 @@ export interface Diagnostic {
   severity: Severity;
   message: string;
   /** Set when the file could not be read (an I/O failure, not the manifest's fault): `GOVOPS_SOURCE_IO`. */
-  code?: string;
+  code?: ErrorCodeValue;
   /** The security rule broken, when it is one (`secret-scope`, `symlink`, `submodule`). */
   rule?: string;
 }

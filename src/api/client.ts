@@ -207,7 +207,7 @@ export class ServiceClient implements ServiceApi {
           throw new TransportError(`create may have reached the service and ${count} integrations now match ${key}; not re-sending`, 'POST', `/integrations${dryQuery(dry)}`, undefined, ErrorCode.createUnsettled);
         }
         if (!hit) return { body };
-        this.logger.info({ id: hit.id, key }, ANSWER_LOST);
+        this.logger.warn({ id: hit.id, key }, ANSWER_LOST);
         return { result: { id: hit.id, status: hit.status, validationResults: hit.validationResults } };
       },
     });
@@ -272,7 +272,7 @@ export class ServiceClient implements ServiceApi {
         const claimed = new Set([...(options.preexisting ?? []), ...found.map((w) => w.id)]);
         const split = splitCreatedWebhooks(await this.listWebhooks(), pending, claimed);
         found.push(...split.found);
-        if (split.found.length) this.logger.info({ names: split.found.map((w) => w.name) }, ANSWER_LOST);
+        if (split.found.length) this.logger.warn({ names: split.found.map((w) => w.name) }, ANSWER_LOST);
         return split.missing.length ? { body: { webhooks: split.missing } } : { result: { createdWebhooks: [], errors: [] } };
       },
     });
@@ -337,7 +337,7 @@ export class ServiceClient implements ServiceApi {
       recover: async () => {
         const split = await lookUp(sent);
         recovered.push(...split.found);
-        if (split.found.length) this.logger.info({ prefixes: split.found.map((d) => d.prefix) }, ANSWER_LOST);
+        if (split.found.length) this.logger.warn({ prefixes: split.found.map((d) => d.prefix) }, ANSWER_LOST);
         sent = split.missing;
         return sent.length ? { body: bodyOf(sent) } : { result: { found: [], missing: [] } };
       },

@@ -34,7 +34,6 @@ import {
   delayAfterStatus,
   errorCode,
   isRetryableTransportError,
-  notProcessed,
   transportFailureCode,
   transportPhase,
   type RetryPolicy,
@@ -533,7 +532,8 @@ export class ServiceClient implements ServiceApi {
         continue;
       }
       const err = this.apiError(res, c);
-      if (c.recover && maybeSent && (!notProcessed(err) || res.status === 409)) {
+      // After an attempt that may have landed, no answer proves the create did not happen: the outcome is unknown.
+      if (c.recover && maybeSent) {
         throw new TransportError(
           `the create may have reached the service (${err.statusCode} ${err.error} after ${attempt + 1} attempt(s)) and is not listed yet; not re-sent (the next run finds it by its identity)`,
           c.method, c.path, err, ErrorCode.createUnsettled,

@@ -70,10 +70,10 @@ describe('a create answered 503 after it was carried out (behaviour 503-after-su
     await writeAll();
     h.sandbox.setBehaviours(['503-after-success']);
     // at the default level of a one-shot command (warn), the lost answers are said to be govops' own creates
-    const r = await h.govops(['apply', 'manifests'], { ...SECRETS, GOVOPS_LOG_LEVEL: 'warn' });
+    const r = await h.govops(['apply', 'manifests', '--webhook-batch-size', '2'], { ...SECRETS, GOVOPS_LOG_LEVEL: 'warn' });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    // one POST per create request: the 503 was looked up, found, and never re-sent
-    expect(writes().sort()).toEqual(['POST /integrations', 'POST /integrations', 'POST /native-s3/handler', 'POST /webhooks'].sort());
+    // one POST per create request (three webhook batches): each 503 was looked up, found, and never re-sent
+    expect(writes().sort()).toEqual(['POST /integrations', 'POST /integrations', 'POST /native-s3/handler', 'POST /webhooks', 'POST /webhooks', 'POST /webhooks'].sort());
     expect(r.stderr).toContain(ANSWER_LOST);
     expect(r.stdout + r.stderr).not.toContain('created outside this apply');
     await expectConverged({ integrations: 2, webhooks: HOOKS, dataSources: 2 });

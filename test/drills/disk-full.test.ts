@@ -26,7 +26,7 @@ const INTEGRATIONS = 30;
 const WEBHOOKS = 10;
 /** tmpfs size, and the space left free once the filler is written (a few saves fit, then the disk is full). */
 const TMPFS_KB = 512;
-const FREE_KB = 12;
+const FREE_KB = 24;
 
 let sandbox: SandboxHandle | undefined;
 let dir: string | undefined;

@@ -2,7 +2,7 @@
  * Pure: what a reconcile attempt means for the loop (reject, retry, ready, drift...). Decided from the
  * failure catalogue (src/errors.ts: class, unreachable, blocks readiness), never from message text.
  */
-import { ErrorCode, classify, failureKind, type FailureInfo } from '../errors.js';
+import { ErrorCode, classify, failure as failureOf, failureKind, type FailureInfo } from '../errors.js';
 import { isAwaitingManualStep } from '../plan/manual-steps.js';
 import type { ReconcileResult, ResourceOutcome } from '../reconcile/types.js';
 
@@ -52,7 +52,7 @@ export function judgeResult(result: ReconcileResult, apply: boolean): Judgement 
     const verdict: Verdict = result.changed && !apply ? 'drift' : waits ? 'blocked' : result.changed ? 'applied' : 'in-sync';
     return { verdict, retry: 'none', blocksReadiness: false };
   }
-  const failure = result.failure ?? { code: ErrorCode.internal, failureClass: 'terminal' };
+  const failure = result.failure ?? failureOf(ErrorCode.internal);
   // Everything not applied was held back by the plan for a person (a refused replace or delete, a manual step),
   // nothing failed: retrying changes nothing. (A change the apply itself could not start is not one of them.)
   const heldByPlan = new Set((result.plan?.changes ?? []).filter((c) => c.blocked).map((c) => `${c.resourceKind}/${c.name}`));

@@ -18,7 +18,7 @@ import {
   UserError,
   classify,
   describeApiError,
-  failure,
+  failure as failureOf,
   failureKind,
   type FailureInfo,
 } from '../errors.js';
@@ -100,7 +100,7 @@ export function applyFailure(outcomes: readonly ResourceOutcome[]): FailureInfo 
     failed.find((o) => failureKind(o.code!).unreachable) ??
     failed.find((o) => failureKind(o.code!).failureClass === 'transient') ??
     failed[0];
-  return pick ? failure(pick.code!) : undefined;
+  return pick ? failureOf(pick.code!) : undefined;
 }
 
 /** The revision folder must exist: a missing one is an I/O failure of the source (retried), not an invalid revision. */
@@ -212,8 +212,8 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
     // Files that could not be read are the source's failure (retried); anything else rejects the revision.
     const io = errors.every((d) => d.code === ErrorCode.sourceIo);
     const failure: FailureInfo = io
-      ? { code: ErrorCode.sourceIo, failureClass: 'transient' }
-      : { code: ErrorCode.invalidRevision, failureClass: 'terminal' };
+      ? failureOf(ErrorCode.sourceIo)
+      : failureOf(ErrorCode.invalidRevision);
     // The result carries every diagnostic: the daemon logs them one per line, one-shot commands print them.
     log.debug({ errors: errors.length, code: failure.code }, io ? 'revision files could not be read; retrying' : 'revision rejected: invalid manifests or unresolvable secrets');
     return result({ stage: 'load', ok: false, diagnostics, outcomes: [], changed: false, error: `${formatDiagnostic(first)}${more}`, failure });
@@ -293,7 +293,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
       outcomes: [],
       changed: needsApply(withoutAwaiting(plan)),
       error: plan.errors.join('; '),
-      failure: { code: ErrorCode.planError, failureClass: 'terminal' },
+      failure: failureOf(ErrorCode.planError),
     });
 
   try {
@@ -327,7 +327,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
             changed: false,
             stale,
             error: `the saved plan is stale, nothing was applied: ${stale.join('; ')}`,
-            failure: { code: ErrorCode.stalePlan, failureClass: 'terminal' },
+            failure: failureOf(ErrorCode.stalePlan),
           });
         }
         opts.onPlan?.(plan);

@@ -46,7 +46,7 @@ export class StateWriter {
       const file = journalPathFor(this.file);
       const handle = await fs.open(file, 'w', 0o600);
       try {
-        await handle.write(`${JSON.stringify({ base: this.base })}\n`);
+        await writeAll(handle, `${JSON.stringify({ base: this.base })}\n`);
         await handle.sync();
       } catch (err) {
         // No journal without its header (a disk that filled up): nothing of it is left behind.
@@ -58,7 +58,8 @@ export class StateWriter {
       await fsyncDir(path.dirname(path.resolve(file)));
     }
     // Not through the redactor, like the state itself: no secret in it, and govops reads it back.
-    await this.handle.write(entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    await writeAll(this.handle, entries.map((e) => `${JSON.stringify(e)}
+`).join(''));
     await this.handle.datasync();
   }
 
@@ -70,5 +71,21 @@ export class StateWriter {
     const h = this.handle;
     this.handle = undefined;
     await h?.close();
+  }
+}
+
+/**
+ * Write the whole text or throw. A write on a full disk may be short without an error (POSIX): taken as done, the
+ * entries would be lost to a torn line while the apply believed them saved. The next write of the rest then fails
+ * with ENOSPC; a torn last line is ignored when the state is read, and after a failed append the next save is a
+ * full one (the ledger), never an append after the torn line.
+ */
+async function writeAll(handle: fs.FileHandle, text: string): Promise<void> {
+  const buf = Buffer.from(text, 'utf8');
+  let offset = 0;
+  while (offset < buf.length) {
+    const { bytesWritten } = await handle.write(buf, offset, buf.length - offset);
+    if (bytesWritten <= 0) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    offset += bytesWritten;
   }
 }

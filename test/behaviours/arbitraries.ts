@@ -174,6 +174,11 @@ export function manifestSet(max = 5): fc.Arbitrary<GenManifest[]> {
 const EXCLUSIVE: Array<[string, string]> = [
   ['omit-defaults', 'echo-sent'],
   ['numeric-ids', 'string-ids'],
+  // A create whose answer is lost (503 after success) is looked up by natural key in the list; a list that lags
+  // behind writes cannot show it yet, so govops rightly leaves the intent pending and that apply fails
+  // (GOVOPS_CREATE_UNSETTLED, never re-sent). The properties start from one successful apply, so the pair is kept
+  // apart here; test/drills/ownership.test.ts and test/apply/server-readings-cli.test.ts cover each alone.
+  ['503-after-success', 'list-lag'],
 ];
 
 /** A random, consistent set of server behaviours. */

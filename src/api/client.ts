@@ -45,6 +45,7 @@ import type {
   IntegrationBody,
   IntegrationMutationResult,
   IntegrationStatus,
+  IntegrationStatusList,
   LiveDataSource,
   LiveIntegration,
   LiveWebhook,
@@ -186,6 +187,14 @@ export class ServiceClient implements ServiceApi {
   listIntegrations(): Promise<LiveIntegration[]> {
     const c = { method: 'GET', route: '/integrations', path: '/integrations' };
     return this.call({ ...c, auth: 'integration', parse: (r) => toArray(json(r), toLiveIntegration, 'integrations', c.method, c.path) });
+  }
+
+  listIntegrationStatuses(): Promise<IntegrationStatusList> {
+    const c = { method: 'GET', route: '/integrations', path: '/integrations' };
+    return this.call({
+      ...c, auth: 'integration',
+      parse: (r) => ({ items: toArray(json(r), toStatus, 'integrations', c.method, c.path), bytes: r.text.length }),
+    });
   }
 
   getIntegration(id: string): Promise<LiveIntegration> {

@@ -39,6 +39,7 @@ import {
   type RetryPolicy,
 } from './retry.js';
 import { findCreatedIntegration, splitCreatedWebhooks } from './recovery.js';
+import { scanStatuses } from './status-list.js';
 import { HttpTransport, type RawResponse } from './transport.js';
 import type {
   DataSourceInput,
@@ -193,7 +194,7 @@ export class ServiceClient implements ServiceApi {
     const c = { method: 'GET', route: '/integrations', path: '/integrations' };
     return this.call({
       ...c, auth: 'integration',
-      parse: (r) => ({ items: toArray(json(r), toStatus, 'integrations', c.method, c.path), bytes: r.text.length }),
+      parse: (r) => ({ items: scanStatuses(r.text) ?? toArray(json(r), toStatus, 'integrations', c.method, c.path), bytes: r.text.length }),
     });
   }
 

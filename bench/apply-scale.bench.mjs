@@ -15,7 +15,7 @@ import { sandboxProcess } from './sandbox-process.mjs';
 const SIZES = (process.env.APPLY_SCALE ?? '1000,5000,10000,20000').split(',').map(Number);
 const PER_FILE = 100;
 console.log(`apply scale: creates, transition 50 ms, concurrency 32; ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)}`);
-console.log('N       | wall s  | per 1k s | CPU s (govops) | CPU per 1k s | requests | req/int | heap MB after');
+console.log('N       | wall s  | per 1k s | CPU s (govops) | CPU per 1k s | requests | req/int | status | lists | heap MB after');
 const rows = [];
 for (const n of SIZES) {
   const dir = await mkdtemp(join(tmpdir(), 'govops-scale-'));
@@ -44,7 +44,7 @@ for (const n of SIZES) {
     const heap = process.memoryUsage().heapUsed / 2 ** 20;
     rows.push({ n, wall, cpu });
     console.log(
-      `${String(n).padEnd(7)} | ${wall.toFixed(2).padStart(7)} | ${((wall * 1000) / n).toFixed(2).padStart(8)} | ${cpu.toFixed(2).padStart(14)} | ${((cpu * 1000) / n).toFixed(2).padStart(12)} | ${String(counts.total).padStart(8)} | ${(counts.total / n).toFixed(2).padStart(7)} | ${heap.toFixed(0).padStart(5)}`,
+      `${String(n).padEnd(7)} | ${wall.toFixed(2).padStart(7)} | ${((wall * 1000) / n).toFixed(2).padStart(8)} | ${cpu.toFixed(2).padStart(14)} | ${((cpu * 1000) / n).toFixed(2).padStart(12)} | ${String(counts.total).padStart(8)} | ${(counts.total / n).toFixed(2).padStart(7)} | ${String(counts.status).padStart(6)} | ${String(counts.lists).padStart(5)} | ${heap.toFixed(0).padStart(5)}`,
     );
   } finally {
     await api.close();

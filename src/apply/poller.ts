@@ -14,8 +14,8 @@
  * was sent) instead of one status request each — but only when it costs less (listCheaper): the list's
  * expected bytes (the last list's bytes per item, or LIST_BYTES_PER_ITEM, times the integrations expected
  * in it) plus one round trip, against the due polls' status answers plus one round trip each. A list is
- * also taken when the rate cap would hold due polls back longer than their short interval (the list
- * answers them all with one request). Lists are read for ids and statuses only.
+ * also taken when the rate cap would hold due polls back past their short interval and it costs at
+ * most CAPPED_LIST_FACTOR times the status requests (one request answers them all now). Lists are read for ids and statuses only.
  *
  * What is learned: a settled observation brackets the moment the transition ended between the last poll
  * that still saw it transitional (or the write) and the one that saw it settled (transitions.ts).
@@ -108,9 +108,15 @@ export const STATUS_BYTES = 40;
  */
 export const ROUND_TRIP_BYTES = 4096;
 
-/** Whether one list of `listBytes` costs less than `due` status requests. */
-export function listCheaper(due: number, listBytes: number): boolean {
-  return listBytes + ROUND_TRIP_BYTES < due * (STATUS_BYTES + ROUND_TRIP_BYTES);
+/**
+ * When the rate cap holds due polls back (they would wait past their short interval), a list may cost up to this
+ * many times the status requests it replaces: one request answers them now.
+ */
+export const CAPPED_LIST_FACTOR = 5;
+
+/** Whether one list of `listBytes` costs less than `due` status requests (`factor` times them, when capped). */
+export function listCheaper(due: number, listBytes: number, factor = 1): boolean {
+  return listBytes + ROUND_TRIP_BYTES < factor * due * (STATUS_BYTES + ROUND_TRIP_BYTES);
 }
 /** After a failed list, status requests only for this long. */
 const LIST_BACKOFF_MS = 1000;
@@ -269,10 +275,11 @@ export class Poller implements StatusWaiter {
     let listable = 0;
     for (const w of due) if (!w.statusOnly) listable++;
     if (listable < this.o.listThreshold) return false;
-    if (listCheaper(listable, this.listSize * this.bytesPerItem)) return true;
-    // held back by the cap: what the bucket cannot send now or within the shortest interval
+    const bytes = this.listSize * this.bytesPerItem;
+    if (listCheaper(listable, bytes)) return true;
+    // held back by the cap (more due than the bucket sends now or within the shortest interval): a dearer list
     const sendable = this.tokens + (this.o.minMs * this.o.ratePerSec) / 1000;
-    return due.length > sendable && now >= this.listBackoffUntil;
+    return due.length > sendable && now >= this.listBackoffUntil && listCheaper(listable, bytes, CAPPED_LIST_FACTOR);
   }
 
   // ---- requests ------------------------------------------------------------------------------

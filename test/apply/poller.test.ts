@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import type { IntegrationBody } from '../../src/api/types.js';
-import { LIST_BYTES_PER_ITEM, Poller, ROUND_TRIP_BYTES, STATUS_BYTES, listCheaper, type PollerOptions } from '../../src/apply/poller.js';
+import { CAPPED_LIST_FACTOR, LIST_BYTES_PER_ITEM, Poller, ROUND_TRIP_BYTES, STATUS_BYTES, listCheaper, type PollerOptions } from '../../src/apply/poller.js';
 import { TransitionStats, bestFit } from '../../src/apply/transitions.js';
 import { CancelledError, ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
@@ -210,6 +210,9 @@ describe('status poller', () => {
     const breakEven = Math.ceil((10_000 * LIST_BYTES_PER_ITEM + ROUND_TRIP_BYTES) / (STATUS_BYTES + ROUND_TRIP_BYTES));
     expect(listCheaper(breakEven - 1, 10_000 * LIST_BYTES_PER_ITEM)).toBe(false);
     expect(listCheaper(breakEven + 1, 10_000 * LIST_BYTES_PER_ITEM)).toBe(true);
+    // held back by the rate cap, a list may cost a few times the status requests, never a list per few polls
+    expect(listCheaper(300, 10_000 * LIST_BYTES_PER_ITEM, CAPPED_LIST_FACTOR)).toBe(true);
+    expect(listCheaper(10, 10_000 * LIST_BYTES_PER_ITEM, CAPPED_LIST_FACTOR)).toBe(false);
   });
 
   // (300: the old rule, a list when it held at most 50 integrations per due poll, listed here)
@@ -242,5 +245,17 @@ describe('status poller', () => {
     expect(allStatusPolls()).toBe(0);
     expect(p.counters).toEqual({ status: 0, lists: lists() });
     expect(lists()).toBeLessThanOrEqual(5);
+  });
+
+  it('10 pending among 10,000 with the rate cap exhausted: status requests as tokens come, still no list', async () => {
+    const ids = seed(10_000, 10);
+    const p = makePoller({ listThreshold: 4, listSize: 10_000, minMs: 20, ratePerSec: 5 });
+    const startedAt = Date.now();
+    const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
+    while (allStatusPolls() < 12 && lists() === 0) await new Promise((r) => setTimeout(r, 20));
+    sandbox.setStuckTransitions(false);
+    sandbox.finishTransitions();
+    expect(await waiting).toEqual(ids.map(() => 'enabled'));
+    expect(lists()).toBe(0);
   });
 });

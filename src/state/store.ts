@@ -45,6 +45,10 @@ export function hashingFor(key: string): Hashing & { readonly computed: number }
   let computed = 0;
   return {
     fingerprint: (value) => {
+      if (value.length > FINGERPRINT_CACHE_VALUE_LENGTH) {
+        computed++;
+        return fingerprint(keyBytes, value); // not a secret value (a manifest's canonical JSON): not kept
+      }
       let fp = cache.get(value);
       if (fp === undefined) {
         fp = fingerprint(keyBytes, value);
@@ -63,6 +67,8 @@ export function hashingFor(key: string): Hashing & { readonly computed: number }
 
 /** Distinct secret values whose fingerprints one plan keeps. */
 export const FINGERPRINT_CACHE_SIZE = 4096;
+/** Longer values are fingerprinted every time (secrets are short; canonical JSON of whole manifests is not). */
+export const FINGERPRINT_CACHE_VALUE_LENGTH = 1024;
 
 /** Fingerprints of several secret values, keyed by their path. */
 export function fingerprintAll(key: string, values: Record<string, string>): Record<string, string> {

@@ -212,5 +212,10 @@ describe('hashingFor', () => {
     expect(h.fingerprint('v-1')).toBe(fingerprint(key, 'v-1'));
     expect(h.fingerprint('pw-wh')).toBe(fingerprint(key, 'pw-wh'));
     expect(hashingFor(newState().fingerprintKey).fingerprint('pw-wh')).not.toBe(h.fingerprint('pw-wh'));
+    const long = 'x'.repeat(5000);
+    const before = h.computed;
+    expect(h.fingerprint(long)).toBe(fingerprint(key, long));
+    expect(h.fingerprint(long)).toBe(fingerprint(key, long));
+    expect(h.computed).toBe(before + 2); // long values are not kept
   });
 });

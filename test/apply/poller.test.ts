@@ -150,6 +150,7 @@ describe('status poller', () => {
     const waiting = Promise.all(made.map((c) => p.wait({ id: c.id, type: 'object_store', op: 'create', startedAt })));
     while (lists() === 0) await new Promise((r) => setTimeout(r, 10));
     sandbox.setStuckTransitions(false);
+    sandbox.finishTransitions(); // together: released one by one at their own times, the last few would be asked one by one
     const statuses = await waiting;
     expect(statuses).toEqual(made.map(() => 'enabled'));
     expect(made.flatMap((c) => statusPolls(c.id))).toEqual([]);

@@ -2,7 +2,7 @@
 // Apply cost as N grows (issue #18): one `apply` creating N integrations (object_store), the sandbox's
 // transitions 50 ms, concurrency 32, against a sandbox in its own process (so the CPU time is govops'
 // alone). Linear means the time per resource stays flat: target 20k <= 2.2x 10k.
-// Run: npm run build && node bench/run.mjs apply-scale     (APPLY_SCALE=1000,5000 to choose sizes)
+// Run: npm run build && node bench/run.mjs apply-scale     (APPLY_SCALE=1000,5000 to choose sizes; APPLY_POLL_RATE)
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +14,10 @@ import { sandboxProcess } from './sandbox-process.mjs';
 
 const SIZES = (process.env.APPLY_SCALE ?? '1000,5000,10000,20000').split(',').map(Number);
 const PER_FILE = 100;
-console.log(`apply scale: creates, transition 50 ms, concurrency 32; ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)}`);
-console.log('N       | wall s  | per 1k s | CPU s (govops) | CPU per 1k s | requests | req/int | heap MB after');
+/** APPLY_POLL_RATE: --poll-rate of the applies (default: govops' own, 50/s). */
+const POLL_RATE = process.env.APPLY_POLL_RATE ? Number(process.env.APPLY_POLL_RATE) : undefined;
+console.log(`apply scale: creates, transition 50 ms, concurrency 32, poll rate ${POLL_RATE ?? 'default'}; ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)}`);
+console.log('N       | wall s  | per 1k s | CPU s (govops) | CPU per 1k s | requests | req/int | status | lists | heap MB after');
 const rows = [];
 for (const n of SIZES) {
   const dir = await mkdtemp(join(tmpdir(), 'govops-scale-'));
@@ -34,6 +36,7 @@ for (const n of SIZES) {
     const res = await reconcile(api, {
       root: dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(),
       statePath: join(dir, 'state.json'), env: {}, concurrency: 32, timeoutMs: 1_800_000,
+      ...(POLL_RATE ? { pollRate: POLL_RATE } : {}),
     });
     const wall = (performance.now() - t0) / 1000;
     const cu = process.cpuUsage(c0);
@@ -44,7 +47,7 @@ for (const n of SIZES) {
     const heap = process.memoryUsage().heapUsed / 2 ** 20;
     rows.push({ n, wall, cpu });
     console.log(
-      `${String(n).padEnd(7)} | ${wall.toFixed(2).padStart(7)} | ${((wall * 1000) / n).toFixed(2).padStart(8)} | ${cpu.toFixed(2).padStart(14)} | ${((cpu * 1000) / n).toFixed(2).padStart(12)} | ${String(counts.total).padStart(8)} | ${(counts.total / n).toFixed(2).padStart(7)} | ${heap.toFixed(0).padStart(5)}`,
+      `${String(n).padEnd(7)} | ${wall.toFixed(2).padStart(7)} | ${((wall * 1000) / n).toFixed(2).padStart(8)} | ${cpu.toFixed(2).padStart(14)} | ${((cpu * 1000) / n).toFixed(2).padStart(12)} | ${String(counts.total).padStart(8)} | ${(counts.total / n).toFixed(2).padStart(7)} | ${String(counts.status).padStart(6)} | ${String(counts.lists).padStart(5)} | ${heap.toFixed(0).padStart(5)}`,
     );
   } finally {
     await api.close();

@@ -2,10 +2,12 @@
 // Converge benchmark (issue #18): `apply` of N new integrations against the sandbox whose transitions take
 // T ms, at concurrency C, compared with an ideal client measured in the same run on a fresh sandbox.
 //
-// The ideal client knows everything govops has to find out: it sends each dry run and create (C at a
-// time, a slot freed once the create is accepted, like govops), reads the exact moment each transition
-// ends from the sandbox's memory, and sends one status request at that moment. Its wall time is the
-// floor for any client of this service at this concurrency.
+// The ideal client (issue #26) is what a hand-written client of this service could do at best, with govops'
+// own HTTP library (one undici Pool) and nothing else: C slots for the dry run and the create, a slot freed as
+// soon as the create is accepted, then it waits exactly the known transition time T and polls that
+// integration's status every 10 ms until it is settled. No validation, no logging, no state, no plan. (Until
+// issue #26 the ideal read each transition's end from the sandbox's memory and sent one status request at that
+// moment, which no client can do.)
 //
 // govops is measured cold (a state without learned transition times: the very first apply) and warm (the
 // state keeps what the apply before it learned: every later apply; each warm run starts from the last).
@@ -14,10 +16,12 @@
 // settled), the ratio to the ideal, requests (status polls, lists, per integration) and the settle lag
 // (from the moment the sandbox ended a transition to the moment govops reported the integration).
 //
-// Run: npm run build && node bench/run.mjs converge   (CONVERGE=quick: only N=200)
+// Run: npm run build && node bench/run.mjs converge   (CONVERGE=quick: only N=200; CONVERGE_N, CONVERGE_T,
+// CONVERGE_C: comma lists of sizes, transitions and concurrencies; CONVERGE_ROUNDS: alternations, default 3)
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Pool } from 'undici';
 import { ServiceClient } from '../dist/api/client.js';
 import { silentLogger } from '../dist/log.js';
 import { reconcile } from '../dist/reconcile/engine.js';
@@ -26,9 +30,9 @@ import { loadState, saveState } from '../dist/state/store.js';
 import { objectStore } from './flaky-drill.mjs';
 
 const quick = process.env.CONVERGE === 'quick';
-const SIZES = quick ? [200] : [200, 1000];
-const TRANSITIONS = [200, 2000];
-const CONCURRENCY = [8, 32];
+const SIZES = process.env.CONVERGE_N ? process.env.CONVERGE_N.split(',').map(Number) : quick ? [200] : [200, 1000];
+const TRANSITIONS = process.env.CONVERGE_T ? process.env.CONVERGE_T.split(',').map(Number) : [200, 2000];
+const CONCURRENCY = process.env.CONVERGE_C ? process.env.CONVERGE_C.split(',').map(Number) : [8, 32];
 const PER_FILE = 50;
 
 const pct = (xs, p) => {
@@ -81,10 +85,18 @@ function body(i) {
   };
 }
 
-/** The ideal client: C slots for dry run + create; one status request at the exact end of each transition. */
+/** The ideal client: C slots for dry run + create (freed on acceptance); wait T, then poll the status every 10 ms. */
 async function ideal(n, transitionMs, concurrency) {
   const { sandbox, ended } = await sandboxWithClock(transitionMs);
-  const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries: 0, connections: concurrency + 16 });
+  const pool = new Pool(sandbox.url, { connections: concurrency + 16, pipelining: 1 });
+  const headers = { authorization: sandbox.adminToken, 'content-type': 'application/json', accept: 'application/json' };
+  const call = async (method, path, body) => {
+    const res = await pool.request({ method, path, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.body.text();
+    if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 200)}`);
+    return JSON.parse(text);
+  };
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const seen = [];
   const t0 = performance.now();
   const start = Date.now();
@@ -92,15 +104,15 @@ async function ideal(n, transitionMs, concurrency) {
   const waits = [];
   const worker = async () => {
     for (let i = next++; i < n; i = next++) {
-      await api.createIntegration(body(i), { dryRun: true });
-      const { id } = await api.createIntegration(body(i));
-      const until = sandbox.integrations.get(Number(id)).pendingUntil;
+      await call('POST', '/integrations?dryRun=true', body(i));
+      const { id } = await call('POST', '/integrations', body(i));
       waits.push(
         (async () => {
+          await sleep(transitionMs);
           for (;;) {
-            await new Promise((r) => setTimeout(r, Math.max(0, until - Date.now())));
-            const s = await api.getIntegrationStatus(id);
-            if (s.status === 'enabled') return seen.push({ id, at: Date.now() });
+            const s = await call('GET', `/integrations/${id}/status`);
+            if (s.status === 'enabled') return seen.push({ id: String(id), at: Date.now() });
+            await sleep(10);
           }
         })(),
       );
@@ -111,7 +123,7 @@ async function ideal(n, transitionMs, concurrency) {
   const wall = performance.now() - t0;
   const lags = seen.map((s) => s.at - ended.get(s.id));
   const c = counts(sandbox);
-  await api.close();
+  await pool.close();
   await sandbox.close();
   return { wall, apply: Date.now() - start, lags, c };
 }

@@ -7,6 +7,7 @@ import type {
   IntegrationBody,
   IntegrationMutationResult,
   IntegrationStatus,
+  IntegrationStatusList,
   LiveDataSource,
   LiveIntegration,
   LiveWebhook,
@@ -24,6 +25,8 @@ export interface MutationOptions {
 
 export interface ServiceApi {
   listIntegrations(): Promise<LiveIntegration[]>;
+  /** GET /integrations, keeping only each item's id and status (and the body's size). */
+  listIntegrationStatuses(): Promise<IntegrationStatusList>;
   getIntegration(id: string): Promise<LiveIntegration>;
   createIntegration(body: IntegrationBody, options?: MutationOptions): Promise<IntegrationMutationResult>;
   updateIntegration(id: string, body: IntegrationBody, options?: MutationOptions): Promise<IntegrationMutationResult>;

@@ -39,12 +39,14 @@ import {
   type RetryPolicy,
 } from './retry.js';
 import { findCreatedIntegration, splitCreatedWebhooks } from './recovery.js';
+import { scanStatuses } from './status-list.js';
 import { HttpTransport, type RawResponse } from './transport.js';
 import type {
   DataSourceInput,
   IntegrationBody,
   IntegrationMutationResult,
   IntegrationStatus,
+  IntegrationStatusList,
   LiveDataSource,
   LiveIntegration,
   LiveWebhook,
@@ -186,6 +188,14 @@ export class ServiceClient implements ServiceApi {
   listIntegrations(): Promise<LiveIntegration[]> {
     const c = { method: 'GET', route: '/integrations', path: '/integrations' };
     return this.call({ ...c, auth: 'integration', parse: (r) => toArray(json(r), toLiveIntegration, 'integrations', c.method, c.path) });
+  }
+
+  listIntegrationStatuses(): Promise<IntegrationStatusList> {
+    const c = { method: 'GET', route: '/integrations', path: '/integrations' };
+    return this.call({
+      ...c, auth: 'integration',
+      parse: (r) => ({ items: scanStatuses(r.text) ?? toArray(json(r), toStatus, 'integrations', c.method, c.path), bytes: r.text.length }),
+    });
   }
 
   getIntegration(id: string): Promise<LiveIntegration> {

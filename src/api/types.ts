@@ -36,6 +36,13 @@ export interface IntegrationStatus {
   status: string;
 }
 
+/** GET /integrations read for the statuses only (the status poller): each item's id and status, and the body's size. */
+export interface IntegrationStatusList {
+  items: IntegrationStatus[];
+  /** Length of the response body (characters, ~bytes): what the next list is expected to cost. */
+  bytes: number;
+}
+
 /** Body of POST /integrations and PUT /integrations/{id}. */
 export interface IntegrationBody {
   type: IntegrationType;

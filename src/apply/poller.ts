@@ -10,16 +10,19 @@
  * intervals grow by half the time elapsed (lag at most a third of the transition).
  *
  * How: at most `ratePerSec` requests per second (a token bucket). When `listThreshold` or more polls are
- * due at once (and the list is not more than LIST_ITEMS_PER_POLL times their number), one
- * `GET /integrations` answers for every integration waiting (registered before the list was sent)
- * instead of one status request each.
+ * due at once, one `GET /integrations` answers for every integration waiting (registered before the list
+ * was sent) instead of one status request each — but only when it costs less (listCheaper): the list's
+ * expected bytes (the last list's bytes per item, or LIST_BYTES_PER_ITEM, times the integrations expected
+ * in it) plus one round trip, against the due polls' status answers plus one round trip each. A list is
+ * also taken when the rate cap would hold due polls back past their short interval and it costs at
+ * most CAPPED_LIST_FACTOR times the status requests (one request answers them all now). Lists are read for ids and statuses only.
  *
  * What is learned: a settled observation brackets the moment the transition ended between the last poll
  * that still saw it transitional (or the write) and the one that saw it settled (transitions.ts).
  */
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
-import type { LiveIntegration } from '../api/types.js';
+import type { IntegrationStatus } from '../api/types.js';
 import { ApiError, CancelledError, ErrorCode } from '../errors.js';
 import { describeUnsettled, isSettledStatus } from '../service/kinds.js';
 import { transitionKey, type Operation, type TransitionStats } from './transitions.js';
@@ -38,6 +41,8 @@ export interface PollerOptions {
   listThreshold: number;
   /** Integrations the service lists (at plan time; updated from every list): a list must be worth its size. */
   listSize?: number;
+  /** Bytes per listed integration before a list was seen (default LIST_BYTES_PER_ITEM). */
+  listBytesPerItem?: number;
   /** Epoch ms after which a wait fails (settle timeout). */
   deadline: number;
   signal?: AbortSignal;
@@ -92,12 +97,27 @@ interface Wait {
 
 /** Polls due within this many ms of each other go out together. */
 const GROUP_MS = 5;
+/** Bytes of one listed integration before any list was seen (issue #26 measured 427; config-heavy kinds more). */
+export const LIST_BYTES_PER_ITEM = 430;
+/** Bytes of one status answer (`{"id":123,"status":"creating"}`). */
+export const STATUS_BYTES = 40;
 /**
- * A list replaces status requests only when it is not much larger than them: at most this many listed
- * integrations per status request it replaces (a listed integration is ~1 KB, a status answer ~50 bytes
- * plus the request's own overhead).
+ * The cost of one round trip, in bytes of list it is worth: request and response headers on the wire (~0.5 KB)
+ * and the client's CPU per request, which measured as much as ~8 KB of list parsing (docs/decisions.md, "Polling
+ * by cost"). Taken between the two: a list is chosen only when clearly cheaper.
  */
-export const LIST_ITEMS_PER_POLL = 50;
+export const ROUND_TRIP_BYTES = 4096;
+
+/**
+ * When the rate cap holds due polls back (they would wait past their short interval), a list may cost up to this
+ * many times the status requests it replaces: one request answers them now.
+ */
+export const CAPPED_LIST_FACTOR = 5;
+
+/** Whether one list of `listBytes` costs less than `due` status requests (`factor` times them, when capped). */
+export function listCheaper(due: number, listBytes: number, factor = 1): boolean {
+  return listBytes + ROUND_TRIP_BYTES < factor * due * (STATUS_BYTES + ROUND_TRIP_BYTES);
+}
 /** After a failed list, status requests only for this long. */
 const LIST_BACKOFF_MS = 1000;
 /**
@@ -120,7 +140,11 @@ export class Poller implements StatusWaiter {
   private refilledAt = Date.now();
   private listInFlight = false;
   private listBackoffUntil = 0;
+  /** Integrations the last list (or the plan) showed, plus the creates waited on since. */
   private listSize: number;
+  private bytesPerItem: number;
+  /** Creates waited on so far. */
+  private creates = 0;
   private closed = false;
   readonly counters: PollCounters = { status: 0, lists: 0 };
   private readonly onAbort = (): void => this.cancelAll();
@@ -128,6 +152,7 @@ export class Poller implements StatusWaiter {
   constructor(private readonly o: PollerOptions) {
     this.tokens = this.burst;
     this.listSize = o.listSize ?? 0;
+    this.bytesPerItem = o.listBytesPerItem ?? LIST_BYTES_PER_ITEM;
     o.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
@@ -138,6 +163,10 @@ export class Poller implements StatusWaiter {
   wait(req: WaitRequest): Promise<string> {
     if (this.o.signal?.aborted || this.closed) return Promise.reject(new CancelledError('wait abandoned: govops is shutting down'));
     const now = Date.now();
+    if (req.op === 'create') {
+      this.creates++;
+      this.listSize++; // the next list shows it too
+    }
     return new Promise<string>((resolve, reject) => {
       this.waits.add({
         id: req.id,
@@ -221,8 +250,7 @@ export class Poller implements StatusWaiter {
       else next = Math.min(next, at);
     }
     if (due.length > 0) {
-      const listable = due.filter((w) => !w.statusOnly).length;
-      const worthIt = listable >= this.o.listThreshold && listable * LIST_ITEMS_PER_POLL >= this.listSize;
+      const worthIt = this.listWorthIt(due, now);
       if (!this.listInFlight && worthIt && now >= this.listBackoffUntil) {
         if (this.tokens >= 1) {
           this.tokens -= 1;
@@ -240,6 +268,18 @@ export class Poller implements StatusWaiter {
       }
     }
     if (next < Infinity) this.wake(Math.min(next, this.o.deadline));
+  }
+
+  /** One list instead of the due polls: cheaper, or the rate cap would hold them back past their short interval. */
+  private listWorthIt(due: readonly Wait[], now: number): boolean {
+    let listable = 0;
+    for (const w of due) if (!w.statusOnly) listable++;
+    if (listable < this.o.listThreshold) return false;
+    const bytes = this.listSize * this.bytesPerItem;
+    if (listCheaper(listable, bytes)) return true;
+    // held back by the cap (more due than the bucket sends now or within the shortest interval): a dearer list
+    const sendable = this.tokens + (this.o.minMs * this.o.ratePerSec) / 1000;
+    return due.length > sendable && now >= this.listBackoffUntil && listCheaper(listable, bytes, CAPPED_LIST_FACTOR);
   }
 
   // ---- requests ------------------------------------------------------------------------------
@@ -291,10 +331,13 @@ export class Poller implements StatusWaiter {
     for (const w of covered) w.inFlight = true;
     this.listInFlight = true;
     this.counters.lists++;
-    this.o.api.listIntegrations().then(
-      (live) => {
-        this.listSize = live.length;
-        const byId = new Map<string, LiveIntegration>();
+    const createsBefore = this.creates;
+    this.o.api.listIntegrationStatuses().then(
+      ({ items: live, bytes }) => {
+        // creates registered while the list was under way are not in it
+        this.listSize = live.length + (this.creates - createsBefore);
+        if (live.length > 0) this.bytesPerItem = bytes / live.length;
+        const byId = new Map<string, IntegrationStatus>();
         for (const it of live) byId.set(it.id, it);
         // One list sees integrations whose transitions began at different moments: per type and operation,
         // the longest still under way and the shortest already over bracket the duration more tightly

@@ -5,7 +5,7 @@
  * deployment's state in a database shared by several (default `default`).
  */
 import { Option, type Command } from 'commander';
-import { DEFAULT_STATE_PATH } from '../state/store.js';
+import { DEFAULT_STATE_PATH } from '../state/types.js';
 import { DEFAULT_STATE_KEY, isPgLocation, parsePgLocation, withStateKey } from '../state/location.js';
 
 export function stateOption(purpose = 'govops state: a file path, or a postgres:// URL (env GOVOPS_STATE_URL)'): Option {

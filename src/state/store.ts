@@ -22,7 +22,7 @@ export const STATE_DIR = {
   hint: 'choose a state file in a folder govops can create and write: --state PATH or GOVOPS_STATE',
 };
 
-export const DEFAULT_STATE_PATH = '.govops/state.json';
+export { DEFAULT_STATE_PATH } from './types.js';
 
 export function newState(): GovopsState {
   return { version: STATE_VERSION, fingerprintKey: randomBytes(32).toString('hex'), resources: [] };
@@ -37,13 +37,38 @@ export function fingerprint(key: string | Buffer, value: string): string {
  * The hashing the planner is given (plan/desired.ts): fingerprints under the state's key, sha256 digests.
  * The key is decoded once, and digests use the one-shot `crypto.hash` (no Hash object per resource).
  */
-export function hashingFor(key: string): Hashing {
+export function hashingFor(key: string): Hashing & { readonly computed: number } {
   const keyBytes = Buffer.from(key, 'hex');
+  // One HMAC per distinct secret value (issue #26: at 10,000 manifests most secrets are a few shared values);
+  // the cache lives as long as this object (one plan) and is bounded.
+  const cache = new Map<string, string>();
+  let computed = 0;
   return {
-    fingerprint: (value) => fingerprint(keyBytes, value),
+    fingerprint: (value) => {
+      if (value.length > FINGERPRINT_CACHE_VALUE_LENGTH) {
+        computed++;
+        return fingerprint(keyBytes, value); // not a secret value (a manifest's canonical JSON): not kept
+      }
+      let fp = cache.get(value);
+      if (fp === undefined) {
+        fp = fingerprint(keyBytes, value);
+        computed++;
+        if (cache.size >= FINGERPRINT_CACHE_SIZE) cache.clear();
+        cache.set(value, fp);
+      }
+      return fp;
+    },
     digest: digestText,
+    get computed() {
+      return computed;
+    },
   };
 }
+
+/** Distinct secret values whose fingerprints one plan keeps. */
+export const FINGERPRINT_CACHE_SIZE = 4096;
+/** Longer values are fingerprinted every time (secrets are short; canonical JSON of whole manifests is not). */
+export const FINGERPRINT_CACHE_VALUE_LENGTH = 1024;
 
 /** Fingerprints of several secret values, keyed by their path. */
 export function fingerprintAll(key: string, values: Record<string, string>): Record<string, string> {

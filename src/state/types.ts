@@ -3,6 +3,9 @@
  */
 export const STATE_VERSION = 1;
 
+/** Where the state file is by default (here, not in store.ts: `govops --help` shows it without loading the store). */
+export const DEFAULT_STATE_PATH = '.govops/state.json';
+
 export interface ManagedResource {
   kind: 'Integration' | 'Webhook' | 'DataSource';
   /** metadata.name of the manifest. */

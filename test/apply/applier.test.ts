@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyPlan } from '../../src/apply/applier.js';
 import { silentLogger } from '../../src/log.js';
@@ -63,5 +64,24 @@ describe('applyPlan', () => {
     const plan = { formatVersion: 1 as const, changes: [], summary: { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: ['boom'], warnings: [] };
     await expect(applyPlan({ api: r.api, plan, desired: [d], state: newState(), logger: silentLogger(), persist: async () => {} })).rejects.toThrow(/boom/);
     expect(r.lines()).toEqual([]);
+  });
+
+  it('makes no logger per resource: each outcome is one line with its resource as a field, none built below the level', async () => {
+    for (const level of ['info', 'warn'] as const) {
+      const lines: Array<Record<string, unknown>> = [];
+      const logger = pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      let children = 0;
+      const child = logger.child.bind(logger);
+      logger.child = ((...args: Parameters<typeof child>) => (children++, child(...args))) as typeof logger.child;
+      const desired = [...Array.from({ length: 30 }, (_, i) => webhook(`hook-${level}-${i}`)), integration(`sql-${level}`, 'sql_analytics', sqlConfig(`db-${level}.example.com`))];
+      const state: GovopsState = { ...newState(), fingerprintKey: KEY };
+      const plan = planChanges({ shapes: SHAPES, desired, live: { integrations: [], webhooks: [] }, state, options: { prune: false, allowReplace: false } });
+      const res = await applyPlan({ api: r.api, plan, desired, state, logger, pollIntervalMs: 10, persist: async () => {} });
+      expect(res.ok).toBe(true);
+      expect(children).toBe(0);
+      const applied = lines.filter((l) => l.msg === 'applied');
+      if (level === 'warn') expect(applied).toEqual([]);
+      else expect(applied.map((l) => l.resource).sort()).toEqual(desired.map((d) => `${d.kind}/${d.name}`).sort());
+    }
   });
 });

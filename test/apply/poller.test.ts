@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import type { IntegrationBody } from '../../src/api/types.js';
-import { Poller, type PollerOptions } from '../../src/apply/poller.js';
+import { CAPPED_LIST_FACTOR, LIST_BYTES_PER_ITEM, Poller, ROUND_TRIP_BYTES, STATUS_BYTES, listCheaper, type PollerOptions } from '../../src/apply/poller.js';
 import { TransitionStats, bestFit } from '../../src/apply/transitions.js';
 import { CancelledError, ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
@@ -70,6 +70,26 @@ const statusPolls = (id: string): number[] =>
     .requests()
     .filter((r) => r.method === 'GET' && r.path === `/integrations/${id}/status`)
     .map((r) => Date.parse(r.time));
+/**
+ * Put `total` integrations in the sandbox at once (ids 1..total), the first `pending` of them still `creating`
+ * (held: transitions are stuck until the test releases them).
+ */
+function seed(total: number, pending: number): string[] {
+  sandbox.setStuckTransitions(['creating']);
+  const at = new Date().toISOString();
+  const integrations = Array.from({ length: total }, (_, k) => {
+    const name = `seed-${k + 1}`;
+    return {
+      id: k + 1, type: 'object_store', autoBootstrap: false, status: k < pending ? 'creating' : 'enabled', validationResults: {},
+      createdAt: at, updatedAt: at, ...(k < pending ? { pendingUntil: Date.now() + 300 } : {}),
+      config: { name, cloudAccountId: '123456789012', cloudRegion: 'eu-west-1', cloudLocationRole: `arn:aws:iam::123456789012:role/${name}`, cloudLocationPath: `s3://${name}/data`, authenticationType: 'auto' },
+    };
+  });
+  sandbox.integrations.restore({ nextId: total + 1, integrations, cleanups: [] });
+  sandbox.clearRequests();
+  return integrations.slice(0, pending).map((i) => String(i.id));
+}
+const allStatusPolls = (): number => sandbox.requests().filter((r) => r.method === 'GET' && r.path.endsWith('/status')).length;
 const lists = (): number => sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/integrations').length;
 
 describe('transition estimate', () => {
@@ -130,6 +150,7 @@ describe('status poller', () => {
     const waiting = Promise.all(made.map((c) => p.wait({ id: c.id, type: 'object_store', op: 'create', startedAt })));
     while (lists() === 0) await new Promise((r) => setTimeout(r, 10));
     sandbox.setStuckTransitions(false);
+    sandbox.finishTransitions(); // together: released one by one at their own times, the last few would be asked one by one
     const statuses = await waiting;
     expect(statuses).toEqual(made.map(() => 'enabled'));
     expect(made.flatMap((c) => statusPolls(c.id))).toEqual([]);
@@ -179,5 +200,63 @@ describe('status poller', () => {
     } finally {
       sandbox.setStuckTransitions(false);
     }
+  });
+
+  it('a list only when it costs less than the status requests it replaces (bytes and round trips)', () => {
+    // 10 status requests cost ~41 KB of traffic and CPU; a list of 10,000 integrations ~4.3 MB
+    expect(listCheaper(10, 10_000 * LIST_BYTES_PER_ITEM)).toBe(false);
+    expect(listCheaper(200, 10_000 * LIST_BYTES_PER_ITEM)).toBe(false); // the old rule listed here (200 x 50 items)
+    expect(listCheaper(2_000, 10_000 * LIST_BYTES_PER_ITEM)).toBe(true);
+    expect(listCheaper(4, 10 * LIST_BYTES_PER_ITEM)).toBe(true);
+    const breakEven = Math.ceil((10_000 * LIST_BYTES_PER_ITEM + ROUND_TRIP_BYTES) / (STATUS_BYTES + ROUND_TRIP_BYTES));
+    expect(listCheaper(breakEven - 1, 10_000 * LIST_BYTES_PER_ITEM)).toBe(false);
+    expect(listCheaper(breakEven + 1, 10_000 * LIST_BYTES_PER_ITEM)).toBe(true);
+    // held back by the rate cap, a list may cost a few times the status requests, never a list per few polls
+    expect(listCheaper(300, 10_000 * LIST_BYTES_PER_ITEM, CAPPED_LIST_FACTOR)).toBe(true);
+    expect(listCheaper(10, 10_000 * LIST_BYTES_PER_ITEM, CAPPED_LIST_FACTOR)).toBe(false);
+  });
+
+  // (300: the old rule, a list when it held at most 50 integrations per due poll, listed here)
+  it.each([10, 300])('%i pending among 10,000 integrations: status requests, never a list of all 10,000', async (pending) => {
+    const ids = seed(10_000, pending);
+    const p = makePoller({ listThreshold: 4, listSize: 10_000, minMs: 20 });
+    const startedAt = Date.now();
+    const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
+    // all ten are due together, and again after every miss, until released
+    while (allStatusPolls() < 2 * pending && lists() === 0) await new Promise((r) => setTimeout(r, 10));
+    sandbox.setStuckTransitions(false);
+    sandbox.finishTransitions();
+    expect(await waiting).toEqual(ids.map(() => 'enabled'));
+    expect(lists()).toBe(0);
+    expect(p.counters.lists).toBe(0);
+    expect(p.counters.status).toBe(allStatusPolls());
+    expect(new Set(sandbox.requests().map((r) => r.path.split('/')[2]))).toEqual(new Set(ids));
+  });
+
+  it('2,000 pending among 10,000: one list answers for all of them (cheaper than 2,000 status requests)', async () => {
+    const ids = seed(10_000, 2_000);
+    // a rate cap far above 2,000: the list is chosen for its cost, not because the cap would hold polls back
+    const p = makePoller({ listThreshold: 4, listSize: 10_000, minMs: 20, ratePerSec: 100_000 });
+    const startedAt = Date.now();
+    const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
+    while (lists() === 0) await new Promise((r) => setTimeout(r, 10));
+    sandbox.setStuckTransitions(false);
+    sandbox.finishTransitions();
+    expect(await waiting).toEqual(ids.map(() => 'enabled'));
+    expect(allStatusPolls()).toBe(0);
+    expect(p.counters).toEqual({ status: 0, lists: lists() });
+    expect(lists()).toBeLessThanOrEqual(5);
+  });
+
+  it('10 pending among 10,000 with the rate cap exhausted: status requests as tokens come, still no list', async () => {
+    const ids = seed(10_000, 10);
+    const p = makePoller({ listThreshold: 4, listSize: 10_000, minMs: 20, ratePerSec: 5 });
+    const startedAt = Date.now();
+    const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
+    while (allStatusPolls() < 12 && lists() === 0) await new Promise((r) => setTimeout(r, 20));
+    sandbox.setStuckTransitions(false);
+    sandbox.finishTransitions();
+    expect(await waiting).toEqual(ids.map(() => 'enabled'));
+    expect(lists()).toBe(0);
   });
 });

@@ -7,8 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { acquireStateLock, lockPathFor, withStateLock } from '../../src/state/lock.js';
 import {
+  FINGERPRINT_CACHE_SIZE,
   fingerprint,
   fingerprintAll,
+  hashingFor,
+  newState,
   getResource,
   loadState,
   putResource,
@@ -194,5 +197,25 @@ describe('state lock', () => {
     expect(outs.filter((o) => o === 'won')).toHaveLength(1);
     expect(outs.find((o) => o !== 'won')).toMatch(/^lost:.*locked by process \d+/);
     expect(existsSync(lockPathFor(file))).toBe(false);
+  });
+});
+
+describe('hashingFor', () => {
+  it('computes one HMAC per distinct secret value of a plan, and the same fingerprints as without the cache', () => {
+    const key = newState().fingerprintKey;
+    const h = hashingFor(key);
+    const values = ['pw-wh', 'pw-admin', 'sk', 'tok'];
+    for (let i = 0; i < 10_000; i++) expect(h.fingerprint(values[i % 4]!)).toBe(fingerprint(key, values[i % 4]!));
+    expect(h.computed).toBe(4);
+    // bounded: past the cache's size it starts over, and stays right
+    for (let i = 0; i < FINGERPRINT_CACHE_SIZE + 10; i++) h.fingerprint(`v-${i}`);
+    expect(h.fingerprint('v-1')).toBe(fingerprint(key, 'v-1'));
+    expect(h.fingerprint('pw-wh')).toBe(fingerprint(key, 'pw-wh'));
+    expect(hashingFor(newState().fingerprintKey).fingerprint('pw-wh')).not.toBe(h.fingerprint('pw-wh'));
+    const long = 'x'.repeat(5000);
+    const before = h.computed;
+    expect(h.fingerprint(long)).toBe(fingerprint(key, long));
+    expect(h.fingerprint(long)).toBe(fingerprint(key, long));
+    expect(h.computed).toBe(before + 2); // long values are not kept
   });
 });

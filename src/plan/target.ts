@@ -8,6 +8,7 @@
  * prunes what the operator did not name.
  */
 import { UserError } from '../errors.js';
+import { warning, type PlanWarning } from './notes.js';
 import type { PlanTargets, ResourceChange } from './types.js';
 
 export interface Target {
@@ -82,7 +83,7 @@ export interface Targeted {
   targets: PlanTargets;
   /** Errors about untargeted resources only, now warnings. */
   errors: string[];
-  warnings: string[];
+  warnings: PlanWarning[];
 }
 
 const RESOURCE_REF = /\b(Integration|DataSource|Webhook)\/([a-z0-9][a-z0-9-]*)/g;
@@ -99,7 +100,7 @@ export function applyTargets(
   const targets = parseTargets(patterns);
   const kept: ResourceChange[] = [];
   const selected = new Set<string>();
-  const warnings: string[] = [];
+  const warnings: PlanWarning[] = [];
   const used = new Set<Target>();
   const keys = new Set<string>();
   for (const c of changes) {
@@ -110,16 +111,16 @@ export function applyTargets(
     for (const t of hits) used.add(t);
     selected.add(key);
     if (c.action === 'delete' && !namedExactly(targets, c.resourceKind, c.name)) {
-      warnings.push(`${key}: not deleted in this targeted plan: a delete needs --only ${key} (exactly, without a glob)`);
+      warnings.push(warning('targeting', `${key}: not deleted in this targeted plan: a delete needs --only ${key} (exactly, without a glob)`, { kind: c.resourceKind, name: c.name }));
       continue;
     }
     kept.push(c);
   }
-  for (const t of targets) if (!used.has(t)) warnings.push(`--only ${t.pattern} matches no manifest or managed resource`);
+  for (const t of targets) if (!used.has(t)) warnings.push(warning('targeting', `--only ${t.pattern} matches no manifest or managed resource`));
   const keptErrors: string[] = [];
   for (const e of errors) {
     const refs = [...e.matchAll(RESOURCE_REF)].map((m) => `${m[1]}/${m[2]}`);
-    if (refs.length > 0 && !refs.some((r) => selected.has(r))) warnings.push(`outside --only: ${e}`);
+    if (refs.length > 0 && !refs.some((r) => selected.has(r))) warnings.push(warning('targeting', `outside --only: ${e}`));
     else keptErrors.push(e);
   }
   const untargeted = [...keys].filter((k) => !selected.has(k)).length;

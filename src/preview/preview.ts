@@ -242,7 +242,7 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
     if (ctx.headPlan.deletionRefusal) result.warnings.push({ kind: 'blocked', message: redact(`deletes held back by the mass-deletion guard: ${ctx.headPlan.deletionRefusal.message}`) });
     const touched = new Set(result.resources.filter((r) => r.change !== 'removed').map((r) => `${r.resourceKind}/${r.name}`));
     for (const w of ctx.headPlan.warnings) {
-      if ([...touched].some((t) => w.startsWith(`${t} `))) result.warnings.push({ kind: 'plan-warning', message: redact(w) });
+      if (w.resource && touched.has(`${w.resource.kind}/${w.resource.name}`)) result.warnings.push({ kind: 'plan-warning', message: redact(w.message) });
     }
     await liveRequests(api, opts, result, { ...ctx, head, base, pr, live, redact });
     return finish(result);

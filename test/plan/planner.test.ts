@@ -166,7 +166,7 @@ describe('planChanges: integrations', () => {
     const refused = plan([], live, st, { prune: true, allowEmpty: true, maxDeletes: 1 });
     expect(refused.errors).toEqual([]);
     expect(refused.deletionRefusal?.message).toMatch(/more than --max-deletes 1.*--max-deletes 2/);
-    expect(refused.changes.every((c) => c.blocked?.startsWith('refused by the mass-deletion guard'))).toBe(true);
+    expect(refused.changes.every((c) => c.blocked?.code === 'deletion-guard' && c.blocked.message.startsWith('refused by the mass-deletion guard'))).toBe(true);
     const allowed = plan([], live, st, { prune: true, allowEmpty: true, maxDeletes: 2 });
     expect(allowed.deletionRefusal).toBeUndefined();
     expect(allowed.changes.filter((c) => c.blocked)).toEqual([]);

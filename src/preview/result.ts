@@ -1,5 +1,11 @@
 /** Completing a PreviewResult (pure): warnings per touched resource, the summary, `changed` and the exit code. */
+import type { PlanWarning } from '../plan/notes.js';
 import type { DryRunResult, LiveAction, PreviewResult, PreviewWarning } from './types.js';
+
+/** The plan's warnings about one of the `touched` resources (`Kind/name`): read from each warning's resource, not its text. */
+export function warningsAbout(warnings: readonly PlanWarning[], touched: ReadonlySet<string>): PlanWarning[] {
+  return warnings.filter((w) => w.resource !== undefined && touched.has(`${w.resource.kind}/${w.resource.name}`));
+}
 
 const LIVE_ACTIONS: readonly LiveAction[] = ['create', 'update', 'replace', 'delete', 'adopt', 'noop', 'none'];
 const DRY_STATUSES: ReadonlyArray<DryRunResult['status']> = ['passed', 'warning', 'failed', 'rejected', 'error', 'skipped'];

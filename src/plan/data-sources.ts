@@ -12,7 +12,7 @@ import { dataSourceKey, prefixUnderLocation, DATA_SOURCE_INTEGRATION_TYPE } from
 import type { ManagedResource } from '../state/types.js';
 import { matchResources, type Match } from './match.js';
 import { orphanWarning } from './orphans.js';
-import { blocked, reason, warning, type Blocked, type PlanWarning } from './notes.js';
+import { blocked, problem, reason, warning, type Blocked, type PlanProblem, type PlanWarning } from './notes.js';
 import type { DesiredDataSource, FieldChange, PlanOptions, ResourceChange } from './types.js';
 
 export interface DataSourcePlanInput {
@@ -29,7 +29,7 @@ export interface DataSourcePlanInput {
 
 export interface DataSourcePlan {
   changes: ResourceChange[];
-  errors: string[];
+  errors: PlanProblem[];
   warnings: PlanWarning[];
 }
 
@@ -93,7 +93,7 @@ function unsupportedPlan(input: DataSourcePlanInput): DataSourcePlan {
 export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
   if (input.live === undefined) return unsupportedPlan(input);
   const { options } = input;
-  const errors: string[] = [];
+  const errors: PlanProblem[] = [];
   const warnings: PlanWarning[] = [];
   const changes: ResourceChange[] = [];
   const live = attributeDataSources(input.live, input.liveIntegrations);
@@ -133,12 +133,16 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
   for (const d of input.desired) {
     const ic = input.integrationChanges.get(d.body.integration);
     if (!ic) {
-      errors.push(`DataSource/${d.name}: no Integration manifest named ${d.body.integration}`);
+      errors.push(problem(`DataSource/${d.name}: no Integration manifest named ${d.body.integration}`, { kind: 'DataSource', name: d.name }));
       continue;
     }
     if (ic.action === 'delete' && !d.deleteRequested) {
       errors.push(
-        `DataSource/${d.name} is registered under Integration/${ic.name}, which this plan deletes: remove the DataSource manifest (or mark it govops/delete) too`,
+        problem(
+          `DataSource/${d.name} is registered under Integration/${ic.name}, which this plan deletes: remove the DataSource manifest (or mark it govops/delete) too`,
+          { kind: 'DataSource', name: d.name },
+          { kind: 'Integration', name: ic.name },
+        ),
       );
       continue;
     }

@@ -4,7 +4,7 @@
  * (integrations: `naturalKey` of kinds.ts; webhooks: name). Two live matches are an error.
  */
 import type { ManagedResource } from '../state/types.js';
-import { reason, type Reason } from './notes.js';
+import { problem, reason, type PlanProblem, type Reason } from './notes.js';
 
 export interface Match<L> {
   live?: L;
@@ -21,7 +21,7 @@ export interface MatchResult<L> {
   matches: Map<string, Match<L>>;
   /** State entries of this kind with no manifest (prune candidates), with their live resource if it exists. */
   orphans: Array<{ state: ManagedResource; live?: L }>;
-  errors: string[];
+  errors: PlanProblem[];
 }
 
 export interface MatchInput<D, L> {
@@ -59,7 +59,7 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
   const matches = new Map<string, Match<L>>();
   const claimed = new Map<string, string>(); // live id -> manifest name
   const renamed = new Set<string>();
-  const errors: string[] = [];
+  const errors: PlanProblem[] = [];
 
   // pass 1: the id recorded in state
   for (const d of input.desired) {
@@ -84,8 +84,11 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
     const candidates = liveByKey().get(key) ?? [];
     if (candidates.length > 1) {
       errors.push(
-        `${kind}/${name}: ${candidates.length} live resources match its identity (${key}): ids ` +
-          `${candidates.map((c) => c.id).join(', ')}; remove the duplicates in the service first`,
+        problem(
+          `${kind}/${name}: ${candidates.length} live resources match its identity (${key}): ids ` +
+            `${candidates.map((c) => c.id).join(', ')}; remove the duplicates in the service first`,
+          { kind, name },
+        ),
       );
       matches.set(name, { state: st, adopt: false, reasons });
       continue;
@@ -97,7 +100,7 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
     }
     const other = claimed.get(live.id);
     if (other) {
-      errors.push(`${kind}/${name} and ${kind}/${other} both match live id ${live.id} (${key})`);
+      errors.push(problem(`${kind}/${name} and ${kind}/${other} both match live id ${live.id} (${key})`, { kind, name }, { kind, name: other }));
       matches.set(name, { state: st, adopt: false, reasons });
       continue;
     }
@@ -108,7 +111,7 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
       reasons.push(reason('renamed', `renamed from ${kind}/${owner.name} (live id ${live.id})`));
       matches.set(name, { live, state: owner, adopt: false, renamedFrom: owner.name, reasons });
     } else if (owner && owner.name !== name) {
-      errors.push(`${kind}/${name} matches live id ${live.id} (${key}), which govops manages as ${kind}/${owner.name}`);
+      errors.push(problem(`${kind}/${name} matches live id ${live.id} (${key}), which govops manages as ${kind}/${owner.name}`, { kind, name }, { kind, name: owner.name }));
       matches.set(name, { state: st, adopt: false, reasons });
     } else {
       reasons.push(reason('adopted', `exists in the service (id ${live.id}) but not in govops state: adopted`));

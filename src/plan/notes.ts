@@ -98,6 +98,19 @@ export interface PlanWarning {
   message: string;
 }
 
+/**
+ * A plan error while the plan is made, with the resources it is about: `--only` keeps it an error when one of
+ * them is targeted, else makes it a warning (src/plan/target.ts). The plan itself holds the messages.
+ */
+export interface PlanProblem {
+  message: string;
+  about: NoteResource[];
+}
+
+export function problem(message: string, ...about: NoteResource[]): PlanProblem {
+  return { message, about };
+}
+
 export function blocked(code: BlockedCode, message: string): Blocked {
   return { code, message };
 }

@@ -18,7 +18,7 @@ import { forgetStale } from './stale.js';
 import { comparableMemo, type ConfigShapes } from './shape.js';
 import { applySuspension } from './suspend.js';
 import { applyTargets } from './target.js';
-import { warning, type PlanWarning } from './notes.js';
+import { warning, type PlanProblem, type PlanWarning } from './notes.js';
 import {
   PLAN_FORMAT_VERSION,
   toPlanChange,
@@ -65,7 +65,7 @@ export function planChanges(input: PlanInput): Plan {
   // see the same plan).
   const stale = forgetStale(resolvePending(input.state, input.live).state, input.live, input.desired);
   const state = stale.state;
-  const errors: string[] = [];
+  const errors: PlanProblem[] = [];
   const warnings: PlanWarning[] = [...stale.notes];
   const changes: ResourceChange[] = [];
 
@@ -171,7 +171,7 @@ export function planChanges(input: PlanInput): Plan {
   const planned: PlanChange[] = selected.map(toPlanChange);
   const refusal = guardDeletions(planned, { desiredCount: input.desired.length, managed: state.resources.length, options });
   if (refusal) warnings.push(warning('deletion-guard', refusal.message));
-  const plan: Plan = { formatVersion: PLAN_FORMAT_VERSION, changes: planned, summary: summarize(planned), errors, warnings };
+  const plan: Plan = { formatVersion: PLAN_FORMAT_VERSION, changes: planned, summary: summarize(planned), errors: errors.map((e) => e.message), warnings };
   if (refusal) plan.deletionRefusal = refusal;
   if (unsupported !== undefined) plan.dataSourcesUnsupported = unsupported;
   if (targets) plan.targets = targets;

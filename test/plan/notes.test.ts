@@ -9,6 +9,7 @@ import { planChanges } from '../../src/plan/planner.js';
 import { renderJson } from '../../src/plan/render-json.js';
 import { renderText } from '../../src/plan/render-text.js';
 import { applySuspension } from '../../src/plan/suspend.js';
+import { applyTargets } from '../../src/plan/target.js';
 import type { DesiredResource, Plan, PlanOptions, ResourceChange } from '../../src/plan/types.js';
 import { finish, warningsAbout } from '../../src/preview/result.js';
 import { PREVIEW_FORMAT_VERSION, PREVIEW_MARKER, type LiveFacts, type PreviewResult } from '../../src/preview/types.js';
@@ -79,6 +80,23 @@ describe('reasons: govops/delete is told by its code', () => {
         message: 'Integration/old is marked govops/delete but is not deleted: run with --prune to delete it',
       },
     ]);
+  });
+});
+
+describe('--only: a plan error is about the resources it names as values, not in its text', () => {
+  it('an error about an untargeted resource becomes a warning, whatever its text names; one about a targeted resource stays', () => {
+    const changes = [change({ name: 'a' }), change({ name: 'b' })];
+    const t = applyTargets(
+      changes,
+      [
+        { message: 'two live matches (the text names Integration/a)', about: [{ kind: 'Integration', name: 'b' }] },
+        { message: 'a problem worded without any resource', about: [{ kind: 'Integration', name: 'a' }] },
+        { message: 'about nothing in particular', about: [] },
+      ],
+      ['Integration/a'],
+    );
+    expect(t.errors.map((e) => e.message)).toEqual(['a problem worded without any resource', 'about nothing in particular']);
+    expect(t.warnings.map((w) => w.message)).toEqual(['outside --only: two live matches (the text names Integration/a)']);
   });
 });
 

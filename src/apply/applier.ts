@@ -105,7 +105,7 @@ export function awaitingOutcome(c: PlanChange): ResourceOutcome {
     action: actionLabel(c),
     result: 'blocked',
     durationMs: 0,
-    error: c.blocked ?? 'awaiting manual step',
+    error: c.blocked?.message ?? 'awaiting manual step',
     code: ErrorCode.awaitingManualStep,
     failureClass: 'terminal',
   };
@@ -226,7 +226,7 @@ export async function applyPlan(input: ApplyInput): Promise<ApplyResult> {
       return;
     }
     try {
-      if (c.blocked) throw new NotStarted(ErrorCode.blocked, `blocked: ${c.blocked}`);
+      if (c.blocked) throw new NotStarted(ErrorCode.blocked, `blocked: ${c.blocked.message}`);
       for (const dep of dependencies.get(taskKey(c)) ?? []) {
         const o = await finished.get(dep)!.promise;
         if (o.result !== 'ok') throw new NotStarted(ErrorCode.blocked, `not started: it waits for ${dep}, which was not applied (${o.result})`);

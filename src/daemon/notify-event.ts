@@ -104,7 +104,7 @@ function resources(a: Attempt): ResourceResult[] {
       if (o.error !== undefined && o.result !== 'ok') r.message = o.error;
     } else if (c.blocked) {
       r.result = 'blocked';
-      r.message = c.blocked;
+      r.message = c.blocked.message;
     }
     if (r.liveId === undefined && c.liveId !== undefined) r.liveId = c.liveId;
     out.push(r);

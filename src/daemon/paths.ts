@@ -43,7 +43,7 @@ export function rewriteResultPaths(result: ReconcileResult, root: string, displa
     plan: result.plan && {
       ...result.plan,
       errors: result.plan.errors.map(map),
-      warnings: result.plan.warnings.map(map),
+      warnings: result.plan.warnings.map((w) => ({ ...w, message: map(w.message) })),
       changes: result.plan.changes.map((c) => (c.source ? relocateChange(c, file(c.source.file)) : c)),
     },
   };

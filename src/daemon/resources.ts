@@ -52,8 +52,8 @@ export function resourceStates(result: ReconcileResult): ResourceState[] {
     if (c.integrationType) state.type = c.integrationType;
     if (c.liveId) state.liveId = c.liveId;
     if (o?.error) state.error = o.error;
-    else if (c.blocked) state.error = c.blocked;
-    if (c.reasons.length) state.reasons = c.reasons;
+    else if (c.blocked) state.error = c.blocked.message;
+    if (c.reasons.length) state.reasons = c.reasons.map((r) => r.message);
     if (c.source) state.source = { file: c.source.file, line: c.source.line };
     if (syncState !== 'synced' && c.changes.length) state.fields = driftFields(c);
     if (c.manualStep && o?.result !== 'ok') {

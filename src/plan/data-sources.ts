@@ -12,6 +12,7 @@ import { dataSourceKey, prefixUnderLocation, DATA_SOURCE_INTEGRATION_TYPE } from
 import type { ManagedResource } from '../state/types.js';
 import { matchResources, type Match } from './match.js';
 import { orphanWarning } from './orphans.js';
+import { blocked, problem, reason, warning, type Blocked, type PlanProblem, type PlanWarning } from './notes.js';
 import type { DesiredDataSource, FieldChange, PlanOptions, ResourceChange } from './types.js';
 
 export interface DataSourcePlanInput {
@@ -28,8 +29,8 @@ export interface DataSourcePlanInput {
 
 export interface DataSourcePlan {
   changes: ResourceChange[];
-  errors: string[];
-  warnings: string[];
+  errors: PlanProblem[];
+  warnings: PlanWarning[];
 }
 
 /**
@@ -57,12 +58,12 @@ function creationFields(d: DesiredDataSource): FieldChange[] {
 }
 
 /** Why a create under this integration cannot happen now (undefined: it can, after the integration's own task). */
-function waitsFor(ic: ResourceChange, live: LiveIntegration | undefined): string | undefined {
+function waitsFor(ic: ResourceChange, live: LiveIntegration | undefined): Blocked | undefined {
   const who = `Integration/${ic.name}`;
-  if (ic.blocked && (ic.action === 'create' || ic.action === 'replace')) return `waits for ${who}, which is blocked: ${ic.blocked}`;
+  if (ic.blocked && (ic.action === 'create' || ic.action === 'replace')) return blocked('waits-for-integration', `waits for ${who}, which is blocked: ${ic.blocked.message}`);
   if (ic.action === 'create' || ic.action === 'replace' || ic.action === 'update') return undefined; // its task ends enabled
-  if (!live) return `${who} does not exist in the service`;
-  if (live.status !== 'enabled') return `${who} is ${live.status}: data sources are registered once it is enabled (the next run does it)`;
+  if (!live) return blocked('waits-for-integration', `${who} does not exist in the service`);
+  if (live.status !== 'enabled') return blocked('waits-for-integration', `${who} is ${live.status}: data sources are registered once it is enabled (the next run does it)`);
   return undefined;
 }
 
@@ -80,20 +81,20 @@ function unsupportedPlan(input: DataSourcePlanInput): DataSourcePlan {
       source: { ...d.source },
       integration: { name: d.body.integration },
     };
-    if (!d.deleteRequested) c.blocked = 'the service has no data-source endpoints (see the warning)';
+    if (!d.deleteRequested) c.blocked = blocked('data-sources-unsupported', 'the service has no data-source endpoints (see the warning)');
     changes.push(c);
   }
   const managed = input.state.filter((s) => s.kind === 'DataSource').length;
   const parts = [`${input.desired.length} DataSource manifest(s) not applied`];
   if (managed) parts.push(`${managed} managed data source(s) not checked`);
-  return { changes, errors: [], warnings: [`${message}: ${parts.join(', ')}`] };
+  return { changes, errors: [], warnings: [warning('data-sources-unsupported', `${message}: ${parts.join(', ')}`)] };
 }
 
 export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
   if (input.live === undefined) return unsupportedPlan(input);
   const { options } = input;
-  const errors: string[] = [];
-  const warnings: string[] = [];
+  const errors: PlanProblem[] = [];
+  const warnings: PlanWarning[] = [];
   const changes: ResourceChange[] = [];
   const live = attributeDataSources(input.live, input.liveIntegrations);
   const liveIntegrations = new Map(input.liveIntegrations.map((i) => [i.id, i]));
@@ -132,12 +133,16 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
   for (const d of input.desired) {
     const ic = input.integrationChanges.get(d.body.integration);
     if (!ic) {
-      errors.push(`DataSource/${d.name}: no Integration manifest named ${d.body.integration}`);
+      errors.push(problem(`DataSource/${d.name}: no Integration manifest named ${d.body.integration}`, { kind: 'DataSource', name: d.name }));
       continue;
     }
     if (ic.action === 'delete' && !d.deleteRequested) {
       errors.push(
-        `DataSource/${d.name} is registered under Integration/${ic.name}, which this plan deletes: remove the DataSource manifest (or mark it govops/delete) too`,
+        problem(
+          `DataSource/${d.name} is registered under Integration/${ic.name}, which this plan deletes: remove the DataSource manifest (or mark it govops/delete) too`,
+          { kind: 'DataSource', name: d.name },
+          { kind: 'Integration', name: ic.name },
+        ),
       );
       continue;
     }
@@ -152,14 +157,14 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
       warnings.push(orphanWarning('DataSource', o.state, o.live !== undefined));
       continue;
     }
-    const c: ResourceChange = { resourceKind: 'DataSource', name: o.state.name, action: 'delete', adopt: false, changes: [], reasons: ['no manifest any more (--prune)'] };
+    const c: ResourceChange = { resourceKind: 'DataSource', name: o.state.name, action: 'delete', adopt: false, changes: [], reasons: [reason('no-manifest', 'no manifest any more (--prune)')] };
     if (o.live) {
       c.liveId = o.live.id;
       const owner = integrationByLiveId.get(o.live.integrationId);
       c.integration = { liveId: o.live.integrationId, ...(owner ? { name: owner.name } : {}) };
     } else {
       c.goneFromService = true;
-      c.reasons.push('already gone from the service (or with its integration): only the state entry is removed');
+      c.reasons.push(reason('gone-from-service', 'already gone from the service (or with its integration): only the state entry is removed'));
     }
     changes.push(c);
   }
@@ -172,7 +177,11 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
     const others = live.filter((d) => d.integrationId === ic.liveId && !claimed.has(d.id));
     if (others.length) {
       warnings.push(
-        `Integration/${ic.name}: the ${ic.action} also deletes ${others.length} data source(s) govops does not manage (ids ${others.map((d) => d.id).join(', ')}): the service deletes data sources with their integration`,
+        warning(
+          'cascade-delete',
+          `Integration/${ic.name}: the ${ic.action} also deletes ${others.length} data source(s) govops does not manage (ids ${others.map((d) => d.id).join(', ')}): the service deletes data sources with their integration`,
+          { kind: 'Integration', name: ic.name },
+        ),
       );
     }
   }
@@ -203,11 +212,11 @@ function planOne(
   if (m.renamedFrom) c.renamedFrom = m.renamedFrom;
   if (m.live && !integrationReplaced) c.liveId = m.live.id;
   if (d.deleteRequested) {
-    c.reasons.push(`annotation govops/delete: "true"`);
+    c.reasons.push(reason('delete-requested', 'annotation govops/delete: "true"'));
     c.adopt = false;
-    if (integrationReplaced) c.reasons.push(`its integration is replaced: the service deletes the data source with it`);
-    else if (m.adopt || !m.state) c.reasons.push('not owned by govops (not in state): never deleted');
-    else if (!options.prune) c.reasons.push('run with --prune to delete it');
+    if (integrationReplaced) c.reasons.push(reason('follows-integration', 'its integration is replaced: the service deletes the data source with it'));
+    else if (m.adopt || !m.state) c.reasons.push(reason('not-owned', 'not owned by govops (not in state): never deleted'));
+    else if (!options.prune) c.reasons.push(reason('needs-prune', 'run with --prune to delete it'));
     else {
       c.action = 'delete';
       if (!m.live) c.goneFromService = true;
@@ -219,23 +228,23 @@ function planOne(
     c.adopt = false;
     c.changes = creationFields(d);
     if (integrationReplaced) {
-      c.reasons.push(`Integration/${ic.name} is replaced and the service deletes its data sources with it: registered again under the new integration`);
+      c.reasons.push(reason('follows-integration', `Integration/${ic.name} is replaced and the service deletes its data sources with it: registered again under the new integration`));
     } else if (ic.action === 'create') {
-      c.reasons.push(`registered once Integration/${ic.name} is created and enabled`);
+      c.reasons.push(reason('follows-integration', `registered once Integration/${ic.name} is created and enabled`));
     }
     const wait = waitsFor(ic, liveIntegration);
     const taken = keepsId ? nameTaken(d.body.dataSourceName) : undefined;
     if (wait) c.blocked = wait;
-    else if (taken) c.blocked = `the name ${d.body.dataSourceName} is taken by data source ${taken.id} (${taken.prefix}) of Integration/${ic.name}, which govops does not delete: rename one of them`;
+    else if (taken) c.blocked = blocked('name-taken', `the name ${d.body.dataSourceName} is taken by data source ${taken.id} (${taken.prefix}) of Integration/${ic.name}, which govops does not delete: rename one of them`);
     return c;
   }
   if (m.live.dataSourceName !== d.body.dataSourceName) {
     c.changes = [{ path: 'dataSourceName', before: m.live.dataSourceName, after: d.body.dataSourceName, sensitive: false, forcesReplace: true }];
     c.action = 'replace';
-    c.reasons.push('data sources have no update: replaced (delete + create, new id)');
+    c.reasons.push(reason('no-update', 'data sources have no update: replaced (delete + create, new id)'));
     const wait = waitsFor(ic, liveIntegration);
     if (m.adopt && !options.allowReplace) {
-      c.blocked = 'adopting it means replacing a data source govops did not create (its name differs): run with --allow-replace';
+      c.blocked = blocked('replace-not-allowed', 'adopting it means replacing a data source govops did not create (its name differs): run with --allow-replace');
     } else if (wait) c.blocked = wait;
     return c;
   }
@@ -250,16 +259,16 @@ function planOne(
  * without the changes of its managed data sources is applied (the service deletes them with it), with a
  * warning that a plan without --only settles them. Returns the kept changes (blocked ones copied) and warnings.
  */
-export function targetDataSources(all: readonly ResourceChange[], kept: readonly ResourceChange[]): { changes: ResourceChange[]; warnings: string[] } {
+export function targetDataSources(all: readonly ResourceChange[], kept: readonly ResourceChange[]): { changes: ResourceChange[]; warnings: PlanWarning[] } {
   const keptKeys = new Set(kept.map((c) => `${c.resourceKind}/${c.name}`));
   const integrations = new Map(all.filter((c) => c.resourceKind === 'Integration').map((c) => [c.name, c]));
-  const warnings: string[] = [];
+  const warnings: PlanWarning[] = [];
   const changes = kept.map((c) => {
     if (c.resourceKind !== 'DataSource' || c.blocked || (c.action !== 'create' && c.action !== 'replace')) return c;
     const name = c.integration?.name;
     const ic = name === undefined ? undefined : integrations.get(name);
     if (!ic || c.integration?.liveId !== undefined || keptKeys.has(`Integration/${ic.name}`)) return c;
-    return { ...c, blocked: `waits for Integration/${ic.name} (${ic.action}), which this targeted plan leaves out: add --only Integration/${ic.name}` };
+    return { ...c, blocked: blocked('integration-untargeted', `waits for Integration/${ic.name} (${ic.action}), which this targeted plan leaves out: add --only Integration/${ic.name}`) };
   });
   for (const ic of kept) {
     if (ic.resourceKind !== 'Integration' || ic.blocked || (ic.action !== 'delete' && ic.action !== 'replace')) continue;
@@ -272,7 +281,11 @@ export function targetDataSources(all: readonly ResourceChange[], kept: readonly
     const names = [...new Set([...left, ...leftPrunes].map((c) => `DataSource/${c.name}`))].sort();
     if (names.length) {
       warnings.push(
-        `Integration/${ic.name}: its ${ic.action} also deletes ${names.join(', ')} (the service deletes data sources with their integration), left out of this targeted plan: a plan without --only settles them`,
+        warning(
+          'cascade-delete',
+          `Integration/${ic.name}: its ${ic.action} also deletes ${names.join(', ')} (the service deletes data sources with their integration), left out of this targeted plan: a plan without --only settles them`,
+          { kind: 'Integration', name: ic.name },
+        ),
       );
     }
   }

@@ -8,13 +8,14 @@
  */
 import type { LiveWebhook } from '../api/types.js';
 import type { ManagedResource } from '../state/types.js';
+import { reason, warning, type PlanWarning } from './notes.js';
 import type { PlanOptions, ResourceChange } from './types.js';
 
 export interface DuplicateFindings {
   /** Deletes of govops' own extra copies (with --prune). */
   changes: ResourceChange[];
   /** One line per managed name with other live webhooks: what govops does (or leaves alone) and why. */
-  warnings: string[];
+  warnings: PlanWarning[];
 }
 
 /**
@@ -48,16 +49,24 @@ export function findDuplicateWebhooks(
     const others = extra.filter((id) => !copies?.has(id));
     if (others.length) {
       out.warnings.push(
-        `Webhook/${name}: ${others.length === 1 ? 'another live webhook has' : `${others.length} other live webhooks have`} this name ` +
+        warning(
+          'duplicate',
+          `Webhook/${name}: ${others.length === 1 ? 'another live webhook has' : `${others.length} other live webhooks have`} this name ` +
           `(${others.length === 1 ? 'id' : 'ids'} ${others.join(', ')}); govops did not create ${others.length === 1 ? 'it' : 'them'} ` +
           `and never deletes ${others.length === 1 ? 'it' : 'them'} (govops keeps id ${keptId}, recorded in state)`,
+          { kind: 'Webhook', name },
+        ),
       );
     }
     if (ours.length === 0) continue;
     if (!options.prune) {
       out.warnings.push(
-        `Webhook/${name}: govops' own create left ${ours.length === 1 ? 'a copy' : `${ours.length} copies`} (${ours.length === 1 ? 'id' : 'ids'} ` +
+        warning(
+          'duplicate',
+          `Webhook/${name}: govops' own create left ${ours.length === 1 ? 'a copy' : `${ours.length} copies`} (${ours.length === 1 ? 'id' : 'ids'} ` +
           `${ours.join(', ')}); govops keeps id ${keptId} (recorded in state): run with --prune to delete the extra ${ours.length === 1 ? 'copy' : 'copies'}`,
+          { kind: 'Webhook', name },
+        ),
       );
       continue;
     }
@@ -70,7 +79,7 @@ export function findDuplicateWebhooks(
         liveId: id,
         duplicateOf: keptId,
         changes: [],
-        reasons: [`duplicate: a copy govops' own create made (id ${id}, recorded in state); govops keeps id ${keptId}`],
+        reasons: [reason('duplicate', `duplicate: a copy govops' own create made (id ${id}, recorded in state); govops keeps id ${keptId}`)],
       });
     }
   }

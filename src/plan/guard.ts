@@ -11,6 +11,7 @@
  * credentials...): a plan is judged by what it means to remove, so waiting deletes never let the others
  * through, and the same plan is refused alike with `--manual-steps trust` or `require`.
  */
+import { blocked } from './notes.js';
 import type { DeletionRefusal, PlanChange, PlanOptions } from './types.js';
 
 /** Default share of the managed resources one plan may delete. */
@@ -81,6 +82,6 @@ export function guardDeletions(
   }
   if (!refusal) return undefined;
   // A change blocked already (awaiting a manual step...) keeps its own reason: it is counted, and not carried out either way.
-  for (const c of held) c.blocked ??= `refused by the mass-deletion guard: ${refusal.message}`;
+  for (const c of held) c.blocked ??= blocked('deletion-guard', `refused by the mass-deletion guard: ${refusal.message}`);
   return refusal;
 }

@@ -13,6 +13,7 @@ import { diffObjects, type DiffContext } from './diff.js';
 import { configPaths, withoutPaths } from './ignore.js';
 import type { Match } from './match.js';
 import { comparable, withShapeDefaults, type ConfigShapes, type Normalise } from './shape.js';
+import { blocked, reason } from './notes.js';
 import type { DesiredIntegration, FieldChange, PlanOptions, ResourceChange } from './types.js';
 
 /** What planning an integration needs besides the resource: the injected config shapes and the options. */
@@ -159,25 +160,25 @@ export function planIntegration(d: DesiredIntegration, m: Match<LiveIntegration>
   if (forced.length > 0) {
     c.action = 'replace';
     if (diff.notComparable.length) c.notComparable = { paths: diff.notComparable, handling: 'send' };
-    c.reasons.push(`${forced.map((f) => f.path).join(', ')} cannot be changed in place: replace (delete + create)`);
+    c.reasons.push(reason('not-editable', `${forced.map((f) => f.path).join(', ')} cannot be changed in place: replace (delete + create)`));
     if (deletePayloadRequired(live.type, live.autoBootstrap)) c.deleteNeedsCredentials = true;
     if (!options.allowReplace) {
-      c.blocked = `replace needed (${forced.map((f) => f.path).join(', ')} not editable): run with --allow-replace`;
+      c.blocked = blocked('replace-not-allowed', `replace needed (${forced.map((f) => f.path).join(', ')} not editable): run with --allow-replace`);
     } else if (deletePayloadRequired(live.type, live.autoBootstrap) && !d.deleteCredentials) {
-      c.blocked = `the delete half of the replace needs spec.deleteCredentials (created with autoBootstrap true)`;
+      c.blocked = blocked('needs-delete-credentials', 'the delete half of the replace needs spec.deleteCredentials (created with autoBootstrap true)');
     }
     const script = manualScriptFor(d.name, d.body.type, d.body.autoBootstrap, 'create');
     if (script) c.manualScript = script;
     return c;
   }
   if (ERROR_STATUSES.has(live.status) && live.status !== 'deleteError') {
-    c.reasons.push(`status ${live.status}: fixed by PUT`);
+    c.reasons.push(reason('fix-status', `status ${live.status}: fixed by PUT`));
   }
   const needsPut = c.changes.length > 0 || (ERROR_STATUSES.has(live.status) && live.status !== 'deleteError');
   if (diff.notComparable.length) {
     const handling = needsPut ? 'send' : options.resendSecrets ? 'resend' : 'record';
     c.notComparable = { paths: diff.notComparable, handling };
-    if (handling === 'resend') c.reasons.push(`${diff.notComparable.join(', ')} cannot be compared: re-sent once (--resend-secrets)`);
+    if (handling === 'resend') c.reasons.push(reason('resend-secrets', `${diff.notComparable.join(', ')} cannot be compared: re-sent once (--resend-secrets)`));
   }
   if (needsPut || c.notComparable?.handling === 'resend') {
     c.action = 'update';
@@ -195,29 +196,29 @@ function planRequestedDelete(
   m: Match<LiveIntegration>,
   options: PlanOptions,
 ): ResourceChange {
-  c.reasons.push(`annotation govops/delete: "true"`);
+  c.reasons.push(reason('delete-requested', 'annotation govops/delete: "true"'));
   if (!m.live) {
     if (m.state && options.prune) {
       c.action = 'delete';
       c.goneFromService = true;
-      c.reasons.push('already gone from the service: only the state entry is removed');
+      c.reasons.push(reason('gone-from-service', 'already gone from the service: only the state entry is removed'));
     }
     return c;
   }
   if (m.adopt || !m.state) {
     c.adopt = false;
-    c.reasons.push('not owned by govops (not in state): never deleted');
+    c.reasons.push(reason('not-owned', 'not owned by govops (not in state): never deleted'));
     return c;
   }
   if (!options.prune) {
-    c.reasons.push('run with --prune to delete it');
+    c.reasons.push(reason('needs-prune', 'run with --prune to delete it'));
     return c;
   }
   c.action = 'delete';
   c.adopt = false;
   if (deletePayloadRequired(m.live.type, m.live.autoBootstrap)) c.deleteNeedsCredentials = true;
   if (c.deleteNeedsCredentials && !d.deleteCredentials) {
-    c.blocked = 'the delete needs spec.deleteCredentials (created with autoBootstrap true)';
+    c.blocked = blocked('needs-delete-credentials', 'the delete needs spec.deleteCredentials (created with autoBootstrap true)');
   }
   const script = manualScriptFor(d.name, m.live.type, m.live.autoBootstrap, 'delete');
   if (script) c.manualScript = script;
@@ -239,21 +240,23 @@ export function planOrphanIntegration(
     adopt: false,
     integrationType: type,
     changes: [],
-    reasons: ['no manifest any more (--prune)'],
+    reasons: [reason('no-manifest', 'no manifest any more (--prune)')],
   };
   if (!live) {
     c.goneFromService = true;
-    c.reasons.push('already gone from the service: only the state entry is removed');
+    c.reasons.push(reason('gone-from-service', 'already gone from the service: only the state entry is removed'));
     return c;
   }
   c.liveId = live.id;
   const autoBootstrap = live.autoBootstrap ?? st.autoBootstrap ?? false;
   if (deletePayloadRequired(type, autoBootstrap)) {
     c.deleteNeedsCredentials = true;
-    c.blocked =
+    c.blocked = blocked(
+      'needs-delete-credentials',
       `cannot prune: a ${type} integration created with autoBootstrap true is deleted with admin credentials ` +
       `(spec.deleteCredentials), which only its manifest can give. To delete it, put the manifest back with ` +
-      `the annotation govops/delete: "true" and spec.deleteCredentials, apply with --prune, then remove the manifest`;
+      `the annotation govops/delete: "true" and spec.deleteCredentials, apply with --prune, then remove the manifest`,
+    );
   }
   const script = manualScriptFor(st.name, type, autoBootstrap, 'delete');
   if (script) c.manualScript = script;

@@ -17,6 +17,7 @@ import { MANUAL_STEP_ANNOTATION as ANNOTATION, type AckPhase, type Acknowledgmen
 import type { ManagedResource } from '../state/types.js';
 import { SCRIPT_KINDS, type IntegrationType, type ScriptPhase } from '../service/kinds.js';
 import type { DesiredIntegration, ManualScriptStep, ManualStepGate, ManualStepsMode, ResourceChange } from './types.js';
+import { blocked, type Blocked } from './notes.js';
 
 export interface GateContext {
   desired: ReadonlyMap<string, DesiredIntegration>;
@@ -153,9 +154,9 @@ export function awaitingSummary(gate: ManualStepGate): string {
   return `${AWAITING} (${gate.reason ?? 'not acknowledged'}): run ${run} in the platform${add}`;
 }
 
-/** A `blocked` text set by the gate (not by another reason). */
-export function blockedByManualStep(blocked: string): boolean {
-  return blocked.startsWith(AWAITING);
+/** A `blocked` set by the gate (not by another reason). */
+export function blockedByManualStep(b: Blocked): boolean {
+  return b.code === 'awaiting-manual-step';
 }
 
 /**
@@ -175,7 +176,7 @@ export function gateManualSteps(changes: ResourceChange[], ctx: GateContext): vo
     c.manualStep = gate;
     const first = gate.scripts[0]!;
     c.manualScript = { phase: first.phase, command: gate.scripts.map((s) => s.command).join(' && ') };
-    if (gate.status === 'awaiting' && !c.blocked) c.blocked = awaitingSummary(gate);
+    if (gate.status === 'awaiting' && !c.blocked) c.blocked = blocked('awaiting-manual-step', awaitingSummary(gate));
   }
 }
 
@@ -204,7 +205,7 @@ export function isAwaitingManualStep(c: ResourceChange): boolean {
 /** What blocks the change besides its awaiting manual step (shown on its own), or undefined. */
 export function blockedBesidesManualStep(c: ResourceChange): string | undefined {
   if (!c.blocked || (isAwaitingManualStep(c) && blockedByManualStep(c.blocked))) return undefined;
-  return c.blocked;
+  return c.blocked.message;
 }
 
 /** The plan without the changes awaiting a manual step: what apply carries out. */
@@ -225,7 +226,7 @@ export function relocateChange<C extends ResourceChange>(c: C, file: string): C 
   if (!c.source || c.source.file === file) return c;
   const fix = relocator(c.source.file, file);
   const out: C = { ...c, source: { ...c.source, file } };
-  if (c.blocked !== undefined) out.blocked = fix(c.blocked);
+  if (c.blocked !== undefined) out.blocked = { ...c.blocked, message: fix(c.blocked.message) };
   if (c.manualScript) out.manualScript = { ...c.manualScript, command: fix(c.manualScript.command) };
   if (c.manualStep) {
     out.manualStep = { ...c.manualStep, scripts: c.manualStep.scripts.map((s) => ({ ...s, command: fix(s.command) })) };

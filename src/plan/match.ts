@@ -4,6 +4,7 @@
  * (integrations: `naturalKey` of kinds.ts; webhooks: name). Two live matches are an error.
  */
 import type { ManagedResource } from '../state/types.js';
+import { problem, reason, type PlanProblem, type Reason } from './notes.js';
 
 export interface Match<L> {
   live?: L;
@@ -13,14 +14,14 @@ export interface Match<L> {
   adopt: boolean;
   /** Found by natural key and owned under another, removed manifest name. */
   renamedFrom?: string;
-  reasons: string[];
+  reasons: Reason[];
 }
 
 export interface MatchResult<L> {
   matches: Map<string, Match<L>>;
   /** State entries of this kind with no manifest (prune candidates), with their live resource if it exists. */
   orphans: Array<{ state: ManagedResource; live?: L }>;
-  errors: string[];
+  errors: PlanProblem[];
 }
 
 export interface MatchInput<D, L> {
@@ -58,7 +59,7 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
   const matches = new Map<string, Match<L>>();
   const claimed = new Map<string, string>(); // live id -> manifest name
   const renamed = new Set<string>();
-  const errors: string[] = [];
+  const errors: PlanProblem[] = [];
 
   // pass 1: the id recorded in state
   for (const d of input.desired) {
@@ -67,7 +68,7 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
     const live = st ? liveById.get(st.id) : undefined;
     if (st && live) {
       // `govops state adopt --id` recorded it and nothing was applied since: an adoption of that id.
-      const reasons = st.explicitAdopt ? [`adopted explicitly (govops state adopt --id ${st.id})`] : [];
+      const reasons = st.explicitAdopt ? [reason('adopted', `adopted explicitly (govops state adopt --id ${st.id})`)] : [];
       matches.set(name, { live, state: st, adopt: st.explicitAdopt === true, reasons });
       claimed.set(live.id, name);
     }
@@ -77,14 +78,17 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
     const name = input.nameOf(d);
     if (matches.has(name)) continue;
     const st = stateByName.get(name);
-    const reasons: string[] = [];
-    if (st) reasons.push(`recorded id ${st.id} no longer exists in the service`);
+    const reasons: Reason[] = [];
+    if (st) reasons.push(reason('recorded-id-missing', `recorded id ${st.id} no longer exists in the service`));
     const key = input.keyOfDesired(d);
     const candidates = liveByKey().get(key) ?? [];
     if (candidates.length > 1) {
       errors.push(
-        `${kind}/${name}: ${candidates.length} live resources match its identity (${key}): ids ` +
-          `${candidates.map((c) => c.id).join(', ')}; remove the duplicates in the service first`,
+        problem(
+          `${kind}/${name}: ${candidates.length} live resources match its identity (${key}): ids ` +
+            `${candidates.map((c) => c.id).join(', ')}; remove the duplicates in the service first`,
+          { kind, name },
+        ),
       );
       matches.set(name, { state: st, adopt: false, reasons });
       continue;
@@ -96,7 +100,7 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
     }
     const other = claimed.get(live.id);
     if (other) {
-      errors.push(`${kind}/${name} and ${kind}/${other} both match live id ${live.id} (${key})`);
+      errors.push(problem(`${kind}/${name} and ${kind}/${other} both match live id ${live.id} (${key})`, { kind, name }, { kind, name: other }));
       matches.set(name, { state: st, adopt: false, reasons });
       continue;
     }
@@ -104,13 +108,13 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
     const owner = stateById.get(live.id);
     if (owner && owner.name !== name && !desiredNames.has(owner.name)) {
       renamed.add(owner.name);
-      reasons.push(`renamed from ${kind}/${owner.name} (live id ${live.id})`);
+      reasons.push(reason('renamed', `renamed from ${kind}/${owner.name} (live id ${live.id})`));
       matches.set(name, { live, state: owner, adopt: false, renamedFrom: owner.name, reasons });
     } else if (owner && owner.name !== name) {
-      errors.push(`${kind}/${name} matches live id ${live.id} (${key}), which govops manages as ${kind}/${owner.name}`);
+      errors.push(problem(`${kind}/${name} matches live id ${live.id} (${key}), which govops manages as ${kind}/${owner.name}`, { kind, name }, { kind, name: owner.name }));
       matches.set(name, { state: st, adopt: false, reasons });
     } else {
-      reasons.push(`exists in the service (id ${live.id}) but not in govops state: adopted`);
+      reasons.push(reason('adopted', `exists in the service (id ${live.id}) but not in govops state: adopted`));
       matches.set(name, { live, state: st, adopt: true, reasons });
     }
   }

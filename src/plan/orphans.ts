@@ -1,7 +1,13 @@
 /** The warning for a managed resource whose manifest is gone and that is not pruned in this plan (pure). */
 import type { ManagedResource } from '../state/types.js';
+import { warning, type PlanWarning } from './notes.js';
+import type { ResourceKind } from './types.js';
 
-export function orphanWarning(kind: string, st: ManagedResource, exists: boolean): string {
+export function orphanWarning(kind: ResourceKind, st: ManagedResource, exists: boolean): PlanWarning {
+  return warning('orphan', orphanText(kind, st, exists), { kind, name: st.name });
+}
+
+function orphanText(kind: ResourceKind, st: ManagedResource, exists: boolean): string {
   const name = st.name;
   if (st.explicitAdopt) return `${kind}/${name} was recorded by govops state adopt but has no manifest: never pruned (govops state forget ${kind}/${name} to drop it)`;
   if (st.suspended && exists) return `${kind}/${name} is managed by govops but has no manifest; it was suspended, so it is never pruned while suspended`;

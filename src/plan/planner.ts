@@ -18,7 +18,9 @@ import { forgetStale } from './stale.js';
 import { comparableMemo, type ConfigShapes } from './shape.js';
 import { applySuspension } from './suspend.js';
 import { applyTargets } from './target.js';
+import { warning, type PlanProblem, type PlanWarning } from './notes.js';
 import {
+  PLAN_FORMAT_VERSION,
   toPlanChange,
   type DesiredDataSource,
   type DesiredIntegration,
@@ -63,8 +65,8 @@ export function planChanges(input: PlanInput): Plan {
   // see the same plan).
   const stale = forgetStale(resolvePending(input.state, input.live).state, input.live, input.desired);
   const state = stale.state;
-  const errors: string[] = [];
-  const warnings: string[] = [...stale.notes];
+  const errors: PlanProblem[] = [];
+  const warnings: PlanWarning[] = [...stale.notes];
   const changes: ResourceChange[] = [];
 
   const integrations = input.desired.filter((d): d is DesiredIntegration => d.kind === 'Integration');
@@ -158,8 +160,9 @@ export function planChanges(input: PlanInput): Plan {
     warnings.push(...t.warnings);
   }
   for (const c of selected) {
-    if (c.action === 'noop' && c.reasons.some((r) => r.startsWith('annotation govops/delete'))) {
-      warnings.push(`${c.resourceKind}/${c.name} is marked govops/delete but is not deleted: ${c.reasons[c.reasons.length - 1]}`);
+    if (c.action === 'noop' && c.reasons.some((r) => r.code === 'delete-requested')) {
+      const why = c.reasons[c.reasons.length - 1]!.message;
+      warnings.push(warning('delete-not-done', `${c.resourceKind}/${c.name} is marked govops/delete but is not deleted: ${why}`, { kind: c.resourceKind, name: c.name }));
     }
   }
   selected.sort((a, b) =>
@@ -167,8 +170,8 @@ export function planChanges(input: PlanInput): Plan {
   );
   const planned: PlanChange[] = selected.map(toPlanChange);
   const refusal = guardDeletions(planned, { desiredCount: input.desired.length, managed: state.resources.length, options });
-  if (refusal) warnings.push(refusal.message);
-  const plan: Plan = { formatVersion: 1, changes: planned, summary: summarize(planned), errors, warnings };
+  if (refusal) warnings.push(warning('deletion-guard', refusal.message));
+  const plan: Plan = { formatVersion: PLAN_FORMAT_VERSION, changes: planned, summary: summarize(planned), errors: errors.map((e) => e.message), warnings };
   if (refusal) plan.deletionRefusal = refusal;
   if (unsupported !== undefined) plan.dataSourcesUnsupported = unsupported;
   if (targets) plan.targets = targets;

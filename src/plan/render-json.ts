@@ -1,5 +1,5 @@
 /**
- * JSON rendering of a plan: the Plan value itself (formatVersion 1), documented in docs/plan-json.md.
+ * JSON rendering of a plan: the Plan value itself (formatVersion 2), documented in docs/plan-json.md.
  * Key order is fixed by construction; secrets never enter a Plan.
  */
 import type { Plan } from './types.js';

@@ -45,7 +45,7 @@ export function renderMarkdown(plan: Plan): string {
   const targeted = targetsLine(plan);
   if (targeted) out.push(`> ${mdText(targeted)}`, '');
   for (const e of plan.errors) out.push(`> **Error:** ${mdText(e)}`, '');
-  for (const w of plan.warnings) out.push(`> **Warning:** ${mdText(w)}`, '');
+  for (const w of plan.warnings) out.push(`> **Warning:** ${mdText(w.message)}`, '');
   const visible = plan.changes.filter(isVisible);
   if (visible.length === 0) {
     out.push('No changes: the service matches the manifests.', '');
@@ -54,7 +54,7 @@ export function renderMarkdown(plan: Plan): string {
     for (const c of visible) {
       const notes = [
         ...manualStepNotes(c),
-        ...(blockedBesidesManualStep(c) ? [`**blocked:** ${mdText(c.blocked ?? '')}`] : []),
+        ...(blockedBesidesManualStep(c) ? [`**blocked:** ${mdText(c.blocked?.message ?? '')}`] : []),
         ...(!c.manualStep && c.manualScript ? [`manual step: ${code(c.manualScript.command)}`] : []),
         ...(c.changes.some((f) => f.forcesReplace) && c.action === 'replace' ? ['forces replacement'] : []),
         ...(c.ignoredFields?.length ? [mdText(ignoredLine(c))] : []),

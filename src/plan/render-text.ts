@@ -140,7 +140,7 @@ export const SUMMARY_FIRST_OVER = 10;
 
 /** The note lines of a change: its reasons and what cannot be compared. */
 function notesOf(c: ResourceChange): string[] {
-  return c.notComparable ? [notComparableLine(c.notComparable), ...c.reasons.map((r) => `# ${r}`)] : c.reasons.map((r) => `# ${r}`);
+  return c.notComparable ? [notComparableLine(c.notComparable), ...c.reasons.map((r) => `# ${r.message}`)] : c.reasons.map((r) => `# ${r.message}`);
 }
 
 /** Notes repeated on GROUPED_NOTE_MIN resources or more: note -> the resources' titles, in plan order. */
@@ -174,7 +174,7 @@ function renderChange(c: ResourceChange, paint: Paint, grouped: ReadonlyMap<stri
   ];
   for (const f of c.changes) lines.push(`        ${fieldLine(f, c.action)}`);
   if (c.notComparable && !grouped.has(notComparableLine(c.notComparable))) lines.push(paint('cyan', `        ${notComparableLine(c.notComparable)}`));
-  for (const r of c.reasons) if (!grouped.has(`# ${r}`)) lines.push(paint('dim', `        # ${r}`));
+  for (const r of c.reasons) if (!grouped.has(`# ${r.message}`)) lines.push(paint('dim', `        # ${r.message}`));
   if (c.failedCreation) lines.push(...failedCreationLines(c.failedCreation).map((l) => paint('yellow', `        ${l}`)));
   if (c.manualStep) {
     lines.push(...manualStepLines(c.manualStep).map((l) => (c.manualStep!.status === 'awaiting' ? paint('red', `        ${l}`) : `        ${l}`)));
@@ -231,7 +231,7 @@ export function renderText(untrusted: Plan, options: TextOptions = {}): string {
   const targeted = targetsLine(plan);
   if (targeted) out.push(paint('yellow', targeted), '');
   for (const e of plan.errors) out.push(paint('red', `Error: ${e}`));
-  for (const w of plan.warnings) out.push(paint('yellow', `Warning: ${w}`));
+  for (const w of plan.warnings) out.push(paint('yellow', `Warning: ${w.message}`));
   if (plan.errors.length || plan.warnings.length) out.push('');
   if (visible.length === 0) {
     out.push(plan.targets ? 'No changes in the targeted resources.' : 'No changes: the service matches the manifests.');

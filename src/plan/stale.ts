@@ -11,6 +11,7 @@
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import { integrationIdentity, isIntegrationType, webhookIdentity } from '../service/kinds.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
+import { warning, type PlanWarning } from './notes.js';
 import type { DesiredResource } from './types.js';
 
 /** The identity the desired resource will have live (undefined for data sources: not checked). */
@@ -31,7 +32,7 @@ export function liveWebhookIdentity(l: LiveWebhook): string {
 export interface StaleResolution {
   state: GovopsState;
   /** One line per forgotten entry (plan warnings, log). */
-  notes: string[];
+  notes: PlanWarning[];
 }
 
 /** A readable identity for the notes: a webhook's JSON pair as `name "n", url u`. */
@@ -69,7 +70,7 @@ export function forgetStale(
   let byName: Map<string, DesiredResource> | undefined;
   const desiredByName = (): Map<string, DesiredResource> => (byName ??= new Map(desired.map((d) => [`${d.kind}\0${d.name}`, d])));
   const stale = new Set<ManagedResource>();
-  const notes: string[] = [];
+  const notes: PlanWarning[] = [];
   for (const r of checked) {
     let now: string | undefined;
     let typeDiffers = false;
@@ -90,9 +91,13 @@ export function forgetStale(
     stale.add(r);
     const was = recorded !== undefined ? shown(recorded) : `type ${r.type}`;
     notes.push(
-      `${r.kind}/${r.name}: the recorded id ${r.id} now holds another ${r.kind === 'Integration' ? 'integration' : 'webhook'} ` +
+      warning(
+        'stale-record',
+        `${r.kind}/${r.name}: the recorded id ${r.id} now holds another ${r.kind === 'Integration' ? 'integration' : 'webhook'} ` +
         `(${shown(now)}; govops recorded ${was}): the record is stale and forgotten, the manifest is matched by its natural key ` +
         `and the item at id ${r.id} is left alone`,
+        { kind: r.kind, name: r.name },
+      ),
     );
   }
   if (stale.size === 0) return { state, notes: [] };

@@ -5,6 +5,7 @@
  * pruned while the mark is there.
  */
 import type { GovopsState, ManagedResource } from '../state/types.js';
+import { reason } from './notes.js';
 import type { ResourceChange } from './types.js';
 
 export const SUSPENDED_REASON = 'suspended (govops/suspend: "true"): govops leaves it alone';
@@ -27,7 +28,7 @@ function suspend(c: ResourceChange, why: string): ResourceChange {
     action: 'noop',
     adopt: false,
     changes: [],
-    reasons: [...c.reasons.filter((r) => !r.startsWith('annotation govops/delete')), `${why}${wouldDo(c)}`],
+    reasons: [...c.reasons.filter((r) => r.code !== 'delete-requested'), reason('suspended', `${why}${wouldDo(c)}`)],
     suspended: true,
   };
   if (c.liveId !== undefined && !c.goneFromService) out.liveId = c.liveId;

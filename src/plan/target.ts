@@ -8,6 +8,7 @@
  * prunes what the operator did not name.
  */
 import { UserError } from '../errors.js';
+import { warning, type PlanProblem, type PlanWarning } from './notes.js';
 import type { PlanTargets, ResourceChange } from './types.js';
 
 export interface Target {
@@ -80,12 +81,10 @@ export function namedExactly(targets: readonly Target[], kind: string, name: str
 export interface Targeted {
   changes: ResourceChange[];
   targets: PlanTargets;
-  /** Errors about untargeted resources only, now warnings. */
-  errors: string[];
-  warnings: string[];
+  /** The errors about a targeted resource (or about none); those about untargeted resources only are now warnings. */
+  errors: PlanProblem[];
+  warnings: PlanWarning[];
 }
-
-const RESOURCE_REF = /\b(Integration|DataSource|Webhook)\/([a-z0-9][a-z0-9-]*)/g;
 
 /**
  * Keep the changes the targets select (deletes only when named exactly). Plan errors that name resources,
@@ -93,13 +92,13 @@ const RESOURCE_REF = /\b(Integration|DataSource|Webhook)\/([a-z0-9][a-z0-9-]*)/g
  */
 export function applyTargets(
   changes: readonly ResourceChange[],
-  errors: readonly string[],
+  errors: readonly PlanProblem[],
   patterns: readonly string[],
 ): Targeted {
   const targets = parseTargets(patterns);
   const kept: ResourceChange[] = [];
   const selected = new Set<string>();
-  const warnings: string[] = [];
+  const warnings: PlanWarning[] = [];
   const used = new Set<Target>();
   const keys = new Set<string>();
   for (const c of changes) {
@@ -110,16 +109,16 @@ export function applyTargets(
     for (const t of hits) used.add(t);
     selected.add(key);
     if (c.action === 'delete' && !namedExactly(targets, c.resourceKind, c.name)) {
-      warnings.push(`${key}: not deleted in this targeted plan: a delete needs --only ${key} (exactly, without a glob)`);
+      warnings.push(warning('targeting', `${key}: not deleted in this targeted plan: a delete needs --only ${key} (exactly, without a glob)`, { kind: c.resourceKind, name: c.name }));
       continue;
     }
     kept.push(c);
   }
-  for (const t of targets) if (!used.has(t)) warnings.push(`--only ${t.pattern} matches no manifest or managed resource`);
-  const keptErrors: string[] = [];
+  for (const t of targets) if (!used.has(t)) warnings.push(warning('targeting', `--only ${t.pattern} matches no manifest or managed resource`));
+  const keptErrors: PlanProblem[] = [];
   for (const e of errors) {
-    const refs = [...e.matchAll(RESOURCE_REF)].map((m) => `${m[1]}/${m[2]}`);
-    if (refs.length > 0 && !refs.some((r) => selected.has(r))) warnings.push(`outside --only: ${e}`);
+    const about = e.about.map((r) => `${r.kind}/${r.name}`);
+    if (about.length > 0 && !about.some((r) => selected.has(r))) warnings.push(warning('targeting', `outside --only: ${e.message}`));
     else keptErrors.push(e);
   }
   const untargeted = [...keys].filter((k) => !selected.has(k)).length;

@@ -6,6 +6,9 @@ import type { IntegrationType } from '../service/kinds.js';
 import type { WebhookInput } from '../api/types.js';
 import type { ManualStepFacts } from './acknowledgment.js';
 import type { ScriptPhase } from '../service/kinds.js';
+import type { Blocked, PlanWarning, Reason } from './notes.js';
+
+export type { Blocked, BlockedCode, NoteResource, PlanWarning, Reason, ReasonCode, WarningCode } from './notes.js';
 
 export type ActionKind = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'noop';
 
@@ -35,10 +38,10 @@ export interface ResourceChange {
   liveId?: string;
   integrationType?: IntegrationType;
   changes: FieldChange[];
-  /** Why this action (e.g. `status createError: fixed by PUT`, `config.host is not editable`). */
-  reasons: string[];
+  /** Why this action (e.g. `status createError: fixed by PUT`, `config.host is not editable`): src/plan/notes.ts. */
+  reasons: Reason[];
   /** Set when the action cannot be carried out as planned (missing deleteCredentials, replace not allowed...). */
-  blocked?: string;
+  blocked?: Blocked;
   /** Manual flow: the script the user must run in the platform first. */
   manualScript?: { phase: string; command: string };
   /** Where the manifest is (absent for deletes). */
@@ -171,15 +174,18 @@ export interface PlanSummary {
   noop: number;
 }
 
+/** The version of the plan's JSON (docs/plan-json.md). */
+export const PLAN_FORMAT_VERSION = 2;
+
 export interface Plan {
-  /** Format version of the JSON output. */
-  formatVersion: 1;
+  /** Format version of the JSON output (2: `blocked`, `reasons` and `warnings` are `{code, message}` values). */
+  formatVersion: typeof PLAN_FORMAT_VERSION;
   revision?: string;
   changes: PlanChange[];
   summary: PlanSummary;
   /** Plan-level errors (e.g. two live matches for one manifest). A plan with errors is not applied. */
   errors: string[];
-  warnings: string[];
+  warnings: PlanWarning[];
   /** Set when the mass-deletion guard held deletes back (src/plan/guard.ts); the other changes still apply. */
   deletionRefusal?: DeletionRefusal;
   /**

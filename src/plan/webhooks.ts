@@ -8,6 +8,7 @@ import type { ManagedResource } from '../state/types.js';
 import { copyPlain } from '../util/copy.js';
 import { deepEqual } from './diff.js';
 import type { Match } from './match.js';
+import { blocked, reason } from './notes.js';
 import type { DesiredWebhook, FieldChange, PlanOptions, ResourceChange } from './types.js';
 
 
@@ -59,10 +60,10 @@ export function planWebhook(d: DesiredWebhook, m: Match<LiveWebhook>, options: P
   if (m.live) c.liveId = m.live.id;
   if (m.renamedFrom) c.renamedFrom = m.renamedFrom;
   if (d.deleteRequested) {
-    c.reasons.push(`annotation govops/delete: "true"`);
+    c.reasons.push(reason('delete-requested', 'annotation govops/delete: "true"'));
     c.adopt = false;
-    if (m.adopt || !m.state) c.reasons.push('not owned by govops (not in state): never deleted');
-    else if (!options.prune) c.reasons.push('run with --prune to delete it');
+    if (m.adopt || !m.state) c.reasons.push(reason('not-owned', 'not owned by govops (not in state): never deleted'));
+    else if (!options.prune) c.reasons.push(reason('needs-prune', 'run with --prune to delete it'));
     else {
       c.action = 'delete';
       if (!m.live) c.goneFromService = true;
@@ -82,13 +83,13 @@ export function planWebhook(d: DesiredWebhook, m: Match<LiveWebhook>, options: P
   if (diff.notComparable.length) {
     const handling = c.changes.length > 0 ? 'send' : options.resendSecrets ? 'resend' : 'record';
     c.notComparable = { paths: diff.notComparable, handling };
-    if (handling === 'resend') c.reasons.push('secret cannot be compared: re-sent once by a replace (--resend-secrets)');
+    if (handling === 'resend') c.reasons.push(reason('resend-secrets', 'secret cannot be compared: re-sent once by a replace (--resend-secrets)'));
   }
   if (c.changes.length > 0 || c.notComparable?.handling === 'resend') {
     c.action = 'replace';
-    c.reasons.push('webhooks have no update: replaced (delete + create, new id)');
+    c.reasons.push(reason('no-update', 'webhooks have no update: replaced (delete + create, new id)'));
     if (m.adopt && !options.allowReplace) {
-      c.blocked = 'adopting it means replacing a webhook govops did not create (it differs): run with --allow-replace';
+      c.blocked = blocked('replace-not-allowed', 'adopting it means replacing a webhook govops did not create (it differs): run with --allow-replace');
     }
   } else if (m.adopt) c.action = 'adopt';
   return c;
@@ -106,12 +107,12 @@ export function planOrphanWebhook(
     action: 'delete',
     adopt: false,
     changes: [],
-    reasons: ['no manifest any more (--prune)'],
+    reasons: [reason('no-manifest', 'no manifest any more (--prune)')],
   };
   if (live) c.liveId = live.id;
   else {
     c.goneFromService = true;
-    c.reasons.push('already gone from the service: only the state entry is removed');
+    c.reasons.push(reason('gone-from-service', 'already gone from the service: only the state entry is removed'));
   }
   return c;
 }

@@ -47,14 +47,17 @@ export function liveFacts(c: ResourceChange | undefined, pr: PrChange | undefine
   const facts: LiveFacts = {
     action: c.action,
     adopt: c.adopt,
-    reasons: [...c.reasons],
+    reasons: c.reasons.map((r) => r.message),
     changes: c.changes.map((f) => ({ ...f, fromPr: fromPr(f) })),
     forcesReplace: c.changes.filter((f) => f.forcesReplace).map((f) => f.path),
   };
   if (c.liveId !== undefined) facts.id = c.liveId;
   const status = statusOf(c, live);
   if (status !== undefined) facts.status = status;
-  if (c.blocked !== undefined) facts.blocked = c.blocked;
+  if (c.blocked !== undefined) {
+    facts.blocked = c.blocked.message;
+    facts.blockedCode = c.blocked.code;
+  }
   if (c.notComparable) facts.notComparable = { paths: [...c.notComparable.paths], handling: c.notComparable.handling };
   return facts;
 }
@@ -110,7 +113,7 @@ export function driftEntries(basePlan: Plan, pr: readonly PrChange[]): DriftEntr
       name: c.name,
       action: c.action,
       touched: p !== undefined,
-      reasons: [...c.reasons],
+      reasons: c.reasons.map((r) => r.message),
       changes,
     };
     if (c.integrationType !== undefined) e.integrationType = c.integrationType;

@@ -32,7 +32,7 @@ import { driftEntries, plannedResources, touchedResources, type LiveLists } from
 import { diffRevisions } from './pr-diff.js';
 import { planBoth } from './plans.js';
 import { liveRequests, offlineManualSteps, type RequestOptions } from './requests.js';
-import { finish } from './result.js';
+import { finish, warningsAbout } from './result.js';
 import { loadRevision } from './revisions.js';
 import { PREVIEW_FORMAT_VERSION, PREVIEW_MARKER, type PreviewResult } from './types.js';
 import { unresolvedRefs, type UnknownSecret } from './unknown-secrets.js';
@@ -241,9 +241,7 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
     for (const e of ctx.headPlan.errors) result.warnings.push({ kind: 'plan-error', message: redact(e) });
     if (ctx.headPlan.deletionRefusal) result.warnings.push({ kind: 'blocked', message: redact(`deletes held back by the mass-deletion guard: ${ctx.headPlan.deletionRefusal.message}`) });
     const touched = new Set(result.resources.filter((r) => r.change !== 'removed').map((r) => `${r.resourceKind}/${r.name}`));
-    for (const w of ctx.headPlan.warnings) {
-      if ([...touched].some((t) => w.startsWith(`${t} `))) result.warnings.push({ kind: 'plan-warning', message: redact(w) });
-    }
+    for (const w of warningsAbout(ctx.headPlan.warnings, touched)) result.warnings.push({ kind: 'plan-warning', message: redact(w.message) });
     await liveRequests(api, opts, result, { ...ctx, head, base, pr, live, redact });
     return finish(result);
   } catch (err) {

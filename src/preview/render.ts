@@ -8,7 +8,6 @@
  */
 import { describeRef, isSecretRef } from '../manifests/secrets.js';
 import type { Diagnostic } from '../manifests/types.js';
-import { blockedByManualStep } from '../plan/manual-steps.js';
 import { fieldLine, notComparableLine } from '../plan/render-text.js';
 import { formatDiagnostic } from '../reconcile/engine.js';
 import { COMMENT_LIMIT, fitComment, type Section } from './fit.js';
@@ -65,7 +64,7 @@ const title = (r: { resourceKind: string; name: string }, esc = mdText): string 
 /** Markdown (its own bold), the service's id and status neutralised. */
 function liveText(l: LiveFacts): string {
   let t = l.adopt && l.action !== 'adopt' ? `adopt and ${LIVE_TEXT[l.action]}` : LIVE_TEXT[l.action];
-  if (l.blocked !== undefined) t = `**${blockedByManualStep(l.blocked) ? 'awaiting a manual step' : 'blocked'}**: ${t}`;
+  if (l.blocked !== undefined) t = `**${l.blockedCode === 'awaiting-manual-step' ? 'awaiting a manual step' : 'blocked'}**: ${t}`;
   const facts = [l.id !== undefined ? `id ${l.id}` : undefined, l.status].filter((x) => x !== undefined).map((x) => mdText(x));
   return facts.length ? `${t} (${facts.join(', ')})` : t;
 }
@@ -243,7 +242,7 @@ function detail(x: PreviewResource): string {
     }
     for (const reason of l.reasons) out.push(`- ${cell(reason)}`);
     // a wait for a manual step is explained with its scripts (renderManualSteps)
-    if (l.blocked !== undefined && !blockedByManualStep(l.blocked)) out.push(`- ⛔ blocked: ${cell(l.blocked)}`);
+    if (l.blocked !== undefined && l.blockedCode !== 'awaiting-manual-step') out.push(`- ⛔ blocked: ${cell(l.blocked)}`);
     if (l.reasons.length || l.blocked !== undefined) out.push('');
   }
   if (x.dryRun) out.push(...dryRunBlock(x.dryRun));

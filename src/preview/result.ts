@@ -1,9 +1,11 @@
 /** Completing a PreviewResult (pure): warnings per touched resource, the summary, `changed` and the exit code. */
-import { blockedByManualStep } from '../plan/manual-steps.js';
+import type { PlanWarning } from '../plan/notes.js';
 import type { DryRunResult, LiveAction, PreviewResult, PreviewWarning } from './types.js';
 
-/** How the plan marks the changes the mass-deletion guard held back (src/plan/guard.ts). */
-const GUARD_REFUSAL = 'refused by the mass-deletion guard';
+/** The plan's warnings about one of the `touched` resources (`Kind/name`): read from each warning's resource, not its text. */
+export function warningsAbout(warnings: readonly PlanWarning[], touched: ReadonlySet<string>): PlanWarning[] {
+  return warnings.filter((w) => w.resource !== undefined && touched.has(`${w.resource.kind}/${w.resource.name}`));
+}
 
 const LIVE_ACTIONS: readonly LiveAction[] = ['create', 'update', 'replace', 'delete', 'adopt', 'noop', 'none'];
 const DRY_STATUSES: ReadonlyArray<DryRunResult['status']> = ['passed', 'warning', 'failed', 'rejected', 'error', 'skipped'];
@@ -22,11 +24,11 @@ function resourceWarnings(r: PreviewResult): PreviewWarning[] {
         message: `waits for its manual step (${x.manualAck.reason ?? 'not acknowledged'}): merging applies nothing for it until the platform script ran${run ? ` (${run})` : ''}${add}`,
       });
     }
-    if (l?.blocked !== undefined && blockedByManualStep(l.blocked)) {
+    if (l?.blocked !== undefined && l.blockedCode === 'awaiting-manual-step') {
       // the wait for a manual step is its own warning (above)
     } else if (l?.blocked !== undefined) {
       // a refusal of the mass-deletion guard is one plan-level warning, not one per resource
-      if (!l.blocked.startsWith(GUARD_REFUSAL)) out.push({ kind: 'blocked', resource, message: `${l.action} blocked: ${l.blocked}` });
+      if (l.blockedCode !== 'deletion-guard') out.push({ kind: 'blocked', resource, message: `${l.action} blocked: ${l.blocked}` });
     } else if (l?.action === 'replace') {
       out.push({ kind: 'replace', resource, message: `will be replaced (deleted, then created)${l.forcesReplace.length ? `: ${l.forcesReplace.join(', ')} cannot be changed in place` : ''}` });
     } else if (l?.action === 'delete') out.push({ kind: 'delete', resource, message: 'will be deleted from the service' });
@@ -73,7 +75,7 @@ export function finish(r: PreviewResult): PreviewResult {
     const dry = Object.fromEntries(DRY_STATUSES.map((s) => [s, 0])) as Record<DryRunResult['status'], number>;
     let blocked = 0;
     for (const x of r.resources) {
-      if (x.live?.blocked !== undefined && blockedByManualStep(x.live.blocked)) {
+      if (x.live?.blocked !== undefined && x.live.blockedCode === 'awaiting-manual-step') {
         // counted below, with the offline ones
       } else if (x.live?.blocked !== undefined) blocked++;
       else if (x.live) live[x.live.action]++;

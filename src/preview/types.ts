@@ -5,7 +5,7 @@
  */
 
 import type { Diagnostic } from '../manifests/types.js';
-import type { ActionKind, FieldChange, NotComparable } from '../plan/types.js';
+import type { ActionKind, BlockedCode, FieldChange, NotComparable } from '../plan/types.js';
 import type { ScriptPhase } from '../service/kinds.js';
 import type { ChangedFile } from './git.js';
 import type { ManifestFieldChange } from './manifest-diff.js';
@@ -33,8 +33,10 @@ export interface LiveFacts {
   status?: string;
   /** Why (from the plan): renames, error statuses, non-editable attributes, ownership. */
   reasons: string[];
-  /** Set when the action cannot be carried out as planned (a blocked prune, a replace not allowed...). */
+  /** Set when the action cannot be carried out as planned (a blocked prune, a replace not allowed...): the plan's message. */
   blocked?: string;
+  /** With `blocked`: its code (src/plan/notes.ts), what the preview decides on. */
+  blockedCode?: BlockedCode;
   /** Field changes against the live resource (secrets as `sensitive`). */
   changes: LiveFieldChange[];
   /** Non-editable attributes that force a replace. */

@@ -245,7 +245,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
     // Records whose id now names another item are forgotten (saved before an apply); the planner does the same
     // and reports each in the plan's warnings.
     const stale = forgetStale(pending.state, { integrations, webhooks }, desired);
-    for (const note of stale.notes) log.warn({ note }, 'forgot a stale record: its id now names another item');
+    for (const note of stale.notes) log.warn({ note: note.message }, 'forgot a stale record: its id now names another item');
     const state = stale.state;
     const plan = planChanges({
       desired,

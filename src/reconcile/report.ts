@@ -5,6 +5,7 @@ import { printable, printableData } from '../util/terminal.js';
 import { mdText } from '../util/markdown.js';
 import type { Diagnostic } from '../manifests/types.js';
 import type { ResourceOutcome, ReconcileResult } from './types.js';
+import { PLAN_FORMAT_VERSION } from '../plan/types.js';
 
 export function diagnosticLine(d: Diagnostic): string {
   return formatDiagnostic(d);
@@ -84,7 +85,8 @@ export function failureSummary(result: ReconcileResult, verb: 'planned' | 'appli
 export function applyJson(result: ReconcileResult): string {
   return `${JSON.stringify(
     {
-      formatVersion: 1,
+      // the envelope embeds the plan: its version follows the plan's
+      formatVersion: PLAN_FORMAT_VERSION,
       ok: result.ok,
       stage: result.stage,
       revision: result.revision,

@@ -22,7 +22,11 @@ import { isPlainObject } from '../util/object.js';
 import { redactJsonValue } from '../util/redact.js';
 
 export const SAVED_PLAN_KIND = 'GovopsSavedPlan';
-export const SAVED_PLAN_VERSION = 1;
+/**
+ * 2: the plan's `blocked`, `reasons` and `warnings` are `{code, message}` values (src/plan/notes.ts). A file of
+ * format 1 holds them as text, from which no code can be told without reading the text back: it is refused.
+ */
+export const SAVED_PLAN_VERSION = 2;
 
 /** The plan options a saved plan fixes (apply FILE takes none of its own). */
 export type SavedPlanOptions = Pick<PlanOptions, 'prune' | 'allowReplace' | 'maxDeletes' | 'allowEmpty' | 'resendSecrets' | 'only' | 'manualSteps'>;
@@ -86,6 +90,13 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
     throw invalid(file, 'not JSON');
   }
   if (!isPlainObject(data) || data.kind !== SAVED_PLAN_KIND) throw invalid(file, `no "kind": "${SAVED_PLAN_KIND}"`);
+  if (data.formatVersion === 1) {
+    throw new UserError(
+      `${file} is a saved plan of format 1, made by an older govops; this govops applies format ${SAVED_PLAN_VERSION} only (its plans say why a change is blocked as codes), so nothing was applied`,
+      'plan again with this govops (govops plan --out FILE), review, and apply the new plan',
+      { code: ErrorCode.userError },
+    );
+  }
   if (data.formatVersion !== SAVED_PLAN_VERSION) {
     throw new UserError(
       `${file} is a saved plan of format ${JSON.stringify(data.formatVersion)}; this govops applies format ${SAVED_PLAN_VERSION}`,

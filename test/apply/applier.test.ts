@@ -61,7 +61,7 @@ describe('applyPlan', () => {
 
   it('refuses a plan with errors', async () => {
     const d = integration('sql', 'sql_analytics', sqlConfig());
-    const plan = { formatVersion: 1 as const, changes: [], summary: { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: ['boom'], warnings: [] };
+    const plan = { formatVersion: 2 as const, changes: [], summary: { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: ['boom'], warnings: [] };
     await expect(applyPlan({ api: r.api, plan, desired: [d], state: newState(), logger: silentLogger(), persist: async () => {} })).rejects.toThrow(/boom/);
     expect(r.lines()).toEqual([]);
   });

@@ -97,7 +97,7 @@ describe('CLI output of plan and apply', () => {
     const r = await run(['apply', 'manifests', '--output', 'json', '--log-level', 'info']);
     expect(r.code).toBe(1);
     const doc = JSON.parse(r.stdout);
-    expect(doc).toMatchObject({ formatVersion: 1, ok: false, stage: 'apply' });
+    expect(doc).toMatchObject({ formatVersion: 2, ok: false, stage: 'apply' });
     const bad = doc.outcomes.find((o: { name: string }) => o.name === 'bad');
     expect(bad).toMatchObject({ action: 'create', result: 'failed' });
     expect(bad.validation.some((t: { status: string }) => t.status === 'failed')).toBe(true);

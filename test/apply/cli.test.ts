@@ -27,7 +27,7 @@ describe('govops plan / apply command line', () => {
     const r = await run(['apply', 'manifests', '--output', 'json', '--concurrency', '2', '--timeout', '30s']);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(doc).toMatchObject({ formatVersion: 1, ok: true, stage: 'done' });
+    expect(doc).toMatchObject({ formatVersion: 2, ok: true, stage: 'done' });
     expect(doc.plan.summary).toMatchObject({ create: 2 });
     expect(doc.outcomes.map((o: { name: string; result: string }) => `${o.name}:${o.result}`).sort()).toEqual(['hook:ok', 'lake:ok']);
   });

@@ -57,7 +57,7 @@ describe('data sources through the engine', () => {
     w.sandbox.clearRequests();
     const noPrune = await w.run();
     expect(acting(noPrune.plan)).toEqual(['create DataSource/c']);
-    expect(noPrune.plan!.warnings).toContain('DataSource/b is managed by govops but has no manifest: run with --prune to delete it');
+    expect(noPrune.plan!.warnings.map((w) => w.message)).toContain('DataSource/b is managed by govops but has no manifest: run with --prune to delete it');
     const pruned = await w.run({ prune: true });
     expect(pruned.ok, pruned.error).toBe(true);
     expect(acting(pruned.plan)).toEqual(['delete DataSource/b']);
@@ -100,7 +100,7 @@ describe('data sources through the engine', () => {
     w.sandbox.clearRequests();
     const r = await w.run();
     expect(acting(r.plan)).toEqual(['adopt DataSource/events', 'replace DataSource/other (blocked)']);
-    expect(r.plan!.changes.find((c) => c.name === 'events')!.reasons.join(' ')).toMatch(/not in govops state: adopted/);
+    expect(r.plan!.changes.find((c) => c.name === 'events')!.reasons.map((r) => r.message).join(' ')).toMatch(/not in govops state: adopted/);
     expect(writes(w)).toEqual([]);
     expect((await w.state()).resources.find((r) => r.name === 'events')).toMatchObject({ kind: 'DataSource', origin: 'adopted' });
     const allowed = await w.run({ allowReplace: true });
@@ -117,7 +117,7 @@ describe('data sources through the engine', () => {
     w.sandbox.dataSources.delete(d!); // soft delete: still listed, as deleted
     const plan = await w.run({ apply: false });
     expect(acting(plan.plan)).toEqual(['create DataSource/a']);
-    expect(plan.plan!.changes[1]!.reasons).toContain(`recorded id ${d!.id} no longer exists in the service`);
+    expect(plan.plan!.changes[1]!.reasons.map((r) => r.message)).toContain(`recorded id ${d!.id} no longer exists in the service`);
     expect((await w.run()).ok).toBe(true);
     expect(w.sandbox.dataSources.list().filter((x) => x.deletedAt === undefined).map((x) => x.prefix)).toEqual(['s3://raw/a']);
   });
@@ -166,7 +166,7 @@ describe('data sources through the engine', () => {
     const r = await w.run({ allowReplace: true });
     expect(r.ok, r.error).toBe(true);
     expect(acting(r.plan)).toEqual(['replace Integration/raw', 'create DataSource/a']);
-    expect(r.plan!.changes[1]!.reasons.join(' ')).toMatch(/is replaced and the service deletes its data sources with it/);
+    expect(r.plan!.changes[1]!.reasons.map((r) => r.message).join(' ')).toMatch(/is replaced and the service deletes its data sources with it/);
     const live = w.sandbox.dataSources.list();
     expect(live.map((d) => [d.integrationId, d.prefix])).toEqual([[2, 's3://raw/a']]);
     expect((await w.run()).changed).toBe(false);
@@ -183,7 +183,7 @@ describe('data sources through the engine', () => {
     await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
     await w.write('store.yaml', store('raw', 's3://raw/').replace('us-east-1', 'eu-west-1'));
     const waiting = await w.run({ apply: false });
-    expect(waiting.plan!.changes.find((c) => c.name === 'a')!.blocked).toBe('Integration/raw is editing: data sources are registered once it is enabled (the next run does it)');
+    expect(waiting.plan!.changes.find((c) => c.name === 'a')!.blocked?.message).toBe('Integration/raw is editing: data sources are registered once it is enabled (the next run does it)');
     w.sandbox.setStuckTransitions(false);
     w.sandbox.finishTransitions();
     const later = await w.run();
@@ -197,7 +197,7 @@ describe('data sources through the engine', () => {
     await w.write('ds.yaml', [source('a', 'raw', 's3://raw/a'), source('b', 'raw', 's3://raw/b')].join('---\n'));
     const r = await w.run();
     expect(r.ok).toBe(false);
-    expect(r.plan!.warnings).toEqual([
+    expect(r.plan!.warnings.map((w) => w.message)).toEqual([
       'data sources not supported by this service (GET /native-s3/handler answered 404); set --data-sources-path if the service has them elsewhere: 2 DataSource manifest(s) not applied',
     ]);
     expect(acting(r.plan)).toEqual(['create Integration/raw', 'create DataSource/a (blocked)', 'create DataSource/b (blocked)']);
@@ -217,7 +217,7 @@ describe('data sources through the engine', () => {
     await w.write('store.yaml', store('raw', 's3://raw/'));
     const r = await w.run();
     expect(r.ok, r.error).toBe(true);
-    expect(r.plan!.warnings).toEqual([]);
+    expect(r.plan!.warnings.map((w) => w.message)).toEqual([]);
     expect(w.lines().some((l) => l.includes('native-s3'))).toBe(false);
   });
 

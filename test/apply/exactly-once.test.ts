@@ -167,7 +167,7 @@ describe('duplicate webhooks', () => {
     const recorded = (await r.state()).resources[0]!.id;
     const copy = (await r.api.createWebhooks([{ url: 'https://hooks.example.com/hook', name: 'hook', global: false, notificationType: ['modelCreated'], actionType: 'triggered' }])).createdWebhooks[0]!;
     const plan = await r.run({ apply: false });
-    expect(plan.plan!.warnings.join('\n')).toMatch(new RegExp(`another live webhook has this name \\(id ${copy.id}\\); govops did not create it and never deletes it \\(govops keeps id ${recorded}`));
+    expect(plan.plan!.warnings.map((w) => w.message).join('\n')).toMatch(new RegExp(`another live webhook has this name \\(id ${copy.id}\\); govops did not create it and never deletes it \\(govops keeps id ${recorded}`));
     expect(plan.changed).toBe(false);
     const pruned = await r.run({ prune: true });
     expect(pruned.ok, pruned.error).toBe(true);

@@ -98,7 +98,7 @@ describe('govops apply examples against the sandbox', () => {
     const j = await h.govops(['plan', 'manifests', '--output', 'json']);
     outputs.push(j.stdout, j.stderr);
     const plan = JSON.parse(j.stdout);
-    expect(plan.formatVersion).toBe(1);
+    expect(plan.formatVersion).toBe(2);
     expect(plan.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: TOTAL });
     const m = await h.govops(['plan', 'manifests', '--output', 'markdown']);
     outputs.push(m.stdout, m.stderr);

@@ -101,7 +101,7 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     await r.remove('b.yaml');
     const noPrune = await r.run({ manualSteps });
     expect(noPrune.outcomes).toEqual([]);
-    expect(noPrune.plan!.warnings.join('\n')).toMatch(/Integration\/lake .*--prune/);
+    expect(noPrune.plan!.warnings.map((w) => w.message).join('\n')).toMatch(/Integration\/lake .*--prune/);
     const ids = (await r.state()).resources.map((x) => x.id).sort();
     r.sandbox.clearRequests();
     // Every manifest removed: refused by the mass-deletion guard unless asked for explicitly.

@@ -68,7 +68,7 @@ describe('every text renderer escapes what manifests and the service wrote', () 
 
   it('the text plan: names, reasons, errors, warnings, values (with colour on)', () => {
     const plan: Plan = {
-      formatVersion: 1,
+      formatVersion: 2,
       changes: [
         {
           resourceKind: 'Webhook',
@@ -77,13 +77,13 @@ describe('every text renderer escapes what manifests and the service wrote', () 
           adopt: false,
           liveId: FORGED,
           changes: [{ path: `config.${FORGED}`, before: FORGED, after: '\u0085\u009b2J', sensitive: false, forcesReplace: false }],
-          reasons: [FORGED],
-          blocked: FORGED,
+          reasons: [{ code: 'adopted', message: FORGED }],
+          blocked: { code: 'replace-not-allowed', message: FORGED },
         },
       ],
       summary: { create: 0, update: 1, replace: 0, delete: 0, adopt: 0, noop: 0 },
       errors: [FORGED],
-      warnings: [FORGED],
+      warnings: [{ code: 'orphan', message: FORGED }],
     } as Plan;
     // eslint-disable-next-line no-control-regex
     const text = renderText(plan, { color: true }).replace(/\u001b\[\d+m/g, ''); // the renderer's own colours

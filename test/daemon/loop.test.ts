@@ -43,7 +43,7 @@ function world() {
       };
     }
     const changed = live.value !== wanted;
-    const plan = { formatVersion: 1 as const, changes: [], summary: { create: 0, update: changed ? 1 : 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: [], warnings: [] };
+    const plan = { formatVersion: 2 as const, changes: [], summary: { create: 0, update: changed ? 1 : 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: [], warnings: [] };
     if (!req.apply) return { ...base, stage: 'done', ok: true, changed, diagnostics: [], plan };
     if (failuresLeft > 0 && changed) {
       failuresLeft--;

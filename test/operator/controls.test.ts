@@ -80,7 +80,7 @@ describe('operator controls through the CLI', () => {
       const plan = JSON.parse(p.stdout);
       expect(plan.targets).toEqual({ only: ['Integration/lake-*', 'Webhook/*'], untargeted: 0 });
       expect(plan.changes.map((c: { name: string; action: string }) => `${c.name}:${c.action}`)).toEqual(['lake-a:noop', 'lake-b:update']);
-      expect(plan.warnings.join('\n')).toMatch(/Webhook\/hook: not deleted in this targeted plan: a delete needs --only Webhook\/hook/);
+      expect(plan.warnings.map((w: { message: string }) => w.message).join('\n')).toMatch(/Webhook\/hook: not deleted in this targeted plan: a delete needs --only Webhook\/hook/);
 
       h.sandbox.clearRequests();
       const glob = await run(['apply', 'manifests', '--prune', '--only', 'Webhook/*']);

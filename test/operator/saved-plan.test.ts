@@ -3,7 +3,7 @@
  * carries out exactly that plan, or refuses (no write at all) naming what changed since: a manifest, a
  * secret's value, the live resource, the govops state, a resource that now exists, the state file itself.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, requestLines, type Harness } from '../apply/harness.js';
@@ -49,7 +49,7 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     expect(writes(h)).toEqual([]); // planning never writes to the service
     const text = await readFile(file('first.plan'), 'utf8');
     const saved = JSON.parse(text);
-    expect(saved).toMatchObject({ kind: 'GovopsSavedPlan', formatVersion: 1, paths: ['manifests'], options: { prune: false } });
+    expect(saved).toMatchObject({ kind: 'GovopsSavedPlan', formatVersion: 2, paths: ['manifests'], options: { prune: false } });
     expect(saved.plan.summary).toMatchObject({ create: 2 });
     expect(Object.keys(saved.facts.manifests).sort()).toEqual(['Integration/lake', 'Webhook/hook']);
     expect(Object.keys(saved.facts.secrets['Integration/lake'])).toEqual(['config.token']);
@@ -138,6 +138,40 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     expect(n.code).toBe(1);
     expect(n.stderr).toMatch(/is not a govops saved plan/);
     await rm(file('manifests/notes.txt'));
+  });
+
+  it('a saved plan of format 1 (notes as text) is refused with a clear message; nothing is written', async () => {
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/old-format'));
+    expect((await run(['plan', 'manifests', '--out', 'v2.plan'])).code).toBe(0);
+    const saved = JSON.parse(await readFile(file('v2.plan'), 'utf8'));
+    expect(saved.formatVersion).toBe(2);
+    // what format 1 held: the same plan, its notes as text
+    const text = (n: { message: string }): string => n.message;
+    const v1 = {
+      ...saved,
+      formatVersion: 1,
+      plan: {
+        ...saved.plan,
+        formatVersion: 1,
+        warnings: saved.plan.warnings.map(text),
+        changes: saved.plan.changes.map((c: { reasons: Array<{ message: string }>; blocked?: { message: string } }) => ({
+          ...c,
+          reasons: c.reasons.map(text),
+          ...(c.blocked ? { blocked: c.blocked.message } : {}),
+        })),
+      },
+    };
+    await writeFile(file('v1.plan'), JSON.stringify(v1), { mode: 0o600 });
+    h.sandbox.clearRequests();
+    const r = await run(['apply', 'v1.plan']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/v1\.plan is a saved plan of format 1, made by an older govops; this govops applies format 2 only .*nothing was applied/);
+    expect(r.stderr).toMatch(/plan again with this govops \(govops plan --out FILE\)/);
+    expect(writes(h)).toEqual([]);
+    // the same plan in format 2 is applied
+    const ok = await run(['apply', 'v2.plan']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(writes(h).filter((l) => !l.includes('dryRun'))).toEqual([expect.stringMatching(/^PUT \/integrations\//)]);
   });
 
   it('refused when the state file is not the one the plan was made with', async () => {

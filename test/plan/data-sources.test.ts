@@ -77,7 +77,7 @@ describe('planning data sources', () => {
     const p = plan([raw, ds('a', 's3://raw/a')], { rawLive: false });
     expect(summary(p.changes)).toEqual(['create Integration/raw', 'create DataSource/a']);
     expect(p.changes[1]!.integration).toEqual({ name: 'raw' });
-    expect(p.changes[1]!.reasons).toEqual(['registered once Integration/raw is created and enabled']);
+    expect(p.changes[1]!.reasons.map((r) => r.message)).toEqual(['registered once Integration/raw is created and enabled']);
   });
 
   it('matched by (integration, prefix): same name is a no-op; not in state is adopted; another name is a replace', () => {
@@ -88,7 +88,7 @@ describe('planning data sources', () => {
     const renamed = plan([raw, ds('a', 's3://raw/a', 'alpha')], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), mine(a, '1')] });
     expect(renamed.changes[1]).toMatchObject({ action: 'replace', liveId: '1', changes: [{ path: 'dataSourceName', before: 'a', after: 'alpha', forcesReplace: true }] });
     const adoptRename = plan([raw, ds('a', 's3://raw/a', 'alpha')], { live: [live('1', 's3://raw/a', 'a')] });
-    expect(adoptRename.changes[1]!.blocked).toMatch(/--allow-replace/);
+    expect(adoptRename.changes[1]!.blocked?.message).toMatch(/--allow-replace/);
     // the same prefix under another integration is another data source
     expect(summary(plan([raw, a], { live: [live('1', 's3://raw/a', 'a', '8')] }).changes)).toEqual(['noop Integration/raw', 'create DataSource/a']);
   });
@@ -108,13 +108,13 @@ describe('planning data sources', () => {
     // createError is fixed by a PUT: the create waits for that task, not blocked
     expect(summary(p.changes)).toEqual(['update Integration/raw', 'create DataSource/a']);
     const editing = plan([raw, ds('a', 's3://raw/a')], { rawStatus: 'editing' });
-    expect(editing.changes[1]!.blocked).toBe('Integration/raw is editing: data sources are registered once it is enabled (the next run does it)');
+    expect(editing.changes[1]!.blocked?.message).toBe('Integration/raw is editing: data sources are registered once it is enabled (the next run does it)');
   });
 
   it('a name taken by a data source govops does not remove blocks the create; one this plan prunes does not', () => {
     const a = ds('a', 's3://raw/a', 'shared');
     const taken = plan([raw, a], { live: [live('5', 's3://raw/other', 'shared')] });
-    expect(taken.changes[1]!.blocked).toBe('the name shared is taken by data source 5 (s3://raw/other) of Integration/raw, which govops does not delete: rename one of them');
+    expect(taken.changes[1]!.blocked?.message).toBe('the name shared is taken by data source 5 (s3://raw/other) of Integration/raw, which govops does not delete: rename one of them');
     const old = ds('old', 's3://raw/other', 'shared');
     const freed = plan([raw, a], { live: [live('5', 's3://raw/other', 'shared')], state: [owned(raw, '7'), mine(old, '5')], options: { prune: true } });
     expect(summary(freed.changes)).toEqual(['noop Integration/raw', 'create DataSource/a', 'delete DataSource/old']);
@@ -125,7 +125,7 @@ describe('planning data sources', () => {
     const a = ds('a', 's3://raw/a');
     const st = [owned(raw, '7'), mine(a, '1')];
     const warn = plan([raw], { live: [live('1', 's3://raw/a', 'a')], state: st });
-    expect(warn.warnings).toEqual(['DataSource/a is managed by govops but has no manifest: run with --prune to delete it']);
+    expect(warn.warnings.map((w) => w.message)).toEqual(['DataSource/a is managed by govops but has no manifest: run with --prune to delete it']);
     const prune = plan([raw], { live: [live('1', 's3://raw/a', 'a')], state: st, options: { prune: true } });
     expect(prune.changes[1]).toMatchObject({ action: 'delete', liveId: '1', integration: { name: 'raw', liveId: '7' } });
     const gone = plan([raw], { live: [], state: st, options: { prune: true } });
@@ -137,7 +137,7 @@ describe('planning data sources', () => {
     expect(plan([raw, a], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), mine(a, '1')], options: { prune: true } }).changes[1]).toMatchObject({ action: 'delete', liveId: '1' });
     const notOwned = plan([raw, a], { live: [live('1', 's3://raw/a', 'a')], options: { prune: true } });
     expect(notOwned.changes[1]).toMatchObject({ action: 'noop' });
-    expect(notOwned.changes[1]!.reasons).toContain('not owned by govops (not in state): never deleted');
+    expect(notOwned.changes[1]!.reasons.map((r) => r.message)).toContain('not owned by govops (not in state): never deleted');
   });
 
   it('the integration replaced: its data sources are created again; deleting it warns about data sources govops does not manage', () => {
@@ -147,7 +147,7 @@ describe('planning data sources', () => {
     expect(summary(p.changes)).toEqual(['replace Integration/raw', 'create DataSource/a']);
     expect(p.changes[1]!.liveId).toBeUndefined();
     expect(p.changes[1]!.integration).toEqual({ name: 'raw' });
-    expect(p.warnings).toEqual([
+    expect(p.warnings.map((w) => w.message)).toEqual([
       'Integration/raw: the replace also deletes 1 data source(s) govops does not manage (ids 2): the service deletes data sources with their integration',
     ]);
     // not allowed: nothing moves, the data source stays as it is
@@ -158,7 +158,7 @@ describe('planning data sources', () => {
     const a = ds('a', 's3://raw/a');
     const p = plan([raw, a, ds('b', 's3://raw/b')], { live: undefined, unsupported: 'data sources not supported by this service (GET /x answered 404)', state: [owned(raw, '7'), mine(ds('old', 's3://raw/o'), '3')], options: { prune: true } });
     expect(summary(p.changes)).toEqual(['noop Integration/raw', 'create DataSource/a !', 'create DataSource/b !']);
-    expect(p.warnings).toEqual(['data sources not supported by this service (GET /x answered 404): 2 DataSource manifest(s) not applied, 1 managed data source(s) not checked']);
+    expect(p.warnings.map((w) => w.message)).toEqual(['data sources not supported by this service (GET /x answered 404): 2 DataSource manifest(s) not applied, 1 managed data source(s) not checked']);
     expect(p.dataSourcesUnsupported).toBe('data sources not supported by this service (GET /x answered 404)');
   });
 
@@ -166,12 +166,12 @@ describe('planning data sources', () => {
     const st = [owned(raw, '7'), mine(ds('a', 's3://raw/a'), '1'), mine(ds('b', 's3://raw/b'), '2'), mine(ds('c', 's3://raw/c'), '3')];
     const p = plan([raw], { live: [live('1', 's3://raw/a', 'a'), live('2', 's3://raw/b', 'b'), live('3', 's3://raw/c', 'c')], state: st, options: { prune: true } });
     expect(p.deletionRefusal).toMatchObject({ rule: 'share', refused: 3, managed: 4, limit: 1 });
-    expect(p.changes.filter((c) => c.blocked).length).toBe(3);
+    expect(p.changes.filter((c) => c.blocked?.message).length).toBe(3);
   });
 
   it('no data sources in play: nothing planned or asked', () => {
     const p = plan([raw], { live: undefined });
-    expect(p.warnings).toEqual([]);
+    expect(p.warnings.map((w) => w.message)).toEqual([]);
     expect(p.dataSourcesUnsupported).toBeUndefined();
   });
 });
@@ -183,7 +183,7 @@ describe('data sources with the operator controls (--only, govops/suspend, state
     const a = ds('a', 's3://raw/a');
     const alone = plan([raw, a], { rawLive: false, options: { only: ['DataSource/a'] } });
     expect(summary(alone.changes)).toEqual(['create DataSource/a !']);
-    expect(alone.changes[0]!.blocked).toBe('waits for Integration/raw (create), which this targeted plan leaves out: add --only Integration/raw');
+    expect(alone.changes[0]!.blocked?.message).toBe('waits for Integration/raw (create), which this targeted plan leaves out: add --only Integration/raw');
     expect(alone.targets).toEqual({ only: ['DataSource/a'], untargeted: 1 });
     const both = plan([raw, a], { rawLive: false, options: { only: ['Integration/raw', 'datasource/*'] } });
     expect(summary(both.changes)).toEqual(['create Integration/raw', 'create DataSource/a']);
@@ -195,7 +195,7 @@ describe('data sources with the operator controls (--only, govops/suspend, state
     const a = ds('a', 's3://raw/a');
     const p = plan([], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), mine(a, '1')], options: { prune: true, allowEmpty: true, only: ['Integration/raw'] } });
     expect(summary(p.changes)).toEqual(['delete Integration/raw']);
-    expect(p.warnings).toContain(
+    expect(p.warnings.map((w) => w.message)).toContain(
       'Integration/raw: its delete also deletes DataSource/a (the service deletes data sources with their integration), left out of this targeted plan: a plan without --only settles them',
     );
   });
@@ -210,30 +210,30 @@ describe('data sources with the operator controls (--only, govops/suspend, state
     const b = ds('b', 's3://raw/b');
     const q = plan([changed, a, b], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), mine(a, '1')], options: { allowReplace: true } });
     expect(q.changes.find((c) => c.name === 'b')).toMatchObject({ action: 'create', integration: { name: 'raw', liveId: '7' } });
-    expect(q.changes.find((c) => c.name === 'b')!.blocked).toBeUndefined();
+    expect(q.changes.find((c) => c.name === 'b')!.blocked?.message).toBeUndefined();
   });
 
   it('a suspended data source is a noop; recorded suspended and without its manifest, it is never pruned', () => {
     const a = ds('a', 's3://raw/a', 'alpha', { annotations: suspend });
     const p = plan([raw, a], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), mine(a, '1')] });
     expect(p.changes[1]).toMatchObject({ action: 'noop', suspended: true });
-    expect(p.changes[1]!.reasons.at(-1)).toMatch(/^suspended \(govops\/suspend: "true"\): govops leaves it alone; otherwise it would be replaced \(dataSourceName\)/);
+    expect(p.changes[1]!.reasons.at(-1)?.message).toMatch(/^suspended \(govops\/suspend: "true"\): govops leaves it alone; otherwise it would be replaced \(dataSourceName\)/);
     const gone = plan([raw], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), { ...mine(a, '1'), suspended: true }], options: { prune: true } });
     expect(summary(gone.changes)).toEqual(['noop Integration/raw', 'noop DataSource/a']);
     expect(gone.changes[1]!.suspended).toBe(true);
     // without --prune the warning says it is never pruned while suspended (not "run with --prune to delete it")
     const kept = plan([raw], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), { ...mine(a, '1'), suspended: true }] });
-    expect(kept.warnings).toContain('DataSource/a is managed by govops but has no manifest; it was suspended, so it is never pruned while suspended');
+    expect(kept.warnings.map((w) => w.message)).toContain('DataSource/a is managed by govops but has no manifest; it was suspended, so it is never pruned while suspended');
   });
 
   it('a data source recorded by state adopt is adopted by its id, and never pruned without a manifest', () => {
     const a = ds('a', 's3://raw/a');
     const adopted = { ...mine(a, '1', 'adopted'), explicitAdopt: true, specHash: '' };
     const p = plan([raw, a], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), adopted] });
-    expect(p.changes[1]).toMatchObject({ action: 'adopt', liveId: '1', reasons: ['adopted explicitly (govops state adopt --id 1)'] });
+    expect(p.changes[1]).toMatchObject({ action: 'adopt', liveId: '1', reasons: [{ code: 'adopted', message: 'adopted explicitly (govops state adopt --id 1)' }] });
     const orphan = plan([raw], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), adopted], options: { prune: true } });
     expect(summary(orphan.changes)).toEqual(['noop Integration/raw']);
-    expect(orphan.warnings).toEqual(['DataSource/a was recorded by govops state adopt but has no manifest: never pruned (govops state forget DataSource/a to drop it)']);
+    expect(orphan.warnings.map((w) => w.message)).toEqual(['DataSource/a was recorded by govops state adopt but has no manifest: never pruned (govops state forget DataSource/a to drop it)']);
   });
 
   it('saved-plan facts of a data source come from the data sources (not a webhook with the same id), field by field', () => {

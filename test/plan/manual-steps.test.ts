@@ -51,7 +51,7 @@ describe('which changes wait for a manual step (script table)', () => {
       const c = only(plan([manual('m', type)], [], stateWith()));
       expect(c.manualStep?.scripts).toEqual([{ phase: 'create', command: 'govops scripts m --phase create m.yaml' }]);
       expect(c).toMatchObject({ action: 'create', manualStep: { status: 'awaiting' } });
-      expect(c.blocked).toMatch(/^awaiting manual step/);
+      expect(c.blocked?.message).toMatch(/^awaiting manual step/);
     }
   });
 
@@ -61,7 +61,7 @@ describe('which changes wait for a manual step (script table)', () => {
     for (const type of ['object_store', 'dataset_warehouse'] as const) {
       const c = only(plan([manual('m', type)], [], stateWith()));
       expect(c.manualStep).toBeUndefined();
-      expect(c.blocked).toBeUndefined();
+      expect(c.blocked?.message).toBeUndefined();
     }
   });
 
@@ -85,7 +85,7 @@ describe('which changes wait for a manual step (script table)', () => {
     const acked = manual('lake', 'lakehouse', edited.body.config, ack(`edit:${token('edit', edited)}`));
     const ok = only(plan([acked], live, st));
     expect(ok.manualStep).toMatchObject({ status: 'acknowledged' });
-    expect(ok.blocked).toBeUndefined();
+    expect(ok.blocked?.message).toBeUndefined();
     // changed again after the script ran: the old acknowledgment is stale
     const again = manual('lake', 'lakehouse', { ...CONFIGS.lakehouse!, httpPath: '/sql/3' }, ack(`edit:${token('edit', edited)}`));
     const stale = only(plan([again], live, st));
@@ -126,7 +126,7 @@ describe('which changes wait for a manual step (script table)', () => {
     expect(del).toMatchObject({ action: 'delete', manualStep: { status: 'awaiting', scripts: [{ phase: 'delete' }] } });
     expect(del.manualStep?.acknowledgment?.value).toBe(`delete:${token('delete', d)}`);
     const acked = manual('sql', 'sql_analytics', CONFIGS.sql_analytics, { 'govops/delete': 'true', 'govops/manual-step': `delete:${token('delete', d)}` });
-    expect(only(plan([acked], [liveOf(d, '7')], st, { prune: true })).blocked).toBeUndefined();
+    expect(only(plan([acked], [liveOf(d, '7')], st, { prune: true })).blocked?.message).toBeUndefined();
     const failed = only(plan([d], [liveOf(d, '7', 'createError')], st, { prune: true }));
     expect(failed.manualStep?.scripts.map((s) => s.phase)).toEqual(['cleanup', 'post-cleanup']);
     expect(failed.manualStep?.acknowledgment?.value).toBe(`cleanup:${token('cleanup', d)}`);
@@ -164,7 +164,7 @@ describe('which changes wait for a manual step (script table)', () => {
   it('--manual-steps trust: nothing waits, the scripts are still named', () => {
     const c = only(plan([manual('lake', 'lakehouse')], [], stateWith(), { manualSteps: 'trust' }));
     expect(c.manualStep?.status).toBe('trusted');
-    expect(c.blocked).toBeUndefined();
+    expect(c.blocked?.message).toBeUndefined();
     expect(renderText(plan([manual('lake', 'lakehouse')], [], stateWith(), { manualSteps: 'trust' }))).toContain(
       '# manual step not checked (--manual-steps trust): run govops scripts lake --phase create m.yaml in the platform first',
     );
@@ -174,7 +174,7 @@ describe('which changes wait for a manual step (script table)', () => {
     const p = plan([manual('lake', 'lakehouse'), integration('auto', 'sql_analytics', sqlConfig('auto.example.com'))], [], stateWith());
     expect(p.errors).toEqual([]);
     expect(p.changes.find((c) => c.name === 'auto')).toMatchObject({ action: 'create' });
-    expect(p.changes.find((c) => c.name === 'auto')!.blocked).toBeUndefined();
+    expect(p.changes.find((c) => c.name === 'auto')!.blocked?.message).toBeUndefined();
   });
 });
 
@@ -217,7 +217,7 @@ describe('what the plan shows', () => {
     const c = relocateChange(only(plan([d], [], stateWith())), 'manifests/my lake.yaml');
     expect(c.source?.file).toBe('manifests/my lake.yaml');
     expect(c.manualStep?.scripts[0]?.command).toBe(`govops scripts lake --phase create 'manifests/my lake.yaml'`);
-    expect(c.blocked).toContain(`govops scripts lake --phase create 'manifests/my lake.yaml'`);
-    expect(c.blocked).not.toMatch(/m\.yaml(?!')/);
+    expect(c.blocked?.message).toContain(`govops scripts lake --phase create 'manifests/my lake.yaml'`);
+    expect(c.blocked?.message).not.toMatch(/m\.yaml(?!')/);
   });
 });

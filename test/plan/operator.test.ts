@@ -50,12 +50,12 @@ describe('--only patterns', () => {
     const live = [liveOf(a, '1', 'enabled', { port: 1 }), liveOf(b, '2', 'enabled', { port: 2 }), liveOf(gone, '3')];
     const glob = plan([a, b], live, [], state, { prune: true, only: ['Integration/*'] });
     expect(glob.changes.map((c) => `${c.name}:${c.action}`)).toEqual(['a:update', 'b:update']);
-    expect(glob.warnings.join('\n')).toMatch(/Integration\/gone: not deleted in this targeted plan/);
+    expect(glob.warnings.map((w) => w.message).join('\n')).toMatch(/Integration\/gone: not deleted in this targeted plan/);
     expect(glob.targets).toEqual({ only: ['Integration/*'], untargeted: 0 });
     const exact = plan([a, b], live, [], state, { prune: true, only: ['Integration/a', 'Integration/gone', 'Webhook/none'] });
     expect(exact.changes.map((c) => `${c.name}:${c.action}`)).toEqual(['a:update', 'gone:delete']);
     expect(exact.targets).toEqual({ only: ['Integration/a', 'Integration/gone', 'Webhook/none'], untargeted: 1 });
-    expect(exact.warnings).toContain('--only Webhook/none matches no manifest or managed resource');
+    expect(exact.warnings.map((w) => w.message)).toContain('--only Webhook/none matches no manifest or managed resource');
     expect(exact.summary).toMatchObject({ update: 1, delete: 1, noop: 0 });
   });
 
@@ -65,7 +65,7 @@ describe('--only patterns', () => {
     const live = [liveWebhookOf(h, '10'), liveWebhookOf(h, '11')];
     const p = plan([a, h], [], live, stateWith(), { only: ['Integration/a'] });
     expect(p.errors).toEqual([]);
-    expect(p.warnings.join('\n')).toMatch(/outside --only: Webhook\/dup: 2 live resources match/);
+    expect(p.warnings.map((w) => w.message).join('\n')).toMatch(/outside --only: Webhook\/dup: 2 live resources match/);
     expect(plan([a, h], [], live, stateWith(), { only: ['Webhook/dup'] }).errors.join()).toMatch(/Webhook\/dup: 2 live resources/);
   });
 });
@@ -80,10 +80,10 @@ describe('govops/suspend', () => {
     const p = plan([a, fresh, del], [liveOf(a, '1', 'enabled', { port: 9 }), liveOf(del, '2')], [], state, { prune: true });
     expect(actionable(p)).toEqual([]);
     for (const c of p.changes) expect(c).toMatchObject({ action: 'noop', suspended: true, changes: [] });
-    expect(p.changes.find((c) => c.name === 'a')!.reasons.at(-1)).toMatch(/suspended .*otherwise it would be updated \(config\.port\)/);
-    expect(p.changes.find((c) => c.name === 'fresh')!.reasons.at(-1)).toMatch(/otherwise it would be created/);
-    expect(p.changes.find((c) => c.name === 'del')!.reasons.at(-1)).toMatch(/otherwise it would be deleted/);
-    expect(p.warnings.join()).not.toMatch(/marked govops\/delete/);
+    expect(p.changes.find((c) => c.name === 'a')!.reasons.at(-1)?.message).toMatch(/suspended .*otherwise it would be updated \(config\.port\)/);
+    expect(p.changes.find((c) => c.name === 'fresh')!.reasons.at(-1)?.message).toMatch(/otherwise it would be created/);
+    expect(p.changes.find((c) => c.name === 'del')!.reasons.at(-1)?.message).toMatch(/otherwise it would be deleted/);
+    expect(p.warnings.map((w) => w.message).join()).not.toMatch(/marked govops\/delete/);
   });
 
   it('suspension is recorded in state and a recorded one is never pruned; resuming clears it', () => {
@@ -96,7 +96,7 @@ describe('govops/suspend', () => {
     const pruned = plan([], [liveOf(a, '1')], [], marked, { prune: true, allowEmpty: true, maxDeletes: 5 });
     expect(actionable(pruned)).toEqual([]);
     expect(pruned.changes[0]).toMatchObject({ name: 'a', action: 'noop', suspended: true });
-    expect(pruned.changes[0]!.reasons.at(-1)).toMatch(/never pruned while suspended/);
+    expect(pruned.changes[0]!.reasons.at(-1)?.message).toMatch(/never pruned while suspended/);
     const resumed = integration('a', 'sql_analytics', sqlConfig('a.example.com'));
     const cleared = recordSuspension(marked, plan([resumed], [liveOf(resumed, '1')], [], marked).changes);
     expect(cleared.resources[0]).not.toHaveProperty('suspended');

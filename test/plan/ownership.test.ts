@@ -44,7 +44,7 @@ describe('identity check on every write by a recorded id', () => {
     const p = plan([sql, hook], { integrations: [outsiderSql], webhooks: [outsiderHook, outsider2] }, state, { maxDeletes: 10 });
     expect(writes(p).sort()).toEqual(['create Integration/sql', 'create Webhook/hook']);
     expect(p.changes.some((c) => c.liveId === '7' || c.liveId === '1' || c.liveId === '2')).toBe(false);
-    const notes = p.warnings.join('\n');
+    const notes = p.warnings.map((w) => w.message).join('\n');
     expect(notes).toMatch(/Integration\/sql: the recorded id 7 now holds another integration \(sql_analytics:host=outsider.example.com; govops recorded sql_analytics:host=db.example.com\)/);
     expect(notes).toMatch(/Webhook\/hook: the recorded id 1 now holds another webhook/);
     expect(notes).toMatch(/Webhook\/gone: the recorded id 2 now holds another webhook/);
@@ -80,7 +80,7 @@ describe('identity check on every write by a recorded id', () => {
     const lake = liveOf(integration('x', 'lakehouse', { workspaceUrl: 'l.example.com', httpPath: '/p', token: 't' }), '7');
     const pruned = plan([], { integrations: [lake] }, stateWith(legacy), { allowEmpty: true, maxDeletes: 5 });
     expect(writes(pruned)).toEqual([]);
-    expect(pruned.warnings.join('\n')).toMatch(/recorded id 7 now holds another integration \(lakehouse:workspace=l.example.com; govops recorded type sql_analytics\)/);
+    expect(pruned.warnings.map((w) => w.message).join('\n')).toMatch(/recorded id 7 now holds another integration \(lakehouse:workspace=l.example.com; govops recorded type sql_analytics\)/);
   });
 });
 

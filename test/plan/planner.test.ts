@@ -62,11 +62,11 @@ describe('planChanges: integrations', () => {
     const was = integration('sql', 'sql_analytics', sqlConfig('other.example.com'));
     const byId = plan([d], [liveOf(was, '7')], stateWith(owned(was, '7')));
     expect(byId.changes[0]).toMatchObject({ action: 'replace', liveId: '7', adopt: false });
-    expect(byId.changes[0]!.blocked).toMatch(/--allow-replace/);
+    expect(byId.changes[0]!.blocked?.message).toMatch(/--allow-replace/);
     // the manifest as applied, but id 7 now holds another host: not the one govops made (stale record), a create
     const reused = plan([d], [liveOf(d, '7', 'enabled', { host: 'other.example.com' })], stateWith(owned(d, '7')));
     expect(reused.changes[0]).toMatchObject({ action: 'create', adopt: false });
-    expect(reused.warnings.join('\n')).toMatch(/recorded id 7 now holds another integration/);
+    expect(reused.warnings.map((w) => w.message).join('\n')).toMatch(/recorded id 7 now holds another integration/);
     // not in state: adopted by natural key; the masked credentials cannot be compared: not changes
     const adopted = plan([d], [liveOf(d, '9')], stateWith());
     expect(adopted.changes[0]).toMatchObject({
@@ -106,22 +106,22 @@ describe('planChanges: integrations', () => {
     const blocked = plan([d], [live], stateWith(owned(before, '7')));
     expect(blocked.changes[0]!.action).toBe('replace');
     expect(blocked.changes[0]!.changes).toContainEqual({ path: 'config.database', before: 'govern', after: 'other', sensitive: false, forcesReplace: true });
-    expect(blocked.changes[0]!.blocked).toMatch(/allow-replace/);
+    expect(blocked.changes[0]!.blocked?.message).toMatch(/allow-replace/);
     const allowedNoCreds = plan([d], [live], stateWith(owned(before, '7')), { allowReplace: true });
-    expect(allowedNoCreds.changes[0]!.blocked).toMatch(/deleteCredentials/);
+    expect(allowedNoCreds.changes[0]!.blocked?.message).toMatch(/deleteCredentials/);
     const dc = integration('sql', 'sql_analytics', { ...sqlConfig(), database: 'other' }, {
       deleteCredentials: { authenticationType: 'userPassword', username: 'admin', password: 'x' },
     });
     const allowed = plan([dc], [live], stateWith(owned(before, '7')), { allowReplace: true });
     expect(allowed.changes[0]).toMatchObject({ action: 'replace', deleteNeedsCredentials: true });
-    expect(allowed.changes[0]!.blocked).toBeUndefined();
+    expect(allowed.changes[0]!.blocked?.message).toBeUndefined();
   });
 
   it('an integration in createError is fixed by an update (PUT), not a create', () => {
     const d = integration('sql', 'sql_analytics', sqlConfig());
     const p = plan([d], [liveOf(d, '7', 'createError')], stateWith(owned(d, '7')));
     expect(p.changes[0]).toMatchObject({ action: 'update', liveId: '7' });
-    expect(p.changes[0]!.reasons.join()).toMatch(/createError: fixed by PUT/);
+    expect(p.changes[0]!.reasons.map((r) => r.message).join()).toMatch(/createError: fixed by PUT/);
   });
 
   it('never deletes without --prune, and never deletes what is not in state', () => {
@@ -130,7 +130,7 @@ describe('planChanges: integrations', () => {
     const live = [liveOf(gone, '4'), liveOf(stranger, '5')];
     const noPrune = plan([], live, stateWith(owned(gone, '4')));
     expect(noPrune.changes).toEqual([]);
-    expect(noPrune.warnings[0]).toMatch(/Integration\/old .*--prune/);
+    expect(noPrune.warnings[0]?.message).toMatch(/Integration\/old .*--prune/);
     const pruned = plan([], live, stateWith(owned(gone, '4')), { prune: true });
     expect(pruned.changes).toHaveLength(1);
     expect(pruned.changes[0]).toMatchObject({ action: 'delete', name: 'old', liveId: '4' });
@@ -141,10 +141,10 @@ describe('planChanges: integrations', () => {
     const d = integration('old', 'cloud_warehouse', { host: 'cw.example.com', warehouse: 'w', database: 'd', authenticationType: 'userPassword', username: 'u', password: 'p', role: 'r' });
     const p = plan([], [liveOf(d, '4')], stateWith(owned(d, '4')), { prune: true });
     expect(p.changes[0]!.action).toBe('delete');
-    expect(p.changes[0]!.blocked).toMatch(/govops\/delete/);
+    expect(p.changes[0]!.blocked?.message).toMatch(/govops\/delete/);
     // It names the manifest field, not a section of the interface document.
-    expect(p.changes[0]!.blocked).toMatch(/spec\.deleteCredentials/);
-    expect(p.changes[0]!.blocked).not.toMatch(/\b2\.9\b/);
+    expect(p.changes[0]!.blocked?.message).toMatch(/spec\.deleteCredentials/);
+    expect(p.changes[0]!.blocked?.message).not.toMatch(/\b2\.9\b/);
     // the annotation with credentials makes it deletable
     const marked = integration('old', 'cloud_warehouse', { host: 'cw.example.com', warehouse: 'w', database: 'd', authenticationType: 'userPassword', username: 'u', password: 'p', role: 'r' }, {
       annotations: { 'govops/delete': 'true' },
@@ -152,10 +152,10 @@ describe('planChanges: integrations', () => {
     });
     const q = plan([marked], [liveOf(d, '4')], stateWith(owned(d, '4')), { prune: true });
     expect(q.changes[0]).toMatchObject({ action: 'delete', deleteNeedsCredentials: true });
-    expect(q.changes[0]!.blocked).toBeUndefined();
+    expect(q.changes[0]!.blocked?.message).toBeUndefined();
     const noPrune = plan([marked], [liveOf(d, '4')], stateWith(owned(d, '4')));
     expect(noPrune.changes[0]!.action).toBe('noop');
-    expect(noPrune.warnings).toEqual(['Integration/old is marked govops/delete but is not deleted: run with --prune to delete it']);
+    expect(noPrune.warnings.map((w) => w.message)).toEqual(['Integration/old is marked govops/delete but is not deleted: run with --prune to delete it']);
   });
 
   it('--max-deletes exceeded: the deletes are blocked (not a plan error), the message names the flag', () => {
@@ -166,10 +166,10 @@ describe('planChanges: integrations', () => {
     const refused = plan([], live, st, { prune: true, allowEmpty: true, maxDeletes: 1 });
     expect(refused.errors).toEqual([]);
     expect(refused.deletionRefusal?.message).toMatch(/more than --max-deletes 1.*--max-deletes 2/);
-    expect(refused.changes.every((c) => c.blocked?.startsWith('refused by the mass-deletion guard'))).toBe(true);
+    expect(refused.changes.every((c) => c.blocked?.code === 'deletion-guard' && c.blocked.message.startsWith('refused by the mass-deletion guard'))).toBe(true);
     const allowed = plan([], live, st, { prune: true, allowEmpty: true, maxDeletes: 2 });
     expect(allowed.deletionRefusal).toBeUndefined();
-    expect(allowed.changes.filter((c) => c.blocked)).toEqual([]);
+    expect(allowed.changes.filter((c) => c.blocked?.message)).toEqual([]);
   });
 
   it('says which script the manual flow needs', () => {
@@ -201,7 +201,7 @@ describe('planChanges: webhooks', () => {
     const changed = webhook('hook', { notificationType: ['modelCreated', 'modelDeleted'] });
     const p = plan([changed], [], stateWith(owned(w, '11')), {}, [live]);
     expect(p.changes[0]).toMatchObject({ action: 'replace', liveId: '11' });
-    expect(p.changes[0]!.blocked).toBeUndefined();
+    expect(p.changes[0]!.blocked?.message).toBeUndefined();
     expect(p.changes[0]!.changes[0]).toMatchObject({ path: 'notificationType', forcesReplace: true });
   });
 
@@ -219,7 +219,7 @@ describe('planChanges: webhooks', () => {
     expect(p.changes[0]!.changes).toEqual([{ path: 'secret', sensitive: true, forcesReplace: true }]);
     const adopted = plan([w], [], stateWith(), {}, [live]);
     expect(adopted.changes[0]).toMatchObject({ action: 'adopt', adopt: true, changes: [], notComparable: { paths: ['secret'], handling: 'record' } });
-    expect(adopted.warnings).toEqual([]);
+    expect(adopted.warnings.map((w) => w.message)).toEqual([]);
     expect(JSON.stringify([p, adopted])).not.toMatch(/"(one|two)"/);
   });
 
@@ -228,8 +228,8 @@ describe('planChanges: webhooks', () => {
     const changed = webhook('hook', { url: 'https://hooks.example.com/other' });
     const p = plan([changed], [], stateWith(), {}, [live]);
     expect(p.changes[0]).toMatchObject({ action: 'replace', adopt: true });
-    expect(p.changes[0]!.blocked).toMatch(/--allow-replace/);
-    expect(plan([changed], [], stateWith(), { allowReplace: true }, [live]).changes[0]!.blocked).toBeUndefined();
+    expect(p.changes[0]!.blocked?.message).toMatch(/--allow-replace/);
+    expect(plan([changed], [], stateWith(), { allowReplace: true }, [live]).changes[0]!.blocked?.message).toBeUndefined();
   });
 
   it('prunes only owned webhooks', () => {

@@ -50,7 +50,7 @@ describe('plan renderers', () => {
     const p = mixedPlan();
     const j = JSON.parse(renderJson(p));
     expect(Object.keys(j)).toEqual(['formatVersion', 'changes', 'summary', 'errors', 'warnings']);
-    expect(j.formatVersion).toBe(1);
+    expect(j.formatVersion).toBe(2);
     const sql = j.changes.find((c: { name: string }) => c.name === 'sql');
     expect(sql).toMatchObject({ resourceKind: 'Integration', action: 'update', adopt: false, liveId: '1', integrationType: 'sql_analytics' });
     expect(sql.changes).toContainEqual({ path: 'config.password', sensitive: true, forcesReplace: false });

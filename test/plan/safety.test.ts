@@ -45,7 +45,7 @@ describe('mass-deletion guard (on by default)', () => {
     expect(deletes(p)).toEqual([]);
     expect(p.deletionRefusal).toMatchObject({ rule: 'empty', refused: 3, managed: 3 });
     expect(p.deletionRefusal!.message).toMatch(/manifest set is empty.*--allow-empty --max-deletes 3/);
-    expect(p.warnings).toContain(p.deletionRefusal!.message);
+    expect(p.warnings.map((w) => w.message)).toContain(p.deletionRefusal!.message);
     // --allow-empty alone still meets the share rule; with the limit raised, everything goes.
     expect(plan([], { webhooks: h.live }, h.state, { allowEmpty: true }).deletionRefusal?.rule).toBe('share');
     expect(deletes(plan([], { webhooks: h.live }, h.state, { allowEmpty: true, maxDeletes: 3 }))).toEqual(['h0', 'h1', 'h2']);
@@ -59,7 +59,7 @@ describe('mass-deletion guard (on by default)', () => {
     expect(p.deletionRefusal).toMatchObject({ rule: 'share', refused: 3, managed: 8, limit: 2 });
     expect(p.deletionRefusal!.message).toMatch(/deletes 3 of 8 managed resources.*run with --max-deletes 3/);
     expect(deletes(p)).toEqual([]);
-    expect(actionable(p).filter((c) => !c.blocked).map((c) => `${c.action} ${c.name}`)).toEqual(['create new']);
+    expect(actionable(p).filter((c) => !c.blocked?.message).map((c) => `${c.action} ${c.name}`)).toEqual(['create new']);
     // 2 of 8 is within the share
     expect(deletes(plan(h.desired.slice(2), { webhooks: h.live }, h.state))).toEqual(['h0', 'h1']);
   });
@@ -90,7 +90,7 @@ describe('duplicate webhooks', () => {
     const st = stateWith(owned(d, '5'));
     for (const prune of [false, true]) {
       const p = plan([d], { webhooks: [kept, sameUrl, otherUrl, otherUser] }, st, { prune });
-      expect(p.warnings.join('\n')).toMatch(/Webhook\/hook: 3 other live webhooks have this name \(ids 9, 10, 11\); govops did not create them and never deletes them/);
+      expect(p.warnings.map((w) => w.message).join('\n')).toMatch(/Webhook\/hook: 3 other live webhooks have this name \(ids 9, 10, 11\); govops did not create them and never deletes them/);
       expect(actionable(p)).toEqual([]);
       expect(p.summary.delete).toBe(0);
     }
@@ -102,14 +102,14 @@ describe('duplicate webhooks', () => {
     const copy = liveWebhookOf(d, '9');
     const st = stateWith({ ...owned(d, '5'), copies: ['9'] });
     const warn = plan([d], { webhooks: [kept, copy] }, st, { prune: false });
-    expect(warn.warnings.join('\n')).toMatch(/Webhook\/hook: govops' own create left a copy \(id 9\); govops keeps id 5.*--prune/);
+    expect(warn.warnings.map((w) => w.message).join('\n')).toMatch(/Webhook\/hook: govops' own create left a copy \(id 9\); govops keeps id 5.*--prune/);
     expect(actionable(warn)).toEqual([]);
     const p = plan([d], { webhooks: [copy, kept, { ...liveWebhookOf(d, '12'), createdBy: 2 }] }, st);
     const dup = p.changes.filter((c) => c.duplicateOf !== undefined);
     expect(dup).toEqual([expect.objectContaining({ action: 'delete', name: 'hook', liveId: '9', duplicateOf: '5' })]);
     expect(p.changes.find((c) => c.duplicateOf === undefined)).toMatchObject({ action: 'noop', liveId: '5' });
     expect(p.summary.delete).toBe(1);
-    expect(p.warnings.join('\n')).toMatch(/another live webhook has this name \(id 12\)/);
+    expect(p.warnings.map((w) => w.message).join('\n')).toMatch(/another live webhook has this name \(id 12\)/);
   });
 
   it('a webhook with the same name owned by another entry, or a name govops does not manage, is no duplicate', () => {
@@ -152,7 +152,7 @@ describe('intents left by an interrupted run', () => {
     // its own copy is a duplicate for the planner; the others are only reported
     const p = plan([a, b], { webhooks: hooks }, st2);
     expect(p.changes.filter((c) => c.duplicateOf).map((c) => `${c.liveId}->${c.duplicateOf}`)).toEqual(['11->8']);
-    expect(p.warnings.join('\n')).toMatch(/Webhook\/b: 2 other live webhooks have this name \(ids 9, 7\)/);
+    expect(p.warnings.map((w) => w.message).join('\n')).toMatch(/Webhook\/b: 2 other live webhooks have this name \(ids 9, 7\)/);
     // an intent without an identity (written by an older govops) records no copies: nothing is deleted
     const old = plan([a, b], { webhooks: hooks }, stateWith(owned(a, '3'), pendingCreate(b, 'b')));
     expect(old.changes.filter((c) => c.duplicateOf)).toEqual([]);

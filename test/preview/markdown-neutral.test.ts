@@ -87,11 +87,11 @@ describe('every Markdown renderer neutralises untrusted text', () => {
 
   it('plan -o markdown: names, errors, warnings, blocked reasons, and the details block', () => {
     const plan = {
-      formatVersion: 1,
-      changes: [{ resourceKind: 'Webhook', name: HOSTILE, action: 'update', adopt: false, changes: [], reasons: [HOSTILE], blocked: HOSTILE }],
+      formatVersion: 2,
+      changes: [{ resourceKind: 'Webhook', name: HOSTILE, action: 'update', adopt: false, changes: [], reasons: [{ code: 'adopted', message: HOSTILE }], blocked: { code: 'replace-not-allowed', message: HOSTILE } }],
       summary: { create: 0, update: 1, replace: 0, delete: 0, adopt: 0, noop: 0 },
       errors: [HOSTILE],
-      warnings: [`\`\`\`\n${HOSTILE}`],
+      warnings: [{ code: 'orphan', message: `\`\`\`\n${HOSTILE}` }],
     } as unknown as Plan;
     const md = renderMarkdown(plan);
     neutral(md);

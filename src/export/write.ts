@@ -1,9 +1,9 @@
 /**
  * The files `govops export` writes: manifests (one file per resource or one per kind) and the commented env
- * template of the secret variables. Rendering is pure (`renderExport`); `writeExport` only creates the files,
- * never overwriting one unless asked.
+ * template of the secret variables. Rendering is pure (`renderExport`); `prepareExport` makes every check
+ * before anything is written, `commitExport` then creates the files, never overwriting one unless asked.
  */
-import { lstat, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { yamlLib } from '../manifests/yaml-lib.js';
 import { UserError } from '../errors.js';
@@ -73,14 +73,26 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-/** Write the files under `dir` (created when missing). Refuses to replace an existing file unless `force`. */
-export async function writeExport(dir: string, files: ReadonlyMap<string, string>, force: boolean): Promise<string[]> {
-  // Names are made from sanitised manifest names; checked again here, before anything is written: a plain file
-  // name inside `dir` (no folder part, no `..`, no control character), whatever a service named its resources.
+/** An export checked and ready to write: nothing of it is on disk yet. */
+export interface PreparedExport {
+  readonly dir: string;
+  /** File name -> the content to write (the env template merged with the one already in `dir`). */
+  readonly files: ReadonlyMap<string, string>;
+  readonly force: boolean;
+}
+
+const exists$ = (file: string): UserError => new UserError(`${file} exists: govops export does not replace files: nothing written`, 'export into an empty folder, or pass --force to replace them');
+
+/**
+ * Every check of an export, before anything is written or created (not even `dir`): file names, files that
+ * exist (unless `force`), the env template to merge. A refusal leaves the folder as it was.
+ */
+export async function prepareExport(dir: string, files: ReadonlyMap<string, string>, force: boolean): Promise<PreparedExport> {
+  // Names are made from sanitised manifest names; checked again here: a plain file name inside `dir` (no folder
+  // part, no `..`, no control character), whatever a service named its resources.
   for (const name of files.keys()) {
     if (!PLAIN_FILE.test(name) || name === '.' || name === '..') throw new UserError(`govops export: ${printable(JSON.stringify(name))} is not a plain file name: nothing written`, 'report this: export names are sanitised');
   }
-  await mkdir(dir, { recursive: true });
   const merged = new Map(files);
   const template = files.get(ENV_TEMPLATE);
   if (template !== undefined && !force) {
@@ -93,25 +105,56 @@ export async function writeExport(dir: string, files: ReadonlyMap<string, string
     }
   }
   if (!force) {
-    // every file checked before any is written: a refusal leaves the folder as it was
     for (const name of merged.keys()) {
       if (name === ENV_TEMPLATE) continue;
       const file = path.join(dir, name);
-      if (await exists(file)) throw new UserError(`${file} exists: govops export does not replace files`, 'export into an empty folder, or pass --force to replace them');
+      if (await exists(file)) throw exists$(file);
     }
   }
-  const written: string[] = [];
-  for (const [name, content] of merged) {
-    const file = path.join(dir, name);
-    try {
-      await writeFile(file, content, { flag: force || name === ENV_TEMPLATE ? 'w' : 'wx', mode: 0o644 });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw new UserError(`${file} exists: govops export does not replace files`, 'export into an empty folder, or pass --force to replace them');
+  return { dir, files: merged, force };
+}
+
+/**
+ * Write a prepared export: every file is written in a temporary folder beside `dir`, then moved into place (a
+ * new manifest by a hard link, which never replaces a file; a replaced one and the env template by a rename).
+ * When one cannot be placed, those already placed are removed again: the folder has all the files or none of
+ * the new ones. Returns the paths written.
+ */
+export async function commitExport(prepared: PreparedExport): Promise<string[]> {
+  const { dir, files, force } = prepared;
+  await mkdir(dir, { recursive: true });
+  if (files.size === 0) return [];
+  const staging = await mkdtemp(path.join(path.dirname(dir), `.${path.basename(dir)}.govops-export-`));
+  const placed: string[] = [];
+  try {
+    for (const [name, content] of files) await writeFile(path.join(staging, name), content, { flag: 'wx', mode: 0o644 });
+    // the template last: it is the one file an export may replace without --force
+    const order = [...files.keys()].sort((a, b) => Number(a === ENV_TEMPLATE) - Number(b === ENV_TEMPLATE));
+    for (const name of order) {
+      const file = path.join(dir, name);
+      if (force || name === ENV_TEMPLATE) await rename(path.join(staging, name), file);
+      else {
+        try {
+          await link(path.join(staging, name), file);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw exists$(file);
+          throw err;
+        }
       }
-      throw err;
+      placed.push(file);
     }
-    written.push(file);
+  } catch (err) {
+    // only new manifests are removed: a file replaced by --force or the merged template cannot be restored,
+    // and they are placed last or only with --force
+    if (!force) await Promise.all(placed.filter((f) => path.basename(f) !== ENV_TEMPLATE).map((f) => rm(f, { force: true })));
+    throw err;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
   }
-  return written;
+  return placed;
+}
+
+/** Check, then write the files under `dir` (created when missing). Refuses to replace an existing file unless `force`. */
+export async function writeExport(dir: string, files: ReadonlyMap<string, string>, force: boolean): Promise<string[]> {
+  return commitExport(await prepareExport(dir, files, force));
 }

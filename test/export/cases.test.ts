@@ -117,6 +117,34 @@ describe('govops export', () => {
     expect((await readdir(path.join(dir, 'out'))).sort()).toEqual(['integrations.yaml', 'secrets.env.template', 'webhooks.yaml']);
   });
 
+  it('--state that already manages a resource under another name: refused before anything is written', async () => {
+    await seed([hook('pager'), hook('audit')]);
+    // one resource adopted under another name first (as the walkthrough's state manages the examples)
+    const seeded = JSON.parse(await readFile(path.join(dir, 'seed-state', 'state.json'), 'utf8')) as { resources: { kind: string; name: string; id: string }[] };
+    const id = seeded.resources.find((r) => r.kind === 'Webhook' && r.name === 'pager')!.id;
+    await mkdir(path.join(dir, 'st'));
+    await writeFile(path.join(dir, 'pager.yaml'), hook('paging'));
+    const adopt = await runGovops(['state', 'adopt', 'Webhook/paging', '--id', id, '--state', 'st/state.json', 'pager.yaml'], { cwd: dir, env: conn });
+    expect(adopt.code, adopt.stderr + adopt.stdout).toBe(0);
+    const stateBefore = await readFile(path.join(dir, 'st', 'state.json'), 'utf8');
+    const refused = await runGovops(['export', '--out', 'manifests', '--state', 'st/state.json'], { cwd: dir, env: conn });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('is already managed as Webhook/paging');
+    expect(refused.stderr).toContain('export without --state');
+    expect((await readdir(dir)).sort()).toEqual(['pager.yaml', 'seed', 'seed-state', 'st']); // no folder, no staging
+    expect(await readdir(path.join(dir, 'st'))).toEqual(['state.json']);
+    expect(await readFile(path.join(dir, 'st', 'state.json'), 'utf8')).toBe(stateBefore);
+    // the command the hint gives then works
+    const hinted = await runGovops(['export', '--out', 'manifests'], { cwd: dir, env: conn });
+    expect(hinted.code, hinted.stderr).toBe(0);
+    expect((await readdir(path.join(dir, 'manifests'))).sort()).toEqual(['webhook-audit.yaml', 'webhook-pager.yaml']);
+    // and an existing file refuses an export with --state before the state is touched
+    const again = await runGovops(['export', '--out', 'manifests', '--state', 'fresh/state.json'], { cwd: dir, env: conn });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('does not replace files');
+    expect((await readdir(dir)).includes('fresh')).toBe(false);
+  });
+
   it('importing one resource after another into one folder: each adds its file, the env template gains its variables', async () => {
     await seed([bucket('a', 'bucket-a', 'a'), bucket('b', 'bucket-b', 'b')]);
     const first = await runGovops(['export', '--out', 'repo', '--select', 'bucket-a'], { cwd: dir, env: conn });

@@ -3,12 +3,12 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { DataSourcesUnsupportedError, UserError } from '../../errors.js';
 import { EXPORT_KINDS, exportResources, type ExportedResource, type ExportKind } from '../../export/resources.js';
-import { renderExport, writeExport, ENV_TEMPLATE } from '../../export/write.js';
+import { commitExport, ENV_TEMPLATE, prepareExport, renderExport, type PreparedExport } from '../../export/write.js';
 import { configShapes } from '../../manifests/shapes.js';
 import { isTargeted, parseTargets } from '../../plan/target.js';
 import { withStateLock } from '../../state/lock.js';
 import { loadState, putResource, saveState } from '../../state/store.js';
-import type { ManagedResource } from '../../state/types.js';
+import type { GovopsState as State, ManagedResource } from '../../state/types.js';
 import { printable } from '../../util/terminal.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT } from '../context.js';
@@ -41,40 +41,54 @@ function selection(flags: ExportFlags): ((r: ExportedResource) => boolean) | und
   return (r) => isTargeted(targets, r.kind, r.name);
 }
 
-/** Record the exported resources as adopted, as `govops state adopt --id` does for one. */
-async function recordAdoptions(statePath: string, resources: readonly ExportedResource[]): Promise<number> {
+/**
+ * The state with the exported resources recorded as adopted, as `govops state adopt --id` does for one (pure).
+ * Throws when one of them is already managed under another name or id: nothing is recorded then.
+ */
+function withAdoptions(state: State, resources: readonly ExportedResource[], now: string): { state: State; added: number } {
+  let next = state;
+  let added = 0;
+  for (const r of resources) {
+    const byId = next.resources.find((s) => s.kind === r.kind && s.id === r.liveId);
+    if (byId && byId.name !== r.name) {
+      throw new UserError(`${r.kind.toLowerCase()} ${r.liveId} is already managed as ${r.kind}/${byId.name}: nothing written`, `export without --state, or govops state forget ${r.kind}/${byId.name} first`);
+    }
+    const byName = next.resources.find((s) => s.kind === r.kind && s.name === r.name);
+    if (byName && byName.id !== r.liveId && byName.id !== '') {
+      throw new UserError(`${r.kind}/${r.name} is already managed as id ${byName.id}: nothing written`, 'export into a state file of this service instance');
+    }
+    if (byName) continue; // already managed as this id
+    const entry: ManagedResource = {
+      kind: r.kind,
+      name: r.name,
+      id: r.liveId,
+      origin: 'adopted',
+      specHash: '',
+      secretFingerprints: {},
+      updatedAt: now,
+      explicitAdopt: true,
+    };
+    if (r.type !== undefined) entry.type = r.type;
+    if (r.autoBootstrap !== undefined) entry.autoBootstrap = r.autoBootstrap;
+    next = putResource(next, entry);
+    added++;
+  }
+  return { state: next, added };
+}
+
+/**
+ * Every check first (files, names, then the state's owners under its lock), then the files, then the state: a
+ * refused export writes neither.
+ */
+async function writeAll(prepared: PreparedExport, statePath: string | undefined, resources: readonly ExportedResource[]): Promise<{ written: string[]; adopted: number }> {
+  if (statePath === undefined || resources.length === 0) return { written: await commitExport(prepared), adopted: 0 };
   return withStateLock(
     statePath,
     async () => {
-      let state = await loadState(statePath);
-      let added = 0;
-      for (const r of resources) {
-        const byId = state.resources.find((s) => s.kind === r.kind && s.id === r.liveId);
-        if (byId && byId.name !== r.name) {
-          throw new UserError(`${r.kind.toLowerCase()} ${r.liveId} is already managed as ${r.kind}/${byId.name}`, `export without --state, or govops state forget ${r.kind}/${byId.name} first`);
-        }
-        const byName = state.resources.find((s) => s.kind === r.kind && s.name === r.name);
-        if (byName && byName.id !== r.liveId && byName.id !== '') {
-          throw new UserError(`${r.kind}/${r.name} is already managed as id ${byName.id}`, 'export into a state file of this service instance');
-        }
-        if (byName) continue; // already managed as this id
-        const entry: ManagedResource = {
-          kind: r.kind,
-          name: r.name,
-          id: r.liveId,
-          origin: 'adopted',
-          specHash: '',
-          secretFingerprints: {},
-          updatedAt: new Date().toISOString(),
-          explicitAdopt: true,
-        };
-        if (r.type !== undefined) entry.type = r.type;
-        if (r.autoBootstrap !== undefined) entry.autoBootstrap = r.autoBootstrap;
-        state = putResource(state, entry);
-        added++;
-      }
+      const { state, added } = withAdoptions(await loadState(statePath), resources, new Date().toISOString());
+      const written = await commitExport(prepared);
       await saveState(statePath, state);
-      return added;
+      return { written, adopted: added };
     },
     { waitMs: LOCK_WAIT_MS },
   );
@@ -106,8 +120,8 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
   const names = new Set(chosen.map((r) => `${r.kind}/${r.name}`));
   const variables = result.variables.filter((v) => names.has(v.resource));
   const out = path.resolve(flags.out);
-  const written = await writeExport(out, renderExport(chosen, variables, flags.layout), Boolean(flags.force));
-  const adopted = flags.state !== undefined && chosen.length > 0 ? await recordAdoptions(flags.state, chosen) : 0;
+  const prepared = await prepareExport(out, renderExport(chosen, variables, flags.layout), Boolean(flags.force));
+  const { written, adopted } = await writeAll(prepared, flags.state, chosen);
 
   // warnings quote the service's names, ids and statuses: escaped for the terminal
   for (const w of result.warnings) ctx.stderr.write(`warning: ${printable(w)}\n`);

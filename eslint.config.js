@@ -5,32 +5,34 @@ import tseslint from 'typescript-eslint';
 
 /** Folders under src/, bottom layer first. A folder may import (values) only from the folders it lists. */
 const SRC_FOLDERS = [
-  'service', 'util', 'manifests', 'api', 'deliveries', 'state', 'sources', 'plan', 'apply', 'reconcile',
+  'service', 'kinds', 'util', 'manifests', 'api', 'deliveries', 'state', 'sources', 'plan', 'apply', 'reconcile',
   'preview', 'export', 'daemon', 'sandbox', 'cli', 'comments',
 ];
 const BASE = ['service', 'util', 'errors', 'log'];
 const ALLOWED = {
   service: [],
+  // One module per integration kind and their registry (src/kinds/): at the service level, above it.
+  kinds: ['service', 'util'],
   util: [],
-  manifests: ['service', 'util'],
-  api: ['service', 'util'],
+  manifests: ['service', 'kinds', 'util'],
+  api: ['service', 'kinds', 'util'],
   // Webhook delivery operations (history paging, incremental polling, retry scheduling) over the API client.
-  deliveries: ['service', 'util', 'api'],
-  state: ['service', 'util', 'manifests'],
-  sources: ['service', 'util'],
+  deliveries: ['service', 'kinds', 'util', 'api'],
+  state: ['service', 'kinds', 'util', 'manifests'],
+  sources: ['service', 'kinds', 'util'],
   // Pull-request comments (GitHub with Octokit, GitLab notes): knows nothing of govops but the text it posts.
-  comments: ['service', 'util'],
+  comments: ['service', 'kinds', 'util'],
   // The plan core is pure: no I/O modules at all, and nothing from manifests (schemas are read from disk):
   // config shapes and hashing are injected. Types from api/state/manifests are fine.
-  plan: ['service', 'util'],
-  apply: ['service', 'util', 'manifests', 'api', 'state', 'plan'],
-  reconcile: ['service', 'util', 'manifests', 'api', 'state', 'plan', 'apply'],
-  preview: ['service', 'util', 'manifests', 'api', 'state', 'plan', 'apply', 'reconcile'],
+  plan: ['service', 'kinds', 'util'],
+  apply: ['service', 'kinds', 'util', 'manifests', 'api', 'state', 'plan'],
+  reconcile: ['service', 'kinds', 'util', 'manifests', 'api', 'state', 'plan', 'apply'],
+  preview: ['service', 'kinds', 'util', 'manifests', 'api', 'state', 'plan', 'apply', 'reconcile'],
   // govops export: live resources -> manifests (uses the plan's normalisation and the manual-step tokens).
-  export: ['service', 'util', 'manifests', 'api', 'state', 'plan', 'reconcile'],
-  daemon: ['service', 'util', 'manifests', 'api', 'deliveries', 'state', 'sources', 'plan', 'apply', 'reconcile'],
-  // The sandbox models the service, not govops: it shares only the service facts.
-  sandbox: ['service', 'util'],
+  export: ['service', 'kinds', 'util', 'manifests', 'api', 'state', 'plan', 'reconcile'],
+  daemon: ['service', 'kinds', 'util', 'manifests', 'api', 'deliveries', 'state', 'sources', 'plan', 'apply', 'reconcile'],
+  // The sandbox models the service, not govops: it shares only the service facts and the kinds' tables.
+  sandbox: ['service', 'kinds', 'util'],
   cli: SRC_FOLDERS,
 };
 

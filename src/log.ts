@@ -7,7 +7,7 @@
 import type { Logger, LevelWithSilent } from 'pino';
 import { createRequire } from 'node:module';
 import type { PrettyOptions, PrettyStream } from 'pino-pretty';
-import { MASKED_KEYS } from './service/kinds.js';
+import { MASKED_KEYS } from './kinds/registry.js';
 import { secretRedactor } from './util/redact.js';
 import { printable, printableFormatted, printableJson } from './util/terminal.js';
 import { writeSync } from 'node:fs';

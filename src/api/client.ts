@@ -7,12 +7,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ApiError, CancelledError, DataSourcesUnsupportedError, ErrorCode, TransportError, isAbortError } from '../errors.js';
 import { silentLogger } from '../log.js';
-import {
-  DATA_SOURCE_INTEGRATION_TYPE,
-  DEFAULT_DATA_SOURCE_DELETE_PATH,
-  DEFAULT_DATA_SOURCES_PATH,
-  dataSourceKey,
-} from '../service/data-sources.js';
+import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
+import { DEFAULT_DATA_SOURCE_DELETE_PATH, DEFAULT_DATA_SOURCES_PATH, dataSourceKey } from '../service/data-sources.js';
 import type { ScriptPhase } from '../service/kinds.js';
 import type { MutationOptions, ServiceApi } from './client-types.js';
 import { toCreatedDataSources, toDataSourceList, toLiveDataSource, wireIntegrationId } from './data-sources.js';

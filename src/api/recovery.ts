@@ -2,7 +2,7 @@
  * After an ambiguous failure of a create (the request may have reached the service), the client looks
  * the resource up by its identity instead of re-sending blindly. These pure functions do the matching.
  */
-import { naturalKey } from '../service/kinds.js';
+import { naturalKey } from '../kinds/registry.js';
 import type { IntegrationBody, LiveIntegration, LiveWebhook, WebhookInput } from './types.js';
 
 /** The live integration a create of `body` would have made (same type and natural key). */

@@ -2,7 +2,7 @@
  * Wire shapes of the service interface (service-interface.md parts 2 and 4).
  * The client normalises ids to strings before handing these to the rest of govops.
  */
-import type { IntegrationType } from '../service/kinds.js';
+import type { IntegrationType } from '../kinds/registry.js';
 
 export interface ValidationTest {
   name: string;

@@ -10,7 +10,7 @@ import type { IntegrationBody } from '../api/types.js';
 import { ErrorCode } from '../errors.js';
 import type { DesiredDataSource, DesiredIntegration, DesiredResource, DesiredWebhook, PlanChange } from '../plan/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
-import { naturalKey } from '../service/kinds.js';
+import { naturalKey } from '../kinds/registry.js';
 import type { DataSourceBatches } from './data-source-batch.js';
 import {
   dryRunCreate,

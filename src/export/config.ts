@@ -5,7 +5,7 @@
  * reference (never the masked or real value). A service that leaves credentials out of its answers
  * (`omit-masked`) still gets the references the kind's authentication needs.
  */
-import { MASKED_KEYS, type IntegrationType } from '../service/kinds.js';
+import { MASKED_KEYS, kindOf, type IntegrationType } from '../kinds/registry.js';
 import { comparable, type ConfigShapes, type FieldShape } from '../plan/shape.js';
 import { deepEqual } from '../plan/diff.js';
 import { copyPlain } from '../util/copy.js';
@@ -53,36 +53,9 @@ function strip(fields: Record<string, FieldShape>, live: Obj, path: readonly str
   return out;
 }
 
-/** The credential fields the kind's authentication requires (schemas/config/*.json `required` under each rule). */
+/** The credential fields the kind's authentication requires (from its module under src/kinds/). */
 function requiredCredentials(type: IntegrationType, c: Obj): string[][] {
-  const auth = c.authenticationType;
-  switch (type) {
-    case 'sql_analytics':
-      return [['username'], ['password']];
-    case 'lakehouse':
-      return [['token']];
-    case 'dataset_warehouse':
-      return [['credential']];
-    case 'object_store':
-      return auth === 'accessKey' ? [['cloudSecretAccessKey']] : [];
-    case 'columnar_warehouse':
-      if (auth === 'userPassword') return [['username'], ['password']];
-      if (auth === 'accessKey') return [['secretKey']];
-      if (auth === 'okta') return [['okta', 'username'], ['okta', 'password']];
-      return [];
-    case 'cloud_warehouse': {
-      if (auth === 'userPassword') return [['username'], ['password']];
-      if (auth === 'keyPair') return [['privateKey']];
-      const oauth = c.oAuthClientConfig;
-      if (auth === 'oAuth' && isPlainObject(oauth)) {
-        const cert = oauth.useCertificate !== false && oauth.useCertificate !== 'false';
-        return [['oAuthClientConfig', cert ? 'oauthPrivateKey' : 'clientSecret']];
-      }
-      return [];
-    }
-    case 'distributed_sql':
-      return [];
-  }
+  return kindOf(type).requiredCredentials?.(c) ?? [];
 }
 
 /** Config without its credential fields, for checking that the export means what the live config means. */

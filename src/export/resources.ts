@@ -7,7 +7,7 @@ import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.
 import { acknowledgmentValue, MANUAL_STEP_ANNOTATION } from '../plan/acknowledgment.js';
 import type { ConfigShapes } from '../plan/shape.js';
 import { manualStepToken } from '../reconcile/manual-step-token.js';
-import { displayHost, naturalKey, SCRIPT_KINDS, type IntegrationType } from '../service/kinds.js';
+import { displayHost, isConfigless, kindOf, naturalKey, SCRIPT_KINDS, type IntegrationType } from '../kinds/registry.js';
 import type { DataSourceManifest, IntegrationManifest, Manifest, WebhookManifest } from '../manifests/types.js';
 import { API_VERSION } from '../manifests/types.js';
 import { exportConfig } from './config.js';
@@ -54,9 +54,7 @@ export interface ExportResult {
 /** The readable base of an integration's name: what its natural key holds (host, workspace, name, dataset). */
 function integrationBase(l: LiveIntegration): string {
   const c = l.config ?? {};
-  if (l.type === 'dataset_warehouse') return `${String(c.dataset ?? 'service')}-${String(c.role ?? '')}`;
-  if (l.type === 'distributed_sql') return 'distributed-sql';
-  return displayHost(l.type, c);
+  return kindOf(l.type).exportName?.(c) ?? displayHost(l.type, c);
 }
 
 /** Every live resource as a manifest, named and with references for its credentials. */
@@ -84,7 +82,7 @@ export function exportResources(input: ExportInput): ExportResult {
     };
     const type: IntegrationType = live.type;
     const spec: IntegrationManifest['spec'] = { type };
-    if (type !== 'distributed_sql') {
+    if (!isConfigless(type)) {
       spec.autoBootstrap = live.autoBootstrap === true || (live.autoBootstrap as unknown) === 'true';
       const config = exportConfig(input.shapes, type, live.config, ref);
       if (config) spec.config = config;

@@ -12,7 +12,7 @@ import {
   ignoreFieldProblem,
   splitIgnoreFields,
 } from '../service/annotations.js';
-import { isSensitiveKey } from '../service/kinds.js';
+import { ignoreFieldFacts, isSensitiveKey } from '../kinds/registry.js';
 import { isPlainObject, valueAt } from '../util/object.js';
 import { isSecretRef } from './refs.js';
 import { configShapes } from './shapes.js';
@@ -63,7 +63,7 @@ function ignoreFieldIssues(kind: string | undefined, spec: Record<string, unknow
   if (kind !== 'Integration' && kind !== 'Webhook') return out;
   const type = typeof spec?.type === 'string' ? spec.type : undefined;
   for (const p of paths) {
-    const problem = ignoreFieldProblem(kind, p, type);
+    const problem = ignoreFieldProblem(kind, p, ignoreFieldFacts(type));
     if (problem) {
       issue(problem);
       continue;

@@ -4,6 +4,7 @@
  * (interface 2.3: the "base location prefix used when registering data sources"), and within one
  * integration a prefix (the identity) and a data source name are each used once.
  */
+import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
 import { prefixUnderLocation } from '../service/data-sources.js';
 import { suggestion } from './suggest.js';
 import type { DataSourceManifest, Diagnostic, IntegrationManifest, LoadedManifest } from './types.js';
@@ -32,14 +33,14 @@ export function checkDataSources(manifests: readonly LoadedManifest[]): Diagnost
     if (!parent) {
       error(
         ['spec', 'integration'],
-        `no Integration manifest named \`${spec.integration}\`: a data source is registered under an object_store Integration manifest of the same set${suggestion(spec.integration, integrations.keys())}`,
+        `no Integration manifest named \`${spec.integration}\`: a data source is registered under an ${DATA_SOURCE_INTEGRATION_TYPE} Integration manifest of the same set${suggestion(spec.integration, integrations.keys())}`,
       );
       continue;
     }
-    if (parent.manifest.spec.type !== 'object_store') {
+    if (parent.manifest.spec.type !== DATA_SOURCE_INTEGRATION_TYPE) {
       error(
         ['spec', 'integration'],
-        `Integration/${spec.integration} (${where(parent)}) is a ${parent.manifest.spec.type} integration: data sources are registered under object_store integrations only (interface 2.3)`,
+        `Integration/${spec.integration} (${where(parent)}) is a ${parent.manifest.spec.type} integration: data sources are registered under ${DATA_SOURCE_INTEGRATION_TYPE} integrations only (interface 2.3)`,
       );
       continue;
     }

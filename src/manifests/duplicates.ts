@@ -1,18 +1,8 @@
 /** Checks across the whole manifest set: duplicate (kind, name), and integrations the service would 409. */
-import { naturalKey, type IntegrationType } from '../service/kinds.js';
+import { kindOf, naturalKey } from '../kinds/registry.js';
 import type { Diagnostic, IntegrationManifest, LoadedManifest } from './types.js';
 import { where } from './format.js';
 
-/** Where to point for a natural-key clash: the field that makes the key. */
-const KEY_FIELD: Record<IntegrationType, string[]> = {
-  object_store: ['spec', 'config', 'name'],
-  sql_analytics: ['spec', 'config', 'host'],
-  lakehouse: ['spec', 'config', 'workspaceUrl'],
-  dataset_warehouse: ['spec', 'config', 'dataset'],
-  columnar_warehouse: ['spec', 'config', 'host'],
-  cloud_warehouse: ['spec', 'config', 'host'],
-  distributed_sql: ['spec', 'type'],
-};
 
 /** Returns the manifests to keep (first of each duplicate) and one error per later duplicate, naming both places. */
 export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: LoadedManifest[]; diagnostics: Diagnostic[] } {
@@ -43,7 +33,7 @@ export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: L
     const other = byNaturalKey.get(nk);
     if (other) {
       diagnostics.push({
-        ...m.locate(KEY_FIELD[spec.type]),
+        ...m.locate([...kindOf(spec.type).identityField]),
         kind,
         name: metadata.name,
         severity: 'error',

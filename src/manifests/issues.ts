@@ -3,7 +3,7 @@ import type { ErrorObject } from 'ajv';
 import { conditionOf, describeIf } from './conditions.js';
 import { suggestion } from './suggest.js';
 import type { SchemaIssue } from './schemas.js';
-import { isSensitiveKey } from '../service/kinds.js';
+import { isSensitiveKey } from '../kinds/registry.js';
 import { ALL_NOTIFICATIONS } from '../service/events.js';
 import { isPlainObject } from '../util/object.js';
 

@@ -3,7 +3,7 @@
  * line/column. Pure (no I/O): the loader reads files, tests and benches call this directly.
  */
 import type { Document, LineCounter } from 'yaml';
-import { NATURAL_KEY_FIELDS, SECRET_KEYS, isIntegrationType } from '../service/kinds.js';
+import { NATURAL_KEY_FIELDS, SECRET_KEYS, isIntegrationType } from '../kinds/registry.js';
 import { MAX_ALIAS_COUNT, depthExceeds, forbiddenKeyPaths, precheck, MAX_DEPTH } from './hostile.js';
 import { makeLocator, type Locator } from './locate.js';
 import { fastParseDocuments, type FastDoc } from './jsyaml.js';

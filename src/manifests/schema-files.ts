@@ -1,21 +1,14 @@
 /** The JSON Schemas of schemas/, read once from disk (they ship with the package). */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { KINDS } from '../kinds/registry.js';
 
 export const SCHEMA_BASE = 'https://govops.dev/schemas/v1/';
 
-/** Every schema file, relative to schemas/ (and to SCHEMA_BASE). */
-export const SCHEMA_FILES = [
+/** Every schema file, relative to schemas/ (and to SCHEMA_BASE): the kinds' own from their modules (src/kinds/). */
+export const SCHEMA_FILES: readonly string[] = [
   'common.json',
-  'config/object_store.json',
-  'config/sql_analytics.json',
-  'config/lakehouse.json',
-  'config/dataset_warehouse.json',
-  'config/columnar_warehouse.json',
-  'config/cloud_warehouse.json',
-  'delete/sql_analytics.json',
-  'delete/columnar_warehouse.json',
-  'delete/cloud_warehouse.json',
+  ...KINDS.schemaFiles,
   'integration-rules.json',
   'integration-body.json',
   'integration-spec.json',
@@ -23,7 +16,7 @@ export const SCHEMA_FILES = [
   'webhook-spec.json',
   'data-source-spec.json',
   'manifest.json',
-] as const;
+];
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -11,8 +11,8 @@
  */
 import { createRequire } from 'node:module';
 import type { ErrorObject, KeywordCxt, ValidateFunction } from 'ajv';
-import type { IntegrationType } from '../service/kinds.js';
-import { DELETE_PAYLOAD_KINDS } from '../service/kinds.js';
+import type { IntegrationType } from '../kinds/registry.js';
+import { DELETE_PAYLOAD_KINDS, kindOf } from '../kinds/registry.js';
 import { adviceKeyword, collectAdvice } from './advice.js';
 import { conditionOf } from './conditions.js';
 import { SCHEMA_FILES, schemaDocuments, schemaId } from './schema-files.js';
@@ -187,7 +187,7 @@ export function validateDeletePayload(type: IntegrationType, payload: unknown): 
   if (payload === undefined || payload === null) {
     return [{ path: [], keyword: 'required', message: `deleting a ${type} integration created with autoBootstrap true needs spec.deleteCredentials (the admin credentials the delete request carries)` }];
   }
-  return validateAgainst(`delete/${type}.json`, payload);
+  return validateAgainst(kindOf(type).deleteSchema!, payload);
 }
 
 /** Validate a webhook body item (url, name, global, notificationType, actionType, secret?) as the service would. */

@@ -5,7 +5,7 @@
  * Diagnostics never contain a secret value.
  */
 import { readFileSync, realpathSync } from 'node:fs';
-import { SECRET_KEYS, isSensitiveKey } from '../service/kinds.js';
+import { SECRET_KEYS, isSensitiveKey } from '../kinds/registry.js';
 import { isPlainObject } from '../util/object.js';
 import { MIN_SECRET_LENGTH, registerSecretsInForce } from '../util/redact.js';
 import { copyPlain } from '../util/copy.js';

@@ -4,7 +4,7 @@
  * injected.
  */
 import type { ConfigShapes, FieldShape } from '../plan/shape.js';
-import { INTEGRATION_TYPES } from '../service/kinds.js';
+import { KINDS } from '../kinds/registry.js';
 import { resolveRef, schemaId } from './schema-files.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -46,10 +46,10 @@ let cached: ConfigShapes | undefined;
 export function configShapes(): ConfigShapes {
   if (cached) return cached;
   const out: Record<string, FieldShape> = {};
-  for (const type of INTEGRATION_TYPES) {
-    if (type === 'distributed_sql') continue;
-    const id = schemaId(`config/${type}.json`);
-    out[type] = shapeOf(resolveRef(id, id).schema, id);
+  for (const kind of KINDS.kinds) {
+    if (kind.configSchema === undefined) continue; // configless: nothing to shape
+    const id = schemaId(kind.configSchema);
+    out[kind.type] = shapeOf(resolveRef(id, id).schema, id);
   }
   cached = out;
   return out;

@@ -2,7 +2,7 @@
  * Manifest shapes as users write them (schemas/ is the source of truth; these types follow it).
  */
 import type { ErrorCodeValue } from '../errors.js';
-import type { IntegrationType } from '../service/kinds.js';
+import type { IntegrationType } from '../kinds/registry.js';
 
 export const API_VERSION = 'govops/v1';
 export type ManifestKind = 'Integration' | 'Webhook' | 'DataSource';
@@ -221,17 +221,6 @@ export interface CloudWarehouseConfig {
     enabled?: boolean;
     lineageConfig?: { tableFilter?: string; tagFilterRegex?: string; ingestBatchSize?: number };
   };
-}
-
-/** The config type of each kind (distributed_sql has none). */
-export interface ConfigByType {
-  object_store: ObjectStoreConfig;
-  sql_analytics: SqlAnalyticsConfig;
-  lakehouse: LakehouseConfig;
-  dataset_warehouse: DatasetWarehouseConfig;
-  columnar_warehouse: ColumnarWarehouseConfig;
-  cloud_warehouse: CloudWarehouseConfig;
-  distributed_sql: never;
 }
 
 /** The 2.9 delete payloads as written in `spec.deleteCredentials`. */

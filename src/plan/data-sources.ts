@@ -8,7 +8,8 @@
  * sources (not supported), every DataSource manifest is a blocked create and one warning says why.
  */
 import type { LiveDataSource, LiveIntegration } from '../api/types.js';
-import { dataSourceKey, prefixUnderLocation, DATA_SOURCE_INTEGRATION_TYPE } from '../service/data-sources.js';
+import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
+import { dataSourceKey, prefixUnderLocation } from '../service/data-sources.js';
 import type { ManagedResource } from '../state/types.js';
 import { matchResources, type Match } from './match.js';
 import { orphanWarning } from './orphans.js';

@@ -6,7 +6,7 @@
  */
 import type { DataSourceManifest, IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
 import { DELETE_ANNOTATION, IGNORE_FIELDS_ANNOTATION, SUSPEND_ANNOTATION, annotationOn, ignoreFieldProblem, splitIgnoreFields } from '../service/annotations.js';
-import { isSensitiveKey } from '../service/kinds.js';
+import { ignoreFieldFacts, isConfigless, isSensitiveKey } from '../kinds/registry.js';
 import { WEBHOOK_FIELD_NAMES, webhookFieldRule } from '../service/webhook-fields.js';
 import { copyPlain } from '../util/copy.js';
 import { canonicalJson } from './diff.js';
@@ -61,7 +61,7 @@ export function toDesired(
   const suspended = annotationOn(annotations, SUSPEND_ANNOTATION);
   // Validation refuses a path that may not be ignored (identity, destination, credential); never honoured here either.
   const type = manifest.kind === 'Integration' ? manifest.spec.type : undefined;
-  const ignoreFields = splitIgnoreFields(annotations?.[IGNORE_FIELDS_ANNOTATION]).filter((p) => ignoreFieldProblem(manifest.kind, p, type) === undefined);
+  const ignoreFields = splitIgnoreFields(annotations?.[IGNORE_FIELDS_ANNOTATION]).filter((p) => ignoreFieldProblem(manifest.kind, p, ignoreFieldFacts(type)) === undefined);
   const src = { file: source.file, line: source.line, column: source.column };
   const body = manifest.kind === 'Integration' ? integrationBody(manifest, owned) : manifest.kind === 'Webhook' ? webhookBody(manifest) : dataSourceBody(manifest);
   const paths = new Set<string>();
@@ -107,7 +107,7 @@ function dataSourceBody(m: DataSourceManifest): DesiredDataSourceBody {
 
 function integrationBody(m: IntegrationManifest, owned: boolean): DesiredIntegrationBody {
   const { type, autoBootstrap, config } = m.spec;
-  if (type === 'distributed_sql') return { type };
+  if (isConfigless(type)) return { type };
   const body: DesiredIntegrationBody = { type };
   body.autoBootstrap = autoBootstrap ?? false;
   body.config = owned && config ? config : copyPlain(config ?? {});

@@ -7,7 +7,8 @@
  * is sent for it.
  */
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
-import { MASK, isSensitiveKey } from '../service/kinds.js';
+import { MASK } from '../service/kinds.js';
+import { isSensitiveKey } from '../kinds/registry.js';
 import { isPlainObject, valueAt } from '../util/object.js';
 import { copyPlain } from '../util/copy.js';
 import { comparable, type ConfigShapes } from './shape.js';

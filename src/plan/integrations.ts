@@ -1,13 +1,7 @@
 /** Planning one integration (pure): compare the desired body with the matched live integration. */
 import type { LiveIntegration } from '../api/types.js';
-import {
-  ERROR_STATUSES,
-  NON_EDITABLE,
-  SCRIPT_KINDS,
-  deletePayloadRequired,
-  isSensitiveKey,
-  type IntegrationType,
-} from '../service/kinds.js';
+import { ERROR_STATUSES } from '../service/kinds.js';
+import { NON_EDITABLE, SCRIPT_KINDS, deletePayloadRequired, isConfigless, isSensitiveKey, type IntegrationType } from '../kinds/registry.js';
 import type { ManagedResource } from '../state/types.js';
 import { diffObjects, type DiffContext } from './diff.js';
 import { configPaths, withoutPaths } from './ignore.js';
@@ -71,7 +65,7 @@ export function diffIntegration(
     changes.push({ path: 'type', before: live.type, after: d.body.type, sensitive: false, forcesReplace: true });
     return { changes, notComparable: [] };
   }
-  if (d.body.autoBootstrap !== undefined && d.body.type !== 'distributed_sql' && live.autoBootstrap !== d.body.autoBootstrap) {
+  if (d.body.autoBootstrap !== undefined && !isConfigless(d.body.type) && live.autoBootstrap !== d.body.autoBootstrap) {
     changes.push({
       path: 'autoBootstrap',
       before: live.autoBootstrap,
@@ -80,8 +74,8 @@ export function diffIntegration(
       forcesReplace: ctx.forcesReplace('autoBootstrap'),
     });
   }
-  // distributed_sql is created with only `type`: nothing else to compare
-  if (d.body.type !== 'distributed_sql') {
+  // A configless kind is created with only `type`: nothing else to compare
+  if (!isConfigless(d.body.type)) {
     const type = d.body.type;
     // Ignored fields (govops/ignore-fields) are never compared.
     const ignored = configPaths(d.ignoreFields);
@@ -103,7 +97,7 @@ export function creationFields(shapes: ConfigShapes, d: DesiredIntegration): Fie
   if (d.body.autoBootstrap !== undefined) {
     out.push({ path: 'autoBootstrap', after: d.body.autoBootstrap, sensitive: false, forcesReplace: false });
   }
-  if (d.body.type !== 'distributed_sql') diffObjects('config', withShapeDefaults(shapes, d.body.type, d.body.config), {}, ctx, out);
+  if (!isConfigless(d.body.type)) diffObjects('config', withShapeDefaults(shapes, d.body.type, d.body.config), {}, ctx, out);
   return out;
 }
 

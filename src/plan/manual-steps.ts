@@ -15,7 +15,8 @@
 import type { LiveIntegration } from '../api/types.js';
 import { MANUAL_STEP_ANNOTATION as ANNOTATION, type AckPhase, type Acknowledgment } from './acknowledgment.js';
 import type { ManagedResource } from '../state/types.js';
-import { SCRIPT_KINDS, type IntegrationType, type ScriptPhase } from '../service/kinds.js';
+import { type ScriptPhase } from '../service/kinds.js';
+import { SCRIPT_KINDS, type IntegrationType } from '../kinds/registry.js';
 import type { DesiredIntegration, ManualScriptStep, ManualStepGate, ManualStepsMode, ResourceChange } from './types.js';
 import { blocked, type Blocked } from './notes.js';
 

@@ -14,7 +14,8 @@
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
-import { naturalKey, webhookIdentity } from '../service/kinds.js';
+import { webhookIdentity } from '../service/kinds.js';
+import { naturalKey } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 
 export interface PendingResolution {

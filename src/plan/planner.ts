@@ -3,7 +3,7 @@
  * No I/O, no clock, no randomness: the same input always gives the same plan.
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
-import { naturalKey } from '../service/kinds.js';
+import { naturalKey } from '../kinds/registry.js';
 import type { GovopsState } from '../state/types.js';
 import { naturalCompare } from '../util/natural.js';
 import { planDataSources, targetDataSources } from './data-sources.js';

@@ -2,14 +2,15 @@
  * Stale records (pure). The interface never says a deleted item's id is not given to a new one, and a service
  * that reuses ids makes a recorded id name someone else's item. Before govops writes by a recorded id (an update,
  * the delete of a replace or a prune, the duplicate clean-up), the live item at that id must still be the one it
- * recorded: the same kind (the endpoint) and the same identity (service/kinds.ts `integrationIdentity`,
+ * recorded: the same kind (the endpoint) and the same identity (kinds/registry.ts `integrationIdentity`, service/kinds.ts
  * `webhookIdentity`). An entry whose id now holds an item with another identity is stale: it is forgotten, so the
  * planner matches its manifest by natural key like any other, and the item at that id is left alone (at most
  * adopted, when its natural key is the manifest's). The planner and the engine (which saves the forgetting before
  * it applies) call `forgetStale` after the pending intents are resolved (plan/pending.ts).
  */
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
-import { integrationIdentity, isIntegrationType, webhookIdentity } from '../service/kinds.js';
+import { webhookIdentity } from '../service/kinds.js';
+import { integrationIdentity, isIntegrationType } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 import { warning, type PlanWarning } from './notes.js';
 import type { DesiredResource } from './types.js';

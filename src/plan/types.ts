@@ -2,7 +2,7 @@
  * The plan: a plain value (serialisable to JSON) computed by a pure function of
  * (manifests, live state, govops state, options). Printing and applying it are separate steps.
  */
-import type { IntegrationType } from '../service/kinds.js';
+import type { IntegrationType } from '../kinds/registry.js';
 import type { WebhookInput } from '../api/types.js';
 import type { ManualStepFacts } from './acknowledgment.js';
 import type { ScriptPhase } from '../service/kinds.js';

@@ -7,7 +7,7 @@ import { isSecretRef } from '../manifests/secrets.js';
 import type { LoadedManifest } from '../manifests/types.js';
 import { deepEqual } from '../plan/diff.js';
 import { isPlainObject } from '../util/object.js';
-import { isSensitiveKey } from '../service/kinds.js';
+import { isSensitiveKey } from '../kinds/registry.js';
 
 export interface ManifestFieldChange {
   /** Dotted path from the manifest root, e.g. `spec.config.port`. */

@@ -10,7 +10,8 @@ import type { IntegrationBody } from '../api/types.js';
 import { ApiError, TransportError } from '../errors.js';
 import { describeRef, isSecretRef } from '../manifests/secrets.js';
 import { isPlainObject } from '../util/object.js';
-import { SCRIPT_KINDS, SCRIPT_PHASES_WITH_ID, type IntegrationType, type ScriptPhase } from '../service/kinds.js';
+import { SCRIPT_PHASES_WITH_ID, type ScriptPhase } from '../service/kinds.js';
+import { SCRIPT_KINDS, type IntegrationType } from '../kinds/registry.js';
 import type { LiveAction, ManualStep } from './types.js';
 
 /** The script phases merging needs for an action (empty when the kind has none or autoBootstrap is true). */

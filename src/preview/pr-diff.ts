@@ -7,7 +7,7 @@
  * Resources the pull request does not touch are not listed.
  */
 import type { DataSourceManifest, IntegrationManifest, LoadedManifest } from '../manifests/types.js';
-import { naturalKey } from '../service/kinds.js';
+import { naturalKey } from '../kinds/registry.js';
 import { diffManifest, manifestFields, type ManifestFieldChange } from './manifest-diff.js';
 
 export type PrChangeKind = 'added' | 'removed' | 'renamed' | 'changed';

@@ -8,7 +8,7 @@ import type { ServiceApi } from '../api/client-types.js';
 import type { LiveIntegration } from '../api/types.js';
 import type { IntegrationManifest, LoadedManifest } from '../manifests/types.js';
 import type { DesiredIntegration, ManualStepsMode, ResourceChange } from '../plan/types.js';
-import type { IntegrationType } from '../service/kinds.js';
+import type { IntegrationType } from '../kinds/registry.js';
 import { dryRunRequest, sendDryRun, type DryRunRequest } from './dry-run.js';
 import type { LiveLists } from './live-view.js';
 import { ackOfGate, ackOfManifest } from './manual-ack.js';

@@ -3,7 +3,7 @@
  * from the manifests as written and carried on the desired integrations, so the plan core needs no hashing.
  */
 import { hash } from 'node:crypto';
-import { SECRET_KEYS, type IntegrationType } from '../service/kinds.js';
+import { SECRET_KEYS, type IntegrationType } from '../kinds/registry.js';
 import { isSecretRef } from '../manifests/refs.js';
 import type { IntegrationManifest, Manifest } from '../manifests/types.js';
 import { ACK_PHASES, MANUAL_STEP_ANNOTATION, parseAcknowledgments, type AckPhase, type ManualStepFacts } from '../plan/acknowledgment.js';

@@ -9,7 +9,7 @@
  *   `ignoreDifferences`): sent on create, never diffed afterwards, kept as they are live when govops
  *   changes the resource.
  */
-import { NATURAL_KEY_FIELDS, isDestinationKey, isIntegrationType, isSensitiveKey } from './kinds.js';
+import { isDestinationKey } from './kinds.js';
 
 export const DELETE_ANNOTATION = 'govops/delete';
 export const SUSPEND_ANNOTATION = 'govops/suspend';
@@ -42,14 +42,22 @@ export function splitIgnoreFields(value: string | undefined): string[] {
 
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** What the kinds say about an ignore-fields path: the masked keys, and the natural key fields of the manifest's kind. */
+export interface IgnoreFieldFacts {
+  isSensitiveKey(key: string): boolean;
+  /** The manifest's type and its kind's natural key fields (absent: an unknown type, or not an integration). */
+  identity?: { type: string; fields: readonly string[] };
+}
+
 /**
  * Why one ignore-fields path is not allowed for a kind (undefined when it is). Integrations: a dotted path
  * inside `config` that is not a credential (the service masks those: govops could not keep the live value),
- * not an identity field of the integration type (`NATURAL_KEY_FIELDS`) and not a field saying where the
+ * not an identity field of the integration's kind (its natural key fields) and not a field saying where the
  * service connects (`isDestinationKey`: host, workspaceUrl, idpHost, authorityUrl, ...): a plan saying
  * "No changes" must never hide a redirection of the credentials. Webhooks: one of WEBHOOK_IGNORABLE.
+ * `facts`: what the kinds say (src/kinds/registry.ts, `ignoreFieldFacts`).
  */
-export function ignoreFieldProblem(kind: string, path: string, type?: string): string | undefined {
+export function ignoreFieldProblem(kind: string, path: string, facts: IgnoreFieldFacts): string | undefined {
   if (kind === 'Webhook') {
     return WEBHOOK_IGNORABLE.includes(path)
       ? undefined
@@ -60,12 +68,12 @@ export function ignoreFieldProblem(kind: string, path: string, type?: string): s
     return `\`${path}\` cannot be ignored: name a field inside config, e.g. config.port (type and autoBootstrap are always compared)`;
   }
   if (!parts.slice(1).every((p) => SEGMENT.test(p))) return `\`${path}\` is not a dotted field path such as config.audit.enabled`;
-  const secret = parts.slice(1).find((p) => isSensitiveKey(p));
+  const secret = parts.slice(1).find((p) => facts.isSensitiveKey(p));
   if (secret) {
     return `\`${path}\` is a credential: the service masks it, so govops could not keep another team's value; manage it in the manifest`;
   }
-  if (type !== undefined && isIntegrationType(type) && parts.length === 2 && NATURAL_KEY_FIELDS[type].includes(parts[1]!)) {
-    return `\`${path}\` is the identity of a ${type} integration (its natural key): it cannot be ignored`;
+  if (facts.identity && parts.length === 2 && facts.identity.fields.includes(parts[1]!)) {
+    return `\`${path}\` is the identity of a ${facts.identity.type} integration (its natural key): it cannot be ignored`;
   }
   const destination = parts.slice(1).find((p) => isDestinationKey(p));
   if (destination) {

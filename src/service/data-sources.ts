@@ -4,9 +4,6 @@
  * govops' choice from public evidence (docs/decisions.md "Data sources"), and the client's are configurable.
  */
 
-/** The integration kind data sources are registered under (and the `type` of the create body). */
-export const DATA_SOURCE_INTEGRATION_TYPE = 'object_store';
-
 /** Create (POST), list (GET) and read one (GET {path}/{id}) by default. */
 export const DEFAULT_DATA_SOURCES_PATH = '/native-s3/handler';
 /** Delete one: DELETE {path}/{id} by default. */

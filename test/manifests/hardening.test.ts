@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { at, errors, integration, parse } from './helpers.js';
 import { ignoreFieldProblem } from '../../src/service/annotations.js';
+import { ignoreFieldFacts } from '../../src/kinds/registry.js';
 
 const sql = (config: string, annotations = '') =>
   integration('sql_analytics', `  autoBootstrap: true\n  config:\n    port: 5432\n    database: d\n    schema: s\n    username: u\n    password: { fromEnv: P }\n${config}`).replace(
@@ -39,15 +40,15 @@ describe('govops/ignore-fields refuses identity and destination fields', () => {
   });
 
   it('the identity of each type, destinations by name, and a webhook url', () => {
-    expect(ignoreFieldProblem('Integration', 'config.workspaceUrl', 'lakehouse')).toMatch(/identity|where the service connects/);
-    expect(ignoreFieldProblem('Integration', 'config.name', 'object_store')).toMatch(/is the identity of a object_store integration/);
-    expect(ignoreFieldProblem('Integration', 'config.dataset', 'dataset_warehouse')).toMatch(/is the identity/);
-    expect(ignoreFieldProblem('Integration', 'config.host', 'sql_analytics')).toMatch(/is the identity/);
-    expect(ignoreFieldProblem('Integration', 'config.oauth.authorityUrl', 'cloud_warehouse')).toMatch(/where the service connects/);
-    expect(ignoreFieldProblem('Integration', 'config.name', 'sql_analytics')).toBeUndefined();
-    expect(ignoreFieldProblem('Integration', 'config.port', 'sql_analytics')).toBeUndefined();
-    expect(ignoreFieldProblem('Webhook', 'url')).toMatch(/cannot be ignored on a webhook/);
-    expect(ignoreFieldProblem('Webhook', 'global')).toBeUndefined();
+    expect(ignoreFieldProblem('Integration', 'config.workspaceUrl', ignoreFieldFacts('lakehouse'))).toMatch(/identity|where the service connects/);
+    expect(ignoreFieldProblem('Integration', 'config.name', ignoreFieldFacts('object_store'))).toMatch(/is the identity of a object_store integration/);
+    expect(ignoreFieldProblem('Integration', 'config.dataset', ignoreFieldFacts('dataset_warehouse'))).toMatch(/is the identity/);
+    expect(ignoreFieldProblem('Integration', 'config.host', ignoreFieldFacts('sql_analytics'))).toMatch(/is the identity/);
+    expect(ignoreFieldProblem('Integration', 'config.oauth.authorityUrl', ignoreFieldFacts('cloud_warehouse'))).toMatch(/where the service connects/);
+    expect(ignoreFieldProblem('Integration', 'config.name', ignoreFieldFacts('sql_analytics'))).toBeUndefined();
+    expect(ignoreFieldProblem('Integration', 'config.port', ignoreFieldFacts('sql_analytics'))).toBeUndefined();
+    expect(ignoreFieldProblem('Webhook', 'url', ignoreFieldFacts())).toMatch(/cannot be ignored on a webhook/);
+    expect(ignoreFieldProblem('Webhook', 'global', ignoreFieldFacts())).toBeUndefined();
   });
 
   it('a field another team owns is still accepted', () => {

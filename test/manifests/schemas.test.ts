@@ -8,7 +8,7 @@ import {
 } from '../../src/manifests/schemas.js';
 import { configShapes } from '../../src/manifests/shapes.js';
 import { withShapeDefaults } from '../../src/plan/shape.js';
-import type { IntegrationType } from '../../src/service/kinds.js';
+import type { IntegrationType } from '../../src/kinds/registry.js';
 import { WEBHOOK_ACTIONS } from '../../src/service/events.js';
 import { SCHEMA_FILES, schemaDocuments } from '../../src/manifests/schema-files.js';
 

@@ -6,7 +6,8 @@ import type { IntegrationManifest, WebhookManifest } from '../../src/manifests/t
 import { toDesired } from '../../src/plan/desired.js';
 import { withShapeDefaults } from '../../src/plan/shape.js';
 import type { DesiredIntegration, DesiredWebhook } from '../../src/plan/types.js';
-import { MASK, MASKED_KEYS, type IntegrationType } from '../../src/service/kinds.js';
+import { MASK } from '../../src/service/kinds.js';
+import { MASKED_KEYS, type IntegrationType } from '../../src/kinds/registry.js';
 import { hashingFor, newState } from '../../src/state/store.js';
 import type { GovopsState, ManagedResource } from '../../src/state/types.js';
 

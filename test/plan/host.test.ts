@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hostOf, integrationIdentity, naturalKey, urlWithLowerHost, webhookIdentity } from '../../src/service/kinds.js';
+import { hostOf, urlWithLowerHost, webhookIdentity } from '../../src/service/kinds.js';
+import { integrationIdentity, naturalKey } from '../../src/kinds/registry.js';
 
 /** What hostOf must give: the URL parser's host, or the value lowercased when it parses as none. */
 function byUrl(value: string): string {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../src/plan/planner.js';
 import type { DesiredIntegration } from '../../src/plan/types.js';
-import type { IntegrationType } from '../../src/service/kinds.js';
+import type { IntegrationType } from '../../src/kinds/registry.js';
 import { integration, liveOf, liveWebhookOf, stateWith, webhook, SHAPES } from './fixtures.js';
 
 const plan = (d: DesiredIntegration, live: ReturnType<typeof liveOf>[]) =>

@@ -10,7 +10,7 @@ import { renderMarkdown } from '../../src/plan/render-markdown.js';
 import { renderText } from '../../src/plan/render-text.js';
 import type { DesiredIntegration, DesiredResource, Plan, PlanOptions, ResourceChange } from '../../src/plan/types.js';
 import type { LiveIntegration } from '../../src/api/types.js';
-import type { IntegrationType } from '../../src/service/kinds.js';
+import type { IntegrationType } from '../../src/kinds/registry.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { SHAPES, integration, liveOf, owned, sqlConfig, stateWith } from './fixtures.js';
 

@@ -12,6 +12,7 @@ import { recordSuspension } from '../../src/plan/suspend.js';
 import { isTargeted, namedExactly, parseTargets } from '../../src/plan/target.js';
 import type { DesiredResource, PlanOptions } from '../../src/plan/types.js';
 import { ignoreFieldProblem, splitIgnoreFields } from '../../src/service/annotations.js';
+import { ignoreFieldFacts } from '../../src/kinds/registry.js';
 import { annotationIssues } from '../../src/manifests/annotations.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { HASH, SHAPES, integration, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
@@ -112,13 +113,13 @@ describe('govops/suspend', () => {
 describe('govops/ignore-fields', () => {
   it('parses and checks paths: config fields of integrations, not credentials; plain webhook fields', () => {
     expect(splitIgnoreFields(' config.port, config.audit.enabled ,,config.port')).toEqual(['config.audit.enabled', 'config.port']);
-    expect(ignoreFieldProblem('Integration', 'config.port')).toBeUndefined();
-    expect(ignoreFieldProblem('Integration', 'config.password')).toMatch(/is a credential/);
-    expect(ignoreFieldProblem('Integration', 'config.okta.password')).toMatch(/is a credential/);
-    expect(ignoreFieldProblem('Integration', 'autoBootstrap')).toMatch(/name a field inside config/);
-    expect(ignoreFieldProblem('Webhook', 'global')).toBeUndefined();
-    expect(ignoreFieldProblem('Webhook', 'url')).toMatch(/cannot be ignored on a webhook/);
-    expect(ignoreFieldProblem('Webhook', 'secret')).toMatch(/cannot be ignored on a webhook/);
+    expect(ignoreFieldProblem('Integration', 'config.port', ignoreFieldFacts())).toBeUndefined();
+    expect(ignoreFieldProblem('Integration', 'config.password', ignoreFieldFacts())).toMatch(/is a credential/);
+    expect(ignoreFieldProblem('Integration', 'config.okta.password', ignoreFieldFacts())).toMatch(/is a credential/);
+    expect(ignoreFieldProblem('Integration', 'autoBootstrap', ignoreFieldFacts())).toMatch(/name a field inside config/);
+    expect(ignoreFieldProblem('Webhook', 'global', ignoreFieldFacts())).toBeUndefined();
+    expect(ignoreFieldProblem('Webhook', 'url', ignoreFieldFacts())).toMatch(/cannot be ignored on a webhook/);
+    expect(ignoreFieldProblem('Webhook', 'secret', ignoreFieldFacts())).toMatch(/cannot be ignored on a webhook/);
     const spec = { type: 'cloud_warehouse', config: { okta: { password: { fromEnv: 'X' } }, port: 1 } };
     const issues = annotationIssues('Integration', spec, { 'govops/ignore-fields': 'config.okta, config.nosuch', 'govops/suspend': 'yes' });
     expect(issues.map((i) => `${i.severity}: ${i.message}`)).toEqual([

@@ -1,6 +1,6 @@
 /** Shared helpers for the sandbox conformance tests: a real sandbox on 127.0.0.1:0 and a tiny HTTP caller. */
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
-import { INTEGRATION_TYPES } from '../../src/service/kinds.js';
+import { INTEGRATION_TYPES } from '../../src/kinds/registry.js';
 
 export interface Reply {
   status: number;

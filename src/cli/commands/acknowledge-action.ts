@@ -9,7 +9,7 @@ import { loadManifests } from '../../manifests/loader.js';
 import type { IntegrationManifest, LoadedManifest } from '../../manifests/types.js';
 import { ackPhaseOf, acknowledgmentValue, MANUAL_STEP_ANNOTATION, parseAcknowledgments } from '../../plan/acknowledgment.js';
 import { manualStepToken } from '../../reconcile/manual-step-token.js';
-import { SCRIPT_KINDS } from '../../service/kinds.js';
+import { SCRIPT_KINDS } from '../../kinds/registry.js';
 import { contextFrom, EXIT } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import type { AcknowledgeFlags } from './acknowledge.js';

@@ -13,7 +13,8 @@ import { loadManifests } from '../../manifests/loader.js';
 import { resolveSecrets } from '../../manifests/secrets.js';
 import type { SecretScope } from '../../manifests/secret-scope.js';
 import type { IntegrationManifest, LoadedManifest, ManifestSet } from '../../manifests/types.js';
-import { SCRIPT_KINDS, SCRIPT_PHASES, SCRIPT_PHASES_WITH_ID, naturalKey, type ScriptPhase } from '../../service/kinds.js';
+import { SCRIPT_PHASES, SCRIPT_PHASES_WITH_ID, type ScriptPhase } from '../../service/kinds.js';
+import { SCRIPT_KINDS, naturalKey } from '../../kinds/registry.js';
 import { getResource, loadState } from '../../state/store.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
@@ -51,7 +52,7 @@ const FOLLOW_UP: Record<ScriptPhase, string> = {
   'initial-create': 'run it in the platform, then fetch the remaining script with --phase create',
   edit: 'run it in the platform, then update the integration (govops apply)',
   delete: 'run it in the platform, then delete the integration (govops apply --prune)',
-  cleanup: 'run it in the platform; for sql_analytics fetch --phase post-cleanup next, otherwise delete the failed integration',
+  cleanup: 'run it in the platform; fetch --phase post-cleanup next where the kind has that script, otherwise delete the failed integration',
   'post-cleanup': 'run it in the platform, then delete the failed integration',
 };
 

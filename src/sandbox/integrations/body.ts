@@ -1,5 +1,5 @@
 /** Request-body checks shared by the integration routes (400s with readable messages), from the interface tables. */
-import { INTEGRATION_TYPES, MANUAL_ONLY, isIntegrationType, type IntegrationType } from '../../service/kinds.js';
+import { INTEGRATION_TYPES, MANUAL_ONLY, isIntegrationType, type IntegrationType } from '../../kinds/registry.js';
 import { HttpError, type SandboxRequest } from '../http.js';
 import { checkFields, fillDefaults, formatFieldIssues, type FieldIssue } from './fields.js';
 import { CONFIG, DELETE_PAYLOAD, type Obj } from './interface.js';

@@ -4,7 +4,7 @@
  * service, so a misreading in govops' manifest schemas shows up as a disagreement in the tests
  * (test/sandbox/contract.test.ts) instead of being shared by both.
  */
-import type { IntegrationType } from '../../service/kinds.js';
+import type { IntegrationType } from '../../kinds/registry.js';
 
 export type Obj = Record<string, unknown>;
 

@@ -1,5 +1,6 @@
 /** Integration endpoints (interface 4.1, 2.2-2.11, 3, 7, 8). Success status 200 everywhere. */
-import { NON_EDITABLE, naturalKey, deletePayloadRequired, urlWithLowerHost, type IntegrationType } from '../../service/kinds.js';
+import { urlWithLowerHost } from '../../service/kinds.js';
+import { NON_EDITABLE, naturalKey, deletePayloadRequired, type IntegrationType } from '../../kinds/registry.js';
 import type { ValidationResults } from '../../api/types.js';
 import { HttpError, type Route, type SandboxRequest, type SandboxResponse } from '../http.js';
 import type { IntegrationContext } from './context.js';

@@ -1,5 +1,6 @@
 /** The six script endpoints (interface 4.1): text/plain scripts, manual flow only, post-cleanup after cleanup. */
-import { SCRIPT_KINDS, isIntegrationType, naturalKey, type ScriptPhase } from '../../service/kinds.js';
+import { type ScriptPhase } from '../../service/kinds.js';
+import { SCRIPT_KINDS, isIntegrationType, naturalKey } from '../../kinds/registry.js';
 import { HttpError, type Route, type SandboxRequest, type SandboxResponse } from '../http.js';
 import type { IntegrationContext } from './context.js';
 import { isEmptyBody, parseId, parseIntegrationBody, type ParsedBody } from './body.js';

@@ -3,7 +3,8 @@
  * the database, roles, users and grants it would create or drop. Credentials are never echoed:
  * passwords appear as placeholders the user fills in.
  */
-import type { IntegrationType, ScriptPhase } from '../../service/kinds.js';
+import type { ScriptPhase } from '../../service/kinds.js';
+import type { IntegrationType } from '../../kinds/registry.js';
 import { effectiveConfig } from './body.js';
 
 type Config = Record<string, unknown>;

@@ -3,7 +3,7 @@
  * createError/editError) and deleting removes the integration (or deleteError) after `transitionMs`.
  * Keeps a natural-key index for uniqueness and a cache of each integration's masked JSON for fast lists.
  */
-import { displayHost, naturalKey, isIntegrationType } from '../../service/kinds.js';
+import { displayHost, naturalKey, isIntegrationType } from '../../kinds/registry.js';
 import type { Behaviours } from '../behaviours.js';
 import type { StoredIntegration } from './view.js';
 import { fullView, mutationView } from './view.js';

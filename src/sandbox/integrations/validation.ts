@@ -1,6 +1,6 @@
 /** Validation tests the sandbox runs on create, update and delete (names observed in interface 2.2). */
 import type { ValidationResults, ValidationTest } from '../../api/types.js';
-import type { IntegrationType } from '../../service/kinds.js';
+import type { IntegrationType } from '../../kinds/registry.js';
 import { INVALID_HOST_SUFFIX, type Failures, type Target } from './failures.js';
 
 export const TEST = {

@@ -4,7 +4,8 @@
  * null, extra fields, numeric ids, credentials omitted, lists shuffled.
  */
 import type { ValidationResults } from '../../api/types.js';
-import { MASK, MASKED_KEYS, type IntegrationType } from '../../service/kinds.js';
+import { MASK } from '../../service/kinds.js';
+import { MASKED_KEYS, type IntegrationType } from '../../kinds/registry.js';
 import type { Behaviours } from '../behaviours.js';
 import { nullUnset, omitDefaults } from './fields.js';
 import { CONFIG } from './interface.js';

@@ -1,0 +1,17 @@
+/** object_store (interface 2.3): a cloud object store; data sources are registered under it. */
+import { defineKind } from '../kind.js';
+
+export const objectStore = defineKind({
+  type: 'object_store',
+  configSchema: 'config/object_store.json',
+  identity: (c) => `name=${String(c.name ?? '')}`,
+  naturalKeyFields: ['name'],
+  identityField: ['spec', 'config', 'name'],
+  displayName: (c) => (typeof c.name === 'string' ? c.name : undefined),
+  masked: ['cloudSecretAccessKey'],
+  nonEditable: ['type', 'autoBootstrap', 'config.name', 'config.cloudAccountId', 'config.cloudLocationPath'],
+  manualOnly: true,
+  requiredCredentials: (c) => (c.authenticationType === 'accessKey' ? [['cloudSecretAccessKey']] : []),
+  scripts: [],
+  hostsDataSources: true,
+});

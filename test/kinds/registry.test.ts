@@ -44,6 +44,11 @@ describe('kinds', () => {
     expect(namings(join(SRC, 'kinds/object_store/index.ts'), INTEGRATION_TYPES)).not.toEqual([]);
   });
 
+  it('the schemas know the same kinds as the registry', () => {
+    const body = JSON.parse(readFileSync(new URL('../../schemas/integration-body.json', import.meta.url), 'utf8')) as { properties: { type: { enum: string[] } } };
+    expect([...body.properties.type.enum].sort()).toEqual([...INTEGRATION_TYPES].sort());
+  });
+
   it('the schema files of every kind are loaded from the kind modules', () => {
     for (const k of BUILTIN_KINDS) {
       if ('configSchema' in k && k.configSchema) expect(SCHEMA_FILES).toContain(k.configSchema);

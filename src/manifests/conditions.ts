@@ -10,7 +10,7 @@ function show(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-/** "type is cloud_warehouse and config.authenticationType is oAuth" */
+/** "type is <kind> and config.authenticationType is oAuth" */
 export function describeIf(ifSchema: unknown, prefix = ''): string {
   if (!isPlainObject(ifSchema) || !isPlainObject(ifSchema.properties)) return '';
   const parts: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * Checks of DataSource manifests against the rest of the set (pure): each names an object_store
+ * Checks of DataSource manifests against the rest of the set (pure): each names a data-source host (src/kinds/)
  * Integration manifest of the set, its prefix lies under that integration's `cloudLocationPath`
  * (interface 2.3: the "base location prefix used when registering data sources"), and within one
  * integration a prefix (the identity) and a data source name are each used once.

@@ -131,7 +131,7 @@ let generatedModule: Record<string, ValidateFunction | undefined> | false | unde
 const instances: Partial<Record<Mode, AjvLike>> = {};
 const compiled: Record<Mode, Map<string, ValidateFunction>> = { check: new Map(), explain: new Map() };
 
-/** The validator of a schema file (e.g. 'config/lakehouse.json'): generated when the build made it, else compiled once. */
+/** The validator of a schema file (e.g. a kind's `config/<type>.json`): generated when the build made it, else compiled once. */
 export function validatorFor(file: string, mode: Mode = 'check'): ValidateFunction {
   let fn = compiled[mode].get(file);
   if (!fn) {

@@ -34,9 +34,9 @@ export interface WebhookSpec {
   secret?: SecretString;
 }
 
-/** An object-store data source (interface 2.3): registered under an object_store Integration manifest. */
+/** An object-store data source (interface 2.3): registered under an Integration manifest of the data-source host kind. */
 export interface DataSourceSpec {
-  /** metadata.name of the object_store Integration manifest; govops sends its live id as `integrationId`. */
+  /** metadata.name of its Integration manifest (the data-source host kind); govops sends its live id as `integrationId`. */
   integration: string;
   dataSourceName: string;
   /** Must lie under the integration's `cloudLocationPath`. */

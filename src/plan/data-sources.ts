@@ -35,7 +35,7 @@ export interface DataSourcePlan {
 }
 
 /**
- * Live records that do not say which integration they belong to are given the object_store integration
+ * Live records that do not say which integration they belong to are given the data-source host integration
  * whose cloudLocationPath holds their prefix (the longest one: locations are unique, one may nest in another).
  */
 export function attributeDataSources(live: readonly LiveDataSource[], integrations: readonly LiveIntegration[]): LiveDataSource[] {

@@ -6,10 +6,9 @@
  * tokens from src/manifests/manual-step.ts). Otherwise the change is `awaiting` (and blocked); the rest
  * of the plan is unaffected. `--manual-steps trust` marks the gates `trusted` and blocks nothing.
  *
- * Phases per change (script table): create -> `initial-create` + `create` (sql_analytics,
- * columnar_warehouse) or `create` (lakehouse, cloud_warehouse); update (including the PUT that fixes a
- * failed creation) -> `edit`; delete -> `delete` (sql_analytics, columnar_warehouse, cloud_warehouse), or
- * for an integration whose creation failed `cleanup` (+ `post-cleanup` for sql_analytics); replace -> the
+ * Phases per change (script table, each kind's `scripts` in src/kinds/): create -> `initial-create` + `create`
+ * (kinds with both) or `create`; update (including the PUT that fixes a failed creation) -> `edit`; delete ->
+ * `delete`, or for an integration whose creation failed `cleanup` (+ `post-cleanup` where the kind has it); replace -> the
  * delete's phase, then the create's.
  */
 import type { LiveIntegration } from '../api/types.js';

@@ -29,7 +29,7 @@ export interface FieldShape {
   compare?: 'host' | 'url';
 }
 
-/** The config shape of each integration kind (a kind without one, like distributed_sql, has no config). */
+/** The config shape of each integration kind (a configless kind has none). */
 export type ConfigShapes = Readonly<Partial<Record<string, FieldShape>>>;
 
 function sortedSet(list: unknown[]): unknown[] {

@@ -107,7 +107,7 @@ export interface FailedCreation {
   status: string;
   /** How a PUT fixes it (the update govops plans, gated by the edit script). */
   fix: string;
-  /** The cleanup scripts (`cleanup`, then `post-cleanup` for sql_analytics), then the DELETE. */
+  /** The cleanup scripts (`cleanup`, then `post-cleanup` where the kind has it), then the DELETE. */
   cleanup: ManualScriptStep[];
   /** How to have govops delete it once the cleanup scripts ran. */
   remove: string;
@@ -266,7 +266,7 @@ export interface DesiredWebhook extends DesiredBase {
 }
 
 /**
- * A data source as its manifest gives it: `integration` is the manifest name of its object_store
+ * A data source as its manifest gives it: `integration` is the manifest name of its data-source host
  * integration (its live id, sent as `integrationId`, is known only when the plan is made or carried out).
  */
 export interface DesiredDataSourceBody {

@@ -16,7 +16,7 @@ import { isPlainObject } from '../util/object.js';
 /**
  * Config fields (dotted, inside `config`) that say where the service connects with the credentials:
  * hosts and URLs, and the ODBC connection-string arguments, which can name another server.
- * Kinds whose credentials go to their cloud provider's own endpoints (object_store, dataset_warehouse)
+ * Kinds whose credentials go to their cloud provider's own endpoints (object stores, dataset warehouses)
  * have none.
  */
 export const TARGET_FIELDS: readonly string[] = [

@@ -63,7 +63,7 @@ export interface GovopsState {
   fingerprintKey: string;
   resources: ManagedResource[];
   /**
-   * Transition times govops observed, keyed by `<type>/<operation>` (e.g. `sql_analytics/create`): the
+   * Transition times govops observed, keyed by `<type>/<operation>` (e.g. `<type>/create`): the
    * latest observations (newest last), each `[lo, hi]` in ms after the write was accepted — still
    * transitional at `lo`, settled at `hi`. Status polling aims its first poll at the duration that best
    * fits them (src/apply/transitions.ts).

@@ -67,3 +67,13 @@ export interface KindDefinition<T extends string = string> {
 export function defineKind<const T extends string>(kind: KindDefinition<T>): KindDefinition<T> {
   return kind;
 }
+
+/** `requiredCredentials` of a kind whose credentials depend on `config.authenticationType`: per value, the fields. */
+export function byAuthentication(table: Readonly<Record<string, string[][] | ((config: Config) => string[][])>>): (config: Config) => string[][] {
+  return (config) => {
+    const auth = config.authenticationType;
+    const fields = typeof auth === 'string' && Object.hasOwn(table, auth) ? table[auth] : undefined;
+    if (typeof fields === 'function') return fields(config);
+    return (fields ?? []).map((p) => [...p]);
+  };
+}

@@ -1,7 +1,7 @@
 /** cloud_warehouse (interface 2.8): a cloud warehouse, keyed by its host. */
 import { hostOf } from '../../service/kinds.js';
 import { isPlainObject } from '../../util/object.js';
-import { defineKind } from '../kind.js';
+import { byAuthentication, defineKind } from '../kind.js';
 
 export const cloudWarehouse = defineKind({
   type: 'cloud_warehouse',
@@ -12,16 +12,15 @@ export const cloudWarehouse = defineKind({
   masked: ['username', 'password', 'privateKey', 'clientSecret', 'oauthPrivateKey'],
   nonEditable: ['type', 'autoBootstrap', 'config.host', 'config.database'],
   deleteSchema: 'delete/cloud_warehouse.json',
-  requiredCredentials: (c) => {
-    const auth = c.authenticationType;
-    if (auth === 'userPassword') return [['username'], ['password']];
-    if (auth === 'keyPair') return [['privateKey']];
-    const oauth = c.oAuthClientConfig;
-    if (auth === 'oAuth' && isPlainObject(oauth)) {
+  requiredCredentials: byAuthentication({
+    userPassword: [['username'], ['password']],
+    keyPair: [['privateKey']],
+    oAuth: (c) => {
+      const oauth = c.oAuthClientConfig;
+      if (!isPlainObject(oauth)) return [];
       const cert = oauth.useCertificate !== false && oauth.useCertificate !== 'false';
       return [['oAuthClientConfig', cert ? 'oauthPrivateKey' : 'clientSecret']];
-    }
-    return [];
-  },
+    },
+  }),
   scripts: ['create', 'edit', 'delete', 'cleanup'],
 });

@@ -1,6 +1,6 @@
 /** columnar_warehouse (interface 2.7): a columnar warehouse, keyed by its host. */
 import { hostOf } from '../../service/kinds.js';
-import { defineKind } from '../kind.js';
+import { byAuthentication, defineKind } from '../kind.js';
 
 export const columnarWarehouse = defineKind({
   type: 'columnar_warehouse',
@@ -11,12 +11,10 @@ export const columnarWarehouse = defineKind({
   masked: ['username', 'password', 'secretKey', 'sessionToken'],
   nonEditable: ['type', 'autoBootstrap', 'config.host', 'config.database'],
   deleteSchema: 'delete/columnar_warehouse.json',
-  requiredCredentials: (c) => {
-    const auth = c.authenticationType;
-    if (auth === 'userPassword') return [['username'], ['password']];
-    if (auth === 'accessKey') return [['secretKey']];
-    if (auth === 'okta') return [['okta', 'username'], ['okta', 'password']];
-    return [];
-  },
+  requiredCredentials: byAuthentication({
+    userPassword: [['username'], ['password']],
+    accessKey: [['secretKey']],
+    okta: [['okta', 'username'], ['okta', 'password']],
+  }),
   scripts: ['create', 'initial-create', 'edit', 'delete', 'cleanup'],
 });

@@ -1,5 +1,5 @@
 /** object_store (interface 2.3): a cloud object store; data sources are registered under it. */
-import { defineKind } from '../kind.js';
+import { byAuthentication, defineKind } from '../kind.js';
 
 export const objectStore = defineKind({
   type: 'object_store',
@@ -11,7 +11,7 @@ export const objectStore = defineKind({
   masked: ['cloudSecretAccessKey'],
   nonEditable: ['type', 'autoBootstrap', 'config.name', 'config.cloudAccountId', 'config.cloudLocationPath'],
   manualOnly: true,
-  requiredCredentials: (c) => (c.authenticationType === 'accessKey' ? [['cloudSecretAccessKey']] : []),
+  requiredCredentials: byAuthentication({ accessKey: [['cloudSecretAccessKey']] }),
   scripts: [],
   hostsDataSources: true,
 });

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
-import { naturalKey } from '../../src/service/kinds.js';
+import { naturalKey } from '../../src/kinds/registry.js';
 import { silentLogger } from '../../src/log.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { loadState } from '../../src/state/store.js';

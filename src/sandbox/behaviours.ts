@@ -25,6 +25,7 @@ export const BEHAVIOURS = {
   'lower-hosts': 'host names are stored lower-cased: config.host, the host of lakehouse workspaceUrl and okta.idpHost, of a webhook url',
   'list-lag': 'lists lag behind writes: an integration or webhook created or updated since the previous list of its kind is left out of the next one',
   '503-after-success': 'every create (POST /integrations, POST /webhooks, the data-source create) is carried out, then answered 503, as a gateway that gave up on a slow origin',
+  '503-after-success-all': 'as 503-after-success, and every other write too (PUT and DELETE /integrations/{id}, DELETE /webhooks/{id}, the data-source delete): the first success at each path is carried out, then answered 503 (a re-sent write is answered as it is)',
   'unknown-statuses': 'transitions show statuses the interface does not list: pending (creating), updating (editing), removing (deleting)',
   'status-404-lag': 'the status endpoint answers 404 to the first two status requests of a new integration (a lagging replica); GET /integrations/{id} is current',
   'dry-run-200-failed': 'a dry run whose validation fails answers 200 with validationResults.status failed and without the failing tests (instead of 422)',
@@ -34,18 +35,26 @@ export type Behaviour = keyof typeof BEHAVIOURS;
 
 /**
  * Under `503-after-success`, a create route's success is answered 503 (the resource stays created), as a gateway
- * that timed out on a slow origin answers. Dry runs change nothing and are answered as they are.
+ * that timed out on a slow origin answers; under `503-after-success-all`, so is the first success of each update
+ * or delete at a path (the re-sent write, an idempotent PUT or a DELETE now finding 404, is answered as it is, or
+ * a PUT would never be answered). Dry runs change nothing and are answered as they are.
  */
 export function withLostCreateAnswers(routes: readonly Route[], behaviours: Behaviours): Route[] {
+  const lostOnce = new Set<string>();
   return routes.map((route) => {
-    if (!route.creates) return route;
+    if (!route.creates && !route.writes) return route;
     const handler = route.handler.bind(route);
     return {
       ...route,
       handler: async (req) => {
         const out = await handler(req);
-        const lost = behaviours.has('503-after-success') && out.status >= 200 && out.status < 300 && req.query.get('dryRun') !== 'true';
-        return lost ? errorResponse(503, 'Service Unavailable: the gateway gave up waiting (sandbox behaviour 503-after-success; the create was carried out)') : out;
+        if (out.status < 200 || out.status >= 300 || req.query.get('dryRun') === 'true') return out;
+        const at = `${req.method} ${req.path}`;
+        const lost = route.creates === true
+          ? behaviours.has('503-after-success') || behaviours.has('503-after-success-all')
+          : behaviours.has('503-after-success-all') && !lostOnce.has(at);
+        if (lost && !route.creates) lostOnce.add(at);
+        return lost ? errorResponse(503, 'Service Unavailable: the gateway gave up waiting (sandbox behaviour 503-after-success; the write was carried out)') : out;
       },
     };
   });

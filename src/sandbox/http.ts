@@ -54,6 +54,8 @@ export interface Route {
   handler(req: SandboxRequest): Promise<SandboxResponse> | SandboxResponse;
   /** The route creates resources (behaviour `503-after-success` answers it 503 after doing so). */
   creates?: true;
+  /** The route updates or deletes by id (behaviour `503-after-success-all` answers it 503 after doing so). */
+  writes?: true;
 }
 
 const REASONS: Record<number, string> = {

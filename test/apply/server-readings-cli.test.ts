@@ -86,6 +86,33 @@ describe('a create answered 503 after it was carried out (behaviour 503-after-su
   });
 });
 
+describe('every write answered 503 after it was carried out (behaviour 503-after-success-all: updates and deletes too)', () => {
+  beforeEach(() => start());
+
+  it('an update re-sent after a lost answer converges; a delete whose retry finds 404 is deleted; the plan after is a no-op', async () => {
+    await writeAll();
+    const first = await run(['apply', 'manifests']);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    h.sandbox.setBehaviours(['503-after-success-all']);
+    h.sandbox.clearRequests();
+    await h.writeManifest('sql.yaml', sqlManifest('sql', 'db.example.com', { port: 1500 }));
+    await rm(path.join(h.dir, 'manifests', 'wx-wh-4.yaml'));
+    await rm(path.join(h.dir, 'manifests', 'logs.yaml'));
+    const r = await run(['apply', 'manifests', '--prune']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // the PUT whose answer was lost is sent again (idempotent), the re-sent webhook DELETE finds 404: deleted
+    expect(writes().filter((l) => /^PUT \/integrations\//.test(l)).length).toBeGreaterThanOrEqual(2);
+    expect(writes().filter((l) => /^DELETE \/webhooks\//.test(l))).toHaveLength(2);
+    await expectConverged({ integrations: 2, webhooks: HOOKS.slice(0, 4), dataSources: 1 });
+    // the integration delete (and its last data source's) under lost answers too
+    await rm(path.join(h.dir, 'manifests', 'raw.yaml'));
+    await rm(path.join(h.dir, 'manifests', 'events.yaml'));
+    const gone = await run(['apply', 'manifests', '--prune', '--max-deletes', '2']);
+    expect(gone.code, gone.stdout + gone.stderr).toBe(0);
+    await expectConverged({ integrations: 1, webhooks: HOOKS.slice(0, 4), dataSources: 0 });
+  });
+});
+
 describe('statuses the interface does not list (behaviour unknown-statuses)', () => {
   beforeEach(() => start(400));
 

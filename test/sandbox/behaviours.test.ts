@@ -145,6 +145,29 @@ describe('server behaviours of issue 22', () => {
     expect(again.body.createdWebhooks[0].id).toBe(1);
   });
 
+  it('503-after-success-all: every write is carried out; the first success of an update or delete at a path is answered 503, a re-sent one as it is', async () => {
+    sb = await start({ behaviours: ['503-after-success-all'], transitionMs: 20 });
+    const lost = await call(sb, 'POST', '/integrations', { body: SQL });
+    expect(lost.status).toBe(503);
+    const id = (await call(sb, 'GET', '/integrations')).body[0].id as string;
+    expect(await settle(sb, id)).toBe('enabled');
+    const edit = { ...SQL, config: { ...SQL.config, port: 1500 } };
+    expect((await call(sb, 'PUT', `/integrations/${id}`, { body: edit })).status).toBe(503);
+    expect(await settle(sb, id)).toBe('enabled');
+    expect((await call(sb, 'GET', `/integrations/${id}`)).body.config.port).toBe(1500); // carried out
+    expect((await call(sb, 'PUT', `/integrations/${id}`, { body: edit })).status).toBe(200); // the re-sent PUT
+    await settle(sb, id);
+    const admin = { token: bearer(sb.adminToken) };
+    expect((await call(sb, 'POST', '/webhooks', { body: { webhooks: [HOOK] }, ...admin })).status).toBe(503);
+    const hook = (await call(sb, 'GET', '/webhooks', admin)).body[0].id as number;
+    expect((await call(sb, 'DELETE', `/webhooks/${hook}`, admin)).status).toBe(503);
+    expect((await call(sb, 'DELETE', `/webhooks/${hook}`, admin)).status).toBe(404); // it was deleted
+    expect((await call(sb, 'DELETE', `/integrations/${id}`)).status).toBe(503);
+    expect(await settle(sb, id)).toBe('removed');
+    // dry runs are answered as they are
+    expect((await call(sb, 'POST', '/integrations?dryRun=true', { body: SQL })).status).toBe(200);
+  });
+
   it('other-mask: credentials shown as [REDACTED] (username ****); a body holding one of them is refused', async () => {
     const { item } = await withSql(['other-mask']);
     expect(item.config).toMatchObject({ username: '****', password: '[REDACTED]' });

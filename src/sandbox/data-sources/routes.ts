@@ -149,6 +149,6 @@ export function dataSourceRoutes(ctx: DataSourceContext): Route[] {
     { method: 'POST', pattern: base, auth, handler: supported(ctx, (req) => create(ctx, req)), creates: true },
     { method: 'GET', pattern: base, auth, handler: supported(ctx, list) },
     { method: 'GET', pattern: `${base}/:id`, auth, handler: supported(ctx, (req) => ({ status: 200, body: recordView(find(ctx, req), ctx.behaviours) })) },
-    { method: 'DELETE', pattern: `${DEFAULT_DATA_SOURCE_DELETE_PATH}/:id`, auth, handler: supported(ctx, (req) => remove(ctx, req)) },
+    { method: 'DELETE', pattern: `${DEFAULT_DATA_SOURCE_DELETE_PATH}/:id`, auth, handler: supported(ctx, (req) => remove(ctx, req)), writes: true },
   ];
 }

@@ -214,8 +214,8 @@ export function integrationRoutes(ctx: IntegrationContext): Route[] {
     { method: 'GET', pattern: '/integrations', auth, handler: () => ({ status: 200, rawJson: ctx.store.listJson() }) },
     { method: 'POST', pattern: '/integrations', auth, handler: (req) => create(ctx, req), creates: true },
     { method: 'GET', pattern: '/integrations/:id', auth, handler: (req) => ({ status: 200, rawJson: ctx.store.itemJson(find(ctx, req)) }) },
-    { method: 'PUT', pattern: '/integrations/:id', auth, handler: (req) => update(ctx, req) },
-    { method: 'DELETE', pattern: '/integrations/:id', auth, handler: (req) => remove(ctx, req) },
+    { method: 'PUT', pattern: '/integrations/:id', auth, handler: (req) => update(ctx, req), writes: true },
+    { method: 'DELETE', pattern: '/integrations/:id', auth, handler: (req) => remove(ctx, req), writes: true },
     {
       method: 'GET',
       pattern: '/integrations/:id/status',

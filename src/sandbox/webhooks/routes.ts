@@ -141,6 +141,7 @@ export function webhookRoutes(deps: RouteDeps): Route[] {
         deps.onChange?.();
         return { status: 200, body: shape(deps, summaryOf(w)) };
       },
+      writes: true,
     },
   ];
 }

@@ -107,7 +107,7 @@ export class DataSourceBatches {
       await ledger.save();
       throw err;
     }
-    members.forEach((m, i) => ledger.recordLive(m.change, m.desired, created[i]!.id));
+    members.forEach((m, i) => ledger.recordLive(m.change, m.desired, created[i]!.id, dataSourceKey(integrationId, m.desired.body.prefix)));
     await ledger.save();
     members.forEach((m, i) => m.resolve(created[i]!));
   }

@@ -98,11 +98,14 @@ export class Ledger {
   }
 
   /** The resource is live with this id (created, adopted, renamed or updated): a settled entry. */
-  recordLive(c: Named, d: DesiredResource, id: string): void {
+  recordLive(c: Named, d: DesiredResource, id: string, identity?: string): void {
     const prev = this.get(c.resourceKind, c.renamedFrom ?? c.name);
     const origin = prev && prev.id === id && !prev.pending ? prev.origin : c.adopt ? 'adopted' : 'created';
     if (c.renamedFrom) this.remove(c.resourceKind, c.renamedFrom);
-    this.put(this.entry(c, d, id, origin));
+    const entry = this.entry(c, d, id, origin);
+    // A data source's identity needs its integration's id, which only the caller knows (service/data-sources.ts).
+    if (identity !== undefined) entry.identity = identity;
+    this.put(entry);
   }
 
   /** A delete is about to be sent: the entry (under its recorded name) is marked pending. */

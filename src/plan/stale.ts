@@ -3,19 +3,22 @@
  * that reuses ids makes a recorded id name someone else's item. Before govops writes by a recorded id (an update,
  * the delete of a replace or a prune, the duplicate clean-up), the live item at that id must still be the one it
  * recorded: the same kind (the endpoint) and the same identity (kinds/registry.ts `integrationIdentity`, service/kinds.ts
- * `webhookIdentity`). An entry whose id now holds an item with another identity is stale: it is forgotten, so the
+ * `webhookIdentity`; a data source's integration id and prefix, service/data-sources.ts `dataSourceKey`, checked
+ * when the entry recorded it and the service lists data sources). An entry whose id now holds an item with another
+ * identity is stale: it is forgotten, so the
  * planner matches its manifest by natural key like any other, and the item at that id is left alone (at most
  * adopted, when its natural key is the manifest's). The planner and the engine (which saves the forgetting before
  * it applies) call `forgetStale` after the pending intents are resolved (plan/pending.ts).
  */
-import type { LiveIntegration, LiveWebhook } from '../api/types.js';
+import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
+import { dataSourceKey } from '../service/data-sources.js';
 import { webhookIdentity } from '../service/kinds.js';
 import { integrationIdentity, isIntegrationType } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 import { warning, type PlanWarning } from './notes.js';
 import type { DesiredResource } from './types.js';
 
-/** The identity the desired resource will have live (undefined for data sources: not checked). */
+/** The identity the desired resource will have live (undefined for data sources: it needs the integration's id, recorded by the create). */
 export function desiredIdentity(d: DesiredResource): string | undefined {
   if (d.kind === 'Integration') return integrationIdentity(d.body.type, d.body.config);
   if (d.kind === 'Webhook') return webhookIdentity(d.body.name, d.body.url);
@@ -30,14 +33,20 @@ export function liveWebhookIdentity(l: LiveWebhook): string {
   return webhookIdentity(l.name, l.url);
 }
 
+const NOUN: Readonly<Record<string, string>> = { Integration: 'integration', Webhook: 'webhook', DataSource: 'data source' };
+
 export interface StaleResolution {
   state: GovopsState;
   /** One line per forgotten entry (plan warnings, log). */
   notes: PlanWarning[];
 }
 
-/** A readable identity for the notes: a webhook's JSON pair as `name "n", url u`. */
-function shown(identity: string): string {
+/** A readable identity for the notes: a webhook's JSON pair as `name "n", url u`, a data source's key as its parts. */
+function shown(identity: string, kind: string): string {
+  if (kind === 'DataSource') {
+    const [integration, prefix] = identity.split('|', 2) as [string, string];
+    return `integration ${integration}, prefix ${prefix}`;
+  }
   if (!identity.startsWith('[')) return identity;
   try {
     const [name, url] = JSON.parse(identity) as [string, string];
@@ -61,13 +70,16 @@ function recordedIdentity(st: ManagedResource, desired: ReadonlyMap<string, Desi
 /** Forget every entry whose recorded id now holds an item with another identity (or, for integrations, another type). */
 export function forgetStale(
   state: GovopsState,
-  live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[] },
+  live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[]; dataSources?: readonly LiveDataSource[] },
   desired: readonly DesiredResource[],
 ): StaleResolution {
-  const checked = state.resources.filter((r) => r.id !== '' && (r.kind === 'Integration' || r.kind === 'Webhook'));
+  const checked = state.resources.filter(
+    (r) => r.id !== '' && (r.kind === 'Integration' || r.kind === 'Webhook' || (r.kind === 'DataSource' && r.identity !== undefined && live.dataSources !== undefined)),
+  );
   if (checked.length === 0) return { state, notes: [] };
   const integrations = new Map(live.integrations.map((l) => [l.id, l]));
   const webhooks = new Map(live.webhooks.map((l) => [l.id, l]));
+  const dataSources = new Map((live.dataSources ?? []).map((l) => [l.id, l]));
   let byName: Map<string, DesiredResource> | undefined;
   const desiredByName = (): Map<string, DesiredResource> => (byName ??= new Map(desired.map((d) => [`${d.kind}\0${d.name}`, d])));
   const stale = new Set<ManagedResource>();
@@ -81,21 +93,25 @@ export function forgetStale(
       typeDiffers = r.type !== undefined && l.type !== r.type;
       if (!typeDiffers && r.identity === undefined && !desiredByName().has(`${r.kind}\0${r.name}`)) continue;
       now = liveIntegrationIdentity(l);
-    } else {
+    } else if (r.kind === 'Webhook') {
       const l = webhooks.get(r.id);
       if (!l) continue;
       if (r.identity === undefined && !desiredByName().has(`${r.kind}\0${r.name}`)) continue;
       now = liveWebhookIdentity(l);
+    } else {
+      const l = dataSources.get(r.id);
+      if (!l) continue;
+      now = dataSourceKey(l.integrationId, l.prefix);
     }
     const recorded = typeDiffers ? undefined : recordedIdentity(r, desiredByName());
     if (!typeDiffers && (recorded === undefined || recorded === now)) continue;
     stale.add(r);
-    const was = recorded !== undefined ? shown(recorded) : `type ${r.type}`;
+    const was = recorded !== undefined ? shown(recorded, r.kind) : `type ${r.type}`;
     notes.push(
       warning(
         'stale-record',
-        `${r.kind}/${r.name}: the recorded id ${r.id} now holds another ${r.kind === 'Integration' ? 'integration' : 'webhook'} ` +
-        `(${shown(now)}; govops recorded ${was}): the record is stale and forgotten, the manifest is matched by its natural key ` +
+        `${r.kind}/${r.name}: the recorded id ${r.id} now holds another ${NOUN[r.kind]} ` +
+        `(${shown(now, r.kind)}; govops recorded ${was}): the record is stale and forgotten, the manifest is matched by its natural key ` +
         `and the item at id ${r.id} is left alone`,
         { kind: r.kind, name: r.name },
       ),

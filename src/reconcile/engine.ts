@@ -244,7 +244,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
     const desired = ready.desired(pending.state);
     // Records whose id now names another item are forgotten (saved before an apply); the planner does the same
     // and reports each in the plan's warnings.
-    const stale = forgetStale(pending.state, { integrations, webhooks }, desired);
+    const stale = forgetStale(pending.state, { integrations, webhooks, ...(dataSources.list ? { dataSources: dataSources.list } : {}) }, desired);
     for (const note of stale.notes) log.warn({ note: note.message }, 'forgot a stale record: its id now names another item');
     const state = stale.state;
     const plan = planChanges({

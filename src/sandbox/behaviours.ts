@@ -20,7 +20,7 @@ export const BEHAVIOURS = {
   'no-data-sources': 'the service has no data-source endpoints (404 on all of them), as a release without object-store data sources',
   'data-source-metadata': 'data source records (list, get) come as handler metadata: { id, name, metadata: { prefix, integrationId, dataSourceName } }',
   'hard-delete': 'the first DELETE of a data source removes it (default: the first disables it, the second removes it)',
-  'reuse-ids': 'a new integration or webhook gets the smallest id no live one has (ids of deleted items are given again)',
+  'reuse-ids': 'a new integration, webhook or data source gets the smallest id no live one has (ids of deleted items are given again)',
   'other-mask': 'credential fields are masked with other strings: [REDACTED] (username: ****) instead of ********',
   'lower-hosts': 'host names are stored lower-cased: config.host, the host of lakehouse workspaceUrl and okta.idpHost, of a webhook url',
   'list-lag': 'lists lag behind writes: an integration or webhook created or updated since the previous list of its kind is left out of the next one',

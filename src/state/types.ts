@@ -37,7 +37,8 @@ export interface ManagedResource {
    * What the live item at `id` must still be for govops to write to it by that id (service/kinds.ts
    * `integrationIdentity`, `webhookIdentity`): recorded with every intent and every applied change. A live item at
    * the id with another identity means the service gave the id to another item: the entry is stale and forgotten
-   * (src/plan/stale.ts). Absent in entries written before it was recorded, and for data sources.
+   * (src/plan/stale.ts). Data sources: `dataSourceKey(integrationId, prefix)` (service/data-sources.ts), recorded when
+   * govops creates one. Absent in entries written before it was recorded.
    */
   identity?: string;
   /**

@@ -17,6 +17,7 @@ import { silentLogger } from '../../src/log.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { parseState } from '../../src/state/store.js';
 import { runGovops, type CliResult } from '../helpers/cli.js';
+import { dataSourceManifest, objectStoreManifest } from '../helpers/manifests.js';
 
 let sandbox: SandboxHandle | undefined;
 let dir: string | undefined;
@@ -133,6 +134,50 @@ describe('drill: a service that reuses ids', () => {
     expect(w.writes()).toEqual([]);
     const integrations = await w.admin.listIntegrations();
     expect(integrations.map((i) => i.config.workspaceUrl).sort()).toEqual(['a.example.com', 'c.example.com']);
+  });
+});
+
+describe('drill: a service that reuses data-source ids', () => {
+  it("apply --prune never deletes an outsider's data source that got a recorded id; the manifest's own is recreated; a plan after is a no-op", async () => {
+    const w = await setup(['reuse-ids']);
+    await w.write('raw', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    await w.write('events', dataSourceManifest('events', 'raw', 's3://raw.example.com/base/events'));
+    await w.write('logs', dataSourceManifest('logs', 'raw', 's3://raw.example.com/base/logs'));
+    ok(await w.govops('apply', 'm'));
+    const before = await w.state();
+    const idOf = (name: string) => before.resources.find((r) => r.name === name)!.id;
+    expect([idOf('events'), idOf('logs')]).toEqual(['1', '2']);
+    expect(before.resources.find((r) => r.name === 'logs')!.identity).toBe(`${idOf('raw')}|s3://raw.example.com/base/logs`);
+    // Someone removes govops' data sources; another team's data sources get their ids back.
+    await w.admin.deleteDataSource('1');
+    await w.admin.deleteDataSource('2');
+    const theirs = await w.admin.createIntegration({
+      type: 'object_store', autoBootstrap: false,
+      config: { name: 'theirs', cloudAccountId: '123456789012', cloudRegion: 'us-east-1', cloudLocationRole: 'arn:cloud:iam::123456789012:role/grants', cloudLocationPath: 's3://theirs.example.com/base/', authenticationType: 'auto' },
+    });
+    await w.sb.finishTransitions();
+    const outsiders = await w.admin.createDataSources(theirs.id, [
+      { dataSourceName: 'their-a', prefix: 's3://theirs.example.com/base/a' },
+      { dataSourceName: 'their-b', prefix: 's3://theirs.example.com/base/b' },
+    ]);
+    expect(outsiders.map((d) => d.id)).toEqual(['1', '2']);
+    // logs' manifest is removed (prune); events' stays (recreated under a new id, never "updated" by the old one)
+    await w.remove('logs');
+    w.sb.clearRequests();
+    const pruned = ok(await w.govops('apply', 'm', '--prune', '--max-deletes', '3'));
+    expect(pruned.stdout + pruned.stderr).toMatch(/DataSource\/logs: the recorded id 2 now holds another data source/);
+    expect(pruned.stdout + pruned.stderr).toMatch(/DataSource\/events: the recorded id 1 now holds another data source/);
+    expect(w.writes().filter((l) => l.startsWith('DELETE'))).toEqual([]);
+    const live = await w.admin.listDataSources();
+    expect(live.filter((d) => d.integrationId === theirs.id).map((d) => d.id).sort()).toEqual(['1', '2']);
+    const ours = live.filter((d) => d.integrationId === idOf('raw'));
+    expect(ours.map((d) => d.prefix)).toEqual(['s3://raw.example.com/base/events']);
+    const after = await w.state();
+    expect(after.resources.filter((r) => r.kind === 'DataSource').map((r) => `${r.name}=${r.id}`)).toEqual([`events=${ours[0]!.id}`]);
+    // a plan afterwards is a no-op
+    w.sb.clearRequests();
+    ok(await w.govops('plan', 'm', '--prune', '--detailed-exitcode'));
+    expect(w.writes()).toEqual([]);
   });
 });
 

@@ -53,6 +53,27 @@ describe('identity check on every write by a recorded id', () => {
     expect(forgotten.state.resources).toEqual([]);
   });
 
+  it('data sources too: a recorded id now holding another integration\'s or prefix\'s data source is forgotten; its own kept', () => {
+    const entry = (name: string, id: string, identity?: string): ManagedResource => ({
+      kind: 'DataSource', name, id, origin: 'created', specHash: 'h', secretFingerprints: {}, updatedAt: '2026-01-01T00:00:00.000Z',
+      ...(identity !== undefined ? { identity } : {}),
+    });
+    const state = stateWith(entry('events', '1', '3|s3://raw/base/events'), entry('logs', '2', '3|s3://raw/base/logs'), entry('old', '4'));
+    const live = [
+      { id: '1', integrationId: '3', dataSourceName: 'events', prefix: 's3://raw/base/events' },
+      { id: '2', integrationId: '9', dataSourceName: 'theirs', prefix: 's3://theirs/base/a' },
+      { id: '4', integrationId: '9', dataSourceName: 'theirs-too', prefix: 's3://theirs/base/b' },
+    ];
+    const out = forgetStale(state, { integrations: [], webhooks: [], dataSources: live }, []);
+    // logs is forgotten; an entry without a recorded identity (written before it was) is not checked
+    expect(out.state.resources.map((r) => r.name)).toEqual(['events', 'old']);
+    expect(out.notes.map((n) => n.message).join('\n')).toMatch(
+      /DataSource\/logs: the recorded id 2 now holds another data source \(integration 9, prefix s3:\/\/theirs\/base\/a; govops recorded integration 3, prefix s3:\/\/raw\/base\/logs\)/,
+    );
+    // without the data-source list (a service without data sources) nothing is checked
+    expect(forgetStale(state, { integrations: [], webhooks: [] }, []).state).toBe(state);
+  });
+
   it('the item govops recorded is still written to by id (an edit, a replace, a prune)', () => {
     const edited = integration('sql', 'sql_analytics', { ...sqlConfig('db.example.com'), port: 1500 });
     const moved = webhook('hook', { url: 'https://new.example.com/hook' });

@@ -45,11 +45,19 @@ export class DataSourceStore {
     return [...this.items.values()].filter((d) => d.integrationId === integrationId && d.deletedAt === undefined);
   }
 
+  /** reuse-ids: the smallest id no data source has (a deleted one's is given again); else the next one. */
+  private newId(): number {
+    if (!this.opts.behaviours.has('reuse-ids')) return this.nextId++;
+    let id = 1;
+    while (this.items.has(id)) id++;
+    return id;
+  }
+
   /** Register several data sources at once (the caller has validated them all). */
   insert(integrationId: number, items: ReadonlyArray<{ dataSourceName: string; prefix: string }>): StoredDataSource[] {
     const createdAt = new Date(this.opts.now()).toISOString();
     const out = items.map((i) => {
-      const d: StoredDataSource = { id: this.nextId++, integrationId, dataSourceName: i.dataSourceName, prefix: i.prefix, createdAt };
+      const d: StoredDataSource = { id: this.newId(), integrationId, dataSourceName: i.dataSourceName, prefix: i.prefix, createdAt };
       this.items.set(d.id, d);
       return d;
     });

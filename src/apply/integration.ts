@@ -207,13 +207,17 @@ export async function dryRunDelete(ctx: OpContext, id: string, payload: Record<s
   }
 }
 
-/** The real delete; false when the integration is already gone. */
+/**
+ * The real delete; false when the integration is already gone. A DELETE re-sent after a lost answer (5xx) finds
+ * 404 once the first one was carried out, or 409 while it is `deleting`: then the wait for it to settle ends in
+ * `gone`, which for a delete is done, not "deleted meanwhile".
+ */
 export async function writeDelete(ctx: OpContext, id: string, payload: Record<string, unknown> | undefined): Promise<boolean> {
   try {
     await retryOnConflict(ctx, id, 'delete', () => mutate('delete', id, () => ctx.api.deleteIntegration(id, payload)));
     return true;
   } catch (err) {
-    if (isNotFound(err)) return false;
+    if (isNotFound(err) || (err instanceof ApplyFailure && err.code === ErrorCode.resourceGone)) return false;
     throw err;
   }
 }

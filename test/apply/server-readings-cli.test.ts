@@ -87,7 +87,8 @@ describe('a create answered 503 after it was carried out (behaviour 503-after-su
 });
 
 describe('every write answered 503 after it was carried out (behaviour 503-after-success-all: updates and deletes too)', () => {
-  beforeEach(() => start());
+  // transitions long enough that a re-sent PUT or integration DELETE finds it editing / deleting (409, the task's)
+  beforeEach(() => start(400));
 
   it('an update re-sent after a lost answer converges; a delete whose retry finds 404 is deleted; the plan after is a no-op', async () => {
     await writeAll();

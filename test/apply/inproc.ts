@@ -39,7 +39,10 @@ export async function rig(options: { transitionMs?: number; behaviours?: readonl
   });
   const dir = await mkdtemp(path.join(tmpdir(), 'govops-apply-'));
   await mkdir(path.join(dir, 'm'));
-  const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries: 0 });
+  // Retries off so a failure surfaces at once, except against a service that loses write answers
+  // (503-after-success-all): there an update or delete is survived only by the client re-sending it, as in production.
+  const retries = options.behaviours?.includes('503-after-success-all') ? 2 : 0;
+  const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries });
   const statePath = path.join(dir, '.govops', 'state.json');
   const logs: string[] = [];
   const sink = new Writable({

@@ -179,6 +179,7 @@ const EXCLUSIVE: Array<[string, string]> = [
   // (GOVOPS_CREATE_UNSETTLED, never re-sent). The properties start from one successful apply, so the pair is kept
   // apart here; test/drills/ownership.test.ts and test/apply/server-readings-cli.test.ts cover each alone.
   ['503-after-success', 'list-lag'],
+  ['503-after-success-all', 'list-lag'],
 ];
 
 /** A random, consistent set of server behaviours. */

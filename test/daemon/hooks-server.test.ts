@@ -236,7 +236,8 @@ class StubSource implements Source {
 }
 
 describe('the branch filter', () => {
-  it('a tag push (GitHub refs/tags/..., GitLab Tag Push Hook) triggers no fetch; a push to the branch does', async () => {
+  /** A started daemon following `main` with a stub source, only for its /hooks/git. */
+  async function branchDaemon(): Promise<{ source: StubSource; daemon: Daemon }> {
     const source = new StubSource();
     const daemon = new Daemon({
       source,
@@ -250,6 +251,11 @@ describe('the branch filter', () => {
     });
     await daemon.start();
     cleanup.add(() => daemon.stop(0));
+    return { source, daemon };
+  }
+
+  it('a tag push (GitHub refs/tags/..., GitLab Tag Push Hook) triggers no fetch; a push to the branch does', async () => {
+    const { source, daemon } = await branchDaemon();
     const post = (body: string, headers: Record<string, string>) => fetch(`${daemon.url}/hooks/git`, { method: 'POST', body, headers });
     const githubTag = JSON.stringify({ ref: 'refs/tags/v1.2.0', created: true });
     const gh = await post(githubTag, signedPush(githubTag));
@@ -270,19 +276,7 @@ describe('the branch filter', () => {
   });
 
   it('applies to form-encoded GitHub deliveries as to JSON ones', async () => {
-    const source = new StubSource();
-    const daemon = new Daemon({
-      source,
-      reconcile: () => Promise.reject(new Error('not used')),
-      logger: silentLogger(),
-      listen: { host: '127.0.0.1', port: 0 },
-      resyncMs: 600_000,
-      selfHeal: false,
-      hookSecret: SECRET,
-      branch: 'main',
-    });
-    await daemon.start();
-    cleanup.add(() => daemon.stop(0));
+    const { source, daemon } = await branchDaemon();
     const form = (ref: string) => `payload=${encodeURIComponent(JSON.stringify({ ref }))}`;
     const post = (body: string) =>
       fetch(`${daemon.url}/hooks/git`, { method: 'POST', body, headers: signedPush(body, 'push', 'application/x-www-form-urlencoded') });

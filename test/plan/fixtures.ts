@@ -5,7 +5,8 @@ import { configShapes } from '../../src/manifests/shapes.js';
 import type { IntegrationManifest, WebhookManifest } from '../../src/manifests/types.js';
 import { toDesired } from '../../src/plan/desired.js';
 import { withShapeDefaults } from '../../src/plan/shape.js';
-import type { DesiredIntegration, DesiredWebhook } from '../../src/plan/types.js';
+import { planChanges } from '../../src/plan/planner.js';
+import type { DesiredIntegration, DesiredResource, DesiredWebhook, Plan, PlanOptions } from '../../src/plan/types.js';
 import { MASK } from '../../src/service/kinds.js';
 import { MASKED_KEYS, type IntegrationType } from '../../src/kinds/registry.js';
 import { hashingFor, newState } from '../../src/state/store.js';
@@ -94,3 +95,20 @@ export const sqlConfig = (host = 'sql.example.com', password = 'pw-one'): Record
   username: 'svc',
   password,
 });
+
+/** A planner call over fixtures: lists default to empty, options to `defaults` (each test file picks its own). */
+export const planner =
+  (defaults: Pick<PlanOptions, 'prune' | 'allowReplace'> & Partial<PlanOptions>) =>
+  (
+    desired: DesiredResource[],
+    live: { integrations?: LiveIntegration[]; webhooks?: LiveWebhook[] },
+    state: GovopsState,
+    options: Partial<PlanOptions> = {},
+  ): Plan =>
+    planChanges({
+      desired,
+      live: { integrations: live.integrations ?? [], webhooks: live.webhooks ?? [] },
+      state,
+      options: { ...defaults, ...options },
+      shapes: SHAPES,
+    });

@@ -4,26 +4,12 @@
  * are compared by recorded fingerprint only, whatever the service shows; host names compare case-insensitively.
  */
 import { describe, expect, it } from 'vitest';
-import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
-import { planChanges } from '../../src/plan/planner.js';
 import { desiredIdentity, forgetStale } from '../../src/plan/stale.js';
-import type { DesiredResource, Plan, PlanOptions } from '../../src/plan/types.js';
-import type { GovopsState, ManagedResource } from '../../src/state/types.js';
-import { SHAPES, integration, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
+import type { DesiredResource, Plan } from '../../src/plan/types.js';
+import type { ManagedResource } from '../../src/state/types.js';
+import { SHAPES, integration, planner, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
 
-const plan = (
-  desired: DesiredResource[],
-  live: { integrations?: LiveIntegration[]; webhooks?: LiveWebhook[] },
-  state: GovopsState,
-  options: Partial<PlanOptions> = {},
-): Plan =>
-  planChanges({
-    desired,
-    live: { integrations: live.integrations ?? [], webhooks: live.webhooks ?? [] },
-    state,
-    options: { prune: true, allowReplace: true, ...options },
-    shapes: SHAPES,
-  });
+const plan = planner({ prune: true, allowReplace: true });
 
 /** A state entry as this govops records it: with the identity of what it applied. */
 const recorded = (d: DesiredResource, id: string): ManagedResource => ({ ...owned(d as never, id), identity: desiredIdentity(d)! });

@@ -3,27 +3,14 @@
  * state by an interrupted run (resolved against live state before planning).
  */
 import { describe, expect, it } from 'vitest';
-import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
 import { resolvePending } from '../../src/plan/pending.js';
-import { actionable, planChanges } from '../../src/plan/planner.js';
-import { toPlanChange, type DesiredResource, type Plan, type PlanOptions } from '../../src/plan/types.js';
+import { actionable } from '../../src/plan/planner.js';
+import { toPlanChange, type DesiredResource, type Plan } from '../../src/plan/types.js';
 import { webhookIdentity } from '../../src/service/kinds.js';
-import type { GovopsState, ManagedResource } from '../../src/state/types.js';
-import { SHAPES, integration, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
+import type { ManagedResource } from '../../src/state/types.js';
+import { integration, planner, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
 
-const plan = (
-  desired: DesiredResource[],
-  live: { integrations?: LiveIntegration[]; webhooks?: LiveWebhook[] },
-  state: GovopsState,
-  options: Partial<PlanOptions> = {},
-): Plan =>
-  planChanges({
-    desired,
-    live: { integrations: live.integrations ?? [], webhooks: live.webhooks ?? [] },
-    state,
-    options: { prune: true, allowReplace: false, ...options },
-    shapes: SHAPES,
-  });
+const plan = planner({ prune: true, allowReplace: false });
 
 /** n webhooks, all live and owned. */
 function hooks(n: number) {

@@ -57,140 +57,181 @@ export function trimOneNewline(text: string): string {
   return text;
 }
 
+/** One manifest's resolution in progress: its copy, what was found so far, and how to read secrets. */
+interface Resolution {
+  loaded: LoadedManifest;
+  /** The copy whose references are replaced in place. */
+  manifest: Manifest;
+  env: ResolveOptions['env'];
+  readFile: (absolutePath: string) => string;
+  realpath: (path: string) => string;
+  scope: SecretScope;
+  secretsOrigin: string | undefined;
+  secretPaths: Set<string>;
+  diagnostics: Diagnostic[];
+  /** The path of the value being walked, a stack (pushed and popped in place: copied only when recorded). */
+  at: Path;
+}
+
 export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, opts: ResolveOptions): ResolvedSecrets<M> {
-  const readFile = opts.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
-  const realpath = opts.realpath ?? realpathSync;
   const manifest = copyPlain(loaded.manifest);
-  const secretPaths = new Set<string>();
-  const diagnostics: Diagnostic[] = [];
-
-  const scope = opts.scope ?? DEFAULT_SECRET_SCOPE;
-  const fail = (p: Path, message: string, rule?: string, severity: Diagnostic['severity'] = 'error') => {
-    const at = loaded.locate(p);
-    diagnostics.push({
-      file: at.file,
-      line: at.line,
-      column: at.column,
-      kind: manifest.kind,
-      name: manifest.metadata?.name,
-      severity,
-      message,
-      ...(rule ? { rule } : {}),
-    });
+  const r: Resolution = {
+    loaded,
+    manifest,
+    env: opts.env,
+    readFile: opts.readFile ?? ((p: string) => readFileSync(p, 'utf8')),
+    realpath: opts.realpath ?? realpathSync,
+    scope: opts.scope ?? DEFAULT_SECRET_SCOPE,
+    secretsOrigin: opts.secretsOrigin,
+    secretPaths: new Set<string>(),
+    diagnostics: [],
+    at: [],
   };
+  walkSpec(r);
+  return { manifest, secretPaths: [...r.secretPaths].sort(), diagnostics: r.diagnostics };
+}
 
-  /** The value of one reference, or undefined after recording a diagnostic. */
-  const resolveRef = (ref: SecretRef, p: Path): string | undefined => {
-    const where = dotted(p);
-    const outOfScope = refProblem(ref, scope);
-    if (outOfScope) {
-      fail(p, `${where}: ${outOfScope}`, 'secret-scope');
-      return undefined;
-    }
-    if ('fromEnv' in ref) {
-      const value = opts.env[ref.fromEnv];
-      if (value === undefined) {
-        fail(p, `${where}: environment variable ${ref.fromEnv} is not set (${describeRef(ref)})`);
-        return undefined;
-      }
-      if (value === '') {
-        fail(p, `${where}: environment variable ${ref.fromEnv} is empty (${describeRef(ref)})`);
-        return undefined;
-      }
-      return value;
-    }
-    const target = fileTarget(ref.fromFile, scope, {
-      manifestDir: loaded.dir,
-      manifestsRoot: loaded.root ?? loaded.dir,
-      ...(opts.secretsOrigin !== undefined ? { origin: opts.secretsOrigin } : {}),
-    });
-    const file = target.file;
-    try {
-      // The real path is checked, then read (never the link again: a swap in between cannot escape).
-      let real: string | undefined;
-      try {
-        real = realpath(file);
-      } catch {
-        real = undefined; // missing: reading it reports ENOENT
-      }
-      const escape = real === undefined ? undefined : realTargetProblem(real, realpath(target.root), ref.fromFile, scope);
-      if (escape) {
-        fail(p, `${where}: ${escape}`, 'secret-scope');
-        return undefined;
-      }
-      return trimOneNewline(readFile(real ?? file));
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      fail(p, `${where}: cannot read secret file ${file}${code ? ` (${code})` : ''} (${describeRef(ref)})`);
-      return undefined;
-    }
-  };
+/** Record a diagnostic at `p` of the manifest. */
+function report(r: Resolution, p: Path, message: string, rule?: string, severity: Diagnostic['severity'] = 'error'): void {
+  const at = r.loaded.locate(p);
+  r.diagnostics.push({
+    file: at.file,
+    line: at.line,
+    column: at.column,
+    kind: r.manifest.kind,
+    name: r.manifest.metadata?.name,
+    severity,
+    message,
+    ...(rule ? { rule } : {}),
+  });
+}
 
-  /**
-   * Walk a value, replacing refs in place; `sensitive` marks a subtree under a sensitive key. `p` is the
-   * path of `holder[key]`, a stack (pushed and popped in place: copied only when recorded).
-   */
-  const p: Path = [];
-  const walk = (holder: Record<string, unknown> | unknown[], key: string | number, sensitive: boolean): void => {
-    const value = (holder as Record<string | number, unknown>)[key];
-    const isSensitive = sensitive || (typeof key === 'string' && isSensitiveKey(key));
-    if (isSecretRef(value)) {
-      secretPaths.add(dotted(p));
-      const resolved = resolveRef(value, [...p]);
-      if (resolved !== undefined) {
-        // The redactor ignores values this short (replacing every `abc` would garble every output): say so.
-        if (resolved.length < MIN_SECRET_LENGTH) {
-          fail([...p], `${dotted(p)}: the secret (${describeRef(value)}) is shorter than ${MIN_SECRET_LENGTH} characters: too short to be redacted, it may be printed as it is`, 'secret-length', 'warning');
-        }
-        registerSecretsInForce(resolved);
-        (holder as Record<string | number, unknown>)[key] = resolved;
-      }
-      return;
-    }
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        p.push(i);
-        walk(value, i, isSensitive);
-        p.pop();
-      }
-      return;
-    }
-    if (isPlainObject(value)) {
-      for (const k of Object.keys(value)) {
-        p.push(k);
-        walk(value, k, isSensitive);
-        p.pop();
-      }
-      return;
-    }
-    if (isSensitive && value !== undefined && value !== null) {
-      const where = dotted(p);
-      secretPaths.add(where);
-      // A credential written as a plain literal is still a secret of this run (not a username).
-      if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || where === 'spec.secret')) registerSecretsInForce(value);
-    }
-  };
-  const walkFields = (holder: Record<string, unknown>, field: string): void => {
-    for (const k of Object.keys(holder)) {
-      p.push('spec', field, k);
-      walk(holder, k, false);
-      p.length = 0;
-    }
-  };
-
-  const spec = (manifest as { spec?: unknown }).spec;
-  if (isPlainObject(spec)) {
-    if (manifest.kind === 'Integration') {
-      if (isPlainObject(spec.config)) walkFields(spec.config, 'config');
-      if (isPlainObject(spec.deleteCredentials)) walkFields(spec.deleteCredentials, 'deleteCredentials');
-    } else if (manifest.kind === 'Webhook' && spec.secret !== undefined) {
-      p.push('spec', 'secret');
-      walk(spec, 'secret', true);
-      p.length = 0;
-    }
+/** The value of one reference, or undefined after recording a diagnostic. */
+function resolveRef(r: Resolution, ref: SecretRef, p: Path): string | undefined {
+  const outOfScope = refProblem(ref, r.scope);
+  if (outOfScope) {
+    report(r, p, `${dotted(p)}: ${outOfScope}`, 'secret-scope');
+    return undefined;
   }
+  return 'fromEnv' in ref ? resolveEnvRef(r, ref, p) : resolveFileRef(r, ref, p);
+}
 
-  return { manifest, secretPaths: [...secretPaths].sort(), diagnostics };
+function resolveEnvRef(r: Resolution, ref: Extract<SecretRef, { fromEnv: string }>, p: Path): string | undefined {
+  const value = r.env[ref.fromEnv];
+  if (value === undefined) {
+    report(r, p, `${dotted(p)}: environment variable ${ref.fromEnv} is not set (${describeRef(ref)})`);
+    return undefined;
+  }
+  if (value === '') {
+    report(r, p, `${dotted(p)}: environment variable ${ref.fromEnv} is empty (${describeRef(ref)})`);
+    return undefined;
+  }
+  return value;
+}
+
+function resolveFileRef(r: Resolution, ref: Extract<SecretRef, { fromFile: string }>, p: Path): string | undefined {
+  const where = dotted(p);
+  const target = fileTarget(ref.fromFile, r.scope, {
+    manifestDir: r.loaded.dir,
+    manifestsRoot: r.loaded.root ?? r.loaded.dir,
+    ...(r.secretsOrigin !== undefined ? { origin: r.secretsOrigin } : {}),
+  });
+  const file = target.file;
+  try {
+    // The real path is checked, then read (never the link again: a swap in between cannot escape).
+    const real = realpathOrUndefined(r, file);
+    const escape = real === undefined ? undefined : realTargetProblem(real, r.realpath(target.root), ref.fromFile, r.scope);
+    if (escape) {
+      report(r, p, `${where}: ${escape}`, 'secret-scope');
+      return undefined;
+    }
+    return trimOneNewline(r.readFile(real ?? file));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    report(r, p, `${where}: cannot read secret file ${file}${code ? ` (${code})` : ''} (${describeRef(ref)})`);
+    return undefined;
+  }
+}
+
+/** The real path of a file, or undefined when it is missing (reading it then reports ENOENT). */
+function realpathOrUndefined(r: Resolution, file: string): string | undefined {
+  try {
+    return r.realpath(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The references of `spec.config` and `spec.deleteCredentials` (integrations) or `spec.secret` (webhooks). */
+function walkSpec(r: Resolution): void {
+  const spec = (r.manifest as { spec?: unknown }).spec;
+  if (!isPlainObject(spec)) return;
+  if (r.manifest.kind === 'Integration') {
+    if (isPlainObject(spec.config)) walkFields(r, spec.config, 'config');
+    if (isPlainObject(spec.deleteCredentials)) walkFields(r, spec.deleteCredentials, 'deleteCredentials');
+  } else if (r.manifest.kind === 'Webhook' && spec.secret !== undefined) {
+    r.at.push('spec', 'secret');
+    walk(r, spec, 'secret', true);
+    r.at.length = 0;
+  }
+}
+
+/** Walk every key of `spec.<field>`. */
+function walkFields(r: Resolution, holder: Record<string, unknown>, field: string): void {
+  for (const k of Object.keys(holder)) {
+    r.at.push('spec', field, k);
+    walk(r, holder, k, false);
+    r.at.length = 0;
+  }
+}
+
+/**
+ * Walk `holder[key]` (at path `r.at`), replacing refs in place; `sensitive` marks a subtree under a sensitive
+ * key.
+ */
+function walk(r: Resolution, holder: Record<string, unknown> | unknown[], key: string | number, sensitive: boolean): void {
+  const value = (holder as Record<string | number, unknown>)[key];
+  const isSensitive = sensitive || (typeof key === 'string' && isSensitiveKey(key));
+  if (isSecretRef(value)) {
+    replaceRef(r, holder, key, value);
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) walkChild(r, value, i, isSensitive);
+    return;
+  }
+  if (isPlainObject(value)) {
+    for (const k of Object.keys(value)) walkChild(r, value, k, isSensitive);
+    return;
+  }
+  if (isSensitive && value !== undefined && value !== null) recordSensitiveLiteral(r, key, value);
+}
+
+function walkChild(r: Resolution, holder: Record<string, unknown> | unknown[], key: string | number, sensitive: boolean): void {
+  r.at.push(key);
+  walk(r, holder, key, sensitive);
+  r.at.pop();
+}
+
+/** Replace the reference at `holder[key]` by its value (left as it is, with a diagnostic, when unresolved). */
+function replaceRef(r: Resolution, holder: Record<string, unknown> | unknown[], key: string | number, ref: SecretRef): void {
+  r.secretPaths.add(dotted(r.at));
+  const resolved = resolveRef(r, ref, [...r.at]);
+  if (resolved === undefined) return;
+  // The redactor ignores values this short (replacing every `abc` would garble every output): say so.
+  if (resolved.length < MIN_SECRET_LENGTH) {
+    report(r, [...r.at], `${dotted(r.at)}: the secret (${describeRef(ref)}) is shorter than ${MIN_SECRET_LENGTH} characters: too short to be redacted, it may be printed as it is`, 'secret-length', 'warning');
+  }
+  registerSecretsInForce(resolved);
+  (holder as Record<string | number, unknown>)[key] = resolved;
+}
+
+/** A literal value under a sensitive key: its path is secret, and a credential is a secret of this run. */
+function recordSensitiveLiteral(r: Resolution, key: string | number, value: unknown): void {
+  const where = dotted(r.at);
+  r.secretPaths.add(where);
+  // A credential written as a plain literal is still a secret of this run (not a username).
+  if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || where === 'spec.secret')) registerSecretsInForce(value);
 }
 
 /** Resolve many manifests; the diagnostics of all of them together. */

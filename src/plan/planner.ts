@@ -11,7 +11,7 @@ import { planIntegration, planOrphanIntegration, type PlanContext } from './inte
 import { findDuplicateWebhooks } from './duplicates.js';
 import { guardDeletions } from './guard.js';
 import { gateManualSteps } from './manual-steps.js';
-import { matchResources } from './match.js';
+import { matchResources, type MatchResult } from './match.js';
 import { orphanWarning } from './orphans.js';
 import { resolvePending } from './pending.js';
 import { forgetStale } from './stale.js';
@@ -56,20 +56,55 @@ export interface PlanInput {
 /** Plan order: integrations, then the data sources registered under them, then webhooks. */
 const KIND_ORDER: Record<ResourceChange['resourceKind'], number> = { Integration: 0, DataSource: 1, Webhook: 2 };
 
+/** What the plan's steps have found so far, in plan-building order (sorted at the end). */
+interface PlanDraft {
+  changes: ResourceChange[];
+  errors: PlanProblem[];
+  warnings: PlanWarning[];
+}
+
 export function planChanges(input: PlanInput): Plan {
   const { options, shapes } = input;
   const normalise = comparableMemo(shapes);
-  const pc: PlanContext = { shapes, options, normalise };
+  const pc: Required<PlanContext> = { shapes, options, normalise };
   // Intents an interrupted run left behind are settled against live state first, then records whose id now
   // names another item are forgotten (the engine does both too, to save the result; here it makes every caller
   // see the same plan).
   const stale = forgetStale(resolvePending(input.state, input.live).state, input.live, input.desired);
   const state = stale.state;
-  const errors: PlanProblem[] = [];
-  const warnings: PlanWarning[] = [...stale.notes];
-  const changes: ResourceChange[] = [];
+  const draft: PlanDraft = { changes: [], errors: [], warnings: [...stale.notes] };
 
   const integrations = input.desired.filter((d): d is DesiredIntegration => d.kind === 'Integration');
+  planIntegrationChanges(integrations, input, state, pc, draft);
+  const webhooks = input.desired.filter((d): d is DesiredWebhook => d.kind === 'Webhook');
+  const wm = planWebhookChanges(webhooks, input, state, draft);
+  const suspendedNames = new Set(input.desired.filter((d) => d.suspended).map((d) => `${d.kind}/${d.name}`));
+  const unsupported = planDataSourceChanges(input, state, suspendedNames, draft);
+  planDuplicateWebhooks(webhooks, wm, input, state, draft);
+
+  gateManualSteps(draft.changes, {
+    desired: new Map(integrations.map((d) => [d.name, d])),
+    live: new Map(input.live.integrations.map((l) => [l.id, l])),
+    state: new Map(state.resources.filter((r) => r.kind === 'Integration').map((r) => [r.name, r])),
+    mode: options.manualSteps ?? 'require',
+  });
+  const { selected, targets } = selectChanges(draft, suspendedNames, state, options);
+  warnDeletesNotDone(selected, draft.warnings);
+  sortInPlanOrder(selected);
+  const planned: PlanChange[] = selected.map(toPlanChange);
+  const refusal = guardDeletions(planned, { desiredCount: input.desired.length, managed: state.resources.length, options });
+  if (refusal) draft.warnings.push(warning('deletion-guard', refusal.message));
+  const plan: Plan = { formatVersion: PLAN_FORMAT_VERSION, changes: planned, summary: summarize(planned), errors: draft.errors.map((e) => e.message), warnings: draft.warnings };
+  if (refusal) plan.deletionRefusal = refusal;
+  if (unsupported !== undefined) plan.dataSourcesUnsupported = unsupported;
+  if (targets) plan.targets = targets;
+  if (input.revision !== undefined) plan.revision = input.revision;
+  return plan;
+}
+
+/** Integration manifests matched to live ones and planned; state entries without a manifest pruned or warned of. */
+function planIntegrationChanges(integrations: DesiredIntegration[], input: PlanInput, state: GovopsState, pc: Required<PlanContext>, draft: PlanDraft): void {
+  const { shapes, normalise, options } = pc;
   const im = matchResources<DesiredIntegration, LiveIntegration>({
     kind: 'Integration',
     desired: integrations,
@@ -79,16 +114,19 @@ export function planChanges(input: PlanInput): Plan {
     keyOfDesired: (d) => naturalKey(d.body.type, normalise(d.body.type, d.body.config)),
     keyOfLive: (l) => naturalKey(l.type, shapes[l.type] ? normalise(l.type, l.config) : l.config),
   });
-  errors.push(...im.errors);
-  for (const d of integrations) changes.push(planIntegration(d, im.matches.get(d.name)!, pc));
+  draft.errors.push(...im.errors);
+  for (const d of integrations) draft.changes.push(planIntegration(d, im.matches.get(d.name)!, pc));
   for (const o of im.orphans) {
     // Recorded by `state adopt` and never applied: not owned yet, so never pruned.
     const c = o.state.explicitAdopt ? undefined : planOrphanIntegration(o.state, o.live, options);
-    if (c) changes.push(c);
-    else warnings.push(orphanWarning('Integration', o.state, o.live !== undefined));
+    if (c) draft.changes.push(c);
+    else draft.warnings.push(orphanWarning('Integration', o.state, o.live !== undefined));
   }
+}
 
-  const webhooks = input.desired.filter((d): d is DesiredWebhook => d.kind === 'Webhook');
+/** Webhook manifests matched (by name) and planned; orphans as for integrations. Returns the match. */
+function planWebhookChanges(webhooks: DesiredWebhook[], input: PlanInput, state: GovopsState, draft: PlanDraft): MatchResult<LiveWebhook> {
+  const { options } = input;
   const wm = matchResources<DesiredWebhook, LiveWebhook>({
     kind: 'Webhook',
     desired: webhooks,
@@ -98,85 +136,94 @@ export function planChanges(input: PlanInput): Plan {
     keyOfDesired: (d) => d.body.name,
     keyOfLive: (l) => l.name,
   });
-  errors.push(...wm.errors);
-  for (const d of webhooks) changes.push(planWebhook(d, wm.matches.get(d.name)!, options));
+  draft.errors.push(...wm.errors);
+  for (const d of webhooks) draft.changes.push(planWebhook(d, wm.matches.get(d.name)!, options));
   for (const o of wm.orphans) {
     const c = o.state.explicitAdopt ? undefined : planOrphanWebhook(o.state, o.live, options);
-    if (c) changes.push(c);
-    else warnings.push(orphanWarning('Webhook', o.state, o.live !== undefined));
+    if (c) draft.changes.push(c);
+    else draft.warnings.push(orphanWarning('Webhook', o.state, o.live !== undefined));
   }
-  const suspendedNames = new Set(input.desired.filter((d) => d.suspended).map((d) => `${d.kind}/${d.name}`));
-  const dataSources = input.desired.filter((d): d is DesiredDataSource => d.kind === 'DataSource');
-  let unsupported: string | undefined;
-  if (dataSources.length > 0 || state.resources.some((r) => r.kind === 'DataSource')) {
-    // Against the integrations as they will be: a suspended integration is left as it is live.
-    const integrationChanges = applySuspension(
-      changes.filter((c) => c.resourceKind === 'Integration'),
-      suspendedNames,
-      state.resources,
-    );
-    const byName = new Map(integrationChanges.map((c) => [c.name, c]));
-    if (input.live.dataSources === undefined) unsupported = input.live.dataSourcesUnsupported ?? 'data sources were not listed';
-    const ds = planDataSources({
-      desired: dataSources,
-      live: input.live.dataSources,
-      unsupported,
-      liveIntegrations: input.live.integrations,
-      integrationChanges: byName,
-      state: state.resources,
-      options,
-    });
-    changes.push(...ds.changes);
-    errors.push(...ds.errors);
-    warnings.push(...ds.warnings);
-  }
+  return wm;
+}
 
+/**
+ * Data sources, when in play (manifests or state entries), planned against the integration changes so far.
+ * Returns why the service's data sources could not be listed, if so.
+ */
+function planDataSourceChanges(input: PlanInput, state: GovopsState, suspendedNames: ReadonlySet<string>, draft: PlanDraft): string | undefined {
+  const dataSources = input.desired.filter((d): d is DesiredDataSource => d.kind === 'DataSource');
+  if (dataSources.length === 0 && !state.resources.some((r) => r.kind === 'DataSource')) return undefined;
+  // Against the integrations as they will be: a suspended integration is left as it is live.
+  const integrationChanges = applySuspension(
+    draft.changes.filter((c) => c.resourceKind === 'Integration'),
+    suspendedNames,
+    state.resources,
+  );
+  const byName = new Map(integrationChanges.map((c) => [c.name, c]));
+  let unsupported: string | undefined;
+  if (input.live.dataSources === undefined) unsupported = input.live.dataSourcesUnsupported ?? 'data sources were not listed';
+  const ds = planDataSources({
+    desired: dataSources,
+    live: input.live.dataSources,
+    unsupported,
+    liveIntegrations: input.live.integrations,
+    integrationChanges: byName,
+    state: state.resources,
+    options: input.options,
+  });
+  draft.changes.push(...ds.changes);
+  draft.errors.push(...ds.errors);
+  draft.warnings.push(...ds.warnings);
+  return unsupported;
+}
+
+/** Live webhooks that repeat the name of one govops keeps: deleted when govops made them, else warned of. */
+function planDuplicateWebhooks(webhooks: DesiredWebhook[], wm: MatchResult<LiveWebhook>, input: PlanInput, state: GovopsState, draft: PlanDraft): void {
   const kept = new Map<string, string>();
   for (const d of webhooks) {
     const m = wm.matches.get(d.name)!;
     if (m.live && m.state?.id === m.live.id) kept.set(d.body.name, m.live.id);
   }
   for (const o of wm.orphans) if (o.live) kept.set(o.live.name, o.live.id);
-  const duplicates = findDuplicateWebhooks(kept, input.live.webhooks, state.resources, options);
-  changes.push(...duplicates.changes);
-  warnings.push(...duplicates.warnings);
+  const duplicates = findDuplicateWebhooks(kept, input.live.webhooks, state.resources, input.options);
+  draft.changes.push(...duplicates.changes);
+  draft.warnings.push(...duplicates.warnings);
+}
 
-  gateManualSteps(changes, {
-    desired: new Map(integrations.map((d) => [d.name, d])),
-    live: new Map(input.live.integrations.map((l) => [l.id, l])),
-    state: new Map(state.resources.filter((r) => r.kind === 'Integration').map((r) => [r.name, r])),
-    mode: options.manualSteps ?? 'require',
-  });
-  // Suspended resources are left alone; a targeted plan keeps only what --only selects (before the guard).
-  let selected = applySuspension(changes, suspendedNames, state.resources);
-  let targets: Plan['targets'];
-  if (options.only?.length) {
-    const t = applyTargets(selected, errors, options.only);
-    const ds = targetDataSources(selected, t.changes);
-    selected = ds.changes;
-    warnings.push(...ds.warnings);
-    targets = t.targets;
-    errors.splice(0, errors.length, ...t.errors);
-    warnings.push(...t.warnings);
-  }
+/**
+ * Suspended resources are left alone; a targeted plan keeps only what --only selects (before the guard), and
+ * its errors replace the draft's.
+ */
+function selectChanges(
+  draft: PlanDraft,
+  suspendedNames: ReadonlySet<string>,
+  state: GovopsState,
+  options: PlanOptions,
+): { selected: ResourceChange[]; targets?: Plan['targets'] } {
+  const selected = applySuspension(draft.changes, suspendedNames, state.resources);
+  if (!options.only?.length) return { selected };
+  const t = applyTargets(selected, draft.errors, options.only);
+  const ds = targetDataSources(selected, t.changes);
+  draft.warnings.push(...ds.warnings);
+  draft.errors.splice(0, draft.errors.length, ...t.errors);
+  draft.warnings.push(...t.warnings);
+  return { selected: ds.changes, targets: t.targets };
+}
+
+/** A resource marked govops/delete that this plan leaves: a warning says why. */
+function warnDeletesNotDone(selected: readonly ResourceChange[], warnings: PlanWarning[]): void {
   for (const c of selected) {
     if (c.action === 'noop' && c.reasons.some((r) => r.code === 'delete-requested')) {
       const why = c.reasons[c.reasons.length - 1]!.message;
       warnings.push(warning('delete-not-done', `${c.resourceKind}/${c.name} is marked govops/delete but is not deleted: ${why}`, { kind: c.resourceKind, name: c.name }));
     }
   }
-  selected.sort((a, b) =>
+}
+
+function sortInPlanOrder(changes: ResourceChange[]): void {
+  changes.sort((a, b) =>
     a.resourceKind === b.resourceKind ? naturalCompare(a.name, b.name) : KIND_ORDER[a.resourceKind] - KIND_ORDER[b.resourceKind],
   );
-  const planned: PlanChange[] = selected.map(toPlanChange);
-  const refusal = guardDeletions(planned, { desiredCount: input.desired.length, managed: state.resources.length, options });
-  if (refusal) warnings.push(warning('deletion-guard', refusal.message));
-  const plan: Plan = { formatVersion: PLAN_FORMAT_VERSION, changes: planned, summary: summarize(planned), errors: errors.map((e) => e.message), warnings };
-  if (refusal) plan.deletionRefusal = refusal;
-  if (unsupported !== undefined) plan.dataSourcesUnsupported = unsupported;
-  if (targets) plan.targets = targets;
-  if (input.revision !== undefined) plan.revision = input.revision;
-  return plan;
 }
 
 export function summarize(changes: readonly ResourceChange[]): PlanSummary {

@@ -11,7 +11,7 @@ import type { LiveDataSource, LiveIntegration } from '../api/types.js';
 import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
 import { dataSourceKey, prefixUnderLocation } from '../service/data-sources.js';
 import type { ManagedResource } from '../state/types.js';
-import { matchResources, type Match } from './match.js';
+import { matchResources, type Match, type MatchResult } from './match.js';
 import { orphanWarning } from './orphans.js';
 import { blocked, problem, reason, warning, type Blocked, type PlanProblem, type PlanWarning } from './notes.js';
 import type { DesiredDataSource, FieldChange, PlanOptions, ResourceChange } from './types.js';
@@ -93,22 +93,27 @@ function unsupportedPlan(input: DataSourcePlanInput): DataSourcePlan {
 
 export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
   if (input.live === undefined) return unsupportedPlan(input);
-  const { options } = input;
-  const errors: PlanProblem[] = [];
-  const warnings: PlanWarning[] = [];
-  const changes: ResourceChange[] = [];
   const live = attributeDataSources(input.live, input.liveIntegrations);
-  const liveIntegrations = new Map(input.liveIntegrations.map((i) => [i.id, i]));
-  const integrationByLiveId = new Map<string, ResourceChange>();
-  for (const ic of input.integrationChanges.values()) if (ic.liveId !== undefined) integrationByLiveId.set(ic.liveId, ic);
+  const m = matchDataSources(input, live);
+  const leaving = leavingIds(input, m);
+  const desired = planDesired(input, m, live, leaving);
+  const orphans = planOrphans(input, m);
+  return {
+    changes: [...desired.changes, ...orphans.changes],
+    errors: [...m.errors, ...desired.errors],
+    warnings: [...orphans.warnings, ...cascadeWarnings(input, m, live)],
+  };
+}
 
+/** Manifests matched to live data sources: by state id, else by their integration's live id and prefix. */
+function matchDataSources(input: DataSourcePlanInput, live: LiveDataSource[]): MatchResult<LiveDataSource> {
   /** The live id a desired data source is registered under now, when its integration keeps its id. */
   const currentIntegrationId = (d: DesiredDataSource): string | undefined => {
     const ic = input.integrationChanges.get(d.body.integration);
     if (!ic || ic.action === 'create' || ic.action === 'delete' || (ic.action === 'replace' && !ic.blocked)) return undefined;
     return ic.liveId;
   };
-  const m = matchResources<DesiredDataSource, LiveDataSource>({
+  return matchResources<DesiredDataSource, LiveDataSource>({
     kind: 'DataSource',
     desired: [...input.desired],
     live,
@@ -120,17 +125,32 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
     },
     keyOfLive: (l) => dataSourceKey(l.integrationId, l.prefix),
   });
-  errors.push(...m.errors);
+}
 
-  // Live data sources this plan removes (pruned, replaced, marked govops/delete, or matched elsewhere): their
-  // names are free for a create by the time it runs (the create waits for the deletes, src/apply/dependencies.ts).
+/**
+ * Live data sources this plan removes (pruned, replaced, marked govops/delete, or matched elsewhere): their
+ * names are free for a create by the time it runs (the create waits for the deletes, src/apply/dependencies.ts).
+ */
+function leavingIds(input: DataSourcePlanInput, m: MatchResult<LiveDataSource>): Set<string> {
   const leaving = new Set<string>();
-  if (options.prune) for (const o of m.orphans) if (o.live && !o.state.explicitAdopt) leaving.add(o.live.id);
+  if (input.options.prune) for (const o of m.orphans) if (o.live && !o.state.explicitAdopt) leaving.add(o.live.id);
   for (const d of input.desired) {
     const match = m.matches.get(d.name);
     if (match?.live && (d.deleteRequested || match.live.dataSourceName !== d.body.dataSourceName)) leaving.add(match.live.id);
   }
+  return leaving;
+}
 
+/** Each manifest's change, or an error when its integration is missing or deleted by this plan. */
+function planDesired(
+  input: DataSourcePlanInput,
+  m: MatchResult<LiveDataSource>,
+  live: readonly LiveDataSource[],
+  leaving: ReadonlySet<string>,
+): { changes: ResourceChange[]; errors: PlanProblem[] } {
+  const changes: ResourceChange[] = [];
+  const errors: PlanProblem[] = [];
+  const liveIntegrations = new Map(input.liveIntegrations.map((i) => [i.id, i]));
   for (const d of input.desired) {
     const ic = input.integrationChanges.get(d.body.integration);
     if (!ic) {
@@ -138,23 +158,34 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
       continue;
     }
     if (ic.action === 'delete' && !d.deleteRequested) {
-      errors.push(
-        problem(
-          `DataSource/${d.name} is registered under Integration/${ic.name}, which this plan deletes: remove the DataSource manifest (or mark it govops/delete) too`,
-          { kind: 'DataSource', name: d.name },
-          { kind: 'Integration', name: ic.name },
-        ),
-      );
+      errors.push(integrationDeletedProblem(d, ic));
       continue;
     }
     const liveIntegration = ic.liveId !== undefined ? liveIntegrations.get(ic.liveId) : undefined;
     const nameTaken = (name: string): LiveDataSource | undefined =>
       live.find((l) => l.integrationId === ic.liveId && l.dataSourceName === name && !leaving.has(l.id));
-    changes.push(planOne(d, m.matches.get(d.name)!, ic, liveIntegration, options, nameTaken));
+    changes.push(planOne(d, m.matches.get(d.name)!, ic, liveIntegration, input.options, nameTaken));
   }
+  return { changes, errors };
+}
 
+/** A data source kept while this plan deletes its integration (the service would delete it too). */
+function integrationDeletedProblem(d: DesiredDataSource, ic: ResourceChange): PlanProblem {
+  return problem(
+    `DataSource/${d.name} is registered under Integration/${ic.name}, which this plan deletes: remove the DataSource manifest (or mark it govops/delete) too`,
+    { kind: 'DataSource', name: d.name },
+    { kind: 'Integration', name: ic.name },
+  );
+}
+
+/** State entries without a manifest: deleted with --prune (unless adopted explicitly), else warned of. */
+function planOrphans(input: DataSourcePlanInput, m: MatchResult<LiveDataSource>): { changes: ResourceChange[]; warnings: PlanWarning[] } {
+  const changes: ResourceChange[] = [];
+  const warnings: PlanWarning[] = [];
+  const integrationByLiveId = new Map<string, ResourceChange>();
+  for (const ic of input.integrationChanges.values()) if (ic.liveId !== undefined) integrationByLiveId.set(ic.liveId, ic);
   for (const o of m.orphans) {
-    if (o.state.explicitAdopt || !options.prune) {
+    if (o.state.explicitAdopt || !input.options.prune) {
       warnings.push(orphanWarning('DataSource', o.state, o.live !== undefined));
       continue;
     }
@@ -169,8 +200,12 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
     }
     changes.push(c);
   }
+  return { changes, warnings };
+}
 
-  // Deleting an integration deletes its data sources: say so for the ones govops does not manage.
+/** Deleting an integration deletes its data sources: say so for the ones govops does not manage. */
+function cascadeWarnings(input: DataSourcePlanInput, m: MatchResult<LiveDataSource>, live: readonly LiveDataSource[]): PlanWarning[] {
+  const warnings: PlanWarning[] = [];
   const claimed = new Set<string>([...input.state.filter((s) => s.kind === 'DataSource').map((s) => s.id)]);
   for (const match of m.matches.values()) if (match.live) claimed.add(match.live.id);
   for (const ic of input.integrationChanges.values()) {
@@ -186,7 +221,7 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
       );
     }
   }
-  return { changes, errors, warnings };
+  return warnings;
 }
 
 function planOne(

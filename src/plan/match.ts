@@ -34,17 +34,57 @@ export interface MatchInput<D, L> {
   keyOfLive(l: L): string;
 }
 
+/** One matching in progress: the indexes of its input and what is matched so far. */
+interface Matching<D, L> {
+  input: MatchInput<D, L>;
+  stateByName: Map<string, ManagedResource>;
+  stateById: Map<string, ManagedResource>;
+  liveById: Map<string, L>;
+  desiredNames: Set<string>;
+  /** The live resources by natural key (worked out on first use). */
+  liveByKey: () => Map<string, L[]>;
+  matches: Map<string, Match<L>>;
+  /** live id -> manifest name */
+  claimed: Map<string, string>;
+  /** State names a manifest took over under another name. */
+  renamed: Set<string>;
+  errors: PlanProblem[];
+}
+
 export function matchResources<D, L extends { id: string }>(input: MatchInput<D, L>): MatchResult<L> {
-  const { kind } = input;
-  const stateEntries = input.state.filter((s) => s.kind === kind);
-  const stateByName = new Map(stateEntries.map((s) => [s.name, s]));
-  const stateById = new Map(stateEntries.map((s) => [s.id, s]));
-  const liveById = new Map(input.live.map((l) => [l.id, l]));
-  const desiredNames = new Set(input.desired.map(input.nameOf));
-  // Natural keys of the live resources: worked out only when a manifest is not matched by its recorded
-  // id (in a steady state every one is; a key may cost a normalisation of the config).
+  const stateEntries = input.state.filter((s) => s.kind === input.kind);
+  const m: Matching<D, L> = {
+    input,
+    stateByName: new Map(stateEntries.map((s) => [s.name, s])),
+    stateById: new Map(stateEntries.map((s) => [s.id, s])),
+    liveById: new Map(input.live.map((l) => [l.id, l])),
+    desiredNames: new Set(input.desired.map(input.nameOf)),
+    liveByKey: lazyLiveByKey(input),
+    matches: new Map(),
+    claimed: new Map(),
+    renamed: new Set(),
+    errors: [],
+  };
+  // pass 1: the id recorded in state
+  for (const d of input.desired) matchByRecordedId(m, input.nameOf(d));
+  // pass 2: the natural key
+  for (const d of input.desired) {
+    const name = input.nameOf(d);
+    if (!m.matches.has(name)) matchByNaturalKey(m, d, name);
+  }
+  const orphans = stateEntries
+    .filter((s) => !m.desiredNames.has(s.name) && !m.renamed.has(s.name))
+    .map((s) => ({ state: s, live: m.liveById.get(s.id) }));
+  return { matches: m.matches, orphans, errors: m.errors };
+}
+
+/**
+ * Natural keys of the live resources: worked out only when a manifest is not matched by its recorded id (in a
+ * steady state every one is; a key may cost a normalisation of the config).
+ */
+function lazyLiveByKey<D, L>(input: MatchInput<D, L>): () => Map<string, L[]> {
   let byKey: Map<string, L[]> | undefined;
-  const liveByKey = (): Map<string, L[]> => {
+  return () => {
     if (byKey) return byKey;
     byKey = new Map<string, L[]>();
     for (const l of input.live) {
@@ -55,72 +95,57 @@ export function matchResources<D, L extends { id: string }>(input: MatchInput<D,
     }
     return byKey;
   };
+}
 
-  const matches = new Map<string, Match<L>>();
-  const claimed = new Map<string, string>(); // live id -> manifest name
-  const renamed = new Set<string>();
-  const errors: PlanProblem[] = [];
+function matchByRecordedId<D, L extends { id: string }>(m: Matching<D, L>, name: string): void {
+  const st = m.stateByName.get(name);
+  const live = st ? m.liveById.get(st.id) : undefined;
+  if (!st || !live) return;
+  // `govops state adopt --id` recorded it and nothing was applied since: an adoption of that id.
+  const reasons = st.explicitAdopt ? [reason('adopted', `adopted explicitly (govops state adopt --id ${st.id})`)] : [];
+  m.matches.set(name, { live, state: st, adopt: st.explicitAdopt === true, reasons });
+  m.claimed.set(live.id, name);
+}
 
-  // pass 1: the id recorded in state
-  for (const d of input.desired) {
-    const name = input.nameOf(d);
-    const st = stateByName.get(name);
-    const live = st ? liveById.get(st.id) : undefined;
-    if (st && live) {
-      // `govops state adopt --id` recorded it and nothing was applied since: an adoption of that id.
-      const reasons = st.explicitAdopt ? [reason('adopted', `adopted explicitly (govops state adopt --id ${st.id})`)] : [];
-      matches.set(name, { live, state: st, adopt: st.explicitAdopt === true, reasons });
-      claimed.set(live.id, name);
-    }
+/** A manifest whose recorded id is not live (or that has none): the one live resource of its natural key. */
+function matchByNaturalKey<D, L extends { id: string }>(m: Matching<D, L>, d: D, name: string): void {
+  const { kind } = m.input;
+  const st = m.stateByName.get(name);
+  const reasons: Reason[] = [];
+  if (st) reasons.push(reason('recorded-id-missing', `recorded id ${st.id} no longer exists in the service`));
+  const unmatched = (): void => {
+    m.matches.set(name, { state: st, adopt: false, reasons });
+  };
+  const key = m.input.keyOfDesired(d);
+  const candidates = m.liveByKey().get(key) ?? [];
+  if (candidates.length > 1) {
+    m.errors.push(
+      problem(
+        `${kind}/${name}: ${candidates.length} live resources match its identity (${key}): ids ` +
+          `${candidates.map((c) => c.id).join(', ')}; remove the duplicates in the service first`,
+        { kind, name },
+      ),
+    );
+    return unmatched();
   }
-  // pass 2: the natural key
-  for (const d of input.desired) {
-    const name = input.nameOf(d);
-    if (matches.has(name)) continue;
-    const st = stateByName.get(name);
-    const reasons: Reason[] = [];
-    if (st) reasons.push(reason('recorded-id-missing', `recorded id ${st.id} no longer exists in the service`));
-    const key = input.keyOfDesired(d);
-    const candidates = liveByKey().get(key) ?? [];
-    if (candidates.length > 1) {
-      errors.push(
-        problem(
-          `${kind}/${name}: ${candidates.length} live resources match its identity (${key}): ids ` +
-            `${candidates.map((c) => c.id).join(', ')}; remove the duplicates in the service first`,
-          { kind, name },
-        ),
-      );
-      matches.set(name, { state: st, adopt: false, reasons });
-      continue;
-    }
-    const live = candidates[0];
-    if (!live) {
-      matches.set(name, { state: st, adopt: false, reasons });
-      continue;
-    }
-    const other = claimed.get(live.id);
-    if (other) {
-      errors.push(problem(`${kind}/${name} and ${kind}/${other} both match live id ${live.id} (${key})`, { kind, name }, { kind, name: other }));
-      matches.set(name, { state: st, adopt: false, reasons });
-      continue;
-    }
-    claimed.set(live.id, name);
-    const owner = stateById.get(live.id);
-    if (owner && owner.name !== name && !desiredNames.has(owner.name)) {
-      renamed.add(owner.name);
-      reasons.push(reason('renamed', `renamed from ${kind}/${owner.name} (live id ${live.id})`));
-      matches.set(name, { live, state: owner, adopt: false, renamedFrom: owner.name, reasons });
-    } else if (owner && owner.name !== name) {
-      errors.push(problem(`${kind}/${name} matches live id ${live.id} (${key}), which govops manages as ${kind}/${owner.name}`, { kind, name }, { kind, name: owner.name }));
-      matches.set(name, { state: st, adopt: false, reasons });
-    } else {
-      reasons.push(reason('adopted', `exists in the service (id ${live.id}) but not in govops state: adopted`));
-      matches.set(name, { live, state: st, adopt: true, reasons });
-    }
+  const live = candidates[0];
+  if (!live) return unmatched();
+  const other = m.claimed.get(live.id);
+  if (other) {
+    m.errors.push(problem(`${kind}/${name} and ${kind}/${other} both match live id ${live.id} (${key})`, { kind, name }, { kind, name: other }));
+    return unmatched();
   }
-
-  const orphans = stateEntries
-    .filter((s) => !desiredNames.has(s.name) && !renamed.has(s.name))
-    .map((s) => ({ state: s, live: liveById.get(s.id) }));
-  return { matches, orphans, errors };
+  m.claimed.set(live.id, name);
+  const owner = m.stateById.get(live.id);
+  if (owner && owner.name !== name && !m.desiredNames.has(owner.name)) {
+    m.renamed.add(owner.name);
+    reasons.push(reason('renamed', `renamed from ${kind}/${owner.name} (live id ${live.id})`));
+    m.matches.set(name, { live, state: owner, adopt: false, renamedFrom: owner.name, reasons });
+  } else if (owner && owner.name !== name) {
+    m.errors.push(problem(`${kind}/${name} matches live id ${live.id} (${key}), which govops manages as ${kind}/${owner.name}`, { kind, name }, { kind, name: owner.name }));
+    unmatched();
+  } else {
+    reasons.push(reason('adopted', `exists in the service (id ${live.id}) but not in govops state: adopted`));
+    m.matches.set(name, { live, state: st, adopt: true, reasons });
+  }
 }

@@ -59,15 +59,28 @@ function integrationBase(l: LiveIntegration): string {
 
 /** Every live resource as a manifest, named and with references for its credentials. */
 export function exportResources(input: ExportInput): ExportResult {
-  const warnings: string[] = [];
-  const variables: SecretVariable[] = [];
-  const usedVars = new Set<string>();
-  const resources: ExportedResource[] = [];
+  const out: ExportResult = { resources: [], variables: [], warnings: [] };
+  const nameById = exportIntegrations(input, out);
+  exportWebhooks(input.webhooks, out);
+  exportDataSources(input.dataSources ?? [], nameById, out);
+  // the variables in the order of their manifests' names (then as the config lists them)
+  const order = (v: SecretVariable): string => v.resource;
+  out.variables.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  return out;
+}
 
-  const integrations = [...input.integrations].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+/** Live resources in the order of their ids (names are assigned in that order: stable across runs). */
+function byId<T extends { id: string }>(items: readonly T[]): T[] {
+  return [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Integrations as manifests, their credentials as `fromEnv` references. Returns the manifest names by live id. */
+function exportIntegrations(input: ExportInput, out: ExportResult): Map<string, string> {
+  const integrations = byId(input.integrations);
   const names = assignNames(
     integrations.map((l) => ({ key: naturalKey(l.type, l.config), base: integrationBase(l), fallback: l.type, id: l.id })),
   );
+  const usedVars = new Set<string>();
   const nameById = new Map<string, string>();
   integrations.forEach((live, i) => {
     const name = names[i]!;
@@ -77,76 +90,89 @@ export function exportResources(input: ExportInput): ExportResult {
       let v = envName(input.envPrefix, [name, ...path]);
       for (let n = 2; usedVars.has(v); n++) v = `${envName(input.envPrefix, [name, ...path])}_${n}`;
       usedVars.add(v);
-      variables.push({ name: v, resource, path: ['config', ...path].join('.') });
+      out.variables.push({ name: v, resource, path: ['config', ...path].join('.') });
       return { fromEnv: v };
     };
-    const type: IntegrationType = live.type;
-    const spec: IntegrationManifest['spec'] = { type };
-    if (!isConfigless(type)) {
-      spec.autoBootstrap = live.autoBootstrap === true || (live.autoBootstrap as unknown) === 'true';
-      const config = exportConfig(input.shapes, type, live.config, ref);
-      if (config) spec.config = config;
-    }
-    const manifest: IntegrationManifest = { apiVersion: API_VERSION, kind: 'Integration', metadata: { name }, spec };
-    // The integration exists: the platform script of its configuration ran. The manifest says so, so the plan
-    // does not wait for it (and recreating it after a deletion in the service needs no new acknowledgment).
-    if (spec.autoBootstrap === false && SCRIPT_KINDS.create.has(type)) {
-      manifest.metadata.annotations = {
-        [MANUAL_STEP_ANNOTATION]: acknowledgmentValue([{ phase: 'create', token: manualStepToken('create', type, spec.config) }]),
-      };
-    }
-    if (live.status !== 'enabled') warnings.push(`${resource} (id ${live.id}) is ${live.status} in the service: exported as it is configured`);
-    resources.push({ kind: 'Integration', name, liveId: live.id, manifest, type, autoBootstrap: live.autoBootstrap });
+    const manifest = integrationManifest(live, name, input.shapes, ref);
+    if (live.status !== 'enabled') out.warnings.push(`${resource} (id ${live.id}) is ${live.status} in the service: exported as it is configured`);
+    out.resources.push({ kind: 'Integration', name, liveId: live.id, manifest, type: live.type, autoBootstrap: live.autoBootstrap });
   });
+  return nameById;
+}
 
-  // Webhooks: the name is the identity (metadata.name becomes the webhook's name), so it cannot be changed.
+function integrationManifest(
+  live: LiveIntegration,
+  name: string,
+  shapes: ConfigShapes,
+  ref: (path: readonly string[]) => Record<string, unknown>,
+): IntegrationManifest {
+  const type: IntegrationType = live.type;
+  const spec: IntegrationManifest['spec'] = { type };
+  if (!isConfigless(type)) {
+    spec.autoBootstrap = live.autoBootstrap === true || (live.autoBootstrap as unknown) === 'true';
+    const config = exportConfig(shapes, type, live.config, ref);
+    if (config) spec.config = config;
+  }
+  const manifest: IntegrationManifest = { apiVersion: API_VERSION, kind: 'Integration', metadata: { name }, spec };
+  // The integration exists: the platform script of its configuration ran. The manifest says so, so the plan
+  // does not wait for it (and recreating it after a deletion in the service needs no new acknowledgment).
+  if (spec.autoBootstrap === false && SCRIPT_KINDS.create.has(type)) {
+    manifest.metadata.annotations = {
+      [MANUAL_STEP_ANNOTATION]: acknowledgmentValue([{ phase: 'create', token: manualStepToken('create', type, spec.config) }]),
+    };
+  }
+  return manifest;
+}
+
+/** Webhooks: the name is the identity (metadata.name becomes the webhook's name), so it cannot be changed. */
+function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): void {
   const seen = new Map<string, string>();
-  for (const w of [...input.webhooks].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+  for (const w of byId(webhooks)) {
     if (!NAME_PATTERN.test(w.name) || w.name.length > MAX_NAME) {
-      warnings.push(
+      out.warnings.push(
         `webhook ${JSON.stringify(w.name)} (id ${w.id}) not exported: its name is not a manifest name (lower-case letters, digits, '-', at most ${MAX_NAME}); a webhook cannot be renamed in place: rename it by a replace once it has a manifest`,
       );
       continue;
     }
     const first = seen.get(w.name);
     if (first !== undefined) {
-      warnings.push(`webhook ${w.name} (id ${w.id}) not exported: a second webhook of that name (id ${first} is exported); govops plan reports the duplicate`);
+      out.warnings.push(`webhook ${w.name} (id ${w.id}) not exported: a second webhook of that name (id ${first} is exported); govops plan reports the duplicate`);
       continue;
     }
     seen.set(w.name, w.id);
-    const actionType = w.actionType === 'receive' ? 'receive' : 'triggered';
-    if (w.actionType !== 'receive' && w.actionType !== 'triggered') {
-      warnings.push(`Webhook/${w.name}: the service does not say its actionType: exported as triggered (check it)`);
-    }
-    const manifest: WebhookManifest = {
-      apiVersion: API_VERSION,
-      kind: 'Webhook',
-      metadata: { name: w.name },
-      spec: { url: w.url, global: w.global === true || (w.global as unknown) === 'true', notificationType: [...(w.notificationType ?? [])].sort(), actionType },
-    };
-    resources.push({ kind: 'Webhook', name: w.name, liveId: w.id, manifest });
+    out.resources.push({ kind: 'Webhook', name: w.name, liveId: w.id, manifest: webhookManifest(w, out.warnings) });
   }
+}
 
-  // Data sources: named after their dataSourceName, registered under their integration's manifest.
-  const sources = [...(input.dataSources ?? [])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const placed = sources.filter((d) => {
+function webhookManifest(w: LiveWebhook, warnings: string[]): WebhookManifest {
+  const actionType = w.actionType === 'receive' ? 'receive' : 'triggered';
+  if (w.actionType !== 'receive' && w.actionType !== 'triggered') {
+    warnings.push(`Webhook/${w.name}: the service does not say its actionType: exported as triggered (check it)`);
+  }
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Webhook',
+    metadata: { name: w.name },
+    spec: { url: w.url, global: w.global === true || (w.global as unknown) === 'true', notificationType: [...(w.notificationType ?? [])].sort(), actionType },
+  };
+}
+
+/** Data sources: named after their dataSourceName, registered under their integration's manifest. */
+function exportDataSources(dataSources: readonly LiveDataSource[], nameById: ReadonlyMap<string, string>, out: ExportResult): void {
+  const placed = byId(dataSources).filter((d) => {
     if (nameById.has(d.integrationId)) return true;
-    warnings.push(`data source ${JSON.stringify(d.dataSourceName)} (id ${d.id}) not exported: its integration ${d.integrationId ? `(id ${d.integrationId}) ` : ''}is not among the live integrations`);
+    out.warnings.push(`data source ${JSON.stringify(d.dataSourceName)} (id ${d.id}) not exported: its integration ${d.integrationId ? `(id ${d.integrationId}) ` : ''}is not among the live integrations`);
     return false;
   });
-  const dsNames = assignNames(placed.map((d) => ({ key: `${d.integrationId}|${d.prefix}`, base: d.dataSourceName, fallback: 'data-source', id: d.id })));
+  const names = assignNames(placed.map((d) => ({ key: `${d.integrationId}|${d.prefix}`, base: d.dataSourceName, fallback: 'data-source', id: d.id })));
   placed.forEach((d, i) => {
-    const name = dsNames[i]!;
+    const name = names[i]!;
     const manifest: DataSourceManifest = {
       apiVersion: API_VERSION,
       kind: 'DataSource',
       metadata: { name },
       spec: { integration: nameById.get(d.integrationId)!, dataSourceName: d.dataSourceName, prefix: d.prefix },
     };
-    resources.push({ kind: 'DataSource', name, liveId: d.id, manifest });
+    out.resources.push({ kind: 'DataSource', name, liveId: d.id, manifest });
   });
-  // the variables in the order of their manifests' names (then as the config lists them)
-  const order = (v: SecretVariable): string => v.resource;
-  variables.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
-  return { resources, variables, warnings };
 }

@@ -126,6 +126,26 @@ interface Call<T> {
   recover?: (body: unknown) => Promise<Recovery<T>>;
 }
 
+/** What the attempts of one call share: the body to send (a create's lookup may leave less to send). */
+interface CallProgress {
+  body: unknown;
+  /** An attempt of this create may have reached the service. */
+  maybeSent: boolean;
+}
+
+/** One attempt of a call. */
+interface Attempt {
+  /** 0 for the first. */
+  index: number;
+  /** The client's last attempt: no retry after it. */
+  last: boolean;
+  /** performance.now() when it was sent. */
+  started: number;
+}
+
+/** How an attempt ended, when it did not throw: with the call's result, or to be sent again. */
+type AttemptOutcome<T> = { result: T } | 'again';
+
 function json(res: RawResponse): unknown {
   return res.text === '' ? undefined : JSON.parse(res.text);
 }
@@ -467,84 +487,101 @@ export class ServiceClient implements ServiceApi {
    * timeout, a reset) its resource is looked up by natural key first, and only what is missing is sent again.
    */
   private async call<T>(c: Call<T>): Promise<T> {
-    let body = c.body;
-    /** An attempt of this create may have reached the service. */
-    let maybeSent = false;
-    const lookUp = async (): Promise<{ result: T } | undefined> => {
-      maybeSent = true;
-      const r = await this.recover(c, c.recover!, body);
-      if ('result' in r) return r;
-      body = r.body;
-      return undefined;
-    };
-    for (let attempt = 0; ; attempt++) {
-      const last = attempt >= this.policy.retries;
-      const started = performance.now();
-      if (this.writeGate && c.method !== 'GET' && !/[?&]dryRun=true\b/.test(c.path)) this.writeGate(c.method, c.path);
-      let res: RawResponse;
-      try {
-        res = await this.send(c, body);
-      } catch (err) {
-        if (err instanceof CancelledError) {
-          this.report(c, 0, started, attempt, err.code);
-          throw err;
-        }
-        const low = errorCode(err) ?? 'UNKNOWN';
-        const code = transportFailureCode(low);
-        this.report(c, 0, started, attempt, low);
-        this.logger.debug({ method: c.method, path: c.path, attempt, code: low }, 'request failed');
-        const unsettled = code === ErrorCode.createUnsettled;
-        const retryable = isRetryableTransportError(err);
-        if ((retryable || unsettled) && c.recover && transportPhase(err) === 'ambiguous') {
-          // Even after the last attempt: if the resource is there, the create worked.
-          const found = await lookUp();
-          if (found) return found.result;
-        }
-        if (unsettled) {
-          throw new TransportError(
-            `${(err as Error).message}: the create may still be processed, so it is not re-sent (the next run finds it by its identity)`,
-            c.method, c.path, err, ErrorCode.createUnsettled,
-          );
-        }
-        if (!retryable || last) {
-          throw new TransportError(
-            `${(err as Error).message ?? String(err)} (${low}) after ${attempt + 1} attempt(s)`,
-            c.method, c.path, err, maybeSent && c.recover ? ErrorCode.createUnsettled : code,
-          );
-        }
-        await this.pause(backoffDelay(attempt, this.policy, this.random));
-        continue;
-      }
-      this.report(c, res.status, started, attempt);
-      this.logger.debug({ method: c.method, path: c.path, status: res.status, attempt }, 'request');
-      if (res.status >= 200 && res.status < 300) {
-        try {
-          return c.parse(res);
-        } catch (err) {
-          if (err instanceof SyntaxError) throw this.apiError(res, c);
-          throw err;
-        }
-      }
-      if (c.recover && (ambiguousStatus(res.status) || (res.status === 409 && maybeSent))) {
-        // A 5xx may come after the service acted (a gateway that gave up on a slow origin); a 409 after such an
-        // answer says an earlier attempt did reach the service. Either way: look the resource up first.
-        const found = await lookUp();
-        if (found) return found.result;
-      }
-      // Not found: sent again (only what is missing), within the client's attempts.
-      const again = clientRetriesStatus(res.status, c.method) || (c.recover !== undefined && res.status === 409 && maybeSent);
-      if (again && !last) {
-        await this.pause(delayAfterStatus(attempt, res.status, res.headers['retry-after'], this.policy, Date.now(), this.random));
-        continue;
-      }
-      const err = this.apiError(res, c);
-      // After an attempt that may have landed, no answer proves the create did not happen: the outcome is unknown.
-      if (c.recover && maybeSent) {
-        throw new TransportError(
-          `the create may have reached the service (${err.statusCode} ${err.error} after ${attempt + 1} attempt(s)) and is not listed yet; not re-sent (the next run finds it by its identity)`,
-          c.method, c.path, err, ErrorCode.createUnsettled,
-        );
-      }
+    const progress: CallProgress = { body: c.body, maybeSent: false };
+    for (let index = 0; ; index++) {
+      const at: Attempt = { index, last: index >= this.policy.retries, started: performance.now() };
+      const outcome = await this.attempt(c, progress, at);
+      if (outcome !== 'again') return outcome.result;
+    }
+  }
+
+  private async attempt<T>(c: Call<T>, progress: CallProgress, at: Attempt): Promise<AttemptOutcome<T>> {
+    if (this.writeGate && c.method !== 'GET' && !/[?&]dryRun=true\b/.test(c.path)) this.writeGate(c.method, c.path);
+    let res: RawResponse;
+    try {
+      res = await this.send(c, progress.body);
+    } catch (err) {
+      return this.afterSendFailure(c, progress, at, err);
+    }
+    return this.afterAnswer(c, progress, at, res);
+  }
+
+  /** A create's lookup after an attempt that may have landed: its result when found, else less to send again. */
+  private async lookUp<T>(c: Call<T>, progress: CallProgress): Promise<{ result: T } | undefined> {
+    progress.maybeSent = true;
+    const r = await this.recover(c, c.recover!, progress.body);
+    if ('result' in r) return r;
+    progress.body = r.body;
+    return undefined;
+  }
+
+  /** An attempt that got no answer (network error, timeout, cancellation): retried, looked up, or thrown. */
+  private async afterSendFailure<T>(c: Call<T>, progress: CallProgress, at: Attempt, err: unknown): Promise<AttemptOutcome<T>> {
+    if (err instanceof CancelledError) {
+      this.report(c, 0, at.started, at.index, err.code);
+      throw err;
+    }
+    const low = errorCode(err) ?? 'UNKNOWN';
+    const code = transportFailureCode(low);
+    this.report(c, 0, at.started, at.index, low);
+    this.logger.debug({ method: c.method, path: c.path, attempt: at.index, code: low }, 'request failed');
+    const unsettled = code === ErrorCode.createUnsettled;
+    const retryable = isRetryableTransportError(err);
+    if ((retryable || unsettled) && c.recover && transportPhase(err) === 'ambiguous') {
+      // Even after the last attempt: if the resource is there, the create worked.
+      const found = await this.lookUp(c, progress);
+      if (found) return found;
+    }
+    if (unsettled) {
+      throw new TransportError(
+        `${(err as Error).message}: the create may still be processed, so it is not re-sent (the next run finds it by its identity)`,
+        c.method, c.path, err, ErrorCode.createUnsettled,
+      );
+    }
+    if (!retryable || at.last) {
+      throw new TransportError(
+        `${(err as Error).message ?? String(err)} (${low}) after ${at.index + 1} attempt(s)`,
+        c.method, c.path, err, progress.maybeSent && c.recover ? ErrorCode.createUnsettled : code,
+      );
+    }
+    await this.pause(backoffDelay(at.index, this.policy, this.random));
+    return 'again';
+  }
+
+  /** An attempt that got an answer: its result (2xx), a lookup, a retry, or the answer's error. */
+  private async afterAnswer<T>(c: Call<T>, progress: CallProgress, at: Attempt, res: RawResponse): Promise<AttemptOutcome<T>> {
+    this.report(c, res.status, at.started, at.index);
+    this.logger.debug({ method: c.method, path: c.path, status: res.status, attempt: at.index }, 'request');
+    if (res.status >= 200 && res.status < 300) return { result: this.parseAnswer(c, res) };
+    if (c.recover && (ambiguousStatus(res.status) || (res.status === 409 && progress.maybeSent))) {
+      // A 5xx may come after the service acted (a gateway that gave up on a slow origin); a 409 after such an
+      // answer says an earlier attempt did reach the service. Either way: look the resource up first.
+      const found = await this.lookUp(c, progress);
+      if (found) return found;
+    }
+    // Not found: sent again (only what is missing), within the client's attempts.
+    const again = clientRetriesStatus(res.status, c.method) || (c.recover !== undefined && res.status === 409 && progress.maybeSent);
+    if (again && !at.last) {
+      await this.pause(delayAfterStatus(at.index, res.status, res.headers['retry-after'], this.policy, Date.now(), this.random));
+      return 'again';
+    }
+    const err = this.apiError(res, c);
+    // After an attempt that may have landed, no answer proves the create did not happen: the outcome is unknown.
+    if (c.recover && progress.maybeSent) {
+      throw new TransportError(
+        `the create may have reached the service (${err.statusCode} ${err.error} after ${at.index + 1} attempt(s)) and is not listed yet; not re-sent (the next run finds it by its identity)`,
+        c.method, c.path, err, ErrorCode.createUnsettled,
+      );
+    }
+    throw err;
+  }
+
+  /** The result of a 2xx answer; a body that is not JSON is the answer's ApiError. */
+  private parseAnswer<T>(c: Call<T>, res: RawResponse): T {
+    try {
+      return c.parse(res);
+    } catch (err) {
+      if (err instanceof SyntaxError) throw this.apiError(res, c);
       throw err;
     }
   }

@@ -2,7 +2,7 @@
  * Parse one manifest file's text: YAML documents -> validated manifests + diagnostics with
  * line/column. Pure (no I/O): the loader reads files, tests and benches call this directly.
  */
-import type { Document, LineCounter } from 'yaml';
+import type { Document, LineCounter, YAMLError } from 'yaml';
 import { NATURAL_KEY_FIELDS, SECRET_KEYS, isIntegrationType } from '../kinds/registry.js';
 import { MAX_ALIAS_COUNT, depthExceeds, forbiddenKeyPaths, precheck, MAX_DEPTH } from './hostile.js';
 import { makeLocator, type Locator } from './locate.js';
@@ -63,53 +63,68 @@ export function parseManifestText(text: string, file: string, dir: string, optio
     fileDiag(`cannot parse YAML: ${err instanceof Error ? err.message : String(err)}`);
     return { manifests, diagnostics };
   }
-  for (const doc of docs) {
-    const docStart = doc.range?.[0] ?? 0;
-    const at = (offset: number) => {
-      const { line, col } = lineCounter.linePos(offset);
-      return { line, column: col };
-    };
-    const problems = [...doc.errors, ...doc.warnings];
-    if (problems.length) {
-      for (const p of problems) {
-        const opener = p.code === 'MISSING_CHAR' ? unclosedQuote(text, p.message, p.pos[0]) : undefined;
-        if (opener !== undefined) {
-          diagnostics.push({ file, ...at(opener), severity: 'error', message: `YAML: the string quoted here is never closed (missing closing ${text[opener]})` });
-          continue;
-        }
-        const pos = at(p.pos[0]);
-        const msg = p.code === 'TAG_RESOLVE_FAILED' ? `${firstLine(p.message)}: custom tags are not allowed` : firstLine(p.message);
-        diagnostics.push({ file, ...pos, severity: 'error', message: `YAML: ${msg}` });
-      }
-      continue;
-    }
-    if (doc.contents === null) continue; // empty document
-    const tagProblem = text.includes('!') ? findTag(doc, text) : undefined;
-    if (tagProblem) {
-      diagnostics.push({ file, ...at(tagProblem.offset), severity: 'error', message: `YAML: tag ${tagProblem.tag} is not allowed (only plain YAML data)` });
-      continue;
-    }
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    } catch (err) {
-      diagnostics.push({ file, ...at(docStart), severity: 'error', message: `YAML: ${err instanceof Error ? err.message : String(err)} (alias expansion limited to ${MAX_ALIAS_COUNT})` });
-      continue;
-    }
-    if (value === null || value === undefined) continue;
-    const locator = makeLocator(doc, lineCounter, file, docStart);
-    if (depthExceeds(value)) {
-      diagnostics.push({ file, ...at(docStart), severity: 'error', message: `nesting deeper than ${MAX_DEPTH} levels` });
-      continue;
-    }
-    const result = checkDocument(value, locator, options);
-    for (const d of result.diagnostics) diagnostics.push({ ...d, file });
-    if (result.manifest) {
-      const source = locator.value([]);
-      manifests.push({ manifest: result.manifest, source, dir, locate: (path) => locator.value(path) });
-    }
-  }
+  const source: SourceText = { text, file, dir, options, lineCounter };
+  for (const doc of docs) readDocument(doc, source, manifests, diagnostics);
   return { manifests, diagnostics };
+}
+
+/** The file a document comes from, and how to place offsets in it. */
+interface SourceText {
+  text: string;
+  file: string;
+  dir: string;
+  options: ParseOptions;
+  lineCounter: LineCounter;
+}
+
+/** One YAML document (full path): its manifest, or the diagnostics that say why there is none. */
+function readDocument(doc: Document.Parsed, src: SourceText, manifests: LoadedManifest[], diagnostics: Diagnostic[]): void {
+  const { text, file, lineCounter } = src;
+  const docStart = doc.range?.[0] ?? 0;
+  const at = (offset: number) => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+  const problems = [...doc.errors, ...doc.warnings];
+  if (problems.length) {
+    for (const p of problems) diagnostics.push(yamlProblem(p, text, file, at));
+    return;
+  }
+  if (doc.contents === null) return; // empty document
+  const tagProblem = text.includes('!') ? findTag(doc, text) : undefined;
+  if (tagProblem) {
+    diagnostics.push({ file, ...at(tagProblem.offset), severity: 'error', message: `YAML: tag ${tagProblem.tag} is not allowed (only plain YAML data)` });
+    return;
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    diagnostics.push({ file, ...at(docStart), severity: 'error', message: `YAML: ${err instanceof Error ? err.message : String(err)} (alias expansion limited to ${MAX_ALIAS_COUNT})` });
+    return;
+  }
+  if (value === null || value === undefined) return;
+  const locator = makeLocator(doc, lineCounter, file, docStart);
+  if (depthExceeds(value)) {
+    diagnostics.push({ file, ...at(docStart), severity: 'error', message: `nesting deeper than ${MAX_DEPTH} levels` });
+    return;
+  }
+  const result = checkDocument(value, locator, src.options);
+  for (const d of result.diagnostics) diagnostics.push({ ...d, file });
+  if (result.manifest) {
+    const source = locator.value([]);
+    manifests.push({ manifest: result.manifest, source, dir: src.dir, locate: (path) => locator.value(path) });
+  }
+}
+
+/** A YAML error or warning as a diagnostic (an unclosed quote placed where it opens). */
+function yamlProblem(p: YAMLError, text: string, file: string, at: (offset: number) => { line: number; column: number }): Diagnostic {
+  const opener = p.code === 'MISSING_CHAR' ? unclosedQuote(text, p.message, p.pos[0]) : undefined;
+  if (opener !== undefined) {
+    return { file, ...at(opener), severity: 'error', message: `YAML: the string quoted here is never closed (missing closing ${text[opener]})` };
+  }
+  const msg = p.code === 'TAG_RESOLVE_FAILED' ? `${firstLine(p.message)}: custom tags are not allowed` : firstLine(p.message);
+  return { file, ...at(p.pos[0]), severity: 'error', message: `YAML: ${msg}` };
 }
 
 const NOWHERE: Locator = { value: () => ({ file: '', line: 0, column: 0 }), key: () => ({ file: '', line: 0, column: 0 }) };
@@ -206,6 +221,9 @@ interface DocResult {
   diagnostics: Array<Omit<Diagnostic, 'file'>>;
 }
 
+/** Record a diagnostic at `path` of the document (its key or its value). */
+type Report = (path: ReadonlyArray<string | number>, message: string, target?: 'key' | 'value', severity?: Diagnostic['severity']) => void;
+
 /** Envelope, schema and credential checks of one parsed document. */
 export function checkDocument(value: unknown, locator: Locator, options: ParseOptions): DocResult {
   const diagnostics: DocResult['diagnostics'] = [];
@@ -213,7 +231,7 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
   const kind = typeof obj?.kind === 'string' ? obj.kind : undefined;
   const meta = isPlainObject(obj?.metadata) ? obj.metadata : undefined;
   const name = typeof meta?.name === 'string' ? meta.name : undefined;
-  const push = (path: ReadonlyArray<string | number>, message: string, target: 'key' | 'value' = 'value', severity: Diagnostic['severity'] = 'error') => {
+  const push: Report = (path, message, target = 'value', severity = 'error') => {
     const loc = target === 'key' ? locator.key(path) : locator.value(path);
     diagnostics.push({ line: loc.line, column: loc.column, kind, name, severity: options.strict ? 'error' : severity, message });
   };
@@ -221,41 +239,73 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
     push([], 'a manifest must be a mapping with apiVersion, kind, metadata and spec');
     return { diagnostics };
   }
+  if (envelopeIsWrong(obj, push)) return { diagnostics };
+  // Secret references: allowed in place of strings in config, deleteCredentials and a webhook's secret.
+  const spec = isPlainObject(obj.spec) ? obj.spec : undefined;
+  const refs = withRefPlaceholders(obj, kind, spec);
+  for (const issue of refs.issues) push(issue.path, issue.message, issue.target);
+  checkIdentityRefs(kind, spec?.type, refs.paths, push);
+  checkSchema(refs.checked, refs.paths, push);
+  if (spec) {
+    for (const literal of plainCredentials(kind, spec)) {
+      push(literal, `\`${String(literal[literal.length - 1])}\` is a plain literal: write it as { fromEnv: NAME } or { fromFile: PATH }`, 'value', 'warning');
+    }
+  }
+  for (const issue of annotationIssues(kind, spec, meta?.annotations)) {
+    push(['metadata', 'annotations', issue.annotation], issue.message, 'value', issue.severity);
+  }
+  if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
+  return { manifest: obj as unknown as Manifest, diagnostics };
+}
+
+/** An unknown apiVersion or kind, or JavaScript object machinery among the keys: reported, nothing else checked. */
+function envelopeIsWrong(obj: Record<string, unknown>, push: Report): boolean {
   if (obj.apiVersion !== undefined && obj.apiVersion !== API_VERSION) {
     push(['apiVersion'], `unknown apiVersion \`${String(obj.apiVersion)}\`: govops manifests use ${API_VERSION} (not a govops file? list it in a .govopsignore)`);
-    return { diagnostics };
+    return true;
   }
   if (obj.kind !== undefined && !KINDS.includes(String(obj.kind))) {
     push(['kind'], `unknown kind \`${String(obj.kind)}\`: must be Integration, Webhook or DataSource${suggestion(String(obj.kind), KINDS)}`);
-    return { diagnostics };
+    return true;
   }
   const forbidden = forbiddenKeyPaths(obj);
-  if (forbidden.length) {
-    for (const path of forbidden) push(path, `the key \`${String(path[path.length - 1])}\` is not allowed in a manifest (it names JavaScript object machinery, never a field)`, 'key');
-    return { diagnostics };
-  }
-  // Secret references: allowed in place of strings in config, deleteCredentials and a webhook's secret.
-  const refIssues: RefIssue[] = [];
-  const refPaths = new Set<string>();
-  let checked: unknown = obj;
-  const spec = isPlainObject(obj.spec) ? obj.spec : undefined;
-  if (spec) {
-    const specCopy: Record<string, unknown> = { ...spec };
-    const fields = kind === 'Webhook' ? ['secret'] : kind === 'DataSource' ? [] : ['config', 'deleteCredentials'];
-    for (const f of fields) if (f in specCopy) specCopy[f] = replaceRefs(specCopy[f], ['spec', f], refIssues, refPaths);
-    checked = { ...obj, spec: specCopy };
-  }
-  for (const issue of refIssues) push(issue.path, issue.message, issue.target);
-  // Identity fields are never secret references: the natural key derived from them (a host lower-cased) is
-  // stored in the state file and printed, where the redactor, knowing only the exact value, would miss it.
-  const type = spec?.type;
-  if (kind === 'Integration' && isIntegrationType(type)) {
-    for (const field of NATURAL_KEY_FIELDS[type]) {
-      if (refPaths.has(`/spec/config/${field}`)) {
-        push(['spec', 'config', field], `\`config.${field}\` is the identity of a ${type} integration: it cannot be a secret reference (govops stores and prints it); write the value itself`);
-      }
+  for (const path of forbidden) push(path, `the key \`${String(path[path.length - 1])}\` is not allowed in a manifest (it names JavaScript object machinery, never a field)`, 'key');
+  return forbidden.length > 0;
+}
+
+/**
+ * The document with each secret reference (in config, deleteCredentials, a webhook's secret) replaced by a
+ * placeholder string for the schema, the references' JSON pointers, and the issues of malformed ones.
+ */
+function withRefPlaceholders(
+  obj: Record<string, unknown>,
+  kind: string | undefined,
+  spec: Record<string, unknown> | undefined,
+): { checked: unknown; paths: Set<string>; issues: RefIssue[] } {
+  const issues: RefIssue[] = [];
+  const paths = new Set<string>();
+  if (!spec) return { checked: obj, paths, issues };
+  const specCopy: Record<string, unknown> = { ...spec };
+  const fields = kind === 'Webhook' ? ['secret'] : kind === 'DataSource' ? [] : ['config', 'deleteCredentials'];
+  for (const f of fields) if (f in specCopy) specCopy[f] = replaceRefs(specCopy[f], ['spec', f], issues, paths);
+  return { checked: { ...obj, spec: specCopy }, paths, issues };
+}
+
+/**
+ * Identity fields are never secret references: the natural key derived from them (a host lower-cased) is
+ * stored in the state file and printed, where the redactor, knowing only the exact value, would miss it.
+ */
+function checkIdentityRefs(kind: string | undefined, type: unknown, refPaths: ReadonlySet<string>, push: Report): void {
+  if (kind !== 'Integration' || !isIntegrationType(type)) return;
+  for (const field of NATURAL_KEY_FIELDS[type]) {
+    if (refPaths.has(`/spec/config/${field}`)) {
+      push(['spec', 'config', field], `\`config.${field}\` is the identity of a ${type} integration: it cannot be a secret reference (govops stores and prints it); write the value itself`);
     }
   }
+}
+
+/** The manifest schema's issues; at a secret reference, only those a string value could not fix. */
+function checkSchema(checked: unknown, refPaths: ReadonlySet<string>, push: Report): void {
   const issues: SchemaIssue[] = validateAgainst('manifest.json', checked);
   for (const issue of issues) {
     const severity = issue.severity ?? 'error';
@@ -268,16 +318,6 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
     }
     push(issue.path, issue.message, issue.target, severity);
   }
-  if (spec) {
-    for (const literal of plainCredentials(kind, spec)) {
-      push(literal, `\`${String(literal[literal.length - 1])}\` is a plain literal: write it as { fromEnv: NAME } or { fromFile: PATH }`, 'value', 'warning');
-    }
-  }
-  for (const issue of annotationIssues(kind, spec, meta?.annotations)) {
-    push(['metadata', 'annotations', issue.annotation], issue.message, 'value', issue.severity);
-  }
-  if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
-  return { manifest: obj as unknown as Manifest, diagnostics };
 }
 
 /** Paths of credential fields written as plain strings (SECRET_KEYS in config/deleteCredentials, webhook secret). */

@@ -109,6 +109,36 @@ function escapeProblem(path: string, root: string): DiscoveryProblem {
   };
 }
 
+/**
+ * What a folder entry is; a symbolic link is followed by metadata only (its target is not read). Undefined: a
+ * dangling link, reported when it would be a manifest.
+ */
+async function entryKind(
+  e: Dirent,
+  full: string,
+  dir: string,
+  here: readonly Scope[],
+  w: Walk,
+): Promise<{ isDir: boolean; isFile: boolean; escapes: boolean } | undefined> {
+  if (!e.isSymbolicLink()) return { isDir: e.isDirectory(), isFile: e.isFile(), escapes: false };
+  const target = await realpath(full).catch(() => undefined);
+  if (target === undefined) {
+    // Dangling: where it would lead, from the link text alone.
+    const text = await readlink(full).catch(() => undefined);
+    if (!MANIFEST_EXT.test(e.name)) return undefined;
+    if (here.some((s) => isIgnored(s.rules, toPosix(relative(s.dir, full)), false))) return undefined;
+    const lexical = text === undefined ? full : resolve(dir, text);
+    w.out.problems.push(
+      isInside(w.realRoot, lexical) || isInside(w.label, lexical)
+        ? { path: full, message: 'a symbolic link to a file that does not exist', rule: 'symlink' }
+        : escapeProblem(full, w.label),
+    );
+    return undefined;
+  }
+  const s = await stat(full).catch(() => undefined); // metadata only: the target is not read
+  return { isDir: Boolean(s?.isDirectory()), isFile: Boolean(s?.isFile()), escapes: !isInside(w.realRoot, target) };
+}
+
 async function walk(dir: string, scopes: Scope[], w: Walk, top: boolean): Promise<void> {
   const real = await realpath(dir).catch(() => dir);
   if (w.seen.has(real)) return; // symlink loops
@@ -139,29 +169,9 @@ async function walk(dir: string, scopes: Scope[], w: Walk, top: boolean): Promis
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const full = join(dir, e.name);
-    let isDir = e.isDirectory();
-    let isFile = e.isFile();
-    let escapes = false;
-    if (e.isSymbolicLink()) {
-      const target = await realpath(full).catch(() => undefined);
-      if (target === undefined) {
-        // Dangling: where it would lead, from the link text alone.
-        const text = await readlink(full).catch(() => undefined);
-        if (!MANIFEST_EXT.test(e.name)) continue;
-        if (here.some((s) => isIgnored(s.rules, toPosix(relative(s.dir, full)), false))) continue;
-        const lexical = text === undefined ? full : resolve(dir, text);
-        w.out.problems.push(
-          isInside(w.realRoot, lexical) || isInside(w.label, lexical)
-            ? { path: full, message: 'a symbolic link to a file that does not exist', rule: 'symlink' }
-            : escapeProblem(full, w.label),
-        );
-        continue;
-      }
-      const s = await stat(full).catch(() => undefined); // metadata only: the target is not read
-      isDir = Boolean(s?.isDirectory());
-      isFile = Boolean(s?.isFile());
-      escapes = !isInside(w.realRoot, target);
-    }
+    const what = await entryKind(e, full, dir, here, w);
+    if (!what) continue;
+    const { isDir, isFile, escapes } = what;
     if (!isDir && !(isFile && MANIFEST_EXT.test(e.name))) continue;
     if (here.some((s) => isIgnored(s.rules, toPosix(relative(s.dir, full)), isDir))) continue;
     if (escapes) {

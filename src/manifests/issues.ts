@@ -109,16 +109,8 @@ function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): Omit<Schem
       const want = types.map((t) => ARTICLE[t] ?? t).join(' or ');
       return { path, message: `must be ${want}, not ${found(value, types, path)}` };
     }
-    case 'enum': {
-      const allowed = (params.allowedValues as unknown[]) ?? [];
-      const hint = typeof value === 'string' && !secret ? suggestion(value, allowed.map(String)) : '';
-      if (allowed.includes(ALL_NOTIFICATIONS)) {
-        const how = hint || ': use an event name of the service (listed by `govops schema`) or ALL_NOTIFICATIONS';
-        return { path, message: `unknown event ${shown}${how}` };
-      }
-      if (allowed.length > 12) return { path, message: `unknown value ${shown}${hint || ' (the allowed values are listed by `govops schema`)'}` };
-      return { path, message: `must be one of ${allowed.map((a) => String(a)).join(', ')}, not ${shown}${hint}` };
-    }
+    case 'enum':
+      return { path, message: enumMessage((params.allowedValues as unknown[]) ?? [], value, secret, shown) };
     case 'const':
       return { path, message: withCondition(`must be ${JSON.stringify(params.allowedValue)}`, cond) };
     case 'minLength':
@@ -136,21 +128,38 @@ function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): Omit<Schem
       if (typeof min === 'number' && typeof max === 'number') return { path, message: `must be between ${min} and ${max}, not ${raw}` };
       return { path, message: `must be ${String(params.comparison)} ${String(params.limit)}, not ${raw}` };
     }
-    case 'pattern': {
-      if (parent.format === 'uri') return { path, message: `${shown} is not a valid http(s) URL` };
-      if (typeof parent.description === 'string') return { path, message: `${shown} is not valid: ${parent.description}` };
-      return { path, message: `${shown} does not match ${String(params.pattern)}` };
-    }
-    case 'format': {
-      const f = String(params.format);
-      if (f === 'hostname') return { path, message: `${shown} is not a valid hostname (write the host name only, without scheme, port or path)` };
-      if (f === 'uri') return { path, message: `${shown} is not a valid http(s) URL` };
-      if (f === 'regex') return { path, message: `${shown} is not a valid regular expression` };
-      return { path, message: `must be a valid ${f}` };
-    }
+    case 'pattern':
+      return { path, message: patternMessage(parent, String(params.pattern), shown) };
+    case 'format':
+      return { path, message: formatMessage(String(params.format), shown) };
     default:
       return { path, message: e.message ?? `fails ${e.keyword}` };
   }
+}
+
+/** A value outside an enum: the list when short, a near value when one is close (never for a credential). */
+function enumMessage(allowed: unknown[], value: unknown, secret: boolean, shown: string): string {
+  const hint = typeof value === 'string' && !secret ? suggestion(value, allowed.map(String)) : '';
+  if (allowed.includes(ALL_NOTIFICATIONS)) {
+    const how = hint || ': use an event name of the service (listed by `govops schema`) or ALL_NOTIFICATIONS';
+    return `unknown event ${shown}${how}`;
+  }
+  if (allowed.length > 12) return `unknown value ${shown}${hint || ' (the allowed values are listed by `govops schema`)'}`;
+  return `must be one of ${allowed.map((a) => String(a)).join(', ')}, not ${shown}${hint}`;
+}
+
+/** A value that does not match its pattern: said as the schema describes the field, when it does. */
+function patternMessage(parent: Record<string, unknown>, pattern: string, shown: string): string {
+  if (parent.format === 'uri') return `${shown} is not a valid http(s) URL`;
+  if (typeof parent.description === 'string') return `${shown} is not valid: ${parent.description}`;
+  return `${shown} does not match ${pattern}`;
+}
+
+function formatMessage(format: string, shown: string): string {
+  if (format === 'hostname') return `${shown} is not a valid hostname (write the host name only, without scheme, port or path)`;
+  if (format === 'uri') return `${shown} is not a valid http(s) URL`;
+  if (format === 'regex') return `${shown} is not a valid regular expression`;
+  return `must be a valid ${format}`;
 }
 
 /**

@@ -127,6 +127,7 @@ function integrationManifest(
 /** Webhooks: the name is the identity (metadata.name becomes the webhook's name), so it cannot be changed. */
 function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): void {
   const seen = new Map<string, string>();
+  const unknownAction: string[] = [];
   for (const w of byId(webhooks)) {
     if (!NAME_PATTERN.test(w.name) || w.name.length > MAX_NAME) {
       out.warnings.push(
@@ -140,15 +141,20 @@ function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): vo
       continue;
     }
     seen.set(w.name, w.id);
-    out.resources.push({ kind: 'Webhook', name: w.name, liveId: w.id, manifest: webhookManifest(w, out.warnings) });
+    if (w.actionType !== 'receive' && w.actionType !== 'triggered') unknownAction.push(w.name);
+    out.resources.push({ kind: 'Webhook', name: w.name, liveId: w.id, manifest: webhookManifest(w) });
+  }
+  // The interface lets records leave actionType out (null): one warning for all, not one per webhook.
+  if (unknownAction.length > 0) {
+    const shown = unknownAction.slice(0, 5).join(', ') + (unknownAction.length > 5 ? `, and ${unknownAction.length - 5} more` : '');
+    out.warnings.push(
+      `${unknownAction.length} webhook(s) exported with actionType triggered: the service does not return their actionType (${shown}); check it where a webhook receives`,
+    );
   }
 }
 
-function webhookManifest(w: LiveWebhook, warnings: string[]): WebhookManifest {
+function webhookManifest(w: LiveWebhook): WebhookManifest {
   const actionType = w.actionType === 'receive' ? 'receive' : 'triggered';
-  if (w.actionType !== 'receive' && w.actionType !== 'triggered') {
-    warnings.push(`Webhook/${w.name}: the service does not say its actionType: exported as triggered (check it)`);
-  }
   return {
     apiVersion: API_VERSION,
     kind: 'Webhook',

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { LiveWebhook } from '../../src/api/types.js';
+import { exportResources } from '../../src/export/resources.js';
+import { configShapes } from '../../src/manifests/shapes.js';
+
+const hook = (id: number, name: string, actionType?: string | null): LiveWebhook => ({
+  id: String(id),
+  name,
+  url: `https://hooks.example.com/${name}`,
+  notificationType: ['userCreated'],
+  global: false,
+  ...(actionType !== undefined ? { actionType } : {}),
+  createdBy: 1,
+});
+
+const run = (webhooks: LiveWebhook[]) =>
+  exportResources({ integrations: [], webhooks, shapes: configShapes(), envPrefix: 'GOVOPS_SECRET_' });
+
+describe('export of webhooks without actionType (the interface lets records leave it null)', () => {
+  it('one warning for all of them, naming a few, not one per webhook', () => {
+    const names = Array.from({ length: 8 }, (_, i) => `hook-${i}`);
+    const out = run(names.map((n, i) => hook(i + 1, n, i % 2 === 0 ? null : undefined)));
+    expect(out.resources).toHaveLength(8);
+    for (const r of out.resources) expect((r.manifest.spec as { actionType: string }).actionType).toBe('triggered');
+    expect(out.warnings).toEqual([
+      '8 webhook(s) exported with actionType triggered: the service does not return their actionType (hook-0, hook-1, hook-2, hook-3, hook-4, and 3 more); check it where a webhook receives',
+    ]);
+  });
+
+  it('no warning when the service says the actionType; receive is kept', () => {
+    const out = run([hook(1, 'a', 'receive'), hook(2, 'b', 'triggered')]);
+    expect(out.warnings).toEqual([]);
+    expect(out.resources.map((r) => (r.manifest.spec as { actionType: string }).actionType)).toEqual(['receive', 'triggered']);
+  });
+});

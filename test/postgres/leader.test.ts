@@ -2,14 +2,17 @@
  * The leader lease in process, against a real PostgreSQL (started here), with an injected monotonic clock:
  * one leader per key; a leader past its renew deadline refuses writes (gate) and aborts its reconcile
  * before the lease can expire; another replica takes an expired lease with the next term (the fence that
- * refuses a deposed leader's state writes is drilled in state.test.ts and ha.test.ts).
+ * refuses a deposed leader's state writes is drilled in state.test.ts and ha.test.ts); a leader frozen in the
+ * middle of a state write (its fence's share lock on the lease row held) does not block the takeover for longer
+ * than the server's idle-in-transaction timeout.
  */
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { LeaderElector, leaseSettingsProblem } from '../../src/daemon/leader.js';
-import { closePgPools } from '../../src/state/pg/backend.js';
+import { closePgPools, IDLE_IN_TRANSACTION_MS, pgStateFor } from '../../src/state/pg/backend.js';
+import { tryAcquireLease } from '../../src/state/pg/lease.js';
 import { withStateKey } from '../../src/state/location.js';
 import { psql, startPostgres, type PgServer } from '../helpers/postgres.js';
 
@@ -74,4 +77,32 @@ describe('leader lease', () => {
       await b.stop();
     }
   });
+
+  it('a leader frozen in the middle of a state write does not block the takeover: the server ends its idle transaction', async () => {
+    const key = withStateKey(pg.url, 'frozen');
+    const state = pgStateFor(key);
+    await state.ready();
+    expect(await tryAcquireLease(state, 'a', 500)).toMatchObject({ holder: 'a', term: 1 });
+    // a's write transaction, frozen after its fence check (as tx() does: BEGIN, SELECT ... FOR SHARE), never committed
+    const frozen = await state.pool.connect();
+    frozen.on('error', () => undefined);
+    await frozen.query('BEGIN');
+    await frozen.query(`SELECT term FROM govops.leases WHERE key = 'frozen' FOR SHARE`);
+    const t0 = Date.now();
+    try {
+      // b's takeover of the expired lease waits for the row lock, then gets it once the server ends a's session
+      const got = await (async () => {
+        for (;;) {
+          const l = await tryAcquireLease(state, 'b', 500);
+          if (l) return l;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      expect(got).toMatchObject({ holder: 'b', term: 2 });
+      expect(Date.now() - t0).toBeLessThan(IDLE_IN_TRANSACTION_MS + 5_000);
+      await expect(frozen.query('SELECT 1')).rejects.toThrow();
+    } finally {
+      frozen.release(true);
+    }
+  }, 30_000);
 });

@@ -41,6 +41,13 @@ type Queryable = pg.PoolClient | pg.Client;
 
 const pools = new Map<string, { pool: pg.Pool; ready?: Promise<void> }>();
 
+/**
+ * How long the server lets a govops session sit idle inside a transaction before ending it. govops' own
+ * transactions never wait between statements (no think time), so only a stalled or frozen process reaches it;
+ * it bounds how long such a process can block a takeover (shorter than the default lease, 15s).
+ */
+export const IDLE_IN_TRANSACTION_MS = 5_000;
+
 /** PostgreSQL error classes meaning "cannot talk to the server now" (08 connection, 57P admin shutdown, 53 resources). */
 function isConnectionError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
@@ -86,7 +93,17 @@ export class PgState {
     this.loc = parsePgLocation(location);
     let entry = pools.get(this.loc.connectionString);
     if (!entry) {
-      const pool = new pg.Pool({ connectionString: this.loc.connectionString, max: 4, allowExitOnIdle: true, connectionTimeoutMillis: 5_000, application_name: 'govops' });
+      // idle_in_transaction_session_timeout: a process frozen (SIGSTOP, a paused VM) in the middle of a write
+      // transaction holds the fence's share lock on the lease row, which would block every replica's takeover
+      // until it thaws; the server ends such a session after IDLE_IN_TRANSACTION_MS (its lock goes with it).
+      const pool = new pg.Pool({
+        connectionString: this.loc.connectionString,
+        max: 4,
+        allowExitOnIdle: true,
+        connectionTimeoutMillis: 5_000,
+        application_name: 'govops',
+        idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+      });
       pool.on('error', () => undefined); // an idle client's broken connection: the next query reports it
       entry = { pool };
       pools.set(this.loc.connectionString, entry);

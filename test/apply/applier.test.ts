@@ -7,14 +7,19 @@ import { planChanges } from '../../src/plan/planner.js';
 import { newState } from '../../src/state/store.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { integration, KEY, sqlConfig, webhook } from '../plan/fixtures.js';
+import { ManualClock } from '../helpers/clock.js';
 import { rig, type Rig } from './inproc.js';
 
 const SHAPES = configShapes();
 
 let r: Rig;
+let clock: ManualClock;
 beforeEach(async () => {
-  r = await rig();
+  // govops and the sandbox on one clock moved by the test: transitions end at its times, never the machine's
+  clock = new ManualClock();
+  r = await rig({ clock });
 });
+const turn = (): Promise<void> => new Promise((ok) => setImmediate(ok));
 afterEach(async () => {
   await r.close();
 });
@@ -32,17 +37,17 @@ describe('applyPlan', () => {
     let concurrentSaves = 0;
     let maxConcurrentSaves = 0;
     const violations: string[] = [];
-    const res = await applyPlan({
+    const res = await clock.runUntil(applyPlan({
       api: r.api,
       plan,
       desired,
       state,
       logger: silentLogger(),
-      concurrency: 3,
-      pollIntervalMs: 10,
+      tuning: { concurrency: 3, pollIntervalMs: 10 },
+      clock,
       persist: async (s) => {
         maxConcurrentSaves = Math.max(maxConcurrentSaves, ++concurrentSaves);
-        await new Promise((ok) => setTimeout(ok, 5));
+        await turn(); // a save that takes a while: another one started meanwhile would overlap it
         persisted.push(s);
         concurrentSaves--;
       },
@@ -50,7 +55,8 @@ describe('applyPlan', () => {
         const last = persisted[persisted.length - 1];
         if (!last?.resources.some((x) => x.kind === o.resourceKind && x.name === o.name)) violations.push(o.name);
       },
-    });
+    }));
+    if (!res) throw new Error('no result');
     expect(res.ok).toBe(true);
     expect(res.outcomes).toHaveLength(8);
     expect(violations).toEqual([]);
@@ -62,7 +68,7 @@ describe('applyPlan', () => {
   it('refuses a plan with errors', async () => {
     const d = integration('sql', 'sql_analytics', sqlConfig());
     const plan = { formatVersion: 2 as const, changes: [], summary: { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: ['boom'], warnings: [] };
-    await expect(applyPlan({ api: r.api, plan, desired: [d], state: newState(), logger: silentLogger(), persist: async () => {} })).rejects.toThrow(/boom/);
+    await expect(applyPlan({ api: r.api, plan, desired: [d], state: newState(), logger: silentLogger(), tuning: {}, persist: async () => {} })).rejects.toThrow(/boom/);
     expect(r.lines()).toEqual([]);
   });
 
@@ -76,8 +82,8 @@ describe('applyPlan', () => {
       const desired = [...Array.from({ length: 30 }, (_, i) => webhook(`hook-${level}-${i}`)), integration(`sql-${level}`, 'sql_analytics', sqlConfig(`db-${level}.example.com`))];
       const state: GovopsState = { ...newState(), fingerprintKey: KEY };
       const plan = planChanges({ shapes: SHAPES, desired, live: { integrations: [], webhooks: [] }, state, options: { prune: false, allowReplace: false } });
-      const res = await applyPlan({ api: r.api, plan, desired, state, logger, pollIntervalMs: 10, persist: async () => {} });
-      expect(res.ok).toBe(true);
+      const res = await clock.runUntil(applyPlan({ api: r.api, plan, desired, state, logger, tuning: { pollIntervalMs: 10 }, clock, persist: async () => {} }));
+      expect(res?.ok).toBe(true);
       expect(children).toBe(0);
       const applied = lines.filter((l) => l.msg === 'applied');
       if (level === 'warn') expect(applied).toEqual([]);

@@ -17,6 +17,7 @@ export class ManualClock implements Clock {
   private seq = 0;
   private timers = new Map<number, { at: number; fn: () => void }>();
   private readonly watchers = new Set<() => void>();
+  private readonly holds = new Set<() => boolean>();
 
   constructor(start = Date.parse('2026-01-01T00:00:00.000Z')) {
     this.t = start;
@@ -60,6 +61,11 @@ export class ManualClock implements Clock {
     return [...this.timers.values()].map((x) => x.at - this.t).sort((a, b) => a - b);
   }
 
+  /** `runUntil` moves time only while `busy` is false (e.g. no request in flight: helpers/tracked-api.ts). */
+  holdWhile(busy: () => boolean): void {
+    this.holds.add(busy);
+  }
+
   /** Resolves once a timer is pending (at once when one is): the code under test is waiting on the clock. */
   untilTimer(): Promise<void> {
     if (this.timers.size > 0) return Promise.resolve();
@@ -74,11 +80,13 @@ export class ManualClock implements Clock {
 
   /**
    * Drive the code under test until `until` settles (a promise) or holds (a predicate): let promises and I/O run;
-   * when a timer is pending, move time to the earliest one and run it (and those due with it); when none is, wait
-   * for I/O (real time, no clock time). Returns the promise's value (or throws its error). A predicate that
-   * never holds fails after `maxSteps` clock steps, or after `maxIdleMs` real ms in which no timer was pending.
+   * when a timer is pending and nothing holds time (holdWhile), move time to the earliest one and run it; else
+   * wait for I/O (real time, no clock time). Returns the promise's value (or throws its error). A predicate that
+   * never holds fails after `maxSteps` clock steps (waiting for I/O forever is left to the test's timeout).
    */
-  async runUntil<T>(until: Promise<T> | (() => boolean), opts: { maxSteps?: number; maxIdleMs?: number } = {}): Promise<T | undefined> {
+  runUntil<T>(until: Promise<T>, opts?: { maxSteps?: number }): Promise<T>;
+  runUntil(until: () => boolean, opts?: { maxSteps?: number }): Promise<void>;
+  async runUntil<T>(until: Promise<T> | (() => boolean), opts: { maxSteps?: number } = {}): Promise<T | undefined> {
     let settled = false;
     let value: T | undefined;
     let error: { err: unknown } | undefined;
@@ -90,19 +98,14 @@ export class ManualClock implements Clock {
     }
     const done = typeof until === 'function' ? until : () => settled;
     const maxSteps = opts.maxSteps ?? 100_000;
-    const maxIdleMs = opts.maxIdleMs ?? 20_000;
-    let idleSince: number | undefined;
     for (let steps = 0; ; ) {
       for (let i = 0; i < 3; i++) await turn();
       if (done()) break;
-      if (this.timers.size === 0) {
+      if (this.timers.size === 0 || [...this.holds].some((busy) => busy())) {
         // waiting on I/O (a request, a file): real time passes, the clock's does not
-        idleSince ??= Date.now();
-        if (Date.now() - idleSince > maxIdleMs) throw new Error(`runUntil: nothing to run for ${maxIdleMs} ms and the condition does not hold`);
         await new Promise((ok) => setTimeout(ok, 1));
         continue;
       }
-      idleSince = undefined;
       if (++steps > maxSteps) throw new Error(`runUntil: the condition does not hold after ${maxSteps} clock steps`);
       this.advanceTo(Math.min(...[...this.timers.values()].map((x) => x.at)));
     }

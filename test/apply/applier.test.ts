@@ -1,6 +1,16 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyPlan } from '../../src/apply/applier.js';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_POLL_LIST_THRESHOLD,
+  DEFAULT_POLL_MAX_MS,
+  DEFAULT_POLL_MIN_MS,
+  DEFAULT_POLL_RATE,
+  DEFAULT_TIMEOUT_MS,
+  resolveTuning,
+} from '../../src/apply/tuning.js';
+import { DEFAULT_BATCH_LIMITS } from '../../src/apply/webhook-batch.js';
 import { silentLogger } from '../../src/log.js';
 import { configShapes } from '../../src/manifests/shapes.js';
 import { planChanges } from '../../src/plan/planner.js';
@@ -92,5 +102,24 @@ describe('applyPlan', () => {
       if (level === 'warn') expect(applied).toEqual([]);
       else expect(applied.map((l) => l.resource).sort()).toEqual(desired.map((d) => `${d.kind}/${d.name}`).sort());
     }
+  });
+});
+
+describe('apply tuning', () => {
+  it('is filled with its defaults once; a concurrency below 1 is 1; the batch limits keep what was given', () => {
+    expect(resolveTuning({})).toEqual({
+      concurrency: DEFAULT_CONCURRENCY,
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      pollIntervalMs: DEFAULT_POLL_MIN_MS,
+      pollMaxIntervalMs: DEFAULT_POLL_MAX_MS,
+      pollRate: DEFAULT_POLL_RATE,
+      pollListThreshold: DEFAULT_POLL_LIST_THRESHOLD,
+      webhookBatch: DEFAULT_BATCH_LIMITS,
+    });
+    expect(resolveTuning({ concurrency: 0, pollListThreshold: Infinity, webhookBatch: { maxItems: 7 } })).toMatchObject({
+      concurrency: 1,
+      pollListThreshold: Infinity,
+      webhookBatch: { maxItems: 7, maxBytes: DEFAULT_BATCH_LIMITS.maxBytes },
+    });
   });
 });

@@ -3,13 +3,13 @@
  * timeouts, retries (exponential backoff + full jitter, Retry-After), typed errors, and creates that
  * are never blindly re-sent after an ambiguous failure (the resource is looked up by identity first).
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ApiError, CancelledError, DataSourcesUnsupportedError, ErrorCode, TransportError, isAbortError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
 import { DEFAULT_DATA_SOURCE_DELETE_PATH, DEFAULT_DATA_SOURCES_PATH, dataSourceKey } from '../service/data-sources.js';
 import type { ScriptPhase } from '../service/kinds.js';
+import { sleep, systemClock, type Clock } from '../util/clock.js';
 import type { MutationOptions, ServiceApi } from './client-types.js';
 import { toCreatedDataSources, toDataSourceList, toLiveDataSource, wireIntegrationId } from './data-sources.js';
 import {
@@ -88,6 +88,8 @@ export interface ServiceClientOptions {
   onRequest?: (event: RequestEvent) => void;
   /** Jitter source in [0, 1) (default Math.random; tests make it deterministic). */
   random?: () => number;
+  /** The clock of the retry sleeps and Retry-After dates (default: the system's; tests move one by hand). */
+  clock?: Clock;
   /** Sent as `User-Agent` on every request (`govops/<version> (<identity>)`), so writes can be attributed. */
   userAgent?: string;
   /**
@@ -163,6 +165,7 @@ export class ServiceClient implements ServiceApi {
   private readonly policy: RetryPolicy;
   private readonly onRequest: ((event: RequestEvent) => void) | undefined;
   private readonly random: () => number;
+  private readonly clock: Clock;
   private readonly settleMs: number;
   private readonly dsPath: string;
   private readonly dsDeletePath: string;
@@ -183,6 +186,7 @@ export class ServiceClient implements ServiceApi {
     if (options.retries !== undefined) this.policy.retries = Math.max(0, Math.floor(options.retries));
     this.onRequest = options.onRequest;
     this.random = options.random ?? Math.random;
+    this.clock = options.clock ?? systemClock;
     this.dsPath = normalizeApiPath(options.dataSourcesPath ?? DEFAULT_DATA_SOURCES_PATH);
     this.dsDeletePath = normalizeApiPath(options.dataSourceDeletePath ?? DEFAULT_DATA_SOURCE_DELETE_PATH);
     this.userAgent = options.userAgent;
@@ -473,7 +477,7 @@ export class ServiceClient implements ServiceApi {
   /** Wait before a retry; the stop signal ends the wait with CancelledError. */
   private async pause(ms: number): Promise<void> {
     try {
-      await delay(ms, undefined, this.stopSignal ? { signal: this.stopSignal } : {});
+      await sleep(this.clock, ms, this.stopSignal);
     } catch (err) {
       if (isAbortError(err)) throw new CancelledError('retry abandoned: govops is shutting down');
       throw err;
@@ -562,7 +566,7 @@ export class ServiceClient implements ServiceApi {
     // Not found: sent again (only what is missing), within the client's attempts.
     const again = clientRetriesStatus(res.status, c.method) || (c.recover !== undefined && res.status === 409 && progress.maybeSent);
     if (again && !at.last) {
-      await this.pause(delayAfterStatus(at.index, res.status, res.headers['retry-after'], this.policy, Date.now(), this.random));
+      await this.pause(delayAfterStatus(at.index, res.status, res.headers['retry-after'], this.policy, this.clock.now(), this.random));
       return 'again';
     }
     const err = this.apiError(res, c);

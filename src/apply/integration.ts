@@ -51,7 +51,7 @@ export async function retryOnConflict<T>(ctx: OpContext, id: string | undefined,
       return await fn();
     } catch (err) {
       if (!isConflict(err)) throw err;
-      if (retry >= MAX_CONFLICT_RETRIES || Date.now() + backoff >= ctx.poll.deadline) {
+      if (retry >= MAX_CONFLICT_RETRIES || ctx.poll.clock.now() + backoff >= ctx.poll.deadline) {
         throw new ApplyFailure(ErrorCode.conflictPersists, `${what}: still conflicting (409) after ${retry + 1} tries: ${err.message}`, {
           ...(id !== undefined ? { liveId: id } : {}),
         });
@@ -60,7 +60,7 @@ export async function retryOnConflict<T>(ctx: OpContext, id: string | undefined,
         const status = await awaitSettled(ctx, { id, op: 'update', learn: false, immediate: true });
         if (status === 'gone') throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} was deleted meanwhile: plan again`);
       }
-      await sleep(backoff, ctx.poll.signal); // the status may already be settled while the service still answers 409
+      await sleep(ctx.poll.clock, backoff, ctx.poll.signal); // the status may already be settled while the service still answers 409
       backoff = nextInterval(backoff, ctx.poll.maxMs);
     }
   }
@@ -169,10 +169,10 @@ export async function writeCreate(ctx: OpContext, body: IntegrationBody): Promis
           `create: integration ${found.id} with the same identity already exists (created outside this apply); the next plan adopts it`,
         );
       }
-      if (retry >= MAX_CONFLICT_RETRIES || Date.now() + backoff >= ctx.poll.deadline) {
+      if (retry >= MAX_CONFLICT_RETRIES || ctx.poll.clock.now() + backoff >= ctx.poll.deadline) {
         throw new ApplyFailure(ErrorCode.conflictPersists, `create: still conflicting (409) after ${retry + 1} tries: ${err.message}`);
       }
-      await sleep(backoff, ctx.poll.signal);
+      await sleep(ctx.poll.clock, backoff, ctx.poll.signal);
       backoff = nextInterval(backoff, ctx.poll.maxMs);
     }
   }

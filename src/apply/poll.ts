@@ -3,13 +3,15 @@
  * double, cap) until it leaves the transitional statuses, or until it is gone (404), or the deadline.
  * Every wait ends at once when the run's signal aborts (CancelledError).
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type { ServiceApi } from '../api/client-types.js';
 import { ApiError, CancelledError, ErrorCode, isAbortError } from '../errors.js';
 import { describeUnsettled, isSettledStatus } from '../service/kinds.js';
+import { sleep as sleepOn, type Clock } from '../util/clock.js';
 import { ApplyFailure } from './validation.js';
 
 export interface PollSettings {
+  /** Time and timers (the apply's clock). */
+  clock: Clock;
   /** Epoch ms after which waiting fails. */
   deadline: number;
   initialMs: number;
@@ -18,10 +20,10 @@ export interface PollSettings {
   signal?: AbortSignal;
 }
 
-/** Sleep `ms`; the signal ends the sleep with CancelledError. */
-export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Sleep `ms` on the clock; the signal ends the sleep with CancelledError. */
+export async function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   try {
-    await delay(Math.max(0, ms), undefined, signal ? { signal } : {});
+    await sleepOn(clock, ms, signal);
   } catch (err) {
     if (isAbortError(err)) throw new CancelledError('wait abandoned: govops is shutting down');
     throw err;
@@ -44,9 +46,9 @@ export async function waitSettled(api: ServiceApi, id: string, poll: PollSetting
   let last = 'unknown';
   for (let first = true; ; first = false) {
     if (!first || waitFirst) {
-      const remaining = poll.deadline - Date.now();
+      const remaining = poll.deadline - poll.clock.now();
       if (remaining <= 0) break;
-      await sleep(Math.min(interval, remaining), poll.signal);
+      await sleep(poll.clock, Math.min(interval, remaining), poll.signal);
       interval = nextInterval(interval, poll.maxMs);
     }
     try {
@@ -59,7 +61,7 @@ export async function waitSettled(api: ServiceApi, id: string, poll: PollSetting
       if (isNotFound(err)) return 'gone';
       throw err;
     }
-    if (Date.now() >= poll.deadline) break;
+    if (poll.clock.now() >= poll.deadline) break;
   }
   throw new ApplyFailure(ErrorCode.settleTimeout, `timed out waiting for integration ${id} to settle (${describeUnsettled(last)})`, { liveId: id });
 }

@@ -26,6 +26,7 @@ import type { IntegrationStatus } from '../api/types.js';
 import { ApiError, CancelledError, ErrorCode } from '../errors.js';
 import { describeUnsettled, isSettledStatus } from '../service/kinds.js';
 import { transitionKey, type Operation, type TransitionStats } from './transitions.js';
+import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { ApplyFailure } from './validation.js';
 
 export interface PollerOptions {
@@ -47,6 +48,8 @@ export interface PollerOptions {
   deadline: number;
   signal?: AbortSignal;
   logger?: Logger;
+  /** Time and timers (default: the system's). */
+  clock?: Clock;
 }
 
 export interface WaitRequest {
@@ -134,10 +137,11 @@ const clamp = (x: number, lo: number, hi: number): number => Math.min(hi, Math.m
 
 export class Poller implements StatusWaiter {
   private readonly waits = new Set<Wait>();
-  private timer?: NodeJS.Timeout;
+  private timer?: TimerHandle;
+  private readonly clock: Clock;
   private timerAt = Infinity;
   private tokens: number;
-  private refilledAt = Date.now();
+  private refilledAt: number;
   private listInFlight = false;
   private listBackoffUntil = 0;
   /** Integrations the last list (or the plan) showed, plus the creates waited on since. */
@@ -150,6 +154,8 @@ export class Poller implements StatusWaiter {
   private readonly onAbort = (): void => this.cancelAll();
 
   constructor(private readonly o: PollerOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.refilledAt = this.clock.now();
     this.tokens = this.burst;
     this.listSize = o.listSize ?? 0;
     this.bytesPerItem = o.listBytesPerItem ?? LIST_BYTES_PER_ITEM;
@@ -162,7 +168,7 @@ export class Poller implements StatusWaiter {
 
   wait(req: WaitRequest): Promise<string> {
     if (this.o.signal?.aborted || this.closed) return Promise.reject(new CancelledError('wait abandoned: govops is shutting down'));
-    const now = Date.now();
+    const now = this.clock.now();
     if (req.op === 'create') {
       this.creates++;
       this.listSize++; // the next list shows it too
@@ -220,9 +226,9 @@ export class Poller implements StatusWaiter {
 
   private wake(at: number): void {
     if (this.closed || at >= this.timerAt) return;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => this.tick(), Math.max(0, at - Date.now()));
+    this.timer = this.clock.setTimeout(() => this.tick(), Math.max(0, at - this.clock.now()));
   }
 
   private refill(now: number): void {
@@ -234,7 +240,7 @@ export class Poller implements StatusWaiter {
     this.timer = undefined;
     this.timerAt = Infinity;
     if (this.closed || this.waits.size === 0) return;
-    const now = Date.now();
+    const now = this.clock.now();
     if (now >= this.o.deadline) {
       for (const w of [...this.waits]) if (!w.inFlight) this.timeout(w);
       return;
@@ -298,7 +304,7 @@ export class Poller implements StatusWaiter {
         else if (w.op === 'delete') this.observe(w, 'gone', sentAt);
         else this.confirmGone(w, sentAt);
       },
-    ).finally(() => this.wake(Date.now()));
+    ).finally(() => this.wake(this.clock.now()));
   }
 
   /** The status endpoint answered 404 for an integration being created or updated: ask `GET /integrations/{id}`. */
@@ -323,7 +329,7 @@ export class Poller implements StatusWaiter {
         w.lastPollAt = sentAt;
         w.lastMissAt = sentAt;
       },
-    ).finally(() => this.wake(Date.now()));
+    ).finally(() => this.wake(this.clock.now()));
   }
 
   private list(sentAt: number): void {
@@ -365,12 +371,12 @@ export class Poller implements StatusWaiter {
       },
       (err: unknown) => {
         for (const w of covered) w.inFlight = false;
-        this.listBackoffUntil = Date.now() + LIST_BACKOFF_MS;
+        this.listBackoffUntil = this.clock.now() + LIST_BACKOFF_MS;
         this.o.logger?.debug({ err: { message: (err as Error).message } }, 'status list failed; polling one by one');
       },
     ).finally(() => {
       this.listInFlight = false;
-      this.wake(Date.now());
+      this.wake(this.clock.now());
     });
   }
 
@@ -411,7 +417,7 @@ export class Poller implements StatusWaiter {
   }
 
   private cancelAll(): void {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.timerAt = Infinity;
     for (const w of [...this.waits]) this.settle(w, () => w.reject(new CancelledError('wait abandoned: govops is shutting down')));

@@ -97,12 +97,12 @@ class CreateIntegration implements Step {
   async write(ctx: StepContext): Promise<void> {
     if (this.fixId !== undefined) {
       await writeUpdate(ctx, this.fixId, body(this.d));
-      this.acceptedAt = Date.now();
+      this.acceptedAt = ctx.poll.clock.now();
       this.id = this.fixId;
       return;
     }
     const id = await writeCreate(ctx, body(this.d));
-    this.acceptedAt = Date.now();
+    this.acceptedAt = ctx.poll.clock.now();
     this.id = id;
     ctx.ledger.recordLive(this.change, this.d, id);
   }
@@ -130,7 +130,7 @@ class UpdateIntegration implements Step {
 
   async write(ctx: StepContext): Promise<void> {
     await writeUpdate(ctx, this.id, body(this.d));
-    this.acceptedAt = Date.now();
+    this.acceptedAt = ctx.poll.clock.now();
   }
 
   async settle(ctx: StepContext): Promise<void> {
@@ -165,7 +165,7 @@ class DeleteIntegration implements Step {
   async write(ctx: StepContext): Promise<void> {
     if (!this.gone) {
       this.gone = !(await writeDelete(ctx, this.id, this.payload));
-      this.acceptedAt = Date.now();
+      this.acceptedAt = ctx.poll.clock.now();
     }
   }
 

@@ -359,16 +359,10 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
         liveIntegrations: planned.live.integrations.length,
         liveWebhookIds: new Set(planned.live.webhooks.map((w) => w.id)),
         logger: log,
-        ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
-        ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+        tuning: opts, // ReconcileOptions extends ApplyTuning (the apply reads its tuning fields only)
         ...(opts.signal ? { signal: opts.signal } : {}),
         ...(opts.forceSignal ? { forceSignal: opts.forceSignal } : {}),
         ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
-        ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
-        ...(opts.pollMaxIntervalMs !== undefined ? { pollMaxIntervalMs: opts.pollMaxIntervalMs } : {}),
-        ...(opts.pollRate !== undefined ? { pollRate: opts.pollRate } : {}),
-        ...(opts.pollListThreshold !== undefined ? { pollListThreshold: opts.pollListThreshold } : {}),
-        ...(opts.webhookBatch ? { webhookBatch: opts.webhookBatch } : {}),
         ...(opts.onOutcome ? { onOutcome: opts.onOutcome } : {}),
       }).finally(() => writer.close());
       const failed = applied.outcomes.filter((o) => o.result !== 'ok' && o.result !== 'blocked');

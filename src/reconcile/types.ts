@@ -10,18 +10,8 @@ import type { Diagnostic } from '../manifests/types.js';
 import type { PlanFacts } from '../plan/facts.js';
 import type { ActionKind, ManualStepsMode, Plan } from '../plan/types.js';
 
-/** How a plan is carried out: status polling and webhook batches (`govops apply` / `govops run` flags). */
-export interface ApplyTuning {
-  /** Status polling (src/apply/poller.ts): shortest and longest interval between two polls of one integration, ms (--poll-min / --poll-max). */
-  pollIntervalMs?: number;
-  pollMaxIntervalMs?: number;
-  /** Poll requests per second at most (--poll-rate). */
-  pollRate?: number;
-  /** Polls due at once from which one GET /integrations answers for all (Infinity: never list). */
-  pollListThreshold?: number;
-  /** Webhook creates per POST at most: items and body bytes (--webhook-batch-size / --webhook-batch-bytes). */
-  webhookBatch?: { maxItems?: number; maxBytes?: number };
-}
+export type { ApplyTuning } from '../apply/tuning.js';
+import type { ApplyTuning } from '../apply/tuning.js';
 
 export interface ReconcileOptions extends ApplyTuning {
   /** Folder the manifest paths are relative to. */

@@ -15,6 +15,7 @@ import { Failures } from './integrations/failures.js';
 import { integrationRoutes } from './integrations/routes.js';
 import { IntegrationStore } from './integrations/store.js';
 import { DATA_VERSION, Persister } from './persistence.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import { RequestLog, type RequestLogEntry } from './requestlog.js';
 import { createSandboxServer, DEFAULT_BODY_LIMIT } from './server.js';
 import { createWebhookService, parseDeliveryHosts, type DeliveryHostsInput, type WebhookService } from './webhooks/index.js';
@@ -63,6 +64,11 @@ export interface SandboxOptions {
    * array, e.g. `['omit-defaults', 'shuffle']`. Default: none (defaults filled, ids as documented, masks shown).
    */
   behaviours?: string | readonly string[];
+  /**
+   * Time and the timers that end transitions (default: the system's). A test that drives govops with a clock it
+   * moves by hand gives the sandbox the same one: transitions then end at that clock's times.
+   */
+  clock?: Clock;
 }
 
 export interface SandboxHandle {
@@ -118,10 +124,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...(options.deliveryLookup ? { lookup: options.deliveryLookup } : {}),
   });
   let persister: Persister | undefined;
-  const dataSources = new DataSourceStore({ behaviours, now: () => Date.now(), onChange: () => persister?.changed() });
+  const clock = options.clock ?? systemClock;
+  const dataSources = new DataSourceStore({ behaviours, now: () => clock.now(), onChange: () => persister?.changed() });
   const store: IntegrationStore = new IntegrationStore({
     transitionMs: options.transitionMs ?? 2000,
-    now: () => Date.now(),
+    now: () => clock.now(),
+    ...(options.clock ? { clock: options.clock } : {}),
     stuck: (status) => faults.isStuck(status),
     behaviours,
     onChange: () => persister?.changed(),
@@ -167,7 +175,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     failures.clear();
     log.clear();
   };
-  const ctx = { store, failures, behaviours, now: () => Date.now(), emit: webhooks.emit.bind(webhooks) };
+  const ctx = { store, failures, behaviours, now: () => clock.now(), emit: webhooks.emit.bind(webhooks) };
   const routes = withLostCreateAnswers([
     ...integrationRoutes(ctx),
     ...dataSourceRoutes({ store: dataSources, integrations: store, behaviours, emit: ctx.emit }),

@@ -1,20 +1,39 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyPlan } from '../../src/apply/applier.js';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_POLL_LIST_THRESHOLD,
+  DEFAULT_POLL_MAX_MS,
+  DEFAULT_POLL_MIN_MS,
+  DEFAULT_POLL_RATE,
+  DEFAULT_TIMEOUT_MS,
+  resolveTuning,
+} from '../../src/apply/tuning.js';
+import { DEFAULT_BATCH_LIMITS } from '../../src/apply/webhook-batch.js';
 import { silentLogger } from '../../src/log.js';
 import { configShapes } from '../../src/manifests/shapes.js';
 import { planChanges } from '../../src/plan/planner.js';
 import { newState } from '../../src/state/store.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { integration, KEY, sqlConfig, webhook } from '../plan/fixtures.js';
+import type { ServiceApi } from '../../src/api/client-types.js';
+import { ManualClock } from '../helpers/clock.js';
+import { trackApi } from '../helpers/tracked-api.js';
 import { rig, type Rig } from './inproc.js';
 
 const SHAPES = configShapes();
 
 let r: Rig;
+let clock: ManualClock;
+let api: ServiceApi;
 beforeEach(async () => {
-  r = await rig();
+  // govops and the sandbox on one clock moved by the test: transitions end at its times, never the machine's
+  clock = new ManualClock();
+  r = await rig({ clock });
+  api = trackApi(r.api, clock).api;
 });
+const turn = (): Promise<void> => new Promise((ok) => setImmediate(ok));
 afterEach(async () => {
   await r.close();
 });
@@ -32,17 +51,17 @@ describe('applyPlan', () => {
     let concurrentSaves = 0;
     let maxConcurrentSaves = 0;
     const violations: string[] = [];
-    const res = await applyPlan({
-      api: r.api,
+    const res = await clock.runUntil(applyPlan({
+      api,
       plan,
       desired,
       state,
       logger: silentLogger(),
-      concurrency: 3,
-      pollIntervalMs: 10,
+      tuning: { concurrency: 3, pollIntervalMs: 10 },
+      clock,
       persist: async (s) => {
         maxConcurrentSaves = Math.max(maxConcurrentSaves, ++concurrentSaves);
-        await new Promise((ok) => setTimeout(ok, 5));
+        await turn(); // a save that takes a while: another one started meanwhile would overlap it
         persisted.push(s);
         concurrentSaves--;
       },
@@ -50,7 +69,7 @@ describe('applyPlan', () => {
         const last = persisted[persisted.length - 1];
         if (!last?.resources.some((x) => x.kind === o.resourceKind && x.name === o.name)) violations.push(o.name);
       },
-    });
+    }));
     expect(res.ok).toBe(true);
     expect(res.outcomes).toHaveLength(8);
     expect(violations).toEqual([]);
@@ -62,7 +81,7 @@ describe('applyPlan', () => {
   it('refuses a plan with errors', async () => {
     const d = integration('sql', 'sql_analytics', sqlConfig());
     const plan = { formatVersion: 2 as const, changes: [], summary: { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: ['boom'], warnings: [] };
-    await expect(applyPlan({ api: r.api, plan, desired: [d], state: newState(), logger: silentLogger(), persist: async () => {} })).rejects.toThrow(/boom/);
+    await expect(applyPlan({ api: r.api, plan, desired: [d], state: newState(), logger: silentLogger(), tuning: {}, persist: async () => {} })).rejects.toThrow(/boom/);
     expect(r.lines()).toEqual([]);
   });
 
@@ -76,12 +95,31 @@ describe('applyPlan', () => {
       const desired = [...Array.from({ length: 30 }, (_, i) => webhook(`hook-${level}-${i}`)), integration(`sql-${level}`, 'sql_analytics', sqlConfig(`db-${level}.example.com`))];
       const state: GovopsState = { ...newState(), fingerprintKey: KEY };
       const plan = planChanges({ shapes: SHAPES, desired, live: { integrations: [], webhooks: [] }, state, options: { prune: false, allowReplace: false } });
-      const res = await applyPlan({ api: r.api, plan, desired, state, logger, pollIntervalMs: 10, persist: async () => {} });
+      const res = await clock.runUntil(applyPlan({ api, plan, desired, state, logger, tuning: { pollIntervalMs: 10 }, clock, persist: async () => {} }));
       expect(res.ok).toBe(true);
       expect(children).toBe(0);
       const applied = lines.filter((l) => l.msg === 'applied');
       if (level === 'warn') expect(applied).toEqual([]);
       else expect(applied.map((l) => l.resource).sort()).toEqual(desired.map((d) => `${d.kind}/${d.name}`).sort());
     }
+  });
+});
+
+describe('apply tuning', () => {
+  it('is filled with its defaults once; a concurrency below 1 is 1; the batch limits keep what was given', () => {
+    expect(resolveTuning({})).toEqual({
+      concurrency: DEFAULT_CONCURRENCY,
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      pollIntervalMs: DEFAULT_POLL_MIN_MS,
+      pollMaxIntervalMs: DEFAULT_POLL_MAX_MS,
+      pollRate: DEFAULT_POLL_RATE,
+      pollListThreshold: DEFAULT_POLL_LIST_THRESHOLD,
+      webhookBatch: DEFAULT_BATCH_LIMITS,
+    });
+    expect(resolveTuning({ concurrency: 0, pollListThreshold: Infinity, webhookBatch: { maxItems: 7 } })).toMatchObject({
+      concurrency: 1,
+      pollListThreshold: Infinity,
+      webhookBatch: { maxItems: 7, maxBytes: DEFAULT_BATCH_LIMITS.maxBytes },
+    });
   });
 });

@@ -2,12 +2,14 @@
  * Cancellation: one AbortSignal flows through the client's retry sleeps, the status polling and the
  * runner; a request in flight finishes (its result is saved) unless the force signal aborts it too.
  */
+import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { objectStore } from '../../bench/flaky-drill.mjs';
 import { ServiceClient } from '../../src/api/client.js';
 import { CancelledError, ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { sendJson, startServer, type TestServer } from '../api/server.js';
+import { ManualClock } from '../helpers/clock.js';
 import { rig, type Rig } from './inproc.js';
 
 let server: TestServer | undefined;
@@ -20,30 +22,51 @@ afterEach(async () => {
   server = client = r = undefined;
 });
 
+/** Wait (on real I/O) until `cond` holds: a condition, never a fixed time. */
+async function until(cond: () => boolean): Promise<void> {
+  while (!cond()) await new Promise((ok) => setTimeout(ok, 5));
+}
+
 
 describe('the client', () => {
   it('a retry sleep (Retry-After 30 s) ends at once when the signal aborts', async () => {
     server = await startServer((_req, res) => sendJson(res, 503, { statusCode: 503, error: 'Service Unavailable', message: 'later' }, { 'retry-after': '30' }));
-    client = new ServiceClient({ baseUrl: server.url, token: 't', logger: silentLogger(), retryPolicy: { maxRetryAfterMs: 60_000 } });
+    const clock = new ManualClock();
+    client = new ServiceClient({ baseUrl: server.url, token: 't', logger: silentLogger(), retryPolicy: { maxRetryAfterMs: 60_000 }, clock });
     const stop = new AbortController();
-    const started = Date.now();
     const call = client.withSignal(stop.signal).listIntegrations();
-    setTimeout(() => stop.abort(), 100);
-    await expect(call).rejects.toBeInstanceOf(CancelledError);
-    expect(Date.now() - started).toBeLessThan(5000);
+    const outcome = call.then(() => 'answered', (err: unknown) => err);
+    await clock.untilTimer(); // the client sleeps on the clock: the 30 s the service asked for
+    expect(clock.dueIn()).toEqual([30_000]);
+    stop.abort();
+    // ended by the abort, with no time passing: the clock never moved
+    expect(await outcome).toBeInstanceOf(CancelledError);
+    expect(clock.dueIn()).toEqual([]);
     expect(server.seen).toHaveLength(1);
   });
 
   it('a request in flight finishes on the graceful signal; the force signal aborts it', async () => {
-    server = await startServer((_req, res) => void setTimeout(() => sendJson(res, 200, []), 300));
-    client = new ServiceClient({ baseUrl: server.url, token: 't', logger: silentLogger() });
+    // the server holds each answer until the test releases it: the signals come while the request is in flight
+    const held: ServerResponse[] = [];
+    let arrived: () => void = () => undefined;
+    const arrival = (): Promise<void> => new Promise((ok) => (arrived = ok));
+    server = await startServer((_req, res) => {
+      held.push(res);
+      arrived();
+    });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', logger: silentLogger(), retries: 0 });
     const stop = new AbortController();
     const force = new AbortController();
+    let next = arrival();
     const graceful = client.withSignal(stop.signal, force.signal).listIntegrations();
-    setTimeout(() => stop.abort(), 50);
+    await next;
+    stop.abort();
+    sendJson(held[0]!, 200, []);
     expect(await graceful).toEqual([]);
+    next = arrival();
     const forced = client.withSignal(stop.signal, force.signal).listIntegrations();
-    setTimeout(() => force.abort(), 50);
+    await next;
+    force.abort(); // never answered: only the abort can end it
     await expect(forced).rejects.toMatchObject({ code: ErrorCode.cancelled });
   });
 });
@@ -57,13 +80,14 @@ describe('an apply', () => {
     const running = r.run({ signal: stop.signal, concurrency: 2, timeoutMs: 60_000 });
     const rig_ = r;
     // all four creates made (a slot is freed once the write is accepted: concurrency 2 bounds dry runs and
-    // writes, not transitions), all four waiting on a status that never settles
-    while (rig_.lines().filter((l) => /^POST \/integrations \d/.test(l)).length < 4) await new Promise((ok) => setTimeout(ok, 10));
-    await new Promise((ok) => setTimeout(ok, 100));
-    const stoppedAt = Date.now();
+    // writes, not transitions), all four waiting on a status that never settles: each polled at least once
+    const created = (): string[] => rig_.lines().filter((l) => /^POST \/integrations \d/.test(l));
+    const polledIds = (): Set<string> => new Set(rig_.sandbox.requests().filter((q) => q.path.endsWith('/status')).map((q) => q.path.split('/')[2]!));
+    await until(() => created().length === 4 && polledIds().size === 4);
     stop.abort();
+    // The waits end with the abort: without it, nothing would end them before the 60 s --timeout (the test's own
+    // timeout fails first), and the outcomes would be settle timeouts, not cancellations.
     const res = await running;
-    expect(Date.now() - stoppedAt).toBeLessThan(2000);
     expect(res.ok).toBe(false);
     const byResult = res.outcomes.map((o) => `${o.result}:${o.code}`).sort();
     expect(byResult).toEqual(Array.from({ length: 4 }, () => `failed:${ErrorCode.cancelled}`));

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dryRunCreate, settleIntegration, writeCreate, writeUpdate, type OpContext } from '../../src/apply/integration.js';
 import { createWebhooks } from '../../src/apply/webhooks.js';
+import { systemClock } from '../../src/util/clock.js';
 import { rig, sqlManifest, lakeManifest, type Rig } from './inproc.js';
 
 let r: Rig;
@@ -54,7 +55,7 @@ describe('apply error paths (sandbox over HTTP)', () => {
     const body = { type: 'sql_analytics' as const, autoBootstrap: true, config: { host: 'id-42.late-fail.example', database: 'd', schema: 's', username: 'u', password: 'p' } };
     await r.api.createIntegration({ ...body, config: { ...body.config, host: 'db.example.com' } });
     const made = await r.api.createIntegration(body);
-    const ctx: OpContext = { api: r.api, poll: { deadline: Date.now() + 10_000, initialMs: 20, maxMs: 100 } };
+    const ctx: OpContext = { api: r.api, poll: { clock: systemClock, deadline: Date.now() + 10_000, initialMs: 20, maxMs: 100 } };
     while ((await r.api.getIntegrationStatus(made.id)).status === 'creating') await new Promise((ok) => setTimeout(ok, 20));
     r.sandbox.clearRequests();
     const fix = await dryRunCreate(ctx, body);
@@ -72,7 +73,7 @@ describe('apply error paths (sandbox over HTTP)', () => {
   it('400 "previously failed to create" on the real create (a stale plan): fixed with PUT on the id found by natural key', async () => {
     const body = { type: 'sql_analytics' as const, autoBootstrap: true, config: { host: 'h7.late-fail.example', database: 'd', schema: 's', username: 'u', password: 'p' } };
     const made = await r.api.createIntegration(body);
-    const ctx: OpContext = { api: r.api, poll: { deadline: Date.now() + 10_000, initialMs: 20, maxMs: 100 } };
+    const ctx: OpContext = { api: r.api, poll: { clock: systemClock, deadline: Date.now() + 10_000, initialMs: 20, maxMs: 100 } };
     while ((await r.api.getIntegrationStatus(made.id)).status === 'creating') await new Promise((ok) => setTimeout(ok, 20));
     r.sandbox.clearRequests();
     expect(await writeCreate(ctx, body)).toBe(made.id);

@@ -14,6 +14,7 @@ import { journalPathFor, loadState, parseState, replayJournal, saveState } from 
 import { webhookIdentity } from '../../src/service/kinds.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { sendJson, startServer, type TestServer } from '../api/server.js';
+import { systemClock } from '../../src/util/clock.js';
 import { rig, webhookManifest, type Rig } from './inproc.js';
 
 const passed = { status: 'passed', validationTests: [] };
@@ -133,7 +134,7 @@ describe('409s', () => {
     const body = { type: 'object_store' as const, autoBootstrap: false, config: { name: 'z', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'role', cloudLocationPath: 's3://z', authenticationType: 'auto' } };
     r.sandbox.faults.add({ type: 'conflict', method: 'POST', path: '/integrations', count: 3 });
     r.sandbox.clearRequests();
-    const ctx: OpContext = { api: r.api, poll: { deadline: Date.now() + 10_000, initialMs: 5, maxMs: 20 } };
+    const ctx: OpContext = { api: r.api, poll: { clock: systemClock, deadline: Date.now() + 10_000, initialMs: 5, maxMs: 20 } };
     const id = await writeCreate(ctx, body);
     expect(r.lines().filter((l) => l.startsWith('POST'))).toEqual([
       'POST /integrations 409', 'POST /integrations 409', 'POST /integrations 409', 'POST /integrations 200',
@@ -144,7 +145,7 @@ describe('409s', () => {
   it('409 on create when another integration has its identity: GOVOPS_ALREADY_EXISTS (a lost answer of its own is the client\'s to resolve)', async () => {
     const body = { type: 'object_store' as const, autoBootstrap: false, config: { name: 'x', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'role', cloudLocationPath: 's3://x', authenticationType: 'auto' } };
     const made = await r.api.createIntegration(body);
-    const ctx: OpContext = { api: r.api, poll: { deadline: Date.now() + 10_000, initialMs: 10, maxMs: 50 } };
+    const ctx: OpContext = { api: r.api, poll: { clock: systemClock, deadline: Date.now() + 10_000, initialMs: 10, maxMs: 50 } };
     expect(made.id).not.toBe('');
     await expect(writeCreate(ctx, body)).rejects.toMatchObject({ code: ErrorCode.alreadyExists, failureClass: 'terminal' });
   });
@@ -153,7 +154,7 @@ describe('409s', () => {
     const body = { type: 'object_store' as const, autoBootstrap: false, config: { name: 'y', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'role', cloudLocationPath: 's3://y', authenticationType: 'auto' } };
     const made = await r.api.createIntegration(body);
     r.sandbox.faults.add({ type: 'conflict', method: 'PUT', path: '/integrations/:id' });
-    const ctx: OpContext = { api: r.api, poll: { deadline: Date.now() + 20_000, initialMs: 5, maxMs: 20 } };
+    const ctx: OpContext = { api: r.api, poll: { clock: systemClock, deadline: Date.now() + 20_000, initialMs: 5, maxMs: 20 } };
     r.sandbox.clearRequests();
     await expect(writeUpdate(ctx, made.id, body)).rejects.toMatchObject({ code: ErrorCode.conflictPersists, failureClass: 'transient' });
     expect(r.lines().filter((l) => l.startsWith('PUT'))).toHaveLength(6);

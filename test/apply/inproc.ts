@@ -11,6 +11,7 @@ import type { ReconcileOptions, ReconcileResult } from '../../src/reconcile/type
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { loadState } from '../../src/state/store.js';
+import type { Clock } from '../../src/util/clock.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
 
 export interface Rig {
@@ -29,13 +30,16 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function rig(options: { transitionMs?: number; behaviours?: readonly string[]; random?: () => number; bodyLimit?: number } = {}): Promise<Rig> {
+export async function rig(
+  options: { transitionMs?: number; behaviours?: readonly string[]; random?: () => number; bodyLimit?: number; clock?: Clock } = {},
+): Promise<Rig> {
   const sandbox = await startSandbox({
     port: 0,
     transitionMs: options.transitionMs ?? 50,
     ...(options.bodyLimit !== undefined ? { bodyLimit: options.bodyLimit } : {}),
     ...(options.behaviours ? { behaviours: options.behaviours } : {}),
     ...(options.random ? { random: options.random } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const dir = await mkdtemp(path.join(tmpdir(), 'govops-apply-'));
   await mkdir(path.join(dir, 'm'));

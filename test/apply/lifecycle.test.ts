@@ -47,7 +47,7 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
       autoBootstrap: true,
       config: { workspaceUrl: 'https://lake.example.com', httpPath: '/sql/1', token: 'whatever' },
     });
-    await new Promise((ok) => setTimeout(ok, 150));
+    r.sandbox.finishTransitions(); // enabled now, not after some real time
     await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
     const plan = await r.run({ apply: false });
     expect(plan.plan!.changes[0]).toMatchObject({
@@ -75,7 +75,7 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
       autoBootstrap: true,
       config: { workspaceUrl: 'https://lake.example.com', httpPath: '/sql/1', token: 'whatever' },
     });
-    await new Promise((ok) => setTimeout(ok, 150));
+    r.sandbox.finishTransitions(); // enabled now, not after some real time
     await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
     r.sandbox.clearRequests();
     const applied = await r.run({ resendSecrets: true });

@@ -1,10 +1,11 @@
 /**
  * The shared status poller against the sandbox: the first poll aimed at the learned end of the
  * transition, growing intervals while nothing is known, one list answering for many, the request-rate
- * cap, what is learned, timeouts and cancellation. Assertions on time are lower bounds only (a busy
- * machine makes things later, never earlier).
+ * cap, what is learned, timeouts and cancellation. The poller and the sandbox share one clock the test moves
+ * (helpers/clock.ts): transitions end at its times, and time moves only while no request is in flight, so every
+ * assertion on time is exact in the clock's milliseconds, however busy the machine.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import type { IntegrationBody } from '../../src/api/types.js';
 import { CAPPED_LIST_FACTOR, LIST_BYTES_PER_ITEM, Poller, ROUND_TRIP_BYTES, STATUS_BYTES, listCheaper, type PollerOptions } from '../../src/apply/poller.js';
@@ -12,17 +13,29 @@ import { TransitionStats, bestFit } from '../../src/apply/transitions.js';
 import { CancelledError, ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { ManualClock } from '../helpers/clock.js';
+import { trackApi, type TrackedApi } from '../helpers/tracked-api.js';
 
 let sandbox: SandboxHandle;
+let client: ServiceClient;
+let clock: ManualClock;
+/** The poller's api: counts requests in flight (time holds while one is) and when each was sent. */
+let tracked: TrackedApi<ServiceClient>;
 let api: ServiceClient;
 let poller: Poller | undefined;
 let seq = 0;
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, transitionMs: 300 });
-  api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries: 0 });
+  clock = new ManualClock();
+  // transitions take 300 ms of the shared clock
+  sandbox = await startSandbox({ port: 0, transitionMs: 300, clock });
+  client = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries: 0 });
+});
+beforeEach(() => {
+  tracked = trackApi(client, clock);
+  api = tracked.api;
 });
 afterAll(async () => {
-  await api.close();
+  await client.close();
   await sandbox.close();
 });
 afterEach(() => {
@@ -48,7 +61,8 @@ function makePoller(o: Partial<PollerOptions> = {}): Poller {
     maxMs: 5000,
     ratePerSec: 1000,
     listThreshold: Infinity,
-    deadline: Date.now() + 30_000,
+    deadline: clock.now() + 30_000,
+    clock,
     ...o,
   });
   return poller;
@@ -59,29 +73,25 @@ async function create(n: number): Promise<Array<{ id: string; at: number }>> {
   const out: Array<{ id: string; at: number }> = [];
   for (let i = 0; i < n; i++) {
     const { id } = await api.createIntegration(store());
-    out.push({ id, at: Date.now() });
+    out.push({ id, at: clock.now() });
   }
   return out;
 }
 
-/** Times (epoch ms) of the status polls of one integration, from the sandbox's request log. */
-const statusPolls = (id: string): number[] =>
-  sandbox
-    .requests()
-    .filter((r) => r.method === 'GET' && r.path === `/integrations/${id}/status`)
-    .map((r) => Date.parse(r.time));
+/** Clock times the poller sent the status polls of one integration. */
+const statusPolls = (id: string): number[] => tracked.calls.filter((c) => c.method === 'getIntegrationStatus' && c.arg === id).map((c) => c.at);
 /**
  * Put `total` integrations in the sandbox at once (ids 1..total), the first `pending` of them still `creating`
  * (held: transitions are stuck until the test releases them).
  */
 function seed(total: number, pending: number): string[] {
   sandbox.setStuckTransitions(['creating']);
-  const at = new Date().toISOString();
+  const at = new Date(clock.now()).toISOString();
   const integrations = Array.from({ length: total }, (_, k) => {
     const name = `seed-${k + 1}`;
     return {
       id: k + 1, type: 'object_store', autoBootstrap: false, status: k < pending ? 'creating' : 'enabled', validationResults: {},
-      createdAt: at, updatedAt: at, ...(k < pending ? { pendingUntil: Date.now() + 300 } : {}),
+      createdAt: at, updatedAt: at, ...(k < pending ? { pendingUntil: clock.now() + 300 } : {}),
       config: { name, cloudAccountId: '123456789012', cloudRegion: 'eu-west-1', cloudLocationRole: `arn:aws:iam::123456789012:role/${name}`, cloudLocationPath: `s3://${name}/data`, authenticationType: 'auto' },
     };
   });
@@ -115,28 +125,27 @@ describe('status poller', () => {
   it('with a learned duration, the first poll is aimed at the expected end, not before', async () => {
     const p = makePoller({ stats: new TransitionStats({ 'object_store/create': [[290, 310]] }) });
     const [c] = await create(1);
-    expect(await p.wait({ id: c!.id, type: 'object_store', op: 'create', startedAt: c!.at })).toBe('enabled');
-    const polls = statusPolls(c!.id);
-    expect(polls.length).toBeGreaterThan(0);
-    expect(polls[0]! - c!.at).toBeGreaterThanOrEqual(280); // the old schedule polled at +100 and +300
+    expect(await clock.runUntil(p.wait({ id: c!.id, type: 'object_store', op: 'create', startedAt: c!.at }))).toBe('enabled');
+    // aimed at the expected end (300 ms): one poll, when the transition is over (the old schedule polled at +100 and +300)
+    expect(statusPolls(c!.id).map((t) => t - c!.at)).toEqual([300]);
   });
 
   it('with nothing learned, intervals grow by half the time elapsed; the bracket around the end is learned', async () => {
     const stats = new TransitionStats();
     const p = makePoller({ stats });
     const [c] = await create(1);
-    expect(await p.wait({ id: c!.id, type: 'object_store', op: 'create', startedAt: c!.at })).toBe('enabled');
+    expect(await clock.runUntil(p.wait({ id: c!.id, type: 'object_store', op: 'create', startedAt: c!.at }))).toBe('enabled');
     const polls = statusPolls(c!.id);
     expect(polls.length).toBeGreaterThan(2);
-    // (times are when the sandbox received each poll: a little after it was sent, hence the margin)
     for (let i = 1; i < polls.length; i++) {
       const elapsed = polls[i - 1]! - c!.at;
-      expect(polls[i]! - polls[i - 1]!).toBeGreaterThanOrEqual(0.8 * Math.max(20, elapsed * 0.5) - 10);
+      expect(polls[i]! - polls[i - 1]!).toBeCloseTo(Math.max(20, elapsed * 0.5), 6);
     }
+    // the last poll saw it settled, the one before still creating: the bracket around the 300 ms end (whole ms)
     const [[lo, hi]] = stats.toJSON()['object_store/create']!;
-    expect(lo).toBeLessThan(hi!);
-    expect(hi).toBeGreaterThanOrEqual(200); // it cannot be settled before the sandbox's 300 ms transition ended
-    expect(stats.estimate('object_store/create')).toBeGreaterThan(100);
+    expect([lo, hi]).toEqual([Math.round(polls.at(-2)! - c!.at), Math.round(polls.at(-1)! - c!.at)]);
+    expect(lo).toBeLessThan(300);
+    expect(hi).toBeGreaterThanOrEqual(300);
   });
 
   it('when several polls are due at once, one GET /integrations answers for all of them', async () => {
@@ -145,13 +154,13 @@ describe('status poller', () => {
     // creates are accepted far apart, and transitions ending one by one would leave fewer than four due at once
     sandbox.setStuckTransitions(['creating']);
     const made = await create(10);
-    const startedAt = Date.now();
+    const startedAt = clock.now();
     sandbox.clearRequests();
     const waiting = Promise.all(made.map((c) => p.wait({ id: c.id, type: 'object_store', op: 'create', startedAt })));
-    while (lists() === 0) await new Promise((r) => setTimeout(r, 10));
+    await clock.runUntil(() => lists() > 0);
     sandbox.setStuckTransitions(false);
     sandbox.finishTransitions(); // together: released one by one at their own times, the last few would be asked one by one
-    const statuses = await waiting;
+    const statuses = await clock.runUntil(waiting);
     expect(statuses).toEqual(made.map(() => 'enabled'));
     expect(made.flatMap((c) => statusPolls(c.id))).toEqual([]);
     expect(lists()).toBeGreaterThan(0);
@@ -162,17 +171,16 @@ describe('status poller', () => {
     const rate = 10;
     const p = makePoller({ ratePerSec: rate, minMs: 20 });
     const made = await create(8);
-    const startedAt = Date.now();
-    sandbox.clearRequests();
-    await Promise.all(made.map((c) => p.wait({ id: c.id, type: 'object_store', op: 'create', startedAt })));
-    const times = sandbox
-      .requests()
-      .filter((r) => r.path.endsWith('/status'))
-      .map((r) => Date.parse(r.time))
+    const startedAt = clock.now();
+    await clock.runUntil(Promise.all(made.map((c) => p.wait({ id: c.id, type: 'object_store', op: 'create', startedAt }))));
+    const times = tracked.calls
+      .filter((c) => c.method === 'getIntegrationStatus')
+      .map((c) => c.at)
       .sort((a, b) => a - b);
     expect(times.length).toBeGreaterThan(rate); // more requests than one second's burst
-    // the bucket holds one second of requests: request i comes no earlier than (i + 1 - rate) / rate s after the first
-    for (let i = rate; i < times.length; i++) expect(times[i]! - times[0]!).toBeGreaterThanOrEqual(((i + 1 - rate) * 1000) / rate - 15);
+    // the bucket holds one second of requests, full when the poller was made: request i (0-based) is sent no
+    // earlier than (i + 1 - rate) / rate s after that
+    for (let i = rate; i < times.length; i++) expect(times[i]! - startedAt).toBeGreaterThanOrEqual(((i + 1 - rate) * 1000) / rate);
   });
 
   it('a delete is settled when the integration is gone (status 404, or absent from a list)', async () => {
@@ -180,22 +188,32 @@ describe('status poller', () => {
     const made = await create(3);
     sandbox.finishTransitions();
     for (const c of made) await api.deleteIntegration(c.id, undefined);
-    const at = Date.now();
-    expect(await Promise.all(made.map((c) => p.wait({ id: c.id, type: 'object_store', op: 'delete', startedAt: at })))).toEqual(['gone', 'gone', 'gone']);
+    const at = clock.now();
+    const waits = made.map((c) => p.wait({ id: c.id, type: 'object_store', op: 'delete', startedAt: at }));
+    expect(await clock.runUntil(Promise.all(waits))).toEqual(['gone', 'gone', 'gone']);
+    expect(clock.now() - at).toBeGreaterThanOrEqual(300); // not before the deletes' transitions ended
   });
 
   it('past the deadline a wait fails with GOVOPS_SETTLE_TIMEOUT; the signal ends every wait at once', async () => {
     sandbox.setStuckTransitions(true);
     try {
       const [a, b] = await create(2);
-      const p1 = makePoller({ deadline: Date.now() + 300 });
-      await expect(p1.wait({ id: a!.id, op: 'create' })).rejects.toMatchObject({ code: ErrorCode.settleTimeout, liveId: a!.id });
+      const deadline = clock.now() + 300;
+      const p1 = makePoller({ deadline });
+      await expect(clock.runUntil(p1.wait({ id: a!.id, op: 'create' }))).rejects.toMatchObject({ code: ErrorCode.settleTimeout, liveId: a!.id });
+      expect(clock.now()).toBe(deadline); // at the deadline, not before
       p1.close();
       const stop = new AbortController();
       const p2 = makePoller({ signal: stop.signal });
       const waiting = p2.wait({ id: b!.id, op: 'create' });
-      setTimeout(() => stop.abort(), 100);
+      const polled = statusPolls(b!.id).length;
+      await clock.runUntil(() => statusPolls(b!.id).length >= polled + 2); // waiting, polling
+      const abortedAt = clock.now();
+      stop.abort();
+      // the wait ends with the abort, not with time: the clock does not move
       await expect(waiting).rejects.toBeInstanceOf(CancelledError);
+      expect(clock.now()).toBe(abortedAt);
+      expect(clock.dueIn()).toEqual([]); // the poller's timer is cleared
       await expect(p2.wait({ id: b!.id, op: 'create' })).rejects.toBeInstanceOf(CancelledError);
     } finally {
       sandbox.setStuckTransitions(false);
@@ -220,13 +238,13 @@ describe('status poller', () => {
   it.each([10, 300])('%i pending among 10,000 integrations: status requests, never a list of all 10,000', async (pending) => {
     const ids = seed(10_000, pending);
     const p = makePoller({ listThreshold: 4, listSize: 10_000, minMs: 20 });
-    const startedAt = Date.now();
+    const startedAt = clock.now();
     const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
     // all ten are due together, and again after every miss, until released
-    while (allStatusPolls() < 2 * pending && lists() === 0) await new Promise((r) => setTimeout(r, 10));
+    await clock.runUntil(() => allStatusPolls() >= 2 * pending || lists() > 0);
     sandbox.setStuckTransitions(false);
     sandbox.finishTransitions();
-    expect(await waiting).toEqual(ids.map(() => 'enabled'));
+    expect(await clock.runUntil(waiting)).toEqual(ids.map(() => 'enabled'));
     expect(lists()).toBe(0);
     expect(p.counters.lists).toBe(0);
     expect(p.counters.status).toBe(allStatusPolls());
@@ -237,12 +255,12 @@ describe('status poller', () => {
     const ids = seed(10_000, 2_000);
     // a rate cap far above 2,000: the list is chosen for its cost, not because the cap would hold polls back
     const p = makePoller({ listThreshold: 4, listSize: 10_000, minMs: 20, ratePerSec: 100_000 });
-    const startedAt = Date.now();
+    const startedAt = clock.now();
     const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
-    while (lists() === 0) await new Promise((r) => setTimeout(r, 10));
+    await clock.runUntil(() => lists() > 0);
     sandbox.setStuckTransitions(false);
     sandbox.finishTransitions();
-    expect(await waiting).toEqual(ids.map(() => 'enabled'));
+    expect(await clock.runUntil(waiting)).toEqual(ids.map(() => 'enabled'));
     expect(allStatusPolls()).toBe(0);
     expect(p.counters).toEqual({ status: 0, lists: lists() });
     expect(lists()).toBeLessThanOrEqual(5);
@@ -251,12 +269,12 @@ describe('status poller', () => {
   it('10 pending among 10,000 with the rate cap exhausted: status requests as tokens come, still no list', async () => {
     const ids = seed(10_000, 10);
     const p = makePoller({ listThreshold: 4, listSize: 10_000, minMs: 20, ratePerSec: 5 });
-    const startedAt = Date.now();
+    const startedAt = clock.now();
     const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
-    while (allStatusPolls() < 12 && lists() === 0) await new Promise((r) => setTimeout(r, 20));
+    await clock.runUntil(() => allStatusPolls() >= 12 || lists() > 0);
     sandbox.setStuckTransitions(false);
     sandbox.finishTransitions();
-    expect(await waiting).toEqual(ids.map(() => 'enabled'));
+    expect(await clock.runUntil(waiting)).toEqual(ids.map(() => 'enabled'));
     expect(lists()).toBe(0);
   });
 });

@@ -4,6 +4,7 @@
  * Keeps a natural-key index for uniqueness and a cache of each integration's masked JSON for fast lists.
  */
 import { displayHost, naturalKey, isIntegrationType } from '../../kinds/registry.js';
+import { backgroundClock, type Clock, type TimerHandle } from '../../util/clock.js';
 import type { Behaviours } from '../behaviours.js';
 import type { StoredIntegration } from './view.js';
 import { fullView, mutationView } from './view.js';
@@ -13,6 +14,8 @@ export type TransitionEvent = 'failed' | 'resolved';
 export interface StoreOptions {
   transitionMs: number;
   now: () => number;
+  /** The timers that end transitions (default: the system's, unref'd). */
+  clock?: Clock;
   /** True while fault injection holds transitions out of this status. */
   stuck: (status: string) => boolean;
   /** Called when a transition ends in an error status (failed) or an errored integration is enabled again. */
@@ -42,7 +45,10 @@ export class IntegrationStore {
   private readonly byLocation = new Map<string, number>();
   private readonly json = new Map<number, string>();
   private list: Buffer | undefined;
-  private readonly timers = new Map<number, NodeJS.Timeout>();
+  private readonly timers = new Map<number, TimerHandle>();
+  private get clock(): Clock {
+    return this.opts.clock ?? backgroundClock;
+  }
   /** Configurations for which scripts/cleanup was generated (post-cleanup must follow one). */
   readonly cleanups = new Set<string>();
   private nextId = 1;
@@ -174,15 +180,14 @@ export class IntegrationStore {
 
   private schedule(item: StoredIntegration): void {
     const old = this.timers.get(item.id);
-    if (old) clearTimeout(old);
+    if (old) this.clock.clearTimeout(old);
     this.timers.delete(item.id);
     if (item.pendingUntil === undefined || this.opts.stuck(item.status)) return;
     const delay = Math.max(0, item.pendingUntil - this.opts.now());
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimeout(() => {
       this.timers.delete(item.id);
       this.complete(item.id);
     }, delay);
-    timer.unref?.();
     this.timers.set(item.id, timer);
   }
 
@@ -197,7 +202,7 @@ export class IntegrationStore {
     const fail = item.pendingFail === true;
     const wasError = item.pendingFromError === true;
     const timer = this.timers.get(id);
-    if (timer) clearTimeout(timer);
+    if (timer) this.clock.clearTimeout(timer);
     this.timers.delete(id);
     if (!fail && next.ok === null) {
       this.remove(item);
@@ -230,14 +235,14 @@ export class IntegrationStore {
     this.json.delete(item.id);
     this.list = undefined;
     const timer = this.timers.get(item.id);
-    if (timer) clearTimeout(timer);
+    if (timer) this.clock.clearTimeout(timer);
     this.timers.delete(item.id);
     this.opts.onRemove?.(item);
     this.opts.onChange();
   }
 
   clear(): void {
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const t of this.timers.values()) this.clock.clearTimeout(t);
     this.timers.clear();
     this.items.clear();
     this.byKey.clear();
@@ -251,7 +256,7 @@ export class IntegrationStore {
   }
 
   close(): void {
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const t of this.timers.values()) this.clock.clearTimeout(t);
     this.timers.clear();
   }
 

@@ -98,8 +98,9 @@ try {
   };
   const set = await loadManifests(['.'], { cwd: m, root: m });
   mark('load+validate');
-  const { resolved } = resolveAllSecrets(set.manifests, { env: ENV });
+  const { resolved, diagnostics } = resolveAllSecrets(set.manifests, { env: ENV });
   mark('secrets');
+  if (diagnostics.length) throw new Error(`the fixture's secrets draw ${diagnostics.length} diagnostics (${diagnostics[0].message}): the stages would time the warning path`);
   const [integrations, webhooks] = await Promise.all([api2.listIntegrations(), api2.listWebhooks()]);
   mark('list');
   const state = await loadState(statePath);

@@ -17,7 +17,8 @@
 // (from the moment the sandbox ended a transition to the moment govops reported the integration).
 //
 // Run: npm run build && node bench/run.mjs converge   (CONVERGE=quick: only N=200; CONVERGE_N, CONVERGE_T,
-// CONVERGE_C: comma lists of sizes, transitions and concurrencies; CONVERGE_ROUNDS: alternations, default 3)
+// CONVERGE_C: comma lists of sizes, transitions and concurrencies; CONVERGE_ROUNDS: alternations, default 3).
+// Issue #26 at scale: CONVERGE_N=5000,10000,20000 CONVERGE_T=50 CONVERGE_C=32 (prints linearity in N).
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -185,7 +186,7 @@ const print = (label, n, t, runs, ideal) => {
   console.log(
     `${label.padEnd(34)} | ${f2(wall / 1000).padStart(7)} | ${f2(apply / 1000).padStart(7)} | ${f2(wall / iw).padStart(5)} | ${f2(apply / ia).padStart(12)} | ${f2(r.c.status / n).padStart(10)} | ${String(r.c.lists).padStart(5)} | ${f2(reqPerInt).padStart(7)} | ${`${f0(pct(lags, 50))} / ${f0(pct(lags, 95))} / ${f0(Math.max(...lags))}`.padStart(22)} | ${f0((100 * pct(lags, 50)) / t).padStart(4)}%`,
   );
-  return { label, wall, ratio: wall / iw, applyRatio: apply / ia, statusPerInt: r.c.status / n, lists: r.c.lists, reqPerInt, lagP50: pct(lags, 50), t };
+  return { label, n, wall, idealWall: iw, ratio: wall / iw, applyRatio: apply / ia, statusPerInt: r.c.status / n, lists: r.c.lists, reqPerInt, lagP50: pct(lags, 50), t };
 };
 for (const n of SIZES) {
   const dir = await manifestsDir(n);
@@ -215,4 +216,15 @@ for (const n of SIZES) {
   }
 }
 console.log(`\nwarm runs: ratio to ideal (whole apply) max ${f2(Math.max(...rows.map((r) => r.ratio)))}, apply phase max ${f2(Math.max(...rows.map((r) => r.applyRatio)))}; status polls per integration mean ${f2(mean(rows.map((r) => r.statusPerInt)))}; requests per integration mean ${f2(mean(rows.map((r) => r.reqPerInt)))}; lag p50 max ${f0(Math.max(...rows.map((r) => (100 * r.lagP50) / r.t)))}% of T`);
+// linearity in N (issue #26: 5,000-20,000 creates, T=50 ms, C=32, <= 1.3x the ideal, linear in N): per T and C,
+// the time per 1,000 integrations of the largest N against the smallest (1.00 = linear)
+for (const t of TRANSITIONS) {
+  for (const c of CONCURRENCY) {
+    const rs = rows.filter((r) => r.t === t && r.label.includes(` C=${c} `)).sort((a, b) => a.n - b.n);
+    if (rs.length < 2) continue;
+    const per = (r, w) => (w * 1000) / r.n;
+    const [lo, hi] = [rs[0], rs.at(-1)];
+    console.log(`RATIO T=${t} C=${c}: govops warm / ideal ${rs.map((r) => `N=${r.n} ${f2(r.ratio)}x`).join(', ')} (target <= 1.3x); linearity (s per 1k at N=${hi.n} / at N=${lo.n}): govops ${f2(per(hi, hi.wall) / per(lo, lo.wall))}, ideal ${f2(per(hi, hi.idealWall) / per(lo, lo.idealWall))} (1.00 = linear)`);
+  }
+}
 console.log(`load average now: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);

@@ -174,6 +174,8 @@ try {
   const firstHalf = Math.max(...resyncRss.slice(0, half));
   const secondHalf = Math.max(...resyncRss.slice(half));
   console.log(`  growth: max of the last ${resyncRss.length - half} resyncs vs the first ${half}: ${((secondHalf - firstHalf) / 2 ** 20).toFixed(1)} MB`);
+  const medianOf = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(`RATIO daemon RSS / bare process at ${N} (issue #26, target <= 1.3x, flat): idle median ${(medianOf(idleRss) / b.rss).toFixed(2)}x, idle max ${(Math.max(...idleRss) / b.rss).toFixed(2)}x, at a resync's end median ${(medianOf(resyncRss) / b.rss).toFixed(2)}x (bare ${mb(b.rss)} MB)`);
 
   // the daemon creating them itself
   const sb2 = await sandboxProcess({ transitionMs: 1 });

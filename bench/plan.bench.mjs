@@ -77,6 +77,9 @@ try {
     console.log(`  ${k.padEnd(9)} ${w.toFixed(0).padStart(6)} (${Math.min(...xs.map((r) => r.ms)).toFixed(0).padStart(5)})  ${(w / bareWall).toFixed(2).padStart(6)}x  ${c.toFixed(0).padStart(7)}  ${(c / bareCpu).toFixed(2).padStart(6)}x`);
   }
   console.log('  targets (quiet machine): validate <= 2x the bare parse; plan <= 1 s wall');
+  const medOf = (k, f) => med(runs[k].map((r) => r[f]));
+  console.log(`RATIO plan / validate (issue #26, target <= 1.5x; plan < 1 s quiet): wall ${(medOf('plan', 'ms') / medOf('validate', 'ms')).toFixed(2)}x, CPU ${(medOf('plan', 'cpu') / medOf('validate', 'cpu')).toFixed(2)}x`);
+  console.log(`RATIO validate / bare js-yaml parse (issue #26, target <= 1.8x): wall ${(medOf('validate', 'ms') / bareWall).toFixed(2)}x, CPU ${(medOf('validate', 'cpu') / bareCpu).toFixed(2)}x`);
 
   // stages of one plan, in this process (cold modules are already loaded here: CPU per stage)
   const { loadManifests } = await import('../dist/manifests/loader.js');
@@ -95,8 +98,9 @@ try {
   };
   const set = await loadManifests(['.'], { cwd: m, root: m });
   mark('load+validate');
-  const { resolved } = resolveAllSecrets(set.manifests, { env: ENV });
+  const { resolved, diagnostics } = resolveAllSecrets(set.manifests, { env: ENV });
   mark('secrets');
+  if (diagnostics.length) throw new Error(`the fixture's secrets draw ${diagnostics.length} diagnostics (${diagnostics[0].message}): the stages would time the warning path`);
   const [integrations, webhooks] = await Promise.all([api2.listIntegrations(), api2.listWebhooks()]);
   mark('list');
   const state = await loadState(statePath);

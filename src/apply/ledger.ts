@@ -46,6 +46,8 @@ export class Ledger {
   private saving: Promise<void> = Promise.resolve();
   private next?: Promise<void>;
   private readonly resources = new Map<string, ManagedResource>();
+  /** Each desired resource's identity, computed once (its intent and its record both carry it). */
+  private readonly identities = new WeakMap<DesiredResource, string | undefined>();
   /** Keys changed since the last save started. */
   private dirty = new Set<string>();
   private head: Omit<GovopsState, 'resources'>;
@@ -229,7 +231,8 @@ export class Ledger {
       entry.autoBootstrap = d.body.autoBootstrap ?? false;
     }
     // What the item at the id must still be before govops writes to it by that id (src/plan/stale.ts).
-    const identity = desiredIdentity(d);
+    let identity = this.identities.get(d);
+    if (identity === undefined && !this.identities.has(d)) this.identities.set(d, (identity = desiredIdentity(d)));
     if (identity !== undefined) entry.identity = identity;
     if (this.options.revision !== undefined) entry.revision = this.options.revision;
     return entry;

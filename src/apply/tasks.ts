@@ -27,6 +27,7 @@ import type { Ledger } from './ledger.js';
 import { ApplyFailure } from './validation.js';
 import type { WebhookBatch } from './webhook-batch.js';
 import { deleteWebhook } from './webhooks.js';
+import { copyPlain } from '../util/copy.js';
 
 export interface StepContext extends OpContext {
   ledger: Ledger;
@@ -58,7 +59,7 @@ export interface ApplyTask {
 
 type Named = Pick<PlanChange, 'resourceKind' | 'name' | 'adopt' | 'renamedFrom'>;
 
-const body = (d: DesiredIntegration): IntegrationBody => structuredClone(d.body);
+const body = (d: DesiredIntegration): IntegrationBody => copyPlain(d.body);
 /** A change that creates a new resource: never an adoption, never a rename. */
 const fresh = (c: PlanChange): Named => ({ resourceKind: c.resourceKind, name: c.name, adopt: false });
 

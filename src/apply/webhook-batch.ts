@@ -16,6 +16,7 @@ import { ApiError } from '../errors.js';
 import type { DesiredWebhook, ResourceChange } from '../plan/types.js';
 import type { Ledger } from './ledger.js';
 import type { PollSettings } from './poll.js';
+import { copyPlain } from '../util/copy.js';
 import { createWebhooks } from './webhooks.js';
 
 export interface BatchLimits {
@@ -115,7 +116,7 @@ export class WebhookBatch {
       ledger.assertWritable();
       // Ids live before the apply, and those the state records, are never this POST's own.
       const preexisting = new Set([...(this.deps.preexistingWebhooks ?? []), ...ledger.ids('Webhook')]);
-      return createWebhooks(api, members.map((m) => structuredClone(m.desired.body)), preexisting);
+      return createWebhooks(api, members.map((m) => copyPlain(m.desired.body)), preexisting);
     });
     if (members.length > 1 && results.every((r) => !r.ok && tooLarge(r.error))) {
       await this.split(members);

@@ -27,16 +27,34 @@ export function precheck(text: string): { message: string; offset: number } | un
   return undefined;
 }
 
-/** Depth of a parsed value (iterative: no recursion on hostile data). */
+/**
+ * Depth of a parsed value (iterative: no recursion on hostile data). Runs on every document of every load:
+ * two parallel stacks and `for...in` (no tuple or `Object.values` array per node: issue #26, GC).
+ */
 export function depthExceeds(value: unknown, max = MAX_DEPTH): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length) {
+    const v = values.pop();
+    const d = depths.pop()!;
     if (d > max) return true;
-    if (v && typeof v === 'object') for (const child of Object.values(v)) stack.push([child, d + 1]);
+    if (Array.isArray(v)) {
+      for (const child of v) {
+        values.push(child);
+        depths.push(d + 1);
+      }
+    } else if (v && typeof v === 'object') {
+      for (const k in v) {
+        if (!hasOwn.call(v, k)) continue;
+        values.push((v as Record<string, unknown>)[k]);
+        depths.push(d + 1);
+      }
+    }
   }
   return false;
 }
+
+const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
  * Keys that name JavaScript's object machinery. A manifest never needs one, and a copy made with plain
@@ -46,6 +64,7 @@ export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constr
 
 /** Paths of every FORBIDDEN_KEYS key at any depth of a parsed value (own keys only; iterative). */
 export function forbiddenKeyPaths(value: unknown): Array<Array<string | number>> {
+  if (!hasForbiddenKey(value)) return []; // the common case, without a path array per node
   const found: Array<Array<string | number>> = [];
   const stack: Array<[unknown, Array<string | number>]> = [[value, []]];
   while (stack.length) {
@@ -59,4 +78,21 @@ export function forbiddenKeyPaths(value: unknown): Array<Array<string | number>>
     }
   }
   return found;
+}
+
+/** Whether any FORBIDDEN_KEYS key is an own enumerable key at any depth (as Object.keys; iterative, no array per node). */
+function hasForbiddenKey(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (Array.isArray(v)) for (const child of v) stack.push(child);
+    else if (v && typeof v === 'object') {
+      for (const k in v) {
+        if (!hasOwn.call(v, k)) continue;
+        if (FORBIDDEN_KEYS.has(k)) return true;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
+    }
+  }
+  return false;
 }

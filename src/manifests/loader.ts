@@ -5,7 +5,6 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import PQueue from 'p-queue';
 import { ErrorCode } from '../errors.js';
 import { findManifestFiles } from './discover.js';
 import { isGovopsStateText } from '../util/own-files.js';
@@ -16,6 +15,7 @@ import { parseManifestText } from './parse.js';
 import { parseStream, STDIN_PATH } from './stream.js';
 import { DEFAULT_SECRET_SCOPE, scopeDiagnostics, scopeMemo, type SecretScope } from './secret-scope.js';
 import type { Diagnostic, LoadedManifest, ManifestSet } from './types.js';
+import { mapLimit } from '../util/map-limit.js';
 
 export interface LoadOptions {
   /** Paths are resolved against it and files are named relative to it. Default: process.cwd(). */
@@ -175,7 +175,7 @@ async function readFiles(paths: readonly string[], options: LoadOptions, cwd: st
   const all: LoadedManifest[] = [];
   const files: string[] = [];
   // At most 32 files open at a time (no EMFILE on large trees); results in the order of the files.
-  const texts = await new PQueue({ concurrency: 32 }).addAll(found.files.map((f) => () => readText(f)));
+  const texts = await mapLimit(found.files, 32, readText);
   const memo = scopeMemo();
   found.files.forEach((abs, i) => {
     const file = displayName(abs, cwd);

@@ -189,7 +189,9 @@ export class GitSource implements Source {
     const dir = join(this.revsDir, sha);
     if (!(await exists(join(dir, '.git')))) {
       await rm(dir, { recursive: true, force: true });
-      await this.git!.raw(['worktree', 'prune']);
+      // No `worktree prune` first: `--force` already adds over a registered worktree whose folder is missing
+      // (the one case a prune would clear), and a git process less is on the path from a push hook to its
+      // first write (issue #26). Stale registrations are pruned at start and after each reconcile (dropFolders).
       await this.git!.raw(['worktree', 'add', '--detach', '--force', dir, sha]);
     }
     await this.opts.hooks?.afterCheckout?.(dir);

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Fixed cost of a CLI start (issue #26): CPU of `govops --help` and of `govops validate` of one file, each a
+// cold process of the built CLI, against `node -e 0` measured in the same run (runs alternate; medians).
+// CPU = user + system of the child (all threads), read by report-cpu.cjs at exit. Also the ESM modules each
+// loads (counted through a module hook; load-independent). Targets: --help <= 1.3x, validate of 1 file <= 1.6x.
+// Run: npm run build && node bench/run.mjs startup     (STARTUP_RUNS=15)
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { manifest } from './fixtures.mjs';
+
+const RUNS = Number(process.env.STARTUP_RUNS ?? 15);
+const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const REPORT_CPU = fileURLToPath(new URL('./report-cpu.cjs', import.meta.url));
+
+const dir = await mkdtemp(join(tmpdir(), 'govops-startup-'));
+try {
+  const one = join(dir, 'one.yaml');
+  await writeFile(one, manifest(0)); // an object_store integration, no secret
+  const cases = { 'node -e 0': ['-e', '0'], '--help': [CLI, '--help'], 'validate 1 file': [CLI, 'validate', one] };
+  const env = { ...process.env, NO_COLOR: '1', GOVOPS_URL: '', GOVOPS_TOKEN: '' };
+
+  // modules loaded (ESM, not node: builtins), once each
+  const hooks = join(dir, 'hooks.mjs');
+  await writeFile(hooks, `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  if (!url.startsWith('node:')) appendFileSync(process.env.GOVOPS_BENCH_MODLOG, url + '\\n');\n  return next(url, context);\n}\n`);
+  const register = join(dir, 'register.mjs');
+  await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  const modules = {};
+  for (const [k, args] of Object.entries(cases)) {
+    if (k === 'node -e 0') continue;
+    const log = join(dir, `mods-${k.replace(/\W/g, '_')}.txt`);
+    const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, ...args], { env: { ...env, GOVOPS_BENCH_MODLOG: log }, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${k} exited ${r.status}: ${r.stderr.slice(0, 500)}`);
+    const urls = (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    modules[k] = { all: urls.length, ours: urls.filter((u) => u.includes('/dist/')).length };
+  }
+
+  const runs = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  for (let i = 0; i < RUNS; i++) {
+    for (const [k, args] of Object.entries(cases)) {
+      const t0 = performance.now();
+      const r = spawnSync(process.execPath, ['--require', REPORT_CPU, ...args], { env, encoding: 'utf8' });
+      const ms = performance.now() - t0;
+      if (r.status !== 0) throw new Error(`${k} exited ${r.status}: ${r.stderr.slice(0, 500)}`);
+      runs[k].push({ ms, cpu: Number(/GOVOPS_BENCH_CPU ([\d.]+)/.exec(r.stderr)?.[1]) });
+    }
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const base = runs['node -e 0'];
+  const bw = med(base.map((r) => r.ms));
+  const bc = med(base.map((r) => r.cpu));
+  console.log(`cold processes, ${RUNS} alternating runs each (medians; min in brackets):`);
+  console.log('  process            wall ms        x bare   CPU ms        x bare   ESM modules (dist/)');
+  for (const [k, xs] of Object.entries(runs)) {
+    const w = med(xs.map((r) => r.ms));
+    const c = med(xs.map((r) => r.cpu));
+    const mods = modules[k] ? `${modules[k].all} (${modules[k].ours})` : '-';
+    console.log(`  ${k.padEnd(16)} ${w.toFixed(0).padStart(6)} (${Math.min(...xs.map((r) => r.ms)).toFixed(0).padStart(4)})  ${(w / bw).toFixed(2).padStart(5)}x  ${c.toFixed(0).padStart(6)} (${Math.min(...xs.map((r) => r.cpu)).toFixed(0).padStart(4)})  ${(c / bc).toFixed(2).padStart(5)}x   ${mods}`);
+  }
+  const ratio = (k) => (med(runs[k].map((r) => r.cpu)) / bc).toFixed(2);
+  console.log(`RATIO CPU vs node -e 0: --help ${ratio('--help')}x (target <= 1.3x), validate of 1 file ${ratio('validate 1 file')}x (target <= 1.6x)`);
+  console.log(`load average now: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

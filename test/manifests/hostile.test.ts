@@ -1,0 +1,44 @@
+/**
+ * The parsed-value checks of hostile.ts run on every document of every load, so they walk without a
+ * tuple or path array per node (issue #26); their answers stay those of the plain walks.
+ */
+import { describe, expect, it } from 'vitest';
+import { depthExceeds, forbiddenKeyPaths, MAX_DEPTH } from '../../src/manifests/hostile.js';
+
+/** A value nested `depth` levels deep, alternating objects and arrays. */
+function nested(depth: number): unknown {
+  let v: unknown = 'leaf';
+  for (let i = 0; i < depth; i++) v = i % 2 ? [1, v] : { a: 1, b: v };
+  return v;
+}
+
+describe('depthExceeds', () => {
+  it('counts objects and arrays alike, up to the limit and one past it', () => {
+    expect(depthExceeds(nested(MAX_DEPTH))).toBe(false);
+    expect(depthExceeds(nested(MAX_DEPTH + 1))).toBe(true);
+    expect(depthExceeds(nested(3), 2)).toBe(true);
+    expect(depthExceeds(nested(3), 3)).toBe(false);
+    expect(depthExceeds('scalar', 0)).toBe(false);
+  });
+
+  it('reads own keys only', () => {
+    const proto = { deep: nested(10) };
+    expect(depthExceeds(Object.create(proto) as object, 5)).toBe(false);
+  });
+});
+
+describe('forbiddenKeyPaths', () => {
+  it('none in an ordinary manifest', () => {
+    expect(forbiddenKeyPaths({ kind: 'Webhook', spec: { notificationType: ['a', 'b'], nested: [{ x: 1 }] } })).toEqual([]);
+  });
+
+  it('every forbidden own key with its path, through objects and arrays', () => {
+    const value = JSON.parse('{"a":{"constructor":1},"b":[0,{"__proto__":{"x":1}}],"prototype":2}') as unknown;
+    expect(forbiddenKeyPaths(value)).toEqual(expect.arrayContaining([['a', 'constructor'], ['b', 1, '__proto__'], ['prototype']]));
+    expect(forbiddenKeyPaths(value)).toHaveLength(3);
+  });
+
+  it('inherited keys are not own keys', () => {
+    expect(forbiddenKeyPaths({ a: {} })).toEqual([]); // every object inherits `constructor`
+  });
+});

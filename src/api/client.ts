@@ -4,7 +4,7 @@
  * are never blindly re-sent after an ambiguous failure (the resource is looked up by identity first).
  */
 import type { Logger } from 'pino';
-import { ApiError, CancelledError, DataSourcesUnsupportedError, ErrorCode, TransportError, isAbortError } from '../errors.js';
+import { ApiError, CancelledError, DataSourcesUnsupportedError, ErrorCode, TransportError, UserError, isAbortError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
 import { DEFAULT_DATA_SOURCE_DELETE_PATH, DEFAULT_DATA_SOURCES_PATH, dataSourceKey } from '../service/data-sources.js';
@@ -500,10 +500,12 @@ export class ServiceClient implements ServiceApi {
   }
 
   private async attempt<T>(c: Call<T>, progress: CallProgress, at: Attempt): Promise<AttemptOutcome<T>> {
-    if (this.writeGate && c.method !== 'GET' && !/[?&]dryRun=true\b/.test(c.path)) this.writeGate(c.method, c.path);
+    const gate = this.writeGate && c.method !== 'GET' && !/[?&]dryRun=true\b/.test(c.path) ? this.writeGate : undefined;
+    // asked before the request is queued, and again when it is written to a connection (transport.ts)
+    gate?.(c.method, c.path);
     let res: RawResponse;
     try {
-      res = await this.send(c, progress.body);
+      res = await this.send(c, progress.body, gate ? () => gate(c.method, c.path) : undefined);
     } catch (err) {
       return this.afterSendFailure(c, progress, at, err);
     }
@@ -521,7 +523,8 @@ export class ServiceClient implements ServiceApi {
 
   /** An attempt that got no answer (network error, timeout, cancellation): retried, looked up, or thrown. */
   private async afterSendFailure<T>(c: Call<T>, progress: CallProgress, at: Attempt, err: unknown): Promise<AttemptOutcome<T>> {
-    if (err instanceof CancelledError) {
+    // stopped before a byte left: a forced stop, or the write gate refusing it at the connection (never retried)
+    if (err instanceof CancelledError || (err instanceof UserError && err.code === ErrorCode.stateFenced)) {
       this.report(c, 0, at.started, at.index, err.code);
       throw err;
     }
@@ -599,7 +602,7 @@ export class ServiceClient implements ServiceApi {
   }
 
   /** One attempt of a call through the transport (a create waits for its answer until it settles). */
-  private send<T>(c: Call<T>, body: unknown): Promise<RawResponse> {
+  private send<T>(c: Call<T>, body: unknown, beforeWrite?: () => void): Promise<RawResponse> {
     return this.transport.send({
       method: c.method,
       path: c.path,
@@ -618,6 +621,7 @@ export class ServiceClient implements ServiceApi {
           }
         : {}),
       ...(this.forceSignal ? { signal: this.forceSignal } : {}),
+      ...(beforeWrite ? { beforeWrite } : {}),
     });
   }
 

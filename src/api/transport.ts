@@ -2,7 +2,7 @@
  * One HTTP attempt over a keep-alive undici Pool: send, read the whole body within the timeout.
  * No retries, no interpretation of statuses (client.ts does that).
  */
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { CancelledError, ErrorCode } from '../errors.js';
 
 export interface RawResponse {
@@ -27,7 +27,43 @@ export interface AttemptRequest {
   onSlow?: () => void;
   /** Aborts the request in flight (a forced shutdown): CancelledError. */
   signal?: AbortSignal;
+  /**
+   * Asked again at the moment the request is written to a connection (it may have waited in the pool's queue,
+   * or the process may have been frozen in between): a throw aborts it unsent. The daemon's write gate.
+   */
+  beforeWrite?: () => void;
 }
+
+/** The `beforeWrite` check of each request in the pool, by its dispatch options (the object undici passes on). */
+const beforeWriteOf = new WeakMap<object, () => void>();
+
+/**
+ * Runs a request's `beforeWrite` when undici is about to write it to a socket (the handler's `onRequestStart`,
+ * called from the connection just before the request goes out), so a request queued behind a busy connection
+ * is checked when it really leaves, not when it was queued. A throw aborts it: nothing is written.
+ */
+const checkBeforeWrite: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
+  const check = beforeWriteOf.get(opts);
+  if (!check) return dispatch(opts, handler);
+  const wrapped: Dispatcher.DispatchHandler = new Proxy(handler, {
+    get(target, prop) {
+      if (prop === 'onRequestStart') {
+        return (controller: Dispatcher.DispatchController, context: unknown): void => {
+          try {
+            check();
+          } catch (err) {
+            controller.abort(err as Error);
+            return;
+          }
+          target.onRequestStart?.(controller, context);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return dispatch(opts, wrapped);
+};
 
 /** The whole request (connect, headers and body) took longer than the timeout. */
 export class RequestTimeoutError extends Error {
@@ -47,6 +83,7 @@ export class RequestUnsettledError extends Error {
 
 export class HttpTransport {
   private readonly pool: Pool;
+  private readonly dispatcher: Dispatcher;
   private readonly prefix: string;
   readonly origin: string;
 
@@ -67,6 +104,7 @@ export class HttpTransport {
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
       pipelining: 1,
     });
+    this.dispatcher = this.pool.compose(checkBeforeWrite);
   }
 
   async send(req: AttemptRequest): Promise<RawResponse> {
@@ -80,16 +118,18 @@ export class HttpTransport {
     const onAbort = (): void => controller.abort(new CancelledError('request aborted: govops is shutting down'));
     if (req.signal?.aborted) onAbort();
     else req.signal?.addEventListener('abort', onAbort, { once: true });
+    const options: Dispatcher.RequestOptions = {
+      method: req.method as 'GET',
+      path: this.prefix + req.path,
+      headers: req.headers,
+      body: req.body,
+      signal: controller.signal,
+      headersTimeout: limit,
+      bodyTimeout: limit,
+    };
+    if (req.beforeWrite) beforeWriteOf.set(options, req.beforeWrite);
     try {
-      const res = await this.pool.request({
-        method: req.method as 'GET',
-        path: this.prefix + req.path,
-        headers: req.headers,
-        body: req.body,
-        signal: controller.signal,
-        headersTimeout: limit,
-        bodyTimeout: limit,
-      });
+      const res = await this.dispatcher.request(options);
       const text = await res.body.text();
       return { status: res.statusCode, headers: res.headers, text };
     } catch (err) {

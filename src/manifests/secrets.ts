@@ -23,6 +23,11 @@ export interface ResolveOptions {
   scope?: SecretScope;
   /** Where the manifests root's files really are when the manifests are a copy (directory snapshots). */
   secretsOrigin?: string;
+  /**
+   * The references already warned about as too short to be redacted: one warning per secret per run, at its
+   * first reference (a short secret named by thousands of manifests is one warning, and locating each costs).
+   */
+  shortWarned?: Set<string>;
 }
 
 export interface ResolvedSecrets<M extends Manifest = Manifest> {
@@ -69,6 +74,7 @@ interface Resolution {
   secretsOrigin: string | undefined;
   secretPaths: Set<string>;
   diagnostics: Diagnostic[];
+  shortWarned: Set<string>;
   /** The path of the value being walked, a stack (pushed and popped in place: copied only when recorded). */
   at: Path;
 }
@@ -85,6 +91,7 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
     secretsOrigin: opts.secretsOrigin,
     secretPaths: new Set<string>(),
     diagnostics: [],
+    shortWarned: opts.shortWarned ?? new Set<string>(),
     at: [],
   };
   walkSpec(r);
@@ -219,8 +226,9 @@ function replaceRef(r: Resolution, holder: Record<string, unknown> | unknown[], 
   const resolved = resolveRef(r, ref, [...r.at]);
   if (resolved === undefined) return;
   // The redactor ignores values this short (replacing every `abc` would garble every output): say so.
-  if (resolved.length < MIN_SECRET_LENGTH) {
-    report(r, [...r.at], `${dotted(r.at)}: the secret (${describeRef(ref)}) is shorter than ${MIN_SECRET_LENGTH} characters: too short to be redacted, it may be printed as it is`, 'secret-length', 'warning');
+  if (resolved.length < MIN_SECRET_LENGTH && !r.shortWarned.has(describeRef(ref))) {
+    r.shortWarned.add(describeRef(ref));
+    report(r, [...r.at], `${dotted(r.at)}: the secret (${describeRef(ref)}) is shorter than ${MIN_SECRET_LENGTH} characters: too short to be redacted, it may be printed as it is (said once, at its first reference)`, 'secret-length', 'warning');
   }
   registerSecretsInForce(resolved);
   (holder as Record<string | number, unknown>)[key] = resolved;
@@ -241,6 +249,7 @@ export function resolveAllSecrets(loaded: LoadedManifest[], opts: ResolveOptions
   const read = opts.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
   const shared: ResolveOptions = {
     ...opts,
+    shortWarned: opts.shortWarned ?? new Set<string>(),
     realpath: opts.realpath ?? memoRealpath(),
     readFile: (p) => {
       let text = files.get(p);

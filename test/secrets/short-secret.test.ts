@@ -14,6 +14,7 @@ describe('a secret too short to be redacted', () => {
     h = await harness();
     await mkdir(path.join(h.dir, 'manifests'));
     await h.writeManifest('sql.yaml', sqlManifest('warehouse', 'sql.example.com'));
+    await h.writeManifest('sql2.yaml', sqlManifest('lake', 'sql2.example.com'));
   });
   afterAll(async () => {
     await h.close();
@@ -27,6 +28,8 @@ describe('a secret too short to be redacted', () => {
       /manifests\/sql\.yaml:\d+:\d+: .*spec\.config\.password: the secret \(fromEnv: GOVOPS_SECRET_SQL_PASSWORD\) is shorter than 4 characters: too short to be redacted/,
     );
     expect(out).not.toMatch(/ADMIN_PASSWORD\) is shorter/);
+    // said once per secret, at its first reference, however many manifests name it
+    expect(out.match(/GOVOPS_SECRET_SQL_PASSWORD\) is shorter/g)).toHaveLength(1);
     expect(out).not.toContain('Zq');
   });
 

@@ -34,9 +34,8 @@ for (const n of SIZES) {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     const res = await reconcile(api, {
-      root: dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(),
-      statePath: join(dir, 'state.json'), env: {}, concurrency: 32, timeoutMs: 1_800_000,
-      ...(POLL_RATE ? { pollRate: POLL_RATE } : {}),
+      source: { root: dir, paths: ['m'] }, plan: { prune: false, allowReplace: false }, apply: true, logger: silentLogger(),
+      statePath: join(dir, 'state.json'), env: {}, tuning: { concurrency: 32, timeoutMs: 1_800_000, pollRate: POLL_RATE || undefined },
     });
     const wall = (performance.now() - t0) / 1000;
     const cu = process.cpuUsage(c0);

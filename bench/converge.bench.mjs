@@ -153,10 +153,10 @@ async function govops(dir, transitionMs, concurrency, transitions, extra = {}) {
   const seen = [];
   const t0 = performance.now();
   const res = await reconcile(api, {
-    root: dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath, env: {},
-    concurrency, timeoutMs: 600_000,
+    source: { root: dir, paths: ['m'] }, plan: { prune: false, allowReplace: false }, apply: true, logger: silentLogger(), statePath, env: {},
+    // `extra`: more apply tuning (poll rate, list threshold)
+    tuning: { concurrency, timeoutMs: 600_000, ...extra },
     onOutcome: (o) => seen.push({ id: o.liveId, at: Date.now(), ok: o.result === 'ok' }),
-    ...extra,
   });
   const wall = performance.now() - t0;
   if (!res.ok) throw new Error(`apply failed: ${res.error}`);

@@ -127,7 +127,7 @@ try {
   await writeIntegrations(m, N);
   const statePath = join(dir, 'state.json');
   const api = new ServiceClient({ baseUrl: sb.url, token: sb.token, logger: silentLogger(), connections: 48 });
-  const applied = await reconcile(api, { root: m, paths: ['.'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath, env: ENV, manualSteps: 'trust', concurrency: 32, timeoutMs: 1_800_000 });
+  const applied = await reconcile(api, { source: { root: m, paths: ['.'] }, plan: { prune: false, allowReplace: false, manualSteps: 'trust' }, apply: true, logger: silentLogger(), statePath, env: ENV, tuning: { concurrency: 32, timeoutMs: 1_800_000 } });
   await api.close();
   if (!applied.ok) throw new Error(`setup apply failed: ${applied.error}`);
   const env = { ...process.env, ...ENV, ...TRUST_MANUAL_STEPS, GOVOPS_URL: sb.url, GOVOPS_TOKEN: sb.token, NO_COLOR: '1' };

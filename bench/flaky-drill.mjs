@@ -80,8 +80,8 @@ export async function flakyDrill(govops, opts = {}) {
   const statePath = join(dir, 'state.json');
   const run = (apply) =>
     reconcile(api, {
-      root: dir, paths: ['m'], apply, prune: false, allowReplace: false, logger: silentLogger(), statePath, env: {},
-      concurrency: 8, timeoutMs: 300_000, pollIntervalMs: 20, pollMaxIntervalMs: 200,
+      source: { root: dir, paths: ['m'] }, plan: { prune: false, allowReplace: false }, apply, logger: silentLogger(), statePath, env: {},
+      tuning: { concurrency: 8, timeoutMs: 300_000, pollIntervalMs: 20, pollMaxIntervalMs: 200 },
     });
   try {
     await mkdir(join(dir, 'm'));

@@ -102,8 +102,8 @@ try {
   };
   await commit('/sql/0');
   const common = {
-    branch: 'main', path: '.', intervalMs: 600_000, resyncMs: 600_000, selfHeal: false, prune: false,
-    allowReplace: false, listen: { host: '127.0.0.1', port: 0 }, hookSecret: SECRET,
+    branch: 'main', path: '.', intervalMs: 600_000, resyncMs: 600_000, selfHeal: false,
+    plan: { prune: false, allowReplace: false }, listen: { host: '127.0.0.1', port: 0 }, hookSecret: SECRET,
   };
   await measure('commit+push+notification (git)', {
     settings: { ...common, repo: bare, statePath: join(base, 'git-state', 'state.json'), workdir: join(base, 'git-state', 'work') },

@@ -51,7 +51,7 @@ try {
   const statePath = join(dir, 'state.json');
   const api = new ServiceClient({ baseUrl: sb.url, token: sb.token, logger: silentLogger(), connections: 48 });
   const t0 = performance.now();
-  const applied = await reconcile(api, { root: m, paths: ['.'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath, env: ENV, manualSteps: 'trust', concurrency: 32, timeoutMs: 1_800_000 });
+  const applied = await reconcile(api, { source: { root: m, paths: ['.'] }, plan: { prune: false, allowReplace: false, manualSteps: 'trust' }, apply: true, logger: silentLogger(), statePath, env: ENV, tuning: { concurrency: 32, timeoutMs: 1_800_000 } });
   await api.close();
   if (!applied.ok) throw new Error(`setup apply failed: ${applied.error}`);
   console.log(`setup: ${N} integrations applied in ${((performance.now() - t0) / 1000).toFixed(1)} s (sandbox in its own process)`);

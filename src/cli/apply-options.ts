@@ -1,14 +1,19 @@
 /**
- * The flags tuning how a plan is carried out, shared by `govops apply` and `govops run`: status polling
- * (src/apply/poller.ts) and webhook batches (src/apply/webhook-batch.ts). Light on purpose (commander only).
+ * The flags tuning how a plan is carried out, shared by `govops apply` and `govops run`: parallel slots and the
+ * overall timeout (declared by each command, their help differs), status polling (src/apply/poller.ts) and
+ * webhook batches (src/apply/webhook-batch.ts); `applyTuningFrom` makes the one `ApplyTuning` passed down whole.
  */
 import type { Command } from 'commander';
 import { UserError } from '../errors.js';
+import { parseCount } from './flags.js';
 import type { ApplyTuning } from '../reconcile/types.js';
 import { parseDuration } from '../util/duration.js';
 import { parseSize } from '../util/size.js';
 
 export interface ApplyTuningFlags {
+  /** --concurrency and --timeout: left to the applier's defaults when not given. */
+  concurrency?: string;
+  timeout?: string;
   pollMin?: string;
   pollMax?: string;
   pollRate?: string;
@@ -48,6 +53,8 @@ function positive(flag: string, text: string, parse: (t: string) => number): num
 }
 
 export function applyTuningFrom(given: ApplyTuningFlags): ApplyTuning {
+  const concurrency = parseCount('--concurrency', given.concurrency, 1);
+  const timeoutMs = given.timeout === undefined ? undefined : flagDuration('--timeout', given.timeout);
   const flags = { ...DEFAULTS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) } as Required<ApplyTuningFlags>;
   const pollIntervalMs = positive('--poll-min', flags.pollMin, (t) => flagDuration('--poll-min', t));
   const pollMaxIntervalMs = positive('--poll-max', flags.pollMax, (t) => flagDuration('--poll-max', t));
@@ -61,5 +68,8 @@ export function applyTuningFrom(given: ApplyTuningFlags): ApplyTuning {
     return Number(t);
   });
   const maxBytes = positive('--webhook-batch-bytes', flags.webhookBatchBytes, parseSize);
-  return { pollIntervalMs, pollMaxIntervalMs, pollRate, webhookBatch: { maxItems, maxBytes } };
+  const tuning: ApplyTuning = { pollIntervalMs, pollMaxIntervalMs, pollRate, webhookBatch: { maxItems, maxBytes } };
+  if (concurrency !== undefined) tuning.concurrency = concurrency;
+  if (timeoutMs !== undefined) tuning.timeoutMs = timeoutMs;
+  return tuning;
 }

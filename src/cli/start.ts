@@ -98,8 +98,7 @@ async function main(): Promise<void> {
           intervalMs: 60_000,
           resyncMs: 30_000, // short, so a newcomer sees drift repaired quickly (the daemon default is 5m)
           selfHeal: true,
-          prune: true,
-          allowReplace: false,
+          plan: { prune: true, allowReplace: false, manualSteps: 'require' },
           listen: { host: HOST, port, loopbackOnly: true },
           statePath: join(home, 'state.json'),
           workdir: join(home, 'work'),

@@ -3,7 +3,7 @@ import type { ServiceApi } from '../api/client-types.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { ApplyTuning } from '../reconcile/types.js';
 import { LoadCache, reconcile } from '../reconcile/engine.js';
-import type { ManualStepsMode } from '../plan/types.js';
+import type { PlanOptions } from '../plan/types.js';
 import type { ReconcileFn } from './loop.js';
 import { rewriteResultPaths } from './paths.js';
 import path from 'node:path';
@@ -13,16 +13,12 @@ import { STDIN_PATH } from '../manifests/stream.js';
 import { RenderError, runRender, type RenderCommand } from '../sources/render.js';
 import type { ReconcileResult } from '../reconcile/types.js';
 
+/** What every reconcile of the daemon shares: built once from the flags (src/cli/commands/run-action.ts), passed down whole. */
 export interface EngineSettings {
   statePath: string;
-  prune: boolean;
-  allowReplace: boolean;
-  maxDeletes?: number;
-  manualSteps?: ManualStepsMode;
-  allowEmpty?: boolean;
-  concurrency?: number;
-  timeoutMs?: number;
-  /** Status polling and webhook batches. */
+  /** The planner's options (src/cli/settings.ts). */
+  plan: PlanOptions;
+  /** How plans are carried out: slots, timeout, status polling and webhook batches. */
   tuning?: ApplyTuning;
   env?: NodeJS.ProcessEnv;
   /** Which secrets manifests may reference (--secrets-dir, --secret-env-prefix). */
@@ -82,23 +78,19 @@ export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): Re
     }
     const result = await reconcile(api, {
       loadCache,
-      ...settings.tuning,
-      root: req.revision.root,
-      paths: req.revision.paths,
-      ...stream,
-      // Nothing leaves the revision's folder (the repository); secrets default to it (or to the watched folder).
-      sourceRoot: req.revision.root,
-      ...(req.revision.origin !== undefined ? { secretsOrigin: req.revision.origin } : {}),
-      ...(settings.secretScope ? { secretScope: settings.secretScope } : {}),
+      source: {
+        root: req.revision.root,
+        paths: stream?.paths ?? req.revision.paths,
+        stream: stream?.stream,
+        // Nothing leaves the revision's folder (the repository); secrets default to it (or to the watched folder).
+        sourceRoot: req.revision.root,
+        secretsOrigin: req.revision.origin,
+        secretScope: settings.secretScope,
+      },
+      plan: settings.plan,
+      tuning: settings.tuning,
       revision: req.revision.id,
       apply: req.apply,
-      prune: settings.prune,
-      allowReplace: settings.allowReplace,
-      maxDeletes: settings.maxDeletes,
-      manualSteps: settings.manualSteps ?? 'require',
-      allowEmpty: settings.allowEmpty,
-      concurrency: settings.concurrency,
-      timeoutMs: settings.timeoutMs,
       signal: req.signal,
       forceSignal: req.forceSignal,
       logger: req.logger,

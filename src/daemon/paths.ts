@@ -35,6 +35,7 @@ export function rewriteResultPaths(result: ReconcileResult, root: string, displa
     const c = changes.get(`${o.resourceKind}/${o.name}`);
     return map(c?.source ? relocateText(error, c, file(c.source.file)) : error);
   };
+  // the same variant with its texts rewritten (an error is kept exactly where there was one)
   return {
     ...result,
     diagnostics: result.diagnostics.map((d) => ({ ...d, file: file(d.file), message: map(d.message) })),
@@ -46,5 +47,5 @@ export function rewriteResultPaths(result: ReconcileResult, root: string, displa
       warnings: result.plan.warnings.map((w) => ({ ...w, message: map(w.message) })),
       changes: result.plan.changes.map((c) => (c.source ? relocateChange(c, file(c.source.file)) : c)),
     },
-  };
+  } as ReconcileResult;
 }

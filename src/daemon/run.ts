@@ -8,7 +8,7 @@ import type { ApplyTuning } from '../reconcile/types.js';
 import type { RequestEvent } from '../api/client.js';
 import { DirSource } from '../sources/dir.js';
 import { GitSource } from '../sources/git.js';
-import type { ManualStepsMode } from '../plan/types.js';
+import type { PlanOptions } from '../plan/types.js';
 import type { Source } from '../sources/types.js';
 import { Daemon } from './daemon.js';
 import { engineReconcileFn } from './engine.js';
@@ -31,15 +31,9 @@ export interface RunSettings {
   intervalMs: number;
   resyncMs: number;
   selfHeal: boolean;
-  prune: boolean;
-  allowReplace: boolean;
-  maxDeletes?: number;
-  /** Manual-flow changes wait for the manifest's acknowledgment (`require`, default) or not (`trust`). */
-  manualSteps?: ManualStepsMode;
-  allowEmpty?: boolean;
-  concurrency?: number;
-  timeoutMs?: number;
-  /** Status polling and webhook batches (--poll-*, --webhook-batch-*). */
+  /** The planner's options (--prune, --allow-replace, --max-deletes, --allow-empty, --manual-steps), passed down whole. */
+  plan: PlanOptions;
+  /** How plans are carried out (--concurrency, --timeout, --poll-*, --webhook-batch-*), passed down whole. */
   tuning?: ApplyTuning;
   /** `loopbackOnly`: answer only loopback Host names (DNS-rebinding protection; `npm start`). */
   listen: { host: string; port: number; loopbackOnly?: boolean };
@@ -132,6 +126,83 @@ export function makeSource(s: RunSettings, logger: Logger, metrics: DaemonMetric
   throw new Error('give a source: --repo URL or --dir PATH');
 }
 
+/** With a PostgreSQL state several replicas may run; one leads (src/daemon/leader.ts). Observers never write. */
+function makeElector(s: RunSettings, identity: string, logger: Logger, metrics: DaemonMetrics, source: Source, loop: () => Daemon['loop'] | undefined): LeaderElector | undefined {
+  if (!isPgLocation(s.statePath) || s.observe) return undefined;
+  return new LeaderElector({
+    statePath: s.statePath,
+    identity,
+    lease: s.lease,
+    logger,
+    registry: metrics.registry,
+    onElected: () => {
+      const l = loop();
+      const last = l?.snapshot().lastGood;
+      if (l && last) l.submit(last);
+    },
+    onHook: () => void source.refresh(),
+  });
+}
+
+function makeHealth(s: RunSettings, api: ServiceApi, logger: Logger, metrics: DaemonMetrics): WebhookHealth | undefined {
+  if (!s.webhookHealth) return undefined;
+  return new WebhookHealth({
+    api,
+    logger: logger.child({ component: 'webhook-health' }),
+    registry: metrics.registry,
+    intervalMs: s.webhookHealth.intervalMs,
+    overlapMs: s.webhookHealth.overlapMs,
+    autoRetry: s.webhookHealth.autoRetry,
+    managed: managedWebhooksFromState(s.statePath),
+  });
+}
+
+function makeNotifier(s: RunSettings, logger: Logger, metrics: DaemonMetrics): Notifier | undefined {
+  if (!s.notify?.length) return undefined;
+  return new Notifier({
+    targets: s.notify,
+    logger: logger.child({ component: 'notify' }),
+    registry: metrics.registry,
+    observe: s.observe === true,
+    origin: s.repo ? `${redactUrl(s.repo)}#${s.branch}:${s.path}` : s.dir,
+    ...(s.notifyBackoffMs !== undefined ? { backoffMs: s.notifyBackoffMs } : {}),
+  });
+}
+
+/** The daemon's options as /status shows them. */
+function daemonInfo(s: RunSettings): Record<string, unknown> {
+  const { plan } = s;
+  return {
+    selfHeal: s.selfHeal,
+    observe: s.observe === true,
+    notify: (s.notify ?? []).map((t) => notifyUrlLabel(t.url)),
+    prune: plan.prune,
+    allowReplace: plan.allowReplace,
+    maxDeletes: plan.maxDeletes,
+    manualSteps: plan.manualSteps ?? 'require',
+    allowEmpty: plan.allowEmpty ?? false,
+    intervalMs: s.intervalMs,
+    resyncMs: s.resyncMs,
+    statePath: describeStateLocation(s.statePath),
+    secretEnvPrefix: s.secretScope?.envPrefix ?? 'GOVOPS_SECRET_',
+    ...(s.secretScope?.dir ? { secretsDir: s.secretScope.dir } : {}),
+    ...(s.webhookHealth ? { webhookHealthIntervalMs: s.webhookHealth.intervalMs, autoRetryFailed: s.webhookHealth.autoRetry ?? false } : {}),
+  };
+}
+
+/** Start the leader election (if any), then the daemon; on failure everything started is stopped again. */
+async function startAll(daemon: Daemon, elector: LeaderElector | undefined, api: ServiceApi): Promise<void> {
+  try {
+    await elector?.start();
+    await daemon.start();
+  } catch (err) {
+    await elector?.stop().catch(() => undefined);
+    await daemon.stop(0).catch(() => undefined);
+    await api.close().catch(() => undefined);
+    throw err;
+  }
+}
+
 export async function startRunning(
   s: RunSettings,
   logger: Logger,
@@ -140,65 +211,17 @@ export async function startRunning(
 ): Promise<RunningDaemon> {
   const metrics = new DaemonMetrics();
   const source = makeSource(s, logger, metrics);
-  // A PostgreSQL state: several replicas may run; one leads (src/daemon/leader.ts). Observers never write.
   const identity = s.identity ?? defaultIdentity();
   let daemonRef: Daemon | undefined;
-  const elector =
-    isPgLocation(s.statePath) && !s.observe
-      ? new LeaderElector({
-          statePath: s.statePath,
-          identity,
-          ...(s.lease ? { lease: s.lease } : {}),
-          logger,
-          registry: metrics.registry,
-          onElected: () => {
-            const loop = daemonRef?.loop;
-            const last = loop?.snapshot().lastGood;
-            if (loop && last) loop.submit(last);
-          },
-          onHook: () => void source.refresh(),
-        })
-      : undefined;
+  const elector = makeElector(s, identity, logger, metrics, source, () => daemonRef?.loop);
   const api = makeApi(metrics.onRequest, { identity, ...(elector ? { writeGate: (m: string, p: string) => elector.gate(m, p) } : {}) });
   const engine =
     reconcileOverride ??
-    engineReconcileFn(api, {
-      statePath: s.statePath,
-      prune: s.prune,
-      allowReplace: s.allowReplace,
-      maxDeletes: s.maxDeletes,
-      manualSteps: s.manualSteps ?? 'require',
-      allowEmpty: s.allowEmpty,
-      concurrency: s.concurrency,
-      timeoutMs: s.timeoutMs,
-      ...(s.tuning ? { tuning: s.tuning } : {}),
-      env: s.env,
-      ...(s.secretScope ? { secretScope: s.secretScope } : {}),
-      ...(s.render ? { render: s.render } : {}),
-    });
+    engineReconcileFn(api, { statePath: s.statePath, plan: s.plan, tuning: s.tuning, env: s.env, secretScope: s.secretScope, render: s.render });
   const reconcile = elector ? leaderReconcileFn(engine, elector, (r) => daemonRef?.loop.submit(r)) : engine;
-  const health = s.webhookHealth
-    ? new WebhookHealth({
-        api,
-        logger: logger.child({ component: 'webhook-health' }),
-        registry: metrics.registry,
-        intervalMs: s.webhookHealth.intervalMs,
-        overlapMs: s.webhookHealth.overlapMs,
-        autoRetry: s.webhookHealth.autoRetry,
-        managed: managedWebhooksFromState(s.statePath),
-      })
-    : undefined;
+  const health = makeHealth(s, api, logger, metrics);
   metrics.observe.set(s.observe ? 1 : 0);
-  const notifier = s.notify?.length
-    ? new Notifier({
-        targets: s.notify,
-        logger: logger.child({ component: 'notify' }),
-        registry: metrics.registry,
-        observe: s.observe === true,
-        origin: s.repo ? `${redactUrl(s.repo)}#${s.branch}:${s.path}` : s.dir,
-        ...(s.notifyBackoffMs !== undefined ? { backoffMs: s.notifyBackoffMs } : {}),
-      })
-    : undefined;
+  const notifier = makeNotifier(s, logger, metrics);
   const daemon = new Daemon({
     source,
     reconcile,
@@ -214,24 +237,7 @@ export async function startRunning(
     metrics,
     retryBaseMs: s.retryBaseMs,
     retryMaxMs: s.retryMaxMs,
-    info: {
-      selfHeal: s.selfHeal,
-      observe: s.observe === true,
-      notify: (s.notify ?? []).map((t) => notifyUrlLabel(t.url)),
-      prune: s.prune,
-      allowReplace: s.allowReplace,
-      maxDeletes: s.maxDeletes,
-      manualSteps: s.manualSteps ?? 'require',
-      allowEmpty: s.allowEmpty,
-      intervalMs: s.intervalMs,
-      resyncMs: s.resyncMs,
-      statePath: describeStateLocation(s.statePath),
-      secretEnvPrefix: s.secretScope?.envPrefix ?? 'GOVOPS_SECRET_',
-      ...(s.secretScope?.dir ? { secretsDir: s.secretScope.dir } : {}),
-      ...(s.webhookHealth
-        ? { webhookHealthIntervalMs: s.webhookHealth.intervalMs, autoRetryFailed: s.webhookHealth.autoRetry ?? false }
-        : {}),
-    },
+    info: daemonInfo(s),
     statusSections: {
       ...(health ? { webhookHealth: () => health.status() } : {}),
       ...(elector ? { leader: () => elector.status() } : {}),
@@ -239,15 +245,7 @@ export async function startRunning(
     ...(elector ? { onPush: () => elector.announcePush(), notReady: () => elector.readinessProblem() } : {}),
   });
   daemonRef = daemon;
-  try {
-    await elector?.start();
-    await daemon.start();
-  } catch (err) {
-    await elector?.stop().catch(() => undefined);
-    await daemon.stop(0).catch(() => undefined);
-    await api.close().catch(() => undefined);
-    throw err;
-  }
+  await startAll(daemon, elector, api);
   health?.start();
   return {
     daemon,

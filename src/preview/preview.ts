@@ -15,7 +15,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
-import { ApiError, describeApiError, TransportError, UserError } from '../errors.js';
+import { ApiError, TransportError, UserError } from '../errors.js';
 import { MANIFEST_EXT } from '../manifests/discover.js';
 import { IGNORE_FILE } from '../manifests/ignore.js';
 import { loadManifests } from '../manifests/loader.js';
@@ -24,7 +24,8 @@ import { resolveAllSecrets, type ResolvedSecrets } from '../manifests/secrets.js
 import type { ManifestSet } from '../manifests/types.js';
 import { isTargeted, parseTargets } from '../plan/target.js';
 import type { PlanOptions } from '../plan/types.js';
-import { observeDataSources } from '../reconcile/engine.js';
+import { observeDataSources } from '../reconcile/observe.js';
+import { describeFailure } from '../reconcile/stages.js';
 import { loadState } from '../state/store.js';
 import { redactText } from '../util/redact.js';
 import { changedFiles, commitOf, mergeBase, repoInfo, uncommittedFiles, type RepoInfo } from './git.js';
@@ -60,13 +61,6 @@ export interface PreviewOptions extends RequestOptions {
   requireLive?: boolean;
   /** Do not consult the service at all, for this reason (e.g. a pull request from a fork). */
   offline?: string;
-}
-
-export function describeFailure(err: unknown): string {
-  if (err instanceof TransportError) return `cannot reach the service: ${err.method} ${err.path}: ${err.message}`;
-  if (err instanceof ApiError) return describeApiError(err);
-  if (err instanceof UserError) return err.hint ? `${err.message} (${err.hint})` : err.message;
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** Paths relative to the top of the work tree (git pathspecs); a path outside it is a user error. */
@@ -148,11 +142,71 @@ async function stateHasDataSources(opts: PreviewOptions): Promise<boolean> {
   return (await loadState(opts.statePath)).resources.some((r) => r.kind === 'DataSource');
 }
 
+/** Warnings about what is read: manifest errors at the base revision, uncommitted changes (not previewed). */
+function readWarnings(revs: Revisions, result: PreviewResult): void {
+  if (revs.base) {
+    const baseErrors = revs.base.diagnostics.filter((d) => d.severity === 'error' && d.kind !== undefined).length;
+    if (baseErrors) {
+      result.warnings.push({
+        kind: 'base-invalid',
+        message: `${baseErrors} manifest error(s) at the base revision: those manifests are treated as absent there`,
+      });
+    }
+  }
+  if (result.uncommitted) {
+    result.warnings.push({
+      kind: 'uncommitted',
+      message: `${result.uncommitted.length} manifest file(s) have uncommitted changes, which are not previewed (the preview reads commits): ${result.uncommitted.join(', ')}`,
+    });
+  }
+}
+
+/** The service's lists, or undefined (offline: why is in the result; with --require-live, an error). */
+async function observeLive(opts: PreviewOptions, conn: { api?: ServiceApi }, manifests: ManifestSet['manifests'], result: PreviewResult): Promise<LiveLists | undefined> {
+  if (opts.offline !== undefined) {
+    result.offlineReason = opts.offline;
+    return undefined;
+  }
+  try {
+    const api = (conn.api = opts.connect());
+    const inPlay = manifests.some((m) => m.manifest.kind === 'DataSource') || (await stateHasDataSources(opts));
+    const [integrations, webhooks, dataSources] = await Promise.all([api.listIntegrations(), api.listWebhooks(), observeDataSources(api, inPlay)]);
+    const live: LiveLists = { integrations, webhooks };
+    if (dataSources.list) live.dataSources = dataSources.list;
+    if (dataSources.unsupported !== undefined) {
+      live.dataSourcesUnsupported = dataSources.unsupported;
+      result.warnings.push({ kind: 'plan-warning', message: redactText(dataSources.unsupported) });
+    }
+    return live;
+  } catch (err) {
+    if (!(err instanceof TransportError || err instanceof ApiError || (err instanceof UserError && !conn.api))) throw err;
+    result.offlineReason = redactText(describeFailure(err));
+    opts.logger.debug({ reason: result.offlineReason }, 'live state not consulted: offline preview');
+    if (opts.requireLive) result.error = `live state not consulted: ${result.offlineReason}`;
+    return undefined;
+  }
+}
+
+/** The manifests of both revisions, resolved; undefined when a secret reference is outside the operator's scope (invalid). */
+function resolveBoth(opts: PreviewOptions, revs: Revisions, result: PreviewResult): { headResolved: ResolvedSecrets[]; baseResolved: ResolvedSecrets[] } | undefined {
+  const resolveOpts = { env: opts.env, scope: opts.secretScope, secretsOrigin: revs.secretsOrigin };
+  const { resolved: headResolved, diagnostics: secretDiags } = resolveAllSecrets(revs.head.manifests, resolveOpts);
+  // A secret CI does not have is an unknown; one outside the operator's scope is an error.
+  const refused = secretDiags.filter((d) => d.rule === 'secret-scope');
+  if (refused.length) {
+    result.diagnostics = [...result.diagnostics, ...refused];
+    result.valid = false;
+    return undefined;
+  }
+  // The base's references are the operator's too; out-of-scope ones simply stay unresolved.
+  return { headResolved, baseResolved: resolveAllSecrets(revs.base?.manifests ?? [], resolveOpts).resolved };
+}
+
 export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
   const result = emptyResult();
   const root = await realpath(opts.root).catch(() => path.resolve(opts.root));
   const absPaths = (opts.paths.length ? opts.paths : ['.']).map((p) => path.resolve(root, p));
-  let api: ServiceApi | undefined;
+  const conn: { api?: ServiceApi } = {};
   try {
     const revs = await readRevisions(opts, root, absPaths, result);
     result.diagnostics = revs.head.diagnostics;
@@ -162,87 +216,24 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
     }
     const head = revs.head.manifests;
     const base = revs.base?.manifests ?? [];
-    if (revs.base) {
-      const baseErrors = revs.base.diagnostics.filter((d) => d.severity === 'error' && d.kind !== undefined).length;
-      if (baseErrors) {
-        result.warnings.push({
-          kind: 'base-invalid',
-          message: `${baseErrors} manifest error(s) at the base revision: those manifests are treated as absent there`,
-        });
-      }
-    }
-    if (result.uncommitted) {
-      result.warnings.push({
-        kind: 'uncommitted',
-        message: `${result.uncommitted.length} manifest file(s) have uncommitted changes, which are not previewed (the preview reads commits): ${result.uncommitted.join(', ')}`,
-      });
-    }
-    const resolveOpts = {
-      env: opts.env,
-      ...(opts.secretScope ? { scope: opts.secretScope } : {}),
-      ...(revs.secretsOrigin !== undefined ? { secretsOrigin: revs.secretsOrigin } : {}),
-    };
-    const { resolved: headResolved, diagnostics: secretDiags } = resolveAllSecrets(head, resolveOpts);
-    // A secret CI does not have is an unknown; one outside the operator's scope is an error.
-    const refused = secretDiags.filter((d) => d.rule === 'secret-scope');
-    if (refused.length) {
-      result.diagnostics = [...result.diagnostics, ...refused];
-      result.valid = false;
-      return finish(result);
-    }
-    // The base's references are the operator's too; out-of-scope ones simply stay unresolved.
-    const baseResolved = resolveAllSecrets(base, resolveOpts).resolved;
-    // Text from the service (dry-run answers, scripts) passes the one redactor: every resolved secret is registered in it.
-    const redact = redactText;
-    result.unknownSecrets = sortUnknown(unknownOf(headResolved));
+    readWarnings(revs, result);
+    const resolved = resolveBoth(opts, revs, result);
+    if (!resolved) return finish(result);
+    result.unknownSecrets = sortUnknown(unknownOf(resolved.headResolved));
     const pr = revs.base ? diffRevisions(base, head) : undefined;
-
-    let live: LiveLists | undefined;
-    if (opts.offline !== undefined) {
-      result.offlineReason = opts.offline;
-    } else {
-      try {
-        api = opts.connect();
-        const inPlay = [...head, ...base].some((m) => m.manifest.kind === 'DataSource') || (await stateHasDataSources(opts));
-        const [integrations, webhooks, dataSources] = await Promise.all([api.listIntegrations(), api.listWebhooks(), observeDataSources(api, inPlay)]);
-        live = { integrations, webhooks };
-        if (dataSources.list) live.dataSources = dataSources.list;
-        if (dataSources.unsupported !== undefined) {
-          live.dataSourcesUnsupported = dataSources.unsupported;
-          result.warnings.push({ kind: 'plan-warning', message: redact(dataSources.unsupported) });
-        }
-      } catch (err) {
-        if (!(err instanceof TransportError || err instanceof ApiError || (err instanceof UserError && !api))) throw err;
-        result.offlineReason = redact(describeFailure(err));
-        opts.logger.debug({ reason: result.offlineReason }, 'live state not consulted: offline preview');
-        if (opts.requireLive) {
-          result.error = `live state not consulted: ${result.offlineReason}`;
-          return finish(result);
-        }
-      }
-    }
-
+    const live = await observeLive(opts, conn, [...head, ...base], result);
+    if (result.error !== undefined) return finish(result);
     // --only: the preview shows the targeted resources only, as the plan does.
     const targets = opts.plan.only?.length ? parseTargets(opts.plan.only) : undefined;
     const inScope = (r: { resourceKind: string; name: string }): boolean => !targets || isTargeted(targets, r.resourceKind, r.name);
-    if (!live || !api) {
+    if (!live || !conn.api) {
       result.resources = (pr
         ? touchedResources(pr, undefined, undefined)
         : head.map((m) => ({ resourceKind: m.manifest.kind, name: m.manifest.metadata.name, fields: [], source: { ...m.source }, ...(m.manifest.kind === 'Integration' ? { integrationType: m.manifest.spec.type } : {}) }))).filter(inScope);
       if (pr) offlineManualSteps(result, head, base, opts, opts.plan.manualSteps ?? 'require');
       return finish(result);
     }
-
-    result.mode = 'live';
-    const ctx = await planBoth(opts, { head, base, headResolved, baseResolved, live, hasBase: revs.base !== undefined, revision: result.revision });
-    result.unknownSecrets = sortUnknown(ctx.unknown);
-    result.resources = (pr ? touchedResources(pr, ctx.headPlan, live) : plannedResources(ctx.headPlan, live)).filter(inScope);
-    if (pr && ctx.basePlan) result.drift = driftEntries(ctx.basePlan, pr);
-    for (const e of ctx.headPlan.errors) result.warnings.push({ kind: 'plan-error', message: redact(e) });
-    if (ctx.headPlan.deletionRefusal) result.warnings.push({ kind: 'blocked', message: redact(`deletes held back by the mass-deletion guard: ${ctx.headPlan.deletionRefusal.message}`) });
-    const touched = new Set(result.resources.filter((r) => r.change !== 'removed').map((r) => `${r.resourceKind}/${r.name}`));
-    for (const w of warningsAbout(ctx.headPlan.warnings, touched)) result.warnings.push({ kind: 'plan-warning', message: redact(w.message) });
-    await liveRequests(api, opts, result, { ...ctx, head, base, pr, live, redact });
+    await livePreview(opts, conn.api, result, { revs, ...resolved, live, pr, inScope });
     return finish(result);
   } catch (err) {
     if (err instanceof UserError || err instanceof TransportError || err instanceof ApiError) {
@@ -251,7 +242,30 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
     }
     throw err;
   } finally {
-    await api?.close();
+    await conn.api?.close();
   }
 }
 
+/** Live mode: both plans, the touched resources' live actions and facts, drift, warnings, dry runs and scripts. */
+async function livePreview(
+  opts: PreviewOptions,
+  api: ServiceApi,
+  result: PreviewResult,
+  x: { revs: Revisions; headResolved: ResolvedSecrets[]; baseResolved: ResolvedSecrets[]; live: LiveLists; pr: ReturnType<typeof diffRevisions> | undefined; inScope: (r: { resourceKind: string; name: string }) => boolean },
+): Promise<void> {
+  const { revs, live, pr } = x;
+  const head = revs.head.manifests;
+  const base = revs.base?.manifests ?? [];
+  // Text from the service (dry-run answers, scripts) passes the one redactor: every resolved secret is registered in it.
+  const redact = redactText;
+  result.mode = 'live';
+  const ctx = await planBoth(opts, { head, base, headResolved: x.headResolved, baseResolved: x.baseResolved, live, hasBase: revs.base !== undefined, revision: result.revision });
+  result.unknownSecrets = sortUnknown(ctx.unknown);
+  result.resources = (pr ? touchedResources(pr, ctx.headPlan, live) : plannedResources(ctx.headPlan, live)).filter(x.inScope);
+  if (pr && ctx.basePlan) result.drift = driftEntries(ctx.basePlan, pr);
+  for (const e of ctx.headPlan.errors) result.warnings.push({ kind: 'plan-error', message: redact(e) });
+  if (ctx.headPlan.deletionRefusal) result.warnings.push({ kind: 'blocked', message: redact(`deletes held back by the mass-deletion guard: ${ctx.headPlan.deletionRefusal.message}`) });
+  const touched = new Set(result.resources.filter((r) => r.change !== 'removed').map((r) => `${r.resourceKind}/${r.name}`));
+  for (const w of warningsAbout(ctx.headPlan.warnings, touched)) result.warnings.push({ kind: 'plan-warning', message: redact(w.message) });
+  await liveRequests(api, opts, result, { ...ctx, head, base, pr, live, redact });
+}

@@ -8,12 +8,13 @@ import type { ErrorCodeValue, FailureClass, FailureInfo } from '../errors.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { Diagnostic } from '../manifests/types.js';
 import type { PlanFacts } from '../plan/facts.js';
-import type { ActionKind, ManualStepsMode, Plan } from '../plan/types.js';
+import type { ActionKind, Plan, PlanOptions } from '../plan/types.js';
 
 export type { ApplyTuning } from '../apply/tuning.js';
 import type { ApplyTuning } from '../apply/tuning.js';
 
-export interface ReconcileOptions extends ApplyTuning {
+/** Where a revision's manifests and secrets are read from. */
+export interface SourceSettings {
   /** Folder the manifest paths are relative to. */
   root: string;
   /** Manifest files/folders (relative to root or absolute); `-` is `stream`. Default ['.']. */
@@ -29,22 +30,22 @@ export interface ReconcileOptions extends ApplyTuning {
   secretScope?: SecretScope;
   /** Where the revision's files really are when `root` is a copy without secret files (directory source). */
   secretsOrigin?: string;
+}
+
+/**
+ * One reconcile: three settings objects, each built once (src/cli/settings.ts, the daemon's engine) and passed
+ * down whole (`source` to the loader, `plan` to the planner, `tuning` to the applier), and the run's own values.
+ */
+export interface ReconcileOptions {
+  source: SourceSettings;
+  /** The planner's options, as given (src/plan/planner.ts). */
+  plan: PlanOptions;
+  /** How the plan is carried out (with `apply`). */
+  tuning?: ApplyTuning;
   /** Revision being reconciled (commit SHA or content digest), recorded in state. */
   revision?: string;
   /** false: plan only (drift check / plan command). */
   apply: boolean;
-  prune: boolean;
-  allowReplace: boolean;
-  maxDeletes?: number;
-  /** Manual-flow changes: wait for the manifest's acknowledgment (`require`, default) or not (`trust`). */
-  manualSteps?: ManualStepsMode;
-  /** Re-send credentials that cannot be compared (plan option `resendSecrets`) instead of recording them. */
-  resendSecrets?: boolean;
-  /** An empty manifest set may prune (the mass-deletion guard still applies). */
-  allowEmpty?: boolean;
-  concurrency?: number;
-  /** Overall apply timeout in ms. */
-  timeoutMs?: number;
   /** Graceful stop: nothing new starts, waits end, requests in flight finish and are saved. */
   signal?: AbortSignal;
   /** Forced stop: requests in flight are aborted too. */
@@ -54,8 +55,6 @@ export interface ReconcileOptions extends ApplyTuning {
   onPlan?: (plan: Plan) => void;
   /** Called as each resource finishes applying (progress output). */
   onOutcome?: (outcome: ResourceOutcome, done: number, total: number) => void;
-  /** `--only Kind/name` patterns (globs allowed): plan and apply those resources only (src/plan/target.ts). */
-  only?: string[];
   /** Compute the facts the plan was made from (`plan --out`): `ReconcileResult.facts`. */
   recordFacts?: boolean;
   /**
@@ -90,18 +89,14 @@ export interface ResourceOutcome {
   duplicateOf?: string;
 }
 
-export interface ReconcileResult {
+/** The stage a reconcile stopped at (src/reconcile/stages.ts): load (manifests, secrets), plan (observe, plan, saved plan check), apply. */
+export type ReconcileStage = 'load' | 'plan' | 'apply';
+
+interface ResultBase {
   revision?: string;
-  /** Stage reached: `load` failures mean invalid manifests or unresolvable secrets. */
-  stage: 'load' | 'plan' | 'apply' | 'done';
-  ok: boolean;
   diagnostics: Diagnostic[];
   plan?: Plan;
   outcomes: ResourceOutcome[];
-  /** Short human description of the failure, with file:line when there is one. */
-  error?: string;
-  /** What failed, as a value: the code and class of the error that stopped the reconcile (not ok). */
-  failure?: FailureInfo;
   /**
    * The plan had changes govops would make now (drift, when nothing new was committed). Changes awaiting a
    * manual step are not counted: they wait for a new revision, whatever the resync finds.
@@ -111,8 +106,41 @@ export interface ReconcileResult {
   polls?: { status: number; lists: number };
   /** With `recordFacts`: what the plan was computed from (saved with it). */
   facts?: PlanFacts;
-  /** With `saved`: why the saved plan was refused (what changed since it was made). */
-  stale?: string[];
   startedAt: string;
   finishedAt: string;
 }
+
+/** Every stage went through: planned (plan only), or applied with every resource ok or awaiting a manual step. */
+export interface ReconcileDone extends ResultBase {
+  stage: 'done';
+  ok: true;
+  error?: undefined;
+  failure?: undefined;
+  stale?: undefined;
+}
+
+/** Stopped before applying anything, at `stage`, with what failed as a value. */
+export interface ReconcileFailed extends ResultBase {
+  stage: 'load' | 'plan';
+  ok: false;
+  /** Short human description of the failure, with file:line when there is one. */
+  error: string;
+  /** The code and class of the error that stopped the reconcile. */
+  failure: FailureInfo;
+  /** With `saved` (stage `plan`): why the saved plan was refused (what changed since it was made). */
+  stale?: string[];
+}
+
+/** The apply ran and not every resource was applied. */
+export interface ApplyFailed extends ResultBase {
+  stage: 'apply';
+  ok: false;
+  /** The resources not applied, with their errors; absent when none failed (an apply stopped before it ended). */
+  error?: string;
+  /** The failure that decides what the failed outcomes mean (`applyFailure`); absent when none has a code. */
+  failure?: FailureInfo;
+  stale?: undefined;
+}
+
+/** What one reconcile did: `stage` says how far it went (`load` failures mean invalid manifests or unresolvable secrets). */
+export type ReconcileResult = ReconcileDone | ReconcileFailed | ApplyFailed;

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
+import { engineOptions } from '../helpers/engine-options.js';
 import { rig, lakeManifest, sqlManifest, webhookManifest, type Rig } from './inproc.js';
 
 /** A forwarding proxy that, for the first `losses` matching requests, drops the client's connection once the upstream answered. */
@@ -58,10 +59,10 @@ describe('ambiguous creates during apply (sandbox behind a lossy gateway)', () =
       await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
       await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
       await r.write('w.yaml', webhookManifest('hook'));
-      const res = await reconcile(api, {
+      const res = await reconcile(api, engineOptions({
         root: r.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(),
         statePath: r.statePath, env: r.env, timeoutMs: 20_000, pollIntervalMs: 20, pollMaxIntervalMs: 200,
-      });
+      }));
       expect(res.ok, res.error).toBe(true);
       expect(gw.lost()).toBe(3);
       const lines = r.lines();
@@ -72,9 +73,9 @@ describe('ambiguous creates during apply (sandbox behind a lossy gateway)', () =
       expect(await r.api.listWebhooks()).toHaveLength(1);
       const st = await r.state();
       expect(st.resources.map((x) => x.id).sort()).toEqual([...live.map((l) => l.id), (await r.api.listWebhooks())[0]!.id].sort());
-      const again = await reconcile(api, {
+      const again = await reconcile(api, engineOptions({
         root: r.dir, paths: ['m'], apply: false, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env,
-      });
+      }));
       expect(again.changed).toBe(false);
     } finally {
       await api.close();

@@ -10,6 +10,7 @@ import { ServiceClient } from '../../src/api/client.js';
 import { ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
+import { engineOptions } from '../helpers/engine-options.js';
 import { journalPathFor, loadState, parseState, replayJournal, saveState } from '../../src/state/store.js';
 import { webhookIdentity } from '../../src/service/kinds.js';
 import type { GovopsState } from '../../src/state/types.js';
@@ -69,7 +70,7 @@ describe('intent recorded before acting', () => {
     });
     client = new ServiceClient({ baseUrl: server.url, token: 't', retries: 0, logger: silentLogger() });
     await r.write('store.yaml', STORE);
-    const res = await reconcile(client, { root: r.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: {}, pollIntervalMs: 10 });
+    const res = await reconcile(client, engineOptions({ root: r.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: {}, pollIntervalMs: 10 }));
     expect(res.ok, res.error).toBe(true);
     expect(seen.post?.resources).toEqual([
       expect.objectContaining({ kind: 'Integration', name: 'store', id: '', pending: 'create', key: 'object_store:name=store' }),
@@ -105,7 +106,7 @@ describe('intent recorded before acting', () => {
     });
     client = new ServiceClient({ baseUrl: server.url, token: 't', retries: 0, logger: silentLogger() });
     for (const n of ['a', 'b', 'c']) await r.write(`${n}.yaml`, webhookManifest(n));
-    const opts = { root: r.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env, pollIntervalMs: 10 };
+    const opts = engineOptions({ root: r.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env, pollIntervalMs: 10 });
     // The outcome is unknown and cannot be looked up: nothing is re-sent in this run (no layer repeats the
     // client's retries); the pending intents stay on disk.
     const first = await reconcile(client, opts);

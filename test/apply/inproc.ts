@@ -6,8 +6,9 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { ServiceClient } from '../../src/api/client.js';
 import { REDACT_PATHS, silentLogger } from '../../src/log.js';
-import { reconcile, type LoadCache } from '../../src/reconcile/engine.js';
-import type { ReconcileOptions, ReconcileResult } from '../../src/reconcile/types.js';
+import { reconcile } from '../../src/reconcile/engine.js';
+import type { ReconcileResult } from '../../src/reconcile/types.js';
+import { engineOptions, type FlatEngineOptions } from '../helpers/engine-options.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { loadState } from '../../src/state/store.js';
@@ -24,7 +25,8 @@ export interface Rig {
   logs: string[];
   write(file: string, text: string): Promise<void>;
   remove(file: string): Promise<void>;
-  run(opts?: Partial<ReconcileOptions> & { statePath?: string; loadCache?: LoadCache }): Promise<ReconcileResult>;
+  /** One reconcile; the options flat (source, plan and tuning fields together), as engineOptions takes them. */
+  run(opts?: Partial<FlatEngineOptions>): Promise<ReconcileResult>;
   state(): Promise<GovopsState>;
   lines(): string[];
   close(): Promise<void>;
@@ -67,20 +69,23 @@ export async function rig(
     write: (file, text) => writeFile(path.join(dir, 'm', file), text),
     remove: (file) => unlink(path.join(dir, 'm', file)),
     run: (opts = {}) =>
-      reconcile(api, {
-        root: dir,
-        paths: ['m'],
-        apply: true,
-        prune: false,
-        allowReplace: false,
-        logger,
-        statePath,
-        env,
-        timeoutMs: 20_000,
-        pollIntervalMs: 20,
-        pollMaxIntervalMs: 200,
-        ...opts,
-      }),
+      reconcile(
+        api,
+        engineOptions({
+          root: dir,
+          paths: ['m'],
+          apply: true,
+          prune: false,
+          allowReplace: false,
+          logger,
+          statePath,
+          env,
+          timeoutMs: 20_000,
+          pollIntervalMs: 20,
+          pollMaxIntervalMs: 200,
+          ...opts,
+        }),
+      ),
     state: () => loadState(statePath),
     lines: () =>
       sandbox.requests().map((r) => {

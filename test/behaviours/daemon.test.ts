@@ -30,9 +30,7 @@ async function daemonOn(set: readonly string[]) {
     intervalMs: 60_000,
     resyncMs: 100,
     selfHeal: true,
-    prune: false,
-    allowReplace: false,
-    manualSteps: 'trust', // the manual-step gate has its own tests (test/daemon/manual-steps.test.ts)
+    plan: { prune: false, allowReplace: false, manualSteps: 'trust' }, // the manual-step gate has its own tests (test/daemon/manual-steps.test.ts)
     listen: { host: '127.0.0.1', port: 0 },
     statePath: join(home, 'state.json'),
     workdir: join(home, 'work'),
@@ -40,7 +38,7 @@ async function daemonOn(set: readonly string[]) {
     debounceMs: 50,
     retryBaseMs: 100,
     retryMaxMs: 500,
-    timeoutMs: 20_000,
+    tuning: { timeoutMs: 20_000 },
     env: { ...process.env, ...SECRETS },
   };
   const running = await startRunning(settings, silentLogger(), (onRequest) =>

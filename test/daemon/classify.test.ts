@@ -13,6 +13,7 @@ import { judgeResult } from '../../src/daemon/classify.js';
 import { ApiError, ErrorCode, TransportError, UserError, apiStatusCode, classify, failure, failureKind } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
+import { engineOptions } from '../helpers/engine-options.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
 import { sendJson, startServer, type Handler, type TestServer } from '../api/server.js';
 
@@ -44,7 +45,7 @@ async function run(api: ServiceClient, manifest = MANIFEST, state?: string): Pro
   await mkdir(join(dir, 'm'));
   await writeFile(join(dir, 'm', 'a.yaml'), manifest);
   if (state !== undefined) await writeFile(join(dir, 'state.json'), state);
-  return reconcile(api, {
+  return reconcile(api, engineOptions({
     root: dir,
     paths: ['m'],
     apply: true,
@@ -56,7 +57,7 @@ async function run(api: ServiceClient, manifest = MANIFEST, state?: string): Pro
     timeoutMs: 5000,
     pollIntervalMs: 10,
     pollMaxIntervalMs: 20,
-  });
+  }));
 }
 
 describe('error codes and classes where errors are raised', () => {
@@ -155,7 +156,7 @@ describe('classification of a reconcile, and what the daemon does with it', () =
 
   it('a revision folder that vanished: GOVOPS_SOURCE_IO, transient → retried, not rejected', async () => {
     const api = await service(() => undefined);
-    const result = await reconcile(api, {
+    const result = await reconcile(api, engineOptions({
       root: join(tmpdir(), 'govops-no-such-revision-folder'),
       paths: ['.'],
       apply: true,
@@ -164,7 +165,7 @@ describe('classification of a reconcile, and what the daemon does with it', () =
       logger: silentLogger(),
       statePath: join(tmpdir(), 'govops-unused-state.json'),
       env: {},
-    });
+    }));
     expect(result).toMatchObject({ stage: 'load', failure: { code: ErrorCode.sourceIo, failureClass: 'transient' } });
     expect(judgeResult(result, true)).toMatchObject({ verdict: 'failed', retry: 'backoff', blocksReadiness: false });
   });

@@ -148,7 +148,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
   });
 
   it('--prune deletes what left the folder; an unresolvable secret rejects the revision whole; deletes over --max-deletes are refused', async () => {
-    const t = await setup({ prune: true, maxDeletes: 1 });
+    const t = await setup({ plan: { prune: true, allowReplace: false, maxDeletes: 1 } });
     for (const n of [1, 2, 3]) await writeFile(join(t.dir, `hook${n}.yaml`), webhook(`hook${n}`, `https://hooks.example.com/${n}`));
     const { daemon } = await t.start();
     const api = t.api();
@@ -212,7 +212,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
   });
 
   it('mass deletion: emptying the manifest folder deletes nothing (prune on, default guard) and is reported', async () => {
-    const t = await setup({ prune: true });
+    const t = await setup({ plan: { prune: true, allowReplace: false } });
     for (const n of [1, 2, 3, 4]) await writeFile(join(t.dir, `hook${n}.yaml`), webhook(`hook${n}`, `https://hooks.example.com/${n}`));
     await writeFile(join(t.dir, 'README.md'), 'manifests live here\n');
     const logs: string[] = [];

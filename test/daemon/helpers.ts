@@ -134,15 +134,14 @@ export function runSettings(home: string, overrides: Partial<RunSettings> & Reco
     intervalMs: 60_000,
     resyncMs: 60_000,
     selfHeal: false,
-    prune: false,
-    allowReplace: false,
+    plan: { prune: false, allowReplace: false },
     listen: { host: '127.0.0.1', port: 0 },
     statePath: join(home, 'state.json'),
     workdir: join(home, 'work'),
     debounceMs: 100,
     retryBaseMs: 100,
     retryMaxMs: 500,
-    timeoutMs: 20_000,
+    tuning: { timeoutMs: 20_000 },
     ...overrides,
   };
 }

@@ -119,7 +119,7 @@ describe('daemon: a manual-flow edit waits for its acknowledgment', () => {
   });
 
   it('--manual-steps trust: the edit is applied at once', async () => {
-    const t = await start({ manualSteps: 'trust', resyncMs: 60_000 });
+    const t = await start({ plan: { prune: false, allowReplace: false, manualSteps: 'trust' }, resyncMs: 60_000 });
     const [live] = (await until(async () => {
       const l = await t.api.listIntegrations();
       return l.length === 1 && l[0]!.status === 'enabled' ? l : undefined;

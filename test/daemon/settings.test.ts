@@ -23,7 +23,10 @@ const defaults = {
 describe('govops run settings', () => {
   it('defaults: fetch every 60s, resync every 5m, listen on every interface :8080, work dir next to the state', () => {
     const s = settingsFrom({ ...defaults, repo: 'https://example.com/r.git' }, {});
-    expect(s).toMatchObject({ intervalMs: 60_000, resyncMs: 300_000, selfHeal: false, prune: false, listen: { host: '0.0.0.0', port: 8080 } });
+    expect(s).toMatchObject({ intervalMs: 60_000, resyncMs: 300_000, selfHeal: false, listen: { host: '0.0.0.0', port: 8080 } });
+    // one settings object per concern, built once from the flags and passed down whole
+    expect(s.plan).toEqual({ prune: false, allowReplace: false, manualSteps: 'require' });
+    expect(s.tuning).toMatchObject({ concurrency: 8, timeoutMs: 600_000, pollIntervalMs: 25, pollMaxIntervalMs: 30_000 });
     expect(s.workdir).toBe(join('.govops', 'work'));
     expect(s.hookSecret).toBeUndefined();
   });

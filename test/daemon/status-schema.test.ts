@@ -38,7 +38,7 @@ describe('GET /status against schemas/status.json', () => {
     const home = await cleanup.tmp('govops-home-');
     await writeFile(join(dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
     await writeFile(join(dir, 'hook.yaml'), webhook('hook1', 'https://hooks.example.com/a'));
-    const settings = runSettings(home, { dir, prune: true, env: { ...process.env, GOVOPS_SECRET_TEST_LAKE_TOKEN: GOVOPS_SECRET_LAKE_TOKEN } });
+    const settings = runSettings(home, { dir, plan: { prune: true, allowReplace: false }, env: { ...process.env, GOVOPS_SECRET_TEST_LAKE_TOKEN: GOVOPS_SECRET_LAKE_TOKEN } });
     const running = await startRunning(settings, silentLogger(), (onRequest) =>
       new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }),
     );

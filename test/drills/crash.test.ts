@@ -18,6 +18,7 @@ import { hook, objectStore, seeded } from '../../bench/flaky-drill.mjs';
 import { ServiceClient } from '../../src/api/client.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
+import { engineOptions } from '../helpers/engine-options.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { loadState, parseState } from '../../src/state/store.js';
 import type { GovopsState } from '../../src/state/types.js';
@@ -68,10 +69,10 @@ function spawnGovops(args: string[]): { child: ChildProcess; exited: Promise<num
 
 /** `govops apply m --prune`, in this process (the same engine the CLI runs). */
 function applyPrune() {
-  return reconcile(api, {
+  return reconcile(api, engineOptions({
     root: dir, paths: ['m'], apply: true, prune: true, allowReplace: false, logger: silentLogger(), statePath, env: {},
     pollIntervalMs: 20, pollMaxIntervalMs: 200,
-  });
+  }));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

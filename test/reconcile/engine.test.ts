@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
+import { engineOptions } from '../helpers/engine-options.js';
 import type { Plan } from '../../src/plan/types.js';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { lakeManifest, rig, type Rig } from '../apply/inproc.js';
@@ -55,7 +56,7 @@ describe('reconcile engine', () => {
   it('service unreachable: stage plan with a "cannot reach the service" error', async () => {
     const dead = new ServiceClient({ baseUrl: 'http://127.0.0.1:1', token: 't', logger: silentLogger(), retries: 0, timeoutMs: 2000 });
     try {
-      const res = await reconcile(dead, {
+      const res = await reconcile(dead, engineOptions({
         root: r.dir,
         paths: ['m'],
         apply: true,
@@ -64,7 +65,7 @@ describe('reconcile engine', () => {
         logger: silentLogger(),
         statePath: r.statePath,
         env: r.env,
-      });
+      }));
       expect(res).toMatchObject({ stage: 'plan', ok: false });
       expect(res.error).toMatch(/^cannot reach the service: GET \/(integrations|webhooks)/);
     } finally {

@@ -1,7 +1,6 @@
 /** What `govops plan` does, and the plan helpers apply reuses (loaded only when they run; declared in plan.ts). */
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parseTargets } from '../../plan/target.js';
 import { savedPlan, writeSavedPlan } from '../../reconcile/saved-plan.js';
 import { withStateLock } from '../../state/lock.js';
 import { loadState, saveState } from '../../state/store.js';
@@ -16,41 +15,20 @@ import { applyJson, diagnosticLine, failureSummary } from '../../reconcile/repor
 import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
-import { parseCount } from '../flags.js';
-import { secretScopeFromFlags } from '../secret-scope.js';
-import { stdinStream } from '../stdin.js';
+import { planSettingsFrom, sourceSettingsFrom } from '../settings.js';
 import type { PlanFlags } from './plan.js';
 
-/** The options of one reconcile, with the revision from --revision or the manifests' Git work tree. */
+/** The options of one reconcile: the source and plan settings from the flags, the revision from --revision or the manifests' Git work tree. */
 export async function reconcileOptions(
   paths: string[],
   flags: PlanFlags,
   ctx: CliContext,
   apply: boolean,
 ): Promise<ReconcileOptions & { statePath: string }> {
-  const maxDeletes = parseCount('--max-deletes', flags.maxDeletes);
-  if (flags.only?.length) parseTargets(flags.only); // a malformed pattern is a usage error, before anything is read
-  const secretScope = secretScopeFromFlags(flags);
-  const root = process.cwd();
-  const list = paths.length ? paths : ['.'];
-  const revision = flags.revision?.trim() || (await gitRevision(root, list));
-  return {
-    ...(revision ? { revision } : {}),
-    root,
-    paths: list,
-    ...stdinStream(list),
-    secretScope,
-    apply,
-    prune: Boolean(flags.prune),
-    allowReplace: Boolean(flags.allowReplace),
-    manualSteps: flags.manualSteps ?? 'require',
-    ...(flags.resendSecrets ? { resendSecrets: true } : {}),
-    ...(maxDeletes !== undefined ? { maxDeletes } : {}),
-    ...(flags.allowEmpty ? { allowEmpty: true } : {}),
-    ...(flags.only?.length ? { only: flags.only } : {}),
-    logger: ctx.logger,
-    statePath: flags.state,
-  };
+  const plan = planSettingsFrom(flags);
+  const source = sourceSettingsFrom(paths, flags);
+  const revision = flags.revision?.trim() || (await gitRevision(source.root, source.paths));
+  return { source, plan, revision: revision || undefined, apply, logger: ctx.logger, statePath: flags.state };
 }
 
 /** Diagnostics to stderr (errors and warnings), as `file:line:col: ...`. */
@@ -88,7 +66,7 @@ export async function planAction(
   const api = clientFromOptions(flags, ctx.logger);
   try {
     if (flags.out) await ensureStateFile(opts.statePath);
-    const result = await reconcile(api, { ...opts, env: process.env, ...(flags.out ? { recordFacts: true } : {}) });
+    const result = await reconcile(api, { ...opts, env: process.env, recordFacts: Boolean(flags.out) });
     printDiagnostics(result, ctx);
     if (result.plan) printPlan(result.plan, ctx);
     else if (ctx.options.output === 'json') ctx.stdout.write(applyJson(result));
@@ -102,17 +80,9 @@ export async function planAction(
       await writeSavedPlan(
         flags.out,
         savedPlan({
-          ...(opts.revision !== undefined ? { revision: opts.revision } : {}),
-          paths: opts.paths,
-          options: {
-            prune: opts.prune,
-            allowReplace: opts.allowReplace,
-            ...(opts.maxDeletes !== undefined ? { maxDeletes: opts.maxDeletes } : {}),
-            ...(opts.allowEmpty ? { allowEmpty: true } : {}),
-            ...(opts.resendSecrets ? { resendSecrets: true } : {}),
-            ...(opts.only?.length ? { only: opts.only } : {}),
-            ...(opts.manualSteps !== undefined ? { manualSteps: opts.manualSteps } : {}),
-          },
+          revision: opts.revision,
+          paths: opts.source.paths,
+          options: opts.plan,
           facts: result.facts,
           plan: result.plan,
         }),

@@ -1,22 +1,20 @@
 /** What `govops preview` does (loaded only when it runs; declared in preview.ts). */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parseTargets } from '../../plan/target.js';
 import { renderPreview } from '../../preview/render.js';
 import { runPreview } from '../../preview/preview.js';
 import { secretRedactor } from '../../util/redact.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
-import { parseCount } from '../flags.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
+import { planSettingsFrom } from '../settings.js';
 import type { PreviewFlags } from './preview.js';
 
 const redactOutput = (text: string): string => secretRedactor.redactOutput(text);
 
 export async function previewAction(paths: string[], flags: PreviewFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
-  const maxDeletes = parseCount('--max-deletes', flags.maxDeletes);
-  if (flags.only?.length) parseTargets(flags.only); // a malformed --only is a usage error
+  const plan = planSettingsFrom(flags);
   const offline = flags.offline === true ? 'offline (--offline)' : typeof flags.offline === 'string' ? flags.offline : undefined;
   const result = await runPreview({
     root: process.cwd(),
@@ -24,15 +22,7 @@ export async function previewAction(paths: string[], flags: PreviewFlags, comman
     ...(flags.base !== undefined ? { base: flags.base } : {}),
     statePath: flags.state,
     stateGiven: command.getOptionValueSource('state') !== 'default',
-    plan: {
-      prune: Boolean(flags.prune),
-      allowReplace: Boolean(flags.allowReplace),
-      manualSteps: flags.manualSteps ?? 'require',
-      ...(maxDeletes !== undefined ? { maxDeletes } : {}),
-      ...(flags.allowEmpty ? { allowEmpty: true } : {}),
-      ...(flags.resendSecrets ? { resendSecrets: true } : {}),
-      ...(flags.only?.length ? { only: flags.only } : {}),
-    },
+    plan,
     env: process.env,
     secretScope: secretScopeFromFlags(flags),
     logger: ctx.logger,

@@ -13,6 +13,7 @@ import { startRunning, type RunSettings, type WebhookHealthSettings } from '../.
 import { redactUrl } from '../../sources/redact.js';
 import { parseRenderCommand, type RenderCommand } from '../../sources/render.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
+import { planSettingsFrom } from '../settings.js';
 import { notifyUrlLabel, type NotifyTarget } from '../../daemon/notify.js';
 import type { NotifySpec, RunFlags } from './run.js';
 import { isPgLocation } from '../../state/location.js';
@@ -136,13 +137,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     intervalMs,
     resyncMs,
     selfHeal: Boolean(flags.selfHeal),
-    prune: Boolean(flags.prune),
-    allowReplace: Boolean(flags.allowReplace),
-    manualSteps: flags.manualSteps ?? 'require',
-    maxDeletes: wholeNumber('--max-deletes', flags.maxDeletes, 0),
-    allowEmpty: Boolean(flags.allowEmpty),
-    concurrency: wholeNumber('--concurrency', flags.concurrency, 1),
-    timeoutMs: duration('--timeout', flags.timeout),
+    plan: planSettingsFrom(flags),
     tuning: applyTuningFrom(flags),
     listen,
     statePath: flags.state,
@@ -205,7 +200,7 @@ export async function runAction(command: Command): Promise<void> {
   let running;
   try {
     running = await startRunning(settings, logger, (onRequest, extras) =>
-      clientFromOptions(flags, logger, { onRequest, connections: (settings.concurrency ?? 8) + 8, ...extras }),
+      clientFromOptions(flags, logger, { onRequest, connections: (settings.tuning?.concurrency ?? 8) + 8, ...extras }),
     );
   } catch (err) {
     throw listenError(err, settings.listen) ?? err;
@@ -215,7 +210,7 @@ export async function runAction(command: Command): Promise<void> {
       url: running.daemon.url,
       source: settings.repo ? redactUrl(settings.repo) : settings.dir,
       selfHeal: settings.selfHeal,
-      prune: settings.prune,
+      prune: settings.plan.prune,
       observe: settings.observe === true,
       notify: (settings.notify ?? []).map((t) => notifyUrlLabel(t.url)),
     },

@@ -117,104 +117,120 @@ function sendAndClose(req: IncomingMessage, res: ServerResponse, status: number,
   res.once('finish', () => req.socket.destroySoon());
 }
 
+/** What one server's handlers share: the handlers, the notification limits, and the unauthenticated uploads in progress. */
+interface ServerContext {
+  listen: { host: string; port: number; loopbackOnly?: boolean };
+  handlers: HttpHandlers;
+  limits: HookLimits;
+  logger: Logger;
+  /** GitHub bodies being read before their signature could be checked. */
+  uploads: { unauthenticated: number };
+}
+
+const ROUTES: Record<string, string> = {
+  '/healthz': 'GET',
+  '/readyz': 'GET',
+  '/metrics': 'GET',
+  '/status': 'GET',
+  '/hooks/git': 'POST',
+};
+
+async function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { handlers, listen } = ctx;
+  const path = requestPath(req.url);
+  if (path === undefined) return sendAndClose(req, res, 400, { error: 'malformed request target' });
+  // Under `npm start` (loopbackOnly): DNS-rebinding protection, only loopback Host names are answered.
+  if (listen.loopbackOnly && !hostHeaderAllowed(listen.host, req.headers.host)) {
+    return sendAndClose(req, res, 421, { error: 'misdirected', message: misdirectedMessage(req.headers.host) });
+  }
+  const method = req.method ?? 'GET';
+  const allowed = ROUTES[path];
+  if (!allowed) return send(res, 404, { error: `not found: ${path}` });
+  if (method !== allowed && !(allowed === 'GET' && method === 'HEAD')) {
+    res.setHeader('allow', allowed === 'GET' ? 'GET, HEAD' : allowed);
+    return send(res, 405, { error: `method ${method} not allowed on ${path}` });
+  }
+  switch (path) {
+    case '/healthz':
+      return send(res, 200, 'ok\n', 'text/plain; charset=utf-8');
+    case '/readyz': {
+      const r = handlers.ready();
+      return send(res, r.ready ? 200 : 503, r);
+    }
+    case '/metrics':
+      return send(res, 200, await handlers.registry.metrics(), handlers.registry.contentType);
+    case '/status':
+      if (handlers.statusToken !== undefined && !bearerMatches(req, handlers.statusToken)) {
+        res.setHeader('www-authenticate', 'Bearer realm="govops status"');
+        return send(res, 401, { error: 'unauthorized', message: '/status needs Authorization: Bearer <token> (the daemon runs with --status-token-file or GOVOPS_STATUS_TOKEN)' });
+      }
+      return send(res, 200, handlers.status());
+    case '/hooks/git':
+      return hook(ctx, req, res);
+  }
+}
+
+/** The body of a push notification, read only once the headers allow it; undefined when refused (answered). */
+async function hookBody(ctx: ServerContext, req: IncomingMessage, authenticated: boolean, reject: (status: number, reason: string, extra?: Record<string, string>) => void): Promise<Buffer | undefined> {
+  const { limits, uploads } = ctx;
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limits.maxBytes) return void reject(413, `body larger than ${limits.maxBytes} bytes`);
+  const counted = !authenticated;
+  if (counted && uploads.unauthenticated >= limits.maxConcurrent) {
+    return void reject(503, `more than ${limits.maxConcurrent} notifications being received; retry`, { 'retry-after': '1' });
+  }
+  if (counted) uploads.unauthenticated++;
+  try {
+    return await readBody(req, limits.maxBytes, limits.bodyTimeoutMs);
+  } catch (err) {
+    if (err instanceof BodyError) return void reject(err.status, err.message);
+    throw err;
+  } finally {
+    if (counted) uploads.unauthenticated--;
+  }
+}
+
+async function hook(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { handlers, logger } = ctx;
+  const reject = (status: number, reason: string, extra: Record<string, string> = {}): void => {
+    logger.warn({ reason, status, remote: req.socket.remoteAddress }, 'push notification rejected');
+    sendAndClose(req, res, status, { error: status === 401 ? 'unauthorized' : 'rejected', message: reason }, extra);
+  };
+  // Everything the headers can decide is decided before reading a byte of the body.
+  const pre = precheckPush(req.headers, handlers.hookSecret);
+  if (!pre.ok) return reject(401, pre.reason);
+  const body = await hookBody(ctx, req, pre.authenticated, reject);
+  if (body === undefined) return;
+  const verdict = verifyPush(req.headers, body, handlers.hookSecret);
+  if (!verdict.ok) return reject(401, verdict.reason);
+  if (verdict.malformed) return reject(400, `malformed push notification: ${verdict.malformed}`);
+  if (verdict.kind === 'ping') {
+    logger.info({ provider: verdict.provider, event: verdict.event }, 'push notification ping');
+    return send(res, 200, { accepted: false, message: 'pong: notifications reach govops' });
+  }
+  if (verdict.kind === 'other') {
+    logger.info({ provider: verdict.provider, event: verdict.event }, 'push notification ignored: not a push event');
+    return send(res, 200, { accepted: false, message: `ignored: ${verdict.event ?? 'unknown'} events trigger nothing (only pushes to the followed branch do)` });
+  }
+  const accepted = handlers.onPush(verdict);
+  logger.info({ provider: verdict.provider, event: verdict.event, ref: verdict.ref, accepted }, 'push notification');
+  const why = verdict.ref?.startsWith('refs/heads/') === false ? 'is not a branch (a tag push moves no branch)' : 'is not the watched branch';
+  return send(res, 202, { accepted, message: accepted ? 'fetch triggered' : `ignored: ${verdict.ref} ${why}` });
+}
+
 export async function startHttpServer(
   listen: { host: string; port: number; loopbackOnly?: boolean },
   handlers: HttpHandlers,
   logger: Logger,
 ): Promise<HttpServerHandle> {
-  const limits: HookLimits = { ...HOOK_LIMITS, ...handlers.hookLimits };
-  /** GitHub bodies being read before their signature could be checked. */
-  let unauthenticatedUploads = 0;
+  const ctx: ServerContext = { listen, handlers, limits: { ...HOOK_LIMITS, ...handlers.hookLimits }, logger, uploads: { unauthenticated: 0 } };
   const server: Server = createServer((req, res) => {
-    void handle(req, res).catch((err: unknown) => {
+    void handle(ctx, req, res).catch((err: unknown) => {
       logger.error({ err: { message: (err as Error).message } }, 'http handler failed');
       if (!res.headersSent) send(res, 500, { error: 'internal error' });
       else res.end();
     });
   });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = requestPath(req.url);
-    if (path === undefined) return sendAndClose(req, res, 400, { error: 'malformed request target' });
-    // Under `npm start` (loopbackOnly): DNS-rebinding protection, only loopback Host names are answered.
-    if (listen.loopbackOnly && !hostHeaderAllowed(listen.host, req.headers.host)) {
-      return sendAndClose(req, res, 421, { error: 'misdirected', message: misdirectedMessage(req.headers.host) });
-    }
-    const method = req.method ?? 'GET';
-    const known: Record<string, string> = {
-      '/healthz': 'GET',
-      '/readyz': 'GET',
-      '/metrics': 'GET',
-      '/status': 'GET',
-      '/hooks/git': 'POST',
-    };
-    const allowed = known[path];
-    if (!allowed) return send(res, 404, { error: `not found: ${path}` });
-    if (method !== allowed && !(allowed === 'GET' && method === 'HEAD')) {
-      res.setHeader('allow', allowed === 'GET' ? 'GET, HEAD' : allowed);
-      return send(res, 405, { error: `method ${method} not allowed on ${path}` });
-    }
-    switch (path) {
-      case '/healthz':
-        return send(res, 200, 'ok\n', 'text/plain; charset=utf-8');
-      case '/readyz': {
-        const r = handlers.ready();
-        return send(res, r.ready ? 200 : 503, r);
-      }
-      case '/metrics':
-        return send(res, 200, await handlers.registry.metrics(), handlers.registry.contentType);
-      case '/status':
-        if (handlers.statusToken !== undefined && !bearerMatches(req, handlers.statusToken)) {
-          res.setHeader('www-authenticate', 'Bearer realm="govops status"');
-          return send(res, 401, { error: 'unauthorized', message: '/status needs Authorization: Bearer <token> (the daemon runs with --status-token-file or GOVOPS_STATUS_TOKEN)' });
-        }
-        return send(res, 200, handlers.status());
-      case '/hooks/git':
-        return hook(req, res);
-    }
-  }
-
-  async function hook(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const reject = (status: number, reason: string, extra: Record<string, string> = {}): void => {
-      logger.warn({ reason, status, remote: req.socket.remoteAddress }, 'push notification rejected');
-      sendAndClose(req, res, status, { error: status === 401 ? 'unauthorized' : 'rejected', message: reason }, extra);
-    };
-    // Everything the headers can decide is decided before reading a byte of the body.
-    const pre = precheckPush(req.headers, handlers.hookSecret);
-    if (!pre.ok) return reject(401, pre.reason);
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > limits.maxBytes) return reject(413, `body larger than ${limits.maxBytes} bytes`);
-    const counted = !pre.authenticated;
-    if (counted && unauthenticatedUploads >= limits.maxConcurrent) {
-      return reject(503, `more than ${limits.maxConcurrent} notifications being received; retry`, { 'retry-after': '1' });
-    }
-    if (counted) unauthenticatedUploads++;
-    let body: Buffer;
-    try {
-      body = await readBody(req, limits.maxBytes, limits.bodyTimeoutMs);
-    } catch (err) {
-      if (err instanceof BodyError) return reject(err.status, err.message);
-      throw err;
-    } finally {
-      if (counted) unauthenticatedUploads--;
-    }
-    const verdict = verifyPush(req.headers, body, handlers.hookSecret);
-    if (!verdict.ok) return reject(401, verdict.reason);
-    if (verdict.malformed) return reject(400, `malformed push notification: ${verdict.malformed}`);
-    if (verdict.kind === 'ping') {
-      logger.info({ provider: verdict.provider, event: verdict.event }, 'push notification ping');
-      return send(res, 200, { accepted: false, message: 'pong: notifications reach govops' });
-    }
-    if (verdict.kind === 'other') {
-      logger.info({ provider: verdict.provider, event: verdict.event }, 'push notification ignored: not a push event');
-      return send(res, 200, { accepted: false, message: `ignored: ${verdict.event ?? 'unknown'} events trigger nothing (only pushes to the followed branch do)` });
-    }
-    const accepted = handlers.onPush(verdict);
-    logger.info({ provider: verdict.provider, event: verdict.event, ref: verdict.ref, accepted }, 'push notification');
-    const why = verdict.ref?.startsWith('refs/heads/') === false ? 'is not a branch (a tag push moves no branch)' : 'is not the watched branch';
-    return send(res, 202, { accepted, message: accepted ? 'fetch triggered' : `ignored: ${verdict.ref} ${why}` });
-  }
-
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(listen.port, listen.host, () => {

@@ -9,6 +9,8 @@ import { diagnosticLine } from '../../reconcile/report.js';
 import { withStateLock } from '../../state/lock.js';
 import { loadState, putResource, removeResource, saveState } from '../../state/store.js';
 import type { GovopsState, ManagedResource } from '../../state/types.js';
+import type { Manifest } from '../../manifests/types.js';
+import type { ServiceApi } from '../../api/client-types.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
@@ -118,11 +120,9 @@ export async function forgetAction(name: string, flags: StateFlags, command: Com
   process.exitCode = EXIT.ok;
 }
 
-export async function adoptAction(name: string, paths: string[], flags: AdoptFlags, command: Command): Promise<void> {
-  const ctx = contextFrom(command);
+/** The one manifest NAME designates in the paths (loaded and validated). */
+async function adoptedManifest(name: string, paths: string[], flags: AdoptFlags, ctx: CliContext): Promise<Manifest> {
   const wanted = parseName(name);
-  const id = flags.id.trim();
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new UserError(`--id ${JSON.stringify(flags.id)} is not a live id`, 'the id as the service shows it, e.g. --id 42');
   const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), secretScope: secretScopeFromFlags(flags), ...stdinStream(paths) });
   const errors = set.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length) {
@@ -135,83 +135,103 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
     const kinds = matching.map((m) => `${m.manifest.kind}/${wanted.name}`);
     throw new UserError(`${wanted.name} names manifests of several kinds (${kinds.join(', ')})`, `name one: ${kinds.join(' or ')}`);
   }
-  const manifest = matching[0]!.manifest;
-  const kind = manifest.kind;
+  return matching[0]!.manifest;
+}
 
+/** What the item at the id is now, as recorded (a later write by this id checks it is still that item). */
+interface LiveItem {
+  type?: string;
+  autoBootstrap?: boolean;
+  dataSourceIntegrationId?: string;
+  identity?: string;
+}
+
+/** The live item at the id, checked against the manifest (same type, same prefix); a missing one is a usage error. */
+async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: CliContext): Promise<LiveItem> {
+  const kind = manifest.kind;
+  try {
+    if (manifest.kind === 'Integration') {
+      const live = await api.getIntegration(id);
+      if (live.type !== manifest.spec.type) {
+        throw new UserError(`integration ${id} is a ${live.type}, the manifest Integration/${manifest.metadata.name} a ${manifest.spec.type}`, 'adopt a live integration of the same type');
+      }
+      return { type: live.type, autoBootstrap: live.autoBootstrap, identity: liveIntegrationIdentity(live) };
+    }
+    if (manifest.kind === 'DataSource') {
+      const live = await api.getDataSource(id);
+      // (integration, prefix) is a data source's identity: adopting another prefix would be a replace.
+      if (live.prefix !== manifest.spec.prefix) {
+        throw new UserError(
+          `data source ${id} has the prefix ${live.prefix}, the manifest DataSource/${manifest.metadata.name} ${manifest.spec.prefix}`,
+          'adopt the live data source with the same prefix (a prefix cannot be changed in place)',
+        );
+      }
+      return { dataSourceIntegrationId: live.integrationId };
+    }
+    const live = await api.getWebhook(id);
+    if (live.name !== manifest.metadata.name) {
+      ctx.stderr.write(`warning: webhook ${id} is named ${JSON.stringify(live.name)}; the next plan replaces it to rename it ${manifest.metadata.name}\n`);
+    }
+    return { identity: liveWebhookIdentity(live) };
+  } catch (err) {
+    if (err instanceof ApiError && err.code === ErrorCode.apiNotFound) {
+      throw new UserError(`no ${kind === 'DataSource' ? 'data source' : kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET /${kind === 'Integration' ? 'integrations' : kind === 'Webhook' ? 'webhooks' : 'data-sources (--data-sources-path)'}`);
+    }
+    throw err;
+  }
+}
+
+/** The state entry binding the manifest to the id, refused when the state already says otherwise. */
+function adoptedEntry(s: GovopsState, manifest: Manifest, id: string, item: LiveItem): ManagedResource {
+  const kind = manifest.kind;
+  const owner = s.resources.find((r) => r.kind === kind && r.id === id);
+  if (owner && owner.name !== manifest.metadata.name) {
+    throw new UserError(`${kind.toLowerCase()} ${id} is already managed as ${kind}/${owner.name}`, `govops state forget ${kind}/${owner.name} first`);
+  }
+  if (manifest.kind === 'DataSource' && item.dataSourceIntegrationId) {
+    const parent = s.resources.find((r) => r.kind === 'Integration' && r.name === manifest.spec.integration);
+    if (parent && parent.id !== '' && parent.id !== item.dataSourceIntegrationId) {
+      throw new UserError(
+        `data source ${id} is registered under integration ${item.dataSourceIntegrationId}, the manifest's Integration/${parent.name} is id ${parent.id}`,
+        'adopt a data source registered under the integration the manifest names',
+      );
+    }
+  }
+  const current = s.resources.find((r) => r.kind === kind && r.name === manifest.metadata.name);
+  if (current && current.id !== id && current.id !== '') {
+    throw new UserError(`${kind}/${current.name} is already managed as id ${current.id}`, `govops state forget ${kind}/${current.name} first, then adopt id ${id}`);
+  }
+  if (current && current.id === id && !current.explicitAdopt) {
+    throw new UserError(`${kind}/${current.name} is already managed as id ${id}: nothing to adopt`);
+  }
+  const adopted: ManagedResource = {
+    kind,
+    name: manifest.metadata.name,
+    id,
+    origin: 'adopted',
+    specHash: '',
+    secretFingerprints: {},
+    updatedAt: new Date().toISOString(),
+    explicitAdopt: true,
+  };
+  if (item.type !== undefined) adopted.type = item.type;
+  if (item.autoBootstrap !== undefined) adopted.autoBootstrap = item.autoBootstrap;
+  if (item.identity !== undefined) adopted.identity = item.identity;
+  return adopted;
+}
+
+export async function adoptAction(name: string, paths: string[], flags: AdoptFlags, command: Command): Promise<void> {
+  const ctx = contextFrom(command);
+  parseName(name); // a bad kind is a usage error before anything is read
+  const id = flags.id.trim();
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new UserError(`--id ${JSON.stringify(flags.id)} is not a live id`, 'the id as the service shows it, e.g. --id 42');
+  const manifest = await adoptedManifest(name, paths, flags, ctx);
   const api = clientFromOptions(flags, ctx.logger);
   let entry: ManagedResource;
   try {
-    let type: string | undefined;
-    let autoBootstrap: boolean | undefined;
-    let dataSourceIntegrationId: string | undefined;
-    // What the item at the id is now: recorded, so a later write by this id checks it is still that item.
-    let identity: string | undefined;
-    try {
-      if (kind === 'Integration') {
-        const live = await api.getIntegration(id);
-        if (live.type !== manifest.spec.type) {
-          throw new UserError(`integration ${id} is a ${live.type}, the manifest Integration/${manifest.metadata.name} a ${manifest.spec.type}`, 'adopt a live integration of the same type');
-        }
-        type = live.type;
-        autoBootstrap = live.autoBootstrap;
-        identity = liveIntegrationIdentity(live);
-      } else if (kind === 'DataSource') {
-        const live = await api.getDataSource(id);
-        // (integration, prefix) is a data source's identity: adopting another prefix would be a replace.
-        if (live.prefix !== manifest.spec.prefix) {
-          throw new UserError(
-            `data source ${id} has the prefix ${live.prefix}, the manifest DataSource/${manifest.metadata.name} ${manifest.spec.prefix}`,
-            'adopt the live data source with the same prefix (a prefix cannot be changed in place)',
-          );
-        }
-        dataSourceIntegrationId = live.integrationId;
-      } else {
-        const live = await api.getWebhook(id);
-        identity = liveWebhookIdentity(live);
-        if (live.name !== manifest.metadata.name) {
-          ctx.stderr.write(`warning: webhook ${id} is named ${JSON.stringify(live.name)}; the next plan replaces it to rename it ${manifest.metadata.name}\n`);
-        }
-      }
-    } catch (err) {
-      if (err instanceof ApiError && err.code === ErrorCode.apiNotFound) {
-        throw new UserError(`no ${kind === 'DataSource' ? 'data source' : kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET /${kind === 'Integration' ? 'integrations' : kind === 'Webhook' ? 'webhooks' : 'data-sources (--data-sources-path)'}`);
-      }
-      throw err;
-    }
+    const item = await liveItem(api, manifest, id, ctx);
     entry = await locked(flags.state, async (s) => {
-      const owner = s.resources.find((r) => r.kind === kind && r.id === id);
-      if (owner && owner.name !== manifest.metadata.name) {
-        throw new UserError(`${kind.toLowerCase()} ${id} is already managed as ${kind}/${owner.name}`, `govops state forget ${kind}/${owner.name} first`);
-      }
-      if (manifest.kind === 'DataSource' && dataSourceIntegrationId) {
-        const parent = s.resources.find((r) => r.kind === 'Integration' && r.name === manifest.spec.integration);
-        if (parent && parent.id !== '' && parent.id !== dataSourceIntegrationId) {
-          throw new UserError(
-            `data source ${id} is registered under integration ${dataSourceIntegrationId}, the manifest's Integration/${parent.name} is id ${parent.id}`,
-            'adopt a data source registered under the integration the manifest names',
-          );
-        }
-      }
-      const current = s.resources.find((r) => r.kind === kind && r.name === manifest.metadata.name);
-      if (current && current.id !== id && current.id !== '') {
-        throw new UserError(`${kind}/${current.name} is already managed as id ${current.id}`, `govops state forget ${kind}/${current.name} first, then adopt id ${id}`);
-      }
-      if (current && current.id === id && !current.explicitAdopt) {
-        throw new UserError(`${kind}/${current.name} is already managed as id ${id}: nothing to adopt`);
-      }
-      const adopted: ManagedResource = {
-        kind,
-        name: manifest.metadata.name,
-        id,
-        origin: 'adopted',
-        specHash: '',
-        secretFingerprints: {},
-        updatedAt: new Date().toISOString(),
-        explicitAdopt: true,
-      };
-      if (type !== undefined) adopted.type = type;
-      if (autoBootstrap !== undefined) adopted.autoBootstrap = autoBootstrap;
-      if (identity !== undefined) adopted.identity = identity;
+      const adopted = adoptedEntry(s, manifest, id, item);
       await saveState(flags.state, putResource(s, adopted));
       return adopted;
     });

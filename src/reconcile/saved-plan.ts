@@ -28,8 +28,8 @@ export const SAVED_PLAN_KIND = 'GovopsSavedPlan';
  */
 export const SAVED_PLAN_VERSION = 2;
 
-/** The plan options a saved plan fixes (apply FILE takes none of its own). */
-export type SavedPlanOptions = Pick<PlanOptions, 'prune' | 'allowReplace' | 'maxDeletes' | 'allowEmpty' | 'resendSecrets' | 'only' | 'manualSteps'>;
+/** The plan options a saved plan fixes (apply FILE takes none of its own): the planner's options, as given to it. */
+export type SavedPlanOptions = PlanOptions;
 
 export interface SavedPlan {
   kind: typeof SAVED_PLAN_KIND;

@@ -22,6 +22,8 @@ export interface DrillOptions {
   timeoutMs?: number;
   lateMs?: number;
   baseDelayMs?: number;
+  /** The client's retries after the first attempt (default 8: the service fails about 25% of requests). */
+  retries?: number;
   transitionMs?: number;
   /** false: the same apply on a healthy service (the baseline). */
   faults?: boolean;

@@ -95,11 +95,17 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     const goodRevision = status.revision.lastGood as string;
 
     // An invalid edit (a valid change plus one broken file): nothing of it is applied. The broken file
-    // is written first, so the watcher can't catch a state with only the valid change.
+    // is written first and seen rejected before the valid change is made, so no scan can catch a state
+    // with only the valid change (a scan that listed the folder before broken.yaml existed could
+    // otherwise read lake.yaml after its edit: a busy machine did).
+    const snapshot = (id: string, file: string) => readFile(join(t.settings.workdir, 'snapshots', id.replace(/^sha256:/, ''), file), 'utf8');
     await writeFile(join(t.dir, 'broken.yaml'), 'apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: broken\nspec:\n  type: lakehouse\n  autoBootstrap: true\n  config:\n    port: not-a-number\n');
+    await until(async () => {
+      const s = (await getJson(`${url}/status`)).body;
+      return s.revision.rejected && s.revision.rejected === s.revision.latest && !s.running && (await snapshot(s.revision.rejected, 'broken.yaml')).includes('not-a-number');
+    }, 15_000, 'broken.yaml rejected');
     await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/3'));
     // Wait for the rejection of the revision holding both files (its snapshot has lake.yaml at /sql/3).
-    const snapshot = (id: string, file: string) => readFile(join(t.settings.workdir, 'snapshots', id.replace(/^sha256:/, ''), file), 'utf8');
     status = await until(async () => {
       const s = (await getJson(`${url}/status`)).body;
       return s.revision.rejected && s.revision.rejected === s.revision.latest && !s.running && (await snapshot(s.revision.rejected, 'lake.yaml')).includes('/sql/3') ? s : undefined;

@@ -44,6 +44,8 @@ export class DirSource implements Source {
   private latestDigest?: string;
   private content?: FSWatcher;
   private contentReal?: string;
+  /** Ends the wait for the content watcher's `ready` (watchContent), when the watcher is closed first. */
+  private releaseReady?: () => void;
   private links: FSWatcher[] = [];
   private debounce?: NodeJS.Timeout;
   /** Changes seen since the last scan was scheduled to start. */
@@ -94,6 +96,7 @@ export class DirSource implements Source {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.releaseReady?.();
     if (this.debounce) clearTimeout(this.debounce);
     if (this.ticker) clearInterval(this.ticker);
     await Promise.all([this.content?.close(), ...this.links.map((w) => w.close())]);
@@ -180,6 +183,16 @@ export class DirSource implements Source {
     });
     this.content.on('all', () => this.changed());
     this.content.on('error', (err) => this.opts.logger.warn({ err }, 'directory watch error'));
+    // Scan only once chokidar watches every file it found: an edit between its initial walk and
+    // `ready` is no event (ignoreInitial), so a scan before it could miss that edit until the rescan.
+    // Closing a watcher drops its listeners (no `ready` ever comes): stop() releases the wait.
+    const content = this.content;
+    await new Promise<void>((done) => {
+      this.releaseReady = done;
+      content.once('ready', () => done());
+      content.once('error', () => done());
+    });
+    this.releaseReady = undefined;
   }
 
   private async scan(): Promise<void> {

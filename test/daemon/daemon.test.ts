@@ -3,7 +3,7 @@
  * client and the sandbox over HTTP, and the daemon's own endpoints over HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -22,6 +22,8 @@ async function setup(opts: Partial<RunSettings> & { sandbox?: SandboxHandle | 'n
   if (sandbox && !opts.sandbox) cleanup.add(() => sandbox.close());
   const dir = await cleanup.tmp('govops-manifests-');
   const home = await cleanup.tmp('govops-home-');
+  /** Beside the watched folder, on the same file system: where a file is written before it is renamed in. */
+  const scratch = await cleanup.tmp('govops-scratch-');
   const settings = runSettings(home, {
     dir,
     hookSecret: 'hook-secret',
@@ -33,6 +35,7 @@ async function setup(opts: Partial<RunSettings> & { sandbox?: SandboxHandle | 'n
   return {
     sandbox,
     dir,
+    scratch,
     settings,
     /** Start the daemon; with `logs`, every log line is collected there. */
     async start(logs?: string[]) {
@@ -92,11 +95,17 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     const goodRevision = status.revision.lastGood as string;
 
     // An invalid edit (a valid change plus one broken file): nothing of it is applied. The broken file
-    // is written first, so the watcher can't catch a state with only the valid change.
+    // is written first and seen rejected before the valid change is made, so no scan can catch a state
+    // with only the valid change (a scan that listed the folder before broken.yaml existed could
+    // otherwise read lake.yaml after its edit: a busy machine did).
+    const snapshot = (id: string, file: string) => readFile(join(t.settings.workdir, 'snapshots', id.replace(/^sha256:/, ''), file), 'utf8');
     await writeFile(join(t.dir, 'broken.yaml'), 'apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: broken\nspec:\n  type: lakehouse\n  autoBootstrap: true\n  config:\n    port: not-a-number\n');
+    await until(async () => {
+      const s = (await getJson(`${url}/status`)).body;
+      return s.revision.rejected && s.revision.rejected === s.revision.latest && !s.running && (await snapshot(s.revision.rejected, 'broken.yaml')).includes('not-a-number');
+    }, 15_000, 'broken.yaml rejected');
     await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/3'));
     // Wait for the rejection of the revision holding both files (its snapshot has lake.yaml at /sql/3).
-    const snapshot = (id: string, file: string) => readFile(join(t.settings.workdir, 'snapshots', id.replace(/^sha256:/, ''), file), 'utf8');
     status = await until(async () => {
       const s = (await getJson(`${url}/status`)).body;
       return s.revision.rejected && s.revision.rejected === s.revision.latest && !s.running && (await snapshot(s.revision.rejected, 'lake.yaml')).includes('/sql/3') ? s : undefined;
@@ -149,7 +158,17 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
 
   it('--prune deletes what left the folder; an unresolvable secret rejects the revision whole; deletes over --max-deletes are refused', async () => {
     const t = await setup({ plan: { prune: true, allowReplace: false, maxDeletes: 1 } });
-    for (const n of [1, 2, 3]) await writeFile(join(t.dir, `hook${n}.yaml`), webhook(`hook${n}`, `https://hooks.example.com/${n}`));
+    const hooks = (...ns: number[]) => ns.map((n) => webhook(`hook${n}`, `https://hooks.example.com/${n}`)).join('---\n');
+    // The webhooks live in one file replaced whole (written beside the folder, renamed in): a scan sees
+    // the old set or the new one, never a folder half edited. A scan may read a folder while files are
+    // removed one by one (a vanished file is skipped), so with separate files a busy machine could apply
+    // an in-between set (hook1 pruned alone, within --max-deletes 1) that no step meant.
+    const swap = async (file: string, text: string) => {
+      const tmp = join(t.scratch, file);
+      await writeFile(tmp, text);
+      await rename(tmp, join(t.dir, file));
+    };
+    await swap('hooks.yaml', hooks(1, 2, 3));
     const { daemon } = await t.start();
     const api = t.api();
     const url = daemon.url;
@@ -172,16 +191,17 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     await settled('first revision');
 
     // One manifest removed: pruned (1 delete is within --max-deletes 1).
-    await rm(join(t.dir, 'hook3.yaml'));
+    await swap('hooks.yaml', hooks(1, 2));
     let status = await settled('prune');
     expect(status.lastReconcile).toMatchObject({ result: 'applied', summary: { delete: 1 } });
     expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['hook1', 'hook2']);
     const good = status.revision.lastGood as string;
 
     // A manifest whose secret cannot be resolved: rejected whole (the valid webhook beside it is not created).
-    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1').replace('GOVOPS_SECRET_TEST_LAKE_TOKEN', 'GOVOPS_TEST_NOT_SET_ANYWHERE'));
-    await writeFile(join(t.dir, 'hook4.yaml'), webhook('hook4', 'https://hooks.example.com/4'));
-    status = await settled('secret rejection', (b) => /GOVOPS_TEST_NOT_SET_ANYWHERE/.test(b.lastError?.message ?? ''));
+    // lake.yaml first: the folder with it is rejected whatever the webhooks.
+    await swap('lake.yaml', lakehouse('lake', '/sql/1').replace('GOVOPS_SECRET_TEST_LAKE_TOKEN', 'GOVOPS_TEST_NOT_SET_ANYWHERE'));
+    await swap('hooks.yaml', hooks(1, 2, 4));
+    status = await settled('secret rejection', (b) => /GOVOPS_TEST_NOT_SET_ANYWHERE/.test(b.lastError?.message ?? '') && b.revision.rejected === b.revision.latest);
     expect(status.revision.rejected).toBe(status.revision.latest);
     expect(status.revision.lastGood).toBe(good);
     expect(status.lastError.result).toBe('invalid');
@@ -192,8 +212,9 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
 
     // A change that would delete 2 resources (> --max-deletes 1): the deletes are refused, the rest of the
     // revision is applied (hook5 created); the refusal is in /status, the metrics and the last error.
-    for (const f of ['hook1.yaml', 'hook2.yaml', 'lake.yaml', 'hook4.yaml']) await rm(join(t.dir, f));
-    await writeFile(join(t.dir, 'hook5.yaml'), webhook('hook5', 'https://hooks.example.com/5'));
+    // The webhooks first (still rejected while lake.yaml is there), then lake.yaml goes.
+    await swap('hooks.yaml', hooks(5));
+    await rm(join(t.dir, 'lake.yaml'));
     status = await settled('max-deletes refusal', (b) => b.deletionGuard?.rule === 'max-deletes');
     expect(status.deletionGuard).toMatchObject({ refused: 2, limit: 1, revision: status.revision.latest });
     expect(status.deletionGuard.message).toMatch(/run with --max-deletes 2/);
@@ -213,13 +234,16 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
 
   it('mass deletion: emptying the manifest folder deletes nothing (prune on, default guard) and is reported', async () => {
     const t = await setup({ plan: { prune: true, allowReplace: false } });
-    for (const n of [1, 2, 3, 4]) await writeFile(join(t.dir, `hook${n}.yaml`), webhook(`hook${n}`, `https://hooks.example.com/${n}`));
+    // The four webhooks in one file, removed in one step: with a file each, a scan between two removals
+    // could prune the first ones before the folder is empty.
+    const hooks = [1, 2, 3, 4].map((n) => webhook(`hook${n}`, `https://hooks.example.com/${n}`)).join('---\n');
+    await writeFile(join(t.dir, 'hooks.yaml'), hooks);
     await writeFile(join(t.dir, 'README.md'), 'manifests live here\n');
     const logs: string[] = [];
     const { daemon } = await t.start(logs);
     const api = t.api();
     await until(async () => (await api.listWebhooks()).length === 4, 15_000, 'created');
-    for (const n of [1, 2, 3, 4]) await rm(join(t.dir, `hook${n}.yaml`));
+    await rm(join(t.dir, 'hooks.yaml'));
     const status = await until(async () => {
       const b = (await getJson(`${daemon.url}/status`)).body;
       return b.deletionGuard?.rule === 'empty' && !b.running ? b : undefined;
@@ -232,7 +256,8 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(await (await fetch(`${daemon.url}/metrics`)).text()).toMatch(/govops_deletions_refused 4/);
     expect(logs.some((l) => /"msg":"mass deletion refused"/.test(l) && /"rule":"empty"/.test(l))).toBe(true);
     // The manifests come back: the refusal clears, nothing was lost.
-    for (const n of [1, 2, 3, 4]) await writeFile(join(t.dir, `hook${n}.yaml`), webhook(`hook${n}`, `https://hooks.example.com/${n}`));
+    await writeFile(join(t.scratch, 'hooks.yaml'), hooks);
+    await rename(join(t.scratch, 'hooks.yaml'), join(t.dir, 'hooks.yaml'));
     await until(async () => (await getJson(`${daemon.url}/status`)).body.deletionGuard === undefined, 15_000, 'refusal cleared');
     expect(await (await fetch(`${daemon.url}/metrics`)).text()).toMatch(/govops_deletions_refused 0/);
   });

@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
+import { ServiceClient } from '../../src/api/client.js';
+import { silentLogger } from '../../src/log.js';
+import { reconcile } from '../../src/reconcile/engine.js';
 import { runGovops } from '../helpers/cli.js';
 
 let sandbox: SandboxHandle;
@@ -49,8 +52,23 @@ spec: { url: "https://hooks.example.com/${name}", global: false, notificationTyp
 async function seed(docs: string[]): Promise<void> {
   await mkdir(path.join(dir, 'seed'), { recursive: true });
   await writeFile(path.join(dir, 'seed', 'all.yaml'), docs.join('---\n'));
-  const res = await runGovops(['apply', 'seed', '--state', 'seed-state/state.json', '--manual-steps', 'trust'], { cwd: dir, env: { ...conn, GOVOPS_SECRET_KEY: 'canary-secret-value' } });
-  expect(res.code, res.stderr + res.stdout).toBe(0);
+  // The service's content is set up by the engine in-process (what `govops apply seed --manual-steps trust`
+  // does, without a process start): the export, plan and apply under test run as the CLI.
+  const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries: 0 });
+  try {
+    const res = await reconcile(api, {
+      source: { root: dir, paths: ['seed'] },
+      plan: { prune: false, allowReplace: false, manualSteps: 'trust' },
+      tuning: { timeoutMs: 20_000, pollIntervalMs: 20, pollMaxIntervalMs: 200 },
+      apply: true,
+      logger: silentLogger(),
+      statePath: path.join(dir, 'seed-state', 'state.json'),
+      env: { GOVOPS_SECRET_KEY: 'canary-secret-value' },
+    });
+    expect(res.ok, res.error).toBe(true);
+  } finally {
+    await api.close();
+  }
 }
 
 describe('govops export', () => {

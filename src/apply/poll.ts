@@ -4,7 +4,7 @@
  * Every wait ends at once when the run's signal aborts (CancelledError).
  */
 import type { ServiceApi } from '../api/client-types.js';
-import { ApiError, CancelledError, ErrorCode, isAbortError } from '../errors.js';
+import { ApiError, CancelledError, ErrorCode, classify, isAbortError } from '../errors.js';
 import { describeUnsettled, isSettledStatus } from '../service/kinds.js';
 import { sleep as sleepOn, type Clock } from '../util/clock.js';
 import { ApplyFailure } from './validation.js';
@@ -32,6 +32,19 @@ export async function sleep(clock: Clock, ms: number, signal?: AbortSignal): Pro
 
 const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.statusCode === 404;
 
+/** Status polls of one integration that may fail in a row (each after the client's retries) before its wait fails. */
+export const MAX_FAILED_POLLS = 3;
+
+/**
+ * Whether the `failures`-th failed poll in a row of a wait is a missed observation (polled again at the next
+ * interval) rather than the wait's failure: transient failures only (the catalogue's class), at most
+ * MAX_FAILED_POLLS in a row. The poll is not the request the client retried: the next one is the schedule's.
+ */
+export function missedPollTolerated(err: unknown, failures: number): boolean {
+  const info = classify(err);
+  return info.failureClass === 'transient' && info.code !== ErrorCode.cancelled && failures <= MAX_FAILED_POLLS;
+}
+
 export function nextInterval(current: number, max: number): number {
   return Math.min(max, current * 2);
 }
@@ -44,6 +57,7 @@ export function nextInterval(current: number, max: number): number {
 export async function waitSettled(api: ServiceApi, id: string, poll: PollSettings, waitFirst = true): Promise<string> {
   let interval = poll.initialMs;
   let last = 'unknown';
+  let failedPolls = 0;
   for (let first = true; ; first = false) {
     if (!first || waitFirst) {
       const remaining = poll.deadline - poll.clock.now();
@@ -56,10 +70,11 @@ export async function waitSettled(api: ServiceApi, id: string, poll: PollSetting
         if (!isNotFound(err)) throw err;
         return api.getIntegration(id); // confirm: a lagging status endpoint is not a deletion
       })).status;
+      failedPolls = 0;
       if (isSettledStatus(last)) return last;
     } catch (err) {
       if (isNotFound(err)) return 'gone';
-      throw err;
+      if (!missedPollTolerated(err, ++failedPolls)) throw err;
     }
     if (poll.clock.now() >= poll.deadline) break;
   }

@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
 import type { IntegrationStatus } from '../api/types.js';
 import { ApiError, CancelledError, ErrorCode } from '../errors.js';
+import { missedPollTolerated } from './poll.js';
 import { describeUnsettled, isSettledStatus } from '../service/kinds.js';
 import { transitionKey, type Operation, type TransitionStats } from './transitions.js';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
@@ -94,6 +95,8 @@ interface Wait {
   goneChecks: number;
   /** When the first of them was seen. */
   goneSince?: number;
+  /** Polls in a row that failed transiently (each already retried by the client): missed observations. */
+  failedPolls: number;
   resolve(status: string): void;
   reject(err: unknown): void;
 }
@@ -187,6 +190,7 @@ export class Poller implements StatusWaiter {
         inFlight: false,
         statusOnly: false,
         goneChecks: 0,
+        failedPolls: 0,
         resolve,
         reject,
       });
@@ -300,7 +304,7 @@ export class Poller implements StatusWaiter {
       },
       (err: unknown) => {
         w.inFlight = false;
-        if (!isNotFound(err)) this.settle(w, () => w.reject(err));
+        if (!isNotFound(err)) this.failedPoll(w, err, sentAt);
         else if (w.op === 'delete') this.observe(w, 'gone', sentAt);
         else this.confirmGone(w, sentAt);
       },
@@ -320,7 +324,7 @@ export class Poller implements StatusWaiter {
       },
       (err: unknown) => {
         w.inFlight = false;
-        if (!isNotFound(err)) return this.settle(w, () => w.reject(err));
+        if (!isNotFound(err)) return this.failedPoll(w, err, sentAt);
         w.goneChecks++;
         w.goneSince ??= sentAt;
         if (w.goneChecks >= GONE_CONFIRMATIONS && sentAt - w.goneSince >= GONE_CONFIRM_MS) return this.observe(w, 'gone', sentAt);
@@ -380,8 +384,24 @@ export class Poller implements StatusWaiter {
     });
   }
 
+  /**
+   * A poll that failed after the client's own retries: the write was accepted and the integration is in
+   * transition, so a transient failure (the service busy or briefly unreachable) is a missed observation, polled
+   * again at the next interval; a terminal one, or too many in a row, fails the wait.
+   */
+  private failedPoll(w: Wait, err: unknown, at: number): void {
+    if (!this.waits.has(w)) return;
+    if (!missedPollTolerated(err, ++w.failedPolls)) {
+      this.settle(w, () => w.reject(err));
+      return;
+    }
+    this.o.logger?.debug({ id: w.id, failedPolls: w.failedPolls, err: { message: (err as Error).message } }, 'status poll failed; polling again');
+    w.lastPollAt = at;
+  }
+
   private observe(w: Wait, status: string, at: number): void {
     if (!this.waits.has(w)) return;
+    w.failedPolls = 0;
     w.lastStatus = status;
     if (status !== 'gone' && !isSettledStatus(status)) {
       // Transitional, or a status the interface does not list: not settled, polled on until the timeout.

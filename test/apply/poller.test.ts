@@ -194,6 +194,34 @@ describe('status poller', () => {
     expect(clock.now() - at).toBeGreaterThanOrEqual(300); // not before the deletes' transitions ended
   });
 
+  it('a status poll that fails transiently (after the client\'s retries) is a missed observation: polled again, up to 3 in a row', async () => {
+    const p = makePoller();
+    const [a, b] = await create(2);
+    // three failed polls in a row (503, 409 on a read: the service busy) and the wait still ends with the status
+    sandbox.faults.add({ type: 'error', status: 503, method: 'GET', path: `/integrations/${a!.id}/status`, count: 2 });
+    sandbox.faults.add({ type: 'conflict', method: 'GET', path: `/integrations/${a!.id}/status`, count: 1 });
+    expect(await clock.runUntil(p.wait({ id: a!.id, type: 'object_store', op: 'create', startedAt: a!.at }))).toBe('enabled');
+    expect(statusPolls(a!.id).length).toBeGreaterThanOrEqual(4);
+    // a fourth in a row fails the wait with the service's answer
+    sandbox.faults.clear();
+    sandbox.setStuckTransitions(['creating']);
+    try {
+      const { id } = await api.createIntegration(store());
+      sandbox.faults.add({ type: 'error', status: 503, method: 'GET', path: `/integrations/${id}/status` });
+      await expect(clock.runUntil(p.wait({ id, type: 'object_store', op: 'create' }))).rejects.toMatchObject({ statusCode: 503 });
+      expect(statusPolls(id)).toHaveLength(4);
+    } finally {
+      sandbox.faults.clear();
+      sandbox.setStuckTransitions(false);
+    }
+    // a terminal failure (the token refused) fails the wait at once
+    sandbox.faults.add({ type: 'error', status: 401, method: 'GET', path: `/integrations/${b!.id}/status`, count: 1 });
+    const polled = statusPolls(b!.id).length;
+    await expect(clock.runUntil(p.wait({ id: b!.id, type: 'object_store', op: 'create', immediate: true }))).rejects.toMatchObject({ statusCode: 401 });
+    expect(statusPolls(b!.id)).toHaveLength(polled + 1);
+    sandbox.faults.clear();
+  });
+
   it('past the deadline a wait fails with GOVOPS_SETTLE_TIMEOUT; the signal ends every wait at once', async () => {
     sandbox.setStuckTransitions(true);
     try {

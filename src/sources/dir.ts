@@ -32,8 +32,14 @@ export interface DirSourceOptions {
   intervalMs?: number;
   /** The state file: it (and its journal, lock, temporary files) is never read nor watched, like the work folder. */
   statePath?: string;
-  hooks?: SourceMetricsHooks;
+  hooks?: SourceMetricsHooks & {
+    /** Runs after a scan read the folder, before it checks whether the folder changed meanwhile (tests). */
+    afterRead?: () => Promise<void> | void;
+  };
 }
+
+/** Scans in a row whose folder changed while being read, after which the next one is published anyway. */
+const MAX_TORN_SCANS = 5;
 
 export class DirSource implements Source {
   private readonly dir: string;
@@ -50,6 +56,10 @@ export class DirSource implements Source {
   private debounce?: NodeJS.Timeout;
   /** Changes seen since the last scan was scheduled to start. */
   private burst = 0;
+  /** Every change the watchers reported (a scan compares it before and after reading the folder). */
+  private changes = 0;
+  /** Scans in a row not published because the folder changed while they read it. */
+  private torn = 0;
   private ticker?: NodeJS.Timeout;
   private readonly runner = new CoalescingRunner(() => this.scan());
   private stopped = false;
@@ -74,6 +84,11 @@ export class DirSource implements Source {
 
   current(): Revision | undefined {
     return this.latest;
+  }
+
+  /** Changes the watchers reported so far (what a scan compares before and after reading the folder). */
+  get changesSeen(): number {
+    return this.changes;
   }
 
   health(): SourceHealth {
@@ -142,6 +157,7 @@ export class DirSource implements Source {
    */
   private changed(): void {
     if (this.stopped) return;
+    this.changes++;
     if (this.debounce) clearTimeout(this.debounce);
     this.burst++;
     const wait = this.burst === 1 ? Math.min(this.debounceMs, Math.max(50, this.debounceMs / 4)) : this.debounceMs;
@@ -195,6 +211,27 @@ export class DirSource implements Source {
     this.releaseReady = undefined;
   }
 
+  /**
+   * The folder changed while it was read (files being removed one by one, a copy under way): what was read may be
+   * a set no commit meant (with --prune, resources missing from it would be deleted), so it is not published; the
+   * change already scheduled the next scan, once the folder is quiet. A folder that never stops changing is
+   * published anyway after MAX_TORN_SCANS such scans in a row.
+   */
+  private tornRead(changesBefore: number): boolean {
+    if (this.changes === changesBefore) {
+      this.torn = 0;
+      return false;
+    }
+    if (this.stopped) return true;
+    if (++this.torn > MAX_TORN_SCANS) {
+      this.torn = 0;
+      this.opts.logger.warn({ dir: this.opts.dir }, `the folder changed while each of ${MAX_TORN_SCANS} scans in a row read it: published as read`);
+      return false;
+    }
+    this.opts.logger.debug({ dir: this.opts.dir, torn: this.torn }, 'the folder changed while it was read: read again once it is quiet');
+    return true;
+  }
+
   private async scan(): Promise<void> {
     if (this.stopped) return;
     const started = process.hrtime.bigint();
@@ -205,10 +242,13 @@ export class DirSource implements Source {
       // Own paths are looked up again at each scan: a folder on their way may have been re-pointed (git-sync).
       this.own = await this.ownPaths();
       const own = this.own;
+      const changesBefore = this.changes;
       const set = await readTree(real, undefined, (path) => own.owns(path));
-      const digest = digestFiles(set);
+      await this.opts.hooks?.afterRead?.();
       ok = true;
       this.tracker.succeeded(new Date());
+      if (this.tornRead(changesBefore)) return;
+      const digest = digestFiles(set);
       const root = join(this.snapDir, digest);
       // Unchanged content is not a new revision, unless its snapshot is gone (an I/O failure): written again.
       if (digest === this.latestDigest && (await lstat(root).catch(() => undefined))) return;

@@ -142,6 +142,43 @@ describe('DirSource', () => {
   });
 });
 
+describe('DirSource: a folder that changes while it is read', () => {
+  it('is not published as read (an in-between set): read again once quiet, and only the settled set is a revision', async () => {
+    const dir = await tmp('govops-torn-');
+    await writeFile(join(dir, 'a.yaml'), 'a: 1\n');
+    await writeFile(join(dir, 'b.yaml'), 'b: 1\n');
+    const workdir = await tmp('govops-dirwork-');
+    const revisions: Revision[] = [];
+    let scans = 0;
+    const source: DirSource = new DirSource({
+      dir, workdir, logger: silentLogger(), debounceMs: 100,
+      hooks: {
+        // the second scan has read {a: 2, b}: b is removed before it publishes, and the watcher reports it
+        afterRead: async () => {
+          if (++scans !== 2) return;
+          const seen = source.changesSeen;
+          await rm(join(dir, 'b.yaml'));
+          await until(() => source.changesSeen > seen);
+        },
+      },
+    });
+    source.onRevision((r) => revisions.push(r));
+    cleanups.push(() => source.stop());
+    await source.start();
+    expect(revisions).toHaveLength(1);
+    await writeFile(join(dir, 'a.yaml'), 'a: 2\n');
+    await until(() => revisions.length >= 2);
+    await source.refresh(); // nothing else comes: the settled folder is the last revision
+    const files = async (r: Revision) => (await readTree(r.root)).files;
+    const second = await files(revisions[1]!);
+    // never published: {a: 2, b} as the second scan read it
+    expect([...second.keys()].sort()).toEqual(['a.yaml']);
+    expect(second.get('a.yaml')?.toString()).toBe('a: 2\n');
+    expect(revisions).toHaveLength(2);
+    expect(scans).toBeGreaterThanOrEqual(3);
+  });
+});
+
 describe('DirSource: govops never reads its own files', () => {
   it('the work folder and the state file family inside the watched folder (reached through a link) are neither read nor a reason to scan', async () => {
     const base = await tmp('govops-own-');

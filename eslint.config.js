@@ -79,6 +79,13 @@ export default tseslint.config(
   },
   ...SRC_FOLDERS.map(boundary),
   {
+    // Issue 23: the core reads as small named stages; no function outside the sandbox longer than 80 lines.
+    // (The sandbox models the service on purpose in its own shape, and is not held to it.)
+    files: ['src/**/*.ts'],
+    ignores: ['src/sandbox/**'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false, IIFEs: true }] },
+  },
+  {
     // The CLI talks to the terminal; tests and the sandbox's own entry may print.
     files: ['src/cli/**/*.ts', 'test/**/*.ts'],
     rules: { 'no-console': 'off' },

@@ -2,6 +2,7 @@
 import type { ServiceApi } from '../api/client-types.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { ApplyTuning } from '../reconcile/types.js';
+import type { Clock } from '../util/clock.js';
 import { LoadCache, reconcile } from '../reconcile/engine.js';
 import type { PlanOptions } from '../plan/types.js';
 import type { ReconcileFn } from './loop.js';
@@ -25,6 +26,8 @@ export interface EngineSettings {
   secretScope?: SecretScope;
   /** `--render`: the command whose output is each revision's manifests (src/sources/render.ts). */
   render?: RenderCommand;
+  /** The applies' clock (default the system's): tests share one with the sandbox. */
+  clock?: Clock;
 }
 
 /** Where the render command runs: the revision's manifest folder (`--path` of a Git source), else its root. */
@@ -93,6 +96,7 @@ export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): Re
       apply: req.apply,
       signal: req.signal,
       forceSignal: req.forceSignal,
+      ...(settings.clock ? { clock: settings.clock } : {}),
       logger: req.logger,
       statePath: settings.statePath,
       env: settings.env ?? process.env,

@@ -70,6 +70,7 @@ export async function applyStage(api: ServiceApi, loaded: Loaded, planned: Plann
     logger: log,
     signal: opts.signal,
     forceSignal: opts.forceSignal,
+    ...(opts.clock ? { clock: opts.clock } : {}),
     revision: opts.revision,
     onOutcome: opts.onOutcome,
   }).finally(() => writer.close());

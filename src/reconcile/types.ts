@@ -4,6 +4,7 @@
  */
 import type { ManifestStream } from '../manifests/loader.js';
 import type { Logger } from 'pino';
+import type { Clock } from '../util/clock.js';
 import type { ErrorCodeValue, FailureClass, FailureInfo } from '../errors.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { Diagnostic } from '../manifests/types.js';
@@ -50,6 +51,8 @@ export interface ReconcileOptions {
   signal?: AbortSignal;
   /** Forced stop: requests in flight are aborted too. */
   forceSignal?: AbortSignal;
+  /** The apply's time and timers (deadlines, the poller, 409 backoffs); default the system's. Tests move one by hand. */
+  clock?: Clock;
   logger: Logger;
   /** Called with the plan once it is made (before anything is applied). */
   onPlan?: (plan: Plan) => void;

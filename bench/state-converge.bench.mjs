@@ -33,8 +33,8 @@ async function apply(dir, statePath) {
   try {
     const t0 = performance.now();
     const res = await reconcile(api, {
-      root: dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath, env: {},
-      concurrency: C, timeoutMs: 1_800_000,
+      source: { root: dir, paths: ['m'] }, plan: { prune: false, allowReplace: false }, apply: true, logger: silentLogger(), statePath, env: {},
+      tuning: { concurrency: C, timeoutMs: 1_800_000 },
     });
     const wall = performance.now() - t0;
     if (!res.ok) throw new Error(`apply failed (${statePath.startsWith('postgres') ? 'PostgreSQL' : 'file'}): ${res.error}`);

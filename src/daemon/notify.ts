@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep, systemClock, type Clock } from '../util/clock.js';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { request } from 'undici';
@@ -43,6 +43,8 @@ export interface NotifierOptions {
   /** Events waiting per URL at most; the oldest is dropped beyond it (default 100). */
   maxQueue?: number;
   userAgent?: string;
+  /** Event times, retry backoffs and the shutdown grace (default the system's; its timers keep the process up). */
+  clock?: Clock;
 }
 
 const RETRY_STATUSES = new Set([408, 425, 429]);
@@ -94,7 +96,10 @@ export class Notifier {
   private readonly source = `govops://${os.hostname()}`;
   private readonly total?: Counter<'result'>;
 
+  private readonly clock: Clock;
+
   constructor(private readonly opts: NotifierOptions) {
+    this.clock = opts.clock ?? systemClock;
     for (const t of opts.targets) registerSecrets(t.url, ...Object.values(t.headers ?? {}));
     if (opts.registry) {
       this.total = new Counter({
@@ -118,7 +123,7 @@ export class Notifier {
   notify(a: Attempt): void {
     const event = eventFor(a, {
       id: randomUUID(),
-      time: new Date().toISOString(),
+      time: new Date(this.clock.now()).toISOString(),
       source: this.source,
       observe: this.opts.observe,
       ...(this.opts.origin ? { origin: this.opts.origin } : {}),
@@ -142,9 +147,9 @@ export class Notifier {
 
   /** Shutdown: let deliveries in progress finish within `graceMs`, then stop retrying. */
   async stop(graceMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.idle(), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
-    if (timer) clearTimeout(timer);
+    const gaveUp = new AbortController();
+    await Promise.race([this.idle(), sleep(this.clock, graceMs, gaveUp.signal).catch(() => undefined)]);
+    gaveUp.abort();
     this.stopping.abort();
     await this.idle();
   }
@@ -188,7 +193,7 @@ export class Notifier {
         return;
       }
       log.info({ attempt, error: why, retryInMs: backoff }, 'notification failed; retrying');
-      await sleep(backoff, undefined, { signal: this.stopping.signal }).catch(() => undefined); // shutdown ends the wait
+      await sleep(this.clock, backoff, this.stopping.signal).catch(() => undefined); // shutdown ends the wait
       backoff = Math.min(backoff * 2, this.opts.maxBackoffMs ?? 30_000);
     }
   }

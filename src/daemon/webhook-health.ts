@@ -6,7 +6,7 @@
  * backoff and rate limit (src/deliveries/auto-retry.ts). Off by default.
  */
 import { promises as fs } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { backgroundClock, sleep, type Clock, type TimerHandle } from '../util/clock.js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ServiceApi } from '../api/client-types.js';
@@ -35,7 +35,8 @@ export interface WebhookHealthOptions {
   autoRetry?: AutoRetryPolicy;
   /** Failures kept per webhook for /status. Default 5. */
   recentFailures?: number;
-  now?: () => number;
+  /** The poll timer and the times shown (default the system's, timers unref'd: the daemon's server keeps it up). */
+  clock?: Clock;
 }
 
 export interface FailureView {
@@ -96,14 +97,16 @@ export class WebhookHealth {
   private polls = 0;
   private last?: { at: string; durationMs: number; result: PollResult; retried: number };
   private lastError?: { at: string; message: string };
-  private timer?: NodeJS.Timeout;
+  private readonly clock: Clock;
+  private timer?: TimerHandle;
   private running?: Promise<PollSummary>;
   private stopped = false;
   private readonly abort = new AbortController();
 
   constructor(private readonly opts: WebhookHealthOptions) {
     this.cursor = new HistoryCursor({ pageSize: opts.pageSize, overlapMs: opts.overlapMs, maxPages: opts.maxPages });
-    this.now = opts.now ?? Date.now;
+    this.clock = opts.clock ?? backgroundClock;
+    this.now = () => this.clock.now();
     this.keep = Math.max(1, opts.recentFailures ?? 5);
     if (opts.autoRetry) this.scheduler = new AutoRetryScheduler(opts.autoRetry, this.now);
     this.metrics = new WebhookHealthMetrics(opts.registry, Boolean(opts.autoRetry));
@@ -121,24 +124,23 @@ export class WebhookHealth {
 
   private schedule(ms: number): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.running = this.pollOnce().finally(() => {
         this.running = undefined;
         this.schedule(this.opts.intervalMs);
       });
     }, ms);
-    this.timer.unref();
   }
 
   /** Stop polling; waits up to `waitMs` for a poll in flight (closing the API client ends it anyway). */
   async stop(waitMs = 5000): Promise<void> {
     this.stopped = true;
     this.abort.abort();
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     const running = this.running;
     if (running) {
       const gaveUp = new AbortController();
-      await Promise.race([running, sleep(waitMs, undefined, { signal: gaveUp.signal }).catch(() => undefined)]);
+      await Promise.race([running, sleep(this.clock, waitMs, gaveUp.signal).catch(() => undefined)]);
       gaveUp.abort();
     }
   }

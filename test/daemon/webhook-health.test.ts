@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { startRunning } from '../../src/daemon/run.js';
 import { WebhookHealth } from '../../src/daemon/webhook-health.js';
+import { backgroundClock } from '../../src/util/clock.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { hookItem, startWorld, type World } from '../deliveries/world.js';
 import { Cleanup, getJson, until } from './helpers.js';
@@ -220,7 +221,7 @@ describe('automatic retries', () => {
       logger,
       registry,
       intervalMs: 60_000,
-      now: () => now,
+      clock: { ...backgroundClock, now: () => now },
       autoRetry: { maxAttempts: 2, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
       managed: async () =>
         new Map([
@@ -274,7 +275,7 @@ describe('automatic retries', () => {
       logger: silentLogger(),
       registry: new Registry(),
       intervalMs: 60_000,
-      now: () => now,
+      clock: { ...backgroundClock, now: () => now },
       autoRetry: { maxAttempts: 5, backoffMs: 10, maxBackoffMs: 10, perMinute: 2 },
       managed: async () => new Map(hooks.map((h: any) => [String(h.id), h.name])),
     });

@@ -2,7 +2,7 @@
 import type { ServiceApi } from '../api/client-types.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { ApplyTuning } from '../reconcile/types.js';
-import type { Clock } from '../util/clock.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import { LoadCache, reconcile } from '../reconcile/engine.js';
 import type { PlanOptions } from '../plan/types.js';
 import type { ReconcileFn } from './loop.js';
@@ -39,7 +39,7 @@ function renderFolder(revision: { root: string; paths: string[] }): string {
 export const RENDER_LABEL = 'render';
 
 /** A revision whose render failed: rejected as an invalid manifest set is (terminal until a new revision). */
-function renderRejected(revision: string, err: RenderError, startedAt: string): ReconcileResult {
+function renderRejected(revision: string, err: RenderError, startedAt: string, finishedAt: string): ReconcileResult {
   const diagnostic = { file: RENDER_LABEL, line: 1, column: 1, severity: 'error' as const, message: err.message };
   return {
     revision,
@@ -51,13 +51,14 @@ function renderRejected(revision: string, err: RenderError, startedAt: string): 
     error: `${RENDER_LABEL}: ${err.message}`,
     failure: { code: ErrorCode.invalidRevision, failureClass: 'terminal' },
     startedAt,
-    finishedAt: new Date().toISOString(),
+    finishedAt,
   };
 }
 
 export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): ReconcileFn {
   // A resync of an unchanged revision reuses its loaded manifests.
   const loadCache = new LoadCache();
+  const clock = settings.clock ?? systemClock;
   // The last rendered revision's output: a resync of it renders nothing again (its folder never changes).
   let rendered: { key: string; text: string } | undefined;
   return async (req) => {
@@ -65,13 +66,13 @@ export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): Re
     if (settings.render) {
       const key = `${req.revision.id}\u0000${req.revision.root}`;
       if (rendered?.key !== key) {
-        const startedAt = new Date().toISOString();
+        const startedAt = new Date(clock.now()).toISOString();
         try {
           rendered = { key, text: await runRender(settings.render, renderFolder(req.revision), { env: settings.env ?? process.env, signal: req.signal }) };
         } catch (err) {
           if (err instanceof RenderError && err.reason !== 'aborted') {
             req.logger.warn({ err: { message: err.message, reason: err.reason } }, 'render command failed: revision rejected');
-            return renderRejected(req.revision.id, err, startedAt);
+            return renderRejected(req.revision.id, err, startedAt, new Date(clock.now()).toISOString());
           }
           throw err;
         }

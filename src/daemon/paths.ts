@@ -5,6 +5,8 @@
 import { isAbsolute, relative } from 'node:path';
 import { relocateChange, relocateText } from '../plan/manual-steps.js';
 import type { ReconcileResult } from '../reconcile/types.js';
+import { formatDiagnostic } from '../reconcile/load.js';
+import type { Diagnostic } from '../manifests/types.js';
 
 export function displayPathMapper(root: string, display: string, cwd = process.cwd()): (text: string) => string {
   const prefixes = [...new Set([root, relative(cwd, root)])].filter((p) => p !== '' && p !== '.');
@@ -35,11 +37,12 @@ export function rewriteResultPaths(result: ReconcileResult, root: string, displa
     const c = changes.get(`${o.resourceKind}/${o.name}`);
     return map(c?.source ? relocateText(error, c, file(c.source.file)) : error);
   };
+  const diagnostics = result.diagnostics.map((d) => ({ ...d, file: file(d.file), message: map(d.message) }));
   // the same variant with its texts rewritten (an error is kept exactly where there was one)
   return {
     ...result,
-    diagnostics: result.diagnostics.map((d) => ({ ...d, file: file(d.file), message: map(d.message) })),
-    error: result.error === undefined ? undefined : map(result.error),
+    diagnostics,
+    error: result.error === undefined ? undefined : errorText(result.error, result.diagnostics, diagnostics, map),
     outcomes: result.outcomes.map((o) => (o.error === undefined ? o : { ...o, error: outcomeError(o, o.error) })),
     plan: result.plan && {
       ...result.plan,
@@ -48,4 +51,16 @@ export function rewriteResultPaths(result: ReconcileResult, root: string, displa
       changes: result.plan.changes.map((c) => (c.source ? relocateChange(c, file(c.source.file)) : c)),
     },
   } as ReconcileResult;
+}
+
+/**
+ * A failed load's error begins with its first error diagnostic (`m/a.yaml:3:1: …`, relative to the revision's
+ * folder): that part is written again from the rewritten diagnostic, so the display folder is there as in
+ * `diagnostics`; the rest of the text is mapped like any other.
+ */
+function errorText(error: string, before: readonly Diagnostic[], after: readonly Diagnostic[], map: (text: string) => string): string {
+  const i = before.findIndex((d) => error.startsWith(formatDiagnostic(d)));
+  if (i < 0) return map(error);
+  const head = formatDiagnostic(before[i]!);
+  return formatDiagnostic(after[i]!) + map(error.slice(head.length));
 }

@@ -310,3 +310,17 @@ export function isAbortError(err: unknown): boolean {
   const e = err as { name?: unknown; code?: unknown } | null;
   return !!e && (e.name === 'AbortError' || e.code === 'ABORT_ERR' || e.code === 'UND_ERR_ABORTED');
 }
+
+/**
+ * An error as one user-facing text: a service error with its request and hint, a transport failure naming the
+ * request, a user error with its hint (after the message, or on its own line for a terminal), else the message.
+ */
+export function describeError(err: unknown, opts: { hintOnOwnLine?: boolean } = {}): string {
+  if (err instanceof UserError) {
+    if (!err.hint) return err.message;
+    return opts.hintOnOwnLine ? `${err.message}\n  hint: ${err.hint}` : `${err.message} (${err.hint})`;
+  }
+  if (err instanceof ApiError) return describeApiError(err);
+  if (err instanceof TransportError) return `cannot reach the service: ${err.method} ${err.path}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}

@@ -7,7 +7,7 @@ import { ErrorCode } from '../errors.js';
 import type { DeletionRefusal } from '../plan/types.js';
 import type { Revision, Source } from '../sources/types.js';
 import { heldBack, isSuccess } from './classify.js';
-import { systemClock, type Clock } from './clock.js';
+import { backgroundClock, type Clock } from '../util/clock.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
 import { ManualStepLog } from './manual-steps.js';
 import { DaemonMetrics } from './metrics.js';
@@ -71,7 +71,7 @@ export class Daemon {
 
   constructor(private readonly opts: DaemonOptions) {
     this.metrics = opts.metrics ?? new DaemonMetrics();
-    const clock = opts.clock ?? systemClock;
+    const clock = opts.clock ?? backgroundClock;
     this.loop = new ReconcileLoop({
       reconcile: opts.reconcile,
       logger: opts.logger,

@@ -14,7 +14,7 @@ import type { ReconcileResult } from '../reconcile/types.js';
 import type { Revision } from '../sources/types.js';
 import type { FailureInfo } from '../errors.js';
 import { backoffMs, heldBack, isSuccess, judgeResult, judgeThrown, type Judgement, type Verdict } from './classify.js';
-import { systemClock, type Clock, type TimerHandle } from './clock.js';
+import { backgroundClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { driftOf, logDrift, logRejected, type DriftReport } from './report.js';
 
 export type Reason = 'revision' | 'resync' | 'retry';
@@ -129,7 +129,7 @@ export class ReconcileLoop {
   private idleWaiters: Array<() => void> = [];
 
   constructor(private readonly opts: LoopOptions) {
-    this.clock = opts.clock ?? systemClock;
+    this.clock = opts.clock ?? backgroundClock;
   }
 
   /** A new revision from the source: runs next (replacing any revision still waiting). */

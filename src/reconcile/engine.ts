@@ -12,6 +12,7 @@
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
 import { withStateLock } from '../state/lock.js';
+import { systemClock } from '../util/clock.js';
 import { loadState, saveState } from '../state/store.js';
 import { applyStage } from './apply-stage.js';
 import { loadStage, type Loaded } from './load.js';
@@ -57,13 +58,13 @@ async function planAndApply(api: ServiceApi, loaded: Loaded, opts: EngineOptions
 
 /** The result as returned: stamped with the revision and the times. */
 function record(body: ResultBody, opts: EngineOptions, startedAt: string): ReconcileResult {
-  const out = { ...body, startedAt, finishedAt: new Date().toISOString() } as ReconcileResult;
+  const out = { ...body, startedAt, finishedAt: new Date((opts.clock ?? systemClock).now()).toISOString() } as ReconcileResult;
   if (opts.revision !== undefined) out.revision = opts.revision;
   return out;
 }
 
 export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<ReconcileResult> {
-  const startedAt = new Date().toISOString();
+  const startedAt = new Date((opts.clock ?? systemClock).now()).toISOString();
   const log = opts.logger.child({ revision: opts.revision });
   const loaded = await loadStage(opts, log);
   if (stopped(loaded)) return record(loaded, opts, startedAt);

@@ -2,13 +2,7 @@
  * What the stages of one reconcile share (src/reconcile/engine.ts runs them in order: load → observe → plan →
  * check saved plan → apply → record): the engine's options, and a failure as a value keyed by its stage.
  */
-import {
-  ApiError,
-  TransportError,
-  UserError,
-  classify,
-  describeApiError,
-} from '../errors.js';
+import { classify, describeError } from '../errors.js';
 import type { LoadCache } from './load.js';
 import type { ReconcileOptions, ReconcileResult } from './types.js';
 
@@ -30,12 +24,8 @@ export function stopped<T extends object>(value: T | StageFailure): value is Sta
   return (value as { ok?: unknown }).ok === false;
 }
 
-export function describeFailure(err: unknown): string {
-  if (err instanceof TransportError) return `cannot reach the service: ${err.method} ${err.path}: ${err.message}`;
-  if (err instanceof ApiError) return describeApiError(err);
-  if (err instanceof UserError) return err.hint ? `${err.message} (${err.hint})` : err.message;
-  return err instanceof Error ? err.message : String(err);
-}
+/** An error that stopped a stage, as the result's text (a user error's hint after its message). */
+export const describeFailure = (err: unknown): string => describeError(err);
 
 /** A thrown error that stopped a stage before apply, as that stage's failure. */
 export function thrownAt(stage: 'load' | 'plan', err: unknown, diagnostics: StageFailure['diagnostics']): StageFailure {

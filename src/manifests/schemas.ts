@@ -12,7 +12,7 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, KeywordCxt, ValidateFunction } from 'ajv';
 import type { IntegrationType } from '../kinds/registry.js';
-import { DELETE_PAYLOAD_KINDS, kindOf } from '../kinds/registry.js';
+import { DELETE_PAYLOAD_KINDS, KINDS, kindOf } from '../kinds/registry.js';
 import { adviceKeyword, collectAdvice } from './advice.js';
 import { conditionOf } from './conditions.js';
 import { SCHEMA_FILES, schemaDocuments, schemaId } from './schema-files.js';
@@ -80,7 +80,7 @@ type Mode = 'check' | 'explain';
  * An ajv instance over every schema. `check` answers "valid?" (the common case); `explain` collects every
  * error with its schema context (`allErrors`, `verbose`). `source`: keep the code, for standalone output.
  */
-function makeAjv(mode: Mode, source = false): AjvLike {
+function makeAjv(mode: Mode, source = false, documents: Iterable<object> = schemaDocuments().values()): AjvLike {
   const lib = ajvLib();
   const a = new lib.Ajv2020({
     allErrors: mode === 'explain',
@@ -97,7 +97,7 @@ function makeAjv(mode: Mode, source = false): AjvLike {
   a.addKeyword(adviceKeywordDefinition(lib));
   a.addKeyword({ keyword: 'x-unordered', schemaType: 'boolean' });
   a.addKeyword({ keyword: 'x-compare', schemaType: 'string' });
-  for (const schema of schemaDocuments().values()) a.addSchema(schema);
+  for (const schema of documents) a.addSchema(schema);
   return a;
 }
 
@@ -112,6 +112,97 @@ export function standaloneValidators(): string {
 }
 
 export const GENERATED_VALIDATORS = './validators.generated.cjs';
+
+/**
+ * Lazy schema code per kind (issue #26): the manifest check of one Integration kind, or of the other manifest
+ * kinds (`other`), as its own generated module, so a run loads the code of the kinds it meets only (one
+ * integration: ~1/6 of the full module). A variant is manifest.json with the branches that cannot apply left
+ * out: in integration-rules.json / integration-spec.json every `allOf` entry whose `if` requires `type` equal
+ * to another kind (its `if` is false for a value of this kind) and manifest.json's branches for the other
+ * manifest kinds; for `other`, manifest.json's `kind: Integration` branch. Exact for the values
+ * `manifestVariant` gives the key to (test/manifests/generated-validators.test.ts); anything else (no kind, an
+ * unknown type, running from the sources) uses the full check.
+ */
+export const MANIFEST_VARIANTS: readonly string[] = [...KINDS.types, 'other'];
+
+/** The manifest variant (a kind's type, or `other`) whose check answers exactly as manifest.json's for `value`. */
+export function manifestVariant(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { kind, spec } = value as { kind?: unknown; spec?: unknown };
+  if (typeof kind !== 'string') return undefined;
+  if (kind !== 'Integration') return 'other';
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) return undefined;
+  const type = (spec as { type?: unknown }).type;
+  return typeof type === 'string' && (KINDS.types as readonly string[]).includes(type) ? type : undefined;
+}
+
+/**
+ * Does an `allOf` entry apply only when `field` equals a constant: `drop`, or (drop undefined) one other than
+ * `keep`? (Its `if` requires the field and that constant, so it is false for any other value of the field.)
+ */
+function branchFor(entry: unknown, field: string, drop: string | undefined, keep: string | undefined): boolean {
+  const cond = (entry as { if?: { properties?: Record<string, { const?: unknown }>; required?: unknown } } | null)?.if;
+  const value = cond?.properties?.[field]?.const;
+  if (typeof value !== 'string' || !Array.isArray(cond?.required) || !cond.required.includes(field)) return false;
+  return drop !== undefined ? value === drop : value !== keep;
+}
+
+/** The schema documents of a manifest variant (copies where branches are left out; the rest shared). */
+function variantDocuments(key: string): object[] {
+  const type = key === 'other' ? undefined : key;
+  // without the entries for `field` equal to `drop`, or (drop undefined) to anything but `keep`
+  const without = (doc: JsonSchemaDoc, field: string, drop: string | undefined, keep?: string): JsonSchemaDoc => {
+    if (!Array.isArray(doc.allOf)) return doc;
+    const { allOf, ...rest } = doc;
+    const kept = allOf.filter((e) => !branchFor(e, field, drop, keep));
+    return kept.length > 0 ? { ...rest, allOf: kept } : rest; // (an empty allOf is not a valid schema)
+  };
+  return [...schemaDocuments()].map(([id, doc]) => {
+    if (id === schemaId('integration-rules.json') || id === schemaId('integration-spec.json')) return without(doc, 'type', undefined, type);
+    if (id === schemaId('manifest.json')) return type === undefined ? without(doc, 'kind', 'Integration') : without(doc, 'kind', undefined, 'Integration');
+    return doc;
+  });
+}
+type JsonSchemaDoc = Record<string, unknown> & { allOf?: unknown[] };
+
+/** The generated code of a manifest variant's check validator (export `v`). */
+export function standaloneManifestVariant(key: string): string {
+  const a = makeAjv('check', true, variantDocuments(key));
+  const standalone = (require('ajv/dist/standalone/index.js') as { default: (ajv: AjvLike, refs: Record<string, string>) => string }).default;
+  return standalone(a, { v: schemaId('manifest.json') });
+}
+
+/** Where the build writes a manifest variant (relative to this module). */
+export const generatedVariant = (key: string): string => `./validators/manifest.${key}.generated.cjs`;
+
+const variants = new Map<string, ValidateFunction | false>();
+
+/** The generated check of a manifest variant, loaded on first use; undefined without a build. */
+function variantValidator(key: string): ValidateFunction | undefined {
+  let fn = variants.get(key);
+  if (fn === undefined) {
+    try {
+      const mod = require(generatedVariant(key)) as Record<string, unknown>;
+      mod[ADVICE_EXPORT] = adviceKeyword;
+      fn = mod.v as ValidateFunction;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+      fn = false;
+    }
+    variants.set(key, fn);
+  }
+  return fn || undefined;
+}
+
+/** The check of `value` against `file`: for a manifest, its variant's when the build made it. */
+function checkValidator(file: string, value: unknown): ValidateFunction {
+  if (file === 'manifest.json') {
+    const key = manifestVariant(value);
+    const fn = key === undefined ? undefined : variantValidator(key);
+    if (fn) return fn;
+  }
+  return validatorFor(file, 'check');
+}
 
 /** The generated validators, or undefined when there are none (running from the sources). */
 function generated(): Record<string, ValidateFunction | undefined> | undefined {
@@ -158,7 +249,7 @@ function adviceIssues(advice: ReturnType<typeof collectAdvice>['advice']): Schem
 
 /** Validate `value` against a schema file; every problem, as SchemaIssues (errors, then warnings). */
 export function validateAgainst(file: string, value: unknown): SchemaIssue[] {
-  const check = validatorFor(file, 'check');
+  const check = checkValidator(file, value);
   const first = collectAdvice(check, value);
   if (first.result) return adviceIssues(first.advice);
   const explain = validatorFor(file, 'explain');

@@ -28,7 +28,21 @@ export async function load(url, context, next) {
 `,
   );
   register = join(dir, 'register.mjs');
-  await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  // ESM through the hook; CommonJS (require) through Module's compile step, logged as file URLs too
+  await writeFile(
+    register,
+    `import { register, createRequire } from 'node:module';
+import { appendFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+register(${JSON.stringify(pathToFileURL(hooks).href)});
+const Module = createRequire(import.meta.url)('node:module');
+const compile = Module.prototype._compile;
+Module.prototype._compile = function (content, filename) {
+  if (process.env.GOVOPS_TEST_MODLOG) appendFileSync(process.env.GOVOPS_TEST_MODLOG, 'cjs:' + pathToFileURL(filename).href + '\\n');
+  return compile.call(this, content, filename);
+};
+`,
+  );
 });
 
 afterAll(async () => {
@@ -50,6 +64,8 @@ async function loaded(args: string[]): Promise<{ result: CliResult; modules: str
 const packages = (modules: string[]): string[] =>
   [...new Set(modules.flatMap((u) => (/\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u) ?? []).slice(1)))].sort();
 const ours = (modules: string[]): string[] => modules.filter((u) => u.includes('/dist/')).map((u) => u.replace(/.*\/dist\//, ''));
+/** Modules imported as ESM (not required as CommonJS). */
+const imported = (modules: string[]): string[] => modules.filter((u) => !u.startsWith('cjs:'));
 
 describe('lazy loading of command modules', () => {
   it('--help loads commander and the command declarations only', async () => {
@@ -84,6 +100,25 @@ describe('lazy loading of command modules', () => {
     for (const p of ['undici', 'prom-client', 'chokidar', 'simple-git', 'p-queue', 'eventemitter3']) expect(pkgs).not.toContain(p);
     // validate logs nothing: the logger (and pino) is made on first use
     expect(pkgs).not.toContain('pino');
+    // examples/ has a .govopsignore: the ignore package is required (CommonJS), never imported as ESM (Node's
+    // export scan of its source costs ~30 ms)
+    expect(packages(modules)).toContain('ignore');
+    expect(packages(imported(modules))).not.toContain('ignore');
+  });
+
+  it('validate of one file loads the manifest check of its kind only, and no ignore rules', async () => {
+    const one = join(dir, 'one.yaml');
+    await writeFile(
+      one,
+      'apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: m\nspec:\n  type: object_store\n  autoBootstrap: false\n  config:\n    name: m\n    cloudAccountId: "123456789012"\n    cloudRegion: eu-west-1\n    cloudLocationRole: arn:aws:iam::123456789012:role/m\n    cloudLocationPath: s3://m/data\n    authenticationType: auto\n',
+    );
+    const { result, modules } = await loaded(['validate', one]);
+    expect(result.stderr).toContain('1 valid manifest');
+    expect(result.code).toBe(0);
+    const files = ours(modules);
+    expect(files.filter((f) => f.includes('generated'))).toEqual(['manifests/validators/manifest.object_store.generated.cjs']);
+    const pkgs = packages(modules);
+    for (const p of ['ignore', 'yaml', 'ajv-formats', 'pino']) expect(pkgs).not.toContain(p);
   });
 
   it('plan loads the plan action and the HTTP client (and fails cleanly without a URL)', async () => {

@@ -12,10 +12,15 @@ import { describe, expect, it } from 'vitest';
 import { adviceKeyword, collectAdvice } from '../../src/manifests/advice.js';
 import { replaceRefs } from '../../src/manifests/refs.js';
 import { SCHEMA_FILES } from '../../src/manifests/schema-files.js';
-import { validatorFor } from '../../src/manifests/schemas.js';
+import { generatedVariant, MANIFEST_VARIANTS, manifestVariant, validatorFor } from '../../src/manifests/schemas.js';
 
 const generated = createRequire(import.meta.url)('../../dist/manifests/validators.generated.cjs') as Record<string, unknown>;
 generated.adviceKeyword = adviceKeyword;
+const variantModule = (key: string) => {
+  const mod = createRequire(import.meta.url)(`../../dist/manifests/${generatedVariant(key).replace(/^\.\//, '')}`) as Record<string, unknown>;
+  mod.adviceKeyword = adviceKeyword;
+  return mod.v as (v: unknown) => boolean;
+};
 const generatedFor = (file: string) => generated[`v${SCHEMA_FILES.indexOf(file as (typeof SCHEMA_FILES)[number])}`] as (v: unknown) => boolean;
 
 /** The examples, as validation sees them (secret references replaced by the placeholder). */
@@ -71,5 +76,46 @@ describe('generated validators', () => {
 
   it('exist for every schema file', () => {
     for (const f of SCHEMA_FILES) expect(typeof generatedFor(f), f).toBe('function');
+  });
+
+  it('the manifest check of each kind (loaded alone) answers as the whole one for the values it is used for', () => {
+    // every example under every kind, type and manifest kind: a config of one kind checked as another's, too
+    const base = examples().flatMap(variants);
+    const docs = base.flatMap((doc) => {
+      const d = doc as { kind?: unknown; spec?: Record<string, unknown> };
+      return [
+        doc,
+        ...MANIFEST_VARIANTS.filter((k) => k !== 'other').map((type) => ({ ...d, kind: 'Integration', spec: { ...d.spec, type } })),
+        { ...d, kind: 'Webhook' },
+        { ...d, kind: 'DataSource' },
+        { ...d, kind: 'Other' },
+      ];
+    });
+    const runtime = validatorFor('manifest.json');
+    const used = new Map<string, number>();
+    let invalid = 0;
+    for (const doc of docs) {
+      const key = manifestVariant(doc);
+      if (key === undefined) continue;
+      used.set(key, (used.get(key) ?? 0) + 1);
+      const a = collectAdvice(runtime, doc);
+      const b = collectAdvice(variantModule(key), doc);
+      expect(b.result, `${key}: ${JSON.stringify(doc)}`).toBe(a.result);
+      expect(b.advice).toEqual(a.advice);
+      if (!a.result) invalid++;
+    }
+    expect([...used.keys()].sort()).toEqual([...MANIFEST_VARIANTS].sort());
+    expect(invalid).toBeGreaterThan(100);
+    // no kind, or an unknown type: the whole check
+    expect(manifestVariant({ spec: { type: 'object_store' } })).toBeUndefined();
+    expect(manifestVariant({ kind: 'Integration', spec: { type: 'nope' } })).toBeUndefined();
+    expect(manifestVariant({ kind: 'Integration' })).toBeUndefined();
+    expect(manifestVariant({ kind: 'Webhook' })).toBe('other');
+  });
+
+  it('a manifest check by kind is much smaller than the whole module', () => {
+    const size = (rel: string) => readFileSync(path.resolve('dist/manifests', rel)).length;
+    const whole = size('validators.generated.cjs');
+    for (const key of MANIFEST_VARIANTS) expect(size(generatedVariant(key)), key).toBeLessThan(whole / 2);
   });
 });

@@ -3,12 +3,25 @@
  * The govops command line. Each command lives in src/cli/commands/<name>.ts, which only declares it
  * (name, arguments, options); its action loads src/cli/commands/<name>-action.ts on demand, so
  * `govops --help` and each command load only the modules they need. The command tree is in program.ts.
+ * When the first argument names a command (`govops validate ...`), only the root and that command's
+ * declaration are built (the others cannot take part in the parse); anything else (`--help`, `help`, a global
+ * option first, a misspelled command) builds the whole tree.
  */
-import { buildProgram } from './program.js';
+import type { Command } from 'commander';
+import { commandLoader } from './commands/by-name.js';
 import { reportFatal } from './fatal.js';
 
-buildProgram()
-  .parseAsync(process.argv)
+async function program(): Promise<Command> {
+  const load = commandLoader(process.argv[2]);
+  if (!load) return (await import('./program.js')).buildProgram();
+  const [{ rootProgram }, register] = await Promise.all([import('./root.js'), load()]);
+  const root = rootProgram();
+  register(root);
+  return root;
+}
+
+program()
+  .then((p) => p.parseAsync(process.argv))
   .catch((err: unknown) => {
     process.exitCode = reportFatal(err);
   });

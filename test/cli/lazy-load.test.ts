@@ -117,6 +117,9 @@ describe('lazy loading of command modules', () => {
     expect(result.code).toBe(0);
     const files = ours(modules);
     expect(files.filter((f) => f.includes('generated'))).toEqual(['manifests/validators/manifest.object_store.generated.cjs']);
+    // the command named first is the only declaration built (src/cli/commands/by-name.ts)
+    expect(files.filter((f) => f.startsWith('cli/commands/'))).toEqual(['cli/commands/by-name.js', 'cli/commands/validate.js', 'cli/commands/validate-action.js']);
+    expect(files).not.toContain('cli/program.js');
     const pkgs = packages(modules);
     for (const p of ['ignore', 'yaml', 'ajv-formats', 'pino']) expect(pkgs).not.toContain(p);
   });

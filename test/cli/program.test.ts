@@ -1,0 +1,45 @@
+/**
+ * `govops <command> ...` builds the root and that command only (src/cli/commands/by-name.ts, main.ts); the
+ * whole tree (program.ts) serves `--help` and everything else. Both must declare the same commands, with the
+ * same help, options and subcommands, or a command would behave differently depending on how it was reached.
+ */
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { COMMAND_LOADERS, commandLoader } from '../../src/cli/commands/by-name.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { rootProgram } from '../../src/cli/root.js';
+
+/** Every command under `cmd` (itself included) by its path, with its help text. */
+function helps(cmd: Command, prefix = ''): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (c: Command, path: string) => {
+    out.set(path, c.helpInformation());
+    for (const sub of c.commands) walk(sub, `${path} ${sub.name()}`);
+  };
+  walk(cmd, prefix || cmd.name());
+  return out;
+}
+
+describe('the command tree by command name', () => {
+  it('has a loader for exactly the commands of the whole tree', () => {
+    expect(Object.keys(COMMAND_LOADERS).sort()).toEqual(buildProgram().commands.map((c) => c.name()).sort());
+    expect(commandLoader('toString')).toBeUndefined();
+    expect(commandLoader(undefined)).toBeUndefined();
+    expect(commandLoader('--help')).toBeUndefined();
+  });
+
+  it('builds each command as the whole tree does: same help, options and subcommands', async () => {
+    const whole = buildProgram();
+    for (const [name, load] of Object.entries(COMMAND_LOADERS)) {
+      const root = rootProgram();
+      (await load())(root);
+      expect(root.commands.map((c) => c.name())).toEqual([name]);
+      const alone = root.commands[0]!;
+      const inWhole = whole.commands.find((c) => c.name() === name)!;
+      expect(helps(alone)).toEqual(helps(inWhole));
+      expect(alone.options.map((o) => [o.flags, o.defaultValue, o.envVar])).toEqual(inWhole.options.map((o) => [o.flags, o.defaultValue, o.envVar]));
+      // the root's settings reach the command either way (usage errors point at --help)
+      expect(root.options.map((o) => o.flags)).toEqual(whole.options.map((o) => o.flags));
+    }
+  });
+});

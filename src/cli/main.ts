@@ -9,7 +9,6 @@
  */
 import type { Command } from 'commander';
 import { commandLoader } from './commands/by-name.js';
-import { reportFatal } from './fatal.js';
 
 async function program(): Promise<Command> {
   const load = commandLoader(process.argv[2]);
@@ -22,6 +21,7 @@ async function program(): Promise<Command> {
 
 program()
   .then((p) => p.parseAsync(process.argv))
-  .catch((err: unknown) => {
-    process.exitCode = reportFatal(err);
+  // the error line's module (and its helpers) only when there is an error
+  .catch(async (err: unknown) => {
+    process.exitCode = (await import('./fatal.js')).reportFatal(err);
   });

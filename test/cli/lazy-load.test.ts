@@ -76,6 +76,8 @@ describe('lazy loading of command modules', () => {
     const files = ours(modules);
     expect(files).toContain('cli/commands/plan.js');
     expect(files.filter((f) => f.endsWith('-action.js'))).toEqual([]);
+    // the fatal error line is loaded when there is an error only (see the plan case below)
+    expect(files).not.toContain('cli/fatal.js');
     for (const heavy of ['log.js', 'cli/connection.js', 'cli/context.js', 'api/', 'sandbox/', 'daemon/', 'reconcile/', 'manifests/']) {
       expect(files.filter((f) => f.startsWith(heavy))).toEqual([]);
     }
@@ -129,6 +131,7 @@ describe('lazy loading of command modules', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('no service URL given');
     const files = ours(modules);
+    expect(files).toContain('cli/fatal.js');
     expect(files).toContain('cli/commands/plan-action.js');
     expect(files).toContain('api/client.js');
     expect(files.filter((f) => f.startsWith('sandbox/') || f.startsWith('daemon/'))).toEqual([]);

@@ -5,12 +5,17 @@
  * `govops --help` and each command load only the modules they need. The command tree is in program.ts.
  * When the first argument names a command (`govops validate ...`), only the root and that command's
  * declaration are built (the others cannot take part in the parse); anything else (`--help`, `help`, a global
- * option first, a misspelled command) builds the whole tree.
+ * option first, a misspelled command) builds the whole tree, except `govops --help` alone, which needs only
+ * each command's name, term and description (root-help.ts).
  */
 import type { Command } from 'commander';
 import { commandLoader } from './commands/by-name.js';
 
+/** `govops --help` (or -h) and nothing else: the root's help, from the commands' summaries (root-help.ts). */
+const asksRootHelp = (args: readonly string[]) => args.length === 1 && (args[0] === '--help' || args[0] === '-h');
+
 async function program(): Promise<Command> {
+  if (asksRootHelp(process.argv.slice(2))) return (await import('./root-help.js')).rootHelpProgram();
   const load = commandLoader(process.argv[2]);
   if (!load) return (await import('./program.js')).buildProgram();
   const [{ rootProgram }, register] = await Promise.all([import('./root.js'), load()]);

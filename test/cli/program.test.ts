@@ -7,6 +7,8 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_LOADERS, commandLoader } from '../../src/cli/commands/by-name.js';
 import { buildProgram } from '../../src/cli/program.js';
+import { COMMAND_SUMMARIES } from '../../src/cli/commands/summaries.js';
+import { rootHelpProgram } from '../../src/cli/root-help.js';
 import { rootProgram } from '../../src/cli/root.js';
 
 /** Every command under `cmd` (itself included) by its path, with its help text. */
@@ -41,5 +43,19 @@ describe('the command tree by command name', () => {
       // the root's settings reach the command either way (usage errors point at --help)
       expect(root.options.map((o) => o.flags)).toEqual(whole.options.map((o) => o.flags));
     }
+  });
+});
+
+describe('`govops --help` from the commands\' summaries', () => {
+  it('prints the whole tree\'s root help, at every width', () => {
+    for (const width of [40, 80, 120, 200]) {
+      const whole = buildProgram().configureOutput({ getOutHelpWidth: () => width });
+      const fromSummaries = rootHelpProgram().configureOutput({ getOutHelpWidth: () => width });
+      expect(fromSummaries.helpInformation()).toBe(whole.helpInformation());
+    }
+  });
+
+  it('has a summary for exactly the commands of the whole tree, in its order', () => {
+    expect(Object.keys(COMMAND_SUMMARIES)).toEqual(buildProgram().commands.map((c) => c.name()));
   });
 });

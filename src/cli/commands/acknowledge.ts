@@ -7,6 +7,7 @@
 import { Option, type Command } from 'commander';
 import { SCRIPT_PHASES, type ScriptPhase } from '../../service/kinds.js';
 import { addSecretOptions, type SecretFlags } from '../secret-options.js';
+import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface AcknowledgeFlags extends SecretFlags {
   phase: ScriptPhase;
@@ -17,7 +18,7 @@ export interface AcknowledgeFlags extends SecretFlags {
 export function register(program: Command): void {
   const cmd = program
     .command('acknowledge')
-    .description('after the platform scripts ran: write the govops/manual-step acknowledgments into the manual-flow Integration manifests (comments and layout kept; offline)')
+    .description(COMMAND_SUMMARIES.acknowledge.description)
     .argument('[paths...]', 'manifest files or folders', ['.'])
     .addOption(new Option('--phase <phase>', 'the phase whose scripts ran').choices([...SCRIPT_PHASES]).makeOptionMandatory())
     .option('--only <name>', 'only this Integration (repeatable; default: every manual-flow integration with a script for the phase)', (v: string, prev: string[] = []) => [...prev, v])

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { addApplyTuningOptions, type ApplyTuningFlags } from '../apply-options.js';
 import { addPlanOptions, addRevisionOption, type PlanFlags } from './plan.js';
+import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface ApplyFlags extends PlanFlags, ApplyTuningFlags {
   concurrency: string;
@@ -16,7 +17,7 @@ export interface ApplyFlags extends PlanFlags, ApplyTuningFlags {
 export function register(program: Command): void {
   const cmd = program
     .command('apply')
-    .description('apply the plan: dry run, then the real call and status polling for each resource (no prompt); `apply FILE` applies a plan saved with plan --out')
+    .description(COMMAND_SUMMARIES.apply.description)
     .option('--concurrency <n>', 'resources applied at the same time', '8')
     .option('--timeout <duration>', 'overall time limit for the apply, e.g. 10m', '10m');
   addApplyTuningOptions(cmd);

@@ -4,6 +4,7 @@
  * ci/gitlab-preview.yml. The work is in comment-action.ts, loaded when the command runs.
  */
 import { Option, type Command } from 'commander';
+import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface CommentFlags {
   platform?: 'github' | 'gitlab';
@@ -18,7 +19,7 @@ export interface CommentFlags {
 export function register(program: Command): void {
   program
     .command('comment')
-    .description('create or update the preview comment of a pull request (GitHub) or merge request (GitLab), found by its marker')
+    .description(COMMAND_SUMMARIES.comment.description)
     .argument('<file>', 'the comment: Markdown, or the JSON of `govops preview -o json` (its markdown is posted)')
     .addOption(new Option('--platform <name>', 'where to comment (default: detected from GITHUB_ACTIONS / GITLAB_CI)').choices(['github', 'gitlab']))
     .option('--repo <repo>', 'GitHub owner/name (default GITHUB_REPOSITORY) or GitLab project id or path (default CI_PROJECT_ID)')

@@ -6,6 +6,7 @@ import { Option, type Command } from 'commander';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import type { SecretFlags } from '../secret-options.js';
 import { collect } from './plan.js';
+import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface ExportFlags extends ConnectionFlags, SecretFlags {
   out: string;
@@ -19,7 +20,7 @@ export interface ExportFlags extends ConnectionFlags, SecretFlags {
 export function register(program: Command): void {
   const cmd = program
     .command('export')
-    .description('write manifests for the live integrations, webhooks and data sources (credentials as fromEnv references, defaults left out)')
+    .description(COMMAND_SUMMARIES.export.description)
     .requiredOption('--out <dir>', 'folder to write the manifests and the env template to (created when missing)')
     .addOption(new Option('--layout <layout>', 'one file per resource, or one per kind').choices(['resource', 'kind']).default('resource'))
     .option('--kind <kind>', 'only this kind: Integration, Webhook or DataSource (repeatable, or comma-separated)', collect)

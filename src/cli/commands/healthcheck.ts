@@ -4,6 +4,7 @@
  * process and reads the daemon's own flags and environment (the work is in healthcheck-action.ts).
  */
 import { Option, type Command } from 'commander';
+import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface HealthcheckFlags {
   listen: string;
@@ -14,9 +15,7 @@ export interface HealthcheckFlags {
 export function register(program: Command): void {
   program
     .command('healthcheck')
-    .description(
-      'exit 0 when the running `govops run` answers GET /healthz, at the address it was started with (its --listen or GOVOPS_LISTEN)',
-    )
+    .description(COMMAND_SUMMARIES.healthcheck.description)
     .addOption(
       new Option('--listen <address>', 'address to check when no running `govops run` is found; given on the command line, checked instead of looking')
         .env('GOVOPS_LISTEN')

@@ -9,6 +9,7 @@ import { stateOption } from '../state-option.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { manualStepsOption } from '../flags.js';
 import { addSecretOptions, type SecretFlags } from '../secret-options.js';
+import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface PlanFlags extends ConnectionFlags, SecretFlags {
   state: string;
@@ -60,7 +61,7 @@ export function addRevisionOption<C extends Command>(cmd: C): C {
 export function register(program: Command): void {
   const cmd = program
     .command('plan')
-    .description('show the changes apply would make (create, update, replace, delete, adopt)')
+    .description(COMMAND_SUMMARIES.plan.description)
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .option('--out <file>', 'also save the plan to FILE (JSON, no secret values) for `govops apply FILE`, which carries out exactly this plan or refuses');
   addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: PlanFlags & { detailedExitcode?: boolean; out?: string }, command: Command) => {

@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import { addPlanOptions, type PlanFlags } from './plan.js';
+import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface PreviewFlags extends PlanFlags {
   base?: string;
@@ -22,7 +23,7 @@ export interface PreviewFlags extends PlanFlags {
 export function register(program: Command): void {
   const cmd = program
     .command('preview')
-    .description('render what a pull request changes, as Markdown for a PR comment (exit 0 none, 2 changes, 1 error)')
+    .description(COMMAND_SUMMARIES.preview.description)
     .option('--base <ref>', 'compare the commit HEAD with its merge-base with REF (both read from Git objects)')
     .option('--out <file>', 'write the comment (or the JSON with -o json) to FILE instead of stdout')
     .option('--require-live', 'fail (exit 1) instead of falling back to an offline preview when the service cannot be consulted')

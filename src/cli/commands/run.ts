@@ -9,6 +9,7 @@ import { addConnectionOptions, type ConnectionFlags } from '../connection-option
 import { manualStepsOption } from '../flags.js';
 import { stateOption } from '../state-option.js';
 import type { SecretFlags } from '../secret-options.js';
+import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface RunFlags extends ConnectionFlags, SecretFlags, ApplyTuningFlags {
   repo?: string;
@@ -60,7 +61,7 @@ export function register(program: Command): void {
   const notify: NotifySpec[] = [];
   const cmd = program
     .command('run')
-    .description('reconcile continuously from a Git repository or a watched folder; serves /healthz /readyz /metrics /status /hooks/git')
+    .description(COMMAND_SUMMARIES.run.description)
     .addOption(new Option('--repo <url>', 'Git repository to follow (https or ssh; token from GOVOPS_GIT_TOKEN)').env('GOVOPS_REPO'))
     .addOption(new Option('--branch <name>', 'branch to follow').env('GOVOPS_BRANCH').default('main'))
     .addOption(new Option('--path <path>', 'manifest folder inside the repository').env('GOVOPS_PATH').default('.'))

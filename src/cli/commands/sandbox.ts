@@ -3,6 +3,7 @@
  * This file only declares the command; the work is in sandbox-action.ts, loaded when it runs.
  */
 import type { Command } from 'commander';
+import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface SandboxFlags {
   port: string;
@@ -30,7 +31,7 @@ export interface SandboxFlags {
 export function register(program: Command): void {
   program
     .command('sandbox')
-    .description('run a local sandbox of the service (integrations, webhooks, auth, fault injection)')
+    .description(COMMAND_SUMMARIES.sandbox.description)
     .option('--port <port>', 'port to listen on (0 = a free port)', '8088')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--transition <duration>', 'how long creating/editing/deleting take', '2s')

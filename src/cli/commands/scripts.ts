@@ -10,6 +10,7 @@ import { SCRIPT_PHASES, type ScriptPhase } from '../../service/kinds.js';
 import { stateOption } from '../state-option.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { addSecretOptions, type SecretFlags } from '../secret-options.js';
+import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface ScriptsFlags extends ConnectionFlags, SecretFlags {
   phase: ScriptPhase;
@@ -21,7 +22,7 @@ export interface ScriptsFlags extends ConnectionFlags, SecretFlags {
 export function register(program: Command): void {
   const cmd = program
     .command('scripts')
-    .description('fetch the script to run in the platform for an integration in the manual flow (autoBootstrap false); govops never runs it')
+    .description(COMMAND_SUMMARIES.scripts.description)
     .argument('<name>', 'metadata.name of the Integration manifest')
     .argument('[paths...]', 'manifest files or folders, or - for a YAML stream on standard input', ['.'])
     .addOption(new Option('--phase <phase>', 'which script').choices([...SCRIPT_PHASES]).makeOptionMandatory())

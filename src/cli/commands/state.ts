@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 import { stateOption } from '../state-option.js';
+import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface StateFlags {
   state: string;
@@ -27,7 +28,7 @@ const NAME_HELP = 'Kind/name (e.g. Integration/finance-warehouse), or a name whe
 export function register(program: Command): void {
   const state = program
     .command('state')
-    .description('what govops manages (its state file), under the state lock: list, show, forget, adopt');
+    .description(COMMAND_SUMMARIES.state.description);
 
   state
     .command('list')

@@ -6,6 +6,7 @@
 import { Option, type Command } from 'commander';
 import { stateOption } from '../state-option.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface WebhooksFlags extends ConnectionFlags {
   state: string;
@@ -39,7 +40,7 @@ const webhookStateOption = (): Option => stateOption('govops state file (which w
 export function register(program: Command): void {
   const webhooks = program
     .command('webhooks')
-    .description('webhook deliveries: history, retry failed deliveries, event names, live webhooks and who manages them');
+    .description(COMMAND_SUMMARIES.webhooks.description);
 
   const history = webhooks
     .command('history')

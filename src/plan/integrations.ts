@@ -81,15 +81,15 @@ export function diffIntegration(
     // Ignored fields (govops/ignore-fields) are never compared.
     const ignored = configPaths(d.ignoreFields);
     // In sync (most resources of most plans): said by one cheap walk over the shape, without making the
-    // comparable configs, unless fields are ignored or a secret sits under a key not sensitive by name (then
-    // only the full diff knows where secrets are).
-    const cheap = ignored.length === 0 && d.secretPaths.every((p) => isSensitiveKey(p.slice(p.lastIndexOf('.') + 1)));
-    if (cheap && sameComparable(shapes, type, d.body.config, live.config, 'config', (prefix, key, x, y) => sameLeaf(prefix, key, x, y, ctx))) {
+    // comparable configs (with ignored fields: over the comparable configs), unless a secret sits under a key
+    // not sensitive by name (then only the full diff knows where secrets are).
+    const byName = d.secretPaths.every((p) => isSensitiveKey(p.slice(p.lastIndexOf('.') + 1)));
+    if (byName && ignored.length === 0 && sameComparable(shapes, type, d.body.config, live.config, 'config', (prefix, key, x, y) => sameLeaf(prefix, key, x, y, ctx))) {
       return { changes, notComparable: ctx.notComparable };
     }
     const want = withoutPaths(normalise(type, d.body.config, false), ignored);
     const have = withoutPaths(normalise(type, live.config, false), ignored);
-    if (!cheap || !sameObjects('config', want, have, ctx, isSensitiveKey)) diffObjects('config', want, have, ctx, changes);
+    if (!byName || !sameObjects('config', want, have, ctx, isSensitiveKey)) diffObjects('config', want, have, ctx, changes);
   }
   return { changes, notComparable: ctx.notComparable };
 }

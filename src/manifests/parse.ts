@@ -285,10 +285,15 @@ function withRefPlaceholders(
   const issues: RefIssue[] = [];
   const paths = new Set<string>();
   if (!spec) return { checked: obj, paths, issues };
-  const specCopy: Record<string, unknown> = { ...spec };
+  // Copied only along the way to a reference (replaceRefs): the checked value shares the rest of the document.
+  let specCopy: Record<string, unknown> | undefined;
   const fields = kind === 'Webhook' ? ['secret'] : kind === 'DataSource' ? [] : ['config', 'deleteCredentials'];
-  for (const f of fields) if (f in specCopy) specCopy[f] = replaceRefs(specCopy[f], ['spec', f], issues, paths);
-  return { checked: { ...obj, spec: specCopy }, paths, issues };
+  for (const f of fields) {
+    if (!(f in spec)) continue;
+    const v = replaceRefs(spec[f], ['spec', f], issues, paths);
+    if (v !== spec[f]) (specCopy ??= { ...spec })[f] = v;
+  }
+  return { checked: specCopy ? { ...obj, spec: specCopy } : obj, paths, issues };
 }
 
 /**

@@ -64,9 +64,10 @@ function checkRef(v: Record<string, unknown>, path: (string | number)[], issues:
 }
 
 /**
- * A copy of `value` with every secret reference replaced by REF_PLACEHOLDER. Malformed references
- * are reported in `issues` (and replaced too, so they are not reported twice); the paths of all
- * replaced references are added to `refPaths` (as JSON pointers).
+ * `value` with every secret reference replaced by REF_PLACEHOLDER: copied along the way to each reference, the
+ * rest shared (`value` itself when it holds none; a manifest is checked, never changed). Malformed references
+ * are reported in `issues` (and replaced too, so they are not reported twice); the paths of all replaced
+ * references are added to `refPaths` (as JSON pointers).
  */
 export function replaceRefs(
   value: unknown,
@@ -76,13 +77,14 @@ export function replaceRefs(
 ): unknown {
   // `path` is used as a stack (pushed and popped in place): copied only when something is recorded.
   if (Array.isArray(value)) {
-    const out = new Array<unknown>(value.length);
+    let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       path.push(i);
-      out[i] = replaceRefs(value[i], path, issues, refPaths);
+      const v = replaceRefs(value[i], path, issues, refPaths);
       path.pop();
+      if (v !== value[i]) (out ??= value.slice())[i] = v;
     }
-    return out;
+    return out ?? value;
   }
   if (!isPlainObject(value)) return value;
   if (refIntent(value)) {
@@ -90,13 +92,14 @@ export function replaceRefs(
     refPaths.add(toPointer(path));
     return REF_PLACEHOLDER;
   }
-  const out: Record<string, unknown> = {};
+  let out: Record<string, unknown> | undefined;
   for (const k in value) {
     path.push(k);
-    out[k] = replaceRefs(value[k], path, issues, refPaths);
+    const v = replaceRefs(value[k], path, issues, refPaths);
     path.pop();
+    if (v !== value[k]) (out ??= { ...value })[k] = v;
   }
-  return out;
+  return out ?? value;
 }
 
 export function toPointer(path: ReadonlyArray<string | number>): string {

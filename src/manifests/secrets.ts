@@ -28,6 +28,12 @@ export interface ResolveOptions {
    * first reference (a short secret named by thousands of manifests is one warning, and locating each costs).
    */
   shortWarned?: Set<string>;
+  /**
+   * Values already resolved in this run, by reference and the folder it is read from (`resolveAllSecrets` shares
+   * one): thousands of manifests name the same few secrets, and each is checked against the scope and read once.
+   * Failures are not kept (each reference that fails is reported where it is).
+   */
+  resolvedRefs?: Map<string, string>;
 }
 
 export interface ResolvedSecrets<M extends Manifest = Manifest> {
@@ -75,6 +81,7 @@ interface Resolution {
   secretPaths: Set<string>;
   diagnostics: Diagnostic[];
   shortWarned: Set<string>;
+  resolvedRefs: Map<string, string> | undefined;
   /** The path of the value being walked, a stack (pushed and popped in place: copied only when recorded). */
   at: Path;
 }
@@ -92,6 +99,7 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
     secretPaths: new Set<string>(),
     diagnostics: [],
     shortWarned: opts.shortWarned ?? new Set<string>(),
+    resolvedRefs: opts.resolvedRefs,
     at: [],
   };
   walkSpec(r);
@@ -115,12 +123,18 @@ function report(r: Resolution, p: Path, message: string, rule?: string, severity
 
 /** The value of one reference, or undefined after recording a diagnostic. */
 function resolveRef(r: Resolution, ref: SecretRef, p: Path): string | undefined {
+  // A file reference is read relative to the manifest's folder, inside its root: both are part of the key.
+  const key = r.resolvedRefs && ('fromEnv' in ref ? `e\0${ref.fromEnv}` : `f\0${r.loaded.dir}\0${r.loaded.root ?? ''}\0${ref.fromFile}`);
+  const known = key === undefined ? undefined : r.resolvedRefs!.get(key);
+  if (known !== undefined) return known;
   const outOfScope = refProblem(ref, r.scope);
   if (outOfScope) {
     report(r, p, `${dotted(p)}: ${outOfScope}`, 'secret-scope');
     return undefined;
   }
-  return 'fromEnv' in ref ? resolveEnvRef(r, ref, p) : resolveFileRef(r, ref, p);
+  const value = 'fromEnv' in ref ? resolveEnvRef(r, ref, p) : resolveFileRef(r, ref, p);
+  if (key !== undefined && value !== undefined) r.resolvedRefs!.set(key, value);
+  return value;
 }
 
 function resolveEnvRef(r: Resolution, ref: Extract<SecretRef, { fromEnv: string }>, p: Path): string | undefined {
@@ -250,6 +264,7 @@ export function resolveAllSecrets(loaded: LoadedManifest[], opts: ResolveOptions
   const shared: ResolveOptions = {
     ...opts,
     shortWarned: opts.shortWarned ?? new Set<string>(),
+    resolvedRefs: opts.resolvedRefs ?? new Map<string, string>(),
     realpath: opts.realpath ?? memoRealpath(),
     readFile: (p) => {
       let text = files.get(p);

@@ -116,6 +116,44 @@ export function diffObjects(
   return out;
 }
 
+/**
+ * True when `diffObjects(prefix, desired, live, ctx)` would report nothing (no change, no path it cannot compare):
+ * the common case of a plan in sync, told in one walk that sorts no keys and writes no path but a secret's.
+ * False when it differs, or when it cannot tell cheaply (the caller then runs `diffObjects`, which says how).
+ * `sensitiveKey` must say what `ctx.isSensitive` says of every path here from its last key alone (the caller
+ * checks that no secret path sits under a key not sensitive by name).
+ */
+export function sameObjects(
+  prefix: string,
+  desired: Record<string, unknown>,
+  live: Record<string, unknown>,
+  ctx: DiffContext,
+  sensitiveKey: (key: string) => boolean,
+): boolean {
+  let matched = 0;
+  for (const key in desired) {
+    const d = desired[key];
+    const l = live[key];
+    if (d === undefined) {
+      if (l === undefined) continue;
+      return false;
+    }
+    if (l !== undefined) matched++;
+    if ((sensitiveKey(key) && !isPlainObject(d) && !isPlainObject(l)) || l === MASK) {
+      if (ctx.compareSecret(prefix ? `${prefix}.${key}` : key, l, d) !== 'same') return false;
+      continue;
+    }
+    if (isPlainObject(d)) {
+      if (!isPlainObject(l) || !sameObjects(prefix ? `${prefix}.${key}` : key, d, l, ctx, sensitiveKey)) return false;
+      continue;
+    }
+    if (isPlainObject(l) || !deepEqual(d, l)) return false;
+  }
+  // every key live holds a value at is one compared above
+  for (const key in live) if (live[key] !== undefined && --matched < 0) return false;
+  return matched === 0;
+}
+
 function scalarChange(path: string, before: unknown, after: unknown, ctx: DiffContext): FieldChange {
   const sensitive = hasSensitiveKey(before, ctx) || hasSensitiveKey(after, ctx);
   const change: FieldChange = { path, sensitive, forcesReplace: ctx.forcesReplace(path) };

@@ -1,14 +1,15 @@
 /** Planning one integration (pure): compare the desired body with the matched live integration. */
 import type { LiveIntegration } from '../api/types.js';
-import { ERROR_STATUSES } from '../service/kinds.js';
+import { ERROR_STATUSES, MASK } from '../service/kinds.js';
 import { NON_EDITABLE, SCRIPT_KINDS, deletePayloadRequired, isConfigless, isSensitiveKey, type IntegrationType } from '../kinds/registry.js';
 import type { ManagedResource } from '../state/types.js';
-import { diffObjects, type DiffContext } from './diff.js';
+import { deepEqual, diffObjects, sameObjects, type DiffContext } from './diff.js';
 import { configPaths, withoutPaths } from './ignore.js';
 import type { Match } from './match.js';
-import { comparable, withShapeDefaults, type ConfigShapes, type Normalise } from './shape.js';
+import { comparable, sameComparable, withShapeDefaults, type ConfigShapes, type Normalise } from './shape.js';
 import { blocked, reason } from './notes.js';
 import type { DesiredIntegration, FieldChange, PlanOptions, ResourceChange } from './types.js';
+import { isPlainObject } from '../util/object.js';
 
 /** What planning an integration needs besides the resource: the injected config shapes and the options. */
 export interface PlanContext {
@@ -79,11 +80,29 @@ export function diffIntegration(
     const type = d.body.type;
     // Ignored fields (govops/ignore-fields) are never compared.
     const ignored = configPaths(d.ignoreFields);
+    // In sync (most resources of most plans): said by one cheap walk over the shape, without making the
+    // comparable configs (with ignored fields: over the comparable configs), unless a secret sits under a key
+    // not sensitive by name (then only the full diff knows where secrets are).
+    const byName = d.secretPaths.every((p) => isSensitiveKey(p.slice(p.lastIndexOf('.') + 1)));
+    if (byName && ignored.length === 0 && sameComparable(shapes, type, d.body.config, live.config, 'config', (prefix, key, x, y) => sameLeaf(prefix, key, x, y, ctx))) {
+      return { changes, notComparable: ctx.notComparable };
+    }
     const want = withoutPaths(normalise(type, d.body.config, false), ignored);
     const have = withoutPaths(normalise(type, live.config, false), ignored);
-    diffObjects('config', want, have, ctx, changes);
+    if (!byName || !sameObjects('config', want, have, ctx, isSensitiveKey)) diffObjects('config', want, have, ctx, changes);
   }
   return { changes, notComparable: ctx.notComparable };
+}
+
+/**
+ * One normalised field of both sides, as `sameObjects` would see it: a secret (by its key, or masked live) by
+ * `compareSecret`, anything else by value. An object, or a value on the live side only, is "not the same"
+ * here (the full diff decides).
+ */
+function sameLeaf(prefix: string, key: string, desired: unknown, live: unknown, ctx: DiffContext): boolean {
+  if (desired === undefined || isPlainObject(desired) || isPlainObject(live)) return false;
+  if (isSensitiveKey(key) || live === MASK) return ctx.compareSecret(`${prefix}.${key}`, live, desired) === 'same';
+  return deepEqual(desired, live);
 }
 
 /** Every attribute of a new integration, as `+` changes (secrets as sensitive). */

@@ -61,9 +61,9 @@ function shown(identity: string, kind: string): string {
  * of its manifest, when the manifest is still the spec last applied (the same spec hash: what was applied is what
  * the manifest says); else nothing but the integration type can be checked.
  */
-function recordedIdentity(st: ManagedResource, desired: ReadonlyMap<string, DesiredResource>): string | undefined {
+function recordedIdentity(st: ManagedResource, desired: () => ReadonlyMap<string, DesiredResource>): string | undefined {
   if (st.identity !== undefined) return st.identity;
-  const d = desired.get(`${st.kind}\0${st.name}`);
+  const d = desired().get(`${st.kind}\0${st.name}`);
   return d && d.specHash === st.specHash ? desiredIdentity(d) : undefined;
 }
 
@@ -103,7 +103,8 @@ export function forgetStale(
       if (!l) continue;
       now = dataSourceKey(l.integrationId, l.prefix);
     }
-    const recorded = typeDiffers ? undefined : recordedIdentity(r, desiredByName());
+    // (the manifests by name only for an entry without a recorded identity: most have one)
+    const recorded = typeDiffers ? undefined : recordedIdentity(r, desiredByName);
     if (!typeDiffers && (recorded === undefined || recorded === now)) continue;
     stale.add(r);
     const was = recorded !== undefined ? shown(recorded, r.kind) : `type ${r.type}`;

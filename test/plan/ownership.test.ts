@@ -39,6 +39,22 @@ describe('identity check on every write by a recorded id', () => {
     expect(forgotten.state.resources).toEqual([]);
   });
 
+  it('entries that recorded their identity are checked without indexing the manifests by name (read only for older entries)', () => {
+    const outsiderSql = liveOf(integration('x', 'sql_analytics', sqlConfig('outsider.example.com')), '7');
+    let indexed = 0;
+    const desired = Object.assign([sql, hook], { map: function (this: DesiredResource[], ...args: Parameters<DesiredResource[]['map']>) {
+      indexed++;
+      return Array.prototype.map.apply(this, args);
+    } }) as DesiredResource[];
+    const out = forgetStale(stateWith(recorded(sql, '7'), recorded(hook, '1')), { integrations: [outsiderSql, liveOf(sql, '8')], webhooks: [liveWebhookOf(hook, '1')] }, desired);
+    expect(out.state.resources.map((r) => r.name)).toEqual(['hook']);
+    expect(indexed).toBe(0);
+    // an entry written before identities were recorded: its manifest (same spec hash) says what it was
+    const older = { ...owned(sql as never, '7') };
+    expect(forgetStale(stateWith(older), { integrations: [outsiderSql], webhooks: [] }, desired).state.resources).toEqual([]);
+    expect(indexed).toBe(1);
+  });
+
   it('data sources too: a recorded id now holding another integration\'s or prefix\'s data source is forgotten; its own kept', () => {
     const entry = (name: string, id: string, identity?: string): ManagedResource => ({
       kind: 'DataSource', name, id, origin: 'created', specHash: 'h', secretFingerprints: {}, updatedAt: '2026-01-01T00:00:00.000Z',

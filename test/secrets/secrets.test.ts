@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LineCounter, parseDocument, isNode } from 'yaml';
-import { resolveSecrets, secretValues } from '../../src/manifests/secrets.js';
+import { resolveAllSecrets, resolveSecrets, secretValues } from '../../src/manifests/secrets.js';
 import type { LoadedManifest, Manifest } from '../../src/manifests/types.js';
 
 let dir: string;
@@ -167,6 +167,30 @@ spec:
     expect(seen).toEqual([path.join(dir, 'okta.pw')]);
     expect((out.manifest.spec as unknown as { config: { okta: { password: string } } }).config.okta.password).toBe('okta-secret');
     expect(out.secretPaths).toEqual(['spec.config.okta.password', 'spec.config.okta.username']);
+  });
+});
+
+describe('resolveAllSecrets', () => {
+  it('checks and reads each reference once per folder, however many manifests name it; a failure is reported at each', () => {
+    writeFileSync(path.join(dir, 'admin.txt'), 'admin-pass\n');
+    const text = SQL.replace('secrets/admin.txt', 'admin.txt');
+    const many = [loaded(text), loaded(text.replace('name: warehouse', 'name: w2')), loaded(text.replace('name: warehouse', 'name: w3'))];
+    const realpaths: string[] = [];
+    const envReads: string[] = [];
+    const env = new Proxy({ GOVOPS_SECRET_DB_PASSWORD: 'db-pass' } as Record<string, string | undefined>, {
+      get: (t, k: string) => (envReads.push(k), t[k]),
+    });
+    const out = resolveAllSecrets(many, { env, realpath: (p) => (realpaths.push(p), p) });
+    expect(out.diagnostics).toEqual([]);
+    for (const r of out.resolved) {
+      expect(secretValues(r)).toMatchObject({ 'config.password': 'db-pass', 'deleteCredentials.password': 'admin-pass' });
+    }
+    // one resolution of each reference (the file and its root through realpath), not one per manifest
+    expect(envReads).toEqual(['GOVOPS_SECRET_DB_PASSWORD']);
+    expect(realpaths).toEqual([path.join(dir, 'admin.txt'), dir]);
+    // a reference that fails is not remembered: each manifest gets its diagnostic
+    const missing = resolveAllSecrets(many, { env: {} });
+    expect(missing.diagnostics.filter((d) => d.message.includes('GOVOPS_SECRET_DB_PASSWORD is not set')).map((d) => d.name)).toEqual(['warehouse', 'w2', 'w3']);
   });
 });
 

@@ -5,6 +5,7 @@
 // process measured in the same run, holding what the daemon must hold: the parsed manifests and the parsed
 // live lists (GET /integrations, GET /webhooks). Target: <= 1.3x the bare process, flat across resyncs.
 // Then the same daemon creating the 10,000 itself (an empty service at start).
+// MEMORY_SPACES=1: the committed size of each V8 heap space too.
 // MEMORY_SNAPSHOTS=dir: heap snapshots of the daemon after the first reconcile and after the resyncs.
 // Run: npm run build && node bench/run.mjs daemon-memory     (MEMORY_N=2000 for a quick run)
 import { spawn } from 'node:child_process';
@@ -23,12 +24,19 @@ import { sandboxProcess } from './sandbox-process.mjs';
 const N = Number(process.env.MEMORY_N ?? 10_000);
 const RESYNCS = Number(process.env.MEMORY_RESYNCS ?? 20);
 const SNAPSHOTS = process.env.MEMORY_SNAPSHOTS;
+/** MEMORY_SPACES=1: V8's committed size per heap space after each reconcile (which space grows). */
+const SPACES = process.env.MEMORY_SPACES === '1';
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const JSYAML = fileURLToPath(new URL('../node_modules/js-yaml/dist/js-yaml.mjs', import.meta.url));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const mb = (bytes) => (bytes / 2 ** 20).toFixed(0);
 const proc = (pid, field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
 const rssOf = (pid) => proc(pid, 'VmRSS');
+/** CPU seconds (user + system) a process used so far, from /proc/<pid>/stat. */
+const cpuOf = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 /** How long the daemon idles between resyncs here (its RSS is read at the end of each, and again just before the next). */
 const IDLE_MS = 2500;
 
@@ -82,7 +90,9 @@ async function heapUsed(url) {
 async function memory(url) {
   const text = await (await fetch(`${url}/metrics`)).text();
   const metric = (name) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]);
-  return { used: metric('nodejs_heap_size_used_bytes'), total: metric('nodejs_heap_size_total_bytes'), external: metric('nodejs_external_memory_bytes') };
+  // committed per V8 space (new, old, code, large_object...): which one grows
+  const spaces = [...text.matchAll(/^nodejs_heap_space_size_total_bytes\{space="([^"]+)"\} (\S+)/gm)].map(([, s, v]) => `${s} ${mb(Number(v))}`).join(', ');
+  return { used: metric('nodejs_heap_size_used_bytes'), total: metric('nodejs_heap_size_total_bytes'), external: metric('nodejs_external_memory_bytes'), spaces };
 }
 
 /** Start `govops run --dir`; resolves once its first reconcile finished. */
@@ -145,7 +155,7 @@ try {
     const idle = rssOf(d.child.pid);
     const mem = await memory(d.url);
     rows.push({ label, rss, idle, heap: mem.used });
-    console.log(`  ${label.padEnd(26)} RSS at its end ${mb(rss).padStart(4)} MB (${(rss / b.rss).toFixed(2)}x bare), idle ${mb(idle).padStart(4)} MB (${(idle / b.rss).toFixed(2)}x)  heap used ${mb(mem.used).padStart(3)} / committed ${mb(mem.total).padStart(3)} MB, external ${mb(mem.external).padStart(3)} MB`);
+    console.log(`  ${label.padEnd(26)} RSS at its end ${mb(rss).padStart(4)} MB (${(rss / b.rss).toFixed(2)}x bare), idle ${mb(idle).padStart(4)} MB (${(idle / b.rss).toFixed(2)}x)  heap used ${mb(mem.used).padStart(3)} / committed ${mb(mem.total).padStart(3)} MB, external ${mb(mem.external).padStart(3)} MB${SPACES ? `\n      committed by space (MB): ${mem.spaces}` : ''}`);
   };
   await sample(`first reconcile (${d.first.result})`);
   await snapshot(d.child, 'after-first');
@@ -166,10 +176,11 @@ try {
   }
   await snapshot(d.child, `after-${RESYNCS}-resyncs`);
   const peak = proc(d.child.pid, 'VmHWM');
+  const cpu = cpuOf(d.child.pid);
   await stop(d.child);
   const resyncRss = rows.slice(1).map((r) => r.rss);
   const idleRss = rows.slice(1).map((r) => r.idle);
-  console.log(`  resyncs: RSS at their end ${mb(Math.min(...resyncRss))}-${mb(Math.max(...resyncRss))} MB (max ${(Math.max(...resyncRss) / b.rss).toFixed(2)}x bare), idle ${mb(Math.min(...idleRss))}-${mb(Math.max(...idleRss))} MB (max ${(Math.max(...idleRss) / b.rss).toFixed(2)}x; target <= 1.3x, flat); peak (VmHWM) ${mb(peak)} MB; a resync took ${Math.min(...durations).toFixed(2)}-${Math.max(...durations).toFixed(2)} s`);
+  console.log(`  resyncs: RSS at their end ${mb(Math.min(...resyncRss))}-${mb(Math.max(...resyncRss))} MB (max ${(Math.max(...resyncRss) / b.rss).toFixed(2)}x bare), idle ${mb(Math.min(...idleRss))}-${mb(Math.max(...idleRss))} MB (max ${(Math.max(...idleRss) / b.rss).toFixed(2)}x; target <= 1.3x, flat); peak (VmHWM) ${mb(peak)} MB; a resync took ${Math.min(...durations).toFixed(2)}-${Math.max(...durations).toFixed(2)} s; daemon CPU ${cpu.toFixed(1)} s`);
   const half = Math.floor(resyncRss.length / 2);
   const firstHalf = Math.max(...resyncRss.slice(0, half));
   const secondHalf = Math.max(...resyncRss.slice(half));
@@ -185,7 +196,8 @@ try {
     const rss = rssOf(d2.child.pid);
     await sleep(IDLE_MS);
     const idle = rssOf(d2.child.pid);
-    console.log(`\ndaemon creating the ${N} itself (first reconcile ${d2.first.result} in ${d2.first.durationSec.toFixed(1)} s): RSS at its end ${mb(rss)} MB (${(rss / b.rss).toFixed(2)}x bare), idle ${mb(idle)} MB (${(idle / b.rss).toFixed(2)}x), peak ${mb(proc(d2.child.pid, 'VmHWM'))} MB, heap used ${mb(await heapUsed(d2.url))} MB`);
+    const cpu2 = cpuOf(d2.child.pid);
+    console.log(`\ndaemon creating the ${N} itself (first reconcile ${d2.first.result} in ${d2.first.durationSec.toFixed(1)} s): RSS at its end ${mb(rss)} MB (${(rss / b.rss).toFixed(2)}x bare), idle ${mb(idle)} MB (${(idle / b.rss).toFixed(2)}x), peak ${mb(proc(d2.child.pid, 'VmHWM'))} MB, heap used ${mb(await heapUsed(d2.url))} MB, CPU ${cpu2.toFixed(1)} s`);
     await stop(d2.child);
   } finally {
     await sb2.close();

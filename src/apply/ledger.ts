@@ -41,6 +41,7 @@ export interface LedgerOptions {
 }
 
 const keyOf = (kind: Kind, name: string): string => `${kind}\0${name}`;
+const DONE: Promise<void> = Promise.resolve();
 
 export class Ledger {
   private saving: Promise<void> = Promise.resolve();
@@ -58,6 +59,11 @@ export class Ledger {
   private headChanged = false;
   /** The first failed save: from then on no write may be sent (see `assertWritable`). */
   private failed?: StateWriteError;
+  /** No save is running or waiting, and the last one succeeded. */
+  private idle = true;
+  /** `updatedAt` of the entries recorded at the clock's `stampAt` (one ISO string per millisecond, not per entry). */
+  private stamp = '';
+  private stampAt = Number.NaN;
 
   constructor(
     state: GovopsState,
@@ -145,14 +151,30 @@ export class Ledger {
         this.next = undefined;
         return this.write();
       })
-      .catch((err: unknown) => {
-        const failure = err instanceof StateWriteError ? err : new StateWriteError(err);
-        this.failed ??= failure;
-        throw failure;
-      });
+      .then(
+        () => {
+          if (this.saving === p) this.idle = true;
+        },
+        (err: unknown) => {
+          const failure = err instanceof StateWriteError ? err : new StateWriteError(err);
+          this.failed ??= failure;
+          throw failure;
+        },
+      );
     this.next = p;
     this.saving = p;
+    this.idle = false;
     return p;
+  }
+
+  /**
+   * Resolves once everything recorded so far is on disk: `save()`, except that with nothing recorded since the
+   * last save, which succeeded and is done, there is nothing to write (no empty journal append, no promise chain:
+   * the end of each of 10,000 tasks, issue #26).
+   */
+  saved(): Promise<void> {
+    if (this.idle && this.dirty.size === 0 && !this.full && !this.headChanged && !this.failed) return DONE;
+    return this.save();
   }
 
   /** After the last change: write the whole state when the journal holds anything (so it is one file again). */
@@ -216,6 +238,16 @@ export class Ledger {
     if (this.resources.delete(k)) this.dirty.add(k);
   }
 
+  private updatedAt(): string {
+    const now = this.options.now();
+    const t = now.getTime();
+    if (t !== this.stampAt) {
+      this.stamp = now.toISOString();
+      this.stampAt = t;
+    }
+    return this.stamp;
+  }
+
   private entry(c: Named, d: DesiredResource, id: string, origin: ManagedResource['origin']): ManagedResource {
     const entry: ManagedResource = {
       kind: c.resourceKind,
@@ -224,7 +256,7 @@ export class Ledger {
       origin,
       specHash: d.specHash,
       secretFingerprints: { ...d.fingerprints },
-      updatedAt: this.options.now().toISOString(),
+      updatedAt: this.updatedAt(),
     };
     if (d.kind === 'Integration') {
       entry.type = d.body.type;

@@ -21,7 +21,6 @@
  * `updatedAt`) comes from the injected clock.
  */
 import { setMaxListeners } from 'node:events';
-import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
 import { actionable } from '../plan/planner.js';
@@ -35,6 +34,7 @@ import { Ledger } from './ledger.js';
 import type { PollSettings } from './poll.js';
 import { Poller, type PollCounters } from './poller.js';
 import { BATCH_PRIORITY, TaskRunner, type Schedule } from './runner.js';
+import { Slots } from './slots.js';
 import { joinsWebhookBatch, type StepContext } from './tasks.js';
 import { TransitionStats } from './transitions.js';
 import { resolveTuning, type ApplyTuning, type ResolvedApplyTuning } from './tuning.js';
@@ -192,7 +192,7 @@ export function schedule(input: ApplyInput, p: Prepared): StageResult<Schedule> 
   } catch (cause) {
     return { ok: false, failure: { stage: 'schedule', reason: 'dependencyCycle', cause } };
   }
-  const queue = new PQueue({ concurrency: p.tuning.concurrency });
+  const queue = new Slots(p.tuning.concurrency);
   const enqueue = <T>(fn: () => Promise<T>): Promise<T> => queue.add(fn, { priority: BATCH_PRIORITY });
   const batch = new WebhookBatch(
     p.changes.filter(joinsWebhookBatch).map((c) => c.name),

@@ -1,12 +1,11 @@
 /**
  * The task runner of an apply (applier.ts's `run` stage): each plan change's task runs its steps in order and
  * each step's phases in order (dry run → prepare → write → settle). Dry runs and writes run at most
- * `concurrency` at a time (p-queue); a step's slot is freed as soon as its write is accepted, and settling
+ * `concurrency` at a time (slots.ts); a step's slot is freed as soon as its write is accepted, and settling
  * moves to the shared poller, so the next resources' dry runs and writes never wait behind a transition. A
  * task's next step starts only once the previous one settled (a replace creates after its delete is gone).
  * Webhook and data-source creates join batches, sent ahead of queued tasks.
  */
-import type PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { CancelledError, ErrorCode, classify } from '../errors.js';
 import { isAwaitingManualStep } from '../plan/manual-steps.js';
@@ -16,6 +15,7 @@ import type { Clock } from '../util/clock.js';
 import { joinsDataSourceBatch, type DataSourceBatches } from './data-source-batch.js';
 import { taskKey } from './dependencies.js';
 import type { Ledger } from './ledger.js';
+import type { Slots } from './slots.js';
 import { actionLabel, awaitingOutcome } from './outcome.js';
 import { joinsWebhookBatch, taskFor, type Phase, type Step, type StepContext } from './tasks.js';
 import { ApplyFailure } from './validation.js';
@@ -28,7 +28,7 @@ const CONTINUE_PRIORITY = 1;
 
 /** What the `schedule` stage set up: the queue, the batches, and the order between tasks. */
 export interface Schedule {
-  queue: PQueue;
+  queue: Slots;
   batch: WebhookBatch;
   dataSources: DataSourceBatches;
   /** The tasks each task waits for (by taskKey). */

@@ -74,7 +74,7 @@ function interruptions(ctx: CliContext): { signal: AbortSignal; forceSignal: Abo
  * per resource (10,000 writes through the redactor for 10,000 webhooks finishing in a few batches, issue #26). The
  * bytes and their order are the same; a line waits at most for the end of the current turn.
  */
-class LineBuffer {
+export class LineBuffer {
   private text = '';
   private scheduled?: NodeJS.Immediate;
   constructor(private readonly out: NodeJS.WritableStream) {}

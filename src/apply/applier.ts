@@ -150,8 +150,10 @@ export function prepare(input: ApplyInput): StageResult<Prepared> {
   // Every request in flight, retry sleep and wait listens to the run's signals (more than the default ten).
   for (const s of [signal, forceSignal]) if (s) setMaxListeners(0, s);
   const api = signal || forceSignal ? input.api.withSignal(signal ?? new AbortController().signal, forceSignal) : input.api;
+  const changes = actionable(plan);
   const ledger = new Ledger(input.state, input.persist, {
     revision: input.revision,
+    expectedResources: input.state.resources.length + changes.length,
     now: () => new Date(clock.now()),
     ...(input.journal ? { journal: input.journal.bind(input) } : {}),
   });
@@ -178,7 +180,7 @@ export function prepare(input: ApplyInput): StageResult<Prepared> {
   });
   const desired = new Map(input.desired.map((d) => [`${d.kind}/${d.name}`, d]));
   const ctx: StepContext = { api, ledger, poll, poller };
-  return { ok: true, value: { changes: actionable(plan), desired, tuning, clock, api, ledger, poll, stats, poller, ctx } };
+  return { ok: true, value: { changes, desired, tuning, clock, api, ledger, poll, stats, poller, ctx } };
 }
 
 /**

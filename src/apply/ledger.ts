@@ -7,7 +7,7 @@
  * Resources are held in a map (O(1) per change). Saves never overlap; calls made while one is running
  * share the next one, which writes what was recorded before it started. With a journal (`journal`), a
  * save appends only the entries changed since the previous one, and the whole state is written at the
- * first save, every `compactAfter` entries and at `finish()`: the cost of recording one resource does
+ * first save, every `compactAfter` entries (half the resources the apply may leave) and at `finish()`: the cost of recording one resource does
  * not grow with the size of the state. Without one, every save writes the whole state.
  */
 import { ErrorCode, GovopsError } from '../errors.js';
@@ -38,6 +38,12 @@ export interface LedgerOptions {
   journal?: (entries: JournalEntry[]) => Promise<void>;
   /** Journal entries after which the whole state is written again (default: max(1,000, resources / 2)). */
   compactAfter?: number;
+  /**
+   * How many resources the state may hold by the end of the apply (its own and the plan's changes): the default
+   * `compactAfter` counts them from the start, so a state that grows from 0 to 10,000 is not written whole at
+   * 1,000, 2,000, 2,500, 3,500... on its way (each full save a sort and a write of the whole state; issue #26).
+   */
+  expectedResources?: number;
 }
 
 const keyOf = (kind: Kind, name: string): string => `${kind}\0${name}`;
@@ -191,7 +197,7 @@ export class Ledger {
   private async write(): Promise<void> {
     const dirty = this.dirty;
     this.dirty = new Set();
-    const compactAfter = this.options.compactAfter ?? Math.max(1000, Math.floor(this.resources.size / 2));
+    const compactAfter = this.options.compactAfter ?? Math.max(1000, Math.floor(Math.max(this.resources.size, this.options.expectedResources ?? 0) / 2));
     if (!this.options.journal || this.full || this.journaled + dirty.size > compactAfter) {
       const wasFull = this.full;
       this.full = false;

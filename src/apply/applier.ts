@@ -21,7 +21,6 @@
  * `updatedAt`) comes from the injected clock.
  */
 import { setMaxListeners } from 'node:events';
-import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
 import { actionable } from '../plan/planner.js';
@@ -35,6 +34,7 @@ import { Ledger } from './ledger.js';
 import type { PollSettings } from './poll.js';
 import { Poller, type PollCounters } from './poller.js';
 import { BATCH_PRIORITY, TaskRunner, type Schedule } from './runner.js';
+import { Slots } from './slots.js';
 import { joinsWebhookBatch, type StepContext } from './tasks.js';
 import { TransitionStats } from './transitions.js';
 import { resolveTuning, type ApplyTuning, type ResolvedApplyTuning } from './tuning.js';
@@ -150,8 +150,10 @@ export function prepare(input: ApplyInput): StageResult<Prepared> {
   // Every request in flight, retry sleep and wait listens to the run's signals (more than the default ten).
   for (const s of [signal, forceSignal]) if (s) setMaxListeners(0, s);
   const api = signal || forceSignal ? input.api.withSignal(signal ?? new AbortController().signal, forceSignal) : input.api;
+  const changes = actionable(plan);
   const ledger = new Ledger(input.state, input.persist, {
     revision: input.revision,
+    expectedResources: input.state.resources.length + changes.length,
     now: () => new Date(clock.now()),
     ...(input.journal ? { journal: input.journal.bind(input) } : {}),
   });
@@ -178,7 +180,7 @@ export function prepare(input: ApplyInput): StageResult<Prepared> {
   });
   const desired = new Map(input.desired.map((d) => [`${d.kind}/${d.name}`, d]));
   const ctx: StepContext = { api, ledger, poll, poller };
-  return { ok: true, value: { changes: actionable(plan), desired, tuning, clock, api, ledger, poll, stats, poller, ctx } };
+  return { ok: true, value: { changes, desired, tuning, clock, api, ledger, poll, stats, poller, ctx } };
 }
 
 /**
@@ -192,7 +194,7 @@ export function schedule(input: ApplyInput, p: Prepared): StageResult<Schedule> 
   } catch (cause) {
     return { ok: false, failure: { stage: 'schedule', reason: 'dependencyCycle', cause } };
   }
-  const queue = new PQueue({ concurrency: p.tuning.concurrency });
+  const queue = new Slots(p.tuning.concurrency);
   const enqueue = <T>(fn: () => Promise<T>): Promise<T> => queue.add(fn, { priority: BATCH_PRIORITY });
   const batch = new WebhookBatch(
     p.changes.filter(joinsWebhookBatch).map((c) => c.name),

@@ -7,7 +7,7 @@
  * Resources are held in a map (O(1) per change). Saves never overlap; calls made while one is running
  * share the next one, which writes what was recorded before it started. With a journal (`journal`), a
  * save appends only the entries changed since the previous one, and the whole state is written at the
- * first save, every `compactAfter` entries and at `finish()`: the cost of recording one resource does
+ * first save, every `compactAfter` entries (half the resources the apply may leave) and at `finish()`: the cost of recording one resource does
  * not grow with the size of the state. Without one, every save writes the whole state.
  */
 import { ErrorCode, GovopsError } from '../errors.js';
@@ -38,9 +38,16 @@ export interface LedgerOptions {
   journal?: (entries: JournalEntry[]) => Promise<void>;
   /** Journal entries after which the whole state is written again (default: max(1,000, resources / 2)). */
   compactAfter?: number;
+  /**
+   * How many resources the state may hold by the end of the apply (its own and the plan's changes): the default
+   * `compactAfter` counts them from the start, so a state that grows from 0 to 10,000 is not written whole at
+   * 1,000, 2,000, 2,500, 3,500... on its way (each full save a sort and a write of the whole state; issue #26).
+   */
+  expectedResources?: number;
 }
 
 const keyOf = (kind: Kind, name: string): string => `${kind}\0${name}`;
+const DONE: Promise<void> = Promise.resolve();
 
 export class Ledger {
   private saving: Promise<void> = Promise.resolve();
@@ -58,6 +65,11 @@ export class Ledger {
   private headChanged = false;
   /** The first failed save: from then on no write may be sent (see `assertWritable`). */
   private failed?: StateWriteError;
+  /** No save is running or waiting, and the last one succeeded. */
+  private idle = true;
+  /** `updatedAt` of the entries recorded at the clock's `stampAt` (one ISO string per millisecond, not per entry). */
+  private stamp = '';
+  private stampAt = Number.NaN;
 
   constructor(
     state: GovopsState,
@@ -145,14 +157,30 @@ export class Ledger {
         this.next = undefined;
         return this.write();
       })
-      .catch((err: unknown) => {
-        const failure = err instanceof StateWriteError ? err : new StateWriteError(err);
-        this.failed ??= failure;
-        throw failure;
-      });
+      .then(
+        () => {
+          if (this.saving === p) this.idle = true;
+        },
+        (err: unknown) => {
+          const failure = err instanceof StateWriteError ? err : new StateWriteError(err);
+          this.failed ??= failure;
+          throw failure;
+        },
+      );
     this.next = p;
     this.saving = p;
+    this.idle = false;
     return p;
+  }
+
+  /**
+   * Resolves once everything recorded so far is on disk: `save()`, except that with nothing recorded since the
+   * last save, which succeeded and is done, there is nothing to write (no empty journal append, no promise chain:
+   * the end of each of 10,000 tasks, issue #26).
+   */
+  saved(): Promise<void> {
+    if (this.idle && this.dirty.size === 0 && !this.full && !this.headChanged && !this.failed) return DONE;
+    return this.save();
   }
 
   /** After the last change: write the whole state when the journal holds anything (so it is one file again). */
@@ -169,7 +197,7 @@ export class Ledger {
   private async write(): Promise<void> {
     const dirty = this.dirty;
     this.dirty = new Set();
-    const compactAfter = this.options.compactAfter ?? Math.max(1000, Math.floor(this.resources.size / 2));
+    const compactAfter = this.options.compactAfter ?? Math.max(1000, Math.floor(Math.max(this.resources.size, this.options.expectedResources ?? 0) / 2));
     if (!this.options.journal || this.full || this.journaled + dirty.size > compactAfter) {
       const wasFull = this.full;
       this.full = false;
@@ -216,6 +244,16 @@ export class Ledger {
     if (this.resources.delete(k)) this.dirty.add(k);
   }
 
+  private updatedAt(): string {
+    const now = this.options.now();
+    const t = now.getTime();
+    if (t !== this.stampAt) {
+      this.stamp = now.toISOString();
+      this.stampAt = t;
+    }
+    return this.stamp;
+  }
+
   private entry(c: Named, d: DesiredResource, id: string, origin: ManagedResource['origin']): ManagedResource {
     const entry: ManagedResource = {
       kind: c.resourceKind,
@@ -224,7 +262,7 @@ export class Ledger {
       origin,
       specHash: d.specHash,
       secretFingerprints: { ...d.fingerprints },
-      updatedAt: this.options.now().toISOString(),
+      updatedAt: this.updatedAt(),
     };
     if (d.kind === 'Integration') {
       entry.type = d.body.type;

@@ -1,12 +1,11 @@
 /**
  * The task runner of an apply (applier.ts's `run` stage): each plan change's task runs its steps in order and
  * each step's phases in order (dry run → prepare → write → settle). Dry runs and writes run at most
- * `concurrency` at a time (p-queue); a step's slot is freed as soon as its write is accepted, and settling
+ * `concurrency` at a time (slots.ts); a step's slot is freed as soon as its write is accepted, and settling
  * moves to the shared poller, so the next resources' dry runs and writes never wait behind a transition. A
  * task's next step starts only once the previous one settled (a replace creates after its delete is gone).
  * Webhook and data-source creates join batches, sent ahead of queued tasks.
  */
-import type PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { CancelledError, ErrorCode, classify } from '../errors.js';
 import { isAwaitingManualStep } from '../plan/manual-steps.js';
@@ -16,6 +15,7 @@ import type { Clock } from '../util/clock.js';
 import { joinsDataSourceBatch, type DataSourceBatches } from './data-source-batch.js';
 import { taskKey } from './dependencies.js';
 import type { Ledger } from './ledger.js';
+import type { Slots } from './slots.js';
 import { actionLabel, awaitingOutcome } from './outcome.js';
 import { joinsWebhookBatch, taskFor, type Phase, type Step, type StepContext } from './tasks.js';
 import { ApplyFailure } from './validation.js';
@@ -28,7 +28,7 @@ const CONTINUE_PRIORITY = 1;
 
 /** What the `schedule` stage set up: the queue, the batches, and the order between tasks. */
 export interface Schedule {
-  queue: PQueue;
+  queue: Slots;
   batch: WebhookBatch;
   dataSources: DataSourceBatches;
   /** The tasks each task waits for (by taskKey). */
@@ -78,10 +78,14 @@ export class TaskRunner {
     private readonly r: RunnerDeps,
     private readonly s: Schedule,
   ) {
-    for (const c of r.changes) {
-      let resolve!: (o: ResourceOutcome) => void;
-      const promise = new Promise<ResourceOutcome>((ok) => (resolve = ok));
-      this.finished.set(taskKey(c), { promise, resolve });
+    // Only the tasks another one waits for get a promise of their outcome (most tasks have no dependant).
+    for (const deps of s.dependencies.values()) {
+      for (const key of deps) {
+        if (this.finished.has(key)) continue;
+        let resolve!: (o: ResourceOutcome) => void;
+        const promise = new Promise<ResourceOutcome>((ok) => (resolve = ok));
+        this.finished.set(key, { promise, resolve });
+      }
     }
   }
 
@@ -92,7 +96,7 @@ export class TaskRunner {
   }
 
   private finish(o: ResourceOutcome): void {
-    this.finished.get(taskKey(o))?.resolve(o);
+    if (this.finished.size > 0) this.finished.get(taskKey(o))?.resolve(o);
     this.outcomes.push(o);
     logOutcome(this.r.logger, o);
     this.r.onOutcome?.(o, this.outcomes.length, this.r.changes.length);
@@ -103,19 +107,22 @@ export class TaskRunner {
    * 5xx and 429, the task's own code owns 409 (integration.ts); a failure that comes out of them is the
    * task's outcome. Once the state could not be saved, no intent is recorded and no write is sent.
    */
-  private async runPhase(step: Step, phase: Phase): Promise<void> {
-    const call = step[phase]?.bind(step);
-    if (!call) return;
+  private runPhase(step: Step, phase: Phase): Promise<void> | undefined {
+    // No bound copy and no promise for a phase the step does not have (issue #26: per-change CPU at 10,000).
+    if (step[phase] === undefined) return undefined;
     if (this.r.signal?.aborted) throw new CancelledError(`stopped before the ${step.label} ${phase}: govops is shutting down; the next run resumes it`);
     if (phase === 'prepare' || phase === 'write') this.r.ledger.assertWritable();
-    await call(this.r.ctx);
+    return step[phase](this.r.ctx);
   }
 
   /** One step: dry run and write hold a slot; saving the intent and settling do not (the shared poller waits). */
   private async runStep(step: Step, index: number, gate: StartGate): Promise<void> {
     if (step.batched) {
       gate.check();
-      for (const phase of PHASES) await this.runPhase(step, phase);
+      for (const phase of PHASES) {
+        const running = this.runPhase(step, phase);
+        if (running) await running;
+      }
       return;
     }
     // A step without a dry run still enters through the queue: at most `concurrency` steps get going at once.
@@ -123,7 +130,7 @@ export class TaskRunner {
       this.s.queue.add(
         () => {
           gate.check();
-          return this.runPhase(step, phase);
+          return this.runPhase(step, phase) ?? Promise.resolve();
         },
         { priority },
       );
@@ -134,8 +141,8 @@ export class TaskRunner {
   }
 
   /** Wait for the tasks this one depends on; one that was not applied leaves this one unstarted. */
-  private async awaitDependencies(c: PlanChange): Promise<void> {
-    for (const dep of this.s.dependencies.get(taskKey(c)) ?? []) {
+  private async awaitDependencies(deps: readonly string[]): Promise<void> {
+    for (const dep of deps) {
       const o = await this.finished.get(dep)!.promise;
       if (o.result !== 'ok') throw new NotStarted(ErrorCode.blocked, `not started: it waits for ${dep}, which was not applied (${o.result})`);
     }
@@ -152,11 +159,14 @@ export class TaskRunner {
     const gate = new StartGate(this.r);
     try {
       if (c.blocked) throw new NotStarted(ErrorCode.blocked, `blocked: ${c.blocked.message}`);
-      await this.awaitDependencies(c);
-      const task = taskFor(c, this.r.desired.get(`${c.resourceKind}/${c.name}`), this.s.batch, this.s.dataSources);
-      for (const [i, step] of task.steps.entries()) await this.runStep(step, i, gate);
+      const key = taskKey(c);
+      const deps = this.s.dependencies.get(key);
+      if (deps !== undefined && deps.length > 0) await this.awaitDependencies(deps);
+      const task = taskFor(c, this.r.desired.get(key), this.s.batch, this.s.dataSources);
+      const steps = task.steps;
+      for (let i = 0; i < steps.length; i++) await this.runStep(steps[i]!, i, gate);
       gate.check(); // a task without steps
-      await this.r.ledger.save();
+      await this.r.ledger.saved();
       const liveId = task.liveId();
       this.finish({ ...base, result: 'ok', durationMs: gate.elapsed(), ...(liveId !== undefined ? { liveId } : {}) });
     } catch (err) {

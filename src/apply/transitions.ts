@@ -16,7 +16,13 @@ export const TRANSITION_WINDOW = 32;
 /** Median of all ends of the brackets: the point with the least total distance to them. */
 export function bestFit(brackets: readonly Bracket[]): number | undefined {
   if (brackets.length === 0) return undefined;
-  const ends = brackets.flatMap(([lo, hi]) => [lo, hi]).sort((a, b) => a - b);
+  // A typed array sorts numbers without a comparator call per pair (it runs after every settled poll).
+  const ends = new Float64Array(brackets.length * 2);
+  for (let i = 0; i < brackets.length; i++) {
+    ends[2 * i] = brackets[i]![0];
+    ends[2 * i + 1] = brackets[i]![1];
+  }
+  ends.sort();
   const m = ends.length >> 1; // an even count: the two middle ends
   return (ends[m - 1]! + ends[m]!) / 2;
 }

@@ -223,8 +223,10 @@ export async function loadState(file: string): Promise<GovopsState> {
 
 /** Canonical text of a state: resources sorted by kind then name, stable key order. */
 export function serializeState(state: GovopsState): string {
-  const key = (r: ManagedResource) => `${r.kind}\0${r.name}`;
-  const resources = [...state.resources].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  // Each key built once, not twice per comparison (a full save of 10,000 resources sorts ~130,000 pairs).
+  const keyed = state.resources.map((r) => ({ k: `${r.kind}\0${r.name}`, r }));
+  keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  const resources = keyed.map((x) => x.r);
   // Fields others add to the state (src/state/types.ts may grow) are kept; resources go last.
   const { version, fingerprintKey, resources: _unsorted, ...extra } = state;
   return `${JSON.stringify({ version, fingerprintKey, ...extra, resources }, null, 2)}\n`;

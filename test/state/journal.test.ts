@@ -86,6 +86,40 @@ const desired = (name: string): DesiredIntegration => ({
 });
 
 describe('ledger over the journal', () => {
+  it('saved(): writes what was recorded, waits for a save under way, and writes nothing when nothing changed since the last one', async () => {
+    const w = new StateWriter(file);
+    const calls: string[] = [];
+    const ledger = new Ledger(
+      newState(),
+      async (s) => {
+        calls.push(`full ${s.resources.length}`);
+        await w.writeFull(s);
+      },
+      { now: () => new Date(0), journal: async (e) => (calls.push(`append ${e.length}`), w.append(e)) },
+    );
+    const named = (name: string) => ({ resourceKind: 'Integration' as const, name, adopt: false });
+    await ledger.saved(); // the first save is always whole
+    expect(calls).toEqual(['full 0']);
+    await ledger.saved();
+    await ledger.saved();
+    expect(calls).toEqual(['full 0']); // nothing changed since: nothing written
+    ledger.intendCreate(named('a'), desired('a'), 'ka');
+    await ledger.saved();
+    expect(calls).toEqual(['full 0', 'append 1']);
+    expect((await loadState(file)).resources.map((r) => r.name)).toEqual(['a']);
+    // a save under way: saved() resolves only once it is on disk
+    ledger.recordLive(named('a'), desired('a'), '7');
+    const running = ledger.save();
+    let done = false;
+    const after = ledger.saved().then(() => (done = true));
+    expect(done).toBe(false);
+    await running;
+    await after;
+    expect(calls).toEqual(['full 0', 'append 1', 'append 1']);
+    expect((await loadState(file)).resources.map((r) => r.id)).toEqual(['7']);
+    await w.close();
+  });
+
   it('the first save writes the whole state, later ones append; what is on disk after each save is what was recorded; finish leaves one file', async () => {
     const w = new StateWriter(file);
     const fulls: number[] = [];

@@ -69,11 +69,37 @@ function interruptions(ctx: CliContext): { signal: AbortSignal; forceSignal: Abo
   };
 }
 
+/**
+ * Progress lines gathered and written together: one write per turn of the event loop (or per 64 KiB) instead of one
+ * per resource (10,000 writes through the redactor for 10,000 webhooks finishing in a few batches, issue #26). The
+ * bytes and their order are the same; a line waits at most for the end of the current turn.
+ */
+export class LineBuffer {
+  private text = '';
+  private scheduled?: NodeJS.Immediate;
+  constructor(private readonly out: NodeJS.WritableStream) {}
+
+  write(line: string): void {
+    this.text += line;
+    if (this.text.length >= 65_536) this.flush();
+    else this.scheduled ??= setImmediate(() => this.flush());
+  }
+
+  flush(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    if (this.text === '') return;
+    const text = this.text;
+    this.text = '';
+    this.out.write(text);
+  }
+}
+
 /** The plan before applying (text), then a progress line as each resource finishes. */
-function progress(ctx: CliContext): Pick<ReconcileOptions, 'onPlan' | 'onOutcome'> {
+function progress(ctx: CliContext): Pick<ReconcileOptions, 'onPlan' | 'onOutcome'> & { flush(): void } {
   const text = ctx.options.output === 'text';
   const tty = Boolean((ctx.stdout as NodeJS.WriteStream).isTTY);
-  const progressOut = text ? ctx.stdout : ctx.stderr;
+  const progressOut = new LineBuffer(text ? ctx.stdout : ctx.stderr);
   return {
     onPlan: (plan) => {
       if (text) printPlan(plan, ctx);
@@ -83,6 +109,7 @@ function progress(ctx: CliContext): Pick<ReconcileOptions, 'onPlan' | 'onOutcome
       // In text the outcome table below lists each error: the progress line does not repeat it.
       progressOut.write(`${progressLine(o, done, total, tty && text, !text)}\n`);
     },
+    flush: () => progressOut.flush(),
   };
 }
 
@@ -127,11 +154,14 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
   const stop = interruptions(ctx);
   // a connection per slot, and some for the poller and webhook batches
   const api = clientFromOptions(flags, ctx.logger, { connections: (tuning.concurrency ?? 8) + 8 });
+  const { flush, ...report } = progress(ctx);
   try {
-    const result = await reconcile(api, { ...opts, tuning, signal: stop.signal, forceSignal: stop.forceSignal, env: process.env, ...progress(ctx) });
+    const result = await reconcile(api, { ...opts, tuning, signal: stop.signal, forceSignal: stop.forceSignal, env: process.env, ...report });
+    flush();
     printResult(result, ctx);
     process.exitCode = exitCode(result, paths, ctx);
   } finally {
+    flush();
     stop.release();
     await api.close();
   }

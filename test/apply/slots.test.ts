@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { Slots } from '../../src/apply/slots.js';
+
+/** A call that settles when the test says so. */
+function gate<T = string>(): { promise: Promise<T>; open(v: T): void; fail(e: unknown): void } {
+  let open!: (v: T) => void;
+  let fail!: (e: unknown) => void;
+  const promise = new Promise<T>((ok, ko) => {
+    open = ok;
+    fail = ko;
+  });
+  return { promise, open, fail };
+}
+
+const ticks = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+};
+
+describe('Slots (the apply concurrency limit)', () => {
+  it('runs at most `concurrency` calls at once, the next one as soon as a slot is free', async () => {
+    const slots = new Slots(2);
+    const gates = [gate(), gate(), gate()];
+    const started: number[] = [];
+    const results = gates.map((g, i) =>
+      slots.add(() => {
+        started.push(i);
+        return g.promise;
+      }),
+    );
+    expect(started).toEqual([0, 1]); // started at once, synchronously
+    expect(slots.pending).toBe(2);
+    expect(slots.size).toBe(1);
+    gates[1]!.open('b');
+    await expect(results[1]).resolves.toBe('b');
+    await ticks();
+    expect(started).toEqual([0, 1, 2]);
+    gates[0]!.open('a');
+    gates[2]!.open('c');
+    expect(await Promise.all(results)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('starts a waiting call of a higher priority first; one priority in the order added', async () => {
+    const slots = new Slots(1);
+    const first = gate();
+    const order: string[] = [];
+    const run = (name: string) => (): Promise<void> => {
+      order.push(name);
+      return Promise.resolve();
+    };
+    const all = [
+      slots.add(() => first.promise),
+      slots.add(run('new-1')),
+      slots.add(run('new-2'), { priority: 0 }),
+      slots.add(run('continue-1'), { priority: 1 }),
+      slots.add(run('batch'), { priority: 2 }),
+      slots.add(run('continue-2'), { priority: 1 }),
+    ];
+    expect(slots.size).toBe(5);
+    first.open('x');
+    await Promise.all(all);
+    expect(order).toEqual(['batch', 'continue-1', 'continue-2', 'new-1', 'new-2']);
+  });
+
+  it('a call that throws (at once or later) rejects with its error and frees its slot', async () => {
+    const slots = new Slots(1);
+    const thrown = slots.add(() => {
+      throw new Error('not started');
+    });
+    const later = gate();
+    const failing = slots.add(() => later.promise);
+    const after = slots.add(() => Promise.resolve('ran'));
+    await expect(thrown).rejects.toThrow('not started');
+    later.fail(new Error('refused'));
+    await expect(failing).rejects.toThrow('refused');
+    await expect(after).resolves.toBe('ran');
+    expect(slots.pending).toBe(0);
+  });
+
+  it('onIdle resolves once nothing runs or waits (at once when idle)', async () => {
+    const slots = new Slots(1);
+    await slots.onIdle();
+    const a = gate();
+    const b = gate();
+    void slots.add(() => a.promise);
+    void slots.add(() => b.promise);
+    let idle = false;
+    const waiting = slots.onIdle().then(() => (idle = true));
+    a.open('a');
+    await ticks();
+    expect(idle).toBe(false); // b still runs
+    b.open('b');
+    await waiting;
+    expect(idle).toBe(true);
+  });
+
+  it('refuses a concurrency below 1', () => {
+    expect(() => new Slots(0)).toThrow(RangeError);
+  });
+});

@@ -137,6 +137,11 @@ describe('lazy loading of command modules', () => {
     expect(files).toContain('cli/commands/plan-action.js');
     expect(files).toContain('api/client.js');
     expect(files.filter((f) => f.startsWith('sandbox/') || f.startsWith('daemon/'))).toEqual([]);
+    // undici's Pool and request API from their own modules, not its index (fetch, WebSocket, cache...): api/transport.ts
+    const undici = modules.filter((u) => u.includes('/node_modules/undici/')).map((u) => u.replace(/.*\/node_modules\/undici\//, ''));
+    expect(undici).toContain('lib/dispatcher/pool.js');
+    expect(undici).toContain('lib/api/api-request.js');
+    expect(undici.filter((f) => f === 'index.js' || f.startsWith('lib/web/') || f.startsWith('lib/mock/'))).toEqual([]);
   });
 
   it('webhooks: help loads no action; a subcommand loads its action, not the daemon, sandbox or reconcile engine', async () => {

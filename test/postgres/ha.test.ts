@@ -115,7 +115,9 @@ describe('PostgreSQL state: several replicas of govops run', () => {
     leader.d.child.kill('SIGKILL');
     const killedAt = Date.now();
     const next = await leaderOf(standbys);
-    await until(async () => ((await liveNames()).length >= names.length && (await status(next)).revision?.lastApplied ? true : undefined), 20_000, 'the new leader finished');
+    // finished: everything live, an apply done, and every intent left by either leader settled in the state
+    const settled = async () => (await loadState(state)).resources.every((r) => r.pending === undefined && r.id !== '');
+    await until(async () => ((await liveNames()).length >= names.length && (await status(next)).revision?.lastApplied && (await settled()) ? true : undefined), 20_000, 'the new leader finished');
     expect(Date.now() - killedAt).toBeLessThan(20_000);
     expect(await liveNames()).toEqual([...names].sort()); // each once: no duplicate, nothing else
     const s = await loadState(state);

@@ -80,10 +80,19 @@ describe('an apply', () => {
     const running = r.run({ signal: stop.signal, concurrency: 2, timeoutMs: 60_000 });
     const rig_ = r;
     // all four creates made (a slot is freed once the write is accepted: concurrency 2 bounds dry runs and
-    // writes, not transitions), all four waiting on a status that never settles: each polled at least once
+    // writes, not transitions), all four waiting on a status that never settles: each polled at least once, by
+    // its status endpoint or by a list sent after the last create (four due together: one list is cheaper)
     const created = (): string[] => rig_.lines().filter((l) => /^POST \/integrations \d/.test(l));
-    const polledIds = (): Set<string> => new Set(rig_.sandbox.requests().filter((q) => q.path.endsWith('/status')).map((q) => q.path.split('/')[2]!));
-    await until(() => created().length === 4 && polledIds().size === 4);
+    const polledAll = (): boolean => {
+      const qs = rig_.sandbox.requests();
+      let lastCreate = -1;
+      qs.forEach((q, i) => {
+        if (q.method === 'POST' && q.path === '/integrations' && q.query.dryRun !== 'true') lastCreate = i;
+      });
+      if (qs.slice(lastCreate + 1).some((q) => q.method === 'GET' && q.path === '/integrations')) return true;
+      return new Set(qs.filter((q) => q.path.endsWith('/status')).map((q) => q.path.split('/')[2]!)).size === 4;
+    };
+    await until(() => created().length === 4 && polledAll());
     stop.abort();
     // The waits end with the abort: without it, nothing would end them before the 60 s --timeout (the test's own
     // timeout fails first), and the outcomes would be settle timeouts, not cancellations.

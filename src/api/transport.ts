@@ -2,18 +2,8 @@
  * One HTTP attempt over a keep-alive undici Pool: send, read the whole body within the timeout.
  * No retries, no interpretation of statuses (client.ts does that).
  */
-import { createRequire } from 'node:module';
 import type { Dispatcher, Pool as UndiciPool } from 'undici';
-
-/**
- * undici's Pool and its request API, required from their own modules rather than undici's index, which also
- * loads fetch, WebSocket, the cache, mocks and the rest: 25 instead of 80 ms of CPU in every process that talks
- * to the service (issue #26; docs/decisions.md). The same classes `import { Pool } from 'undici'` gives;
- * test/api/transport-modules.test.ts fails if an undici upgrade moves them.
- */
-const requireUndici = createRequire(import.meta.url);
-const Pool = requireUndici('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
-const request = requireUndici('undici/lib/api/api-request.js') as (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+import { Pool, requestOn } from '../util/undici.js';
 import { CancelledError, ErrorCode } from '../errors.js';
 
 export interface RawResponse {
@@ -140,7 +130,7 @@ export class HttpTransport {
     };
     if (req.beforeWrite) beforeWriteOf.set(options, req.beforeWrite);
     try {
-      const res = await request.call(this.dispatcher, options);
+      const res = await requestOn.call(this.dispatcher, options);
       const text = await res.body.text();
       return { status: res.statusCode, headers: res.headers, text };
     } catch (err) {

@@ -2,7 +2,7 @@
  * GitLab: create or update the preview's note on a merge request (notes API): list the notes
  * (paginated), update ours (found by the marker), or create it.
  */
-import { request } from 'undici';
+import { requestUrl } from '../util/undici.js';
 import { findOurs, fitBody, GITLAB_BODY_LIMIT } from './marker.js';
 import { CommentError, reasonForStatus, type GitlabTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
@@ -27,7 +27,7 @@ async function call(
   const url = `${target.apiUrl.replace(/\/+$/, '')}${path}`;
   let res;
   try {
-    res = await request(url, {
+    res = await requestUrl(url, {
       method,
       headers: {
         [target.tokenHeader]: target.token,

@@ -14,7 +14,7 @@ import os from 'node:os';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
-import { request } from 'undici';
+import { requestUrl } from '../util/undici.js';
 import { redactJsonText, redactJsonValue, redactText, registerSecrets } from '../util/redact.js';
 import type { Attempt } from './loop.js';
 import { eventFor, eventSignature, type CloudEvent } from './notify-event.js';
@@ -163,7 +163,7 @@ export class Notifier {
       let retry: boolean;
       let why: string;
       try {
-        const res = await request(target.url, {
+        const res = await requestUrl(target.url, {
           method: 'POST',
           headers: {
             ...(target.headers ?? {}),

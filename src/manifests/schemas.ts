@@ -175,23 +175,9 @@ export function standaloneManifestVariant(key: string): string {
 /** Where the build writes a manifest variant (relative to this module). */
 export const generatedVariant = (key: string): string => `./validators/manifest.${key}.generated.cjs`;
 
-const variants = new Map<string, ValidateFunction | false>();
-
 /** The generated check of a manifest variant, loaded on first use; undefined without a build. */
 function variantValidator(key: string): ValidateFunction | undefined {
-  let fn = variants.get(key);
-  if (fn === undefined) {
-    try {
-      const mod = require(generatedVariant(key)) as Record<string, unknown>;
-      mod[ADVICE_EXPORT] = adviceKeyword;
-      fn = mod.v as ValidateFunction;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
-      fn = false;
-    }
-    variants.set(key, fn);
-  }
-  return fn || undefined;
+  return loadGenerated(generatedVariant(key))?.v;
 }
 
 /** The check of `value` against `file`: for a manifest, its variant's when the build made it. */
@@ -204,20 +190,31 @@ function checkValidator(file: string, value: unknown): ValidateFunction {
   return validatorFor(file, 'check');
 }
 
-/** The generated validators, or undefined when there are none (running from the sources). */
-function generated(): Record<string, ValidateFunction | undefined> | undefined {
-  if (generatedModule !== undefined) return generatedModule || undefined;
-  try {
-    const mod = require(GENERATED_VALIDATORS) as Record<string, unknown>;
-    mod[ADVICE_EXPORT] = adviceKeyword;
-    generatedModule = mod as Record<string, ValidateFunction | undefined>;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
-    generatedModule = false;
+type GeneratedModule = Record<string, ValidateFunction | undefined>;
+const generatedModules = new Map<string, GeneratedModule | false>();
+
+/**
+ * A generated validators module (relative to this one), required once with the advice keyword's code handed to it;
+ * undefined when the build did not make it (running from the sources).
+ */
+function loadGenerated(path: string): GeneratedModule | undefined {
+  let mod = generatedModules.get(path);
+  if (mod === undefined) {
+    try {
+      const loaded = require(path) as Record<string, unknown>;
+      loaded[ADVICE_EXPORT] = adviceKeyword;
+      mod = loaded as GeneratedModule;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+      mod = false;
+    }
+    generatedModules.set(path, mod);
   }
-  return generatedModule || undefined;
+  return mod || undefined;
 }
-let generatedModule: Record<string, ValidateFunction | undefined> | false | undefined;
+
+/** The generated validators of every schema, or undefined when there are none (running from the sources). */
+const generated = (): GeneratedModule | undefined => loadGenerated(GENERATED_VALIDATORS);
 
 const instances: Partial<Record<Mode, AjvLike>> = {};
 const compiled: Record<Mode, Map<string, ValidateFunction>> = { check: new Map(), explain: new Map() };

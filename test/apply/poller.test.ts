@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import type { IntegrationBody } from '../../src/api/types.js';
-import { CAPPED_LIST_FACTOR, LIST_BYTES_PER_ITEM, Poller, ROUND_TRIP_BYTES, STATUS_BYTES, listCheaper, type PollerOptions } from '../../src/apply/poller.js';
+import { CAPPED_LIST_FACTOR, LIST_BYTES_PER_ITEM, LIST_SPACING, Poller, ROUND_TRIP_BYTES, STATUS_BYTES, listCheaper, listSooner, type PollerOptions } from '../../src/apply/poller.js';
 import { TransitionStats, bestFit } from '../../src/apply/transitions.js';
 import { CancelledError, ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
@@ -304,5 +304,65 @@ describe('status poller', () => {
     sandbox.finishTransitions();
     expect(await clock.runUntil(waiting)).toEqual(ids.map(() => 'enabled'));
     expect(lists()).toBe(0);
+  });
+
+  it('40 pending among 2,000 with the rate cap exhausted: one list answers them sooner than 40 status requests at the cap', async () => {
+    // the tail of a large apply: the bucket is empty (lists and polls spent it) and the last creates are due together.
+    // Status requests at 10/s would take 4 s to see them all; one list of 2,000 (~0.9 MB, 5x the bytes of their
+    // status requests, which the bytes rule alone refuses) answers every one of them at once.
+    expect(listCheaper(40, 2_000 * LIST_BYTES_PER_ITEM, 5)).toBe(false);
+    const ids = seed(2_000, 40);
+    const p = makePoller({ listThreshold: 4, listSize: 2_000, minMs: 20, ratePerSec: 10 });
+    const startedAt = clock.now();
+    const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
+    await clock.runUntil(() => lists() > 0 || allStatusPolls() >= 10);
+    expect(lists()).toBe(1);
+    expect(allStatusPolls()).toBe(0);
+    sandbox.setStuckTransitions(false);
+    sandbox.finishTransitions();
+    expect(await clock.runUntil(waiting)).toEqual(ids.map(() => 'enabled'));
+    expect(allStatusPolls()).toBe(0);
+  });
+
+  it('a list only when it answers the capped backlog sooner than the cap would, and within its bytes bound', () => {
+    // 40 due, no token, 50/s: the last status request goes out 800 ms from now, 400 ms on average
+    expect(listSooner(40, 0, 50, 30)).toBe(true);
+    expect(listSooner(40, 0, 50, 450)).toBe(false);
+    // tokens at hand shorten the wait: 40 due, 30 tokens -> 10 wait, 100 ms on average
+    expect(listSooner(40, 30, 50, 90)).toBe(true);
+    expect(listSooner(40, 30, 50, 110)).toBe(false);
+    // at a high cap the status requests are not held back long: no list
+    expect(listSooner(40, 0, 5_000, 10)).toBe(false);
+    // the bytes bound: a few polls never draw a list of 10,000, however long the cap holds them
+    expect(listCheaper(10, 10_000 * LIST_BYTES_PER_ITEM, CAPPED_LIST_FACTOR)).toBe(false);
+  });
+
+  it(`lists spaced by ${LIST_SPACING} times the last list's round trip: reading them never holds the thread back to back`, async () => {
+    const ids = seed(10_000, 2_000);
+    // every list takes 40 ms of the clock to come back (the service serialising it, govops reading it)
+    const slowLists = new Proxy(api, {
+      get(t, prop, receiver) {
+        if (prop !== 'listIntegrationStatuses') return Reflect.get(t, prop, receiver) as unknown;
+        return async () => {
+          const out = await t.listIntegrationStatuses();
+          clock.advance(40);
+          return out;
+        };
+      },
+    });
+    const p = makePoller({ api: slowLists, listThreshold: 4, listSize: 10_000, minMs: 20, ratePerSec: 100_000 });
+    const startedAt = clock.now();
+    const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
+    await clock.runUntil(() => lists() >= 3);
+    const sent = tracked.calls.filter((c) => c.method === 'listIntegrationStatuses').map((c) => c.at);
+    expect(sent).toHaveLength(3);
+    // each list comes back 40 ms after it was sent; the next goes out no sooner than 8 x 40 ms after that
+    expect(sent[1]! - (sent[0]! + 40)).toBeGreaterThanOrEqual(LIST_SPACING * 40);
+    expect(sent[2]! - (sent[1]! + 40)).toBeGreaterThanOrEqual(LIST_SPACING * 40);
+    // meanwhile the due polls waited for the next list, not one status request each
+    expect(allStatusPolls()).toBe(0);
+    sandbox.setStuckTransitions(false);
+    sandbox.finishTransitions();
+    expect(await clock.runUntil(waiting)).toEqual(ids.map(() => 'enabled'));
   });
 });

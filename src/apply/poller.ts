@@ -293,7 +293,7 @@ export class Poller implements StatusWaiter {
     if (due.length > 0) {
       const worthIt = this.listWorthIt(due, now);
       if (!this.listInFlight && worthIt && now >= this.listBackoffUntil) {
-        if (now < this.listReadyAt) next = Math.min(next, this.listReadyAt);
+        if (now < this.listReadyAt) next = Math.min(next, this.listReadyAt); // spaced (LIST_SPACING)
         else if (this.tokens >= 1) {
           this.tokens -= 1;
           this.list(now);
@@ -388,8 +388,11 @@ export class Poller implements StatusWaiter {
         for (const it of live) byId.set(it.id, it);
         // One list sees integrations whose transitions began at different moments: per type and operation,
         // the longest still under way and the shortest already over bracket the duration more tightly
-        // than any one integration's polls (recorded when they agree: durations that vary may not).
+        // than any one integration's polls (recorded when they agree: durations that vary may not). When they
+        // agree, that bracket is all the list teaches for the key: each integration's own bracket would reach back
+        // to its previous poll, a list spacing (LIST_SPACING) earlier, and pull the estimate towards the spacing.
         const cross = new Map<string, { lo: number; hi: number }>();
+        const seen: Array<[Wait, string]> = [];
         for (const w of covered) {
           w.inFlight = false;
           if (!this.waits.has(w)) continue;
@@ -406,9 +409,16 @@ export class Poller implements StatusWaiter {
             else c.hi = Math.min(c.hi, elapsed);
             cross.set(w.key, c);
           }
-          this.observe(w, status, sentAt);
+          seen.push([w, status]);
         }
-        for (const [key, { lo, hi }] of cross) if (lo >= 0 && hi < Infinity && lo < hi) this.o.stats.record(key, lo, hi);
+        const agreed = new Set<string>();
+        for (const [key, { lo, hi }] of cross) {
+          if (lo >= 0 && hi < Infinity && lo < hi) {
+            this.o.stats.record(key, lo, hi);
+            agreed.add(key);
+          }
+        }
+        for (const [w, status] of seen) this.observe(w, status, sentAt, w.learn && !agreed.has(w.key));
       },
       (err: unknown) => {
         for (const w of covered) w.inFlight = false;
@@ -436,7 +446,8 @@ export class Poller implements StatusWaiter {
     w.lastPollAt = at;
   }
 
-  private observe(w: Wait, status: string, at: number): void {
+  /** `learn`: record this integration's own bracket when it settles (default: the wait's). */
+  private observe(w: Wait, status: string, at: number, learn = w.learn): void {
     if (!this.waits.has(w)) return;
     w.failedPolls = 0;
     w.lastStatus = status;
@@ -448,7 +459,7 @@ export class Poller implements StatusWaiter {
       w.lastMissAt = at;
       return;
     }
-    if (w.learn) {
+    if (learn) {
       const hi = at - w.startedAt;
       // Settled at its first look: it ended some time before; taken as within the last short interval
       // (or tenth of the time), which moves a late estimate down instead of taking "0" for a bound.

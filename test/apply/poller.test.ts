@@ -337,6 +337,25 @@ describe('status poller', () => {
     expect(listCheaper(10, 10_000 * LIST_BYTES_PER_ITEM, CAPPED_LIST_FACTOR)).toBe(false);
   });
 
+  it('a list whose integrations bracket the duration records that bracket only, not one per integration', async () => {
+    // 1 still creating, 4 enabled: one list sees a (started 100 ms ago) settled and b (10 ms ago) still creating
+    const [b] = seed(5, 1);
+    const a = '2';
+    const stats = new TransitionStats();
+    const p = makePoller({ stats, listThreshold: 2, listSize: 5 });
+    const now = clock.now();
+    const settledA = p.wait({ id: a, type: 'object_store', op: 'create', startedAt: now - 100, immediate: true });
+    const waitingB = p.wait({ id: b!, type: 'object_store', op: 'create', startedAt: now - 10, immediate: true });
+    expect(await clock.runUntil(settledA)).toBe('enabled');
+    expect(lists()).toBe(1);
+    // the transition lasts more than 10 ms and less than 100: a's own guess ([80, 100]: "ended within the last
+    // short interval") would pull the estimate towards the time between two lists
+    expect(stats.toJSON()).toEqual({ 'object_store/create': [[10, 100]] });
+    sandbox.setStuckTransitions(false);
+    sandbox.finishTransitions();
+    expect(await clock.runUntil(waitingB)).toBe('enabled');
+  });
+
   it(`lists spaced by ${LIST_SPACING} times the last list's round trip: reading them never holds the thread back to back`, async () => {
     const ids = seed(10_000, 2_000);
     // every list takes 40 ms of the clock to come back (the service serialising it, govops reading it)

@@ -148,7 +148,7 @@ export function listSooner(due: number, tokens: number, ratePerSec: number, list
  * take at most about a ninth of either's time. Measured (5,000 creates, T 50 ms, C 32, sandbox in process): lists
  * back to back 99 per apply, 2.7-3.0 s; spaced by 3 / 6 / 8 / 10 / 16 round trips 33 / 18 / 14 / 11 / 7 lists,
  * 2.2 / 1.9-2.0 / 1.8-2.0 / 1.9-2.0 / 2.2 s (the lag of each integration grows with the spacing; past ~10 it
- * costs more than the lists it saves).
+ * costs more than the lists it saves). Never longer than `maxMs` (`--poll-max`).
  */
 export const LIST_SPACING = 8;
 /** After a failed list, status requests only for this long. */
@@ -381,7 +381,8 @@ export class Poller implements StatusWaiter {
       ({ items: live, bytes }) => {
         // creates registered while the list was under way are not in it
         this.listMs = this.clock.now() - sentAt;
-        this.listReadyAt = this.clock.now() + LIST_SPACING * this.listMs;
+        // (never more than the longest interval between two polls: one slow list does not stop polling)
+        this.listReadyAt = this.clock.now() + Math.min(LIST_SPACING * this.listMs, this.o.maxMs);
         this.listSize = live.length + (this.creates - createsBefore);
         if (live.length > 0) this.bytesPerItem = bytes / live.length;
         const byId = new Map<string, IntegrationStatus>();

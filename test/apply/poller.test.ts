@@ -384,4 +384,28 @@ describe('status poller', () => {
     sandbox.finishTransitions();
     expect(await clock.runUntil(waiting)).toEqual(ids.map(() => 'enabled'));
   });
+
+  it('a slow list spaces the next one by at most --poll-max', async () => {
+    const ids = seed(10_000, 2_000);
+    // one list takes 10 s of the clock: 8 of them would stop polling for 80 s
+    const slowLists = new Proxy(api, {
+      get(t, prop, receiver) {
+        if (prop !== 'listIntegrationStatuses') return Reflect.get(t, prop, receiver) as unknown;
+        return async () => {
+          const out = await t.listIntegrationStatuses();
+          clock.advance(10_000);
+          return out;
+        };
+      },
+    });
+    const p = makePoller({ api: slowLists, listThreshold: 4, listSize: 10_000, minMs: 20, maxMs: 3_000, ratePerSec: 100_000, deadline: clock.now() + 600_000 });
+    const startedAt = clock.now();
+    const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
+    await clock.runUntil(() => lists() >= 2);
+    const sent = tracked.calls.filter((c) => c.method === 'listIntegrationStatuses').map((c) => c.at);
+    expect(sent[1]! - (sent[0]! + 10_000)).toBeLessThanOrEqual(3_000);
+    sandbox.setStuckTransitions(false);
+    sandbox.finishTransitions();
+    expect(await clock.runUntil(waiting)).toEqual(ids.map(() => 'enabled'));
+  });
 });

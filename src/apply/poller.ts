@@ -208,7 +208,7 @@ export class Poller implements StatusWaiter {
       this.listSize++; // the next list shows it too
     }
     return new Promise<string>((resolve, reject) => {
-      this.waits.add({
+      const w: Wait = {
         id: req.id,
         key: transitionKey(req.type, req.op),
         op: req.op,
@@ -224,8 +224,10 @@ export class Poller implements StatusWaiter {
         failedPolls: 0,
         resolve,
         reject,
-      });
-      this.wake(now);
+      };
+      this.waits.add(w);
+      // a tick when this wait falls due, not now: a tick looks at every wait, and thousands register one by one
+      this.wake(this.dueAt(w));
     });
   }
 

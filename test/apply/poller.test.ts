@@ -130,6 +130,16 @@ describe('status poller', () => {
     expect(statusPolls(c!.id).map((t) => t - c!.at)).toEqual([300]);
   });
 
+  it('registering waits sets one timer at the first due poll: no look over every wait per registration', async () => {
+    const p = makePoller({ stats: new TransitionStats({ 'object_store/create': [[290, 310]] }) });
+    const startedAt = clock.now();
+    const waits = Array.from({ length: 100 }, (_, i) => p.wait({ id: String(10_000 + i), type: 'object_store', op: 'create', startedAt: startedAt + i }));
+    // (a tick looks at every wait: one per registration made registering n waits cost n x n)
+    expect(clock.dueIn()).toEqual([300]);
+    p.close();
+    await Promise.allSettled(waits);
+  });
+
   it('with nothing learned, intervals grow by half the time elapsed; the bracket around the end is learned', async () => {
     const stats = new TransitionStats();
     const p = makePoller({ stats });

@@ -2,7 +2,7 @@
  * The connection flags every command talking to the service declares. Light on purpose (commander
  * only): registering commands must not load the HTTP client. Resolution lives in connection.ts.
  */
-import { Option, type Command } from 'commander';
+import { Option, type Command } from './commander.js';
 
 export interface ConnectionFlags {
   url?: string;

@@ -1,5 +1,5 @@
 /** Checks of numeric flag values, shared by command actions. */
-import { Option } from 'commander';
+import { Option } from './commander.js';
 import { UserError } from '../errors.js';
 import type { ManualStepsMode } from '../plan/types.js';
 

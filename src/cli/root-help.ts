@@ -3,7 +3,7 @@
  * declaration, so the root's help loads none of the 14 declaration modules and their helpers (issue #26).
  * The help text is the whole tree's (test/cli/program.test.ts compares them at several widths).
  */
-import { Help, type Command } from 'commander';
+import { Help, type Command } from './commander.js';
 import { COMMAND_SUMMARIES, type CommandSummary } from './commands/summaries.js';
 import { rootProgram } from './root.js';
 

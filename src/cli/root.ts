@@ -2,7 +2,7 @@
  * The root command of the govops tree: global options and the hooks, no subcommand (program.ts adds every
  * command; main.ts may add only the one it runs).
  */
-import { Command, Option } from 'commander';
+import { Command, Option } from './commander.js';
 import { LOG_LEVELS } from './log-levels.js';
 import { GOVOPS_VERSION } from './version.js';
 import { resolveStateFlags, stateKeyOption } from './state-option.js';

@@ -4,7 +4,7 @@
  * holds a whole URL so it need not appear on a command line; `--state-key` / GOVOPS_STATE_KEY names this
  * deployment's state in a database shared by several (default `default`).
  */
-import { Option, type Command } from 'commander';
+import { Option, type Command } from './commander.js';
 import { DEFAULT_STATE_PATH } from '../state/types.js';
 import { DEFAULT_STATE_KEY, isPgLocation, parsePgLocation, withStateKey } from '../state/location.js';
 

@@ -4,7 +4,7 @@
  * (all of them, or those named), keeping comments and layout. Offline: no service call, no secret resolved.
  * The work is in acknowledge-action.ts, loaded when it runs.
  */
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../commander.js';
 import { SCRIPT_PHASES, type ScriptPhase } from '../../service/kinds.js';
 import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';

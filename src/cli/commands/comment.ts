@@ -3,7 +3,7 @@
  * Octokit) or merge request (GitLab notes), found again by its hidden marker. Used by action.yml and
  * ci/gitlab-preview.yml. The work is in comment-action.ts, loaded when the command runs.
  */
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../commander.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface CommentFlags {

@@ -2,7 +2,7 @@
  * `govops export --out DIR`: every live integration, webhook and data source as manifests, ready to commit
  * (after Terraform's `plan -generate-config-out`). The work is in export-action.ts, loaded when the command runs.
  */
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../commander.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import type { SecretFlags } from '../secret-options.js';
 import { collect } from './plan.js';

@@ -3,7 +3,7 @@
  * HEALTHCHECK, which cannot see the arguments the container was started with: so it finds the daemon
  * process and reads the daemon's own flags and environment (the work is in healthcheck-action.ts).
  */
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../commander.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface HealthcheckFlags {

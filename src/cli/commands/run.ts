@@ -2,7 +2,7 @@
  * `govops run`: the continuous reconciler (Git or directory source, HTTP endpoints, metrics).
  * This file only declares the command; the work is in run-action.ts, loaded when it runs.
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from '../commander.js';
 import { addApplyTuningOptions, type ApplyTuningFlags } from '../apply-options.js';
 import type { ManualStepsMode } from '../../plan/types.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';

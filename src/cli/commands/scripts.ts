@@ -5,7 +5,7 @@
  * manifest once the script ran (`--ack` prints only that, offline). This file only declares the command; the work is in scripts-action.ts,
  * loaded when it runs.
  */
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../commander.js';
 import { SCRIPT_PHASES, type ScriptPhase } from '../../service/kinds.js';
 import { stateOption } from '../state-option.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';

@@ -3,7 +3,7 @@
  * (interface 4.3, 2.13, part 6). This file only declares the commands; the work is in
  * webhooks-action.ts, loaded when one of them runs.
  */
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../commander.js';
 import { stateOption } from '../state-option.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';

@@ -53,6 +53,20 @@ const store = (): IntegrationBody => {
   };
 };
 
+/** The api, but each list comes back `ms` of the clock after it was asked for. */
+function listsTaking(ms: number): ServiceClient {
+  return new Proxy(api, {
+    get(t, prop, receiver) {
+      if (prop !== 'listIntegrationStatuses') return Reflect.get(t, prop, receiver) as unknown;
+      return async () => {
+        const out = await t.listIntegrationStatuses();
+        clock.advance(ms);
+        return out;
+      };
+    },
+  });
+}
+
 function makePoller(o: Partial<PollerOptions> = {}): Poller {
   poller = new Poller({
     api,
@@ -369,16 +383,7 @@ describe('status poller', () => {
   it(`lists spaced by ${LIST_SPACING} times the last list's round trip: reading them never holds the thread back to back`, async () => {
     const ids = seed(10_000, 2_000);
     // every list takes 40 ms of the clock to come back (the service serialising it, govops reading it)
-    const slowLists = new Proxy(api, {
-      get(t, prop, receiver) {
-        if (prop !== 'listIntegrationStatuses') return Reflect.get(t, prop, receiver) as unknown;
-        return async () => {
-          const out = await t.listIntegrationStatuses();
-          clock.advance(40);
-          return out;
-        };
-      },
-    });
+    const slowLists = listsTaking(40);
     const p = makePoller({ api: slowLists, listThreshold: 4, listSize: 10_000, minMs: 20, ratePerSec: 100_000 });
     const startedAt = clock.now();
     const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
@@ -398,16 +403,7 @@ describe('status poller', () => {
   it('a slow list spaces the next one by at most --poll-max', async () => {
     const ids = seed(10_000, 2_000);
     // one list takes 10 s of the clock: 8 of them would stop polling for 80 s
-    const slowLists = new Proxy(api, {
-      get(t, prop, receiver) {
-        if (prop !== 'listIntegrationStatuses') return Reflect.get(t, prop, receiver) as unknown;
-        return async () => {
-          const out = await t.listIntegrationStatuses();
-          clock.advance(10_000);
-          return out;
-        };
-      },
-    });
+    const slowLists = listsTaking(10_000);
     const p = makePoller({ api: slowLists, listThreshold: 4, listSize: 10_000, minMs: 20, maxMs: 3_000, ratePerSec: 100_000, deadline: clock.now() + 600_000 });
     const startedAt = clock.now();
     const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));

@@ -227,7 +227,7 @@ export class Poller implements StatusWaiter {
       };
       this.waits.add(w);
       // a tick when this wait falls due, not now: a tick looks at every wait, and thousands register one by one
-      this.wake(this.dueAt(w));
+      this.wake(Math.min(this.dueAt(w), this.o.deadline));
     });
   }
 

@@ -154,6 +154,14 @@ describe('status poller', () => {
     await Promise.allSettled(waits);
   });
 
+  it('a wait whose first poll falls after the settle deadline times out at the deadline', async () => {
+    const start = clock.now();
+    const p = makePoller({ stats: new TransitionStats({ 'object_store/create': [[290, 310]] }), deadline: start + 100 });
+    const waiting = p.wait({ id: '424242', type: 'object_store', op: 'create', startedAt: start });
+    await expect(clock.runUntil(waiting)).rejects.toMatchObject({ code: ErrorCode.settleTimeout });
+    expect(clock.now()).toBe(start + 100);
+  });
+
   it('with nothing learned, intervals grow by half the time elapsed; the bracket around the end is learned', async () => {
     const stats = new TransitionStats();
     const p = makePoller({ stats });

@@ -381,10 +381,10 @@ export class Poller implements StatusWaiter {
     const createsBefore = this.creates;
     this.o.api.listIntegrationStatuses().then(
       ({ items: live, bytes }) => {
-        // creates registered while the list was under way are not in it
         this.listMs = this.clock.now() - sentAt;
         // (never more than the longest interval between two polls: one slow list does not stop polling)
         this.listReadyAt = this.clock.now() + Math.min(LIST_SPACING * this.listMs, this.o.maxMs);
+        // creates registered while the list was under way are not in it
         this.listSize = live.length + (this.creates - createsBefore);
         if (live.length > 0) this.bytesPerItem = bytes / live.length;
         const byId = new Map<string, IntegrationStatus>();

@@ -17,12 +17,13 @@ const code = standaloneValidators();
 writeFileSync(out, `${HEADER}${code}\n`);
 console.log(`wrote ${out} (${Math.round(code.length / 1024)} KiB)`);
 
-rmSync(dirname(target(generatedVariant('x'))), { recursive: true, force: true });
-mkdirSync(dirname(target(generatedVariant('x'))), { recursive: true });
+const variantsDir = dirname(target(generatedVariant('x')));
+rmSync(variantsDir, { recursive: true, force: true });
+mkdirSync(variantsDir, { recursive: true });
 const sizes = [];
 for (const key of MANIFEST_VARIANTS) {
   const variant = standaloneManifestVariant(key);
   writeFileSync(target(generatedVariant(key)), `${HEADER}${variant}\n`);
   sizes.push(`${key} ${Math.round(variant.length / 1024)}`);
 }
-console.log(`wrote ${MANIFEST_VARIANTS.length} manifest checks by kind in ${dirname(target(generatedVariant('x')))} (KiB: ${sizes.join(', ')})`);
+console.log(`wrote ${MANIFEST_VARIANTS.length} manifest checks by kind in ${variantsDir} (KiB: ${sizes.join(', ')})`);

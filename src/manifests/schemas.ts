@@ -106,9 +106,13 @@ const exportName = (file: string): string => `v${SCHEMA_FILES.indexOf(file as (t
 
 /** The generated code of every schema's check validator (ajv standalone, CommonJS): the build writes it next to this module. */
 export function standaloneValidators(): string {
-  const a = makeAjv('check', true);
+  return standaloneCode(makeAjv('check', true), Object.fromEntries(SCHEMA_FILES.map((f) => [exportName(f), schemaId(f)])));
+}
+
+/** ajv's standalone code of the schemas `refs` names (export name → schema id), compiled in `a`. */
+function standaloneCode(a: AjvLike, refs: Record<string, string>): string {
   const standalone = (require('ajv/dist/standalone/index.js') as { default: (ajv: AjvLike, refs: Record<string, string>) => string }).default;
-  return standalone(a, Object.fromEntries(SCHEMA_FILES.map((f) => [exportName(f), schemaId(f)])));
+  return standalone(a, refs);
 }
 
 export const GENERATED_VALIDATORS = './validators.generated.cjs';
@@ -167,9 +171,7 @@ type JsonSchemaDoc = Record<string, unknown> & { allOf?: unknown[] };
 
 /** The generated code of a manifest variant's check validator (export `v`). */
 export function standaloneManifestVariant(key: string): string {
-  const a = makeAjv('check', true, variantDocuments(key));
-  const standalone = (require('ajv/dist/standalone/index.js') as { default: (ajv: AjvLike, refs: Record<string, string>) => string }).default;
-  return standalone(a, { v: schemaId('manifest.json') });
+  return standaloneCode(makeAjv('check', true, variantDocuments(key)), { v: schemaId('manifest.json') });
 }
 
 /** Where the build writes a manifest variant (relative to this module). */

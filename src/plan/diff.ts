@@ -139,19 +139,24 @@ export function sameObjects(
       return false;
     }
     if (l !== undefined) matched++;
-    if ((sensitiveKey(key) && !isPlainObject(d) && !isPlainObject(l)) || l === MASK) {
-      if (ctx.compareSecret(prefix ? `${prefix}.${key}` : key, l, d) !== 'same') return false;
+    if (l === MASK || (!isPlainObject(d) && !isPlainObject(l))) {
+      if (!sameValue(prefix, key, d, l, ctx, sensitiveKey(key))) return false;
       continue;
     }
-    if (isPlainObject(d)) {
-      if (!isPlainObject(l) || !sameObjects(prefix ? `${prefix}.${key}` : key, d, l, ctx, sensitiveKey)) return false;
-      continue;
-    }
-    if (isPlainObject(l) || !deepEqual(d, l)) return false;
+    if (!isPlainObject(d) || !isPlainObject(l) || !sameObjects(prefix ? `${prefix}.${key}` : key, d, l, ctx, sensitiveKey)) return false;
   }
   // every key live holds a value at is one compared above
   for (const key in live) if (live[key] !== undefined && --matched < 0) return false;
   return matched === 0;
+}
+
+/**
+ * One field both sides hold as a value (not an object, or masked live), as the diff compares it: a secret (by its
+ * key, or masked live) by `compareSecret` at `prefix.key`, anything else by value. The in-sync walks' one leaf.
+ */
+export function sameValue(prefix: string, key: string, desired: unknown, live: unknown, ctx: DiffContext, sensitive: boolean): boolean {
+  if (sensitive || live === MASK) return ctx.compareSecret(prefix ? `${prefix}.${key}` : key, live, desired) === 'same';
+  return deepEqual(desired, live);
 }
 
 function scalarChange(path: string, before: unknown, after: unknown, ctx: DiffContext): FieldChange {

@@ -1,9 +1,9 @@
 /** Planning one integration (pure): compare the desired body with the matched live integration. */
 import type { LiveIntegration } from '../api/types.js';
-import { ERROR_STATUSES, MASK } from '../service/kinds.js';
+import { ERROR_STATUSES } from '../service/kinds.js';
 import { NON_EDITABLE, SCRIPT_KINDS, deletePayloadRequired, isConfigless, isSensitiveKey, type IntegrationType } from '../kinds/registry.js';
 import type { ManagedResource } from '../state/types.js';
-import { deepEqual, diffObjects, sameObjects, type DiffContext } from './diff.js';
+import { diffObjects, sameObjects, sameValue, type DiffContext } from './diff.js';
 import { configPaths, withoutPaths } from './ignore.js';
 import type { Match } from './match.js';
 import { comparable, sameComparable, withShapeDefaults, type ConfigShapes, type Normalise } from './shape.js';
@@ -101,8 +101,7 @@ export function diffIntegration(
  */
 function sameLeaf(prefix: string, key: string, desired: unknown, live: unknown, ctx: DiffContext): boolean {
   if (desired === undefined || isPlainObject(desired) || isPlainObject(live)) return false;
-  if (isSensitiveKey(key) || live === MASK) return ctx.compareSecret(`${prefix}.${key}`, live, desired) === 'same';
-  return deepEqual(desired, live);
+  return sameValue(prefix, key, desired, live, ctx, isSensitiveKey(key));
 }
 
 /** Every attribute of a new integration, as `+` changes (secrets as sensitive). */

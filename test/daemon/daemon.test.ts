@@ -37,6 +37,16 @@ async function setup(opts: Partial<RunSettings> & { sandbox?: SandboxHandle | 'n
     dir,
     scratch,
     settings,
+    /**
+     * Write `file` of the watched folder whole: beside it, then renamed in. A scan sees the old text or the new one,
+     * never the file truncated or half written (on a busy machine a scan did read one between the two: an extra
+     * revision, rejected or applied, that no step meant).
+     */
+    async swap(file: string, text: string) {
+      const tmp = join(scratch, file);
+      await writeFile(tmp, text);
+      await rename(tmp, join(dir, file));
+    },
     /** Start the daemon; with `logs`, every log line is collected there. */
     async start(logs?: string[]) {
       const logger = logs ? pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _e, cb) => { logs.push(chunk.toString()); cb(); } })) : silentLogger();
@@ -85,7 +95,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     const firstRevision = status.revision.lastApplied as string;
 
     // Edit a field: applied.
-    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/2'));
+    await t.swap('lake.yaml', lakehouse('lake', '/sql/2'));
     await until(async () => (await api.listIntegrations())[0]?.config.httpPath === '/sql/2', 15_000, 'edit applied');
     status = await until(async () => {
       const s = (await getJson(`${url}/status`)).body;
@@ -99,12 +109,12 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     // with only the valid change (a scan that listed the folder before broken.yaml existed could
     // otherwise read lake.yaml after its edit: a busy machine did).
     const snapshot = (id: string, file: string) => readFile(join(t.settings.workdir, 'snapshots', id.replace(/^sha256:/, ''), file), 'utf8');
-    await writeFile(join(t.dir, 'broken.yaml'), 'apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: broken\nspec:\n  type: lakehouse\n  autoBootstrap: true\n  config:\n    port: not-a-number\n');
+    await t.swap('broken.yaml', 'apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: broken\nspec:\n  type: lakehouse\n  autoBootstrap: true\n  config:\n    port: not-a-number\n');
     await until(async () => {
       const s = (await getJson(`${url}/status`)).body;
       return s.revision.rejected && s.revision.rejected === s.revision.latest && !s.running && (await snapshot(s.revision.rejected, 'broken.yaml')).includes('not-a-number');
     }, 15_000, 'broken.yaml rejected');
-    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/3'));
+    await t.swap('lake.yaml', lakehouse('lake', '/sql/3'));
     // Wait for the rejection of the revision holding both files (its snapshot has lake.yaml at /sql/3).
     status = await until(async () => {
       const s = (await getJson(`${url}/status`)).body;
@@ -125,7 +135,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(status.lastReconcile).toMatchObject({ reason: 'resync', revision: goodRevision, result: 'in-sync' });
 
     // Fixing the file: applied.
-    await writeFile(join(t.dir, 'broken.yaml'), webhook('hook2', 'https://hooks.example.com/b'));
+    await t.swap('broken.yaml', webhook('hook2', 'https://hooks.example.com/b'));
     await until(async () => (await api.listIntegrations())[0]?.config.httpPath === '/sql/3', 15_000, 'fix applied');
     await until(async () => (await api.listWebhooks()).length === 2);
     status = await until(async () => {
@@ -163,11 +173,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     // the old set or the new one, never a folder half edited. A scan may read a folder while files are
     // removed one by one (a vanished file is skipped), so with separate files a busy machine could apply
     // an in-between set (hook1 pruned alone, within --max-deletes 1) that no step meant.
-    const swap = async (file: string, text: string) => {
-      const tmp = join(t.scratch, file);
-      await writeFile(tmp, text);
-      await rename(tmp, join(t.dir, file));
-    };
+    const swap = t.swap;
     await swap('hooks.yaml', hooks(1, 2, 3));
     const { daemon } = await t.start();
     const api = t.api();

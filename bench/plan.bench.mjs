@@ -4,7 +4,8 @@
 // state (an apply first). Timed against a bare parse measured in the same run — a cold node process
 // that reads the same files with js-yaml and does nothing else — so the figures are ratios that hold
 // on a busy machine. Runs alternate (bare, validate, plan) and medians are compared.
-// Then the stages of one plan inside one process (CPU ms), to see where the time goes.
+// Floors beside them (what the least validator and the least planner on the same libraries cost: below), so a
+// ratio can be read against what cannot be cut. Then the stages of one plan inside one process (CPU ms).
 // Run: npm run build && node bench/run.mjs plan      (PLAN_N=2000 for a quick run)
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -30,6 +31,78 @@ const walk = (d) => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.is
 let n = 0;
 for (const f of walk(process.argv[1])) for (const doc of yaml.loadAll(readFileSync(f, 'utf8'))) if (doc) n++;
 if (n !== ${N}) process.exit(3);
+`;
+// The floor of `validate` (issue #26's validate / bare parse target): the bare parse plus each document checked by
+// its kind's generated schema check (dist/manifests/validators, the one `validate` runs; a secret reference
+// replaced by a string first, as govops does, since the check is of the resolved shape), nothing else: no
+// positions, no hostile-input or secret-scope checks, no duplicate check, no `yaml` confirmation. It must find all
+// ${N} valid.
+const VALIDATORS = fileURLToPath(new URL('../dist/manifests/validators/', import.meta.url));
+const BARE_VALIDATE = `
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import yaml from ${JSON.stringify(JSYAML)};
+const require = createRequire(import.meta.url);
+const checks = new Map();
+const checkOf = (type) => {
+  let f = checks.get(type);
+  if (!f) {
+    const g = require(${JSON.stringify(VALIDATORS)} + 'manifest.' + type + '.generated.cjs');
+    g.adviceKeyword = () => true;
+    checks.set(type, (f = g.v));
+  }
+  return f;
+};
+const walk = (d) => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.yaml') ? [join(d, e.name)] : []));
+const refs = (v) => {
+  if (Array.isArray(v)) return v.map(refs);
+  if (!v || typeof v !== 'object') return v;
+  if ('fromEnv' in v || 'fromFile' in v) return 'secret';
+  for (const k of Object.keys(v)) v[k] = refs(v[k]);
+  return v;
+};
+let n = 0;
+for (const f of walk(process.argv[1])) for (const doc of yaml.loadAll(readFileSync(f, 'utf8'))) if (doc && checkOf(doc.spec.type)(refs(doc))) n++;
+if (n !== ${N}) process.exit(3);
+`;
+
+// The floor of what a plan adds to the parse (issue #26's plan / validate target): the bare parse above, plus the
+// two live lists fetched with undici and JSON.parse'd, the state file read, and each manifest's config compared
+// leaf by leaf with its live item (found by the id the state recorded; a secret reference or a masked live
+// value counts as the same). No secrets, fingerprints, hashing, matching by natural key, stale checks or output:
+// not a planner, only the least any planner does here. It must find all ${N} in sync, or the bench stops.
+const UNDICI = fileURLToPath(new URL('../package.json', import.meta.url));
+const BARE_PLAN = `
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import yaml from ${JSON.stringify(JSYAML)};
+const { request } = createRequire(${JSON.stringify(UNDICI)})('undici');
+const [dir, statePath] = process.argv.slice(1);
+const get = async (p) => JSON.parse(await (await request(process.env.GOVOPS_URL + p, { headers: { authorization: process.env.GOVOPS_TOKEN } })).body.text());
+const lists = Promise.all([get('/integrations'), get('/webhooks')]);
+const walk = (d) => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.yaml') ? [join(d, e.name)] : []));
+const docs = [];
+for (const f of walk(dir)) for (const doc of yaml.loadAll(readFileSync(f, 'utf8'))) if (doc) docs.push(doc);
+const state = JSON.parse(readFileSync(statePath, 'utf8'));
+const [integrations] = await lists;
+const idOf = new Map(state.resources.map((r) => [r.kind + '\\0' + r.name, r.id]));
+const live = new Map(integrations.map((l) => [String(l.id), l]));
+const same = (d, l) => {
+  if (Array.isArray(d)) return Array.isArray(l) && d.length === l.length && d.every((x, i) => same(x, l[i]));
+  if (d && typeof d === 'object') {
+    if ('fromEnv' in d || 'fromFile' in d) return true;
+    return !!l && typeof l === 'object' && Object.keys(d).every((k) => same(d[k], l[k]));
+  }
+  return d === l || l === '********';
+};
+let inSync = 0;
+for (const m of docs) {
+  const l = live.get(idOf.get(m.kind + '\\0' + m.metadata.name));
+  if (l && l.type === m.spec.type && same(m.spec.config ?? {}, l.config ?? {})) inSync++;
+}
+if (inSync !== ${N}) process.exit(4);
 `;
 
 const REPORT_CPU = fileURLToPath(new URL('./report-cpu.cjs', import.meta.url));
@@ -57,7 +130,7 @@ try {
   console.log(`setup: ${N} integrations applied in ${((performance.now() - t0) / 1000).toFixed(1)} s (sandbox in its own process)`);
 
   const env = { ...ENV, ...TRUST_MANUAL_STEPS, GOVOPS_URL: sb.url, GOVOPS_TOKEN: sb.token, GOVOPS_LOG_LEVEL: 'error', NO_COLOR: '1' };
-  const runs = { bare: [], validate: [], plan: [] };
+  const runs = { bare: [], validate: [], plan: [], 'bare validate': [], 'bare plan': [] };
   for (let r = 0; r < RUNS; r++) {
     runs.bare.push(timed(['--input-type=module', '-e', BARE, m], env));
     runs.validate.push(timed([CLI, 'validate', m], env));
@@ -65,21 +138,27 @@ try {
     const plan = JSON.parse(p.out);
     if (plan.changes.some((c) => c.action !== 'noop')) throw new Error('the plan is not empty: the setup is not in sync');
     runs.plan.push(p);
+    runs['bare validate'].push(timed(['--input-type=module', '-e', BARE_VALIDATE, m], env));
+    runs['bare plan'].push(timed(['--input-type=module', '-e', BARE_PLAN, m, statePath], env));
   }
   const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const bareWall = med(runs.bare.map((r) => r.ms));
   const bareCpu = med(runs.bare.map((r) => r.cpu));
   console.log(`\ncold processes, ${N} manifests in ${Math.ceil(N / PER_FILE)} files, ${RUNS} alternating runs each (medians; min wall in brackets):`);
-  console.log('  process     wall ms         x bare    CPU ms   x bare');
+  console.log('  process         wall ms         x bare    CPU ms   x bare');
   for (const [k, xs] of Object.entries(runs)) {
     const w = med(xs.map((r) => r.ms));
     const c = med(xs.map((r) => r.cpu));
-    console.log(`  ${k.padEnd(9)} ${w.toFixed(0).padStart(6)} (${Math.min(...xs.map((r) => r.ms)).toFixed(0).padStart(5)})  ${(w / bareWall).toFixed(2).padStart(6)}x  ${c.toFixed(0).padStart(7)}  ${(c / bareCpu).toFixed(2).padStart(6)}x`);
+    console.log(`  ${k.padEnd(13)} ${w.toFixed(0).padStart(6)} (${Math.min(...xs.map((r) => r.ms)).toFixed(0).padStart(5)})  ${(w / bareWall).toFixed(2).padStart(6)}x  ${c.toFixed(0).padStart(7)}  ${(c / bareCpu).toFixed(2).padStart(6)}x`);
   }
   console.log('  targets (quiet machine): validate <= 2x the bare parse; plan <= 1 s wall');
   const medOf = (k, f) => med(runs[k].map((r) => r[f]));
   console.log(`RATIO plan / validate (issue #26, target <= 1.5x; plan < 1 s quiet): wall ${(medOf('plan', 'ms') / medOf('validate', 'ms')).toFixed(2)}x, CPU ${(medOf('plan', 'cpu') / medOf('validate', 'cpu')).toFixed(2)}x`);
   console.log(`RATIO validate / bare js-yaml parse (issue #26, target <= 1.8x): wall ${(medOf('validate', 'ms') / bareWall).toFixed(2)}x, CPU ${(medOf('validate', 'cpu') / bareCpu).toFixed(2)}x`);
+  console.log(`floor of validate (bare parse + each kind's schema check) / bare parse: wall ${(medOf('bare validate', 'ms') / bareWall).toFixed(2)}x, CPU ${(medOf('bare validate', 'cpu') / bareCpu).toFixed(2)}x`);
+  const planAdds = medOf('plan', 'ms') - medOf('validate', 'ms');
+  const floorAdds = medOf('bare plan', 'ms') - bareWall;
+  console.log(`what a plan adds to the parse (wall): govops plan - validate ${planAdds.toFixed(0)} ms; the floor (bare plan - bare parse) ${floorAdds.toFixed(0)} ms; the 1.5x target allows ${(medOf('validate', 'ms') / 2).toFixed(0)} ms`);
 
   // stages of one plan, in this process (cold modules are already loaded here: CPU per stage)
   const { loadManifests } = await import('../dist/manifests/loader.js');

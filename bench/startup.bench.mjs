@@ -3,6 +3,7 @@
 // cold process of the built CLI, against `node -e 0` measured in the same run (runs alternate; medians).
 // CPU = user + system of the child (all threads), read by report-cpu.cjs at exit. Also the ESM modules each
 // loads (counted through a module hook; load-independent). Targets: --help <= 1.3x, validate of 1 file <= 1.6x.
+// Beside them two floors: the same output from an ESM entry using the same libraries and nothing of govops.
 // Run: npm run build && node bench/run.mjs startup     (STARTUP_RUNS=15)
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -19,7 +20,30 @@ const dir = await mkdtemp(join(tmpdir(), 'govops-startup-'));
 try {
   const one = join(dir, 'one.yaml');
   await writeFile(one, manifest(0)); // an object_store integration, no secret
-  const cases = { 'node -e 0': ['-e', '0'], '--help': [CLI, '--help'], 'validate 1 file': [CLI, 'validate', one] };
+  // Floors: the least a Node ESM command line built on the same libraries does for the same output. `floor --help`:
+  // an ESM entry that requires commander and prints a program's help; `floor validate`: the same plus js-yaml's
+  // parse of the file and the kind's generated schema check (dist/manifests/validators), nothing else.
+  const req = `import { createRequire } from 'node:module';\nconst require = createRequire(${JSON.stringify(fileURLToPath(new URL('../package.json', import.meta.url)))});\n`;
+  const floorHelp = join(dir, 'floor-help.mjs');
+  await writeFile(floorHelp, `${req}process.stdout.write(require('commander').program.name('govops').description('GitOps').helpInformation());\n`);
+  const floorValidate = join(dir, 'floor-validate.mjs');
+  const check = fileURLToPath(new URL('../dist/manifests/validators/manifest.object_store.generated.cjs', import.meta.url));
+  await writeFile(floorValidate, `${req}import { readFileSync } from 'node:fs';
+const { program } = require('commander');
+const yaml = require('js-yaml');
+const generated = require(${JSON.stringify(check)});
+generated.adviceKeyword = () => true;
+const validate = Object.values(generated).find((f) => typeof f === 'function' && f !== generated.adviceKeyword);
+for (const doc of yaml.loadAll(readFileSync(process.argv[2], 'utf8'))) if (!validate(doc)) process.exit(5);
+process.stdout.write(program.name('govops').name() + ': 1 valid\\n');
+`);
+  const cases = {
+    'node -e 0': ['-e', '0'],
+    '--help': [CLI, '--help'],
+    'validate 1 file': [CLI, 'validate', one],
+    'floor --help': [floorHelp],
+    'floor validate': [floorValidate, one],
+  };
   const env = { ...process.env, NO_COLOR: '1', GOVOPS_URL: '', GOVOPS_TOKEN: '' };
 
   // modules loaded (ESM, not node: builtins), once each
@@ -29,7 +53,7 @@ try {
   await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
   const modules = {};
   for (const [k, args] of Object.entries(cases)) {
-    if (k === 'node -e 0') continue;
+    if (k === 'node -e 0' || k.startsWith('floor')) continue;
     const log = join(dir, `mods-${k.replace(/\W/g, '_')}.txt`);
     const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, ...args], { env: { ...env, GOVOPS_BENCH_MODLOG: log }, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`${k} exited ${r.status}: ${r.stderr.slice(0, 500)}`);
@@ -61,6 +85,7 @@ try {
   }
   const ratio = (k) => (med(runs[k].map((r) => r.cpu)) / bc).toFixed(2);
   console.log(`RATIO CPU vs node -e 0: --help ${ratio('--help')}x (target <= 1.3x), validate of 1 file ${ratio('validate 1 file')}x (target <= 1.6x)`);
+  console.log(`floors (an ESM entry with the same libraries, nothing of govops): --help ${ratio('floor --help')}x, validate of 1 file ${ratio('floor validate')}x`);
   console.log(`load average now: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
 } finally {
   await rm(dir, { recursive: true, force: true });

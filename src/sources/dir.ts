@@ -167,20 +167,31 @@ export class DirSource implements Source {
     }, wait);
   }
 
-  /** Watch the parent of every symlink on the path (depth 0), to see git-sync's swap. */
+  /**
+   * Watch the parent of every symlink on the path (depth 0), to see git-sync's swap. Only the entry on the way to the
+   * folder (the link, or the folder itself) is a reason to scan: the rest of a parent (a shared /tmp, git-sync's
+   * worktrees being prepared beside the link) changes on its own, and each such change would tear the scan under way.
+   */
   private async watchLinks(): Promise<void> {
     const parents = new Set<string>();
+    const onTheWay = new Set<string>([this.dir]);
     let p = this.dir;
     while (p !== dirname(p)) {
       const st = await lstat(p).catch(() => undefined);
-      if (st?.isSymbolicLink()) parents.add(dirname(p));
+      if (st?.isSymbolicLink()) {
+        parents.add(dirname(p));
+        onTheWay.add(p);
+      }
       p = dirname(p);
     }
     // Always watch the folder's own parent: the folder may be created or replaced as a whole.
     parents.add(dirname(this.dir));
     for (const parent of parents) {
       const w = watch(parent, { depth: 0, ignoreInitial: true, followSymlinks: false, persistent: true, ignored: (path: string) => this.owns(path) });
-      w.on('all', () => this.changed());
+      w.on('all', (_event: string, path: string) => {
+        if (onTheWay.has(resolve(path))) this.changed();
+        else this.opts.logger.trace({ path }, 'a change beside the watched folder: no reason to scan');
+      });
       w.on('error', (err) => this.opts.logger.warn({ err }, 'directory watch error'));
       this.links.push(w);
     }

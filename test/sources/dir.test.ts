@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DirSource } from '../../src/sources/dir.js';
 import { digestFiles, gitSyncCommit, readTree } from '../../src/sources/snapshot.js';
 import type { Revision } from '../../src/sources/types.js';
+import { pino } from 'pino';
 import { silentLogger } from '../../src/log.js';
 
 let cleanups: Array<() => Promise<void>> = [];
@@ -183,6 +184,55 @@ describe('DirSource: a folder that changes while it is read', () => {
     expect(second.get('a.yaml')?.toString()).toBe('a: 2\n');
     expect(revisions).toHaveLength(2);
     expect(scans).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('DirSource: the folder\'s parent', () => {
+  it('a change beside the watched folder (a shared parent such as /tmp) neither tears a scan nor starts one', async () => {
+    const base = await tmp('govops-parent-');
+    const dir = join(base, 'watched');
+    await mkdir(dir);
+    await writeFile(join(dir, 'a.yaml'), 'a: 1\n');
+    const workdir = await tmp('govops-dirwork-');
+    const logs: Array<{ msg: string; path?: string }> = [];
+    const logger = pino({ level: 'trace' }, { write: (line: string) => void logs.push(JSON.parse(line) as { msg: string }) });
+    const beside = () => logs.filter((l) => l.msg.startsWith('a change beside the watched folder')).length;
+    let siblings = 0;
+    /** A new file beside the folder, again every 200 ms until the parent's watcher has reported one more. */
+    const changeBeside = async () => {
+      const seen = beside();
+      const deadline = Date.now() + 8000;
+      while (beside() === seen) {
+        if (Date.now() > deadline) throw new Error('the parent watcher reported nothing');
+        await writeFile(join(base, `sibling-${++siblings}.txt`), 'x');
+        const until200 = Date.now() + 200;
+        while (beside() === seen && Date.now() < until200) await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    let scans = 0;
+    const scansAt: number[] = [];
+    const revisions: Revision[] = [];
+    const source = new DirSource({
+      dir, workdir, logger, debounceMs: 100,
+      // the scan after the first revision's: the parent changes while it reads, reported before the scan ends
+      hooks: { afterRead: async () => { if (++scans === scansAt[0]! + 1) await changeBeside(); } },
+    });
+    source.onRevision((r) => {
+      revisions.push(r);
+      scansAt.push(scans);
+    });
+    cleanups.push(() => source.stop());
+    await source.start();
+    await until(() => revisions.length >= 1);
+    const before = source.changesSeen;
+    await changeBeside(); // not a reason to scan
+    expect(source.changesSeen).toBe(before);
+    await writeFile(join(dir, 'a.yaml'), 'a: 2\n');
+    await until(() => revisions.length >= 2);
+    // published by the scan the parent's change came during (the one after the first revision's): not torn
+    expect(scansAt[1]).toBe(scansAt[0]! + 1);
+    expect(logs.filter((l) => l.msg.startsWith('the folder changed while it was read'))).toEqual([]);
+    expect((await readTree(revisions[1]!.root)).files.get('a.yaml')?.toString()).toBe('a: 2\n');
   });
 });
 

@@ -23,11 +23,17 @@ const RUNS = Number(process.env.PLAN_RUNS ?? 5);
 const PER_FILE = 20;
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const JSYAML = fileURLToPath(new URL('../node_modules/js-yaml/dist/js-yaml.mjs', import.meta.url));
-const BARE = `
+const PACKAGE_JSON = fileURLToPath(new URL('../package.json', import.meta.url));
+// What every bare process below starts with: js-yaml, a require for the repository's packages, the YAML files under a folder.
+const PRELUDE = `
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import yaml from ${JSON.stringify(JSYAML)};
+const require = createRequire(${JSON.stringify(PACKAGE_JSON)});
 const walk = (d) => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.yaml') ? [join(d, e.name)] : []));
+`;
+const BARE = `${PRELUDE}
 let n = 0;
 for (const f of walk(process.argv[1])) for (const doc of yaml.loadAll(readFileSync(f, 'utf8'))) if (doc) n++;
 if (n !== ${N}) process.exit(3);
@@ -38,12 +44,7 @@ if (n !== ${N}) process.exit(3);
 // positions, no hostile-input or secret-scope checks, no duplicate check, no `yaml` confirmation. It must find all
 // ${N} valid.
 const VALIDATORS = fileURLToPath(new URL('../dist/manifests/validators/', import.meta.url));
-const BARE_VALIDATE = `
-import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import yaml from ${JSON.stringify(JSYAML)};
-const require = createRequire(import.meta.url);
+const BARE_VALIDATE = `${PRELUDE}
 const checks = new Map();
 const checkOf = (type) => {
   let f = checks.get(type);
@@ -54,7 +55,6 @@ const checkOf = (type) => {
   }
   return f;
 };
-const walk = (d) => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.yaml') ? [join(d, e.name)] : []));
 const refs = (v) => {
   if (Array.isArray(v)) return v.map(refs);
   if (!v || typeof v !== 'object') return v;
@@ -72,17 +72,11 @@ if (n !== ${N}) process.exit(3);
 // leaf by leaf with its live item (found by the id the state recorded; a secret reference or a masked live
 // value counts as the same). No secrets, fingerprints, hashing, matching by natural key, stale checks or output:
 // not a planner, only the least any planner does here. It must find all ${N} in sync, or the bench stops.
-const UNDICI = fileURLToPath(new URL('../package.json', import.meta.url));
-const BARE_PLAN = `
-import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import yaml from ${JSON.stringify(JSYAML)};
-const { request } = createRequire(${JSON.stringify(UNDICI)})('undici');
+const BARE_PLAN = `${PRELUDE}
+const { request } = require('undici');
 const [dir, statePath] = process.argv.slice(1);
 const get = async (p) => JSON.parse(await (await request(process.env.GOVOPS_URL + p, { headers: { authorization: process.env.GOVOPS_TOKEN } })).body.text());
 const lists = Promise.all([get('/integrations'), get('/webhooks')]);
-const walk = (d) => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.yaml') ? [join(d, e.name)] : []));
 const docs = [];
 for (const f of walk(dir)) for (const doc of yaml.loadAll(readFileSync(f, 'utf8'))) if (doc) docs.push(doc);
 const state = JSON.parse(readFileSync(statePath, 'utf8'));

@@ -201,13 +201,11 @@ describe('DirSource: the folder\'s parent', () => {
     /** A new file beside the folder, again every 200 ms until the parent's watcher has reported one more. */
     const changeBeside = async () => {
       const seen = beside();
-      const deadline = Date.now() + 8000;
-      while (beside() === seen) {
-        if (Date.now() > deadline) throw new Error('the parent watcher reported nothing');
+      for (let i = 0; i < 40; i++) {
         await writeFile(join(base, `sibling-${++siblings}.txt`), 'x');
-        const until200 = Date.now() + 200;
-        while (beside() === seen && Date.now() < until200) await new Promise((r) => setTimeout(r, 10));
+        if (await until(() => beside() > seen, 200).then(() => true, () => false)) return;
       }
+      throw new Error('the parent watcher reported nothing');
     };
     let scans = 0;
     const scansAt: number[] = [];

@@ -85,9 +85,13 @@ export function toDesired(
     if (inHolder) inHolder.set(at.key, `fingerprint:${fingerprints[p]}`);
     else subs.set(at.holder, new Map([[at.key, `fingerprint:${fingerprints[p]}`]]));
   }
-  const specHash = hashing.digest(canonicalJson({ kind: manifest.kind, body }, subs));
-  // Built in one object (same properties, same order as ever), not spread from a base object.
-  const d = { name: manifest.metadata.name, source: src, secretPaths: kept, fingerprints, specHash, deleteRequested } as DesiredResource;
+  // Built in one object (same properties, same order as ever), not spread from a base object. The spec hash is
+  // worked out when first read (the ledger's record, stale checks of old entries, preview ownership): a plan in
+  // sync reads none of 10,000. Same value as made here at once, since nothing changes a desired body once made.
+  const d = { name: manifest.metadata.name, source: src, secretPaths: kept, fingerprints, specHash: '', deleteRequested } as DesiredResource;
+  const kind = manifest.kind;
+  let specHash: string | undefined;
+  Object.defineProperty(d, 'specHash', { enumerable: true, configurable: true, get: () => (specHash ??= hashing.digest(canonicalJson({ kind, body }, subs))) });
   if (suspended) d.suspended = suspended;
   if (ignoreFields.length) d.ignoreFields = ignoreFields;
   d.kind = manifest.kind;

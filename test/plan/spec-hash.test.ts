@@ -74,4 +74,25 @@ describe('spec hash and canonical JSON with substitutions', () => {
     expect(other.specHash).not.toBe(d.specHash);
     expect(toDesired(m, { file: 'm.yaml', line: 1, column: 1 }, ['spec.config.password'], HASH).specHash).toBe(d.specHash);
   });
+
+  it('is worked out when first read, once: a plan that reads no spec hash digests nothing (issue #26)', () => {
+    const digested: string[] = [];
+    const hashing = { fingerprint: HASH.fingerprint, digest: (text: string) => (digested.push(text), HASH.digest(text)) };
+    const m: IntegrationManifest = {
+      apiVersion: 'govops/v1',
+      kind: 'Integration',
+      metadata: { name: 'lazy' },
+      spec: { type: 'cloud_warehouse', autoBootstrap: true, config: { host: 'wh.example.com', username: 'svc', password: 'pw-1' } },
+    };
+    const d = toDesired(m, { file: 'm.yaml', line: 1, column: 1 }, ['spec.config.password'], hashing, true);
+    expect(digested).toEqual([]);
+    const hash = d.specHash;
+    expect(hash).toBe(specHashByCopy('Integration', d.body as unknown as Record<string, unknown>, d.fingerprints));
+    expect(d.specHash).toBe(hash);
+    expect(digested).toHaveLength(1);
+    // a value like any other: in its JSON, and in a copy
+    expect(JSON.parse(JSON.stringify(d)).specHash).toBe(hash);
+    expect({ ...d }.specHash).toBe(hash);
+    expect(digested).toHaveLength(1);
+  });
 });

@@ -122,6 +122,38 @@ export function textLine(json: string, color = false): string {
   return `${head} ${typeof entry.msg === 'string' ? printable(entry.msg) : ''}${details.length ? ` (${details.join(' ')})` : ''}\n`;
 }
 
+const LEVEL_VALUES: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+const LEVEL_METHODS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+
+/**
+ * A logger made at its first line at an enabled level (`make` is called then, once): a one-shot command that logs
+ * nothing (a plan in sync, at the default `warn`) never loads pino, ~15 ms of every such run (issue #26). Lines
+ * below `level` are dropped without making it, as pino drops them. A child keeps its bindings and becomes a child
+ * of the real logger (its parents' first) at its own first line, so every line is what the real logger would write.
+ * What govops calls on a logger: the level methods, `child(bindings)`, `isLevelEnabled`, `level` (read only).
+ */
+export function deferredLogger(level: string, make: () => Logger): Logger {
+  let real: Logger | undefined;
+  return deferred(level, () => (real ??= make()));
+}
+
+function deferred(level: string, realOf: () => Logger): Logger {
+  const threshold = LEVEL_VALUES[level] ?? LEVEL_VALUES.info!;
+  const facade: Record<string, unknown> = {
+    level,
+    isLevelEnabled: (l: string) => (LEVEL_VALUES[l] ?? Infinity) >= threshold && threshold !== Infinity,
+    silent: () => undefined,
+    child: (bindings: Record<string, unknown>) => {
+      let child: Logger | undefined;
+      return deferred(level, () => (child ??= realOf().child(bindings)));
+    },
+  };
+  for (const m of LEVEL_METHODS) {
+    facade[m] = LEVEL_VALUES[m]! < threshold ? () => undefined : (...args: unknown[]) => (realOf()[m] as (...a: unknown[]) => void)(...args);
+  }
+  return facade as unknown as Logger;
+}
+
 /** A logger that drops everything (tests, library defaults). */
 export function silentLogger(): Logger {
   return pino()({ level: 'silent' });

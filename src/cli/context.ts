@@ -1,7 +1,7 @@
 /** What every command gets from the global options. */
 import type { Command } from 'commander';
 import { UserError } from '../errors.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, deferredLogger, type Logger } from '../log.js';
 import { redactingStream } from '../util/redact.js';
 import { LOG_LEVELS } from './log-levels.js';
 
@@ -58,17 +58,17 @@ export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliCon
   const pretty = logDestination === 2 ? Boolean(process.stderr.isTTY) : tty;
   // One-shot commands log plain text lines (GOVOPS_LOG_FORMAT=json keeps JSON); run and sandbox log JSON.
   const text = !LONG_RUNNING_COMMANDS.has(command.name()) && process.env.GOVOPS_LOG_FORMAT !== 'json';
-  // Made on first use: a command that logs nothing (validate) never loads the logging library.
-  let logger: Logger | undefined;
+  // Made at its first line: a command that logs nothing (validate, a plan in sync) never loads the logging library.
+  const logger = deferredLogger(options.logLevel, () =>
+    createLogger({
+      level: options.logLevel,
+      destination: logDestination,
+      ...(text ? { text: { color: pretty && options.color && !process.env.NO_COLOR } } : { pretty: pretty && options.color }),
+    }),
+  );
   return {
     options,
-    get logger(): Logger {
-      return (logger ??= createLogger({
-        level: options.logLevel,
-        destination: logDestination,
-        ...(text ? { text: { color: pretty && options.color && !process.env.NO_COLOR } } : { pretty: pretty && options.color }),
-      }));
-    },
+    logger,
     color: options.color && tty && !process.env.NO_COLOR,
     stdout: redactingStream(process.stdout),
     stderr: redactingStream(process.stderr),

@@ -14,7 +14,6 @@ import type { ServiceApi } from '../api/client-types.js';
 import { withStateLock } from '../state/lock.js';
 import { systemClock } from '../util/clock.js';
 import { loadState, saveState } from '../state/store.js';
-import { applyStage } from './apply-stage.js';
 import { loadStage, type Loaded } from './load.js';
 import { observeStage } from './observe.js';
 import { checkSavedPlan, factsOf, hasChanges, planFailed, planStage, type Planned } from './plan-stage.js';
@@ -23,7 +22,6 @@ import type { ReconcileResult } from './types.js';
 
 export { LoadCache, formatDiagnostic } from './load.js';
 export { observeDataSources } from './observe.js';
-export { applyFailure } from './apply-stage.js';
 export type { EngineOptions } from './stages.js';
 
 /** Observe the service against the state as it is saved, then plan. */
@@ -53,6 +51,8 @@ async function planAndApply(api: ServiceApi, loaded: Loaded, opts: EngineOptions
   opts.onPlan?.(planned.plan);
   if (planned.resolved) await saveState(opts.statePath, planned.state);
   if (planned.plan.errors.length) return planFailed(planned.plan, loaded.diagnostics);
+  // The apply modules (the applier, poller, ledger...) load when there is something to apply: a plan never loads them.
+  const { applyStage } = await import('./apply-stage.js');
   return applyStage(api, loaded, planned, opts, log);
 }
 

@@ -4,11 +4,12 @@
  * ajv, pino...) load when that command runs. Checked by recording every module the real built CLI
  * loads, through a module hook (node --import).
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { runGovops, type CliResult } from '../helpers/cli.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples', import.meta.url));
@@ -51,11 +52,11 @@ afterAll(async () => {
 
 let runs = 0;
 /** Run the CLI; return its result and the modules it loaded (URLs, in load order). */
-async function loaded(args: string[]): Promise<{ result: CliResult; modules: string[] }> {
+async function loaded(args: string[], env: Record<string, string | undefined> = {}): Promise<{ result: CliResult; modules: string[] }> {
   const log = join(dir, `modules-${++runs}.txt`);
   const result = await runGovops(args, {
     cwd: dir,
-    env: { NODE_OPTIONS: `--import ${pathToFileURL(register).href}`, GOVOPS_TEST_MODLOG: log, GOVOPS_URL: undefined, GOVOPS_TOKEN: undefined },
+    env: { NODE_OPTIONS: `--import ${pathToFileURL(register).href}`, GOVOPS_TEST_MODLOG: log, GOVOPS_URL: undefined, GOVOPS_TOKEN: undefined, ...env },
   });
   const modules = (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean);
   return { result, modules };
@@ -144,6 +145,34 @@ describe('lazy loading of command modules', () => {
     expect(undici).toContain('lib/dispatcher/pool.js');
     expect(undici).toContain('lib/api/api-request.js');
     expect(undici.filter((f) => f === 'index.js' || f.startsWith('lib/web/') || f.startsWith('lib/mock/'))).toEqual([]);
+  });
+
+  it('a plan that logs nothing loads neither pino nor the apply modules; apply of the same loads both', async () => {
+    const sandbox = await startSandbox({ port: 0, transitionMs: 1 });
+    try {
+      const folder = join(dir, 'plan-lazy');
+      await mkdir(folder, { recursive: true });
+      await writeFile(
+        join(folder, 'store.yaml'),
+        'apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: lazy-store\nspec:\n  type: object_store\n  autoBootstrap: false\n  config:\n    name: lazy-store\n    cloudAccountId: "123456789012"\n    cloudRegion: eu-west-1\n    cloudLocationRole: arn:aws:iam::123456789012:role/lazy\n    cloudLocationPath: s3://lazy/data\n    authenticationType: auto\n',
+      );
+      const state = join(dir, 'plan-lazy.state.json');
+      const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_LOG_LEVEL: undefined };
+      const plan = await loaded(['plan', folder, '--state', state], env);
+      expect(plan.result.stdout).toContain('lazy-store');
+      expect(plan.result.stderr).toBe('');
+      expect(plan.result.code).toBe(0);
+      expect(packages(plan.modules)).not.toContain('pino');
+      expect(ours(plan.modules).filter((f) => f.startsWith('apply/') || f === 'reconcile/apply-stage.js')).toEqual([]);
+      // the same run with something to apply: the apply stage is loaded then, and the info lines need pino
+      const apply = await loaded(['apply', folder, '--state', state, '--log-level', 'info'], env);
+      expect(apply.result.code).toBe(0);
+      expect(ours(apply.modules)).toContain('reconcile/apply-stage.js');
+      expect(packages(apply.modules)).toContain('pino');
+      expect(apply.result.stderr).toContain('applied');
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it('webhooks: help loads no action; a subcommand loads its action, not the daemon, sandbox or reconcile engine', async () => {

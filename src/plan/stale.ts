@@ -68,11 +68,26 @@ function recordedIdentity(st: ManagedResource, desired: () => ReadonlyMap<string
 }
 
 /** Forget every entry whose recorded id now holds an item with another identity (or, for integrations, another type). */
-export function forgetStale(
-  state: GovopsState,
-  live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[]; dataSources?: readonly LiveDataSource[] },
-  desired: readonly DesiredResource[],
-): StaleResolution {
+type StaleLive = { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[]; dataSources?: readonly LiveDataSource[] };
+
+/**
+ * The last answer for each state object, with what it was asked against: the engine's observe stage and the planner
+ * ask the same question of the same values (an identity check of 10,000 entries, once is enough). Same inputs,
+ * same answer: the values are never changed once made (a new state is a new object).
+ */
+const answered = new WeakMap<GovopsState, { live: StaleLive; desired: readonly DesiredResource[]; answer: StaleResolution }>();
+
+export function forgetStale(state: GovopsState, live: StaleLive, desired: readonly DesiredResource[]): StaleResolution {
+  const last = answered.get(state);
+  if (last && last.desired === desired && last.live.integrations === live.integrations && last.live.webhooks === live.webhooks && last.live.dataSources === live.dataSources) {
+    return last.answer;
+  }
+  const answer = staleRecords(state, live, desired);
+  answered.set(state, { live: { integrations: live.integrations, webhooks: live.webhooks, dataSources: live.dataSources }, desired, answer });
+  return answer;
+}
+
+function staleRecords(state: GovopsState, live: StaleLive, desired: readonly DesiredResource[]): StaleResolution {
   const checked = state.resources.filter(
     (r) => r.id !== '' && (r.kind === 'Integration' || r.kind === 'Webhook' || (r.kind === 'DataSource' && r.identity !== undefined && live.dataSources !== undefined)),
   );

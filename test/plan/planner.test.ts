@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { actionable, planChanges } from '../../src/plan/planner.js';
+import { forgetStale } from '../../src/plan/stale.js';
 import type { DesiredResource, Plan, PlanOptions } from '../../src/plan/types.js';
 import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
 import type { GovopsState } from '../../src/state/types.js';
@@ -84,6 +85,25 @@ describe('planChanges: integrations', () => {
     const differs = plan([d], [liveOf(d, '9', 'enabled', { port: 1 })], stateWith());
     expect(differs.changes[0]).toMatchObject({ action: 'update', notComparable: { handling: 'send' } });
     expect(differs.changes[0]!.changes.map((f) => f.path)).toEqual(['config.port']);
+  });
+
+  it('stale records: the same question of the same values is answered once (observe, then the planner); other values anew', () => {
+    const d = integration('sql', 'sql_analytics', sqlConfig());
+    const state = stateWith(owned(d, '7'));
+    const inSync = [liveOf(d, '7')];
+    const webhooks: LiveWebhook[] = [];
+    const desired = [d];
+    const first = forgetStale(state, { integrations: inSync, webhooks }, desired);
+    expect(first.notes).toEqual([]);
+    // the planner asks again with its own live object holding the same lists: the same answer, not worked out again
+    expect(forgetStale(state, { integrations: inSync, webhooks }, desired)).toBe(first);
+    // the same state against another list (id 7 now holds another host): asked anew, and the record is stale
+    const reused = forgetStale(state, { integrations: [liveOf(d, '7', 'enabled', { host: 'other.example.com' })], webhooks }, desired);
+    expect(reused).not.toBe(first);
+    expect(reused.notes.map((n) => n.message).join('\n')).toMatch(/recorded id 7 now holds another integration/);
+    expect(reused.state.resources).toEqual([]);
+    // and other desired resources are another question too
+    expect(forgetStale(state, { integrations: inSync, webhooks }, [])).not.toBe(reused);
   });
 
   it('an adopted resource without secrets and no difference is adopt only', () => {

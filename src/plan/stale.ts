@@ -67,23 +67,45 @@ function recordedIdentity(st: ManagedResource, desired: () => ReadonlyMap<string
   return d && d.specHash === st.specHash ? desiredIdentity(d) : undefined;
 }
 
-/** Forget every entry whose recorded id now holds an item with another identity (or, for integrations, another type). */
 type StaleLive = { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[]; dataSources?: readonly LiveDataSource[] };
 
-/**
- * The last answer for each state object, with what it was asked against: the engine's observe stage and the planner
- * ask the same question of the same values (an identity check of 10,000 entries, once is enough). Same inputs,
- * same answer: the values are never changed once made (a new state is a new object).
- */
-const answered = new WeakMap<GovopsState, { live: StaleLive; desired: readonly DesiredResource[]; answer: StaleResolution }>();
+/** What an answer was asked against: held weakly (an answer never keeps 10,000 live items or manifests alive). */
+interface Asked {
+  integrations: WeakRef<readonly LiveIntegration[]>;
+  webhooks: WeakRef<readonly LiveWebhook[]>;
+  dataSources: WeakRef<readonly LiveDataSource[]> | undefined;
+  desired: WeakRef<readonly DesiredResource[]>;
+  answer: StaleResolution;
+}
 
+/**
+ * The last answer for each state object: the engine's observe stage and the planner ask the same question of the
+ * same values (an identity check of 10,000 entries: once is enough). Same inputs, same answer, since a state, a
+ * live list and a desired list are never changed once made (a new state is a new object).
+ */
+const answered = new WeakMap<GovopsState, Asked>();
+
+function sameQuestion(asked: Asked, live: StaleLive, desired: readonly DesiredResource[]): boolean {
+  return (
+    asked.desired.deref() === desired &&
+    asked.integrations.deref() === live.integrations &&
+    asked.webhooks.deref() === live.webhooks &&
+    asked.dataSources?.deref() === live.dataSources
+  );
+}
+
+/** Forget every entry whose recorded id now holds an item with another identity (or, for integrations, another type). */
 export function forgetStale(state: GovopsState, live: StaleLive, desired: readonly DesiredResource[]): StaleResolution {
-  const last = answered.get(state);
-  if (last && last.desired === desired && last.live.integrations === live.integrations && last.live.webhooks === live.webhooks && last.live.dataSources === live.dataSources) {
-    return last.answer;
-  }
+  const asked = answered.get(state);
+  if (asked && sameQuestion(asked, live, desired)) return asked.answer;
   const answer = staleRecords(state, live, desired);
-  answered.set(state, { live: { integrations: live.integrations, webhooks: live.webhooks, dataSources: live.dataSources }, desired, answer });
+  answered.set(state, {
+    integrations: new WeakRef(live.integrations),
+    webhooks: new WeakRef(live.webhooks),
+    dataSources: live.dataSources ? new WeakRef(live.dataSources) : undefined,
+    desired: new WeakRef(desired),
+    answer,
+  });
   return answer;
 }
 

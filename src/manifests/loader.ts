@@ -3,7 +3,7 @@
  * Returns the valid manifests and every diagnostic; any `error` diagnostic means the set must
  * not be applied. Used by `govops validate`, plan/apply, and the daemon.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { close, open, read } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { ErrorCode } from '../errors.js';
 import { findManifestFiles } from './discover.js';
@@ -63,12 +63,21 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 /** First read of a file: most manifest files fit, so a file costs open, one read and close. */
 const FIRST_READ = 64 * 1024;
 
+/**
+ * One call of fs's callback API as a promise. Files are read through descriptors, not FileHandles: a FileHandle's
+ * open and close cost twice what the reads do (500 manifest files: 16-39 ms against 8-23, issue #26).
+ */
+function call<T>(fn: (done: (err: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value))));
+}
+
 /** Read at most `limit` + 1 bytes: enough to know a file is over the limit without reading it all. */
-async function readUpTo(handle: FileHandle, limit: number): Promise<Buffer> {
+async function readUpTo(fd: number, limit: number): Promise<Buffer> {
   let buf = Buffer.allocUnsafe(Math.min(FIRST_READ, limit + 1));
   let length = 0;
   for (;;) {
-    const { bytesRead } = await handle.read(buf, length, buf.length - length, length);
+    const target = buf;
+    const bytesRead = await call<number>((done) => read(fd, target, length, target.length - length, length, done));
     length += bytesRead;
     if (bytesRead === 0 || length > limit) return buf.subarray(0, length);
     if (length === buf.length) {
@@ -81,10 +90,10 @@ async function readUpTo(handle: FileHandle, limit: number): Promise<Buffer> {
 
 /** Read a file, refusing (without reading it all) anything over the size limit. */
 async function readText(abs: string): Promise<{ text?: string; message?: string; io?: boolean }> {
-  let handle;
+  let fd: number | undefined;
   try {
-    handle = await open(abs, 'r');
-    const buf = await readUpTo(handle, MAX_FILE_BYTES);
+    fd = await call<number>((done) => open(abs, 'r', done));
+    const buf = await readUpTo(fd, MAX_FILE_BYTES);
     if (buf.length > MAX_FILE_BYTES) return { message: `file is larger than ${MAX_FILE_BYTES} bytes (1 MiB); manifests are small text files` };
     if (buf.includes(0)) return { message: 'binary content (NUL byte): not a YAML text file' };
     try {
@@ -95,7 +104,8 @@ async function readText(abs: string): Promise<{ text?: string; message?: string;
   } catch (err) {
     return { message: `cannot read file: ${(err as Error).message}`, io: true };
   } finally {
-    await handle?.close();
+    const opened = fd;
+    if (opened !== undefined) await call<void>((done) => close(opened, (err) => done(err ?? null, undefined)));
   }
 }
 

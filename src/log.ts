@@ -130,14 +130,15 @@ const LEVEL_METHODS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as co
  * nothing (a plan in sync, at the default `warn`) never loads pino, ~15 ms of every such run (issue #26). Lines
  * below `level` are dropped without making it, as pino drops them. A child keeps its bindings and becomes a child
  * of the real logger (its parents' first) at its own first line, so every line is what the real logger would write.
- * What govops calls on a logger: the level methods, `child(bindings)`, `isLevelEnabled`, `level` (read only).
+ * What govops calls on a logger: the level methods, `child(bindings)`, `isLevelEnabled`, `level` (read only), and
+ * `flush` (the real logger's, when one was made: nothing was written otherwise).
  */
 export function deferredLogger(level: string, make: () => Logger): Logger {
-  let real: Logger | undefined;
-  return deferred(level, () => (real ??= make()));
+  const root: { real?: Logger } = {};
+  return deferred(level, root, () => (root.real ??= make()));
 }
 
-function deferred(level: string, realOf: () => Logger): Logger {
+function deferred(level: string, root: { real?: Logger }, realOf: () => Logger): Logger {
   const threshold = LEVEL_VALUES[level] ?? LEVEL_VALUES.info!;
   const facade: Record<string, unknown> = {
     level,
@@ -145,8 +146,9 @@ function deferred(level: string, realOf: () => Logger): Logger {
     silent: () => undefined,
     child: (bindings: Record<string, unknown>) => {
       let child: Logger | undefined;
-      return deferred(level, () => (child ??= realOf().child(bindings)));
+      return deferred(level, root, () => (child ??= realOf().child(bindings)));
     },
+    flush: (done?: (err?: Error) => void) => (root.real ? root.real.flush(done) : done?.()),
   };
   for (const m of LEVEL_METHODS) {
     facade[m] = LEVEL_VALUES[m]! < threshold ? () => undefined : (...args: unknown[]) => (realOf()[m] as (...a: unknown[]) => void)(...args);

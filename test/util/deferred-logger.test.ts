@@ -62,6 +62,20 @@ describe('deferredLogger', () => {
     expect(JSON.stringify(line)).not.toContain('hunter2-secret');
   });
 
+  it('flush: the real logger\'s once made; before that nothing was written, and the callback is still called', () => {
+    let made = 0;
+    const log = deferredLogger('info', () => (made++, createLogger({ level: 'info', destination: fd })));
+    let flushed = 0;
+    log.flush(() => flushed++);
+    expect(made).toBe(0);
+    expect(flushed).toBe(1);
+    log.child({ a: 1 }).info('now');
+    log.child({ b: 2 }).flush(() => flushed++);
+    expect(made).toBe(1);
+    expect(flushed).toBe(2);
+    expect(lines().map((l) => l.msg)).toEqual(['now']);
+  });
+
   it('at silent, writes and makes nothing', () => {
     let made = 0;
     const log = deferredLogger('silent', () => (made++, createLogger({ level: 'silent', destination: fd })));

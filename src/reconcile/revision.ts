@@ -71,3 +71,13 @@ export async function gitRevision(root: string, paths: readonly string[]): Promi
   if (status === undefined) return head;
   return statusPaths(status).some(isManifestPath) ? `${head}-dirty` : head;
 }
+
+/**
+ * The revision a CLI `plan`/`apply` of `paths` records: `--revision` when given, else the manifests' Git revision
+ * from the working directory. The commands ask for it as they start, so its git calls run while their modules load
+ * (the process would otherwise wait for git with nothing to do).
+ */
+export function revisionFor(paths: readonly string[], flag: string | undefined, root = process.cwd()): Promise<string | undefined> {
+  const given = flag?.trim();
+  return given ? Promise.resolve(given) : gitRevision(root, paths.length ? paths : ['.']);
+}

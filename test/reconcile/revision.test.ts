@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { gitRevision, isManifestPath, statusPaths } from '../../src/reconcile/revision.js';
+import { gitRevision, isManifestPath, revisionFor, statusPaths } from '../../src/reconcile/revision.js';
 import { harness, type Harness } from '../apply/harness.js';
 import { lakeManifest } from '../apply/inproc.js';
 
@@ -61,6 +61,22 @@ describe('gitRevision (real git repositories)', () => {
     git(d, 'checkout', '-q', '--', 'm/a.yaml');
     await rm(path.join(d, 'm', 'a.yaml'));
     expect(await gitRevision(d, ['m'])).toBe(`${head}-dirty`);
+  });
+
+  it('revisionFor: --revision when given (trimmed), else the Git revision of the paths (the working directory by default)', async () => {
+    const d = await tmp();
+    await writeFile(path.join(d, 'a.yaml'), 'x: 1\n');
+    git(d, 'init', '-q');
+    git(d, 'add', '.');
+    git(d, 'commit', '-qm', 'one');
+    const head = git(d, 'rev-parse', 'HEAD');
+    expect(await revisionFor([], ' release-7 ', d)).toBe('release-7');
+    expect(await revisionFor([], '  ', d)).toBe(head);
+    expect(await revisionFor([], undefined, d)).toBe(head);
+    expect(await revisionFor(['a.yaml'], undefined, d)).toBe(head);
+    await writeFile(path.join(d, 'a.yaml'), 'x: 2\n');
+    expect(await revisionFor(['a.yaml'], undefined, d)).toBe(`${head}-dirty`);
+    expect(await revisionFor(['-'], undefined, d)).toBeUndefined();
   });
 
   it('unknown when the paths span two work trees', async () => {

@@ -22,7 +22,9 @@ export function register(program: Command): void {
     .option('--timeout <duration>', 'overall time limit for the apply, e.g. 10m', '10m');
   addApplyTuningOptions(cmd);
   addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: ApplyFlags, command: Command) => {
+    // asked at once: the git calls run while the action's modules load (unused when applying a saved plan)
+    const revision = import('../../reconcile/revision.js').then((r) => r.revisionFor(paths, flags.revision));
     const { applyAction } = await import('./apply-action.js');
-    await applyAction(paths, flags, command);
+    await applyAction(paths, flags, command, revision);
   });
 }

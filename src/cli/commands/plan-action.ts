@@ -10,7 +10,7 @@ import { renderMarkdown } from '../../plan/render-markdown.js';
 import { renderText } from '../../plan/render-text.js';
 import type { Plan } from '../../plan/types.js';
 import { reconcile } from '../../reconcile/engine.js';
-import { gitRevision } from '../../reconcile/revision.js';
+import { revisionFor } from '../../reconcile/revision.js';
 import { applyJson, diagnosticLine, failureSummary } from '../../reconcile/report.js';
 import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js';
 import { clientFromOptions } from '../connection.js';
@@ -18,16 +18,20 @@ import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { planSettingsFrom, sourceSettingsFrom } from '../settings.js';
 import type { PlanFlags } from './plan.js';
 
-/** The options of one reconcile: the source and plan settings from the flags, the revision from --revision or the manifests' Git work tree. */
+/**
+ * The options of one reconcile: the source and plan settings from the flags, the revision from --revision or the
+ * manifests' Git work tree (`revisionFor`, asked by the command as it starts).
+ */
 export async function reconcileOptions(
   paths: string[],
   flags: PlanFlags,
   ctx: CliContext,
   apply: boolean,
+  revisionAsked: Promise<string | undefined> = revisionFor(paths, flags.revision),
 ): Promise<ReconcileOptions & { statePath: string }> {
   const plan = planSettingsFrom(flags);
   const source = sourceSettingsFrom(paths, flags);
-  const revision = flags.revision?.trim() || (await gitRevision(source.root, source.paths));
+  const revision = await revisionAsked;
   return { source, plan, revision: revision || undefined, apply, logger: ctx.logger, statePath: flags.state };
 }
 
@@ -60,9 +64,10 @@ export async function planAction(
   paths: string[],
   flags: PlanFlags & { detailedExitcode?: boolean; out?: string },
   command: Command,
+  revision?: Promise<string | undefined>,
 ): Promise<void> {
   const ctx = contextFrom(command);
-  const opts = await reconcileOptions(paths, flags, ctx, false);
+  const opts = await reconcileOptions(paths, flags, ctx, false, revision);
   const api = clientFromOptions(flags, ctx.logger);
   try {
     if (flags.out) await ensureStateFile(opts.statePath);

@@ -65,7 +65,9 @@ export function register(program: Command): void {
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .option('--out <file>', 'also save the plan to FILE (JSON, no secret values) for `govops apply FILE`, which carries out exactly this plan or refuses');
   addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: PlanFlags & { detailedExitcode?: boolean; out?: string }, command: Command) => {
+    // asked at once: the git calls run while the action's modules load
+    const revision = import('../../reconcile/revision.js').then((r) => r.revisionFor(paths, flags.revision));
     const { planAction } = await import('./plan-action.js');
-    await planAction(paths, flags, command);
+    await planAction(paths, flags, command, revision);
   });
 }

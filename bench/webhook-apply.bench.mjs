@@ -45,15 +45,18 @@ if (created !== n) process.exit(3);
 // The same client reading the manifests first (js-yaml, every file; nothing checked): how much of the gap is
 // reading 10,000 YAML documents, which the bare client does not do. Printed, not a target.
 const JSYAML = fileURLToPath(new URL('../node_modules/js-yaml/dist/js-yaml.mjs', import.meta.url));
-const BARE_YAML = `
-import { readdirSync, readFileSync } from 'node:fs';
+// Reading every file's documents into `docs` (what both processes below start with).
+const READ = `
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import yaml from ${JSON.stringify(JSYAML)};
 const dir = process.argv[1];
 const docs = [];
 for (const f of readdirSync(dir)) for (const d of yaml.loadAll(readFileSync(join(dir, f), 'utf8'))) if (d) docs.push(d);
 if (docs.length !== ${N}) process.exit(4);
-` + BARE;
+`;
+const BARE_YAML = READ + BARE;
 
 // The floor of what govops must do besides (issue #26's 2x target): the client reading the manifests, checking each
 // document with the generated schema check govops runs (dist/manifests/validators, the secret reference replaced
@@ -62,25 +65,15 @@ if (docs.length !== ${N}) process.exit(4);
 // duplicate checks, no plan, no output, no fingerprints. It must find all ${N} valid and record all ${N}.
 const PACKAGE_JSON = fileURLToPath(new URL('../package.json', import.meta.url));
 const VALIDATOR = fileURLToPath(new URL('../dist/manifests/validators/manifest.other.generated.cjs', import.meta.url));
-const BARE_RECORDED = `
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import yaml from ${JSON.stringify(JSYAML)};
-const require = createRequire(${JSON.stringify(PACKAGE_JSON)});
-const check = require(${JSON.stringify(VALIDATOR)});
+const BARE_RECORDED = `${READ}
+const check = createRequire(${JSON.stringify(PACKAGE_JSON)})(${JSON.stringify(VALIDATOR)});
 check.adviceKeyword = () => true;
-const dir = process.argv[1];
-const docs = [];
-for (const f of readdirSync(dir)) for (const d of yaml.loadAll(readFileSync(join(dir, f), 'utf8'))) {
-  if (!d) continue;
+for (const d of docs) {
   const secret = d.spec.secret;
   d.spec.secret = 'secret';
   if (!check.v(d)) process.exit(5);
   d.spec.secret = secret;
-  docs.push(d);
 }
-if (docs.length !== ${N}) process.exit(4);
 const url = process.env.GOVOPS_URL, token = process.env.GOVOPS_TOKEN, batch = ${BATCH};
 const resources = [];
 for (let i = 0; i < docs.length; i += batch) {

@@ -174,22 +174,23 @@ export class DirSource implements Source {
    */
   private async watchLinks(): Promise<void> {
     const parents = new Set<string>();
-    const onTheWay = new Set<string>([this.dir]);
     let p = this.dir;
     while (p !== dirname(p)) {
       const st = await lstat(p).catch(() => undefined);
-      if (st?.isSymbolicLink()) {
-        parents.add(dirname(p));
-        onTheWay.add(p);
-      }
+      if (st?.isSymbolicLink()) parents.add(dirname(p));
       p = dirname(p);
     }
+    // the folder, or a link or folder it lies under
+    const onTheWay = (path: string): boolean => {
+      const at = resolve(path);
+      return at === this.dir || this.dir.startsWith(at.endsWith(sep) ? at : `${at}${sep}`);
+    };
     // Always watch the folder's own parent: the folder may be created or replaced as a whole.
     parents.add(dirname(this.dir));
     for (const parent of parents) {
       const w = watch(parent, { depth: 0, ignoreInitial: true, followSymlinks: false, persistent: true, ignored: (path: string) => this.owns(path) });
       w.on('all', (_event: string, path: string) => {
-        if (onTheWay.has(resolve(path))) this.changed();
+        if (onTheWay(path)) this.changed();
         else this.opts.logger.trace({ path }, 'a change beside the watched folder: no reason to scan');
       });
       w.on('error', (err) => this.opts.logger.warn({ err }, 'directory watch error'));

@@ -50,6 +50,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** One object_store integration manifest named `name` (no secret: it plans and applies as it is). */
+const objectStore = (name: string): string =>
+  `apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: ${name}\nspec:\n  type: object_store\n  autoBootstrap: false\n  config:\n    name: ${name}\n    cloudAccountId: "123456789012"\n    cloudRegion: eu-west-1\n    cloudLocationRole: arn:aws:iam::123456789012:role/${name}\n    cloudLocationPath: s3://${name}/data\n    authenticationType: auto\n`;
+
 let runs = 0;
 /** Run the CLI; return its result and the modules it loaded (URLs, in load order). */
 async function loaded(args: string[], env: Record<string, string | undefined> = {}): Promise<{ result: CliResult; modules: string[] }> {
@@ -115,10 +119,7 @@ describe('lazy loading of command modules', () => {
 
   it('validate of one file loads the manifest check of its kind only, and no ignore rules', async () => {
     const one = join(dir, 'one.yaml');
-    await writeFile(
-      one,
-      'apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: m\nspec:\n  type: object_store\n  autoBootstrap: false\n  config:\n    name: m\n    cloudAccountId: "123456789012"\n    cloudRegion: eu-west-1\n    cloudLocationRole: arn:aws:iam::123456789012:role/m\n    cloudLocationPath: s3://m/data\n    authenticationType: auto\n',
-    );
+    await writeFile(one, objectStore('m'));
     const { result, modules } = await loaded(['validate', one]);
     expect(result.stderr).toContain('1 valid manifest');
     expect(result.code).toBe(0);
@@ -152,10 +153,7 @@ describe('lazy loading of command modules', () => {
     try {
       const folder = join(dir, 'plan-lazy');
       await mkdir(folder, { recursive: true });
-      await writeFile(
-        join(folder, 'store.yaml'),
-        'apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: lazy-store\nspec:\n  type: object_store\n  autoBootstrap: false\n  config:\n    name: lazy-store\n    cloudAccountId: "123456789012"\n    cloudRegion: eu-west-1\n    cloudLocationRole: arn:aws:iam::123456789012:role/lazy\n    cloudLocationPath: s3://lazy/data\n    authenticationType: auto\n',
-      );
+      await writeFile(join(folder, 'store.yaml'), objectStore('lazy-store'));
       const state = join(dir, 'plan-lazy.state.json');
       const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_LOG_LEVEL: undefined };
       const plan = await loaded(['plan', folder, '--state', state], env);

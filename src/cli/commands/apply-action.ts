@@ -147,12 +147,12 @@ function exitCode(result: ReconcileResult, paths: string[], ctx: CliContext): nu
   return EXIT.awaitingManualStep;
 }
 
-export async function applyAction(paths: string[], flags: ApplyFlags, command: Command, revision?: Promise<string | undefined>): Promise<void> {
+export async function applyAction(paths: string[], flags: ApplyFlags, command: Command, revision: Promise<string | undefined>): Promise<void> {
   const ctx = contextFrom(command);
   const tuning = applyTuningFrom(flags);
   const saved = await looksLikeSavedPlan(paths);
   // a saved plan carries its own revision: the one asked for the paths is not needed
-  if (saved) revision?.catch(() => undefined);
+  if (saved) revision.catch(() => undefined);
   const opts = saved ? await savedPlanOptions(paths[0]!, flags, ctx, command) : await reconcileOptions(paths, flags, ctx, true, revision);
   const stop = interruptions(ctx);
   // a connection per slot, and some for the poller and webhook batches

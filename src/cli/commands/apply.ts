@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { addApplyTuningOptions, type ApplyTuningFlags } from '../apply-options.js';
-import { addPlanOptions, addRevisionOption, type PlanFlags } from './plan.js';
+import { addPlanOptions, addRevisionOption, askRevision, type PlanFlags } from './plan.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface ApplyFlags extends PlanFlags, ApplyTuningFlags {
@@ -22,8 +22,7 @@ export function register(program: Command): void {
     .option('--timeout <duration>', 'overall time limit for the apply, e.g. 10m', '10m');
   addApplyTuningOptions(cmd);
   addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: ApplyFlags, command: Command) => {
-    // asked at once: the git calls run while the action's modules load (unused when applying a saved plan)
-    const revision = import('../../reconcile/revision.js').then((r) => r.revisionFor(paths, flags.revision));
+    const revision = askRevision(paths, flags); // (unused when applying a saved plan)
     const { applyAction } = await import('./apply-action.js');
     await applyAction(paths, flags, command, revision);
   });

@@ -10,7 +10,6 @@ import { renderMarkdown } from '../../plan/render-markdown.js';
 import { renderText } from '../../plan/render-text.js';
 import type { Plan } from '../../plan/types.js';
 import { reconcile } from '../../reconcile/engine.js';
-import { revisionFor } from '../../reconcile/revision.js';
 import { applyJson, diagnosticLine, failureSummary } from '../../reconcile/report.js';
 import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js';
 import { clientFromOptions } from '../connection.js';
@@ -20,14 +19,14 @@ import type { PlanFlags } from './plan.js';
 
 /**
  * The options of one reconcile: the source and plan settings from the flags, the revision from --revision or the
- * manifests' Git work tree (`revisionFor`, asked by the command as it starts).
+ * manifests' Git work tree (`askRevision`, asked by the command as it starts).
  */
 export async function reconcileOptions(
   paths: string[],
   flags: PlanFlags,
   ctx: CliContext,
   apply: boolean,
-  revisionAsked: Promise<string | undefined> = revisionFor(paths, flags.revision),
+  revisionAsked: Promise<string | undefined>,
 ): Promise<ReconcileOptions & { statePath: string }> {
   const plan = planSettingsFrom(flags);
   const source = sourceSettingsFrom(paths, flags);
@@ -64,7 +63,7 @@ export async function planAction(
   paths: string[],
   flags: PlanFlags & { detailedExitcode?: boolean; out?: string },
   command: Command,
-  revision?: Promise<string | undefined>,
+  revision: Promise<string | undefined>,
 ): Promise<void> {
   const ctx = contextFrom(command);
   const opts = await reconcileOptions(paths, flags, ctx, false, revision);

@@ -52,6 +52,14 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
   return addConnectionOptions(cmd);
 }
 
+/**
+ * The revision `plan`/`apply` will record (`revisionFor`), asked as the command starts: its git calls run while the
+ * action's modules load.
+ */
+export function askRevision(paths: readonly string[], flags: { revision?: string }): Promise<string | undefined> {
+  return import('../../reconcile/revision.js').then((r) => r.revisionFor(paths, flags.revision));
+}
+
 /** `--revision` (plan and apply only: they record it). */
 export function addRevisionOption<C extends Command>(cmd: C): C {
   cmd.option('--revision <rev>', 'revision recorded in the plan and state (default: git HEAD of the manifests, "-dirty" if a manifest has uncommitted changes)');
@@ -65,8 +73,7 @@ export function register(program: Command): void {
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .option('--out <file>', 'also save the plan to FILE (JSON, no secret values) for `govops apply FILE`, which carries out exactly this plan or refuses');
   addPlanOptions(addRevisionOption(cmd)).action(async (paths: string[], flags: PlanFlags & { detailedExitcode?: boolean; out?: string }, command: Command) => {
-    // asked at once: the git calls run while the action's modules load
-    const revision = import('../../reconcile/revision.js').then((r) => r.revisionFor(paths, flags.revision));
+    const revision = askRevision(paths, flags);
     const { planAction } = await import('./plan-action.js');
     await planAction(paths, flags, command, revision);
   });

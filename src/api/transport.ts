@@ -1,9 +1,9 @@
 /**
- * One HTTP attempt over a keep-alive undici Pool: send, read the whole body within the timeout.
+ * One HTTP attempt over a keep-alive undici Pool (its dispatch API): send, read the whole body within the timeout.
  * No retries, no interpretation of statuses (client.ts does that).
  */
 import type { Dispatcher, Pool as UndiciPool } from 'undici';
-import { Pool, requestOn } from '../util/undici.js';
+import { Pool } from '../util/undici.js';
 import { CancelledError, ErrorCode } from '../errors.js';
 
 export interface RawResponse {
@@ -35,36 +35,111 @@ export interface AttemptRequest {
   beforeWrite?: () => void;
 }
 
-/** The `beforeWrite` check of each request in the pool, by its dispatch options (the object undici passes on). */
-const beforeWriteOf = new WeakMap<object, () => void>();
-
 /**
- * Runs a request's `beforeWrite` when undici is about to write it to a socket (the handler's `onRequestStart`,
- * called from the connection just before the request goes out), so a request queued behind a busy connection
- * is checked when it really leaves, not when it was queued. A throw aborts it: nothing is written.
+ * One request under way: undici's handler of it (the dispatch API), which collects the answer. Going through
+ * `dispatch` rather than undici's request API saves what a one-shot JSON call does not need: an AbortController per
+ * request for the timeout, a listener per request on the shutdown signal, a stream for the body, and the wrappers
+ * an interceptor puts around every handler (issue #26: a GET with its server in the same process, 48.7 → 27.6 µs of
+ * CPU; docs/decisions.md, "One request, one dispatch handler").
+ *
+ * It is stopped through the controller undici hands to `onRequestStart`, the moment the request is given a
+ * connection and before anything is written. Stopped while it still waits for one (the timeout, a forced
+ * shutdown), its promise settles at once, and undici drops it unsent when its turn comes.
  */
-const checkBeforeWrite: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
-  const check = beforeWriteOf.get(opts);
-  if (!check) return dispatch(opts, handler);
-  const wrapped: Dispatcher.DispatchHandler = new Proxy(handler, {
-    get(target, prop) {
-      if (prop === 'onRequestStart') {
-        return (controller: Dispatcher.DispatchController, context: unknown): void => {
-          try {
-            check();
-          } catch (err) {
-            controller.abort(err as Error);
-            return;
-          }
-          target.onRequestStart?.(controller, context);
-        };
-      }
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  return dispatch(opts, wrapped);
-};
+class Exchange implements Dispatcher.DispatchHandler {
+  private controller?: Dispatcher.DispatchController;
+  private reason?: Error;
+  private settled = false;
+  private status = 0;
+  private headers: RawResponse['headers'] = {};
+  private readonly chunks: Buffer[] = [];
+  private length = 0;
+
+  constructor(
+    private readonly resolve: (res: RawResponse) => void,
+    private readonly reject: (err: unknown) => void,
+    /** Asked when undici is about to write the request to a socket: a throw aborts it unsent. */
+    private readonly beforeWrite?: () => void,
+  ) {}
+
+  /** Settle with this error now, and stop the request: at once when it is under way, else unsent when it gets a connection. */
+  abort(reason: Error): void {
+    if (this.settled || this.reason) return;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    this.fail(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.reason) {
+      controller.abort(this.reason);
+      return;
+    }
+    if (!this.beforeWrite) return;
+    try {
+      this.beforeWrite();
+    } catch (err) {
+      controller.abort(err as Error);
+    }
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: RawResponse['headers']): void {
+    this.status = statusCode;
+    this.headers = headers;
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve({ status: this.status, headers: this.headers, text: utf8Text(this.chunks, this.length) });
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController | undefined, err: Error): void {
+    this.fail(this.reason ?? err);
+  }
+
+  private fail(err: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(err);
+  }
+}
+
+/** The body as text: UTF-8, a leading byte order mark dropped (as undici's `body.text()` reads it). */
+function utf8Text(chunks: readonly Buffer[], length: number): string {
+  if (length === 0) return '';
+  const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+  const start = buf.length > 2 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  return buf.toString('utf8', start);
+}
+
+/** Requests under way per shutdown signal: one listener on each signal, not one per request. */
+const underWay = new WeakMap<AbortSignal, Set<Exchange>>();
+
+function watch(signal: AbortSignal, exchange: Exchange): Set<Exchange> {
+  let set = underWay.get(signal);
+  if (!set) {
+    const requests = new Set<Exchange>();
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const e of requests) e.abort(new CancelledError('request aborted: govops is shutting down'));
+        requests.clear();
+      },
+      { once: true },
+    );
+    underWay.set(signal, requests);
+    set = requests;
+  }
+  set.add(exchange);
+  return set;
+}
 
 /** The whole request (connect, headers and body) took longer than the timeout. */
 export class RequestTimeoutError extends Error {
@@ -84,7 +159,6 @@ export class RequestUnsettledError extends Error {
 
 export class HttpTransport {
   private readonly pool: UndiciPool;
-  private readonly dispatcher: Dispatcher;
   private readonly prefix: string;
   readonly origin: string;
 
@@ -105,48 +179,49 @@ export class HttpTransport {
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
       pipelining: 1,
     });
-    this.dispatcher = this.pool.compose(checkBeforeWrite);
   }
 
-  async send(req: AttemptRequest): Promise<RawResponse> {
-    const controller = new AbortController();
+  send(req: AttemptRequest): Promise<RawResponse> {
     const limit = Math.max(req.timeoutMs, req.settleMs ?? 0);
-    const timer = setTimeout(
-      () => controller.abort(req.settleMs !== undefined ? new RequestUnsettledError(limit) : new RequestTimeoutError(limit)),
-      limit,
-    );
-    const slow = req.settleMs !== undefined && req.onSlow ? setTimeout(req.onSlow, req.timeoutMs) : undefined;
-    const onAbort = (): void => controller.abort(new CancelledError('request aborted: govops is shutting down'));
-    if (req.signal?.aborted) onAbort();
-    else req.signal?.addEventListener('abort', onAbort, { once: true });
-    const options: Dispatcher.RequestOptions = {
-      method: req.method as 'GET',
-      path: this.prefix + req.path,
-      headers: req.headers,
-      body: req.body,
-      signal: controller.signal,
-      headersTimeout: limit,
-      bodyTimeout: limit,
-    };
-    if (req.beforeWrite) beforeWriteOf.set(options, req.beforeWrite);
-    try {
-      const res = await requestOn.call(this.dispatcher, options);
-      const text = await res.body.text();
-      return { status: res.statusCode, headers: res.headers, text };
-    } catch (err) {
-      const reason: unknown = controller.signal.reason;
-      if (
-        controller.signal.aborted &&
-        (reason instanceof RequestTimeoutError || reason instanceof RequestUnsettledError || reason instanceof CancelledError)
-      ) {
-        throw reason;
+    return new Promise<RawResponse>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      let slow: NodeJS.Timeout | undefined;
+      let watched: Set<Exchange> | undefined;
+      const done = (): void => {
+        clearTimeout(timer);
+        if (slow) clearTimeout(slow);
+        watched?.delete(exchange);
+      };
+      const exchange = new Exchange(
+        (res) => {
+          done();
+          resolve(res);
+        },
+        (err) => {
+          done();
+          reject(err);
+        },
+        req.beforeWrite,
+      );
+      if (req.signal?.aborted) {
+        exchange.abort(new CancelledError('request aborted: govops is shutting down'));
+        return;
       }
-      throw err;
-    } finally {
-      clearTimeout(timer);
-      if (slow) clearTimeout(slow);
-      req.signal?.removeEventListener('abort', onAbort);
-    }
+      if (req.signal) watched = watch(req.signal, exchange);
+      timer = setTimeout(() => exchange.abort(req.settleMs !== undefined ? new RequestUnsettledError(limit) : new RequestTimeoutError(limit)), limit);
+      if (req.settleMs !== undefined && req.onSlow) slow = setTimeout(req.onSlow, req.timeoutMs);
+      this.pool.dispatch(
+        {
+          method: req.method as Dispatcher.HttpMethod,
+          path: this.prefix + req.path,
+          headers: req.headers,
+          body: req.body,
+          headersTimeout: limit,
+          bodyTimeout: limit,
+        },
+        exchange,
+      );
+    });
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,99 @@
+/**
+ * The transport (one HTTP attempt over undici's dispatch API) against real servers on 127.0.0.1: how a request
+ * that waits for a connection ends at its timeout, one listener on the shutdown signal for all requests under
+ * way, and the body read as UTF-8 text.
+ */
+import { getEventListeners } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpTransport, RequestTimeoutError } from '../../src/api/transport.js';
+import { CancelledError } from '../../src/errors.js';
+import { sendJson, startServer, type TestServer } from './server.js';
+
+let server: TestServer | undefined;
+let transport: HttpTransport | undefined;
+afterEach(async () => {
+  await transport?.close();
+  await server?.close();
+  transport = server = undefined;
+});
+
+const get = (path: string, extra: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
+  transport!.send({ method: 'GET', path, headers: { accept: 'application/json' }, timeoutMs: extra.timeoutMs ?? 10_000, ...(extra.signal ? { signal: extra.signal } : {}) });
+
+describe('HttpTransport', () => {
+  it('a request still waiting for a connection fails at its own timeout, and is never sent', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let holding!: () => void;
+    const held = new Promise<void>((r) => (holding = r));
+    server = await startServer(async (req, res) => {
+      if (req.url === '/hold') {
+        holding();
+        await released;
+      }
+      sendJson(res, 200, { path: req.url });
+    });
+    transport = new HttpTransport(server.url, { connections: 1 });
+    const first = get('/hold');
+    await held; // the only connection is busy: the next request waits in the pool's queue
+    // It fails at its timeout while the connection is still busy (before, it failed only once it got the connection).
+    const err = await get('/queued', { timeoutMs: 50 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RequestTimeoutError);
+    release();
+    expect((await first).status).toBe(200);
+    // The queue is first in, first out: the timed-out request reaches the connection before this one, and is dropped.
+    expect(JSON.parse((await get('/after')).text)).toEqual({ path: '/after' });
+    expect(server.seen.map((r) => r.url)).toEqual(['/hold', '/after']);
+  });
+
+  it('all requests under way on one shutdown signal share one listener; aborting it ends each with CancelledError', async () => {
+    let arrived = 0;
+    let allArrived!: () => void;
+    const five = new Promise<void>((r) => (allArrived = r));
+    server = await startServer(async (_req, res) => {
+      if (++arrived === 5) allArrived();
+      await new Promise<void>(() => undefined); // never answers
+      sendJson(res, 200, {});
+    });
+    transport = new HttpTransport(server.url, { connections: 8 });
+    const force = new AbortController();
+    const sent = Array.from({ length: 5 }, (_, i) => get(`/r${i}`, { signal: force.signal }).catch((e: unknown) => e));
+    await five;
+    expect(getEventListeners(force.signal, 'abort')).toHaveLength(1);
+    force.abort();
+    const errors = await Promise.all(sent);
+    for (const e of errors) expect(e).toBeInstanceOf(CancelledError);
+    // a request on a signal already aborted is not sent
+    const late = await get('/late', { signal: force.signal }).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(CancelledError);
+    expect(server.seen.map((r) => r.url)).not.toContain('/late');
+  });
+
+  it('the body is read as UTF-8 text across chunks (a leading byte order mark dropped), headers as undici parses them', async () => {
+    const text = '{"name":"café ☕"}';
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text, 'utf8')]);
+    const split = bytes.indexOf(Buffer.from('é', 'utf8')) + 1; // inside the two bytes of "é"
+    server = await startServer(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-many': ['a', 'b'] });
+      res.write(bytes.subarray(0, split));
+      await new Promise((r) => setImmediate(r));
+      res.end(bytes.subarray(split));
+    });
+    transport = new HttpTransport(server.url);
+    const res = await get('/x');
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(text);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['x-many']).toEqual(['a', 'b']);
+  });
+
+  it('an empty body is the empty string', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(204);
+      res.end();
+    });
+    transport = new HttpTransport(server.url);
+    const res = await get('/empty');
+    expect(res).toMatchObject({ status: 204, text: '' });
+  });
+});

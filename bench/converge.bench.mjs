@@ -13,7 +13,8 @@
 // state keeps what the apply before it learned: every later apply; each warm run starts from the last).
 // With C=32 also warm with status requests only (never a list) and a high rate cap, for comparison. Printed: wall time
 // of the whole `apply` (load, plan, apply) and of the apply phase (first dry run to last integration seen
-// settled), the ratio to the ideal, requests (status polls, lists, per integration) and the settle lag
+// settled), of the write phase (first dry run to the last create's arrival, from the sandbox's log for both
+// clients: what the last transition and the settle lag come after), the ratio to the ideal, requests (status polls, lists, per integration) and the settle lag
 // (from the moment the sandbox ended a transition to the moment govops reported the integration).
 //
 // Run: npm run build && node bench/run.mjs converge   (CONVERGE=quick: only N=200; CONVERGE_N, CONVERGE_T,
@@ -57,6 +58,16 @@ async function sandboxWithClock(transitionMs) {
     complete(id, force);
   };
   return { sandbox, ended };
+}
+
+/**
+ * The write phase, read from the sandbox's request log the same way for both clients: from the first POST (a dry
+ * run) to the arrival of the last create. What follows it is the last transition and the settle lag.
+ */
+function writeSpan(sandbox) {
+  const posts = sandbox.requests().filter((r) => r.method === 'POST' && r.path === '/integrations');
+  const creates = posts.filter((r) => r.query.dryRun !== 'true');
+  return posts.length && creates.length ? Date.parse(creates.at(-1).time) - Date.parse(posts[0].time) : NaN;
 }
 
 function counts(sandbox) {
@@ -124,9 +135,10 @@ async function ideal(n, transitionMs, concurrency) {
   const wall = performance.now() - t0;
   const lags = seen.map((s) => s.at - ended.get(s.id));
   const c = counts(sandbox);
+  const writes = writeSpan(sandbox);
   await pool.close();
   await sandbox.close();
-  return { wall, apply: Date.now() - start, lags, c };
+  return { wall, apply: Date.now() - start, writes, lags, c };
 }
 
 async function manifestsDir(n) {
@@ -164,15 +176,16 @@ async function govops(dir, transitionMs, concurrency, transitions, extra = {}) {
   const apply = Math.max(...seen.map((s) => s.at)) - firstWrite;
   const lags = seen.filter((s) => s.ok && ended.has(s.id)).map((s) => s.at - ended.get(s.id));
   const c = counts(sandbox);
+  const writes = writeSpan(sandbox);
   const learned = (await loadState(statePath)).transitions;
   await api.close();
   await sandbox.close();
-  return { wall, apply, lags, c, learned, polls: res.polls };
+  return { wall, apply, writes, lags, c, learned, polls: res.polls };
 }
 
 const ROUNDS = Number(process.env.CONVERGE_ROUNDS ?? 3);
 console.log(`converge: ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)}; ideal and warm runs alternate ${ROUNDS} times, medians shown`);
-console.log('run                                | wall s  | apply s | ratio | ratio(apply) | status/int | lists | req/int | lag p50 / p95 / max ms | lag p50 % of T');
+console.log('run                                | wall s  | apply s | writes s | ratio | ratio(apply) | ratio(writes) | status/int | lists | req/int | lag p50 / p95 / max ms | lag p50 % of T');
 const median = (xs) => pct(xs, 50);
 const rows = [];
 const print = (label, n, t, runs, ideal) => {
@@ -180,13 +193,15 @@ const print = (label, n, t, runs, ideal) => {
   const apply = median(runs.map((r) => r.apply));
   const iw = ideal ? median(ideal.map((r) => r.wall)) : wall;
   const ia = ideal ? median(ideal.map((r) => r.apply)) : apply;
+  const writes = median(runs.map((r) => r.writes));
+  const iwr = ideal ? median(ideal.map((r) => r.writes)) : writes;
   const r = runs[runs.length - 1];
   const lags = runs.flatMap((x) => x.lags);
   const reqPerInt = (r.c.total - (ideal ? 2 : 0)) / n;
   console.log(
-    `${label.padEnd(34)} | ${f2(wall / 1000).padStart(7)} | ${f2(apply / 1000).padStart(7)} | ${f2(wall / iw).padStart(5)} | ${f2(apply / ia).padStart(12)} | ${f2(r.c.status / n).padStart(10)} | ${String(r.c.lists).padStart(5)} | ${f2(reqPerInt).padStart(7)} | ${`${f0(pct(lags, 50))} / ${f0(pct(lags, 95))} / ${f0(Math.max(...lags))}`.padStart(22)} | ${f0((100 * pct(lags, 50)) / t).padStart(4)}%`,
+    `${label.padEnd(34)} | ${f2(wall / 1000).padStart(7)} | ${f2(apply / 1000).padStart(7)} | ${f2(writes / 1000).padStart(8)} | ${f2(wall / iw).padStart(5)} | ${f2(apply / ia).padStart(12)} | ${f2(writes / iwr).padStart(13)} | ${f2(r.c.status / n).padStart(10)} | ${String(r.c.lists).padStart(5)} | ${f2(reqPerInt).padStart(7)} | ${`${f0(pct(lags, 50))} / ${f0(pct(lags, 95))} / ${f0(Math.max(...lags))}`.padStart(22)} | ${f0((100 * pct(lags, 50)) / t).padStart(4)}%`,
   );
-  return { label, n, wall, idealWall: iw, ratio: wall / iw, applyRatio: apply / ia, statusPerInt: r.c.status / n, lists: r.c.lists, reqPerInt, lagP50: pct(lags, 50), t };
+  return { label, n, wall, idealWall: iw, ratio: wall / iw, applyRatio: apply / ia, writesRatio: writes / iwr, statusPerInt: r.c.status / n, lists: r.c.lists, reqPerInt, lagP50: pct(lags, 50), t };
 };
 for (const n of SIZES) {
   const dir = await manifestsDir(n);
@@ -215,7 +230,7 @@ for (const n of SIZES) {
     await rm(dir, { recursive: true, force: true });
   }
 }
-console.log(`\nwarm runs: ratio to ideal (whole apply) max ${f2(Math.max(...rows.map((r) => r.ratio)))}, apply phase max ${f2(Math.max(...rows.map((r) => r.applyRatio)))}; status polls per integration mean ${f2(mean(rows.map((r) => r.statusPerInt)))}; requests per integration mean ${f2(mean(rows.map((r) => r.reqPerInt)))}; lag p50 max ${f0(Math.max(...rows.map((r) => (100 * r.lagP50) / r.t)))}% of T`);
+console.log(`\nwarm runs: ratio to ideal (whole apply) max ${f2(Math.max(...rows.map((r) => r.ratio)))}, apply phase max ${f2(Math.max(...rows.map((r) => r.applyRatio)))}, write phase max ${f2(Math.max(...rows.map((r) => r.writesRatio)))}; status polls per integration mean ${f2(mean(rows.map((r) => r.statusPerInt)))}; requests per integration mean ${f2(mean(rows.map((r) => r.reqPerInt)))}; lag p50 max ${f0(Math.max(...rows.map((r) => (100 * r.lagP50) / r.t)))}% of T`);
 // linearity in N (issue #26: 5,000-20,000 creates, T=50 ms, C=32, <= 1.3x the ideal, linear in N): per T and C,
 // the time per 1,000 integrations of the largest N against the smallest (1.00 = linear)
 for (const t of TRANSITIONS) {

@@ -278,6 +278,27 @@ describe('task dependencies', () => {
     });
   });
 
+  it('finds what a task waits for wherever it sits in the plan, in the plan\'s order, per integration', () => {
+    const deps = taskDependencies([
+      change({ resourceKind: 'DataSource', name: 'a-new', action: 'create', integration: { name: 'a', liveId: '1' } }),
+      change({ resourceKind: 'Integration', name: 'b', action: 'replace', liveId: '2' }),
+      change({ resourceKind: 'DataSource', name: 'a-old2', action: 'delete', liveId: '11', integration: { liveId: '1' } }),
+      change({ resourceKind: 'DataSource', name: 'b-old', action: 'delete', liveId: '21', integration: { name: 'b', liveId: '2' } }),
+      change({ resourceKind: 'DataSource', name: 'a-old1', action: 'delete', liveId: '10', integration: { name: 'a', liveId: '1' } }),
+      change({ resourceKind: 'Integration', name: 'c', action: 'delete', liveId: '3' }),
+      change({ resourceKind: 'DataSource', name: 'b-new', action: 'create', integration: { name: 'b', liveId: '2' } }),
+    ]);
+    expect(Object.fromEntries(deps)).toEqual({
+      'DataSource/a-new': ['DataSource/a-old2', 'DataSource/a-old1'],
+      'Integration/b': ['DataSource/b-old'],
+      'DataSource/a-old2': [],
+      'DataSource/b-old': [],
+      'DataSource/a-old1': [],
+      'Integration/c': [],
+      'DataSource/b-new': ['Integration/b', 'DataSource/b-old'],
+    });
+  });
+
   it('refuses a cycle (a planner bug) instead of waiting forever', () => {
     expect(() =>
       taskDependencies([

@@ -147,7 +147,7 @@ export function prepare(input: ApplyInput): StageResult<Prepared> {
   }
   const tuning = resolveTuning(input.tuning);
   const clock = input.clock ?? systemClock;
-  // Every request in flight, retry sleep and wait listens to the run's signals (more than the default ten).
+  // Every retry sleep and wait listens to the run's signals (more than the default ten; requests in flight share one listener).
   for (const s of [signal, forceSignal]) if (s) setMaxListeners(0, s);
   const api = signal || forceSignal ? input.api.withSignal(signal ?? new AbortController().signal, forceSignal) : input.api;
   const changes = actionable(plan);

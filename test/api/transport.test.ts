@@ -1,11 +1,12 @@
 /**
  * The transport (one HTTP attempt over undici's dispatch API) against real servers on 127.0.0.1: how a request
  * that waits for a connection ends at its timeout, one listener on the shutdown signal for all requests under
- * way, and the body read as UTF-8 text.
+ * way, the body read as UTF-8 text, and a connection cut in the middle of it.
  */
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpTransport, RequestTimeoutError } from '../../src/api/transport.js';
+import { isRetryableTransportError } from '../../src/api/retry.js';
 import { CancelledError } from '../../src/errors.js';
 import { sendJson, startServer, type TestServer } from './server.js';
 
@@ -85,6 +86,19 @@ describe('HttpTransport', () => {
     expect(res.text).toBe(text);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.headers['x-many']).toEqual(['a', 'b']);
+  });
+
+  it('a connection closed in the middle of the body fails with undici\'s error (a transient one), never a partial text', async () => {
+    server = await startServer((_req, res, { socket }) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"items":[');
+      setImmediate(() => socket.destroy());
+    });
+    transport = new HttpTransport(server.url);
+    const err = await get('/cut').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as { code?: string }).code).toBe('UND_ERR_SOCKET');
+    expect(isRetryableTransportError(err)).toBe(true);
   });
 
   it('an empty body is the empty string', async () => {

@@ -4,6 +4,7 @@
  */
 import { naturalKey } from '../kinds/registry.js';
 import type { IntegrationBody, LiveIntegration, LiveWebhook, WebhookInput } from './types.js';
+import { appendTo } from '../util/multimap.js';
 
 /** The live integration a create of `body` would have made (same type and natural key). */
 export function findCreatedIntegration(
@@ -40,10 +41,6 @@ export function splitCreatedWebhooks(
 /** Live webhooks grouped by name (names need not be unique), in list order. */
 export function webhooksByName(live: readonly LiveWebhook[]): Map<string, LiveWebhook[]> {
   const out = new Map<string, LiveWebhook[]>();
-  for (const w of live) {
-    const list = out.get(w.name);
-    if (list) list.push(w);
-    else out.set(w.name, [w]);
-  }
+  for (const w of live) appendTo(out, w.name, w);
   return out;
 }

@@ -64,7 +64,7 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   /** Settle with this error now, and stop the request: at once when it is under way, else unsent when it gets a connection. */
   abort(reason: Error): void {
-    if (this.settled || this.reason) return;
+    if (this.settled) return;
     this.reason = reason;
     this.controller?.abort(reason);
     this.fail(reason);

@@ -9,6 +9,7 @@
  *   prefix they free may be the one it takes).
  */
 import type { PlanChange } from '../plan/types.js';
+import { appendTo } from '../util/multimap.js';
 
 export const taskKey = (c: Pick<PlanChange, 'resourceKind' | 'name'>): string => `${c.resourceKind}/${c.name}`;
 
@@ -27,17 +28,12 @@ export function taskDependencies(changes: readonly PlanChange[]): Map<string, st
   // by the live id of the integration concerned, in the order of the changes: linear in the changes, not quadratic
   const dataSourceDeletes = new Map<string, string[]>();
   const integrationRemovals = new Map<string, string[]>();
-  const push = (m: Map<string, string[]>, k: string, v: string): void => {
-    const list = m.get(k);
-    if (list) list.push(v);
-    else m.set(k, [v]);
-  };
   for (const c of changes) {
     if (c.resourceKind === 'DataSource' && c.action === 'delete' && deletesDataSource(c) && c.integration?.liveId !== undefined) {
-      push(dataSourceDeletes, c.integration.liveId, taskKey(c));
+      appendTo(dataSourceDeletes, c.integration.liveId, taskKey(c));
     }
     if (c.resourceKind === 'Integration' && (c.action === 'delete' || c.action === 'replace') && c.liveId !== undefined) {
-      push(integrationRemovals, c.liveId, taskKey(c));
+      appendTo(integrationRemovals, c.liveId, taskKey(c));
     }
   }
   for (const c of changes) {

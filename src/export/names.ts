@@ -6,6 +6,7 @@
  * a hash of its natural key (docs/decisions.md "Export names").
  */
 import { hash } from 'node:crypto';
+import { appendTo } from '../util/multimap.js';
 
 export const MAX_NAME = 63;
 export const NAME_PATTERN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
@@ -37,11 +38,7 @@ const suffixOf = (key: string): string => hash('sha256', key, 'hex').slice(0, 6)
 export function assignNames(requests: readonly NameRequest[]): string[] {
   const bases = requests.map((r) => sanitizeName(r.base) || sanitizeName(r.fallback) || 'resource');
   const groups = new Map<string, number[]>();
-  bases.forEach((b, i) => {
-    const list = groups.get(b);
-    if (list) list.push(i);
-    else groups.set(b, [i]);
-  });
+  bases.forEach((b, i) => appendTo(groups, b, i));
   const out: string[] = [...bases];
   const taken = new Set(bases);
   for (const [base, members] of groups) {

@@ -10,6 +10,7 @@ import type { LiveWebhook } from '../api/types.js';
 import type { ManagedResource } from '../state/types.js';
 import { reason, warning, type PlanWarning } from './notes.js';
 import type { PlanOptions, ResourceChange } from './types.js';
+import { appendTo } from '../util/multimap.js';
 
 export interface DuplicateFindings {
   /** Deletes of govops' own extra copies (with --prune). */
@@ -36,11 +37,7 @@ export function findDuplicateWebhooks(
   const out: DuplicateFindings = { changes: [], warnings: [] };
   // The live ids of each name, in list order: one pass over the list, not one per managed name.
   const idsByName = new Map<string, string[]>();
-  for (const w of live) {
-    const ids = idsByName.get(w.name);
-    if (ids) ids.push(w.id);
-    else idsByName.set(w.name, [w.id]);
-  }
+  for (const w of live) appendTo(idsByName, w.name, w.id);
   for (const [name, keptId] of [...kept].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const extra = (idsByName.get(name) ?? []).filter((id) => id !== keptId && !owned.has(id));
     if (extra.length === 0) continue;

@@ -5,6 +5,7 @@
  */
 import type { ManagedResource } from '../state/types.js';
 import { problem, reason, type PlanProblem, type Reason } from './notes.js';
+import { appendTo } from '../util/multimap.js';
 
 export interface Match<L> {
   live?: L;
@@ -88,10 +89,7 @@ function lazyLiveByKey<D, L>(input: MatchInput<D, L>): () => Map<string, L[]> {
     if (byKey) return byKey;
     byKey = new Map<string, L[]>();
     for (const l of input.live) {
-      const k = input.keyOfLive(l);
-      const list = byKey.get(k);
-      if (list) list.push(l);
-      else byKey.set(k, [l]);
+      appendTo(byKey, input.keyOfLive(l), l);
     }
     return byKey;
   };

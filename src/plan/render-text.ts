@@ -2,6 +2,7 @@
 import { printableData, printableJson } from '../util/terminal.js';
 import { blockedBesidesManualStep } from './manual-steps.js';
 import type { FailedCreation, FieldChange, ManualStepGate, NotComparable, Plan, PlanSummary, ResourceChange } from './types.js';
+import { appendTo } from '../util/multimap.js';
 
 export interface TextOptions {
   color?: boolean;
@@ -147,7 +148,7 @@ function notesOf(c: ResourceChange): string[] {
 export function repeatedNotes(changes: readonly ResourceChange[]): Map<string, string[]> {
   const by = new Map<string, string[]>();
   for (const c of changes) {
-    for (const r of new Set(notesOf(c))) by.set(r, [...(by.get(r) ?? []), `${c.resourceKind}/${c.name}`]);
+    for (const r of new Set(notesOf(c))) appendTo(by, r, `${c.resourceKind}/${c.name}`);
   }
   for (const [r, names] of by) if (names.length < GROUPED_NOTE_MIN) by.delete(r);
   return by;

@@ -26,6 +26,26 @@ try {
   const req = `import { createRequire } from 'node:module';\nconst require = createRequire(${JSON.stringify(fileURLToPath(new URL('../package.json', import.meta.url)))});\n`;
   const floorHelp = join(dir, 'floor-help.mjs');
   await writeFile(floorHelp, `${req}process.stdout.write(require('commander').program.name('govops').description('GitOps').helpInformation());\n`);
+  // `floor --help, same text`: the same root help govops prints (its options, each command's term and description),
+  // built by commander alone from literal data (read here, in the bench, from govops' own summaries and version), so
+  // the child loads commander and nothing of govops. Its output must equal govops' (checked below).
+  const { COMMAND_SUMMARIES } = await import('../dist/cli/commands/summaries.js');
+  const { LOG_LEVELS } = await import('../dist/cli/log-levels.js');
+  const { GOVOPS_VERSION } = await import('../dist/cli/version.js');
+  const floorHelpText = join(dir, 'floor-help-text.mjs');
+  await writeFile(floorHelpText, `${req}const { Command, Option, Help } = require('commander');
+const S = ${JSON.stringify(COMMAND_SUMMARIES)};
+const root = new Command('govops')
+  .description('GitOps for the data-governance service: integrations and webhooks as YAML in Git')
+  .version(${JSON.stringify(GOVOPS_VERSION)})
+  .addOption(new Option('-o, --output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+  .addOption(new Option('--log-level <level>', 'log level (default: env GOVOPS_LOG_LEVEL, else warn; info for run and sandbox)').choices(${JSON.stringify(LOG_LEVELS)}))
+  .option('--no-color', 'disable colored output (color is used only on a TTY)')
+  .addOption(new Option('--state-key <name>', "the state's name in a PostgreSQL state shared by several deployments (default: default)").env('GOVOPS_STATE_KEY'));
+for (const [name, s] of Object.entries(S)) root.command(name).description(s.description);
+root.configureHelp({ subcommandTerm(cmd) { return Object.hasOwn(S, cmd.name()) ? S[cmd.name()].term : Help.prototype.subcommandTerm.call(this, cmd); } });
+root.parse(process.argv);
+`);
   const floorValidate = join(dir, 'floor-validate.mjs');
   const check = fileURLToPath(new URL('../dist/manifests/validators/manifest.object_store.generated.cjs', import.meta.url));
   await writeFile(floorValidate, `${req}import { readFileSync } from 'node:fs';
@@ -42,9 +62,12 @@ process.stdout.write(program.name('govops').name() + ': 1 valid\\n');
     '--help': [CLI, '--help'],
     'validate 1 file': [CLI, 'validate', one],
     'floor --help': [floorHelp],
+    'floor same help': [floorHelpText, '--help'],
     'floor validate': [floorValidate, one],
   };
   const env = { ...process.env, NO_COLOR: '1', GOVOPS_URL: '', GOVOPS_TOKEN: '' };
+  const helpOf = (args) => spawnSync(process.execPath, args, { env, encoding: 'utf8' }).stdout;
+  if (helpOf([floorHelpText, '--help']) !== helpOf([CLI, '--help'])) throw new Error('floor same help: not the text govops --help prints');
 
   // modules loaded (ESM, not node: builtins), once each
   const hooks = join(dir, 'hooks.mjs');
@@ -86,6 +109,7 @@ process.stdout.write(program.name('govops').name() + ': 1 valid\\n');
   const ratio = (k) => (med(runs[k].map((r) => r.cpu)) / bc).toFixed(2);
   console.log(`RATIO CPU vs node -e 0: --help ${ratio('--help')}x (target <= 1.3x), validate of 1 file ${ratio('validate 1 file')}x (target <= 1.6x)`);
   console.log(`floors (an ESM entry with the same libraries, nothing of govops): --help ${ratio('floor --help')}x, validate of 1 file ${ratio('floor validate')}x`);
+  console.log(`floor of the --help target (commander alone printing the same help text): ${ratio('floor same help')}x; govops --help / it: ${(med(runs['--help'].map((r) => r.cpu)) / med(runs['floor same help'].map((r) => r.cpu))).toFixed(2)}x`);
   console.log(`load average now: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
 } finally {
   await rm(dir, { recursive: true, force: true });

@@ -5,13 +5,13 @@
  */
 import { Help, type Command } from './commander.js';
 import { COMMAND_SUMMARIES, type CommandSummary } from './commands/summaries.js';
-import { rootProgram } from './root.js';
+import { rootCommand } from './root-command.js';
 
 const SUMMARIES: Readonly<Record<string, CommandSummary>> = COMMAND_SUMMARIES;
 
 /** The root and one entry per command (name, term and description only: no options, no action). */
 export function rootHelpProgram(): Command {
-  const root = rootProgram();
+  const root = rootCommand(); // (the hooks are the actions': no action runs here)
   for (const [name, summary] of Object.entries(SUMMARIES)) root.command(name).description(summary.description);
   return root.configureHelp({
     subcommandTerm(this: Help, cmd: Command): string {

@@ -6,14 +6,10 @@
  */
 import { Option, type Command } from './commander.js';
 import { DEFAULT_STATE_PATH } from '../state/types.js';
-import { DEFAULT_STATE_KEY, isPgLocation, parsePgLocation, withStateKey } from '../state/location.js';
+import { isPgLocation, parsePgLocation, withStateKey } from '../state/location.js';
 
 export function stateOption(purpose = 'govops state: a file path, or a postgres:// URL (env GOVOPS_STATE_URL)'): Option {
   return new Option('--state <path|url>', purpose).env('GOVOPS_STATE').default(DEFAULT_STATE_PATH);
-}
-
-export function stateKeyOption(): Option {
-  return new Option('--state-key <name>', `the state's name in a PostgreSQL state shared by several deployments (default: ${DEFAULT_STATE_KEY})`).env('GOVOPS_STATE_KEY');
 }
 
 /**

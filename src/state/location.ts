@@ -7,8 +7,9 @@
  */
 import { UserError } from '../errors.js';
 import { registerSecrets } from '../util/redact.js';
+import { DEFAULT_STATE_KEY } from './types.js';
 
-export const DEFAULT_STATE_KEY = 'default';
+export { DEFAULT_STATE_KEY };
 
 export interface PgLocation {
   /** The URL given to the driver (no fragment). */

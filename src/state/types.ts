@@ -5,6 +5,8 @@ export const STATE_VERSION = 1;
 
 /** Where the state file is by default (here, not in store.ts: `govops --help` shows it without loading the store). */
 export const DEFAULT_STATE_PATH = '.govops/state.json';
+/** The state key of a PostgreSQL state when none is given (`--state-key`, GOVOPS_STATE_KEY; location.ts). */
+export const DEFAULT_STATE_KEY = 'default';
 
 export interface ManagedResource {
   kind: 'Integration' | 'Webhook' | 'DataSource';

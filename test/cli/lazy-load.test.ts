@@ -87,6 +87,8 @@ describe('lazy loading of command modules', () => {
     expect(files).not.toContain('cli/program.js');
     // the fatal error line is loaded when there is an error only (see the plan case below)
     expect(files).not.toContain('cli/fatal.js');
+    // nor the root's hooks and what they need (src/cli/root-command.ts): the state location, errors, the redactor
+    for (const hook of ['cli/root.js', 'cli/state-option.js', 'state/location.js', 'errors.js', 'util/redact.js']) expect(files).not.toContain(hook);
     for (const heavy of ['log.js', 'cli/connection.js', 'cli/context.js', 'api/', 'sandbox/', 'daemon/', 'reconcile/', 'manifests/']) {
       expect(files.filter((f) => f.startsWith(heavy))).toEqual([]);
     }

@@ -9,8 +9,6 @@ import { UserError } from '../errors.js';
 import { registerSecrets } from '../util/redact.js';
 import { DEFAULT_STATE_KEY } from './types.js';
 
-export { DEFAULT_STATE_KEY };
-
 export interface PgLocation {
   /** The URL given to the driver (no fragment). */
   connectionString: string;

@@ -194,7 +194,9 @@ export function schedule(input: ApplyInput, p: Prepared): StageResult<Schedule> 
   } catch (cause) {
     return { ok: false, failure: { stage: 'schedule', reason: 'dependencyCycle', cause } };
   }
-  const queue = new Slots(p.tuning.concurrency);
+  // lists are spaced more while dry runs and writes hold or wait for slots (poller.ts, IDLE_LIST_SPACING)
+  const queue = new Slots(p.tuning.concurrency, () => p.poller.writesIdle());
+  p.poller.watchWrites(() => queue.pending > 0 || queue.size > 0);
   const enqueue = <T>(fn: () => Promise<T>): Promise<T> => queue.add(fn, { priority: BATCH_PRIORITY });
   const batch = new WebhookBatch(
     p.changes.filter(joinsWebhookBatch).map((c) => c.name),

@@ -11,7 +11,11 @@ export class Slots {
   private waiting = 0;
   private idle: Array<() => void> = [];
 
-  constructor(readonly concurrency: number) {
+  /** @param becameIdle called each time the last running call ends with none waiting. */
+  constructor(
+    readonly concurrency: number,
+    private readonly becameIdle?: () => void,
+  ) {
     if (!(concurrency >= 1)) throw new RangeError(`concurrency must be at least 1 (got ${concurrency})`);
   }
 
@@ -76,7 +80,8 @@ export class Slots {
   private release(): void {
     this.running--;
     while (this.running < this.concurrency && this.waiting > 0) this.dequeue()();
-    if (this.running === 0 && this.waiting === 0 && this.idle.length > 0) {
+    if (this.running === 0 && this.waiting === 0) {
+      this.becameIdle?.();
       const idle = this.idle;
       this.idle = [];
       for (const resolve of idle) resolve();

@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import type { IntegrationBody } from '../../src/api/types.js';
-import { CAPPED_LIST_FACTOR, LIST_BYTES_PER_ITEM, LIST_SPACING, Poller, ROUND_TRIP_BYTES, STATUS_BYTES, listCheaper, listSooner, type PollerOptions } from '../../src/apply/poller.js';
+import { CAPPED_LIST_FACTOR, IDLE_LIST_SPACING, LIST_BYTES_PER_ITEM, LIST_SPACING, Poller, ROUND_TRIP_BYTES, STATUS_BYTES, listCheaper, listSooner, type PollerOptions } from '../../src/apply/poller.js';
 import { TransitionStats, bestFit } from '../../src/apply/transitions.js';
 import { CancelledError, ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
@@ -403,6 +403,51 @@ describe('status poller', () => {
     expect(sent[2]! - (sent[1]! + 40)).toBeGreaterThanOrEqual(LIST_SPACING * 40);
     // meanwhile the due polls waited for the next list, not one status request each
     expect(allStatusPolls()).toBe(0);
+    sandbox.setStuckTransitions(false);
+    sandbox.finishTransitions();
+    expect(await clock.runUntil(waiting)).toEqual(ids.map(() => 'enabled'));
+  });
+
+  it(`once no write runs or waits, lists are spaced by ${IDLE_LIST_SPACING} round trips, not ${LIST_SPACING}`, async () => {
+    const ids = seed(10_000, 2_000);
+    const p = makePoller({ api: listsTaking(40), listThreshold: 4, listSize: 10_000, minMs: 20, ratePerSec: 100_000 });
+    p.watchWrites(() => false);
+    const startedAt = clock.now();
+    const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
+    await clock.runUntil(() => lists() >= 3);
+    const sent = tracked.calls.filter((c) => c.method === 'listIntegrationStatuses').map((c) => c.at);
+    for (const i of [1, 2]) {
+      const gap = sent[i]! - (sent[i - 1]! + 40);
+      expect(gap).toBeGreaterThanOrEqual(IDLE_LIST_SPACING * 40);
+      expect(gap).toBeLessThan(LIST_SPACING * 40);
+    }
+    expect(allStatusPolls()).toBe(0);
+    sandbox.setStuckTransitions(false);
+    sandbox.finishTransitions();
+    expect(await clock.runUntil(waiting)).toEqual(ids.map(() => 'enabled'));
+  });
+
+  it('when the writes stop (writesIdle), a list held back by the longer spacing goes after the shorter one', async () => {
+    const ids = seed(10_000, 2_000);
+    const p = makePoller({ api: listsTaking(40), listThreshold: 4, listSize: 10_000, minMs: 20, ratePerSec: 100_000 });
+    let busy = true;
+    p.watchWrites(() => busy);
+    const startedAt = clock.now();
+    const waiting = Promise.all(ids.map((id) => p.wait({ id, type: 'object_store', op: 'create', startedAt })));
+    await clock.runUntil(() => lists() >= 1 && !tracked.busy());
+    const first = tracked.calls.find((c) => c.method === 'listIntegrationStatuses')!.at;
+    // the writes end 100 ms after the first list came back: 3 round trips (120 ms) are not over by then, 8 would be 320
+    let listsWhenIdle = -1;
+    clock.setTimeout(() => {
+      listsWhenIdle = lists();
+      busy = false;
+      p.writesIdle();
+    }, first + 40 + 100 - clock.now());
+    await clock.runUntil(() => lists() >= 2);
+    expect(listsWhenIdle).toBe(1);
+    const second = tracked.calls.filter((c) => c.method === 'listIntegrationStatuses')[1]!.at;
+    expect(second - (first + 40)).toBeGreaterThanOrEqual(IDLE_LIST_SPACING * 40);
+    expect(second - (first + 40)).toBeLessThan(LIST_SPACING * 40);
     sandbox.setStuckTransitions(false);
     sandbox.finishTransitions();
     expect(await clock.runUntil(waiting)).toEqual(ids.map(() => 'enabled'));

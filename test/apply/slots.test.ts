@@ -17,6 +17,29 @@ const ticks = async (): Promise<void> => {
 };
 
 describe('Slots (the apply concurrency limit)', () => {
+  it('tells when it becomes idle: the last running call ended and none waits (the poller spaces its lists less then)', async () => {
+    let idle = 0;
+    const slots = new Slots(1, () => idle++);
+    const gates = [gate(), gate()];
+    const results = gates.map((g) => slots.add(() => g.promise));
+    gates[0]!.open('a');
+    await results[0];
+    await ticks();
+    expect(idle).toBe(0); // the second call took the slot
+    gates[1]!.fail(new Error('refused'));
+    await expect(results[1]).rejects.toThrow('refused');
+    await ticks();
+    expect(idle).toBe(1);
+    // busy again, idle again
+    const third = gate();
+    const r3 = slots.add(() => third.promise);
+    expect(idle).toBe(1);
+    third.open('c');
+    await r3;
+    await ticks();
+    expect(idle).toBe(2);
+  });
+
   it('runs at most `concurrency` calls at once, the next one as soon as a slot is free', async () => {
     const slots = new Slots(2);
     const gates = [gate(), gate(), gate()];

@@ -196,7 +196,7 @@ export function schedule(input: ApplyInput, p: Prepared): StageResult<Schedule> 
   }
   // lists are spaced more while dry runs and writes hold or wait for slots (poller.ts, IDLE_LIST_SPACING)
   const queue = new Slots(p.tuning.concurrency, () => p.poller.writesIdle());
-  p.poller.watchWrites(() => queue.pending > 0 || queue.size > 0);
+  p.poller.watchWrites(() => !queue.idle);
   const enqueue = <T>(fn: () => Promise<T>): Promise<T> => queue.add(fn, { priority: BATCH_PRIORITY });
   const batch = new WebhookBatch(
     p.changes.filter(joinsWebhookBatch).map((c) => c.name),

@@ -355,9 +355,9 @@ export class Poller implements StatusWaiter {
   }
 
   /** No list before then: the last one's round trip times the spacing, never more than the longest poll interval. */
-  private listReadyAt(writesBusy: boolean): number {
+  private listReadyAt(busy: boolean): number {
     if (this.listEndedAt === undefined || this.listMs === undefined) return 0;
-    const spacing = writesBusy ? LIST_SPACING : IDLE_LIST_SPACING;
+    const spacing = busy ? LIST_SPACING : IDLE_LIST_SPACING;
     return this.listEndedAt + Math.min(spacing * this.listMs, this.o.maxMs);
   }
 

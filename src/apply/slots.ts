@@ -9,7 +9,7 @@ export class Slots {
   /** Waiting calls per priority, highest priority first; each a FIFO read from `head`. */
   private readonly levels: Array<{ priority: number; calls: Array<() => void>; head: number }> = [];
   private waiting = 0;
-  private idle: Array<() => void> = [];
+  private onIdleResolvers: Array<() => void> = [];
 
   /** @param becameIdle called each time the last running call ends with none waiting. */
   constructor(
@@ -27,6 +27,11 @@ export class Slots {
   /** Calls waiting for a slot. */
   get size(): number {
     return this.waiting;
+  }
+
+  /** No call runs and none waits. */
+  get idle(): boolean {
+    return this.running === 0 && this.waiting === 0;
   }
 
   /**
@@ -61,8 +66,8 @@ export class Slots {
 
   /** Resolves once no call runs and none waits. */
   onIdle(): Promise<void> {
-    if (this.running === 0 && this.waiting === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => this.idle.push(resolve));
+    if (this.idle) return Promise.resolve();
+    return new Promise<void>((resolve) => this.onIdleResolvers.push(resolve));
   }
 
   private enqueue(priority: number, start: () => void): void {
@@ -80,11 +85,11 @@ export class Slots {
   private release(): void {
     this.running--;
     while (this.running < this.concurrency && this.waiting > 0) this.dequeue()();
-    if (this.running === 0 && this.waiting === 0) {
+    if (this.idle) {
       this.becameIdle?.();
-      const idle = this.idle;
-      this.idle = [];
-      for (const resolve of idle) resolve();
+      const resolvers = this.onIdleResolvers;
+      this.onIdleResolvers = [];
+      for (const resolve of resolvers) resolve();
     }
   }
 

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HttpTransport, RequestTimeoutError } from '../../src/api/transport.js';
 import { isRetryableTransportError } from '../../src/api/retry.js';
 import { CancelledError } from '../../src/errors.js';
+import { latch } from '../helpers/latch.js';
 import { sendJson, startServer, type TestServer } from './server.js';
 
 let server: TestServer | undefined;
@@ -23,24 +24,22 @@ const get = (path: string, extra: { timeoutMs?: number; signal?: AbortSignal } =
 
 describe('HttpTransport', () => {
   it('a request still waiting for a connection fails at its own timeout, and is never sent', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let holding!: () => void;
-    const held = new Promise<void>((r) => (holding = r));
+    const released = latch();
+    const held = latch();
     server = await startServer(async (req, res) => {
       if (req.url === '/hold') {
-        holding();
-        await released;
+        held.open();
+        await released.reached;
       }
       sendJson(res, 200, { path: req.url });
     });
     transport = new HttpTransport(server.url, { connections: 1 });
     const first = get('/hold');
-    await held; // the only connection is busy: the next request waits in the pool's queue
+    await held.reached; // the only connection is busy: the next request waits in the pool's queue
     // It fails at its timeout while the connection is still busy (before, it failed only once it got the connection).
     const err = await get('/queued', { timeoutMs: 50 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RequestTimeoutError);
-    release();
+    released.open();
     expect((await first).status).toBe(200);
     // The queue is first in, first out: the timed-out request reaches the connection before this one, and is dropped.
     expect(JSON.parse((await get('/after')).text)).toEqual({ path: '/after' });
@@ -49,17 +48,16 @@ describe('HttpTransport', () => {
 
   it('all requests under way on one shutdown signal share one listener; aborting it ends each with CancelledError', async () => {
     let arrived = 0;
-    let allArrived!: () => void;
-    const five = new Promise<void>((r) => (allArrived = r));
+    const five = latch();
     server = await startServer(async (_req, res) => {
-      if (++arrived === 5) allArrived();
+      if (++arrived === 5) five.open();
       await new Promise<void>(() => undefined); // never answers
       sendJson(res, 200, {});
     });
     transport = new HttpTransport(server.url, { connections: 8 });
     const force = new AbortController();
     const sent = Array.from({ length: 5 }, (_, i) => get(`/r${i}`, { signal: force.signal }).catch((e: unknown) => e));
-    await five;
+    await five.reached;
     expect(getEventListeners(force.signal, 'abort')).toHaveLength(1);
     force.abort();
     const errors = await Promise.all(sent);

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { ErrorCode, UserError } from '../../src/errors.js';
+import { latch } from '../helpers/latch.js';
 import { sendJson, startServer, type TestServer } from './server.js';
 
 let server: TestServer | undefined;
@@ -18,14 +19,12 @@ afterEach(async () => {
 
 describe('write gate', () => {
   it('a write queued behind a busy connection is checked again when it leaves: refused unsent once the gate closed', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((r) => (release = r));
-    let listing!: () => void;
-    const listStarted = new Promise<void>((r) => (listing = r));
+    const released = latch();
+    const listStarted = latch();
     server = await startServer(async (req, res) => {
       if (req.method === 'GET') {
-        listing();
-        await released;
+        listStarted.open();
+        await released.reached;
         sendJson(res, 200, []);
         return;
       }
@@ -44,11 +43,11 @@ describe('write gate', () => {
       },
     });
     const list = client.listIntegrations();
-    await listStarted; // the only connection is busy: the next request waits in the pool's queue
+    await listStarted.reached; // the only connection is busy: the next request waits in the pool's queue
     const write = client.deleteIntegration('7', undefined);
     const writeFailed = write.then(() => undefined, (err: unknown) => err);
     open = false; // the lease is lost while the write waits
-    release();
+    released.open();
     await list;
     const err = await writeFailed;
     expect(err).toBeInstanceOf(UserError);

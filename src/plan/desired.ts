@@ -42,6 +42,41 @@ function holderOf(root: unknown, path: string): { holder: Record<string, unknown
 
 const asSecretString = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
+/** The hashing a desired resource's spec hash is worked out with, until it is (then its hash). */
+const hashInputs = new WeakMap<object, Hashing>();
+const specHashes = new WeakMap<object, string>();
+
+/**
+ * The spec hash: the canonical JSON of kind and body, each secret written as its fingerprint (substituted while
+ * writing, the body neither changed nor copied for it), digested. Worked out once per resource.
+ */
+function specHashOf(d: DesiredResource): string {
+  let hash = specHashes.get(d);
+  if (hash !== undefined) return hash;
+  const hashing = hashInputs.get(d);
+  if (!hashing) throw new Error('spec hash of an object toDesired did not make');
+  const subs = new Map<object, Map<string, unknown>>();
+  for (const p of d.secretPaths) {
+    const at = holderOf(d.body, p)!;
+    const inHolder = subs.get(at.holder);
+    const value = `fingerprint:${d.fingerprints[p]}`;
+    if (inHolder) inHolder.set(at.key, value);
+    else subs.set(at.holder, new Map([[at.key, value]]));
+  }
+  hash = hashing.digest(canonicalJson({ kind: d.kind, body: d.body }, subs));
+  specHashes.set(d, hash);
+  hashInputs.delete(d);
+  return hash;
+}
+
+const SPEC_HASH: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: DesiredResource) {
+    return specHashOf(this);
+  },
+};
+
 /**
  * @param manifest the manifest with secret references replaced by their values
  * @param secretPaths paths of secret values as `resolveSecrets` reports them (`spec.config.password`)
@@ -71,9 +106,6 @@ export function toDesired(
   }
   sensitiveLeaves('config', (body as { config?: unknown }).config, paths);
   const fingerprints: Record<string, string> = {};
-  // The spec is hashed with each secret replaced by its fingerprint: substituted while hashing, the body
-  // neither changed nor copied for it.
-  const subs = new Map<object, Map<string, unknown>>();
   const kept: string[] = [];
   for (const p of [...paths].sort()) {
     const at = holderOf(body, p);
@@ -81,17 +113,16 @@ export function toDesired(
     if (at === undefined || v === undefined) continue;
     kept.push(p);
     fingerprints[p] = hashing.fingerprint(asSecretString(v));
-    const inHolder = subs.get(at.holder);
-    if (inHolder) inHolder.set(at.key, `fingerprint:${fingerprints[p]}`);
-    else subs.set(at.holder, new Map([[at.key, `fingerprint:${fingerprints[p]}`]]));
   }
   // Built in one object (same properties, same order as ever), not spread from a base object. The spec hash is
   // worked out when first read (the ledger's record, stale checks of old entries, preview ownership): a plan in
-  // sync reads none of 10,000. Same value as made here at once, since nothing changes a desired body once made.
-  const d = { name: manifest.metadata.name, source: src, secretPaths: kept, fingerprints, specHash: '', deleteRequested } as DesiredResource;
-  const kind = manifest.kind;
-  let specHash: string | undefined;
-  Object.defineProperty(d, 'specHash', { enumerable: true, configurable: true, get: () => (specHash ??= hashing.digest(canonicalJson({ kind, body }, subs))) });
+  // sync reads none of 10,000. It is an own enumerable property (a spread or JSON copies it) through one getter
+  // shared by every desired resource, so the objects keep a shared shape (a getter per object made each one a
+  // dictionary, ~1.5 KB a resource at 10,000: issue #26); the hashing is kept beside the object until then.
+  const d = { name: manifest.metadata.name, source: src, secretPaths: kept, fingerprints } as DesiredResource;
+  hashInputs.set(d, hashing);
+  Object.defineProperty(d, 'specHash', SPEC_HASH);
+  d.deleteRequested = deleteRequested;
   if (suspended) d.suspended = suspended;
   if (ignoreFields.length) d.ignoreFields = ignoreFields;
   d.kind = manifest.kind;

@@ -95,4 +95,23 @@ describe('spec hash and canonical JSON with substitutions', () => {
     expect({ ...d }.specHash).toBe(hash);
     expect(digested).toHaveLength(1);
   });
+
+  it('is one getter shared by every desired resource, each hashed with its own hashing (a getter per object costs ~1 KB each)', () => {
+    const other = { fingerprint: HASH.fingerprint, digest: (text: string) => `other:${HASH.digest(text)}` };
+    const m = (name: string): IntegrationManifest => ({
+      apiVersion: 'govops/v1',
+      kind: 'Integration',
+      metadata: { name },
+      spec: { type: 'cloud_warehouse', autoBootstrap: true, config: { host: `${name}.example.com`, username: 'svc', password: 'pw-1' } },
+    });
+    const src = { file: 'm.yaml', line: 1, column: 1 };
+    const a = toDesired(m('a'), src, ['spec.config.password'], HASH, true);
+    const b = toDesired(m('b'), src, ['spec.config.password'], other, true);
+    const getter = (d: object) => Object.getOwnPropertyDescriptor(d, 'specHash')?.get;
+    expect(getter(a)).toBeTypeOf('function');
+    expect(getter(b)).toBe(getter(a));
+    expect(Object.getOwnPropertyDescriptor(a, 'specHash')?.enumerable).toBe(true);
+    expect(a.specHash).toBe(specHashByCopy('Integration', a.body as unknown as Record<string, unknown>, a.fingerprints));
+    expect(b.specHash).toBe(`other:${specHashByCopy('Integration', b.body as unknown as Record<string, unknown>, b.fingerprints)}`);
+  });
 });

@@ -3,7 +3,7 @@ import type { LiveIntegration } from '../api/types.js';
 import { ERROR_STATUSES } from '../service/kinds.js';
 import { NON_EDITABLE, SCRIPT_KINDS, deletePayloadRequired, isConfigless, isSensitiveKey, type IntegrationType } from '../kinds/registry.js';
 import type { ManagedResource } from '../state/types.js';
-import { diffObjects, sameObjects, sameValue, type DiffContext } from './diff.js';
+import { createdFields, diffObjects, sameObjects, sameValue, type DiffContext } from './diff.js';
 import { configPaths, withoutPaths } from './ignore.js';
 import type { Match } from './match.js';
 import { comparable, sameComparable, withShapeDefaults, type ConfigShapes, type Normalise } from './shape.js';
@@ -115,7 +115,8 @@ export function creationFields(shapes: ConfigShapes, d: DesiredIntegration): Fie
   if (d.body.autoBootstrap !== undefined) {
     out.push({ path: 'autoBootstrap', after: d.body.autoBootstrap, sensitive: false, forcesReplace: false });
   }
-  if (!isConfigless(d.body.type)) diffObjects('config', withShapeDefaults(shapes, d.body.type, d.body.config), {}, ctx, out);
+  // withShapeDefaults makes a private copy: its leaves become the changes' values
+  if (!isConfigless(d.body.type)) createdFields('config', withShapeDefaults(shapes, d.body.type, d.body.config), ctx, out);
   return out;
 }
 

@@ -1,7 +1,7 @@
 /** The in-sync check of the diff (sameObjects): never says "same" where diffObjects would report anything. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { diffObjects, sameObjects, type DiffContext } from '../../src/plan/diff.js';
+import { createdFields, diffObjects, sameObjects, type DiffContext } from '../../src/plan/diff.js';
 import { isSensitiveKey } from '../../src/kinds/registry.js';
 import { MASK } from '../../src/service/kinds.js';
 
@@ -49,5 +49,42 @@ describe('sameObjects', () => {
     expect(sameObjects('config', desired, { ...live, extra: 1 }, context({ 'config.password': 'pw' }), isSensitiveKey)).toBe(false);
     expect(sameObjects('config', desired, { ...live, list: ['b', 'a'] }, context({ 'config.password': 'pw' }), isSensitiveKey)).toBe(false);
     expect(sameObjects('config', desired, { ...live, audit: { enabled: true } }, context({ 'config.password': 'pw' }), isSensitiveKey)).toBe(false);
+  });
+});
+
+describe('createdFields', () => {
+  const withObjects = fc.letrec((tie) => ({
+    tree: fc.dictionary(
+      fc.constantFrom(...KEYS),
+      fc.oneof({ depthSize: 'small' }, leaf, fc.array(fc.dictionary(fc.constantFrom('password', 'x'), fc.constantFrom('a', 1, MASK)), { maxLength: 2 }), tie('tree')),
+      { maxKeys: 5 },
+    ),
+  })).tree;
+
+  it('lists what diffObjects lists against an empty live side: same paths, order, values, secrets (random configs)', () => {
+    fc.assert(
+      fc.property(withObjects, fc.dictionary(fc.constantFrom('config.password', 'config.token', 'config.audit.password'), leaf), (a, recorded) => {
+        const value = a as Record<string, unknown>;
+        const before = structuredClone(value);
+        const expectedCtx = context(recorded);
+        const expected = diffObjects('config', structuredClone(value), {}, expectedCtx);
+        const ctx = context(recorded);
+        expect(createdFields('config', value, ctx)).toEqual(expected);
+        expect(ctx.notComparable).toEqual(expectedCtx.notComparable);
+        expect(value).toEqual(before); // read, never changed
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('appends to the list it is given, and lists a masked value or an array holding a secret as sensitive, without its value', () => {
+    const ctx = context({});
+    const out = createdFields('config', { b: [{ password: 'x' }], a: MASK, c: { d: 1 } }, { ...ctx, compareSecret: () => 'changed' }, [{ path: 'type', after: 't', sensitive: false, forcesReplace: false }]);
+    expect(out).toEqual([
+      { path: 'type', after: 't', sensitive: false, forcesReplace: false },
+      { path: 'config.a', sensitive: true, forcesReplace: false },
+      { path: 'config.b', sensitive: true, forcesReplace: false },
+      { path: 'config.c.d', after: 1, sensitive: false, forcesReplace: false },
+    ]);
   });
 });

@@ -249,7 +249,7 @@ class JoinDataSourceBatch implements Step {
   /** The integration's live id: recorded by its task in this apply (created, replaced), else the plan's. */
   private integrationId(ctx: StepContext): string {
     const name = this.change.integration?.name;
-    const entry = name === undefined ? undefined : ctx.ledger.current.resources.find((r) => r.kind === 'Integration' && r.name === name);
+    const entry = name === undefined ? undefined : ctx.ledger.get('Integration', name);
     const id = entry && entry.id !== '' && !entry.pending ? entry.id : this.change.integration?.liveId;
     if (id === undefined || id === '') {
       throw new ApplyFailure(ErrorCode.blocked, `the live id of Integration/${name ?? '?'} is not known: the data source waits for the next run`);

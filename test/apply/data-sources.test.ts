@@ -3,7 +3,8 @@
  * integration on create, before it on delete), one create request per integration, adoption, drift, prune,
  * the mass-deletion guard, interrupted runs, and a service without data sources.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Ledger } from '../../src/apply/ledger.js';
 import type { Plan } from '../../src/plan/types.js';
 import { dataSourceManifest as source, objectStoreManifest as store } from '../helpers/manifests.js';
 import { rig, type Rig } from './inproc.js';
@@ -44,6 +45,28 @@ describe('data sources through the engine', () => {
     expect(again.ok).toBe(true);
     expect(again.changed).toBe(false);
     expect(writes(w)).toEqual([]);
+  });
+
+  it('a data source finds its integration\'s id by name in the ledger: copies of the whole state do not grow with the data sources (issue #26)', async () => {
+    // Each data source used to copy the whole state (`ledger.current`) and search it: quadratic at 10,000 + 10,000.
+    const copies = async (n: number): Promise<number> => {
+      w = await rig({ transitionMs: 10 });
+      await w.write('store.yaml', store('raw', 's3://raw/'));
+      await w.write('ds.yaml', Array.from({ length: n }, (_, i) => source(`ds-${i}`, 'raw', `s3://raw/p${i}/`)).join('---\n'));
+      const spy = vi.spyOn(Ledger.prototype, 'current', 'get');
+      try {
+        const r = await w.run();
+        expect(r.ok, r.error).toBe(true);
+        expect(w.sandbox.dataSources.size).toBe(n);
+        expect((await w.state()).resources.filter((e) => e.kind === 'DataSource' && e.id !== '' && !e.pending)).toHaveLength(n);
+        return spy.mock.calls.length;
+      } finally {
+        spy.mockRestore();
+        await w.close();
+        w = undefined;
+      }
+    };
+    expect(await copies(8)).toBe(await copies(1));
   });
 
   it('adds and removes prefixes; removing needs --prune; the guard counts data sources', async () => {

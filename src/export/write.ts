@@ -7,11 +7,14 @@ import { link, lstat, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'no
 import path from 'node:path';
 import { yamlLib } from '../manifests/yaml-lib.js';
 import { UserError } from '../errors.js';
+import { eachLimit } from '../util/map-limit.js';
 import { printable } from '../util/terminal.js';
 import type { ExportedResource, ExportKind, SecretVariable } from './resources.js';
 
 /** A file name with no folder part and no control or invisible character. */
 const PLAIN_FILE = /^[A-Za-z0-9._-]+$/;
+/** Files written (and placed) at a time: as many as the manifest loader reads. */
+const FILE_CONCURRENCY = 32;
 
 export type Layout = 'resource' | 'kind';
 export const ENV_TEMPLATE = 'secrets.env.template';
@@ -126,32 +129,36 @@ export async function commitExport(prepared: PreparedExport): Promise<string[]> 
   if (files.size === 0) return [];
   const staging = await mkdtemp(path.join(path.dirname(dir), `.${path.basename(dir)}.govops-export-`));
   const placed: string[] = [];
-  try {
-    for (const [name, content] of files) await writeFile(path.join(staging, name), content, { flag: 'wx', mode: 0o644 });
-    // the template last: it is the one file an export may replace without --force
-    const order = [...files.keys()].sort((a, b) => Number(a === ENV_TEMPLATE) - Number(b === ENV_TEMPLATE));
-    for (const name of order) {
-      const file = path.join(dir, name);
-      if (force || name === ENV_TEMPLATE) await rename(path.join(staging, name), file);
-      else {
-        try {
-          await link(path.join(staging, name), file);
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw exists$(file);
-          throw err;
-        }
+  const place = async (name: string): Promise<void> => {
+    const file = path.join(dir, name);
+    if (force || name === ENV_TEMPLATE) await rename(path.join(staging, name), file);
+    else {
+      try {
+        await link(path.join(staging, name), file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw exists$(file);
+        throw err;
       }
-      placed.push(file);
     }
+    placed.push(file);
+  };
+  // the template last: it is the one file an export may replace without --force
+  const manifests = [...files.keys()].filter((name) => name !== ENV_TEMPLATE);
+  const order = files.has(ENV_TEMPLATE) ? [...manifests, ENV_TEMPLATE] : manifests;
+  try {
+    // FILE_CONCURRENCY at a time (one after the other, 15,000 files took seconds of file-system round trips)
+    await eachLimit([...files.keys()], FILE_CONCURRENCY, (name) => writeFile(path.join(staging, name), files.get(name)!, { flag: 'wx', mode: 0o644 }));
+    await eachLimit(manifests, FILE_CONCURRENCY, place);
+    if (files.has(ENV_TEMPLATE)) await place(ENV_TEMPLATE);
   } catch (err) {
     // only new manifests are removed: a file replaced by --force or the merged template cannot be restored,
-    // and they are placed last or only with --force
+    // and they are placed last or only with --force. Every placement under way has finished (eachLimit).
     if (!force) await Promise.all(placed.filter((f) => path.basename(f) !== ENV_TEMPLATE).map((f) => rm(f, { force: true })));
     throw err;
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  return placed;
+  return order.map((name) => path.join(dir, name));
 }
 
 /** Check, then write the files under `dir` (created when missing). Refuses to replace an existing file unless `force`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapLimit } from '../../src/util/map-limit.js';
+import { eachLimit, mapLimit } from '../../src/util/map-limit.js';
 
 /** A call that finishes when the test releases it, so the calls in flight can be counted. */
 function gated<T>(): { calls: Array<{ item: T; release: () => void }>; fn: (item: T) => Promise<T> } {
@@ -36,5 +36,36 @@ describe('mapLimit', () => {
 
   it('a rejection rejects the whole', async () => {
     await expect(mapLimit([1, 2, 3], 2, (n) => (n === 2 ? Promise.reject(new Error('two')) : Promise.resolve(n)))).rejects.toThrow('two');
+  });
+});
+
+describe('eachLimit', () => {
+  it('never more than the limit in flight; after a failure starts nothing more and rejects only once the calls under way finished', async () => {
+    const calls: Array<{ item: number; settle: (err?: Error) => void }> = [];
+    const fn = (item: number) => new Promise<void>((resolve, reject) => calls.push({ item, settle: (err) => (err ? reject(err) : resolve()) }));
+    let outcome: unknown = 'pending';
+    const done = eachLimit([1, 2, 3, 4, 5], 2, fn).then(
+      () => (outcome = 'resolved'),
+      (err: unknown) => (outcome = err),
+    );
+    await flush();
+    expect(calls.map((c) => c.item)).toEqual([1, 2]);
+    calls[0]!.settle(new Error('one'));
+    await flush();
+    expect(calls.map((c) => c.item)).toEqual([1, 2]); // nothing new starts after the failure
+    expect(outcome).toBe('pending'); // 2 is still under way
+    calls[1]!.settle();
+    await done;
+    expect((outcome as Error).message).toBe('one');
+    expect(calls.map((c) => c.item)).toEqual([1, 2]);
+  });
+
+  it('runs every item when none fails; no items: no call', async () => {
+    const seen: number[] = [];
+    await eachLimit([1, 2, 3, 4, 5], 2, async (n) => {
+      seen.push(n);
+    });
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+    await eachLimit([], 32, () => Promise.reject(new Error('called')));
   });
 });

@@ -7,7 +7,7 @@ import { commitExport, ENV_TEMPLATE, prepareExport, renderExport, type PreparedE
 import { configShapes } from '../../manifests/shapes.js';
 import { isTargeted, parseTargets } from '../../plan/target.js';
 import { withStateLock } from '../../state/lock.js';
-import { loadState, putResource, saveState } from '../../state/store.js';
+import { loadState, saveState } from '../../state/store.js';
 import type { GovopsState as State, ManagedResource } from '../../state/types.js';
 import { printable } from '../../util/terminal.js';
 import { clientFromOptions } from '../connection.js';
@@ -43,21 +43,33 @@ function selection(flags: ExportFlags): ((r: ExportedResource) => boolean) | und
 
 /**
  * The state with the exported resources recorded as adopted, as `govops state adopt --id` does for one (pure).
- * Throws when one of them is already managed under another name or id: nothing is recorded then.
+ * Throws when one of them is already managed under another name or id: nothing is recorded then. The state's
+ * entries are looked up by (kind, id) and (kind, name) in maps made once (each lookup scanned the state, and each
+ * addition copied it: quadratic in an export of 10,000).
  */
 function withAdoptions(state: State, resources: readonly ExportedResource[], now: string): { state: State; added: number } {
-  let next = state;
-  let added = 0;
+  const key = (kind: string, x: string): string => `${kind}\0${x}`;
+  // the first entry of each id and of each name, as a scan in the state's order finds it
+  const byId = new Map<string, ManagedResource>();
+  const byName = new Map<string, ManagedResource>();
+  const remember = (s: ManagedResource): void => {
+    const i = key(s.kind, s.id);
+    const n = key(s.kind, s.name);
+    if (!byId.has(i)) byId.set(i, s);
+    if (!byName.has(n)) byName.set(n, s);
+  };
+  for (const s of state.resources) remember(s);
+  const added: ManagedResource[] = [];
   for (const r of resources) {
-    const byId = next.resources.find((s) => s.kind === r.kind && s.id === r.liveId);
-    if (byId && byId.name !== r.name) {
-      throw new UserError(`${r.kind.toLowerCase()} ${r.liveId} is already managed as ${r.kind}/${byId.name}: nothing written`, `export without --state, or govops state forget ${r.kind}/${byId.name} first`);
+    const owner = byId.get(key(r.kind, r.liveId));
+    if (owner && owner.name !== r.name) {
+      throw new UserError(`${r.kind.toLowerCase()} ${r.liveId} is already managed as ${r.kind}/${owner.name}: nothing written`, `export without --state, or govops state forget ${r.kind}/${owner.name} first`);
     }
-    const byName = next.resources.find((s) => s.kind === r.kind && s.name === r.name);
-    if (byName && byName.id !== r.liveId && byName.id !== '') {
-      throw new UserError(`${r.kind}/${r.name} is already managed as id ${byName.id}: nothing written`, 'export into a state file of this service instance');
+    const named = byName.get(key(r.kind, r.name));
+    if (named && named.id !== r.liveId && named.id !== '') {
+      throw new UserError(`${r.kind}/${r.name} is already managed as id ${named.id}: nothing written`, 'export into a state file of this service instance');
     }
-    if (byName) continue; // already managed as this id
+    if (named) continue; // already managed as this id
     const entry: ManagedResource = {
       kind: r.kind,
       name: r.name,
@@ -70,10 +82,10 @@ function withAdoptions(state: State, resources: readonly ExportedResource[], now
     };
     if (r.type !== undefined) entry.type = r.type;
     if (r.autoBootstrap !== undefined) entry.autoBootstrap = r.autoBootstrap;
-    next = putResource(next, entry);
-    added++;
+    added.push(entry);
+    remember(entry);
   }
-  return { state: next, added };
+  return { state: added.length ? { ...state, resources: [...state.resources, ...added] } : state, added: added.length };
 }
 
 /**

@@ -58,6 +58,20 @@ function creationFields(d: DesiredDataSource): FieldChange[] {
   ];
 }
 
+/**
+ * Live data sources by their integration's id, each list in the live order (made once per plan: a scan of every
+ * data source for each integration or each create was quadratic at 10,000 + 10,000; issue #26).
+ */
+function byIntegration(live: readonly LiveDataSource[]): Map<string, LiveDataSource[]> {
+  const out = new Map<string, LiveDataSource[]>();
+  for (const d of live) {
+    const list = out.get(d.integrationId);
+    if (list) list.push(d);
+    else out.set(d.integrationId, [d]);
+  }
+  return out;
+}
+
 /** Why a create under this integration cannot happen now (undefined: it can, after the integration's own task). */
 function waitsFor(ic: ResourceChange, live: LiveIntegration | undefined): Blocked | undefined {
   const who = `Integration/${ic.name}`;
@@ -151,6 +165,7 @@ function planDesired(
   const changes: ResourceChange[] = [];
   const errors: PlanProblem[] = [];
   const liveIntegrations = new Map(input.liveIntegrations.map((i) => [i.id, i]));
+  const liveOf = byIntegration(live);
   for (const d of input.desired) {
     const ic = input.integrationChanges.get(d.body.integration);
     if (!ic) {
@@ -163,7 +178,7 @@ function planDesired(
     }
     const liveIntegration = ic.liveId !== undefined ? liveIntegrations.get(ic.liveId) : undefined;
     const nameTaken = (name: string): LiveDataSource | undefined =>
-      live.find((l) => l.integrationId === ic.liveId && l.dataSourceName === name && !leaving.has(l.id));
+      (ic.liveId === undefined ? undefined : liveOf.get(ic.liveId))?.find((l) => l.dataSourceName === name && !leaving.has(l.id));
     changes.push(planOne(d, m.matches.get(d.name)!, ic, liveIntegration, input.options, nameTaken));
   }
   return { changes, errors };
@@ -208,9 +223,10 @@ function cascadeWarnings(input: DataSourcePlanInput, m: MatchResult<LiveDataSour
   const warnings: PlanWarning[] = [];
   const claimed = new Set<string>([...input.state.filter((s) => s.kind === 'DataSource').map((s) => s.id)]);
   for (const match of m.matches.values()) if (match.live) claimed.add(match.live.id);
+  const liveOf = byIntegration(live);
   for (const ic of input.integrationChanges.values()) {
     if (ic.blocked || ic.liveId === undefined || (ic.action !== 'delete' && ic.action !== 'replace')) continue;
-    const others = live.filter((d) => d.integrationId === ic.liveId && !claimed.has(d.id));
+    const others = (liveOf.get(ic.liveId) ?? []).filter((d) => !claimed.has(d.id));
     if (others.length) {
       warnings.push(
         warning(

@@ -1,5 +1,10 @@
 /** Pure parts of the sandbox webhooks: signature, metadata, history query, concurrency limiter. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ALL_NOTIFICATIONS } from '../../src/service/events.js';
+import { subscribers } from '../../src/sandbox/webhooks/index.js';
+import { WebhookStore } from '../../src/sandbox/webhooks/store.js';
+import { Behaviours } from '../../src/sandbox/behaviours.js';
 import { Limiter } from '../../src/sandbox/webhooks/dispatcher.js';
 import { signatureHeaders } from '../../src/sandbox/webhooks/delivery.js';
 import { parseHistoryQuery, queryHistory } from '../../src/sandbox/webhooks/history.js';
@@ -109,5 +114,34 @@ describe('Limiter', () => {
     const limiter = new Limiter(1);
     await expect(limiter.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await limiter.run(async () => 'next')).toBe('next');
+  });
+});
+
+describe('WebhookStore.listing (the subscribers of an event without a pass over every webhook)', () => {
+  const TYPES = ['modelCreated', 'modelDeleted', 'healthCheckFailed', ALL_NOTIFICATIONS];
+  const op = fc.oneof(
+    fc.record({ create: fc.subarray(TYPES, { minLength: 1 }), owner: fc.integer({ min: 1, max: 3 }), global: fc.boolean() }),
+    fc.record({ remove: fc.nat(30) }),
+    fc.constant({ reload: true }),
+  );
+
+  it('gives what a pass over every webhook gives, in the same order (random creates, deletes, reused ids, restores)', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), fc.boolean(), (ops, reuse) => {
+        const store = new WebhookStore(reuse ? new Behaviours(['reuse-ids']) : undefined);
+        let n = 0;
+        for (const o of ops) {
+          if ('create' in o) store.create({ url: `https://h.example.com/${n}`, name: `w${n++}`, global: o.global, notificationType: o.create, actionType: 'triggered' }, o.owner, 'now');
+          else if ('remove' in o) store.delete(o.remove);
+          else store.load([...store.all()].map((w) => ({ ...w })), store.nextId);
+          for (const type of TYPES) {
+            for (const meta of [{}, { actionBy: 2 }]) {
+              expect(subscribers(store.listing(type, ALL_NOTIFICATIONS), type, meta).map((w) => w.id)).toEqual(subscribers(store.all(), type, meta).map((w) => w.id));
+            }
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

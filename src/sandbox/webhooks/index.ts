@@ -126,7 +126,7 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
     }
     const who: Actor | undefined = actor ? { userId: actor.userId, userName: actor.userName } : undefined;
     const meta = buildMetadata(notificationType, metadata, who);
-    const targets = subscribers(store.all(), notificationType, meta);
+    const targets = subscribers(store.listing(notificationType, ALL_NOTIFICATIONS), notificationType, meta);
     for (const webhook of targets) {
       void dispatcher.enqueue({ webhook, request: buildRequest(webhook, notificationType, meta), notificationType, webhooksActivityId });
     }

@@ -55,6 +55,11 @@ export class WebhookStore {
   private readonly byId = new Map<number, StoredWebhook>();
   private readonly views = new Map<number, WebhookView>();
   private readonly byOwner = new Map<number, Set<number>>();
+  /** Ids by each notification type they list, and each id's place in the order of `all()`: an event finds its
+   * subscribers without a pass over every webhook (10,000 data-source events x 10,000 webhooks in a bench). */
+  private readonly byNotification = new Map<string, Set<number>>();
+  private readonly place = new Map<number, number>();
+  private places = 0;
   nextId = 1;
   /** Serialised administrator list, rebuilt after a change (GET /webhooks fast path). */
   private allJson: string | undefined;
@@ -98,6 +103,12 @@ export class WebhookStore {
     let owned = this.byOwner.get(w.createdBy);
     if (!owned) this.byOwner.set(w.createdBy, (owned = new Set()));
     owned.add(w.id);
+    this.place.set(w.id, this.places++);
+    for (const type of w.notificationType) {
+      let ids = this.byNotification.get(type);
+      if (!ids) this.byNotification.set(type, (ids = new Set()));
+      ids.add(w.id);
+    }
   }
 
   get(id: number): StoredWebhook | undefined {
@@ -111,7 +122,20 @@ export class WebhookStore {
     this.byId.delete(id);
     this.views.delete(id);
     this.byOwner.get(w.createdBy)?.delete(id);
+    this.place.delete(id);
+    for (const type of w.notificationType) this.byNotification.get(type)?.delete(id);
     return w;
+  }
+
+  /** The webhooks that list `type` or `all` (every notification), in the order of `all()`. */
+  listing(type: string, all: string): StoredWebhook[] {
+    const direct = this.byNotification.get(type);
+    const every = type === all ? undefined : this.byNotification.get(all);
+    let ids: number[];
+    if (!every?.size) ids = [...(direct ?? [])];
+    else if (!direct?.size) ids = [...every];
+    else ids = [...new Set([...direct, ...every])].sort((a, b) => this.place.get(a)! - this.place.get(b)!);
+    return ids.map((id) => this.byId.get(id)!);
   }
 
   /** Views visible to the caller, in id order (list-lag: without those created since the previous list). */
@@ -148,6 +172,9 @@ export class WebhookStore {
     this.byId.clear();
     this.views.clear();
     this.byOwner.clear();
+    this.byNotification.clear();
+    this.place.clear();
+    this.places = 0;
     this.nextId = 1;
   }
 

@@ -15,6 +15,7 @@ import { matchResources, type Match, type MatchResult } from './match.js';
 import { orphanWarning } from './orphans.js';
 import { blocked, problem, reason, warning, type Blocked, type PlanProblem, type PlanWarning } from './notes.js';
 import type { DesiredDataSource, FieldChange, PlanOptions, ResourceChange } from './types.js';
+import { appendTo } from '../util/multimap.js';
 
 export interface DataSourcePlanInput {
   desired: readonly DesiredDataSource[];
@@ -64,11 +65,7 @@ function creationFields(d: DesiredDataSource): FieldChange[] {
  */
 function byIntegration(live: readonly LiveDataSource[]): Map<string, LiveDataSource[]> {
   const out = new Map<string, LiveDataSource[]>();
-  for (const d of live) {
-    const list = out.get(d.integrationId);
-    if (list) list.push(d);
-    else out.set(d.integrationId, [d]);
-  }
+  for (const d of live) appendTo(out, d.integrationId, d);
   return out;
 }
 
@@ -322,14 +319,19 @@ export function targetDataSources(all: readonly ResourceChange[], kept: readonly
     if (!ic || c.integration?.liveId !== undefined || keptKeys.has(`Integration/${ic.name}`)) return c;
     return { ...c, blocked: blocked('integration-untargeted', `waits for Integration/${ic.name} (${ic.action}), which this targeted plan leaves out: add --only Integration/${ic.name}`) };
   });
+  // The data-source changes left out, by their integration's name and live id (grouped once: a targeted prune of
+  // thousands of integrations scanned every change for each)
+  const leftByName = new Map<string, ResourceChange[]>();
+  const leftPrunesById = new Map<string, ResourceChange[]>();
+  for (const c of all) {
+    if (c.resourceKind !== 'DataSource' || keptKeys.has(`DataSource/${c.name}`)) continue;
+    if (c.action !== 'noop' && c.integration?.name !== undefined) appendTo(leftByName, c.integration.name, c);
+    if (c.action === 'delete' && c.integration?.liveId !== undefined) appendTo(leftPrunesById, c.integration.liveId, c);
+  }
   for (const ic of kept) {
     if (ic.resourceKind !== 'Integration' || ic.blocked || (ic.action !== 'delete' && ic.action !== 'replace')) continue;
-    const left = all.filter(
-      (c) => c.resourceKind === 'DataSource' && c.action !== 'noop' && c.integration?.name === ic.name && !keptKeys.has(`DataSource/${c.name}`),
-    );
-    const leftPrunes = all.filter(
-      (c) => c.resourceKind === 'DataSource' && c.action === 'delete' && ic.liveId !== undefined && c.integration?.liveId === ic.liveId && !keptKeys.has(`DataSource/${c.name}`),
-    );
+    const left = leftByName.get(ic.name) ?? [];
+    const leftPrunes = ic.liveId !== undefined ? (leftPrunesById.get(ic.liveId) ?? []) : [];
     const names = [...new Set([...left, ...leftPrunes].map((c) => `DataSource/${c.name}`))].sort();
     if (names.length) {
       warnings.push(

@@ -200,6 +200,16 @@ describe('data sources with the operator controls (--only, govops/suspend, state
     );
   });
 
+  it('--only naming an integration replace: the re-creation of its data sources left out is named in a warning', () => {
+    const changed = integration('raw', 'object_store', { ...storeConfig('raw', 's3://raw/'), cloudAccountId: '2' }, { autoBootstrap: false });
+    const a = ds('a', 's3://raw/a');
+    const p = plan([changed, a], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), mine(a, '1')], options: { allowReplace: true, only: ['Integration/raw'] } });
+    expect(summary(p.changes)).toEqual(['replace Integration/raw']);
+    expect(p.warnings.map((w) => w.message)).toContain(
+      'Integration/raw: its replace also deletes DataSource/a (the service deletes data sources with their integration), left out of this targeted plan: a plan without --only settles them',
+    );
+  });
+
   it('a suspended integration is left as it is live: its data sources are not re-registered for a replace that does not happen', () => {
     const changed = integration('raw', 'object_store', { ...storeConfig('raw', 's3://raw/'), cloudAccountId: '2' }, { autoBootstrap: false, annotations: suspend });
     const a = ds('a', 's3://raw/a');

@@ -9,7 +9,7 @@
  */
 import type { LiveDataSource, LiveIntegration } from '../api/types.js';
 import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
-import { dataSourceKey, prefixUnderLocation } from '../service/data-sources.js';
+import { dataSourceKey } from '../service/data-sources.js';
 import type { ManagedResource } from '../state/types.js';
 import { matchResources, type Match, type MatchResult } from './match.js';
 import { orphanWarning } from './orphans.js';
@@ -40,15 +40,54 @@ export interface DataSourcePlan {
  * whose cloudLocationPath holds their prefix (the longest one: locations are unique, one may nest in another).
  */
 export function attributeDataSources(live: readonly LiveDataSource[], integrations: readonly LiveIntegration[]): LiveDataSource[] {
-  const locations = integrations
-    .filter((i) => i.type === DATA_SOURCE_INTEGRATION_TYPE && typeof i.config.cloudLocationPath === 'string')
-    .map((i) => ({ id: i.id, location: i.config.cloudLocationPath as string }))
-    .sort((a, b) => b.location.length - a.location.length);
+  let ownerOf: ((prefix: string) => string | undefined) | undefined;
   return live.map((d) => {
     if (d.integrationId !== '') return d;
-    const owner = locations.find((l) => prefixUnderLocation(l.location, d.prefix));
-    return owner ? { ...d, integrationId: owner.id } : d;
+    ownerOf ??= locationOwners(integrations);
+    const owner = ownerOf(d.prefix);
+    return owner !== undefined ? { ...d, integrationId: owner } : d;
   });
+}
+
+interface Location {
+  id: string;
+  /** The cloudLocationPath's length: the longest location holding a prefix owns it. */
+  length: number;
+  /** Its place among the host integrations: the first of equally long ones owns it. */
+  order: number;
+}
+
+/**
+ * The owner of a prefix as `prefixUnderLocation` decides it, the longest location first, found through the
+ * prefix's own leading parts (each part before a `/`) in a map of the locations: a scan of every location for each
+ * record took 7.5 s at 10,000 + 10,000 (a service that omits the integration id; issue #26).
+ */
+function locationOwners(integrations: readonly LiveIntegration[]): (prefix: string) => string | undefined {
+  const byBase = new Map<string, Location[]>();
+  /** Locations compared as raw prefixes (`prefixUnderLocation`: only slashes, or a scheme such as `s3://`). */
+  const raw: Array<Location & { location: string }> = [];
+  let order = 0;
+  for (const i of integrations) {
+    if (i.type !== DATA_SOURCE_INTEGRATION_TYPE || typeof i.config.cloudLocationPath !== 'string') continue;
+    const location = i.config.cloudLocationPath;
+    const at: Location = { id: i.id, length: location.length, order: order++ };
+    if (location === '') continue;
+    const base = location.replace(/\/+$/, '');
+    if (base === '' || base.endsWith(':')) raw.push({ ...at, location });
+    else appendTo(byBase, base, at);
+  }
+  const better = (best: Location | undefined, l: Location): Location =>
+    !best || l.length > best.length || (l.length === best.length && l.order < best.order) ? l : best;
+  return (prefix) => {
+    let best: Location | undefined;
+    for (const l of raw) if (prefix.startsWith(l.location)) best = better(best, l);
+    // a location holds the prefix when it is the prefix, or the prefix goes on after it with a `/`
+    for (const l of byBase.get(prefix) ?? []) best = better(best, l);
+    for (let i = prefix.indexOf('/'); i >= 0; i = prefix.indexOf('/', i + 1)) {
+      for (const l of byBase.get(prefix.slice(0, i)) ?? []) best = better(best, l);
+    }
+    return best?.id;
+  };
 }
 
 function creationFields(d: DesiredDataSource): FieldChange[] {

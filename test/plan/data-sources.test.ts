@@ -1,9 +1,11 @@
 /** Planning data sources (pure) and the apply's task dependencies derived from the plan. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LiveDataSource, LiveWebhook } from '../../src/api/types.js';
 import { taskDependencies } from '../../src/apply/dependencies.js';
 import type { DataSourceManifest } from '../../src/manifests/types.js';
 import { attributeDataSources } from '../../src/plan/data-sources.js';
+import { prefixUnderLocation } from '../../src/service/data-sources.js';
 import { toDesired } from '../../src/plan/desired.js';
 import { compareFacts, planFacts } from '../../src/plan/facts.js';
 import { planChanges } from '../../src/plan/planner.js';
@@ -316,5 +318,35 @@ describe('task dependencies', () => {
         change({ resourceKind: 'DataSource', name: 'd', action: 'replace', liveId: '2', integration: { name: 'x', liveId: '1' } }),
       ]),
     ).toThrow(/apply bug: the tasks wait for each other: .*Integration\/x -> DataSource\/d -> Integration\/x|DataSource\/d -> Integration\/x -> DataSource\/d/);
+  });
+});
+
+describe('attributeDataSources', () => {
+  /** The rule as first written: the locations longest first, the first that holds the prefix. */
+  function byScan(live: readonly LiveDataSource[], integrations: ReturnType<typeof liveOf>[]): LiveDataSource[] {
+    const locations = integrations
+      .filter((i) => i.type === 'object_store' && typeof i.config.cloudLocationPath === 'string')
+      .map((i) => ({ id: i.id, location: i.config.cloudLocationPath as string }))
+      .sort((a, b) => b.location.length - a.location.length);
+    return live.map((d) => {
+      if (d.integrationId !== '') return d;
+      const owner = locations.find((l) => prefixUnderLocation(l.location, d.prefix));
+      return owner ? { ...d, integrationId: owner.id } : d;
+    });
+  }
+  const path = fc.array(fc.constantFrom('s3:', '/', '//', 'a', 'b', 'a/b', ''), { maxLength: 5 }).map((parts) => parts.join(''));
+
+  it('gives each record the owner a scan of every location gives (random locations, nested, equal, with slashes and schemes)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(path, fc.constantFrom('object_store', 'cloud_warehouse')), { maxLength: 8 }), fc.array(fc.tuple(path, fc.boolean()), { maxLength: 8 }), (locs, prefixes) => {
+        const integrations = locs.map(([location, type], i) => {
+          const l = liveOf(raw, String(i + 1), 'enabled');
+          return { ...l, type: type as typeof l.type, config: { ...l.config, cloudLocationPath: location } };
+        });
+        const live = prefixes.map(([prefix, known], i) => ({ id: String(100 + i), integrationId: known ? '9' : '', dataSourceName: `d${i}`, prefix }));
+        expect(attributeDataSources(live, integrations)).toEqual(byScan(live, integrations));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -96,10 +96,18 @@ export function preserveIgnoredFields(
     }
   }
   if (inPlace.size === 0) return [...desired];
+  // the first live item of each id, as a scan finds it (made once: a scan per resource was quadratic)
+  const firstById = <T extends { id: string }>(items: readonly T[]): Map<string, T> => {
+    const out = new Map<string, T>();
+    for (const x of items) if (!out.has(x.id)) out.set(x.id, x);
+    return out;
+  };
+  const integrations = firstById(live.integrations);
+  const webhooks = firstById(live.webhooks);
   return desired.map((d) => {
     const id = inPlace.get(`${d.kind}/${d.name}`);
     if (id === undefined) return d;
-    const l = d.kind === 'Integration' ? live.integrations.find((x) => x.id === id) : live.webhooks.find((x) => x.id === id);
+    const l = d.kind === 'Integration' ? integrations.get(id) : webhooks.get(id);
     return l ? preserved(d, l, shapes) : d;
   });
 }

@@ -32,9 +32,23 @@ export function coveredBy(path: string, changed: readonly string[]): boolean {
   return changed.some((c) => path === c || path.startsWith(`${c}.`) || c.startsWith(`${path}.`));
 }
 
+/**
+ * Lookups made once per list and per plan (a scan per resource was quadratic in a preview of thousands): the
+ * first integration of each id, the first change of each resource, as `find` would give them. Lists and plans are
+ * values, never changed once made.
+ */
+const statusIndex = new WeakMap<readonly LiveIntegration[], Map<string, string | undefined>>();
+const changeIndex = new WeakMap<Plan, Map<string, ResourceChange>>();
+
 function statusOf(c: ResourceChange, live: LiveLists): string | undefined {
   if (c.resourceKind !== 'Integration' || c.liveId === undefined) return undefined;
-  return live.integrations.find((i) => i.id === c.liveId)?.status;
+  let byId = statusIndex.get(live.integrations);
+  if (!byId) {
+    byId = new Map();
+    for (const i of live.integrations) if (!byId.has(i.id)) byId.set(i.id, i.status);
+    statusIndex.set(live.integrations, byId);
+  }
+  return byId.get(c.liveId);
 }
 
 export function liveFacts(c: ResourceChange | undefined, pr: PrChange | undefined, live: LiveLists): LiveFacts {
@@ -64,7 +78,13 @@ export function liveFacts(c: ResourceChange | undefined, pr: PrChange | undefine
 
 /** The head plan's change for a touched resource (a removal: the plan of its old name, a prune candidate). */
 function changeFor(plan: Plan, pr: PrChange): ResourceChange | undefined {
-  return plan.changes.find((c) => c.resourceKind === pr.resourceKind && c.name === pr.name);
+  let byKey = changeIndex.get(plan);
+  if (!byKey) {
+    byKey = new Map();
+    for (const c of plan.changes) if (!byKey.has(key(c.resourceKind, c.name))) byKey.set(key(c.resourceKind, c.name), c);
+    changeIndex.set(plan, byKey);
+  }
+  return byKey.get(key(pr.resourceKind, pr.name));
 }
 
 export function touchedResources(pr: readonly PrChange[], headPlan: Plan | undefined, live: LiveLists | undefined): PreviewResource[] {

@@ -16,7 +16,7 @@ import { toDesired } from '../plan/desired.js';
 import type { DesiredResource } from '../plan/types.js';
 import { MASK } from '../service/kinds.js';
 import { hashingFor } from '../state/store.js';
-import type { GovopsState } from '../state/types.js';
+import type { GovopsState, ManagedResource } from '../state/types.js';
 
 export interface UnknownSecret {
   resourceKind: 'Integration' | 'Webhook' | 'DataSource';
@@ -76,18 +76,25 @@ export function desiredWithUnknowns(
 ): { desired: DesiredResource[]; unknown: UnknownSecret[] } {
   const unknown: UnknownSecret[] = [];
   const hashing = hashingFor(state.fingerprintKey);
+  // The first state entry of each resource and the first live item of each id, as a scan finds them: made once, when
+  // a manifest first needs them (a preview without the secrets needs them for every manifest with a reference)
+  let index: { state: Map<string, ManagedResource>; integrations: Map<string, unknown>; webhooks: Map<string, unknown> } | undefined;
+  const lookups = () => {
+    if (index) return index;
+    index = { state: new Map(), integrations: new Map(), webhooks: new Map() };
+    for (const s of state.resources) if (!index.state.has(`${s.kind}/${s.name}`)) index.state.set(`${s.kind}/${s.name}`, s);
+    for (const l of live.integrations) if (!index.integrations.has(l.id)) index.integrations.set(l.id, l);
+    for (const l of live.webhooks) if (!index.webhooks.has(l.id)) index.webhooks.set(l.id, l);
+    return index;
+  };
   const desired = resolved.map((r, i) => {
     const refs = unresolvedRefs(r);
     if (refs.length === 0) return withManualStep(toDesired(r.manifest, loaded[i]!.source, r.secretPaths, hashing), loaded[i]!.manifest);
     const manifest = structuredClone(r.manifest) as Manifest;
     const kind = manifest.kind;
     const name = manifest.metadata.name;
-    const st = state.resources.find((s) => s.kind === kind && s.name === name);
-    const liveObj: unknown = st
-      ? kind === 'Integration'
-        ? live.integrations.find((l) => l.id === st.id)
-        : live.webhooks.find((l) => l.id === st.id)
-      : undefined;
+    const st = lookups().state.get(`${kind}/${name}`);
+    const liveObj: unknown = st ? (kind === 'Integration' ? lookups().integrations.get(st.id) : lookups().webhooks.get(st.id)) : undefined;
     for (const { specPath, ref } of refs) {
       const rel = specPath.slice('spec.'.length);
       unknown.push({ resourceKind: kind, name, path: rel, ref });

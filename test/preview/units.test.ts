@@ -10,6 +10,11 @@ import { driftEntries, touchedResources } from '../../src/preview/live-view.js';
 import { manualPhases, scriptLanguage, withPlaceholders } from '../../src/preview/manual-steps.js';
 import { diffRevisions } from '../../src/preview/pr-diff.js';
 import { renderPreview } from '../../src/preview/render.js';
+import { desiredWithUnknowns } from '../../src/preview/unknown-secrets.js';
+import { resolveAllSecrets } from '../../src/manifests/secrets.js';
+import { MASK } from '../../src/service/kinds.js';
+import type { GovopsState } from '../../src/state/types.js';
+import type { LiveIntegration } from '../../src/api/types.js';
 import { finish } from '../../src/preview/result.js';
 import { checkTargets } from '../../src/preview/targets.js';
 import { PREVIEW_FORMAT_VERSION, PREVIEW_MARKER, type PreviewResource, type PreviewResult } from '../../src/preview/types.js';
@@ -276,5 +281,36 @@ describe('renderPreview', () => {
     expect(md).toContain('| `~` | Integration/integration-0000 | sql_analytics | changed (1 field) | replace (delete, then create) (id 0, enabled) | ✅ passed |');
     expect(md).toContain('~ spec.config.port: 1433 -> 1434');
     expect(md).toMatch(/<details><summary>Drift: 3 resources[^\n]*<\/summary>\n\n```diff\n~ Integration\/integration-0000: update in place\n {4}~ config.schema: "a" -> "b"/);
+  });
+});
+
+describe('desiredWithUnknowns', () => {
+  it('an unresolved reference takes the value the service shows in clear for the resource govops owns, else a placeholder', () => {
+    const manifest = (name: string): Manifest => ({
+      apiVersion: 'govops/v1',
+      kind: 'Integration',
+      metadata: { name },
+      spec: { type: 'cloud_warehouse', autoBootstrap: true, config: { host: { fromEnv: 'GOVOPS_SECRET_HOST' }, warehouse: 'WH', username: 'svc', password: { fromEnv: 'GOVOPS_SECRET_PW' } } },
+    });
+    const set = [loaded(manifest('owned')), loaded(manifest('new'))];
+    const { resolved } = resolveAllSecrets(set, { env: {} });
+    const state: GovopsState = {
+      version: 1,
+      fingerprintKey: 'ab'.repeat(32),
+      resources: [{ kind: 'Integration', name: 'owned', id: '12', origin: 'created', specHash: '', secretFingerprints: {}, updatedAt: 'now' }],
+    };
+    const live = {
+      integrations: [
+        { id: '11', type: 'cloud_warehouse', status: 'enabled', autoBootstrap: true, config: { host: 'other.example.com' } },
+        { id: '12', type: 'cloud_warehouse', status: 'enabled', autoBootstrap: true, config: { host: 'wh.example.com', password: MASK } },
+      ] as LiveIntegration[],
+      webhooks: [],
+    };
+    const { desired, unknown } = desiredWithUnknowns(set, resolved, state, live);
+    const config = (i: number) => (desired[i]!.body as { config: Record<string, unknown> }).config;
+    expect(config(0).host).toBe('wh.example.com'); // its live value: no difference because of the unknown
+    expect(config(0).password).not.toBe(MASK); // masked: never taken as a value
+    expect(config(1).host).not.toBe('other.example.com'); // not in state: nothing is known of it
+    expect(unknown.map((u) => `${u.name} ${u.path}`).sort()).toEqual(['new config.host', 'new config.password', 'owned config.host', 'owned config.password']);
   });
 });

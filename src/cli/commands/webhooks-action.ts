@@ -259,9 +259,12 @@ export async function listAction(paths: string[], flags: WebhooksFlags, command:
   const api = clientFromOptions(flags, ctx.logger);
   try {
     const live = await api.listWebhooks();
+    // the first entry of each webhook id (as a scan finds it), made once, not a scan of the state per webhook
+    const byId = new Map<string, (typeof state.resources)[number]>();
+    for (const r of state.resources) if (r.kind === 'Webhook' && !byId.has(r.id)) byId.set(r.id, r);
     const rows = live
       .map((w) => {
-        const recorded = state.resources.find((r) => r.kind === 'Webhook' && r.id === w.id);
+        const recorded = byId.get(w.id);
         const owner: Owner = recorded ? (recorded.origin === 'created' ? 'managed' : 'adopted') : 'unmanaged';
         const manifest = manifests.get(recorded?.name ?? w.name);
         return { webhook: w, owner, manifestName: manifest ? (recorded?.name ?? w.name) : undefined, manifest };

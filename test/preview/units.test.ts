@@ -301,9 +301,9 @@ describe('desiredWithUnknowns', () => {
     };
     const live = {
       integrations: [
-        { id: '11', type: 'cloud_warehouse', status: 'enabled', autoBootstrap: true, config: { host: 'other.example.com' } },
-        { id: '12', type: 'cloud_warehouse', status: 'enabled', autoBootstrap: true, config: { host: 'wh.example.com', password: MASK } },
-      ] as LiveIntegration[],
+        { id: '11', type: 'cloud_warehouse', status: 'enabled', autoBootstrap: true, config: { host: 'other.example.com' }, validationResults: [] },
+        { id: '12', type: 'cloud_warehouse', status: 'enabled', autoBootstrap: true, config: { host: 'wh.example.com', password: MASK }, validationResults: [] },
+      ] as unknown as LiveIntegration[],
       webhooks: [],
     };
     const { desired, unknown } = desiredWithUnknowns(set, resolved, state, live);

@@ -284,10 +284,6 @@ export function getResource(state: GovopsState, kind: ResourceKind, name: string
   return state.resources.find((r) => r.kind === kind && r.name === name);
 }
 
-export function findResourceById(state: GovopsState, kind: ResourceKind, id: string): ManagedResource | undefined {
-  return state.resources.find((r) => r.kind === kind && r.id === id);
-}
-
 /** A new state with `resource` added or replacing the one with the same (kind, name). */
 export function putResource(state: GovopsState, resource: ManagedResource): GovopsState {
   const rest = state.resources.filter((r) => !(r.kind === resource.kind && r.name === resource.name));

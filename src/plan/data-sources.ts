@@ -15,7 +15,7 @@ import { matchResources, type Match, type MatchResult } from './match.js';
 import { orphanWarning } from './orphans.js';
 import { blocked, problem, reason, warning, type Blocked, type PlanProblem, type PlanWarning } from './notes.js';
 import type { DesiredDataSource, FieldChange, PlanOptions, ResourceChange } from './types.js';
-import { appendTo } from '../util/multimap.js';
+import { appendTo, groupBy } from '../util/multimap.js';
 
 export interface DataSourcePlanInput {
   desired: readonly DesiredDataSource[];
@@ -98,16 +98,6 @@ function creationFields(d: DesiredDataSource): FieldChange[] {
   ];
 }
 
-/**
- * Live data sources by their integration's id, each list in the live order (made once per plan: a scan of every
- * data source for each integration or each create was quadratic at 10,000 + 10,000; issue #26).
- */
-function byIntegration(live: readonly LiveDataSource[]): Map<string, LiveDataSource[]> {
-  const out = new Map<string, LiveDataSource[]>();
-  for (const d of live) appendTo(out, d.integrationId, d);
-  return out;
-}
-
 /** Why a create under this integration cannot happen now (undefined: it can, after the integration's own task). */
 function waitsFor(ic: ResourceChange, live: LiveIntegration | undefined): Blocked | undefined {
   const who = `Integration/${ic.name}`;
@@ -146,12 +136,15 @@ export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
   const live = attributeDataSources(input.live, input.liveIntegrations);
   const m = matchDataSources(input, live);
   const leaving = leavingIds(input, m);
-  const desired = planDesired(input, m, live, leaving);
+  // by their integration's id, in the live order: grouped once (a scan of every data source for each integration
+  // or each create was quadratic at 10,000 + 10,000; issue #26)
+  const liveOf = groupBy(live, (d) => d.integrationId);
+  const desired = planDesired(input, m, liveOf, leaving);
   const orphans = planOrphans(input, m);
   return {
     changes: [...desired.changes, ...orphans.changes],
     errors: [...m.errors, ...desired.errors],
-    warnings: [...orphans.warnings, ...cascadeWarnings(input, m, live)],
+    warnings: [...orphans.warnings, ...cascadeWarnings(input, m, liveOf)],
   };
 }
 
@@ -195,13 +188,12 @@ function leavingIds(input: DataSourcePlanInput, m: MatchResult<LiveDataSource>):
 function planDesired(
   input: DataSourcePlanInput,
   m: MatchResult<LiveDataSource>,
-  live: readonly LiveDataSource[],
+  liveOf: ReadonlyMap<string, readonly LiveDataSource[]>,
   leaving: ReadonlySet<string>,
 ): { changes: ResourceChange[]; errors: PlanProblem[] } {
   const changes: ResourceChange[] = [];
   const errors: PlanProblem[] = [];
   const liveIntegrations = new Map(input.liveIntegrations.map((i) => [i.id, i]));
-  const liveOf = byIntegration(live);
   for (const d of input.desired) {
     const ic = input.integrationChanges.get(d.body.integration);
     if (!ic) {
@@ -255,11 +247,10 @@ function planOrphans(input: DataSourcePlanInput, m: MatchResult<LiveDataSource>)
 }
 
 /** Deleting an integration deletes its data sources: say so for the ones govops does not manage. */
-function cascadeWarnings(input: DataSourcePlanInput, m: MatchResult<LiveDataSource>, live: readonly LiveDataSource[]): PlanWarning[] {
+function cascadeWarnings(input: DataSourcePlanInput, m: MatchResult<LiveDataSource>, liveOf: ReadonlyMap<string, readonly LiveDataSource[]>): PlanWarning[] {
   const warnings: PlanWarning[] = [];
   const claimed = new Set<string>([...input.state.filter((s) => s.kind === 'DataSource').map((s) => s.id)]);
   for (const match of m.matches.values()) if (match.live) claimed.add(match.live.id);
-  const liveOf = byIntegration(live);
   for (const ic of input.integrationChanges.values()) {
     if (ic.blocked || ic.liveId === undefined || (ic.action !== 'delete' && ic.action !== 'replace')) continue;
     const others = (liveOf.get(ic.liveId) ?? []).filter((d) => !claimed.has(d.id));

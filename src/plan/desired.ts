@@ -42,19 +42,17 @@ function holderOf(root: unknown, path: string): { holder: Record<string, unknown
 
 const asSecretString = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
-/** The hashing a desired resource's spec hash is worked out with, until it is (then its hash). */
-const hashInputs = new WeakMap<object, Hashing>();
-const specHashes = new WeakMap<object, string>();
+/** Each desired resource's spec hash once worked out, before that the hashing it is worked out with. */
+const specHashes = new WeakMap<object, string | Hashing>();
 
 /**
  * The spec hash: the canonical JSON of kind and body, each secret written as its fingerprint (substituted while
  * writing, the body neither changed nor copied for it), digested. Worked out once per resource.
  */
 function specHashOf(d: DesiredResource): string {
-  let hash = specHashes.get(d);
-  if (hash !== undefined) return hash;
-  const hashing = hashInputs.get(d);
-  if (!hashing) throw new Error('spec hash of an object toDesired did not make');
+  const known = specHashes.get(d);
+  if (typeof known === 'string') return known;
+  if (!known) throw new Error('spec hash of an object toDesired did not make');
   const subs = new Map<object, Map<string, unknown>>();
   for (const p of d.secretPaths) {
     const at = holderOf(d.body, p)!;
@@ -63,9 +61,8 @@ function specHashOf(d: DesiredResource): string {
     if (inHolder) inHolder.set(at.key, value);
     else subs.set(at.holder, new Map([[at.key, value]]));
   }
-  hash = hashing.digest(canonicalJson({ kind: d.kind, body: d.body }, subs));
+  const hash = known.digest(canonicalJson({ kind: d.kind, body: d.body }, subs));
   specHashes.set(d, hash);
-  hashInputs.delete(d);
   return hash;
 }
 
@@ -120,7 +117,7 @@ export function toDesired(
   // shared by every desired resource, so the objects keep a shared shape (a getter per object made each one a
   // dictionary, ~1.5 KB a resource at 10,000: issue #26); the hashing is kept beside the object until then.
   const d = { name: manifest.metadata.name, source: src, secretPaths: kept, fingerprints } as DesiredResource;
-  hashInputs.set(d, hashing);
+  specHashes.set(d, hashing);
   Object.defineProperty(d, 'specHash', SPEC_HASH);
   d.deleteRequested = deleteRequested;
   if (suspended) d.suspended = suspended;

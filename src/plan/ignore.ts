@@ -13,6 +13,7 @@ import { isPlainObject, valueAt } from '../util/object.js';
 import { copyPlain } from '../util/copy.js';
 import { comparable, type ConfigShapes } from './shape.js';
 import type { DesiredResource, Plan } from './types.js';
+import { firstBy } from '../util/multimap.js';
 
 /** Set (or with `undefined`, remove) a value at a path, creating objects on the way. Mutates `root`. */
 function setPath(root: Record<string, unknown>, parts: readonly string[], value: unknown): void {
@@ -96,14 +97,9 @@ export function preserveIgnoredFields(
     }
   }
   if (inPlace.size === 0) return [...desired];
-  // the first live item of each id, as a scan finds it (made once: a scan per resource was quadratic)
-  const firstById = <T extends { id: string }>(items: readonly T[]): Map<string, T> => {
-    const out = new Map<string, T>();
-    for (const x of items) if (!out.has(x.id)) out.set(x.id, x);
-    return out;
-  };
-  const integrations = firstById(live.integrations);
-  const webhooks = firstById(live.webhooks);
+  // the live item of each id as a scan finds it (made once: a scan per resource was quadratic)
+  const integrations = firstBy(live.integrations, (x) => x.id);
+  const webhooks = firstBy(live.webhooks, (x) => x.id);
   return desired.map((d) => {
     const id = inPlace.get(`${d.kind}/${d.name}`);
     if (id === undefined) return d;

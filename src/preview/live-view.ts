@@ -7,6 +7,7 @@
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import type { FieldChange, Plan, ResourceChange } from '../plan/types.js';
+import { firstBy } from '../util/multimap.js';
 import { byResource, type PrChange } from './pr-diff.js';
 import type { DriftEntry, LiveFacts, PreviewResource } from './types.js';
 
@@ -32,26 +33,15 @@ export function coveredBy(path: string, changed: readonly string[]): boolean {
   return changed.some((c) => path === c || path.startsWith(`${c}.`) || c.startsWith(`${path}.`));
 }
 
-/**
- * Lookups made once per list and per plan (a scan per resource was quadratic in a preview of thousands): the
- * first integration of each id, the first change of each resource, as `find` would give them. Lists and plans are
- * values, never changed once made.
- */
-const statusIndex = new WeakMap<readonly LiveIntegration[], Map<string, string | undefined>>();
-const changeIndex = new WeakMap<Plan, Map<string, ResourceChange>>();
+/** The live integrations by id, as a scan finds them: made once per preview (a scan per resource was quadratic). */
+type IntegrationsById = ReadonlyMap<string, LiveIntegration>;
 
-function statusOf(c: ResourceChange, live: LiveLists): string | undefined {
+function statusOf(c: ResourceChange, integrations: IntegrationsById): string | undefined {
   if (c.resourceKind !== 'Integration' || c.liveId === undefined) return undefined;
-  let byId = statusIndex.get(live.integrations);
-  if (!byId) {
-    byId = new Map();
-    for (const i of live.integrations) if (!byId.has(i.id)) byId.set(i.id, i.status);
-    statusIndex.set(live.integrations, byId);
-  }
-  return byId.get(c.liveId);
+  return integrations.get(c.liveId)?.status;
 }
 
-export function liveFacts(c: ResourceChange | undefined, pr: PrChange | undefined, live: LiveLists): LiveFacts {
+function liveFacts(c: ResourceChange | undefined, pr: PrChange | undefined, integrations: IntegrationsById): LiveFacts {
   if (!c) {
     return { action: 'none', adopt: false, reasons: [], changes: [], forcesReplace: [] };
   }
@@ -66,7 +56,7 @@ export function liveFacts(c: ResourceChange | undefined, pr: PrChange | undefine
     forcesReplace: c.changes.filter((f) => f.forcesReplace).map((f) => f.path),
   };
   if (c.liveId !== undefined) facts.id = c.liveId;
-  const status = statusOf(c, live);
+  const status = statusOf(c, integrations);
   if (status !== undefined) facts.status = status;
   if (c.blocked !== undefined) {
     facts.blocked = c.blocked.message;
@@ -76,34 +66,27 @@ export function liveFacts(c: ResourceChange | undefined, pr: PrChange | undefine
   return facts;
 }
 
-/** The head plan's change for a touched resource (a removal: the plan of its old name, a prune candidate). */
-function changeFor(plan: Plan, pr: PrChange): ResourceChange | undefined {
-  let byKey = changeIndex.get(plan);
-  if (!byKey) {
-    byKey = new Map();
-    for (const c of plan.changes) if (!byKey.has(key(c.resourceKind, c.name))) byKey.set(key(c.resourceKind, c.name), c);
-    changeIndex.set(plan, byKey);
-  }
-  return byKey.get(key(pr.resourceKind, pr.name));
-}
-
 export function touchedResources(pr: readonly PrChange[], headPlan: Plan | undefined, live: LiveLists | undefined): PreviewResource[] {
+  // the head plan's change of each touched resource (a removal: the plan of its old name, a prune candidate)
+  const changes = headPlan && live ? firstBy(headPlan.changes, (c) => key(c.resourceKind, c.name)) : undefined;
+  const integrations = live ? firstBy(live.integrations, (i) => i.id) : undefined;
   return pr.map((p) => {
     const r: PreviewResource = { resourceKind: p.resourceKind, name: p.name, change: p.change, source: p.source, fields: p.fields };
     if (p.integrationType !== undefined) r.integrationType = p.integrationType;
     if (p.renamedFrom !== undefined) r.renamedFrom = p.renamedFrom;
     if (p.baseSource !== undefined) r.baseSource = p.baseSource;
-    if (headPlan && live) r.live = liveFacts(changeFor(headPlan, p), p, live);
+    if (changes && integrations) r.live = liveFacts(changes.get(key(p.resourceKind, p.name)), p, integrations);
     return r;
   });
 }
 
 /** Without --base: every resource of the plan with something to do. */
 export function plannedResources(headPlan: Plan, live: LiveLists): PreviewResource[] {
+  const integrations = firstBy(live.integrations, (i) => i.id);
   return headPlan.changes
     .filter((c) => c.action !== 'noop' || c.adopt || c.renamedFrom !== undefined)
     .map((c) => {
-      const r: PreviewResource = { resourceKind: c.resourceKind, name: c.name, fields: [], live: liveFacts(c, undefined, live) };
+      const r: PreviewResource = { resourceKind: c.resourceKind, name: c.name, fields: [], live: liveFacts(c, undefined, integrations) };
       if (c.integrationType !== undefined) r.integrationType = c.integrationType;
       if (c.source) r.source = { ...c.source };
       return r;

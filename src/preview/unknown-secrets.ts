@@ -17,6 +17,7 @@ import type { DesiredResource } from '../plan/types.js';
 import { MASK } from '../service/kinds.js';
 import { hashingFor } from '../state/store.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
+import { firstBy } from '../util/multimap.js';
 
 export interface UnknownSecret {
   resourceKind: 'Integration' | 'Webhook' | 'DataSource';
@@ -76,17 +77,15 @@ export function desiredWithUnknowns(
 ): { desired: DesiredResource[]; unknown: UnknownSecret[] } {
   const unknown: UnknownSecret[] = [];
   const hashing = hashingFor(state.fingerprintKey);
-  // The first state entry of each resource and the first live item of each id, as a scan finds them: made once, when
-  // a manifest first needs them (a preview without the secrets needs them for every manifest with a reference)
+  // The state entry of each resource and the live item of each id, as a scan finds them: made once, when a manifest
+  // first needs them (a preview without the secrets needs them for every manifest with a reference)
   let index: { state: Map<string, ManagedResource>; integrations: Map<string, unknown>; webhooks: Map<string, unknown> } | undefined;
-  const lookups = () => {
-    if (index) return index;
-    index = { state: new Map(), integrations: new Map(), webhooks: new Map() };
-    for (const s of state.resources) if (!index.state.has(`${s.kind}/${s.name}`)) index.state.set(`${s.kind}/${s.name}`, s);
-    for (const l of live.integrations) if (!index.integrations.has(l.id)) index.integrations.set(l.id, l);
-    for (const l of live.webhooks) if (!index.webhooks.has(l.id)) index.webhooks.set(l.id, l);
-    return index;
-  };
+  const lookups = () =>
+    (index ??= {
+      state: firstBy(state.resources, (s) => `${s.kind}/${s.name}`),
+      integrations: firstBy(live.integrations, (l) => l.id),
+      webhooks: firstBy(live.webhooks, (l) => l.id),
+    });
   const desired = resolved.map((r, i) => {
     const refs = unresolvedRefs(r);
     if (refs.length === 0) return withManualStep(toDesired(r.manifest, loaded[i]!.source, r.secretPaths, hashing), loaded[i]!.manifest);

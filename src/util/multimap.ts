@@ -4,3 +4,20 @@ export function appendTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   if (list) list.push(value);
   else map.set(key, [value]);
 }
+
+/** The items grouped by `keyOf`, each group in the items' order. */
+export function groupBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const item of items) appendTo(out, keyOf(item), item);
+  return out;
+}
+
+/** The first item of each key, in the items' order: what `find` by that key would give, looked up in O(1). */
+export function firstBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K, T> {
+  const out = new Map<K, T>();
+  for (const item of items) {
+    const k = keyOf(item);
+    if (!out.has(k)) out.set(k, item);
+  }
+  return out;
+}

@@ -16,6 +16,7 @@ import { clientFromOptions, type ConnectionFlags } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { parseCount } from '../flags.js';
 import { stdinStream } from '../stdin.js';
+import { firstBy } from '../../util/multimap.js';
 import {
   DEFAULT_HISTORY_LIMIT,
   DEFAULT_RETRY_MAX,
@@ -259,9 +260,11 @@ export async function listAction(paths: string[], flags: WebhooksFlags, command:
   const api = clientFromOptions(flags, ctx.logger);
   try {
     const live = await api.listWebhooks();
-    // the first entry of each webhook id (as a scan finds it), made once, not a scan of the state per webhook
-    const byId = new Map<string, (typeof state.resources)[number]>();
-    for (const r of state.resources) if (r.kind === 'Webhook' && !byId.has(r.id)) byId.set(r.id, r);
+    // the entry of each webhook id as a scan finds it, made once, not a scan of the state per webhook
+    const byId = firstBy(
+      state.resources.filter((r) => r.kind === 'Webhook'),
+      (r) => r.id,
+    );
     const rows = live
       .map((w) => {
         const recorded = byId.get(w.id);

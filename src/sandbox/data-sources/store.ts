@@ -21,6 +21,8 @@ export interface DataSourceSnapshot {
 
 export class DataSourceStore {
   private readonly items = new Map<number, StoredDataSource>();
+  /** The same data sources by integration, each group in the items' order: a create or a cascade reads one group. */
+  private readonly byIntegration = new Map<number, Map<number, StoredDataSource>>();
   private nextId = 1;
 
   constructor(
@@ -42,7 +44,24 @@ export class DataSourceStore {
 
   /** The active (not soft-deleted) data sources of an integration. */
   active(integrationId: number): StoredDataSource[] {
-    return [...this.items.values()].filter((d) => d.integrationId === integrationId && d.deletedAt === undefined);
+    const group = this.byIntegration.get(integrationId);
+    return group ? [...group.values()].filter((d) => d.deletedAt === undefined) : [];
+  }
+
+  /** Store a data source (one with the same id is replaced) and index it under its integration. */
+  private put(d: StoredDataSource): void {
+    const old = this.items.get(d.id);
+    if (old && old.integrationId !== d.integrationId) this.unindex(old);
+    this.items.set(d.id, d);
+    const group = this.byIntegration.get(d.integrationId);
+    if (group) group.set(d.id, d);
+    else this.byIntegration.set(d.integrationId, new Map([[d.id, d]]));
+  }
+
+  private unindex(d: StoredDataSource): void {
+    const group = this.byIntegration.get(d.integrationId);
+    group?.delete(d.id);
+    if (group?.size === 0) this.byIntegration.delete(d.integrationId);
   }
 
   /** reuse-ids: the smallest id no data source has (a deleted one's is given again); else the next one. */
@@ -58,7 +77,7 @@ export class DataSourceStore {
     const createdAt = new Date(this.opts.now()).toISOString();
     const out = items.map((i) => {
       const d: StoredDataSource = { id: this.newId(), integrationId, dataSourceName: i.dataSourceName, prefix: i.prefix, createdAt };
-      this.items.set(d.id, d);
+      this.put(d);
       return d;
     });
     this.opts.onChange();
@@ -73,24 +92,24 @@ export class DataSourceStore {
       return 'soft';
     }
     this.items.delete(d.id);
+    this.unindex(d);
     this.opts.onChange();
     return 'hard';
   }
 
   /** The integration is gone: its data sources go with it. Returns how many. */
   removeIntegration(integrationId: number): number {
-    let n = 0;
-    for (const d of [...this.items.values()]) {
-      if (d.integrationId !== integrationId) continue;
-      this.items.delete(d.id);
-      n++;
-    }
-    if (n) this.opts.onChange();
-    return n;
+    const group = this.byIntegration.get(integrationId);
+    if (!group) return 0;
+    for (const id of group.keys()) this.items.delete(id);
+    this.byIntegration.delete(integrationId);
+    this.opts.onChange();
+    return group.size;
   }
 
   clear(): void {
     this.items.clear();
+    this.byIntegration.clear();
     this.nextId = 1;
     this.opts.onChange();
   }
@@ -101,13 +120,17 @@ export class DataSourceStore {
 
   restore(data: unknown): void {
     this.items.clear();
+    this.byIntegration.clear();
     this.nextId = 1;
     const snap = data as Partial<DataSourceSnapshot> | undefined;
     if (!snap || !Array.isArray(snap.dataSources)) return;
     for (const d of snap.dataSources) {
       if (!d || typeof d.id !== 'number' || typeof d.integrationId !== 'number') continue;
-      this.items.set(d.id, d);
+      this.put(d);
     }
-    this.nextId = Math.max(typeof snap.nextId === 'number' ? snap.nextId : 1, ...[...this.items.keys()].map((k) => k + 1));
+    // A loop, not Math.max(...ids): a spread of every id overflows the stack past ~100,000 arguments.
+    let next = typeof snap.nextId === 'number' ? snap.nextId : 1;
+    for (const id of this.items.keys()) next = Math.max(next, id + 1);
+    this.nextId = next;
   }
 }

@@ -14,6 +14,7 @@
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import type { Manifest } from '../manifests/types.js';
 import type { GovopsState } from '../state/types.js';
+import { firstBy } from '../util/multimap.js';
 import { isPlainObject } from '../util/object.js';
 import { canonicalJson } from './diff.js';
 import { configPaths, withoutPaths } from './ignore.js';
@@ -78,16 +79,6 @@ export function webhookFields(l: LiveWebhook, d: DesiredResource | undefined): R
   const out: Record<string, unknown> = {};
   for (const f of WEBHOOK_FIELD_NAMES) {
     if (!ignored.has(f)) out[f] = comparableWebhookField(webhookFieldRule(f), (l as unknown as Record<string, unknown>)[f]);
-  }
-  return out;
-}
-
-/** The first item of each key (as `find` would pick it), for lookups by key instead of a scan per change. */
-function firstBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T> {
-  const out = new Map<string, T>();
-  for (const t of items) {
-    const k = key(t);
-    if (!out.has(k)) out.set(k, t);
   }
   return out;
 }

@@ -37,10 +37,10 @@ async function scenario(n) {
   const dir = await mkdtemp(join(tmpdir(), 'govops-scale-'));
   const m = join(dir, 'm');
   await mkdir(m);
-  const write = async (edit, editHook = (x) => x) => {
+  const write = async (edit, editHook = (x) => x, editDataSource = (x) => x) => {
     for (let f = 0; f * 50 < n; f++) {
       const docs = [];
-      for (let i = f * 50; i < Math.min(n, (f + 1) * 50); i++) docs.push(edit(objectStore(`store-${i}`)), dataSource(i), editHook(hook(`hook-${i}`)));
+      for (let i = f * 50; i < Math.min(n, (f + 1) * 50); i++) docs.push(edit(objectStore(`store-${i}`)), editDataSource(dataSource(i)), editHook(hook(`hook-${i}`)));
       await writeFile(join(m, `f${f}.yaml`), docs.join('---\n'));
     }
   };
@@ -48,7 +48,8 @@ async function scenario(n) {
   const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), connections: 48 });
   const statePath = join(dir, 'state.json');
   const times = {};
-  const run = async (phase, plan = {}) => {
+  // `expect(changes)` checks the phase did what it is named for (a phase that did nothing would look fast).
+  const run = async (phase, plan = {}, expect) => {
     const t = performance.now();
     const r = await reconcile(api, {
       source: { root: dir, paths: ['m'] },
@@ -61,6 +62,7 @@ async function scenario(n) {
     });
     times[phase] = performance.now() - t;
     if (!r.ok) throw new Error(`${phase} at ${n}: ${r.error}`);
+    if (expect && !expect(r.plan.changes)) throw new Error(`${phase} at ${n}: not the changes expected: ${JSON.stringify(r.plan.changes.filter((c) => c.action !== "noop" || c.renamedFrom).slice(0, 4).map((c) => [c.resourceKind, c.name, c.action, c.renamedFrom]))} of ${r.plan.changes.length}`);
   };
   try {
     await write((x) => x);
@@ -70,6 +72,17 @@ async function scenario(n) {
     await run('update');
     await write((x) => x.replace('cloudRegion: eu-west-1', 'cloudRegion: eu-west-2'), (x) => x.replace('/hook-', '/v2/hook-'));
     await run('replace webhooks');
+    const region2 = (x) => x.replace('cloudRegion: eu-west-1', 'cloudRegion: eu-west-2');
+    const hook2 = (x) => x.replace('/hook-', '/v2/hook-');
+    // A targeted update: a tenth of the integrations (--only with a glob), the rest left out of the plan.
+    await write((x) => region2(x).replace('cloudRegion: eu-west-2', 'cloudRegion: eu-central-1'), hook2);
+    const count = (changes, test) => changes.filter(test).length;
+    const tenth = Array.from({ length: n }, (_, i) => `store-${i}`).filter((x) => x.startsWith('store-1')).length;
+    await run('targeted update', { only: ['Integration/store-1*'] }, (cs) => cs.length === tenth && count(cs, (c) => c.action === 'update') === tenth);
+    // Every integration renamed (its identity in the service unchanged), its data source following it.
+    const renamed = (x) => x.replace('metadata:\n  name: store-', 'metadata:\n  name: renamed-store-');
+    await write((x) => renamed(region2(x)), hook2, (x) => x.replace('integration: store-', 'integration: renamed-store-'));
+    await run('rename', {}, (cs) => count(cs, (c) => c.renamedFrom !== undefined) === n && count(cs, (c) => c.resourceKind === 'DataSource' && c.action !== 'noop') === 0);
     await rm(statePath, { force: true });
     await rm(`${statePath}.journal`, { force: true });
     await run('adopt');

@@ -15,10 +15,12 @@
  * hex). Userinfo in URLs (`https://user:token@host`) is dropped too.
  */
 
+import { HEAD, LiteralMatcher } from './literal-matcher.js';
+
 export const REDACTED = '[redacted]';
 
 /** Shorter values are not registered: replacing every `abc` in every output would garble it. */
-export const MIN_SECRET_LENGTH = 4;
+export const MIN_SECRET_LENGTH = HEAD;
 
 function jsonEscape(v: string): string {
   return JSON.stringify(v).slice(1, -1);
@@ -67,10 +69,6 @@ export function secretForms(value: string): string[] {
   return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s"'<>]+@/gi;
 /** URL_USERINFO without the global flag: does the text hold one anywhere (no lastIndex state). */
 const HAS_URL_USERINFO = new RegExp(URL_USERINFO.source, 'i');
@@ -83,8 +81,10 @@ export class Redactor {
   /** Values of a reconcile's manifests, each with the last generation that resolved it. */
   private readonly scoped = new Map<string, number>();
   private current = 0;
-  private pattern: RegExp | undefined;
-  private forms: string[] = [];
+  /** Every form of every value in force, found in one pass of a text. */
+  private matcher: LiteralMatcher | undefined;
+  /** The forms of each value in force (worked out once per value, not at each change of the set). */
+  private readonly formsOf = new Map<string, string[]>();
   private dirty = false;
 
   /** Register secret values for the life of the process (undefined, empty and too short ones are ignored). */
@@ -137,15 +137,20 @@ export class Redactor {
     return n;
   }
 
-  private regex(): RegExp | undefined {
+  private forms(): LiteralMatcher | undefined {
     if (this.dirty) {
+      const values = new Set([...this.pinned, ...this.scoped.keys()]);
+      for (const v of this.formsOf.keys()) if (!values.has(v)) this.formsOf.delete(v);
       const forms = new Set<string>();
-      for (const v of [...this.pinned, ...this.scoped.keys()]) for (const f of secretForms(v)) forms.add(f);
-      this.forms = [...forms].sort((a, b) => b.length - a.length);
-      this.pattern = this.forms.length ? new RegExp(this.forms.map(escapeRegExp).join('|'), 'g') : undefined;
+      for (const v of values) {
+        let fs = this.formsOf.get(v);
+        if (!fs) this.formsOf.set(v, (fs = secretForms(v)));
+        for (const f of fs) forms.add(f);
+      }
+      this.matcher = forms.size ? new LiteralMatcher(forms) : undefined;
       this.dirty = false;
     }
-    return this.pattern;
+    return this.matcher;
   }
 
   /**
@@ -154,23 +159,14 @@ export class Redactor {
    * and the JSON check are skipped: one scan of the text instead.
    */
   private untouched(text: string): boolean {
-    const re = this.regex();
-    if (re) {
-      re.lastIndex = 0;
-      const found = re.test(text);
-      re.lastIndex = 0;
-      if (found) return false;
-    }
+    if (this.forms()?.test(text)) return false;
     return !(text.includes('://') && HAS_URL_USERINFO.test(text));
   }
 
   /** Free text: every form of every registered value, and URL userinfo, replaced. */
   redactText(text: string): string {
-    let out = text.includes('://') ? text.replace(URL_USERINFO, '$1***@') : text;
-    const re = this.regex();
-    // The common case (no secret in the text) costs one indexOf per form, not a regex scan.
-    if (re && this.forms.some((f) => out.includes(f))) out = out.replace(re, REDACTED);
-    return out;
+    const out = text.includes('://') ? text.replace(URL_USERINFO, '$1***@') : text;
+    return this.forms()?.replace(out, REDACTED) ?? out;
   }
 
   /**

@@ -85,6 +85,29 @@ describe('Redactor', () => {
     }
   });
 
+  it('with thousands of values in force (a daemon with a credential per integration), each is still redacted in every form', () => {
+    const r = new Redactor();
+    const values = Array.from({ length: 3000 }, (_, i) => `pw/${i}+${(i * 7919).toString(36)} ü&"`);
+    r.inForce(...values);
+    r.add('tok-1234');
+    for (const v of [values[0]!, values[1500]!, values.at(-1)!]) {
+      const line = JSON.stringify({ level: 50, msg: `service said: ${JSON.stringify({ password: v })}`, url: `https://h.example.com/?p=${encodeURIComponent(v)}` });
+      const out = r.redactJsonText(line);
+      expect(JSON.parse(out)).toEqual({ level: 50, msg: `service said: {"password":"${REDACTED}"}`, url: `https://h.example.com/?p=${REDACTED}` });
+      expect(r.redactText(`as is: ${v}; form: ${new URLSearchParams({ p: v }).toString()}`)).toBe(`as is: ${REDACTED}; form: p=${REDACTED}`);
+    }
+    const clean = JSON.stringify({ level: 30, msg: 'applied', name: 'pw/1' });
+    expect(r.redactOutput(clean)).toBe(clean);
+    expect(r.redactText('tok-1234')).toBe(REDACTED);
+    // Released values are no longer replaced; the others still are.
+    r.nextGeneration();
+    r.inForce(values[0]);
+    r.release(r.generation);
+    expect(r.redactText(values[0]!)).toBe(REDACTED);
+    expect(r.redactText(values[1]!)).toBe(values[1]);
+    expect(r.size).toBe(2);
+  });
+
   it('a redacting stream redacts writes (JSON documents keep their shape) and keeps isTTY and the rest', () => {
     const r = new Redactor();
     r.add('s3cret-value');

@@ -22,12 +22,40 @@ const pino = (): Pino => (pinoModule ??= createRequire(import.meta.url)('pino') 
 
 const SECRETISH = [...MASKED_KEYS, 'secret', 'authorization', 'Authorization', 'token', 'adminToken', 'userToken'];
 
-/** pino redact paths: each secret key at the top level and up to four levels deep. */
-export const REDACT_PATHS: string[] = [
-  ...new Set(
-    SECRETISH.flatMap((k) => [k, `*.${k}`, `*.*.${k}`, `*.*.*.${k}`, `*.*.*.*.${k}`, `headers["${k.toLowerCase()}"]`]),
-  ),
-];
+/** The keys whose values are never logged, at any depth, as they are and in lower case (`headers.authorization`). */
+export const SECRET_LOG_KEYS: ReadonlySet<string> = new Set(SECRETISH.flatMap((k) => [k, k.toLowerCase()]));
+
+export const CENSOR = '[redacted]';
+
+/** A JSON key that is one of SECRET_LOG_KEYS (`"password":`), written as pino writes keys. */
+const SECRET_KEY_IN_JSON = new RegExp(`"(?:${[...SECRET_LOG_KEYS].map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})"\\s*:`);
+
+function censorKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(censorKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = SECRET_LOG_KEYS.has(k) ? CENSOR : censorKeys(v);
+  return out;
+}
+
+/**
+ * A log line (pino's JSON, newline-terminated) with the value of every secret key censored, at any depth: in the
+ * logged object, the child bindings and what the serializers made of an error alike. A line without such a key (the
+ * common case) costs one regular-expression test; pino's own path redaction walked every path of every field of every
+ * line (~50 µs a line, half a second per 10,000 resources applied at the default level).
+ */
+export function censorSecretKeys(line: string): string {
+  if (!SECRET_KEY_IN_JSON.test(line)) return line;
+  let entry: unknown;
+  const end = line.endsWith('\n') ? '\n' : '';
+  try {
+    entry = JSON.parse(line);
+  } catch {
+    // Not one JSON document (pino writes nothing else): withheld rather than printed uncensored.
+    return `${JSON.stringify({ level: 50, msg: 'a log line naming a secret key was withheld: it is not valid JSON' })}${end}`;
+  }
+  return `${JSON.stringify(censorKeys(entry))}${end}`;
+}
 
 export interface LoggerOptions {
   level?: LevelWithSilent | string;
@@ -49,14 +77,13 @@ export function shortRevision(id: string): string {
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
-  const redact = { paths: REDACT_PATHS, censor: '[redacted]' };
-  const hooks = { streamWrite: (line: string) => secretRedactor.redactJsonText(line) };
+  const hooks = { streamWrite: (line: string) => secretRedactor.redactJsonText(censorSecretKeys(line)) };
   if (options.text) {
     const out = options.destination === undefined || typeof options.destination === 'number'
       ? pino().destination({ dest: (options.destination as number | undefined) ?? 1, sync: true })
       : options.destination;
     const color = options.text.color;
-    return pino()({ level, redact, hooks }, { write: (line: string) => void out.write(textLine(line, color)) });
+    return pino()({ level, hooks }, { write: (line: string) => void out.write(textLine(line, color)) });
   }
   if (options.pretty) {
     // In-process and synchronous, so log lines and plain writes to the terminal keep their order.
@@ -81,13 +108,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       // a revision (`sha256:` and 64 hex digits for a folder) on every line of a reconcile: its first 12 digits
       customPrettifiers: { revision: (v: unknown) => (typeof v === 'string' ? shortRevision(v) : v) as string },
     });
-    return pino()({ level, redact, hooks }, stream);
+    return pino()({ level, hooks }, stream);
   }
   const dest =
     options.destination === undefined || typeof options.destination === 'number'
       ? pino().destination({ dest: (options.destination as number | undefined) ?? 1, sync: true })
       : options.destination;
-  return pino()({ level, redact, hooks, base: { app: 'govops' } }, dest);
+  return pino()({ level, hooks, base: { app: 'govops' } }, dest);
 }
 
 const LEVEL_LABELS: Record<number, [string, string]> = {

@@ -3,9 +3,8 @@ import { mkdir, mkdtemp, rm, writeFile, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import pino from 'pino';
 import { ServiceClient } from '../../src/api/client.js';
-import { REDACT_PATHS, silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
 import { engineOptions, type FlatEngineOptions } from '../helpers/engine-options.js';
@@ -57,7 +56,7 @@ export async function rig(
       cb();
     },
   });
-  const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
+  const logger = createLogger({ level: 'debug', destination: sink });
   const env: Record<string, string> = {};
   return {
     sandbox,

@@ -17,6 +17,7 @@ import { dataSourceKey } from '../service/data-sources.js';
 import { webhookIdentity } from '../service/kinds.js';
 import { naturalKey } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
+import { groupBy } from '../util/multimap.js';
 
 export interface PendingResolution {
   state: GovopsState;
@@ -45,10 +46,13 @@ export function resolvePending(
   live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[]; dataSources?: readonly LiveDataSource[] | undefined },
 ): PendingResolution {
   if (!state.resources.some((r) => r.pending !== undefined)) return { state, notes: [] };
-  const liveOf: Record<ManagedResource['kind'], LiveRef[]> = {
-    Integration: live.integrations.map((l) => ({ id: l.id, key: naturalKey(l.type, l.config) })),
-    Webhook: live.webhooks.map((l) => ({ id: l.id, key: l.name, identity: webhookIdentity(l.name, l.url), createdBy: l.createdBy })),
-    DataSource: (live.dataSources ?? []).map((l) => ({ id: l.id, key: dataSourceKey(l.integrationId, l.prefix) })),
+  // Each kind's live resources by id and by key, made once: an interrupted 10,000-webhook apply leaves as many
+  // pending entries, and a scan of the live list for each was 10^8 comparisons.
+  const indexed = (refs: LiveRef[]) => ({ ids: new Set(refs.map((l) => l.id)), byKey: groupBy(refs, (l) => l.key) });
+  const liveOf: Record<ManagedResource['kind'], ReturnType<typeof indexed>> = {
+    Integration: indexed(live.integrations.map((l) => ({ id: l.id, key: naturalKey(l.type, l.config) }))),
+    Webhook: indexed(live.webhooks.map((l) => ({ id: l.id, key: l.name, identity: webhookIdentity(l.name, l.url), createdBy: l.createdBy }))),
+    DataSource: indexed((live.dataSources ?? []).map((l) => ({ id: l.id, key: dataSourceKey(l.integrationId, l.prefix) }))),
   };
   const claimed = new Set(state.resources.filter((r) => !r.pending && r.id !== '').map((r) => `${r.kind}\0${r.id}`));
   const notes: string[] = [];
@@ -61,7 +65,7 @@ export function resolvePending(
     const { pending, ...entry } = r;
     const refs = liveOf[r.kind];
     const who = `${r.kind}/${r.name}`;
-    const isLive = r.id !== '' && refs.some((l) => l.id === r.id);
+    const isLive = r.id !== '' && refs.ids.has(r.id);
     if (pending === 'delete') {
       if (isLive) {
         out.push(entry);
@@ -81,7 +85,7 @@ export function resolvePending(
     const found =
       r.key === undefined
         ? []
-        : refs.filter((l) => l.key === r.key && (!byIdentity || l.identity === r.identity) && !claimed.has(`${r.kind}\0${l.id}`)).sort(byId);
+        : (refs.byKey.get(r.key) ?? []).filter((l) => (!byIdentity || l.identity === r.identity) && !claimed.has(`${r.kind}\0${l.id}`)).sort(byId);
     const hit = found[0];
     if (hit) {
       claimed.add(`${r.kind}\0${hit.id}`);

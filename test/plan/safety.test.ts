@@ -2,12 +2,14 @@
  * The planner's safety rules: the mass-deletion guard, duplicate webhooks, and intents left in the
  * state by an interrupted run (resolved against live state before planning).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolvePending } from '../../src/plan/pending.js';
 import { actionable } from '../../src/plan/planner.js';
 import { toPlanChange, type DesiredResource, type Plan } from '../../src/plan/types.js';
 import { webhookIdentity } from '../../src/service/kinds.js';
-import type { ManagedResource } from '../../src/state/types.js';
+import type { GovopsState, ManagedResource } from '../../src/state/types.js';
+import type { LiveWebhook } from '../../src/api/types.js';
 import { integration, planner, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
 
 const plan = planner({ prune: true, allowReplace: false });
@@ -153,6 +155,71 @@ describe('intents left by an interrupted run', () => {
     expect(kept.state.resources).toHaveLength(1);
     expect(kept.state.resources[0]!.pending).toBeUndefined();
     expect(resolvePending(stateWith(del), { integrations: [], webhooks: [] }).state.resources).toEqual([]);
+  });
+});
+
+describe('intents left by an interrupted run, at scale', () => {
+  /** The resolution as first written: a scan of the live webhooks for each pending entry (quadratic). */
+  function resolveByScan(state: GovopsState, webhooks: readonly LiveWebhook[]): ManagedResource[] {
+    const refs = webhooks.map((l) => ({ id: l.id, key: l.name, identity: webhookIdentity(l.name, l.url), createdBy: l.createdBy }));
+    const numeric = (a: { id: string }, b: { id: string }) => {
+      const na = Number(a.id);
+      const nb = Number(b.id);
+      if (Number.isFinite(na) && Number.isFinite(nb) && na !== nb) return na - nb;
+      return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    };
+    const claimed = new Set(state.resources.filter((r) => !r.pending && r.id !== '').map((r) => r.id));
+    const out: ManagedResource[] = [];
+    for (const r of state.resources) {
+      if (!r.pending) {
+        out.push(r);
+        continue;
+      }
+      const { pending, ...entry } = r;
+      const isLive = r.id !== '' && refs.some((l) => l.id === r.id);
+      if (pending === 'delete') {
+        if (isLive) out.push(entry);
+        continue;
+      }
+      if (isLive) {
+        claimed.add(r.id);
+        out.push(entry);
+        continue;
+      }
+      const byIdentity = r.identity !== undefined;
+      const found = r.key === undefined ? [] : refs.filter((l) => l.key === r.key && (!byIdentity || l.identity === r.identity) && !claimed.has(l.id)).sort(numeric);
+      const hit = found[0];
+      if (!hit) continue;
+      claimed.add(hit.id);
+      const copies = byIdentity ? found.slice(1).filter((l) => l.createdBy === hit.createdBy).map((l) => l.id) : [];
+      for (const id of copies) claimed.add(id);
+      out.push({ ...entry, id: hit.id, ...(copies.length ? { copies } : {}) });
+    }
+    return out;
+  }
+
+  it('looks up live webhooks by id and by name once, and resolves as a scan per entry does (random intents, names, URLs, creators, ids)', () => {
+    const names = ['a', 'b', 'c'];
+    const liveHook = fc.record({ id: fc.constantFrom('1', '2', '3', '10', '11', 'x7'), name: fc.constantFrom(...names), url: fc.constantFrom('https://h.example.com/1', 'https://h.example.com/2'), createdBy: fc.constantFrom(1, 2) });
+    const entry = fc.record({
+      name: fc.constantFrom(...names),
+      id: fc.constantFrom('', '1', '3', '10', '99'),
+      pending: fc.constantFrom(undefined, 'create', 'delete'),
+      url: fc.option(fc.constantFrom('https://h.example.com/1', 'https://h.example.com/2'), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(fc.array(liveHook, { maxLength: 10 }), fc.array(entry, { maxLength: 8 }), (lives, entries) => {
+        const webhooks = lives.map((l) => ({ ...liveWebhookOf(webhook(l.name), l.id), url: l.url, createdBy: l.createdBy }));
+        const resources = entries.map((e, i): ManagedResource => {
+          const base = { ...owned(webhook(`${e.name}`) as never, e.id), name: `${e.name}-${i}` };
+          if (e.pending === undefined) return base;
+          return { ...base, pending: e.pending as 'create' | 'delete', key: e.name, ...(e.url ? { identity: webhookIdentity(e.name, e.url) } : {}) };
+        });
+        const st = stateWith(...resources);
+        expect(resolvePending(st, { integrations: [], webhooks }).state.resources).toEqual(resolveByScan(st, webhooks));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 

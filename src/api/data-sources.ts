@@ -7,6 +7,7 @@
  * fields ignored. A record marked `deleted: true` is a soft-deleted data source: not a live one.
  */
 import { ApiError } from '../errors.js';
+import { appendTo } from '../util/multimap.js';
 import { isPlainObject } from '../util/object.js';
 import { idString } from './normalize.js';
 import type { DataSourceInput, LiveDataSource } from './types.js';
@@ -68,8 +69,21 @@ export function toCreatedDataSources(
   const found: LiveDataSource[] = [];
   const missing: DataSourceInput[] = [];
   const used = new Set<number>();
+  // The records' positions by prefix, and how far each list is used up: the first unused record of a prefix is found
+  // without a pass over every record per item sent (thousands of data sources under one integration).
+  const byPrefix = new Map<string, number[]>();
+  records.forEach((r, j) => r !== undefined && appendTo(byPrefix, r.prefix, j));
+  const start = new Map<string, number>();
+  const firstUnused = (prefix: string): number => {
+    const at = byPrefix.get(prefix);
+    if (!at) return -1;
+    let k = start.get(prefix) ?? 0;
+    while (k < at.length && used.has(at[k]!)) k++;
+    start.set(prefix, k);
+    return k < at.length ? at[k]! : -1;
+  };
   sent.forEach((item, i) => {
-    let at = records.findIndex((r, j) => r !== undefined && !used.has(j) && r.prefix === item.prefix);
+    let at = firstUnused(item.prefix);
     if (at < 0 && records[i] !== undefined && records[i]!.prefix === '' && !used.has(i)) at = i;
     const r = at < 0 ? undefined : records[at];
     if (!r) {

@@ -4,6 +4,7 @@
  * record, ids left out), the "not supported" answer, soft and hard deletes, and a create that may have
  * landed (never blindly re-sent).
  */
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { toCreatedDataSources, toDataSourceList } from '../../src/api/data-sources.js';
@@ -147,6 +148,33 @@ describe('shapes', () => {
       found: [{ id: '1', integrationId: '5', dataSourceName: 'a', prefix: 'p/a' }],
       missing: [sent[1]],
     });
+  });
+
+  it('matches as a pass over every record per item sent does (random prefixes, repeats, records without a prefix or an id)', () => {
+    /** The matching as first written: for each item, a pass over the records for the first unused one of its prefix. */
+    const byScan = (records: Array<{ id: string; prefix: string } | undefined>, sent: Array<{ prefix: string }>) => {
+      const used = new Set<number>();
+      return sent.map((item, i) => {
+        let at = records.findIndex((r, j) => r !== undefined && !used.has(j) && r.prefix === item.prefix);
+        if (at < 0 && records[i] !== undefined && records[i]!.prefix === '' && !used.has(i)) at = i;
+        if (at < 0 || !records[at]) return undefined;
+        used.add(at);
+        return records[at]!.id;
+      });
+    };
+    const prefix = fc.constantFrom('', 'p/a', 'p/b', 'p/c');
+    fc.assert(
+      fc.property(fc.array(fc.record({ prefix, id: fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }) }), { maxLength: 10 }), fc.array(prefix, { maxLength: 10 }), (bodies, prefixes) => {
+        const sent = prefixes.map((p, i) => ({ dataSourceName: `d${i}`, prefix: p }));
+        const body = bodies.map((b) => ({ ...(b.id !== undefined ? { dataSourceId: b.id } : {}), ...(b.prefix ? { prefix: b.prefix } : {}) }));
+        const got = toCreatedDataSources(body, '5', sent);
+        const records = body.map((b) => (b.dataSourceId === undefined ? undefined : { id: String(b.dataSourceId), prefix: b.prefix ?? '' }));
+        const expected = byScan(records, sent);
+        expect(got.found.map((d) => d.id)).toEqual(expected.filter((x) => x !== undefined));
+        expect(got.missing).toEqual(sent.filter((_, i) => expected[i] === undefined));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('a create answer without ids: the data sources are looked up by integration and prefix', async () => {

@@ -83,7 +83,13 @@ export function setAnnotation(text: string, kind: string, key: string, values: R
     }
     edited.push(name);
   }
-  let out = text;
-  for (const e of edits.sort((a, b) => b.at - a.at)) out = out.slice(0, e.at) + e.text + out.slice(e.end);
-  return { ok: true, text: out, edited };
+  // One pass from the start (the edits are one per document, so they never overlap): cutting the whole text
+  // around each edit copied it once per edit (a 1 MB file of 2,500 documents: 2.5 GB).
+  let out = '';
+  let done = 0;
+  for (const e of edits.sort((a, b) => a.at - b.at)) {
+    out += text.slice(done, e.at) + e.text;
+    done = e.end;
+  }
+  return { ok: true, text: out + text.slice(done), edited };
 }

@@ -136,19 +136,24 @@ const NOWHERE: Locator = { value: () => ({ file: '', line: 0, column: 0 }), key:
  */
 function fastPath(fast: FastDoc[], text: string, file: string, dir: string, options: ParseOptions): ParseResult | undefined {
   const manifests: LoadedManifest[] = [];
-  let full: { docs: Document.Parsed[]; lineCounter: LineCounter } | undefined;
+  // The file parsed with positions, once, and its documents by the line their content starts on (the first of a
+  // line, as a search would find it): a manifest located later finds its document without a pass over the file's.
+  let full: { byLine: Map<number, Document.Parsed>; lineCounter: LineCounter } | undefined;
   const locatorFor = (line: number): Locator | undefined => {
     if (!full) {
       const { LineCounter, parseAllDocuments } = yamlLib();
       const lineCounter = new LineCounter();
-      full = { docs: parseAllDocuments(text, { lineCounter, uniqueKeys: true }) as Document.Parsed[], lineCounter };
+      const byLine = new Map<number, Document.Parsed>();
+      for (const d of parseAllDocuments(text, { lineCounter, uniqueKeys: true }) as Document.Parsed[]) {
+        const start = (d.contents as { range?: number[] } | null)?.range?.[0];
+        if (start === undefined) continue;
+        const at = lineCounter.linePos(start).line;
+        if (!byLine.has(at)) byLine.set(at, d);
+      }
+      full = { byLine, lineCounter };
     }
-    const { docs, lineCounter } = full;
-    const doc = docs.find((d) => {
-      const start = (d.contents as { range?: number[] } | null)?.range?.[0];
-      return start !== undefined && lineCounter.linePos(start).line === line;
-    });
-    return doc ? makeLocator(doc, lineCounter, file, doc.range[0]) : undefined;
+    const doc = full.byLine.get(line);
+    return doc ? makeLocator(doc, full.lineCounter, file, doc.range[0]) : undefined;
   };
   for (const doc of fast) {
     if (doc.value === null || doc.value === undefined) continue;

@@ -17,7 +17,7 @@ export function cell(text: string | undefined, max = 80): string {
 export function table(untrusted: string[][]): string {
   if (untrusted.length === 0) return '';
   const rows = untrusted.map((r) => r.map(printable));
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const widths = rows[0]!.map((_, i) => rows.reduce((w, r) => Math.max(w, (r[i] ?? '').length), 0));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
 }
 

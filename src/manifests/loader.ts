@@ -17,6 +17,7 @@ import { parseStream, STDIN_PATH } from './stream.js';
 import { DEFAULT_SECRET_SCOPE, scopeDiagnostics, scopeMemo, type SecretScope } from './secret-scope.js';
 import type { Diagnostic, LoadedManifest, ManifestSet } from './types.js';
 import { mapLimit } from '../util/map-limit.js';
+import { pushAll } from '../util/multimap.js';
 
 export interface LoadOptions {
   /** Paths are resolved against it and files are named relative to it. Default: process.cwd(). */
@@ -143,10 +144,10 @@ export async function loadManifests(paths: readonly string[], options: LoadOptio
     const memo = scopeMemo();
     for (const m of stream.manifests) {
       m.root = root;
-      read.diagnostics.push(...scopeDiagnostics(m, options.secretScope ?? DEFAULT_SECRET_SCOPE, options.secretsOrigin, memo));
+      pushAll(read.diagnostics, scopeDiagnostics(m, options.secretScope ?? DEFAULT_SECRET_SCOPE, options.secretsOrigin, memo));
     }
-    read.manifests.push(...stream.manifests);
-    read.diagnostics.push(...stream.diagnostics);
+    pushAll(read.manifests, stream.manifests);
+    pushAll(read.diagnostics, stream.diagnostics);
     read.files.push(stream.label);
   }
   const dup = checkDuplicates(read.manifests);
@@ -202,10 +203,10 @@ async function readFiles(paths: readonly string[], options: LoadOptions, cwd: st
     const root = found.rootOf.get(abs);
     for (const m of res.manifests) {
       if (root !== undefined) m.root = root;
-      diagnostics.push(...scopeDiagnostics(m, scope, options.secretsOrigin, memo));
+      pushAll(diagnostics, scopeDiagnostics(m, scope, options.secretsOrigin, memo));
     }
-    all.push(...res.manifests);
-    diagnostics.push(...res.diagnostics);
+    pushAll(all, res.manifests);
+    pushAll(diagnostics, res.diagnostics);
   });
   if (found.files.length === 0 && found.problems.length === 0) {
     diagnostics.push({

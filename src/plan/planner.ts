@@ -33,6 +33,7 @@ import {
   type ResourceChange,
 } from './types.js';
 import { planOrphanWebhook, planWebhook } from './webhooks.js';
+import { pushAll } from '../util/multimap.js';
 
 export interface PlanInput {
   desired: DesiredResource[];
@@ -114,7 +115,7 @@ function planIntegrationChanges(integrations: DesiredIntegration[], input: PlanI
     keyOfDesired: (d) => naturalKey(d.body.type, normalise(d.body.type, d.body.config)),
     keyOfLive: (l) => naturalKey(l.type, shapes[l.type] ? normalise(l.type, l.config) : l.config),
   });
-  draft.errors.push(...im.errors);
+  pushAll(draft.errors, im.errors);
   for (const d of integrations) draft.changes.push(planIntegration(d, im.matches.get(d.name)!, pc));
   for (const o of im.orphans) {
     // Recorded by `state adopt` and never applied: not owned yet, so never pruned.
@@ -136,7 +137,7 @@ function planWebhookChanges(webhooks: DesiredWebhook[], input: PlanInput, state:
     keyOfDesired: (d) => d.body.name,
     keyOfLive: (l) => l.name,
   });
-  draft.errors.push(...wm.errors);
+  pushAll(draft.errors, wm.errors);
   for (const d of webhooks) draft.changes.push(planWebhook(d, wm.matches.get(d.name)!, options));
   for (const o of wm.orphans) {
     const c = o.state.explicitAdopt ? undefined : planOrphanWebhook(o.state, o.live, options);
@@ -171,9 +172,9 @@ function planDataSourceChanges(input: PlanInput, state: GovopsState, suspendedNa
     state: state.resources,
     options: input.options,
   });
-  draft.changes.push(...ds.changes);
-  draft.errors.push(...ds.errors);
-  draft.warnings.push(...ds.warnings);
+  pushAll(draft.changes, ds.changes);
+  pushAll(draft.errors, ds.errors);
+  pushAll(draft.warnings, ds.warnings);
   return unsupported;
 }
 
@@ -186,8 +187,8 @@ function planDuplicateWebhooks(webhooks: DesiredWebhook[], wm: MatchResult<LiveW
   }
   for (const o of wm.orphans) if (o.live) kept.set(o.live.name, o.live.id);
   const duplicates = findDuplicateWebhooks(kept, input.live.webhooks, state.resources, input.options);
-  draft.changes.push(...duplicates.changes);
-  draft.warnings.push(...duplicates.warnings);
+  pushAll(draft.changes, duplicates.changes);
+  pushAll(draft.warnings, duplicates.warnings);
 }
 
 /**
@@ -204,9 +205,9 @@ function selectChanges(
   if (!options.only?.length) return { selected };
   const t = applyTargets(selected, draft.errors, options.only);
   const ds = targetDataSources(selected, t.changes);
-  draft.warnings.push(...ds.warnings);
+  pushAll(draft.warnings, ds.warnings);
   draft.errors.splice(0, draft.errors.length, ...t.errors);
-  draft.warnings.push(...t.warnings);
+  pushAll(draft.warnings, t.warnings);
   return { selected: ds.changes, targets: t.targets };
 }
 

@@ -17,6 +17,7 @@ import { hashingFor } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 import { withManualStep } from './manual-step-token.js';
 import { thrownAt, type EngineOptions, type StageFailure } from './stages.js';
+import { pushAll } from '../util/multimap.js';
 
 /**
  * The manifests of one revision, loaded and validated, kept for the next reconcile of the same revision
@@ -134,7 +135,7 @@ export async function loadStage(opts: EngineOptions, log: Logger): Promise<Loade
       scope: opts.source.secretScope,
       secretsOrigin: opts.source.secretsOrigin,
     });
-    diagnostics.push(...secretDiags);
+    pushAll(diagnostics, secretDiags);
     if (secretDiags.some((d) => d.severity === 'error')) return rejected(diagnostics, log);
     return {
       diagnostics,

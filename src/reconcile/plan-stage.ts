@@ -15,6 +15,7 @@ import type { Loaded } from './load.js';
 import type { Observed } from './observe.js';
 import type { StageFailure } from './stages.js';
 import type { ReconcileOptions } from './types.js';
+import { pushAll } from '../util/multimap.js';
 
 export interface Planned extends Observed {
   plan: Plan;
@@ -70,7 +71,7 @@ export function factsOf(loaded: Loaded, planned: Planned, plan: Plan, ids?: (c: 
 export function checkSavedPlan(loaded: Loaded, planned: Planned, saved: { plan: Plan; facts: PlanFacts }, log: Logger): StageFailure | undefined {
   const liveIdNow = new Map(planned.plan.changes.map((c) => [changeKey(c), c.liveId]));
   const stale = compareFacts(saved.facts, factsOf(loaded, planned, saved.plan, (c) => c.liveId ?? liveIdNow.get(changeKey(c))));
-  if (stale.length === 0) stale.push(...comparePlans(saved.plan, planned.plan));
+  if (stale.length === 0) pushAll(stale, comparePlans(saved.plan, planned.plan));
   if (!stale.length) return undefined;
   // the caller (apply FILE) prints the refusal with each difference: logged for debugging only, not twice
   log.debug({ stale }, 'saved plan refused: it no longer matches');

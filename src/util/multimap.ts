@@ -21,3 +21,11 @@ export function firstBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K,
   }
   return out;
 }
+
+/**
+ * Append every item to `target`, in order. `target.push(...items)` spreads the items into the call's arguments, which
+ * overflows the stack past ~125,000 of them (data sources, diagnostics, changes at that scale).
+ */
+export function pushAll<T>(target: T[], items: Iterable<T>): void {
+  for (const item of items) target.push(item);
+}

@@ -274,7 +274,10 @@ export class IntegrationStore {
       this.list = undefined;
       this.index(raw);
     }
-    this.nextId = Math.max(typeof snap.nextId === 'number' ? snap.nextId : 1, ...[...this.items.keys()].map((k) => k + 1));
+    // A loop, not Math.max(...ids): a spread of every id overflows the stack past ~125,000 arguments.
+    let next = typeof snap.nextId === 'number' ? snap.nextId : 1;
+    for (const id of this.items.keys()) next = Math.max(next, id + 1);
+    this.nextId = next;
     for (const c of snap.cleanups ?? []) this.cleanups.add(c);
     this.rescheduleAll();
   }

@@ -5,7 +5,7 @@ import { ALL_NOTIFICATIONS } from '../../src/service/events.js';
 import { subscribers } from '../../src/sandbox/webhooks/index.js';
 import { WebhookStore } from '../../src/sandbox/webhooks/store.js';
 import { Behaviours } from '../../src/sandbox/behaviours.js';
-import { Limiter } from '../../src/sandbox/webhooks/dispatcher.js';
+import { HistoryStore, Limiter } from '../../src/sandbox/webhooks/dispatcher.js';
 import { signatureHeaders } from '../../src/sandbox/webhooks/delivery.js';
 import { parseHistoryQuery, queryHistory } from '../../src/sandbox/webhooks/history.js';
 import { buildMetadata } from '../../src/sandbox/webhooks/payload.js';
@@ -86,6 +86,51 @@ describe('history query', () => {
     expect(ok.records.map((r) => r.id)).toEqual([1]);
     const bad = queryHistory(records, admin, parseHistoryQuery(new URLSearchParams('successOrFailure=failure')));
     expect(bad.count).toBe(2);
+  });
+});
+
+describe('HistoryStore.query (a selection kept between pages)', () => {
+  const query = (s: string) => parseHistoryQuery(new URLSearchParams(s));
+  const callers = [
+    { role: 'admin' as const, userId: 1 },
+    { role: 'user' as const, userId: 2 },
+  ];
+
+  it('pages as a fresh query of the records does, across additions, callers, sorts and filters (random)', () => {
+    const queries = ['', 'sortOrder=asc', 'successOrFailure=failure&includeGlobal=true', 'sortField=statusCode&pageSize=3', 'includeUser=false&includeGlobal=true'];
+    const op = fc.oneof(
+      fc.record({ add: fc.record({ statusCode: fc.constantFrom(200, 500), global: fc.boolean(), createdBy: fc.constantFrom(1, 2), day: fc.integer({ min: 1, max: 3 }) }) }),
+      fc.record({ q: fc.constantFrom(...queries), caller: fc.constantFrom(0, 1), offset: fc.nat(12) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        const store = new HistoryStore();
+        for (const o of ops) {
+          if ('add' in o) {
+            const { day, ...over } = o.add;
+            store.add(rec(store.nextId++, { ...over, createdAt: `2026-01-0${day}T00:00:00.000Z` }));
+          } else {
+            const q = { ...query(o.q), offset: o.offset };
+            const caller = callers[o.caller]!;
+            expect(store.query(caller, q)).toEqual(queryHistory(store.records, caller, q));
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("a reader's next page reuses the selection of the first (the records are not filtered and sorted again)", () => {
+    const store = new HistoryStore();
+    for (let i = 1; i <= 50; i++) store.add(rec(store.nextId++));
+    const records = [...store.records];
+    expect(store.query(callers[0]!, { ...query('pageSize=20'), offset: 0 }).count).toBe(50);
+    // Records never change once added, and every addition goes through add(); the array itself is swapped here only
+    // to tell a reused selection from a new one.
+    store.records = [];
+    const second = { ...query('pageSize=20'), offset: 20 };
+    expect(store.query(callers[0]!, second)).toEqual(queryHistory(records, callers[0]!, second));
+    expect(store.query(callers[0]!, query('sortOrder=asc')).count).toBe(0);
   });
 });
 

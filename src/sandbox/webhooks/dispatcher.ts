@@ -11,19 +11,42 @@ import type { Logger } from '../../log.js';
 import { deliver, failureOutcome, type DeliveryOutcome } from './delivery.js';
 import { BLOCKED_CODE, checkHost, lookupFor, parseDeliveryHosts, type DeliveryPolicy } from './hosts.js';
 import { rawBodyOf } from './payload.js';
+import type { Caller } from '../http.js';
+import { page, selectHistory, selectionKey, type HistoryQuery } from './history.js';
 import type { DeliveryRequest, HistoryRecord, StoredWebhook } from './types.js';
 
 /** Simultaneous outbound connections. */
 export const DELIVERY_CONCURRENCY = 64;
 
+/** Selections kept between pages: a reader going through them page by page is not filtered and sorted again. */
+const KEPT_SELECTIONS = 8;
+
 export class HistoryStore {
   records: HistoryRecord[] = [];
   private readonly byId = new Map<number, HistoryRecord>();
+  /** Selections of the records as they are now (records never change once added): dropped at any addition. */
+  private readonly selections = new Map<string, HistoryRecord[]>();
   nextId = 1;
 
   add(r: HistoryRecord): void {
     this.records.push(r);
     this.byId.set(r.id, r);
+    this.selections.clear();
+  }
+
+  /**
+   * A page of what a query selects. Offset paging through R records filtered and sorted them all for each page
+   * (100,000 records read 100 at a time: 15 s); a reader's next page now reuses the selection.
+   */
+  query(caller: Pick<Caller, 'role' | 'userId'>, q: HistoryQuery): { count: number; records: HistoryRecord[] } {
+    const key = selectionKey(caller, q);
+    let hits = this.selections.get(key);
+    if (!hits) {
+      hits = selectHistory(this.records, caller, q);
+      if (this.selections.size >= KEPT_SELECTIONS) this.selections.delete(this.selections.keys().next().value!);
+      this.selections.set(key, hits);
+    }
+    return page(hits, q);
   }
   get(id: number): HistoryRecord | undefined {
     return this.byId.get(id);
@@ -31,6 +54,7 @@ export class HistoryStore {
   clear(): void {
     this.records = [];
     this.byId.clear();
+    this.selections.clear();
     this.nextId = 1;
   }
   load(records: HistoryRecord[], nextId: number): void {

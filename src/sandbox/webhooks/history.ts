@@ -120,15 +120,29 @@ function compare(a: HistoryRecord, b: HistoryRecord, field: SortField): number {
   return String(x) < String(y) ? -1 : String(x) > String(y) ? 1 : 0;
 }
 
-/** Filter, sort (ties broken by id in the same direction) and page. */
+/** The records a query selects, sorted (ties broken by id in the same direction): every page of it. */
+export function selectHistory(records: readonly HistoryRecord[], caller: Pick<Caller, 'role' | 'userId'>, q: HistoryQuery): HistoryRecord[] {
+  const hits = records.filter((r) => selects(caller, q, r));
+  const dir = q.sortOrder === 'asc' ? 1 : -1;
+  hits.sort((a, b) => dir * (compare(a, b, q.sortField) || a.id - b.id));
+  return hits;
+}
+
+/** What selects the same records in the same order, whatever the page (the key of a selection kept between pages). */
+export function selectionKey(caller: Pick<Caller, 'role' | 'userId'>, q: HistoryQuery): string {
+  return JSON.stringify([caller.role, caller.userId, q.sortField, q.sortOrder, q.notificationType, q.includeGlobal, q.includeUser, q.successOrFailure]);
+}
+
+/** Filter, sort and page. */
 export function queryHistory(
   records: readonly HistoryRecord[],
   caller: Pick<Caller, 'role' | 'userId'>,
   q: HistoryQuery,
 ): { count: number; records: HistoryRecord[] } {
-  const hits = records.filter((r) => selects(caller, q, r));
-  const dir = q.sortOrder === 'asc' ? 1 : -1;
-  hits.sort((a, b) => dir * (compare(a, b, q.sortField) || a.id - b.id));
+  return page(selectHistory(records, caller, q), q);
+}
+
+export function page(hits: readonly HistoryRecord[], q: HistoryQuery): { count: number; records: HistoryRecord[] } {
   return { count: hits.length, records: hits.slice(q.offset, q.offset + q.pageSize) };
 }
 

@@ -6,7 +6,7 @@ import { WEBHOOK_ACTIONS } from '../../service/events.js';
 import type { Behaviours } from '../behaviours.js';
 import { HttpError, type Caller, type Route, type SandboxRequest, type SandboxResponse } from '../http.js';
 import type { Dispatcher, HistoryStore } from './dispatcher.js';
-import { parseHistoryQuery, queryHistory, wireRecord } from './history.js';
+import { parseHistoryQuery, wireRecord } from './history.js';
 import { canSee, summaryOf, viewOf, type WebhookStore, type WebhookSummary } from './store.js';
 import { checkItem, type WebhookItemError } from './validate.js';
 
@@ -117,7 +117,7 @@ export function webhookRoutes(deps: RouteDeps): Route[] {
       auth: 'webhook',
       handler: (req) => {
         const caller = callerOf(req);
-        const page = queryHistory(deps.history.records, caller, parseHistoryQuery(req.query));
+        const page = deps.history.query(caller, parseHistoryQuery(req.query));
         return { status: 200, body: { count: page.count, records: page.records.map(wireRecord) } };
       },
     },

@@ -43,9 +43,10 @@ export interface ServiceApi {
   getWebhook(id: string): Promise<LiveWebhook>;
   /**
    * One POST of one or more webhooks. After an answer that may have been lost, the live webhooks of these names
-   * are this request's, except the ids in `preexisting` (live before the request: never claimed as its own).
+   * are this request's, except the ids `preexisting` gives (live before the request: never claimed as its own). It
+   * is asked only then: most creates never need it, and it may cost a pass over the state.
    */
-  createWebhooks(items: WebhookInput[], options?: { preexisting?: ReadonlySet<string> }): Promise<WebhookCreateResponse>;
+  createWebhooks(items: WebhookInput[], options?: { preexisting?: () => ReadonlySet<string> }): Promise<WebhookCreateResponse>;
   deleteWebhook(id: string): Promise<LiveWebhook>;
   /** GET /webhooks/history: one page of delivery records. */
   listWebhookHistory(query?: WebhookHistoryQuery): Promise<WebhookHistoryPage>;

@@ -291,14 +291,14 @@ export class ServiceClient implements ServiceApi {
     });
   }
 
-  async createWebhooks(items: WebhookInput[], options: { preexisting?: ReadonlySet<string> } = {}): Promise<WebhookCreateResponse> {
+  async createWebhooks(items: WebhookInput[], options: { preexisting?: () => ReadonlySet<string> } = {}): Promise<WebhookCreateResponse> {
     const found: LiveWebhook[] = [];
     const res = await this.call<WebhookCreateResponse>({
       method: 'POST', route: '/webhooks', path: '/webhooks', auth: 'webhook', body: { webhooks: items },
       parse: (r) => toWebhookCreateResponse(json(r)),
       recover: async (sent) => {
         const pending = (sent as { webhooks: WebhookInput[] }).webhooks;
-        const claimed = new Set([...(options.preexisting ?? []), ...found.map((w) => w.id)]);
+        const claimed = new Set([...(options.preexisting?.() ?? []), ...found.map((w) => w.id)]);
         const split = splitCreatedWebhooks(await this.listWebhooks(), pending, claimed);
         found.push(...split.found);
         if (split.found.length) this.logger.warn({ names: split.found.map((w) => w.name) }, ANSWER_LOST);

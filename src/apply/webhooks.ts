@@ -44,7 +44,7 @@ function errorTarget(e: unknown, items: readonly WebhookInput[]): number | undef
 export async function createWebhooks(
   api: ServiceApi,
   items: readonly WebhookInput[],
-  preexisting?: ReadonlySet<string>,
+  preexisting?: () => ReadonlySet<string>,
 ): Promise<BatchOutcome[]> {
   if (items.length === 0) return [];
   let res;

@@ -131,6 +131,29 @@ describe('ambiguous webhook batch creates', () => {
     expect(posts(s, '/webhooks')).toBe(2);
     expect(JSON.parse(s.seen.filter((r) => r.method === 'POST').at(-1)!.body)).toEqual({ webhooks: [hook('b')] });
   });
+
+  it('a live webhook of the same name that was there before is never claimed as its own; it is asked for only after the loss', async () => {
+    const { store, server: first, client: c } = await faultyService('reset-after-create', { createFirst: 1 });
+    store.webhooks.push({ id: 7, url: 'http://127.0.0.1:9/a', name: 'a', global: false, notificationType: ['userCreated'], createdBy: 1 });
+    let asked = 0;
+    const preexisting = () => {
+      asked++;
+      return new Set(['7']);
+    };
+    const res = await c.createWebhooks([hook('a'), hook('b')], { preexisting });
+    expect(res.createdWebhooks.map((w) => [w.name, w.id])).toEqual([['a', '100'], ['b', '101']]);
+    expect(asked).toBe(1);
+    // Without it, the older one would be taken for this request's.
+    await c.close();
+    await first.close();
+    const plain = await faultyService('reset-after-create', { createFirst: 1 });
+    plain.store.webhooks.push({ id: 7, url: 'http://127.0.0.1:9/a', name: 'a', global: false, notificationType: ['userCreated'], createdBy: 1 });
+    expect((await plain.client.createWebhooks([hook('a'), hook('b')])).createdWebhooks.find((w) => w.name === 'a')?.id).toBe('7');
+    // An answer that is not lost never asks.
+    asked = 0;
+    await plain.client.createWebhooks([hook('c')], { preexisting });
+    expect(asked).toBe(0);
+  });
 });
 
 describe('a create still in flight after the request timeout', () => {

@@ -195,3 +195,23 @@ describe('duplicate webhooks', () => {
     expect(r.lines()).toContain(`DELETE /webhooks/${made[1]} 200`);
   });
 });
+
+describe('a lost answer to a webhook batch', () => {
+  it('a replace whose create answer is lost records the new webhook, never the one it replaces', async () => {
+    await r.write('hook.yaml', webhookManifest('hook'));
+    expect((await r.run()).ok).toBe(true);
+    const old = (await r.state()).resources[0]!.id;
+    // A new URL is a replace (no update endpoint); from now on every create is carried out and answered 503 (a
+    // gateway that gave up): its answer is lost, and the client looks for it by name among the live webhooks.
+    r.sandbox.setBehaviours(['503-after-success']);
+    await r.write('hook.yaml', webhookManifest('hook').replace('https://hooks.example.com/hook', 'https://hooks.example.com/v2/hook'));
+    const res = await r.run({ allowReplace: true });
+    expect(res.ok, res.error).toBe(true);
+    expect(res.outcomes).toEqual([expect.objectContaining({ name: 'hook', action: 'replace', result: 'ok' })]);
+    const live = await r.api.listWebhooks();
+    expect(live).toHaveLength(1);
+    expect(live[0]!.url).toBe('https://hooks.example.com/v2/hook');
+    expect(live[0]!.id).not.toBe(old);
+    expect((await r.state()).resources.map((e) => e.id)).toEqual([live[0]!.id]);
+  });
+});

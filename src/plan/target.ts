@@ -8,6 +8,7 @@
  * prunes what the operator did not name.
  */
 import { UserError } from '../errors.js';
+import { groupBy } from '../util/multimap.js';
 import { warning, type PlanProblem, type PlanWarning } from './notes.js';
 import type { PlanTargets, ResourceChange } from './types.js';
 
@@ -78,6 +79,36 @@ export function namedExactly(targets: readonly Target[], kind: string, name: str
   return targets.some((t) => t.exact?.kind === kind && t.exact.name === name);
 }
 
+export interface TargetMatcher {
+  /** The targets that select the resource. */
+  hits(kind: string, name: string): Target[];
+  targeted(kind: string, name: string): boolean;
+  namedExactly(kind: string, name: string): boolean;
+}
+
+/**
+ * The targets as a lookup made once: the exact ones (no glob) by `Kind/name`, the globs tested one by one. The same
+ * answers as `isTargeted` and `namedExactly`, without testing every pattern against every resource (a CI job may
+ * pass one exact `--only` per resource a pull request touches: thousands against thousands).
+ */
+export function targetMatcher(targets: readonly Target[]): TargetMatcher {
+  const exact = groupBy(
+    targets.filter((t) => t.exact !== undefined),
+    (t) => `${t.exact!.kind}/${t.exact!.name}`,
+  );
+  const globs = targets.filter((t) => t.exact === undefined);
+  const globHits = (kind: string, name: string): Target[] => globs.filter((t) => t.kind.test(kind) && t.name.test(name));
+  return {
+    hits: (kind, name) => {
+      const named = exact.get(`${kind}/${name}`);
+      const matched = globs.length ? globHits(kind, name) : [];
+      return named ? [...named, ...matched] : matched;
+    },
+    targeted: (kind, name) => exact.has(`${kind}/${name}`) || globs.some((t) => t.kind.test(kind) && t.name.test(name)),
+    namedExactly: (kind, name) => exact.has(`${kind}/${name}`),
+  };
+}
+
 export interface Targeted {
   changes: ResourceChange[];
   targets: PlanTargets;
@@ -96,6 +127,7 @@ export function applyTargets(
   patterns: readonly string[],
 ): Targeted {
   const targets = parseTargets(patterns);
+  const match = targetMatcher(targets);
   const kept: ResourceChange[] = [];
   const selected = new Set<string>();
   const warnings: PlanWarning[] = [];
@@ -104,11 +136,11 @@ export function applyTargets(
   for (const c of changes) {
     const key = `${c.resourceKind}/${c.name}`;
     keys.add(key);
-    const hits = targets.filter((t) => t.kind.test(c.resourceKind) && t.name.test(c.name));
+    const hits = match.hits(c.resourceKind, c.name);
     if (hits.length === 0) continue;
     for (const t of hits) used.add(t);
     selected.add(key);
-    if (c.action === 'delete' && !namedExactly(targets, c.resourceKind, c.name)) {
+    if (c.action === 'delete' && !match.namedExactly(c.resourceKind, c.name)) {
       warnings.push(warning('targeting', `${key}: not deleted in this targeted plan: a delete needs --only ${key} (exactly, without a glob)`, { kind: c.resourceKind, name: c.name }));
       continue;
     }

@@ -22,7 +22,7 @@ import { loadManifests } from '../manifests/loader.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import { resolveAllSecrets, type ResolvedSecrets } from '../manifests/secrets.js';
 import type { ManifestSet } from '../manifests/types.js';
-import { isTargeted, parseTargets } from '../plan/target.js';
+import { parseTargets, targetMatcher } from '../plan/target.js';
 import type { PlanOptions } from '../plan/types.js';
 import { observeDataSources } from '../reconcile/observe.js';
 import { describeFailure } from '../reconcile/stages.js';
@@ -224,8 +224,8 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
     const live = await observeLive(opts, conn, [...head, ...base], result);
     if (result.error !== undefined) return finish(result);
     // --only: the preview shows the targeted resources only, as the plan does.
-    const targets = opts.plan.only?.length ? parseTargets(opts.plan.only) : undefined;
-    const inScope = (r: { resourceKind: string; name: string }): boolean => !targets || isTargeted(targets, r.resourceKind, r.name);
+    const targets = opts.plan.only?.length ? targetMatcher(parseTargets(opts.plan.only)) : undefined;
+    const inScope = (r: { resourceKind: string; name: string }): boolean => !targets || targets.targeted(r.resourceKind, r.name);
     if (!live || !conn.api) {
       result.resources = (pr
         ? touchedResources(pr, undefined, undefined)

@@ -2,6 +2,7 @@
  * The plan core of the operator controls (pure): target patterns, suspension, ignored fields (diff and the body
  * apply sends), and the facts of a saved plan with their comparison.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
 import type { IntegrationManifest } from '../../src/manifests/types.js';
@@ -9,7 +10,7 @@ import { compareFacts, comparePlans, planFacts } from '../../src/plan/facts.js';
 import { preserveIgnoredFields } from '../../src/plan/ignore.js';
 import { actionable, planChanges } from '../../src/plan/planner.js';
 import { recordSuspension } from '../../src/plan/suspend.js';
-import { isTargeted, namedExactly, parseTargets } from '../../src/plan/target.js';
+import { isTargeted, namedExactly, parseTargets, targetMatcher } from '../../src/plan/target.js';
 import type { DesiredResource, PlanOptions } from '../../src/plan/types.js';
 import { ignoreFieldProblem, splitIgnoreFields } from '../../src/service/annotations.js';
 import { ignoreFieldFacts } from '../../src/kinds/registry.js';
@@ -33,6 +34,25 @@ describe('--only patterns', () => {
     expect(isTargeted(t, 'Webhook', 'xa')).toBe(false);
     expect(namedExactly(t, 'Integration', 'lake-a')).toBe(true);
     expect(namedExactly(t, 'Webhook', 'pager-eu')).toBe(false);
+  });
+
+  it('targetMatcher answers as testing every pattern does (random exact and glob patterns, kinds in any case)', () => {
+    const name = fc.constantFrom('lake-a', 'lake-b', 'pager-eu', 'xa7', 'x');
+    const kind = fc.constantFrom('Integration', 'Webhook', 'DataSource');
+    const pattern = fc.oneof(
+      fc.tuple(fc.constantFrom('integration', 'Webhook', 'DATASOURCE', 'Integration'), name).map(([k, n]) => `${k}/${n}`),
+      fc.constantFrom('Webhook/pager-*', '*/x?[0-9]', 'Integration/lake-?', '*/*', 'D*/x'),
+    );
+    fc.assert(
+      fc.property(fc.array(pattern, { maxLength: 8 }), kind, name, (patterns, k, n) => {
+        const t = parseTargets(patterns);
+        const m = targetMatcher(t);
+        expect(m.targeted(k, n)).toBe(isTargeted(t, k, n));
+        expect(m.namedExactly(k, n)).toBe(namedExactly(t, k, n));
+        expect(new Set(m.hits(k, n))).toEqual(new Set(t.filter((x) => x.kind.test(k) && x.name.test(n))));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('refuses malformed patterns with the reason', () => {

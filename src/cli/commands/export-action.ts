@@ -5,7 +5,7 @@ import { DataSourcesUnsupportedError, UserError } from '../../errors.js';
 import { EXPORT_KINDS, exportResources, type ExportedResource, type ExportKind } from '../../export/resources.js';
 import { commitExport, ENV_TEMPLATE, prepareExport, renderExport, type PreparedExport } from '../../export/write.js';
 import { configShapes } from '../../manifests/shapes.js';
-import { isTargeted, parseTargets } from '../../plan/target.js';
+import { parseTargets, targetMatcher } from '../../plan/target.js';
 import { withStateLock } from '../../state/lock.js';
 import { loadState, saveState } from '../../state/store.js';
 import type { GovopsState as State, ManagedResource } from '../../state/types.js';
@@ -38,7 +38,8 @@ function selection(flags: ExportFlags): ((r: ExportedResource) => boolean) | und
   } catch (err) {
     throw new UserError(`--select: ${(err as Error).message.replace(/^--only /, '')}`, 'write NAME or Kind/NAME, e.g. --select finance-warehouse or --select "Webhook/pager-*"');
   }
-  return (r) => isTargeted(targets, r.kind, r.name);
+  const match = targetMatcher(targets);
+  return (r) => match.targeted(r.kind, r.name);
 }
 
 /**

@@ -46,15 +46,14 @@ function censorKeys(value: unknown): unknown {
  */
 export function censorSecretKeys(line: string): string {
   if (!SECRET_KEY_IN_JSON.test(line)) return line;
-  let entry: unknown;
   const end = line.endsWith('\n') ? '\n' : '';
   try {
-    entry = JSON.parse(line);
+    return `${JSON.stringify(censorKeys(JSON.parse(line)))}${end}`;
   } catch {
-    // Not one JSON document (pino writes nothing else): withheld rather than printed uncensored.
-    return `${JSON.stringify({ level: 50, msg: 'a log line naming a secret key was withheld: it is not valid JSON' })}${end}`;
+    // Not one JSON document (pino writes nothing else), or nested too deep to walk: withheld rather than printed
+    // uncensored.
+    return `${JSON.stringify({ level: 50, msg: 'a log line naming a secret key was withheld: it could not be read as JSON' })}${end}`;
   }
-  return `${JSON.stringify(censorKeys(entry))}${end}`;
 }
 
 export interface LoggerOptions {

@@ -64,9 +64,13 @@ describe('log lines: secret keys censored', () => {
     expect(out).not.toContain('v-7');
   });
 
-  it('a line that names a secret key but is not JSON is withheld, not printed', () => {
+  it('a line that names a secret key but is not JSON, or is nested too deep to walk, is withheld, not printed', () => {
     const out = censorSecretKeys('{"password": "pw-8", oops\n');
     expect(out).not.toContain('pw-8');
     expect(JSON.parse(out)).toMatchObject({ level: 50 });
+    const deep = `{"a":${'['.repeat(200_000)}{"password":"pw-9"}${']'.repeat(200_000)}}\n`;
+    const withheld = censorSecretKeys(deep);
+    expect(withheld).not.toContain('pw-9');
+    expect(withheld.endsWith('\n')).toBe(true);
   });
 });

@@ -128,7 +128,7 @@ export class DataSourceStore {
       if (!d || typeof d.id !== 'number' || typeof d.integrationId !== 'number') continue;
       this.put(d);
     }
-    // A loop, not Math.max(...ids): a spread of every id overflows the stack past ~100,000 arguments.
+    // A loop, not Math.max(...ids): a spread of every id overflows the stack past ~125,000 arguments.
     let next = typeof snap.nextId === 'number' ? snap.nextId : 1;
     for (const id of this.items.keys()) next = Math.max(next, id + 1);
     this.nextId = next;

@@ -18,7 +18,7 @@ import { sectionValues, type BlockedResource, type DaemonStatus, type LastError,
 import { SecretsInForce } from './secrets-in-force.js';
 import { startHttpServer, type HttpServerHandle } from './server.js';
 import { followsRef } from './hooks.js';
-import { secretRedactor } from '../util/redact.js';
+import { redactText, secretRedactor } from '../util/redact.js';
 
 export interface DaemonOptions {
   source: Source;
@@ -147,7 +147,7 @@ export class Daemon {
     const latest = this.opts.source.current();
     const source = this.opts.source.health();
     const failed = s.lastAttempt && !isSuccess(s.lastAttempt.verdict) ? s.lastAttempt : undefined;
-    const rejectedIsLatest = s.rejected && latest && s.rejected.revision === latest.id;
+    const rejectedIsLatest = rejectedShown(s, latest) !== undefined;
     const reconcileError = (failed ?? (rejectedIsLatest ? s.rejected : undefined)) && errorOf((failed ?? s.rejected)!);
     // The newest problem: a source failing since after the last reconcile's error is what needs attention now.
     const sourceError: SourceLastError | undefined = source.ok === false && source.failingSince && !(reconcileError && String(reconcileError.at) > source.failingSince)
@@ -202,7 +202,9 @@ export class Daemon {
     const message = plan.dataSourcesUnsupported;
     if (message !== undefined) {
       if (this.dataSources?.supported !== false) this.opts.logger.warn({ code: ErrorCode.dataSourcesUnsupported, revision }, message);
-      this.dataSources = { supported: false, message, revision };
+      // Redacted now, with the secrets of the reconcile that saw it: it may be shown for long after (it changes only
+      // when support does), and must not keep that reconcile's secrets in force meanwhile.
+      this.dataSources = { supported: false, message: redactText(message), revision };
     } else if (plan.changes.some((c) => c.resourceKind === 'DataSource')) {
       if (this.dataSources?.supported === false) this.opts.logger.info({ revision }, 'data sources are supported by the service now');
       this.dataSources = { supported: true, revision };
@@ -211,7 +213,6 @@ export class Daemon {
 
   private async afterAttempt(a: Attempt): Promise<void> {
     this.secrets.record(a);
-    const dataSources = this.dataSources;
     if (a.result?.plan) {
       this.secrets.hold('plan', a);
       this.resources = resourceStates(a.result);
@@ -221,10 +222,11 @@ export class Daemon {
       if (refusal) this.opts.logger.error({ revision: a.revision, refusal }, 'mass deletion refused');
       this.noteDataSources(a.result.plan, a.revision);
       this.manualSteps.report(a.revision, a.result.plan, this.opts.logger);
-      if (this.dataSources !== dataSources) this.secrets.hold('dataSources', a);
     }
     const shown = this.loop.snapshot();
-    this.secrets.release([shown.lastAttempt, shown.lastSuccess, shown.rejected]);
+    // The rejected revision is shown only while it is the latest: once a newer one came, it no longer holds its
+    // reconcile's secrets in force (it held them forever, so no rotated-away value was released after a rejection).
+    this.secrets.release([shown.lastAttempt, shown.lastSuccess, rejectedShown(shown, this.opts.source.current())]);
     this.metrics.recordAttempt(a, this.loop.snapshot());
     this.opts.notifier?.notify(a);
     // The revision's files could not be read: have the source look again now (it restores the folder).
@@ -283,4 +285,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const d = new Daemon(opts);
   await d.start();
   return d;
+}
+
+/** The rejected attempt, when /status shows it: only while its revision is the latest one. */
+function rejectedShown(s: { rejected?: Attempt }, latest: { id: string } | undefined): Attempt | undefined {
+  return s.rejected && latest && s.rejected.revision === latest.id ? s.rejected : undefined;
 }

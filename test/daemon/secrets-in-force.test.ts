@@ -63,3 +63,42 @@ describe('the daemon and rotated secrets', () => {
     expect(secretRedactor.redactText(OLD)).toBe(OLD); // nothing shown came from a reconcile that used it
   });
 });
+
+describe('the daemon and rotated secrets after a rejected revision', () => {
+  it('a rejected revision no longer holds secrets in force once a newer one came: a later rotation still releases the old value', async () => {
+    const sandbox = await startSandbox({ port: 0, transitionMs: 20 });
+    cleanup.add(() => sandbox.close());
+    const dir = await cleanup.tmp('govops-manifests-');
+    const home = await cleanup.tmp('govops-home-');
+    const OLD2 = 'old-lake-token-9d41';
+    const NEW2 = 'new-lake-token-2b77';
+    const manifest = (env: string) => lakehouseManifest({ name: 'lake', host: 'lake1.example.com', httpPath: '/sql/1', tokenEnv: env });
+    await writeFile(join(dir, 'lake.yaml'), manifest('GOVOPS_SECRET_OLD'));
+    const settings = runSettings(home, { dir, env: { ...process.env, GOVOPS_SECRET_OLD: OLD2, GOVOPS_SECRET_NEW: NEW2 } });
+    const running = await startRunning(settings, silentLogger(), (onRequest) =>
+      new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }),
+    );
+    cleanup.add(() => running.shutdown(2000));
+    const url = running.daemon.url;
+    const status = async () => (await getJson(`${url}/status`)).body;
+    const settled = (test: (s: any) => boolean, what: string) =>
+      until(async () => {
+        const s = await status();
+        return !s.running && s.revision.latest !== undefined && test(s) ? s : undefined;
+      }, 20_000, what);
+    await settled((s) => s.lastReconcile?.result === 'applied' && s.revision.lastApplied === s.revision.latest, 'the create applied');
+
+    // A broken file: the revision is rejected (and shown as such while it is the latest).
+    await writeFile(join(dir, 'broken.yaml'), 'kind: [unclosed\n');
+    const rejected = await settled((s) => s.revision.rejected !== undefined && s.revision.rejected === s.revision.latest, 'the broken revision rejected');
+    // Fixed: a newer revision, in sync; the rejected one is no longer shown.
+    await writeFile(join(dir, 'broken.yaml'), '# fixed\n');
+    await settled((s) => s.revision.latest !== rejected.revision.latest && s.revision.lastGood === s.revision.latest && s.revision.rejected === undefined, 'the fixed revision reconciled');
+
+    await writeFile(join(dir, 'lake.yaml'), manifest('GOVOPS_SECRET_NEW'));
+    await until(async () => ((await sandbox.requests()).some((q) => q.method === 'PUT' && !q.query.dryRun) ? true : undefined), 20_000, 'the token update sent');
+    await settled((s) => s.lastReconcile?.result === 'applied' && s.revision.lastApplied === s.revision.latest, 'the token update applied');
+    expect(secretRedactor.redactText(NEW2)).toBe(REDACTED);
+    expect(secretRedactor.redactText(OLD2)).toBe(OLD2);
+  });
+});

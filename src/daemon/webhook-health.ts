@@ -15,7 +15,9 @@ import { AutoRetryScheduler, type AutoRetryPolicy, type PendingDelivery, type Re
 import { DEFAULT_OVERLAP_MS, HistoryCursor, type PollResult } from '../deliveries/cursor.js';
 import { failureCode, isDelivered, timeOf } from '../deliveries/records.js';
 import { ApiError } from '../errors.js';
+import { isPgLocation } from '../state/location.js';
 import { loadState } from '../state/store.js';
+import type { GovopsState } from '../state/types.js';
 import { UNMANAGED_LABEL, WebhookHealthMetrics, codeLabel, eventLabel } from './webhook-metrics.js';
 import { firstBy } from '../util/multimap.js';
 
@@ -70,16 +72,28 @@ export interface PollSummary {
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
 
-/** Managed webhooks from the govops state file, re-read only when the file changed. */
+const webhooksOf = (state: GovopsState): Map<string, string> =>
+  new Map(state.resources.filter((r) => r.kind === 'Webhook').map((r) => [r.id, r.name] as const));
+
+/**
+ * Managed webhooks from the govops state: a file is re-read only when it changed; a PostgreSQL state is read at each
+ * poll (when it cannot be, the last one read stands: its webhooks do not turn "unmanaged" while the database is away).
+ */
 export function managedWebhooksFromState(statePath: string): () => Promise<ManagedWebhooks> {
   let cached: { key: string; map: Map<string, string> } | undefined;
+  if (isPgLocation(statePath)) {
+    return async () => {
+      const state = await loadState(statePath).catch(() => undefined);
+      if (state) cached = { key: '', map: webhooksOf(state) };
+      return cached?.map ?? new Map();
+    };
+  }
   return async () => {
     const st = await fs.stat(statePath).catch(() => undefined);
     if (!st) return new Map();
     const key = `${st.mtimeMs}:${st.size}`;
     if (cached?.key === key) return cached.map;
-    const state = await loadState(statePath);
-    const map = new Map(state.resources.filter((r) => r.kind === 'Webhook').map((r) => [r.id, r.name] as const));
+    const map = webhooksOf(await loadState(statePath));
     cached = { key, map };
     return map;
   };

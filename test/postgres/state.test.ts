@@ -16,6 +16,7 @@ import { SCHEMA_VERSION } from '../../src/state/pg/schema.js';
 import { loadState, newState, saveState } from '../../src/state/store.js';
 import type { GovopsState, ManagedResource } from '../../src/state/types.js';
 import { withStateKey } from '../../src/state/location.js';
+import { managedWebhooksFromState } from '../../src/daemon/webhook-health.js';
 import { CLI, runGovops } from '../helpers/cli.js';
 import { psql, startPostgres, type PgServer } from '../helpers/postgres.js';
 
@@ -56,6 +57,23 @@ describe('PostgreSQL state', () => {
     await saveState(at('rt'), { ...state, resources: [res('a')] });
     expect((await loadState(at('rt'))).resources.map((r) => r.name)).toEqual(['a']);
     expect(psql(pg, `SELECT max(version) FROM govops.migrations`)).toBe(String(SCHEMA_VERSION));
+  });
+
+  it("the daemon's delivery health reads the managed webhooks from a PostgreSQL state, and keeps the last read while it cannot", async () => {
+    await saveState(at('hooks'), { ...newState(), resources: [res('lake'), res('pager', { kind: 'Webhook', id: '41' }), res('audit', { kind: 'Webhook', id: '42' })] });
+    const managed = managedWebhooksFromState(at('hooks'));
+    const read = async () => [...(await managed())].sort();
+    expect(await read()).toEqual([
+      ['41', 'pager'],
+      ['42', 'audit'],
+    ]);
+    await saveState(at('hooks'), { ...newState(), resources: [res('pager', { kind: 'Webhook', id: '41' })] });
+    expect(await read()).toEqual([['41', 'pager']]);
+    // A state that cannot be read (here: written by a newer govops): the last webhooks read stand, not none (which
+    // would count every delivery as unmanaged).
+    psql(pg, `UPDATE govops.states SET version = 999 WHERE key = 'hooks'`);
+    await expect(loadState(at('hooks'))).rejects.toThrow(/version 999/);
+    expect(await read()).toEqual([['41', 'pager']]);
   });
 
   it('keys keep deployments apart in one database', async () => {

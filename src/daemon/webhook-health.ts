@@ -166,6 +166,7 @@ export class WebhookHealth {
     const end = this.metrics.pollDuration.startTimer();
     try {
       this.managedNow = await this.opts.managed();
+      await this.forgetGone();
       const result = await this.cursor.poll(this.opts.api, this.abort.signal);
       this.metrics.pollRequests.inc(result.requests);
       this.metrics.pollRecords.inc(result.received);
@@ -205,6 +206,13 @@ export class WebhookHealth {
       end();
       if (this.scheduler) this.metrics.autoRetryPending.set(this.scheduler.size);
     }
+  }
+
+  /** Webhooks no longer managed (deleted, renamed): their figures and metric series go (bounded by what is managed). */
+  private async forgetGone(): Promise<void> {
+    const names = new Set(this.managedNow.values());
+    for (const name of this.stats.keys()) if (!names.has(name)) this.stats.delete(name);
+    await this.metrics.forgetExcept(names);
   }
 
   private statsOf(name: string, id: string): WebhookStats {

@@ -125,4 +125,23 @@ export class WebhookHealthMetrics {
     this.pollRecords.inc(0);
     if (autoRetry) this.autoRetryPending.set(0);
   }
+
+  /**
+   * Remove every series of a webhook govops no longer manages (deleted, renamed): any `webhook` label value but the
+   * unmanaged one that is not in `managed`. Its deliveries count as unmanaged from then on, and a series left behind
+   * would stay frozen forever (an alert on its last failure would never clear). Returns how many series went.
+   */
+  async forgetExcept(managed: ReadonlySet<string>): Promise<number> {
+    let removed = 0;
+    const byWebhook = [this.deliveries, this.failures, this.lastFailure, this.lastSuccess, this.autoRetries, this.autoRetryExhausted];
+    for (const metric of byWebhook as Array<Counter<string> | Gauge<string>>) {
+      for (const { labels } of (await metric.get()).values) {
+        const webhook = labels.webhook;
+        if (webhook === undefined || webhook === UNMANAGED_LABEL || managed.has(String(webhook))) continue;
+        metric.remove(labels as Record<string, string>);
+        removed++;
+      }
+    }
+    return removed;
+  }
 }

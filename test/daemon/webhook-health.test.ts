@@ -116,6 +116,37 @@ describe('webhook delivery health: incremental polling', () => {
     expect(managed.passes).toBeLessThanOrEqual(1);
   });
 
+  it('forgets a webhook no longer managed (deleted or renamed): its figures and every metric series of it go', async () => {
+    w = await startWorld();
+    const [gone, kept] = await w.createHooks([hookItem(w, 'gone', '/gone'), hookItem(w, 'kept', '/kept')]);
+    w.rx.set('/gone', 500);
+    w.rx.set('/kept', 500);
+    let managed = new Map([
+      [String(gone.id), 'gone'],
+      [String(kept.id), 'kept'],
+    ]);
+    const registry = new Registry();
+    const health = new WebhookHealth({ api: client(), logger: silentLogger(), registry, intervalMs: 60_000, managed: async () => managed });
+    await health.pollOnce();
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    const series = async () => (await registry.metrics()).split('\n').filter((l) => l.includes('webhook="gone"'));
+    expect(await series()).not.toEqual([]);
+    expect((health.status().webhooks as any[]).map((x) => x.name)).toEqual(['gone', 'kept']);
+
+    managed = new Map([[String(kept.id), 'kept']]);
+    await health.pollOnce();
+    expect(await series()).toEqual([]);
+    expect((health.status().webhooks as any[]).map((x) => x.name)).toEqual(['kept']);
+    expect(await metric(registry, 'govops_webhook_last_failure_timestamp_seconds', { webhook: 'kept' })).toBeGreaterThan(0);
+    expect(await metric(registry, 'govops_webhook_deliveries_total', { webhook: 'kept', outcome: 'failed' })).toBe(1);
+    // Its deliveries count as unmanaged from then on.
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    expect(await series()).toEqual([]);
+    expect(await metric(registry, 'govops_webhook_deliveries_total', { webhook: '(unmanaged)', outcome: 'failed' })).toBe(1);
+  });
+
   it('counts a record the service lists after newer ones (a slow delivery), within the overlap', async () => {
     w = await startWorld({ deliveryTimeoutMs: 20_000 });
     const [slow, quick] = await w.createHooks([hookItem(w, 'slow', '/slow'), hookItem(w, 'quick', '/quick', { notificationType: ['userCreated'] })]);

@@ -76,6 +76,19 @@ describe('PostgreSQL state', () => {
     expect(await read()).toEqual([['41', 'pager']]);
   });
 
+  it("taking and releasing the lock again and again leaves no listener behind on the pooled connection", async () => {
+    const loc = at('relock');
+    await saveState(loc, newState());
+    const backend = pgStateFor(loc) as unknown as { held?: { listenerCount(event: string): number } };
+    let first: number | undefined;
+    for (let i = 0; i < 15; i++) {
+      const lock = await acquireStateLock(loc);
+      first ??= backend.held!.listenerCount('error');
+      expect(backend.held!.listenerCount('error')).toBe(first);
+      await lock.release();
+    }
+  });
+
   it('keys keep deployments apart in one database', async () => {
     await saveState(at('team-a'), { ...newState(), resources: [res('only-a')] });
     await saveState(at('team-b'), { ...newState(), resources: [res('only-b')] });

@@ -312,7 +312,10 @@ export class PgState {
     } catch (err) {
       throw stateDbError(this.loc, err);
     }
-    client.on('error', () => undefined); // a broken lock connection: the next write through it fails
+    // A broken lock connection: the next write through it fails. Removed when the client goes back to the pool, which
+    // hands the same client out again: one listener per lock taken piled up on it otherwise.
+    const onError = (): void => undefined;
+    client.on('error', onError);
     const info: PgLockHolder = {
       pid: process.pid,
       hostname: os.hostname(),
@@ -344,7 +347,7 @@ export class PgState {
         [this.loc.key, token, JSON.stringify(info)],
       );
     } catch (err) {
-      client.release(true);
+      client.release(true); // destroyed, never handed out again: its listener goes with it
       throw stateDbError(this.loc, err);
     }
     this.held = client;
@@ -360,9 +363,10 @@ export class PgState {
         try {
           await client.query(`DELETE FROM ${SCHEMA}.lock_holders WHERE key = $1 AND token = $2`, [this.loc.key, token]);
           await client.query(`SELECT pg_advisory_unlock($1, hashtext($2))`, [LOCK_CLASS, this.loc.key]);
+          client.off('error', onError);
           client.release();
         } catch {
-          client.release(true); // the connection is gone, and with it the lock
+          client.release(true); // the connection is gone, and with it the lock (and the client, listener and all)
         }
       },
     };

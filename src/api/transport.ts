@@ -119,26 +119,34 @@ function utf8Text(chunks: readonly Buffer[], length: number): string {
   return buf.toString('utf8', start);
 }
 
-/** Requests under way per shutdown signal: one listener on each signal, not one per request. */
-const underWay = new WeakMap<AbortSignal, Set<Exchange>>();
+/** Requests under way per shutdown signal, and the signal's one listener (one per signal, not one per request). */
+const underWay = new WeakMap<AbortSignal, { requests: Set<Exchange>; onAbort: () => void }>();
 
-function watch(signal: AbortSignal, exchange: Exchange): Set<Exchange> {
-  let set = underWay.get(signal);
-  if (!set) {
+/**
+ * Watch a request under a shutdown signal; returns what stops watching it. The last request under way removes the
+ * signal's listener: a signal made per reconcile (`AbortSignal.any` of the run's and the leadership's) is then not
+ * kept alive by it for as long as its sources live (a leader's term).
+ */
+function watch(signal: AbortSignal, exchange: Exchange): () => void {
+  let watched = underWay.get(signal);
+  if (!watched) {
     const requests = new Set<Exchange>();
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const e of requests) e.abort(new CancelledError('request aborted: govops is shutting down'));
-        requests.clear();
-      },
-      { once: true },
-    );
-    underWay.set(signal, requests);
-    set = requests;
+    const onAbort = (): void => {
+      for (const e of requests) e.abort(new CancelledError('request aborted: govops is shutting down'));
+      requests.clear();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    watched = { requests, onAbort };
+    underWay.set(signal, watched);
   }
-  set.add(exchange);
-  return set;
+  const w = watched;
+  w.requests.add(exchange);
+  return () => {
+    w.requests.delete(exchange);
+    if (w.requests.size > 0 || underWay.get(signal) !== w) return;
+    signal.removeEventListener('abort', w.onAbort);
+    underWay.delete(signal);
+  };
 }
 
 /** The whole request (connect, headers and body) took longer than the timeout. */
@@ -186,11 +194,11 @@ export class HttpTransport {
     return new Promise<RawResponse>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       let slow: NodeJS.Timeout | undefined;
-      let watched: Set<Exchange> | undefined;
+      let unwatch: (() => void) | undefined;
       const done = (): void => {
         clearTimeout(timer);
         if (slow) clearTimeout(slow);
-        watched?.delete(exchange);
+        unwatch?.();
       };
       const exchange = new Exchange(
         (res) => {
@@ -207,7 +215,7 @@ export class HttpTransport {
         exchange.abort(new CancelledError('request aborted: govops is shutting down'));
         return;
       }
-      if (req.signal) watched = watch(req.signal, exchange);
+      if (req.signal) unwatch = watch(req.signal, exchange);
       timer = setTimeout(() => exchange.abort(req.settleMs !== undefined ? new RequestUnsettledError(limit) : new RequestTimeoutError(limit)), limit);
       if (req.settleMs !== undefined && req.onSlow) slow = setTimeout(req.onSlow, req.timeoutMs);
       this.pool.dispatch(

@@ -68,6 +68,29 @@ describe('HttpTransport', () => {
     expect(server.seen.map((r) => r.url)).not.toContain('/late');
   });
 
+  it('the last request under way on a signal removes its listener (a signal made per reconcile is not kept alive by it)', async () => {
+    const held = latch();
+    server = await startServer(async (req, res) => {
+      if (req.url === '/held') {
+        held.open();
+        await new Promise<void>(() => undefined); // never answers
+      }
+      sendJson(res, 200, {});
+    });
+    transport = new HttpTransport(server.url, { connections: 8 });
+    const run = new AbortController();
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(Array.from({ length: 4 }, (_, i) => get(`/r${i}`, { signal: run.signal })));
+      expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
+    }
+    // Still watched while one is under way: aborting then ends it.
+    const pending = get('/held', { signal: run.signal }).catch((e: unknown) => e);
+    await held.reached;
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(1);
+    run.abort();
+    expect(await pending).toBeInstanceOf(CancelledError);
+  });
+
   it('the body is read as UTF-8 text across chunks (a leading byte order mark dropped), headers as undici parses them', async () => {
     const text = '{"name":"café ☕"}';
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text, 'utf8')]);

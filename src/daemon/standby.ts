@@ -8,14 +8,24 @@ import type { Revision } from '../sources/types.js';
 import type { LeaderElector } from './leader.js';
 import type { ReconcileFn } from './loop.js';
 
-export function leaderReconcileFn(inner: ReconcileFn, elector: LeaderElector, resubmit: (revision: Revision) => void): ReconcileFn {
-  /** Revisions planned by a standby where a leader would have applied them. */
+/**
+ * Deferred revisions remembered: the newest ones. Only a revision the loop reconciles again matters (the latest,
+ * and a few before it while they are retried); a standby that never leads would otherwise keep one id per revision.
+ */
+export const DEFERRED_KEPT = 64;
+
+export function leaderReconcileFn(inner: ReconcileFn, elector: Pick<LeaderElector, 'isLeading' | 'signal'>, resubmit: (revision: Revision) => void): ReconcileFn {
+  /** Revisions planned by a standby where a leader would have applied them (the newest DEFERRED_KEPT, oldest first). */
   const deferred = new Set<string>();
   return async (req) => {
     const leading = elector.isLeading();
     const wanted = req.apply || (req.reason !== 'resync' && deferred.has(req.revision.id));
     if (!leading) {
-      if (req.apply) deferred.add(req.revision.id);
+      if (req.apply) {
+        deferred.delete(req.revision.id);
+        deferred.add(req.revision.id);
+        if (deferred.size > DEFERRED_KEPT) deferred.delete(deferred.values().next().value!);
+      }
       const result = await inner({ ...req, apply: false });
       // Elected while planning: the revision is applied next.
       if (wanted && elector.isLeading()) setImmediate(() => resubmit(req.revision));

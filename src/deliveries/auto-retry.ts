@@ -76,6 +76,11 @@ export class AutoRetryScheduler {
     return this.pending.size;
   }
 
+  /** Webhooks whose retries wait out a backoff after a failed one (at most MAX_TRACKED). */
+  get gatedWebhooks(): number {
+    return this.gates.size;
+  }
+
   private backoff(n: number): number {
     return Math.min(this.policy.maxBackoffMs, this.policy.backoffMs * 2 ** Math.max(0, n - 1));
   }
@@ -156,7 +161,10 @@ export class AutoRetryScheduler {
     const gate = this.gates.get(p.webhookId) ?? { consecutiveFailures: 0, nextAt: 0 };
     gate.consecutiveFailures++;
     gate.nextAt = Math.max(gate.nextAt, now + this.backoff(p.attempts + 1));
+    this.gates.delete(p.webhookId); // re-inserted: the newest last, so the oldest goes first past the cap
     this.gates.set(p.webhookId, gate);
+    // A gate is cleared by a delivery that gets through; a webhook deleted meanwhile never has one: capped as the rest.
+    if (this.gates.size > MAX_TRACKED) this.gates.delete(this.gates.keys().next().value as string);
     if (p.attempts >= this.policy.maxAttempts) {
       this.pending.delete(p.key);
       this.gaveUp.add(p.key);

@@ -290,6 +290,22 @@ describe('AutoRetryScheduler', () => {
     expect(after).toHaveLength(4); // the probe got through: the rest may go
   });
 
+  it("keeps at most 10,000 webhooks' backoff gates (a webhook deleted while failing never clears its own)", () => {
+    let now = T0;
+    const s = new AutoRetryScheduler({ ...policy, perMinute: 1e9 }, () => now);
+    for (const [from, to] of [
+      [1, 6000],
+      [6001, 12_000],
+    ]) {
+      for (let w = from!; w <= to!; w++) s.observe(rec(w, { status: 500, webhook: w, activity: w }), true);
+      now += 1000;
+      const taken = s.take().filter((p) => Number(p.webhookId) >= from!);
+      expect(taken).toHaveLength(6000);
+      for (const p of taken) s.settle(p, { kind: 'record', record: rec(100_000 + Number(p.record.id), { status: 500, webhook: Number(p.webhookId), activity: Number(p.record.id) }) });
+    }
+    expect(s.gatedWebhooks).toBe(10_000);
+  });
+
   it('never exceeds the rate limit in any minute', () => {
     let now = T0;
     const s = new AutoRetryScheduler({ ...policy, perMinute: 3 }, () => now);

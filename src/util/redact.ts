@@ -16,6 +16,7 @@
  */
 
 import { HEAD, LiteralMatcher } from './literal-matcher.js';
+import { dropUrlUserinfo, hasUrlUserinfo } from './url-userinfo.js';
 
 export const REDACTED = '[redacted]';
 
@@ -69,9 +70,6 @@ export function secretForms(value: string): string[] {
   return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
 }
 
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s"'<>]+@/gi;
-/** URL_USERINFO without the global flag: does the text hold one anywhere (no lastIndex state). */
-const HAS_URL_USERINFO = new RegExp(URL_USERINFO.source, 'i');
 /** A JSON (or Prometheus label) string literal; group 1 set when it is an object key (followed by `:`). */
 const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"(\s*:)?/g;
 
@@ -160,12 +158,12 @@ export class Redactor {
    */
   private untouched(text: string): boolean {
     if (this.forms()?.test(text)) return false;
-    return !(text.includes('://') && HAS_URL_USERINFO.test(text));
+    return !hasUrlUserinfo(text);
   }
 
   /** Free text: every form of every registered value, and URL userinfo, replaced. */
   redactText(text: string): string {
-    const out = text.includes('://') ? text.replace(URL_USERINFO, '$1***@') : text;
+    const out = dropUrlUserinfo(text);
     return this.forms()?.replace(out, REDACTED) ?? out;
   }
 

@@ -16,6 +16,7 @@ import { orphanWarning } from './orphans.js';
 import { blocked, problem, reason, warning, type Blocked, type PlanProblem, type PlanWarning } from './notes.js';
 import type { DesiredDataSource, FieldChange, PlanOptions, ResourceChange } from './types.js';
 import { appendTo, groupBy } from '../util/multimap.js';
+import { withoutTrailingSlashes } from '../util/strings.js';
 
 export interface DataSourcePlanInput {
   desired: readonly DesiredDataSource[];
@@ -72,7 +73,7 @@ function locationOwners(integrations: readonly LiveIntegration[]): (prefix: stri
     const location = i.config.cloudLocationPath;
     const at: Location = { id: i.id, length: location.length, order: order++ };
     if (location === '') continue;
-    const base = location.replace(/\/+$/, '');
+    const base = withoutTrailingSlashes(location);
     if (base === '' || base.endsWith(':')) raw.push({ ...at, location });
     else appendTo(byBase, base, at);
   }

@@ -8,7 +8,8 @@ import type { ManualAck, ManualStep } from './types.js';
 
 /** A fence longer than any backtick run in the text, so the text can never close it. */
 export function fenceFor(text: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  let longest = 2;
+  for (const m of text.matchAll(/`+/g)) longest = Math.max(longest, m[0].length);
   return '`'.repeat(longest + 1);
 }
 
@@ -16,7 +17,7 @@ export function renderManualStep(name: string, step: ManualStep): string[] {
   const out = [`<details><summary>Manual step: <code>${mdHtml(step.phase)}</code> script for Integration/${mdHtml(name)}</summary>`, ''];
   if (step.script !== undefined) {
     const fence = fenceFor(step.script);
-    out.push(`${fence}${step.language ?? ''}`, step.script.replace(/\s+$/, ''), fence, '');
+    out.push(`${fence}${step.language ?? ''}`, step.script.trimEnd(), fence, '');
     out.push(`Secret values are shown as placeholders. The real script: ${mdCode(step.command)}`, '');
   } else {
     out.push(`${step.note !== undefined ? mdText(step.note) : 'Not fetched.'} Fetch it with ${mdCode(step.command)}.`, '');

@@ -3,6 +3,7 @@
  * sandbox. The interface gives the payload but not the endpoints (4.2: "not shown"); the paths here are
  * govops' choice from public evidence (docs/decisions.md "Data sources"), and the client's are configurable.
  */
+import { withoutTrailingSlashes } from '../util/strings.js';
 
 /** Create (POST), list (GET) and read one (GET {path}/{id}) by default. */
 export const DEFAULT_DATA_SOURCES_PATH = '/native-s3/handler';
@@ -26,7 +27,7 @@ export function dataSourceKey(integrationId: string, prefix: string): string {
  */
 export function prefixUnderLocation(location: string, prefix: string): boolean {
   if (location === '') return false;
-  const base = location.replace(/\/+$/, '');
+  const base = withoutTrailingSlashes(location);
   if (base === '' || base.endsWith(':')) return prefix.startsWith(location);
   return prefix === base || prefix.startsWith(`${base}/`);
 }

@@ -9,6 +9,7 @@
  * The endpoints are not shown (4.2); the sandbox serves them where govops looks by default
  * (src/service/data-sources.ts, docs/decisions.md "Data sources").
  */
+import { withoutTrailingSlashes } from '../../util/strings.js';
 
 export const CREATE_FIELDS = {
   type: { type: 'string', required: true },
@@ -29,7 +30,7 @@ export const OWNER_KIND = 'object_store';
  * (`s3://b/base` holds `s3://b/base/x`, not `s3://b/basement`).
  */
 export function isUnderLocation(prefix: string, location: string): boolean {
-  const base = location.replace(/\/+$/, '');
+  const base = withoutTrailingSlashes(location);
   if (base === '' || base.endsWith(':')) return location !== '' && prefix.startsWith(location);
   return prefix === base || prefix.startsWith(`${base}/`);
 }

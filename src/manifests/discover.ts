@@ -7,6 +7,7 @@
 import { lstat, readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { MAX_FILE_BYTES } from './hostile.js';
 import { IGNORE_FILE, isIgnored, parseIgnore, type IgnoreRules } from './ignore.js';
 import { isInside } from './secret-scope.js';
 import { WORKDIR_MARKER, isStateFamily } from '../util/own-files.js';
@@ -83,12 +84,27 @@ export function parseGitmodules(text: string): string[] {
   return out;
 }
 
-async function readGitmodules(dir: string, into: Set<string>): Promise<void> {
-  const file = join(dir, GITMODULES_FILE);
+/**
+ * A small control file of the tree (`.gitmodules`, `.govopsignore`), whoever wrote it: its text, or undefined when it
+ * is not a regular file (a symlink is not followed). Larger than a manifest may be (1 MiB): a problem, not read
+ * (a pull request could otherwise have the whole of any size held in memory).
+ */
+async function readControlFile(file: string, problems: DiscoveryProblem[]): Promise<string | undefined> {
   const st = await lstat(file).catch(() => undefined);
-  if (!st?.isFile()) return; // a symlinked .gitmodules is not followed
-  const text = await readFile(file, 'utf8').catch(() => '');
-  for (const p of parseGitmodules(text)) into.add(resolve(dir, p));
+  if (!st?.isFile()) return undefined;
+  if (st.size > MAX_FILE_BYTES) {
+    problems.push({ path: file, message: `larger than ${MAX_FILE_BYTES} bytes (1 MiB): not read, and nothing under its folder is taken as manifests until it is smaller` });
+    return undefined;
+  }
+  return readFile(file, 'utf8').catch((err: Error) => {
+    problems.push({ path: file, message: `cannot read: ${err.message}` });
+    return undefined;
+  });
+}
+
+async function readGitmodules(dir: string, into: Set<string>, problems: DiscoveryProblem[]): Promise<void> {
+  const text = await readControlFile(join(dir, GITMODULES_FILE), problems);
+  for (const p of parseGitmodules(text ?? '')) into.add(resolve(dir, p));
 }
 
 function submoduleProblem(path: string): DiscoveryProblem {
@@ -167,10 +183,10 @@ async function walk(dir: string, scopes: Scope[], w: Walk, top: boolean): Promis
   }
   let here = scopes;
   if (entries.some((e) => e.name === IGNORE_FILE && e.isFile())) {
-    const text = await readFile(join(dir, IGNORE_FILE), 'utf8');
-    here = [...scopes, { dir, rules: parseIgnore(text) }];
+    const text = await readControlFile(join(dir, IGNORE_FILE), w.out.problems);
+    here = [...scopes, { dir, rules: parseIgnore(text ?? '') }];
   }
-  if (entries.some((e) => e.name === GITMODULES_FILE)) await readGitmodules(dir, w.submodules);
+  if (entries.some((e) => e.name === GITMODULES_FILE)) await readGitmodules(dir, w.submodules, w.out.problems);
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
@@ -219,7 +235,7 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
   const seen = new Set<string>();
   const fixedRoot = options.root ? resolve(cwd, options.root) : undefined;
   const submodules = new Set<string>();
-  if (fixedRoot) await readGitmodules(fixedRoot, submodules);
+  if (fixedRoot) await readGitmodules(fixedRoot, submodules, out.problems);
   const realCwd = await realpath(cwd).catch(() => cwd);
   const stateFiles = await stateSpellings(cwd, options.stateFiles ?? []);
   for (const p of paths.length ? paths : ['.']) {

@@ -231,6 +231,19 @@ describe('manifest discovery never leaves the scanned root', () => {
     const ignored = await runGovops(['validate', '.'], { cwd: d });
     expect(ignored.code, ignored.stdout).toBe(0);
   });
+
+  it('a .gitmodules or .govopsignore larger than 1 MiB is an error at that file, not read (a pull request could add one of any size)', async () => {
+    const d = await tmp();
+    await mkdir(join(d, 'team'));
+    await writeFile(join(d, '.gitmodules'), `[submodule "v"]\n\tpath = v\n${'#'.repeat(1024 * 1024)}\n`);
+    await writeFile(join(d, 'team', '.govopsignore'), `${'# x\n'.repeat(300_000)}`);
+    await writeFile(join(d, 'team', 'lake.yaml'), lake('{ fromEnv: GOVOPS_SECRET_X }'));
+    const set = await loadManifests(['.'], { cwd: d });
+    expect(set.diagnostics.map((x) => [x.file, x.severity, x.message.slice(0, 40)])).toEqual([
+      ['.gitmodules', 'error', 'larger than 1048576 bytes (1 MiB): not r'],
+      [join('team', '.govopsignore'), 'error', 'larger than 1048576 bytes (1 MiB): not r'],
+    ]);
+  });
 });
 
 describe('snapshots never hold a secret file', () => {

@@ -4,7 +4,7 @@
  * Refs are resolved in `spec.config`, `spec.deleteCredentials` and a webhook's `spec.secret`.
  * Diagnostics never contain a secret value.
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import { SECRET_KEYS, isSensitiveKey } from '../kinds/registry.js';
 import { isPlainObject } from '../util/object.js';
 import { MIN_SECRET_LENGTH, registerSecretsInForce } from '../util/redact.js';
@@ -92,7 +92,7 @@ export function resolveSecrets<M extends Manifest>(loaded: LoadedManifest<M>, op
     loaded,
     manifest,
     env: opts.env,
-    readFile: opts.readFile ?? ((p: string) => readFileSync(p, 'utf8')),
+    readFile: opts.readFile ?? readSecretFile,
     realpath: opts.realpath ?? realpathSync,
     scope: opts.scope ?? DEFAULT_SECRET_SCOPE,
     secretsOrigin: opts.secretsOrigin,
@@ -169,8 +169,31 @@ function resolveFileRef(r: Resolution, ref: Extract<SecretRef, { fromFile: strin
     return trimOneNewline(r.readFile(real ?? file));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    report(r, p, `${where}: cannot read secret file ${file}${code ? ` (${code})` : ''} (${describeRef(ref)})`);
+    const why = code === TOO_LARGE ? ` (larger than ${MAX_SECRET_FILE_BYTES} bytes: a secret file holds one value)` : code === NOT_A_FILE ? ' (not a regular file)' : code ? ` (${code})` : '';
+    report(r, p, `${where}: cannot read secret file ${file}${why} (${describeRef(ref)})`);
     return undefined;
+  }
+}
+
+/**
+ * A secret file holds one value: only a regular file of at most this many bytes is read. A pull request can name any
+ * file under the manifests' root (a secrets folder is optional): one of any size would be read whole, and a FIFO
+ * would block the process.
+ */
+export const MAX_SECRET_FILE_BYTES = 64 * 1024;
+const TOO_LARGE = 'EFBIG';
+const NOT_A_FILE = 'GOVOPS_NOT_A_FILE';
+
+/** Read a secret file: opened without blocking, checked to be a small regular file, then read. */
+function readSecretFile(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw Object.assign(new Error(`${path}: not a regular file`), { code: NOT_A_FILE });
+    if (st.size > MAX_SECRET_FILE_BYTES) throw Object.assign(new Error(`${path}: larger than ${MAX_SECRET_FILE_BYTES} bytes`), { code: TOO_LARGE });
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -260,7 +283,7 @@ function recordSensitiveLiteral(r: Resolution, key: string | number, value: unkn
 export function resolveAllSecrets(loaded: LoadedManifest[], opts: ResolveOptions): { resolved: ResolvedSecrets[]; diagnostics: Diagnostic[] } {
   // Many manifests name the same secret file: each is resolved and read once per call.
   const files = new Map<string, string>();
-  const read = opts.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const read = opts.readFile ?? readSecretFile;
   const shared: ResolveOptions = {
     ...opts,
     shortWarned: opts.shortWarned ?? new Set<string>(),

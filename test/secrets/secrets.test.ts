@@ -1,10 +1,11 @@
 /** Secret resolution: env and file refs, trailing newline, sensitive paths, diagnostics with line/col. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LineCounter, parseDocument, isNode } from 'yaml';
-import { resolveAllSecrets, resolveSecrets, secretValues } from '../../src/manifests/secrets.js';
+import { MAX_SECRET_FILE_BYTES, resolveAllSecrets, resolveSecrets, secretValues } from '../../src/manifests/secrets.js';
 import type { LoadedManifest, Manifest } from '../../src/manifests/types.js';
 
 let dir: string;
@@ -102,6 +103,31 @@ spec:
     const out = resolveSecrets(src, { env: {} });
     expect((out.manifest.spec as unknown as { config: { token: string } }).config.token).toBe('dapi-123');
     expect(out.secretPaths).toEqual(['spec.config.token']);
+  });
+
+  it('a secret file larger than 64 KiB, a folder or a FIFO is an error at the reference, never read whole (nor waited on)', () => {
+    writeFileSync(path.join(dir, 'huge.txt'), 'x'.repeat(MAX_SECRET_FILE_BYTES + 1));
+    writeFileSync(path.join(dir, 'edge.txt'), `${'y'.repeat(MAX_SECRET_FILE_BYTES - 1)}\n`);
+    mkdirSync(path.join(dir, 'folder'));
+    execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+    const ref = (file: string) =>
+      loaded(`apiVersion: govops/v1
+kind: Integration
+metadata: { name: lake }
+spec:
+  type: lakehouse
+  config:
+    workspaceUrl: https://ws.example.com
+    httpPath: /sql/1
+    token: { fromFile: ${file} }
+`, path.join(dir, 'db.yaml'));
+    const message = (file: string) => resolveSecrets(ref(file), { env: {} }).diagnostics.map((d) => d.message).join('\n');
+    expect(message('huge.txt')).toMatch(/cannot read secret file .*huge\.txt \(larger than 65536 bytes: a secret file holds one value\)/);
+    expect(message('folder')).toMatch(/cannot read secret file .*folder \(not a regular file\)/);
+    expect(message('pipe')).toMatch(/cannot read secret file .*pipe \(not a regular file\)/);
+    const edge = resolveSecrets(ref('edge.txt'), { env: {} });
+    expect(edge.diagnostics).toEqual([]);
+    expect((edge.manifest.spec as unknown as { config: { token: string } }).config.token).toHaveLength(MAX_SECRET_FILE_BYTES - 1);
   });
 
   it('a missing variable is an error diagnostic at the reference, naming it, without any value', () => {

@@ -36,7 +36,7 @@ import {
 } from './retry.js';
 import { findCreatedIntegration, splitCreatedWebhooks } from './recovery.js';
 import { scanStatuses } from './status-list.js';
-import { HttpTransport, type RawResponse } from './transport.js';
+import { HttpTransport, ResponseTooLargeError, type RawResponse } from './transport.js';
 import type {
   DataSourceInput,
   IntegrationBody,
@@ -85,6 +85,8 @@ export interface ServiceClientOptions {
   retryPolicy?: Partial<RetryPolicy>;
   /** Max sockets to the origin. Default 16. */
   connections?: number;
+  /** The largest answer read, in bytes (default MAX_RESPONSE_BYTES, 256 MiB): a larger one fails, never retried. */
+  maxResponseBytes?: number;
   onRequest?: (event: RequestEvent) => void;
   /** Jitter source in [0, 1) (default Math.random; tests make it deterministic). */
   random?: () => number;
@@ -177,7 +179,10 @@ export class ServiceClient implements ServiceApi {
   private forceSignal?: AbortSignal;
 
   constructor(options: ServiceClientOptions) {
-    this.transport = new HttpTransport(options.baseUrl, { connections: options.connections });
+    this.transport = new HttpTransport(options.baseUrl, {
+      connections: options.connections,
+      ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
+    });
     this.token = options.token;
     this.logger = options.logger ?? silentLogger();
     this.timeoutMs = options.timeoutMs ?? 30_000;
@@ -527,6 +532,11 @@ export class ServiceClient implements ServiceApi {
     if (err instanceof CancelledError || (err instanceof UserError && err.code === ErrorCode.stateFenced)) {
       this.report(c, 0, at.started, at.index, err.code);
       throw err;
+    }
+    // an answer too large to read: the service's fault, not the network's (never retried)
+    if (err instanceof ResponseTooLargeError) {
+      this.report(c, 0, at.started, at.index, err.code);
+      throw Object.assign(new ApiError(err.status, 'Response Too Large', err.message, c.method, c.path), { url: `${this.transport.baseUrl}${c.path.split('?')[0]}` });
     }
     const low = errorCode(err) ?? 'UNKNOWN';
     const code = transportFailureCode(low);

@@ -46,6 +46,13 @@ export interface AttemptRequest {
  * connection and before anything is written. Stopped while it still waits for one (the timeout, a forced
  * shutdown), its promise settles at once, and undici drops it unsent when its turn comes.
  */
+/**
+ * The largest answer read (bytes of body): past it the request is stopped and fails (ResponseTooLargeError). A list of
+ * 20,000 integrations is ~9 MB; a service sending without end would otherwise fill the memory, and past V8's longest
+ * string (~512 MB) the answer could not even be decoded.
+ */
+export const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
 class Exchange implements Dispatcher.DispatchHandler {
   private controller?: Dispatcher.DispatchController;
   private reason?: Error;
@@ -59,7 +66,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     private readonly resolve: (res: RawResponse) => void,
     private readonly reject: (err: unknown) => void,
     /** Asked when undici is about to write the request to a socket: a throw aborts it unsent. */
-    private readonly beforeWrite?: () => void,
+    private readonly beforeWrite: (() => void) | undefined,
+    private readonly maxBytes: number,
   ) {}
 
   /** Settle with this error now, and stop the request: at once when it is under way, else unsent when it gets a connection. */
@@ -90,14 +98,27 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    if (this.length + chunk.length > this.maxBytes) {
+      this.chunks.length = 0;
+      this.abort(new ResponseTooLargeError(this.maxBytes, this.status));
+      return;
+    }
     this.chunks.push(chunk);
     this.length += chunk.length;
   }
 
   onResponseEnd(): void {
     if (this.settled) return;
+    let text: string;
+    try {
+      text = utf8Text(this.chunks, this.length);
+    } catch (err) {
+      this.fail(err); // settled here, not before: a throw after settling would leave the request hanging
+      return;
+    }
     this.settled = true;
-    this.resolve({ status: this.status, headers: this.headers, text: utf8Text(this.chunks, this.length) });
+    this.resolve({ status: this.status, headers: this.headers, text });
   }
 
   onResponseError(_c: Dispatcher.DispatchController | undefined, err: Error): void {
@@ -149,6 +170,18 @@ function watch(signal: AbortSignal, exchange: Exchange): () => void {
   };
 }
 
+/** The answer's body is larger than the transport reads (MAX_RESPONSE_BYTES): not a transport failure, never retried. */
+export class ResponseTooLargeError extends Error {
+  readonly code = ErrorCode.apiInvalidResponse;
+  constructor(
+    maxBytes: number,
+    /** The answer's status. */
+    readonly status: number,
+  ) {
+    super(`the service's answer is larger than ${maxBytes} bytes: not read`);
+  }
+}
+
 /** The whole request (connect, headers and body) took longer than the timeout. */
 export class RequestTimeoutError extends Error {
   readonly code = ErrorCode.requestTimeout;
@@ -175,13 +208,16 @@ export class HttpTransport {
     return `${this.origin}${this.prefix}`;
   }
 
-  constructor(baseUrl: string, options: { connections?: number; keepAliveTimeoutMs?: number } = {}) {
+  private readonly maxResponseBytes: number;
+
+  constructor(baseUrl: string, options: { connections?: number; keepAliveTimeoutMs?: number; maxResponseBytes?: number } = {}) {
     const url = new URL(baseUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new Error(`unsupported URL scheme "${url.protocol}" in ${url.origin}: use http:// or https://`);
     }
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, '');
+    this.maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     this.pool = new Pool(url.origin, {
       connections: options.connections ?? 16,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
@@ -210,6 +246,7 @@ export class HttpTransport {
           reject(err);
         },
         req.beforeWrite,
+        this.maxResponseBytes,
       );
       if (req.signal?.aborted) {
         exchange.abort(new CancelledError('request aborted: govops is shutting down'));

@@ -5,7 +5,9 @@
  */
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpTransport, RequestTimeoutError } from '../../src/api/transport.js';
+import { HttpTransport, RequestTimeoutError, ResponseTooLargeError } from '../../src/api/transport.js';
+import { ServiceClient } from '../../src/api/client.js';
+import { ApiError, ErrorCode } from '../../src/errors.js';
 import { isRetryableTransportError } from '../../src/api/retry.js';
 import { CancelledError } from '../../src/errors.js';
 import { latch } from '../helpers/latch.js';
@@ -89,6 +91,38 @@ describe('HttpTransport', () => {
     expect(getEventListeners(run.signal, 'abort')).toHaveLength(1);
     run.abort();
     expect(await pending).toBeInstanceOf(CancelledError);
+  });
+
+  it('an answer larger than the limit is stopped and fails (ResponseTooLargeError, not a network failure); one at the limit is read', async () => {
+    server = await startServer(async (req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url === '/endless' || req.url!.startsWith('/api/')) {
+        // chunked, never ending: only the limit stops it
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        for (let i = 0; i < 10_000 && !res.destroyed; i++) {
+          if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
+        }
+        res.end();
+        return;
+      }
+      res.end(JSON.stringify({ pad: 'x'.repeat(1024 * 1024 - 10) }));
+    });
+    transport = new HttpTransport(server.url, { connections: 2, maxResponseBytes: 1024 * 1024 });
+    const err = await get('/endless', { timeoutMs: 60_000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResponseTooLargeError);
+    expect(isRetryableTransportError(err)).toBe(false);
+    expect((await get('/exact')).text).toHaveLength(1024 * 1024);
+    // Through the client: the service's fault (an invalid answer), reported once, never retried.
+    const client = new ServiceClient({ baseUrl: `${server.url}/api`, token: 't', maxResponseBytes: 1024 * 1024, retryPolicy: { baseDelayMs: 1, maxDelayMs: 2 } });
+    try {
+      server.seen.length = 0;
+      const failed = await client.listIntegrations().catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(ApiError);
+      expect(failed).toMatchObject({ code: ErrorCode.apiInvalidResponse, statusCode: 200 });
+      expect(server.seen).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
   });
 
   it('the body is read as UTF-8 text across chunks (a leading byte order mark dropped), headers as undici parses them', async () => {

@@ -1,6 +1,8 @@
 /** Cheap checks that run before the YAML parser, so hostile input fails fast. */
 
-export const MAX_FILE_BYTES = 1024 * 1024;
+import { MAX_FILE_BYTES } from '../util/limits.js';
+
+export { MAX_FILE_BYTES };
 export const MAX_DEPTH = 64;
 export const MAX_ALIAS_COUNT = 100;
 /** Leading spaces beyond this mean block nesting far deeper than any manifest needs. */

@@ -247,6 +247,20 @@ describe('manifest discovery never leaves the scanned root', () => {
 });
 
 describe('snapshots never hold a secret file', () => {
+  it('the directory source never holds a file whole: past 1 MiB it keeps one byte more, and the loader refuses the file by name', async () => {
+    const { readTree, writeSnapshot } = await import('../../src/sources/snapshot.js');
+    const d = await tmp();
+    await writeFile(join(d, 'lake.yaml'), lake('{ fromEnv: GOVOPS_SECRET_X }'));
+    await writeFile(join(d, 'big.yaml'), `# ${'x'.repeat(3 * 1024 * 1024)}\n`);
+    const set = await readTree(d);
+    expect(set.files.get('big.yaml')!.length).toBe(1024 * 1024 + 1);
+    expect(set.files.get('lake.yaml')!.toString()).toBe(lake('{ fromEnv: GOVOPS_SECRET_X }'));
+    const out = join(await tmp('govops-snap-'), 'snap');
+    await writeSnapshot(out, set);
+    const loaded = await loadManifests(['.'], { cwd: out });
+    expect(loaded.diagnostics.map((x) => [x.file, x.message.slice(0, 24)])).toEqual([['big.yaml', 'file is larger than 1048']]);
+  });
+
   it('the directory source copies manifests, .govopsignore and links only', async () => {
     const { readTree, writeSnapshot } = await import('../../src/sources/snapshot.js');
     const d = await tmp();

@@ -10,6 +10,11 @@ import { isDelivered, timeOf } from './records.js';
 
 /** Page size when reading many records (the interface's default is 20; its maximum is not shown). */
 export const DEFAULT_PAGE_SIZE = 100;
+/**
+ * Pages read at most by default (100,000 records at the default page size): a service that never ends its history
+ * (a page never empty, records without a date that `since` cannot stop at) is not read forever.
+ */
+export const DEFAULT_MAX_PAGES = 1000;
 
 export type HistoryFilters = Pick<WebhookHistoryQuery, 'notificationType' | 'includeGlobal' | 'includeUser' | 'successOrFailure'>;
 
@@ -63,7 +68,7 @@ export async function* readHistory(
   const wanted: HistoryFilters = { ...options.filters };
   let serverSide: HistoryFilters = { ...wanted };
   const pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
-  const maxPages = options.maxPages ?? Number.POSITIVE_INFINITY;
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const yielded = new Set<string>();
   let matched = 0;
   let offset = 0;

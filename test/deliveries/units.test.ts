@@ -9,7 +9,7 @@ import type { WebhookHistoryQuery, WebhookHistoryRecord } from '../../src/api/ty
 import { countOf, historyQueryString, toActions, toHistoryPage, toHistoryRecord } from '../../src/api/webhook-history.js';
 import { AutoRetryScheduler } from '../../src/deliveries/auto-retry.js';
 import { HistoryCursor, HistoryOrderError } from '../../src/deliveries/cursor.js';
-import { readHistory } from '../../src/deliveries/reader.js';
+import { DEFAULT_MAX_PAGES, readHistory, type ReadStats } from '../../src/deliveries/reader.js';
 import { deliveryKey, failedDeliveries, failureCode, isDelivered } from '../../src/deliveries/records.js';
 import { cell } from '../../src/deliveries/render.js';
 import { ApiError } from '../../src/errors.js';
@@ -117,6 +117,22 @@ describe('readHistory', () => {
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({ offset: 0, pageSize: 20, sortField: 'createdAt', sortOrder: 'desc' });
   });
+  it('a history that never ends (pages never empty, records without a date) is read at most DEFAULT_MAX_PAGES pages, and says so', async () => {
+    let n = 0;
+    const api: Pick<ServiceApi, 'listWebhookHistory'> = {
+      async listWebhookHistory() {
+        n++;
+        return { records: [{ ...rec(n), createdAt: '' }] };
+      },
+    };
+    const stats: ReadStats = { requests: 0, received: 0, exhausted: false, truncated: false };
+    let read = 0;
+    for await (const _ of readHistory(api, { pageSize: 1, sinceMs: T0 - 86_400_000 }, stats)) read++;
+    expect(n).toBe(DEFAULT_MAX_PAGES);
+    expect(read).toBe(DEFAULT_MAX_PAGES);
+    expect(stats).toMatchObject({ truncated: true, exhausted: false, requests: DEFAULT_MAX_PAGES });
+  });
+
   it('falls back to filtering by status code when the service refuses successOrFailure', async () => {
     const records = [rec(1, { status: 500 }), rec(2), rec(3, { status: 500 })];
     const inner = fakeHistory(records);

@@ -94,6 +94,7 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
       const more = records.length >= limit && !stats.exhausted;
       const total = stats.count !== undefined && !match ? ` of ${stats.count}` : '';
       ctx.stderr.write(`${records.length}${total} record(s), newest first${more ? `; --limit ${limit * 5} shows more` : ''}\n`);
+      if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older records were not read\n`);
     }
     process.exitCode = EXIT.ok;
   } finally {
@@ -131,7 +132,9 @@ async function selectFailed(
   const records: WebhookHistoryRecord[] = [];
   const match = scope ? (r: WebhookHistoryRecord) => scope.has(r.webhookId) : undefined;
   const filters = { includeGlobal: true, includeUser: true };
-  for await (const r of readHistory(api, { filters, sinceMs, match, onFilterFallback: fallbackNote(ctx) })) records.push(r);
+  const stats: ReadStats = { requests: 0, received: 0, exhausted: false, truncated: false };
+  for await (const r of readHistory(api, { filters, sinceMs, match, onFilterFallback: fallbackNote(ctx) }, stats)) records.push(r);
+  if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older failed deliveries were not looked at\n`);
   const failed = failedDeliveries(records);
   return { selected: failed.slice(0, max).map((d) => d.record), more: Math.max(0, failed.length - max) };
 }

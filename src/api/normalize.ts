@@ -99,6 +99,16 @@ export function toArray<T>(v: unknown, map: (item: unknown) => T, what: string, 
   return v.map(map);
 }
 
+/**
+ * The longest error text kept from a service's answer (characters): it is shown in outcomes, logs, /status and
+ * notifications, and a service may send any length.
+ */
+export const MAX_ERROR_TEXT = 2000;
+
+function bounded(text: string): string {
+  return text.length <= MAX_ERROR_TEXT ? text : `${text.slice(0, MAX_ERROR_TEXT)}… (${text.length - MAX_ERROR_TEXT} more characters)`;
+}
+
 /** The ApiError for a non-2xx response, from the documented error body or sensible fallbacks. */
 export function apiErrorFrom(status: number, text: string, method: string, path: string): ApiError {
   let body: unknown;
@@ -116,7 +126,7 @@ export function apiErrorFrom(status: number, text: string, method: string, path:
         : Array.isArray(body.message)
           ? body.message.map(String).join('; ')
           : `HTTP ${status} ${reason}`;
-    return new ApiError(status, error, message, method, path, body);
+    return new ApiError(status, bounded(error), bounded(message), method, path, body);
   }
   const snippet = text.trim().slice(0, 200);
   return new ApiError(status, reason, snippet === '' ? `HTTP ${status} ${reason}` : snippet, method, path, body);

@@ -64,6 +64,16 @@ describe('ServiceClient basics', () => {
     expect(server.seen.length).toBe(2);
   });
 
+  it("keeps at most 2,000 characters of a service's error text (shown in outcomes, logs, /status and notifications)", async () => {
+    const long = 'e'.repeat(50_000);
+    server = await startServer((_req, res) => sendJson(res, 400, { statusCode: 400, error: long, message: [long, 'second'] }));
+    const err = (await makeClient(server.url).getWebhook('9').catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.message).toBe(`${'e'.repeat(2000)}… (${50_000 + 8 - 2000} more characters)`);
+    expect(err.error).toBe(`${'e'.repeat(2000)}… (48000 more characters)`);
+    expect(((err.body as { message: string[] }).message)[1]).toBe('second');
+  });
+
   it('reuses one keep-alive connection for sequential requests and reports each attempt with its route', async () => {
     server = await startServer((req, res) => sendJson(res, 200, { id: Number(req.url.split('/')[2]), status: 'enabled' }));
     const events: RequestEvent[] = [];

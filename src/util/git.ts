@@ -58,7 +58,8 @@ export class GitError extends Error {
   constructor(
     message: string,
     readonly args: readonly string[],
-    readonly reason: 'spawn' | 'timeout' | 'aborted' | 'exit',
+    /** `output`: git wrote more than the command's limit (it was stopped). */
+    readonly reason: 'spawn' | 'timeout' | 'aborted' | 'exit' | 'output',
     readonly exitCode?: number,
     readonly stderr?: string,
   ) {
@@ -74,17 +75,19 @@ function firstLine(text: string): string {
 export function runGit(args: readonly string[], opts: GitOptions): Promise<GitResult> {
   const env = { ...gitEnv(opts.env ?? process.env), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...opts.extraEnv };
   const timeout = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+  const maxBuffer = opts.maxBuffer ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
     const child = execFile(
       'git',
       [...args],
-      { cwd: opts.cwd, env, timeout, killSignal: 'SIGKILL', maxBuffer: opts.maxBuffer ?? 64 * 1024 * 1024, ...(opts.signal ? { signal: opts.signal } : {}), encoding: 'utf8' },
+      { cwd: opts.cwd, env, timeout, killSignal: 'SIGKILL', maxBuffer, ...(opts.signal ? { signal: opts.signal } : {}), encoding: 'utf8' },
       (err, stdout, stderr) => {
         const errText = redactText(String(stderr ?? ''));
         if (!err) return resolve({ code: 0, stdout: String(stdout), stderr: errText });
         const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: number | string };
         const cmd = `git ${args[0] ?? ''}`;
         if (e.name === 'AbortError' || opts.signal?.aborted) return reject(new GitError(`${cmd}: aborted`, args, 'aborted'));
+        if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(new GitError(`${cmd}: wrote more than ${maxBuffer} bytes (stopped)`, args, 'output'));
         if (e.killed) return reject(new GitError(`${cmd}: no answer within ${Math.round(timeout / 1000)}s (killed)`, args, 'timeout'));
         if (typeof e.code === 'string') return reject(new GitError(`cannot run git: ${e.message}`, args, 'spawn'));
         resolve({ code: typeof e.code === 'number' ? e.code : 1, stdout: String(stdout), stderr: errText });

@@ -47,6 +47,12 @@ describe('runGit', () => {
     await expect(p).rejects.toBeInstanceOf(GitError);
   });
 
+  it('output past the limit stops git and says so (reason output, not "cannot run git")', async () => {
+    const cwd = await tmp();
+    const err = await runGit(['-c', "alias.flood=!head -c 200000 /dev/zero", 'flood'], { cwd, maxBuffer: 10_000 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'GitError', reason: 'output', message: 'git -c: wrote more than 10000 bytes (stopped)' });
+  });
+
   it('stderr and error messages pass the one redactor (tokens in URLs, registered secrets)', async () => {
     const cwd = await tmp();
     registerSecrets('registered-git-secret');

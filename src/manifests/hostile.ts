@@ -5,6 +5,11 @@ import { MAX_FILE_BYTES } from '../util/limits.js';
 export { MAX_FILE_BYTES };
 export const MAX_DEPTH = 64;
 export const MAX_ALIAS_COUNT = 100;
+/**
+ * Documents in one file at most. A 1 MiB file of empty documents (`{}` and `---`, 6 bytes each) is 175,000 of them
+ * and ~170 MB once parsed: a pull request of such files would exhaust the memory of CI and the daemon.
+ */
+export const MAX_FILE_DOCUMENTS = 10_000;
 /** Leading spaces beyond this mean block nesting far deeper than any manifest needs. */
 const MAX_INDENT = 512;
 
@@ -12,6 +17,10 @@ const MAX_INDENT = 512;
 export function precheck(text: string): { message: string; offset: number } | undefined {
   if (text.length > MAX_FILE_BYTES || Buffer.byteLength(text, 'utf8') > MAX_FILE_BYTES) {
     return { message: `file is larger than ${MAX_FILE_BYTES} bytes (1 MiB); manifests are small text files`, offset: 0 };
+  }
+  const markers = documentMarkers(text, MAX_FILE_DOCUMENTS);
+  if (markers >= MAX_FILE_DOCUMENTS) {
+    return { message: `more than ${MAX_FILE_DOCUMENTS} documents in one file; split it into several files`, offset: 0 };
   }
   const nul = text.indexOf('\u0000');
   if (nul >= 0) return { message: 'binary content (NUL byte): not a YAML text file', offset: nul };
@@ -27,6 +36,17 @@ export function precheck(text: string): { message: string; offset: number } | un
     } else if (depth > 0) depth--;
   }
   return undefined;
+}
+
+/** Lines that open a document (`---` alone or followed by a space or tab), counted up to `stop`. */
+export function documentMarkers(text: string, stop: number): number {
+  let n = 0;
+  for (let at = text.startsWith('---') ? 0 : text.indexOf('\n---'); at >= 0 && n < stop; at = text.indexOf('\n---', at + 1)) {
+    const start = text[at] === '\n' ? at + 1 : at;
+    const next = text.charCodeAt(start + 3);
+    if (Number.isNaN(next) || next === 10 || next === 13 || next === 32 || next === 9) n++;
+  }
+  return n;
 }
 
 /**

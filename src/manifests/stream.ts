@@ -5,6 +5,7 @@
  * `-:doc 3:12:5: Integration/x: ...` (document 3 of standard input, line 12 of the stream, column 5). The size
  * limit of one manifest file applies to each document; the stream as a whole may hold many.
  */
+import { documentMarkers } from './hostile.js';
 import { parseManifestText, type ParseOptions, type ParseResult } from './parse.js';
 import type { SourceLocation } from './types.js';
 
@@ -12,6 +13,8 @@ import type { SourceLocation } from './types.js';
 export const STDIN_PATH = '-';
 /** A stream larger than this is refused (each document is also held to the one-file limit). */
 export const MAX_STREAM_BYTES = 64 * 1024 * 1024;
+/** Documents in one stream at most: five times the largest set govops is measured at (20,000), and far from memory's end. */
+export const MAX_STREAM_DOCUMENTS = 100_000;
 
 export interface StreamDocument {
   /** 1-based number of the document in the stream. */
@@ -73,6 +76,10 @@ export function parseStream(text: string, label: string, dir: string, options: P
   const out: ParseResult = { manifests: [], diagnostics: [] };
   if (Buffer.byteLength(text, 'utf8') > MAX_STREAM_BYTES) {
     out.diagnostics.push({ file: label, line: 1, column: 1, severity: 'error', message: `the stream is larger than ${MAX_STREAM_BYTES} bytes` });
+    return out;
+  }
+  if (documentMarkers(text, MAX_STREAM_DOCUMENTS) >= MAX_STREAM_DOCUMENTS) {
+    out.diagnostics.push({ file: label, line: 1, column: 1, severity: 'error', message: `the stream holds more than ${MAX_STREAM_DOCUMENTS} documents` });
     return out;
   }
   for (const doc of splitStream(text)) {

@@ -3,7 +3,8 @@
  * tuple or path array per node (issue #26); their answers stay those of the plain walks.
  */
 import { describe, expect, it } from 'vitest';
-import { depthExceeds, forbiddenKeyPaths, MAX_DEPTH } from '../../src/manifests/hostile.js';
+import { depthExceeds, documentMarkers, forbiddenKeyPaths, MAX_DEPTH, MAX_FILE_DOCUMENTS, precheck } from '../../src/manifests/hostile.js';
+import { MAX_STREAM_DOCUMENTS, parseStream } from '../../src/manifests/stream.js';
 
 /** A value nested `depth` levels deep, alternating objects and arrays. */
 function nested(depth: number): unknown {
@@ -40,5 +41,27 @@ describe('forbiddenKeyPaths', () => {
 
   it('inherited keys are not own keys', () => {
     expect(forbiddenKeyPaths({ a: {} })).toEqual([]); // every object inherits `constructor`
+  });
+});
+
+describe('documents per file and per stream', () => {
+  it('documentMarkers counts the lines that open a document, as splitStream does', async () => {
+    const { splitStream } = await import('../../src/manifests/stream.js');
+    const texts = ['a: 1', '---\na: 1', 'a: 1\n---\nb: 2\n--- \nc: 3\n---\t# x\nd: 4', 'a: |\n  ---\nb: ----\n---x: 1\n---', 'x\r\n---\r\ny'];
+    for (const t of texts) {
+      const markers = documentMarkers(t, Infinity);
+      expect(markers).toBe(t.split('\n').filter((l) => /^---(?:[ \t]|$)/.test(l.replace(/\r$/, ''))).length);
+      expect(splitStream(t).length).toBeLessThanOrEqual(markers + 1);
+    }
+    expect(documentMarkers('---\n'.repeat(50), 10)).toBe(10);
+  });
+
+  it(`a file of more than ${MAX_FILE_DOCUMENTS} documents and a stream of more than ${MAX_STREAM_DOCUMENTS} are refused before parsing`, () => {
+    const many = (n: number) => `${'{}\n---\n'.repeat(n - 1)}{}\n`;
+    expect(precheck(many(MAX_FILE_DOCUMENTS))).toBeUndefined();
+    expect(precheck(many(MAX_FILE_DOCUMENTS + 1))?.message).toBe(`more than ${MAX_FILE_DOCUMENTS} documents in one file; split it into several files`);
+    const refused = parseStream(many(MAX_STREAM_DOCUMENTS + 1), '-', '/tmp');
+    expect(refused.manifests).toEqual([]);
+    expect(refused.diagnostics.map((d) => d.message)).toEqual([`the stream holds more than ${MAX_STREAM_DOCUMENTS} documents`]);
   });
 });

@@ -33,14 +33,24 @@ function failure(what: string, err: unknown): CommentError {
   return new CommentError(`GitHub: ${what} failed${status !== undefined ? ` (${status})` : ''}: ${detail}${hint}`, reason, status);
 }
 
+/** Comment pages read at most (100 comments each), as for GitLab's notes. */
+const MAX_PAGES = 100;
+
 export async function upsertGithubComment(target: GithubTarget, body: string, opts: UpsertOptions): Promise<UpsertResult> {
   const octokit = githubClient(target, opts.timeoutMs);
   const text = fitBody(body, opts.marker, GITHUB_BODY_LIMIT);
   const where = { owner: target.owner, repo: target.repo };
   let existing: Array<{ id: string; body: string; author?: string }>;
   try {
-    const all = await octokit.paginate(octokit.rest.issues.listComments, { ...where, issue_number: target.number, per_page: 100 });
-    existing = all.map((c) => ({ id: String(c.id), body: c.body ?? '', ...(c.user?.login ? { author: c.user.login } : {}) }));
+    // Bounded as GitLab's (100 pages of 100), and only the comments that carry the marker kept: the others, written by
+    // anyone who can comment, are never held.
+    let pages = 0;
+    existing = await octokit.paginate(octokit.rest.issues.listComments, { ...where, issue_number: target.number, per_page: 100 }, (response, done) => {
+      if (++pages >= MAX_PAGES) done();
+      return response.data
+        .filter((c) => (c.body ?? '').trimStart().startsWith(opts.marker))
+        .map((c) => ({ id: String(c.id), body: c.body ?? '', ...(c.user?.login ? { author: c.user.login } : {}) }));
+    });
   } catch (err) {
     throw failure(`listing the comments of #${target.number}`, err);
   }

@@ -82,6 +82,14 @@ describe('GitHub (Octokit)', () => {
     expect(calls().at(-1)).toBe(`PATCH /repos/acme/gov/issues/comments/${mine.id}`);
   });
 
+  it('reads at most 100 pages of comments (as for GitLab): past them, a new comment', async () => {
+    for (let i = 0; i < 100 * 100; i++) forge.add('acme/gov#7', `comment ${i}`, 'alice');
+    forge.add('acme/gov#7', `${MARKER}\nold`, BOT);
+    const r = await upsertComment(gh(), `${MARKER}\nnew`, { marker: MARKER, author: BOT });
+    expect(r.action).toBe('created');
+    expect(forge.requests.filter((q) => q.method === 'GET')).toHaveLength(100);
+  });
+
   it('a marked comment by someone else is ignored with an author, and never edited', async () => {
     const theirs = forge.add('acme/gov#7', `${MARKER}\nplease overwrite me`, 'mallory');
     const r = await upsertComment(gh(), `${MARKER}\nours`, { marker: MARKER, author: BOT });

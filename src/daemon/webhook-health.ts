@@ -165,8 +165,11 @@ export class WebhookHealth {
     const started = performance.now();
     const end = this.metrics.pollDuration.startTimer();
     try {
-      this.managedNow = await this.opts.managed();
-      await this.forgetGone();
+      const managed = await this.opts.managed();
+      // The same map as before (a state file that did not change): nothing can have gone.
+      const changed = managed !== this.managedNow;
+      this.managedNow = managed;
+      if (changed) await this.forgetGone();
       const result = await this.cursor.poll(this.opts.api, this.abort.signal);
       this.metrics.pollRequests.inc(result.requests);
       this.metrics.pollRecords.inc(result.received);

@@ -36,6 +36,13 @@ export interface AttemptRequest {
 }
 
 /**
+ * The largest answer read (bytes of body): past it the request is stopped and fails (ResponseTooLargeError). A list of
+ * 20,000 integrations is ~9 MB; a service sending without end would otherwise fill the memory, and past V8's longest
+ * string (~512 MB) the answer could not even be decoded.
+ */
+export const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
+/**
  * One request under way: undici's handler of it (the dispatch API), which collects the answer. Going through
  * `dispatch` rather than undici's request API saves what a one-shot JSON call does not need: an AbortController per
  * request for the timeout, a listener per request on the shutdown signal, a stream for the body, and the wrappers
@@ -46,13 +53,6 @@ export interface AttemptRequest {
  * connection and before anything is written. Stopped while it still waits for one (the timeout, a forced
  * shutdown), its promise settles at once, and undici drops it unsent when its turn comes.
  */
-/**
- * The largest answer read (bytes of body): past it the request is stopped and fails (ResponseTooLargeError). A list of
- * 20,000 integrations is ~9 MB; a service sending without end would otherwise fill the memory, and past V8's longest
- * string (~512 MB) the answer could not even be decoded.
- */
-export const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
-
 class Exchange implements Dispatcher.DispatchHandler {
   private controller?: Dispatcher.DispatchController;
   private reason?: Error;

@@ -47,13 +47,15 @@ const pools = new Map<string, { pool: pg.Pool; ready?: Promise<void> }>();
  * it bounds how long such a process can block a takeover (shorter than the default lease, 15s).
  */
 export const IDLE_IN_TRANSACTION_MS = 5_000;
+/** A query that gets no answer within this long fails (client side): a half-open connection is not waited on for ever. */
+export const QUERY_TIMEOUT_MS = 60_000;
 
 /** PostgreSQL error classes meaning "cannot talk to the server now" (08 connection, 57P admin shutdown, 53 resources). */
 function isConnectionError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && (/^(08|57P|53)/.test(code) || /^E[A-Z]+$/.test(code))) return true;
   const msg = err instanceof Error ? err.message : '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|timeout exceeded when trying to connect/i.test(msg);
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|timeout exceeded when trying to connect|Query read timeout/i.test(msg);
 }
 
 /** A driver error as a govops error with a code: unreachable = transient, refused privileges = terminal. */
@@ -101,6 +103,10 @@ export class PgState {
         max: 4,
         allowExitOnIdle: true,
         connectionTimeoutMillis: 5_000,
+        // A half-open connection (a partition, a failover without a reset) fails a query after QUERY_TIMEOUT_MS, not
+        // after the kernel's ~15 minutes: a reconcile, a lease tick and a shutdown waiting on it are not stuck.
+        query_timeout: QUERY_TIMEOUT_MS,
+        keepAlive: true,
         application_name: 'govops',
         idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
       });
@@ -115,14 +121,36 @@ export class PgState {
     return this.entry.pool;
   }
 
+  /**
+   * A connection from the pool, with an `error` listener while it is checked out: the pool removes its own then, and a
+   * connection cut during a query (the database restarted, a proxy, a reset) emits `error`, which with no listener
+   * crashes the process. The query itself fails and says why. Give it back with `release`.
+   */
+  private async checkout(): Promise<{ client: pg.PoolClient; release: (broken?: Error) => void }> {
+    const client = await this.pool.connect();
+    const onError = (): void => undefined;
+    client.on('error', onError);
+    return {
+      client,
+      release: (broken) => {
+        if (!broken) client.off('error', onError); // back in the pool, which listens again; a broken one is dropped
+        client.release(broken);
+      },
+    };
+  }
+
   /** The schema is created or migrated once per process and database. */
   async ready(): Promise<void> {
     this.entry.ready ??= (async () => {
-      const c = await this.pool.connect();
+      const { client, release } = await this.checkout();
+      let broken: Error | undefined;
       try {
-        await migrate(c);
+        await migrate(client);
+      } catch (err) {
+        if (isConnectionError(err)) broken = err as Error;
+        throw err;
       } finally {
-        c.release();
+        release(broken);
       }
     })().catch((err: unknown) => {
       this.entry.ready = undefined;
@@ -141,15 +169,15 @@ export class PgState {
     const run = async (): Promise<T> => {
       const held = this.held;
       if (held) return fn(held);
-      const c = await this.pool.connect();
+      const { client, release } = await this.checkout();
       let broken: Error | undefined;
       try {
-        return await fn(c);
+        return await fn(client);
       } catch (err) {
         if (isConnectionError(err)) broken = err as Error;
         throw err;
       } finally {
-        c.release(broken);
+        release(broken);
       }
     };
     const next = this.chain.then(run, run);

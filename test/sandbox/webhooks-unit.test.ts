@@ -6,7 +6,7 @@ import { subscribers } from '../../src/sandbox/webhooks/index.js';
 import { WebhookStore } from '../../src/sandbox/webhooks/store.js';
 import { Behaviours } from '../../src/sandbox/behaviours.js';
 import { HistoryStore, Limiter } from '../../src/sandbox/webhooks/dispatcher.js';
-import { signatureHeaders } from '../../src/sandbox/webhooks/delivery.js';
+import { deliver, signatureHeaders } from '../../src/sandbox/webhooks/delivery.js';
 import { parseHistoryQuery, queryHistory } from '../../src/sandbox/webhooks/history.js';
 import { buildMetadata } from '../../src/sandbox/webhooks/payload.js';
 import type { HistoryRecord } from '../../src/sandbox/webhooks/types.js';
@@ -131,6 +131,20 @@ describe('HistoryStore.query (a selection kept between pages)', () => {
     const second = { ...query('pageSize=20'), offset: 20 };
     expect(store.query(callers[0]!, second)).toEqual(queryHistory(records, callers[0]!, second));
     expect(store.query(callers[0]!, query('sortOrder=asc')).count).toBe(0);
+  });
+});
+
+describe('deliver', () => {
+  it('a URL without an http(s) scheme, or none a URL parser reads, is recorded as EINVALIDURL (it rejected before)', async () => {
+    for (const url of ['hooks.example.com/x', 'ftp://hooks.example.com/x', 'not a url']) {
+      expect(await deliver({ url, rawBody: '{}', timeoutMs: 1000 })).toEqual({ statusCode: 500, response: { body: { code: 'EINVALIDURL', connect: false } } });
+    }
+  });
+
+  it('an already aborted delivery is EABORTED, sent nowhere', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    expect(await deliver({ url: 'http://127.0.0.1:9/x', rawBody: '{}', timeoutMs: 1000, signal: abort.signal })).toMatchObject({ aborted: true, response: { body: { code: 'EABORTED' } } });
   });
 });
 

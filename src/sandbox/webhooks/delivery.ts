@@ -48,11 +48,14 @@ export function failureOutcome(code: string, connect: boolean): DeliveryOutcome 
 export function deliver(attempt: DeliveryAttempt): Promise<DeliveryOutcome> {
   return new Promise((resolve) => {
     let settled = false;
+    // Set once the request is made; `finish` may run before (an invalid URL), and reads them then as unset.
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const finish = (o: DeliveryOutcome): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      attempt.signal?.removeEventListener('abort', onAbort);
+      if (timer) clearTimeout(timer);
+      if (onAbort) attempt.signal?.removeEventListener('abort', onAbort);
       resolve(o);
     };
     let url: URL;
@@ -78,20 +81,20 @@ export function deliver(attempt: DeliveryAttempt): Promise<DeliveryOutcome> {
       ...(attempt.secret !== undefined ? signatureHeaders(attempt.secret, attempt.rawBody) : {}),
     };
     const req = mod.request(url, { method: 'POST', headers, agent, ...(attempt.lookup ? { lookup: attempt.lookup } : {}) });
+    req.on('error', (err: NodeJS.ErrnoException) => finish(failureOutcome(err.code ?? 'EUNKNOWN', false)));
     // One deadline for the whole exchange: connect, send, and the receiver's complete response.
     // A connection that never opened is ETIMEDOUT (connect: true); a silent receiver ESOCKETTIMEDOUT.
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       const connected = req.socket !== null && req.socket !== undefined && !req.socket.connecting;
       finish(failureOutcome(connected ? 'ESOCKETTIMEDOUT' : 'ETIMEDOUT', !connected));
       req.destroy();
     }, attempt.timeoutMs);
-    const onAbort = (): void => {
+    onAbort = (): void => {
       finish({ ...failureOutcome('EABORTED', false), aborted: true });
       req.destroy();
     };
     if (attempt.signal?.aborted) return onAbort();
     attempt.signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (err: NodeJS.ErrnoException) => finish(failureOutcome(err.code ?? 'EUNKNOWN', false)));
     req.on('response', (res) => {
       // The receiver's body is read (the exchange is complete only at its end) but not recorded:
       // a history record's `response` is empty, or a `body` holding `code` and `connect` (2.13).

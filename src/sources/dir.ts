@@ -114,7 +114,7 @@ export class DirSource implements Source {
     this.releaseReady?.();
     if (this.debounce) clearTimeout(this.debounce);
     if (this.ticker) clearInterval(this.ticker);
-    await Promise.all([this.content?.close(), ...this.links.map((w) => w.close())]);
+    await Promise.all([closeWatcher(this.content), ...this.links.map(closeWatcher)]);
     await this.runner.settled();
   }
 
@@ -200,7 +200,7 @@ export class DirSource implements Source {
 
   private async watchContent(real: string): Promise<void> {
     if (this.contentReal === real && this.content) return;
-    await this.content?.close();
+    await closeWatcher(this.content);
     this.contentReal = real;
     this.content = watch(real, {
       ignoreInitial: true,
@@ -292,4 +292,15 @@ export class DirSource implements Source {
       this.opts.hooks?.onFetch?.(Number(process.hrtime.bigint() - started) / 1e9, ok);
     }
   }
+}
+
+/**
+ * Close a chokidar watcher and keep absorbing its errors: `close()` removes every listener, but the timers that wait for
+ * a write to finish still run and report a failed stat (other than ENOENT) as `error`, which with no listener crashes
+ * the process (a file saved just before a git-sync swap, its folder then replaced).
+ */
+export async function closeWatcher(w: FSWatcher | undefined): Promise<void> {
+  if (!w) return;
+  await w.close();
+  w.on('error', () => undefined);
 }

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DirSource } from '../../src/sources/dir.js';
+import { closeWatcher, DirSource } from '../../src/sources/dir.js';
+import { watch } from 'chokidar';
 import { digestFiles, gitSyncCommit, readTree } from '../../src/sources/snapshot.js';
 import type { Revision } from '../../src/sources/types.js';
 import { pino } from 'pino';
@@ -275,5 +276,20 @@ describe('DirSource: govops never reads its own files', () => {
     await writeFile(join(dir, 'b.yaml'), 'two');
     await until(() => revisions.length === 2);
     expect([...(await readTree(revisions[1]!.root)).files.keys()].sort()).toEqual(['a.yaml', 'b.yaml']);
+  });
+});
+
+describe('closing a watcher', () => {
+  it('keeps absorbing its errors after close (its write-finish timers may still report one; with no listener, a crash)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'govops-close-'));
+    try {
+      const w = watch(dir, { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 80, pollInterval: 20 } });
+      await new Promise<void>((r) => w.once('ready', () => r()));
+      await closeWatcher(w);
+      expect(() => w.emit('error', new Error('ENOTDIR: a late stat'))).not.toThrow();
+      await closeWatcher(undefined);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -35,20 +35,28 @@ describe('Redactor generations', () => {
   });
 });
 
+/**
+ * A daemon watching a folder with one lakehouse whose token is GOVOPS_SECRET_OLD (`oldValue`); GOVOPS_SECRET_NEW holds
+ * `newValue`, for a rotation by rewriting the manifest with `manifest('GOVOPS_SECRET_NEW')`.
+ */
+async function rotatingDaemon(oldValue: string, newValue: string) {
+  const sandbox = await startSandbox({ port: 0, transitionMs: 20 });
+  cleanup.add(() => sandbox.close());
+  const dir = await cleanup.tmp('govops-manifests-');
+  const home = await cleanup.tmp('govops-home-');
+  const manifest = (env: string) => lakehouseManifest({ name: 'lake', host: 'lake1.example.com', httpPath: '/sql/1', tokenEnv: env });
+  await writeFile(join(dir, 'lake.yaml'), manifest('GOVOPS_SECRET_OLD'));
+  const settings = runSettings(home, { dir, env: { ...process.env, GOVOPS_SECRET_OLD: oldValue, GOVOPS_SECRET_NEW: newValue } });
+  const running = await startRunning(settings, silentLogger(), (onRequest) =>
+    new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }),
+  );
+  cleanup.add(() => running.shutdown(2000));
+  return { sandbox, dir, url: running.daemon.url, manifest };
+}
+
 describe('the daemon and rotated secrets', () => {
   it('drops a rotated-away secret once the reconcile that used it is no longer shown', async () => {
-    const sandbox = await startSandbox({ port: 0, transitionMs: 20 });
-    cleanup.add(() => sandbox.close());
-    const dir = await cleanup.tmp('govops-manifests-');
-    const home = await cleanup.tmp('govops-home-');
-    const manifest = (env: string) => lakehouseManifest({ name: 'lake', host: 'lake1.example.com', httpPath: '/sql/1', tokenEnv: env });
-    await writeFile(join(dir, 'lake.yaml'), manifest('GOVOPS_SECRET_OLD'));
-    const settings = runSettings(home, { dir, env: { ...process.env, GOVOPS_SECRET_OLD: OLD, GOVOPS_SECRET_NEW: NEW } });
-    const running = await startRunning(settings, silentLogger(), (onRequest) =>
-      new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }),
-    );
-    cleanup.add(() => running.shutdown(2000));
-    const url = running.daemon.url;
+    const { sandbox, dir, url, manifest } = await rotatingDaemon(OLD, NEW);
     const applied = async (n: number) =>
       until(async () => {
         const s = (await getJson(`${url}/status`)).body;
@@ -66,20 +74,9 @@ describe('the daemon and rotated secrets', () => {
 
 describe('the daemon and rotated secrets after a rejected revision', () => {
   it('a rejected revision no longer holds secrets in force once a newer one came: a later rotation still releases the old value', async () => {
-    const sandbox = await startSandbox({ port: 0, transitionMs: 20 });
-    cleanup.add(() => sandbox.close());
-    const dir = await cleanup.tmp('govops-manifests-');
-    const home = await cleanup.tmp('govops-home-');
     const OLD2 = 'old-lake-token-9d41';
     const NEW2 = 'new-lake-token-2b77';
-    const manifest = (env: string) => lakehouseManifest({ name: 'lake', host: 'lake1.example.com', httpPath: '/sql/1', tokenEnv: env });
-    await writeFile(join(dir, 'lake.yaml'), manifest('GOVOPS_SECRET_OLD'));
-    const settings = runSettings(home, { dir, env: { ...process.env, GOVOPS_SECRET_OLD: OLD2, GOVOPS_SECRET_NEW: NEW2 } });
-    const running = await startRunning(settings, silentLogger(), (onRequest) =>
-      new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }),
-    );
-    cleanup.add(() => running.shutdown(2000));
-    const url = running.daemon.url;
+    const { sandbox, dir, url, manifest } = await rotatingDaemon(OLD2, NEW2);
     const status = async () => (await getJson(`${url}/status`)).body;
     const settled = (test: (s: any) => boolean, what: string) =>
       until(async () => {

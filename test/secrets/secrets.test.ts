@@ -14,6 +14,18 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A lakehouse integration whose token is read from `file` (written into the YAML as it is given). */
+const lakeWithTokenFile = (file: string): string => `apiVersion: govops/v1
+kind: Integration
+metadata: { name: lake }
+spec:
+  type: lakehouse
+  config:
+    workspaceUrl: https://ws.example.com
+    httpPath: /sql/1
+    token: { fromFile: ${file} }
+`;
+
 /** A LoadedManifest built from YAML text, with real positions (as the loader gives them). */
 function loaded(text: string, file = 'manifests/db.yaml'): LoadedManifest {
   const lc = new LineCounter();
@@ -77,29 +89,11 @@ describe('resolveSecrets', () => {
   it('fromFile relative to the manifest folder, CRLF newline; an absolute path is refused without reading it', () => {
     const abs = path.join(dir, 'tok.txt');
     writeFileSync(abs, 'dapi-123\r\n');
-    const refused = resolveSecrets(loaded(`apiVersion: govops/v1
-kind: Integration
-metadata: { name: lake }
-spec:
-  type: lakehouse
-  config:
-    workspaceUrl: https://ws.example.com
-    httpPath: /sql/1
-    token: { fromFile: ${JSON.stringify(abs)} }
-`), { env: {}, readFile: () => { throw new Error('must not read'); } });
+    const refused = resolveSecrets(loaded(lakeWithTokenFile(JSON.stringify(abs))), { env: {}, readFile: () => { throw new Error('must not read'); } });
     expect(refused.diagnostics).toHaveLength(1);
     expect(refused.diagnostics[0]).toMatchObject({ line: 9, rule: 'secret-scope', severity: 'error' });
     expect(refused.diagnostics[0]!.message).toMatch(/absolute path.*--secrets-dir \/ GOVOPS_SECRETS_DIR/);
-    const src = loaded(`apiVersion: govops/v1
-kind: Integration
-metadata: { name: lake }
-spec:
-  type: lakehouse
-  config:
-    workspaceUrl: https://ws.example.com
-    httpPath: /sql/1
-    token: { fromFile: tok.txt }
-`);
+    const src = loaded(lakeWithTokenFile('tok.txt'));
     const out = resolveSecrets(src, { env: {} });
     expect((out.manifest.spec as unknown as { config: { token: string } }).config.token).toBe('dapi-123');
     expect(out.secretPaths).toEqual(['spec.config.token']);
@@ -111,16 +105,7 @@ spec:
     mkdirSync(path.join(dir, 'folder'));
     execFileSync('mkfifo', [path.join(dir, 'pipe')]);
     const ref = (file: string) =>
-      loaded(`apiVersion: govops/v1
-kind: Integration
-metadata: { name: lake }
-spec:
-  type: lakehouse
-  config:
-    workspaceUrl: https://ws.example.com
-    httpPath: /sql/1
-    token: { fromFile: ${file} }
-`, path.join(dir, 'db.yaml'));
+      loaded(lakeWithTokenFile(file), path.join(dir, 'db.yaml'));
     const message = (file: string) => resolveSecrets(ref(file), { env: {} }).diagnostics.map((d) => d.message).join('\n');
     expect(message('huge.txt')).toMatch(/cannot read secret file .*huge\.txt \(larger than 65536 bytes: a secret file holds one value\)/);
     expect(message('folder')).toMatch(/cannot read secret file .*folder \(not a regular file\)/);

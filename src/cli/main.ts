@@ -24,6 +24,19 @@ async function program(): Promise<Command> {
   return root;
 }
 
+/**
+ * An error nothing caught (a bug, or an `error` event no listener took) ends the process with exit code 1, as Node
+ * would, but reported as any fatal error: through the redactor and printable. Node's own report writes the error's
+ * message and stack to stderr as they are, and a service's message can hold a secret it echoed.
+ */
+const crash = (err: unknown): void => {
+  void import('./fatal.js')
+    .then(({ reportFatal }) => reportFatal(err), () => undefined)
+    .finally(() => process.exit(1));
+};
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
+
 program()
   .then((p) => p.parseAsync(process.argv))
   // the error line's module (and its helpers) only when there is an error

@@ -208,6 +208,14 @@ async function main(): Promise<void> {
   setTimeout(() => process.exit(0), 2000).unref();
 }
 
+// An error nothing caught ends the process with exit code 1, reported through the redactor (as in main.ts).
+const crash = (err: unknown): void => {
+  reportFatal(err);
+  process.exit(1);
+};
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
+
 main().catch((err: unknown) => {
   process.exitCode = reportFatal(err);
 });

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type { PrettyOptions, PrettyStream } from 'pino-pretty';
 import { MASKED_KEYS } from './kinds/registry.js';
 import { secretRedactor } from './util/redact.js';
+import { escapeRegExp } from './util/strings.js';
 import { printable, printableFormatted, printableJson } from './util/terminal.js';
 import { writeSync } from 'node:fs';
 import { Writable } from 'node:stream';
@@ -28,7 +29,7 @@ export const SECRET_LOG_KEYS: ReadonlySet<string> = new Set(SECRETISH.flatMap((k
 export const CENSOR = '[redacted]';
 
 /** A JSON key that is one of SECRET_LOG_KEYS (`"password":`), written as pino writes keys. */
-const SECRET_KEY_IN_JSON = new RegExp(`"(?:${[...SECRET_LOG_KEYS].map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})"\\s*:`);
+const SECRET_KEY_IN_JSON = new RegExp(`"(?:${[...SECRET_LOG_KEYS].map(escapeRegExp).join('|')})"\\s*:`);
 
 function censorKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(censorKeys);

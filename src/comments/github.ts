@@ -3,7 +3,7 @@
  * list the issue's comments (paginated), update ours (found by the marker), or create it.
  */
 import { Octokit } from '@octokit/rest';
-import { findOurs, fitBody, GITHUB_BODY_LIMIT } from './marker.js';
+import { findOurs, fitBody, GITHUB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
 import { CommentError, reasonForStatus, type GithubTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
@@ -33,9 +33,6 @@ function failure(what: string, err: unknown): CommentError {
   return new CommentError(`GitHub: ${what} failed${status !== undefined ? ` (${status})` : ''}: ${detail}${hint}`, reason, status);
 }
 
-/** Comment pages read at most (100 comments each), as for GitLab's notes. */
-const MAX_PAGES = 100;
-
 export async function upsertGithubComment(target: GithubTarget, body: string, opts: UpsertOptions): Promise<UpsertResult> {
   const octokit = githubClient(target, opts.timeoutMs);
   const text = fitBody(body, opts.marker, GITHUB_BODY_LIMIT);
@@ -46,7 +43,7 @@ export async function upsertGithubComment(target: GithubTarget, body: string, op
     // anyone who can comment, are never held.
     let pages = 0;
     existing = await octokit.paginate(octokit.rest.issues.listComments, { ...where, issue_number: target.number, per_page: 100 }, (response, done) => {
-      if (++pages >= MAX_PAGES) done();
+      if (++pages >= MAX_COMMENT_PAGES) done();
       return response.data
         .filter((c) => (c.body ?? '').trimStart().startsWith(opts.marker))
         .map((c) => ({ id: String(c.id), body: c.body ?? '', ...(c.user?.login ? { author: c.user.login } : {}) }));

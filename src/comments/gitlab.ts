@@ -3,7 +3,7 @@
  * (paginated), update ours (found by the marker), or create it.
  */
 import { requestUrl } from '../util/undici.js';
-import { findOurs, fitBody, GITLAB_BODY_LIMIT } from './marker.js';
+import { findOurs, fitBody, GITLAB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
 import { CommentError, reasonForStatus, type GitlabTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
 interface Note {
@@ -13,8 +13,6 @@ interface Note {
   author?: { username?: string };
 }
 
-/** Bounded: 100 notes a page, at most 100 pages. */
-const MAX_PAGES = 100;
 
 async function call(
   target: GitlabTarget,
@@ -72,7 +70,7 @@ export async function upsertGitlabNote(target: GitlabTarget, body: string, opts:
   const base = `/projects/${encodeURIComponent(target.project)}/merge_requests/${target.number}/notes`;
   const notes: Note[] = [];
   let page: string | undefined = '1';
-  for (let i = 0; page !== undefined && i < MAX_PAGES; i++) {
+  for (let i = 0; page !== undefined && i < MAX_COMMENT_PAGES; i++) {
     const r = await call(target, 'GET', `${base}?sort=asc&order_by=created_at&per_page=100&page=${encodeURIComponent(page)}`, `listing the notes of !${target.number}`, timeoutMs);
     if (!Array.isArray(r.data)) throw new CommentError(`GitLab: listing the notes of !${target.number}: the answer is not a list`, 'unavailable');
     notes.push(...(r.data as Note[]));

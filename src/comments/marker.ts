@@ -17,6 +17,9 @@ export function findOurs<C extends ExistingComment>(comments: readonly C[], mark
   return comments.find((c) => isOurs(c, marker, author));
 }
 
+/** Pages of comments (or notes) read at most, 100 each: a marker beyond them is not looked for (a new comment is made). */
+export const MAX_COMMENT_PAGES = 100;
+
 /** GitHub rejects a comment body longer than 65,536 characters. */
 export const GITHUB_BODY_LIMIT = 65_536;
 /** GitLab's note limit (1,000,000 characters). */

@@ -4,10 +4,11 @@
  * refused (an error naming the link; the target is never read), and a Git submodule (listed in
  * `.gitmodules`, or a folder holding its own `.git`) is reported instead of being silently skipped or read.
  */
-import { lstat, readFile, readdir, readlink, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { MAX_FILE_BYTES } from './hostile.js';
+import { readFileUpTo } from '../util/read-up-to.js';
 import { IGNORE_FILE, isIgnored, parseIgnore, type IgnoreRules } from './ignore.js';
 import { isInside } from './secret-scope.js';
 import { WORKDIR_MARKER, isStateFamily } from '../util/own-files.js';
@@ -92,14 +93,15 @@ export function parseGitmodules(text: string): string[] {
 async function readControlFile(file: string, problems: DiscoveryProblem[]): Promise<string | undefined> {
   const st = await lstat(file).catch(() => undefined);
   if (!st?.isFile()) return undefined;
-  if (st.size > MAX_FILE_BYTES) {
-    problems.push({ path: file, message: `larger than ${MAX_FILE_BYTES} bytes (1 MiB): not read, and nothing under its folder is taken as manifests until it is smaller` });
-    return undefined;
-  }
-  return readFile(file, 'utf8').catch((err: Error) => {
+  const buf = await readFileUpTo(file, MAX_FILE_BYTES).catch((err: Error) => {
     problems.push({ path: file, message: `cannot read: ${err.message}` });
     return undefined;
   });
+  if (buf && buf.length > MAX_FILE_BYTES) {
+    problems.push({ path: file, message: `larger than ${MAX_FILE_BYTES} bytes (1 MiB): not read, and nothing under its folder is taken as manifests until it is smaller` });
+    return undefined;
+  }
+  return buf?.toString('utf8');
 }
 
 async function readGitmodules(dir: string, into: Set<string>, problems: DiscoveryProblem[]): Promise<void> {

@@ -18,6 +18,7 @@ import { type ScriptPhase } from '../service/kinds.js';
 import { SCRIPT_KINDS, type IntegrationType } from '../kinds/registry.js';
 import type { DesiredIntegration, ManualScriptStep, ManualStepGate, ManualStepsMode, ResourceChange } from './types.js';
 import { blocked, type Blocked } from './notes.js';
+import { escapeRegExp } from '../util/strings.js';
 
 export interface GateContext {
   desired: ReadonlyMap<string, DesiredIntegration>;
@@ -211,10 +212,6 @@ export function blockedBesidesManualStep(c: ResourceChange): string | undefined 
 /** The plan without the changes awaiting a manual step: what apply carries out. */
 export function withoutAwaiting<P extends { changes: readonly ResourceChange[] }>(plan: P): P {
   return { ...plan, changes: plan.changes.filter((c) => !isAwaitingManualStep(c)) };
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**

@@ -7,9 +7,10 @@
  * files stay where they are: the daemon reads them from the watched folder, never from a copy.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, open, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { MAX_FILE_BYTES } from '../util/limits.js';
+import { readFileUpTo } from '../util/read-up-to.js';
 
 export interface FileSet {
   /** Relative path (with `/`) → content. */
@@ -33,32 +34,6 @@ export function isHidden(name: string): boolean {
 function inside(root: string, p: string): boolean {
   const rel = relative(root, p);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
-
-/**
- * A file's first `limit` bytes, or all of it when it is shorter; undefined when it cannot be read. Whatever is written
- * into the watched folder, a file is never held whole: one larger than a manifest may be (1 MiB) keeps one byte more
- * than that, which is enough for the loader to refuse it by name.
- */
-async function readHead(file: string, limit: number): Promise<Buffer | undefined> {
-  const fh = await open(file, 'r').catch(() => undefined);
-  if (!fh) return undefined;
-  try {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    while (length < limit) {
-      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, limit - length));
-      const { bytesRead } = await fh.read(chunk, 0, chunk.length, length);
-      if (bytesRead === 0) break;
-      chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
-      length += bytesRead;
-    }
-    return Buffer.concat(chunks, length);
-  } catch {
-    return undefined;
-  } finally {
-    await fh.close().catch(() => undefined);
-  }
 }
 
 /** `skip(path)`: an absolute path under `root` left out with everything below it (govops' own files). */
@@ -94,7 +69,8 @@ export async function readTree(root: string, maxFiles = 10_000, skip: (path: str
       if (e.isDirectory()) await walk(full, false);
       else if (e.isFile() && (KEPT.test(e.name) || KEPT_HIDDEN.has(e.name))) {
         count();
-        const content = await readHead(full, MAX_FILE_BYTES + 1);
+        // Never held whole: past the manifest limit, one byte more than it, enough for the loader to refuse it by name.
+        const content = await readFileUpTo(full, MAX_FILE_BYTES).catch(() => undefined);
         if (content) files.set(rel(full), content);
       }
     }

@@ -1,5 +1,7 @@
+/** Small string helpers. */
+
 /**
- * String trimming in one pass from the end. `s.replace(/\/+$/, '')` is not: unanchored at the start, it tries every
+ * Trailing slashes trimmed in one pass from the end. `s.replace(/\/+$/, '')` is not: unanchored at the start, it tries every
  * position inside a run of slashes and scans the run from each (a `cloudLocationPath` of 100,000 slashes, which a
  * manifest may hold, took 3.5 s; the same from the service, in a live list).
  */
@@ -7,4 +9,9 @@ export function withoutTrailingSlashes(s: string): string {
   let end = s.length;
   while (end > 0 && s.charCodeAt(end - 1) === 47) end--;
   return end === s.length ? s : s.slice(0, end);
+}
+
+/** `s` as a regular expression matching exactly it. */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -35,7 +35,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 COPY --from=build /app/dist ./dist
 COPY schemas ./schemas
 COPY examples ./examples
-RUN chmod 0755 dist/cli/main.js
+RUN chmod 0755 dist/cli/govops.cjs
 
 # ---- rootfs: the runtime's operating system: node, git, openssh-client, CA certificates, tini --------
 FROM node:${NODE_VERSION}-trixie-slim AS rootfs
@@ -61,7 +61,7 @@ RUN printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*
  && node --version && git --version && ssh -V && tini --version \
  && groupadd --gid 10001 govops \
  && useradd --uid 10001 --gid govops --home-dir /home/govops --create-home --shell /usr/sbin/nologin govops \
- && ln -s /app/dist/cli/main.js /usr/local/bin/govops \
+ && ln -s /app/dist/cli/govops.cjs /usr/local/bin/govops \
  && mkdir -p /data && chown govops:govops /data
 
 # ---- runtime: an empty image plus the two parts above (the OS, then /app: a code change moves 15 MB) --

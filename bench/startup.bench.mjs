@@ -2,7 +2,8 @@
 // Fixed cost of a CLI start (issue #26): CPU of `govops --help` and of `govops validate` of one file, each a
 // cold process of the built CLI, against `node -e 0` measured in the same run (runs alternate; medians).
 // CPU = user + system of the child (all threads), read by report-cpu.cjs at exit. Also the ESM modules each
-// loads (counted through a module hook; load-independent). Targets: --help <= 1.3x, validate of 1 file <= 1.6x.
+// loads (counted through a module hook; load-independent; the hook makes Node read a CommonJS entry through its ESM
+// loader, so `--help` counts the one CommonJS file of the command). Targets: --help <= 1.3x, validate of 1 file <= 1.6x.
 // Beside them two floors: the same output from an ESM entry using the same libraries and nothing of govops.
 // Run: npm run build && node bench/run.mjs startup     (STARTUP_RUNS=15)
 import { spawnSync } from 'node:child_process';
@@ -13,7 +14,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { manifest } from './fixtures.mjs';
 
 const RUNS = Number(process.env.STARTUP_RUNS ?? 15);
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+// the `govops` command as package.json's bin names it (dist/cli/govops.cjs: scripts/build-bin.mjs)
+const PKG = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+const CLI = fileURLToPath(new URL(`../${PKG.bin.govops}`, import.meta.url));
 const REPORT_CPU = fileURLToPath(new URL('./report-cpu.cjs', import.meta.url));
 
 const dir = await mkdtemp(join(tmpdir(), 'govops-startup-'));

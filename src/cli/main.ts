@@ -1,21 +1,17 @@
-#!/usr/bin/env node
 /**
- * The govops command line. Each command lives in src/cli/commands/<name>.ts, which only declares it
+ * The govops command line, as the `govops` command (bin.ts) loads it for everything but the root's own help and
+ * version. Each command lives in src/cli/commands/<name>.ts, which only declares it
  * (name, arguments, options); its action loads src/cli/commands/<name>-action.ts on demand, so
  * `govops --help` and each command load only the modules they need. The command tree is in program.ts.
  * When the first argument names a command (`govops validate ...`), only the root and that command's
  * declaration are built (the others cannot take part in the parse); anything else (`--help`, `help`, a global
- * option first, a misspelled command) builds the whole tree, except `govops --help` alone, which needs only
- * each command's name, term and description (root-help.ts).
+ * option first, a misspelled command) builds the whole tree (`govops --help` alone never gets here: bin.ts
+ * answers it from the commands' summaries, root-help.ts).
  */
 import type { Command } from 'commander';
 import { commandLoader } from './commands/by-name.js';
 
-/** `govops --help` (or -h) and nothing else: the root's help, from the commands' summaries (root-help.ts). */
-const asksRootHelp = (args: readonly string[]) => args.length === 1 && (args[0] === '--help' || args[0] === '-h');
-
 async function program(): Promise<Command> {
-  if (asksRootHelp(process.argv.slice(2))) return (await import('./root-help.js')).rootHelpProgram();
   const load = commandLoader(process.argv[2]);
   if (!load) return (await import('./program.js')).buildProgram();
   const [{ rootProgram }, register] = await Promise.all([import('./root.js'), load()]);

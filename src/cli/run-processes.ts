@@ -79,8 +79,11 @@ export function parseEnviron(buf: Buffer): Env {
 }
 
 export interface FindOptions {
-  /** The CLI entry script (dist/cli/main.js): a process runs govops when its script resolves to this file. */
-  main: string;
+  /**
+   * The CLI's entry scripts (the `govops` command, dist/cli/govops.cjs, and the ES module it loads, dist/cli/main.js,
+   * which also runs on its own): a process runs govops when its script resolves to one of these files.
+   */
+  entries: readonly string[];
   procRoot?: string;
   /** Left out of the search (the caller). */
   selfPid?: number;
@@ -90,10 +93,10 @@ export interface FindOptions {
   pid?: number;
 }
 
-/** Every `govops run` process visible in procRoot whose entry script is `main`, with its effective listen address. */
+/** Every `govops run` process visible in procRoot whose entry script is one of `entries`, with its effective listen address. */
 export async function findRunProcesses(options: FindOptions): Promise<RunProcess[]> {
   const procRoot = options.procRoot ?? '/proc';
-  const main = await realpath(options.main);
+  const entries = new Set(await Promise.all(options.entries.map((e) => realpath(e).catch(() => e))));
   const pids =
     options.pid !== undefined
       ? [options.pid]
@@ -116,7 +119,7 @@ export async function findRunProcesses(options: FindOptions): Promise<RunProcess
       const arg = argv[i]!;
       if (arg.startsWith('-') || (!isAbsolute(arg) && cwd === undefined)) continue;
       const real = await realpath(isAbsolute(arg) ? arg : resolve(cwd!, arg)).catch(() => undefined);
-      if (real === main) script = i;
+      if (real !== undefined && entries.has(real)) script = i;
     }
     if (script < 0) continue;
     let env: Env | undefined;

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { healthzUrl } from '../../src/cli/commands/healthcheck-action.js';
 import { findRunProcesses, runListenFrom } from '../../src/cli/run-processes.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { CLI, runGovops } from '../helpers/cli.js';
+import { CLI, MAIN, runGovops } from '../helpers/cli.js';
 import { Cleanup, until } from '../daemon/helpers.js';
 
 const cleanup = new Cleanup();
@@ -78,14 +78,19 @@ describe('findRunProcesses: the /proc scan', () => {
     await proc(13, ['node', CLI, 'sandbox', '--port', 'run'], [], root); // another command
     await proc(14, ['node', join(root, 'other.js'), 'run', '--listen', ':9014'], [], root); // another program
     await proc(15, ['node', CLI, 'run', '--listen', ':9015'], [], root); // the caller itself
+    await proc(16, ['node', MAIN, 'run', '--listen', '127.0.0.1:9016'], [], root); // the ES module run on its own
     await mkdir(join(root, 'proc', 'self'));
-    const found = await findRunProcesses({ main: CLI, procRoot: join(root, 'proc'), selfPid: 15, fallbackEnv: { GOVOPS_LISTEN: ':9012' } });
+    const entries = [CLI, MAIN];
+    const found = await findRunProcesses({ entries, procRoot: join(root, 'proc'), selfPid: 15, fallbackEnv: { GOVOPS_LISTEN: ':9012' } });
     expect(found.sort((a, b) => a.pid - b.pid)).toEqual([
       { pid: 10, listen: '127.0.0.1:9010', envRead: true },
       { pid: 11, listen: ':9011', envRead: true },
       { pid: 12, listen: ':9012', envRead: false },
+      { pid: 16, listen: '127.0.0.1:9016', envRead: true },
     ]);
-    expect(await findRunProcesses({ main: CLI, procRoot: join(root, 'proc'), pid: 11 })).toEqual([{ pid: 11, listen: ':9011', envRead: true }]);
+    expect(await findRunProcesses({ entries, procRoot: join(root, 'proc'), pid: 11 })).toEqual([{ pid: 11, listen: ':9011', envRead: true }]);
+    // an entry list without main.js does not take a process started with it
+    expect(await findRunProcesses({ entries: [CLI], procRoot: join(root, 'proc'), pid: 16 })).toEqual([]);
   });
 });
 

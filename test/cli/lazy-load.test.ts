@@ -80,18 +80,29 @@ describe('lazy loading of command modules', () => {
     expect(packages(modules)).toEqual(['commander']);
     // required through its CommonJS entry, not imported through its ESM wrapper (src/cli/commander.ts)
     expect(imported(modules).filter((u) => u.includes('/node_modules/commander/'))).toEqual([]);
-    const files = ours(modules);
-    // the root's help is built from commands/summaries.ts (src/cli/root-help.ts), not the 14 declarations
-    expect(files).toContain('cli/commands/summaries.js');
-    expect(files.filter((f) => f.startsWith('cli/commands/'))).toEqual(['cli/commands/by-name.js', 'cli/commands/summaries.js']);
-    expect(files).not.toContain('cli/program.js');
-    // the fatal error line is loaded when there is an error only (see the plan case below)
-    expect(files).not.toContain('cli/fatal.js');
-    // nor the root's hooks and what they need (src/cli/root-command.ts): the state location, errors, the redactor
-    for (const hook of ['cli/root.js', 'cli/state-option.js', 'state/location.js', 'errors.js', 'util/redact.js']) expect(files).not.toContain(hook);
-    for (const heavy of ['log.js', 'cli/connection.js', 'cli/context.js', 'api/', 'sandbox/', 'daemon/', 'reconcile/', 'manifests/']) {
-      expect(files.filter((f) => f.startsWith(heavy))).toEqual([]);
+    // the govops command (src/cli/bin.ts, built with the root's help into one CommonJS file: scripts/build-bin.mjs)
+    // answers it alone: the root's help from commands/summaries.ts (src/cli/root-help.ts), no ES module of ours, so
+    // (the hook's --import makes Node read even a CommonJS entry through its ES module loader: it is listed twice)
+    // not the 14 declarations, the root's hooks (the state location, errors, the redactor), the fatal error line
+    expect(new Set(ours(modules))).toEqual(new Set(['cli/govops.cjs']));
+  });
+
+  it('--version and -V: the same single file; a help asked for with anything else goes to the whole program', async () => {
+    const { GOVOPS_VERSION } = await import('../../src/cli/version.js');
+    for (const flag of ['--version', '-V']) {
+      const { result, modules } = await loaded([flag]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(`${GOVOPS_VERSION}\n`);
+      expect(new Set(ours(modules))).toEqual(new Set(['cli/govops.cjs']));
     }
+    const help = await loaded(['-h']);
+    expect(new Set(ours(help.modules))).toEqual(new Set(['cli/govops.cjs']));
+    // `--help --no-color` is not the root alone: main.js builds the tree, and prints the same text
+    const withOption = await loaded(['--no-color', '--help']);
+    expect(withOption.result.code).toBe(0);
+    expect(withOption.result.stdout).toBe(help.result.stdout);
+    expect(ours(withOption.modules)).toContain('cli/main.js');
+    expect(ours(withOption.modules)).toContain('cli/program.js');
   });
 
   it('a command help (plan --help) loads no action module either', async () => {

@@ -1,8 +1,14 @@
 /** Run the built CLI as a user would (a real process), capturing output and exit code. */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+/** The `govops` command, as package.json's `bin` names it (dist/cli/govops.cjs, built from src/cli/bin.ts). */
+export const CLI = fileURLToPath(
+  new URL(`../../${(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { bin: { govops: string } }).bin.govops}`, import.meta.url),
+);
+/** The ES module the command loads for everything but the root's help and version (it also runs on its own). */
+export const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;

@@ -14,7 +14,7 @@
 // time from `podman run` to /readyz 200. Not part of `npm test`. Exit 0 when every check passed.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,7 +103,7 @@ async function until(what, fn, timeoutMs) {
 
 /** `govops sandbox` on 127.0.0.1, a free port, dev tokens, quick transitions. */
 async function startSandbox() {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/main.js'), 'sandbox', '--host', '127.0.0.1', '--port', '0', '--dev', '--transition', '300ms'], {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/cli/govops.cjs'), 'sandbox', '--host', '127.0.0.1', '--port', '0', '--dev', '--transition', '300ms'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -228,6 +228,12 @@ async function main() {
   const tools = podman(['run', '--rm', ...HOST_QUIRKS, ...HARDENED, '--no-healthcheck', '--entrypoint', 'sh', TAG, '-c', 'git --version && ssh -V 2>&1 && tini --version && node --version && ! command -v npm']);
   check(`image has git, openssh-client, tini and node, and no npm (${tools.stdout.replace(/\n/g, '; ')})`, tools.code === 0, tools.stderr);
   check(`image size ${sizeMb.toFixed(0)} MB < 300 MB`, sizeMb < 300);
+  // the govops command (one CommonJS file for the root's help and version, main.js for the rest) on the image's Node
+  const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+  const cli = podman(['run', '--rm', ...HOST_QUIRKS, ...HARDENED, '--no-healthcheck', TAG, '--version']);
+  check(`govops --version in the image prints ${version}`, cli.code === 0 && cli.stdout.trim() === version, cli.stdout + cli.stderr);
+  const help = podman(['run', '--rm', ...HOST_QUIRKS, ...HARDENED, '--no-healthcheck', TAG, 'validate', '--help']);
+  check('govops validate --help in the image', help.code === 0 && help.stdout.includes('Usage: govops validate'), help.stdout + help.stderr);
 
   const examples = await loadManifests([join(ROOT, 'examples')], { cwd: ROOT });
   const expected = examples.manifests.map(({ manifest: m }) => ({ kind: m.kind, name: m.metadata.name, type: m.spec.type }));

@@ -9,7 +9,8 @@ import { parseCount } from '../flags.js';
 import { findRunProcesses } from '../run-processes.js';
 import type { HealthcheckFlags } from './healthcheck.js';
 
-const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
+/** The scripts a `govops run` process was started with: the `govops` command (package.json bin) or main.js itself. */
+const ENTRIES = [fileURLToPath(new URL('../govops.cjs', import.meta.url)), fileURLToPath(new URL('../main.js', import.meta.url))];
 
 /** The URL of /healthz for a listen address: a wildcard host is reached on the loopback address. */
 export function healthzUrl(listen: string): string {
@@ -42,7 +43,7 @@ export async function healthcheckAction(flags: HealthcheckFlags, command: Comman
   if (command.getOptionValueSource('listen') === 'cli') {
     targets.push({ listen: flags.listen, from: '--listen' });
   } else {
-    const daemons = await findRunProcesses({ main: MAIN, selfPid: process.pid, fallbackEnv: process.env, pid });
+    const daemons = await findRunProcesses({ entries: ENTRIES, selfPid: process.pid, fallbackEnv: process.env, pid });
     for (const d of daemons) targets.push({ listen: d.listen, from: `govops run (pid ${d.pid})` });
     if (pid !== undefined && daemons.length === 0) throw new UserError(`process ${pid} is not a running \`govops run\``);
     if (targets.length === 0) targets.push({ listen: flags.listen, from: 'no running govops run found; GOVOPS_LISTEN or the default' });

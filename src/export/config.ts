@@ -6,6 +6,7 @@
  * (`omit-masked`) still gets the references the kind's authentication needs.
  */
 import { MASKED_KEYS, kindOf, type IntegrationType } from '../kinds/registry.js';
+import { looksMasked } from '../service/kinds.js';
 import { comparable, type ConfigShapes, type FieldShape } from '../plan/shape.js';
 import { deepEqual } from '../plan/diff.js';
 import { copyPlain } from '../util/copy.js';
@@ -30,11 +31,27 @@ function isDefault(shape: FieldShape, value: unknown): boolean {
   return deepEqual(comparable(one, 't', { v: value }), comparable(one, 't', {}));
 }
 
+/** `key=value` pairs of a connection string that name a credential (ODBC `PWD=`, `password=`, `token=`...). */
+const CREDENTIAL_PAIR = /(?:^|[;&?\s])(?:pwd|password|passwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key)\s*=/i;
+
+/**
+ * A live value exported as a secret reference, whatever its field: a credential field, a value the service hides
+ * (service/kinds.ts `looksMasked`: written as it is, the mask would become the manifest's value), or a string that
+ * carries a credential (a connection string with `PWD=`: written as it is, the password would be committed).
+ */
+function exportedAsReference(key: string, value: unknown): boolean {
+  return MASKED_KEYS.has(key) || looksMasked(value) || (typeof value === 'string' && CREDENTIAL_PAIR.test(value));
+}
+
+function isReference(value: unknown): boolean {
+  return isPlainObject(value) && Object.keys(value).length === 1 && typeof value.fromEnv === 'string';
+}
+
 function strip(fields: Record<string, FieldShape>, live: Obj, path: readonly string[], ref: RefMaker, dropDefaults: boolean): Obj {
   const out: Obj = {};
   for (const [key, shape] of Object.entries(fields)) {
     const raw = live[key];
-    if (MASKED_KEYS.has(key)) {
+    if (exportedAsReference(key, raw) && !shape.fields) {
       if (raw !== undefined && raw !== null && raw !== '') out[key] = ref([...path, key]);
       continue;
     }
@@ -58,12 +75,12 @@ function requiredCredentials(type: IntegrationType, c: Obj): string[][] {
   return kindOf(type).requiredCredentials?.(c) ?? [];
 }
 
-/** Config without its credential fields, for checking that the export means what the live config means. */
+/** Config without what is exported as references, for checking that the export means what the live config means. */
 function withoutCredentials(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutCredentials);
   if (!isPlainObject(value)) return value;
   const out: Obj = {};
-  for (const [k, v] of Object.entries(value)) if (!MASKED_KEYS.has(k)) out[k] = withoutCredentials(v);
+  for (const [k, v] of Object.entries(value)) if (!exportedAsReference(k, v) && !isReference(v)) out[k] = withoutCredentials(v);
   return out;
 }
 

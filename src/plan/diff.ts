@@ -2,7 +2,7 @@
  * Field-level diff of a desired value against a live value (pure).
  * Sensitive leaves are never copied into a FieldChange: only their path is reported.
  */
-import { MASK } from '../service/kinds.js';
+import { looksMasked } from '../service/kinds.js';
 import { copyPlain } from '../util/copy.js';
 import type { FieldChange } from './types.js';
 import { isPlainObject } from '../util/object.js';
@@ -19,6 +19,14 @@ export interface DiffContext {
   forcesReplace(path: string): boolean;
   /** Receives the paths of sensitive leaves whose verdict is `unknown`. */
   notComparable?: string[];
+}
+
+/**
+ * The live value hides what the manifest says (looksMasked) where the two differ: compared as a secret, whatever its
+ * key. A live value equal to the manifest's is the same value, masked-looking or not.
+ */
+export function maskedLive(live: unknown, desired: unknown): boolean {
+  return live !== desired && looksMasked(live);
 }
 
 /** Values to write in place of some properties, by the object holding them and the key: see `canonicalJson`. */
@@ -94,7 +102,7 @@ export function diffObjects(
     const d = desired[key];
     const l = live[key];
     if (d === undefined && l === undefined) continue;
-    if ((ctx.isSensitive(path, key) && !isPlainObject(d) && !isPlainObject(l)) || l === MASK) {
+    if ((ctx.isSensitive(path, key) && !isPlainObject(d) && !isPlainObject(l)) || maskedLive(l, d)) {
       const verdict = ctx.compareSecret(path, l, d);
       if (verdict === 'changed') out.push({ path, sensitive: true, forcesReplace: ctx.forcesReplace(path) });
       else if (verdict === 'unknown') ctx.notComparable?.push(path);
@@ -168,7 +176,7 @@ export function sameObjects(
       return false;
     }
     if (l !== undefined) matched++;
-    if (l === MASK || (!isPlainObject(d) && !isPlainObject(l))) {
+    if (maskedLive(l, d) || (!isPlainObject(d) && !isPlainObject(l))) {
       if (!sameValue(prefix, key, d, l, ctx, sensitiveKey(key))) return false;
       continue;
     }
@@ -184,7 +192,7 @@ export function sameObjects(
  * key, or masked live) by `compareSecret` at `prefix.key`, anything else by value. The in-sync walks' one leaf.
  */
 export function sameValue(prefix: string, key: string, desired: unknown, live: unknown, ctx: DiffContext, sensitive: boolean): boolean {
-  if (sensitive || live === MASK) return ctx.compareSecret(prefix ? `${prefix}.${key}` : key, live, desired) === 'same';
+  if (sensitive || maskedLive(live, desired)) return ctx.compareSecret(prefix ? `${prefix}.${key}` : key, live, desired) === 'same';
   return deepEqual(desired, live);
 }
 
@@ -199,7 +207,7 @@ function scalarChange(path: string, before: unknown, after: unknown, ctx: DiffCo
 
 /** An array holding objects with a sensitive key (or a masked value) is shown as sensitive as a whole. */
 function hasSensitiveKey(value: unknown, ctx: DiffContext): boolean {
-  if (value === MASK) return true;
+  if (looksMasked(value)) return true;
   if (Array.isArray(value)) return value.some((v) => hasSensitiveKey(v, ctx));
   if (isPlainObject(value)) {
     return Object.entries(value).some(([k, v]) => ctx.isSensitive(k, k) || hasSensitiveKey(v, ctx));

@@ -7,7 +7,7 @@
  * is sent for it.
  */
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
-import { MASK } from '../service/kinds.js';
+import { looksMasked } from '../service/kinds.js';
 import { isSensitiveKey } from '../kinds/registry.js';
 import { isPlainObject, valueAt } from '../util/object.js';
 import { copyPlain } from '../util/copy.js';
@@ -44,9 +44,9 @@ export function configPaths(ignored: readonly string[] | undefined): string[] {
   return (ignored ?? []).filter((p) => p.startsWith('config.')).map((p) => p.slice('config.'.length));
 }
 
-/** The value holds a credential the service returned: the mask, or any value under a masked key (whatever it shows). */
+/** The value holds a credential the service returned: a masked value, or any value under a masked key (whatever it shows). */
 function masked(v: unknown): boolean {
-  if (v === MASK) return true;
+  if (looksMasked(v)) return true;
   if (Array.isArray(v)) return v.some(masked);
   if (isPlainObject(v)) return Object.entries(v).some(([k, x]) => (isSensitiveKey(k) && x !== undefined && x !== null) || masked(x));
   return false;

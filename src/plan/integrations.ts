@@ -19,20 +19,32 @@ export interface PlanContext {
   normalise?: Normalise;
 }
 
+/** A diff context that also lists the hidden plain values it could not compare (see `secretContext`). */
+export type IntegrationDiffContext = DiffContext & { hiddenUnknown: Set<string> };
+
 /**
  * @param state the resource's state entry, or undefined when govops does not own it (adopted, or no state
  *   file): then a hidden secret cannot be compared (`unknown`).
+ * @param specHash the desired spec's hash: a value the service hides at a field that is no credential (no
+ *   fingerprint of it is ever recorded) is what govops sent while the manifest is what it last applied.
  */
 export function secretContext(
   type: IntegrationType,
   secretPaths: readonly string[],
   fingerprints: Record<string, string>,
   state: ManagedResource | undefined,
-): DiffContext {
+  specHash?: string,
+): IntegrationDiffContext {
   const secrets = new Set(secretPaths);
   const nonEditable = NON_EDITABLE[type] ?? ['type'];
+  // A path that held a secret when govops last applied stays sensitive, whatever the manifest says now: a pull
+  // request that turns a reference into a literal must not show the live value it replaces.
+  const wasSecret = (path: string) => state !== undefined && Object.hasOwn(state.secretFingerprints, path);
+  const isSensitive = (path: string, key: string) => secrets.has(path) || isSensitiveKey(key) || wasSecret(path);
+  // (a set: the in-sync walks and the diff may each ask about the same path)
+  const hiddenUnknown = new Set<string>();
   return {
-    isSensitive: (path, key) => secrets.has(path) || isSensitiveKey(key),
+    isSensitive,
     // What the service returns for a credential is never compared as a value, whatever it looks like (the
     // interface's mask, `[REDACTED]`, `****`, a value in clear): only the fingerprint govops recorded counts.
     compareSecret: (path, _live, desired) => {
@@ -40,10 +52,17 @@ export function secretContext(
       // gone from the manifest: a change only when govops sent one (it would still be in the service)
       if (desired === undefined) return recorded !== undefined ? 'changed' : 'same';
       if (!state) return 'unknown';
+      if (!isSensitive(path, path.slice(path.lastIndexOf('.') + 1))) {
+        // hidden by the service at a field that is no credential: no fingerprint of it exists
+        if (specHash !== undefined && state.specHash === specHash) return 'same';
+        hiddenUnknown.add(path);
+        return 'unknown';
+      }
       // owned: the fingerprints in state are what govops last sent; a path without one was never sent
       return recorded !== undefined && recorded === fingerprints[path] ? 'same' : 'changed';
     },
     forcesReplace: (path) => nonEditable.some((p) => path === p || path.startsWith(`${p}.`)),
+    hiddenUnknown,
   };
 }
 
@@ -60,7 +79,8 @@ export function diffIntegration(
   state?: ManagedResource,
   normalise: Normalise = (type, config) => comparable(shapes, type, config),
 ): IntegrationDiff {
-  const ctx = { ...secretContext(d.body.type, d.secretPaths, d.fingerprints, state), notComparable: [] as string[] };
+  const base = secretContext(d.body.type, d.secretPaths, d.fingerprints, state, d.specHash);
+  const ctx = { ...base, notComparable: [] as string[] };
   const changes: FieldChange[] = [];
   if (live.type !== d.body.type) {
     changes.push({ path: 'type', before: live.type, after: d.body.type, sensitive: false, forcesReplace: true });
@@ -83,13 +103,21 @@ export function diffIntegration(
     // In sync (most resources of most plans): said by one cheap walk over the shape, without making the
     // comparable configs (with ignored fields: over the comparable configs), unless a secret sits under a key
     // not sensitive by name (then only the full diff knows where secrets are).
-    const byName = d.secretPaths.every((p) => isSensitiveKey(p.slice(p.lastIndexOf('.') + 1)));
+    // (a path that held a secret when last applied counts as one: state.ts `secretFingerprints`)
+    const sensitiveByName = (p: string) => isSensitiveKey(p.slice(p.lastIndexOf('.') + 1));
+    const byName = d.secretPaths.every(sensitiveByName) && (!state || Object.keys(state.secretFingerprints).every(sensitiveByName));
     if (byName && ignored.length === 0 && sameComparable(shapes, type, d.body.config, live.config, 'config', (prefix, key, x, y) => sameLeaf(prefix, key, x, y, ctx))) {
       return { changes, notComparable: ctx.notComparable };
     }
     const want = withoutPaths(normalise(type, d.body.config, false), ignored);
     const have = withoutPaths(normalise(type, live.config, false), ignored);
     if (!byName || !sameObjects('config', want, have, ctx, isSensitiveKey)) diffObjects('config', want, have, ctx, changes);
+  }
+  // The manifest changed since govops last applied it (another spec hash), nothing visible differs, and the service
+  // hides fields that are no credentials: the change is under what it hides. Sent as a change of those fields.
+  if (changes.length === 0 && base.hiddenUnknown.size > 0) {
+    for (const path of base.hiddenUnknown) changes.push({ path, sensitive: true, forcesReplace: ctx.forcesReplace(path) });
+    return { changes, notComparable: ctx.notComparable.filter((p) => !base.hiddenUnknown.has(p)) };
   }
   return { changes, notComparable: ctx.notComparable };
 }

@@ -14,7 +14,7 @@ import type { LoadedManifest, Manifest } from '../manifests/types.js';
 import { withManualStep } from '../reconcile/manual-step-token.js';
 import { toDesired } from '../plan/desired.js';
 import type { DesiredResource } from '../plan/types.js';
-import { MASK } from '../service/kinds.js';
+import { looksMasked } from '../service/kinds.js';
 import { hashingFor } from '../state/store.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 import { firstBy } from '../util/multimap.js';
@@ -98,7 +98,7 @@ export function desiredWithUnknowns(
       const rel = specPath.slice('spec.'.length);
       unknown.push({ resourceKind: kind, name, path: rel, ref });
       const shown = rel.startsWith('config.') ? valueAt(liveObj, rel) : undefined;
-      setAt(manifest, specPath, typeof shown === 'string' && shown !== MASK ? shown : UNKNOWN_SECRET);
+      setAt(manifest, specPath, typeof shown === 'string' && !looksMasked(shown) ? shown : UNKNOWN_SECRET);
     }
     const d = toDesired(manifest, loaded[i]!.source, r.secretPaths, hashing);
     for (const { specPath } of refs) {

@@ -22,6 +22,7 @@ export const BEHAVIOURS = {
   'hard-delete': 'the first DELETE of a data source removes it (default: the first disables it, the second removes it)',
   'reuse-ids': 'a new integration, webhook or data source gets the smallest id no live one has (ids of deleted items are given again)',
   'other-mask': 'credential fields are masked with other strings: [REDACTED] (username: ****) instead of ********',
+  'mask-more': 'fields the interface does not name as credentials are masked too, partly: cloudAccessKeyId, accessKeyId, databaseUser, clientId and appId as their first 4 characters then ****',
   'lower-hosts': 'host names are stored lower-cased: config.host, the host of lakehouse workspaceUrl and okta.idpHost, of a webhook url',
   'list-lag': 'lists lag behind writes: an integration or webhook created or updated since the previous list of its kind is left out of the next one',
   '503-after-success': 'every create (POST /integrations, POST /webhooks, the data-source create) is carried out, then answered 503, as a gateway that gave up on a slow origin',

@@ -13,7 +13,7 @@ export const BEHAVIOUR_SETS: string[][] = [
   [],
   ...Object.keys(BEHAVIOURS).map((b) => [b]),
   ['omit-defaults', 'null-unset', 'extra-fields', 'numeric-ids', 'omit-masked', 'shuffle', 'validation-warning', 'skip-creating', 'skip-editing', 'data-source-metadata', 'reuse-ids', 'lower-hosts', 'unknown-statuses'],
-  ['echo-sent', 'null-unset', 'extra-fields', 'string-ids', 'shuffle', 'validation-warning', 'hard-delete', 'other-mask', 'lower-hosts', '503-after-success-all', 'status-404-lag', 'dry-run-200-failed'],
+  ['echo-sent', 'null-unset', 'extra-fields', 'string-ids', 'shuffle', 'validation-warning', 'hard-delete', 'other-mask', 'mask-more', 'lower-hosts', '503-after-success-all', 'status-404-lag', 'dry-run-200-failed'],
 ];
 
 export const label = (set: readonly string[]): string => (set.length ? set.join('+') : 'default');

@@ -44,13 +44,17 @@ export function masksOf(b?: Behaviours): string[] {
   return b?.has('other-mask') ? [MASK, '****', '[REDACTED]'] : [MASK];
 }
 
-/** Deep copy with every credential key (at any depth) replaced by the mask. */
+/** Keys a service may hide although the interface does not name them as credentials (behaviour mask-more). */
+const MORE_MASKED: ReadonlySet<string> = new Set(['cloudAccessKeyId', 'accessKeyId', 'databaseUser', 'clientId', 'appId']);
+
+/** Deep copy with every credential key (at any depth) replaced by the mask (and, under mask-more, MORE_MASKED partly). */
 export function maskConfig(value: unknown, b?: Behaviours): unknown {
   if (Array.isArray(value)) return value.map((v) => maskConfig(v, b));
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = MASKED_KEYS.has(k) && v !== null && v !== undefined && typeof v !== 'object' ? maskOf(k, b) : maskConfig(v, b);
+    if (MORE_MASKED.has(k) && typeof v === 'string' && v !== '' && b?.has('mask-more')) out[k] = `${v.slice(0, 4)}****`;
+    else out[k] = MASKED_KEYS.has(k) && v !== null && v !== undefined && typeof v !== 'object' ? maskOf(k, b) : maskConfig(v, b);
   }
   return out;
 }

@@ -1,0 +1,110 @@
+/**
+ * A service that hides more than the credential fields the interface names (an access key id, a user name), in any
+ * form, and fields that held a secret when govops last applied: the plan never shows or compares such a value as a
+ * value (docs/decisions.md "A value the service hides where govops does not expect it").
+ */
+import { describe, expect, it } from 'vitest';
+import { diffIntegration } from '../../src/plan/integrations.js';
+import { looksMasked } from '../../src/service/kinds.js';
+import { exportConfig } from '../../src/export/config.js';
+import { SHAPES, integration, liveOf, owned, planner, stateWith } from './fixtures.js';
+
+const plan = planner({ prune: false, allowReplace: false });
+
+const accessKeyStore = (keyId = 'AKIAEXAMPLEKEYID', role = 'arn:aws:iam::123456789012:role/r') =>
+  integration(
+    'store',
+    'object_store',
+    {
+      cloudAccountId: '123456789012',
+      cloudRegion: 'eu-west-1',
+      cloudLocationRole: role,
+      cloudLocationPath: 's3://bucket/data',
+      authenticationType: 'accessKey',
+      cloudAccessKeyId: keyId,
+      cloudSecretAccessKey: { fromEnv: 'GOVOPS_SECRET_KEY' },
+    },
+    { secretPaths: ['spec.config.cloudSecretAccessKey'] },
+  );
+
+describe('looksMasked', () => {
+  it('reads the interface mask, runs of mask characters and bracketed words as hidden; plain values as values', () => {
+    for (const v of ['********', '****', 'AKIA****', '***123', '•••', '[REDACTED]', '<hidden>', '(masked)', 'REDACTED', ' [secret] ']) {
+      expect(looksMasked(v), v).toBe(true);
+    }
+    for (const v of ['AKIAEXAMPLEKEYID', 'a*b', 'svc_user', '', 'redacted-bucket', 'secret-store', 12, null, undefined, ['****']]) {
+      expect(looksMasked(v), String(v)).toBe(false);
+    }
+  });
+});
+
+describe('a field the service hides although it is no credential', () => {
+  const d = accessKeyStore();
+  // the live secret access key: the fixture masks it; the access key id as a service that masks it too shows it
+  const hidden = (form: string) => liveOf(d, '7', 'enabled', { cloudAccessKeyId: form });
+
+  it('is the same while the manifest is what govops last applied, whatever the mask form', () => {
+    for (const form of ['********', 'AKIA****', '[REDACTED]']) {
+      const r = diffIntegration(SHAPES, d, hidden(form), owned(d, '7'));
+      expect(r, form).toEqual({ changes: [], notComparable: [] });
+    }
+    const p = plan([d], { integrations: [hidden('AKIA****')] }, stateWith(owned(d, '7')));
+    expect(p.changes.map((c) => c.action)).toEqual(['noop']);
+  });
+
+  it('is a change (shown as sensitive) when the manifest changed it: nothing else differs', () => {
+    const before = accessKeyStore('AKIAOLDKEYID00000');
+    const r = diffIntegration(SHAPES, d, hidden('AKIA****'), owned(before, '7'));
+    expect(r.changes).toEqual([{ path: 'config.cloudAccessKeyId', sensitive: true, forcesReplace: false }]);
+    expect(JSON.stringify(r)).not.toContain('AKIA');
+  });
+
+  it('cannot be compared beside another change (the update sends it anyway), nor without a state entry', () => {
+    const before = accessKeyStore('AKIAEXAMPLEKEYID', 'arn:aws:iam::123456789012:role/old');
+    const live = liveOf(before, '7', 'enabled', { cloudAccessKeyId: 'AKIA****' });
+    const r = diffIntegration(SHAPES, d, live, owned(before, '7'));
+    expect(r.changes.map((c) => c.path)).toEqual(['config.cloudLocationRole']);
+    expect(r.notComparable).toEqual(['config.cloudAccessKeyId']);
+    expect(diffIntegration(SHAPES, d, hidden('********'), undefined)).toEqual({ changes: [], notComparable: ['config.cloudAccessKeyId'] });
+  });
+
+  it('a live value equal to the manifest\'s is that value, even when it looks like a mask', () => {
+    const stars = accessKeyStore('KEY****');
+    expect(diffIntegration(SHAPES, stars, liveOf(stars, '7'), undefined)).toEqual({ changes: [], notComparable: [] });
+  });
+});
+
+describe('a field that held a secret when govops last applied', () => {
+  const withRef = integration(
+    'sql',
+    'sql_analytics',
+    { host: 'sql.example.com', database: 'govern', schema: 'views', username: 'svc', password: 'pw', connectArgs: { fromEnv: 'GOVOPS_SECRET_ARGS' } },
+    { secretPaths: ['spec.config.connectArgs'] },
+  );
+
+  it('stays sensitive when the manifest makes it a literal: the live value it replaces is never shown', () => {
+    const literal = integration('sql', 'sql_analytics', { host: 'sql.example.com', database: 'govern', schema: 'views', username: 'svc', password: 'pw', connectArgs: 'Encrypt=yes' });
+    // the service shows connection arguments in clear: what the reference resolved to
+    const live = liveOf(literal, '3', 'enabled', { connectArgs: 'Encrypt=yes;UID=admin;PWD=LiveSecret99' });
+    const r = diffIntegration(SHAPES, literal, live, owned(withRef, '3'));
+    expect(r.changes).toEqual([{ path: 'config.connectArgs', sensitive: true, forcesReplace: false }]);
+    expect(JSON.stringify(r)).not.toContain('LiveSecret99');
+    // without that state entry it is a plain field, shown as such
+    expect(diffIntegration(SHAPES, literal, live, undefined).changes[0]).toMatchObject({ path: 'config.connectArgs', sensitive: false });
+  });
+});
+
+describe('export of values that would leak or mean the mask', () => {
+  const ref = (path: readonly string[]) => ({ fromEnv: `V_${path.join('_')}` });
+
+  it('writes a reference for a hidden value and for a connection string carrying a password, the value otherwise', () => {
+    const store = exportConfig(SHAPES, 'object_store', { ...liveOf(accessKeyStore(), '1').config, cloudAccessKeyId: 'AKIA****' }, ref);
+    expect(store?.cloudAccessKeyId).toEqual({ fromEnv: 'V_cloudAccessKeyId' });
+    expect(store?.cloudSecretAccessKey).toEqual({ fromEnv: 'V_cloudSecretAccessKey' });
+    expect(JSON.stringify(store)).not.toContain('****');
+    const sql = exportConfig(SHAPES, 'sql_analytics', { host: 'h.example.com', database: 'd', schema: 's', username: '********', password: '********', connectArgs: 'Encrypt=yes;UID=a;PWD=Adm1n' }, ref);
+    expect(sql?.connectArgs).toEqual({ fromEnv: 'V_connectArgs' });
+    const plain = exportConfig(SHAPES, 'sql_analytics', { host: 'h.example.com', database: 'd', schema: 's', username: '********', password: '********', connectArgs: 'Encrypt=yes' }, ref);
+    expect(plain?.connectArgs).toBe('Encrypt=yes');
+  });
+});

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { UserError } from '../errors.js';
 import { createLogger, deferredLogger, type Logger } from '../log.js';
-import { redactingStream } from '../util/redact.js';
+import { redactingStream, secretRedactor } from '../util/redact.js';
 import { LOG_LEVELS } from './log-levels.js';
 
 export { LOG_LEVELS };
@@ -51,6 +51,9 @@ export interface CliContext {
   rawStdout: NodeJS.WritableStream;
 }
 
+/** Commands whose stdout is a Markdown document whatever `--output` says (preview: the comment, or JSON holding it). */
+const MARKDOWN_COMMANDS: ReadonlySet<string> = new Set(['preview']);
+
 export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliContext {
   const raw = command.optsWithGlobals() as Omit<GlobalOptions, 'logLevel'> & { logLevel?: string };
   const options: GlobalOptions = { ...raw, logLevel: resolveLogLevel(raw.logLevel, process.env.GOVOPS_LOG_LEVEL, command.name()) };
@@ -66,11 +69,14 @@ export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliCon
       ...(text ? { text: { color: pretty && options.color && !process.env.NO_COLOR } } : { pretty: pretty && options.color }),
     }),
   );
+  // A Markdown product (`-o markdown`; preview's comment, as text or inside its JSON) is redacted in its parts before
+  // they are escaped; its last pass leaves out the values a manifest's author chose (util/redact.ts `RedactScope`).
+  const markdown = options.output === 'markdown' || MARKDOWN_COMMANDS.has(command.name());
   return {
     options,
     logger,
     color: options.color && tty && !process.env.NO_COLOR,
-    stdout: redactingStream(process.stdout),
+    stdout: redactingStream(process.stdout, secretRedactor, markdown ? 'operator' : 'all'),
     stderr: redactingStream(process.stderr),
     rawStdout: process.stdout,
   };

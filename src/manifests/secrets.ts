@@ -7,7 +7,7 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import { SECRET_KEYS, isSensitiveKey } from '../kinds/registry.js';
 import { isPlainObject } from '../util/object.js';
-import { MIN_SECRET_LENGTH, registerSecretsInForce } from '../util/redact.js';
+import { MIN_SECRET_LENGTH, registerAuthoredSecretsInForce, registerSecretsInForce } from '../util/redact.js';
 import { copyPlain } from '../util/copy.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
 import { isSecretRef } from './refs.js';
@@ -267,7 +267,9 @@ function replaceRef(r: Resolution, holder: Record<string, unknown> | unknown[], 
     r.shortWarned.add(describeRef(ref));
     report(r, [...r.at], `${dotted(r.at)}: the secret (${describeRef(ref)}) is shorter than ${MIN_SECRET_LENGTH} characters: too short to be redacted, it may be printed as it is (said once, at its first reference)`, 'secret-length', 'warning');
   }
-  registerSecretsInForce(resolved);
+  // A file in the manifests' own tree (no secrets folder) holds what the manifests' author wrote: the author's value
+  if ('fromFile' in ref && !r.scope.dir) registerAuthoredSecretsInForce(resolved);
+  else registerSecretsInForce(resolved);
   (holder as Record<string | number, unknown>)[key] = resolved;
 }
 
@@ -276,7 +278,7 @@ function recordSensitiveLiteral(r: Resolution, key: string | number, value: unkn
   const where = dotted(r.at);
   r.secretPaths.add(where);
   // A credential written as a plain literal is still a secret of this run (not a username).
-  if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || where === 'spec.secret')) registerSecretsInForce(value);
+  if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || where === 'spec.secret')) registerAuthoredSecretsInForce(value);
 }
 
 /** Resolve many manifests; the diagnostics of all of them together. */

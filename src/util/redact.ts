@@ -73,24 +73,42 @@ export function secretForms(value: string): string[] {
 /** A JSON (or Prometheus label) string literal; group 1 set when it is an object key (followed by `:`). */
 const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"(\s*:)?/g;
 
+/**
+ * Which values a pass replaces: `all`, or `operator`: not the values only a manifest's author chose (`inForceAuthored`).
+ * A Markdown document (the preview comment, `-o markdown`) is redacted in its parts before they are escaped
+ * (util/markdown.ts, with every value); its last pass as a whole leaves the author's values out, because an author
+ * who chooses a "secret" can choose one that matches the escaped text and so remove an escape or a line of the
+ * document, and with it make a link or hide a word of govops' own verdict (docs/decisions.md).
+ */
+export type RedactScope = 'all' | 'operator';
+
 export class Redactor {
   /** Values in force for the life of the process (the API token, the Git token, notification targets). */
   private readonly pinned = new Set<string>();
   /** Values of a reconcile's manifests, each with the last generation that resolved it. */
   private readonly scoped = new Map<string, number>();
+  /** Values registered only as chosen by a manifest's author (a subset of `scoped`). */
+  private readonly authored = new Set<string>();
   private current = 0;
-  /** Every form of every value in force, found in one pass of a text. */
+  /** Every form of every value in force, found in one pass of a text; and of the operator's values only. */
   private matcher: LiteralMatcher | undefined;
+  private operatorMatcher: LiteralMatcher | undefined;
   /** The forms of each value in force (worked out once per value, not at each change of the set). */
   private readonly formsOf = new Map<string, string[]>();
   private dirty = false;
+  private operatorDirty = false;
+
+  private changed(): void {
+    this.dirty = true;
+    this.operatorDirty = true;
+  }
 
   /** Register secret values for the life of the process (undefined, empty and too short ones are ignored). */
   add(...values: Array<string | undefined | null>): void {
     for (const v of values) {
       if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH || this.pinned.has(v)) continue;
       this.pinned.add(v);
-      if (!this.scoped.has(v)) this.dirty = true;
+      if (this.authored.delete(v) || !this.scoped.has(v)) this.changed();
     }
   }
 
@@ -101,7 +119,23 @@ export class Redactor {
   inForce(...values: Array<string | undefined | null>): void {
     for (const v of values) {
       if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH) continue;
-      if (!this.scoped.has(v) && !this.pinned.has(v)) this.dirty = true;
+      if (this.authored.delete(v) || (!this.scoped.has(v) && !this.pinned.has(v))) this.changed();
+      this.scoped.set(v, this.current);
+    }
+  }
+
+  /**
+   * As `inForce`, for a value a manifest's author chose (a credential written as a literal, a file in the manifests'
+   * own tree): replaced everywhere but in the last pass over a Markdown document (`RedactScope`). A value also
+   * registered otherwise (the operator's variable holds the same) is the operator's.
+   */
+  inForceAuthored(...values: Array<string | undefined | null>): void {
+    for (const v of values) {
+      if (typeof v !== 'string' || v.length < MIN_SECRET_LENGTH) continue;
+      if (!this.scoped.has(v) && !this.pinned.has(v)) {
+        this.authored.add(v);
+        this.changed();
+      }
       this.scoped.set(v, this.current);
     }
   }
@@ -124,7 +158,8 @@ export class Redactor {
     for (const [v, g] of this.scoped) {
       if (g >= oldest) continue;
       this.scoped.delete(v);
-      if (!this.pinned.has(v)) this.dirty = true;
+      this.authored.delete(v);
+      if (!this.pinned.has(v)) this.changed();
     }
   }
 
@@ -135,20 +170,32 @@ export class Redactor {
     return n;
   }
 
-  private forms(): LiteralMatcher | undefined {
+  /** The matcher of the values in force, or of the operator's only. */
+  private forms(scope: RedactScope = 'all'): LiteralMatcher | undefined {
     if (this.dirty) {
       const values = new Set([...this.pinned, ...this.scoped.keys()]);
       for (const v of this.formsOf.keys()) if (!values.has(v)) this.formsOf.delete(v);
-      const forms = new Set<string>();
-      for (const v of values) {
-        let fs = this.formsOf.get(v);
-        if (!fs) this.formsOf.set(v, (fs = secretForms(v)));
-        for (const f of fs) forms.add(f);
-      }
-      this.matcher = forms.size ? new LiteralMatcher(forms) : undefined;
+      this.matcher = this.matcherOf(values);
       this.dirty = false;
     }
-    return this.matcher;
+    if (scope === 'all' || this.authored.size === 0) return this.matcher;
+    if (this.operatorDirty) {
+      const values = new Set([...this.pinned, ...this.scoped.keys()]);
+      for (const v of this.authored) values.delete(v);
+      this.operatorMatcher = this.matcherOf(values);
+      this.operatorDirty = false;
+    }
+    return this.operatorMatcher;
+  }
+
+  private matcherOf(values: ReadonlySet<string>): LiteralMatcher | undefined {
+    const forms = new Set<string>();
+    for (const v of values) {
+      let fs = this.formsOf.get(v);
+      if (!fs) this.formsOf.set(v, (fs = secretForms(v)));
+      for (const f of fs) forms.add(f);
+    }
+    return forms.size ? new LiteralMatcher(forms) : undefined;
   }
 
   /**
@@ -156,15 +203,15 @@ export class Redactor {
    * part of it would change either (each JSON string literal is a part of the text), so the per-literal pass
    * and the JSON check are skipped: one scan of the text instead.
    */
-  private untouched(text: string): boolean {
-    if (this.forms()?.test(text)) return false;
+  private untouched(text: string, scope: RedactScope): boolean {
+    if (this.forms(scope)?.test(text)) return false;
     return !hasUrlUserinfo(text);
   }
 
-  /** Free text: every form of every registered value, and URL userinfo, replaced. */
-  redactText(text: string): string {
+  /** Free text: every form of every registered value (of the scope), and URL userinfo, replaced. */
+  redactText(text: string, scope: RedactScope = 'all'): string {
     const out = dropUrlUserinfo(text);
-    return this.forms()?.replace(out, REDACTED) ?? out;
+    return this.forms(scope)?.replace(out, REDACTED) ?? out;
   }
 
   /**
@@ -172,29 +219,29 @@ export class Redactor {
    * formatting stay as they are and the result is still valid JSON. Keys are structure, never a secret: a
    * secret `cred` must not turn the key `config.credential` into `config.[redacted]ential`.
    */
-  redactJsonText(text: string): string {
-    if (this.untouched(text)) return text;
+  redactJsonText(text: string, scope: RedactScope = 'all'): string {
+    if (this.untouched(text, scope)) return text;
     return text.replace(STRING_LITERAL, (lit: string, key: string | undefined) => {
       if (key !== undefined) return lit;
       const inner = lit.slice(1, -1);
-      const red = this.redactText(inner);
+      const red = this.redactText(inner, scope);
       return red === inner ? lit : `"${red}"`;
     });
   }
 
   /** A chunk written to stdout/stderr: JSON documents keep their shape, other text is redacted whole. */
-  redactOutput(text: string): string {
-    if (this.untouched(text)) return text;
+  redactOutput(text: string, scope: RedactScope = 'all'): string {
+    if (this.untouched(text, scope)) return text;
     const t = text.trimStart();
     if (t.startsWith('{') || t.startsWith('[')) {
       try {
         JSON.parse(text);
-        return this.redactJsonText(text);
+        return this.redactJsonText(text, scope);
       } catch {
         // not one JSON document: redact as text
       }
     }
-    return this.redactText(text);
+    return this.redactText(text, scope);
   }
 
 }
@@ -215,6 +262,11 @@ export function registerSecretsInForce(...values: Array<string | undefined | nul
   secretRedactor.inForce(...values);
 }
 
+/** Register values a manifest's author chose, in force for the current generation (see `Redactor.inForceAuthored`). */
+export function registerAuthoredSecretsInForce(...values: Array<string | undefined | null>): void {
+  secretRedactor.inForceAuthored(...values);
+}
+
 export function redactText(text: string): string {
   return secretRedactor.redactText(text);
 }
@@ -231,13 +283,13 @@ export function redactJsonValue<T>(value: T): T {
 }
 
 /** A writable stream whose `write` redacts (every other property is the stream's own, e.g. isTTY). */
-export function redactingStream<S extends NodeJS.WritableStream>(stream: S, redactor: Redactor = secretRedactor): S {
+export function redactingStream<S extends NodeJS.WritableStream>(stream: S, redactor: Redactor = secretRedactor, scope: RedactScope = 'all'): S {
   return new Proxy(stream, {
     get(target, prop, _receiver) {
       if (prop === 'write') {
         return (chunk: unknown, ...rest: unknown[]) => {
           const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : chunk;
-          const out = typeof text === 'string' ? redactor.redactOutput(text) : text;
+          const out = typeof text === 'string' ? redactor.redactOutput(text, scope) : text;
           return (target.write as (...a: unknown[]) => boolean).call(target, out, ...rest);
         };
       }

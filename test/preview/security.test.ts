@@ -97,3 +97,47 @@ describe('govops preview of an untrusted pull request', () => {
     }
   });
 });
+
+describe('govops preview: a "secret" chosen by the pull request cannot rewrite the comment', () => {
+  let repo: string;
+  beforeAll(async () => {
+    repo = await mkdtemp(path.join(tmpdir(), 'govops-preview-md-'));
+    git(repo, 'init', '-q', '-b', 'main');
+    git(repo, 'config', 'user.email', 'ci@example.com');
+    git(repo, 'config', 'user.name', 'ci');
+    await mkdir(path.join(repo, 'm'), { recursive: true });
+    await writeFile(path.join(repo, 'm', 'ok.yaml'), lake('ok', '{ fromEnv: GOVOPS_SECRET_OK }'));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'base');
+    git(repo, 'checkout', '-q', '-b', 'pr');
+    // A literal webhook secret equal to the escaped form of the file name's `QQQ|` (`QQQ\|`): before, the comment's
+    // last redaction pass replaced it, escape included, and `![redacted](https:evil.example)` was an image. A second
+    // literal, `delete`-like words of the verdict, must not be blanked either.
+    const hook = (name: string, secret: string) =>
+      `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: ${name}\nspec:\n  url: https://hooks.example.com/${name}\n  global: false\n  notificationType: [healthCheckFailed]\n  actionType: triggered\n  secret: ${JSON.stringify(secret)}\n`;
+    await writeFile(path.join(repo, 'm', '!QQQ|(https:evil.example).yaml'), hook('hook-one', 'QQQ\\|'));
+    await writeFile(path.join(repo, 'm', 'two.yaml'), hook('hook-two', 'added'));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'pr');
+  });
+  afterAll(async () => {
+    await rm(repo, { recursive: true, force: true });
+  });
+
+  for (const output of ['text', 'json'] as const) {
+    it(`-o ${output}, stdout and --out: the escapes and govops' own words stay`, async () => {
+      const out = path.join(repo, `out.${output}`);
+      const env = { GOVOPS_URL: undefined, GOVOPS_SECRET_OK: undefined };
+      const r = await runGovops(['preview', 'm', '--base', 'main', '--offline', 'test', '-o', output, '--out', out], { cwd: repo, env });
+      const s = await runGovops(['preview', 'm', '--base', 'main', '--offline', 'test', '-o', output], { cwd: repo, env });
+      expect(r.code, r.stderr).toBe(2);
+      const { readFile } = await import('node:fs/promises');
+      for (const text of [await readFile(out, 'utf8'), s.stdout]) {
+        const markdown = output === 'json' ? (JSON.parse(text) as { markdown: string }).markdown : text;
+        expect(markdown).toContain('m/!QQQ\\|(https:evil.example).yaml');
+        expect(markdown).not.toMatch(/\]\(https:evil/);
+        expect(markdown).toMatch(/\| added \|/);
+      }
+    });
+  }
+});

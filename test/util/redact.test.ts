@@ -125,3 +125,43 @@ describe('Redactor', () => {
     expect(JSON.parse(chunks[1]!)).toEqual({ n: 1, e: `x ${REDACTED}` });
   });
 });
+
+describe('Redactor: values a manifest\'s author chose', () => {
+  it('are replaced in every pass but the operator-scoped one; a value also registered otherwise is the operator\'s', () => {
+    const r = new Redactor();
+    r.inForce('operator-secret-1');
+    r.inForceAuthored('authored-secret', 'shared-value-9');
+    r.inForce('shared-value-9');
+    const text = 'a operator-secret-1 b authored-secret c shared-value-9';
+    expect(r.redactText(text)).toBe(`a ${REDACTED} b ${REDACTED} c ${REDACTED}`);
+    expect(r.redactOutput(text)).toBe(`a ${REDACTED} b ${REDACTED} c ${REDACTED}`);
+    expect(r.redactOutput(text, 'operator')).toBe(`a ${REDACTED} b authored-secret c ${REDACTED}`);
+    expect(r.redactJsonText(JSON.stringify({ v: text }), 'operator')).toBe(JSON.stringify({ v: `a ${REDACTED} b authored-secret c ${REDACTED}` }));
+    // registered as the operator's later, or for the process's life: the operator's from then on
+    r.add('authored-secret');
+    expect(r.redactOutput(text, 'operator')).toBe(`a ${REDACTED} b ${REDACTED} c ${REDACTED}`);
+  });
+
+  it('a released authored value is gone from both passes; registering it again as authored keeps it the author\'s', () => {
+    const r = new Redactor();
+    r.inForceAuthored('authored-secret');
+    r.nextGeneration();
+    r.release(1);
+    expect(r.redactText('authored-secret')).toBe('authored-secret');
+    r.inForceAuthored('authored-secret');
+    expect(r.redactText('authored-secret')).toBe(REDACTED);
+    expect(r.redactOutput('authored-secret', 'operator')).toBe('authored-secret');
+  });
+
+  it('a stream can be scoped to the operator\'s values', async () => {
+    const r = new Redactor();
+    r.inForce('operator-secret-1');
+    r.inForceAuthored('authored-secret');
+    const sink = new PassThrough();
+    const chunks: string[] = [];
+    sink.on('data', (c: Buffer) => chunks.push(c.toString()));
+    redactingStream(sink, r, 'operator').write('operator-secret-1 authored-secret');
+    await new Promise((done) => setImmediate(done));
+    expect(chunks.join('')).toBe(`${REDACTED} authored-secret`);
+  });
+});

@@ -10,7 +10,8 @@ import { secretScopeFromFlags } from '../secret-scope.js';
 import { planSettingsFrom } from '../settings.js';
 import type { PreviewFlags } from './preview.js';
 
-const redactOutput = (text: string): string => secretRedactor.redactOutput(text);
+/** The comment's last pass (as stdout's): the values a manifest's author chose are left to its parts (RedactScope). */
+const redactOutput = (text: string): string => secretRedactor.redactOutput(text, 'operator');
 
 export async function previewAction(paths: string[], flags: PreviewFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);

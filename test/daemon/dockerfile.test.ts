@@ -52,7 +52,10 @@ describe('Dockerfile', () => {
     expect(JSON.parse(entry.replace(/^ENTRYPOINT\s+/, ''))).toEqual(['tini', '--', 'govops']);
     expect(JSON.parse(find(runtime, /^CMD\s/).at(-1)!.replace(/^CMD\s+/, ''))).toEqual(['run']);
     expect(find(runtime, /^EXPOSE 8080/)).toHaveLength(1);
-    expect(stage('rootfs').join(' ')).toMatch(/ln -s \/app\/dist\/cli\/main\.js \/usr\/local\/bin\/govops/);
+    // the govops command is package.json's bin (dist/cli/govops.cjs), made executable in the app stage
+    const bin = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { bin: { govops: string } }).bin.govops;
+    expect(stage('rootfs').join(' ')).toContain(`ln -s /app/${bin} /usr/local/bin/govops`);
+    expect(stage('app').join(' ')).toContain(`chmod 0755 ${bin}`);
   });
 
   it('copies only what exists, and .dockerignore keeps local artefacts out of the context', () => {

@@ -74,3 +74,15 @@ describe('the build', () => {
     expect(buildIsFresh()).toBe(true);
   });
 });
+
+describe('the suite builds what npm run build builds', () => {
+  it('runs the steps of package.json\'s build script, the govops command\'s file among them', async () => {
+    const { buildSteps } = await import('../helpers/build.js');
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { scripts: { build: string } };
+    const steps = buildSteps(pkg.scripts.build);
+    expect(steps[0]).toEqual(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
+    expect(steps.map((s) => s[0])).toContain('scripts/build-bin.mjs');
+    expect(steps.at(-1)?.[0]).toBe('scripts/build-done.mjs');
+    expect(() => buildSteps('tsc && rm -rf dist')).toThrow(/cannot run without npm/);
+  });
+});

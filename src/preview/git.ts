@@ -2,7 +2,9 @@
  * Git facts for `govops preview`, through the one Git adapter (src/util/git.ts): the revision, the
  * merge-base with a base ref, the files changed between it and HEAD, uncommitted files, and a read-only
  * copy of a commit's manifest files in a temp folder, made from Git objects through a private index
- * file (the repository's index, HEAD and work tree are never touched).
+ * file (the repository's index, HEAD and work tree are never touched). The commands that check out or compare
+ * work-tree content (checkout-index, status) run with every filter driver configured on the host emptied
+ * (`noFilters`): a pull request's .gitattributes selects none (git-lfs would fetch from its .lfsconfig's host).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,11 +17,12 @@ export type { GitResult };
 /** Preview's git commands: a minute each at most. */
 const PREVIEW_GIT_TIMEOUT_MS = 60_000;
 
-export async function git(args: string[], opts: { cwd: string; env?: Record<string, string>; input?: string }): Promise<GitResult> {
+export async function git(args: string[], opts: { cwd: string; env?: Record<string, string>; input?: string; noFilters?: boolean }): Promise<GitResult> {
   try {
     return await runGit(args, {
       cwd: opts.cwd,
       timeoutMs: PREVIEW_GIT_TIMEOUT_MS,
+      noFilters: opts.noFilters === true,
       ...(opts.env ? { extraEnv: opts.env } : {}),
       ...(opts.input !== undefined ? { input: opts.input } : {}),
     });
@@ -29,8 +32,11 @@ export async function git(args: string[], opts: { cwd: string; env?: Record<stri
   }
 }
 
+/** Checks out or compares work-tree content: see `noFilters`. */
+const CONTENT_COMMANDS = new Set(['checkout-index', 'status']);
+
 async function gitOk(args: string[], cwd: string, env?: Record<string, string>, input?: string): Promise<string> {
-  const r = await git(args, { cwd, ...(env ? { env } : {}), ...(input !== undefined ? { input } : {}) });
+  const r = await git(args, { cwd, noFilters: CONTENT_COMMANDS.has(args[0]!), ...(env ? { env } : {}), ...(input !== undefined ? { input } : {}) });
   if (r.code !== 0) throw new UserError(`git ${args[0]} failed: ${r.stderr.trim().split('\n')[0] ?? ''}`);
   return r.stdout;
 }

@@ -14,7 +14,8 @@ const GIT_TIMEOUT_MS = 10_000;
 /** stdout, or undefined when git failed or is missing (the revision is then unknown). Through the one Git adapter. */
 async function git(cwd: string, args: string[]): Promise<string | undefined> {
   try {
-    const r = await runGit(args, { cwd, timeoutMs: GIT_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, extraEnv: { GIT_OPTIONAL_LOCKS: '0' } });
+    // `status` may hash work-tree files: with every filter driver of the host emptied (the adapter's `noFilters`).
+    const r = await runGit(args, { cwd, timeoutMs: GIT_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, noFilters: args[0] === 'status' });
     return r.code === 0 ? r.stdout : undefined;
   } catch {
     return undefined;

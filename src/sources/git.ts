@@ -4,9 +4,17 @@
  * worktree `<workdir>/revs/<sha>`, kept until `retain` drops it. The URL is never logged with
  * credentials; HTTPS tokens come from GOVOPS_GIT_TOKEN through a GIT_ASKPASS script (the token
  * itself is never written to disk nor put on a command line). Every command goes through the one
- * Git adapter (src/util/git.ts: environment allow-list, timeout, redacted stderr).
+ * Git adapter (src/util/git.ts: environment allow-list, no hooks, timeout, redacted stderr).
+ *
+ * What the repository's authors write reaches neither a program nor the token:
+ * - the cache's `info/attributes` is `* -filter` (it overrides every .gitattributes of a commit): no filter
+ *   driver configured on the host (git-lfs, installed system-wide by Debian's package) runs on a checkout,
+ *   whatever its name, so no `.lfsconfig` of theirs names a server that git-lfs would ask for credentials;
+ * - the token and the ask-pass script are in the environment of `git fetch` only (the one command that talks
+ *   to the remote), with the operator's credential helpers off for it (none is asked first, none stores the
+ *   token); the script answers a prompt for the configured remote's host only (not a host it redirects to).
  */
-import { readdir, rm, writeFile, access } from 'node:fs/promises';
+import { access, chmod, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { Git, DEFAULT_GIT_TIMEOUT_MS } from '../util/git.js';
@@ -36,13 +44,35 @@ export interface GitSourceOptions {
   commandTimeoutMs?: number;
 }
 
+/**
+ * git calls it with a prompt such as `Password for 'https://user@host:port': ` (LC_ALL=C). The host between the
+ * last `@` and the first `/` after the scheme must be the configured remote's, as written in its URL.
+ */
 const ASKPASS = `#!/bin/sh
-# govops: answers git's credential prompts from the environment (never stores the token).
+# govops: answers git's credential prompts for the configured remote's host (GOVOPS_GIT_HOST) from the
+# environment, and nothing else (never stores the token).
+url=\${1#*\\'}
+url=\${url%\\'*}
+host=\${url#*://}
+host=\${host##*@}
+host=\${host%%/*}
+[ -n "$GOVOPS_GIT_HOST" ] && [ "$host" = "$GOVOPS_GIT_HOST" ] || exit 1
 case "$1" in
-  Username*) printf '%s\\n' "\${GOVOPS_GIT_USERNAME:-x-access-token}" ;;
-  *) printf '%s\\n' "$GOVOPS_GIT_TOKEN" ;;
+  Username\\ for\\ *) printf '%s\\n' "\${GOVOPS_GIT_USERNAME:-x-access-token}" ;;
+  Password\\ for\\ *) printf '%s\\n' "$GOVOPS_GIT_TOKEN" ;;
+  *) exit 1 ;;
 esac
 `;
+
+/** Every filter attribute unset, for every path: overrides the .gitattributes of any commit (highest precedence). */
+const INFO_ATTRIBUTES = '# govops: no filter driver runs on a checkout, whatever the repository selects\n* -filter\n';
+
+/** `host[:port]` of a URL with a scheme, as git's credential prompts show it; undefined for scp-like and local remotes. */
+export function remoteHost(url: string): string | undefined {
+  const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(url)?.[1];
+  if (authority === undefined) return undefined;
+  return authority.slice(authority.lastIndexOf('@') + 1) || undefined;
+}
 
 export class GitSource implements Source {
   private readonly branch: string;
@@ -52,6 +82,8 @@ export class GitSource implements Source {
   private readonly revsDir: string;
   private readonly env: NodeJS.ProcessEnv;
   private git?: Git;
+  /** What `git fetch` alone gets: the ask-pass script, the token, the host it answers for. */
+  private auth: { extraEnv: Record<string, string>; config: Array<[string, string]> } = { extraEnv: {}, config: [] };
   private listeners: Array<(r: Revision) => void> = [];
   private latest?: Revision;
   private readonly runner = new CoalescingRunner(() => this.poll());
@@ -95,24 +127,28 @@ export class GitSource implements Source {
   async start(): Promise<void> {
     await ensureDir(this.repoDir, WORK_DIR);
     await markWorkdir(this.workdir);
-    const extraEnv: Record<string, string> = {};
     const token = this.env.GOVOPS_GIT_TOKEN;
     if (token) {
       registerSecrets(token);
       const askpass = join(this.workdir, 'askpass.sh');
       await writeFile(askpass, ASKPASS, { mode: 0o700 });
-      Object.assign(extraEnv, { GIT_ASKPASS: askpass, GOVOPS_GIT_TOKEN: token });
+      await chmod(askpass, 0o700); // an existing file keeps its mode through writeFile
+      const extraEnv: Record<string, string> = { GIT_ASKPASS: askpass, GOVOPS_GIT_TOKEN: token, GOVOPS_GIT_HOST: remoteHost(this.opts.url) ?? '' };
       if (this.env.GOVOPS_GIT_USERNAME) extraEnv.GOVOPS_GIT_USERNAME = this.env.GOVOPS_GIT_USERNAME;
+      // An empty helper resets the list: no helper of the operator's configuration is asked or told the token.
+      this.auth = { extraEnv, config: [['credential.helper', '']] };
     }
     this.git = new Git({
       cwd: this.repoDir,
       env: this.env,
-      extraEnv,
       timeoutMs: this.opts.commandTimeoutMs ?? DEFAULT_GIT_TIMEOUT_MS,
       signal: this.abort.signal,
     });
     const fresh = !(await exists(join(this.repoDir, 'HEAD')));
     if (fresh) await this.git.raw(['init', '--bare', '--quiet']);
+    // Written at every start (a cache made by an older govops, an operator's init template): see INFO_ATTRIBUTES.
+    await ensureDir(join(this.repoDir, 'info'), WORK_DIR);
+    await writeFile(join(this.repoDir, 'info', 'attributes'), INFO_ATTRIBUTES, { mode: 0o600 });
     const remotes = (await this.git.raw(['remote'])).split('\n').map((r) => r.trim());
     if (remotes.includes('origin')) await this.git.raw(['remote', 'set-url', 'origin', this.opts.url]);
     else await this.git.raw(['remote', 'add', 'origin', this.opts.url]);
@@ -160,7 +196,7 @@ export class GitSource implements Source {
     let ok = false;
     try {
       const ref = `refs/remotes/origin/${this.branch}`;
-      await git.raw(['fetch', '--prune', '--no-tags', 'origin', `+refs/heads/${this.branch}:${ref}`]);
+      await git.raw(['fetch', '--prune', '--no-tags', '--no-recurse-submodules', 'origin', `+refs/heads/${this.branch}:${ref}`], this.auth);
       const sha = (await git.raw(['rev-parse', '--verify', `${ref}^{commit}`])).trim();
       ok = true;
       if (this.lastError) this.opts.logger.info({ source: this.describe() }, 'git fetch recovered');

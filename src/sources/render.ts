@@ -4,7 +4,9 @@
  * YAML stream). The command is operator configuration, never read from the repository:
  * - it is an argv array (the flag's text split on spaces, with '…' and "…" quoting, no expansion): no shell;
  * - its environment is the Git adapter's allow-list (src/util/git.ts `gitEnv`: PATH, HOME, locale, proxies,
- *   TLS): nothing else of govops' environment — tokens, GOVOPS_SECRET_* — reaches it or what it runs;
+ *   TLS): nothing else of govops' environment — tokens, GOVOPS_SECRET_* — is in its environment or what it starts.
+ *   It is not a sandbox: it runs as govops' user, so what it runs can read /proc/<govops pid>/environ, the state
+ *   file and the secrets folder; the render tool must not run code from the repository (docs/environments.md);
  * - it has a timeout; on timeout or abort its whole process group is killed;
  * - stdout is limited (the stream limit); stderr (last lines, redacted) explains a failure.
  * A failure is a `RenderError`; the daemon rejects the revision as it rejects an invalid manifest.

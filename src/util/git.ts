@@ -3,7 +3,15 @@
  * lookup of plan/apply) goes through `runGit`. Same rules everywhere:
  * - the environment is an allow-list (PATH, HOME, locale, proxies, TLS and SSH settings, the
  *   operator's GIT_CONFIG_* pairs): no other variable of the govops process reaches git or its hooks;
- *   callers add what a command needs (`extraEnv`: GIT_INDEX_FILE, the ask-pass script and its token);
+ *   callers add what a command needs (`extraEnv`: GIT_INDEX_FILE; the Git source's ask-pass script and
+ *   token, for `git fetch` only);
+ * - git runs no program of the host's configuration that repository content could drive: no hook
+ *   (core.hooksPath=/dev/null), no file-system monitor, no submodule recursion, no git-lfs download
+ *   (GIT_LFS_SKIP_SMUDGE=1); set after the operator's GIT_CONFIG_* pairs, so they win;
+ * - `noFilters`: for a command that checks out or compares work-tree content, every filter driver
+ *   configured in any scope (git-lfs, git-crypt, ...) is emptied for that command, so none runs whatever
+ *   the repository's .gitattributes select (a repository govops owns also gets `* -filter` in
+ *   info/attributes: see the Git source);
  * - never a prompt (GIT_TERMINAL_PROMPT=0), stable English messages (LC_ALL=C);
  * - a timeout (default 120s) and an abort signal, both killing the process;
  * - stderr passes through the one redactor (it can quote a remote URL with a token in it).
@@ -42,6 +50,13 @@ export interface GitOptions {
   input?: string;
   /** Largest stdout accepted (default 64 MiB). */
   maxBuffer?: number;
+  /** Configuration for this command, after the operator's and the adapter's (e.g. credential.helper=''). */
+  config?: ReadonlyArray<readonly [string, string]>;
+  /**
+   * The command checks out or compares work-tree content (checkout, checkout-index, status): run it with every
+   * configured filter driver emptied (one `git config` listing first, in the same folder and environment).
+   */
+  noFilters?: boolean;
 }
 
 export interface GitResult {
@@ -71,9 +86,74 @@ function firstLine(text: string): string {
   return text.trim().split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
 }
 
+/**
+ * Configuration set on every command, after the operator's GIT_CONFIG_* pairs (later pairs win): nothing a
+ * repository's content selects or triggers may start a program of the host's configuration with the command's
+ * environment (the Git source's `fetch` carries its token). Hooks: the Git source's own repository has none, and
+ * the commands govops runs on others (read-tree, checkout-index, status, diff) need none. Submodules are never
+ * read (a `.gitmodules` names URLs of its author's choice).
+ */
+const HARDENING: ReadonlyArray<readonly [string, string]> = [
+  ['core.hooksPath', '/dev/null'],
+  ['core.fsmonitor', 'false'],
+  ['submodule.recurse', 'false'],
+];
+
+/** `env` with `pairs` appended to its GIT_CONFIG_COUNT/KEY/VALUE pairs (the operator's come first). */
+export function withConfig(env: NodeJS.ProcessEnv, pairs: ReadonlyArray<readonly [string, string]>, args: readonly string[] = []): NodeJS.ProcessEnv {
+  const given = env.GIT_CONFIG_COUNT ?? '';
+  // git reads the count with strtoul; anything but digits is refused here so our pairs can never be misplaced.
+  if (!/^\d*$/.test(given)) throw new GitError(`GIT_CONFIG_COUNT is not a number: "${given}"`, args, 'spawn');
+  const start = given === '' ? 0 : Number(given);
+  const out: NodeJS.ProcessEnv = { ...env, GIT_CONFIG_COUNT: String(start + pairs.length) };
+  pairs.forEach(([key, value], i) => {
+    out[`GIT_CONFIG_KEY_${start + i}`] = key;
+    out[`GIT_CONFIG_VALUE_${start + i}`] = value;
+  });
+  return out;
+}
+
+/** The filter drivers configured in any scope (system, global, repository, GIT_CONFIG_* pairs), by name. */
+export function filterDrivers(listing: string): string[] {
+  const names = new Set<string>();
+  for (const key of listing.split('\0')) {
+    // filter.<driver>.<variable>: the driver's name is everything between the first and the last dot.
+    const last = key.lastIndexOf('.');
+    if (key.toLowerCase().startsWith('filter.') && last > 'filter.'.length) names.add(key.slice('filter.'.length, last));
+  }
+  return [...names];
+}
+
+/** Pairs that make every named driver a no-op: no clean, smudge or process command, and not required. */
+export function noFilterConfig(drivers: readonly string[]): Array<[string, string]> {
+  return drivers.flatMap((d): Array<[string, string]> => [
+    [`filter.${d}.clean`, ''],
+    [`filter.${d}.smudge`, ''],
+    [`filter.${d}.process`, ''],
+    [`filter.${d}.required`, 'false'],
+  ]);
+}
+
 /** Run git; a non-zero exit is a result (callers decide), anything else that goes wrong throws GitError. */
-export function runGit(args: readonly string[], opts: GitOptions): Promise<GitResult> {
-  const env = { ...gitEnv(opts.env ?? process.env), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', ...opts.extraEnv };
+export async function runGit(args: readonly string[], opts: GitOptions): Promise<GitResult> {
+  const base = withConfig(
+    { ...gitEnv(opts.env ?? process.env), GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_LFS_SKIP_SMUDGE: '1', ...opts.extraEnv },
+    [...HARDENING, ...(opts.config ?? [])],
+    args,
+  );
+  let env = base;
+  if (opts.noFilters) {
+    const listing = await spawnGit(['config', '-z', '--name-only', '--get-regexp', '^filter\\.'], { ...opts, maxBuffer: 1024 * 1024 }, base, undefined);
+    // Exit 1: no such key. Anything else: the drivers are unknown, so the command does not run.
+    if (listing.code !== 0 && listing.code !== 1) {
+      throw new GitError(`git ${args[0] ?? ''}: cannot list the filter drivers to disable (git config exit ${listing.code}): ${firstLine(listing.stderr)}`, args, 'exit', listing.code, listing.stderr);
+    }
+    env = withConfig(base, noFilterConfig(filterDrivers(listing.code === 0 ? listing.stdout : '')), args);
+  }
+  return spawnGit(args, opts, env, opts.input);
+}
+
+function spawnGit(args: readonly string[], opts: GitOptions, env: NodeJS.ProcessEnv, input: string | undefined): Promise<GitResult> {
   const timeout = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   const maxBuffer = opts.maxBuffer ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
@@ -93,7 +173,7 @@ export function runGit(args: readonly string[], opts: GitOptions): Promise<GitRe
         resolve({ code: typeof e.code === 'number' ? e.code : 1, stdout: String(stdout), stderr: errText });
       },
     );
-    if (opts.input !== undefined) child.stdin?.end(opts.input);
+    if (input !== undefined) child.stdin?.end(input);
   });
 }
 
@@ -111,11 +191,15 @@ export class Git {
   constructor(private readonly opts: GitOptions) {}
 
   run(args: readonly string[], extra: Partial<GitOptions> = {}): Promise<GitResult> {
-    return runGit(args, { ...this.opts, ...extra, extraEnv: { ...this.opts.extraEnv, ...extra.extraEnv } });
+    return runGit(args, this.merged(extra));
   }
 
   /** stdout, or a GitError on a non-zero exit. */
   raw(args: readonly string[], extra: Partial<GitOptions> = {}): Promise<string> {
-    return gitOk(args, { ...this.opts, ...extra, extraEnv: { ...this.opts.extraEnv, ...extra.extraEnv } });
+    return gitOk(args, this.merged(extra));
+  }
+
+  private merged(extra: Partial<GitOptions>): GitOptions {
+    return { ...this.opts, ...extra, extraEnv: { ...this.opts.extraEnv, ...extra.extraEnv }, config: [...(this.opts.config ?? []), ...(extra.config ?? [])] };
   }
 }

@@ -1,6 +1,7 @@
 /** The Git revision recorded by CLI plan/apply: HEAD of the manifests' work tree, `-dirty` on uncommitted manifest changes. */
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +78,24 @@ describe('gitRevision (real git repositories)', () => {
     await writeFile(path.join(d, 'a.yaml'), 'x: 2\n');
     expect(await revisionFor(['a.yaml'], undefined, d)).toBe(`${head}-dirty`);
     expect(await revisionFor(['-'], undefined, d)).toBeUndefined();
+  });
+
+  it('runs no filter driver: git status compares a stat-dirty manifest without the clean filter its attributes select', async () => {
+    const d = await tmp();
+    await writeFile(path.join(d, '.gitattributes'), '*.yaml filter=evil\n');
+    await writeFile(path.join(d, 'a.yaml'), 'x: 1\n');
+    git(d, 'init', '-q');
+    git(d, 'add', '.');
+    git(d, 'commit', '-qm', 'one');
+    const head = git(d, 'rev-parse', 'HEAD');
+    // A driver configured for this repository (as a host configures git-lfs), recording that it ran.
+    const ran = path.join(d, '.git', 'filter-ran');
+    git(d, 'config', 'filter.evil.clean', `echo ran >> '${ran}'; cat`);
+    git(d, 'config', 'filter.evil.required', 'true');
+    const old = new Date('2001-01-01T00:00:00Z');
+    await utimes(path.join(d, 'a.yaml'), old, old);
+    expect(await gitRevision(d, ['.'])).toBe(head);
+    expect(existsSync(ran)).toBe(false);
   });
 
   it('unknown when the paths span two work trees', async () => {

@@ -109,6 +109,47 @@ describe('GitSource over HTTP with a token', () => {
   });
 });
 
+describe('GitSource ask-pass: the token answers the configured remote only', () => {
+  it('a remote that redirects to another host: that host asks for credentials and gets none', async () => {
+    const repo = await createRepo();
+    cleanups.push(repo.cleanup);
+    await repo.commit({ 'a.yaml': 'x' });
+    // The other host: records what it is sent and asks for credentials (401), as a Git or LFS server would.
+    const elsewhere: string[] = [];
+    const other = createServer((req, res) => {
+      const auth = req.headers.authorization ?? '';
+      elsewhere.push(auth ? Buffer.from(auth.replace(/^Basic /, ''), 'base64').toString() : '(none)');
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="elsewhere"' });
+      res.end();
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise((r) => other.close(r)));
+    const otherPort = (other.address() as AddressInfo).port;
+    const remote = createServer((req, res) => {
+      res.writeHead(302, { location: `http://127.0.0.1:${otherPort}${req.url ?? '/'}` });
+      res.end();
+    });
+    await new Promise<void>((r) => remote.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise((r) => remote.close(r)));
+    const workdir = await mkdtemp(join(tmpdir(), 'govops-gitredirect-'));
+    cleanups.push(() => rm(workdir, { recursive: true, force: true }));
+    const oks: boolean[] = [];
+    const source = new GitSource({
+      url: `http://127.0.0.1:${(remote.address() as AddressInfo).port}/remote.git`,
+      workdir: join(workdir, 'w'),
+      intervalMs: 60_000,
+      logger: createLogger({ level: 'silent' }),
+      env: { PATH: process.env.PATH, HOME: workdir, GIT_CONFIG_NOSYSTEM: '1', GOVOPS_GIT_TOKEN: TOKEN },
+      hooks: { onFetch: (_s, ok) => void oks.push(ok) },
+    });
+    await source.start();
+    cleanups.push(() => source.stop());
+    expect(oks).toEqual([false]);
+    expect(elsewhere.length).toBeGreaterThan(0);
+    expect(elsewhere.filter((a) => a !== '(none)')).toEqual([]);
+  });
+});
+
 describe('GitSource over SSH', () => {
   it('fetches an ssh:// URL through the operator\'s GIT_SSH_COMMAND (the usual SSH mechanism)', async () => {
     const repo = await createRepo();

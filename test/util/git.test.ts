@@ -1,9 +1,10 @@
 /** The one Git adapter: environment allow-list, timeout, abort, exit codes as results, redacted stderr. */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GitError, gitEnv, gitOk, runGit } from '../../src/util/git.js';
+import { GitError, filterDrivers, gitEnv, gitOk, noFilterConfig, runGit, withConfig } from '../../src/util/git.js';
 import { registerSecrets } from '../../src/util/redact.js';
 
 const dirs: string[] = [];
@@ -63,5 +64,54 @@ describe('runGit', () => {
     await expect(gitOk(['ls-remote', 'https://user:url-token-123@127.0.0.1:1/x.git'], { cwd })).rejects.toSatisfy(
       (e: Error) => !e.message.includes('url-token-123'),
     );
+  });
+
+  it('appends its configuration after the operator\'s GIT_CONFIG_* pairs (later pairs win); a count that is not a number is refused', async () => {
+    expect(withConfig({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'a.b', GIT_CONFIG_VALUE_0: 'x' }, [['c.d', 'y']])).toEqual({
+      GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'a.b', GIT_CONFIG_VALUE_0: 'x', GIT_CONFIG_KEY_1: 'c.d', GIT_CONFIG_VALUE_1: 'y',
+    });
+    expect(withConfig({}, [['c.d', '']])).toEqual({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'c.d', GIT_CONFIG_VALUE_0: '' });
+    expect(() => withConfig({ GIT_CONFIG_COUNT: ' 1' }, [])).toThrow(/GIT_CONFIG_COUNT is not a number/);
+    // The operator's own hooksPath is overridden: no hook runs.
+    const cwd = await tmp();
+    const r = await runGit(['-c', 'alias.cfg=!git config core.hooksPath; git config core.fsmonitor', 'cfg'], {
+      cwd, env: { PATH: process.env.PATH, HOME: cwd, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: '/operator/hooks' },
+    });
+    expect(r.stdout).toBe('/dev/null\nfalse\n');
+  });
+
+  it('names every configured filter driver (a name may hold dots) and empties each', () => {
+    expect(filterDrivers('filter.lfs.process\0filter.lfs.required\0filter.a.b=c.smudge\0filter.x\0')).toEqual(['lfs', 'a.b=c']);
+    expect(filterDrivers('')).toEqual([]);
+    expect(noFilterConfig(['lfs'])).toEqual([
+      ['filter.lfs.clean', ''], ['filter.lfs.smudge', ''], ['filter.lfs.process', ''], ['filter.lfs.required', 'false'],
+    ]);
+  });
+
+  it('noFilters: a checkout runs no driver the host configures, in any scope, whatever the attributes select', async () => {
+    const d = await tmp();
+    const log = join(d, 'ran');
+    const env = { PATH: process.env.PATH, HOME: d, GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: d, env });
+    git('init', '-q');
+    await writeFile(join(d, '.gitattributes'), 'a.yaml filter=one\nb.yaml filter=two.dotted\n');
+    await writeFile(join(d, 'a.yaml'), 'a\n');
+    await writeFile(join(d, 'b.yaml'), 'b\n');
+    git('add', '-A');
+    git('commit', '-qm', 'x');
+    // A driver in the repository's configuration, another in the operator's pairs (a process filter, by a dotted name).
+    git('config', 'filter.one.smudge', `echo one >> '${log}'; cat`);
+    git('config', 'filter.one.required', 'true');
+    const withDrivers = { ...env, GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'filter.two.dotted.process', GIT_CONFIG_VALUE_0: `sh -c "echo two >> '${log}'; exit 1"`, GIT_CONFIG_KEY_1: 'filter.two.dotted.required', GIT_CONFIG_VALUE_1: 'true' };
+    const out = join(d, 'out');
+    await mkdir(out);
+    await gitOk(['checkout-index', '-a', `--prefix=${out}/`], { cwd: d, env: withDrivers, noFilters: true });
+    expect(await readFile(join(out, 'a.yaml'), 'utf8')).toBe('a\n');
+    expect(await readFile(join(out, 'b.yaml'), 'utf8')).toBe('b\n');
+    await expect(readFile(log, 'utf8')).rejects.toThrow(/ENOENT/);
+    // Without it the drivers run (what the test would miss otherwise).
+    await rm(out, { recursive: true });
+    await runGit(['checkout-index', '-a', `--prefix=${out}/`], { cwd: d, env: withDrivers });
+    expect(await readFile(log, 'utf8')).toContain('one');
   });
 });

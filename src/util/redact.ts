@@ -12,7 +12,8 @@
  *
  * A value is replaced in the forms an echo would carry it (src/util/secret-forms.ts: JSON-escaped and URL-encoded
  * as JavaScript, Go, .NET, Python and Java write them, nested up to three deep). Userinfo in URLs
- * (`https://user:token@host`) is dropped too.
+ * (`https://user:token@host`) is dropped too. Whole forms only: text from outside is redacted before anything cuts,
+ * splits or rewrites it (src/util/cut.ts).
  */
 
 import { HEAD, LiteralMatcher } from './literal-matcher.js';

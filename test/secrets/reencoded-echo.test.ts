@@ -4,12 +4,9 @@
  * upper-case hex (`\u003C`, `\u00FC`). `govops apply` prints none of it, in text or JSON output, nor in its log.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendJson, startServer, type TestServer } from '../api/server.js';
-import { runGovops } from '../helpers/cli.js';
+import type { TestServer } from '../api/server.js';
+import { passwordProject, startAnsweringService, type PasswordProject } from '../helpers/answering-service.js';
 
 /** The part no encoding changes: what the outputs are searched for. */
 const CORE = `CANARY-${randomBytes(4).toString('hex')}`;
@@ -24,41 +21,18 @@ const dotnetJson = (v: unknown): string =>
     .replace(/\\"/g, '\\u0022')
     .replace(/[<>&'+`]|[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
 
-const MANIFEST = `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: columnar
-spec:
-  type: columnar_warehouse
-  autoBootstrap: true
-  config:
-    host: columnar-1.example.com
-    database: governance
-    initialDatabase: dev
-    authenticationType: userPassword
-    username: govops_system
-    password: { fromEnv: GOVOPS_SECRET_PW }
-`;
-
 describe('a service echoing the request re-encoded by another serializer', () => {
   let service: TestServer;
-  let dir: string;
+  let project: PasswordProject;
   let reencode: (v: unknown) => string = goJson;
 
   beforeAll(async () => {
-    service = await startServer((req, res) => {
-      if (req.method === 'GET' && /^\/(integrations|webhooks)(\?|$)/.test(req.url)) return sendJson(res, 200, []);
-      if (req.method === 'GET') return sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: 'no such path' });
-      const parsed: unknown = JSON.parse(req.body);
-      sendJson(res, 400, { statusCode: 400, error: 'Bad Request', message: `invalid request ${reencode(parsed)}` });
-    });
-    dir = await mkdtemp(path.join(tmpdir(), 'govops-reencoded-'));
-    await mkdir(path.join(dir, 'manifests'));
-    await writeFile(path.join(dir, 'manifests', 'columnar.yaml'), MANIFEST);
+    service = await startAnsweringService((body) => ({ status: 400, json: { statusCode: 400, error: 'Bad Request', message: `invalid request ${reencode(body)}` } }));
+    project = await passwordProject();
   });
   afterAll(async () => {
     await service.close();
-    await rm(dir, { recursive: true, force: true });
+    await project.close();
   });
 
   for (const [who, encode, written] of [
@@ -69,10 +43,7 @@ describe('a service echoing the request re-encoded by another serializer', () =>
       reencode = encode;
       expect(JSON.stringify(encode({ password: SECRET }))).toContain(written.replace(/\\/g, '\\\\')); // the echo is as described
       for (const output of ['text', 'json']) {
-        const r = await runGovops(['apply', 'manifests', '--output', output, '--log-level', 'debug'], {
-          cwd: dir,
-          env: { GOVOPS_URL: service.url, GOVOPS_TOKEN: 'token-of-the-run', GOVOPS_SECRET_PW: SECRET },
-        });
+        const r = await project.govops(['apply', 'manifests', '--output', output, '--log-level', 'debug'], service.url, SECRET);
         const all = r.stdout + r.stderr;
         expect(r.code, all).toBe(1);
         expect(all).toContain('invalid request'); // the service's message is shown...

@@ -1,7 +1,7 @@
 /**
  * A service that answers every write with what a test makes of the request (an echo of the secret, re-encoded, cut,
- * spread over lines), and a folder with one manifest whose password is the secret: what the tests of
- * test/secrets run `govops` against to see that no output holds the value.
+ * spread over lines), and a folder of manifests referring to the secret: what the tests of test/secrets run `govops`
+ * against to see that no output holds the value.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,12 +23,13 @@ export function startAnsweringService(answer: (body: unknown) => Answer): Promis
   });
 }
 
-/** The password of the manifest's request body (where the service finds the value to echo). */
-export function passwordOf(body: unknown): string {
-  return String((body as { config?: { password?: unknown } }).config?.password);
+/** A string value of the request body's config (where the service finds the value to echo). */
+export function configValue(body: unknown, key: string): string {
+  return String((body as { config?: Record<string, unknown> }).config?.[key]);
 }
 
-const MANIFEST = `apiVersion: govops/v1
+/** An integration whose password is GOVOPS_SECRET_PW. */
+export const PASSWORD_MANIFEST = `apiVersion: govops/v1
 kind: Integration
 metadata:
   name: columnar
@@ -44,21 +45,21 @@ spec:
     password: { fromEnv: GOVOPS_SECRET_PW }
 `;
 
-export interface PasswordProject {
+export interface ManifestFolder {
   dir: string;
-  /** `govops ARGS` in the folder against `url`, the password `secret`. */
-  govops(args: string[], url: string, secret: string): Promise<CliResult>;
+  /** `govops ARGS` in the folder, with `env`. */
+  govops(args: string[], env: Record<string, string>): Promise<CliResult>;
   close(): Promise<void>;
 }
 
-/** A folder holding `manifests/columnar.yaml`, an integration whose password is GOVOPS_SECRET_PW. */
-export async function passwordProject(): Promise<PasswordProject> {
+/** A folder holding `files` under `manifests/`. */
+export async function manifestFolder(files: Record<string, string>): Promise<ManifestFolder> {
   const dir = await mkdtemp(path.join(tmpdir(), 'govops-echo-'));
   await mkdir(path.join(dir, 'manifests'));
-  await writeFile(path.join(dir, 'manifests', 'columnar.yaml'), MANIFEST);
+  for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, 'manifests', name), text);
   return {
     dir,
-    govops: (args, url, secret) => runGovops(args, { cwd: dir, env: { GOVOPS_URL: url, GOVOPS_TOKEN: 'token-of-the-run', GOVOPS_SECRET_PW: secret } }),
+    govops: (args, env) => runGovops(args, { cwd: dir, env }),
     close: () => rm(dir, { recursive: true, force: true }),
   };
 }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ERROR_SNIPPET, MAX_ERROR_TEXT } from '../../src/api/normalize.js';
 import type { TestServer } from '../api/server.js';
-import { passwordOf, passwordProject, startAnsweringService, type Answer, type PasswordProject } from '../helpers/answering-service.js';
+import { configValue, PASSWORD_MANIFEST, manifestFolder, startAnsweringService, type Answer, type ManifestFolder } from '../helpers/answering-service.js';
 
 /** Its first part is what a cut after it would print: what the outputs are searched for. */
 const HEAD = `CANARY-${randomBytes(4).toString('hex')}`;
@@ -19,17 +19,18 @@ const padded = (value: string, limit: number, into: number): string => `${'x'.re
 
 describe('a service echoing the secret across the cut of its error text', () => {
   let service: TestServer;
-  let project: PasswordProject;
+  let folder: ManifestFolder;
   let answer: (password: string) => Answer;
 
   beforeAll(async () => {
-    service = await startAnsweringService((body) => answer(passwordOf(body)));
-    project = await passwordProject();
+    service = await startAnsweringService((body) => answer(configValue(body, 'password')));
+    folder = await manifestFolder({ 'columnar.yaml': PASSWORD_MANIFEST });
   });
   afterAll(async () => {
     await service.close();
-    await project.close();
+    await folder.close();
   });
+  const env = (): Record<string, string> => ({ GOVOPS_URL: service.url, GOVOPS_TOKEN: 'token-of-the-run', GOVOPS_SECRET_PW: SECRET });
 
   const cases: Array<[string, (password: string) => Answer]> = [
     ['a JSON message cut at 2,000 characters', (p) => ({ status: 400, json: { statusCode: 400, error: 'Bad Request', message: padded(p, MAX_ERROR_TEXT, HEAD.length + 3) } })],
@@ -40,7 +41,7 @@ describe('a service echoing the secret across the cut of its error text', () => 
     it(`${what}: no part of the value in text or JSON output`, async () => {
       answer = make;
       for (const output of ['text', 'json']) {
-        const r = await project.govops(['apply', 'manifests', '--output', output], service.url, SECRET);
+        const r = await folder.govops(['apply', 'manifests', '--output', output], env());
         const all = r.stdout + r.stderr;
         expect(r.code, all).toBe(1);
         expect(all).toContain(SAID.trim()); // the message is shown...

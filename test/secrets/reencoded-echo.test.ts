@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../api/server.js';
-import { passwordProject, startAnsweringService, type PasswordProject } from '../helpers/answering-service.js';
+import { PASSWORD_MANIFEST, manifestFolder, startAnsweringService, type ManifestFolder } from '../helpers/answering-service.js';
 
 /** The part no encoding changes: what the outputs are searched for. */
 const CORE = `CANARY-${randomBytes(4).toString('hex')}`;
@@ -23,17 +23,18 @@ const dotnetJson = (v: unknown): string =>
 
 describe('a service echoing the request re-encoded by another serializer', () => {
   let service: TestServer;
-  let project: PasswordProject;
+  let folder: ManifestFolder;
   let reencode: (v: unknown) => string = goJson;
 
   beforeAll(async () => {
     service = await startAnsweringService((body) => ({ status: 400, json: { statusCode: 400, error: 'Bad Request', message: `invalid request ${reencode(body)}` } }));
-    project = await passwordProject();
+    folder = await manifestFolder({ 'columnar.yaml': PASSWORD_MANIFEST });
   });
   afterAll(async () => {
     await service.close();
-    await project.close();
+    await folder.close();
   });
+  const env = (): Record<string, string> => ({ GOVOPS_URL: service.url, GOVOPS_TOKEN: 'token-of-the-run', GOVOPS_SECRET_PW: SECRET });
 
   for (const [who, encode, written] of [
     ['Go', goJson, String.raw`\u00263-h\u003cb\u003e`],
@@ -43,7 +44,7 @@ describe('a service echoing the request re-encoded by another serializer', () =>
       reencode = encode;
       expect(JSON.stringify(encode({ password: SECRET }))).toContain(written.replace(/\\/g, '\\\\')); // the echo is as described
       for (const output of ['text', 'json']) {
-        const r = await project.govops(['apply', 'manifests', '--output', output, '--log-level', 'debug'], service.url, SECRET);
+        const r = await folder.govops(['apply', 'manifests', '--output', output, '--log-level', 'debug'], env());
         const all = r.stdout + r.stderr;
         expect(r.code, all).toBe(1);
         expect(all).toContain('invalid request'); // the service's message is shown...

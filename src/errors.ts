@@ -10,6 +10,7 @@
  * the daemon's readiness wherever it happens. Every retry and readiness decision reads the catalogue through
  * `failureKind()`, never a code set of its own and never the message text.
  */
+import { redactText } from './util/redact.js';
 
 export type FailureClass = 'transient' | 'terminal';
 /** Who tries a failure again within one run (docs/decisions.md, "One owner per retry"). */
@@ -217,8 +218,9 @@ export class ApiError extends GovopsError {
   fromGovopsDaemon?: boolean;
 
   override toString(): string {
-    // the service's text on one line, whatever it holds (src/util/terminal.ts is the escaper of every text output)
-    return `${this.method} ${this.path}: ${this.statusCode} ${this.error}: ${this.message}`.replace(/[\r\n]+/g, ' ');
+    // the service's text on one line, whatever it holds (src/util/terminal.ts is the escaper of every text output);
+    // redacted first: a secret of several lines (a key) the service echoed is no longer found once they are joined
+    return redactText(`${this.method} ${this.path}: ${this.statusCode} ${this.error}: ${this.message}`).replace(/[\r\n]+/g, ' ');
   }
 }
 

@@ -12,7 +12,9 @@ import type {
   ValidationResults,
   WebhookCreateResponse,
 } from './types.js';
+import { cutRedacted, redactThenCut } from '../util/cut.js';
 import { isPlainObject } from '../util/object.js';
+import { redactText } from '../util/redact.js';
 import { WEBHOOK_FIELD_NAMES, readWebhookField, webhookFieldRule } from '../service/webhook-fields.js';
 
 
@@ -104,12 +106,21 @@ export function toArray<T>(v: unknown, map: (item: unknown) => T, what: string, 
  * notifications, and a service may send any length.
  */
 export const MAX_ERROR_TEXT = 2000;
+/** The longest part of an answer that is not JSON kept as the error's message (an HTML error page, say). */
+export const MAX_ERROR_SNIPPET = 200;
 
+/**
+ * A service's error text, redacted, then cut to MAX_ERROR_TEXT: cut first, a secret the service echoed across the cut
+ * would leave a part the redactor cannot recognise (src/util/cut.ts).
+ */
 function bounded(text: string): string {
-  return text.length <= MAX_ERROR_TEXT ? text : `${text.slice(0, MAX_ERROR_TEXT)}… (${text.length - MAX_ERROR_TEXT} more characters)`;
+  return redactThenCut(text, MAX_ERROR_TEXT, (left) => `… (${left} more characters)`);
 }
 
-/** The ApiError for a non-2xx response, from the documented error body or sensible fallbacks. */
+/**
+ * The ApiError for a non-2xx response, from the documented error body or sensible fallbacks. Its `error` and
+ * `message` are redacted (they are cut); its `body` is the answer as parsed (redacted where it is output).
+ */
 export function apiErrorFrom(status: number, text: string, method: string, path: string): ApiError {
   let body: unknown;
   try {
@@ -128,7 +139,7 @@ export function apiErrorFrom(status: number, text: string, method: string, path:
           : `HTTP ${status} ${reason}`;
     return new ApiError(status, bounded(error), bounded(message), method, path, body);
   }
-  const snippet = text.trim().slice(0, 200);
+  const snippet = cutRedacted(redactText(text).trim(), MAX_ERROR_SNIPPET);
   return new ApiError(status, reason, snippet === '' ? `HTTP ${status} ${reason}` : snippet, method, path, body);
 }
 

@@ -3,6 +3,7 @@
  * list the issue's comments (paginated), update ours (found by the marker), or create it.
  */
 import { Octokit } from '@octokit/rest';
+import { redactText } from '../util/redact.js';
 import { findOurs, fitBody, GITHUB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
 import { CommentError, reasonForStatus, type GithubTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
@@ -24,7 +25,8 @@ export function githubClient(target: GithubTarget, timeoutMs = 30_000): Octokit 
 /** An Octokit failure as a CommentError (status and GitHub's message; never the token or headers). */
 function failure(what: string, err: unknown): CommentError {
   const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : undefined;
-  const detail = err instanceof Error ? err.message.split('\n')[0] : String(err);
+  // its first line, redacted before it is split (src/util/cut.ts): a value of several lines would not be found after
+  const detail = err instanceof Error ? redactText(err.message).split('\n')[0] : String(err);
   const reason = reasonForStatus(status);
   const hint =
     reason === 'forbidden'

@@ -2,6 +2,8 @@
  * GitLab: create or update the preview's note on a merge request (notes API): list the notes
  * (paginated), update ours (found by the marker), or create it.
  */
+import { redactThenCut } from '../util/cut.js';
+import { redactText } from '../util/redact.js';
 import { requestUrl } from '../util/undici.js';
 import { findOurs, fitBody, GITLAB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
 import { CommentError, reasonForStatus, type GitlabTarget, type UpsertOptions, type UpsertResult } from './types.js';
@@ -42,12 +44,13 @@ async function call(
   }
   const text = await res.body.text();
   if (res.statusCode >= 300) {
-    let message = text.slice(0, 200);
+    let message: string;
     try {
       const parsed = JSON.parse(text) as { message?: unknown; error?: unknown };
-      message = JSON.stringify(parsed.message ?? parsed.error ?? parsed);
+      message = redactText(JSON.stringify(parsed.message ?? parsed.error ?? parsed));
     } catch {
-      /* not JSON: the start of the text */
+      // not JSON: the start of the text, redacted before it is cut (src/util/cut.ts)
+      message = redactThenCut(text, 200, () => '');
     }
     const reason = reasonForStatus(res.statusCode);
     const hint = reason === 'forbidden' ? ' (the token cannot write notes: use a project access token with the api scope, role Reporter or above)' : '';

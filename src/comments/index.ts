@@ -1,4 +1,5 @@
 /** Create or update the preview's pull-request comment on the target's platform. */
+import { redactText } from '../util/redact.js';
 import { upsertGithubComment } from './github.js';
 import { upsertGitlabNote } from './gitlab.js';
 import type { CommentTarget, UpsertOptions, UpsertResult } from './types.js';
@@ -7,6 +8,8 @@ export { CommentError, type CommentTarget, type UpsertOptions, type UpsertResult
 export { detectPlatform, githubTarget, gitlabTarget, prNumberFromEvent, TargetError, type Env } from './context.js';
 export { fitBody, GITHUB_BODY_LIMIT } from './marker.js';
 
+/** The body is redacted before anything cuts it to the platform's limit (src/util/cut.ts). */
 export function upsertComment(target: CommentTarget, body: string, opts: UpsertOptions): Promise<UpsertResult> {
-  return target.platform === 'github' ? upsertGithubComment(target, body, opts) : upsertGitlabNote(target, body, opts);
+  const text = redactText(body);
+  return target.platform === 'github' ? upsertGithubComment(target, text, opts) : upsertGitlabNote(target, text, opts);
 }

@@ -1,4 +1,5 @@
 /** Finding our comment among a pull request's comments, and keeping a body within the platform's limit (pure). */
+import { cutPoint } from '../util/cut.js';
 
 export interface ExistingComment {
   id: string;
@@ -26,15 +27,16 @@ export const GITHUB_BODY_LIMIT = 65_536;
 export const GITLAB_BODY_LIMIT = 1_000_000;
 
 /**
- * The body, cut to `limit` characters with a note when longer (the preview already stays within the
- * limit; this guards any other body). The marker stays on the first line, so the comment is still found.
+ * The body (redacted already: src/util/cut.ts), cut to `limit` characters with a note when longer (the preview
+ * already stays within the limit; this guards any other body), never inside a `[redacted]`. The marker stays on the
+ * first line, so the comment is still found.
  */
 export function fitBody(body: string, marker: string, limit: number): string {
   const withMarker = body.trimStart().startsWith(marker) ? body : `${marker}\n${body}`;
   if (withMarker.length <= limit) return withMarker;
   const note = '\n\n_(cut: the body was longer than the platform allows; see the CI job for the full text)_\n';
-  let cut = withMarker.slice(0, limit - note.length);
+  let cut = withMarker.slice(0, cutPoint(withMarker, limit - note.length));
   const fences = cut.match(/^```/gm)?.length ?? 0;
-  if (fences % 2 === 1) cut = cut.slice(0, Math.max(0, limit - note.length - 4)) + '\n```';
+  if (fences % 2 === 1) cut = cut.slice(0, cutPoint(cut, Math.max(0, limit - note.length - 4))) + '\n```';
   return cut + note;
 }

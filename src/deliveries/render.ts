@@ -1,5 +1,7 @@
-/** Text tables of delivery records and retry results (`govops webhooks`). Pure. */
+/** Text tables of delivery records and retry results (`govops webhooks`). No I/O. */
 import type { WebhookHistoryRecord } from '../api/types.js';
+import { cutRedacted } from '../util/cut.js';
+import { redactText } from '../util/redact.js';
 import { printable } from '../util/terminal.js';
 import { isDelivered } from './records.js';
 import type { RetryOutcome } from './retry.js';
@@ -7,11 +9,12 @@ import type { RetryOutcome } from './retry.js';
 /**
  * Text from the service shown on a terminal: control characters (escape sequences included) are escaped by the
  * one escaper (src/util/terminal.ts) and long values are cut, so a record cannot rewrite the operator's screen.
+ * Redacted before either (src/util/cut.ts): a cut through a secret leaves a part the redactor cannot recognise.
  */
 export function cell(text: string | undefined, max = 80): string {
   if (text === undefined || text === '') return '-';
-  const clean = printable(text);
-  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+  const clean = printable(redactText(text));
+  return clean.length > max ? cutRedacted(clean, max - 1) : clean;
 }
 
 export function table(untrusted: string[][]): string {

@@ -13,6 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { gitEnv } from '../util/git.js';
+import { lastChars } from '../util/cut.js';
 import { redactText } from '../util/redact.js';
 
 export const DEFAULT_RENDER_TIMEOUT_MS = 60_000;
@@ -96,7 +97,8 @@ export function runRender(cmd: RenderCommand, cwd: string, opts: { env?: NodeJS.
       else out.push(d);
     });
     child.stderr.on('data', (d: Buffer) => {
-      err = (err + d.toString('utf8')).slice(-8192);
+      // redacted before it is cut (src/util/cut.ts): a value split between two chunks is whole in the next one
+      err = lastChars(redactText(err + d.toString('utf8')), 8192);
     });
     child.on('error', (e) => {
       failure ??= new RenderError(`render command ${shown}: ${e.message}`, 'spawn');

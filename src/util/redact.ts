@@ -10,65 +10,22 @@
  * secrets are stamped with a generation (`inForce`) and released (`release`) once nothing that can still
  * be printed came from a reconcile that used them (the daemon: src/daemon/secrets-in-force.ts).
  *
- * A value is replaced in the forms an echo would carry it: as is, JSON-escaped (once and twice, also
- * ASCII-only and with `\/`), URL-encoded (encodeURIComponent, encodeURI, form encoding, lower-case
- * hex). Userinfo in URLs (`https://user:token@host`) is dropped too.
+ * A value is replaced in the forms an echo would carry it (src/util/secret-forms.ts: JSON-escaped and URL-encoded
+ * as JavaScript, Go, .NET, Python and Java write them, nested up to three deep). Userinfo in URLs
+ * (`https://user:token@host`) is dropped too. Whole forms only: text from outside is redacted before anything cuts,
+ * splits or rewrites it (src/util/cut.ts).
  */
 
 import { HEAD, LiteralMatcher } from './literal-matcher.js';
+import { secretForms } from './secret-forms.js';
 import { dropUrlUserinfo, hasUrlUserinfo } from './url-userinfo.js';
+
+export { secretForms };
 
 export const REDACTED = '[redacted]';
 
 /** Shorter values are not registered: replacing every `abc` in every output would garble it. */
 export const MIN_SECRET_LENGTH = HEAD;
-
-function jsonEscape(v: string): string {
-  return JSON.stringify(v).slice(1, -1);
-}
-
-function jsonEscapeAscii(v: string): string {
-  return jsonEscape(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-function lowerHex(v: string): string {
-  return v.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
-}
-
-type Encode = (v: string) => string;
-
-/** JSON string escapes: standard, ASCII-only (`\u00fc`), with `\/` (as some encoders write). */
-const JSON_FORMS: Encode[] = [jsonEscape, jsonEscapeAscii, (v) => jsonEscape(v).replace(/\//g, '\\/')];
-/** URL encodings: encodeURIComponent (upper- and lower-case hex), encodeURI, form encoding (`+`). */
-const URL_FORMS: Encode[] = [
-  encodeURIComponent,
-  (v) => lowerHex(encodeURIComponent(v)),
-  encodeURI,
-  (v) => encodeURIComponent(v).replace(/%20/g, '+'),
-];
-
-/**
- * Every form of `value` that an echo of a request could contain: the value through up to three
- * encodings (a JSON body echoed inside a JSON message, URL-encoded into a query, inside a log line).
- */
-export function secretForms(value: string): string[] {
-  const forms = new Set<string>([value]);
-  let frontier = [value];
-  for (let depth = 0; depth < 3; depth++) {
-    const next: string[] = [];
-    for (const f of frontier) {
-      for (const enc of [...JSON_FORMS, ...URL_FORMS]) {
-        const g = enc(f);
-        if (!forms.has(g)) {
-          forms.add(g);
-          next.push(g);
-        }
-      }
-    }
-    frontier = next;
-  }
-  return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
-}
 
 /** A JSON (or Prometheus label) string literal; group 1 set when it is an object key (followed by `:`). */
 const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"(\s*:)?/g;
@@ -192,7 +149,7 @@ export class Redactor {
     const forms = new Set<string>();
     for (const v of values) {
       let fs = this.formsOf.get(v);
-      if (!fs) this.formsOf.set(v, (fs = secretForms(v)));
+      if (!fs) this.formsOf.set(v, (fs = secretForms(v).filter((f) => f.length >= MIN_SECRET_LENGTH)));
       for (const f of fs) forms.add(f);
     }
     return forms.size ? new LiteralMatcher(forms) : undefined;

@@ -35,9 +35,12 @@ export function printableFormatted(text: string): string {
   return BEYOND_ASCII_CONTROLS.test(text) ? text.replace(BEYOND_ASCII_CONTROLS, escapeOne) : text;
 }
 
-/** Text of several lines from one source (an error with a hint): each line made printable, the line breaks kept. */
+/**
+ * Text of several lines from one source (an error with a hint): each line made printable, the line breaks kept.
+ * Redacted whole first: a value of several lines (a key) is no longer found once split into lines.
+ */
 export function printableLines(text: string): string {
-  return text.split('\n').map(printable).join('\n');
+  return redactText(text).split('\n').map(printable).join('\n');
 }
 
 /** A value as JSON for a terminal: JSON escapes the C0 controls, `printable` the rest (DEL, C1, format characters). */

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient, type RequestEvent } from '../../src/api/client.js';
 import { ApiError, TransportError } from '../../src/errors.js';
+import { REDACTED, registerSecrets } from '../../src/util/redact.js';
 import { deadPort, sendJson, startServer, type TestServer } from './server.js';
 
 const TOKEN = 'tok-abc-123';
@@ -72,6 +73,29 @@ describe('ServiceClient basics', () => {
     expect(err.message).toBe(`${'e'.repeat(2000)}… (${50_000 + 8 - 2000} more characters)`);
     expect(err.error).toBe(`${'e'.repeat(2000)}… (48000 more characters)`);
     expect(((err.body as { message: string[] }).message)[1]).toBe('second');
+  });
+
+  it('redacts the error text before cutting it: a secret the service echoed across the cut leaves no part of itself', async () => {
+    const secret = 'client-cut-Secret-77c1&<x>';
+    registerSecrets(secret);
+    // the secret echoed across the 2,000th character of a JSON message (its [redacted] too), the 200th of a text answer
+    for (const [pad, json] of [[1960, true], [1965, true], [165, false]] as const) {
+      server = await startServer((_req, res) => {
+        const text = `${'x'.repeat(pad)}invalid config: {"password":${JSON.stringify(secret)}}`;
+        if (json) return sendJson(res, 400, { statusCode: 400, error: 'Bad Request', message: text });
+        res.writeHead(400, { 'content-type': 'text/plain' });
+        res.end(text);
+      });
+      const err = (await makeClient(server.url).getWebhook('9').catch((e: unknown) => e)) as ApiError;
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.message).not.toContain('client-cut');
+      expect(err.message.replaceAll(REDACTED, '')).not.toMatch(/\[|\]/); // a [redacted] is whole or left out
+      expect(err.message).toMatch(json ? /… \(\d+ more characters\)$/ : /…$/);
+      if (pad === 1965) expect(err.message).toBe(`${'x'.repeat(1965)}invalid config: {"password":"… (12 more characters)`);
+      await client?.close();
+      await server.close();
+      client = server = undefined;
+    }
   });
 
   it('reuses one keep-alive connection for sequential requests and reports each attempt with its route', async () => {

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CommentError, upsertComment, type CommentTarget } from '../../src/comments/index.js';
 import { fitBody, GITHUB_BODY_LIMIT } from '../../src/comments/marker.js';
+import { REDACTED, registerSecrets } from '../../src/util/redact.js';
+import { startServer } from '../api/server.js';
 import { startForge, type Forge } from '../helpers/forge.js';
 
 const MARKER = '<!-- govops-preview -->';
@@ -155,6 +157,48 @@ describe('fitBody', () => {
   it('adds the marker when missing; leaves short bodies alone', () => {
     expect(fitBody('hello', MARKER, 100)).toBe(`${MARKER}\nhello`);
     expect(fitBody(`${MARKER}\nhello`, MARKER, 100)).toBe(`${MARKER}\nhello`);
+  });
+});
+
+describe('secrets in what the platform answers, and in the body', () => {
+  // A value of several lines (a key): redacted whole, before the message is split or cut.
+  const KEY = 'comments-KEY-line-one\ncomments-KEY-line-two\ncomments-KEY-line-three';
+  registerSecrets(KEY);
+
+  it("GitHub: the message's first line is taken after redaction, never a line of the value", async () => {
+    forge.readOnly = true;
+    forge.readOnlyMessage = `cannot post ${KEY}`;
+    try {
+      const err = (await upsertComment(gh(), `${MARKER}\nx`, { marker: MARKER }).catch((e: unknown) => e)) as CommentError;
+      expect(err).toBeInstanceOf(CommentError);
+      expect(err.message).toContain(`cannot post ${REDACTED}`);
+      expect(err.message).not.toContain('comments-KEY');
+    } finally {
+      delete forge.readOnlyMessage;
+    }
+  });
+
+  it('GitLab: an answer that is not JSON is redacted before it is cut to 200 characters', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/html' });
+      res.end(`<p>${'x'.repeat(180)} ${KEY}</p>`);
+    });
+    try {
+      const err = (await upsertComment(gl({ apiUrl: `${server.url}/api/v4` }), `${MARKER}\nx`, { marker: MARKER }).catch((e: unknown) => e)) as CommentError;
+      expect(err).toBeInstanceOf(CommentError);
+      expect(err.message).not.toContain('comments-KEY');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a body over the limit is cut after redaction, never inside a [redacted]', () => {
+    const body = `${MARKER}\n${'y'.repeat(GITHUB_BODY_LIMIT - 200)}${REDACTED}${'z'.repeat(300)}`;
+    for (let limit = GITHUB_BODY_LIMIT - 150; limit <= GITHUB_BODY_LIMIT; limit++) {
+      const cut = fitBody(body, MARKER, limit);
+      expect(cut.length).toBeLessThanOrEqual(limit);
+      expect(cut.replaceAll(REDACTED, '')).not.toMatch(/\[re|dacted\]/);
+    }
   });
 });
 

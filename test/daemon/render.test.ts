@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { ServiceClient } from '../../src/api/client.js';
 import { githubSignature } from '../../src/daemon/hooks.js';
-import { parseRenderCommand } from '../../src/sources/render.js';
+import { parseRenderCommand, RenderError, runRender } from '../../src/sources/render.js';
+import { registerSecrets } from '../../src/util/redact.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { createRepo } from '../sources/gitrepo.js';
 import { Cleanup, getJson, spawnRun, until } from './helpers.js';
@@ -30,6 +31,19 @@ describe('parseRenderCommand', () => {
     expect(parseRenderCommand(`sh -c 'echo $HOME; x' "a \\"b\\"" c\\ d`)).toEqual(['sh', '-c', 'echo $HOME; x', 'a "b"', 'c d']);
     expect(() => parseRenderCommand(`a 'b`)).toThrow(/unclosed/);
     expect(() => parseRenderCommand('   ')).toThrow(/empty/);
+  });
+});
+
+describe('runRender', () => {
+  it("a failure's stderr is redacted before its last 8 KiB are kept: no part of a secret across the cut", async () => {
+    const secret = 'render-Secret-TAILPART1';
+    registerSecrets(secret);
+    // written as parts, so the command line shown in the error does not hold the value itself
+    const script = `process.stderr.write(['render', 'Secret', 'TAILPART1'].join('-') + 'y'.repeat(8183)); process.exit(1);`;
+    const err = await runRender({ argv: [process.execPath, '-e', script], timeoutMs: 30_000 }, process.cwd()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RenderError);
+    // what the command wrote: only y, neither the value's tail nor a piece of its [redacted]
+    expect((err as RenderError).message).toMatch(/failed \(exit code 1\): y+$/);
   });
 });
 

@@ -13,6 +13,7 @@ import { DEFAULT_MAX_PAGES, readHistory, type ReadStats } from '../../src/delive
 import { deliveryKey, failedDeliveries, failureCode, isDelivered } from '../../src/deliveries/records.js';
 import { cell } from '../../src/deliveries/render.js';
 import { ApiError } from '../../src/errors.js';
+import { registerSecrets } from '../../src/util/redact.js';
 
 const T0 = Date.parse('2026-11-01T12:00:00Z');
 
@@ -88,6 +89,16 @@ describe('wire normalisation', () => {
     expect(cell('a\u001b[2Jb\nc')).toBe('a\\x1b[2Jb\\nc'); // the one escaper (src/util/terminal.ts)
     expect(cell('')).toBe('-');
     expect(cell('x'.repeat(100), 10)).toHaveLength(10);
+  });
+  it('terminal cells are redacted before they are cut: no part of a secret across the cut, no part of its [redacted]', () => {
+    const secret = 'cell-Secret-0a9b';
+    registerSecrets(secret);
+    for (let max = 2; max <= 30; max++) {
+      const shown = cell(`error: ${secret} rejected`, max);
+      expect(shown.length).toBeLessThanOrEqual(max);
+      expect(shown).not.toContain('cell-');
+      expect(shown.replace('[redacted]', '')).not.toMatch(/\[|\]/);
+    }
   });
 });
 

@@ -1,0 +1,140 @@
+/**
+ * The forms a secret value can take in an echo of a request: what the redactor looks for (src/util/redact.ts).
+ *
+ * A form is the value through up to three encodings:
+ * - *nesting* encodings, any number of them: JSON string escapes as JavaScript writes them (standard, ASCII-only,
+ *   with `\/`) and URL encodings (encodeURIComponent in both hex cases, encodeURI, form `+`). A JSON body echoed
+ *   inside a JSON message that is itself in a JSON log line is three of them.
+ * - at most one *re-encoding*: a service that parsed the request and wrote it again with another serializer. JSON as
+ *   Go's encoding/json writes it (HTML-safe: `\u0026 \u003c \u003e`, and `\u2028 \u2029`); as .NET's System.Text.Json
+ *   writes it (upper-case hex: `\u0022 \u0026 \u0027 \u002B \u003C \u003E \u0060`, and every character outside
+ *   printable ASCII with the default encoder, or only the controls with `UnicodeRanges.All`); ASCII-only with
+ *   upper-case hex (`\u00FC`); ASCII-only with `\/` (PHP's json_encode). Percent-encoding as RFC 3986 strictly
+ *   reserves it (only `A-Z a-z 0-9 - . _ ~` kept: Python's quote, .NET's Uri.EscapeDataString, PHP's rawurlencode)
+ *   in both hex cases, with `+` for a space (Go's url.QueryEscape, Python's quote_plus), and the form encoding of
+ *   URLSearchParams and Java's URLEncoder (`*` kept, `~` encoded, `+` for a space). After a re-encoding only the
+ *   JSON nesting encodings follow (govops' outputs and the service's own JSON nest it; nothing URL-encodes it again).
+ * Each form is kept once: a value without the characters an encoding rewrites adds no form for it, so a plain
+ * alphanumeric value has one form and one full of special characters a few hundred.
+ *
+ * Not covered: any other transformation (base64, HTML entities, case folding, a part of the value). Pure.
+ */
+
+type Encode = (v: string) => string;
+
+function jsonEscape(v: string): string {
+  return JSON.stringify(v).slice(1, -1);
+}
+
+function jsonEscapeAscii(v: string): string {
+  return jsonEscape(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function lowerHex(v: string): string {
+  return v.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+}
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * A JSON string's content as a serializer writes it: `\uXXXX` (hex in upper or lower case) for each character of the
+ * class `hexClass`, JSON's short escapes for the others that need one, `\uXXXX` for the remaining controls.
+ */
+function jsonWriter(hexClass: string, upper: boolean): Encode {
+  const escaped = new RegExp(`[${hexClass}]`);
+  const any = new RegExp(`["\\\\\\u0000-\\u001f]|[${hexClass}]`, 'g');
+  const hex = (c: string): string => {
+    const h = c.charCodeAt(0).toString(16).padStart(4, '0');
+    return `\\u${upper ? h.toUpperCase() : h}`;
+  };
+  return (v) => v.replace(any, (c) => (escaped.test(c) ? hex(c) : (SHORT_ESCAPES[c] ?? hex(c))));
+}
+
+/** & < > and the JavaScript line terminators: Go's encoding/json (HTML-safe, the default of json.Marshal). */
+const GO_HEX = '&<>\\u2028\\u2029';
+/** The HTML-sensitive characters .NET's encoders always escape. */
+const DOTNET_HEX = '"&\'+<>`';
+
+/** Percent-encoding with `keep` as the only characters written as they are (UTF-8, upper-case hex). */
+function percentEncode(v: string, keep: RegExp, space: '%20' | '+'): string {
+  return encodeURIComponent(v).replace(/[!'()*~]/g, (c) => (keep.test(c) ? c : `%${c.charCodeAt(0).toString(16).toUpperCase()}`)).replace(/%20/g, space);
+}
+
+/** RFC 3986 unreserved characters beyond encodeURIComponent's: only `-._~` with the alphanumerics. */
+const RFC3986_KEEP = /[~]/;
+/** URLSearchParams and Java's URLEncoder: `*-._` with the alphanumerics. */
+const FORM_KEEP = /[*]/;
+
+/** JSON as JavaScript writes it (standard, ASCII-only, with `\/`): how govops' outputs and a service's JSON nest a text. */
+const JSON_NESTING: readonly Encode[] = [jsonEscape, jsonEscapeAscii, (v) => jsonEscape(v).replace(/\//g, '\\/')];
+
+/** URL encodings: encodeURIComponent (upper- and lower-case hex), encodeURI, form encoding (`+`). */
+const URL_NESTING: readonly Encode[] = [
+  encodeURIComponent,
+  (v) => lowerHex(encodeURIComponent(v)),
+  encodeURI,
+  (v) => encodeURIComponent(v).replace(/%20/g, '+'),
+];
+
+/** Another serializer's writing of a value it parsed: at most one of these in a chain. */
+const REENCODING: readonly Encode[] = [
+  jsonWriter(GO_HEX, false),
+  // .NET's default encoder: also every character outside printable ASCII; with UnicodeRanges.All, DEL and C1 only
+  jsonWriter(`${DOTNET_HEX}\\u007f-\\uffff`, true),
+  jsonWriter(`${DOTNET_HEX}\\u007f-\\u009f`, true),
+  jsonWriter('\\u007f-\\uffff', true),
+  (v) => jsonEscapeAscii(v).replace(/\//g, '\\/'),
+  (v) => percentEncode(v, RFC3986_KEEP, '%20'),
+  (v) => lowerHex(percentEncode(v, RFC3986_KEEP, '%20')),
+  (v) => percentEncode(v, RFC3986_KEEP, '+'),
+  (v) => percentEncode(v, FORM_KEEP, '+'),
+];
+
+/** How many encodings a form is made of at most. */
+export const MAX_DEPTH = 3;
+
+/**
+ * How a form was made, as bits: only JSON nestings (or none: the value), some URL nesting, a re-encoding. A form
+ * made by JSON nestings only can still take any encoding; after a URL nesting, no re-encoding; after a re-encoding,
+ * JSON nestings only.
+ */
+const BY_JSON = 1;
+const BY_URL = 2;
+const BY_REENCODING = 4;
+
+const NEXT: ReadonlyArray<readonly [from: number, encodings: readonly Encode[], to: number]> = [
+  [BY_JSON, JSON_NESTING, BY_JSON],
+  [BY_JSON, URL_NESTING, BY_URL],
+  [BY_JSON, REENCODING, BY_REENCODING],
+  [BY_URL, JSON_NESTING, BY_URL],
+  [BY_URL, URL_NESTING, BY_URL],
+  [BY_REENCODING, JSON_NESTING, BY_REENCODING],
+];
+
+/**
+ * Every form of `value` that an echo of a request could contain: the value through up to three encodings, with at
+ * most one re-encoding, preceded and followed by JSON nestings only (see the top of this file).
+ */
+export function secretForms(value: string): string[] {
+  // Each form with the ways it was made (a form made in two ways goes on in both, unless one of them allows all).
+  const made = new Map<string, number>([[value, BY_JSON]]);
+  let frontier: Array<{ form: string; by: number }> = [{ form: value, by: BY_JSON }];
+  for (let depth = 0; depth < MAX_DEPTH; depth++) {
+    const next: typeof frontier = [];
+    for (const { form, by } of frontier) {
+      for (const [from, encodings, to] of NEXT) {
+        if (by !== from) continue;
+        for (const encode of encodings) {
+          const g = encode(form);
+          const before = made.get(g) ?? 0;
+          // made by JSON nestings only, it went on every way already
+          if (before & (to | BY_JSON)) continue;
+          made.set(g, before | to);
+          next.push({ form: g, by: to });
+        }
+      }
+    }
+    frontier = next;
+  }
+  return [...made.keys()];
+}

@@ -54,7 +54,8 @@ export function toLiveIntegration(v: unknown): LiveIntegration {
     id: idString(o.id),
     status: typeof o.status === 'string' ? o.status : 'unknown',
     validationResults: validationResults(o.validationResults),
-    type: o.type as LiveIntegration['type'],
+    // (any type the service names, one govops does not know included: callers check it with isIntegrationType)
+    type: typeof o.type === 'string' ? o.type : String(o.type ?? ''),
     autoBootstrap: o.autoBootstrap === true,
     config: isPlainObject(o.config) ? o.config : {},
   };

@@ -1,0 +1,118 @@
+/**
+ * govops against plausible services other than the sandbox's default reading, where the interface is silent:
+ * the sandbox behind a proxy on 127.0.0.1 that rewrites its answers (test/helpers/rewriting-proxy.ts). Each
+ * describe is one reading; plan, apply and export go through the real engine or the built CLI.
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runGovops } from '../helpers/cli.js';
+import { objectStoreManifest } from '../helpers/manifests.js';
+import { mapJsonBody, type ProxiedRequest, type ProxiedResponse } from '../helpers/rewriting-proxy.js';
+import { rig, sqlManifest, type Rig } from './inproc.js';
+
+let r: Rig | undefined;
+afterEach(async () => {
+  await r?.close();
+  r = undefined;
+});
+
+const SECRETS = { GOVOPS_SECRET_SQL_PASSWORD: 'pw-other-1', GOVOPS_SECRET_ADMIN_PASSWORD: 'adm-other-2' };
+const isIntegrationList = (q: ProxiedRequest): boolean => q.method === 'GET' && q.path === '/integrations';
+const isIntegrationGet = (q: ProxiedRequest): boolean => q.method === 'GET' && /^\/integrations(\/[^/]+)?$/.test(q.path);
+/** Each integration of a list or one-integration body changed by `fn`. */
+const eachIntegration = (res: ProxiedResponse, fn: (i: Record<string, unknown>) => void): ProxiedResponse =>
+  mapJsonBody(res, (v) => {
+    for (const i of Array.isArray(v) ? v : [v]) if (i && typeof i === 'object') fn(i as Record<string, unknown>);
+    return v;
+  });
+const writes = (x: Rig): string[] => x.lines().filter((l) => !l.startsWith('GET') && !l.includes('dryRun'));
+
+/** The changes of a plan-only reconcile, as `Kind/name action [blocked code]`. */
+async function planned(x: Rig, opts: Parameters<Rig['run']>[0] = {}): Promise<string[]> {
+  const res = await x.run({ apply: false, ...opts });
+  expect(res.ok, res.error).toBe(true);
+  return (res.plan?.changes ?? []).filter((c) => c.action !== 'noop').map((c) => `${c.resourceKind}/${c.name} ${c.action}${c.blocked ? ` [${c.blocked.code}]` : ''}`);
+}
+
+describe('a live integration of a type govops does not know (another team\'s, a later release\'s kind)', () => {
+  const other = { id: '999', status: 'enabled', type: 'graph_database', autoBootstrap: false, config: { host: 'graph.example.com' }, validationResults: { status: 'passed', validationTests: [] } };
+  let listOther = false;
+  /** The owned integration of this id is shown with another, unknown type. */
+  let retypedId: string | undefined;
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse => {
+    let out = res;
+    if (retypedId !== undefined && isIntegrationGet(q)) out = eachIntegration(out, (i) => void (String(i.id) === retypedId && (i.type = 'object_store_v2')));
+    if (listOther && isIntegrationList(q)) out = mapJsonBody(out, (v) => [...(v as unknown[]), other]);
+    return out;
+  };
+
+  it('is never matched or adopted: plan and apply go on around it (a new manifest is created), and the plan after is a no-op', async () => {
+    listOther = false;
+    retypedId = undefined;
+    r = await rig({ rewrite });
+    Object.assign(r.env, SECRETS);
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    expect((await r.run()).ok).toBe(true);
+    listOther = true;
+    expect(await planned(r)).toEqual([]);
+    // a manifest with the same host as the unknown one: not its match (another kind), created
+    await r.write('sql.yaml', sqlManifest('sql', 'graph.example.com'));
+    const res = await r.run();
+    expect(res.ok, res.error).toBe(true);
+    expect(res.outcomes.map((o) => `${o.name} ${o.action} ${o.result}`)).toEqual(['sql create ok']);
+    expect((await r.state()).resources.map((x) => x.id)).not.toContain('999');
+    expect(await planned(r)).toEqual([]);
+    expect(await planned(r, { prune: true })).toEqual([]);
+  });
+
+  it('an owned integration whose live item now has an unknown type is a type change govops never carries out (not forgotten and re-created)', async () => {
+    listOther = false;
+    retypedId = undefined;
+    r = await rig({ rewrite });
+    Object.assign(r.env, SECRETS);
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    await r.write('sql.yaml', sqlManifest('sql', 'db.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    const rawId = (await r.state()).resources.find((x) => x.name === 'raw')!.id;
+    retypedId = rawId;
+    r.sandbox.clearRequests();
+    const res = await r.run({ apply: false, allowReplace: true });
+    expect(res.ok, res.error).toBe(true);
+    const raw = res.plan!.changes.find((c) => c.name === 'raw')!;
+    expect(raw).toMatchObject({ action: 'replace', liveId: rawId, blocked: { code: 'unknown-type' } });
+    expect(raw.changes).toEqual([expect.objectContaining({ path: 'type', before: 'object_store_v2', after: 'object_store' })]);
+    expect(raw.blocked!.message).toContain('object_store_v2');
+    expect(res.plan!.warnings.filter((w) => w.code === 'stale-record')).toEqual([]);
+    // applied (even with --allow-replace): nothing is written to it, nothing is created beside it
+    const applied = await r.run({ allowReplace: true });
+    expect(applied.ok).toBe(false);
+    expect(applied.outcomes.find((o) => o.name === 'raw')).toMatchObject({ result: 'skipped', code: 'GOVOPS_BLOCKED' });
+    expect(writes(r)).toEqual([]);
+    expect((await r.state()).resources.find((x) => x.name === 'raw')?.id).toBe(rawId);
+    // its manifest removed, a prune does not delete it either
+    await r.remove('raw.yaml');
+    const prune = await r.run({ apply: false, prune: true });
+    expect(prune.plan!.changes.find((c) => c.name === 'raw')).toMatchObject({ action: 'delete', blocked: { code: 'unknown-type' } });
+  });
+
+  it('export leaves it out with one warning naming its id and type; what it writes validates', async () => {
+    listOther = true;
+    retypedId = undefined;
+    r = await rig({ rewrite });
+    Object.assign(r.env, SECRETS);
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    expect((await r.run()).ok).toBe(true);
+    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
+    const exp = await runGovops(['export', '--out', 'exported'], { cwd: r.dir, env: conn });
+    expect(exp.code, exp.stderr).toBe(0);
+    const warnings = exp.stderr.split('\n').filter((l) => l.startsWith('warning:'));
+    expect(warnings.filter((l) => l.includes('999'))).toEqual([expect.stringContaining('id 999 (type "graph_database")')]);
+    const files = await readdir(path.join(r.dir, 'exported'));
+    const text = (await Promise.all(files.map((f) => readFile(path.join(r!.dir, 'exported', f), 'utf8')))).join('\n');
+    expect(text).toContain('type: object_store');
+    expect(text).not.toContain('graph');
+    const validate = await runGovops(['validate', 'exported'], { cwd: r.dir });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+  });
+});

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runGovops } from '../helpers/cli.js';
 import { objectStoreManifest } from '../helpers/manifests.js';
 import { mapJsonBody, type ProxiedRequest, type ProxiedResponse } from '../helpers/rewriting-proxy.js';
-import { rig, sqlManifest, type Rig } from './inproc.js';
+import { rig, sqlManifest, webhookManifest, type Rig } from './inproc.js';
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -114,5 +114,38 @@ describe('a live integration of a type govops does not know (another team\'s, a 
     expect(text).not.toContain('graph');
     const validate = await runGovops(['validate', 'exported'], { cwd: r.dir });
     expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+  });
+});
+
+describe('GET /webhooks in an envelope (interface 4.3 says "returns webhook objects", not how)', () => {
+  const envelopes: Record<string, (list: unknown[]) => unknown> = {
+    '{ count, records }': (list) => ({ count: list.length, records: list }),
+    '{ items }': (list) => ({ items: list }),
+    '{ webhooks }': (list) => ({ webhooks: list, total: list.length }),
+    '{ data }': (list) => ({ data: list }),
+  };
+  const wrapped = (wrap: (list: unknown[]) => unknown) => (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    q.method === 'GET' && q.path === '/webhooks' && res.status === 200 ? mapJsonBody(res, (v) => wrap(v as unknown[])) : res;
+
+  it.each(Object.keys(envelopes))('%s: apply creates the webhooks once, the plan after is a no-op, a prune finds the removed one', async (name) => {
+    r = await rig({ rewrite: wrapped(envelopes[name]!) });
+    Object.assign(r.env, { GOVOPS_SECRET_HOOK_SECRET: 'hook-other-1' });
+    await r.write('a.yaml', webhookManifest('hook-a'));
+    await r.write('b.yaml', webhookManifest('hook-b', ['modelDeleted']));
+    const res = await r.run();
+    expect(res.ok, res.error).toBe(true);
+    expect(await planned(r)).toEqual([]);
+    await r.remove('b.yaml');
+    expect(await planned(r, { prune: true })).toEqual(['Webhook/hook-b delete']);
+    expect((await r.api.listWebhooks()).map((w) => w.name).sort()).toEqual(['hook-a', 'hook-b']);
+  });
+
+  it('one page of a longer list (its count says so) stops the plan with a clear error: never read as the whole list', async () => {
+    r = await rig({ rewrite: wrapped((list) => ({ count: list.length + 20, records: list })) });
+    Object.assign(r.env, { GOVOPS_SECRET_HOOK_SECRET: 'hook-other-1' });
+    await r.write('a.yaml', webhookManifest('hook-a'));
+    const res = await r.run({ apply: false });
+    expect(res.ok).toBe(false);
+    expect(res.error).toMatch(/webhooks holds 0 of 20 \(count\): one page of a paged list/);
   });
 });

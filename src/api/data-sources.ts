@@ -6,6 +6,7 @@
  * (`{ id, metadata: { prefix, integrationId, dataSourceName } }`); ids as numbers or strings; unknown
  * fields ignored. A record marked `deleted: true` is a soft-deleted data source: not a live one.
  */
+import { booleanFromWire } from '../util/boolean.js';
 import { appendTo } from '../util/multimap.js';
 import { isPlainObject } from '../util/object.js';
 import { listIn, wholeList } from './envelope.js';
@@ -31,7 +32,8 @@ export function toLiveDataSource(v: unknown): LiveDataSource | undefined {
   };
 }
 
-const softDeleted = (v: unknown): boolean => isPlainObject(v) && (v.deleted === true || (isPlainObject(v.metadata) && v.metadata.deleted === true));
+const softDeleted = (v: unknown): boolean =>
+  isPlainObject(v) && (booleanFromWire(v.deleted) === true || (isPlainObject(v.metadata) && booleanFromWire(v.metadata.deleted) === true));
 
 /** The body of the list endpoint: the live (not soft-deleted) data sources. */
 export function toDataSourceList(v: unknown, method: string, path: string): LiveDataSource[] {

@@ -12,6 +12,7 @@ import type {
   ValidationResults,
   WebhookCreateResponse,
 } from './types.js';
+import { booleanFromWire } from '../util/boolean.js';
 import { isPlainObject } from '../util/object.js';
 import { WEBHOOK_FIELD_NAMES, readWebhookField, webhookFieldRule } from '../service/webhook-fields.js';
 
@@ -56,7 +57,7 @@ export function toLiveIntegration(v: unknown): LiveIntegration {
     validationResults: validationResults(o.validationResults),
     // (any type the service names, one govops does not know included: callers check it with isIntegrationType)
     type: typeof o.type === 'string' ? o.type : String(o.type ?? ''),
-    autoBootstrap: o.autoBootstrap === true,
+    autoBootstrap: booleanFromWire(o.autoBootstrap) === true,
     config: isPlainObject(o.config) ? o.config : {},
   };
 }

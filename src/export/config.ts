@@ -8,6 +8,7 @@
 import { MASKED_KEYS, kindOf, type IntegrationType } from '../kinds/registry.js';
 import { comparable, type ConfigShapes, type FieldShape } from '../plan/shape.js';
 import { deepEqual } from '../plan/diff.js';
+import { booleanFromWire } from '../util/boolean.js';
 import { copyPlain } from '../util/copy.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -20,7 +21,7 @@ function coerce(shape: FieldShape, value: unknown): unknown {
     const n = Number(value);
     if (Number.isFinite(n)) return n;
   }
-  if (shape.type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  if (shape.type === 'boolean') return booleanFromWire(value) ?? value;
   return value;
 }
 

@@ -10,6 +10,7 @@ import { manualStepToken } from '../reconcile/manual-step-token.js';
 import { displayHost, isConfigless, isIntegrationType, kindOf, naturalKey, SCRIPT_KINDS, type IntegrationType } from '../kinds/registry.js';
 import type { DataSourceManifest, IntegrationManifest, Manifest, WebhookManifest } from '../manifests/types.js';
 import { API_VERSION } from '../manifests/types.js';
+import { booleanFromWire } from '../util/boolean.js';
 import { exportConfig } from './config.js';
 import { assignNames, envName, NAME_PATTERN, MAX_NAME } from './names.js';
 
@@ -119,7 +120,7 @@ function integrationManifest(
   const type: IntegrationType = live.type;
   const spec: IntegrationManifest['spec'] = { type };
   if (!isConfigless(type)) {
-    spec.autoBootstrap = live.autoBootstrap === true || (live.autoBootstrap as unknown) === 'true';
+    spec.autoBootstrap = booleanFromWire(live.autoBootstrap) === true;
     const config = exportConfig(shapes, type, live.config, ref);
     if (config) spec.config = config;
   }
@@ -169,7 +170,7 @@ function webhookManifest(w: LiveWebhook): WebhookManifest {
     apiVersion: API_VERSION,
     kind: 'Webhook',
     metadata: { name: w.name },
-    spec: { url: w.url, global: w.global === true || (w.global as unknown) === 'true', notificationType: [...(w.notificationType ?? [])].sort(), actionType },
+    spec: { url: w.url, global: booleanFromWire(w.global) === true, notificationType: [...(w.notificationType ?? [])].sort(), actionType },
   };
 }
 

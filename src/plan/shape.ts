@@ -6,9 +6,11 @@
  * Both sides of a diff go through `comparable`, so a plan is a no-op whatever the service echoes:
  * absent (or null) = default, an empty value ("" or []) of a field without default = absent, fields govops
  * does not know are not compared, order-free lists are sets, a number sent back as a numeric string is that
- * number, a workspace URL is compared by its host, host names (and the host of a URL) case-insensitively.
+ * number, a boolean sent as a string (`"true"`) is that boolean (util/boolean.ts), a workspace URL is compared by its
+ * host, host names (and the host of a URL) case-insensitively.
  */
 import { hostOf, urlWithLowerHost } from '../service/kinds.js';
+import { booleanFromWire } from '../util/boolean.js';
 import { copyPlain } from '../util/copy.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -45,7 +47,7 @@ function scalar(shape: FieldShape, value: unknown): unknown {
     const n = Number(value);
     if (Number.isFinite(n)) return n;
   }
-  if (shape.type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  if (shape.type === 'boolean') return booleanFromWire(value) ?? value;
   return value;
 }
 

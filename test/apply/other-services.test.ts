@@ -3,10 +3,11 @@
  * the sandbox behind a proxy on 127.0.0.1 that rewrites its answers (test/helpers/rewriting-proxy.ts). Each
  * describe is one reading; plan, apply and export go through the real engine or the built CLI.
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { cp, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runGovops } from '../helpers/cli.js';
+import { EXAMPLES, exampleEnv } from './harness.js';
 import { objectStoreManifest } from '../helpers/manifests.js';
 import { mapJsonBody, type ProxiedRequest, type ProxiedResponse } from '../helpers/rewriting-proxy.js';
 import { rig, sqlManifest, webhookManifest, type Rig } from './inproc.js';
@@ -147,5 +148,34 @@ describe('GET /webhooks in an envelope (interface 4.3 says "returns webhook obje
     const res = await r.run({ apply: false });
     expect(res.ok).toBe(false);
     expect(res.error).toMatch(/webhooks holds 0 of 20 \(count\): one page of a paged list/);
+  });
+});
+
+describe('booleans sent as strings ("true" / "false") in integration and webhook bodies', () => {
+  /** Every boolean of a body as the string a service serialising values as text sends. */
+  const asText = (v: unknown): unknown => {
+    if (typeof v === 'boolean') return String(v);
+    if (Array.isArray(v)) return v.map(asText);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asText(x)]));
+    return v;
+  };
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    q.method === 'GET' && /^\/(integrations|webhooks)(\/\d+)?$/.test(q.path) && res.status === 200 ? mapJsonBody(res, asText) : res;
+
+  it('the examples (every kind, global and personal webhooks) applied: the plan after is a no-op, and export writes booleans', async () => {
+    r = await rig({ transitionMs: 10, rewrite });
+    await cp(EXAMPLES, path.join(r.dir, 'm'), { recursive: true, filter: (src) => !src.includes('kubernetes') && !src.includes('environments') });
+    Object.assign(r.env, exampleEnv('strings'));
+    const res = await r.run();
+    expect(res.ok, res.error).toBe(true);
+    expect(await planned(r)).toEqual([]);
+    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
+    const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Webhook'], { cwd: r.dir, env: conn });
+    expect(exp.code, exp.stderr).toBe(0);
+    const files = (await readdir(path.join(r.dir, 'exported'))).filter((f) => f.endsWith('.yaml'));
+    const text = (await Promise.all(files.map((f) => readFile(path.join(r!.dir, 'exported', f), 'utf8')))).join('\n');
+    expect(text).toMatch(/global: true$/m);
+    expect(text).toMatch(/global: false$/m);
+    expect(text).not.toMatch(/global: ["']/);
   });
 });

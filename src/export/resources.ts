@@ -11,7 +11,7 @@ import { displayHost, isConfigless, isIntegrationType, kindOf, naturalKey, SCRIP
 import type { DataSourceManifest, IntegrationManifest, Manifest, WebhookManifest } from '../manifests/types.js';
 import { API_VERSION } from '../manifests/types.js';
 import { booleanFromWire } from '../util/boolean.js';
-import { exportConfig } from './config.js';
+import { exportConfig, type ExportWarn } from './config.js';
 import { assignNames, envName, NAME_PATTERN, MAX_NAME } from './names.js';
 
 export type ExportKind = Manifest['kind'];
@@ -104,7 +104,8 @@ function exportIntegrations(input: ExportInput, out: ExportResult): Map<string, 
       out.variables.push({ name: v, resource, path: ['config', ...path].join('.') });
       return { fromEnv: v };
     };
-    const manifest = integrationManifest(live, name, input.shapes, ref);
+    const warn = (path: string, why: string): void => void out.warnings.push(`${resource} (id ${live.id}) ${path}: ${why}`);
+    const manifest = integrationManifest(live, name, input.shapes, ref, warn);
     if (live.status !== 'enabled') out.warnings.push(`${resource} (id ${live.id}) is ${live.status} in the service: exported as it is configured`);
     out.resources.push({ kind: 'Integration', name, liveId: live.id, manifest, type: live.type, autoBootstrap: live.autoBootstrap });
   });
@@ -116,12 +117,13 @@ function integrationManifest(
   name: string,
   shapes: ConfigShapes,
   ref: (path: readonly string[]) => Record<string, unknown>,
+  warn: ExportWarn,
 ): IntegrationManifest {
   const type: IntegrationType = live.type;
   const spec: IntegrationManifest['spec'] = { type };
   if (!isConfigless(type)) {
     spec.autoBootstrap = booleanFromWire(live.autoBootstrap) === true;
-    const config = exportConfig(shapes, type, live.config, ref);
+    const config = exportConfig(shapes, type, live.config, ref, warn);
     if (config) spec.config = config;
   }
   const manifest: IntegrationManifest = { apiVersion: API_VERSION, kind: 'Integration', metadata: { name }, spec };

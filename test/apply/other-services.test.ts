@@ -179,3 +179,51 @@ describe('booleans sent as strings ("true" / "false") in integration and webhook
     expect(text).not.toMatch(/global: ["']/);
   });
 });
+
+describe('cloudRoleToAssume (a string, interface 2.3, with the default []) echoed as a list', () => {
+  const ROLE = 'arn:cloud:iam::123456789012:role/assumed';
+  let extra: string[] = [];
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    isIntegrationGet(q) && res.status === 200
+      ? eachIntegration(res, (i) => {
+          const c = i.config as Record<string, unknown> | undefined;
+          if (c && typeof c.cloudRoleToAssume === 'string') c.cloudRoleToAssume = [c.cloudRoleToAssume, ...extra];
+        })
+      : res;
+  const manifest = `${objectStoreManifest('raw', 's3://raw.example.com/base/')}    cloudRoleToAssume: ${ROLE}\n`;
+  const exported = async (x: Rig) => {
+    const conn = { GOVOPS_URL: x.proxy!.url, GOVOPS_TOKEN: x.sandbox.adminToken };
+    const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Integration', '--force'], { cwd: x.dir, env: conn });
+    expect(exp.code, exp.stderr).toBe(0);
+    const files = (await readdir(path.join(x.dir, 'exported'))).filter((f) => f.endsWith('.yaml'));
+    const text = (await Promise.all(files.map((f) => readFile(path.join(x.dir, 'exported', f), 'utf8')))).join('\n');
+    return { exp, text };
+  };
+
+  it('a list of one string is that string: the plan after apply is a no-op, and export writes the string (which validates)', async () => {
+    extra = [];
+    r = await rig({ rewrite });
+    await r.write('raw.yaml', manifest);
+    const res = await r.run();
+    expect(res.ok, res.error).toBe(true);
+    expect(await planned(r)).toEqual([]);
+    const { exp, text } = await exported(r);
+    expect(text).toContain(`cloudRoleToAssume: ${ROLE}\n`);
+    expect(exp.stderr).not.toContain('cloudRoleToAssume');
+    const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+  });
+
+  it('a longer list is a real difference: planned as an update showing both, and export warns that it wrote a list', async () => {
+    extra = ['arn:cloud:iam::123456789012:role/other'];
+    r = await rig({ rewrite });
+    await r.write('raw.yaml', manifest);
+    expect((await r.run()).ok).toBe(true);
+    const res = await r.run({ apply: false });
+    const change = res.plan!.changes.find((c) => c.name === 'raw')!;
+    expect(change.action).toBe('update');
+    expect(change.changes).toEqual([expect.objectContaining({ path: 'config.cloudRoleToAssume', before: [ROLE, ...extra], after: ROLE })]);
+    const { exp } = await exported(r);
+    expect(exp.stderr).toMatch(/warning: Integration\/raw \(id \d+\) config\.cloudRoleToAssume: the service holds a list of 2 values/);
+  });
+});

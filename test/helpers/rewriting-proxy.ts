@@ -31,7 +31,11 @@ export interface RewritingProxy {
   close(): Promise<void>;
 }
 
-export async function rewritingProxy(upstream: string, rewrite: Rewrite): Promise<RewritingProxy> {
+/**
+ * @param request optional: the path and query sent upstream instead of the client's (e.g. a service that
+ *   ignores a query parameter).
+ */
+export async function rewritingProxy(upstream: string, rewrite: Rewrite, request?: (method: string, url: string) => string): Promise<RewritingProxy> {
   const target = new URL(upstream);
   const requests: string[] = [];
   const server = http.createServer((req, res) => {
@@ -42,7 +46,8 @@ export async function rewritingProxy(upstream: string, rewrite: Rewrite): Promis
       const url = req.url ?? '/';
       requests.push(`${req.method} ${url}`);
       const headers = { ...req.headers, host: target.host };
-      const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: url, headers }, (ur) => {
+      const sent = request ? request(req.method ?? 'GET', url) : url;
+      const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: sent, headers }, (ur) => {
         const rc: Buffer[] = [];
         ur.on('data', (c: Buffer) => rc.push(c));
         ur.on('end', () => {

@@ -227,3 +227,60 @@ describe('cloudRoleToAssume (a string, interface 2.3, with the default []) echoe
     expect(exp.stderr).toMatch(/warning: Integration\/raw \(id \d+\) config\.cloudRoleToAssume: the service holds a list of 2 values/);
   });
 });
+
+describe('a create accepted without an id (interface 4.1: the distributed_sql create\'s answer is "not shown")', () => {
+  const DSQL = 'apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: query\nspec:\n  type: distributed_sql\n';
+  const answers: Record<string, (body: string) => string> = {
+    'an empty body': () => '',
+    '{}': () => '{}',
+    '{ status, validationResults }': (body) => {
+      const { status, validationResults } = JSON.parse(body) as Record<string, unknown>;
+      return JSON.stringify({ status, validationResults });
+    },
+  };
+  let hidden = false;
+  const rewrite = (answer: (body: string) => string) => (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse => {
+    if (q.method === 'POST' && q.url === '/integrations' && q.body.includes('distributed_sql') && res.status === 200) return { ...res, body: answer(res.body) };
+    // the list does not show it (yet): it cannot be found by its natural key
+    if (hidden && isIntegrationList(q)) return mapJsonBody(res, (v) => (v as Array<{ type: string }>).filter((i) => i.type !== 'distributed_sql'));
+    return res;
+  };
+
+  it.each(Object.keys(answers))('%s: found by its natural key and settled under that id (no wait on /integrations//status); the plan after is a no-op', async (name) => {
+    hidden = false;
+    r = await rig({ rewrite: rewrite(answers[name]!) });
+    await r.write('query.yaml', DSQL);
+    const res = await r.run();
+    expect(res.ok, res.error).toBe(true);
+    const [live] = await r.api.listIntegrations();
+    expect((await r.state()).resources).toEqual([expect.objectContaining({ name: 'query', id: live!.id })]);
+    expect((await r.state()).resources[0]!.pending).toBeUndefined();
+    expect(r.proxy!.requests.filter((l) => l.includes('/integrations//'))).toEqual([]);
+    expect(await planned(r)).toEqual([]);
+  });
+
+  it('not found: that resource fails at once with GOVOPS_CREATE_ID_MISSING, its intent kept; the next run finds it and sends nothing', async () => {
+    hidden = true;
+    r = await rig({ rewrite: rewrite(answers['{}']!) });
+    await r.write('query.yaml', DSQL);
+    await r.write('sql.yaml', sqlManifest('sql', 'db.example.com'));
+    Object.assign(r.env, SECRETS);
+    const started = Date.now();
+    const res = await r.run();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(res.ok).toBe(false);
+    expect(res.outcomes.map((o) => `${o.name} ${o.result} ${o.code ?? ''}`.trim()).sort()).toEqual(['query failed GOVOPS_CREATE_ID_MISSING', 'sql ok']);
+    expect(res.outcomes.find((o) => o.name === 'query')!.error).toMatch(/accepted it but its answer has no id.*the next run finds it/);
+    expect(r.proxy!.requests.filter((l) => l.includes('/integrations//'))).toEqual([]);
+    expect((await r.state()).resources.find((x) => x.name === 'query')).toMatchObject({ id: '', pending: 'create' });
+    hidden = false;
+    r.sandbox.clearRequests();
+    const again = await r.run();
+    expect(again.ok, again.error).toBe(true);
+    expect(writes(r)).toEqual([]);
+    const live = (await r.api.listIntegrations()).filter((i) => i.type === 'distributed_sql');
+    expect(live).toHaveLength(1);
+    expect((await r.state()).resources.find((x) => x.name === 'query')).toMatchObject({ id: live[0]!.id });
+    expect(await planned(r)).toEqual([]);
+  });
+});

@@ -49,6 +49,11 @@ export const ErrorCode = {
   conflictPersists: 'GOVOPS_CONFLICT_PERSISTS',
   /** A create found the resource already there (made by someone else): the next plan adopts it. */
   alreadyExists: 'GOVOPS_ALREADY_EXISTS',
+  /**
+   * A create was accepted with no id in its answer and the integration could not be found unambiguously by its
+   * natural key: its pending intent stays, the next run finds it.
+   */
+  createIdMissing: 'GOVOPS_CREATE_ID_MISSING',
   /** The resource vanished while govops worked on it: the next plan decides again. */
   resourceGone: 'GOVOPS_RESOURCE_GONE',
   /** The plan cannot be carried out as planned (blocked change, refused deletion). */
@@ -126,6 +131,7 @@ export const FAILURES: Readonly<Record<ErrorCodeValue, FailureKind>> = {
   GOVOPS_SETTLE_TIMEOUT: k('transient', 'nobody'),
   GOVOPS_CONFLICT_PERSISTS: k('transient', 'nobody'),
   GOVOPS_ALREADY_EXISTS: k('terminal', 'nobody'),
+  GOVOPS_CREATE_ID_MISSING: k('transient', 'nobody'),
   GOVOPS_RESOURCE_GONE: k('transient', 'nobody'),
   GOVOPS_BLOCKED: k('terminal', 'nobody'),
   GOVOPS_AWAITING_MANUAL_STEP: k('terminal', 'nobody'),

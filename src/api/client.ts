@@ -12,6 +12,7 @@ import type { ScriptPhase } from '../service/kinds.js';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
 import type { MutationOptions, ServiceApi } from './client-types.js';
 import { toCreatedDataSources, toDataSourceList, toLiveDataSource, wireIntegrationId } from './data-sources.js';
+import { wholeList } from './envelope.js';
 import {
   apiErrorFrom,
   scriptText,
@@ -285,7 +286,8 @@ export class ServiceClient implements ServiceApi {
   listWebhooks(): Promise<LiveWebhook[]> {
     return this.call({
       method: 'GET', route: '/webhooks', path: '/webhooks', auth: 'webhook',
-      parse: (r) => toArray(json(r), toLiveWebhook, 'webhooks', 'GET', '/webhooks'),
+      // (interface 4.3 does not say the webhook objects come as a bare array: an envelope is read too)
+      parse: (r) => wholeList(json(r), ['webhooks'], 'webhooks', 'GET', '/webhooks').map(toLiveWebhook),
     });
   }
 

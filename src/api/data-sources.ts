@@ -1,26 +1,20 @@
 /**
  * Reading data-source bodies (interface 2.3 gives the create response `dataSourceId`, `prefix`,
  * `dataSourceName`; the list and delete bodies are not shown). Every plausible shape is read: a bare
- * array, or an object holding one (`dataSources`, `hits`, `records`, `items`, `data`); flat records
+ * array, or an object holding one (`dataSources`, or a generic key: api/envelope.ts); flat records
  * (`dataSourceId` or `id`, `dataSourceName` or `name`, `prefix`, `integrationId`) or handler metadata
  * (`{ id, metadata: { prefix, integrationId, dataSourceName } }`); ids as numbers or strings; unknown
  * fields ignored. A record marked `deleted: true` is a soft-deleted data source: not a live one.
  */
-import { ApiError } from '../errors.js';
+import { booleanFromWire } from '../util/boolean.js';
 import { appendTo } from '../util/multimap.js';
 import { isPlainObject } from '../util/object.js';
+import { listIn, wholeList } from './envelope.js';
 import { idString } from './normalize.js';
 import type { DataSourceInput, LiveDataSource } from './types.js';
 
-const LIST_KEYS = ['dataSources', 'hits', 'records', 'items', 'data', 'results'] as const;
-
-/** The array a body holds: itself, or the first known list field of an object. */
-function arrayOf(v: unknown): unknown[] | undefined {
-  if (Array.isArray(v)) return v;
-  if (!isPlainObject(v)) return undefined;
-  for (const k of LIST_KEYS) if (Array.isArray(v[k])) return v[k];
-  return undefined;
-}
+/** The resource's own name for its list in an envelope (before the generic keys of api/envelope.ts). */
+const OWN_KEYS = ['dataSources'] as const;
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -38,12 +32,12 @@ export function toLiveDataSource(v: unknown): LiveDataSource | undefined {
   };
 }
 
-const softDeleted = (v: unknown): boolean => isPlainObject(v) && (v.deleted === true || (isPlainObject(v.metadata) && v.metadata.deleted === true));
+const softDeleted = (v: unknown): boolean =>
+  isPlainObject(v) && (booleanFromWire(v.deleted) === true || (isPlainObject(v.metadata) && booleanFromWire(v.metadata.deleted) === true));
 
 /** The body of the list endpoint: the live (not soft-deleted) data sources. */
 export function toDataSourceList(v: unknown, method: string, path: string): LiveDataSource[] {
-  const items = arrayOf(v);
-  if (!items) throw new ApiError(200, 'Invalid response', `expected a list of data sources, got ${v === null ? 'null' : typeof v}`, method, path, v);
+  const items = wholeList(v, OWN_KEYS, 'data sources', method, path);
   const out: LiveDataSource[] = [];
   for (const item of items) {
     if (softDeleted(item)) continue;
@@ -64,7 +58,7 @@ export function toCreatedDataSources(
   integrationId: string,
   sent: readonly DataSourceInput[],
 ): { found: LiveDataSource[]; missing: DataSourceInput[] } {
-  const items = arrayOf(v) ?? (isPlainObject(v) ? [v] : []);
+  const items = listIn(v, OWN_KEYS)?.items ?? (isPlainObject(v) ? [v] : []);
   const records = items.map(toLiveDataSource);
   const found: LiveDataSource[] = [];
   const missing: DataSourceInput[] = [];

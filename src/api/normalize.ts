@@ -12,6 +12,7 @@ import type {
   ValidationResults,
   WebhookCreateResponse,
 } from './types.js';
+import { booleanFromWire } from '../util/boolean.js';
 import { cutRedacted, redactThenCut } from '../util/cut.js';
 import { isPlainObject } from '../util/object.js';
 import { redactText } from '../util/redact.js';
@@ -56,8 +57,9 @@ export function toLiveIntegration(v: unknown): LiveIntegration {
     id: idString(o.id),
     status: typeof o.status === 'string' ? o.status : 'unknown',
     validationResults: validationResults(o.validationResults),
-    type: o.type as LiveIntegration['type'],
-    autoBootstrap: o.autoBootstrap === true,
+    // (any type the service names, one govops does not know included: callers check it with isIntegrationType)
+    type: typeof o.type === 'string' ? o.type : String(o.type ?? ''),
+    autoBootstrap: booleanFromWire(o.autoBootstrap) === true,
     config: isPlainObject(o.config) ? o.config : {},
   };
 }

@@ -4,7 +4,10 @@
  * purpose: `count` may be a number or a string, ids numbers or strings, fields may be missing.
  */
 import { ApiError } from '../errors.js';
+import { listIn } from './envelope.js';
 import { idString } from './normalize.js';
+
+export { countOf } from './envelope.js';
 import type { WebhookHistoryPage, WebhookHistoryQuery, WebhookHistoryRecord } from './types.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -30,13 +33,6 @@ export function historyQueryString(q: WebhookHistoryQuery): string {
   }
   const s = params.toString();
   return s === '' ? '' : `?${s}`;
-}
-
-/** `count` as a number: numbers and numeric strings are read, anything else is undefined. */
-export function countOf(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return Math.floor(v);
-  if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) return Number(v.trim());
-  return undefined;
 }
 
 function optString(v: unknown): string | undefined {
@@ -74,18 +70,16 @@ export function toHistoryRecord(v: unknown): WebhookHistoryRecord {
 
 /**
  * A history page: `{ count, records }`. A bare array (a service that leaves out the envelope) is
- * read as the records without a count; anything else without a `records` array is an error, never
- * an empty page (a poller would take it for "nothing new").
+ * read as the records without a count, another envelope (`items`, `data`...: api/envelope.ts) as `records`;
+ * a body holding no list is an error, never an empty page (a poller would take it for "nothing new").
  */
 export function toHistoryPage(v: unknown, method = 'GET', path = '/webhooks/history'): WebhookHistoryPage {
-  if (Array.isArray(v)) return { records: v.map(toHistoryRecord) };
-  if (!isPlainObject(v) || !Array.isArray(v.records)) {
+  const list = listIn(v);
+  if (!list) {
     throw new ApiError(200, 'Invalid response', 'expected { count, records: [...] } from the webhook history', method, path, v);
   }
-  const o = v;
-  const page: WebhookHistoryPage = { records: Array.isArray(o.records) ? o.records.map(toHistoryRecord) : [] };
-  const count = countOf(o.count);
-  if (count !== undefined) page.count = count;
+  const page: WebhookHistoryPage = { records: list.items.map(toHistoryRecord) };
+  if (list.count !== undefined) page.count = list.count;
   return page;
 }
 

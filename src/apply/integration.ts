@@ -141,9 +141,37 @@ export async function dryRunCreate(ctx: OpContext, body: IntegrationBody): Promi
   }
 }
 
+/** Looks at the live list for an accepted create without an id: at most this many (a list may lag behind a write). */
+export const ID_LOOKUPS = 3;
+
+/**
+ * The id of an integration whose create the service accepted without naming it (interface 4.1: the answer for
+ * distributed_sql is "not shown"; an empty body, `{}` or `{ status, validationResults }` are plausible): as for an
+ * answer that was lost, the one live integration of the body's type and natural key, looked up again at the poll's
+ * intervals while the list may lag. Not found, or several: `GOVOPS_CREATE_ID_MISSING` at once (never a status wait
+ * on `/integrations//status` until the timeout); the pending intent stays and the next run finds it.
+ */
+async function idOfAcceptedCreate(ctx: OpContext, body: IntegrationBody): Promise<string> {
+  let wait = ctx.poll.initialMs;
+  for (let look = 1; ; look++) {
+    const { hit, key, count } = findCreatedIntegration(await ctx.api.listIntegrations(), body);
+    if (hit) return hit.id;
+    if (count > 1 || look >= ID_LOOKUPS || ctx.poll.clock.now() + wait >= ctx.poll.deadline) {
+      throw new ApplyFailure(
+        ErrorCode.createIdMissing,
+        `create: the service accepted it but its answer has no id, and ${count === 0 ? 'no live integration' : `${count} live integrations`} ` +
+          `match ${key}${count === 0 ? ` (looked ${look} times)` : ''}: not re-sent; the next run finds it by its natural key`,
+      );
+    }
+    await sleep(ctx.poll.clock, wait, ctx.poll.signal);
+    wait = nextInterval(wait, ctx.poll.maxMs);
+  }
+}
+
 /**
  * The real create; returns the new id. The client already resolved an answer that was lost (5xx, timeout,
  * reset) by natural key, or failed with createUnsettled (the pending intent stays: the next run finds it).
+ * An answer without an id is resolved the same way (`idOfAcceptedCreate`).
  * - 400 and an integration of this natural key in an error status: it failed to create earlier: fixed
  *   by PUT (its id is returned).
  * - 409 and nothing found by natural key: the service was busy; retried (bounded).
@@ -154,7 +182,8 @@ export async function writeCreate(ctx: OpContext, body: IntegrationBody): Promis
   let backoff = ctx.poll.initialMs;
   for (let retry = 0; ; retry++) {
     try {
-      return (await mutate('create', undefined, () => ctx.api.createIntegration(body))).id;
+      const created = await mutate('create', undefined, () => ctx.api.createIntegration(body));
+      return created.id !== '' ? created.id : await idOfAcceptedCreate(ctx, body);
     } catch (err) {
       const fix = await failedCreation(ctx, body, err);
       if (fix !== undefined) {

@@ -66,6 +66,8 @@ export interface PollSummary {
   received?: number;
   newRecords?: number;
   truncated?: boolean;
+  /** The service answered a page with records already read: it does not page by offset (the poll stopped there). */
+  unpaged?: boolean;
   retried?: number;
   error?: string;
 }
@@ -110,6 +112,8 @@ export class WebhookHealth {
   private readonly retried = { delivered: 0, failed: 0, gone: 0, error: 0 };
   private managedNow: ManagedWebhooks = new Map();
   private polls = 0;
+  /** The service's history was found not to page (said once, at warn). */
+  private saidUnpaged = false;
   private last?: { at: string; durationMs: number; result: PollResult; retried: number };
   private lastError?: { at: string; message: string };
   private readonly clock: Clock;
@@ -175,6 +179,13 @@ export class WebhookHealth {
       this.metrics.pollRecords.inc(result.received);
       // Oldest first, so "last" times and recent failures end with the newest.
       for (const r of [...result.records].reverse()) this.observe(r, result.baseline);
+      if (result.unpaged && !this.saidUnpaged) {
+        this.saidUnpaged = true;
+        this.opts.logger.warn(
+          { requests: result.requests, received: result.received },
+          'webhook history: the service does not page its history (a page held only records already read): each poll reads what its first page holds',
+        );
+      }
       if (result.truncated) {
         this.opts.logger.warn(
           { requests: result.requests, newRecords: result.records.length },
@@ -197,6 +208,7 @@ export class WebhookHealth {
         received: result.received,
         newRecords: result.records.length,
         truncated: result.truncated,
+        unpaged: result.unpaged,
         retried,
       };
     } catch (err) {
@@ -324,6 +336,7 @@ export class WebhookHealth {
         newRecords: this.last.result.records.length,
         baseline: this.last.result.baseline,
         truncated: this.last.result.truncated,
+        unpaged: this.last.result.unpaged,
       },
       lastError: this.lastError,
       webhooks,

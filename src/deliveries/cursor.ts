@@ -38,6 +38,11 @@ export interface PollResult {
   received: number;
   /** maxPages stopped the poll before it reached known records: older new records were not read. */
   truncated: boolean;
+  /**
+   * A page brought no record this poll had not read already (by record id): the service does not page by offset
+   * (every request answers the same records), so the poll stopped there; records it never sent were not read.
+   */
+  unpaged: boolean;
 }
 
 /** The service does not list its history newest first: incremental reading cannot work. */
@@ -79,6 +84,7 @@ export class HistoryCursor {
     let requests = 0;
     let received = 0;
     let truncated = false;
+    let unpaged = false;
     let offset = 0;
     for (;;) {
       if (requests >= this.maxPages) {
@@ -98,6 +104,7 @@ export class HistoryCursor {
       received += page.records.length;
       let boundary = false;
       let previous = Number.POSITIVE_INFINITY;
+      const before = read.size;
       for (const r of page.records) {
         const key = recordKey(r);
         read.add(key);
@@ -128,6 +135,11 @@ export class HistoryCursor {
       if (boundary || page.records.length === 0) break;
       offset += page.records.length;
       if (page.count !== undefined && offset >= page.count) break;
+      // Nothing this poll had not read: the service ignores the offset (100 requests a poll otherwise).
+      if (read.size === before) {
+        unpaged = true;
+        break;
+      }
     }
     this.polled = true;
     this.newest = newest;
@@ -136,6 +148,6 @@ export class HistoryCursor {
       const forget = newest - this.overlapMs;
       for (const [key, at] of this.seen) if (at < forget) this.seen.delete(key);
     }
-    return { records: fresh, baseline, requests, received, truncated };
+    return { records: fresh, baseline, requests, received, truncated, unpaged };
   }
 }

@@ -6,7 +6,7 @@
 import { ApiError } from '../errors.js';
 import type { ServiceApi } from '../api/client-types.js';
 import type { WebhookHistoryQuery, WebhookHistoryRecord } from '../api/types.js';
-import { isDelivered, timeOf } from './records.js';
+import { isDelivered, recordKey, timeOf } from './records.js';
 
 /** Page size when reading many records (the interface's default is 20; its maximum is not shown). */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -46,6 +46,12 @@ export interface ReadStats {
   exhausted: boolean;
   /** True when maxPages stopped the read. */
   truncated: boolean;
+  /**
+   * True when a page brought no record not already read (by record id) and the read stopped there: the service
+   * does not page by offset (it answers every request with the same records, e.g. its whole history as a bare
+   * array without a count). What it never sent was not read.
+   */
+  unpaged?: boolean;
 }
 
 function matchesFilters(r: WebhookHistoryRecord, f: HistoryFilters): boolean {
@@ -58,7 +64,8 @@ function matchesFilters(r: WebhookHistoryRecord, f: HistoryFilters): boolean {
 /**
  * Yield matching records newest first, requesting pages lazily. Records that arrive while paging shift
  * the pages by their number: a record may then come twice (it is yielded once, by id); none is skipped,
- * since newer records only go to the front.
+ * since newer records only go to the front. A page holding only records already read ends the read
+ * (`stats.unpaged`): the service does not page by offset.
  */
 export async function* readHistory(
   api: Pick<ServiceApi, 'listWebhookHistory'>,
@@ -70,6 +77,8 @@ export async function* readHistory(
   const pageSize = Math.max(1, Math.floor(options.pageSize ?? DEFAULT_PAGE_SIZE));
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const yielded = new Set<string>();
+  /** Every record received (not only those yielded): a page of nothing else ends the read. */
+  const received = new Set<string>();
   let matched = 0;
   let offset = 0;
   for (;;) {
@@ -99,7 +108,13 @@ export async function* readHistory(
     // `count` of a fallback read counts failures and successes alike: not what the caller asked for.
     if (stats.count === undefined && page.count !== undefined && serverSide.successOrFailure === wanted.successOrFailure) stats.count = page.count;
     stats.received += page.records.length;
+    let fresh = false;
     for (const r of page.records) {
+      const key = recordKey(r);
+      if (!received.has(key)) {
+        received.add(key);
+        fresh = true;
+      }
       if (options.sinceMs !== undefined && timeOf(r) < options.sinceMs) return stats;
       if (r.id !== '' && yielded.has(r.id)) continue;
       if (!matchesFilters(r, wanted) || (options.match && !options.match(r))) continue;
@@ -111,6 +126,12 @@ export async function* readHistory(
     offset += page.records.length;
     if (page.records.length === 0 || (page.count !== undefined && offset >= page.count)) {
       stats.exhausted = true;
+      return stats;
+    }
+    // A service that ignores the offset answers every page with the records already read (a bare array without a
+    // count never says where the history ends): without this, 1,000 requests for 3 records.
+    if (!fresh) {
+      stats.unpaged = true;
       return stats;
     }
   }

@@ -1,13 +1,14 @@
 /**
  * An integration's live config as a manifest writes it (pure): only the fields govops knows (the schemas of
  * schemas/, as config shapes), nothing that equals the service's default, no null or empty "not set" values,
- * numbers and booleans a service sent as strings as numbers and booleans, and every credential field a secret
+ * numbers and booleans a service sent as strings as numbers and booleans, a list of one string in a string field as
+ * that string (plan/shape.ts `fromWire`, as the plan compares them), and every credential field a secret
  * reference (never the masked or real value). A service that leaves credentials out of its answers
  * (`omit-masked`) still gets the references the kind's authentication needs.
  */
 import { MASKED_KEYS, kindOf, type IntegrationType } from '../kinds/registry.js';
 import { looksMasked } from '../service/kinds.js';
-import { comparable, type ConfigShapes, type FieldShape } from '../plan/shape.js';
+import { comparable, fromWire, type ConfigShapes, type FieldShape } from '../plan/shape.js';
 import { deepEqual } from '../plan/diff.js';
 import { copyPlain } from '../util/copy.js';
 import { isPlainObject } from '../util/object.js';
@@ -15,15 +16,8 @@ import { isPlainObject } from '../util/object.js';
 type Obj = Record<string, unknown>;
 /** Makes the secret reference of a credential at a config path. */
 export type RefMaker = (path: readonly string[]) => Obj;
-
-function coerce(shape: FieldShape, value: unknown): unknown {
-  if ((shape.type === 'number' || shape.type === 'integer') && typeof value === 'string' && value.trim() !== '') {
-    const n = Number(value);
-    if (Number.isFinite(n)) return n;
-  }
-  if (shape.type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
-  return value;
-}
+/** Told of each field whose live value the manifest cannot hold (its config path, and why). */
+export type ExportWarn = (path: string, why: string) => void;
 
 /** Whether a value means the field's default, as govops compares it. */
 function isDefault(shape: FieldShape, value: unknown): boolean {
@@ -47,7 +41,7 @@ function isReference(value: unknown): boolean {
   return isPlainObject(value) && Object.keys(value).length === 1 && typeof value.fromEnv === 'string';
 }
 
-function strip(fields: Record<string, FieldShape>, live: Obj, path: readonly string[], ref: RefMaker, dropDefaults: boolean): Obj {
+function strip(fields: Record<string, FieldShape>, live: Obj, path: readonly string[], ref: RefMaker, dropDefaults: boolean, warn?: ExportWarn): Obj {
   const out: Obj = {};
   for (const [key, shape] of Object.entries(fields)) {
     const raw = live[key];
@@ -57,13 +51,18 @@ function strip(fields: Record<string, FieldShape>, live: Obj, path: readonly str
     }
     if (raw === undefined || raw === null) continue;
     if (shape.fields && isPlainObject(raw)) {
-      const sub = strip(shape.fields, raw, [...path, key], ref, dropDefaults);
+      const sub = strip(shape.fields, raw, [...path, key], ref, dropDefaults, warn);
       if (Object.keys(sub).length > 0 || !dropDefaults) out[key] = sub;
       continue;
     }
     const empty = raw === '' || (Array.isArray(raw) && raw.length === 0);
     if (empty && shape.default === undefined) continue;
-    const value = coerce(shape, raw);
+    const value = fromWire(shape, raw);
+    // A list of several values in a string field: no manifest value means it. Written as the service holds it
+    // (validate reports it) rather than one value chosen here or the field dropped (a PUT would remove the others).
+    if (shape.type === 'string' && Array.isArray(value)) {
+      warn?.(['config', ...path, key].join('.'), `the service holds a list of ${value.length} values in this string field: written as a list, which is not a valid manifest value: choose one`);
+    }
     if (dropDefaults && shape.default !== undefined && isDefault(shape, value)) continue;
     out[key] = copyPlain(value);
   }
@@ -88,13 +87,13 @@ function withoutCredentials(value: unknown): unknown {
  * The manifest config of a live integration. Defaults are left out only where the result still compares equal
  * to the live config (govops' own normalisation, plan/shape.ts); otherwise every known field is kept.
  */
-export function exportConfig(shapes: ConfigShapes, type: IntegrationType, live: Obj | undefined, ref: RefMaker): Obj | undefined {
+export function exportConfig(shapes: ConfigShapes, type: IntegrationType, live: Obj | undefined, ref: RefMaker, warn?: ExportWarn): Obj | undefined {
   const shape = shapes[type];
   if (!shape?.fields) return undefined;
   const source = live ?? {};
   const sameMeaning = (cfg: Obj): boolean =>
     deepEqual(withoutCredentials(comparable(shapes, type, cfg)), withoutCredentials(comparable(shapes, type, source)));
-  let out = strip(shape.fields, source, [], ref, true);
+  let out = strip(shape.fields, source, [], ref, true, warn);
   if (!sameMeaning(out)) out = strip(shape.fields, source, [], ref, false);
   for (const path of requiredCredentials(type, out)) {
     let parent: Obj = out;

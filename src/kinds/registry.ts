@@ -107,6 +107,14 @@ export const kindOf = KINDS.kindOf;
 export const naturalKey = KINDS.naturalKey;
 export const displayHost = KINDS.displayHost;
 export const integrationIdentity = KINDS.integrationIdentity;
+/**
+ * The natural key of a live integration, or undefined when its type is not one govops knows (another team's kind,
+ * a later release's): such an integration never matches a manifest (manifests are checked to known types), so it
+ * is never adopted, and nothing asks its kind for tables it does not have.
+ */
+export function liveNaturalKey(type: string, config: Config | undefined): string | undefined {
+  return isIntegrationType(type) ? naturalKey(type, config) : undefined;
+}
 /** The config fields each kind's natural key is made of: identity, never a secret reference or an ignored field. */
 export const NATURAL_KEY_FIELDS = KINDS.naturalKeyFields;
 export const NON_EDITABLE = KINDS.nonEditable;

@@ -1,13 +1,13 @@
 /** Planning one integration (pure): compare the desired body with the matched live integration. */
 import type { LiveIntegration } from '../api/types.js';
 import { ERROR_STATUSES } from '../service/kinds.js';
-import { NON_EDITABLE, SCRIPT_KINDS, deletePayloadRequired, isConfigless, isSensitiveKey, type IntegrationType } from '../kinds/registry.js';
+import { NON_EDITABLE, SCRIPT_KINDS, deletePayloadRequired, isConfigless, isIntegrationType, isSensitiveKey, type IntegrationType } from '../kinds/registry.js';
 import type { ManagedResource } from '../state/types.js';
 import { createdFields, diffObjects, sameObjects, sameValue, type DiffContext } from './diff.js';
 import { configPaths, withoutPaths } from './ignore.js';
 import type { Match } from './match.js';
 import { comparable, sameComparable, withShapeDefaults, type ConfigShapes, type Normalise } from './shape.js';
-import { blocked, reason } from './notes.js';
+import { blocked, reason, type Blocked } from './notes.js';
 import type { DesiredIntegration, FieldChange, PlanOptions, ResourceChange } from './types.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -165,6 +165,20 @@ export function manualScriptFor(
   return { phase, command: `govops scripts ${name} --phase ${phase}` };
 }
 
+/**
+ * The live integration at a recorded id has a type govops does not know (another team's kind, a later release's,
+ * a type renamed by the service): govops cannot tell whether it is the integration it recorded, how it is deleted
+ * or what its config means, so it never writes to it. The change is shown (a type change, a delete) and blocked.
+ */
+function unknownTypeBlock(name: string, live: LiveIntegration): Blocked {
+  return blocked(
+    'unknown-type',
+    `the live integration ${live.id} has type ${JSON.stringify(live.type)}, which govops does not know: govops neither ` +
+      `replaces nor deletes it. Delete it in the service if it is not Integration/${name}, or stop managing it ` +
+      `(govops state forget Integration/${name})`,
+  );
+}
+
 function base(d: DesiredIntegration, m: Match<LiveIntegration>): ResourceChange {
   const c: ResourceChange = {
     resourceKind: 'Integration',
@@ -197,6 +211,13 @@ export function planIntegration(d: DesiredIntegration, m: Match<LiveIntegration>
   }
   const diff = diffIntegration(pc.shapes, d, live, m.adopt ? undefined : m.state, pc.normalise);
   c.changes = diff.changes;
+  if (!isIntegrationType(live.type)) {
+    // (matched by its recorded id only: the diff is the type change)
+    c.action = 'replace';
+    c.reasons.push(reason('not-editable', 'type cannot be changed in place'));
+    c.blocked = unknownTypeBlock(d.name, live);
+    return c;
+  }
   const forced = c.changes.filter((f) => f.forcesReplace);
   if (forced.length > 0) {
     c.action = 'replace';
@@ -257,6 +278,10 @@ function planRequestedDelete(
   }
   c.action = 'delete';
   c.adopt = false;
+  if (!isIntegrationType(m.live.type)) {
+    c.blocked = unknownTypeBlock(d.name, m.live);
+    return c;
+  }
   if (deletePayloadRequired(m.live.type, m.live.autoBootstrap)) c.deleteNeedsCredentials = true;
   if (c.deleteNeedsCredentials && !d.deleteCredentials) {
     c.blocked = blocked('needs-delete-credentials', 'the delete needs spec.deleteCredentials (created with autoBootstrap true)');
@@ -273,7 +298,8 @@ export function planOrphanIntegration(
   options: PlanOptions,
 ): ResourceChange | undefined {
   if (!options.prune) return undefined;
-  const type = (live?.type ?? st.type) as IntegrationType;
+  const liveType = live?.type;
+  const type = (isIntegrationType(liveType) ? liveType : st.type) as IntegrationType;
   const c: ResourceChange = {
     resourceKind: 'Integration',
     name: st.name,
@@ -289,6 +315,10 @@ export function planOrphanIntegration(
     return c;
   }
   c.liveId = live.id;
+  if (!isIntegrationType(live.type)) {
+    c.blocked = unknownTypeBlock(st.name, live);
+    return c;
+  }
   const autoBootstrap = live.autoBootstrap ?? st.autoBootstrap ?? false;
   if (deletePayloadRequired(type, autoBootstrap)) {
     c.deleteNeedsCredentials = true;

@@ -15,7 +15,7 @@ import type { LiveIntegration } from '../api/types.js';
 import { MANUAL_STEP_ANNOTATION as ANNOTATION, type AckPhase, type Acknowledgment } from './acknowledgment.js';
 import type { ManagedResource } from '../state/types.js';
 import { type ScriptPhase } from '../service/kinds.js';
-import { SCRIPT_KINDS, type IntegrationType } from '../kinds/registry.js';
+import { SCRIPT_KINDS, isIntegrationType, type IntegrationType } from '../kinds/registry.js';
 import type { DesiredIntegration, ManualScriptStep, ManualStepGate, ManualStepsMode, ResourceChange } from './types.js';
 import { blocked, type Blocked } from './notes.js';
 import { escapeRegExp } from '../util/strings.js';
@@ -69,7 +69,9 @@ function cleanupRequirement(type: IntegrationType): Requirement | undefined {
 
 function requirements(c: ResourceChange, d: DesiredIntegration | undefined, live: LiveIntegration | undefined, st: ManagedResource | undefined): Requirement[] {
   const desiredType = d?.body.type;
-  const liveType = (live?.type ?? st?.type) as IntegrationType | undefined;
+  const recorded = live?.type ?? st?.type;
+  // (a live type govops does not know has no scripts; its change is blocked anyway)
+  const liveType = isIntegrationType(recorded) ? recorded : undefined;
   const liveAuto = live?.autoBootstrap ?? st?.autoBootstrap;
   const out: Array<Requirement | undefined> = [];
   switch (c.action) {
@@ -170,7 +172,7 @@ export function gateManualSteps(changes: ResourceChange[], ctx: GateContext): vo
     const d = ctx.desired.get(c.name);
     const live = c.liveId !== undefined ? ctx.live.get(c.liveId) : undefined;
     const st = ctx.state.get(c.renamedFrom ?? c.name);
-    if (live?.status === 'createError' && live.autoBootstrap === false) addFailedCreation(c, live, d);
+    if (live?.status === 'createError' && live.autoBootstrap === false && isIntegrationType(live.type)) addFailedCreation(c, live, live.type, d);
     const reqs = requirements(c, d, live, st);
     if (reqs.length === 0) continue;
     const gate = gateFor(c, reqs, d, ctx.mode);
@@ -181,8 +183,7 @@ export function gateManualSteps(changes: ResourceChange[], ctx: GateContext): vo
   }
 }
 
-function addFailedCreation(c: ResourceChange, live: LiveIntegration, d: DesiredIntegration | undefined): void {
-  const type = live.type;
+function addFailedCreation(c: ResourceChange, live: LiveIntegration, type: IntegrationType, d: DesiredIntegration | undefined): void {
   const cleanup = cleanupRequirement(type);
   const file = c.source?.file;
   const edit = SCRIPT_KINDS.edit.has(type) ? ` after ${scriptCommand(c.name, 'edit', file)} ran in the platform` : '';

@@ -32,7 +32,8 @@ export interface MatchInput<D, L> {
   state: ManagedResource[];
   nameOf(d: D): string;
   keyOfDesired(d: D): string;
-  keyOfLive(l: L): string;
+  /** Undefined: the live resource has no natural key govops can work out (an unknown kind): it matches no manifest. */
+  keyOfLive(l: L): string | undefined;
 }
 
 /** One matching in progress: the indexes of its input and what is matched so far. */
@@ -89,7 +90,8 @@ function lazyLiveByKey<D, L>(input: MatchInput<D, L>): () => Map<string, L[]> {
     if (byKey) return byKey;
     byKey = new Map<string, L[]>();
     for (const l of input.live) {
-      appendTo(byKey, input.keyOfLive(l), l);
+      const key = input.keyOfLive(l);
+      if (key !== undefined) appendTo(byKey, key, l);
     }
     return byKey;
   };

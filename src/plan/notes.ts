@@ -22,7 +22,9 @@ export type BlockedCode =
   /** The service has no data-source endpoints. */
   | 'data-sources-unsupported'
   /** A data source's name is taken by one govops does not delete. */
-  | 'name-taken';
+  | 'name-taken'
+  /** The live integration at the recorded id has a type govops does not know: never replaced or deleted by govops. */
+  | 'unknown-type';
 
 /** Why a change has its action (or why it has none). */
 export type ReasonCode =

@@ -15,7 +15,7 @@
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
 import { webhookIdentity } from '../service/kinds.js';
-import { naturalKey } from '../kinds/registry.js';
+import { liveNaturalKey } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 import { groupBy } from '../util/multimap.js';
 
@@ -27,7 +27,8 @@ export interface PendingResolution {
 
 interface LiveRef {
   id: string;
-  key: string;
+  /** Undefined: an integration of a type govops does not know (no natural key: no pending create is one of it). */
+  key: string | undefined;
   /** Webhooks: identity and creator, to tell govops' own copies from others'. */
   identity?: string;
   createdBy?: number;
@@ -48,9 +49,12 @@ export function resolvePending(
   if (!state.resources.some((r) => r.pending !== undefined)) return { state, notes: [] };
   // Each kind's live resources by id and by key, made once: an interrupted 10,000-webhook apply leaves as many
   // pending entries, and a scan of the live list for each was 10^8 comparisons.
-  const indexed = (refs: LiveRef[]) => ({ ids: new Set(refs.map((l) => l.id)), byKey: groupBy(refs, (l) => l.key) });
+  const indexed = (refs: LiveRef[]) => ({
+    ids: new Set(refs.map((l) => l.id)),
+    byKey: groupBy(refs.filter((l) => l.key !== undefined), (l) => l.key!),
+  });
   const liveOf: Record<ManagedResource['kind'], ReturnType<typeof indexed>> = {
-    Integration: indexed(live.integrations.map((l) => ({ id: l.id, key: naturalKey(l.type, l.config) }))),
+    Integration: indexed(live.integrations.map((l) => ({ id: l.id, key: liveNaturalKey(l.type, l.config) }))),
     Webhook: indexed(live.webhooks.map((l) => ({ id: l.id, key: l.name, identity: webhookIdentity(l.name, l.url), createdBy: l.createdBy }))),
     DataSource: indexed((live.dataSources ?? []).map((l) => ({ id: l.id, key: dataSourceKey(l.integrationId, l.prefix) }))),
   };

@@ -3,7 +3,7 @@
  * No I/O, no clock, no randomness: the same input always gives the same plan.
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
-import { naturalKey } from '../kinds/registry.js';
+import { isIntegrationType, naturalKey } from '../kinds/registry.js';
 import type { GovopsState } from '../state/types.js';
 import { naturalCompare } from '../util/natural.js';
 import { planDataSources, targetDataSources } from './data-sources.js';
@@ -113,7 +113,9 @@ function planIntegrationChanges(integrations: DesiredIntegration[], input: PlanI
     state: state.resources,
     nameOf: (d) => d.name,
     keyOfDesired: (d) => naturalKey(d.body.type, normalise(d.body.type, d.body.config)),
-    keyOfLive: (l) => naturalKey(l.type, shapes[l.type] ? normalise(l.type, l.config) : l.config),
+    // A live integration of a type govops does not know matches no manifest (never adopted); one govops owns
+    // is matched by its recorded id and planned as a type change (plan/integrations.ts).
+    keyOfLive: (l) => (isIntegrationType(l.type) ? naturalKey(l.type, shapes[l.type] ? normalise(l.type, l.config) : l.config) : undefined),
   });
   pushAll(draft.errors, im.errors);
   for (const d of integrations) draft.changes.push(planIntegration(d, im.matches.get(d.name)!, pc));

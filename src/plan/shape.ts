@@ -6,9 +6,12 @@
  * Both sides of a diff go through `comparable`, so a plan is a no-op whatever the service echoes:
  * absent (or null) = default, an empty value ("" or []) of a field without default = absent, fields govops
  * does not know are not compared, order-free lists are sets, a number sent back as a numeric string is that
- * number, a workspace URL is compared by its host, host names (and the host of a URL) case-insensitively.
+ * number, a boolean sent as a string (`"true"`) is that boolean (util/boolean.ts), a list of one string in a string
+ * field is that string (`fromWire`), a workspace URL is compared by its host, host names (and the host of a URL)
+ * case-insensitively.
  */
 import { hostOf, urlWithLowerHost } from '../service/kinds.js';
+import { booleanFromWire } from '../util/boolean.js';
 import { copyPlain } from '../util/copy.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -38,26 +41,39 @@ function sortedSet(list: unknown[]): unknown[] {
   return [...seen.keys()].sort().map((k) => seen.get(k));
 }
 
-function scalar(shape: FieldShape, value: unknown): unknown {
-  if (shape.compare === 'host' && typeof value === 'string') return hostOf(value);
-  if (shape.compare === 'url' && typeof value === 'string') return urlWithLowerHost(value);
+/**
+ * A field's value as the service may send it, read as its schema type (comparison and export both read live values
+ * with it): a numeric string of a number field is that number, `"true"`/`"false"` of a boolean field the boolean,
+ * and a list of exactly one string in a string field that string (interface 2.3 types `cloudRoleToAssume` string
+ * with the default `[]`: a service holding it as a list echoes `["arn:..."]`). A longer list in a string field
+ * stays a list: a real difference from any string, shown as such. Anything else is returned as it is.
+ */
+export function fromWire(shape: FieldShape, value: unknown): unknown {
+  if (shape.type === 'string' && Array.isArray(value) && value.length === 1 && typeof value[0] === 'string') return value[0];
   if ((shape.type === 'number' || shape.type === 'integer') && typeof value === 'string' && value.trim() !== '') {
     const n = Number(value);
     if (Number.isFinite(n)) return n;
   }
-  if (shape.type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  if (shape.type === 'boolean') return booleanFromWire(value) ?? value;
+  return value;
+}
+
+function scalar(shape: FieldShape, value: unknown): unknown {
+  if (shape.compare === 'host' && typeof value === 'string') return hostOf(value);
+  if (shape.compare === 'url' && typeof value === 'string') return urlWithLowerHost(value);
   return value;
 }
 
 function field(shape: FieldShape, raw: unknown): unknown {
-  const value = raw === null ? undefined : raw;
   if (shape.fields) {
+    const value = raw === null ? undefined : raw;
     if (value !== undefined && !isPlainObject(value)) return value; // not an object: compared as it is
     const base = value ?? (shape.default !== undefined && isPlainObject(shape.default) ? shape.default : {});
     const out = object(shape.fields, base);
     // An absent object with nothing filled in stays absent.
     return value === undefined && Object.keys(out).length === 0 ? undefined : out;
   }
+  const value = raw === null ? undefined : fromWire(shape, raw);
   // Without a default, an empty value means what absence means (a service may echo "" or [] for "not set").
   const empty = value === '' || (Array.isArray(value) && value.length === 0);
   if (value === undefined || (empty && shape.default === undefined)) {

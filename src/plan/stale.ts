@@ -8,7 +8,8 @@
  * identity is stale: it is forgotten, so the
  * planner matches its manifest by natural key like any other, and the item at that id is left alone (at most
  * adopted, when its natural key is the manifest's). The planner and the engine (which saves the forgetting before
- * it applies) call `forgetStale` after the pending intents are resolved (plan/pending.ts).
+ * it applies) call `forgetStale` after the pending intents are resolved (plan/pending.ts). An integration whose live
+ * type govops does not know is never stale here: the planner reports it as a type change and leaves it alone.
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
@@ -126,7 +127,9 @@ function staleRecords(state: GovopsState, live: StaleLive, desired: readonly Des
     let typeDiffers = false;
     if (r.kind === 'Integration') {
       const l = integrations.get(r.id);
-      if (!l) continue;
+      // A type govops does not know at a recorded id is not forgotten: forgetting would plan the manifest as a
+      // create beside it. The planner shows it as a type change that it never carries out (plan/integrations.ts).
+      if (!l || !isIntegrationType(l.type)) continue;
       typeDiffers = r.type !== undefined && l.type !== r.type;
       if (!typeDiffers && r.identity === undefined && !desiredByName().has(`${r.kind}\0${r.name}`)) continue;
       now = liveIntegrationIdentity(l);

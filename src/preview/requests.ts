@@ -8,7 +8,7 @@ import type { ServiceApi } from '../api/client-types.js';
 import type { LiveIntegration } from '../api/types.js';
 import type { IntegrationManifest, LoadedManifest } from '../manifests/types.js';
 import type { DesiredIntegration, ManualStepsMode, ResourceChange } from '../plan/types.js';
-import type { IntegrationType } from '../kinds/registry.js';
+import { isIntegrationType, type IntegrationType } from '../kinds/registry.js';
 import { dryRunRequest, sendDryRun, type DryRunRequest } from './dry-run.js';
 import type { LiveLists } from './live-view.js';
 import { ackOfGate, ackOfManifest } from './manual-ack.js';
@@ -106,7 +106,9 @@ function manualInputFor(r: PreviewResource, k: Lookup): ManualStepInput | undefi
   const l = r.live!;
   const headM = r.change === 'removed' ? undefined : k.head.get(r.name);
   const liveObj = l.id !== undefined ? k.live.get(l.id) : undefined;
-  const type = (r.integrationType ?? liveObj?.type) as IntegrationType | undefined;
+  const named = r.integrationType ?? liveObj?.type;
+  // (a live type govops does not know has no scripts: its change is blocked, nothing to fetch)
+  const type = isIntegrationType(named) ? named : undefined;
   if (!type) return undefined;
   const autoBootstrap =
     l.action === 'delete'

@@ -4,6 +4,7 @@
  * it, so a field added here is read, built, compared and fingerprinted everywhere, and missed nowhere.
  * The secret is not one of them: it is write-only in the service and compared by fingerprint only.
  */
+import { booleanFromWire } from '../util/boolean.js';
 import { urlWithLowerHost } from './kinds.js';
 
 export interface WebhookFieldRule {
@@ -50,7 +51,8 @@ export function readWebhookField(rule: WebhookFieldRule, raw: unknown): unknown 
     case 'string':
       return String(raw ?? '');
     case 'boolean':
-      return raw === true;
+      // (`"true"` / `"false"` as config booleans are: util/boolean.ts)
+      return booleanFromWire(raw) === true;
     case 'string[]':
       return Array.isArray(raw) ? raw.map(String) : [];
   }

@@ -13,10 +13,14 @@ import type { GovopsState } from '../../src/state/types.js';
 import { loadState } from '../../src/state/store.js';
 import type { Clock } from '../../src/util/clock.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
+import { rewritingProxy, type Rewrite, type RewritingProxy } from '../helpers/rewriting-proxy.js';
 
 export interface Rig {
   sandbox: SandboxHandle;
+  /** The sandbox itself (never through the proxy): what the service holds. */
   api: ServiceClient;
+  /** With `rewrite`: the proxy reconciles go through (a plausible other service). */
+  proxy?: RewritingProxy;
   dir: string;
   statePath: string;
   env: Record<string, string>;
@@ -32,7 +36,7 @@ export interface Rig {
 }
 
 export async function rig(
-  options: { transitionMs?: number; behaviours?: readonly string[]; random?: () => number; bodyLimit?: number; clock?: Clock } = {},
+  options: { transitionMs?: number; behaviours?: readonly string[]; random?: () => number; bodyLimit?: number; clock?: Clock; rewrite?: Rewrite } = {},
 ): Promise<Rig> {
   const sandbox = await startSandbox({
     port: 0,
@@ -48,6 +52,8 @@ export async function rig(
   // (503-after-success-all): there an update or delete is survived only by the client re-sending it, as in production.
   const retries = options.behaviours?.includes('503-after-success-all') ? 2 : 0;
   const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), retries });
+  const proxy = options.rewrite ? await rewritingProxy(sandbox.url, options.rewrite) : undefined;
+  const runApi = proxy ? new ServiceClient({ baseUrl: proxy.url, token: sandbox.adminToken, logger: silentLogger(), retries }) : api;
   const statePath = path.join(dir, '.govops', 'state.json');
   const logs: string[] = [];
   const sink = new Writable({
@@ -61,6 +67,7 @@ export async function rig(
   return {
     sandbox,
     api,
+    ...(proxy ? { proxy } : {}),
     dir,
     statePath,
     env,
@@ -69,7 +76,7 @@ export async function rig(
     remove: (file) => unlink(path.join(dir, 'm', file)),
     run: (opts = {}) =>
       reconcile(
-        api,
+        runApi,
         engineOptions({
           root: dir,
           paths: ['m'],
@@ -93,6 +100,8 @@ export async function rig(
       }),
     close: async () => {
       await api.close();
+      if (runApi !== api) await runApi.close();
+      await proxy?.close();
       await sandbox.close();
       await rm(dir, { recursive: true, force: true });
     },

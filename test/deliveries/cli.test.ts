@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runGovops } from '../helpers/cli.js';
+import { mapJsonBody, rewritingProxy } from '../helpers/rewriting-proxy.js';
 import { hookItem, startWorld, type World } from './world.js';
 
 let w: World;
@@ -151,6 +152,38 @@ describe('govops webhooks history', () => {
     expect(w.rx.hits.get('/t')).toBe(hitsBefore + 1);
     const newest = await jsonOf(['webhooks', 'history', 'pager', '--limit', '1']);
     expect(newest.records[0]).toMatchObject({ id: out.results[0].record.id, statusCode: 200 });
+  });
+});
+
+describe('a service whose history does not page (every request answers the whole history as a bare array, no count)', () => {
+  it('history and retry --failed read it in two requests (not 1,000) and say the read stopped', async () => {
+    w = await startWorld();
+    const [f] = await w.createHooks([hookItem(w, 'flaky', '/f')]);
+    w.rx.set('/f', 503);
+    for (let i = 0; i < 3; i++) await w.fire('modelAccessRequested');
+    const isHistory = (url: string): boolean => url.startsWith('/webhooks/history?') || url === '/webhooks/history';
+    const proxy = await rewritingProxy(
+      w.url,
+      (q, res) => (isHistory(q.url) && res.status === 200 ? mapJsonBody(res, (v) => (v as { records: unknown[] }).records) : res),
+      (method, url) => (method === 'GET' && isHistory(url) ? '/webhooks/history?includeGlobal=true&pageSize=1000' : url),
+    );
+    const run = (args: string[]) => runGovops(args, { cwd: dir, env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined } });
+    const historyRequests = () => proxy.requests.filter((l) => l.startsWith('GET /webhooks/history')).length;
+    try {
+      const history = await run(['webhooks', 'history', '--limit', '50']);
+      expect(history.code, history.stderr).toBe(0);
+      expect(history.stdout.trim().split('\n')).toHaveLength(4); // the header and the 3 records
+      expect(historyRequests()).toBe(2);
+      expect(history.stderr).toMatch(/note: the read stopped after 2 pages \(6 records\): page 2 held only records already read, so the service does not page its history/);
+      proxy.requests.length = 0;
+      const retry = await run(['webhooks', 'retry', '--failed', 'flaky', '--dry-run', '-o', 'json']);
+      expect(retry.code, retry.stderr).toBe(0);
+      expect(JSON.parse(retry.stdout).records.every((r: { webhookId: string }) => r.webhookId === String(f.id))).toBe(true);
+      expect(historyRequests()).toBe(2);
+      expect(retry.stderr).toContain('so the service does not page its history');
+    } finally {
+      await proxy.close();
+    }
   });
 });
 

@@ -128,6 +128,27 @@ describe('readHistory', () => {
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({ offset: 0, pageSize: 20, sortField: 'createdAt', sortOrder: 'desc' });
   });
+  it('a service that does not page (every request answers its whole history, no count) is read in two requests, and says so', async () => {
+    const records = [rec(3), rec(2), rec(1)];
+    let n = 0;
+    const api: Pick<ServiceApi, 'listWebhookHistory'> = {
+      async listWebhookHistory() {
+        n++;
+        return { records };
+      },
+    };
+    const stats: ReadStats = { requests: 0, received: 0, exhausted: false, truncated: false };
+    const out: string[] = [];
+    for await (const r of readHistory(api, { pageSize: 100 }, stats)) out.push(r.id);
+    expect(out).toEqual(['3', '2', '1']);
+    expect(n).toBe(2);
+    expect(stats).toMatchObject({ requests: 2, unpaged: true, truncated: false });
+    // a client-side filter matching nothing does not keep it reading either
+    n = 0;
+    for await (const _ of readHistory(api, { match: () => false })) void _;
+    expect(n).toBe(2);
+  });
+
   it('a history that never ends (pages never empty, records without a date) is read at most DEFAULT_MAX_PAGES pages, and says so', async () => {
     let n = 0;
     const api: Pick<ServiceApi, 'listWebhookHistory'> = {
@@ -242,6 +263,26 @@ describe('HistoryCursor (incremental polling)', () => {
       listWebhookHistory: async () => ({ records: [rec(1, { t: T0 }), rec(2, { t: T0 + 1000 })] }),
     };
     await expect(new HistoryCursor().poll(api)).rejects.toBeInstanceOf(HistoryOrderError);
+  });
+
+  it('a service that does not page: a poll stops at the first page holding only records already read, and says so', async () => {
+    const records = [rec(3, { t: T0 + 3000 }), rec(2, { t: T0 + 2000 }), rec(1, { t: T0 + 1000 })];
+    let n = 0;
+    const api: Pick<ServiceApi, 'listWebhookHistory'> = {
+      async listWebhookHistory() {
+        n++;
+        return { records: [...records] };
+      },
+    };
+    const cursor = new HistoryCursor({ pageSize: 100, overlapMs: 60_000 });
+    const first = await cursor.poll(api);
+    expect(first).toMatchObject({ requests: 2, unpaged: true, truncated: false });
+    expect(first.records.map((r) => r.id)).toEqual(['3', '2', '1']);
+    records.unshift(rec(4, { t: T0 + 4000 }));
+    n = 0;
+    const next = await cursor.poll(api);
+    expect(next.records.map((r) => r.id)).toEqual(['4']);
+    expect(n).toBe(2);
   });
 
   it('stops after maxPages and says so', async () => {

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
-import { naturalKey } from '../../src/kinds/registry.js';
+import { liveNaturalKey } from '../../src/kinds/registry.js';
 import { silentLogger } from '../../src/log.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { loadState } from '../../src/state/store.js';
@@ -85,7 +85,7 @@ describe('drill: the state disk fills up during an apply', () => {
       const ids = new Set(state.resources.filter((r) => r.id !== '').map((r) => `${r.kind}/${r.id}`));
       const pending = new Set(state.resources.filter((r) => r.pending === 'create').map((r) => `${r.kind}/${r.key ?? ''}`));
       const unrecorded = [
-        ...ints.filter((i) => !ids.has(`Integration/${i.id}`) && !pending.has(`Integration/${naturalKey(i.type, i.config)}`)).map((i) => `Integration ${i.id}`),
+        ...ints.filter((i) => !ids.has(`Integration/${i.id}`) && !pending.has(`Integration/${liveNaturalKey(i.type, i.config)}`)).map((i) => `Integration ${i.id}`),
         ...hooks.filter((w) => !ids.has(`Webhook/${w.id}`) && !pending.has(`Webhook/${w.name}`)).map((w) => `Webhook ${w.name}`),
       ];
       expect(unrecorded).toEqual([]);
@@ -100,7 +100,7 @@ describe('drill: the state disk fills up during an apply', () => {
       expect(again.code, again.stderr).toBe(0);
       const [ints2, hooks2] = await Promise.all([client.listIntegrations(), client.listWebhooks()]);
       expect(ints2).toHaveLength(INTEGRATIONS);
-      expect(new Set(ints2.map((i) => naturalKey(i.type, i.config))).size).toBe(INTEGRATIONS);
+      expect(new Set(ints2.map((i) => liveNaturalKey(i.type, i.config))).size).toBe(INTEGRATIONS);
       expect(hooks2.map((w) => w.name).sort()).toEqual(Array.from({ length: WEBHOOKS }, (_, i) => `wx-wh-${i}`).sort());
       const plan = await runGovops(['plan', 'm', '--state', statePath, '--detailed-exitcode'], { cwd: dir, env });
       expect(plan.code, plan.stdout + plan.stderr).toBe(0);

@@ -124,6 +124,15 @@ describe('intents left by an interrupted run', () => {
     expect(plan([sql], { integrations: [live] }, st).changes[0]).toMatchObject({ action: 'noop', adopt: false, liveId: '12' });
   });
 
+  it('a live integration of a type govops does not know is never the one a pending create made (and nothing throws)', () => {
+    const unknown = { ...liveOf(sql, '13'), type: 'graph_database' };
+    const st = stateWith(pendingCreate(sql, 'sql_analytics:host=db.example.com'));
+    expect(resolvePending(st, { integrations: [unknown], webhooks: [] }).state.resources).toEqual([]);
+    const live = liveOf(sql, '12');
+    expect(resolvePending(st, { integrations: [unknown, live], webhooks: [] }).state.resources).toEqual([expect.objectContaining({ name: 'sql', id: '12' })]);
+    expect(plan([sql], { integrations: [unknown] }, st).changes[0]).toMatchObject({ action: 'create' });
+  });
+
   it('a pending webhook create claims one live webhook by its identity (the lowest id); its other copies by the same creator are recorded', () => {
     const a = webhook('a');
     const b = webhook('b');

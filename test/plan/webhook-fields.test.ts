@@ -11,6 +11,7 @@ import { toDesired } from '../../src/plan/desired.js';
 import { webhookFields } from '../../src/plan/facts.js';
 import type { DesiredWebhook } from '../../src/plan/types.js';
 import { diffWebhook } from '../../src/plan/webhooks.js';
+import { comparable } from '../../src/plan/shape.js';
 import { WEBHOOK_FIELDS, WEBHOOK_FIELD_NAMES, type WebhookField, type WebhookFieldRule } from '../../src/service/webhook-fields.js';
 import { HASH } from './fixtures.js';
 
@@ -71,5 +72,18 @@ describe.each(WEBHOOK_FIELD_NAMES)('webhook field %s', (field) => {
     const two = webhookFields(toLiveWebhook({ id: 1, ...withValue(b) }), undefined);
     expect(Object.keys(one)).toContain(field);
     expect(one[field]).not.toEqual(two[field]);
+  });
+});
+
+describe('a boolean field sent as a string', () => {
+  it('"true" / "false" (any case, spaced) read as the booleans, as config booleans are; anything else as a webhook\'s absent false', () => {
+    for (const [wire, want] of [['true', true], ['TRUE', true], [' True ', true], ['false', false], ['False', false], ['yes', false], [1, false], [null, false]] as const) {
+      expect(toLiveWebhook({ id: 1, ...BASE, global: wire }).global, String(wire)).toBe(want);
+    }
+    const d = desired({ ...BASE, global: true }, 'hook');
+    expect(diffWebhook(d, toLiveWebhook({ id: 1, ...BASE, global: 'true' }), undefined, false).changes).toEqual([]);
+    const shape = { t: { fields: { v: { type: 'boolean', default: false } } } };
+    expect(comparable(shape, 't', { v: 'True' })).toEqual(comparable(shape, 't', { v: true }));
+    expect(comparable(shape, 't', { v: 'yes' })).toEqual({ v: 'yes' }); // not a boolean: compared as it is (a difference)
   });
 });

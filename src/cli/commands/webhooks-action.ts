@@ -95,11 +95,20 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
       const total = stats.count !== undefined && !match ? ` of ${stats.count}` : '';
       ctx.stderr.write(`${records.length}${total} record(s), newest first${more ? `; --limit ${limit * 5} shows more` : ''}\n`);
       if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older records were not read\n`);
+      if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'records'));
     }
     process.exitCode = EXIT.ok;
   } finally {
     await api.close();
   }
+}
+
+/** The note for a read that stopped because the service answered a page with records already read. */
+function unpagedNote(stats: ReadStats, what: string): string {
+  return (
+    `note: the read stopped after ${stats.requests} pages (${stats.received} records): page ${stats.requests} held only records already read, ` +
+    `so the service does not page its history (offset); older ${what} it did not send were not read\n`
+  );
 }
 
 // ---- retry --------------------------------------------------------------------------------------
@@ -135,6 +144,7 @@ async function selectFailed(
   const stats: ReadStats = { requests: 0, received: 0, exhausted: false, truncated: false };
   for await (const r of readHistory(api, { filters, sinceMs, match, onFilterFallback: fallbackNote(ctx) }, stats)) records.push(r);
   if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older failed deliveries were not looked at\n`);
+  if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'failed deliveries'));
   const failed = failedDeliveries(records);
   return { selected: failed.slice(0, max).map((d) => d.record), more: Math.max(0, failed.length - max) };
 }

@@ -20,3 +20,14 @@ export function manualStepsOption(): Option {
     .env('GOVOPS_MANUAL_STEPS')
     .default('require');
 }
+
+/**
+ * `--no-adopt` (env GOVOPS_NO_ADOPT, set to anything: on): plan, apply, preview and run. commander names its value
+ * `adopt`: false when given.
+ */
+export function noAdoptOption(): Option {
+  return new Option(
+    '--no-adopt',
+    'do not adopt a live resource govops does not own that a manifest matches by natural key: the change is blocked (adoptions recorded by govops state adopt still apply)',
+  ).env('GOVOPS_NO_ADOPT');
+}

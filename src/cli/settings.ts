@@ -21,6 +21,8 @@ export interface PlanSettingFlags {
   resendSecrets?: boolean;
   manualSteps?: ManualStepsMode;
   only?: string[];
+  /** commander's name for `--no-adopt` (or GOVOPS_NO_ADOPT): false when given. */
+  adopt?: boolean;
 }
 
 /**
@@ -31,15 +33,17 @@ export interface PlanSettingFlags {
 export function planSettingsFrom(flags: PlanSettingFlags): PlanOptions {
   const maxDeletes = parseCount('--max-deletes', flags.maxDeletes);
   if (flags.only?.length) parseTargets(flags.only);
-  return planSettings({ ...flags, maxDeletes });
+  const { adopt, ...rest } = flags;
+  return planSettings({ ...rest, maxDeletes, noAdopt: adopt === false });
 }
 
 /** The normal form of plan options read from anywhere (flags, a saved plan's file). */
-function planSettings(o: Omit<PlanSettingFlags, 'maxDeletes'> & { maxDeletes?: number | undefined }): PlanOptions {
+function planSettings(o: Omit<PlanSettingFlags, 'maxDeletes' | 'adopt'> & { maxDeletes?: number | undefined; noAdopt?: boolean | undefined }): PlanOptions {
   const out: PlanOptions = { prune: Boolean(o.prune), allowReplace: Boolean(o.allowReplace), manualSteps: o.manualSteps === 'trust' ? 'trust' : 'require' };
   if (o.resendSecrets) out.resendSecrets = true;
   if (o.maxDeletes !== undefined) out.maxDeletes = o.maxDeletes;
   if (o.allowEmpty) out.allowEmpty = true;
+  if (o.noAdopt === true) out.noAdopt = true;
   if (o.only?.length) out.only = o.only;
   return out;
 }
@@ -52,6 +56,7 @@ export function savedPlanSettings(o: SavedPlanOptions): PlanOptions {
     resendSecrets: o.resendSecrets,
     maxDeletes: typeof o.maxDeletes === 'number' ? o.maxDeletes : undefined,
     allowEmpty: o.allowEmpty,
+    noAdopt: o.noAdopt,
     only: Array.isArray(o.only) ? o.only : undefined,
     manualSteps: o.manualSteps,
   });

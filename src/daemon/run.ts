@@ -31,7 +31,7 @@ export interface RunSettings {
   intervalMs: number;
   resyncMs: number;
   selfHeal: boolean;
-  /** The planner's options (--prune, --allow-replace, --max-deletes, --allow-empty, --manual-steps), passed down whole. */
+  /** The planner's options (--prune, --allow-replace, --max-deletes, --allow-empty, --no-adopt, --manual-steps), passed down whole. */
   plan: PlanOptions;
   /** How plans are carried out (--concurrency, --timeout, --poll-*, --webhook-batch-*), passed down whole. */
   tuning?: ApplyTuning;
@@ -181,6 +181,7 @@ function daemonInfo(s: RunSettings): Record<string, unknown> {
     maxDeletes: plan.maxDeletes,
     manualSteps: plan.manualSteps ?? 'require',
     allowEmpty: plan.allowEmpty ?? false,
+    noAdopt: plan.noAdopt ?? false,
     intervalMs: s.intervalMs,
     resyncMs: s.resyncMs,
     statePath: describeStateLocation(s.statePath),

@@ -11,6 +11,7 @@ import type { LiveDataSource, LiveIntegration } from '../api/types.js';
 import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
 import { dataSourceKey } from '../service/data-sources.js';
 import type { ManagedResource } from '../state/types.js';
+import { guardAdoption, unownedIntegration } from './adoption.js';
 import { matchResources, type Match, type MatchResult } from './match.js';
 import { orphanWarning } from './orphans.js';
 import { blocked, problem, reason, warning, type Blocked, type PlanProblem, type PlanWarning } from './notes.js';
@@ -195,6 +196,8 @@ function planDesired(
   const changes: ResourceChange[] = [];
   const errors: PlanProblem[] = [];
   const liveIntegrations = new Map(input.liveIntegrations.map((i) => [i.id, i]));
+  // --no-adopt: nothing is registered under an integration govops does not own
+  const ownedIntegrations = new Set(input.options.noAdopt ? input.state.filter((s) => s.kind === 'Integration').map((s) => s.id) : []);
   for (const d of input.desired) {
     const ic = input.integrationChanges.get(d.body.integration);
     if (!ic) {
@@ -208,7 +211,11 @@ function planDesired(
     const liveIntegration = ic.liveId !== undefined ? liveIntegrations.get(ic.liveId) : undefined;
     const nameTaken = (name: string): LiveDataSource | undefined =>
       (ic.liveId === undefined ? undefined : liveOf.get(ic.liveId))?.find((l) => l.dataSourceName === name && !leaving.has(l.id));
-    changes.push(planOne(d, m.matches.get(d.name)!, ic, liveIntegration, input.options, nameTaken));
+    const match = m.matches.get(d.name)!;
+    const c = guardAdoption(planOne(d, match, ic, liveIntegration, input.options, nameTaken), match, input.options);
+    const unowned = unownedIntegration(c, ownedIntegrations, input.options);
+    if (unowned) c.blocked = unowned;
+    changes.push(c);
   }
   return { changes, errors };
 }

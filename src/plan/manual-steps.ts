@@ -168,7 +168,8 @@ export function blockedByManualStep(b: Blocked): boolean {
  */
 export function gateManualSteps(changes: ResourceChange[], ctx: GateContext): void {
   for (const c of changes) {
-    if (c.resourceKind !== 'Integration') continue;
+    // (an adoption --no-adopt refuses waits for the operator, not for a script: no gate until it is adopted)
+    if (c.resourceKind !== 'Integration' || c.blocked?.code === 'adopt-not-allowed') continue;
     const d = ctx.desired.get(c.name);
     const live = c.liveId !== undefined ? ctx.live.get(c.liveId) : undefined;
     const st = ctx.state.get(c.renamedFrom ?? c.name);

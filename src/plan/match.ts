@@ -11,8 +11,10 @@ export interface Match<L> {
   live?: L;
   /** The state entry for this manifest's name (if any); for a rename, the old name's entry. */
   state?: ManagedResource;
-  /** Found by natural key and not owned: adopted. */
+  /** Found by natural key and not owned, or recorded by `govops state adopt`: adopted. */
   adopt: boolean;
+  /** The adoption was recorded by the operator (`govops state adopt --id`, `export --state`), not found by natural key. */
+  explicitAdopt?: boolean;
   /** Found by natural key and owned under another, removed manifest name. */
   renamedFrom?: string;
   reasons: Reason[];
@@ -103,7 +105,7 @@ function matchByRecordedId<D, L extends { id: string }>(m: Matching<D, L>, name:
   if (!st || !live) return;
   // `govops state adopt --id` recorded it and nothing was applied since: an adoption of that id.
   const reasons = st.explicitAdopt ? [reason('adopted', `adopted explicitly (govops state adopt --id ${st.id})`)] : [];
-  m.matches.set(name, { live, state: st, adopt: st.explicitAdopt === true, reasons });
+  m.matches.set(name, { live, state: st, adopt: st.explicitAdopt === true, ...(st.explicitAdopt ? { explicitAdopt: true } : {}), reasons });
   m.claimed.set(live.id, name);
 }
 

@@ -13,6 +13,8 @@ export type BlockedCode =
   | 'deletion-guard'
   /** A replace (or an adoption that means one) needs --allow-replace. */
   | 'replace-not-allowed'
+  /** `--no-adopt`: the manifest matches, by natural key, a live resource govops does not own (src/plan/adoption.ts). */
+  | 'adopt-not-allowed'
   /** The delete (or the delete half of a replace) needs spec.deleteCredentials. */
   | 'needs-delete-credentials'
   /** A data source waits for its integration (created, enabled, or itself blocked). */

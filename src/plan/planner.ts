@@ -6,6 +6,7 @@ import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.
 import { isIntegrationType, naturalKey } from '../kinds/registry.js';
 import type { GovopsState } from '../state/types.js';
 import { naturalCompare } from '../util/natural.js';
+import { guardAdoption } from './adoption.js';
 import { planDataSources, targetDataSources } from './data-sources.js';
 import { planIntegration, planOrphanIntegration, type PlanContext } from './integrations.js';
 import { findDuplicateWebhooks } from './duplicates.js';
@@ -118,7 +119,10 @@ function planIntegrationChanges(integrations: DesiredIntegration[], input: PlanI
     keyOfLive: (l) => (isIntegrationType(l.type) ? naturalKey(l.type, shapes[l.type] ? normalise(l.type, l.config) : l.config) : undefined),
   });
   pushAll(draft.errors, im.errors);
-  for (const d of integrations) draft.changes.push(planIntegration(d, im.matches.get(d.name)!, pc));
+  for (const d of integrations) {
+    const m = im.matches.get(d.name)!;
+    draft.changes.push(guardAdoption(planIntegration(d, m, pc), m, options));
+  }
   for (const o of im.orphans) {
     // Recorded by `state adopt` and never applied: not owned yet, so never pruned.
     const c = o.state.explicitAdopt ? undefined : planOrphanIntegration(o.state, o.live, options);
@@ -140,7 +144,10 @@ function planWebhookChanges(webhooks: DesiredWebhook[], input: PlanInput, state:
     keyOfLive: (l) => l.name,
   });
   pushAll(draft.errors, wm.errors);
-  for (const d of webhooks) draft.changes.push(planWebhook(d, wm.matches.get(d.name)!, options));
+  for (const d of webhooks) {
+    const m = wm.matches.get(d.name)!;
+    draft.changes.push(guardAdoption(planWebhook(d, m, options), m, options));
+  }
   for (const o of wm.orphans) {
     const c = o.state.explicitAdopt ? undefined : planOrphanWebhook(o.state, o.live, options);
     if (c) draft.changes.push(c);

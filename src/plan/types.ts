@@ -301,6 +301,12 @@ export interface PlanOptions {
    */
   resendSecrets?: boolean;
   /**
+   * `--no-adopt`: a manifest that matches, by natural key, a live resource govops does not own does not take it
+   * over; its change is blocked (`adopt-not-allowed`). An adoption the operator recorded (`govops state adopt`,
+   * `export --state`) is still carried out; what govops owns is planned as always. Default false: adopted.
+   */
+  noAdopt?: boolean;
+  /**
    * `--only Kind/name` patterns (globs allowed): plan those resources only. A delete is planned only for a
    * resource a pattern names exactly (no glob).
    */

@@ -6,8 +6,10 @@ import { planSettingsFrom, savedPlanSettings, sourceSettingsFrom } from '../../s
 describe('settings from the flags', () => {
   it('plan settings: switches off are left out, manualSteps always set; a saved plan reads back the same object', () => {
     expect(planSettingsFrom({})).toEqual({ prune: false, allowReplace: false, manualSteps: 'require' });
-    const full = planSettingsFrom({ prune: true, allowReplace: true, maxDeletes: '3', allowEmpty: true, resendSecrets: true, manualSteps: 'trust', only: ['Webhook/a-*'] });
-    expect(full).toEqual({ prune: true, allowReplace: true, maxDeletes: 3, allowEmpty: true, resendSecrets: true, manualSteps: 'trust', only: ['Webhook/a-*'] });
+    // --no-adopt is commander's `adopt: false` (true, its default, when not given)
+    expect(planSettingsFrom({ adopt: true })).toEqual({ prune: false, allowReplace: false, manualSteps: 'require' });
+    const full = planSettingsFrom({ prune: true, allowReplace: true, maxDeletes: '3', allowEmpty: true, resendSecrets: true, manualSteps: 'trust', only: ['Webhook/a-*'], adopt: false });
+    expect(full).toEqual({ prune: true, allowReplace: true, maxDeletes: 3, allowEmpty: true, resendSecrets: true, manualSteps: 'trust', only: ['Webhook/a-*'], noAdopt: true });
     // what `plan --out` saves is what `apply FILE` plans with
     expect(savedPlanSettings(JSON.parse(JSON.stringify(full)))).toEqual(full);
     expect(savedPlanSettings({ prune: false, allowReplace: false, only: [] })).toEqual({ prune: false, allowReplace: false, manualSteps: 'require' });

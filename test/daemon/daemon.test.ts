@@ -238,6 +238,32 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(metrics).toMatch(/govops_deletions_refused 2/);
   });
 
+  it('--no-adopt: a webhook govops does not own is not adopted; reported blocked, nothing written to it, the rest applied', async () => {
+    const t = await setup({ plan: { prune: true, allowReplace: true, noAdopt: true } });
+    const api = t.api();
+    // made by hand by another team; a manifest of the same name would take it over (and replace it)
+    const [theirs] = (await api.createWebhooks([{ url: 'https://team.example.com/in', name: 'team', global: true, notificationType: ['healthCheckFailed'], actionType: 'triggered' }])).createdWebhooks;
+    await t.swap('hooks.yaml', [webhook('team', 'https://elsewhere.example.com/in'), webhook('ours', 'https://hooks.example.com/ours')].join('---\n'));
+    t.sandbox!.clearRequests();
+    const { daemon } = await t.start();
+    const status = await until(async () => {
+      const b = (await getJson(`${daemon.url}/status`)).body;
+      return b.lastReconcile?.result === 'blocked' && !b.running ? b : undefined;
+    }, 15_000, 'blocked');
+    expect(status.options.noAdopt).toBe(true);
+    expect(status.lastReconcile.blocked).toEqual([expect.objectContaining({ kind: 'Webhook', name: 'team' })]);
+    const team = status.resources.find((r: { name: string }) => r.name === 'team');
+    expect(team).toMatchObject({ syncState: 'blocked' });
+    expect(team.error).toMatch(new RegExp(`^blocked: not adopted \\(--no-adopt\\): live webhook ${theirs!.id} matches this manifest`));
+    expect(status.lastError).toBeUndefined();
+    // the rest of the revision went ahead; nothing was sent about the other team's webhook
+    const hooks = await api.listWebhooks();
+    expect(hooks.map((w) => `${w.name} ${w.url}`).sort()).toEqual(['ours https://hooks.example.com/ours', 'team https://team.example.com/in']);
+    expect(t.sandbox!.requests().filter((r) => r.method !== 'GET' && r.path.includes(theirs!.id))).toEqual([]);
+    expect(t.sandbox!.requests().filter((r) => r.method === 'DELETE')).toEqual([]);
+    expect(JSON.parse(await readFile(t.settings.statePath, 'utf8')).resources.map((r: { name: string }) => r.name)).toEqual(['ours']);
+  });
+
   it('mass deletion: emptying the manifest folder deletes nothing (prune on, default guard) and is reported', async () => {
     const t = await setup({ plan: { prune: true, allowReplace: false } });
     // The four webhooks in one file, removed in one step: with a file each, a scan between two removals

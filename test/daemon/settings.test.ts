@@ -26,6 +26,8 @@ describe('govops run settings', () => {
     expect(s).toMatchObject({ intervalMs: 60_000, resyncMs: 300_000, selfHeal: false, listen: { host: '0.0.0.0', port: 8080 } });
     // one settings object per concern, built once from the flags and passed down whole
     expect(s.plan).toEqual({ prune: false, allowReplace: false, manualSteps: 'require' });
+    // --no-adopt (commander's `adopt: false`, or GOVOPS_NO_ADOPT) reaches the planner's options
+    expect(settingsFrom({ ...defaults, dir: 'm', adopt: false }, {}).plan).toEqual({ prune: false, allowReplace: false, manualSteps: 'require', noAdopt: true });
     expect(s.tuning).toMatchObject({ concurrency: 8, timeoutMs: 600_000, pollIntervalMs: 25, pollMaxIntervalMs: 30_000 });
     expect(s.workdir).toBe(join('.govops', 'work'));
     expect(s.hookSecret).toBeUndefined();

@@ -27,11 +27,20 @@ const PLAN_FLAGS: Array<[keyof ApplyFlags, string]> = [
 /** The options of applying a saved plan: everything that decides the plan comes from the file. */
 async function savedPlanOptions(file: string, flags: ApplyFlags, ctx: CliContext, command: Command): Promise<ReconcileOptions & { statePath: string }> {
   const given = PLAN_FLAGS.filter(([k]) => flags[k] !== undefined).map(([, flag]) => flag);
+  // (these two always have a value, a default or from the environment: only the command line counts)
   if (command.getOptionValueSource('manualSteps') === 'cli') given.push('--manual-steps');
+  if (command.getOptionValueSource('adopt') === 'cli') given.push('--no-adopt');
   if (given.length) {
     throw new UserError(`${given.join(', ')} cannot be given with a saved plan: ${file} fixes the options it was planned with`, `apply it as it is, or plan again with the options you want (govops plan --out FILE)`);
   }
   const saved = await readSavedPlan(file);
+  // GOVOPS_NO_ADOPT is the operator's guard: a plan saved without it is not carried out where it is set.
+  if (command.getOptionValueSource('adopt') === 'env' && saved.options.noAdopt !== true) {
+    throw new UserError(
+      `GOVOPS_NO_ADOPT is set, but ${file} was planned without --no-adopt: nothing was applied`,
+      'plan again where GOVOPS_NO_ADOPT is set (govops plan --out FILE), review, and apply the new plan',
+    );
+  }
   return {
     // a plan of a stream (`plan - --out FILE`) reads the stream again: `kustomize build … | govops apply FILE`
     source: sourceSettingsFrom(saved.paths, flags),

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { ManualStepsMode } from '../../plan/types.js';
 import { stateOption } from '../state-option.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
-import { manualStepsOption } from '../flags.js';
+import { manualStepsOption, noAdoptOption } from '../flags.js';
 import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
@@ -20,6 +20,8 @@ export interface PlanFlags extends ConnectionFlags, SecretFlags {
   allowEmpty?: boolean;
   revision?: string;
   manualSteps?: ManualStepsMode;
+  /** `--no-adopt` (commander's name): false when given. */
+  adopt?: boolean;
   /** `--only Kind/name` patterns (repeatable). */
   only?: string[];
 }
@@ -47,6 +49,7 @@ export function addPlanOptions<C extends Command>(cmd: C): C {
       'plan and act on these resources only (repeatable; globs * ? [..] allowed, e.g. "Webhook/pager-*"); a delete only of a resource named exactly',
       collect,
     )
+    .addOption(noAdoptOption())
     .addOption(manualStepsOption());
   addSecretOptions(cmd);
   return addConnectionOptions(cmd);

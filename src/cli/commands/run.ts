@@ -6,7 +6,7 @@ import { InvalidArgumentError, Option, type Command } from '../commander.js';
 import { addApplyTuningOptions, type ApplyTuningFlags } from '../apply-options.js';
 import type { ManualStepsMode } from '../../plan/types.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
-import { manualStepsOption } from '../flags.js';
+import { manualStepsOption, noAdoptOption } from '../flags.js';
 import { stateOption } from '../state-option.js';
 import type { SecretFlags } from '../secret-options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
@@ -23,6 +23,8 @@ export interface RunFlags extends ConnectionFlags, SecretFlags, ApplyTuningFlags
   maxDeletes?: string;
   allowEmpty?: boolean;
   allowReplace?: boolean;
+  /** `--no-adopt` (commander's name): false when given. */
+  adopt?: boolean;
   manualSteps?: ManualStepsMode;
   concurrency: string;
   timeout: string;
@@ -76,6 +78,7 @@ export function register(program: Command): void {
     )
     .option('--allow-empty', 'let an empty manifest set prune (refused by default: it usually means a broken checkout)')
     .option('--allow-replace', 'allow delete + create when a non-editable attribute changes')
+    .addOption(noAdoptOption())
     .addOption(manualStepsOption())
     .option('--concurrency <n>', 'resources applied in parallel', '8')
     .option('--timeout <duration>', 'overall apply timeout of one reconcile', '10m')

@@ -18,15 +18,10 @@ import { expressions, PLAIN_REFERENCE, readAction, runAction, runBash, type Acti
 import { runGovops } from '../helpers/cli.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
 import { startForge, type Forge } from '../helpers/forge.js';
+import { git, initRepo } from '../helpers/git.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MARKER = '<!-- govops-preview -->';
-
-function git(dir: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
 
 function bashSyntax(script: string): string {
   const r = spawnSync('bash', ['-n'], { input: script, encoding: 'utf8' });
@@ -38,9 +33,7 @@ const lake = (httpPath: string) => lakehouseManifest({ name: 'lake', host: 'lake
 /** A repository with the base commit on main and one pull-request commit on `branch` (the lakehouse's httpPath changed). */
 async function seedRepo(dir: string, branch: string, prPath: string): Promise<void> {
   await mkdir(path.join(dir, 'm'), { recursive: true });
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.email', 'ci@example.com');
-  git(dir, 'config', 'user.name', 'ci');
+  initRepo(dir);
   await writeFile(path.join(dir, 'm', 'lake.yaml'), lake('/sql/1'));
   git(dir, 'add', '-A');
   git(dir, 'commit', '-q', '-m', 'base');

@@ -4,7 +4,6 @@
  * the live actions from the plan, no dry run for data sources (said so), read-only requests; and the
  * "not supported" warning once.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,12 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops } from '../helpers/cli.js';
 import { dataSourceManifest as source, objectStoreManifest as store } from '../helpers/manifests.js';
-
-function git(dir: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
+import { git, initRepo } from '../helpers/git.js';
 
 interface Resource {
   resourceKind: string;
@@ -37,9 +31,7 @@ describe('govops preview with data sources', () => {
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, transitionMs: 20 });
     repo = await mkdtemp(path.join(tmpdir(), 'govops-pr-ds-'));
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'config', 'user.email', 'ci@example.com');
-    git(repo, 'config', 'user.name', 'ci');
+    initRepo(repo);
     await mkdir(path.join(repo, 'm'));
     await write('store.yaml', store('raw', 's3://raw.example.com/'));
     await write('events.yaml', source('events', 'raw', 's3://raw.example.com/events'));

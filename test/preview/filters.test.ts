@@ -3,12 +3,12 @@
  * git-lfs does once installed): the preview reads the committed bytes and no driver runs, neither the smudge
  * of the copies it checks out nor the clean of the work tree's files `git status` compares.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGovops } from '../helpers/cli.js';
+import { gitIn, initRepo } from '../helpers/git.js';
 
 const OPERATOR = 'operator-api-token-filters-7c6b';
 
@@ -25,11 +25,8 @@ spec:
     token: { fromEnv: GOVOPS_SECRET_LAKE }
 `;
 
-function git(dir: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
+/** git without the machine's system configuration (the test sets up its own filters). */
+const git = (dir: string, ...args: string[]): string => gitIn(dir, args, { ...process.env, GIT_CONFIG_NOSYSTEM: '1' });
 
 describe('govops preview with filter drivers on the host', () => {
   let dir: string;
@@ -42,9 +39,7 @@ describe('govops preview with filter drivers on the host', () => {
     log = path.join(dir, 'log');
     await mkdir(path.join(repo, 'm'), { recursive: true });
     await mkdir(log);
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'config', 'user.email', 'ci@example.com');
-    git(repo, 'config', 'user.name', 'ci');
+    initRepo(repo, git);
     await writeFile(path.join(repo, 'm', 'base.yaml'), lake('base'));
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'base');

@@ -4,7 +4,6 @@
  * file names make no mention, reference, HTML, link or autolink, and cannot break a table, in the preview, in
  * `plan -o markdown` and in the apply summary.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +15,7 @@ import { mdCode, mdFenced, mdHtml, mdText } from '../../src/util/markdown.js';
 import { registerSecrets } from '../../src/util/redact.js';
 import { printable } from '../../src/util/terminal.js';
 import { runGovops } from '../helpers/cli.js';
+import { git, initRepo } from '../helpers/git.js';
 
 const HOSTILE = '@octo-org/team <img src=x onerror=alert(1)> [click](https://evil.example) https://evil.example www.evil.example #12 a|b';
 
@@ -35,12 +35,6 @@ function neutral(md: string): void {
   expect(text).not.toMatch(/www\./i);
 }
 
-function git(dir: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
-
 const hook = (name: string, url: string) =>
   `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: ${name}\nspec:\n  url: ${url}\n  global: false\n  notificationType: [modelCreated]\n  actionType: triggered\n`;
 
@@ -48,9 +42,7 @@ describe('the preview comment of a pull request adding x@octo-org.yaml', () => {
   let repo: string;
   beforeAll(async () => {
     repo = await mkdtemp(path.join(tmpdir(), 'govops-preview-md-'));
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'config', 'user.email', 'ci@example.com');
-    git(repo, 'config', 'user.name', 'ci');
+    initRepo(repo);
     await mkdir(path.join(repo, 'm'));
     await writeFile(path.join(repo, 'm', 'base.yaml'), hook('base', 'https://hooks.example.com/base'));
     git(repo, 'add', '-A');

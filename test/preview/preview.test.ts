@@ -6,7 +6,6 @@
  * manual-flow integration with its scripts, a changed host (no secret sent), drift not caused by the pull
  * request; plus offline (a fork), JSON, an untouched work tree, and no secret value in any output.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops, type CliResult } from '../helpers/cli.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
+import { git, initRepo } from '../helpers/git.js';
 
 const SECRETS = {
   GOVOPS_SECRET_LAKE_TOKEN: 'lake-SECRET-tok-7171',
@@ -81,12 +81,6 @@ spec:
   type: distributed_sql
 `;
 
-function git(dir: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
-
 describe('govops preview of a pull request', () => {
   let sandbox: SandboxHandle;
   let repo: string;
@@ -128,9 +122,7 @@ describe('govops preview of a pull request', () => {
     sandbox = await startSandbox({ port: 0, transitionMs: 20 });
     repo = await mkdtemp(path.join(tmpdir(), 'govops-pr-'));
     stateDir = await mkdtemp(path.join(tmpdir(), 'govops-pr-state-'));
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'config', 'user.email', 'ci@example.com');
-    git(repo, 'config', 'user.name', 'ci');
+    initRepo(repo);
     await mkdir(path.join(repo, 'm'));
     await write('lake.yaml', lake('lake', 'lake.example.com'));
     await write('drifty.yaml', lake('drifty', 'drifty.example.com'));

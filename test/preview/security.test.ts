@@ -3,13 +3,13 @@
  * linked out of it, govops' own variables and absolute paths are refused with the file named in the
  * comment (exit 1), offline and live; nothing of the link targets or of the operator's variables shows.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops } from '../helpers/cli.js';
+import { git, initRepo } from '../helpers/git.js';
 
 const OUTSIDE = 'outside-preview-4e3d2c1b';
 const OPERATOR = 'operator-api-token-9f8e7d';
@@ -27,12 +27,6 @@ spec:
     token: ${ref}
 `;
 
-function git(dir: string, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd: dir, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
-
 describe('govops preview of an untrusted pull request', () => {
   let sandbox: SandboxHandle;
   let repo: string;
@@ -44,9 +38,7 @@ describe('govops preview of an untrusted pull request', () => {
     outside = await mkdtemp(path.join(tmpdir(), 'govops-preview-outside-'));
     await writeFile(path.join(outside, 'shadow'), `root:${OUTSIDE}:0:0\n`);
     await writeFile(path.join(outside, 'token'), OUTSIDE);
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'config', 'user.email', 'ci@example.com');
-    git(repo, 'config', 'user.name', 'ci');
+    initRepo(repo);
     await mkdir(path.join(repo, 'm', 'secrets'), { recursive: true });
     await writeFile(path.join(repo, 'm', 'ok.yaml'), lake('ok', '{ fromEnv: GOVOPS_SECRET_OK }'));
     git(repo, 'add', '-A');
@@ -102,9 +94,7 @@ describe('govops preview: a "secret" chosen by the pull request cannot rewrite t
   let repo: string;
   beforeAll(async () => {
     repo = await mkdtemp(path.join(tmpdir(), 'govops-preview-md-'));
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'config', 'user.email', 'ci@example.com');
-    git(repo, 'config', 'user.name', 'ci');
+    initRepo(repo);
     await mkdir(path.join(repo, 'm'), { recursive: true });
     await writeFile(path.join(repo, 'm', 'ok.yaml'), lake('ok', '{ fromEnv: GOVOPS_SECRET_OK }'));
     git(repo, 'add', '-A');

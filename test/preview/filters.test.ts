@@ -9,21 +9,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGovops } from '../helpers/cli.js';
 import { gitIn, initRepo } from '../helpers/git.js';
+import { lakehouseManifest } from '../helpers/manifests.js';
 
 const OPERATOR = 'operator-api-token-filters-7c6b';
 
-const lake = (name: string) => `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: ${name}
-spec:
-  type: lakehouse
-  autoBootstrap: true
-  config:
-    workspaceUrl: https://${name}.example.com
-    httpPath: /sql/1
-    token: { fromEnv: GOVOPS_SECRET_LAKE }
-`;
+/** A lakehouse named `name` at https://<name>.example.com, its token from GOVOPS_SECRET_LAKE. */
+const lake = (name: string): string => lakehouseManifest({ name, host: `${name}.example.com`, httpPath: '/sql/1', tokenEnv: 'GOVOPS_SECRET_LAKE' });
 
 /** git without the machine's system configuration (the test sets up its own filters). */
 const git = (dir: string, ...args: string[]): string => gitIn(dir, args, { ...process.env, GIT_CONFIG_NOSYSTEM: '1' });

@@ -200,9 +200,12 @@ function addFailedCreation(c: ResourceChange, live: LiveIntegration, type: Integ
   };
 }
 
-/** The change waits for a manual step (and nothing else would be done with it). */
+/**
+ * The change waits for a manual step, and for nothing else: one that something else blocks too (a replace without
+ * --allow-replace) is a blocked change, not one a script would let through (apply: exit 1, not 3).
+ */
 export function isAwaitingManualStep(c: ResourceChange): boolean {
-  return c.manualStep?.status === 'awaiting';
+  return c.manualStep?.status === 'awaiting' && (c.blocked === undefined || blockedByManualStep(c.blocked));
 }
 
 /** What blocks the change besides its awaiting manual step (shown on its own), or undefined. */

@@ -91,6 +91,22 @@ describe('manual-flow integrations wait for the acknowledgment (sandbox over HTT
     expect(writes()).toEqual([]);
   });
 
+  it('a replace that needs --allow-replace is blocked for that, not reported as awaiting a manual step', async () => {
+    await r.write('lake.yaml', manualLake('/sql/1', lakeAck('create', '/sql/1')));
+    expect((await r.run()).ok).toBe(true);
+    // `catalog` cannot be edited: a replace (delete + create), which needs the create script again and --allow-replace
+    await r.write('lake.yaml', manualLake('/sql/1', lakeAck('create', '/sql/1')).replace('    httpPath: /sql/1\n', '    httpPath: /sql/1\n    catalog: other_catalog\n'));
+    r.sandbox.clearRequests();
+    const res = await r.run();
+    const lake = outcome(res, 'lake');
+    // a script would not let it through: it is skipped as blocked by the flag (exit 1), not reported as waiting for a
+    // script (before: result blocked, "awaiting manual step", and apply's exit 3)
+    expect(lake).toMatchObject({ action: 'replace', result: 'skipped', code: 'GOVOPS_BLOCKED' });
+    expect(lake!.error).toMatch(/--allow-replace/);
+    expect(lake!.error).not.toMatch(/awaiting manual step/);
+    expect(writes()).toEqual([]);
+  });
+
   it('--manual-steps trust: the edit is sent at once', async () => {
     await r.write('lake.yaml', manualLake('/sql/1'));
     expect((await r.run({ manualSteps: 'trust' })).ok).toBe(true);

@@ -49,7 +49,24 @@ export interface ExportInput {
 export interface ExportResult {
   resources: ExportedResource[];
   variables: SecretVariable[];
+  /** What could not be exported: said whatever is selected (`warningsFor`). */
   warnings: string[];
+  /** What to check about one exported resource (`Kind/name`): said when it is selected. */
+  resourceWarnings: Array<{ resource: string; message: string }>;
+  /** Exported webhooks (`Webhook/name`) whose actionType the service left out: one warning for those selected. */
+  unknownActionType: string[];
+}
+
+/** The warnings of an export for the resources it writes (`selected`, by `Kind/name`; default every one). */
+export function warningsFor(result: ExportResult, selected: (resource: string) => boolean = () => true): string[] {
+  const out = [...result.warnings, ...result.resourceWarnings.filter((w) => selected(w.resource)).map((w) => w.message)];
+  // The interface lets records leave actionType out (null): one warning for all, not one per webhook.
+  const unknown = result.unknownActionType.filter(selected).map((r) => r.slice('Webhook/'.length));
+  if (unknown.length > 0) {
+    const shown = unknown.slice(0, 5).join(', ') + (unknown.length > 5 ? `, and ${unknown.length - 5} more` : '');
+    out.push(`${unknown.length} webhook(s) exported with actionType triggered: the service does not return their actionType (${shown}); check it where a webhook receives`);
+  }
+  return out;
 }
 
 /** A live integration of a kind govops knows (the only ones exported). */
@@ -63,7 +80,7 @@ function integrationBase(l: KnownIntegration): string {
 
 /** Every live resource as a manifest, named and with references for its credentials. */
 export function exportResources(input: ExportInput): ExportResult {
-  const out: ExportResult = { resources: [], variables: [], warnings: [] };
+  const out: ExportResult = { resources: [], variables: [], warnings: [], resourceWarnings: [], unknownActionType: [] };
   const nameById = exportIntegrations(input, out);
   exportWebhooks(input.webhooks, out);
   exportDataSources(input.dataSources ?? [], nameById, new Set(input.integrations.map((l) => l.id)), out);
@@ -104,9 +121,9 @@ function exportIntegrations(input: ExportInput, out: ExportResult): Map<string, 
       out.variables.push({ name: v, resource, path: ['config', ...path].join('.') });
       return { fromEnv: v };
     };
-    const warn = (path: string, why: string): void => void out.warnings.push(`${resource} (id ${live.id}) ${path}: ${why}`);
+    const warn = (path: string, why: string): void => void out.resourceWarnings.push({ resource, message: `${resource} (id ${live.id}) ${path}: ${why}` });
     const manifest = integrationManifest(live, name, input.shapes, ref, warn);
-    if (live.status !== 'enabled') out.warnings.push(`${resource} (id ${live.id}) is ${live.status} in the service: exported as it is configured`);
+    if (live.status !== 'enabled') out.resourceWarnings.push({ resource, message: `${resource} (id ${live.id}) is ${live.status} in the service: exported as it is configured` });
     out.resources.push({ kind: 'Integration', name, liveId: live.id, manifest, type: live.type, autoBootstrap: live.autoBootstrap });
   });
   return nameById;
@@ -140,7 +157,6 @@ function integrationManifest(
 /** Webhooks: the name is the identity (metadata.name becomes the webhook's name), so it cannot be changed. */
 function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): void {
   const seen = new Map<string, string>();
-  const unknownAction: string[] = [];
   for (const w of byId(webhooks)) {
     if (!NAME_PATTERN.test(w.name) || w.name.length > MAX_NAME) {
       out.warnings.push(
@@ -154,15 +170,8 @@ function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): vo
       continue;
     }
     seen.set(w.name, w.id);
-    if (w.actionType !== 'receive' && w.actionType !== 'triggered') unknownAction.push(w.name);
+    if (w.actionType !== 'receive' && w.actionType !== 'triggered') out.unknownActionType.push(`Webhook/${w.name}`);
     out.resources.push({ kind: 'Webhook', name: w.name, liveId: w.id, manifest: webhookManifest(w) });
-  }
-  // The interface lets records leave actionType out (null): one warning for all, not one per webhook.
-  if (unknownAction.length > 0) {
-    const shown = unknownAction.slice(0, 5).join(', ') + (unknownAction.length > 5 ? `, and ${unknownAction.length - 5} more` : '');
-    out.warnings.push(
-      `${unknownAction.length} webhook(s) exported with actionType triggered: the service does not return their actionType (${shown}); check it where a webhook receives`,
-    );
   }
 }
 

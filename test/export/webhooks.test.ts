@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveWebhook } from '../../src/api/types.js';
-import { exportResources } from '../../src/export/resources.js';
+import { exportResources, warningsFor } from '../../src/export/resources.js';
 import { configShapes } from '../../src/manifests/shapes.js';
 
 const hook = (id: number, name: string, actionType?: string | null): LiveWebhook => ({
@@ -22,14 +22,22 @@ describe('export of webhooks without actionType (the interface lets records leav
     const out = run(names.map((n, i) => hook(i + 1, n, i % 2 === 0 ? null : undefined)));
     expect(out.resources).toHaveLength(8);
     for (const r of out.resources) expect((r.manifest.spec as { actionType: string }).actionType).toBe('triggered');
-    expect(out.warnings).toEqual([
+    expect(warningsFor(out)).toEqual([
       '8 webhook(s) exported with actionType triggered: the service does not return their actionType (hook-0, hook-1, hook-2, hook-3, hook-4, and 3 more); check it where a webhook receives',
     ]);
   });
 
   it('no warning when the service says the actionType; receive is kept', () => {
     const out = run([hook(1, 'a', 'receive'), hook(2, 'b', 'triggered')]);
-    expect(out.warnings).toEqual([]);
+    expect(warningsFor(out)).toEqual([]);
     expect(out.resources.map((r) => (r.manifest.spec as { actionType: string }).actionType)).toEqual(['receive', 'triggered']);
+  });
+
+  it('the warning names only the webhooks a selection writes, and none when it writes none (export --select)', () => {
+    const out = run([hook(1, 'a', null), hook(2, 'b', null)]);
+    expect(warningsFor(out, (r) => r === 'Webhook/b')).toEqual([
+      '1 webhook(s) exported with actionType triggered: the service does not return their actionType (b); check it where a webhook receives',
+    ]);
+    expect(warningsFor(out, (r) => r.startsWith('Integration/'))).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { DataSourcesUnsupportedError, UserError } from '../../errors.js';
-import { EXPORT_KINDS, exportResources, type ExportedResource, type ExportKind } from '../../export/resources.js';
+import { EXPORT_KINDS, exportResources, warningsFor, type ExportedResource, type ExportKind } from '../../export/resources.js';
 import { commitExport, ENV_TEMPLATE, prepareExport, renderExport, type PreparedExport } from '../../export/write.js';
 import { configShapes } from '../../manifests/shapes.js';
 import { parseTargets, targetMatcher } from '../../plan/target.js';
@@ -136,8 +136,10 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
   const prepared = await prepareExport(out, renderExport(chosen, variables, flags.layout), Boolean(flags.force));
   const { written, adopted } = await writeAll(prepared, flags.state, chosen);
 
-  // warnings quote the service's names, ids and statuses: escaped for the terminal
-  for (const w of result.warnings) ctx.stderr.write(`warning: ${printable(w)}\n`);
+  // the warnings of what is written (and of what could not be), not of resources --select or --kind left out; they
+  // quote the service's names, ids and statuses: escaped for the terminal
+  const warnings = warningsFor(result, (resource) => names.has(resource));
+  for (const w of warnings) ctx.stderr.write(`warning: ${printable(w)}\n`);
   const orphaned = chosen.filter((r) => r.manifest.kind === 'DataSource' && !names.has(`Integration/${r.manifest.spec.integration}`));
   for (const r of orphaned) {
     if (r.manifest.kind === 'DataSource') ctx.stderr.write(`note: DataSource/${r.name} is registered under Integration/${r.manifest.spec.integration}, which was not exported: keep its manifest beside this one\n`);
@@ -151,7 +153,7 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
           resources: chosen.map((r) => ({ kind: r.kind, name: r.name, liveId: r.liveId })),
           variables,
           ...(flags.state !== undefined ? { adopted } : {}),
-          warnings: result.warnings,
+          warnings,
         },
         null,
         2,

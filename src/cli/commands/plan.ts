@@ -31,10 +31,13 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
-/** Options plan and apply share. */
-export function addPlanOptions<C extends Command>(cmd: C): C {
+/** The paths argument of plan and apply. */
+const PLAN_PATHS = 'manifest files or folders, or - for a multi-document YAML stream on standard input (default: .)';
+
+/** Options plan, apply and preview share (`paths`: the help of the paths argument, when it differs). */
+export function addPlanOptions<C extends Command>(cmd: C, paths = PLAN_PATHS): C {
   cmd
-    .argument('[paths...]', 'manifest files or folders, or - for a multi-document YAML stream on standard input (default: .)')
+    .argument('[paths...]', paths)
     .addOption(stateOption())
     .option('--prune', 'delete resources govops manages whose manifest is gone (never anything else)')
     .option('--allow-replace', 'allow replacing (delete + create) integrations whose non-editable attributes changed')

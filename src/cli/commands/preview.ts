@@ -31,7 +31,8 @@ export function register(program: Command): void {
     .option('--no-dry-run', 'do not send server-side dry runs')
     .option('--dry-run-new-targets', 'also dry-run integrations the base revision does not have (sends their secrets to hosts the pull request chose)')
     .option('--no-scripts', 'do not fetch the manual-flow scripts');
-  addPlanOptions(cmd).action(async (paths: string[], flags: PreviewFlags, command: Command) => {
+  // (no standard input: both revisions are read from Git objects)
+  addPlanOptions(cmd, 'manifest files or folders, read at both revisions from Git objects (default: .)').action(async (paths: string[], flags: PreviewFlags, command: Command) => {
     const { previewAction } = await import('./preview-action.js');
     await previewAction(paths, flags, command);
   });

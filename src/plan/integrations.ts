@@ -20,20 +20,21 @@ export interface PlanContext {
 }
 
 /** A diff context that also lists the hidden plain values it could not compare (see `secretContext`). */
-export type IntegrationDiffContext = DiffContext & { hiddenUnknown: Set<string> };
+export type IntegrationDiffContext = DiffContext & { hiddenUnknown(): ReadonlySet<string> | undefined };
 
 /**
  * @param state the resource's state entry, or undefined when govops does not own it (adopted, or no state
  *   file): then a hidden secret cannot be compared (`unknown`).
- * @param specHash the desired spec's hash: a value the service hides at a field that is no credential (no
- *   fingerprint of it is ever recorded) is what govops sent while the manifest is what it last applied.
+ * @param specHash the desired spec's hash (asked for only when needed: it is computed on first use, desired.ts): a
+ *   value the service hides at a field that is no credential (no fingerprint of it is ever recorded) is what govops
+ *   sent while the manifest is what it last applied.
  */
 export function secretContext(
   type: IntegrationType,
   secretPaths: readonly string[],
   fingerprints: Record<string, string>,
   state: ManagedResource | undefined,
-  specHash?: string,
+  specHash?: () => string,
 ): IntegrationDiffContext {
   const secrets = new Set(secretPaths);
   const nonEditable = NON_EDITABLE[type] ?? ['type'];
@@ -41,8 +42,8 @@ export function secretContext(
   // request that turns a reference into a literal must not show the live value it replaces.
   const wasSecret = (path: string) => state !== undefined && Object.hasOwn(state.secretFingerprints, path);
   const isSensitive = (path: string, key: string) => secrets.has(path) || isSensitiveKey(key) || wasSecret(path);
-  // (a set: the in-sync walks and the diff may each ask about the same path)
-  const hiddenUnknown = new Set<string>();
+  // (a set: the in-sync walks and the diff may each ask about the same path; made when the first one is found)
+  let hidden: Set<string> | undefined;
   return {
     isSensitive,
     // What the service returns for a credential is never compared as a value, whatever it looks like (the
@@ -54,15 +55,15 @@ export function secretContext(
       if (!state) return 'unknown';
       if (!isSensitive(path, path.slice(path.lastIndexOf('.') + 1))) {
         // hidden by the service at a field that is no credential: no fingerprint of it exists
-        if (specHash !== undefined && state.specHash === specHash) return 'same';
-        hiddenUnknown.add(path);
+        if (specHash !== undefined && state.specHash === specHash()) return 'same';
+        (hidden ??= new Set()).add(path);
         return 'unknown';
       }
       // owned: the fingerprints in state are what govops last sent; a path without one was never sent
       return recorded !== undefined && recorded === fingerprints[path] ? 'same' : 'changed';
     },
     forcesReplace: (path) => nonEditable.some((p) => path === p || path.startsWith(`${p}.`)),
-    hiddenUnknown,
+    hiddenUnknown: () => hidden,
   };
 }
 
@@ -79,7 +80,7 @@ export function diffIntegration(
   state?: ManagedResource,
   normalise: Normalise = (type, config) => comparable(shapes, type, config),
 ): IntegrationDiff {
-  const base = secretContext(d.body.type, d.secretPaths, d.fingerprints, state, d.specHash);
+  const base = secretContext(d.body.type, d.secretPaths, d.fingerprints, state, () => d.specHash);
   const ctx = { ...base, notComparable: [] as string[] };
   const changes: FieldChange[] = [];
   if (live.type !== d.body.type) {
@@ -105,7 +106,7 @@ export function diffIntegration(
     // not sensitive by name (then only the full diff knows where secrets are).
     // (a path that held a secret when last applied counts as one: state.ts `secretFingerprints`)
     const sensitiveByName = (p: string) => isSensitiveKey(p.slice(p.lastIndexOf('.') + 1));
-    const byName = d.secretPaths.every(sensitiveByName) && (!state || Object.keys(state.secretFingerprints).every(sensitiveByName));
+    const byName = d.secretPaths.every(sensitiveByName) && (!state || everyKey(state.secretFingerprints, sensitiveByName));
     if (byName && ignored.length === 0 && sameComparable(shapes, type, d.body.config, live.config, 'config', (prefix, key, x, y) => sameLeaf(prefix, key, x, y, ctx))) {
       return { changes, notComparable: ctx.notComparable };
     }
@@ -115,9 +116,10 @@ export function diffIntegration(
   }
   // The manifest changed since govops last applied it (another spec hash), nothing visible differs, and the service
   // hides fields that are no credentials: the change is under what it hides. Sent as a change of those fields.
-  if (changes.length === 0 && base.hiddenUnknown.size > 0) {
-    for (const path of base.hiddenUnknown) changes.push({ path, sensitive: true, forcesReplace: ctx.forcesReplace(path) });
-    return { changes, notComparable: ctx.notComparable.filter((p) => !base.hiddenUnknown.has(p)) };
+  const hidden = base.hiddenUnknown();
+  if (changes.length === 0 && hidden !== undefined) {
+    for (const path of hidden) changes.push({ path, sensitive: true, forcesReplace: ctx.forcesReplace(path) });
+    return { changes, notComparable: ctx.notComparable.filter((p) => !hidden.has(p)) };
   }
   return { changes, notComparable: ctx.notComparable };
 }
@@ -130,6 +132,12 @@ export function diffIntegration(
 function sameLeaf(prefix: string, key: string, desired: unknown, live: unknown, ctx: DiffContext): boolean {
   if (desired === undefined || isPlainObject(desired) || isPlainObject(live)) return false;
   return sameValue(prefix, key, desired, live, ctx, isSensitiveKey(key));
+}
+
+/** Whether every own key of `o` passes `test` (without making the list of keys: once per integration of a plan). */
+function everyKey(o: Record<string, unknown>, test: (key: string) => boolean): boolean {
+  for (const k in o) if (Object.hasOwn(o, k) && !test(k)) return false;
+  return true;
 }
 
 /** Every attribute of a new integration, as `+` changes (secrets as sensitive). */

@@ -16,7 +16,7 @@ import type { Notifier } from './notify.js';
 import { countByKind, resourceStates, type ResourceState } from './resources.js';
 import { sectionValues, type BlockedResource, type DaemonStatus, type LastError, type ReconcileSummary, type SourceLastError, type StatusSections } from './status.js';
 import { SecretsInForce } from './secrets-in-force.js';
-import { startHttpServer, type HttpServerHandle } from './server.js';
+import { startHttpServer, type HttpServerHandle, type Readiness } from './server.js';
 import { followsRef } from './hooks.js';
 import { redactText, secretRedactor } from '../util/redact.js';
 
@@ -106,7 +106,7 @@ export class Daemon {
         hookSecret: this.opts.hookSecret,
         ...(this.opts.statusToken !== undefined ? { statusToken: this.opts.statusToken } : {}),
         onPush: (v) => {
-          if (this.shuttingDown) return false;
+          if (this.shuttingDown) return 'stopping';
           if (!followsRef(v.ref, this.opts.branch)) return false;
           void this.opts.source.refresh();
           this.opts.onPush?.();
@@ -124,7 +124,8 @@ export class Daemon {
     return new Promise((r) => this.startWaiters.push(r));
   }
 
-  readiness(): { ready: boolean; reason?: string } {
+  /** Ready or why not: `reason` in words and codes, `detail` the error text (shown by /readyz with the status token). */
+  readiness(): Readiness {
     const s = this.loop.snapshot();
     if (this.shuttingDown) return { ready: false, reason: 'shutting down' };
     const extra = this.opts.notReady?.();
@@ -133,13 +134,14 @@ export class Daemon {
     const last = s.lastAttempt;
     if (!last) {
       const source = this.opts.source.health();
-      if (!this.opts.source.current() && source.ok === false) return { ready: false, reason: `no revision yet: the source fails (${source.error ?? 'unknown error'})` };
+      if (!this.opts.source.current() && source.ok === false) return { ready: false, reason: 'no revision yet: the source fails', detail: source.error ?? 'unknown error' };
       return { ready: false, reason: 'no reconcile finished yet' };
     }
     const code = last.failure ? ` (${last.failure.code})` : '';
-    if (last.verdict === 'unreachable') return { ready: false, reason: `service unreachable${code}: ${last.error ?? ''}`.trim() };
-    if (!s.lastSuccess) return { ready: false, reason: `no successful reconcile yet (last: ${last.verdict}${code})` };
-    return { ready: false, reason: `the last reconcile failed${code}: ${last.error ?? last.verdict}` };
+    const detail = last.error !== undefined ? { detail: last.error } : {};
+    if (last.verdict === 'unreachable') return { ready: false, reason: `service unreachable${code}`, ...detail };
+    if (!s.lastSuccess) return { ready: false, reason: `no successful reconcile yet (last: ${last.verdict}${code})`, ...detail };
+    return { ready: false, reason: `the last reconcile failed${code}${last.error === undefined ? `: ${last.verdict}` : ''}`, ...detail };
   }
 
   status(): DaemonStatus {

@@ -11,8 +11,18 @@ import { requestPath } from '../util/http-target.js';
 import { hostHeaderAllowed, misdirectedMessage } from '../util/host-header.js';
 import { precheckPush, safeEqual, verifyPush, type HookVerdict } from './hooks.js';
 
+/**
+ * Readiness: `reason` says why not ready in words and codes only; `detail` holds the error text (which names hosts,
+ * URLs and the service's messages). /readyz shows `detail` only to whom /status would be shown (the status token).
+ */
+export interface Readiness {
+  ready: boolean;
+  reason?: string;
+  detail?: string;
+}
+
 export interface HttpHandlers {
-  ready(): { ready: boolean; reason?: string };
+  ready(): Readiness;
   status(): unknown;
   registry: Registry;
   /** Secret for POST /hooks/git; when unset every push notification is rejected (401). */
@@ -22,11 +32,21 @@ export interface HttpHandlers {
    * constant time. Unset: /status answers anyone who reaches the listen address, like /metrics.
    */
   statusToken?: string;
-  /** A verified push notification; returns false when it was ignored (another branch). */
-  onPush(verdict: Extract<HookVerdict, { ok: true }>): boolean;
+  /** A verified push notification: accepted, ignored (another branch), or refused because the daemon is stopping. */
+  onPush(verdict: Extract<HookVerdict, { ok: true }>): boolean | 'stopping';
   /** Limits of POST /hooks/git (defaults: HOOK_LIMITS). */
   hookLimits?: Partial<HookLimits>;
+  /** The clock of the rejected-notification log's throttle (default Date.now). */
+  now?: () => number;
+  /** Close a connection idle this long (default IDLE_CONNECTION_MS). */
+  idleConnectionMs?: number;
 }
+
+/** A connection that sends or receives nothing for this long is closed (one that never sends a byte included). */
+export const IDLE_CONNECTION_MS = 30_000;
+
+/** Rejected push notifications are logged once per window, with how many more there were (anyone can send them). */
+export const REJECTED_LOG_WINDOW_MS = 60_000;
 
 export interface HookLimits {
   /** Largest body read (a push payload is a few KiB; GitHub caps deliveries at 25 MB). */
@@ -125,6 +145,8 @@ interface ServerContext {
   logger: Logger;
   /** GitHub bodies being read before their signature could be checked. */
   uploads: { unauthenticated: number };
+  /** The rejected-notification log's window: when it began, and the rejections not logged in it. */
+  rejections: { since: number; unlogged: number };
 }
 
 const ROUTES: Record<string, string> = {
@@ -140,22 +162,26 @@ async function handle(ctx: ServerContext, req: IncomingMessage, res: ServerRespo
   const path = requestPath(req.url);
   if (path === undefined) return sendAndClose(req, res, 400, { error: 'malformed request target' });
   // Under `npm start` (loopbackOnly): DNS-rebinding protection, only loopback Host names are answered.
+  // No answer repeats what the request said (its path, method or Host): every answer passes the redactor, so an echo
+  // would tell anyone whether a guess is a secret in force (`[redacted]` in the answer).
   if (listen.loopbackOnly && !hostHeaderAllowed(listen.host, req.headers.host)) {
-    return sendAndClose(req, res, 421, { error: 'misdirected', message: misdirectedMessage(req.headers.host) });
+    return sendAndClose(req, res, 421, { error: 'misdirected', message: misdirectedMessage() });
   }
   const method = req.method ?? 'GET';
   const allowed = ROUTES[path];
-  if (!allowed) return send(res, 404, { error: `not found: ${path}` });
+  if (!allowed) return send(res, 404, { error: 'not found', message: `the daemon answers ${Object.keys(ROUTES).join(', ')}` });
   if (method !== allowed && !(allowed === 'GET' && method === 'HEAD')) {
     res.setHeader('allow', allowed === 'GET' ? 'GET, HEAD' : allowed);
-    return send(res, 405, { error: `method ${method} not allowed on ${path}` });
+    return send(res, 405, { error: 'method not allowed', message: `${path} takes ${allowed === 'GET' ? 'GET or HEAD' : allowed}` });
   }
   switch (path) {
     case '/healthz':
       return send(res, 200, 'ok\n', 'text/plain; charset=utf-8');
     case '/readyz': {
-      const r = handlers.ready();
-      return send(res, r.ready ? 200 : 503, r);
+      const { detail, ...r } = handlers.ready();
+      // the error text only where /status would be shown
+      const shown = detail !== undefined && (handlers.statusToken === undefined || bearerMatches(req, handlers.statusToken));
+      return send(res, r.ready ? 200 : 503, shown ? { ...r, detail } : r);
     }
     case '/metrics':
       return send(res, 200, await handlers.registry.metrics(), handlers.registry.contentType);
@@ -190,10 +216,26 @@ async function hookBody(ctx: ServerContext, req: IncomingMessage, authenticated:
   }
 }
 
+/**
+ * Log a rejected notification: the first of each window, and at the next logged one how many were not (anyone who
+ * reaches the port can send thousands a second; each used to be a line).
+ */
+function logRejection(ctx: ServerContext, fields: { reason: string; status: number; remote: string | undefined }): void {
+  const now = (ctx.handlers.now ?? Date.now)();
+  const r = ctx.rejections;
+  if (now - r.since < REJECTED_LOG_WINDOW_MS && r.since !== 0) {
+    r.unlogged++;
+    return;
+  }
+  const unlogged = r.unlogged;
+  ctx.rejections = { since: now, unlogged: 0 };
+  ctx.logger.warn(unlogged > 0 ? { ...fields, unloggedBefore: unlogged } : fields, 'push notification rejected');
+}
+
 async function hook(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { handlers, logger } = ctx;
   const reject = (status: number, reason: string, extra: Record<string, string> = {}): void => {
-    logger.warn({ reason, status, remote: req.socket.remoteAddress }, 'push notification rejected');
+    logRejection(ctx, { reason, status, remote: req.socket.remoteAddress });
     sendAndClose(req, res, status, { error: status === 401 ? 'unauthorized' : 'rejected', message: reason }, extra);
   };
   // Everything the headers can decide is decided before reading a byte of the body.
@@ -213,6 +255,9 @@ async function hook(ctx: ServerContext, req: IncomingMessage, res: ServerRespons
     return send(res, 200, { accepted: false, message: `ignored: ${verdict.event ?? 'unknown'} events trigger nothing (only pushes to the followed branch do)` });
   }
   const accepted = handlers.onPush(verdict);
+  if (accepted === 'stopping') {
+    return sendAndClose(req, res, 503, { accepted: false, message: 'the daemon is stopping: retry' }, { 'retry-after': '5' });
+  }
   logger.info({ provider: verdict.provider, event: verdict.event, ref: verdict.ref, accepted }, 'push notification');
   const why = verdict.ref?.startsWith('refs/heads/') === false ? 'is not a branch (a tag push moves no branch)' : 'is not the watched branch';
   return send(res, 202, { accepted, message: accepted ? 'fetch triggered' : `ignored: ${verdict.ref} ${why}` });
@@ -223,7 +268,7 @@ export async function startHttpServer(
   handlers: HttpHandlers,
   logger: Logger,
 ): Promise<HttpServerHandle> {
-  const ctx: ServerContext = { listen, handlers, limits: { ...HOOK_LIMITS, ...handlers.hookLimits }, logger, uploads: { unauthenticated: 0 } };
+  const ctx: ServerContext = { listen, handlers, limits: { ...HOOK_LIMITS, ...handlers.hookLimits }, logger, uploads: { unauthenticated: 0 }, rejections: { since: 0, unlogged: 0 } };
   const server: Server = createServer((req, res) => {
     void handle(ctx, req, res).catch((err: unknown) => {
       logger.error({ err: { message: (err as Error).message } }, 'http handler failed');
@@ -231,6 +276,9 @@ export async function startHttpServer(
       else res.end();
     });
   });
+  // Node closes a request whose headers or body are slow, but keeps a connection that never sends a byte: a few
+  // thousand of those would use up the process's file descriptors (the manifests' reads, /healthz).
+  server.setTimeout(handlers.idleConnectionMs ?? IDLE_CONNECTION_MS);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(listen.port, listen.host, () => {

@@ -115,7 +115,7 @@ export function createSandboxServer(deps: ServerDeps): Server {
     const listenHost = deps.control?.host ?? '127.0.0.1';
     if (!hostHeaderAllowed(listenHost, req.headers.host)) {
       res.setHeader('connection', 'close');
-      send(res, errorResponse(421, misdirectedMessage(req.headers.host)));
+      send(res, errorResponse(421, misdirectedMessage()));
       return;
     }
     const url = new URL(`http://sandbox.local${req.url ?? '/'}`);

@@ -37,6 +37,7 @@ export function hostHeaderAllowed(listenHost: string, header: string | undefined
 }
 
 /** The message of the 421 answer. */
-export function misdirectedMessage(header: string | undefined): string {
-  return `Host ${JSON.stringify(header ?? '')} is not this server's: it answers loopback names only (localhost, 127.0.0.1, [::1]); DNS-rebinding protection`;
+export function misdirectedMessage(): string {
+  // (the Host the request gave is not repeated: an answer that echoes request text is an oracle for the redactor)
+  return `the request's Host is not this server's: it answers loopback names only (localhost, 127.0.0.1, [::1]); DNS-rebinding protection`;
 }

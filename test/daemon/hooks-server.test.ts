@@ -300,3 +300,81 @@ describe('malformed request targets', () => {
     expect((await fetch(`${http.url}/healthz`)).status).toBe(200);
   });
 });
+
+describe('what anyone who reaches the port gets (no echo, no idle hold, no log flood, no detail)', () => {
+  it('404, 405 and 421 never repeat the request: a guess of a secret in force cannot be tested by its [redacted]', async () => {
+    const { registerSecrets } = await import('../../src/util/redact.js');
+    const guess = 'http-surface-secret-7d1c';
+    registerSecrets(guess);
+    const { http } = await server();
+    for (const request of [`GET /x/${guess} HTTP/1.1\r\nhost: x\r\n\r\n`, `${guess.toUpperCase().replace(/-/g, '')} /status HTTP/1.1\r\nhost: x\r\n\r\n`]) {
+      const answer = await raw(http.port, request);
+      expect([404, 405, 400]).toContain(status(answer));
+      expect(answer).not.toContain('[redacted]');
+      expect(answer).not.toContain(guess);
+    }
+    const post = await raw(http.port, 'POST /status HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n');
+    expect(status(post)).toBe(405);
+    expect(post).toContain('/status takes GET or HEAD');
+    const loopback = await startHttpServer({ host: '127.0.0.1', port: 0, loopbackOnly: true }, { ready: () => ({ ready: true }), status: () => ({}), registry: new Registry(), onPush: () => true }, silentLogger());
+    cleanup.add(() => loopback.close());
+    const misdirected = await raw(loopback.port, `GET /healthz HTTP/1.1\r\nhost: ${guess}.example\r\n\r\n`);
+    expect(status(misdirected)).toBe(421);
+    expect(misdirected).not.toContain('[redacted]');
+    expect(misdirected).not.toContain(guess);
+  });
+
+  it('a connection that sends nothing is closed once idle (it held a file descriptor for ever)', async () => {
+    const { http } = await server({ idleConnectionMs: 150 });
+    const socket = connect(http.port, '127.0.0.1');
+    const closed = new Promise<boolean>((resolve) => socket.on('close', () => resolve(true)));
+    socket.on('error', () => undefined);
+    // (the test's own bound: well past the idle time; on the old code the socket stays open)
+    const bound = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000).unref());
+    expect(await Promise.race([closed, bound])).toBe(true);
+  });
+
+  it('/readyz gives the error text only to whom /status is shown', async () => {
+    const ready = () => ({ ready: false, reason: 'service unreachable (GOVOPS_API_UNREACHABLE)', detail: 'getaddrinfo ENOTFOUND internal-gw.corp.example' });
+    const open = await server({ ready });
+    const shown = await fetch(`${open.http.url}/readyz`);
+    expect(shown.status).toBe(503);
+    expect(await shown.json()).toEqual({ ready: false, reason: 'service unreachable (GOVOPS_API_UNREACHABLE)', detail: 'getaddrinfo ENOTFOUND internal-gw.corp.example' });
+    const guarded = await server({ ready, statusToken: 'status-token-abcd' });
+    expect(await (await fetch(`${guarded.http.url}/readyz`)).json()).toEqual({ ready: false, reason: 'service unreachable (GOVOPS_API_UNREACHABLE)' });
+    const withToken = await fetch(`${guarded.http.url}/readyz`, { headers: { authorization: 'Bearer status-token-abcd' } });
+    expect(((await withToken.json()) as { detail?: string }).detail).toContain('ENOTFOUND');
+  });
+
+  it('a signed push while the daemon stops: 503 with Retry-After, not "not the watched branch"', async () => {
+    const { http } = await server({ onPush: () => 'stopping' });
+    const body = JSON.stringify({ ref: 'refs/heads/main' });
+    const res = await fetch(`${http.url}/hooks/git`, { method: 'POST', headers: signedPush(body), body });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(await res.text()).toContain('stopping');
+  });
+
+  it('rejected notifications are logged once a minute, with how many were not', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    let now = 1_000_000;
+    const logger = {
+      warn: (o: Record<string, unknown>) => void lines.push(o),
+      info: () => undefined,
+      error: () => undefined,
+    } as unknown as Parameters<typeof startHttpServer>[2];
+    const http = await startHttpServer(
+      { host: '127.0.0.1', port: 0 },
+      { ready: () => ({ ready: true }), status: () => ({}), registry: new Registry(), hookSecret: SECRET, onPush: () => true, now: () => now },
+      logger,
+    );
+    cleanup.add(() => http.close());
+    const unsigned = () => fetch(`${http.url}/hooks/git`, { method: 'POST', body: '{}' });
+    for (let i = 0; i < 20; i++) expect((await unsigned()).status).toBe(401);
+    expect(lines).toHaveLength(1);
+    now += 60_000;
+    await unsigned();
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatchObject({ status: 401, unloggedBefore: 19 });
+  });
+});

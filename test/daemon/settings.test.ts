@@ -21,6 +21,12 @@ const defaults = {
 };
 
 describe('govops run settings', () => {
+  it('GOVOPS_STATUS_TOKEN of spaces only is refused (it left /status open); a token is trimmed', () => {
+    expect(() => settingsFrom({ ...defaults, dir: 'm' }, { GOVOPS_STATUS_TOKEN: '   ' })).toThrow(/GOVOPS_STATUS_TOKEN holds only spaces/);
+    expect(settingsFrom({ ...defaults, dir: 'm' }, { GOVOPS_STATUS_TOKEN: ' tok-1234 ' }).statusToken).toBe('tok-1234');
+    expect(settingsFrom({ ...defaults, dir: 'm' }, {}).statusToken).toBeUndefined();
+  });
+
   it('defaults: fetch every 60s, resync every 5m, listen on every interface :8080, work dir next to the state', () => {
     const s = settingsFrom({ ...defaults, repo: 'https://example.com/r.git' }, {});
     expect(s).toMatchObject({ intervalMs: 60_000, resyncMs: 300_000, selfHeal: false, listen: { host: '0.0.0.0', port: 8080 } });

@@ -114,6 +114,8 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
   }
   registerSecrets(hookSecret);
   let statusToken = env.GOVOPS_STATUS_TOKEN?.trim();
+  // set but blank: the operator meant a token; /status left open by a stray space would be a silent hole
+  if (statusToken === '' && env.GOVOPS_STATUS_TOKEN !== '') throw new UserError('GOVOPS_STATUS_TOKEN holds only spaces', 'set the token /status should require, or unset the variable');
   if (flags.statusTokenFile) {
     try {
       statusToken = readFileSync(flags.statusTokenFile, 'utf8').trim();

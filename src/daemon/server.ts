@@ -48,6 +48,9 @@ export const IDLE_CONNECTION_MS = 30_000;
 /** Rejected push notifications are logged once per window, with how many more there were (anyone can send them). */
 export const REJECTED_LOG_WINDOW_MS = 60_000;
 
+/** How many delivery ids of accepted notifications are remembered, to answer a replay without acting on it. */
+export const DELIVERIES_KEPT = 1000;
+
 export interface HookLimits {
   /** Largest body read (a push payload is a few KiB; GitHub caps deliveries at 25 MB). */
   maxBytes: number;
@@ -147,6 +150,24 @@ interface ServerContext {
   uploads: { unauthenticated: number };
   /** The rejected-notification log's window: when it began, and the rejections not logged in it. */
   rejections: { since: number; unlogged: number };
+  /** Delivery ids of the notifications acted on (the newest DELIVERIES_KEPT, oldest first). */
+  deliveries: Set<string>;
+}
+
+/**
+ * The delivery's id (`X-GitHub-Delivery`, GitLab's `X-Gitlab-Event-UUID`), when the sender gives one. A signed
+ * notification captured once can be sent again by whoever captured it: each copy would fetch again (and, with a
+ * PostgreSQL state, wake the leader); a repeat of an id already acted on is answered without acting.
+ */
+function deliveryId(req: IncomingMessage): string | undefined {
+  const id = req.headers['x-github-delivery'] ?? req.headers['x-gitlab-event-uuid'];
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** Remember a delivery acted on (the oldest is forgotten past DELIVERIES_KEPT). */
+function rememberDelivery(ctx: ServerContext, id: string): void {
+  ctx.deliveries.add(id);
+  if (ctx.deliveries.size > DELIVERIES_KEPT) ctx.deliveries.delete(ctx.deliveries.values().next().value!);
 }
 
 const ROUTES: Record<string, string> = {
@@ -254,7 +275,12 @@ async function hook(ctx: ServerContext, req: IncomingMessage, res: ServerRespons
     logger.info({ provider: verdict.provider, event: verdict.event }, 'push notification ignored: not a push event');
     return send(res, 200, { accepted: false, message: `ignored: ${verdict.event ?? 'unknown'} events trigger nothing (only pushes to the followed branch do)` });
   }
+  const delivery = deliveryId(req);
+  if (delivery !== undefined && ctx.deliveries.has(delivery)) {
+    return send(res, 200, { accepted: false, message: 'already received: this delivery was acted on' });
+  }
   const accepted = handlers.onPush(verdict);
+  if (accepted === true && delivery !== undefined) rememberDelivery(ctx, delivery);
   if (accepted === 'stopping') {
     return sendAndClose(req, res, 503, { accepted: false, message: 'the daemon is stopping: retry' }, { 'retry-after': '5' });
   }
@@ -268,7 +294,7 @@ export async function startHttpServer(
   handlers: HttpHandlers,
   logger: Logger,
 ): Promise<HttpServerHandle> {
-  const ctx: ServerContext = { listen, handlers, limits: { ...HOOK_LIMITS, ...handlers.hookLimits }, logger, uploads: { unauthenticated: 0 }, rejections: { since: 0, unlogged: 0 } };
+  const ctx: ServerContext = { listen, handlers, limits: { ...HOOK_LIMITS, ...handlers.hookLimits }, logger, uploads: { unauthenticated: 0 }, rejections: { since: 0, unlogged: 0 }, deliveries: new Set() };
   const server: Server = createServer((req, res) => {
     void handle(ctx, req, res).catch((err: unknown) => {
       logger.error({ err: { message: (err as Error).message } }, 'http handler failed');

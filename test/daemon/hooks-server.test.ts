@@ -378,3 +378,33 @@ describe('what anyone who reaches the port gets (no echo, no idle hold, no log f
     expect(lines[1]).toMatchObject({ status: 401, unloggedBefore: 19 });
   });
 });
+
+describe('a signed notification sent again (a replay of a captured delivery)', () => {
+  it('is answered without acting on it when its delivery id was acted on; without an id each is acted on', async () => {
+    const { http, pushes } = await server();
+    const body = JSON.stringify({ ref: 'refs/heads/main' });
+    const send = (headers: Record<string, string> = {}) => fetch(`${http.url}/hooks/git`, { method: 'POST', headers: { ...signedPush(body), ...headers }, body });
+    const first = await send({ 'x-github-delivery': 'd-1' });
+    expect(first.status).toBe(202);
+    const replay = await send({ 'x-github-delivery': 'd-1' });
+    expect(replay.status).toBe(200);
+    expect(await replay.json()).toEqual({ accepted: false, message: 'already received: this delivery was acted on' });
+    expect(pushes).toHaveLength(1);
+    expect((await send({ 'x-github-delivery': 'd-2' })).status).toBe(202);
+    expect((await send()).status).toBe(202);
+    expect((await send()).status).toBe(202);
+    expect(pushes).toHaveLength(4);
+  });
+
+  it('a delivery that was ignored or refused (stopping) is not remembered: sent again later, it is acted on', async () => {
+    let stopping = true;
+    const pushes: unknown[] = [];
+    const { http } = await server({ onPush: (v) => (stopping ? 'stopping' : (pushes.push(v), true)) });
+    const body = JSON.stringify({ ref: 'refs/heads/main' });
+    const send = () => fetch(`${http.url}/hooks/git`, { method: 'POST', headers: { ...signedPush(body), 'x-github-delivery': 'd-9' }, body });
+    expect((await send()).status).toBe(503);
+    stopping = false;
+    expect((await send()).status).toBe(202);
+    expect(pushes).toHaveLength(1);
+  });
+});

@@ -47,13 +47,18 @@ describe('a live integration of a type govops does not know (another team\'s, a 
     if (listOther && isIntegrationList(q)) out = mapJsonBody(out, (v) => [...(v as unknown[]), other]);
     return out;
   };
+  /** The sandbox behind that proxy, the secrets set, and the object store `raw` written (not applied). */
+  async function start(listed: boolean): Promise<Rig> {
+    listOther = listed;
+    retypedId = undefined;
+    const x = await rig({ rewrite });
+    Object.assign(x.env, SECRETS);
+    await x.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    return x;
+  }
 
   it('is never matched or adopted: plan and apply go on around it (a new manifest is created), and the plan after is a no-op', async () => {
-    listOther = false;
-    retypedId = undefined;
-    r = await rig({ rewrite });
-    Object.assign(r.env, SECRETS);
-    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    r = await start(false);
     expect((await r.run()).ok).toBe(true);
     listOther = true;
     expect(await planned(r)).toEqual([]);
@@ -68,11 +73,7 @@ describe('a live integration of a type govops does not know (another team\'s, a 
   });
 
   it('an owned integration whose live item now has an unknown type is a type change govops never carries out (not forgotten and re-created)', async () => {
-    listOther = false;
-    retypedId = undefined;
-    r = await rig({ rewrite });
-    Object.assign(r.env, SECRETS);
-    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    r = await start(false);
     await r.write('sql.yaml', sqlManifest('sql', 'db.example.com'));
     expect((await r.run()).ok).toBe(true);
     const rawId = (await r.state()).resources.find((x) => x.name === 'raw')!.id;
@@ -98,11 +99,7 @@ describe('a live integration of a type govops does not know (another team\'s, a 
   });
 
   it('export leaves it out with one warning naming its id and type; what it writes validates', async () => {
-    listOther = true;
-    retypedId = undefined;
-    r = await rig({ rewrite });
-    Object.assign(r.env, SECRETS);
-    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    r = await start(true);
     expect((await r.run()).ok).toBe(true);
     const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
     const exp = await runGovops(['export', '--out', 'exported'], { cwd: r.dir, env: conn });

@@ -22,7 +22,7 @@ export function manualStepsOption(): Option {
 }
 
 /**
- * `--no-adopt` (env GOVOPS_NO_ADOPT, set to anything: on): plan, apply, preview and run. commander names its value
+ * `--no-adopt` (env GOVOPS_NO_ADOPT=true; false or empty: off, see boolean-env.ts): plan, apply, preview and run. commander names its value
  * `adopt`: false when given.
  */
 export function noAdoptOption(): Option {

@@ -5,12 +5,16 @@
 import type { Command } from './commander.js';
 import { rootCommand } from './root-command.js';
 import { resolveStateFlags } from './state-option.js';
+import { resolveSwitchesFromEnv } from './boolean-env.js';
 
 /** The root command: global options and hooks, no subcommand. */
 export function rootProgram(): Command {
   return (
     rootCommand()
-      .hook('preAction', (_root, action) => resolveStateFlags(action))
+      .hook('preAction', (_root, action) => {
+        resolveSwitchesFromEnv(action);
+        resolveStateFlags(action);
+      })
       // after a usage error (a misspelled flag...), commander's did-you-mean and this line, not the whole help
       .showHelpAfterError("(add --help for the command's options)")
   );

@@ -68,6 +68,23 @@ describe('govops --no-adopt', () => {
     expect((await h.client().listIntegrations()).find((i) => i.id === lakeId)!.config.httpPath).toBe('/sql/1');
   });
 
+  it('GOVOPS_NO_ADOPT=false (or 0, off, empty) leaves adoption on; a value that is neither is a usage error', async () => {
+    for (const value of ['false', 'FALSE', '0', 'off', 'no', '']) {
+      const p = await run(['plan', 'manifests', '-o', 'json'], { GOVOPS_NO_ADOPT: value });
+      expect(p.code, `${value}: ${p.stderr}`).toBe(0);
+      const json = JSON.parse(p.stdout);
+      expect(json.changes.map((c: { name: string; blocked?: unknown }) => `${c.name} ${c.blocked === undefined}`)).toEqual(['lake true', 'team-hook true']);
+    }
+    for (const value of ['1', 'yes', ' On ']) {
+      const p = await run(['plan', 'manifests'], { GOVOPS_NO_ADOPT: value });
+      expect(p.stdout, value).toContain('not adopted (--no-adopt)');
+    }
+    const typo = await run(['plan', 'manifests'], { GOVOPS_NO_ADOPT: 'ture' });
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toMatch(/GOVOPS_NO_ADOPT must be true or false \(also 1\/0, yes\/no, on\/off\), got "ture"/);
+    expect(typo.stdout).toBe('');
+  });
+
   it('a saved plan keeps --no-adopt; apply FILE takes no --no-adopt of its own, and GOVOPS_NO_ADOPT refuses a plan saved without it', async () => {
     const p = await run(['plan', 'manifests', '--no-adopt', '--out', 'guarded.plan']);
     expect(p.code, p.stderr).toBe(0);

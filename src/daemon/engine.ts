@@ -12,6 +12,7 @@ import { ErrorCode } from '../errors.js';
 import type { ManifestStream } from '../manifests/loader.js';
 import { STDIN_PATH } from '../manifests/stream.js';
 import { RenderError, runRender, type RenderCommand } from '../sources/render.js';
+import { linksLeaving } from '../sources/links-out.js';
 import type { ReconcileResult } from '../reconcile/types.js';
 
 /** What every reconcile of the daemon shares: built once from the flags (src/cli/commands/run-action.ts), passed down whole. */
@@ -68,6 +69,13 @@ export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): Re
       if (rendered?.key !== key) {
         const startedAt = new Date(clock.now()).toISOString();
         try {
+          const links = await linksLeaving(req.revision.root);
+          if (links.length > 0) {
+            throw new RenderError(
+              `symbolic link(s) leading outside the revision, refused before rendering (the render command could read what they point to): ${links.join(', ')}; commit the files themselves instead`,
+              'links',
+            );
+          }
           rendered = { key, text: await runRender(settings.render, renderFolder(req.revision), { env: settings.env ?? process.env, signal: req.signal }) };
         } catch (err) {
           if (err instanceof RenderError && err.reason !== 'aborted') {

@@ -10,7 +10,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { MAX_FILE_BYTES } from './hostile.js';
 import { readFileUpTo } from '../util/read-up-to.js';
 import { IGNORE_FILE, isIgnored, parseIgnore, type IgnoreRules } from './ignore.js';
-import { isInside } from './secret-scope.js';
+import { isInside } from '../util/inside.js';
 import { WORKDIR_MARKER, isStateFamily } from '../util/own-files.js';
 
 export interface DiscoveryProblem {

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { ENV_NAME, isSecretRef } from './refs.js';
 import type { Diagnostic, LoadedManifest, SecretRef } from './types.js';
 import { isPlainObject } from '../util/object.js';
+import { isInside } from '../util/inside.js';
 
 export const DEFAULT_SECRET_ENV_PREFIX = 'GOVOPS_SECRET_';
 export const SECRETS_DIR_FLAG = '--secrets-dir';
@@ -94,11 +95,6 @@ export function fileRefProblem(file: string, scope: SecretScope): string | undef
 /** The problem with a reference by its text alone, or undefined. */
 export function refProblem(ref: SecretRef, scope: SecretScope): string | undefined {
   return 'fromEnv' in ref ? envRefProblem(ref.fromEnv, scope) : fileRefProblem(ref.fromFile, scope);
-}
-
-export function isInside(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
 }
 
 /** Where a secret file reference points, and the root it must stay inside. */

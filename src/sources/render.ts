@@ -9,7 +9,8 @@
  *   file and the secrets folder; the render tool must not run code from the repository (docs/environments.md);
  * - it has a timeout; on timeout or abort its whole process group is killed;
  * - stdout is limited (the stream limit); stderr (last lines, redacted) explains a failure.
- * A failure is a `RenderError`; the daemon rejects the revision as it rejects an invalid manifest.
+ * A failure is a `RenderError`; the daemon rejects the revision as it rejects an invalid manifest. A revision with a
+ * symbolic link leading out of it is rejected before the command runs (src/sources/links-out.ts).
  */
 import { spawn } from 'node:child_process';
 import { gitEnv } from '../util/git.js';
@@ -29,7 +30,7 @@ export class RenderError extends Error {
   override readonly name = 'RenderError';
   constructor(
     message: string,
-    readonly reason: 'spawn' | 'exit' | 'timeout' | 'aborted' | 'output',
+    readonly reason: 'spawn' | 'exit' | 'timeout' | 'aborted' | 'output' | 'links',
   ) {
     super(redactText(message));
   }

@@ -5,6 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { linksLeaving } from '../../src/sources/links-out.js';
 import { ServiceClient } from '../../src/api/client.js';
 import { githubSignature } from '../../src/daemon/hooks.js';
 import { parseRenderCommand, RenderError, runRender } from '../../src/sources/render.js';
@@ -44,6 +46,27 @@ describe('runRender', () => {
     expect(err).toBeInstanceOf(RenderError);
     // what the command wrote: only y, neither the value's tail nor a piece of its [redacted]
     expect((err as RenderError).message).toMatch(/failed \(exit code 1\): y+$/);
+  });
+});
+
+describe('linksLeaving', () => {
+  it('lists the links leading outside the folder (absolute, relative, dangling), not those inside, not in .git', async () => {
+    const root = await cleanup.tmp('govops-links-');
+    const outside = await cleanup.tmp('govops-links-out-');
+    await writeFile(join(outside, 'secret.txt'), 'x');
+    await mkdir(join(root, 'a', 'b'), { recursive: true });
+    await mkdir(join(root, '.git'));
+    await writeFile(join(root, 'a', 'in.yaml'), 'x: 1\n');
+    await symlink(join(root, 'a', 'in.yaml'), join(root, 'inside-abs.yaml'));
+    await symlink('../in.yaml', join(root, 'a', 'b', 'inside-rel.yaml'));
+    expect(await linksLeaving(root)).toEqual([]);
+    await symlink(join(outside, 'secret.txt'), join(root, 'a', 'abs.txt'));
+    await symlink('../../../../../../../../etc/hostname', join(root, 'a', 'b', 'rel.txt'));
+    await symlink(join(outside, 'gone.txt'), join(root, 'dangling.txt'));
+    await symlink(outside, join(root, 'a', 'dir-link'));
+    await symlink(join(outside, 'secret.txt'), join(root, '.git', 'ignored'));
+    expect(await linksLeaving(root)).toEqual(['a/abs.txt', 'a/b/rel.txt', 'a/dir-link', 'dangling.txt']);
+    expect(await linksLeaving(root, 2)).toHaveLength(2);
   });
 });
 
@@ -104,6 +127,19 @@ describe('govops run --render (Git source, real process)', () => {
     const invalid = await rejected(sha4);
     expect(invalid.lastError.message).toMatch(/render:doc 1:\d+:\d+/);
     expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['rendered-a', 'rendered-b']);
+
+    // a commit with a link leading out of the checkout (to a file of the operator's): rejected before the render
+    // runs, so the render cannot copy what it points to into the manifests
+    await writeFile(join(home, 'operator-file.txt'), 'canary-file-value');
+    await symlink(join(home, 'operator-file.txt'), join(repo.work, 'env', 'leak.txt'));
+    const sha5 = await repo.commit({
+      'env/render.mjs': renderScript(`const v = (await import('node:fs')).readFileSync('leak.txt', 'utf8'); ${printHooks(['leaked-x'])}; console.error(v);`),
+    });
+    await push(sha5);
+    const linked = await rejected(sha5);
+    expect(linked.lastError.message).toMatch(/symbolic link\(s\) leading outside the revision, refused before rendering .*: env\/leak\.txt;/);
+    expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['rendered-a', 'rendered-b']);
+    expect(d.out()).not.toContain('canary-file-value');
     expect(d.out()).not.toContain('canary-value');
     expect(d.out()).not.toContain('leaked');
   });

@@ -8,6 +8,27 @@ import { requestUrl } from '../util/undici.js';
 import { findOurs, fitBody, GITLAB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
 import { CommentError, reasonForStatus, type GitlabTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
+/**
+ * The largest answer read (a page of 100 notes, each up to GitLab's 1,000,000 characters, is ~100 MB at most):
+ * a larger one, or one that never ends, fails instead of filling the memory.
+ */
+export const MAX_GITLAB_ANSWER_BYTES = 128 * 1024 * 1024;
+
+/** The answer's text, or a CommentError once it passes `limit` bytes (the rest is not read). */
+async function textUpTo(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number, what: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    if (bytes > limit) {
+      body.destroy();
+      throw new CommentError(`GitLab: ${what}: the answer is larger than ${limit} bytes`, 'unavailable');
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, bytes).toString('utf8');
+}
+
 interface Note {
   id: number | string;
   body?: string;
@@ -23,6 +44,7 @@ async function call(
   what: string,
   timeoutMs: number,
   body?: unknown,
+  maxBytes = MAX_GITLAB_ANSWER_BYTES,
 ): Promise<{ data: unknown; nextPage?: string }> {
   const url = `${target.apiUrl.replace(/\/+$/, '')}${path}`;
   let res;
@@ -42,7 +64,7 @@ async function call(
   } catch (err) {
     throw new CommentError(`GitLab: ${what} failed: ${err instanceof Error ? err.message : String(err)}`, 'unavailable');
   }
-  const text = await res.body.text();
+  const text = await textUpTo(res.body, maxBytes, what);
   if (res.statusCode >= 300) {
     let message: string;
     try {
@@ -71,17 +93,20 @@ export async function upsertGitlabNote(target: GitlabTarget, body: string, opts:
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const text = fitBody(body, opts.marker, GITLAB_BODY_LIMIT);
   const base = `/projects/${encodeURIComponent(target.project)}/merge_requests/${target.number}/notes`;
-  const notes: Note[] = [];
+  // Only the notes that carry the marker are kept, page by page (as for GitHub): the others, written by anyone who can
+  // comment, are never held.
+  const candidates: Array<{ id: string; body: string; author?: string }> = [];
   let page: string | undefined = '1';
   for (let i = 0; page !== undefined && i < MAX_COMMENT_PAGES; i++) {
-    const r = await call(target, 'GET', `${base}?sort=asc&order_by=created_at&per_page=100&page=${encodeURIComponent(page)}`, `listing the notes of !${target.number}`, timeoutMs);
+    const r = await call(target, 'GET', `${base}?sort=asc&order_by=created_at&per_page=100&page=${encodeURIComponent(page)}`, `listing the notes of !${target.number}`, timeoutMs, undefined, opts.maxAnswerBytes);
     if (!Array.isArray(r.data)) throw new CommentError(`GitLab: listing the notes of !${target.number}: the answer is not a list`, 'unavailable');
-    notes.push(...(r.data as Note[]));
+    for (const n of r.data as Note[]) {
+      const text = typeof n.body === 'string' ? n.body : '';
+      if (n.system === true || !text.trimStart().startsWith(opts.marker)) continue;
+      candidates.push({ id: String(n.id), body: text, ...(n.author?.username ? { author: n.author.username } : {}) });
+    }
     page = r.nextPage;
   }
-  const candidates = notes
-    .filter((n) => n.system !== true)
-    .map((n) => ({ id: String(n.id), body: n.body ?? '', ...(n.author?.username ? { author: n.author.username } : {}) }));
   const ours = findOurs(candidates, opts.marker, opts.author);
   if (ours) {
     try {

@@ -37,6 +37,8 @@ export interface UpsertOptions {
   author?: string;
   /** Per-request timeout (default 30 s). */
   timeoutMs?: number;
+  /** GitLab: the largest answer read, in bytes (default MAX_GITLAB_ANSWER_BYTES; tests lower it). */
+  maxAnswerBytes?: number;
 }
 
 export interface UpsertResult {

@@ -235,6 +235,16 @@ describe('GitLab (notes API)', () => {
     expect(mine.body).toBe(`${MARKER}\nnew`);
   });
 
+  it('an answer larger than the limit fails ("unavailable") without being read whole; nothing is posted', async () => {
+    for (let i = 0; i < 30; i++) forge.add('platform/gov!12', `note ${i} ${'x'.repeat(1000)}`, 'alice');
+    const err = await upsertComment(gl(), `${MARKER}\nx`, { marker: MARKER, maxAnswerBytes: 16 * 1024 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CommentError);
+    expect(err).toMatchObject({ reason: 'unavailable', message: expect.stringMatching(/listing the notes of !12: the answer is larger than 16384 bytes/) });
+    expect(calls()).toEqual(['GET /api/v4/projects/platform%2Fgov/merge_requests/12/notes']);
+    // under the limit, the same notes are read and a note is created
+    expect((await upsertComment(gl(), `${MARKER}\nx`, { marker: MARKER })).action).toBe('created');
+  });
+
   it('JOB-TOKEN when only the job token is given; a read-only token is "forbidden"', async () => {
     forge.readOnly = true;
     const err = await upsertComment(gl({ tokenHeader: 'JOB-TOKEN' }), `${MARKER}\nx`, { marker: MARKER }).catch((e: unknown) => e);

@@ -18,14 +18,16 @@ async function preload(code: string): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'govops-crash-'));
   dirs.push(dir);
   const file = path.join(dir, 'boom.mjs');
-  await writeFile(file, code);
+  // Fails once govops listens for uncaught errors (a fixed delay raced its loading on a busy machine).
+  const once = `const once = (fail) => { const t = setInterval(() => { if (process.listenerCount('uncaughtException') > 0) { clearInterval(t); fail(); } }, 5); };\n`;
+  await writeFile(file, once + code);
   return file;
 }
 
 describe('an error nothing caught', () => {
   for (const [what, code] of [
-    ['an uncaught exception', `setTimeout(() => { throw new Error('late failure at https://user:pw-1234@db.example.com/x\\n\\u001b[2Jcleared'); }, 100);`],
-    ['an unhandled rejection', `setTimeout(() => { Promise.reject(new Error('late failure at https://user:pw-1234@db.example.com/x\\n\\u001b[2Jcleared')); }, 100);`],
+    ['an uncaught exception', `once(() => { throw new Error('late failure at https://user:pw-1234@db.example.com/x\\n\\u001b[2Jcleared'); });`],
+    ['an unhandled rejection', `once(() => { Promise.reject(new Error('late failure at https://user:pw-1234@db.example.com/x\\n\\u001b[2Jcleared')); });`],
   ] as const) {
     it(`${what}: exit 1, one redacted and printable report on stderr`, async () => {
       const file = await preload(code);

@@ -46,6 +46,12 @@ export function value(v: unknown): string {
 const DRAWN_AS_JSON: ReadonlySet<string> = new Set(['before', 'after']);
 
 export function describeAction(c: ResourceChange): string {
+  const text = actionText(c);
+  // A change something blocks (besides a manual step it awaits) is not going to happen: said so in its header too.
+  return blockedBesidesManualStep(c) && text.startsWith('will be ') ? `would be ${text.slice('will be '.length)} (blocked)` : text;
+}
+
+function actionText(c: ResourceChange): string {
   if (c.suspended) return 'is suspended (govops/suspend): left alone';
   const adopt = c.adopt && c.action !== 'adopt' ? 'adopted and ' : '';
   switch (c.action) {

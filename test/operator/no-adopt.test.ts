@@ -52,6 +52,10 @@ describe('govops --no-adopt', () => {
     expect(p.code, p.stderr).toBe(0);
     expect(p.stdout).toContain(`not adopted (--no-adopt): live integration ${lakeId} matches this manifest and govops does not own it`);
     expect(p.stdout).toContain(`govops state adopt Integration/lake --id ${lakeId} and applies, or applies once without --no-adopt`);
+    // the header says what would happen, and that it will not
+    expect(p.stdout).toContain(`# Integration/lake (lakehouse) would be adopted and updated in place (blocked) (id ${lakeId})`);
+    expect(p.stdout).toContain(`# Webhook/team-hook would be adopted (recorded in govops state; no change in the service) (blocked) (id ${hookId})`);
+    expect(p.stdout).not.toMatch(/will be adopted/);
     expect(p.stdout).toContain(`govops state adopt Webhook/team-hook --id ${hookId}`);
     const json = JSON.parse((await run(['plan', 'manifests', '--no-adopt', '-o', 'json'])).stdout);
     expect(json.changes.map((c: { name: string; blocked?: { code: string } }) => `${c.name} ${c.blocked?.code}`)).toEqual(['lake adopt-not-allowed', 'team-hook adopt-not-allowed']);

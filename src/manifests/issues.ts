@@ -151,6 +151,8 @@ function enumMessage(allowed: unknown[], value: unknown, secret: boolean, shown:
 /** A value that does not match its pattern: said as the schema describes the field, when it does. */
 function patternMessage(parent: Record<string, unknown>, pattern: string, shown: string): string {
   if (parent.format === 'uri') return `${shown} is not a valid http(s) URL`;
+  // common.json#/$defs/hostname (a pattern: ajv's `hostname` format refuses the `_` a URL's host may hold)
+  if (parent['x-compare'] === 'host') return formatMessage('hostname', shown);
   if (typeof parent.description === 'string') return `${shown} is not valid: ${parent.description}`;
   return `${shown} does not match ${pattern}`;
 }

@@ -58,7 +58,10 @@ function sensitive(path: (string | number)[]): boolean {
 /** "a string `443` (write it without quotes: 443)": what was found, and how to write what is wanted. */
 function found(value: unknown, want: string[], path: (string | number)[]): string {
   // YAML's .nan / .inf are numbers that JSON cannot carry (they would be sent as null)
-  if (typeof value === 'number' && !Number.isFinite(value)) return `\`${Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf'}\` (not a finite number: write a number)`;
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    const written = Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf';
+    return `\`${written}\` (${want.includes('string') ? `put it in quotes: "${written}"` : 'not a finite number: write a number'})`;
+  }
   const kind = typeName(value);
   if (sensitive(path) || (typeof value === 'object' && value !== null)) return kind;
   const scalar = `${kind} ${show(value)}`;

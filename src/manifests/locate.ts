@@ -8,6 +8,8 @@ export interface Locator {
   value(path: ReadonlyArray<string | number>): SourceLocation;
   /** Where the key of the last segment of `path` is (falls back to the value / nearest ancestor). */
   key(path: ReadonlyArray<string | number>): SourceLocation;
+  /** The text of the scalar at `path` as written (`012345678901`, read as a number), when there is one. */
+  written(path: ReadonlyArray<string | number>): string | undefined;
 }
 
 function keyOf(pair: Pair): unknown {
@@ -16,7 +18,7 @@ function keyOf(pair: Pair): unknown {
 }
 
 export function makeLocator(doc: Document, lineCounter: LineCounter, file: string, docStart: number): Locator {
-  const { isAlias, isMap, isSeq } = yamlLib();
+  const { isAlias, isMap, isScalar, isSeq } = yamlLib();
   const at = (offset: number): SourceLocation => {
     const { line, col } = lineCounter.linePos(offset);
     return { file, line, column: col };
@@ -76,5 +78,11 @@ export function makeLocator(doc: Document, lineCounter: LineCounter, file: strin
     if (path.length === 0 || !complete) return at(rangeStart(lastFound.key) ?? rangeStart(lastFound.node) ?? docStart);
     return at(rangeStart(lastFound.node) ?? docStart);
   };
-  return { value, key };
+  const written = (path: ReadonlyArray<string | number>): string | undefined => {
+    const { complete, lastFound } = walk(path);
+    let node = lastFound.node;
+    if (isAlias(node)) node = node.resolve(doc);
+    return complete && isScalar(node) && typeof node.source === 'string' ? node.source : undefined;
+  };
+  return { value, key, written };
 }

@@ -37,6 +37,11 @@ export interface KindDefinition<T extends string = string> {
   lastingIdentity?(config: Config): string;
   /** The manifest field that makes the natural key (where a clash is pointed at). */
   identityField: readonly string[];
+  /**
+   * Config fields besides the natural key whose value is unique across the integrations of the kind (interface 8,
+   * "Uniqueness"): a second integration with the same value is a 409 (object_store `cloudLocationPath`).
+   */
+  uniqueFields?: readonly string[];
   /** A name for error messages when the config has no `host` / `workspaceUrl` (default: the type). */
   displayName?(config: Config): string | undefined;
   /** Config keys whose values the service returns masked (credential fields). */

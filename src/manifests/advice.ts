@@ -43,7 +43,8 @@ function show(v: unknown): string {
 function checkOne(rule: unknown, data: unknown, parent: Obj, at: () => (string | number)[], out: Advice[], condition: string | undefined): void {
   if (data === REF_PLACEHOLDER) return; // a secret reference: its value is not known here
   if (rule === 'integer') {
-    if (typeof data === 'number' && !Number.isInteger(data)) out.push({ path: at(), message: `${data} is not a whole number` });
+    // (.nan and .inf are not numbers to the schema: its type error says so)
+    if (typeof data === 'number' && Number.isFinite(data) && !Number.isInteger(data)) out.push({ path: at(), message: `${data} is not a whole number` });
   } else if (rule === 'non-empty') {
     if (data === '') out.push({ path: at(), message: 'is empty: the service needs a value here' });
     if (Array.isArray(data) && data.length === 0) out.push({ path: at(), message: 'is empty: nothing is selected' });

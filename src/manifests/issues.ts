@@ -57,6 +57,11 @@ function sensitive(path: (string | number)[]): boolean {
 
 /** "a string `443` (write it without quotes: 443)": what was found, and how to write what is wanted. */
 function found(value: unknown, want: string[], path: (string | number)[]): string {
+  // YAML's .nan / .inf are numbers that JSON cannot carry (they would be sent as null)
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    const written = Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf';
+    return `\`${written}\` (${want.includes('string') ? `put it in quotes: "${written}"` : 'not a finite number: write a number'})`;
+  }
   const kind = typeName(value);
   if (sensitive(path) || (typeof value === 'object' && value !== null)) return kind;
   const scalar = `${kind} ${show(value)}`;
@@ -151,6 +156,8 @@ function enumMessage(allowed: unknown[], value: unknown, secret: boolean, shown:
 /** A value that does not match its pattern: said as the schema describes the field, when it does. */
 function patternMessage(parent: Record<string, unknown>, pattern: string, shown: string): string {
   if (parent.format === 'uri') return `${shown} is not a valid http(s) URL`;
+  // common.json#/$defs/hostname (a pattern: ajv's `hostname` format refuses the `_` a URL's host may hold)
+  if (parent['x-compare'] === 'host') return formatMessage('hostname', shown);
   if (typeof parent.description === 'string') return `${shown} is not valid: ${parent.description}`;
   return `${shown} does not match ${pattern}`;
 }

@@ -8,6 +8,8 @@ export interface Locator {
   value(path: ReadonlyArray<string | number>): SourceLocation;
   /** Where the key of the last segment of `path` is (falls back to the value / nearest ancestor). */
   key(path: ReadonlyArray<string | number>): SourceLocation;
+  /** The text of the scalar at `path` as written (`012345678901`, read as a number), when there is one. */
+  written(path: ReadonlyArray<string | number>): string | undefined;
 }
 
 function keyOf(pair: Pair): unknown {
@@ -16,7 +18,7 @@ function keyOf(pair: Pair): unknown {
 }
 
 export function makeLocator(doc: Document, lineCounter: LineCounter, file: string, docStart: number): Locator {
-  const { isAlias, isMap, isSeq } = yamlLib();
+  const { isAlias, isMap, isScalar, isSeq } = yamlLib();
   const at = (offset: number): SourceLocation => {
     const { line, col } = lineCounter.linePos(offset);
     return { file, line, column: col };
@@ -26,8 +28,14 @@ export function makeLocator(doc: Document, lineCounter: LineCounter, file: strin
     let lastKey: Node | undefined;
     let lastFound: { node: unknown; key?: Node } = { node };
     let complete = true;
+    // The first alias the path goes through: what lies beyond it is written at its anchor, elsewhere, maybe
+    // where it is valid; the alias is where this path's value is given (`metadataDelimiters: *imp`).
+    let via: Node | undefined;
     for (let i = 0; i < path.length; i++) {
-      if (isAlias(node)) node = node.resolve(doc);
+      if (isAlias(node)) {
+        via ??= node;
+        node = node.resolve(doc);
+      }
       const seg = path[i];
       let next: unknown;
       let key: Node | undefined;
@@ -48,14 +56,15 @@ export function makeLocator(doc: Document, lineCounter: LineCounter, file: strin
       lastKey = key;
       lastFound = { node: next, key };
     }
-    return { complete, lastFound, lastKey };
+    return { complete, lastFound, lastKey, via };
   };
   const rangeStart = (n: unknown): number | undefined => {
     const r = (n as { range?: [number, number, number] } | null)?.range;
     return r ? r[0] : undefined;
   };
   const value = (path: ReadonlyArray<string | number>): SourceLocation => {
-    const { complete, lastFound } = walk(path);
+    const { complete, lastFound, via } = walk(path);
+    if (via) return at(rangeStart(via) ?? docStart);
     // A path that does not exist: the key of its nearest existing ancestor (where to add it).
     const start = complete
       ? (rangeStart(lastFound.node) ?? rangeStart(lastFound.key) ?? docStart)
@@ -63,10 +72,17 @@ export function makeLocator(doc: Document, lineCounter: LineCounter, file: strin
     return at(start);
   };
   const key = (path: ReadonlyArray<string | number>): SourceLocation => {
-    const { complete, lastFound } = walk(path);
+    const { complete, lastFound, via } = walk(path);
+    if (via) return at(rangeStart(via) ?? docStart);
     if (complete && lastFound.key) return at(rangeStart(lastFound.key) ?? docStart);
     if (path.length === 0 || !complete) return at(rangeStart(lastFound.key) ?? rangeStart(lastFound.node) ?? docStart);
     return at(rangeStart(lastFound.node) ?? docStart);
   };
-  return { value, key };
+  const written = (path: ReadonlyArray<string | number>): string | undefined => {
+    const { complete, lastFound } = walk(path);
+    let node = lastFound.node;
+    if (isAlias(node)) node = node.resolve(doc);
+    return complete && isScalar(node) && typeof node.source === 'string' ? node.source : undefined;
+  };
+  return { value, key, written };
 }

@@ -127,7 +127,7 @@ function yamlProblem(p: YAMLError, text: string, file: string, at: (offset: numb
   return { file, ...at(p.pos[0]), severity: 'error', message: `YAML: ${msg}` };
 }
 
-const NOWHERE: Locator = { value: () => ({ file: '', line: 0, column: 0 }), key: () => ({ file: '', line: 0, column: 0 }) };
+const NOWHERE: Locator = { value: () => ({ file: '', line: 0, column: 0 }), key: () => ({ file: '', line: 0, column: 0 }), written: () => undefined };
 
 /**
  * The common case: js-yaml read the text (jsyaml.ts) and every document is valid. Positions are only
@@ -250,7 +250,7 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
   const refs = withRefPlaceholders(obj, kind, spec);
   for (const issue of refs.issues) push(issue.path, issue.message, issue.target);
   checkIdentityRefs(kind, spec?.type, refs.paths, push);
-  checkSchema(refs.checked, refs.paths, push);
+  checkSchema(refs.checked, refs.paths, push, locator);
   if (spec) {
     for (const literal of plainCredentials(kind, spec)) {
       push(literal, `\`${String(literal[literal.length - 1])}\` is a plain literal: write it as { fromEnv: NAME } or { fromFile: PATH }`, 'value', 'warning');
@@ -315,9 +315,10 @@ function checkIdentityRefs(kind: string | undefined, type: unknown, refPaths: Re
 }
 
 /** The manifest schema's issues; at a secret reference, only those a string value could not fix. */
-function checkSchema(checked: unknown, refPaths: ReadonlySet<string>, push: Report): void {
+function checkSchema(checked: unknown, refPaths: ReadonlySet<string>, push: Report, locator: Locator): void {
   const issues: SchemaIssue[] = validateAgainst('manifest.json', checked);
-  for (const issue of issues) {
+  for (const raw of issues) {
+    const issue = { ...raw, message: quotedAsWritten(raw, locator) };
     const severity = issue.severity ?? 'error';
     const pointer = toPointer(issue.path);
     if (refPaths.has(pointer)) {
@@ -328,6 +329,18 @@ function checkSchema(checked: unknown, refPaths: ReadonlySet<string>, push: Repo
     }
     push(issue.path, issue.message, issue.target, severity);
   }
+}
+
+/**
+ * "Put it in quotes" names the value as written, not as YAML read it: `012345678901` is the number 12345678901
+ * (an account id would lose its leading zero), `1.10` is 1.1, `0x1F` is 31.
+ */
+function quotedAsWritten(issue: SchemaIssue, locator: Locator): string {
+  const m = /\(put it in quotes: "(.*)"\)$/.exec(issue.message);
+  if (!m) return issue.message;
+  const written = locator.written(issue.path);
+  if (written === undefined || written === m[1]) return issue.message;
+  return `${issue.message.slice(0, m.index)}(put it in quotes as written: "${written}"; YAML reads ${written} as ${m[1]!})`;
 }
 
 /** Paths of credential fields written as plain strings (SECRET_KEYS in config/deleteCredentials, webhook secret). */

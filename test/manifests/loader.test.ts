@@ -161,6 +161,28 @@ describe('the whole set', () => {
     expect(set.manifests.map((m) => m.manifest.metadata.name)).toEqual(['one']);
   });
 
+  it('two object_store integrations on one cloudLocationPath is an error (unique across object_store, interface 8)', async () => {
+    const store = (name: string, path: string | { fromEnv: string }) =>
+      `apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: ${name}\nspec:\n  type: object_store\n  autoBootstrap: false\n  config:\n` +
+      `    name: ${name}\n    cloudAccountId: "1"\n    cloudRegion: eu-west-1\n    cloudLocationRole: arn:role/x\n` +
+      `    cloudLocationPath: ${typeof path === 'string' ? path : `{ fromEnv: ${path.fromEnv} }`}\n    authenticationType: auto\n`;
+    await put('a.yaml', `${store('one', 's3://shared/')}---\n${store('two', 's3://shared/')}`);
+    // another path, a path compared as written (the service's own rule) and a secret reference are not clashes
+    await put('b.yaml', `${store('three', 's3://other/')}---\n${store('four', 's3://shared')}---\n${store('five', { fromEnv: 'GOVOPS_SECRET_LOC' })}`);
+    const set = await loadManifests(['.'], { cwd: dir });
+    expect(set.diagnostics).toEqual([
+      expect.objectContaining({
+        file: 'a.yaml',
+        line: 28,
+        column: 24,
+        name: 'two',
+        severity: 'error',
+        message: 'cloudLocationPath `s3://shared/` is also used by Integration/one at a.yaml:1:1: it is unique across object_store integrations (the service refuses a second one)',
+      }),
+    ]);
+    expect(names(set)).toEqual(['five', 'four', 'one', 'three']);
+  });
+
   it('refuses files over 1 MiB and binary files', async () => {
     await put('big.yaml', Buffer.alloc(MAX_FILE_BYTES + 1, 0x61));
     await put('bin.yaml', Buffer.from([0x61, 0x3a, 0x00, 0x01]));

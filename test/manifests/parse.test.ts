@@ -24,6 +24,23 @@ describe('documents', () => {
     expect(m.locate(['spec', 'nothing'])).toEqual({ file: 'm.yaml', ...at(text, 'spec:') });
   });
 
+  it('a problem reached through an alias is at the alias (where the value is used), not at its anchor', () => {
+    // the anchored mapping is valid where it is written (impersonation), not where the alias uses it
+    const text = integration(
+      'sql_analytics',
+      '  autoBootstrap: false\n  config:\n    host: h.example.com\n    database: d\n    schema: s\n    username: { fromEnv: U }\n    password: { fromEnv: P }\n    impersonation: &imp { enabled: true, role: R }\n    metadataDelimiters: *imp\n',
+    );
+    const res = parse(text);
+    const alias = at(text, '*imp');
+    expect(res.diagnostics.map((d) => `${d.line}:${d.column} ${d.message.split(' (')[0]}`)).toEqual([
+      `${alias.line}:${alias.column} unknown field \`enabled\``,
+      `${alias.line}:${alias.column} unknown field \`role\``,
+    ]);
+    const m = res.manifests[0]!;
+    expect(m.locate(['spec', 'config', 'metadataDelimiters', 'role'])).toEqual({ file: 'm.yaml', ...alias });
+    expect(m.locate(['spec', 'config', 'impersonation', 'role'])).toEqual({ file: 'm.yaml', ...at(text, 'R }') });
+  });
+
   it('reports YAML syntax errors with their position, and keeps checking other documents', () => {
     const text = `${hook('a')}---\napiVersion: govops/v1\nkind: [Webhook\n---\n${hook('b', '  global: true\n')}`;
     const errs = errors(text);

@@ -66,6 +66,7 @@ const cases: Case[] = [
   { name: 'useCertificate true forbids clientSecret', text: cloudBase('oAuth', '    oAuthClientConfig:\n      provider: p\n      clientId: c\n      authorityUrl: a\n      publicCertificateThumbprint: t\n      oauthPrivateKey: { fromEnv: K }\n      clientSecret: { fromEnv: S }\n'), where: 'clientSecret:', message: 'field `clientSecret` is not used unless useCertificate is false', severity: 'warning' },
   { name: 'useCertificate false needs clientSecret', text: cloudBase('oAuth', '    oAuthClientConfig:\n      provider: p\n      clientId: c\n      authorityUrl: a\n      useCertificate: false\n'), where: 'oAuthClientConfig:', message: 'missing required field `clientSecret` (required when useCertificate is false)' },
   { name: 'cloud role when autoBootstrap', text: cloudBase('userPassword', up, true), where: 'config:', message: 'missing required field `role` (required when type is cloud_warehouse and autoBootstrap is true)' },
+  { name: 'hostname without port', text: integration('sql_analytics', '  autoBootstrap: false\n  config:\n    host: h.example.com:1433\n    database: d\n    schema: s\n    username: u\n    password: { fromEnv: P }\n'), where: 'h.example.com:1433', message: 'is not a valid hostname (write the host name only, without scheme, port or path)' },
   { name: 'hostname without scheme', text: integration('sql_analytics', '  autoBootstrap: false\n  config:\n    host: https://h.example.com/db\n    database: d\n    schema: s\n    username: u\n    password: { fromEnv: P }\n'), where: 'https://', message: 'is not a valid hostname' },
   { name: 'distributed_sql is spec.type only', text: integration('distributed_sql', '  autoBootstrap: false\n'), where: 'autoBootstrap', message: 'field `autoBootstrap` is not used when type is distributed_sql', severity: 'warning' },
   { name: 'unknown type', text: integration('lakehose', '  autoBootstrap: false\n  config: {}\n'), where: 'lakehose', message: /did you mean `lakehouse`/ },
@@ -88,6 +89,9 @@ const cases: Case[] = [
   { name: 'yes/no is text in YAML 1.2', text: cloudBase('userPassword', `${up}    audit: { enabled: yes }\n`), where: 'yes', message: 'must be a boolean (true or false), not a string `yes` (write true or false: YAML 1.2 reads yes as text)' },
   { name: 'quoted boolean', text: webhook(hookSpec.replace('global: false', 'global: "false"')), where: '"false"', message: 'must be a boolean (true or false), not a string `false` (write it without quotes: false)' },
   { name: 'number where a string is wanted', text: integration('sql_analytics', '  autoBootstrap: false\n  config:\n    host: h.example.com\n    database: d\n    schema: s\n    username: u\n    password: { fromEnv: P }\n    metadataDelimiters: { hashDelimiter: 1 }\n'), where: '1 }', message: 'must be a string, not an integer `1` (put it in quotes: "1")' },
+  { name: 'a number where a string is wanted: quoted as written (an account id keeps its leading zero)', text: integration('object_store', '  autoBootstrap: false\n  config:\n    name: n\n    cloudAccountId: 012345678901\n    cloudRegion: r\n    cloudLocationRole: x\n    cloudLocationPath: p\n    authenticationType: auto\n'), where: '012345678901', message: 'must be a string, not an integer `12345678901` (put it in quotes as written: "012345678901"; YAML reads 012345678901 as 12345678901)' },
+  { name: 'a version-like number quoted as written', text: integration('sql_analytics', '  autoBootstrap: false\n  config:\n    host: h.example.com\n    database: d\n    schema: s\n    username: u\n    password: { fromEnv: P }\n    connectArgs: 1.10\n'), where: '1.10', message: '(put it in quotes as written: "1.10"; YAML reads 1.10 as 1.1)' },
+  { name: '.inf where a string is wanted', text: integration('sql_analytics', '  autoBootstrap: false\n  config:\n    host: h.example.com\n    database: .inf\n    schema: s\n    username: u\n    password: { fromEnv: P }\n'), where: '.inf', message: 'must be a string, not `.inf` (put it in quotes: ".inf")' },
   { name: 'unknown field without a near miss lists the fields', text: cloudBase('userPassword', `${up}    audit: { enabled: true, months: 3 }\n`), where: 'months', message: 'unknown field `months` (fields here: enabled, historicalIngestionMonths)', severity: 'warning' },
   { name: 'unknown event without a near miss says what is allowed', text: webhook(hookSpec.replace('modelCreated', 'everything')), where: 'everything', message: 'unknown event `everything`: use an event name of the service (listed by `govops schema`) or ALL_NOTIFICATIONS' },
   { name: 'a field not allowed at all: no noise about its content', text: cloudBase('userPassword', `${up}  deleteCredentials: {}\n`), where: 'deleteCredentials', message: 'field `deleteCredentials` is not used when autoBootstrap is false', severity: 'warning' },
@@ -118,6 +122,15 @@ describe('messages', () => {
     ]);
   });
 
+  it('.nan and .inf in a number field are named as written, with one error and no warning', () => {
+    const text = cloudBase('userPassword', `${up}    port: .nan\n    audit: { enabled: true, historicalIngestionMonths: -.inf }\n`);
+    expect(warnings(text)).toEqual([]);
+    expect(errors(text).map((e) => `${e.line}:${e.column} ${e.message}`)).toEqual([
+      `${at(text, '.nan').line}:${at(text, '.nan').column} must be a number, not \`.nan\` (not a finite number: write a number)`,
+      `${at(text, '-.inf').line}:${at(text, '-.inf').column} must be a number, not \`-.inf\` (not a finite number: write a number)`,
+    ]);
+  });
+
   it('never repeat the value of a credential field', () => {
     const text = cloudBase('userPassword', '    username: u\n    password: 987654321\n');
     const errs = errors(text);
@@ -136,6 +149,8 @@ describe('valid documents', () => {
       columnarBase('userPassword', `${up}    initialDatabase: dev\n`, true),
       columnarBase('accessKey', '    databaseUser: d\n    accessKeyId: a\n    secretKey: { fromEnv: S }\n    sessionToken: { fromEnv: T }\n'),
       integration('distributed_sql', ''),
+      // a URL's host may hold an underscore (an account name in it): "Valid URL hostname", not DNS's rule
+      cloudBase('userPassword', up).replace('wh.example.com', 'myorg-my_account.cloud.example.com'),
       // the workspace host alone, as the service's users commonly write it, and a URL of it
       integration('lakehouse', '  autoBootstrap: true\n  config:\n    workspaceUrl: my-workspace.cloud.example.com\n    httpPath: /p\n    token: { fromEnv: T }\n'),
       integration('lakehouse', '  autoBootstrap: true\n  config:\n    workspaceUrl: https://my-workspace.cloud.example.com/\n    httpPath: /p\n    token: { fromEnv: T }\n'),

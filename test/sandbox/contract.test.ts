@@ -67,6 +67,8 @@ const cases: Case[] = [
   // 2.4 sql_analytics
   { rule: '2.4 host required', type: 'sql_analytics', config: { host: undefined }, expect: 'invalid' },
   { rule: '2.4 host is a valid URL hostname', type: 'sql_analytics', config: { host: 'https://sql.example.com/db' }, expect: 'invalid' },
+  { rule: '2.4 host: a URL hostname may hold an underscore (RFC 3986 reg-name)', type: 'sql_analytics', config: { host: 'pool_1.sql.example.com' }, expect: 'valid' },
+  { rule: '2.4 host: no port', type: 'sql_analytics', config: { host: 'sql.example.com:1433' }, expect: 'invalid' },
   { rule: '2.4 password required', type: 'sql_analytics', config: { password: undefined }, expect: 'invalid' },
   { rule: '2.4 metadataDelimiters strings', type: 'sql_analytics', config: { metadataDelimiters: { hashDelimiter: 1 } }, expect: 'invalid' },
   { rule: '2.10 impersonation.enabled boolean', type: 'sql_analytics', config: { impersonation: { enabled: 'yes' } }, expect: 'invalid' },
@@ -97,6 +99,7 @@ const cases: Case[] = [
   { rule: '2.11 okta', type: 'columnar_warehouse', config: { authenticationType: 'okta', username: undefined, password: undefined, okta: { username: 'u', password: 'p', appId: 'a', idpHost: 'https://idp', role: 'r' } }, expect: 'valid' },
   // 2.8 cloud_warehouse
   { rule: '2.8 role when autoBootstrap', type: 'cloud_warehouse', config: { role: undefined }, expect: 'invalid' },
+  { rule: '2.8 host of an account name with an underscore', type: 'cloud_warehouse', config: { host: 'myorg-my_account.snowflakecomputing.com' }, expect: 'valid' },
   { rule: '2.8 warehouse required', type: 'cloud_warehouse', config: { warehouse: undefined }, expect: 'invalid' },
   { rule: '2.8 keyPair needs privateKey', type: 'cloud_warehouse', config: { authenticationType: 'keyPair', password: undefined }, expect: 'invalid' },
   { rule: '2.8 oAuth needs oAuthClientConfig', type: 'cloud_warehouse', autoBootstrap: false, config: { authenticationType: 'oAuth', password: undefined, role: undefined }, expect: 'invalid' },

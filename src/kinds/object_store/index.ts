@@ -7,6 +7,8 @@ export const objectStore = defineKind({
   identity: (c) => `name=${String(c.name ?? '')}`,
   naturalKeyFields: ['name'],
   identityField: ['spec', 'config', 'name'],
+  // "unique across all object_store integrations" (interface 2.3, 8), as `name` is
+  uniqueFields: ['cloudLocationPath'],
   displayName: (c) => (typeof c.name === 'string' ? c.name : undefined),
   masked: ['cloudSecretAccessKey'],
   nonEditable: ['type', 'autoBootstrap', 'config.name', 'config.cloudAccountId', 'config.cloudLocationPath'],

@@ -46,10 +46,11 @@ const REQ = { required: true } as const;
 
 const port = (def: number): FieldSpec => ({ type: 'number', default: def, min: 0, max: 65535 });
 
-const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/** A label of a URL's host: letters, digits, `-` (not at either end) and `_` (RFC 3986 reg-name; DNS host names refuse it). */
+const LABEL = '[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?';
 const HOSTNAME = new RegExp(`^(?=.{1,253}$)${LABEL}(?:\\.${LABEL})*\\.?$`);
 
-/** "Valid URL hostname": a host name (or address), without scheme, port or path. */
+/** "Valid URL hostname": a host name (or address), without scheme, port or path; `_` included (account hosts hold it). */
 export const hostnameRule = { text: 'must be a valid host name (no scheme, port or path)', test: (v: string) => HOSTNAME.test(v) };
 
 /** "Workspace URL": the workspace's URL, or its host as the service's users commonly write it. */

@@ -7,6 +7,7 @@
 import type { ServiceApi } from '../api/client-types.js';
 import { findCreatedIntegration } from '../api/recovery.js';
 import type { IntegrationBody, IntegrationMutationResult, LiveIntegration } from '../api/types.js';
+import { notProcessed } from '../api/retry.js';
 import { ApiError, ErrorCode, failureKind } from '../errors.js';
 import { ERROR_STATUSES } from '../service/kinds.js';
 import { nextInterval, sleep, waitSettled, type PollSettings } from './poll.js';
@@ -54,6 +55,7 @@ export async function retryOnConflict<T>(ctx: OpContext, id: string | undefined,
       if (retry >= MAX_CONFLICT_RETRIES || ctx.poll.clock.now() + backoff >= ctx.poll.deadline) {
         throw new ApplyFailure(ErrorCode.conflictPersists, `${what}: still conflicting (409) after ${retry + 1} tries: ${err.message}`, {
           ...(id !== undefined ? { liveId: id } : {}),
+          cause: err,
         });
       }
       if (id !== undefined) {
@@ -77,7 +79,7 @@ async function mutate(
     result = await call();
   } catch (err) {
     if (err instanceof ApiError && err.statusCode === 422) {
-      throw validationFailure(`${what} failed validation (422)`, resultsFromError(err), id, err.message);
+      throw validationFailure(`${what} failed validation (422)`, resultsFromError(err), id, err.message, ErrorCode.validationFailed, err);
     }
     throw err;
   }
@@ -111,6 +113,14 @@ async function findByNaturalKey(ctx: OpContext, body: IntegrationBody): Promise<
 }
 
 // ---- create ----------------------------------------------------------------------------------
+
+/**
+ * A failure of the create's POST that certainly created nothing: the service answered it with a 4xx (a 422 comes as
+ * the ApplyFailure it caused), or it was never sent. A failing verdict in a 2xx answer is not one: it may have landed.
+ */
+function notCreated(err: unknown): boolean {
+  return notProcessed(err) || (err instanceof ApplyFailure && notProcessed(err.cause));
+}
 
 /**
  * The id to fix with PUT when a create failed with 400 because an earlier creation on that host failed
@@ -177,8 +187,11 @@ async function idOfAcceptedCreate(ctx: OpContext, body: IntegrationBody): Promis
  * - 409 and nothing found by natural key: the service was busy; retried (bounded).
  * - 409 and an integration found: no attempt of this create reached the service (the client would have said
  *   so), so it is someone else's: the next plan adopts it.
+ * `refused` is called before a failure that certainly created nothing (the service answered the POST with a 4xx, or
+ * was never reached): the caller drops the pending intent, so the next run does not take an integration made by
+ * someone else since for the one it sent (and records it as created by govops).
  */
-export async function writeCreate(ctx: OpContext, body: IntegrationBody): Promise<string> {
+export async function writeCreate(ctx: OpContext, body: IntegrationBody, refused: () => void = () => undefined): Promise<string> {
   let backoff = ctx.poll.initialMs;
   for (let retry = 0; ; retry++) {
     try {
@@ -190,16 +203,22 @@ export async function writeCreate(ctx: OpContext, body: IntegrationBody): Promis
         await writeUpdate(ctx, fix, body);
         return fix;
       }
-      if (!isConflict(err)) throw err;
+      if (!isConflict(err)) {
+        if (notCreated(err)) refused();
+        throw err;
+      }
       const found = await findByNaturalKey(ctx, body);
       if (found) {
+        refused();
         throw new ApplyFailure(
           ErrorCode.alreadyExists,
           `create: integration ${found.id} with the same identity already exists (created outside this apply); the next plan adopts it`,
+          { cause: err },
         );
       }
       if (retry >= MAX_CONFLICT_RETRIES || ctx.poll.clock.now() + backoff >= ctx.poll.deadline) {
-        throw new ApplyFailure(ErrorCode.conflictPersists, `create: still conflicting (409) after ${retry + 1} tries: ${err.message}`);
+        refused();
+        throw new ApplyFailure(ErrorCode.conflictPersists, `create: still conflicting (409) after ${retry + 1} tries: ${err.message}`, { cause: err });
       }
       await sleep(ctx.poll.clock, backoff, ctx.poll.signal);
       backoff = nextInterval(backoff, ctx.poll.maxMs);

@@ -102,7 +102,8 @@ class CreateIntegration implements Step {
       this.id = this.fixId;
       return;
     }
-    const id = await writeCreate(ctx, body(this.d));
+    // A create the service refused leaves no intent: the next run would take another's integration for it.
+    const id = await writeCreate(ctx, body(this.d), () => ctx.ledger.dropIntent(this.change));
     this.acceptedAt = ctx.poll.clock.now();
     this.id = id;
     ctx.ledger.recordLive(this.change, this.d, id);

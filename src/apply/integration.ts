@@ -151,6 +151,23 @@ export async function dryRunCreate(ctx: OpContext, body: IntegrationBody): Promi
   }
 }
 
+/**
+ * The create half of a replace, dry-run before its delete: a create the service refuses (a failing test, a 422) stops
+ * the replace while the integration it replaces still exists; before, the delete went first and the dry run of the
+ * create found the refusal only once nothing was left. Only for a replacement with another natural key (tasks.ts): one
+ * with the same key conflicts with the integration it replaces until that is gone. Any other answer (a 409 or 400:
+ * another integration holds the key, one in createError) says nothing certain: the create's own dry run after the
+ * delete decides, as for every create.
+ */
+export async function dryRunReplacement(ctx: OpContext, replacedId: string, body: IntegrationBody): Promise<void> {
+  try {
+    await mutate(`create (dry run, before the delete; integration ${replacedId} not deleted)`, undefined, () => ctx.api.createIntegration(body, { dryRun: true }));
+  } catch (err) {
+    if (err instanceof ApiError && (err.statusCode === 400 || err.statusCode === 409)) return;
+    throw err; // a failing test stops the replace; so does a service that cannot be reached (its delete would fail too)
+  }
+}
+
 /** Looks at the live list for an accepted create without an id: at most this many (a list may lag behind a write). */
 export const ID_LOOKUPS = 3;
 

@@ -7,14 +7,15 @@
  */
 import type { ServiceApi } from '../api/client-types.js';
 import type { IntegrationBody } from '../api/types.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, classify } from '../errors.js';
 import type { DesiredDataSource, DesiredIntegration, DesiredResource, DesiredWebhook, PlanChange } from '../plan/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
-import { naturalKey } from '../kinds/registry.js';
+import { KINDS, naturalKey } from '../kinds/registry.js';
 import type { DataSourceBatches } from './data-source-batch.js';
 import {
   dryRunCreate,
   dryRunDelete,
+  dryRunReplacement,
   dryRunUpdate,
   settleDelete,
   settleIntegration,
@@ -82,10 +83,24 @@ class CreateIntegration implements Step {
   constructor(
     private readonly change: Named,
     private readonly d: DesiredIntegration,
+    /** The create half of a replace: the id of the integration its delete step removed. */
+    private readonly replaced?: string,
   ) {}
 
-  async dryRun(ctx: StepContext): Promise<void> {
-    this.fixId = await dryRunCreate(ctx, body(this.d));
+  dryRun(ctx: StepContext): Promise<void> {
+    return this.saying(async () => {
+      this.fixId = await dryRunCreate(ctx, body(this.d));
+    });
+  }
+
+  /** A failure of the create half of a replace says that the integration it replaces is gone already. */
+  private async saying(phase: () => Promise<void>): Promise<void> {
+    if (this.replaced === undefined) return phase();
+    try {
+      await phase();
+    } catch (err) {
+      throw afterDelete(err, this.replaced);
+    }
   }
 
   async prepare(ctx: StepContext): Promise<void> {
@@ -95,7 +110,11 @@ class CreateIntegration implements Step {
     await ctx.ledger.save();
   }
 
-  async write(ctx: StepContext): Promise<void> {
+  write(ctx: StepContext): Promise<void> {
+    return this.saying(() => this.send(ctx));
+  }
+
+  private async send(ctx: StepContext): Promise<void> {
     if (this.fixId !== undefined) {
       await writeUpdate(ctx, this.fixId, body(this.d));
       this.acceptedAt = ctx.poll.clock.now();
@@ -113,8 +132,22 @@ class CreateIntegration implements Step {
     if (this.id === undefined) throw new Error('create: settle before write');
     await ctx.ledger.save(); // the id is on disk before polling starts
     const op = this.fixId !== undefined ? 'update' : 'create';
-    await settleIntegration(ctx, this.id, op, { type: this.d.body.type, op, ...(this.acceptedAt !== undefined ? { startedAt: this.acceptedAt } : {}) });
+    const id = this.id;
+    await this.saying(async () => {
+      await settleIntegration(ctx, id, op, { type: this.d.body.type, op, ...(this.acceptedAt !== undefined ? { startedAt: this.acceptedAt } : {}) });
+    });
   }
+}
+
+/** The failure of a replace's create, once its delete is done: the same code, tests and new id, and that it deleted. */
+function afterDelete(err: unknown, replaced: string): ApplyFailure {
+  const message = err instanceof Error ? err.message : String(err);
+  const failure = err instanceof ApplyFailure ? err : undefined;
+  return new ApplyFailure(classify(err).code, `integration ${replaced} was deleted; then its replacement's ${message}`, {
+    ...(failure?.validation ? { validation: failure.validation } : {}),
+    ...(failure?.liveId !== undefined ? { liveId: failure.liveId } : {}),
+    cause: err,
+  });
 }
 
 class UpdateIntegration implements Step {
@@ -151,9 +184,12 @@ class DeleteIntegration implements Step {
     private readonly id: string,
     private readonly payload: Record<string, unknown> | undefined,
     private readonly type: string | undefined,
+    /** The delete half of a replace whose new integration has another natural key: its create, dry-run first. */
+    private readonly replacement?: DesiredIntegration,
   ) {}
 
   async dryRun(ctx: StepContext): Promise<void> {
+    if (this.replacement) await dryRunReplacement(ctx, this.id, body(this.replacement));
     this.gone = !(await dryRunDelete(ctx, this.id, this.payload));
   }
 
@@ -295,6 +331,15 @@ function task(change: PlanChange, steps: Step[], liveId: () => string | undefine
   return { change, steps, liveId };
 }
 
+/**
+ * Whether a replace gives the integration another natural key (its type, or a field of the key, changes): then its
+ * create can be dry-run before the delete without conflicting with the integration it replaces.
+ */
+function changesNaturalKey(c: PlanChange, d: DesiredIntegration): boolean {
+  const fields = new Set(['type', ...KINDS.naturalKeyFields[d.body.type].map((f) => `config.${f}`)]);
+  return c.changes.some((f) => fields.has(f.path));
+}
+
 /** Webhook changes whose task joins the create batch. */
 export function joinsWebhookBatch(c: PlanChange): boolean {
   return c.resourceKind === 'Webhook' && !c.blocked && (c.action === 'create' || c.action === 'replace');
@@ -333,8 +378,10 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
       case 'update':
         return task(c, [new UpdateIntegration(c, c.liveId, need('Integration'))], () => c.liveId);
       case 'replace': {
-        const create = new CreateIntegration(fresh(c), need('Integration'));
-        return task(c, [new DeleteIntegration(c, c.liveId, payload, type), create], () => create.id);
+        const d = need('Integration');
+        const create = new CreateIntegration(fresh(c), d, c.liveId);
+        const check = changesNaturalKey(c, d) ? d : undefined;
+        return task(c, [new DeleteIntegration(c, c.liveId, payload, type, check), create], () => create.id);
       }
       case 'delete':
         return task(c, [new DeleteIntegration(c, c.liveId, payload, type)], () => undefined);

@@ -168,6 +168,34 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     expect((await r.state()).resources[0]).toMatchObject({ id: '2', origin: 'created' });
   });
 
+  it('replace to another host whose create the service refuses: its dry run comes before the delete, the old integration is kept', async () => {
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    await r.write('a.yaml', sqlManifest('sql', 'db.invalid')); // the Basic Connection Test fails (422)
+    r.sandbox.clearRequests();
+    const res = await r.run({ allowReplace: true });
+    expect(res.ok).toBe(false);
+    expect(res.outcomes[0]).toMatchObject({ action: 'replace', result: 'failed', code: 'GOVOPS_VALIDATION_FAILED' });
+    expect(res.outcomes[0]!.error).toMatch(/integration 1 not deleted/);
+    expect(res.outcomes[0]!.validation?.some((t) => t.status === 'failed')).toBe(true);
+    expect(writes()).toEqual(['POST /integrations?dryRun=true 422']);
+    expect((await r.api.listIntegrations()).map((l) => [l.id, l.config.host, l.status])).toEqual([['1', 'db.example.com', 'enabled']]);
+    expect((await r.state()).resources.map((x) => [x.name, x.id])).toEqual([['sql', '1']]);
+  });
+
+  it('replace on the same host whose create fails after the delete: the outcome says the old integration was deleted', async () => {
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com', { database: 'other' }));
+    r.sandbox.failures.tests.push({ name: '*', status: 'failed', operation: 'create' });
+    r.sandbox.clearRequests();
+    const res = await r.run({ allowReplace: true });
+    expect(res.outcomes[0]).toMatchObject({ action: 'replace', result: 'failed', code: 'GOVOPS_VALIDATION_FAILED' });
+    expect(res.outcomes[0]!.error).toMatch(/^integration 1 was deleted; then its replacement's create \(dry run\) failed validation \(422\)/);
+    expect(writes()).toEqual(['DELETE /integrations/1?dryRun=true 200', 'DELETE /integrations/1 200', 'POST /integrations?dryRun=true 422']);
+    expect((await r.state()).resources).toEqual([]);
+  });
+
   it('webhooks: created in one batch, a change is delete + create, prune deletes by id', async () => {
     await r.write('w1.yaml', webhookManifest('one'));
     await r.write('w2.yaml', webhookManifest('two', ['modelCreated'], false));

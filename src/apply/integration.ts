@@ -246,13 +246,29 @@ export async function writeCreate(ctx: OpContext, body: IntegrationBody, refused
 // ---- update ----------------------------------------------------------------------------------
 
 export async function dryRunUpdate(ctx: OpContext, id: string, body: IntegrationBody): Promise<void> {
-  await retryOnConflict(ctx, id, 'update (dry run)', () =>
-    mutate('update (dry run)', id, () => ctx.api.updateIntegration(id, body, { dryRun: true })),
+  await goneAs404(id, () =>
+    retryOnConflict(ctx, id, 'update (dry run)', () => mutate('update (dry run)', id, () => ctx.api.updateIntegration(id, body, { dryRun: true }))),
   );
 }
 
 export async function writeUpdate(ctx: OpContext, id: string, body: IntegrationBody): Promise<void> {
-  await retryOnConflict(ctx, id, 'update', () => mutate('update', id, () => ctx.api.updateIntegration(id, body)));
+  await goneAs404(id, () => retryOnConflict(ctx, id, 'update', () => mutate('update', id, () => ctx.api.updateIntegration(id, body))));
+}
+
+/**
+ * A 404 on a PUT by id: the integration was deleted since govops listed it. The same failure as a 409 whose wait finds
+ * it gone (`GOVOPS_RESOURCE_GONE`, transient: the next plan creates it), not the terminal `GOVOPS_API_NOT_FOUND`
+ * that left the daemon waiting for its slow resync period.
+ */
+async function goneAs404(id: string, put: () => Promise<unknown>): Promise<void> {
+  try {
+    await put();
+  } catch (err) {
+    if (err instanceof ApiError && err.statusCode === 404) {
+      throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} was deleted meanwhile (404): plan again`, { cause: err });
+    }
+    throw err;
+  }
 }
 
 // ---- delete ----------------------------------------------------------------------------------

@@ -83,24 +83,10 @@ class CreateIntegration implements Step {
   constructor(
     private readonly change: Named,
     private readonly d: DesiredIntegration,
-    /** The create half of a replace: the id of the integration its delete step removed. */
-    private readonly replaced?: string,
   ) {}
 
-  dryRun(ctx: StepContext): Promise<void> {
-    return this.saying(async () => {
-      this.fixId = await dryRunCreate(ctx, body(this.d));
-    });
-  }
-
-  /** A failure of the create half of a replace says that the integration it replaces is gone already. */
-  private async saying(phase: () => Promise<void>): Promise<void> {
-    if (this.replaced === undefined) return phase();
-    try {
-      await phase();
-    } catch (err) {
-      throw afterDelete(err, this.replaced);
-    }
+  async dryRun(ctx: StepContext): Promise<void> {
+    this.fixId = await dryRunCreate(ctx, body(this.d));
   }
 
   async prepare(ctx: StepContext): Promise<void> {
@@ -110,11 +96,7 @@ class CreateIntegration implements Step {
     await ctx.ledger.save();
   }
 
-  write(ctx: StepContext): Promise<void> {
-    return this.saying(() => this.send(ctx));
-  }
-
-  private async send(ctx: StepContext): Promise<void> {
+  async write(ctx: StepContext): Promise<void> {
     if (this.fixId !== undefined) {
       await writeUpdate(ctx, this.fixId, body(this.d));
       this.acceptedAt = ctx.poll.clock.now();
@@ -132,22 +114,8 @@ class CreateIntegration implements Step {
     if (this.id === undefined) throw new Error('create: settle before write');
     await ctx.ledger.save(); // the id is on disk before polling starts
     const op = this.fixId !== undefined ? 'update' : 'create';
-    const id = this.id;
-    await this.saying(async () => {
-      await settleIntegration(ctx, id, op, { type: this.d.body.type, op, ...(this.acceptedAt !== undefined ? { startedAt: this.acceptedAt } : {}) });
-    });
+    await settleIntegration(ctx, this.id, op, { type: this.d.body.type, op, ...(this.acceptedAt !== undefined ? { startedAt: this.acceptedAt } : {}) });
   }
-}
-
-/** The failure of a replace's create, once its delete is done: the same code, tests and new id, and that it deleted. */
-function afterDelete(err: unknown, replaced: string): ApplyFailure {
-  const message = err instanceof Error ? err.message : String(err);
-  const failure = err instanceof ApplyFailure ? err : undefined;
-  return new ApplyFailure(classify(err).code, `integration ${replaced} was deleted; then its replacement's ${message}`, {
-    ...(failure?.validation ? { validation: failure.validation } : {}),
-    ...(failure?.liveId !== undefined ? { liveId: failure.liveId } : {}),
-    cause: err,
-  });
 }
 
 class UpdateIntegration implements Step {
@@ -325,6 +293,44 @@ class Forget implements Step {
   }
 }
 
+// ---- the create half of a replace ---------------------------------------------------------------
+
+/**
+ * The create step of a replace, run once its delete is done: a failure of its service calls says that the resource it
+ * replaces is gone already ("integration 4 was deleted; its replacement failed: …", same code, tests and new id), so a
+ * failed replace is never read as "nothing happened" (a failed dry run, a refused create).
+ */
+class AfterDelete implements Step {
+  readonly label: string;
+  readonly batched?: boolean;
+  readonly dryRun?: (ctx: StepContext) => Promise<void>;
+  readonly prepare?: (ctx: StepContext) => Promise<void>;
+  readonly write: (ctx: StepContext) => Promise<void>;
+  readonly settle?: (ctx: StepContext) => Promise<void>;
+
+  constructor(inner: Step, deleted: string) {
+    this.label = inner.label;
+    if (inner.batched) this.batched = true;
+    const saying = (phase: (ctx: StepContext) => Promise<void>) => (ctx: StepContext) =>
+      phase.call(inner, ctx).catch((err: unknown) => {
+        throw afterDelete(err, deleted);
+      });
+    if (inner.dryRun) this.dryRun = saying(inner.dryRun);
+    if (inner.prepare) this.prepare = (ctx) => inner.prepare!(ctx); // records and saves the intent: no service call
+    this.write = saying(inner.write);
+    if (inner.settle) this.settle = saying(inner.settle);
+  }
+}
+
+function afterDelete(err: unknown, deleted: string): ApplyFailure {
+  const failure = err instanceof ApplyFailure ? err : undefined;
+  return new ApplyFailure(classify(err).code, `${deleted} was deleted; its replacement failed: ${err instanceof Error ? err.message : String(err)}`, {
+    ...(failure?.validation ? { validation: failure.validation } : {}),
+    ...(failure?.liveId !== undefined ? { liveId: failure.liveId } : {}),
+    cause: err,
+  });
+}
+
 // ---- building the tasks ------------------------------------------------------------------------
 
 function task(change: PlanChange, steps: Step[], liveId: () => string | undefined): ApplyTask {
@@ -379,9 +385,9 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
         return task(c, [new UpdateIntegration(c, c.liveId, need('Integration'))], () => c.liveId);
       case 'replace': {
         const d = need('Integration');
-        const create = new CreateIntegration(fresh(c), d, c.liveId);
+        const create = new CreateIntegration(fresh(c), d);
         const check = changesNaturalKey(c, d) ? d : undefined;
-        return task(c, [new DeleteIntegration(c, c.liveId, payload, type, check), create], () => create.id);
+        return task(c, [new DeleteIntegration(c, c.liveId, payload, type, check), new AfterDelete(create, `integration ${c.liveId}`)], () => create.id);
       }
       case 'delete':
         return task(c, [new DeleteIntegration(c, c.liveId, payload, type)], () => undefined);
@@ -399,7 +405,7 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
       }
       case 'replace': {
         const join = joinBatch();
-        return task(c, [new DeleteById(c, c.liveId, deleteDataSource), join], () => join.id);
+        return task(c, [new DeleteById(c, c.liveId, deleteDataSource), new AfterDelete(join, `data source ${c.liveId}`)], () => join.id);
       }
       case 'delete':
         return task(c, [new DeleteById(c, c.liveId, deleteDataSource)], () => undefined);
@@ -414,7 +420,7 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
     }
     case 'replace': {
       const join = new JoinWebhookBatch(fresh(c), need('Webhook'), batch);
-      return task(c, [new DeleteById(c, c.liveId, deleteWebhook), join], () => join.id);
+      return task(c, [new DeleteById(c, c.liveId, deleteWebhook), new AfterDelete(join, `webhook ${c.liveId}`)], () => join.id);
     }
     case 'delete':
       return task(c, [new DeleteById(c, c.liveId, deleteWebhook, c.duplicateOf === undefined)], () => undefined);

@@ -191,7 +191,7 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     r.sandbox.clearRequests();
     const res = await r.run({ allowReplace: true });
     expect(res.outcomes[0]).toMatchObject({ action: 'replace', result: 'failed', code: 'GOVOPS_VALIDATION_FAILED' });
-    expect(res.outcomes[0]!.error).toMatch(/^integration 1 was deleted; then its replacement's create \(dry run\) failed validation \(422\)/);
+    expect(res.outcomes[0]!.error).toMatch(/^integration 1 was deleted; its replacement failed: create \(dry run\) failed validation \(422\)/);
     expect(writes()).toEqual(['DELETE /integrations/1?dryRun=true 200', 'DELETE /integrations/1 200', 'POST /integrations?dryRun=true 422']);
     expect((await r.state()).resources).toEqual([]);
   });
@@ -217,6 +217,19 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     expect((await r.run({ prune: true })).ok).toBe(true);
     expect(writes().map((l) => l.replace(/ \d+$/, ''))).toEqual([`DELETE /webhooks/${two.id}`]);
     expect((await r.run({ apply: false })).changed).toBe(false);
+  });
+
+  it('a webhook replace whose create the service refuses after the delete: the outcome says the old webhook was deleted; the next apply creates it', async () => {
+    await r.write('w1.yaml', webhookManifest('one'));
+    expect((await r.run()).ok).toBe(true);
+    const [one] = await r.api.listWebhooks();
+    await r.write('w1.yaml', webhookManifest('one', ['modelCreated', 'modelDeleted']));
+    r.sandbox.faults.add({ type: 'error', status: 400, method: 'POST', path: '/webhooks', count: 1 });
+    const res = await r.run();
+    expect(res.outcomes[0]).toMatchObject({ action: 'replace', result: 'failed', code: 'GOVOPS_API_BAD_REQUEST', failureClass: 'terminal' });
+    expect(res.outcomes[0]!.error).toMatch(new RegExp(`^webhook ${one!.id} was deleted; its replacement failed: `));
+    expect(await r.api.listWebhooks()).toEqual([]);
+    expect((await r.run()).outcomes[0]).toMatchObject({ action: 'create', result: 'ok' });
   });
 
   it('a renamed manifest keeps its resource (state entry renamed, no API write)', async () => {

@@ -116,7 +116,7 @@ describe('apply error paths (sandbox over HTTP)', () => {
         };
       },
     });
-    const res = await reconcile(racing, engineOptions({ root: r.dir, paths: ['m'], apply: true, logger: silentLogger(), statePath: r.statePath, env: r.env, timeoutMs: 10_000, pollIntervalMs: 10, pollMaxIntervalMs: 50 }));
+    const res = await reconcile(racing, engineOptions({ root: r.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env, timeoutMs: 10_000, pollIntervalMs: 10, pollMaxIntervalMs: 50 }));
     expect(res.outcomes[0]).toMatchObject({ action: 'update', result: 'failed', code: 'GOVOPS_RESOURCE_GONE', failureClass: 'transient' });
     expect(res.failure).toEqual({ code: 'GOVOPS_RESOURCE_GONE', failureClass: 'transient' });
     const again = await r.run();

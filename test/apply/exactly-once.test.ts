@@ -166,7 +166,7 @@ describe('409s', () => {
       },
     });
     const run = (apply = true) =>
-      reconcile(racing, engineOptions({ root: r.dir, paths: ['m'], apply, logger: silentLogger(), statePath: r.statePath, env: r.env, timeoutMs: 10_000, pollIntervalMs: 10, pollMaxIntervalMs: 50 }));
+      reconcile(racing, engineOptions({ root: r.dir, paths: ['m'], apply, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env, timeoutMs: 10_000, pollIntervalMs: 10, pollMaxIntervalMs: 50 }));
     const first = await run();
     expect(first.outcomes[0]).toMatchObject({ result: 'failed', code: ErrorCode.alreadyExists });
     expect((await r.state()).resources).toEqual([]);
@@ -187,13 +187,13 @@ describe('409s', () => {
         return (b: unknown, o?: { dryRun?: boolean }) => (o?.dryRun ? Promise.resolve({ id: '', status: 'dryRun', validationResults: passed }) : (v as (...a: unknown[]) => unknown).call(t, b, o));
       },
     });
-    const first = await reconcile(refusing, engineOptions({ root: r.dir, paths: ['m'], apply: true, logger: silentLogger(), statePath: r.statePath, env: r.env, timeoutMs: 10_000, pollIntervalMs: 10, pollMaxIntervalMs: 50 }));
+    const first = await reconcile(refusing, engineOptions({ root: r.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env, timeoutMs: 10_000, pollIntervalMs: 10, pollMaxIntervalMs: 50 }));
     expect(first.outcomes[0]).toMatchObject({ result: 'failed', code: ErrorCode.validationFailed });
     expect(r.lines().filter((l) => l.startsWith('POST'))).toEqual(['POST /integrations 422']);
     expect((await r.state()).resources).toEqual([]);
     r.sandbox.failures.tests.length = 0;
     await r.api.createIntegration(body); // made by hand, to see what is wrong
-    const plan = await reconcile(r.api, engineOptions({ root: r.dir, paths: ['m'], apply: false, logger: silentLogger(), statePath: r.statePath, env: r.env }));
+    const plan = await reconcile(r.api, engineOptions({ root: r.dir, paths: ['m'], apply: false, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env }));
     expect(plan.plan!.changes[0]).toMatchObject({ name: 'store', action: 'adopt', adopt: true });
   });
 

@@ -7,6 +7,7 @@
 import type { ServiceApi } from '../api/client-types.js';
 import { findCreatedIntegration } from '../api/recovery.js';
 import type { IntegrationBody, IntegrationMutationResult, LiveIntegration } from '../api/types.js';
+import { notProcessed } from '../api/retry.js';
 import { ApiError, ErrorCode, failureKind } from '../errors.js';
 import { ERROR_STATUSES } from '../service/kinds.js';
 import { nextInterval, sleep, waitSettled, type PollSettings } from './poll.js';
@@ -54,6 +55,7 @@ export async function retryOnConflict<T>(ctx: OpContext, id: string | undefined,
       if (retry >= MAX_CONFLICT_RETRIES || ctx.poll.clock.now() + backoff >= ctx.poll.deadline) {
         throw new ApplyFailure(ErrorCode.conflictPersists, `${what}: still conflicting (409) after ${retry + 1} tries: ${err.message}`, {
           ...(id !== undefined ? { liveId: id } : {}),
+          cause: err,
         });
       }
       if (id !== undefined) {
@@ -77,7 +79,7 @@ async function mutate(
     result = await call();
   } catch (err) {
     if (err instanceof ApiError && err.statusCode === 422) {
-      throw validationFailure(`${what} failed validation (422)`, resultsFromError(err), id, err.message);
+      throw validationFailure(`${what} failed validation (422)`, resultsFromError(err), id, err.message, ErrorCode.validationFailed, err);
     }
     throw err;
   }
@@ -113,6 +115,14 @@ async function findByNaturalKey(ctx: OpContext, body: IntegrationBody): Promise<
 // ---- create ----------------------------------------------------------------------------------
 
 /**
+ * A failure of the create's POST that certainly created nothing: the service answered it with a 4xx (a 422 comes as
+ * the ApplyFailure it caused), or it was never sent. A failing verdict in a 2xx answer is not one: it may have landed.
+ */
+function notCreated(err: unknown): boolean {
+  return notProcessed(err) || (err instanceof ApplyFailure && notProcessed(err.cause));
+}
+
+/**
  * The id to fix with PUT when a create failed with 400 because an earlier creation on that host failed
  * (interface 7: "previously failed to create; use PUT to fix it"): the integration found by natural
  * key in an error status. Never an id read from the message.
@@ -138,6 +148,23 @@ export async function dryRunCreate(ctx: OpContext, body: IntegrationBody): Promi
     if (fix === undefined) throw err;
     await dryRunUpdate(ctx, fix, body);
     return fix;
+  }
+}
+
+/**
+ * The create half of a replace, dry-run before its delete: a create the service refuses (a failing test, a 422) stops
+ * the replace while the integration it replaces still exists; before, the delete went first and the dry run of the
+ * create found the refusal only once nothing was left. Only for a replacement with another natural key (tasks.ts): one
+ * with the same key conflicts with the integration it replaces until that is gone. Any other answer (a 409 or 400:
+ * another integration holds the key, one in createError) says nothing certain: the create's own dry run after the
+ * delete decides, as for every create.
+ */
+export async function dryRunReplacement(ctx: OpContext, replacedId: string, body: IntegrationBody): Promise<void> {
+  try {
+    await mutate(`create (dry run, before the delete; integration ${replacedId} not deleted)`, undefined, () => ctx.api.createIntegration(body, { dryRun: true }));
+  } catch (err) {
+    if (err instanceof ApiError && (err.statusCode === 400 || err.statusCode === 409)) return;
+    throw err; // a failing test stops the replace; so does a service that cannot be reached (its delete would fail too)
   }
 }
 
@@ -177,8 +204,11 @@ async function idOfAcceptedCreate(ctx: OpContext, body: IntegrationBody): Promis
  * - 409 and nothing found by natural key: the service was busy; retried (bounded).
  * - 409 and an integration found: no attempt of this create reached the service (the client would have said
  *   so), so it is someone else's: the next plan adopts it.
+ * `refused` is called before a failure that certainly created nothing (the service answered the POST with a 4xx, or
+ * was never reached): the caller drops the pending intent, so the next run does not take an integration made by
+ * someone else since for the one it sent (and records it as created by govops).
  */
-export async function writeCreate(ctx: OpContext, body: IntegrationBody): Promise<string> {
+export async function writeCreate(ctx: OpContext, body: IntegrationBody, refused: () => void = () => undefined): Promise<string> {
   let backoff = ctx.poll.initialMs;
   for (let retry = 0; ; retry++) {
     try {
@@ -190,16 +220,22 @@ export async function writeCreate(ctx: OpContext, body: IntegrationBody): Promis
         await writeUpdate(ctx, fix, body);
         return fix;
       }
-      if (!isConflict(err)) throw err;
+      if (!isConflict(err)) {
+        if (notCreated(err)) refused();
+        throw err;
+      }
       const found = await findByNaturalKey(ctx, body);
       if (found) {
+        refused();
         throw new ApplyFailure(
           ErrorCode.alreadyExists,
           `create: integration ${found.id} with the same identity already exists (created outside this apply); the next plan adopts it`,
+          { cause: err },
         );
       }
       if (retry >= MAX_CONFLICT_RETRIES || ctx.poll.clock.now() + backoff >= ctx.poll.deadline) {
-        throw new ApplyFailure(ErrorCode.conflictPersists, `create: still conflicting (409) after ${retry + 1} tries: ${err.message}`);
+        refused();
+        throw new ApplyFailure(ErrorCode.conflictPersists, `create: still conflicting (409) after ${retry + 1} tries: ${err.message}`, { cause: err });
       }
       await sleep(ctx.poll.clock, backoff, ctx.poll.signal);
       backoff = nextInterval(backoff, ctx.poll.maxMs);
@@ -210,13 +246,29 @@ export async function writeCreate(ctx: OpContext, body: IntegrationBody): Promis
 // ---- update ----------------------------------------------------------------------------------
 
 export async function dryRunUpdate(ctx: OpContext, id: string, body: IntegrationBody): Promise<void> {
-  await retryOnConflict(ctx, id, 'update (dry run)', () =>
-    mutate('update (dry run)', id, () => ctx.api.updateIntegration(id, body, { dryRun: true })),
+  await goneAs404(id, () =>
+    retryOnConflict(ctx, id, 'update (dry run)', () => mutate('update (dry run)', id, () => ctx.api.updateIntegration(id, body, { dryRun: true }))),
   );
 }
 
 export async function writeUpdate(ctx: OpContext, id: string, body: IntegrationBody): Promise<void> {
-  await retryOnConflict(ctx, id, 'update', () => mutate('update', id, () => ctx.api.updateIntegration(id, body)));
+  await goneAs404(id, () => retryOnConflict(ctx, id, 'update', () => mutate('update', id, () => ctx.api.updateIntegration(id, body))));
+}
+
+/**
+ * A 404 on a PUT by id: the integration was deleted since govops listed it. The same failure as a 409 whose wait finds
+ * it gone (`GOVOPS_RESOURCE_GONE`, transient: the next plan creates it), not the terminal `GOVOPS_API_NOT_FOUND`
+ * that left the daemon waiting for its slow resync period.
+ */
+async function goneAs404(id: string, put: () => Promise<unknown>): Promise<void> {
+  try {
+    await put();
+  } catch (err) {
+    if (err instanceof ApiError && err.statusCode === 404) {
+      throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} was deleted meanwhile (404): plan again`, { cause: err });
+    }
+    throw err;
+  }
 }
 
 // ---- delete ----------------------------------------------------------------------------------

@@ -7,14 +7,15 @@
  */
 import type { ServiceApi } from '../api/client-types.js';
 import type { IntegrationBody } from '../api/types.js';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, classify } from '../errors.js';
 import type { DesiredDataSource, DesiredIntegration, DesiredResource, DesiredWebhook, PlanChange } from '../plan/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
-import { naturalKey } from '../kinds/registry.js';
+import { KINDS, naturalKey } from '../kinds/registry.js';
 import type { DataSourceBatches } from './data-source-batch.js';
 import {
   dryRunCreate,
   dryRunDelete,
+  dryRunReplacement,
   dryRunUpdate,
   settleDelete,
   settleIntegration,
@@ -102,7 +103,8 @@ class CreateIntegration implements Step {
       this.id = this.fixId;
       return;
     }
-    const id = await writeCreate(ctx, body(this.d));
+    // A create the service refused leaves no intent: the next run would take another's integration for it.
+    const id = await writeCreate(ctx, body(this.d), () => ctx.ledger.dropIntent(this.change));
     this.acceptedAt = ctx.poll.clock.now();
     this.id = id;
     ctx.ledger.recordLive(this.change, this.d, id);
@@ -150,9 +152,12 @@ class DeleteIntegration implements Step {
     private readonly id: string,
     private readonly payload: Record<string, unknown> | undefined,
     private readonly type: string | undefined,
+    /** The delete half of a replace whose new integration has another natural key: its create, dry-run first. */
+    private readonly replacement?: DesiredIntegration,
   ) {}
 
   async dryRun(ctx: StepContext): Promise<void> {
+    if (this.replacement) await dryRunReplacement(ctx, this.id, body(this.replacement));
     this.gone = !(await dryRunDelete(ctx, this.id, this.payload));
   }
 
@@ -288,10 +293,57 @@ class Forget implements Step {
   }
 }
 
+// ---- the create half of a replace ---------------------------------------------------------------
+
+/**
+ * The create step of a replace, run once its delete is done: a failure of its service calls says that the resource it
+ * replaces is gone already ("integration 4 was deleted; its replacement failed: …", same code, tests and new id), so a
+ * failed replace is never read as "nothing happened" (a failed dry run, a refused create).
+ */
+class AfterDelete implements Step {
+  readonly label: string;
+  readonly batched?: boolean;
+  readonly dryRun?: (ctx: StepContext) => Promise<void>;
+  readonly prepare?: (ctx: StepContext) => Promise<void>;
+  readonly write: (ctx: StepContext) => Promise<void>;
+  readonly settle?: (ctx: StepContext) => Promise<void>;
+
+  constructor(inner: Step, deleted: string) {
+    this.label = inner.label;
+    if (inner.batched) this.batched = true;
+    const saying = (phase: (ctx: StepContext) => Promise<void>) => (ctx: StepContext) =>
+      phase.call(inner, ctx).catch((err: unknown) => {
+        throw afterDelete(err, deleted);
+      });
+    if (inner.dryRun) this.dryRun = saying(inner.dryRun);
+    if (inner.prepare) this.prepare = (ctx) => inner.prepare!(ctx); // records and saves the intent: no service call
+    this.write = saying(inner.write);
+    if (inner.settle) this.settle = saying(inner.settle);
+  }
+}
+
+function afterDelete(err: unknown, deleted: string): ApplyFailure {
+  const failure = err instanceof ApplyFailure ? err : undefined;
+  return new ApplyFailure(classify(err).code, `${deleted} was deleted; its replacement failed: ${err instanceof Error ? err.message : String(err)}`, {
+    ...(failure?.validation ? { validation: failure.validation } : {}),
+    ...(failure?.liveId !== undefined ? { liveId: failure.liveId } : {}),
+    cause: err,
+  });
+}
+
 // ---- building the tasks ------------------------------------------------------------------------
 
 function task(change: PlanChange, steps: Step[], liveId: () => string | undefined): ApplyTask {
   return { change, steps, liveId };
+}
+
+/**
+ * Whether a replace gives the integration another natural key (its type, or a field of the key, changes): then its
+ * create can be dry-run before the delete without conflicting with the integration it replaces.
+ */
+function changesNaturalKey(c: PlanChange, d: DesiredIntegration): boolean {
+  const fields = new Set(['type', ...KINDS.naturalKeyFields[d.body.type].map((f) => `config.${f}`)]);
+  return c.changes.some((f) => fields.has(f.path));
 }
 
 /** Webhook changes whose task joins the create batch. */
@@ -332,8 +384,10 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
       case 'update':
         return task(c, [new UpdateIntegration(c, c.liveId, need('Integration'))], () => c.liveId);
       case 'replace': {
-        const create = new CreateIntegration(fresh(c), need('Integration'));
-        return task(c, [new DeleteIntegration(c, c.liveId, payload, type), create], () => create.id);
+        const d = need('Integration');
+        const create = new CreateIntegration(fresh(c), d);
+        const check = changesNaturalKey(c, d) ? d : undefined;
+        return task(c, [new DeleteIntegration(c, c.liveId, payload, type, check), new AfterDelete(create, `integration ${c.liveId}`)], () => create.id);
       }
       case 'delete':
         return task(c, [new DeleteIntegration(c, c.liveId, payload, type)], () => undefined);
@@ -351,7 +405,7 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
       }
       case 'replace': {
         const join = joinBatch();
-        return task(c, [new DeleteById(c, c.liveId, deleteDataSource), join], () => join.id);
+        return task(c, [new DeleteById(c, c.liveId, deleteDataSource), new AfterDelete(join, `data source ${c.liveId}`)], () => join.id);
       }
       case 'delete':
         return task(c, [new DeleteById(c, c.liveId, deleteDataSource)], () => undefined);
@@ -366,7 +420,7 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
     }
     case 'replace': {
       const join = new JoinWebhookBatch(fresh(c), need('Webhook'), batch);
-      return task(c, [new DeleteById(c, c.liveId, deleteWebhook), join], () => join.id);
+      return task(c, [new DeleteById(c, c.liveId, deleteWebhook), new AfterDelete(join, `webhook ${c.liveId}`)], () => join.id);
     }
     case 'delete':
       return task(c, [new DeleteById(c, c.liveId, deleteWebhook, c.duplicateOf === undefined)], () => undefined);

@@ -61,9 +61,9 @@ export class ApplyFailure extends GovopsError {
   constructor(
     readonly code: ErrorCodeValue,
     message: string,
-    extra: { validation?: TestSummary[]; liveId?: string } = {},
+    extra: { validation?: TestSummary[]; liveId?: string; cause?: unknown } = {},
   ) {
-    super(message);
+    super(message, extra.cause !== undefined ? { cause: extra.cause } : undefined);
     if (extra.validation) this.validation = extra.validation;
     if (extra.liveId !== undefined) this.liveId = extra.liveId;
   }
@@ -80,11 +80,14 @@ export function validationFailure(
   liveId?: string,
   fallback?: string,
   code: ErrorCodeValue = ErrorCode.validationFailed,
+  /** The service's answer it came from (a 422), when there was one. */
+  cause?: ApiError,
 ): ApplyFailure {
   const { failing, overall } = validationVerdict(results);
   const detail = failing.length ? describeTests(failing) : overall !== undefined ? `overall validation status ${overall}, no failing test named` : fallback;
   return new ApplyFailure(code, `${what}${detail ? `: ${detail}` : ''}`, {
     validation: summarizeTests(results),
     ...(liveId !== undefined ? { liveId } : {}),
+    ...(cause !== undefined ? { cause } : {}),
   });
 }

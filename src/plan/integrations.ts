@@ -241,10 +241,11 @@ export function planIntegration(d: DesiredIntegration, m: Match<LiveIntegration>
     if (script) c.manualScript = script;
     return c;
   }
-  if (ERROR_STATUSES.has(live.status) && live.status !== 'deleteError') {
-    c.reasons.push(reason('fix-status', `status ${live.status}: fixed by PUT`));
-  }
-  const needsPut = c.changes.length > 0 || (ERROR_STATUSES.has(live.status) && live.status !== 'deleteError');
+  // Every error status is fixed by a PUT, deleteError too: reached here only when the manifest keeps the integration
+  // (a delete asked for is planned above), which a failed delete left in deleteError; a no-op would call it in sync.
+  const failed = ERROR_STATUSES.has(live.status);
+  if (failed) c.reasons.push(reason('fix-status', `status ${live.status}: fixed by PUT`));
+  const needsPut = c.changes.length > 0 || failed;
   if (diff.notComparable.length) {
     const handling = needsPut ? 'send' : options.resendSecrets ? 'resend' : 'record';
     c.notComparable = { paths: diff.notComparable, handling };

@@ -2,6 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dryRunCreate, settleIntegration, writeCreate, writeUpdate, type OpContext } from '../../src/apply/integration.js';
 import { createWebhooks } from '../../src/apply/webhooks.js';
 import { systemClock } from '../../src/util/clock.js';
+import { silentLogger } from '../../src/log.js';
+import { reconcile } from '../../src/reconcile/engine.js';
+import { engineOptions } from '../helpers/engine-options.js';
 import { rig, sqlManifest, lakeManifest, type Rig } from './inproc.js';
 
 let r: Rig;
@@ -92,6 +95,32 @@ describe('apply error paths (sandbox over HTTP)', () => {
     expect(puts).toEqual(['PUT /integrations/1?dryRun=true 409', 'PUT /integrations/1?dryRun=true 409', 'PUT /integrations/1?dryRun=true 200', 'PUT /integrations/1 200']);
     expect(r.lines()).toContain('GET /integrations/1/status 200');
     expect((await r.api.getIntegration('1')).config.port).toBe(1500);
+  });
+
+  it('an integration deleted out of band between plan and update (404 on the PUT): GOVOPS_RESOURCE_GONE, transient, as when a 409 wait finds it gone; the next apply creates it', async () => {
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com', { port: 1500 }));
+    // deleted by someone after govops listed it, before its update's dry run
+    const racing = new Proxy(r.api, {
+      get(t, prop, recv) {
+        const v = Reflect.get(t, prop, recv) as unknown;
+        if (typeof v !== 'function') return v;
+        if (prop !== 'updateIntegration') return (v as (...a: unknown[]) => unknown).bind(t);
+        return async (...args: unknown[]) => {
+          if ((await t.listIntegrations()).length) {
+            await t.deleteIntegration('1', { authenticationType: 'userPassword', username: 'admin', password: 'x' });
+            r.sandbox.finishTransitions();
+          }
+          return (v as (...a: unknown[]) => unknown).apply(t, args);
+        };
+      },
+    });
+    const res = await reconcile(racing, engineOptions({ root: r.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env, timeoutMs: 10_000, pollIntervalMs: 10, pollMaxIntervalMs: 50 }));
+    expect(res.outcomes[0]).toMatchObject({ action: 'update', result: 'failed', code: 'GOVOPS_RESOURCE_GONE', failureClass: 'transient' });
+    expect(res.failure).toEqual({ code: 'GOVOPS_RESOURCE_GONE', failureClass: 'transient' });
+    const again = await r.run();
+    expect(again.outcomes[0]).toMatchObject({ action: 'create', result: 'ok' });
   });
 
   it('a status that never settles fails at the --timeout', async () => {

@@ -151,6 +151,52 @@ describe('409s', () => {
     await expect(writeCreate(ctx, body)).rejects.toMatchObject({ code: ErrorCode.alreadyExists, failureClass: 'terminal' });
   });
 
+  it('a create the service refused (409: another made it meanwhile; 422) leaves no pending intent: the next plan adopts the other\'s integration, never records it as govops\' own', async () => {
+    await r.write('store.yaml', STORE);
+    const body = { type: 'object_store' as const, autoBootstrap: false, config: { name: 'store', cloudAccountId: '123456789012', cloudRegion: 'eu-west-1', cloudLocationRole: 'arn:aws:iam::123456789012:role/store', cloudLocationPath: 's3://store/data', authenticationType: 'auto' } };
+    // Someone else creates the same integration between govops' dry run and its real create (a race the apply reports).
+    const racing = new Proxy(r.api, {
+      get(t, prop, recv) {
+        const v = Reflect.get(t, prop, recv) as unknown;
+        if (prop !== 'createIntegration' || typeof v !== 'function') return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+        return async (b: unknown, o?: { dryRun?: boolean }) => {
+          if (!o?.dryRun && (await t.listIntegrations()).length === 0) await t.createIntegration(body);
+          return (v as (...a: unknown[]) => unknown).call(t, b, o);
+        };
+      },
+    });
+    const run = (apply = true) =>
+      reconcile(racing, engineOptions({ root: r.dir, paths: ['m'], apply, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env, timeoutMs: 10_000, pollIntervalMs: 10, pollMaxIntervalMs: 50 }));
+    const first = await run();
+    expect(first.outcomes[0]).toMatchObject({ result: 'failed', code: ErrorCode.alreadyExists });
+    expect((await r.state()).resources).toEqual([]);
+    // As the failure says: the next plan adopts it (so --no-adopt would block it); govops does not count it as its own.
+    const plan = await run(false);
+    expect(plan.plan!.changes[0]).toMatchObject({ name: 'store', action: 'adopt', adopt: true });
+  });
+
+  it('a create refused with 422 on the real call (after a passing dry run) drops its intent: an integration made by hand afterwards is adopted, not claimed', async () => {
+    await r.write('store.yaml', STORE);
+    const body = { type: 'object_store' as const, autoBootstrap: false, config: { name: 'store', cloudAccountId: '123456789012', cloudRegion: 'eu-west-1', cloudLocationRole: 'arn:aws:iam::123456789012:role/store', cloudLocationPath: 's3://store/data', authenticationType: 'auto' } };
+    r.sandbox.failures.tests.push({ name: '*', status: 'failed', operation: 'create' });
+    // the dry run passes (answered here; the sandbox fails only the real create)
+    const refusing = new Proxy(r.api, {
+      get(t, prop, recv) {
+        const v = Reflect.get(t, prop, recv) as unknown;
+        if (prop !== 'createIntegration' || typeof v !== 'function') return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+        return (b: unknown, o?: { dryRun?: boolean }) => (o?.dryRun ? Promise.resolve({ id: '', status: 'dryRun', validationResults: passed }) : (v as (...a: unknown[]) => unknown).call(t, b, o));
+      },
+    });
+    const first = await reconcile(refusing, engineOptions({ root: r.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env, timeoutMs: 10_000, pollIntervalMs: 10, pollMaxIntervalMs: 50 }));
+    expect(first.outcomes[0]).toMatchObject({ result: 'failed', code: ErrorCode.validationFailed });
+    expect(r.lines().filter((l) => l.startsWith('POST'))).toEqual(['POST /integrations 422']);
+    expect((await r.state()).resources).toEqual([]);
+    r.sandbox.failures.tests.length = 0;
+    await r.api.createIntegration(body); // made by hand, to see what is wrong
+    const plan = await reconcile(r.api, engineOptions({ root: r.dir, paths: ['m'], apply: false, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env }));
+    expect(plan.plan!.changes[0]).toMatchObject({ name: 'store', action: 'adopt', adopt: true });
+  });
+
   it('409 on update that never ends: a bounded number of tries, then GOVOPS_CONFLICT_PERSISTS (transient)', async () => {
     const body = { type: 'object_store' as const, autoBootstrap: false, config: { name: 'y', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'role', cloudLocationPath: 's3://y', authenticationType: 'auto' } };
     const made = await r.api.createIntegration(body);

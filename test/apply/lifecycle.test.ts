@@ -168,6 +168,34 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     expect((await r.state()).resources[0]).toMatchObject({ id: '2', origin: 'created' });
   });
 
+  it('replace to another host whose create the service refuses: its dry run comes before the delete, the old integration is kept', async () => {
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    await r.write('a.yaml', sqlManifest('sql', 'db.invalid')); // the Basic Connection Test fails (422)
+    r.sandbox.clearRequests();
+    const res = await r.run({ allowReplace: true });
+    expect(res.ok).toBe(false);
+    expect(res.outcomes[0]).toMatchObject({ action: 'replace', result: 'failed', code: 'GOVOPS_VALIDATION_FAILED' });
+    expect(res.outcomes[0]!.error).toMatch(/integration 1 not deleted/);
+    expect(res.outcomes[0]!.validation?.some((t) => t.status === 'failed')).toBe(true);
+    expect(writes()).toEqual(['POST /integrations?dryRun=true 422']);
+    expect((await r.api.listIntegrations()).map((l) => [l.id, l.config.host, l.status])).toEqual([['1', 'db.example.com', 'enabled']]);
+    expect((await r.state()).resources.map((x) => [x.name, x.id])).toEqual([['sql', '1']]);
+  });
+
+  it('replace on the same host whose create fails after the delete: the outcome says the old integration was deleted', async () => {
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    await r.write('a.yaml', sqlManifest('sql', 'db.example.com', { database: 'other' }));
+    r.sandbox.failures.tests.push({ name: '*', status: 'failed', operation: 'create' });
+    r.sandbox.clearRequests();
+    const res = await r.run({ allowReplace: true });
+    expect(res.outcomes[0]).toMatchObject({ action: 'replace', result: 'failed', code: 'GOVOPS_VALIDATION_FAILED' });
+    expect(res.outcomes[0]!.error).toMatch(/^integration 1 was deleted; its replacement failed: create \(dry run\) failed validation \(422\)/);
+    expect(writes()).toEqual(['DELETE /integrations/1?dryRun=true 200', 'DELETE /integrations/1 200', 'POST /integrations?dryRun=true 422']);
+    expect((await r.state()).resources).toEqual([]);
+  });
+
   it('webhooks: created in one batch, a change is delete + create, prune deletes by id', async () => {
     await r.write('w1.yaml', webhookManifest('one'));
     await r.write('w2.yaml', webhookManifest('two', ['modelCreated'], false));
@@ -189,6 +217,19 @@ describe('apply lifecycle (sandbox over HTTP)', () => {
     expect((await r.run({ prune: true })).ok).toBe(true);
     expect(writes().map((l) => l.replace(/ \d+$/, ''))).toEqual([`DELETE /webhooks/${two.id}`]);
     expect((await r.run({ apply: false })).changed).toBe(false);
+  });
+
+  it('a webhook replace whose create the service refuses after the delete: the outcome says the old webhook was deleted; the next apply creates it', async () => {
+    await r.write('w1.yaml', webhookManifest('one'));
+    expect((await r.run()).ok).toBe(true);
+    const [one] = await r.api.listWebhooks();
+    await r.write('w1.yaml', webhookManifest('one', ['modelCreated', 'modelDeleted']));
+    r.sandbox.faults.add({ type: 'error', status: 400, method: 'POST', path: '/webhooks', count: 1 });
+    const res = await r.run();
+    expect(res.outcomes[0]).toMatchObject({ action: 'replace', result: 'failed', code: 'GOVOPS_API_BAD_REQUEST', failureClass: 'terminal' });
+    expect(res.outcomes[0]!.error).toMatch(new RegExp(`^webhook ${one!.id} was deleted; its replacement failed: `));
+    expect(await r.api.listWebhooks()).toEqual([]);
+    expect((await r.run()).outcomes[0]).toMatchObject({ action: 'create', result: 'ok' });
   });
 
   it('a renamed manifest keeps its resource (state entry renamed, no API write)', async () => {

@@ -56,6 +56,28 @@ describe('status errors after the real call', () => {
   });
 });
 
+describe('an error status is never a silent no-op', () => {
+  it('deleteError of an integration whose manifest is kept (the govops/delete taken back): the next plan fixes it with a PUT, as for createError and editError', async () => {
+    const del = '    govops/delete: "true"';
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
+    expect((await r.run()).ok).toBe(true);
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com').replace('  name: lake\n', `  name: lake\n  annotations:\n${del}\n`));
+    await failNext('delete');
+    const res = await r.run({ prune: true });
+    expect(res.outcomes[0]).toMatchObject({ action: 'delete', result: 'failed', code: 'GOVOPS_STATUS_ERROR' });
+    expect((await r.api.getIntegrationStatus('1')).status).toBe('deleteError');
+    // the operator keeps it after all: the manifest without the annotation
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
+    const plan = await r.run({ apply: false });
+    expect(plan.changed).toBe(true);
+    expect(plan.plan!.changes[0]).toMatchObject({ action: 'update', liveId: '1', reasons: [{ code: 'fix-status', message: 'status deleteError: fixed by PUT' }] });
+    const fixed = await r.run();
+    expect(fixed.ok, fixed.error).toBe(true);
+    expect((await r.api.getIntegrationStatus('1')).status).toBe('enabled');
+    expect((await r.run({ apply: false })).changed).toBe(false);
+  });
+});
+
 describe('polling and concurrency', () => {
   it('the poll interval starts small, doubles and is capped', () => {
     const seq = [100];

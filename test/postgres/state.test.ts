@@ -16,6 +16,7 @@ import { SCHEMA_VERSION } from '../../src/state/pg/schema.js';
 import { loadState, newState, saveState } from '../../src/state/store.js';
 import type { GovopsState, ManagedResource } from '../../src/state/types.js';
 import { withStateKey } from '../../src/state/location.js';
+import { registerSecrets, secretRedactor } from '../../src/util/redact.js';
 import { managedWebhooksFromState } from '../../src/daemon/webhook-health.js';
 import { CLI, runGovops } from '../helpers/cli.js';
 import { psql, startPostgres, type PgServer } from '../helpers/postgres.js';
@@ -94,6 +95,26 @@ describe('PostgreSQL state', () => {
     await saveState(at('team-b'), { ...newState(), resources: [res('only-b')] });
     expect((await loadState(at('team-a'))).resources.map((r) => r.name)).toEqual(['only-a']);
     expect((await loadState(at('team-b'))).resources.map((r) => r.name)).toEqual(['only-b']);
+  });
+
+  it('keeps names, ids and identities as written when a registered secret is part of them (full saves and appends)', async () => {
+    // The state holds no secret and govops reads it back: like the state file, it is never redacted. A database
+    // password `analytics` turned Integration/analytics-main into Integration/[redacted]-main in the rows: the
+    // manifest's resource no longer had an entry (adopted or created again) and the renamed one had no manifest.
+    registerSecrets('analytics');
+    expect(secretRedactor.redactText('analytics-main')).toBe('[redacted]-main');
+    const loc = at('secret-in-name');
+    const main = res('analytics-main', { id: 'analytics-7', identity: 'sql_analytics|analytics.example.com' });
+    await saveState(loc, { ...newState(), resources: [main] });
+    const writer = new StateWriter(loc);
+    await writer.writeFull({ ...newState(), resources: [main] });
+    await writer.append([{ put: res('analytics-two', { pending: 'create', id: '', key: 'analytics.example.com' }) }]);
+    await writer.close();
+    const back = await loadState(loc);
+    expect(back.resources.map((r) => [r.name, r.id, r.identity ?? r.key])).toEqual([
+      ['analytics-main', 'analytics-7', 'sql_analytics|analytics.example.com'],
+      ['analytics-two', '', 'analytics.example.com'],
+    ]);
   });
 
   it('each change is one small transaction: other rows are not rewritten (no journal, no full rewrite)', async () => {

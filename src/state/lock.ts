@@ -10,7 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode, UserError } from '../errors.js';
 import { ensureDir } from '../util/fs.js';
-import { STATE_DIR } from './store.js';
+import { STATE_DIR, resolveStatePath } from './store.js';
 import { isPgLocation } from './location.js';
 import { pgState } from './pg/lazy.js';
 
@@ -84,7 +84,8 @@ function describe(info: LockInfo | undefined): string {
 /** The state's lock: the lock file beside a state file, or the state key's lock in PostgreSQL (src/state/pg/). */
 export async function acquireStateLock(statePath: string, options: LockOptions = {}): Promise<StateLock> {
   if (isPgLocation(statePath)) return (await pgState(statePath)).acquireLock(options);
-  const file = lockPathFor(statePath);
+  // Beside the file a symbolic link names: one lock whichever path to the state a writer was given.
+  const file = lockPathFor(await resolveStatePath(statePath));
   const ttlMs = options.ttlMs ?? DEFAULT_LOCK_TTL_MS;
   const deadline = Date.now() + (options.waitMs ?? 0);
   await ensureDir(path.dirname(path.resolve(file)), STATE_DIR);

@@ -1,6 +1,6 @@
 /** govops state: load/save (atomic), corrupt files, fingerprints, helpers, and the lock. */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import {
   removeResource,
   saveState,
 } from '../../src/state/store.js';
+import { StateWriter } from '../../src/state/journal.js';
 import type { ManagedResource } from '../../src/state/types.js';
 
 let dir: string;
@@ -120,6 +121,50 @@ describe('state store', () => {
     expect(s2.resources.map((r) => r.id)).toEqual(['43']);
     expect(removeResource(s2, 'Webhook', 'db').resources).toHaveLength(1);
     expect(removeResource(s2, 'Integration', 'db').resources).toHaveLength(0);
+  });
+});
+
+describe('a state path that is a symbolic link', () => {
+  it('is followed: the state is saved where it points (the link stays), its journal and lock sit beside the target', async () => {
+    // `.govops/state.json` -> a persistent volume: the save's rename used to replace the link with a file of its own,
+    // leaving the volume's state as it was (the next run forgot what this one recorded), and the link and the target
+    // were two locks on one state.
+    const volume = path.join(dir, 'volume');
+    mkdirSync(volume);
+    mkdirSync(path.dirname(file));
+    const target = path.join(volume, 'state.json');
+    symlinkSync(path.relative(path.dirname(file), target), file); // relative, to a file not written yet
+    const chained = path.join(dir, 'chained.json');
+    symlinkSync(file, chained); // a link to the link
+
+    const s = newState();
+    await saveState(file, s);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(target, 'utf8')).fingerprintKey).toBe(s.fingerprintKey);
+
+    const writer = new StateWriter(chained);
+    await writer.writeFull(putResource(s, resource('db', s.fingerprintKey)));
+    await writer.append([{ put: { ...resource('lake', s.fingerprintKey), pending: 'create', id: '' } }]);
+    await writer.close();
+    expect(lstatSync(file).isSymbolicLink() && lstatSync(chained).isSymbolicLink()).toBe(true);
+    expect(existsSync(`${target}.journal`)).toBe(true);
+    for (const p of [file, chained, target]) expect((await loadState(p)).resources.map((r) => r.name).sort()).toEqual(['db', 'lake']);
+
+    const lock = await acquireStateLock(chained);
+    expect(lock.path).toBe(lockPathFor(target));
+    const err = await acquireStateLock(target).catch((e: unknown) => e);
+    expect((err as UserError).message).toContain('is locked by');
+    await lock.release();
+    expect(readdirSync(path.dirname(file))).toEqual(['state.json']); // nothing written beside the link
+  });
+
+  it('a loop of links is a typed error, not a hang or an empty state', async () => {
+    mkdirSync(path.dirname(file));
+    symlinkSync(`${file}.other`, file);
+    symlinkSync(file, `${file}.other`);
+    const err = await loadState(file).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).code).toBe('GOVOPS_IO');
   });
 });
 

@@ -117,6 +117,28 @@ describe('PostgreSQL state', () => {
     ]);
   });
 
+  it('a role without CREATE on the database starts: one given the schema beforehand (deploy.md), one given only its tables', async () => {
+    // PostgreSQL checks CREATE on the database before it looks whether the schema exists: `CREATE SCHEMA IF NOT
+    // EXISTS` at every start refused the documented least-privilege set-up (GOVOPS_STATE_REFUSED, every command).
+    psql(pg, `CREATE DATABASE owned`, 'postgres');
+    psql(pg, `CREATE ROLE schema_owner LOGIN PASSWORD 'owner-pw-1'; CREATE ROLE tables_only LOGIN PASSWORD 'tables-pw-1'`);
+    psql(pg, `CREATE SCHEMA govops AUTHORIZATION schema_owner`, 'owned');
+    const as = (role: string, password: string): string => withStateKey(pg.url.replace(/\/\/govops:[^@]*@/, `//${role}:${password}@`).replace(/\/govops$/, '/owned'), 'k');
+    expect(psql(pg, `SELECT has_database_privilege('schema_owner', 'owned', 'CREATE')`, 'owned')).toBe('f');
+    const owner = as('schema_owner', 'owner-pw-1');
+    const lock = await acquireStateLock(owner);
+    await saveState(owner, { ...newState(), resources: [res('a')] });
+    await lock.release();
+    expect(psql(pg, `SELECT max(version) FROM govops.migrations`, 'owned')).toBe(String(SCHEMA_VERSION));
+
+    psql(pg, `GRANT USAGE ON SCHEMA govops TO tables_only; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA govops TO tables_only`, 'owned');
+    const user = as('tables_only', 'tables-pw-1');
+    const lock2 = await acquireStateLock(user);
+    await saveState(user, { ...newState(), resources: [res('a'), res('b')] });
+    await lock2.release();
+    expect((await loadState(user)).resources.map((r) => r.name)).toEqual(['a', 'b']);
+  });
+
   it('each change is one small transaction: other rows are not rewritten (no journal, no full rewrite)', async () => {
     const loc = at('o1');
     const writer = new StateWriter(loc);

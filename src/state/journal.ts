@@ -12,6 +12,7 @@ import type { GovopsState, JournalEntry } from './types.js';
 import { isPgLocation } from './location.js';
 import type { PgState } from './pg/backend.js';
 import { pgState } from './pg/lazy.js';
+import { assertLockStillHeld } from './lock.js';
 
 export class StateWriter {
   private base?: string;
@@ -45,6 +46,7 @@ export class StateWriter {
     if (entries.length === 0) return;
     if (this.base === undefined) throw new Error('state journal: append before a full save');
     if (this.pg) return (await this.pg).append(entries);
+    assertLockStillHeld(this.path ?? this.file);
     if (!this.handle) {
       const file = journalPathFor(this.path ?? this.file);
       const handle = await fs.open(file, 'w', 0o600);

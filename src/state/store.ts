@@ -13,6 +13,7 @@ import { ensureDir } from '../util/fs.js';
 import { isPlainObject } from '../util/object.js';
 import { isPgLocation } from './location.js';
 import { pgState } from './pg/lazy.js';
+import { assertLockStillHeld } from './lock.js';
 
 export { acquireStateLock, withStateLock, lockPathFor, type StateLock, type LockOptions } from './lock.js';
 
@@ -268,6 +269,7 @@ export function serializeState(state: GovopsState): string {
 export async function saveState(file: string, state: GovopsState): Promise<string> {
   if (isPgLocation(file)) return (await pgState(file)).save(state);
   file = await resolveStatePath(file);
+  assertLockStillHeld(file);
   const dir = path.dirname(path.resolve(file));
   await ensureDir(dir, STATE_DIR);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);

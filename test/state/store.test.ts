@@ -215,6 +215,46 @@ describe('state lock', () => {
     await lock.release();
   });
 
+  it('a writer whose lock another process took over (judged stale) writes nothing more: GOVOPS_STATE_FENCED', async () => {
+    // `govops apply` suspended with Ctrl-Z past the TTL (or its host asleep, or its lock file deleted by hand): a
+    // second apply takes the lock and records its creates; the first, resumed, saved its own state over them.
+    const s = newState();
+    const lock = await acquireStateLock(file, { ttlMs: 60_000 });
+    const writer = new StateWriter(file);
+    await writer.writeFull(putResource(s, resource('db', s.fingerprintKey)));
+    await writer.append([{ put: resource('lake', s.fingerprintKey) }]);
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(lockPathFor(file), old, old); // not refreshed for two TTLs: stale for the next writer
+    const src = path.resolve('dist/state/lock.js');
+    const script = `import(${JSON.stringify(src)}).then(async (m) => { await m.acquireStateLock(${JSON.stringify(file)}, { ttlMs: 60000 }); process.stdout.write('took'); process.exit(0); });`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    await new Promise((r) => child.once('close', r));
+    expect(out).toBe('took');
+    const theirs = readFileSync(lockPathFor(file), 'utf8');
+    const before = readFileSync(file, 'utf8');
+    const journal = readFileSync(`${file}.journal`, 'utf8');
+
+    for (const write of [
+      () => saveState(file, newState()),
+      () => writer.append([{ remove: { kind: 'Integration', name: 'db' } }]),
+      () => writer.writeFull(newState()),
+    ]) {
+      const err = await write().then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(UserError);
+      expect((err as UserError).code).toBe('GOVOPS_STATE_FENCED');
+      expect((err as UserError).message).toMatch(/no longer this process's \(now held by process \d+ on /);
+    }
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(readFileSync(`${file}.journal`, 'utf8')).toBe(journal);
+    await writer.close();
+    await lock.release();
+    expect(readFileSync(lockPathFor(file), 'utf8')).toBe(theirs); // theirs, left in place
+    rmSync(lockPathFor(file));
+    await saveState(file, newState()); // no lock of this process: not checked
+  });
+
   it('two processes racing for the lock: exactly one wins', async () => {
     const src = path.resolve('dist/state/lock.js');
     // The winner holds the lock until its stdin closes, i.e. until both have reported.

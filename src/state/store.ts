@@ -250,6 +250,15 @@ export async function loadState(file: string): Promise<GovopsState> {
   return replayJournal(state, text, journal, file);
 }
 
+/** Whether a state is saved at the location (a file, or a row under the PostgreSQL state key); reads only, no lock. */
+export async function stateExists(location: string): Promise<boolean> {
+  if (isPgLocation(location)) return (await pgState(location)).exists();
+  return fs.stat(location).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** Canonical text of a state: resources sorted by kind then name, stable key order. */
 export function serializeState(state: GovopsState): string {
   // Each key built once, not twice per comparison (a full save of 10,000 resources sorts ~130,000 pairs).

@@ -4,7 +4,7 @@
  * between processes, naming the holder), fencing, the password never shown.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,8 @@ import { withStateKey } from '../../src/state/location.js';
 import { registerSecrets, secretRedactor } from '../../src/util/redact.js';
 import { managedWebhooksFromState } from '../../src/daemon/webhook-health.js';
 import { CLI, runGovops } from '../helpers/cli.js';
+import { objectStore } from '../../bench/flaky-drill.mjs';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { psql, startPostgres, type PgServer } from '../helpers/postgres.js';
 
 let pg: PgServer;
@@ -217,6 +219,31 @@ describe('PostgreSQL state', () => {
     expect(cli.stderr).toContain('unavailable');
     expect(cli.stderr + cli.stdout).not.toContain(pg.password);
   });
+
+  it('plan --out reads a PostgreSQL state another writer holds the lock of (as plan does); a missing key is created', async () => {
+    // A PostgreSQL state was looked for as a file (never found): every `plan --out` took the lock to create it, and
+    // failed GOVOPS_STATE_LOCKED whenever the daemon or an apply was writing (a pull request's preview in CI).
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-planout-'));
+    const sandbox = await startSandbox({ port: 0 });
+    try {
+      mkdirSync(path.join(dir, 'm'));
+      writeFileSync(path.join(dir, 'm', 'store.yaml'), objectStore('store'));
+      const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url };
+      await saveState(at('planout'), newState());
+      const lock = await acquireStateLock(at('planout'));
+      const out = await runGovops(['plan', 'm', '--out', path.join(dir, 'plan.json'), '--state-key', 'planout'], { cwd: dir, env });
+      await lock.release();
+      expect(out.stderr).not.toContain('locked');
+      expect(out.code).toBe(0);
+      expect(existsSync(path.join(dir, 'plan.json'))).toBe(true);
+      const fresh = await runGovops(['plan', 'm', '--out', path.join(dir, 'plan2.json'), '--state-key', 'planout-new'], { cwd: dir, env });
+      expect(fresh.code).toBe(0);
+      expect(psql(pg, `SELECT count(*) FROM govops.states WHERE key = 'planout-new'`)).toBe('1');
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('state migrate copies file -> PostgreSQL -> file, refuses a non-empty target without --force, and verifies', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-migrate-'));

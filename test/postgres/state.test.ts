@@ -141,6 +141,19 @@ describe('PostgreSQL state', () => {
     expect((await loadState(user)).resources.map((r) => r.name)).toEqual(['a', 'b']);
   });
 
+  it('a schema migrated by a newer govops: a typed, terminal refusal that says which release to use (not "unavailable")', async () => {
+    psql(pg, `CREATE DATABASE newer`, 'postgres');
+    const loc = withStateKey(pg.url.replace(/\/govops$/, '/newer'), 'k');
+    await saveState(loc, newState());
+    psql(pg, `INSERT INTO govops.migrations (version, what) VALUES (${SCHEMA_VERSION + 1}, 'from the future')`, 'newer');
+    await closePgPools(); // a new process: the schema is checked again
+    const err = await loadState(loc).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect(err).toMatchObject({ code: ErrorCode.stateRefused, message: expect.stringMatching(new RegExp(`at version ${SCHEMA_VERSION + 1}, newer than this govops knows`)) });
+    expect((err as UserError).message).not.toContain('unavailable');
+    expect((err as UserError).hint).toMatch(/release that migrated it/);
+  });
+
   it('each change is one small transaction: other rows are not rewritten (no journal, no full rewrite)', async () => {
     const loc = at('o1');
     const writer = new StateWriter(loc);

@@ -5,6 +5,7 @@
  * A migration is never edited once released; a change of schema is a new entry at the end.
  */
 import type { PoolClient } from 'pg';
+import { ErrorCode, UserError } from '../../errors.js';
 
 export const SCHEMA = 'govops';
 
@@ -76,7 +77,14 @@ export async function migrate(client: PoolClient): Promise<number> {
       ran++;
     }
     const newer = [...applied].filter((v) => v > SCHEMA_VERSION);
-    if (newer.length) throw new Error(`the schema ${SCHEMA} is at version ${Math.max(...newer)}, newer than this govops knows (${SCHEMA_VERSION}): use a newer govops`);
+    if (newer.length) {
+      // Typed: a plain error was reported as "the PostgreSQL state is unavailable … govops retries by itself".
+      throw new UserError(
+        `the PostgreSQL state's schema ${SCHEMA} is at version ${Math.max(...newer)}, newer than this govops knows (${SCHEMA_VERSION}): it writes nothing to it`,
+        'use the govops release that migrated it (or a newer one) for every command and replica on this database',
+        { code: ErrorCode.stateRefused },
+      );
+    }
     await client.query('COMMIT');
     return ran;
   } catch (err) {

@@ -7,15 +7,18 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { fsyncDir, journalPathFor, saveState } from './store.js';
+import { fsyncDir, journalPathFor, resolveStatePath, saveState } from './store.js';
 import type { GovopsState, JournalEntry } from './types.js';
 import { isPgLocation } from './location.js';
 import type { PgState } from './pg/backend.js';
 import { pgState } from './pg/lazy.js';
+import { assertLockStillHeld } from './lock.js';
 
 export class StateWriter {
   private base?: string;
   private handle?: fs.FileHandle;
+  /** The state file itself (a symbolic link followed), found at the first full save: the journal goes beside it. */
+  private path?: string;
 
   /** A PostgreSQL state: every append is one small transaction of its own (no journal file). */
   private readonly pg?: Promise<PgState>;
@@ -34,7 +37,8 @@ export class StateWriter {
       return;
     }
     await this.closeJournal();
-    this.base = await saveState(this.file, state); // also removes the old journal
+    this.path ??= await resolveStatePath(this.file);
+    this.base = await saveState(this.path, state); // also removes the old journal
   }
 
   /** Append changes (fsync'd before it resolves). A full save must come first (it fixes what they extend). */
@@ -42,8 +46,9 @@ export class StateWriter {
     if (entries.length === 0) return;
     if (this.base === undefined) throw new Error('state journal: append before a full save');
     if (this.pg) return (await this.pg).append(entries);
+    assertLockStillHeld(this.path ?? this.file);
     if (!this.handle) {
-      const file = journalPathFor(this.file);
+      const file = journalPathFor(this.path ?? this.file);
       const handle = await fs.open(file, 'w', 0o600);
       try {
         await writeAll(handle, `${JSON.stringify({ base: this.base })}\n`);

@@ -13,6 +13,7 @@ import { ensureDir } from '../util/fs.js';
 import { isPlainObject } from '../util/object.js';
 import { isPgLocation } from './location.js';
 import { pgState } from './pg/lazy.js';
+import { assertLockStillHeld } from './lock.js';
 
 export { acquireStateLock, withStateLock, lockPathFor, type StateLock, type LockOptions } from './lock.js';
 
@@ -195,9 +196,37 @@ export function replayJournal(state: GovopsState, stateText: string, journalText
   return { ...state, resources: [...byKey.values()] };
 }
 
+/** Links followed at most (the kernel's own limit for a path, ELOOP). */
+const MAX_LINKS = 40;
+
+/**
+ * The file a state path names: a symbolic link (`.govops/state.json` pointing at a persistent volume) is followed, to
+ * a file that may not exist yet, so the state is read and saved where it points and its journal and lock sit beside
+ * it. Saved through the link itself, the rename replaced the link with a file of its own: the state went to the
+ * link's folder and the target was left behind unchanged (the next run on the volume forgot everything recorded
+ * since), and a writer given the link and one given the target took two different locks. A path that is no link is
+ * returned as given.
+ */
+export async function resolveStatePath(file: string): Promise<string> {
+  let current = file;
+  for (let i = 0; i < MAX_LINKS; i++) {
+    let target: string;
+    try {
+      target = await fs.readlink(current);
+    } catch {
+      return current; // not a link (EINVAL), or nothing there: reading or writing it says what is wrong
+    }
+    current = path.resolve(path.dirname(path.resolve(current)), target);
+  }
+  throw new UserError(`cannot read state file ${file}: more than ${MAX_LINKS} symbolic links in a row`, 'point --state at the state file itself, or at a link to it', {
+    code: ErrorCode.io,
+  });
+}
+
 /** Read the state (a `postgres://` location: from the database; src/state/pg/) (and the journal of changes since it was saved); a missing file is a fresh state (not written until saved). */
 export async function loadState(file: string): Promise<GovopsState> {
   if (isPgLocation(file)) return (await pgState(file)).load();
+  file = await resolveStatePath(file);
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
@@ -221,6 +250,15 @@ export async function loadState(file: string): Promise<GovopsState> {
   return replayJournal(state, text, journal, file);
 }
 
+/** Whether a state is saved at the location (a file, or a row under the PostgreSQL state key); reads only, no lock. */
+export async function stateExists(location: string): Promise<boolean> {
+  if (isPgLocation(location)) return (await pgState(location)).exists();
+  return fs.stat(location).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** Canonical text of a state: resources sorted by kind then name, stable key order. */
 export function serializeState(state: GovopsState): string {
   // Each key built once, not twice per comparison (a full save of 10,000 resources sorts ~130,000 pairs).
@@ -239,6 +277,8 @@ export function serializeState(state: GovopsState): string {
  */
 export async function saveState(file: string, state: GovopsState): Promise<string> {
   if (isPgLocation(file)) return (await pgState(file)).save(state);
+  file = await resolveStatePath(file);
+  assertLockStillHeld(file);
   const dir = path.dirname(path.resolve(file));
   await ensureDir(dir, STATE_DIR);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);

@@ -100,10 +100,10 @@ export async function startPostgres(): Promise<PgServer> {
   };
 }
 
-/** Run SQL with psql (for assertions that read the database directly). */
-export function psql(server: PgServer, sql: string): string {
+/** Run SQL with psql (for assertions that read the database directly), in `database` (default govops). */
+export function psql(server: PgServer, sql: string, database = 'govops'): string {
   const bin = binDir();
-  return execFileSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(server.port), '-U', 'govops', '-d', 'govops', '-At', '-c', sql], {
+  return execFileSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(server.port), '-U', 'govops', '-d', database, '-At', '-c', sql], {
     env: { ...process.env, PGPASSWORD: server.password },
     encoding: 'utf8',
   }).trim();

@@ -4,7 +4,7 @@
  * between processes, naming the holder), fencing, the password never shown.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,8 +16,11 @@ import { SCHEMA_VERSION } from '../../src/state/pg/schema.js';
 import { loadState, newState, saveState } from '../../src/state/store.js';
 import type { GovopsState, ManagedResource } from '../../src/state/types.js';
 import { withStateKey } from '../../src/state/location.js';
+import { registerSecrets, secretRedactor } from '../../src/util/redact.js';
 import { managedWebhooksFromState } from '../../src/daemon/webhook-health.js';
 import { CLI, runGovops } from '../helpers/cli.js';
+import { objectStore } from '../../bench/flaky-drill.mjs';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { psql, startPostgres, type PgServer } from '../helpers/postgres.js';
 
 let pg: PgServer;
@@ -94,6 +97,61 @@ describe('PostgreSQL state', () => {
     await saveState(at('team-b'), { ...newState(), resources: [res('only-b')] });
     expect((await loadState(at('team-a'))).resources.map((r) => r.name)).toEqual(['only-a']);
     expect((await loadState(at('team-b'))).resources.map((r) => r.name)).toEqual(['only-b']);
+  });
+
+  it('keeps names, ids and identities as written when a registered secret is part of them (full saves and appends)', async () => {
+    // The state holds no secret and govops reads it back: like the state file, it is never redacted. A database
+    // password `analytics` turned Integration/analytics-main into Integration/[redacted]-main in the rows: the
+    // manifest's resource no longer had an entry (adopted or created again) and the renamed one had no manifest.
+    registerSecrets('analytics');
+    expect(secretRedactor.redactText('analytics-main')).toBe('[redacted]-main');
+    const loc = at('secret-in-name');
+    const main = res('analytics-main', { id: 'analytics-7', identity: 'sql_analytics|analytics.example.com' });
+    await saveState(loc, { ...newState(), resources: [main] });
+    const writer = new StateWriter(loc);
+    await writer.writeFull({ ...newState(), resources: [main] });
+    await writer.append([{ put: res('analytics-two', { pending: 'create', id: '', key: 'analytics.example.com' }) }]);
+    await writer.close();
+    const back = await loadState(loc);
+    expect(back.resources.map((r) => [r.name, r.id, r.identity ?? r.key])).toEqual([
+      ['analytics-main', 'analytics-7', 'sql_analytics|analytics.example.com'],
+      ['analytics-two', '', 'analytics.example.com'],
+    ]);
+  });
+
+  it('a role without CREATE on the database starts: one given the schema beforehand (deploy.md), one given only its tables', async () => {
+    // PostgreSQL checks CREATE on the database before it looks whether the schema exists: `CREATE SCHEMA IF NOT
+    // EXISTS` at every start refused the documented least-privilege set-up (GOVOPS_STATE_REFUSED, every command).
+    psql(pg, `CREATE DATABASE owned`, 'postgres');
+    psql(pg, `CREATE ROLE schema_owner LOGIN PASSWORD 'owner-pw-1'; CREATE ROLE tables_only LOGIN PASSWORD 'tables-pw-1'`);
+    psql(pg, `CREATE SCHEMA govops AUTHORIZATION schema_owner`, 'owned');
+    const as = (role: string, password: string): string => withStateKey(pg.url.replace(/\/\/govops:[^@]*@/, `//${role}:${password}@`).replace(/\/govops$/, '/owned'), 'k');
+    expect(psql(pg, `SELECT has_database_privilege('schema_owner', 'owned', 'CREATE')`, 'owned')).toBe('f');
+    const owner = as('schema_owner', 'owner-pw-1');
+    const lock = await acquireStateLock(owner);
+    await saveState(owner, { ...newState(), resources: [res('a')] });
+    await lock.release();
+    expect(psql(pg, `SELECT max(version) FROM govops.migrations`, 'owned')).toBe(String(SCHEMA_VERSION));
+
+    psql(pg, `GRANT USAGE ON SCHEMA govops TO tables_only; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA govops TO tables_only`, 'owned');
+    const user = as('tables_only', 'tables-pw-1');
+    const lock2 = await acquireStateLock(user);
+    await saveState(user, { ...newState(), resources: [res('a'), res('b')] });
+    await lock2.release();
+    expect((await loadState(user)).resources.map((r) => r.name)).toEqual(['a', 'b']);
+  });
+
+  it('a schema migrated by a newer govops: a typed, terminal refusal that says which release to use (not "unavailable")', async () => {
+    psql(pg, `CREATE DATABASE newer`, 'postgres');
+    const loc = withStateKey(pg.url.replace(/\/govops$/, '/newer'), 'k');
+    await saveState(loc, newState());
+    psql(pg, `INSERT INTO govops.migrations (version, what) VALUES (${SCHEMA_VERSION + 1}, 'from the future')`, 'newer');
+    await closePgPools(); // a new process: the schema is checked again
+    const err = await loadState(loc).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect(err).toMatchObject({ code: ErrorCode.stateRefused, message: expect.stringMatching(new RegExp(`at version ${SCHEMA_VERSION + 1}, newer than this govops knows`)) });
+    expect((err as UserError).message).not.toContain('unavailable');
+    expect((err as UserError).hint).toMatch(/release that migrated it/);
   });
 
   it('each change is one small transaction: other rows are not rewritten (no journal, no full rewrite)', async () => {
@@ -174,6 +232,31 @@ describe('PostgreSQL state', () => {
     expect(cli.stderr).toContain('unavailable');
     expect(cli.stderr + cli.stdout).not.toContain(pg.password);
   });
+
+  it('plan --out reads a PostgreSQL state another writer holds the lock of (as plan does); a missing key is created', async () => {
+    // A PostgreSQL state was looked for as a file (never found): every `plan --out` took the lock to create it, and
+    // failed GOVOPS_STATE_LOCKED whenever the daemon or an apply was writing (a pull request's preview in CI).
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-planout-'));
+    const sandbox = await startSandbox({ port: 0 });
+    try {
+      mkdirSync(path.join(dir, 'm'));
+      writeFileSync(path.join(dir, 'm', 'store.yaml'), objectStore('store'));
+      const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url };
+      await saveState(at('planout'), newState());
+      const lock = await acquireStateLock(at('planout'));
+      const out = await runGovops(['plan', 'm', '--out', path.join(dir, 'plan.json'), '--state-key', 'planout'], { cwd: dir, env });
+      await lock.release();
+      expect(out.stderr).not.toContain('locked');
+      expect(out.code).toBe(0);
+      expect(existsSync(path.join(dir, 'plan.json'))).toBe(true);
+      const fresh = await runGovops(['plan', 'm', '--out', path.join(dir, 'plan2.json'), '--state-key', 'planout-new'], { cwd: dir, env });
+      expect(fresh.code).toBe(0);
+      expect(psql(pg, `SELECT count(*) FROM govops.states WHERE key = 'planout-new'`)).toBe('1');
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('state migrate copies file -> PostgreSQL -> file, refuses a non-empty target without --force, and verifies', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-migrate-'));

@@ -1,6 +1,6 @@
 /** govops state: load/save (atomic), corrupt files, fingerprints, helpers, and the lock. */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import {
   removeResource,
   saveState,
 } from '../../src/state/store.js';
+import { StateWriter } from '../../src/state/journal.js';
 import type { ManagedResource } from '../../src/state/types.js';
 
 let dir: string;
@@ -123,6 +124,50 @@ describe('state store', () => {
   });
 });
 
+describe('a state path that is a symbolic link', () => {
+  it('is followed: the state is saved where it points (the link stays), its journal and lock sit beside the target', async () => {
+    // `.govops/state.json` -> a persistent volume: the save's rename used to replace the link with a file of its own,
+    // leaving the volume's state as it was (the next run forgot what this one recorded), and the link and the target
+    // were two locks on one state.
+    const volume = path.join(dir, 'volume');
+    mkdirSync(volume);
+    mkdirSync(path.dirname(file));
+    const target = path.join(volume, 'state.json');
+    symlinkSync(path.relative(path.dirname(file), target), file); // relative, to a file not written yet
+    const chained = path.join(dir, 'chained.json');
+    symlinkSync(file, chained); // a link to the link
+
+    const s = newState();
+    await saveState(file, s);
+    expect(lstatSync(file).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(target, 'utf8')).fingerprintKey).toBe(s.fingerprintKey);
+
+    const writer = new StateWriter(chained);
+    await writer.writeFull(putResource(s, resource('db', s.fingerprintKey)));
+    await writer.append([{ put: { ...resource('lake', s.fingerprintKey), pending: 'create', id: '' } }]);
+    await writer.close();
+    expect(lstatSync(file).isSymbolicLink() && lstatSync(chained).isSymbolicLink()).toBe(true);
+    expect(existsSync(`${target}.journal`)).toBe(true);
+    for (const p of [file, chained, target]) expect((await loadState(p)).resources.map((r) => r.name).sort()).toEqual(['db', 'lake']);
+
+    const lock = await acquireStateLock(chained);
+    expect(lock.path).toBe(lockPathFor(target));
+    const err = await acquireStateLock(target).catch((e: unknown) => e);
+    expect((err as UserError).message).toContain('is locked by');
+    await lock.release();
+    expect(readdirSync(path.dirname(file))).toEqual(['state.json']); // nothing written beside the link
+  });
+
+  it('a loop of links is a typed error, not a hang or an empty state', async () => {
+    mkdirSync(path.dirname(file));
+    symlinkSync(`${file}.other`, file);
+    symlinkSync(file, `${file}.other`);
+    const err = await loadState(file).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).code).toBe('GOVOPS_IO');
+  });
+});
+
 describe('state lock', () => {
   it('a second acquire fails with a UserError naming the holder; release frees it', async () => {
     const lock = await acquireStateLock(file);
@@ -168,6 +213,46 @@ describe('state lock', () => {
     utimesSync(lockFile, old, old);
     const lock = await acquireStateLock(file, { ttlMs: 60_000 });
     await lock.release();
+  });
+
+  it('a writer whose lock another process took over (judged stale) writes nothing more: GOVOPS_STATE_FENCED', async () => {
+    // `govops apply` suspended with Ctrl-Z past the TTL (or its host asleep, or its lock file deleted by hand): a
+    // second apply takes the lock and records its creates; the first, resumed, saved its own state over them.
+    const s = newState();
+    const lock = await acquireStateLock(file, { ttlMs: 60_000 });
+    const writer = new StateWriter(file);
+    await writer.writeFull(putResource(s, resource('db', s.fingerprintKey)));
+    await writer.append([{ put: resource('lake', s.fingerprintKey) }]);
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(lockPathFor(file), old, old); // not refreshed for two TTLs: stale for the next writer
+    const src = path.resolve('dist/state/lock.js');
+    const script = `import(${JSON.stringify(src)}).then(async (m) => { await m.acquireStateLock(${JSON.stringify(file)}, { ttlMs: 60000 }); process.stdout.write('took'); process.exit(0); });`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    await new Promise((r) => child.once('close', r));
+    expect(out).toBe('took');
+    const theirs = readFileSync(lockPathFor(file), 'utf8');
+    const before = readFileSync(file, 'utf8');
+    const journal = readFileSync(`${file}.journal`, 'utf8');
+
+    for (const write of [
+      () => saveState(file, newState()),
+      () => writer.append([{ remove: { kind: 'Integration', name: 'db' } }]),
+      () => writer.writeFull(newState()),
+    ]) {
+      const err = await write().then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(UserError);
+      expect((err as UserError).code).toBe('GOVOPS_STATE_FENCED');
+      expect((err as UserError).message).toMatch(/no longer this process's \(now held by process \d+ on /);
+    }
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(readFileSync(`${file}.journal`, 'utf8')).toBe(journal);
+    await writer.close();
+    await lock.release();
+    expect(readFileSync(lockPathFor(file), 'utf8')).toBe(theirs); // theirs, left in place
+    rmSync(lockPathFor(file));
+    await saveState(file, newState()); // no lock of this process: not checked
   });
 
   it('two processes racing for the lock: exactly one wins', async () => {

@@ -1,9 +1,8 @@
 /** What `govops plan` does, and the plan helpers apply reuses (loaded only when they run; declared in plan.ts). */
-import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { savedPlan, writeSavedPlan } from '../../reconcile/saved-plan.js';
 import { withStateLock } from '../../state/lock.js';
-import { loadState, saveState } from '../../state/store.js';
+import { loadState, saveState, stateExists } from '../../state/store.js';
 import { isAwaitingManualStep } from '../../plan/manual-steps.js';
 import { renderJson } from '../../plan/render-json.js';
 import { renderMarkdown } from '../../plan/render-markdown.js';
@@ -48,13 +47,15 @@ export function printPlan(plan: Plan | undefined, ctx: CliContext): void {
 }
 
 /**
- * `plan --out` needs a state file: the plan's fingerprints are keyed with its key, which `apply FILE` must find
- * again. A missing one is created (under the lock) holding only a new key, no resource; nothing else is written.
+ * `plan --out` needs a saved state: the plan's fingerprints are keyed with its key, which `apply FILE` must find
+ * again. A missing one is created (under the lock) holding only a new key, no resource; nothing else is written, and
+ * a state that exists is not locked (a PostgreSQL state was looked for as a file: never found, so every `plan --out`
+ * took the lock, and failed GOVOPS_STATE_LOCKED while the daemon or an apply was writing).
  */
 async function ensureStateFile(statePath: string): Promise<void> {
-  if (await stat(statePath).then(() => true, () => false)) return;
+  if (await stateExists(statePath)) return;
   await withStateLock(statePath, async () => {
-    if (await stat(statePath).then(() => true, () => false)) return;
+    if (await stateExists(statePath)) return;
     await saveState(statePath, await loadState(statePath));
   });
 }

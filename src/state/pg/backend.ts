@@ -15,7 +15,6 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { ErrorCode, GovopsError, UserError } from '../../errors.js';
-import { redactJsonText } from '../../util/redact.js';
 import { checkResource, cleanTransitions, digestText, newState, serializeState } from '../store.js';
 import { STATE_VERSION, type GovopsState, type JournalEntry, type ManagedResource } from '../types.js';
 import type { LockOptions, StateLock } from '../lock.js';
@@ -255,7 +254,10 @@ export class PgState {
 
   /** Write the whole state in one transaction (rows that did not change are not rewritten). Returns the text's digest. */
   async save(state: GovopsState): Promise<string> {
-    const text = redactJsonText(serializeState(state));
+    // Not through the redactor, like the state file (store.ts): the state holds no secret, and govops reads it back: a
+    // registered value inside a name, id or identity (the database password `govops` in `govops-main`) became
+    // `[redacted]` in the row, and the resource was no longer the one the manifest names.
+    const text = serializeState(state);
     const { version, fingerprintKey, resources, ...head } = JSON.parse(text) as GovopsState;
     await this.tx(async (c) => {
       await c.query(
@@ -283,9 +285,8 @@ export class PgState {
   /** Record changes (puts and removes) in one small transaction. The state row must exist (a full save first). */
   async append(entries: readonly JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    const parsed = JSON.parse(redactJsonText(JSON.stringify(entries))) as JournalEntry[];
     await this.tx(async (c) => {
-      for (const e of parsed) {
+      for (const e of entries) {
         if ('put' in e) {
           const r: ManagedResource = e.put;
           await c.query(

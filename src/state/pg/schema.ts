@@ -5,6 +5,7 @@
  * A migration is never edited once released; a change of schema is a new entry at the end.
  */
 import type { PoolClient } from 'pg';
+import { ErrorCode, UserError } from '../../errors.js';
 
 export const SCHEMA = 'govops';
 
@@ -55,8 +56,17 @@ export async function migrate(client: PoolClient): Promise<number> {
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1, 0)', [LOCK_CLASS]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.migrations (version integer PRIMARY KEY, what text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    // Created only when missing: PostgreSQL checks CREATE on the database (on the schema) before it looks whether the
+    // object exists, so `IF NOT EXISTS` alone refused, at every start, a role given the schema beforehand without CREATE
+    // on the database (docs/deploy.md), or one given only its tables once migrated.
+    const have = await client.query<{ schema: boolean; table: boolean }>(
+      `SELECT to_regnamespace($1) IS NOT NULL AS schema, to_regclass($2) IS NOT NULL AS table`,
+      [SCHEMA, `${SCHEMA}.migrations`],
+    );
+    if (!have.rows[0]!.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
+    if (!have.rows[0]!.table) {
+      await client.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.migrations (version integer PRIMARY KEY, what text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    }
     const done = await client.query<{ version: number }>(`SELECT version FROM ${SCHEMA}.migrations`);
     const applied = new Set(done.rows.map((r) => Number(r.version)));
     let ran = 0;
@@ -67,7 +77,14 @@ export async function migrate(client: PoolClient): Promise<number> {
       ran++;
     }
     const newer = [...applied].filter((v) => v > SCHEMA_VERSION);
-    if (newer.length) throw new Error(`the schema ${SCHEMA} is at version ${Math.max(...newer)}, newer than this govops knows (${SCHEMA_VERSION}): use a newer govops`);
+    if (newer.length) {
+      // Typed: a plain error was reported as "the PostgreSQL state is unavailable … govops retries by itself".
+      throw new UserError(
+        `the PostgreSQL state's schema ${SCHEMA} is at version ${Math.max(...newer)}, newer than this govops knows (${SCHEMA_VERSION}): it writes nothing to it`,
+        'use the govops release that migrated it (or a newer one) for every command and replica on this database',
+        { code: ErrorCode.stateRefused },
+      );
+    }
     await client.query('COMMIT');
     return ran;
   } catch (err) {

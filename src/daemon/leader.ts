@@ -151,7 +151,12 @@ export class LeaderElector {
     return this.db.up ? undefined : `the PostgreSQL state is unreachable since ${this.db.since}: ${this.db.error ?? ''}`.trim();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stop electing. A leader releases its lease (the next replica takes over at once) only when `release`: after a
+   * shutdown whose grace cut calls short, a POST already sent may still land, so the lease is left to expire, and the
+   * next leader starts no sooner than a leader that froze would let it (the lease duration).
+   */
+  async stop(options: { release?: boolean } = {}): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.deadline) clearTimeout(this.deadline);
@@ -159,7 +164,7 @@ export class LeaderElector {
     const term = this.term;
     const wasLeader = this.role === 'leader';
     if (wasLeader) this.stepDown('shutting down');
-    if (wasLeader && term !== undefined) await releaseLease(this.state, this.identity, term).catch(() => undefined);
+    if (wasLeader && term !== undefined && options.release !== false) await releaseLease(this.state, this.identity, term).catch(() => undefined);
     await this.listener?.end().catch(() => undefined);
   }
 

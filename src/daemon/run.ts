@@ -256,7 +256,8 @@ export async function startRunning(
     async shutdown(graceMs) {
       const stopping = health?.stop(Math.min(graceMs, 5000));
       const finished = await daemon.stop(graceMs);
-      await elector?.stop();
+      // calls cut short by the grace may still land: the lease is then left to expire, not handed over at once
+      await elector?.stop({ release: finished });
       await stopping;
       await api.close().catch(() => undefined);
       return finished;

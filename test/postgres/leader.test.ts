@@ -78,6 +78,29 @@ describe('leader lease', () => {
     }
   });
 
+  it('a leader that stops cleanly hands the lease over at once; one whose calls were cut short leaves it to expire', async () => {
+    const clock = { t: 1_000 };
+    const lease = () => psql(pg, `SELECT holder || ' ' || (expires_at > now()) FROM govops.leases WHERE key = 'handover'`).trim();
+    const a = elector('handover', 'a', clock);
+    await a.start();
+    expect(lease()).toBe('a true');
+    await a.stop();
+    expect(lease()).not.toBe('a true'); // released: another replica may take it at its next tick
+    const b = elector('handover', 'b', clock);
+    await b.start();
+    expect(b.status()).toMatchObject({ role: 'leader', identity: 'b' });
+    await b.stop({ release: false });
+    expect(b.status().role).toBe('standby');
+    expect(lease()).toBe('b true'); // kept until it expires: a POST b's shutdown cut short may still land meanwhile
+    const c = elector('handover', 'c', clock);
+    await c.start();
+    try {
+      expect(c.status()).toMatchObject({ role: 'standby', leader: { identity: 'b' } });
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('a leader frozen in the middle of a state write does not block the takeover: the server ends its idle transaction', async () => {
     const key = withStateKey(pg.url, 'frozen');
     const state = pgStateFor(key);

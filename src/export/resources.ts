@@ -10,6 +10,7 @@ import { manualStepToken } from '../reconcile/manual-step-token.js';
 import { displayHost, isConfigless, isIntegrationType, kindOf, naturalKey, SCRIPT_KINDS, type IntegrationType } from '../kinds/registry.js';
 import type { DataSourceManifest, IntegrationManifest, Manifest, WebhookManifest } from '../manifests/types.js';
 import { API_VERSION } from '../manifests/types.js';
+import { asSet } from '../service/webhook-fields.js';
 import { booleanFromWire } from '../util/boolean.js';
 import { exportConfig, type ExportWarn } from './config.js';
 import { assignNames, envName, NAME_PATTERN, MAX_NAME } from './names.js';
@@ -175,13 +176,14 @@ function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): vo
   }
 }
 
+/** A webhook as a manifest; its events as the plan compares them (a set: a repeat the service keeps is written once). */
 function webhookManifest(w: LiveWebhook): WebhookManifest {
   const actionType = w.actionType === 'receive' ? 'receive' : 'triggered';
   return {
     apiVersion: API_VERSION,
     kind: 'Webhook',
     metadata: { name: w.name },
-    spec: { url: w.url, global: booleanFromWire(w.global) === true, notificationType: [...(w.notificationType ?? [])].sort(), actionType },
+    spec: { url: w.url, global: booleanFromWire(w.global) === true, notificationType: asSet(w.notificationType), actionType },
   };
 }
 

@@ -41,3 +41,10 @@ describe('export of webhooks without actionType (the interface lets records leav
     expect(warningsFor(out, (r) => r.startsWith('Integration/'))).toEqual([]);
   });
 });
+
+describe('export of a webhook whose events repeat', () => {
+  it('writes each event once (the list is a set; validate --strict refuses a repeat), sorted', () => {
+    const out = run([{ ...hook(1, 'a', 'triggered'), notificationType: ['userCreated', 'modelCreated', 'userCreated'] }]);
+    expect((out.resources[0]!.manifest.spec as { notificationType: string[] }).notificationType).toEqual(['modelCreated', 'userCreated']);
+  });
+});

@@ -41,8 +41,9 @@ function isReference(value: unknown): boolean {
   return isPlainObject(value) && Object.keys(value).length === 1 && typeof value.fromEnv === 'string';
 }
 
-function strip(fields: Record<string, FieldShape>, live: Obj, path: readonly string[], ref: RefMaker, dropDefaults: boolean, warn?: ExportWarn): Obj {
+function strip(object: FieldShape, live: Obj, path: readonly string[], ref: RefMaker, dropDefaults: boolean, warn?: ExportWarn): Obj {
   const out: Obj = {};
+  const fields = object.fields ?? {};
   for (const [key, shape] of Object.entries(fields)) {
     const raw = live[key];
     if (exportedAsReference(key, raw) && !shape.fields) {
@@ -51,8 +52,8 @@ function strip(fields: Record<string, FieldShape>, live: Obj, path: readonly str
     }
     if (raw === undefined || raw === null) continue;
     if (shape.fields && isPlainObject(raw)) {
-      const sub = strip(shape.fields, raw, [...path, key], ref, dropDefaults, warn);
-      if (Object.keys(sub).length > 0 || !dropDefaults) out[key] = sub;
+      const sub = strip(shape, raw, [...path, key], ref, dropDefaults, warn);
+      if (Object.keys(sub).length > 0 || !dropDefaults || requiredHere(object, out, live, key)) out[key] = sub;
       continue;
     }
     const empty = raw === '' || (Array.isArray(raw) && raw.length === 0);
@@ -67,6 +68,20 @@ function strip(fields: Record<string, FieldShape>, live: Obj, path: readonly str
     out[key] = copyPlain(value);
   }
   return out;
+}
+
+/**
+ * Whether the schema requires the sub-object `key` given the object's other values (lineage's `lineageConfig`
+ * while `enabled` is true): kept even when all it holds are defaults (`{}`), or the manifest would not validate.
+ * The condition is read from the values written (`out`, for a field before `key`) or the live ones.
+ */
+function requiredHere(object: FieldShape, out: Obj, live: Obj, key: string): boolean {
+  return (object.requiredWhen ?? []).some((rule) => {
+    if (!rule.required.includes(key)) return false;
+    const shape = object.fields?.[rule.field];
+    const raw = rule.field in out ? out[rule.field] : live[rule.field];
+    return raw !== undefined && raw !== null && deepEqual(shape ? fromWire(shape, raw) : raw, rule.equals);
+  });
 }
 
 /** The credential fields the kind's authentication requires (from its module under src/kinds/). */
@@ -93,8 +108,8 @@ export function exportConfig(shapes: ConfigShapes, type: IntegrationType, live: 
   const source = live ?? {};
   const sameMeaning = (cfg: Obj): boolean =>
     deepEqual(withoutCredentials(comparable(shapes, type, cfg)), withoutCredentials(comparable(shapes, type, source)));
-  let out = strip(shape.fields, source, [], ref, true, warn);
-  if (!sameMeaning(out)) out = strip(shape.fields, source, [], ref, false);
+  let out = strip(shape, source, [], ref, true, warn);
+  if (!sameMeaning(out)) out = strip(shape, source, [], ref, false);
   for (const path of requiredCredentials(type, out)) {
     let parent: Obj = out;
     for (const key of path.slice(0, -1)) {

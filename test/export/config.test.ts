@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exportConfig } from '../../src/export/config.js';
 import { configShapes } from '../../src/manifests/shapes.js';
+import { parseManifestText } from '../../src/manifests/parse.js';
 
 const ref = (path: readonly string[]) => ({ fromEnv: `V_${path.join('_')}` });
 
@@ -29,5 +30,20 @@ describe('exportConfig', () => {
     expect(exportConfig(configShapes(), 'columnar_warehouse', live, ref)).toMatchObject({
       okta: { appId: 'a', username: { fromEnv: 'V_okta_username' }, password: { fromEnv: 'V_okta_password' } },
     });
+  });
+});
+
+describe('exportConfig of a sub-object the schema requires', () => {
+  it('keeps lineage.lineageConfig while lineage is enabled, even when all it holds are defaults (validate requires it)', () => {
+    const base = { host: 'w.example.com', warehouse: 'W', database: 'D', authenticationType: 'keyPair', privateKey: '********' };
+    const filled = { ...base, lineage: { enabled: true, lineageConfig: { tableFilter: '^.*$', tagFilterRegex: '^.*$', ingestBatchSize: 1000 } } };
+    const config = exportConfig(configShapes(), 'cloud_warehouse', filled, ref);
+    expect(config).toMatchObject({ lineage: { enabled: true, lineageConfig: {} } });
+    const manifest = { apiVersion: 'govops/v1', kind: 'Integration', metadata: { name: 'w' }, spec: { type: 'cloud_warehouse', autoBootstrap: false, config } };
+    expect(parseManifestText(JSON.stringify(manifest), 'w.yaml', '/tmp').diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(exportConfig(configShapes(), 'cloud_warehouse', { ...base, lineage: { enabled: 'true', lineageConfig: {} } }, ref)).toMatchObject({ lineage: { enabled: true, lineageConfig: {} } });
+    // disabled: the defaults are left out as everywhere else
+    const off = exportConfig(configShapes(), 'cloud_warehouse', { ...base, lineage: { enabled: false, lineageConfig: { tableFilter: '^.*$' } } }, ref);
+    expect(off).not.toHaveProperty('lineage');
   });
 });

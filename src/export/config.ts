@@ -53,7 +53,7 @@ function strip(object: FieldShape, live: Obj, path: readonly string[], ref: RefM
     if (raw === undefined || raw === null) continue;
     if (shape.fields && isPlainObject(raw)) {
       const sub = strip(shape, raw, [...path, key], ref, dropDefaults, warn);
-      if (Object.keys(sub).length > 0 || !dropDefaults || requiredHere(object, out, live, key)) out[key] = sub;
+      if (Object.keys(sub).length > 0 || !dropDefaults) out[key] = sub;
       continue;
     }
     const empty = raw === '' || (Array.isArray(raw) && raw.length === 0);
@@ -67,21 +67,19 @@ function strip(object: FieldShape, live: Obj, path: readonly string[], ref: RefM
     if (dropDefaults && shape.default !== undefined && isDefault(shape, value)) continue;
     out[key] = copyPlain(value);
   }
+  for (const key of requiredObjects(object, out)) out[key] ??= {};
   return out;
 }
 
 /**
- * Whether the schema requires the sub-object `key` given the object's other values (lineage's `lineageConfig`
- * while `enabled` is true): kept even when all it holds are defaults (`{}`), or the manifest would not validate.
- * The condition is read from the values written (`out`, for a field before `key`) or the live ones.
+ * The sub-objects the schema requires given the values written (lineage's `lineageConfig` while `enabled` is
+ * true): written even when all they would hold are defaults (`{}`), or absent from the service's answer
+ * (`omit-defaults`), or the manifest would not validate.
  */
-function requiredHere(object: FieldShape, out: Obj, live: Obj, key: string): boolean {
-  return (object.requiredWhen ?? []).some((rule) => {
-    if (!rule.required.includes(key)) return false;
-    const shape = object.fields?.[rule.field];
-    const raw = rule.field in out ? out[rule.field] : live[rule.field];
-    return raw !== undefined && raw !== null && deepEqual(shape ? fromWire(shape, raw) : raw, rule.equals);
-  });
+function requiredObjects(object: FieldShape, out: Obj): string[] {
+  return (object.requiredWhen ?? [])
+    .filter((rule) => rule.field in out && deepEqual(out[rule.field], rule.equals))
+    .flatMap((rule) => rule.required.filter((key) => object.fields?.[key]?.fields !== undefined));
 }
 
 /** The credential fields the kind's authentication requires (from its module under src/kinds/). */

@@ -42,6 +42,8 @@ describe('exportConfig of a sub-object the schema requires', () => {
     const manifest = { apiVersion: 'govops/v1', kind: 'Integration', metadata: { name: 'w' }, spec: { type: 'cloud_warehouse', autoBootstrap: false, config } };
     expect(parseManifestText(JSON.stringify(manifest), 'w.yaml', '/tmp').diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(exportConfig(configShapes(), 'cloud_warehouse', { ...base, lineage: { enabled: 'true', lineageConfig: {} } }, ref)).toMatchObject({ lineage: { enabled: true, lineageConfig: {} } });
+    // a service that leaves out what equals its default (omit-defaults) leaves out lineageConfig whole
+    expect(exportConfig(configShapes(), 'cloud_warehouse', { ...base, lineage: { enabled: true } }, ref)).toMatchObject({ lineage: { enabled: true, lineageConfig: {} } });
     // disabled: the defaults are left out as everywhere else
     const off = exportConfig(configShapes(), 'cloud_warehouse', { ...base, lineage: { enabled: false, lineageConfig: { tableFilter: '^.*$' } } }, ref);
     expect(off).not.toHaveProperty('lineage');

@@ -49,3 +49,15 @@ describe('exportConfig of a sub-object the schema requires', () => {
     expect(off).not.toHaveProperty('lineage');
   });
 });
+
+describe('exportConfig of a URL with a password inside a string', () => {
+  it('writes a reference, as for a connection string with PWD=', () => {
+    const live = { host: 'h.example.com', database: 'D', schema: 'S', username: 'u', password: 'p', connectArgs: 'Server=x;Proxy=http://u:canary-pw@proxy.example.com:8080' };
+    const out = exportConfig(configShapes(), 'sql_analytics', live, ref);
+    expect(JSON.stringify(out)).not.toContain('canary');
+    expect(out).toMatchObject({ connectArgs: { fromEnv: 'V_connectArgs' } });
+    // a port or a user name alone is no credential
+    const plain = exportConfig(configShapes(), 'sql_analytics', { ...live, connectArgs: 'Proxy=http://u@proxy.example.com:8080/a@b' }, ref);
+    expect(plain).toMatchObject({ connectArgs: 'Proxy=http://u@proxy.example.com:8080/a@b' });
+  });
+});

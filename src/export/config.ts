@@ -6,7 +6,7 @@
  * reference (never the masked or real value). A service that leaves credentials out of its answers
  * (`omit-masked`) still gets the references the kind's authentication needs.
  */
-import { MASKED_KEYS, kindOf, type IntegrationType } from '../kinds/registry.js';
+import { MASKED_KEYS, NATURAL_KEY_FIELDS, kindOf, type IntegrationType } from '../kinds/registry.js';
 import { looksMasked } from '../service/kinds.js';
 import { comparable, fromWire, type ConfigShapes, type FieldShape } from '../plan/shape.js';
 import { deepEqual } from '../plan/diff.js';
@@ -28,30 +28,47 @@ function isDefault(shape: FieldShape, value: unknown): boolean {
 /** `key=value` pairs of a connection string that name a credential (ODBC `PWD=`, `password=`, `token=`...). */
 const CREDENTIAL_PAIR = /(?:^|[;&?\s])(?:pwd|password|passwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key)\s*=/i;
 
+/** A URL with a password in its userinfo (`https://user:password@host/`), also inside a longer string. */
+const URL_PASSWORD = /:\/\/[^/@\s:;]*:[^/@\s;]+@/;
+
+/**
+ * Whether a string carries a credential: a `key=value` pair naming one (a connection string with `PWD=`, a URL
+ * query with `token=`), or a URL with a password in its userinfo. Written as it is, it would be committed.
+ */
+export function carriesCredential(text: string): boolean {
+  return CREDENTIAL_PAIR.test(text) || URL_PASSWORD.test(text);
+}
+
 /**
  * A live value exported as a secret reference, whatever its field: a credential field, a value the service hides
  * (service/kinds.ts `looksMasked`: written as it is, the mask would become the manifest's value), or a string that
- * carries a credential (a connection string with `PWD=`: written as it is, the password would be committed).
+ * carries a credential (`carriesCredential`).
  */
 function exportedAsReference(key: string, value: unknown): boolean {
-  return MASKED_KEYS.has(key) || looksMasked(value) || (typeof value === 'string' && CREDENTIAL_PAIR.test(value));
+  return MASKED_KEYS.has(key) || looksMasked(value) || (typeof value === 'string' && carriesCredential(value));
 }
 
 function isReference(value: unknown): boolean {
   return isPlainObject(value) && Object.keys(value).length === 1 && typeof value.fromEnv === 'string';
 }
 
-function strip(fields: Record<string, FieldShape>, live: Obj, path: readonly string[], ref: RefMaker, dropDefaults: boolean, warn?: ExportWarn): Obj {
+function strip(object: FieldShape, live: Obj, path: readonly string[], ref: RefMaker, dropDefaults: boolean, identity: ReadonlySet<string>, warn?: ExportWarn): Obj {
   const out: Obj = {};
+  const fields = object.fields ?? {};
   for (const [key, shape] of Object.entries(fields)) {
     const raw = live[key];
-    if (exportedAsReference(key, raw) && !shape.fields) {
+    // An identity field (a lakehouse's workspaceUrl) cannot be a reference (manifests/parse.ts): a credential in it
+    // is written as the service holds it, with a warning, rather than as a manifest govops refuses.
+    const isIdentity = path.length === 0 && identity.has(key);
+    if (isIdentity && typeof raw === 'string' && !MASKED_KEYS.has(key) && !looksMasked(raw) && carriesCredential(raw)) {
+      warn?.(`config.${key}`, 'carries a credential (in its userinfo or query): written as the service holds it, since an integration\'s identity cannot be a secret reference; move the credential out of it');
+    } else if (exportedAsReference(key, raw) && !shape.fields) {
       if (raw !== undefined && raw !== null && raw !== '') out[key] = ref([...path, key]);
       continue;
     }
     if (raw === undefined || raw === null) continue;
     if (shape.fields && isPlainObject(raw)) {
-      const sub = strip(shape.fields, raw, [...path, key], ref, dropDefaults, warn);
+      const sub = strip(shape, raw, [...path, key], ref, dropDefaults, identity, warn);
       if (Object.keys(sub).length > 0 || !dropDefaults) out[key] = sub;
       continue;
     }
@@ -66,7 +83,19 @@ function strip(fields: Record<string, FieldShape>, live: Obj, path: readonly str
     if (dropDefaults && shape.default !== undefined && isDefault(shape, value)) continue;
     out[key] = copyPlain(value);
   }
+  for (const key of requiredObjects(object, out)) out[key] ??= {};
   return out;
+}
+
+/**
+ * The sub-objects the schema requires given the values written (lineage's `lineageConfig` while `enabled` is
+ * true): written even when all they would hold are defaults (`{}`), or absent from the service's answer
+ * (`omit-defaults`), or the manifest would not validate.
+ */
+function requiredObjects(object: FieldShape, out: Obj): string[] {
+  return (object.requiredWhen ?? [])
+    .filter((rule) => rule.field in out && deepEqual(out[rule.field], rule.equals))
+    .flatMap((rule) => rule.required.filter((key) => object.fields?.[key]?.fields !== undefined));
 }
 
 /** The credential fields the kind's authentication requires (from its module under src/kinds/). */
@@ -93,8 +122,9 @@ export function exportConfig(shapes: ConfigShapes, type: IntegrationType, live: 
   const source = live ?? {};
   const sameMeaning = (cfg: Obj): boolean =>
     deepEqual(withoutCredentials(comparable(shapes, type, cfg)), withoutCredentials(comparable(shapes, type, source)));
-  let out = strip(shape.fields, source, [], ref, true, warn);
-  if (!sameMeaning(out)) out = strip(shape.fields, source, [], ref, false);
+  const identity = new Set<string>(NATURAL_KEY_FIELDS[type]);
+  let out = strip(shape, source, [], ref, true, identity, warn);
+  if (!sameMeaning(out)) out = strip(shape, source, [], ref, false, identity);
   for (const path of requiredCredentials(type, out)) {
     let parent: Obj = out;
     for (const key of path.slice(0, -1)) {

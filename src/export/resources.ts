@@ -10,8 +10,9 @@ import { manualStepToken } from '../reconcile/manual-step-token.js';
 import { displayHost, isConfigless, isIntegrationType, kindOf, naturalKey, SCRIPT_KINDS, type IntegrationType } from '../kinds/registry.js';
 import type { DataSourceManifest, IntegrationManifest, Manifest, WebhookManifest } from '../manifests/types.js';
 import { API_VERSION } from '../manifests/types.js';
+import { asSet } from '../service/webhook-fields.js';
 import { booleanFromWire } from '../util/boolean.js';
-import { exportConfig, type ExportWarn } from './config.js';
+import { carriesCredential, exportConfig, type ExportWarn } from './config.js';
 import { assignNames, envName, NAME_PATTERN, MAX_NAME } from './names.js';
 
 export type ExportKind = Manifest['kind'];
@@ -164,6 +165,14 @@ function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): vo
       );
       continue;
     }
+    // A webhook's url cannot be a secret reference: one that carries a credential would be committed in clear.
+    // Left out, as export never writes a credential (README, "Credentials are never written").
+    if (typeof w.url === 'string' && carriesCredential(w.url)) {
+      out.warnings.push(
+        `webhook ${w.name} (id ${w.id}) not exported: its url carries a credential (a password in its userinfo, or a token or key in its query), which a manifest would hold in clear (a webhook url cannot be a secret reference); move the credential out of the url (the webhook's secret), or write its manifest by hand where it may be kept`,
+      );
+      continue;
+    }
     const first = seen.get(w.name);
     if (first !== undefined) {
       out.warnings.push(`webhook ${w.name} (id ${w.id}) not exported: a second webhook of that name (id ${first} is exported); govops plan reports the duplicate`);
@@ -175,13 +184,14 @@ function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): vo
   }
 }
 
+/** A webhook as a manifest; its events as the plan compares them (a set: a repeat the service keeps is written once). */
 function webhookManifest(w: LiveWebhook): WebhookManifest {
   const actionType = w.actionType === 'receive' ? 'receive' : 'triggered';
   return {
     apiVersion: API_VERSION,
     kind: 'Webhook',
     metadata: { name: w.name },
-    spec: { url: w.url, global: booleanFromWire(w.global) === true, notificationType: [...(w.notificationType ?? [])].sort(), actionType },
+    spec: { url: w.url, global: booleanFromWire(w.global) === true, notificationType: asSet(w.notificationType), actionType },
   };
 }
 

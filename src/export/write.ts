@@ -6,7 +6,9 @@
 import { link, lstat, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { yamlLib } from '../manifests/yaml-lib.js';
+import { MAX_FILE_DOCUMENTS } from '../manifests/hostile.js';
 import { UserError } from '../errors.js';
+import { MAX_FILE_BYTES } from '../util/limits.js';
 import { eachLimit } from '../util/map-limit.js';
 import { printable } from '../util/terminal.js';
 import type { ExportedResource, ExportKind, SecretVariable } from './resources.js';
@@ -29,14 +31,56 @@ function documentOf(r: ExportedResource): string {
   return `# ${r.kind}/${r.name}: exported by govops export (live id ${printable(String(r.liveId))})\n${stringify(r.manifest, { lineWidth: 0 })}`;
 }
 
+/** What one file of `--layout kind` may hold: what the manifest loader reads (manifests/hostile.ts `precheck`). */
+export interface PartLimits {
+  bytes: number;
+  documents: number;
+}
+const SEPARATOR = '---\n';
+const PART_LIMITS: PartLimits = { bytes: MAX_FILE_BYTES, documents: MAX_FILE_DOCUMENTS - 1 };
+
+/**
+ * The documents of one kind as files the loader reads back: `webhooks.yaml`, then `webhooks-2.yaml`, ... when
+ * one file would pass its size or document limit (a file govops then refuses to read is no export). A single
+ * document over the size limit gets a file of its own (the loader names it).
+ */
+function kindFiles(base: string, docs: readonly string[], limits: PartLimits): Array<[string, string]> {
+  const parts: string[][] = [];
+  let current: string[] = [];
+  let bytes = 0;
+  for (const doc of docs) {
+    const size = Buffer.byteLength(doc, 'utf8');
+    if (current.length > 0 && (bytes + SEPARATOR.length + size > limits.bytes || current.length >= limits.documents)) {
+      parts.push(current);
+      current = [];
+    }
+    bytes = current.length > 0 ? bytes + SEPARATOR.length + size : size;
+    current.push(doc);
+  }
+  if (current.length > 0) parts.push(current);
+  return parts.map((part, i) => [i === 0 ? `${base}.yaml` : `${base}-${i + 1}.yaml`, part.join(SEPARATOR)]);
+}
+
 /** File name -> content. */
-export function renderExport(resources: readonly ExportedResource[], variables: readonly SecretVariable[], layout: Layout): Map<string, string> {
+export function renderExport(
+  resources: readonly ExportedResource[],
+  variables: readonly SecretVariable[],
+  layout: Layout,
+  limits: PartLimits = PART_LIMITS,
+): Map<string, string> {
   const files = new Map<string, string>();
   const sorted = [...resources].sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const r of sorted) {
-    const file = layout === 'kind' ? `${KIND_FILE[r.kind]}.yaml` : `${KIND_PREFIX[r.kind]}-${r.name}.yaml`;
-    const prev = files.get(file);
-    files.set(file, prev === undefined ? documentOf(r) : `${prev}---\n${documentOf(r)}`);
+  if (layout === 'kind') {
+    for (const kind of KIND_ORDER) {
+      const docs = sorted.filter((r) => r.kind === kind).map(documentOf);
+      for (const [name, text] of kindFiles(KIND_FILE[kind], docs, limits)) files.set(name, text);
+    }
+  } else {
+    for (const r of sorted) {
+      const file = `${KIND_PREFIX[r.kind]}-${r.name}.yaml`;
+      const prev = files.get(file);
+      files.set(file, prev === undefined ? documentOf(r) : `${prev}${SEPARATOR}${documentOf(r)}`);
+    }
   }
   if (variables.length > 0) files.set(ENV_TEMPLATE, envTemplate(variables));
   return files;

@@ -36,8 +36,22 @@ function shapeOf(node: unknown, baseId: string): FieldShape {
   if (isPlainObject(schema.properties)) {
     shape.fields = {};
     for (const [key, sub] of Object.entries(schema.properties)) shape.fields[key] = shapeOf(sub, base);
+    const rules = [schema, ...(Array.isArray(schema.allOf) ? schema.allOf : [])].map(requiredWhen).filter((r) => r !== undefined);
+    if (rules.length > 0) shape.requiredWhen = rules;
   }
   return shape;
+}
+
+/** `if: { properties: { F: { const: V } }, required: [F] }, then: { required: [...] }` as a rule, or undefined. */
+function requiredWhen(node: unknown): { field: string; equals: unknown; required: string[] } | undefined {
+  if (!isPlainObject(node) || !isPlainObject(node.if) || !isPlainObject(node.then)) return undefined;
+  const props = node.if.properties;
+  const required = node.then.required;
+  if (!isPlainObject(props) || !Array.isArray(required)) return undefined;
+  const keys = Object.keys(props);
+  const only = keys.length === 1 ? props[keys[0]!] : undefined;
+  if (!isPlainObject(only) || !('const' in only)) return undefined;
+  return { field: keys[0]!, equals: only.const, required: required.filter((r): r is string => typeof r === 'string') };
 }
 
 let cached: ConfigShapes | undefined;

@@ -142,7 +142,11 @@ function matchByNaturalKey<D, L extends { id: string }>(m: Matching<D, L>, d: D,
   if (owner && owner.name !== name && !m.desiredNames.has(owner.name)) {
     m.renamed.add(owner.name);
     reasons.push(reason('renamed', `renamed from ${kind}/${owner.name} (live id ${live.id})`));
-    m.matches.set(name, { live, state: owner, adopt: false, renamedFrom: owner.name, reasons });
+    // An entry `govops state adopt --id` (or `export --state`) recorded, renamed before anything was applied
+    // (an exported manifest moved into an environment's base): still an adoption, nothing sent.
+    const adopted = owner.explicitAdopt === true;
+    if (adopted) reasons.push(reason('adopted', `adopted explicitly (govops state adopt --id ${owner.id})`));
+    m.matches.set(name, { live, state: owner, adopt: adopted, ...(adopted ? { explicitAdopt: true } : {}), renamedFrom: owner.name, reasons });
   } else if (owner && owner.name !== name) {
     m.errors.push(problem(`${kind}/${name} matches live id ${live.id} (${key}), which govops manages as ${kind}/${owner.name}`, { kind, name }, { kind, name: owner.name }));
     unmatched();

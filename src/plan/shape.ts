@@ -30,6 +30,11 @@ export interface FieldShape {
    * workspace); `url`: a URL compared with its scheme and host lower-cased, the rest as it is.
    */
   compare?: 'host' | 'url';
+  /**
+   * An object's sub-fields the schema requires while one of its fields has a value (`if`/`then`: lineage's
+   * `lineageConfig` when `enabled` is true). Export keeps such a sub-object even when all it holds are defaults.
+   */
+  requiredWhen?: ReadonlyArray<{ field: string; equals: unknown; required: readonly string[] }>;
 }
 
 /** The config shape of each integration kind (a configless kind has none). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exportConfig } from '../../src/export/config.js';
 import { configShapes } from '../../src/manifests/shapes.js';
+import { parseManifestText } from '../../src/manifests/parse.js';
 
 const ref = (path: readonly string[]) => ({ fromEnv: `V_${path.join('_')}` });
 
@@ -29,5 +30,34 @@ describe('exportConfig', () => {
     expect(exportConfig(configShapes(), 'columnar_warehouse', live, ref)).toMatchObject({
       okta: { appId: 'a', username: { fromEnv: 'V_okta_username' }, password: { fromEnv: 'V_okta_password' } },
     });
+  });
+});
+
+describe('exportConfig of a sub-object the schema requires', () => {
+  it('keeps lineage.lineageConfig while lineage is enabled, even when all it holds are defaults (validate requires it)', () => {
+    const base = { host: 'w.example.com', warehouse: 'W', database: 'D', authenticationType: 'keyPair', privateKey: '********' };
+    const filled = { ...base, lineage: { enabled: true, lineageConfig: { tableFilter: '^.*$', tagFilterRegex: '^.*$', ingestBatchSize: 1000 } } };
+    const config = exportConfig(configShapes(), 'cloud_warehouse', filled, ref);
+    expect(config).toMatchObject({ lineage: { enabled: true, lineageConfig: {} } });
+    const manifest = { apiVersion: 'govops/v1', kind: 'Integration', metadata: { name: 'w' }, spec: { type: 'cloud_warehouse', autoBootstrap: false, config } };
+    expect(parseManifestText(JSON.stringify(manifest), 'w.yaml', '/tmp').diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(exportConfig(configShapes(), 'cloud_warehouse', { ...base, lineage: { enabled: 'true', lineageConfig: {} } }, ref)).toMatchObject({ lineage: { enabled: true, lineageConfig: {} } });
+    // a service that leaves out what equals its default (omit-defaults) leaves out lineageConfig whole
+    expect(exportConfig(configShapes(), 'cloud_warehouse', { ...base, lineage: { enabled: true } }, ref)).toMatchObject({ lineage: { enabled: true, lineageConfig: {} } });
+    // disabled: the defaults are left out as everywhere else
+    const off = exportConfig(configShapes(), 'cloud_warehouse', { ...base, lineage: { enabled: false, lineageConfig: { tableFilter: '^.*$' } } }, ref);
+    expect(off).not.toHaveProperty('lineage');
+  });
+});
+
+describe('exportConfig of a URL with a password inside a string', () => {
+  it('writes a reference, as for a connection string with PWD=', () => {
+    const live = { host: 'h.example.com', database: 'D', schema: 'S', username: 'u', password: 'p', connectArgs: 'Server=x;Proxy=http://u:canary-pw@proxy.example.com:8080' };
+    const out = exportConfig(configShapes(), 'sql_analytics', live, ref);
+    expect(JSON.stringify(out)).not.toContain('canary');
+    expect(out).toMatchObject({ connectArgs: { fromEnv: 'V_connectArgs' } });
+    // a port or a user name alone is no credential
+    const plain = exportConfig(configShapes(), 'sql_analytics', { ...live, connectArgs: 'Proxy=http://u@proxy.example.com:8080/a@b' }, ref);
+    expect(plain).toMatchObject({ connectArgs: 'Proxy=http://u@proxy.example.com:8080/a@b' });
   });
 });

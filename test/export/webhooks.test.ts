@@ -41,3 +41,27 @@ describe('export of webhooks without actionType (the interface lets records leav
     expect(warningsFor(out, (r) => r.startsWith('Integration/'))).toEqual([]);
   });
 });
+
+describe('export of a webhook whose events repeat', () => {
+  it('writes each event once (the list is a set; validate --strict refuses a repeat), sorted', () => {
+    const out = run([{ ...hook(1, 'a', 'triggered'), notificationType: ['userCreated', 'modelCreated', 'userCreated'] }]);
+    expect((out.resources[0]!.manifest.spec as { notificationType: string[] }).notificationType).toEqual(['modelCreated', 'userCreated']);
+  });
+});
+
+describe('export of a webhook whose url carries a credential', () => {
+  it('leaves it out with a warning (a url cannot be a secret reference); a user name alone or a plain query is exported', () => {
+    const out = run([
+      { ...hook(1, 'userinfo', 'triggered'), url: 'https://bob:canary-pw@hooks.example.com/x' },
+      { ...hook(2, 'query-token', 'triggered'), url: 'https://hooks.example.com/x?a=1&token=canary-token' },
+      { ...hook(3, 'plain', 'triggered'), url: 'https://bob@hooks.example.com/x?a=1' },
+    ]);
+    expect(out.resources.map((r) => r.name)).toEqual(['plain']);
+    expect(JSON.stringify(out.resources)).not.toContain('canary');
+    const warnings = warningsFor(out);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/^webhook userinfo \(id 1\) not exported: its url carries a credential/);
+    expect(warnings[1]).toMatch(/^webhook query-token \(id 2\) not exported: its url carries a credential/);
+    for (const w of warnings) expect(w).not.toContain('canary');
+  });
+});

@@ -1,0 +1,250 @@
+/**
+ * Safety rules of the planner at the edges no other test reached (each found by a mutation of src/plan that the
+ * suite let through): what govops does not own is never deleted (an operator's recorded adoption, a resource
+ * adopted by natural key after its recorded id went away), how the mass-deletion guard counts, two manifests
+ * claiming one live resource, which fields force a replace, data sources and their integration, suspension, and
+ * the in-sync rules (a no-op whatever the service echoes).
+ */
+import { describe, expect, it } from 'vitest';
+import type { LiveDataSource } from '../../src/api/types.js';
+import type { DataSourceManifest } from '../../src/manifests/types.js';
+import { toDesired } from '../../src/plan/desired.js';
+import { deepEqual, sameValue, type DiffContext } from '../../src/plan/diff.js';
+import { secretContext } from '../../src/plan/integrations.js';
+import { planChanges } from '../../src/plan/planner.js';
+import { comparable, comparableMemo, fromWire } from '../../src/plan/shape.js';
+import type { DesiredDataSource, DesiredResource, Plan, PlanChange, PlanOptions } from '../../src/plan/types.js';
+import type { ManagedResource } from '../../src/state/types.js';
+import { HASH, KEY, SHAPES, integration, liveOf, liveWebhookOf, owned, planner, sqlConfig, stateWith, webhook } from './fixtures.js';
+
+const plan = planner({ prune: true, allowReplace: false });
+const line = (c: PlanChange) => `${c.action}${c.adopt ? '+adopt' : ''} ${c.resourceKind}/${c.name}${c.blocked ? ` ! ${c.blocked.code}` : ''}`;
+const lines = (p: Plan) => p.changes.map(line);
+const messages = (p: Plan) => p.warnings.map((w) => w.message).join('\n');
+/** What the operator records with `govops state adopt KIND/NAME --id ID`. */
+const recordedAdoption = (r: ManagedResource): ManagedResource => ({ ...r, origin: 'adopted', explicitAdopt: true, specHash: '' });
+const DELETE = { 'govops/delete': 'true' };
+
+describe('what govops does not own is never deleted', () => {
+  it('an adoption the operator recorded whose manifest is gone is never pruned (integration, webhook)', () => {
+    const sql = integration('sql', 'sql_analytics', sqlConfig());
+    const hook = webhook('hook');
+    const st = stateWith(recordedAdoption(owned(sql, '1')), recordedAdoption(owned(hook, '5')));
+    const p = plan([], { integrations: [liveOf(sql, '1')], webhooks: [liveWebhookOf(hook, '5')] }, st, { allowEmpty: true, maxDeletes: 10 });
+    expect(p.changes).toEqual([]);
+    expect(messages(p)).toMatch(/Integration\/sql was recorded by govops state adopt but has no manifest: never pruned/);
+    expect(messages(p)).toMatch(/Webhook\/hook was recorded by govops state adopt but has no manifest: never pruned/);
+  });
+
+  it('govops/delete on a manifest whose recorded id is gone does not delete the live resource found by its natural key', () => {
+    // govops made id 1; it went away and someone made id 2 with the same identity: govops does not own id 2
+    const sql = integration('sql', 'sql_analytics', sqlConfig(), { annotations: DELETE });
+    const hook = webhook('hook', {}, DELETE);
+    const p = plan([sql, hook], { integrations: [liveOf(sql, '2')], webhooks: [liveWebhookOf(hook, '6')] }, stateWith(owned(sql, '1'), owned(hook, '5')));
+    expect(lines(p)).toEqual(['noop Integration/sql', 'noop Webhook/hook']);
+    for (const c of p.changes) expect(c.reasons.map((r) => r.code)).toContain('not-owned');
+    expect(p.summary.delete).toBe(0);
+  });
+
+  it('nor does an operator-recorded adoption that has not been applied yet', () => {
+    const sql = integration('sql', 'sql_analytics', sqlConfig(), { annotations: DELETE });
+    const hook = webhook('hook', {}, DELETE);
+    const st = stateWith(recordedAdoption(owned(sql, '1')), recordedAdoption(owned(hook, '5')));
+    const p = plan([sql, hook], { integrations: [liveOf(sql, '1')], webhooks: [liveWebhookOf(hook, '5')] }, st);
+    expect(lines(p)).toEqual(['noop Integration/sql', 'noop Webhook/hook']);
+    expect(p.summary.delete).toBe(0);
+  });
+});
+
+describe('the mass-deletion guard counts', () => {
+  const hooks = (n: number) => {
+    const desired = Array.from({ length: n }, (_, i) => webhook(`h${i}`));
+    return { desired, live: desired.map((d, i) => liveWebhookOf(d, String(i + 1))), state: stateWith(...desired.map((d, i) => owned(d, String(i + 1)))) };
+  };
+
+  it('the default share rounds down: 2 deletes of 5 managed resources are over 25%', () => {
+    const h = hooks(5);
+    const p = plan(h.desired.slice(2), { webhooks: h.live }, h.state);
+    expect(p.deletionRefusal).toMatchObject({ rule: 'share', refused: 2, managed: 5, limit: 1 });
+  });
+
+  it("deleting govops' own duplicate copies is not pruning: it does not count towards the share", () => {
+    const d = webhook('hook');
+    const st = stateWith({ ...owned(d, '5'), copies: ['9', '10'] });
+    const p = plan([d], { webhooks: [liveWebhookOf(d, '5'), liveWebhookOf(d, '9'), liveWebhookOf(d, '10')] }, st);
+    expect(p.deletionRefusal).toBeUndefined();
+    expect(lines(p)).toEqual(['noop Webhook/hook', 'delete Webhook/hook', 'delete Webhook/hook']);
+  });
+
+  it('--max-deletes counts replaces as well as deletes', () => {
+    const hook = webhook('hook');
+    const live = { ...liveWebhookOf(hook, '5'), notificationType: ['modelDeleted'] };
+    const st = stateWith(owned(hook, '5'));
+    const p = plan([hook], { webhooks: [live] }, st, { maxDeletes: 0 });
+    expect(p.deletionRefusal).toMatchObject({ rule: 'max-deletes', refused: 1, limit: 0 });
+    expect(lines(p)).toEqual(['replace Webhook/hook ! deletion-guard']);
+    expect(lines(plan([hook], { webhooks: [live] }, st, { maxDeletes: 1 }))).toEqual(['replace Webhook/hook']);
+  });
+});
+
+describe('matching', () => {
+  it('two manifests with the natural key of one live integration: an error, and neither adopts it', () => {
+    const a = integration('a', 'sql_analytics', sqlConfig());
+    const b = integration('b', 'sql_analytics', sqlConfig());
+    const p = plan([a, b], { integrations: [liveOf(a, '1')] }, stateWith());
+    expect(p.errors.join('\n')).toMatch(/Integration\/b and Integration\/a both match live id 1/);
+    expect(p.changes.filter((c) => c.adopt && c.liveId === '1')).toHaveLength(1);
+  });
+});
+
+describe('secrets of a resource govops does not own', () => {
+  it("adopted by natural key after its recorded id went away: its secrets are not compared with the old entry's fingerprints", () => {
+    const sql = integration('sql', 'sql_analytics', sqlConfig());
+    const p = plan([sql], { integrations: [liveOf(sql, '2')] }, stateWith(owned(sql, '1')));
+    expect(lines(p)).toEqual(['adopt+adopt Integration/sql']);
+    expect(p.changes[0]!.notComparable).toMatchObject({ handling: 'record' });
+    expect(p.changes[0]!.notComparable!.paths).toContain('config.password');
+  });
+
+  it('recorded by state adopt: its secrets cannot be compared (recorded, not sent)', () => {
+    const sql = integration('sql', 'sql_analytics', sqlConfig());
+    const p = plan([sql], { integrations: [liveOf(sql, '1')] }, stateWith(recordedAdoption({ ...owned(sql, '1'), secretFingerprints: {} })));
+    expect(lines(p)).toEqual(['adopt+adopt Integration/sql']);
+    expect(p.changes[0]!.notComparable).toMatchObject({ handling: 'record' });
+  });
+
+  it('with --resend-secrets and a visible change, an unknown secret is sent with that update (not a resend of its own)', () => {
+    const sql = integration('sql', 'sql_analytics', { ...sqlConfig(), port: 1500 });
+    const p = plan([sql], { integrations: [liveOf(integration('sql', 'sql_analytics', sqlConfig()), '1')] }, stateWith(), { resendSecrets: true });
+    expect(lines(p)).toEqual(['update+adopt Integration/sql']);
+    expect(p.changes[0]!.notComparable).toMatchObject({ handling: 'send' });
+    expect(p.changes[0]!.reasons.map((r) => r.code)).not.toContain('resend-secrets');
+  });
+
+  it('a sensitive path govops never sent and the manifest has no fingerprint of is a change, not the same', () => {
+    const st = owned(integration('sql', 'sql_analytics', sqlConfig()), '1');
+    const ctx = secretContext('sql_analytics', [], {}, { ...st, secretFingerprints: {} });
+    expect(ctx.compareSecret('config.password', '****', 'x')).toBe('changed');
+  });
+});
+
+describe('which fields force a replace', () => {
+  it('a field whose name starts with a non-editable field is edited in place (datasetSuffix is not dataset)', () => {
+    const config = { dataset: 'sales', location: 'EU', credential: 'c', datasetSuffix: '_a' };
+    const d = integration('bq', 'dataset_warehouse', config);
+    const live = liveOf(integration('bq', 'dataset_warehouse', { ...config, datasetSuffix: '_b' }), '1');
+    const p = plan([d], { integrations: [live] }, stateWith(owned(d, '1')));
+    expect(lines(p)).toEqual(['update Integration/bq']);
+    expect(p.changes[0]!.changes).toEqual([{ path: 'config.datasetSuffix', before: '_b', after: '_a', sensitive: false, forcesReplace: false }]);
+  });
+});
+
+describe('data sources', () => {
+  const storeConfig = { name: 'raw', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'role', cloudLocationPath: 's3://raw/', authenticationType: 'auto' };
+  const ds = (name: string, prefix: string, dataSourceName = name, annotations?: Record<string, string>): DesiredDataSource => {
+    const m: DataSourceManifest = {
+      apiVersion: 'govops/v1',
+      kind: 'DataSource',
+      metadata: { name, ...(annotations ? { annotations } : {}) },
+      spec: { integration: 'raw', dataSourceName, prefix },
+    };
+    return toDesired(m, { file: 'ds.yaml', line: 1, column: 1 }, [], HASH) as DesiredDataSource;
+  };
+  const mine = (d: DesiredDataSource, id: string): ManagedResource => ({
+    kind: 'DataSource', name: d.name, id, origin: 'created', specHash: d.specHash, secretFingerprints: {}, updatedAt: '2026-01-01T00:00:00.000Z',
+  });
+  const dsPlan = (desired: DesiredResource[], raw: ReturnType<typeof integration>, dataSources: LiveDataSource[], resources: ManagedResource[], options: Partial<PlanOptions> = {}) =>
+    planChanges({
+      desired,
+      live: { integrations: [liveOf(raw, '7')], webhooks: [], dataSources },
+      state: { version: 1, fingerprintKey: KEY, resources: [owned(raw, '7'), ...resources] },
+      options: { prune: true, allowReplace: false, ...options },
+      shapes: SHAPES,
+    });
+
+  it('govops/delete on a data source found by natural key after its recorded id went away: not deleted', () => {
+    const raw = integration('raw', 'object_store', storeConfig, { autoBootstrap: false });
+    const a = ds('a', 's3://raw/a', 'a', DELETE);
+    const p = dsPlan([raw, a], raw, [{ id: '2', integrationId: '7', dataSourceName: 'a', prefix: 's3://raw/a' }], [mine(a, '1')]);
+    expect(lines(p)).toEqual(['noop Integration/raw', 'noop DataSource/a']);
+    expect(p.changes[1]!.reasons.map((r) => r.code)).toContain('not-owned');
+  });
+
+  it('a data source kept while this plan deletes its integration is a plan error', () => {
+    const raw = integration('raw', 'object_store', storeConfig, { autoBootstrap: false, annotations: DELETE });
+    const a = ds('a', 's3://raw/a');
+    const p = dsPlan([raw, a], raw, [{ id: '1', integrationId: '7', dataSourceName: 'a', prefix: 's3://raw/a' }], [mine(a, '1')]);
+    expect(p.errors.join('\n')).toMatch(/DataSource\/a is registered under Integration\/raw, which this plan deletes/);
+  });
+
+  it("an operator-recorded adoption without a manifest is never pruned, so its name stays taken for a new data source", () => {
+    const raw = integration('raw', 'object_store', storeConfig, { autoBootstrap: false });
+    const old = ds('old', 's3://raw/old', 'shared');
+    const fresh = ds('new', 's3://raw/new', 'shared');
+    const p = dsPlan([raw, fresh], raw, [{ id: '1', integrationId: '7', dataSourceName: 'shared', prefix: 's3://raw/old' }], [recordedAdoption(mine(old, '1'))]);
+    expect(lines(p)).toEqual(['noop Integration/raw', 'create DataSource/new ! name-taken']);
+  });
+});
+
+describe('suspension', () => {
+  it('a manifest marked govops/delete whose entry was recorded suspended (the mark since removed) is deleted', () => {
+    const hook = webhook('hook', {}, DELETE);
+    const p = plan([hook], { webhooks: [liveWebhookOf(hook, '5')] }, stateWith({ ...owned(hook, '5'), suspended: true }));
+    expect(lines(p)).toEqual(['delete Webhook/hook']);
+  });
+
+  it("a suspended webhook's own extra copies are left alone: one suspended no-op, no second change", () => {
+    const hook = webhook('hook', {}, { 'govops/suspend': 'true' });
+    const p = plan([hook], { webhooks: [liveWebhookOf(hook, '5'), liveWebhookOf(hook, '9')] }, stateWith({ ...owned(hook, '5'), copies: ['9'] }));
+    expect(lines(p)).toEqual(['noop Webhook/hook']);
+    expect(p.changes[0]!.suspended).toBe(true);
+  });
+});
+
+describe('a no-op whatever the service echoes', () => {
+  it('an integration in deleteError with nothing differing is not edited (a PUT does not fix a failed delete)', () => {
+    const sql = integration('sql', 'sql_analytics', sqlConfig());
+    const p = plan([sql], { integrations: [liveOf(sql, '1', 'deleteError')] }, stateWith(owned(sql, '1')));
+    expect(lines(p)).toEqual(['noop Integration/sql']);
+  });
+
+  it('an optional webhook field the service leaves out (null) is not a difference', () => {
+    const hook = webhook('hook');
+    const p = plan([hook], { webhooks: [{ ...liveWebhookOf(hook, '5'), actionType: null } as never] }, stateWith(owned(hook, '5')));
+    expect(lines(p)).toEqual(['noop Webhook/hook']);
+  });
+
+  it('a live webhook of the same name that another state entry owns is no duplicate of this one', () => {
+    const hook = webhook('hook');
+    const old = webhook('old');
+    const p = plan([hook], { webhooks: [liveWebhookOf(hook, '5'), { ...liveWebhookOf(old, '7'), name: 'hook' }] }, stateWith(owned(hook, '5'), owned(old, '7')), { prune: false });
+    expect(messages(p)).not.toMatch(/duplicate|other live webhook/);
+    expect(p.warnings.map((w) => w.code)).not.toContain('duplicate');
+  });
+
+  it('normalisation: an empty string is no number, a list of two strings is no string, each kind normalised as itself', () => {
+    expect(fromWire({ type: 'number' }, '')).toBe('');
+    expect(fromWire({ type: 'string' }, ['a', 'b'])).toEqual(['a', 'b']);
+    expect(fromWire({ type: 'string' }, ['a'])).toBe('a');
+    const memo = comparableMemo(SHAPES);
+    const config = { ...sqlConfig(), dataset: 'd', location: 'EU' };
+    expect(memo('sql_analytics', config)).toEqual(comparable(SHAPES, 'sql_analytics', config));
+    expect(memo('dataset_warehouse', config)).toEqual(comparable(SHAPES, 'dataset_warehouse', config));
+  });
+
+  it('deepEqual: a property holding undefined counts as absent, at any depth', () => {
+    expect(deepEqual({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(deepEqual([{ a: 1, b: undefined }], [{ a: 1 }])).toBe(true);
+  });
+
+  it('sameValue: a masked live value at a key not sensitive by name is compared as a secret', () => {
+    const asked: string[] = [];
+    const ctx: DiffContext = {
+      isSensitive: () => false,
+      compareSecret: (path) => (asked.push(path), 'same'),
+      forcesReplace: () => false,
+    };
+    expect(sameValue('config', 'note', 'plain', '****', ctx, false)).toBe(true);
+    expect(asked).toEqual(['config.note']);
+  });
+});

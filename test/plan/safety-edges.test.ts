@@ -10,11 +10,13 @@ import type { LiveDataSource } from '../../src/api/types.js';
 import type { DataSourceManifest } from '../../src/manifests/types.js';
 import { toDesired } from '../../src/plan/desired.js';
 import { deepEqual, sameValue, type DiffContext } from '../../src/plan/diff.js';
+import { preserveIgnoredFields } from '../../src/plan/ignore.js';
 import { secretContext } from '../../src/plan/integrations.js';
 import { planChanges } from '../../src/plan/planner.js';
 import { comparable, comparableMemo, fromWire } from '../../src/plan/shape.js';
 import type { DesiredDataSource, DesiredResource, Plan, PlanChange, PlanOptions } from '../../src/plan/types.js';
 import type { ManagedResource } from '../../src/state/types.js';
+import { hasChanges } from '../../src/reconcile/plan-stage.js';
 import { HASH, KEY, SHAPES, integration, liveOf, liveWebhookOf, owned, planner, sqlConfig, stateWith, webhook } from './fixtures.js';
 
 const plan = planner({ prune: true, allowReplace: false });
@@ -246,5 +248,63 @@ describe('a no-op whatever the service echoes', () => {
     };
     expect(sameValue('config', 'note', 'plain', '****', ctx, false)).toBe(true);
     expect(asked).toEqual(['config.note']);
+  });
+});
+
+describe('more edges (a second mutation round)', () => {
+  it('a live integration of a type govops does not know at a recorded id is kept (a blocked type change), not forgotten and created beside', () => {
+    const sql = integration('sql', 'sql_analytics', sqlConfig());
+    const alien = { ...liveOf(sql, '1'), type: 'future_kind' } as never;
+    const p = plan([sql], { integrations: [alien] }, stateWith(owned(sql, '1')));
+    expect(lines(p)).toEqual(['replace Integration/sql ! unknown-type']);
+    expect(p.warnings.map((w) => w.code)).not.toContain('stale-record');
+  });
+
+  it('plan order: integrations, then data sources, then webhooks', () => {
+    const raw = integration('raw', 'object_store', { name: 'raw', cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'x', cloudLocationPath: 's3://raw/', authenticationType: 'auto' }, { autoBootstrap: false });
+    const m: DataSourceManifest = { apiVersion: 'govops/v1', kind: 'DataSource', metadata: { name: 'a' }, spec: { integration: 'raw', dataSourceName: 'a', prefix: 's3://raw/a' } };
+    const a = toDesired(m, { file: 'ds.yaml', line: 1, column: 1 }, [], HASH) as DesiredDataSource;
+    const p = planChanges({
+      desired: [webhook('b-hook'), a, raw],
+      live: { integrations: [liveOf(raw, '7')], webhooks: [], dataSources: [] },
+      state: stateWith(owned(raw, '7')),
+      options: { prune: false, allowReplace: false },
+      shapes: SHAPES,
+    });
+    expect(p.changes.map((c) => c.resourceKind)).toEqual(['Integration', 'DataSource', 'Webhook']);
+  });
+
+  it('a plan whose only change awaits a manual step has no changes to make now', () => {
+    const lake = integration('lake', 'lakehouse', { workspaceUrl: 'https://lake.example.com', httpPath: '/sql/1', token: 't' }, { autoBootstrap: false });
+    const p = plan([lake], {}, stateWith());
+    expect(p.changes[0]!.manualStep?.status).toBe('awaiting');
+    expect(hasChanges(p)).toBe(false);
+    expect(hasChanges(plan([integration('sql', 'sql_analytics', sqlConfig())], {}, stateWith()))).toBe(true);
+  });
+
+  it('a webhook event type the service repeats is no difference (a set)', () => {
+    const hook = webhook('hook', { notificationType: ['modelCreated', 'modelDeleted'] });
+    const live = { ...liveWebhookOf(hook, '5'), notificationType: ['modelDeleted', 'modelCreated', 'modelDeleted'] };
+    expect(lines(plan([hook], { webhooks: [live] }, stateWith(owned(hook, '5'))))).toEqual(['noop Webhook/hook']);
+  });
+
+  it('an ignored field the service shows masked is sent as the manifest has it, never as the mask', () => {
+    const ig = { 'govops/ignore-fields': 'config.schema' };
+    const d = integration('a', 'sql_analytics', { ...sqlConfig(), username: 'other' }, { annotations: ig });
+    const live = liveOf(integration('a', 'sql_analytics', sqlConfig()), '1', 'enabled', { schema: '****' });
+    const p = plan([d], { integrations: [live] }, stateWith(owned(integration('a', 'sql_analytics', sqlConfig(), { annotations: ig }), '1')));
+    expect(p.changes[0]!.action).toBe('update');
+    const [sent] = preserveIgnoredFields([d], p, { integrations: [live], webhooks: [] }, SHAPES);
+    expect(sent!.kind === 'Integration' && sent!.body.config?.schema).toBe('views');
+  });
+
+  it("an integration replace creates a new one: it sends the manifest's values of ignored fields, not the old one's", () => {
+    const ig = { 'govops/ignore-fields': 'config.schema' };
+    const was = integration('a', 'sql_analytics', sqlConfig(), { annotations: ig });
+    const d = integration('a', 'sql_analytics', { ...sqlConfig(), database: 'other' }, { annotations: ig });
+    const live = liveOf(was, '1', 'enabled', { schema: 'theirs' });
+    const p = plan([d], { integrations: [live] }, stateWith(owned(was, '1')), { allowReplace: true });
+    expect(p.changes[0]!.action).toBe('replace');
+    expect(preserveIgnoredFields([d], p, { integrations: [live], webhooks: [] }, SHAPES)[0]).toBe(d);
   });
 });

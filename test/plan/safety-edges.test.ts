@@ -186,6 +186,23 @@ describe('data sources', () => {
     const p = dsPlan([raw, fresh], raw, [{ id: '1', integrationId: '7', dataSourceName: 'shared', prefix: 's3://raw/old' }], [recordedAdoption(mine(old, '1'))]);
     expect(lines(p)).toEqual(['noop Integration/raw', 'create DataSource/new ! name-taken']);
   });
+  it('a name held by a data source the final plan keeps (suspended, left out by --only, refused by the guard) blocks the create', () => {
+    const raw = integration('raw', 'object_store', storeConfig, { autoBootstrap: false });
+    const old = ds('old', 's3://raw/old', 'shared');
+    const fresh = ds('new', 's3://raw/new', 'shared');
+    const held = [{ id: '1', integrationId: '7', dataSourceName: 'shared', prefix: 's3://raw/old' }];
+    const suspended = dsPlan([raw, fresh], raw, held, [{ ...mine(old, '1'), suspended: true }]);
+    expect(lines(suspended)).toEqual(['noop Integration/raw', 'create DataSource/new ! name-taken', 'noop DataSource/old']);
+    expect(suspended.changes[1]!.blocked!.message).toMatch(/the name shared is taken by data source 1 \(s3:\/\/raw\/old\) of Integration\/raw, which this plan does not delete/);
+    expect(lines(dsPlan([raw, fresh], raw, held, [mine(old, '1')], { only: ['DataSource/new'] }))).toEqual(['create DataSource/new ! name-taken']);
+    expect(lines(dsPlan([raw, fresh], raw, held, [mine(old, '1')], { maxDeletes: 0 }))).toEqual([
+      'noop Integration/raw',
+      'create DataSource/new ! name-taken',
+      'delete DataSource/old ! deletion-guard',
+    ]);
+    // pruned in this plan: the name is free by the time the create runs (it waits for the delete)
+    expect(lines(dsPlan([raw, fresh], raw, held, [mine(old, '1')]))).toEqual(['noop Integration/raw', 'create DataSource/new', 'delete DataSource/old']);
+  });
 });
 
 describe('suspension', () => {

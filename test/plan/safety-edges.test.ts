@@ -10,6 +10,7 @@ import type { LiveDataSource } from '../../src/api/types.js';
 import type { DataSourceManifest } from '../../src/manifests/types.js';
 import { toDesired } from '../../src/plan/desired.js';
 import { deepEqual, sameValue, type DiffContext } from '../../src/plan/diff.js';
+import { parseAcknowledgments } from '../../src/plan/acknowledgment.js';
 import { preserveIgnoredFields } from '../../src/plan/ignore.js';
 import { secretContext } from '../../src/plan/integrations.js';
 import { planChanges } from '../../src/plan/planner.js';
@@ -323,5 +324,21 @@ describe('more edges (a second mutation round)', () => {
     const p = plan([d], { integrations: [live] }, stateWith(owned(was, '1')), { allowReplace: true });
     expect(p.changes[0]!.action).toBe('replace');
     expect(preserveIgnoredFields([d], p, { integrations: [live], webhooks: [] }, SHAPES)[0]).toBe(d);
+  });
+});
+
+describe('manual steps (a third mutation round)', () => {
+  it('a change blocked for another reason keeps that reason when it also awaits a manual step', () => {
+    const config = { workspaceUrl: 'https://lake.example.com', httpPath: '/sql/1', token: 't', catalog: 'one' };
+    const was = integration('lake', 'lakehouse', config, { autoBootstrap: false });
+    const d = integration('lake', 'lakehouse', { ...config, catalog: 'two' }, { autoBootstrap: false });
+    const p = plan([d], { integrations: [liveOf(was, '1')] }, stateWith(owned(was, '1')));
+    expect(p.changes[0]).toMatchObject({ action: 'replace', blocked: { code: 'replace-not-allowed' }, manualStep: { status: 'awaiting' } });
+  });
+
+  it('an acknowledgment entry is a whole word: a longer token or a prefixed phase is none', () => {
+    expect(parseAcknowledgments('create:0123abcd')).toEqual([{ phase: 'create', token: '0123abcd' }]);
+    expect(parseAcknowledgments('create:0123abcdef')).toEqual([]);
+    expect(parseAcknowledgments('recreate:0123abcd')).toEqual([]);
   });
 });

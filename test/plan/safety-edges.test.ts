@@ -10,6 +10,7 @@ import type { LiveDataSource } from '../../src/api/types.js';
 import type { DataSourceManifest } from '../../src/manifests/types.js';
 import { toDesired } from '../../src/plan/desired.js';
 import { deepEqual, sameValue, type DiffContext } from '../../src/plan/diff.js';
+import { compareFacts, comparePlans, planFacts, type PlanFacts } from '../../src/plan/facts.js';
 import { parseAcknowledgments } from '../../src/plan/acknowledgment.js';
 import { preserveIgnoredFields } from '../../src/plan/ignore.js';
 import { secretContext } from '../../src/plan/integrations.js';
@@ -340,5 +341,64 @@ describe('manual steps (a third mutation round)', () => {
     expect(parseAcknowledgments('create:0123abcd')).toEqual([{ phase: 'create', token: '0123abcd' }]);
     expect(parseAcknowledgments('create:0123abcdef')).toEqual([]);
     expect(parseAcknowledgments('recreate:0123abcd')).toEqual([]);
+  });
+});
+
+describe('saved plans: what makes one stale (a third mutation round)', () => {
+  const facts = (o: Partial<PlanFacts> = {}): PlanFacts => ({ keyId: 'k', manifests: {}, secrets: {}, state: {}, live: {}, ...o });
+  const sqlManifest = (name: string) => ({ apiVersion: 'govops/v1', kind: 'Integration', metadata: { name }, spec: { type: 'sql_analytics', config: sqlConfig() } }) as never;
+
+  it('a manifest added or removed, a live id that changed', () => {
+    expect(compareFacts(facts({ manifests: { 'Integration/a': 'x' } }), facts({ manifests: { 'Integration/b': 'y' } }))).toEqual([
+      'manifest Integration/b was added',
+      'manifest Integration/a was removed',
+    ]);
+    expect(compareFacts(facts({ live: { 'Integration/a': { id: '1', fields: {} } } }), facts({ live: { 'Integration/a': { id: '2', fields: {} } } }))).toEqual([
+      'Integration/a is now live id 2, the plan was made against id 1',
+    ]);
+  });
+
+  it('the plan computed now: a new change, or one now blocked, with other secrets handling or delete credentials, differs', () => {
+    const sql = integration('sql', 'sql_analytics', sqlConfig());
+    const saved = plan([sql], {}, stateWith());
+    expect(comparePlans(plan([], {}, stateWith()), saved)).toEqual(['Integration/sql: a change now that the saved plan does not have']);
+    const differs = ['Integration/sql: the change computed now differs from the saved one'];
+    const edited = (f: (c: PlanChange) => void): Plan => {
+      const p = structuredClone(saved);
+      f(p.changes[0]!);
+      return p;
+    };
+    expect(comparePlans(saved, edited((c) => (c.blocked = { code: 'deletion-guard', message: 'x' })))).toEqual(differs);
+    expect(comparePlans(saved, edited((c) => (c.notComparable = { paths: ['config.password'], handling: 'send' })))).toEqual(differs);
+    expect(comparePlans(saved, edited((c) => (c.deleteNeedsCredentials = true)))).toEqual(differs);
+  });
+
+  it('planFacts: delete credentials are secrets; a rename fixes both state entries; the live status counts; ids() names the live item', () => {
+    const withCreds = (pw: string) => integration('sql', 'sql_analytics', sqlConfig(), { deleteCredentials: { username: 'admin', password: pw } });
+    const d = withCreds('one');
+    const live = liveOf(d, '1');
+    const st = stateWith(owned(d, '1'));
+    const p = plan([d], { integrations: [live] }, st, { resendSecrets: true });
+    const input = { manifests: [sqlManifest('sql')], desired: [d], state: st, live: { integrations: [live], webhooks: [] }, shapes: SHAPES, hashing: HASH };
+    const f = planFacts(p, input);
+    expect(compareFacts(f, planFacts(p, { ...input, desired: [withCreds('two')] }))).toEqual([
+      'secret deleteCredentials.password of Integration/sql changed (its fingerprint differs)',
+    ]);
+    // an update (here: a fix of createError) is judged against the live status too
+    const broken = liveOf(d, '1', 'createError');
+    const fix = plan([d], { integrations: [broken] }, st);
+    expect(fix.changes[0]!.action).toBe('update');
+    const fixInput = { ...input, live: { integrations: [broken], webhooks: [] } };
+    expect(compareFacts(planFacts(fix, fixInput), planFacts(fix, { ...fixInput, live: { integrations: [live], webhooks: [] } }))).toEqual([
+      'Integration/sql (id 1) changed in the service since the plan: status',
+    ]);
+    // a rename: the old name's entry is a fact too
+    const renamed = integration('new', 'sql_analytics', sqlConfig());
+    const rp = plan([renamed], { integrations: [live] }, st);
+    expect(rp.changes[0]!.renamedFrom).toBe('sql');
+    expect(Object.keys(planFacts(rp, { ...input, desired: [renamed], manifests: [sqlManifest('new')] }).state)).toEqual(['Integration/new', 'Integration/sql']);
+    // the ids of the live items to look at (apply FILE: a create's id once it exists)
+    const created = plan([d], {}, stateWith());
+    expect(planFacts(created, { ...input, state: stateWith() }, () => '1').live['Integration/sql']).toMatchObject({ id: '1' });
   });
 });

@@ -13,6 +13,7 @@ import { findDuplicateWebhooks } from './duplicates.js';
 import { guardDeletions } from './guard.js';
 import { gateManualSteps } from './manual-steps.js';
 import { matchResources, type MatchResult } from './match.js';
+import { blockNamesStillTaken } from './names-taken.js';
 import { orphanWarning } from './orphans.js';
 import { resolvePending } from './pending.js';
 import { forgetStale } from './stale.js';
@@ -96,6 +97,8 @@ export function planChanges(input: PlanInput): Plan {
   const planned: PlanChange[] = selected.map(toPlanChange);
   const refusal = guardDeletions(planned, { desiredCount: input.desired.length, managed: state.resources.length, options });
   if (refusal) draft.warnings.push(warning('deletion-guard', refusal.message));
+  // (after suspension, --only and the guard: a delete they keep back leaves its data source's name taken)
+  blockNamesStillTaken(planned, input.desired.filter((d): d is DesiredDataSource => d.kind === 'DataSource'), input.live);
   const plan: Plan = { formatVersion: PLAN_FORMAT_VERSION, changes: planned, summary: summarize(planned), errors: draft.errors.map((e) => e.message), warnings: draft.warnings };
   if (refusal) plan.deletionRefusal = refusal;
   if (unsupported !== undefined) plan.dataSourcesUnsupported = unsupported;

@@ -97,6 +97,25 @@ describe('data sources through the engine', () => {
     expect(w.sandbox.dataSources.size).toBe(2);
   });
 
+  it('a name still held by a suspended data source whose manifest is gone: the create is blocked in the plan, nothing is sent', async () => {
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    const suspended = source('old', 'raw', 's3://raw/old', 'shared').replace('  name: old\n', '  name: old\n  annotations:\n    govops/suspend: "true"\n');
+    await w.write('old.yaml', source('old', 'raw', 's3://raw/old', 'shared'));
+    expect((await w.run()).ok).toBe(true);
+    await w.write('old.yaml', suspended);
+    expect((await w.run()).ok).toBe(true);
+    await w.remove('old.yaml');
+    await w.write('new.yaml', source('new', 'raw', 's3://raw/new', 'shared'));
+    w.sandbox.clearRequests();
+    const r = await w.run({ prune: true });
+    // the suspended one is never pruned, so its name stays taken: sending the create would be refused (409)
+    expect(acting(r.plan)).toEqual(['create DataSource/new (blocked)']);
+    expect(r.plan!.changes.find((c) => c.name === 'new')!.blocked).toMatchObject({ code: 'name-taken' });
+    expect(writes(w)).toEqual([]);
+    expect(w.sandbox.dataSources.list().map((d) => [d.dataSourceName, d.prefix])).toEqual([['shared', 's3://raw/old']]);
+  });
+
   it('renaming a data source replaces it (no update endpoint)', async () => {
     w = await rig({ transitionMs: 10 });
     await w.write('store.yaml', store('raw', 's3://raw/'));

@@ -1,0 +1,40 @@
+/**
+ * Data-source names still taken once the plan is final (pure). Names are unique per integration (decisions.md,
+ * "Names unique per integration"): a create whose name a live data source of its integration holds is blocked
+ * unless the plan removes that data source. data-sources.ts counts the removals it plans (`leavingIds`), but
+ * suspension, `--only` and the mass-deletion guard come after it and may keep one: a suspended data source whose
+ * manifest is gone is never pruned, an untargeted prune is left out, a refused delete is held back. The name is
+ * then still taken when the create runs (the service answers 409), so the create is blocked here, in the plan.
+ */
+import type { LiveDataSource, LiveIntegration } from '../api/types.js';
+import { attributeDataSources } from './data-sources.js';
+import { blocked } from './notes.js';
+import type { DesiredDataSource, PlanChange } from './types.js';
+import { groupBy } from '../util/multimap.js';
+
+/** Blocks (`name-taken`) each data-source create whose name stays held by a live data source this plan keeps. */
+export function blockNamesStillTaken(
+  changes: readonly PlanChange[],
+  desired: readonly DesiredDataSource[],
+  live: { dataSources?: readonly LiveDataSource[]; integrations: readonly LiveIntegration[] },
+): void {
+  if (live.dataSources === undefined) return;
+  const creates = changes.filter((c) => c.resourceKind === 'DataSource' && c.action === 'create' && !c.blocked && c.integration?.liveId !== undefined);
+  if (creates.length === 0) return;
+  const removed = new Set<string>();
+  for (const c of changes) {
+    if (c.resourceKind === 'DataSource' && (c.action === 'delete' || c.action === 'replace') && !c.blocked && c.liveId !== undefined) removed.add(c.liveId);
+  }
+  const byName = new Map(desired.map((d) => [d.name, d]));
+  const liveOf = groupBy(attributeDataSources(live.dataSources, live.integrations), (d) => d.integrationId);
+  for (const c of creates) {
+    const name = byName.get(c.name)?.body.dataSourceName;
+    const taken = (liveOf.get(c.integration!.liveId!) ?? []).find((l) => l.dataSourceName === name && !removed.has(l.id));
+    if (name === undefined || !taken) continue;
+    c.blocked = blocked(
+      'name-taken',
+      `the name ${name} is taken by data source ${taken.id} (${taken.prefix}) of Integration/${c.integration!.name ?? c.integration!.liveId}, which this plan ` +
+        `does not delete (suspended, left out by --only, or held back): delete it first, or rename one of them`,
+    );
+  }
+}

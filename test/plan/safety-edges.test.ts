@@ -223,10 +223,14 @@ describe('suspension', () => {
 });
 
 describe('a no-op whatever the service echoes', () => {
-  it('an integration in deleteError with nothing differing is not edited (a PUT does not fix a failed delete)', () => {
+  it('an integration in an error status with nothing differing is fixed by a PUT (deleteError too: its manifest keeps it); enabled is a no-op', () => {
     const sql = integration('sql', 'sql_analytics', sqlConfig());
-    const p = plan([sql], { integrations: [liveOf(sql, '1', 'deleteError')] }, stateWith(owned(sql, '1')));
-    expect(lines(p)).toEqual(['noop Integration/sql']);
+    for (const status of ['createError', 'editError', 'deleteError']) {
+      const p = plan([sql], { integrations: [liveOf(sql, '1', status)] }, stateWith(owned(sql, '1')));
+      expect(lines(p), status).toEqual(['update Integration/sql']);
+      expect(p.changes[0]!.reasons.map((r) => r.code)).toContain('fix-status');
+    }
+    expect(lines(plan([sql], { integrations: [liveOf(sql, '1', 'enabled')] }, stateWith(owned(sql, '1'))))).toEqual(['noop Integration/sql']);
   });
 
   it('an optional webhook field the service leaves out (null) is not a difference', () => {

@@ -69,6 +69,11 @@ export interface SandboxOptions {
    * moves by hand gives the sandbox the same one: transitions then end at that clock's times.
    */
   clock?: Clock;
+  /**
+   * The timers of the webhook delivery deadline (`deliveryTimeoutMs`; default: the system's). Separate from
+   * `clock`: a test that moves transitions by hand still has its deliveries time out in real time.
+   */
+  deliveryTimers?: Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 }
 
 export interface SandboxHandle {
@@ -122,6 +127,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     deliveryHosts: deliveryPolicy,
     behaviours,
     ...(options.deliveryLookup ? { lookup: options.deliveryLookup } : {}),
+    ...(options.deliveryTimers ? { deliveryTimers: options.deliveryTimers } : {}),
   });
   let persister: Persister | undefined;
   const clock = options.clock ?? systemClock;

@@ -46,6 +46,7 @@ const accessKey = { databaseUser: 'du', accessKeyId: 'AK', secretKey: 'sk' };
 /** [rule, invalid body, field the 400 names, a valid body differing only in that rule]. */
 const RULES: Array<[string, Body, string, Body]> = [
   ['2.3 object_store cloudSecretAccessKey required with accessKey', variant('object_store', (c) => delete c.cloudSecretAccessKey), 'cloudSecretAccessKey', variant('object_store', (c) => (c.authenticationType = 'auto', delete c.cloudAccessKeyId, delete c.cloudSecretAccessKey))],
+  ['2.3 object_store cloudAccessKeyId required with accessKey', variant('object_store', (c) => delete c.cloudAccessKeyId), 'cloudAccessKeyId', variant('object_store', (c) => (c.authenticationType = 'auto', delete c.cloudAccessKeyId, delete c.cloudSecretAccessKey))],
   ['2.3 object_store authenticationType auto|accessKey', variant('object_store', (c) => (c.authenticationType = 'iam')), 'authenticationType', bodyFor('object_store') as Body],
   ['2.3 object_store cloudRegion required', variant('object_store', (c) => delete c.cloudRegion), 'cloudRegion', bodyFor('object_store') as Body],
   ['2.4 sql_analytics schema required', variant('sql_analytics', (c) => delete c.schema), 'schema', bodyFor('sql_analytics') as Body],
@@ -58,6 +59,8 @@ const RULES: Array<[string, Body, string, Body]> = [
   ['2.7 columnar initialDatabase if autoBootstrap', variant('columnar_warehouse', (c) => delete c.initialDatabase), 'initialDatabase', variant('columnar_warehouse', (c) => delete c.initialDatabase, false)],
   ['2.7 columnar authenticationType enum', variant('columnar_warehouse', (c) => (c.authenticationType = 'keyPair')), 'authenticationType', bodyFor('columnar_warehouse') as Body],
   ['2.7 columnar accessKey needs secretKey', variant('columnar_warehouse', colAuth('accessKey', { databaseUser: 'du', accessKeyId: 'AK' })), 'secretKey', variant('columnar_warehouse', colAuth('accessKey', accessKey))],
+  ['2.7 columnar okta object required with okta', variant('columnar_warehouse', colAuth('okta', {})), 'okta', variant('columnar_warehouse', colAuth('okta', { okta }))],
+  ...(['username', 'password', 'appId', 'role'] as const).map((f): [string, Body, string, Body] => [`2.11 okta object needs ${f}`, variant('columnar_warehouse', colAuth('okta', { okta: { ...okta, [f]: undefined } })), `okta.${f}`, variant('columnar_warehouse', colAuth('okta', { okta }))]),
   ['2.11 okta object needs idpHost', variant('columnar_warehouse', colAuth('okta', { okta: { ...okta, idpHost: undefined } })), 'idpHost', variant('columnar_warehouse', colAuth('okta', { okta }))],
   ['2.8 cloud_warehouse warehouse required', variant('cloud_warehouse', (c) => delete c.warehouse), 'warehouse', bodyFor('cloud_warehouse') as Body],
   ['2.8 cloud_warehouse role when autoBootstrap', variant('cloud_warehouse', (c) => delete c.role), 'role', variant('cloud_warehouse', (c) => delete c.role, false)],

@@ -73,6 +73,24 @@ describe('POST /webhooks', () => {
     expect(list.body.find((w: any) => w.name === 'extra')).not.toHaveProperty('colour');
   });
 
+  it('every field the interface marks required is required, each on its own (400 for that item); secret is optional', async () => {
+    const full = hook('http://127.0.0.1:1/r', { name: 'r' });
+    for (const field of ['url', 'name', 'global', 'notificationType', 'actionType']) {
+      const item: Record<string, unknown> = { ...full };
+      delete item[field];
+      const res = await h.call('POST', '/webhooks', ADMIN, { webhooks: [item] });
+      expect(res.status).toBe(200);
+      expect(res.body.createdWebhooks, field).toEqual([]);
+      expect(res.body.errors, field).toHaveLength(1);
+      expect(res.body.errors[0]).toMatchObject({ index: 0, statusCode: 400 });
+      expect(res.body.errors[0].message).toContain(field);
+    }
+    const withoutSecret = await h.call('POST', '/webhooks', ADMIN, { webhooks: [full] });
+    expect(withoutSecret.body.errors).toEqual([]);
+    expect(withoutSecret.body.createdWebhooks).toHaveLength(1);
+    expect((await h.call('GET', '/webhooks', ADMIN)).body).toHaveLength(1);
+  });
+
   it('400 with an error body when the body is not an object holding a webhooks array', async () => {
     for (const body of [{}, { webhooks: 'x' }, [hook('http://127.0.0.1:1/')], 'null']) {
       const res = await h.call('POST', '/webhooks', ADMIN, body);

@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { systemClock, type Clock, type TimerHandle } from '../../util/clock.js';
 import type { DeliveryResponse } from './types.js';
 
 export const SIGNATURE_HEADER = 'x-webhook-signature';
@@ -31,7 +32,12 @@ export interface DeliveryAttempt {
   agents?: { http: http.Agent; https: https.Agent };
   /** Name resolution for this delivery (default: the system resolver); see hosts.ts. */
   lookup?: LookupFunction;
+  /** The timers of the deadline (default: the system's; a test moves them by hand). */
+  timers?: DeliveryTimers;
 }
+
+/** What the delivery deadline needs of a clock. */
+export type DeliveryTimers = Pick<Clock, 'setTimeout' | 'clearTimeout'>;
 
 export interface DeliveryOutcome {
   statusCode: number;
@@ -49,12 +55,13 @@ export function deliver(attempt: DeliveryAttempt): Promise<DeliveryOutcome> {
   return new Promise((resolve) => {
     let settled = false;
     // Set once the request is made; `finish` may run before (an invalid URL), and reads them then as unset.
-    let timer: NodeJS.Timeout | undefined;
+    const timers = attempt.timers ?? systemClock;
+    let timer: TimerHandle | undefined;
     let onAbort: (() => void) | undefined;
     const finish = (o: DeliveryOutcome): void => {
       if (settled) return;
       settled = true;
-      if (timer) clearTimeout(timer);
+      if (timer) timers.clearTimeout(timer);
       if (onAbort) attempt.signal?.removeEventListener('abort', onAbort);
       resolve(o);
     };
@@ -84,7 +91,7 @@ export function deliver(attempt: DeliveryAttempt): Promise<DeliveryOutcome> {
     req.on('error', (err: NodeJS.ErrnoException) => finish(failureOutcome(err.code ?? 'EUNKNOWN', false)));
     // One deadline for the whole exchange: connect, send, and the receiver's complete response.
     // A connection that never opened is ETIMEDOUT (connect: true); a silent receiver ESOCKETTIMEDOUT.
-    timer = setTimeout(() => {
+    timer = timers.setTimeout(() => {
       const connected = req.socket !== null && req.socket !== undefined && !req.socket.connecting;
       finish(failureOutcome(connected ? 'ESOCKETTIMEDOUT' : 'ETIMEDOUT', !connected));
       req.destroy();

@@ -8,7 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Logger } from '../../log.js';
-import { deliver, failureOutcome, type DeliveryOutcome } from './delivery.js';
+import { deliver, failureOutcome, type DeliveryOutcome, type DeliveryTimers } from './delivery.js';
 import { BLOCKED_CODE, checkHost, lookupFor, parseDeliveryHosts, type DeliveryPolicy } from './hosts.js';
 import { rawBodyOf } from './payload.js';
 import type { Caller } from '../http.js';
@@ -107,6 +107,8 @@ export interface DeliveryGuard {
   policy: DeliveryPolicy;
   /** Resolver for allowed names other than `localhost` (default: the system resolver). */
   lookup?: LookupFunction;
+  /** Timers of the delivery deadline (default: the system's). */
+  timers?: DeliveryTimers;
 }
 
 export class Dispatcher {
@@ -172,6 +174,7 @@ export class Dispatcher {
       signal,
       agents: this.agents,
       ...(lookup ? { lookup } : {}),
+      ...(this.guard.timers ? { timers: this.guard.timers } : {}),
     });
   }
 

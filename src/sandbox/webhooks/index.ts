@@ -6,6 +6,7 @@ import type { LookupFunction } from 'node:net';
 import { ALL_NOTIFICATIONS, isEventName } from '../../service/events.js';
 import type { Logger } from '../../log.js';
 import type { Behaviours } from '../behaviours.js';
+import type { DeliveryTimers } from './delivery.js';
 import type { Caller, Route } from '../http.js';
 import { controlRoutes, type SeedResult, type SeedSpec } from './control.js';
 import { Dispatcher, HistoryStore } from './dispatcher.js';
@@ -65,6 +66,8 @@ export interface WebhookServiceOptions {
   lookup?: LookupFunction;
   /** Server behaviours (ids as strings, extra fields, shuffled lists). */
   behaviours?: Behaviours;
+  /** Timers of the delivery deadline (default: the system's). */
+  deliveryTimers?: DeliveryTimers;
 }
 
 function policyOf(input: DeliveryPolicy | DeliveryHostsInput | undefined): DeliveryPolicy {
@@ -114,7 +117,7 @@ export function createWebhookService(opts: WebhookServiceOptions): WebhookServic
   const store = new WebhookStore(opts.behaviours);
   const history = new HistoryStore();
   const deliveryPolicy = policyOf(opts.deliveryHosts);
-  const guard = { policy: deliveryPolicy, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
+  const guard = { policy: deliveryPolicy, ...(opts.lookup ? { lookup: opts.lookup } : {}), ...(opts.deliveryTimers ? { timers: opts.deliveryTimers } : {}) };
   const dispatcher = new Dispatcher(history, opts.deliveryTimeoutMs, opts.logger, now, opts.onChange, guard);
   let nextActivityId = 1;
 

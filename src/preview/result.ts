@@ -61,6 +61,7 @@ const ORDER: Record<PreviewWarning['kind'], number> = {
   'not-pruned': 6,
   'plan-warning': 7,
   uncommitted: 8,
+  'base-moved': 8,
   'base-invalid': 9,
 };
 

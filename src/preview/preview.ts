@@ -259,7 +259,7 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
       result.resources = (pr
         ? touchedResources(pr, undefined, undefined)
         : head.map((m) => ({ resourceKind: m.manifest.kind, name: m.manifest.metadata.name, fields: [], source: { ...m.source }, ...(m.manifest.kind === 'Integration' ? { integrationType: m.manifest.spec.type } : {}) }))).filter(inScope);
-      if (pr) offlineManualSteps(result, head, base, opts, opts.plan.manualSteps ?? 'require');
+      if (pr) offlineManualSteps(result, head, base, opts, opts.plan.manualSteps ?? 'require', opts.plan.prune === true);
       return finish(result);
     }
     await livePreview(opts, conn.api, result, { revs, ...resolved, live, pr, inScope });

@@ -414,6 +414,22 @@ describe('govops preview of a pull request', () => {
     expect(r.stdout).toContain(`\`\`\`yaml\n${ack.stdout.trim()}\n\`\`\``);
   });
 
+  it('offline, a removed manual-flow integration: no delete script to run without --prune (merging deletes nothing)', async () => {
+    await pr('fork-remove', () => rm(path.join(repo, 'm', 'col.yaml')));
+    const kept = await preview(['--offline', 'pull request from the fork someone/gov', '-o', 'json']);
+    const k = JSON.parse(kept.stdout) as { exitCode: number; summary: { awaitingManualStep?: number; manualSteps: number }; warnings: Array<{ kind: string }>; resources: Array<{ name: string; change: string; manualSteps?: unknown[]; manualAck?: unknown }> };
+    expect(k.resources.map((r) => [r.name, r.change, r.manualSteps, r.manualAck])).toEqual([['col', 'removed', undefined, undefined]]);
+    expect(k.summary.awaitingManualStep).toBeUndefined();
+    expect(k.summary.manualSteps).toBe(0);
+    expect(k.warnings.map((w) => w.kind)).not.toContain('manual-step');
+    // with --prune, merging deletes it: the delete script is the step, and nothing can acknowledge it
+    const pruned = await preview(['--offline', 'pull request from the fork someone/gov', '--prune', '-o', 'json']);
+    const p = JSON.parse(pruned.stdout) as typeof k;
+    expect(p.resources.map((r) => [r.name, (r.manualSteps as Array<{ phase: string }> | undefined)?.map((x) => x.phase)])).toEqual([['col', ['delete']]]);
+    expect(p.summary.awaitingManualStep).toBe(1);
+    expect(sandbox.requests()).toEqual([]);
+  });
+
   it('-o json: the versioned shape, with the markdown; --out writes a file', async () => {
     await pr('one-field', () => write('lake.yaml', lake('lake', 'lake.example.com', '/sql/2')));
     const out = path.join(stateDir, 'preview.json');

@@ -33,7 +33,7 @@ import { driftEntries, plannedResources, touchedResources, type LiveLists } from
 import { diffRevisions } from './pr-diff.js';
 import { planBoth } from './plans.js';
 import { liveRequests, offlineManualSteps, type RequestOptions } from './requests.js';
-import { finish, warningsAbout } from './result.js';
+import { finish as finishResult, warningsAbout } from './result.js';
 import { loadRevision } from './revisions.js';
 import { PREVIEW_FORMAT_VERSION, PREVIEW_MARKER, type PreviewResult } from './types.js';
 import { unresolvedRefs, type UnknownSecret } from './unknown-secrets.js';
@@ -236,6 +236,8 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
   const root = await realpath(opts.root).catch(() => path.resolve(opts.root));
   const absPaths = (opts.paths.length ? opts.paths : ['.']).map((p) => path.resolve(root, p));
   const conn: { api?: ServiceApi } = {};
+  // offline, a removal changes the service only with --prune
+  const finish = (r: PreviewResult): PreviewResult => finishResult(r, { prune: opts.plan.prune === true });
   try {
     const revs = await readRevisions(opts, root, absPaths, result);
     result.diagnostics = revs.head.diagnostics;

@@ -128,7 +128,9 @@ function summary(r: PreviewResult): string[] {
     r.exitCode === 1
       ? '❌ **Needs attention** (exit 1)'
       : r.changed
-        ? '**Merging changes the service** (exit 2)'
+        ? r.mode === 'live'
+          ? '**Merging changes the service** (exit 2)'
+          : '**This pull request changes the manifests**: what merging does in the service is not known (exit 2)'
         : r.mode === 'live'
           ? '**Merging changes nothing in the service** (exit 0)'
           : '**No change** (exit 0)';

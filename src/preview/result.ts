@@ -65,7 +65,11 @@ const ORDER: Record<PreviewWarning['kind'], number> = {
   'base-invalid': 9,
 };
 
-export function finish(r: PreviewResult): PreviewResult {
+/**
+ * `prune`: offline, whether a removed resource is deleted by merging (the plan's --prune); without it merging
+ * leaves it in the service, so it is no change there.
+ */
+export function finish(r: PreviewResult, opts: { prune?: boolean } = {}): PreviewResult {
   const warnings = [...r.warnings, ...resourceWarnings(r)];
   r.warnings = warnings.map((w, i) => ({ w, i })).sort((a, b) => ORDER[a.w.kind] - ORDER[b.w.kind] || a.i - b.i).map(({ w }) => w);
   const pr = { added: 0, changed: 0, renamed: 0, removed: 0 };
@@ -87,7 +91,7 @@ export function finish(r: PreviewResult): PreviewResult {
     r.summary.dryRuns = dry;
     r.changed = r.resources.some((x) => x.live !== undefined && x.live.blocked === undefined && ((x.live.action !== 'noop' && x.live.action !== 'none') || x.live.adopt));
   } else {
-    r.changed = r.valid && r.base !== undefined && r.resources.some((x) => x.change !== undefined);
+    r.changed = r.valid && r.base !== undefined && r.resources.some((x) => x.change !== undefined && (x.change !== 'removed' || opts.prune === true));
   }
   const awaiting = r.resources.filter((x) => x.manualAck?.status === 'awaiting').length;
   if (awaiting > 0) r.summary.awaitingManualStep = awaiting;

@@ -405,6 +405,9 @@ describe('govops preview of a pull request', () => {
     expect(r.stdout).toContain('| **Merging it does** | not known: the service was not consulted |');
     expect(r.stdout).toContain('| **Dry runs** | ⏭️ not sent: the service was not consulted |');
     expect(rows(r.stdout)).toEqual(['| `+` | Integration/col2 | columnar_warehouse | added |']);
+    // a verdict on the manifests, not a live fact it cannot know
+    expect(r.stdout).toContain('**This pull request changes the manifests**: what merging does in the service is not known (exit 2)');
+    expect(r.stdout).not.toContain('Merging changes the service');
     expect(r.stdout).toContain('Not fetched: the service was not consulted. Fetch it with `govops scripts col2 --phase initial-create`.');
     expect(r.stderr).not.toMatch(/warning: live state not consulted/);
     // the acknowledgment needs no service either: the same line `govops scripts --ack` prints, offline
@@ -422,11 +425,15 @@ describe('govops preview of a pull request', () => {
     expect(k.summary.awaitingManualStep).toBeUndefined();
     expect(k.summary.manualSteps).toBe(0);
     expect(k.warnings.map((w) => w.kind)).not.toContain('manual-step');
+    // and merging changes nothing (as live: exit 0, "stays in the service"), which the manifests alone show
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(k.exitCode).toBe(0);
     // with --prune, merging deletes it: the delete script is the step, and nothing can acknowledge it
     const pruned = await preview(['--offline', 'pull request from the fork someone/gov', '--prune', '-o', 'json']);
     const p = JSON.parse(pruned.stdout) as typeof k;
     expect(p.resources.map((r) => [r.name, (r.manualSteps as Array<{ phase: string }> | undefined)?.map((x) => x.phase)])).toEqual([['col', ['delete']]]);
     expect(p.summary.awaitingManualStep).toBe(1);
+    expect(pruned.code).toBe(2);
     expect(sandbox.requests()).toEqual([]);
   });
 

@@ -292,7 +292,7 @@ async function livePreview(
   result.mode = 'live';
   const ctx = await planBoth(opts, { head, base, headResolved: x.headResolved, baseResolved: x.baseResolved, live, hasBase: revs.base !== undefined, revision: result.revision });
   result.unknownSecrets = sortUnknown(ctx.unknown);
-  result.resources = (pr ? touchedResources(pr, ctx.headPlan, live) : plannedResources(ctx.headPlan, live)).filter(x.inScope);
+  result.resources = (pr ? touchedResources(pr, ctx.headPlan, live, ctx.basePlan) : plannedResources(ctx.headPlan, live)).filter(x.inScope);
   if (pr && ctx.basePlan) result.drift = driftEntries(ctx.basePlan, pr);
   for (const e of ctx.headPlan.errors) result.warnings.push({ kind: 'plan-error', message: redact(e) });
   if (ctx.headPlan.deletionRefusal) result.warnings.push({ kind: 'blocked', message: redact(`deletes held back by the mass-deletion guard: ${ctx.headPlan.deletionRefusal.message}`) });

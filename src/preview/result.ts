@@ -10,7 +10,7 @@ export function warningsAbout(warnings: readonly PlanWarning[], touched: Readonl
 const LIVE_ACTIONS: readonly LiveAction[] = ['create', 'update', 'replace', 'delete', 'adopt', 'noop', 'none'];
 const DRY_STATUSES: ReadonlyArray<DryRunResult['status']> = ['passed', 'warning', 'failed', 'rejected', 'error', 'skipped'];
 
-function resourceWarnings(r: PreviewResult): PreviewWarning[] {
+function resourceWarnings(r: PreviewResult, prune: boolean): PreviewWarning[] {
   const out: PreviewWarning[] = [];
   for (const x of r.resources) {
     const resource = `${x.resourceKind}/${x.name}`;
@@ -32,8 +32,12 @@ function resourceWarnings(r: PreviewResult): PreviewWarning[] {
     } else if (l?.action === 'replace') {
       out.push({ kind: 'replace', resource, message: `will be replaced (deleted, then created)${l.forcesReplace.length ? `: ${l.forcesReplace.join(', ')} cannot be changed in place` : ''}` });
     } else if (l?.action === 'delete') out.push({ kind: 'delete', resource, message: 'will be deleted from the service' });
-    if (x.change === 'removed' && l?.action === 'none') {
-      out.push({ kind: 'not-pruned', resource, message: 'removed from the manifests, but stays in the service: run with --prune to delete it' });
+    // (only when the service has it: a removed resource it never had just goes)
+    if (x.change === 'removed' && l?.action === 'none' && l.id !== undefined) {
+      const message = prune
+        ? 'removed from the manifests, but stays in the service: govops does not manage it (not in its state), so --prune leaves it'
+        : 'removed from the manifests, but stays in the service: run with --prune to delete it';
+      out.push({ kind: 'not-pruned', resource, message });
     }
     const d = x.dryRun;
     if (d && (d.status === 'failed' || d.status === 'rejected')) {
@@ -70,7 +74,7 @@ const ORDER: Record<PreviewWarning['kind'], number> = {
  * leaves it in the service, so it is no change there.
  */
 export function finish(r: PreviewResult, opts: { prune?: boolean } = {}): PreviewResult {
-  const warnings = [...r.warnings, ...resourceWarnings(r)];
+  const warnings = [...r.warnings, ...resourceWarnings(r, opts.prune === true)];
   r.warnings = warnings.map((w, i) => ({ w, i })).sort((a, b) => ORDER[a.w.kind] - ORDER[b.w.kind] || a.i - b.i).map(({ w }) => w);
   const pr = { added: 0, changed: 0, renamed: 0, removed: 0 };
   for (const x of r.resources) if (x.change !== undefined) pr[x.change]++;

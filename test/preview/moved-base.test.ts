@@ -39,8 +39,8 @@ describe('govops preview when the base branch moved since the pull request branc
     const r = await runGovops(['apply', 'm', '--state', path.join(stateDir, 'state.json')], { cwd: repo, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, ...SECRETS } });
     expect(r.code, r.stderr + r.stdout).toBe(0);
   };
-  const preview = async (): Promise<PreviewJson> => {
-    const r = await runGovops(['preview', 'm', '--base', 'main', '-o', 'json'], { cwd: repo, env: live() });
+  const preview = async (args: string[] = [], base = 'main'): Promise<PreviewJson> => {
+    const r = await runGovops(['preview', 'm', '--base', base, '-o', 'json', ...args], { cwd: repo, env: live() });
     return JSON.parse(r.stdout) as PreviewJson;
   };
 
@@ -101,6 +101,27 @@ describe('govops preview when the base branch moved since the pull request branc
       ]);
       expect(p.resources.map((r) => [r.name, r.change])).toEqual([['a', 'changed'], ['b', 'changed']]);
       expect(p.markdown).not.toContain('merged onto');
+    } finally {
+      git(repo, 'checkout', '-q', 'pr');
+    }
+  });
+
+  it('a removed resource the service does not have: not "stays in the service", with or without --prune', async () => {
+    // the base declares `ghost`, never applied (the daemon has not run yet, or its create failed)
+    git(repo, 'checkout', '-q', '-b', 'with-ghost', 'main');
+    await write('ghost.yaml', lake('ghost', '/sql/1'));
+    commit('ghost, not applied');
+    git(repo, 'checkout', '-q', '-b', 'pr-ghost');
+    await rm(path.join(repo, 'm', 'ghost.yaml'));
+    commit('pr: remove ghost');
+    try {
+      for (const args of [[], ['--prune']]) {
+        const p = await preview(args, 'with-ghost');
+        expect(p.resources.map((r) => [r.name, r.change, r.live?.action])).toEqual([['ghost', 'removed', 'none']]);
+        expect(p.warnings.filter((w) => w.kind === 'not-pruned')).toEqual([]);
+        expect(p.markdown).not.toContain('stays in the service');
+        expect(p.exitCode).toBe(0);
+      }
     } finally {
       git(repo, 'checkout', '-q', 'pr');
     }

@@ -205,7 +205,8 @@ describe('govops preview of a pull request', () => {
     await pr('remove', () => rm(path.join(repo, 'm', 'old.yaml')));
     const kept = await preview([], live());
     expect(kept.code).toBe(0);
-    expect(rows(kept.stdout)).toEqual(['| `-` | Integration/old | distributed_sql | removed | nothing |  |']);
+    const keptId = String(liveList().find((i) => i.type === 'distributed_sql')!.id);
+    expect(rows(kept.stdout)).toEqual([`| \`-\` | Integration/old | distributed_sql | removed | nothing (id ${keptId}, enabled) |  |`]);
     expect(kept.stdout).toContain('- ℹ️ **Integration/old**: removed from the manifests, but stays in the service: run with --prune to delete it');
     const pruned = await preview(['--prune'], live());
     expect(pruned.code, pruned.stderr).toBe(2);

@@ -33,7 +33,7 @@ export async function git(args: string[], opts: { cwd: string; env?: Record<stri
 }
 
 /** Checks out or compares work-tree content: see `noFilters`. */
-const CONTENT_COMMANDS = new Set(['checkout-index', 'status']);
+const CONTENT_COMMANDS = new Set(['checkout-index', 'status', 'merge-tree']);
 
 async function gitOk(args: string[], cwd: string, env?: Record<string, string>, input?: string): Promise<string> {
   const r = await git(args, { cwd, noFilters: CONTENT_COMMANDS.has(args[0]!), ...(env ? { env } : {}), ...(input !== undefined ? { input } : {}) });
@@ -71,6 +71,20 @@ export async function mergeBase(cwd: string, ref: string): Promise<string> {
   const r = await git(['merge-base', 'HEAD', verify.stdout.trim()], { cwd });
   if (r.code !== 0) throw new UserError(`--base: HEAD and "${ref}" have no common ancestor`, 'fetch more history (fetch-depth: 0)');
   return r.stdout.trim();
+}
+
+/**
+ * The tree of merging `tip` into `head`, computed from Git objects only (`git merge-tree --write-tree`, Git 2.38+:
+ * no work tree, index or ref is touched): `tree` is its id and `conflicts` the paths (relative to the top) that
+ * conflict (their content in the tree has conflict markers). Undefined when this git cannot do it.
+ */
+export async function mergedTree(top: string, head: string, tip: string): Promise<{ tree: string; conflicts: string[] } | undefined> {
+  const r = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', head, tip], { cwd: top, noFilters: true });
+  // 0: clean, 1: conflicts; anything else (an older git's usage error): not available
+  if (r.code !== 0 && r.code !== 1) return undefined;
+  const [tree, ...conflicts] = r.stdout.split('\0').filter((p) => p !== '');
+  if (tree === undefined || !/^[0-9a-f]{40,64}$/.test(tree)) return undefined;
+  return { tree, conflicts: [...new Set(conflicts)] };
 }
 
 export interface ChangedFile {

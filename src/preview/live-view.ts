@@ -66,16 +66,33 @@ function liveFacts(c: ResourceChange | undefined, pr: PrChange | undefined, inte
   return facts;
 }
 
-export function touchedResources(pr: readonly PrChange[], headPlan: Plan | undefined, live: LiveLists | undefined): PreviewResource[] {
+/**
+ * A removal the head plan does nothing for (no --prune): where the base plan found it in the service (its id
+ * and status), or nothing when the service does not have it, so the comment says whether it stays there.
+ */
+function removedFacts(facts: LiveFacts, base: ResourceChange | undefined, integrations: IntegrationsById): LiveFacts {
+  if (base?.liveId === undefined || base.action === 'create') return facts;
+  facts.id = base.liveId;
+  const status = statusOf(base, integrations);
+  if (status !== undefined) facts.status = status;
+  return facts;
+}
+
+export function touchedResources(pr: readonly PrChange[], headPlan: Plan | undefined, live: LiveLists | undefined, basePlan?: Plan): PreviewResource[] {
   // the head plan's change of each touched resource (a removal: the plan of its old name, a prune candidate)
   const changes = headPlan && live ? firstBy(headPlan.changes, (c) => key(c.resourceKind, c.name)) : undefined;
+  const baseChanges = basePlan ? firstBy(basePlan.changes, (c) => key(c.resourceKind, c.name)) : undefined;
   const integrations = live ? firstBy(live.integrations, (i) => i.id) : undefined;
   return pr.map((p) => {
     const r: PreviewResource = { resourceKind: p.resourceKind, name: p.name, change: p.change, source: p.source, fields: p.fields };
     if (p.integrationType !== undefined) r.integrationType = p.integrationType;
     if (p.renamedFrom !== undefined) r.renamedFrom = p.renamedFrom;
     if (p.baseSource !== undefined) r.baseSource = p.baseSource;
-    if (changes && integrations) r.live = liveFacts(changes.get(key(p.resourceKind, p.name)), p, integrations);
+    if (changes && integrations) {
+      const c = changes.get(key(p.resourceKind, p.name));
+      r.live = liveFacts(c, p, integrations);
+      if (!c && p.change === 'removed') r.live = removedFacts(r.live, baseChanges?.get(key(p.resourceKind, p.name)), integrations);
+    }
     return r;
   });
 }

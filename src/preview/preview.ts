@@ -28,12 +28,12 @@ import { observeDataSources } from '../reconcile/observe.js';
 import { describeFailure } from '../reconcile/stages.js';
 import { loadState } from '../state/store.js';
 import { redactText } from '../util/redact.js';
-import { changedFiles, commitOf, mergeBase, repoInfo, uncommittedFiles, type RepoInfo } from './git.js';
+import { changedFiles, commitOf, mergeBase, mergedTree, repoInfo, uncommittedFiles, type RepoInfo } from './git.js';
 import { driftEntries, plannedResources, touchedResources, type LiveLists } from './live-view.js';
 import { diffRevisions } from './pr-diff.js';
 import { planBoth } from './plans.js';
 import { liveRequests, offlineManualSteps, type RequestOptions } from './requests.js';
-import { finish, warningsAbout } from './result.js';
+import { finish as finishResult, warningsAbout } from './result.js';
 import { loadRevision } from './revisions.js';
 import { PREVIEW_FORMAT_VERSION, PREVIEW_MARKER, type PreviewResult } from './types.js';
 import { unresolvedRefs, type UnknownSecret } from './unknown-secrets.js';
@@ -116,13 +116,42 @@ async function readRevisions(opts: PreviewOptions, root: string, absPaths: strin
   const mb = await mergeBase(root, opts.base);
   const head = await commitOf(root, 'HEAD');
   const isManifest = (f: string): boolean => MANIFEST_EXT.test(f) || path.posix.basename(f) === IGNORE_FILE || specs.includes(f);
-  const files = (await changedFiles(repo.top, mb, head, specs)).filter((f) => isManifest(f.file) || (f.from !== undefined && isManifest(f.from)));
-  result.base = { ref: opts.base, mergeBase: mb, files };
+  const sides = await comparedSides(repo.top, { ref: opts.base, mb, head, specs, isManifest }, result);
+  const files = (await changedFiles(repo.top, sides.base, sides.head, specs)).filter((f) => isManifest(f.file) || (f.from !== undefined && isManifest(f.from)));
+  result.base = { ref: opts.base, mergeBase: mb, ...(sides.base !== mb ? { mergedOnto: sides.base } : {}), files };
   const dirty = (await uncommittedFiles(repo.top, specs)).filter(isManifest);
   if (dirty.length) result.uncommitted = dirty;
   const load = (commit: string) => loadRevision({ top: repo.top, commit, specs, root, absPaths, ...scope });
-  const [headSet, baseSet] = await Promise.all([load(head), load(mb)]);
+  const [headSet, baseSet] = await Promise.all([load(sides.head), load(sides.base)]);
   return { repo, secretsOrigin: repo.top, head: headSet, base: baseSet };
+}
+
+/** A Git path (relative to the top) under one of the pathspecs. */
+const underSpecs = (f: string, specs: readonly string[]): boolean => specs.some((s) => s === '.' || f === s || f.startsWith(`${s}/`));
+
+/**
+ * What is compared. When the base ref has moved since HEAD left it (its tip is not the merge-base), merging
+ * applies the pull request onto that tip, which is what the daemon applied: the base side is the tip, the head
+ * side the merge of HEAD into it (from Git objects). What the base gained since is then neither a change of the
+ * pull request, nor drift, nor something merging reverts. When the manifests conflict (or this git cannot
+ * merge without a work tree), the merge-base and HEAD, with a warning.
+ */
+async function comparedSides(
+  top: string,
+  x: { ref: string; mb: string; head: string; specs: string[]; isManifest: (f: string) => boolean },
+  result: PreviewResult,
+): Promise<{ base: string; head: string }> {
+  const tip = await commitOf(top, x.ref);
+  if (tip === x.mb) return { base: x.mb, head: x.head };
+  const merged = await mergedTree(top, x.head, tip);
+  const conflicts = merged?.conflicts.filter((f) => underSpecs(f, x.specs) && x.isManifest(f)) ?? [];
+  if (merged && conflicts.length === 0) return { base: tip, head: merged.tree };
+  const why = merged ? `merging it conflicts in ${conflicts.join(', ')}` : 'this git cannot merge without a work tree (Git 2.38 or later can)';
+  result.warnings.push({
+    kind: 'base-moved',
+    message: `${x.ref} moved on since this branch left it, and ${why}: compared with the merge-base instead, so what ${x.ref} changed since may show as drift or as changes merging reverts (merge or rebase onto ${x.ref} to preview the merged result)`,
+  });
+  return { base: x.mb, head: x.head };
 }
 
 function unknownOf(resolved: readonly ResolvedSecrets[]): UnknownSecret[] {
@@ -207,6 +236,8 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
   const root = await realpath(opts.root).catch(() => path.resolve(opts.root));
   const absPaths = (opts.paths.length ? opts.paths : ['.']).map((p) => path.resolve(root, p));
   const conn: { api?: ServiceApi } = {};
+  // offline, a removal changes the service only with --prune
+  const finish = (r: PreviewResult): PreviewResult => finishResult(r, { prune: opts.plan.prune === true });
   try {
     const revs = await readRevisions(opts, root, absPaths, result);
     result.diagnostics = revs.head.diagnostics;
@@ -230,7 +261,7 @@ export async function runPreview(opts: PreviewOptions): Promise<PreviewResult> {
       result.resources = (pr
         ? touchedResources(pr, undefined, undefined)
         : head.map((m) => ({ resourceKind: m.manifest.kind, name: m.manifest.metadata.name, fields: [], source: { ...m.source }, ...(m.manifest.kind === 'Integration' ? { integrationType: m.manifest.spec.type } : {}) }))).filter(inScope);
-      if (pr) offlineManualSteps(result, head, base, opts, opts.plan.manualSteps ?? 'require');
+      if (pr) offlineManualSteps(result, head, base, opts, opts.plan.manualSteps ?? 'require', opts.plan.prune === true);
       return finish(result);
     }
     await livePreview(opts, conn.api, result, { revs, ...resolved, live, pr, inScope });
@@ -261,7 +292,7 @@ async function livePreview(
   result.mode = 'live';
   const ctx = await planBoth(opts, { head, base, headResolved: x.headResolved, baseResolved: x.baseResolved, live, hasBase: revs.base !== undefined, revision: result.revision });
   result.unknownSecrets = sortUnknown(ctx.unknown);
-  result.resources = (pr ? touchedResources(pr, ctx.headPlan, live) : plannedResources(ctx.headPlan, live)).filter(x.inScope);
+  result.resources = (pr ? touchedResources(pr, ctx.headPlan, live, ctx.basePlan) : plannedResources(ctx.headPlan, live)).filter(x.inScope);
   if (pr && ctx.basePlan) result.drift = driftEntries(ctx.basePlan, pr);
   for (const e of ctx.headPlan.errors) result.warnings.push({ kind: 'plan-error', message: redact(e) });
   if (ctx.headPlan.deletionRefusal) result.warnings.push({ kind: 'blocked', message: redact(`deletes held back by the mass-deletion guard: ${ctx.headPlan.deletionRefusal.message}`) });

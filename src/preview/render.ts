@@ -82,7 +82,7 @@ function prText(r: PreviewResource, esc = mdText): string {
 function header(r: PreviewResult): string[] {
   const facts = [
     r.revision ? `**Revision** ${code(r.revision)}` : '**Revision** (not a git work tree)',
-    ...(r.base ? [`**Base** ${code(r.base.ref)} (merge-base ${code(r.base.mergeBase.slice(0, 7))})`] : []),
+    ...(r.base ? [`**Base** ${code(r.base.ref)} (merge-base ${code(r.base.mergeBase.slice(0, 7))}${r.base.mergedOnto !== undefined ? `; moved on since: merged onto ${code(r.base.mergedOnto.slice(0, 7))}` : ''})`] : []),
     r.mode === 'live' ? '**Compared with** the live service' : '**Compared with** manifests only (offline)',
   ];
   return [r.marker, '### govops preview', '', facts.join(' · '), ''];
@@ -128,7 +128,9 @@ function summary(r: PreviewResult): string[] {
     r.exitCode === 1
       ? '❌ **Needs attention** (exit 1)'
       : r.changed
-        ? '**Merging changes the service** (exit 2)'
+        ? r.mode === 'live'
+          ? '**Merging changes the service** (exit 2)'
+          : '**This pull request changes the manifests**: what merging does in the service is not known (exit 2)'
         : r.mode === 'live'
           ? '**Merging changes nothing in the service** (exit 0)'
           : '**No change** (exit 0)';
@@ -161,6 +163,7 @@ const WARN_ICON: Record<PreviewWarning['kind'], string> = {
   'plan-error': '❌',
   'plan-warning': '⚠️',
   uncommitted: 'ℹ️',
+  'base-moved': '⚠️',
   'base-invalid': 'ℹ️',
 };
 

@@ -30,9 +30,13 @@ export interface RequestOptions {
   concurrency?: number;
 }
 
-/** What the offline preview can say about a resource's manual flow: the steps, not their scripts. */
-function offlineAction(r: PreviewResource): LiveAction {
-  return r.change === 'added' ? 'create' : r.change === 'removed' ? 'delete' : r.change === undefined ? 'none' : 'update';
+/**
+ * What the offline preview can say about a resource's manual flow: the steps, not their scripts. The action is what
+ * merging does as far as the manifests say: a removal deletes only with --prune (as the plan: otherwise nothing).
+ */
+function offlineAction(r: PreviewResource, prune: boolean): LiveAction {
+  if (r.change === 'removed') return prune ? 'delete' : 'none';
+  return r.change === 'added' ? 'create' : r.change === undefined ? 'none' : 'update';
 }
 
 export interface LiveContext extends Planned {
@@ -165,13 +169,14 @@ export function offlineManualSteps(
   base: LoadedManifest[],
   opts: RequestOptions,
   mode: ManualStepsMode = 'require',
+  prune = false,
 ): void {
   for (const r of result.resources) {
     if (r.resourceKind !== 'Integration' || !r.integrationType) continue;
     const m = (r.change === 'removed' ? base : head).find((x) => x.manifest.kind === 'Integration' && x.manifest.metadata.name === r.name);
     const spec = integrationSpec(m);
     const steps = manualSteps(
-      { name: r.name, action: offlineAction(r), type: r.integrationType as IntegrationType, autoBootstrap: spec?.autoBootstrap ?? false },
+      { name: r.name, action: offlineAction(r, prune), type: r.integrationType as IntegrationType, autoBootstrap: spec?.autoBootstrap ?? false },
       'Not fetched: the service was not consulted.',
     );
     if (steps.length === 0) continue;

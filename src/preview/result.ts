@@ -10,7 +10,7 @@ export function warningsAbout(warnings: readonly PlanWarning[], touched: Readonl
 const LIVE_ACTIONS: readonly LiveAction[] = ['create', 'update', 'replace', 'delete', 'adopt', 'noop', 'none'];
 const DRY_STATUSES: ReadonlyArray<DryRunResult['status']> = ['passed', 'warning', 'failed', 'rejected', 'error', 'skipped'];
 
-function resourceWarnings(r: PreviewResult): PreviewWarning[] {
+function resourceWarnings(r: PreviewResult, prune: boolean): PreviewWarning[] {
   const out: PreviewWarning[] = [];
   for (const x of r.resources) {
     const resource = `${x.resourceKind}/${x.name}`;
@@ -32,8 +32,12 @@ function resourceWarnings(r: PreviewResult): PreviewWarning[] {
     } else if (l?.action === 'replace') {
       out.push({ kind: 'replace', resource, message: `will be replaced (deleted, then created)${l.forcesReplace.length ? `: ${l.forcesReplace.join(', ')} cannot be changed in place` : ''}` });
     } else if (l?.action === 'delete') out.push({ kind: 'delete', resource, message: 'will be deleted from the service' });
-    if (x.change === 'removed' && l?.action === 'none') {
-      out.push({ kind: 'not-pruned', resource, message: 'removed from the manifests, but stays in the service: run with --prune to delete it' });
+    // (only when the service has it: a removed resource it never had just goes)
+    if (x.change === 'removed' && l?.action === 'none' && l.id !== undefined) {
+      const message = prune
+        ? 'removed from the manifests, but stays in the service: govops does not manage it (not in its state), so --prune leaves it'
+        : 'removed from the manifests, but stays in the service: run with --prune to delete it';
+      out.push({ kind: 'not-pruned', resource, message });
     }
     const d = x.dryRun;
     if (d && (d.status === 'failed' || d.status === 'rejected')) {
@@ -61,11 +65,16 @@ const ORDER: Record<PreviewWarning['kind'], number> = {
   'not-pruned': 6,
   'plan-warning': 7,
   uncommitted: 8,
+  'base-moved': 8,
   'base-invalid': 9,
 };
 
-export function finish(r: PreviewResult): PreviewResult {
-  const warnings = [...r.warnings, ...resourceWarnings(r)];
+/**
+ * `prune`: offline, whether a removed resource is deleted by merging (the plan's --prune); without it merging
+ * leaves it in the service, so it is no change there.
+ */
+export function finish(r: PreviewResult, opts: { prune?: boolean } = {}): PreviewResult {
+  const warnings = [...r.warnings, ...resourceWarnings(r, opts.prune === true)];
   r.warnings = warnings.map((w, i) => ({ w, i })).sort((a, b) => ORDER[a.w.kind] - ORDER[b.w.kind] || a.i - b.i).map(({ w }) => w);
   const pr = { added: 0, changed: 0, renamed: 0, removed: 0 };
   for (const x of r.resources) if (x.change !== undefined) pr[x.change]++;
@@ -86,7 +95,7 @@ export function finish(r: PreviewResult): PreviewResult {
     r.summary.dryRuns = dry;
     r.changed = r.resources.some((x) => x.live !== undefined && x.live.blocked === undefined && ((x.live.action !== 'noop' && x.live.action !== 'none') || x.live.adopt));
   } else {
-    r.changed = r.valid && r.base !== undefined && r.resources.some((x) => x.change !== undefined);
+    r.changed = r.valid && r.base !== undefined && r.resources.some((x) => x.change !== undefined && (x.change !== 'removed' || opts.prune === true));
   }
   const awaiting = r.resources.filter((x) => x.manualAck?.status === 'awaiting').length;
   if (awaiting > 0) r.summary.awaitingManualStep = awaiting;

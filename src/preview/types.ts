@@ -135,6 +135,7 @@ export type WarningKind =
   | 'plan-error'
   | 'plan-warning'
   | 'uncommitted'
+  | 'base-moved'
   | 'base-invalid';
 
 export interface PreviewWarning {
@@ -169,8 +170,11 @@ export interface PreviewResult {
   offlineReason?: string;
   /** Short SHA of HEAD, when in a git work tree. */
   revision?: string;
-  /** With --base: the ref, the merge-base and the manifest files changed between it and HEAD. */
-  base?: { ref: string; mergeBase: string; files: ChangedFile[] };
+  /**
+   * With --base: the ref, the merge-base and the manifest files the pull request changes. `mergedOnto`: the ref
+   * moved on since the merge-base, and HEAD was merged onto its tip (this full SHA) to be compared with it.
+   */
+  base?: { ref: string; mergeBase: string; mergedOnto?: string; files: ChangedFile[] };
   /** Manifest files with uncommitted changes: not previewed (the preview reads commits). */
   uncommitted?: string[];
   /** No manifest errors at the head. */

@@ -205,7 +205,8 @@ describe('govops preview of a pull request', () => {
     await pr('remove', () => rm(path.join(repo, 'm', 'old.yaml')));
     const kept = await preview([], live());
     expect(kept.code).toBe(0);
-    expect(rows(kept.stdout)).toEqual(['| `-` | Integration/old | distributed_sql | removed | nothing |  |']);
+    const keptId = String(liveList().find((i) => i.type === 'distributed_sql')!.id);
+    expect(rows(kept.stdout)).toEqual([`| \`-\` | Integration/old | distributed_sql | removed | nothing (id ${keptId}, enabled) |  |`]);
     expect(kept.stdout).toContain('- ℹ️ **Integration/old**: removed from the manifests, but stays in the service: run with --prune to delete it');
     const pruned = await preview(['--prune'], live());
     expect(pruned.code, pruned.stderr).toBe(2);
@@ -405,6 +406,9 @@ describe('govops preview of a pull request', () => {
     expect(r.stdout).toContain('| **Merging it does** | not known: the service was not consulted |');
     expect(r.stdout).toContain('| **Dry runs** | ⏭️ not sent: the service was not consulted |');
     expect(rows(r.stdout)).toEqual(['| `+` | Integration/col2 | columnar_warehouse | added |']);
+    // a verdict on the manifests, not a live fact it cannot know
+    expect(r.stdout).toContain('**This pull request changes the manifests**: what merging does in the service is not known (exit 2)');
+    expect(r.stdout).not.toContain('Merging changes the service');
     expect(r.stdout).toContain('Not fetched: the service was not consulted. Fetch it with `govops scripts col2 --phase initial-create`.');
     expect(r.stderr).not.toMatch(/warning: live state not consulted/);
     // the acknowledgment needs no service either: the same line `govops scripts --ack` prints, offline
@@ -412,6 +416,26 @@ describe('govops preview of a pull request', () => {
     expect(ack.code, ack.stderr).toBe(0);
     expect(r.stdout).toContain('⏸️ **Awaiting the manual step** (the manifest has no govops/manual-step annotation)');
     expect(r.stdout).toContain(`\`\`\`yaml\n${ack.stdout.trim()}\n\`\`\``);
+  });
+
+  it('offline, a removed manual-flow integration: no delete script to run without --prune (merging deletes nothing)', async () => {
+    await pr('fork-remove', () => rm(path.join(repo, 'm', 'col.yaml')));
+    const kept = await preview(['--offline', 'pull request from the fork someone/gov', '-o', 'json']);
+    const k = JSON.parse(kept.stdout) as { exitCode: number; summary: { awaitingManualStep?: number; manualSteps: number }; warnings: Array<{ kind: string }>; resources: Array<{ name: string; change: string; manualSteps?: unknown[]; manualAck?: unknown }> };
+    expect(k.resources.map((r) => [r.name, r.change, r.manualSteps, r.manualAck])).toEqual([['col', 'removed', undefined, undefined]]);
+    expect(k.summary.awaitingManualStep).toBeUndefined();
+    expect(k.summary.manualSteps).toBe(0);
+    expect(k.warnings.map((w) => w.kind)).not.toContain('manual-step');
+    // and merging changes nothing (as live: exit 0, "stays in the service"), which the manifests alone show
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(k.exitCode).toBe(0);
+    // with --prune, merging deletes it: the delete script is the step, and nothing can acknowledge it
+    const pruned = await preview(['--offline', 'pull request from the fork someone/gov', '--prune', '-o', 'json']);
+    const p = JSON.parse(pruned.stdout) as typeof k;
+    expect(p.resources.map((r) => [r.name, (r.manualSteps as Array<{ phase: string }> | undefined)?.map((x) => x.phase)])).toEqual([['col', ['delete']]]);
+    expect(p.summary.awaitingManualStep).toBe(1);
+    expect(pruned.code).toBe(2);
+    expect(sandbox.requests()).toEqual([]);
   });
 
   it('-o json: the versioned shape, with the markdown; --out writes a file', async () => {

@@ -8,9 +8,9 @@
  * - git runs no program of the host's configuration that repository content could drive: no hook
  *   (core.hooksPath=/dev/null), no file-system monitor, no submodule recursion, no git-lfs download
  *   (GIT_LFS_SKIP_SMUDGE=1); set after the operator's GIT_CONFIG_* pairs, so they win;
- * - `noFilters`: for a command that checks out or compares work-tree content, every filter driver
- *   configured in any scope (git-lfs, git-crypt, ...) is emptied for that command, so none runs whatever
- *   the repository's .gitattributes select (a repository govops owns also gets `* -filter` in
+ * - `noFilters`: for a command that checks out, compares or merges work-tree content, every filter driver
+ *   configured in any scope (git-lfs, git-crypt, ...) is emptied for that command, and every merge driver runs
+ *   `false` (a conflict), so none of the host's programs runs whatever the repository's .gitattributes select (a repository govops owns also gets `* -filter` in
  *   info/attributes: see the Git source);
  * - never a prompt (GIT_TERMINAL_PROMPT=0), stable English messages (LC_ALL=C);
  * - a timeout (default 120s) and an abort signal, both killing the process;
@@ -124,6 +124,21 @@ export function filterDrivers(listing: string): string[] {
   return [...names];
 }
 
+/** The merge drivers configured in any scope, by name (`merge.<driver>.driver`; `merge.<variable>` settings are no driver). */
+export function mergeDrivers(listing: string): string[] {
+  const names = new Set<string>();
+  for (const key of listing.split('\0')) {
+    const last = key.lastIndexOf('.');
+    if (key.toLowerCase().startsWith('merge.') && last > 'merge.'.length && key.slice(last + 1).toLowerCase() === 'driver') names.add(key.slice('merge.'.length, last));
+  }
+  return [...names];
+}
+
+/** Pairs that make every named merge driver run `false`: the file conflicts, and no command of the host's runs. */
+export function noMergeDriverConfig(drivers: readonly string[]): Array<[string, string]> {
+  return drivers.map((d): [string, string] => [`merge.${d}.driver`, 'false']);
+}
+
 /** Pairs that make every named driver a no-op: no clean, smudge or process command, and not required. */
 export function noFilterConfig(drivers: readonly string[]): Array<[string, string]> {
   return drivers.flatMap((d): Array<[string, string]> => [
@@ -143,12 +158,13 @@ export async function runGit(args: readonly string[], opts: GitOptions): Promise
   );
   let env = base;
   if (opts.noFilters) {
-    const listing = await spawnGit(['config', '-z', '--name-only', '--get-regexp', '^filter\\.'], { ...opts, maxBuffer: 1024 * 1024 }, base, undefined);
+    const listing = await spawnGit(['config', '-z', '--name-only', '--get-regexp', '^(filter|merge)\\.'], { ...opts, maxBuffer: 1024 * 1024 }, base, undefined);
     // Exit 1: no such key. Anything else: the drivers are unknown, so the command does not run.
     if (listing.code !== 0 && listing.code !== 1) {
       throw new GitError(`git ${args[0] ?? ''}: cannot list the filter drivers to disable (git config exit ${listing.code}): ${firstLine(listing.stderr)}`, args, 'exit', listing.code, listing.stderr);
     }
-    env = withConfig(base, noFilterConfig(filterDrivers(listing.code === 0 ? listing.stdout : '')), args);
+    const names = listing.code === 0 ? listing.stdout : '';
+    env = withConfig(base, [...noFilterConfig(filterDrivers(names)), ...noMergeDriverConfig(mergeDrivers(names))], args);
   }
   return spawnGit(args, opts, env, opts.input);
 }

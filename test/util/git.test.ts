@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GitError, filterDrivers, gitEnv, gitOk, noFilterConfig, runGit, withConfig } from '../../src/util/git.js';
+import { GitError, filterDrivers, gitEnv, gitOk, mergeDrivers, noFilterConfig, noMergeDriverConfig, runGit, withConfig } from '../../src/util/git.js';
 import { registerSecrets } from '../../src/util/redact.js';
 
 const dirs: string[] = [];
@@ -86,6 +86,40 @@ describe('runGit', () => {
     expect(noFilterConfig(['lfs'])).toEqual([
       ['filter.lfs.clean', ''], ['filter.lfs.smudge', ''], ['filter.lfs.process', ''], ['filter.lfs.required', 'false'],
     ]);
+  });
+
+  it('names every configured merge driver (not merge.<setting>) and makes each run false', () => {
+    expect(mergeDrivers('merge.ours.driver\0merge.ours.name\0merge.renameLimit\0merge.a.b.driver\0filter.lfs.process\0')).toEqual(['ours', 'a.b']);
+    expect(noMergeDriverConfig(['ours'])).toEqual([['merge.ours.driver', 'false']]);
+  });
+
+  it('noFilters: a merge-tree runs no merge driver the host configures, whatever the attributes select', async () => {
+    const d = await tmp();
+    const log = join(d, 'ran');
+    const env = { PATH: process.env.PATH, HOME: d, GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: d, env, encoding: 'utf8' }).trim();
+    git('init', '-q', '--initial-branch=main');
+    await writeFile(join(d, 'a.yaml'), 'a\nb\nc\n');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    git('checkout', '-q', '-b', 'pr');
+    // the pull request selects a merge driver by name, and changes the file
+    await writeFile(join(d, '.gitattributes'), 'a.yaml merge=host\n');
+    await writeFile(join(d, 'a.yaml'), 'a\nb\nc-pr\n');
+    git('add', '-A');
+    git('commit', '-qm', 'pr');
+    git('checkout', '-q', 'main');
+    await writeFile(join(d, 'a.yaml'), 'a-main\nb\nc\n');
+    git('commit', '-qam', 'main');
+    git('checkout', '-q', 'pr'); // the pull request's checkout: its .gitattributes are the work tree's
+    // a driver of that name configured on the host (the operator's pairs)
+    const withDriver = { ...env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'merge.host.driver', GIT_CONFIG_VALUE_0: `echo ran >> '${log}'; cp %B %A` };
+    const safe = await runGit(['merge-tree', '--write-tree', 'pr', 'main'], { cwd: d, env: withDriver, noFilters: true });
+    expect(safe.code).toBe(1); // the driver ran `false`: a conflict, nothing of the host's ran
+    await expect(readFile(log, 'utf8')).rejects.toThrow(/ENOENT/);
+    // Without it the host's driver runs (what the test would miss otherwise).
+    expect((await runGit(['merge-tree', '--write-tree', 'pr', 'main'], { cwd: d, env: withDriver })).code).toBe(0);
+    expect(await readFile(log, 'utf8')).toContain('ran');
   });
 
   it('noFilters: a checkout runs no driver the host configures, in any scope, whatever the attributes select', async () => {

@@ -58,6 +58,9 @@ export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliCon
   const raw = command.optsWithGlobals() as Omit<GlobalOptions, 'logLevel'> & { logLevel?: string };
   const options: GlobalOptions = { ...raw, logLevel: resolveLogLevel(raw.logLevel, process.env.GOVOPS_LOG_LEVEL, command.name()) };
   const tty = Boolean(process.stdout.isTTY);
+  // NO_COLOR (any non-empty value, no-color.org) is `--no-color` for every output: the plan, text logs, and the
+  // pretty logs of run and sandbox (pino-pretty colors whatever the environment says when asked to).
+  const color = options.color && !process.env.NO_COLOR;
   const pretty = logDestination === 2 ? Boolean(process.stderr.isTTY) : tty;
   // One-shot commands log plain text lines (GOVOPS_LOG_FORMAT=json keeps JSON); run and sandbox log JSON.
   const text = !LONG_RUNNING_COMMANDS.has(command.name()) && process.env.GOVOPS_LOG_FORMAT !== 'json';
@@ -66,7 +69,7 @@ export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliCon
     createLogger({
       level: options.logLevel,
       destination: logDestination,
-      ...(text ? { text: { color: pretty && options.color && !process.env.NO_COLOR } } : { pretty: pretty && options.color }),
+      ...(text ? { text: { color: pretty && color } } : { pretty: pretty && color }),
     }),
   );
   // A Markdown product (`-o markdown`; preview's comment, as text or inside its JSON) is redacted in its parts before
@@ -75,7 +78,7 @@ export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliCon
   return {
     options,
     logger,
-    color: options.color && tty && !process.env.NO_COLOR,
+    color: color && tty,
     stdout: redactingStream(process.stdout, secretRedactor, markdown ? 'operator' : 'all'),
     stderr: redactingStream(process.stderr),
     rawStdout: process.stdout,

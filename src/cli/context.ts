@@ -32,6 +32,17 @@ export function resolveLogLevel(flag: string | undefined, env: string | undefine
   return defaultLogLevel(commandName);
 }
 
+/**
+ * GOVOPS_LOG_FORMAT, for one-shot commands: `text` (the default, also when empty) or `json`. Any other value is a
+ * usage error: a typo (`JSON`, `jsonl`) silently gave text lines to a tool expecting JSON.
+ */
+export function logFormatFromEnv(env: string | undefined): 'text' | 'json' {
+  const value = env?.trim() ?? '';
+  if (value === '' || value === 'text') return 'text';
+  if (value === 'json') return 'json';
+  throw new UserError(`GOVOPS_LOG_FORMAT must be text or json, got ${JSON.stringify(value)}`, 'unset it for text lines, or set it to json');
+}
+
 export interface GlobalOptions {
   output: OutputMode;
   logLevel: string;
@@ -63,7 +74,7 @@ export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliCon
   const color = options.color && !process.env.NO_COLOR;
   const pretty = logDestination === 2 ? Boolean(process.stderr.isTTY) : tty;
   // One-shot commands log plain text lines (GOVOPS_LOG_FORMAT=json keeps JSON); run and sandbox log JSON.
-  const text = !LONG_RUNNING_COMMANDS.has(command.name()) && process.env.GOVOPS_LOG_FORMAT !== 'json';
+  const text = !LONG_RUNNING_COMMANDS.has(command.name()) && logFormatFromEnv(process.env.GOVOPS_LOG_FORMAT) === 'text';
   // Made at its first line: a command that logs nothing (validate, a plan in sync) never loads the logging library.
   const logger = deferredLogger(options.logLevel, () =>
     createLogger({

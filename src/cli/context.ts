@@ -32,6 +32,17 @@ export function resolveLogLevel(flag: string | undefined, env: string | undefine
   return defaultLogLevel(commandName);
 }
 
+/**
+ * GOVOPS_LOG_FORMAT, for one-shot commands: `text` (the default, also when empty) or `json`. Any other value is a
+ * usage error: a typo (`JSON`, `jsonl`) silently gave text lines to a tool expecting JSON.
+ */
+export function logFormatFromEnv(env: string | undefined): 'text' | 'json' {
+  const value = env?.trim() ?? '';
+  if (value === '' || value === 'text') return 'text';
+  if (value === 'json') return 'json';
+  throw new UserError(`GOVOPS_LOG_FORMAT must be text or json, got ${JSON.stringify(value)}`, 'unset it for text lines, or set it to json');
+}
+
 export interface GlobalOptions {
   output: OutputMode;
   logLevel: string;
@@ -58,15 +69,18 @@ export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliCon
   const raw = command.optsWithGlobals() as Omit<GlobalOptions, 'logLevel'> & { logLevel?: string };
   const options: GlobalOptions = { ...raw, logLevel: resolveLogLevel(raw.logLevel, process.env.GOVOPS_LOG_LEVEL, command.name()) };
   const tty = Boolean(process.stdout.isTTY);
+  // NO_COLOR (any non-empty value, no-color.org) is `--no-color` for every output: the plan, text logs, and the
+  // pretty logs of run and sandbox (pino-pretty colors whatever the environment says when asked to).
+  const color = options.color && !process.env.NO_COLOR;
   const pretty = logDestination === 2 ? Boolean(process.stderr.isTTY) : tty;
   // One-shot commands log plain text lines (GOVOPS_LOG_FORMAT=json keeps JSON); run and sandbox log JSON.
-  const text = !LONG_RUNNING_COMMANDS.has(command.name()) && process.env.GOVOPS_LOG_FORMAT !== 'json';
+  const text = !LONG_RUNNING_COMMANDS.has(command.name()) && logFormatFromEnv(process.env.GOVOPS_LOG_FORMAT) === 'text';
   // Made at its first line: a command that logs nothing (validate, a plan in sync) never loads the logging library.
   const logger = deferredLogger(options.logLevel, () =>
     createLogger({
       level: options.logLevel,
       destination: logDestination,
-      ...(text ? { text: { color: pretty && options.color && !process.env.NO_COLOR } } : { pretty: pretty && options.color }),
+      ...(text ? { text: { color: pretty && color } } : { pretty: pretty && color }),
     }),
   );
   // A Markdown product (`-o markdown`; preview's comment, as text or inside its JSON) is redacted in its parts before
@@ -75,7 +89,7 @@ export function contextFrom(command: Command, logDestination: 1 | 2 = 2): CliCon
   return {
     options,
     logger,
-    color: options.color && tty && !process.env.NO_COLOR,
+    color: color && tty,
     stdout: redactingStream(process.stdout, secretRedactor, markdown ? 'operator' : 'all'),
     stderr: redactingStream(process.stderr),
     rawStdout: process.stdout,

@@ -6,7 +6,8 @@
  */
 import { Option, type Command } from './commander.js';
 import { DEFAULT_STATE_PATH } from '../state/types.js';
-import { isPgLocation, parsePgLocation, withStateKey } from '../state/location.js';
+import { checkStateLocation, isPgLocation, parsePgLocation, withStateKey } from '../state/location.js';
+import { UserError } from '../errors.js';
 
 export function stateOption(purpose = 'govops state: a file path, or a postgres:// URL (env GOVOPS_STATE_URL)'): Option {
   return new Option('--state <path|url>', purpose).env('GOVOPS_STATE').default(DEFAULT_STATE_PATH);
@@ -18,9 +19,19 @@ export function stateOption(purpose = 'govops state: a file path, or a postgres:
  */
 export function resolveStateFlags(action: Command, env: NodeJS.ProcessEnv = process.env): void {
   if (!action.options.some((o) => o.attributeName() === 'state')) return;
-  let state = action.getOptionValue('state') as string;
-  const source = action.getOptionValueSource('state');
-  if (source === 'default' && env.GOVOPS_STATE_URL) state = env.GOVOPS_STATE_URL;
+  let state = action.getOptionValue('state') as string | undefined;
+  let source = action.getOptionValueSource('state');
+  if (state === undefined) return; // export's --state, not given
+  // An empty GOVOPS_STATE (a CI variable templated from an unset one) is as if unset, as for the other variables;
+  // taken as a path, `''` read no state (a plan of creates) and failed only when writing.
+  if (source === 'env' && state.trim() === '') [state, source] = [DEFAULT_STATE_PATH, 'default'];
+  if (state.trim() === '') throw new UserError('--state is empty', 'give a state file path or a postgres:// URL, or leave the flag out for .govops/state.json');
+  const fromUrlEnv = source === 'default' && Boolean(env.GOVOPS_STATE_URL);
+  if (fromUrlEnv) state = env.GOVOPS_STATE_URL as string;
+  if (fromUrlEnv && !isPgLocation(state)) {
+    throw new UserError('GOVOPS_STATE_URL is not a postgres:// (postgresql://) URL', 'it holds a whole PostgreSQL URL; a state file is given with --state or GOVOPS_STATE');
+  }
+  checkStateLocation(state, source === 'env' ? 'GOVOPS_STATE' : '--state');
   if (isPgLocation(state)) {
     const key = (action.optsWithGlobals() as { stateKey?: string }).stateKey;
     state = withStateKey(state, key);

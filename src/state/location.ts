@@ -22,6 +22,20 @@ export function isPgLocation(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
 
+/**
+ * A state location written as a URL (`scheme://...`) that is not PostgreSQL's is refused: read as a file path, a
+ * typo (`postgress://`, `postgre://`) or another store (`s3://`) would make govops keep its state in a local file named
+ * after the URL (password included), which a CI job throws away. `from` names where the value came from.
+ */
+export function checkStateLocation(location: string, from: string): void {
+  if (isPgLocation(location) || !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location)) return;
+  const scheme = location.slice(0, location.indexOf(':'));
+  throw new UserError(
+    `${from} is a ${scheme}:// URL: the state is a file path or a postgres:// (postgresql://) URL`,
+    'write a postgres:// URL (user, password, host, port, database), or give a file path',
+  );
+}
+
 const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 
 /** Parse a PostgreSQL state location; throws a UserError for a malformed URL or key. */

@@ -80,6 +80,20 @@ describe('CLI output of plan and apply', () => {
     expect(bad.stderr).toMatch(/GOVOPS_LOG_LEVEL must be one of trace, debug, info, warn/);
   });
 
+  it('GOVOPS_LOG_FORMAT: text or json (empty: text); a typo is a usage error, not text lines a tool cannot read', async () => {
+    for (const format of ['JSON', 'jsonl', 'xml']) {
+      const r = await run(['plan', 'manifests'], { GOVOPS_LOG_LEVEL: 'debug', GOVOPS_LOG_FORMAT: format });
+      expect(r.code, format).toBe(1);
+      expect(r.stdout, format).toBe('');
+      expect(r.stderr, format).toBe(`error: GOVOPS_LOG_FORMAT must be text or json, got "${format}"\n  hint: unset it for text lines, or set it to json\n`);
+    }
+    for (const format of ['', 'text']) {
+      const r = await run(['plan', 'manifests'], { GOVOPS_LOG_LEVEL: 'debug', GOVOPS_LOG_FORMAT: format });
+      expect(r.code, format).toBe(0);
+      expect(r.stderr, format).toMatch(/^debug: request \(/m);
+    }
+  });
+
   it.skipIf(!HAS_SCRIPT)('on a TTY: one counted line per resource as it finishes, then the table', async () => {
     await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/3'));
     await h.writeManifest('hook.yaml', webhookManifest('hook', ['modelCreated', 'modelDeleted']));

@@ -88,6 +88,38 @@ describe('state paths that cannot be used are user errors', () => {
     expect(r.stderr).toMatch(/cannot create the folder of the state file \/proc\/nope: \/proc does not accept new folders/);
   }, 30_000);
 
+  it('a state location that is a URL but not postgres:// is refused, never used as a file path (a typo would keep the state in the CI job)', async () => {
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [['apply', 'manifests'], { GOVOPS_STATE_URL: 'postgress://govops:pw-123@db.example/govops' }, /GOVOPS_STATE_URL is not a postgres:\/\/ \(postgresql:\/\/\) URL/],
+      [['state', 'list'], { GOVOPS_STATE_URL: 'state.json' }, /GOVOPS_STATE_URL is not a postgres:\/\//],
+      [['plan', 'manifests'], { GOVOPS_STATE: 's3://bucket/state.json' }, /GOVOPS_STATE is a s3:\/\/ URL/],
+      [['plan', 'manifests', '--state', 'mysql://h/db'], {}, /--state is a mysql:\/\/ URL/],
+      [['state', 'migrate', '--state', 'fresh.json', '--to', 'postgre://h/db'], {}, /--to is a postgre:\/\/ URL/],
+    ];
+    for (const [args, env, message] of cases) {
+      const r = await run(args, { GOVOPS_STATE: '', GOVOPS_STATE_URL: '', ...env });
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+      expect(r.stderr).not.toContain('pw-123');
+    }
+    for (const scheme of ['postgress:', 's3:', 'mysql:', 'postgre:']) expect(existsSync(path.join(h.dir, scheme)), scheme).toBe(false);
+  });
+
+  it('an empty GOVOPS_STATE is as if unset (the default state), an empty --state is a usage error', async () => {
+    expect((await run(['apply', 'manifests'])).code).toBe(0);
+    const env = { GOVOPS_STATE: '' };
+    // read as the path '', no state: every resource was to be adopted again (exit 2) and the apply failed writing
+    const plan = await run(['plan', 'manifests', '--detailed-exitcode'], env);
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(0);
+    const list = await run(['state', 'list'], env);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/Webhook\/hook/);
+    const flag = await run(['plan', 'manifests', '--state', '']);
+    expect(flag.code).toBe(1);
+    expect(flag.stderr).toMatch(/^error: --state is empty/);
+  });
+
   it('GOVOPS_STATE is read by every command that takes --state', async () => {
     await writeFile(path.join(h.dir, 'corrupt.json'), '{ not json');
     await mkdir(path.join(h.dir, 'manual'));

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { ErrorCode, UserError } from '../../errors.js';
 import { withStateLock } from '../../state/lock.js';
-import { describeStateLocation, isPgLocation, parsePgLocation, withStateKey } from '../../state/location.js';
+import { checkStateLocation, describeStateLocation, isPgLocation, parsePgLocation, withStateKey } from '../../state/location.js';
 import { pgStateFor } from '../../state/pg/backend.js';
 import { loadState, saveState, serializeState } from '../../state/store.js';
 import type { GovopsState } from '../../state/types.js';
@@ -19,6 +19,7 @@ import type { MigrateFlags } from './state.js';
 const LOCK_WAIT_MS = 10_000;
 
 function targetOf(flags: MigrateFlags, stateKey: string | undefined): string {
+  checkStateLocation(flags.to, '--to');
   if (!isPgLocation(flags.to)) return flags.to;
   const explicit = flags.toKey ?? (new URL(flags.to).hash ? undefined : stateKey);
   const to = withStateKey(flags.to, explicit);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +107,28 @@ describe('DirSource', () => {
     await writeFile(join(dir, 'more/b.yaml'), 'b');
     await until(() => revisions.length === 3);
     expect(await readFile(join(revisions[2]!.root, 'more/b.yaml'), 'utf8')).toBe('b');
+  });
+
+  it('a folder deleted and created again: edits in the new folder are seen (not only at the periodic rescan)', async () => {
+    const base = await tmp('govops-dir-');
+    const dir = join(base, 'manifests');
+    await mkdir(dir);
+    await writeFile(join(dir, 'a.yaml'), 'a: 1\n');
+    const { revisions, source } = await watchDir(dir);
+    await rm(dir, { recursive: true });
+    await until(() => source.health().ok === false); // the scan saw it gone
+    await mkdir(dir); // on Linux, often the same inode number again
+    const latest = (): string | undefined => {
+      const root = source.current()?.root;
+      return root && existsSync(join(root, 'a.yaml')) ? readFileSync(join(root, 'a.yaml'), 'utf8') : undefined;
+    };
+    await writeFile(join(dir, 'a.yaml'), 'a: 2\n');
+    await until(() => latest() === 'a: 2\n');
+    const seen = revisions.length;
+    await writeFile(join(dir, 'a.yaml'), 'a: 3\n');
+    // the old code still watched the deleted folder: nothing until the periodic rescan (60 s)
+    await until(() => latest() === 'a: 3\n');
+    expect(revisions.length).toBe(seen + 1);
   });
 
   it('follows a git-sync style symlink swap and uses the commit SHA as revision', async () => {

@@ -70,7 +70,12 @@ export async function readTree(root: string, maxFiles = 10_000, skip: (path: str
       else if (e.isFile() && (KEPT.test(e.name) || KEPT_HIDDEN.has(e.name))) {
         count();
         // Never held whole: past the manifest limit, one byte more than it, enough for the loader to refuse it by name.
-        const content = await readFileUpTo(full, MAX_FILE_BYTES).catch(() => undefined);
+        // A file that vanished since the folder was listed is left out (its removal is a change: the scan is read again);
+        // one that cannot be read fails the scan: left out, its resources would be deleted (--prune) as if removed.
+        const content = await readFileUpTo(full, MAX_FILE_BYTES).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') return undefined;
+          throw new Error(`cannot read ${rel(full)}: ${err.message}`);
+        });
         if (content) files.set(rel(full), content);
       }
     }

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closeWatcher, DirSource } from '../../src/sources/dir.js';
@@ -9,6 +11,9 @@ import { digestFiles, gitSyncCommit, readTree } from '../../src/sources/snapshot
 import type { Revision } from '../../src/sources/types.js';
 import { pino } from 'pino';
 import { silentLogger } from '../../src/log.js';
+
+/** The built snapshot module (vitest's global setup builds dist/), for a read made as another user. */
+const SNAPSHOT_JS = fileURLToPath(new URL('../../dist/sources/snapshot.js', import.meta.url));
 
 let cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -65,6 +70,25 @@ describe('content digest', () => {
     expect(digestFiles(await readTree(a))).toBe(digestFiles(await readTree(b)));
     await writeFile(join(b, 'sub/y.yaml'), 'Y');
     expect(digestFiles(await readTree(a))).not.toBe(digestFiles(await readTree(b)));
+  });
+
+  it('a manifest that cannot be read fails the read (never left out: with --prune its resources would be deleted)', async () => {
+    const dir = await tmp('govops-unreadable-');
+    await writeFile(join(dir, 'a.yaml'), 'a: 1\n');
+    await writeFile(join(dir, 'b.yaml'), 'b: 1\n', { mode: 0o600 });
+    await chmod(dir, 0o755);
+    const script = `const { readTree } = await import(${JSON.stringify(SNAPSHOT_JS)});
+      try { const set = await readTree(process.argv[1]); console.log(JSON.stringify([...set.files.keys()])); }
+      catch (err) { console.log('error: ' + err.message); }`;
+    let out: string;
+    if (process.getuid?.() === 0) {
+      // root reads every file: the read is made by another user, as a daemon not running as the files' owner does
+      out = execFileSync(process.execPath, ['--input-type=module', '-e', script, dir], { uid: 65534, gid: 65534, encoding: 'utf8' }).trim();
+    } else {
+      await chmod(join(dir, 'b.yaml'), 0);
+      out = await readTree(dir).then((set) => JSON.stringify([...set.files.keys()]), (err: Error) => `error: ${err.message}`);
+    }
+    expect(out).toMatch(/^error: cannot read b\.yaml: EACCES/); // the old code: ["a.yaml"]
   });
 
   it('finds the git-sync commit in a resolved path', () => {

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { MAX_FILE_BYTES } from '../util/limits.js';
+import { MAX_FILE_BYTES, MAX_SNAPSHOT_ENTRIES } from '../util/limits.js';
 import { readFileUpTo } from '../util/read-up-to.js';
 
 export interface FileSet {
@@ -36,13 +36,21 @@ function inside(root: string, p: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
-/** `skip(path)`: an absolute path under `root` left out with everything below it (govops' own files). */
-export async function readTree(root: string, maxFiles = 10_000, skip: (path: string) => boolean = () => false): Promise<FileSet> {
+/**
+ * `skip(path)`: an absolute path under `root` left out with everything below it (govops' own files). More than
+ * `maxEntries` manifest files and links (other files do not count) is an error: the folder is not published.
+ */
+export async function readTree(root: string, maxEntries = MAX_SNAPSHOT_ENTRIES, skip: (path: string) => boolean = () => false): Promise<FileSet> {
   const files = new Map<string, Buffer>();
   const links = new Map<string, string>();
   const realRoot = await realpath(root).catch(() => root);
   const count = (): void => {
-    if (files.size + links.size >= maxFiles) throw new Error(`more than ${maxFiles} files under ${root}`);
+    if (files.size + links.size >= maxEntries) {
+      throw new Error(
+        `more than ${maxEntries.toLocaleString('en-US')} manifest files and links under ${root}, the most a directory source reads: ` +
+          'watch the manifests\' folder only (--dir), split the manifests into fewer files, or follow a Git repository (--repo)',
+      );
+    }
   };
   const rel = (full: string): string => relative(root, full).split(sep).join('/');
   async function walk(dir: string, top: boolean): Promise<void> {

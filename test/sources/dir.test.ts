@@ -91,6 +91,14 @@ describe('content digest', () => {
     expect(out).toMatch(/^error: cannot read b\.yaml: EACCES/); // the old code: ["a.yaml"]
   });
 
+  it("reads a per-resource export of a large service (over 10,000 files); past its limit, says what to do", async () => {
+    const dir = await tmp('govops-large-');
+    // `govops export`'s default layout: one file per resource (issue #26 measures 10,000 webhooks + 10,000 data sources)
+    await Promise.all(Array.from({ length: 10_001 }, (_, i) => writeFile(join(dir, `webhook-w${i}.yaml`), `n: ${i}\n`)));
+    expect((await readTree(dir)).files.size).toBe(10_001); // the old code: "more than 10000 files under ..."
+    await expect(readTree(dir, 3)).rejects.toThrow(/more than 3 manifest files and links under .*: watch the manifests' folder only \(--dir\).*--repo/);
+  });
+
   it('finds the git-sync commit in a resolved path', () => {
     const sha = 'a'.repeat(40);
     expect(gitSyncCommit(`/git/.worktrees/${sha}`)).toBe(sha);

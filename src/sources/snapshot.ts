@@ -23,12 +23,14 @@ const KEPT = /\.ya?ml$/i;
 const KEPT_HIDDEN = new Set(['.govopsignore', '.gitmodules']);
 
 /**
- * Hidden entries (`.git`, `.worktrees`, editor temp files like `.foo.swp`) are not manifests;
- * `.govopsignore` and `.gitmodules` are kept (the loader honours them).
+ * What the loader never reads (src/manifests/discover.ts), so neither copied nor watched: hidden entries (`.git`,
+ * `.worktrees`, editor temp files like `.foo.swp`) and `node_modules`; `.govopsignore` and `.gitmodules` are kept (the
+ * loader honours them). The same rule as the loader's, or a folder would not give the same manifests to `apply DIR`
+ * and to `run --dir`: a folder named `old~` is read (an editor's backup file `a.yaml~` is no manifest by its name).
  */
 export function isHidden(name: string): boolean {
   if (KEPT_HIDDEN.has(name)) return false;
-  return name.startsWith('.') || name.endsWith('~');
+  return name.startsWith('.') || name === 'node_modules';
 }
 
 function inside(root: string, p: string): boolean {

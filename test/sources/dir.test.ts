@@ -4,10 +4,11 @@ import { chmod, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { closeWatcher, DirSource } from '../../src/sources/dir.js';
 import { watch } from 'chokidar';
 import { digestFiles, gitSyncCommit, readTree } from '../../src/sources/snapshot.js';
+import { findManifestFiles } from '../../src/manifests/discover.js';
 import type { Revision } from '../../src/sources/types.js';
 import { pino } from 'pino';
 import { silentLogger } from '../../src/log.js';
@@ -97,6 +98,20 @@ describe('content digest', () => {
     await Promise.all(Array.from({ length: 10_001 }, (_, i) => writeFile(join(dir, `webhook-w${i}.yaml`), `n: ${i}\n`)));
     expect((await readTree(dir)).files.size).toBe(10_001); // the old code: "more than 10000 files under ..."
     await expect(readTree(dir, 3)).rejects.toThrow(/more than 3 manifest files and links under .*: watch the manifests' folder only \(--dir\).*--repo/);
+  });
+
+  it('copies what the loader reads, no more, no less (a folder named `old~` is read, node_modules is not)', async () => {
+    const dir = await tmp('govops-select-');
+    await mkdir(join(dir, 'old~'));
+    await mkdir(join(dir, 'node_modules/pkg'), { recursive: true });
+    await writeFile(join(dir, 'old~/a.yaml'), 'a: 1\n');
+    await writeFile(join(dir, 'node_modules/pkg/n.yaml'), 'n: 1\n');
+    await writeFile(join(dir, 'b.yaml'), 'b: 1\n');
+    await writeFile(join(dir, 'b.yaml~'), 'an editor backup\n');
+    const loaded = (await findManifestFiles(['.'], dir)).files.map((f) => relative(dir, f)).sort();
+    expect(loaded).toEqual(['b.yaml', 'old~/a.yaml']);
+    // the old code: ['b.yaml', 'node_modules/pkg/n.yaml']: old~/a.yaml's resources missing (deleted with --prune)
+    expect([...(await readTree(dir)).files.keys()].sort()).toEqual(loaded);
   });
 
   it('finds the git-sync commit in a resolved path', () => {

@@ -132,9 +132,20 @@ export class ReconcileLoop {
     this.clock = opts.clock ?? backgroundClock;
   }
 
-  /** A new revision from the source: runs next (replacing any revision still waiting). */
+  /**
+   * A new revision from the source: runs next (replacing any revision still waiting). A revision the source saw before
+   * the one waiting (queued or retried) is not new: a replica elected leader submits its last good revision again
+   * (run.ts, standby.ts). It never takes that newer one's place (its success cleared the retry, or it replaced the
+   * queued one: the newer revision was never applied); the newer one runs instead, now when it was being retried.
+   */
   submit(revision: Revision): void {
     if (this.stopped) return;
+    const newer = [this.pending, this.retryTarget].find((w) => w && w.id !== revision.id && seenBefore(revision, w));
+    if (newer) {
+      if (newer === this.retryTarget && !this.pending) this.retryDue = true;
+      this.kick();
+      return;
+    }
     this.pending = revision;
     if (!this.outstanding.has(revision.id)) {
       this.outstanding.set(revision.id, { revision, since: revision.observedAt || new Date(this.clock.now()).toISOString(), attempts: 0 });
@@ -389,6 +400,11 @@ export class ReconcileLoop {
     if (this.resyncTimer) this.clock.clearTimeout(this.resyncTimer);
     this.resyncTimer = this.clock.setTimeout(() => this.resyncNow(), this.opts.resyncMs);
   }
+}
+
+/** Whether the source saw `a` before `b` (sources publish revisions in order, each with the time it was seen). */
+function seenBefore(a: Revision, b: Revision): boolean {
+  return a.observedAt !== '' && b.observedAt !== '' && a.observedAt < b.observedAt;
 }
 
 /** `Kind/name: action` of every change an attempt held back (awaiting a manual step, blocked by the plan). */

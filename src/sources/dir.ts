@@ -7,7 +7,7 @@
  * the manifest files only (never a secret file: those are read from the watched folder itself).
  * Revision id: the git-sync commit SHA when the resolved path names one, else `sha256:<digest>`.
  */
-import { lstat, readdir, realpath, rm } from 'node:fs/promises';
+import { lstat, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
@@ -50,6 +50,8 @@ export class DirSource implements Source {
   private latestDigest?: string;
   private content?: FSWatcher;
   private contentReal?: string;
+  /** The watched folder's identity (`dev:ino`): a folder deleted and created again at the same path is another one. */
+  private contentId?: string;
   /** Ends the wait for the content watcher's `ready` (watchContent), when the watcher is closed first. */
   private releaseReady?: () => void;
   private links: FSWatcher[] = [];
@@ -189,8 +191,13 @@ export class DirSource implements Source {
     parents.add(dirname(this.dir));
     for (const parent of parents) {
       const w = watch(parent, { depth: 0, ignoreInitial: true, followSymlinks: false, persistent: true, ignored: (path: string) => this.owns(path) });
-      w.on('all', (_event: string, path: string) => {
-        if (onTheWay(path)) this.changed();
+      w.on('all', (event: string, path: string) => {
+        if (onTheWay(path)) {
+          // The folder (or a folder or link on its way) removed or created: a folder at that path now is another one,
+          // which the content watcher does not see (its watches were on the old one, even when the inode is reused).
+          if (event !== 'change') this.contentId = undefined;
+          this.changed();
+        }
         else this.opts.logger.trace({ path }, 'a change beside the watched folder: no reason to scan');
       });
       w.on('error', (err) => this.opts.logger.warn({ err }, 'directory watch error'));
@@ -199,9 +206,15 @@ export class DirSource implements Source {
   }
 
   private async watchContent(real: string): Promise<void> {
-    if (this.contentReal === real && this.content) return;
+    // A folder deleted and created again keeps its path, not its watches (inotify watched the old folder, now gone):
+    // a new watcher, or no edit in the new folder is seen until the periodic rescan. Its identity tells it apart,
+    // unless the inode number is reused: then the parent's watcher cleared `contentId` (watchLinks).
+    const st = await stat(real);
+    const id = `${st.dev}:${st.ino}`;
+    if (this.contentReal === real && this.contentId === id && this.content) return;
     await closeWatcher(this.content);
     this.contentReal = real;
+    this.contentId = id;
     this.content = watch(real, {
       ignoreInitial: true,
       // Links are recorded as links (snapshot.ts); what they point to is not ours to watch.

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { MAX_FILE_BYTES } from '../util/limits.js';
+import { MAX_FILE_BYTES, MAX_SNAPSHOT_ENTRIES } from '../util/limits.js';
 import { readFileUpTo } from '../util/read-up-to.js';
 
 export interface FileSet {
@@ -23,12 +23,14 @@ const KEPT = /\.ya?ml$/i;
 const KEPT_HIDDEN = new Set(['.govopsignore', '.gitmodules']);
 
 /**
- * Hidden entries (`.git`, `.worktrees`, editor temp files like `.foo.swp`) are not manifests;
- * `.govopsignore` and `.gitmodules` are kept (the loader honours them).
+ * What the loader never reads (src/manifests/discover.ts), so neither copied nor watched: hidden entries (`.git`,
+ * `.worktrees`, editor temp files like `.foo.swp`) and `node_modules`; `.govopsignore` and `.gitmodules` are kept (the
+ * loader honours them). The same rule as the loader's, or a folder would not give the same manifests to `apply DIR`
+ * and to `run --dir`: a folder named `old~` is read (an editor's backup file `a.yaml~` is no manifest by its name).
  */
 export function isHidden(name: string): boolean {
   if (KEPT_HIDDEN.has(name)) return false;
-  return name.startsWith('.') || name.endsWith('~');
+  return name.startsWith('.') || name === 'node_modules';
 }
 
 function inside(root: string, p: string): boolean {
@@ -36,13 +38,21 @@ function inside(root: string, p: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
-/** `skip(path)`: an absolute path under `root` left out with everything below it (govops' own files). */
-export async function readTree(root: string, maxFiles = 10_000, skip: (path: string) => boolean = () => false): Promise<FileSet> {
+/**
+ * `skip(path)`: an absolute path under `root` left out with everything below it (govops' own files). More than
+ * `maxEntries` manifest files and links (other files do not count) is an error: the folder is not published.
+ */
+export async function readTree(root: string, maxEntries = MAX_SNAPSHOT_ENTRIES, skip: (path: string) => boolean = () => false): Promise<FileSet> {
   const files = new Map<string, Buffer>();
   const links = new Map<string, string>();
   const realRoot = await realpath(root).catch(() => root);
   const count = (): void => {
-    if (files.size + links.size >= maxFiles) throw new Error(`more than ${maxFiles} files under ${root}`);
+    if (files.size + links.size >= maxEntries) {
+      throw new Error(
+        `more than ${maxEntries.toLocaleString('en-US')} manifest files and links under ${root}, the most a directory source reads: ` +
+          'watch the manifests\' folder only (--dir), split the manifests into fewer files, or follow a Git repository (--repo)',
+      );
+    }
   };
   const rel = (full: string): string => relative(root, full).split(sep).join('/');
   async function walk(dir: string, top: boolean): Promise<void> {
@@ -70,7 +80,12 @@ export async function readTree(root: string, maxFiles = 10_000, skip: (path: str
       else if (e.isFile() && (KEPT.test(e.name) || KEPT_HIDDEN.has(e.name))) {
         count();
         // Never held whole: past the manifest limit, one byte more than it, enough for the loader to refuse it by name.
-        const content = await readFileUpTo(full, MAX_FILE_BYTES).catch(() => undefined);
+        // A file that vanished since the folder was listed is left out (its removal is a change: the scan is read again);
+        // one that cannot be read fails the scan: left out, its resources would be deleted (--prune) as if removed.
+        const content = await readFileUpTo(full, MAX_FILE_BYTES).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') return undefined;
+          throw new Error(`cannot read ${rel(full)}: ${err.message}`);
+        });
         if (content) files.set(rel(full), content);
       }
     }

@@ -326,6 +326,47 @@ describe('ReconcileLoop', () => {
     expect(w.live.value).toBe('b');
   });
 
+  // A replica elected leader submits its last good revision again (run.ts onElected; standby.ts when elected while
+  // planning): that revision was seen before the one waiting, which must still be applied.
+  it('an older revision submitted again never clears the newer one being retried: the newer one is applied', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock, retryMaxMs: 1000 });
+    const r1 = { ...(await rev('r1', 'a')), observedAt: '2026-01-01T00:00:01.000Z' };
+    loop.submit(r1);
+    await loop.idle();
+    w.service.down = true;
+    loop.submit({ ...(await rev('r2', 'b')), observedAt: '2026-01-01T00:00:02.000Z' });
+    await loop.idle();
+    expect(loop.snapshot().waiting).toMatchObject({ revision: 'r2', state: 'retrying' });
+    w.service.down = false;
+    loop.submit(loop.snapshot().lastGood!); // r1 again
+    await loop.idle();
+    for (let i = 0; i < 10; i++) {
+      clock.advance(1000);
+      await loop.idle();
+    }
+    // the old code applied r1 as a new revision, which cleared r2's retry: r2 was never applied
+    expect(w.live.value).toBe('b');
+    expect(loop.snapshot()).toMatchObject({ lastApplied: { revision: 'r2' } });
+    expect(loop.snapshot().waiting).toBeUndefined();
+    expect(attempts.filter((a) => a.revision === 'r1')).toHaveLength(1);
+  });
+
+  it('an older revision submitted again while a newer one is queued does not take its place', async () => {
+    const w = world();
+    const { loop } = makeLoop(w);
+    const release = w.hold();
+    loop.submit({ ...(await rev('r1', 'a')), observedAt: '2026-01-01T00:00:01.000Z' });
+    loop.submit({ ...(await rev('r2', 'b')), observedAt: '2026-01-01T00:00:02.000Z' }); // queued while r1 runs
+    const r1 = { ...(await rev('r1', 'a')), observedAt: '2026-01-01T00:00:01.000Z' };
+    loop.submit(r1); // r1 again (elected while planning it)
+    expect(loop.snapshot().pending).toBe('r2');
+    release();
+    await loop.idle();
+    expect(w.live.value).toBe('b'); // the old code: r2 dropped, r1 applied twice
+  });
+
   it('stop() aborts the in-flight reconcile, waits for it within the grace period, and takes no new work', async () => {
     const w = world();
     const { loop } = makeLoop(w);

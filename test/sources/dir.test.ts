@@ -1,14 +1,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { closeWatcher, DirSource } from '../../src/sources/dir.js';
 import { watch } from 'chokidar';
 import { digestFiles, gitSyncCommit, readTree } from '../../src/sources/snapshot.js';
+import { findManifestFiles } from '../../src/manifests/discover.js';
 import type { Revision } from '../../src/sources/types.js';
 import { pino } from 'pino';
 import { silentLogger } from '../../src/log.js';
+
+/** The built snapshot module (vitest's global setup builds dist/), for a read made as another user. */
+const SNAPSHOT_JS = fileURLToPath(new URL('../../dist/sources/snapshot.js', import.meta.url));
 
 let cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -67,6 +73,47 @@ describe('content digest', () => {
     expect(digestFiles(await readTree(a))).not.toBe(digestFiles(await readTree(b)));
   });
 
+  it('a manifest that cannot be read fails the read (never left out: with --prune its resources would be deleted)', async () => {
+    const dir = await tmp('govops-unreadable-');
+    await writeFile(join(dir, 'a.yaml'), 'a: 1\n');
+    await writeFile(join(dir, 'b.yaml'), 'b: 1\n', { mode: 0o600 });
+    await chmod(dir, 0o755);
+    const script = `const { readTree } = await import(${JSON.stringify(SNAPSHOT_JS)});
+      try { const set = await readTree(process.argv[1]); console.log(JSON.stringify([...set.files.keys()])); }
+      catch (err) { console.log('error: ' + err.message); }`;
+    let out: string;
+    if (process.getuid?.() === 0) {
+      // root reads every file: the read is made by another user, as a daemon not running as the files' owner does
+      out = execFileSync(process.execPath, ['--input-type=module', '-e', script, dir], { uid: 65534, gid: 65534, encoding: 'utf8' }).trim();
+    } else {
+      await chmod(join(dir, 'b.yaml'), 0);
+      out = await readTree(dir).then((set) => JSON.stringify([...set.files.keys()]), (err: Error) => `error: ${err.message}`);
+    }
+    expect(out).toMatch(/^error: cannot read b\.yaml: EACCES/); // the old code: ["a.yaml"]
+  });
+
+  it("reads a per-resource export of a large service (over 10,000 files); past its limit, says what to do", async () => {
+    const dir = await tmp('govops-large-');
+    // `govops export`'s default layout: one file per resource (issue #26 measures 10,000 webhooks + 10,000 data sources)
+    await Promise.all(Array.from({ length: 10_001 }, (_, i) => writeFile(join(dir, `webhook-w${i}.yaml`), `n: ${i}\n`)));
+    expect((await readTree(dir)).files.size).toBe(10_001); // the old code: "more than 10000 files under ..."
+    await expect(readTree(dir, 3)).rejects.toThrow(/more than 3 manifest files and links under .*: watch the manifests' folder only \(--dir\).*--repo/);
+  });
+
+  it('copies what the loader reads, no more, no less (a folder named `old~` is read, node_modules is not)', async () => {
+    const dir = await tmp('govops-select-');
+    await mkdir(join(dir, 'old~'));
+    await mkdir(join(dir, 'node_modules/pkg'), { recursive: true });
+    await writeFile(join(dir, 'old~/a.yaml'), 'a: 1\n');
+    await writeFile(join(dir, 'node_modules/pkg/n.yaml'), 'n: 1\n');
+    await writeFile(join(dir, 'b.yaml'), 'b: 1\n');
+    await writeFile(join(dir, 'b.yaml~'), 'an editor backup\n');
+    const loaded = (await findManifestFiles(['.'], dir)).files.map((f) => relative(dir, f)).sort();
+    expect(loaded).toEqual(['b.yaml', 'old~/a.yaml']);
+    // the old code: ['b.yaml', 'node_modules/pkg/n.yaml']: old~/a.yaml's resources missing (deleted with --prune)
+    expect([...(await readTree(dir)).files.keys()].sort()).toEqual(loaded);
+  });
+
   it('finds the git-sync commit in a resolved path', () => {
     const sha = 'a'.repeat(40);
     expect(gitSyncCommit(`/git/.worktrees/${sha}`)).toBe(sha);
@@ -107,6 +154,28 @@ describe('DirSource', () => {
     await writeFile(join(dir, 'more/b.yaml'), 'b');
     await until(() => revisions.length === 3);
     expect(await readFile(join(revisions[2]!.root, 'more/b.yaml'), 'utf8')).toBe('b');
+  });
+
+  it('a folder deleted and created again: edits in the new folder are seen (not only at the periodic rescan)', async () => {
+    const base = await tmp('govops-dir-');
+    const dir = join(base, 'manifests');
+    await mkdir(dir);
+    await writeFile(join(dir, 'a.yaml'), 'a: 1\n');
+    const { revisions, source } = await watchDir(dir);
+    await rm(dir, { recursive: true });
+    await until(() => source.health().ok === false); // the scan saw it gone
+    await mkdir(dir); // on Linux, often the same inode number again
+    const latest = (): string | undefined => {
+      const root = source.current()?.root;
+      return root && existsSync(join(root, 'a.yaml')) ? readFileSync(join(root, 'a.yaml'), 'utf8') : undefined;
+    };
+    await writeFile(join(dir, 'a.yaml'), 'a: 2\n');
+    await until(() => latest() === 'a: 2\n');
+    const seen = revisions.length;
+    await writeFile(join(dir, 'a.yaml'), 'a: 3\n');
+    // the old code still watched the deleted folder: nothing until the periodic rescan (60 s)
+    await until(() => latest() === 'a: 3\n');
+    expect(revisions.length).toBe(seen + 1);
   });
 
   it('follows a git-sync style symlink swap and uses the commit SHA as revision', async () => {

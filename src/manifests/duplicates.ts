@@ -32,24 +32,29 @@ export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: L
     // What the service keeps unique: the natural key, and the kind's unique fields (interface 8), compared as
     // written. A field that is a secret reference or missing is not known offline: not compared.
     const nk = naturalKey(spec.type, spec.config);
-    type Unique = { map: Map<string, LoadedManifest>; key: string; path: readonly string[]; message(other: string): string };
-    const keys: Unique[] = [];
-    if (!/=($|:)/.test(nk)) {
-      keys.push({ map: byNaturalKey, key: nk, path: kindOf(spec.type).identityField, message: (other) => `same ${spec.type} integration as ${other} (${nk}): the service allows only one` });
-    }
-    for (const field of kindOf(spec.type).uniqueFields ?? []) {
+    const nkKnown = !/=($|:)/.test(nk);
+    const kindDef = kindOf(spec.type);
+    // the first clash, worked out only when there is one: `validate` of 10,000 has none
+    let clash: { other: LoadedManifest; path: readonly string[]; message(other: string): string } | undefined;
+    const byNk = nkKnown ? byNaturalKey.get(nk) : undefined;
+    if (byNk) clash = { other: byNk, path: kindDef.identityField, message: (other) => `same ${spec.type} integration as ${other} (${nk}): the service allows only one` };
+    const uniqueKeys: string[] = [];
+    for (const field of kindDef.uniqueFields ?? []) {
       const value = spec.config?.[field];
       if (typeof value !== 'string') continue;
-      keys.push({
-        map: byUniqueField,
-        key: `${spec.type}:${field}=${value}`,
-        path: ['spec', 'config', field],
-        message: (other) => `${field} \`${value}\` is also used by ${other}: it is unique across ${spec.type} integrations (the service refuses a second one)`,
-      });
+      const key = `${spec.type}:${field}=${value}`;
+      const other = byUniqueField.get(key);
+      if (other && !clash) {
+        clash = {
+          other,
+          path: ['spec', 'config', field],
+          message: (o) => `${field} \`${value}\` is also used by ${o}: it is unique across ${spec.type} integrations (the service refuses a second one)`,
+        };
+      }
+      uniqueKeys.push(key);
     }
-    const clash = keys.find((k) => k.map.has(k.key));
     if (clash) {
-      const other = clash.map.get(clash.key)!;
+      const { other } = clash;
       diagnostics.push({
         ...m.locate([...clash.path]),
         kind,
@@ -60,7 +65,8 @@ export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: L
       kept.pop();
       continue;
     }
-    for (const k of keys) k.map.set(k.key, m);
+    if (nkKnown) byNaturalKey.set(nk, m);
+    for (const key of uniqueKeys) byUniqueField.set(key, m);
   }
   return { kept, diagnostics };
 }

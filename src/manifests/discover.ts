@@ -11,6 +11,7 @@ import { MAX_FILE_BYTES } from './hostile.js';
 import { readFileUpTo } from '../util/read-up-to.js';
 import { IGNORE_FILE, isIgnored, parseIgnore, type IgnoreRules } from './ignore.js';
 import { isInside } from '../util/inside.js';
+import { isSkippedName } from '../util/skipped-names.js';
 import { WORKDIR_MARKER, isStateFamily } from '../util/own-files.js';
 
 export interface DiscoveryProblem {
@@ -191,7 +192,7 @@ async function walk(dir: string, scopes: Scope[], w: Walk, top: boolean): Promis
   if (entries.some((e) => e.name === GITMODULES_FILE)) await readGitmodules(dir, w.submodules, w.out.problems);
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
-    if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+    if (isSkippedName(e.name)) continue;
     const full = join(dir, e.name);
     const what = await entryKind(e, full, dir, here, w);
     if (!what) continue;

@@ -9,13 +9,13 @@
 import type { LiveDataSource, LiveIntegration } from '../api/types.js';
 import { attributeDataSources } from './data-sources.js';
 import { blocked } from './notes.js';
-import type { DesiredDataSource, PlanChange } from './types.js';
+import type { DesiredDataSource, DesiredResource, PlanChange } from './types.js';
 import { groupBy } from '../util/multimap.js';
 
 /** Blocks (`name-taken`) each data-source create whose name stays held by a live data source this plan keeps. */
 export function blockNamesStillTaken(
   changes: readonly PlanChange[],
-  desired: readonly DesiredDataSource[],
+  desired: readonly DesiredResource[],
   live: { dataSources?: readonly LiveDataSource[]; integrations: readonly LiveIntegration[] },
 ): void {
   if (live.dataSources === undefined) return;
@@ -25,7 +25,8 @@ export function blockNamesStillTaken(
   for (const c of changes) {
     if (c.resourceKind === 'DataSource' && (c.action === 'delete' || c.action === 'replace') && !c.blocked && c.liveId !== undefined) removed.add(c.liveId);
   }
-  const byName = new Map(desired.map((d) => [d.name, d]));
+  const byName = new Map<string, DesiredDataSource>();
+  for (const d of desired) if (d.kind === 'DataSource') byName.set(d.name, d);
   const liveOf = groupBy(attributeDataSources(live.dataSources, live.integrations), (d) => d.integrationId);
   for (const c of creates) {
     const name = byName.get(c.name)?.body.dataSourceName;

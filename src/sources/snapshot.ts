@@ -8,9 +8,11 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MAX_FILE_BYTES, MAX_SNAPSHOT_ENTRIES } from '../util/limits.js';
 import { readFileUpTo } from '../util/read-up-to.js';
+import { isInside } from '../util/inside.js';
+import { isSkippedName } from '../util/skipped-names.js';
 
 export interface FileSet {
   /** Relative path (with `/`) → content. */
@@ -23,19 +25,12 @@ const KEPT = /\.ya?ml$/i;
 const KEPT_HIDDEN = new Set(['.govopsignore', '.gitmodules']);
 
 /**
- * What the loader never reads (src/manifests/discover.ts), so neither copied nor watched: hidden entries (`.git`,
- * `.worktrees`, editor temp files like `.foo.swp`) and `node_modules`; `.govopsignore` and `.gitmodules` are kept (the
- * loader honours them). The same rule as the loader's, or a folder would not give the same manifests to `apply DIR`
- * and to `run --dir`: a folder named `old~` is read (an editor's backup file `a.yaml~` is no manifest by its name).
+ * What the loader never reads (util/skipped-names.ts), so neither copied nor watched; `.govopsignore` and
+ * `.gitmodules` are kept (the loader honours them). A folder named `old~` is read (an editor's backup file `a.yaml~`
+ * is no manifest by its name).
  */
 export function isHidden(name: string): boolean {
-  if (KEPT_HIDDEN.has(name)) return false;
-  return name.startsWith('.') || name === 'node_modules';
-}
-
-function inside(root: string, p: string): boolean {
-  const rel = relative(root, p);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  return !KEPT_HIDDEN.has(name) && isSkippedName(name);
 }
 
 /**
@@ -73,7 +68,7 @@ export async function readTree(root: string, maxEntries = MAX_SNAPSHOT_ENTRIES, 
         // A link to a place inside the folder stays a (relative) link inside the copy; any other is
         // copied as written, so the loader refuses it by name. Its target is never read here.
         const target = await realpath(full).catch(() => undefined);
-        links.set(rel(full), target !== undefined && inside(realRoot, target) ? relative(dirname(resolve(realRoot, rel(full))), target) || '.' : text);
+        links.set(rel(full), target !== undefined && isInside(realRoot, target) ? relative(dirname(resolve(realRoot, rel(full))), target) || '.' : text);
         continue;
       }
       if (e.isDirectory()) await walk(full, false);

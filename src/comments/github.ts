@@ -4,7 +4,7 @@
  */
 import { Octokit } from '@octokit/rest';
 import { redactText } from '../util/redact.js';
-import { findOurs, fitBody, GITHUB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
+import { findOurs, fitBody, GITHUB_BODY_LIMIT, hasMarker, MAX_COMMENT_PAGES } from './marker.js';
 import { CommentError, reasonForStatus, type GithubTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
@@ -47,7 +47,7 @@ export async function upsertGithubComment(target: GithubTarget, body: string, op
     existing = await octokit.paginate(octokit.rest.issues.listComments, { ...where, issue_number: target.number, per_page: 100 }, (response, done) => {
       if (++pages >= MAX_COMMENT_PAGES) done();
       return response.data
-        .filter((c) => (c.body ?? '').trimStart().startsWith(opts.marker))
+        .filter((c) => hasMarker(c.body ?? '', opts.marker))
         .map((c) => ({ id: String(c.id), body: c.body ?? '', ...(c.user?.login ? { author: c.user.login } : {}) }));
     });
   } catch (err) {

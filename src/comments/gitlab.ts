@@ -5,7 +5,7 @@
 import { redactThenCut } from '../util/cut.js';
 import { redactText } from '../util/redact.js';
 import { requestUrl } from '../util/undici.js';
-import { findOurs, fitBody, GITLAB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
+import { findOurs, fitBody, hasMarker, GITLAB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
 import { CommentError, reasonForStatus, type GitlabTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
 /**
@@ -102,7 +102,7 @@ export async function upsertGitlabNote(target: GitlabTarget, body: string, opts:
     if (!Array.isArray(r.data)) throw new CommentError(`GitLab: listing the notes of !${target.number}: the answer is not a list`, 'unavailable');
     for (const n of r.data as Note[]) {
       const text = typeof n.body === 'string' ? n.body : '';
-      if (n.system === true || !text.trimStart().startsWith(opts.marker)) continue;
+      if (n.system === true || !hasMarker(text, opts.marker)) continue;
       candidates.push({ id: String(n.id), body: text, ...(n.author?.username ? { author: n.author.username } : {}) });
     }
     page = r.nextPage;

@@ -7,9 +7,14 @@ export interface ExistingComment {
   author?: string;
 }
 
+/** The body starts with the marker (leading blank space allowed). */
+export function hasMarker(body: string, marker: string): boolean {
+  return body.trimStart().startsWith(marker);
+}
+
 /** The comment starts with the marker (leading blank space allowed) and, when given, is by `author`. */
 export function isOurs(c: ExistingComment, marker: string, author: string | undefined): boolean {
-  if (!c.body.trimStart().startsWith(marker)) return false;
+  if (!hasMarker(c.body, marker)) return false;
   return author === undefined || author === '' || c.author?.toLowerCase() === author.toLowerCase();
 }
 

@@ -83,6 +83,11 @@ function bearerMatches(req: IncomingMessage, token: string): boolean {
   return given !== undefined && safeEqual(given, token);
 }
 
+/** What `/status` shows (and `/readyz`'s error text) is for anyone when no status token is set, else for its bearer. */
+function statusVisible(handlers: { statusToken?: string }, req: IncomingMessage): boolean {
+  return handlers.statusToken === undefined || bearerMatches(req, handlers.statusToken);
+}
+
 class BodyError extends Error {
   constructor(
     readonly status: 408 | 413,
@@ -201,13 +206,13 @@ async function handle(ctx: ServerContext, req: IncomingMessage, res: ServerRespo
     case '/readyz': {
       const { detail, ...r } = handlers.ready();
       // the error text only where /status would be shown
-      const shown = detail !== undefined && (handlers.statusToken === undefined || bearerMatches(req, handlers.statusToken));
+      const shown = detail !== undefined && statusVisible(handlers, req);
       return send(res, r.ready ? 200 : 503, shown ? { ...r, detail } : r);
     }
     case '/metrics':
       return send(res, 200, await handlers.registry.metrics(), handlers.registry.contentType);
     case '/status':
-      if (handlers.statusToken !== undefined && !bearerMatches(req, handlers.statusToken)) {
+      if (!statusVisible(handlers, req)) {
         res.setHeader('www-authenticate', 'Bearer realm="govops status"');
         return send(res, 401, { error: 'unauthorized', message: '/status needs Authorization: Bearer <token> (the daemon runs with --status-token-file or GOVOPS_STATUS_TOKEN)' });
       }

@@ -98,10 +98,11 @@ function byId<T extends { id: string }>(items: readonly T[]): T[] {
 
 /** Integrations as manifests, their credentials as `fromEnv` references. Returns the manifest names by live id. */
 function exportIntegrations(input: ExportInput, out: ExportResult): Map<string, string> {
-  const integrations = byId(input.integrations).filter((l): l is KnownIntegration => isIntegrationType(l.type));
+  const sorted = byId(input.integrations);
+  const integrations = sorted.filter((l): l is KnownIntegration => isIntegrationType(l.type));
   // A type govops does not know (another team's kind, a later release's) has no manifest schema: left out, in one
   // warning for all of them (their data sources are left out as under any integration not exported).
-  const unknown = byId(input.integrations).filter((l) => !isIntegrationType(l.type));
+  const unknown = sorted.filter((l) => !isIntegrationType(l.type));
   if (unknown.length > 0) {
     const listed = unknown.map((l) => `id ${l.id} (type ${JSON.stringify(l.type)})`).join(', ');
     out.warnings.push(`${unknown.length} integration(s) not exported: govops does not know their type: ${listed}`);

@@ -113,25 +113,29 @@ export function withConfig(env: NodeJS.ProcessEnv, pairs: ReadonlyArray<readonly
   return out;
 }
 
-/** The filter drivers configured in any scope (system, global, repository, GIT_CONFIG_* pairs), by name. */
-export function filterDrivers(listing: string): string[] {
+/**
+ * The drivers of a config section (`filter`, `merge`) named in a `git config -z --name-only` listing: `section.<driver>.<variable>`,
+ * the driver's name everything between the first and the last dot; with `variable`, only keys ending in it.
+ */
+function driversIn(listing: string, section: string, variable?: string): string[] {
   const names = new Set<string>();
+  const prefix = `${section}.`;
   for (const key of listing.split('\0')) {
-    // filter.<driver>.<variable>: the driver's name is everything between the first and the last dot.
     const last = key.lastIndexOf('.');
-    if (key.toLowerCase().startsWith('filter.') && last > 'filter.'.length) names.add(key.slice('filter.'.length, last));
+    if (!key.toLowerCase().startsWith(prefix) || last <= prefix.length) continue;
+    if (variable === undefined || key.slice(last + 1).toLowerCase() === variable) names.add(key.slice(prefix.length, last));
   }
   return [...names];
 }
 
+/** The filter drivers configured in any scope (system, global, repository, GIT_CONFIG_* pairs), by name. */
+export function filterDrivers(listing: string): string[] {
+  return driversIn(listing, 'filter');
+}
+
 /** The merge drivers configured in any scope, by name (`merge.<driver>.driver`; `merge.<variable>` settings are no driver). */
 export function mergeDrivers(listing: string): string[] {
-  const names = new Set<string>();
-  for (const key of listing.split('\0')) {
-    const last = key.lastIndexOf('.');
-    if (key.toLowerCase().startsWith('merge.') && last > 'merge.'.length && key.slice(last + 1).toLowerCase() === 'driver') names.add(key.slice('merge.'.length, last));
-  }
-  return [...names];
+  return driversIn(listing, 'merge', 'driver');
 }
 
 /** Pairs that make every named merge driver run `false`: the file conflicts, and no command of the host's runs. */

@@ -46,5 +46,5 @@ export function mdCode(s: string): string {
 
 /** Lines for a fenced code block: it cannot be closed early; line breaks kept. */
 export function mdFenced(s: string): string {
-  return printableLines(redactText(s)).replace(/```/g, "'''").replace(/~~~/g, "'''");
+  return printableLines(s).replace(/```/g, "'''").replace(/~~~/g, "'''");
 }

@@ -223,8 +223,13 @@ export class WebhookHealth {
     }
   }
 
-  /** Webhooks no longer managed (deleted, renamed): their figures and metric series go (bounded by what is managed). */
+  /**
+   * Webhooks no longer managed (deleted, renamed, forgotten): their figures and metric series go (bounded by what is
+   * managed), and so do their pending automatic retries (auto-retry touches managed webhooks only).
+   */
   private async forgetGone(): Promise<void> {
+    const dropped = this.scheduler?.keepOnly(this.managedNow) ?? 0;
+    if (dropped > 0) this.opts.logger.info({ dropped }, 'webhook delivery retries dropped: their webhooks are no longer managed');
     const names = new Set(this.managedNow.values());
     for (const name of this.stats.keys()) if (!names.has(name)) this.stats.delete(name);
     await this.metrics.forgetExcept(names);

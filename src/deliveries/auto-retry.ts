@@ -113,6 +113,22 @@ export class AutoRetryScheduler {
     }
   }
 
+  /**
+   * Drop the pending deliveries (and backoff gates) of webhooks not in `managed`: a webhook govops stopped managing
+   * (`state forget`, its manifest deleted) is somebody else's, and its failures are not retried any more. Returns how
+   * many pending deliveries went.
+   */
+  keepOnly(managed: { has(webhookId: string): boolean }): number {
+    let dropped = 0;
+    for (const [key, p] of this.pending) {
+      if (managed.has(p.webhookId)) continue;
+      this.pending.delete(key);
+      dropped++;
+    }
+    for (const id of this.gates.keys()) if (!managed.has(id)) this.gates.delete(id);
+    return dropped;
+  }
+
   /** Retries in the last minute. */
   private used(now: number): number {
     while (this.recent.length > 0 && this.recent[0]! <= now - 60_000) this.recent.shift();

@@ -355,3 +355,34 @@ describe('automatic retries', () => {
     expect((await health.pollOnce()).retried).toBe(2);
   });
 });
+
+describe('automatic retries of a webhook govops stops managing', () => {
+  it('drops its pending retries: a webhook no longer in the state is not retried (it is somebody else\'s now)', async () => {
+    w = await startWorld();
+    const [hook] = await w.createHooks([hookItem(w, 'released', '/released')]);
+    w.rx.set('/released', 503);
+    let now = Date.now();
+    let managed = new Map([[String(hook.id), 'released']]);
+    const registry = new Registry();
+    const health = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry,
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now },
+      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => managed,
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    expect(await health.pollOnce()).toMatchObject({ newRecords: 1, retried: 0 }); // pending, not due yet
+    expect(health.status().autoRetry).toMatchObject({ pending: 1 });
+
+    managed = new Map(); // its manifest was deleted (or the state released it): govops no longer manages it
+    now += 60_000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 0 });
+    expect(w.rx.hits.get('/released')).toBe(1);
+    expect(health.status().autoRetry).toMatchObject({ pending: 0 });
+    expect(await metric(registry, 'govops_webhook_auto_retries_total', { webhook: '(unmanaged)' })).toBeUndefined();
+  });
+});

@@ -226,6 +226,30 @@ describe('govops webhooks retry', () => {
     expect((await jsonOf(['webhooks', 'retry', '--failed', '--all-webhooks', '--since', '1ms', '--dry-run'])).ids).toHaveLength(0);
   });
 
+  it('--failed NAME retries only the webhook govops manages under that name, not another owner\'s of the same name', async () => {
+    w = await startWorld();
+    // Webhook names are not unique in the service: another team made its own "alerts".
+    const [ours, theirs] = await w.createHooks([hookItem(w, 'alerts', '/ours'), hookItem(w, 'alerts', '/theirs')]);
+    w.rx.set('/ours', 503);
+    w.rx.set('/theirs', 503);
+    await w.fire('modelAccessRequested');
+    const state = await stateFile('state-alerts.json', [{ name: 'alerts', id: String(ours.id) }]);
+
+    const dry = await jsonOf(['webhooks', 'retry', '--failed', 'alerts', '--dry-run', '--state', state]);
+    expect(dry.records.map((r: any) => r.webhookId)).toEqual([String(ours.id)]);
+    const run = await govops(['webhooks', 'retry', '--failed', 'alerts', '--state', state]);
+    expect(run.code).toBe(1); // still failing
+    expect([w.rx.hits.get('/ours'), w.rx.hits.get('/theirs')]).toEqual([2, 1]);
+
+    // Without a state entry for the name, two live webhooks of that name are ambiguous: nothing is retried...
+    const ambiguous = await govops(['webhooks', 'retry', '--failed', 'alerts']);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toContain(`2 live webhooks are named "alerts" (ids ${ours.id}, ${theirs.id})`);
+    expect(w.rx.hits.get('/theirs')).toBe(1);
+    // ...unless --all-webhooks says every one of them.
+    expect((await jsonOf(['webhooks', 'retry', '--failed', 'alerts', '--all-webhooks', '--dry-run'])).ids).toHaveLength(2);
+  });
+
   it('retries each id once, in bounded parallel, and exits 1 when a retry fails again', async () => {
     w = await startWorld();
     await w.createHooks([hookItem(w, 'down', '/d')]);

@@ -12,6 +12,7 @@ import { HistoryCursor, HistoryOrderError } from '../../src/deliveries/cursor.js
 import { DEFAULT_MAX_PAGES, readHistory, type ReadStats } from '../../src/deliveries/reader.js';
 import { deliveryKey, failedDeliveries, failureCode, isDelivered } from '../../src/deliveries/records.js';
 import { cell } from '../../src/deliveries/render.js';
+import { retryDeliveries } from '../../src/deliveries/retry.js';
 import { ApiError } from '../../src/errors.js';
 import { registerSecrets } from '../../src/util/redact.js';
 
@@ -386,5 +387,20 @@ describe('AutoRetryScheduler', () => {
     expect(s.take()).toHaveLength(0);
     now += 30_000;
     expect(s.take()).toHaveLength(3);
+  });
+});
+
+describe('retryDeliveries', () => {
+  it('retries one history id once however it is written (41, 041, 0041): a retry is a new delivery', async () => {
+    const calls: string[] = [];
+    const api = {
+      async retryWebhookDelivery(id: string) {
+        calls.push(id);
+        return rec(Number(id) + 100);
+      },
+    };
+    const outcomes = await retryDeliveries(api, ['41', '041', '7', '0041', '07'], { concurrency: 1 });
+    expect(calls).toEqual(['41', '7']);
+    expect(outcomes.map((o) => o.historyId)).toEqual(['41', '7']);
   });
 });

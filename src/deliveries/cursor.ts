@@ -127,9 +127,13 @@ export class HistoryCursor {
           continue;
         }
         if (known) continue;
-        const at = Number.isFinite(t) ? t : (newest ?? Date.now());
-        this.seen.set(key, at);
-        if (newest === undefined || at > newest) newest = at;
+        if (Number.isFinite(t)) {
+          this.seen.set(key, t);
+          if (newest === undefined || t > newest) newest = t;
+        } else newest ??= Date.now();
+        // A record without a date is never older than the boundary: every poll reads it again while it is within
+        // the pages read, so the last poll's keys (`lastRead`) recognise it. Kept in `seen` it would be kept forever
+        // (no time to forget it by): memory growing with every record a service that omits createdAt ever sent.
         fresh.push(r);
       }
       if (boundary || page.records.length === 0) break;

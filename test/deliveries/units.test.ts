@@ -286,6 +286,31 @@ describe('HistoryCursor (incremental polling)', () => {
     expect(n).toBe(2);
   });
 
+  it('records without a date (a service that omits createdAt) are each counted once, and not remembered forever', async () => {
+    const undated = (id: number) => ({ ...rec(id), createdAt: '' });
+    const records: WebhookHistoryRecord[] = Array.from({ length: 20 }, (_, i) => undated(i + 1));
+    // newest first: the highest id first (the service's order; no dates to sort by)
+    const api: Pick<ServiceApi, 'listWebhookHistory'> = {
+      async listWebhookHistory(q = {}) {
+        const sorted = [...records].sort((a, b) => Number(b.id) - Number(a.id));
+        const offset = q.offset ?? 0;
+        return { count: sorted.length, records: sorted.slice(offset, offset + (q.pageSize ?? 20)) };
+      },
+    };
+    const cursor = new HistoryCursor({ pageSize: 10, overlapMs: 60_000, maxPages: 3 });
+    await cursor.poll(api);
+    const got: string[] = [];
+    let next = 21;
+    for (let poll = 0; poll < 50; poll++) {
+      for (let k = 0; k < 5; k++) records.push(undated(next++));
+      got.push(...(await cursor.poll(api)).records.map((r) => r.id));
+    }
+    expect(got).toHaveLength(250);
+    expect(new Set(got).size).toBe(250); // each new record once
+    // what one poll reads (3 pages of 10), not every record ever seen (270)
+    expect(cursor.remembered).toBeLessThanOrEqual(30);
+  });
+
   it('stops after maxPages and says so', async () => {
     const records = Array.from({ length: 100 }, (_, i) => rec(i + 1, { t: T0 + i }));
     const { api } = fakeHistory(records);

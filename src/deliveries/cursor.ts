@@ -18,7 +18,7 @@
 import type { ServiceApi } from '../api/client-types.js';
 import type { WebhookHistoryRecord } from '../api/types.js';
 import { DEFAULT_PAGE_SIZE } from './reader.js';
-import { recordKey, timeOf } from './records.js';
+import { HistoryOrderError, recordKey, timeOf } from './records.js';
 
 export interface CursorOptions {
   pageSize?: number;
@@ -45,10 +45,7 @@ export interface PollResult {
   unpaged: boolean;
 }
 
-/** The service does not list its history newest first: incremental reading cannot work. */
-export class HistoryOrderError extends Error {
-  override readonly name = 'HistoryOrderError';
-}
+export { HistoryOrderError };
 
 export const DEFAULT_OVERLAP_MS = 60_000;
 

@@ -6,7 +6,7 @@
 import { ApiError } from '../errors.js';
 import type { ServiceApi } from '../api/client-types.js';
 import type { WebhookHistoryQuery, WebhookHistoryRecord } from '../api/types.js';
-import { isDelivered, recordKey, timeOf } from './records.js';
+import { HistoryOrderError, isDelivered, outOfOrder, recordKey, timeOf } from './records.js';
 
 /** Page size when reading many records (the interface's default is 20; its maximum is not shown). */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -108,6 +108,15 @@ export async function* readHistory(
     // `count` of a fallback read counts failures and successes alike: not what the caller asked for.
     if (stats.count === undefined && page.count !== undefined && serverSide.successOrFailure === wanted.successOrFailure) stats.count = page.count;
     stats.received += page.records.length;
+    // Oldest first (a service that ignores sortOrder=desc), the read would stop at its first record when --since is
+    // given (nothing to retry, silently) and show the oldest records as the newest: refused, as the daemon's cursor does.
+    const late = outOfOrder(page.records);
+    if (late) {
+      throw new HistoryOrderError(
+        `the webhook history is not sorted newest first (record ${late.id} at ${late.createdAt} after an older one): ` +
+          'the service ignored sortField=createdAt&sortOrder=desc; govops reads it newest first',
+      );
+    }
     let fresh = false;
     for (const r of page.records) {
       const key = recordKey(r);

@@ -155,6 +155,32 @@ describe('govops webhooks history', () => {
   });
 });
 
+describe('a service that lists its history oldest first (it ignores sortOrder=desc)', () => {
+  it('history and retry --failed refuse it (exit 1) instead of showing old records as the newest or finding nothing to retry', async () => {
+    w = await startWorld();
+    const [f] = await w.createHooks([hookItem(w, 'flaky', '/f')]);
+    w.rx.set('/f', 503);
+    await w.seed({ webhookId: f.id, count: 5, statusCode: 503, from: new Date(Date.now() - 2 * 86_400_000).toISOString(), stepMs: 1000 });
+    for (let i = 0; i < 2; i++) await w.fire('modelAccessRequested');
+    const proxy = await rewritingProxy(
+      w.url,
+      (_q, res) => res,
+      (method, url) => (method === 'GET' && url.startsWith('/webhooks/history') ? url.replace('sortOrder=desc', 'sortOrder=asc') : url),
+    );
+    const run = (args: string[]) => runGovops(args, { cwd: dir, env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined } });
+    try {
+      const retry = await run(['webhooks', 'retry', '--failed', 'flaky', '--dry-run']);
+      expect(retry.code, retry.stdout).toBe(1);
+      expect(retry.stderr).toContain('not sorted newest first');
+      const history = await run(['webhooks', 'history', '--limit', '3']);
+      expect(history.code, history.stdout).toBe(1);
+      expect(history.stderr).toContain('not sorted newest first');
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('a service whose history does not page (every request answers the whole history as a bare array, no count)', () => {
   it('history and retry --failed read it in two requests (not 1,000) and say the read stopped', async () => {
     w = await startWorld();

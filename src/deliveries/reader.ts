@@ -52,6 +52,12 @@ export interface ReadStats {
    * array without a count). What it never sent was not read.
    */
   unpaged?: boolean;
+  /**
+   * Records left out because they have no date (a service that omits `createdAt`) while a `since` was given: they
+   * cannot be placed in the window, and taken as recent they made `retry --failed --since 24h` replay deliveries of
+   * any age.
+   */
+  undated?: number;
 }
 
 function matchesFilters(r: WebhookHistoryRecord, f: HistoryFilters): boolean {
@@ -59,6 +65,25 @@ function matchesFilters(r: WebhookHistoryRecord, f: HistoryFilters): boolean {
   if (f.successOrFailure === 'failure' && isDelivered(r)) return false;
   if (f.notificationType !== undefined && f.notificationType !== 'ALL_NOTIFICATIONS' && r.notificationType !== '' && r.notificationType !== f.notificationType) return false;
   return true;
+}
+
+function assertNewestFirst(page: readonly WebhookHistoryRecord[]): void {
+  const late = outOfOrder(page);
+  if (!late) return;
+  throw new HistoryOrderError(
+    `the webhook history is not sorted newest first (record ${late.id} at ${late.createdAt} after an older one): ` +
+      'the service ignored sortField=createdAt&sortOrder=desc; govops reads it newest first',
+  );
+}
+
+/** Where a record lies relative to `since`; one without a date is counted (once) in `stats.undated`. */
+function window(r: WebhookHistoryRecord, key: string, sinceMs: number, undated: Set<string>, stats: ReadStats): 'in' | 'before' | 'undated' {
+  const t = timeOf(r);
+  if (t < sinceMs) return 'before';
+  if (!Number.isNaN(t)) return 'in';
+  undated.add(key);
+  stats.undated = undated.size;
+  return 'undated';
 }
 
 /**
@@ -79,6 +104,8 @@ export async function* readHistory(
   const yielded = new Set<string>();
   /** Every record received (not only those yielded): a page of nothing else ends the read. */
   const received = new Set<string>();
+  /** Records without a date left out because of `sinceMs` (each counted once, however often it is read). */
+  const undated = new Set<string>();
   let matched = 0;
   let offset = 0;
   for (;;) {
@@ -110,13 +137,7 @@ export async function* readHistory(
     stats.received += page.records.length;
     // Oldest first (a service that ignores sortOrder=desc), the read would stop at its first record when --since is
     // given (nothing to retry, silently) and show the oldest records as the newest: refused, as the daemon's cursor does.
-    const late = outOfOrder(page.records);
-    if (late) {
-      throw new HistoryOrderError(
-        `the webhook history is not sorted newest first (record ${late.id} at ${late.createdAt} after an older one): ` +
-          'the service ignored sortField=createdAt&sortOrder=desc; govops reads it newest first',
-      );
-    }
+    assertNewestFirst(page.records);
     let fresh = false;
     for (const r of page.records) {
       const key = recordKey(r);
@@ -124,7 +145,9 @@ export async function* readHistory(
         received.add(key);
         fresh = true;
       }
-      if (options.sinceMs !== undefined && timeOf(r) < options.sinceMs) return stats;
+      const place = options.sinceMs === undefined ? 'in' : window(r, key, options.sinceMs, undated, stats);
+      if (place === 'before') return stats;
+      if (place === 'undated') continue;
       if (r.id !== '' && yielded.has(r.id)) continue;
       if (!matchesFilters(r, wanted) || (options.match && !options.match(r))) continue;
       if (r.id !== '') yielded.add(r.id);

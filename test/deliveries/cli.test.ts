@@ -181,6 +181,37 @@ describe('a service that lists its history oldest first (it ignores sortOrder=de
   });
 });
 
+describe('a service whose history records carry no createdAt', () => {
+  it('retry --failed --since does not replay them (they may be of any age) and says it left them out', async () => {
+    w = await startWorld();
+    const [f] = await w.createHooks([hookItem(w, 'flaky', '/f')]);
+    w.rx.set('/f', 503);
+    await w.seed({ webhookId: f.id, count: 3, statusCode: 503, from: new Date(Date.now() - 300 * 86_400_000).toISOString(), stepMs: 1000 });
+    const isHistory = (url: string): boolean => url.startsWith('/webhooks/history?');
+    const proxy = await rewritingProxy(w.url, (q, res) =>
+      isHistory(q.url) && res.status === 200
+        ? mapJsonBody(res, (v) => {
+            const page = v as { records: Array<Record<string, unknown>> };
+            for (const r of page.records) delete r.createdAt;
+            return page;
+          })
+        : res,
+    );
+    try {
+      const retry = await runGovops(['webhooks', 'retry', '--failed', 'flaky', '--since', '24h', '-o', 'json'], {
+        cwd: dir,
+        env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined },
+      });
+      expect(retry.code, retry.stderr).toBe(0);
+      expect(JSON.parse(retry.stdout)).toMatchObject({ retried: 0 });
+      expect(retry.stderr).toContain('note: 3 record(s) without a date (no createdAt) left out: --since cannot place them');
+      expect(w.rx.hits.get('/f') ?? 0).toBe(0); // the 300-day-old deliveries were not sent again
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('a service whose history does not page (every request answers the whole history as a bare array, no count)', () => {
   it('history and retry --failed read it in two requests (not 1,000) and say the read stopped', async () => {
     w = await startWorld();

@@ -162,8 +162,23 @@ describe('readHistory', () => {
     let read = 0;
     for await (const _ of readHistory(api, { pageSize: 1, sinceMs: T0 - 86_400_000 }, stats)) read++;
     expect(n).toBe(DEFAULT_MAX_PAGES);
-    expect(read).toBe(DEFAULT_MAX_PAGES);
+    expect(read).toBe(0); // undated: --since cannot place them
+    expect(stats.undated).toBe(DEFAULT_MAX_PAGES);
     expect(stats).toMatchObject({ truncated: true, exhausted: false, requests: DEFAULT_MAX_PAGES });
+  });
+
+  it('with a since, records without a date (a service that omits createdAt) are left out and counted, not taken as recent', async () => {
+    const records = [rec(3, { t: T0, status: 500 }), { ...rec(2, { status: 500 }), createdAt: '' }, { ...rec(1, { status: 500 }), createdAt: '' }];
+    const { api } = fakeHistory(records);
+    const stats: ReadStats = { requests: 0, received: 0, exhausted: false, truncated: false };
+    const out: string[] = [];
+    for await (const r of readHistory(api, { sinceMs: T0 - 86_400_000 }, stats)) out.push(r.id);
+    expect(out).toEqual(['3']);
+    expect(stats.undated).toBe(2);
+    // without a since they are records like any other
+    const all: string[] = [];
+    for await (const r of readHistory(api, {})) all.push(r.id);
+    expect(all.sort()).toEqual(['1', '2', '3']);
   });
 
   it('falls back to filtering by status code when the service refuses successOrFailure', async () => {

@@ -97,10 +97,16 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
       if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older records were not read\n`);
       if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'records'));
     }
+    if (stats.undated) ctx.stderr.write(undatedNote(stats.undated));
     process.exitCode = EXIT.ok;
   } finally {
     await api.close();
   }
+}
+
+/** The note for records `--since` left out because they have no date. */
+function undatedNote(n: number): string {
+  return `note: ${n} record(s) without a date (no createdAt) left out: --since cannot place them\n`;
 }
 
 /** The note for a read that stopped because the service answered a page with records already read. */
@@ -155,6 +161,7 @@ async function selectFailed(
   for await (const r of readHistory(api, { filters, sinceMs, match, onFilterFallback: fallbackNote(ctx) }, stats)) records.push(r);
   if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older failed deliveries were not looked at\n`);
   if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'failed deliveries'));
+  if (stats.undated) ctx.stderr.write(undatedNote(stats.undated));
   const failed = failedDeliveries(records);
   return { selected: failed.slice(0, max).map((d) => d.record), more: Math.max(0, failed.length - max) };
 }

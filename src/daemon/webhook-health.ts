@@ -36,6 +36,12 @@ export interface WebhookHealthOptions {
   managed: () => Promise<ManagedWebhooks>;
   /** Set to retry failed deliveries of managed webhooks automatically. */
   autoRetry?: AutoRetryPolicy;
+  /**
+   * Whether this replica may send retries now (several replicas: only the lease holder; default always). A standby
+   * keeps polling and tracking failures, and takes no retry: one it took would be refused by the write gate and
+   * still count against the delivery's cap, so after a failover the new leader had given up on them all.
+   */
+  mayWrite?: () => boolean;
   /** Failures kept per webhook for /status. Default 5. */
   recentFailures?: number;
   /** The poll timer and the times shown (default the system's, timers unref'd: the daemon's server keeps it up). */
@@ -192,7 +198,7 @@ export class WebhookHealth {
           'webhook history: more new deliveries than one poll reads; older ones of this burst are not counted (shorten --webhook-health-interval)',
         );
       }
-      const retried = this.scheduler ? await this.runRetries() : 0;
+      const retried = this.scheduler && (this.opts.mayWrite?.() ?? true) ? await this.runRetries() : 0;
       this.polls++;
       this.last = { at: new Date(this.now()).toISOString(), durationMs: Math.round(performance.now() - started), result, retried };
       this.lastError = undefined;

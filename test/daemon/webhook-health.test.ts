@@ -12,6 +12,7 @@ import { ServiceClient } from '../../src/api/client.js';
 import { startRunning } from '../../src/daemon/run.js';
 import { WebhookHealth } from '../../src/daemon/webhook-health.js';
 import { backgroundClock } from '../../src/util/clock.js';
+import { ErrorCode, UserError } from '../../src/errors.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { hookItem, startWorld, type World } from '../deliveries/world.js';
 import { Cleanup, getJson, until } from './helpers.js';
@@ -384,5 +385,50 @@ describe('automatic retries of a webhook govops stops managing', () => {
     expect(w.rx.hits.get('/released')).toBe(1);
     expect(health.status().autoRetry).toMatchObject({ pending: 0 });
     expect(await metric(registry, 'govops_webhook_auto_retries_total', { webhook: '(unmanaged)' })).toBeUndefined();
+  });
+});
+
+describe('automatic retries on a standby replica (several replicas, one leader)', () => {
+  it('a standby does not spend the retries it may not send: after it takes over, the failed delivery is retried', async () => {
+    w = await startWorld();
+    const [hook] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
+    w.rx.set('/dead', 503);
+    let leading = false;
+    // the daemon's client on a replica: writes go through the leader's gate (src/daemon/leader.ts gate)
+    const api = new ServiceClient({
+      baseUrl: w.url,
+      token: w.admin,
+      retries: 0,
+      writeGate: (method, path) => {
+        if (!leading) throw new UserError(`${method} ${path} not sent: this replica does not hold the lease`, undefined, { code: ErrorCode.stateFenced });
+      },
+    });
+    cleanup.add(() => api.close());
+    let now = Date.now();
+    const { logger, lines } = memoryLogger();
+    const health = new WebhookHealth({
+      api,
+      logger,
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now },
+      autoRetry: { maxAttempts: 2, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map([[String(hook.id), 'dead']]),
+      mayWrite: () => leading,
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    for (let i = 0; i < 4; i++) {
+      now += 60_000;
+      expect(await health.pollOnce()).toMatchObject({ ok: true, retried: 0 }); // standby: nothing sent, nothing spent
+    }
+    expect(lines.filter((l) => /giving up|retried automatically/.test(l.msg))).toEqual([]);
+    expect(health.status().autoRetry).toMatchObject({ pending: 1, exhausted: 0, retried: { error: 0 } });
+
+    leading = true; // the leader went away; this replica took over
+    now += 60_000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 1 });
+    expect(w.rx.hits.get('/dead')).toBe(2);
   });
 });

@@ -99,7 +99,8 @@ export class AutoRetryScheduler {
       this.gates.delete(record.webhookId);
       return;
     }
-    if (own || !managed || this.gaveUp.has(key)) return;
+    // A record the service sent without its id cannot be retried (POST /webhooks/history/retry/ names no record).
+    if (own || !managed || this.gaveUp.has(key) || record.id === '') return;
     if (known) {
       // A newer failure of the same delivery (e.g. a manual retry): retry that one, same count.
       if (timeOf(record) >= timeOf(known.record)) known.record = record;

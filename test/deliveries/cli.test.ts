@@ -212,6 +212,38 @@ describe('a service whose history records carry no createdAt', () => {
   });
 });
 
+describe('a service whose history records carry no id', () => {
+  it('retry --failed sends no retry without an id (POST /webhooks/history/retry/ names no record) and says so', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'flaky', '/f')]);
+    w.rx.set('/f', 503);
+    await w.fire('modelAccessRequested');
+    await w.fire('userCreated');
+    const isHistory = (url: string): boolean => url.startsWith('/webhooks/history?');
+    const proxy = await rewritingProxy(w.url, (q, res) =>
+      isHistory(q.url) && res.status === 200
+        ? mapJsonBody(res, (v) => {
+            const page = v as { records: Array<Record<string, unknown>> };
+            for (const r of page.records) delete r.id;
+            return page;
+          })
+        : res,
+    );
+    try {
+      const retry = await runGovops(['webhooks', 'retry', '--failed', 'flaky', '-o', 'json'], {
+        cwd: dir,
+        env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined },
+      });
+      expect(retry.code, retry.stderr).toBe(0);
+      expect(JSON.parse(retry.stdout)).toMatchObject({ retried: 0 });
+      expect(retry.stderr).toContain('note: 1 failed delivery record(s) without a history id (the service sent none) cannot be retried');
+      expect(proxy.requests.filter((r) => r.startsWith('POST'))).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('a service whose history does not page (every request answers the whole history as a bare array, no count)', () => {
   it('history and retry --failed read it in two requests (not 1,000) and say the read stopped', async () => {
     w = await startWorld();

@@ -339,6 +339,15 @@ describe('HistoryCursor (incremental polling)', () => {
 describe('AutoRetryScheduler', () => {
   const policy = { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 8000, perMinute: 100 };
 
+  it('does not track a failed record without a history id: it cannot be retried', () => {
+    let now = T0;
+    const s = new AutoRetryScheduler(policy, () => now);
+    s.observe({ ...rec(1, { status: 500 }), id: '' }, true);
+    now += 60_000;
+    expect(s.take()).toEqual([]);
+    expect(s.size).toBe(0);
+  });
+
   it('retries a failed delivery of a managed webhook after backoff, doubling, up to the cap', () => {
     let now = T0;
     const s = new AutoRetryScheduler(policy, () => now);

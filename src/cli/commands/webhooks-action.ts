@@ -162,7 +162,11 @@ async function selectFailed(
   if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older failed deliveries were not looked at\n`);
   if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'failed deliveries'));
   if (stats.undated) ctx.stderr.write(undatedNote(stats.undated));
-  const failed = failedDeliveries(records);
+  // A record the service sent without its id cannot be retried (POST /webhooks/history/retry/ names no record).
+  const all = failedDeliveries(records);
+  const failed = all.filter((d) => d.record.id !== '');
+  const idless = all.length - failed.length;
+  if (idless) ctx.stderr.write(`note: ${idless} failed delivery record(s) without a history id (the service sent none) cannot be retried\n`);
   return { selected: failed.slice(0, max).map((d) => d.record), more: Math.max(0, failed.length - max) };
 }
 

@@ -88,7 +88,8 @@ function window(r: WebhookHistoryRecord, key: string, sinceMs: number, undated: 
 
 /**
  * Yield matching records newest first, requesting pages lazily. Records that arrive while paging shift
- * the pages by their number: a record may then come twice (it is yielded once, by id); none is skipped,
+ * the pages by their number: a record may then come twice (it is yielded once, by its key: the id, else webhook,
+ * activity, time and status); none is skipped,
  * since newer records only go to the front. A page holding only records already read ends the read
  * (`stats.unpaged`): the service does not page by offset.
  */
@@ -148,9 +149,9 @@ export async function* readHistory(
       const place = options.sinceMs === undefined ? 'in' : window(r, key, options.sinceMs, undated, stats);
       if (place === 'before') return stats;
       if (place === 'undated') continue;
-      if (r.id !== '' && yielded.has(r.id)) continue;
+      if (yielded.has(key)) continue;
       if (!matchesFilters(r, wanted) || (options.match && !options.match(r))) continue;
-      if (r.id !== '') yielded.add(r.id);
+      yielded.add(key);
       matched++;
       yield r;
       if (options.limit !== undefined && matched >= options.limit) return stats;

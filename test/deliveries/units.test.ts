@@ -181,6 +181,18 @@ describe('readHistory', () => {
     expect(all.sort()).toEqual(['1', '2', '3']);
   });
 
+  it('records without an id that a shift between pages brings twice are yielded once (by their key)', async () => {
+    const idless = (n: number) => ({ ...rec(n, { t: T0 + n * 1000 }), id: '' });
+    const records = Array.from({ length: 10 }, (_, i) => idless(i + 1));
+    const { api } = fakeHistory(records, (n) => {
+      if (n === 1) records.push(idless(100), idless(101)); // two new ones arrive before page 2
+    });
+    const out: string[] = [];
+    for await (const r of readHistory(api, { pageSize: 5 })) out.push(r.createdAt);
+    expect(out).toHaveLength(10);
+    expect(new Set(out).size).toBe(10);
+  });
+
   it('falls back to filtering by status code when the service refuses successOrFailure', async () => {
     const records = [rec(1, { status: 500 }), rec(2), rec(3, { status: 500 })];
     const inner = fakeHistory(records);

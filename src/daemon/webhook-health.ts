@@ -252,7 +252,11 @@ export class WebhookHealth {
     const name = this.managedNow.get(r.webhookId);
     const ok = isDelivered(r);
     const label = name ?? UNMANAGED_LABEL;
-    this.scheduler?.observe(r, name !== undefined);
+    // The first poll's records were in the history before this start: only the failures of the overlap before it (by
+    // this clock) are retried again; the history's last failures of days ago (a receiver dead since, retried and
+    // given up on before) would be replayed at every restart otherwise.
+    const recent = !baseline || timeOf(r) >= this.now() - (this.opts.overlapMs ?? DEFAULT_OVERLAP_MS);
+    this.scheduler?.observe(r, name !== undefined && recent);
     if (!baseline) {
       this.metrics.deliveries.inc({ webhook: label, event: eventLabel(r.notificationType), outcome: ok ? 'delivered' : 'failed' });
       if (!ok) this.metrics.failures.inc({ webhook: label, code: codeLabel(r) });

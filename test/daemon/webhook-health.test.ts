@@ -432,3 +432,47 @@ describe('automatic retries on a standby replica (several replicas, one leader)'
     expect(w.rx.hits.get('/dead')).toBe(2);
   });
 });
+
+describe('automatic retries after a restart', () => {
+  it('retries again only failures from the last minute before the start, not the history\'s last failures of days ago', async () => {
+    w = await startWorld();
+    const [hook] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
+    w.rx.set('/dead', 503);
+    // the receiver died two days ago; the previous daemon retried and gave up; nothing happened since
+    await w.seed({ webhookId: hook.id, count: 3, statusCode: 503, code: 'ECONNREFUSED', from: new Date(Date.now() - 2 * 86_400_000).toISOString(), stepMs: 1000 });
+    let now = Date.now();
+    const health = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now },
+      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map([[String(hook.id), 'dead']]),
+    });
+    expect(await health.pollOnce()).toMatchObject({ baseline: true, newRecords: 3 }); // shown as recent failures
+    expect((health.status().webhooks as any[])[0].recentFailures).toHaveLength(3);
+    now += 60_000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 0 });
+    expect(w.rx.hits.get('/dead') ?? 0).toBe(0);
+
+    // a failure from just before the start is retried again, as documented
+    const [fresh] = await w.createHooks([hookItem(w, 'fresh', '/fresh')]);
+    w.rx.set('/fresh', 503);
+    await w.fire('modelAccessRequested'); // both webhooks fail now
+    const restarted = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now },
+      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map([[String(fresh.id), 'fresh']]),
+    });
+    now = Date.now(); // restarted at once
+    await restarted.pollOnce();
+    now += 1000;
+    expect(await restarted.pollOnce()).toMatchObject({ retried: 1 });
+    expect(w.rx.hits.get('/fresh')).toBe(2);
+  });
+});

@@ -338,6 +338,53 @@ describe('HistoryCursor (incremental polling)', () => {
     expect(cursor.remembered).toBeLessThanOrEqual(30);
   });
 
+  it('a poll that fails on a later page loses nothing: the next poll returns the records of its first pages too', async () => {
+    const records = Array.from({ length: 5 }, (_, i) => rec(i + 1, { t: T0 + i * 1000 }));
+    const inner = fakeHistory(records);
+    let failNext = false;
+    const api: Pick<ServiceApi, 'listWebhookHistory'> = {
+      async listWebhookHistory(q = {}) {
+        if (failNext && (q.offset ?? 0) > 0) {
+          failNext = false;
+          throw new ApiError(503, 'Service Unavailable', 'try later', 'GET', '/webhooks/history');
+        }
+        return inner.api.listWebhookHistory(q);
+      },
+    };
+    const cursor = new HistoryCursor({ pageSize: 10, overlapMs: 0 });
+    await cursor.poll(api);
+    for (let i = 0; i < 15; i++) records.push(rec(100 + i, { t: T0 + 100_000 + i * 1000, status: 500 }));
+    failNext = true;
+    await expect(cursor.poll(api)).rejects.toBeInstanceOf(ApiError); // page 1 read, page 2 failed
+    const next = await cursor.poll(api);
+    expect(next.records.map((r) => r.id).sort()).toEqual(Array.from({ length: 15 }, (_, i) => String(100 + i)).sort());
+  });
+
+  it('records without a date that a shift between pages brings twice in one poll are returned once', async () => {
+    const undated = (id: number) => ({ ...rec(id), createdAt: '' });
+    const records: WebhookHistoryRecord[] = [undated(1)];
+    let arriving = 0;
+    const api: Pick<ServiceApi, 'listWebhookHistory'> = {
+      async listWebhookHistory(q = {}) {
+        for (; arriving > 0; arriving--) records.push(undated(1000 + records.length)); // arrive before each page
+        const sorted = [...records].sort((a, b) => Number(b.id) - Number(a.id));
+        const offset = q.offset ?? 0;
+        return { count: sorted.length, records: sorted.slice(offset, offset + (q.pageSize ?? 20)) };
+      },
+    };
+    const cursor = new HistoryCursor({ pageSize: 5, overlapMs: 60_000 });
+    await cursor.poll(api);
+    for (let i = 0; i < 8; i++) records.push(undated(100 + i));
+    const inner = api.listWebhookHistory.bind(api);
+    let n = 0;
+    api.listWebhookHistory = async (q) => {
+      if (n++ === 1) arriving = 3; // three more arrive before the second page: page 2 repeats three of page 1
+      return inner(q);
+    };
+    const got = (await cursor.poll(api)).records.map((r) => r.id);
+    expect(new Set(got).size).toBe(got.length);
+  });
+
   it('stops after maxPages and says so', async () => {
     const records = Array.from({ length: 100 }, (_, i) => rec(i + 1, { t: T0 + i }));
     const { api } = fakeHistory(records);

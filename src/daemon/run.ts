@@ -144,9 +144,10 @@ function makeElector(s: RunSettings, identity: string, logger: Logger, metrics: 
   });
 }
 
-function makeHealth(s: RunSettings, api: ServiceApi, logger: Logger, metrics: DaemonMetrics): WebhookHealth | undefined {
+function makeHealth(s: RunSettings, api: ServiceApi, logger: Logger, metrics: DaemonMetrics, elector?: LeaderElector): WebhookHealth | undefined {
   if (!s.webhookHealth) return undefined;
   return new WebhookHealth({
+    ...(elector ? { mayWrite: () => elector.isLeading() } : {}),
     api,
     logger: logger.child({ component: 'webhook-health' }),
     registry: metrics.registry,
@@ -220,7 +221,7 @@ export async function startRunning(
     reconcileOverride ??
     engineReconcileFn(api, { statePath: s.statePath, plan: s.plan, tuning: s.tuning, env: s.env, secretScope: s.secretScope, render: s.render });
   const reconcile = elector ? leaderReconcileFn(engine, elector, (r) => daemonRef?.loop.submit(r)) : engine;
-  const health = makeHealth(s, api, logger, metrics);
+  const health = makeHealth(s, api, logger, metrics, elector);
   metrics.observe.set(s.observe ? 1 : 0);
   const notifier = makeNotifier(s, logger, metrics);
   const daemon = new Daemon({

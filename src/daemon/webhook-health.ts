@@ -36,6 +36,12 @@ export interface WebhookHealthOptions {
   managed: () => Promise<ManagedWebhooks>;
   /** Set to retry failed deliveries of managed webhooks automatically. */
   autoRetry?: AutoRetryPolicy;
+  /**
+   * Whether this replica may send retries now (several replicas: only the lease holder; default always). A standby
+   * keeps polling and tracking failures, and takes no retry: one it took would be refused by the write gate and
+   * still count against the delivery's cap, so after a failover the new leader had given up on them all.
+   */
+  mayWrite?: () => boolean;
   /** Failures kept per webhook for /status. Default 5. */
   recentFailures?: number;
   /** The poll timer and the times shown (default the system's, timers unref'd: the daemon's server keeps it up). */
@@ -192,7 +198,7 @@ export class WebhookHealth {
           'webhook history: more new deliveries than one poll reads; older ones of this burst are not counted (shorten --webhook-health-interval)',
         );
       }
-      const retried = this.scheduler ? await this.runRetries() : 0;
+      const retried = this.scheduler && (this.opts.mayWrite?.() ?? true) ? await this.runRetries() : 0;
       this.polls++;
       this.last = { at: new Date(this.now()).toISOString(), durationMs: Math.round(performance.now() - started), result, retried };
       this.lastError = undefined;
@@ -223,8 +229,13 @@ export class WebhookHealth {
     }
   }
 
-  /** Webhooks no longer managed (deleted, renamed): their figures and metric series go (bounded by what is managed). */
+  /**
+   * Webhooks no longer managed (deleted, renamed, forgotten): their figures and metric series go (bounded by what is
+   * managed), and so do their pending automatic retries (auto-retry touches managed webhooks only).
+   */
   private async forgetGone(): Promise<void> {
+    const dropped = this.scheduler?.keepOnly(this.managedNow) ?? 0;
+    if (dropped > 0) this.opts.logger.info({ dropped }, 'webhook delivery retries dropped: their webhooks are no longer managed');
     const names = new Set(this.managedNow.values());
     for (const name of this.stats.keys()) if (!names.has(name)) this.stats.delete(name);
     await this.metrics.forgetExcept(names);
@@ -241,7 +252,11 @@ export class WebhookHealth {
     const name = this.managedNow.get(r.webhookId);
     const ok = isDelivered(r);
     const label = name ?? UNMANAGED_LABEL;
-    this.scheduler?.observe(r, name !== undefined);
+    // The first poll's records were in the history before this start: only the failures of the overlap before it (by
+    // this clock) are retried again; the history's last failures of days ago (a receiver dead since, retried and
+    // given up on before) would be replayed at every restart otherwise.
+    const recent = !baseline || timeOf(r) >= this.now() - (this.opts.overlapMs ?? DEFAULT_OVERLAP_MS);
+    this.scheduler?.observe(r, name !== undefined && recent);
     if (!baseline) {
       this.metrics.deliveries.inc({ webhook: label, event: eventLabel(r.notificationType), outcome: ok ? 'delivered' : 'failed' });
       if (!ok) this.metrics.failures.inc({ webhook: label, code: codeLabel(r) });

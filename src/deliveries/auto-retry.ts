@@ -99,7 +99,8 @@ export class AutoRetryScheduler {
       this.gates.delete(record.webhookId);
       return;
     }
-    if (own || !managed || this.gaveUp.has(key)) return;
+    // A record the service sent without its id cannot be retried (POST /webhooks/history/retry/ names no record).
+    if (own || !managed || this.gaveUp.has(key) || record.id === '') return;
     if (known) {
       // A newer failure of the same delivery (e.g. a manual retry): retry that one, same count.
       if (timeOf(record) >= timeOf(known.record)) known.record = record;
@@ -111,6 +112,22 @@ export class AutoRetryScheduler {
       this.pending.delete(oldest);
       this.dropped++;
     }
+  }
+
+  /**
+   * Drop the pending deliveries (and backoff gates) of webhooks not in `managed`: a webhook govops stopped managing
+   * (`state forget`, its manifest deleted) is somebody else's, and its failures are not retried any more. Returns how
+   * many pending deliveries went.
+   */
+  keepOnly(managed: { has(webhookId: string): boolean }): number {
+    let dropped = 0;
+    for (const [key, p] of this.pending) {
+      if (managed.has(p.webhookId)) continue;
+      this.pending.delete(key);
+      dropped++;
+    }
+    for (const id of this.gates.keys()) if (!managed.has(id)) this.gates.delete(id);
+    return dropped;
   }
 
   /** Retries in the last minute. */

@@ -18,7 +18,7 @@
 import type { ServiceApi } from '../api/client-types.js';
 import type { WebhookHistoryRecord } from '../api/types.js';
 import { DEFAULT_PAGE_SIZE } from './reader.js';
-import { recordKey, timeOf } from './records.js';
+import { HistoryOrderError, outOfOrder, recordKey, timeOf } from './records.js';
 
 export interface CursorOptions {
   pageSize?: number;
@@ -45,10 +45,7 @@ export interface PollResult {
   unpaged: boolean;
 }
 
-/** The service does not list its history newest first: incremental reading cannot work. */
-export class HistoryOrderError extends Error {
-  override readonly name = 'HistoryOrderError';
-}
+export { HistoryOrderError };
 
 export const DEFAULT_OVERLAP_MS = 60_000;
 
@@ -81,6 +78,12 @@ export class HistoryCursor {
     let newest = this.newest;
     const read = new Set<string>();
     const fresh: WebhookHistoryRecord[] = [];
+    /**
+     * Keys of this poll's new records (with their time, NaN without one): remembered in `seen` only once the poll
+     * completes. A poll that fails on a later page returns nothing, so what its first pages found must stay news
+     * for the next poll (remembered at once, it was never returned nor counted).
+     */
+    const added = new Map<string, number>();
     let requests = 0;
     let received = 0;
     let truncated = false;
@@ -102,34 +105,32 @@ export class HistoryCursor {
       });
       requests++;
       received += page.records.length;
+      const late = outOfOrder(page.records);
+      if (late) {
+        throw new HistoryOrderError(
+          `the webhook history is not sorted newest first (record ${late.id} at ${late.createdAt} after an older one); ` +
+            'incremental polling needs sortField=createdAt&sortOrder=desc',
+        );
+      }
       let boundary = false;
-      let previous = Number.POSITIVE_INFINITY;
       const before = read.size;
       for (const r of page.records) {
         const key = recordKey(r);
         read.add(key);
         if (boundary) continue; // the rest of the boundary page: remembered, not news
         const t = timeOf(r);
-        if (Number.isFinite(t)) {
-          if (t > previous) {
-            throw new HistoryOrderError(
-              `the webhook history is not sorted newest first (record ${r.id} at ${r.createdAt} after an older one); ` +
-                'incremental polling needs sortField=createdAt&sortOrder=desc',
-            );
-          }
-          previous = t;
-          cutoff ??= t - this.overlapMs; // first poll: the window hangs from the newest record there is
-        }
-        const known = this.seen.has(key) || this.lastRead.has(key);
+        if (Number.isFinite(t)) cutoff ??= t - this.overlapMs; // first poll: the window hangs from the newest record there is
+        const known = this.seen.has(key) || this.lastRead.has(key) || added.has(key);
         const old = cutoff !== undefined && Number.isFinite(t) && t < cutoff;
         if (old && (known || baseline)) {
           boundary = true;
           continue;
         }
         if (known) continue;
-        const at = Number.isFinite(t) ? t : (newest ?? Date.now());
-        this.seen.set(key, at);
-        if (newest === undefined || at > newest) newest = at;
+        added.set(key, t);
+        if (Number.isFinite(t)) {
+          if (newest === undefined || t > newest) newest = t;
+        } else newest ??= Date.now();
         fresh.push(r);
       }
       if (boundary || page.records.length === 0) break;
@@ -141,13 +142,22 @@ export class HistoryCursor {
         break;
       }
     }
+    this.completed(read, added, newest);
+    return { records: fresh, baseline, requests, received, truncated, unpaged };
+  }
+
+  /** A poll read to its end: what it read and found becomes what the next poll knows. */
+  private completed(read: Set<string>, added: ReadonlyMap<string, number>, newest: number | undefined): void {
     this.polled = true;
     this.newest = newest;
     this.lastRead = read;
+    // A record without a date is never older than the boundary: every poll reads it again while it is within the
+    // pages read, so the last poll's keys (`lastRead`) recognise it. Kept in `seen` it would be kept forever (no time
+    // to forget it by): memory growing with every record a service that omits createdAt ever sent.
+    for (const [key, t] of added) if (Number.isFinite(t)) this.seen.set(key, t);
     if (newest !== undefined) {
       const forget = newest - this.overlapMs;
       for (const [key, at] of this.seen) if (at < forget) this.seen.delete(key);
     }
-    return { records: fresh, baseline, requests, received, truncated, unpaged };
   }
 }

@@ -6,7 +6,7 @@
 import { ApiError } from '../errors.js';
 import type { ServiceApi } from '../api/client-types.js';
 import type { WebhookHistoryQuery, WebhookHistoryRecord } from '../api/types.js';
-import { isDelivered, recordKey, timeOf } from './records.js';
+import { HistoryOrderError, isDelivered, outOfOrder, recordKey, timeOf } from './records.js';
 
 /** Page size when reading many records (the interface's default is 20; its maximum is not shown). */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -52,6 +52,12 @@ export interface ReadStats {
    * array without a count). What it never sent was not read.
    */
   unpaged?: boolean;
+  /**
+   * Records left out because they have no date (a service that omits `createdAt`) while a `since` was given: they
+   * cannot be placed in the window, and taken as recent they made `retry --failed --since 24h` replay deliveries of
+   * any age.
+   */
+  undated?: number;
 }
 
 function matchesFilters(r: WebhookHistoryRecord, f: HistoryFilters): boolean {
@@ -61,9 +67,29 @@ function matchesFilters(r: WebhookHistoryRecord, f: HistoryFilters): boolean {
   return true;
 }
 
+function assertNewestFirst(page: readonly WebhookHistoryRecord[]): void {
+  const late = outOfOrder(page);
+  if (!late) return;
+  throw new HistoryOrderError(
+    `the webhook history is not sorted newest first (record ${late.id} at ${late.createdAt} after an older one): ` +
+      'the service ignored sortField=createdAt&sortOrder=desc; govops reads it newest first',
+  );
+}
+
+/** Where a record lies relative to `since`; one without a date is counted (once) in `stats.undated`. */
+function window(r: WebhookHistoryRecord, key: string, sinceMs: number, undated: Set<string>, stats: ReadStats): 'in' | 'before' | 'undated' {
+  const t = timeOf(r);
+  if (t < sinceMs) return 'before';
+  if (!Number.isNaN(t)) return 'in';
+  undated.add(key);
+  stats.undated = undated.size;
+  return 'undated';
+}
+
 /**
  * Yield matching records newest first, requesting pages lazily. Records that arrive while paging shift
- * the pages by their number: a record may then come twice (it is yielded once, by id); none is skipped,
+ * the pages by their number: a record may then come twice (it is yielded once, by its key: the id, else webhook,
+ * activity, time and status); none is skipped,
  * since newer records only go to the front. A page holding only records already read ends the read
  * (`stats.unpaged`): the service does not page by offset.
  */
@@ -79,6 +105,8 @@ export async function* readHistory(
   const yielded = new Set<string>();
   /** Every record received (not only those yielded): a page of nothing else ends the read. */
   const received = new Set<string>();
+  /** Records without a date left out because of `sinceMs` (each counted once, however often it is read). */
+  const undated = new Set<string>();
   let matched = 0;
   let offset = 0;
   for (;;) {
@@ -108,6 +136,9 @@ export async function* readHistory(
     // `count` of a fallback read counts failures and successes alike: not what the caller asked for.
     if (stats.count === undefined && page.count !== undefined && serverSide.successOrFailure === wanted.successOrFailure) stats.count = page.count;
     stats.received += page.records.length;
+    // Oldest first (a service that ignores sortOrder=desc), the read would stop at its first record when --since is
+    // given (nothing to retry, silently) and show the oldest records as the newest: refused, as the daemon's cursor does.
+    assertNewestFirst(page.records);
     let fresh = false;
     for (const r of page.records) {
       const key = recordKey(r);
@@ -115,10 +146,12 @@ export async function* readHistory(
         received.add(key);
         fresh = true;
       }
-      if (options.sinceMs !== undefined && timeOf(r) < options.sinceMs) return stats;
-      if (r.id !== '' && yielded.has(r.id)) continue;
+      const place = options.sinceMs === undefined ? 'in' : window(r, key, options.sinceMs, undated, stats);
+      if (place === 'before') return stats;
+      if (place === 'undated') continue;
+      if (yielded.has(key)) continue;
       if (!matchesFilters(r, wanted) || (options.match && !options.match(r))) continue;
-      if (r.id !== '') yielded.add(r.id);
+      yielded.add(key);
       matched++;
       yield r;
       if (options.limit !== undefined && matched >= options.limit) return stats;

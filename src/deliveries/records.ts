@@ -4,6 +4,26 @@
  */
 import type { WebhookHistoryRecord } from '../api/types.js';
 
+/**
+ * The service does not list its history newest first (it ignores `sortOrder=desc`): neither incremental polling nor
+ * a read that stops at `--since` can work.
+ */
+export class HistoryOrderError extends Error {
+  override readonly name = 'HistoryOrderError';
+}
+
+/** The first record of `page` dated after an earlier one (the page is not newest first), if any. */
+export function outOfOrder(page: readonly WebhookHistoryRecord[]): WebhookHistoryRecord | undefined {
+  let previous = Number.POSITIVE_INFINITY;
+  for (const r of page) {
+    const t = timeOf(r);
+    if (!Number.isFinite(t)) continue;
+    if (t > previous) return r;
+    previous = t;
+  }
+  return undefined;
+}
+
 /** 2xx is a delivered notification (interface 2.13: "200 is success"; any 2xx is an answer the receiver accepted). */
 export function isDelivered(r: Pick<WebhookHistoryRecord, 'statusCode'>): boolean {
   return r.statusCode >= 200 && r.statusCode < 300;

@@ -15,9 +15,12 @@ export interface RetryOutcome {
   ok: boolean;
 }
 
-/** Each id once, in the order given. */
+/**
+ * Each id once, in the order given. History ids are integers (interface 4.3): `041` and `41` are one record, written
+ * without the leading zeros (the service reads both as 41, and a retry is a new delivery each time).
+ */
 export function uniqueIds(ids: readonly string[]): string[] {
-  return [...new Set(ids)];
+  return [...new Set(ids.map((id) => (/^\d+$/.test(id) ? id.replace(/^0+(?=\d)/, '') : id)))];
 }
 
 /**

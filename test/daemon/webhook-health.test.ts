@@ -12,6 +12,7 @@ import { ServiceClient } from '../../src/api/client.js';
 import { startRunning } from '../../src/daemon/run.js';
 import { WebhookHealth } from '../../src/daemon/webhook-health.js';
 import { backgroundClock } from '../../src/util/clock.js';
+import { ErrorCode, UserError } from '../../src/errors.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { hookItem, startWorld, type World } from '../deliveries/world.js';
 import { Cleanup, getJson, until } from './helpers.js';
@@ -353,5 +354,125 @@ describe('automatic retries', () => {
     expect(total).toBe(2);
     now += 60_000;
     expect((await health.pollOnce()).retried).toBe(2);
+  });
+});
+
+describe('automatic retries of a webhook govops stops managing', () => {
+  it('drops its pending retries: a webhook no longer in the state is not retried (it is somebody else\'s now)', async () => {
+    w = await startWorld();
+    const [hook] = await w.createHooks([hookItem(w, 'released', '/released')]);
+    w.rx.set('/released', 503);
+    let now = Date.now();
+    let managed = new Map([[String(hook.id), 'released']]);
+    const registry = new Registry();
+    const health = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry,
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now },
+      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => managed,
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    expect(await health.pollOnce()).toMatchObject({ newRecords: 1, retried: 0 }); // pending, not due yet
+    expect(health.status().autoRetry).toMatchObject({ pending: 1 });
+
+    managed = new Map(); // its manifest was deleted (or the state released it): govops no longer manages it
+    now += 60_000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 0 });
+    expect(w.rx.hits.get('/released')).toBe(1);
+    expect(health.status().autoRetry).toMatchObject({ pending: 0 });
+    expect(await metric(registry, 'govops_webhook_auto_retries_total', { webhook: '(unmanaged)' })).toBeUndefined();
+  });
+});
+
+describe('automatic retries on a standby replica (several replicas, one leader)', () => {
+  it('a standby does not spend the retries it may not send: after it takes over, the failed delivery is retried', async () => {
+    w = await startWorld();
+    const [hook] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
+    w.rx.set('/dead', 503);
+    let leading = false;
+    // the daemon's client on a replica: writes go through the leader's gate (src/daemon/leader.ts gate)
+    const api = new ServiceClient({
+      baseUrl: w.url,
+      token: w.admin,
+      retries: 0,
+      writeGate: (method, path) => {
+        if (!leading) throw new UserError(`${method} ${path} not sent: this replica does not hold the lease`, undefined, { code: ErrorCode.stateFenced });
+      },
+    });
+    cleanup.add(() => api.close());
+    let now = Date.now();
+    const { logger, lines } = memoryLogger();
+    const health = new WebhookHealth({
+      api,
+      logger,
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now },
+      autoRetry: { maxAttempts: 2, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map([[String(hook.id), 'dead']]),
+      mayWrite: () => leading,
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    for (let i = 0; i < 4; i++) {
+      now += 60_000;
+      expect(await health.pollOnce()).toMatchObject({ ok: true, retried: 0 }); // standby: nothing sent, nothing spent
+    }
+    expect(lines.filter((l) => /giving up|retried automatically/.test(l.msg))).toEqual([]);
+    expect(health.status().autoRetry).toMatchObject({ pending: 1, exhausted: 0, retried: { error: 0 } });
+
+    leading = true; // the leader went away; this replica took over
+    now += 60_000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 1 });
+    expect(w.rx.hits.get('/dead')).toBe(2);
+  });
+});
+
+describe('automatic retries after a restart', () => {
+  it('retries again only failures from the last minute before the start, not the history\'s last failures of days ago', async () => {
+    w = await startWorld();
+    const [hook] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
+    w.rx.set('/dead', 503);
+    // the receiver died two days ago; the previous daemon retried and gave up; nothing happened since
+    await w.seed({ webhookId: hook.id, count: 3, statusCode: 503, code: 'ECONNREFUSED', from: new Date(Date.now() - 2 * 86_400_000).toISOString(), stepMs: 1000 });
+    let now = Date.now();
+    const health = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now },
+      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map([[String(hook.id), 'dead']]),
+    });
+    expect(await health.pollOnce()).toMatchObject({ baseline: true, newRecords: 3 }); // shown as recent failures
+    expect((health.status().webhooks as any[])[0].recentFailures).toHaveLength(3);
+    now += 60_000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 0 });
+    expect(w.rx.hits.get('/dead') ?? 0).toBe(0);
+
+    // a failure from just before the start is retried again, as documented
+    const [fresh] = await w.createHooks([hookItem(w, 'fresh', '/fresh')]);
+    w.rx.set('/fresh', 503);
+    await w.fire('modelAccessRequested'); // both webhooks fail now
+    const restarted = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now },
+      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map([[String(fresh.id), 'fresh']]),
+    });
+    now = Date.now(); // restarted at once
+    await restarted.pollOnce();
+    now += 1000;
+    expect(await restarted.pollOnce()).toMatchObject({ retried: 1 });
+    expect(w.rx.hits.get('/fresh')).toBe(2);
   });
 });

@@ -155,6 +155,95 @@ describe('govops webhooks history', () => {
   });
 });
 
+describe('a service that lists its history oldest first (it ignores sortOrder=desc)', () => {
+  it('history and retry --failed refuse it (exit 1) instead of showing old records as the newest or finding nothing to retry', async () => {
+    w = await startWorld();
+    const [f] = await w.createHooks([hookItem(w, 'flaky', '/f')]);
+    w.rx.set('/f', 503);
+    await w.seed({ webhookId: f.id, count: 5, statusCode: 503, from: new Date(Date.now() - 2 * 86_400_000).toISOString(), stepMs: 1000 });
+    for (let i = 0; i < 2; i++) await w.fire('modelAccessRequested');
+    const proxy = await rewritingProxy(
+      w.url,
+      (_q, res) => res,
+      (method, url) => (method === 'GET' && url.startsWith('/webhooks/history') ? url.replace('sortOrder=desc', 'sortOrder=asc') : url),
+    );
+    const run = (args: string[]) => runGovops(args, { cwd: dir, env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined } });
+    try {
+      const retry = await run(['webhooks', 'retry', '--failed', 'flaky', '--dry-run']);
+      expect(retry.code, retry.stdout).toBe(1);
+      expect(retry.stderr).toContain('not sorted newest first');
+      const history = await run(['webhooks', 'history', '--limit', '3']);
+      expect(history.code, history.stdout).toBe(1);
+      expect(history.stderr).toContain('not sorted newest first');
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('a service whose history records carry no createdAt', () => {
+  it('retry --failed --since does not replay them (they may be of any age) and says it left them out', async () => {
+    w = await startWorld();
+    const [f] = await w.createHooks([hookItem(w, 'flaky', '/f')]);
+    w.rx.set('/f', 503);
+    await w.seed({ webhookId: f.id, count: 3, statusCode: 503, from: new Date(Date.now() - 300 * 86_400_000).toISOString(), stepMs: 1000 });
+    const isHistory = (url: string): boolean => url.startsWith('/webhooks/history?');
+    const proxy = await rewritingProxy(w.url, (q, res) =>
+      isHistory(q.url) && res.status === 200
+        ? mapJsonBody(res, (v) => {
+            const page = v as { records: Array<Record<string, unknown>> };
+            for (const r of page.records) delete r.createdAt;
+            return page;
+          })
+        : res,
+    );
+    try {
+      const retry = await runGovops(['webhooks', 'retry', '--failed', 'flaky', '--since', '24h', '-o', 'json'], {
+        cwd: dir,
+        env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined },
+      });
+      expect(retry.code, retry.stderr).toBe(0);
+      expect(JSON.parse(retry.stdout)).toMatchObject({ retried: 0 });
+      expect(retry.stderr).toContain('note: 3 record(s) without a date (no createdAt) left out: --since cannot place them');
+      expect(w.rx.hits.get('/f') ?? 0).toBe(0); // the 300-day-old deliveries were not sent again
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('a service whose history records carry no id', () => {
+  it('retry --failed sends no retry without an id (POST /webhooks/history/retry/ names no record) and says so', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'flaky', '/f')]);
+    w.rx.set('/f', 503);
+    await w.fire('modelAccessRequested');
+    await w.fire('userCreated');
+    const isHistory = (url: string): boolean => url.startsWith('/webhooks/history?');
+    const proxy = await rewritingProxy(w.url, (q, res) =>
+      isHistory(q.url) && res.status === 200
+        ? mapJsonBody(res, (v) => {
+            const page = v as { records: Array<Record<string, unknown>> };
+            for (const r of page.records) delete r.id;
+            return page;
+          })
+        : res,
+    );
+    try {
+      const retry = await runGovops(['webhooks', 'retry', '--failed', 'flaky', '-o', 'json'], {
+        cwd: dir,
+        env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined },
+      });
+      expect(retry.code, retry.stderr).toBe(0);
+      expect(JSON.parse(retry.stdout)).toMatchObject({ retried: 0 });
+      expect(retry.stderr).toContain('note: 1 failed delivery record(s) without a history id (the service sent none) cannot be retried');
+      expect(proxy.requests.filter((r) => r.startsWith('POST'))).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('a service whose history does not page (every request answers the whole history as a bare array, no count)', () => {
   it('history and retry --failed read it in two requests (not 1,000) and say the read stopped', async () => {
     w = await startWorld();
@@ -224,6 +313,30 @@ describe('govops webhooks retry', () => {
     expect(managed.records.map((r: any) => r.webhookName)).toEqual(Array(5).fill('other'));
     expect((await jsonOf(['webhooks', 'retry', '--failed', '--all-webhooks', '--dry-run'])).ids).toHaveLength(7);
     expect((await jsonOf(['webhooks', 'retry', '--failed', '--all-webhooks', '--since', '1ms', '--dry-run'])).ids).toHaveLength(0);
+  });
+
+  it('--failed NAME retries only the webhook govops manages under that name, not another owner\'s of the same name', async () => {
+    w = await startWorld();
+    // Webhook names are not unique in the service: another team made its own "alerts".
+    const [ours, theirs] = await w.createHooks([hookItem(w, 'alerts', '/ours'), hookItem(w, 'alerts', '/theirs')]);
+    w.rx.set('/ours', 503);
+    w.rx.set('/theirs', 503);
+    await w.fire('modelAccessRequested');
+    const state = await stateFile('state-alerts.json', [{ name: 'alerts', id: String(ours.id) }]);
+
+    const dry = await jsonOf(['webhooks', 'retry', '--failed', 'alerts', '--dry-run', '--state', state]);
+    expect(dry.records.map((r: any) => r.webhookId)).toEqual([String(ours.id)]);
+    const run = await govops(['webhooks', 'retry', '--failed', 'alerts', '--state', state]);
+    expect(run.code).toBe(1); // still failing
+    expect([w.rx.hits.get('/ours'), w.rx.hits.get('/theirs')]).toEqual([2, 1]);
+
+    // Without a state entry for the name, two live webhooks of that name are ambiguous: nothing is retried...
+    const ambiguous = await govops(['webhooks', 'retry', '--failed', 'alerts']);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toContain(`2 live webhooks are named "alerts" (ids ${ours.id}, ${theirs.id})`);
+    expect(w.rx.hits.get('/theirs')).toBe(1);
+    // ...unless --all-webhooks says every one of them.
+    expect((await jsonOf(['webhooks', 'retry', '--failed', 'alerts', '--all-webhooks', '--dry-run'])).ids).toHaveLength(2);
   });
 
   it('retries each id once, in bounded parallel, and exits 1 when a retry fails again', async () => {

@@ -12,6 +12,7 @@ import { HistoryCursor, HistoryOrderError } from '../../src/deliveries/cursor.js
 import { DEFAULT_MAX_PAGES, readHistory, type ReadStats } from '../../src/deliveries/reader.js';
 import { deliveryKey, failedDeliveries, failureCode, isDelivered } from '../../src/deliveries/records.js';
 import { cell } from '../../src/deliveries/render.js';
+import { retryDeliveries } from '../../src/deliveries/retry.js';
 import { ApiError } from '../../src/errors.js';
 import { registerSecrets } from '../../src/util/redact.js';
 
@@ -161,8 +162,35 @@ describe('readHistory', () => {
     let read = 0;
     for await (const _ of readHistory(api, { pageSize: 1, sinceMs: T0 - 86_400_000 }, stats)) read++;
     expect(n).toBe(DEFAULT_MAX_PAGES);
-    expect(read).toBe(DEFAULT_MAX_PAGES);
+    expect(read).toBe(0); // undated: --since cannot place them
+    expect(stats.undated).toBe(DEFAULT_MAX_PAGES);
     expect(stats).toMatchObject({ truncated: true, exhausted: false, requests: DEFAULT_MAX_PAGES });
+  });
+
+  it('with a since, records without a date (a service that omits createdAt) are left out and counted, not taken as recent', async () => {
+    const records = [rec(3, { t: T0, status: 500 }), { ...rec(2, { status: 500 }), createdAt: '' }, { ...rec(1, { status: 500 }), createdAt: '' }];
+    const { api } = fakeHistory(records);
+    const stats: ReadStats = { requests: 0, received: 0, exhausted: false, truncated: false };
+    const out: string[] = [];
+    for await (const r of readHistory(api, { sinceMs: T0 - 86_400_000 }, stats)) out.push(r.id);
+    expect(out).toEqual(['3']);
+    expect(stats.undated).toBe(2);
+    // without a since they are records like any other
+    const all: string[] = [];
+    for await (const r of readHistory(api, {})) all.push(r.id);
+    expect(all.sort()).toEqual(['1', '2', '3']);
+  });
+
+  it('records without an id that a shift between pages brings twice are yielded once (by their key)', async () => {
+    const idless = (n: number) => ({ ...rec(n, { t: T0 + n * 1000 }), id: '' });
+    const records = Array.from({ length: 10 }, (_, i) => idless(i + 1));
+    const { api } = fakeHistory(records, (n) => {
+      if (n === 1) records.push(idless(100), idless(101)); // two new ones arrive before page 2
+    });
+    const out: string[] = [];
+    for await (const r of readHistory(api, { pageSize: 5 })) out.push(r.createdAt);
+    expect(out).toHaveLength(10);
+    expect(new Set(out).size).toBe(10);
   });
 
   it('falls back to filtering by status code when the service refuses successOrFailure', async () => {
@@ -285,6 +313,78 @@ describe('HistoryCursor (incremental polling)', () => {
     expect(n).toBe(2);
   });
 
+  it('records without a date (a service that omits createdAt) are each counted once, and not remembered forever', async () => {
+    const undated = (id: number) => ({ ...rec(id), createdAt: '' });
+    const records: WebhookHistoryRecord[] = Array.from({ length: 20 }, (_, i) => undated(i + 1));
+    // newest first: the highest id first (the service's order; no dates to sort by)
+    const api: Pick<ServiceApi, 'listWebhookHistory'> = {
+      async listWebhookHistory(q = {}) {
+        const sorted = [...records].sort((a, b) => Number(b.id) - Number(a.id));
+        const offset = q.offset ?? 0;
+        return { count: sorted.length, records: sorted.slice(offset, offset + (q.pageSize ?? 20)) };
+      },
+    };
+    const cursor = new HistoryCursor({ pageSize: 10, overlapMs: 60_000, maxPages: 3 });
+    await cursor.poll(api);
+    const got: string[] = [];
+    let next = 21;
+    for (let poll = 0; poll < 50; poll++) {
+      for (let k = 0; k < 5; k++) records.push(undated(next++));
+      got.push(...(await cursor.poll(api)).records.map((r) => r.id));
+    }
+    expect(got).toHaveLength(250);
+    expect(new Set(got).size).toBe(250); // each new record once
+    // what one poll reads (3 pages of 10), not every record ever seen (270)
+    expect(cursor.remembered).toBeLessThanOrEqual(30);
+  });
+
+  it('a poll that fails on a later page loses nothing: the next poll returns the records of its first pages too', async () => {
+    const records = Array.from({ length: 5 }, (_, i) => rec(i + 1, { t: T0 + i * 1000 }));
+    const inner = fakeHistory(records);
+    let failNext = false;
+    const api: Pick<ServiceApi, 'listWebhookHistory'> = {
+      async listWebhookHistory(q = {}) {
+        if (failNext && (q.offset ?? 0) > 0) {
+          failNext = false;
+          throw new ApiError(503, 'Service Unavailable', 'try later', 'GET', '/webhooks/history');
+        }
+        return inner.api.listWebhookHistory(q);
+      },
+    };
+    const cursor = new HistoryCursor({ pageSize: 10, overlapMs: 0 });
+    await cursor.poll(api);
+    for (let i = 0; i < 15; i++) records.push(rec(100 + i, { t: T0 + 100_000 + i * 1000, status: 500 }));
+    failNext = true;
+    await expect(cursor.poll(api)).rejects.toBeInstanceOf(ApiError); // page 1 read, page 2 failed
+    const next = await cursor.poll(api);
+    expect(next.records.map((r) => r.id).sort()).toEqual(Array.from({ length: 15 }, (_, i) => String(100 + i)).sort());
+  });
+
+  it('records without a date that a shift between pages brings twice in one poll are returned once', async () => {
+    const undated = (id: number) => ({ ...rec(id), createdAt: '' });
+    const records: WebhookHistoryRecord[] = [undated(1)];
+    let arriving = 0;
+    const api: Pick<ServiceApi, 'listWebhookHistory'> = {
+      async listWebhookHistory(q = {}) {
+        for (; arriving > 0; arriving--) records.push(undated(1000 + records.length)); // arrive before each page
+        const sorted = [...records].sort((a, b) => Number(b.id) - Number(a.id));
+        const offset = q.offset ?? 0;
+        return { count: sorted.length, records: sorted.slice(offset, offset + (q.pageSize ?? 20)) };
+      },
+    };
+    const cursor = new HistoryCursor({ pageSize: 5, overlapMs: 60_000 });
+    await cursor.poll(api);
+    for (let i = 0; i < 8; i++) records.push(undated(100 + i));
+    const inner = api.listWebhookHistory.bind(api);
+    let n = 0;
+    api.listWebhookHistory = async (q) => {
+      if (n++ === 1) arriving = 3; // three more arrive before the second page: page 2 repeats three of page 1
+      return inner(q);
+    };
+    const got = (await cursor.poll(api)).records.map((r) => r.id);
+    expect(new Set(got).size).toBe(got.length);
+  });
+
   it('stops after maxPages and says so', async () => {
     const records = Array.from({ length: 100 }, (_, i) => rec(i + 1, { t: T0 + i }));
     const { api } = fakeHistory(records);
@@ -297,6 +397,15 @@ describe('HistoryCursor (incremental polling)', () => {
 
 describe('AutoRetryScheduler', () => {
   const policy = { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 8000, perMinute: 100 };
+
+  it('does not track a failed record without a history id: it cannot be retried', () => {
+    let now = T0;
+    const s = new AutoRetryScheduler(policy, () => now);
+    s.observe({ ...rec(1, { status: 500 }), id: '' }, true);
+    now += 60_000;
+    expect(s.take()).toEqual([]);
+    expect(s.size).toBe(0);
+  });
 
   it('retries a failed delivery of a managed webhook after backoff, doubling, up to the cap', () => {
     let now = T0;
@@ -386,5 +495,20 @@ describe('AutoRetryScheduler', () => {
     expect(s.take()).toHaveLength(0);
     now += 30_000;
     expect(s.take()).toHaveLength(3);
+  });
+});
+
+describe('retryDeliveries', () => {
+  it('retries one history id once however it is written (41, 041, 0041): a retry is a new delivery', async () => {
+    const calls: string[] = [];
+    const api = {
+      async retryWebhookDelivery(id: string) {
+        calls.push(id);
+        return rec(Number(id) + 100);
+      },
+    };
+    const outcomes = await retryDeliveries(api, ['41', '041', '7', '0041', '07'], { concurrency: 1 });
+    expect(calls).toEqual(['41', '7']);
+    expect(outcomes.map((o) => o.historyId)).toEqual(['41', '7']);
   });
 });

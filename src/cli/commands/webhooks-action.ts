@@ -97,10 +97,16 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
       if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older records were not read\n`);
       if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'records'));
     }
+    if (stats.undated) ctx.stderr.write(undatedNote(stats.undated));
     process.exitCode = EXIT.ok;
   } finally {
     await api.close();
   }
+}
+
+/** The note for records `--since` left out because they have no date. */
+function undatedNote(n: number): string {
+  return `note: ${n} record(s) without a date (no createdAt) left out: --since cannot place them\n`;
 }
 
 /** The note for a read that stopped because the service answered a page with records already read. */
@@ -127,6 +133,16 @@ async function selectFailed(
     const live = (await api.listWebhooks()).filter((w) => w.name === name);
     if (live.length === 0) throw new UserError(`no webhook named "${name}" in the service`, 'govops webhooks list shows the live webhooks');
     scope = new Set(live.map((w) => w.id));
+    // Names are not unique in the service (an administrator's token sees every team's webhooks): NAME is the
+    // webhook govops manages under that name; several others of that name are ambiguous unless --all-webhooks.
+    const recorded = (await loadState(flags.state)).resources.find((r) => r.kind === 'Webhook' && r.name === name);
+    if (recorded && scope.has(recorded.id)) scope = new Set([recorded.id]);
+    else if (scope.size > 1 && !flags.allWebhooks) {
+      throw new UserError(
+        `${scope.size} live webhooks are named "${name}" (ids ${[...scope].join(', ')}) and the state ${flags.state} records none of them`,
+        'retry by history id (govops webhooks history NAME shows them), pass the --state that manages one, or --all-webhooks for all of them',
+      );
+    }
   } else if (!flags.allWebhooks) {
     const state = await loadState(flags.state);
     scope = new Set(state.resources.filter((r) => r.kind === 'Webhook').map((r) => r.id));
@@ -145,7 +161,12 @@ async function selectFailed(
   for await (const r of readHistory(api, { filters, sinceMs, match, onFilterFallback: fallbackNote(ctx) }, stats)) records.push(r);
   if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older failed deliveries were not looked at\n`);
   if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'failed deliveries'));
-  const failed = failedDeliveries(records);
+  if (stats.undated) ctx.stderr.write(undatedNote(stats.undated));
+  // A record the service sent without its id cannot be retried (POST /webhooks/history/retry/ names no record).
+  const all = failedDeliveries(records);
+  const failed = all.filter((d) => d.record.id !== '');
+  const idless = all.length - failed.length;
+  if (idless) ctx.stderr.write(`note: ${idless} failed delivery record(s) without a history id (the service sent none) cannot be retried\n`);
   return { selected: failed.slice(0, max).map((d) => d.record), more: Math.max(0, failed.length - max) };
 }
 

@@ -66,7 +66,7 @@ export function register(program: Command): void {
     .option('--failed', 'select the deliveries whose latest attempt failed (each delivery once, oldest first)')
     .option('--since <when>', `with --failed: deliveries since this long ago or ISO time (default ${DEFAULT_RETRY_SINCE})`)
     .option('--max <n>', `with --failed: retry at most n deliveries (default ${DEFAULT_RETRY_MAX})`)
-    .option('--all-webhooks', 'with --failed and no NAME: every webhook the token sees, not only those govops manages')
+    .option('--all-webhooks', 'with --failed: every webhook the token sees (with NAME: every one of that name), not only those govops manages')
     .option('--concurrency <n>', 'retries in flight at once', '4')
     .option('--dry-run', 'list what would be retried; retry nothing')
     .addOption(webhookStateOption());

@@ -6,7 +6,8 @@
  * Delivery never holds up a reconcile: each URL has its own queue, worked through in the background. A failed
  * POST (no connection, a timeout, 408, 429, 5xx) is tried again with exponential backoff, a bounded number of
  * times; another 4xx is final. A repeat of the last event sent (same type, revision and results: the same drift
- * found at every resync, the same failure at every retry) is not sent again. The body passes the one redactor,
+ * found at every resync, the same failure at every retry) is not sent again; after a reconcile with nothing to tell
+ * (in sync), it is news again. The body passes the one redactor,
  * and header values are registered with it: no secret leaves in an event, a log line or an error.
  */
 import { randomUUID } from 'node:crypto';
@@ -128,7 +129,11 @@ export class Notifier {
       observe: this.opts.observe,
       ...(this.opts.origin ? { origin: this.opts.origin } : {}),
     });
-    if (!event) return;
+    // Nothing to tell (in sync): whatever was last sent is over, so the same failure or drift again is news.
+    if (!event) {
+      this.lastSignature = undefined;
+      return;
+    }
     const signature = eventSignature(event);
     if (signature === this.lastSignature) {
       this.opts.logger.debug({ type: event.type, revision: a.revision }, 'notification not repeated: same as the last one sent');

@@ -88,6 +88,7 @@ export class Daemon {
       clock,
     });
     this.metrics.watchWaiting(() => this.loop.snapshot().waiting, () => clock.now());
+    this.metrics.watchReady(() => this.readiness().ready);
     opts.source.onRevision((r) => this.loop.submit(r));
   }
 

@@ -190,12 +190,17 @@ export class Daemon {
     };
   }
 
-  /** Stop accepting work, let the in-flight reconcile finish within `graceMs`, close the endpoints. */
+  /**
+   * Stop accepting work, let the in-flight reconcile finish and notifications go out, close the endpoints: all
+   * within `graceMs` (wall time: the orchestrator's kill timer), each step getting what the one before left.
+   */
   async stop(graceMs: number): Promise<boolean> {
+    const deadline = Date.now() + graceMs;
+    const left = (): number => Math.max(0, deadline - Date.now());
     this.shuttingDown = true;
     await this.opts.source.stop();
-    const finished = await this.loop.stop(graceMs);
-    await this.opts.notifier?.stop(Math.min(graceMs, 5000));
+    const finished = await this.loop.stop(left());
+    await this.opts.notifier?.stop(Math.min(left(), 5000));
     await this.http?.close();
     return finished;
   }

@@ -47,8 +47,11 @@ export interface DaemonOptions {
   clock?: Clock;
   /** Called for each push notification accepted (a standby passes it on to the leader). */
   onPush?: () => void;
-  /** Another reason not to be ready (e.g. the PostgreSQL state unreachable), or undefined. */
-  notReady?: () => string | undefined;
+  /**
+   * Another reason not to be ready (e.g. the PostgreSQL state unreachable), or undefined: `reason` in words,
+   * `detail` the error text (shown as /readyz's detail, only where /status would be).
+   */
+  notReady?: () => { reason: string; detail?: string } | undefined;
 }
 
 export class Daemon {
@@ -130,7 +133,7 @@ export class Daemon {
     const s = this.loop.snapshot();
     if (this.shuttingDown) return { ready: false, reason: 'shutting down' };
     const extra = this.opts.notReady?.();
-    if (extra) return { ready: false, reason: extra };
+    if (extra) return { ready: false, ...extra };
     if (s.ready) return { ready: true };
     const last = s.lastAttempt;
     if (!last) {

@@ -146,9 +146,14 @@ export class LeaderElector {
     };
   }
 
-  /** Readiness: why not ready because of the database, or undefined. */
-  readinessProblem(): string | undefined {
-    return this.db.up ? undefined : `the PostgreSQL state is unreachable since ${this.db.since}: ${this.db.error ?? ''}`.trim();
+  /**
+   * Readiness: why not ready because of the database, or undefined. The reason in words (anyone may read it);
+   * the database's error text (host, address, user) as detail (/readyz shows it only where /status would be).
+   */
+  readinessProblem(): { reason: string; detail?: string } | undefined {
+    if (this.db.up) return undefined;
+    const reason = `the PostgreSQL state is unreachable since ${this.db.since}`;
+    return this.db.error ? { reason, detail: this.db.error } : { reason };
   }
 
   /**

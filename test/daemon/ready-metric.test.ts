@@ -48,7 +48,7 @@ const readyGauge = async (url: string): Promise<string | undefined> => /^govops_
 describe('govops_ready', () => {
   it('follows /readyz: 0 while another reason keeps it 503 (the PostgreSQL state), and while shutting down', async () => {
     const source = new OneRevisionSource();
-    let notReady: string | undefined;
+    let notReady: { reason: string } | undefined;
     let hang: (() => void) | undefined;
     const daemon = new Daemon({
       source,
@@ -65,7 +65,7 @@ describe('govops_ready', () => {
     await until(async () => (await fetch(`${daemon.url}/readyz`)).status === 200, 10_000, 'ready');
     expect(await readyGauge(daemon.url)).toBe('1');
 
-    notReady = 'the state is unreachable';
+    notReady = { reason: 'the state is unreachable' };
     expect((await fetch(`${daemon.url}/readyz`)).status).toBe(503);
     expect(await readyGauge(daemon.url)).toBe('0');
     notReady = undefined;

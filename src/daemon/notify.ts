@@ -46,6 +46,11 @@ export interface NotifierOptions {
   userAgent?: string;
   /** Event times, retry backoffs and the shutdown grace (default the system's; its timers keep the process up). */
   clock?: Clock;
+  /**
+   * Whether this replica tells (default: always). With a PostgreSQL state, only the leader: a standby plans every
+   * revision too, and its rejections, blocks and failures are the leader's to tell (once, not once per replica).
+   */
+  active?: () => boolean;
 }
 
 const RETRY_STATUSES = new Set([408, 425, 429]);
@@ -122,6 +127,7 @@ export class Notifier {
 
   /** After every reconcile attempt: queue its event, if it has one and it is not a repeat. */
   notify(a: Attempt): void {
+    if (this.opts.active && !this.opts.active()) return;
     const event = eventFor(a, {
       id: randomUUID(),
       time: new Date(this.clock.now()).toISOString(),

@@ -157,7 +157,7 @@ function makeHealth(s: RunSettings, api: ServiceApi, logger: Logger, metrics: Da
   });
 }
 
-function makeNotifier(s: RunSettings, logger: Logger, metrics: DaemonMetrics): Notifier | undefined {
+function makeNotifier(s: RunSettings, logger: Logger, metrics: DaemonMetrics, elector: LeaderElector | undefined): Notifier | undefined {
   if (!s.notify?.length) return undefined;
   return new Notifier({
     targets: s.notify,
@@ -166,6 +166,8 @@ function makeNotifier(s: RunSettings, logger: Logger, metrics: DaemonMetrics): N
     observe: s.observe === true,
     origin: s.repo ? `${redactUrl(s.repo)}#${s.branch}:${s.path}` : s.dir,
     ...(s.notifyBackoffMs !== undefined ? { backoffMs: s.notifyBackoffMs } : {}),
+    // a standby's plans are the leader's to tell
+    ...(elector ? { active: () => elector.isLeading() } : {}),
   });
 }
 
@@ -222,7 +224,7 @@ export async function startRunning(
   const reconcile = elector ? leaderReconcileFn(engine, elector, (r) => daemonRef?.loop.submit(r)) : engine;
   const health = makeHealth(s, api, logger, metrics);
   metrics.observe.set(s.observe ? 1 : 0);
-  const notifier = makeNotifier(s, logger, metrics);
+  const notifier = makeNotifier(s, logger, metrics, elector);
   const daemon = new Daemon({
     source,
     reconcile,

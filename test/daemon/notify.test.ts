@@ -1,10 +1,17 @@
 /** The notifier (--notify-url): which reconciles give an event, and which repeats are not sent again. */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ServiceApi } from '../../src/api/client-types.js';
+import { ErrorCode, failure } from '../../src/errors.js';
 import type { Attempt } from '../../src/daemon/loop.js';
 import { Notifier } from '../../src/daemon/notify.js';
+import { startRunning } from '../../src/daemon/run.js';
+import { closePgPools } from '../../src/state/pg/backend.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -53,5 +60,55 @@ describe('Notifier', () => {
     n.notify(unreachable()); // a new outage at a later resync
     await n.idle();
     expect(recv.got.map((e) => e.type)).toEqual(['io.govops.reconcile.failed', 'io.govops.reconcile.failed']);
+  });
+});
+
+describe('govops run --notify-url with a PostgreSQL state (several replicas)', () => {
+  it('a standby sends no notification: each event comes once, from the leader, not once per replica', async () => {
+    const recv = await receiver();
+    const home = await mkdtemp(join(tmpdir(), 'govops-notify-standby-'));
+    await mkdir(join(home, 'm'));
+    await writeFile(join(home, 'm', 'empty.yaml'), '');
+    // A state nothing answers at: this replica never gets the lease, it stands by.
+    const tcp = createTcpServer();
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+    const port = (tcp.address() as AddressInfo).port;
+    await new Promise((r) => tcp.close(r));
+    let reconciles = 0;
+    const running = await startRunning(
+      {
+        dir: join(home, 'm'),
+        branch: 'main',
+        path: '.',
+        intervalMs: 600_000,
+        resyncMs: 600_000,
+        selfHeal: false,
+        plan: { prune: false, allowReplace: false },
+        listen: { host: '127.0.0.1', port: 0 },
+        statePath: `postgres://govops@127.0.0.1:${port}/govops`,
+        workdir: join(home, 'work'),
+        notify: [{ url: recv.url }],
+      },
+      pino({ level: 'silent' }),
+      () => ({ close: async () => undefined }) as unknown as ServiceApi,
+      async () => {
+        reconciles++;
+        const at = new Date().toISOString();
+        // The revision is rejected (the leader rejects it too, and tells).
+        return { stage: 'load', ok: false, error: 'bad manifest', failure: failure(ErrorCode.invalidRevision), diagnostics: [], outcomes: [], changed: false, startedAt: at, finishedAt: at };
+      },
+    );
+    try {
+      const deadline = Date.now() + 10_000;
+      while (reconciles === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(reconciles).toBeGreaterThan(0);
+      expect(running.elector?.isLeading()).toBe(false);
+      await running.shutdown(5_000);
+      expect(recv.got).toEqual([]);
+    } finally {
+      await running.shutdown(0).catch(() => undefined);
+      await closePgPools();
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });

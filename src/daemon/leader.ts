@@ -159,9 +159,11 @@ export class LeaderElector {
   /**
    * Stop electing. A leader releases its lease (the next replica takes over at once) only when `release`: after a
    * shutdown whose grace cut calls short, a POST already sent may still land, so the lease is left to expire, and the
-   * next leader starts no sooner than a leader that froze would let it (the lease duration).
+   * next leader starts no sooner than a leader that froze would let it (the lease duration). `withinMs`: what is
+   * left of the shutdown's grace; a database that answers nothing in it (a partition) is not waited for (the lease
+   * then expires by itself).
    */
-  async stop(options: { release?: boolean } = {}): Promise<void> {
+  async stop(options: { release?: boolean; withinMs?: number } = {}): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.deadline) clearTimeout(this.deadline);
@@ -169,8 +171,22 @@ export class LeaderElector {
     const term = this.term;
     const wasLeader = this.role === 'leader';
     if (wasLeader) this.stepDown('shutting down');
-    if (wasLeader && term !== undefined && options.release !== false) await releaseLease(this.state, this.identity, term).catch(() => undefined);
-    await this.listener?.end().catch(() => undefined);
+    const listener = this.listener;
+    const last = (async () => {
+      if (wasLeader && term !== undefined && options.release !== false) await releaseLease(this.state, this.identity, term).catch(() => undefined);
+      await listener?.end().catch(() => undefined);
+    })();
+    if (options.withinMs === undefined) return last;
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = await Promise.race([
+      last.then(() => false),
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(true), options.withinMs);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    if (gaveUp) this.log.warn({ withinMs: options.withinMs }, 'the PostgreSQL state did not answer within the grace period: the lease is left to expire');
   }
 
   /** Tell the leader about a push this replica accepted (when it is not the leader itself). */

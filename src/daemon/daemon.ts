@@ -47,8 +47,11 @@ export interface DaemonOptions {
   clock?: Clock;
   /** Called for each push notification accepted (a standby passes it on to the leader). */
   onPush?: () => void;
-  /** Another reason not to be ready (e.g. the PostgreSQL state unreachable), or undefined. */
-  notReady?: () => string | undefined;
+  /**
+   * Another reason not to be ready (e.g. the PostgreSQL state unreachable), or undefined: `reason` in words,
+   * `detail` the error text (shown as /readyz's detail, only where /status would be).
+   */
+  notReady?: () => { reason: string; detail?: string } | undefined;
 }
 
 export class Daemon {
@@ -88,6 +91,7 @@ export class Daemon {
       clock,
     });
     this.metrics.watchWaiting(() => this.loop.snapshot().waiting, () => clock.now());
+    this.metrics.watchReady(() => this.readiness().ready);
     opts.source.onRevision((r) => this.loop.submit(r));
   }
 
@@ -129,7 +133,7 @@ export class Daemon {
     const s = this.loop.snapshot();
     if (this.shuttingDown) return { ready: false, reason: 'shutting down' };
     const extra = this.opts.notReady?.();
-    if (extra) return { ready: false, reason: extra };
+    if (extra) return { ready: false, ...extra };
     if (s.ready) return { ready: true };
     const last = s.lastAttempt;
     if (!last) {
@@ -189,12 +193,17 @@ export class Daemon {
     };
   }
 
-  /** Stop accepting work, let the in-flight reconcile finish within `graceMs`, close the endpoints. */
+  /**
+   * Stop accepting work, let the in-flight reconcile finish and notifications go out, close the endpoints: all
+   * within `graceMs` (wall time: the orchestrator's kill timer), each step getting what the one before left.
+   */
   async stop(graceMs: number): Promise<boolean> {
+    const deadline = Date.now() + graceMs;
+    const left = (): number => Math.max(0, deadline - Date.now());
     this.shuttingDown = true;
     await this.opts.source.stop();
-    const finished = await this.loop.stop(graceMs);
-    await this.opts.notifier?.stop(Math.min(graceMs, 5000));
+    const finished = await this.loop.stop(left());
+    await this.opts.notifier?.stop(Math.min(left(), 5000));
     await this.http?.close();
     return finished;
   }

@@ -146,17 +146,24 @@ export class LeaderElector {
     };
   }
 
-  /** Readiness: why not ready because of the database, or undefined. */
-  readinessProblem(): string | undefined {
-    return this.db.up ? undefined : `the PostgreSQL state is unreachable since ${this.db.since}: ${this.db.error ?? ''}`.trim();
+  /**
+   * Readiness: why not ready because of the database, or undefined. The reason in words (anyone may read it);
+   * the database's error text (host, address, user) as detail (/readyz shows it only where /status would be).
+   */
+  readinessProblem(): { reason: string; detail?: string } | undefined {
+    if (this.db.up) return undefined;
+    const reason = `the PostgreSQL state is unreachable since ${this.db.since}`;
+    return this.db.error ? { reason, detail: this.db.error } : { reason };
   }
 
   /**
    * Stop electing. A leader releases its lease (the next replica takes over at once) only when `release`: after a
    * shutdown whose grace cut calls short, a POST already sent may still land, so the lease is left to expire, and the
-   * next leader starts no sooner than a leader that froze would let it (the lease duration).
+   * next leader starts no sooner than a leader that froze would let it (the lease duration). `withinMs`: what is
+   * left of the shutdown's grace; a database that answers nothing in it (a partition) is not waited for (the lease
+   * then expires by itself).
    */
-  async stop(options: { release?: boolean } = {}): Promise<void> {
+  async stop(options: { release?: boolean; withinMs?: number } = {}): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.deadline) clearTimeout(this.deadline);
@@ -164,8 +171,22 @@ export class LeaderElector {
     const term = this.term;
     const wasLeader = this.role === 'leader';
     if (wasLeader) this.stepDown('shutting down');
-    if (wasLeader && term !== undefined && options.release !== false) await releaseLease(this.state, this.identity, term).catch(() => undefined);
-    await this.listener?.end().catch(() => undefined);
+    const listener = this.listener;
+    const last = (async () => {
+      if (wasLeader && term !== undefined && options.release !== false) await releaseLease(this.state, this.identity, term).catch(() => undefined);
+      await listener?.end().catch(() => undefined);
+    })();
+    if (options.withinMs === undefined) return last;
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = await Promise.race([
+      last.then(() => false),
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(true), options.withinMs);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    if (gaveUp) this.log.warn({ withinMs: options.withinMs }, 'the PostgreSQL state did not answer within the grace period: the lease is left to expire');
   }
 
   /** Tell the leader about a push this replica accepted (when it is not the leader itself). */

@@ -57,10 +57,16 @@ export class DaemonMetrics {
     help: 'Revisions rejected whole (invalid manifest, unresolvable secret, plan error)',
     registers: [this.registry],
   });
-  readonly ready = new Gauge({
+  /** What /readyz answers, read at each scrape (set by the daemon); unset: the value the last attempt recorded. */
+  private readyProbe?: () => boolean;
+  readonly ready: Gauge = new Gauge({
     name: 'govops_ready',
     help: '1 when /readyz answers 200',
     registers: [this.registry],
+    // Readiness changes without a reconcile (shutting down, the PostgreSQL state unreachable): read it when scraped.
+    collect: (): void => {
+      if (this.readyProbe) this.ready.set(this.readyProbe() ? 1 : 0);
+    },
   });
   readonly apiDuration = new Histogram({
     name: 'govops_api_request_duration_seconds',
@@ -136,6 +142,11 @@ export class DaemonMetrics {
       this.reconcileTotal.inc({ result }, 0);
       this.reconcileDuration.zero({ result });
     }
+  }
+
+  /** Read readiness (what /readyz answers) at each scrape. */
+  watchReady(probe: () => boolean): void {
+    this.readyProbe = probe;
   }
 
   /** Read the revision waiting to be applied (and the time) at each scrape. */

@@ -6,7 +6,8 @@
  * Delivery never holds up a reconcile: each URL has its own queue, worked through in the background. A failed
  * POST (no connection, a timeout, 408, 429, 5xx) is tried again with exponential backoff, a bounded number of
  * times; another 4xx is final. A repeat of the last event sent (same type, revision and results: the same drift
- * found at every resync, the same failure at every retry) is not sent again. The body passes the one redactor,
+ * found at every resync, the same failure at every retry) is not sent again; after a reconcile with nothing to tell
+ * (in sync), it is news again. The body passes the one redactor,
  * and header values are registered with it: no secret leaves in an event, a log line or an error.
  */
 import { randomUUID } from 'node:crypto';
@@ -45,6 +46,11 @@ export interface NotifierOptions {
   userAgent?: string;
   /** Event times, retry backoffs and the shutdown grace (default the system's; its timers keep the process up). */
   clock?: Clock;
+  /**
+   * Whether this replica tells (default: always). With a PostgreSQL state, only the leader: a standby plans every
+   * revision too, and its rejections, blocks and failures are the leader's to tell (once, not once per replica).
+   */
+  active?: () => boolean;
 }
 
 const RETRY_STATUSES = new Set([408, 425, 429]);
@@ -121,6 +127,7 @@ export class Notifier {
 
   /** After every reconcile attempt: queue its event, if it has one and it is not a repeat. */
   notify(a: Attempt): void {
+    if (this.opts.active && !this.opts.active()) return;
     const event = eventFor(a, {
       id: randomUUID(),
       time: new Date(this.clock.now()).toISOString(),
@@ -128,7 +135,11 @@ export class Notifier {
       observe: this.opts.observe,
       ...(this.opts.origin ? { origin: this.opts.origin } : {}),
     });
-    if (!event) return;
+    // Nothing to tell (in sync): whatever was last sent is over, so the same failure or drift again is news.
+    if (!event) {
+      this.lastSignature = undefined;
+      return;
+    }
     const signature = eventSignature(event);
     if (signature === this.lastSignature) {
       this.opts.logger.debug({ type: event.type, revision: a.revision }, 'notification not repeated: same as the last one sent');

@@ -158,7 +158,7 @@ function makeHealth(s: RunSettings, api: ServiceApi, logger: Logger, metrics: Da
   });
 }
 
-function makeNotifier(s: RunSettings, logger: Logger, metrics: DaemonMetrics): Notifier | undefined {
+function makeNotifier(s: RunSettings, logger: Logger, metrics: DaemonMetrics, elector: LeaderElector | undefined): Notifier | undefined {
   if (!s.notify?.length) return undefined;
   return new Notifier({
     targets: s.notify,
@@ -167,6 +167,8 @@ function makeNotifier(s: RunSettings, logger: Logger, metrics: DaemonMetrics): N
     observe: s.observe === true,
     origin: s.repo ? `${redactUrl(s.repo)}#${s.branch}:${s.path}` : s.dir,
     ...(s.notifyBackoffMs !== undefined ? { backoffMs: s.notifyBackoffMs } : {}),
+    // a standby's plans are the leader's to tell
+    ...(elector ? { active: () => elector.isLeading() } : {}),
   });
 }
 
@@ -223,7 +225,7 @@ export async function startRunning(
   const reconcile = elector ? leaderReconcileFn(engine, elector, (r) => daemonRef?.loop.submit(r)) : engine;
   const health = makeHealth(s, api, logger, metrics, elector);
   metrics.observe.set(s.observe ? 1 : 0);
-  const notifier = makeNotifier(s, logger, metrics);
+  const notifier = makeNotifier(s, logger, metrics, elector);
   const daemon = new Daemon({
     source,
     reconcile,
@@ -255,10 +257,12 @@ export async function startRunning(
     ...(elector ? { elector } : {}),
     ...(health ? { webhookHealth: health } : {}),
     async shutdown(graceMs) {
+      const deadline = Date.now() + graceMs;
       const stopping = health?.stop(Math.min(graceMs, 5000));
       const finished = await daemon.stop(graceMs);
-      // calls cut short by the grace may still land: the lease is then left to expire, not handed over at once
-      await elector?.stop({ release: finished });
+      // calls cut short by the grace may still land: the lease is then left to expire, not handed over at once;
+      // and a database that answers nothing is not waited for past the grace
+      await elector?.stop({ release: finished, withinMs: Math.max(0, deadline - Date.now()) });
       await stopping;
       await api.close().catch(() => undefined);
       return finished;

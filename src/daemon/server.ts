@@ -9,7 +9,7 @@ import type { Registry } from 'prom-client';
 import { redactJsonText } from '../util/redact.js';
 import { requestPath } from '../util/http-target.js';
 import { hostHeaderAllowed, misdirectedMessage } from '../util/host-header.js';
-import { precheckPush, safeEqual, verifyPush, type HookVerdict } from './hooks.js';
+import { githubSignature, precheckPush, safeEqual, verifyPush, type HookVerdict } from './hooks.js';
 
 /**
  * Readiness: `reason` says why not ready in words and codes only; `detail` holds the error text (which names hosts,
@@ -48,7 +48,7 @@ export const IDLE_CONNECTION_MS = 30_000;
 /** Rejected push notifications are logged once per window, with how many more there were (anyone can send them). */
 export const REJECTED_LOG_WINDOW_MS = 60_000;
 
-/** How many delivery ids of accepted notifications are remembered, to answer a replay without acting on it. */
+/** How many accepted notifications are remembered at least (by id and GitHub body signature), to answer a replay without acting on it. */
 export const DELIVERIES_KEPT = 1000;
 
 export interface HookLimits {
@@ -155,24 +155,29 @@ interface ServerContext {
   uploads: { unauthenticated: number };
   /** The rejected-notification log's window: when it began, and the rejections not logged in it. */
   rejections: { since: number; unlogged: number };
-  /** Delivery ids of the notifications acted on (the newest DELIVERIES_KEPT, oldest first). */
+  /** Keys (ids, GitHub body signatures) of the notifications acted on (the newest DELIVERIES_KEPT, oldest first). */
   deliveries: Set<string>;
 }
 
 /**
- * The delivery's id (`X-GitHub-Delivery`, GitLab's `X-Gitlab-Event-UUID`), when the sender gives one. A signed
- * notification captured once can be sent again by whoever captured it: each copy would fetch again (and, with a
- * PostgreSQL state, wake the leader); a repeat of an id already acted on is answered without acting.
+ * What identifies a delivery: its id (`X-GitHub-Delivery`, GitLab's `X-Gitlab-Event-UUID`) when the sender gives
+ * one, and for GitHub the signature of its body. A signed notification captured once can be sent again by whoever
+ * captured it: each copy would fetch again (and, with a PostgreSQL state, wake the leader); a repeat of a delivery
+ * already acted on is answered without acting. GitHub signs the body only, not the id header, so a copy with another
+ * id (or none) is known by its signature. (GitLab's token is the secret itself: whoever captured it can send anything.)
  */
-function deliveryId(req: IncomingMessage): string | undefined {
+function deliveryKeys(req: IncomingMessage, verdict: Extract<HookVerdict, { ok: true }>, body: Buffer, secret: string): string[] {
   const id = req.headers['x-github-delivery'] ?? req.headers['x-gitlab-event-uuid'];
-  return typeof id === 'string' && id !== '' ? id : undefined;
+  const keys = typeof id === 'string' && id !== '' ? [`id:${id}`] : [];
+  if (verdict.provider === 'github') keys.push(`signed:${githubSignature(secret, body)}`);
+  return keys;
 }
 
 /** Remember a delivery acted on (the oldest is forgotten past DELIVERIES_KEPT). */
-function rememberDelivery(ctx: ServerContext, id: string): void {
-  ctx.deliveries.add(id);
-  if (ctx.deliveries.size > DELIVERIES_KEPT) ctx.deliveries.delete(ctx.deliveries.values().next().value!);
+function rememberDelivery(ctx: ServerContext, keys: readonly string[]): void {
+  for (const key of keys) ctx.deliveries.add(key);
+  // two keys at most per delivery: the last DELIVERIES_KEPT deliveries at least are known
+  while (ctx.deliveries.size > 2 * DELIVERIES_KEPT) ctx.deliveries.delete(ctx.deliveries.values().next().value!);
 }
 
 const ROUTES: Record<string, string> = {
@@ -280,12 +285,12 @@ async function hook(ctx: ServerContext, req: IncomingMessage, res: ServerRespons
     logger.info({ provider: verdict.provider, event: verdict.event }, 'push notification ignored: not a push event');
     return send(res, 200, { accepted: false, message: `ignored: ${verdict.event ?? 'unknown'} events trigger nothing (only pushes to the followed branch do)` });
   }
-  const delivery = deliveryId(req);
-  if (delivery !== undefined && ctx.deliveries.has(delivery)) {
+  const delivery = deliveryKeys(req, verdict, body, handlers.hookSecret!);
+  if (delivery.some((key) => ctx.deliveries.has(key))) {
     return send(res, 200, { accepted: false, message: 'already received: this delivery was acted on' });
   }
   const accepted = handlers.onPush(verdict);
-  if (accepted === true && delivery !== undefined) rememberDelivery(ctx, delivery);
+  if (accepted === true) rememberDelivery(ctx, delivery);
   if (accepted === 'stopping') {
     return sendAndClose(req, res, 503, { accepted: false, message: 'the daemon is stopping: retry' }, { 'retry-after': '5' });
   }

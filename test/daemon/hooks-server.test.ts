@@ -382,18 +382,31 @@ describe('what anyone who reaches the port gets (no echo, no idle hold, no log f
 describe('a signed notification sent again (a replay of a captured delivery)', () => {
   it('is answered without acting on it when its delivery id was acted on; without an id each is acted on', async () => {
     const { http, pushes } = await server();
-    const body = JSON.stringify({ ref: 'refs/heads/main' });
-    const send = (headers: Record<string, string> = {}) => fetch(`${http.url}/hooks/git`, { method: 'POST', headers: { ...signedPush(body), ...headers }, body });
-    const first = await send({ 'x-github-delivery': 'd-1' });
+    const push = (n: number) => JSON.stringify({ ref: 'refs/heads/main', after: `c${n}` });
+    const send = (body: string, headers: Record<string, string> = {}) => fetch(`${http.url}/hooks/git`, { method: 'POST', headers: { ...signedPush(body), ...headers }, body });
+    const first = await send(push(1), { 'x-github-delivery': 'd-1' });
     expect(first.status).toBe(202);
-    const replay = await send({ 'x-github-delivery': 'd-1' });
+    const replay = await send(push(1), { 'x-github-delivery': 'd-1' });
     expect(replay.status).toBe(200);
     expect(await replay.json()).toEqual({ accepted: false, message: 'already received: this delivery was acted on' });
     expect(pushes).toHaveLength(1);
-    expect((await send({ 'x-github-delivery': 'd-2' })).status).toBe(202);
-    expect((await send()).status).toBe(202);
-    expect((await send()).status).toBe(202);
+    expect((await send(push(2), { 'x-github-delivery': 'd-2' })).status).toBe(202);
+    expect((await send(push(3))).status).toBe(202);
+    expect((await send(push(4))).status).toBe(202);
     expect(pushes).toHaveLength(4);
+  });
+
+  it('GitHub: the delivery id is not signed, so a captured body sent again with another id, or none, is a replay too', async () => {
+    const { http, pushes } = await server();
+    const body = JSON.stringify({ ref: 'refs/heads/main', after: 'c1' });
+    const send = (headers: Record<string, string> = {}) => fetch(`${http.url}/hooks/git`, { method: 'POST', headers: { ...signedPush(body), ...headers }, body });
+    expect((await send({ 'x-github-delivery': 'd-1' })).status).toBe(202);
+    for (const headers of [{ 'x-github-delivery': 'd-forged' }, {}, { 'x-github-delivery': '' }] as Array<Record<string, string>>) {
+      const again = await send(headers);
+      expect(again.status, JSON.stringify(headers)).toBe(200);
+      expect(await again.json()).toEqual({ accepted: false, message: 'already received: this delivery was acted on' });
+    }
+    expect(pushes).toHaveLength(1);
   });
 
   it('a delivery that was ignored or refused (stopping) is not remembered: sent again later, it is acted on', async () => {

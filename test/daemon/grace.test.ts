@@ -1,0 +1,61 @@
+/** SIGTERM's `--grace` is the whole shutdown's budget: what the loop used of it is not given again to the notifier. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { Daemon } from '../../src/daemon/daemon.js';
+import type { Notifier } from '../../src/daemon/notify.js';
+import type { Revision, Source } from '../../src/sources/types.js';
+import { Cleanup, until } from './helpers.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+class OneRevisionSource implements Source {
+  private cb?: (r: Revision) => void;
+  private readonly rev: Revision = { id: 'rev1', root: '/nonexistent', paths: ['.'], display: 'stub', observedAt: new Date(0).toISOString() };
+  describe() {
+    return { type: 'dir' as const, location: '/nonexistent' };
+  }
+  async start(): Promise<void> {
+    this.cb?.(this.rev);
+  }
+  async stop(): Promise<void> {}
+  onRevision(cb: (r: Revision) => void): void {
+    this.cb = cb;
+  }
+  current(): Revision | undefined {
+    return this.rev;
+  }
+  async refresh(): Promise<void> {}
+  async retain(): Promise<void> {}
+  health() {
+    return { consecutiveFailures: 0 };
+  }
+}
+
+describe('Daemon.stop(grace)', () => {
+  it('a reconcile that outlasts the grace leaves the notifier no extra time: the daemon stops within the grace', async () => {
+    const given: number[] = [];
+    const notifier = { notify: () => undefined, stop: async (ms: number) => void given.push(ms) } as unknown as Notifier;
+    let running = false;
+    const daemon = new Daemon({
+      source: new OneRevisionSource(),
+      reconcile: () => {
+        running = true;
+        return new Promise(() => undefined); // never finishes, even when aborted
+      },
+      logger: silentLogger(),
+      listen: { host: '127.0.0.1', port: 0 },
+      resyncMs: 600_000,
+      selfHeal: false,
+      notifier,
+    });
+    await daemon.start();
+    await until(() => running, 10_000, 'reconcile running');
+    const graceMs = 200;
+    const finished = await daemon.stop(graceMs);
+    expect(finished).toBe(false);
+    expect(given).toHaveLength(1);
+    // The loop used the whole grace: what is left for deliveries is (about) nothing, not another `graceMs`.
+    expect(given[0]).toBeLessThan(graceMs / 4);
+  });
+});

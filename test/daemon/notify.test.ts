@@ -1,0 +1,114 @@
+/** The notifier (--notify-url): which reconciles give an event, and which repeats are not sent again. */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ServiceApi } from '../../src/api/client-types.js';
+import { ErrorCode, failure } from '../../src/errors.js';
+import type { Attempt } from '../../src/daemon/loop.js';
+import { Notifier } from '../../src/daemon/notify.js';
+import { startRunning } from '../../src/daemon/run.js';
+import { closePgPools } from '../../src/state/pg/backend.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
+});
+
+async function receiver(): Promise<{ url: string; got: Array<{ type: string; subject: string }> }> {
+  const got: Array<{ type: string; subject: string }> = [];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (d: Buffer) => (text += d.toString()));
+    req.on('end', () => {
+      got.push(JSON.parse(text) as { type: string; subject: string });
+      res.statusCode = 202;
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  servers.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, got };
+}
+
+const at = new Date(0).toISOString();
+const attempt = (verdict: Attempt['verdict'], extra: Partial<Attempt> = {}): Attempt => ({
+  revision: 'rev1',
+  reason: 'resync',
+  apply: true,
+  verdict,
+  startedAt: at,
+  finishedAt: at,
+  durationSec: 0.1,
+  ...extra,
+});
+const unreachable = (): Attempt =>
+  attempt('unreachable', { failure: { code: 'GOVOPS_SERVICE_UNREACHABLE', failureClass: 'transient' } as Attempt['failure'] & object, error: 'connect ECONNREFUSED' });
+
+describe('Notifier', () => {
+  it('does not repeat a failure at every retry, but tells a new outage after a reconcile that succeeded', async () => {
+    const recv = await receiver();
+    const n = new Notifier({ targets: [{ url: recv.url }], logger: pino({ level: 'silent' }), observe: false });
+    n.notify(unreachable());
+    n.notify(unreachable()); // the same failure at the retry: not news
+    await n.idle();
+    expect(recv.got.map((e) => e.type)).toEqual(['io.govops.reconcile.failed']);
+    n.notify(attempt('in-sync')); // the service is back: nothing to tell, but the outage is over
+    n.notify(unreachable()); // a new outage at a later resync
+    await n.idle();
+    expect(recv.got.map((e) => e.type)).toEqual(['io.govops.reconcile.failed', 'io.govops.reconcile.failed']);
+  });
+});
+
+describe('govops run --notify-url with a PostgreSQL state (several replicas)', () => {
+  it('a standby sends no notification: each event comes once, from the leader, not once per replica', async () => {
+    const recv = await receiver();
+    const home = await mkdtemp(join(tmpdir(), 'govops-notify-standby-'));
+    await mkdir(join(home, 'm'));
+    await writeFile(join(home, 'm', 'empty.yaml'), '');
+    // A state nothing answers at: this replica never gets the lease, it stands by.
+    const tcp = createTcpServer();
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+    const port = (tcp.address() as AddressInfo).port;
+    await new Promise((r) => tcp.close(r));
+    let reconciles = 0;
+    const running = await startRunning(
+      {
+        dir: join(home, 'm'),
+        branch: 'main',
+        path: '.',
+        intervalMs: 600_000,
+        resyncMs: 600_000,
+        selfHeal: false,
+        plan: { prune: false, allowReplace: false },
+        listen: { host: '127.0.0.1', port: 0 },
+        statePath: `postgres://govops@127.0.0.1:${port}/govops`,
+        workdir: join(home, 'work'),
+        notify: [{ url: recv.url }],
+      },
+      pino({ level: 'silent' }),
+      () => ({ close: async () => undefined }) as unknown as ServiceApi,
+      async () => {
+        reconciles++;
+        const at = new Date().toISOString();
+        // The revision is rejected (the leader rejects it too, and tells).
+        return { stage: 'load', ok: false, error: 'bad manifest', failure: failure(ErrorCode.invalidRevision), diagnostics: [], outcomes: [], changed: false, startedAt: at, finishedAt: at };
+      },
+    );
+    try {
+      const deadline = Date.now() + 10_000;
+      while (reconciles === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(reconciles).toBeGreaterThan(0);
+      expect(running.elector?.isLeading()).toBe(false);
+      await running.shutdown(5_000);
+      expect(recv.got).toEqual([]);
+    } finally {
+      await running.shutdown(0).catch(() => undefined);
+      await closePgPools();
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * SIGTERM's `--grace` bounds the whole shutdown, the leader's last words to the database included: with the
+ * database unreachable in a way that answers nothing (a partition: packets dropped, no reset), releasing the lease
+ * and ending the LISTEN connection waited for TCP to give up (minutes), past the orchestrator's kill timer.
+ * A proxy in front of a real PostgreSQL server freezes to play the partition.
+ */
+import net from 'node:net';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { LeaderElector } from '../../src/daemon/leader.js';
+import { closePgPools } from '../../src/state/pg/backend.js';
+import { withStateKey } from '../../src/state/location.js';
+import { startPostgres, type PgServer } from '../helpers/postgres.js';
+
+let pg: PgServer;
+beforeAll(async () => {
+  pg = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  pg?.destroy();
+});
+
+/** A TCP proxy to `port` that, once frozen, forwards nothing and closes nothing (a partition). */
+async function freezableProxy(port: number): Promise<{ port: number; freeze(): void; close(): void }> {
+  let frozen = false;
+  const sockets: net.Socket[] = [];
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    sockets.push(client, upstream);
+    const forward = (from: net.Socket, to: net.Socket): void => {
+      from.on('data', (d) => {
+        if (!frozen) to.write(d);
+      });
+      from.on('end', () => {
+        if (!frozen) to.end();
+      });
+      from.on('error', () => undefined);
+    };
+    forward(client, upstream);
+    forward(upstream, client);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    freeze: () => {
+      frozen = true;
+    },
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+describe('a leader stopping while the database answers nothing', () => {
+  it('stops within the time it is given, the lease left to expire', async () => {
+    const proxy = await freezableProxy(pg.port);
+    const url = pg.url.replace(`127.0.0.1:${pg.port}`, `127.0.0.1:${proxy.port}`);
+    const elected: string[] = [];
+    const elector = new LeaderElector({
+      statePath: withStateKey(url, 'shutdown'),
+      identity: 'a',
+      lease: { durationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 20_000 },
+      logger: silentLogger(),
+      registry: new Registry(),
+      onElected: () => elected.push('a'),
+      onHook: () => undefined,
+    });
+    try {
+      await elector.start();
+      expect(elected).toEqual(['a']);
+      proxy.freeze();
+      const t0 = Date.now();
+      const outcome = await Promise.race([
+        elector.stop({ release: true, withinMs: 300 }).then(() => 'stopped'),
+        new Promise((r) => setTimeout(() => r('still waiting'), 8_000)),
+      ]);
+      expect(outcome).toBe('stopped');
+      expect(Date.now() - t0).toBeLessThan(5_000);
+    } finally {
+      proxy.close();
+      await closePgPools();
+    }
+  }, 30_000);
+});

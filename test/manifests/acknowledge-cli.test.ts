@@ -88,4 +88,16 @@ describe('govops acknowledge', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no Integration named nope');
   });
+
+  it('a manifest whose metadata ends in block labels (CRLF): the annotation goes under metadata, validate still passes', async () => {
+    const text = manual('lake-c').replace('  labels: {team: data}\n', '  labels:\n    team: data\n').replace(/\n/g, '\r\n');
+    await writeFile(path.join(dir, 'c.yaml'), text);
+    const r = await runGovops(['acknowledge', '--phase', 'create', '.'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const after = await readFile(path.join(dir, 'c.yaml'), 'utf8');
+    const ack = (await ackOf('lake-c')).replace('govops/manual-step: ', '');
+    expect(after).toBe(text.replace('    team: data\r\n', `    team: data\r\n  annotations:\r\n    govops/manual-step: ${ack}\r\n`));
+    const valid = await runGovops(['validate', '--strict', '.'], { cwd: dir });
+    expect(valid.code, valid.stdout).toBe(0);
+  });
 });

@@ -12,6 +12,7 @@ import { manualStepToken } from '../../reconcile/manual-step-token.js';
 import { SCRIPT_KINDS } from '../../kinds/registry.js';
 import { contextFrom, EXIT } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
+import { writeFileAtomic } from '../../util/fs.js';
 import type { AcknowledgeFlags } from './acknowledge.js';
 
 export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags, command: Command): Promise<void> {
@@ -70,7 +71,5 @@ export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags,
 /** Atomically, with the file's mode kept. */
 async function writeKeepingMode(file: string, text: string): Promise<void> {
   const { mode } = await fs.stat(file);
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  await fs.writeFile(tmp, text, { mode: mode & 0o777 });
-  await fs.rename(tmp, file);
+  await writeFileAtomic(file, text, { mode: mode & 0o777, what: 'the acknowledgment' });
 }

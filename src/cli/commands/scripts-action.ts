@@ -1,6 +1,4 @@
 /** What `govops scripts` does (loaded only when it runs; declared in scripts.ts). */
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../../api/client-types.js';
@@ -20,6 +18,7 @@ import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { stdinStream } from '../stdin.js';
+import { writeFileAtomic } from '../../util/fs.js';
 import type { ScriptsFlags } from './scripts.js';
 
 export interface ScriptRequest {
@@ -175,7 +174,8 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
     const res = await fetchScript({ ...req, statePath: opts.state, env: process.env }, { load, api, logger: ctx.logger });
     const text = res.script.endsWith('\n') ? res.script : `${res.script}\n`;
     if (opts.out) {
-      await writeFileAtomic(opts.out, text);
+      // Scripts may name users and roles: written private
+      await writeFileAtomic(opts.out, text, { mode: 0o600, what: 'the script' });
       ctx.stderr.write(`wrote the ${opts.phase} script for Integration/${name}${res.id ? ` (id ${res.id})` : ''} to ${opts.out}\n`);
     } else {
       // The script is the product asked for (it may carry the credentials it sets up): not redacted.
@@ -199,11 +199,3 @@ const ACK_INTRO: Record<ScriptPhase, string> = {
   cleanup: 'once the cleanup script(s) ran, acknowledge them under metadata.annotations (next to "govops/delete": "true")',
   'post-cleanup': 'once it ran, acknowledge the cleanup under metadata.annotations (next to "govops/delete": "true")',
 };
-
-/** Scripts may name users and roles: written private (0600), atomically. */
-async function writeFileAtomic(file: string, text: string): Promise<void> {
-  const dir = path.dirname(path.resolve(file));
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
-  await fs.writeFile(tmp, text, { mode: 0o600 });
-  await fs.rename(tmp, file);
-}

@@ -68,8 +68,12 @@ export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags,
   process.exitCode = failed ? EXIT.error : EXIT.ok;
 }
 
-/** Atomically, with the file's mode kept. */
+/**
+ * Atomically, with the file's mode kept. A manifest that is a symbolic link (the loader took it: its target is
+ * inside the root) is written where it points: the link stays a link, and its target is the file the plan reads.
+ */
 async function writeKeepingMode(file: string, text: string): Promise<void> {
-  const { mode } = await fs.stat(file);
-  await writeFileAtomic(file, text, { mode: mode & 0o777, what: 'the acknowledgment' });
+  const real = await fs.realpath(file);
+  const { mode } = await fs.stat(real);
+  await writeFileAtomic(real, text, { mode: mode & 0o777, what: 'the acknowledgment' });
 }

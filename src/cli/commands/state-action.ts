@@ -140,6 +140,11 @@ async function adoptedManifest(name: string, paths: string[], flags: AdoptFlags,
 
 /** What the item at the id is now, as recorded (a later write by this id checks it is still that item). */
 interface LiveItem {
+  /**
+   * The id as the service reports it: what the state records and what another entry's id is compared with (the
+   * service reads `--id 0042` as 42; recorded as typed, it was a second entry for an item another one owns).
+   */
+  id: string;
   type?: string;
   autoBootstrap?: boolean;
   dataSourceIntegrationId?: string;
@@ -155,7 +160,7 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
       if (live.type !== manifest.spec.type) {
         throw new UserError(`integration ${id} is a ${live.type}, the manifest Integration/${manifest.metadata.name} a ${manifest.spec.type}`, 'adopt a live integration of the same type');
       }
-      return { type: live.type, autoBootstrap: live.autoBootstrap, identity: liveIntegrationIdentity(live) };
+      return { id: live.id, type: live.type, autoBootstrap: live.autoBootstrap, identity: liveIntegrationIdentity(live) };
     }
     if (manifest.kind === 'DataSource') {
       const live = await api.getDataSource(id);
@@ -166,13 +171,13 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
           'adopt the live data source with the same prefix (a prefix cannot be changed in place)',
         );
       }
-      return { dataSourceIntegrationId: live.integrationId };
+      return { id: live.id, dataSourceIntegrationId: live.integrationId };
     }
     const live = await api.getWebhook(id);
     if (live.name !== manifest.metadata.name) {
       ctx.stderr.write(`warning: webhook ${id} is named ${JSON.stringify(live.name)}; the next plan replaces it to rename it ${manifest.metadata.name}\n`);
     }
-    return { identity: liveWebhookIdentity(live) };
+    return { id: live.id, identity: liveWebhookIdentity(live) };
   } catch (err) {
     if (err instanceof ApiError && err.code === ErrorCode.apiNotFound) {
       throw new UserError(`no ${kind === 'DataSource' ? 'data source' : kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET /${kind === 'Integration' ? 'integrations' : kind === 'Webhook' ? 'webhooks' : 'data-sources (--data-sources-path)'}`);
@@ -182,8 +187,9 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
 }
 
 /** The state entry binding the manifest to the id, refused when the state already says otherwise. */
-function adoptedEntry(s: GovopsState, manifest: Manifest, id: string, item: LiveItem): ManagedResource {
-  const kind = manifest.kind;
+function adoptedEntry(s: GovopsState, manifest: Manifest, item: LiveItem): ManagedResource {
+  const { kind } = manifest;
+  const { id } = item;
   const owner = s.resources.find((r) => r.kind === kind && r.id === id);
   if (owner && owner.name !== manifest.metadata.name) {
     throw new UserError(`${kind.toLowerCase()} ${id} is already managed as ${kind}/${owner.name}`, `govops state forget ${kind}/${owner.name} first`);
@@ -231,7 +237,7 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
   try {
     const item = await liveItem(api, manifest, id, ctx);
     entry = await locked(flags.state, async (s) => {
-      const adopted = adoptedEntry(s, manifest, id, item);
+      const adopted = adoptedEntry(s, manifest, item);
       await saveState(flags.state, putResource(s, adopted));
       return adopted;
     });

@@ -9,6 +9,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Document, Node, Pair, YAMLMap } from 'yaml';
+import { fastParseDocuments } from './jsyaml.js';
 import { yamlLib } from './yaml-lib.js';
 
 export type AnnotateResult =
@@ -111,24 +112,33 @@ export function setAnnotation(text: string, kind: string, key: string, values: R
   return { ok: true, text: out, edited };
 }
 
-/** The edited text parses as the input did, but for `metadata.annotations[key]` set in the documents named in `values`. */
+/**
+ * The edited text parses as the input did, but for `metadata.annotations[key]` set in the documents named in `values`.
+ * Read with js-yaml where it reads as `yaml` does (jsyaml.ts: ~8x faster, this check doubled the command's time);
+ * only `yaml` says no.
+ */
 function readsAsIntended(out: string, before: readonly Document[], kind: string, key: string, values: ReadonlyMap<string, string>): boolean {
+  let expected: unknown[];
+  try {
+    expected = before.map((doc) => {
+      const value = doc.toJS() as unknown;
+      const name = doc.getIn(['metadata', 'name']);
+      if (doc.get('kind') === kind && typeof name === 'string' && values.has(name)) {
+        const meta = (value as { metadata: Record<string, unknown> }).metadata;
+        meta.annotations = { ...(meta.annotations as Record<string, unknown> | undefined), [key]: values.get(name) };
+      }
+      return value;
+    });
+  } catch {
+    return false; // (say, more aliases than the library expands)
+  }
+  const fast = fastParseDocuments(out);
+  if (fast && isDeepStrictEqual(fast.map((d) => d.value), expected)) return true;
   const after = yamlLib().parseAllDocuments(out) as Document[];
   if (!Array.isArray(after) || after.length !== before.length || after.some((d) => d.errors.length > 0)) return false;
-  return before.every((doc, i) => {
-    let expected: unknown;
-    let got: unknown;
-    try {
-      expected = doc.toJS();
-      got = after[i]!.toJS();
-    } catch {
-      return false; // (say, more aliases than the library expands)
-    }
-    const name = doc.getIn(['metadata', 'name']);
-    if (doc.get('kind') === kind && typeof name === 'string' && values.has(name)) {
-      const meta = (expected as { metadata: Record<string, unknown> }).metadata;
-      meta.annotations = { ...(meta.annotations as Record<string, unknown> | undefined), [key]: values.get(name) };
-    }
-    return isDeepStrictEqual(got, expected);
-  });
+  try {
+    return isDeepStrictEqual(after.map((d) => d.toJS() as unknown), expected);
+  } catch {
+    return false;
+  }
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { liveIntegrationIdentity, liveWebhookIdentity } from '../../plan/stale.js';
 import { ApiError, ErrorCode, UserError } from '../../errors.js';
+import { integrationIdentity } from '../../kinds/registry.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { printable, printableData } from '../../util/terminal.js';
 import { cell, table } from '../../deliveries/render.js';
@@ -160,7 +161,17 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
       if (live.type !== manifest.spec.type) {
         throw new UserError(`integration ${id} is a ${live.type}, the manifest Integration/${manifest.metadata.name} a ${manifest.spec.type}`, 'adopt a live integration of the same type');
       }
-      return { id: live.id, type: live.type, autoBootstrap: live.autoBootstrap, identity: liveIntegrationIdentity(live) };
+      // What cannot change while it lives (type, and the natural key's non-editable part): another one is another
+      // integration, which the next plan would replace (delete, then create), as a data source of another prefix.
+      const identity = liveIntegrationIdentity(live);
+      const wanted = integrationIdentity(manifest.spec.type, manifest.spec.config);
+      if (identity !== wanted) {
+        throw new UserError(
+          `integration ${live.id} is ${identity}, the manifest Integration/${manifest.metadata.name} ${wanted}; these cannot be changed in place`,
+          'adopt the live integration the manifest describes (adopting this one would delete it to create the manifest\'s)',
+        );
+      }
+      return { id: live.id, type: live.type, autoBootstrap: live.autoBootstrap, identity };
     }
     if (manifest.kind === 'DataSource') {
       const live = await api.getDataSource(id);

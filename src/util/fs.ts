@@ -5,7 +5,8 @@
  * ignoring signals. This walks the path one component at a time and fails with a UserError naming the
  * component that is in the way and why.
  */
-import { lstat, mkdir, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ErrorCode, UserError } from '../errors.js';
 
@@ -55,5 +56,33 @@ export async function ensureDir(dir: string, opts: EnsureDirOptions): Promise<vo
       if (code === 'ENOENT') throw fail(`${parent} does not accept new folders (a virtual file system such as /proc?)`);
       throw fail(`${code ?? ''} ${(err as Error).message}`.trim());
     }
+  }
+}
+
+const WRITE_ERRORS: Record<string, string> = {
+  EISDIR: 'it is a folder',
+  ENOENT: 'its folder does not exist',
+  ENOTDIR: 'a component of its path is not a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'a read-only file system',
+  ENOSPC: 'no space left on the device',
+};
+
+/**
+ * Write `text` to `file` atomically: a temp file of a random name beside it, created exclusively (never through a
+ * link someone left at a guessable name), then renamed over `file`. On failure the temp file is removed (no copy
+ * of what was written is left behind) and the error is a UserError naming `what` and the file.
+ */
+export async function writeFileAtomic(file: string, text: string, opts: { mode: number; what: string }): Promise<void> {
+  const tmp = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await writeFile(tmp, text, { mode: opts.mode, flag: 'wx' });
+    await rename(tmp, file);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    const code = errno(err);
+    const why = WRITE_ERRORS[code ?? ''] ?? code ?? (err as Error).message;
+    throw new UserError(`cannot write ${opts.what} to ${file}: ${why}`, undefined, { code: ErrorCode.io });
   }
 }

@@ -1,5 +1,5 @@
 /** `govops scripts` as a user runs it: the real built CLI against the sandbox. */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,15 @@ describe('govops scripts', () => {
     expect(readFileSync(out, 'utf8')).toContain('cw.example.com');
     expect(statSync(out).mode & 0o777).toBe(0o600);
     expect(res.stdout).toBe('');
+  });
+
+  it('--out that cannot be written: a clear error, exit 1, and no copy of the script left beside it', async () => {
+    const out = path.join(dir, 'scripts-folder');
+    mkdirSync(out);
+    const res = await runGovops(['scripts', 'analytics', '--phase', 'create', '--out', out], { cwd: dir, env });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(`cannot write the script to ${out}`);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('a phase that does not apply to the kind is a clear error, exit 1, no request', async () => {

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manualStepToken } from '../../src/reconcile/manual-step-token.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
 import { manualLakeConfig, manualLakeManifest } from '../helpers/manifests.js';
-import { harness } from './harness.js';
+import { harness, requestLines } from './harness.js';
 import { lakeManifest, rig, sqlManifest, type Rig } from './inproc.js';
 
 let r: Rig;
@@ -217,6 +217,46 @@ describe('the CLI: plan names the step, apply exits 3, the printed command print
       const bad = await govops(['apply', 'm', '--manual-steps', 'sometimes']);
       expect(bad.code).toBe(1);
       expect(bad.stderr).toMatch(/Allowed choices are require, trust/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('manual to automatic (a replace): the delete step the plan names is the live integration\'s, and its command works', async () => {
+    const h = await harness();
+    const env = { GOVOPS_SECRET_SQL_PASSWORD: 'pw-cli-4444', GOVOPS_SECRET_ADMIN_PASSWORD: 'admin-cli-5555' };
+    const govops = (args: string[], extra: Record<string, string> = {}) => h.govops(args, { ...env, ...extra });
+    try {
+      await mkdir(path.join(h.dir, 'm'));
+      const file = path.join(h.dir, 'm', 'sql.yaml');
+      await writeFile(file, sqlManifest('sql', 'db.example.com', { autoBootstrap: false, deleteCreds: false, annotations: `    govops/manual-step: "${sqlAck('create')}"` }));
+      const created = await govops(['apply', 'm']);
+      expect(created.code, created.stderr).toBe(0);
+      const id = (await h.client().listIntegrations())[0]!.id;
+
+      // the service is to set the platform up from now on: autoBootstrap is not editable, so a replace, whose
+      // delete half removes a manually set-up integration: the delete script first
+      await writeFile(file, sqlManifest('sql', 'db.example.com', { autoBootstrap: true, annotations: `    govops/manual-step: "${sqlAck('create')}"` }));
+      const plan = await govops(['plan', 'm', '--allow-replace']);
+      expect(plan.code, plan.stderr).toBe(0);
+      const command = plan.stdout.split('\n').map((l) => l.trim()).find((l) => l.startsWith('!   govops scripts'))!.slice(4);
+      expect(command).toBe('govops scripts sql --phase delete m/sql.yaml');
+      const annotation = plan.stdout.split('\n').map((l) => l.trim()).find((l) => l.startsWith('!   govops/manual-step:'))!.slice(4);
+
+      h.sandbox.clearRequests();
+      const script = await govops(command.split(' ').slice(1));
+      expect(script.code, script.stderr).toBe(0);
+      expect(requestLines(h.sandbox)).toContain(`POST /integrations/${id}/scripts/delete`);
+      expect(script.stderr.split('\n')).toContain(annotation);
+      const offline = await govops([...command.split(' ').slice(1), '--ack'], { GOVOPS_URL: '', GOVOPS_TOKEN: '', GOVOPS_SECRET_SQL_PASSWORD: '' });
+      expect(offline.code, offline.stderr).toBe(0);
+      expect(offline.stdout).toBe(`${annotation}\n`);
+
+      await writeFile(file, sqlManifest('sql', 'db.example.com', { autoBootstrap: true, annotations: `    ${annotation}` }));
+      const replaced = await govops(['apply', 'm', '--allow-replace']);
+      expect(replaced.code, replaced.stderr).toBe(0);
+      expect(requestLines(h.sandbox)).toContain(`DELETE /integrations/${id}`);
+      expect((await h.client().listIntegrations()).map((i) => i.autoBootstrap)).toEqual([true]);
     } finally {
       await h.close();
     }

@@ -3,7 +3,7 @@
  * manual-flow integrations or those named), with comments and layout kept; the tokens are those `govops scripts
  * --ack` prints, so the plan no longer awaits them.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -87,5 +87,29 @@ describe('govops acknowledge', () => {
     const unknown = await runGovops(['acknowledge', '--phase', 'create', '--only', 'nope', '.'], { cwd: dir });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no Integration named nope');
+  });
+
+  it('a manifest whose metadata ends in block labels (CRLF): the annotation goes under metadata, validate still passes', async () => {
+    const text = manual('lake-c').replace('  labels: {team: data}\n', '  labels:\n    team: data\n').replace(/\n/g, '\r\n');
+    await writeFile(path.join(dir, 'c.yaml'), text);
+    const r = await runGovops(['acknowledge', '--phase', 'create', '.'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    const after = await readFile(path.join(dir, 'c.yaml'), 'utf8');
+    const ack = (await ackOf('lake-c')).replace('govops/manual-step: ', '');
+    expect(after).toBe(text.replace('    team: data\r\n', `    team: data\r\n  annotations:\r\n    govops/manual-step: ${ack}\r\n`));
+    const valid = await runGovops(['validate', '--strict', '.'], { cwd: dir });
+    expect(valid.code, valid.stdout).toBe(0);
+  });
+
+  it('a manifest that is a symbolic link to a file in the repository: the target is written, the link stays', async () => {
+    await mkdir(path.join(dir, 'base'));
+    await mkdir(path.join(dir, 'prod'));
+    await writeFile(path.join(dir, 'base', 'lake.yaml'), manual('lake-l'));
+    await symlink('../base/lake.yaml', path.join(dir, 'prod', 'lake.yaml'));
+    const r = await runGovops(['acknowledge', '--phase', 'create', 'prod'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect((await lstat(path.join(dir, 'prod', 'lake.yaml'))).isSymbolicLink()).toBe(true);
+    expect(await readFile(path.join(dir, 'base', 'lake.yaml'), 'utf8')).toMatch(/^ {4}govops\/manual-step: "create:[0-9a-f]{8}"$/m);
+    expect((await readdir(path.join(dir, 'base'))).concat(await readdir(path.join(dir, 'prod')))).toEqual(['lake.yaml', 'lake.yaml']);
   });
 });

@@ -3,7 +3,7 @@
  * targeting (`--only`, on plan, apply and preview), `govops state list|show|forget|adopt`, suspension
  * (`govops/suspend`) and ignored fields (`govops/ignore-fields`).
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, requestLines, type Harness } from '../apply/harness.js';
@@ -168,6 +168,31 @@ describe('operator controls through the CLI', () => {
       expect(JSON.stringify(state)).not.toContain('explicitAdopt');
       await rm(path.join(h.dir, 'manifests', 'shared.yaml'));
       expect((await run(['state', 'forget', 'Webhook/shared'])).code).toBe(0);
+    });
+  });
+
+  describe('govops state adopt: the id as the service reports it', () => {
+    it('another spelling of an id another entry owns (--id 0042 for 42) is refused, not recorded twice', async () => {
+      const owned = (await ids())['Integration/lake-b']!;
+      await mkdir(path.join(h.dir, 'copy'));
+      await writeFile(path.join(h.dir, 'copy', 'lake-b2.yaml'), lakeManifest('lake-b2', 'b.lake.example.com', '/sql/1'));
+      const a = await run(['state', 'adopt', 'Integration/lake-b2', 'copy', '--id', `00${owned}`]);
+      expect(a.stderr).toMatch(new RegExp(`integration ${owned} is already managed as Integration/lake-b`));
+      expect(a.code).toBe(1);
+      expect((await h.state()).resources.filter((r) => r.id.replace(/^0+/, '') === owned).map((r) => r.name)).toEqual(['lake-b']);
+    });
+
+    it('an integration of another identity (another workspace: not editable) is refused, as a data source of another prefix is', async () => {
+      await mkdir(path.join(h.dir, 'other'));
+      await writeFile(path.join(h.dir, 'other', 'lake-c.yaml'), lakeManifest('lake-c', 'c.lake.example.com', '/sql/1'));
+      const theirs = await h.client().createIntegration({ type: 'lakehouse', autoBootstrap: true, config: { workspaceUrl: 'https://d.lake.example.com', httpPath: '/sql/1', token: 'their-token' } });
+      const a = await run(['state', 'adopt', 'Integration/lake-c', 'other', '--id', theirs.id]);
+      expect(a.stderr).toMatch(/integration \d+ is lakehouse:workspace=d\.lake\.example\.com, the manifest Integration\/lake-c lakehouse:workspace=c\.lake\.example\.com/);
+      expect(a.code).toBe(1);
+      expect((await h.state()).resources.map((r) => r.name)).not.toContain('lake-c');
+      // what it would have led to: a replace, deleting their integration to create the manifest's
+      const plan = await run(['plan', 'other', '--allow-replace']);
+      expect(plan.stdout).toMatch(/^\s*\+ Integration\/lake-c \(lakehouse\)$/m);
     });
   });
 

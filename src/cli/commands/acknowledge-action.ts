@@ -12,6 +12,7 @@ import { manualStepToken } from '../../reconcile/manual-step-token.js';
 import { SCRIPT_KINDS } from '../../kinds/registry.js';
 import { contextFrom, EXIT } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
+import { writeFileAtomic } from '../../util/fs.js';
 import type { AcknowledgeFlags } from './acknowledge.js';
 
 export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags, command: Command): Promise<void> {
@@ -67,10 +68,12 @@ export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags,
   process.exitCode = failed ? EXIT.error : EXIT.ok;
 }
 
-/** Atomically, with the file's mode kept. */
+/**
+ * Atomically, with the file's mode kept. A manifest that is a symbolic link (the loader took it: its target is
+ * inside the root) is written where it points: the link stays a link, and its target is the file the plan reads.
+ */
 async function writeKeepingMode(file: string, text: string): Promise<void> {
-  const { mode } = await fs.stat(file);
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  await fs.writeFile(tmp, text, { mode: mode & 0o777 });
-  await fs.rename(tmp, file);
+  const real = await fs.realpath(file);
+  const { mode } = await fs.stat(real);
+  await writeFileAtomic(real, text, { mode: mode & 0o777, what: 'the acknowledgment' });
 }

@@ -1,6 +1,4 @@
 /** What `govops scripts` does (loaded only when it runs; declared in scripts.ts). */
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../../api/client-types.js';
@@ -14,12 +12,13 @@ import { resolveSecrets } from '../../manifests/secrets.js';
 import type { SecretScope } from '../../manifests/secret-scope.js';
 import type { IntegrationManifest, LoadedManifest, ManifestSet } from '../../manifests/types.js';
 import { SCRIPT_PHASES, SCRIPT_PHASES_WITH_ID, type ScriptPhase } from '../../service/kinds.js';
-import { SCRIPT_KINDS, naturalKey } from '../../kinds/registry.js';
+import { SCRIPT_KINDS, isIntegrationType, naturalKey } from '../../kinds/registry.js';
 import { getResource, loadState } from '../../state/store.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { stdinStream } from '../stdin.js';
+import { writeFileAtomic } from '../../util/fs.js';
 import type { ScriptsFlags } from './scripts.js';
 
 export interface ScriptRequest {
@@ -77,7 +76,7 @@ function findManifest(set: ManifestSet, name: string): LoadedManifest<Integratio
 
 /** Find the integration's manifest and check that the phase applies to it (manual flow, a kind with that script). */
 async function scriptManifest(
-  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd' | 'secretScope'>,
+  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd' | 'secretScope'> & { statePath?: string },
   load: ScriptDeps['load'],
 ): Promise<LoadedManifest<IntegrationManifest>> {
   const set = await load(req.paths, { cwd: req.cwd, ...(req.secretScope ? { secretScope: req.secretScope } : {}) });
@@ -88,9 +87,17 @@ async function scriptManifest(
   );
   if (own.length) throw new UserError(`Integration/${req.name} is invalid:\n${own.map((d) => formatDiagnostic(d)).join('\n')}`);
 
+  if (phaseApplies(req.phase, loaded.manifest.spec.type, loaded.manifest.spec.autoBootstrap !== true)) return loaded;
+  // A delete (or a failed creation's clean-up) is a step on the integration the service holds: when the manifest
+  // no longer says manual flow (autoBootstrap now true, or another type: a replace), the integration govops
+  // recorded is the one the plan waits on, and its step is what is asked for.
+  if (LIVE_PHASES.has(req.phase) && req.statePath !== undefined) {
+    const recorded = getResource(await loadState(req.statePath), 'Integration', req.name);
+    const sameBody = req.phase === 'delete' || recorded?.type === loaded.manifest.spec.type; // (the clean-up posts the manifest's config)
+    if (recorded && sameBody && phaseApplies(req.phase, recorded.type, recorded.autoBootstrap === false)) return loaded;
+  }
   const { type, autoBootstrap } = loaded.manifest.spec;
-  const kinds = SCRIPT_KINDS[req.phase];
-  if (!kinds.has(type)) {
+  if (!SCRIPT_KINDS[req.phase].has(type)) {
     const phases = SCRIPT_PHASES.filter((p) => SCRIPT_KINDS[p].has(type));
     throw new UserError(
       `the service has no ${req.phase} script for a ${type} integration (${where})`,
@@ -106,12 +113,20 @@ async function scriptManifest(
   return loaded;
 }
 
+/** Phases that act on the integration as the service holds it (its id, or its failed creation), not on the manifest's next version. */
+const LIVE_PHASES: ReadonlySet<ScriptPhase> = new Set(['delete', 'cleanup', 'post-cleanup']);
+
+/** The kind has the phase's script and the integration is in the manual flow. */
+function phaseApplies(phase: ScriptPhase, type: string | undefined, manual: boolean): boolean {
+  return manual && isIntegrationType(type) && SCRIPT_KINDS[phase].has(type);
+}
+
 /**
  * The acknowledgment of a phase for the manifest as it is (offline: no service call, no secret resolved).
  * `initial-create` is acknowledged as `create`, `post-cleanup` as `cleanup`.
  */
 export async function acknowledgmentFor(
-  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd' | 'secretScope'>,
+  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd' | 'secretScope'> & { statePath?: string },
   load: ScriptDeps['load'],
 ): Promise<{ line: string; manifest: LoadedManifest<IntegrationManifest> }> {
   const loaded = await scriptManifest(req, load);
@@ -160,7 +175,7 @@ async function liveId(req: ScriptRequest, body: IntegrationBody, deps: ScriptDep
 
 export async function scriptsAction(name: string, paths: string[], opts: ScriptsFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
-  const req = { name, phase: opts.phase, paths, cwd: process.cwd(), secretScope: secretScopeFromFlags(opts) };
+  const req = { name, phase: opts.phase, paths, cwd: process.cwd(), secretScope: secretScopeFromFlags(opts), statePath: opts.state };
   // `-`: the manifests from standard input (read once, whichever load asks)
   const stream = stdinStream(paths);
   const load: typeof loadManifests = (p, o) => loadManifests(p, { ...o, ...stream });
@@ -172,10 +187,11 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
   }
   const api = clientFromOptions(opts, ctx.logger);
   try {
-    const res = await fetchScript({ ...req, statePath: opts.state, env: process.env }, { load, api, logger: ctx.logger });
+    const res = await fetchScript({ ...req, env: process.env }, { load, api, logger: ctx.logger });
     const text = res.script.endsWith('\n') ? res.script : `${res.script}\n`;
     if (opts.out) {
-      await writeFileAtomic(opts.out, text);
+      // Scripts may name users and roles: written private
+      await writeFileAtomic(opts.out, text, { mode: 0o600, what: 'the script' });
       ctx.stderr.write(`wrote the ${opts.phase} script for Integration/${name}${res.id ? ` (id ${res.id})` : ''} to ${opts.out}\n`);
     } else {
       // The script is the product asked for (it may carry the credentials it sets up): not redacted.
@@ -199,11 +215,3 @@ const ACK_INTRO: Record<ScriptPhase, string> = {
   cleanup: 'once the cleanup script(s) ran, acknowledge them under metadata.annotations (next to "govops/delete": "true")',
   'post-cleanup': 'once it ran, acknowledge the cleanup under metadata.annotations (next to "govops/delete": "true")',
 };
-
-/** Scripts may name users and roles: written private (0600), atomically. */
-async function writeFileAtomic(file: string, text: string): Promise<void> {
-  const dir = path.dirname(path.resolve(file));
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
-  await fs.writeFile(tmp, text, { mode: 0o600 });
-  await fs.rename(tmp, file);
-}

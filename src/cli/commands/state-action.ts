@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { liveIntegrationIdentity, liveWebhookIdentity } from '../../plan/stale.js';
 import { ApiError, ErrorCode, UserError } from '../../errors.js';
+import { integrationIdentity } from '../../kinds/registry.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { printable, printableData } from '../../util/terminal.js';
 import { cell, table } from '../../deliveries/render.js';
@@ -140,6 +141,11 @@ async function adoptedManifest(name: string, paths: string[], flags: AdoptFlags,
 
 /** What the item at the id is now, as recorded (a later write by this id checks it is still that item). */
 interface LiveItem {
+  /**
+   * The id as the service reports it: what the state records and what another entry's id is compared with (the
+   * service reads `--id 0042` as 42; recorded as typed, it was a second entry for an item another one owns).
+   */
+  id: string;
   type?: string;
   autoBootstrap?: boolean;
   dataSourceIntegrationId?: string;
@@ -155,7 +161,17 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
       if (live.type !== manifest.spec.type) {
         throw new UserError(`integration ${id} is a ${live.type}, the manifest Integration/${manifest.metadata.name} a ${manifest.spec.type}`, 'adopt a live integration of the same type');
       }
-      return { type: live.type, autoBootstrap: live.autoBootstrap, identity: liveIntegrationIdentity(live) };
+      // What cannot change while it lives (type, and the natural key's non-editable part): another one is another
+      // integration, which the next plan would replace (delete, then create), as a data source of another prefix.
+      const identity = liveIntegrationIdentity(live);
+      const wanted = integrationIdentity(manifest.spec.type, manifest.spec.config);
+      if (identity !== wanted) {
+        throw new UserError(
+          `integration ${live.id} is ${identity}, the manifest Integration/${manifest.metadata.name} ${wanted}; these cannot be changed in place`,
+          'adopt the live integration the manifest describes (adopting this one would delete it to create the manifest\'s)',
+        );
+      }
+      return { id: live.id, type: live.type, autoBootstrap: live.autoBootstrap, identity };
     }
     if (manifest.kind === 'DataSource') {
       const live = await api.getDataSource(id);
@@ -166,13 +182,13 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
           'adopt the live data source with the same prefix (a prefix cannot be changed in place)',
         );
       }
-      return { dataSourceIntegrationId: live.integrationId };
+      return { id: live.id, dataSourceIntegrationId: live.integrationId };
     }
     const live = await api.getWebhook(id);
     if (live.name !== manifest.metadata.name) {
       ctx.stderr.write(`warning: webhook ${id} is named ${JSON.stringify(live.name)}; the next plan replaces it to rename it ${manifest.metadata.name}\n`);
     }
-    return { identity: liveWebhookIdentity(live) };
+    return { id: live.id, identity: liveWebhookIdentity(live) };
   } catch (err) {
     if (err instanceof ApiError && err.code === ErrorCode.apiNotFound) {
       throw new UserError(`no ${kind === 'DataSource' ? 'data source' : kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET /${kind === 'Integration' ? 'integrations' : kind === 'Webhook' ? 'webhooks' : 'data-sources (--data-sources-path)'}`);
@@ -182,8 +198,9 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
 }
 
 /** The state entry binding the manifest to the id, refused when the state already says otherwise. */
-function adoptedEntry(s: GovopsState, manifest: Manifest, id: string, item: LiveItem): ManagedResource {
-  const kind = manifest.kind;
+function adoptedEntry(s: GovopsState, manifest: Manifest, item: LiveItem): ManagedResource {
+  const { kind } = manifest;
+  const { id } = item;
   const owner = s.resources.find((r) => r.kind === kind && r.id === id);
   if (owner && owner.name !== manifest.metadata.name) {
     throw new UserError(`${kind.toLowerCase()} ${id} is already managed as ${kind}/${owner.name}`, `govops state forget ${kind}/${owner.name} first`);
@@ -231,7 +248,7 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
   try {
     const item = await liveItem(api, manifest, id, ctx);
     entry = await locked(flags.state, async (s) => {
-      const adopted = adoptedEntry(s, manifest, id, item);
+      const adopted = adoptedEntry(s, manifest, item);
       await saveState(flags.state, putResource(s, adopted));
       return adopted;
     });

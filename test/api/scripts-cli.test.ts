@@ -76,6 +76,29 @@ describe('govops scripts', () => {
     expect(sb.requests()).toEqual([]);
   });
 
+  it('a name that is not an integration is named by its own kind', async () => {
+    const other = mkdtempSync(path.join(os.tmpdir(), 'govops-scripts-kind-'));
+    try {
+      writeFileSync(
+        path.join(other, 'ds.yaml'),
+        `apiVersion: govops/v1
+kind: DataSource
+metadata:
+  name: sales
+spec:
+  integration: lake
+  dataSourceName: sales
+  prefix: s3://lake/sales
+`,
+      );
+      const res = await runGovops(['scripts', 'sales', '--phase', 'create', '--ack', '.'], { cwd: other, env });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain('sales is a DataSource; scripts exist only for integrations');
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   it('without a token: a clear error naming GOVOPS_TOKEN and --token-file', async () => {
     const res = await runGovops(['scripts', 'analytics', '--phase', 'create'], { cwd: dir, env: { ...env, GOVOPS_TOKEN: undefined } });
     expect(res.code).toBe(1);

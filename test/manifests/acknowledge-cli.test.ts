@@ -87,6 +87,10 @@ describe('govops acknowledge', () => {
     const unknown = await runGovops(['acknowledge', '--phase', 'create', '--only', 'nope', '.'], { cwd: dir });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no Integration named nope');
+    // an automatic integration named: skipped, with why in words that say what it is
+    await writeFile(path.join(dir, 'auto.yaml'), auto);
+    const skipped = await runGovops(['acknowledge', '--phase', 'create', '--only', 'auto', '.'], { cwd: dir });
+    expect(skipped.stderr).toContain('skipped Integration/auto: not in the manual flow (its autoBootstrap is not false)');
   });
 
   it('a manifest whose metadata ends in block labels (CRLF): the annotation goes under metadata, validate still passes', async () => {

@@ -37,7 +37,7 @@ export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags,
     if (only && !only.has(name)) continue;
     const { type, autoBootstrap, config } = m.manifest.spec;
     if (autoBootstrap !== false || !SCRIPT_KINDS[opts.phase].has(type)) {
-      if (only) skipped.push(`Integration/${name}: ${autoBootstrap !== false ? 'not in the manual flow (autoBootstrap: false)' : `${type} has no ${opts.phase} script`}`);
+      if (only) skipped.push(`Integration/${name}: ${autoBootstrap !== false ? 'not in the manual flow (its autoBootstrap is not false)' : `${type} has no ${opts.phase} script`}`);
       continue;
     }
     const token = manualStepToken(phase, type, config);

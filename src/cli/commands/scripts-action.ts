@@ -60,9 +60,8 @@ function findManifest(set: ManifestSet, name: string): LoadedManifest<Integratio
   const hit = all.find((m) => m.manifest.kind === 'Integration' && m.manifest.metadata.name === name);
   if (hit) return hit as LoadedManifest<IntegrationManifest>;
   const errors = set.diagnostics.filter((d) => d.severity === 'error');
-  if (all.some((m) => m.manifest.metadata.name === name)) {
-    throw new UserError(`${name} is a Webhook; scripts exist only for integrations`);
-  }
+  const other = all.find((m) => m.manifest.metadata.name === name);
+  if (other) throw new UserError(`${name} is a ${other.manifest.kind}; scripts exist only for integrations`);
   const names = all.filter((m) => m.manifest.kind === 'Integration').map((m) => m.manifest.metadata.name);
   throw new UserError(
     `no Integration named "${name}" in the given paths`,

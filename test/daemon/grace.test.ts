@@ -3,34 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { Daemon } from '../../src/daemon/daemon.js';
 import type { Notifier } from '../../src/daemon/notify.js';
-import type { Revision, Source } from '../../src/sources/types.js';
-import { Cleanup, until } from './helpers.js';
+import { Cleanup, OneRevisionSource, until } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
-
-class OneRevisionSource implements Source {
-  private cb?: (r: Revision) => void;
-  private readonly rev: Revision = { id: 'rev1', root: '/nonexistent', paths: ['.'], display: 'stub', observedAt: new Date(0).toISOString() };
-  describe() {
-    return { type: 'dir' as const, location: '/nonexistent' };
-  }
-  async start(): Promise<void> {
-    this.cb?.(this.rev);
-  }
-  async stop(): Promise<void> {}
-  onRevision(cb: (r: Revision) => void): void {
-    this.cb = cb;
-  }
-  current(): Revision | undefined {
-    return this.rev;
-  }
-  async refresh(): Promise<void> {}
-  async retain(): Promise<void> {}
-  health() {
-    return { consecutiveFailures: 0 };
-  }
-}
 
 describe('Daemon.stop(grace)', () => {
   it('a reconcile that outlasts the grace leaves the notifier no extra time: the daemon stops within the grace', async () => {

@@ -3,7 +3,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer as createTcpServer } from 'node:net';
 import type { RunSettings } from '../../src/daemon/run.js';
+import type { Revision, Source } from '../../src/sources/types.js';
 import { CLI } from '../helpers/cli.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
 
@@ -144,4 +146,41 @@ export function runSettings(home: string, overrides: Partial<RunSettings> & Reco
     tuning: { timeoutMs: 20_000 },
     ...overrides,
   };
+}
+
+/** A loopback port nothing listens on (a service or database that refuses connections). */
+export async function closedPort(): Promise<number> {
+  const s = createTcpServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as { port: number };
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** A source that has one revision from the start, and gives another on `push`. */
+export class OneRevisionSource implements Source {
+  private cb?: (r: Revision) => void;
+  private rev: Revision = { id: 'rev1', root: '/nonexistent', paths: ['.'], display: 'stub', observedAt: new Date(0).toISOString() };
+  describe() {
+    return { type: 'dir' as const, location: '/nonexistent' };
+  }
+  async start(): Promise<void> {
+    this.cb?.(this.rev);
+  }
+  async stop(): Promise<void> {}
+  onRevision(cb: (r: Revision) => void): void {
+    this.cb = cb;
+  }
+  current(): Revision | undefined {
+    return this.rev;
+  }
+  push(id: string): void {
+    this.rev = { ...this.rev, id };
+    this.cb?.(this.rev);
+  }
+  async refresh(): Promise<void> {}
+  async retain(): Promise<void> {}
+  health() {
+    return { consecutiveFailures: 0 };
+  }
 }

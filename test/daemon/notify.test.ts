@@ -1,7 +1,7 @@
 /** The notifier (--notify-url): which reconciles give an event, and which repeats are not sent again. */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -12,6 +12,7 @@ import type { Attempt } from '../../src/daemon/loop.js';
 import { Notifier } from '../../src/daemon/notify.js';
 import { startRunning } from '../../src/daemon/run.js';
 import { closePgPools } from '../../src/state/pg/backend.js';
+import { closedPort, runSettings } from './helpers.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -70,25 +71,16 @@ describe('govops run --notify-url with a PostgreSQL state (several replicas)', (
     await mkdir(join(home, 'm'));
     await writeFile(join(home, 'm', 'empty.yaml'), '');
     // A state nothing answers at: this replica never gets the lease, it stands by.
-    const tcp = createTcpServer();
-    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
-    const port = (tcp.address() as AddressInfo).port;
-    await new Promise((r) => tcp.close(r));
+    const port = await closedPort();
     let reconciles = 0;
     const running = await startRunning(
-      {
+      runSettings(home, {
         dir: join(home, 'm'),
-        branch: 'main',
-        path: '.',
         intervalMs: 600_000,
         resyncMs: 600_000,
-        selfHeal: false,
-        plan: { prune: false, allowReplace: false },
-        listen: { host: '127.0.0.1', port: 0 },
         statePath: `postgres://govops@127.0.0.1:${port}/govops`,
-        workdir: join(home, 'work'),
         notify: [{ url: recv.url }],
-      },
+      }),
       pino({ level: 'silent' }),
       () => ({ close: async () => undefined }) as unknown as ServiceApi,
       async () => {

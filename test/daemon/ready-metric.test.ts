@@ -4,39 +4,10 @@ import { silentLogger } from '../../src/log.js';
 import { Daemon } from '../../src/daemon/daemon.js';
 import type { ReconcileRequest } from '../../src/daemon/loop.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
-import type { Revision, Source } from '../../src/sources/types.js';
-import { Cleanup, until } from './helpers.js';
+import { Cleanup, OneRevisionSource, until } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
-
-/** A source that has one revision from the start, and gives another on `push`. */
-class OneRevisionSource implements Source {
-  private cb?: (r: Revision) => void;
-  private rev: Revision = { id: 'rev1', root: '/nonexistent', paths: ['.'], display: 'stub', observedAt: new Date(0).toISOString() };
-  describe() {
-    return { type: 'dir' as const, location: '/nonexistent' };
-  }
-  async start(): Promise<void> {
-    this.cb?.(this.rev);
-  }
-  async stop(): Promise<void> {}
-  onRevision(cb: (r: Revision) => void): void {
-    this.cb = cb;
-  }
-  current(): Revision | undefined {
-    return this.rev;
-  }
-  push(id: string): void {
-    this.rev = { ...this.rev, id };
-    this.cb?.(this.rev);
-  }
-  async refresh(): Promise<void> {}
-  async retain(): Promise<void> {}
-  health() {
-    return { consecutiveFailures: 0 };
-  }
-}
 
 const inSync = (): ReconcileResult => {
   const at = new Date().toISOString();

@@ -4,28 +4,18 @@
  * reason: its error text must follow the same rule. No database here: the state's address refuses connections.
  */
 import { writeFile, mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceApi } from '../../src/api/client-types.js';
 import { silentLogger } from '../../src/log.js';
 import { startRunning } from '../../src/daemon/run.js';
 import { closePgPools } from '../../src/state/pg/backend.js';
-import { Cleanup, until } from './helpers.js';
+import { Cleanup, closedPort, runSettings, until } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
 const TOKEN = 'status-token-readyz-db';
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 describe('/readyz while the PostgreSQL state is unreachable', () => {
   it('is 503 with a reason in words for anyone; the database error text only with the status token', async () => {
@@ -35,19 +25,13 @@ describe('/readyz while the PostgreSQL state is unreachable', () => {
     const port = await closedPort();
     const api = { close: async () => undefined } as unknown as ServiceApi;
     const running = await startRunning(
-      {
+      runSettings(home, {
         dir: join(home, 'm'),
-        branch: 'main',
-        path: '.',
         intervalMs: 600_000,
         resyncMs: 600_000,
-        selfHeal: false,
-        plan: { prune: false, allowReplace: false },
-        listen: { host: '127.0.0.1', port: 0 },
         statePath: `postgres://govops@127.0.0.1:${port}/govops`,
         statusToken: TOKEN,
-        workdir: join(home, 'work'),
-      },
+      }),
       silentLogger(),
       () => api,
       () => Promise.reject(new Error('not used')),

@@ -13,26 +13,30 @@ import { Notifier } from '../../src/daemon/notify.js';
 import { startRunning } from '../../src/daemon/run.js';
 import { closePgPools } from '../../src/state/pg/backend.js';
 import { closedPort, runSettings } from './helpers.js';
+import { notifyTargetsFrom } from '../../src/cli/commands/run-action.js';
+import { redactText } from '../../src/util/redact.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
 });
 
-async function receiver(): Promise<{ url: string; got: Array<{ type: string; subject: string }> }> {
+async function receiver(): Promise<{ url: string; got: Array<{ type: string; subject: string }>; auth: Array<string | undefined> }> {
   const got: Array<{ type: string; subject: string }> = [];
+  const auth: Array<string | undefined> = [];
   const server = createServer((req, res) => {
     let text = '';
     req.on('data', (d: Buffer) => (text += d.toString()));
     req.on('end', () => {
       got.push(JSON.parse(text) as { type: string; subject: string });
+      auth.push(req.headers.authorization);
       res.statusCode = 202;
       res.end();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   servers.push(server);
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, got };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, got, auth };
 }
 
 const at = new Date(0).toISOString();
@@ -61,6 +65,30 @@ describe('Notifier', () => {
     n.notify(unreachable()); // a new outage at a later resync
     await n.idle();
     expect(recv.got.map((e) => e.type)).toEqual(['io.govops.reconcile.failed', 'io.govops.reconcile.failed']);
+  });
+});
+
+describe('--notify-url with credentials in it', () => {
+  it('sends them as Basic authentication (as curl does), never prints them, and refuses them beside an Authorization header file', async () => {
+    const recv = await receiver();
+    const withUser = recv.url.replace('http://', 'http://alerts:p%40ss-w0rd-notify@');
+    const [target] = notifyTargetsFrom([{ url: withUser, headerFiles: [] }]);
+    expect(target!.url).toBe(recv.url);
+    const lines: string[] = [];
+    const n = new Notifier({ targets: [target!], logger: pino({ level: 'debug' }, { write: (l: string) => void lines.push(l) }), observe: false });
+    n.notify(unreachable());
+    await n.idle();
+    expect(recv.auth).toEqual([`Basic ${Buffer.from('alerts:p@ss-w0rd-notify').toString('base64')}`]);
+    expect(redactText(withUser)).not.toContain('w0rd');
+    expect(lines.join('')).not.toContain('w0rd');
+    const dir = await mkdtemp(join(tmpdir(), 'govops-notify-auth-'));
+    try {
+      await writeFile(join(dir, 'token'), 'Bearer t0ken-from-file\n');
+      expect(() => notifyTargetsFrom([{ url: withUser, headerFiles: [`Authorization=${join(dir, 'token')}`] }])).toThrow(/credentials in the URL and an Authorization/);
+      expect(() => notifyTargetsFrom([{ url: recv.url.replace('http://', 'http://a:%zz@'), headerFiles: [] }])).toThrow(/not valid percent-encoding/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -91,6 +91,28 @@ export function notifyTargetsFrom(specs: readonly NotifySpec[] | undefined): Not
       headers[name] = value;
     }
     registerSecrets(spec.url); // a chat webhook URL carries its token: never printed
+    if (url.username || url.password) {
+      // https://user:pass@host/...: sent as Basic authentication, as curl sends it (the request itself carries no userinfo)
+      const label = notifyUrlLabel(spec.url);
+      if (Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
+        throw new UserError(`--notify-url ${label}: credentials in the URL and an Authorization --notify-header-file`, 'give one of them');
+      }
+      let user: string;
+      let password: string;
+      try {
+        user = decodeURIComponent(url.username);
+        password = decodeURIComponent(url.password);
+      } catch {
+        throw new UserError(`--notify-url ${label}: the credentials in the URL are not valid percent-encoding`, 'encode them as URL userinfo (@ as %40), or use --notify-header-file Authorization=FILE');
+      }
+      const basic = `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+      registerSecrets(password, basic);
+      headers.Authorization = basic;
+      url.username = '';
+      url.password = '';
+      registerSecrets(url.toString());
+      return { url: url.toString(), headers };
+    }
     return { url: spec.url, headers };
   });
 }

@@ -86,6 +86,10 @@ describe('--notify-url with credentials in it', () => {
       await writeFile(join(dir, 'token'), 'Bearer t0ken-from-file\n');
       expect(() => notifyTargetsFrom([{ url: withUser, headerFiles: [`Authorization=${join(dir, 'token')}`] }])).toThrow(/credentials in the URL and an Authorization/);
       expect(() => notifyTargetsFrom([{ url: recv.url.replace('http://', 'http://a:%zz@'), headerFiles: [] }])).toThrow(/not valid percent-encoding/);
+      // the headers govops sets itself are not taken from a file (two User-Agent headers went out)
+      for (const name of ['Content-Type', 'User-Agent', 'Host']) {
+        expect(() => notifyTargetsFrom([{ url: recv.url, headerFiles: [`${name}=${join(dir, 'token')}`] }])).toThrow(new RegExp(`the ${name} header is set by govops`));
+      }
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -61,7 +61,7 @@ export function webhookHealthFrom(flags: RunFlags): WebhookHealthSettings | unde
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'transfer-encoding', 'connection']);
+const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'transfer-encoding', 'connection', 'user-agent']);
 
 /** `--notify-url` / `--notify-header-file`: checked URLs and header values read from their files (secrets). */
 export function notifyTargetsFrom(specs: readonly NotifySpec[] | undefined): NotifyTarget[] {

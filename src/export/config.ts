@@ -7,7 +7,7 @@
  * (`omit-masked`) still gets the references the kind's authentication needs.
  */
 import { MASKED_KEYS, NATURAL_KEY_FIELDS, kindOf, type IntegrationType } from '../kinds/registry.js';
-import { looksMasked } from '../service/kinds.js';
+import { carriesCredential, looksMasked } from '../service/kinds.js';
 import { comparable, fromWire, type ConfigShapes, type FieldShape } from '../plan/shape.js';
 import { deepEqual } from '../plan/diff.js';
 import { copyPlain } from '../util/copy.js';
@@ -23,20 +23,6 @@ export type ExportWarn = (path: string, why: string) => void;
 function isDefault(shape: FieldShape, value: unknown): boolean {
   const one = { t: { fields: { v: shape } } };
   return deepEqual(comparable(one, 't', { v: value }), comparable(one, 't', {}));
-}
-
-/** `key=value` pairs of a connection string that name a credential (ODBC `PWD=`, `password=`, `token=`...). */
-const CREDENTIAL_PAIR = /(?:^|[;&?\s])(?:pwd|password|passwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key)\s*=/i;
-
-/** A URL with a password in its userinfo (`https://user:password@host/`), also inside a longer string. */
-const URL_PASSWORD = /:\/\/[^/@\s:;]*:[^/@\s;]+@/;
-
-/**
- * Whether a string carries a credential: a `key=value` pair naming one (a connection string with `PWD=`, a URL
- * query with `token=`), or a URL with a password in its userinfo. Written as it is, it would be committed.
- */
-export function carriesCredential(text: string): boolean {
-  return CREDENTIAL_PAIR.test(text) || URL_PASSWORD.test(text);
 }
 
 /**

@@ -12,7 +12,8 @@ import type { DataSourceManifest, IntegrationManifest, Manifest, WebhookManifest
 import { API_VERSION } from '../manifests/types.js';
 import { asSet } from '../service/webhook-fields.js';
 import { booleanFromWire } from '../util/boolean.js';
-import { carriesCredential, exportConfig, type ExportWarn } from './config.js';
+import { exportConfig, type ExportWarn } from './config.js';
+import { carriesCredential } from '../service/kinds.js';
 import { assignNames, envName, NAME_PATTERN, MAX_NAME } from './names.js';
 
 export type ExportKind = Manifest['kind'];

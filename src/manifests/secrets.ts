@@ -4,7 +4,7 @@
  * Refs are resolved in `spec.config`, `spec.deleteCredentials` and a webhook's `spec.secret`.
  * Diagnostics never contain a secret value.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { SECRET_KEYS, isSensitiveKey } from '../kinds/registry.js';
 import { isPlainObject } from '../util/object.js';
 import { MIN_SECRET_LENGTH, registerAuthoredSecretsInForce, registerSecretsInForce } from '../util/redact.js';
@@ -169,6 +169,10 @@ function resolveFileRef(r: Resolution, ref: Extract<SecretRef, { fromFile: strin
     return trimOneNewline(r.readFile(real ?? file));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    if (code === CHANGED) {
+      report(r, p, `${where}: fromFile: ${ref.fromFile} changed while it was read (a folder or file on its path was replaced, by a link perhaps); refused without reading it`, 'secret-scope');
+      return undefined;
+    }
     const why = code === TOO_LARGE ? ` (larger than ${MAX_SECRET_FILE_BYTES} bytes: a secret file holds one value)` : code === NOT_A_FILE ? ' (not a regular file)' : code ? ` (${code})` : '';
     report(r, p, `${where}: cannot read secret file ${file}${why} (${describeRef(ref)})`);
     return undefined;
@@ -183,12 +187,30 @@ function resolveFileRef(r: Resolution, ref: Extract<SecretRef, { fromFile: strin
 export const MAX_SECRET_FILE_BYTES = 64 * 1024;
 const TOO_LARGE = 'EFBIG';
 const NOT_A_FILE = 'GOVOPS_NOT_A_FILE';
+const CHANGED = 'GOVOPS_FILE_CHANGED';
 
-/** Read a secret file: opened without blocking, checked to be a small regular file, then read. */
+/** Whether `path` still has no link on the way and names the file `opened` (same device and inode). */
+function sameFileNow(path: string, opened: Stats): boolean {
+  try {
+    if (realpathSync(path) !== path) return false;
+    const now = statSync(path);
+    return now.dev === opened.dev && now.ino === opened.ino;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Read a secret file: opened without blocking, checked to be a small regular file, then read. `path` is the real path
+ * checked against the root: the file opened must still be the one there, reached through no link. A folder on the
+ * way swapped for a link out of the root after the check (the real path alone is no guarantee: `open` follows links
+ * in every component) opens another file, and is refused without reading it.
+ */
 function readSecretFile(path: string): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const st = fstatSync(fd);
+    if (!sameFileNow(path, st)) throw Object.assign(new Error(`${path}: changed while it was read`), { code: CHANGED });
     if (!st.isFile()) throw Object.assign(new Error(`${path}: not a regular file`), { code: NOT_A_FILE });
     if (st.size > MAX_SECRET_FILE_BYTES) throw Object.assign(new Error(`${path}: larger than ${MAX_SECRET_FILE_BYTES} bytes`), { code: TOO_LARGE });
     return readFileSync(fd, 'utf8');

@@ -2,7 +2,7 @@
  * Field-level diff of a desired value against a live value (pure).
  * Sensitive leaves are never copied into a FieldChange: only their path is reported.
  */
-import { looksMasked } from '../service/kinds.js';
+import { carriesCredential, looksMasked } from '../service/kinds.js';
 import { copyPlain } from '../util/copy.js';
 import type { FieldChange } from './types.js';
 import { isPlainObject } from '../util/object.js';
@@ -196,8 +196,14 @@ export function sameValue(prefix: string, key: string, desired: unknown, live: u
   return deepEqual(desired, live);
 }
 
+/**
+ * One changed value. A live value (`before`) carrying a credential (`PWD=` in a connection string, a password in a
+ * URL) is not shown either: the service shows `connectArgs` in clear, and a pull request whose manifest matches a live
+ * integration govops does not own (another team's) would read it in the preview. What the manifest says (`after`) is
+ * shown: it is in the repository, and where the integration connects is never hidden from the plan.
+ */
 function scalarChange(path: string, before: unknown, after: unknown, ctx: DiffContext): FieldChange {
-  const sensitive = hasSensitiveKey(before, ctx) || hasSensitiveKey(after, ctx);
+  const sensitive = hasSensitiveKey(before, ctx) || (typeof before === 'string' && carriesCredential(before)) || hasSensitiveKey(after, ctx);
   const change: FieldChange = { path, sensitive, forcesReplace: ctx.forcesReplace(path) };
   if (sensitive) return change;
   if (before !== undefined) change.before = copyPlain(before);

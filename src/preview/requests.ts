@@ -96,6 +96,7 @@ function dryRunFor(r: PreviewResource, k: Lookup, unknown: readonly UnknownSecre
     targets: checkTargets({
       sends: deleting ? (withPayload ? headSpec?.deleteCredentials : undefined) : headSpec?.config,
       ...(headSpec && !deleting ? { head: { config: headSpec.config } } : {}),
+      ...(headSpec && deleting && withPayload ? { headDelete: { deleteCredentials: headSpec.deleteCredentials } } : {}),
       ...(baseSpec ? { base: { config: baseSpec.config, deleteCredentials: baseSpec.deleteCredentials } } : {}),
       ...(liveObj ? { live: liveObj.config } : {}),
       allowNewTargets: opts.dryRunNewTargets === true,

@@ -4,7 +4,8 @@
  * choosing, with the operator's secrets resolved, would hand those secrets to that host. So the preview sends
  * a dry run carrying secrets only when
  * - every *target field* (where the service connects) is the same at the head as at the base revision, and
- *   the same as the live integration's where the service shows it, and
+ *   the same as the live integration's where the service shows it (a DELETE's payload: each target field it names,
+ *   an okta `idpHost`, is one the base revision's deleteCredentials or config already names), and
  * - every secret reference it resolves is one the base revision already gives that same resource;
  * or, for a resource the base revision does not have at all, only when the operator opted in
  * (`--dry-run-new-targets`). A request that resolves no secret reference (no credentials, or literal values
@@ -77,6 +78,12 @@ export interface TargetCheckInput {
   sends: unknown;
   /** The config the request sends (POST, PUT), whose targets must be the base's; absent for a DELETE (it goes to the live host). */
   head?: { config?: unknown };
+  /**
+   * The delete payload a DELETE sends (spec.deleteCredentials): the live host gets it, but it can name a host of its
+   * own (an okta `idpHost`, an `oAuthClientConfig.authorityUrl`) the service signs in to with it; each must be one the
+   * base revision already sends secrets to (its deleteCredentials', else its config's).
+   */
+  headDelete?: { deleteCredentials?: unknown };
   /** Its spec at the base revision (same name, or the name it was renamed from); undefined when new. */
   base?: { config?: unknown; deleteCredentials?: unknown };
   /** The live integration's config as the service shows it (masked fields are skipped). */
@@ -107,6 +114,15 @@ export function checkTargets(input: TargetCheckInput): TargetCheck {
     for (const f of new Set([...Object.keys(head), ...Object.keys(base)])) {
       if (head[f] !== base[f]) {
         return { allowed: false, code: 'target-changed', reason: `config.${f} differs from the base revision: no secret is sent to a new host` };
+      }
+    }
+  }
+  if (input.headDelete) {
+    const sent = targetsOf(input.headDelete.deleteCredentials);
+    const baseDelete = targetsOf(input.base.deleteCredentials);
+    for (const [f, v] of Object.entries(sent)) {
+      if (v !== baseDelete[f] && v !== base[f]) {
+        return { allowed: false, code: 'target-changed', reason: `deleteCredentials.${f} differs from the base revision: no secret is sent to a new host` };
       }
     }
   }

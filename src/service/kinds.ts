@@ -20,6 +20,21 @@ export function looksMasked(value: unknown): boolean {
   return typeof value === 'string' && (value === MASK || MASKED_FORM.test(value));
 }
 
+/** `key=value` pairs of a connection string that name a credential (ODBC `PWD=`, `password=`, `token=`...). */
+const CREDENTIAL_PAIR = /(?:^|[;&?\s])(?:pwd|password|passwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key)\s*=/i;
+
+/** A URL with a password in its userinfo (`https://user:password@host/`), also inside a longer string. */
+const URL_PASSWORD = /:\/\/[^/@\s:;]*:[^/@\s;]+@/;
+
+/**
+ * Whether a string carries a credential: a `key=value` pair naming one (a connection string with `PWD=`, a URL
+ * query with `token=`), or a URL with a password in its userinfo. Exported as it is, it would be committed; shown in a
+ * plan or a preview, it would be printed (`plan/diff.ts`).
+ */
+export function carriesCredential(text: string): boolean {
+  return CREDENTIAL_PAIR.test(text) || URL_PASSWORD.test(text);
+}
+
 export const SCRIPT_PHASES = ['create', 'initial-create', 'edit', 'delete', 'cleanup', 'post-cleanup'] as const;
 export type ScriptPhase = (typeof SCRIPT_PHASES)[number];
 

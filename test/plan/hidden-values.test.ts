@@ -89,8 +89,11 @@ describe('a field that held a secret when govops last applied', () => {
     const r = diffIntegration(SHAPES, literal, live, owned(withRef, '3'));
     expect(r.changes).toEqual([{ path: 'config.connectArgs', sensitive: true, forcesReplace: false }]);
     expect(JSON.stringify(r)).not.toContain('LiveSecret99');
-    // without that state entry it is a plain field, shown as such
-    expect(diffIntegration(SHAPES, literal, live, undefined).changes[0]).toMatchObject({ path: 'config.connectArgs', sensitive: false });
+    // without that state entry too: the live value carries a credential (a manifest matching another team's integration)
+    expect(diffIntegration(SHAPES, literal, live, undefined).changes).toEqual([{ path: 'config.connectArgs', sensitive: true, forcesReplace: false }]);
+    // a value that carries none is a plain field, shown as such
+    const plain = liveOf(literal, '3', 'enabled', { connectArgs: 'Encrypt=no' });
+    expect(diffIntegration(SHAPES, literal, plain, undefined).changes[0]).toMatchObject({ path: 'config.connectArgs', sensitive: false, before: 'Encrypt=no' });
   });
 });
 

@@ -5,6 +5,7 @@
  */
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { realpathSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifests/loader.js';
@@ -135,6 +136,31 @@ describe('fromFile is scoped by a secrets root', () => {
     const set = await loadManifests(['a.yaml'], { cwd: d });
     const { diagnostics } = resolveAllSecrets(set.manifests, { env: {} });
     expect(diagnostics.some((x) => x.rule === 'secret-scope')).toBe(true);
+  });
+
+  it('a folder swapped for a link out of the root between the check and the read: refused, the outside file never read', async () => {
+    const outside = await tmp('govops-outside-');
+    await writeFile(join(outside, 'token'), OUTSIDE_SECRET);
+    const d = await tmp();
+    await mkdir(join(d, 'secrets'));
+    await writeFile(join(d, 'secrets', 'token'), 'inside-value');
+    await writeFile(join(d, 'a.yaml'), lake('{ fromFile: secrets/token }', 'a', 'a.example.com'));
+    const set = await loadManifests(['a.yaml'], { cwd: d });
+    expect(set.diagnostics).toEqual([]);
+    // The race, made deterministic: right after the secret's real path is worked out (inside the root), the author
+    // who can write the folder (the directory source's watched folder) swaps `secrets` for a link out of it.
+    const realpath = (p: string): string => {
+      const real = realpathSync(p);
+      if (p.endsWith(join('secrets', 'token'))) {
+        renameSync(join(d, 'secrets'), join(d, 'secrets-old'));
+        symlinkSync(outside, join(d, 'secrets'));
+      }
+      return real;
+    };
+    const { resolved, diagnostics } = resolveAllSecrets(set.manifests, { env: {}, realpath });
+    expect(JSON.stringify(resolved)).not.toContain(OUTSIDE_SECRET);
+    expect(diagnostics.map((x) => x.rule)).toEqual(['secret-scope']);
+    expect(diagnostics[0]!.message).toMatch(/changed while it was read/);
   });
 
   it('a symlink inside the root into a hidden folder (.git/config) is refused; one to a sibling file is fine', async () => {

@@ -17,6 +17,7 @@
  * - stderr passes through the one redactor (it can quote a remote URL with a token in it).
  */
 import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { redactText } from './redact.js';
 
 export const DEFAULT_GIT_TIMEOUT_MS = 120_000;
@@ -28,13 +29,25 @@ const ENV_ALLOW = new Set([
   'GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_SSL_CAINFO', 'GIT_ASKPASS', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM',
 ]);
 
-/** The allowed part of an environment. */
+/**
+ * The allowed part of an environment. PATH keeps its absolute folders only: git and the render command run in folders
+ * of repository content, where an empty or relative entry (`.`, `bin`) would find a `git`, `ssh` or `kustomize` a
+ * commit put there before the host's.
+ */
 export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) {
-    if (v !== undefined && (ENV_ALLOW.has(k) || /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/.test(k))) out[k] = v;
+    if (v !== undefined && (ENV_ALLOW.has(k) || /^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/.test(k))) out[k] = k === 'PATH' ? absoluteEntries(v) : v;
   }
   return out;
+}
+
+/** A search path without its empty and relative entries. */
+export function absoluteEntries(searchPath: string): string {
+  return searchPath
+    .split(path.delimiter)
+    .filter((dir) => path.isAbsolute(dir))
+    .join(path.delimiter);
 }
 
 export interface GitOptions {

@@ -1,10 +1,11 @@
 /** The one Git adapter: environment allow-list, timeout, abort, exit codes as results, redacted stderr. */
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GitError, filterDrivers, gitEnv, gitOk, mergeDrivers, noFilterConfig, noMergeDriverConfig, runGit, withConfig } from '../../src/util/git.js';
+import { RenderError, runRender } from '../../src/sources/render.js';
+import { GitError, absoluteEntries, filterDrivers, gitEnv, gitOk, mergeDrivers, noFilterConfig, noMergeDriverConfig, runGit, withConfig } from '../../src/util/git.js';
 import { registerSecrets } from '../../src/util/redact.js';
 
 const dirs: string[] = [];
@@ -30,6 +31,25 @@ describe('runGit', () => {
     const withToken = await runGit(['-c', 'alias.showenv=!env', 'showenv'], { cwd, env, extraEnv: { GOVOPS_GIT_TOKEN: 'git-token' } });
     expect(withToken.stdout).toContain('GOVOPS_GIT_TOKEN=git-token');
     expect(gitEnv({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'a', GIT_CONFIG_VALUE_0: 'b', EDITOR: 'vim' })).toEqual({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'a', GIT_CONFIG_VALUE_0: 'b' });
+  });
+
+  it('finds git and the render command in the absolute PATH folders only: a program a commit put in the working folder is never run', async () => {
+    const cwd = await tmp();
+    for (const name of ['git', 'render-tool']) {
+      await writeFile(join(cwd, name), '#!/bin/sh\necho FROM-THE-REPOSITORY\n');
+      await chmod(join(cwd, name), 0o755);
+    }
+    const env = { PATH: `.:${process.env.PATH}::bin`, HOME: process.env.HOME };
+    expect(gitEnv(env).PATH).toBe(process.env.PATH);
+    expect(absoluteEntries(`:.:bin:/usr/bin::/bin:`)).toBe('/usr/bin:/bin');
+    const r = await runGit(['--version'], { cwd, env });
+    expect(r.stdout).toMatch(/^git version/);
+    const rendered = await runRender({ argv: ['render-tool'], timeoutMs: 10_000 }, cwd, { env }).then(
+      (out) => out,
+      (err: unknown) => err,
+    );
+    expect(rendered).toBeInstanceOf(RenderError);
+    expect((rendered as RenderError).message).toMatch(/ENOENT/);
   });
 
   it('a non-zero exit is a result; gitOk turns it into a GitError with the first stderr line', async () => {

@@ -43,10 +43,11 @@ export function ambiguousStatus(status: number): boolean {
 /**
  * The service certainly did not act on a write that failed with this error: it answered with a status that is
  * not ambiguous (a 4xx), or the connection was never opened. Everything else (5xx, timeouts, resets, an
- * unsettled create) may have created something.
+ * unsettled create, and a 2xx or 3xx answer that could not be read or lacked an id: it was accepted) may have
+ * created something.
  */
 export function notProcessed(err: unknown): boolean {
-  if (err instanceof ApiError) return !ambiguousStatus(err.statusCode);
+  if (err instanceof ApiError) return err.statusCode >= 400 && !ambiguousStatus(err.statusCode);
   return err instanceof TransportError && err.code === ErrorCode.connectFailed;
 }
 

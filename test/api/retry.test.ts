@@ -5,9 +5,11 @@ import {
   backoffDelay,
   delayAfterStatus,
   isRetryableTransportError,
+  notProcessed,
   parseRetryAfter,
   transportPhase,
 } from '../../src/api/retry.js';
+import { ApiError } from '../../src/errors.js';
 
 const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1000 };
 
@@ -44,5 +46,13 @@ describe('retry policy', () => {
     expect(transportPhase(new Error('wrapped', { cause: e('ECONNREFUSED') }))).toBe('unsent');
     expect(isRetryableTransportError(e('GOVOPS_REQUEST_TIMEOUT'))).toBe(true);
     expect(isRetryableTransportError(new TypeError('bug'))).toBe(false);
+  });
+});
+
+describe('notProcessed: only a 4xx answer (or a connection never opened) proves a write was not carried out', () => {
+  it('a 2xx or 3xx answer govops could not read is not "not processed"', () => {
+    for (const status of [200, 201, 303]) expect(notProcessed(new ApiError(status, 'Invalid response', 'unreadable', 'POST', '/webhooks'))).toBe(false);
+    for (const status of [400, 409, 422, 429]) expect(notProcessed(new ApiError(status, 'x', 'y', 'POST', '/webhooks'))).toBe(true);
+    for (const status of [408, 500, 502, 504]) expect(notProcessed(new ApiError(status, 'x', 'y', 'POST', '/webhooks'))).toBe(false);
   });
 });

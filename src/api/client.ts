@@ -38,6 +38,7 @@ import {
 import { findCreatedIntegration, splitCreatedWebhooks } from './recovery.js';
 import { scanStatuses } from './status-list.js';
 import { HttpTransport, ResponseTooLargeError, type RawResponse } from './transport.js';
+import { parseWireJson } from './wire-json.js';
 import type {
   DataSourceInput,
   IntegrationBody,
@@ -152,7 +153,7 @@ interface Attempt {
 type AttemptOutcome<T> = { result: T } | 'again';
 
 function json(res: RawResponse): unknown {
-  return res.text === '' ? undefined : JSON.parse(res.text);
+  return parseWireJson(res.text);
 }
 
 function contentType(res: RawResponse): string | undefined {

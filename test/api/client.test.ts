@@ -157,6 +157,24 @@ describe('ids past 2^53 (webhook and history ids are JSON integers, interface 2.
   });
 });
 
+describe('redirects', () => {
+  it('are never followed: the host a 3xx names receives nothing (not the token), and the 3xx is an error of the request', async () => {
+    const other = await startServer((_req, res) => sendJson(res, 200, []));
+    try {
+      server = await startServer((req, res) => {
+        res.writeHead(307, { location: `${other.url}${req.url ?? ''}` }).end();
+      });
+      const c = makeClient(server.url);
+      await expect(c.listIntegrations()).rejects.toMatchObject({ name: 'ApiError', statusCode: 307 });
+      await expect(c.createWebhooks([{ url: 'http://x', name: 'a', global: false, notificationType: ['x'], actionType: 'triggered' }])).rejects.toMatchObject({ statusCode: 307 });
+      expect(other.seen).toHaveLength(0);
+      expect(server.seen.map((r) => r.method)).toEqual(['GET', 'POST']); // a 3xx is never retried
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('ServiceClient close', () => {
   it('after close() a request fails at once with a TransportError, without retrying', async () => {
     server = await startServer((_req, res) => sendJson(res, 200, []));

@@ -5,8 +5,8 @@
  * Such an integer, as the value of an id key (`id`, or a name ending in `Id`), is read as its digits (a string:
  * ids are strings in govops). Other numbers are left to JSON.parse.
  */
-/** A run of digits long enough to hold an integer past 2^53 (16 digits): the only bodies scanned. */
-const LONG_DIGITS = /\d{16}/;
+/** An id key followed by an integer long enough to be past 2^53 (16 digits): the only bodies scanned. */
+const LONG_ID = /(?:"id"|Id")\s*:\s*-?\d{16}/;
 const ID_KEY = /^(?:id|.+Id)$/;
 const INTEGER = /^-?\d{16,}$/;
 
@@ -18,7 +18,7 @@ export function unsafeIntegerLiteral(literal: string): boolean {
 /** JSON.parse of a service's body (undefined when empty), ids past 2^53 kept as their digits. */
 export function parseWireJson(text: string): unknown {
   if (text === '') return undefined;
-  return JSON.parse(LONG_DIGITS.test(text) ? quoteLongIds(text) : text);
+  return JSON.parse(LONG_ID.test(text) ? quoteLongIds(text) : text);
 }
 
 const QUOTE = 34;

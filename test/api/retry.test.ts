@@ -31,6 +31,17 @@ describe('retry policy', () => {
     expect(parseRetryAfter(undefined, now, 60_000)).toBeUndefined();
   });
 
+  it('a Retry-After folded by a proxy ("5, 5") is 5 s, and text V8 would read as a date of 2001 is not a date (no wait at all)', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('5, 5', now, 60_000)).toBe(5000);
+    expect(parseRetryAfter('5,10', now, 60_000)).toBe(5000);
+    expect(parseRetryAfter('1 2', now, 60_000)).toBeUndefined();
+    expect(parseRetryAfter('5 10', now, 60_000)).toBeUndefined();
+    // the three forms of an HTTP date (RFC 9110 5.6.7) still are
+    expect(parseRetryAfter('Thursday, 01-Jan-26 00:00:07 GMT', now, 60_000)).toBe(7000);
+    expect(parseRetryAfter('Thu Jan  1 00:00:07 2026', now, 60_000)).toBeGreaterThanOrEqual(0);
+  });
+
   it('uses Retry-After on 429/503 only, backoff otherwise', () => {
     expect(delayAfterStatus(0, 429, '2', policy, 0, () => 0)).toBe(2000);
     expect(delayAfterStatus(0, 503, '2', policy, 0, () => 0)).toBe(2000);

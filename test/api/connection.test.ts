@@ -116,4 +116,13 @@ describe('clientFromOptions', () => {
       await client.close();
     }
   });
+
+  it('a replica identity no header can carry (--identity / GOVOPS_IDENTITY) still lets every request through', async () => {
+    const client = clientFromOptions({ url: sb.url }, silentLogger(), { env: { GOVOPS_TOKEN: sb.adminToken }, identity: 'レプリカ-1\u0007 (a)' });
+    try {
+      expect(await client.listIntegrations()).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
 });

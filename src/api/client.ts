@@ -38,6 +38,7 @@ import {
 import { findCreatedIntegration, splitCreatedWebhooks } from './recovery.js';
 import { scanStatuses } from './status-list.js';
 import { HttpTransport, ResponseTooLargeError, type RawResponse } from './transport.js';
+import { parseWireJson } from './wire-json.js';
 import type {
   DataSourceInput,
   IntegrationBody,
@@ -152,7 +153,7 @@ interface Attempt {
 type AttemptOutcome<T> = { result: T } | 'again';
 
 function json(res: RawResponse): unknown {
-  return res.text === '' ? undefined : JSON.parse(res.text);
+  return parseWireJson(res.text);
 }
 
 function contentType(res: RawResponse): string | undefined {
@@ -571,7 +572,7 @@ export class ServiceClient implements ServiceApi {
   private async afterAnswer<T>(c: Call<T>, progress: CallProgress, at: Attempt, res: RawResponse): Promise<AttemptOutcome<T>> {
     this.report(c, res.status, at.started, at.index);
     this.logger.debug({ method: c.method, path: c.path, status: res.status, attempt: at.index }, 'request');
-    if (res.status >= 200 && res.status < 300) return { result: this.parseAnswer(c, res) };
+    if (res.status >= 200 && res.status < 300) return this.accepted(c, progress, at, res);
     if (c.recover && (ambiguousStatus(res.status) || (res.status === 409 && progress.maybeSent))) {
       // A 5xx may come after the service acted (a gateway that gave up on a slow origin); a 409 after such an
       // answer says an earlier attempt did reach the service. Either way: look the resource up first.
@@ -593,6 +594,28 @@ export class ServiceClient implements ServiceApi {
       );
     }
     throw err;
+  }
+
+  /**
+   * A 2xx answer. A create's answer that cannot be read (a proxy's page, an empty or truncated body) says it was
+   * carried out, not what it made: its resource is looked up by identity like a lost answer, and when it is not
+   * listed yet the outcome is unknown (GOVOPS_CREATE_UNSETTLED, never re-sent), never "not processed".
+   */
+  private async accepted<T>(c: Call<T>, progress: CallProgress, at: Attempt, res: RawResponse): Promise<{ result: T }> {
+    let unreadable: ApiError;
+    try {
+      return { result: this.parseAnswer(c, res) };
+    } catch (err) {
+      if (!c.recover || !(err instanceof ApiError) || err.code !== ErrorCode.apiInvalidResponse) throw err;
+      unreadable = err;
+    }
+    const found = await this.lookUp(c, progress);
+    if (found) return found;
+    throw new TransportError(
+      `the service accepted the create (${res.status}) but its answer could not be read (${unreadable.message}), and it is not listed yet; ` +
+        `not re-sent (the next run finds it by its identity) after ${at.index + 1} attempt(s)`,
+      c.method, c.path, unreadable, ErrorCode.createUnsettled,
+    );
   }
 
   /** The result of a 2xx answer; a body that is not JSON is the answer's ApiError. */

@@ -88,8 +88,15 @@ export function toLiveWebhook(v: unknown): LiveWebhook {
   return hook;
 }
 
-export function toWebhookCreateResponse(v: unknown): WebhookCreateResponse {
+/**
+ * The answer of POST /webhooks: `{ createdWebhooks, errors }` (interface 4.3). A body holding neither list (empty,
+ * `null`, another shape) is an error, never "nothing created": the client looks the batch up by name then.
+ */
+export function toWebhookCreateResponse(v: unknown, method = 'POST', path = '/webhooks'): WebhookCreateResponse {
   const o = isPlainObject(v) ? v : {};
+  if (!Array.isArray(o.createdWebhooks) && !Array.isArray(o.errors)) {
+    throw new ApiError(200, 'Invalid response', 'expected { createdWebhooks, errors } from the webhook create', method, path, v);
+  }
   return {
     createdWebhooks: Array.isArray(o.createdWebhooks) ? o.createdWebhooks.map(toLiveWebhook) : [],
     errors: Array.isArray(o.errors) ? o.errors : [],

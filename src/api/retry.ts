@@ -43,10 +43,11 @@ export function ambiguousStatus(status: number): boolean {
 /**
  * The service certainly did not act on a write that failed with this error: it answered with a status that is
  * not ambiguous (a 4xx), or the connection was never opened. Everything else (5xx, timeouts, resets, an
- * unsettled create) may have created something.
+ * unsettled create, and a 2xx or 3xx answer that could not be read or lacked an id: it was accepted) may have
+ * created something.
  */
 export function notProcessed(err: unknown): boolean {
-  if (err instanceof ApiError) return !ambiguousStatus(err.statusCode);
+  if (err instanceof ApiError) return err.statusCode >= 400 && !ambiguousStatus(err.statusCode);
   return err instanceof TransportError && err.code === ErrorCode.connectFailed;
 }
 
@@ -126,12 +127,16 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
 export function parseRetryAfter(value: string | string[] | undefined, now: number, maxMs: number): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined) return undefined;
-  const trimmed = text.trim();
+  let trimmed = text.trim();
   if (trimmed === '') return undefined;
+  // a header sent twice and folded into one by a proxy ("5, 5"): its first value
+  if (/^\d+(\.\d+)?\s*,/.test(trimmed)) trimmed = trimmed.slice(0, trimmed.indexOf(',')).trim();
   let ms: number;
   if (/^\d+(\.\d+)?$/.test(trimmed)) {
     ms = Number(trimmed) * 1000;
   } else {
+    // Every HTTP date form holds a time of day; without one, V8's lenient parser reads "5 10" as a day of 2001 (no wait).
+    if (!/\b\d{1,2}:\d{2}:\d{2}\b/.test(trimmed)) return undefined;
     const at = Date.parse(trimmed);
     if (Number.isNaN(at)) return undefined;
     ms = at - now;

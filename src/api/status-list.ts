@@ -9,9 +9,9 @@
  */
 import type { IntegrationStatus } from './types.js';
 import { toStatus } from './normalize.js';
+import { endOfString, unsafeIntegerLiteral } from './wire-json.js';
 
 const QUOTE = 34; // "
-const BACKSLASH = 92;
 const COMMA = 44;
 const COLON = 58;
 const OPEN_OBJ = 123;
@@ -24,19 +24,6 @@ function skipWs(t: string, i: number): number {
     const c = t.charCodeAt(i);
     if (c === 32 || c === 10 || c === 13 || c === 9) i++;
     else return i;
-  }
-}
-
-/** Index just past the string that opens at `i` (a quote), or -1. */
-function endOfString(t: string, i: number): number {
-  let j = i + 1;
-  for (;;) {
-    const q = t.indexOf('"', j);
-    if (q < 0) return -1;
-    let bs = 0;
-    for (let k = q - 1; t.charCodeAt(k) === BACKSLASH; k--) bs++;
-    if (bs % 2 === 0) return q + 1;
-    j = q + 1;
   }
 }
 
@@ -105,7 +92,11 @@ function scan(t: string): IntegrationStatus[] | undefined {
         i = skipWs(t, i + 1);
         const end = endOfValue(t, i);
         if (end < 0) return undefined;
-        if (key === 'id' || key === 'status') item[key] = JSON.parse(t.slice(i, end)) as unknown;
+        if (key === 'id' || key === 'status') {
+          const literal = t.slice(i, end);
+          // an id past 2^53 kept as its digits, as parseWireJson reads it (src/api/wire-json.ts)
+          item[key] = key === 'id' && unsafeIntegerLiteral(literal) ? literal : (JSON.parse(literal) as unknown);
+        }
         i = skipWs(t, end);
         const c = t.charCodeAt(i);
         if (c === CLOSE_OBJ) {

@@ -72,6 +72,16 @@ export function resolveConnection(
   if (!token) {
     throw new UserError('no API token given', 'set GOVOPS_TOKEN or pass --token-file PATH (the token is never taken from the command line)');
   }
+  // What an HTTP header value may hold (undici refuses the rest): before, every request failed as a lost
+  // connection (GOVOPS_CONNECTION_LOST, transient), and the daemon reported the service unreachable for ever.
+  const bad = /[^\t\x20-\x7e\x80-\xff]/.exec(token);
+  if (bad) {
+    const what = bad[0] === '\n' || bad[0] === '\r' ? 'a line break' : `the character U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    throw new UserError(
+      `the API token ${flags.tokenFile ? `in ${flags.tokenFile}` : 'in GOVOPS_TOKEN'} holds ${what} (character ${bad.index + 1}): it cannot be sent in the Authorization header`,
+      'the token is one line of printable characters: remove the line break or the invisible character pasted with it',
+    );
+  }
 
   let timeoutMs: number;
   try {

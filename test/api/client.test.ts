@@ -127,6 +127,54 @@ describe('ServiceClient basics', () => {
   });
 });
 
+describe('ids past 2^53 (webhook and history ids are JSON integers, interface 2.12/2.13)', () => {
+  it('keeps every digit of an id: a rounded id would read, retry or delete another webhook', async () => {
+    const big = '9007199254740993'; // 2^53 + 1: JSON.parse reads it as 9007199254740992
+    const raw = (res: import('node:http').ServerResponse, text: string): void => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+    };
+    server = await startServer((req, res) => {
+      if (req.url === '/webhooks') {
+        return raw(res, `[{"id":${big},"name":"a","url":"http://x/${big}","notificationType":["x"],"global":false,"createdBy":1}]`);
+      }
+      if (req.url === `/webhooks/${big}` && req.method === 'DELETE') return raw(res, `{"id": ${big}, "name": "a"}`);
+      if (req.url?.startsWith('/webhooks/history')) {
+        return raw(res, `{"count":"1","records":[{"id":${big}1,"webhooksId":-${big},"webhooksActivityId":${big},"statusCode":200,"request":{"webhookId":${big}}}]}`);
+      }
+      if (req.url === `/integrations/${big}/status`) return raw(res, `{"id":${big},"status":"enabled"}`);
+      if (req.url === '/integrations') return raw(res, `[{"id":${big},"status":"enabled"},{"id":"${big}","status":"creating"}]`);
+      sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url ?? '' });
+    });
+    const c = makeClient(server.url);
+    const [hook] = await c.listWebhooks();
+    expect(hook!.id).toBe(big);
+    expect(hook!.url).toBe(`http://x/${big}`); // inside a string: untouched
+    expect((await c.deleteWebhook(big)).id).toBe(big);
+    const page = await c.listWebhookHistory();
+    expect(page.records[0]).toMatchObject({ id: `${big}1`, webhookId: `-${big}`, webhooksActivityId: big });
+    expect((await c.getIntegrationStatus(big)).id).toBe(big);
+    expect((await c.listIntegrationStatuses()).items.map((i) => i.id)).toEqual([big, big]);
+  });
+});
+
+describe('redirects', () => {
+  it('are never followed: the host a 3xx names receives nothing (not the token), and the 3xx is an error of the request', async () => {
+    const other = await startServer((_req, res) => sendJson(res, 200, []));
+    try {
+      server = await startServer((req, res) => {
+        res.writeHead(307, { location: `${other.url}${req.url ?? ''}` }).end();
+      });
+      const c = makeClient(server.url);
+      await expect(c.listIntegrations()).rejects.toMatchObject({ name: 'ApiError', statusCode: 307 });
+      await expect(c.createWebhooks([{ url: 'http://x', name: 'a', global: false, notificationType: ['x'], actionType: 'triggered' }])).rejects.toMatchObject({ statusCode: 307 });
+      expect(other.seen).toHaveLength(0);
+      expect(server.seen.map((r) => r.method)).toEqual(['GET', 'POST']); // a 3xx is never retried
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('ServiceClient close', () => {
   it('after close() a request fails at once with a TransportError, without retrying', async () => {
     server = await startServer((_req, res) => sendJson(res, 200, []));

@@ -71,6 +71,22 @@ describe('resolveConnection', () => {
     expect(userError(() => resolveConnection({ retries: '-1' }, { GOVOPS_URL: 'http://127.0.0.1:1', GOVOPS_TOKEN: 't' })).message).toMatch(/--retries/);
   });
 
+  it('a token an Authorization header cannot carry (a line break inside, a zero-width space pasted with it) is a user error naming neither it nor a network failure', () => {
+    const twoLines = path.join(dir, 'two-lines');
+    writeFileSync(twoLines, 'secret-part-one\nsecret-part-two\n');
+    for (const [flags, env] of [
+      [{ tokenFile: twoLines }, {}],
+      [{}, { GOVOPS_TOKEN: 'secret-tok\u200ben' }],
+      [{}, { GOVOPS_TOKEN: 'secret\u0000' }],
+    ] as const) {
+      const err = userError(() => resolveConnection({ url: 'http://127.0.0.1:1', ...flags }, env));
+      expect(err.message).toMatch(/token .*cannot be sent in the Authorization header/);
+      expect(`${err.message} ${err.hint ?? ''}`).not.toMatch(/secret/);
+    }
+    // a tab or a Latin-1 character is a valid header value
+    expect(resolveConnection({ url: 'http://127.0.0.1:1' }, { GOVOPS_TOKEN: 'a\tb\u00e9' }).token).toBe('a\tb\u00e9');
+  });
+
   it('addConnectionOptions declares the flags and offers no token flag', () => {
     const cmd = addConnectionOptions(new Command('x'));
     const flags = cmd.options.map((o) => o.long);
@@ -96,6 +112,15 @@ describe('clientFromOptions', () => {
     try {
       expect(await client.listIntegrations()).toEqual([]);
       expect(routes).toEqual(['GET /integrations 200']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a replica identity no header can carry (--identity / GOVOPS_IDENTITY) still lets every request through', async () => {
+    const client = clientFromOptions({ url: sb.url }, silentLogger(), { env: { GOVOPS_TOKEN: sb.adminToken }, identity: 'レプリカ-1\u0007 (a)' });
+    try {
+      expect(await client.listIntegrations()).toEqual([]);
     } finally {
       await client.close();
     }

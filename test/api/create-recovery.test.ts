@@ -4,10 +4,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
+import { notProcessed } from '../../src/api/retry.js';
 import { TransportError } from '../../src/errors.js';
 import { sendJson, startServer, type SeenRequest, type TestServer } from './server.js';
 
-type Fault = 'reset-after-create' | 'reset-before-create' | '504-after-create' | 'slow-after-create' | '503';
+type Fault = 'reset-after-create' | 'reset-before-create' | '504-after-create' | 'slow-after-create' | '503' | 'html-200-after-create' | 'empty-200-after-create';
 
 interface Store {
   integrations: Array<Record<string, unknown>>;
@@ -23,6 +24,11 @@ afterEach(async () => {
   await server?.close();
   client = server = undefined;
 });
+
+/** What a proxy in front of the service may answer with a 200 after passing the request on: not the service's JSON. */
+function proxyPage(res: import('node:http').ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>OK</body></html>');
+}
 
 /** A service whose first POST of each collection suffers `fault`; webhooks: `createFirst` of the batch are created first. */
 async function faultyService(fault: Fault, opts: { createFirst?: number } = {}) {
@@ -45,6 +51,7 @@ async function faultyService(fault: Fault, opts: { createFirst?: number } = {}) 
       if (first && fault === 'reset-after-create') return void socket.destroy();
       if (first && fault === '504-after-create') return sendJson(res, 504, { statusCode: 504, error: 'Gateway Timeout', message: 'slow' });
       if (first && fault === 'slow-after-create') return void setTimeout(() => sendJson(res, 201, { id: item.id, status: 'creating', validationResults: passed }), 500);
+      if (first && fault === 'html-200-after-create') return void proxyPage(res);
       return sendJson(res, 201, { id: item.id, status: 'creating', validationResults: passed });
     }
     if (req.method === 'POST' && req.url === '/webhooks') {
@@ -53,6 +60,8 @@ async function faultyService(fault: Fault, opts: { createFirst?: number } = {}) 
       const created = keep.map((w) => ({ id: nextId++, url: w.url, name: w.name, global: w.global, notificationType: w.notificationType, createdBy: 1 }));
       store.webhooks.push(...created);
       if (first && fault === 'reset-after-create') return void socket.destroy();
+      if (first && fault === 'html-200-after-create') return void proxyPage(res);
+      if (first && fault === 'empty-200-after-create') return void res.writeHead(200, { 'content-length': '0' }).end();
       return sendJson(res, 201, { createdWebhooks: created, errors: [] });
     }
     sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
@@ -153,6 +162,40 @@ describe('ambiguous webhook batch creates', () => {
     asked = 0;
     await plain.client.createWebhooks([hook('c')], { preexisting });
     expect(asked).toBe(0);
+  });
+});
+
+describe('a create answered 2xx with a body govops cannot read', () => {
+  it('integration: the 2xx says it was carried out: found by natural key, not re-sent, not taken as refused', async () => {
+    const { store, server: s, client: c } = await faultyService('html-200-after-create');
+    const result = await c.createIntegration(sql);
+    expect(result.id).toBe('100');
+    expect(store.integrations).toHaveLength(1);
+    expect(posts(s, '/integrations')).toBe(1);
+  });
+
+  it('webhooks: an empty 200 is not "nothing created": found by name, not re-sent', async () => {
+    const { store, server: s, client: c } = await faultyService('empty-200-after-create');
+    const res = await c.createWebhooks([hook('a'), hook('b')]);
+    expect(res.createdWebhooks.map((w) => [w.name, w.id])).toEqual([['a', '100'], ['b', '101']]);
+    expect(store.webhooks).toHaveLength(2);
+    expect(posts(s, '/webhooks')).toBe(1);
+  });
+
+  it('not listed after the 2xx: an unknown outcome (GOVOPS_CREATE_UNSETTLED), never re-sent, never "not processed"', async () => {
+    server = await startServer((req, res) => {
+      if (req.method === 'GET') return sendJson(res, 200, []);
+      proxyPage(res);
+    });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, timeoutMs: 200 });
+    for (const create of [() => client!.createIntegration(sql), () => client!.createWebhooks([hook('a')])]) {
+      const err = await create().then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(TransportError);
+      expect((err as TransportError).code).toBe('GOVOPS_CREATE_UNSETTLED');
+      expect(notProcessed(err)).toBe(false);
+    }
+    expect(posts(server, '/integrations')).toBe(1);
+    expect(posts(server, '/webhooks')).toBe(1);
   });
 });
 

@@ -25,11 +25,6 @@ const PHASES: readonly Phase[] = ['dryRun', 'prepare', 'write', 'settle'];
 /** Webhook batches go first; then steps of tasks already under way (a replace's create), then new tasks. */
 export const BATCH_PRIORITY = 2;
 const CONTINUE_PRIORITY = 1;
-/** Tasks started before the first turn of the event loop (a few slots' worth), then per turn. */
-const FIRST_START_CHUNK = 64;
-const START_CHUNK = 256;
-/** A turn of the event loop: the requests of the tasks started so far are sent, answers read. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** What the `schedule` stage set up: the queue, the batches, and the order between tasks. */
 export interface Schedule {
@@ -94,24 +89,9 @@ export class TaskRunner {
     }
   }
 
-  /**
-   * Every task to its outcome; then the queue's last work (batches). Tasks are started in plan order, a chunk at a
-   * time with a turn of the event loop between chunks: the first dry runs go out while the rest are being set up
-   * (issue #26: setting up 10,000 tasks before the first request was sent took 80-150 ms). The order in the queue
-   * is the same as starting them all at once; each chunk's outcomes are awaited from the moment it starts.
-   */
+  /** Every task to its outcome; then the queue's last work (batches). */
   async runAll(): Promise<void> {
-    const { changes } = this.r;
-    const chunks: Promise<void[]>[] = [];
-    for (let from = 0; from < changes.length; ) {
-      if (from > 0) await nextTurn();
-      const to = Math.min(changes.length, from === 0 ? FIRST_START_CHUNK : from + START_CHUNK);
-      const chunk: Promise<void>[] = [];
-      for (let i = from; i < to; i++) chunk.push(this.runTask(changes[i]!));
-      chunks.push(Promise.all(chunk));
-      from = to;
-    }
-    await Promise.all(chunks);
+    await Promise.all(this.r.changes.map((c) => this.runTask(c)));
     await this.s.queue.onIdle();
   }
 

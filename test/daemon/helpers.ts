@@ -1,6 +1,6 @@
 /** Shared pieces of the daemon tests: temp dirs, waiting, HTTP, manifests. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTcpServer } from 'node:net';
@@ -183,4 +183,15 @@ export class OneRevisionSource implements Source {
   health() {
     return { consecutiveFailures: 0 };
   }
+}
+
+/**
+ * An in-process daemon's settings whose PostgreSQL state nothing answers at (it never gets the lease: a standby, and
+ * not ready), watching an empty folder under `home` (made here).
+ */
+export async function unreachableStateSettings(home: string, overrides: Partial<RunSettings> & Record<string, unknown> = {}): Promise<RunSettings> {
+  await mkdir(join(home, 'm'), { recursive: true });
+  await writeFile(join(home, 'm', 'empty.yaml'), '');
+  const port = await closedPort();
+  return runSettings(home, { dir: join(home, 'm'), intervalMs: 600_000, resyncMs: 600_000, statePath: `postgres://govops@127.0.0.1:${port}/govops`, ...overrides });
 }

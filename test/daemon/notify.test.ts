@@ -1,5 +1,5 @@
 /** The notifier (--notify-url): which reconciles give an event, and which repeats are not sent again. */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import type { Attempt } from '../../src/daemon/loop.js';
 import { Notifier } from '../../src/daemon/notify.js';
 import { startRunning } from '../../src/daemon/run.js';
 import { closePgPools } from '../../src/state/pg/backend.js';
-import { closedPort, runSettings } from './helpers.js';
+import { unreachableStateSettings } from './helpers.js';
 import { notifyTargetsFrom } from '../../src/cli/commands/run-action.js';
 import { redactText } from '../../src/util/redact.js';
 
@@ -100,19 +100,10 @@ describe('govops run --notify-url with a PostgreSQL state (several replicas)', (
   it('a standby sends no notification: each event comes once, from the leader, not once per replica', async () => {
     const recv = await receiver();
     const home = await mkdtemp(join(tmpdir(), 'govops-notify-standby-'));
-    await mkdir(join(home, 'm'));
-    await writeFile(join(home, 'm', 'empty.yaml'), '');
-    // A state nothing answers at: this replica never gets the lease, it stands by.
-    const port = await closedPort();
     let reconciles = 0;
+    // A state nothing answers at: this replica never gets the lease, it stands by.
     const running = await startRunning(
-      runSettings(home, {
-        dir: join(home, 'm'),
-        intervalMs: 600_000,
-        resyncMs: 600_000,
-        statePath: `postgres://govops@127.0.0.1:${port}/govops`,
-        notify: [{ url: recv.url }],
-      }),
+      await unreachableStateSettings(home, { notify: [{ url: recv.url }] }),
       pino({ level: 'silent' }),
       () => ({ close: async () => undefined }) as unknown as ServiceApi,
       async () => {

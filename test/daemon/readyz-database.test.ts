@@ -3,14 +3,12 @@
  * server's message) is `detail`, shown only where /status would be. The PostgreSQL state being unreachable is one
  * reason: its error text must follow the same rule. No database here: the state's address refuses connections.
  */
-import { writeFile, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceApi } from '../../src/api/client-types.js';
 import { silentLogger } from '../../src/log.js';
 import { startRunning } from '../../src/daemon/run.js';
 import { closePgPools } from '../../src/state/pg/backend.js';
-import { Cleanup, closedPort, runSettings, until } from './helpers.js';
+import { Cleanup, unreachableStateSettings, until } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -20,18 +18,9 @@ const TOKEN = 'status-token-readyz-db';
 describe('/readyz while the PostgreSQL state is unreachable', () => {
   it('is 503 with a reason in words for anyone; the database error text only with the status token', async () => {
     const home = await cleanup.tmp('govops-readyz-db-');
-    await mkdir(join(home, 'm'));
-    await writeFile(join(home, 'm', 'empty.yaml'), '');
-    const port = await closedPort();
     const api = { close: async () => undefined } as unknown as ServiceApi;
     const running = await startRunning(
-      runSettings(home, {
-        dir: join(home, 'm'),
-        intervalMs: 600_000,
-        resyncMs: 600_000,
-        statePath: `postgres://govops@127.0.0.1:${port}/govops`,
-        statusToken: TOKEN,
-      }),
+      await unreachableStateSettings(home, { statusToken: TOKEN }),
       silentLogger(),
       () => api,
       () => Promise.reject(new Error('not used')),

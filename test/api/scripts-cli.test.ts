@@ -5,6 +5,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops } from '../helpers/cli.js';
+import { ServiceClient } from '../../src/api/client.js';
+import { integrationIdentity } from '../../src/kinds/registry.js';
+import { silentLogger } from '../../src/log.js';
+import { newState, saveState } from '../../src/state/store.js';
+import type { ManagedResource } from '../../src/state/types.js';
 
 const SECRET = 'pw-cli-secret-value';
 let sb: SandboxHandle;
@@ -96,6 +101,29 @@ spec:
       expect(res.stderr).toContain('sales is a DataSource; scripts exist only for integrations');
     } finally {
       rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it('edit: the recorded id must still name the recorded integration (an id given to another one after a delete fetches nothing)', async () => {
+    const api = new ServiceClient({ baseUrl: sb.url, token: sb.adminToken, logger: silentLogger() });
+    try {
+      const config = { host: 'cw.example.com', warehouse: 'compute', database: 'gov', authenticationType: 'userPassword', username: 'svc', password: SECRET };
+      const created = await api.createIntegration({ type: 'cloud_warehouse', autoBootstrap: false, config });
+      const stateWith = async (file: string, identity: string): Promise<string> => {
+        const entry: ManagedResource = { kind: 'Integration', name: 'analytics', id: created.id, origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: new Date(0).toISOString(), type: 'cloud_warehouse', autoBootstrap: false, identity };
+        await saveState(path.join(dir, file), { ...newState(), resources: [entry] });
+        return path.join(dir, file);
+      };
+      const mine = await stateWith('mine.json', integrationIdentity('cloud_warehouse', config));
+      const ok = await runGovops(['scripts', 'analytics', '--phase', 'edit', '--state', mine, '.'], { cwd: dir, env });
+      expect(ok.code, ok.stderr).toBe(0);
+      const reused = await stateWith('reused.json', integrationIdentity('cloud_warehouse', { ...config, host: 'another-team.example.com' }));
+      const refused = await runGovops(['scripts', 'analytics', '--phase', 'edit', '--state', reused, '.'], { cwd: dir, env });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`its recorded id ${created.id} now names another integration`);
+      expect(refused.stdout).toBe('');
+    } finally {
+      await api.close();
     }
   });
 

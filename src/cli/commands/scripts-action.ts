@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../../api/client-types.js';
 import type { IntegrationBody } from '../../api/types.js';
-import { UserError } from '../../errors.js';
+import { ApiError, ErrorCode, UserError } from '../../errors.js';
+import { liveIntegrationIdentity } from '../../plan/stale.js';
+import type { ManagedResource } from '../../state/types.js';
 import { formatDiagnostic } from '../../manifests/format.js';
 import { acknowledgmentLine, ackPhaseOf } from '../../plan/acknowledgment.js';
 import { manualStepToken } from '../../reconcile/manual-step-token.js';
@@ -159,7 +161,10 @@ export async function fetchScript(req: ScriptRequest, deps: ScriptDeps): Promise
 async function liveId(req: ScriptRequest, body: IntegrationBody, deps: ScriptDeps): Promise<string> {
   const state = await loadState(req.statePath);
   const owned = getResource(state, 'Integration', req.name);
-  if (owned && owned.id !== '') return owned.id; // a pending create has no id yet: found by natural key below
+  if (owned && owned.id !== '') {
+    await assertStillRecorded(owned, req, deps.api);
+    return owned.id;
+  } // a pending create has no id yet: found by natural key below
   const key = naturalKey(body.type, body.config);
   const matches = (await deps.api.listIntegrations()).filter((i) => i.type === body.type && naturalKey(i.type, i.config) === key);
   if (matches.length === 1) return matches[0]!.id;
@@ -170,6 +175,31 @@ async function liveId(req: ScriptRequest, body: IntegrationBody, deps: ScriptDep
     );
   }
   throw new UserError(`${matches.length} live integrations match ${key} (ids ${matches.map((m) => m.id).join(', ')}); cannot tell which is Integration/${req.name}`);
+}
+
+/**
+ * The recorded id must still name the integration govops recorded: a service may give a deleted integration's id to
+ * a new one (the plan forgets such a record, src/plan/stale.ts), and the script would then be for another team's
+ * integration, to be run in its platform.
+ */
+async function assertStillRecorded(owned: ManagedResource, req: ScriptRequest, api: ServiceApi): Promise<void> {
+  let live;
+  try {
+    live = await api.getIntegration(owned.id);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === ErrorCode.apiNotFound) {
+      throw new UserError(`Integration/${req.name}: its id ${owned.id} (recorded in ${req.statePath}) is not in the service any more`, 'govops plan shows what happens to it next');
+    }
+    throw err;
+  }
+  const now = liveIntegrationIdentity(live);
+  const other = owned.identity !== undefined ? owned.identity !== now : owned.type !== undefined && live.type !== owned.type;
+  if (other) {
+    throw new UserError(
+      `Integration/${req.name}: its recorded id ${owned.id} now names another integration (${now}; recorded ${owned.identity ?? owned.type})`,
+      'the id was given to a new integration after the recorded one was deleted: no script is fetched for it; govops plan forgets the stale record',
+    );
+  }
 }
 
 export async function scriptsAction(name: string, paths: string[], opts: ScriptsFlags, command: Command): Promise<void> {

@@ -123,7 +123,8 @@ describe('fetchScript', () => {
     sb.clearRequests();
     const byState = await fetchScript(req('analytics', 'delete'), { load, api, logger: silentLogger() });
     expect(byState.id).toBe(created.id);
-    expect(sb.requests().map((r) => `${r.method} ${r.path}`)).toEqual([`POST /integrations/${created.id}/scripts/delete`]);
+    // by the recorded id, checked to be still the recorded integration (no list)
+    expect(sb.requests().map((r) => `${r.method} ${r.path}`)).toEqual([`GET /integrations/${created.id}`, `POST /integrations/${created.id}/scripts/delete`]);
     expect(readFileSync(req('x', 'edit').statePath, 'utf8')).not.toContain('pw-top-secret');
   });
 

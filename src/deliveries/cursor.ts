@@ -18,7 +18,7 @@
 import type { ServiceApi } from '../api/client-types.js';
 import type { WebhookHistoryRecord } from '../api/types.js';
 import { DEFAULT_PAGE_SIZE } from './reader.js';
-import { HistoryOrderError, outOfOrder, recordKey, timeOf } from './records.js';
+import { HistoryOrderError, assertNewestFirst, recordKey, timeOf } from './records.js';
 
 export interface CursorOptions {
   pageSize?: number;
@@ -105,13 +105,7 @@ export class HistoryCursor {
       });
       requests++;
       received += page.records.length;
-      const late = outOfOrder(page.records);
-      if (late) {
-        throw new HistoryOrderError(
-          `the webhook history is not sorted newest first (record ${late.id} at ${late.createdAt} after an older one); ` +
-            'incremental polling needs sortField=createdAt&sortOrder=desc',
-        );
-      }
+      assertNewestFirst(page.records, '; incremental polling needs sortField=createdAt&sortOrder=desc');
       let boundary = false;
       const before = read.size;
       for (const r of page.records) {

@@ -6,7 +6,7 @@
 import { ApiError } from '../errors.js';
 import type { ServiceApi } from '../api/client-types.js';
 import type { WebhookHistoryQuery, WebhookHistoryRecord } from '../api/types.js';
-import { HistoryOrderError, isDelivered, outOfOrder, recordKey, timeOf } from './records.js';
+import { assertNewestFirst, isDelivered, recordKey, timeOf } from './records.js';
 
 /** Page size when reading many records (the interface's default is 20; its maximum is not shown). */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -65,15 +65,6 @@ function matchesFilters(r: WebhookHistoryRecord, f: HistoryFilters): boolean {
   if (f.successOrFailure === 'failure' && isDelivered(r)) return false;
   if (f.notificationType !== undefined && f.notificationType !== 'ALL_NOTIFICATIONS' && r.notificationType !== '' && r.notificationType !== f.notificationType) return false;
   return true;
-}
-
-function assertNewestFirst(page: readonly WebhookHistoryRecord[]): void {
-  const late = outOfOrder(page);
-  if (!late) return;
-  throw new HistoryOrderError(
-    `the webhook history is not sorted newest first (record ${late.id} at ${late.createdAt} after an older one): ` +
-      'the service ignored sortField=createdAt&sortOrder=desc; govops reads it newest first',
-  );
 }
 
 /** Where a record lies relative to `since`; one without a date is counted (once) in `stats.undated`. */
@@ -138,7 +129,7 @@ export async function* readHistory(
     stats.received += page.records.length;
     // Oldest first (a service that ignores sortOrder=desc), the read would stop at its first record when --since is
     // given (nothing to retry, silently) and show the oldest records as the newest: refused, as the daemon's cursor does.
-    assertNewestFirst(page.records);
+    assertNewestFirst(page.records, ': the service ignored sortField=createdAt&sortOrder=desc; govops reads it newest first');
     let fresh = false;
     for (const r of page.records) {
       const key = recordKey(r);

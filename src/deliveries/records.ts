@@ -24,6 +24,15 @@ export function outOfOrder(page: readonly WebhookHistoryRecord[]): WebhookHistor
   return undefined;
 }
 
+/**
+ * Refuse a page that is not newest first: HistoryOrderError naming the first record out of order, then `tail` (what
+ * the caller needed the order for).
+ */
+export function assertNewestFirst(page: readonly WebhookHistoryRecord[], tail: string): void {
+  const late = outOfOrder(page);
+  if (late) throw new HistoryOrderError(`the webhook history is not sorted newest first (record ${late.id} at ${late.createdAt} after an older one)${tail}`);
+}
+
 /** 2xx is a delivered notification (interface 2.13: "200 is success"; any 2xx is an answer the receiver accepted). */
 export function isDelivered(r: Pick<WebhookHistoryRecord, 'statusCode'>): boolean {
   return r.statusCode >= 200 && r.statusCode < 300;

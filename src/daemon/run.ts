@@ -1,7 +1,7 @@
 /** Assemble a daemon from settings (shared by `govops run` and `npm start`). */
 import { join, relative, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { UserError } from '../errors.js';
+import { CancelledError, UserError } from '../errors.js';
 import type { ServiceApi } from '../api/client-types.js';
 import type { SecretScope } from '../manifests/secret-scope.js';
 import type { ApplyTuning } from '../reconcile/types.js';
@@ -195,15 +195,27 @@ function daemonInfo(s: RunSettings): Record<string, unknown> {
 }
 
 /** Start the leader election (if any), then the daemon; on failure everything started is stopped again. */
-async function startAll(daemon: Daemon, elector: LeaderElector | undefined, api: ServiceApi): Promise<void> {
+/**
+ * Starts the elector, then the daemon (its HTTP server, then the source's first fetch). A stop asked for meanwhile
+ * (SIGTERM while the first clone runs) kills the running git command, undoes what was started and rejects with a
+ * CancelledError: the caller exits as after any stop, not by the signal.
+ */
+async function startAll(daemon: Daemon, elector: LeaderElector | undefined, api: ServiceApi, source: Source, stop?: AbortSignal): Promise<void> {
+  const onStop = (): void => void source.stop();
+  stop?.addEventListener('abort', onStop, { once: true });
   try {
+    if (stop?.aborted) throw new CancelledError('stopped during start-up');
     await elector?.start();
+    if (stop?.aborted) throw new CancelledError('stopped during start-up');
     await daemon.start();
+    if (stop?.aborted) throw new CancelledError('stopped during start-up');
   } catch (err) {
     await elector?.stop().catch(() => undefined);
     await daemon.stop(0).catch(() => undefined);
     await api.close().catch(() => undefined);
-    throw err;
+    throw stop?.aborted ? new CancelledError('stopped during start-up') : err;
+  } finally {
+    stop?.removeEventListener('abort', onStop);
   }
 }
 
@@ -212,6 +224,8 @@ export async function startRunning(
   logger: Logger,
   makeApi: (onRequest: (e: RequestEvent) => void, extras: ApiExtras) => ServiceApi,
   reconcileOverride?: ReconcileFn,
+  /** Aborted by a stop asked for before start-up finished: startRunning then rejects with a CancelledError. */
+  stop?: AbortSignal,
 ): Promise<RunningDaemon> {
   const metrics = new DaemonMetrics();
   const source = makeSource(s, logger, metrics);
@@ -249,7 +263,7 @@ export async function startRunning(
     ...(elector ? { onPush: () => elector.announcePush(), notReady: () => elector.readinessProblem() } : {}),
   });
   daemonRef = daemon;
-  await startAll(daemon, elector, api);
+  await startAll(daemon, elector, api, source, stop);
   health?.start();
   return {
     daemon,

@@ -4,6 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { ServiceClient } from '../../src/api/client.js';
 import { githubSignature } from '../../src/daemon/hooks.js';
@@ -134,6 +136,30 @@ describe('govops run (Git source, real process)', () => {
     expect(await d.exit).toBe(0);
     const state = JSON.parse(await readFile(join(home, 'state.json'), 'utf8'));
     expect(state.resources).toEqual([expect.objectContaining({ kind: 'Integration', name: 'lake', revision: sha })]);
+  });
+
+  it('SIGTERM during start-up (the first fetch hangs): the fetch is stopped and the process exits 0, not by the signal', async () => {
+    // A Git server that takes the connection and never answers: the first fetch, part of start-up, hangs.
+    const sockets: Socket[] = [];
+    const git = createServer((req) => sockets.push(req.socket));
+    await new Promise<void>((r) => git.listen(0, '127.0.0.1', r));
+    cleanup.add(async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => git.close(r));
+    });
+    const port = (git.address() as AddressInfo).port;
+    const home = await cleanup.tmp('govops-run-');
+    const d = runDaemon(
+      ['--repo', `http://127.0.0.1:${port}/team/manifests.git`, '--listen', '127.0.0.1:0', '--state', join(home, 'state.json'), '--grace', '10s'],
+      { GOVOPS_URL: 'http://127.0.0.1:1', GOVOPS_TOKEN: 't' },
+      home,
+    );
+    await d.url; // listening; the first fetch is under way
+    await until(() => sockets.length > 0, 20_000, 'git connected');
+    d.child.kill('SIGTERM');
+    expect(await d.exit).toBe(0);
+    expect(d.child.signalCode).toBeNull();
+    expect(d.out()).toMatch(/govops run stopped during start-up/);
   });
 
   it('refuses to start without a source, with a clear message', async () => {

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
+import type { Logger } from 'pino';
 import { applyTuningFrom } from '../apply-options.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
@@ -9,7 +10,7 @@ import { UserError } from '../../errors.js';
 import { parseAddress } from '../../util/address.js';
 import { formatDuration, parseDuration } from '../../util/duration.js';
 import { registerSecrets } from '../../util/redact.js';
-import { startRunning, type RunSettings, type WebhookHealthSettings } from '../../daemon/run.js';
+import { startRunning, type RunSettings, type RunningDaemon, type WebhookHealthSettings } from '../../daemon/run.js';
 import { redactUrl } from '../../sources/redact.js';
 import { parseRenderCommand, type RenderCommand } from '../../sources/render.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
@@ -221,42 +222,66 @@ export async function runAction(command: Command): Promise<void> {
   settings.debounceMs = duration('--debounce', flags.debounce);
   const graceMs = duration('--grace', flags.grace);
   const logger = ctx.logger;
-  let running;
+  // Installed before start-up: SIGTERM while the first clone runs (or the lease is first asked for) stops it, and
+  // the process exits 0 as after any stop, instead of being killed by the signal (exit 143).
+  const stopping = new AbortController();
+  let onStopped: (() => void) | undefined;
+  const stopped = new Promise<void>((resolve) => (onStopped = resolve));
+  let running: RunningDaemon | undefined;
+  const shutDown = (daemon: RunningDaemon): void =>
+    void daemon.shutdown(graceMs).then((finished) => {
+      if (!finished) logger.warn({ graceMs }, 'grace period over: in-flight reconcile cut short');
+      onStopped?.();
+    });
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping.signal.aborted) return;
+    stopping.abort();
+    logger.info({ signal, graceMs }, 'shutting down: no new work, waiting for in-flight calls');
+    // During start-up, start-up ends itself (startRunning rejects with a CancelledError, or resolves: see below).
+    if (running) shutDown(running);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   try {
-    running = await startRunning(settings, logger, (onRequest, extras) =>
-      clientFromOptions(flags, logger, { onRequest, connections: (settings.tuning?.concurrency ?? 8) + 8, ...extras }),
+    try {
+      running = await startRunning(
+        settings,
+        logger,
+        (onRequest, extras) => clientFromOptions(flags, logger, { onRequest, connections: (settings.tuning?.concurrency ?? 8) + 8, ...extras }),
+        undefined,
+        stopping.signal,
+      );
+    } catch (err) {
+      if (stopping.signal.aborted) {
+        logger.info('govops run stopped during start-up');
+        return finish(logger);
+      }
+      throw listenError(err, settings.listen) ?? err;
+    }
+    // A signal after start-up's last check and before this line: start-up finished, so stop what it started.
+    if (stopping.signal.aborted) shutDown(running);
+    logger.info(
+      {
+        url: running.daemon.url,
+        source: settings.repo ? redactUrl(settings.repo) : settings.dir,
+        selfHeal: settings.selfHeal,
+        prune: settings.plan.prune,
+        observe: settings.observe === true,
+        notify: (settings.notify ?? []).map((t) => notifyUrlLabel(t.url)),
+      },
+      'govops run started',
     );
-  } catch (err) {
-    throw listenError(err, settings.listen) ?? err;
+    await stopped;
+    logger.info('govops run stopped');
+    finish(logger);
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
   }
-  logger.info(
-    {
-      url: running.daemon.url,
-      source: settings.repo ? redactUrl(settings.repo) : settings.dir,
-      selfHeal: settings.selfHeal,
-      prune: settings.plan.prune,
-      observe: settings.observe === true,
-      notify: (settings.notify ?? []).map((t) => notifyUrlLabel(t.url)),
-    },
-    'govops run started',
-  );
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (stopping) return;
-      stopping = true;
-      logger.info({ signal, graceMs }, 'shutting down: no new work, waiting for in-flight calls');
-      void running.shutdown(graceMs).then((finished) => {
-        if (!finished) logger.warn({ graceMs }, 'grace period over: in-flight reconcile cut short');
-        logger.info('govops run stopped');
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-        resolve();
-      });
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
+}
+
+/** Exit 0 once the logs are written (and at the latest in 2 s). */
+function finish(logger: Logger): void {
   logger.flush?.();
   process.exitCode = 0;
   // Everything is closed; should a library still hold the event loop, do not hang the pod.

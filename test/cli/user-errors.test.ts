@@ -105,6 +105,17 @@ describe('state paths that cannot be used are user errors', () => {
     for (const scheme of ['postgress:', 's3:', 'mysql:', 'postgre:']) expect(existsSync(path.join(h.dir, scheme)), scheme).toBe(false);
   });
 
+  it('state migrate to the same file spelled another way (./, a symbolic link) is refused at once, not after waiting for its own lock', async () => {
+    await mkdir(path.join(h.dir, 'mig'), { recursive: true });
+    await writeFile(path.join(h.dir, 'mig', 'state.json'), '{"version":1,"resources":[]}\n');
+    await symlink(path.join(h.dir, 'mig', 'state.json'), path.join(h.dir, 'mig', 'link.json'));
+    for (const to of ['./mig/state.json', 'mig/../mig/state.json', path.join(h.dir, 'mig', 'state.json'), 'mig/link.json']) {
+      const r = await run(['state', 'migrate', '--state', 'mig/state.json', '--to', to]);
+      expect(r.code, to).toBe(1);
+      expect(r.stderr, to).toMatch(/--to names the same state as --state/);
+    }
+  });
+
   it('an empty GOVOPS_STATE is as if unset (the default state), an empty --state is a usage error', async () => {
     expect((await run(['apply', 'manifests'])).code).toBe(0);
     const env = { GOVOPS_STATE: '' };

@@ -5,7 +5,8 @@
  * compared (counts and every entry) before the command reports success.
  */
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { ErrorCode, UserError } from '../../errors.js';
 import { withStateLock } from '../../state/lock.js';
@@ -30,6 +31,27 @@ function targetOf(flags: MigrateFlags, stateKey: string | undefined): string {
 /** A state as plain data, resources in a stable order (a database may keep an entry's keys in another order). */
 const canonical = (state: GovopsState): unknown => JSON.parse(serializeState(state));
 
+/** The file a path names, however spelled (`./`, `..`, absolute, a symbolic link); a file not yet made by its folder. */
+function fileIdentity(location: string): string {
+  const abs = resolve(location);
+  try {
+    return realpathSync(abs);
+  } catch {
+    try {
+      return join(realpathSync(dirname(abs)), basename(abs));
+    } catch {
+      return abs;
+    }
+  }
+}
+
+/** Both locations name one state: copying it onto itself would wait for its own lock, then fail. */
+function sameState(from: string, to: string): boolean {
+  if (isPgLocation(from) !== isPgLocation(to)) return false;
+  if (isPgLocation(from)) return describeStateLocation(from) === describeStateLocation(to);
+  return fileIdentity(from) === fileIdentity(to);
+}
+
 async function holdsState(location: string): Promise<boolean> {
   return isPgLocation(location) ? pgStateFor(location).exists() : existsSync(location);
 }
@@ -40,7 +62,7 @@ export async function migrateAction(flags: MigrateFlags, command: Command): Prom
   const to = targetOf(flags, (command.optsWithGlobals() as { stateKey?: string }).stateKey);
   const src = describeStateLocation(from);
   const dst = describeStateLocation(to);
-  if (src === dst && isPgLocation(from) === isPgLocation(to)) throw new UserError(`--to names the same state as --state (${src})`, 'give another file or state key');
+  if (sameState(from, to)) throw new UserError(`--to names the same state as --state (${src})`, 'give another file or state key');
   const copied = await withStateLock(
     from,
     () =>

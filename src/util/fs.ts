@@ -6,7 +6,7 @@
  * component that is in the way and why.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ErrorCode, UserError } from '../errors.js';
 
@@ -72,12 +72,14 @@ const WRITE_ERRORS: Record<string, string> = {
 /**
  * Write `text` to `file` atomically: a temp file of a random name beside it, created exclusively (never through a
  * link someone left at a guessable name), then renamed over `file`. On failure the temp file is removed (no copy
- * of what was written is left behind) and the error is a UserError naming `what` and the file.
+ * of what was written is left behind) and the error is a UserError naming `what` and the file. The file gets `mode`
+ * exactly, whatever the umask.
  */
 export async function writeFileAtomic(file: string, text: string, opts: { mode: number; what: string }): Promise<void> {
   const tmp = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await writeFile(tmp, text, { mode: opts.mode, flag: 'wx' });
+    await chmod(tmp, opts.mode); // the mode asked for, not the mode less the process's umask
     await rename(tmp, file);
   } catch (err) {
     await rm(tmp, { force: true });

@@ -18,10 +18,15 @@ export interface CliResult {
 
 export function runGovops(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
+  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number; umask?: number } = {},
 ): Promise<CliResult> {
+  // With `umask`, started by a shell that sets it first (a worker thread cannot set its process's umask).
+  const [command, argv] =
+    options.umask === undefined
+      ? [process.execPath, [CLI, ...args]]
+      : ['/bin/sh', ['-c', `umask ${options.umask.toString(8).padStart(3, '0')} && exec "$0" "$@"`, process.execPath, CLI, ...args]];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(command, argv, {
       cwd: options.cwd,
       env: { ...process.env, NO_COLOR: '1', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

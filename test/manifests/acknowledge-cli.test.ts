@@ -3,7 +3,7 @@
  * manual-flow integrations or those named), with comments and layout kept; the tokens are those `govops scripts
  * --ack` prints, so the plan no longer awaits them.
  */
-import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -71,6 +71,16 @@ describe('govops acknowledge', () => {
     const again = await runGovops(['acknowledge', '--phase', 'create', '.'], { cwd: dir });
     expect(again.stderr).toContain('0 manifest(s) acknowledged');
     expect(await readFile(path.join(dir, 'lakes.yaml'), 'utf8')).toBe(after);
+  });
+
+  it("keeps the manifest's mode whatever the operator's umask (a group-writable file in a shared checkout stays so)", async () => {
+    const file = path.join(dir, 'lake.yaml');
+    await writeFile(file, manual('lake-m'));
+    await chmod(file, 0o664);
+    const r = await runGovops(['acknowledge', '--phase', 'create', '.'], { cwd: dir, umask: 0o077 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await readFile(file, 'utf8')).toMatch(/govops\/manual-step: "create:/);
+    expect((await lstat(file)).mode & 0o777).toBe(0o664);
   });
 
   it('--only names a selection; other phases already acknowledged are kept; --dry-run writes nothing', async () => {

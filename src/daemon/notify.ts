@@ -6,8 +6,8 @@
  * Delivery never holds up a reconcile: each URL has its own queue, worked through in the background. A failed
  * POST (no connection, a timeout, 408, 429, 5xx) is tried again with exponential backoff, a bounded number of
  * times; another 4xx is final. A repeat of the last event sent (same type, revision and results: the same drift
- * found at every resync, the same failure at every retry) is not sent again; after a reconcile with nothing to tell
- * (in sync), it is news again. The body passes the one redactor,
+ * found at every resync, the same failure at every retry) is not sent again to a URL that got it or is getting it;
+ * after a reconcile with nothing to tell (in sync), or to a URL that did not get it (failed, dropped), it is news again. The body passes the one redactor,
  * and header values are registered with it: no secret leaves in an event, a log line or an error.
  */
 import { randomUUID } from 'node:crypto';
@@ -67,27 +67,57 @@ export function notifyUrlLabel(url: string): string {
   }
 }
 
-/** Per-URL delivery queue. */
+interface Queued {
+  event: CloudEvent;
+  /** What makes it the same news as another event (eventSignature). */
+  signature: string;
+}
+
+/**
+ * Per-URL delivery queue, with its own memory of the last news: an event this URL did not get (failed after its
+ * retries, or dropped) is forgotten, so the same news at the next reconcile is sent to it again.
+ */
 class Lane {
-  private queue: CloudEvent[] = [];
+  private queue: Queued[] = [];
   private working?: Promise<void>;
+  /** The signature of the last event queued here, unless its delivery failed. */
+  private last?: string;
   constructor(
     readonly target: NotifyTarget,
-    private readonly send: (target: NotifyTarget, event: CloudEvent) => Promise<void>,
+    private readonly send: (target: NotifyTarget, event: CloudEvent) => Promise<boolean>,
     private readonly maxQueue: number,
     private readonly onDrop: (e: CloudEvent) => void,
   ) {}
 
-  push(e: CloudEvent): void {
-    this.queue.push(e);
-    while (this.queue.length > this.maxQueue) this.onDrop(this.queue.shift()!);
+  /** Queues the event unless it repeats the last one; false for a repeat. */
+  push(q: Queued): boolean {
+    if (q.signature === this.last) return false;
+    this.last = q.signature;
+    this.queue.push(q);
+    while (this.queue.length > this.maxQueue) {
+      const dropped = this.queue.shift()!;
+      this.forget(dropped);
+      this.onDrop(dropped.event);
+    }
     this.working ??= this.work().finally(() => {
       this.working = undefined;
     });
+    return true;
+  }
+
+  /** Nothing to tell (in sync): whatever was last sent is over. */
+  reset(): void {
+    this.last = undefined;
+  }
+
+  private forget(q: Queued): void {
+    if (this.last === q.signature) this.last = undefined;
   }
 
   private async work(): Promise<void> {
-    for (let e = this.queue.shift(); e; e = this.queue.shift()) await this.send(this.target, e);
+    for (let q = this.queue.shift(); q; q = this.queue.shift()) {
+      if (!(await this.send(this.target, q.event))) this.forget(q);
+    }
   }
 
   idle(): Promise<void> {
@@ -97,7 +127,6 @@ class Lane {
 
 export class Notifier {
   private readonly lanes: Lane[];
-  private lastSignature?: string;
   private readonly stopping = new AbortController();
   private readonly source = `govops://${os.hostname()}`;
   private readonly total?: Counter<'result'>;
@@ -137,18 +166,14 @@ export class Notifier {
     });
     // Nothing to tell (in sync): whatever was last sent is over, so the same failure or drift again is news.
     if (!event) {
-      this.lastSignature = undefined;
+      for (const lane of this.lanes) lane.reset();
       return;
     }
-    const signature = eventSignature(event);
-    if (signature === this.lastSignature) {
-      this.opts.logger.debug({ type: event.type, revision: a.revision }, 'notification not repeated: same as the last one sent');
-      return;
-    }
-    this.lastSignature = signature;
     // Redacted now, with the secrets of the reconcile it reports: a queued event outlives their generation.
-    const queued = redactJsonValue(event);
-    for (const lane of this.lanes) lane.push(queued);
+    const queued = { event: redactJsonValue(event), signature: eventSignature(event) };
+    let repeats = 0;
+    for (const lane of this.lanes) if (!lane.push(queued)) repeats++;
+    if (repeats > 0) this.opts.logger.debug({ type: event.type, revision: a.revision, urls: repeats }, 'notification not repeated: same as the last one sent');
   }
 
   /** Resolves when every queue is empty (tests). */
@@ -165,7 +190,8 @@ export class Notifier {
     await this.idle();
   }
 
-  private async deliver(target: NotifyTarget, event: CloudEvent): Promise<void> {
+  /** True when the event was delivered. */
+  private async deliver(target: NotifyTarget, event: CloudEvent): Promise<boolean> {
     const attempts = this.opts.attempts ?? 5;
     let backoff = this.opts.backoffMs ?? 1000;
     const body = redactJsonText(JSON.stringify(event));
@@ -190,7 +216,7 @@ export class Notifier {
         if (res.statusCode >= 200 && res.statusCode < 300) {
           this.total?.inc({ result: 'delivered' });
           log.debug({ status: res.statusCode, attempt }, 'notification delivered');
-          return;
+          return true;
         }
         retry = res.statusCode >= 500 || RETRY_STATUSES.has(res.statusCode);
         why = `HTTP ${res.statusCode}`;
@@ -201,7 +227,7 @@ export class Notifier {
       if (!retry || attempt >= attempts || this.stopping.signal.aborted) {
         this.total?.inc({ result: 'failed' });
         log.warn({ attempt, error: why }, 'notification not delivered');
-        return;
+        return false;
       }
       log.info({ attempt, error: why, retryInMs: backoff }, 'notification failed; retrying');
       await sleep(this.clock, backoff, this.stopping.signal).catch(() => undefined); // shutdown ends the wait

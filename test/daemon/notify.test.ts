@@ -21,7 +21,8 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await new Promise((r) => s.close(r));
 });
 
-async function receiver(): Promise<{ url: string; got: Array<{ type: string; subject: string }>; auth: Array<string | undefined> }> {
+/** An events receiver; `statuses` are its answers in turn (then 202). */
+async function receiver(statuses: number[] = []): Promise<{ url: string; got: Array<{ type: string; subject: string }>; auth: Array<string | undefined> }> {
   const got: Array<{ type: string; subject: string }> = [];
   const auth: Array<string | undefined> = [];
   const server = createServer((req, res) => {
@@ -30,7 +31,7 @@ async function receiver(): Promise<{ url: string; got: Array<{ type: string; sub
     req.on('end', () => {
       got.push(JSON.parse(text) as { type: string; subject: string });
       auth.push(req.headers.authorization);
-      res.statusCode = 202;
+      res.statusCode = statuses.shift() ?? 202;
       res.end();
     });
   });
@@ -65,6 +66,26 @@ describe('Notifier', () => {
     n.notify(unreachable()); // a new outage at a later resync
     await n.idle();
     expect(recv.got.map((e) => e.type)).toEqual(['io.govops.reconcile.failed', 'io.govops.reconcile.failed']);
+  });
+});
+
+describe('Notifier: an event not delivered', () => {
+  it('is sent again at its next repeat, to the URL that did not get it only (a repeat is one of what was delivered)', async () => {
+    const failing = await receiver([400]); // a final 4xx: not retried
+    const working = await receiver();
+    const n = new Notifier({ targets: [{ url: failing.url }, { url: working.url }], logger: pino({ level: 'silent' }), observe: false });
+    n.notify(unreachable());
+    await n.idle();
+    expect(failing.got).toHaveLength(1); // answered 400: not delivered
+    expect(working.got).toHaveLength(1);
+    n.notify(unreachable()); // the same outage at the next retry
+    await n.idle();
+    expect(failing.got.map((e) => e.type)).toEqual(['io.govops.reconcile.failed', 'io.govops.reconcile.failed']);
+    expect(working.got).toHaveLength(1); // delivered there: not repeated
+    n.notify(unreachable()); // now delivered to both: no more repeats
+    await n.idle();
+    expect(failing.got).toHaveLength(2);
+    expect(working.got).toHaveLength(1);
   });
 });
 

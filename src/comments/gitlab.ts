@@ -89,6 +89,24 @@ async function call(
   return nextPage !== undefined ? { data, nextPage } : { data };
 }
 
+/**
+ * Whose notes are ours: `--author` when given, else the user of a PRIVATE-TOKEN (`GET /user`: a project access
+ * token's bot user). A merge request's author can post a note that starts with the marker before ours; without an
+ * author it would be taken for ours, and then edited (a Maintainer's token may edit anyone's note: the preview in a
+ * note its author can change afterwards) or, when it cannot be, a new note posted on every push (docs/decisions.md).
+ * A job token cannot read its user (nor write notes): any author, as before.
+ */
+async function noteAuthor(target: GitlabTarget, opts: UpsertOptions, timeoutMs: number): Promise<string | undefined> {
+  if (opts.author !== undefined && opts.author !== '') return opts.author;
+  if (target.tokenHeader !== 'PRIVATE-TOKEN') return undefined;
+  const r = await call(target, 'GET', '/user', "reading the token's user", timeoutMs, undefined, 1024 * 1024);
+  const username = (r.data as { username?: unknown } | undefined)?.username;
+  if (typeof username !== 'string' || username === '') {
+    throw new CommentError("GitLab: reading the token's user: the answer has no username", 'unavailable', 200);
+  }
+  return username;
+}
+
 export async function upsertGitlabNote(target: GitlabTarget, body: string, opts: UpsertOptions): Promise<UpsertResult> {
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const text = fitBody(body, opts.marker, GITLAB_BODY_LIMIT);
@@ -107,7 +125,8 @@ export async function upsertGitlabNote(target: GitlabTarget, body: string, opts:
     }
     page = r.nextPage;
   }
-  const ours = findOurs(candidates, opts.marker, opts.author);
+  // the token's user is asked only when there is a marked note to tell apart
+  const ours = candidates.length > 0 ? findOurs(candidates, opts.marker, await noteAuthor(target, opts, timeoutMs)) : undefined;
   if (ours) {
     try {
       const r = await call(target, 'PUT', `${base}/${encodeURIComponent(ours.id)}`, `updating note ${ours.id}`, timeoutMs, { body: text });

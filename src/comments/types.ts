@@ -33,7 +33,7 @@ export type CommentTarget = GithubTarget | GitlabTarget;
 export interface UpsertOptions {
   /** The comment's first line; a comment starting with it is ours. */
   marker: string;
-  /** Only comments by this login count as ours (default: any author). */
+  /** Only comments by this login count as ours (default: GitHub any author; GitLab a PRIVATE-TOKEN's user, `GET /user`). */
   author?: string;
   /** Per-request timeout (default 30 s). */
   timeoutMs?: number;

@@ -314,6 +314,7 @@ describe('ci/gitlab-preview.yml', () => {
         'GET /api/v4/projects/77/merge_requests/5/notes',
         'POST /api/v4/projects/77/merge_requests/5/notes',
         'GET /api/v4/projects/77/merge_requests/5/notes',
+        'GET /api/v4/user', // whose marked notes are ours
         `PUT /api/v4/projects/77/merge_requests/5/notes/${forge.comments[0]!.id}`,
       ]);
       expect(forge.requests.every((q) => q.auth === 'PRIVATE-TOKEN gl-test-token')).toBe(true);

@@ -134,6 +134,7 @@ describe('govops comment', () => {
       'GET /api/v4/projects/77/merge_requests/3/notes',
       'POST /api/v4/projects/77/merge_requests/3/notes',
       'GET /api/v4/projects/77/merge_requests/3/notes',
+      'GET /api/v4/user', // whose marked notes are ours
       `PUT /api/v4/projects/77/merge_requests/3/notes/${forge.comments[0]!.id}`,
     ]);
     expect(forge.requests.every((q) => q.auth === 'PRIVATE-TOKEN gl-test-token')).toBe(true);

@@ -24,6 +24,7 @@ beforeEach(() => {
   forge.requests.length = 0;
   forge.comments.length = 0;
   forge.readOnly = false;
+  forge.editOthers = false;
   delete forge.failAll;
 });
 
@@ -228,10 +229,11 @@ describe('GitLab (notes API)', () => {
     expect(calls()).toEqual([
       'GET /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
       'GET /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
+      'GET /api/v4/user', // whose marked notes are ours
       `PUT /api/v4/projects/platform%2Fgov/merge_requests/12/notes/${mine.id}`,
     ]);
-    expect(forge.requests.map((q) => q.query.page)).toEqual(['1', '2', undefined]);
-    expect(forge.requests[2]!.body).toEqual({ body: `${MARKER}\nnew` });
+    expect(forge.requests.map((q) => q.query.page)).toEqual(['1', '2', undefined, undefined]);
+    expect(forge.requests[3]!.body).toEqual({ body: `${MARKER}\nnew` });
     expect(mine.body).toBe(`${MARKER}\nnew`);
   });
 
@@ -254,5 +256,32 @@ describe('GitLab (notes API)', () => {
       'GET /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
       'POST /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
     ]);
+  });
+
+  it("a marked note a merge-request author wrote first is not ours: ours is edited in place, theirs never (a Reporter's token)", async () => {
+    const theirs = forge.add('platform/gov!12', `${MARKER}\nno changes, merge away`, 'mallory');
+    for (let i = 0; i < 3; i++) await upsertComment(gl(), `${MARKER}\npush ${i}`, { marker: MARKER });
+    const ours = forge.comments.filter((c) => c.author === BOT);
+    expect(ours).toHaveLength(1);
+    expect(ours[0]!.body).toBe(`${MARKER}\npush 2`);
+    expect(theirs.body).toBe(`${MARKER}\nno changes, merge away`);
+    expect(calls()).not.toContain(`PUT /api/v4/projects/platform%2Fgov/merge_requests/12/notes/${theirs.id}`);
+  });
+
+  it("a token that may edit others' notes (Maintainer) never writes the preview into the author's note", async () => {
+    forge.editOthers = true;
+    const theirs = forge.add('platform/gov!12', `${MARKER}\nplanted`, 'mallory');
+    const r = await upsertComment(gl(), `${MARKER}\nthe real preview`, { marker: MARKER });
+    expect(r.action).toBe('created');
+    expect(theirs.body).toBe(`${MARKER}\nplanted`);
+    expect(forge.comments.filter((c) => c.author === BOT).map((c) => c.body)).toEqual([`${MARKER}\nthe real preview`]);
+  });
+
+  it('an explicit author is used as given (no lookup of the token\'s user)', async () => {
+    const mine = forge.add('platform/gov!12', `${MARKER}\nold`, 'project_7_bot');
+    forge.editOthers = true;
+    const r = await upsertComment(gl(), `${MARKER}\nnew`, { marker: MARKER, author: 'project_7_bot' });
+    expect(r).toMatchObject({ action: 'updated', id: String(mine.id) });
+    expect(calls()).not.toContain('GET /api/v4/user');
   });
 });

@@ -10,6 +10,7 @@
  * GitLab:  GET   /api/v4/projects/{id}/merge_requests/{iid}/notes          list (per_page, page)
  *          POST  /api/v4/projects/{id}/merge_requests/{iid}/notes          create { body }
  *          PUT   /api/v4/projects/{id}/merge_requests/{iid}/notes/{note}   update { body }
+ *          GET   /api/v4/user                                              the token's user (PRIVATE-TOKEN only)
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
@@ -48,6 +49,8 @@ export interface Forge {
   comments: ForgeComment[];
   /** Writes answer 403 (a read-only token). */
   readOnly: boolean;
+  /** GitLab: the token may edit notes by others (the Maintainer role or above can). */
+  editOthers: boolean;
   /** The message of a read-only answer, when set (e.g. one holding control characters). */
   readOnlyMessage?: string;
   /** Every request answers this status (e.g. 502), when set. */
@@ -84,6 +87,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
     requests: [],
     comments: [],
     readOnly: false,
+    editOthers: false,
     add(thread, body, author, extra = {}) {
       const c: ForgeComment = { id: ++nextId, body, author, thread, ...extra };
       forge.comments.push(c);
@@ -141,6 +145,11 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
     if (req.headers['private-token'] !== gitlabToken && req.headers['job-token'] !== gitlabToken) {
       return send(res, 401, { message: '401 Unauthorized' });
     }
+    if (path === '/api/v4/user' && req.method === 'GET') {
+      // a job token cannot read its user (GitLab answers 401 for JOB-TOKEN there)
+      if (req.headers['private-token'] !== gitlabToken) return send(res, 401, { message: '401 Unauthorized' });
+      return send(res, 200, { id: 1, username: login, bot: true });
+    }
     const m = /^\/api\/v4\/projects\/([^/]+)\/merge_requests\/(\d+)\/notes(?:\/(\d+))?$/.exec(path);
     if (!m) return send(res, 404, { message: '404 Not Found' });
     const thread = `${decodeURIComponent(m[1]!)}!${m[2]}`;
@@ -163,7 +172,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
       if (forge.readOnly) return send(res, 403, { message: forge.readOnlyMessage ?? '403 Forbidden' });
       const c = forge.comments.find((x) => x.id === Number(m[3]) && x.thread === thread);
       if (!c) return send(res, 404, { message: '404 Not found' });
-      if (c.author !== login) return send(res, 403, { message: '403 Forbidden' });
+      if (c.author !== login && !forge.editOthers) return send(res, 403, { message: '403 Forbidden' });
       if (typeof text !== 'string') return send(res, 400, { error: 'body is missing' });
       c.body = text;
       return send(res, 200, gl(c));

@@ -5,7 +5,7 @@
 import { Octokit } from '@octokit/rest';
 import { redactText } from '../util/redact.js';
 import { findOurs, fitBody, GITHUB_BODY_LIMIT, hasMarker, MAX_COMMENT_PAGES } from './marker.js';
-import { CommentError, reasonForStatus, type GithubTarget, type UpsertOptions, type UpsertResult } from './types.js';
+import { CommentError, rateLimit, reasonForStatus, type GithubTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
@@ -27,6 +27,8 @@ function failure(what: string, err: unknown): CommentError {
   const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : undefined;
   // its first line, redacted before it is split (src/util/cut.ts): a value of several lines would not be found after
   const detail = err instanceof Error ? redactText(err.message).split('\n')[0] : String(err);
+  const limited = rateLimit(status, (err as { response?: { headers?: Record<string, string | number | undefined> } }).response?.headers, detail ?? '');
+  if (limited !== undefined) return new CommentError(`GitHub: ${what} failed (${status}, ${limited}): ${detail}`, 'unavailable', status);
   const reason = reasonForStatus(status);
   const hint =
     reason === 'forbidden'

@@ -26,6 +26,7 @@ beforeEach(() => {
   forge.readOnly = false;
   forge.editOthers = false;
   delete forge.failAll;
+  delete forge.failNext;
 });
 
 const gh = (over: Partial<Extract<CommentTarget, { platform: 'github' }>> = {}): CommentTarget => ({
@@ -151,6 +152,48 @@ describe('GitHub (Octokit)', () => {
     expect(sent.startsWith(MARKER)).toBe(true);
     expect((sent.match(/^```/gm) ?? []).length % 2).toBe(0);
     expect(sent).toContain('_(cut:');
+  });
+});
+
+describe('rate limits', () => {
+  const secondary = {
+    status: 403,
+    headers: { 'retry-after': '60', 'x-ratelimit-remaining': '4000' },
+    message: 'You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later.',
+  };
+
+  it('GitHub: a rate-limited edit (403 with retry-after) is not "not ours": no second comment, no fork hint', async () => {
+    const mine = forge.add('acme/gov#7', `${MARKER}\nold`, BOT);
+    forge.failNext = { method: 'PATCH', ...secondary };
+    const err = await upsertComment(gh(), `${MARKER}\nnew`, { marker: MARKER, author: BOT }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CommentError);
+    expect(err).toMatchObject({ reason: 'unavailable', status: 403 });
+    expect((err as Error).message).toMatch(/rate limit.*retry after 60 s/);
+    expect((err as Error).message).not.toMatch(/fork/);
+    expect(calls()).not.toContain('POST /repos/acme/gov/issues/7/comments');
+    expect(forge.comments).toEqual([mine]);
+  });
+
+  it('GitHub: the primary limit (403, x-ratelimit-remaining: 0) and 429 are "unavailable", with when to retry', async () => {
+    const reset = String(Math.floor(Date.now() / 1000) + 120);
+    forge.failNext = { method: 'GET', status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }, message: 'API rate limit exceeded for installation ID 1.' };
+    const primary = await upsertComment(gh(), `${MARKER}\nx`, { marker: MARKER, author: BOT }).catch((e: unknown) => e);
+    expect(primary).toMatchObject({ reason: 'unavailable', status: 403 });
+    expect((primary as Error).message).toMatch(/rate limit.*retry after/);
+    expect((primary as Error).message).not.toMatch(/fork/);
+    forge.failNext = { method: 'POST', status: 429, headers: { 'retry-after': '5' }, message: 'Too Many Requests' };
+    const tooMany = await upsertComment(gh(), `${MARKER}\nx`, { marker: MARKER, author: BOT }).catch((e: unknown) => e);
+    expect(tooMany).toMatchObject({ reason: 'unavailable', status: 429 });
+    expect((tooMany as Error).message).toMatch(/retry after 5 s/);
+  });
+
+  it('GitLab: 429 is "unavailable", with retry-after; a rate-limited edit posts no second note', async () => {
+    const mine = forge.add('platform/gov!12', `${MARKER}\nold`, BOT);
+    forge.failNext = { method: 'PUT', status: 429, headers: { 'retry-after': '30' }, message: 'Retry later' };
+    const err = await upsertComment(gl(), `${MARKER}\nnew`, { marker: MARKER }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ reason: 'unavailable', status: 429 });
+    expect((err as Error).message).toMatch(/retry after 30 s/);
+    expect(forge.comments).toEqual([mine]);
   });
 });
 

@@ -55,6 +55,8 @@ export interface Forge {
   readOnlyMessage?: string;
   /** Every request answers this status (e.g. 502), when set. */
   failAll?: number;
+  /** The next request with this method answers this status, headers and message (then it is cleared). */
+  failNext?: { method: string; status: number; headers?: Record<string, string>; message: string };
   add(thread: string, body: string, author: string, extra?: Partial<ForgeComment>): ForgeComment;
   close(): Promise<void>;
 }
@@ -199,6 +201,11 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
         ...(body !== undefined ? { body } : {}),
       });
       if (forge.failAll !== undefined) return send(res, forge.failAll, { message: 'unavailable' });
+      if (forge.failNext !== undefined && forge.failNext.method === req.method) {
+        const f = forge.failNext;
+        delete forge.failNext;
+        return send(res, f.status, { message: f.message }, f.headers);
+      }
       if (url.pathname.startsWith('/api/v4/')) return gitlab(req, res, url.pathname, query, body);
       if (prefix && !url.pathname.startsWith(prefix)) return send(res, 404, { message: 'Not Found' });
       return github(req, res, url.pathname.slice(prefix.length), query, body);

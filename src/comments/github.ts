@@ -19,6 +19,13 @@ export function githubClient(target: GithubTarget, timeoutMs = 30_000): Octokit 
   octokit.hook.before('request', (options) => {
     options.request = { ...options.request, signal: AbortSignal.timeout(timeoutMs) };
   });
+  // Octokit reads an answer cut short (or not JSON) as text, an empty one as `[]` once paginated: a listing would look
+  // empty and a second comment be posted, a create look done with no id. Every answer these calls get is JSON.
+  octokit.hook.after('request', (response) => {
+    if (typeof response.data !== 'object' || response.data === null || response.data instanceof ArrayBuffer) {
+      throw new Error(`the answer (${response.status}) is not JSON: cut short, or not from GitHub`);
+    }
+  });
   return octokit;
 }
 

@@ -64,7 +64,14 @@ async function call(
   } catch (err) {
     throw new CommentError(`GitLab: ${what} failed: ${err instanceof Error ? err.message : String(err)}`, 'unavailable');
   }
-  const text = await textUpTo(res.body, maxBytes, what);
+  let text: string;
+  try {
+    text = await textUpTo(res.body, maxBytes, what);
+  } catch (err) {
+    // the connection cut or timed out in the middle of the answer: as when it is refused
+    if (err instanceof CommentError) throw err;
+    throw new CommentError(`GitLab: ${what} failed: ${err instanceof Error ? err.message : String(err)}`, 'unavailable');
+  }
   if (res.statusCode >= 300) {
     let message: string;
     try {

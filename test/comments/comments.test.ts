@@ -222,6 +222,36 @@ describe('secrets in what the platform answers, and in the body', () => {
     }
   });
 
+  it('GitLab: a connection cut in the middle of an answer is a CommentError ("unavailable"), as a refused one is', async () => {
+    const server = await startServer((_req, res, { socket }) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+      res.write('[{"id": 1, "body": "');
+      setImmediate(() => socket.destroy());
+    });
+    try {
+      const err = await upsertComment(gl({ apiUrl: `${server.url}/api/v4` }), `${MARKER}\nx`, { marker: MARKER }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CommentError);
+      expect(err).toMatchObject({ reason: 'unavailable', message: expect.stringMatching(/^GitLab: listing the notes of !12 failed: /) });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('GitHub: a connection cut in the middle of an answer is a CommentError ("unavailable")', async () => {
+    const server = await startServer((_req, res, { socket }) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+      res.write('[{"id": 1, "body": "');
+      setImmediate(() => socket.destroy());
+    });
+    try {
+      const err = await upsertComment(gh({ apiUrl: server.url }), `${MARKER}\nx`, { marker: MARKER }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CommentError);
+      expect(err).toMatchObject({ reason: 'unavailable' });
+    } finally {
+      await server.close();
+    }
+  });
+
   it('GitLab: an answer that is not JSON is redacted before it is cut to 200 characters', async () => {
     const server = await startServer((_req, res) => {
       res.writeHead(500, { 'content-type': 'text/html' });

@@ -5,7 +5,7 @@
 import { redactThenCut } from '../util/cut.js';
 import { redactText } from '../util/redact.js';
 import { requestUrl } from '../util/undici.js';
-import { findOurs, fitBody, hasMarker, GITLAB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
+import { extraOfOurs, findOurs, fitBody, hasMarker, GITLAB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
 import { CommentError, rateLimit, reasonForStatus, type GitlabTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
 /**
@@ -39,7 +39,7 @@ interface Note {
 
 async function call(
   target: GitlabTarget,
-  method: 'GET' | 'POST' | 'PUT',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   what: string,
   timeoutMs: number,
@@ -135,11 +135,17 @@ export async function upsertGitlabNote(target: GitlabTarget, body: string, opts:
     page = r.nextPage;
   }
   // the token's user is asked only when there is a marked note to tell apart
-  const ours = candidates.length > 0 ? findOurs(candidates, opts.marker, await noteAuthor(target, opts, timeoutMs)) : undefined;
+  const author = candidates.length > 0 ? await noteAuthor(target, opts, timeoutMs) : undefined;
+  const ours = findOurs(candidates, opts.marker, author);
   if (ours) {
     try {
       const r = await call(target, 'PUT', `${base}/${encodeURIComponent(ours.id)}`, `updating note ${ours.id}`, timeoutMs, { body: text });
-      return { action: 'updated', id: String((r.data as Note | undefined)?.id ?? ours.id) };
+      const deleted: string[] = [];
+      for (const extra of extraOfOurs(candidates, ours, opts.marker, author)) {
+        // best effort: a duplicate left for now does not make the preview fail
+        await call(target, 'DELETE', `${base}/${encodeURIComponent(extra.id)}`, `deleting note ${extra.id}`, timeoutMs).then(() => deleted.push(extra.id), () => undefined);
+      }
+      return { action: 'updated', id: String((r.data as Note | undefined)?.id ?? ours.id), ...(deleted.length ? { deleted } : {}) };
     } catch (err) {
       // A note by someone else carrying the marker cannot be edited: post our own instead.
       if (!(err instanceof CommentError) || (err.reason !== 'forbidden' && err.reason !== 'not-found')) throw err;

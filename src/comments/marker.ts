@@ -23,6 +23,19 @@ export function findOurs<C extends ExistingComment>(comments: readonly C[], mark
   return comments.find((c) => isOurs(c, marker, author));
 }
 
+/**
+ * Our marked comments after the oldest: two runs that both found none (a push right after the pull request was
+ * opened) each post one, and only the oldest is edited after that: the other would show an old preview for good.
+ * Only with an author (without one, a marked comment may be anyone's), and at most `MAX_EXTRA_DELETES`.
+ */
+export function extraOfOurs<C extends ExistingComment>(comments: readonly C[], kept: C, marker: string, author?: string): C[] {
+  if (author === undefined || author === '') return [];
+  return comments.filter((c) => c !== kept && isOurs(c, marker, author)).slice(0, MAX_EXTRA_DELETES);
+}
+
+/** Duplicates of our comment deleted in one run at most (best effort: the next run deletes more). */
+export const MAX_EXTRA_DELETES = 10;
+
 /** Pages of comments (or notes) read at most, 100 each: a marker beyond them is not looked for (a new comment is made). */
 export const MAX_COMMENT_PAGES = 100;
 

@@ -46,6 +46,8 @@ export interface UpsertResult {
   id: string;
   /** Link to the comment, when the platform returns one. */
   url?: string;
+  /** Our other marked comments, deleted (see marker.ts `extraOfOurs`), when there were any. */
+  deleted?: string[];
 }
 
 /**

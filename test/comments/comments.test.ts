@@ -155,6 +155,38 @@ describe('GitHub (Octokit)', () => {
   });
 });
 
+describe('two runs that both found no comment (a push right after the pull request was opened)', () => {
+  it('GitHub: both post; the next run edits the oldest and deletes our other marked comment, never anyone else\'s', async () => {
+    const runs = await Promise.all([0, 1].map((i) => upsertComment(gh(), `${MARKER}\nrun ${i}`, { marker: MARKER, author: BOT })));
+    expect(runs.map((r) => r.action)).toEqual(['created', 'created']);
+    const theirs = forge.add('acme/gov#7', `${MARKER}\nquoted by a person`, 'mallory');
+    const [oldest] = forge.comments.filter((c) => c.author === BOT);
+    const [, second] = forge.comments.filter((c) => c.author === BOT);
+    const r = await upsertComment(gh(), `${MARKER}\nrun 2`, { marker: MARKER, author: BOT });
+    expect(r).toEqual({ action: 'updated', id: String(oldest!.id), url: expect.any(String), deleted: [String(second!.id)] });
+    expect(forge.comments.map((c) => c.body)).toEqual([`${MARKER}\nrun 2`, `${MARKER}\nquoted by a person`]);
+    expect(forge.comments).toContain(theirs);
+  });
+
+  it('GitLab: the same, for our notes only', async () => {
+    await Promise.all([0, 1].map((i) => upsertComment(gl(), `${MARKER}\nrun ${i}`, { marker: MARKER })));
+    forge.editOthers = true;
+    forge.add('platform/gov!12', `${MARKER}\nquoted by a person`, 'mallory');
+    const second = forge.comments[1]!;
+    const r = await upsertComment(gl(), `${MARKER}\nrun 2`, { marker: MARKER });
+    expect(r).toMatchObject({ action: 'updated', deleted: [String(second.id)] });
+    expect(forge.comments.map((c) => `${c.author}: ${c.body}`)).toEqual([`${BOT}: ${MARKER}\nrun 2`, `mallory: ${MARKER}\nquoted by a person`]);
+  });
+
+  it('without an author (any author is ours), nothing is deleted', async () => {
+    forge.add('acme/gov#7', `${MARKER}\none`, BOT);
+    forge.add('acme/gov#7', `${MARKER}\ntwo`, BOT);
+    await upsertComment(gh(), `${MARKER}\nthree`, { marker: MARKER });
+    expect(forge.comments.map((c) => c.body)).toEqual([`${MARKER}\nthree`, `${MARKER}\ntwo`]);
+    expect(calls().filter((c) => c.startsWith('DELETE'))).toEqual([]);
+  });
+});
+
 describe('rate limits', () => {
   const secondary = {
     status: 403,

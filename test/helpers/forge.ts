@@ -7,9 +7,11 @@
  * GitHub:  GET   {prefix}/repos/{owner}/{repo}/issues/{n}/comments   list (per_page, page)
  *          POST  {prefix}/repos/{owner}/{repo}/issues/{n}/comments   create { body }
  *          PATCH {prefix}/repos/{owner}/{repo}/issues/comments/{id}  update { body }
+ *          DELETE {prefix}/repos/{owner}/{repo}/issues/comments/{id} delete
  * GitLab:  GET   /api/v4/projects/{id}/merge_requests/{iid}/notes          list (per_page, page)
  *          POST  /api/v4/projects/{id}/merge_requests/{iid}/notes          create { body }
  *          PUT   /api/v4/projects/{id}/merge_requests/{iid}/notes/{note}   update { body }
+ *          DELETE /api/v4/projects/{id}/merge_requests/{iid}/notes/{note}  delete
  *          GET   /api/v4/user                                              the token's user (PRIVATE-TOKEN only)
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -140,6 +142,15 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
       c.body = text;
       return send(res, 200, gh(c, one[1]!, one[2]!));
     }
+    if (one && req.method === 'DELETE') {
+      if (forge.readOnly) return send(res, 403, { message: forge.readOnlyMessage ?? 'Resource not accessible by integration' });
+      const i = forge.comments.findIndex((x) => x.id === Number(one[3]) && x.thread.startsWith(`${one[1]}/${one[2]}#`));
+      if (i < 0) return send(res, 404, { message: 'Not Found' });
+      if (forge.comments[i]!.author !== login) return send(res, 403, { message: 'You cannot delete this comment' });
+      forge.comments.splice(i, 1);
+      res.writeHead(204);
+      return void res.end();
+    }
     return send(res, 404, { message: 'Not Found' });
   };
 
@@ -178,6 +189,15 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
       if (typeof text !== 'string') return send(res, 400, { error: 'body is missing' });
       c.body = text;
       return send(res, 200, gl(c));
+    }
+    if (m[3] && req.method === 'DELETE') {
+      if (forge.readOnly) return send(res, 403, { message: forge.readOnlyMessage ?? '403 Forbidden' });
+      const i = forge.comments.findIndex((x) => x.id === Number(m[3]) && x.thread === thread);
+      if (i < 0) return send(res, 404, { message: '404 Not found' });
+      if (forge.comments[i]!.author !== login && !forge.editOthers) return send(res, 403, { message: '403 Forbidden' });
+      forge.comments.splice(i, 1);
+      res.writeHead(204);
+      return void res.end();
     }
     return send(res, 405, { message: '405 Method Not Allowed' });
   };

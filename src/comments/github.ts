@@ -5,7 +5,7 @@
 import { Octokit } from '@octokit/rest';
 import { redactText } from '../util/redact.js';
 import { extraOfOurs, findOurs, fitBody, GITHUB_BODY_LIMIT, hasMarker, MAX_COMMENT_PAGES } from './marker.js';
-import { CommentError, rateLimit, reasonForStatus, type GithubTarget, type UpsertOptions, type UpsertResult } from './types.js';
+import { CommentError, INVALID_TOKEN, rateLimit, reasonForStatus, type GithubTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
@@ -39,9 +39,11 @@ function failure(what: string, err: unknown): CommentError {
   if (limited !== undefined) return new CommentError(`GitHub: ${what} failed (${status}, ${limited}): ${detail}`, 'unavailable', status);
   const reason = reasonForStatus(status);
   const hint =
-    reason === 'forbidden'
-      ? ' (the token cannot write comments: a pull request from a fork gets a read-only token; otherwise grant `pull-requests: write`)'
-      : '';
+    status === 401
+      ? ` (${INVALID_TOKEN})`
+      : reason === 'forbidden'
+        ? ' (the token cannot write comments: a pull request from a fork gets a read-only token; otherwise grant `pull-requests: write`)'
+        : '';
   return new CommentError(`GitHub: ${what} failed${status !== undefined ? ` (${status})` : ''}: ${detail}${hint}`, reason, status);
 }
 

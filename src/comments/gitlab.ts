@@ -6,7 +6,7 @@ import { redactThenCut } from '../util/cut.js';
 import { redactText } from '../util/redact.js';
 import { requestUrl } from '../util/undici.js';
 import { extraOfOurs, findOurs, fitBody, hasMarker, GITLAB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
-import { CommentError, rateLimit, reasonForStatus, type GitlabTarget, type UpsertOptions, type UpsertResult } from './types.js';
+import { CommentError, INVALID_TOKEN, rateLimit, reasonForStatus, type GitlabTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
 /**
  * The largest answer read (a page of 100 notes, each up to GitLab's 1,000,000 characters, is ~100 MB at most):
@@ -84,7 +84,12 @@ async function call(
     const limited = rateLimit(res.statusCode, res.headers, message);
     if (limited !== undefined) throw new CommentError(`GitLab: ${what} failed (${res.statusCode}, ${limited}): ${message}`, 'unavailable', res.statusCode);
     const reason = reasonForStatus(res.statusCode);
-    const hint = reason === 'forbidden' ? ' (the token cannot write notes: use a project access token with the api scope, role Reporter or above)' : '';
+    const hint =
+      res.statusCode === 401
+        ? ` (${INVALID_TOKEN})`
+        : reason === 'forbidden'
+          ? ' (the token cannot write notes: use a project access token with the api scope, role Reporter or above)'
+          : '';
     throw new CommentError(`GitLab: ${what} failed (${res.statusCode}): ${message}${hint}`, reason, res.statusCode);
   }
   let data: unknown;

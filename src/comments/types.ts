@@ -99,6 +99,9 @@ export function rateLimit(status: number | undefined, headers: Headers | undefin
   return seconds !== undefined ? `rate limited (retry after ${seconds} s)` : 'rate limited (retry later)';
 }
 
+/** A 401's hint: the platform does not know the token (a read-only token is a 403). */
+export const INVALID_TOKEN = 'the token is not valid: expired, revoked or mistyped';
+
 export function reasonForStatus(status: number | undefined): CommentError['reason'] {
   if (status === 401 || status === 403) return 'forbidden';
   if (status === 404) return 'not-found';

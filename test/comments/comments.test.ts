@@ -123,8 +123,14 @@ describe('GitHub (Octokit)', () => {
     expect((err as Error).message).not.toContain('gh-test-token');
   });
 
-  it('a wrong token is "forbidden" (401); a server error is "unavailable"', async () => {
-    await expect(upsertComment(gh({ token: 'wrong' }), MARKER, { marker: MARKER })).rejects.toMatchObject({ reason: 'forbidden', status: 401 });
+  it('a wrong token is "forbidden" (401), said to be invalid, not a fork\'s; a server error is "unavailable"', async () => {
+    const bad = await upsertComment(gh({ token: 'wrong' }), MARKER, { marker: MARKER }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ reason: 'forbidden', status: 401 });
+    expect((bad as Error).message).toMatch(/\(401\): Bad credentials.*\(the token is not valid: expired, revoked or mistyped\)/);
+    expect((bad as Error).message).not.toMatch(/fork|pull-requests: write/);
+    const badGl = await upsertComment(gl({ token: 'wrong' }), MARKER, { marker: MARKER }).catch((e: unknown) => e);
+    expect(badGl).toMatchObject({ reason: 'forbidden', status: 401 });
+    expect((badGl as Error).message).toMatch(/\(the token is not valid: expired, revoked or mistyped\)/);
     forge.failAll = 502;
     await expect(upsertComment(gh(), MARKER, { marker: MARKER })).rejects.toMatchObject({ reason: 'unavailable' });
   });

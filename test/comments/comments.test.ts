@@ -240,6 +240,25 @@ describe('fitBody', () => {
     expect(fitBody('hello', MARKER, 100)).toBe(`${MARKER}\nhello`);
     expect(fitBody(`${MARKER}\nhello`, MARKER, 100)).toBe(`${MARKER}\nhello`);
   });
+
+  const NOTE = '\n\n_(cut: the body was longer than the platform allows; see the CI job for the full text)_\n';
+
+  it('a cut inside a longer fence (a script holding ```) closes that fence, so the note is text, not code', () => {
+    const body = `${MARKER}\n<details><summary>script</summary>\n\n\`\`\`\`sql\nselect 1;\n\`\`\`\n${'select 2;\n'.repeat(500)}\`\`\`\`\n\n</details>\n`;
+    const cut = fitBody(body, MARKER, 2000);
+    expect(cut.length).toBeLessThanOrEqual(2000);
+    expect(cut.endsWith(`\n\`\`\`\`\n</details>${NOTE}`)).toBe(true);
+  });
+
+  it('a cut inside a collapsed block closes it, so the note is not hidden in it', () => {
+    const body = `${MARKER}\n<details><summary>Drift</summary>\n\n\`\`\`diff\n${'~ a: 1 -> 2\n'.repeat(500)}\`\`\`\n\n</details>\n\nafter\n`;
+    const cut = fitBody(body, MARKER, 2000);
+    expect(cut.length).toBeLessThanOrEqual(2000);
+    expect(cut.endsWith(`\n\`\`\`\n</details>${NOTE}`)).toBe(true);
+    // a `<details>` inside a code block is code, not a block to close
+    const code = `${MARKER}\n\`\`\`html\n<details>\n${'x\n'.repeat(2000)}\`\`\`\n`;
+    expect(fitBody(code, MARKER, 1000).endsWith(`\n\`\`\`${NOTE}`)).toBe(true);
+  });
 });
 
 describe('secrets in what the platform answers, and in the body', () => {

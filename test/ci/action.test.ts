@@ -223,6 +223,34 @@ describe('action.yml', () => {
       expect(comment.stdout).toMatch(/::warning title=govops preview::comment not written: GitHub: .*403/);
     });
 
+    it('a pull request whose head repository is not named (a deleted fork; an issue_comment event): offline, no secret used', async () => {
+      const base = { paths: 'm', url: sandbox.url, token: sandbox.adminToken };
+      const env = (eventName: string) => ({
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        GITHUB_ACTIONS: 'true',
+        GITHUB_ACTION_PATH: ROOT,
+        GITHUB_REPOSITORY: 'acme/gov',
+        GITHUB_EVENT_NAME: eventName,
+        GITHUB_EVENT_PATH: path.join(tmp, 'event.json'),
+        GITHUB_API_URL: forge.url,
+        GITHUB_STEP_SUMMARY: path.join(tmp, 'summary.md'),
+        RUNNER_TEMP: tmp,
+      });
+      const contexts = [
+        { name: 'pull_request', github: { token: 'gh-test-token', base_ref: 'main', repository: 'acme/gov', event: { pull_request: { number: 3, head: { repo: null } } } } },
+        { name: 'issue_comment', github: { token: 'gh-test-token', base_ref: '', repository: 'acme/gov', event: { issue: { number: 3, pull_request: {} } } } },
+      ];
+      for (const c of contexts) {
+        sandbox.clearRequests();
+        await writeFile(path.join(tmp, 'summary.md'), '');
+        const r = await runAction(action, { inputs: base, github: c.github, env: env(c.name), cwd: work, skip: ['install'] });
+        expect(r.ok, JSON.stringify(r.steps, null, 2)).toBe(true);
+        expect(sandbox.requests(), c.name).toEqual([]);
+        expect(await readFile(path.join(tmp, 'summary.md'), 'utf8')).toContain('> **Live state was not consulted:** pull request whose head repository is not named');
+      }
+    });
+
     it('fail-on: changes fails the step on exit 2; never passes; a bad value is an error', async () => {
       const changes = await run('acme/gov', { 'fail-on': 'changes' });
       expect(changes.ok).toBe(false);

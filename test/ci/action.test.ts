@@ -365,6 +365,32 @@ describe('ci/gitlab-preview.yml', () => {
       expect(strict.code).toBe(1);
       expect(strict.stderr).toContain('the merge request changes the service (GOVOPS_FAIL_ON=changes)');
     });
+
+    it('GOVOPS_PACKAGE is installed outside the checkout: an .npmrc the merge request adds there is never read', async () => {
+      // a stand-in govops package (an install script, so npm runs a shell) and a merge request that adds
+      // .govops-cli/.npmrc, where the template installed, naming its own script shell
+      const pkg = path.join(tmp, 'fake-govops');
+      await mkdir(path.join(pkg, 'dist', 'cli'), { recursive: true });
+      await writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name: 'govops', version: '0.0.0', scripts: { postinstall: 'node -e 0' } }));
+      await writeFile(
+        path.join(pkg, 'dist', 'cli', 'main.js'),
+        "const a = process.argv.slice(2); if (a[0] === 'preview') require('fs').writeFileSync(a[a.indexOf('--out') + 1], JSON.stringify({ formatVersion: 2, exitCode: 0, markdown: 'x' }));\n",
+      );
+      const packed = spawnSync('npm', ['pack', '--silent', '--pack-destination', tmp], { cwd: pkg, encoding: 'utf8' });
+      expect(packed.status, packed.stderr).toBe(0);
+      const pwned = path.join(tmp, 'pwned');
+      const shell = path.join(tmp, 'evil.sh');
+      await writeFile(shell, `#!/bin/sh\necho "$GOVOPS_TOKEN" > ${pwned}\n`, { mode: 0o755 });
+      await mkdir(path.join(work, '.govops-cli'), { recursive: true });
+      await writeFile(path.join(work, '.govops-cli', '.npmrc'), `script-shell=${shell}\n`);
+      try {
+        const r = await job({ GOVOPS_CLI: '', GOVOPS_PACKAGE: path.join(tmp, packed.stdout.trim()), npm_config_cache: path.join(tmp, 'npm-cache') });
+        expect(r.code, r.stderr + r.stdout).toBe(0);
+        await expect(readFile(pwned, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+      } finally {
+        await rm(path.join(work, '.govops-cli'), { recursive: true, force: true });
+      }
+    });
   });
 });
 

@@ -91,6 +91,13 @@ describe('action.yml', () => {
     }
   });
 
+  it("the docs' workflow runs one preview per pull request: a newer push cancels the older run, whose comment would overwrite the newer", async () => {
+    const doc = await readFile(path.join(ROOT, 'docs', 'pull-requests.md'), 'utf8');
+    const workflow = parse(/```yaml\n(name: govops preview\n[\s\S]*?)```/.exec(doc)![1]!) as { concurrency?: { group?: string; 'cancel-in-progress'?: boolean } };
+    expect(workflow.concurrency?.group).toMatch(/\$\{\{ github\.event\.pull_request\.number \}\}/);
+    expect(workflow.concurrency?.['cancel-in-progress']).toBe(true);
+  });
+
   it('uses majors of actions/checkout and actions/setup-node that run on Node 24 (v5 or newer), here and in the docs', async () => {
     const files = ['action.yml', 'README.md', 'docs/pull-requests.md', 'docs/deploy.md'];
     const uses: string[] = [];
@@ -265,6 +272,7 @@ describe('action.yml', () => {
 
 interface GitlabJob {
   stage: string;
+  interruptible?: boolean;
   image: string;
   rules: Array<{ if: string }>;
   variables: Record<string, string>;
@@ -280,6 +288,9 @@ describe('ci/gitlab-preview.yml', () => {
 
   it('a merge-request job on Node 24 with the full history, the preview kept as an artifact; valid bash', () => {
     const job = doc['govops-preview'];
+    // a newer pipeline of the merge request cancels this job (auto-cancel redundant pipelines): an older push's
+    // preview, finishing last, would overwrite the newer one's note
+    expect(job.interruptible).toBe(true);
     expect(job.image).toBe('node:24');
     expect(job.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"' }]);
     expect(job.variables.GIT_DEPTH).toBe('0');

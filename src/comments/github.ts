@@ -4,8 +4,8 @@
  */
 import { Octokit } from '@octokit/rest';
 import { redactText } from '../util/redact.js';
-import { findOurs, fitBody, GITHUB_BODY_LIMIT, hasMarker, MAX_COMMENT_PAGES } from './marker.js';
-import { CommentError, reasonForStatus, type GithubTarget, type UpsertOptions, type UpsertResult } from './types.js';
+import { extraOfOurs, findOurs, fitBody, GITHUB_BODY_LIMIT, hasMarker, MAX_COMMENT_PAGES } from './marker.js';
+import { CommentError, INVALID_TOKEN, rateLimit, reasonForStatus, type GithubTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
@@ -19,6 +19,14 @@ export function githubClient(target: GithubTarget, timeoutMs = 30_000): Octokit 
   octokit.hook.before('request', (options) => {
     options.request = { ...options.request, signal: AbortSignal.timeout(timeoutMs) };
   });
+  // Octokit reads an answer cut short (or not JSON) as text, an empty one as `[]` once paginated: a listing would look
+  // empty and a second comment be posted, a create look done with no id. Every answer these calls get is JSON (but
+  // a delete's 204).
+  octokit.hook.after('request', (response) => {
+    if (response.status !== 204 && (typeof response.data !== 'object' || response.data === null || response.data instanceof ArrayBuffer)) {
+      throw new Error(`the answer (${response.status}) is not JSON: cut short, or not from GitHub`);
+    }
+  });
   return octokit;
 }
 
@@ -27,11 +35,15 @@ function failure(what: string, err: unknown): CommentError {
   const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : undefined;
   // its first line, redacted before it is split (src/util/cut.ts): a value of several lines would not be found after
   const detail = err instanceof Error ? redactText(err.message).split('\n')[0] : String(err);
+  const limited = rateLimit(status, (err as { response?: { headers?: Record<string, string | number | undefined> } }).response?.headers, detail ?? '');
+  if (limited !== undefined) return new CommentError(`GitHub: ${what} failed (${status}, ${limited}): ${detail}`, 'unavailable', status);
   const reason = reasonForStatus(status);
   const hint =
-    reason === 'forbidden'
-      ? ' (the token cannot write comments: a pull request from a fork gets a read-only token; otherwise grant `pull-requests: write`)'
-      : '';
+    status === 401
+      ? ` (${INVALID_TOKEN})`
+      : reason === 'forbidden'
+        ? ' (the token cannot write comments: a pull request from a fork gets a read-only token; otherwise grant `pull-requests: write`)'
+        : '';
   return new CommentError(`GitHub: ${what} failed${status !== undefined ? ` (${status})` : ''}: ${detail}${hint}`, reason, status);
 }
 
@@ -57,7 +69,12 @@ export async function upsertGithubComment(target: GithubTarget, body: string, op
   if (ours) {
     try {
       const r = await octokit.rest.issues.updateComment({ ...where, comment_id: Number(ours.id), body: text });
-      return { action: 'updated', id: String(r.data.id), ...(r.data.html_url ? { url: r.data.html_url } : {}) };
+      const deleted: string[] = [];
+      for (const extra of extraOfOurs(existing, ours, opts.marker, opts.author)) {
+        // best effort: a duplicate left for now does not make the preview fail
+        await octokit.rest.issues.deleteComment({ ...where, comment_id: Number(extra.id) }).then(() => deleted.push(extra.id), () => undefined);
+      }
+      return { action: 'updated', id: String(r.data.id), ...(r.data.html_url ? { url: r.data.html_url } : {}), ...(deleted.length ? { deleted } : {}) };
     } catch (err) {
       const f = failure(`updating comment ${ours.id}`, err);
       // Someone else's comment carrying the marker cannot be edited: post our own instead.

@@ -5,8 +5,8 @@
 import { redactThenCut } from '../util/cut.js';
 import { redactText } from '../util/redact.js';
 import { requestUrl } from '../util/undici.js';
-import { findOurs, fitBody, hasMarker, GITLAB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
-import { CommentError, reasonForStatus, type GitlabTarget, type UpsertOptions, type UpsertResult } from './types.js';
+import { extraOfOurs, findOurs, fitBody, hasMarker, GITLAB_BODY_LIMIT, MAX_COMMENT_PAGES } from './marker.js';
+import { CommentError, INVALID_TOKEN, rateLimit, reasonForStatus, type GitlabTarget, type UpsertOptions, type UpsertResult } from './types.js';
 
 /**
  * The largest answer read (a page of 100 notes, each up to GitLab's 1,000,000 characters, is ~100 MB at most):
@@ -39,7 +39,7 @@ interface Note {
 
 async function call(
   target: GitlabTarget,
-  method: 'GET' | 'POST' | 'PUT',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   what: string,
   timeoutMs: number,
@@ -64,7 +64,14 @@ async function call(
   } catch (err) {
     throw new CommentError(`GitLab: ${what} failed: ${err instanceof Error ? err.message : String(err)}`, 'unavailable');
   }
-  const text = await textUpTo(res.body, maxBytes, what);
+  let text: string;
+  try {
+    text = await textUpTo(res.body, maxBytes, what);
+  } catch (err) {
+    // the connection cut or timed out in the middle of the answer: as when it is refused
+    if (err instanceof CommentError) throw err;
+    throw new CommentError(`GitLab: ${what} failed: ${err instanceof Error ? err.message : String(err)}`, 'unavailable');
+  }
   if (res.statusCode >= 300) {
     let message: string;
     try {
@@ -74,8 +81,15 @@ async function call(
       // not JSON: the start of the text, redacted before it is cut (src/util/cut.ts)
       message = redactThenCut(text, 200, () => '');
     }
+    const limited = rateLimit(res.statusCode, res.headers, message);
+    if (limited !== undefined) throw new CommentError(`GitLab: ${what} failed (${res.statusCode}, ${limited}): ${message}`, 'unavailable', res.statusCode);
     const reason = reasonForStatus(res.statusCode);
-    const hint = reason === 'forbidden' ? ' (the token cannot write notes: use a project access token with the api scope, role Reporter or above)' : '';
+    const hint =
+      res.statusCode === 401
+        ? ` (${INVALID_TOKEN})`
+        : reason === 'forbidden'
+          ? ' (the token cannot write notes: use a project access token with the api scope, role Reporter or above)'
+          : '';
     throw new CommentError(`GitLab: ${what} failed (${res.statusCode}): ${message}${hint}`, reason, res.statusCode);
   }
   let data: unknown;
@@ -87,6 +101,24 @@ async function call(
   const next = res.headers['x-next-page'];
   const nextPage = typeof next === 'string' && next.trim() !== '' ? next.trim() : undefined;
   return nextPage !== undefined ? { data, nextPage } : { data };
+}
+
+/**
+ * Whose notes are ours: `--author` when given, else the user of a PRIVATE-TOKEN (`GET /user`: a project access
+ * token's bot user). A merge request's author can post a note that starts with the marker before ours; without an
+ * author it would be taken for ours, and then edited (a Maintainer's token may edit anyone's note: the preview in a
+ * note its author can change afterwards) or, when it cannot be, a new note posted on every push (docs/decisions.md).
+ * A job token cannot read its user (nor write notes): any author, as before.
+ */
+async function noteAuthor(target: GitlabTarget, opts: UpsertOptions, timeoutMs: number): Promise<string | undefined> {
+  if (opts.author !== undefined && opts.author !== '') return opts.author;
+  if (target.tokenHeader !== 'PRIVATE-TOKEN') return undefined;
+  const r = await call(target, 'GET', '/user', "reading the token's user", timeoutMs, undefined, 1024 * 1024);
+  const username = (r.data as { username?: unknown } | undefined)?.username;
+  if (typeof username !== 'string' || username === '') {
+    throw new CommentError("GitLab: reading the token's user: the answer has no username", 'unavailable', 200);
+  }
+  return username;
 }
 
 export async function upsertGitlabNote(target: GitlabTarget, body: string, opts: UpsertOptions): Promise<UpsertResult> {
@@ -107,11 +139,18 @@ export async function upsertGitlabNote(target: GitlabTarget, body: string, opts:
     }
     page = r.nextPage;
   }
-  const ours = findOurs(candidates, opts.marker, opts.author);
+  // the token's user is asked only when there is a marked note to tell apart
+  const author = candidates.length > 0 ? await noteAuthor(target, opts, timeoutMs) : undefined;
+  const ours = findOurs(candidates, opts.marker, author);
   if (ours) {
     try {
       const r = await call(target, 'PUT', `${base}/${encodeURIComponent(ours.id)}`, `updating note ${ours.id}`, timeoutMs, { body: text });
-      return { action: 'updated', id: String((r.data as Note | undefined)?.id ?? ours.id) };
+      const deleted: string[] = [];
+      for (const extra of extraOfOurs(candidates, ours, opts.marker, author)) {
+        // best effort: a duplicate left for now does not make the preview fail
+        await call(target, 'DELETE', `${base}/${encodeURIComponent(extra.id)}`, `deleting note ${extra.id}`, timeoutMs).then(() => deleted.push(extra.id), () => undefined);
+      }
+      return { action: 'updated', id: String((r.data as Note | undefined)?.id ?? ours.id), ...(deleted.length ? { deleted } : {}) };
     } catch (err) {
       // A note by someone else carrying the marker cannot be edited: post our own instead.
       if (!(err instanceof CommentError) || (err.reason !== 'forbidden' && err.reason !== 'not-found')) throw err;

@@ -91,6 +91,13 @@ describe('action.yml', () => {
     }
   });
 
+  it("the docs' workflow runs one preview per pull request: a newer push cancels the older run, whose comment would overwrite the newer", async () => {
+    const doc = await readFile(path.join(ROOT, 'docs', 'pull-requests.md'), 'utf8');
+    const workflow = parse(/```yaml\n(name: govops preview\n[\s\S]*?)```/.exec(doc)![1]!) as { concurrency?: { group?: string; 'cancel-in-progress'?: boolean } };
+    expect(workflow.concurrency?.group).toMatch(/\$\{\{ github\.event\.pull_request\.number \}\}/);
+    expect(workflow.concurrency?.['cancel-in-progress']).toBe(true);
+  });
+
   it('uses majors of actions/checkout and actions/setup-node that run on Node 24 (v5 or newer), here and in the docs', async () => {
     const files = ['action.yml', 'README.md', 'docs/pull-requests.md', 'docs/deploy.md'];
     const uses: string[] = [];
@@ -223,6 +230,34 @@ describe('action.yml', () => {
       expect(comment.stdout).toMatch(/::warning title=govops preview::comment not written: GitHub: .*403/);
     });
 
+    it('a pull request whose head repository is not named (a deleted fork; an issue_comment event): offline, no secret used', async () => {
+      const base = { paths: 'm', url: sandbox.url, token: sandbox.adminToken };
+      const env = (eventName: string) => ({
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        GITHUB_ACTIONS: 'true',
+        GITHUB_ACTION_PATH: ROOT,
+        GITHUB_REPOSITORY: 'acme/gov',
+        GITHUB_EVENT_NAME: eventName,
+        GITHUB_EVENT_PATH: path.join(tmp, 'event.json'),
+        GITHUB_API_URL: forge.url,
+        GITHUB_STEP_SUMMARY: path.join(tmp, 'summary.md'),
+        RUNNER_TEMP: tmp,
+      });
+      const contexts = [
+        { name: 'pull_request', github: { token: 'gh-test-token', base_ref: 'main', repository: 'acme/gov', event: { pull_request: { number: 3, head: { repo: null } } } } },
+        { name: 'issue_comment', github: { token: 'gh-test-token', base_ref: '', repository: 'acme/gov', event: { issue: { number: 3, pull_request: {} } } } },
+      ];
+      for (const c of contexts) {
+        sandbox.clearRequests();
+        await writeFile(path.join(tmp, 'summary.md'), '');
+        const r = await runAction(action, { inputs: base, github: c.github, env: env(c.name), cwd: work, skip: ['install'] });
+        expect(r.ok, JSON.stringify(r.steps, null, 2)).toBe(true);
+        expect(sandbox.requests(), c.name).toEqual([]);
+        expect(await readFile(path.join(tmp, 'summary.md'), 'utf8')).toContain('> **Live state was not consulted:** pull request whose head repository is not named');
+      }
+    });
+
     it('fail-on: changes fails the step on exit 2; never passes; a bad value is an error', async () => {
       const changes = await run('acme/gov', { 'fail-on': 'changes' });
       expect(changes.ok).toBe(false);
@@ -237,6 +272,7 @@ describe('action.yml', () => {
 
 interface GitlabJob {
   stage: string;
+  interruptible?: boolean;
   image: string;
   rules: Array<{ if: string }>;
   variables: Record<string, string>;
@@ -252,6 +288,9 @@ describe('ci/gitlab-preview.yml', () => {
 
   it('a merge-request job on Node 24 with the full history, the preview kept as an artifact; valid bash', () => {
     const job = doc['govops-preview'];
+    // a newer pipeline of the merge request cancels this job (auto-cancel redundant pipelines): an older push's
+    // preview, finishing last, would overwrite the newer one's note
+    expect(job.interruptible).toBe(true);
     expect(job.image).toBe('node:24');
     expect(job.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"' }]);
     expect(job.variables.GIT_DEPTH).toBe('0');
@@ -314,6 +353,7 @@ describe('ci/gitlab-preview.yml', () => {
         'GET /api/v4/projects/77/merge_requests/5/notes',
         'POST /api/v4/projects/77/merge_requests/5/notes',
         'GET /api/v4/projects/77/merge_requests/5/notes',
+        'GET /api/v4/user', // whose marked notes are ours
         `PUT /api/v4/projects/77/merge_requests/5/notes/${forge.comments[0]!.id}`,
       ]);
       expect(forge.requests.every((q) => q.auth === 'PRIVATE-TOKEN gl-test-token')).toBe(true);
@@ -335,6 +375,32 @@ describe('ci/gitlab-preview.yml', () => {
       const strict = await job({ ...fork, GOVOPS_FAIL_ON: 'changes' });
       expect(strict.code).toBe(1);
       expect(strict.stderr).toContain('the merge request changes the service (GOVOPS_FAIL_ON=changes)');
+    });
+
+    it('GOVOPS_PACKAGE is installed outside the checkout: an .npmrc the merge request adds there is never read', async () => {
+      // a stand-in govops package (an install script, so npm runs a shell) and a merge request that adds
+      // .govops-cli/.npmrc, where the template installed, naming its own script shell
+      const pkg = path.join(tmp, 'fake-govops');
+      await mkdir(path.join(pkg, 'dist', 'cli'), { recursive: true });
+      await writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name: 'govops', version: '0.0.0', scripts: { postinstall: 'node -e 0' } }));
+      await writeFile(
+        path.join(pkg, 'dist', 'cli', 'main.js'),
+        "const a = process.argv.slice(2); if (a[0] === 'preview') require('fs').writeFileSync(a[a.indexOf('--out') + 1], JSON.stringify({ formatVersion: 2, exitCode: 0, markdown: 'x' }));\n",
+      );
+      const packed = spawnSync('npm', ['pack', '--silent', '--pack-destination', tmp], { cwd: pkg, encoding: 'utf8' });
+      expect(packed.status, packed.stderr).toBe(0);
+      const pwned = path.join(tmp, 'pwned');
+      const shell = path.join(tmp, 'evil.sh');
+      await writeFile(shell, `#!/bin/sh\necho "$GOVOPS_TOKEN" > ${pwned}\n`, { mode: 0o755 });
+      await mkdir(path.join(work, '.govops-cli'), { recursive: true });
+      await writeFile(path.join(work, '.govops-cli', '.npmrc'), `script-shell=${shell}\n`);
+      try {
+        const r = await job({ GOVOPS_CLI: '', GOVOPS_PACKAGE: path.join(tmp, packed.stdout.trim()), npm_config_cache: path.join(tmp, 'npm-cache') });
+        expect(r.code, r.stderr + r.stdout).toBe(0);
+        await expect(readFile(pwned, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+      } finally {
+        await rm(path.join(work, '.govops-cli'), { recursive: true, force: true });
+      }
     });
   });
 });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runGovops } from '../helpers/cli.js';
 import { startForge, type Forge } from '../helpers/forge.js';
+import { startServer } from '../api/server.js';
 
 const MARKER = '<!-- govops-preview -->';
 let forge: Forge;
@@ -134,9 +135,32 @@ describe('govops comment', () => {
       'GET /api/v4/projects/77/merge_requests/3/notes',
       'POST /api/v4/projects/77/merge_requests/3/notes',
       'GET /api/v4/projects/77/merge_requests/3/notes',
+      'GET /api/v4/user', // whose marked notes are ours
       `PUT /api/v4/projects/77/merge_requests/3/notes/${forge.comments[0]!.id}`,
     ]);
     expect(forge.requests.every((q) => q.auth === 'PRIVATE-TOKEN gl-test-token')).toBe(true);
     expect(forge.comments).toHaveLength(1);
+  });
+
+  it('an answer cut short (the connection reset mid-answer) is a warning with --job-summary, on GitHub and GitLab', async () => {
+    const server = await startServer((_req, res, { socket }) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+      res.write('[{"id": 1, "body": "');
+      setImmediate(() => socket.destroy());
+    });
+    try {
+      const summary = path.join(dir, 'summary.md');
+      for (const env of [{ ...github(), GITHUB_API_URL: server.url }, { ...gitlab(), CI_API_V4_URL: `${server.url}/api/v4` }]) {
+        await writeFile(summary, '');
+        const r = await runGovops(['comment', 'preview.md', '--job-summary', summary], { cwd: dir, env });
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).toMatch(/warning: the comment was not written: Git(Hub|Lab): listing the (comments|notes) of [#!]\d+ failed: /);
+        // nothing was posted on the strength of a listing that looked empty
+        expect(server.seen.filter((q) => q.method !== 'GET')).toEqual([]);
+        expect(await readFile(summary, 'utf8')).toContain('body one');
+      }
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -24,7 +24,9 @@ beforeEach(() => {
   forge.requests.length = 0;
   forge.comments.length = 0;
   forge.readOnly = false;
+  forge.editOthers = false;
   delete forge.failAll;
+  delete forge.failNext;
 });
 
 const gh = (over: Partial<Extract<CommentTarget, { platform: 'github' }>> = {}): CommentTarget => ({
@@ -121,8 +123,14 @@ describe('GitHub (Octokit)', () => {
     expect((err as Error).message).not.toContain('gh-test-token');
   });
 
-  it('a wrong token is "forbidden" (401); a server error is "unavailable"', async () => {
-    await expect(upsertComment(gh({ token: 'wrong' }), MARKER, { marker: MARKER })).rejects.toMatchObject({ reason: 'forbidden', status: 401 });
+  it('a wrong token is "forbidden" (401), said to be invalid, not a fork\'s; a server error is "unavailable"', async () => {
+    const bad = await upsertComment(gh({ token: 'wrong' }), MARKER, { marker: MARKER }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ reason: 'forbidden', status: 401 });
+    expect((bad as Error).message).toMatch(/\(401\): Bad credentials.*\(the token is not valid: expired, revoked or mistyped\)/);
+    expect((bad as Error).message).not.toMatch(/fork|pull-requests: write/);
+    const badGl = await upsertComment(gl({ token: 'wrong' }), MARKER, { marker: MARKER }).catch((e: unknown) => e);
+    expect(badGl).toMatchObject({ reason: 'forbidden', status: 401 });
+    expect((badGl as Error).message).toMatch(/\(the token is not valid: expired, revoked or mistyped\)/);
     forge.failAll = 502;
     await expect(upsertComment(gh(), MARKER, { marker: MARKER })).rejects.toMatchObject({ reason: 'unavailable' });
   });
@@ -153,10 +161,103 @@ describe('GitHub (Octokit)', () => {
   });
 });
 
+describe('two runs that both found no comment (a push right after the pull request was opened)', () => {
+  it('GitHub: both post; the next run edits the oldest and deletes our other marked comment, never anyone else\'s', async () => {
+    const runs = await Promise.all([0, 1].map((i) => upsertComment(gh(), `${MARKER}\nrun ${i}`, { marker: MARKER, author: BOT })));
+    expect(runs.map((r) => r.action)).toEqual(['created', 'created']);
+    const theirs = forge.add('acme/gov#7', `${MARKER}\nquoted by a person`, 'mallory');
+    const [oldest] = forge.comments.filter((c) => c.author === BOT);
+    const [, second] = forge.comments.filter((c) => c.author === BOT);
+    const r = await upsertComment(gh(), `${MARKER}\nrun 2`, { marker: MARKER, author: BOT });
+    expect(r).toEqual({ action: 'updated', id: String(oldest!.id), url: expect.any(String), deleted: [String(second!.id)] });
+    expect(forge.comments.map((c) => c.body)).toEqual([`${MARKER}\nrun 2`, `${MARKER}\nquoted by a person`]);
+    expect(forge.comments).toContain(theirs);
+  });
+
+  it('GitLab: the same, for our notes only', async () => {
+    await Promise.all([0, 1].map((i) => upsertComment(gl(), `${MARKER}\nrun ${i}`, { marker: MARKER })));
+    forge.editOthers = true;
+    forge.add('platform/gov!12', `${MARKER}\nquoted by a person`, 'mallory');
+    const second = forge.comments[1]!;
+    const r = await upsertComment(gl(), `${MARKER}\nrun 2`, { marker: MARKER });
+    expect(r).toMatchObject({ action: 'updated', deleted: [String(second.id)] });
+    expect(forge.comments.map((c) => `${c.author}: ${c.body}`)).toEqual([`${BOT}: ${MARKER}\nrun 2`, `mallory: ${MARKER}\nquoted by a person`]);
+  });
+
+  it('without an author (any author is ours), nothing is deleted', async () => {
+    forge.add('acme/gov#7', `${MARKER}\none`, BOT);
+    forge.add('acme/gov#7', `${MARKER}\ntwo`, BOT);
+    await upsertComment(gh(), `${MARKER}\nthree`, { marker: MARKER });
+    expect(forge.comments.map((c) => c.body)).toEqual([`${MARKER}\nthree`, `${MARKER}\ntwo`]);
+    expect(calls().filter((c) => c.startsWith('DELETE'))).toEqual([]);
+  });
+});
+
+describe('rate limits', () => {
+  const secondary = {
+    status: 403,
+    headers: { 'retry-after': '60', 'x-ratelimit-remaining': '4000' },
+    message: 'You have exceeded a secondary rate limit and have been temporarily blocked from content creation. Please retry your request again later.',
+  };
+
+  it('GitHub: a rate-limited edit (403 with retry-after) is not "not ours": no second comment, no fork hint', async () => {
+    const mine = forge.add('acme/gov#7', `${MARKER}\nold`, BOT);
+    forge.failNext = { method: 'PATCH', ...secondary };
+    const err = await upsertComment(gh(), `${MARKER}\nnew`, { marker: MARKER, author: BOT }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CommentError);
+    expect(err).toMatchObject({ reason: 'unavailable', status: 403 });
+    expect((err as Error).message).toMatch(/rate limit.*retry after 60 s/);
+    expect((err as Error).message).not.toMatch(/fork/);
+    expect(calls()).not.toContain('POST /repos/acme/gov/issues/7/comments');
+    expect(forge.comments).toEqual([mine]);
+  });
+
+  it('GitHub: the primary limit (403, x-ratelimit-remaining: 0) and 429 are "unavailable", with when to retry', async () => {
+    const reset = String(Math.floor(Date.now() / 1000) + 120);
+    forge.failNext = { method: 'GET', status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }, message: 'API rate limit exceeded for installation ID 1.' };
+    const primary = await upsertComment(gh(), `${MARKER}\nx`, { marker: MARKER, author: BOT }).catch((e: unknown) => e);
+    expect(primary).toMatchObject({ reason: 'unavailable', status: 403 });
+    expect((primary as Error).message).toMatch(/rate limit.*retry after/);
+    expect((primary as Error).message).not.toMatch(/fork/);
+    forge.failNext = { method: 'POST', status: 429, headers: { 'retry-after': '5' }, message: 'Too Many Requests' };
+    const tooMany = await upsertComment(gh(), `${MARKER}\nx`, { marker: MARKER, author: BOT }).catch((e: unknown) => e);
+    expect(tooMany).toMatchObject({ reason: 'unavailable', status: 429 });
+    expect((tooMany as Error).message).toMatch(/retry after 5 s/);
+  });
+
+  it('GitLab: 429 is "unavailable", with retry-after; a rate-limited edit posts no second note', async () => {
+    const mine = forge.add('platform/gov!12', `${MARKER}\nold`, BOT);
+    forge.failNext = { method: 'PUT', status: 429, headers: { 'retry-after': '30' }, message: 'Retry later' };
+    const err = await upsertComment(gl(), `${MARKER}\nnew`, { marker: MARKER }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ reason: 'unavailable', status: 429 });
+    expect((err as Error).message).toMatch(/retry after 30 s/);
+    expect(forge.comments).toEqual([mine]);
+  });
+});
+
 describe('fitBody', () => {
   it('adds the marker when missing; leaves short bodies alone', () => {
     expect(fitBody('hello', MARKER, 100)).toBe(`${MARKER}\nhello`);
     expect(fitBody(`${MARKER}\nhello`, MARKER, 100)).toBe(`${MARKER}\nhello`);
+  });
+
+  const NOTE = '\n\n_(cut: the body was longer than the platform allows; see the CI job for the full text)_\n';
+
+  it('a cut inside a longer fence (a script holding ```) closes that fence, so the note is text, not code', () => {
+    const body = `${MARKER}\n<details><summary>script</summary>\n\n\`\`\`\`sql\nselect 1;\n\`\`\`\n${'select 2;\n'.repeat(500)}\`\`\`\`\n\n</details>\n`;
+    const cut = fitBody(body, MARKER, 2000);
+    expect(cut.length).toBeLessThanOrEqual(2000);
+    expect(cut.endsWith(`\n\`\`\`\`\n</details>${NOTE}`)).toBe(true);
+  });
+
+  it('a cut inside a collapsed block closes it, so the note is not hidden in it', () => {
+    const body = `${MARKER}\n<details><summary>Drift</summary>\n\n\`\`\`diff\n${'~ a: 1 -> 2\n'.repeat(500)}\`\`\`\n\n</details>\n\nafter\n`;
+    const cut = fitBody(body, MARKER, 2000);
+    expect(cut.length).toBeLessThanOrEqual(2000);
+    expect(cut.endsWith(`\n\`\`\`\n</details>${NOTE}`)).toBe(true);
+    // a `<details>` inside a code block is code, not a block to close
+    const code = `${MARKER}\n\`\`\`html\n<details>\n${'x\n'.repeat(2000)}\`\`\`\n`;
+    expect(fitBody(code, MARKER, 1000).endsWith(`\n\`\`\`${NOTE}`)).toBe(true);
   });
 });
 
@@ -175,6 +276,36 @@ describe('secrets in what the platform answers, and in the body', () => {
       expect(err.message).not.toContain('comments-KEY');
     } finally {
       delete forge.readOnlyMessage;
+    }
+  });
+
+  it('GitLab: a connection cut in the middle of an answer is a CommentError ("unavailable"), as a refused one is', async () => {
+    const server = await startServer((_req, res, { socket }) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+      res.write('[{"id": 1, "body": "');
+      setImmediate(() => socket.destroy());
+    });
+    try {
+      const err = await upsertComment(gl({ apiUrl: `${server.url}/api/v4` }), `${MARKER}\nx`, { marker: MARKER }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CommentError);
+      expect(err).toMatchObject({ reason: 'unavailable', message: expect.stringMatching(/^GitLab: listing the notes of !12 failed: /) });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('GitHub: a connection cut in the middle of an answer is a CommentError ("unavailable")', async () => {
+    const server = await startServer((_req, res, { socket }) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+      res.write('[{"id": 1, "body": "');
+      setImmediate(() => socket.destroy());
+    });
+    try {
+      const err = await upsertComment(gh({ apiUrl: server.url }), `${MARKER}\nx`, { marker: MARKER }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CommentError);
+      expect(err).toMatchObject({ reason: 'unavailable' });
+    } finally {
+      await server.close();
     }
   });
 
@@ -228,10 +359,11 @@ describe('GitLab (notes API)', () => {
     expect(calls()).toEqual([
       'GET /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
       'GET /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
+      'GET /api/v4/user', // whose marked notes are ours
       `PUT /api/v4/projects/platform%2Fgov/merge_requests/12/notes/${mine.id}`,
     ]);
-    expect(forge.requests.map((q) => q.query.page)).toEqual(['1', '2', undefined]);
-    expect(forge.requests[2]!.body).toEqual({ body: `${MARKER}\nnew` });
+    expect(forge.requests.map((q) => q.query.page)).toEqual(['1', '2', undefined, undefined]);
+    expect(forge.requests[3]!.body).toEqual({ body: `${MARKER}\nnew` });
     expect(mine.body).toBe(`${MARKER}\nnew`);
   });
 
@@ -254,5 +386,32 @@ describe('GitLab (notes API)', () => {
       'GET /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
       'POST /api/v4/projects/platform%2Fgov/merge_requests/12/notes',
     ]);
+  });
+
+  it("a marked note a merge-request author wrote first is not ours: ours is edited in place, theirs never (a Reporter's token)", async () => {
+    const theirs = forge.add('platform/gov!12', `${MARKER}\nno changes, merge away`, 'mallory');
+    for (let i = 0; i < 3; i++) await upsertComment(gl(), `${MARKER}\npush ${i}`, { marker: MARKER });
+    const ours = forge.comments.filter((c) => c.author === BOT);
+    expect(ours).toHaveLength(1);
+    expect(ours[0]!.body).toBe(`${MARKER}\npush 2`);
+    expect(theirs.body).toBe(`${MARKER}\nno changes, merge away`);
+    expect(calls()).not.toContain(`PUT /api/v4/projects/platform%2Fgov/merge_requests/12/notes/${theirs.id}`);
+  });
+
+  it("a token that may edit others' notes (Maintainer) never writes the preview into the author's note", async () => {
+    forge.editOthers = true;
+    const theirs = forge.add('platform/gov!12', `${MARKER}\nplanted`, 'mallory');
+    const r = await upsertComment(gl(), `${MARKER}\nthe real preview`, { marker: MARKER });
+    expect(r.action).toBe('created');
+    expect(theirs.body).toBe(`${MARKER}\nplanted`);
+    expect(forge.comments.filter((c) => c.author === BOT).map((c) => c.body)).toEqual([`${MARKER}\nthe real preview`]);
+  });
+
+  it('an explicit author is used as given (no lookup of the token\'s user)', async () => {
+    const mine = forge.add('platform/gov!12', `${MARKER}\nold`, 'project_7_bot');
+    forge.editOthers = true;
+    const r = await upsertComment(gl(), `${MARKER}\nnew`, { marker: MARKER, author: 'project_7_bot' });
+    expect(r).toMatchObject({ action: 'updated', id: String(mine.id) });
+    expect(calls()).not.toContain('GET /api/v4/user');
   });
 });

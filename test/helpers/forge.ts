@@ -7,9 +7,12 @@
  * GitHub:  GET   {prefix}/repos/{owner}/{repo}/issues/{n}/comments   list (per_page, page)
  *          POST  {prefix}/repos/{owner}/{repo}/issues/{n}/comments   create { body }
  *          PATCH {prefix}/repos/{owner}/{repo}/issues/comments/{id}  update { body }
+ *          DELETE {prefix}/repos/{owner}/{repo}/issues/comments/{id} delete
  * GitLab:  GET   /api/v4/projects/{id}/merge_requests/{iid}/notes          list (per_page, page)
  *          POST  /api/v4/projects/{id}/merge_requests/{iid}/notes          create { body }
  *          PUT   /api/v4/projects/{id}/merge_requests/{iid}/notes/{note}   update { body }
+ *          DELETE /api/v4/projects/{id}/merge_requests/{iid}/notes/{note}  delete
+ *          GET   /api/v4/user                                              the token's user (PRIVATE-TOKEN only)
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
@@ -48,10 +51,14 @@ export interface Forge {
   comments: ForgeComment[];
   /** Writes answer 403 (a read-only token). */
   readOnly: boolean;
+  /** GitLab: the token may edit notes by others (the Maintainer role or above can). */
+  editOthers: boolean;
   /** The message of a read-only answer, when set (e.g. one holding control characters). */
   readOnlyMessage?: string;
   /** Every request answers this status (e.g. 502), when set. */
   failAll?: number;
+  /** The next request with this method answers this status, headers and message (then it is cleared). */
+  failNext?: { method: string; status: number; headers?: Record<string, string>; message: string };
   add(thread: string, body: string, author: string, extra?: Partial<ForgeComment>): ForgeComment;
   close(): Promise<void>;
 }
@@ -84,6 +91,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
     requests: [],
     comments: [],
     readOnly: false,
+    editOthers: false,
     add(thread, body, author, extra = {}) {
       const c: ForgeComment = { id: ++nextId, body, author, thread, ...extra };
       forge.comments.push(c);
@@ -134,12 +142,26 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
       c.body = text;
       return send(res, 200, gh(c, one[1]!, one[2]!));
     }
+    if (one && req.method === 'DELETE') {
+      if (forge.readOnly) return send(res, 403, { message: forge.readOnlyMessage ?? 'Resource not accessible by integration' });
+      const i = forge.comments.findIndex((x) => x.id === Number(one[3]) && x.thread.startsWith(`${one[1]}/${one[2]}#`));
+      if (i < 0) return send(res, 404, { message: 'Not Found' });
+      if (forge.comments[i]!.author !== login) return send(res, 403, { message: 'You cannot delete this comment' });
+      forge.comments.splice(i, 1);
+      res.writeHead(204);
+      return void res.end();
+    }
     return send(res, 404, { message: 'Not Found' });
   };
 
   const gitlab = (req: IncomingMessage, res: ServerResponse, path: string, query: Record<string, string>, body: unknown): void => {
     if (req.headers['private-token'] !== gitlabToken && req.headers['job-token'] !== gitlabToken) {
       return send(res, 401, { message: '401 Unauthorized' });
+    }
+    if (path === '/api/v4/user' && req.method === 'GET') {
+      // a job token cannot read its user (GitLab answers 401 for JOB-TOKEN there)
+      if (req.headers['private-token'] !== gitlabToken) return send(res, 401, { message: '401 Unauthorized' });
+      return send(res, 200, { id: 1, username: login, bot: true });
     }
     const m = /^\/api\/v4\/projects\/([^/]+)\/merge_requests\/(\d+)\/notes(?:\/(\d+))?$/.exec(path);
     if (!m) return send(res, 404, { message: '404 Not Found' });
@@ -163,10 +185,19 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
       if (forge.readOnly) return send(res, 403, { message: forge.readOnlyMessage ?? '403 Forbidden' });
       const c = forge.comments.find((x) => x.id === Number(m[3]) && x.thread === thread);
       if (!c) return send(res, 404, { message: '404 Not found' });
-      if (c.author !== login) return send(res, 403, { message: '403 Forbidden' });
+      if (c.author !== login && !forge.editOthers) return send(res, 403, { message: '403 Forbidden' });
       if (typeof text !== 'string') return send(res, 400, { error: 'body is missing' });
       c.body = text;
       return send(res, 200, gl(c));
+    }
+    if (m[3] && req.method === 'DELETE') {
+      if (forge.readOnly) return send(res, 403, { message: forge.readOnlyMessage ?? '403 Forbidden' });
+      const i = forge.comments.findIndex((x) => x.id === Number(m[3]) && x.thread === thread);
+      if (i < 0) return send(res, 404, { message: '404 Not found' });
+      if (forge.comments[i]!.author !== login && !forge.editOthers) return send(res, 403, { message: '403 Forbidden' });
+      forge.comments.splice(i, 1);
+      res.writeHead(204);
+      return void res.end();
     }
     return send(res, 405, { message: '405 Method Not Allowed' });
   };
@@ -190,6 +221,11 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
         ...(body !== undefined ? { body } : {}),
       });
       if (forge.failAll !== undefined) return send(res, forge.failAll, { message: 'unavailable' });
+      if (forge.failNext !== undefined && forge.failNext.method === req.method) {
+        const f = forge.failNext;
+        delete forge.failNext;
+        return send(res, f.status, { message: f.message }, f.headers);
+      }
       if (url.pathname.startsWith('/api/v4/')) return gitlab(req, res, url.pathname, query, body);
       if (prefix && !url.pathname.startsWith(prefix)) return send(res, 404, { message: 'Not Found' });
       return github(req, res, url.pathname.slice(prefix.length), query, body);

@@ -78,7 +78,8 @@ export async function commentAction(file: string, flags: CommentFlags, command: 
       ...(flags.author !== undefined ? { author: flags.author } : {}),
     });
     if (ctx.options.output === 'json') ctx.stdout.write(`${JSON.stringify(r)}\n`);
-    ctx.stderr.write(`${r.action} comment ${printable(String(r.id))}${r.url ? ` (${printable(r.url)})` : ''}\n`);
+    const deleted = r.deleted?.length ? `; deleted our other marked comment${r.deleted.length === 1 ? '' : 's'} ${r.deleted.map((id) => printable(id)).join(', ')}` : '';
+    ctx.stderr.write(`${r.action} comment ${printable(String(r.id))}${r.url ? ` (${printable(r.url)})` : ''}${deleted}\n`);
   } catch (err) {
     if (!(err instanceof CommentError || err instanceof UserError) || !flags.jobSummary) throw err;
     // The body is in the job summary: a comment that cannot be written (a fork's read-only token) does not fail the job.

@@ -2,12 +2,13 @@
  * Each kind's fields as a service may echo them (interface 2.2-2.8): created by apply through the sandbox, read back
  * through a proxy that rewrites the answers (test/helpers/rewriting-proxy.ts), and the plan after must be a no-op.
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { cp, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runGovops } from '../helpers/cli.js';
 import { objectStoreManifest } from '../helpers/manifests.js';
 import { mapJsonBody, type ProxiedRequest, type ProxiedResponse } from '../helpers/rewriting-proxy.js';
+import { EXAMPLES, exampleEnv } from '../apply/harness.js';
 import { rig, type Rig } from '../apply/inproc.js';
 
 let r: Rig | undefined;
@@ -64,5 +65,34 @@ describe('a string field the service echoes as a number (an account id held as a
     expect(text).toMatch(/cloudAccountId: "123456789012"|cloudAccountId: '123456789012'/);
     const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
     expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+  });
+});
+
+describe('every kind of the examples read back in other JSON forms', () => {
+  /** Numbers as their digits, digit strings as numbers, lists reversed: every scalar of every config. */
+  const otherForm = (v: unknown): unknown => {
+    if (typeof v === 'number') return String(v);
+    if (typeof v === 'string' && /^[0-9]{1,15}$/.test(v)) return Number(v);
+    if (Array.isArray(v)) return v.map(otherForm).reverse();
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, otherForm(x)]));
+    return v;
+  };
+  let on = false;
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    on && isIntegrationGet(q) && res.status === 200
+      ? eachConfig(res, (c) => {
+          for (const [k, v] of Object.entries(c)) c[k] = otherForm(v);
+        })
+      : res;
+
+  it.each([[[] as string[]], [['omit-defaults']], [['echo-sent']]])('behaviours %j: the plan after apply is a no-op', async (behaviours) => {
+    on = false;
+    r = await rig({ transitionMs: 10, rewrite, behaviours });
+    await cp(EXAMPLES, path.join(r.dir, 'm'), { recursive: true, filter: (src) => !src.includes('kubernetes') && !src.includes('environments') });
+    Object.assign(r.env, exampleEnv('forms'));
+    const res = await r.run();
+    expect(res.ok, res.error).toBe(true);
+    on = true;
+    expect(await planned(r)).toEqual([]);
   });
 });

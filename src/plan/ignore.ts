@@ -113,6 +113,11 @@ function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shap
   return out;
 }
 
+/** The body an in-place update of `d` sends to the live integration `live` (what apply sends, a dry run too). */
+export function updateBody(d: DesiredIntegration, live: LiveIntegration, shapes: ConfigShapes): DesiredIntegration['body'] {
+  return (preserved(d, live, shapes) as DesiredIntegration).body;
+}
+
 /**
  * The desired resources apply sends, given the plan and live state: for every in-place change (an update, a
  * webhook's replace) of a resource with ignored fields, those fields take their live values; an integration update

@@ -85,7 +85,7 @@ describe('every kind of the examples read back in other JSON forms', () => {
         })
       : res;
 
-  it.each([[[] as string[]], [['omit-defaults']], [['echo-sent']]])('behaviours %j: the plan after apply is a no-op', async (behaviours) => {
+  it.each([[[] as string[]], [['omit-defaults']], [['echo-sent']], [['null-unset', 'mask-more', 'other-mask', 'lower-hosts', 'shuffle']], [['omit-masked', 'extra-fields', 'numeric-ids']]])('behaviours %j: the plan after apply is a no-op', async (behaviours) => {
     on = false;
     r = await rig({ transitionMs: 10, rewrite, behaviours });
     await cp(EXAMPLES, path.join(r.dir, 'm'), { recursive: true, filter: (src) => !src.includes('kubernetes') && !src.includes('environments') });
@@ -94,5 +94,19 @@ describe('every kind of the examples read back in other JSON forms', () => {
     expect(res.ok, res.error).toBe(true);
     on = true;
     expect(await planned(r)).toEqual([]);
+  });
+
+  it('export reads them back as the manifests say them: the export validates with --strict', async () => {
+    on = false;
+    r = await rig({ transitionMs: 10, rewrite });
+    await cp(EXAMPLES, path.join(r.dir, 'm'), { recursive: true, filter: (src) => !src.includes('kubernetes') && !src.includes('environments') });
+    Object.assign(r.env, exampleEnv('forms'));
+    expect((await r.run()).ok).toBe(true);
+    on = true;
+    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
+    const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Integration'], { cwd: r.dir, env: conn });
+    expect(exp.code, exp.stderr).toBe(0);
+    const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
   });
 });

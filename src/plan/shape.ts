@@ -7,8 +7,8 @@
  * absent (or null) = default, an empty value ("" or []) of a field without default = absent, fields govops
  * does not know are not compared, order-free lists are sets, a number sent back as a numeric string is that
  * number, a boolean sent as a string (`"true"`) is that boolean (util/boolean.ts), a list of one string in a string
- * field is that string and a number in a string field its digits (`fromWire`), a workspace URL is compared by its host, host names (and the host of a URL)
- * case-insensitively.
+ * field is that string and a number in a string field its digits (`fromWire`), a workspace URL is compared by its
+ * host, host names (and the host of a URL) case-insensitively.
  */
 import { hostOf, urlWithLowerHost } from '../service/kinds.js';
 import { booleanFromWire } from '../util/boolean.js';

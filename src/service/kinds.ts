@@ -17,8 +17,8 @@ const MASKED_FORM = /[*\u2022\u25cf]{3}|^\s*(?:[[(<{]+\s*(?:redacted|hidden|mask
 /**
  * Whether a value the service returned looks like a value it hides: the interface's mask, a run of three or more
  * mask characters (`****`, `EXAM****`, `•••`), a bracketed word (`[REDACTED]`, `<hidden>`) or `REDACTED`. A service
- * may hide more than the credential fields the interface names (an access key id, a user name, a client id): such a value
- * is never compared as a value (docs/decisions.md "A value the service hides where govops does not expect it").
+ * may hide more than the credential fields the interface names (an access key id, a user name, a client id): such a
+ * value is never compared as a value (docs/decisions.md "A value the service hides where govops does not expect it").
  */
 export function looksMasked(value: unknown): boolean {
   return typeof value === 'string' && (value === MASK || MASKED_FORM.test(value));

@@ -102,7 +102,9 @@ export function diffObjects(
     const d = desired[key];
     const l = live[key];
     if (d === undefined && l === undefined) continue;
-    if ((ctx.isSensitive(path, key) && !isPlainObject(d) && !isPlainObject(l)) || maskedLive(l, d)) {
+    // A credential field the manifest holds as a value (or not at all) is compared as one secret, whatever shape the
+    // service answers it in (a keyfile string parsed into an object): neither side is ever shown as a value.
+    if ((ctx.isSensitive(path, key) && !isPlainObject(d)) || maskedLive(l, d)) {
       const verdict = ctx.compareSecret(path, l, d);
       if (verdict === 'changed') out.push({ path, sensitive: true, forcesReplace: ctx.forcesReplace(path) });
       else if (verdict === 'unknown') ctx.notComparable?.push(path);

@@ -8,11 +8,12 @@
  */
 import type { LiveIntegration, LiveWebhook } from '../api/types.js';
 import { looksMasked } from '../service/kinds.js';
-import { isSensitiveKey } from '../kinds/registry.js';
+import { NON_EDITABLE, isIntegrationType, isSensitiveKey } from '../kinds/registry.js';
 import { isPlainObject, valueAt } from '../util/object.js';
 import { copyPlain } from '../util/copy.js';
+import { deepEqual } from './diff.js';
 import { comparable, type ConfigShapes } from './shape.js';
-import type { DesiredResource, Plan } from './types.js';
+import type { DesiredIntegration, DesiredResource, Plan } from './types.js';
 import { firstBy } from '../util/multimap.js';
 
 /** Set (or with `undefined`, remove) a value at a path, creating objects on the way. Mutates `root`. */
@@ -52,12 +53,45 @@ function masked(v: unknown): boolean {
   return false;
 }
 
-/** The body govops sends when it changes an existing resource: ignored fields as they are live. */
+/**
+ * The non-editable config fields (each kind's `nonEditable`) the manifest writes otherwise than the service holds them,
+ * with the same meaning as govops compares them (a host in another case, a workspace URL as its bare host): their
+ * config-relative paths and the live spelling. Strings on both sides only (a value in another JSON form is sent as
+ * the manifest writes it, the form the interface gives).
+ */
+function liveSpellings(d: DesiredIntegration, l: LiveIntegration, shapes: ConfigShapes): Array<[string[], string]> {
+  const type = d.body.type;
+  const config = d.body.config;
+  if (!config || l.type !== type || !isIntegrationType(type)) return [];
+  const out: Array<[string[], string]> = [];
+  let want: Record<string, unknown> | undefined;
+  let have: Record<string, unknown> | undefined;
+  for (const path of NON_EDITABLE[type]) {
+    if (!path.startsWith('config.')) continue;
+    const parts = path.slice('config.'.length).split('.');
+    const mine = valueAt(config, parts);
+    const theirs = valueAt(l.config, parts);
+    if (typeof mine !== 'string' || typeof theirs !== 'string' || mine === theirs || looksMasked(theirs)) continue;
+    want ??= comparable(shapes, type, config);
+    have ??= comparable(shapes, type, l.config);
+    if (deepEqual(valueAt(want, parts), valueAt(have, parts))) out.push([parts, theirs]);
+  }
+  return out;
+}
+
+/**
+ * The body govops sends when it changes an existing resource: ignored fields as they are live, and an integration's
+ * non-editable fields as the service spells them when they mean the same (`liveSpellings`): the plan calls them no
+ * change, and a service comparing what it stored with what it is sent would refuse the update as a change of them.
+ */
 function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shapes: ConfigShapes): DesiredResource {
-  const out = copyPlain(d);
-  if (out.kind === 'Integration') {
+  if (d.kind === 'Integration') {
     const l = live as LiveIntegration;
+    const spellings = liveSpellings(d, l, shapes);
+    if (spellings.length === 0 && !d.ignoreFields?.length) return d;
+    const out = copyPlain(d);
     const config = (out.body.config ??= {});
+    for (const [parts, value] of spellings) setPath(config, parts, value);
     // Known fields in the shape govops compares (numbers as numbers...); unknown ones as the service sent them.
     const known = comparable(shapes, l.type, l.config);
     for (const rel of configPaths(out.ignoreFields)) {
@@ -69,6 +103,7 @@ function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shap
     }
     return out;
   }
+  const out = copyPlain(d);
   const w = live as LiveWebhook;
   const body = out.body as unknown as Record<string, unknown>;
   for (const field of out.ignoreFields ?? []) {
@@ -78,10 +113,16 @@ function preserved(d: DesiredResource, live: LiveIntegration | LiveWebhook, shap
   return out;
 }
 
+/** The body an in-place update of `d` sends to the live integration `live` (what apply sends, a dry run too). */
+export function updateBody(d: DesiredIntegration, live: LiveIntegration, shapes: ConfigShapes): DesiredIntegration['body'] {
+  return (preserved(d, live, shapes) as DesiredIntegration).body;
+}
+
 /**
  * The desired resources apply sends, given the plan and live state: for every in-place change (an update, a
- * webhook's replace) of a resource with ignored fields, those fields take their live values. Creates (and an
- * integration's replace, which creates a new one) send the manifest's values.
+ * webhook's replace) of a resource with ignored fields, those fields take their live values; an integration update
+ * also keeps the live spelling of its non-editable fields (`liveSpellings`). Creates (and an integration's replace,
+ * which creates a new one) send the manifest's values.
  */
 export function preserveIgnoredFields(
   desired: readonly DesiredResource[],
@@ -91,8 +132,9 @@ export function preserveIgnoredFields(
 ): DesiredResource[] {
   const inPlace = new Map<string, string>();
   for (const c of plan.changes) {
-    if (!c.ignoredFields?.length || c.liveId === undefined) continue;
-    if ((c.resourceKind === 'Integration' && c.action === 'update') || (c.resourceKind === 'Webhook' && c.action === 'replace')) {
+    if (c.liveId === undefined) continue;
+    // every integration update (its non-editable fields keep their live spelling); a webhook's replace when it ignores fields
+    if ((c.resourceKind === 'Integration' && c.action === 'update') || (c.ignoredFields?.length && c.resourceKind === 'Webhook' && c.action === 'replace')) {
       inPlace.set(`${c.resourceKind}/${c.name}`, c.liveId);
     }
   }

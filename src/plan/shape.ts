@@ -7,8 +7,8 @@
  * absent (or null) = default, an empty value ("" or []) of a field without default = absent, fields govops
  * does not know are not compared, order-free lists are sets, a number sent back as a numeric string is that
  * number, a boolean sent as a string (`"true"`) is that boolean (util/boolean.ts), a list of one string in a string
- * field is that string (`fromWire`), a workspace URL is compared by its host, host names (and the host of a URL)
- * case-insensitively.
+ * field is that string and a number in a string field its digits (`fromWire`), a workspace URL is compared by its
+ * host, host names (and the host of a URL) case-insensitively.
  */
 import { hostOf, urlWithLowerHost } from '../service/kinds.js';
 import { booleanFromWire } from '../util/boolean.js';
@@ -50,11 +50,14 @@ function sortedSet(list: unknown[]): unknown[] {
  * A field's value as the service may send it, read as its schema type (comparison and export both read live values
  * with it): a numeric string of a number field is that number, `"true"`/`"false"` of a boolean field the boolean,
  * and a list of exactly one string in a string field that string (interface 2.3 types `cloudRoleToAssume` string
- * with the default `[]`: a service holding it as a list echoes `["arn:..."]`). A longer list in a string field
- * stays a list: a real difference from any string, shown as such. Anything else is returned as it is.
+ * with the default `[]`: a service holding it as a list echoes `["arn:..."]`), and a number in a string field its
+ * decimal digits (object_store `cloudAccountId` "123456789012" held and echoed as a number). A longer list in a
+ * string field stays a list: a real difference from any string, shown as such. Anything else is returned as it is.
  */
 export function fromWire(shape: FieldShape, value: unknown): unknown {
   if (shape.type === 'string' && Array.isArray(value) && value.length === 1 && typeof value[0] === 'string') return value[0];
+  // A number in a string field is its digits (an account id the service holds as a number: "123456789012").
+  if (shape.type === 'string' && ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'bigint')) return String(value);
   if ((shape.type === 'number' || shape.type === 'integer') && typeof value === 'string' && value.trim() !== '') {
     const n = Number(value);
     if (Number.isFinite(n)) return n;

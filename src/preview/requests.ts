@@ -9,6 +9,8 @@ import type { LiveIntegration } from '../api/types.js';
 import type { IntegrationManifest, LoadedManifest } from '../manifests/types.js';
 import type { DesiredIntegration, ManualStepsMode, ResourceChange } from '../plan/types.js';
 import { isIntegrationType, type IntegrationType } from '../kinds/registry.js';
+import { configShapes } from '../manifests/shapes.js';
+import { updateBody } from '../plan/ignore.js';
 import { dryRunRequest, sendDryRun, type DryRunRequest } from './dry-run.js';
 import type { LiveLists } from './live-view.js';
 import { ackOfGate, ackOfManifest } from './manual-ack.js';
@@ -90,7 +92,8 @@ function dryRunFor(r: PreviewResource, k: Lookup, unknown: readonly UnknownSecre
     action: l.action,
     ...(l.id !== undefined ? { liveId: l.id } : {}),
     ...(l.blocked !== undefined ? { blocked: l.blocked } : {}),
-    ...(d && !deleting ? { body: structuredClone(d.body) } : {}),
+    // an update sends what apply would: ignored fields and non-editable spellings as they are live (plan/ignore.ts)
+    ...(d && !deleting ? { body: structuredClone(l.action === 'update' && liveObj ? updateBody(d, liveObj, configShapes()) : d.body) } : {}),
     ...(d?.deleteCredentials && withPayload ? { deletePayload: structuredClone(d.deleteCredentials) } : {}),
     unknownRefs,
     targets: checkTargets({

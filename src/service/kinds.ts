@@ -7,14 +7,18 @@
 /** The fixed string the service puts in place of every credential field it returns. */
 export const MASK = '********';
 
-/** A run of mask characters, or a bracketed word a service writes in place of a value it hides. */
-const MASKED_FORM = /[*\u2022\u25cf]{3}|^[\s[(<{]*(?:redacted|hidden|masked|sensitive|secret)[\s\])>}]*$/i;
+/**
+ * A run of mask characters, a bracketed word a service writes in place of a value it hides (`[REDACTED]`, `<hidden>`),
+ * or the bare word `REDACTED`. A bare `sensitive`, `secret`, `hidden` or `masked` is a value (a schema, a catalog, a
+ * group may be named so): read as hidden, a drift to it was never seen.
+ */
+const MASKED_FORM = /[*\u2022\u25cf]{3}|^\s*(?:[[(<{]+\s*(?:redacted|hidden|masked|sensitive|secret)\s*[\])>}]+|redacted)\s*$/i;
 
 /**
  * Whether a value the service returned looks like a value it hides: the interface's mask, a run of three or more
- * mask characters (`****`, `EXAM****`, `•••`), or a bracketed word (`[REDACTED]`, `<hidden>`). A service may hide
- * more than the credential fields the interface names (an access key id, a user name, a client id): such a value
- * is never compared as a value (docs/decisions.md "A value the service hides where govops does not expect it").
+ * mask characters (`****`, `EXAM****`, `•••`), a bracketed word (`[REDACTED]`, `<hidden>`) or `REDACTED`. A service
+ * may hide more than the credential fields the interface names (an access key id, a user name, a client id): such a
+ * value is never compared as a value (docs/decisions.md "A value the service hides where govops does not expect it").
  */
 export function looksMasked(value: unknown): boolean {
   return typeof value === 'string' && (value === MASK || MASKED_FORM.test(value));

@@ -370,6 +370,15 @@ describe('govops preview of a pull request', () => {
     expect(r.stdout).toContain('**Dry run**: ⏭️ skipped — config.connectArgs differs from the base revision: no secret is sent to a new host');
   });
 
+  it('a host written in another case beside a real change: an update whose dry run sends the host as the service holds it (as apply does)', async () => {
+    await pr('host-case', () => write('sql.yaml', sql({ host: 'SQL.Example.com', port: 1500 })));
+    const r = await preview([], { ...live(), ...SECRETS });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const sqlId = id('sql.example.com');
+    expect(mutations()).toEqual([`PUT /integrations/${sqlId}?dryRun`]);
+    expect(r.stdout).toContain(`**Dry run** \`PUT /integrations/${sqlId}?dryRun=true\`: ✅ passed`);
+  });
+
   it('drift the pull request does not cause: listed separately, collapsed; not a change of this pull request', async () => {
     const driftyId = id('drifty.example.com');
     const res = await request(`${sandbox.url}/integrations/${driftyId}`, {

@@ -1,0 +1,112 @@
+/**
+ * Each kind's fields as a service may echo them (interface 2.2-2.8): created by apply through the sandbox, read back
+ * through a proxy that rewrites the answers (test/helpers/rewriting-proxy.ts), and the plan after must be a no-op.
+ */
+import { cp, readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runGovops } from '../helpers/cli.js';
+import { objectStoreManifest } from '../helpers/manifests.js';
+import { mapJsonBody, type ProxiedRequest, type ProxiedResponse } from '../helpers/rewriting-proxy.js';
+import { EXAMPLES, exampleEnv } from '../apply/harness.js';
+import { rig, type Rig } from '../apply/inproc.js';
+
+let r: Rig | undefined;
+afterEach(async () => {
+  await r?.close();
+  r = undefined;
+});
+
+const isIntegrationGet = (q: ProxiedRequest): boolean => q.method === 'GET' && /^\/integrations(\/[^/]+)?$/.test(q.path);
+const eachConfig = (res: ProxiedResponse, fn: (c: Record<string, unknown>) => void): ProxiedResponse =>
+  mapJsonBody(res, (v) => {
+    for (const i of Array.isArray(v) ? v : [v]) {
+      const config = (i as { config?: unknown } | null)?.config;
+      if (config && typeof config === 'object') fn(config as Record<string, unknown>);
+    }
+    return v;
+  });
+
+async function planned(x: Rig, opts: Parameters<Rig['run']>[0] = {}): Promise<string[]> {
+  const res = await x.run({ apply: false, ...opts });
+  expect(res.ok, res.error).toBe(true);
+  return (res.plan?.changes ?? []).filter((c) => c.action !== 'noop').map((c) => `${c.resourceKind}/${c.name} ${c.action}${c.blocked ? ` [${c.blocked.code}]` : ''}`);
+}
+
+describe('a string field the service echoes as a number (an account id held as a number)', () => {
+  let numeric = false;
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    numeric && isIntegrationGet(q)
+      ? eachConfig(res, (c) => {
+          if (typeof c.cloudAccountId === 'string' && /^[0-9]+$/.test(c.cloudAccountId)) c.cloudAccountId = Number(c.cloudAccountId);
+        })
+      : res;
+
+  it('object_store cloudAccountId "123456789012" echoed as 123456789012: no change (not a replace of a non-editable field)', async () => {
+    numeric = false;
+    r = await rig({ rewrite });
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    expect((await r.run()).ok).toBe(true);
+    numeric = true;
+    expect(await planned(r)).toEqual([]);
+  });
+
+  it('export writes it as the string the schema asks for: the export validates', async () => {
+    numeric = false;
+    r = await rig({ rewrite });
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    expect((await r.run()).ok).toBe(true);
+    numeric = true;
+    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
+    const exp = await runGovops(['export', '--out', 'exported'], { cwd: r.dir, env: conn });
+    expect(exp.code, exp.stderr).toBe(0);
+    const files = await readdir(path.join(r.dir, 'exported'));
+    const text = (await Promise.all(files.map((f) => readFile(path.join(r!.dir, 'exported', f), 'utf8')))).join('\n');
+    expect(text).toMatch(/cloudAccountId: "123456789012"|cloudAccountId: '123456789012'/);
+    const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+  });
+});
+
+describe('every kind of the examples read back in other JSON forms', () => {
+  /** Numbers as their digits, digit strings as numbers, lists reversed: every scalar of every config. */
+  const otherForm = (v: unknown): unknown => {
+    if (typeof v === 'number') return String(v);
+    if (typeof v === 'string' && /^[0-9]{1,15}$/.test(v)) return Number(v);
+    if (Array.isArray(v)) return v.map(otherForm).reverse();
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, otherForm(x)]));
+    return v;
+  };
+  let on = false;
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    on && isIntegrationGet(q) && res.status === 200
+      ? eachConfig(res, (c) => {
+          for (const [k, v] of Object.entries(c)) c[k] = otherForm(v);
+        })
+      : res;
+
+  it.each([[[] as string[]], [['omit-defaults']], [['echo-sent']], [['null-unset', 'mask-more', 'other-mask', 'lower-hosts', 'shuffle']], [['omit-masked', 'extra-fields', 'numeric-ids']]])('behaviours %j: the plan after apply is a no-op', async (behaviours) => {
+    on = false;
+    r = await rig({ transitionMs: 10, rewrite, behaviours });
+    await cp(EXAMPLES, path.join(r.dir, 'm'), { recursive: true, filter: (src) => !src.includes('kubernetes') && !src.includes('environments') });
+    Object.assign(r.env, exampleEnv('forms'));
+    const res = await r.run();
+    expect(res.ok, res.error).toBe(true);
+    on = true;
+    expect(await planned(r)).toEqual([]);
+  });
+
+  it('export reads them back as the manifests say them: the export validates with --strict', async () => {
+    on = false;
+    r = await rig({ transitionMs: 10, rewrite });
+    await cp(EXAMPLES, path.join(r.dir, 'm'), { recursive: true, filter: (src) => !src.includes('kubernetes') && !src.includes('environments') });
+    Object.assign(r.env, exampleEnv('forms'));
+    expect((await r.run()).ok).toBe(true);
+    on = true;
+    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
+    const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Integration'], { cwd: r.dir, env: conn });
+    expect(exp.code, exp.stderr).toBe(0);
+    const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+  });
+});

@@ -6,7 +6,9 @@
  * - an integration is deleted (or replaced) after the deletes of the data sources registered under it
  *   (the service would delete them with it; govops deletes what it manages first, explicitly);
  * - a new data source is registered after the deletes of the data sources of its integration (a name or a
- *   prefix they free may be the one it takes).
+ *   prefix they free may be the one it takes);
+ * - a new integration is created after the removals that free a unique value it takes (`freedBy`, set by the
+ *   planner: src/plan/unique-taken.ts).
  */
 import type { PlanChange } from '../plan/types.js';
 import { appendTo } from '../util/multimap.js';
@@ -32,17 +34,27 @@ export function taskDependencies(changes: readonly PlanChange[]): Map<string, st
   const integrationRemovals = new Map<string, string[]>();
   const integrations = new Set<string>();
   let dataSources = false;
+  const keys = new Set<string>();
+  let freed = false;
   for (const c of changes) {
+    if (c.freedBy !== undefined) freed = true;
     if (c.resourceKind === 'Integration') {
       integrations.add(c.name);
+      keys.add(taskKey(c));
       if ((c.action === 'delete' || c.action === 'replace') && c.liveId !== undefined) appendTo(integrationRemovals, c.liveId, taskKey(c));
     } else if (c.resourceKind === 'DataSource') {
       dataSources = true;
       if (c.action === 'delete' && deletesDataSource(c) && c.integration?.liveId !== undefined) appendTo(dataSourceDeletes, c.integration.liveId, taskKey(c));
     }
   }
-  // Every edge starts at or ends in a data source.
-  if (!dataSources) return deps;
+  if (freed) {
+    for (const c of changes) for (const k of c.freedBy ?? []) if (keys.has(k)) waits(taskKey(c), k);
+  }
+  // Every other edge starts at or ends in a data source.
+  if (!dataSources) {
+    assertAcyclic(deps);
+    return deps;
+  }
   for (const c of changes) {
     if (c.resourceKind !== 'DataSource') continue;
     if ((c.action === 'create' || c.action === 'replace') && c.integration?.name !== undefined && integrations.has(c.integration.name)) {

@@ -14,6 +14,7 @@ import { guardDeletions } from './guard.js';
 import { gateManualSteps } from './manual-steps.js';
 import { matchResources, type MatchResult } from './match.js';
 import { blockNamesStillTaken } from './names-taken.js';
+import { blockUniqueValuesTaken } from './unique-taken.js';
 import { orphanWarning } from './orphans.js';
 import { resolvePending } from './pending.js';
 import { forgetStale } from './stale.js';
@@ -99,6 +100,7 @@ export function planChanges(input: PlanInput): Plan {
   if (refusal) draft.warnings.push(warning('deletion-guard', refusal.message));
   // (after suspension, --only and the guard: a delete they keep back leaves its data source's name taken)
   blockNamesStillTaken(planned, input.desired, input.live);
+  blockUniqueValuesTaken(planned, input.desired, input.live.integrations);
   const plan: Plan = { formatVersion: PLAN_FORMAT_VERSION, changes: planned, summary: summarize(planned), errors: draft.errors.map((e) => e.message), warnings: draft.warnings };
   if (refusal) plan.deletionRefusal = refusal;
   if (unsupported !== undefined) plan.dataSourcesUnsupported = unsupported;

@@ -76,6 +76,11 @@ export interface ResourceChange {
   manualStep?: ManualStepGate;
   /** Manual flow, the integration's creation failed (`createError`): the ways out, with the commands. */
   failedCreation?: FailedCreation;
+  /**
+   * Integration creates: the removals of this plan (`Integration/name`) that free a unique value it takes (object_store
+   * `cloudLocationPath` moved from a pruned integration to a new one): apply starts it once they are done.
+   */
+  freedBy?: string[];
 }
 
 /** One platform script to fetch (`govops scripts ...`) and run before the change. */

@@ -19,6 +19,7 @@ import { comparable, comparableMemo, fromWire } from '../../src/plan/shape.js';
 import type { DesiredDataSource, DesiredResource, Plan, PlanChange, PlanOptions } from '../../src/plan/types.js';
 import type { ManagedResource } from '../../src/state/types.js';
 import { hasChanges } from '../../src/reconcile/plan-stage.js';
+import { taskDependencies } from '../../src/apply/dependencies.js';
 import { HASH, KEY, SHAPES, integration, liveOf, liveWebhookOf, owned, planner, sqlConfig, stateWith, webhook } from './fixtures.js';
 
 const plan = planner({ prune: true, allowReplace: false });
@@ -404,5 +405,39 @@ describe('saved plans: what makes one stale (a third mutation round)', () => {
     // the ids of the live items to look at (apply FILE: a create's id once it exists)
     const created = plan([d], {}, stateWith());
     expect(planFacts(created, { ...input, state: stateWith() }, () => '1').live['Integration/sql']).toMatchObject({ id: '1' });
+  });
+});
+
+describe('a unique config value held by a live integration (object_store cloudLocationPath)', () => {
+  const store = (name: string, path: string) =>
+    integration(name, 'object_store', { name, cloudAccountId: '1', cloudRegion: 'r', cloudLocationRole: 'role', cloudLocationPath: path, authenticationType: 'auto' }, { autoBootstrap: false });
+
+  it("another team's integration holding it blocks the create, naming the holder; another path plans the create", () => {
+    const theirs = liveOf(store('theirs', 's3://shared/'), '9');
+    const p = plan([store('mine', 's3://shared/')], { integrations: [theirs] }, stateWith());
+    expect(lines(p)).toEqual(['create Integration/mine ! value-taken']);
+    expect(p.changes[0]!.blocked!.message).toMatch(/config\.cloudLocationPath `s3:\/\/shared\/` is used by integration 9 \(status enabled\), which this plan does not delete/);
+    expect(lines(plan([store('mine', 's3://mine/')], { integrations: [theirs] }, stateWith()))).toEqual(['create Integration/mine']);
+  });
+
+  it("govops' own holder: free when this plan prunes it, blocked when the plan keeps it (no --prune)", () => {
+    const old = store('old', 's3://shared/');
+    const live = liveOf(old, '9');
+    const pruned = plan([store('new', 's3://shared/')], { integrations: [live] }, stateWith(owned(old, '9')));
+    expect(lines(pruned)).toEqual(expect.arrayContaining(['delete Integration/old', 'create Integration/new']));
+    const create = pruned.changes.find((c) => c.name === 'new')!;
+    expect(create.freedBy).toEqual(['Integration/old']);
+    expect(taskDependencies(pruned.changes)).toEqual(new Map([['Integration/new', ['Integration/old']]]));
+    // a targeted apply without the delete: the create does not wait for a task that is not there
+    expect(taskDependencies(pruned.changes.filter((c) => c.name === 'new'))).toEqual(new Map());
+    const kept = planner({ prune: false, allowReplace: false })([store('new', 's3://shared/')], { integrations: [live] }, stateWith(owned(old, '9')));
+    expect(lines(kept)).toContain('create Integration/new ! value-taken');
+  });
+
+  it('a replace of its own integration that keeps the path is not blocked by itself', () => {
+    const before = store('lake', 's3://shared/');
+    const after = integration('lake', 'object_store', { ...before.body.config, cloudAccountId: '2' }, { autoBootstrap: false });
+    const p = planner({ prune: true, allowReplace: true })([after], { integrations: [liveOf(before, '9')] }, stateWith(owned(before, '9')));
+    expect(lines(p)).toEqual(['replace Integration/lake']);
   });
 });

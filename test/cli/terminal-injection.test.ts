@@ -4,6 +4,8 @@
  * the one escaper (src/util/terminal.ts). JSON output stays JSON (its escaping is enough there).
  */
 import { spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,5 +118,35 @@ describe('every text renderer escapes what manifests and the service wrote', () 
     clean(cell(FORGED));
     const err = new ApiError(400, 'Bad Request', FORGED, 'POST', '/webhooks');
     clean(printableLines(`service error: ${err.toString()}`));
+  });
+});
+
+describe('the closing error line of plan and apply: a service error is escaped', () => {
+  let dir: string;
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'govops-inject-service-'));
+    await writeFile(
+      join(dir, 'h.yaml'),
+      'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: a\nspec:\n  url: https://h.example.com/a\n  global: false\n  notificationType: [modelCreated]\n  actionType: triggered\n',
+    );
+    // a service (or whatever answers at its address) whose refusal carries control sequences
+    server = createServer((_req, res) => {
+      res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ message: FORGED, error: `Forbidden ${FORGED}` }));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((done) => server.close(done));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each(['plan', 'apply', 'plan -o json', 'apply -o markdown'])('%s', async (command) => {
+    const r = await runGovops([...command.split(' '), 'h.yaml', '--state', 'state.json', '--retries', '0'], { cwd: dir, env: { GOVOPS_URL: url, GOVOPS_TOKEN: 'tok-1234' } });
+    expect(r.code).toBe(1);
+    clean(r.stderr);
+    expect(r.stderr).toContain('error: forged \\x1b[2J\\x1b]0;title\\x07');
   });
 });

@@ -150,3 +150,36 @@ describe('the closing error line of plan and apply: a service error is escaped',
     expect(r.stderr).toContain('error: forged \\x1b[2J\\x1b]0;title\\x07');
   });
 });
+
+describe('state adopt: the live webhook name it warns about is escaped', () => {
+  let dir: string;
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'govops-inject-adopt-'));
+    await writeFile(
+      join(dir, 'h.yaml'),
+      'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: a\nspec:\n  url: https://h.example.com/a\n  global: false\n  notificationType: [modelCreated]\n  actionType: triggered\n',
+    );
+    // the live webhook 7 has a name a renamed manifest does not (someone else chose it)
+    server = createServer((req, res) => {
+      if (req.url !== '/webhooks/7') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({ id: 7, name: FORGED, url: 'https://h.example.com/a', global: false, notificationType: ['modelCreated'], actionType: 'triggered' }),
+      );
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((done) => server.close(done));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('in the warning line on stderr', async () => {
+    const r = await runGovops(['state', 'adopt', 'Webhook/a', '--id', '7', 'h.yaml', '--state', 'state.json', '--retries', '0'], { cwd: dir, env: { GOVOPS_URL: url, GOVOPS_TOKEN: 'tok-1234' } });
+    expect(r.code, r.stderr).toBe(0);
+    clean(r.stderr);
+    expect(r.stderr).toMatch(/^warning: webhook 7 is named .*\\u202egnp\.exe/m);
+  });
+});

@@ -4,7 +4,7 @@ import { liveIntegrationIdentity, liveWebhookIdentity } from '../../plan/stale.j
 import { ApiError, ErrorCode, UserError } from '../../errors.js';
 import { integrationIdentity } from '../../kinds/registry.js';
 import { loadManifests } from '../../manifests/loader.js';
-import { printable, printableData } from '../../util/terminal.js';
+import { printable, printableData, printableJson } from '../../util/terminal.js';
 import { cell, table } from '../../deliveries/render.js';
 import { diagnosticLine } from '../../reconcile/report.js';
 import { withStateLock } from '../../state/lock.js';
@@ -201,7 +201,8 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
     }
     const live = await api.getWebhook(id);
     if (live.name !== manifest.metadata.name) {
-      ctx.stderr.write(`warning: webhook ${id} is named ${JSON.stringify(live.name)}; the next plan replaces it to rename it ${manifest.metadata.name}\n`);
+      // the name is the service's (someone else chose it): JSON-quoted, and escaped for the terminal (C1 controls, bidi)
+      ctx.stderr.write(`warning: webhook ${printable(id)} is named ${printableJson(live.name)}; the next plan replaces it to rename it ${manifest.metadata.name}\n`);
     }
     return { id: live.id, identity: liveWebhookIdentity(live) };
   } catch (err) {

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,10 +137,24 @@ describe('the closing error line of plan and apply: a service error is escaped',
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // a pull request for preview: the base commit, and a head that changes the webhook
+    const git = (...args: string[]) => spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: dir });
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    await writeFile(join(dir, 'h.yaml'), (await readFile(join(dir, 'h.yaml'), 'utf8')).replace('/a\n', '/b\n'));
+    git('commit', '-qam', 'head');
   });
   afterAll(async () => {
     await new Promise((done) => server.close(done));
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each(['preview --base HEAD~1', 'preview --base HEAD~1 --require-live', 'preview --base HEAD~1 -o json'])('%s', async (command) => {
+    const r = await runGovops([...command.split(' '), 'h.yaml', '--retries', '0'], { cwd: dir, env: { GOVOPS_URL: url, GOVOPS_TOKEN: 'tok-1234' } });
+    expect([1, 2]).toContain(r.code);
+    clean(r.stderr);
+    expect(r.stderr).toContain('error: forged \\x1b[2J\\x1b]0;title\\x07');
   });
 
   it.each(['plan', 'apply', 'plan -o json', 'apply -o markdown'])('%s', async (command) => {

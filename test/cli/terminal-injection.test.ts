@@ -157,6 +157,13 @@ describe('the closing error line of plan and apply: a service error is escaped',
     expect(r.stderr).toContain('error: forged \\x1b[2J\\x1b]0;title\\x07');
   });
 
+  it('preview --require-live says once that the live state was not consulted: as the error, not also as a warning', async () => {
+    const r = await runGovops(['preview', '--base', 'HEAD~1', '--require-live', 'h.yaml', '--retries', '0'], { cwd: dir, env: { GOVOPS_URL: url, GOVOPS_TOKEN: 'tok-1234' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.match(/live state not consulted/g)).toHaveLength(1);
+    expect(r.stderr).toMatch(/^error: live state not consulted: service error: GET \/integrations: 403/);
+  });
+
   it.each(['plan', 'apply', 'plan -o json', 'apply -o markdown'])('%s', async (command) => {
     const r = await runGovops([...command.split(' '), 'h.yaml', '--state', 'state.json', '--retries', '0'], { cwd: dir, env: { GOVOPS_URL: url, GOVOPS_TOKEN: 'tok-1234' } });
     expect(r.code).toBe(1);

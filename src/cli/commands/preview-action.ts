@@ -46,6 +46,7 @@ export async function previewAction(paths: string[], flags: PreviewFlags, comman
   for (const w of result.warnings.filter((x) => x.kind === 'dry-run-failed' || x.kind === 'plan-error')) {
     ctx.stderr.write(`error: ${printableLines(`${w.resource ? `${w.resource}: ` : ''}${w.message}`)}\n`);
   }
-  if (result.offlineReason !== undefined && flags.offline === undefined) ctx.stderr.write(`warning: live state not consulted: ${printableLines(result.offlineReason)}\n`);
+  // (with --require-live the reason is the error above: said once)
+  if (result.offlineReason !== undefined && flags.offline === undefined && !result.error?.includes(result.offlineReason)) ctx.stderr.write(`warning: live state not consulted: ${printableLines(result.offlineReason)}\n`);
   process.exitCode = result.exitCode;
 }

@@ -19,6 +19,8 @@ import { cell, table } from '../../src/deliveries/render.js';
 import { ApiError } from '../../src/errors.js';
 import { printable, printableLines } from '../../src/util/terminal.js';
 import { runGovops } from '../helpers/cli.js';
+import { manualLakeManifest } from '../helpers/manifests.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 
 const FORGED = 'x\nerror: forged \u001b[2J\u001b]0;title\u0007 \u202egnp.exe\r';
 /** No control character but the line breaks the renderer wrote, and no line a forger wrote. */
@@ -202,5 +204,37 @@ describe('state adopt: the live webhook name it warns about is escaped', () => {
     expect(r.code, r.stderr).toBe(0);
     clean(r.stderr);
     expect(r.stderr).toMatch(/^warning: webhook 7 is named .*\\u202egnp\.exe/m);
+  });
+});
+
+describe('a manifest file name holding control sequences (a file a commit added) is escaped', () => {
+  let dir: string;
+  let sandbox: SandboxHandle;
+  const hostile = 'lake\u001b[2J\u001b]0;title\u0007.yaml';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'govops-inject-file-'));
+    await writeFile(join(dir, hostile), manualLakeManifest('/sql/1'));
+    sandbox = await startSandbox({ port: 0, transitionMs: 10 });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('acknowledge: the lines naming the file', async () => {
+    const r = await runGovops(['acknowledge', '--phase', 'create', '--dry-run'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    clean(r.stdout + r.stderr);
+    expect(r.stdout).toContain('in lake\\x1b[2J\\x1b]0;title\\x07.yaml');
+  });
+
+  it('scripts: the acknowledgment line naming the file', async () => {
+    const r = await runGovops(['scripts', 'lake', '--phase', 'create', '--retries', '0'], {
+      cwd: dir,
+      env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_SECRET_LAKE_TOKEN: 'lake-tok-1' },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    clean(r.stderr);
+    expect(r.stderr).toContain('lake\\x1b[2J\\x1b]0;title\\x07.yaml:');
   });
 });

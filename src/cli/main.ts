@@ -33,6 +33,18 @@ const crash = (err: unknown): void => {
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
 
+/**
+ * A reader that stopped early (`govops apply manifests | head`, `2>&1 | head`, a log collector gone): the first write
+ * after it left fails with EPIPE, and the stream is destroyed, so what is left to print is dropped. The command runs
+ * to its end with its own exit code: before, the `error` event reached `crash`, and an apply stopped in the middle
+ * of its work (integrations created but not polled, data sources not registered) with `error: write EPIPE`, exit 1.
+ */
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') crash(err);
+  });
+}
+
 program()
   .then((p) => p.parseAsync(process.argv))
   // the error line's module (and its helpers) only when there is an error

@@ -81,6 +81,17 @@ export function failureSummary(result: ReconcileResult, verb: 'planned' | 'appli
   return result.error ?? `reconcile failed at stage ${result.stage}`;
 }
 
+/**
+ * The outcomes in the plan's order (its changes are sorted), whatever order the resources finished in: the same plan
+ * gives the same document. An outcome the plan does not list (none today) keeps its place after the others.
+ */
+function inPlanOrder(result: ReconcileResult): ReconcileResult['outcomes'] {
+  if (!result.plan || result.outcomes.length < 2) return result.outcomes;
+  const rank = new Map(result.plan.changes.map((c, i) => [`${c.resourceKind}/${c.name}`, i]));
+  const at = (o: ReconcileResult['outcomes'][number]): number => rank.get(`${o.resourceKind}/${o.name}`) ?? rank.size;
+  return [...result.outcomes].sort((a, b) => at(a) - at(b)); // stable: ties keep their order
+}
+
 /** The JSON document `govops apply --output json` prints. */
 export function applyJson(result: ReconcileResult): string {
   return `${JSON.stringify(
@@ -94,7 +105,7 @@ export function applyJson(result: ReconcileResult): string {
       failure: result.failure,
       diagnostics: result.diagnostics,
       plan: result.plan,
-      outcomes: result.outcomes,
+      outcomes: inPlanOrder(result),
       ...(result.stale ? { stale: result.stale } : {}),
     },
     null,

@@ -133,3 +133,26 @@ describe('CLI output of plan and apply', () => {
     expect((await run(['plan', 'manifests', '--detailed-exitcode'])).code).toBe(0);
   });
 });
+
+describe('apply --output json lists the outcomes in the order of the plan', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // the integration's create settles after the webhooks' creates: it finishes last
+    h = await harness({ transitionMs: 800 });
+    await mkdir(path.join(h.dir, 'manifests'));
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com'));
+    await h.writeManifest('hooks.yaml', `${webhookManifest('hook-b')}---\n${webhookManifest('hook-a')}`);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('not in the order the resources finished: two runs of one plan give one order', async () => {
+    const r = await h.govops(['apply', 'manifests', '-o', 'json'], { GOVOPS_SECRET_LAKE_TOKEN: 'lake-tok-1', GOVOPS_SECRET_HOOK_SECRET: 'hook-sec-1', GOVOPS_LOG_LEVEL: '' });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { plan: { changes: Array<{ resourceKind: string; name: string }> }; outcomes: Array<{ resourceKind: string; name: string }> };
+    const planned = out.plan.changes.map((c) => `${c.resourceKind}/${c.name}`);
+    expect(planned).toEqual(['Integration/lake', 'Webhook/hook-a', 'Webhook/hook-b']);
+    expect(out.outcomes.map((o) => `${o.resourceKind}/${o.name}`)).toEqual(planned);
+  });
+});

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { healthzUrl } from '../../src/cli/commands/healthcheck-action.js';
@@ -149,5 +149,20 @@ describe('govops healthcheck against a running daemon', () => {
     const notOurs = await runGovops(['healthcheck', '--pid', String(other.pid)]);
     expect(notOurs.code).toBe(1);
     expect(notOurs.stderr).toContain(`process ${other.pid} is not a running \`govops run\``);
+  });
+
+  it('--timeout 0 is a usage error, not a check that waits for ever on a daemon that accepts and never answers', async () => {
+    // a listener that accepts connections and never answers: a hung daemon
+    const sockets = new Set<Socket>();
+    const hung = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+    cleanup.add(() => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((r) => hung.close(r));
+    });
+    const { port } = hung.address() as { port: number };
+    const res = await runGovops(['healthcheck', '--listen', `127.0.0.1:${port}`, '--timeout', '0s'], { timeoutMs: 10_000 });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('--timeout must be greater than zero');
   });
 });

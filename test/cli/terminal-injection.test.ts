@@ -4,7 +4,9 @@
  * the one escaper (src/util/terminal.ts). JSON output stays JSON (its escaping is enough there).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +19,8 @@ import { cell, table } from '../../src/deliveries/render.js';
 import { ApiError } from '../../src/errors.js';
 import { printable, printableLines } from '../../src/util/terminal.js';
 import { runGovops } from '../helpers/cli.js';
+import { manualLakeManifest } from '../helpers/manifests.js';
+import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 
 const FORGED = 'x\nerror: forged \u001b[2J\u001b]0;title\u0007 \u202egnp.exe\r';
 /** No control character but the line breaks the renderer wrote, and no line a forger wrote. */
@@ -116,5 +120,121 @@ describe('every text renderer escapes what manifests and the service wrote', () 
     clean(cell(FORGED));
     const err = new ApiError(400, 'Bad Request', FORGED, 'POST', '/webhooks');
     clean(printableLines(`service error: ${err.toString()}`));
+  });
+});
+
+describe('the closing error line of plan and apply: a service error is escaped', () => {
+  let dir: string;
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'govops-inject-service-'));
+    await writeFile(
+      join(dir, 'h.yaml'),
+      'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: a\nspec:\n  url: https://h.example.com/a\n  global: false\n  notificationType: [modelCreated]\n  actionType: triggered\n',
+    );
+    // a service (or whatever answers at its address) whose refusal carries control sequences
+    server = createServer((_req, res) => {
+      res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ message: FORGED, error: `Forbidden ${FORGED}` }));
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // a pull request for preview: the base commit, and a head that changes the webhook
+    const git = (...args: string[]) => spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: dir });
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    await writeFile(join(dir, 'h.yaml'), (await readFile(join(dir, 'h.yaml'), 'utf8')).replace('/a\n', '/b\n'));
+    git('commit', '-qam', 'head');
+  });
+  afterAll(async () => {
+    await new Promise((done) => server.close(done));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each(['preview --base HEAD~1', 'preview --base HEAD~1 --require-live', 'preview --base HEAD~1 -o json'])('%s', async (command) => {
+    const r = await runGovops([...command.split(' '), 'h.yaml', '--retries', '0'], { cwd: dir, env: { GOVOPS_URL: url, GOVOPS_TOKEN: 'tok-1234' } });
+    expect([1, 2]).toContain(r.code);
+    clean(r.stderr);
+    expect(r.stderr).toContain('error: forged \\x1b[2J\\x1b]0;title\\x07');
+  });
+
+  it('preview --require-live says once that the live state was not consulted: as the error, not also as a warning', async () => {
+    const r = await runGovops(['preview', '--base', 'HEAD~1', '--require-live', 'h.yaml', '--retries', '0'], { cwd: dir, env: { GOVOPS_URL: url, GOVOPS_TOKEN: 'tok-1234' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.match(/live state not consulted/g)).toHaveLength(1);
+    expect(r.stderr).toMatch(/^error: live state not consulted: service error: GET \/integrations: 403/);
+  });
+
+  it.each(['plan', 'apply', 'plan -o json', 'apply -o markdown'])('%s', async (command) => {
+    const r = await runGovops([...command.split(' '), 'h.yaml', '--state', 'state.json', '--retries', '0'], { cwd: dir, env: { GOVOPS_URL: url, GOVOPS_TOKEN: 'tok-1234' } });
+    expect(r.code).toBe(1);
+    clean(r.stderr);
+    expect(r.stderr).toContain('error: forged \\x1b[2J\\x1b]0;title\\x07');
+  });
+});
+
+describe('state adopt: the live webhook name it warns about is escaped', () => {
+  let dir: string;
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'govops-inject-adopt-'));
+    await writeFile(
+      join(dir, 'h.yaml'),
+      'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: a\nspec:\n  url: https://h.example.com/a\n  global: false\n  notificationType: [modelCreated]\n  actionType: triggered\n',
+    );
+    // the live webhook 7 has a name a renamed manifest does not (someone else chose it)
+    server = createServer((req, res) => {
+      if (req.url !== '/webhooks/7') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({ id: 7, name: FORGED, url: 'https://h.example.com/a', global: false, notificationType: ['modelCreated'], actionType: 'triggered' }),
+      );
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((done) => server.close(done));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('in the warning line on stderr', async () => {
+    const r = await runGovops(['state', 'adopt', 'Webhook/a', '--id', '7', 'h.yaml', '--state', 'state.json', '--retries', '0'], { cwd: dir, env: { GOVOPS_URL: url, GOVOPS_TOKEN: 'tok-1234' } });
+    expect(r.code, r.stderr).toBe(0);
+    clean(r.stderr);
+    expect(r.stderr).toMatch(/^warning: webhook 7 is named .*\\u202egnp\.exe/m);
+  });
+});
+
+describe('a manifest file name holding control sequences (a file a commit added) is escaped', () => {
+  let dir: string;
+  let sandbox: SandboxHandle;
+  const hostile = 'lake\u001b[2J\u001b]0;title\u0007.yaml';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'govops-inject-file-'));
+    await writeFile(join(dir, hostile), manualLakeManifest('/sql/1'));
+    sandbox = await startSandbox({ port: 0, transitionMs: 10 });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('acknowledge: the lines naming the file', async () => {
+    const r = await runGovops(['acknowledge', '--phase', 'create', '--dry-run'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    clean(r.stdout + r.stderr);
+    expect(r.stdout).toContain('in lake\\x1b[2J\\x1b]0;title\\x07.yaml');
+  });
+
+  it('scripts: the acknowledgment line naming the file', async () => {
+    const r = await runGovops(['scripts', 'lake', '--phase', 'create', '--retries', '0'], {
+      cwd: dir,
+      env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_SECRET_LAKE_TOKEN: 'lake-tok-1' },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    clean(r.stderr);
+    expect(r.stderr).toContain('lake\\x1b[2J\\x1b]0;title\\x07.yaml:');
   });
 });

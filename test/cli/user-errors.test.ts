@@ -82,6 +82,16 @@ describe('state paths that cannot be used are user errors', () => {
     expect(r.stderr).not.toMatch(/ENOENT/);
   });
 
+  it('state list, show and forget of a state that does not exist (a mistyped --state): an error naming it, no folder made', async () => {
+    for (const args of [['state', 'list'], ['state', 'list', '-o', 'json'], ['state', 'show', 'hook'], ['state', 'forget', 'hook']]) {
+      const r = await run([...args, '--state', 'prod-stat/state.json']);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stdout, args.join(' ')).toBe('');
+      expect(r.stderr, args.join(' ')).toMatch(/^error: there is no govops state at prod-stat\/state\.json/);
+      expect(existsSync(path.join(h.dir, 'prod-stat')), args.join(' ')).toBe(false);
+    }
+  });
+
   it.skipIf(!existsSync('/proc/self'))('a state path on /proc fails at once (no spinning), naming the folder', async () => {
     const r = await h.govops(['apply', 'manifests', '--state', '/proc/nope/state.json'], { ...SECRETS, ...DEFAULT_LEVEL });
     expect(r.code).toBe(1);

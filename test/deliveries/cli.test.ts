@@ -98,7 +98,12 @@ describe('govops webhooks history', () => {
     expect(noPersonal.records.map((r: any) => r.webhookId)).toEqual(Array(5).fill(String(b.id)));
 
     // since: a duration or an ISO time; older records stop the paging
-    expect((await jsonOf(['webhooks', 'history', '--since', '1h', '--limit', '500'])).records).toHaveLength(8);
+    const lastHour = await jsonOf(['webhooks', 'history', '--since', '1h', '--limit', '500']);
+    expect(lastHour.records).toHaveLength(8);
+    // the service's count is of every record, of any age: not the count of those since (258 here, not 8)
+    expect(lastHour.count).toBeUndefined();
+    const lastHourText = await govops(['webhooks', 'history', '--since', '1h', '--limit', '3']);
+    expect(lastHourText.stderr).toMatch(/^3 record\(s\), newest first; --limit 15 shows more$/m);
     expect((await jsonOf(['webhooks', 'history', '--since', '3d', '--limit', '500'])).records).toHaveLength(258);
     const iso = new Date(Date.now() - 3_600_000).toISOString();
     expect((await jsonOf(['webhooks', 'history', '--since', iso, '--limit', '500'])).records).toHaveLength(8);

@@ -177,6 +177,17 @@ describe('govops export', () => {
     expect(bad.stderr).toContain('--select');
   });
 
+  it('a --select that matches no resource to export is an error naming it, and nothing is written', async () => {
+    await seed([bucket('a', 'bucket-a', 'a'), hook('pager')]);
+    for (const args of [['--select', 'bucket-aa'], ['--select', 'bucket-a', '--select', 'Webhook/pagr'], ['--select', 'pager', '--kind', 'Integration']]) {
+      const res = await runGovops(['export', '--out', 'repo', ...args, '--state', 'st/state.json'], { cwd: dir, env: conn });
+      expect(res.code, args.join(' ')).toBe(1);
+      expect(res.stderr).toMatch(/--select \S+ matches no resource to export: nothing written/);
+      expect(res.stdout).not.toContain('Exported');
+      expect((await readdir(dir)).sort()).toEqual(['seed', 'seed-state']); // no folder, no state
+    }
+  });
+
   it('--secret-env-prefix names the variables under the operator prefix, and plan with that prefix reads them', async () => {
     await seed([bucket('a', 'bucket-a', 'a')]);
     const res = await runGovops(['export', '--out', 'out', '--secret-env-prefix', 'ACME_SECRET_'], { cwd: dir, env: conn });

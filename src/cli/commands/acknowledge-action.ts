@@ -13,6 +13,7 @@ import { SCRIPT_KINDS } from '../../kinds/registry.js';
 import { contextFrom, EXIT } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { writeFileAtomic } from '../../util/fs.js';
+import { printable } from '../../util/terminal.js';
 import type { AcknowledgeFlags } from './acknowledge.js';
 
 export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags, command: Command): Promise<void> {
@@ -51,7 +52,8 @@ export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags,
   let written = 0;
   let failed = 0;
   for (const [file, values] of byFile) {
-    const shown = path.relative(cwd, file) || file;
+    // a file name is the repository's (a commit chose it): escaped for the terminal in every line naming it
+    const shown = printable(path.relative(cwd, file) || file);
     const res = setAnnotation(await fs.readFile(file, 'utf8'), 'Integration', MANUAL_STEP_ANNOTATION, values);
     if (!res.ok) {
       failed++;

@@ -7,6 +7,7 @@ import { applyJson, failureSummary, outcomeMarkdown, outcomeTable, progressLine 
 import { applyTuningFrom } from '../apply-options.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
+import { printable, printableLines } from '../../util/terminal.js';
 import { looksLikeSavedPlan, readSavedPlan } from '../../reconcile/saved-plan.js';
 import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js';
 import { savedPlanSettings, sourceSettingsFrom } from '../settings.js';
@@ -139,11 +140,12 @@ function printResult(result: ReconcileResult, ctx: CliContext): void {
 /** The exit code, with what stopped the apply (stale saved plan, failure, changes awaiting a manual step) on stderr. */
 function exitCode(result: ReconcileResult, paths: string[], ctx: CliContext): number {
   if (result.stale?.length) {
-    ctx.stderr.write(`error: the saved plan ${paths[0]} is stale; nothing was applied. Since it was made:\n${result.stale.map((r) => `  - ${r}\n`).join('')}Plan again (govops plan --out FILE), review, and apply the new plan.\n`);
+    ctx.stderr.write(`error: the saved plan ${paths[0]} is stale; nothing was applied. Since it was made:\n${result.stale.map((r) => `  - ${printable(r)}\n`).join('')}Plan again (govops plan --out FILE), review, and apply the new plan.\n`);
     return EXIT.error;
   }
   if (!result.ok) {
-    ctx.stderr.write(`error: ${failureSummary(result, 'applied', ctx.options.output === 'text')}\n`);
+    // the service's own words may be in it (a refusal's message): escaped for the terminal, as every error line
+    ctx.stderr.write(`error: ${printableLines(failureSummary(result, 'applied', ctx.options.output === 'text'))}\n`);
     return EXIT.error;
   }
   const awaiting = result.outcomes.filter((o) => o.result === 'blocked');

@@ -5,7 +5,7 @@ import { DataSourcesUnsupportedError, UserError } from '../../errors.js';
 import { EXPORT_KINDS, exportResources, warningsFor, type ExportedResource, type ExportKind } from '../../export/resources.js';
 import { commitExport, ENV_TEMPLATE, prepareExport, renderExport, type PreparedExport } from '../../export/write.js';
 import { configShapes } from '../../manifests/shapes.js';
-import { parseTargets, targetMatcher } from '../../plan/target.js';
+import { parseTargets, targetMatcher, type Target } from '../../plan/target.js';
 import { withStateLock } from '../../state/lock.js';
 import { loadState, saveState } from '../../state/store.js';
 import type { GovopsState as State, ManagedResource } from '../../state/types.js';
@@ -29,17 +29,36 @@ function kindsOf(flags: ExportFlags): Set<ExportKind> {
   return out;
 }
 
+interface Selection {
+  (r: ExportedResource): boolean;
+  /** The patterns given, each with the flag's own text. */
+  targets: ReadonlyArray<{ given: string; target: Target }>;
+}
+
 /** `--select NAME` or `--select Kind/NAME` (globs allowed), as --only targets. */
-function selection(flags: ExportFlags): ((r: ExportedResource) => boolean) | undefined {
+function selection(flags: ExportFlags): Selection | undefined {
   if (!flags.select?.length) return undefined;
-  let targets;
+  let targets: Target[];
   try {
     targets = parseTargets(flags.select.map((s) => (s.includes('/') ? s : `*/${s}`)));
   } catch (err) {
     throw new UserError(`--select: ${(err as Error).message.replace(/^--only /, '')}`, 'write NAME or Kind/NAME, e.g. --select finance-warehouse or --select "Webhook/pager-*"');
   }
   const match = targetMatcher(targets);
-  return (r) => match.targeted(r.kind, r.name);
+  return Object.assign((r: ExportedResource) => match.targeted(r.kind, r.name), { targets: targets.map((target, i) => ({ given: flags.select![i]!, target })) });
+}
+
+/**
+ * Every `--select` pattern matches a resource of the kinds exported: a misspelled name exported nothing (or not the
+ * resource asked for, beside others) and still said "Exported", exit 0. Checked before anything is written.
+ */
+function checkSelection(select: Selection, resources: readonly ExportedResource[]): void {
+  const unmatched = select.targets.filter(({ target }) => !resources.some((r) => target.kind.test(r.kind) && target.name.test(r.name)));
+  if (unmatched.length === 0) return;
+  throw new UserError(
+    `${unmatched.map(({ given }) => `--select ${given}`).join(', ')} matches no resource to export${unmatched.length > 1 ? ' (each)' : ''}: nothing written`,
+    'names are those export gives (govops export --out /tmp/all, or -o json, lists them), of the kinds --kind asks for',
+  );
 }
 
 /**
@@ -129,7 +148,9 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
   } finally {
     await api.close();
   }
-  const chosen = result.resources.filter((r) => kinds.has(r.kind) && (!select || select(r)));
+  const ofKinds = result.resources.filter((r) => kinds.has(r.kind));
+  if (select) checkSelection(select, ofKinds);
+  const chosen = ofKinds.filter((r) => !select || select(r));
   const names = new Set(chosen.map((r) => `${r.kind}/${r.name}`));
   const variables = result.variables.filter((v) => names.has(v.resource));
   const out = path.resolve(flags.out);

@@ -38,6 +38,8 @@ export async function healthcheckAction(flags: HealthcheckFlags, command: Comman
   } catch (err) {
     throw new UserError(`--timeout: ${(err as Error).message}`);
   }
+  // 0 is no timeout to node:http: the check waited for ever on a daemon that accepts and never answers
+  if (timeoutMs <= 0) throw new UserError('--timeout must be greater than zero', 'e.g. --timeout 3s');
   const pid = parseCount('--pid', flags.pid, 1);
   const targets: Array<{ listen: string; from: string }> = [];
   if (command.getOptionValueSource('listen') === 'cli') {

@@ -13,6 +13,7 @@ import { applyJson, diagnosticLine, failureSummary } from '../../reconcile/repor
 import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
+import { printableLines } from '../../util/terminal.js';
 import { planSettingsFrom, sourceSettingsFrom } from '../settings.js';
 import type { PlanFlags } from './plan.js';
 
@@ -76,7 +77,8 @@ export async function planAction(
     if (result.plan) printPlan(result.plan, ctx);
     else if (ctx.options.output === 'json') ctx.stdout.write(applyJson(result));
     if (!result.ok) {
-      ctx.stderr.write(`error: ${failureSummary(result, 'planned', ctx.options.output === 'text')}\n`);
+      // the service's own words may be in it (a refusal's message): escaped for the terminal, as every error line
+      ctx.stderr.write(`error: ${printableLines(failureSummary(result, 'planned', ctx.options.output === 'text'))}\n`);
       if (flags.out) ctx.stderr.write(`The plan was not saved to ${flags.out}.\n`);
       process.exitCode = EXIT.error;
       return;

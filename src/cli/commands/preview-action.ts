@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { renderPreview } from '../../preview/render.js';
 import { runPreview } from '../../preview/preview.js';
 import { secretRedactor } from '../../util/redact.js';
+import { printableLines } from '../../util/terminal.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
@@ -38,11 +39,14 @@ export async function previewAction(paths: string[], flags: PreviewFlags, comman
   const text = ctx.options.output === 'json' ? `${JSON.stringify({ ...result, markdown }, null, 2)}\n` : markdown;
   if (flags.out) await writeFile(flags.out, redactOutput(text));
   else ctx.stdout.write(text);
-  if (result.error !== undefined) ctx.stderr.write(`error: ${result.error}\n`);
+  // The lines on stderr quote the service (a refusal's message, a failed dry run's): escaped for the terminal, as the
+  // comment is neutralised for Markdown.
+  if (result.error !== undefined) ctx.stderr.write(`error: ${printableLines(result.error)}\n`);
   else if (!result.valid) ctx.stderr.write('error: invalid manifests (see the comment)\n');
   for (const w of result.warnings.filter((x) => x.kind === 'dry-run-failed' || x.kind === 'plan-error')) {
-    ctx.stderr.write(`error: ${w.resource ? `${w.resource}: ` : ''}${w.message}\n`);
+    ctx.stderr.write(`error: ${printableLines(`${w.resource ? `${w.resource}: ` : ''}${w.message}`)}\n`);
   }
-  if (result.offlineReason !== undefined && flags.offline === undefined) ctx.stderr.write(`warning: live state not consulted: ${result.offlineReason}\n`);
+  // (with --require-live the reason is the error above: said once)
+  if (result.offlineReason !== undefined && flags.offline === undefined && !result.error?.includes(result.offlineReason)) ctx.stderr.write(`warning: live state not consulted: ${printableLines(result.offlineReason)}\n`);
   process.exitCode = result.exitCode;
 }

@@ -21,6 +21,7 @@ import { contextFrom } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { stdinStream } from '../stdin.js';
 import { writeFileAtomic } from '../../util/fs.js';
+import { printable } from '../../util/terminal.js';
 import type { ScriptsFlags } from './scripts.js';
 
 export interface ScriptRequest {
@@ -221,7 +222,7 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
     if (opts.out) {
       // Scripts may name users and roles: written private
       await writeFileAtomic(opts.out, text, { mode: 0o600, what: 'the script' });
-      ctx.stderr.write(`wrote the ${opts.phase} script for Integration/${name}${res.id ? ` (id ${res.id})` : ''} to ${opts.out}\n`);
+      ctx.stderr.write(`wrote the ${opts.phase} script for Integration/${name}${res.id ? ` (id ${printable(res.id)})` : ''} to ${opts.out}\n`);
     } else {
       // The script is the product asked for (it may carry the credentials it sets up): not redacted.
       ctx.rawStdout.write(text);
@@ -229,7 +230,8 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
     ctx.stderr.write(`next: ${FOLLOW_UP[opts.phase]}\n`);
     const ack = await acknowledgmentFor(req, async () => ({ manifests: [res.manifest], diagnostics: [] }));
     const src = res.manifest.source;
-    ctx.stderr.write(`${ACK_INTRO[opts.phase]} (Integration/${name}, ${src.file}:${src.line}):\n${ack.line}\n`);
+    // the file name is the repository's: escaped for the terminal
+    ctx.stderr.write(`${ACK_INTRO[opts.phase]} (Integration/${name}, ${printable(src.file)}:${src.line}):\n${ack.line}\n`);
   } finally {
     await api.close();
   }

@@ -4,11 +4,11 @@ import { liveIntegrationIdentity, liveWebhookIdentity } from '../../plan/stale.j
 import { ApiError, ErrorCode, UserError } from '../../errors.js';
 import { integrationIdentity } from '../../kinds/registry.js';
 import { loadManifests } from '../../manifests/loader.js';
-import { printable, printableData } from '../../util/terminal.js';
+import { printable, printableData, printableJson } from '../../util/terminal.js';
 import { cell, table } from '../../deliveries/render.js';
 import { diagnosticLine } from '../../reconcile/report.js';
 import { withStateLock } from '../../state/lock.js';
-import { loadState, putResource, removeResource, saveState } from '../../state/store.js';
+import { loadState, putResource, removeResource, saveState, stateExists } from '../../state/store.js';
 import type { GovopsState, ManagedResource } from '../../state/types.js';
 import type { Manifest } from '../../manifests/types.js';
 import type { ServiceApi } from '../../api/client-types.js';
@@ -70,9 +70,24 @@ function locked<T>(statePath: string, fn: (state: GovopsState) => Promise<T>): P
   return withStateLock(statePath, async () => fn(await loadState(statePath)), { waitMs: LOCK_WAIT_MS });
 }
 
+/**
+ * `locked`, for list, show and forget: a state that does not exist is an error naming where it was looked for (as
+ * Terraform's `state list` says "No state file was found!"). Before, a mistyped `--state` or `--state-key` listed "No
+ * resources are managed by govops", exit 0, and the lock made the typo's folders.
+ */
+async function lockedExisting<T>(statePath: string, fn: (state: GovopsState) => Promise<T>): Promise<T> {
+  if (!(await stateExists(statePath))) {
+    throw new UserError(
+      `there is no govops state at ${describeStateLocation(statePath)}`,
+      'check --state / GOVOPS_STATE (and --state-key for a PostgreSQL state); govops apply, export --state or state adopt create it',
+    );
+  }
+  return locked(statePath, fn);
+}
+
 export async function listAction(flags: StateFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
-  const state = await locked(flags.state, async (s) => s);
+  const state = await lockedExisting(flags.state, async (s) => s);
   const resources = [...state.resources].sort((a, b) => (`${a.kind}/${a.name}` < `${b.kind}/${b.name}` ? -1 : 1));
   if (ctx.options.output === 'json') {
     json(ctx, { formatVersion: 1, resources: resources.map(view) });
@@ -90,7 +105,7 @@ export async function listAction(flags: StateFlags, command: Command): Promise<v
 
 export async function showAction(name: string, flags: StateFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
-  const r = await locked(flags.state, async (s) => find(s, name, flags.state));
+  const r = await lockedExisting(flags.state, async (s) => find(s, name, flags.state));
   if (ctx.options.output === 'json') json(ctx, view(r));
   else {
     const v = printableData(view(r)); // ids from the service, names: no control character reaches the terminal
@@ -106,7 +121,7 @@ export async function showAction(name: string, flags: StateFlags, command: Comma
 
 export async function forgetAction(name: string, flags: StateFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
-  const r = await locked(flags.state, async (s) => {
+  const r = await lockedExisting(flags.state, async (s) => {
     const entry = find(s, name, flags.state);
     await saveState(flags.state, removeResource(s, entry.kind, entry.name));
     return entry;
@@ -186,7 +201,8 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
     }
     const live = await api.getWebhook(id);
     if (live.name !== manifest.metadata.name) {
-      ctx.stderr.write(`warning: webhook ${id} is named ${JSON.stringify(live.name)}; the next plan replaces it to rename it ${manifest.metadata.name}\n`);
+      // the name is the service's (someone else chose it): JSON-quoted, and escaped for the terminal (C1 controls, bidi)
+      ctx.stderr.write(`warning: webhook ${printable(id)} is named ${printableJson(live.name)}; the next plan replaces it to rename it ${manifest.metadata.name}\n`);
     }
     return { id: live.id, identity: liveWebhookIdentity(live) };
   } catch (err) {

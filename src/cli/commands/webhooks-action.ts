@@ -85,14 +85,17 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
     for await (const r of readHistory(api, { filters, pageSize, limit, sinceMs, match, onFilterFallback: fallbackNote(ctx) }, stats)) {
       records.push(r);
     }
+    // The service's count is of the records its filters select: not of one webhook's (NAME, matched here) nor of
+    // those since a time (--since, cut here): then it is left out rather than shown as the total of what was asked.
+    const count = match || sinceMs !== undefined ? undefined : stats.count;
     if (wantsJson(ctx)) {
-      json(ctx, { ...(stats.count !== undefined && !match ? { count: stats.count } : {}), records });
+      json(ctx, { ...(count !== undefined ? { count } : {}), records });
     } else if (records.length === 0) {
       ctx.stdout.write('No delivery records match.\n');
     } else {
       ctx.stdout.write(recordTable(records));
       const more = records.length >= limit && !stats.exhausted;
-      const total = stats.count !== undefined && !match ? ` of ${stats.count}` : '';
+      const total = count !== undefined ? ` of ${count}` : '';
       ctx.stderr.write(`${records.length}${total} record(s), newest first${more ? `; --limit ${limit * 5} shows more` : ''}\n`);
       if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older records were not read\n`);
       if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'records'));

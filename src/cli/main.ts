@@ -10,6 +10,7 @@
  */
 import type { Command } from 'commander';
 import { commandLoader } from './commands/by-name.js';
+import { dropOutputWhenReaderLeaves } from './closed-output.js';
 
 async function program(): Promise<Command> {
   const load = commandLoader(process.argv[2]);
@@ -33,17 +34,7 @@ const crash = (err: unknown): void => {
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
 
-/**
- * A reader that stopped early (`govops apply manifests | head`, `2>&1 | head`, a log collector gone): the first write
- * after it left fails with EPIPE, and the stream is destroyed, so what is left to print is dropped. The command runs
- * to its end with its own exit code: before, the `error` event reached `crash`, and an apply stopped in the middle
- * of its work (integrations created but not polled, data sources not registered) with `error: write EPIPE`, exit 1.
- */
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') crash(err);
-  });
-}
+dropOutputWhenReaderLeaves(crash);
 
 program()
   .then((p) => p.parseAsync(process.argv))

@@ -25,6 +25,7 @@ import { acquireStateLock, type StateLock } from '../state/lock.js';
 import { ensureDir } from '../util/fs.js';
 import { redactText } from '../util/redact.js';
 import { reportFatal } from './fatal.js';
+import { dropOutputWhenReaderLeaves } from './closed-output.js';
 
 const HOST = '127.0.0.1';
 const SANDBOX_PORT = 8088;
@@ -215,6 +216,7 @@ const crash = (err: unknown): void => {
 };
 process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
+dropOutputWhenReaderLeaves(crash);
 
 main().catch((err: unknown) => {
   process.exitCode = reportFatal(err);

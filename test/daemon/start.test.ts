@@ -151,6 +151,20 @@ async function occupy(): Promise<number> {
 }
 
 describe('npm start on a machine where its ports are taken', () => {
+  it('npm start | head: once the reader is gone the daemon keeps running (its output dropped) and stops cleanly on SIGINT', async () => {
+    const cwd = await cleanup.tmp('govops-start-');
+    const run = launch(cwd);
+    const url = await until(() => /daemon\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(run.out())?.[1], 20_000, 'banner');
+    run.child.stdout.destroy(); // the reader leaves: the next log line the daemon writes meets EPIPE
+    run.child.stderr.destroy();
+    await firstReconcile(url!); // it logs while it applies the examples
+    expect(run.child.exitCode).toBeNull();
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    run.child.kill('SIGINT');
+    expect(await run.exit).toBe(0);
+    expect(existsSync(join(cwd, '.govops', 'start.lock'))).toBe(false);
+  });
+
   it('says which port was busy, prints the lines for this run, and they work; a second npm start in the same clone is refused', async () => {
     const cwd = await cleanup.tmp('govops-start-busy-');
     const [daemonPort, sandboxPort] = [await occupy(), await occupy()];

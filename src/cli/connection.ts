@@ -12,6 +12,7 @@ import { parseDuration } from '../util/duration.js';
 import { registerSecrets } from '../util/redact.js';
 import { userAgent } from './version.js';
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRIES, type ConnectionFlags } from './connection-options.js';
+import { envValue } from './empty-env.js';
 
 // The flags themselves are declared in connection-options.ts (light, used at registration time).
 export { addConnectionOptions, DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRIES, type ConnectionFlags } from './connection-options.js';
@@ -96,8 +97,8 @@ export function resolveConnection(
     throw new UserError(`--retries must be a whole number from 0 to 100, got "${retriesText}"`);
   }
 
-  const dataSourcesPath = apiPath('--data-sources-path', flags.dataSourcesPath ?? env.GOVOPS_DATA_SOURCES_PATH ?? DEFAULT_DATA_SOURCES_PATH);
-  const dataSourceDeletePath = apiPath('--data-source-delete-path', flags.dataSourceDeletePath ?? env.GOVOPS_DATA_SOURCE_DELETE_PATH ?? DEFAULT_DATA_SOURCE_DELETE_PATH);
+  const dataSourcesPath = apiPath('--data-sources-path', flags.dataSourcesPath ?? envValue(env, 'GOVOPS_DATA_SOURCES_PATH') ?? DEFAULT_DATA_SOURCES_PATH);
+  const dataSourceDeletePath = apiPath('--data-source-delete-path', flags.dataSourceDeletePath ?? envValue(env, 'GOVOPS_DATA_SOURCE_DELETE_PATH') ?? DEFAULT_DATA_SOURCE_DELETE_PATH);
 
   return { baseUrl: url.toString().replace(/\/+$/, ''), token, timeoutMs, retries: Number(retriesText), dataSourcesPath, dataSourceDeletePath };
 }

@@ -11,6 +11,7 @@
 import type { Command } from 'commander';
 import { commandLoader } from './commands/by-name.js';
 import { dropOutputWhenReaderLeaves } from './closed-output.js';
+import { dropEmptyOptionVariables } from './empty-env.js';
 
 async function program(): Promise<Command> {
   const load = commandLoader(process.argv[2]);
@@ -35,6 +36,7 @@ process.on('uncaughtException', crash);
 process.on('unhandledRejection', crash);
 
 dropOutputWhenReaderLeaves(crash);
+dropEmptyOptionVariables();
 
 program()
   .then((p) => p.parseAsync(process.argv))

@@ -10,6 +10,7 @@ import { buildProgram } from '../../src/cli/program.js';
 import { COMMAND_SUMMARIES } from '../../src/cli/commands/summaries.js';
 import { rootHelpProgram } from '../../src/cli/root-help.js';
 import { rootProgram } from '../../src/cli/root.js';
+import { VALUE_OPTION_VARIABLES, dropEmptyOptionVariables } from '../../src/cli/empty-env.js';
 
 /** Every command under `cmd` (itself included) by its path, with its help text. */
 function helps(cmd: Command, prefix = ''): Map<string, string> {
@@ -57,5 +58,23 @@ describe('`govops --help` from the commands\' summaries', () => {
 
   it('has a summary for exactly the commands of the whole tree, in its order', () => {
     expect(Object.keys(COMMAND_SUMMARIES)).toEqual(buildProgram().commands.map((c) => c.name()));
+  });
+});
+
+describe('option variables set empty', () => {
+  it('the list of value options read as unset when empty is every option of the tree that takes a value from a variable', () => {
+    const found = new Set<string>();
+    const walk = (c: Command): void => {
+      for (const o of c.options) if (o.envVar && (o.required || o.optional)) found.add(o.envVar);
+      c.commands.forEach(walk);
+    };
+    walk(buildProgram());
+    expect([...found].sort()).toEqual([...VALUE_OPTION_VARIABLES].sort());
+  });
+
+  it('dropEmptyOptionVariables removes those that are empty or blank and nothing else', () => {
+    const env: NodeJS.ProcessEnv = { GOVOPS_PATH: '', GOVOPS_BRANCH: '  ', GOVOPS_DIR: 'manifests', GOVOPS_SECRET_DB: '', GOVOPS_TOKEN: '' };
+    dropEmptyOptionVariables(env);
+    expect(env).toEqual({ GOVOPS_DIR: 'manifests', GOVOPS_SECRET_DB: '', GOVOPS_TOKEN: '' });
   });
 });

@@ -141,6 +141,16 @@ describe('state paths that cannot be used are user errors', () => {
     expect(flag.stderr).toMatch(/^error: --state is empty/);
   });
 
+  it('every other option variable set empty (a CI file templated from an unset one) is as if unset too', async () => {
+    const env = { GOVOPS_MANUAL_STEPS: '', GOVOPS_DATA_SOURCES_PATH: '', GOVOPS_DATA_SOURCE_DELETE_PATH: ' ', GOVOPS_SECRETS_DIR: '', GOVOPS_SECRET_ENV_PREFIX: '', GOVOPS_STATE_KEY: '' };
+    const plan = await run(['plan', 'manifests', '--detailed-exitcode'], env);
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(0);
+    const apply = await run(['apply', 'manifests'], env);
+    expect(apply.stderr).toBe('');
+    expect(apply.code).toBe(0);
+  });
+
   it('GOVOPS_STATE is read by every command that takes --state', async () => {
     await writeFile(path.join(h.dir, 'corrupt.json'), '{ not json');
     await mkdir(path.join(h.dir, 'manual'));

@@ -32,7 +32,7 @@ export const COMMAND_SUMMARIES = {
   },
   state: {
     term: 'state',
-    description: 'what govops manages (its state file), under the state lock: list, show, forget, adopt',
+    description: 'what govops manages (its state file or database), under the state lock: list, show, forget, adopt, migrate',
   },
   export: {
     term: 'export [options]',

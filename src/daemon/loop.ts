@@ -321,6 +321,9 @@ export class ReconcileLoop {
     if (v === 'invalid') {
       this.state.rejected = attempt;
       logRejected(logger, attempt.result, attempt.error);
+      // The revision being retried (after an outage) is rejected now: nothing waits any more. The resyncs go back
+      // to the last good revision; the rejected one is not tried again until the source brings it again.
+      if (this.retryTarget?.id === revision.id) this.endRetry();
     } else if (v === 'unreachable' || v === 'failed') {
       // A revision that planned (or got as far as the service) is valid: it is the target now.
       if (v === 'failed' && attempt.result?.plan) this.lastGood = revision;
@@ -351,11 +354,7 @@ export class ReconcileLoop {
       this.failures = 0;
       this.state.nextRetryAt = undefined;
       const covers = attempt.apply || !this.retryApply;
-      if (covers && (this.retryTarget?.id === revision.id || attempt.reason === 'revision')) {
-        this.retryTarget = undefined;
-        this.retryDue = false;
-        if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
-      }
+      if (covers && (this.retryTarget?.id === revision.id || attempt.reason === 'revision')) this.endRetry();
       if (attempt.apply) this.state.lastApplied = { revision: revision.id, at: attempt.finishedAt };
       if (this.opts.observe) {
         // Observing: every plan with changes is drift between Git and the service, pending and not applied.
@@ -378,6 +377,16 @@ export class ReconcileLoop {
       }
     }
     this.scheduleResync();
+  }
+
+  /** Nothing is retried any more: the revision waiting was applied (or rejected). */
+  private endRetry(): void {
+    this.retryTarget = undefined;
+    this.retryDue = false;
+    this.failures = 0;
+    this.state.nextRetryAt = undefined;
+    if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
   }
 
   /** Count the attempt against the revision waiting to be applied; forget revisions the loop will not run again. */

@@ -18,7 +18,8 @@ import { ManualClock } from '../helpers/clock.js';
  */
 function world() {
   const live = { value: '' };
-  const service = { down: false };
+  /** `conflict`: a value whose plan finds a conflict with what the service holds (a plan error: the revision is rejected). */
+  const service = { down: false, conflict: '' };
   const calls: Array<{ id: string; apply: boolean; reason: string; aborted: () => boolean; forced: () => boolean }> = [];
   let gate: Promise<void> | undefined;
   let failuresLeft = 0;
@@ -41,6 +42,11 @@ function world() {
         ...base, stage: 'plan', ok: false, changed: false, diagnostics: [], error: 'the service said something',
         failure: { code: ErrorCode.connectFailed, failureClass: 'transient' },
       };
+    }
+    if (service.conflict === wanted) {
+      const errors = [`Integration/x: a ${wanted} already exists in the service and is not managed by govops`];
+      const plan = { formatVersion: 2 as const, changes: [], summary: { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors, warnings: [] };
+      return { ...base, stage: 'plan', ok: false, changed: false, diagnostics: [], plan, error: errors[0], failure: { code: ErrorCode.planError, failureClass: 'terminal' } };
     }
     const changed = live.value !== wanted;
     const plan = { formatVersion: 2 as const, changes: [], summary: { create: 0, update: changed ? 1 : 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: [], warnings: [] };
@@ -365,6 +371,37 @@ describe('ReconcileLoop', () => {
     release();
     await loop.idle();
     expect(w.live.value).toBe('b'); // the old code: r2 dropped, r1 applied twice
+  });
+
+  it('a revision rejected when it is retried (after an outage) is not tried again at each resync: the last good one is resynced', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock, resyncMs: 1000, retryMaxMs: 100 });
+    loop.submit(await rev('r1', 'a'));
+    await loop.idle();
+    w.service.down = true;
+    loop.submit(await rev('r2', 'b'));
+    await loop.idle();
+    expect(loop.snapshot().waiting).toMatchObject({ revision: 'r2', state: 'retrying' });
+    // the service is back, and the plan of r2 finds a conflict: r2 is rejected whole
+    w.service.down = false;
+    w.service.conflict = 'b';
+    clock.advance(20);
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r2', reason: 'retry', verdict: 'invalid' });
+    expect(loop.snapshot()).toMatchObject({ lastGood: { id: 'r1' }, rejected: { revision: 'r2' } });
+    expect(loop.snapshot().waiting).toBeUndefined();
+    expect(loop.snapshot().nextRetryAt).toBeUndefined();
+    // the resyncs check r1 (the revision in force) for drift; the rejected r2 is not tried again
+    w.live.value = 'tampered';
+    for (let i = 0; i < 3; i++) {
+      clock.advance(1000);
+      await loop.idle();
+    }
+    const later = attempts.slice(attempts.findIndex((a) => a.verdict === 'invalid') + 1);
+    expect(later.map((a) => `${a.revision}:${a.reason}:${a.verdict}`)).toEqual(['r1:resync:drift', 'r1:resync:drift', 'r1:resync:drift']);
+    expect(loop.snapshot()).toMatchObject({ drift: true, ready: true });
+    expect(loop.inUse()).not.toContain('r2');
   });
 
   it('stop() aborts the in-flight reconcile, waits for it within the grace period, and takes no new work', async () => {

@@ -340,8 +340,10 @@ export class ReconcileLoop {
       this.state.nextRetryAt = new Date(this.clock.now() + delay).toISOString();
       logger.warn({ error: attempt.error, code: attempt.failure?.code, retryInMs: delay, verdict: v, retry: judgement.retry }, 'reconcile failed; will retry');
       if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
       if (!this.stopped) {
         this.retryTimer = this.clock.setTimeout(() => {
+          this.retryTimer = undefined;
           this.retryDue = true;
           this.kick();
         }, delay);
@@ -404,9 +406,16 @@ export class ReconcileLoop {
     for (const id of this.outstanding.keys()) if (!live.has(id)) this.outstanding.delete(id);
   }
 
+  /**
+   * The next drift check, a resync period from now. While a retry is scheduled there is none: a resync due then would
+   * only try the revision waiting again (next()), and the retry of a terminal failure falls due at the resync period,
+   * so the two timers fired together and the failing revision was tried twice in a row each period.
+   */
   private scheduleResync(): void {
     if (this.stopped) return;
     if (this.resyncTimer) this.clock.clearTimeout(this.resyncTimer);
+    this.resyncTimer = undefined;
+    if (this.retryTimer) return;
     this.resyncTimer = this.clock.setTimeout(() => this.resyncNow(), this.opts.resyncMs);
   }
 }

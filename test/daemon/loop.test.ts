@@ -404,6 +404,25 @@ describe('ReconcileLoop', () => {
     expect(loop.inUse()).not.toContain('r2');
   });
 
+  it('a terminal failure is tried again once per resync period, not twice in a row', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { resyncMs: 400, clock });
+    loop.submit(await rev('ok', 'a'));
+    await loop.idle();
+    w.failNext(1000, { code: ErrorCode.apiValidation, failureClass: 'terminal' });
+    loop.submit(await rev('r', 'x'));
+    await loop.idle();
+    expect(attempts).toHaveLength(2);
+    for (let i = 1; i <= 3; i++) {
+      clock.advance(400);
+      await loop.idle();
+      expect(attempts).toHaveLength(2 + i);
+    }
+    expect(attempts.slice(2).every((a) => a.reason === 'retry' && a.verdict === 'failed')).toBe(true);
+    expect(loop.snapshot().consecutiveFailures).toBe(4);
+  });
+
   it('stop() aborts the in-flight reconcile, waits for it within the grace period, and takes no new work', async () => {
     const w = world();
     const { loop } = makeLoop(w);

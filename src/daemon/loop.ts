@@ -111,6 +111,8 @@ export class ReconcileLoop {
   private lastGood?: Revision;
   private retryTarget?: Revision;
   private retryApply = true;
+  /** The retry is of a failed resync (a drift check), not of a revision: what it finds is drift. */
+  private retryOfResync = false;
   private retryDue = false;
   private resyncDue = false;
   private retryTimer?: TimerHandle;
@@ -329,6 +331,7 @@ export class ReconcileLoop {
       if (v === 'failed' && attempt.result?.plan) this.lastGood = revision;
       // A failed resync of an older revision never takes the retry over from the one waiting to be applied.
       if (!(attempt.reason === 'resync' && this.retryTarget && this.retryTarget.id !== revision.id)) {
+        this.retryOfResync = attempt.reason === 'resync' || (attempt.reason === 'retry' && this.retryOfResync && this.retryTarget?.id === revision.id);
         this.retryTarget = revision;
         this.retryApply = attempt.apply;
       }
@@ -355,6 +358,8 @@ export class ReconcileLoop {
       this.state.lastSuccess = attempt;
       this.failures = 0;
       this.state.nextRetryAt = undefined;
+      // A resync, or the retry of one that failed (the service was down when it fell due): a drift check.
+      const driftCheck = attempt.reason === 'resync' || (attempt.reason === 'retry' && this.retryOfResync && this.retryTarget?.id === revision.id);
       const covers = attempt.apply || !this.retryApply;
       if (covers && (this.retryTarget?.id === revision.id || attempt.reason === 'revision')) this.endRetry();
       if (attempt.apply) this.state.lastApplied = { revision: revision.id, at: attempt.finishedAt };
@@ -362,7 +367,7 @@ export class ReconcileLoop {
         // Observing: every plan with changes is drift between Git and the service, pending and not applied.
         this.state.drift = v === 'drift';
         if (v === 'drift') logger.warn({ summary: attempt.result?.plan?.summary, pending: pendingOf(attempt) }, 'observe: changes pending, not applied (--observe)');
-      } else if (attempt.reason === 'resync') {
+      } else if (driftCheck) {
         this.state.drift = v === 'drift';
         const plan = attempt.result?.plan;
         if ((v === 'drift' || v === 'applied') && plan) {
@@ -384,6 +389,7 @@ export class ReconcileLoop {
   /** Nothing is retried any more: the revision waiting was applied (or rejected). */
   private endRetry(): void {
     this.retryTarget = undefined;
+    this.retryOfResync = false;
     this.retryDue = false;
     this.failures = 0;
     this.state.nextRetryAt = undefined;

@@ -423,6 +423,43 @@ describe('ReconcileLoop', () => {
     expect(loop.snapshot().consecutiveFailures).toBe(4);
   });
 
+  it('drift found by the retry of a failed resync is reported as drift (self-heal off)', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock, resyncMs: 1000, retryMaxMs: 100 });
+    loop.submit(await rev('r1', 'a'));
+    await loop.idle();
+    w.live.value = 'tampered';
+    w.service.down = true;
+    clock.advance(1000);
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r1', reason: 'resync', verdict: 'unreachable' });
+    w.service.down = false;
+    clock.advance(20);
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r1', reason: 'retry', apply: false, verdict: 'drift' });
+    expect(w.live.value).toBe('tampered');
+    expect(loop.snapshot()).toMatchObject({ drift: true, lastDrift: { revision: 'r1', repaired: false } });
+  });
+
+  it('drift repaired by the retry of a failed resync is recorded (self-heal on)', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock, resyncMs: 1000, retryMaxMs: 100, selfHeal: true });
+    loop.submit(await rev('r1', 'a'));
+    await loop.idle();
+    w.live.value = 'tampered';
+    w.service.down = true;
+    clock.advance(1000);
+    await loop.idle();
+    w.service.down = false;
+    clock.advance(20);
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r1', reason: 'retry', apply: true, verdict: 'applied' });
+    expect(w.live.value).toBe('a');
+    expect(loop.snapshot()).toMatchObject({ drift: false, lastDrift: { revision: 'r1', repaired: true } });
+  });
+
   it('stop() aborts the in-flight reconcile, waits for it within the grace period, and takes no new work', async () => {
     const w = world();
     const { loop } = makeLoop(w);

@@ -324,8 +324,12 @@ export class ReconcileLoop {
       this.state.rejected = attempt;
       logRejected(logger, attempt.result, attempt.error);
       // The revision being retried (after an outage) is rejected now: nothing waits any more. The resyncs go back
-      // to the last good revision; the rejected one is not tried again until the source brings it again.
-      if (this.retryTarget?.id === revision.id) this.endRetry();
+      // to the last good revision; the rejected one is not tried again until the source brings it again. What the
+      // loop knows of the service (readiness, drift) dates from the failures: the last good revision is checked now.
+      if (this.retryTarget?.id === revision.id) {
+        this.endRetry();
+        if (this.lastGood) this.resyncDue = true;
+      }
     } else if (v === 'unreachable' || v === 'failed') {
       // A revision that planned (or got as far as the service) is valid: it is the target now.
       if (v === 'failed' && attempt.result?.plan) this.lastGood = revision;

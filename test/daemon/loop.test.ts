@@ -388,7 +388,7 @@ describe('ReconcileLoop', () => {
     w.service.conflict = 'b';
     clock.advance(20);
     await loop.idle();
-    expect(attempts.at(-1)).toMatchObject({ revision: 'r2', reason: 'retry', verdict: 'invalid' });
+    expect(attempts.find((a) => a.revision === 'r2' && a.reason === 'retry')).toMatchObject({ verdict: 'invalid' });
     expect(loop.snapshot()).toMatchObject({ lastGood: { id: 'r1' }, rejected: { revision: 'r2' } });
     expect(loop.snapshot().waiting).toBeUndefined();
     expect(loop.snapshot().nextRetryAt).toBeUndefined();
@@ -399,9 +399,28 @@ describe('ReconcileLoop', () => {
       await loop.idle();
     }
     const later = attempts.slice(attempts.findIndex((a) => a.verdict === 'invalid') + 1);
-    expect(later.map((a) => `${a.revision}:${a.reason}:${a.verdict}`)).toEqual(['r1:resync:drift', 'r1:resync:drift', 'r1:resync:drift']);
+    expect(later.map((a) => `${a.revision}:${a.reason}:${a.verdict}`)).toEqual(['r1:resync:in-sync', 'r1:resync:drift', 'r1:resync:drift', 'r1:resync:drift']);
     expect(loop.snapshot()).toMatchObject({ drift: true, ready: true });
     expect(loop.inUse()).not.toContain('r2');
+  });
+
+  it('once the revision retried after an outage is rejected, the last good one is checked at once (ready again)', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock, resyncMs: 60_000, retryMaxMs: 100 });
+    loop.submit(await rev('r1', 'a'));
+    await loop.idle();
+    w.service.down = true;
+    loop.submit(await rev('r2', 'b'));
+    await loop.idle();
+    expect(loop.snapshot().ready).toBe(false);
+    w.service.down = false;
+    w.service.conflict = 'b';
+    clock.advance(20);
+    await loop.idle();
+    // no clock time passed since the rejection: r1 was planned right after it
+    expect(attempts.slice(-2).map((a) => `${a.revision}:${a.reason}:${a.verdict}`)).toEqual(['r2:retry:invalid', 'r1:resync:in-sync']);
+    expect(loop.snapshot()).toMatchObject({ ready: true, consecutiveFailures: 0, lastGood: { id: 'r1' }, rejected: { revision: 'r2' } });
   });
 
   it('a terminal failure is tried again once per resync period, not twice in a row', async () => {

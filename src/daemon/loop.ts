@@ -139,6 +139,7 @@ export class ReconcileLoop {
    * the one waiting (queued or retried) is not new: a replica elected leader submits its last good revision again
    * (run.ts, standby.ts). It never takes that newer one's place (its success cleared the retry, or it replaced the
    * queued one: the newer revision was never applied); the newer one runs instead, now when it was being retried.
+   * Submitted while a newer one runs, it is queued and looked at again when it would run (next()).
    */
   submit(revision: Revision): void {
     if (this.stopped) return;
@@ -240,7 +241,13 @@ export class ReconcileLoop {
     if (this.pending) {
       const revision = this.pending;
       this.pending = undefined;
-      return { revision, apply: !this.opts.observe, reason: 'revision' };
+      // A revision submitted again (a replica elected leader) while a newer one ran: once that one is the last good
+      // revision or is retried, the older one is not applied after it (it would roll the newer one back, and its
+      // success would end the newer one's retry). It still runs when the newer one was rejected.
+      const newer = [this.retryTarget, this.lastGood].find((w) => w && w.id !== revision.id && seenBefore(revision, w));
+      if (!newer) return { revision, apply: !this.opts.observe, reason: 'revision' };
+      this.outstanding.delete(revision.id);
+      if (newer === this.retryTarget) this.retryDue = true;
     }
     // A resync due while a revision is retried tries that revision (the newest) again, never an older one.
     if ((this.retryDue || this.resyncDue) && this.retryTarget) {

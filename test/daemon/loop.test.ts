@@ -479,6 +479,61 @@ describe('ReconcileLoop', () => {
     expect(loop.snapshot()).toMatchObject({ drift: false, lastDrift: { revision: 'r1', repaired: true } });
   });
 
+  // Re-elected while the newer revision still runs (the lease lost and won back while its apply waited on the state):
+  // the last good revision submitted then was queued, and ran after the newer one failed.
+  it('an older revision submitted again while a newer one runs is not applied after it: the newer one is retried', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock, retryMaxMs: 1000 });
+    loop.submit({ ...(await rev('r1', 'a')), observedAt: '2026-01-01T00:00:01.000Z' });
+    await loop.idle();
+    w.failNext(1);
+    const release = w.hold();
+    loop.submit({ ...(await rev('r2', 'b')), observedAt: '2026-01-01T00:00:02.000Z' });
+    await until(() => w.calls.length === 2);
+    loop.submit(loop.snapshot().lastGood!); // r1 again, while r2 runs
+    release();
+    await loop.idle();
+    for (let i = 0; i < 5; i++) {
+      clock.advance(1000);
+      await loop.idle();
+    }
+    expect(attempts.map((a) => `${a.revision}:${a.reason}:${a.verdict}`)).toEqual(['r1:revision:applied', 'r2:revision:failed', 'r2:retry:applied']);
+    expect(w.live.value).toBe('b');
+    expect(loop.snapshot()).toMatchObject({ lastApplied: { revision: 'r2' } });
+  });
+
+  it('an older revision submitted again while a newer one runs is dropped once the newer one is applied', async () => {
+    const w = world();
+    const { loop, attempts } = makeLoop(w);
+    loop.submit({ ...(await rev('r1', 'a')), observedAt: '2026-01-01T00:00:01.000Z' });
+    await loop.idle();
+    const release = w.hold();
+    loop.submit({ ...(await rev('r2', 'b')), observedAt: '2026-01-01T00:00:02.000Z' });
+    await until(() => w.calls.length === 2);
+    loop.submit(loop.snapshot().lastGood!);
+    release();
+    await loop.idle();
+    expect(attempts.map((a) => `${a.revision}:${a.verdict}`)).toEqual(['r1:applied', 'r2:applied']);
+    expect(w.live.value).toBe('b');
+  });
+
+  it('an older revision submitted again while a newer one runs is applied when the newer one is rejected', async () => {
+    const w = world();
+    const { loop, attempts } = makeLoop(w);
+    loop.submit({ ...(await rev('r1', 'a')), observedAt: '2026-01-01T00:00:01.000Z' });
+    await loop.idle();
+    w.live.value = 'left by the old leader';
+    const release = w.hold();
+    loop.submit({ ...(await rev('r2', 'invalid')), observedAt: '2026-01-01T00:00:02.000Z' });
+    await until(() => w.calls.length === 2);
+    loop.submit(loop.snapshot().lastGood!);
+    release();
+    await loop.idle();
+    expect(attempts.map((a) => `${a.revision}:${a.verdict}`)).toEqual(['r1:applied', 'r2:invalid', 'r1:applied']);
+    expect(w.live.value).toBe('a');
+  });
+
   it('stop() aborts the in-flight reconcile, waits for it within the grace period, and takes no new work', async () => {
     const w = world();
     const { loop } = makeLoop(w);

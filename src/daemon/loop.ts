@@ -339,7 +339,10 @@ export class ReconcileLoop {
       }
     } else if (v === 'unreachable' || v === 'failed') {
       // A revision that planned (or got as far as the service) is valid: it is the target now.
-      if (v === 'failed' && attempt.result?.plan) this.lastGood = revision;
+      if (v === 'failed' && attempt.result?.plan) {
+        this.lastGood = revision;
+        if (this.state.rejected?.revision === revision.id) this.state.rejected = undefined;
+      }
       // A failed resync of an older revision never takes the retry over from the one waiting to be applied.
       if (!(attempt.reason === 'resync' && this.retryTarget && this.retryTarget.id !== revision.id)) {
         this.retryOfResync = attempt.reason === 'resync' || (attempt.reason === 'retry' && this.retryOfResync && this.retryTarget?.id === revision.id);
@@ -364,6 +367,9 @@ export class ReconcileLoop {
       }
     } else {
       this.lastGood = revision;
+      // A revision rejected before (the revision in force, rejected at a resync while its secret was missing) that
+      // loads and plans now is not rejected any more: /status stops showing it, and its error, as the latest's.
+      if (this.state.rejected?.revision === revision.id) this.state.rejected = undefined;
       this.everSucceeded = true;
       this.state.ready = true;
       this.state.lastSuccess = attempt;

@@ -365,6 +365,32 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect((await api.getIntegration(live.id)).config.httpPath).toBe('/changed/by/hand');
   });
 
+  it('the revision in force rejected at a resync (its secret gone) is not shown rejected once a resync succeeds again', async () => {
+    const t = await setup();
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
+    const { daemon } = await t.start();
+    const api = t.api();
+    await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
+    await daemon.loop.idle();
+    const env = t.settings.env!;
+    // the secret is gone (a secrets folder's file removed): the revision in force cannot be loaded at the resync
+    delete env.GOVOPS_SECRET_TEST_LAKE_TOKEN;
+    daemon.loop.resyncNow();
+    await daemon.loop.idle();
+    let status = (await getJson(`${daemon.url}/status`)).body;
+    expect(status.lastReconcile).toMatchObject({ reason: 'resync', result: 'invalid' });
+    expect(status.lastError).toMatchObject({ result: 'invalid', code: 'GOVOPS_INVALID_REVISION' });
+    // back: the resync loads and plans it again, nothing is rejected any more
+    env.GOVOPS_SECRET_TEST_LAKE_TOKEN = GOVOPS_SECRET_LAKE_TOKEN;
+    daemon.loop.resyncNow();
+    await daemon.loop.idle();
+    status = (await getJson(`${daemon.url}/status`)).body;
+    expect(status.lastReconcile).toMatchObject({ reason: 'resync', result: 'in-sync' });
+    expect(status.revision.lastGood).toBe(status.revision.latest);
+    expect(status.revision.rejected).toBeUndefined();
+    expect(status.lastError).toBeUndefined();
+  });
+
   it('repairs out-of-band drift with --self-heal on the periodic resync', async () => {
     const t = await setup({ selfHeal: true, resyncMs: 300 });
     await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));

@@ -325,6 +325,8 @@ export class ReconcileLoop {
 
   private record(revision: Revision, attempt: Attempt, judgement: Judgement, logger: Logger): void {
     const v = attempt.verdict;
+    // A resync, or the retry of one that failed (the service was down when it fell due): a drift check.
+    const driftCheck = attempt.reason === 'resync' || (attempt.reason === 'retry' && this.retryOfResync && this.retryTarget?.id === revision.id);
     this.state.lastAttempt = attempt;
     if (v !== 'invalid') this.state.ready = this.everSucceeded && !judgement.blocksReadiness;
     if (v === 'invalid') {
@@ -342,6 +344,8 @@ export class ReconcileLoop {
       if (v === 'failed' && attempt.result?.plan) {
         this.lastGood = revision;
         if (this.state.rejected?.revision === revision.id) this.state.rejected = undefined;
+        // A self-heal resync whose repair failed: the drift it found is still there (what was put back is not).
+        if (driftCheck && !this.opts.observe) this.unrepaired(revision, attempt, logger);
       }
       // A failed resync of an older revision never takes the retry over from the one waiting to be applied.
       if (!(attempt.reason === 'resync' && this.retryTarget && this.retryTarget.id !== revision.id)) {
@@ -356,15 +360,7 @@ export class ReconcileLoop {
       const delay = judgement.retry === 'backoff' ? backoff : Math.max(backoff, this.opts.resyncMs);
       this.state.nextRetryAt = new Date(this.clock.now() + delay).toISOString();
       logger.warn({ error: attempt.error, code: attempt.failure?.code, retryInMs: delay, verdict: v, retry: judgement.retry }, 'reconcile failed; will retry');
-      if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
-      this.retryTimer = undefined;
-      if (!this.stopped) {
-        this.retryTimer = this.clock.setTimeout(() => {
-          this.retryTimer = undefined;
-          this.retryDue = true;
-          this.kick();
-        }, delay);
-      }
+      this.scheduleRetry(delay);
     } else {
       this.lastGood = revision;
       // A revision rejected before (the revision in force, rejected at a resync while its secret was missing) that
@@ -375,8 +371,6 @@ export class ReconcileLoop {
       this.state.lastSuccess = attempt;
       this.failures = 0;
       this.state.nextRetryAt = undefined;
-      // A resync, or the retry of one that failed (the service was down when it fell due): a drift check.
-      const driftCheck = attempt.reason === 'resync' || (attempt.reason === 'retry' && this.retryOfResync && this.retryTarget?.id === revision.id);
       const covers = attempt.apply || !this.retryApply;
       if (covers && (this.retryTarget?.id === revision.id || attempt.reason === 'revision')) this.endRetry();
       if (attempt.apply) this.state.lastApplied = { revision: revision.id, at: attempt.finishedAt };
@@ -401,6 +395,28 @@ export class ReconcileLoop {
       }
     }
     this.scheduleResync();
+  }
+
+  /** The retry of the revision waiting, `delay` ms from now (replacing one scheduled). */
+  private scheduleRetry(delay: number): void {
+    if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    if (this.stopped) return;
+    this.retryTimer = this.clock.setTimeout(() => {
+      this.retryTimer = undefined;
+      this.retryDue = true;
+      this.kick();
+    }, delay);
+  }
+
+  /** The drift a drift check found and could not repair (its apply failed): reported as drift, not repaired. */
+  private unrepaired(revision: Revision, attempt: Attempt, logger: Logger): void {
+    const repaired = new Set((attempt.result?.outcomes ?? []).filter((o) => o.result === 'ok').map((o) => `${o.resourceKind}/${o.name}`));
+    const resources = driftOf(attempt.result!.plan!).filter((r) => !repaired.has(`${r.kind}/${r.name}`));
+    if (resources.length === 0) return;
+    this.state.drift = true;
+    this.state.lastDrift = { revision: revision.id, at: attempt.finishedAt, repaired: false, resources };
+    logDrift(logger, this.state.lastDrift, 'repair-failed');
   }
 
   /** Nothing is retried any more: the revision waiting was applied (or rejected). */

@@ -8,6 +8,7 @@ import type { Revision } from '../../src/sources/types.js';
 import { silentLogger } from '../../src/log.js';
 import { ErrorCode, type FailureInfo } from '../../src/errors.js';
 import { ManualClock } from '../helpers/clock.js';
+import type { PlanChange } from '../../src/plan/types.js';
 
 /**
  * A real (small) reconcile function: reads `value.txt` from the revision folder. `invalid` → a load
@@ -49,7 +50,9 @@ function world() {
       return { ...base, stage: 'plan', ok: false, changed: false, diagnostics: [], plan, error: errors[0], failure: { code: ErrorCode.planError, failureClass: 'terminal' } };
     }
     const changed = live.value !== wanted;
-    const plan = { formatVersion: 2 as const, changes: [], summary: { create: 0, update: changed ? 1 : 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: [], warnings: [] };
+    // the one resource, when live differs: its field, live value against the revision's
+    const change = { resourceKind: 'Integration', name: 'x', action: 'update', liveId: 'i-1', reasons: [], changes: [{ path: 'config.value', before: live.value, after: wanted }] };
+    const plan = { formatVersion: 2 as const, changes: (changed ? [change] : []) as unknown as PlanChange[], summary: { create: 0, update: changed ? 1 : 0, replace: 0, delete: 0, adopt: 0, noop: 0 }, errors: [], warnings: [] };
     if (!req.apply) return { ...base, stage: 'done', ok: true, changed, diagnostics: [], plan };
     if (failuresLeft > 0 && changed) {
       failuresLeft--;
@@ -532,6 +535,31 @@ describe('ReconcileLoop', () => {
     await loop.idle();
     expect(attempts.map((a) => `${a.revision}:${a.verdict}`)).toEqual(['r1:applied', 'r2:invalid', 'r1:applied']);
     expect(w.live.value).toBe('a');
+  });
+
+  it('drift a self-heal resync could not repair is reported as drift, not repaired', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock, resyncMs: 1000, selfHeal: true });
+    loop.submit(await rev('r1', 'a'));
+    await loop.idle();
+    w.live.value = 'tampered';
+    w.failNext(1000, { code: ErrorCode.apiValidation, failureClass: 'terminal' });
+    clock.advance(1000);
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r1', reason: 'resync', apply: true, verdict: 'failed' });
+    expect(w.live.value).toBe('tampered');
+    expect(loop.snapshot()).toMatchObject({
+      drift: true,
+      lastDrift: { revision: 'r1', repaired: false, resources: [{ kind: 'Integration', name: 'x', fields: [{ path: 'config.value', live: 'tampered', desired: 'a' }] }] },
+    });
+    // the service takes it at the next try (at the resync period): repaired
+    w.failNext(0);
+    clock.advance(1000);
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r1', reason: 'retry', verdict: 'applied' });
+    expect(w.live.value).toBe('a');
+    expect(loop.snapshot()).toMatchObject({ drift: false, lastDrift: { revision: 'r1', repaired: true } });
   });
 
   it('stop() aborts the in-flight reconcile, waits for it within the grace period, and takes no new work', async () => {

@@ -20,6 +20,8 @@ const FILE_CONCURRENCY = 32;
 
 export type Layout = 'resource' | 'kind';
 export const ENV_TEMPLATE = 'secrets.env.template';
+/** The temporary folder of an export, inside its output folder (removed after). */
+const STAGING_PREFIX = '.govops-export-';
 
 const KIND_FILE: Record<ExportKind, string> = { Integration: 'integrations', Webhook: 'webhooks', DataSource: 'data-sources' };
 const KIND_PREFIX: Record<ExportKind, string> = { Integration: 'integration', Webhook: 'webhook', DataSource: 'data-source' };
@@ -162,8 +164,11 @@ export async function prepareExport(dir: string, files: ReadonlyMap<string, stri
 }
 
 /**
- * Write a prepared export: every file is written in a temporary folder beside `dir`, then moved into place (a
- * new manifest by a hard link, which never replaces a file; a replaced one and the env template by a rename).
+ * Write a prepared export: every file is written in a temporary folder inside `dir` (`.govops-export-*`, its files
+ * named `*.part`, which no manifest discovery reads), then moved into place (a new manifest by a hard link, which
+ * never replaces a file; a replaced one and the env template by a rename). Inside, not beside: `dir`'s parent may be
+ * one govops cannot write (the image's volume `/data`, whose parent is root's) or another filesystem (`dir` a mount
+ * point: a link or rename across filesystems is EXDEV).
  * When one cannot be placed, those already placed are removed again: the folder has all the files or none of
  * the new ones. Returns the paths written.
  */
@@ -171,14 +176,15 @@ export async function commitExport(prepared: PreparedExport): Promise<string[]> 
   const { dir, files, force } = prepared;
   await mkdir(dir, { recursive: true });
   if (files.size === 0) return [];
-  const staging = await mkdtemp(path.join(path.dirname(dir), `.${path.basename(dir)}.govops-export-`));
+  const staging = await mkdtemp(path.join(dir, STAGING_PREFIX));
+  const staged = (name: string): string => path.join(staging, `${name}.part`);
   const placed: string[] = [];
   const place = async (name: string): Promise<void> => {
     const file = path.join(dir, name);
-    if (force || name === ENV_TEMPLATE) await rename(path.join(staging, name), file);
+    if (force || name === ENV_TEMPLATE) await rename(staged(name), file);
     else {
       try {
-        await link(path.join(staging, name), file);
+        await link(staged(name), file);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw exists$(file);
         throw err;
@@ -191,7 +197,7 @@ export async function commitExport(prepared: PreparedExport): Promise<string[]> 
   const order = files.has(ENV_TEMPLATE) ? [...manifests, ENV_TEMPLATE] : manifests;
   try {
     // FILE_CONCURRENCY at a time (one after the other, 15,000 files took seconds of file-system round trips)
-    await eachLimit([...files.keys()], FILE_CONCURRENCY, (name) => writeFile(path.join(staging, name), files.get(name)!, { flag: 'wx', mode: 0o644 }));
+    await eachLimit([...files.keys()], FILE_CONCURRENCY, (name) => writeFile(staged(name), files.get(name)!, { flag: 'wx', mode: 0o644 }));
     await eachLimit(manifests, FILE_CONCURRENCY, place);
     if (files.has(ENV_TEMPLATE)) await place(ENV_TEMPLATE);
   } catch (err) {

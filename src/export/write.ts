@@ -3,7 +3,8 @@
  * template of the secret variables. Rendering is pure (`renderExport`); `prepareExport` makes every check
  * before anything is written, `commitExport` then creates the files, never overwriting one unless asked.
  */
-import { link, lstat, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { link, lstat, mkdir, mkdtemp, open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { yamlLib } from '../manifests/yaml-lib.js';
 import { MAX_FILE_DOCUMENTS } from '../manifests/hostile.js';
@@ -122,6 +123,33 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
+/**
+ * The env template already in the output folder, undefined when there is none. Only a regular file is read: the
+ * folder is often the repository's, which pull requests change, and a committed link (to an env file of the
+ * operator's, to /proc/self/environ) was read through and its content written into the merged template, a file of
+ * the folder ready to commit; a FIFO held the export forever. Opened without following a link and without blocking.
+ */
+async function readTemplate(file: string): Promise<string | undefined> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw notRegular(file);
+    throw err;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) throw notRegular(file);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+const notRegular = (file: string): UserError =>
+  new UserError(`${printable(file)} is not a regular file (a symbolic link, a folder, a device or a FIFO): govops export neither reads nor replaces it: nothing written`, 'remove it, or pass --force to replace it with the template of this export');
+
 /** An export checked and ready to write: nothing of it is on disk yet. */
 export interface PreparedExport {
   readonly dir: string;
@@ -146,7 +174,7 @@ export async function prepareExport(dir: string, files: ReadonlyMap<string, stri
   const template = files.get(ENV_TEMPLATE);
   if (template !== undefined && !force) {
     // an export into a folder that has a template (one more resource imported): its variables are added to it
-    const existing = await readFile(path.join(dir, ENV_TEMPLATE), 'utf8').catch(() => undefined);
+    const existing = await readTemplate(path.join(dir, ENV_TEMPLATE));
     if (existing !== undefined) {
       const added = mergeTemplate(existing, template);
       if (added === undefined) merged.delete(ENV_TEMPLATE);

@@ -102,6 +102,7 @@ function withAdoptions(state: State, resources: readonly ExportedResource[], now
     };
     if (r.type !== undefined) entry.type = r.type;
     if (r.autoBootstrap !== undefined) entry.autoBootstrap = r.autoBootstrap;
+    if (r.identity !== undefined) entry.identity = r.identity;
     added.push(entry);
     remember(entry);
   }

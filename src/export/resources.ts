@@ -43,6 +43,8 @@ export interface ExportedResource {
    * so that an id the service gives to another item later makes the entry stale instead of naming that item.
    */
   identity?: string;
+  /** Data sources: the live id of the integration they are registered under. */
+  integrationId?: string;
 }
 
 export interface ExportInput {
@@ -226,6 +228,6 @@ function exportDataSources(
       metadata: { name },
       spec: { integration: nameById.get(d.integrationId)!, dataSourceName: d.dataSourceName, prefix: d.prefix },
     };
-    out.resources.push({ kind: 'DataSource', name, liveId: d.id, manifest, identity: dataSourceKey(d.integrationId, d.prefix) });
+    out.resources.push({ kind: 'DataSource', name, liveId: d.id, manifest, identity: dataSourceKey(d.integrationId, d.prefix), integrationId: d.integrationId });
   });
 }

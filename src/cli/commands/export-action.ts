@@ -110,6 +110,24 @@ function withAdoptions(state: State, resources: readonly ExportedResource[], now
 }
 
 /**
+ * The data sources whose integration is not exported, registered under the name the state gives that integration
+ * (by its live id) when it has one: the integration is then already in the repository under that name, which need
+ * not be the one export derives from its natural key (docs/operator.md, "Importing one resource"). Named after
+ * export's own name, the next plan refused the set: no Integration manifest of that name.
+ */
+function underOwnedIntegrations(resources: readonly ExportedResource[], state: State): ExportedResource[] {
+  const exported = new Set(resources.filter((r) => r.kind === 'Integration').map((r) => r.liveId));
+  const owners = new Map<string, string>();
+  for (const s of state.resources) if (s.kind === 'Integration' && s.id !== '' && !s.pending && !owners.has(s.id)) owners.set(s.id, s.name);
+  return resources.map((r) => {
+    if (r.manifest.kind !== 'DataSource' || r.integrationId === undefined || exported.has(r.integrationId)) return r;
+    const owner = owners.get(r.integrationId);
+    if (owner === undefined || owner === r.manifest.spec.integration) return r;
+    return { ...r, manifest: { ...r.manifest, spec: { ...r.manifest.spec, integration: owner } } };
+  });
+}
+
+/**
  * Every check first (files, names, then the state's owners under its lock), then the files, then the state: a
  * refused export writes neither.
  */
@@ -151,7 +169,8 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
   }
   const ofKinds = result.resources.filter((r) => kinds.has(r.kind));
   if (select) checkSelection(select, ofKinds);
-  const chosen = ofKinds.filter((r) => !select || select(r));
+  const selected = ofKinds.filter((r) => !select || select(r));
+  const chosen = flags.state === undefined ? selected : underOwnedIntegrations(selected, await loadState(flags.state));
   const names = new Set(chosen.map((r) => `${r.kind}/${r.name}`));
   const variables = result.variables.filter((v) => names.has(v.resource));
   const out = path.resolve(flags.out);
@@ -163,8 +182,15 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
   const warnings = warningsFor(result, (resource) => names.has(resource));
   for (const w of warnings) ctx.stderr.write(`warning: ${printable(w)}\n`);
   const orphaned = chosen.filter((r) => r.manifest.kind === 'DataSource' && !names.has(`Integration/${r.manifest.spec.integration}`));
+  const renamed = new Set(chosen.filter((r, i) => r !== selected[i]).map((r) => r.name));
   for (const r of orphaned) {
-    if (r.manifest.kind === 'DataSource') ctx.stderr.write(`note: DataSource/${r.name} is registered under Integration/${r.manifest.spec.integration}, which was not exported: keep its manifest beside this one\n`);
+    if (r.manifest.kind !== 'DataSource') continue;
+    const under = `Integration/${r.manifest.spec.integration}`;
+    ctx.stderr.write(
+      renamed.has(r.name)
+        ? `note: DataSource/${r.name} is registered under ${under}, as ${printable(flags.state ?? '')} names its integration (id ${printable(r.integrationId ?? '')}): keep it in the same set as that manifest\n`
+        : `note: DataSource/${r.name} is registered under ${under}, which was not exported: keep its manifest beside this one\n`,
+    );
   }
   if (ctx.options.output === 'json') {
     ctx.stdout.write(

@@ -121,6 +121,7 @@ export function makeSource(s: RunSettings, logger: Logger, metrics: DaemonMetric
       intervalMs: s.intervalMs,
       debounceMs: s.debounceMs,
       statePath: s.statePath,
+      allFiles: s.render !== undefined,
     });
   }
   throw new Error('give a source: --repo URL or --dir PATH');

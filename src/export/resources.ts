@@ -13,6 +13,8 @@ import { API_VERSION } from '../manifests/types.js';
 import { asSet } from '../service/webhook-fields.js';
 import { booleanFromWire } from '../util/boolean.js';
 import { exportConfig, type ExportWarn } from './config.js';
+import { liveIntegrationIdentity, liveWebhookIdentity } from '../plan/stale.js';
+import { dataSourceKey } from '../service/data-sources.js';
 import { carriesCredential } from '../service/kinds.js';
 import { assignNames, envName, NAME_PATTERN, MAX_NAME } from './names.js';
 
@@ -36,6 +38,13 @@ export interface ExportedResource {
   /** Integrations: recorded in state on `--state`. */
   type?: string;
   autoBootstrap?: boolean;
+  /**
+   * What the live item at `liveId` is (plan/stale.ts): recorded in state on `--state`, as `state adopt` records it,
+   * so that an id the service gives to another item later makes the entry stale instead of naming that item.
+   */
+  identity?: string;
+  /** Data sources: the live id of the integration they are registered under. */
+  integrationId?: string;
 }
 
 export interface ExportInput {
@@ -127,7 +136,7 @@ function exportIntegrations(input: ExportInput, out: ExportResult): Map<string, 
     const warn = (path: string, why: string): void => void out.resourceWarnings.push({ resource, message: `${resource} (id ${live.id}) ${path}: ${why}` });
     const manifest = integrationManifest(live, name, input.shapes, ref, warn);
     if (live.status !== 'enabled') out.resourceWarnings.push({ resource, message: `${resource} (id ${live.id}) is ${live.status} in the service: exported as it is configured` });
-    out.resources.push({ kind: 'Integration', name, liveId: live.id, manifest, type: live.type, autoBootstrap: live.autoBootstrap });
+    out.resources.push({ kind: 'Integration', name, liveId: live.id, manifest, type: live.type, autoBootstrap: live.autoBootstrap, identity: liveIntegrationIdentity(live) });
   });
   return nameById;
 }
@@ -182,7 +191,7 @@ function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): vo
     }
     seen.set(w.name, w.id);
     if (w.actionType !== 'receive' && w.actionType !== 'triggered') out.unknownActionType.push(`Webhook/${w.name}`);
-    out.resources.push({ kind: 'Webhook', name: w.name, liveId: w.id, manifest: webhookManifest(w) });
+    out.resources.push({ kind: 'Webhook', name: w.name, liveId: w.id, manifest: webhookManifest(w), identity: liveWebhookIdentity(w) });
   }
 }
 
@@ -219,6 +228,6 @@ function exportDataSources(
       metadata: { name },
       spec: { integration: nameById.get(d.integrationId)!, dataSourceName: d.dataSourceName, prefix: d.prefix },
     };
-    out.resources.push({ kind: 'DataSource', name, liveId: d.id, manifest });
+    out.resources.push({ kind: 'DataSource', name, liveId: d.id, manifest, identity: dataSourceKey(d.integrationId, d.prefix), integrationId: d.integrationId });
   });
 }

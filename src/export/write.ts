@@ -3,7 +3,8 @@
  * template of the secret variables. Rendering is pure (`renderExport`); `prepareExport` makes every check
  * before anything is written, `commitExport` then creates the files, never overwriting one unless asked.
  */
-import { link, lstat, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { link, lstat, mkdir, mkdtemp, open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { yamlLib } from '../manifests/yaml-lib.js';
 import { MAX_FILE_DOCUMENTS } from '../manifests/hostile.js';
@@ -20,6 +21,8 @@ const FILE_CONCURRENCY = 32;
 
 export type Layout = 'resource' | 'kind';
 export const ENV_TEMPLATE = 'secrets.env.template';
+/** The temporary folder of an export, inside its output folder (removed after). */
+const STAGING_PREFIX = '.govops-export-';
 
 const KIND_FILE: Record<ExportKind, string> = { Integration: 'integrations', Webhook: 'webhooks', DataSource: 'data-sources' };
 const KIND_PREFIX: Record<ExportKind, string> = { Integration: 'integration', Webhook: 'webhook', DataSource: 'data-source' };
@@ -120,6 +123,33 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
+/**
+ * The env template already in the output folder, undefined when there is none. Only a regular file is read: the
+ * folder is often the repository's, which pull requests change, and a committed link (to an env file of the
+ * operator's, to /proc/self/environ) was read through and its content written into the merged template, a file of
+ * the folder ready to commit; a FIFO held the export forever. Opened without following a link and without blocking.
+ */
+async function readTemplate(file: string): Promise<string | undefined> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw notRegular(file);
+    throw err;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) throw notRegular(file);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+const notRegular = (file: string): UserError =>
+  new UserError(`${printable(file)} is not a regular file (a symbolic link, a folder, a device or a FIFO): govops export neither reads nor replaces it: nothing written`, 'remove it, or pass --force to replace it with the template of this export');
+
 /** An export checked and ready to write: nothing of it is on disk yet. */
 export interface PreparedExport {
   readonly dir: string;
@@ -144,7 +174,7 @@ export async function prepareExport(dir: string, files: ReadonlyMap<string, stri
   const template = files.get(ENV_TEMPLATE);
   if (template !== undefined && !force) {
     // an export into a folder that has a template (one more resource imported): its variables are added to it
-    const existing = await readFile(path.join(dir, ENV_TEMPLATE), 'utf8').catch(() => undefined);
+    const existing = await readTemplate(path.join(dir, ENV_TEMPLATE));
     if (existing !== undefined) {
       const added = mergeTemplate(existing, template);
       if (added === undefined) merged.delete(ENV_TEMPLATE);
@@ -162,8 +192,11 @@ export async function prepareExport(dir: string, files: ReadonlyMap<string, stri
 }
 
 /**
- * Write a prepared export: every file is written in a temporary folder beside `dir`, then moved into place (a
- * new manifest by a hard link, which never replaces a file; a replaced one and the env template by a rename).
+ * Write a prepared export: every file is written in a temporary folder inside `dir` (`.govops-export-*`, its files
+ * named `*.part`, which no manifest discovery reads), then moved into place (a new manifest by a hard link, which
+ * never replaces a file; a replaced one and the env template by a rename). Inside, not beside: `dir`'s parent may be
+ * one govops cannot write (the image's volume `/data`, whose parent is root's) or another filesystem (`dir` a mount
+ * point: a link or rename across filesystems is EXDEV).
  * When one cannot be placed, those already placed are removed again: the folder has all the files or none of
  * the new ones. Returns the paths written.
  */
@@ -171,14 +204,15 @@ export async function commitExport(prepared: PreparedExport): Promise<string[]> 
   const { dir, files, force } = prepared;
   await mkdir(dir, { recursive: true });
   if (files.size === 0) return [];
-  const staging = await mkdtemp(path.join(path.dirname(dir), `.${path.basename(dir)}.govops-export-`));
+  const staging = await mkdtemp(path.join(dir, STAGING_PREFIX));
+  const staged = (name: string): string => path.join(staging, `${name}.part`);
   const placed: string[] = [];
   const place = async (name: string): Promise<void> => {
     const file = path.join(dir, name);
-    if (force || name === ENV_TEMPLATE) await rename(path.join(staging, name), file);
+    if (force || name === ENV_TEMPLATE) await rename(staged(name), file);
     else {
       try {
-        await link(path.join(staging, name), file);
+        await link(staged(name), file);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw exists$(file);
         throw err;
@@ -191,7 +225,7 @@ export async function commitExport(prepared: PreparedExport): Promise<string[]> 
   const order = files.has(ENV_TEMPLATE) ? [...manifests, ENV_TEMPLATE] : manifests;
   try {
     // FILE_CONCURRENCY at a time (one after the other, 15,000 files took seconds of file-system round trips)
-    await eachLimit([...files.keys()], FILE_CONCURRENCY, (name) => writeFile(path.join(staging, name), files.get(name)!, { flag: 'wx', mode: 0o644 }));
+    await eachLimit([...files.keys()], FILE_CONCURRENCY, (name) => writeFile(staged(name), files.get(name)!, { flag: 'wx', mode: 0o644 }));
     await eachLimit(manifests, FILE_CONCURRENCY, place);
     if (files.has(ENV_TEMPLATE)) await place(ENV_TEMPLATE);
   } catch (err) {

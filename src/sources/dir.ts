@@ -4,7 +4,8 @@
  * symlink swap git-sync does (`<root>/<link>` atomically re-pointed to a new worktree): the parent
  * folder of every symlink on the path is watched too, and the path is re-resolved on each scan.
  * Each distinct content becomes a revision: an immutable snapshot `<workdir>/snapshots/<digest>` of
- * the manifest files only (never a secret file: those are read from the watched folder itself).
+ * the manifest files only (never a secret file: those are read from the watched folder itself); with `--render`,
+ * of every file (the command runs in the copy and may read any of them: `allFiles`).
  * Revision id: the git-sync commit SHA when the resolved path names one, else `sha256:<digest>`.
  */
 import { lstat, readdir, realpath, rm, stat } from 'node:fs/promises';
@@ -30,6 +31,11 @@ export interface DirSourceOptions {
   debounceMs?: number;
   /** Full rescan interval, a safety net for missed events (default 60s). */
   intervalMs?: number;
+  /**
+   * `--render`: the revision's copy holds every file of the folder, not only the manifests, since the render command
+   * runs in it (src/sources/snapshot.ts `readTree`).
+   */
+  allFiles?: boolean;
   /** The state file: it (and its journal, lock, temporary files) is never read nor watched, like the work folder. */
   statePath?: string;
   hooks?: SourceMetricsHooks & {
@@ -268,7 +274,7 @@ export class DirSource implements Source {
       this.own = await this.ownPaths();
       const own = this.own;
       const changesBefore = this.changes;
-      const set = await readTree(real, undefined, (path) => own.owns(path));
+      const set = await readTree(real, undefined, (path) => own.owns(path), this.opts.allFiles === true);
       await this.opts.hooks?.afterRead?.();
       ok = true;
       this.tracker.succeeded(new Date());

@@ -37,7 +37,18 @@ export function isHidden(name: string): boolean {
  * `skip(path)`: an absolute path under `root` left out with everything below it (govops' own files). More than
  * `maxEntries` manifest files and links (other files do not count) is an error: the folder is not published.
  */
-export async function readTree(root: string, maxEntries = MAX_SNAPSHOT_ENTRIES, skip: (path: string) => boolean = () => false): Promise<FileSet> {
+/**
+ * `allFiles`: every regular file, not only what the loader reads (a directory source with `--render`: the command
+ * runs in the copy and may read any file of the folder, a jsonnet file, a JSON patch, a chart's templates; each is
+ * then part of the digest, so changing it is a new revision). Such a file past the manifest size limit fails the scan
+ * (copied cut, the render would read a different file).
+ */
+export async function readTree(
+  root: string,
+  maxEntries = MAX_SNAPSHOT_ENTRIES,
+  skip: (path: string) => boolean = () => false,
+  allFiles = false,
+): Promise<FileSet> {
   const files = new Map<string, Buffer>();
   const links = new Map<string, string>();
   const realRoot = await realpath(root).catch(() => root);
@@ -72,7 +83,7 @@ export async function readTree(root: string, maxEntries = MAX_SNAPSHOT_ENTRIES, 
         continue;
       }
       if (e.isDirectory()) await walk(full, false);
-      else if (e.isFile() && (KEPT.test(e.name) || KEPT_HIDDEN.has(e.name))) {
+      else if (e.isFile() && (allFiles || KEPT.test(e.name) || KEPT_HIDDEN.has(e.name))) {
         count();
         // Never held whole: past the manifest limit, one byte more than it, enough for the loader to refuse it by name.
         // A file that vanished since the folder was listed is left out (its removal is a change: the scan is read again);
@@ -81,6 +92,9 @@ export async function readTree(root: string, maxEntries = MAX_SNAPSHOT_ENTRIES, 
           if (err.code === 'ENOENT') return undefined;
           throw new Error(`cannot read ${rel(full)}: ${err.message}`);
         });
+        if (content && content.length > MAX_FILE_BYTES && !KEPT.test(e.name) && !KEPT_HIDDEN.has(e.name)) {
+          throw new Error(`${rel(full)} is larger than ${MAX_FILE_BYTES} bytes, the most a directory source copies for the render command: render from a Git source (--repo) instead`);
+        }
         if (content) files.set(rel(full), content);
       }
     }

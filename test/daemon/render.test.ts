@@ -144,3 +144,41 @@ describe('govops run --render (Git source, real process)', () => {
     expect(d.out()).not.toContain('leaked');
   });
 });
+
+describe('govops run --render with a directory source (real process)', () => {
+  // docs/environments.md: the command runs "in the revision's manifest folder (... the watched folder of --dir)".
+  // The directory source's revision is a copy of its YAML files only, so a render input that is not YAML (a jsonnet
+  // or script file, a JSON patch, a helm template) was missing where the command ran, and a change to one was no
+  // new revision.
+  it('the command finds the folder\'s other files, and a change to one of them is a new revision', async () => {
+    const sandbox = await startSandbox({ port: 0, transitionMs: 10 });
+    cleanup.add(() => sandbox.close());
+    const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken });
+    cleanup.add(() => api.close());
+    const home = await cleanup.tmp('govops-render-dir-');
+    const watched = join(home, 'env');
+    await mkdir(watched);
+    await writeFile(join(watched, 'render.mjs'), renderScript(printHooks(['from-dir-a'])));
+    await writeFile(join(watched, 'kustomization.yaml'), 'resources: []\n');
+
+    const d = spawnRun(
+      cleanup,
+      [
+        '--dir', watched, '--interval', '10m', '--resync', '10m',
+        '--render', `${process.execPath} render.mjs`, '--render-timeout', '5s',
+        '--listen', '127.0.0.1:0', '--state', join(home, 'state.json'), '--workdir', join(home, 'work'), '--grace', '5s',
+      ],
+      { cwd: home, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken }, stopSignal: 'SIGKILL' },
+    );
+    const url = await Promise.race([d.url, d.exit.then((c) => Promise.reject(new Error(`exited ${c}: ${d.out()}`)))]);
+    const status = async () => (await getJson(`${url}/status`)).body;
+    const hooks = async () => (await api.listWebhooks()).map((w) => w.name).sort();
+    await until(async () => (await status()).revision.lastApplied !== undefined || (await status()).revision.rejected !== undefined, 20_000, 'first revision done');
+    expect((await status()).revision.rejected, JSON.stringify((await status()).lastReconcile)).toBeUndefined();
+    expect(await hooks()).toEqual(['from-dir-a']);
+
+    await writeFile(join(watched, 'render.mjs'), renderScript(printHooks(['from-dir-a', 'from-dir-b'])));
+    await until(async () => (await hooks()).length === 2, 20_000, 'the changed render input applied');
+    expect(await hooks()).toEqual(['from-dir-a', 'from-dir-b']);
+  });
+});

@@ -3,7 +3,8 @@
  * is escaped by the one escaper, no comment line govops writes into a file can be broken by a service id, and a
  * file name is always a plain name inside the output folder (no path, no control character).
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -73,5 +74,39 @@ describe('export files', () => {
     expect(await readdir(dir)).not.toContain('escape.yaml');
     await writeExport(path.join(dir, 'out'), new Map([['webhook-a.yaml', 'x: 1\n']]), false);
     expect(await readFile(path.join(dir, 'out', 'webhook-a.yaml'), 'utf8')).toBe('x: 1\n');
+  });
+});
+
+describe('an env template in the output folder that is not a plain file', () => {
+  // The folder an import writes into is the repository's manifests folder, which pull requests change: a committed
+  // `secrets.env.template` link to a file of the operator's (a filled-in env file, /proc/self/environ) was read
+  // through and its content written, as the merged template, into a file of the folder, ready to commit.
+  const template = 'GOVOPS_SECRET_NEW=\n';
+
+  it('a symbolic link: refused before anything is written; its target is neither read nor copied', async () => {
+    const out = path.join(dir, 'out');
+    await mkdir(out);
+    const target = path.join(dir, 'operator-secrets.env');
+    await writeFile(target, 'GOVOPS_TOKEN=live-admin-token\n');
+    await symlink(target, path.join(out, 'secrets.env.template'));
+    await expect(writeExport(out, new Map([['webhook-a.yaml', 'x: 1\n'], ['secrets.env.template', template]]), false)).rejects.toThrow(/secrets\.env\.template.*not a regular file/);
+    expect((await lstat(path.join(out, 'secrets.env.template'))).isSymbolicLink()).toBe(true);
+    expect(await readdir(out)).toEqual(['secrets.env.template']);
+    expect(await readFile(target, 'utf8')).toBe('GOVOPS_TOKEN=live-admin-token\n');
+  });
+
+  it('a FIFO: refused at once (reading it waited for a writer forever)', async () => {
+    const out = path.join(dir, 'out');
+    await mkdir(out);
+    execFileSync('mkfifo', [path.join(out, 'secrets.env.template')]);
+    await expect(writeExport(out, new Map([['secrets.env.template', template]]), false)).rejects.toThrow(/not a regular file/);
+  });
+
+  it('a regular file is extended as before', async () => {
+    const out = path.join(dir, 'out');
+    await mkdir(out);
+    await writeFile(path.join(out, 'secrets.env.template'), '# old\nGOVOPS_SECRET_OLD=\n');
+    await writeExport(out, new Map([['secrets.env.template', `# new\n${template}`]]), false);
+    expect(await readFile(path.join(out, 'secrets.env.template'), 'utf8')).toBe('# old\nGOVOPS_SECRET_OLD=\n# new\nGOVOPS_SECRET_NEW=\n');
   });
 });

@@ -13,6 +13,8 @@ import { printable } from '../../util/terminal.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
+import { envName } from '../../export/names.js';
+import { isGovopsConfigEnv } from '../../manifests/secret-scope.js';
 import type { ExportFlags } from './export.js';
 
 const LOCK_WAIT_MS = 10_000;
@@ -102,10 +104,29 @@ function withAdoptions(state: State, resources: readonly ExportedResource[], now
     };
     if (r.type !== undefined) entry.type = r.type;
     if (r.autoBootstrap !== undefined) entry.autoBootstrap = r.autoBootstrap;
+    if (r.identity !== undefined) entry.identity = r.identity;
     added.push(entry);
     remember(entry);
   }
   return { state: added.length ? { ...state, resources: [...state.resources, ...added] } : state, added: added.length };
+}
+
+/**
+ * The data sources whose integration is not exported, registered under the name the state gives that integration
+ * (by its live id) when it has one: the integration is then already in the repository under that name, which need
+ * not be the one export derives from its natural key (docs/operator.md, "Importing one resource"). Named after
+ * export's own name, the next plan refused the set: no Integration manifest of that name.
+ */
+function underOwnedIntegrations(resources: readonly ExportedResource[], state: State): ExportedResource[] {
+  const exported = new Set(resources.filter((r) => r.kind === 'Integration').map((r) => r.liveId));
+  const owners = new Map<string, string>();
+  for (const s of state.resources) if (s.kind === 'Integration' && s.id !== '' && !s.pending && !owners.has(s.id)) owners.set(s.id, s.name);
+  return resources.map((r) => {
+    if (r.manifest.kind !== 'DataSource' || r.integrationId === undefined || exported.has(r.integrationId)) return r;
+    const owner = owners.get(r.integrationId);
+    if (owner === undefined || owner === r.manifest.spec.integration) return r;
+    return { ...r, manifest: { ...r.manifest, spec: { ...r.manifest.spec, integration: owner } } };
+  });
 }
 
 /**
@@ -126,11 +147,38 @@ async function writeAll(prepared: PreparedExport, statePath: string | undefined,
   );
 }
 
+/**
+ * The names export writes are the prefix, then the resource and field: under a prefix whose names are govops' own
+ * configuration variables (GOVOPS_* but GOVOPS_SECRET_*), every reference would be one no manifest may read.
+ */
+function checkPrefix(prefix: string): void {
+  if (!isGovopsConfigEnv(envName(prefix, ['x']))) return;
+  throw new UserError(
+    `--secret-env-prefix ${printable(prefix)}: the variables export would name under it are govops' own configuration variables (GOVOPS_*, except GOVOPS_SECRET_*), which manifests can never read: nothing written`,
+    'leave the prefix out (GOVOPS_SECRET_), or give one outside GOVOPS_, e.g. --secret-env-prefix ACME_SECRET_',
+  );
+}
+
+/** The notes on data sources exported without their integration (`renamed`: registered under the state's name for it). */
+function dataSourceNotes(ctx: ReturnType<typeof contextFrom>, chosen: readonly ExportedResource[], selected: readonly ExportedResource[], names: ReadonlySet<string>, statePath: string | undefined): void {
+  const renamed = new Set(chosen.filter((r, i) => r !== selected[i]).map((r) => r.name));
+  for (const r of chosen) {
+    if (r.manifest.kind !== 'DataSource' || names.has(`Integration/${r.manifest.spec.integration}`)) continue;
+    const under = `Integration/${r.manifest.spec.integration}`;
+    ctx.stderr.write(
+      renamed.has(r.name)
+        ? `note: DataSource/${r.name} is registered under ${under}, as ${printable(statePath ?? '')} names its integration (id ${printable(r.integrationId ?? '')}): keep it in the same set as that manifest\n`
+        : `note: DataSource/${r.name} is registered under ${under}, which was not exported: keep its manifest beside this one\n`,
+    );
+  }
+}
+
 export async function exportAction(flags: ExportFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
   const kinds = kindsOf(flags);
   const select = selection(flags);
   const scope = secretScopeFromFlags(flags);
+  checkPrefix(scope.envPrefix);
   const api = clientFromOptions(flags, ctx.logger);
   let result;
   try {
@@ -150,7 +198,8 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
   }
   const ofKinds = result.resources.filter((r) => kinds.has(r.kind));
   if (select) checkSelection(select, ofKinds);
-  const chosen = ofKinds.filter((r) => !select || select(r));
+  const selected = ofKinds.filter((r) => !select || select(r));
+  const chosen = flags.state === undefined ? selected : underOwnedIntegrations(selected, await loadState(flags.state));
   const names = new Set(chosen.map((r) => `${r.kind}/${r.name}`));
   const variables = result.variables.filter((v) => names.has(v.resource));
   const out = path.resolve(flags.out);
@@ -161,10 +210,7 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
   // quote the service's names, ids and statuses: escaped for the terminal
   const warnings = warningsFor(result, (resource) => names.has(resource));
   for (const w of warnings) ctx.stderr.write(`warning: ${printable(w)}\n`);
-  const orphaned = chosen.filter((r) => r.manifest.kind === 'DataSource' && !names.has(`Integration/${r.manifest.spec.integration}`));
-  for (const r of orphaned) {
-    if (r.manifest.kind === 'DataSource') ctx.stderr.write(`note: DataSource/${r.name} is registered under Integration/${r.manifest.spec.integration}, which was not exported: keep its manifest beside this one\n`);
-  }
+  dataSourceNotes(ctx, chosen, selected, names, flags.state);
   if (ctx.options.output === 'json') {
     ctx.stdout.write(
       `${JSON.stringify(

@@ -62,7 +62,9 @@ export function secretScopeFrom(
 export function envRefProblem(name: string, scope: SecretScope): string | undefined {
   if (!ENV_NAME.test(name)) return undefined; // reported by the shape check
   if (isGovopsConfigEnv(name)) {
-    return `fromEnv: ${name} is one of govops' own configuration variables; manifests can never read it (name a variable starting with ${scope.envPrefix} instead)`;
+    // under a prefix that holds govops' own variables (GOVOPS_), the way out is the default prefix's variables
+    const instead = isGovopsConfigEnv(`${scope.envPrefix}X`) ? DEFAULT_SECRET_ENV_PREFIX : scope.envPrefix;
+    return `fromEnv: ${name} is one of govops' own configuration variables; manifests can never read it (name a variable starting with ${instead} instead)`;
   }
   if (!name.startsWith(scope.envPrefix)) {
     return `fromEnv: ${name} is outside the secret scope: manifests may read only variables starting with ${scope.envPrefix} (rename the variable, or the operator widens the scope with ${SECRET_ENV_PREFIX_FLAG} / ${SECRET_ENV_PREFIX_ENV})`;

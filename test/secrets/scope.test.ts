@@ -9,7 +9,7 @@ import { realpathSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifests/loader.js';
-import { isGovopsConfigEnv, secretScopeFrom } from '../../src/manifests/secret-scope.js';
+import { envRefProblem, isGovopsConfigEnv, secretScopeFrom } from '../../src/manifests/secret-scope.js';
 import { resolveAllSecrets } from '../../src/manifests/secrets.js';
 import { runGovops } from '../helpers/cli.js';
 
@@ -301,5 +301,12 @@ describe('snapshots never hold a secret file', () => {
     await writeSnapshot(out, set);
     expect(await readFile(join(out, 'lake.yaml'), 'utf8')).toContain('fromFile');
     await expect(readFile(join(out, 'secrets', 'admin-password'))).rejects.toThrow();
+  });
+});
+
+describe("the hint for a reference to govops' own variable", () => {
+  it('names the default prefix when the scope is one that holds govops’ own variables (GOVOPS_), else the scope', () => {
+    expect(envRefProblem('GOVOPS_TOKEN', { envPrefix: 'GOVOPS_' })).toMatch(/name a variable starting with GOVOPS_SECRET_ instead/);
+    expect(envRefProblem('GOVOPS_TOKEN', { envPrefix: 'APP_' })).toMatch(/name a variable starting with APP_ instead/);
   });
 });

@@ -373,7 +373,8 @@ export class ReconcileLoop {
       this.state.nextRetryAt = undefined;
       const covers = attempt.apply || !this.retryApply;
       if (covers && (this.retryTarget?.id === revision.id || attempt.reason === 'revision')) this.endRetry();
-      if (attempt.apply) this.state.lastApplied = { revision: revision.id, at: attempt.finishedAt };
+      // (a standby that only planned it applied nothing: its /status and metrics do not say it did)
+      if (attempt.apply && attempt.result?.plannedOnly !== true) this.state.lastApplied = { revision: revision.id, at: attempt.finishedAt };
       if (this.opts.observe) {
         // Observing: every plan with changes is drift between Git and the service, pending and not applied.
         this.state.drift = v === 'drift';

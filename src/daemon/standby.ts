@@ -30,7 +30,7 @@ export function leaderReconcileFn(inner: ReconcileFn, elector: Pick<LeaderElecto
       // Elected while planning: the revision is applied next.
       if (wanted && elector.isLeading()) setImmediate(() => resubmit(req.revision));
       // What a standby plans is the leader's to apply: not drift of this replica's, nor "applied".
-      return { ...result, changed: false };
+      return { ...result, changed: false, ...(req.apply ? { plannedOnly: true as const } : {}) };
     }
     deferred.delete(req.revision.id);
     const lost = elector.signal;

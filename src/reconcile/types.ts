@@ -109,6 +109,8 @@ interface ResultBase {
   polls?: { status: number; lists: number };
   /** With `recordFacts`: what the plan was computed from (saved with it). */
   facts?: PlanFacts;
+  /** Asked to apply, it only planned: a standby replica (src/daemon/standby.ts) leaves writing to the leader. */
+  plannedOnly?: true;
   startedAt: string;
   finishedAt: string;
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ReconcileLoop, type Attempt, type ReconcileRequest } from '../../src/daemon/loop.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
 import type { Revision } from '../../src/sources/types.js';
+import { leaderReconcileFn } from '../../src/daemon/standby.js';
 import { silentLogger } from '../../src/log.js';
 import { ErrorCode, type FailureInfo } from '../../src/errors.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -588,5 +589,30 @@ describe('ReconcileLoop', () => {
     // near the end of the grace period the calls in flight were aborted (so the state could be saved)
     expect(w.calls[0]!.forced()).toBe(true);
     release();
+  });
+});
+
+describe('ReconcileLoop on a standby replica', () => {
+  it('a revision the standby only planned is not reported applied (/status lastApplied, the metric); once it leads, it is', async () => {
+    const w = world();
+    let leading = false;
+    const resubmitted: Revision[] = [];
+    const loop = new ReconcileLoop({
+      reconcile: leaderReconcileFn(w.reconcile, { isLeading: () => leading, signal: new AbortController().signal }, (r) => resubmitted.push(r)),
+      logger: silentLogger(),
+      resyncMs: 60_000,
+      selfHeal: false,
+      retryBaseMs: 20,
+      retryMaxMs: 100,
+    });
+    loops.push(loop);
+    loop.submit(await rev('r1', 'a'));
+    await until(() => loop.snapshot().lastSuccess !== undefined);
+    expect(w.live.value).toBe(''); // planned only
+    expect(loop.snapshot().lastApplied).toBeUndefined();
+    leading = true;
+    loop.submit(await rev('r2', 'b'));
+    await until(() => loop.snapshot().lastApplied?.revision === 'r2');
+    expect(w.live.value).toBe('b');
   });
 });

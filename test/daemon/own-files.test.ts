@@ -4,7 +4,7 @@
  * as a manifest, and their writes make no revision. A watched folder inside the work folder is refused.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, rename, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ServiceClient } from '../../src/api/client.js';
@@ -42,7 +42,10 @@ describe('govops run: its own files inside the watched folder', () => {
     expect((await readdir(join(dir, 'work', 'snapshots'))).length).toBeGreaterThan(0);
 
     // an edit: applied as the second revision (its state writes, journal and lock come and go meanwhile)
-    await writeFile(join(dir, 'lake.yaml'), lakehouse('lake', '/sql/2'));
+    // written whole (to a file that is not a manifest, then renamed): a rescan never sees it half written, which
+    // would be a revision of its own
+    await writeFile(join(dir, 'lake.yaml.next'), lakehouse('lake', '/sql/2'));
+    await rename(join(dir, 'lake.yaml.next'), join(dir, 'lake.yaml'));
     const second = await until(async () => {
       const s = await status();
       return s.revision.lastApplied !== first.revision.lastApplied && s.revision.lastApplied === s.revision.latest && !s.running ? s : undefined;

@@ -213,6 +213,16 @@ describe('DELETE /integrations/{id} payload rules and errors', () => {
     expect((await call(sb, 'DELETE', `/integrations/${id}`, { body: CLOUD_DELETE_PAYLOAD })).status).toBe(200);
   });
 
+  it('400 when a sql_analytics delete payload has an authenticationType other than userPassword (2.9)', async () => {
+    const id = await created('sql_analytics');
+    for (const authenticationType of ['keyPair', 'accessKey', 'okta', 'oAuth']) {
+      const r = await call(sb, 'DELETE', `/integrations/${id}`, { body: { ...DELETE_PAYLOAD, authenticationType } });
+      expectError(r, 400, 'Bad Request', /authenticationType/);
+    }
+    expect((await call(sb, 'GET', `/integrations/${id}/status`)).body.status).toBe('enabled');
+    expect((await call(sb, 'DELETE', `/integrations/${id}`, { body: DELETE_PAYLOAD })).status).toBe(200);
+  });
+
   it('400 when credentials are sent for a lakehouse integration', async () => {
     const id = await created('lakehouse');
     expectError(await call(sb, 'DELETE', `/integrations/${id}`, { body: { token: 'x' } }), 400, 'Bad Request', /lakehouse/);

@@ -91,6 +91,18 @@ describe('POST /webhooks', () => {
     expect((await h.call('GET', '/webhooks', ADMIN)).body).toHaveLength(1);
   });
 
+  it('the string fields (url, name, and secret when given) must be strings: 400 for that item (interface 4.3)', async () => {
+    const full = hook('http://127.0.0.1:1/t', { name: 't' });
+    for (const [field, value] of [['url', 42], ['name', true], ['secret', 1234], ['secret', { value: 'x' }]] as const) {
+      const res = await h.call('POST', '/webhooks', ADMIN, { webhooks: [{ ...full, [field]: value }] });
+      expect(res.status).toBe(200);
+      expect(res.body.createdWebhooks, field).toEqual([]);
+      expect(res.body.errors[0], field).toMatchObject({ index: 0, statusCode: 400 });
+      expect(res.body.errors[0].message).toContain(field);
+    }
+    expect((await h.call('GET', '/webhooks', ADMIN)).body).toEqual([]);
+  });
+
   it('400 with an error body when the body is not an object holding a webhooks array', async () => {
     for (const body of [{}, { webhooks: 'x' }, [hook('http://127.0.0.1:1/')], 'null']) {
       const res = await h.call('POST', '/webhooks', ADMIN, body);

@@ -1,6 +1,6 @@
 /**
  * The secret-scope flags of every command that reads manifests (validate, plan, apply, preview,
- * scripts, run): `--secrets-dir` / GOVOPS_SECRETS_DIR and `--secret-env-prefix` /
+ * scripts, run, state adopt, acknowledge, webhooks list): `--secrets-dir` / GOVOPS_SECRETS_DIR and `--secret-env-prefix` /
  * GOVOPS_SECRET_ENV_PREFIX. Light on purpose (commander only): resolution is in secret-scope.ts.
  */
 import type { Command } from 'commander';

@@ -78,3 +78,24 @@ describe('option variables set empty', () => {
     expect(env).toEqual({ GOVOPS_DIR: 'manifests', GOVOPS_SECRET_DB: '', GOVOPS_TOKEN: '' });
   });
 });
+
+describe("README's list of the commands that read manifests", () => {
+  it('names every command that takes manifest paths (and run), and each takes --secrets-dir and --secret-env-prefix', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const sentence = /Commands that read manifests \(([^)]*)\) take/.exec(readme.replace(/\s+/g, ' '));
+    expect(sentence, 'the sentence in the CLI reference').not.toBeNull();
+    const listed = [...sentence![1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).sort();
+    const all = helps(buildProgram(), 'govops');
+    const readers = [...all]
+      .filter(([path, help]) => path === 'govops run' || /^Usage: .*\[paths\.\.\.\]/m.test(help))
+      .map(([path]) => path.replace(/^govops /, ''))
+      .sort();
+    expect(listed).toEqual(readers);
+    for (const name of readers) {
+      const help = all.get(`govops ${name}`)!;
+      expect(help, name).toContain('--secrets-dir');
+      expect(help, name).toContain('--secret-env-prefix');
+    }
+  });
+});

@@ -427,4 +427,38 @@ spec:
     const after = await govops(['webhooks', 'list', 'list-manifests', '--state', state]);
     expect(after.stderr).toContain('Webhook/ours is in the state');
   });
+
+  it("reads the manifests in the operator's secret scope, as validate and plan do (--secret-env-prefix, GOVOPS_SECRET_ENV_PREFIX)", async () => {
+    w = await startWorld();
+    const manifests = join(dir, 'list-scope');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(manifests, { recursive: true });
+    await writeFile(
+      join(manifests, 'hook.yaml'),
+      `apiVersion: govops/v1
+kind: Webhook
+metadata:
+  name: signed
+spec:
+  url: ${w.rx.url}/signed
+  global: false
+  notificationType: [modelAccessRequested]
+  actionType: triggered
+  secret: { fromEnv: ACME_HOOK_SECRET }
+`,
+    );
+    const valid = await govops(['validate', 'list-scope', '--secret-env-prefix', 'ACME_']);
+    expect(valid.code, valid.stderr).toBe(0);
+
+    const byFlag = await govops(['webhooks', 'list', 'list-scope', '--secret-env-prefix', 'ACME_', '--state', join(dir, 'list-scope-state.json')]);
+    expect(byFlag.code, byFlag.stderr).toBe(0);
+    expect(byFlag.stderr).not.toContain('manifest problem');
+
+    const byEnv = await runGovops(['webhooks', 'list', 'list-scope', '--state', join(dir, 'list-scope-state.json')], {
+      cwd: dir,
+      env: { GOVOPS_URL: w.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined, GOVOPS_SECRET_ENV_PREFIX: 'ACME_' },
+    });
+    expect(byEnv.code, byEnv.stderr).toBe(0);
+    expect(byEnv.stderr).not.toContain('manifest problem');
+  });
 });

@@ -15,6 +15,7 @@ import { parseDuration } from '../../util/duration.js';
 import { clientFromOptions, type ConnectionFlags } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { parseCount } from '../flags.js';
+import { secretScopeFromFlags } from '../secret-scope.js';
 import { stdinStream } from '../stdin.js';
 import { firstBy } from '../../util/multimap.js';
 import {
@@ -22,8 +23,8 @@ import {
   DEFAULT_RETRY_MAX,
   DEFAULT_RETRY_SINCE,
   type HistoryFlags,
+  type ListFlags,
   type RetryFlags,
-  type WebhooksFlags,
 } from './webhooks.js';
 
 /** `--since`: a duration back from now (30m, 24h, 7d) or an ISO 8601 time. */
@@ -284,9 +285,9 @@ export function displayUrl(url: string): string {
 
 type Owner = 'managed' | 'adopted' | 'unmanaged';
 
-export async function listAction(paths: string[], flags: WebhooksFlags, command: Command): Promise<void> {
+export async function listAction(paths: string[], flags: ListFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
-  const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), ...stdinStream(paths) });
+  const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), secretScope: secretScopeFromFlags(flags), ...stdinStream(paths) });
   const problems = set.diagnostics.filter((d) => d.severity === 'error').length;
   if (problems) ctx.stderr.write(`warning: ${problems} manifest problem(s); run govops validate (manifests with errors are not matched)\n`);
   const manifests = new Map<string, { file: string; line: number }>();

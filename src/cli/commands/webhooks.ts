@@ -6,11 +6,15 @@
 import { Option, type Command } from '../commander.js';
 import { stateOption } from '../state-option.js';
 import { addConnectionOptions, type ConnectionFlags } from '../connection-options.js';
+import { addSecretOptions, type SecretFlags } from '../secret-options.js';
 import { COMMAND_SUMMARIES } from './summaries.js';
 
 export interface WebhooksFlags extends ConnectionFlags {
   state: string;
 }
+
+/** `webhooks list` reads manifests: in the operator's secret scope, as validate and plan do. */
+export interface ListFlags extends WebhooksFlags, SecretFlags {}
 
 export interface HistoryFlags extends WebhooksFlags {
   failed?: boolean;
@@ -88,7 +92,8 @@ export function register(program: Command): void {
     .description('live webhooks with their manifest and owner (managed, adopted, unmanaged)')
     .argument('[paths...]', 'manifest files or folders, or - for a multi-document YAML stream on standard input (default: .)')
     .addOption(webhookStateOption());
-  addConnectionOptions(list).action(async (paths: string[], flags: WebhooksFlags, command: Command) => {
+  addSecretOptions(list);
+  addConnectionOptions(list).action(async (paths: string[], flags: ListFlags, command: Command) => {
     const { listAction } = await import('./webhooks-action.js');
     await listAction(paths, flags, command);
   });

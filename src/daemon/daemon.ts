@@ -24,7 +24,7 @@ export interface DaemonOptions {
   source: Source;
   reconcile: ReconcileFn;
   logger: Logger;
-  listen: { host: string; port: number; loopbackOnly?: boolean };
+  listen: { host: string; port: number; anyHost?: true; loopbackOnly?: boolean };
   resyncMs: number;
   selfHeal: boolean;
   /** --observe: plan every revision and resync, never write (reported in logs, /status and metrics). */

@@ -36,7 +36,7 @@ export interface RunSettings {
   /** How plans are carried out (--concurrency, --timeout, --poll-*, --webhook-batch-*), passed down whole. */
   tuning?: ApplyTuning;
   /** `loopbackOnly`: answer only loopback Host names (DNS-rebinding protection; `npm start`). */
-  listen: { host: string; port: number; loopbackOnly?: boolean };
+  listen: { host: string; port: number; anyHost?: true; loopbackOnly?: boolean };
   statePath: string;
   hookSecret?: string;
   /** Bearer token GET /status requires (`--status-token-file`, GOVOPS_STATUS_TOKEN); unset: /status is open. */

@@ -147,7 +147,7 @@ function sendAndClose(req: IncomingMessage, res: ServerResponse, status: number,
 
 /** What one server's handlers share: the handlers, the notification limits, and the unauthenticated uploads in progress. */
 interface ServerContext {
-  listen: { host: string; port: number; loopbackOnly?: boolean };
+  listen: { host: string; port: number; anyHost?: true; loopbackOnly?: boolean };
   handlers: HttpHandlers;
   limits: HookLimits;
   logger: Logger;
@@ -300,7 +300,7 @@ async function hook(ctx: ServerContext, req: IncomingMessage, res: ServerRespons
 }
 
 export async function startHttpServer(
-  listen: { host: string; port: number; loopbackOnly?: boolean },
+  listen: { host: string; port: number; anyHost?: true; loopbackOnly?: boolean },
   handlers: HttpHandlers,
   logger: Logger,
 ): Promise<HttpServerHandle> {
@@ -317,7 +317,8 @@ export async function startHttpServer(
   server.setTimeout(handlers.idleConnectionMs ?? IDLE_CONNECTION_MS);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(listen.port, listen.host, () => {
+    // `:PORT`: no host, so that IPv6 is bound too (a pod probed on its IPv6 address); see ListenAddress.anyHost.
+    server.listen(listen.port, listen.anyHost ? undefined : listen.host, () => {
       server.off('error', reject);
       resolve();
     });

@@ -2,6 +2,11 @@
 export interface ListenAddress {
   host: string;
   port: number;
+  /**
+   * `:PORT` (no host written): every address, IPv6 included. The server binds without a host (Node: `::`, which
+   * takes IPv4 too, where the machine has IPv6; else 0.0.0.0). `host` stays `defaultHost` for what is shown.
+   */
+  anyHost?: true;
 }
 
 export function parseAddress(text: string, defaultHost = '0.0.0.0'): ListenAddress {
@@ -11,5 +16,5 @@ export function parseAddress(text: string, defaultHost = '0.0.0.0'): ListenAddre
     throw new Error(`invalid address "${text}": write HOST:PORT or :PORT, e.g. 127.0.0.1:8080 or :8080`);
   }
   const host = m[1] ?? m[2] ?? '';
-  return { host: host === '' ? defaultHost : host, port };
+  return host === '' ? { host: defaultHost, port, anyHost: true } : { host, port };
 }

@@ -58,7 +58,8 @@ describe('govops run settings', () => {
 
   it('takes HOST:PORT and :PORT, and rejects anything else with a clear message', () => {
     expect(settingsFrom({ ...defaults, dir: 'm', listen: '127.0.0.1:9090' }, {}).listen).toEqual({ host: '127.0.0.1', port: 9090 });
-    expect(settingsFrom({ ...defaults, dir: 'm', listen: ':0' }, {}).listen).toEqual({ host: '0.0.0.0', port: 0 });
+    expect(settingsFrom({ ...defaults, dir: 'm', listen: ':0' }, {}).listen).toEqual({ host: '0.0.0.0', port: 0, anyHost: true });
+    expect(settingsFrom({ ...defaults, dir: 'm', listen: '0.0.0.0:0' }, {}).listen).toEqual({ host: '0.0.0.0', port: 0 });
     expect(() => settingsFrom({ ...defaults, dir: 'm', listen: '8080' }, {})).toThrow(/--listen/);
     expect(() => settingsFrom({ ...defaults, dir: 'm', interval: 'soon' }, {})).toThrow(/--interval/);
     expect(() => settingsFrom({ ...defaults, dir: 'm', maxDeletes: '-1' }, {})).toThrow(/--max-deletes/);

@@ -204,6 +204,20 @@ describe('state lock', () => {
     await lock.release();
   });
 
+  it('a lock naming this very process (pid and host) that it does not hold is stale: a restarted container', async () => {
+    // A container killed mid-reconcile (OOM, a failed liveness probe) and restarted in the same pod keeps the host
+    // name, and its new node process gets the same pid in the fresh PID namespace (tini is 1). The lock left behind
+    // names that pid: "alive" (it is this process) blocked every reconcile until the TTL (10 minutes) ran out.
+    const lockFile = lockPathFor(file);
+    await acquireStateLock(file).then((l) => l.release());
+    writeFileSync(lockFile, JSON.stringify({ pid: process.pid, hostname: os.hostname(), createdAt: new Date().toISOString(), token: 'previous-run' }));
+    const lock = await acquireStateLock(file);
+    expect(JSON.parse(readFileSync(lockFile, 'utf8')).token).toBe(lock.info.token);
+    // One this process does hold still blocks a second acquire in it.
+    await expect(acquireStateLock(file)).rejects.toThrow(new RegExp(`process ${process.pid}`));
+    await lock.release();
+  });
+
   it('a lock from another host not refreshed within the TTL is stale', async () => {
     const lockFile = lockPathFor(file);
     await acquireStateLock(file).then((l) => l.release());

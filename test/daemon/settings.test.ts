@@ -73,5 +73,10 @@ describe('govops run settings', () => {
     await writeFile(file, 'from-file\n');
     expect(settingsFrom({ ...defaults, dir: 'm', gitWebhookSecretFile: file }, { GOVOPS_GIT_WEBHOOK_SECRET: 'from-env' }).hookSecret).toBe('from-file');
     expect(() => settingsFrom({ ...defaults, dir: 'm', gitWebhookSecretFile: join(dir, 'nope') }, {})).toThrow(/cannot read/);
+    // an empty file (a Secret key not filled in) is refused, as an empty --status-token-file is: taken as "no secret",
+    // every push was answered 401 without a word at start-up
+    const empty = join(dir, 'empty');
+    await writeFile(empty, ' \n');
+    expect(() => settingsFrom({ ...defaults, dir: 'm', gitWebhookSecretFile: empty }, {})).toThrow(/--git-webhook-secret-file .* is empty/);
   });
 });

@@ -134,6 +134,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     } catch {
       throw new UserError(`cannot read --git-webhook-secret-file ${flags.gitWebhookSecretFile}`);
     }
+    if (hookSecret === '') throw new UserError(`--git-webhook-secret-file ${flags.gitWebhookSecretFile} is empty`, 'write the secret the Git host signs push notifications with into it');
   }
   registerSecrets(hookSecret);
   let statusToken = env.GOVOPS_STATUS_TOKEN?.trim();

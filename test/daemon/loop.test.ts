@@ -118,6 +118,23 @@ function makeLoop(w: ReturnType<typeof world>, opts: Partial<{ resyncMs: number;
   return { loop, attempts };
 }
 
+/**
+ * r1 applied; then live state drifts and the service is down when the resync falls due (resync period 1000 ms):
+ * the resync fails; the service comes back and its retry (20 ms later) runs.
+ */
+async function driftThenResyncOutage(w: ReturnType<typeof world>, clock: ManualClock, loop: ReconcileLoop, attempts: Attempt[]): Promise<void> {
+  loop.submit(await rev('r1', 'a'));
+  await loop.idle();
+  w.live.value = 'tampered';
+  w.service.down = true;
+  clock.advance(1000);
+  await loop.idle();
+  expect(attempts.at(-1)).toMatchObject({ revision: 'r1', reason: 'resync', verdict: 'unreachable' });
+  w.service.down = false;
+  clock.advance(20);
+  await loop.idle();
+}
+
 async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
@@ -450,16 +467,7 @@ describe('ReconcileLoop', () => {
     const w = world();
     const clock = new ManualClock();
     const { loop, attempts } = makeLoop(w, { clock, resyncMs: 1000, retryMaxMs: 100 });
-    loop.submit(await rev('r1', 'a'));
-    await loop.idle();
-    w.live.value = 'tampered';
-    w.service.down = true;
-    clock.advance(1000);
-    await loop.idle();
-    expect(attempts.at(-1)).toMatchObject({ revision: 'r1', reason: 'resync', verdict: 'unreachable' });
-    w.service.down = false;
-    clock.advance(20);
-    await loop.idle();
+    await driftThenResyncOutage(w, clock, loop, attempts);
     expect(attempts.at(-1)).toMatchObject({ revision: 'r1', reason: 'retry', apply: false, verdict: 'drift' });
     expect(w.live.value).toBe('tampered');
     expect(loop.snapshot()).toMatchObject({ drift: true, lastDrift: { revision: 'r1', repaired: false } });
@@ -469,15 +477,7 @@ describe('ReconcileLoop', () => {
     const w = world();
     const clock = new ManualClock();
     const { loop, attempts } = makeLoop(w, { clock, resyncMs: 1000, retryMaxMs: 100, selfHeal: true });
-    loop.submit(await rev('r1', 'a'));
-    await loop.idle();
-    w.live.value = 'tampered';
-    w.service.down = true;
-    clock.advance(1000);
-    await loop.idle();
-    w.service.down = false;
-    clock.advance(20);
-    await loop.idle();
+    await driftThenResyncOutage(w, clock, loop, attempts);
     expect(attempts.at(-1)).toMatchObject({ revision: 'r1', reason: 'retry', apply: true, verdict: 'applied' });
     expect(w.live.value).toBe('a');
     expect(loop.snapshot()).toMatchObject({ drift: false, lastDrift: { revision: 'r1', repaired: true } });

@@ -26,7 +26,7 @@ import { ensureDir } from '../util/fs.js';
 import { redactText } from '../util/redact.js';
 import { reportFatal } from './fatal.js';
 import { dropOutputWhenReaderLeaves } from './closed-output.js';
-import { envValue } from './empty-env.js';
+import { resolveLogLevel } from './context.js';
 
 const HOST = '127.0.0.1';
 const SANDBOX_PORT = 8088;
@@ -168,7 +168,7 @@ async function main(): Promise<void> {
   await ensureDir(home, { what: "npm start's folder", hint: 'run npm start in a folder you can write (the clone of govops)' });
   const lock = await lockClone(home);
   const tty = Boolean(process.stdout.isTTY);
-  const logger = createLogger({ level: envValue(process.env, 'GOVOPS_LOG_LEVEL') ?? 'info', pretty: tty && !process.env.NO_COLOR });
+  const logger = createLogger({ level: resolveLogLevel(undefined, process.env.GOVOPS_LOG_LEVEL, 'run'), pretty: tty && !process.env.NO_COLOR });
 
   const names = await exampleEnvNames(examples);
   const generated = await persistentExampleEnv(names, process.env, join(home, 'example-env.json'));

@@ -8,6 +8,7 @@ import { link, lstat, mkdir, mkdtemp, open, rename, rm, writeFile } from 'node:f
 import path from 'node:path';
 import { yamlLib } from '../manifests/yaml-lib.js';
 import { MAX_FILE_DOCUMENTS } from '../manifests/hostile.js';
+import { parseManifestText } from '../manifests/parse.js';
 import { UserError } from '../errors.js';
 import { MAX_FILE_BYTES } from '../util/limits.js';
 import { eachLimit } from '../util/map-limit.js';
@@ -124,27 +125,35 @@ async function exists(file: string): Promise<boolean> {
 }
 
 /**
- * The env template already in the output folder, undefined when there is none. Only a regular file is read: the
- * folder is often the repository's, which pull requests change, and a committed link (to an env file of the
- * operator's, to /proc/self/environ) was read through and its content written into the merged template, a file of
- * the folder ready to commit; a FIFO held the export forever. Opened without following a link and without blocking.
+ * A file of the output folder, read only when it is a regular file: undefined when there is none, `null` when it is
+ * not a regular file. The folder is often the repository's, which pull requests change, and a committed link (to an
+ * env file of the operator's, to /proc/self/environ) was read through and its content written into the merged
+ * template, a file of the folder ready to commit; a FIFO held the export forever. Opened without following a link
+ * and without blocking.
  */
-async function readTemplate(file: string): Promise<string | undefined> {
+async function readRegular(file: string): Promise<string | undefined | null> {
   let handle;
   try {
     handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP') throw notRegular(file);
+    if (code === 'ELOOP') return null;
     throw err;
   }
   try {
-    if (!(await handle.stat()).isFile()) throw notRegular(file);
+    if (!(await handle.stat()).isFile()) return null;
     return await handle.readFile('utf8');
   } finally {
     await handle.close();
   }
+}
+
+/** The env template already in the output folder, undefined when there is none; refused when it is not a regular file. */
+async function readTemplate(file: string): Promise<string | undefined> {
+  const text = await readRegular(file);
+  if (text === null) throw notRegular(file);
+  return text;
 }
 
 const notRegular = (file: string): UserError =>
@@ -164,7 +173,7 @@ const exists$ = (file: string): UserError => new UserError(`${file} exists: govo
  * Every check of an export, before anything is written or created (not even `dir`): file names, files that
  * exist (unless `force`), the env template to merge. A refusal leaves the folder as it was.
  */
-export async function prepareExport(dir: string, files: ReadonlyMap<string, string>, force: boolean): Promise<PreparedExport> {
+export async function prepareExport(dir: string, files: ReadonlyMap<string, string>, force: boolean, leftOut: ReadonlySet<string> = new Set()): Promise<PreparedExport> {
   // Names are made from sanitised manifest names; checked again here: a plain file name inside `dir` (no folder
   // part, no `..`, no control character), whatever a service named its resources.
   for (const name of files.keys()) {
@@ -188,7 +197,32 @@ export async function prepareExport(dir: string, files: ReadonlyMap<string, stri
       if (await exists(file)) throw exists$(file);
     }
   }
+  if (force && leftOut.size > 0) await refuseDropping(dir, merged, leftOut);
   return { dir, files: merged, force };
+}
+
+/**
+ * `--force` replaces a file whole. A file of `--layout kind` holds every resource of its kind: re-exported with
+ * `--select` (or `--kind`), it would lose the live resources the selection left out, and the next `apply --prune`
+ * would delete them from the service. Refused when a file to replace holds a manifest of one of those (`leftOut`:
+ * `Kind/name`); what is gone from the service may go.
+ */
+async function refuseDropping(dir: string, files: ReadonlyMap<string, string>, leftOut: ReadonlySet<string>): Promise<void> {
+  for (const name of files.keys()) {
+    if (name === ENV_TEMPLATE) continue;
+    const file = path.join(dir, name);
+    const text = await readRegular(file);
+    if (typeof text !== 'string') continue;
+    const dropped = parseManifestText(text, file, dir)
+      .manifests.map((m) => `${m.manifest.kind}/${m.manifest.metadata.name}`)
+      .filter((key) => leftOut.has(key));
+    if (dropped.length === 0) continue;
+    const shown = dropped.slice(0, 5).map(printable).join(', ') + (dropped.length > 5 ? ` and ${dropped.length - 5} more` : '');
+    throw new UserError(
+      `--force would replace ${printable(file)}, which holds ${shown}: live resources this export leaves out (--select or --kind), so the next apply with --prune would delete them: nothing written`,
+      'export them too (leave out --select), use --layout resource (one file per resource), or export into another folder',
+    );
+  }
 }
 
 /**

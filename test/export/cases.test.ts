@@ -135,6 +135,28 @@ describe('govops export', () => {
     expect((await readdir(path.join(dir, 'out'))).sort()).toEqual(['integrations.yaml', 'secrets.env.template', 'webhooks.yaml']);
   });
 
+  it('--force --layout kind --select: a kind file holding live resources the selection leaves out is not replaced', async () => {
+    await seed([hook('pager'), hook('audit')]);
+    const all = await runGovops(['export', '--out', 'out', '--layout', 'kind'], { cwd: dir, env: conn });
+    expect(all.code, all.stderr).toBe(0);
+    const before = await readFile(path.join(dir, 'out', 'webhooks.yaml'), 'utf8');
+    // replacing webhooks.yaml with pager alone would lose audit, and a later `apply --prune` would delete it live
+    const one = await runGovops(['export', '--out', 'out', '--layout', 'kind', '--select', 'Webhook/pager', '--force'], { cwd: dir, env: conn });
+    expect(one.code).toBe(1);
+    expect(one.stderr).toContain('Webhook/audit');
+    expect(one.stderr).not.toContain('Webhook/pager');
+    expect(one.stderr).toContain('--prune');
+    expect(await readFile(path.join(dir, 'out', 'webhooks.yaml'), 'utf8')).toBe(before);
+    // one file per resource: --force replaces pager's file only
+    const perResource = await runGovops(['export', '--out', 'res', '--select', 'Webhook/pager', '--force'], { cwd: dir, env: conn });
+    expect(perResource.code, perResource.stderr).toBe(0);
+    // a resource gone from the service may leave the file: audit deleted live, then the whole kind re-exported
+    await writeFile(path.join(dir, 'out', 'webhooks.yaml'), `${before}---\n${hook('gone')}`);
+    const refreshed = await runGovops(['export', '--out', 'out', '--layout', 'kind', '--force'], { cwd: dir, env: conn });
+    expect(refreshed.code, refreshed.stderr).toBe(0);
+    expect((await readFile(path.join(dir, 'out', 'webhooks.yaml'), 'utf8')).match(/^kind: Webhook$/gm)).toHaveLength(2);
+  });
+
   it('--state that already manages a resource under another name: refused before anything is written', async () => {
     await seed([hook('pager'), hook('audit')]);
     // one resource adopted under another name first (as the walkthrough's state manages the examples)

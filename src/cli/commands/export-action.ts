@@ -203,7 +203,10 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
   const names = new Set(chosen.map((r) => `${r.kind}/${r.name}`));
   const variables = result.variables.filter((v) => names.has(v.resource));
   const out = path.resolve(flags.out);
-  const prepared = await prepareExport(out, renderExport(chosen, variables, flags.layout), Boolean(flags.force));
+  // the live resources of the service this export leaves out: a file --force replaces must not lose them
+  const exported = new Set(selected);
+  const leftOut = new Set(result.resources.filter((r) => !exported.has(r)).map((r) => `${r.kind}/${r.name}`));
+  const prepared = await prepareExport(out, renderExport(chosen, variables, flags.layout), Boolean(flags.force), leftOut);
   const { written, adopted } = await writeAll(prepared, flags.state, chosen);
 
   // the warnings of what is written (and of what could not be), not of resources --select or --kind left out; they

@@ -6,12 +6,14 @@ import type { Command } from './commander.js';
 import { rootCommand } from './root-command.js';
 import { resolveStateFlags } from './state-option.js';
 import { resolveSwitchesFromEnv } from './boolean-env.js';
+import { checkOutputFormat } from './output-formats.js';
 
 /** The root command: global options and hooks, no subcommand. */
 export function rootProgram(): Command {
   return (
     rootCommand()
       .hook('preAction', (_root, action) => {
+        checkOutputFormat(action);
         resolveSwitchesFromEnv(action);
         resolveStateFlags(action);
       })

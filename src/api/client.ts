@@ -10,6 +10,7 @@ import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
 import { DEFAULT_DATA_SOURCE_DELETE_PATH, DEFAULT_DATA_SOURCES_PATH, dataSourceKey } from '../service/data-sources.js';
 import type { ScriptPhase } from '../service/kinds.js';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
+import { isPlainObject } from '../util/object.js';
 import type { MutationOptions, ServiceApi } from './client-types.js';
 import { toCreatedDataSources, toDataSourceList, toLiveDataSource, wireIntegrationId } from './data-sources.js';
 import { wholeList } from './envelope.js';
@@ -301,6 +302,8 @@ export class ServiceClient implements ServiceApi {
 
   async createWebhooks(items: WebhookInput[], options: { preexisting?: () => ReadonlySet<string> } = {}): Promise<WebhookCreateResponse> {
     const found: LiveWebhook[] = [];
+    /** The items of the last POST (after a lost answer, only those the list did not show), as positions in `items`. */
+    let sentAt = items.map((_, i) => i);
     const res = await this.call<WebhookCreateResponse>({
       method: 'POST', route: '/webhooks', path: '/webhooks', auth: 'webhook', body: { webhooks: items },
       parse: (r) => toWebhookCreateResponse(json(r)),
@@ -308,12 +311,16 @@ export class ServiceClient implements ServiceApi {
         const pending = (sent as { webhooks: WebhookInput[] }).webhooks;
         const claimed = new Set([...(options.preexisting?.() ?? []), ...found.map((w) => w.id)]);
         const split = splitCreatedWebhooks(await this.listWebhooks(), pending, claimed);
+        const missing = new Set(split.missing);
+        sentAt = sentAt.filter((_, i) => missing.has(pending[i]!));
         found.push(...split.found);
         if (split.found.length) this.logger.warn({ names: split.found.map((w) => w.name) }, ANSWER_LOST);
         return split.missing.length ? { body: { webhooks: split.missing } } : { result: { createdWebhooks: [], errors: [] } };
       },
     });
-    return { createdWebhooks: [...found, ...res.createdWebhooks], errors: res.errors };
+    // An item error naming its item by position counts in the request that got it: re-told as a position in `items`.
+    const errors = sentAt.length === items.length ? res.errors : res.errors.map((e) => (isPlainObject(e) && typeof e.index === 'number' && sentAt[e.index] !== undefined ? { ...e, index: sentAt[e.index] } : e));
+    return { createdWebhooks: [...found, ...res.createdWebhooks], errors };
   }
 
   deleteWebhook(id: string): Promise<LiveWebhook> {

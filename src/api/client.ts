@@ -546,7 +546,10 @@ export class ServiceClient implements ServiceApi {
     // an answer too large to read: the service's fault, not the network's (never retried)
     if (err instanceof ResponseTooLargeError) {
       this.report(c, 0, at.started, at.index, err.code);
-      throw Object.assign(new ApiError(err.status, 'Response Too Large', err.message, c.method, c.path), { url: `${this.transport.baseUrl}${c.path.split('?')[0]}` });
+      const tooLarge = Object.assign(new ApiError(err.status, 'Response Too Large', err.message, c.method, c.path), { url: `${this.transport.baseUrl}${c.path.split('?')[0]}` });
+      // a create answered 2xx was carried out, whatever its answer holds: looked up as any unreadable answer
+      if (c.recover && err.status >= 200 && err.status < 300) return this.unreadableCreate(c, progress, at, err.status, tooLarge);
+      throw tooLarge;
     }
     const low = errorCode(err) ?? 'UNKNOWN';
     const code = transportFailureCode(low);
@@ -609,17 +612,20 @@ export class ServiceClient implements ServiceApi {
    * listed yet the outcome is unknown (GOVOPS_CREATE_UNSETTLED, never re-sent), never "not processed".
    */
   private async accepted<T>(c: Call<T>, progress: CallProgress, at: Attempt, res: RawResponse): Promise<{ result: T }> {
-    let unreadable: ApiError;
     try {
       return { result: this.parseAnswer(c, res) };
     } catch (err) {
       if (!c.recover || !(err instanceof ApiError) || err.code !== ErrorCode.apiInvalidResponse) throw err;
-      unreadable = err;
+      return this.unreadableCreate(c, progress, at, res.status, err);
     }
+  }
+
+  /** A create's 2xx answer that could not be read: its resource looked up, else an unknown outcome (never re-sent). */
+  private async unreadableCreate<T>(c: Call<T>, progress: CallProgress, at: Attempt, status: number, unreadable: ApiError): Promise<{ result: T }> {
     const found = await this.lookUp(c, progress);
     if (found) return found;
     throw new TransportError(
-      `the service accepted the create (${res.status}) but its answer could not be read (${unreadable.message}), and it is not listed yet; ` +
+      `the service accepted the create (${status}) but its answer could not be read (${unreadable.message}), and it is not listed yet; ` +
         `not re-sent (the next run finds it by its identity) after ${at.index + 1} attempt(s)`,
       c.method, c.path, unreadable, ErrorCode.createUnsettled,
     );

@@ -59,3 +59,22 @@ describe('an answer cut short when the server closes the connection', () => {
     expect(server.seen.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 });
+
+describe('a create answered with more than the client reads (maxResponseBytes)', () => {
+  it('2xx: it was carried out: found by natural key, not re-sent, never "not processed"', async () => {
+    const live: Array<Record<string, unknown>> = [];
+    server = await startServer((req, res) => {
+      if (req.method === 'GET' && req.url === '/integrations') return sendJson(res, 200, live);
+      if (req.method === 'POST' && req.url === '/integrations') {
+        const body = JSON.parse(req.body) as Record<string, unknown>;
+        live.push({ id: '100', status: 'creating', validationResults: passed, ...body });
+        return sendJson(res, 201, { id: '100', status: 'creating', validationResults: passed, pad: 'x'.repeat(4096) });
+      }
+      sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
+    });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, maxResponseBytes: 1024 });
+    const created = await client.createIntegration({ type: 'sql_analytics', autoBootstrap: true, config: { host: 'db.example.com', database: 'd' } });
+    expect(created.id).toBe('100');
+    expect(server.seen.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+});

@@ -365,11 +365,16 @@ export class ServiceClient implements ServiceApi {
     const recovered: LiveDataSource[] = [];
     let sent = items;
     const lookUp = async (pending: DataSourceInput[]): Promise<{ found: LiveDataSource[]; missing: DataSourceInput[] }> => {
-      const live = new Map((await this.listDataSources()).map((d) => [dataSourceKey(d.integrationId, d.prefix), d]));
+      const listed = await this.listDataSources();
+      const live = new Map(listed.map((d) => [dataSourceKey(d.integrationId, d.prefix), d]));
+      // A record that names no integration belongs to the one whose location holds its prefix (docs/decisions.md,
+      // "Reading bodies"): this request's, which holds every prefix it sends, and was planned only because no record
+      // of that prefix was its own yet.
+      const unattributed = new Map(listed.filter((d) => d.integrationId === '').map((d) => [d.prefix, d]));
       const found: LiveDataSource[] = [];
       const missing: DataSourceInput[] = [];
       for (const item of pending) {
-        const hit = live.get(dataSourceKey(integrationId, item.prefix));
+        const hit = live.get(dataSourceKey(integrationId, item.prefix)) ?? unattributed.get(item.prefix);
         if (hit) found.push(hit);
         else missing.push(item);
       }

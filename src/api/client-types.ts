@@ -44,7 +44,8 @@ export interface ServiceApi {
   /**
    * One POST of one or more webhooks. After an answer that may have been lost, the live webhooks of these names
    * are this request's, except the ids `preexisting` gives (live before the request: never claimed as its own). It
-   * is asked only then: most creates never need it, and it may cost a pass over the state.
+   * is asked only then: most creates never need it, and it may cost a pass over the state. An item error's `index`
+   * is a position in `items`, also when the POST that got it re-sent only some of them.
    */
   createWebhooks(items: WebhookInput[], options?: { preexisting?: () => ReadonlySet<string> }): Promise<WebhookCreateResponse>;
   deleteWebhook(id: string): Promise<LiveWebhook>;

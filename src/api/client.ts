@@ -10,6 +10,7 @@ import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
 import { DEFAULT_DATA_SOURCE_DELETE_PATH, DEFAULT_DATA_SOURCES_PATH, dataSourceKey } from '../service/data-sources.js';
 import type { ScriptPhase } from '../service/kinds.js';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
+import { isPlainObject } from '../util/object.js';
 import type { MutationOptions, ServiceApi } from './client-types.js';
 import { toCreatedDataSources, toDataSourceList, toLiveDataSource, wireIntegrationId } from './data-sources.js';
 import { wholeList } from './envelope.js';
@@ -301,6 +302,8 @@ export class ServiceClient implements ServiceApi {
 
   async createWebhooks(items: WebhookInput[], options: { preexisting?: () => ReadonlySet<string> } = {}): Promise<WebhookCreateResponse> {
     const found: LiveWebhook[] = [];
+    /** The items of the last POST (after a lost answer, only those the list did not show), as positions in `items`. */
+    let sentAt = items.map((_, i) => i);
     const res = await this.call<WebhookCreateResponse>({
       method: 'POST', route: '/webhooks', path: '/webhooks', auth: 'webhook', body: { webhooks: items },
       parse: (r) => toWebhookCreateResponse(json(r)),
@@ -308,12 +311,16 @@ export class ServiceClient implements ServiceApi {
         const pending = (sent as { webhooks: WebhookInput[] }).webhooks;
         const claimed = new Set([...(options.preexisting?.() ?? []), ...found.map((w) => w.id)]);
         const split = splitCreatedWebhooks(await this.listWebhooks(), pending, claimed);
+        const missing = new Set(split.missing);
+        sentAt = sentAt.filter((_, i) => missing.has(pending[i]!));
         found.push(...split.found);
         if (split.found.length) this.logger.warn({ names: split.found.map((w) => w.name) }, ANSWER_LOST);
         return split.missing.length ? { body: { webhooks: split.missing } } : { result: { createdWebhooks: [], errors: [] } };
       },
     });
-    return { createdWebhooks: [...found, ...res.createdWebhooks], errors: res.errors };
+    // An item error naming its item by position counts in the request that got it: re-told as a position in `items`.
+    const errors = sentAt.length === items.length ? res.errors : res.errors.map((e) => (isPlainObject(e) && typeof e.index === 'number' && sentAt[e.index] !== undefined ? { ...e, index: sentAt[e.index] } : e));
+    return { createdWebhooks: [...found, ...res.createdWebhooks], errors };
   }
 
   deleteWebhook(id: string): Promise<LiveWebhook> {
@@ -358,11 +365,16 @@ export class ServiceClient implements ServiceApi {
     const recovered: LiveDataSource[] = [];
     let sent = items;
     const lookUp = async (pending: DataSourceInput[]): Promise<{ found: LiveDataSource[]; missing: DataSourceInput[] }> => {
-      const live = new Map((await this.listDataSources()).map((d) => [dataSourceKey(d.integrationId, d.prefix), d]));
+      const listed = await this.listDataSources();
+      const live = new Map(listed.map((d) => [dataSourceKey(d.integrationId, d.prefix), d]));
+      // A record that names no integration belongs to the one whose location holds its prefix (docs/decisions.md,
+      // "Reading bodies"): this request's, which holds every prefix it sends, and was planned only because no record
+      // of that prefix was its own yet.
+      const unattributed = new Map(listed.filter((d) => d.integrationId === '').map((d) => [d.prefix, d]));
       const found: LiveDataSource[] = [];
       const missing: DataSourceInput[] = [];
       for (const item of pending) {
-        const hit = live.get(dataSourceKey(integrationId, item.prefix));
+        const hit = live.get(dataSourceKey(integrationId, item.prefix)) ?? unattributed.get(item.prefix);
         if (hit) found.push(hit);
         else missing.push(item);
       }
@@ -539,7 +551,10 @@ export class ServiceClient implements ServiceApi {
     // an answer too large to read: the service's fault, not the network's (never retried)
     if (err instanceof ResponseTooLargeError) {
       this.report(c, 0, at.started, at.index, err.code);
-      throw Object.assign(new ApiError(err.status, 'Response Too Large', err.message, c.method, c.path), { url: `${this.transport.baseUrl}${c.path.split('?')[0]}` });
+      const tooLarge = Object.assign(new ApiError(err.status, 'Response Too Large', err.message, c.method, c.path), { url: `${this.transport.baseUrl}${c.path.split('?')[0]}` });
+      // a create answered 2xx was carried out, whatever its answer holds: looked up as any unreadable answer
+      if (c.recover && err.status >= 200 && err.status < 300) return this.unreadableCreate(c, progress, at, err.status, tooLarge);
+      throw tooLarge;
     }
     const low = errorCode(err) ?? 'UNKNOWN';
     const code = transportFailureCode(low);
@@ -602,17 +617,20 @@ export class ServiceClient implements ServiceApi {
    * listed yet the outcome is unknown (GOVOPS_CREATE_UNSETTLED, never re-sent), never "not processed".
    */
   private async accepted<T>(c: Call<T>, progress: CallProgress, at: Attempt, res: RawResponse): Promise<{ result: T }> {
-    let unreadable: ApiError;
     try {
       return { result: this.parseAnswer(c, res) };
     } catch (err) {
       if (!c.recover || !(err instanceof ApiError) || err.code !== ErrorCode.apiInvalidResponse) throw err;
-      unreadable = err;
+      return this.unreadableCreate(c, progress, at, res.status, err);
     }
+  }
+
+  /** A create's 2xx answer that could not be read: its resource looked up, else an unknown outcome (never re-sent). */
+  private async unreadableCreate<T>(c: Call<T>, progress: CallProgress, at: Attempt, status: number, unreadable: ApiError): Promise<{ result: T }> {
     const found = await this.lookUp(c, progress);
     if (found) return found;
     throw new TransportError(
-      `the service accepted the create (${res.status}) but its answer could not be read (${unreadable.message}), and it is not listed yet; ` +
+      `the service accepted the create (${status}) but its answer could not be read (${unreadable.message}), and it is not listed yet; ` +
         `not re-sent (the next run finds it by its identity) after ${at.index + 1} attempt(s)`,
       c.method, c.path, unreadable, ErrorCode.createUnsettled,
     );

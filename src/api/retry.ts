@@ -64,6 +64,14 @@ const UNSENT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
+/**
+ * The code `errorCode` gives undici's HTTPParserError (this undici gives its parser errors none): an answer that could
+ * not be read as HTTP, most often one cut short (a chunked body whose connection was closed before its last chunk).
+ * Lost as a reset is: a read is sent again (a malformed answer fails after the bounded attempts), a create may have been
+ * carried out and is looked up.
+ */
+export const PARSER_ERROR = 'HPE_UNREADABLE_RESPONSE';
+
 /** Low-level codes of network failures (anything else is a bug, not a network blip, and is not retried). */
 const NETWORK_CODES: ReadonlySet<string> = new Set([
   ...UNSENT_CODES,
@@ -71,6 +79,9 @@ const NETWORK_CODES: ReadonlySet<string> = new Set([
   'EPIPE',
   'ETIMEDOUT',
   'UND_ERR_SOCKET',
+  // an answer cut short by a connection the server closed (`Connection: close`): lost as a reset is
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  PARSER_ERROR,
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
   ErrorCode.requestTimeout,
@@ -98,6 +109,7 @@ export function errorCode(err: unknown): string | undefined {
   for (let depth = 0; depth < 5 && cur && typeof cur === 'object'; depth++) {
     const code = (cur as { code?: unknown }).code;
     if (typeof code === 'string') return code;
+    if ((cur as { name?: unknown }).name === 'HTTPParserError') return PARSER_ERROR;
     cur = (cur as { cause?: unknown }).cause;
   }
   return undefined;

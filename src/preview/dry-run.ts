@@ -59,7 +59,11 @@ function rows(results: ValidationResults | undefined, redact: (s: string) => str
 }
 
 
-/** Send one dry run. Never throws for a service answer: 422 is `failed`, other 4xx `rejected`, 409/5xx/network `error`. */
+/**
+ * Send one dry run. Never throws for a service answer: 422 is `failed`; an answer the failure catalogue calls transient
+ * (409 busy, 408, 429 rate limited, 5xx) and network failures are `error` (not run: the change was not judged); other
+ * 4xx `rejected`.
+ */
 export async function sendDryRun(api: ServiceApi, req: DryRunRequest, redact: (s: string) => string): Promise<DryRunResult> {
   const request = `${req.method} ${req.path}`;
   let res: IntegrationMutationResult;
@@ -72,7 +76,7 @@ export async function sendDryRun(api: ServiceApi, req: DryRunRequest, redact: (s
       const tests = rows(resultsFromError(err), redact);
       const reason = redact(`${err.statusCode} ${err.error}: ${err.message}`);
       if (err.statusCode === 422) return { status: 'failed', request, reason, tests };
-      if (err.statusCode === 409 || err.statusCode >= 500) return { status: 'error', request, reason, tests };
+      if (err.transient) return { status: 'error', request, reason, tests };
       return { status: 'rejected', request, reason, tests };
     }
     if (err instanceof TransportError) return { status: 'error', request, reason: redact(`cannot reach the service: ${err.message}`), tests: [] };

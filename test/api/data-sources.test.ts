@@ -224,3 +224,26 @@ describe('a create that may have landed', () => {
     ]);
   });
 });
+
+describe('a service whose data-source list names no integration (docs/decisions.md, "Reading bodies")', () => {
+  it('a create whose answer was lost is found by its prefix, never sent twice; a create answered without ids too', async () => {
+    const live: Array<Record<string, unknown>> = [];
+    let posts = 0;
+    server = await startServer((req, res, { socket }) => {
+      // the list's records carry id, name and prefix, not the integration
+      if (req.method === 'GET') return sendJson(res, 200, live.map(({ dataSourceId, dataSourceName, prefix }) => ({ dataSourceId, dataSourceName, prefix })));
+      posts++;
+      const body = JSON.parse(req.body) as { integrationId: number; dataSources: Array<{ dataSourceName: string; prefix: string }> };
+      if (body.dataSources.some((d) => live.some((l) => l.prefix === d.prefix))) return sendJson(res, 409, { statusCode: 409, error: 'Conflict', message: 'prefix already registered' });
+      const made = body.dataSources.map((d, i) => ({ dataSourceId: 100 + live.length + i, ...d, integrationId: body.integrationId }));
+      live.push(...made);
+      if (posts === 1) return void socket.destroy(); // created, then the answer is lost
+      return sendJson(res, 200, { ok: true }); // accepted, no ids
+    });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST });
+    expect(await client.createDataSources('5', [{ dataSourceName: 'a', prefix: 's3://b/base/a' }])).toEqual([{ id: '100', integrationId: '5', dataSourceName: 'a', prefix: 's3://b/base/a' }]);
+    expect(posts).toBe(1);
+    expect(await client.createDataSources('5', [{ dataSourceName: 'b', prefix: 's3://b/base/b' }])).toEqual([{ id: '101', integrationId: '5', dataSourceName: 'b', prefix: 's3://b/base/b' }]);
+    expect(posts).toBe(2);
+  });
+});

@@ -4,6 +4,7 @@ import { ServiceClient, type RequestEvent } from '../../src/api/client.js';
 import { ApiError, TransportError } from '../../src/errors.js';
 import { REDACTED, registerSecrets } from '../../src/util/redact.js';
 import { deadPort, sendJson, startServer, type TestServer } from './server.js';
+import { ManualClock } from '../helpers/clock.js';
 
 const TOKEN = 'tok-abc-123';
 const FAST = { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5_000 };
@@ -214,10 +215,17 @@ describe('ServiceClient retries', () => {
       if (count('GET', '/webhooks') === 1) return sendJson(res, 429, { statusCode: 429, error: 'Too Many Requests', message: 'slow down' }, { 'retry-after': '1' });
       sendJson(res, 200, []);
     });
-    await makeClient(server.url).listWebhooks();
+    // the client's clock, moved by hand: backoff alone would wait at most FAST.maxDelayMs (5ms); Retry-After asks a second
+    const clock = new ManualClock();
+    const listed = makeClient(server.url, { clock }).listWebhooks();
+    await clock.untilTimer();
+    expect(server.seen.length).toBe(1);
+    expect(clock.dueIn()).toEqual([1000]);
+    clock.advance(999);
+    expect(clock.dueIn()).toEqual([1]);
+    clock.advance(1);
+    await listed;
     expect(server.seen.length).toBe(2);
-    // Backoff alone would wait at most FAST.maxDelayMs (5ms); Retry-After asked for a second.
-    expect(server.seen[1]!.at - server.seen[0]!.at).toBeGreaterThanOrEqual(950);
   });
 
   it('throws TransportError after retries when the connection is refused', async () => {

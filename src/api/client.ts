@@ -35,7 +35,7 @@ import {
   transportPhase,
   type RetryPolicy,
 } from './retry.js';
-import { findCreatedIntegration, splitCreatedWebhooks } from './recovery.js';
+import { findCreatedIntegration, splitCreatedWebhooks, webhookErrorAt } from './recovery.js';
 import { scanStatuses } from './status-list.js';
 import { HttpTransport, ResponseTooLargeError, type RawResponse } from './transport.js';
 import { parseWireJson } from './wire-json.js';
@@ -301,6 +301,8 @@ export class ServiceClient implements ServiceApi {
 
   async createWebhooks(items: WebhookInput[], options: { preexisting?: () => ReadonlySet<string> } = {}): Promise<WebhookCreateResponse> {
     const found: LiveWebhook[] = [];
+    /** The items of the last request sent (after a lost answer, only those not found live). */
+    let last = items;
     const res = await this.call<WebhookCreateResponse>({
       method: 'POST', route: '/webhooks', path: '/webhooks', auth: 'webhook', body: { webhooks: items },
       parse: (r) => toWebhookCreateResponse(json(r)),
@@ -310,10 +312,15 @@ export class ServiceClient implements ServiceApi {
         const split = splitCreatedWebhooks(await this.listWebhooks(), pending, claimed);
         found.push(...split.found);
         if (split.found.length) this.logger.warn({ names: split.found.map((w) => w.name) }, ANSWER_LOST);
+        last = split.missing;
         return split.missing.length ? { body: { webhooks: split.missing } } : { result: { createdWebhooks: [], errors: [] } };
       },
     });
-    return { createdWebhooks: [...found, ...res.createdWebhooks], errors: res.errors };
+    // An error's `index` is a position in the request it answers: after a re-send of the missing items only, it is
+    // given back as the position in `items` (index 0 of the re-sent list was taken for the batch's first item, a
+    // webhook the first request had created, and its failure for that one's).
+    const errors = last === items ? res.errors : res.errors.map((e) => webhookErrorAt(e, last, items));
+    return { createdWebhooks: [...found, ...res.createdWebhooks], errors };
   }
 
   deleteWebhook(id: string): Promise<LiveWebhook> {

@@ -428,6 +428,41 @@ spec:
     expect(after.stderr).toContain('Webhook/ours is in the state');
   });
 
+  it("another's webhook that merely shares a managed webhook's name is not given its manifest nor called adoptable (plan never adopts it)", async () => {
+    w = await startWorld();
+    const manifests = join(dir, 'list-shared');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(manifests, { recursive: true });
+    const manifest = (name: string) => `apiVersion: govops/v1
+kind: Webhook
+metadata:
+  name: ${name}
+spec:
+  url: ${w.rx.url}/${name}
+  global: false
+  notificationType: [modelAccessRequested]
+  actionType: triggered
+`;
+    await writeFile(join(manifests, 'hooks.yaml'), `${manifest('shared')}---\n${manifest('new-one')}`);
+    const state = join(dir, 'list-shared-state.json');
+    const applied = await govops(['apply', 'list-shared', '--state', state]);
+    expect(applied.code, applied.stderr).toBe(0);
+    // another user's webhook of the same name, and one of a manifest's name that govops does not manage yet
+    const [theirs] = await w.createHooks([{ url: `${w.rx.url}/theirs`, name: 'shared', global: false, notificationType: ['modelAccessRequested'], actionType: 'triggered' }], w.user);
+    await w.call('DELETE', `/webhooks/${(await jsonOf(['webhooks', 'list', 'list-shared', '--state', state])).find((r: any) => r.name === 'new-one').id}`);
+    await w.createHooks([{ url: `${w.rx.url}/new-one`, name: 'new-one', global: false, notificationType: ['modelAccessRequested'], actionType: 'triggered' }]);
+    await writeFile(state, JSON.stringify({ ...JSON.parse(await readFile(state, 'utf8')), resources: JSON.parse(await readFile(state, 'utf8')).resources.filter((r: any) => r.name !== 'new-one') }));
+
+    const plan = await govops(['plan', 'list-shared', '--state', state]);
+    expect(plan.stderr + plan.stdout).toContain('never deletes it');
+    const rows = await jsonOf(['webhooks', 'list', 'list-shared', '--state', state]);
+    const other = rows.find((r: any) => String(r.id) === String(theirs.id));
+    expect(other).toMatchObject({ name: 'shared', owner: 'unmanaged', manifest: null });
+    expect(rows.find((r: any) => r.name === 'new-one')).toMatchObject({ owner: 'unmanaged', manifest: { name: 'new-one' } });
+    const text = await govops(['webhooks', 'list', 'list-shared', '--state', state]);
+    expect(text.stderr).toContain('3 webhook(s): 1 managed, 0 adopted, 2 unmanaged (1 with a manifest of the same name: the next apply adopts them)');
+  });
+
   it("reads the manifests in the operator's secret scope, as validate and plan do (--secret-env-prefix, GOVOPS_SECRET_ENV_PREFIX)", async () => {
     w = await startWorld();
     const manifests = join(dir, 'list-scope');

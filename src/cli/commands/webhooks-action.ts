@@ -303,15 +303,18 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
       state.resources.filter((r) => r.kind === 'Webhook'),
       (r) => r.id,
     );
+    const liveIds = new Set(live.map((w) => w.id));
+    // A manifest whose recorded webhook is live is that webhook's: another live webhook that merely shares the name
+    // (another team's) is never matched to it, nor adopted by the next apply (the plan reports it as a duplicate).
+    const held = new Set(state.resources.filter((r) => r.kind === 'Webhook' && liveIds.has(r.id)).map((r) => r.name));
     const rows = live
       .map((w) => {
         const recorded = byId.get(w.id);
         const owner: Owner = recorded ? (recorded.origin === 'created' ? 'managed' : 'adopted') : 'unmanaged';
-        const manifest = manifests.get(recorded?.name ?? w.name);
+        const manifest = recorded || !held.has(w.name) ? manifests.get(recorded?.name ?? w.name) : undefined;
         return { webhook: w, owner, manifestName: manifest ? (recorded?.name ?? w.name) : undefined, manifest };
       })
       .sort((a, b) => (a.webhook.name < b.webhook.name ? -1 : a.webhook.name > b.webhook.name ? 1 : Number(a.webhook.id) - Number(b.webhook.id)));
-    const liveIds = new Set(live.map((w) => w.id));
     const missing = state.resources.filter((r) => r.kind === 'Webhook' && !liveIds.has(r.id));
     if (wantsJson(ctx)) {
       json(

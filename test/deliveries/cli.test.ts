@@ -342,6 +342,10 @@ describe('govops webhooks retry', () => {
     expect(w.rx.hits.get('/theirs')).toBe(1);
     // ...unless --all-webhooks says every one of them.
     expect((await jsonOf(['webhooks', 'retry', '--failed', 'alerts', '--all-webhooks', '--dry-run'])).ids).toHaveLength(2);
+    // ...also when govops manages one of them (the state names it): --all-webhooks is every one of that name.
+    expect((await jsonOf(['webhooks', 'retry', '--failed', 'alerts', '--all-webhooks', '--dry-run', '--state', state])).records.map((r: any) => r.webhookId).sort()).toEqual(
+      [String(ours.id), String(theirs.id)].sort(),
+    );
   });
 
   it('retries each id once, in bounded parallel, and exits 1 when a retry fails again', async () => {

@@ -138,14 +138,16 @@ async function selectFailed(
     if (live.length === 0) throw new UserError(`no webhook named "${name}" in the service`, 'govops webhooks list shows the live webhooks');
     scope = new Set(live.map((w) => w.id));
     // Names are not unique in the service (an administrator's token sees every team's webhooks): NAME is the
-    // webhook govops manages under that name; several others of that name are ambiguous unless --all-webhooks.
-    const recorded = (await loadState(flags.state)).resources.find((r) => r.kind === 'Webhook' && r.name === name);
-    if (recorded && scope.has(recorded.id)) scope = new Set([recorded.id]);
-    else if (scope.size > 1 && !flags.allWebhooks) {
-      throw new UserError(
-        `${scope.size} live webhooks are named "${name}" (ids ${[...scope].join(', ')}) and the state ${flags.state} records none of them`,
-        'retry by history id (govops webhooks history NAME shows them), pass the --state that manages one, or --all-webhooks for all of them',
-      );
+    // webhook govops manages under that name; several others of that name are ambiguous. --all-webhooks: every one.
+    if (!flags.allWebhooks) {
+      const recorded = (await loadState(flags.state)).resources.find((r) => r.kind === 'Webhook' && r.name === name);
+      if (recorded && scope.has(recorded.id)) scope = new Set([recorded.id]);
+      else if (scope.size > 1) {
+        throw new UserError(
+          `${scope.size} live webhooks are named "${name}" (ids ${[...scope].join(', ')}) and the state ${flags.state} records none of them`,
+          'retry by history id (govops webhooks history NAME shows them), pass the --state that manages one, or --all-webhooks for all of them',
+        );
+      }
     }
   } else if (!flags.allWebhooks) {
     const state = await loadState(flags.state);

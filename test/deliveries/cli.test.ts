@@ -348,6 +348,26 @@ describe('govops webhooks retry', () => {
     );
   });
 
+  it("--failed leaves alone a webhook now at an id the state recorded for another one (the service gave the id again)", async () => {
+    w = await startWorld();
+    const [theirs] = await w.createHooks([hookItem(w, 'theirs', '/theirs')]);
+    w.rx.set('/theirs', 503);
+    await w.fire('modelAccessRequested');
+    // the state recorded govops' own webhook "ours" at this id: deleted since, and the id given to another team's
+    const file = join(dir, 'state-reused.json');
+    const now = new Date().toISOString();
+    const entry = (name: string, id: string, url: string) => ({
+      kind: 'Webhook', name, id, origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: now, identity: JSON.stringify([name, url]),
+    });
+    await writeFile(file, JSON.stringify({ version: 1, fingerprintKey: STATE_KEY, resources: [entry('ours', String(theirs.id), `${w.rx.url}/ours`)] }));
+    const dry = await govops(['webhooks', 'retry', '--failed', '--dry-run', '--state', file]);
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toContain(`records no webhook govops manages (webhook id ${theirs.id} is now another webhook's)`);
+    expect(dry.stdout).not.toContain('Would retry');
+    const named = await govops(['webhooks', 'retry', '--failed', 'theirs', '--dry-run', '--state', file]);
+    expect(named.code, named.stderr).toBe(0); // NAME: the user names it, whatever the state says
+  });
+
   it('retries each id once, in bounded parallel, and exits 1 when a retry fails again', async () => {
     w = await startWorld();
     await w.createHooks([hookItem(w, 'down', '/d')]);

@@ -10,7 +10,8 @@ import { UserError } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { WEBHOOK_ACTIONS } from '../../service/events.js';
 import { loadState } from '../../state/store.js';
-import type { GovopsState } from '../../state/types.js';
+import type { GovopsState, ManagedResource } from '../../state/types.js';
+import { liveWebhookIdentity } from '../../plan/stale.js';
 import { parseDuration } from '../../util/duration.js';
 import { clientFromOptions, type ConnectionFlags } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
@@ -123,6 +124,20 @@ function unpagedNote(stats: ReadStats, what: string): string {
 
 // ---- retry --------------------------------------------------------------------------------------
 
+/**
+ * The webhook entries of the state whose recorded id is still theirs: not a pending create (no id yet), nor an id the
+ * service now gives another webhook (another identity than the one recorded: plan/stale.ts), whose deliveries are
+ * someone else's. An id no longer live is kept (its records may still be listed; a retry of them is a 404).
+ */
+function managedEntries(state: GovopsState, live: readonly LiveWebhook[]): ManagedResource[] {
+  const byId = new Map(live.map((w) => [w.id, w]));
+  return state.resources.filter((r) => {
+    if (r.kind !== 'Webhook' || r.id === '' || r.pending === 'create') return false;
+    const now = byId.get(r.id);
+    return now === undefined || r.identity === undefined || r.identity === liveWebhookIdentity(now);
+  });
+}
+
 /** The deliveries `retry --failed` replays: newest record of each delivery failed, oldest first, at most max. */
 async function selectFailed(
   api: ServiceApi,
@@ -134,13 +149,14 @@ async function selectFailed(
   const sinceMs = parseSince('--since', flags.since ?? DEFAULT_RETRY_SINCE, Date.now());
   let scope: Set<string> | undefined;
   if (name !== undefined) {
-    const live = (await api.listWebhooks()).filter((w) => w.name === name);
+    const all = await api.listWebhooks();
+    const live = all.filter((w) => w.name === name);
     if (live.length === 0) throw new UserError(`no webhook named "${name}" in the service`, 'govops webhooks list shows the live webhooks');
     scope = new Set(live.map((w) => w.id));
     // Names are not unique in the service (an administrator's token sees every team's webhooks): NAME is the
     // webhook govops manages under that name; several others of that name are ambiguous. --all-webhooks: every one.
     if (!flags.allWebhooks) {
-      const recorded = (await loadState(flags.state)).resources.find((r) => r.kind === 'Webhook' && r.name === name);
+      const recorded = managedEntries(await loadState(flags.state), all).find((r) => r.name === name);
       if (recorded && scope.has(recorded.id)) scope = new Set([recorded.id]);
       else if (scope.size > 1) {
         throw new UserError(
@@ -151,10 +167,12 @@ async function selectFailed(
     }
   } else if (!flags.allWebhooks) {
     const state = await loadState(flags.state);
-    scope = new Set(state.resources.filter((r) => r.kind === 'Webhook').map((r) => r.id));
+    const entries = managedEntries(state, await api.listWebhooks());
+    scope = new Set(entries.map((r) => r.id));
     if (scope.size === 0) {
+      const reused = state.resources.filter((r) => r.kind === 'Webhook' && r.id !== '' && r.pending !== 'create' && !entries.includes(r)).map((r) => r.id);
       throw new UserError(
-        `the state ${flags.state} records no webhook govops manages`,
+        `the state ${flags.state} records no webhook govops manages${reused.length ? ` (webhook id ${reused.join(', ')} ${reused.length === 1 ? 'is' : 'are'} now another webhook's)` : ''}`,
         'name a webhook (retry --failed NAME), pass --state, or --all-webhooks for every webhook the token sees',
       );
     }

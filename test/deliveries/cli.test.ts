@@ -485,6 +485,14 @@ spec:
     expect(rows.find((r: any) => r.name === 'new-one')).toMatchObject({ owner: 'unmanaged', manifest: { name: 'new-one' } });
     const text = await govops(['webhooks', 'list', 'list-shared', '--state', state]);
     expect(text.stderr).toContain('3 webhook(s): 1 managed, 0 adopted, 2 unmanaged (1 with a manifest of the same name: the next apply adopts them)');
+
+    // two unmanaged webhooks of a manifest's name: the plan refuses the match (remove the duplicates), adopts neither
+    await w.createHooks([{ url: `${w.rx.url}/new-one-2`, name: 'new-one', global: false, notificationType: ['modelAccessRequested'], actionType: 'triggered' }], w.user);
+    const twice = await govops(['plan', 'list-shared', '--state', state]);
+    expect(twice.stderr + twice.stdout).toContain('2 live resources match its identity');
+    const listed = await govops(['webhooks', 'list', 'list-shared', '--state', state]);
+    expect(listed.stderr).toContain('4 webhook(s): 1 managed, 0 adopted, 3 unmanaged (2 share the name of a manifest: the next plan refuses to match them until one is removed)');
+    expect(listed.stderr).not.toContain('adopts');
   });
 
   it("reads the manifests in the operator's secret scope, as validate and plan do (--secret-env-prefix, GOVOPS_SECRET_ENV_PREFIX)", async () => {

@@ -305,6 +305,22 @@ export function displayUrl(url: string): string {
 
 type Owner = 'managed' | 'adopted' | 'unmanaged';
 
+/** The one-line summary of `webhooks list`: counts by owner, and what the next apply does with unmanaged ones. */
+function listSummary(rows: ReadonlyArray<{ webhook: LiveWebhook; owner: Owner; manifest: unknown }>): string {
+  const counts = { managed: 0, adopted: 0, unmanaged: 0 };
+  for (const r of rows) counts[r.owner]++;
+  // A manifest matching one unmanaged webhook adopts it; matching several, the plan refuses them all (duplicates).
+  const matching = new Map<string, number>();
+  for (const r of rows) if (r.owner === 'unmanaged' && r.manifest) matching.set(r.webhook.name, (matching.get(r.webhook.name) ?? 0) + 1);
+  const adoptable = [...matching.values()].filter((n) => n === 1).length;
+  const shared = [...matching.values()].filter((n) => n > 1).reduce((a, n) => a + n, 0);
+  const notes = [
+    ...(adoptable ? [`${adoptable} with a manifest of the same name: the next apply adopts them`] : []),
+    ...(shared ? [`${shared} share the name of a manifest: the next plan refuses to match them until one is removed`] : []),
+  ];
+  return `${rows.length} webhook(s): ${counts.managed} managed, ${counts.adopted} adopted, ${counts.unmanaged} unmanaged${notes.length ? ` (${notes.join('; ')})` : ''}\n`;
+}
+
 export async function listAction(paths: string[], flags: ListFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
   const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), secretScope: secretScopeFromFlags(flags), ...stdinStream(paths) });
@@ -366,14 +382,7 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
         ]);
       }
       ctx.stdout.write(table(out));
-      const counts = { managed: 0, adopted: 0, unmanaged: 0 };
-      for (const r of rows) counts[r.owner]++;
-      const adoptable = rows.filter((r) => r.owner === 'unmanaged' && r.manifest).length;
-      ctx.stderr.write(
-        `${rows.length} webhook(s): ${counts.managed} managed, ${counts.adopted} adopted, ${counts.unmanaged} unmanaged` +
-          (adoptable ? ` (${adoptable} with a manifest of the same name: the next apply adopts them)` : '') +
-          '\n',
-      );
+      ctx.stderr.write(listSummary(rows));
     }
     for (const r of missing) {
       ctx.stderr.write(`note: Webhook/${r.name} is in the state (id ${r.id}) but not in the service; the next apply creates it again\n`);

@@ -10,7 +10,6 @@ import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
 import { DEFAULT_DATA_SOURCE_DELETE_PATH, DEFAULT_DATA_SOURCES_PATH, dataSourceKey } from '../service/data-sources.js';
 import type { ScriptPhase } from '../service/kinds.js';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
-import { isPlainObject } from '../util/object.js';
 import type { MutationOptions, ServiceApi } from './client-types.js';
 import { toCreatedDataSources, toDataSourceList, toLiveDataSource, wireIntegrationId } from './data-sources.js';
 import { wholeList } from './envelope.js';
@@ -36,7 +35,7 @@ import {
   transportPhase,
   type RetryPolicy,
 } from './retry.js';
-import { findCreatedIntegration, splitCreatedWebhooks } from './recovery.js';
+import { findCreatedIntegration, splitCreatedWebhooks, webhookErrorAt } from './recovery.js';
 import { scanStatuses } from './status-list.js';
 import { HttpTransport, ResponseTooLargeError, type RawResponse } from './transport.js';
 import { parseWireJson } from './wire-json.js';
@@ -302,8 +301,8 @@ export class ServiceClient implements ServiceApi {
 
   async createWebhooks(items: WebhookInput[], options: { preexisting?: () => ReadonlySet<string> } = {}): Promise<WebhookCreateResponse> {
     const found: LiveWebhook[] = [];
-    /** The items of the last POST (after a lost answer, only those the list did not show), as positions in `items`. */
-    let sentAt = items.map((_, i) => i);
+    /** The items of the last request sent (after a lost answer, only those not found live). */
+    let last = items;
     const res = await this.call<WebhookCreateResponse>({
       method: 'POST', route: '/webhooks', path: '/webhooks', auth: 'webhook', body: { webhooks: items },
       parse: (r) => toWebhookCreateResponse(json(r)),
@@ -311,15 +310,16 @@ export class ServiceClient implements ServiceApi {
         const pending = (sent as { webhooks: WebhookInput[] }).webhooks;
         const claimed = new Set([...(options.preexisting?.() ?? []), ...found.map((w) => w.id)]);
         const split = splitCreatedWebhooks(await this.listWebhooks(), pending, claimed);
-        const missing = new Set(split.missing);
-        sentAt = sentAt.filter((_, i) => missing.has(pending[i]!));
         found.push(...split.found);
         if (split.found.length) this.logger.warn({ names: split.found.map((w) => w.name) }, ANSWER_LOST);
+        last = split.missing;
         return split.missing.length ? { body: { webhooks: split.missing } } : { result: { createdWebhooks: [], errors: [] } };
       },
     });
-    // An item error naming its item by position counts in the request that got it: re-told as a position in `items`.
-    const errors = sentAt.length === items.length ? res.errors : res.errors.map((e) => (isPlainObject(e) && typeof e.index === 'number' && sentAt[e.index] !== undefined ? { ...e, index: sentAt[e.index] } : e));
+    // An error's `index` is a position in the request it answers: after a re-send of the missing items only, it is
+    // given back as the position in `items` (index 0 of the re-sent list was taken for the batch's first item, a
+    // webhook the first request had created, and its failure for that one's).
+    const errors = last === items ? res.errors : res.errors.map((e) => webhookErrorAt(e, last, items));
     return { createdWebhooks: [...found, ...res.createdWebhooks], errors };
   }
 

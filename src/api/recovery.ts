@@ -5,6 +5,7 @@
 import { naturalKey } from '../kinds/registry.js';
 import type { IntegrationBody, LiveIntegration, LiveWebhook, WebhookInput } from './types.js';
 import { appendTo } from '../util/multimap.js';
+import { isPlainObject } from '../util/object.js';
 
 /** The live integration a create of `body` would have made (same type and natural key). */
 export function findCreatedIntegration(
@@ -43,4 +44,18 @@ export function webhooksByName(live: readonly LiveWebhook[]): Map<string, LiveWe
   const out = new Map<string, LiveWebhook[]>();
   for (const w of live) appendTo(out, w.name, w);
   return out;
+}
+
+/**
+ * A webhook item error answering a request of `sent` (a part of `items`), its `index` made the position in `items`;
+ * an index naming no sent item is dropped (the error is then matched by its name, or to none).
+ */
+export function webhookErrorAt(e: unknown, sent: readonly WebhookInput[], items: readonly WebhookInput[]): unknown {
+  if (!isPlainObject(e) || typeof e.index !== 'number') return e;
+  const item = sent[e.index];
+  const at = item === undefined ? -1 : items.indexOf(item);
+  if (at >= 0) return { ...e, index: at };
+  const { index: _index, ...rest } = e;
+  void _index;
+  return rest;
 }

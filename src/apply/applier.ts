@@ -23,6 +23,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
+import type { LiveWebhook } from '../api/types.js';
 import { actionable } from '../plan/planner.js';
 import type { DesiredResource, Plan, PlanChange } from '../plan/types.js';
 import type { ResourceOutcome } from '../reconcile/types.js';
@@ -64,6 +65,8 @@ export interface ApplyInput {
   liveIntegrations?: number;
   /** Ids of the webhooks the service listed at plan time: a lost create answer is never resolved to one of them. */
   liveWebhookIds?: ReadonlySet<string>;
+  /** The webhooks the service listed at plan time: a pending create records those that already have its identity. */
+  liveWebhooks?: readonly LiveWebhook[];
   onOutcome?: (outcome: ResourceOutcome, done: number, total: number) => void;
   /** Time and timers (default: the system's): deadlines, polls, backoffs, durations, the state's `updatedAt`. */
   clock?: Clock;
@@ -200,7 +203,7 @@ export function schedule(input: ApplyInput, p: Prepared): StageResult<Schedule> 
   const enqueue = <T>(fn: () => Promise<T>): Promise<T> => queue.add(fn, { priority: BATCH_PRIORITY });
   const batch = new WebhookBatch(
     p.changes.filter(joinsWebhookBatch).map((c) => c.name),
-    { api: p.api, ledger: p.ledger, poll: p.poll, logger: input.logger, enqueue, ...(input.liveWebhookIds ? { preexistingWebhooks: input.liveWebhookIds } : {}) },
+    { api: p.api, ledger: p.ledger, poll: p.poll, logger: input.logger, enqueue, ...(input.liveWebhookIds ? { preexistingWebhooks: input.liveWebhookIds } : {}), ...(input.liveWebhooks ? { liveWebhooks: input.liveWebhooks } : {}) },
     p.tuning.webhookBatch,
   );
   const dataSources = new DataSourceBatches(p.changes, { api: p.api, ledger: p.ledger, poll: p.poll, logger: input.logger, enqueue });

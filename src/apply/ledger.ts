@@ -104,10 +104,11 @@ export class Ledger {
   }
 
   /** A create is about to be sent: pending entry (no id yet) with the identity to find it by. */
-  intendCreate(c: Named, d: DesiredResource, key: string): void {
+  intendCreate(c: Named, d: DesiredResource, key: string, preexisting: readonly string[] = []): void {
     const entry = this.entry(c, d, '', 'created');
     entry.pending = 'create';
     entry.key = key;
+    if (preexisting.length) entry.preexisting = [...preexisting];
     this.put(entry);
   }
 

@@ -16,7 +16,9 @@ import { ApiError } from '../errors.js';
 import type { DesiredWebhook, ResourceChange } from '../plan/types.js';
 import type { Ledger } from './ledger.js';
 import type { PollSettings } from './poll.js';
+import { webhookIdentity } from '../service/kinds.js';
 import { copyPlain } from '../util/copy.js';
+import { appendTo } from '../util/multimap.js';
 import { createWebhooks } from './webhooks.js';
 
 export interface BatchLimits {
@@ -49,6 +51,11 @@ export interface BatchDeps {
   enqueue<T>(fn: () => Promise<T>): Promise<T>;
   /** Live webhook ids before the apply (the plan's list): never taken for one this apply created. */
   preexistingWebhooks?: ReadonlySet<string>;
+  /**
+   * The webhooks live before the apply (the plan's list): the ids that already have a member's identity (name and url)
+   * are recorded with its intent, so the next run never takes one of them (another team's) for what the create made.
+   */
+  liveWebhooks?: readonly LiveWebhook[];
 }
 
 const tooLarge = (err: unknown): boolean => err instanceof ApiError && err.statusCode === 413;
@@ -61,6 +68,8 @@ export class WebhookBatch {
   private readonly limits: BatchLimits;
   /** Batches sent so far (the requests, including splits and re-sends). */
   posts = 0;
+  /** Ids of the webhooks live before the apply, by identity (made at the first intent). */
+  private byIdentity?: Map<string, string[]>;
 
   constructor(
     names: Iterable<string>,
@@ -109,7 +118,7 @@ export class WebhookBatch {
   private async send(members: Member[]): Promise<void> {
     const { api, ledger } = this.deps;
     ledger.assertWritable();
-    for (const m of members) ledger.intendCreate(m.change, m.desired, m.desired.body.name);
+    for (const m of members) ledger.intendCreate(m.change, m.desired, m.desired.body.name, this.preexistingOf(m.desired));
     await ledger.save();
     this.posts++;
     const results = await this.deps.enqueue(() => {
@@ -137,6 +146,15 @@ export class WebhookBatch {
         else m.reject(r.error);
       });
     }
+  }
+
+  /** Ids of the webhooks live before the apply that have the identity (name and url) `d` will have. */
+  private preexistingOf(d: DesiredWebhook): string[] {
+    if (!this.byIdentity) {
+      this.byIdentity = new Map();
+      for (const w of this.deps.liveWebhooks ?? []) appendTo(this.byIdentity, webhookIdentity(w.name, w.url), w.id);
+    }
+    return this.byIdentity.size === 0 ? [] : (this.byIdentity.get(webhookIdentity(d.body.name, d.body.url)) ?? []);
   }
 
   /** The service refused the batch as too large (nothing was created): two halves, and smaller batches from now on. */

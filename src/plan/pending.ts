@@ -66,7 +66,8 @@ export function resolvePending(
       out.push(r);
       continue;
     }
-    const { pending, ...entry } = r;
+    const { pending, preexisting: _preexisting, ...entry } = r;
+    void _preexisting;
     const refs = liveOf[r.kind];
     const who = `${r.kind}/${r.name}`;
     const isLive = r.id !== '' && refs.ids.has(r.id);
@@ -86,10 +87,14 @@ export function resolvePending(
       continue;
     }
     const byIdentity = r.kind === 'Webhook' && r.identity !== undefined;
+    // Live before the intent was recorded (another's webhook of the same name and url): never what the create made.
+    const before = new Set(r.preexisting ?? []);
     const found =
       r.key === undefined
         ? []
-        : (refs.byKey.get(r.key) ?? []).filter((l) => (!byIdentity || l.identity === r.identity) && !claimed.has(`${r.kind}\0${l.id}`)).sort(byId);
+        : (refs.byKey.get(r.key) ?? [])
+            .filter((l) => (!byIdentity || l.identity === r.identity) && !before.has(l.id) && !claimed.has(`${r.kind}\0${l.id}`))
+            .sort(byId);
     const hit = found[0];
     if (hit) {
       claimed.add(`${r.kind}\0${hit.id}`);

@@ -13,7 +13,7 @@
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
-import { webhookIdentity } from '../service/kinds.js';
+import { urlWithoutCredential, webhookIdentity } from '../service/kinds.js';
 import { integrationIdentity, isIntegrationType } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 import { warning, type PlanWarning } from './notes.js';
@@ -51,7 +51,7 @@ function shown(identity: string, kind: string): string {
   if (!identity.startsWith('[')) return identity;
   try {
     const [name, url] = JSON.parse(identity) as [string, string];
-    return `name ${JSON.stringify(name)}, url ${url}`;
+    return `name ${JSON.stringify(name)}, url ${urlWithoutCredential(url)}`;
   } catch {
     return identity;
   }

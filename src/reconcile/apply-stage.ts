@@ -67,6 +67,7 @@ export async function applyStage(api: ServiceApi, loaded: Loaded, planned: Plann
     journal: (entries) => writer.append(entries),
     liveIntegrations: live.integrations.length,
     liveWebhookIds: new Set(live.webhooks.map((w) => w.id)),
+    liveWebhooks: live.webhooks,
     logger: log,
     signal: opts.signal,
     forceSignal: opts.forceSignal,

@@ -39,6 +39,21 @@ export function carriesCredential(text: string): boolean {
   return CREDENTIAL_PAIR.test(text) || URL_PASSWORD.test(text);
 }
 
+/**
+ * A URL as a note may name it: as it is, unless it carries a credential (`carriesCredential`); then without its
+ * userinfo (`***@`) and its query (`?…`), the parts a credential is in. A live webhook's url is someone else's when
+ * govops names it (the webhook now at a reused id): its token is not for the plan, the preview or the log.
+ */
+export function urlWithoutCredential(url: string): string {
+  if (!carriesCredential(url)) return url;
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.username || u.password ? '***@' : ''}${u.host}${u.pathname}${u.search ? '?…' : ''}`;
+  } catch {
+    return '(a url carrying a credential, not shown)';
+  }
+}
+
 export const SCRIPT_PHASES = ['create', 'initial-create', 'edit', 'delete', 'cleanup', 'post-cleanup'] as const;
 export type ScriptPhase = (typeof SCRIPT_PHASES)[number];
 

@@ -103,6 +103,9 @@ export function checkResource(r: unknown, file: string, where: string): asserts 
   if (r.copies !== undefined && (!Array.isArray(r.copies) || !r.copies.every((c) => typeof c === 'string'))) {
     throw corrupt(file, `${where}.copies must be a list of ids (strings)`);
   }
+  if (r.preexisting !== undefined && (!Array.isArray(r.preexisting) || !r.preexisting.every((c) => typeof c === 'string'))) {
+    throw corrupt(file, `${where}.preexisting must be a list of ids (strings)`);
+  }
 }
 
 /** Only well-formed transition samples are kept (the field is advisory: never a reason to refuse a state). */

@@ -49,6 +49,12 @@ export interface ManagedResource {
    */
   copies?: string[];
   /**
+   * Webhooks, a pending create: ids of the live webhooks that already had its identity (name and url) when the intent
+   * was recorded (another team's webhook of the same name and url): never the one the create made, whatever the next
+   * run finds (src/plan/pending.ts).
+   */
+  preexisting?: string[];
+  /**
    * The manifest had `govops/suspend: "true"` when last reconciled with apply: while set, the resource is never
    * pruned, even once its manifest is gone (restore the manifest without the annotation, or `govops state forget`).
    */

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { notProcessed } from '../../src/api/retry.js';
+import { createWebhooks } from '../../src/apply/webhooks.js';
 import { TransportError } from '../../src/errors.js';
 import { sendJson, startServer, type SeenRequest, type TestServer } from './server.js';
 
@@ -273,5 +274,51 @@ describe('the last attempt is ambiguous', () => {
     client = new ServiceClient({ baseUrl: s.url, token: 't', retries: 0, retryPolicy: FAST });
     await expect(client.createIntegration(sql)).rejects.toThrow(/after 1 attempt/);
     expect(lists(s, '/integrations')).toBe(1);
+  });
+});
+
+describe('an item error in the answer to a re-sent webhook batch', () => {
+  /**
+   * The service refuses `forbidden-*` items one by one (`{ index, name, statusCode, message }`, as the sandbox does)
+   * and creates the others; its first answer is lost after it acted (a reset), so the client re-sends only the
+   * missing items: the indexes of that answer's errors are positions in the re-sent list, not in the batch.
+   */
+  async function refusingService() {
+    const store: Array<Record<string, unknown>> = [];
+    let nextId = 100;
+    server = await startServer((req: SeenRequest, res, { socket, count }) => {
+      if (req.method === 'GET' && req.url === '/webhooks') return sendJson(res, 200, store);
+      if (req.method === 'POST' && req.url === '/webhooks') {
+        const items = (JSON.parse(req.body) as { webhooks: Array<Record<string, unknown>> }).webhooks;
+        const createdWebhooks: Array<Record<string, unknown>> = [];
+        const errors: unknown[] = [];
+        items.forEach((w, index) => {
+          if (String(w.name).startsWith('forbidden')) errors.push({ index, name: w.name, statusCode: 403, message: `${String(w.name)}: only administrators may create global webhooks` });
+          else createdWebhooks.push({ id: nextId++, url: w.url, name: w.name, global: w.global, notificationType: w.notificationType, createdBy: 1 });
+        });
+        store.push(...createdWebhooks);
+        if (count('POST', '/webhooks') === 1) return void socket.destroy();
+        return sendJson(res, 200, { createdWebhooks, errors });
+      }
+      sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
+    });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, timeoutMs: 200 });
+    return { store, client };
+  }
+
+  it('is the refused item\'s: the created one is an outcome ok, the refused one fails with its own message', async () => {
+    const { store, client: c } = await refusingService();
+    const outcomes = await createWebhooks(c, [hook('a'), hook('forbidden-b')]);
+    expect(store.map((w) => w.name)).toEqual(['a']);
+    expect(outcomes[0]).toMatchObject({ ok: true, webhook: { id: '100', name: 'a' } });
+    expect(outcomes[1]).toMatchObject({ ok: false, definite: true });
+    expect((outcomes[1] as { error: Error }).error.message).toContain('forbidden-b: only administrators');
+  });
+
+  it('the client reports it at the item\'s index in the batch it was given', async () => {
+    const { client: c } = await refusingService();
+    const res = await c.createWebhooks([hook('a'), hook('forbidden-b')]);
+    expect(res.createdWebhooks.map((w) => w.name)).toEqual(['a']);
+    expect(res.errors).toEqual([expect.objectContaining({ index: 1, name: 'forbidden-b' })]);
   });
 });

@@ -342,6 +342,30 @@ describe('govops webhooks retry', () => {
     expect(w.rx.hits.get('/theirs')).toBe(1);
     // ...unless --all-webhooks says every one of them.
     expect((await jsonOf(['webhooks', 'retry', '--failed', 'alerts', '--all-webhooks', '--dry-run'])).ids).toHaveLength(2);
+    // ...also when govops manages one of them (the state names it): --all-webhooks is every one of that name.
+    expect((await jsonOf(['webhooks', 'retry', '--failed', 'alerts', '--all-webhooks', '--dry-run', '--state', state])).records.map((r: any) => r.webhookId).sort()).toEqual(
+      [String(ours.id), String(theirs.id)].sort(),
+    );
+  });
+
+  it("--failed leaves alone a webhook now at an id the state recorded for another one (the service gave the id again)", async () => {
+    w = await startWorld();
+    const [theirs] = await w.createHooks([hookItem(w, 'theirs', '/theirs')]);
+    w.rx.set('/theirs', 503);
+    await w.fire('modelAccessRequested');
+    // the state recorded govops' own webhook "ours" at this id: deleted since, and the id given to another team's
+    const file = join(dir, 'state-reused.json');
+    const now = new Date().toISOString();
+    const entry = (name: string, id: string, url: string) => ({
+      kind: 'Webhook', name, id, origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: now, identity: JSON.stringify([name, url]),
+    });
+    await writeFile(file, JSON.stringify({ version: 1, fingerprintKey: STATE_KEY, resources: [entry('ours', String(theirs.id), `${w.rx.url}/ours`)] }));
+    const dry = await govops(['webhooks', 'retry', '--failed', '--dry-run', '--state', file]);
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toContain(`records no webhook govops manages (webhook id ${theirs.id} is now another webhook's)`);
+    expect(dry.stdout).not.toContain('Would retry');
+    const named = await govops(['webhooks', 'retry', '--failed', 'theirs', '--dry-run', '--state', file]);
+    expect(named.code, named.stderr).toBe(0); // NAME: the user names it, whatever the state says
   });
 
   it('retries each id once, in bounded parallel, and exits 1 when a retry fails again', async () => {
@@ -426,6 +450,49 @@ spec:
     await w.call('DELETE', `/webhooks/${byName.ours.id}`);
     const after = await govops(['webhooks', 'list', 'list-manifests', '--state', state]);
     expect(after.stderr).toContain('Webhook/ours is in the state');
+  });
+
+  it("another's webhook that merely shares a managed webhook's name is not given its manifest nor called adoptable (plan never adopts it)", async () => {
+    w = await startWorld();
+    const manifests = join(dir, 'list-shared');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(manifests, { recursive: true });
+    const manifest = (name: string) => `apiVersion: govops/v1
+kind: Webhook
+metadata:
+  name: ${name}
+spec:
+  url: ${w.rx.url}/${name}
+  global: false
+  notificationType: [modelAccessRequested]
+  actionType: triggered
+`;
+    await writeFile(join(manifests, 'hooks.yaml'), `${manifest('shared')}---\n${manifest('new-one')}`);
+    const state = join(dir, 'list-shared-state.json');
+    const applied = await govops(['apply', 'list-shared', '--state', state]);
+    expect(applied.code, applied.stderr).toBe(0);
+    // another user's webhook of the same name, and one of a manifest's name that govops does not manage yet
+    const [theirs] = await w.createHooks([{ url: `${w.rx.url}/theirs`, name: 'shared', global: false, notificationType: ['modelAccessRequested'], actionType: 'triggered' }], w.user);
+    await w.call('DELETE', `/webhooks/${(await jsonOf(['webhooks', 'list', 'list-shared', '--state', state])).find((r: any) => r.name === 'new-one').id}`);
+    await w.createHooks([{ url: `${w.rx.url}/new-one`, name: 'new-one', global: false, notificationType: ['modelAccessRequested'], actionType: 'triggered' }]);
+    await writeFile(state, JSON.stringify({ ...JSON.parse(await readFile(state, 'utf8')), resources: JSON.parse(await readFile(state, 'utf8')).resources.filter((r: any) => r.name !== 'new-one') }));
+
+    const plan = await govops(['plan', 'list-shared', '--state', state]);
+    expect(plan.stderr + plan.stdout).toContain('never deletes it');
+    const rows = await jsonOf(['webhooks', 'list', 'list-shared', '--state', state]);
+    const other = rows.find((r: any) => String(r.id) === String(theirs.id));
+    expect(other).toMatchObject({ name: 'shared', owner: 'unmanaged', manifest: null });
+    expect(rows.find((r: any) => r.name === 'new-one')).toMatchObject({ owner: 'unmanaged', manifest: { name: 'new-one' } });
+    const text = await govops(['webhooks', 'list', 'list-shared', '--state', state]);
+    expect(text.stderr).toContain('3 webhook(s): 1 managed, 0 adopted, 2 unmanaged (1 with a manifest of the same name: the next apply adopts them)');
+
+    // two unmanaged webhooks of a manifest's name: the plan refuses the match (remove the duplicates), adopts neither
+    await w.createHooks([{ url: `${w.rx.url}/new-one-2`, name: 'new-one', global: false, notificationType: ['modelAccessRequested'], actionType: 'triggered' }], w.user);
+    const twice = await govops(['plan', 'list-shared', '--state', state]);
+    expect(twice.stderr + twice.stdout).toContain('2 live resources match its identity');
+    const listed = await govops(['webhooks', 'list', 'list-shared', '--state', state]);
+    expect(listed.stderr).toContain('4 webhook(s): 1 managed, 0 adopted, 3 unmanaged (2 share the name of a manifest: the next plan refuses to match them until one is removed)');
+    expect(listed.stderr).not.toContain('adopts');
   });
 
   it("reads the manifests in the operator's secret scope, as validate and plan do (--secret-env-prefix, GOVOPS_SECRET_ENV_PREFIX)", async () => {

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { diffIntegration } from '../../src/plan/integrations.js';
 import { looksMasked } from '../../src/service/kinds.js';
 import { exportConfig } from '../../src/export/config.js';
-import { SHAPES, integration, liveOf, owned, planner, stateWith } from './fixtures.js';
+import { diffWebhook } from '../../src/plan/webhooks.js';
+import { SHAPES, integration, liveOf, liveWebhookOf, owned, planner, stateWith, webhook } from './fixtures.js';
 
 const plan = planner({ prune: false, allowReplace: false });
 
@@ -109,5 +110,19 @@ describe('export of values that would leak or mean the mask', () => {
     expect(sql?.connectArgs).toEqual({ fromEnv: 'V_connectArgs' });
     const plain = exportConfig(SHAPES, 'sql_analytics', { host: 'h.example.com', database: 'd', schema: 's', username: '********', password: '********', connectArgs: 'Encrypt=yes' }, ref);
     expect(plain?.connectArgs).toBe('Encrypt=yes');
+  });
+});
+
+describe('a webhook whose live url carries a credential', () => {
+  it('its url change is sensitive, without the live value; a url carrying none is shown', () => {
+    const d = webhook('hook', { url: 'https://hooks.example.com/mine' });
+    const withToken = { ...liveWebhookOf(d, '4'), url: 'https://hooks.example.com/x?token=LiveHookToken42' };
+    const r = diffWebhook(d, withToken, undefined, true);
+    expect(r.changes).toEqual([{ path: 'url', sensitive: true, forcesReplace: true }]);
+    expect(JSON.stringify(r)).not.toContain('LiveHookToken42');
+    const withPassword = { ...liveWebhookOf(d, '4'), url: 'https://user:LiveHookPass42@hooks.example.com/x' };
+    expect(JSON.stringify(diffWebhook(d, withPassword, undefined, true))).not.toContain('LiveHookPass42');
+    const plain = { ...liveWebhookOf(d, '4'), url: 'https://hooks.example.com/other' };
+    expect(diffWebhook(d, plain, undefined, true).changes[0]).toMatchObject({ path: 'url', sensitive: false, before: 'https://hooks.example.com/other' });
   });
 });

@@ -39,6 +39,19 @@ describe('identity check on every write by a recorded id', () => {
     expect(forgotten.state.resources).toEqual([]);
   });
 
+  it("the note naming the webhook now at a reused id does not print a credential its url carries (another team's token)", () => {
+    const outsider = { ...liveWebhookOf(webhook('theirs', { url: 'https://team.example.com/in?token=TheirHookToken77' }), '1'), createdBy: 2 };
+    const withPassword = { ...liveWebhookOf(webhook('theirs-too', { url: 'https://svc:TheirHookPass77@team.example.com/in' }), '2'), createdBy: 2 };
+    const gone = webhook('gone');
+    const notes = forgetStale(stateWith(recorded(hook, '1'), recorded(gone, '2')), { integrations: [], webhooks: [outsider, withPassword] }, [hook])
+      .notes.map((n) => n.message)
+      .join('\n');
+    expect(notes).toMatch(/Webhook\/hook: the recorded id 1 now holds another webhook \(name "theirs", url https:\/\/team\.example\.com\/in\?…;/);
+    expect(notes).toMatch(/Webhook\/gone: the recorded id 2 now holds another webhook \(name "theirs-too", url https:\/\/\*\*\*@team\.example\.com\/in;/);
+    expect(notes).not.toContain('TheirHookToken77');
+    expect(notes).not.toContain('TheirHookPass77');
+  });
+
   it('entries that recorded their identity are checked without indexing the manifests by name (read only for older entries)', () => {
     const outsiderSql = liveOf(integration('x', 'sql_analytics', sqlConfig('outsider.example.com')), '7');
     let indexed = 0;

@@ -10,7 +10,8 @@ import { UserError } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { WEBHOOK_ACTIONS } from '../../service/events.js';
 import { loadState } from '../../state/store.js';
-import type { GovopsState } from '../../state/types.js';
+import type { GovopsState, ManagedResource } from '../../state/types.js';
+import { liveWebhookIdentity } from '../../plan/stale.js';
 import { parseDuration } from '../../util/duration.js';
 import { clientFromOptions, type ConnectionFlags } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
@@ -123,6 +124,20 @@ function unpagedNote(stats: ReadStats, what: string): string {
 
 // ---- retry --------------------------------------------------------------------------------------
 
+/**
+ * The webhook entries of the state whose recorded id is still theirs: not a pending create (no id yet), nor an id the
+ * service now gives another webhook (another identity than the one recorded: plan/stale.ts), whose deliveries are
+ * someone else's. An id no longer live is kept (its records may still be listed; a retry of them is a 404).
+ */
+function managedEntries(state: GovopsState, live: readonly LiveWebhook[]): ManagedResource[] {
+  const byId = new Map(live.map((w) => [w.id, w]));
+  return state.resources.filter((r) => {
+    if (r.kind !== 'Webhook' || r.id === '' || r.pending === 'create') return false;
+    const now = byId.get(r.id);
+    return now === undefined || r.identity === undefined || r.identity === liveWebhookIdentity(now);
+  });
+}
+
 /** The deliveries `retry --failed` replays: newest record of each delivery failed, oldest first, at most max. */
 async function selectFailed(
   api: ServiceApi,
@@ -134,25 +149,30 @@ async function selectFailed(
   const sinceMs = parseSince('--since', flags.since ?? DEFAULT_RETRY_SINCE, Date.now());
   let scope: Set<string> | undefined;
   if (name !== undefined) {
-    const live = (await api.listWebhooks()).filter((w) => w.name === name);
+    const all = await api.listWebhooks();
+    const live = all.filter((w) => w.name === name);
     if (live.length === 0) throw new UserError(`no webhook named "${name}" in the service`, 'govops webhooks list shows the live webhooks');
     scope = new Set(live.map((w) => w.id));
     // Names are not unique in the service (an administrator's token sees every team's webhooks): NAME is the
-    // webhook govops manages under that name; several others of that name are ambiguous unless --all-webhooks.
-    const recorded = (await loadState(flags.state)).resources.find((r) => r.kind === 'Webhook' && r.name === name);
-    if (recorded && scope.has(recorded.id)) scope = new Set([recorded.id]);
-    else if (scope.size > 1 && !flags.allWebhooks) {
-      throw new UserError(
-        `${scope.size} live webhooks are named "${name}" (ids ${[...scope].join(', ')}) and the state ${flags.state} records none of them`,
-        'retry by history id (govops webhooks history NAME shows them), pass the --state that manages one, or --all-webhooks for all of them',
-      );
+    // webhook govops manages under that name; several others of that name are ambiguous. --all-webhooks: every one.
+    if (!flags.allWebhooks) {
+      const recorded = managedEntries(await loadState(flags.state), all).find((r) => r.name === name);
+      if (recorded && scope.has(recorded.id)) scope = new Set([recorded.id]);
+      else if (scope.size > 1) {
+        throw new UserError(
+          `${scope.size} live webhooks are named "${name}" (ids ${[...scope].join(', ')}) and the state ${flags.state} records none of them`,
+          'retry by history id (govops webhooks history NAME shows them), pass the --state that manages one, or --all-webhooks for all of them',
+        );
+      }
     }
   } else if (!flags.allWebhooks) {
     const state = await loadState(flags.state);
-    scope = new Set(state.resources.filter((r) => r.kind === 'Webhook').map((r) => r.id));
+    const entries = managedEntries(state, await api.listWebhooks());
+    scope = new Set(entries.map((r) => r.id));
     if (scope.size === 0) {
+      const reused = state.resources.filter((r) => r.kind === 'Webhook' && r.id !== '' && r.pending !== 'create' && !entries.includes(r)).map((r) => r.id);
       throw new UserError(
-        `the state ${flags.state} records no webhook govops manages`,
+        `the state ${flags.state} records no webhook govops manages${reused.length ? ` (webhook id ${reused.join(', ')} ${reused.length === 1 ? 'is' : 'are'} now another webhook's)` : ''}`,
         'name a webhook (retry --failed NAME), pass --state, or --all-webhooks for every webhook the token sees',
       );
     }
@@ -285,6 +305,22 @@ export function displayUrl(url: string): string {
 
 type Owner = 'managed' | 'adopted' | 'unmanaged';
 
+/** The one-line summary of `webhooks list`: counts by owner, and what the next apply does with unmanaged ones. */
+function listSummary(rows: ReadonlyArray<{ webhook: LiveWebhook; owner: Owner; manifest: unknown }>): string {
+  const counts = { managed: 0, adopted: 0, unmanaged: 0 };
+  for (const r of rows) counts[r.owner]++;
+  // A manifest matching one unmanaged webhook adopts it; matching several, the plan refuses them all (duplicates).
+  const matching = new Map<string, number>();
+  for (const r of rows) if (r.owner === 'unmanaged' && r.manifest) matching.set(r.webhook.name, (matching.get(r.webhook.name) ?? 0) + 1);
+  const adoptable = [...matching.values()].filter((n) => n === 1).length;
+  const shared = [...matching.values()].filter((n) => n > 1).reduce((a, n) => a + n, 0);
+  const notes = [
+    ...(adoptable ? [`${adoptable} with a manifest of the same name: the next apply adopts them`] : []),
+    ...(shared ? [`${shared} share the name of a manifest: the next plan refuses to match them until one is removed`] : []),
+  ];
+  return `${rows.length} webhook(s): ${counts.managed} managed, ${counts.adopted} adopted, ${counts.unmanaged} unmanaged${notes.length ? ` (${notes.join('; ')})` : ''}\n`;
+}
+
 export async function listAction(paths: string[], flags: ListFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
   const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), secretScope: secretScopeFromFlags(flags), ...stdinStream(paths) });
@@ -303,15 +339,18 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
       state.resources.filter((r) => r.kind === 'Webhook'),
       (r) => r.id,
     );
+    const liveIds = new Set(live.map((w) => w.id));
+    // A manifest whose recorded webhook is live is that webhook's: another live webhook that merely shares the name
+    // (another team's) is never matched to it, nor adopted by the next apply (the plan reports it as a duplicate).
+    const held = new Set(state.resources.filter((r) => r.kind === 'Webhook' && liveIds.has(r.id)).map((r) => r.name));
     const rows = live
       .map((w) => {
         const recorded = byId.get(w.id);
         const owner: Owner = recorded ? (recorded.origin === 'created' ? 'managed' : 'adopted') : 'unmanaged';
-        const manifest = manifests.get(recorded?.name ?? w.name);
+        const manifest = recorded || !held.has(w.name) ? manifests.get(recorded?.name ?? w.name) : undefined;
         return { webhook: w, owner, manifestName: manifest ? (recorded?.name ?? w.name) : undefined, manifest };
       })
       .sort((a, b) => (a.webhook.name < b.webhook.name ? -1 : a.webhook.name > b.webhook.name ? 1 : Number(a.webhook.id) - Number(b.webhook.id)));
-    const liveIds = new Set(live.map((w) => w.id));
     const missing = state.resources.filter((r) => r.kind === 'Webhook' && !liveIds.has(r.id));
     if (wantsJson(ctx)) {
       json(
@@ -343,14 +382,7 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
         ]);
       }
       ctx.stdout.write(table(out));
-      const counts = { managed: 0, adopted: 0, unmanaged: 0 };
-      for (const r of rows) counts[r.owner]++;
-      const adoptable = rows.filter((r) => r.owner === 'unmanaged' && r.manifest).length;
-      ctx.stderr.write(
-        `${rows.length} webhook(s): ${counts.managed} managed, ${counts.adopted} adopted, ${counts.unmanaged} unmanaged` +
-          (adoptable ? ` (${adoptable} with a manifest of the same name: the next apply adopts them)` : '') +
-          '\n',
-      );
+      ctx.stderr.write(listSummary(rows));
     }
     for (const r of missing) {
       ctx.stderr.write(`note: Webhook/${r.name} is in the state (id ${r.id}) but not in the service; the next apply creates it again\n`);

@@ -21,8 +21,11 @@ import type { GovopsState } from '../state/types.js';
 import { UNMANAGED_LABEL, WebhookHealthMetrics, codeLabel, eventLabel } from './webhook-metrics.js';
 import { firstBy } from '../util/multimap.js';
 
-/** Live id → manifest name of the webhooks govops manages. */
-export type ManagedWebhooks = ReadonlyMap<string, string>;
+/**
+ * Live id → manifest name of the webhooks govops manages; `serviceNames`, when known, the name each one has in the
+ * service (its recorded identity): a history record of that id under another name is another's webhook at a reused id.
+ */
+export type ManagedWebhooks = ReadonlyMap<string, string> & { readonly serviceNames?: ReadonlyMap<string, string> };
 
 export interface WebhookHealthOptions {
   api: Pick<ServiceApi, 'listWebhookHistory' | 'retryWebhookDelivery'>;
@@ -80,15 +83,33 @@ export interface PollSummary {
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
 
-const webhooksOf = (state: GovopsState): Map<string, string> =>
-  new Map(state.resources.filter((r) => r.kind === 'Webhook').map((r) => [r.id, r.name] as const));
+/** The service name a webhook entry's identity records (`["name","url"]`), undefined for an entry without one. */
+function serviceNameOf(identity: string | undefined): string | undefined {
+  if (identity === undefined || !identity.startsWith('[')) return undefined;
+  try {
+    const [name] = JSON.parse(identity) as unknown[];
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function webhooksOf(state: GovopsState): ManagedWebhooks {
+  const entries = state.resources.filter((r) => r.kind === 'Webhook' && r.id !== '');
+  const serviceNames = new Map<string, string>();
+  for (const r of entries) {
+    const name = serviceNameOf(r.identity);
+    if (name !== undefined) serviceNames.set(r.id, name);
+  }
+  return Object.assign(new Map(entries.map((r) => [r.id, r.name] as const)), { serviceNames });
+}
 
 /**
  * Managed webhooks from the govops state: a file is re-read only when it changed; a PostgreSQL state is read at each
  * poll (when it cannot be, the last one read stands: its webhooks do not turn "unmanaged" while the database is away).
  */
 export function managedWebhooksFromState(statePath: string): () => Promise<ManagedWebhooks> {
-  let cached: { key: string; map: Map<string, string> } | undefined;
+  let cached: { key: string; map: ManagedWebhooks } | undefined;
   if (isPgLocation(statePath)) {
     return async () => {
       const state = await loadState(statePath).catch(() => undefined);
@@ -248,8 +269,21 @@ export class WebhookHealth {
     return s;
   }
 
-  private observe(r: WebhookHistoryRecord, baseline: boolean): void {
+  /**
+   * The manifest name of the managed webhook a record is of; undefined for another's. The state's id alone is not
+   * enough: an id the service gave to another team's webhook since (ours deleted out of band) stays in the state until
+   * the next reconcile forgets it (for ever under --observe), and that webhook's failures were counted under our name
+   * and retried automatically. A record naming its webhook otherwise than the recorded identity is another's.
+   */
+  private managedName(r: WebhookHistoryRecord): string | undefined {
     const name = this.managedNow.get(r.webhookId);
+    const recorded = this.managedNow.serviceNames?.get(r.webhookId);
+    if (name === undefined || recorded === undefined || r.webhookName === '') return name;
+    return r.webhookName === recorded ? name : undefined;
+  }
+
+  private observe(r: WebhookHistoryRecord, baseline: boolean): void {
+    const name = this.managedName(r);
     const ok = isDelivered(r);
     const label = name ?? UNMANAGED_LABEL;
     // The first poll's records were in the history before this start: only the failures of the overlap before it (by

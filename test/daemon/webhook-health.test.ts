@@ -10,7 +10,11 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { startRunning } from '../../src/daemon/run.js';
-import { WebhookHealth } from '../../src/daemon/webhook-health.js';
+import { WebhookHealth, managedWebhooksFromState } from '../../src/daemon/webhook-health.js';
+import { webhookIdentity } from '../../src/service/kinds.js';
+import { newState, saveState } from '../../src/state/store.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { backgroundClock } from '../../src/util/clock.js';
 import { ErrorCode, UserError } from '../../src/errors.js';
 import { createLogger, silentLogger } from '../../src/log.js';
@@ -474,5 +478,46 @@ describe('automatic retries after a restart', () => {
     now += 1000;
     expect(await restarted.pollOnce()).toMatchObject({ retried: 1 });
     expect(w.rx.hits.get('/fresh')).toBe(2);
+  });
+});
+
+describe('a recorded id the service gave to another webhook', () => {
+  it("another team's webhook at an id the state records for ours: its failures are neither counted as ours nor retried", async () => {
+    w = await startWorld();
+    // ours was deleted out of band and the service gave its id to another team's webhook (the state keeps the id
+    // until the next reconcile forgets it; for ever under --observe)
+    const [theirs] = await w.createHooks([hookItem(w, 'theirs', '/theirs')]);
+    w.rx.set('/theirs', 503);
+    const dir = await mkdtemp(join(tmpdir(), 'govops-health-reused-'));
+    cleanup.add(() => rm(dir, { recursive: true, force: true }));
+    const statePath = join(dir, 'state.json');
+    const state = newState();
+    state.resources.push({
+      kind: 'Webhook', name: 'ours', id: String(theirs.id), origin: 'created', specHash: 'x', secretFingerprints: {},
+      updatedAt: new Date().toISOString(), identity: webhookIdentity('ours', 'https://hooks.example.com/ours'),
+    });
+    await saveState(statePath, state);
+    const registry = new Registry();
+    let now = Date.now();
+    const health = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry,
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now },
+      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: managedWebhooksFromState(statePath),
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    for (let i = 0; i < 3; i++) {
+      now += 60_000;
+      expect(await health.pollOnce()).toMatchObject({ retried: 0 });
+    }
+    expect(w.rx.hits.get('/theirs')).toBe(1); // the delivery only, never a retry
+    expect(health.status()).toMatchObject({ unmanaged: { failed: 1 } });
+    expect((health.status().webhooks as any[]).filter((x) => x.failed > 0)).toEqual([]);
+    expect(await metric(registry, 'govops_webhook_delivery_failures_total', { webhook: 'ours' })).toBeUndefined();
   });
 });

@@ -35,6 +35,12 @@ export interface SavedPlan {
   kind: typeof SAVED_PLAN_KIND;
   formatVersion: typeof SAVED_PLAN_VERSION;
   createdAt: string;
+  /**
+   * The govops that made it (package version). `apply FILE` refuses a plan made by another version: the plan is computed
+   * again and compared by what decides each change (src/plan/facts.ts `comparePlans`), not by its values, and the values
+   * a version fills in (defaults, normalisation) are not in the facts. Absent in files of govops before it was recorded.
+   */
+  govopsVersion?: string;
   /** The manifests' revision (git HEAD of the manifests, or --revision), when known. */
   revision?: string;
   /** Manifest paths as given to `plan`, relative to the folder it ran in. */
@@ -48,6 +54,7 @@ export function savedPlan(input: Omit<SavedPlan, 'kind' | 'formatVersion' | 'cre
   const out: SavedPlan = {
     kind: SAVED_PLAN_KIND,
     formatVersion: SAVED_PLAN_VERSION,
+    ...(input.govopsVersion !== undefined ? { govopsVersion: input.govopsVersion } : {}),
     createdAt: now.toISOString(),
     paths: input.paths,
     options: input.options,
@@ -113,6 +120,7 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
   if (!Array.isArray(data.paths) || !data.paths.every((p) => typeof p === 'string')) throw invalid(file, 'no paths');
   if (!isPlainObject(data.options)) throw invalid(file, 'no options');
   if (data.revision !== undefined && typeof data.revision !== 'string') throw invalid(file, 'revision must be a string');
+  if (data.govopsVersion !== undefined && typeof data.govopsVersion !== 'string') throw invalid(file, 'govopsVersion must be a string');
   return data as unknown as SavedPlan;
 }
 

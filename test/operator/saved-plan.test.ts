@@ -174,6 +174,30 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     expect(writes(h).filter((l) => !l.includes('dryRun'))).toEqual([expect.stringMatching(/^PUT \/integrations\//)]);
   });
 
+  it('a plan made by another govops version (or one that did not record it) is refused, nothing written; this version applies its own', async () => {
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/versioned'));
+    expect((await run(['plan', 'manifests', '--out', 'mine.plan'])).code).toBe(0);
+    const saved = JSON.parse(await readFile(file('mine.plan'), 'utf8'));
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(saved.govopsVersion).toBe(version);
+    // the values a version fills in (defaults, normalisation) are not facts: the file is edited as an older govops would have made it
+    await writeFile(file('older.plan'), JSON.stringify({ ...saved, govopsVersion: '0.0.1' }), { mode: 0o600 });
+    const { govopsVersion: _, ...unversioned } = saved;
+    await writeFile(file('unversioned.plan'), JSON.stringify(unversioned), { mode: 0o600 });
+    h.sandbox.clearRequests();
+    const older = await run(['apply', 'older.plan']);
+    expect(older.code).toBe(1);
+    expect(older.stderr).toContain(`older.plan was planned by govops 0.0.1; this is govops ${version}, which applies only the plans it made: nothing was applied`);
+    expect(older.stderr).toMatch(/plan again with this govops/);
+    const unknown = await run(['apply', 'unversioned.plan']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('unversioned.plan was planned by an earlier govops');
+    expect(writes(h)).toEqual([]);
+    const ok = await run(['apply', 'mine.plan']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(writes(h).filter((l) => !l.includes('dryRun'))).toEqual([expect.stringMatching(/^PUT \/integrations\//)]);
+  });
+
   it('refused when the state file is not the one the plan was made with', async () => {
     expect((await run(['plan', 'manifests', '--out', 'key.plan'])).code).toBe(0);
     const moved = await run(['apply', 'key.plan', '--state', 'other-state.json']);

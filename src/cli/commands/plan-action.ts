@@ -13,6 +13,7 @@ import { applyJson, diagnosticLine, failureSummary } from '../../reconcile/repor
 import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
+import { GOVOPS_VERSION } from '../version.js';
 import { printableLines } from '../../util/terminal.js';
 import { planSettingsFrom, sourceSettingsFrom } from '../settings.js';
 import type { PlanFlags } from './plan.js';
@@ -87,6 +88,7 @@ export async function planAction(
       await writeSavedPlan(
         flags.out,
         savedPlan({
+          govopsVersion: GOVOPS_VERSION,
           revision: opts.revision,
           paths: opts.source.paths,
           options: opts.plan,

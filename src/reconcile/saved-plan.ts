@@ -18,6 +18,7 @@ import path from 'node:path';
 import { ErrorCode, UserError } from '../errors.js';
 import type { PlanFacts } from '../plan/facts.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
+import { STDIN_PATH } from '../manifests/stream.js';
 import { isPlainObject } from '../util/object.js';
 import { redactJsonValue } from '../util/redact.js';
 
@@ -124,9 +125,12 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
   return data as unknown as SavedPlan;
 }
 
-/** A CLI argument is a saved plan rather than manifests: one existing file that is not `*.yaml` / `*.yml`. */
+/**
+ * A CLI argument is a saved plan rather than manifests: one existing file that is not `*.yaml` / `*.yml`, nor `-`
+ * (standard input, whatever the folder holds: a file named `-` was applied instead of the stream piped in).
+ */
 export async function looksLikeSavedPlan(args: readonly string[]): Promise<boolean> {
-  if (args.length !== 1 || /\.ya?ml$/i.test(args[0]!)) return false;
+  if (args.length !== 1 || args[0] === STDIN_PATH || /\.ya?ml$/i.test(args[0]!)) return false;
   try {
     return (await fs.stat(args[0]!)).isFile();
   } catch {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, requestLines, type Harness } from '../apply/harness.js';
 import { lakeManifest, webhookManifest } from '../apply/inproc.js';
+import { runGovops } from '../helpers/cli.js';
 
 const secrets = { GOVOPS_SECRET_LAKE_TOKEN: 'lake-tok-ZZZZ-9999', GOVOPS_SECRET_HOOK_SECRET: 'hook-sec-YYYY-8888' };
 const writes = (h: Harness): string[] => requestLines(h.sandbox).filter((l) => !l.startsWith('GET '));
@@ -219,6 +220,22 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     const items = err.split('\n').filter((l) => l.startsWith('  - '));
     expect(new Set(items).size).toBe(items.length);
     expect(err).toMatch(/Webhook\/hook/);
+  });
+
+  it('- is standard input, never a file named "-": plan --out - is refused, and apply - reads the stream even beside such a file', async () => {
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/dash'));
+    const out = await run(['plan', 'manifests', '--out', '-']);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/--out -: a saved plan is written to a file/);
+    await expect(readFile(file('-'), 'utf8')).rejects.toThrow(/ENOENT/);
+    // a file named "-" (left by an older govops' plan --out -) is not what `apply -` reads
+    expect((await run(['plan', 'manifests', '--out', 'dash.plan'])).code).toBe(0);
+    await writeFile(file('-'), await readFile(file('dash.plan'), 'utf8'), { mode: 0o600 });
+    h.sandbox.clearRequests();
+    const piped = await runGovops(['apply', '-'], { cwd: h.dir, env: { ...h.env, ...secrets }, input: webhookManifest('hook', ['modelCreated', 'modelDeleted']) });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(writes(h).filter((l) => !l.includes('dryRun'))).toEqual(['POST /webhooks']);
+    await rm(file('-'));
   });
 
   it('no secret value in any output', () => {

@@ -231,7 +231,7 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
     const ack = await acknowledgmentFor(req, async () => ({ manifests: [res.manifest], diagnostics: [] }));
     const src = res.manifest.source;
     // the file name is the repository's: escaped for the terminal
-    ctx.stderr.write(`${ACK_INTRO[opts.phase]} (Integration/${name}, ${printable(src.file)}:${src.line}):\n${ack.line}\n`);
+    ctx.stderr.write(`${ackIntro(opts.phase, res.manifest.manifest.spec.type)} (Integration/${name}, ${printable(src.file)}:${src.line}):\n${ack.line}\n`);
   } finally {
     await api.close();
   }
@@ -243,6 +243,17 @@ const ACK_INTRO: Record<ScriptPhase, string> = {
   'initial-create': 'once this script and the --phase create one ran, acknowledge both under metadata.annotations',
   edit: 'once it ran, acknowledge it under metadata.annotations',
   delete: 'once it ran, acknowledge it under metadata.annotations (next to "govops/delete": "true")',
-  cleanup: 'once the cleanup script(s) ran, acknowledge them under metadata.annotations (next to "govops/delete": "true")',
+  cleanup: 'once it ran, acknowledge it under metadata.annotations (next to "govops/delete": "true")',
   'post-cleanup': 'once it ran, acknowledge the cleanup under metadata.annotations (next to "govops/delete": "true")',
 };
+
+/**
+ * The intro of the acknowledgment after a script: a step of two scripts is acknowledged once both ran (the token lets
+ * the create or delete through), so after the first, and for sql_analytics' cleanup, it says to wait for the second.
+ */
+function ackIntro(phase: ScriptPhase, type: string): string {
+  if (phase === 'cleanup' && isIntegrationType(type) && SCRIPT_KINDS['post-cleanup'].has(type)) {
+    return 'once this script and the --phase post-cleanup one ran, acknowledge both under metadata.annotations (next to "govops/delete": "true")';
+  }
+  return ACK_INTRO[phase];
+}

@@ -9,9 +9,8 @@ import { loadManifests } from '../../manifests/loader.js';
 import type { IntegrationManifest, LoadedManifest } from '../../manifests/types.js';
 import { ackPhaseOf, acknowledgmentValue, MANUAL_STEP_ANNOTATION, parseAcknowledgments } from '../../plan/acknowledgment.js';
 import { manualStepToken } from '../../reconcile/manual-step-token.js';
-import { SCRIPT_KINDS, type IntegrationType } from '../../kinds/registry.js';
-import { scriptCommand } from '../../plan/manual-steps.js';
-import type { ScriptPhase } from '../../service/kinds.js';
+import { SCRIPT_KINDS } from '../../kinds/registry.js';
+import { lastScriptOfStep, scriptCommand } from '../../plan/manual-steps.js';
 import { contextFrom, EXIT } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { writeFileAtomic } from '../../util/fs.js';
@@ -80,13 +79,6 @@ export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags,
   }
   ctx.stderr.write(`${written} manifest(s) ${opts.dryRun ? 'would be ' : ''}acknowledged for the ${phase} phase${failed ? `, ${failed} file(s) to edit by hand` : ''}\n`);
   process.exitCode = failed ? EXIT.error : EXIT.ok;
-}
-
-/** The script that ends the step `phase` is part of, for this kind: `create` after `initial-create`, `post-cleanup` after `cleanup` where the kind has it. */
-function lastScriptOfStep(phase: ScriptPhase, type: IntegrationType): ScriptPhase {
-  if (phase === 'initial-create' && SCRIPT_KINDS.create.has(type)) return 'create';
-  if (phase === 'cleanup' && SCRIPT_KINDS['post-cleanup'].has(type)) return 'post-cleanup';
-  return phase;
 }
 
 /**

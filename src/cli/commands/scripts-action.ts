@@ -8,13 +8,14 @@ import { liveIntegrationIdentity } from '../../plan/stale.js';
 import type { ManagedResource } from '../../state/types.js';
 import { formatDiagnostic } from '../../manifests/format.js';
 import { acknowledgmentLine, ackPhaseOf } from '../../plan/acknowledgment.js';
+import { lastScriptOfStep, scriptCommand } from '../../plan/manual-steps.js';
 import { manualStepToken } from '../../reconcile/manual-step-token.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { resolveSecrets } from '../../manifests/secrets.js';
 import type { SecretScope } from '../../manifests/secret-scope.js';
 import type { IntegrationManifest, LoadedManifest, ManifestSet } from '../../manifests/types.js';
 import { SCRIPT_PHASES, SCRIPT_PHASES_WITH_ID, type ScriptPhase } from '../../service/kinds.js';
-import { SCRIPT_KINDS, isIntegrationType, naturalKey } from '../../kinds/registry.js';
+import { SCRIPT_KINDS, isIntegrationType, naturalKey, type IntegrationType } from '../../kinds/registry.js';
 import { getResource, loadState } from '../../state/store.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
@@ -213,6 +214,11 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
     // offline: the token comes from the manifest alone
     const ack = await acknowledgmentFor(req, load);
     ctx.stdout.write(`${ack.line}\n`);
+    // the step's one token lets the create (delete) through: after the first of two scripts it is not time yet
+    const last = lastScriptOfStep(opts.phase, ack.manifest.manifest.spec.type);
+    if (last !== opts.phase) {
+      ctx.stderr.write(`add it once the ${last} script ran too (${printable(scriptCommand(name, last, ack.manifest.source.file))}): it lets the ${last === 'create' ? 'create' : 'delete'} through\n`);
+    }
     return;
   }
   const api = clientFromOptions(opts, ctx.logger);
@@ -251,8 +257,8 @@ const ACK_INTRO: Record<ScriptPhase, string> = {
  * The intro of the acknowledgment after a script: a step of two scripts is acknowledged once both ran (the token lets
  * the create or delete through), so after the first, and for sql_analytics' cleanup, it says to wait for the second.
  */
-function ackIntro(phase: ScriptPhase, type: string): string {
-  if (phase === 'cleanup' && isIntegrationType(type) && SCRIPT_KINDS['post-cleanup'].has(type)) {
+function ackIntro(phase: ScriptPhase, type: IntegrationType): string {
+  if (phase === 'cleanup' && lastScriptOfStep(phase, type) === 'post-cleanup') {
     return 'once this script and the --phase post-cleanup one ran, acknowledge both under metadata.annotations (next to "govops/delete": "true")';
   }
   return ACK_INTRO[phase];

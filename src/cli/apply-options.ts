@@ -33,14 +33,6 @@ export function addApplyTuningOptions<C extends Command>(cmd: C): C {
   return cmd;
 }
 
-function flagDuration(flag: string, text: string): number {
-  try {
-    return parseDuration(text);
-  } catch (err) {
-    throw new UserError(`${flag}: ${(err as Error).message}`);
-  }
-}
-
 function positive(flag: string, text: string, parse: (t: string) => number): number {
   let n: number;
   try {
@@ -54,10 +46,11 @@ function positive(flag: string, text: string, parse: (t: string) => number): num
 
 export function applyTuningFrom(given: ApplyTuningFlags): ApplyTuning {
   const concurrency = parseCount('--concurrency', given.concurrency, 1);
-  const timeoutMs = given.timeout === undefined ? undefined : flagDuration('--timeout', given.timeout);
+  // 0 is no time at all (not "no limit"): every resource would be skipped, on every apply and every reconcile of run
+  const timeoutMs = given.timeout === undefined ? undefined : positive('--timeout', given.timeout, parseDuration);
   const flags = { ...DEFAULTS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) } as Required<ApplyTuningFlags>;
-  const pollIntervalMs = positive('--poll-min', flags.pollMin, (t) => flagDuration('--poll-min', t));
-  const pollMaxIntervalMs = positive('--poll-max', flags.pollMax, (t) => flagDuration('--poll-max', t));
+  const pollIntervalMs = positive('--poll-min', flags.pollMin, parseDuration);
+  const pollMaxIntervalMs = positive('--poll-max', flags.pollMax, parseDuration);
   if (pollMaxIntervalMs < pollIntervalMs) throw new UserError(`--poll-max (${flags.pollMax}) must not be shorter than --poll-min (${flags.pollMin})`);
   const pollRate = positive('--poll-rate', flags.pollRate, (t) => {
     if (!/^\d+(\.\d+)?$/.test(t.trim())) throw new Error(`must be a number of requests per second, got "${t}"`);

@@ -43,6 +43,16 @@ export function scriptCommand(name: string, phase: ScriptPhase, file?: string, a
   return `govops scripts ${shellWord(name)} --phase ${phase}${file ? ` ${shellWord(file)}` : ''}${ack ? ' --ack' : ''}`;
 }
 
+/**
+ * The script that ends the step `phase` is part of, for this kind: `create` after `initial-create`, `post-cleanup`
+ * after `cleanup` where the kind has it; else `phase`. The step's acknowledgment is written once that one ran.
+ */
+export function lastScriptOfStep(phase: ScriptPhase, type: IntegrationType): ScriptPhase {
+  if (phase === 'initial-create' && SCRIPT_KINDS.create.has(type)) return 'create';
+  if (phase === 'cleanup' && SCRIPT_KINDS['post-cleanup'].has(type)) return 'post-cleanup';
+  return phase;
+}
+
 function createRequirement(type: IntegrationType, autoBootstrap: boolean | undefined): Requirement | undefined {
   if (autoBootstrap !== false || !SCRIPT_KINDS.create.has(type)) return undefined;
   const scripts: ScriptPhase[] = SCRIPT_KINDS['initial-create'].has(type) ? ['initial-create', 'create'] : ['create'];

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { ErrorCode, UserError } from '../errors.js';
 import type { PlanFacts } from '../plan/facts.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
+import { STDIN_PATH } from '../manifests/stream.js';
 import { isPlainObject } from '../util/object.js';
 import { redactJsonValue } from '../util/redact.js';
 
@@ -35,6 +36,12 @@ export interface SavedPlan {
   kind: typeof SAVED_PLAN_KIND;
   formatVersion: typeof SAVED_PLAN_VERSION;
   createdAt: string;
+  /**
+   * The govops that made it (package version). `apply FILE` refuses a plan made by another version: the plan is computed
+   * again and compared by what decides each change (src/plan/facts.ts `comparePlans`), not by its values, and the values
+   * a version fills in (defaults, normalisation) are not in the facts. Absent in files of govops before it was recorded.
+   */
+  govopsVersion?: string;
   /** The manifests' revision (git HEAD of the manifests, or --revision), when known. */
   revision?: string;
   /** Manifest paths as given to `plan`, relative to the folder it ran in. */
@@ -48,6 +55,7 @@ export function savedPlan(input: Omit<SavedPlan, 'kind' | 'formatVersion' | 'cre
   const out: SavedPlan = {
     kind: SAVED_PLAN_KIND,
     formatVersion: SAVED_PLAN_VERSION,
+    ...(input.govopsVersion !== undefined ? { govopsVersion: input.govopsVersion } : {}),
     createdAt: now.toISOString(),
     paths: input.paths,
     options: input.options,
@@ -113,12 +121,16 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
   if (!Array.isArray(data.paths) || !data.paths.every((p) => typeof p === 'string')) throw invalid(file, 'no paths');
   if (!isPlainObject(data.options)) throw invalid(file, 'no options');
   if (data.revision !== undefined && typeof data.revision !== 'string') throw invalid(file, 'revision must be a string');
+  if (data.govopsVersion !== undefined && typeof data.govopsVersion !== 'string') throw invalid(file, 'govopsVersion must be a string');
   return data as unknown as SavedPlan;
 }
 
-/** A CLI argument is a saved plan rather than manifests: one existing file that is not `*.yaml` / `*.yml`. */
+/**
+ * A CLI argument is a saved plan rather than manifests: one existing file that is not `*.yaml` / `*.yml`, nor `-`
+ * (standard input, whatever the folder holds: a file named `-` was applied instead of the stream piped in).
+ */
 export async function looksLikeSavedPlan(args: readonly string[]): Promise<boolean> {
-  if (args.length !== 1 || /\.ya?ml$/i.test(args[0]!)) return false;
+  if (args.length !== 1 || args[0] === STDIN_PATH || /\.ya?ml$/i.test(args[0]!)) return false;
   try {
     return (await fs.stat(args[0]!)).isFile();
   } catch {

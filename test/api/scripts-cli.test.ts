@@ -54,6 +54,46 @@ describe('govops scripts', () => {
     expect(res.stdout + res.stderr).not.toContain(sb.adminToken);
   });
 
+  it('cleanup of a sql_analytics: the acknowledgment waits for post-cleanup too (a kind whose cleanup is one script: at once)', async () => {
+    writeFileSync(
+      path.join(dir, 'sql.yaml'),
+      `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: sql
+spec:
+  type: sql_analytics
+  autoBootstrap: false
+  config:
+    host: db.example.com
+    database: governance
+    schema: secure_views
+    username: govops_system
+    password: { fromEnv: GOVOPS_SECRET_CW_PASSWORD }
+`,
+    );
+    try {
+      const sql = await runGovops(['scripts', 'sql', '--phase', 'cleanup', 'sql.yaml'], { cwd: dir, env });
+      expect(sql.code, sql.stderr).toBe(0);
+      expect(sql.stderr).toContain('once this script and the --phase post-cleanup one ran, acknowledge both under metadata.annotations');
+      const cw = await runGovops(['scripts', 'analytics', '--phase', 'cleanup', 'analytics.yaml'], { cwd: dir, env });
+      expect(cw.code, cw.stderr).toBe(0);
+      expect(cw.stderr).toContain('once it ran, acknowledge it under metadata.annotations (next to "govops/delete": "true")');
+      // --ack after the first of two scripts: the line, and when to add it
+      const first = await runGovops(['scripts', 'sql', '--phase', 'initial-create', 'sql.yaml', '--ack'], { cwd: dir, env: {} });
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toMatch(/^govops\/manual-step: "create:[0-9a-f]{8}"\n$/);
+      expect(first.stderr).toContain('add it once the create script ran too (govops scripts sql --phase create sql.yaml): it lets the create through');
+      const cleanup = await runGovops(['scripts', 'sql', '--phase', 'cleanup', 'sql.yaml', '--ack'], { cwd: dir, env: {} });
+      expect(cleanup.stderr).toContain('add it once the post-cleanup script ran too (govops scripts sql --phase post-cleanup sql.yaml): it lets the delete through');
+      const last = await runGovops(['scripts', 'sql', '--phase', 'create', 'sql.yaml', '--ack'], { cwd: dir, env: {} });
+      expect(last.stdout).toBe(first.stdout);
+      expect(last.stderr).toBe('');
+    } finally {
+      rmSync(path.join(dir, 'sql.yaml'));
+    }
+  });
+
   it('--out writes a private file', async () => {
     const out = path.join(dir, 'setup.sql');
     const res = await runGovops(['scripts', 'analytics', '--phase', 'create', '--out', out], { cwd: dir, env });

@@ -32,6 +32,12 @@ describe('settings from the flags', () => {
     expect(() => applyTuningFrom({ timeout: 'soon' })).toThrow(/--timeout/);
   });
 
+  it('--timeout 0s is a usage error (every resource of every apply, and every reconcile of run, was skipped: "the apply --timeout passed before it started")', () => {
+    expect(() => applyTuningFrom({ timeout: '0s' })).toThrow(/--timeout must be greater than zero/);
+    expect(() => applyTuningFrom({ timeout: '0.1ms' })).toThrow(/--timeout must be greater than zero/);
+    expect(applyTuningFrom({ timeout: '1ms' }).timeoutMs).toBe(1);
+  });
+
   it('source settings: the paths given (default .) under the working folder', () => {
     expect(sourceSettingsFrom([], {}, '/r')).toMatchObject({ root: '/r', paths: ['.'] });
     expect(sourceSettingsFrom(['a', 'b'], {}, '/r')).toMatchObject({ root: '/r', paths: ['a', 'b'] });

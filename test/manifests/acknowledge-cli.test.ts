@@ -103,6 +103,59 @@ describe('govops acknowledge', () => {
     expect(skipped.stderr).toContain('skipped Integration/auto: not in the manual flow (its autoBootstrap is not false)');
   });
 
+  it('a step of two scripts is acknowledged after its last: --phase initial-create (then create) and cleanup (then post-cleanup, sql_analytics) write nothing', async () => {
+    const sql = `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: sql
+spec:
+  type: sql_analytics
+  autoBootstrap: false
+  config:
+    host: db.example.com
+    database: governance
+    schema: secure_views
+    username: govops_system
+    password: { fromEnv: GOVOPS_SECRET_SQL_PASSWORD }
+`;
+    const columnar = `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: col
+spec:
+  type: columnar_warehouse
+  autoBootstrap: false
+  config:
+    host: col.example.com
+    database: governance
+    authenticationType: userPassword
+    username: govops_system
+    password: { fromEnv: GOVOPS_SECRET_COL_PASSWORD }
+`;
+    await writeFile(path.join(dir, 'sql.yaml'), sql);
+    await writeFile(path.join(dir, 'col.yaml'), columnar);
+    // the interface: run initial-create, then the create script, then create; the plan waits for "create:" until both ran
+    const first = await runGovops(['acknowledge', '--phase', 'initial-create', '.'], { cwd: dir });
+    expect(first.code, first.stderr).toBe(0);
+    expect(await readFile(path.join(dir, 'sql.yaml'), 'utf8')).toBe(sql);
+    expect(await readFile(path.join(dir, 'col.yaml'), 'utf8')).toBe(columnar);
+    expect(first.stderr).toContain(
+      'not acknowledged yet Integration/sql: its create step ends with the create script: run govops scripts sql --phase create sql.yaml in the platform, then govops acknowledge --phase create',
+    );
+    expect(first.stderr).toContain('0 manifest(s) acknowledged for the create phase');
+    // cleanup of a failed creation: sql_analytics has post-cleanup after it, columnar_warehouse ends with cleanup
+    const cleanup = await runGovops(['acknowledge', '--phase', 'cleanup', '.'], { cwd: dir });
+    expect(cleanup.code, cleanup.stderr).toBe(0);
+    expect(await readFile(path.join(dir, 'sql.yaml'), 'utf8')).toBe(sql);
+    expect(await readFile(path.join(dir, 'col.yaml'), 'utf8')).toMatch(/govops\/manual-step: "cleanup:[0-9a-f]{8}"/);
+    expect(cleanup.stderr).toContain('not acknowledged yet Integration/sql: its cleanup step ends with the post-cleanup script');
+    const post = await runGovops(['acknowledge', '--phase', 'post-cleanup', '.'], { cwd: dir });
+    expect(post.code, post.stderr).toBe(0);
+    expect(await readFile(path.join(dir, 'sql.yaml'), 'utf8')).toMatch(/govops\/manual-step: "cleanup:[0-9a-f]{8}"/);
+    const created = await runGovops(['acknowledge', '--phase', 'create', '.'], { cwd: dir });
+    expect(created.stderr).toContain('2 manifest(s) acknowledged for the create phase');
+  });
+
   it('a manifest whose metadata ends in block labels (CRLF): the annotation goes under metadata, validate still passes', async () => {
     const text = manual('lake-c').replace('  labels: {team: data}\n', '  labels:\n    team: data\n').replace(/\n/g, '\r\n');
     await writeFile(path.join(dir, 'c.yaml'), text);

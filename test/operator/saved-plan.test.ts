@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, requestLines, type Harness } from '../apply/harness.js';
 import { lakeManifest, webhookManifest } from '../apply/inproc.js';
+import { runGovops } from '../helpers/cli.js';
 
 const secrets = { GOVOPS_SECRET_LAKE_TOKEN: 'lake-tok-ZZZZ-9999', GOVOPS_SECRET_HOOK_SECRET: 'hook-sec-YYYY-8888' };
 const writes = (h: Harness): string[] => requestLines(h.sandbox).filter((l) => !l.startsWith('GET '));
@@ -174,6 +175,30 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     expect(writes(h).filter((l) => !l.includes('dryRun'))).toEqual([expect.stringMatching(/^PUT \/integrations\//)]);
   });
 
+  it('a plan made by another govops version (or one that did not record it) is refused, nothing written; this version applies its own', async () => {
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/versioned'));
+    expect((await run(['plan', 'manifests', '--out', 'mine.plan'])).code).toBe(0);
+    const saved = JSON.parse(await readFile(file('mine.plan'), 'utf8'));
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(saved.govopsVersion).toBe(version);
+    // the values a version fills in (defaults, normalisation) are not facts: the file is edited as an older govops would have made it
+    await writeFile(file('older.plan'), JSON.stringify({ ...saved, govopsVersion: '0.0.1' }), { mode: 0o600 });
+    const { govopsVersion: _, ...unversioned } = saved;
+    await writeFile(file('unversioned.plan'), JSON.stringify(unversioned), { mode: 0o600 });
+    h.sandbox.clearRequests();
+    const older = await run(['apply', 'older.plan']);
+    expect(older.code).toBe(1);
+    expect(older.stderr).toContain(`older.plan was planned by govops 0.0.1; this is govops ${version}, which applies only the plans it made: nothing was applied`);
+    expect(older.stderr).toMatch(/plan again with this govops/);
+    const unknown = await run(['apply', 'unversioned.plan']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('unversioned.plan was planned by an earlier govops');
+    expect(writes(h)).toEqual([]);
+    const ok = await run(['apply', 'mine.plan']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(writes(h).filter((l) => !l.includes('dryRun'))).toEqual([expect.stringMatching(/^PUT \/integrations\//)]);
+  });
+
   it('refused when the state file is not the one the plan was made with', async () => {
     expect((await run(['plan', 'manifests', '--out', 'key.plan'])).code).toBe(0);
     const moved = await run(['apply', 'key.plan', '--state', 'other-state.json']);
@@ -195,6 +220,22 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     const items = err.split('\n').filter((l) => l.startsWith('  - '));
     expect(new Set(items).size).toBe(items.length);
     expect(err).toMatch(/Webhook\/hook/);
+  });
+
+  it('- is standard input, never a file named "-": plan --out - is refused, and apply - reads the stream even beside such a file', async () => {
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/dash'));
+    const out = await run(['plan', 'manifests', '--out', '-']);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/--out -: a saved plan is written to a file/);
+    await expect(readFile(file('-'), 'utf8')).rejects.toThrow(/ENOENT/);
+    // a file named "-" (left by an older govops' plan --out -) is not what `apply -` reads
+    expect((await run(['plan', 'manifests', '--out', 'dash.plan'])).code).toBe(0);
+    await writeFile(file('-'), await readFile(file('dash.plan'), 'utf8'), { mode: 0o600 });
+    h.sandbox.clearRequests();
+    const piped = await runGovops(['apply', '-'], { cwd: h.dir, env: { ...h.env, ...secrets }, input: webhookManifest('hook', ['modelCreated', 'modelDeleted']) });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(writes(h).filter((l) => !l.includes('dryRun'))).toEqual(['POST /webhooks']);
+    await rm(file('-'));
   });
 
   it('no secret value in any output', () => {

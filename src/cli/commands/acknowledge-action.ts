@@ -10,6 +10,7 @@ import type { IntegrationManifest, LoadedManifest } from '../../manifests/types.
 import { ackPhaseOf, acknowledgmentValue, MANUAL_STEP_ANNOTATION, parseAcknowledgments } from '../../plan/acknowledgment.js';
 import { manualStepToken } from '../../reconcile/manual-step-token.js';
 import { SCRIPT_KINDS } from '../../kinds/registry.js';
+import { lastScriptOfStep, scriptCommand } from '../../plan/manual-steps.js';
 import { contextFrom, EXIT } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { writeFileAtomic } from '../../util/fs.js';
@@ -33,12 +34,20 @@ export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags,
   // per file: name -> the annotation's new value (this phase's entry replaced, the others kept)
   const byFile = new Map<string, Map<string, string>>();
   const skipped: string[] = [];
+  const notYet: string[] = [];
   for (const m of integrations) {
     const { name } = m.manifest.metadata;
     if (only && !only.has(name)) continue;
     const { type, autoBootstrap, config } = m.manifest.spec;
     if (autoBootstrap !== false || !SCRIPT_KINDS[opts.phase].has(type)) {
       if (only) skipped.push(`Integration/${name}: ${autoBootstrap !== false ? 'not in the manual flow (its autoBootstrap is not false)' : `${type} has no ${opts.phase} script`}`);
+      continue;
+    }
+    // A step of two scripts (initial-create + create, cleanup + post-cleanup) is acknowledged once its last ran:
+    // its token lets the create or delete through, and the interface runs the second script before that.
+    const last = lastScriptOfStep(opts.phase, type);
+    if (last !== opts.phase) {
+      notYet.push(`Integration/${name}: its ${phase} step ends with the ${last} script: run ${scriptCommand(name, last, m.source.file)} in the platform, then govops acknowledge --phase ${last}`);
       continue;
     }
     const token = manualStepToken(phase, type, config);
@@ -49,6 +58,8 @@ export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags,
     byFile.get(file)!.set(name, value);
   }
   for (const s of skipped) ctx.stderr.write(`skipped ${s}\n`);
+  // (the name is a manifest's, the file the repository's: escaped for the terminal)
+  for (const s of notYet) ctx.stderr.write(`not acknowledged yet ${printable(s)}\n`);
   let written = 0;
   let failed = 0;
   for (const [file, values] of byFile) {

@@ -7,6 +7,7 @@ import { applyJson, failureSummary, outcomeMarkdown, outcomeTable, progressLine 
 import { applyTuningFrom } from '../apply-options.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
+import { GOVOPS_VERSION } from '../version.js';
 import { printable, printableLines } from '../../util/terminal.js';
 import { looksLikeSavedPlan, readSavedPlan } from '../../reconcile/saved-plan.js';
 import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js';
@@ -35,6 +36,13 @@ async function savedPlanOptions(file: string, flags: ApplyFlags, ctx: CliContext
     throw new UserError(`${given.join(', ')} cannot be given with a saved plan: ${file} fixes the options it was planned with`, `apply it as it is, or plan again with the options you want (govops plan --out FILE)`);
   }
   const saved = await readSavedPlan(file);
+  // Terraform's rule: the values a govops fills in (defaults, normalisation) are not among the facts compared
+  if (saved.govopsVersion !== GOVOPS_VERSION) {
+    throw new UserError(
+      `${file} was planned by ${saved.govopsVersion === undefined ? 'an earlier govops' : `govops ${printable(saved.govopsVersion)}`}; this is govops ${GOVOPS_VERSION}, which applies only the plans it made: nothing was applied`,
+      'plan again with this govops (govops plan --out FILE), review, and apply the new plan',
+    );
+  }
   // GOVOPS_NO_ADOPT is the operator's guard: a plan saved without it is not carried out where it is set.
   if (command.getOptionValueSource('adopt') === 'env' && saved.options.noAdopt !== true) {
     throw new UserError(

@@ -1,5 +1,7 @@
 /** What `govops plan` does, and the plan helpers apply reuses (loaded only when they run; declared in plan.ts). */
 import type { Command } from 'commander';
+import { UserError } from '../../errors.js';
+import { STDIN_PATH } from '../../manifests/stream.js';
 import { savedPlan, writeSavedPlan } from '../../reconcile/saved-plan.js';
 import { withStateLock } from '../../state/lock.js';
 import { loadState, saveState, stateExists } from '../../state/store.js';
@@ -13,6 +15,7 @@ import { applyJson, diagnosticLine, failureSummary } from '../../reconcile/repor
 import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
+import { GOVOPS_VERSION } from '../version.js';
 import { printableLines } from '../../util/terminal.js';
 import { planSettingsFrom, sourceSettingsFrom } from '../settings.js';
 import type { PlanFlags } from './plan.js';
@@ -68,6 +71,11 @@ export async function planAction(
   revision: Promise<string | undefined>,
 ): Promise<void> {
   const ctx = contextFrom(command);
+  if (flags.out === STDIN_PATH) {
+    // `apply -` reads manifests from standard input: a plan saved as a file named `-` could never be applied by name
+    revision.catch(() => undefined);
+    throw new UserError('--out -: a saved plan is written to a file, which govops apply FILE reads back', 'name a file (govops plan --out reviewed.plan); the plan as JSON on standard output is -o json');
+  }
   const opts = await reconcileOptions(paths, flags, ctx, false, revision);
   const api = clientFromOptions(flags, ctx.logger);
   try {
@@ -87,6 +95,7 @@ export async function planAction(
       await writeSavedPlan(
         flags.out,
         savedPlan({
+          govopsVersion: GOVOPS_VERSION,
           revision: opts.revision,
           paths: opts.source.paths,
           options: opts.plan,

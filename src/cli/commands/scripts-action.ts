@@ -8,13 +8,14 @@ import { liveIntegrationIdentity } from '../../plan/stale.js';
 import type { ManagedResource } from '../../state/types.js';
 import { formatDiagnostic } from '../../manifests/format.js';
 import { acknowledgmentLine, ackPhaseOf } from '../../plan/acknowledgment.js';
+import { lastScriptOfStep, scriptCommand } from '../../plan/manual-steps.js';
 import { manualStepToken } from '../../reconcile/manual-step-token.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { resolveSecrets } from '../../manifests/secrets.js';
 import type { SecretScope } from '../../manifests/secret-scope.js';
 import type { IntegrationManifest, LoadedManifest, ManifestSet } from '../../manifests/types.js';
 import { SCRIPT_PHASES, SCRIPT_PHASES_WITH_ID, type ScriptPhase } from '../../service/kinds.js';
-import { SCRIPT_KINDS, isIntegrationType, naturalKey } from '../../kinds/registry.js';
+import { SCRIPT_KINDS, isIntegrationType, naturalKey, type IntegrationType } from '../../kinds/registry.js';
 import { getResource, loadState } from '../../state/store.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
@@ -213,6 +214,11 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
     // offline: the token comes from the manifest alone
     const ack = await acknowledgmentFor(req, load);
     ctx.stdout.write(`${ack.line}\n`);
+    // the step's one token lets the create (delete) through: after the first of two scripts it is not time yet
+    const last = lastScriptOfStep(opts.phase, ack.manifest.manifest.spec.type);
+    if (last !== opts.phase) {
+      ctx.stderr.write(`add it once the ${last} script ran too (${printable(scriptCommand(name, last, ack.manifest.source.file))}): it lets the ${last === 'create' ? 'create' : 'delete'} through\n`);
+    }
     return;
   }
   const api = clientFromOptions(opts, ctx.logger);
@@ -231,7 +237,7 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
     const ack = await acknowledgmentFor(req, async () => ({ manifests: [res.manifest], diagnostics: [] }));
     const src = res.manifest.source;
     // the file name is the repository's: escaped for the terminal
-    ctx.stderr.write(`${ACK_INTRO[opts.phase]} (Integration/${name}, ${printable(src.file)}:${src.line}):\n${ack.line}\n`);
+    ctx.stderr.write(`${ackIntro(opts.phase, res.manifest.manifest.spec.type)} (Integration/${name}, ${printable(src.file)}:${src.line}):\n${ack.line}\n`);
   } finally {
     await api.close();
   }
@@ -243,6 +249,17 @@ const ACK_INTRO: Record<ScriptPhase, string> = {
   'initial-create': 'once this script and the --phase create one ran, acknowledge both under metadata.annotations',
   edit: 'once it ran, acknowledge it under metadata.annotations',
   delete: 'once it ran, acknowledge it under metadata.annotations (next to "govops/delete": "true")',
-  cleanup: 'once the cleanup script(s) ran, acknowledge them under metadata.annotations (next to "govops/delete": "true")',
+  cleanup: 'once it ran, acknowledge it under metadata.annotations (next to "govops/delete": "true")',
   'post-cleanup': 'once it ran, acknowledge the cleanup under metadata.annotations (next to "govops/delete": "true")',
 };
+
+/**
+ * The intro of the acknowledgment after a script: a step of two scripts is acknowledged once both ran (the token lets
+ * the create or delete through), so after the first, and for sql_analytics' cleanup, it says to wait for the second.
+ */
+function ackIntro(phase: ScriptPhase, type: IntegrationType): string {
+  if (phase === 'cleanup' && lastScriptOfStep(phase, type) === 'post-cleanup') {
+    return 'once this script and the --phase post-cleanup one ran, acknowledge both under metadata.annotations (next to "govops/delete": "true")';
+  }
+  return ACK_INTRO[phase];
+}

@@ -61,9 +61,46 @@ interface Walk {
   submodules: Set<string>;
   /** The state files (absolute): never read. */
   stateFiles: readonly string[];
+  /** Patterns of the `.govopsignore` files read so far (bounded together: MAX_IGNORE_PATTERNS). */
+  ignorePatterns: number;
 }
 
 export const MANIFEST_EXT = /\.ya?ml$/i;
+/**
+ * Bounds on the work a `.govopsignore` can ask for (whoever commits writes it, a pull request too). The `ignore`
+ * package compiles a `**` between two folders into a group that backtracks over the path: each more such `**` in a
+ * pattern multiplies the work by the path's depth (twelve of them against a 40-folder path ran for hours, blocking the
+ * daemon's event loop), and every pattern is matched against every path and each of its parents. Below: the
+ * patterns of all the `.govopsignore` files of one walk together, the `**` between folders of one pattern, the depth.
+ */
+export const MAX_IGNORE_PATTERNS = 1000;
+export const MAX_INNER_GLOBSTARS = 1;
+export const MAX_FOLDER_DEPTH = 64;
+
+/**
+ * Why a `.govopsignore` text asks for too much work (it is then not read), or undefined; `before` is how many patterns
+ * the ignore files already read in the same walk hold (each file's patterns are matched below it, in every folder).
+ */
+export function ignoreTextProblem(text: string, before = 0): { problem?: string; patterns: number } {
+  let patterns = 0;
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trimEnd();
+    if (line === '' || line.startsWith('#')) continue;
+    if (before + ++patterns > MAX_IGNORE_PATTERNS) {
+      const together = before > 0 ? ' with the other .govopsignore files read' : '';
+      return { patterns, problem: `more than ${MAX_IGNORE_PATTERNS} patterns${together}: not read, and nothing under its folder is taken as manifests until there are fewer` };
+    }
+    const segments = line.replace(/^!/, '').replace(/^\//, '').replace(/\/$/, '').split('/');
+    let inner = 0;
+    for (let k = 1; k < segments.length - 1; k++) if (segments[k] === '**') inner++;
+    if (inner > MAX_INNER_GLOBSTARS) {
+      const shown = line.length > 60 ? `${line.slice(0, 60)}…` : line;
+      return { patterns, problem: `line ${i + 1}: more than one \`**\` between folders (${shown}): not read, and nothing under its folder is taken as manifests until the pattern has at most one (matching it costs more with each one, on every path)` };
+    }
+  }
+  return { patterns };
+}
 export const GITMODULES_FILE = '.gitmodules';
 
 function toPosix(p: string): string {
@@ -164,7 +201,11 @@ async function entryKind(
   return { isDir: Boolean(s?.isDirectory()), isFile: Boolean(s?.isFile()), escapes: !isInside(w.realRoot, target) };
 }
 
-async function walk(dir: string, scopes: Scope[], w: Walk, top: boolean): Promise<void> {
+async function walk(dir: string, scopes: Scope[], w: Walk, top: boolean, depth = 0): Promise<void> {
+  if (depth > MAX_FOLDER_DEPTH) {
+    w.out.problems.push({ path: dir, message: `nested more than ${MAX_FOLDER_DEPTH} folders deep below the path given: not read (manifests never need such depth)` });
+    return;
+  }
   const real = await realpath(dir).catch(() => dir);
   if (w.seen.has(real)) return; // symlink loops
   w.seen.add(real);
@@ -186,7 +227,12 @@ async function walk(dir: string, scopes: Scope[], w: Walk, top: boolean): Promis
   }
   let here = scopes;
   if (entries.some((e) => e.name === IGNORE_FILE && e.isFile())) {
-    const text = await readControlFile(join(dir, IGNORE_FILE), w.out.problems);
+    let text = await readControlFile(join(dir, IGNORE_FILE), w.out.problems);
+    const work = text === undefined ? undefined : ignoreTextProblem(text, w.ignorePatterns);
+    if (work?.problem) {
+      w.out.problems.push({ path: join(dir, IGNORE_FILE), message: work.problem });
+      text = undefined;
+    } else if (work) w.ignorePatterns += work.patterns;
     here = [...scopes, { dir, rules: parseIgnore(text ?? '') }];
   }
   if (entries.some((e) => e.name === GITMODULES_FILE)) await readGitmodules(dir, w.submodules, w.out.problems);
@@ -207,7 +253,7 @@ async function walk(dir: string, scopes: Scope[], w: Walk, top: boolean): Promis
       w.out.problems.push(submoduleProblem(full));
       continue;
     }
-    if (isDir) await walk(full, here, w, false);
+    if (isDir) await walk(full, here, w, false, depth + 1);
     else if (w.stateFiles.some((f) => isStateFamily(full, f) || isStateFamily(join(real, e.name), f))) continue;
     else {
       w.out.files.push(full);
@@ -265,7 +311,7 @@ export async function findManifestFiles(paths: readonly string[], cwd: string, o
       continue;
     }
     if (s.isDirectory()) {
-      const walkState: Walk = { out, seen, root: fixedRoot ?? abs, realRoot: containReal, label: contain ?? abs, submodules, stateFiles };
+      const walkState: Walk = { out, seen, root: fixedRoot ?? abs, realRoot: containReal, label: contain ?? abs, submodules, stateFiles, ignorePatterns: 0 };
       await walk(abs, [], walkState, true);
     } else {
       out.files.push(abs);

@@ -9,6 +9,7 @@ import { SECRET_KEYS, isSensitiveKey } from '../kinds/registry.js';
 import { isPlainObject } from '../util/object.js';
 import { MIN_SECRET_LENGTH, registerAuthoredSecretsInForce, registerSecretsInForce } from '../util/redact.js';
 import { copyPlain } from '../util/copy.js';
+import { isGovopsStateText } from '../util/own-files.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
 import { isSecretRef } from './refs.js';
 import { DEFAULT_SECRET_SCOPE, fileTarget, memoRealpath, realTargetProblem, refProblem, type SecretScope } from './secret-scope.js';
@@ -166,7 +167,14 @@ function resolveFileRef(r: Resolution, ref: Extract<SecretRef, { fromFile: strin
       report(r, p, `${where}: ${escape}`, 'secret-scope');
       return undefined;
     }
-    return trimOneNewline(r.readFile(real ?? file));
+    const text = r.readFile(real ?? file);
+    // govops' own state, journal or lock (the state's fingerprint key, the lock's token) may lie in the manifests'
+    // folder under any name (`--dir DIR --state DIR/state.json`, `plan - --state prod-state.json`): never a secret.
+    if (isGovopsStateText(text)) {
+      report(r, p, `${where}: fromFile: ${ref.fromFile} is govops' own state (a state file, its journal or its lock): manifests can never read it; refused`, 'secret-scope');
+      return undefined;
+    }
+    return trimOneNewline(text);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === CHANGED) {

@@ -42,6 +42,23 @@ function holderOf(root: unknown, path: string): { holder: Record<string, unknown
 
 const asSecretString = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
+/**
+ * The path a secret is kept at: a secret inside a list (`config.userRolePattern.exclude.0`) makes the list a secret
+ * as a whole (`config.userRolePattern.exclude`), fingerprinted and compared as one, as the diff shows a list holding a
+ * credential. Its element has no holder object: its fingerprint was dropped, the spec hash stored in the state was a
+ * plain digest of the value, and plan showed the list by value.
+ */
+function secretHolderPath(body: unknown, path: string): string {
+  const parts = path.split('.');
+  let cur = body;
+  for (let i = 0; i < parts.length - 1; i++) {
+    if (!isPlainObject(cur)) return path;
+    cur = cur[parts[i]!];
+    if (Array.isArray(cur)) return parts.slice(0, i + 1).join('.');
+  }
+  return path;
+}
+
 /** Each desired resource's spec hash once worked out, before that the hashing it is worked out with. */
 const specHashes = new WeakMap<object, string | Hashing>();
 
@@ -99,7 +116,7 @@ export function toDesired(
   const paths = new Set<string>();
   for (const p of secretPaths) {
     const rel = p.startsWith('spec.') ? p.slice(5) : p;
-    if (rel.startsWith('config.') || rel === 'secret') paths.add(rel);
+    if (rel.startsWith('config.') || rel === 'secret') paths.add(secretHolderPath(body, rel));
   }
   sensitiveLeaves('config', (body as { config?: unknown }).config, paths);
   const fingerprints: Record<string, string> = {};

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MAX_FILE_BYTES, MAX_SNAPSHOT_ENTRIES } from '../util/limits.js';
-import { readFileUpTo } from '../util/read-up-to.js';
+import { FILE_CHANGED, readFileUpToAt } from '../util/read-up-to.js';
 import { isInside } from '../util/inside.js';
 import { isSkippedName } from '../util/skipped-names.js';
 
@@ -88,8 +88,11 @@ export async function readTree(
         // Never held whole: past the manifest limit, one byte more than it, enough for the loader to refuse it by name.
         // A file that vanished since the folder was listed is left out (its removal is a change: the scan is read again);
         // one that cannot be read fails the scan: left out, its resources would be deleted (--prune) as if removed.
-        const content = await readFileUpTo(full, MAX_FILE_BYTES).catch((err: NodeJS.ErrnoException) => {
+        // Read only while it is still the regular file listed, inside the folder: a writer who swaps it (or a folder
+        // above it) for a link out of the folder in between fails this scan, and the next one sees the link.
+        const content = await readFileUpToAt(full, resolve(realRoot, rel(full)), MAX_FILE_BYTES).catch((err: NodeJS.ErrnoException) => {
           if (err.code === 'ENOENT') return undefined;
+          if (err.code === FILE_CHANGED || err.code === 'ELOOP') throw new Error(`cannot read ${rel(full)}: it changed while the folder was read (replaced by a symbolic link, or a folder on its path was); read again at the next scan`);
           throw new Error(`cannot read ${rel(full)}: ${err.message}`);
         });
         if (content && content.length > MAX_FILE_BYTES && !KEPT.test(e.name) && !KEPT_HIDDEN.has(e.name)) {

@@ -1,7 +1,7 @@
 /**
  * A set of literal strings (each at least HEAD characters long) found in a text in one pass, with the semantics of
  * a global regular expression of them as alternatives, longest first: at each position from the left, the longest
- * literal that starts there.
+ * literal that starts there (`next`). `replace` also covers a literal that starts inside a match and reaches past it.
  *
  * Few literals: that very regular expression (V8 searches a handful of literals fast). Many (a daemon holding
  * 10,000 credentials has ~130,000 encoded forms of them): the regular expression tries every alternative at every
@@ -36,6 +36,8 @@ export class LiteralMatcher {
   /** Longest first: the first that matches at a position is the longest there. */
   private readonly literals: string[];
   private readonly pattern?: RegExp;
+  /** The same, anchored where it is tried (`longestAt`). */
+  private readonly sticky?: RegExp;
   /** Literals by the hash of their head, each list longest first. */
   private readonly byHead?: Map<number, string[]>;
 
@@ -46,6 +48,7 @@ export class LiteralMatcher {
     if (this.literals.length === 0) return;
     if (useRegex) {
       this.pattern = new RegExp(this.literals.map(escapeRegExp).join('|'), 'g');
+      this.sticky = new RegExp(this.pattern.source, 'y');
       return;
     }
     this.byHead = new Map();
@@ -90,7 +93,25 @@ export class LiteralMatcher {
     return found;
   }
 
-  /** Every match, from the left, replaced by `replacement`, taken literally (`$` is not special). */
+  /** The longest literal starting exactly at `at`, or undefined. */
+  private longestAt(text: string, at: number): string | undefined {
+    if (this.sticky) {
+      this.sticky.lastIndex = at;
+      const m = this.sticky.exec(text);
+      this.sticky.lastIndex = 0;
+      return m?.[0];
+    }
+    if (!this.byHead || text.length - at < HEAD) return undefined;
+    const list = this.byHead.get(headHash(text, at) & MASK);
+    return list?.find((l) => text.startsWith(l, at));
+  }
+
+  /**
+   * Every match, from the left, replaced by `replacement`, taken literally (`$` is not special). A literal starting
+   * inside a match and reaching past it extends that match: the redactor replaces every character of every
+   * occurrence, so one value (an author's, ending in the first characters of another) cannot uncover the rest of
+   * another. Matches that only touch stay two replacements.
+   */
   replace(text: string, replacement: string): string {
     let m = this.next(text);
     if (!m) return text;
@@ -98,7 +119,12 @@ export class LiteralMatcher {
     let done = 0;
     while (m) {
       out += text.slice(done, m.at) + replacement;
-      done = m.at + m.literal.length;
+      let end = m.at + m.literal.length;
+      for (let p = m.at + 1; p < end; p++) {
+        const l = this.longestAt(text, p);
+        if (l !== undefined && p + l.length > end) end = p + l.length;
+      }
+      done = end;
       m = this.next(text, done);
     }
     return out + text.slice(done);

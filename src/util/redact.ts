@@ -47,17 +47,18 @@ export class Redactor {
   /** Values registered only as chosen by a manifest's author (a subset of `scoped`). */
   private readonly authored = new Set<string>();
   private current = 0;
-  /** Every form of every value in force, found in one pass of a text; and of the operator's values only. */
-  private matcher: LiteralMatcher | undefined;
+  /**
+   * Every form of the operator's values in force, and of the values only an author chose: each found in one pass of
+   * a text. The operator's are replaced first, the author's in what is left (see `redactText`).
+   */
   private operatorMatcher: LiteralMatcher | undefined;
+  private authoredMatcher: LiteralMatcher | undefined;
   /** The forms of each value in force (worked out once per value, not at each change of the set). */
   private readonly formsOf = new Map<string, string[]>();
   private dirty = false;
-  private operatorDirty = false;
 
   private changed(): void {
     this.dirty = true;
-    this.operatorDirty = true;
   }
 
   /** Register secret values for the life of the process (undefined, empty and too short ones are ignored). */
@@ -127,22 +128,17 @@ export class Redactor {
     return n;
   }
 
-  /** The matcher of the values in force, or of the operator's only. */
-  private forms(scope: RedactScope = 'all'): LiteralMatcher | undefined {
+  /** The matchers of the operator's values and of the author's (remade after a change of the values in force). */
+  private matchers(): { operator: LiteralMatcher | undefined; authored: LiteralMatcher | undefined } {
     if (this.dirty) {
       const values = new Set([...this.pinned, ...this.scoped.keys()]);
       for (const v of this.formsOf.keys()) if (!values.has(v)) this.formsOf.delete(v);
-      this.matcher = this.matcherOf(values);
-      this.dirty = false;
-    }
-    if (scope === 'all' || this.authored.size === 0) return this.matcher;
-    if (this.operatorDirty) {
-      const values = new Set([...this.pinned, ...this.scoped.keys()]);
       for (const v of this.authored) values.delete(v);
       this.operatorMatcher = this.matcherOf(values);
-      this.operatorDirty = false;
+      this.authoredMatcher = this.matcherOf(this.authored);
+      this.dirty = false;
     }
-    return this.operatorMatcher;
+    return { operator: this.operatorMatcher, authored: this.authoredMatcher };
   }
 
   private matcherOf(values: ReadonlySet<string>): LiteralMatcher | undefined {
@@ -161,14 +157,23 @@ export class Redactor {
    * and the JSON check are skipped: one scan of the text instead.
    */
   private untouched(text: string, scope: RedactScope): boolean {
-    if (this.forms(scope)?.test(text)) return false;
+    const { operator, authored } = this.matchers();
+    if (operator?.test(text) || (scope === 'all' && authored?.test(text))) return false;
     return !hasUrlUserinfo(text);
   }
 
-  /** Free text: every form of every registered value (of the scope), and URL userinfo, replaced. */
+  /**
+   * Free text: every form of every registered value (of the scope), and URL userinfo, replaced. The operator's values
+   * first, then the author's in what is left: an author chooses values, and one overlapping an operator's value in
+   * the text (ending in its first characters, or starting with its last) would otherwise decide how much of it, or of
+   * the text around it, is replaced, and the output would tell a right guess of its characters from a wrong one.
+   */
   redactText(text: string, scope: RedactScope = 'all'): string {
-    const out = dropUrlUserinfo(text);
-    return this.forms(scope)?.replace(out, REDACTED) ?? out;
+    const { operator, authored } = this.matchers();
+    let out = dropUrlUserinfo(text);
+    if (operator) out = operator.replace(out, REDACTED);
+    if (scope === 'all' && authored) out = authored.replace(out, REDACTED);
+    return out;
   }
 
   /**

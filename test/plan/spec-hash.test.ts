@@ -115,3 +115,48 @@ describe('spec hash and canonical JSON with substitutions', () => {
     expect(b.specHash).toBe(`other:${specHashByCopy('Integration', b.body as unknown as Record<string, unknown>, b.fingerprints)}`);
   });
 });
+
+describe('a secret reference inside a list', () => {
+  it('makes the list a secret as a whole: fingerprinted, in the spec hash by its fingerprint, never shown by value', async () => {
+    const { resolveSecrets } = await import('../../src/manifests/secrets.js');
+    const { creationFields, diffIntegration } = await import('../../src/plan/integrations.js');
+    const { SHAPES } = await import('./fixtures.js');
+    const SECRET = 'role-from-the-vault-7f3a';
+    const m: IntegrationManifest = {
+      apiVersion: 'govops/v1',
+      kind: 'Integration',
+      metadata: { name: 'wh' },
+      spec: {
+        type: 'cloud_warehouse',
+        autoBootstrap: true,
+        config: {
+          host: 'wh.example.com',
+          username: 'svc',
+          password: { fromEnv: 'GOVOPS_SECRET_PW' },
+          userRolePattern: { exclude: [{ fromEnv: 'GOVOPS_SECRET_ROLE' }, 'PUBLIC'] },
+        } as unknown as IntegrationManifest['spec']['config'],
+      },
+    };
+    const loaded = { manifest: m, source: { file: 'm.yaml', line: 1, column: 1 }, dir: '/nowhere', locate: () => ({ file: 'm.yaml', line: 1, column: 1 }) };
+    const r = resolveSecrets(loaded as never, { env: { GOVOPS_SECRET_PW: 'pw-value-1', GOVOPS_SECRET_ROLE: SECRET } });
+    expect(r.diagnostics).toEqual([]);
+    const digested: string[] = [];
+    const hashing = { fingerprint: HASH.fingerprint, digest: (text: string) => (digested.push(text), HASH.digest(text)) };
+    const d = toDesired(r.manifest, { file: 'm.yaml', line: 1, column: 1 }, r.secretPaths, hashing);
+    // the state records a keyed fingerprint of the list, and the spec hash (stored in the state) is no plain digest of the value
+    expect(Object.keys(d.fingerprints)).toContain('config.userRolePattern.exclude');
+    void d.specHash;
+    expect(digested.join('\n')).not.toContain(SECRET);
+    // the body is sent as written
+    expect((d.body as unknown as { config: { userRolePattern: { exclude: string[] } } }).config.userRolePattern.exclude).toEqual([SECRET, 'PUBLIC']);
+    // the plan shows the list as sensitive, never its value
+    const created = creationFields(SHAPES, d as never);
+    expect(JSON.stringify(created)).not.toContain(SECRET);
+    expect(created.find((f) => f.path === 'config.userRolePattern.exclude')).toMatchObject({ sensitive: true });
+    // an update of another field: the list is compared by its fingerprint, and not shown
+    const live = { id: '1', type: 'cloud_warehouse', autoBootstrap: true, status: 'enabled', config: { ...(d.body as unknown as { config: Record<string, unknown> }).config, password: '********', username: '********', userRolePattern: { exclude: ['OTHER', 'PUBLIC'] } } };
+    const state = { kind: 'Integration', name: 'wh', id: '1', origin: 'created', specHash: 'x', secretFingerprints: { ...d.fingerprints }, updatedAt: '' };
+    const diff = diffIntegration(SHAPES, d as never, live as never, state as never);
+    expect(JSON.stringify(diff)).not.toContain(SECRET);
+  });
+});

@@ -197,6 +197,38 @@ describe('fromFile is scoped by a secrets root', () => {
   });
 });
 
+describe("govops' own files are never a secret", () => {
+  it('a fromFile naming the state file, its journal or its lock in the manifests\' folder (`--dir DIR --state DIR/state.json`) is refused, nothing of it sent', async () => {
+    const { acquireStateLock, newState, saveState } = await import('../../src/state/store.js');
+    const d = await tmp();
+    const statePath = join(d, 'state.json');
+    const lock = await acquireStateLock(statePath);
+    try {
+      const state = newState();
+      await saveState(statePath, state);
+      await writeFile(join(d, 'state.json.journal'), `${JSON.stringify({ base: 'a'.repeat(64) })}\n{"op":"put"}\n`);
+      await writeFile(join(d, 'a.yaml'), lake('{ fromFile: state.json }', 'a', 'a.example.com'));
+      await writeFile(join(d, 'b.yaml'), lake('{ fromFile: state.json.journal }', 'b', 'b.example.com'));
+      await writeFile(join(d, 'c.yaml'), lake('{ fromFile: state.json.lock }', 'c', 'c.example.com'));
+      // the stream of a render (`kubectl kustomize … | govops plan - --state prod-state.json`) reads from the folder too
+      const set = await loadManifests(['a.yaml', 'b.yaml', 'c.yaml'], { cwd: d, stateFiles: [statePath] });
+      expect(set.diagnostics).toEqual([]);
+      const { resolved, diagnostics } = resolveAllSecrets(set.manifests, { env: {} });
+      expect(JSON.stringify(resolved)).not.toContain(state.fingerprintKey);
+      expect(JSON.stringify(resolved)).not.toContain('a'.repeat(64));
+      expect(JSON.stringify(resolved)).not.toContain(lock.info.token);
+      expect(diagnostics.map((x) => [x.file, x.rule])).toEqual([
+        ['a.yaml', 'secret-scope'],
+        ['b.yaml', 'secret-scope'],
+        ['c.yaml', 'secret-scope'],
+      ]);
+      for (const x of diagnostics) expect(x.message).toMatch(/govops' own state .*manifests can never read it/);
+    } finally {
+      await lock.release();
+    }
+  });
+});
+
 describe('manifest discovery never leaves the scanned root', () => {
   it('a manifest that is a symlink out of the folder is an error naming it; its target is never read nor applied', async () => {
     const outside = await tmp('govops-outside-');

@@ -1,16 +1,47 @@
 /**
  * The literal matcher behind the redactor: its head index (many literals) finds what one regular expression of the
- * literals, longest first, finds, at the same places, and replaces the same.
+ * literals, longest first, finds, at the same places, and both replace every character of every occurrence.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HEAD, LiteralMatcher, REGEX_MAX_LITERALS } from '../../src/util/literal-matcher.js';
 
-/** What the redactor did before the index: one global regular expression of every literal, longest first. */
-function regexReplace(literals: readonly string[], text: string, replacement: string): string {
+/**
+ * What the redactor replaces, by brute force: from the left, the longest literal at the first position where one
+ * starts, extended by every literal starting inside it and reaching past it (no character of any occurrence of any
+ * literal is left); matches that only touch are two replacements. Also returns which characters were replaced.
+ */
+function coverReplace(literals: readonly string[], text: string, replacement: string): { out: string; covered: boolean[] } {
   const sorted = [...new Set(literals)].sort((a, b) => b.length - a.length);
-  if (!sorted.length) return text;
-  return text.replace(new RegExp(sorted.map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g'), () => replacement);
+  const longestAt = (p: number): string | undefined => sorted.find((l) => text.startsWith(l, p));
+  const covered = Array.from({ length: text.length }, () => false);
+  let out = '';
+  let done = 0;
+  for (let p = 0; p < text.length; ) {
+    const l = longestAt(p);
+    if (l === undefined) {
+      p++;
+      continue;
+    }
+    let end = p + l.length;
+    for (let q = p + 1; q < end; q++) {
+      const k = longestAt(q);
+      if (k !== undefined && q + k.length > end) end = q + k.length;
+    }
+    out += text.slice(done, p) + replacement;
+    for (let i = p; i < end; i++) covered[i] = true;
+    done = p = end;
+  }
+  return { out: out + text.slice(done), covered };
+}
+
+/** Which characters some occurrence of some literal covers. */
+function occurrences(literals: readonly string[], text: string): boolean[] {
+  const covered = Array.from({ length: text.length }, () => false);
+  for (const l of new Set(literals)) {
+    for (let at = text.indexOf(l); at >= 0; at = text.indexOf(l, at + 1)) for (let i = at; i < at + l.length; i++) covered[i] = true;
+  }
+  return covered;
 }
 
 // A small alphabet (overlaps, shared heads, one literal inside another), with a regexp metacharacter and
@@ -20,7 +51,7 @@ const literal = fc.array(char, { minLength: 2, maxLength: 6 }).map((cs) => cs.jo
 const text = fc.array(fc.oneof(char, fc.constantFrom('aaaa', 'abca', 'x', ' ')), { maxLength: 60 }).map((cs) => cs.join(''));
 
 describe('LiteralMatcher', () => {
-  it('the head index replaces what one regular expression of the literals, longest first, replaces (random overlapping literals)', () => {
+  it('the head index and the regular expression replace every occurrence of every literal, overlapping ones as one (random overlapping literals)', () => {
     fc.assert(
       fc.property(fc.array(literal, { maxLength: 12 }), fc.array(text, { minLength: 1, maxLength: 5 }), (literals, texts) => {
         const index = new LiteralMatcher(literals, 'index');
@@ -28,7 +59,8 @@ describe('LiteralMatcher', () => {
         for (const t of texts) {
           // A literal from the set, planted: some text always holds one.
           for (const s of [t, literals.length ? `${t}${literals[t.length % literals.length]}${t}` : t]) {
-            const expected = regexReplace(literals, s, '#');
+            const { out: expected, covered } = coverReplace(literals, s, '#');
+            expect(covered).toEqual(occurrences(literals, s));
             expect(index.replace(s, '#')).toBe(expected);
             expect(regex.replace(s, '#')).toBe(expected);
             expect(index.test(s)).toBe(expected !== s);

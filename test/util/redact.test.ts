@@ -142,6 +142,47 @@ describe('Redactor: values a manifest\'s author chose', () => {
     expect(r.redactOutput(text, 'operator')).toBe(`a ${REDACTED} b ${REDACTED} c ${REDACTED}`);
   });
 
+  it('an author\'s "secret" overlapping the operator\'s in a text neither uncovers it nor tells a right guess of its characters from a wrong one', () => {
+    // A pull request's literal credentials are the author's values (any number of them, under unknown config keys);
+    // an echo of a dry run's body holds the operator's secret right after a key. A literal `","secretKey":"O` matched
+    // first, and the rest of the operator's value was printed after it; replacing overlapping matches as one instead
+    // would swallow the text around the secret exactly when the guess of its first (or last) characters is right.
+    const OPERATOR = 'Op3r4torSecretValue-91';
+    const body = JSON.stringify({ type: 'columnar_warehouse', config: { sessionToken: 'x', secretKey: OPERATOR } });
+    const texts = [`rejected: ${body}`, JSON.stringify({ message: `rejected: ${body}` })];
+    const outputs = (authored: string, many: boolean): string[] => {
+      const r = new Redactor();
+      r.inForce(OPERATOR);
+      r.inForceAuthored(authored);
+      // above the matcher's regular-expression limit its head index is used: same answer
+      if (many) for (let i = 0; i < 300; i++) r.inForce(`filler-secret-${i}`);
+      return texts.flatMap((t) => [r.redactText(t), r.redactJsonText(t), r.redactOutput(t)]);
+    };
+    for (const many of [false, true]) {
+      for (const [right, wrong] of [
+        ['","secretKey":"O', '","secretKey":"Q'],
+        ['","secretKey":"Op3', '","secretKey":"Op4'],
+        ['-91"}}', '-92"}}'],
+        ['e-91\\"}}', 'e-92\\"}}'],
+      ] as const) {
+        const got = outputs(right, many);
+        for (const out of got) {
+          expect(out).not.toContain('p3r4torSecretValue');
+          expect(out).toContain(REDACTED);
+        }
+        expect(got).toEqual(outputs(wrong, many));
+      }
+    }
+  });
+
+  it('overlapping values of the operator are replaced as one; touching ones stay two replacements', () => {
+    const r = new Redactor();
+    r.inForce('abcd-1234', 'efgh-5678', '1234-efgh');
+    expect(r.redactText('<abcd-1234efgh-5678>')).toBe(`<${REDACTED}${REDACTED}>`);
+    r.add('XYZW-abcd');
+    expect(r.redactText('<XYZW-abcd-1234>')).toBe(`<${REDACTED}>`);
+  });
+
   it('a released authored value is gone from both passes; registering it again as authored keeps it the author\'s', () => {
     const r = new Redactor();
     r.inForceAuthored('authored-secret');

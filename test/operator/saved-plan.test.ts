@@ -238,6 +238,17 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     await rm(file('-'));
   });
 
+  it('GOVOPS_MANUAL_STEPS=require refuses a plan saved with --manual-steps trust, as GOVOPS_NO_ADOPT refuses one saved without it', async () => {
+    expect((await run(['plan', 'manifests', '--manual-steps', 'trust', '--out', 'trusted.plan'])).code).toBe(0);
+    h.sandbox.clearRequests();
+    const r = await run(['apply', 'trusted.plan'], { GOVOPS_MANUAL_STEPS: 'require' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/GOVOPS_MANUAL_STEPS is require, but trusted\.plan was planned with --manual-steps trust: nothing was applied/);
+    expect(writes(h)).toEqual([]);
+    // where the variable is not set (or says trust), the reviewed plan is applied as it is
+    expect((await run(['apply', 'trusted.plan'], { GOVOPS_MANUAL_STEPS: 'trust' })).stderr).not.toMatch(/GOVOPS_MANUAL_STEPS is require/);
+  });
+
   it('no secret value in any output', () => {
     for (const o of outputs) for (const v of [...Object.values(secrets), 'lake-tok-ROTATED-1234']) expect(o).not.toContain(v);
   });

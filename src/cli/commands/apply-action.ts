@@ -50,6 +50,14 @@ async function savedPlanOptions(file: string, flags: ApplyFlags, ctx: CliContext
       'plan again where GOVOPS_NO_ADOPT is set (govops plan --out FILE), review, and apply the new plan',
     );
   }
+  // GOVOPS_MANUAL_STEPS=require is the same kind of guard: a plan saved with `trust` writes manual-flow integrations
+  // without their acknowledged scripts, which this deployment requires
+  if (command.getOptionValueSource('manualSteps') === 'env' && flags.manualSteps === 'require' && saved.options.manualSteps === 'trust') {
+    throw new UserError(
+      `GOVOPS_MANUAL_STEPS is require, but ${file} was planned with --manual-steps trust: nothing was applied`,
+      'plan again where GOVOPS_MANUAL_STEPS is require (govops plan --out FILE), acknowledge the scripts, and apply the new plan',
+    );
+  }
   return {
     // a plan of a stream (`plan - --out FILE`) reads the stream again: `kustomize build … | govops apply FILE`
     source: sourceSettingsFrom(saved.paths, flags),

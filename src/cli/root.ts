@@ -7,6 +7,7 @@ import { rootCommand } from './root-command.js';
 import { resolveStateFlags } from './state-option.js';
 import { resolveSwitchesFromEnv } from './boolean-env.js';
 import { checkOutputFormat } from './output-formats.js';
+import { registerOperatorToken } from './operator-token.js';
 
 /** The root command: global options and hooks, no subcommand. */
 export function rootProgram(): Command {
@@ -16,6 +17,7 @@ export function rootProgram(): Command {
         checkOutputFormat(action);
         resolveSwitchesFromEnv(action);
         resolveStateFlags(action);
+        registerOperatorToken(action);
       })
       // after a usage error (a misspelled flag...), commander's did-you-mean and this line, not the whole help
       .showHelpAfterError("(add --help for the command's options)")

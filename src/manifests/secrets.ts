@@ -7,7 +7,7 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { SECRET_KEYS, isSensitiveKey } from '../kinds/registry.js';
 import { isPlainObject } from '../util/object.js';
-import { MIN_SECRET_LENGTH, registerAuthoredSecretsInForce, registerSecretsInForce } from '../util/redact.js';
+import { MIN_SECRET_LENGTH, isOperatorCredential, registerAuthoredSecretsInForce, registerSecretsInForce } from '../util/redact.js';
 import { copyPlain } from '../util/copy.js';
 import { isGovopsStateText } from '../util/own-files.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
@@ -174,7 +174,14 @@ function resolveFileRef(r: Resolution, ref: Extract<SecretRef, { fromFile: strin
       report(r, p, `${where}: fromFile: ${ref.fromFile} is govops' own state (a state file, its journal or its lock): manifests can never read it; refused`, 'secret-scope');
       return undefined;
     }
-    return trimOneNewline(text);
+    // A credential of govops' own run kept in the manifests' folder (a CI job's `echo "$TOKEN" > token` beside them,
+    // then `--token-file token`): the author would have it sent, as a credential, to a host of their choosing.
+    const value = trimOneNewline(text);
+    if (isOperatorCredential(value) || isOperatorCredential(value.trim())) {
+      report(r, p, `${where}: fromFile: ${ref.fromFile} holds one of govops' own credentials of this run (its API token, a Git token, a push or status token): manifests can never read it; refused`, 'secret-scope');
+      return undefined;
+    }
+    return value;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === CHANGED) {

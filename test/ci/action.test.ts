@@ -63,6 +63,18 @@ describe('action.yml', () => {
     expect(Object.keys(action.outputs).sort()).toEqual(['changed', 'exit-code', 'json']);
   });
 
+  it("docs/pull-requests.md's input table names every input of action.yml, with its default", async () => {
+    const doc = await readFile(path.join(ROOT, 'docs', 'pull-requests.md'), 'utf8');
+    const table = /\| Input \| Default \| \|\n\|[-|]+\|\n((?:\|.*\|\n)+)/.exec(doc)![1]!;
+    const rows = table.trimEnd().split('\n').map((l) => l.split('|').map((c) => c.trim()));
+    expect(rows.map((r) => r[1]!.replace(/`/g, '')).sort()).toEqual(Object.keys(action.inputs).sort());
+    for (const r of rows) {
+      const name = r[1]!.replace(/`/g, '');
+      const def = action.inputs[name]!.default ?? '';
+      if (def !== '' && !def.includes('${{')) expect(r[2], name).toContain(`\`${def}\``);
+    }
+  });
+
   it('sets up Node 24, installs govops with npm ci in the action folder, runs the preview, then the comment', () => {
     const steps = action.runs.steps;
     const node = steps.find((s) => s.uses?.startsWith('actions/setup-node@'));

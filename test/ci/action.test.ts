@@ -63,6 +63,18 @@ describe('action.yml', () => {
     expect(Object.keys(action.outputs).sort()).toEqual(['changed', 'exit-code', 'json']);
   });
 
+  it("docs/pull-requests.md's input table names every input of action.yml, with its default", async () => {
+    const doc = await readFile(path.join(ROOT, 'docs', 'pull-requests.md'), 'utf8');
+    const table = /\| Input \| Default \| \|\n\|[-|]+\|\n((?:\|.*\|\n)+)/.exec(doc)![1]!;
+    const rows = table.trimEnd().split('\n').map((l) => l.split('|').map((c) => c.trim()));
+    expect(rows.map((r) => r[1]!.replace(/`/g, '')).sort()).toEqual(Object.keys(action.inputs).sort());
+    for (const r of rows) {
+      const name = r[1]!.replace(/`/g, '');
+      const def = action.inputs[name]!.default ?? '';
+      if (def !== '' && !def.includes('${{')) expect(r[2], name).toContain(`\`${def}\``);
+    }
+  });
+
   it('sets up Node 24, installs govops with npm ci in the action folder, runs the preview, then the comment', () => {
     const steps = action.runs.steps;
     const node = steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
@@ -172,7 +184,7 @@ describe('action.yml', () => {
       await writeFile(path.join(tmp, 'summary.md'), '');
     });
 
-    const run = (headRepo: string, inputs: Record<string, string>) =>
+    const run = (headRepo: string, inputs: Record<string, string>, extraEnv: Record<string, string> = {}) =>
       runAction(action, {
         inputs: { paths: 'm', url: sandbox.url, token: sandbox.adminToken, ...inputs },
         github: { token: 'gh-test-token', base_ref: 'main', repository: 'acme/gov', event: { pull_request: { number: 3, head: { repo: { full_name: headRepo } } } } },
@@ -186,6 +198,7 @@ describe('action.yml', () => {
           GITHUB_API_URL: forge.url,
           GITHUB_STEP_SUMMARY: path.join(tmp, 'summary.md'),
           RUNNER_TEMP: tmp,
+          ...extraEnv,
         },
         cwd: work,
         skip: ['install'],
@@ -266,6 +279,21 @@ describe('action.yml', () => {
       const bad = await run('acme/gov', { 'fail-on': 'sometimes' });
       expect(bad.ok).toBe(false);
       expect(bad.steps.at(-1)!.stdout).toContain('fail-on must be error, changes or never');
+    });
+
+    it('output changed is true when merging changes something, also when the preview exits 1 (a failed dry run)', async () => {
+      // the lakehouse update is dry-run (its secret is given) and its validation fails: exit 1, and merging still
+      // updates it; docs/pull-requests.md: `changed` (`true` when merging changes something)
+      sandbox.failures.tests = [{ name: '*', status: 'failed' }];
+      try {
+        const r = await run('acme/gov', { 'fail-on': 'never' }, { GOVOPS_SECRET_LAKE_TOKEN: 'lake-SECRET-7777' });
+        expect(r.ok, JSON.stringify(r.steps, null, 2)).toBe(true);
+        const preview = JSON.parse(await readFile(path.join(tmp, 'govops-preview.json'), 'utf8')) as { exitCode: number; changed: boolean };
+        expect(preview).toMatchObject({ exitCode: 1, changed: true });
+        expect(r.outputs).toMatchObject({ 'exit-code': '1', changed: 'true' });
+      } finally {
+        sandbox.failures.clear();
+      }
     });
   });
 });

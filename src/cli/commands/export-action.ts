@@ -59,7 +59,7 @@ function checkSelection(select: Selection, resources: readonly ExportedResource[
   if (unmatched.length === 0) return;
   throw new UserError(
     `${unmatched.map(({ given }) => `--select ${given}`).join(', ')} matches no resource to export${unmatched.length > 1 ? ' (each)' : ''}: nothing written`,
-    'names are those export gives (govops export --out /tmp/all, or -o json, lists them), of the kinds --kind asks for',
+    'names are those export gives (govops export --out /tmp/all lists them; with -o json, as JSON), of the kinds --kind asks for',
   );
 }
 

@@ -19,3 +19,20 @@ export function initRepo(dir: string, run: (dir: string, ...args: string[]) => s
   run(dir, 'config', 'user.email', 'ci@example.com');
   run(dir, 'config', 'user.name', 'ci');
 }
+
+/**
+ * A new repository in a temp folder (`prefix`) whose `main` holds a manifests folder `m` with a README only: the base
+ * a pull request's manifests are previewed against.
+ */
+export async function manifestsBaseRepo(prefix: string): Promise<string> {
+  const { mkdir, mkdtemp, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const path = await import('node:path');
+  const repo = await mkdtemp(path.join(tmpdir(), prefix));
+  initRepo(repo);
+  await mkdir(path.join(repo, 'm'));
+  await writeFile(path.join(repo, 'm', 'README.md'), 'manifests\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'base');
+  return repo;
+}

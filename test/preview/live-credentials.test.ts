@@ -4,14 +4,13 @@
  * the service shows in clear but that carries a credential (an ODBC `connectArgs` with `PWD=`) must not be copied
  * into the comment the pull request's author reads.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops } from '../helpers/cli.js';
-import { git, initRepo } from '../helpers/git.js';
+import { git, manifestsBaseRepo } from '../helpers/git.js';
 
 const LIVE_PASSWORD = 'hunter2-OTHER-TEAM-6363';
 
@@ -47,12 +46,7 @@ describe('govops preview: a live value carrying a credential is not shown to the
     });
     expect(res.statusCode).toBe(200);
     await res.body.dump();
-    repo = await mkdtemp(path.join(tmpdir(), 'govops-pr-livecred-'));
-    initRepo(repo);
-    await mkdir(path.join(repo, 'm'));
-    await writeFile(path.join(repo, 'm', 'README.md'), 'manifests\n');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'base');
+    repo = await manifestsBaseRepo('govops-pr-livecred-');
   });
   afterAll(async () => {
     await sandbox.close();

@@ -4,14 +4,13 @@
  * credential (`?token=...`, a password in its userinfo: the service shows urls in clear) must not be copied into the
  * comment the pull request's author reads, as for an integration's `connectArgs` (live-credentials.test.ts).
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops } from '../helpers/cli.js';
-import { git, initRepo } from '../helpers/git.js';
+import { git, manifestsBaseRepo } from '../helpers/git.js';
 
 const LIVE_TOKEN = 'live-token-OTHER-TEAM-7171';
 
@@ -41,12 +40,7 @@ describe('govops preview: a live webhook url carrying a credential is not shown 
     });
     expect(res.statusCode).toBe(200);
     expect(((await res.body.json()) as { createdWebhooks: unknown[] }).createdWebhooks).toHaveLength(1);
-    repo = await mkdtemp(path.join(tmpdir(), 'govops-pr-livehook-'));
-    initRepo(repo);
-    await mkdir(path.join(repo, 'm'));
-    await writeFile(path.join(repo, 'm', 'README.md'), 'manifests\n');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'base');
+    repo = await manifestsBaseRepo('govops-pr-livehook-');
   });
   afterAll(async () => {
     await sandbox.close();

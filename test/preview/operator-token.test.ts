@@ -4,13 +4,12 @@
  * of both revisions before it connects, and the API token must already be known as govops' own credential then, or
  * its dry run sends the token as the integration's credential to the host the author chose.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops } from '../helpers/cli.js';
-import { git, initRepo } from '../helpers/git.js';
+import { git, manifestsBaseRepo } from '../helpers/git.js';
 
 const lake = `apiVersion: govops/v1
 kind: Integration
@@ -30,12 +29,7 @@ describe('govops preview: the API token file beside the manifests', () => {
 
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, transitionMs: 20 });
-    repo = await mkdtemp(path.join(tmpdir(), 'govops-pr-token-'));
-    initRepo(repo);
-    await mkdir(path.join(repo, 'm'));
-    await writeFile(path.join(repo, 'm', 'README.md'), 'manifests\n');
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'base');
+    repo = await manifestsBaseRepo('govops-pr-token-');
   });
   afterAll(async () => {
     await sandbox.close();

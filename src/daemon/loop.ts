@@ -127,7 +127,11 @@ export class ReconcileLoop {
   private force?: AbortController;
   private stopped = false;
   private state: Omit<LoopSnapshot, 'lastGood' | 'pending' | 'consecutiveFailures'> = { drift: false, ready: false };
-  private everSucceeded = false;
+  /**
+   * A reconcile went as far as govops can take it: it succeeded, or it applied and only some resources failed (a 422:
+   * the service was reached, the revision is valid, the state was written). Readiness needs one, in this process.
+   */
+  private everWorked = false;
   private idleWaiters: Array<() => void> = [];
 
   constructor(private readonly opts: LoopOptions) {
@@ -328,7 +332,10 @@ export class ReconcileLoop {
     // A resync, or the retry of one that failed (the service was down when it fell due): a drift check.
     const driftCheck = attempt.reason === 'resync' || (attempt.reason === 'retry' && this.retryOfResync && this.retryTarget?.id === revision.id);
     this.state.lastAttempt = attempt;
-    if (v !== 'invalid') this.state.ready = this.everSucceeded && !judgement.blocksReadiness;
+    // A restart while a resource is refused must not make the daemon unready for good (Kubernetes keeps such a pod out
+    // of its Service and a rollout never ends): a failure of some resources is the daemon working, as after a success.
+    if (v === 'failed' && attempt.result?.stage === 'apply' && !judgement.blocksReadiness) this.everWorked = true;
+    if (v !== 'invalid') this.state.ready = this.everWorked && !judgement.blocksReadiness;
     if (v === 'invalid') {
       this.state.rejected = attempt;
       logRejected(logger, attempt.result, attempt.error);
@@ -366,7 +373,7 @@ export class ReconcileLoop {
       // A revision rejected before (the revision in force, rejected at a resync while its secret was missing) that
       // loads and plans now is not rejected any more: /status stops showing it, and its error, as the latest's.
       if (this.state.rejected?.revision === revision.id) this.state.rejected = undefined;
-      this.everSucceeded = true;
+      this.everWorked = true;
       this.state.ready = true;
       this.state.lastSuccess = attempt;
       this.failures = 0;

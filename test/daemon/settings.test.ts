@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { settingsFrom } from '../../src/cli/commands/run-action.js';
+import { githubSignature, verifyPush } from '../../src/daemon/hooks.js';
 import { Cleanup } from './helpers.js';
 
 const cleanup = new Cleanup();
@@ -25,6 +26,24 @@ describe('govops run settings', () => {
     expect(() => settingsFrom({ ...defaults, dir: 'm' }, { GOVOPS_STATUS_TOKEN: '   ' })).toThrow(/GOVOPS_STATUS_TOKEN holds only spaces/);
     expect(settingsFrom({ ...defaults, dir: 'm' }, { GOVOPS_STATUS_TOKEN: ' tok-1234 ' }).statusToken).toBe('tok-1234');
     expect(settingsFrom({ ...defaults, dir: 'm' }, {}).statusToken).toBeUndefined();
+  });
+
+  it('GOVOPS_GIT_WEBHOOK_SECRET is trimmed as the secret file is (a Kubernetes Secret made from a file ends in a newline), and spaces only are refused', () => {
+    // The Git host signs with the secret as typed; with the newline kept every push notification was 401 (bad signature).
+    const hookSecret = settingsFrom({ ...defaults, dir: 'm' }, { GOVOPS_GIT_WEBHOOK_SECRET: 'push-secret-1234\n' }).hookSecret;
+    const body = JSON.stringify({ ref: 'refs/heads/main' });
+    const headers = { 'x-hub-signature-256': githubSignature('push-secret-1234', body), 'x-github-event': 'push', 'content-type': 'application/json' };
+    expect(verifyPush(headers, Buffer.from(body), hookSecret)).toMatchObject({ ok: true, kind: 'push' });
+    expect(verifyPush({ 'x-gitlab-token': 'push-secret-1234', 'x-gitlab-event': 'Push Hook' }, Buffer.from(body), hookSecret)).toMatchObject({ ok: true, kind: 'push' });
+    expect(() => settingsFrom({ ...defaults, dir: 'm' }, { GOVOPS_GIT_WEBHOOK_SECRET: '  \n' })).toThrow(/GOVOPS_GIT_WEBHOOK_SECRET holds only spaces/);
+    expect(() => settingsFrom({ ...defaults, dir: 'm', gitWebhookSecret: ' ' }, {})).toThrow(/--git-webhook-secret holds only spaces/);
+    expect(settingsFrom({ ...defaults, dir: 'm' }, { GOVOPS_GIT_WEBHOOK_SECRET: '' }).hookSecret).toBeUndefined();
+  });
+
+  it('a secret file wins over a GOVOPS_GIT_WEBHOOK_SECRET of spaces', async () => {
+    const file = join(await cleanup.tmp('govops-hook-'), 'secret');
+    await writeFile(file, 'from-file\n');
+    expect(settingsFrom({ ...defaults, dir: 'm', gitWebhookSecretFile: file }, { GOVOPS_GIT_WEBHOOK_SECRET: ' ' }).hookSecret).toBe('from-file');
   });
 
   it('defaults: fetch every 60s, resync every 5m, listen on every interface :8080, work dir next to the state', () => {

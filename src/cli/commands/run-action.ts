@@ -127,7 +127,12 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
   } catch (err) {
     throw new UserError(`--listen: ${(err as Error).message}`);
   }
-  let hookSecret = flags.gitWebhookSecret ?? env.GOVOPS_GIT_WEBHOOK_SECRET;
+  // Trimmed as the file is: a Kubernetes Secret made from a file ends in a newline, which the Git host does not sign
+  // with (every push notification was refused). Set to spaces only: the operator meant a secret.
+  const hookFrom = flags.gitWebhookSecret !== undefined ? '--git-webhook-secret' : 'GOVOPS_GIT_WEBHOOK_SECRET';
+  const hookGiven = flags.gitWebhookSecret ?? env.GOVOPS_GIT_WEBHOOK_SECRET;
+  let hookSecret = hookGiven?.trim();
+  if (hookSecret === '' && hookGiven !== '' && !flags.gitWebhookSecretFile) throw new UserError(`${hookFrom} holds only spaces`, 'set the secret the Git host signs push notifications with, or unset it');
   if (flags.gitWebhookSecretFile) {
     try {
       hookSecret = readFileSync(flags.gitWebhookSecretFile, 'utf8').trim();

@@ -495,6 +495,18 @@ spec:
     expect(listed.stderr).not.toContain('adopts');
   });
 
+  it('a state named and not found (a typo of --state) is an error, not every webhook shown unmanaged; without one, none is managed', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'stranger', '/s')]);
+    const typo = await govops(['webhooks', 'list', '--state', join(dir, 'no-such-state.json')]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toMatch(/there is no govops state at .*no-such-state\.json/);
+    expect(typo.stdout).toBe('');
+    const none = await govops(['webhooks', 'list']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stderr).toMatch(/1 webhook\(s\): 0 managed, 0 adopted, 1 unmanaged/);
+  });
+
   it("reads the manifests in the operator's secret scope, as validate and plan do (--secret-env-prefix, GOVOPS_SECRET_ENV_PREFIX)", async () => {
     w = await startWorld();
     const manifests = join(dir, 'list-scope');
@@ -517,6 +529,7 @@ spec:
     const valid = await govops(['validate', 'list-scope', '--secret-env-prefix', 'ACME_']);
     expect(valid.code, valid.stderr).toBe(0);
 
+    await stateFile('list-scope-state.json', []);
     const byFlag = await govops(['webhooks', 'list', 'list-scope', '--secret-env-prefix', 'ACME_', '--state', join(dir, 'list-scope-state.json')]);
     expect(byFlag.code, byFlag.stderr).toBe(0);
     expect(byFlag.stderr).not.toContain('manifest problem');

@@ -9,9 +9,10 @@ import { retryDeliveries, uniqueIds } from '../../deliveries/retry.js';
 import { UserError } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { WEBHOOK_ACTIONS } from '../../service/events.js';
-import { loadState } from '../../state/store.js';
+import { loadState, stateExists } from '../../state/store.js';
 import type { GovopsState, ManagedResource } from '../../state/types.js';
 import { liveWebhookIdentity } from '../../plan/stale.js';
+import { describeStateLocation } from '../../state/location.js';
 import { parseDuration } from '../../util/duration.js';
 import { clientFromOptions, type ConnectionFlags } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
@@ -329,6 +330,14 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
   const manifests = new Map<string, { file: string; line: number }>();
   for (const m of set.manifests) {
     if (m.manifest.kind === 'Webhook') manifests.set(m.manifest.metadata.name, { file: m.source.file, line: m.source.line });
+  }
+  // A state named (--state, GOVOPS_STATE, GOVOPS_STATE_URL) must exist: a typo listed every webhook as unmanaged,
+  // and as adopted by the next apply. Without one, the default that does not exist yet means none is managed.
+  if (command.getOptionValueSource('state') !== 'default' && !(await stateExists(flags.state))) {
+    throw new UserError(
+      `there is no govops state at ${describeStateLocation(flags.state)}`,
+      'check --state / GOVOPS_STATE (and --state-key for a PostgreSQL state); leave it out to list the webhooks against no state',
+    );
   }
   const state = await loadState(flags.state);
   const api = clientFromOptions(flags, ctx.logger);

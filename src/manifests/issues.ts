@@ -62,9 +62,16 @@ function found(value: unknown, want: string[], path: (string | number)[]): strin
     const written = Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf';
     return `\`${written}\` (${want.includes('string') ? `put it in quotes: "${written}"` : 'not a finite number: write a number'})`;
   }
+  // `field:` with nothing after it: YAML reads null, which the author did not write
+  if (value === null) {
+    const key = path[path.length - 1];
+    return typeof key === 'string' ? `an empty value (nothing is written after \`${key}:\`: write the value, or leave the field out)` : 'an empty item (write its value)';
+  }
   const kind = typeName(value);
-  if (sensitive(path) || (typeof value === 'object' && value !== null)) return kind;
+  if (sensitive(path) || typeof value === 'object') return kind;
   const scalar = `${kind} ${show(value)}`;
+  // one value where a list is wanted (`notificationType: modelCreated`, or `a, b` written without brackets)
+  if (want.includes('array') && !want.includes(typeof value)) return `${scalar} (write it as a list: [${String(value)}])`;
   if (typeof value === 'string') {
     const t = value.trim();
     if ((want.includes('integer') || want.includes('number')) && t !== '' && Number.isFinite(Number(t))) return `${scalar} (write it without quotes: ${t})`;

@@ -107,6 +107,8 @@ function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): Omit<Schem
     }
     case 'additionalProperties': {
       const prop = String(params.additionalProperty);
+      const elsewhere = isPlainObject(parent['x-elsewhere']) ? parent['x-elsewhere'][prop] : undefined;
+      if (typeof elsewhere === 'string') return { path: [...path, prop], target: 'key', message: `unknown field \`${prop}\`: ${elsewhere}` };
       const allowed = isPlainObject(parent.properties) ? Object.keys(parent.properties) : [];
       const near = suggestion(prop, allowed);
       const list = !near && allowed.length > 0 && allowed.length <= 24 ? ` (fields here: ${allowed.join(', ')})` : '';

@@ -41,4 +41,18 @@ spec:
 `);
     expect(out).toEqual(['m.yaml:7:21: must be a list, not a string `modelCreated` (write it as a list: [modelCreated])']);
   });
+
+  it('a webhook `name` in spec (the body of POST /webhooks has one): pointed to metadata.name', () => {
+    const out = errors(`apiVersion: govops/v1
+kind: Webhook
+metadata: { name: hook }
+spec:
+  name: hook
+  url: https://example.com/hook
+  global: false
+  notificationType: [modelCreated]
+  actionType: triggered
+`);
+    expect(out).toEqual(["m.yaml:5:3: unknown field `name`: a webhook's name is its metadata.name (write it there, and leave it out of spec)"]);
+  });
 });

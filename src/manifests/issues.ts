@@ -1,6 +1,7 @@
 /** Turn ajv errors into SchemaIssues a person can act on (paths, conditions, did-you-mean). */
 import type { ErrorObject } from 'ajv';
 import { conditionOf, describeIf } from './conditions.js';
+import { isSecretRef } from './refs.js';
 import { suggestion } from './suggest.js';
 import type { SchemaIssue } from './schemas.js';
 import { isSensitiveKey } from '../kinds/registry.js';
@@ -67,6 +68,8 @@ function found(value: unknown, want: string[], path: (string | number)[]): strin
     const key = path[path.length - 1];
     return typeof key === 'string' ? `an empty value (nothing is written after \`${key}:\`: write the value, or leave the field out)` : 'an empty item (write its value)';
   }
+  // { fromEnv } / { fromFile } where no reference is read (refs.ts replaces those where one is)
+  if (isSecretRef(value)) return "a secret reference (references are read only in spec.config, spec.deleteCredentials and a webhook's spec.secret: write the value itself here)";
   const kind = typeName(value);
   if (sensitive(path) || typeof value === 'object') return kind;
   const scalar = `${kind} ${show(value)}`;

@@ -55,4 +55,19 @@ spec:
 `);
     expect(out).toEqual(["m.yaml:5:3: unknown field `name`: a webhook's name is its metadata.name (write it there, and leave it out of spec)"]);
   });
+
+  it('a secret reference where none is read (a webhook url, a data source prefix): said so, with where they are read', () => {
+    const out = errors(`apiVersion: govops/v1
+kind: Webhook
+metadata: { name: hook }
+spec:
+  url: { fromEnv: GOVOPS_SECRET_HOOK_URL }
+  global: false
+  notificationType: [modelCreated]
+  actionType: triggered
+`);
+    expect(out).toEqual([
+      'm.yaml:5:8: must be a string, not a secret reference (references are read only in spec.config, spec.deleteCredentials and a webhook\'s spec.secret: write the value itself here)',
+    ]);
+  });
 });

@@ -44,6 +44,11 @@ export interface KindDefinition<T extends string = string> {
   uniqueFields?: readonly string[];
   /** A name for error messages when the config has no `host` / `workspaceUrl` (default: the type). */
   displayName?(config: Config): string | undefined;
+  /**
+   * Config (and delete payload) fields whose new lines the service takes written as a backslash followed by n: a
+   * value with real new lines (a PEM file read with `fromFile`, a YAML block) is sent so (src/manifests/secrets.ts).
+   */
+  escapedNewlines?: readonly string[];
   /** Config keys whose values the service returns masked (credential fields). */
   masked: readonly string[];
   /** Attributes that cannot change after creation (body paths, `config.` inside config): a change is a replace. */

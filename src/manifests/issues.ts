@@ -1,6 +1,7 @@
 /** Turn ajv errors into SchemaIssues a person can act on (paths, conditions, did-you-mean). */
 import type { ErrorObject } from 'ajv';
 import { conditionOf, describeIf } from './conditions.js';
+import { isSecretRef } from './refs.js';
 import { suggestion } from './suggest.js';
 import type { SchemaIssue } from './schemas.js';
 import { isSensitiveKey } from '../kinds/registry.js';
@@ -62,9 +63,18 @@ function found(value: unknown, want: string[], path: (string | number)[]): strin
     const written = Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf';
     return `\`${written}\` (${want.includes('string') ? `put it in quotes: "${written}"` : 'not a finite number: write a number'})`;
   }
+  // `field:` with nothing after it: YAML reads null, which the author did not write
+  if (value === null) {
+    const key = path[path.length - 1];
+    return typeof key === 'string' ? `an empty value (nothing is written after \`${key}:\`: write the value, or leave the field out)` : 'an empty item (write its value)';
+  }
+  // { fromEnv } / { fromFile } where no reference is read (refs.ts replaces those where one is)
+  if (isSecretRef(value)) return "a secret reference (references are read only in spec.config, spec.deleteCredentials and a webhook's spec.secret: write the value itself here)";
   const kind = typeName(value);
-  if (sensitive(path) || (typeof value === 'object' && value !== null)) return kind;
+  if (sensitive(path) || typeof value === 'object') return kind;
   const scalar = `${kind} ${show(value)}`;
+  // one value where a list is wanted (`notificationType: modelCreated`, or `a, b` written without brackets)
+  if (want.includes('array') && !want.includes(typeof value)) return `${scalar} (write it as a list: [${String(value)}])`;
   if (typeof value === 'string') {
     const t = value.trim();
     if ((want.includes('integer') || want.includes('number')) && t !== '' && Number.isFinite(Number(t))) return `${scalar} (write it without quotes: ${t})`;
@@ -100,6 +110,8 @@ function describe(e: ErrorObject, root: unknown, all: ErrorObject[]): Omit<Schem
     }
     case 'additionalProperties': {
       const prop = String(params.additionalProperty);
+      const elsewhere = isPlainObject(parent['x-elsewhere']) ? parent['x-elsewhere'][prop] : undefined;
+      if (typeof elsewhere === 'string') return { path: [...path, prop], target: 'key', message: `unknown field \`${prop}\`: ${elsewhere}` };
       const allowed = isPlainObject(parent.properties) ? Object.keys(parent.properties) : [];
       const near = suggestion(prop, allowed);
       const list = !near && allowed.length > 0 && allowed.length <= 24 ? ` (fields here: ${allowed.join(', ')})` : '';

@@ -97,6 +97,8 @@ function makeAjv(mode: Mode, source = false, documents: Iterable<object> = schem
   a.addKeyword(adviceKeywordDefinition(lib));
   a.addKeyword({ keyword: 'x-unordered', schemaType: 'boolean' });
   a.addKeyword({ keyword: 'x-compare', schemaType: 'string' });
+  // fields that belong elsewhere in a manifest: what to say of one written here (issues.ts, additionalProperties)
+  a.addKeyword({ keyword: 'x-elsewhere', schemaType: 'object' });
   for (const schema of documents) a.addSchema(schema);
   return a;
 }

@@ -5,7 +5,7 @@
  * Diagnostics never contain a secret value.
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { SECRET_KEYS, isSensitiveKey } from '../kinds/registry.js';
+import { SECRET_KEYS, isIntegrationType, isSensitiveKey, kindOf } from '../kinds/registry.js';
 import { isPlainObject } from '../util/object.js';
 import { MIN_SECRET_LENGTH, isOperatorCredential, registerAuthoredSecretsInForce, registerSecretsInForce } from '../util/redact.js';
 import { copyPlain } from '../util/copy.js';
@@ -285,7 +285,7 @@ function walk(r: Resolution, holder: Record<string, unknown> | unknown[], key: s
     for (const k of Object.keys(value)) walkChild(r, value, k, isSensitive);
     return;
   }
-  if (isSensitive && value !== undefined && value !== null) recordSensitiveLiteral(r, key, value);
+  if (isSensitive && value !== undefined && value !== null) recordSensitiveLiteral(r, holder, key, value);
 }
 
 function walkChild(r: Resolution, holder: Record<string, unknown> | unknown[], key: string | number, sensitive: boolean): void {
@@ -305,17 +305,32 @@ function replaceRef(r: Resolution, holder: Record<string, unknown> | unknown[], 
     report(r, [...r.at], `${dotted(r.at)}: the secret (${describeRef(ref)}) is shorter than ${MIN_SECRET_LENGTH} characters: too short to be redacted, it may be printed as it is (said once, at its first reference)`, 'secret-length', 'warning');
   }
   // A file in the manifests' own tree (no secrets folder) holds what the manifests' author wrote: the author's value
-  if ('fromFile' in ref && !r.scope.dir) registerAuthoredSecretsInForce(resolved);
-  else registerSecretsInForce(resolved);
-  (holder as Record<string | number, unknown>)[key] = resolved;
+  const sent = wireForm(r, resolved);
+  if ('fromFile' in ref && !r.scope.dir) registerAuthoredSecretsInForce(resolved, sent);
+  else registerSecretsInForce(resolved, sent);
+  (holder as Record<string | number, unknown>)[key] = sent;
+}
+
+/**
+ * The value as the service takes it at `r.at`: in a field of the kind's `escapedNewlines` (cloud_warehouse
+ * `privateKey`, interface 2.8: "New lines in the key are replaced by a backslash followed by n"), each new line
+ * (`\n`, `\r\n`) written as a backslash followed by n; any other value as it is.
+ */
+function wireForm(r: Resolution, value: string): string {
+  if (r.manifest.kind !== 'Integration' || r.at.length !== 3 || (r.at[1] !== 'config' && r.at[1] !== 'deleteCredentials')) return value;
+  const type = (r.manifest.spec as { type?: unknown }).type;
+  if (!isIntegrationType(type) || !kindOf(type).escapedNewlines?.includes(String(r.at[2]))) return value;
+  return value.replace(/\r\n|\r|\n/g, '\\n');
 }
 
 /** A literal value under a sensitive key: its path is secret, and a credential is a secret of this run. */
-function recordSensitiveLiteral(r: Resolution, key: string | number, value: unknown): void {
+function recordSensitiveLiteral(r: Resolution, holder: Record<string, unknown> | unknown[], key: string | number, value: unknown): void {
   const where = dotted(r.at);
   r.secretPaths.add(where);
+  const sent = typeof value === 'string' ? wireForm(r, value) : value;
+  if (sent !== value) (holder as Record<string | number, unknown>)[key] = sent;
   // A credential written as a plain literal is still a secret of this run (not a username).
-  if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || where === 'spec.secret')) registerAuthoredSecretsInForce(value);
+  if (typeof value === 'string' && typeof key === 'string' && (SECRET_KEYS.has(key) || where === 'spec.secret')) registerAuthoredSecretsInForce(value, sent as string);
 }
 
 /** Resolve many manifests; the diagnostics of all of them together. */

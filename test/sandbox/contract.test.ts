@@ -79,6 +79,8 @@ const cases: Case[] = [
   { rule: '2.5 workspaceUrl as a bare host', type: 'lakehouse', config: { workspaceUrl: 'my-workspace.cloud.example.com' }, expect: 'valid' },
   { rule: '2.5 workspaceUrl as an https URL', type: 'lakehouse', config: { workspaceUrl: 'https://my-workspace.cloud.example.com/' }, expect: 'valid' },
   { rule: '2.5 workspaceUrl is a URL or host', type: 'lakehouse', config: { workspaceUrl: 'ftp://w.example.com' }, expect: 'invalid' },
+  { rule: '2.5 workspaceUrl: a URL with a port of 0-65535 (8 Port range)', type: 'lakehouse', config: { workspaceUrl: 'https://w.example.com:8443/' }, expect: 'valid' },
+  { rule: '2.5 workspaceUrl: a URL whose port is out of range is no URL', type: 'lakehouse', config: { workspaceUrl: 'https://w.example.com:99999/' }, expect: 'invalid' },
   { rule: '2.5 token required', type: 'lakehouse', config: { token: undefined }, expect: 'invalid' },
   { rule: '2.5 catalog letters, numbers, underscores', type: 'lakehouse', config: { catalog: 'my-catalog' }, expect: 'invalid' },
   { rule: '2.5 catalog not starting with a number', type: 'lakehouse', config: { catalog: '1cat' }, expect: 'invalid' },

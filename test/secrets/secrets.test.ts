@@ -179,6 +179,40 @@ spec:
     expect((out.manifest.spec as unknown as { config: { okta: { password: string } } }).config.okta.password).toBe('okta-secret');
     expect(out.secretPaths).toEqual(['spec.config.okta.password', 'spec.config.okta.username']);
   });
+
+  it('cloud_warehouse privateKey: each new line of the key sent as a backslash followed by n (interface 2.8), from a file or a literal; other fields as read', () => {
+    const out = resolveSecrets(
+      loaded(`apiVersion: govops/v1
+kind: Integration
+metadata: { name: cw }
+spec:
+  type: cloud_warehouse
+  autoBootstrap: true
+  config:
+    host: cw.example.com
+    warehouse: w
+    database: d
+    role: r
+    authenticationType: keyPair
+    username: u
+    privateKey: { fromFile: key.pem }
+    connectArgs: { fromEnv: GOVOPS_SECRET_ARGS }
+  deleteCredentials:
+    authenticationType: keyPair
+    role: r
+    privateKey: |
+      -----BEGIN PRIVATE KEY-----
+      bGluZS1vbmU=
+      -----END PRIVATE KEY-----
+`),
+      { env: { GOVOPS_SECRET_ARGS: 'a=1\nb=2' }, readFile: () => '-----BEGIN PRIVATE KEY-----\r\nbGluZS1vbmU=\r\n-----END PRIVATE KEY-----\r\n' },
+    );
+    expect(out.diagnostics).toEqual([]);
+    const spec = out.manifest.spec as unknown as { config: Record<string, string>; deleteCredentials: Record<string, string> };
+    expect(spec.config.privateKey).toBe('-----BEGIN PRIVATE KEY-----\\nbGluZS1vbmU=\\n-----END PRIVATE KEY-----');
+    expect(spec.deleteCredentials.privateKey).toBe('-----BEGIN PRIVATE KEY-----\\nbGluZS1vbmU=\\n-----END PRIVATE KEY-----\\n');
+    expect(spec.config.connectArgs).toBe('a=1\nb=2');
+  });
 });
 
 describe('resolveAllSecrets', () => {

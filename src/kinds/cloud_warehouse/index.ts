@@ -10,6 +10,8 @@ export const cloudWarehouse = defineKind({
   naturalKeyFields: ['host'],
   identityField: ['spec', 'config', 'host'],
   masked: ['username', 'password', 'privateKey', 'clientSecret', 'oauthPrivateKey'],
+  // 2.8 privateKey: "New lines in the key are replaced by a backslash followed by n"
+  escapedNewlines: ['privateKey'],
   nonEditable: ['type', 'autoBootstrap', 'config.host', 'config.database'],
   deleteSchema: 'delete/cloud_warehouse.json',
   requiredCredentials: byAuthentication({

@@ -66,6 +66,12 @@ const workspaceRule = {
   },
 };
 
+/** cloud_warehouse `privateKey` (2.8): "New lines in the key are replaced by a backslash followed by n". */
+const privateKeyRule = {
+  text: 'must have its new lines replaced by a backslash followed by n (2.8)',
+  test: (v: string): boolean => !/[\r\n]/.test(v),
+};
+
 const impersonation = (role: string): FieldSpec => ({
   type: 'object',
   default: {},
@@ -163,7 +169,7 @@ export const CONFIG: Readonly<Record<Exclude<IntegrationType, 'distributed_sql'>
     authenticationType: S({ ...REQ, enum: ['userPassword', 'keyPair', 'oAuth'] }),
     username: S({ required: when('authenticationType', 'userPassword') }),
     password: S({ required: when('authenticationType', 'userPassword') }),
-    privateKey: S({ required: when('authenticationType', 'keyPair') }),
+    privateKey: S({ required: when('authenticationType', 'keyPair'), rule: privateKeyRule }),
     oAuthClientConfig: { ...oAuthClientConfig, required: when('authenticationType', 'oAuth') },
     role: S({ required: whenAuto }),
     port: port(443),
@@ -223,7 +229,7 @@ export const DELETE_PAYLOAD: Readonly<Partial<Record<IntegrationType, Record<str
     authenticationType: S({ ...REQ, enum: ['userPassword', 'keyPair', 'oAuth'] }),
     username: S({ required: when('authenticationType', 'userPassword') }),
     password: S({ required: when('authenticationType', 'userPassword') }),
-    privateKey: S({ required: when('authenticationType', 'keyPair') }),
+    privateKey: S({ required: when('authenticationType', 'keyPair'), rule: privateKeyRule }),
     oAuthClientConfig: { ...oAuthClientConfig, required: when('authenticationType', 'oAuth') },
     // "required when autoBootstrap is true": a delete payload is only sent for such integrations
     role: S(REQ),

@@ -6,7 +6,7 @@
  * Both sides of a diff go through `comparable`, so a plan is a no-op whatever the service echoes:
  * absent (or null) = default, an empty value ("" or []) of a field without default = absent, fields govops
  * does not know are not compared, order-free lists are sets, a number sent back as a numeric string is that
- * number, a boolean sent as a string (`"true"`) is that boolean (util/boolean.ts), a list of one string in a string
+ * number, a boolean sent as a string (`"true"`) or as `1` / `0` is that boolean (util/boolean.ts), a list of one string in a string
  * field is that string and a number in a string field its digits (`fromWire`), a workspace URL is compared by its
  * host, host names (and the host of a URL) case-insensitively.
  */
@@ -48,7 +48,7 @@ function sortedSet(list: unknown[]): unknown[] {
 
 /**
  * A field's value as the service may send it, read as its schema type (comparison and export both read live values
- * with it): a numeric string of a number field is that number, `"true"`/`"false"` of a boolean field the boolean,
+ * with it): a numeric string of a number field is that number, `"true"`/`"false"` (or `1`/`0`) of a boolean field the boolean,
  * and a list of exactly one string in a string field that string (interface 2.3 types `cloudRoleToAssume` string
  * with the default `[]`: a service holding it as a list echoes `["arn:..."]`), and a number in a string field its
  * decimal digits (object_store `cloudAccountId` "123456789012" held and echoed as a number). A longer list in a

@@ -177,6 +177,40 @@ describe('booleans sent as strings ("true" / "false") in integration and webhook
   });
 });
 
+describe('booleans sent as 1 / 0 (numbers or strings: a PHP service over MySQL TINYINT) in integration, webhook and data-source bodies', () => {
+  const encodings: Record<string, (b: boolean) => unknown> = { numbers: (b) => (b ? 1 : 0), strings: (b) => (b ? '1' : '0') };
+  const as01 = (enc: (b: boolean) => unknown) => {
+    const walk = (v: unknown): unknown => {
+      if (typeof v === 'boolean') return enc(v);
+      if (Array.isArray(v)) return v.map(walk);
+      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+      return v;
+    };
+    return (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+      q.method === 'GET' && /^\/(integrations|webhooks|native-s3\/handler)(\/\d+)?$/.test(q.path) && res.status === 200 ? mapJsonBody(res, walk) : res;
+  };
+
+  it.each(Object.keys(encodings))('%s: the examples applied, the plan after is a no-op (no replace of an autoBootstrap integration or a global webhook); a real change is seen', async (name) => {
+    r = await rig({ transitionMs: 10, rewrite: as01(encodings[name]!) });
+    await cp(EXAMPLES, path.join(r.dir, 'm'), { recursive: true, filter: (src) => !src.includes('kubernetes') && !src.includes('environments') });
+    Object.assign(r.env, exampleEnv('bits'));
+    const res = await r.run({ manualSteps: 'trust' });
+    expect(res.ok, res.error).toBe(true);
+    expect(await planned(r, { manualSteps: 'trust' })).toEqual([]);
+    // a soft-deleted data source (deleted: 1) is not a live one: the manifest's is created again
+    const raw = (await r.api.listDataSources()).find((d) => d.dataSourceName === 'Raw events')!;
+    await r.api.deleteDataSource(raw.id);
+    expect(await planned(r, { manualSteps: 'trust' })).toEqual(['DataSource/raw-events create']);
+    const sql = await readFile(path.join(r.dir, 'm', 'sql-analytics.yaml'), 'utf8');
+    await r.write('sql-analytics.yaml', sql.replace(/impersonation:\n {6}enabled: true/, 'impersonation:\n      enabled: false'));
+    const edit = await r.run({ apply: false, manualSteps: 'trust' });
+    const changed = edit.plan!.changes.filter((c) => c.action !== 'noop' && c.resourceKind === 'Integration');
+    expect(changed.map((c) => [c.name, c.action, c.changes.map((f) => [f.path, f.before, f.after])])).toEqual([
+      ['analytics-sql', 'update', [['config.impersonation.enabled', true, false]]],
+    ]);
+  });
+});
+
 describe('cloudRoleToAssume (a string, interface 2.3, with the default []) echoed as a list', () => {
   const ROLE = 'arn:cloud:iam::123456789012:role/assumed';
   let extra: string[] = [];

@@ -10,7 +10,7 @@
  * field is that string and a number in a string field its digits (`fromWire`), a workspace URL is compared by its
  * host, host names (and the host of a URL) case-insensitively.
  */
-import { hostOf, urlWithLowerHost } from '../service/kinds.js';
+import { hostOf, urlAsCompared } from '../service/kinds.js';
 import { booleanFromWire } from '../util/boolean.js';
 import { copyPlain } from '../util/copy.js';
 import { isPlainObject } from '../util/object.js';
@@ -27,7 +27,8 @@ export interface FieldShape {
   unordered?: boolean;
   /**
    * `host`: a URL or a host, compared by its host, case-insensitively (`https://H/` and `h` name the same
-   * workspace); `url`: a URL compared with its scheme and host lower-cased, the rest as it is.
+   * workspace); `url`: a URL compared with its scheme and host lower-cased, an empty http(s) path as `/` and the
+   * default port dropped, the rest as it is (`urlAsCompared`).
    */
   compare?: 'host' | 'url';
   /**
@@ -68,7 +69,7 @@ export function fromWire(shape: FieldShape, value: unknown): unknown {
 
 function scalar(shape: FieldShape, value: unknown): unknown {
   if (shape.compare === 'host' && typeof value === 'string') return hostOf(value);
-  if (shape.compare === 'url' && typeof value === 'string') return urlWithLowerHost(value);
+  if (shape.compare === 'url' && typeof value === 'string') return urlAsCompared(value);
   return value;
 }
 

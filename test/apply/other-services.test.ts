@@ -211,6 +211,48 @@ describe('booleans sent as 1 / 0 (numbers or strings: a PHP service over MySQL T
   });
 });
 
+describe('URLs the service stores normalised (a Node service keeping new URL(u).href, Python\'s pydantic HttpUrl): "/" for an empty path, no default port', () => {
+  const normalised = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    q.method === 'GET' && /^\/(integrations|webhooks)(\/\d+)?$/.test(q.path) && res.status === 200
+      ? mapJsonBody(res, (v) => {
+          for (const i of Array.isArray(v) ? v : [v]) {
+            const o = i as Record<string, unknown>;
+            if (typeof o.url === 'string') o.url = new URL(o.url).href;
+            const okta = (o.config as Record<string, Record<string, unknown>> | undefined)?.okta;
+            if (okta && typeof okta.idpHost === 'string') okta.idpHost = new URL(okta.idpHost).href;
+          }
+          return v;
+        })
+      : res;
+  const hook = (name: string, url: string) => webhookManifest(name).replace(`https://hooks.example.com/${name}`, url);
+  const okta = (idpHost: string) => `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: okta
+spec:
+  type: columnar_warehouse
+  autoBootstrap: false
+  config:
+    host: columnar.example.com
+    database: governance
+    authenticationType: okta
+    okta: { username: u, password: p, appId: app, idpHost: ${idpHost}, role: r }
+`;
+
+  it('a webhook URL without a path or with the default port, an okta idpHost without a path: the plan after apply is a no-op; a real change is seen', async () => {
+    r = await rig({ transitionMs: 10, rewrite: normalised });
+    Object.assign(r.env, { GOVOPS_SECRET_HOOK_SECRET: 'hook-other-1' });
+    await r.write('a.yaml', hook('root', 'https://Receiver.Example.com'));
+    await r.write('b.yaml', hook('port', 'https://receiver.example.com:443/in?x=1'));
+    await r.write('c.yaml', okta('https://idp.example.com'));
+    const res = await r.run({ manualSteps: 'trust' });
+    expect(res.ok, res.error).toBe(true);
+    expect(await planned(r, { manualSteps: 'trust' })).toEqual([]);
+    await r.write('a.yaml', hook('root', 'https://receiver.example.com/other'));
+    expect(await planned(r, { manualSteps: 'trust', allowReplace: true })).toEqual(['Webhook/root replace']);
+  });
+});
+
 describe('cloudRoleToAssume (a string, interface 2.3, with the default []) echoed as a list', () => {
   const ROLE = 'arn:cloud:iam::123456789012:role/assumed';
   let extra: string[] = [];

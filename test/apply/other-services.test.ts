@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runGovops } from '../helpers/cli.js';
 import { EXAMPLES, exampleEnv } from './harness.js';
-import { objectStoreManifest } from '../helpers/manifests.js';
+import { dataSourceManifest, objectStoreManifest } from '../helpers/manifests.js';
 import { mapJsonBody, type ProxiedRequest, type ProxiedResponse } from '../helpers/rewriting-proxy.js';
 import { rig, sqlManifest, webhookManifest, type Rig } from './inproc.js';
 
@@ -250,6 +250,28 @@ spec:
     expect(await planned(r, { manualSteps: 'trust' })).toEqual([]);
     await r.write('a.yaml', hook('root', 'https://receiver.example.com/other'));
     expect(await planned(r, { manualSteps: 'trust', allowReplace: true })).toEqual(['Webhook/root replace']);
+  });
+});
+
+describe('numeric strings sent as numbers (PHP json_encode with JSON_NUMERIC_CHECK): a data source named "2024"', () => {
+  const numeric = (v: unknown): unknown => {
+    if (typeof v === 'string' && /^[+-]?\d+(\.\d+)?$/.test(v)) return Number(v);
+    if (Array.isArray(v)) return v.map(numeric);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, numeric(x)]));
+    return v;
+  };
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    q.path.startsWith('/native-s3/handler') && res.status === 200 ? mapJsonBody(res, numeric) : res;
+
+  it('the plan after apply is a no-op (not a replace every run); a renamed one is still a change', async () => {
+    r = await rig({ transitionMs: 10, rewrite });
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/'));
+    await r.write('y.yaml', dataSourceManifest('year', 'raw', 's3://raw.example.com/2024/', '"2024"'));
+    const res = await r.run();
+    expect(res.ok, res.error).toBe(true);
+    expect(await planned(r)).toEqual([]);
+    await r.write('y.yaml', dataSourceManifest('year', 'raw', 's3://raw.example.com/2024/', '"2025"'));
+    expect(await planned(r, { allowReplace: true })).toEqual(['DataSource/year replace']);
   });
 });
 

@@ -4,7 +4,7 @@
  * array, or an object holding one (`dataSources`, or a generic key: api/envelope.ts); flat records
  * (`dataSourceId` or `id`, `dataSourceName` or `name`, `prefix`, `integrationId`) or handler metadata
  * (`{ id, metadata: { prefix, integrationId, dataSourceName } }`); ids as numbers or strings; unknown
- * fields ignored. A record marked `deleted: true` is a soft-deleted data source: not a live one.
+ * fields ignored; a name sent as a number is its digits. A record marked `deleted: true` is a soft-deleted data source: not a live one.
  */
 import { booleanFromWire } from '../util/boolean.js';
 import { appendTo } from '../util/multimap.js';
@@ -16,7 +16,11 @@ import type { DataSourceInput, LiveDataSource } from './types.js';
 /** The resource's own name for its list in an envelope (before the generic keys of api/envelope.ts). */
 const OWN_KEYS = ['dataSources'] as const;
 
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+/**
+ * A string field: a number is its digits (a name like "2024" sent back as the number 2024, as PHP's
+ * `JSON_NUMERIC_CHECK` does; the config's string fields are read so too, plan/shape.ts `fromWire`).
+ */
+const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
 
 /** One record, flat or with handler metadata; undefined when it has no id. */
 export function toLiveDataSource(v: unknown): LiveDataSource | undefined {

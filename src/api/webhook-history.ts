@@ -41,6 +41,23 @@ function optString(v: unknown): string | undefined {
   return undefined;
 }
 
+/** Below this an epoch number is seconds (1e11 s is the year 5138; 1e11 ms is 1973). */
+const EPOCH_SECONDS_BELOW = 1e11;
+
+/**
+ * A timestamp (2.13 types it `timestamp`, the format not shown) as an ISO 8601 string: ISO text as it is; an epoch
+ * number, or a string of one, as the time it names (milliseconds as a Java service's Jackson writes dates by default,
+ * seconds as PHP's `time()` or Python's `timestamp()` give them). Read as text it was no date at all: every record was
+ * undated, so `--since` left them all out and each poll read the whole history again.
+ */
+function timestampFromWire(v: unknown): string | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+(?:\.\d+)?\s*$/.test(v) ? Number(v) : undefined;
+  if (n === undefined) return optString(v);
+  const ms = n < EPOCH_SECONDS_BELOW ? n * 1000 : n;
+  const date = new Date(ms);
+  return Number.isFinite(date.getTime()) ? date.toISOString() : optString(v);
+}
+
 export function toHistoryRecord(v: unknown): WebhookHistoryRecord {
   const o = isPlainObject(v) ? v : {};
   const request = isPlainObject(o.request) ? o.request : {};
@@ -54,14 +71,14 @@ export function toHistoryRecord(v: unknown): WebhookHistoryRecord {
     notificationType: optString(o.notificationType) ?? optString((request.metadata as Obj | undefined)?.notificationType) ?? '',
     statusCode: Number.isFinite(status) ? status : 0,
     webhooksActivityId: idString(o.webhooksActivityId),
-    createdAt: optString(o.createdAt) ?? '',
+    createdAt: timestampFromWire(o.createdAt) ?? '',
     request,
     response,
   };
   const code = optString(body.code);
   if (code !== undefined && code !== '') record.responseCode = code;
   if (typeof body.connect === 'boolean') record.connect = body.connect;
-  const updatedAt = optString(o.updatedAt);
+  const updatedAt = timestampFromWire(o.updatedAt);
   if (updatedAt !== undefined) record.updatedAt = updatedAt;
   const url = optString(o.url);
   if (url !== undefined) record.url = url;

@@ -14,7 +14,7 @@
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
-import { webhookIdentity } from '../service/kinds.js';
+import { recordedWebhookIdentity, webhookIdentity } from '../service/kinds.js';
 import { liveNaturalKey } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 import { groupBy } from '../util/multimap.js';
@@ -87,13 +87,14 @@ export function resolvePending(
       continue;
     }
     const byIdentity = r.kind === 'Webhook' && r.identity !== undefined;
+    const identity = byIdentity ? recordedWebhookIdentity(r.identity!) : undefined;
     // Live before the intent was recorded (another's webhook of the same name and url): never what the create made.
     const before = new Set(r.preexisting ?? []);
     const found =
       r.key === undefined
         ? []
         : (refs.byKey.get(r.key) ?? [])
-            .filter((l) => (!byIdentity || l.identity === r.identity) && !before.has(l.id) && !claimed.has(`${r.kind}\0${l.id}`))
+            .filter((l) => (!byIdentity || l.identity === identity) && !before.has(l.id) && !claimed.has(`${r.kind}\0${l.id}`))
             .sort(byId);
     const hit = found[0];
     if (hit) {

@@ -6,11 +6,11 @@
  * Both sides of a diff go through `comparable`, so a plan is a no-op whatever the service echoes:
  * absent (or null) = default, an empty value ("" or []) of a field without default = absent, fields govops
  * does not know are not compared, order-free lists are sets, a number sent back as a numeric string is that
- * number, a boolean sent as a string (`"true"`) is that boolean (util/boolean.ts), a list of one string in a string
+ * number, a boolean sent as a string (`"true"`) or as `1` / `0` is that boolean (util/boolean.ts), a list of one string in a string
  * field is that string and a number in a string field its digits (`fromWire`), a workspace URL is compared by its
  * host, host names (and the host of a URL) case-insensitively.
  */
-import { hostOf, urlWithLowerHost } from '../service/kinds.js';
+import { hostOf, urlAsCompared } from '../service/kinds.js';
 import { booleanFromWire } from '../util/boolean.js';
 import { copyPlain } from '../util/copy.js';
 import { isPlainObject } from '../util/object.js';
@@ -27,7 +27,8 @@ export interface FieldShape {
   unordered?: boolean;
   /**
    * `host`: a URL or a host, compared by its host, case-insensitively (`https://H/` and `h` name the same
-   * workspace); `url`: a URL compared with its scheme and host lower-cased, the rest as it is.
+   * workspace); `url`: a URL compared with its scheme and host lower-cased, an empty http(s) path as `/` and the
+   * default port dropped, the rest as it is (`urlAsCompared`).
    */
   compare?: 'host' | 'url';
   /**
@@ -48,7 +49,7 @@ function sortedSet(list: unknown[]): unknown[] {
 
 /**
  * A field's value as the service may send it, read as its schema type (comparison and export both read live values
- * with it): a numeric string of a number field is that number, `"true"`/`"false"` of a boolean field the boolean,
+ * with it): a numeric string of a number field is that number, `"true"`/`"false"` (or `1`/`0`) of a boolean field the boolean,
  * and a list of exactly one string in a string field that string (interface 2.3 types `cloudRoleToAssume` string
  * with the default `[]`: a service holding it as a list echoes `["arn:..."]`), and a number in a string field its
  * decimal digits (object_store `cloudAccountId` "123456789012" held and echoed as a number). A longer list in a
@@ -68,7 +69,7 @@ export function fromWire(shape: FieldShape, value: unknown): unknown {
 
 function scalar(shape: FieldShape, value: unknown): unknown {
   if (shape.compare === 'host' && typeof value === 'string') return hostOf(value);
-  if (shape.compare === 'url' && typeof value === 'string') return urlWithLowerHost(value);
+  if (shape.compare === 'url' && typeof value === 'string') return urlAsCompared(value);
   return value;
 }
 

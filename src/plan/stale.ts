@@ -13,7 +13,7 @@
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
-import { urlWithoutCredential, webhookIdentity } from '../service/kinds.js';
+import { recordedWebhookIdentity, urlWithoutCredential, webhookIdentity } from '../service/kinds.js';
 import { integrationIdentity, isIntegrationType } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 import { warning, type PlanWarning } from './notes.js';
@@ -63,7 +63,7 @@ function shown(identity: string, kind: string): string {
  * the manifest says); else nothing but the integration type can be checked.
  */
 function recordedIdentity(st: ManagedResource, desired: () => ReadonlyMap<string, DesiredResource>): string | undefined {
-  if (st.identity !== undefined) return st.identity;
+  if (st.identity !== undefined) return st.kind === 'Webhook' ? recordedWebhookIdentity(st.identity) : st.identity;
   const d = desired().get(`${st.kind}\0${st.name}`);
   return d && d.specHash === st.specHash ? desiredIdentity(d) : undefined;
 }

@@ -103,9 +103,42 @@ export function urlWithLowerHost(value: string): string {
   return `${(m[1] ?? '').toLowerCase()}${host}${m[3]!}`;
 }
 
-/** A webhook's identity: its name and URL (webhooks cannot be edited), the URL's host compared case-insensitively. */
+/**
+ * A URL as govops compares it: an http(s) URL as the WHATWG URL parser writes it (`new URL(u).href`), which a service
+ * storing URLs normalised answers (a Node service keeping `href`, Python's pydantic `HttpUrl`): scheme and host
+ * lower-cased, an empty path `/` (`https://h` = `https://h/`, RFC 3986 6.2.3), the scheme's default port dropped
+ * (`https://h:443/x` = `https://h/x`), an international host in punycode, dot segments resolved, spaces
+ * percent-encoded. Path, query and userinfo keep their case, and a slash after a path (`/in` and `/in/`) stays a
+ * difference. Anything else (a bare host, a URL that does not parse): `urlWithLowerHost`.
+ */
+export function urlAsCompared(value: string): string {
+  if (/^https?:\/\//i.test(value)) {
+    try {
+      return new URL(value).href;
+    } catch {
+      // not a URL: as urlWithLowerHost writes it
+    }
+  }
+  return urlWithLowerHost(value);
+}
+
+/** A webhook's identity: its name and URL (webhooks cannot be edited), the URL compared as `urlAsCompared` says. */
 export function webhookIdentity(name: string, url: string): string {
-  return JSON.stringify([name, urlWithLowerHost(url)]);
+  return JSON.stringify([name, urlAsCompared(url)]);
+}
+
+/**
+ * A recorded webhook identity as `webhookIdentity` writes it now: a state written before `urlAsCompared` (its URL
+ * only lower-cased) still names the same webhook. Anything not a `[name, url]` pair is returned as it is.
+ */
+export function recordedWebhookIdentity(identity: string): string {
+  try {
+    const pair: unknown = JSON.parse(identity);
+    if (Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string') return webhookIdentity(pair[0], pair[1]);
+  } catch {
+    // not a pair: as it is
+  }
+  return identity;
 }
 
 /** Statuses in which an integration is still changing (interface 3's observed values besides enabled). */

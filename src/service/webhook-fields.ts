@@ -5,7 +5,7 @@
  * The secret is not one of them: it is write-only in the service and compared by fingerprint only.
  */
 import { booleanFromWire } from '../util/boolean.js';
-import { urlWithLowerHost } from './kinds.js';
+import { urlAsCompared } from './kinds.js';
 
 export interface WebhookFieldRule {
   /** The JSON type of the value (the normaliser reads the wire value as it). */
@@ -17,7 +17,7 @@ export interface WebhookFieldRule {
    * (the interface does not list it in every answer).
    */
   optional?: true;
-  /** `url`: its scheme and host compare case-insensitively (a service may store them lower-cased). */
+  /** `url`: compared as `urlAsCompared` (service/kinds.ts): scheme and host case-insensitively, `https://h` = `https://h/`. */
   compare?: 'url';
   /** Where the manifest gives it: its own field under `spec` (default), or `metadata.name`. */
   from?: 'metadata.name';
@@ -61,6 +61,6 @@ export function readWebhookField(rule: WebhookFieldRule, raw: unknown): unknown 
 /** The value as compared (a set sorted and without repeats; an absent optional value as null). */
 export function comparableWebhookField(rule: WebhookFieldRule, value: unknown): unknown {
   if (rule.set) return asSet(value);
-  if (rule.compare === 'url' && typeof value === 'string') return urlWithLowerHost(value);
+  if (rule.compare === 'url' && typeof value === 'string') return urlAsCompared(value);
   return value ?? null;
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runGovops } from '../helpers/cli.js';
 import { EXAMPLES, exampleEnv } from './harness.js';
-import { objectStoreManifest } from '../helpers/manifests.js';
+import { dataSourceManifest, objectStoreManifest } from '../helpers/manifests.js';
 import { mapJsonBody, type ProxiedRequest, type ProxiedResponse } from '../helpers/rewriting-proxy.js';
 import { rig, sqlManifest, webhookManifest, type Rig } from './inproc.js';
 
@@ -174,6 +174,104 @@ describe('booleans sent as strings ("true" / "false") in integration and webhook
     expect(text).toMatch(/global: true$/m);
     expect(text).toMatch(/global: false$/m);
     expect(text).not.toMatch(/global: ["']/);
+  });
+});
+
+describe('booleans sent as 1 / 0 (numbers or strings: a PHP service over MySQL TINYINT) in integration, webhook and data-source bodies', () => {
+  const encodings: Record<string, (b: boolean) => unknown> = { numbers: (b) => (b ? 1 : 0), strings: (b) => (b ? '1' : '0') };
+  const as01 = (enc: (b: boolean) => unknown) => {
+    const walk = (v: unknown): unknown => {
+      if (typeof v === 'boolean') return enc(v);
+      if (Array.isArray(v)) return v.map(walk);
+      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+      return v;
+    };
+    return (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+      q.method === 'GET' && /^\/(integrations|webhooks|native-s3\/handler)(\/\d+)?$/.test(q.path) && res.status === 200 ? mapJsonBody(res, walk) : res;
+  };
+
+  it.each(Object.keys(encodings))('%s: the examples applied, the plan after is a no-op (no replace of an autoBootstrap integration or a global webhook); a real change is seen', async (name) => {
+    r = await rig({ transitionMs: 10, rewrite: as01(encodings[name]!) });
+    await cp(EXAMPLES, path.join(r.dir, 'm'), { recursive: true, filter: (src) => !src.includes('kubernetes') && !src.includes('environments') });
+    Object.assign(r.env, exampleEnv('bits'));
+    const res = await r.run({ manualSteps: 'trust' });
+    expect(res.ok, res.error).toBe(true);
+    expect(await planned(r, { manualSteps: 'trust' })).toEqual([]);
+    // a soft-deleted data source (deleted: 1) is not a live one: the manifest's is created again
+    const raw = (await r.api.listDataSources()).find((d) => d.dataSourceName === 'Raw events')!;
+    await r.api.deleteDataSource(raw.id);
+    expect(await planned(r, { manualSteps: 'trust' })).toEqual(['DataSource/raw-events create']);
+    const sql = await readFile(path.join(r.dir, 'm', 'sql-analytics.yaml'), 'utf8');
+    await r.write('sql-analytics.yaml', sql.replace(/impersonation:\n {6}enabled: true/, 'impersonation:\n      enabled: false'));
+    const edit = await r.run({ apply: false, manualSteps: 'trust' });
+    const changed = edit.plan!.changes.filter((c) => c.action !== 'noop' && c.resourceKind === 'Integration');
+    expect(changed.map((c) => [c.name, c.action, c.changes.map((f) => [f.path, f.before, f.after])])).toEqual([
+      ['analytics-sql', 'update', [['config.impersonation.enabled', true, false]]],
+    ]);
+  });
+});
+
+describe('URLs the service stores normalised (a Node service keeping new URL(u).href, Python\'s pydantic HttpUrl): "/" for an empty path, no default port', () => {
+  const normalised = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    q.method === 'GET' && /^\/(integrations|webhooks)(\/\d+)?$/.test(q.path) && res.status === 200
+      ? mapJsonBody(res, (v) => {
+          for (const i of Array.isArray(v) ? v : [v]) {
+            const o = i as Record<string, unknown>;
+            if (typeof o.url === 'string') o.url = new URL(o.url).href;
+            const okta = (o.config as Record<string, Record<string, unknown>> | undefined)?.okta;
+            if (okta && typeof okta.idpHost === 'string') okta.idpHost = new URL(okta.idpHost).href;
+          }
+          return v;
+        })
+      : res;
+  const hook = (name: string, url: string) => webhookManifest(name).replace(`https://hooks.example.com/${name}`, url);
+  const okta = (idpHost: string) => `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: okta
+spec:
+  type: columnar_warehouse
+  autoBootstrap: false
+  config:
+    host: columnar.example.com
+    database: governance
+    authenticationType: okta
+    okta: { username: u, password: p, appId: app, idpHost: ${idpHost}, role: r }
+`;
+
+  it('a webhook URL without a path or with the default port, an okta idpHost without a path: the plan after apply is a no-op; a real change is seen', async () => {
+    r = await rig({ transitionMs: 10, rewrite: normalised });
+    Object.assign(r.env, { GOVOPS_SECRET_HOOK_SECRET: 'hook-other-1' });
+    await r.write('a.yaml', hook('root', 'https://Receiver.Example.com'));
+    await r.write('b.yaml', hook('port', 'https://receiver.example.com:443/in?x=1'));
+    await r.write('c.yaml', okta('https://idp.example.com'));
+    const res = await r.run({ manualSteps: 'trust' });
+    expect(res.ok, res.error).toBe(true);
+    expect(await planned(r, { manualSteps: 'trust' })).toEqual([]);
+    await r.write('a.yaml', hook('root', 'https://receiver.example.com/other'));
+    expect(await planned(r, { manualSteps: 'trust', allowReplace: true })).toEqual(['Webhook/root replace']);
+  });
+});
+
+describe('numeric strings sent as numbers (PHP json_encode with JSON_NUMERIC_CHECK): a data source named "2024"', () => {
+  const numeric = (v: unknown): unknown => {
+    if (typeof v === 'string' && /^[+-]?\d+(\.\d+)?$/.test(v)) return Number(v);
+    if (Array.isArray(v)) return v.map(numeric);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, numeric(x)]));
+    return v;
+  };
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    q.path.startsWith('/native-s3/handler') && res.status === 200 ? mapJsonBody(res, numeric) : res;
+
+  it('the plan after apply is a no-op (not a replace every run); a renamed one is still a change', async () => {
+    r = await rig({ transitionMs: 10, rewrite });
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/'));
+    await r.write('y.yaml', dataSourceManifest('year', 'raw', 's3://raw.example.com/2024/', '"2024"'));
+    const res = await r.run();
+    expect(res.ok, res.error).toBe(true);
+    expect(await planned(r)).toEqual([]);
+    await r.write('y.yaml', dataSourceManifest('year', 'raw', 's3://raw.example.com/2024/', '"2025"'));
+    expect(await planned(r, { allowReplace: true })).toEqual(['DataSource/year replace']);
   });
 });
 

@@ -236,6 +236,24 @@ describe('HistoryCursor (incremental polling)', () => {
     expect(requests.map((q) => q.offset)).toEqual([0, 100, 200]);
   });
 
+  it.each([
+    ['epoch milliseconds (a Java service: Jackson writes dates so by default)', (t: number) => t],
+    ['epoch seconds (PHP time())', (t: number) => t / 1000],
+    ['epoch milliseconds as a string', (t: number) => String(t)],
+  ])('createdAt as %s: read as that time (the window, the boundary, the ISO time shown)', async (_name, wire) => {
+    const records = Array.from({ length: 300 }, (_, i) => {
+      const r = rec(i + 1, { t: T0 - 3_600_000 + i * 1000 });
+      return toHistoryRecord({ ...r, webhooksId: r.webhookId, createdAt: wire(Date.parse(r.createdAt)) });
+    });
+    expect(records[0]!.createdAt).toBe(new Date(T0 - 3_600_000).toISOString());
+    const { api, requests } = fakeHistory(records);
+    const cursor = new HistoryCursor({ pageSize: 100, overlapMs: 60_000 });
+    expect((await cursor.poll(api)).records).toHaveLength(61);
+    requests.length = 0;
+    expect((await cursor.poll(api)).records).toEqual([]);
+    expect(requests).toHaveLength(1);
+  });
+
   it('records arriving between page requests shift pages: repeats are dropped, nothing is skipped', async () => {
     const records = Array.from({ length: 50 }, (_, i) => rec(i + 1, { t: T0 + i * 10 }));
     let arriving = false;

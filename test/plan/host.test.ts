@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hostOf, urlWithLowerHost, webhookIdentity } from '../../src/service/kinds.js';
+import { hostOf, recordedWebhookIdentity, urlAsCompared, urlWithLowerHost, webhookIdentity } from '../../src/service/kinds.js';
 import { integrationIdentity, naturalKey } from '../../src/kinds/registry.js';
 
 /** What hostOf must give: the URL parser's host, or the value lowercased when it parses as none. */
@@ -72,5 +72,25 @@ describe('urlWithLowerHost, integrationIdentity, webhookIdentity (issue 22)', ()
     expect(webhookIdentity('h', 'https://A.example/x')).toBe(webhookIdentity('h', 'https://a.example/x'));
     expect(webhookIdentity('h', 'https://a.example/x')).not.toBe(webhookIdentity('h', 'https://a.example/X'));
     expect(webhookIdentity('h', 'https://a.example/x')).not.toBe(webhookIdentity('H', 'https://a.example/x'));
+  });
+
+  it('urlAsCompared: an http(s) URL as new URL(u).href writes it (empty path "/", no default port, punycode host); a slash after a path stays a difference', () => {
+    expect(urlAsCompared('https://A.example')).toBe('https://a.example/');
+    expect(urlAsCompared('https://a.example?q=1')).toBe('https://a.example/?q=1');
+    expect(urlAsCompared('https://a.example:443/x')).toBe('https://a.example/x');
+    expect(urlAsCompared('http://a.example:80')).toBe('http://a.example/');
+    expect(urlAsCompared('https://a.example:8443')).toBe('https://a.example:8443/');
+    expect(urlAsCompared('http://a.example:443/x')).toBe('http://a.example:443/x');
+    expect(urlAsCompared('https://a.example/x')).not.toBe(urlAsCompared('https://a.example/x/'));
+    expect(urlAsCompared('idp.example.com')).toBe('idp.example.com');
+    expect(urlAsCompared('https://Bücher.Example/In')).toBe('https://xn--bcher-kva.example/In');
+    expect(urlAsCompared('https://User:Pw@H.example:443')).toBe('https://User:Pw@h.example/');
+    expect(webhookIdentity('h', 'https://a.example')).toBe(webhookIdentity('h', 'https://A.example:443/'));
+  });
+
+  it('a webhook identity recorded before urlAsCompared (URL only lower-cased) names the same webhook', () => {
+    const old = JSON.stringify(['h', urlWithLowerHost('https://A.example')]);
+    expect(recordedWebhookIdentity(old)).toBe(webhookIdentity('h', 'https://a.example/'));
+    expect(recordedWebhookIdentity('not json')).toBe('not json');
   });
 });

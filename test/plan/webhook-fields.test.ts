@@ -76,8 +76,8 @@ describe.each(WEBHOOK_FIELD_NAMES)('webhook field %s', (field) => {
 });
 
 describe('a boolean field sent as a string', () => {
-  it('"true" / "false" (any case, spaced) read as the booleans, as config booleans are; anything else as a webhook\'s absent false', () => {
-    for (const [wire, want] of [['true', true], ['TRUE', true], [' True ', true], ['false', false], ['False', false], ['yes', false], [1, false], [null, false]] as const) {
+  it('"true" / "false" (any case, spaced) and 1 / 0 read as the booleans, as config booleans are; anything else as a webhook\'s absent false', () => {
+    for (const [wire, want] of [['true', true], ['TRUE', true], [' True ', true], ['false', false], ['False', false], [1, true], ['1', true], [0, false], ['0', false], ['yes', false], [2, false], [null, false]] as const) {
       expect(toLiveWebhook({ id: 1, ...BASE, global: wire }).global, String(wire)).toBe(want);
     }
     const d = desired({ ...BASE, global: true }, 'hook');

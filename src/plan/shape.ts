@@ -75,7 +75,8 @@ function scalar(shape: FieldShape, value: unknown): unknown {
 
 function field(shape: FieldShape, raw: unknown): unknown {
   if (shape.fields) {
-    const value = raw === null ? undefined : raw;
+    // null, and `[]` (a PHP service's json_encode of an empty array, its only map type), read as absent
+    const value = raw === null || (Array.isArray(raw) && raw.length === 0) ? undefined : raw;
     if (value !== undefined && !isPlainObject(value)) return value; // not an object: compared as it is
     const base = value ?? (shape.default !== undefined && isPlainObject(shape.default) ? shape.default : {});
     const out = object(shape.fields, base);

@@ -258,6 +258,13 @@ describe('a no-op whatever the service echoes', () => {
     expect(memo('dataset_warehouse', config)).toEqual(comparable(SHAPES, 'dataset_warehouse', config));
   });
 
+  it("normalisation: an object field echoed as [] (PHP's json_encode of an empty array) is that object absent; a list that holds something is not", () => {
+    const written = { host: 'acct.example.com', database: 'db' };
+    const echoed = { ...written, impersonation: [], audit: [], userRolePattern: [] };
+    expect(comparable(SHAPES, 'cloud_warehouse', echoed)).toEqual(comparable(SHAPES, 'cloud_warehouse', written));
+    expect(comparable(SHAPES, 'cloud_warehouse', { ...written, impersonation: ['x'] }).impersonation).toEqual(['x']);
+  });
+
   it('deepEqual: a property holding undefined counts as absent, at any depth', () => {
     expect(deepEqual({ a: 1, b: undefined }, { a: 1 })).toBe(true);
     expect(deepEqual([{ a: 1, b: undefined }], [{ a: 1 }])).toBe(true);

@@ -166,14 +166,17 @@ function integrationManifest(
   return manifest;
 }
 
-/** Webhooks: the name is the identity (metadata.name becomes the webhook's name), so it cannot be changed. */
+/**
+ * Webhooks: the name is the identity, so it cannot be changed. A name that is a manifest name is the metadata.name;
+ * any other (`Slack Alerts`) is kept as `spec.name`, under a metadata.name made of it by the rule of other exported
+ * names (names.ts), which never takes a name a webhook has as it is.
+ */
 function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): void {
   const seen = new Map<string, string>();
+  const kept: LiveWebhook[] = [];
   for (const w of byId(webhooks)) {
-    if (!NAME_PATTERN.test(w.name) || w.name.length > MAX_NAME) {
-      out.warnings.push(
-        `webhook ${JSON.stringify(w.name)} (id ${w.id}) not exported: its name is not a manifest name (lower-case letters, digits, '-', at most ${MAX_NAME}); a webhook cannot be renamed in place: rename it by a replace once it has a manifest`,
-      );
+    if (w.name === '') {
+      out.warnings.push(`webhook (id ${w.id}) not exported: its name is empty, which a manifest cannot give (spec.name is a non-empty string)`);
       continue;
     }
     // A webhook's url cannot be a secret reference: one that carries a credential would be committed in clear.
@@ -190,19 +193,32 @@ function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): vo
       continue;
     }
     seen.set(w.name, w.id);
-    if (w.actionType !== 'receive' && w.actionType !== 'triggered') out.unknownActionType.push(`Webhook/${w.name}`);
-    out.resources.push({ kind: 'Webhook', name: w.name, liveId: w.id, manifest: webhookManifest(w), identity: liveWebhookIdentity(w) });
+    kept.push(w);
   }
+  const isManifestName = (name: string): boolean => NAME_PATTERN.test(name) && name.length <= MAX_NAME;
+  // A valid name sorts first (key `0|`), so it keeps itself when a sanitised one comes out the same.
+  const names = assignNames(kept.map((w) => ({ key: `${isManifestName(w.name) ? 0 : 1}|${w.name}`, base: w.name, fallback: 'webhook', id: w.id })));
+  kept.forEach((w, i) => {
+    const name = names[i]!;
+    if (w.actionType !== 'receive' && w.actionType !== 'triggered') out.unknownActionType.push(`Webhook/${name}`);
+    out.resources.push({ kind: 'Webhook', name, liveId: w.id, manifest: webhookManifest(w, name), identity: liveWebhookIdentity(w) });
+  });
 }
 
 /** A webhook as a manifest; its events as the plan compares them (a set: a repeat the service keeps is written once). */
-function webhookManifest(w: LiveWebhook): WebhookManifest {
+function webhookManifest(w: LiveWebhook, name: string): WebhookManifest {
   const actionType = w.actionType === 'receive' ? 'receive' : 'triggered';
   return {
     apiVersion: API_VERSION,
     kind: 'Webhook',
-    metadata: { name: w.name },
-    spec: { url: w.url, global: booleanFromWire(w.global) === true, notificationType: asSet(w.notificationType), actionType },
+    metadata: { name },
+    spec: {
+      ...(name === w.name ? {} : { name: w.name }),
+      url: w.url,
+      global: booleanFromWire(w.global) === true,
+      notificationType: asSet(w.notificationType),
+      actionType,
+    },
   };
 }
 

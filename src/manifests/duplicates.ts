@@ -1,6 +1,10 @@
-/** Checks across the whole manifest set: duplicate (kind, name), and integrations the service would 409. */
+/**
+ * Checks across the whole manifest set: duplicate (kind, name), two webhooks of one name in the service (spec.name,
+ * else metadata.name), and integrations the service would 409.
+ */
 import { kindOf, naturalKey } from '../kinds/registry.js';
-import type { Diagnostic, IntegrationManifest, LoadedManifest } from './types.js';
+import { webhookServiceName } from '../service/webhook-fields.js';
+import type { Diagnostic, IntegrationManifest, LoadedManifest, WebhookManifest } from './types.js';
 import { where } from './format.js';
 
 
@@ -11,6 +15,7 @@ export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: L
   const byName = new Map<string, LoadedManifest>();
   const byNaturalKey = new Map<string, LoadedManifest>();
   const byUniqueField = new Map<string, LoadedManifest>();
+  const byWebhookName = new Map<string, LoadedManifest>();
   for (const m of manifests) {
     const { kind, metadata } = m.manifest;
     const key = `${kind}/${metadata.name}`;
@@ -24,6 +29,13 @@ export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: L
         message: `duplicate name: ${key} is also defined at ${where(first)} (names are unique per kind)`,
       });
       continue;
+    }
+    if (kind === 'Webhook') {
+      const clash = webhookNameClash(m, byWebhookName);
+      if (clash) {
+        diagnostics.push(clash);
+        continue;
+      }
     }
     byName.set(key, m);
     kept.push(m);
@@ -69,4 +81,22 @@ export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: L
     for (const key of uniqueKeys) byUniqueField.set(key, m);
   }
   return { kept, diagnostics };
+}
+
+/** A second webhook manifest of one name in the service (spec.name, else metadata.name): its error; else it is noted. */
+function webhookNameClash(m: LoadedManifest, byWebhookName: Map<string, LoadedManifest>): Diagnostic | undefined {
+  const webhook = m.manifest as WebhookManifest;
+  const serviceName = webhookServiceName(webhook);
+  const other = byWebhookName.get(serviceName);
+  if (!other) {
+    byWebhookName.set(serviceName, m);
+    return undefined;
+  }
+  return {
+    ...m.locate(typeof webhook.spec.name === 'string' ? ['spec', 'name'] : ['metadata', 'name']),
+    kind: 'Webhook',
+    name: webhook.metadata.name,
+    severity: 'error',
+    message: `duplicate webhook name: ${JSON.stringify(serviceName)} is also the name in the service of Webhook/${other.manifest.metadata.name} at ${where(other)} (a webhook's name, spec.name or else metadata.name, is its identity)`,
+  };
 }

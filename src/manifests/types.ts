@@ -27,6 +27,8 @@ export interface IntegrationSpec {
 }
 
 export interface WebhookSpec {
+  /** The webhook's name in the service (any non-empty string); absent: metadata.name (`webhookServiceName`). */
+  name?: string;
   url: string;
   global: boolean;
   notificationType: string[];

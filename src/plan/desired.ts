@@ -7,7 +7,7 @@
 import type { DataSourceManifest, IntegrationManifest, Manifest, SourceLocation, WebhookManifest } from '../manifests/types.js';
 import { DELETE_ANNOTATION, IGNORE_FIELDS_ANNOTATION, SUSPEND_ANNOTATION, annotationOn, ignoreFieldProblem, splitIgnoreFields } from '../service/annotations.js';
 import { ignoreFieldFacts, isConfigless, isSensitiveKey } from '../kinds/registry.js';
-import { WEBHOOK_FIELD_NAMES, webhookFieldRule } from '../service/webhook-fields.js';
+import { WEBHOOK_FIELD_NAMES, webhookFieldRule, webhookServiceName } from '../service/webhook-fields.js';
 import { copyPlain } from '../util/copy.js';
 import { canonicalJson } from './diff.js';
 import { isPlainObject } from '../util/object.js';
@@ -167,7 +167,7 @@ function webhookBody(m: WebhookManifest): DesiredWebhookBody {
   const s = m.spec as unknown as Record<string, unknown>;
   const body: Record<string, unknown> = {};
   // Every compared field, from its one list (service/webhook-fields.ts); the secret is sent, never compared.
-  for (const f of WEBHOOK_FIELD_NAMES) body[f] = webhookFieldRule(f).from === 'metadata.name' ? m.metadata.name : copyPlain(s[f]);
+  for (const f of WEBHOOK_FIELD_NAMES) body[f] = webhookFieldRule(f).from === 'metadata.name' ? webhookServiceName(m) : copyPlain(s[f]);
   if (typeof s.secret === 'string') body.secret = s.secret;
   return body as unknown as DesiredWebhookBody;
 }

@@ -2,11 +2,13 @@
  * What a pull request changes, resource by resource (pure): the manifests at the merge-base against the
  * manifests at the head. A resource is identified by its kind and metadata.name; an Integration whose name
  * changed but whose identity in the service (its natural key: kind and host, workspace, name...) did not is
- * *renamed*; so is a DataSource whose integration and prefix (its identity) stayed. A Webhook's identity in the
- * service is its name, so renaming one is a removal plus an addition.
+ * *renamed*; so is a DataSource whose integration and prefix (its identity) stayed, and a Webhook whose name in the
+ * service (its identity: spec.name, else metadata.name) stayed. Without spec.name a webhook's metadata.name is its
+ * name in the service, so renaming one is a removal plus an addition.
  * Resources the pull request does not touch are not listed.
  */
-import type { DataSourceManifest, IntegrationManifest, LoadedManifest } from '../manifests/types.js';
+import type { DataSourceManifest, IntegrationManifest, LoadedManifest, WebhookManifest } from '../manifests/types.js';
+import { webhookServiceName } from '../service/webhook-fields.js';
 import { naturalKey } from '../kinds/registry.js';
 import { diffManifest, manifestFields, type ManifestFieldChange } from './manifest-diff.js';
 
@@ -42,6 +44,7 @@ function identity(m: LoadedManifest): string | undefined {
     const spec = (m.manifest as DataSourceManifest).spec;
     return `DataSource:${spec.integration}|${spec.prefix}`;
   }
+  if (m.manifest.kind === 'Webhook') return `Webhook:${webhookServiceName(m.manifest as WebhookManifest)}`;
   if (m.manifest.kind !== 'Integration') return undefined;
   const spec = (m.manifest as IntegrationManifest).spec;
   return naturalKey(spec.type, spec.config);
@@ -88,7 +91,7 @@ export function diffRevisions(base: readonly LoadedManifest[], head: readonly Lo
     const fields = diffManifest(old, m);
     if (fields.length) out.push(entry(m, 'changed', fields, old));
   }
-  // renames: an added and a removed Integration (or DataSource) with the same identity (each unique on its side)
+  // renames: an added and a removed resource of one kind with the same identity (each unique on its side)
   const removedById = uniqueByIdentity(removed);
   const addedById = uniqueByIdentity(added);
   const paired = new Set<LoadedManifest>();

@@ -19,7 +19,10 @@ export interface WebhookFieldRule {
   optional?: true;
   /** `url`: compared as `urlAsCompared` (service/kinds.ts): scheme and host case-insensitively, `https://h` = `https://h/`. */
   compare?: 'url';
-  /** Where the manifest gives it: its own field under `spec` (default), or `metadata.name`. */
+  /**
+   * Where the manifest gives it: its own field under `spec` (default), or `metadata.name`: the name, which is
+   * `spec.name` when written, else `metadata.name` (`webhookServiceName`).
+   */
   from?: 'metadata.name';
 }
 
@@ -37,6 +40,15 @@ export const WEBHOOK_FIELD_NAMES = Object.keys(WEBHOOK_FIELDS) as WebhookField[]
 
 export function webhookFieldRule(field: WebhookField): WebhookFieldRule {
   return WEBHOOK_FIELDS[field];
+}
+
+/**
+ * A webhook manifest's name in the service: `spec.name` when written (any non-empty string the service allows,
+ * such as `Slack Alerts`), else `metadata.name`. Everything that matches, sends or records a webhook's service name
+ * uses this, never `metadata.name` directly.
+ */
+export function webhookServiceName(m: { metadata: { name: string }; spec: { name?: string | undefined } }): string {
+  return typeof m.spec.name === 'string' ? m.spec.name : m.metadata.name;
 }
 
 /** A set as compared: distinct and sorted. */

@@ -82,4 +82,30 @@ describe('ambiguous creates during apply (sandbox behind a lossy gateway)', () =
       await gw.close();
     }
   });
+
+  it('a webhook with spec.name whose create answer was lost is found by its name in the service, not created twice', async () => {
+    const gw = await lossyGateway(r.sandbox.url, (m, u) => m === 'POST' && u === '/webhooks', 1);
+    const api = new ServiceClient({ baseUrl: gw.url, token: r.sandbox.adminToken, retries: 3, retryPolicy: { baseDelayMs: 5, maxDelayMs: 20 } });
+    try {
+      await r.write('w.yaml', webhookManifest('slack-alerts').replace('spec:\n', 'spec:\n  name: Slack Alerts\n'));
+      const res = await reconcile(api, engineOptions({
+        root: r.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(),
+        statePath: r.statePath, env: r.env, timeoutMs: 20_000, pollIntervalMs: 20, pollMaxIntervalMs: 200,
+      }));
+      expect(res.ok, res.error).toBe(true);
+      expect(gw.lost()).toBe(1);
+      expect(r.lines().filter((l) => l.startsWith('POST /webhooks 2'))).toHaveLength(1);
+      const live = await r.api.listWebhooks();
+      expect(live.map((w) => w.name)).toEqual(['Slack Alerts']);
+      const st = await r.state();
+      expect(st.resources.map((x) => [x.kind, x.name, x.id])).toEqual([['Webhook', 'slack-alerts', live[0]!.id]]);
+      const again = await reconcile(api, engineOptions({
+        root: r.dir, paths: ['m'], apply: false, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env,
+      }));
+      expect(again.changed).toBe(false);
+    } finally {
+      await api.close();
+      await gw.close();
+    }
+  });
 });

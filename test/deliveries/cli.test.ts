@@ -348,6 +348,25 @@ describe('govops webhooks retry', () => {
     );
   });
 
+  it('--failed NAME and history NAME: the manifest name of a webhook whose name in the service (spec.name) differs, or that name', async () => {
+    w = await startWorld();
+    // govops manages "Slack Alerts" as the manifest slack-alerts; another team's webhook is literally named slack-alerts
+    const [ours, theirs] = await w.createHooks([hookItem(w, 'Slack Alerts', '/ours'), hookItem(w, 'slack-alerts', '/theirs')]);
+    w.rx.set('/ours', 503);
+    w.rx.set('/theirs', 503);
+    await w.fire('modelAccessRequested');
+    const state = await stateFile('state-spec-name.json', [{ name: 'slack-alerts', id: String(ours.id) }]);
+    for (const name of ['slack-alerts', 'Slack Alerts']) {
+      const dry = await jsonOf(['webhooks', 'retry', '--failed', name, '--dry-run', '--state', state]);
+      expect(dry.records.map((r: any) => r.webhookId), name).toEqual([String(ours.id)]);
+    }
+    const history = await jsonOf(['webhooks', 'history', 'slack-alerts', '--state', state]);
+    expect(history.records.map((r: any) => r.webhookId)).toContain(String(ours.id));
+    // without the state, the name is the one in the service: the other team's
+    const named = await jsonOf(['webhooks', 'retry', '--failed', 'slack-alerts', '--dry-run']);
+    expect(named.records.map((r: any) => r.webhookId)).toEqual([String(theirs.id)]);
+  });
+
   it("--failed leaves alone a webhook now at an id the state recorded for another one (the service gave the id again)", async () => {
     w = await startWorld();
     const [theirs] = await w.createHooks([hookItem(w, 'theirs', '/theirs')]);

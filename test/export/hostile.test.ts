@@ -34,7 +34,7 @@ describe('export of hostile service text', () => {
     await sandbox.close();
   });
 
-  it('a webhook name with control characters: the warning on the terminal is escaped, no file is named after it', async () => {
+  it('a webhook name with control characters: exported as spec.name, nothing raw on the terminal, no file is named after it', async () => {
     const res = await fetch(`${sandbox.url}/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${sandbox.adminToken}`, 'content-type': 'application/json' },
@@ -43,10 +43,19 @@ describe('export of hostile service text', () => {
     expect(res.status, await res.text()).toBeLessThan(300);
     const r = await runGovops(['export', '--out', 'out'], { cwd: dir, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken } });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/warning: webhook .*not exported: its name is not a manifest name/);
+    expect(r.stderr).not.toMatch(/not exported/);
     expect(r.stderr + r.stdout).not.toMatch(RAW);
     expect(r.stderr).not.toMatch(/^error: forged/m);
-    for (const f of await readdir(path.join(dir, 'out')).catch(() => [] as string[])) expect(f).not.toMatch(RAW);
+    const files = await readdir(path.join(dir, 'out'));
+    for (const f of files) expect(f).not.toMatch(RAW);
+    // the name is kept as it is in the service (spec.name): the file validates, and plans as an adoption of it
+    const text = await readFile(path.join(dir, 'out', files.find((f) => f.startsWith('webhook-'))!), 'utf8');
+    expect(text).toMatch(/^metadata:\n {2}name: bad-2j-0-pwned-evil-31m-error-forged$/m);
+    const validated = await runGovops(['validate', 'out', '--strict'], { cwd: dir });
+    expect(validated.code, validated.stdout + validated.stderr).toBe(0);
+    const planned = await runGovops(['plan', 'out', '-o', 'json'], { cwd: dir, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken } });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect((JSON.parse(planned.stdout) as { changes: Array<{ action: string }> }).changes.map((c) => c.action)).toEqual(['adopt']);
   });
 });
 

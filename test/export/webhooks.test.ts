@@ -65,3 +65,37 @@ describe('export of a webhook whose url carries a credential', () => {
     for (const w of warnings) expect(w).not.toContain('canary');
   });
 });
+
+describe('export of a webhook whose name is not a manifest name (the service allows any string)', () => {
+  it('is written with a sanitised metadata.name and its name as spec.name; a valid name keeps itself and has no spec.name', () => {
+    const out = run([hook(1, 'Slack Alerts', 'triggered'), hook(2, 'slack-alerts', 'triggered'), hook(3, 'team_a.alerts', 'triggered'), hook(4, 'plain', 'triggered')]);
+    expect(warningsFor(out)).toEqual([]);
+    const byId = new Map(out.resources.map((r) => [r.liveId, r]));
+    expect(byId.get('2')!.name).toBe('slack-alerts');
+    expect(byId.get('2')!.manifest.spec).not.toHaveProperty('name');
+    expect(byId.get('1')!.name).toMatch(/^slack-alerts-[0-9a-f]{6}$/);
+    expect((byId.get('1')!.manifest.spec as { name?: string }).name).toBe('Slack Alerts');
+    expect(byId.get('3')!.name).toBe('team-a-alerts');
+    expect((byId.get('3')!.manifest.spec as { name?: string }).name).toBe('team_a.alerts');
+    expect(byId.get('4')!.manifest).toEqual({
+      apiVersion: 'govops/v1',
+      kind: 'Webhook',
+      metadata: { name: 'plain' },
+      spec: { url: 'https://hooks.example.com/plain', global: false, notificationType: ['userCreated'], actionType: 'triggered' },
+    });
+    // the identity recorded (export --state) is the name in the service
+    expect(byId.get('1')!.identity).toContain('Slack Alerts');
+  });
+
+  it('the same names in any list order', () => {
+    const hooks = [hook(1, 'Slack Alerts', 'triggered'), hook(2, 'slack-alerts', 'triggered'), hook(3, 'SLACK alerts', 'triggered')];
+    const names = (list: LiveWebhook[]) => new Map(run(list).resources.map((r) => [r.liveId, r.name]));
+    expect(names([...hooks].reverse())).toEqual(names(hooks));
+  });
+
+  it('an empty name, which spec.name cannot hold, is not exported (a warning)', () => {
+    const out = run([hook(1, '', 'triggered')]);
+    expect(out.resources).toEqual([]);
+    expect(warningsFor(out)).toEqual(['webhook (id 1) not exported: its name is empty, which a manifest cannot give (spec.name is a non-empty string)']);
+  });
+});

@@ -42,18 +42,30 @@ spec:
     expect(out).toEqual(['m.yaml:7:21: must be a list, not a string `modelCreated` (write it as a list: [modelCreated])']);
   });
 
-  it('a webhook `name` in spec (the body of POST /webhooks has one): pointed to metadata.name', () => {
+  it('a webhook `name` in spec is its name in the service (any non-empty string); an empty one is refused', () => {
     const out = errors(`apiVersion: govops/v1
 kind: Webhook
 metadata: { name: hook }
 spec:
-  name: hook
+  name: Slack Alerts
   url: https://example.com/hook
   global: false
   notificationType: [modelCreated]
   actionType: triggered
 `);
-    expect(out).toEqual(["m.yaml:5:3: unknown field `name`: a webhook's name is its metadata.name (write it there, and leave it out of spec)"]);
+    expect(out).toEqual([]);
+    const empty = errors(`apiVersion: govops/v1
+kind: Webhook
+metadata: { name: hook }
+spec:
+  name: ""
+  url: https://example.com/hook
+  global: false
+  notificationType: [modelCreated]
+  actionType: triggered
+`);
+    expect(empty).toHaveLength(1);
+    expect(empty[0]).toMatch(/^m\.yaml:5:9: .*must not be empty/);
   });
 
   it('a secret reference where none is read (a webhook url, a data source prefix): said so, with where they are read', () => {

@@ -76,6 +76,20 @@ describe('diffRevisions: what the pull request changes', () => {
     expect(diff[0]!.fields).toEqual([{ path: 'spec.config.host', before: 'DB.example.com', after: 'db.example.com', sensitive: false }, { path: 'spec.config.port', before: 1, after: 2, sensitive: false }]);
   });
 
+  it('a Webhook whose metadata.name changed and whose name in the service (spec.name, else metadata.name) did not is "renamed"', () => {
+    const named = (name: string, serviceName: string): LoadedManifest => {
+      const m = hook(name, 'https://r.example.com/h');
+      return loaded({ ...m.manifest, spec: { name: serviceName, ...(m.manifest.spec as object) } } as Manifest);
+    };
+    const diff = diffRevisions([named('slack', 'Slack Alerts'), hook('w1', 'https://r.example.com/h')], [named('slack-alerts', 'Slack Alerts'), named('w2', 'w1')]);
+    expect(diff.map((c) => `${c.resourceKind} ${c.change} ${c.name}${c.renamedFrom ? ` from ${c.renamedFrom}` : ''}`)).toEqual([
+      'Webhook renamed slack-alerts from slack',
+      'Webhook renamed w2 from w1',
+    ]);
+    expect(diff[0]!.fields).toEqual([]);
+    expect(diff[1]!.fields).toEqual([{ path: 'spec.name', after: 'w1', sensitive: false }]);
+  });
+
   it('two removed integrations with one identity are not paired with an added one (ambiguous)', () => {
     const diff = diffRevisions([sql('a', { host: 'h' }), sql('b', { host: 'h' })], [sql('c', { host: 'h' })]);
     expect(diff.map((c) => `${c.change} ${c.name}`)).toEqual(['removed a', 'removed b', 'added c']);

@@ -17,6 +17,7 @@ import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { stdinStream } from '../stdin.js';
 import { describeStateLocation } from '../../state/location.js';
+import { webhookServiceName } from '../../service/webhook-fields.js';
 import type { AdoptFlags, StateFlags } from './state.js';
 
 /** Wait this long for another govops to finish with the state before giving up. */
@@ -200,9 +201,10 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
       return { id: live.id, dataSourceIntegrationId: live.integrationId };
     }
     const live = await api.getWebhook(id);
-    if (live.name !== manifest.metadata.name) {
+    const wanted = webhookServiceName(manifest);
+    if (live.name !== wanted) {
       // the name is the service's (someone else chose it): JSON-quoted, and escaped for the terminal (C1 controls, bidi)
-      ctx.stderr.write(`warning: webhook ${printable(id)} is named ${printableJson(live.name)}; the next plan replaces it to rename it ${manifest.metadata.name}\n`);
+      ctx.stderr.write(`warning: webhook ${printable(id)} is named ${printableJson(live.name)}; the next plan replaces it to rename it ${printableJson(wanted)}\n`);
     }
     return { id: live.id, identity: liveWebhookIdentity(live) };
   } catch (err) {

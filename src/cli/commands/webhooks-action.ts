@@ -8,7 +8,9 @@ import { cell, recordTable, retryTable, table } from '../../deliveries/render.js
 import { retryDeliveries, uniqueIds } from '../../deliveries/retry.js';
 import { UserError } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
+import type { LoadedManifest } from '../../manifests/types.js';
 import { WEBHOOK_ACTIONS } from '../../service/events.js';
+import { webhookServiceName } from '../../service/webhook-fields.js';
 import { loadState, stateExists } from '../../state/store.js';
 import type { GovopsState, ManagedResource } from '../../state/types.js';
 import { liveWebhookIdentity } from '../../plan/stale.js';
@@ -49,13 +51,21 @@ function json(ctx: CliContext, value: unknown): void {
 
 const wantsJson = (ctx: CliContext): boolean => ctx.options.output === 'json';
 
-/** The webhooks named NAME: live ones and the one recorded in the state. */
-async function webhooksNamed(api: ServiceApi, state: GovopsState, name: string): Promise<{ live: LiveWebhook[]; ids: Set<string> }> {
-  const live = (await api.listWebhooks()).filter((w) => w.name === name);
-  const ids = new Set(live.map((w) => w.id));
+/**
+ * The webhooks named NAME: live ones and the one recorded in the state. NAME is a name in the service, or the
+ * manifest name (metadata.name) govops manages a webhook under, whose name in the service (spec.name) may differ:
+ * `names` holds both.
+ */
+async function webhooksNamed(api: ServiceApi, state: GovopsState, name: string): Promise<{ live: LiveWebhook[]; ids: Set<string>; names: Set<string> }> {
+  const all = await api.listWebhooks();
   const recorded = state.resources.find((r) => r.kind === 'Webhook' && r.name === name);
+  const names = new Set([name]);
+  const held = recorded ? all.find((w) => w.id === recorded.id) : undefined;
+  if (held) names.add(held.name);
+  const live = all.filter((w) => names.has(w.name));
+  const ids = new Set(live.map((w) => w.id));
   if (recorded) ids.add(recorded.id);
-  return { live, ids };
+  return { live, ids, names };
 }
 
 function fallbackNote(ctx: CliContext): () => void {
@@ -78,9 +88,9 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
     if (name !== undefined) {
       // The interface has no webhook filter: records are matched here, by webhook id or name (a
       // replaced webhook has a new id, its old records keep the name).
-      const { live, ids } = await webhooksNamed(api, await loadState(flags.state), name);
+      const { live, ids, names } = await webhooksNamed(api, await loadState(flags.state), name);
       if (live.length === 0) ctx.stderr.write(`note: no live webhook is named "${name}"; showing records that carry that name\n`);
-      match = (r) => r.webhookName === name || (r.webhookId !== '' && ids.has(r.webhookId));
+      match = (r) => names.has(r.webhookName) || (r.webhookId !== '' && ids.has(r.webhookId));
     }
     const stats: ReadStats = { requests: 0, received: 0, exhausted: false, truncated: false };
     const records: WebhookHistoryRecord[] = [];
@@ -151,13 +161,19 @@ async function selectFailed(
   let scope: Set<string> | undefined;
   if (name !== undefined) {
     const all = await api.listWebhooks();
-    const live = all.filter((w) => w.name === name);
+    const entries = managedEntries(await loadState(flags.state), all);
+    // NAME is a webhook's name in the service, or the manifest name govops manages one under (metadata.name; the
+    // name in the service is its spec.name when written): the webhooks of that name in the service.
+    const byManifest = entries.find((r) => r.name === name && all.some((w) => w.id === r.id));
+    const serviceName = byManifest ? all.find((w) => w.id === byManifest.id)!.name : name;
+    const live = all.filter((w) => w.name === serviceName);
     if (live.length === 0) throw new UserError(`no webhook named "${name}" in the service`, 'govops webhooks list shows the live webhooks');
     scope = new Set(live.map((w) => w.id));
     // Names are not unique in the service (an administrator's token sees every team's webhooks): NAME is the
     // webhook govops manages under that name; several others of that name are ambiguous. --all-webhooks: every one.
     if (!flags.allWebhooks) {
-      const recorded = managedEntries(await loadState(flags.state), all).find((r) => r.name === name);
+      const ours = entries.filter((r) => scope!.has(r.id));
+      const recorded = byManifest ?? (ours.length === 1 ? ours[0] : undefined);
       if (recorded && scope.has(recorded.id)) scope = new Set([recorded.id]);
       else if (scope.size > 1) {
         throw new UserError(
@@ -322,15 +338,27 @@ function listSummary(rows: ReadonlyArray<{ webhook: LiveWebhook; owner: Owner; m
   return `${rows.length} webhook(s): ${counts.managed} managed, ${counts.adopted} adopted, ${counts.unmanaged} unmanaged${notes.length ? ` (${notes.join('; ')})` : ''}\n`;
 }
 
+/**
+ * The webhook manifests by metadata.name (where each is), and their metadata.name by their name in the service
+ * (spec.name, else metadata.name): what an unrecorded live webhook matches.
+ */
+function webhookManifests(list: readonly LoadedManifest[]): { manifests: Map<string, { file: string; line: number }>; byServiceName: Map<string, string> } {
+  const manifests = new Map<string, { file: string; line: number }>();
+  const byServiceName = new Map<string, string>();
+  for (const m of list) {
+    if (m.manifest.kind !== 'Webhook') continue;
+    manifests.set(m.manifest.metadata.name, { file: m.source.file, line: m.source.line });
+    byServiceName.set(webhookServiceName(m.manifest), m.manifest.metadata.name);
+  }
+  return { manifests, byServiceName };
+}
+
 export async function listAction(paths: string[], flags: ListFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
   const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), secretScope: secretScopeFromFlags(flags), ...stdinStream(paths) });
   const problems = set.diagnostics.filter((d) => d.severity === 'error').length;
   if (problems) ctx.stderr.write(`warning: ${problems} manifest problem(s); run govops validate (manifests with errors are not matched)\n`);
-  const manifests = new Map<string, { file: string; line: number }>();
-  for (const m of set.manifests) {
-    if (m.manifest.kind === 'Webhook') manifests.set(m.manifest.metadata.name, { file: m.source.file, line: m.source.line });
-  }
+  const { manifests, byServiceName } = webhookManifests(set.manifests);
   // A state named (--state, GOVOPS_STATE, GOVOPS_STATE_URL) must exist: a typo listed every webhook as unmanaged,
   // and as adopted by the next apply. Without one, the default that does not exist yet means none is managed.
   if (command.getOptionValueSource('state') !== 'default' && !(await stateExists(flags.state))) {
@@ -356,8 +384,9 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
       .map((w) => {
         const recorded = byId.get(w.id);
         const owner: Owner = recorded ? (recorded.origin === 'created' ? 'managed' : 'adopted') : 'unmanaged';
-        const manifest = recorded || !held.has(w.name) ? manifests.get(recorded?.name ?? w.name) : undefined;
-        return { webhook: w, owner, manifestName: manifest ? (recorded?.name ?? w.name) : undefined, manifest };
+        const named = recorded?.name ?? byServiceName.get(w.name);
+        const manifest = named !== undefined && (recorded || !held.has(named)) ? manifests.get(named) : undefined;
+        return { webhook: w, owner, manifestName: manifest ? named : undefined, manifest };
       })
       .sort((a, b) => (a.webhook.name < b.webhook.name ? -1 : a.webhook.name > b.webhook.name ? 1 : Number(a.webhook.id) - Number(b.webhook.id)));
     const missing = state.resources.filter((r) => r.kind === 'Webhook' && !liveIds.has(r.id));

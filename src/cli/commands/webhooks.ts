@@ -49,7 +49,7 @@ export function register(program: Command): void {
   const history = webhooks
     .command('history')
     .description('list delivery records, newest first (GET /webhooks/history); NAME: only that webhook')
-    .argument('[name]', 'webhook name (metadata.name of its manifest)')
+    .argument('[name]', 'webhook name (in the service, or metadata.name of its manifest)')
     .option('--failed', 'only failed deliveries')
     .addOption(new Option('--succeeded', 'only successful deliveries').conflicts('failed'))
     .option('--type <event>', 'only deliveries of this event (e.g. healthCheckFailed)')

@@ -29,10 +29,37 @@ const KIND_FILE: Record<ExportKind, string> = { Integration: 'integrations', Web
 const KIND_PREFIX: Record<ExportKind, string> = { Integration: 'integration', Webhook: 'webhook', DataSource: 'data-source' };
 const KIND_ORDER: readonly ExportKind[] = ['Integration', 'DataSource', 'Webhook'];
 
+/**
+ * Characters the YAML library writes as they are and a reader of the file does not see as they are: C1 controls,
+ * bidirectional overrides and isolates, zero-width and other invisible format characters, line and paragraph
+ * separators. Service text (another team's webhook name, a config value) is committed from an export and reviewed in
+ * a diff, where they would show other text than YAML reads.
+ */
+const INVISIBLE = /[\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'g');
+
+/**
+ * The manifest as YAML; a string holding an INVISIBLE character is written double-quoted with each of them as its
+ * `\uXXXX` escape (they occur nowhere else in the text then: keys and plain values hold none), read back the same.
+ */
+function yamlOf(manifest: ExportedResource['manifest']): string {
+  const { Document, visit } = yamlLib();
+  const doc = new Document(manifest);
+  let escaped = false;
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value !== 'string' || !INVISIBLE.test(node.value)) return;
+      node.type = 'QUOTE_DOUBLE';
+      escaped = true;
+    },
+  });
+  const text = doc.toString({ lineWidth: 0 });
+  return escaped ? text.replace(INVISIBLE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+}
+
 function documentOf(r: ExportedResource): string {
-  const { stringify } = yamlLib();
   // the id is the service's text: escaped, so it cannot end the comment line and add YAML of its own
-  return `# ${r.kind}/${r.name}: exported by govops export (live id ${printable(String(r.liveId))})\n${stringify(r.manifest, { lineWidth: 0 })}`;
+  return `# ${r.kind}/${r.name}: exported by govops export (live id ${printable(String(r.liveId))})\n${yamlOf(r.manifest)}`;
 }
 
 /** What one file of `--layout kind` may hold: what the manifest loader reads (manifests/hostile.ts `precheck`). */

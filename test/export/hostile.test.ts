@@ -51,6 +51,10 @@ describe('export of hostile service text', () => {
     // the name is kept as it is in the service (spec.name): the file validates, and plans as an adoption of it
     const text = await readFile(path.join(dir, 'out', files.find((f) => f.startsWith('webhook-'))!), 'utf8');
     expect(text).toMatch(/^metadata:\n {2}name: bad-2j-0-pwned-evil-31m-error-forged$/m);
+    // nor in the file to commit: a reviewer reads it in a diff, where a bidi override or a C1 control would show
+    // other text than YAML reads (every such character written as an escape of a double-quoted scalar)
+    expect(text).not.toMatch(RAW);
+    expect(text).toContain('\\u202e');
     const validated = await runGovops(['validate', 'out', '--strict'], { cwd: dir });
     expect(validated.code, validated.stdout + validated.stderr).toBe(0);
     const planned = await runGovops(['plan', 'out', '-o', 'json'], { cwd: dir, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken } });

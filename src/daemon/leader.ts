@@ -224,10 +224,13 @@ export class LeaderElector {
   private leading(t0: number): void {
     this.leadingUntil = t0 + this.lease.renewDeadlineMs;
     if (this.deadline) clearTimeout(this.deadline);
-    // Step down at the deadline itself, even while a renewal hangs.
+    // Step down at the deadline itself, even while a renewal hangs. The deadline counts from the renewal's start: a
+    // renewal whose answer came late (sent just before the process was frozen, answered after it was thawed) is
+    // already past it, and the replica stands down now; counted from its answer, it still said it led until the
+    // next tick, whose renewal the database refused.
     this.deadline = setTimeout(() => {
       if (this.role === 'leader' && !this.isLeading()) this.stepDown('could not renew the lease within the renew deadline');
-    }, this.lease.renewDeadlineMs + 1);
+    }, Math.max(0, this.leadingUntil - this.now()) + 1);
   }
 
   private elected(lease: LeaseRecord, t0: number): void {

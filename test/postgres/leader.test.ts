@@ -78,6 +78,26 @@ describe('leader lease', () => {
     }
   });
 
+  it('a renewal answered only after the renew deadline (sent, then the process frozen) steps down at once, not at the next tick', async () => {
+    const clock = { t: 1_000 };
+    const a = elector('late-renewal', 'a', clock);
+    await a.start();
+    try {
+      expect(a.status().role).toBe('leader');
+      const renewal = (a as unknown as { tick(): Promise<void> }).tick(); // its start is read now
+      clock.t += LEASE.renewDeadlineMs + 1; // frozen while the renewal was in flight; the database still renews
+      await renewal;
+      expect(a.isLeading()).toBe(false);
+      // its own deadline is counted from the renewal's start: it stands down now (before: a deadline of a whole
+      // renew period more, so /status and govops_leader said leader until the next tick's renewal was refused)
+      const deadline = Date.now() + 5_000;
+      while (a.status().role === 'leader' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(a.status().role).toBe('standby');
+    } finally {
+      await a.stop();
+    }
+  });
+
   it('a leader that stops cleanly hands the lease over at once; one whose calls were cut short leaves it to expire', async () => {
     const clock = { t: 1_000 };
     const lease = () => psql(pg, `SELECT holder || ' ' || (expires_at > now()) FROM govops.leases WHERE key = 'handover'`).trim();

@@ -258,6 +258,30 @@ describe('PostgreSQL state', () => {
     }
   }, 60_000);
 
+  it('export --state postgres://… names the state as host:port/db key KEY, never the URL (user, password parameter)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-export-pg-'));
+    const sandbox = await startSandbox({ port: 0 });
+    try {
+      const res = await fetch(`${sandbox.url}/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ webhooks: [{ name: 'pager', url: 'https://h.example.com/pager', global: false, notificationType: ['modelCreated'], actionType: 'triggered' }] }),
+      });
+      expect(res.status).toBeLessThan(300);
+      const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken };
+      // the password as the URL's parameter (the driver reads it as libpq does)
+      const byParam = `postgres://govops@127.0.0.1:${pg.port}/govops?password=${encodeURIComponent(pg.password)}#exported`;
+      const out = await runGovops(['export', '--out', 'm', '--state', byParam], { cwd: dir, env });
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toContain(`Recorded 1 of them in postgres 127.0.0.1:${pg.port}/govops key exported as adopted`);
+      expect(out.stdout).not.toContain('postgres://');
+      expect(out.stdout).not.toContain(pg.password);
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('state migrate copies file -> PostgreSQL -> file, refuses a non-empty target without --force, and verifies', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-migrate-'));
     try {

@@ -282,6 +282,41 @@ describe('PostgreSQL state', () => {
     }
   }, 60_000);
 
+  it('a name with a NUL character (YAML "\\0") is recorded and read back as a file state records it (jsonb refuses \\u0000)', async () => {
+    // A webhook's spec.name may be any string; its name is the pending create's key. jsonb (and text) cannot hold
+    // U+0000, so every apply with such a manifest failed recording the intent (GOVOPS_STATE_REFUSED) and stopped.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-nul-'));
+    const sandbox = await startSandbox({ port: 0 });
+    try {
+      mkdirSync(path.join(dir, 'm'));
+      writeFileSync(
+        path.join(dir, 'm', 'hook.yaml'),
+        'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: odd\nspec:\n  name: "odd\\0name"\n  url: http://127.0.0.1:9/odd\n  global: false\n  notificationType: [healthCheckFailed]\n  actionType: triggered\n',
+      );
+      const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url };
+      const out = await runGovops(['apply', 'm', '--state-key', 'nul'], { cwd: dir, env });
+      expect(out.code, out.stderr + out.stdout).toBe(0);
+      const state = await loadState(at('nul'));
+      expect(state.resources).toEqual([expect.objectContaining({ kind: 'Webhook', name: 'odd', id: expect.any(String), identity: expect.stringContaining('odd\\u0000name') })]);
+      // the state's own round trip: a full save and an append, strings with U+0000 and with the text \u0000
+      const odd = res('n1', { key: 'a\u0000b', identity: 'literal \\u0000 text' });
+      await saveState(at('nul2'), { ...newState(), resources: [odd] });
+      const w = new StateWriter(at('nul2'));
+      await w.writeFull({ ...newState(), resources: [odd] });
+      await w.append([{ put: res('n2', { key: '\u0000', identity: '\\\u0000' }) }]);
+      const back = await loadState(at('nul2'));
+      expect(back.resources.map((r) => [r.key, r.identity])).toEqual([
+        ['a\u0000b', 'literal \\u0000 text'],
+        ['\u0000', '\\\u0000'],
+      ]);
+      const again = await runGovops(['plan', 'm', '--state-key', 'nul', '--detailed-exitcode'], { cwd: dir, env });
+      expect(again.code, again.stderr + again.stdout).toBe(0);
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('state migrate copies file -> PostgreSQL -> file, refuses a non-empty target without --force, and verifies', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-migrate-'));
     try {

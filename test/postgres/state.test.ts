@@ -233,6 +233,16 @@ describe('PostgreSQL state', () => {
     expect(cli.stderr + cli.stdout).not.toContain(pg.password);
   });
 
+  it('a refusal that is not an outage (a wrong password) is GOVOPS_STATE_REFUSED and says so: not "unavailable, govops retries by itself"', async () => {
+    const url = pg.url.replace(`:${encodeURIComponent(pg.password)}@`, ':not-the-password@');
+    expect(url).not.toBe(pg.url);
+    const err = await loadState(url).catch((e: unknown) => e);
+    expect((err as UserError).code).toBe(ErrorCode.stateRefused);
+    expect((err as Error).message).toContain('refused');
+    expect((err as Error).message).not.toContain('unavailable');
+    expect((err as UserError).hint).not.toContain('retries by itself');
+  });
+
   it('plan --out reads a PostgreSQL state another writer holds the lock of (as plan does); a missing key is created', async () => {
     // A PostgreSQL state was looked for as a file (never found): every `plan --out` took the lock to create it, and
     // failed GOVOPS_STATE_LOCKED whenever the daemon or an apply was writing (a pull request's preview in CI).

@@ -67,8 +67,14 @@ export function stateDbError(loc: PgLocation, err: unknown): GovopsError {
       code: ErrorCode.stateRefused,
     });
   }
-  return new UserError(`the PostgreSQL state (${loc.display}) is unavailable: ${msg}`, 'check the database is up and reachable; govops retries by itself', {
-    code: isConnectionError(err) ? ErrorCode.stateUnavailable : ErrorCode.stateRefused,
+  if (isConnectionError(err)) {
+    return new UserError(`the PostgreSQL state (${loc.display}) is unavailable: ${msg}`, 'check the database is up and reachable; govops retries by itself', {
+      code: ErrorCode.stateUnavailable,
+    });
+  }
+  // Not an outage (a wrong password, a missing database, a refused statement): said so, not "retries by itself".
+  return new UserError(`the PostgreSQL state (${loc.display}) refused: ${msg}`, 'check the state URL (user, password, database) and the privileges listed in docs/deploy.md', {
+    code: ErrorCode.stateRefused,
   });
 }
 

@@ -73,6 +73,8 @@ export class LeaderElector {
   private timer?: NodeJS.Timeout;
   private deadline?: NodeJS.Timeout;
   private ticking = false;
+  /** The lease request under way (stop waits for it, within its time). */
+  private inFlight?: Promise<void>;
   private stopped = false;
   private listener?: pg.Client;
   private listenRetry?: NodeJS.Timeout;
@@ -107,6 +109,7 @@ export class LeaderElector {
 
   async start(): Promise<void> {
     await this.tick();
+    if (this.stopped) return; // stopped during the first request: no timer, no listener left behind
     this.timer = setInterval(() => void this.tick(), this.lease.retryPeriodMs);
     this.listen();
   }
@@ -172,7 +175,9 @@ export class LeaderElector {
     const wasLeader = this.role === 'leader';
     if (wasLeader) this.stepDown('shutting down');
     const listener = this.listener;
+    const inFlight = this.inFlight;
     const last = (async () => {
+      await inFlight; // a lease request under way: a lease it takes is given back (tick), not left to expire
       if (wasLeader && term !== undefined && options.release !== false) await releaseLease(this.state, this.identity, term).catch(() => undefined);
       await listener?.end().catch(() => undefined);
     })();
@@ -197,8 +202,14 @@ export class LeaderElector {
     });
   }
 
-  private async tick(): Promise<void> {
-    if (this.ticking || this.stopped) return;
+  private tick(): Promise<void> {
+    if (this.ticking || this.stopped) return Promise.resolve();
+    const run = this.tickOnce();
+    this.inFlight = run;
+    return run;
+  }
+
+  private async tickOnce(): Promise<void> {
     this.ticking = true;
     const t0 = this.now();
     try {
@@ -210,7 +221,10 @@ export class LeaderElector {
       } else {
         const got = await tryAcquireLease(this.state, this.identity, this.lease.durationMs);
         this.dbUp();
-        if (got && !this.stopped) this.elected(got, t0);
+        // Taken after stop(): this replica never led (sent nothing), so the lease is given back at once, not left to
+        // expire while every other replica waits the lease duration.
+        if (got && this.stopped) await releaseLease(this.state, this.identity, got.term);
+        else if (got) this.elected(got, t0);
         else this.seen = await readLease(this.state);
       }
     } catch (err) {

@@ -36,6 +36,21 @@ export function checkStateLocation(location: string, from: string): void {
   );
 }
 
+/** Query parameters of a PostgreSQL URL that carry a secret (pg-connection-string reads them). */
+const PASSWORD_PARAMS = ['password', 'sslpassword'];
+
+/**
+ * A percent-decoded URL part, or the part as written when it is no valid escape (a password with a `%`, which the driver
+ * takes as it is): decodeURIComponent's URIError was an internal error, thrown before the password was registered.
+ */
+function decodeOrAsIs(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 const KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 
 /** Parse a PostgreSQL state location; throws a UserError for a malformed URL or key. */
@@ -46,8 +61,11 @@ export function parsePgLocation(location: string): PgLocation {
   } catch {
     throw new UserError('the PostgreSQL state URL is not a valid URL', 'write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE (GOVOPS_STATE_URL)');
   }
-  if (url.password) registerSecrets(url.password, decodeURIComponent(url.password));
-  const key = url.hash ? decodeURIComponent(url.hash.slice(1)) : DEFAULT_STATE_KEY;
+  // The driver (like libpq) also takes the password from the `password` parameter, and a client key's from
+  // `sslpassword`: registered as well, or a URL written that way was printed with its password.
+  if (url.password) registerSecrets(url.password, decodeOrAsIs(url.password));
+  for (const p of PASSWORD_PARAMS) registerSecrets(...url.searchParams.getAll(p));
+  const key = url.hash ? decodeOrAsIs(url.hash.slice(1)) : DEFAULT_STATE_KEY;
   if (!KEY_PATTERN.test(key)) {
     throw new UserError(`the state key ${JSON.stringify(key)} is not valid`, 'use letters, digits and . _ : / - (at most 128 characters), starting with a letter or digit');
   }

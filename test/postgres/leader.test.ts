@@ -121,6 +121,26 @@ describe('leader lease', () => {
     }
   });
 
+  it('a replica stopped while its lease request is in flight gives back the lease that request took (it never led)', async () => {
+    // Stopped during start-up or a tick (a rolling update's SIGTERM), the request still took the free lease: the
+    // replica, stopped, never led and never gave it back, so every other replica waited the whole lease duration.
+    const clock = { t: 1_000 };
+    const lease = () => psql(pg, `SELECT holder || ' ' || (expires_at > now()) FROM govops.leases WHERE key = 'stopped-early'`).trim();
+    const a = elector('stopped-early', 'a', clock);
+    const starting = a.start();
+    await a.stop();
+    await starting;
+    expect(a.status().role).toBe('standby');
+    expect(lease()).not.toBe('a true');
+    const b = elector('stopped-early', 'b', clock);
+    await b.start();
+    try {
+      expect(b.status()).toMatchObject({ role: 'leader', identity: 'b' });
+    } finally {
+      await b.stop();
+    }
+  });
+
   it('a leader frozen in the middle of a state write does not block the takeover: the server ends its idle transaction', async () => {
     const key = withStateKey(pg.url, 'frozen');
     const state = pgStateFor(key);

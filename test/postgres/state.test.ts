@@ -233,6 +233,16 @@ describe('PostgreSQL state', () => {
     expect(cli.stderr + cli.stdout).not.toContain(pg.password);
   });
 
+  it('a refusal that is not an outage (a wrong password) is GOVOPS_STATE_REFUSED and says so: not "unavailable, govops retries by itself"', async () => {
+    const url = pg.url.replace(`:${encodeURIComponent(pg.password)}@`, ':not-the-password@');
+    expect(url).not.toBe(pg.url);
+    const err = await loadState(url).catch((e: unknown) => e);
+    expect((err as UserError).code).toBe(ErrorCode.stateRefused);
+    expect((err as Error).message).toContain('refused');
+    expect((err as Error).message).not.toContain('unavailable');
+    expect((err as UserError).hint).not.toContain('retries by itself');
+  });
+
   it('plan --out reads a PostgreSQL state another writer holds the lock of (as plan does); a missing key is created', async () => {
     // A PostgreSQL state was looked for as a file (never found): every `plan --out` took the lock to create it, and
     // failed GOVOPS_STATE_LOCKED whenever the daemon or an apply was writing (a pull request's preview in CI).
@@ -252,6 +262,65 @@ describe('PostgreSQL state', () => {
       const fresh = await runGovops(['plan', 'm', '--out', path.join(dir, 'plan2.json'), '--state-key', 'planout-new'], { cwd: dir, env });
       expect(fresh.code).toBe(0);
       expect(psql(pg, `SELECT count(*) FROM govops.states WHERE key = 'planout-new'`)).toBe('1');
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('export --state postgres://… names the state as host:port/db key KEY, never the URL (user, password parameter)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-export-pg-'));
+    const sandbox = await startSandbox({ port: 0 });
+    try {
+      const res = await fetch(`${sandbox.url}/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ webhooks: [{ name: 'pager', url: 'https://h.example.com/pager', global: false, notificationType: ['modelCreated'], actionType: 'triggered' }] }),
+      });
+      expect(res.status).toBeLessThan(300);
+      const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken };
+      // the password as the URL's parameter (the driver reads it as libpq does)
+      const byParam = `postgres://govops@127.0.0.1:${pg.port}/govops?password=${encodeURIComponent(pg.password)}#exported`;
+      const out = await runGovops(['export', '--out', 'm', '--state', byParam], { cwd: dir, env });
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toContain(`Recorded 1 of them in postgres 127.0.0.1:${pg.port}/govops key exported as adopted`);
+      expect(out.stdout).not.toContain('postgres://');
+      expect(out.stdout).not.toContain(pg.password);
+    } finally {
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a name with a NUL character (YAML "\\0") is recorded and read back as a file state records it (jsonb refuses \\u0000)', async () => {
+    // A webhook's spec.name may be any string; its name is the pending create's key. jsonb (and text) cannot hold
+    // U+0000, so every apply with such a manifest failed recording the intent (GOVOPS_STATE_REFUSED) and stopped.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-nul-'));
+    const sandbox = await startSandbox({ port: 0 });
+    try {
+      mkdirSync(path.join(dir, 'm'));
+      writeFileSync(
+        path.join(dir, 'm', 'hook.yaml'),
+        'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: odd\nspec:\n  name: "odd\\0name"\n  url: http://127.0.0.1:9/odd\n  global: false\n  notificationType: [healthCheckFailed]\n  actionType: triggered\n',
+      );
+      const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url };
+      const out = await runGovops(['apply', 'm', '--state-key', 'nul'], { cwd: dir, env });
+      expect(out.code, out.stderr + out.stdout).toBe(0);
+      const state = await loadState(at('nul'));
+      expect(state.resources).toEqual([expect.objectContaining({ kind: 'Webhook', name: 'odd', id: expect.any(String), identity: expect.stringContaining('odd\\u0000name') })]);
+      // the state's own round trip: a full save and an append, strings with U+0000 and with the text \u0000
+      const odd = res('n1', { key: 'a\u0000b', identity: 'literal \\u0000 text' });
+      await saveState(at('nul2'), { ...newState(), resources: [odd] });
+      const w = new StateWriter(at('nul2'));
+      await w.writeFull({ ...newState(), resources: [odd] });
+      await w.append([{ put: res('n2', { key: '\u0000', identity: '\\\u0000' }) }]);
+      const back = await loadState(at('nul2'));
+      expect(back.resources.map((r) => [r.key, r.identity])).toEqual([
+        ['a\u0000b', 'literal \\u0000 text'],
+        ['\u0000', '\\\u0000'],
+      ]);
+      const again = await runGovops(['plan', 'm', '--state-key', 'nul', '--detailed-exitcode'], { cwd: dir, env });
+      expect(again.code, again.stderr + again.stdout).toBe(0);
     } finally {
       await sandbox.close();
       rmSync(dir, { recursive: true, force: true });

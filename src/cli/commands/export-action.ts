@@ -8,6 +8,7 @@ import { configShapes } from '../../manifests/shapes.js';
 import { parseTargets, targetMatcher, type Target } from '../../plan/target.js';
 import { withStateLock } from '../../state/lock.js';
 import { loadState, saveState } from '../../state/store.js';
+import { describeStateLocation } from '../../state/location.js';
 import type { GovopsState as State, ManagedResource } from '../../state/types.js';
 import { printable } from '../../util/terminal.js';
 import { clientFromOptions } from '../connection.js';
@@ -167,7 +168,7 @@ function dataSourceNotes(ctx: ReturnType<typeof contextFrom>, chosen: readonly E
     const under = `Integration/${r.manifest.spec.integration}`;
     ctx.stderr.write(
       renamed.has(r.name)
-        ? `note: DataSource/${r.name} is registered under ${under}, as ${printable(statePath ?? '')} names its integration (id ${printable(r.integrationId ?? '')}): keep it in the same set as that manifest\n`
+        ? `note: DataSource/${r.name} is registered under ${under}, as ${printable(statePath === undefined ? '' : describeStateLocation(statePath))} names its integration (id ${printable(r.integrationId ?? '')}): keep it in the same set as that manifest\n`
         : `note: DataSource/${r.name} is registered under ${under}, which was not exported: keep its manifest beside this one\n`,
     );
   }
@@ -234,7 +235,7 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
     ctx.stdout.write(
       `Exported ${count('Integration')} integration(s), ${count('Webhook')} webhook(s) and ${count('DataSource')} data source(s) to ${out} (${written.length} file(s)).\n`,
     );
-    if (flags.state !== undefined) ctx.stdout.write(`Recorded ${adopted} of them in ${flags.state} as adopted: the next apply records them (nothing is sent).\n`);
+    if (flags.state !== undefined) ctx.stdout.write(`Recorded ${adopted} of them in ${describeStateLocation(flags.state)} as adopted: the next apply records them (nothing is sent).\n`);
     if (variables.length > 0) {
       ctx.stdout.write(`\nSet these variables (the service never returns credentials; template: ${path.join(out, ENV_TEMPLATE)}):\n`);
       for (const v of variables) ctx.stdout.write(`  ${printable(v.name)}  (${printable(`${v.resource} ${v.path}`)})\n`);

@@ -177,7 +177,7 @@ async function selectFailed(
       if (recorded && scope.has(recorded.id)) scope = new Set([recorded.id]);
       else if (scope.size > 1) {
         throw new UserError(
-          `${scope.size} live webhooks are named "${name}" (ids ${[...scope].join(', ')}) and the state ${flags.state} records none of them`,
+          `${scope.size} live webhooks are named "${name}" (ids ${[...scope].join(', ')}) and the state ${describeStateLocation(flags.state)} records none of them`,
           'retry by history id (govops webhooks history NAME shows them), pass the --state that manages one, or --all-webhooks for all of them',
         );
       }
@@ -189,7 +189,7 @@ async function selectFailed(
     if (scope.size === 0) {
       const reused = state.resources.filter((r) => r.kind === 'Webhook' && r.id !== '' && r.pending !== 'create' && !entries.includes(r)).map((r) => r.id);
       throw new UserError(
-        `the state ${flags.state} records no webhook govops manages${reused.length ? ` (webhook id ${reused.join(', ')} ${reused.length === 1 ? 'is' : 'are'} now another webhook's)` : ''}`,
+        `the state ${describeStateLocation(flags.state)} records no webhook govops manages${reused.length ? ` (webhook id ${reused.join(', ')} ${reused.length === 1 ? 'is' : 'are'} now another webhook's)` : ''}`,
         'name a webhook (retry --failed NAME), pass --state, or --all-webhooks for every webhook the token sees',
       );
     }

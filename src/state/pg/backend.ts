@@ -67,9 +67,49 @@ export function stateDbError(loc: PgLocation, err: unknown): GovopsError {
       code: ErrorCode.stateRefused,
     });
   }
-  return new UserError(`the PostgreSQL state (${loc.display}) is unavailable: ${msg}`, 'check the database is up and reachable; govops retries by itself', {
-    code: isConnectionError(err) ? ErrorCode.stateUnavailable : ErrorCode.stateRefused,
+  if (isConnectionError(err)) {
+    return new UserError(`the PostgreSQL state (${loc.display}) is unavailable: ${msg}`, 'check the database is up and reachable; govops retries by itself', {
+      code: ErrorCode.stateUnavailable,
+    });
+  }
+  // Not an outage (a wrong password, a missing database, a refused statement): said so, not "retries by itself".
+  return new UserError(`the PostgreSQL state (${loc.display}) refused: ${msg}`, 'check the state URL (user, password, database) and the privileges listed in docs/deploy.md', {
+    code: ErrorCode.stateRefused,
   });
+}
+
+/**
+ * U+0000 in a stored body: jsonb (and text) cannot hold it ("unsupported Unicode escape sequence"), and a name may have
+ * one (a webhook's spec.name written "a\\0b", the pending create's key). A body holding one is stored with each string's
+ * U+0000 as NUL_ESC '0' and NUL_ESC itself as NUL_ESC NUL_ESC (a private-use character), marked NUL_MARK; read back, a
+ * marked body is decoded. Every other body is stored as it is (the file state's JSON text holds U+0000 as it is).
+ */
+const NUL_ESC = '\ue000';
+const NUL_MARK = '$govopsNul';
+
+function mapStrings(v: unknown, f: (s: string) => string): unknown {
+  if (typeof v === 'string') return f(v);
+  if (Array.isArray(v)) return v.map((x) => mapStrings(x, f));
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [f(k), mapStrings(x, f)]));
+  return v;
+}
+
+const escapeNul = (s: string): string => (s.includes('\u0000') || s.includes(NUL_ESC) ? s.replaceAll(NUL_ESC, NUL_ESC + NUL_ESC).replaceAll('\u0000', `${NUL_ESC}0`) : s);
+const unescapeNul = (s: string): string => (s.includes(NUL_ESC) ? s.replace(/\ue000([\ue0000])/g, (_m, c: string) => (c === '0' ? '\u0000' : NUL_ESC)) : s);
+
+/** A body as the JSON text stored in a jsonb column (see NUL_MARK). */
+function storedJson(value: object): string {
+  const text = JSON.stringify(value);
+  // JSON.stringify writes U+0000 as this escape (a literal backslash before it is doubled: then the check is only wasted)
+  if (!text.includes('\\u0000')) return text;
+  return JSON.stringify({ ...(mapStrings(value, escapeNul) as object), [NUL_MARK]: true });
+}
+
+/** A body read from a jsonb column, as it was given to storedJson. */
+function readJson<T>(body: T): T {
+  if (body === null || typeof body !== 'object' || (body as Record<string, unknown>)[NUL_MARK] !== true) return body;
+  const { [NUL_MARK]: _mark, ...rest } = mapStrings(body, unescapeNul) as Record<string, unknown>;
+  return rest as T;
 }
 
 function commandName(): string {
@@ -238,10 +278,11 @@ export class PgState {
       }
       const rs = await c.query<{ body: unknown }>(`SELECT body FROM ${SCHEMA}.resources WHERE key = $1 ORDER BY kind, name`, [this.loc.key]);
       const resources = rs.rows.map((r, i) => {
-        checkResource(r.body, where, `resources[${i}]`);
-        return r.body;
+        const body = readJson(r.body);
+        checkResource(body, where, `resources[${i}]`);
+        return body;
       });
-      const { transitions, ...extra } = row.head ?? {};
+      const { transitions, ...extra } = readJson(row.head) ?? {};
       const t = cleanTransitions(transitions);
       return { ...extra, version: STATE_VERSION, fingerprintKey: row.fingerprint_key, resources, ...(t ? { transitions: t } : {}) } as GovopsState;
     });
@@ -263,9 +304,9 @@ export class PgState {
       await c.query(
         `INSERT INTO ${SCHEMA}.states (key, version, fingerprint_key, head) VALUES ($1, $2, $3, $4)
          ON CONFLICT (key) DO UPDATE SET version = EXCLUDED.version, fingerprint_key = EXCLUDED.fingerprint_key, head = EXCLUDED.head, updated_at = now()`,
-        [this.loc.key, version, fingerprintKey, JSON.stringify(head)],
+        [this.loc.key, version, fingerprintKey, storedJson(head)],
       );
-      const all = JSON.stringify(resources);
+      const all = `[${resources.map((r) => storedJson(r)).join(',')}]`;
       await c.query(
         `DELETE FROM ${SCHEMA}.resources r WHERE r.key = $1
            AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements($2::jsonb) e WHERE e->>'kind' = r.kind AND e->>'name' = r.name)`,
@@ -292,7 +333,7 @@ export class PgState {
           await c.query(
             `INSERT INTO ${SCHEMA}.resources (key, kind, name, body) VALUES ($1, $2, $3, $4)
              ON CONFLICT (key, kind, name) DO UPDATE SET body = EXCLUDED.body, updated_at = now()`,
-            [this.loc.key, r.kind, r.name, JSON.stringify(r)],
+            [this.loc.key, r.kind, r.name, storedJson(r)],
           );
         } else {
           await c.query(`DELETE FROM ${SCHEMA}.resources WHERE key = $1 AND kind = $2 AND name = $3`, [this.loc.key, e.remove.kind, e.remove.name]);

@@ -236,7 +236,10 @@ export class GitSource implements Source {
       // No `worktree prune` first: `--force` already adds over a registered worktree whose folder is missing
       // (the one case a prune would clear), and a git process less is on the path from a push hook to its
       // first write (issue #26). Stale registrations are pruned at start and after each reconcile (dropFolders).
-      await this.git!.raw(['worktree', 'add', '--detach', '--force', dir, sha]);
+      // `--force` twice: a `worktree add` killed at its timeout leaves its registration locked ("initializing"),
+      // which one `--force` does not override (and `worktree prune` keeps): every later try, and every restart,
+      // would fail on this commit. govops never locks a worktree of its cache itself.
+      await this.git!.raw(['worktree', 'add', '--detach', '--force', '--force', dir, sha]);
       this.complete.add(sha);
     }
     await this.opts.hooks?.afterCheckout?.(dir);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -79,7 +79,7 @@ describe('GitSource', () => {
     expect(left.sort()).toEqual([good, revisions[2]!.id].sort());
   });
 
-  it('a checkout cut short (its git command killed at the timeout) is checked out again, never published half empty', async () => {
+  it('a checkout cut short (its git command killed at the timeout) is checked out again, never published half empty nor refused as a locked worktree', async () => {
     const { repo, source, workdir, revisions } = await setup();
     await repo.commit({ 'a.yaml': 'one\n' });
     await source.start();
@@ -88,6 +88,8 @@ describe('GitSource', () => {
     const cache = join(workdir, 'repo.git');
     execFileSync('git', ['fetch', '-q', 'origin', '+refs/heads/main:refs/remotes/origin/main'], { cwd: cache });
     execFileSync('git', ['worktree', 'add', '-q', '--no-checkout', '--detach', join(workdir, 'revs', sha2), sha2], { cwd: cache });
+    // and its registration still locked as "initializing" (git removes that lock only when the add finishes)
+    await writeFile(join(cache, 'worktrees', sha2, 'locked'), 'initializing');
     await source.refresh();
     expect(revisions.at(-1)?.id).toBe(sha2);
     expect(await readFile(join(revisions.at(-1)!.root, 'a.yaml'), 'utf8')).toBe('two\n');

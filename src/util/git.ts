@@ -203,7 +203,6 @@ function spawnGit(args: readonly string[], opts: GitOptions, env: NodeJS.Process
     }
     const out: Buffer[] = [];
     const errOut: Buffer[] = [];
-    let bytes = 0;
     let failure: GitError | undefined;
     const stop = (why: GitError): void => {
       failure ??= why;
@@ -213,10 +212,14 @@ function spawnGit(args: readonly string[], opts: GitOptions, env: NodeJS.Process
         child.kill('SIGKILL'); // the group is gone already (or git never started)
       }
     };
-    const collect = (into: Buffer[]) => (d: Buffer): void => {
-      bytes += d.length;
-      if (bytes > maxBuffer) stop(new GitError(`${cmd}: wrote more than ${maxBuffer} bytes (stopped)`, args, 'output'));
-      else into.push(d);
+    // Each stream has its own limit (as execFile's maxBuffer).
+    const collect = (into: Buffer[]): ((d: Buffer) => void) => {
+      let bytes = 0;
+      return (d) => {
+        bytes += d.length;
+        if (bytes > maxBuffer) stop(new GitError(`${cmd}: wrote more than ${maxBuffer} bytes (stopped)`, args, 'output'));
+        else into.push(d);
+      };
     };
     child.stdout.on('data', collect(out));
     child.stderr.on('data', collect(errOut));

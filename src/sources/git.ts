@@ -203,6 +203,7 @@ export class GitSource implements Source {
     let ok = false;
     try {
       const ref = `refs/remotes/origin/${this.branch}`;
+      await this.dropStaleLocks(ref);
       await git.raw(['fetch', '--prune', '--no-tags', '--no-recurse-submodules', 'origin', `+refs/heads/${this.branch}:${ref}`], this.auth);
       const sha = (await git.raw(['rev-parse', '--verify', `${ref}^{commit}`])).trim();
       ok = true;
@@ -225,6 +226,18 @@ export class GitSource implements Source {
       const sec = Number(process.hrtime.bigint() - started) / 1e9;
       this.opts.hooks?.onFetch?.(sec, ok);
       this.schedule();
+    }
+  }
+
+  /**
+   * A `git fetch` killed at its timeout (or with govops) while it updated refs leaves their lock files, and every
+   * later fetch fails on them ("cannot lock ref"), across restarts. Only govops' own commands use the cache, one at
+   * a time on the runner, and a killed command's whole process group is gone when its promise settles: a lock
+   * present before a fetch is stale.
+   */
+  private async dropStaleLocks(ref: string): Promise<void> {
+    for (const lock of [`${ref}.lock`, 'packed-refs.lock', 'shallow.lock', 'HEAD.lock', 'config.lock']) {
+      await rm(join(this.repoDir, lock), { force: true });
     }
   }
 

@@ -96,6 +96,20 @@ describe('GitSource', () => {
     expect(await readFile(join(revisions.at(-1)!.root, 'b.yaml'), 'utf8')).toBe('b\n');
   });
 
+  it('a fetch cut short while it updated the branch ref (its lock file left behind) does not block every later fetch', async () => {
+    const { repo, source, workdir, revisions } = await setup();
+    await repo.commit({ 'a.yaml': 'one\n' });
+    await source.start();
+    const sha2 = await repo.commit({ 'a.yaml': 'two\n' });
+    const cache = join(workdir, 'repo.git');
+    // What a `git fetch` killed at its timeout while updating refs leaves: the ref's lock, the packed-refs lock.
+    await writeFile(join(cache, 'refs', 'remotes', 'origin', 'main.lock'), '');
+    await writeFile(join(cache, 'packed-refs.lock'), '');
+    await source.refresh();
+    expect(source.error()).toBeUndefined();
+    expect(revisions.at(-1)?.id).toBe(sha2);
+  });
+
   it('fetches on its interval', async () => {
     const { repo, source, revisions } = await setup({ intervalMs: 100 });
     await repo.commit({ 'a.yaml': '1' });

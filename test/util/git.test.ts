@@ -53,6 +53,14 @@ describe('runGit', () => {
     expect((rendered as RenderError).message).toMatch(/ENOENT/);
   });
 
+  it('a render folder missing from the revision is named as such, not reported as a render command that is not installed', async () => {
+    const cwd = await tmp();
+    const err = await runRender({ argv: ['sh', '-c', 'true'], timeoutMs: 10_000 }, join(cwd, 'overlays', 'prod')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RenderError);
+    expect((err as RenderError).message).toMatch(/overlays\/prod.* does not exist/);
+    expect((err as RenderError).message).not.toMatch(/spawn sh ENOENT/);
+  });
+
   it('a non-zero exit is a result; gitOk turns it into a GitError with the first stderr line', async () => {
     const cwd = await tmp();
     const r = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd });

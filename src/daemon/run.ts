@@ -29,6 +29,8 @@ export interface RunSettings {
   path: string;
   dir?: string;
   intervalMs: number;
+  /** Each git command of the Git source is killed after this long (`--git-timeout`; default 120s). */
+  gitTimeoutMs?: number;
   resyncMs: number;
   selfHeal: boolean;
   /** The planner's options (--prune, --allow-replace, --max-deletes, --allow-empty, --no-adopt, --manual-steps), passed down whole. */
@@ -108,6 +110,7 @@ export function makeSource(s: RunSettings, logger: Logger, metrics: DaemonMetric
       path: s.path,
       workdir: s.workdir,
       intervalMs: s.intervalMs,
+      ...(s.gitTimeoutMs !== undefined ? { commandTimeoutMs: s.gitTimeoutMs } : {}),
       logger: logger.child({ component: 'git' }),
       env: s.env,
       hooks: { onFetch: metrics.onGitFetch },

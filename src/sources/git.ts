@@ -91,6 +91,12 @@ export class GitSource implements Source {
   private stopped = false;
   private lastError?: string;
   private readonly tracker = new HealthTracker();
+  /**
+   * Revision folders whose `worktree add` finished in this process (start() clears the folder). A folder with a
+   * `.git` but not listed here is one whose checkout was cut short (the command killed at its timeout): it is
+   * checked out again, never published with files missing.
+   */
+  private readonly complete = new Set<string>();
   /** Kills a running git command on stop(). */
   private readonly abort = new AbortController();
 
@@ -184,6 +190,7 @@ export class GitSource implements Source {
     const entries = await readdir(this.revsDir).catch(() => [] as string[]);
     for (const name of entries) {
       if (keep.has(name)) continue;
+      this.complete.delete(name);
       await rm(join(this.revsDir, name), { recursive: true, force: true });
     }
     await git.raw(['worktree', 'prune']).catch(() => undefined);
@@ -196,6 +203,7 @@ export class GitSource implements Source {
     let ok = false;
     try {
       const ref = `refs/remotes/origin/${this.branch}`;
+      await this.dropStaleLocks(ref);
       await git.raw(['fetch', '--prune', '--no-tags', '--no-recurse-submodules', 'origin', `+refs/heads/${this.branch}:${ref}`], this.auth);
       const sha = (await git.raw(['rev-parse', '--verify', `${ref}^{commit}`])).trim();
       ok = true;
@@ -221,14 +229,31 @@ export class GitSource implements Source {
     }
   }
 
+  /**
+   * A `git fetch` killed at its timeout (or with govops) while it updated refs leaves their lock files, and every
+   * later fetch fails on them ("cannot lock ref"), across restarts. Only govops' own commands use the cache, one at
+   * a time on the runner, and a killed command's whole process group is gone when its promise settles: a lock
+   * present before a fetch is stale.
+   */
+  private async dropStaleLocks(ref: string): Promise<void> {
+    for (const lock of [`${ref}.lock`, 'packed-refs.lock', 'shallow.lock', 'HEAD.lock', 'config.lock']) {
+      await rm(join(this.repoDir, lock), { force: true });
+    }
+  }
+
   private async checkout(sha: string): Promise<void> {
     const dir = join(this.revsDir, sha);
-    if (!(await exists(join(dir, '.git')))) {
+    if (!this.complete.has(sha) || !(await exists(join(dir, '.git')))) {
+      this.complete.delete(sha);
       await rm(dir, { recursive: true, force: true });
       // No `worktree prune` first: `--force` already adds over a registered worktree whose folder is missing
       // (the one case a prune would clear), and a git process less is on the path from a push hook to its
       // first write (issue #26). Stale registrations are pruned at start and after each reconcile (dropFolders).
-      await this.git!.raw(['worktree', 'add', '--detach', '--force', dir, sha]);
+      // `--force` twice: a `worktree add` killed at its timeout leaves its registration locked ("initializing"),
+      // which one `--force` does not override (and `worktree prune` keeps): every later try, and every restart,
+      // would fail on this commit. govops never locks a worktree of its cache itself.
+      await this.git!.raw(['worktree', 'add', '--detach', '--force', '--force', dir, sha]);
+      this.complete.add(sha);
     }
     await this.opts.hooks?.afterCheckout?.(dir);
     const revision: Revision = {

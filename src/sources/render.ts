@@ -13,6 +13,7 @@
  * symbolic link leading out of it is rejected before the command runs (src/sources/links-out.ts).
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { gitEnv } from '../util/git.js';
 import { lastChars } from '../util/cut.js';
 import { redactText } from '../util/redact.js';
@@ -102,7 +103,9 @@ export function runRender(cmd: RenderCommand, cwd: string, opts: { env?: NodeJS.
       err = lastChars(redactText(err + d.toString('utf8')), 8192);
     });
     child.on('error', (e) => {
-      failure ??= new RenderError(`render command ${shown}: ${e.message}`, 'spawn');
+      // A missing working folder fails the spawn with the command's name and ENOENT, as a command not installed does.
+      const why = (e as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync(cwd) ? `the folder ${cwd} does not exist in this revision (--path)` : e.message;
+      failure ??= new RenderError(`render command ${shown}: ${why}`, 'spawn');
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);

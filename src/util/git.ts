@@ -13,10 +13,10 @@
  *   `false` (a conflict), so none of the host's programs runs whatever the repository's .gitattributes select (a repository govops owns also gets `* -filter` in
  *   info/attributes: see the Git source);
  * - never a prompt (GIT_TERMINAL_PROMPT=0), stable English messages (LC_ALL=C);
- * - a timeout (default 120s) and an abort signal, both killing the process;
+ * - a timeout (default 120s) and an abort signal, both killing git's whole process group (what it started too);
  * - stderr passes through the one redactor (it can quote a remote URL with a token in it).
  */
-import { execFile } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { redactText } from './redact.js';
 
@@ -189,24 +189,56 @@ export async function runGit(args: readonly string[], opts: GitOptions): Promise
 function spawnGit(args: readonly string[], opts: GitOptions, env: NodeJS.ProcessEnv, input: string | undefined): Promise<GitResult> {
   const timeout = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   const maxBuffer = opts.maxBuffer ?? 64 * 1024 * 1024;
+  const cmd = `git ${args[0] ?? ''}`;
   return new Promise((resolve, reject) => {
-    const child = execFile(
-      'git',
-      [...args],
-      { cwd: opts.cwd, env, timeout, killSignal: 'SIGKILL', maxBuffer, ...(opts.signal ? { signal: opts.signal } : {}), encoding: 'utf8' },
-      (err, stdout, stderr) => {
-        const errText = redactText(String(stderr ?? ''));
-        if (!err) return resolve({ code: 0, stdout: String(stdout), stderr: errText });
-        const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: number | string };
-        const cmd = `git ${args[0] ?? ''}`;
-        if (e.name === 'AbortError' || opts.signal?.aborted) return reject(new GitError(`${cmd}: aborted`, args, 'aborted'));
-        if (e.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(new GitError(`${cmd}: wrote more than ${maxBuffer} bytes (stopped)`, args, 'output'));
-        if (e.killed) return reject(new GitError(`${cmd}: no answer within ${Math.round(timeout / 1000)}s (killed)`, args, 'timeout'));
-        if (typeof e.code === 'string') return reject(new GitError(`cannot run git: ${e.message}`, args, 'spawn'));
-        resolve({ code: typeof e.code === 'number' ? e.code : 1, stdout: String(stdout), stderr: errText });
-      },
-    );
-    if (input !== undefined) child.stdin?.end(input);
+    if (opts.signal?.aborted) return reject(new GitError(`${cmd}: aborted`, args, 'aborted'));
+    // git runs in its own process group (detached), and a timeout, an abort or too much output kills the whole
+    // group: what git started (git-remote-https, ssh, upload-pack, an alias) would otherwise stay behind, waiting
+    // on a remote that never answers, one more at every fetch tick, with the fetch's environment (the token).
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn('git', [...args], { cwd: opts.cwd, env, detached: true, stdio: 'pipe' });
+    } catch (err) {
+      return reject(new GitError(`cannot run git: ${(err as Error).message}`, args, 'spawn'));
+    }
+    const out: Buffer[] = [];
+    const errOut: Buffer[] = [];
+    let failure: GitError | undefined;
+    const stop = (why: GitError): void => {
+      failure ??= why;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL'); // the group is gone already (or git never started)
+      }
+    };
+    // Each stream has its own limit (as execFile's maxBuffer).
+    const collect = (into: Buffer[]): ((d: Buffer) => void) => {
+      let bytes = 0;
+      return (d) => {
+        bytes += d.length;
+        if (bytes > maxBuffer) stop(new GitError(`${cmd}: wrote more than ${maxBuffer} bytes (stopped)`, args, 'output'));
+        else into.push(d);
+      };
+    };
+    child.stdout.on('data', collect(out));
+    child.stderr.on('data', collect(errOut));
+    const onAbort = (): void => stop(new GitError(`${cmd}: aborted`, args, 'aborted'));
+    const timer = setTimeout(() => stop(new GitError(`${cmd}: no answer within ${Math.round(timeout / 1000)}s (killed)`, args, 'timeout')), timeout);
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (e) => {
+      failure ??= new GitError(`cannot run git: ${e.message}`, args, 'spawn');
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (failure) return reject(failure);
+      const stdout = Buffer.concat(out).toString('utf8');
+      const stderr = redactText(Buffer.concat(errOut).toString('utf8'));
+      resolve({ code: code ?? 1, stdout, stderr });
+    });
+    child.stdin.on('error', () => undefined); // git exited before reading its input: its exit code says why
+    child.stdin.end(input);
   });
 }
 

@@ -22,6 +22,12 @@ const defaults = {
 };
 
 describe('govops run settings', () => {
+  it('--git-timeout sets the Git source\'s per-command timeout (a first fetch longer than 120s could never finish)', () => {
+    expect(settingsFrom({ ...defaults, repo: 'https://git.example/r.git' }, {}).gitTimeoutMs).toBe(120_000);
+    expect(settingsFrom({ ...defaults, repo: 'https://git.example/r.git', gitTimeout: '10m' }, {}).gitTimeoutMs).toBe(600_000);
+    expect(() => settingsFrom({ ...defaults, repo: 'https://git.example/r.git', gitTimeout: 'soon' }, {})).toThrow(/--git-timeout/);
+  });
+
   it('GOVOPS_STATUS_TOKEN of spaces only is refused (it left /status open); a token is trimmed', () => {
     expect(() => settingsFrom({ ...defaults, dir: 'm' }, { GOVOPS_STATUS_TOKEN: '   ' })).toThrow(/GOVOPS_STATUS_TOKEN holds only spaces/);
     expect(settingsFrom({ ...defaults, dir: 'm' }, { GOVOPS_STATUS_TOKEN: ' tok-1234 ' }).statusToken).toBe('tok-1234');

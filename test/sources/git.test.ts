@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -76,6 +77,37 @@ describe('GitSource', () => {
     await source.retain([good]);
     const left = await readdir(join(revisions[0]!.root, '..'));
     expect(left.sort()).toEqual([good, revisions[2]!.id].sort());
+  });
+
+  it('a checkout cut short (its git command killed at the timeout) is checked out again, never published half empty nor refused as a locked worktree', async () => {
+    const { repo, source, workdir, revisions } = await setup();
+    await repo.commit({ 'a.yaml': 'one\n' });
+    await source.start();
+    const sha2 = await repo.commit({ 'a.yaml': 'two\n', 'b.yaml': 'b\n' });
+    // What a `worktree add` killed after it registered the folder leaves: the folder's .git, none of the files.
+    const cache = join(workdir, 'repo.git');
+    execFileSync('git', ['fetch', '-q', 'origin', '+refs/heads/main:refs/remotes/origin/main'], { cwd: cache });
+    execFileSync('git', ['worktree', 'add', '-q', '--no-checkout', '--detach', join(workdir, 'revs', sha2), sha2], { cwd: cache });
+    // and its registration still locked as "initializing" (git removes that lock only when the add finishes)
+    await writeFile(join(cache, 'worktrees', sha2, 'locked'), 'initializing');
+    await source.refresh();
+    expect(revisions.at(-1)?.id).toBe(sha2);
+    expect(await readFile(join(revisions.at(-1)!.root, 'a.yaml'), 'utf8')).toBe('two\n');
+    expect(await readFile(join(revisions.at(-1)!.root, 'b.yaml'), 'utf8')).toBe('b\n');
+  });
+
+  it('a fetch cut short while it updated the branch ref (its lock file left behind) does not block every later fetch', async () => {
+    const { repo, source, workdir, revisions } = await setup();
+    await repo.commit({ 'a.yaml': 'one\n' });
+    await source.start();
+    const sha2 = await repo.commit({ 'a.yaml': 'two\n' });
+    const cache = join(workdir, 'repo.git');
+    // What a `git fetch` killed at its timeout while updating refs leaves: the ref's lock, the packed-refs lock.
+    await writeFile(join(cache, 'refs', 'remotes', 'origin', 'main.lock'), '');
+    await writeFile(join(cache, 'packed-refs.lock'), '');
+    await source.refresh();
+    expect(source.error()).toBeUndefined();
+    expect(revisions.at(-1)?.id).toBe(sha2);
   });
 
   it('fetches on its interval', async () => {

@@ -1,6 +1,7 @@
 /** The one Git adapter: environment allow-list, timeout, abort, exit codes as results, redacted stderr. */
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,6 +53,14 @@ describe('runGit', () => {
     expect((rendered as RenderError).message).toMatch(/ENOENT/);
   });
 
+  it('a render folder missing from the revision is named as such, not reported as a render command that is not installed', async () => {
+    const cwd = await tmp();
+    const err = await runRender({ argv: ['sh', '-c', 'true'], timeoutMs: 10_000 }, join(cwd, 'overlays', 'prod')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RenderError);
+    expect((err as RenderError).message).toMatch(/overlays\/prod.* does not exist/);
+    expect((err as RenderError).message).not.toMatch(/spawn sh ENOENT/);
+  });
+
   it('a non-zero exit is a result; gitOk turns it into a GitError with the first stderr line', async () => {
     const cwd = await tmp();
     const r = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD'], { cwd });
@@ -66,6 +75,35 @@ describe('runGit', () => {
     const p = runGit(['-c', 'alias.wait=!sleep 5', 'wait'], { cwd, signal: abort.signal });
     setTimeout(() => abort.abort(), 100);
     await expect(p).rejects.toBeInstanceOf(GitError);
+  });
+
+  it('a timeout or an abort kills what git started too (a remote helper waiting on a server that never answers is not left behind)', async () => {
+    const cwd = await tmp();
+    await runGit(['init', '--bare', '--quiet'], { cwd });
+    const sockets: Socket[] = [];
+    const server = createServer((s) => void sockets.push(s)); // accepts, never answers
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hung.git`;
+    const running = async (marker: string): Promise<boolean> => {
+      for (const pid of await readdir('/proc')) {
+        if (!/^\d+$/.test(pid)) continue;
+        const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+        if (cmdline.includes(marker)) return true;
+      }
+      return false;
+    };
+    try {
+      await expect(runGit(['fetch', url, '+refs/heads/main:refs/x'], { cwd, timeoutMs: 1000 })).rejects.toMatchObject({ reason: 'timeout' });
+      expect(await running(url)).toBe(false);
+      const abort = new AbortController();
+      const p = runGit(['-c', 'alias.wait=!sleep 31.4159', 'wait'], { cwd, signal: abort.signal });
+      setTimeout(() => abort.abort(), 300);
+      await expect(p).rejects.toMatchObject({ reason: 'aborted' });
+      expect(await running('31.4159')).toBe(false);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('output past the limit stops git and says so (reason output, not "cannot run git")', async () => {

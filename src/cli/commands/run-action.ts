@@ -155,6 +155,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
   }
   registerSecrets(statusToken);
   const intervalMs = atLeast('--interval', flags.interval, 10, 'how often the source is checked for a new revision, e.g. 60s');
+  const gitTimeoutMs = atLeast('--git-timeout', flags.gitTimeout ?? '120s', 1, 'how long one git command may take, e.g. 10m');
   const resyncMs = atLeast('--resync', flags.resync, 10, 'the drift check period, e.g. 5m');
   const webhookHealth = webhookHealthFrom(flags);
   if (flags.observe && flags.selfHeal) throw new UserError('--observe never writes: it cannot be combined with --self-heal');
@@ -166,6 +167,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     path: flags.path,
     dir: flags.dir,
     intervalMs,
+    gitTimeoutMs,
     resyncMs,
     selfHeal: Boolean(flags.selfHeal),
     plan: planSettingsFrom(flags),

@@ -44,6 +44,7 @@ export interface RunFlags extends ConnectionFlags, SecretFlags, ApplyTuningFlags
   observe?: boolean;
   render?: string;
   renderTimeout?: string;
+  gitTimeout?: string;
   /** `--notify-url`, each with the `--notify-header-file` values given after it. */
   notifyUrl?: NotifySpec[];
   identity?: string;
@@ -69,6 +70,7 @@ export function register(program: Command): void {
     .addOption(new Option('--path <path>', 'manifest folder inside the repository').env('GOVOPS_PATH').default('.'))
     .addOption(new Option('--dir <path>', 'folder to watch instead of Git (e.g. the git-sync volume)').env('GOVOPS_DIR'))
     .option('--interval <duration>', 'Git fetch interval (±10% jitter); directory rescan safety net', '60s')
+    .option('--git-timeout <duration>', 'each git command of the Git source (a fetch, a checkout) is killed after this long; raise it for a repository whose first fetch takes longer', '120s')
     .option('--resync <duration>', 'drift check period (plans even without a new revision)', '5m')
     .option('--self-heal', 'apply drift found by the resync (default: only report it)')
     .option('--prune', 'delete resources govops owns that are no longer in the manifests')

@@ -385,6 +385,12 @@ describe('govops webhooks retry', () => {
     expect(dry.stdout).not.toContain('Would retry');
     const named = await govops(['webhooks', 'retry', '--failed', 'theirs', '--dry-run', '--state', file]);
     expect(named.code, named.stderr).toBe(0); // NAME: the user names it, whatever the state says
+    // its own webhook, recorded before urls compared normalised (`/./x` is `/x`): still its own
+    const recorded = `${w.rx.url}/theirs`.replace('/theirs', '/./theirs');
+    await writeFile(file, JSON.stringify({ version: 1, fingerprintKey: STATE_KEY, resources: [entry('theirs', String(theirs.id), recorded)] }));
+    const own = await govops(['webhooks', 'retry', '--failed', '--dry-run', '--state', file]);
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stdout).toContain('Would retry');
   });
 
   it('retries each id once, in bounded parallel, and exits 1 when a retry fails again', async () => {

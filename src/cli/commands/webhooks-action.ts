@@ -14,6 +14,7 @@ import { webhookServiceName } from '../../service/webhook-fields.js';
 import { loadState, stateExists } from '../../state/store.js';
 import type { GovopsState, ManagedResource } from '../../state/types.js';
 import { liveWebhookIdentity } from '../../plan/stale.js';
+import { recordedWebhookIdentity } from '../../service/kinds.js';
 import { describeStateLocation } from '../../state/location.js';
 import { parseDuration } from '../../util/duration.js';
 import { clientFromOptions, type ConnectionFlags } from '../connection.js';
@@ -145,7 +146,7 @@ function managedEntries(state: GovopsState, live: readonly LiveWebhook[]): Manag
   return state.resources.filter((r) => {
     if (r.kind !== 'Webhook' || r.id === '' || r.pending === 'create') return false;
     const now = byId.get(r.id);
-    return now === undefined || r.identity === undefined || r.identity === liveWebhookIdentity(now);
+    return now === undefined || r.identity === undefined || recordedWebhookIdentity(r.identity) === liveWebhookIdentity(now);
   });
 }
 

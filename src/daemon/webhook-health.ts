@@ -18,6 +18,7 @@ import { ApiError } from '../errors.js';
 import { isPgLocation } from '../state/location.js';
 import { loadState } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
+import { webhookIdentityParts } from '../service/kinds.js';
 import { UNMANAGED_LABEL, WebhookHealthMetrics, codeLabel, eventLabel } from './webhook-metrics.js';
 import { firstBy } from '../util/multimap.js';
 
@@ -83,22 +84,11 @@ export interface PollSummary {
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
 
-/** The service name a webhook entry's identity records (`["name","url"]`), undefined for an entry without one. */
-function serviceNameOf(identity: string | undefined): string | undefined {
-  if (identity === undefined || !identity.startsWith('[')) return undefined;
-  try {
-    const [name] = JSON.parse(identity) as unknown[];
-    return typeof name === 'string' ? name : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function webhooksOf(state: GovopsState): ManagedWebhooks {
   const entries = state.resources.filter((r) => r.kind === 'Webhook' && r.id !== '');
   const serviceNames = new Map<string, string>();
   for (const r of entries) {
-    const name = serviceNameOf(r.identity);
+    const name = webhookIdentityParts(r.identity)?.name;
     if (name !== undefined) serviceNames.set(r.id, name);
   }
   return Object.assign(new Map(entries.map((r) => [r.id, r.name] as const)), { serviceNames });

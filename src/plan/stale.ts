@@ -13,7 +13,7 @@
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
-import { recordedWebhookIdentity, urlWithoutCredential, webhookIdentity } from '../service/kinds.js';
+import { recordedWebhookIdentity, urlWithoutCredential, webhookIdentity, webhookIdentityParts } from '../service/kinds.js';
 import { integrationIdentity, isIntegrationType } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 import { warning, type PlanWarning } from './notes.js';
@@ -48,13 +48,8 @@ function shown(identity: string, kind: string): string {
     const [integration, prefix] = identity.split('|', 2) as [string, string];
     return `integration ${integration}, prefix ${prefix}`;
   }
-  if (!identity.startsWith('[')) return identity;
-  try {
-    const [name, url] = JSON.parse(identity) as [string, string];
-    return `name ${JSON.stringify(name)}, url ${urlWithoutCredential(url)}`;
-  } catch {
-    return identity;
-  }
+  const parts = webhookIdentityParts(identity);
+  return parts ? `name ${JSON.stringify(parts.name)}, url ${urlWithoutCredential(parts.url)}` : identity;
 }
 
 /**

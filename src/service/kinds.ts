@@ -132,13 +132,20 @@ export function webhookIdentity(name: string, url: string): string {
  * only lower-cased) still names the same webhook. Anything not a `[name, url]` pair is returned as it is.
  */
 export function recordedWebhookIdentity(identity: string): string {
+  const parts = webhookIdentityParts(identity);
+  return parts ? webhookIdentity(parts.name, parts.url) : identity;
+}
+
+/** The name and URL a webhook identity (`webhookIdentity`'s JSON pair) holds; undefined for anything else. */
+export function webhookIdentityParts(identity: string | undefined): { name: string; url: string } | undefined {
+  if (identity === undefined || !identity.startsWith('[')) return undefined;
   try {
     const pair: unknown = JSON.parse(identity);
-    if (Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string') return webhookIdentity(pair[0], pair[1]);
+    if (Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string') return { name: pair[0], url: pair[1] };
   } catch {
-    // not a pair: as it is
+    // not a pair
   }
-  return identity;
+  return undefined;
 }
 
 /** Statuses in which an integration is still changing (interface 3's observed values besides enabled). */

@@ -78,6 +78,11 @@ export class LeaderElector {
   private stopped = false;
   private listener?: pg.Client;
   private listenRetry?: NodeJS.Timeout;
+  /** The listener has sent LISTEN and not failed since. */
+  private listening = false;
+  /** A listener that was listening failed (a push may have been announced while none listened). */
+  private listenerLost = false;
+  private pinging = false;
   private readonly leaderGauge: Gauge;
   private readonly termGauge: Gauge;
   private readonly dbGauge: Gauge;
@@ -233,6 +238,7 @@ export class LeaderElector {
     } finally {
       this.ticking = false;
     }
+    this.pingListener();
   }
 
   private leading(t0: number): void {
@@ -293,19 +299,24 @@ export class LeaderElector {
     } else this.db.error = error;
   }
 
-  /** LISTEN for pushes other replicas received; reconnects after the database comes back. */
+  /**
+   * LISTEN for pushes other replicas received; reconnects after the database comes back. A connection dropped
+   * silently (a NAT or firewall forgetting an idle flow) sends no error and no end: every lease tick sends the
+   * listener a `SELECT 1`, and one not answered within the renew deadline ends it and connects anew. A push
+   * announced while the listener was away is lost, so a leader whose listener came back fetches once.
+   */
   private listen(): void {
     if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.state.loc.connectionString, application_name: 'govops-listen', connectionTimeoutMillis: 5_000 });
+    const client = new pg.Client({
+      connectionString: this.state.loc.connectionString,
+      application_name: 'govops-listen',
+      connectionTimeoutMillis: 5_000,
+      query_timeout: this.lease.renewDeadlineMs, // the heartbeat's limit (pingListener)
+    });
     this.listener = client;
-    const retry = (): void => {
-      if (this.stopped || this.listener !== client) return;
-      this.listener = undefined;
-      client.end().catch(() => undefined);
-      this.listenRetry = setTimeout(() => this.listen(), this.lease.retryPeriodMs);
-    };
-    client.on('error', retry);
-    client.on('end', retry);
+    this.listening = false;
+    client.on('error', () => this.relisten(client));
+    client.on('end', () => this.relisten(client));
     client.on('notification', (n) => {
       if (n.channel === HOOK_CHANNEL && n.payload === this.state.loc.key && this.isLeading()) {
         this.log.info('push received by another replica: fetching');
@@ -315,6 +326,42 @@ export class LeaderElector {
     client
       .connect()
       .then(() => client.query(`LISTEN ${HOOK_CHANNEL}`))
-      .catch(retry);
+      .then(() => {
+        if (this.listener !== client) return;
+        this.listening = true;
+        if (this.listenerLost && this.isLeading()) {
+          this.log.info('the push listener is connected again: fetching, in case a push was announced meanwhile');
+          this.o.onHook();
+        }
+        this.listenerLost = false;
+      })
+      .catch(() => this.relisten(client));
+  }
+
+  /** End a listener that failed (or stopped answering) and connect anew after a retry period. */
+  private relisten(client: pg.Client): void {
+    if (this.stopped || this.listener !== client) return;
+    if (this.listening) this.listenerLost = true;
+    this.listener = undefined;
+    this.listening = false;
+    client.end().catch(() => undefined); // a query that hangs (the heartbeat) makes end() destroy the socket
+    this.listenRetry = setTimeout(() => this.listen(), this.lease.retryPeriodMs);
+  }
+
+  /** The listener's heartbeat (see listen): one at a time, at each lease tick. */
+  private pingListener(): void {
+    const client = this.listener;
+    if (!client || !this.listening || this.pinging || this.stopped) return;
+    this.pinging = true;
+    client
+      .query('SELECT 1')
+      .catch((err: unknown) => {
+        if (this.listener !== client) return;
+        this.log.warn({ err: { message: (err as Error).message } }, 'the push listener\'s connection does not answer: connecting anew');
+        this.relisten(client);
+      })
+      .finally(() => {
+        this.pinging = false;
+      });
   }
 }

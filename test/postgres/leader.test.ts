@@ -6,13 +6,14 @@
  * middle of a state write (its fence's share lock on the lease row held) does not block the takeover for longer
  * than the server's idle-in-transaction timeout.
  */
+import net from 'node:net';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { LeaderElector, leaseSettingsProblem } from '../../src/daemon/leader.js';
 import { closePgPools, IDLE_IN_TRANSACTION_MS, pgStateFor } from '../../src/state/pg/backend.js';
-import { tryAcquireLease } from '../../src/state/pg/lease.js';
+import { HOOK_CHANNEL, tryAcquireLease } from '../../src/state/pg/lease.js';
 import { withStateKey } from '../../src/state/location.js';
 import { psql, startPostgres, type PgServer } from '../helpers/postgres.js';
 
@@ -168,4 +169,82 @@ describe('leader lease', () => {
       frozen.release(true);
     }
   }, 30_000);
+
+  it('a push listener whose connection is dropped silently (no error, no end) connects anew and fetches once', async () => {
+    // A NAT or firewall that forgets an idle flow sends nothing: the listener heard no push again until a restart.
+    const proxy = await silentDropProxy(pg.port);
+    const url = pg.url.replace(`:${pg.port}/`, `:${proxy.port}/`);
+    const hooks: string[] = [];
+    const a = new LeaderElector({
+      statePath: withStateKey(url, 'silent-drop'),
+      identity: 'a',
+      lease: { durationMs: 60_000, renewDeadlineMs: 2_000, retryPeriodMs: 300 },
+      logger: silentLogger(),
+      registry: new Registry(),
+      onElected: () => undefined,
+      onHook: () => hooks.push('hook'),
+      now: () => 1_000, // leads throughout (its renew deadline never passes)
+    });
+    const listening = () => (a as unknown as { listening: boolean }).listening;
+    const notify = () => psql(pg, `SELECT pg_notify('${HOOK_CHANNEL}', 'silent-drop')`);
+    await a.start();
+    try {
+      await until(() => listening() && proxy.listeners() === 1);
+      notify();
+      await until(() => hooks.length === 1);
+      proxy.dropListeners(); // from now on nothing passes either way on the listener's connection, and nothing closes it
+      await until(() => proxy.listeners() === 2 && listening());
+      await until(() => hooks.length === 2); // the catch-up fetch: a push announced meanwhile would be lost
+      notify();
+      await until(() => hooks.length === 3);
+    } finally {
+      await a.stop();
+      proxy.close();
+    }
+  }, 40_000);
 });
+
+async function until(ok: () => boolean, withinMs = 25_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A TCP proxy to PostgreSQL that can drop the push listener's connections silently (as a NAT that forgets them). */
+async function silentDropProxy(port: number): Promise<{ port: number; listeners(): number; dropListeners(): void; close(): void }> {
+  const sockets = new Set<net.Socket>();
+  const listeners: { dropped: boolean }[] = [];
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    const conn = { dropped: false, listener: false };
+    client.on('data', (chunk) => {
+      if (!conn.listener && chunk.includes('govops-listen')) {
+        conn.listener = true;
+        listeners.push(conn);
+      }
+      if (!conn.dropped) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (!conn.dropped) client.write(chunk);
+    });
+    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+      a.on('error', () => undefined);
+      a.on('close', () => {
+        if (!conn.dropped) b.destroy();
+      });
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    listeners: () => listeners.length,
+    dropListeners: () => listeners.forEach((c) => (c.dropped = true)),
+    close: () => {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}

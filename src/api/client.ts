@@ -180,6 +180,11 @@ export class ServiceClient implements ServiceApi {
   /** Aborts requests in flight (forced stop); set on views made by withSignal. */
   private forceSignal?: AbortSignal;
 
+  /** The service's base URL as requests use it (origin and path prefix; no userinfo, no query). */
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
   constructor(options: ServiceClientOptions) {
     this.transport = new HttpTransport(options.baseUrl, {
       connections: options.connections,

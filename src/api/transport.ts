@@ -198,6 +198,12 @@ export class RequestUnsettledError extends Error {
   }
 }
 
+/** A service's base URL as requests use it: origin and path prefix, without userinfo, query or trailing slash. */
+export function serviceBaseUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 export class HttpTransport {
   private readonly pool: UndiciPool;
   private readonly prefix: string;

@@ -42,6 +42,12 @@ export interface SavedPlan {
    * a version fills in (defaults, normalisation) are not in the facts. Absent in files of govops before it was recorded.
    */
   govopsVersion?: string;
+  /**
+   * The service it was planned against: the base URL as requests use it (origin and path; no userinfo, no query).
+   * `apply FILE` refuses another: a plan of creates made against staging would otherwise be carried out in prod
+   * (nothing live there differs from what the plan read: no resource by those names). Absent in older files.
+   */
+  service?: string;
   /** The manifests' revision (git HEAD of the manifests, or --revision), when known. */
   revision?: string;
   /** Manifest paths as given to `plan`, relative to the folder it ran in. */
@@ -56,6 +62,7 @@ export function savedPlan(input: Omit<SavedPlan, 'kind' | 'formatVersion' | 'cre
     kind: SAVED_PLAN_KIND,
     formatVersion: SAVED_PLAN_VERSION,
     ...(input.govopsVersion !== undefined ? { govopsVersion: input.govopsVersion } : {}),
+    ...(input.service !== undefined ? { service: input.service } : {}),
     createdAt: now.toISOString(),
     paths: input.paths,
     options: input.options,
@@ -122,6 +129,7 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
   if (!isPlainObject(data.options)) throw invalid(file, 'no options');
   if (data.revision !== undefined && typeof data.revision !== 'string') throw invalid(file, 'revision must be a string');
   if (data.govopsVersion !== undefined && typeof data.govopsVersion !== 'string') throw invalid(file, 'govopsVersion must be a string');
+  if (data.service !== undefined && typeof data.service !== 'string') throw invalid(file, 'service must be a string');
   return data as unknown as SavedPlan;
 }
 

@@ -3,12 +3,13 @@
  * carries out exactly that plan, or refuses (no write at all) naming what changed since: a manifest, a
  * secret's value, the live resource, the govops state, a resource that now exists, the state file itself.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, requestLines, type Harness } from '../apply/harness.js';
 import { lakeManifest, webhookManifest } from '../apply/inproc.js';
 import { runGovops } from '../helpers/cli.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 
 const secrets = { GOVOPS_SECRET_LAKE_TOKEN: 'lake-tok-ZZZZ-9999', GOVOPS_SECRET_HOOK_SECRET: 'hook-sec-YYYY-8888' };
 const writes = (h: Harness): string[] => requestLines(h.sandbox).filter((l) => !l.startsWith('GET '));
@@ -247,6 +248,32 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     expect(writes(h)).toEqual([]);
     // where the variable is not set (or says trust), the reviewed plan is applied as it is
     expect((await run(['apply', 'trusted.plan'], { GOVOPS_MANUAL_STEPS: 'trust' })).stderr).not.toMatch(/GOVOPS_MANUAL_STEPS is require/);
+  });
+
+  it('a plan is applied only to the service it was planned against (a staging plan of creates is not carried out in prod)', async () => {
+    const prod = await startSandbox({ port: 0, transitionMs: 50 });
+    try {
+      await mkdir(file('fresh'), { recursive: true });
+      await writeFile(file('fresh/hook.yaml'), webhookManifest('fresh-hook'));
+      expect((await run(['plan', 'fresh', '--state', 'fresh-state.json', '--out', 'staging.plan'])).code).toBe(0);
+      const saved = JSON.parse(await readFile(file('staging.plan'), 'utf8'));
+      expect(saved.service).toBe(h.sandbox.url.replace(/\/+$/, ''));
+      // the same job, its GOVOPS_URL (and token) now those of another service: nothing there tells the two apart
+      const r = await run(['apply', 'staging.plan', '--state', 'fresh-state.json'], { GOVOPS_URL: prod.url, GOVOPS_TOKEN: prod.adminToken });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`staging.plan was planned against ${saved.service}; this apply would send to ${prod.url.replace(/\/+$/, '')}: nothing was applied`);
+      expect(prod.requests().filter((e) => e.method !== 'GET')).toEqual([]);
+      // a plan without the record (hand-edited) is refused too; the service it names applies it
+      const { service: _, ...unrecorded } = saved;
+      await writeFile(file('unrecorded.plan'), JSON.stringify(unrecorded), { mode: 0o600 });
+      expect((await run(['apply', 'unrecorded.plan', '--state', 'fresh-state.json'])).stderr).toMatch(/does not say which service it was planned against/);
+      h.sandbox.clearRequests();
+      const ok = await run(['apply', 'staging.plan', '--state', 'fresh-state.json']);
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(writes(h).filter((l) => !l.includes('dryRun'))).toEqual(['POST /webhooks']);
+    } finally {
+      await prod.close();
+    }
   });
 
   it('no secret value in any output', () => {

@@ -5,7 +5,8 @@ import { renderMarkdown } from '../../plan/render-markdown.js';
 import { reconcile } from '../../reconcile/engine.js';
 import { applyJson, failureSummary, outcomeMarkdown, outcomeTable, progressLine } from '../../reconcile/report.js';
 import { applyTuningFrom } from '../apply-options.js';
-import { clientFromOptions } from '../connection.js';
+import { clientFromOptions, resolveConnection } from '../connection.js';
+import { serviceBaseUrl } from '../../api/transport.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { GOVOPS_VERSION } from '../version.js';
 import { printable, printableLines } from '../../util/terminal.js';
@@ -41,6 +42,19 @@ async function savedPlanOptions(file: string, flags: ApplyFlags, ctx: CliContext
     throw new UserError(
       `${file} was planned by ${saved.govopsVersion === undefined ? 'an earlier govops' : `govops ${printable(saved.govopsVersion)}`}; this is govops ${GOVOPS_VERSION}, which applies only the plans it made: nothing was applied`,
       'plan again with this govops (govops plan --out FILE), review, and apply the new plan',
+    );
+  }
+  // Terraform's plan records its backend: a plan read from one service is not carried out in another (a staging plan of
+  // creates applied where GOVOPS_URL names prod: nothing live there tells the two apart)
+  const service = serviceBaseUrl(resolveConnection(flags).baseUrl);
+  if (saved.service !== service) {
+    throw new UserError(
+      saved.service === undefined
+        ? `${file} does not say which service it was planned against; this apply would send to ${service}: nothing was applied`
+        : `${file} was planned against ${printable(saved.service)}; this apply would send to ${service}: nothing was applied`,
+      saved.service === undefined
+        ? 'plan again against this service (govops plan --out FILE), review, and apply the new plan'
+        : 'apply it with the --url (or GOVOPS_URL) it was planned with, or plan again against this service and review that plan',
     );
   }
   // GOVOPS_NO_ADOPT is the operator's guard: a plan saved without it is not carried out where it is set.

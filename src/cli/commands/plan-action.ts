@@ -96,6 +96,7 @@ export async function planAction(
         flags.out,
         savedPlan({
           govopsVersion: GOVOPS_VERSION,
+          service: api.baseUrl,
           revision: opts.revision,
           paths: opts.source.paths,
           options: opts.plan,

@@ -10,6 +10,8 @@ import type { ServiceApi } from '../../src/api/client-types.js';
 import { ErrorCode, failure } from '../../src/errors.js';
 import type { Attempt } from '../../src/daemon/loop.js';
 import { Notifier } from '../../src/daemon/notify.js';
+import { awaitingOutcome } from '../../src/apply/outcome.js';
+import type { PlanChange } from '../../src/plan/types.js';
 import { startRunning } from '../../src/daemon/run.js';
 import { closePgPools } from '../../src/state/pg/backend.js';
 import { unreachableStateSettings } from './helpers.js';
@@ -66,6 +68,25 @@ describe('Notifier', () => {
     n.notify(unreachable()); // a new outage at a later resync
     await n.idle();
     expect(recv.got.map((e) => e.type)).toEqual(['io.govops.reconcile.failed', 'io.govops.reconcile.failed']);
+  });
+});
+
+describe('Notifier: changes held back for a person', () => {
+  it('are told once: the resync that finds them still held back (a plan, no apply) is the same news as the revision that held them', async () => {
+    const recv = await receiver();
+    const n = new Notifier({ targets: [{ url: recv.url }], logger: pino({ level: 'silent' }), observe: false });
+    const change = (name: string, action: string, blocked: { code: string; message: string }, manual?: true): PlanChange =>
+      ({ resourceKind: 'Integration', name, action, adopt: false, changes: [], reasons: [], blocked, ...(manual ? { manualStep: { status: 'awaiting' } } : {}) }) as unknown as PlanChange;
+    const lake = change('lake', 'create', { code: 'awaiting-manual-step', message: 'awaiting the create script (govops scripts lake --phase create)' }, true);
+    const wh = change('wh', 'replace', { code: 'replace-not-allowed', message: 'config.host is not editable: a replace needs --allow-replace' });
+    const plan = { changes: [lake, wh], summary: { create: 1, update: 0, replace: 1, delete: 0, adopt: 0, noop: 0 }, errors: [] };
+    // the revision: applied, each change held back with its outcome (as src/apply gives them)
+    const skipped = { resourceKind: 'Integration', name: 'wh', action: 'replace', result: 'skipped', durationMs: 0, error: `blocked: ${wh.blocked!.message}`, code: ErrorCode.blocked, failureClass: 'terminal' };
+    n.notify(attempt('blocked', { reason: 'revision', result: { ok: true, changed: false, plan, outcomes: [awaitingOutcome(lake), skipped] } as unknown as Attempt['result'] }));
+    // a resync without --self-heal: the same plan, nothing applied, so no outcome
+    n.notify(attempt('blocked', { reason: 'resync', apply: false, result: { ok: true, changed: false, plan, outcomes: [] } as unknown as Attempt['result'] }));
+    await n.idle();
+    expect(recv.got.map((e) => e.type)).toEqual(['io.govops.reconcile.blocked']);
   });
 });
 

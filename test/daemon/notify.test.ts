@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceApi } from '../../src/api/client-types.js';
 import { ErrorCode, failure } from '../../src/errors.js';
 import type { Attempt } from '../../src/daemon/loop.js';
-import { Notifier } from '../../src/daemon/notify.js';
+import { Notifier, notifyUrlLabel } from '../../src/daemon/notify.js';
 import { awaitingOutcome } from '../../src/apply/outcome.js';
 import type { PlanChange } from '../../src/plan/types.js';
 import { startRunning } from '../../src/daemon/run.js';
@@ -107,6 +107,28 @@ describe('Notifier: an event not delivered', () => {
     await n.idle();
     expect(failing.got).toHaveLength(2);
     expect(working.got).toHaveLength(1);
+  });
+});
+
+describe('--notify-url shown by its origin', () => {
+  it('a URL that is its origin alone is shown so in /status and the log, not as [redacted] (only a path or query may hold a token)', () => {
+    const bare = 'https://origin-only.notify.example';
+    const slash = 'https://slash-only.notify.example/';
+    const withCreds = 'https://u:p%40ss-origin-cred@creds-only.notify.example';
+    const chat = 'https://chat-token.notify.example/hooks/T0/B0/XXXXsecret';
+    const targets = notifyTargetsFrom([bare, slash, withCreds, chat].map((url) => ({ url, headerFiles: [] })));
+    new Notifier({ targets, logger: pino({ level: 'silent' }), observe: false });
+    expect([bare, slash, withCreds, chat].map((u) => redactText(notifyUrlLabel(u)))).toEqual([
+      'https://origin-only.notify.example/…',
+      'https://slash-only.notify.example/…',
+      'https://creds-only.notify.example/…',
+      'https://chat-token.notify.example/…',
+    ]);
+    // nor is any other text naming that host (a webhook manifest's url in a plan)
+    expect(redactText('url = "https://origin-only.notify.example/govops"')).toBe('url = "https://origin-only.notify.example/govops"');
+    // what may be a secret is still never printed: a path's token, the credentials
+    expect(redactText(chat)).not.toContain('XXXXsecret');
+    expect(redactText(withCreds)).not.toContain('ss-origin-cred');
   });
 });
 

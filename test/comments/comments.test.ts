@@ -113,6 +113,19 @@ describe('GitHub (Octokit)', () => {
     expect(calls().slice(0, 3)).toEqual(['GET /repos/acme/gov/issues/7/comments', 'GET /user', 'POST /repos/acme/gov/issues/7/comments']);
   });
 
+  it("an app's token: another bot's marked comment, which it cannot edit (403), leads to a new comment", async () => {
+    const theirs = forge.add('acme/gov#7', `${MARKER}\nby another app`, 'other-app[bot]');
+    const r = await upsertComment(gh(), `${MARKER}\nours`, { marker: MARKER });
+    expect(r.action).toBe('created');
+    expect(calls()).toEqual([
+      'GET /repos/acme/gov/issues/7/comments',
+      'GET /user',
+      `PATCH /repos/acme/gov/issues/comments/${theirs.id}`,
+      'POST /repos/acme/gov/issues/7/comments',
+    ]);
+    expect(theirs.body).toBe(`${MARKER}\nby another app`);
+  });
+
   it("without an author, a personal token's comments are its user's (GET /user): another's, a bot's included, never edited", async () => {
     const pat = await startForge({ githubToken: 'gh-pat', login: 'ci-user' });
     try {

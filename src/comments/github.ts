@@ -47,37 +47,71 @@ function failure(what: string, err: unknown): CommentError {
   return new CommentError(`GitHub: ${what} failed${status !== undefined ? ` (${status})` : ''}: ${detail}${hint}`, reason, status);
 }
 
+/** A marked comment as listed: its author's login and whether that account is a bot (an app's, GITHUB_TOKEN's). */
+interface Listed {
+  id: string;
+  body: string;
+  author?: string;
+  bot: boolean;
+}
+
+/**
+ * Whose marked comments are ours: `--author` when given, else the token's user (`GET /user`: a personal token's, a
+ * user-to-server token's). An app's installation token (GITHUB_TOKEN) has no user (403): then only comments written by
+ * a bot account are candidates, which a pull request's author cannot write. Without this, a marked comment the
+ * author posted first was ours, and a token with write access (which may edit anyone's comment) wrote the preview into
+ * it, for the author to rewrite afterwards (docs/decisions.md, as GitLab's notes).
+ */
+async function commentAuthor(octokit: Octokit, opts: UpsertOptions): Promise<{ author: string } | { botsOnly: true }> {
+  if (opts.author !== undefined && opts.author !== '') return { author: opts.author };
+  try {
+    const r = await octokit.rest.users.getAuthenticated();
+    const login = (r.data as { login?: unknown }).login;
+    if (typeof login === 'string' && login !== '') return { author: login };
+  } catch (err) {
+    const f = failure("reading the token's user", err);
+    // 403 without a rate limit (failure() makes that "unavailable"): an app's token, which has no user
+    if (!(f.reason === 'forbidden' && f.status === 403)) throw f;
+    return { botsOnly: true };
+  }
+  throw new CommentError("GitHub: reading the token's user: the answer has no login", 'unavailable', 200);
+}
+
 export async function upsertGithubComment(target: GithubTarget, body: string, opts: UpsertOptions): Promise<UpsertResult> {
   const octokit = githubClient(target, opts.timeoutMs);
   const text = fitBody(body, opts.marker, GITHUB_BODY_LIMIT);
   const where = { owner: target.owner, repo: target.repo };
-  let existing: Array<{ id: string; body: string; author?: string }>;
+  let listed: Listed[];
   try {
     // Bounded as GitLab's (100 pages of 100), and only the comments that carry the marker kept: the others, written by
     // anyone who can comment, are never held.
     let pages = 0;
-    existing = await octokit.paginate(octokit.rest.issues.listComments, { ...where, issue_number: target.number, per_page: 100 }, (response, done) => {
+    listed = await octokit.paginate(octokit.rest.issues.listComments, { ...where, issue_number: target.number, per_page: 100 }, (response, done) => {
       if (++pages >= MAX_COMMENT_PAGES) done();
       return response.data
         .filter((c) => hasMarker(c.body ?? '', opts.marker))
-        .map((c) => ({ id: String(c.id), body: c.body ?? '', ...(c.user?.login ? { author: c.user.login } : {}) }));
+        .map((c) => ({ id: String(c.id), body: c.body ?? '', ...(c.user?.login ? { author: c.user.login } : {}), bot: c.user?.type === 'Bot' }));
     });
   } catch (err) {
     throw failure(`listing the comments of #${target.number}`, err);
   }
-  const ours = findOurs(existing, opts.marker, opts.author);
+  // the token's user is asked only when there is a marked comment to tell apart
+  const whose = listed.length > 0 ? await commentAuthor(octokit, opts) : undefined;
+  const author = whose && 'author' in whose ? whose.author : undefined;
+  const existing = whose && 'botsOnly' in whose ? listed.filter((c) => c.bot) : listed;
+  const ours = findOurs(existing, opts.marker, author);
   if (ours) {
     try {
       const r = await octokit.rest.issues.updateComment({ ...where, comment_id: Number(ours.id), body: text });
       const deleted: string[] = [];
-      for (const extra of extraOfOurs(existing, ours, opts.marker, opts.author)) {
+      for (const extra of extraOfOurs(existing, ours, opts.marker, author)) {
         // best effort: a duplicate left for now does not make the preview fail
         await octokit.rest.issues.deleteComment({ ...where, comment_id: Number(extra.id) }).then(() => deleted.push(extra.id), () => undefined);
       }
       return { action: 'updated', id: String(r.data.id), ...(r.data.html_url ? { url: r.data.html_url } : {}), ...(deleted.length ? { deleted } : {}) };
     } catch (err) {
       const f = failure(`updating comment ${ours.id}`, err);
-      // Someone else's comment carrying the marker cannot be edited: post our own instead.
+      // A comment taken for ours that cannot be edited after all (deleted meanwhile; another bot's): post our own instead.
       if (f.reason !== 'forbidden' && f.reason !== 'not-found') throw f;
     }
   }

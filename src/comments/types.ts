@@ -33,7 +33,10 @@ export type CommentTarget = GithubTarget | GitlabTarget;
 export interface UpsertOptions {
   /** The comment's first line; a comment starting with it is ours. */
   marker: string;
-  /** Only comments by this login count as ours (default: GitHub any author; GitLab a PRIVATE-TOKEN's user, `GET /user`). */
+  /**
+   * Only comments by this login count as ours. Default: the token's user (`GET /user`); on GitHub, an app's token (GITHUB_TOKEN)
+   * has none, and then only a bot account's comment may be ours; a GitLab job token: any author.
+   */
   author?: string;
   /** Per-request timeout (default 30 s). */
   timeoutMs?: number;

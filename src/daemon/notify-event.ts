@@ -12,6 +12,7 @@
  * The data holds the revision, a summary and per-resource results: names, actions, codes and messages, never a
  * secret (the plan holds none; messages from the service pass the redactor when the event is serialised).
  */
+import { ErrorCode } from '../errors.js';
 import { isAwaitingManualStep } from '../plan/manual-steps.js';
 import type { PlanSummary } from '../plan/types.js';
 import { heldBack } from './classify.js';
@@ -103,7 +104,10 @@ function resources(a: Attempt): ResourceResult[] {
       if (o.code !== undefined) r.code = o.code;
       if (o.error !== undefined && o.result !== 'ok') r.message = o.error;
     } else if (c.blocked) {
+      // The code an apply gives it (src/apply: outcome.ts, runner.ts), so a resync without --self-heal that finds it
+      // still held back (a plan, no outcome) is the same news as the revision that held it, not a second alert.
       r.result = 'blocked';
+      r.code = isAwaitingManualStep(c) ? ErrorCode.awaitingManualStep : ErrorCode.blocked;
       r.message = c.blocked.message;
     }
     if (r.liveId === undefined && c.liveId !== undefined) r.liveId = c.liveId;

@@ -67,6 +67,23 @@ export function notifyUrlLabel(url: string): string {
   }
 }
 
+/**
+ * What of a notification URL is registered with the redactor: the whole URL when it holds more than its origin (a
+ * path, a query, a fragment, credentials: chat webhooks carry their token in the path), nothing when it is its origin
+ * alone. Registered, such a URL hid the very origin it is shown by (`[redacted]/…` in the log and /status), and every
+ * other text naming that host (a webhook manifest's url in a plan), while nothing in it is secret.
+ */
+export function notifyUrlSecrets(url: string): string[] {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [url];
+  }
+  const originOnly = u.pathname === '/' && u.search === '' && u.hash === '' && u.username === '' && u.password === '';
+  return originOnly ? [] : [url];
+}
+
 interface Queued {
   event: CloudEvent;
   /** What makes it the same news as another event (eventSignature). */
@@ -135,7 +152,7 @@ export class Notifier {
 
   constructor(private readonly opts: NotifierOptions) {
     this.clock = opts.clock ?? systemClock;
-    for (const t of opts.targets) registerSecrets(t.url, ...Object.values(t.headers ?? {}));
+    for (const t of opts.targets) registerSecrets(...notifyUrlSecrets(t.url), ...Object.values(t.headers ?? {}));
     if (opts.registry) {
       this.total = new Counter({
         name: 'govops_notifications_total',

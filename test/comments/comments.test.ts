@@ -102,16 +102,47 @@ describe('GitHub (Octokit)', () => {
     expect(theirs.body).toContain('please overwrite me');
   });
 
-  it('without an author filter, an uneditable marked comment (403) leads to a new comment', async () => {
-    const theirs = forge.add('acme/gov#7', `${MARKER}\nby a person`, 'mallory');
+  it("without an author, a marked comment a pull request's author wrote first is never edited, though the token may (an app's token: only a bot's comment is ours)", async () => {
+    forge.editOthers = true; // write access edits anyone's comment
+    const theirs = forge.add('acme/gov#7', `${MARKER}\nno changes, merge away`, 'mallory');
+    for (let i = 0; i < 3; i++) await upsertComment(gh(), `${MARKER}\npush ${i}`, { marker: MARKER });
+    expect(theirs.body).toBe(`${MARKER}\nno changes, merge away`);
+    expect(calls()).not.toContain(`PATCH /repos/acme/gov/issues/comments/${theirs.id}`);
+    expect(forge.comments.filter((c) => c.author === BOT).map((c) => c.body)).toEqual([`${MARKER}\npush 2`]);
+    // the token's user is asked only when there is a marked comment to tell apart; an app's token has none (403)
+    expect(calls().slice(0, 3)).toEqual(['GET /repos/acme/gov/issues/7/comments', 'GET /user', 'POST /repos/acme/gov/issues/7/comments']);
+  });
+
+  it("an app's token: another bot's marked comment, which it cannot edit (403), leads to a new comment", async () => {
+    const theirs = forge.add('acme/gov#7', `${MARKER}\nby another app`, 'other-app[bot]');
     const r = await upsertComment(gh(), `${MARKER}\nours`, { marker: MARKER });
     expect(r.action).toBe('created');
     expect(calls()).toEqual([
       'GET /repos/acme/gov/issues/7/comments',
+      'GET /user',
       `PATCH /repos/acme/gov/issues/comments/${theirs.id}`,
       'POST /repos/acme/gov/issues/7/comments',
     ]);
-    expect(theirs.body).toBe(`${MARKER}\nby a person`);
+    expect(theirs.body).toBe(`${MARKER}\nby another app`);
+  });
+
+  it("without an author, a personal token's comments are its user's (GET /user): another's, a bot's included, never edited", async () => {
+    const pat = await startForge({ githubToken: 'gh-pat', login: 'ci-user' });
+    try {
+      pat.editOthers = true;
+      const theirs = pat.add('acme/gov#7', `${MARKER}\nplanted`, 'mallory');
+      const bot = pat.add('acme/gov#7', `${MARKER}\nanother app`, 'other-app[bot]');
+      const target = gh({ apiUrl: pat.url, token: 'gh-pat' });
+      const first = await upsertComment(target, `${MARKER}\npush 0`, { marker: MARKER });
+      const second = await upsertComment(target, `${MARKER}\npush 1`, { marker: MARKER });
+      expect([first.action, second.action]).toEqual(['created', 'updated']);
+      expect(second.id).toBe(first.id);
+      expect(pat.requests.map((q) => `${q.method} ${q.path}`)).toContain('GET /user');
+      expect([theirs.body, bot.body]).toEqual([`${MARKER}\nplanted`, `${MARKER}\nanother app`]);
+      expect(pat.comments.filter((c) => c.author === 'ci-user').map((c) => c.body)).toEqual([`${MARKER}\npush 1`]);
+    } finally {
+      await pat.close();
+    }
   });
 
   it('a read-only token (a pull request from a fork): CommentError "forbidden"', async () => {
@@ -184,7 +215,7 @@ describe('two runs that both found no comment (a push right after the pull reque
     expect(forge.comments.map((c) => `${c.author}: ${c.body}`)).toEqual([`${BOT}: ${MARKER}\nrun 2`, `mallory: ${MARKER}\nquoted by a person`]);
   });
 
-  it('without an author (any author is ours), nothing is deleted', async () => {
+  it('without an author (an app\'s token: any bot\'s marked comment may be ours), nothing is deleted', async () => {
     forge.add('acme/gov#7', `${MARKER}\none`, BOT);
     forge.add('acme/gov#7', `${MARKER}\ntwo`, BOT);
     await upsertComment(gh(), `${MARKER}\nthree`, { marker: MARKER });

@@ -9,7 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceApi } from '../../src/api/client-types.js';
 import { ErrorCode, failure } from '../../src/errors.js';
 import type { Attempt } from '../../src/daemon/loop.js';
-import { Notifier } from '../../src/daemon/notify.js';
+import { Notifier, notifyUrlLabel } from '../../src/daemon/notify.js';
+import { awaitingOutcome } from '../../src/apply/outcome.js';
+import type { PlanChange } from '../../src/plan/types.js';
 import { startRunning } from '../../src/daemon/run.js';
 import { closePgPools } from '../../src/state/pg/backend.js';
 import { unreachableStateSettings } from './helpers.js';
@@ -69,6 +71,25 @@ describe('Notifier', () => {
   });
 });
 
+describe('Notifier: changes held back for a person', () => {
+  it('are told once: the resync that finds them still held back (a plan, no apply) is the same news as the revision that held them', async () => {
+    const recv = await receiver();
+    const n = new Notifier({ targets: [{ url: recv.url }], logger: pino({ level: 'silent' }), observe: false });
+    const change = (name: string, action: string, blocked: { code: string; message: string }, manual?: true): PlanChange =>
+      ({ resourceKind: 'Integration', name, action, adopt: false, changes: [], reasons: [], blocked, ...(manual ? { manualStep: { status: 'awaiting' } } : {}) }) as unknown as PlanChange;
+    const lake = change('lake', 'create', { code: 'awaiting-manual-step', message: 'awaiting the create script (govops scripts lake --phase create)' }, true);
+    const wh = change('wh', 'replace', { code: 'replace-not-allowed', message: 'config.host is not editable: a replace needs --allow-replace' });
+    const plan = { changes: [lake, wh], summary: { create: 1, update: 0, replace: 1, delete: 0, adopt: 0, noop: 0 }, errors: [] };
+    // the revision: applied, each change held back with its outcome (as src/apply gives them)
+    const skipped = { resourceKind: 'Integration', name: 'wh', action: 'replace', result: 'skipped', durationMs: 0, error: `blocked: ${wh.blocked!.message}`, code: ErrorCode.blocked, failureClass: 'terminal' };
+    n.notify(attempt('blocked', { reason: 'revision', result: { ok: true, changed: false, plan, outcomes: [awaitingOutcome(lake), skipped] } as unknown as Attempt['result'] }));
+    // a resync without --self-heal: the same plan, nothing applied, so no outcome
+    n.notify(attempt('blocked', { reason: 'resync', apply: false, result: { ok: true, changed: false, plan, outcomes: [] } as unknown as Attempt['result'] }));
+    await n.idle();
+    expect(recv.got.map((e) => e.type)).toEqual(['io.govops.reconcile.blocked']);
+  });
+});
+
 describe('Notifier: an event not delivered', () => {
   it('is sent again at its next repeat, to the URL that did not get it only (a repeat is one of what was delivered)', async () => {
     const failing = await receiver([400]); // a final 4xx: not retried
@@ -86,6 +107,28 @@ describe('Notifier: an event not delivered', () => {
     await n.idle();
     expect(failing.got).toHaveLength(2);
     expect(working.got).toHaveLength(1);
+  });
+});
+
+describe('--notify-url shown by its origin', () => {
+  it('a URL that is its origin alone is shown so in /status and the log, not as [redacted] (only a path or query may hold a token)', () => {
+    const bare = 'https://origin-only.notify.example';
+    const slash = 'https://slash-only.notify.example/';
+    const withCreds = 'https://u:p%40ss-origin-cred@creds-only.notify.example';
+    const chat = 'https://chat-token.notify.example/hooks/T0/B0/XXXXsecret';
+    const targets = notifyTargetsFrom([bare, slash, withCreds, chat].map((url) => ({ url, headerFiles: [] })));
+    new Notifier({ targets, logger: pino({ level: 'silent' }), observe: false });
+    expect([bare, slash, withCreds, chat].map((u) => redactText(notifyUrlLabel(u)))).toEqual([
+      'https://origin-only.notify.example/…',
+      'https://slash-only.notify.example/…',
+      'https://creds-only.notify.example/…',
+      'https://chat-token.notify.example/…',
+    ]);
+    // nor is any other text naming that host (a webhook manifest's url in a plan)
+    expect(redactText('url = "https://origin-only.notify.example/govops"')).toBe('url = "https://origin-only.notify.example/govops"');
+    // what may be a secret is still never printed: a path's token, the credentials
+    expect(redactText(chat)).not.toContain('XXXXsecret');
+    expect(redactText(withCreds)).not.toContain('ss-origin-cred');
   });
 });
 

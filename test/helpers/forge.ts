@@ -8,6 +8,8 @@
  *          POST  {prefix}/repos/{owner}/{repo}/issues/{n}/comments   create { body }
  *          PATCH {prefix}/repos/{owner}/{repo}/issues/comments/{id}  update { body }
  *          DELETE {prefix}/repos/{owner}/{repo}/issues/comments/{id} delete
+ *          GET   {prefix}/user                                       the token's user (a bot's token, e.g.
+ *                                                                    GITHUB_TOKEN, gets 403 as an app's does)
  * GitLab:  GET   /api/v4/projects/{id}/merge_requests/{iid}/notes          list (per_page, page)
  *          POST  /api/v4/projects/{id}/merge_requests/{iid}/notes          create { body }
  *          PUT   /api/v4/projects/{id}/merge_requests/{iid}/notes/{note}   update { body }
@@ -51,7 +53,7 @@ export interface Forge {
   comments: ForgeComment[];
   /** Writes answer 403 (a read-only token). */
   readOnly: boolean;
-  /** GitLab: the token may edit notes by others (the Maintainer role or above can). */
+  /** The token may edit and delete comments by others (GitLab: the Maintainer role or above; GitHub: write access). */
   editOthers: boolean;
   /** The message of a read-only answer, when set (e.g. one holding control characters). */
   readOnlyMessage?: string;
@@ -103,6 +105,11 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
   const github = (req: IncomingMessage, res: ServerResponse, path: string, query: Record<string, string>, body: unknown): void => {
     const auth = req.headers.authorization ?? '';
     if (auth !== `token ${githubToken}` && auth !== `Bearer ${githubToken}`) return send(res, 401, { message: 'Bad credentials' });
+    if (path === '/user' && req.method === 'GET') {
+      // an app's installation token (GITHUB_TOKEN) has no user: GitHub answers 403
+      if (login.endsWith('[bot]')) return send(res, 403, { message: 'Resource not accessible by integration' });
+      return send(res, 200, { login, type: 'User' });
+    }
     const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(path);
     const one = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(path);
     const gh = (c: ForgeComment, owner: string, repo: string) => ({
@@ -135,7 +142,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
       if (forge.readOnly) return send(res, 403, { message: forge.readOnlyMessage ?? 'Resource not accessible by integration' });
       const c = forge.comments.find((x) => x.id === Number(one[3]) && x.thread.startsWith(`${one[1]}/${one[2]}#`));
       if (!c) return send(res, 404, { message: 'Not Found' });
-      if (c.author !== login) return send(res, 403, { message: 'You cannot edit this comment' });
+      if (c.author !== login && !forge.editOthers) return send(res, 403, { message: 'You cannot edit this comment' });
       const text = (body as { body?: unknown } | undefined)?.body;
       if (typeof text !== 'string') return send(res, 422, { message: 'body is required' });
       if (text.length > 65_536) return send(res, 422, { message: 'Body is too long (maximum is 65536 characters)' });
@@ -146,7 +153,7 @@ export async function startForge(options: ForgeOptions = {}): Promise<Forge> {
       if (forge.readOnly) return send(res, 403, { message: forge.readOnlyMessage ?? 'Resource not accessible by integration' });
       const i = forge.comments.findIndex((x) => x.id === Number(one[3]) && x.thread.startsWith(`${one[1]}/${one[2]}#`));
       if (i < 0) return send(res, 404, { message: 'Not Found' });
-      if (forge.comments[i]!.author !== login) return send(res, 403, { message: 'You cannot delete this comment' });
+      if (forge.comments[i]!.author !== login && !forge.editOthers) return send(res, 403, { message: 'You cannot delete this comment' });
       forge.comments.splice(i, 1);
       res.writeHead(204);
       return void res.end();

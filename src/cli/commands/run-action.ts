@@ -15,7 +15,7 @@ import { redactUrl } from '../../sources/redact.js';
 import { parseRenderCommand, type RenderCommand } from '../../sources/render.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { planSettingsFrom } from '../settings.js';
-import { notifyUrlLabel, type NotifyTarget } from '../../daemon/notify.js';
+import { notifyUrlLabel, notifyUrlSecrets, type NotifyTarget } from '../../daemon/notify.js';
 import type { NotifySpec, RunFlags } from './run.js';
 import { isPgLocation } from '../../state/location.js';
 import { leaseSettingsProblem, type LeaseSettings } from '../../daemon/leader.js';
@@ -91,7 +91,7 @@ export function notifyTargetsFrom(specs: readonly NotifySpec[] | undefined): Not
       registerSecrets(value);
       headers[name] = value;
     }
-    registerSecrets(spec.url); // a chat webhook URL carries its token: never printed
+    registerSecrets(...notifyUrlSecrets(spec.url)); // a chat webhook URL carries its token: never printed
     if (url.username || url.password) {
       // https://user:pass@host/...: sent as Basic authentication, as curl sends it (the request itself carries no userinfo)
       const label = notifyUrlLabel(spec.url);
@@ -111,7 +111,7 @@ export function notifyTargetsFrom(specs: readonly NotifySpec[] | undefined): Not
       headers.Authorization = basic;
       url.username = '';
       url.password = '';
-      registerSecrets(url.toString());
+      registerSecrets(...notifyUrlSecrets(url.toString()));
       return { url: url.toString(), headers };
     }
     return { url: spec.url, headers };

@@ -17,7 +17,7 @@
  */
 import type { ServiceApi } from '../api/client-types.js';
 import type { WebhookHistoryRecord } from '../api/types.js';
-import { DEFAULT_PAGE_SIZE } from './reader.js';
+import { DEFAULT_PAGE_SIZE, grewSince } from './reader.js';
 import { HistoryOrderError, assertNewestFirst, recordKey, timeOf } from './records.js';
 
 export interface CursorOptions {
@@ -89,6 +89,7 @@ export class HistoryCursor {
     let truncated = false;
     let unpaged = false;
     let offset = 0;
+    let lastCount: number | undefined;
     for (;;) {
       if (requests >= this.maxPages) {
         truncated = true;
@@ -130,8 +131,11 @@ export class HistoryCursor {
       if (boundary || page.records.length === 0) break;
       offset += page.records.length;
       if (page.count !== undefined && offset >= page.count) break;
-      // Nothing this poll had not read: the service ignores the offset (100 requests a poll otherwise).
-      if (read.size === before) {
+      // Nothing this poll had not read: the service ignores the offset (100 requests a poll otherwise), unless the
+      // history grew since the previous page (grewSince: a shift).
+      const shift = grewSince(page.count, lastCount);
+      lastCount = page.count ?? lastCount;
+      if (read.size === before && !shift) {
         unpaged = true;
         break;
       }

@@ -67,6 +67,14 @@ function matchesFilters(r: WebhookHistoryRecord, f: HistoryFilters): boolean {
   return true;
 }
 
+/**
+ * The history's `count` grew since the previous page: a page of records already read is then a shift (a page of
+ * deliveries arrived between two requests), not a service that ignores the offset; the records further on remain.
+ */
+export function grewSince(count: number | undefined, previous: number | undefined): boolean {
+  return count !== undefined && previous !== undefined && count > previous;
+}
+
 /** Where a record lies relative to `since`; one without a date is counted (once) in `stats.undated`. */
 function window(r: WebhookHistoryRecord, key: string, sinceMs: number, undated: Set<string>, stats: ReadStats): 'in' | 'before' | 'undated' {
   const t = timeOf(r);
@@ -100,6 +108,8 @@ export async function* readHistory(
   const undated = new Set<string>();
   let matched = 0;
   let offset = 0;
+  /** The history's `count` at the previous page (grewSince). */
+  let lastCount: number | undefined;
   for (;;) {
     if (options.limit !== undefined && matched >= options.limit) return stats;
     if (stats.requests >= maxPages) {
@@ -152,9 +162,11 @@ export async function* readHistory(
       stats.exhausted = true;
       return stats;
     }
+    const shift = grewSince(page.count, lastCount);
+    lastCount = page.count ?? lastCount;
     // A service that ignores the offset answers every page with the records already read (a bare array without a
-    // count never says where the history ends): without this, 1,000 requests for 3 records.
-    if (!fresh) {
+    // count never says where the history ends): without this, 1,000 requests for 3 records. Not after a shift.
+    if (!fresh && !shift) {
       stats.unpaged = true;
       return stats;
     }

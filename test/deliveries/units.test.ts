@@ -150,6 +150,20 @@ describe('readHistory', () => {
     expect(n).toBe(2);
   });
 
+  it('a page worth of deliveries arriving between two requests is a shift, not a service that does not page: the rest is read', async () => {
+    const records = Array.from({ length: 30 }, (_, i) => rec(i + 1));
+    const { api } = fakeHistory(records, (n) => {
+      // before the second request: 10 new deliveries at the top (the second page is then the first again)
+      if (n === 1) for (let k = 1; k <= 10; k++) records.push(rec(100 + k));
+    });
+    const stats: ReadStats = { requests: 0, received: 0, exhausted: false, truncated: false };
+    const out: string[] = [];
+    for await (const r of readHistory(api, { pageSize: 10 }, stats)) out.push(r.id);
+    expect(stats.unpaged).toBeUndefined();
+    expect(stats.exhausted).toBe(true);
+    expect(new Set(out).size).toBe(out.length);
+    expect(out.filter((id) => Number(id) <= 30).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 30 }, (_, i) => String(i + 1)));
+  });
   it('a history that never ends (pages never empty, records without a date) is read at most DEFAULT_MAX_PAGES pages, and says so', async () => {
     let n = 0;
     const api: Pick<ServiceApi, 'listWebhookHistory'> = {
@@ -272,6 +286,24 @@ describe('HistoryCursor (incremental polling)', () => {
     expect(news.length).toBeGreaterThan(20);
     expect(new Set(got).size).toBe(got.length); // no repeats
     expect([...got].sort()).toEqual([...news].sort()); // none skipped
+  });
+
+  it('a page worth of deliveries arriving between two page requests of a poll: the poll reads on, nothing waits for the next', async () => {
+    const records = Array.from({ length: 5 }, (_, i) => rec(i + 1, { t: T0 + i * 10 }));
+    let burst = -1;
+    const { api } = fakeHistory(records, (n) => {
+      if (n === burst) for (let k = 1; k <= 10; k++) records.push(rec(2000 + k, { t: T0 + 200_000 + k }));
+    });
+    const cursor = new HistoryCursor({ pageSize: 10, overlapMs: 5_000 });
+    await cursor.poll(api);
+    for (let k = 1; k <= 25; k++) records.push(rec(1000 + k, { t: T0 + 100_000 + k }));
+    burst = 2; // the second request of the next poll (the first poll made one)
+    const got = (await cursor.poll(api)).records.map((r) => r.id);
+    expect(new Set(got).size).toBe(got.length);
+    // every delivery before the burst in this poll (before: the read stopped at the repeated page, the 15 older waited)
+    expect([...got].sort()).toEqual(records.filter((r) => Number(r.id) >= 1000 && Number(r.id) < 2000).map((r) => r.id).sort());
+    // the burst, newer than this poll's first page, is the next poll's news
+    expect((await cursor.poll(api)).records.map((r) => r.id).sort()).toEqual(records.filter((r) => Number(r.id) >= 2000).map((r) => r.id).sort());
   });
 
   it('a record listed late (created before newer ones) is found when within the overlap', async () => {

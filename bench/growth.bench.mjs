@@ -15,8 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { ServiceClient } from '../dist/api/client.js';
 import { silentLogger } from '../dist/log.js';
 import { reconcile } from '../dist/reconcile/engine.js';
+import { isTargeted, parseTargets } from '../dist/plan/target.js';
 import { startSandbox } from '../dist/sandbox/index.js';
 import { hook, objectStore } from './flaky-drill.mjs';
+import { GROWTH_TARGET } from './growth-target.mjs';
 
 const N = Number(process.env.GROWTH_N ?? 2500);
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -74,11 +76,13 @@ async function scenario(n) {
     await run('replace webhooks');
     const region2 = (x) => x.replace('cloudRegion: eu-west-1', 'cloudRegion: eu-west-2');
     const hook2 = (x) => x.replace('/hook-', '/v2/hook-');
-    // A targeted update: a tenth of the integrations (--only with a glob), the rest left out of the plan.
+    // A targeted update: a tenth of the integrations at every N (--only with a glob), the rest left out of the plan.
     await write((x) => region2(x).replace('cloudRegion: eu-west-2', 'cloudRegion: eu-central-1'), hook2);
     const count = (changes, test) => changes.filter(test).length;
-    const tenth = Array.from({ length: n }, (_, i) => `store-${i}`).filter((x) => x.startsWith('store-1')).length;
-    await run('targeted update', { only: ['Integration/store-1*'] }, (cs) => cs.length === tenth && count(cs, (c) => c.action === 'update') === tenth);
+    const targets = parseTargets([GROWTH_TARGET]);
+    const tenth = Array.from({ length: n }, (_, i) => `store-${i}`).filter((x) => isTargeted(targets, 'Integration', x)).length;
+    if (tenth !== Math.ceil(n / 10)) throw new Error(`${GROWTH_TARGET} selects ${tenth} of ${n} integrations, not a tenth`);
+    await run('targeted update', { only: [GROWTH_TARGET] }, (cs) => cs.length === tenth && count(cs, (c) => c.action === 'update') === tenth);
     // Every integration renamed (its identity in the service unchanged), its data source following it.
     const renamed = (x) => x.replace('metadata:\n  name: store-', 'metadata:\n  name: renamed-store-');
     await write((x) => renamed(region2(x)), hook2, (x) => x.replace('integration: store-', 'integration: renamed-store-'));

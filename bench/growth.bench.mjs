@@ -69,7 +69,10 @@ async function scenario(n) {
   try {
     await write((x) => x);
     await run('create');
-    await run('no-op');
+    // nothing to do: every change a no-op, and the requests counted (issue #26: a constant number at every N)
+    sandbox.clearRequests();
+    await run('no-op', {}, (cs) => cs.every((c) => c.action === 'noop'));
+    noopRequests.set(n, sandbox.requests().map((r) => `${r.method} ${r.path}`));
     await write((x) => x.replace('cloudRegion: eu-west-1', 'cloudRegion: eu-west-2'));
     await run('update');
     await write((x) => x.replace('cloudRegion: eu-west-1', 'cloudRegion: eu-west-2'), (x) => x.replace('/hook-', '/v2/hook-'));
@@ -107,6 +110,8 @@ async function scenario(n) {
   return times;
 }
 
+/** The requests of the no-op phase at each N. */
+const noopRequests = new Map();
 const small = await scenario(N);
 const large = await scenario(2 * N);
 console.log(`${N} and ${2 * N} of each kind (integrations, data sources, webhooks); ${availableParallelism()} cores, load ${loadavg()[0].toFixed(1)}`);
@@ -118,3 +123,6 @@ for (const phase of Object.keys(small)) {
   console.log(`  ${phase.padEnd(16)} ${small[phase].toFixed(0).padStart(6)} ms ${large[phase].toFixed(0).padStart(6)} ms  ${ratio.toFixed(2)}`);
 }
 console.log(`RATIO worst growth at 2N / N: ${worst.toFixed(2)} (2.00 = linear)`);
+const [atN, at2N] = [noopRequests.get(N), noopRequests.get(2 * N)];
+console.log(`no-op reconcile: ${atN.length} requests at ${N}, ${at2N.length} at ${2 * N} (${at2N.join(', ')})`);
+if (atN.length !== at2N.length) throw new Error('the no-op reconcile makes more requests at 2N than at N');

@@ -177,6 +177,8 @@ try {
         if (s.lastReconcile.result !== 'in-sync') throw new Error(`resync ${i}: ${s.lastReconcile.result}`);
         break;
       }
+      // a daemon that ended answers no /status: an error, not a wait for ever
+      if (d.child.exitCode !== null || d.child.signalCode !== null) throw new Error(`resync ${i}: the daemon ended (${d.child.signalCode ?? `exit ${d.child.exitCode}`})`);
       await sleep(100);
     }
     await sample(`resync ${i}`);

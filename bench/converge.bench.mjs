@@ -169,7 +169,7 @@ async function manifestsDir(n) {
 }
 
 /** One govops apply of the N manifests against a fresh sandbox; `transitions`: what the state knows already. */
-async function govops(dir, transitionMs, concurrency, transitions, extra = {}) {
+async function govops(dir, n, transitionMs, concurrency, transitions, extra = {}) {
   const { sandbox, ended } = await sandboxWithClock(transitionMs);
   const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), connections: concurrency + 16 });
   const statePath = join(dir, `state-${Math.random().toString(36).slice(2)}.json`);
@@ -188,6 +188,9 @@ async function govops(dir, transitionMs, concurrency, transitions, extra = {}) {
   });
   const wall = performance.now() - t0;
   if (!res.ok) throw new Error(`apply failed: ${res.error}`);
+  // an apply that held or skipped some (a manual step, a refusal) would look fast: all N created and seen
+  const made = counts(sandbox).create;
+  if (made !== n || seen.length !== n) throw new Error(`govops created ${made} and reported ${seen.length} of ${n}`);
   const firstWrite = Date.parse(sandbox.requests().find((r) => r.method === 'POST')?.time ?? new Date().toISOString());
   const apply = Math.max(...seen.map((s) => s.at)) - firstWrite;
   const lags = seen.filter((s) => s.ok && ended.has(s.id)).map((s) => s.at - ended.get(s.id));
@@ -208,7 +211,7 @@ const WARM_UP = 200;
 {
   const dir = await manifestsDir(WARM_UP);
   try {
-    await govops(dir, 20, 8, undefined);
+    await govops(dir, WARM_UP, 20, 8, undefined);
     await ideal(WARM_UP, 20, 8);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -240,14 +243,14 @@ for (const n of SIZES) {
   try {
     for (const t of TRANSITIONS) {
       for (const c of CONCURRENCY) {
-        const cold = await govops(dir, t, c, undefined);
+        const cold = await govops(dir, n, t, c, undefined);
         const ideals = [];
         const warms = [];
         // every apply starts from what the one before it learned (as successive applies do)
         let learned = cold.learned;
         for (let i = 0; i < ROUNDS; i++) {
           ideals.push(await ideal(n, t, c));
-          const warm = await govops(dir, t, c, learned);
+          const warm = await govops(dir, n, t, c, learned);
           warms.push(warm);
           learned = warm.learned;
         }
@@ -256,7 +259,7 @@ for (const n of SIZES) {
         rows.push(print(`${tag} govops warm`, n, t, warms, ideals));
         print(`${tag} govops cold (first apply)`, n, t, [cold], ideals);
         if (c === 32) {
-          print(`${tag} warm, status only (rate 1000/s)`, n, t, [await govops(dir, t, c, learned, { pollListThreshold: Infinity, pollRate: 1000 })], ideals);
+          print(`${tag} warm, status only (rate 1000/s)`, n, t, [await govops(dir, n, t, c, learned, { pollListThreshold: Infinity, pollRate: 1000 })], ideals);
           // The whole process (issue #26's first row): `govops apply` as a user runs it, the process's start and
           // module loading included, against the ideal client as a process of its own; warm state, alternating.
           const idealProcs = [];

@@ -42,6 +42,8 @@ for (const n of SIZES) {
     const cpu = (cu.user + cu.system) / 1e6;
     if (!res.ok) throw new Error(`apply of ${n} failed: ${res.error}`);
     const counts = await sb.counts();
+    // an apply that held or skipped some would look cheap: every one created
+    if (counts.writes !== n) throw new Error(`apply of ${n}: ${counts.writes} creates`);
     globalThis.gc?.();
     const heap = process.memoryUsage().heapUsed / 2 ** 20;
     rows.push({ n, wall, cpu });

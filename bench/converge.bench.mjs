@@ -10,8 +10,13 @@
 // moment, which no client can do.)
 //
 // govops is measured cold (a state without learned transition times: the very first apply) and warm (the
-// state keeps what the apply before it learned: every later apply; each warm run starts from the last).
-// With C=32 also warm with status requests only (never a list) and a high rate cap, for comparison. Printed: wall time
+// state keeps what the apply before it learned: every later apply; each warm run starts from the last). The
+// process is warmed up first (an untimed apply and ideal run of 200), so cold differs from warm by the state only.
+// The ideal client is bench/ideal-client.mjs. Every row but the last two is one reconcile inside this process
+// (modules loaded, the process started). With C=32 also warm with status requests only (never a list) and a high
+// rate cap, for comparison; and the whole process (issue #26's first row is one): `govops apply` as a user runs it
+// (the built CLI in its own process: start-up and module loading included) against the ideal client in its own
+// process, warm state, alternating CONVERGE_ROUNDS times (the settle lag is not seen from here). Printed: wall time
 // of the whole `apply` (load, plan, apply) and of the apply phase (first dry run to last integration seen
 // settled), of the write phase (first dry run to the last create's arrival, from the sandbox's log for both
 // clients: what the last transition and the settle lag come after), the ratio to the ideal, requests (status polls, lists, per integration) and the settle lag
@@ -23,13 +28,19 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pool } from 'undici';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { ServiceClient } from '../dist/api/client.js';
 import { silentLogger } from '../dist/log.js';
 import { reconcile } from '../dist/reconcile/engine.js';
 import { startSandbox } from '../dist/sandbox/index.js';
 import { loadState, saveState } from '../dist/state/store.js';
 import { objectStore } from './flaky-drill.mjs';
+import { idealClient } from './ideal-client.mjs';
+
+// the `govops` command as package.json's bin names it (what a user runs)
+const CLI = fileURLToPath(new URL('../dist/cli/govops.cjs', import.meta.url));
+const IDEAL = fileURLToPath(new URL('./ideal-client.mjs', import.meta.url));
 
 const quick = process.env.CONVERGE === 'quick';
 const SIZES = process.env.CONVERGE_N ? process.env.CONVERGE_N.split(',').map(Number) : quick ? [200] : [200, 1000];
@@ -81,64 +92,69 @@ function counts(sandbox) {
   return c;
 }
 
-function body(i) {
-  const name = `store-${i}`;
-  return {
-    type: 'object_store',
-    autoBootstrap: false,
-    config: {
-      name,
-      cloudAccountId: '123456789012',
-      cloudRegion: 'eu-west-1',
-      cloudLocationRole: `arn:aws:iam::123456789012:role/${name}`,
-      cloudLocationPath: `s3://${name}/data`,
-      authenticationType: 'auto',
-    },
-  };
-}
-
-/** The ideal client: C slots for dry run + create (freed on acceptance); wait T, then poll the status every 10 ms. */
+/** The ideal client in this process, against a fresh sandbox (bench/ideal-client.mjs). */
 async function ideal(n, transitionMs, concurrency) {
   const { sandbox, ended } = await sandboxWithClock(transitionMs);
-  const pool = new Pool(sandbox.url, { connections: concurrency + 16, pipelining: 1 });
-  const headers = { authorization: sandbox.adminToken, 'content-type': 'application/json', accept: 'application/json' };
-  const call = async (method, path, body) => {
-    const res = await pool.request({ method, path, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.body.text();
-    if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 200)}`);
-    return JSON.parse(text);
-  };
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const seen = [];
   const t0 = performance.now();
   const start = Date.now();
-  let next = 0;
-  const waits = [];
-  const worker = async () => {
-    for (let i = next++; i < n; i = next++) {
-      await call('POST', '/integrations?dryRun=true', body(i));
-      const { id } = await call('POST', '/integrations', body(i));
-      waits.push(
-        (async () => {
-          await sleep(transitionMs);
-          for (;;) {
-            const s = await call('GET', `/integrations/${id}/status`);
-            if (s.status === 'enabled') return seen.push({ id: String(id), at: Date.now() });
-            await sleep(10);
-          }
-        })(),
-      );
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  await Promise.all(waits);
-  const wall = performance.now() - t0;
+  const { seen, doneAt } = await idealClient({ url: sandbox.url, token: sandbox.adminToken, n, transitionMs, concurrency });
+  const wall = doneAt - t0;
+  const apply = Math.max(...seen.map((s) => s.at)) - start;
   const lags = seen.map((s) => s.at - ended.get(s.id));
   const c = counts(sandbox);
   const writes = writeSpan(sandbox);
-  await pool.close();
   await sandbox.close();
-  return { wall, apply: Date.now() - start, writes, lags, c };
+  return { wall, apply, writes, lags, c };
+}
+
+/** Wait for a child process to end; its stderr on a failure. */
+function ended(child, what) {
+  let err = '';
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (err += d));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => (code === 0 ? resolve(out) : reject(new Error(`${what} ended ${signal ?? `with ${code}`}: ${err.slice(-800)}`))));
+  });
+}
+
+/** The ideal client as a process of its own (node, undici, nothing else), timed from its start to its end. */
+async function idealProcess(n, transitionMs, concurrency) {
+  const { sandbox, ended: endedAt } = await sandboxWithClock(transitionMs);
+  try {
+    const args = JSON.stringify({ url: sandbox.url, token: sandbox.adminToken, n, transitionMs, concurrency });
+    const t0 = performance.now();
+    const out = await ended(spawn(process.execPath, [IDEAL, args], { stdio: ['ignore', 'pipe', 'pipe'] }), 'the ideal client');
+    const wall = performance.now() - t0;
+    const { seen } = JSON.parse(out);
+    if (seen.length !== n) throw new Error(`the ideal client saw ${seen.length} of ${n} settled`);
+    return { wall, apply: NaN, writes: writeSpan(sandbox), lags: seen.map((s) => s.at - endedAt.get(s.id)), c: counts(sandbox) };
+  } finally {
+    await sandbox.close();
+  }
+}
+
+/** `govops apply` as a user runs it (the built CLI, a process of its own), its state holding `transitions`. */
+async function govopsProcess(dir, n, transitionMs, concurrency, transitions) {
+  const { sandbox } = await sandboxWithClock(transitionMs);
+  try {
+    const statePath = join(dir, `state-${Math.random().toString(36).slice(2)}.json`);
+    if (transitions) {
+      const s = await loadState(statePath);
+      s.transitions = transitions;
+      await saveState(statePath, s);
+    }
+    const env = { ...process.env, GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_LOG_LEVEL: 'error', NO_COLOR: '1' };
+    const t0 = performance.now();
+    await ended(spawn(process.execPath, [CLI, 'apply', 'm', '--state', statePath, '--concurrency', String(concurrency), '--timeout', '10m'], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] }), 'govops apply');
+    const wall = performance.now() - t0;
+    const c = counts(sandbox);
+    if (c.create !== n) throw new Error(`govops apply: ${c.create} creates, expected ${n}`);
+    return { wall, apply: NaN, writes: writeSpan(sandbox), lags: [], c, learned: (await loadState(statePath)).transitions };
+  } finally {
+    await sandbox.close();
+  }
 }
 
 async function manifestsDir(n) {
@@ -153,7 +169,7 @@ async function manifestsDir(n) {
 }
 
 /** One govops apply of the N manifests against a fresh sandbox; `transitions`: what the state knows already. */
-async function govops(dir, transitionMs, concurrency, transitions, extra = {}) {
+async function govops(dir, n, transitionMs, concurrency, transitions, extra = {}) {
   const { sandbox, ended } = await sandboxWithClock(transitionMs);
   const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger(), connections: concurrency + 16 });
   const statePath = join(dir, `state-${Math.random().toString(36).slice(2)}.json`);
@@ -172,6 +188,9 @@ async function govops(dir, transitionMs, concurrency, transitions, extra = {}) {
   });
   const wall = performance.now() - t0;
   if (!res.ok) throw new Error(`apply failed: ${res.error}`);
+  // an apply that held or skipped some (a manual step, a refusal) would look fast: all N created and seen
+  const made = counts(sandbox).create;
+  if (made !== n || seen.length !== n) throw new Error(`govops created ${made} and reported ${seen.length} of ${n}`);
   const firstWrite = Date.parse(sandbox.requests().find((r) => r.method === 'POST')?.time ?? new Date().toISOString());
   const apply = Math.max(...seen.map((s) => s.at)) - firstWrite;
   const lags = seen.filter((s) => s.ok && ended.has(s.id)).map((s) => s.at - ended.get(s.id));
@@ -184,10 +203,26 @@ async function govops(dir, transitionMs, concurrency, transitions, extra = {}) {
 }
 
 const ROUNDS = Number(process.env.CONVERGE_ROUNDS ?? 3);
-console.log(`converge: ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)}; ideal and warm runs alternate ${ROUNDS} times, medians shown`);
+// One untimed apply and one untimed ideal run first: the first reconcile of a process also pays V8's warm-up of
+// govops, undici and the sandbox (0.2 s of a 0.57 s apply of 200 at T 200 ms, against 0.37 s for the same cold
+// apply run again), so "cold" compared the first apply of the process with warm ones, not a state without learned
+// transition times with one that has them.
+const WARM_UP = 200;
+{
+  const dir = await manifestsDir(WARM_UP);
+  try {
+    await govops(dir, WARM_UP, 20, 8, undefined);
+    await ideal(WARM_UP, 20, 8);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+console.log(`converge: ${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)}; ideal and warm runs alternate ${ROUNDS} times, medians shown (after an untimed warm-up of ${WARM_UP})`);
 console.log('run                                | wall s  | apply s | writes s | ratio | ratio(apply) | ratio(writes) | status/int | lists | req/int | lag p50 / p95 / max ms | lag p50 % of T');
 const median = (xs) => pct(xs, 50);
 const rows = [];
+/** The whole-process rows (govops apply and the ideal client each a process of its own). */
+const processRows = [];
 const print = (label, n, t, runs, ideal) => {
   const wall = median(runs.map((r) => r.wall));
   const apply = median(runs.map((r) => r.apply));
@@ -208,14 +243,14 @@ for (const n of SIZES) {
   try {
     for (const t of TRANSITIONS) {
       for (const c of CONCURRENCY) {
-        const cold = await govops(dir, t, c, undefined);
+        const cold = await govops(dir, n, t, c, undefined);
         const ideals = [];
         const warms = [];
         // every apply starts from what the one before it learned (as successive applies do)
         let learned = cold.learned;
         for (let i = 0; i < ROUNDS; i++) {
           ideals.push(await ideal(n, t, c));
-          const warm = await govops(dir, t, c, learned);
+          const warm = await govops(dir, n, t, c, learned);
           warms.push(warm);
           learned = warm.learned;
         }
@@ -223,7 +258,19 @@ for (const n of SIZES) {
         print(`${tag} ideal`, n, t, ideals);
         rows.push(print(`${tag} govops warm`, n, t, warms, ideals));
         print(`${tag} govops cold (first apply)`, n, t, [cold], ideals);
-        if (c === 32) print(`${tag} warm, status only (rate 1000/s)`, n, t, [await govops(dir, t, c, learned, { pollListThreshold: Infinity, pollRate: 1000 })], ideals);
+        if (c === 32) {
+          print(`${tag} warm, status only (rate 1000/s)`, n, t, [await govops(dir, n, t, c, learned, { pollListThreshold: Infinity, pollRate: 1000 })], ideals);
+          // The whole process (issue #26's first row): `govops apply` as a user runs it, the process's start and
+          // module loading included, against the ideal client as a process of its own; warm state, alternating.
+          const idealProcs = [];
+          const govopsProcs = [];
+          for (let i = 0; i < ROUNDS; i++) {
+            idealProcs.push(await idealProcess(n, t, c));
+            govopsProcs.push(await govopsProcess(dir, n, t, c, learned));
+          }
+          print(`${tag} ideal, own process`, n, t, idealProcs);
+          processRows.push(print(`${tag} govops apply, own process`, n, t, govopsProcs, idealProcs));
+        }
       }
     }
   } finally {
@@ -231,6 +278,7 @@ for (const n of SIZES) {
   }
 }
 console.log(`\nwarm runs: ratio to ideal (whole apply) max ${f2(Math.max(...rows.map((r) => r.ratio)))}, apply phase max ${f2(Math.max(...rows.map((r) => r.applyRatio)))}, write phase max ${f2(Math.max(...rows.map((r) => r.writesRatio)))}; status polls per integration mean ${f2(mean(rows.map((r) => r.statusPerInt)))}; requests per integration mean ${f2(mean(rows.map((r) => r.reqPerInt)))}; lag p50 max ${f0(Math.max(...rows.map((r) => (100 * r.lagP50) / r.t)))}% of T`);
+if (processRows.length) console.log(`whole process (govops apply / ideal client, each its own process, warm state): ${processRows.map((r) => `${r.label.replace(' govops apply, own process', '')} ${f2(r.ratio)}x`).join('; ')}`);
 // linearity in N (issue #26: 5,000-20,000 creates, T=50 ms, C=32, <= 1.3x the ideal, linear in N): per T and C,
 // the time per 1,000 integrations of the largest N against the smallest (1.00 = linear)
 for (const t of TRANSITIONS) {

@@ -95,16 +95,20 @@ async function memory(url) {
   return { used: metric('nodejs_heap_size_used_bytes'), total: metric('nodejs_heap_size_total_bytes'), external: metric('nodejs_external_memory_bytes'), spaces };
 }
 
+/** The daemons started, stopped in the end whatever happened (a failed run left one resyncing for ever). */
+const daemons = new Set();
+
 /** Start `govops run --dir`; resolves once its first reconcile finished. */
 async function daemon(env, dir, state, resync) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const args = ['--heapsnapshot-signal=SIGUSR2', CLI, 'run', '--dir', dir, '--state', state, '--listen', `127.0.0.1:${port}`, '--resync', resync, '--interval', '1h', '--concurrency', '32'];
   const child = spawn(process.execPath, args, { env: { ...env, GOVOPS_LOG_LEVEL: 'warn' }, cwd: SNAPSHOTS ?? tmpdir(), stdio: ['ignore', 'ignore', 'inherit'] });
+  daemons.add(child);
   for (;;) {
     const s = await status(url);
     if (s?.lastReconcile?.finishedAt) return { child, url, first: s.lastReconcile };
-    if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`daemon exited ${child.signalCode ?? child.exitCode}`);
     await sleep(200);
   }
 }
@@ -126,8 +130,11 @@ async function snapshot(child, name) {
 }
 
 async function stop(child) {
+  daemons.delete(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
-  await new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r)));
+  await exited;
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'govops-memory-'));
@@ -170,6 +177,8 @@ try {
         if (s.lastReconcile.result !== 'in-sync') throw new Error(`resync ${i}: ${s.lastReconcile.result}`);
         break;
       }
+      // a daemon that ended answers no /status: an error, not a wait for ever
+      if (d.child.exitCode !== null || d.child.signalCode !== null) throw new Error(`resync ${i}: the daemon ended (${d.child.signalCode ?? `exit ${d.child.exitCode}`})`);
       await sleep(100);
     }
     await sample(`resync ${i}`);
@@ -204,6 +213,7 @@ try {
   }
   console.log(`load average now: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
 } finally {
+  for (const child of daemons) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await sb.close();
   await rm(dir, { recursive: true, force: true });
 }

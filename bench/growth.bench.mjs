@@ -15,8 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { ServiceClient } from '../dist/api/client.js';
 import { silentLogger } from '../dist/log.js';
 import { reconcile } from '../dist/reconcile/engine.js';
+import { isTargeted, parseTargets } from '../dist/plan/target.js';
 import { startSandbox } from '../dist/sandbox/index.js';
 import { hook, objectStore } from './flaky-drill.mjs';
+import { GROWTH_TARGET } from './growth-target.mjs';
 
 const N = Number(process.env.GROWTH_N ?? 2500);
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -67,18 +69,23 @@ async function scenario(n) {
   try {
     await write((x) => x);
     await run('create');
-    await run('no-op');
+    // nothing to do: every change a no-op, and the requests counted (issue #26: a constant number at every N)
+    sandbox.clearRequests();
+    await run('no-op', {}, (cs) => cs.every((c) => c.action === 'noop'));
+    noopRequests.set(n, sandbox.requests().map((r) => `${r.method} ${r.path}`));
     await write((x) => x.replace('cloudRegion: eu-west-1', 'cloudRegion: eu-west-2'));
     await run('update');
     await write((x) => x.replace('cloudRegion: eu-west-1', 'cloudRegion: eu-west-2'), (x) => x.replace('/hook-', '/v2/hook-'));
     await run('replace webhooks');
     const region2 = (x) => x.replace('cloudRegion: eu-west-1', 'cloudRegion: eu-west-2');
     const hook2 = (x) => x.replace('/hook-', '/v2/hook-');
-    // A targeted update: a tenth of the integrations (--only with a glob), the rest left out of the plan.
+    // A targeted update: a tenth of the integrations at every N (--only with a glob), the rest left out of the plan.
     await write((x) => region2(x).replace('cloudRegion: eu-west-2', 'cloudRegion: eu-central-1'), hook2);
     const count = (changes, test) => changes.filter(test).length;
-    const tenth = Array.from({ length: n }, (_, i) => `store-${i}`).filter((x) => x.startsWith('store-1')).length;
-    await run('targeted update', { only: ['Integration/store-1*'] }, (cs) => cs.length === tenth && count(cs, (c) => c.action === 'update') === tenth);
+    const targets = parseTargets([GROWTH_TARGET]);
+    const tenth = Array.from({ length: n }, (_, i) => `store-${i}`).filter((x) => isTargeted(targets, 'Integration', x)).length;
+    if (tenth !== Math.ceil(n / 10)) throw new Error(`${GROWTH_TARGET} selects ${tenth} of ${n} integrations, not a tenth`);
+    await run('targeted update', { only: [GROWTH_TARGET] }, (cs) => cs.length === tenth && count(cs, (c) => c.action === 'update') === tenth);
     // Every integration renamed (its identity in the service unchanged), its data source following it.
     const renamed = (x) => x.replace('metadata:\n  name: store-', 'metadata:\n  name: renamed-store-');
     await write((x) => renamed(region2(x)), hook2, (x) => x.replace('integration: store-', 'integration: renamed-store-'));
@@ -103,6 +110,8 @@ async function scenario(n) {
   return times;
 }
 
+/** The requests of the no-op phase at each N. */
+const noopRequests = new Map();
 const small = await scenario(N);
 const large = await scenario(2 * N);
 console.log(`${N} and ${2 * N} of each kind (integrations, data sources, webhooks); ${availableParallelism()} cores, load ${loadavg()[0].toFixed(1)}`);
@@ -114,3 +123,6 @@ for (const phase of Object.keys(small)) {
   console.log(`  ${phase.padEnd(16)} ${small[phase].toFixed(0).padStart(6)} ms ${large[phase].toFixed(0).padStart(6)} ms  ${ratio.toFixed(2)}`);
 }
 console.log(`RATIO worst growth at 2N / N: ${worst.toFixed(2)} (2.00 = linear)`);
+const [atN, at2N] = [noopRequests.get(N), noopRequests.get(2 * N)];
+console.log(`no-op reconcile: ${atN.length} requests at ${N}, ${at2N.length} at ${2 * N} (${at2N.join(', ')})`);
+if (atN.length !== at2N.length) throw new Error('the no-op reconcile makes more requests at 2N than at N');

@@ -6,13 +6,13 @@
 // (the apply's dry run) reached the service (sandbox, in-process, transitionMs 50).
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
-import { createHmac } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRunning } from '../dist/daemon/run.js';
 import { ServiceClient } from '../dist/api/client.js';
 import { startSandbox } from '../dist/sandbox/index.js';
 import { silentLogger } from '../dist/log.js';
+import { signedPush } from './push-hook.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
 const SECRET = 'bench-secret';
@@ -99,20 +99,21 @@ try {
     git(work, 'add', '-A');
     git(work, 'commit', '-q', '-m', path);
     git(work, 'push', '-q', 'origin', 'HEAD:refs/heads/main');
+    return git(work, 'rev-parse', 'HEAD');
   };
   await commit('/sql/0');
+  let pushed; // the commit of this round's push, named in its notification (each round is its own delivery)
   const common = {
     branch: 'main', path: '.', intervalMs: 600_000, resyncMs: 600_000, selfHeal: false,
     plan: { prune: false, allowReplace: false }, listen: { host: '127.0.0.1', port: 0 }, hookSecret: SECRET,
   };
   await measure('commit+push+notification (git)', {
     settings: { ...common, repo: bare, statePath: join(base, 'git-state', 'state.json'), workdir: join(base, 'git-state', 'work') },
-    prepare: (i) => commit(`/sql/${i}`),
+    prepare: async (i) => (pushed = await commit(`/sql/${i}`)),
     change: async (i, url) => {
-      const body = JSON.stringify({ ref: 'refs/heads/main' });
-      const sig = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
-      const res = await fetch(`${url}/hooks/git`, { method: 'POST', body, headers: { 'x-hub-signature-256': sig, 'x-github-event': 'push', 'content-type': 'application/json' } });
-      if (res.status !== 202) throw new Error(`hook ${res.status}`);
+      const { body, headers } = signedPush(SECRET, { ref: 'refs/heads/main', after: pushed });
+      const res = await fetch(`${url}/hooks/git`, { method: 'POST', body, headers });
+      if (res.status !== 202) throw new Error(`hook ${res.status}: ${await res.text()}`);
     },
   });
 

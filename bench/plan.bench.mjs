@@ -75,8 +75,14 @@ if (n !== ${N}) process.exit(3);
 const BARE_PLAN = `${PRELUDE}
 const { request } = require('undici');
 const [dir, statePath] = process.argv.slice(1);
-const get = async (p) => JSON.parse(await (await request(process.env.GOVOPS_URL + p, { headers: { authorization: process.env.GOVOPS_TOKEN } })).body.text());
-const lists = Promise.all([get('/integrations'), get('/webhooks')]);
+const get = async (p, authorization) => {
+  const res = await request(process.env.GOVOPS_URL + p, { headers: { authorization } });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) process.exit(5); // a refused list would be a floor that skipped it
+  return JSON.parse(text);
+};
+// the webhook endpoints take a Bearer token, the integration endpoints the token alone (the service's contract)
+const lists = Promise.all([get('/integrations', process.env.GOVOPS_TOKEN), get('/webhooks', 'Bearer ' + process.env.GOVOPS_TOKEN)]);
 const docs = [];
 for (const f of walk(dir)) for (const doc of yaml.loadAll(readFileSync(f, 'utf8'))) if (doc) docs.push(doc);
 const state = JSON.parse(readFileSync(statePath, 'utf8'));

@@ -27,6 +27,9 @@ if (process.env.GOVOPS_SANDBOX_CHILD === '1') {
       process.exit(0);
     }
   });
+  // The bench that started it ended without closing it (an uncaught error, process.exit, a kill): end too, or
+  // the sandbox keeps its port and memory with no one to close it.
+  process.once('disconnect', () => process.exit(0));
   process.send({ url: sandbox.url, token: sandbox.adminToken });
 }
 
@@ -36,7 +39,10 @@ export async function sandboxProcess(options = {}) {
     execArgv: ['--max-old-space-size=4096'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const next = (key) => new Promise((resolve) => {
+  let exited = false;
+  const ended = new Promise((resolve) => child.once('exit', (code, signal) => ((exited = true), resolve({ code, signal }))));
+  // the answer to a request, or an error once the child has ended without giving it (never a wait for ever)
+  const next = (key) => new Promise((resolve, reject) => {
     const on = (m) => {
       if (m && key in m) {
         child.off('message', on);
@@ -44,6 +50,10 @@ export async function sandboxProcess(options = {}) {
       }
     };
     child.on('message', on);
+    ended.then(({ code, signal }) => {
+      child.off('message', on);
+      reject(new Error(`the sandbox process ended (${signal ?? `exit ${code}`}) before answering ${key}`));
+    });
   });
   const { url, token } = await next('url');
   return {
@@ -60,10 +70,9 @@ export async function sandboxProcess(options = {}) {
       child.send('clear');
       await p;
     },
-    close: () =>
-      new Promise((resolve) => {
-        child.once('exit', resolve);
-        child.send('close');
-      }),
+    close: async () => {
+      if (!exited && child.connected) child.send('close');
+      await ended;
+    },
   };
 }

@@ -1,13 +1,15 @@
 // Load + validate 10,000 manifests (500 files x 20 documents, every kind) with loadManifests.
 // Target (issue 2): well under 2 s. YAML: js-yaml fast path (src/manifests/jsyaml.ts), `yaml` for the rest.
-// Run: npm run build && node --expose-gc bench/validate.bench.mjs
+// The first run of the process is the cold one: it loads the generated checks of the kinds it meets, as `validate`
+// does (dist/manifests/validators/manifest.<kind>.generated.cjs; the full module, validators.generated.cjs, is not
+// loaded for these kinds, so timing it apart measured a load govops does not do here).
+// Run: npm run build && node --expose-gc bench/validate.bench.mjs     (VALIDATE_FILES=50 for a quick run)
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadManifests } from '../dist/manifests/loader.js';
-import { validatorFor } from '../dist/manifests/schemas.js';
 
-const FILES = 500;
+const FILES = Number(process.env.VALIDATE_FILES ?? 500);
 const PER_FILE = 20;
 
 function manifest(i) {
@@ -35,11 +37,6 @@ try {
     for (let d = 0; d < PER_FILE; d++) docs.push(manifest(f * PER_FILE + d));
     await writeFile(join(sub, `file-${f}.yaml`), docs.join('---\n'));
   }
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  validatorFor('manifest.json');
-  const compileCpu = process.cpuUsage(c0);
-  const compileMs = performance.now() - t0;
   const times = [];
   const cpus = [];
   for (let run = 0; run < 4; run++) {
@@ -52,20 +49,19 @@ try {
     times.push(ms);
     cpus.push((cpu.user + cpu.system) / 1000);
     const errors = set.diagnostics.filter((d) => d.severity === 'error');
+    // thrown, not process.exit: the temp folder is removed below
     if (set.manifests.length !== FILES * PER_FILE || errors.length) {
-      console.error(`unexpected result: ${set.manifests.length} manifests, ${errors.length} errors`, errors.slice(0, 3));
-      process.exit(1);
+      throw new Error(`unexpected result: ${set.manifests.length} manifests, ${errors.length} errors ${JSON.stringify(errors.slice(0, 3))}`);
     }
   }
   const sorted = [...times.slice(1)].sort((a, b) => a - b);
   console.log(`loadManifests: ${FILES * PER_FILE} manifests in ${FILES} files`);
-  console.log(`  compiling the schemas (once per process): ${compileMs.toFixed(0)} ms (CPU ${((compileCpu.user + compileCpu.system) / 1000).toFixed(0)} ms)`);
-  console.log(`  first run: ${times[0].toFixed(0)} ms`);
+  console.log(`  first run (cold: loads the generated checks of the kinds it meets): ${times[0].toFixed(0)} ms`);
   console.log(`  warm runs: min ${sorted[0].toFixed(0)} ms, median ${sorted[1].toFixed(0)} ms, max ${sorted[2].toFixed(0)} ms`);
   console.log(`  CPU time (~ what an idle machine takes): first run ${cpus[0].toFixed(0)} ms, warm min ${Math.min(...cpus.slice(1)).toFixed(0)} ms`);
   console.log(`  load average now: ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
-  const cold = compileMs + times[0];
-  console.log(`  cold total (compile + first run): ${cold.toFixed(0)} ms -> target well under 2000 ms: ${cold < 2000 ? 'OK' : 'TOO SLOW'}`);
+  const cold = times[0];
+  console.log(`  cold (first run): ${cold.toFixed(0)} ms -> target well under 2000 ms: ${cold < 2000 ? 'OK' : 'TOO SLOW'}`);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -327,10 +327,27 @@ export async function writeDelete(ctx: OpContext, id: string, payload: Record<st
   }
 }
 
-/** Poll until the integration is gone; an error status or a settled live integration is a failure. */
-export async function settleDelete(ctx: OpContext, id: string, t: Omit<Transition, 'op'> = {}): Promise<void> {
+/**
+ * Poll until the integration is gone; an error status or a settled live integration is a failure, unless the
+ * integration at the id is no longer the one deleted (another type, or another identity than `identity`, the one the
+ * state recorded): it went, and a service that gives ids again gave its id to one created since.
+ */
+export async function settleDelete(ctx: OpContext, id: string, t: Omit<Transition, 'op'> = {}, identity?: string): Promise<void> {
   const status = await awaitSettled(ctx, { id, op: 'delete', ...t });
-  if (status === 'gone') return;
+  if (status === 'gone' || (await idGivenAgain(ctx, id, t.type, identity))) return;
   if (ERROR_STATUSES.has(status)) throw await statusFailure(ctx, id, `delete ended in status ${status}`);
   throw new ApplyFailure(ErrorCode.statusError, `delete: integration ${id} is ${status}, not gone`, { liveId: id });
+}
+
+/** Whether the integration at `id` is not the one of this type and identity (none there: true; neither known: false). */
+async function idGivenAgain(ctx: OpContext, id: string, type: string | undefined, identity: string | undefined): Promise<boolean> {
+  if (type === undefined && identity === undefined) return false;
+  let live: LiveIntegration;
+  try {
+    live = await ctx.api.getIntegration(id);
+  } catch (err) {
+    if (isNotFound(err)) return true;
+    throw err;
+  }
+  return (type !== undefined && live.type !== type) || (identity !== undefined && liveIntegrationIdentity(live) !== identity);
 }

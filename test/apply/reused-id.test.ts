@@ -80,7 +80,35 @@ function othersCreateOnFirst404(): { api: ServiceApi; created: () => string | un
   return { api, created: () => created };
 }
 
+/** The api, but once integration `id` is gone, another client creates an integration before govops' next status poll. */
+function othersCreateBeforePollOf(id: string): { api: ServiceApi; created: () => string | undefined } {
+  let created: string | undefined;
+  const api = new Proxy(tracked.api, {
+    get(t, prop, receiver) {
+      if (prop !== 'getIntegrationStatus') return Reflect.get(t, prop, receiver) as unknown;
+      return async (asked: string) => {
+        if (asked === id && created === undefined && !(await r.api.listIntegrations()).some((i) => i.id === id)) {
+          created = (await t.createIntegration(othersLake)).id;
+        }
+        return t.getIntegrationStatus(asked);
+      };
+    },
+  });
+  return { api, created: () => created };
+}
+
 describe('an id the service gives again', () => {
+  it('a prune whose integration went, and whose id names a new integration by its next poll, is done (not "enabled, not gone")', async () => {
+    expect((await apply([lake(1), lake(2)])).ok).toBe(true);
+    const { api, created } = othersCreateBeforePollOf('1');
+    const res = await apply([lake(2)], api);
+    expect(created()).toBe('1');
+    expect(res.outcomes).toEqual([expect.objectContaining({ name: 'lake1', action: 'delete', result: 'ok' })]);
+    expect(res.ok).toBe(true);
+    expect((await r.state()).resources.map((x) => x.name)).toEqual(['lake2']);
+    expect((await r.api.getIntegration('1')).config.workspaceUrl).toBe('https://others.example.com');
+  });
+
   it('a prune that meets a delete already under way (409) never deletes the integration given its id after it went', async () => {
     expect((await apply([lake(1), lake(2)])).ok).toBe(true);
     // someone else deletes lake1 (id 1) just before govops prunes it: govops' delete finds it `deleting` (409)

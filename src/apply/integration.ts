@@ -21,6 +21,8 @@ export interface OpContext {
   poll: PollSettings;
   /** The apply's shared poller (poller.ts); without one, each wait polls on its own (doubling intervals). */
   poller?: StatusWaiter;
+  /** Run a wait without holding the concurrency slot the call runs in (slots.ts `SlotLease`); absent: no slot. */
+  outsideSlot?<T>(wait: () => Promise<T>): Promise<T>;
 }
 
 /** Which transition a settle waits for: the type and operation (what is learned), and when it began. */
@@ -75,19 +77,23 @@ export async function retryOnConflict<T>(ctx: OpContext, id: string | undefined,
           cause: err,
         });
       }
-      if (id !== undefined) {
-        identity ??= await identityAt(ctx, id);
-        const status = identity === undefined ? 'gone' : await awaitSettled(ctx, { id, op: 'update', learn: false, immediate: true });
-        if (status === 'gone') throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} was deleted meanwhile: plan again`);
-        const now = await identityAt(ctx, id);
-        if (now !== identity) {
-          throw new ApplyFailure(
-            ErrorCode.resourceGone,
-            `integration ${id} was deleted meanwhile${now === undefined ? '' : ' and its id given to another integration (not written)'}: plan again`,
-          );
+      // another's transition is waited on without holding a concurrency slot (it may last the whole --timeout)
+      const outside = ctx.outsideSlot ?? (<U>(wait: () => Promise<U>) => wait());
+      await outside(async () => {
+        if (id !== undefined) {
+          identity ??= await identityAt(ctx, id);
+          const status = identity === undefined ? 'gone' : await awaitSettled(ctx, { id, op: 'update', learn: false, immediate: true });
+          if (status === 'gone') throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} was deleted meanwhile: plan again`);
+          const now = await identityAt(ctx, id);
+          if (now !== identity) {
+            throw new ApplyFailure(
+              ErrorCode.resourceGone,
+              `integration ${id} was deleted meanwhile${now === undefined ? '' : ' and its id given to another integration (not written)'}: plan again`,
+            );
+          }
         }
-      }
-      await sleep(ctx.poll.clock, backoff, ctx.poll.signal); // the status may already be settled while the service still answers 409
+        await sleep(ctx.poll.clock, backoff, ctx.poll.signal); // the status may already be settled while the service still answers 409
+      });
       backoff = nextInterval(backoff, ctx.poll.maxMs);
     }
   }

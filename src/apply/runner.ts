@@ -15,7 +15,7 @@ import type { Clock } from '../util/clock.js';
 import { joinsDataSourceBatch, type DataSourceBatches } from './data-source-batch.js';
 import { taskKey } from './dependencies.js';
 import type { Ledger } from './ledger.js';
-import type { Slots } from './slots.js';
+import type { SlotLease, Slots } from './slots.js';
 import { actionLabel, awaitingOutcome } from './outcome.js';
 import { joinsWebhookBatch, taskFor, type Phase, type Step, type StepContext } from './tasks.js';
 import { ApplyFailure } from './validation.js';
@@ -107,12 +107,14 @@ export class TaskRunner {
    * 5xx and 429, the task's own code owns 409 (integration.ts); a failure that comes out of them is the
    * task's outcome. Once the state could not be saved, no intent is recorded and no write is sent.
    */
-  private runPhase(step: Step, phase: Phase): Promise<void> | undefined {
+  private runPhase(step: Step, phase: Phase, lease?: SlotLease): Promise<void> | undefined {
     // No bound copy and no promise for a phase the step does not have (issue #26: per-change CPU at 10,000).
     if (step[phase] === undefined) return undefined;
     if (this.r.signal?.aborted) throw new CancelledError(`stopped before the ${step.label} ${phase}: govops is shutting down; the next run resumes it`);
     if (phase === 'prepare' || phase === 'write') this.r.ledger.assertWritable();
-    return step[phase](this.r.ctx);
+    // in a slot: a wait on another's transition (a 409) frees it meanwhile (integration.ts retryOnConflict)
+    const ctx = lease ? { ...this.r.ctx, outsideSlot: <T>(wait: () => Promise<T>) => lease.outside(wait, CONTINUE_PRIORITY) } : this.r.ctx;
+    return step[phase](ctx);
   }
 
   /** One step: dry run and write hold a slot; saving the intent and settling do not (the shared poller waits). */
@@ -128,9 +130,9 @@ export class TaskRunner {
     // A step without a dry run still enters through the queue: at most `concurrency` steps get going at once.
     const slot = (phase: Phase, priority: number): Promise<void> =>
       this.s.queue.add(
-        () => {
+        (lease) => {
           gate.check();
-          return this.runPhase(step, phase) ?? Promise.resolve();
+          return this.runPhase(step, phase, lease) ?? Promise.resolve();
         },
         { priority },
       );

@@ -17,7 +17,7 @@ import { taskKey } from './dependencies.js';
 import type { Ledger } from './ledger.js';
 import type { SlotLease, Slots } from './slots.js';
 import { actionLabel, awaitingOutcome } from './outcome.js';
-import { joinsWebhookBatch, taskFor, type Phase, type Step, type StepContext } from './tasks.js';
+import { joinsWebhookBatch, taskFor, type ApplyTask, type Phase, type Step, type StepContext } from './tasks.js';
 import { ApplyFailure } from './validation.js';
 import type { WebhookBatch } from './webhook-batch.js';
 
@@ -159,12 +159,13 @@ export class TaskRunner {
       ...(c.duplicateOf !== undefined ? { duplicateOf: c.duplicateOf } : {}),
     };
     const gate = new StartGate(this.r);
+    let task: ApplyTask | undefined;
     try {
       if (c.blocked) throw new NotStarted(ErrorCode.blocked, `blocked: ${c.blocked.message}`);
       const key = taskKey(c);
       const deps = this.s.dependencies.get(key);
       if (deps !== undefined && deps.length > 0) await this.awaitDependencies(deps);
-      const task = taskFor(c, this.r.desired.get(key), this.s.batch, this.s.dataSources);
+      task = taskFor(c, this.r.desired.get(key), this.s.batch, this.s.dataSources);
       const steps = task.steps;
       for (let i = 0; i < steps.length; i++) await this.runStep(steps[i]!, i, gate);
       gate.check(); // a task without steps
@@ -172,15 +173,19 @@ export class TaskRunner {
       const liveId = task.liveId();
       this.finish({ ...base, result: 'ok', durationMs: gate.elapsed(), ...(liveId !== undefined ? { liveId } : {}) });
     } catch (err) {
-      this.finish(await this.failedOutcome(base, err, gate));
+      this.finish(await this.failedOutcome(base, err, gate, task?.liveId()));
     } finally {
       if (joinsWebhookBatch(c)) this.s.batch.leave(c.name);
       if (joinsDataSourceBatch(c)) this.s.dataSources.leave(c);
     }
   }
 
-  /** The outcome of a task that threw: skipped (it never started) or failed (what it recorded is saved). */
-  private async failedOutcome(base: OutcomeBase, err: unknown, gate: StartGate): Promise<ResourceOutcome> {
+  /**
+   * The outcome of a task that threw: skipped (it never started) or failed (what it recorded is saved). `liveId`: the
+   * task's live id when it failed (a create accepted, then its wait failed: the integration it made), unless the
+   * failure names one.
+   */
+  private async failedOutcome(base: OutcomeBase, err: unknown, gate: StartGate, liveId?: string): Promise<ResourceOutcome> {
     if (err instanceof NotStarted) return { ...base, result: 'skipped', durationMs: 0, error: err.message, code: err.code, failureClass: err.failureClass };
     const { code, failureClass } = classify(err);
     const o: ResourceOutcome = {
@@ -193,6 +198,7 @@ export class TaskRunner {
     };
     if (err instanceof ApplyFailure && err.validation?.length) o.validation = err.validation;
     if (err instanceof ApplyFailure && err.liveId) o.liveId = err.liveId;
+    else if (liveId) o.liveId = liveId;
     try {
       await this.r.ledger.save(); // whatever was recorded before the failure (an intent, the id of a createError)
     } catch (saveErr) {

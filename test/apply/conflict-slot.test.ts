@@ -43,13 +43,13 @@ async function persist(s: GovopsState): Promise<void> {
 const lake = (n: number, httpPath = '/sql/1'): DesiredIntegration =>
   integration(`lake${n}`, 'lakehouse', { workspaceUrl: `https://lake${n}.example.com`, httpPath, token: `tok-slot-${n}` });
 
-async function apply(desired: DesiredIntegration[], concurrency: number): Promise<ApplyResult> {
+async function apply(desired: DesiredIntegration[], concurrency: number, signal?: AbortSignal): Promise<ApplyResult> {
   const state: GovopsState = { ...(await loadState(r.statePath)), fingerprintKey: KEY };
   const live = { integrations: await r.api.listIntegrations(), webhooks: await r.api.listWebhooks() };
   const plan = planChanges({ shapes: SHAPES, desired, live, state, options: { prune: false, allowReplace: false } });
   return clock.runUntil(
     applyPlan({
-      api: tracked.api, plan, desired, state, logger: silentLogger(), clock, persist,
+      api: tracked.api, plan, desired, state, logger: silentLogger(), clock, persist, ...(signal ? { signal } : {}),
       tuning: { concurrency, timeoutMs: 10_000, pollIntervalMs: 20, pollMaxIntervalMs: 200, pollListThreshold: Infinity },
     }),
   );
@@ -76,5 +76,22 @@ describe('a write answered 409', () => {
     expect(res.outcomes.find((o) => o.name === 'lake2')).toMatchObject({ result: 'ok' });
     expect(res.outcomes.find((o) => o.name === 'lake1')).toMatchObject({ result: 'ok' });
     expect((await r.api.getIntegration('1')).config.httpPath).toBe('/sql/2');
+  });
+
+  it('stopped (SIGTERM) while it waits outside its slot: the apply returns at once, the waiting update cancelled', async () => {
+    expect((await apply([lake(1)], 1)).ok).toBe(true);
+    r.sandbox.setStuckTransitions(['editing']);
+    await r.api.updateIntegration('1', lake(1, '/sql/other').body);
+    r.sandbox.clearRequests();
+    const stop = new AbortController();
+    let done = false;
+    const applying = apply([lake(1, '/sql/2'), lake(3)], 1, stop.signal).finally(() => (done = true));
+    await clock.runUntil(() => done || r.lines().includes('PUT /integrations/1?dryRun=true 409'));
+    const at = clock.now();
+    stop.abort();
+    const res = await applying;
+    expect(clock.now() - at).toBeLessThan(1000);
+    expect(res.outcomes.find((o) => o.name === 'lake1')).toMatchObject({ result: 'failed', code: 'GOVOPS_CANCELLED' });
+    expect(r.lines().filter((l) => l.startsWith('PUT /integrations/1 '))).toEqual([]);
   });
 });

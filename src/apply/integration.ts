@@ -9,6 +9,7 @@ import { findCreatedIntegration } from '../api/recovery.js';
 import type { IntegrationBody, IntegrationMutationResult, LiveIntegration } from '../api/types.js';
 import { notProcessed } from '../api/retry.js';
 import { ApiError, ErrorCode, failureKind } from '../errors.js';
+import { liveIntegrationIdentity } from '../plan/stale.js';
 import { ERROR_STATUSES } from '../service/kinds.js';
 import { nextInterval, sleep, waitSettled, type PollSettings } from './poll.js';
 import type { StatusWaiter, WaitRequest } from './poller.js';
@@ -20,6 +21,8 @@ export interface OpContext {
   poll: PollSettings;
   /** The apply's shared poller (poller.ts); without one, each wait polls on its own (doubling intervals). */
   poller?: StatusWaiter;
+  /** Run a wait without holding the concurrency slot the call runs in (slots.ts `SlotLease`); absent: no slot. */
+  outsideSlot?<T>(wait: () => Promise<T>): Promise<T>;
 }
 
 /** Which transition a settle waits for: the type and operation (what is learned), and when it began. */
@@ -41,12 +44,28 @@ export const MAX_CONFLICT_RETRIES = 5;
 /** A failure this task retries (the catalogue's `task` codes: a 409 on a write, the integration is busy). */
 const isConflict = (err: unknown): err is ApiError => err instanceof ApiError && failureKind(err.code).retriedBy === 'task';
 
+const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.statusCode === 404;
+
+/** The identity (plan/stale.ts) of the integration at `id` now, or undefined when there is none (404). */
+async function identityAt(ctx: OpContext, id: string): Promise<string | undefined> {
+  try {
+    return liveIntegrationIdentity(await ctx.api.getIntegration(id));
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
 /**
  * Call `fn`; on 409 wait for the integration `id` to leave editing/deleting (when there is an id),
- * back off, and retry: at most MAX_CONFLICT_RETRIES times and never past the deadline.
+ * back off, and retry: at most MAX_CONFLICT_RETRIES times and never past the deadline. The retry is sent by id only
+ * while the integration there is still the one that answered 409 (its identity, read at the first 409 and again after
+ * each wait): a service may give the id of an integration deleted meanwhile to the next one created, and the write
+ * would go to that one (someone else's: a prune deleted it).
  */
 export async function retryOnConflict<T>(ctx: OpContext, id: string | undefined, what: string, fn: () => Promise<T>): Promise<T> {
   let backoff = ctx.poll.initialMs;
+  let identity: string | undefined;
   for (let retry = 0; ; retry++) {
     try {
       return await fn();
@@ -58,11 +77,23 @@ export async function retryOnConflict<T>(ctx: OpContext, id: string | undefined,
           cause: err,
         });
       }
-      if (id !== undefined) {
-        const status = await awaitSettled(ctx, { id, op: 'update', learn: false, immediate: true });
-        if (status === 'gone') throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} was deleted meanwhile: plan again`);
-      }
-      await sleep(ctx.poll.clock, backoff, ctx.poll.signal); // the status may already be settled while the service still answers 409
+      // another's transition is waited on without holding a concurrency slot (it may last the whole --timeout)
+      const outside = ctx.outsideSlot ?? (<U>(wait: () => Promise<U>) => wait());
+      await outside(async () => {
+        if (id !== undefined) {
+          identity ??= await identityAt(ctx, id);
+          const status = identity === undefined ? 'gone' : await awaitSettled(ctx, { id, op: 'update', learn: false, immediate: true });
+          if (status === 'gone') throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} was deleted meanwhile: plan again`);
+          const now = await identityAt(ctx, id);
+          if (now !== identity) {
+            throw new ApplyFailure(
+              ErrorCode.resourceGone,
+              `integration ${id} was deleted meanwhile${now === undefined ? '' : ' and its id given to another integration (not written)'}: plan again`,
+            );
+          }
+        }
+        await sleep(ctx.poll.clock, backoff, ctx.poll.signal); // the status may already be settled while the service still answers 409
+      });
       backoff = nextInterval(backoff, ctx.poll.maxMs);
     }
   }
@@ -273,7 +304,6 @@ async function goneAs404(id: string, put: () => Promise<unknown>): Promise<void>
 
 // ---- delete ----------------------------------------------------------------------------------
 
-const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.statusCode === 404;
 
 /** Dry run of a delete; false when the integration is already gone (nothing more to do). */
 export async function dryRunDelete(ctx: OpContext, id: string, payload: Record<string, unknown> | undefined): Promise<boolean> {
@@ -303,10 +333,27 @@ export async function writeDelete(ctx: OpContext, id: string, payload: Record<st
   }
 }
 
-/** Poll until the integration is gone; an error status or a settled live integration is a failure. */
-export async function settleDelete(ctx: OpContext, id: string, t: Omit<Transition, 'op'> = {}): Promise<void> {
+/**
+ * Poll until the integration is gone; an error status or a settled live integration is a failure, unless the
+ * integration at the id is no longer the one deleted (another type, or another identity than `identity`, the one the
+ * state recorded): it went, and a service that gives ids again gave its id to one created since.
+ */
+export async function settleDelete(ctx: OpContext, id: string, t: Omit<Transition, 'op'> = {}, identity?: string): Promise<void> {
   const status = await awaitSettled(ctx, { id, op: 'delete', ...t });
-  if (status === 'gone') return;
+  if (status === 'gone' || (await idGivenAgain(ctx, id, t.type, identity))) return;
   if (ERROR_STATUSES.has(status)) throw await statusFailure(ctx, id, `delete ended in status ${status}`);
   throw new ApplyFailure(ErrorCode.statusError, `delete: integration ${id} is ${status}, not gone`, { liveId: id });
+}
+
+/** Whether the integration at `id` is not the one of this type and identity (none there: true; neither known: false). */
+async function idGivenAgain(ctx: OpContext, id: string, type: string | undefined, identity: string | undefined): Promise<boolean> {
+  if (type === undefined && identity === undefined) return false;
+  let live: LiveIntegration;
+  try {
+    live = await ctx.api.getIntegration(id);
+  } catch (err) {
+    if (isNotFound(err)) return true;
+    throw err;
+  }
+  return (type !== undefined && live.type !== type) || (identity !== undefined && liveIntegrationIdentity(live) !== identity);
 }

@@ -439,7 +439,7 @@ export class Poller implements StatusWaiter {
           if (w.learn) {
             const c = cross.get(w.key) ?? { lo: -Infinity, hi: Infinity };
             const elapsed = sentAt - w.startedAt;
-            if (!isSettledStatus(status)) c.lo = Math.max(c.lo, elapsed);
+            if (status !== 'gone' && !isSettledStatus(status)) c.lo = Math.max(c.lo, elapsed); // a delete gone from the list is over
             else c.hi = Math.min(c.hi, elapsed);
             cross.set(w.key, c);
           }

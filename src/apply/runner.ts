@@ -15,9 +15,9 @@ import type { Clock } from '../util/clock.js';
 import { joinsDataSourceBatch, type DataSourceBatches } from './data-source-batch.js';
 import { taskKey } from './dependencies.js';
 import type { Ledger } from './ledger.js';
-import type { Slots } from './slots.js';
+import type { SlotLease, Slots } from './slots.js';
 import { actionLabel, awaitingOutcome } from './outcome.js';
-import { joinsWebhookBatch, taskFor, type Phase, type Step, type StepContext } from './tasks.js';
+import { joinsWebhookBatch, taskFor, type ApplyTask, type Phase, type Step, type StepContext } from './tasks.js';
 import { ApplyFailure } from './validation.js';
 import type { WebhookBatch } from './webhook-batch.js';
 
@@ -107,12 +107,14 @@ export class TaskRunner {
    * 5xx and 429, the task's own code owns 409 (integration.ts); a failure that comes out of them is the
    * task's outcome. Once the state could not be saved, no intent is recorded and no write is sent.
    */
-  private runPhase(step: Step, phase: Phase): Promise<void> | undefined {
+  private runPhase(step: Step, phase: Phase, lease?: SlotLease): Promise<void> | undefined {
     // No bound copy and no promise for a phase the step does not have (issue #26: per-change CPU at 10,000).
     if (step[phase] === undefined) return undefined;
     if (this.r.signal?.aborted) throw new CancelledError(`stopped before the ${step.label} ${phase}: govops is shutting down; the next run resumes it`);
     if (phase === 'prepare' || phase === 'write') this.r.ledger.assertWritable();
-    return step[phase](this.r.ctx);
+    // in a slot: a wait on another's transition (a 409) frees it meanwhile (integration.ts retryOnConflict)
+    const ctx = lease ? { ...this.r.ctx, outsideSlot: <T>(wait: () => Promise<T>) => lease.outside(wait, CONTINUE_PRIORITY) } : this.r.ctx;
+    return step[phase](ctx);
   }
 
   /** One step: dry run and write hold a slot; saving the intent and settling do not (the shared poller waits). */
@@ -128,9 +130,9 @@ export class TaskRunner {
     // A step without a dry run still enters through the queue: at most `concurrency` steps get going at once.
     const slot = (phase: Phase, priority: number): Promise<void> =>
       this.s.queue.add(
-        () => {
+        (lease) => {
           gate.check();
-          return this.runPhase(step, phase) ?? Promise.resolve();
+          return this.runPhase(step, phase, lease) ?? Promise.resolve();
         },
         { priority },
       );
@@ -157,12 +159,13 @@ export class TaskRunner {
       ...(c.duplicateOf !== undefined ? { duplicateOf: c.duplicateOf } : {}),
     };
     const gate = new StartGate(this.r);
+    let task: ApplyTask | undefined;
     try {
       if (c.blocked) throw new NotStarted(ErrorCode.blocked, `blocked: ${c.blocked.message}`);
       const key = taskKey(c);
       const deps = this.s.dependencies.get(key);
       if (deps !== undefined && deps.length > 0) await this.awaitDependencies(deps);
-      const task = taskFor(c, this.r.desired.get(key), this.s.batch, this.s.dataSources);
+      task = taskFor(c, this.r.desired.get(key), this.s.batch, this.s.dataSources);
       const steps = task.steps;
       for (let i = 0; i < steps.length; i++) await this.runStep(steps[i]!, i, gate);
       gate.check(); // a task without steps
@@ -170,15 +173,19 @@ export class TaskRunner {
       const liveId = task.liveId();
       this.finish({ ...base, result: 'ok', durationMs: gate.elapsed(), ...(liveId !== undefined ? { liveId } : {}) });
     } catch (err) {
-      this.finish(await this.failedOutcome(base, err, gate));
+      this.finish(await this.failedOutcome(base, err, gate, task?.liveId()));
     } finally {
       if (joinsWebhookBatch(c)) this.s.batch.leave(c.name);
       if (joinsDataSourceBatch(c)) this.s.dataSources.leave(c);
     }
   }
 
-  /** The outcome of a task that threw: skipped (it never started) or failed (what it recorded is saved). */
-  private async failedOutcome(base: OutcomeBase, err: unknown, gate: StartGate): Promise<ResourceOutcome> {
+  /**
+   * The outcome of a task that threw: skipped (it never started) or failed (what it recorded is saved). `liveId`: the
+   * task's live id when it failed (a create accepted, then its wait failed: the integration it made), unless the
+   * failure names one.
+   */
+  private async failedOutcome(base: OutcomeBase, err: unknown, gate: StartGate, liveId?: string): Promise<ResourceOutcome> {
     if (err instanceof NotStarted) return { ...base, result: 'skipped', durationMs: 0, error: err.message, code: err.code, failureClass: err.failureClass };
     const { code, failureClass } = classify(err);
     const o: ResourceOutcome = {
@@ -191,6 +198,7 @@ export class TaskRunner {
     };
     if (err instanceof ApplyFailure && err.validation?.length) o.validation = err.validation;
     if (err instanceof ApplyFailure && err.liveId) o.liveId = err.liveId;
+    else if (liveId) o.liveId = liveId;
     try {
       await this.r.ledger.save(); // whatever was recorded before the failure (an intent, the id of a createError)
     } catch (saveErr) {

@@ -4,6 +4,15 @@
  * apply (the same order, the same moment a call starts), without its per-call events, interval bookkeeping and
  * sorted-array insertion: one promise per call (issue #26: 10,000 to 40,000 calls per large apply).
  */
+/** The slot of a call running in `Slots.add`. */
+export interface SlotLease {
+  /**
+   * Free the slot while `wait` runs (a wait on a transition: `--concurrency` bounds calls, not waits), then take one
+   * again before going on, ahead of calls of a lower `priority`. Resolves or rejects as `wait` does, once a slot is held.
+   */
+  outside<T>(wait: () => Promise<T>, priority?: number): Promise<T>;
+}
+
 export class Slots {
   private running = 0;
   /** Waiting calls per priority, highest priority first; each a FIFO read from `head`. */
@@ -38,13 +47,13 @@ export class Slots {
    * Run `fn` in a slot (at once when one is free): resolves or rejects as it does; a synchronous throw is its
    * rejection. The slot is free again as soon as its promise settles.
    */
-  add<T>(fn: () => Promise<T>, options: { priority?: number } = {}): Promise<T> {
+  add<T>(fn: (lease: SlotLease) => Promise<T>, options: { priority?: number } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const start = (): void => {
         this.running++;
         let call: Promise<T>;
         try {
-          call = fn();
+          call = fn(this.lease);
         } catch (err) {
           call = Promise.reject(err);
         }
@@ -63,6 +72,25 @@ export class Slots {
       else this.enqueue(options.priority ?? 0, start);
     });
   }
+
+  /** One lease serves every call: what it frees and takes again is a count. */
+  private readonly lease: SlotLease = {
+    outside: async <T>(wait: () => Promise<T>, priority = 0): Promise<T> => {
+      this.release();
+      try {
+        return await wait();
+      } finally {
+        await new Promise<void>((taken) => {
+          const take = (): void => {
+            this.running++;
+            taken();
+          };
+          if (this.running < this.concurrency && this.waiting === 0) take();
+          else this.enqueue(priority, take);
+        });
+      }
+    },
+  };
 
   /** Resolves once no call runs and none waits. */
   onIdle(): Promise<void> {

@@ -177,7 +177,10 @@ class DeleteIntegration implements Step {
 
   async settle(ctx: StepContext): Promise<void> {
     if (!this.gone) {
-      await settleDelete(ctx, this.id, { ...(this.type !== undefined ? { type: this.type } : {}), ...(this.acceptedAt !== undefined ? { startedAt: this.acceptedAt } : {}) });
+      // what the state recorded of it: the integration at the id once the wait ends must still be it to fail the delete
+      const identity = ctx.ledger.get(this.change.resourceKind, this.change.renamedFrom ?? this.change.name)?.identity;
+      const t = { ...(this.type !== undefined ? { type: this.type } : {}), ...(this.acceptedAt !== undefined ? { startedAt: this.acceptedAt } : {}) };
+      await settleDelete(ctx, this.id, t, identity);
     }
     ctx.ledger.forget(this.change);
     await ctx.ledger.save();

@@ -388,6 +388,27 @@ describe('status poller', () => {
     expect(await clock.runUntil(waitingB)).toBe('enabled');
   });
 
+  it('a delete absent from a list is over, not under way: it never widens the bracket of a delete seen in deleteError', async () => {
+    const [a, b] = await create(2);
+    sandbox.finishTransitions();
+    // a's delete began 600 ms ago and ended in deleteError; b's began 400 ms ago and is done (gone from the list)
+    sandbox.failures.next.push({ operation: 'delete', id: Number(a!.id), count: 1 });
+    await api.deleteIntegration(a!.id, undefined);
+    clock.advance(200);
+    await api.deleteIntegration(b!.id, undefined);
+    clock.advance(400);
+    sandbox.finishTransitions();
+    const stats = new TransitionStats();
+    const p = makePoller({ stats, listThreshold: 2, listSize: 2 });
+    const now = clock.now();
+    const waits = [a!, b!].map((c, i) => p.wait({ id: c.id, type: 'object_store', op: 'delete', startedAt: now - (i === 0 ? 600 : 400), immediate: true }));
+    expect(await clock.runUntil(Promise.all(waits))).toEqual(['deleteError', 'gone']);
+    expect(lists()).toBe(1);
+    // b was over by 400 ms: "still under way at 400 ms" ([400, 600]) is false; each one's own bracket is recorded
+    expect(stats.toJSON()['object_store/delete']).not.toContainEqual([400, 600]);
+    expect(stats.toJSON()['object_store/delete']).toContainEqual([360, 400]);
+  });
+
   it(`lists spaced by ${LIST_SPACING} times the last list's round trip: reading them never holds the thread back to back`, async () => {
     const ids = seed(10_000, 2_000);
     // every list takes 40 ms of the clock to come back (the service serialising it, govops reading it)

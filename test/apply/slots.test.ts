@@ -116,6 +116,47 @@ describe('Slots (the apply concurrency limit)', () => {
     expect(idle).toBe(true);
   });
 
+  it('a call waiting outside its slot (lease.outside) lets others run, then takes a slot again ahead of lower priorities', async () => {
+    const slots = new Slots(1);
+    const order: string[] = [];
+    const wait = gate();
+    const resumed = gate();
+    const waiting = slots.add(async (lease) => {
+      order.push('a starts');
+      const v = await lease.outside(() => wait.promise, 1);
+      order.push(`a resumes after ${v}`);
+      await resumed.promise;
+      return 'a';
+    });
+    const b = gate();
+    const running = slots.add(async () => {
+      order.push('b starts');
+      return b.promise;
+    });
+    const c = slots.add(async () => {
+      order.push('c starts');
+      return 'c';
+    });
+    await ticks();
+    expect(order).toEqual(['a starts', 'b starts']); // a's slot is b's while a waits
+    expect(slots.pending).toBe(1);
+    wait.open('its wait');
+    await ticks();
+    expect(order).toEqual(['a starts', 'b starts']); // a waits for the slot b holds
+    b.open('b');
+    await expect(running).resolves.toBe('b');
+    await ticks();
+    expect(order).toEqual(['a starts', 'b starts', 'a resumes after its wait']); // before c: a higher priority
+    resumed.open('');
+    await expect(waiting).resolves.toBe('a');
+    await expect(c).resolves.toBe('c');
+    expect(slots.idle).toBe(true);
+    // a wait that fails: the call takes its slot again, then rejects with the wait's error, and frees the slot
+    const failing = slots.add((lease) => lease.outside(() => Promise.reject(new Error('gone'))));
+    await expect(failing).rejects.toThrow('gone');
+    expect(slots.idle).toBe(true);
+  });
+
   it('refuses a concurrency below 1', () => {
     expect(() => new Slots(0)).toThrow(RangeError);
   });

@@ -118,3 +118,15 @@ describe('polling and concurrency', () => {
     expect(blocks.join(''), blocks.join('')).toMatch(/^[DC]*D[DC]*D[DC]*D/); // all three started before any poll (sequential would be DCSDCS...)
   });
 });
+
+describe('an accepted create whose status cannot be read', () => {
+  it('fails with the poll\'s error and still names the integration it created (liveId), as a settle timeout does', async () => {
+    await r.write('b.yaml', lakeManifest('lake', 'lake.example.com'));
+    // every status poll answered 503 (after the client's retries): the wait gives up after 4 in a row
+    r.sandbox.faults.add({ type: 'error', status: 503, method: 'GET', path: '/integrations/:id/status' });
+    const res = await r.run();
+    expect(res.ok).toBe(false);
+    expect(res.outcomes[0]).toMatchObject({ action: 'create', result: 'failed', liveId: '1' });
+    expect((await r.state()).resources).toEqual([expect.objectContaining({ name: 'lake', id: '1' })]);
+  });
+});

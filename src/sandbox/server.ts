@@ -46,6 +46,14 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
+/**
+ * Whether a path is the control API's, read as the router reads it: empty segments are ignored, so
+ * `//_sandbox/reset` and `/_sandbox//faults` are control paths too (they reach the control routes).
+ */
+export function isControlPath(path: string): boolean {
+  return path.split('/').find((s) => s !== '') === CONTROL_PREFIX.slice(1);
+}
+
 function isYaml(contentType: string | undefined): boolean {
   return /\b(ya?ml)\b/i.test(contentType ?? '');
 }
@@ -120,7 +128,9 @@ export function createSandboxServer(deps: ServerDeps): Server {
     }
     const url = new URL(`http://sandbox.local${req.url ?? '/'}`);
     const path = url.pathname;
-    const control = path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`);
+    const match = router.match(method, path);
+    // Read as the router reads it (`//_sandbox/reset` reaches the reset route), and any route without authentication.
+    const control = isControlPath(path) || (match.kind === 'found' && match.route.auth === 'none');
     const record = (status: number): void => {
       deps.logger.debug({ method, path, status }, 'sandbox request');
       if (control) return;
@@ -162,7 +172,6 @@ export function createSandboxServer(deps: ServerDeps): Server {
       }
     }
 
-    const match = router.match(method, path);
     if (!control) {
       const decision = deps.faults.decide(method, match.kind === 'found' ? match.route.pattern : undefined, path);
       if (decision.delayMs > 0) await sleep(decision.delayMs);

@@ -100,7 +100,7 @@ export interface SandboxHandle {
   behaviours(): Behaviour[];
   /** Switch the server behaviours (replaces the set; throws on an unknown name or a conflicting pair). */
   setBehaviours(input: string | readonly string[]): void;
-  /** Forget all state, faults, failure rules and the request log. */
+  /** Forget all state, faults, failure rules, the request log and what the behaviours remembered of requests. */
   reset(): void;
   /** Write the data file now (no-op without one). */
   save(): Promise<void>;
@@ -180,6 +180,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     faults.clear();
     failures.clear();
     log.clear();
+    behaviours.forget();
   };
   const ctx = { store, failures, behaviours, now: () => clock.now(), emit: webhooks.emit.bind(webhooks) };
   const routes = withLostCreateAnswers([

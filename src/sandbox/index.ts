@@ -122,7 +122,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? 10_000,
     logger,
     userName: (id) => userNames.get(id),
-    // Called only after start-up (never during restore), when `persister` is set.
+    // Saved only once the loaded state is in place (Persister.arm).
     onChange: () => persister?.changed(),
     deliveryHosts: deliveryPolicy,
     behaviours,
@@ -165,10 +165,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   );
   const loaded = await persister.load();
   if (loaded) {
-    store.restore(loaded.integrations);
-    webhooks.restore(loaded.webhooks);
-    dataSources.restore(loaded.dataSources);
+    try {
+      store.restore(loaded.integrations);
+      webhooks.restore(loaded.webhooks);
+      dataSources.restore(loaded.dataSources);
+    } catch (err) {
+      store.close();
+      throw new Error(`sandbox data file ${options.dataFile}: ${(err as Error).message}; fix or remove it`, { cause: err });
+    }
   }
+  persister.arm();
   const setStuck = (on: boolean | readonly string[]): void => {
     faults.setStuck(on);
     store.rescheduleAll();

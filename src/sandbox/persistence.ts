@@ -16,6 +16,8 @@ export interface SandboxData {
 export class Persister {
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
+  /** Changes are noted only once the loaded state is in place (`arm`): a refused file is never written over. */
+  private armed = false;
 
   constructor(
     private readonly file: string | undefined,
@@ -26,12 +28,17 @@ export class Persister {
 
   /** Note a change: the state is written shortly after (changes in a burst are written once). */
   changed(): void {
-    if (!this.file || this.timer) return;
+    if (!this.file || !this.armed || this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.flush();
     }, this.debounceMs);
     this.timer.unref?.();
+  }
+
+  /** The loaded state is in place: changes from now on are saved. */
+  arm(): void {
+    this.armed = true;
   }
 
   /** Write the current state now (after any write in progress). */

@@ -1,10 +1,10 @@
 /** Request log, reset, out-of-band edits, lifecycle events, persistence across restarts. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { bearer, bodyFor, call, settle, start } from './harness.js';
 
@@ -151,6 +151,43 @@ describe('persistence', () => {
         await b.close();
       }
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a malformed part of the data file stops the start with an error naming the file and the part; the file is not written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-data-'));
+    const sql = { id: 1, type: 'sql_analytics', autoBootstrap: false, status: 'enabled', config: { host: 'a.example.com' } };
+    const hook = { id: 1, url: 'http://127.0.0.1:9/x', name: 'w', global: true, notificationType: ['tagCreated'] };
+    const integrations = (list: unknown[], extra: object = {}) => ({ nextId: 2, integrations: list, cleanups: [], ...extra });
+    const cases: Array<[unknown, RegExp]> = [
+      [{ integrations: { integrations: 5 } }, /integrations/],
+      [{ integrations: integrations([{ id: 1, type: 'lakehouse' }]) }, /integrations\[0\]/],
+      [{ integrations: integrations([{ ...sql, type: 'no_such_kind' }]) }, /integrations\[0\]/],
+      [{ integrations: integrations([sql], { cleanups: 5 }) }, /cleanups/],
+      [{ integrations: integrations([sql]), webhooks: { version: 1, webhooks: [hook], history: [] } }, /webhooks\[0\]/],
+      [{ integrations: integrations([sql]), dataSources: { nextId: 1, dataSources: 5 } }, /dataSources/],
+      [{ integrations: integrations([sql]), dataSources: { nextId: 2, dataSources: [{ id: 1 }] } }, /dataSources\[0\]/],
+    ];
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (const [i, [data, part]] of cases.entries()) {
+        const dataFile = join(dir, `state-${i}.json`);
+        const text = JSON.stringify({ version: 1, savedAt: '2026-01-01T00:00:00.000Z', ...(data as object) });
+        writeFileSync(dataFile, text);
+        const err = await start({ dataFile }).then(
+          async (started) => void (await started.close()),
+          (e: unknown) => e as Error,
+        );
+        expect(err, `case ${i}`).toBeInstanceOf(Error);
+        expect(err!.message, `case ${i}`).toContain(dataFile);
+        expect(err!.message, `case ${i}`).toMatch(part);
+        // Nothing is left to save the half-restored state over the file the error names.
+        expect(vi.getTimerCount(), `case ${i}`).toBe(0);
+        expect(readFileSync(dataFile, 'utf8')).toBe(text);
+      }
+    } finally {
+      vi.useRealTimers();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -135,6 +135,17 @@ describe('FaultSet', () => {
     expect(set.decide('POST', '/webhooks', '/webhooks')).toEqual({ delayMs: 7, action: { type: 'error', status: 503 } });
   });
 
+  it('a counted rule that an exclusive one overrode did not fire: its count is kept for the next request', () => {
+    const set = new FaultSet(() => 0);
+    set.add({ type: 'error', status: 500, count: 1 });
+    set.add({ type: 'latency', latencyMs: 10, count: 1 });
+    set.add({ type: 'latency', method: 'POST', path: '/webhooks', latencyMs: 2500, count: 1, exclusive: true });
+    expect(set.decide('POST', '/webhooks', '/webhooks')).toEqual({ delayMs: 2500 });
+    // The error and the short latency were not applied to that request: they fire for the next one.
+    expect(set.decide('POST', '/webhooks', '/webhooks')).toEqual({ delayMs: 10, action: { type: 'error', status: 500 } });
+    expect(set.list()).toEqual([]);
+  });
+
   it('pathMatches: *, prefix*, pattern, concrete path', () => {
     expect(pathMatches('*', undefined, '/x')).toBe(true);
     expect(pathMatches('/integrations*', undefined, '/integrations/3')).toBe(true);

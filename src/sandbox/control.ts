@@ -43,9 +43,11 @@ function faultsView(faults: FaultSet) {
   return { rules: faults.list(), stuckTransitions: faults.stuckTransitions, stuckStatuses: faults.stuckStatuses };
 }
 
+/** All of the body is checked before any of it is applied: a 400 changes nothing. */
 function addFaults(deps: ControlDeps, req: SandboxRequest) {
   const body = req.body;
   let inputs: unknown[] = [];
+  let stuck: boolean | string[] | undefined;
   if (Array.isArray(body)) inputs = body;
   else if (isPlainObject(body) && 'type' in body) inputs = [body];
   else if (isPlainObject(body)) {
@@ -53,12 +55,10 @@ function addFaults(deps: ControlDeps, req: SandboxRequest) {
       if (!Array.isArray(body.rules)) throw new HttpError(400, '"rules" must be an array');
       inputs = body.rules;
     }
-    if (body.stuckTransitions !== undefined) {
-      const stuck = badRequest(() => parseStuck(body.stuckTransitions));
-      deps.setStuck(stuck);
-    }
+    if (body.stuckTransitions !== undefined) stuck = badRequest(() => parseStuck(body.stuckTransitions));
   } else throw new HttpError(400, 'Send a fault rule, an array of rules, or {rules, stuckTransitions}');
   const parsed: FaultInput[] = badRequest(() => inputs.map(parseFaultInput));
+  if (stuck !== undefined) deps.setStuck(stuck);
   const added = parsed.map((p) => deps.faults.add(p));
   return { status: 200, body: { added, ...faultsView(deps.faults) } };
 }

@@ -83,6 +83,13 @@ describe('fault rules over the control API', () => {
     expect((await addFault({ type: 'latency' })).status).toBe(400);
   });
 
+  it('a refused body changes nothing: stuckTransitions is not applied when a rule beside it is invalid', async () => {
+    expect((await addFault({ rules: [{ type: 'latency', latencyMs: 5 }, { type: 'explode' }], stuckTransitions: true })).status).toBe(400);
+    expect((await addFault({ rules: 'not-a-list', stuckTransitions: ['deleting'] })).status).toBe(400);
+    expect(sb.faults.stuckTransitions).toBe(false);
+    expect(sb.faults.list()).toEqual([]);
+  });
+
   it('stuck transitions hold integrations until released', async () => {
     await addFault({ stuckTransitions: true });
     const c = await call(sb, 'POST', '/integrations', { body: bodyFor('lakehouse') });

@@ -31,7 +31,7 @@ export class Persister {
     if (!this.file || !this.armed || this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.flush();
+      this.flush().catch(() => undefined); // logged by flush; the next change or the stop tries again
     }, this.debounceMs);
     this.timer.unref?.();
   }
@@ -41,7 +41,10 @@ export class Persister {
     this.armed = true;
   }
 
-  /** Write the current state now (after any write in progress). */
+  /**
+   * Write the current state now (after any write in progress). Rejects when the write fails (also logged), so a
+   * stop or `save()` that could not save says so; a failed write does not stop the later ones.
+   */
   flush(): Promise<void> {
     if (!this.file) return Promise.resolve();
     if (this.timer) {
@@ -49,10 +52,9 @@ export class Persister {
       this.timer = undefined;
     }
     const file = this.file;
-    this.chain = this.chain
-      .then(() => writeJsonAtomic(file, this.snapshot()))
-      .catch((err: unknown) => this.logger.error({ err, file }, 'cannot save sandbox state'));
-    return this.chain;
+    const write = this.chain.then(() => writeJsonAtomic(file, this.snapshot()));
+    this.chain = write.catch((err: unknown) => this.logger.error({ err, file }, 'cannot save sandbox state'));
+    return write;
   }
 
   async load(): Promise<SandboxData | undefined> {

@@ -192,6 +192,19 @@ describe('persistence', () => {
     }
   });
 
+  it('a save that fails at stop (or on save()) is an error, not a silent loss of the state', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-data-'));
+    const dataFile = join(dir, 'state.json');
+    const a = await start({ dataFile });
+    try {
+      expect((await call(a, 'POST', '/integrations', { body: bodyFor('lakehouse') })).status).toBe(200);
+      rmSync(dir, { recursive: true, force: true }); // the folder is gone: nothing can be written
+      await expect(a.save()).rejects.toThrow(/ENOENT/);
+    } finally {
+      await expect(a.close()).rejects.toThrow(/ENOENT/);
+    }
+  });
+
   it('refuses a data file of an unknown format', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-data-'));
     try {

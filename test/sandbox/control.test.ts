@@ -166,6 +166,7 @@ describe('persistence', () => {
       [{ integrations: integrations([{ ...sql, type: 'no_such_kind' }]) }, /integrations\[0\]/],
       [{ integrations: integrations([sql], { cleanups: 5 }) }, /cleanups/],
       [{ integrations: integrations([sql]), webhooks: { version: 1, webhooks: [hook], history: [] } }, /webhooks\[0\]/],
+      [{ webhooks: { version: 1, webhooks: [{ ...hook, createdBy: 1 }], history: [{ id: 1, webhooksId: 1, request: {}, statusCode: 200 }] } }, /history\[0\]/],
       [{ integrations: integrations([sql]), dataSources: { nextId: 1, dataSources: 5 } }, /dataSources/],
       [{ integrations: integrations([sql]), dataSources: { nextId: 2, dataSources: [{ id: 1 }] } }, /dataSources\[0\]/],
     ];

@@ -37,7 +37,8 @@ export async function readJson(file: string): Promise<unknown> {
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
+    // (EISDIR, for one, names no path)
+    throw new Error(`sandbox data file ${file} cannot be read: ${(err as Error).message}`, { cause: err });
   }
   try {
     return JSON.parse(text) as unknown;

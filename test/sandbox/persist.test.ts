@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeJsonAtomic } from '../../src/sandbox/persist.js';
+import { readJson, writeJsonAtomic } from '../../src/sandbox/persist.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -23,5 +23,14 @@ describe('writeJsonAtomic', () => {
     await writeJsonAtomic(file, { version: 1, n: 2 });
     expect(readdirSync(dir)).toEqual(['state.json']);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ version: 1, n: 2 });
+  });
+});
+
+describe('readJson', () => {
+  it('a data file that cannot be read is an error naming it (a folder given as --data)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-persist-'));
+    dirs.push(dir);
+    await expect(readJson(dir)).rejects.toThrow(`sandbox data file ${dir} cannot be read`);
+    await expect(readJson(join(dir, 'absent.json'))).resolves.toBeUndefined();
   });
 });

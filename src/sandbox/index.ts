@@ -5,7 +5,7 @@
  */
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { silentLogger, type Logger } from '../log.js';
-import { buildTokens } from './auth.js';
+import { buildTokens, type TokenOrigin } from './auth.js';
 import { Behaviours, withLostCreateAnswers, type Behaviour } from './behaviours.js';
 import { controlRoutes } from './control.js';
 import { dataSourceRoutes } from './data-sources/routes.js';
@@ -20,7 +20,7 @@ import { RequestLog, type RequestLogEntry } from './requestlog.js';
 import { createSandboxServer, DEFAULT_BODY_LIMIT } from './server.js';
 import { createWebhookService, parseDeliveryHosts, type DeliveryHostsInput, type WebhookService } from './webhooks/index.js';
 
-export { DEV_ADMIN_TOKEN, DEV_USER_TOKEN } from './auth.js';
+export { DEV_ADMIN_TOKEN, DEV_USER_TOKEN, type TokenOrigin } from './auth.js';
 export type { FaultInput, FaultRule, FaultType } from './faults.js';
 export type { RequestLogEntry } from './requestlog.js';
 export { BEHAVIOURS, parseBehaviours, type Behaviour } from './behaviours.js';
@@ -84,6 +84,8 @@ export interface SandboxHandle {
   userToken: string;
   /** True when tokens were generated (not given, not --dev): print them for the user. */
   tokensGenerated: boolean;
+  /** Where each token came from: `given` (option), `file` (tokens file), `dev`, `generated`. */
+  tokenOrigins: { admin: TokenOrigin; user: TokenOrigin };
   requests(): RequestLogEntry[];
   clearRequests(): void;
   faults: FaultSet;
@@ -224,6 +226,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     adminToken: tokens.adminToken,
     userToken: tokens.userToken,
     tokensGenerated: tokens.generated,
+    tokenOrigins: { ...tokens.origins },
     requests: () => log.list(),
     clearRequests: () => log.clear(),
     faults,

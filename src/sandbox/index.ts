@@ -208,13 +208,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     control: { open: options.dev === true, host: options.host ?? '127.0.0.1' },
   });
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    // Nothing of this sandbox may go on acting on the loaded state (npm start then starts another on the same file).
+    store.close();
+    persister.cancel();
+    await webhooks.close();
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   let closed: Promise<void> | undefined;

@@ -36,6 +36,13 @@ export class Persister {
     this.timer.unref?.();
   }
 
+  /** Save nothing more (a sandbox that failed to start): a pending save is dropped, later changes are ignored. */
+  cancel(): void {
+    this.armed = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
   /** The loaded state is in place: changes from now on are saved. */
   arm(): void {
     this.armed = true;

@@ -206,6 +206,27 @@ describe('persistence', () => {
     }
   });
 
+  it('a start that fails to listen (port in use) leaves nothing running on the loaded state (npm start then starts on another port)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-data-'));
+    const dataFile = join(dir, 'state.json');
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as AddressInfo).port;
+    // An integration whose create was pending when the data file was saved: its transition is due at once.
+    const pending = { id: 1, type: 'sql_analytics', autoBootstrap: false, status: 'creating', pendingUntil: 0, config: { host: 'a.example.com' }, validationResults: {} };
+    writeFileSync(dataFile, JSON.stringify({ version: 1, integrations: { nextId: 2, integrations: [pending], cleanups: [] } }));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await expect(start({ dataFile, port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      // No transition timer, no save: a second start on the same file is the only one that acts on it.
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+      await new Promise((r) => busy.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a data file of an unknown format', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-data-'));
     try {

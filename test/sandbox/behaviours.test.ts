@@ -1,6 +1,6 @@
 /** Each server behaviour does what it says on the wire (so the tests run under them can fail). */
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseBehaviours, type SandboxHandle } from '../../src/sandbox/index.js';
+import { BEHAVIOURS, parseBehaviours, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops } from '../helpers/cli.js';
 import { bearer, call, settle, start } from './harness.js';
 
@@ -125,6 +125,14 @@ describe('server behaviours', () => {
     const res = await runGovops(['sandbox', '--port', '0', '--behaviour', 'numeric-ids,string-ids']);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/--behaviour: behaviours numeric-ids and string-ids exclude each other/);
+  });
+
+  it('govops sandbox --help names every behaviour', async () => {
+    const res = await runGovops(['sandbox', '--help']);
+    expect(res.code).toBe(0);
+    const help = res.stdout.replace(/\s+/g, ' ');
+    const missing = Object.keys(BEHAVIOURS).filter((b) => !new RegExp(`[ ,:]${b}[,( ]`).test(help));
+    expect(missing).toEqual([]);
   });
 });
 

@@ -110,6 +110,8 @@ function send(res: ServerResponse, out: SandboxResponse): void {
 
 export function createSandboxServer(deps: ServerDeps): Server {
   const router = new Router(deps.routes);
+  /** Aborted when the server has closed: a request held by a latency fault then ends (nothing of it runs later). */
+  const closed = new AbortController();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
@@ -174,7 +176,14 @@ export function createSandboxServer(deps: ServerDeps): Server {
 
     if (!control) {
       const decision = deps.faults.decide(method, match.kind === 'found' ? match.route.pattern : undefined, path);
-      if (decision.delayMs > 0) await sleep(decision.delayMs);
+      if (decision.delayMs > 0) {
+        try {
+          await sleep(decision.delayMs, undefined, { signal: closed.signal });
+        } catch (err) {
+          if (closed.signal.aborted) return; // stopped meanwhile: its connection is gone, nothing is carried out
+          throw err;
+        }
+      }
       const action = decision.action;
       if (action?.type === 'drop') {
         req.socket.destroy();
@@ -226,11 +235,13 @@ export function createSandboxServer(deps: ServerDeps): Server {
     }
   }
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       deps.logger.error({ err }, 'sandbox request failed');
       if (!res.headersSent) send(res, errorResponse(500, 'Internal sandbox error'));
       else res.destroy();
     });
   });
+  server.once('close', () => closed.abort());
+  return server;
 }

@@ -64,6 +64,21 @@ describe('fault rules over the control API', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
   });
 
+  it('close() ends a request held by a latency fault: nothing of it runs (or waits) after the sandbox stopped', async () => {
+    const own = await start();
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    own.faults.add({ type: 'latency', method: 'POST', latencyMs: 600_000, count: 1 });
+    const req = call(own, 'POST', '/integrations', { body: bodyFor('distributed_sql') }).catch((err: unknown) => err);
+    while (own.faults.list().length > 0) await new Promise((r) => setImmediate(r)); // the request is held now
+    expect(timers()).toBe(before + 1);
+    await own.close();
+    expect(await req).toBeInstanceOf(Error); // its connection was closed
+    // The held request's timer is gone: it will not create the integration in a stopped sandbox ten minutes on.
+    expect(timers()).toBe(before);
+    expect(own.integrations.size).toBe(0);
+  });
+
   it('control routes are never faulted; DELETE /_sandbox/faults clears; DELETE /_sandbox/faults/:id removes one', async () => {
     const a = await addFault({ type: 'error', path: '*' });
     expect((await call(sb, 'GET', '/_sandbox/health')).status).toBe(200);

@@ -16,6 +16,8 @@ export interface SandboxData {
 export class Persister {
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
+  /** The write waiting for the one in progress (it has not taken its snapshot yet). */
+  private queued: Promise<void> | undefined;
   /** Changes are noted only once the loaded state is in place (`arm`): a refused file is never written over. */
   private armed = false;
 
@@ -58,8 +60,15 @@ export class Persister {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
+    // A write that has not started yet takes the state when it starts: later saves join it rather than queue
+    // more (a large state written for seconds, changed meanwhile, queued a full write per debounce).
+    if (this.queued) return this.queued;
     const file = this.file;
-    const write = this.chain.then(() => writeJsonAtomic(file, this.snapshot()));
+    const write = this.chain.then(() => {
+      this.queued = undefined;
+      return writeJsonAtomic(file, this.snapshot());
+    });
+    this.queued = write;
     this.chain = write.catch((err: unknown) => this.logger.error({ err, file }, 'cannot save sandbox state'));
     return write;
   }

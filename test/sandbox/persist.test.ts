@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readJson, writeJsonAtomic } from '../../src/sandbox/persist.js';
+import { Persister } from '../../src/sandbox/persistence.js';
+import { silentLogger } from '../../src/log.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -32,5 +34,23 @@ describe('readJson', () => {
     dirs.push(dir);
     await expect(readJson(dir)).rejects.toThrow(`sandbox data file ${dir} cannot be read`);
     await expect(readJson(join(dir, 'absent.json'))).resolves.toBeUndefined();
+  });
+});
+
+describe('Persister', () => {
+  it('saves asked for while one is being written are one write of the latest state, not a queue of them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-persist-'));
+    dirs.push(dir);
+    const file = join(dir, 'state.json');
+    let snapshots = 0;
+    let n = 0;
+    const p = new Persister(file, () => (snapshots++, { version: 1, savedAt: '', integrations: null, webhooks: null, n }), silentLogger());
+    p.arm();
+    // A large state takes long to write; changes meanwhile ask for more saves (the debounce fires every 100 ms).
+    const saves: Array<Promise<void>> = [];
+    for (n = 1; n <= 20; n++) saves.push(p.flush());
+    await Promise.all(saves);
+    expect(snapshots).toBeLessThanOrEqual(2);
+    expect(JSON.parse(readFileSync(file, 'utf8')).n).toBe(21); // the last state (n after the loop)
   });
 });

@@ -7,6 +7,7 @@ import { parseFaultInput, parseStuck, type FaultInput, type FaultSet } from './f
 import type { RequestLog } from './requestlog.js';
 import { parseFailNext, parseFailTest, type Failures } from './integrations/failures.js';
 import type { IntegrationStore } from './integrations/store.js';
+import { TEST } from './integrations/validation.js';
 import { fullView } from './integrations/view.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -18,6 +19,9 @@ export interface ControlDeps {
   reset(): void;
   setStuck(on: boolean | readonly string[]): void;
 }
+
+/** Every validation test name the sandbox reports (interface 2.2). */
+const TEST_NAMES: readonly string[] = Object.values(TEST);
 
 function badRequest<T>(fn: () => T): T {
   try {
@@ -120,6 +124,10 @@ export function controlRoutes(deps: ControlDeps): Route[] {
       auth,
       handler: (req) => {
         const rule = badRequest(() => parseFailTest(req.body));
+        if (rule.name !== '*' && !TEST_NAMES.includes(rule.name)) {
+          // exact names only: one that no validation has would never fire, and the rehearsal would pass unnoticed
+          throw new HttpError(400, `unknown validation test ${JSON.stringify(rule.name)}: use "*" or one of ${TEST_NAMES.map((n) => JSON.stringify(n)).join(', ')}`);
+        }
         deps.failures.tests.push(rule);
         return { status: 200, body: { tests: deps.failures.tests } };
       },

@@ -120,9 +120,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const failures = new Failures();
   const log = new RequestLog();
   const userNames = new Map([...tokens.callers.values()].map((c) => [c.userId, c.userName]));
+  const clock = options.clock ?? systemClock;
   const webhooks = createWebhookService({
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? 10_000,
     logger,
+    now: () => new Date(clock.now()),
     userName: (id) => userNames.get(id),
     // Saved only once the loaded state is in place (Persister.arm).
     onChange: () => persister?.changed(),
@@ -132,7 +134,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...(options.deliveryTimers ? { deliveryTimers: options.deliveryTimers } : {}),
   });
   let persister: Persister | undefined;
-  const clock = options.clock ?? systemClock;
   const dataSources = new DataSourceStore({ behaviours, now: () => clock.now(), onChange: () => persister?.changed() });
   const store: IntegrationStore = new IntegrationStore({
     transitionMs: options.transitionMs ?? 2000,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { bearer, bodyFor, call, settle, start } from './harness.js';
+import { ManualClock } from '../helpers/clock.js';
 
 let sb: SandboxHandle;
 beforeAll(async () => {
@@ -111,6 +112,27 @@ describe('lifecycle events', () => {
     expect(received).toHaveLength(2);
     expect(received[1]!.body).toContain('healthCheckResolved');
     expect(received.map((r) => r.body).join('')).not.toContain('sql-secret');
+  });
+});
+
+describe('the clock option', () => {
+  it("is the time of everything the sandbox dates: integrations, data sources, webhooks and their history", async () => {
+    const clock = new ManualClock(Date.parse('2030-05-01T10:00:00.000Z'));
+    const own = await start({ clock });
+    try {
+      const at = '2030-05-01T10:00:00.000Z';
+      const hook = { url: 'http://127.0.0.1:9/x', name: 'w', global: true, notificationType: ['tagCreated'], actionType: 'triggered' };
+      const created = await call(own, 'POST', '/webhooks', { token: bearer(own.adminToken), body: { webhooks: [hook] } });
+      expect(created.body.createdWebhooks[0]).toMatchObject({ createdAt: at, updatedAt: at });
+      own.webhooks.emit('tagCreated', {});
+      await own.webhooks.idle();
+      const history = await call(own, 'GET', '/webhooks/history?includeGlobal=true', { token: bearer(own.adminToken) });
+      expect(history.body.records.map((r: { createdAt: string }) => r.createdAt)).toEqual([at]);
+      const seeded = await call(own, 'POST', '/_sandbox/webhooks/history', { body: { webhookId: 1, count: 2, stepMs: 1000 } });
+      expect(seeded.body).toMatchObject({ firstCreatedAt: '2030-05-01T09:59:59.000Z', lastCreatedAt: at });
+    } finally {
+      await own.close();
+    }
   });
 });
 

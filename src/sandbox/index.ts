@@ -207,6 +207,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     logger,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     control: { open: options.dev === true, host: options.host ?? '127.0.0.1' },
+    now: () => clock.now(),
   });
   const host = options.host ?? '127.0.0.1';
   try {

@@ -27,6 +27,8 @@ export interface ServerDeps {
   bodyLimit: number;
   /** Control API access (default: the admin token needed, loopback origins only). */
   control?: ControlPolicy;
+  /** The time of the request log's entries (ms since the epoch; default the system's). */
+  now?: () => number;
 }
 
 class BodyTooLarge extends Error {}
@@ -141,7 +143,7 @@ export function createSandboxServer(deps: ServerDeps): Server {
         path,
         query: Object.fromEntries(url.searchParams),
         status,
-        time: new Date().toISOString(),
+        time: new Date(deps.now ? deps.now() : Date.now()).toISOString(),
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         ...(typeof req.headers['user-agent'] === 'string' ? { userAgent: req.headers['user-agent'] } : {}),
       });

@@ -130,6 +130,7 @@ describe('the clock option', () => {
       expect(history.body.records.map((r: { createdAt: string }) => r.createdAt)).toEqual([at]);
       const seeded = await call(own, 'POST', '/_sandbox/webhooks/history', { body: { webhookId: 1, count: 2, stepMs: 1000 } });
       expect(seeded.body).toMatchObject({ firstCreatedAt: '2030-05-01T09:59:59.000Z', lastCreatedAt: at });
+      expect(own.requests().map((r) => r.time)).toEqual([at, at]); // the request log too
     } finally {
       await own.close();
     }

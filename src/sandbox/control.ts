@@ -1,6 +1,8 @@
 /**
- * The control API under /_sandbox (no authentication: it is for local rehearsal and tests only).
- * Request log, reset, fault injection, failure rules, out-of-band edits and finishing transitions.
+ * The control API under /_sandbox: request log, reset, fault injection, failure rules, out-of-band edits and
+ * finishing transitions. Its routes carry no scheme of the interface (auth 'none'); the server guards every
+ * control request instead (control-guard.ts: the admin token unless --dev, no cross-site browser request, no
+ * webhook delivery, JSON bodies only).
  */
 import { HttpError, type Route, type SandboxRequest } from './http.js';
 import { parseFaultInput, parseStuck, type FaultInput, type FaultSet } from './faults.js';

@@ -22,11 +22,16 @@ export interface TokenOptions {
   dev?: boolean;
 }
 
+/** Where a token came from: an option (`--admin-token`), the tokens file, the fixed dev tokens, or generated here. */
+export type TokenOrigin = 'given' | 'file' | 'dev' | 'generated';
+
 export interface TokenSet {
   adminToken: string;
   userToken: string;
   /** Which tokens were generated here (and so must be printed for the user to know them). */
   generated: boolean;
+  /** Where each token came from (the banner prints those the user did not configure). */
+  origins: { admin: TokenOrigin; user: TokenOrigin };
   callers: Map<string, Caller>;
 }
 
@@ -62,22 +67,22 @@ function generate(): string {
 
 export function buildTokens(options: TokenOptions): TokenSet {
   const entries: TokenEntry[] = options.tokensFile ? readTokensFile(options.tokensFile) : [];
-  let generated = false;
+  const origins: { admin: TokenOrigin; user: TokenOrigin } = { admin: 'given', user: 'given' };
   const pick = (given: string | undefined, dev: string, role: Role): string => {
     if (given) return given;
     const fromFile = entries.find((e) => e.role === role);
+    origins[role] = fromFile ? 'file' : options.dev ? 'dev' : 'generated';
     if (fromFile) return fromFile.token;
-    if (options.dev) return dev;
-    generated = true;
-    return generate();
+    return options.dev ? dev : generate();
   };
   const adminToken = pick(options.adminToken, DEV_ADMIN_TOKEN, 'admin');
   const userToken = pick(options.userToken, DEV_USER_TOKEN, 'user');
+  const generated = origins.admin === 'generated' || origins.user === 'generated';
   const callers = new Map<string, Caller>();
   for (const e of entries) callers.set(e.token, { token: e.token, role: e.role, userId: e.userId, userName: e.name });
   if (!callers.has(adminToken)) callers.set(adminToken, { token: adminToken, role: 'admin', userId: 1, userName: 'admin' });
   if (!callers.has(userToken)) callers.set(userToken, { token: userToken, role: 'user', userId: 2, userName: 'user' });
-  return { adminToken, userToken, generated, callers };
+  return { adminToken, userToken, generated, origins, callers };
 }
 
 /**

@@ -41,7 +41,7 @@ export type Behaviour = keyof typeof BEHAVIOURS;
  * a PUT would never be answered). Dry runs change nothing and are answered as they are.
  */
 export function withLostCreateAnswers(routes: readonly Route[], behaviours: Behaviours): Route[] {
-  const lostOnce = new Set<string>();
+  const lostOnce = behaviours.memory.lostWrites;
   return routes.map((route) => {
     if (!route.creates && !route.writes) return route;
     const handler = route.handler.bind(route);
@@ -98,6 +98,19 @@ export class Behaviours {
     readonly random: () => number = Math.random,
   ) {
     this.set = parseBehaviours(input);
+  }
+
+  /**
+   * What the behaviours remember of the requests so far: the writes whose first success was answered 503
+   * (`503-after-success-all`, by `METHOD path`) and the status requests per integration id (`status-404-lag`).
+   * Keyed by paths and ids, which start again at 1 after a reset, so a reset forgets it (`forget`).
+   */
+  readonly memory = { lostWrites: new Set<string>(), statusRequests: new Map<number, number>() };
+
+  /** Forget what was remembered of earlier requests (the sandbox's state was reset). */
+  forget(): void {
+    this.memory.lostWrites.clear();
+    this.memory.statusRequests.clear();
   }
 
   has(b: Behaviour): boolean {

@@ -4,7 +4,9 @@
  * `Bearer`) unless the sandbox runs with `--dev`. Whatever the mode, it refuses requests a browser
  * sends for another site (an `Origin` that is not the sandbox itself, `Sec-Fetch-Site: cross-site`)
  * and bodies that are not JSON by their content type (a `text/plain` "simple request" needs no CORS
- * preflight: no page on any origin may drive the sandbox).
+ * preflight: no page on any origin may drive the sandbox). Nor may a webhook delivery (the sandbox's own or
+ * another sandbox's, recognised by its event headers): a webhook's URL is a manifest author's choice, and
+ * deliveries go to loopback, so with `--dev` a webhook at `http://127.0.0.1:8088/_sandbox/reset` reset it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Caller } from './http.js';
@@ -18,6 +20,9 @@ export interface ControlPolicy {
 }
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Headers every webhook delivery of a sandbox carries (webhooks/dispatcher.ts) and no control client sends. */
+const DELIVERY_HEADERS = ['x-webhook-event', 'x-webhook-activity-id', 'x-webhook-history-id'] as const;
 
 function first(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
@@ -50,6 +55,9 @@ export function guardControl(
   callers: ReadonlyMap<string, Caller>,
   localPort: number | undefined,
 ): void {
+  if (DELIVERY_HEADERS.some((h) => headers[h] !== undefined)) {
+    throw new HttpError(403, 'The control API refuses webhook deliveries (a webhook URL pointing at the sandbox itself)');
+  }
   const site = first(headers['sec-fetch-site'])?.toLowerCase();
   if (site === 'cross-site' || site === 'same-site') {
     throw new HttpError(403, 'The control API refuses requests a browser sends from another site');

@@ -1,12 +1,15 @@
 /**
- * The control API under /_sandbox (no authentication: it is for local rehearsal and tests only).
- * Request log, reset, fault injection, failure rules, out-of-band edits and finishing transitions.
+ * The control API under /_sandbox: request log, reset, fault injection, failure rules, out-of-band edits and
+ * finishing transitions. Its routes carry no scheme of the interface (auth 'none'); the server guards every
+ * control request instead (control-guard.ts: the admin token unless --dev, no cross-site browser request, no
+ * webhook delivery, JSON bodies only).
  */
 import { HttpError, type Route, type SandboxRequest } from './http.js';
 import { parseFaultInput, parseStuck, type FaultInput, type FaultSet } from './faults.js';
 import type { RequestLog } from './requestlog.js';
 import { parseFailNext, parseFailTest, type Failures } from './integrations/failures.js';
 import type { IntegrationStore } from './integrations/store.js';
+import { TEST } from './integrations/validation.js';
 import { fullView } from './integrations/view.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -18,6 +21,9 @@ export interface ControlDeps {
   reset(): void;
   setStuck(on: boolean | readonly string[]): void;
 }
+
+/** Every validation test name the sandbox reports (interface 2.2). */
+const TEST_NAMES: readonly string[] = Object.values(TEST);
 
 function badRequest<T>(fn: () => T): T {
   try {
@@ -43,9 +49,11 @@ function faultsView(faults: FaultSet) {
   return { rules: faults.list(), stuckTransitions: faults.stuckTransitions, stuckStatuses: faults.stuckStatuses };
 }
 
+/** All of the body is checked before any of it is applied: a 400 changes nothing. */
 function addFaults(deps: ControlDeps, req: SandboxRequest) {
   const body = req.body;
   let inputs: unknown[] = [];
+  let stuck: boolean | string[] | undefined;
   if (Array.isArray(body)) inputs = body;
   else if (isPlainObject(body) && 'type' in body) inputs = [body];
   else if (isPlainObject(body)) {
@@ -53,12 +61,10 @@ function addFaults(deps: ControlDeps, req: SandboxRequest) {
       if (!Array.isArray(body.rules)) throw new HttpError(400, '"rules" must be an array');
       inputs = body.rules;
     }
-    if (body.stuckTransitions !== undefined) {
-      const stuck = badRequest(() => parseStuck(body.stuckTransitions));
-      deps.setStuck(stuck);
-    }
+    if (body.stuckTransitions !== undefined) stuck = badRequest(() => parseStuck(body.stuckTransitions));
   } else throw new HttpError(400, 'Send a fault rule, an array of rules, or {rules, stuckTransitions}');
   const parsed: FaultInput[] = badRequest(() => inputs.map(parseFaultInput));
+  if (stuck !== undefined) deps.setStuck(stuck);
   const added = parsed.map((p) => deps.faults.add(p));
   return { status: 200, body: { added, ...faultsView(deps.faults) } };
 }
@@ -120,6 +126,10 @@ export function controlRoutes(deps: ControlDeps): Route[] {
       auth,
       handler: (req) => {
         const rule = badRequest(() => parseFailTest(req.body));
+        if (rule.name !== '*' && !TEST_NAMES.includes(rule.name)) {
+          // exact names only: one that no validation has would never fire, and the rehearsal would pass unnoticed
+          throw new HttpError(400, `unknown validation test ${JSON.stringify(rule.name)}: use "*" or one of ${TEST_NAMES.map((n) => JSON.stringify(n)).join(', ')}`);
+        }
         deps.failures.tests.push(rule);
         return { status: 200, body: { tests: deps.failures.tests } };
       },

@@ -144,16 +144,19 @@ export class FaultSet {
   decide(method: string, pattern: string | undefined, path: string): FaultDecision {
     const decision: FaultDecision = { delayMs: 0 };
     if (this.rules.length === 0) return decision;
+    /** The rules applied to this request: only their counts are used up (an exclusive rule overrides the others). */
+    let applied: FaultRule[] = [];
     for (const rule of this.rules) {
       if (rule.method !== '*' && rule.method !== method) continue;
       if (!pathMatches(rule.path, pattern, path)) continue;
       if (rule.type !== 'latency' && decision.action) continue;
       if (rule.rate < 1 && this.random() >= rule.rate) continue;
-      if (rule.count !== undefined) rule.count--;
       if (rule.exclusive) {
         decision.delayMs = 0;
         delete decision.action;
+        applied = [];
       }
+      applied.push(rule);
       if (rule.type === 'latency') decision.delayMs += rule.latencyMs ?? 0;
       else if (rule.type === 'error') {
         decision.action = { type: 'error', status: rule.status ?? 503 };
@@ -161,6 +164,7 @@ export class FaultSet {
       } else decision.action = { type: rule.type };
       if (rule.exclusive) break;
     }
+    for (const rule of applied) if (rule.count !== undefined) rule.count--;
     this.rules = this.rules.filter((r) => r.count === undefined || r.count > 0);
     return decision;
   }

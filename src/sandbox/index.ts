@@ -5,7 +5,7 @@
  */
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { silentLogger, type Logger } from '../log.js';
-import { buildTokens } from './auth.js';
+import { buildTokens, type TokenOrigin } from './auth.js';
 import { Behaviours, withLostCreateAnswers, type Behaviour } from './behaviours.js';
 import { controlRoutes } from './control.js';
 import { dataSourceRoutes } from './data-sources/routes.js';
@@ -20,7 +20,7 @@ import { RequestLog, type RequestLogEntry } from './requestlog.js';
 import { createSandboxServer, DEFAULT_BODY_LIMIT } from './server.js';
 import { createWebhookService, parseDeliveryHosts, type DeliveryHostsInput, type WebhookService } from './webhooks/index.js';
 
-export { DEV_ADMIN_TOKEN, DEV_USER_TOKEN } from './auth.js';
+export { DEV_ADMIN_TOKEN, DEV_USER_TOKEN, type TokenOrigin } from './auth.js';
 export type { FaultInput, FaultRule, FaultType } from './faults.js';
 export type { RequestLogEntry } from './requestlog.js';
 export { BEHAVIOURS, parseBehaviours, type Behaviour } from './behaviours.js';
@@ -84,6 +84,8 @@ export interface SandboxHandle {
   userToken: string;
   /** True when tokens were generated (not given, not --dev): print them for the user. */
   tokensGenerated: boolean;
+  /** Where each token came from: `given` (option), `file` (tokens file), `dev`, `generated`. */
+  tokenOrigins: { admin: TokenOrigin; user: TokenOrigin };
   requests(): RequestLogEntry[];
   clearRequests(): void;
   faults: FaultSet;
@@ -100,7 +102,7 @@ export interface SandboxHandle {
   behaviours(): Behaviour[];
   /** Switch the server behaviours (replaces the set; throws on an unknown name or a conflicting pair). */
   setBehaviours(input: string | readonly string[]): void;
-  /** Forget all state, faults, failure rules and the request log. */
+  /** Forget all state, faults, failure rules, the request log and what the behaviours remembered of requests. */
   reset(): void;
   /** Write the data file now (no-op without one). */
   save(): Promise<void>;
@@ -118,11 +120,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const failures = new Failures();
   const log = new RequestLog();
   const userNames = new Map([...tokens.callers.values()].map((c) => [c.userId, c.userName]));
+  const clock = options.clock ?? systemClock;
   const webhooks = createWebhookService({
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? 10_000,
     logger,
+    now: () => new Date(clock.now()),
     userName: (id) => userNames.get(id),
-    // Called only after start-up (never during restore), when `persister` is set.
+    // Saved only once the loaded state is in place (Persister.arm).
     onChange: () => persister?.changed(),
     deliveryHosts: deliveryPolicy,
     behaviours,
@@ -130,7 +134,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...(options.deliveryTimers ? { deliveryTimers: options.deliveryTimers } : {}),
   });
   let persister: Persister | undefined;
-  const clock = options.clock ?? systemClock;
   const dataSources = new DataSourceStore({ behaviours, now: () => clock.now(), onChange: () => persister?.changed() });
   const store: IntegrationStore = new IntegrationStore({
     transitionMs: options.transitionMs ?? 2000,
@@ -165,10 +168,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   );
   const loaded = await persister.load();
   if (loaded) {
-    store.restore(loaded.integrations);
-    webhooks.restore(loaded.webhooks);
-    dataSources.restore(loaded.dataSources);
+    try {
+      store.restore(loaded.integrations);
+      webhooks.restore(loaded.webhooks);
+      dataSources.restore(loaded.dataSources);
+    } catch (err) {
+      store.close();
+      throw new Error(`sandbox data file ${options.dataFile}: ${(err as Error).message}; fix or remove it`, { cause: err });
+    }
   }
+  persister.arm();
   const setStuck = (on: boolean | readonly string[]): void => {
     faults.setStuck(on);
     store.rescheduleAll();
@@ -180,6 +189,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     faults.clear();
     failures.clear();
     log.clear();
+    behaviours.forget();
   };
   const ctx = { store, failures, behaviours, now: () => clock.now(), emit: webhooks.emit.bind(webhooks) };
   const routes = withLostCreateAnswers([
@@ -197,15 +207,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     logger,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     control: { open: options.dev === true, host: options.host ?? '127.0.0.1' },
+    now: () => clock.now(),
   });
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    // Nothing of this sandbox may go on acting on the loaded state (npm start then starts another on the same file).
+    store.close();
+    persister.cancel();
+    await webhooks.close();
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   let closed: Promise<void> | undefined;
@@ -217,6 +236,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     adminToken: tokens.adminToken,
     userToken: tokens.userToken,
     tokensGenerated: tokens.generated,
+    tokenOrigins: { ...tokens.origins },
     requests: () => log.list(),
     clearRequests: () => log.clear(),
     faults,

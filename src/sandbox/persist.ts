@@ -6,14 +6,15 @@ export async function writeJsonAtomic(file: string, data: unknown): Promise<void
   const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
   const fh = await open(tmp, 'w', 0o600);
   try {
-    await fh.writeFile(JSON.stringify(data));
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
+    try {
+      await fh.writeFile(JSON.stringify(data));
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
     await rename(tmp, file);
   } catch (err) {
+    // Nothing half-written stays beside the target (a full disk would otherwise gain a temp file at every save).
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
@@ -36,7 +37,8 @@ export async function readJson(file: string): Promise<unknown> {
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
+    // (EISDIR, for one, names no path)
+    throw new Error(`sandbox data file ${file} cannot be read: ${(err as Error).message}`, { cause: err });
   }
   try {
     return JSON.parse(text) as unknown;

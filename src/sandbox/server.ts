@@ -27,6 +27,8 @@ export interface ServerDeps {
   bodyLimit: number;
   /** Control API access (default: the admin token needed, loopback origins only). */
   control?: ControlPolicy;
+  /** The time of the request log's entries (ms since the epoch; default the system's). */
+  now?: () => number;
 }
 
 class BodyTooLarge extends Error {}
@@ -44,6 +46,14 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
     req.on('end', () => (tooLarge ? reject(new BodyTooLarge()) : resolve(Buffer.concat(chunks).toString('utf8'))));
     req.on('error', reject);
   });
+}
+
+/**
+ * Whether a path is the control API's, read as the router reads it: empty segments are ignored, so
+ * `//_sandbox/reset` and `/_sandbox//faults` are control paths too (they reach the control routes).
+ */
+export function isControlPath(path: string): boolean {
+  return path.split('/').find((s) => s !== '') === CONTROL_PREFIX.slice(1);
 }
 
 function isYaml(contentType: string | undefined): boolean {
@@ -102,6 +112,8 @@ function send(res: ServerResponse, out: SandboxResponse): void {
 
 export function createSandboxServer(deps: ServerDeps): Server {
   const router = new Router(deps.routes);
+  /** Aborted when the server has closed: a request held by a latency fault then ends (nothing of it runs later). */
+  const closed = new AbortController();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
@@ -120,7 +132,9 @@ export function createSandboxServer(deps: ServerDeps): Server {
     }
     const url = new URL(`http://sandbox.local${req.url ?? '/'}`);
     const path = url.pathname;
-    const control = path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`);
+    const match = router.match(method, path);
+    // Read as the router reads it (`//_sandbox/reset` reaches the reset route), and any route without authentication.
+    const control = isControlPath(path) || (match.kind === 'found' && match.route.auth === 'none');
     const record = (status: number): void => {
       deps.logger.debug({ method, path, status }, 'sandbox request');
       if (control) return;
@@ -129,7 +143,7 @@ export function createSandboxServer(deps: ServerDeps): Server {
         path,
         query: Object.fromEntries(url.searchParams),
         status,
-        time: new Date().toISOString(),
+        time: new Date(deps.now ? deps.now() : Date.now()).toISOString(),
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         ...(typeof req.headers['user-agent'] === 'string' ? { userAgent: req.headers['user-agent'] } : {}),
       });
@@ -162,10 +176,16 @@ export function createSandboxServer(deps: ServerDeps): Server {
       }
     }
 
-    const match = router.match(method, path);
     if (!control) {
       const decision = deps.faults.decide(method, match.kind === 'found' ? match.route.pattern : undefined, path);
-      if (decision.delayMs > 0) await sleep(decision.delayMs);
+      if (decision.delayMs > 0) {
+        try {
+          await sleep(decision.delayMs, undefined, { signal: closed.signal });
+        } catch (err) {
+          if (closed.signal.aborted) return; // stopped meanwhile: its connection is gone, nothing is carried out
+          throw err;
+        }
+      }
       const action = decision.action;
       if (action?.type === 'drop') {
         req.socket.destroy();
@@ -217,11 +237,13 @@ export function createSandboxServer(deps: ServerDeps): Server {
     }
   }
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       deps.logger.error({ err }, 'sandbox request failed');
       if (!res.headersSent) send(res, errorResponse(500, 'Internal sandbox error'));
       else res.destroy();
     });
   });
+  server.once('close', () => closed.abort());
+  return server;
 }

@@ -52,6 +52,27 @@ describe('integration endpoints', () => {
   });
 });
 
+describe('every service endpoint, later ones included (data sources, webhook history and retry)', () => {
+  const integration = ['GET /integrations', 'POST /integrations', 'GET /integrations/1', 'PUT /integrations/1', 'DELETE /integrations/1',
+    'GET /integrations/1/status', 'POST /integrations/scripts/create', 'POST /integrations/scripts/initial-create',
+    'POST /integrations/scripts/cleanup', 'POST /integrations/scripts/post-cleanup', 'POST /integrations/1/scripts/edit',
+    'POST /integrations/1/scripts/delete', 'POST /native-s3/handler', 'GET /native-s3/handler', 'GET /native-s3/handler/1', 'DELETE /dataSource/1'];
+  const webhook = ['POST /webhooks', 'GET /webhooks', 'GET /webhooks/actions', 'GET /webhooks/history', 'POST /webhooks/history/retry/1',
+    'GET /webhooks/1', 'DELETE /webhooks/1'];
+  const statuses = async (endpoint: string, tokens: Array<string | null>): Promise<number[]> => {
+    const [m, p] = endpoint.split(' ') as [string, string];
+    const out: number[] = [];
+    for (const token of tokens) out.push((await call(sb, m, p, { token, body: m === 'POST' || m === 'PUT' ? {} : undefined })).status);
+    return out;
+  };
+  it('integration scheme (5.1, 5.2): no token or a Bearer one 401, a user 403', async () => {
+    for (const e of integration) expect(await statuses(e, [null, bearer(sb.adminToken), sb.userToken]), e).toEqual([401, 401, 403]);
+  });
+  it('webhook scheme (5.1): no token, a raw one or an unknown Bearer one 401', async () => {
+    for (const e of webhook) expect(await statuses(e, [null, sb.adminToken, bearer('nope')]), e).toEqual([401, 401, 401]);
+  });
+});
+
 describe('webhook endpoints', () => {
   it('need "Bearer <token>": raw token is 401, bearer works for users and admins', async () => {
     expect((await call(sb, 'GET', '/webhooks', { token: sb.userToken })).status).toBe(401);

@@ -1,6 +1,6 @@
 /** Each server behaviour does what it says on the wire (so the tests run under them can fail). */
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseBehaviours, type SandboxHandle } from '../../src/sandbox/index.js';
+import { BEHAVIOURS, parseBehaviours, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops } from '../helpers/cli.js';
 import { bearer, call, settle, start } from './harness.js';
 
@@ -126,6 +126,14 @@ describe('server behaviours', () => {
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/--behaviour: behaviours numeric-ids and string-ids exclude each other/);
   });
+
+  it('govops sandbox --help names every behaviour', async () => {
+    const res = await runGovops(['sandbox', '--help']);
+    expect(res.code).toBe(0);
+    const help = res.stdout.replace(/\s+/g, ' ');
+    const missing = Object.keys(BEHAVIOURS).filter((b) => !new RegExp(`[ ,:]${b}[,( ]`).test(help));
+    expect(missing).toEqual([]);
+  });
 });
 
 describe('server behaviours of issue 22', () => {
@@ -166,6 +174,25 @@ describe('server behaviours of issue 22', () => {
     expect(await settle(sb, id)).toBe('removed');
     // dry runs are answered as they are
     expect((await call(sb, 'POST', '/integrations?dryRun=true', { body: SQL })).status).toBe(200);
+  });
+
+  it('reset starts the behaviours afresh: after it, integration 1 is new to 503-after-success-all and status-404-lag', async () => {
+    sb = await start({ behaviours: ['503-after-success-all', 'status-404-lag'], transitionMs: 60_000 });
+    const s = sb;
+    const edit = { ...SQL, config: { ...SQL.config, port: 1500 } };
+    const run = async (): Promise<number[]> => {
+      const out = [(await call(s, 'POST', '/integrations', { body: SQL })).status];
+      for (let i = 0; i < 3; i++) out.push((await call(s, 'GET', '/integrations/1/status')).status);
+      s.finishTransitions();
+      out.push((await call(s, 'PUT', '/integrations/1', { body: edit })).status);
+      return out;
+    };
+    // A lost create, two lagging status answers, then current; the first update at the path lost.
+    expect(await run()).toEqual([503, 404, 404, 200, 503]);
+    s.reset();
+    expect(await run()).toEqual([503, 404, 404, 200, 503]);
+    expect((await call(s, 'POST', '/_sandbox/reset')).status).toBe(200);
+    expect(await run()).toEqual([503, 404, 404, 200, 503]);
   });
 
   it('other-mask: credentials shown as [REDACTED] (username ****); a body holding one of them is refused', async () => {

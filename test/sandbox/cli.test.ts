@@ -77,6 +77,19 @@ describe('govops sandbox', () => {
     expect(await g.exited).toBe(0);
   });
 
+  it('a tokens file without an ordinary user: the generated user token is printed, the file\'s admin token is not', async () => {
+    const file = join(tempDir(), 'tokens.json');
+    writeFileSync(file, JSON.stringify([{ token: 'file-admin-token', role: 'admin', userId: 7, name: 'ops' }]));
+    const s = await launch(['--port', '0', '--tokens-file', file]);
+    expect(s.out()).toContain('admin token: (as configured)');
+    expect(s.out()).not.toContain('file-admin-token');
+    expect(s.out()).not.toContain('user token: (as configured)');
+    const m = /user token: (\S+)/.exec(s.out());
+    expect((await fetch(`${s.url}/webhooks`, { headers: { authorization: `Bearer ${m![1]!}` } })).status).toBe(200);
+    child!.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+  });
+
   it('fault flags are active from the start', async () => {
     const s = await launch(['--port', '0', '--dev', '--error-rate', '1', '--error-status', '429', '--retry-after', '3', '--fault-path', '/integrations']);
     const res = await fetch(`${s.url}/integrations`, { headers: { authorization: DEV_ADMIN_TOKEN } });

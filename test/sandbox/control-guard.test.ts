@@ -56,6 +56,49 @@ describe('control API access', () => {
     expect(s.failures.next).toHaveLength(3);
   });
 
+  it('a control path spelled with empty segments (//_sandbox/..., /_sandbox//faults) is still guarded', async () => {
+    sb = await start();
+    const s = sb;
+    const rule = JSON.stringify({ type: 'error', status: 500 });
+    // The router ignores empty segments, so these reach the control routes: they must pass the same guard.
+    for (const path of ['//_sandbox/faults', '///_sandbox/faults', '/_sandbox//faults']) {
+      expect((await post(s, path, { 'content-type': 'application/json' }, rule)).status, path).toBe(401);
+      expect((await post(s, path, { 'content-type': 'text/plain', origin: 'https://evil.example' }, rule)).status, path).toBe(403);
+    }
+    expect((await post(s, '//_sandbox/reset', {})).status).toBe(401);
+    expect(s.faults.list()).toEqual([]);
+    // ... and they are control requests: not faulted, not logged.
+    s.faults.add({ type: 'error', status: 503 });
+    const ok = await fetch(`${s.url}//_sandbox/faults`, { headers: { authorization: s.adminToken } });
+    expect(ok.status).toBe(200);
+    expect(s.requests()).toEqual([]);
+  });
+
+  it("with --dev, a webhook whose URL is the sandbox's own control API cannot drive it (a manifest author's URL)", async () => {
+    sb = await start({ dev: true });
+    const s = sb;
+    const created = await call(s, 'POST', '/webhooks', {
+      token: bearer(s.adminToken),
+      body: {
+        webhooks: ['/_sandbox/reset', '/_sandbox/transitions/finish', '//_sandbox/reset'].map((path, i) => ({
+          name: `self-${i}`,
+          url: `${s.url}${path}`,
+          global: true,
+          actionType: 'triggered',
+          notificationType: ['ALL_NOTIFICATIONS'],
+        })),
+      },
+    });
+    expect(created.body.createdWebhooks).toHaveLength(3);
+    s.failures.next.push({ operation: 'create', count: 1 });
+    expect(s.webhooks.emit('modelCreated', {}).deliveries).toBe(3);
+    await s.webhooks.idle();
+    // Nothing was reset: the webhooks and the failure rule are still there, and each delivery was refused.
+    expect(s.failures.next).toHaveLength(1);
+    const history = await call(s, 'GET', '/webhooks/history?includeGlobal=true', { token: bearer(s.adminToken) });
+    expect(history.body.records.map((r: { statusCode: number }) => r.statusCode)).toEqual([403, 403, 403]);
+  });
+
   it('the service API itself is unchanged: integration calls keep their own auth', async () => {
     sb = await start();
     expect((await call(sb, 'GET', '/integrations')).status).toBe(200);

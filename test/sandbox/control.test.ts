@@ -1,12 +1,13 @@
 /** Request log, reset, out-of-band edits, lifecycle events, persistence across restarts. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/index.js';
 import { bearer, bodyFor, call, settle, start } from './harness.js';
+import { ManualClock } from '../helpers/clock.js';
 
 let sb: SandboxHandle;
 beforeAll(async () => {
@@ -114,6 +115,28 @@ describe('lifecycle events', () => {
   });
 });
 
+describe('the clock option', () => {
+  it("is the time of everything the sandbox dates: integrations, data sources, webhooks and their history", async () => {
+    const clock = new ManualClock(Date.parse('2030-05-01T10:00:00.000Z'));
+    const own = await start({ clock });
+    try {
+      const at = '2030-05-01T10:00:00.000Z';
+      const hook = { url: 'http://127.0.0.1:9/x', name: 'w', global: true, notificationType: ['tagCreated'], actionType: 'triggered' };
+      const created = await call(own, 'POST', '/webhooks', { token: bearer(own.adminToken), body: { webhooks: [hook] } });
+      expect(created.body.createdWebhooks[0]).toMatchObject({ createdAt: at, updatedAt: at });
+      own.webhooks.emit('tagCreated', {});
+      await own.webhooks.idle();
+      const history = await call(own, 'GET', '/webhooks/history?includeGlobal=true', { token: bearer(own.adminToken) });
+      expect(history.body.records.map((r: { createdAt: string }) => r.createdAt)).toEqual([at]);
+      const seeded = await call(own, 'POST', '/_sandbox/webhooks/history', { body: { webhookId: 1, count: 2, stepMs: 1000 } });
+      expect(seeded.body).toMatchObject({ firstCreatedAt: '2030-05-01T09:59:59.000Z', lastCreatedAt: at });
+      expect(own.requests().map((r) => r.time)).toEqual([at, at]); // the request log too
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe('persistence', () => {
   it('survives a restart with --data: integrations, ids, pending transitions, webhooks', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-data-'));
@@ -151,6 +174,78 @@ describe('persistence', () => {
         await b.close();
       }
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a malformed part of the data file stops the start with an error naming the file and the part; the file is not written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-data-'));
+    const sql = { id: 1, type: 'sql_analytics', autoBootstrap: false, status: 'enabled', config: { host: 'a.example.com' } };
+    const hook = { id: 1, url: 'http://127.0.0.1:9/x', name: 'w', global: true, notificationType: ['tagCreated'] };
+    const integrations = (list: unknown[], extra: object = {}) => ({ nextId: 2, integrations: list, cleanups: [], ...extra });
+    const cases: Array<[unknown, RegExp]> = [
+      [{ integrations: { integrations: 5 } }, /integrations/],
+      [{ integrations: integrations([{ id: 1, type: 'lakehouse' }]) }, /integrations\[0\]/],
+      [{ integrations: integrations([{ ...sql, type: 'no_such_kind' }]) }, /integrations\[0\]/],
+      [{ integrations: integrations([sql], { cleanups: 5 }) }, /cleanups/],
+      [{ integrations: integrations([sql]), webhooks: { version: 1, webhooks: [hook], history: [] } }, /webhooks\[0\]/],
+      [{ webhooks: { version: 1, webhooks: [{ ...hook, createdBy: 1 }], history: [{ id: 1, webhooksId: 1, request: {}, statusCode: 200 }] } }, /history\[0\]/],
+      [{ integrations: integrations([sql]), dataSources: { nextId: 1, dataSources: 5 } }, /dataSources/],
+      [{ integrations: integrations([sql]), dataSources: { nextId: 2, dataSources: [{ id: 1 }] } }, /dataSources\[0\]/],
+    ];
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (const [i, [data, part]] of cases.entries()) {
+        const dataFile = join(dir, `state-${i}.json`);
+        const text = JSON.stringify({ version: 1, savedAt: '2026-01-01T00:00:00.000Z', ...(data as object) });
+        writeFileSync(dataFile, text);
+        const err = await start({ dataFile }).then(
+          async (started) => void (await started.close()),
+          (e: unknown) => e as Error,
+        );
+        expect(err, `case ${i}`).toBeInstanceOf(Error);
+        expect(err!.message, `case ${i}`).toContain(dataFile);
+        expect(err!.message, `case ${i}`).toMatch(part);
+        // Nothing is left to save the half-restored state over the file the error names.
+        expect(vi.getTimerCount(), `case ${i}`).toBe(0);
+        expect(readFileSync(dataFile, 'utf8')).toBe(text);
+      }
+    } finally {
+      vi.useRealTimers();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a save that fails at stop (or on save()) is an error, not a silent loss of the state', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-data-'));
+    const dataFile = join(dir, 'state.json');
+    const a = await start({ dataFile });
+    try {
+      expect((await call(a, 'POST', '/integrations', { body: bodyFor('lakehouse') })).status).toBe(200);
+      rmSync(dir, { recursive: true, force: true }); // the folder is gone: nothing can be written
+      await expect(a.save()).rejects.toThrow(/ENOENT/);
+    } finally {
+      await expect(a.close()).rejects.toThrow(/ENOENT/);
+    }
+  });
+
+  it('a start that fails to listen (port in use) leaves nothing running on the loaded state (npm start then starts on another port)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'govops-sandbox-data-'));
+    const dataFile = join(dir, 'state.json');
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as AddressInfo).port;
+    // An integration whose create was pending when the data file was saved: its transition is due at once.
+    const pending = { id: 1, type: 'sql_analytics', autoBootstrap: false, status: 'creating', pendingUntil: 0, config: { host: 'a.example.com' }, validationResults: {} };
+    writeFileSync(dataFile, JSON.stringify({ version: 1, integrations: { nextId: 2, integrations: [pending], cleanups: [] } }));
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await expect(start({ dataFile, port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      // No transition timer, no save: a second start on the same file is the only one that acts on it.
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+      await new Promise((r) => busy.close(r));
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -181,6 +181,28 @@ describe('PUT /integrations/{id} errors', () => {
     expect((await call(sb, 'PUT', `/integrations/${id}`, { body: bodyFor('cloud_warehouse') })).status).toBe(200);
   });
 
+  it('fail-tests refuses a test name no validation has (it would never fire), naming the real ones', async () => {
+    const short = await call(sb, 'POST', '/_sandbox/fail-tests', { body: { name: 'Database Does Not Exist' } });
+    expectError(short, 400, 'Bad Request', /unknown validation test "Database Does Not Exist".*Validate Automatic: Database Does Not Exist/);
+    expect((await call(sb, 'GET', '/_sandbox/failures')).body.tests).toEqual([]);
+    for (const name of ['*', 'Validate Automatic: Database Does Not Exist', 'Basic Connection Test', 'Metastore validation']) {
+      expect((await call(sb, 'POST', '/_sandbox/fail-tests', { body: { name } })).status, name).toBe(200);
+    }
+  });
+
+  it("fail-tests count is a number of validations: name '*' with count 2 fails every test of the next two", async () => {
+    const id = await created('sql_analytics');
+    expect((await call(sb, 'POST', '/_sandbox/fail-tests', { body: { name: '*', id: Number(id), count: 2 } })).status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const r = await call(sb, 'PUT', `/integrations/${id}`, { body: bodyFor('sql_analytics') });
+      expectError(r, 422, 'Unprocessable Entity', /failed/);
+      const ran = r.body.validationResults.validationTests.filter((t: { status: string }) => t.status !== 'skipped');
+      expect(ran.length).toBeGreaterThan(1);
+      expect(ran.map((t: { status: string }) => t.status)).toEqual(ran.map(() => 'failed'));
+    }
+    expect((await call(sb, 'PUT', `/integrations/${id}`, { body: bodyFor('sql_analytics') })).status).toBe(200);
+  });
+
   it('editError after acceptance (fail-next), fixed by another PUT', async () => {
     const id = await created('sql_analytics');
     await call(sb, 'POST', '/_sandbox/fail-next', { body: { operation: 'edit', id: Number(id) } });

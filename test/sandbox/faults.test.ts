@@ -64,6 +64,21 @@ describe('fault rules over the control API', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
   });
 
+  it('close() ends a request held by a latency fault: nothing of it runs (or waits) after the sandbox stopped', async () => {
+    const own = await start();
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    own.faults.add({ type: 'latency', method: 'POST', latencyMs: 600_000, count: 1 });
+    const req = call(own, 'POST', '/integrations', { body: bodyFor('distributed_sql') }).catch((err: unknown) => err);
+    while (own.faults.list().length > 0) await new Promise((r) => setImmediate(r)); // the request is held now
+    expect(timers()).toBe(before + 1);
+    await own.close();
+    expect(await req).toBeInstanceOf(Error); // its connection was closed
+    // The held request's timer is gone: it will not create the integration in a stopped sandbox ten minutes on.
+    expect(timers()).toBe(before);
+    expect(own.integrations.size).toBe(0);
+  });
+
   it('control routes are never faulted; DELETE /_sandbox/faults clears; DELETE /_sandbox/faults/:id removes one', async () => {
     const a = await addFault({ type: 'error', path: '*' });
     expect((await call(sb, 'GET', '/_sandbox/health')).status).toBe(200);
@@ -81,6 +96,13 @@ describe('fault rules over the control API', () => {
     expect((await addFault({ type: 'explode' })).status).toBe(400);
     expect((await addFault({ type: 'error', rate: 2 })).status).toBe(400);
     expect((await addFault({ type: 'latency' })).status).toBe(400);
+  });
+
+  it('a refused body changes nothing: stuckTransitions is not applied when a rule beside it is invalid', async () => {
+    expect((await addFault({ rules: [{ type: 'latency', latencyMs: 5 }, { type: 'explode' }], stuckTransitions: true })).status).toBe(400);
+    expect((await addFault({ rules: 'not-a-list', stuckTransitions: ['deleting'] })).status).toBe(400);
+    expect(sb.faults.stuckTransitions).toBe(false);
+    expect(sb.faults.list()).toEqual([]);
   });
 
   it('stuck transitions hold integrations until released', async () => {
@@ -133,6 +155,17 @@ describe('FaultSet', () => {
     set.add({ type: 'error', status: 503 });
     expect(set.decide('POST', '/webhooks', '/webhooks')).toEqual({ delayMs: 2500 });
     expect(set.decide('POST', '/webhooks', '/webhooks')).toEqual({ delayMs: 7, action: { type: 'error', status: 503 } });
+  });
+
+  it('a counted rule that an exclusive one overrode did not fire: its count is kept for the next request', () => {
+    const set = new FaultSet(() => 0);
+    set.add({ type: 'error', status: 500, count: 1 });
+    set.add({ type: 'latency', latencyMs: 10, count: 1 });
+    set.add({ type: 'latency', method: 'POST', path: '/webhooks', latencyMs: 2500, count: 1, exclusive: true });
+    expect(set.decide('POST', '/webhooks', '/webhooks')).toEqual({ delayMs: 2500 });
+    // The error and the short latency were not applied to that request: they fire for the next one.
+    expect(set.decide('POST', '/webhooks', '/webhooks')).toEqual({ delayMs: 10, action: { type: 'error', status: 500 } });
+    expect(set.list()).toEqual([]);
   });
 
   it('pathMatches: *, prefix*, pattern, concrete path', () => {

@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ALL_NOTIFICATIONS } from '../../src/service/events.js';
-import { subscribers } from '../../src/sandbox/webhooks/index.js';
+import { createWebhookService, subscribers } from '../../src/sandbox/webhooks/index.js';
+import { silentLogger } from '../../src/log.js';
 import { WebhookStore } from '../../src/sandbox/webhooks/store.js';
 import { Behaviours } from '../../src/sandbox/behaviours.js';
 import { HistoryStore, Limiter } from '../../src/sandbox/webhooks/dispatcher.js';
@@ -202,5 +203,29 @@ describe('WebhookStore.listing (the subscribers of an event without a pass over 
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('POST /webhooks and persistence', () => {
+  it('a create notes a change (the data file is saved) under every behaviour, also those that reshape the answer', async () => {
+    for (const flags of [[], ['shuffle'], ['string-ids'], ['extra-fields']]) {
+      let changes = 0;
+      const svc = createWebhookService({ deliveryTimeoutMs: 1000, logger: silentLogger(), onChange: () => void changes++, behaviours: new Behaviours(flags) });
+      const route = svc.routes.find((r) => r.method === 'POST' && r.pattern === '/webhooks')!;
+      const item = { url: 'http://127.0.0.1:9/x', name: 'h', global: true, notificationType: ['modelCreated'], actionType: 'triggered' };
+      const res = await route.handler({
+        method: 'POST',
+        path: '/webhooks',
+        params: {},
+        query: new URLSearchParams(),
+        headers: {},
+        body: { webhooks: [item] },
+        rawBody: '',
+        caller: { token: 't', role: 'admin', userId: 1, userName: 'admin' },
+      });
+      expect(res.status).toBe(200);
+      expect(changes, flags.join(',') || 'default').toBe(1);
+      await svc.close();
+    }
   });
 });

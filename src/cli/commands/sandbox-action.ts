@@ -132,11 +132,12 @@ export async function sandboxAction(flags: SandboxFlags, command: Command): Prom
   }
   const out = ctx.stdout;
   out.write(`govops sandbox listening on ${sandbox.url}\n`);
-  const show = (label: string, token: string, given: boolean): void => {
-    out.write(`${label}: ${given ? '(as configured)' : token}\n`);
+  // Tokens the user configured (an option, the tokens file) are not printed; dev and generated ones are.
+  const show = (label: string, token: string, origin: string): void => {
+    out.write(`${label}: ${origin === 'given' || origin === 'file' ? '(as configured)' : token}\n`);
   };
-  show('admin token', sandbox.adminToken, Boolean(flags.adminToken || flags.tokensFile));
-  show('user token', sandbox.userToken, Boolean(flags.userToken || flags.tokensFile));
+  show('admin token', sandbox.adminToken, sandbox.tokenOrigins.admin);
+  show('user token', sandbox.userToken, sandbox.tokenOrigins.user);
   out.write('  integrations: "Authorization: <admin token>"; webhooks: "Authorization: Bearer <token>"\n');
   if (flags.dev) out.write('dev tokens: fixed and public, for local use only\n');
   out.write(`webhook deliveries allowed to: ${describePolicy(sandbox.webhooks.deliveryPolicy)} (others are recorded as EBLOCKED; see --deliver-to)\n`);

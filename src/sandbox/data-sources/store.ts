@@ -3,6 +3,7 @@
  * disables a data source, the second removes it), and removal with their integration.
  */
 import type { Behaviours } from '../behaviours.js';
+import { isPlainObject } from '../../util/object.js';
 
 export interface StoredDataSource {
   id: number;
@@ -122,12 +123,15 @@ export class DataSourceStore {
     this.items.clear();
     this.byIntegration.clear();
     this.nextId = 1;
-    const snap = data as Partial<DataSourceSnapshot> | undefined;
-    if (!snap || !Array.isArray(snap.dataSources)) return;
-    for (const d of snap.dataSources) {
-      if (!d || typeof d.id !== 'number' || typeof d.integrationId !== 'number') continue;
-      this.put(d);
-    }
+    if (data === undefined || data === null) return;
+    if (!isPlainObject(data) || !Array.isArray(data.dataSources)) throw new Error('dataSources: expected { nextId, dataSources: [...] }');
+    data.dataSources.forEach((d: unknown, i: number) => {
+      if (!isPlainObject(d) || !Number.isSafeInteger(d.id) || !Number.isSafeInteger(d.integrationId) || typeof d.dataSourceName !== 'string' || typeof d.prefix !== 'string') {
+        throw new Error(`dataSources[${i}] is malformed (needs integer id and integrationId, a dataSourceName and a prefix)`);
+      }
+    });
+    const snap = data as Partial<DataSourceSnapshot>;
+    for (const d of snap.dataSources!) this.put(d);
     // A loop, not Math.max(...ids): a spread of every id overflows the stack past ~125,000 arguments.
     let next = typeof snap.nextId === 'number' ? snap.nextId : 1;
     for (const id of this.items.keys()) next = Math.max(next, id + 1);

@@ -102,12 +102,24 @@ export class Failures {
     this.next = [];
   }
 
-  /** The forced status of a test, consuming a `count` when a rule fires. */
-  forcedStatus(testName: string, t: Target): 'failed' | 'warning' | undefined {
+  /**
+   * The forced status of a test. A rule's `count` is a number of validations: within one validation, pass `fired`
+   * to collect the rules that fired and `spend` them once at its end (`*` forces every test of it); without
+   * `fired`, the count is used up at once.
+   */
+  forcedStatus(testName: string, t: Target, fired?: Set<FailTestRule>): 'failed' | 'warning' | undefined {
     const rule = this.tests.find((r) => (r.name === '*' || r.name === testName) && applies(r, t));
     if (!rule) return undefined;
-    if (rule.count !== undefined && --rule.count <= 0) this.tests = this.tests.filter((r) => r !== rule);
+    if (fired) fired.add(rule);
+    else this.spend([rule]);
     return rule.status;
+  }
+
+  /** Use up one `count` of each rule (those that fired in a validation); expired rules go. */
+  spend(rules: Iterable<FailTestRule>): void {
+    for (const rule of rules) {
+      if (rule.count !== undefined && --rule.count <= 0) this.tests = this.tests.filter((r) => r !== rule);
+    }
   }
 
   /** Whether this accepted operation must end in an error status (consumes a rule's count). */

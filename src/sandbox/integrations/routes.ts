@@ -209,7 +209,7 @@ const LAGGED_STATUS_REQUESTS = 2;
 export function integrationRoutes(ctx: IntegrationContext): Route[] {
   const auth = 'integration' as const;
   /** Under `status-404-lag`: status requests answered per integration so far (a lagging replica for the first ones). */
-  const statusSeen = new Map<number, number>();
+  const statusSeen = ctx.behaviours.memory.statusRequests;
   return [
     { method: 'GET', pattern: '/integrations', auth, handler: () => ({ status: 200, rawJson: ctx.store.listJson() }) },
     { method: 'POST', pattern: '/integrations', auth, handler: (req) => create(ctx, req), creates: true },

@@ -6,6 +6,7 @@
 import { displayHost, naturalKey, isIntegrationType } from '../../kinds/registry.js';
 import { backgroundClock, type Clock, type TimerHandle } from '../../util/clock.js';
 import type { Behaviours } from '../behaviours.js';
+import { isPlainObject } from '../../util/object.js';
 import type { StoredIntegration } from './view.js';
 import { fullView, mutationView } from './view.js';
 
@@ -264,12 +265,21 @@ export class IntegrationStore {
     return { nextId: this.nextId, integrations: [...this.items.values()], cleanups: [...this.cleanups] };
   }
 
+  /** Replace the state with a snapshot(); throws, naming the part, on a malformed one (nothing of it is skipped). */
   restore(data: unknown): void {
-    const snap = data as Partial<StoreSnapshot> | undefined;
     this.clear();
-    if (!snap || !Array.isArray(snap.integrations)) return;
-    for (const raw of snap.integrations) {
-      if (!raw || typeof raw.id !== 'number' || !isIntegrationType(raw.type)) continue;
+    if (data === undefined || data === null) return;
+    if (!isPlainObject(data) || !Array.isArray(data.integrations)) throw new Error('integrations: expected { nextId, integrations: [...], cleanups: [...] }');
+    if (data.cleanups !== undefined && (!Array.isArray(data.cleanups) || !data.cleanups.every((c) => typeof c === 'string'))) {
+      throw new Error('integrations: cleanups must be an array of strings');
+    }
+    const snap = data as Partial<StoreSnapshot>;
+    data.integrations.forEach((raw: unknown, i: number) => {
+      if (!isPlainObject(raw) || !Number.isSafeInteger(raw.id) || !isIntegrationType(raw.type) || !isPlainObject(raw.config) || typeof raw.status !== 'string') {
+        throw new Error(`integrations[${i}] is malformed (needs an integer id, a known type, a config object and a status)`);
+      }
+    });
+    for (const raw of snap.integrations!) {
       this.items.set(raw.id, raw);
       this.list = undefined;
       this.index(raw);

@@ -1,7 +1,7 @@
 /** Validation tests the sandbox runs on create, update and delete (names observed in interface 2.2). */
 import type { ValidationResults, ValidationTest } from '../../api/types.js';
 import type { IntegrationType } from '../../kinds/registry.js';
-import { INVALID_HOST_SUFFIX, type Failures, type Target } from './failures.js';
+import { INVALID_HOST_SUFFIX, type FailTestRule, type Failures, type Target } from './failures.js';
 
 export const TEST = {
   initialBasic: 'Initial Validation: Basic Connection Test',
@@ -86,16 +86,18 @@ export function runValidation(
   failures: Failures,
   warnOnPass = false,
 ): ValidationResults {
+  const fired = new Set<FailTestRule>();
   const tests: ValidationTest[] = plannedTests(type, autoBootstrap, config, target.operation).map((p) => {
     if (!p.run) return { name: p.name, status: 'skipped', result: [] };
     if (BASIC_TESTS.has(p.name) && target.host.toLowerCase().endsWith(INVALID_HOST_SUFFIX)) {
       return { name: p.name, status: 'failed', result: [{ message: `Could not connect to ${target.host}: host not found` }] };
     }
-    const forced = failures.forcedStatus(p.name, target);
+    const forced = failures.forcedStatus(p.name, target, fired);
     if (forced === 'failed') return { name: p.name, status: 'failed', result: [{ message: `${p.name} failed (sandbox rule)` }] };
     if (forced === 'warning') return { name: p.name, status: 'warning', result: [{ message: `${p.name} warning (sandbox rule)` }] };
     return { name: p.name, status: 'passed', result: [] };
   });
+  failures.spend(fired); // a rule's count is a number of validations, not of tests
   if (warnOnPass && !tests.some((t) => t.status === 'failed')) {
     const last = [...tests].reverse().find((t) => t.status === 'passed');
     if (last) Object.assign(last, { status: 'warning', result: [{ message: `${last.name}: passed with a warning (sandbox behaviour validation-warning)` }] });

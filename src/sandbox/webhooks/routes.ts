@@ -65,8 +65,8 @@ function createWebhooks(deps: RouteDeps, req: SandboxRequest): SandboxResponse {
     if (res.ok) createdWebhooks.push(summaryOf(deps.store.create(res.item, caller.userId, at)));
     else errors.push(res.error);
   });
-  if (shaped(deps)) return { status: 200, body: { createdWebhooks: createdWebhooks.map((w) => shape(deps, w)), errors } };
   if (createdWebhooks.length > 0) deps.onChange?.();
+  if (shaped(deps)) return { status: 200, body: { createdWebhooks: createdWebhooks.map((w) => shape(deps, w)), errors } };
   return { status: 200, body: { createdWebhooks, errors } };
 }
 

@@ -37,7 +37,17 @@ function validWebhook(w: unknown): w is StoredWebhook {
 }
 
 function validRecord(r: unknown): r is HistoryRecord {
-  return isPlainObject(r) && Number.isSafeInteger(r.id) && Number.isSafeInteger(r.webhooksId) && isPlainObject(r.request) && Number.isSafeInteger(r.statusCode);
+  return (
+    isPlainObject(r) &&
+    Number.isSafeInteger(r.id) &&
+    Number.isSafeInteger(r.webhooksId) &&
+    isPlainObject(r.request) &&
+    Number.isSafeInteger(r.statusCode) &&
+    // the next activity id is counted from these (one missing made every later event's id NaN, sent as null)
+    Number.isSafeInteger(r.webhooksActivityId) &&
+    typeof r.notificationType === 'string' &&
+    typeof r.createdAt === 'string'
+  );
 }
 
 export function fromSnapshot(data: unknown): WebhookSnapshot {

@@ -387,12 +387,7 @@ export class ReconcileLoop {
         this.state.drift = v === 'drift';
         if (v === 'drift') logger.warn({ summary: attempt.result?.plan?.summary, pending: pendingOf(attempt) }, 'observe: changes pending, not applied (--observe)');
       } else if (driftCheck) {
-        this.state.drift = v === 'drift';
-        const plan = attempt.result?.plan;
-        if ((v === 'drift' || v === 'applied') && plan) {
-          this.state.lastDrift = { revision: revision.id, at: attempt.finishedAt, repaired: v === 'applied', resources: driftOf(plan) };
-          logDrift(logger, this.state.lastDrift);
-        }
+        this.driftChecked(revision, attempt, logger);
       } else {
         this.state.drift = false;
       }
@@ -403,6 +398,21 @@ export class ReconcileLoop {
       }
     }
     this.scheduleResync();
+  }
+
+  /** What a drift check that went through found: drift (reported, or repaired with --self-heal) or none. */
+  private driftChecked(revision: Revision, attempt: Attempt, logger: Logger): void {
+    const v = attempt.verdict;
+    this.state.drift = v === 'drift';
+    const plan = attempt.result?.plan;
+    if ((v === 'drift' || v === 'applied') && plan) {
+      this.state.lastDrift = { revision: revision.id, at: attempt.finishedAt, repaired: v === 'applied', resources: driftOf(plan) };
+      logDrift(logger, this.state.lastDrift);
+    } else if (v === 'blocked' && attempt.apply && attempt.result?.changed && plan) {
+      // A self-heal resync that found drift it may not put back (a replace without --allow-replace...): what is left is
+      // drift, as the same resync without --self-heal reports it (it was reported in sync: drift false, the gauge 0).
+      this.unrepaired(revision, attempt, logger, 'held-back');
+    }
   }
 
   /** The retry of the revision waiting, `delay` ms from now (replacing one scheduled). */
@@ -417,14 +427,14 @@ export class ReconcileLoop {
     }, delay);
   }
 
-  /** The drift a drift check found and could not repair (its apply failed): reported as drift, not repaired. */
-  private unrepaired(revision: Revision, attempt: Attempt, logger: Logger): void {
+  /** The drift a drift check found and could not repair (its apply failed, or held changes back): reported as drift, not repaired. */
+  private unrepaired(revision: Revision, attempt: Attempt, logger: Logger, how: 'repair-failed' | 'held-back' = 'repair-failed'): void {
     const repaired = new Set((attempt.result?.outcomes ?? []).filter((o) => o.result === 'ok').map((o) => `${o.resourceKind}/${o.name}`));
     const resources = driftOf(attempt.result!.plan!).filter((r) => !repaired.has(`${r.kind}/${r.name}`));
     if (resources.length === 0) return;
     this.state.drift = true;
     this.state.lastDrift = { revision: revision.id, at: attempt.finishedAt, repaired: false, resources };
-    logDrift(logger, this.state.lastDrift, 'repair-failed');
+    logDrift(logger, this.state.lastDrift, how);
   }
 
   /** Nothing is retried any more: the revision waiting was applied (or rejected). */

@@ -413,6 +413,34 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(status.lastDrift).toMatchObject({ repaired: true, resources: [{ name: 'lake', fields: [{ path: 'config.httpPath', live: '/changed/by/hand', desired: '/sql/1' }] }] });
   });
 
+  it('drift a self-heal resync may not repair (a replace without --allow-replace) is reported as drift, as without --self-heal', async () => {
+    const t = await setup({ selfHeal: true });
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
+    const logs: string[] = [];
+    const { daemon } = await t.start(logs);
+    const api = t.api();
+    await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
+    await daemon.loop.idle();
+    const live = (await api.listIntegrations())[0]!;
+    // behind govops' back, a field the service cannot edit in place: putting it back is a replace, held back
+    const r = await fetch(`${t.sandbox!.url}/_sandbox/integrations/${live.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: t.sandbox!.adminToken },
+      body: JSON.stringify({ config: { catalog: 'changed-by-hand' } }),
+    });
+    expect(r.status).toBe(200);
+    daemon.loop.resyncNow();
+    await daemon.loop.idle();
+    const status = (await getJson(`${daemon.url}/status`)).body;
+    expect(status.lastReconcile).toMatchObject({ reason: 'resync', apply: true, result: 'blocked' });
+    expect(status.drift).toBe(true);
+    expect(status.lastDrift).toMatchObject({ repaired: false, resources: [{ kind: 'Integration', name: 'lake', action: 'replace', fields: [{ path: 'config.catalog', live: 'changed-by-hand' }] }] });
+    expect(await (await fetch(`${daemon.url}/metrics`)).text()).toMatch(/govops_drift_detected 1/);
+    const lines = logs.map((l) => JSON.parse(l) as { msg: string });
+    expect(lines.some((l) => /^drift detected and not repaired \(held back/.test(l.msg))).toBe(true);
+    expect((await api.getIntegration(live.id)).config.catalog).toBe('changed-by-hand');
+  });
+
   it('is not ready while the service is unreachable', async () => {
     const t = await setup({ sandbox: 'none' });
     await writeFile(join(t.dir, 'hooks.yaml'), webhook('hook1', 'https://hooks.example.com/a'));

@@ -139,14 +139,46 @@ export class ReconcileLoop {
   }
 
   /**
-   * A new revision from the source: runs next (replacing any revision still waiting). A revision the source saw before
-   * the one waiting (queued or retried) is not new: a replica elected leader submits its last good revision again
-   * (run.ts, standby.ts). It never takes that newer one's place (its success cleared the retry, or it replaced the
-   * queued one: the newer revision was never applied); the newer one runs instead, now when it was being retried.
-   * Submitted while a newer one runs, it is queued and looked at again when it would run (next()).
+   * A new revision from the source: runs next (replacing any revision still waiting); the revision in force published
+   * again is not one (`republished`). A revision the source saw before the one waiting (queued or retried) is not new:
+   * a replica elected leader submits its last good revision again (`submitAgain`: run.ts, standby.ts). It never takes
+   * that newer one's place (its success cleared the retry, or it replaced the queued one: the newer revision was never
+   * applied); the newer one runs instead, now when it was being retried. Submitted while a newer one runs, it is
+   * queued and looked at again when it would run (next()).
    */
   submit(revision: Revision): void {
+    if (this.stopped || this.republished(revision)) return;
+    this.queue(revision);
+  }
+
+  /**
+   * A revision the loop had, to reconcile as a new one (a replica elected leader applies what it only planned as a
+   * standby: run.ts, standby.ts). Unlike `submit`, the revision in force given again is not taken for a re-publication.
+   */
+  submitAgain(revision: Revision): void {
     if (this.stopped) return;
+    this.queue(revision);
+  }
+
+  /**
+   * The source published the revision in force, or the one being retried, again: its folder was gone and is written
+   * again (after an I/O failure, or found missing at a look). It is no new revision: applied as one, it put drift back
+   * without --self-heal. Nothing else waiting or running, it is left to the resync, or retried now (as what it was:
+   * the retry of a plan-only resync stays plan-only). Another revision waits or runs: it is news (a rollback to it).
+   */
+  private republished(revision: Revision): boolean {
+    const same = (r: Revision | undefined): boolean => r?.id === revision.id;
+    if (!same(this.lastGood) && !same(this.retryTarget)) return false;
+    if ([this.pending, this.runningRevision, this.retryTarget].some((r) => r && !same(r))) return false;
+    this.opts.logger.debug({ revision: revision.id }, 'revision published again (its folder restored): not a new revision');
+    if (this.retryTarget) {
+      this.retryDue = true;
+      this.kick();
+    }
+    return true;
+  }
+
+  private queue(revision: Revision): void {
     const newer = [this.pending, this.retryTarget].find((w) => w && w.id !== revision.id && seenBefore(revision, w));
     if (newer) {
       if (newer === this.retryTarget && !this.pending) this.retryDue = true;

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { ReconcileResult } from '../reconcile/types.js';
 import type { Revision } from '../sources/types.js';
 import type { FailureInfo } from '../errors.js';
-import { backoffMs, heldBack, isSuccess, judgeResult, judgeThrown, type Judgement, type Verdict } from './classify.js';
+import { backoffMs, heldBack, isSuccess, judgeResult, judgeThrown, onlyCancelled, type Judgement, type Verdict } from './classify.js';
 import { backgroundClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { driftOf, logDrift, logRejected, type DriftReport } from './report.js';
 
@@ -398,7 +398,8 @@ export class ReconcileLoop {
       const backoff = backoffMs(this.failures, this.opts.retryBaseMs ?? 1000, this.opts.retryMaxMs ?? 300_000);
       const delay = judgement.retry === 'backoff' ? backoff : Math.max(backoff, this.opts.resyncMs);
       this.state.nextRetryAt = new Date(this.clock.now() + delay).toISOString();
-      logger.warn({ error: attempt.error, code: attempt.failure?.code, retryInMs: delay, verdict: v, retry: judgement.retry }, 'reconcile failed; will retry');
+      if (this.stopped && onlyCancelled(attempt)) logger.info({ error: attempt.error }, 'reconcile cut short by the stop: the next start carries on');
+      else logger.warn({ error: attempt.error, code: attempt.failure?.code, retryInMs: delay, verdict: v, retry: judgement.retry }, 'reconcile failed; will retry');
       this.scheduleRetry(delay);
     } else {
       this.lastGood = revision;

@@ -1,4 +1,5 @@
 /** The notifier (--notify-url): which reconciles give an event, and which repeats are not sent again. */
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -169,6 +170,21 @@ describe('Notifier: the daemon stopping', () => {
     const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken });
     cleanup.add(() => api.close());
     await until(async () => (await api.listIntegrations()).length === 1, 15_000, 'the create sent');
+    expect(await running.shutdown(5_000)).toBe(true);
+    expect(running.daemon.loop.snapshot().lastAttempt).toMatchObject({ verdict: 'failed', failure: { code: ErrorCode.cancelled } });
+    expect(recv.got).toEqual([]);
+  });
+
+  it('a render the stop cuts short is a cancellation (not GOVOPS_INTERNAL, "a bug"), not told as a failure', async () => {
+    const recv = await receiver();
+    const dir = await cleanup.tmp('govops-notify-render-');
+    const home = await cleanup.tmp('govops-notify-render-home-');
+    const started = join(home, 'render-started');
+    await writeFile(join(dir, 'render.mjs'), `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(started)}, ''); setInterval(() => {}, 1000);\n`);
+    const settings = runSettings(home, { dir, notify: [{ url: recv.url }], render: { argv: [process.execPath, 'render.mjs'], timeoutMs: 60_000 } });
+    const running = await startRunning(settings, pino({ level: 'silent' }), () => ({ close: async () => undefined }) as unknown as ServiceApi);
+    cleanup.add(() => running.shutdown(0));
+    await until(() => existsSync(started), 15_000, 'the render running');
     expect(await running.shutdown(5_000)).toBe(true);
     expect(running.daemon.loop.snapshot().lastAttempt).toMatchObject({ verdict: 'failed', failure: { code: ErrorCode.cancelled } });
     expect(recv.got).toEqual([]);

@@ -363,6 +363,10 @@ export class ReconcileLoop {
     const v = attempt.verdict;
     // A resync, or the retry of one that failed (the service was down when it fell due): a drift check.
     const driftCheck = attempt.reason === 'resync' || (attempt.reason === 'retry' && this.retryOfResync && this.retryTarget?.id === revision.id);
+    // A resync that fell due while this attempt ran is done by it (it looked at the service, or failed and is retried):
+    // a second look right after it was redundant (a full listing), and tried a failed revision again before its backoff.
+    // The resync period starts again below.
+    this.resyncDue = false;
     this.state.lastAttempt = attempt;
     // A restart while a resource is refused must not make the daemon unready for good (Kubernetes keeps such a pod out
     // of its Service and a rollout never ends): a failure of some resources is the daemon working, as after a success.

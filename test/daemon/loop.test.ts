@@ -592,6 +592,44 @@ describe('ReconcileLoop', () => {
   });
 });
 
+describe('ReconcileLoop: a resync falling due during an attempt', () => {
+  it('is done by that attempt: no second look right after it (a revision applied, or a failure waiting out its backoff)', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock, resyncMs: 1000 });
+    loop.submit(await rev('r1', 'a'));
+    await loop.idle();
+    // r2 runs when the resync period is over: the resync timer fires during it
+    const release = w.hold();
+    loop.submit(await rev('r2', 'b'));
+    await until(() => w.calls.length === 2);
+    clock.advance(1000);
+    release();
+    await loop.idle();
+    expect(attempts.map((a) => `${a.revision}:${a.reason}`)).toEqual(['r1:revision', 'r2:revision']);
+    // the next resync comes a period after r2
+    clock.advance(999);
+    await loop.idle();
+    expect(attempts).toHaveLength(2);
+    clock.advance(1);
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r2', reason: 'resync' });
+
+    // r3 fails while the resync falls due: it is tried again after its backoff (20 ms), not at once
+    const hold = w.hold();
+    w.failNext(1);
+    loop.submit(await rev('r3', 'c'));
+    await until(() => w.calls.length === 4);
+    clock.advance(1000);
+    hold();
+    await loop.idle();
+    expect(attempts.map((a) => `${a.revision}:${a.reason}:${a.verdict}`).slice(3)).toEqual(['r3:revision:failed']);
+    clock.advance(20);
+    await loop.idle();
+    expect(attempts.map((a) => `${a.revision}:${a.reason}:${a.verdict}`).slice(3)).toEqual(['r3:revision:failed', 'r3:retry:applied']);
+  });
+});
+
 describe('ReconcileLoop: a revision published again', () => {
   it('the revision in force published again by the source is not a new revision: nothing runs (a resync comes as usual)', async () => {
     const w = world();

@@ -110,6 +110,8 @@ export class ReconcileLoop {
   private pending?: Revision;
   private lastGood?: Revision;
   private retryTarget?: Revision;
+  /** The id of the source's last publication (submit): what `republished` compares with. */
+  private lastPublished?: string;
   private retryApply = true;
   /** The retry is of a failed resync (a drift check), not of a revision: what it finds is drift. */
   private retryOfResync = false;
@@ -147,7 +149,13 @@ export class ReconcileLoop {
    * queued and looked at again when it would run (next()).
    */
   submit(revision: Revision): void {
-    if (this.stopped || this.republished(revision)) return;
+    if (this.stopped) return;
+    // Only the source's last publication given again can be a re-publication: the revision in force published after
+    // another one (a rejected edit undone: the manifest fixed back to what is in force) is news, looked at now (its
+    // attempt clears the rejected one's error in /status).
+    const again = this.lastPublished === revision.id;
+    this.lastPublished = revision.id;
+    if (again && this.republished(revision)) return;
     this.queue(revision);
   }
 

@@ -667,6 +667,22 @@ describe('ReconcileLoop: a revision published again', () => {
     expect(w.live.value).toBe('changed by hand');
   });
 
+  it('the revision in force published after a rejected one (the manifest fixed back) is news: looked at now, its attempt the last', async () => {
+    const w = world();
+    const { loop, attempts } = makeLoop(w);
+    const r1 = await rev('r1', 'a');
+    loop.submit(r1);
+    await loop.idle();
+    loop.submit(await rev('bad', 'invalid'));
+    await loop.idle();
+    expect(loop.snapshot().rejected?.revision).toBe('bad');
+    // the edit undone: the content, and so the revision, is r1's again
+    loop.submit({ ...r1, observedAt: new Date(Date.parse(r1.observedAt) + 1000).toISOString() });
+    await loop.idle();
+    expect(attempts.map((a) => `${a.revision}:${a.verdict}`)).toEqual(['r1:applied', 'bad:invalid', 'r1:in-sync']);
+    expect(loop.snapshot().lastAttempt).toMatchObject({ revision: 'r1', verdict: 'in-sync' }); // /status: no error shown any more
+  });
+
   it('published again while another revision waits or runs, it is news (a rollback to it): applied', async () => {
     const w = world();
     const { loop, attempts } = makeLoop(w);

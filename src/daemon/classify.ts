@@ -87,3 +87,12 @@ export function isSuccess(v: Verdict): boolean {
 export function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
   return Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(30, attempt - 1)));
 }
+
+/**
+ * Only cancelled: the attempt failed nothing, it was stopped (govops shutting down, a lost leadership), and every
+ * resource not applied was not applied for that reason alone. A failure of its own (a 422 beside) is not this.
+ */
+export function onlyCancelled(a: { failure?: FailureInfo; result?: Pick<ReconcileResult, 'outcomes'> }): boolean {
+  if (a.failure?.code !== ErrorCode.cancelled) return false;
+  return (a.result?.outcomes ?? []).every((o) => o.result === 'ok' || heldBack(o) || o.code === ErrorCode.cancelled);
+}

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { ErrorCode } from '../errors.js';
 import type { DeletionRefusal } from '../plan/types.js';
 import type { Revision, Source } from '../sources/types.js';
-import { heldBack, isSuccess } from './classify.js';
+import { heldBack, isSuccess, onlyCancelled } from './classify.js';
 import { backgroundClock, type Clock } from '../util/clock.js';
 import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
 import { ManualStepLog } from './manual-steps.js';
@@ -239,7 +239,9 @@ export class Daemon {
     // reconcile's secrets in force (it held them forever, so no rotated-away value was released after a rejection).
     this.secrets.release([shown.lastAttempt, shown.lastSuccess, rejectedShown(shown, this.opts.source.current())]);
     this.metrics.recordAttempt(a, this.loop.snapshot());
-    this.opts.notifier?.notify(a);
+    // A reconcile cut short by this daemon's stop (SIGTERM: its waits abandoned, the state saved) failed nothing: the
+    // next start carries on. Told as a failure, every rollout or node drain during an apply paged the receivers.
+    if (!(this.shuttingDown && onlyCancelled(a))) this.opts.notifier?.notify(a);
     // The revision's files could not be read: have the source look again now (it restores the folder).
     if (a.failure?.code === ErrorCode.sourceIo && !this.shuttingDown) void this.opts.source.refresh();
     await this.opts.source.retain(this.loop.inUse());

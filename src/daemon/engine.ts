@@ -8,7 +8,7 @@ import type { PlanOptions } from '../plan/types.js';
 import type { ReconcileFn } from './loop.js';
 import { rewriteResultPaths } from './paths.js';
 import path from 'node:path';
-import { ErrorCode } from '../errors.js';
+import { CancelledError, ErrorCode } from '../errors.js';
 import type { ManifestStream } from '../manifests/loader.js';
 import { STDIN_PATH } from '../manifests/stream.js';
 import { RenderError, runRender, type RenderCommand } from '../sources/render.js';
@@ -82,6 +82,8 @@ export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): Re
             req.logger.warn({ err: { message: err.message, reason: err.reason } }, 'render command failed: revision rejected');
             return renderRejected(req.revision.id, err, startedAt, new Date(clock.now()).toISOString());
           }
+          // Stopped (shutting down, leadership lost): a cancellation, as an apply's is (it was GOVOPS_INTERNAL, "a bug").
+          if (err instanceof RenderError) throw new CancelledError(err.message);
           throw err;
         }
       }

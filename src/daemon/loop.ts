@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { ReconcileResult } from '../reconcile/types.js';
 import type { Revision } from '../sources/types.js';
 import type { FailureInfo } from '../errors.js';
-import { backoffMs, heldBack, isSuccess, judgeResult, judgeThrown, type Judgement, type Verdict } from './classify.js';
+import { backoffMs, heldBack, isSuccess, judgeResult, judgeThrown, onlyCancelled, type Judgement, type Verdict } from './classify.js';
 import { backgroundClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { driftOf, logDrift, logRejected, type DriftReport } from './report.js';
 
@@ -110,6 +110,8 @@ export class ReconcileLoop {
   private pending?: Revision;
   private lastGood?: Revision;
   private retryTarget?: Revision;
+  /** The id of the source's last publication (submit): what `republished` compares with. */
+  private lastPublished?: string;
   private retryApply = true;
   /** The retry is of a failed resync (a drift check), not of a revision: what it finds is drift. */
   private retryOfResync = false;
@@ -139,14 +141,52 @@ export class ReconcileLoop {
   }
 
   /**
-   * A new revision from the source: runs next (replacing any revision still waiting). A revision the source saw before
-   * the one waiting (queued or retried) is not new: a replica elected leader submits its last good revision again
-   * (run.ts, standby.ts). It never takes that newer one's place (its success cleared the retry, or it replaced the
-   * queued one: the newer revision was never applied); the newer one runs instead, now when it was being retried.
-   * Submitted while a newer one runs, it is queued and looked at again when it would run (next()).
+   * A new revision from the source: runs next (replacing any revision still waiting); the revision in force published
+   * again is not one (`republished`). A revision the source saw before the one waiting (queued or retried) is not new:
+   * a replica elected leader submits its last good revision again (`submitAgain`: run.ts, standby.ts). It never takes
+   * that newer one's place (its success cleared the retry, or it replaced the queued one: the newer revision was never
+   * applied); the newer one runs instead, now when it was being retried. Submitted while a newer one runs, it is
+   * queued and looked at again when it would run (next()).
    */
   submit(revision: Revision): void {
     if (this.stopped) return;
+    // Only the source's last publication given again can be a re-publication: the revision in force published after
+    // another one (a rejected edit undone: the manifest fixed back to what is in force) is news, looked at now (its
+    // attempt clears the rejected one's error in /status).
+    const again = this.lastPublished === revision.id;
+    this.lastPublished = revision.id;
+    if (again && this.republished(revision)) return;
+    this.queue(revision);
+  }
+
+  /**
+   * A revision the loop had, to reconcile as a new one (a replica elected leader applies what it only planned as a
+   * standby: run.ts, standby.ts). Unlike `submit`, the revision in force given again is not taken for a re-publication.
+   */
+  submitAgain(revision: Revision): void {
+    if (this.stopped) return;
+    this.queue(revision);
+  }
+
+  /**
+   * The source published the revision in force, or the one being retried, again: its folder was gone and is written
+   * again (after an I/O failure, or found missing at a look). It is no new revision: applied as one, it put drift back
+   * without --self-heal. Nothing else waiting or running, it is left to the resync, or retried now (as what it was:
+   * the retry of a plan-only resync stays plan-only). Another revision waits or runs: it is news (a rollback to it).
+   */
+  private republished(revision: Revision): boolean {
+    const same = (r: Revision | undefined): boolean => r?.id === revision.id;
+    if (!same(this.lastGood) && !same(this.retryTarget)) return false;
+    if ([this.pending, this.runningRevision, this.retryTarget].some((r) => r && !same(r))) return false;
+    this.opts.logger.debug({ revision: revision.id }, 'revision published again (its folder restored): not a new revision');
+    if (this.retryTarget) {
+      this.retryDue = true;
+      this.kick();
+    }
+    return true;
+  }
+
+  private queue(revision: Revision): void {
     const newer = [this.pending, this.retryTarget].find((w) => w && w.id !== revision.id && seenBefore(revision, w));
     if (newer) {
       if (newer === this.retryTarget && !this.pending) this.retryDue = true;
@@ -331,6 +371,10 @@ export class ReconcileLoop {
     const v = attempt.verdict;
     // A resync, or the retry of one that failed (the service was down when it fell due): a drift check.
     const driftCheck = attempt.reason === 'resync' || (attempt.reason === 'retry' && this.retryOfResync && this.retryTarget?.id === revision.id);
+    // A resync that fell due while this attempt ran is done by it (it looked at the service, or failed and is retried):
+    // a second look right after it was redundant (a full listing), and tried a failed revision again before its backoff.
+    // The resync period starts again below.
+    this.resyncDue = false;
     this.state.lastAttempt = attempt;
     // A restart while a resource is refused must not make the daemon unready for good (Kubernetes keeps such a pod out
     // of its Service and a rollout never ends): a failure of some resources is the daemon working, as after a success.
@@ -366,7 +410,8 @@ export class ReconcileLoop {
       const backoff = backoffMs(this.failures, this.opts.retryBaseMs ?? 1000, this.opts.retryMaxMs ?? 300_000);
       const delay = judgement.retry === 'backoff' ? backoff : Math.max(backoff, this.opts.resyncMs);
       this.state.nextRetryAt = new Date(this.clock.now() + delay).toISOString();
-      logger.warn({ error: attempt.error, code: attempt.failure?.code, retryInMs: delay, verdict: v, retry: judgement.retry }, 'reconcile failed; will retry');
+      if (this.stopped && onlyCancelled(attempt)) logger.info({ error: attempt.error }, 'reconcile cut short by the stop: the next start carries on');
+      else logger.warn({ error: attempt.error, code: attempt.failure?.code, retryInMs: delay, verdict: v, retry: judgement.retry }, 'reconcile failed; will retry');
       this.scheduleRetry(delay);
     } else {
       this.lastGood = revision;
@@ -387,12 +432,7 @@ export class ReconcileLoop {
         this.state.drift = v === 'drift';
         if (v === 'drift') logger.warn({ summary: attempt.result?.plan?.summary, pending: pendingOf(attempt) }, 'observe: changes pending, not applied (--observe)');
       } else if (driftCheck) {
-        this.state.drift = v === 'drift';
-        const plan = attempt.result?.plan;
-        if ((v === 'drift' || v === 'applied') && plan) {
-          this.state.lastDrift = { revision: revision.id, at: attempt.finishedAt, repaired: v === 'applied', resources: driftOf(plan) };
-          logDrift(logger, this.state.lastDrift);
-        }
+        this.driftChecked(revision, attempt, logger);
       } else {
         this.state.drift = false;
       }
@@ -403,6 +443,21 @@ export class ReconcileLoop {
       }
     }
     this.scheduleResync();
+  }
+
+  /** What a drift check that went through found: drift (reported, or repaired with --self-heal) or none. */
+  private driftChecked(revision: Revision, attempt: Attempt, logger: Logger): void {
+    const v = attempt.verdict;
+    this.state.drift = v === 'drift';
+    const plan = attempt.result?.plan;
+    if ((v === 'drift' || v === 'applied') && plan) {
+      this.state.lastDrift = { revision: revision.id, at: attempt.finishedAt, repaired: v === 'applied', resources: driftOf(plan) };
+      logDrift(logger, this.state.lastDrift);
+    } else if (v === 'blocked' && attempt.apply && attempt.result?.changed && plan) {
+      // A self-heal resync that found drift it may not put back (a replace without --allow-replace...): what is left is
+      // drift, as the same resync without --self-heal reports it (it was reported in sync: drift false, the gauge 0).
+      this.unrepaired(revision, attempt, logger, 'held-back');
+    }
   }
 
   /** The retry of the revision waiting, `delay` ms from now (replacing one scheduled). */
@@ -417,14 +472,14 @@ export class ReconcileLoop {
     }, delay);
   }
 
-  /** The drift a drift check found and could not repair (its apply failed): reported as drift, not repaired. */
-  private unrepaired(revision: Revision, attempt: Attempt, logger: Logger): void {
+  /** The drift a drift check found and could not repair (its apply failed, or held changes back): reported as drift, not repaired. */
+  private unrepaired(revision: Revision, attempt: Attempt, logger: Logger, how: 'repair-failed' | 'held-back' = 'repair-failed'): void {
     const repaired = new Set((attempt.result?.outcomes ?? []).filter((o) => o.result === 'ok').map((o) => `${o.resourceKind}/${o.name}`));
     const resources = driftOf(attempt.result!.plan!).filter((r) => !repaired.has(`${r.kind}/${r.name}`));
     if (resources.length === 0) return;
     this.state.drift = true;
     this.state.lastDrift = { revision: revision.id, at: attempt.finishedAt, repaired: false, resources };
-    logDrift(logger, this.state.lastDrift, 'repair-failed');
+    logDrift(logger, this.state.lastDrift, how);
   }
 
   /** Nothing is retried any more: the revision waiting was applied (or rejected). */

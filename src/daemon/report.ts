@@ -88,17 +88,19 @@ export function logRejected(logger: Logger, result: ReconcileResult | undefined,
 
 /**
  * Drift found by a resync: a summary line, then one line per resource naming the fields. `repair-failed`: the
- * resync applied (--self-heal) and the apply failed, so `drift.resources` are those left as they were.
+ * resync applied (--self-heal) and the apply failed, so `drift.resources` are those left as they were; `held-back`:
+ * the apply held them back for a person (a replace without --allow-replace, a manual step...).
  */
-export function logDrift(logger: Logger, drift: DriftReport, how?: 'repair-failed'): void {
+export function logDrift(logger: Logger, drift: DriftReport, how?: 'repair-failed' | 'held-back'): void {
   const n = drift.resources.length;
   const resources = `${n} resource${n === 1 ? '' : 's'}`;
+  const why = how === 'repair-failed' ? 'the repair failed, see the last error' : 'held back for a person, see /status resources';
   logger.warn(
     { drifted: n, repaired: drift.repaired },
     drift.repaired
       ? `drift detected and repaired: ${resources} put back to the manifests`
-      : how === 'repair-failed'
-        ? `drift detected and not repaired (the repair failed, see the last error): ${resources} differ from the manifests`
+      : how
+        ? `drift detected and not repaired (${why}): ${resources} differ from the manifests`
         : `drift detected (not applied: --self-heal is off): ${resources} differ from the manifests`,
   );
   for (const r of drift.resources) logger.warn({ resource: `${r.kind}/${r.name}`, action: r.action, fields: r.fields }, `drift: ${driftLine(r)}`);

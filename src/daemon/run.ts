@@ -142,7 +142,7 @@ function makeElector(s: RunSettings, identity: string, logger: Logger, metrics: 
     onElected: () => {
       const l = loop();
       const last = l?.snapshot().lastGood;
-      if (l && last) l.submit(last);
+      if (l && last) l.submitAgain(last);
     },
     onHook: () => void source.refresh(),
   });
@@ -240,7 +240,7 @@ export async function startRunning(
   const engine =
     reconcileOverride ??
     engineReconcileFn(api, { statePath: s.statePath, plan: s.plan, tuning: s.tuning, env: s.env, secretScope: s.secretScope, render: s.render });
-  const reconcile = elector ? leaderReconcileFn(engine, elector, (r) => daemonRef?.loop.submit(r)) : engine;
+  const reconcile = elector ? leaderReconcileFn(engine, elector, (r) => daemonRef?.loop.submitAgain(r)) : engine;
   const health = makeHealth(s, api, logger, metrics, elector);
   metrics.observe.set(s.observe ? 1 : 0);
   const notifier = makeNotifier(s, logger, metrics, elector);

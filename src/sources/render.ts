@@ -70,6 +70,8 @@ const lastLines = (text: string, n = 5): string => text.trim().split('\n').slice
 export function runRender(cmd: RenderCommand, cwd: string, opts: { env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {}): Promise<string> {
   const [file, ...args] = cmd.argv;
   const shown = cmd.argv.join(' ');
+  // A stop asked for before it starts: an abort listener added now would never fire (the command ran to its timeout).
+  if (opts.signal?.aborted) return Promise.reject(new RenderError(`render command ${shown} not started (govops is stopping)`, 'aborted'));
   return new Promise((resolve, reject) => {
     let child;
     try {

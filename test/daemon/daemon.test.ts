@@ -312,6 +312,44 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(status.ready).toBe(true);
   });
 
+  it('the revision in force published again (its folder restored) is not applied without --self-heal: drift stays reported', async () => {
+    const t = await setup();
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
+    const logs: string[] = [];
+    const { daemon } = await t.start(logs);
+    const api = t.api();
+    await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
+    await daemon.loop.idle();
+    const live = (await api.listIntegrations())[0]!;
+    const r = await fetch(`${t.sandbox!.url}/_sandbox/integrations/${live.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: t.sandbox!.adminToken },
+      body: JSON.stringify({ config: { httpPath: '/changed/by/hand' } }),
+    });
+    expect(r.status).toBe(200);
+    // the folder of the revision in force is gone (a cleaner): the resync cannot read it, the source writes it again
+    const revision = daemon.loop.snapshot().lastGood!;
+    await rm(revision.root, { recursive: true, force: true });
+    daemon.loop.resyncNow();
+    await until(() => { const a = daemon.loop.snapshot().lastAttempt; return a && a.verdict !== 'failed'; }, 15_000, 'an attempt after the I/O failure');
+    await daemon.loop.idle();
+    const status = (await getJson(`${daemon.url}/status`)).body;
+    // the same revision, tried again as the drift check it was: plan only
+    expect(status.lastReconcile).toMatchObject({ revision: revision.id, reason: 'retry', apply: false, result: 'drift' });
+    expect(status.drift).toBe(true);
+    expect((await api.getIntegration(live.id)).config.httpPath).toBe('/changed/by/hand');
+    // published again with nothing failing (the folder gone between two looks): nothing runs, nothing is written
+    await rm(revision.root, { recursive: true, force: true });
+    const published = (): number => logs.filter((l) => l.includes('"msg":"new directory revision"')).length;
+    const attempts = async (): Promise<string> => JSON.stringify((await daemon.metrics.reconcileTotal.get()).values);
+    const before = { published: published(), attempts: await attempts() };
+    await t.swap('lake.yaml', lakehouse('lake', '/sql/1'));
+    await until(() => published() > before.published, 15_000, 'the revision published again');
+    await daemon.loop.idle();
+    expect(await attempts()).toBe(before.attempts);
+    expect((await api.getIntegration(live.id)).config.httpPath).toBe('/changed/by/hand');
+  });
+
   it('logs every problem of a rejected revision on its own file:line:col line', async () => {
     const t = await setup();
     await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
@@ -411,6 +449,34 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(status.lastReconcile.reason).toBe('resync');
     // What was repaired stays visible.
     expect(status.lastDrift).toMatchObject({ repaired: true, resources: [{ name: 'lake', fields: [{ path: 'config.httpPath', live: '/changed/by/hand', desired: '/sql/1' }] }] });
+  });
+
+  it('drift a self-heal resync may not repair (a replace without --allow-replace) is reported as drift, as without --self-heal', async () => {
+    const t = await setup({ selfHeal: true });
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
+    const logs: string[] = [];
+    const { daemon } = await t.start(logs);
+    const api = t.api();
+    await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
+    await daemon.loop.idle();
+    const live = (await api.listIntegrations())[0]!;
+    // behind govops' back, a field the service cannot edit in place: putting it back is a replace, held back
+    const r = await fetch(`${t.sandbox!.url}/_sandbox/integrations/${live.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', authorization: t.sandbox!.adminToken },
+      body: JSON.stringify({ config: { catalog: 'changed-by-hand' } }),
+    });
+    expect(r.status).toBe(200);
+    daemon.loop.resyncNow();
+    await daemon.loop.idle();
+    const status = (await getJson(`${daemon.url}/status`)).body;
+    expect(status.lastReconcile).toMatchObject({ reason: 'resync', apply: true, result: 'blocked' });
+    expect(status.drift).toBe(true);
+    expect(status.lastDrift).toMatchObject({ repaired: false, resources: [{ kind: 'Integration', name: 'lake', action: 'replace', fields: [{ path: 'config.catalog', live: 'changed-by-hand' }] }] });
+    expect(await (await fetch(`${daemon.url}/metrics`)).text()).toMatch(/govops_drift_detected 1/);
+    const lines = logs.map((l) => JSON.parse(l) as { msg: string });
+    expect(lines.some((l) => /^drift detected and not repaired \(held back/.test(l.msg))).toBe(true);
+    expect((await api.getIntegration(live.id)).config.catalog).toBe('changed-by-hand');
   });
 
   it('is not ready while the service is unreachable', async () => {

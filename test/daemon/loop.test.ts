@@ -592,7 +592,135 @@ describe('ReconcileLoop', () => {
   });
 });
 
+describe('ReconcileLoop: a resync falling due during an attempt', () => {
+  it('is done by that attempt: no second look right after it (a revision applied, or a failure waiting out its backoff)', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock, resyncMs: 1000 });
+    loop.submit(await rev('r1', 'a'));
+    await loop.idle();
+    // r2 runs when the resync period is over: the resync timer fires during it
+    const release = w.hold();
+    loop.submit(await rev('r2', 'b'));
+    await until(() => w.calls.length === 2);
+    clock.advance(1000);
+    release();
+    await loop.idle();
+    expect(attempts.map((a) => `${a.revision}:${a.reason}`)).toEqual(['r1:revision', 'r2:revision']);
+    // the next resync comes a period after r2
+    clock.advance(999);
+    await loop.idle();
+    expect(attempts).toHaveLength(2);
+    clock.advance(1);
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r2', reason: 'resync' });
+
+    // r3 fails while the resync falls due: it is tried again after its backoff (20 ms), not at once
+    const hold = w.hold();
+    w.failNext(1);
+    loop.submit(await rev('r3', 'c'));
+    await until(() => w.calls.length === 4);
+    clock.advance(1000);
+    hold();
+    await loop.idle();
+    expect(attempts.map((a) => `${a.revision}:${a.reason}:${a.verdict}`).slice(3)).toEqual(['r3:revision:failed']);
+    clock.advance(20);
+    await loop.idle();
+    expect(attempts.map((a) => `${a.revision}:${a.reason}:${a.verdict}`).slice(3)).toEqual(['r3:revision:failed', 'r3:retry:applied']);
+  });
+});
+
+describe('ReconcileLoop: a revision published again', () => {
+  it('the revision in force published again by the source is not a new revision: nothing runs (a resync comes as usual)', async () => {
+    const w = world();
+    const { loop, attempts } = makeLoop(w);
+    const r1 = await rev('r1', 'a');
+    loop.submit(r1);
+    await loop.idle();
+    w.live.value = 'changed by hand';
+    // its folder was gone and is written again: the source publishes it again (a new object, a later observedAt)
+    loop.submit({ ...r1, observedAt: new Date(Date.parse(r1.observedAt) + 1000).toISOString() });
+    await loop.idle();
+    expect(attempts.map((a) => `${a.revision}:${a.reason}:${a.verdict}`)).toEqual(['r1:revision:applied']);
+    expect(w.live.value).toBe('changed by hand'); // drift is not put back without --self-heal
+    loop.resyncNow();
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'r1', reason: 'resync', apply: false, verdict: 'drift' });
+  });
+
+  it('the revision being retried published again is tried again at once, as the retry it is', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { clock, retryMaxMs: 1000 });
+    const r1 = await rev('r1', 'a');
+    loop.submit(r1);
+    await loop.idle();
+    w.service.down = true;
+    loop.resyncNow();
+    await loop.idle();
+    w.service.down = false;
+    w.live.value = 'changed by hand';
+    loop.submit({ ...r1, observedAt: new Date(Date.parse(r1.observedAt) + 1000).toISOString() });
+    await loop.idle();
+    // no clock time passed: not the backoff's timer, the publication
+    expect(attempts.map((a) => `${a.reason}:${a.apply}:${a.verdict}`)).toEqual(['revision:true:applied', 'resync:false:unreachable', 'retry:false:drift']);
+    expect(w.live.value).toBe('changed by hand');
+  });
+
+  it('the revision in force published after a rejected one (the manifest fixed back) is news: looked at now, its attempt the last', async () => {
+    const w = world();
+    const { loop, attempts } = makeLoop(w);
+    const r1 = await rev('r1', 'a');
+    loop.submit(r1);
+    await loop.idle();
+    loop.submit(await rev('bad', 'invalid'));
+    await loop.idle();
+    expect(loop.snapshot().rejected?.revision).toBe('bad');
+    // the edit undone: the content, and so the revision, is r1's again
+    loop.submit({ ...r1, observedAt: new Date(Date.parse(r1.observedAt) + 1000).toISOString() });
+    await loop.idle();
+    expect(attempts.map((a) => `${a.revision}:${a.verdict}`)).toEqual(['r1:applied', 'bad:invalid', 'r1:in-sync']);
+    expect(loop.snapshot().lastAttempt).toMatchObject({ revision: 'r1', verdict: 'in-sync' }); // /status: no error shown any more
+  });
+
+  it('published again while another revision waits or runs, it is news (a rollback to it): applied', async () => {
+    const w = world();
+    const { loop, attempts } = makeLoop(w);
+    const r1 = await rev('r1', 'a');
+    loop.submit(r1);
+    await loop.idle();
+    const release = w.hold();
+    loop.submit(await rev('r2', 'b'));
+    await until(() => w.calls.length === 2);
+    loop.submit({ ...r1, observedAt: new Date(Date.now() + 1000).toISOString() });
+    release();
+    await loop.idle();
+    expect(attempts.map((a) => `${a.revision}:${a.reason}:${a.verdict}`)).toEqual(['r1:revision:applied', 'r2:revision:applied', 'r1:revision:applied']);
+    expect(w.live.value).toBe('a');
+  });
+});
+
 describe('ReconcileLoop on a standby replica', () => {
+  it('once elected, it applies the revision in force it only planned (submitAgain)', async () => {
+    const w = world();
+    let leading = false;
+    const loop = new ReconcileLoop({
+      reconcile: leaderReconcileFn(w.reconcile, { isLeading: () => leading, signal: new AbortController().signal }, () => undefined),
+      logger: silentLogger(),
+      resyncMs: 60_000,
+      selfHeal: false,
+    });
+    loops.push(loop);
+    loop.submit(await rev('r1', 'a'));
+    await loop.idle();
+    expect(w.live.value).toBe('');
+    leading = true;
+    loop.submitAgain(loop.snapshot().lastGood!); // run.ts onElected
+    await loop.idle();
+    expect(w.live.value).toBe('a');
+    expect(loop.snapshot().lastApplied?.revision).toBe('r1');
+  });
+
   it('a revision the standby only planned is not reported applied (/status lastApplied, the metric); once it leads, it is', async () => {
     const w = world();
     let leading = false;

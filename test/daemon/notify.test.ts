@@ -1,4 +1,5 @@
 /** The notifier (--notify-url): which reconciles give an event, and which repeats are not sent again. */
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,9 @@ import { awaitingOutcome } from '../../src/apply/outcome.js';
 import type { PlanChange } from '../../src/plan/types.js';
 import { startRunning } from '../../src/daemon/run.js';
 import { closePgPools } from '../../src/state/pg/backend.js';
-import { unreachableStateSettings } from './helpers.js';
+import { Cleanup, GOVOPS_SECRET_LAKE_TOKEN, lakehouse, runSettings, unreachableStateSettings, until } from './helpers.js';
+import { ServiceClient } from '../../src/api/client.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { notifyTargetsFrom } from '../../src/cli/commands/run-action.js';
 import { redactText } from '../../src/util/redact.js';
 
@@ -189,5 +192,44 @@ describe('govops run --notify-url with a PostgreSQL state (several replicas)', (
       await closePgPools();
       await rm(home, { recursive: true, force: true });
     }
+  });
+});
+
+describe('Notifier: the daemon stopping', () => {
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('a reconcile cut short by SIGTERM (its waits abandoned, the state saved) is not told as a failure', async () => {
+    const recv = await receiver();
+    // transitions outlast the test: the apply waits on the create when the daemon stops
+    const sandbox = await startSandbox({ port: 0, transitionMs: 60_000 });
+    cleanup.add(() => sandbox.close());
+    const dir = await cleanup.tmp('govops-notify-stop-');
+    const home = await cleanup.tmp('govops-notify-stop-home-');
+    await writeFile(join(dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
+    const settings = runSettings(home, { dir, notify: [{ url: recv.url }], env: { ...process.env, GOVOPS_SECRET_TEST_LAKE_TOKEN: GOVOPS_SECRET_LAKE_TOKEN } });
+    const running = await startRunning(settings, pino({ level: 'silent' }), (onRequest) => new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }));
+    cleanup.add(() => running.shutdown(0));
+    const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken });
+    cleanup.add(() => api.close());
+    await until(async () => (await api.listIntegrations()).length === 1, 15_000, 'the create sent');
+    expect(await running.shutdown(5_000)).toBe(true);
+    expect(running.daemon.loop.snapshot().lastAttempt).toMatchObject({ verdict: 'failed', failure: { code: ErrorCode.cancelled } });
+    expect(recv.got).toEqual([]);
+  });
+
+  it('a render the stop cuts short is a cancellation (not GOVOPS_INTERNAL, "a bug"), not told as a failure', async () => {
+    const recv = await receiver();
+    const dir = await cleanup.tmp('govops-notify-render-');
+    const home = await cleanup.tmp('govops-notify-render-home-');
+    const started = join(home, 'render-started');
+    await writeFile(join(dir, 'render.mjs'), `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(started)}, ''); setInterval(() => {}, 1000);\n`);
+    const settings = runSettings(home, { dir, notify: [{ url: recv.url }], render: { argv: [process.execPath, 'render.mjs'], timeoutMs: 60_000 } });
+    const running = await startRunning(settings, pino({ level: 'silent' }), () => ({ close: async () => undefined }) as unknown as ServiceApi);
+    cleanup.add(() => running.shutdown(0));
+    await until(() => existsSync(started), 15_000, 'the render running');
+    expect(await running.shutdown(5_000)).toBe(true);
+    expect(running.daemon.loop.snapshot().lastAttempt).toMatchObject({ verdict: 'failed', failure: { code: ErrorCode.cancelled } });
+    expect(recv.got).toEqual([]);
   });
 });

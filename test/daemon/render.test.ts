@@ -50,6 +50,16 @@ describe('runRender', () => {
 });
 
 describe('linksLeaving', () => {
+  it('a stop asked for before the command starts: it is not started (it ran until its timeout, past the grace)', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    const started = Date.now();
+    const err = await runRender({ argv: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], timeoutMs: 20_000 }, process.cwd(), { signal: stop.signal }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RenderError);
+    expect((err as RenderError).reason).toBe('aborted');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('lists the links leading outside the folder (absolute, relative, dangling), not those inside, not in .git', async () => {
     const root = await cleanup.tmp('govops-links-');
     const outside = await cleanup.tmp('govops-links-out-');

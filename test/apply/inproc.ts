@@ -10,10 +10,28 @@ import type { ReconcileResult } from '../../src/reconcile/types.js';
 import { engineOptions, type FlatEngineOptions } from '../helpers/engine-options.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import type { GovopsState } from '../../src/state/types.js';
-import { loadState } from '../../src/state/store.js';
+import { loadState, saveState } from '../../src/state/store.js';
 import type { Clock } from '../../src/util/clock.js';
+import type { ManualClock } from '../helpers/clock.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
 import { rewritingProxy, type Rewrite, type RewritingProxy } from '../helpers/rewriting-proxy.js';
+
+/**
+ * The applier's `persist` for tests on a manual clock: saves the state at `statePath()`, and the clock's time holds
+ * while a save is being written, as while a request is in flight.
+ */
+export function clockHeldSaves(clock: ManualClock, statePath: () => string): (s: GovopsState) => Promise<void> {
+  let saving = 0;
+  clock.holdWhile(() => saving > 0);
+  return async (s) => {
+    saving++;
+    try {
+      await saveState(statePath(), s);
+    } finally {
+      saving--;
+    }
+  };
+}
 
 export interface Rig {
   sandbox: SandboxHandle;

@@ -15,26 +15,18 @@ import type { GovopsState } from '../../src/state/types.js';
 import { ManualClock } from '../helpers/clock.js';
 import { trackApi, type TrackedApi } from '../helpers/tracked-api.js';
 import { integration, KEY, SHAPES } from '../plan/fixtures.js';
-import { rig, type Rig } from './inproc.js';
+import { clockHeldSaves, rig, type Rig } from './inproc.js';
 
 let r: Rig;
+let persist: (s: GovopsState) => Promise<void>;
 let clock: ManualClock;
 let tracked: TrackedApi<ServiceClient>;
 beforeEach(async () => {
   clock = new ManualClock();
   r = await rig({ transitionMs: 150, clock });
   tracked = trackApi(r.api, clock);
-  clock.holdWhile(() => saving > 0); // time holds while the state is being written, as while a request is in flight
+  persist = clockHeldSaves(clock, () => r.statePath);
 });
-let saving = 0;
-async function persist(s: GovopsState): Promise<void> {
-  saving++;
-  try {
-    await saveState(r.statePath, s);
-  } finally {
-    saving--;
-  }
-}
 afterEach(async () => {
   await r.close();
 });

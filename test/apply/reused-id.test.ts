@@ -12,35 +12,26 @@ import { ApiError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { planChanges } from '../../src/plan/planner.js';
 import type { DesiredIntegration } from '../../src/plan/types.js';
-import { loadState, saveState } from '../../src/state/store.js';
+import { loadState } from '../../src/state/store.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { ManualClock } from '../helpers/clock.js';
 import { trackApi, type TrackedApi } from '../helpers/tracked-api.js';
 import { integration, KEY, SHAPES } from '../plan/fixtures.js';
-import { rig, type Rig } from './inproc.js';
+import { clockHeldSaves, rig, type Rig } from './inproc.js';
 
 let r: Rig;
 let clock: ManualClock;
 let tracked: TrackedApi<ServiceClient>;
-let saving = 0;
+let persist: (s: GovopsState) => Promise<void>;
 beforeEach(async () => {
   clock = new ManualClock();
   r = await rig({ transitionMs: 300, clock, behaviours: ['reuse-ids'] });
   tracked = trackApi(r.api, clock);
-  clock.holdWhile(() => saving > 0);
+  persist = clockHeldSaves(clock, () => r.statePath);
 });
 afterEach(async () => {
   await r.close();
 });
-
-async function persist(s: GovopsState): Promise<void> {
-  saving++;
-  try {
-    await saveState(r.statePath, s);
-  } finally {
-    saving--;
-  }
-}
 
 const lake = (n: number): DesiredIntegration =>
   integration(`lake${n}`, 'lakehouse', { workspaceUrl: `https://lake${n}.example.com`, httpPath: '/sql/1', token: `tok-reuse-${n}` });

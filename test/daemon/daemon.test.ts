@@ -321,12 +321,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
     await daemon.loop.idle();
     const live = (await api.listIntegrations())[0]!;
-    const r = await fetch(`${t.sandbox!.url}/_sandbox/integrations/${live.id}`, {
-      method: 'PATCH',
-      headers: { 'content-type': 'application/json', authorization: t.sandbox!.adminToken },
-      body: JSON.stringify({ config: { httpPath: '/changed/by/hand' } }),
-    });
-    expect(r.status).toBe(200);
+    await editBehindGovops(t.sandbox!, live.id, { httpPath: '/changed/by/hand' });
     // the folder of the revision in force is gone (a cleaner): the resync cannot read it, the source writes it again
     const revision = daemon.loop.snapshot().lastGood!;
     await rm(revision.root, { recursive: true, force: true });
@@ -461,12 +456,7 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     await daemon.loop.idle();
     const live = (await api.listIntegrations())[0]!;
     // behind govops' back, a field the service cannot edit in place: putting it back is a replace, held back
-    const r = await fetch(`${t.sandbox!.url}/_sandbox/integrations/${live.id}`, {
-      method: 'PATCH',
-      headers: { 'content-type': 'application/json', authorization: t.sandbox!.adminToken },
-      body: JSON.stringify({ config: { catalog: 'changed-by-hand' } }),
-    });
-    expect(r.status).toBe(200);
+    await editBehindGovops(t.sandbox!, live.id, { catalog: 'changed-by-hand' });
     daemon.loop.resyncNow();
     await daemon.loop.idle();
     const status = (await getJson(`${daemon.url}/status`)).body;
@@ -521,3 +511,13 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(gitlab.status).toBe(202);
   });
 });
+
+/** An out-of-band edit of a live integration's config (the sandbox's control API), as someone behind govops' back. */
+async function editBehindGovops(sandbox: { url: string; adminToken: string }, id: string, config: Record<string, unknown>): Promise<void> {
+  const r = await fetch(`${sandbox.url}/_sandbox/integrations/${id}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', authorization: sandbox.adminToken },
+    body: JSON.stringify({ config }),
+  });
+  expect(r.status).toBe(200);
+}

@@ -181,9 +181,28 @@ function leavingIds(input: DataSourcePlanInput, m: MatchResult<LiveDataSource>):
   if (input.options.prune) for (const o of m.orphans) if (o.live && !o.state.explicitAdopt) leaving.add(o.live.id);
   for (const d of input.desired) {
     const match = m.matches.get(d.name);
-    if (match?.live && (d.deleteRequested || match.live.dataSourceName !== d.body.dataSourceName)) leaving.add(match.live.id);
+    if (!match?.live) continue;
+    const ic = input.integrationChanges.get(d.body.integration);
+    const moved = ic !== undefined && movedFields(d, match.live, ic, () => undefined).length > 0;
+    if (d.deleteRequested || moved || match.live.dataSourceName !== d.body.dataSourceName) leaving.add(match.live.id);
   }
   return leaving;
+}
+
+/**
+ * What the manifest changed of the data source's identity, for a live one matched by its recorded id: another
+ * integration or another prefix is another data source (no update), so a replace: the recorded one is deleted, the
+ * manifest's created. Empty when the live one is where the manifest says (under a replaced integration: the old id).
+ */
+function movedFields(d: DesiredDataSource, live: LiveDataSource, ic: ResourceChange, integrationName: (liveId: string) => string | undefined): FieldChange[] {
+  const fields: FieldChange[] = [];
+  // a record naming no integration that no location holds: its integration is not known, only its prefix is compared
+  if (live.integrationId !== '' && live.integrationId !== ic.liveId) {
+    const before = integrationName(live.integrationId) ?? `integration ${live.integrationId}`;
+    fields.push({ path: 'integration', before, after: d.body.integration, sensitive: false, forcesReplace: true });
+  }
+  if (live.prefix !== d.body.prefix) fields.push({ path: 'prefix', before: live.prefix, after: d.body.prefix, sensitive: false, forcesReplace: true });
+  return fields;
 }
 
 /** Each manifest's change, or an error when its integration is missing or deleted by this plan. */
@@ -196,6 +215,8 @@ function planDesired(
   const changes: ResourceChange[] = [];
   const errors: PlanProblem[] = [];
   const liveIntegrations = new Map(input.liveIntegrations.map((i) => [i.id, i]));
+  const integrationNames = new Map<string, string>();
+  for (const ic of input.integrationChanges.values()) if (ic.liveId !== undefined) integrationNames.set(ic.liveId, ic.name);
   // --no-adopt: nothing is registered under an integration govops does not own
   const ownedIntegrations = new Set(input.options.noAdopt ? input.state.filter((s) => s.kind === 'Integration').map((s) => s.id) : []);
   for (const d of input.desired) {
@@ -212,7 +233,8 @@ function planDesired(
     const nameTaken = (name: string): LiveDataSource | undefined =>
       (ic.liveId === undefined ? undefined : liveOf.get(ic.liveId))?.find((l) => l.dataSourceName === name && !leaving.has(l.id));
     const match = m.matches.get(d.name)!;
-    const c = guardAdoption(planOne(d, match, ic, liveIntegration, input.options, nameTaken), match, input.options);
+    const moved = match.live ? movedFields(d, match.live, ic, (id) => integrationNames.get(id)) : [];
+    const c = guardAdoption(planOne(d, match, ic, liveIntegration, input.options, nameTaken, moved), match, input.options);
     const unowned = unownedIntegration(c, ownedIntegrations, input.options);
     if (unowned) c.blocked = unowned;
     changes.push(c);
@@ -283,6 +305,8 @@ function planOne(
   options: PlanOptions,
   /** A live data source of the integration holding this name that this plan does not remove. */
   nameTaken: (name: string) => LiveDataSource | undefined,
+  /** The manifest's integration or prefix is not the live one's (matched by its recorded id): `movedFields`. */
+  moved: readonly FieldChange[] = [],
 ): ResourceChange {
   const integrationReplaced = ic.action === 'replace' && !ic.blocked;
   const keepsId = ic.action !== 'create' && !integrationReplaced && ic.liveId !== undefined;
@@ -297,7 +321,7 @@ function planOne(
     integration: { name: d.body.integration, ...(keepsId ? { liveId: ic.liveId } : {}) },
   };
   if (m.renamedFrom) c.renamedFrom = m.renamedFrom;
-  if (m.live && !integrationReplaced) c.liveId = m.live.id;
+  if (m.live && (!integrationReplaced || moved.length > 0)) c.liveId = m.live.id;
   if (d.deleteRequested) {
     c.reasons.push(reason('delete-requested', 'annotation govops/delete: "true"'));
     c.adopt = false;
@@ -310,7 +334,7 @@ function planOne(
     }
     return c;
   }
-  if (!m.live || integrationReplaced) {
+  if (!m.live || (integrationReplaced && moved.length === 0)) {
     c.action = 'create';
     c.adopt = false;
     c.changes = creationFields(d);
@@ -325,14 +349,23 @@ function planOne(
     else if (taken) c.blocked = blocked('name-taken', `the name ${d.body.dataSourceName} is taken by data source ${taken.id} (${taken.prefix}) of Integration/${ic.name}, which govops does not delete: rename one of them`);
     return c;
   }
-  if (m.live.dataSourceName !== d.body.dataSourceName) {
-    c.changes = [{ path: 'dataSourceName', before: m.live.dataSourceName, after: d.body.dataSourceName, sensitive: false, forcesReplace: true }];
+  if (moved.length > 0 || m.live.dataSourceName !== d.body.dataSourceName) {
+    c.changes = [...moved];
+    if (m.live.dataSourceName !== d.body.dataSourceName) {
+      c.changes.push({ path: 'dataSourceName', before: m.live.dataSourceName, after: d.body.dataSourceName, sensitive: false, forcesReplace: true });
+    }
     c.action = 'replace';
-    c.reasons.push(reason('no-update', 'data sources have no update: replaced (delete + create, new id)'));
+    if (moved.length > 0) {
+      c.reasons.push(reason('not-editable', `another ${moved.map((f) => f.path).join(' and ')} is another data source: replaced (delete + create, new id)`));
+    } else c.reasons.push(reason('no-update', 'data sources have no update: replaced (delete + create, new id)'));
     const wait = waitsFor(ic, liveIntegration);
+    // the name under the manifest's integration (the live one's own name is free: this replace deletes it first)
+    const taken = moved.length > 0 && keepsId ? nameTaken(d.body.dataSourceName) : undefined;
     if (m.adopt && !options.allowReplace) {
-      c.blocked = blocked('replace-not-allowed', 'adopting it means replacing a data source govops did not create (its name differs): run with --allow-replace');
+      const what = moved.length > 0 ? `its ${moved.map((f) => f.path).join(' and ')} differ` : 'its name differs';
+      c.blocked = blocked('replace-not-allowed', `adopting it means replacing a data source govops did not create (${what}): run with --allow-replace`);
     } else if (wait) c.blocked = wait;
+    else if (taken) c.blocked = blocked('name-taken', `the name ${d.body.dataSourceName} is taken by data source ${taken.id} (${taken.prefix}) of Integration/${ic.name}, which govops does not delete: rename one of them`);
     return c;
   }
   if (m.adopt) c.action = 'adopt';

@@ -129,6 +129,48 @@ describe('data sources through the engine', () => {
     expect((await w.run()).changed).toBe(false);
   });
 
+  it('another prefix or another integration in a managed manifest is another data source: replaced, never left in place as a no-op', async () => {
+    // Matched by its recorded id, the old data source used to be a no-op: the manifest's prefix or integration was
+    // never registered, the old one stayed, and the plan said in sync.
+    w = await rig({ transitionMs: 10 });
+    await w.write('raw.yaml', store('raw', 's3://raw/'));
+    await w.write('other.yaml', store('other', 's3://other/'));
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
+    expect((await w.run()).ok).toBe(true);
+    const ids = new Map((await w.state()).resources.filter((x) => x.kind === 'Integration').map((x) => [x.name, Number(x.id)]));
+    const liveNow = () => w!.sandbox.dataSources.list().filter((d) => d.deletedAt === undefined).map((d) => [d.integrationId, d.prefix, d.dataSourceName]);
+
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/b'));
+    const moved = await w.run();
+    expect(moved.ok, moved.error).toBe(true);
+    expect(moved.plan!.changes.find((c) => c.name === 'a')).toMatchObject({ action: 'replace', changes: [{ path: 'prefix', before: 's3://raw/a', after: 's3://raw/b', forcesReplace: true }] });
+    expect(liveNow()).toEqual([[ids.get('raw'), 's3://raw/b', 'a']]);
+    expect((await w.run()).changed).toBe(false);
+
+    await w.write('a.yaml', source('a', 'other', 's3://other/b'));
+    const across = await w.run();
+    expect(across.ok, across.error).toBe(true);
+    expect(across.plan!.changes.find((c) => c.name === 'a')).toMatchObject({
+      action: 'replace',
+      integration: { name: 'other', liveId: String(ids.get('other')) },
+      changes: [
+        { path: 'integration', before: 'raw', after: 'other' },
+        { path: 'prefix', before: 's3://raw/b', after: 's3://other/b' },
+      ],
+    });
+    expect(liveNow()).toEqual([[ids.get('other'), 's3://other/b', 'a']]);
+    expect((await w.run()).changed).toBe(false);
+
+    // to an integration this revision creates: registered once it is enabled, the old one deleted
+    await w.write('new.yaml', store('fresh', 's3://fresh/'));
+    await w.write('a.yaml', source('a', 'fresh', 's3://fresh/b'));
+    const toNew = await w.run();
+    expect(toNew.ok, toNew.error).toBe(true);
+    const freshId = Number((await w.state()).resources.find((x) => x.kind === 'Integration' && x.name === 'fresh')!.id);
+    expect(liveNow()).toEqual([[freshId, 's3://fresh/b', 'a']]);
+    expect((await w.run()).changed).toBe(false);
+  });
+
   it('adopts a data source that exists in the service; a different name needs --allow-replace', async () => {
     w = await rig({ transitionMs: 10 });
     await w.write('store.yaml', store('raw', 's3://raw/'));

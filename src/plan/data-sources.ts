@@ -375,7 +375,8 @@ function planOne(
 /**
  * A targeted plan (`--only`) keeps some changes and leaves the others out; data sources and their integration
  * depend on each other, so: a data source create kept without its integration's create or replace (its live id
- * is known only once that runs) is blocked, naming the pattern to add; an integration delete or replace kept
+ * is known only once that runs), or without the update that fixes its failed status (createError, ...: the
+ * service registers data sources only under an enabled integration), is blocked, naming the pattern to add; an integration delete or replace kept
  * without the changes of its managed data sources is applied (the service deletes them with it), with a
  * warning that a plan without --only settles them. Returns the kept changes (blocked ones copied) and warnings.
  */
@@ -387,8 +388,13 @@ export function targetDataSources(all: readonly ResourceChange[], kept: readonly
     if (c.resourceKind !== 'DataSource' || c.blocked || (c.action !== 'create' && c.action !== 'replace')) return c;
     const name = c.integration?.name;
     const ic = name === undefined ? undefined : integrations.get(name);
-    if (!ic || c.integration?.liveId !== undefined || keptKeys.has(`Integration/${ic.name}`)) return c;
-    return { ...c, blocked: blocked('integration-untargeted', `waits for Integration/${ic.name} (${ic.action}), which this targeted plan leaves out: add --only Integration/${ic.name}`) };
+    if (!ic || keptKeys.has(`Integration/${ic.name}`)) return c;
+    // its live id is known, but an update that fixes a failed status (createError, ...) is what makes it enabled:
+    // left out, the integration stays as it is and the service refuses the data source (409)
+    const fixes = ic.action === 'update' && ic.reasons.some((r) => r.code === 'fix-status');
+    if (c.integration?.liveId !== undefined && !fixes) return c;
+    const what = fixes ? `${ic.action}: ${ic.reasons.find((r) => r.code === 'fix-status')!.message}` : ic.action;
+    return { ...c, blocked: blocked('integration-untargeted', `waits for Integration/${ic.name} (${what}), which this targeted plan leaves out: add --only Integration/${ic.name}`) };
   });
   // The data-source changes left out, by their integration's name and live id (grouped once: a targeted prune of
   // thousands of integrations scanned every change for each)

@@ -275,6 +275,25 @@ describe('data sources through the engine', () => {
     expect(w.sandbox.dataSources.size).toBe(1);
   });
 
+  it('--only DataSource/NAME under an integration in createError: blocked in the plan, nothing sent, until the fix is targeted too', async () => {
+    // Before, the create was kept (the integration's live id is known) without the PUT that fixes the integration:
+    // the data source was sent to an integration in createError and the service refused it (409).
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/').replace('name: raw\n    cloudAccountId', 'name: raw.late-fail.example\n    cloudAccountId'));
+    expect((await w.run()).ok).toBe(false); // create ended in status createError
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
+    w.sandbox.clearRequests();
+    const only = await w.run({ only: ['DataSource/a'] });
+    expect(only.ok).toBe(false);
+    expect(only.plan!.changes.find((c) => c.name === 'a')!.blocked?.message).toBe(
+      'waits for Integration/raw (update: status createError: fixed by PUT), which this targeted plan leaves out: add --only Integration/raw',
+    );
+    expect(writes(w)).toEqual([]);
+    const both = await w.run({ only: ['DataSource/a', 'Integration/raw'] });
+    expect(both.ok, both.error).toBe(true);
+    expect(writes(w)).toEqual(['PUT /integrations/1 200', 'POST /native-s3/handler 200']);
+  });
+
   it('a service without data sources: one warning, blocked creates, integrations still applied', async () => {
     w = await rig({ transitionMs: 10, behaviours: ['no-data-sources'] });
     await w.write('store.yaml', store('raw', 's3://raw/'));

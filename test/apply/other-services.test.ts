@@ -379,3 +379,23 @@ describe('a create accepted without an id (interface 4.1: the distributed_sql cr
     expect(await planned(r)).toEqual([]);
   });
 });
+
+describe('data-source records that do not name their integration (docs/decisions.md "Reading bodies")', () => {
+  const strip = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(strip) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'integrationId')) : v;
+  it('a data source govops created is still the one it recorded: the run after is a no-op, its record kept as created', async () => {
+    // The stale-record check compared the recorded (integration, prefix) with the record's own, empty, integration
+    // id: the entry was forgotten with a warning that the id "now holds another data source", then adopted again.
+    r = await rig({ transitionMs: 10, rewrite: (q, res) => (q.method === 'GET' && q.path.startsWith('/native-s3/handler') ? mapJsonBody(res, strip) : res) });
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    await r.write('a.yaml', dataSourceManifest('a', 'raw', 's3://raw.example.com/base/a'));
+    const first = await r.run();
+    expect(first.ok, first.error).toBe(true);
+    const recorded = (await r.state()).resources.find((x) => x.kind === 'DataSource')!;
+    const again = await r.run();
+    expect(again.ok, again.error).toBe(true);
+    expect(again.plan!.warnings).toEqual([]);
+    expect(again.changed).toBe(false);
+    expect((await r.state()).resources.find((x) => x.kind === 'DataSource')).toMatchObject({ id: recorded.id, origin: 'created', identity: recorded.identity });
+  });
+});

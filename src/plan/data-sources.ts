@@ -183,7 +183,7 @@ function leavingIds(input: DataSourcePlanInput, m: MatchResult<LiveDataSource>):
     const match = m.matches.get(d.name);
     if (!match?.live) continue;
     const ic = input.integrationChanges.get(d.body.integration);
-    const moved = ic !== undefined && movedFields(d, match.live, ic, () => undefined).length > 0;
+    const moved = ic !== undefined && match.state?.identity !== undefined && movedFields(d, match.live, ic, () => undefined).length > 0;
     if (d.deleteRequested || moved || match.live.dataSourceName !== d.body.dataSourceName) leaving.add(match.live.id);
   }
   return leaving;
@@ -232,8 +232,16 @@ function planDesired(
     const liveIntegration = ic.liveId !== undefined ? liveIntegrations.get(ic.liveId) : undefined;
     const nameTaken = (name: string): LiveDataSource | undefined =>
       (ic.liveId === undefined ? undefined : liveOf.get(ic.liveId))?.find((l) => l.dataSourceName === name && !leaving.has(l.id));
-    const match = m.matches.get(d.name)!;
-    const moved = match.live ? movedFields(d, match.live, ic, (id) => integrationNames.get(id)) : [];
+    let match = m.matches.get(d.name)!;
+    let moved = match.live ? movedFields(d, match.live, ic, (id) => integrationNames.get(id)) : [];
+    if (match.live && moved.length > 0 && match.state?.identity === undefined) {
+      // The record holds no identity (an old state file): nothing says the item at its id is still govops' own
+      // rather than another one given that id. Never deleted: the manifest's data source is created beside it.
+      const l = match.live;
+      const note = reason('not-owned', `the recorded id ${l.id} holds a data source at integration ${l.integrationId || '?'}, prefix ${l.prefix}, and the record says nothing of what govops registered there: left alone (never deleted); the manifest's is created`);
+      match = { ...match, live: undefined, reasons: [...match.reasons, note] };
+      moved = [];
+    }
     const c = guardAdoption(planOne(d, match, ic, liveIntegration, input.options, nameTaken, moved), match, input.options);
     const unowned = unownedIntegration(c, ownedIntegrations, input.options);
     if (unowned) c.blocked = unowned;

@@ -192,6 +192,33 @@ describe('data sources through the engine', () => {
     expect(w.sandbox.dataSources.list().map((d) => d.dataSourceName).sort()).toEqual(['events', 'renamed']);
   });
 
+  it('an adopted data source deleted out of band, its id given to another team\'s: left alone, the manifest\'s created again', async () => {
+    // An adoption recorded no identity (a create did): the record's id, reused by a data source of another
+    // integration, was taken for the manifest's own and its manifest never registered again (a no-op).
+    w = await rig({ transitionMs: 10, behaviours: ['reuse-ids'] });
+    await w.write('raw.yaml', store('raw', 's3://raw/'));
+    await w.write('theirs.yaml', store('theirs', 's3://theirs/'));
+    expect((await w.run()).ok).toBe(true);
+    const ids = new Map((await w.state()).resources.map((x) => [x.name, x.id]));
+    const [made] = await w.api.createDataSources(ids.get('raw')!, [{ dataSourceName: 'events', prefix: 's3://raw/events' }]);
+    await w.write('events.yaml', source('events', 'raw', 's3://raw/events'));
+    expect(acting((await w.run()).plan)).toEqual(['adopt DataSource/events']);
+    expect((await w.state()).resources.find((x) => x.name === 'events')).toMatchObject({ id: made!.id, identity: `${ids.get('raw')}|s3://raw/events` });
+    await w.api.deleteDataSource(made!.id);
+    const [outsider] = await w.api.createDataSources(ids.get('theirs')!, [{ dataSourceName: 'their-events', prefix: 's3://theirs/events' }]);
+    expect(outsider!.id).toBe(made!.id);
+    w.sandbox.clearRequests();
+    const r = await w.run({ prune: true });
+    expect(r.ok, r.error).toBe(true);
+    expect(writes(w).filter((l) => l.startsWith('DELETE'))).toEqual([]);
+    const live = w.sandbox.dataSources.list().filter((d) => d.deletedAt === undefined).map((d) => [String(d.integrationId), d.prefix]);
+    expect(live).toEqual([
+      [ids.get('theirs'), 's3://theirs/events'],
+      [ids.get('raw'), 's3://raw/events'],
+    ]);
+    expect((await w.run({ prune: true })).changed).toBe(false);
+  });
+
   it('drift: a data source deleted out of band is created again', async () => {
     w = await rig({ transitionMs: 10 });
     await w.write('store.yaml', store('raw', 's3://raw/'));

@@ -367,8 +367,9 @@ function planOne(
       c.reasons.push(reason('not-editable', `another ${moved.map((f) => f.path).join(' and ')} is another data source: replaced (delete + create, new id)`));
     } else c.reasons.push(reason('no-update', 'data sources have no update: replaced (delete + create, new id)'));
     const wait = waitsFor(ic, liveIntegration);
-    // the name under the manifest's integration (the live one's own name is free: this replace deletes it first)
-    const taken = moved.length > 0 && keepsId ? nameTaken(d.body.dataSourceName) : undefined;
+    // the name under the manifest's integration (the live one's own name is free: this replace deletes it first);
+    // checked before anything is deleted: the create half refused (409) would leave the data source gone
+    const taken = keepsId ? nameTaken(d.body.dataSourceName) : undefined;
     if (m.adopt && !options.allowReplace) {
       const what = moved.length > 0 ? `its ${moved.map((f) => f.path).join(' and ')} differ` : 'its name differs';
       c.blocked = blocked('replace-not-allowed', `adopting it means replacing a data source govops did not create (${what}): run with --allow-replace`);

@@ -171,6 +171,29 @@ describe('data sources through the engine', () => {
     expect((await w.run()).changed).toBe(false);
   });
 
+  it('renaming a data source to a name another data source of its integration holds: blocked in the plan, nothing deleted', async () => {
+    // The rename is a replace (delete, then create): the name check of a create was not made, so govops deleted its
+    // data source and the service then refused the new one (409): the data source was gone, its replacement never made.
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a', 'alpha'));
+    expect((await w.run()).ok).toBe(true);
+    const rawId = (await w.state()).resources.find((x) => x.kind === 'Integration')!.id;
+    await w.api.createDataSources(rawId, [{ dataSourceName: 'beta', prefix: 's3://raw/by-hand' }]);
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a', 'beta'));
+    w.sandbox.clearRequests();
+    const r = await w.run();
+    expect(r.ok).toBe(false);
+    const change = r.plan!.changes.find((c) => c.name === 'a')!;
+    expect(change).toMatchObject({ action: 'replace', blocked: { code: 'name-taken' } });
+    expect(change.blocked!.message).toMatch(/^the name beta is taken by data source \d+ \(s3:\/\/raw\/by-hand\) of Integration\/raw, which govops does not delete/);
+    expect(writes(w)).toEqual([]);
+    expect(w.sandbox.dataSources.list().filter((d) => d.deletedAt === undefined).map((d) => [d.dataSourceName, d.prefix])).toEqual([
+      ['alpha', 's3://raw/a'],
+      ['beta', 's3://raw/by-hand'],
+    ]);
+  });
+
   it('adopts a data source that exists in the service; a different name needs --allow-replace', async () => {
     w = await rig({ transitionMs: 10 });
     await w.write('store.yaml', store('raw', 's3://raw/'));

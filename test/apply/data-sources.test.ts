@@ -194,6 +194,26 @@ describe('data sources through the engine', () => {
     ]);
   });
 
+  it('renaming a data source to the name of one this plan prunes: the replace waits for that delete', async () => {
+    // A create waited for the deletes of its integration's data sources, a replace did not: its create half could
+    // run before the prune freed the name, and the service refused it (409) after the replace had deleted its own.
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a', 'alpha'));
+    await w.write('b.yaml', source('b', 'raw', 's3://raw/b', 'beta'));
+    expect((await w.run()).ok).toBe(true);
+    const bId = (await w.state()).resources.find((x) => x.name === 'b')!.id;
+    await w.remove('b.yaml');
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a', 'beta'));
+    // the prune's delete is slow: without the order, the replace's create half goes first
+    w.sandbox.faults.add({ type: 'latency', method: 'DELETE', path: `/dataSource/${bId}`, latencyMs: 300 });
+    const r = await w.run({ prune: true });
+    expect(r.ok, r.error).toBe(true);
+    expect(w.sandbox.dataSources.list().filter((d) => d.deletedAt === undefined).map((d) => [d.dataSourceName, d.prefix])).toEqual([['beta', 's3://raw/a']]);
+    w.sandbox.faults.clear();
+    expect((await w.run({ prune: true })).changed).toBe(false);
+  });
+
   it('adopts a data source that exists in the service; a different name needs --allow-replace', async () => {
     w = await rig({ transitionMs: 10 });
     await w.write('store.yaml', store('raw', 's3://raw/'));

@@ -5,8 +5,8 @@
  *   the integration is `enabled` and its live id known when that task ends);
  * - an integration is deleted (or replaced) after the deletes of the data sources registered under it
  *   (the service would delete them with it; govops deletes what it manages first, explicitly);
- * - a new data source is registered after the deletes of the data sources of its integration (a name or a
- *   prefix they free may be the one it takes);
+ * - a new data source (a create, or the create half of a replace) is registered after the deletes of the data
+ *   sources of its integration (a name or a prefix they free may be the one it takes);
  * - a new integration is created after the removals that free a unique value it takes (`freedBy`, set by the
  *   planner: src/plan/unique-taken.ts).
  */
@@ -60,7 +60,9 @@ export function taskDependencies(changes: readonly PlanChange[]): Map<string, st
     if ((c.action === 'create' || c.action === 'replace') && c.integration?.name !== undefined && integrations.has(c.integration.name)) {
       waits(taskKey(c), `Integration/${c.integration.name}`);
     }
-    if (c.action === 'create' && c.integration?.liveId !== undefined) {
+    // (a replace's create half too: it runs after the replace's own delete, which a taken name would leave without
+    // a replacement)
+    if ((c.action === 'create' || c.action === 'replace') && c.integration?.liveId !== undefined) {
       for (const d of dataSourceDeletes.get(c.integration.liveId) ?? []) waits(taskKey(c), d);
     }
     if (deletesDataSource(c) && c.integration?.liveId !== undefined) {

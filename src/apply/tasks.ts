@@ -275,13 +275,18 @@ class JoinDataSourceBatch implements Step {
 class RecordLive implements Step {
   readonly label = 'record';
   constructor(
-    private readonly change: Named,
+    private readonly change: Pick<PlanChange, 'resourceKind' | 'name' | 'adopt' | 'renamedFrom' | 'integration'>,
     private readonly id: string,
     private readonly d: DesiredResource,
   ) {}
 
   async write(ctx: StepContext): Promise<void> {
-    ctx.ledger.recordLive(this.change, this.d, this.id);
+    // A data source adopted or renamed is where the plan matched it, (its integration's live id, its prefix): what
+    // the stale-record check holds the id to, as for one govops created (without it, an id the service gives to
+    // another team's data source would be taken for this one).
+    const integrationId = this.change.integration?.liveId;
+    const identity = this.d.kind === 'DataSource' && integrationId !== undefined ? dataSourceKey(integrationId, this.d.body.prefix) : undefined;
+    ctx.ledger.recordLive(this.change, this.d, this.id, identity);
     await ctx.ledger.save();
   }
 }

@@ -14,6 +14,7 @@ import { asSet } from '../service/webhook-fields.js';
 import { booleanFromWire } from '../util/boolean.js';
 import { exportConfig, type ExportWarn } from './config.js';
 import { liveIntegrationIdentity, liveWebhookIdentity } from '../plan/stale.js';
+import { attributeDataSources } from '../plan/data-sources.js';
 import { dataSourceKey } from '../service/data-sources.js';
 import { carriesCredential } from '../service/kinds.js';
 import { assignNames, envName, NAME_PATTERN, MAX_NAME } from './names.js';
@@ -94,7 +95,8 @@ export function exportResources(input: ExportInput): ExportResult {
   const out: ExportResult = { resources: [], variables: [], warnings: [], resourceWarnings: [], unknownActionType: [] };
   const nameById = exportIntegrations(input, out);
   exportWebhooks(input.webhooks, out);
-  exportDataSources(input.dataSources ?? [], nameById, new Set(input.integrations.map((l) => l.id)), out);
+  // a record that does not name its integration is the one whose location holds its prefix, as the planner reads it
+  exportDataSources(attributeDataSources(input.dataSources ?? [], input.integrations), nameById, new Set(input.integrations.map((l) => l.id)), out);
   // the variables in the order of their manifests' names (then as the config lists them)
   const order = (v: SecretVariable): string => v.resource;
   out.variables.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));

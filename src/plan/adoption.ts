@@ -34,7 +34,9 @@ export function guardAdoption(c: ResourceChange, m: Match<{ id: string }>, optio
 export function unownedIntegration(c: ResourceChange, ownedIds: ReadonlySet<string>, options: PlanOptions): Blocked | undefined {
   const name = c.integration?.name;
   const id = c.integration?.liveId;
-  if (!options.noAdopt || c.action !== 'create' || name === undefined || id === undefined || ownedIds.has(id)) return undefined;
+  // a create, or a replace that registers it under another integration (the manifest moved it there)
+  const registers = c.action === 'create' || (c.action === 'replace' && c.changes.some((f) => f.path === 'integration'));
+  if (!options.noAdopt || !registers || name === undefined || id === undefined || ownedIds.has(id)) return undefined;
   return blocked(
     'waits-for-integration',
     `Integration/${name} (id ${id}) is not owned by govops and --no-adopt leaves it so: nothing is registered under it ` +

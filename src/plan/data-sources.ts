@@ -181,9 +181,28 @@ function leavingIds(input: DataSourcePlanInput, m: MatchResult<LiveDataSource>):
   if (input.options.prune) for (const o of m.orphans) if (o.live && !o.state.explicitAdopt) leaving.add(o.live.id);
   for (const d of input.desired) {
     const match = m.matches.get(d.name);
-    if (match?.live && (d.deleteRequested || match.live.dataSourceName !== d.body.dataSourceName)) leaving.add(match.live.id);
+    if (!match?.live) continue;
+    const ic = input.integrationChanges.get(d.body.integration);
+    const moved = ic !== undefined && match.state?.identity !== undefined && movedFields(d, match.live, ic, () => undefined).length > 0;
+    if (d.deleteRequested || moved || match.live.dataSourceName !== d.body.dataSourceName) leaving.add(match.live.id);
   }
   return leaving;
+}
+
+/**
+ * What the manifest changed of the data source's identity, for a live one matched by its recorded id: another
+ * integration or another prefix is another data source (no update), so a replace: the recorded one is deleted, the
+ * manifest's created. Empty when the live one is where the manifest says (under a replaced integration: the old id).
+ */
+function movedFields(d: DesiredDataSource, live: LiveDataSource, ic: ResourceChange, integrationName: (liveId: string) => string | undefined): FieldChange[] {
+  const fields: FieldChange[] = [];
+  // a record naming no integration that no location holds: its integration is not known, only its prefix is compared
+  if (live.integrationId !== '' && live.integrationId !== ic.liveId) {
+    const before = integrationName(live.integrationId) ?? `integration ${live.integrationId}`;
+    fields.push({ path: 'integration', before, after: d.body.integration, sensitive: false, forcesReplace: true });
+  }
+  if (live.prefix !== d.body.prefix) fields.push({ path: 'prefix', before: live.prefix, after: d.body.prefix, sensitive: false, forcesReplace: true });
+  return fields;
 }
 
 /** Each manifest's change, or an error when its integration is missing or deleted by this plan. */
@@ -196,6 +215,8 @@ function planDesired(
   const changes: ResourceChange[] = [];
   const errors: PlanProblem[] = [];
   const liveIntegrations = new Map(input.liveIntegrations.map((i) => [i.id, i]));
+  const integrationNames = new Map<string, string>();
+  for (const ic of input.integrationChanges.values()) if (ic.liveId !== undefined) integrationNames.set(ic.liveId, ic.name);
   // --no-adopt: nothing is registered under an integration govops does not own
   const ownedIntegrations = new Set(input.options.noAdopt ? input.state.filter((s) => s.kind === 'Integration').map((s) => s.id) : []);
   for (const d of input.desired) {
@@ -211,8 +232,17 @@ function planDesired(
     const liveIntegration = ic.liveId !== undefined ? liveIntegrations.get(ic.liveId) : undefined;
     const nameTaken = (name: string): LiveDataSource | undefined =>
       (ic.liveId === undefined ? undefined : liveOf.get(ic.liveId))?.find((l) => l.dataSourceName === name && !leaving.has(l.id));
-    const match = m.matches.get(d.name)!;
-    const c = guardAdoption(planOne(d, match, ic, liveIntegration, input.options, nameTaken), match, input.options);
+    let match = m.matches.get(d.name)!;
+    let moved = match.live ? movedFields(d, match.live, ic, (id) => integrationNames.get(id)) : [];
+    if (match.live && moved.length > 0 && match.state?.identity === undefined) {
+      // The record holds no identity (an old state file): nothing says the item at its id is still govops' own
+      // rather than another one given that id. Never deleted: the manifest's data source is created beside it.
+      const l = match.live;
+      const note = reason('not-owned', `the recorded id ${l.id} holds a data source at integration ${l.integrationId || '?'}, prefix ${l.prefix}, and the record says nothing of what govops registered there: left alone (never deleted); the manifest's is created`);
+      match = { ...match, live: undefined, reasons: [...match.reasons, note] };
+      moved = [];
+    }
+    const c = guardAdoption(planOne(d, match, ic, liveIntegration, input.options, nameTaken, moved), match, input.options);
     const unowned = unownedIntegration(c, ownedIntegrations, input.options);
     if (unowned) c.blocked = unowned;
     changes.push(c);
@@ -283,6 +313,8 @@ function planOne(
   options: PlanOptions,
   /** A live data source of the integration holding this name that this plan does not remove. */
   nameTaken: (name: string) => LiveDataSource | undefined,
+  /** The manifest's integration or prefix is not the live one's (matched by its recorded id): `movedFields`. */
+  moved: readonly FieldChange[] = [],
 ): ResourceChange {
   const integrationReplaced = ic.action === 'replace' && !ic.blocked;
   const keepsId = ic.action !== 'create' && !integrationReplaced && ic.liveId !== undefined;
@@ -297,7 +329,7 @@ function planOne(
     integration: { name: d.body.integration, ...(keepsId ? { liveId: ic.liveId } : {}) },
   };
   if (m.renamedFrom) c.renamedFrom = m.renamedFrom;
-  if (m.live && !integrationReplaced) c.liveId = m.live.id;
+  if (m.live && (!integrationReplaced || moved.length > 0)) c.liveId = m.live.id;
   if (d.deleteRequested) {
     c.reasons.push(reason('delete-requested', 'annotation govops/delete: "true"'));
     c.adopt = false;
@@ -310,7 +342,7 @@ function planOne(
     }
     return c;
   }
-  if (!m.live || integrationReplaced) {
+  if (!m.live || (integrationReplaced && moved.length === 0)) {
     c.action = 'create';
     c.adopt = false;
     c.changes = creationFields(d);
@@ -325,14 +357,24 @@ function planOne(
     else if (taken) c.blocked = blocked('name-taken', `the name ${d.body.dataSourceName} is taken by data source ${taken.id} (${taken.prefix}) of Integration/${ic.name}, which govops does not delete: rename one of them`);
     return c;
   }
-  if (m.live.dataSourceName !== d.body.dataSourceName) {
-    c.changes = [{ path: 'dataSourceName', before: m.live.dataSourceName, after: d.body.dataSourceName, sensitive: false, forcesReplace: true }];
+  if (moved.length > 0 || m.live.dataSourceName !== d.body.dataSourceName) {
+    c.changes = [...moved];
+    if (m.live.dataSourceName !== d.body.dataSourceName) {
+      c.changes.push({ path: 'dataSourceName', before: m.live.dataSourceName, after: d.body.dataSourceName, sensitive: false, forcesReplace: true });
+    }
     c.action = 'replace';
-    c.reasons.push(reason('no-update', 'data sources have no update: replaced (delete + create, new id)'));
+    if (moved.length > 0) {
+      c.reasons.push(reason('not-editable', `another ${moved.map((f) => f.path).join(' and ')} is another data source: replaced (delete + create, new id)`));
+    } else c.reasons.push(reason('no-update', 'data sources have no update: replaced (delete + create, new id)'));
     const wait = waitsFor(ic, liveIntegration);
+    // the name under the manifest's integration (the live one's own name is free: this replace deletes it first);
+    // checked before anything is deleted: the create half refused (409) would leave the data source gone
+    const taken = keepsId ? nameTaken(d.body.dataSourceName) : undefined;
     if (m.adopt && !options.allowReplace) {
-      c.blocked = blocked('replace-not-allowed', 'adopting it means replacing a data source govops did not create (its name differs): run with --allow-replace');
+      const what = moved.length > 0 ? `its ${moved.map((f) => f.path).join(' and ')} differ` : 'its name differs';
+      c.blocked = blocked('replace-not-allowed', `adopting it means replacing a data source govops did not create (${what}): run with --allow-replace`);
     } else if (wait) c.blocked = wait;
+    else if (taken) c.blocked = blocked('name-taken', `the name ${d.body.dataSourceName} is taken by data source ${taken.id} (${taken.prefix}) of Integration/${ic.name}, which govops does not delete: rename one of them`);
     return c;
   }
   if (m.adopt) c.action = 'adopt';
@@ -342,7 +384,8 @@ function planOne(
 /**
  * A targeted plan (`--only`) keeps some changes and leaves the others out; data sources and their integration
  * depend on each other, so: a data source create kept without its integration's create or replace (its live id
- * is known only once that runs) is blocked, naming the pattern to add; an integration delete or replace kept
+ * is known only once that runs), or without the update that fixes its failed status (createError, ...: the
+ * service registers data sources only under an enabled integration), is blocked, naming the pattern to add; an integration delete or replace kept
  * without the changes of its managed data sources is applied (the service deletes them with it), with a
  * warning that a plan without --only settles them. Returns the kept changes (blocked ones copied) and warnings.
  */
@@ -354,8 +397,13 @@ export function targetDataSources(all: readonly ResourceChange[], kept: readonly
     if (c.resourceKind !== 'DataSource' || c.blocked || (c.action !== 'create' && c.action !== 'replace')) return c;
     const name = c.integration?.name;
     const ic = name === undefined ? undefined : integrations.get(name);
-    if (!ic || c.integration?.liveId !== undefined || keptKeys.has(`Integration/${ic.name}`)) return c;
-    return { ...c, blocked: blocked('integration-untargeted', `waits for Integration/${ic.name} (${ic.action}), which this targeted plan leaves out: add --only Integration/${ic.name}`) };
+    if (!ic || keptKeys.has(`Integration/${ic.name}`)) return c;
+    // its live id is known, but an update that fixes a failed status (createError, ...) is what makes it enabled:
+    // left out, the integration stays as it is and the service refuses the data source (409)
+    const fixes = ic.action === 'update' && ic.reasons.some((r) => r.code === 'fix-status');
+    if (c.integration?.liveId !== undefined && !fixes) return c;
+    const what = fixes ? `${ic.action}: ${ic.reasons.find((r) => r.code === 'fix-status')!.message}` : ic.action;
+    return { ...c, blocked: blocked('integration-untargeted', `waits for Integration/${ic.name} (${what}), which this targeted plan leaves out: add --only Integration/${ic.name}`) };
   });
   // The data-source changes left out, by their integration's name and live id (grouped once: a targeted prune of
   // thousands of integrations scanned every change for each)

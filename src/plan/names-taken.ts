@@ -12,14 +12,15 @@ import { blocked } from './notes.js';
 import type { DesiredDataSource, DesiredResource, PlanChange } from './types.js';
 import { groupBy } from '../util/multimap.js';
 
-/** Blocks (`name-taken`) each data-source create whose name stays held by a live data source this plan keeps. */
+/** Blocks (`name-taken`) each data-source create (or replace) whose name stays held by a live data source this plan keeps. */
 export function blockNamesStillTaken(
   changes: readonly PlanChange[],
   desired: readonly DesiredResource[],
   live: { dataSources?: readonly LiveDataSource[]; integrations: readonly LiveIntegration[] },
 ): void {
   if (live.dataSources === undefined) return;
-  const creates = changes.filter((c) => c.resourceKind === 'DataSource' && c.action === 'create' && !c.blocked && c.integration?.liveId !== undefined);
+  // (a replace too: its create half comes after its delete, which a taken name would leave without a replacement)
+  const creates = changes.filter((c) => c.resourceKind === 'DataSource' && (c.action === 'create' || c.action === 'replace') && !c.blocked && c.integration?.liveId !== undefined);
   if (creates.length === 0) return;
   const removed = new Set<string>();
   for (const c of changes) {

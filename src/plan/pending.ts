@@ -14,6 +14,7 @@
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
+import { attributeDataSources } from './data-sources.js';
 import { recordedWebhookIdentity, webhookIdentity } from '../service/kinds.js';
 import { liveNaturalKey } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
@@ -56,7 +57,8 @@ export function resolvePending(
   const liveOf: Record<ManagedResource['kind'], ReturnType<typeof indexed>> = {
     Integration: indexed(live.integrations.map((l) => ({ id: l.id, key: liveNaturalKey(l.type, l.config) }))),
     Webhook: indexed(live.webhooks.map((l) => ({ id: l.id, key: l.name, identity: webhookIdentity(l.name, l.url), createdBy: l.createdBy }))),
-    DataSource: indexed((live.dataSources ?? []).map((l) => ({ id: l.id, key: dataSourceKey(l.integrationId, l.prefix) }))),
+    // (records that do not name their integration: the one whose location holds the prefix, as the planner reads them)
+    DataSource: indexed(attributeDataSources(live.dataSources ?? [], live.integrations).map((l) => ({ id: l.id, key: dataSourceKey(l.integrationId, l.prefix) }))),
   };
   const claimed = new Set(state.resources.filter((r) => !r.pending && r.id !== '').map((r) => `${r.kind}\0${r.id}`));
   const notes: string[] = [];

@@ -13,6 +13,7 @@
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
+import { attributeDataSources } from './data-sources.js';
 import { recordedWebhookIdentity, urlWithoutCredential, webhookIdentity, webhookIdentityParts } from '../service/kinds.js';
 import { integrationIdentity, isIntegrationType } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
@@ -112,7 +113,8 @@ function staleRecords(state: GovopsState, live: StaleLive, desired: readonly Des
   if (checked.length === 0) return { state, notes: [] };
   const integrations = new Map(live.integrations.map((l) => [l.id, l]));
   const webhooks = new Map(live.webhooks.map((l) => [l.id, l]));
-  const dataSources = new Map((live.dataSources ?? []).map((l) => [l.id, l]));
+  // records that do not name their integration are the planner's: the one whose location holds the prefix
+  const dataSources = new Map(attributeDataSources(live.dataSources ?? [], live.integrations).map((l) => [l.id, l]));
   let byName: Map<string, DesiredResource> | undefined;
   const desiredByName = (): Map<string, DesiredResource> => (byName ??= new Map(desired.map((d) => [`${d.kind}\0${d.name}`, d])));
   const stale = new Set<ManagedResource>();

@@ -129,6 +129,91 @@ describe('data sources through the engine', () => {
     expect((await w.run()).changed).toBe(false);
   });
 
+  it('another prefix or another integration in a managed manifest is another data source: replaced, never left in place as a no-op', async () => {
+    // Matched by its recorded id, the old data source used to be a no-op: the manifest's prefix or integration was
+    // never registered, the old one stayed, and the plan said in sync.
+    w = await rig({ transitionMs: 10 });
+    await w.write('raw.yaml', store('raw', 's3://raw/'));
+    await w.write('other.yaml', store('other', 's3://other/'));
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
+    expect((await w.run()).ok).toBe(true);
+    const ids = new Map((await w.state()).resources.filter((x) => x.kind === 'Integration').map((x) => [x.name, Number(x.id)]));
+    const liveNow = () => w!.sandbox.dataSources.list().filter((d) => d.deletedAt === undefined).map((d) => [d.integrationId, d.prefix, d.dataSourceName]);
+
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/b'));
+    const moved = await w.run();
+    expect(moved.ok, moved.error).toBe(true);
+    expect(moved.plan!.changes.find((c) => c.name === 'a')).toMatchObject({ action: 'replace', changes: [{ path: 'prefix', before: 's3://raw/a', after: 's3://raw/b', forcesReplace: true }] });
+    expect(liveNow()).toEqual([[ids.get('raw'), 's3://raw/b', 'a']]);
+    expect((await w.run()).changed).toBe(false);
+
+    await w.write('a.yaml', source('a', 'other', 's3://other/b'));
+    const across = await w.run();
+    expect(across.ok, across.error).toBe(true);
+    expect(across.plan!.changes.find((c) => c.name === 'a')).toMatchObject({
+      action: 'replace',
+      integration: { name: 'other', liveId: String(ids.get('other')) },
+      changes: [
+        { path: 'integration', before: 'raw', after: 'other' },
+        { path: 'prefix', before: 's3://raw/b', after: 's3://other/b' },
+      ],
+    });
+    expect(liveNow()).toEqual([[ids.get('other'), 's3://other/b', 'a']]);
+    expect((await w.run()).changed).toBe(false);
+
+    // to an integration this revision creates: registered once it is enabled, the old one deleted
+    await w.write('new.yaml', store('fresh', 's3://fresh/'));
+    await w.write('a.yaml', source('a', 'fresh', 's3://fresh/b'));
+    const toNew = await w.run();
+    expect(toNew.ok, toNew.error).toBe(true);
+    const freshId = Number((await w.state()).resources.find((x) => x.kind === 'Integration' && x.name === 'fresh')!.id);
+    expect(liveNow()).toEqual([[freshId, 's3://fresh/b', 'a']]);
+    expect((await w.run()).changed).toBe(false);
+  });
+
+  it('renaming a data source to a name another data source of its integration holds: blocked in the plan, nothing deleted', async () => {
+    // The rename is a replace (delete, then create): the name check of a create was not made, so govops deleted its
+    // data source and the service then refused the new one (409): the data source was gone, its replacement never made.
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a', 'alpha'));
+    expect((await w.run()).ok).toBe(true);
+    const rawId = (await w.state()).resources.find((x) => x.kind === 'Integration')!.id;
+    await w.api.createDataSources(rawId, [{ dataSourceName: 'beta', prefix: 's3://raw/by-hand' }]);
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a', 'beta'));
+    w.sandbox.clearRequests();
+    const r = await w.run();
+    expect(r.ok).toBe(false);
+    const change = r.plan!.changes.find((c) => c.name === 'a')!;
+    expect(change).toMatchObject({ action: 'replace', blocked: { code: 'name-taken' } });
+    expect(change.blocked!.message).toMatch(/^the name beta is taken by data source \d+ \(s3:\/\/raw\/by-hand\) of Integration\/raw, which govops does not delete/);
+    expect(writes(w)).toEqual([]);
+    expect(w.sandbox.dataSources.list().filter((d) => d.deletedAt === undefined).map((d) => [d.dataSourceName, d.prefix])).toEqual([
+      ['alpha', 's3://raw/a'],
+      ['beta', 's3://raw/by-hand'],
+    ]);
+  });
+
+  it('renaming a data source to the name of one this plan prunes: the replace waits for that delete', async () => {
+    // A create waited for the deletes of its integration's data sources, a replace did not: its create half could
+    // run before the prune freed the name, and the service refused it (409) after the replace had deleted its own.
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/'));
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a', 'alpha'));
+    await w.write('b.yaml', source('b', 'raw', 's3://raw/b', 'beta'));
+    expect((await w.run()).ok).toBe(true);
+    const bId = (await w.state()).resources.find((x) => x.name === 'b')!.id;
+    await w.remove('b.yaml');
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a', 'beta'));
+    // the prune's delete is slow: without the order, the replace's create half goes first
+    w.sandbox.faults.add({ type: 'latency', method: 'DELETE', path: `/dataSource/${bId}`, latencyMs: 300 });
+    const r = await w.run({ prune: true });
+    expect(r.ok, r.error).toBe(true);
+    expect(w.sandbox.dataSources.list().filter((d) => d.deletedAt === undefined).map((d) => [d.dataSourceName, d.prefix])).toEqual([['beta', 's3://raw/a']]);
+    w.sandbox.faults.clear();
+    expect((await w.run({ prune: true })).changed).toBe(false);
+  });
+
   it('adopts a data source that exists in the service; a different name needs --allow-replace', async () => {
     w = await rig({ transitionMs: 10 });
     await w.write('store.yaml', store('raw', 's3://raw/'));
@@ -148,6 +233,33 @@ describe('data sources through the engine', () => {
     const allowed = await w.run({ allowReplace: true });
     expect(allowed.ok, allowed.error).toBe(true);
     expect(w.sandbox.dataSources.list().map((d) => d.dataSourceName).sort()).toEqual(['events', 'renamed']);
+  });
+
+  it('an adopted data source deleted out of band, its id given to another team\'s: left alone, the manifest\'s created again', async () => {
+    // An adoption recorded no identity (a create did): the record's id, reused by a data source of another
+    // integration, was taken for the manifest's own and its manifest never registered again (a no-op).
+    w = await rig({ transitionMs: 10, behaviours: ['reuse-ids'] });
+    await w.write('raw.yaml', store('raw', 's3://raw/'));
+    await w.write('theirs.yaml', store('theirs', 's3://theirs/'));
+    expect((await w.run()).ok).toBe(true);
+    const ids = new Map((await w.state()).resources.map((x) => [x.name, x.id]));
+    const [made] = await w.api.createDataSources(ids.get('raw')!, [{ dataSourceName: 'events', prefix: 's3://raw/events' }]);
+    await w.write('events.yaml', source('events', 'raw', 's3://raw/events'));
+    expect(acting((await w.run()).plan)).toEqual(['adopt DataSource/events']);
+    expect((await w.state()).resources.find((x) => x.name === 'events')).toMatchObject({ id: made!.id, identity: `${ids.get('raw')}|s3://raw/events` });
+    await w.api.deleteDataSource(made!.id);
+    const [outsider] = await w.api.createDataSources(ids.get('theirs')!, [{ dataSourceName: 'their-events', prefix: 's3://theirs/events' }]);
+    expect(outsider!.id).toBe(made!.id);
+    w.sandbox.clearRequests();
+    const r = await w.run({ prune: true });
+    expect(r.ok, r.error).toBe(true);
+    expect(writes(w).filter((l) => l.startsWith('DELETE'))).toEqual([]);
+    const live = w.sandbox.dataSources.list().filter((d) => d.deletedAt === undefined).map((d) => [String(d.integrationId), d.prefix]);
+    expect(live).toEqual([
+      [ids.get('theirs'), 's3://theirs/events'],
+      [ids.get('raw'), 's3://raw/events'],
+    ]);
+    expect((await w.run({ prune: true })).changed).toBe(false);
   });
 
   it('drift: a data source deleted out of band is created again', async () => {
@@ -231,6 +343,25 @@ describe('data sources through the engine', () => {
     const later = await w.run();
     expect(later.ok, later.error).toBe(true);
     expect(w.sandbox.dataSources.size).toBe(1);
+  });
+
+  it('--only DataSource/NAME under an integration in createError: blocked in the plan, nothing sent, until the fix is targeted too', async () => {
+    // Before, the create was kept (the integration's live id is known) without the PUT that fixes the integration:
+    // the data source was sent to an integration in createError and the service refused it (409).
+    w = await rig({ transitionMs: 10 });
+    await w.write('store.yaml', store('raw', 's3://raw/').replace('name: raw\n    cloudAccountId', 'name: raw.late-fail.example\n    cloudAccountId'));
+    expect((await w.run()).ok).toBe(false); // create ended in status createError
+    await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
+    w.sandbox.clearRequests();
+    const only = await w.run({ only: ['DataSource/a'] });
+    expect(only.ok).toBe(false);
+    expect(only.plan!.changes.find((c) => c.name === 'a')!.blocked?.message).toBe(
+      'waits for Integration/raw (update: status createError: fixed by PUT), which this targeted plan leaves out: add --only Integration/raw',
+    );
+    expect(writes(w)).toEqual([]);
+    const both = await w.run({ only: ['DataSource/a', 'Integration/raw'] });
+    expect(both.ok, both.error).toBe(true);
+    expect(writes(w)).toEqual(['PUT /integrations/1 200', 'POST /native-s3/handler 200']);
   });
 
   it('a service without data sources: one warning, blocked creates, integrations still applied', async () => {

@@ -3,7 +3,7 @@
  * the sandbox behind a proxy on 127.0.0.1 that rewrites its answers (test/helpers/rewriting-proxy.ts). Each
  * describe is one reading; plan, apply and export go through the real engine or the built CLI.
  */
-import { cp, readFile, readdir } from 'node:fs/promises';
+import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runGovops } from '../helpers/cli.js';
@@ -377,5 +377,41 @@ describe('a create accepted without an id (interface 4.1: the distributed_sql cr
     expect(live).toHaveLength(1);
     expect((await r.state()).resources.find((x) => x.name === 'query')).toMatchObject({ id: live[0]!.id });
     expect(await planned(r)).toEqual([]);
+  });
+});
+
+describe('data-source records that do not name their integration (docs/decisions.md "Reading bodies")', () => {
+  const strip = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(strip) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'integrationId')) : v;
+  it('a data source govops created is still the one it recorded: the run after is a no-op, its record kept as created', async () => {
+    // The stale-record check compared the recorded (integration, prefix) with the record's own, empty, integration
+    // id: the entry was forgotten with a warning that the id "now holds another data source", then adopted again.
+    r = await rig({ transitionMs: 10, rewrite: (q, res) => (q.method === 'GET' && q.path.startsWith('/native-s3/handler') ? mapJsonBody(res, strip) : res) });
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    await r.write('a.yaml', dataSourceManifest('a', 'raw', 's3://raw.example.com/base/a'));
+    const first = await r.run();
+    expect(first.ok, first.error).toBe(true);
+    const recorded = (await r.state()).resources.find((x) => x.kind === 'DataSource')!;
+    const again = await r.run();
+    expect(again.ok, again.error).toBe(true);
+    expect(again.plan!.warnings).toEqual([]);
+    expect(again.changed).toBe(false);
+    expect((await r.state()).resources.find((x) => x.kind === 'DataSource')).toMatchObject({ id: recorded.id, origin: 'created', identity: recorded.identity });
+  });
+
+  it('a create that landed before govops stopped is found by (integration, prefix): recorded as created, not adopted', async () => {
+    // The pending intent's key names the integration; the records' own (empty) integration id did not match it, so
+    // the intent was dropped ("never landed") and the data source adopted as if someone else had made it.
+    r = await rig({ transitionMs: 10, rewrite: (q, res) => (q.method === 'GET' && q.path.startsWith('/native-s3/handler') ? mapJsonBody(res, strip) : res) });
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    await r.write('a.yaml', dataSourceManifest('a', 'raw', 's3://raw.example.com/base/a'));
+    expect((await r.run()).ok).toBe(true);
+    const st = await r.state();
+    const entry = st.resources.find((x) => x.name === 'a')!;
+    await writeFile(r.statePath, JSON.stringify({ ...st, resources: st.resources.map((x) => (x.name === 'a' ? { ...x, id: '', pending: 'create', key: entry.identity } : x)) }));
+    const again = await r.run();
+    expect(again.ok, again.error).toBe(true);
+    expect(again.plan!.changes.find((c) => c.name === 'a')).toMatchObject({ action: 'noop', adopt: false });
+    expect((await r.state()).resources.find((x) => x.name === 'a')).toMatchObject({ id: entry.id, origin: 'created' });
   });
 });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops } from '../helpers/cli.js';
+import { mapJsonBody, rewritingProxy } from '../helpers/rewriting-proxy.js';
 
 let sandbox: SandboxHandle;
 let dir: string;
@@ -62,5 +63,39 @@ describe('export --select of a data source whose integration the repository alre
     expect(plan.code, plan.stderr + plan.stdout).toBe(0);
     const changes = (JSON.parse(plan.stdout) as { changes: Array<{ resourceKind: string; name: string; action: string }> }).changes;
     expect(changes.map((c) => `${c.resourceKind}/${c.name} ${c.action}`).sort()).toEqual(['DataSource/raw-events adopt', 'Integration/lake-raw noop']);
+  });
+});
+
+describe('export from a service whose data-source records do not name their integration', () => {
+  // docs/decisions.md "Reading bodies": a record without integrationId belongs to the object_store integration whose
+  // cloudLocationPath holds its prefix. The planner read it so, export did not: every data source was left out
+  // ("its integration is not among the live integrations") and the export lost them.
+  it('registers each under the integration whose location holds its prefix; plan on the export adopts everything', async () => {
+    const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken };
+    await mkdir(path.join(dir, 'manifests'));
+    await writeFile(path.join(dir, 'manifests', 'lake.yaml'), lake);
+    await writeFile(
+      path.join(dir, 'manifests', 'ds.yaml'),
+      'apiVersion: govops/v1\nkind: DataSource\nmetadata: { name: events }\nspec:\n  integration: lake-raw\n  dataSourceName: Raw events\n  prefix: s3://raw-bucket.example.com/events/\n',
+    );
+    const apply = await runGovops(['apply', 'manifests', '--state', 's.json'], { cwd: dir, env });
+    expect(apply.code, apply.stderr + apply.stdout).toBe(0);
+    const strip = (v: unknown): unknown => (Array.isArray(v) ? v.map(strip) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'integrationId')) : v);
+    const proxy = await rewritingProxy(sandbox.url, (req, res) => (req.method === 'GET' && req.path === '/native-s3/handler' ? mapJsonBody(res, strip) : res));
+    try {
+      const via = { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: sandbox.adminToken };
+      const exp = await runGovops(['export', '--out', 'exported'], { cwd: dir, env: via });
+      expect(exp.code, exp.stderr).toBe(0);
+      expect(exp.stderr).not.toContain('not exported');
+      const text = await readFile(path.join(dir, 'exported', 'data-source-raw-events.yaml'), 'utf8');
+      expect(text).toContain('integration: raw-bucket');
+      expect(text).toContain('prefix: s3://raw-bucket.example.com/events/');
+      const plan = await runGovops(['plan', 'exported', '--state', 'fresh.json', '-o', 'json'], { cwd: dir, env: via });
+      expect(plan.code, plan.stderr + plan.stdout).toBe(0);
+      const changes = (JSON.parse(plan.stdout) as { changes: Array<{ resourceKind: string; name: string; action: string }> }).changes;
+      expect(changes.map((c) => `${c.resourceKind}/${c.name} ${c.action}`).sort()).toEqual(['DataSource/raw-events adopt', 'Integration/raw-bucket adopt']);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -55,6 +55,9 @@ describe('data sources with the operator controls', () => {
     expect(missing.stderr).toMatch(/no data source with id 98765 in the service/);
     const ok = await run(['state', 'adopt', 'DataSource/a', 'manifests', '--id', a]);
     expect(ok.code, ok.stderr).toBe(0);
+    // recorded with its identity (integration, prefix): the stale-record check holds the id to it
+    const rawId = (await h.state()).resources.find((r) => r.kind === 'Integration' && r.name === 'raw')!.id;
+    expect((await h.state()).resources.find((r) => r.name === 'a')).toMatchObject({ explicitAdopt: true, identity: `${rawId}|s3://raw.example.com/a` });
     const plan = await run(['plan', 'manifests']);
     expect(plan.stdout).toMatch(new RegExp(`<= DataSource/a[\\s\\S]*adopted explicitly \\(govops state adopt --id ${a}\\)`));
     h.sandbox.clearRequests();

@@ -156,6 +156,49 @@ describe('planning data sources', () => {
     expect(summary(plan([changed, a], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), mine(a, '1')] }).changes)).toEqual(['replace Integration/raw !', 'noop DataSource/a']);
   });
 
+  it('a managed data source moved to another prefix or integration is a replace of the recorded one (before: a no-op)', () => {
+    const a = ds('a', 's3://raw/a');
+    const other = integration('other', 'object_store', storeConfig('other', 's3://other/'), { autoBootstrap: false });
+    const recorded = { ...mine(a, '1'), identity: '7|s3://raw/a' };
+    const st = [owned(raw, '7'), owned(other, '8'), recorded];
+    const run = (d: DesiredDataSource, options: Partial<PlanOptions> = {}, o: { otherChanged?: boolean; legacy?: boolean } = {}) =>
+      planChanges({
+        desired: [raw, o.otherChanged ? integration('other', 'object_store', { ...storeConfig('other', 's3://other/'), cloudAccountId: '2' }, { autoBootstrap: false }) : other, d],
+        live: { integrations: [liveOf(raw, '7'), liveOf(other, '8')], webhooks: [], dataSources: [live('1', 's3://raw/a', 'a'), live('2', 's3://other/x', 'b', '8')] },
+        state: { version: 1, fingerprintKey: KEY, resources: o.legacy ? [owned(raw, '7'), owned(other, '8'), mine(a, '1')] : st },
+        options: { ...OPTS, ...options },
+        shapes: SHAPES,
+      });
+    const prefix = run(ds('a', 's3://raw/b'));
+    expect(prefix.changes.find((c) => c.name === 'a')).toMatchObject({ action: 'replace', liveId: '1', integration: { name: 'raw', liveId: '7' }, changes: [{ path: 'prefix', before: 's3://raw/a', after: 's3://raw/b', forcesReplace: true }] });
+    const moved = run(ds('a', 's3://other/a', 'a', { integration: 'other' }));
+    expect(moved.changes.find((c) => c.name === 'a')).toMatchObject({ action: 'replace', liveId: '1', integration: { name: 'other', liveId: '8' } });
+    expect(moved.changes.find((c) => c.name === 'a')!.changes.map((f) => [f.path, f.before, f.after])).toEqual([
+      ['integration', 'raw', 'other'],
+      ['prefix', 's3://raw/a', 's3://other/a'],
+    ]);
+    // the name is taken under the integration it moves to
+    expect(run(ds('a', 's3://other/a', 'b', { integration: 'other' })).changes.find((c) => c.name === 'a')!.blocked?.code).toBe('name-taken');
+    // --no-adopt: nothing is registered under an integration govops does not own
+    const unowned = planChanges({
+      desired: [raw, other, ds('a', 's3://other/a', 'a', { integration: 'other' })],
+      live: { integrations: [liveOf(raw, '7'), liveOf(other, '8')], webhooks: [], dataSources: [live('1', 's3://raw/a', 'a')] },
+      state: { version: 1, fingerprintKey: KEY, resources: [owned(raw, '7'), recorded] },
+      options: { ...OPTS, noAdopt: true },
+      shapes: SHAPES,
+    });
+    expect(unowned.changes.find((c) => c.name === 'a')!.blocked?.code).toBe('waits-for-integration');
+    // moved under an integration this plan replaces: the recorded one is still deleted (before: left live, unrecorded)
+    const replaced = run(ds('a', 's3://other/a', 'a', { integration: 'other' }), { allowReplace: true }, { otherChanged: true });
+    expect(replaced.changes.find((c) => c.name === 'a')).toMatchObject({ action: 'replace', liveId: '1', integration: { name: 'other' } });
+    // a record without an identity (an old state file) proves nothing of the item at its id: never deleted, the
+    // manifest's created beside it
+    const legacy = run(ds('a', 's3://raw/b'), {}, { legacy: true }).changes.find((c) => c.name === 'a')!;
+    expect(legacy).toMatchObject({ action: 'create', integration: { name: 'raw', liveId: '7' } });
+    expect(legacy.liveId).toBeUndefined();
+    expect(legacy.reasons.map((r) => r.message).join(' ')).toMatch(/recorded id 1 holds a data source at integration 7, prefix s3:\/\/raw\/a.*left alone \(never deleted\)/);
+  });
+
   it('not supported: blocked creates and one warning; orphans are not touched', () => {
     const a = ds('a', 's3://raw/a');
     const p = plan([raw, a, ds('b', 's3://raw/b')], { live: undefined, unsupported: 'data sources not supported by this service (GET /x answered 404)', state: [owned(raw, '7'), mine(ds('old', 's3://raw/o'), '3')], options: { prune: true } });

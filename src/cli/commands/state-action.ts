@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { liveIntegrationIdentity, liveWebhookIdentity } from '../../plan/stale.js';
 import { ApiError, ErrorCode, UserError } from '../../errors.js';
 import { integrationIdentity } from '../../kinds/registry.js';
+import { dataSourceKey } from '../../service/data-sources.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { printable, printableData, printableJson } from '../../util/terminal.js';
 import { cell, table } from '../../deliveries/render.js';
@@ -198,7 +199,8 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
           'adopt the live data source with the same prefix (a prefix cannot be changed in place)',
         );
       }
-      return { id: live.id, dataSourceIntegrationId: live.integrationId };
+      // what the stale-record check holds the id to (a record without it proves nothing of the item at its id)
+      return { id: live.id, dataSourceIntegrationId: live.integrationId, ...(live.integrationId !== '' ? { identity: dataSourceKey(live.integrationId, live.prefix) } : {}) };
     }
     const live = await api.getWebhook(id);
     const wanted = webhookServiceName(manifest);

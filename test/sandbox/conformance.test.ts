@@ -76,6 +76,7 @@ const RULES: Array<[string, Body, string, Body]> = [
   ['4.1 config required', { type: 'lakehouse', autoBootstrap: true }, 'config', bodyFor('lakehouse') as Body],
   ['4.1 type is one of the seven kinds', { type: 'warehouse', autoBootstrap: false, config: {} }, 'type', { type: 'distributed_sql' }],
   ['4.1 distributed_sql takes no config fields (autoBootstrap false and an empty config are fine)', { type: 'distributed_sql', config: { host: 'x.example.com' } }, 'config', { type: 'distributed_sql', autoBootstrap: false, config: {} }],
+  ['4.1 distributed_sql takes no autoBootstrap true (docs/sandbox.md)', { type: 'distributed_sql', autoBootstrap: true }, 'autoBootstrap', { type: 'distributed_sql', autoBootstrap: false, config: {} }],
 ];
 
 describe('payload rules of 2.3-2.11 and 8 (POST ?dryRun=true)', () => {

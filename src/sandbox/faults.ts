@@ -76,6 +76,8 @@ export function parseFaultInput(raw: unknown): FaultInput {
   const status = num('status', 400, 599);
   if (status !== undefined) out.status = Math.floor(status);
   const retryAfter = num('retryAfter', 0, 86_400);
+  // a header of whole seconds (RFC 9110 delay-seconds): `2.5` was sent as is, a value clients read as no delay at all
+  if (retryAfter !== undefined && !Number.isInteger(retryAfter)) throw new Error('fault "retryAfter" must be a whole number of seconds');
   if (retryAfter !== undefined) out.retryAfter = retryAfter;
   if (r.exclusive !== undefined) {
     if (typeof r.exclusive !== 'boolean') throw new Error('fault "exclusive" must be true or false');

@@ -101,6 +101,27 @@ describe('govops sandbox', () => {
     await s.exited;
   });
 
+  it('--error-status or --retry-after without --error-rate is refused (no error would be injected), as is a fraction of a second', async () => {
+    for (const flags of [['--error-status', '429'], ['--retry-after', '3'], ['--error-status', '503', '--retry-after', '3']]) {
+      const r = await runGovops(['sandbox', '--port', '0', ...flags]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/the errors --error-rate injects, and --error-rate is not given/);
+    }
+    const frac = await runGovops(['sandbox', '--port', '0', '--error-rate', '1', '--retry-after', '2.5']);
+    expect(frac.stderr).toMatch(/--retry-after must be a whole number of seconds/);
+    // the control API: a Retry-After header is whole seconds (RFC 9110); "2.5" reads as no delay to clients
+    const s = await launch(['--port', '0', '--dev']);
+    const res = await fetch(`${s.url}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rules: [{ type: 'error', status: 503, retryAfter: 2.5 }] }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toMatch(/retryAfter.*whole number/);
+    child!.kill('SIGTERM');
+    await s.exited;
+  });
+
   it('a faults file and --stuck-transitions', async () => {
     const file = join(tempDir(), 'faults.json');
     writeFileSync(file, JSON.stringify([{ type: 'conflict', method: 'DELETE', path: '/integrations/:id' }]));

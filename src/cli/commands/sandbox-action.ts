@@ -25,14 +25,25 @@ function number(flag: string, value: string, min: number, max: number): number {
   return n;
 }
 
-/** Fault rules from the flags (applied to `--fault-path`, default every endpoint). */
-export function faultsFromFlags(f: SandboxFlags): FaultInput[] {
+/**
+ * Fault rules from the flags (applied to `--fault-path`, default every endpoint). `errorStatusGiven`: whether
+ * `--error-status` was given (it has a default): like `--retry-after`, it shapes the errors `--error-rate` injects, and
+ * without that flag it was ignored, so a rehearsal ran without the faults it was started for.
+ */
+export function faultsFromFlags(f: SandboxFlags, errorStatusGiven = false): FaultInput[] {
   const path = f.faultPath;
   const rules: FaultInput[] = [];
   if (f.latency) rules.push({ type: 'latency', path, latencyMs: duration('latency', f.latency) });
+  if (!f.errorRate && (errorStatusGiven || f.retryAfter !== undefined)) {
+    const given = [errorStatusGiven ? '--error-status' : '', f.retryAfter !== undefined ? '--retry-after' : ''].filter(Boolean).join(' and ');
+    throw new UserError(`${given} shape${given.includes(' and ') ? '' : 's'} the errors --error-rate injects, and --error-rate is not given: no error would be injected`, 'add --error-rate (1 for every request, 0.1 for one in ten)');
+  }
   if (f.errorRate) {
     const rule: FaultInput = { type: 'error', path, rate: number('error-rate', f.errorRate, 0, 1), status: number('error-status', f.errorStatus, 400, 599) };
-    if (f.retryAfter) rule.retryAfter = number('retry-after', f.retryAfter, 0, 86_400);
+    if (f.retryAfter !== undefined) {
+      rule.retryAfter = number('retry-after', f.retryAfter, 0, 86_400);
+      if (!Number.isInteger(rule.retryAfter)) throw new UserError(`--retry-after must be a whole number of seconds, got "${f.retryAfter}"`);
+    }
     rules.push(rule);
   }
   if (f.dropRate) rules.push({ type: 'drop', path, rate: number('drop-rate', f.dropRate, 0, 1) });
@@ -113,7 +124,7 @@ export async function sandboxAction(flags: SandboxFlags, command: Command): Prom
     deliveryTimeoutMs: duration('delivery-timeout', flags.deliveryTimeout),
     dev: flags.dev === true,
     logger: ctx.logger,
-    faults: faultsFromFlags(flags),
+    faults: faultsFromFlags(flags, command.getOptionValueSource('errorStatus') === 'cli'),
     stuckTransitions: stuckFromFlag(flags.stuckTransitions),
     deliveryHosts: deliverTo(flags.deliverTo),
     behaviours: behavioursFromFlag(flags.behaviour),

@@ -4,21 +4,13 @@
  * delete payloads (2.9). A value outside the list is refused by the sandbox (400 naming the field) and by govops
  * validate (the manifest, or the delete payload). Written from the interface document.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseManifestText } from '../../src/manifests/parse.js';
 import { errorsOf, validateDeletePayload } from '../../src/manifests/schemas.js';
 import type { IntegrationType } from '../../src/kinds/registry.js';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { bodyFor, call, settle, start } from './harness.js';
+import { bodyFor, call, settle, sandboxPerFile } from './harness.js';
 
-let sb: SandboxHandle;
-beforeAll(async () => {
-  sb = await start({ transitionMs: 20 });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => sb.reset());
+const box = sandboxPerFile();
 
 const EVERY_AUTH = ['auto', 'accessKey', 'userPassword', 'okta', 'keyPair', 'oAuth'];
 
@@ -46,7 +38,7 @@ describe('config authenticationType: a value outside the kind\'s list', () => {
     const manifest = { apiVersion: 'govops/v1', kind: 'Integration', metadata: { name: 'case' }, spec: body };
     const errors = parseManifestText(JSON.stringify(manifest), 'case.yaml', '/tmp').diagnostics.filter((d) => d.severity === 'error');
     expect(errors.some((d) => d.message.includes('must be one of')), JSON.stringify(errors.map((d) => d.message))).toBe(true);
-    const r = await call(sb, 'POST', '/integrations?dryRun=true', { body });
+    const r = await call(box.sb, 'POST', '/integrations?dryRun=true', { body });
     expect(r.status, r.text).toBe(400);
     expect(r.body.message).toContain('config.authenticationType must be one of');
   });
@@ -57,9 +49,9 @@ describe('delete payload authenticationType (2.9): a value outside the kind\'s l
     const payload = { authenticationType: value, username: 'a', password: 'p', role: 'R' };
     const errors = errorsOf(validateDeletePayload(kind, payload));
     expect(errors.some((e) => e.path.join('.').includes('authenticationType') || e.message.includes('authenticationType')), JSON.stringify(errors)).toBe(true);
-    const c = await call(sb, 'POST', '/integrations', { body: bodyFor(kind) });
-    expect(await settle(sb, c.body.id)).toBe('enabled');
-    const r = await call(sb, 'DELETE', `/integrations/${c.body.id}?dryRun=true`, { body: payload });
+    const c = await call(box.sb, 'POST', '/integrations', { body: bodyFor(kind) });
+    expect(await settle(box.sb, c.body.id)).toBe('enabled');
+    const r = await call(box.sb, 'DELETE', `/integrations/${c.body.id}?dryRun=true`, { body: payload });
     expect(r.status, r.text).toBe(400);
     expect(r.body.message).toContain('body.authenticationType must be one of');
   });

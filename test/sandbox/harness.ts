@@ -1,4 +1,5 @@
 /** Shared helpers for the sandbox conformance tests: a real sandbox on 127.0.0.1:0 and a tiny HTTP caller. */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 import { INTEGRATION_TYPES } from '../../src/kinds/registry.js';
 
@@ -11,6 +12,27 @@ export interface Reply {
 
 export async function start(options: SandboxOptions = {}): Promise<SandboxHandle> {
   return startSandbox({ port: 0, transitionMs: 50, ...options });
+}
+
+/**
+ * One sandbox for a test file (transitions of 20 ms), started before its tests, closed after them and, unless `reset`
+ * is false, reset before each: the tests use `box.sb`.
+ */
+export function sandboxPerFile(options: { reset?: boolean } = {}): { readonly sb: SandboxHandle } {
+  let handle: SandboxHandle | undefined;
+  beforeAll(async () => {
+    handle = await start({ transitionMs: 20 });
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+  if (options.reset !== false) beforeEach(() => handle!.reset());
+  return {
+    get sb(): SandboxHandle {
+      if (!handle) throw new Error('the sandbox starts in beforeAll');
+      return handle;
+    },
+  };
 }
 
 export interface CallOptions {

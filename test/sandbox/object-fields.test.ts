@@ -3,18 +3,11 @@
  * a number) is refused by the sandbox (400 naming the field) and by govops validate. Written from the interface
  * document, one case per field and wrong type.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseManifestText } from '../../src/manifests/parse.js';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { bodyFor, call, start } from './harness.js';
+import { bodyFor, call, sandboxPerFile } from './harness.js';
 
-let sb: SandboxHandle;
-beforeAll(async () => {
-  sb = await start({ transitionMs: 20 });
-});
-afterAll(async () => {
-  await sb.close();
-});
+const box = sandboxPerFile({ reset: false });
 
 type Body = { type: string; autoBootstrap?: boolean; config: Record<string, unknown> };
 
@@ -59,7 +52,7 @@ describe('an object field given another type is refused by the service and by go
     const manifest = { apiVersion: 'govops/v1', kind: 'Integration', metadata: { name: 'case' }, spec: body };
     const errors = parseManifestText(JSON.stringify(manifest), 'case.yaml', '/tmp').diagnostics.filter((d) => d.severity === 'error');
     expect(errors.length, JSON.stringify(errors.map((d) => d.message))).toBeGreaterThan(0);
-    const r = await call(sb, 'POST', '/integrations?dryRun=true', { body });
+    const r = await call(box.sb, 'POST', '/integrations?dryRun=true', { body });
     expect(r.status, r.text).toBe(400);
     expect(r.body.message).toContain(`config.${field} must be an object`);
   });

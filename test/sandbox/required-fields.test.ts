@@ -5,21 +5,13 @@
  * The lists are written from the interface document, not read from the sandbox's tables or govops' schemas, so a
  * required mark lost in either shows up here.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseManifestText } from '../../src/manifests/parse.js';
 import { errorsOf, validateDeletePayload } from '../../src/manifests/schemas.js';
 import type { IntegrationType } from '../../src/kinds/registry.js';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { bodyFor, call, settle, start } from './harness.js';
+import { bodyFor, call, settle, sandboxPerFile } from './harness.js';
 
-let sb: SandboxHandle;
-beforeAll(async () => {
-  sb = await start({ transitionMs: 20 });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => sb.reset());
+const box = sandboxPerFile();
 
 type Config = Record<string, unknown>;
 type Body = { type: string; autoBootstrap?: boolean; config: Config };
@@ -80,7 +72,7 @@ const CASES = TABLE.flatMap(([name, body, fields]) => fields.map((field): [strin
 describe('the complete bodies are valid for both', () => {
   it.each(TABLE)('%s', async (_name, body) => {
     expect(govopsErrors(body)).toEqual([]);
-    const r = await call(sb, 'POST', '/integrations?dryRun=true', { body });
+    const r = await call(box.sb, 'POST', '/integrations?dryRun=true', { body });
     expect(r.status, r.text).toBe(200);
   });
 });
@@ -91,7 +83,7 @@ describe('each required config field, left out, is refused by the service and by
     const last = field.split('.').pop()!;
     const errors = govopsErrors(bad);
     expect(errors.some((m) => m.includes(last)), `govops errors: ${errors.join(' | ')}`).toBe(true);
-    const r = await call(sb, 'POST', '/integrations?dryRun=true', { body: bad });
+    const r = await call(box.sb, 'POST', '/integrations?dryRun=true', { body: bad });
     expect(r.status, r.text).toBe(400);
     expect(r.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
     expect(r.body.message).toContain(`config.${field}`);
@@ -113,9 +105,9 @@ const DELETE_CASES = DELETE_TABLE.flatMap(([kind, auth, payload, fields]) => fie
 
 /** An enabled integration of the kind created with autoBootstrap true (the delete payload is for those). */
 async function autoIntegration(kind: string): Promise<string> {
-  const c = await call(sb, 'POST', '/integrations', { body: bodyFor(kind, 1, { autoBootstrap: true }) });
+  const c = await call(box.sb, 'POST', '/integrations', { body: bodyFor(kind, 1, { autoBootstrap: true }) });
   expect(c.status, c.text).toBe(200);
-  expect(await settle(sb, c.body.id)).toBe('enabled');
+  expect(await settle(box.sb, c.body.id)).toBe('enabled');
   return c.body.id as string;
 }
 
@@ -123,7 +115,7 @@ describe('2.9 delete payloads: complete ones are valid for both', () => {
   it.each(DELETE_TABLE)('%s (%s)', async (kind, _auth, payload) => {
     expect(errorsOf(validateDeletePayload(kind, payload))).toEqual([]);
     const id = await autoIntegration(kind);
-    const r = await call(sb, 'DELETE', `/integrations/${id}?dryRun=true`, { body: payload });
+    const r = await call(box.sb, 'DELETE', `/integrations/${id}?dryRun=true`, { body: payload });
     expect(r.status, r.text).toBe(200);
   });
 });
@@ -135,7 +127,7 @@ describe('2.9 delete payloads: each required field, left out, is refused by the 
     const errors = errorsOf(validateDeletePayload(kind as IntegrationType, bad));
     expect(errors.some((e) => e.message.includes(last) || e.path.join('.').includes(last)), `govops: ${JSON.stringify(errors)}`).toBe(true);
     const id = await autoIntegration(kind);
-    const r = await call(sb, 'DELETE', `/integrations/${id}?dryRun=true`, { body: bad });
+    const r = await call(box.sb, 'DELETE', `/integrations/${id}?dryRun=true`, { body: bad });
     expect(r.status, r.text).toBe(400);
     expect(r.body.message).toContain(field);
   });

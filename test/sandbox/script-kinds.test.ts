@@ -5,18 +5,10 @@
  * missing cleanup or an autoBootstrap): post-cleanup is asked after a cleanup of the same configuration, where the
  * kind has one.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { KINDS, bodyFor, call, start } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { KINDS, bodyFor, call, sandboxPerFile } from './harness.js';
 
-let sb: SandboxHandle;
-beforeAll(async () => {
-  sb = await start({ transitionMs: 20 });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => sb.reset());
+const box = sandboxPerFile();
 
 /** A body for the manual flow: autoBootstrap false and a config (distributed_sql: an empty one). */
 const manual = (kind: string): Record<string, unknown> =>
@@ -37,15 +29,15 @@ describe('interface 4.1 script table: which kinds each script endpoint takes', (
   it.each(CASES)('scripts/%s for %s: accepted %s', async (phase, kind, accepted) => {
     let path = `/integrations/scripts/${phase}`;
     if (phase === 'edit' || phase === 'delete') {
-      const c = await call(sb, 'POST', '/integrations', { body: manual(kind) });
+      const c = await call(box.sb, 'POST', '/integrations', { body: manual(kind) });
       expect(c.status, c.text).toBe(200);
       path = `/integrations/${c.body.id}/scripts/${phase}`;
     }
     if (phase === 'post-cleanup' && ACCEPTS.cleanup!.includes(kind)) {
-      const cleanup = await call(sb, 'POST', '/integrations/scripts/cleanup', { body: manual(kind) });
+      const cleanup = await call(box.sb, 'POST', '/integrations/scripts/cleanup', { body: manual(kind) });
       expect(cleanup.status, cleanup.text).toBe(200);
     }
-    const r = await call(sb, 'POST', path, phase === 'delete' ? {} : { body: manual(kind) });
+    const r = await call(box.sb, 'POST', path, phase === 'delete' ? {} : { body: manual(kind) });
     if (accepted) {
       expect(r.status, r.text).toBe(200);
       expect(r.headers.get('content-type')).toMatch(/^text\/plain/);

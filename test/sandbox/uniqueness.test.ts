@@ -3,18 +3,10 @@
  * second one's config says. The second body here shares only the host (the workspace for lakehouse) with the first:
  * every other field differs, so a natural key that holds more than the host lets it through.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SandboxHandle } from '../../src/sandbox/index.js';
-import { bodyFor, call, start } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { bodyFor, call, sandboxPerFile } from './harness.js';
 
-let sb: SandboxHandle;
-beforeAll(async () => {
-  sb = await start({ transitionMs: 20 });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(() => sb.reset());
+const box = sandboxPerFile();
 
 type Body = { type: string; autoBootstrap?: boolean; config: Record<string, unknown> };
 
@@ -29,17 +21,17 @@ const CASES: Array<[string, string, Record<string, unknown>]> = [
 describe('one integration per host and kind (409 naming the existing one)', () => {
   it.each(CASES)('%s: a second one on the same %s is a 409, also with every other field different', async (kind, hostField, others) => {
     const first = bodyFor(kind, 1) as Body;
-    const made = await call(sb, 'POST', '/integrations', { body: first });
+    const made = await call(box.sb, 'POST', '/integrations', { body: first });
     expect(made.status, made.text).toBe(200);
     const second: Body = { ...first, config: { ...first.config, ...others, [hostField]: first.config[hostField] } };
-    const dry = await call(sb, 'POST', '/integrations?dryRun=true', { body: second });
+    const dry = await call(box.sb, 'POST', '/integrations?dryRun=true', { body: second });
     expect(dry.status, dry.text).toBe(409);
     expect(dry.body).toMatchObject({ statusCode: 409, error: 'Conflict' });
     expect(dry.body.message).toContain(String(made.body.id));
-    const real = await call(sb, 'POST', '/integrations', { body: second });
+    const real = await call(box.sb, 'POST', '/integrations', { body: second });
     expect(real.status, real.text).toBe(409);
     // another host of the same kind is another integration
-    const elsewhere = await call(sb, 'POST', '/integrations', { body: bodyFor(kind, 2) });
+    const elsewhere = await call(box.sb, 'POST', '/integrations', { body: bodyFor(kind, 2) });
     expect(elsewhere.status, elsewhere.text).toBe(200);
   });
 });

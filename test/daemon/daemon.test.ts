@@ -314,13 +314,8 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
 
   it('the revision in force published again (its folder restored) is not applied without --self-heal: drift stays reported', async () => {
     const t = await setup();
-    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
     const logs: string[] = [];
-    const { daemon } = await t.start(logs);
-    const api = t.api();
-    await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
-    await daemon.loop.idle();
-    const live = (await api.listIntegrations())[0]!;
+    const { daemon, api, live } = await lakeApplied(t, logs);
     await editBehindGovops(t.sandbox!, live.id, { httpPath: '/changed/by/hand' });
     // the folder of the revision in force is gone (a cleaner): the resync cannot read it, the source writes it again
     const revision = daemon.loop.snapshot().lastGood!;
@@ -367,13 +362,8 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
 
   it('detects out-of-band drift without --self-heal (reported with the fields, not repaired)', async () => {
     const t = await setup();
-    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
     const logs: string[] = [];
-    const { daemon } = await t.start(logs);
-    const api = t.api();
-    await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
-    await daemon.loop.idle();
-    const live = (await api.listIntegrations())[0]!;
+    const { daemon, api, live } = await lakeApplied(t, logs);
     await api.updateIntegration(live.id, {
       type: 'lakehouse',
       autoBootstrap: true,
@@ -448,13 +438,8 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
 
   it('drift a self-heal resync may not repair (a replace without --allow-replace) is reported as drift, as without --self-heal', async () => {
     const t = await setup({ selfHeal: true });
-    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
     const logs: string[] = [];
-    const { daemon } = await t.start(logs);
-    const api = t.api();
-    await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
-    await daemon.loop.idle();
-    const live = (await api.listIntegrations())[0]!;
+    const { daemon, api, live } = await lakeApplied(t, logs);
     // behind govops' back, a field the service cannot edit in place: putting it back is a replace, held back
     await editBehindGovops(t.sandbox!, live.id, { catalog: 'changed-by-hand' });
     daemon.loop.resyncNow();
@@ -520,4 +505,15 @@ async function editBehindGovops(sandbox: { url: string; adminToken: string }, id
     body: JSON.stringify({ config }),
   });
   expect(r.status).toBe(200);
+}
+
+/** The daemon of `t` started on one lakehouse manifest, its create applied and its loop idle; the live integration. */
+async function lakeApplied(t: Awaited<ReturnType<typeof setup>>, logs: string[]) {
+  await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
+  const { daemon } = await t.start(logs);
+  const api = t.api();
+  await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
+  await daemon.loop.idle();
+  const live = (await api.listIntegrations())[0]!;
+  return { daemon, api, live };
 }

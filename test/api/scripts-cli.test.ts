@@ -10,6 +10,7 @@ import { integrationIdentity } from '../../src/kinds/registry.js';
 import { silentLogger } from '../../src/log.js';
 import { newState, saveState } from '../../src/state/store.js';
 import type { ManagedResource } from '../../src/state/types.js';
+import { manualSqlManifest } from '../helpers/manifests.js';
 
 const SECRET = 'pw-cli-secret-value';
 let sb: SandboxHandle;
@@ -57,20 +58,7 @@ describe('govops scripts', () => {
   it('cleanup of a sql_analytics: the acknowledgment waits for post-cleanup too (a kind whose cleanup is one script: at once)', async () => {
     writeFileSync(
       path.join(dir, 'sql.yaml'),
-      `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: sql
-spec:
-  type: sql_analytics
-  autoBootstrap: false
-  config:
-    host: db.example.com
-    database: governance
-    schema: secure_views
-    username: govops_system
-    password: { fromEnv: GOVOPS_SECRET_CW_PASSWORD }
-`,
+      manualSqlManifest('GOVOPS_SECRET_CW_PASSWORD'),
     );
     try {
       const sql = await runGovops(['scripts', 'sql', '--phase', 'cleanup', 'sql.yaml'], { cwd: dir, env });

@@ -71,3 +71,21 @@ spec:
   dataSourceName: ${dataSourceName}
   prefix: ${prefix}
 `;
+
+/** The sql_analytics integration `sql` (db.example.com) in the manual flow, its password from `passwordEnv`. */
+export function manualSqlManifest(passwordEnv: string): string {
+  return `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: sql
+spec:
+  type: sql_analytics
+  autoBootstrap: false
+  config:
+    host: db.example.com
+    database: governance
+    schema: secure_views
+    username: govops_system
+    password: { fromEnv: ${passwordEnv} }
+`;
+}

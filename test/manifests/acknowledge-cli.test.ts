@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runGovops } from '../helpers/cli.js';
+import { manualSqlManifest } from '../helpers/manifests.js';
 
 const manual = (name: string, comment = '') => `# ${name}: the lakehouse of team ${name}${comment}
 apiVersion: govops/v1
@@ -104,20 +105,7 @@ describe('govops acknowledge', () => {
   });
 
   it('a step of two scripts is acknowledged after its last: --phase initial-create (then create) and cleanup (then post-cleanup, sql_analytics) write nothing', async () => {
-    const sql = `apiVersion: govops/v1
-kind: Integration
-metadata:
-  name: sql
-spec:
-  type: sql_analytics
-  autoBootstrap: false
-  config:
-    host: db.example.com
-    database: governance
-    schema: secure_views
-    username: govops_system
-    password: { fromEnv: GOVOPS_SECRET_SQL_PASSWORD }
-`;
+    const sql = manualSqlManifest('GOVOPS_SECRET_SQL_PASSWORD');
     const columnar = `apiVersion: govops/v1
 kind: Integration
 metadata:

@@ -1,5 +1,5 @@
 /**
- * Git source: a bare cache repo in `<workdir>/repo.git`, fetched on an interval (±10% jitter) and
+ * Git source: a bare cache repo in `<workdir>/repo.git`, shallow (the branch tip alone), fetched on an interval (±10% jitter) and
  * on `refresh()`. Each new commit of `origin/<branch>` is checked out (detached) into its own
  * worktree `<workdir>/revs/<sha>`, kept until `retain` drops it. The URL is never logged with
  * credentials; HTTPS tokens come from GOVOPS_GIT_TOKEN through a GIT_ASKPASS script (the token
@@ -204,7 +204,10 @@ export class GitSource implements Source {
     try {
       const ref = `refs/remotes/origin/${this.branch}`;
       await this.dropStaleLocks(ref);
-      await git.raw(['fetch', '--prune', '--no-tags', '--no-recurse-submodules', 'origin', `+refs/heads/${this.branch}:${ref}`], this.auth);
+      // The tip alone (`--depth 1`, as Flux's GitRepository): govops reads one commit's tree, never history, so a
+      // repository with years of it costs its first fetch and the cache on disk only the tree in force. A new commit
+      // or a force-push (to a commit never fetched too) is fetched the same way.
+      await git.raw(['fetch', '--depth', '1', '--prune', '--no-tags', '--no-recurse-submodules', 'origin', `+refs/heads/${this.branch}:${ref}`], this.auth);
       const sha = (await git.raw(['rev-parse', '--verify', `${ref}^{commit}`])).trim();
       ok = true;
       if (this.lastError) this.opts.logger.info({ source: this.describe() }, 'git fetch recovered');

@@ -110,6 +110,29 @@ describe('GitSource', () => {
     expect(revisions.at(-1)?.id).toBe(sha2);
   });
 
+  it('fetches the branch tip alone (no history), and follows a new commit and a rewind to a commit it never fetched', async () => {
+    const { repo, source, workdir, revisions } = await setup();
+    const first = await repo.commit({ 'a.yaml': '1\n' });
+    await repo.commit({ 'a.yaml': '2\n' });
+    const third = await repo.commit({ 'a.yaml': '3\n' });
+    await source.start();
+    const cache = join(workdir, 'repo.git');
+    const inCache = (...args: string[]): string => execFileSync('git', args, { cwd: cache, encoding: 'utf8' }).trim();
+    // A repository with years of history: its first fetch (and the cache on disk) is the tip's tree, not every commit.
+    expect(inCache('rev-parse', '--is-shallow-repository')).toBe('true');
+    expect(inCache('rev-list', '--count', 'refs/remotes/origin/main')).toBe('1');
+    expect(revisions.map((r) => r.id)).toEqual([third]);
+    const fourth = await repo.commit({ 'a.yaml': '4\n' });
+    await source.refresh();
+    expect(revisions.at(-1)?.id).toBe(fourth);
+    // A force-push back to the first commit, which the cache never had.
+    execFileSync('git', ['push', '-q', '-f', 'origin', `${first}:refs/heads/main`], { cwd: repo.work });
+    await source.refresh();
+    expect(source.error()).toBeUndefined();
+    expect(revisions.at(-1)?.id).toBe(first);
+    expect(await readFile(join(revisions.at(-1)!.root, 'a.yaml'), 'utf8')).toBe('1\n');
+  });
+
   it('fetches on its interval', async () => {
     const { repo, source, revisions } = await setup({ intervalMs: 100 });
     await repo.commit({ 'a.yaml': '1' });

@@ -382,6 +382,22 @@ function planOne(
 }
 
 /**
+ * Data-source creates (and replaces) under an integration whose create or replace was blocked after the data sources
+ * were planned (its unique value taken: unique-taken.ts, run once the plan is final) wait for it, as `waitsFor` makes
+ * those under one blocked before: otherwise the plan shows them going ahead and the apply skips them. In place.
+ */
+export function blockUnderBlockedIntegrations(changes: readonly ResourceChange[]): void {
+  const blockedCreates = new Map<string, ResourceChange>();
+  for (const c of changes) if (c.resourceKind === 'Integration' && c.blocked && (c.action === 'create' || c.action === 'replace')) blockedCreates.set(c.name, c);
+  if (blockedCreates.size === 0) return;
+  for (const c of changes) {
+    if (c.resourceKind !== 'DataSource' || c.blocked || (c.action !== 'create' && c.action !== 'replace')) continue;
+    const ic = c.integration?.name === undefined ? undefined : blockedCreates.get(c.integration.name);
+    if (ic) c.blocked = waitsFor(ic, undefined);
+  }
+}
+
+/**
  * A targeted plan (`--only`) keeps some changes and leaves the others out; data sources and their integration
  * depend on each other, so: a data source create kept without its integration's create or replace (its live id
  * is known only once that runs), or without the update that fixes its failed status (createError, ...: the

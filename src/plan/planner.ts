@@ -7,7 +7,7 @@ import { isIntegrationType, naturalKey } from '../kinds/registry.js';
 import type { GovopsState } from '../state/types.js';
 import { naturalCompare } from '../util/natural.js';
 import { guardAdoption } from './adoption.js';
-import { planDataSources, targetDataSources } from './data-sources.js';
+import { blockUnderBlockedIntegrations, planDataSources, targetDataSources } from './data-sources.js';
 import { planIntegration, planOrphanIntegration, type PlanContext } from './integrations.js';
 import { findDuplicateWebhooks } from './duplicates.js';
 import { guardDeletions } from './guard.js';
@@ -101,6 +101,7 @@ export function planChanges(input: PlanInput): Plan {
   // (after suspension, --only and the guard: a delete they keep back leaves its data source's name taken)
   blockNamesStillTaken(planned, input.desired, input.live);
   blockUniqueValuesTaken(planned, input.desired, input.live.integrations);
+  blockUnderBlockedIntegrations(planned);
   const plan: Plan = { formatVersion: PLAN_FORMAT_VERSION, changes: planned, summary: summarize(planned), errors: draft.errors.map((e) => e.message), warnings: draft.warnings };
   if (refusal) plan.deletionRefusal = refusal;
   if (unsupported !== undefined) plan.dataSourcesUnsupported = unsupported;

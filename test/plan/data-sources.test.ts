@@ -105,6 +105,23 @@ describe('planning data sources', () => {
     expect(summary(plan([raw, ds('y', 's3://raw/y')], { live: [live('2', 's3://raw/y', 'y', '')] }).changes)).toEqual(['noop Integration/raw', 'adopt DataSource/y']);
   });
 
+  it('an integration create blocked once the plan is final (its unique location taken) blocks the data sources under it', () => {
+    // another team's integration holds raw's cloudLocationPath: raw's create is blocked at the end of planning
+    const theirs = liveOf(integration('theirs', 'object_store', storeConfig('theirs', 's3://raw/')), '9');
+    const p = planChanges({
+      desired: [raw, ds('a', 's3://raw/a')],
+      live: { integrations: [theirs], webhooks: [], dataSources: [] },
+      state: { version: 1, fingerprintKey: KEY, resources: [] },
+      options: OPTS,
+      shapes: SHAPES,
+    });
+    expect(p.changes.find((c) => c.name === 'raw')!.blocked?.code).toBe('value-taken');
+    // before: a create shown as going ahead, which the apply skipped (nothing sent)
+    const a = p.changes.find((c) => c.name === 'a')!;
+    expect(a).toMatchObject({ action: 'create', blocked: { code: 'waits-for-integration' } });
+    expect(a.blocked!.message).toContain('Integration/raw, which is blocked: config.cloudLocationPath');
+  });
+
   it('an integration not enabled (and not changed by this plan) blocks the create', () => {
     const p = plan([raw, ds('a', 's3://raw/a')], { rawStatus: 'createError' });
     // createError is fixed by a PUT: the create waits for that task, not blocked

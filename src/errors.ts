@@ -78,7 +78,7 @@ export const ErrorCode = {
   sourceIo: 'GOVOPS_SOURCE_IO',
   /** The source cannot be looked at (Git remote unreachable, watched folder unreadable): retried on the next look. */
   sourceFetch: 'GOVOPS_SOURCE_FETCH',
-  /** Manifests invalid or secrets unresolvable: the revision is rejected until the next commit. */
+  /** Manifests invalid or secrets unresolvable: the revision is rejected until the next commit (the daemon looks at one rejected for unreadable secret files again at each resync). */
   invalidRevision: 'GOVOPS_INVALID_REVISION',
   /** The plan has errors (e.g. two live matches for one manifest). */
   planError: 'GOVOPS_PLAN_ERROR',

@@ -8,7 +8,7 @@ import type { DeletionRefusal } from '../plan/types.js';
 import type { Revision, Source } from '../sources/types.js';
 import { heldBack, isSuccess, onlyCancelled } from './classify.js';
 import { backgroundClock, type Clock } from '../util/clock.js';
-import { ReconcileLoop, type Attempt, type ReconcileFn } from './loop.js';
+import { ReconcileLoop, type Attempt, type LoopOptions, type ReconcileFn } from './loop.js';
 import { ManualStepLog } from './manual-steps.js';
 import { DaemonMetrics } from './metrics.js';
 import { garbageCollector } from './memory.js';
@@ -23,6 +23,8 @@ import { redactText, secretRedactor } from '../util/redact.js';
 export interface DaemonOptions {
   source: Source;
   reconcile: ReconcileFn;
+  /** Whether a revision rejected for unreadable secret files loads now (the loop's `recheck`; engine.ts). */
+  recheck?: LoopOptions['recheck'];
   logger: Logger;
   listen: { host: string; port: number; anyHost?: true; loopbackOnly?: boolean };
   resyncMs: number;
@@ -77,6 +79,7 @@ export class Daemon {
     const clock = opts.clock ?? backgroundClock;
     this.loop = new ReconcileLoop({
       reconcile: opts.reconcile,
+      ...(opts.recheck ? { recheck: opts.recheck } : {}),
       logger: opts.logger,
       resyncMs: opts.resyncMs,
       selfHeal: opts.selfHeal,

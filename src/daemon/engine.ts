@@ -9,11 +9,14 @@ import type { ReconcileFn } from './loop.js';
 import { rewriteResultPaths } from './paths.js';
 import path from 'node:path';
 import { CancelledError, ErrorCode } from '../errors.js';
-import type { ManifestStream } from '../manifests/loader.js';
 import { STDIN_PATH } from '../manifests/stream.js';
 import { RenderError, runRender, type RenderCommand } from '../sources/render.js';
 import { linksLeaving } from '../sources/links-out.js';
 import type { ReconcileResult } from '../reconcile/types.js';
+import type { Revision } from '../sources/types.js';
+import type { Logger } from 'pino';
+import { loadStage } from '../reconcile/load.js';
+import { stopped, type EngineOptions } from '../reconcile/stages.js';
 
 /** What every reconcile of the daemon shares: built once from the flags (src/cli/commands/run-action.ts), passed down whole. */
 export interface EngineSettings {
@@ -56,51 +59,67 @@ function renderRejected(revision: string, err: RenderError, startedAt: string, f
   };
 }
 
+/** The revision's rendered manifests as a stream (`--render`), rendering again only when the revision changed. */
+class RenderedRevision {
+  private rendered?: { key: string; text: string };
+
+  constructor(private readonly settings: EngineSettings & { render: RenderCommand }) {}
+
+  /** The output of the render command for `revision`; throws RenderError when it fails or links lead out. */
+  async text(revision: Revision, signal: AbortSignal): Promise<string> {
+    const key = `${revision.id}\u0000${revision.root}`;
+    if (this.rendered?.key !== key) {
+      const links = await linksLeaving(revision.root);
+      if (links.length > 0) {
+        throw new RenderError(
+          `symbolic link(s) leading outside the revision, refused before rendering (the render command could read what they point to): ${links.join(', ')}; commit the files themselves instead`,
+          'links',
+        );
+      }
+      this.rendered = { key, text: await runRender(this.settings.render, renderFolder(revision), { env: this.settings.env ?? process.env, signal }) };
+    }
+    return this.rendered.text;
+  }
+}
+
+/** Where the engine reads one revision's manifests: its folder, or the render command's output. */
+function sourceOf(revision: Revision, settings: EngineSettings, text: string | undefined): EngineOptions['source'] {
+  return {
+    root: revision.root,
+    paths: text !== undefined ? [STDIN_PATH] : revision.paths,
+    stream: text !== undefined ? { read: () => Promise.resolve(text), label: RENDER_LABEL } : undefined,
+    // Nothing leaves the revision's folder (the repository); secrets default to it (or to the watched folder).
+    sourceRoot: revision.root,
+    secretsOrigin: revision.origin,
+    secretScope: settings.secretScope,
+  };
+}
+
 export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): ReconcileFn {
   // A resync of an unchanged revision reuses its loaded manifests.
   const loadCache = new LoadCache();
   const clock = settings.clock ?? systemClock;
   // The last rendered revision's output: a resync of it renders nothing again (its folder never changes).
-  let rendered: { key: string; text: string } | undefined;
+  const rendered = settings.render ? new RenderedRevision({ ...settings, render: settings.render }) : undefined;
   return async (req) => {
-    let stream: { paths: string[]; stream: ManifestStream } | undefined;
-    if (settings.render) {
-      const key = `${req.revision.id}\u0000${req.revision.root}`;
-      if (rendered?.key !== key) {
-        const startedAt = new Date(clock.now()).toISOString();
-        try {
-          const links = await linksLeaving(req.revision.root);
-          if (links.length > 0) {
-            throw new RenderError(
-              `symbolic link(s) leading outside the revision, refused before rendering (the render command could read what they point to): ${links.join(', ')}; commit the files themselves instead`,
-              'links',
-            );
-          }
-          rendered = { key, text: await runRender(settings.render, renderFolder(req.revision), { env: settings.env ?? process.env, signal: req.signal }) };
-        } catch (err) {
-          if (err instanceof RenderError && err.reason !== 'aborted') {
-            req.logger.warn({ err: { message: err.message, reason: err.reason } }, 'render command failed: revision rejected');
-            return renderRejected(req.revision.id, err, startedAt, new Date(clock.now()).toISOString());
-          }
-          // Stopped (shutting down, leadership lost): a cancellation, as an apply's is (it was GOVOPS_INTERNAL, "a bug").
-          if (err instanceof RenderError) throw new CancelledError(err.message);
-          throw err;
+    let text: string | undefined;
+    if (rendered) {
+      const startedAt = new Date(clock.now()).toISOString();
+      try {
+        text = await rendered.text(req.revision, req.signal);
+      } catch (err) {
+        if (err instanceof RenderError && err.reason !== 'aborted') {
+          req.logger.warn({ err: { message: err.message, reason: err.reason } }, 'render command failed: revision rejected');
+          return renderRejected(req.revision.id, err, startedAt, new Date(clock.now()).toISOString());
         }
+        // Stopped (shutting down, leadership lost): a cancellation, as an apply's is (it was GOVOPS_INTERNAL, "a bug").
+        if (err instanceof RenderError) throw new CancelledError(err.message);
+        throw err;
       }
-      const text = rendered.text;
-      stream = { paths: [STDIN_PATH], stream: { read: () => Promise.resolve(text), label: RENDER_LABEL } };
     }
     const result = await reconcile(api, {
       loadCache,
-      source: {
-        root: req.revision.root,
-        paths: stream?.paths ?? req.revision.paths,
-        stream: stream?.stream,
-        // Nothing leaves the revision's folder (the repository); secrets default to it (or to the watched folder).
-        sourceRoot: req.revision.root,
-        secretsOrigin: req.revision.origin,
-        secretScope: settings.secretScope,
-      },
+      source: sourceOf(req.revision, settings, text),
       plan: settings.plan,
       tuning: settings.tuning,
       revision: req.revision.id,
@@ -113,5 +132,23 @@ export function engineReconcileFn(api: ServiceApi, settings: EngineSettings): Re
       env: settings.env ?? process.env,
     });
     return rewriteResultPaths(result, req.revision.root, req.revision.display);
+  };
+}
+
+/**
+ * The loop's `recheck`: whether a revision rejected for secret files it could not read loads now (its manifests
+ * read, checked, every secret resolved). Nothing is sent, no state read or lock taken; its own cache, so the
+ * reconciles' cache keeps the revision in force.
+ */
+export function engineRecheckFn(settings: EngineSettings, logger: Logger): (revision: Revision, signal: AbortSignal) => Promise<boolean> {
+  const loadCache = new LoadCache();
+  const rendered = settings.render ? new RenderedRevision({ ...settings, render: settings.render }) : undefined;
+  return async (revision, signal) => {
+    const text = rendered ? await rendered.text(revision, signal) : undefined;
+    const loaded = await loadStage(
+      { loadCache, source: sourceOf(revision, settings, text), plan: settings.plan, revision: revision.id, apply: false, logger, statePath: settings.statePath, env: settings.env ?? process.env },
+      logger,
+    );
+    return !stopped(loaded);
   };
 }

@@ -16,6 +16,7 @@ import type { FailureInfo } from '../errors.js';
 import { backoffMs, heldBack, isSuccess, judgeResult, judgeThrown, onlyCancelled, type Judgement, type Verdict } from './classify.js';
 import { backgroundClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { driftOf, logDrift, logRejected, type DriftReport } from './report.js';
+import { SECRET_FILE_UNREADABLE } from '../manifests/secrets.js';
 
 export type Reason = 'revision' | 'resync' | 'retry';
 
@@ -65,6 +66,11 @@ export interface LoopOptions {
   onStart?(request: Omit<ReconcileRequest, 'signal' | 'forceSignal' | 'logger'>): void;
   /** Time and the timers of retries and resyncs (default: the system's). The shutdown grace period is wall time. */
   clock?: Clock;
+  /**
+   * Whether a revision rejected only for secret files it could not read would load now (its manifests read, every
+   * secret resolved; nothing sent): asked at each resync while it is the newest revision (`secretWait`).
+   */
+  recheck?(revision: Revision, signal: AbortSignal): Promise<boolean>;
 }
 
 /** A revision that arrived and is not applied yet (queued, running, or failed and retried). */
@@ -110,6 +116,12 @@ export class ReconcileLoop {
   private pending?: Revision;
   private lastGood?: Revision;
   private retryTarget?: Revision;
+  /**
+   * The newest revision, rejected only because secret files could not be read (`secret-file-unreadable`): files the
+   * operator supplies (a `--secrets-dir` mounted from a Kubernetes Secret) can appear without a commit. Each resync
+   * asks `recheck` first; once they resolve, the revision runs as a new one.
+   */
+  private secretWait?: Revision;
   /** The id of the source's last publication (submit): what `republished` compares with. */
   private lastPublished?: string;
   private retryApply = true;
@@ -242,7 +254,7 @@ export class ReconcileLoop {
 
   /** Ids of revisions the loop may still need (their folders must stay on disk). */
   inUse(): string[] {
-    return [this.lastGood, this.pending, this.retryTarget].filter((r): r is Revision => !!r).map((r) => r.id);
+    return [this.lastGood, this.pending, this.retryTarget, this.secretWait].filter((r): r is Revision => !!r).map((r) => r.id);
   }
 
   /** Resolves when no work is running or queued (tests, benchmarks). */
@@ -307,9 +319,38 @@ export class ReconcileLoop {
   }
 
   private async pump(): Promise<void> {
-    for (let work = this.next(); work && !this.stopped; work = this.next()) {
+    for (;;) {
+      // (awaited only when there is something to look at: a revision given now starts at once, as it did)
+      if (this.recheckDue()) await this.recheckSecretWait();
+      const work = this.next();
+      if (!work || this.stopped) return;
       await this.runOne(work.revision, work.apply, work.reason);
     }
+  }
+
+  private recheckDue(): boolean {
+    return !!this.secretWait && !!this.opts.recheck && this.resyncDue && !this.pending && !this.retryTarget && !this.stopped;
+  }
+
+  /**
+   * A resync is due and nothing else waits: the revision rejected for unreadable secret files is looked at first. If
+   * its secrets resolve now it runs as a new revision (in place of the resync: its attempt looks at the service);
+   * otherwise the resync goes on as usual, and nothing is recorded (no attempt: no log line, event or count again).
+   */
+  private async recheckSecretWait(): Promise<void> {
+    const waiting = this.secretWait!;
+    let loads = false;
+    // (a stop ends it, as it ends an attempt: a render command it runs is stopped)
+    this.abort = new AbortController();
+    try {
+      loads = await this.opts.recheck!(waiting, this.abort.signal);
+    } catch (err) {
+      this.opts.logger.debug({ revision: waiting.id, err: { message: (err as Error).message } }, 'rejected revision could not be looked at again');
+    }
+    if (!loads || this.secretWait !== waiting || this.pending || this.retryTarget || this.stopped) return;
+    this.opts.logger.info({ revision: waiting.id }, 'the secret files of the rejected revision can be read now: applying it');
+    this.secretWait = undefined;
+    this.queue(waiting);
   }
 
   private async runOne(revision: Revision, apply: boolean, reason: Reason): Promise<void> {
@@ -369,6 +410,7 @@ export class ReconcileLoop {
 
   private record(revision: Revision, attempt: Attempt, judgement: Judgement, logger: Logger): void {
     const v = attempt.verdict;
+    this.followSecretWait(revision, attempt);
     // A resync, or the retry of one that failed (the service was down when it fell due): a drift check.
     const driftCheck = attempt.reason === 'resync' || (attempt.reason === 'retry' && this.retryOfResync && this.retryTarget?.id === revision.id);
     // A resync that fell due while this attempt ran is done by it (it looked at the service, or failed and is retried):
@@ -443,6 +485,16 @@ export class ReconcileLoop {
       }
     }
     this.scheduleResync();
+  }
+
+  /**
+   * The revision waiting for its secret files: one rejected for them alone (not at a resync: that is the last good
+   * revision, looked at by every resync anyway). Looked at again only while no attempt of it or of a newer revision
+   * came after (a resync of the last good revision changes nothing).
+   */
+  private followSecretWait(revision: Revision, attempt: Attempt): void {
+    if (this.secretWait && (this.secretWait.id === revision.id || attempt.reason !== 'resync')) this.secretWait = undefined;
+    if (attempt.verdict === 'invalid' && attempt.reason !== 'resync' && secretFilesUnreadable(attempt.result)) this.secretWait = revision;
   }
 
   /** What a drift check that went through found: drift (reported, or repaired with --self-heal) or none. */
@@ -520,6 +572,13 @@ export class ReconcileLoop {
     if (this.retryTimer) return;
     this.resyncTimer = this.clock.setTimeout(() => this.resyncNow(), this.opts.resyncMs);
   }
+}
+
+/** A load failure whose every error is a secret file that could not be read (the operator may supply it later). */
+function secretFilesUnreadable(result: ReconcileResult | undefined): boolean {
+  if (result?.stage !== 'load') return false;
+  const errors = result.diagnostics.filter((d) => d.severity === 'error');
+  return errors.length > 0 && errors.every((d) => d.rule === SECRET_FILE_UNREADABLE);
 }
 
 /** Whether the source saw `a` before `b` (sources publish revisions in order, each with the time it was seen). */

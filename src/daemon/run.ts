@@ -11,7 +11,7 @@ import { GitSource } from '../sources/git.js';
 import type { PlanOptions } from '../plan/types.js';
 import type { Source } from '../sources/types.js';
 import { Daemon } from './daemon.js';
-import { engineReconcileFn } from './engine.js';
+import { engineReconcileFn, engineRecheckFn } from './engine.js';
 import type { RenderCommand } from '../sources/render.js';
 import type { ReconcileFn } from './loop.js';
 import { DaemonMetrics } from './metrics.js';
@@ -237,9 +237,8 @@ export async function startRunning(
   let daemonRef: Daemon | undefined;
   const elector = makeElector(s, identity, logger, metrics, source, () => daemonRef?.loop);
   const api = makeApi(metrics.onRequest, { identity, ...(elector ? { writeGate: (m: string, p: string) => elector.gate(m, p) } : {}) });
-  const engine =
-    reconcileOverride ??
-    engineReconcileFn(api, { statePath: s.statePath, plan: s.plan, tuning: s.tuning, env: s.env, secretScope: s.secretScope, render: s.render });
+  const engineSettings = { statePath: s.statePath, plan: s.plan, tuning: s.tuning, env: s.env, secretScope: s.secretScope, render: s.render };
+  const engine = reconcileOverride ?? engineReconcileFn(api, engineSettings);
   const reconcile = elector ? leaderReconcileFn(engine, elector, (r) => daemonRef?.loop.submitAgain(r)) : engine;
   const health = makeHealth(s, api, logger, metrics, elector);
   metrics.observe.set(s.observe ? 1 : 0);
@@ -247,6 +246,7 @@ export async function startRunning(
   const daemon = new Daemon({
     source,
     reconcile,
+    ...(reconcileOverride ? {} : { recheck: engineRecheckFn(engineSettings, logger) }),
     logger,
     listen: s.listen,
     resyncMs: s.resyncMs,

@@ -189,10 +189,13 @@ function resolveFileRef(r: Resolution, ref: Extract<SecretRef, { fromFile: strin
       return undefined;
     }
     const why = code === TOO_LARGE ? ` (larger than ${MAX_SECRET_FILE_BYTES} bytes: a secret file holds one value)` : code === NOT_A_FILE ? ' (not a regular file)' : code ? ` (${code})` : '';
-    report(r, p, `${where}: cannot read secret file ${file}${why} (${describeRef(ref)})`);
+    report(r, p, `${where}: cannot read secret file ${file}${why} (${describeRef(ref)})`, SECRET_FILE_UNREADABLE);
     return undefined;
   }
 }
+
+/** The rule of a secret file that could not be read: the daemon looks at such a revision again at each resync. */
+export const SECRET_FILE_UNREADABLE = 'secret-file-unreadable';
 
 /**
  * A secret file holds one value: only a regular file of at most this many bytes is read. A pull request can name any

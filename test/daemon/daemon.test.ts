@@ -414,6 +414,38 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     expect(status.lastError).toBeUndefined();
   });
 
+  it('a new revision rejected for a secret file missing from --secrets-dir is applied at the first resync after the file is added', async () => {
+    const secrets = await cleanup.tmp('govops-secrets-');
+    const t = await setup({ secretScope: { envPrefix: 'GOVOPS_SECRET_', dir: secrets } });
+    await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));
+    const { daemon } = await t.start();
+    const api = t.api();
+    await until(async () => (await api.listIntegrations())[0]?.status === 'enabled');
+    await daemon.loop.idle();
+    // a manifest naming a secret file the operator has not put in the secrets folder (a Kubernetes Secret's key) yet
+    const lake2 = lakehouse('lake2', '/sql/2', 'lake2.example.com').replace('{ fromEnv: GOVOPS_SECRET_TEST_LAKE_TOKEN }', '{ fromFile: lake2-token }');
+    await t.swap('lake2.yaml', lake2);
+    let status = await until(async () => {
+      const s = (await getJson(`${daemon.url}/status`)).body;
+      return s.revision.rejected && s.revision.rejected === s.revision.latest && !s.running ? s : undefined;
+    }, 15_000, 'rejected');
+    expect(status.lastError.message).toContain('cannot read secret file');
+    daemon.loop.resyncNow();
+    await daemon.loop.idle();
+    status = (await getJson(`${daemon.url}/status`)).body;
+    expect(status.lastReconcile).toMatchObject({ reason: 'resync', result: 'in-sync' });
+    expect(status.revision.rejected).toBe(status.revision.latest);
+    // the operator adds the file: the next resync applies the revision (before: rejected until the next commit)
+    await writeFile(join(secrets, 'lake2-token'), 'lake2-t0ken-value\n');
+    daemon.loop.resyncNow();
+    await until(async () => (await api.listIntegrations()).some((l) => l.config.workspaceUrl === 'https://lake2.example.com'), 15_000, 'lake2 created');
+    await daemon.loop.idle();
+    status = (await getJson(`${daemon.url}/status`)).body;
+    expect(status.lastReconcile).toMatchObject({ reason: 'revision', result: 'applied' });
+    expect(status.revision.lastApplied).toBe(status.revision.latest);
+    expect(status.revision.rejected).toBeUndefined();
+  });
+
   it('repairs out-of-band drift with --self-heal on the periodic resync', async () => {
     const t = await setup({ selfHeal: true, resyncMs: 300 });
     await writeFile(join(t.dir, 'lake.yaml'), lakehouse('lake', '/sql/1'));

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +33,13 @@ function world() {
     if (gate) await gate;
     const wanted = (await readFile(join(req.revision.root, 'value.txt'), 'utf8')).trim();
     const base = { revision: req.revision.id, outcomes: [], startedAt: new Date().toISOString(), finishedAt: new Date().toISOString() };
+    if (wanted.startsWith('secret:') && !existsSync(wanted.slice('secret:'.length))) {
+      return {
+        ...base, stage: 'load', ok: false, changed: false, error: 'value.txt:1:1: cannot read secret file',
+        diagnostics: [{ file: 'value.txt', line: 1, column: 1, severity: 'error', message: 'cannot read secret file', rule: 'secret-file-unreadable' }],
+        failure: { code: ErrorCode.invalidRevision, failureClass: 'terminal' },
+      };
+    }
     if (wanted === 'invalid') {
       return {
         ...base, stage: 'load', ok: false, changed: false, error: 'value.txt:1:1: invalid',
@@ -101,7 +109,7 @@ async function rev(id: string, value: string): Promise<Revision> {
   return { id, root, paths: ['.'], display: '', observedAt: new Date().toISOString() };
 }
 
-function makeLoop(w: ReturnType<typeof world>, opts: Partial<{ resyncMs: number; selfHeal: boolean; clock: ManualClock; retryMaxMs: number }> = {}) {
+function makeLoop(w: ReturnType<typeof world>, opts: Partial<{ resyncMs: number; selfHeal: boolean; clock: ManualClock; retryMaxMs: number; recheck: (r: Revision) => Promise<boolean> }> = {}) {
   // (resync far away unless a test sets it: a terminal failure is retried only at the resync period)
   const attempts: Attempt[] = [];
   const loop = new ReconcileLoop({
@@ -113,6 +121,7 @@ function makeLoop(w: ReturnType<typeof world>, opts: Partial<{ resyncMs: number;
     retryMaxMs: opts.retryMaxMs ?? 100,
     onAttempt: (a) => void attempts.push(a),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.recheck ? { recheck: opts.recheck } : {}),
   });
   loops.push(loop);
   return { loop, attempts };
@@ -160,6 +169,66 @@ describe('ReconcileLoop', () => {
     expect(w.calls.map((c) => c.id)).toEqual(['r1', 'r3']);
     expect(w.live.value).toBe('c');
     expect(loop.snapshot()).toMatchObject({ ready: true, lastApplied: { revision: 'r3' } });
+  });
+
+  it('a revision rejected for a secret file it could not read is applied at the first resync after the file appears', async () => {
+    const w = world();
+    const secretDir = await mkdtemp(join(tmpdir(), 'govops-loop-secret-'));
+    dirs.push(secretDir);
+    const secret = join(secretDir, 'db-password');
+    const rechecked: string[] = [];
+    // what the daemon gives the loop: whether the revision's secrets resolve now (engine.ts), here the file's presence
+    const recheck = (r: Revision): Promise<boolean> => {
+      rechecked.push(r.id);
+      return readFile(join(r.root, 'value.txt'), 'utf8').then((v) => existsSync(v.trim().slice('secret:'.length)));
+    };
+    const { loop, attempts } = makeLoop(w, { recheck });
+    loop.submit(await rev('good', 'a'));
+    await loop.idle();
+    loop.submit(await rev('needs-secret', `secret:${secret}`));
+    await loop.idle();
+    expect(loop.snapshot().rejected?.revision).toBe('needs-secret');
+    // its folder is kept: it is looked at again
+    expect(loop.inUse()).toEqual(expect.arrayContaining(['good', 'needs-secret']));
+    // a resync while the file is still missing: looked at without an attempt (no log, event or count), then the drift check
+    loop.resyncNow();
+    await loop.idle();
+    expect(rechecked).toEqual(['needs-secret']);
+    expect(attempts.map((a) => `${a.revision}:${a.reason}:${a.verdict}`)).toEqual(['good:revision:applied', 'needs-secret:revision:invalid', 'good:resync:in-sync']);
+    // the operator adds the file (a Kubernetes Secret's new key, mounted): the next resync applies the revision
+    await writeFile(secret, 's3cr3t-value');
+    loop.resyncNow();
+    await loop.idle();
+    expect(attempts.at(-1)).toMatchObject({ revision: 'needs-secret', reason: 'revision', apply: true, verdict: 'applied' });
+    expect(w.live.value).toBe(`secret:${secret}`);
+    expect(loop.snapshot()).toMatchObject({ lastGood: { id: 'needs-secret' }, lastApplied: { revision: 'needs-secret' } });
+    expect(loop.snapshot().rejected).toBeUndefined();
+    // applied: not looked at again
+    loop.resyncNow();
+    await loop.idle();
+    expect(rechecked).toHaveLength(2);
+    expect(attempts.at(-1)).toMatchObject({ revision: 'needs-secret', reason: 'resync' });
+  });
+
+  it('a revision rejected for another reason, or one a newer revision replaced, is not looked at again', async () => {
+    const w = world();
+    const rechecked: string[] = [];
+    const { loop } = makeLoop(w, { recheck: (r) => (rechecked.push(r.id), Promise.resolve(true)) });
+    loop.submit(await rev('good', 'a'));
+    await loop.idle();
+    loop.submit(await rev('bad', 'invalid'));
+    await loop.idle();
+    loop.resyncNow();
+    await loop.idle();
+    expect(rechecked).toEqual([]);
+    loop.submit(await rev('needs-secret', 'secret:/nonexistent/govops-test/secret'));
+    await loop.idle();
+    loop.submit(await rev('newer', 'invalid'));
+    await loop.idle();
+    loop.resyncNow();
+    await loop.idle();
+    expect(rechecked).toEqual([]);
+    expect(loop.inUse()).not.toContain('needs-secret');
   });
 
   it('rejects an invalid revision whole, keeps the last good one, and resyncs the last good one', async () => {

@@ -74,5 +74,6 @@ export interface ServiceApi {
    */
   withSignal(signal: AbortSignal, force?: AbortSignal): ServiceApi;
 
-  close(): Promise<void>;
+  /** Close once the requests in flight are answered; with `withinMs`, those still in flight then are aborted. */
+  close(withinMs?: number): Promise<void>;
 }

@@ -466,8 +466,8 @@ export class ServiceClient implements ServiceApi {
     });
   }
 
-  async close(): Promise<void> {
-    await this.transport.close();
+  async close(withinMs?: number): Promise<void> {
+    await this.transport.close(withinMs);
   }
 
   // ---- the request loop ---------------------------------------------------------------------

@@ -275,7 +275,27 @@ export class HttpTransport {
     });
   }
 
-  async close(): Promise<void> {
-    if (!this.pool.closed) await this.pool.close();
+  /**
+   * Close the connections once the requests in flight are answered; with `withinMs`, requests still in flight then
+   * are aborted (CancelledError) and the connections destroyed: a shutdown is not held past its grace by a request
+   * waiting out its own timeout.
+   */
+  async close(withinMs?: number): Promise<void> {
+    if (this.pool.closed || this.pool.destroyed) return;
+    const closing = this.pool.close();
+    if (withinMs === undefined) return closing;
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = await Promise.race([
+      closing.then(() => false),
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(true), withinMs);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    if (gaveUp) {
+      await this.pool.destroy(new CancelledError('request aborted: govops is shutting down (grace period over)'));
+      await closing.catch(() => undefined);
+    }
   }
 }

@@ -66,16 +66,18 @@ export function judgeResult(result: ReconcileResult, apply: boolean): Judgement 
   if (kind.unreachable) return { verdict: 'unreachable', failure, retry: 'backoff', blocksReadiness: true };
   const retry = kind.failureClass === 'transient' ? 'backoff' : 'slow';
   // Failures before apply (the state file...) stop all work, as do those the catalogue says block readiness
-  // (the state could not be written); an apply's others are per resource, and an unreadable revision folder
-  // waits for the source's next look.
-  return { verdict: 'failed', failure, retry, blocksReadiness: kind.blocksReadiness || (result.stage !== 'apply' && failure.code !== ErrorCode.sourceIo) };
+  // (the state could not be written); an apply's others are per resource, an unreadable revision folder
+  // waits for the source's next look, and a reconcile cancelled (a lost leadership, the stop) failed nothing.
+  const stopsWork = result.stage !== 'apply' && failure.code !== ErrorCode.sourceIo && failure.code !== ErrorCode.cancelled;
+  return { verdict: 'failed', failure, retry, blocksReadiness: kind.blocksReadiness || stopsWork };
 }
 
 export function judgeThrown(err: unknown): Judgement {
   const failure = classify(err);
   const kind = failureKind(failure.code);
   if (kind.unreachable) return { verdict: 'unreachable', failure, retry: 'backoff', blocksReadiness: true };
-  return { verdict: 'failed', failure, retry: kind.failureClass === 'transient' ? 'backoff' : 'slow', blocksReadiness: true };
+  // cancelled (a render stopped by a lost leadership or the stop): nothing failed, readiness stays as it was
+  return { verdict: 'failed', failure, retry: kind.failureClass === 'transient' ? 'backoff' : 'slow', blocksReadiness: failure.code !== ErrorCode.cancelled };
 }
 
 /** The revision was carried out (or, plan only, looked at) as far as govops can: nothing to retry. */

@@ -219,10 +219,12 @@ export class LeaderElector {
     const t0 = this.now();
     try {
       if (this.role === 'leader' && this.term !== undefined) {
-        const ok = await renewLease(this.state, this.identity, this.term, this.lease.durationMs);
+        const renewed = await renewLease(this.state, this.identity, this.term, this.lease.durationMs);
         this.dbUp();
-        if (ok && !this.stopped) this.leading(t0);
-        else if (!ok) this.stepDown('the lease is no longer ours');
+        // what /status shows of the lease is the renewal's (it showed the first expiry for ever, soon in the past)
+        if (renewed) this.seen = renewed;
+        if (renewed && !this.stopped) this.leading(t0);
+        else if (!renewed) this.stepDown('the lease is no longer ours');
       } else {
         const got = await tryAcquireLease(this.state, this.identity, this.lease.durationMs);
         this.dbUp();

@@ -282,7 +282,9 @@ export async function startRunning(
       // and a database that answers nothing is not waited for past the grace
       await elector?.stop({ release: finished, withinMs: Math.max(0, deadline - Date.now()) });
       await stopping;
-      await api.close().catch(() => undefined);
+      // A request still in flight (one the reconcile cut short by the grace was waiting for, until its own timeout)
+      // is aborted when the grace is over: the process exits within it, not after the orchestrator's SIGKILL.
+      await api.close(Math.max(0, deadline - Date.now())).catch(() => undefined);
       return finished;
     },
   };

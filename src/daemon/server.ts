@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { redactJsonText } from '../util/redact.js';
-import { requestPath } from '../util/http-target.js';
+import { normalRequestPath } from '../util/http-target.js';
 import { hostHeaderAllowed, misdirectedMessage } from '../util/host-header.js';
 import { githubSignature, precheckPush, safeEqual, verifyPush, type HookVerdict } from './hooks.js';
 
@@ -190,7 +190,8 @@ const ROUTES: Record<string, string> = {
 
 async function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { handlers, listen } = ctx;
-  const path = requestPath(req.url);
+  // (a target not in normal form, `/hooks/git/../../status`, is malformed: never routed where it resolves)
+  const path = normalRequestPath(req.url);
   if (path === undefined) return sendAndClose(req, res, 400, { error: 'malformed request target' });
   // Under `npm start` (loopbackOnly): DNS-rebinding protection, only loopback Host names are answered.
   // No answer repeats what the request said (its path, method or Host): every answer passes the redactor, so an echo

@@ -9,6 +9,7 @@
  * anything. Shared by `govops plan`, `govops apply` and the daemon. Expected failures come back as a result
  * (stage + error + failure), never as a throw.
  */
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
 import { withStateLock } from '../state/lock.js';
@@ -24,9 +25,17 @@ export { LoadCache, formatDiagnostic } from './load.js';
 export { observeDataSources } from './observe.js';
 export type { EngineOptions } from './stages.js';
 
-/** Observe the service against the state as it is saved, then plan. */
+/**
+ * Observe the service against the state as it is saved, then plan. The reads listen to the run's signals as an
+ * apply's requests do: a stop ends their retry sleeps, the forced stop (80% of the daemon's grace, a second Ctrl-C)
+ * aborts those in flight. Unbound, a listing waiting on a silent service outlived the grace.
+ */
 async function observeAndPlan(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger): Promise<Planned | StageFailure> {
-  const observed = await observeStage(api, loaded, await loadState(opts.statePath), log);
+  const { signal, forceSignal } = opts;
+  // parallel reads' retry sleeps listen too (more than the default ten), as the applier's
+  for (const s of [signal, forceSignal]) if (s) setMaxListeners(0, s);
+  const reads = signal || forceSignal ? api.withSignal(signal ?? new AbortController().signal, forceSignal) : api;
+  const observed = await observeStage(reads, loaded, await loadState(opts.statePath), log);
   return stopped(observed) ? observed : planStage(observed, opts);
 }
 

@@ -13,3 +13,15 @@ export function requestPath(target: string | undefined): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The path of a request target that is already in normal form: what the client wrote is what it resolves to. A
+ * target with dot segments (`/hooks/git/../../status`, or `%2e%2e`), backslashes or characters a URL encodes is
+ * undefined (answered 400): routed where it resolves, it reached an endpoint other than the one a proxy in front
+ * allowed by its prefix (a hooks-only route opened /status and /metrics).
+ */
+export function normalRequestPath(target: string | undefined): string | undefined {
+  const path = requestPath(target);
+  const written = (target ?? '').split('?', 1)[0] || '/';
+  return path === written ? path : undefined;
+}

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { objectStore } from '../../bench/flaky-drill.mjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
-import { judgeResult } from '../../src/daemon/classify.js';
-import { ApiError, ErrorCode, TransportError, UserError, apiStatusCode, classify, failure, failureKind } from '../../src/errors.js';
+import { judgeResult, judgeThrown } from '../../src/daemon/classify.js';
+import { ApiError, CancelledError, ErrorCode, TransportError, UserError, apiStatusCode, classify, failure, failureKind } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
 import { engineOptions } from '../helpers/engine-options.js';
@@ -40,7 +40,7 @@ async function service(handler: Handler, clientOptions: { timeoutMs?: number; re
   return client;
 }
 
-async function run(api: ServiceClient, manifest = MANIFEST, state?: string): Promise<ReconcileResult> {
+async function run(api: ServiceClient, manifest = MANIFEST, state?: string, signals: { signal?: AbortSignal; forceSignal?: AbortSignal } = {}): Promise<ReconcileResult> {
   dir = await mkdtemp(join(tmpdir(), 'govops-classify-'));
   await mkdir(join(dir, 'm'));
   await writeFile(join(dir, 'm', 'a.yaml'), manifest);
@@ -57,6 +57,7 @@ async function run(api: ServiceClient, manifest = MANIFEST, state?: string): Pro
     timeoutMs: 5000,
     pollIntervalMs: 10,
     pollMaxIntervalMs: 20,
+    ...signals,
   }));
 }
 
@@ -96,6 +97,26 @@ describe('classification of a reconcile, and what the daemon does with it', () =
     expect(result.outcomes[0]).toMatchObject({ result: 'failed', code: ErrorCode.requestTimeout, failureClass: 'transient' });
     expect(result.failure).toEqual({ code: ErrorCode.requestTimeout, failureClass: 'transient' });
     expect(judgeResult(result, true)).toMatchObject({ verdict: 'unreachable', retry: 'backoff', blocksReadiness: true });
+  });
+
+  it('cancelled during the live listing (leadership lost, govops stopping): GOVOPS_CANCELLED, readiness unchanged, retried', async () => {
+    // The listing is never answered; the run's signals end it (a standby's plan follows, or the process exits).
+    let asked!: () => void;
+    const listing = new Promise<void>((r) => (asked = r));
+    const api = await service((req) => {
+      if (req.method === 'GET') asked();
+      return new Promise<void>(() => undefined);
+    }, { timeoutMs: 30_000 });
+    const stop = new AbortController();
+    const pending = run(api, MANIFEST, undefined, { signal: stop.signal, forceSignal: stop.signal });
+    await listing;
+    stop.abort(new Error('leadership lost'));
+    const result = await pending;
+    expect(result.failure?.code).toBe(ErrorCode.cancelled);
+    // A cancellation failed nothing: a ready replica that lost its lease mid-listing stays ready (it was 503 until its
+    // next plan as a standby, out of its Service meanwhile).
+    expect(judgeResult(result, true)).toMatchObject({ verdict: 'failed', retry: 'backoff', blocksReadiness: false });
+    expect(judgeThrown(new CancelledError('stopped')).blocksReadiness).toBe(false);
   });
 
   it('connection refused: GOVOPS_CONNECT_FAILED → unreachable', async () => {

@@ -1,9 +1,15 @@
 /** SIGTERM's `--grace` is the whole shutdown's budget: what the loop used of it is not given again to the notifier. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
+import { ServiceClient } from '../../src/api/client.js';
+import { CancelledError } from '../../src/errors.js';
 import { Daemon } from '../../src/daemon/daemon.js';
 import type { Notifier } from '../../src/daemon/notify.js';
-import { Cleanup, OneRevisionSource, until } from './helpers.js';
+import { startRunning } from '../../src/daemon/run.js';
+import { Cleanup, GOVOPS_SECRET_LAKE_TOKEN, OneRevisionSource, lakehouse, runSettings, until } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -33,5 +39,69 @@ describe('Daemon.stop(grace)', () => {
     expect(given).toHaveLength(1);
     // The loop used the whole grace: what is left for deliveries is (about) nothing, not another `graceMs`.
     expect(given[0]).toBeLessThan(graceMs / 4);
+  });
+});
+
+/** `govops run` (in process) watching one manifest, against a service that takes connections and never answers. */
+async function againstSilentService(): Promise<{ running: Awaited<ReturnType<typeof startRunning>>; sockets: Set<Socket> }> {
+  const sockets = new Set<Socket>();
+  const service = createServer((s) => {
+    sockets.add(s);
+    s.on('data', () => undefined);
+  });
+  await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
+  cleanup.add(() => {
+    for (const s of sockets) s.destroy();
+    return new Promise((r) => service.close(r));
+  });
+  const { port } = service.address() as AddressInfo;
+  const home = await cleanup.tmp('govops-grace-');
+  await mkdir(join(home, 'm'));
+  await writeFile(join(home, 'm', 'lake.yaml'), lakehouse('lake', '/sql/1'));
+  const settings = runSettings(home, { dir: join(home, 'm'), env: { GOVOPS_SECRET_TEST_LAKE_TOKEN: GOVOPS_SECRET_LAKE_TOKEN } });
+  const running = await startRunning(settings, silentLogger(), (onRequest) => new ServiceClient({ baseUrl: `http://127.0.0.1:${port}`, token: 't', onRequest, timeoutMs: 20_000, retries: 0 }));
+  cleanup.add(() => running.shutdown(0));
+  // the reconcile waits in its first GET (the live listing, before any apply)
+  await until(() => running.daemon.status().running && sockets.size > 0, 10_000, 'a request to the service in flight');
+  return { running, sockets };
+}
+
+describe('govops run shutdown(grace)', () => {
+  it('ends within the grace while a request of the reconcile hangs (the live listing, before any apply)', async () => {
+    const { running, sockets } = await againstSilentService();
+    const graceMs = 300;
+    const t0 = Date.now();
+    await running.shutdown(graceMs);
+    // The request's own timeout (20 s) is not waited for: the pod is not killed past its grace period.
+    expect(Date.now() - t0).toBeLessThan(graceMs + 5_000);
+    // Nothing is left open: the process can exit at once.
+    await until(() => [...sockets].every((s) => s.destroyed || s.readyState === 'closed'), 5_000, 'the connection to the service closed');
+  });
+
+  it('aborts the live listing at 80% of the grace, as an apply\'s requests: the reconcile ends, the stop finishes', async () => {
+    const { running } = await againstSilentService();
+    // Aborted at 4 s, the reconcile has a second to end. Finished: nothing was cut short (with a PostgreSQL state the
+    // lease is handed over at once, not left to expire).
+    expect(await running.shutdown(5_000)).toBe(true);
+  });
+
+  it("the service client's close(withinMs) aborts a request still in flight then (CancelledError)", async () => {
+    const sockets = new Set<Socket>();
+    const service = createServer((s) => {
+      sockets.add(s);
+      s.on('data', () => undefined);
+    });
+    await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
+    cleanup.add(() => {
+      for (const s of sockets) s.destroy();
+      return new Promise((r) => service.close(r));
+    });
+    const client = new ServiceClient({ baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, token: 't', timeoutMs: 20_000, retries: 0 });
+    const call = client.listIntegrations().then(() => undefined, (err: unknown) => err);
+    await until(() => sockets.size > 0, 10_000, 'the request sent');
+    const t0 = Date.now();
+    await client.close(200);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(await call).toBeInstanceOf(CancelledError);
   });
 });

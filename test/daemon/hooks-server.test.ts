@@ -301,6 +301,20 @@ describe('malformed request targets', () => {
   });
 });
 
+describe('request targets not in normal form', () => {
+  it('a path with dot segments is answered 400, not routed where it resolves: a proxy that passes only /hooks/git does not open /status', async () => {
+    const { http } = await server({ status: () => ({ revision: 'status-detail-3f9a' }) });
+    for (const target of ['/hooks/git/../../status', '/hooks/git/%2e%2e/%2E%2e/status', '/hooks/git/./../../metrics', '/hooks/git\\..\\..\\status', '/./healthz']) {
+      const answer = await raw(http.port, `GET ${target} HTTP/1.1\r\nhost: x\r\n\r\n`);
+      expect(status(answer), target).toBe(400);
+      expect(answer, target).not.toContain('status-detail-3f9a');
+      expect(answer, target).not.toContain('# TYPE');
+    }
+    expect(status(await raw(http.port, 'GET /status HTTP/1.1\r\nhost: x\r\n\r\n'))).toBe(200);
+    expect(status(await raw(http.port, 'GET /readyz?probe=1 HTTP/1.1\r\nhost: x\r\n\r\n'))).toBe(200);
+  });
+});
+
 describe('what anyone who reaches the port gets (no echo, no idle hold, no log flood, no detail)', () => {
   it('404, 405 and 421 never repeat the request: a guess of a secret in force cannot be tested by its [redacted]', async () => {
     const { registerSecrets } = await import('../../src/util/redact.js');

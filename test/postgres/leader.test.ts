@@ -99,6 +99,25 @@ describe('leader lease', () => {
     }
   });
 
+  it("/status shows the lease as the leader's last renewal left it, not as it was when first taken", async () => {
+    const clock = { t: 1_000 };
+    const a = elector('renewed', 'a', clock);
+    await a.start();
+    try {
+      const expiry = () => Number(psql(pg, `SELECT floor(extract(epoch FROM expires_at) * 1000)::bigint FROM govops.leases WHERE key = 'renewed'`));
+      const taken = expiry();
+      const shown = () => Date.parse((a.status().leader as { expiresAt: string }).expiresAt);
+      expect(shown()).toBe(taken);
+      await (a as unknown as { tick(): Promise<void> }).tick(); // a renewal (the database's clock moved on meanwhile)
+      const renewed = expiry();
+      expect(renewed).toBeGreaterThan(taken);
+      // the lease shown expires when the database says: it was the first expiry for ever, in the past 15 s after start
+      expect(shown()).toBe(renewed);
+    } finally {
+      await a.stop();
+    }
+  });
+
   it('a leader that stops cleanly hands the lease over at once; one whose calls were cut short leaves it to expire', async () => {
     const clock = { t: 1_000 };
     const lease = () => psql(pg, `SELECT holder || ' ' || (expires_at > now()) FROM govops.leases WHERE key = 'handover'`).trim();

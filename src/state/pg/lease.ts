@@ -50,14 +50,15 @@ export async function tryAcquireLease(state: PgState, identity: string, duration
   return r.rows[0] ? record(r.rows[0]) : undefined;
 }
 
-/** Extend our lease: false when it is no longer ours (expired, or another term). */
-export async function renewLease(state: PgState, identity: string, term: number, durationMs: number): Promise<boolean> {
-  const r = await state.pool.query(
+/** Extend our lease: the lease as renewed, or undefined when it is no longer ours (expired, or another term). */
+export async function renewLease(state: PgState, identity: string, term: number, durationMs: number): Promise<LeaseRecord | undefined> {
+  const r = await state.pool.query<Row>(
     `UPDATE ${SCHEMA}.leases SET renewed_at = now(), expires_at = now() + $4 * interval '1 millisecond'
-      WHERE key = $1 AND holder = $2 AND term = $3 AND expires_at > now()`,
+      WHERE key = $1 AND holder = $2 AND term = $3 AND expires_at > now()
+      RETURNING ${COLUMNS}`,
     [state.loc.key, identity, term, durationMs],
   );
-  return r.rowCount === 1;
+  return r.rows[0] ? record(r.rows[0]) : undefined;
 }
 
 /** Give the lease up (on shutdown): the others need not wait for it to expire. */

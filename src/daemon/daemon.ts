@@ -227,7 +227,9 @@ export class Daemon {
   private async afterAttempt(a: Attempt): Promise<void> {
     this.secrets.record(a);
     // A rejected revision's warnings are logged with its errors; an accepted one's here, once per revision.
-    if (a.verdict !== 'invalid') this.manifestWarnings.report(a.revision, a.result?.diagnostics, this.opts.logger);
+    if (a.verdict !== 'invalid') {
+      this.manifestWarnings.report(a.revision, { diagnostics: a.result?.diagnostics, planWarnings: a.result?.plan?.warnings }, this.opts.logger);
+    }
     if (a.result?.plan) {
       this.secrets.hold('plan', a);
       this.resources = resourceStates(a.result);

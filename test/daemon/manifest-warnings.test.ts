@@ -6,7 +6,7 @@
  * `file:line:col`, not on every resync.
  */
 import { Writable } from 'node:stream';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,27 +35,31 @@ const reconciles = async (url: string): Promise<number> => {
   return [...text.matchAll(/^govops_reconcile_total\{result="[^"]+"\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
 };
 
+async function start(dir: string, env: Record<string, string>) {
+  const sandbox = await startSandbox({ port: 0, transitionMs: 20 });
+  cleanup.add(() => sandbox.close());
+  const home = await cleanup.tmp('govops-home-');
+  const logs: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
+      cb();
+    },
+  });
+  const running = await startRunning(
+    runSettings(home, { dir, resyncMs: 100, env: { ...process.env, ...env } }),
+    pino({ level: 'info' }, sink),
+    (onRequest) => new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }),
+  );
+  cleanup.add(() => running.shutdown(2000));
+  return { logs, url: running.daemon.url };
+}
+
 describe('daemon: the warnings of an accepted revision', () => {
   it('are logged once per revision at their file:line:col (a secret too short to be redacted)', async () => {
-    const sandbox = await startSandbox({ port: 0, transitionMs: 20 });
-    cleanup.add(() => sandbox.close());
     const dir = await cleanup.tmp('govops-warn-');
-    const home = await cleanup.tmp('govops-home-');
-    const logs: Array<Record<string, unknown>> = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
-        cb();
-      },
-    });
     await writeFile(join(dir, 'hook.yaml'), hook('https://hooks.example.com/a'));
-    const running = await startRunning(
-      runSettings(home, { dir, resyncMs: 100, env: { ...process.env, GOVOPS_SECRET_HOOK: 'abc' } }),
-      pino({ level: 'info' }, sink),
-      (onRequest) => new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }),
-    );
-    cleanup.add(() => running.shutdown(2000));
-    const url = running.daemon.url;
+    const { logs, url } = await start(dir, { GOVOPS_SECRET_HOOK: 'abc' });
 
     const short = (): Array<Record<string, unknown>> => logs.filter((l) => String(l.msg).includes('shorter than 4 characters'));
     // the revision applied, then resyncs of it: the warning is said once
@@ -70,5 +74,25 @@ describe('daemon: the warnings of an accepted revision', () => {
     const n = await reconciles(url);
     await until(async () => ((await reconciles(url)) >= n + 3 ? true : undefined), 20_000, 'resyncs of the new revision');
     expect(short()).toHaveLength(2);
+  });
+
+  it("and the plan's: a managed resource whose manifest is gone, without --prune, is reported (once per revision)", async () => {
+    const dir = await cleanup.tmp('govops-warn-');
+    await writeFile(join(dir, 'hook.yaml'), hook('https://hooks.example.com/a'));
+    await writeFile(join(dir, 'other.yaml'), hook('https://hooks.example.com/o').replace('name: pager', 'name: other'));
+    const { logs, url } = await start(dir, { GOVOPS_SECRET_HOOK: 'a-long-enough-secret' });
+    await until(() => (logs.some((l) => l.msg === 'applied' && l.resource === 'Webhook/other') ? true : undefined), 20_000, 'other created');
+
+    await rm(join(dir, 'other.yaml'));
+    const orphan = (): Array<Record<string, unknown>> => logs.filter((l) => l.code === 'orphan');
+    await until(() => (orphan().length ? true : undefined), 20_000, 'the orphan reported');
+    const n = await reconciles(url);
+    await until(async () => ((await reconciles(url)) >= n + 3 ? true : undefined), 20_000, 'resyncs');
+    expect(orphan()).toHaveLength(1);
+    expect(orphan()[0]).toMatchObject({
+      level: 40,
+      resource: 'Webhook/other',
+      msg: 'Webhook/other is managed by govops but has no manifest: run with --prune to delete it',
+    });
   });
 });

@@ -9,6 +9,7 @@ import type { Revision, Source } from '../sources/types.js';
 import { heldBack, isSuccess, onlyCancelled } from './classify.js';
 import { backgroundClock, type Clock } from '../util/clock.js';
 import { ReconcileLoop, type Attempt, type LoopOptions, type ReconcileFn } from './loop.js';
+import { ManifestWarningLog } from './manifest-warnings.js';
 import { ManualStepLog } from './manual-steps.js';
 import { DaemonMetrics } from './metrics.js';
 import { garbageCollector } from './memory.js';
@@ -69,6 +70,7 @@ export class Daemon {
   private dataSources?: { supported: boolean; message?: string; revision: string };
   private startWaiters: Array<(r: Revision) => void> = [];
   private manualSteps = new ManualStepLog();
+  private manifestWarnings = new ManifestWarningLog();
   /** Memory tuning, chosen once at start (src/daemon/memory.ts). */
   private readonly collectGarbage = garbageCollector();
   /** The manifest secrets the redactor keeps: those of the reconciles whose results are still shown. */
@@ -227,6 +229,10 @@ export class Daemon {
 
   private async afterAttempt(a: Attempt): Promise<void> {
     this.secrets.record(a);
+    // A rejected revision's warnings are logged with its errors; an accepted one's here, once per revision.
+    if (a.verdict !== 'invalid') {
+      this.manifestWarnings.report(a.revision, { diagnostics: a.result?.diagnostics, planWarnings: a.result?.plan?.warnings }, this.opts.logger);
+    }
     if (a.result?.plan) {
       this.secrets.hold('plan', a);
       this.resources = resourceStates(a.result);

@@ -1,0 +1,155 @@
+/**
+ * The Kubernetes examples docs/deploy.md describes (examples/kubernetes, examples/kubernetes-ha) run the daemon the
+ * image builds: the govops container's arguments are options of `govops run`, its variables are ones govops reads,
+ * the probes and the Service reach the endpoints on the port `--listen` gives, and the pod runs as the image's
+ * non-root user with a read-only root filesystem and a writable /tmp, as the page says. The schemas of the objects
+ * are checked apart (test/daemon/kubernetes-schema.test.ts, kubernetes-ha.test.ts).
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { buildProgram } from '../../src/cli/program.js';
+import { parseDuration } from '../../src/util/duration.js';
+
+type Obj = Record<string, any>;
+const ROOT = new URL('../../', import.meta.url).pathname;
+const read = (p: string): string => readFileSync(join(ROOT, p), 'utf8');
+const load = (dir: string): Obj[] => {
+  const k = parseAllDocuments(read(`${dir}/kustomization.yaml`), { version: '1.1' })[0]!.toJS() as Obj;
+  return (k.resources as string[]).flatMap((f) => parseAllDocuments(read(`${dir}/${f}`), { version: '1.1' }).map((d) => d.toJS() as Obj));
+};
+
+function srcText(): string {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (p.endsWith('.ts')) out.push(readFileSync(p, 'utf8'));
+    }
+  };
+  walk(join(ROOT, 'src'));
+  return out.join('\n');
+}
+const SRC = srcText();
+
+const dockerfile = read('Dockerfile');
+const imageUser = /^USER (\d+):(\d+)$/m.exec(dockerfile);
+
+const run = buildProgram().commands.find((c) => c.name() === 'run')!;
+
+/** The value of `--flag=value` / `--flag value` in an argument list, else the option's default. */
+function argValue(args: string[], flag: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i]!.startsWith(`${flag}=`)) return args[i]!.slice(flag.length + 1);
+    if (args[i] === flag) return args[i + 1];
+  }
+  const o = run.options.find((x) => x.long === flag);
+  return o?.defaultValue === undefined ? undefined : String(o.defaultValue);
+}
+
+/**
+ * Where the container's state is: --state, else GOVOPS_STATE_URL (PostgreSQL), else GOVOPS_STATE, else the default
+ * path in the image's working folder (on the root filesystem unless a volume is mounted there).
+ */
+function stateOf(container: Obj): string {
+  const args = container.args as string[];
+  const env = new Map(((container.env ?? []) as Obj[]).map((e) => [e.name as string, e]));
+  const joined = args.find((a) => a.startsWith('--state='));
+  if (joined) return joined.slice('--state='.length);
+  if (args.includes('--state')) return args[args.indexOf('--state') + 1]!;
+  if (env.has('GOVOPS_STATE_URL')) return 'postgres://';
+  if (env.has('GOVOPS_STATE')) return env.get('GOVOPS_STATE')!.value as string;
+  const workingDir = /^WORKDIR (\S+)$/m.exec(dockerfile.slice(dockerfile.lastIndexOf('FROM ')))![1]!;
+  return join(workingDir, String(run.options.find((o) => o.long === '--state')!.defaultValue));
+}
+
+describe.each(['examples/kubernetes', 'examples/kubernetes-ha'])('%s runs the daemon as docs/deploy.md says', (dir) => {
+  const objects = load(dir);
+  const deployment = objects.find((o) => o.kind === 'Deployment')!;
+  const pod = deployment.spec.template.spec as Obj;
+  const govops = (pod.containers as Obj[]).find((c) => c.name === 'govops')!;
+  const args = govops.args as string[];
+
+  it('the govops container runs `govops run` with options it has', () => {
+    expect(govops.command).toBeUndefined(); // the image's entrypoint: tini -- govops
+    expect(args[0]).toBe('run');
+    const parsed = run.parseOptions(args.slice(1));
+    expect(parsed.unknown, 'options govops run does not have').toEqual([]);
+    expect(parsed.operands, 'govops run takes no operands').toEqual([]);
+    for (const flag of ['--resync', '--grace', '--interval']) {
+      const v = argValue(args, flag);
+      if (v !== undefined) expect(() => parseDuration(v), `${flag}=${v}`).not.toThrow();
+    }
+  });
+
+  it('each variable it sets is one govops reads (or a manifest secret under the default prefix)', () => {
+    const names = ((govops.env ?? []) as Obj[]).map((e) => e.name as string);
+    expect(names).toContain('GOVOPS_URL');
+    expect(names).toContain('GOVOPS_TOKEN');
+    const unread = names.filter((n) => !n.startsWith('GOVOPS_SECRET_') || n === 'GOVOPS_SECRET_ENV_PREFIX').filter((n) => !new RegExp(`(['"\`])${n}\\1|env\\.${n}\\b`).test(SRC));
+    expect(unread).toEqual([]);
+  });
+
+  it('the probes and the Service reach /healthz and /readyz on the port --listen gives', () => {
+    const listen = argValue(args, '--listen') ?? (govops.env as Obj[] | undefined)?.find((e) => e.name === 'GOVOPS_LISTEN')?.value;
+    const port = Number(/:(\d+)$/.exec(listen as string)![1]);
+    const named = (govops.ports as Obj[]).find((p) => p.containerPort === port);
+    expect(named, `a container port ${port}`).toBeDefined();
+    const probePort = (p: Obj): unknown => p.httpGet.port;
+    expect(govops.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(govops.startupProbe.httpGet.path).toBe('/healthz');
+    expect(govops.readinessProbe.httpGet.path).toBe('/readyz');
+    for (const probe of [govops.livenessProbe, govops.startupProbe, govops.readinessProbe]) expect([named!.name, port]).toContain(probePort(probe));
+    const service = objects.find((o) => o.kind === 'Service')!;
+    expect((service.spec.ports as Obj[]).map((p) => p.targetPort)).toContain(named!.name);
+    const monitor = objects.find((o) => o.kind === 'ServiceMonitor');
+    if (monitor) {
+      const servicePortNames = (service.spec.ports as Obj[]).map((p) => p.name);
+      for (const e of monitor.spec.endpoints as Obj[]) {
+        expect(servicePortNames).toContain(e.port);
+        expect(e.path).toBe('/metrics');
+      }
+    }
+  });
+
+  it("runs as the image's non-root user, read-only root filesystem, no privilege, a writable /tmp per container", () => {
+    expect(imageUser, 'Dockerfile USER uid:gid').not.toBeNull();
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    expect(pod.securityContext.runAsUser).toBe(Number(imageUser![1]));
+    expect(pod.securityContext.runAsGroup).toBe(Number(imageUser![2]));
+    const emptyDirs = new Set((pod.volumes as Obj[]).filter((v) => v.emptyDir).map((v) => v.name as string));
+    for (const c of pod.containers as Obj[]) {
+      expect(c.securityContext, c.name).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      const tmp = (c.volumeMounts as Obj[]).find((m) => m.mountPath === '/tmp');
+      expect(tmp && emptyDirs.has(tmp.name), `${c.name}: an emptyDir at /tmp`).toBe(true);
+    }
+    // every folder govops writes (the state file's, the work folder) is a volume, not the read-only root
+    const mounts = (govops.volumeMounts as Obj[]).filter((m) => !m.readOnly).map((m) => m.mountPath as string);
+    const state = stateOf(govops);
+    const workdir = argValue(args, '--workdir');
+    if (state && !/^postgres(ql)?:/.test(state)) expect(mounts.some((m) => state.startsWith(`${m}/`)), `--state ${state}`).toBe(true);
+    if (workdir) expect(mounts.some((m) => workdir === m || workdir.startsWith(`${m}/`)), `--workdir ${workdir}`).toBe(true);
+    else expect(state && !/^postgres(ql)?:/.test(state), 'without --workdir the work folder is beside a state file').toBe(true);
+  });
+
+  it('the pod has more time to stop than --grace', () => {
+    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(parseDuration(argValue(args, '--grace')!));
+  });
+});
+
+describe('examples/kubernetes: git-sync and govops share the checkout', () => {
+  it("govops watches a folder under git-sync's --root/--link, mounted in both containers", () => {
+    const pod = load('examples/kubernetes').find((o) => o.kind === 'Deployment')!.spec.template.spec as Obj;
+    const sync = (pod.containers as Obj[]).find((c) => c.name === 'git-sync')!;
+    const govops = (pod.containers as Obj[]).find((c) => c.name === 'govops')!;
+    const flag = (args: string[], name: string): string | undefined => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+    const root = flag(sync.args, 'root')!;
+    const link = flag(sync.args, 'link')!;
+    expect(flag(govops.args, 'dir')!.startsWith(`${root}/${link}/`)).toBe(true);
+    const mountOf = (c: Obj): string | undefined => (c.volumeMounts as Obj[]).find((m) => m.mountPath === root)?.name;
+    expect(mountOf(sync)).toBeDefined();
+    expect(mountOf(govops)).toBe(mountOf(sync));
+  });
+});

@@ -162,7 +162,7 @@ export function prepare(input: ApplyInput): StageResult<Prepared> {
   });
   const poll: PollSettings = {
     clock,
-    deadline: clock.now() + tuning.timeoutMs,
+    deadline: clock.monotonic() + tuning.timeoutMs,
     initialMs: tuning.pollIntervalMs,
     maxMs: tuning.pollMaxIntervalMs,
     ...(signal ? { signal } : {}),

@@ -105,6 +105,45 @@ describe('applyPlan', () => {
   });
 });
 
+describe('a step of the wall clock during an apply (NTP, a VM resumed)', () => {
+  // One integration to create and wait for (the sandbox's transition: 2 s of the clock's time), --timeout 60 s; the
+  // time of day is set an hour forward or back once the apply runs (its first state save: the intent of the create).
+  const applyWithStep = async (stepMs: number) => {
+    const desired = [integration('sql-step', 'sql_analytics', sqlConfig('db-step.example.com'))];
+    const state: GovopsState = { ...newState(), fingerprintKey: KEY };
+    const plan = planChanges({ shapes: SHAPES, desired, live: { integrations: [], webhooks: [] }, state, options: { prune: false, allowReplace: false } });
+    let stepped = false;
+    const started = clock.monotonic();
+    const res = await clock.runUntil(applyPlan({
+      api, plan, desired, state, logger: silentLogger(), clock,
+      tuning: { timeoutMs: 60_000, pollIntervalMs: 100, pollMaxIntervalMs: 1_000 },
+      persist: async () => {
+        if (!stepped) clock.stepWall(stepMs);
+        stepped = true;
+      },
+    }));
+    return { res, took: clock.monotonic() - started };
+  };
+
+  it('set forward, it does not end the apply --timeout at once: the integration is waited for and applied', async () => {
+    await r.close();
+    r = await rig({ clock, transitionMs: 2_000 });
+    api = trackApi(r.api, clock).api;
+    const { res } = await applyWithStep(3_600_000);
+    expect(res.outcomes.map((o) => [o.name, o.result, o.code])).toEqual([['sql-step', 'ok', undefined]]);
+    expect(res.ok).toBe(true);
+  });
+
+  it('set back, it does not stall the status polls for that long: the apply ends when the transition does', async () => {
+    await r.close();
+    r = await rig({ clock, transitionMs: 2_000 });
+    api = trackApi(r.api, clock).api;
+    const { res, took } = await applyWithStep(-3_600_000);
+    expect(res.ok).toBe(true);
+    expect(took).toBeLessThan(10_000);
+  });
+});
+
 describe('apply tuning', () => {
   it('is filled with its defaults once; a concurrency below 1 is 1; the batch limits keep what was given', () => {
     expect(resolveTuning({})).toEqual({

@@ -12,6 +12,8 @@ import {
 } from '../../src/apply/tuning.js';
 import { DEFAULT_BATCH_LIMITS } from '../../src/apply/webhook-batch.js';
 import { silentLogger } from '../../src/log.js';
+import { ServiceClient } from '../../src/api/client.js';
+import { ErrorCode } from '../../src/errors.js';
 import { configShapes } from '../../src/manifests/shapes.js';
 import { planChanges } from '../../src/plan/planner.js';
 import { newState } from '../../src/state/store.js';
@@ -141,6 +143,30 @@ describe('a step of the wall clock during an apply (NTP, a VM resumed)', () => {
     const { res, took } = await applyWithStep(-3_600_000);
     expect(res.ok).toBe(true);
     expect(took).toBeLessThan(10_000);
+  });
+});
+
+describe('--timeout and the client\'s retries', () => {
+  it('a status poll answered 429 with Retry-After: 60 is not retried past the deadline: the apply ends at its --timeout, timed out', async () => {
+    await r.close();
+    r = await rig({ clock, transitionMs: 2_000 });
+    // the client as in production (4 retries, Retry-After honoured up to 60 s), on the test's clock
+    const client = new ServiceClient({ baseUrl: r.sandbox.url, token: r.sandbox.adminToken, logger: silentLogger(), clock, retryPolicy: { baseDelayMs: 1, maxDelayMs: 5 } });
+    r.sandbox.faults.add({ type: 'error', method: 'GET', path: '/integrations*', status: 429, retryAfter: 60 });
+    const desired = [integration('sql-slow', 'sql_analytics', sqlConfig('db-slow.example.com'))];
+    const state: GovopsState = { ...newState(), fingerprintKey: KEY };
+    const plan = planChanges({ shapes: SHAPES, desired, live: { integrations: [], webhooks: [] }, state, options: { prune: false, allowReplace: false } });
+    const started = clock.monotonic();
+    try {
+      const res = await clock.runUntil(applyPlan({
+        api: client, plan, desired, state, logger: silentLogger(), clock, persist: async () => {}, signal: new AbortController().signal,
+        tuning: { timeoutMs: 10_000, pollIntervalMs: 100, pollMaxIntervalMs: 1_000 },
+      }));
+      expect(res.outcomes.map((o) => [o.name, o.result, o.code])).toEqual([['sql-slow', 'failed', ErrorCode.settleTimeout]]);
+      expect(clock.monotonic() - started).toBeLessThanOrEqual(10_000);
+    } finally {
+      await client.close();
+    }
   });
 });
 

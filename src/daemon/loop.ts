@@ -581,9 +581,12 @@ function secretFilesUnreadable(result: ReconcileResult | undefined): boolean {
   return errors.length > 0 && errors.every((d) => d.rule === SECRET_FILE_UNREADABLE);
 }
 
-/** Whether the source saw `a` before `b` (sources publish revisions in order, each with the time it was seen). */
+/**
+ * Whether the source saw `a` before `b`: by their `order` (sources publish revisions in order), never by their
+ * observedAt, the time of day (set back by NTP between two commits, the newer one read as older and dropped).
+ */
 function seenBefore(a: Revision, b: Revision): boolean {
-  return a.observedAt !== '' && b.observedAt !== '' && a.observedAt < b.observedAt;
+  return a.order > 0 && b.order > 0 && a.order < b.order;
 }
 
 /** `Kind/name: action` of every change an attempt held back (awaiting a manual step, blocked by the plan). */

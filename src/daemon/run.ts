@@ -275,12 +275,12 @@ export async function startRunning(
     ...(elector ? { elector } : {}),
     ...(health ? { webhookHealth: health } : {}),
     async shutdown(graceMs) {
-      const deadline = Date.now() + graceMs;
+      const deadline = performance.now() + graceMs; // monotonic: the time of day may be set meanwhile
       const stopping = health?.stop(Math.min(graceMs, 5000));
       const finished = await daemon.stop(graceMs);
       // calls cut short by the grace may still land: the lease is then left to expire, not handed over at once;
       // and a database that answers nothing is not waited for past the grace
-      await elector?.stop({ release: finished, withinMs: Math.max(0, deadline - Date.now()) });
+      await elector?.stop({ release: finished, withinMs: Math.max(0, deadline - performance.now()) });
       await stopping;
       await api.close().catch(() => undefined);
       return finished;

@@ -93,7 +93,7 @@ export class Daemon {
       onAttempt: (a) => this.afterAttempt(a),
       clock,
     });
-    this.metrics.watchWaiting(() => this.loop.snapshot().waiting, () => clock.now());
+    this.metrics.watchWaiting(() => this.loop.snapshot().waiting, () => this.loop.waitingForMs());
     this.metrics.watchReady(() => this.readiness().ready);
     opts.source.onRevision((r) => this.loop.submit(r));
   }

@@ -43,7 +43,10 @@ export const ErrorCode = {
   validationFailed: 'GOVOPS_VALIDATION_FAILED',
   /** The integration ended in createError / editError / deleteError. */
   statusError: 'GOVOPS_STATUS_ERROR',
-  /** The integration did not reach a settled status before the apply --timeout (the message names the last status). */
+  /**
+   * The apply --timeout passed: an integration did not reach a settled status before it (the message names the last
+   * status), or a request's retry would have started after it (not made: DeadlineError).
+   */
   settleTimeout: 'GOVOPS_SETTLE_TIMEOUT',
   /** 409 persisted after the task's bounded retries. */
   conflictPersists: 'GOVOPS_CONFLICT_PERSISTS',
@@ -277,6 +280,24 @@ export class DataSourcesUnsupportedError extends GovopsError {
     readonly path: string,
   ) {
     super(`data sources not supported by this service (${method} ${path} answered ${statusCode}); set --data-sources-path if the service has them elsewhere`);
+  }
+}
+
+/**
+ * The client did not retry a request because the retry (its backoff or Retry-After wait) would have started after the
+ * run's deadline (the apply --timeout): the run is timed out. `cause` is the error the last attempt ended with (what
+ * the client would have thrown without the deadline), so whether the request was carried out is still known.
+ */
+export class DeadlineError extends GovopsError {
+  override readonly name = 'DeadlineError';
+  readonly code = ErrorCode.settleTimeout;
+  constructor(
+    message: string,
+    readonly method: string,
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
+    super(message);
   }
 }
 

@@ -18,9 +18,16 @@ import type {
   WebhookInput,
 } from './types.js';
 import type { ScriptPhase } from '../service/kinds.js';
+import type { Clock } from '../util/clock.js';
 
 export interface MutationOptions {
   dryRun?: boolean;
+}
+
+/** When a run ends: `at` on `clock.monotonic()` (the run's own clock, which the client's need not be). */
+export interface RunDeadline {
+  clock: Clock;
+  at: number;
 }
 
 export interface ServiceApi {
@@ -70,9 +77,11 @@ export interface ServiceApi {
 
   /**
    * The same API bound to a run's signals: `signal` ends retry sleeps (a request in flight still
-   * finishes), `force` aborts requests in flight. Both end the call with CancelledError.
+   * finishes), `force` aborts requests in flight. Both end the call with CancelledError. With `deadline` (the
+   * apply --timeout, on that clock's monotonic reading) no retry sleeps or starts past it: the call fails at once
+   * with DeadlineError (GOVOPS_SETTLE_TIMEOUT).
    */
-  withSignal(signal: AbortSignal, force?: AbortSignal): ServiceApi;
+  withSignal(signal: AbortSignal, force?: AbortSignal, deadline?: RunDeadline): ServiceApi;
 
   /** Close once the requests in flight are answered; with `withinMs`, those still in flight then are aborted. */
   close(withinMs?: number): Promise<void>;

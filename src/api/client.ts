@@ -4,13 +4,13 @@
  * are never blindly re-sent after an ambiguous failure (the resource is looked up by identity first).
  */
 import type { Logger } from 'pino';
-import { ApiError, CancelledError, DataSourcesUnsupportedError, ErrorCode, TransportError, UserError, isAbortError } from '../errors.js';
+import { ApiError, CancelledError, DataSourcesUnsupportedError, DeadlineError, ErrorCode, TransportError, UserError, isAbortError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
 import { DEFAULT_DATA_SOURCE_DELETE_PATH, DEFAULT_DATA_SOURCES_PATH, dataSourceKey } from '../service/data-sources.js';
 import type { ScriptPhase } from '../service/kinds.js';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
-import type { MutationOptions, ServiceApi } from './client-types.js';
+import type { MutationOptions, RunDeadline, ServiceApi } from './client-types.js';
 import { toCreatedDataSources, toDataSourceList, toLiveDataSource, wireIntegrationId } from './data-sources.js';
 import { wholeList } from './envelope.js';
 import {
@@ -179,6 +179,8 @@ export class ServiceClient implements ServiceApi {
   private stopSignal?: AbortSignal;
   /** Aborts requests in flight (forced stop); set on views made by withSignal. */
   private forceSignal?: AbortSignal;
+  /** No retry sleeps or starts past it (the apply --timeout); set on views made by withSignal. */
+  private deadline?: RunDeadline;
 
   /** The service's base URL as requests use it (origin and path prefix; no userinfo, no query). */
   get baseUrl(): string {
@@ -207,11 +209,12 @@ export class ServiceClient implements ServiceApi {
 
   /**
    * The same client (same connections) bound to a reconcile's signals: `signal` ends retry sleeps
-   * (CancelledError) while a request in flight still finishes; `force` aborts requests in flight.
+   * (CancelledError) while a request in flight still finishes; `force` aborts requests in flight; `deadline` (the
+   * apply --timeout) is when retries stop: one whose wait would end after it is not made (DeadlineError).
    */
-  withSignal(signal: AbortSignal, force?: AbortSignal): ServiceClient {
+  withSignal(signal: AbortSignal, force?: AbortSignal, deadline?: RunDeadline): ServiceClient {
     const view = Object.create(ServiceClient.prototype) as ServiceClient;
-    Object.assign(view, this, { stopSignal: signal, forceSignal: force });
+    Object.assign(view, this, { stopSignal: signal, forceSignal: force, deadline });
     return view;
   }
 
@@ -499,8 +502,16 @@ export class ServiceClient implements ServiceApi {
     }
   }
 
-  /** Wait before a retry; the stop signal ends the wait with CancelledError. */
-  private async pause(ms: number): Promise<void> {
+  /**
+   * Wait before a retry; the stop signal ends the wait with CancelledError. A retry that would start after the run's
+   * deadline is not waited for: DeadlineError at once, with `failure()` (what the last attempt ends with) as its cause.
+   */
+  private async pause(c: { method: string; path: string }, ms: number, failure: () => unknown): Promise<void> {
+    if (this.deadline && this.deadline.clock.monotonic() + ms >= this.deadline.at) {
+      const cause = failure();
+      const text = cause instanceof ApiError ? cause.toString() : (cause as Error).message;
+      throw new DeadlineError(`${text}; not retried: its retry (in ${Math.ceil(ms / 1000)} s) would start after the apply --timeout`, c.method, c.path, cause);
+    }
     try {
       await sleep(this.clock, ms, this.stopSignal);
     } catch (err) {
@@ -578,13 +589,13 @@ export class ServiceClient implements ServiceApi {
         c.method, c.path, err, ErrorCode.createUnsettled,
       );
     }
-    if (!retryable || at.last) {
-      throw new TransportError(
+    const failed = (): TransportError =>
+      new TransportError(
         `${(err as Error).message ?? String(err)} (${low}) after ${at.index + 1} attempt(s)`,
         c.method, c.path, err, progress.maybeSent && c.recover ? ErrorCode.createUnsettled : code,
       );
-    }
-    await this.pause(backoffDelay(at.index, this.policy, this.random));
+    if (!retryable || at.last) throw failed();
+    await this.pause(c, backoffDelay(at.index, this.policy, this.random), failed);
     return 'again';
   }
 
@@ -602,18 +613,25 @@ export class ServiceClient implements ServiceApi {
     // Not found: sent again (only what is missing), within the client's attempts.
     const again = clientRetriesStatus(res.status, c.method) || (c.recover !== undefined && res.status === 409 && progress.maybeSent);
     if (again && !at.last) {
-      await this.pause(delayAfterStatus(at.index, res.status, res.headers['retry-after'], this.policy, this.clock.now(), this.random));
+      // the time of day: an HTTP-date Retry-After is one
+      const delay = delayAfterStatus(at.index, res.status, res.headers['retry-after'], this.policy, this.clock.now(), this.random);
+      await this.pause(c, delay, () => this.answerFailure(c, progress, at, res));
       return 'again';
     }
+    throw this.answerFailure(c, progress, at, res);
+  }
+
+  /** The error a call ends with after this answer, not retried: the answer's, or an unknown outcome for a create. */
+  private answerFailure<T>(c: Call<T>, progress: CallProgress, at: Attempt, res: RawResponse): ApiError | TransportError {
     const err = this.apiError(res, c);
     // After an attempt that may have landed, no answer proves the create did not happen: the outcome is unknown.
     if (c.recover && progress.maybeSent) {
-      throw new TransportError(
+      return new TransportError(
         `the create may have reached the service (${err.statusCode} ${err.error} after ${at.index + 1} attempt(s)) and is not listed yet; not re-sent (the next run finds it by its identity)`,
         c.method, c.path, err, ErrorCode.createUnsettled,
       );
     }
-    throw err;
+    return err;
   }
 
   /**

@@ -4,7 +4,7 @@
  * the server), and how long to wait before the next try. The client is the only layer that repeats a request
  * for these; worst case per request: `retries + 1` attempts (docs/decisions.md, "One owner per retry").
  */
-import { ApiError, ErrorCode, TransportError, apiStatusCode, failureKind, type ErrorCodeValue } from '../errors.js';
+import { ApiError, DeadlineError, ErrorCode, TransportError, apiStatusCode, failureKind, type ErrorCodeValue } from '../errors.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (so `retries + 1` attempts in all). */
@@ -44,9 +44,11 @@ export function ambiguousStatus(status: number): boolean {
  * The service certainly did not act on a write that failed with this error: it answered with a status that is
  * not ambiguous (a 4xx), or the connection was never opened. Everything else (5xx, timeouts, resets, an
  * unsettled create, and a 2xx or 3xx answer that could not be read or lacked an id: it was accepted) may have
- * created something.
+ * created something. A retry the deadline left out (DeadlineError) is judged by the attempt before it.
  */
 export function notProcessed(err: unknown): boolean {
+  // a retry left out for the deadline: as the attempt before it ended
+  if (err instanceof DeadlineError) return notProcessed(err.cause);
   if (err instanceof ApiError) return err.statusCode >= 400 && !ambiguousStatus(err.statusCode);
   return err instanceof TransportError && err.code === ErrorCode.connectFailed;
 }

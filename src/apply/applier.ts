@@ -56,7 +56,10 @@ export interface ApplyInput {
   logger: Logger;
   /** How: concurrency, overall timeout, status polling, webhook batches (tuning.ts; defaults filled there). */
   tuning: ApplyTuning;
-  /** Graceful stop: nothing new starts, waits and retry sleeps end, requests in flight finish. */
+  /**
+   * Graceful stop: nothing new starts, waits and retry sleeps end, requests in flight finish. With it (or forceSignal)
+   * the api is bound to the run (`withSignal`), the --timeout included: the client retries nothing past it.
+   */
   signal?: AbortSignal;
   /** Forced stop: requests in flight are aborted too. */
   forceSignal?: AbortSignal;
@@ -152,7 +155,10 @@ export function prepare(input: ApplyInput): StageResult<Prepared> {
   const clock = input.clock ?? systemClock;
   // Every retry sleep and wait listens to the run's signals (more than the default ten; requests in flight share one listener).
   for (const s of [signal, forceSignal]) if (s) setMaxListeners(0, s);
-  const api = signal || forceSignal ? input.api.withSignal(signal ?? new AbortController().signal, forceSignal) : input.api;
+  const deadline = clock.monotonic() + tuning.timeoutMs;
+  // The client's retries end at the deadline too: none sleeps or starts past it (DeadlineError, GOVOPS_SETTLE_TIMEOUT).
+  // Bound with the run's signals, which every apply of the CLI and the daemon has.
+  const api = signal || forceSignal ? input.api.withSignal(signal ?? new AbortController().signal, forceSignal, { clock, at: deadline }) : input.api;
   const changes = actionable(plan);
   const ledger = new Ledger(input.state, input.persist, {
     revision: input.revision,
@@ -162,7 +168,7 @@ export function prepare(input: ApplyInput): StageResult<Prepared> {
   });
   const poll: PollSettings = {
     clock,
-    deadline: clock.now() + tuning.timeoutMs,
+    deadline,
     initialMs: tuning.pollIntervalMs,
     maxMs: tuning.pollMaxIntervalMs,
     ...(signal ? { signal } : {}),

@@ -71,7 +71,7 @@ export async function retryOnConflict<T>(ctx: OpContext, id: string | undefined,
       return await fn();
     } catch (err) {
       if (!isConflict(err)) throw err;
-      if (retry >= MAX_CONFLICT_RETRIES || ctx.poll.clock.now() + backoff >= ctx.poll.deadline) {
+      if (retry >= MAX_CONFLICT_RETRIES || ctx.poll.clock.monotonic() + backoff >= ctx.poll.deadline) {
         throw new ApplyFailure(ErrorCode.conflictPersists, `${what}: still conflicting (409) after ${retry + 1} tries: ${err.message}`, {
           ...(id !== undefined ? { liveId: id } : {}),
           cause: err,
@@ -214,7 +214,7 @@ async function idOfAcceptedCreate(ctx: OpContext, body: IntegrationBody): Promis
   for (let look = 1; ; look++) {
     const { hit, key, count } = findCreatedIntegration(await ctx.api.listIntegrations(), body);
     if (hit) return hit.id;
-    if (count > 1 || look >= ID_LOOKUPS || ctx.poll.clock.now() + wait >= ctx.poll.deadline) {
+    if (count > 1 || look >= ID_LOOKUPS || ctx.poll.clock.monotonic() + wait >= ctx.poll.deadline) {
       throw new ApplyFailure(
         ErrorCode.createIdMissing,
         `create: the service accepted it but its answer has no id, and ${count === 0 ? 'no live integration' : `${count} live integrations`} ` +
@@ -264,7 +264,7 @@ export async function writeCreate(ctx: OpContext, body: IntegrationBody, refused
           { cause: err },
         );
       }
-      if (retry >= MAX_CONFLICT_RETRIES || ctx.poll.clock.now() + backoff >= ctx.poll.deadline) {
+      if (retry >= MAX_CONFLICT_RETRIES || ctx.poll.clock.monotonic() + backoff >= ctx.poll.deadline) {
         refused();
         throw new ApplyFailure(ErrorCode.conflictPersists, `create: still conflicting (409) after ${retry + 1} tries: ${err.message}`, { cause: err });
       }

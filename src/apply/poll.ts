@@ -12,7 +12,7 @@ import { ApplyFailure } from './validation.js';
 export interface PollSettings {
   /** Time and timers (the apply's clock). */
   clock: Clock;
-  /** Epoch ms after which waiting fails. */
+  /** When waiting fails, in the clock's monotonic() ms (never the time of day: a step of it must not move the deadline). */
   deadline: number;
   initialMs: number;
   maxMs: number;
@@ -60,7 +60,7 @@ export async function waitSettled(api: ServiceApi, id: string, poll: PollSetting
   let failedPolls = 0;
   for (let first = true; ; first = false) {
     if (!first || waitFirst) {
-      const remaining = poll.deadline - poll.clock.now();
+      const remaining = poll.deadline - poll.clock.monotonic();
       if (remaining <= 0) break;
       await sleep(poll.clock, Math.min(interval, remaining), poll.signal);
       interval = nextInterval(interval, poll.maxMs);
@@ -76,7 +76,7 @@ export async function waitSettled(api: ServiceApi, id: string, poll: PollSetting
       if (isNotFound(err)) return 'gone';
       if (!missedPollTolerated(err, ++failedPolls)) throw err;
     }
-    if (poll.clock.now() >= poll.deadline) break;
+    if (poll.clock.monotonic() >= poll.deadline) break;
   }
   throw new ApplyFailure(ErrorCode.settleTimeout, `timed out waiting for integration ${id} to settle (${describeUnsettled(last)})`, { liveId: id });
 }

@@ -49,7 +49,7 @@ export interface PollerOptions {
   listSize?: number;
   /** Bytes per listed integration before a list was seen (default LIST_BYTES_PER_ITEM). */
   listBytesPerItem?: number;
-  /** Epoch ms after which a wait fails (settle timeout). */
+  /** When a wait fails (settle timeout), in the clock's monotonic() ms. */
   deadline: number;
   signal?: AbortSignal;
   logger?: Logger;
@@ -200,7 +200,7 @@ export class Poller implements StatusWaiter {
 
   constructor(private readonly o: PollerOptions) {
     this.clock = o.clock ?? systemClock;
-    this.refilledAt = this.clock.now();
+    this.refilledAt = this.clock.monotonic();
     this.tokens = this.burst;
     this.listSize = o.listSize ?? 0;
     this.bytesPerItem = o.listBytesPerItem ?? LIST_BYTES_PER_ITEM;
@@ -213,7 +213,7 @@ export class Poller implements StatusWaiter {
 
   wait(req: WaitRequest): Promise<string> {
     if (this.o.signal?.aborted || this.closed) return Promise.reject(new CancelledError('wait abandoned: govops is shutting down'));
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     if (req.op === 'create') {
       this.creates++;
       this.listSize++; // the next list shows it too
@@ -252,7 +252,7 @@ export class Poller implements StatusWaiter {
 
   /** No write is running or waiting any more (see `watchWrites`): the schedule is looked at again now. */
   writesIdle(): void {
-    if (this.waits.size > 0) this.wake(this.clock.now());
+    if (this.waits.size > 0) this.wake(this.clock.monotonic());
   }
 
   /** Stop: no more polls; waits still open are abandoned. */
@@ -289,7 +289,7 @@ export class Poller implements StatusWaiter {
     if (this.closed || at >= this.timerAt) return;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = this.clock.setTimeout(() => this.tick(), Math.max(0, at - this.clock.now()));
+    this.timer = this.clock.setTimeout(() => this.tick(), Math.max(0, at - this.clock.monotonic()));
   }
 
   private refill(now: number): void {
@@ -301,7 +301,7 @@ export class Poller implements StatusWaiter {
     this.timer = undefined;
     this.timerAt = Infinity;
     if (this.closed || this.waits.size === 0) return;
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     if (now >= this.o.deadline) {
       for (const w of [...this.waits]) if (!w.inFlight) this.timeout(w);
       return;
@@ -377,7 +377,7 @@ export class Poller implements StatusWaiter {
         else if (w.op === 'delete') this.observe(w, 'gone', sentAt);
         else this.confirmGone(w, sentAt);
       },
-    ).finally(() => this.wake(this.clock.now()));
+    ).finally(() => this.wake(this.clock.monotonic()));
   }
 
   /** The status endpoint answered 404 for an integration being created or updated: ask `GET /integrations/{id}`. */
@@ -402,7 +402,7 @@ export class Poller implements StatusWaiter {
         w.lastPollAt = sentAt;
         w.lastMissAt = sentAt;
       },
-    ).finally(() => this.wake(this.clock.now()));
+    ).finally(() => this.wake(this.clock.monotonic()));
   }
 
   private list(sentAt: number): void {
@@ -413,8 +413,8 @@ export class Poller implements StatusWaiter {
     const createsBefore = this.creates;
     this.o.api.listIntegrationStatuses().then(
       ({ items: live, bytes }) => {
-        this.listMs = this.clock.now() - sentAt;
-        this.listEndedAt = this.clock.now(); // the next list is spaced from here (listReadyAt)
+        this.listMs = this.clock.monotonic() - sentAt;
+        this.listEndedAt = this.clock.monotonic(); // the next list is spaced from here (listReadyAt)
         // creates registered while the list was under way are not in it
         this.listSize = live.length + (this.creates - createsBefore);
         if (live.length > 0) this.bytesPerItem = bytes / live.length;
@@ -456,12 +456,12 @@ export class Poller implements StatusWaiter {
       },
       (err: unknown) => {
         for (const w of covered) w.inFlight = false;
-        this.listBackoffUntil = this.clock.now() + LIST_BACKOFF_MS;
+        this.listBackoffUntil = this.clock.monotonic() + LIST_BACKOFF_MS;
         this.o.logger?.debug({ err: { message: (err as Error).message } }, 'status list failed; polling one by one');
       },
     ).finally(() => {
       this.listInFlight = false;
-      this.wake(this.clock.now());
+      this.wake(this.clock.monotonic());
     });
   }
 

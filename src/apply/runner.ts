@@ -61,12 +61,12 @@ class StartGate {
     const { signal, ledger, ctx, clock } = this.r;
     if (signal?.aborted) throw new NotStarted(ErrorCode.cancelled, 'aborted before it started');
     if (ledger.halted) throw new NotStarted(ErrorCode.stateWriteFailed, `not started: ${ledger.halted.message}`);
-    if (clock.now() >= ctx.poll.deadline) throw new NotStarted(ErrorCode.settleTimeout, 'the apply --timeout passed before it started');
-    this.started = clock.now();
+    if (clock.monotonic() >= ctx.poll.deadline) throw new NotStarted(ErrorCode.settleTimeout, 'the apply --timeout passed before it started');
+    this.started = clock.monotonic();
   }
 
   elapsed(): number {
-    return this.started === undefined ? 0 : this.r.clock.now() - this.started;
+    return this.started === undefined ? 0 : this.r.clock.monotonic() - this.started;
   }
 }
 

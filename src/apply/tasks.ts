@@ -99,13 +99,13 @@ class CreateIntegration implements Step {
   async write(ctx: StepContext): Promise<void> {
     if (this.fixId !== undefined) {
       await writeUpdate(ctx, this.fixId, body(this.d));
-      this.acceptedAt = ctx.poll.clock.now();
+      this.acceptedAt = ctx.poll.clock.monotonic();
       this.id = this.fixId;
       return;
     }
     // A create the service refused leaves no intent: the next run would take another's integration for it.
     const id = await writeCreate(ctx, body(this.d), () => ctx.ledger.dropIntent(this.change));
-    this.acceptedAt = ctx.poll.clock.now();
+    this.acceptedAt = ctx.poll.clock.monotonic();
     this.id = id;
     ctx.ledger.recordLive(this.change, this.d, id);
   }
@@ -133,7 +133,7 @@ class UpdateIntegration implements Step {
 
   async write(ctx: StepContext): Promise<void> {
     await writeUpdate(ctx, this.id, body(this.d));
-    this.acceptedAt = ctx.poll.clock.now();
+    this.acceptedAt = ctx.poll.clock.monotonic();
   }
 
   async settle(ctx: StepContext): Promise<void> {
@@ -171,7 +171,7 @@ class DeleteIntegration implements Step {
   async write(ctx: StepContext): Promise<void> {
     if (!this.gone) {
       this.gone = !(await writeDelete(ctx, this.id, this.payload));
-      this.acceptedAt = ctx.poll.clock.now();
+      this.acceptedAt = ctx.poll.clock.monotonic();
     }
   }
 

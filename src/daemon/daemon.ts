@@ -95,7 +95,7 @@ export class Daemon {
       onAttempt: (a) => this.afterAttempt(a),
       clock,
     });
-    this.metrics.watchWaiting(() => this.loop.snapshot().waiting, () => clock.now());
+    this.metrics.watchWaiting(() => this.loop.snapshot().waiting, () => this.loop.waitingForMs());
     this.metrics.watchReady(() => this.readiness().ready);
     opts.source.onRevision((r) => this.loop.submit(r));
   }
@@ -200,11 +200,12 @@ export class Daemon {
 
   /**
    * Stop accepting work, let the in-flight reconcile finish and notifications go out, close the endpoints: all
-   * within `graceMs` (wall time: the orchestrator's kill timer), each step getting what the one before left.
+   * within `graceMs` (real time, as the orchestrator's kill timer counts it: monotonic, never the time of day, which
+   * NTP may set forward meanwhile), each step getting what the one before left.
    */
   async stop(graceMs: number): Promise<boolean> {
-    const deadline = Date.now() + graceMs;
-    const left = (): number => Math.max(0, deadline - Date.now());
+    const deadline = performance.now() + graceMs;
+    const left = (): number => Math.max(0, deadline - performance.now());
     this.shuttingDown = true;
     await this.opts.source.stop();
     const finished = await this.loop.stop(left());

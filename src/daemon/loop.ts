@@ -108,6 +108,8 @@ export interface LoopSnapshot {
 interface Outstanding {
   revision: Revision;
   since: string;
+  /** `since` on the clock's monotonic reading: how long it has waited (a step of the time of day does not move it). */
+  sinceMono: number;
   attempts: number;
   lastError?: WaitingRevision['lastError'];
 }
@@ -207,7 +209,11 @@ export class ReconcileLoop {
     }
     this.pending = revision;
     if (!this.outstanding.has(revision.id)) {
-      this.outstanding.set(revision.id, { revision, since: revision.observedAt || new Date(this.clock.now()).toISOString(), attempts: 0 });
+      // the age the source's observedAt gives it now (the time of day, read once), then counted on the monotonic clock
+      const observed = Date.parse(revision.observedAt);
+      const age = Number.isFinite(observed) ? Math.max(0, this.clock.now() - observed) : 0;
+      const since = revision.observedAt || new Date(this.clock.now()).toISOString();
+      this.outstanding.set(revision.id, { revision, since, sinceMono: this.clock.monotonic() - age, attempts: 0 });
     }
     this.kick();
   }
@@ -232,6 +238,26 @@ export class ReconcileLoop {
 
   /** The newest revision the loop still has to apply: queued, running, or retried. */
   private waitingRevision(): WaitingRevision | undefined {
+    const w = this.waitingEntry();
+    if (!w) return undefined;
+    const [o, state] = w;
+    return {
+      revision: o.revision.id,
+      since: o.since,
+      state,
+      attempts: o.attempts,
+      ...(o.lastError ? { lastError: o.lastError } : {}),
+      ...(state === 'retrying' && this.state.nextRetryAt ? { nextTryAt: this.state.nextRetryAt } : {}),
+    };
+  }
+
+  /** How long (ms) the revision waiting to be applied has waited, on the monotonic clock; undefined when none waits. */
+  waitingForMs(): number | undefined {
+    const w = this.waitingEntry();
+    return w && Math.max(0, this.clock.monotonic() - w[0].sinceMono);
+  }
+
+  private waitingEntry(): [Outstanding, WaitingRevision['state']] | undefined {
     const candidates: Array<[Revision | undefined, WaitingRevision['state']]> = [
       [this.pending, 'queued'],
       [this.runningRevision, 'running'],
@@ -239,15 +265,7 @@ export class ReconcileLoop {
     ];
     for (const [revision, state] of candidates) {
       const o = revision && this.outstanding.get(revision.id);
-      if (!o) continue;
-      return {
-        revision: o.revision.id,
-        since: o.since,
-        state,
-        attempts: o.attempts,
-        ...(o.lastError ? { lastError: o.lastError } : {}),
-        ...(state === 'retrying' && this.state.nextRetryAt ? { nextTryAt: this.state.nextRetryAt } : {}),
-      };
+      if (o) return [o, state];
     }
     return undefined;
   }
@@ -581,9 +599,12 @@ function secretFilesUnreadable(result: ReconcileResult | undefined): boolean {
   return errors.length > 0 && errors.every((d) => d.rule === SECRET_FILE_UNREADABLE);
 }
 
-/** Whether the source saw `a` before `b` (sources publish revisions in order, each with the time it was seen). */
+/**
+ * Whether the source saw `a` before `b`: by their `order` (sources publish revisions in order), never by their
+ * observedAt, the time of day (set back by NTP between two commits, the newer one read as older and dropped).
+ */
 function seenBefore(a: Revision, b: Revision): boolean {
-  return a.observedAt !== '' && b.observedAt !== '' && a.observedAt < b.observedAt;
+  return a.order > 0 && b.order > 0 && a.order < b.order;
 }
 
 /** `Kind/name: action` of every change an attempt held back (awaiting a manual step, blocked by the plan). */

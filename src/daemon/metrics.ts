@@ -97,7 +97,7 @@ export class DaemonMetrics {
     registers: [this.registry],
   });
   /** What the two gauges below read when scraped (set by the daemon). */
-  private waiting: { probe: () => WaitingRevision | undefined; now: () => number } = { probe: () => undefined, now: Date.now };
+  private waiting: { probe: () => WaitingRevision | undefined; ageMs: () => number | undefined } = { probe: () => undefined, ageMs: () => undefined };
   readonly revisionWaiting: Gauge = new Gauge({
     name: 'govops_revision_waiting',
     help: '1 while a revision that arrived is not applied yet (queued, running, or failed and retried); see /status revision.waiting',
@@ -109,8 +109,8 @@ export class DaemonMetrics {
     help: 'Seconds since the revision waiting to be applied arrived (0 when none waits)',
     registers: [this.registry],
     collect: (): void => {
-      const w = this.waiting.probe();
-      this.revisionWaitingSeconds.set(w ? Math.max(0, (this.waiting.now() - Date.parse(w.since)) / 1000) : 0);
+      const ms = this.waiting.ageMs();
+      this.revisionWaitingSeconds.set(ms === undefined ? 0 : ms / 1000);
     },
   });
   readonly revisionWaitingAttempts: Gauge = new Gauge({
@@ -149,9 +149,12 @@ export class DaemonMetrics {
     this.readyProbe = probe;
   }
 
-  /** Read the revision waiting to be applied (and the time) at each scrape. */
-  watchWaiting(probe: () => WaitingRevision | undefined, now: () => number): void {
-    this.waiting = { probe, now };
+  /**
+   * Read the revision waiting to be applied, and how long it has waited (ms, on a monotonic clock: never the time of day
+   * against its `since`, which a step of the wall clock would move by as much), at each scrape.
+   */
+  watchWaiting(probe: () => WaitingRevision | undefined, ageMs: () => number | undefined): void {
+    this.waiting = { probe, ageMs };
   }
 
   onRequest = (e: RequestEvent): void => {

@@ -275,16 +275,16 @@ export async function startRunning(
     ...(elector ? { elector } : {}),
     ...(health ? { webhookHealth: health } : {}),
     async shutdown(graceMs) {
-      const deadline = Date.now() + graceMs;
+      const deadline = performance.now() + graceMs; // monotonic: the time of day may be set meanwhile
       const stopping = health?.stop(Math.min(graceMs, 5000));
       const finished = await daemon.stop(graceMs);
       // calls cut short by the grace may still land: the lease is then left to expire, not handed over at once;
       // and a database that answers nothing is not waited for past the grace
-      await elector?.stop({ release: finished, withinMs: Math.max(0, deadline - Date.now()) });
+      await elector?.stop({ release: finished, withinMs: Math.max(0, deadline - performance.now()) });
       await stopping;
       // A request still in flight (one the reconcile cut short by the grace was waiting for, until its own timeout)
       // is aborted when the grace is over: the process exits within it, not after the orchestrator's SIGKILL.
-      await api.close(Math.max(0, deadline - Date.now())).catch(() => undefined);
+      await api.close(Math.max(0, deadline - performance.now())).catch(() => undefined);
       return finished;
     },
   };

@@ -36,7 +36,7 @@ export interface HttpHandlers {
   onPush(verdict: Extract<HookVerdict, { ok: true }>): boolean | 'stopping';
   /** Limits of POST /hooks/git (defaults: HOOK_LIMITS). */
   hookLimits?: Partial<HookLimits>;
-  /** The clock of the rejected-notification log's throttle (default Date.now). */
+  /** The clock of the rejected-notification log's throttle, monotonic ms (default performance.now: the time of day may be set back). */
   now?: () => number;
   /** Close a connection idle this long (default IDLE_CONNECTION_MS). */
   idleConnectionMs?: number;
@@ -253,7 +253,7 @@ async function hookBody(ctx: ServerContext, req: IncomingMessage, authenticated:
  * reaches the port can send thousands a second; each used to be a line).
  */
 function logRejection(ctx: ServerContext, fields: { reason: string; status: number; remote: string | undefined }): void {
-  const now = (ctx.handlers.now ?? Date.now)();
+  const now = ctx.handlers.now ? ctx.handlers.now() : performance.now();
   const r = ctx.rejections;
   if (now - r.since < REJECTED_LOG_WINDOW_MS && r.since !== 0) {
     r.unlogged++;

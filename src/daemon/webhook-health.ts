@@ -144,7 +144,8 @@ export class WebhookHealth {
     this.clock = opts.clock ?? backgroundClock;
     this.now = () => this.clock.now();
     this.keep = Math.max(1, opts.recentFailures ?? 5);
-    if (opts.autoRetry) this.scheduler = new AutoRetryScheduler(opts.autoRetry, this.now);
+    // backoffs and the rate limit are durations: the monotonic reading (the time of day may be set back an hour)
+    if (opts.autoRetry) this.scheduler = new AutoRetryScheduler(opts.autoRetry, () => this.clock.monotonic());
     this.metrics = new WebhookHealthMetrics(opts.registry, Boolean(opts.autoRetry));
   }
 

@@ -69,7 +69,8 @@ export class AutoRetryScheduler {
 
   constructor(
     readonly policy: AutoRetryPolicy,
-    private readonly now: () => number = Date.now,
+    /** A monotonic reading in ms (backoffs, the rate limit's minute): never the time of day, which NTP may set back. */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   get size(): number {

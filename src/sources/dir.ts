@@ -14,7 +14,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from 'pino';
 import { ensureDir } from '../util/fs.js';
 import { markWorkdir } from '../util/own-files.js';
-import { WORK_DIR, type Revision, type Source, type SourceDescription, type SourceMetricsHooks } from './types.js';
+import { WORK_DIR, nextRevisionOrder, type Revision, type Source, type SourceDescription, type SourceMetricsHooks } from './types.js';
 import { digestFiles, gitSyncCommit, isHidden, readTree, writeSnapshot } from './snapshot.js';
 import { CoalescingRunner } from './serial.js';
 import { HealthTracker, type SourceHealth } from './health.js';
@@ -298,6 +298,7 @@ export class DirSource implements Source {
         display: this.opts.dir,
         origin: real,
         observedAt: new Date().toISOString(),
+        order: nextRevisionOrder(),
       };
       this.opts.logger.info({ revision: uniqueId, dir: this.opts.dir, files: set.files.size }, 'new directory revision');
       for (const cb of this.listeners) cb(this.latest);

@@ -21,7 +21,7 @@ import { Git, DEFAULT_GIT_TIMEOUT_MS } from '../util/git.js';
 import { registerSecrets } from '../util/redact.js';
 import { ensureDir } from '../util/fs.js';
 import { markWorkdir } from '../util/own-files.js';
-import { WORK_DIR, type Revision, type Source, type SourceDescription, type SourceMetricsHooks } from './types.js';
+import { WORK_DIR, nextRevisionOrder, type Revision, type Source, type SourceDescription, type SourceMetricsHooks } from './types.js';
 import { redactText, redactUrl } from './redact.js';
 import { jittered } from './timer.js';
 import { CoalescingRunner } from './serial.js';
@@ -265,6 +265,7 @@ export class GitSource implements Source {
       paths: [this.path],
       display: '',
       observedAt: new Date().toISOString(),
+      order: nextRevisionOrder(),
     };
     this.latest = revision;
     this.opts.logger.info({ revision: sha, source: this.describe() }, 'new git revision');

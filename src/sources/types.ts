@@ -21,8 +21,20 @@ export interface Revision {
    * manifests only, never secret files): the default secrets root.
    */
   origin?: string;
-  /** When the source saw it (ISO). */
+  /** When the source saw it (ISO): the time of day, shown (/status), never compared (NTP may set it back). */
   observedAt: string;
+  /**
+   * In which order this process's sources saw their revisions (`nextRevisionOrder`: later is larger, whatever the
+   * time of day does): what tells the daemon's loop which of two revisions is the newer one. 0: not known.
+   */
+  order: number;
+}
+
+let published = 0;
+
+/** The `order` of a revision a source sees now: one counter for the process, so later is always larger. */
+export function nextRevisionOrder(): number {
+  return ++published;
 }
 
 export interface SourceDescription {

@@ -128,7 +128,7 @@ export async function acquireStateLock(statePath: string, options: LockOptions =
   // Beside the file a symbolic link names: one lock whichever path to the state a writer was given.
   const file = lockPathFor(await resolveStatePath(statePath));
   const ttlMs = options.ttlMs ?? DEFAULT_LOCK_TTL_MS;
-  const deadline = Date.now() + (options.waitMs ?? 0);
+  const deadline = performance.now() + (options.waitMs ?? 0); // monotonic: the time of day may be set meanwhile
   await ensureDir(path.dirname(path.resolve(file)), STATE_DIR);
   const info: LockInfo = { pid: process.pid, hostname: os.hostname(), createdAt: new Date().toISOString(), token: randomBytes(8).toString('hex') };
   ownTokens.add(info.token);
@@ -150,7 +150,7 @@ async function acquireLoop(statePath: string, file: string, info: LockInfo, ttlM
       await breakStale(file, current.raw);
       continue;
     }
-    if (Date.now() >= deadline) {
+    if (performance.now() >= deadline) {
       throw new UserError(
         `the govops state ${statePath} is locked by ${describe(current.info)}`,
         `another govops plan/apply/run is writing it; wait for it to finish. If no such process exists, delete ${file}`,

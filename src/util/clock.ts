@@ -2,12 +2,18 @@
  * The clock of the parts that wait: the time of day and the timers that schedule polls, backoffs, retries and
  * resyncs. Production uses the system's; tests inject one they advance by hand (test/helpers/clock.ts), so what
  * they observe never depends on how busy the machine is.
+ *
+ * Two readings: `now()` is the time of day (it jumps when the system's clock is set: an NTP step, a VM resumed), for
+ * what is shown or sent (timestamps, an HTTP date's delay); `monotonic()` only moves forward, at the pace of the
+ * timers, for every duration, deadline and order (docs/decisions.md, "Time: the wall clock for timestamps only").
  */
 export type TimerHandle = { readonly id: unknown };
 
 export interface Clock {
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch: the time of day, for timestamps shown or sent (it may jump either way). */
   now(): number;
+  /** Milliseconds from an arbitrary origin that never goes back nor jumps: durations, deadlines, order. */
+  monotonic(): number;
   /** Run `fn` once after `ms`. */
   setTimeout(fn: () => void, ms: number): TimerHandle;
   clearTimeout(handle: TimerHandle): void;
@@ -16,6 +22,7 @@ export interface Clock {
 /** The system's time; a pending timer keeps the process alive (an apply waiting on a poll or a backoff). */
 export const systemClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setTimeout: (fn, ms) => ({ id: setTimeout(fn, ms) }),
   clearTimeout(handle) {
     clearTimeout(handle.id as NodeJS.Timeout);
@@ -25,6 +32,7 @@ export const systemClock: Clock = {
 /** The system's time, with timers that never keep the process alive on their own (unref'd: the daemon's loop). */
 export const backgroundClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setTimeout(fn, ms) {
     const t = setTimeout(fn, ms);
     t.unref();

@@ -1,7 +1,8 @@
 /** ServiceClient against tiny real HTTP servers: headers, ids, errors, retries, timeouts, keep-alive. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient, type RequestEvent } from '../../src/api/client.js';
-import { ApiError, TransportError } from '../../src/errors.js';
+import { ApiError, ErrorCode, TransportError, type GovopsError } from '../../src/errors.js';
+import { notProcessed } from '../../src/api/retry.js';
 import { REDACTED, registerSecrets } from '../../src/util/redact.js';
 import { deadPort, sendJson, startServer, type TestServer } from './server.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -226,6 +227,27 @@ describe('ServiceClient retries', () => {
     clock.advance(1);
     await listed;
     expect(server.seen.length).toBe(2);
+  });
+
+  it("never sleeps past a run's deadline: a retry that would start after it is not made, and the error says timed out", async () => {
+    server = await startServer((_req, res) => sendJson(res, 429, { statusCode: 429, error: 'Too Many Requests', message: 'slow down' }, { 'retry-after': '60' }));
+    const clock = new ManualClock();
+    const base = makeClient(server.url, { clock, retries: 4, retryPolicy: { ...FAST, maxRetryAfterMs: 60_000 } });
+    // an apply with 10 s left: the Retry-After (60 s) would end after it
+    const run = base.withSignal(new AbortController().signal, undefined, { clock, at: clock.monotonic() + 10_000 });
+    const err = await clock.runUntil(run.listWebhooks().catch((e: unknown) => e));
+    expect(server.seen.length).toBe(1);
+    expect(clock.dueIn()).toEqual([]);
+    expect((err as GovopsError).code).toBe(ErrorCode.settleTimeout);
+    expect((err as Error).message).toMatch(/429.*--timeout/);
+    // a create refused with 429 was not carried out: its intent can go
+    expect(notProcessed(err)).toBe(true);
+    // a backoff that ends before the deadline is waited out, as before (then the next one would not be)
+    server.seen.length = 0;
+    const short = base.withSignal(new AbortController().signal, undefined, { clock, at: clock.monotonic() + 70_000 });
+    const err2 = await clock.runUntil(short.listWebhooks().catch((e: unknown) => e));
+    expect(server.seen.length).toBe(2);
+    expect((err2 as GovopsError).code).toBe(ErrorCode.settleTimeout);
   });
 
   it('throws TransportError after retries when the connection is refused', async () => {

@@ -12,6 +12,8 @@ import {
 } from '../../src/apply/tuning.js';
 import { DEFAULT_BATCH_LIMITS } from '../../src/apply/webhook-batch.js';
 import { silentLogger } from '../../src/log.js';
+import { ServiceClient } from '../../src/api/client.js';
+import { ErrorCode } from '../../src/errors.js';
 import { configShapes } from '../../src/manifests/shapes.js';
 import { planChanges } from '../../src/plan/planner.js';
 import { newState } from '../../src/state/store.js';
@@ -101,6 +103,69 @@ describe('applyPlan', () => {
       const applied = lines.filter((l) => l.msg === 'applied');
       if (level === 'warn') expect(applied).toEqual([]);
       else expect(applied.map((l) => l.resource).sort()).toEqual(desired.map((d) => `${d.kind}/${d.name}`).sort());
+    }
+  });
+});
+
+describe('a step of the wall clock during an apply (NTP, a VM resumed)', () => {
+  // One integration to create and wait for (the sandbox's transition: 2 s of the clock's time), --timeout 60 s; the
+  // time of day is set an hour forward or back once the apply runs (its first state save: the intent of the create).
+  const applyWithStep = async (stepMs: number) => {
+    const desired = [integration('sql-step', 'sql_analytics', sqlConfig('db-step.example.com'))];
+    const state: GovopsState = { ...newState(), fingerprintKey: KEY };
+    const plan = planChanges({ shapes: SHAPES, desired, live: { integrations: [], webhooks: [] }, state, options: { prune: false, allowReplace: false } });
+    let stepped = false;
+    const started = clock.monotonic();
+    const res = await clock.runUntil(applyPlan({
+      api, plan, desired, state, logger: silentLogger(), clock,
+      tuning: { timeoutMs: 60_000, pollIntervalMs: 100, pollMaxIntervalMs: 1_000 },
+      persist: async () => {
+        if (!stepped) clock.stepWall(stepMs);
+        stepped = true;
+      },
+    }));
+    return { res, took: clock.monotonic() - started };
+  };
+
+  it('set forward, it does not end the apply --timeout at once: the integration is waited for and applied', async () => {
+    await r.close();
+    r = await rig({ clock, transitionMs: 2_000 });
+    api = trackApi(r.api, clock).api;
+    const { res } = await applyWithStep(3_600_000);
+    expect(res.outcomes.map((o) => [o.name, o.result, o.code])).toEqual([['sql-step', 'ok', undefined]]);
+    expect(res.ok).toBe(true);
+  });
+
+  it('set back, it does not stall the status polls for that long: the apply ends when the transition does', async () => {
+    await r.close();
+    r = await rig({ clock, transitionMs: 2_000 });
+    api = trackApi(r.api, clock).api;
+    const { res, took } = await applyWithStep(-3_600_000);
+    expect(res.ok).toBe(true);
+    expect(took).toBeLessThan(10_000);
+  });
+});
+
+describe('--timeout and the client\'s retries', () => {
+  it('a status poll answered 429 with Retry-After: 60 is not retried past the deadline: the apply ends at its --timeout, timed out', async () => {
+    await r.close();
+    r = await rig({ clock, transitionMs: 2_000 });
+    // the client as in production (4 retries, Retry-After honoured up to 60 s), on the test's clock
+    const client = new ServiceClient({ baseUrl: r.sandbox.url, token: r.sandbox.adminToken, logger: silentLogger(), clock, retryPolicy: { baseDelayMs: 1, maxDelayMs: 5 } });
+    r.sandbox.faults.add({ type: 'error', method: 'GET', path: '/integrations*', status: 429, retryAfter: 60 });
+    const desired = [integration('sql-slow', 'sql_analytics', sqlConfig('db-slow.example.com'))];
+    const state: GovopsState = { ...newState(), fingerprintKey: KEY };
+    const plan = planChanges({ shapes: SHAPES, desired, live: { integrations: [], webhooks: [] }, state, options: { prune: false, allowReplace: false } });
+    const started = clock.monotonic();
+    try {
+      const res = await clock.runUntil(applyPlan({
+        api: client, plan, desired, state, logger: silentLogger(), clock, persist: async () => {}, signal: new AbortController().signal,
+        tuning: { timeoutMs: 10_000, pollIntervalMs: 100, pollMaxIntervalMs: 1_000 },
+      }));
+      expect(res.outcomes.map((o) => [o.name, o.result, o.code])).toEqual([['sql-slow', 'failed', ErrorCode.settleTimeout]]);
+      expect(clock.monotonic() - started).toBeLessThanOrEqual(10_000);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -2,7 +2,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { ServiceClient } from '../../src/api/client.js';
 import { CancelledError } from '../../src/errors.js';
@@ -12,7 +12,10 @@ import { startRunning } from '../../src/daemon/run.js';
 import { Cleanup, GOVOPS_SECRET_LAKE_TOKEN, OneRevisionSource, lakehouse, runSettings, until } from './helpers.js';
 
 const cleanup = new Cleanup();
-afterEach(() => cleanup.run());
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await cleanup.run();
+});
 
 describe('Daemon.stop(grace)', () => {
   it('a reconcile that outlasts the grace leaves the notifier no extra time: the daemon stops within the grace', async () => {
@@ -39,6 +42,29 @@ describe('Daemon.stop(grace)', () => {
     expect(given).toHaveLength(1);
     // The loop used the whole grace: what is left for deliveries is (about) nothing, not another `graceMs`.
     expect(given[0]).toBeLessThan(graceMs / 4);
+  });
+
+  it('the time of day set forward during the shutdown does not use up the grace: the reconcile in flight still finishes', async () => {
+    const source = new OneRevisionSource();
+    let running = false;
+    const daemon = new Daemon({
+      source,
+      // stopped gracefully, it finishes what is in flight and saves (here: 20 ms after the stop is asked)
+      reconcile: (req) => {
+        running = true;
+        return new Promise((_ok, fail) => req.signal.addEventListener('abort', () => setTimeout(() => fail(req.signal.reason), 20), { once: true }));
+      },
+      logger: silentLogger(),
+      listen: { host: '127.0.0.1', port: 0 },
+      resyncMs: 600_000,
+      selfHeal: false,
+    });
+    await daemon.start();
+    await until(() => running, 10_000, 'reconcile running');
+    // NTP sets the time of day an hour forward while the source stops (the first step of the shutdown)
+    const realNow = Date.now.bind(Date);
+    source.stop = async () => void vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 3_600_000);
+    expect(await daemon.stop(5_000)).toBe(true);
   });
 });
 

@@ -160,7 +160,10 @@ export async function closedPort(): Promise<number> {
 /** A source that has one revision from the start, and gives another on `push`. */
 export class OneRevisionSource implements Source {
   private cb?: (r: Revision) => void;
-  private rev: Revision = { id: 'rev1', root: '/nonexistent', paths: ['.'], display: 'stub', observedAt: new Date(0).toISOString() };
+  private rev: Revision;
+  constructor(rev: Partial<Revision> = {}) {
+    this.rev = { id: 'rev1', root: '/nonexistent', paths: ['.'], display: 'stub', observedAt: new Date(0).toISOString(), order: 1, ...rev };
+  }
   describe() {
     return { type: 'dir' as const, location: '/nonexistent' };
   }

@@ -4,7 +4,7 @@
  * malformed bodies, only pushes trigger a fetch (ping answers 200), the branch filter for form-encoded
  * GitHub deliveries; and 400 (never 500) for malformed request targets.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -390,6 +390,39 @@ describe('what anyone who reaches the port gets (no echo, no idle hold, no log f
     await unsigned();
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatchObject({ status: 401, unloggedBefore: 19 });
+  });
+});
+
+describe('the rejected-notification log and the wall clock', () => {
+  it('the time of day set back an hour does not silence the log of rejected notifications for that hour', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = {
+      warn: (o: Record<string, unknown>) => void lines.push(o),
+      info: () => undefined,
+      error: () => undefined,
+    } as unknown as Parameters<typeof startHttpServer>[2];
+    // the system's clocks, as the daemon has them (no `now` given): moved by the test
+    const realNow = Date.now.bind(Date);
+    const realMono = performance.now.bind(performance);
+    let wallShift = 0;
+    let elapsed = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + wallShift);
+    vi.spyOn(performance, 'now').mockImplementation(() => realMono() + elapsed);
+    cleanup.add(async () => void vi.restoreAllMocks());
+    const http = await startHttpServer(
+      { host: '127.0.0.1', port: 0 },
+      { ready: () => ({ ready: true }), status: () => ({}), registry: new Registry(), hookSecret: SECRET, onPush: () => true },
+      logger,
+    );
+    cleanup.add(() => http.close());
+    const unsigned = () => fetch(`${http.url}/hooks/git`, { method: 'POST', body: '{}' });
+    await unsigned();
+    expect(lines).toHaveLength(1);
+    // NTP sets the time of day an hour back; a minute passes
+    wallShift = -3_600_000 + 61_000;
+    elapsed = 61_000;
+    await unsigned();
+    expect(lines).toHaveLength(2);
   });
 });
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReconcileLoop, type Attempt, type ReconcileRequest } from '../../src/daemon/loop.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
-import type { Revision } from '../../src/sources/types.js';
+import { nextRevisionOrder, type Revision } from '../../src/sources/types.js';
 import { leaderReconcileFn } from '../../src/daemon/standby.js';
 import { silentLogger } from '../../src/log.js';
 import { ErrorCode, type FailureInfo } from '../../src/errors.js';
@@ -106,7 +106,12 @@ async function rev(id: string, value: string): Promise<Revision> {
   const root = await mkdtemp(join(tmpdir(), 'govops-loop-'));
   dirs.push(root);
   await writeFile(join(root, 'value.txt'), value);
-  return { id, root, paths: ['.'], display: '', observedAt: new Date().toISOString() };
+  return { id, root, paths: ['.'], display: '', observedAt: new Date().toISOString(), order: nextRevisionOrder() };
+}
+
+/** `r` published again by its source (its folder written again, or the content back to it): seen now. */
+function again(r: Revision): Revision {
+  return { ...r, observedAt: new Date(Date.parse(r.observedAt) + 1000).toISOString(), order: nextRevisionOrder() };
 }
 
 function makeLoop(w: ReturnType<typeof world>, opts: Partial<{ resyncMs: number; selfHeal: boolean; clock: ManualClock; retryMaxMs: number; recheck: (r: Revision) => Promise<boolean> }> = {}) {
@@ -449,14 +454,37 @@ describe('ReconcileLoop', () => {
     expect(attempts.filter((a) => a.revision === 'r1')).toHaveLength(1);
   });
 
+  // The time of day set back (NTP, a VM resumed) between two commits: the later one's observedAt is the earlier.
+  it('a revision seen after the wall clock was set back is still the newer one: it replaces the revision being retried', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop } = makeLoop(w, { clock, retryMaxMs: 1000 });
+    loop.submit({ ...(await rev('r1', 'a')), observedAt: '2026-01-01T00:00:10.000Z' });
+    await loop.idle();
+    w.service.down = true;
+    loop.submit({ ...(await rev('r2', 'b')), observedAt: '2026-01-01T00:00:20.000Z' });
+    await loop.idle();
+    expect(loop.snapshot().waiting).toMatchObject({ revision: 'r2', state: 'retrying' });
+    w.service.down = false;
+    loop.submit({ ...(await rev('r3', 'c')), observedAt: '2026-01-01T00:00:05.000Z' }); // the next commit, seen after a step back
+    await loop.idle();
+    for (let i = 0; i < 5; i++) {
+      clock.advance(1000);
+      await loop.idle();
+    }
+    // the old code took r3 for older than r2 (by its time of day) and dropped it: r2 stayed in force until the next commit
+    expect(w.live.value).toBe('c');
+    expect(loop.snapshot()).toMatchObject({ lastApplied: { revision: 'r3' } });
+  });
+
   it('an older revision submitted again while a newer one is queued does not take its place', async () => {
     const w = world();
     const { loop } = makeLoop(w);
     const release = w.hold();
-    loop.submit({ ...(await rev('r1', 'a')), observedAt: '2026-01-01T00:00:01.000Z' });
-    loop.submit({ ...(await rev('r2', 'b')), observedAt: '2026-01-01T00:00:02.000Z' }); // queued while r1 runs
     const r1 = { ...(await rev('r1', 'a')), observedAt: '2026-01-01T00:00:01.000Z' };
-    loop.submit(r1); // r1 again (elected while planning it)
+    loop.submit(r1);
+    loop.submit({ ...(await rev('r2', 'b')), observedAt: '2026-01-01T00:00:02.000Z' }); // queued while r1 runs
+    loop.submit({ ...r1 }); // r1 again (elected while planning it)
     expect(loop.snapshot().pending).toBe('r2');
     release();
     await loop.idle();
@@ -707,8 +735,8 @@ describe('ReconcileLoop: a revision published again', () => {
     loop.submit(r1);
     await loop.idle();
     w.live.value = 'changed by hand';
-    // its folder was gone and is written again: the source publishes it again (a new object, a later observedAt)
-    loop.submit({ ...r1, observedAt: new Date(Date.parse(r1.observedAt) + 1000).toISOString() });
+    // its folder was gone and is written again: the source publishes it again (a new object, seen later)
+    loop.submit(again(r1));
     await loop.idle();
     expect(attempts.map((a) => `${a.revision}:${a.reason}:${a.verdict}`)).toEqual(['r1:revision:applied']);
     expect(w.live.value).toBe('changed by hand'); // drift is not put back without --self-heal
@@ -729,7 +757,7 @@ describe('ReconcileLoop: a revision published again', () => {
     await loop.idle();
     w.service.down = false;
     w.live.value = 'changed by hand';
-    loop.submit({ ...r1, observedAt: new Date(Date.parse(r1.observedAt) + 1000).toISOString() });
+    loop.submit(again(r1));
     await loop.idle();
     // no clock time passed: not the backoff's timer, the publication
     expect(attempts.map((a) => `${a.reason}:${a.apply}:${a.verdict}`)).toEqual(['revision:true:applied', 'resync:false:unreachable', 'retry:false:drift']);
@@ -746,7 +774,7 @@ describe('ReconcileLoop: a revision published again', () => {
     await loop.idle();
     expect(loop.snapshot().rejected?.revision).toBe('bad');
     // the edit undone: the content, and so the revision, is r1's again
-    loop.submit({ ...r1, observedAt: new Date(Date.parse(r1.observedAt) + 1000).toISOString() });
+    loop.submit(again(r1));
     await loop.idle();
     expect(attempts.map((a) => `${a.revision}:${a.verdict}`)).toEqual(['r1:applied', 'bad:invalid', 'r1:in-sync']);
     expect(loop.snapshot().lastAttempt).toMatchObject({ revision: 'r1', verdict: 'in-sync' }); // /status: no error shown any more
@@ -761,7 +789,7 @@ describe('ReconcileLoop: a revision published again', () => {
     const release = w.hold();
     loop.submit(await rev('r2', 'b'));
     await until(() => w.calls.length === 2);
-    loop.submit({ ...r1, observedAt: new Date(Date.now() + 1000).toISOString() });
+    loop.submit(again(r1));
     release();
     await loop.idle();
     expect(attempts.map((a) => `${a.revision}:${a.reason}:${a.verdict}`)).toEqual(['r1:revision:applied', 'r2:revision:applied', 'r1:revision:applied']);

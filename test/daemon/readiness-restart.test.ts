@@ -20,7 +20,7 @@ afterEach(() => cleanup.run());
 /** A source with one revision, handed to the daemon when it starts. */
 class OneRevision implements Source {
   private cb?: (r: Revision) => void;
-  readonly revision: Revision = { id: 'r1', root: '/nonexistent', paths: ['.'], display: '', observedAt: new Date(0).toISOString() };
+  readonly revision: Revision = { id: 'r1', root: '/nonexistent', paths: ['.'], display: '', observedAt: new Date(0).toISOString(), order: 1 };
   describe() {
     return { type: 'git' as const, location: 'https://example.com/repo.git', branch: 'main', path: '.' };
   }

@@ -289,7 +289,7 @@ describe('automatic retries', () => {
       logger,
       registry,
       intervalMs: 60_000,
-      clock: { ...backgroundClock, now: () => now },
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
       autoRetry: { maxAttempts: 2, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
       managed: async () =>
         new Map([
@@ -343,7 +343,7 @@ describe('automatic retries', () => {
       logger: silentLogger(),
       registry: new Registry(),
       intervalMs: 60_000,
-      clock: { ...backgroundClock, now: () => now },
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
       autoRetry: { maxAttempts: 5, backoffMs: 10, maxBackoffMs: 10, perMinute: 2 },
       managed: async () => new Map(hooks.map((h: any) => [String(h.id), h.name])),
     });
@@ -361,6 +361,38 @@ describe('automatic retries', () => {
   });
 });
 
+describe('automatic retries and a step of the wall clock (NTP, a VM resumed)', () => {
+  it('the time of day set back an hour neither holds a retry back for an hour nor keeps the rate limit closed', async () => {
+    w = await startWorld();
+    const [h] = await w.createHooks([hookItem(w, 'h', '/h')]);
+    w.rx.set('/h', 503);
+    // the two readings of the clock, moved by the test: the time of day and the monotonic one
+    let wall = Date.now();
+    let mono = 0;
+    const health = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => wall, monotonic: () => mono },
+      autoRetry: { maxAttempts: 5, backoffMs: 1000, maxBackoffMs: 1000, perMinute: 1 },
+      managed: async () => new Map([[String(h.id), 'h']]),
+    });
+    await health.pollOnce();
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    wall += 1000;
+    mono += 1000;
+    expect((await health.pollOnce()).retried).toBe(1);
+    wall -= 3_600_000; // set back an hour
+    wall += 60_000;
+    mono += 60_000;
+    // a minute later (backoff 1 s, one retry a minute): the next retry is due; the old code counted in the time of day
+    expect((await health.pollOnce()).retried).toBe(1);
+    expect(w.rx.hits.get('/h')).toBe(3);
+  });
+});
+
 describe('automatic retries of a webhook govops stops managing', () => {
   it('drops its pending retries: a webhook no longer in the state is not retried (it is somebody else\'s now)', async () => {
     w = await startWorld();
@@ -374,7 +406,7 @@ describe('automatic retries of a webhook govops stops managing', () => {
       logger: silentLogger(),
       registry,
       intervalMs: 60_000,
-      clock: { ...backgroundClock, now: () => now },
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
       autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
       managed: async () => managed,
     });
@@ -415,7 +447,7 @@ describe('automatic retries on a standby replica (several replicas, one leader)'
       logger,
       registry: new Registry(),
       intervalMs: 60_000,
-      clock: { ...backgroundClock, now: () => now },
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
       autoRetry: { maxAttempts: 2, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
       managed: async () => new Map([[String(hook.id), 'dead']]),
       mayWrite: () => leading,
@@ -450,7 +482,7 @@ describe('automatic retries after a restart', () => {
       logger: silentLogger(),
       registry: new Registry(),
       intervalMs: 60_000,
-      clock: { ...backgroundClock, now: () => now },
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
       autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
       managed: async () => new Map([[String(hook.id), 'dead']]),
     });
@@ -469,7 +501,7 @@ describe('automatic retries after a restart', () => {
       logger: silentLogger(),
       registry: new Registry(),
       intervalMs: 60_000,
-      clock: { ...backgroundClock, now: () => now },
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
       autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
       managed: async () => new Map([[String(fresh.id), 'fresh']]),
     });
@@ -504,7 +536,7 @@ describe('a recorded id the service gave to another webhook', () => {
       logger: silentLogger(),
       registry,
       intervalMs: 60_000,
-      clock: { ...backgroundClock, now: () => now },
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
       autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
       managed: managedWebhooksFromState(statePath),
     });

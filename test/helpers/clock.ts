@@ -6,6 +6,9 @@
  * Against real I/O (a sandbox over HTTP, files), `runUntil` drives the code under test: it lets promises and I/O
  * run, and moves time to the next timer only when nothing else is left to do but wait for one. Time moves only
  * here, so every assertion made in the clock's milliseconds holds exactly, however slow the machine.
+ *
+ * Its monotonic reading is the timers' time (what `advance` moves); `stepWall(ms)` sets the time of day alone forward
+ * or back (an NTP step, a VM resumed), as the system's clock can be, without moving timers or the monotonic reading.
  */
 import type { Clock, TimerHandle } from '../../src/util/clock.js';
 
@@ -14,6 +17,8 @@ const turn = (): Promise<void> => new Promise((ok) => setImmediate(ok));
 
 export class ManualClock implements Clock {
   private t: number;
+  /** What stepWall added to the time of day (the wall clock minus the timers' time). */
+  private wallOffset = 0;
   private seq = 0;
   private timers = new Map<number, { at: number; fn: () => void }>();
   private readonly watchers = new Set<() => void>();
@@ -24,7 +29,16 @@ export class ManualClock implements Clock {
   }
 
   now(): number {
+    return this.t + this.wallOffset;
+  }
+
+  monotonic(): number {
     return this.t;
+  }
+
+  /** Set the time of day alone `ms` forward (negative: back), as an NTP step does; timers and monotonic() stay. */
+  stepWall(ms: number): void {
+    this.wallOffset += ms;
   }
 
   setTimeout(fn: () => void, ms: number): TimerHandle {
@@ -43,7 +57,7 @@ export class ManualClock implements Clock {
     this.advanceTo(this.t + ms);
   }
 
-  /** Move time forward to `end` (epoch ms), running the timers that fall due (earliest first). */
+  /** Move time forward to `end` (the timers' time: monotonic(), epoch ms until stepWall), running the timers that fall due (earliest first). */
   advanceTo(end: number): void {
     for (;;) {
       let next: [number, { at: number; fn: () => void }] | undefined;

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { acquireStateLock, lockPathFor, withStateLock } from '../../src/state/lock.js';
 import {
@@ -186,6 +186,26 @@ describe('state lock', () => {
     const second = await acquireStateLock(file, { waitMs: 5000, pollMs: 10 });
     expect(second.info.token).not.toBe(lock.info.token);
     await second.release();
+  });
+
+  it('the time of day set back while it waits does not lengthen the wait: it gives up after waitMs', async () => {
+    const lock = await acquireStateLock(file);
+    try {
+      // NTP sets the time of day an hour back once the wait began (its first reading: the deadline)
+      const realNow = Date.now.bind(Date);
+      let readings = 0;
+      vi.spyOn(Date, 'now').mockImplementation(() => (readings++ === 0 ? realNow() : realNow() - 3_600_000));
+      const started = performance.now();
+      const outcome = await Promise.race([
+        acquireStateLock(file, { waitMs: 200, pollMs: 10 }).then((l) => l.release().then(() => 'taken'), (e: unknown) => e),
+        new Promise((ok) => setTimeout(() => ok('still waiting after 10 s'), 10_000)),
+      ]);
+      expect(outcome).toBeInstanceOf(UserError);
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      vi.restoreAllMocks();
+      await lock.release();
+    }
   });
 
   it('a lock held by another live process blocks; once that process dies the lock is stale and taken over', async () => {

@@ -375,7 +375,7 @@ export class PgState {
    */
   async acquireLock(options: LockOptions = {}): Promise<StateLock> {
     await this.ready();
-    const deadline = Date.now() + (options.waitMs ?? 0);
+    const deadline = performance.now() + (options.waitMs ?? 0); // monotonic: the time of day may be set meanwhile
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -403,7 +403,7 @@ export class PgState {
           await this.breakLock(client);
           continue;
         }
-        if (Date.now() >= deadline) {
+        if (performance.now() >= deadline) {
           const who = h ? `process ${h.pid} on ${h.hostname} (${h.command}) since ${h.since}` : 'another govops process';
           throw new UserError(`the govops state (${this.loc.display}) is locked by ${who}`, 'another govops apply/state/run is writing it; wait for it to finish (the lock ends with its connection)', {
             code: ErrorCode.stateLocked,

@@ -24,8 +24,15 @@ export function looksMasked(value: unknown): boolean {
   return typeof value === 'string' && (value === MASK || MASKED_FORM.test(value));
 }
 
-/** `key=value` pairs of a connection string that name a credential (ODBC `PWD=`, `password=`, `token=`...). */
-const CREDENTIAL_PAIR = /(?:^|[;&?\s])(?:pwd|password|passwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key)\s*=/i;
+/**
+ * `key=value` pairs of a connection string or a URL query that name a credential: a name ending in one of the words
+ * of a credential (ODBC `PWD=`, `password=`, `token=`, `access_token=`, `private_token=`, `client_secret=`,
+ * `api_key=`, `subscription-key=`, `X-Amz-Signature=`, `AccessToken=`), or one of the short names services give one
+ * (an Azure SAS `sig=`, an Azure Functions `code=`, `auth=`). The name is one run of `[A-Za-z0-9_.-]` after a
+ * separator, read once from each separator: linear in the text.
+ */
+const CREDENTIAL_PAIR =
+  /(?:^|[;&?\s])(?:[A-Za-z0-9_.-]*?(?:pwd|passw(?:or)?d|secret|token|key|signature|credentials?|authorization)|sig|code|auth)\s*=/i;
 
 /** A URL with a password in its userinfo (`https://user:password@host/`), also inside a longer string. */
 const URL_PASSWORD = /:\/\/[^/@\s:;]*:[^/@\s;]+@/;

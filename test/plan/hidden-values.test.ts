@@ -126,3 +126,49 @@ describe('a webhook whose live url carries a credential', () => {
     expect(diffWebhook(d, plain, undefined, true).changes[0]).toMatchObject({ path: 'url', sensitive: false, before: 'https://hooks.example.com/other' });
   });
 });
+
+describe('a live url or connection string carrying a credential under another common name', () => {
+  // OAuth's `access_token` (RFC 6750), GitLab's `private_token`, `client_secret`, an Azure SAS `sig`, an Azure Functions
+  // `code`, a Google API `key`, a `subscription-key`, a connection string's `AccessToken=`: each is another team's
+  // credential when a manifest of the same name matches its webhook or integration, and the preview would show it.
+  const urls = [
+    'https://hooks.example.com/x?access_token=LiveCred0001',
+    'https://hooks.example.com/x?a=1&private_token=LiveCred0002',
+    'https://hooks.example.com/x?client_secret=LiveCred0003',
+    'https://acct.blob.example.net/c?sv=2022-11-02&sr=b&sig=LiveCred0004',
+    'https://fn.example.net/api/hook?code=LiveCred0005',
+    'https://hooks.example.com/x?key=LiveCred0006',
+    'https://hooks.example.com/x?subscription-key=LiveCred0007',
+    'https://hooks.example.com/x?X-Amz-Signature=LiveCred0008',
+    'https://hooks.example.com/x?auth=LiveCred0009',
+  ];
+
+  it('a webhook url change is sensitive, without the live value', () => {
+    const d = webhook('hook', { url: 'https://hooks.example.com/mine' });
+    for (const url of urls) {
+      const r = diffWebhook(d, { ...liveWebhookOf(d, '4'), url }, undefined, true);
+      expect(r.changes, url).toEqual([{ path: 'url', sensitive: true, forcesReplace: true }]);
+      expect(JSON.stringify(r)).not.toContain('LiveCred');
+    }
+  });
+
+  it('a connectArgs change is sensitive, without the live value; export writes a reference for it', () => {
+    const literal = integration('sql', 'sql_analytics', { host: 'sql.example.com', database: 'govern', schema: 'views', username: 'svc', password: 'pw', connectArgs: 'Encrypt=yes' });
+    for (const args of ['Encrypt=yes;AccessToken=LiveCred0010', 'Encrypt=yes;Client_Secret=LiveCred0011', 'Encrypt=yes;ApiToken=LiveCred0012']) {
+      const live = liveOf(literal, '3', 'enabled', { connectArgs: args });
+      const r = diffIntegration(SHAPES, literal, live, undefined);
+      expect(r.changes, args).toEqual([{ path: 'config.connectArgs', sensitive: true, forcesReplace: false }]);
+      expect(JSON.stringify(r)).not.toContain('LiveCred');
+      const ref = (path: readonly string[]) => ({ fromEnv: `V_${path.join('_')}` });
+      const sql = exportConfig(SHAPES, 'sql_analytics', { host: 'h.example.com', database: 'd', schema: 's', username: '********', password: '********', connectArgs: args }, ref);
+      expect(sql?.connectArgs, args).toEqual({ fromEnv: 'V_connectArgs' });
+    }
+  });
+
+  it('names that merely contain such a word are values', () => {
+    const d = webhook('hook', { url: 'https://hooks.example.com/mine' });
+    for (const url of ['https://hooks.example.com/x?keyspace=a', 'https://hooks.example.com/x?tokens_left=3&codec=x&signed=yes', 'https://hooks.example.com/x?page=2']) {
+      expect(diffWebhook(d, { ...liveWebhookOf(d, '4'), url }, undefined, true).changes[0], url).toMatchObject({ path: 'url', sensitive: false, before: url });
+    }
+  });
+});

@@ -46,16 +46,38 @@ export function carriesCredential(text: string): boolean {
   return CREDENTIAL_PAIR.test(text) || URL_PASSWORD.test(text);
 }
 
+/** 16 or more letters and digits in a row: a token's run (a word, a number or a UUID's group is not one, see below). */
+const TOKEN_RUN = /[A-Za-z0-9]{16,}/g;
+
 /**
- * A URL as a note may name it: as it is, unless it carries a credential (`carriesCredential`); then without its
- * userinfo (`***@`) and its query (`?…`), the parts a credential is in. A live webhook's url is someone else's when
- * govops names it (the webhook now at a reused id): its token is not for the plan, the preview or the log.
+ * Whether a URL's path holds a token: a run of 16 or more letters and digits with both in it. A chat webhook's URL is
+ * its own credential, the token in its path (Slack's `/services/T…/B…/<token>`, Discord's `/api/webhooks/<id>/<token>`,
+ * Teams' `/IncomingWebhook/<hex>/…`, Mattermost's `/hooks/<id>`): whoever reads it can post. Words, numbers and UUIDs
+ * are not such runs.
+ */
+export function pathCarriesToken(url: string): boolean {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return false;
+  }
+  for (const run of path.match(TOKEN_RUN) ?? []) if (/[A-Za-z]/.test(run) && /[0-9]/.test(run)) return true;
+  return false;
+}
+
+/**
+ * A URL as a note may name it: as it is, unless it carries a credential (`carriesCredential`, or a token in its path:
+ * `pathCarriesToken`); then without its userinfo (`***@`), its query (`?…`) and such a path (`/…`), the parts a
+ * credential is in. A live webhook's url is someone else's when govops names it (the webhook now at a reused id): its
+ * token is not for the plan, the preview or the log.
  */
 export function urlWithoutCredential(url: string): string {
-  if (!carriesCredential(url)) return url;
+  const inPath = pathCarriesToken(url);
+  if (!inPath && !carriesCredential(url)) return url;
   try {
     const u = new URL(url);
-    return `${u.protocol}//${u.username || u.password ? '***@' : ''}${u.host}${u.pathname}${u.search ? '?…' : ''}`;
+    return `${u.protocol}//${u.username || u.password ? '***@' : ''}${u.host}${inPath ? '/…' : u.pathname}${u.search ? '?…' : ''}`;
   } catch {
     return '(a url carrying a credential, not shown)';
   }

@@ -14,7 +14,7 @@ import { webhookServiceName } from '../../service/webhook-fields.js';
 import { loadState, stateExists } from '../../state/store.js';
 import type { GovopsState, ManagedResource } from '../../state/types.js';
 import { liveWebhookIdentity } from '../../plan/stale.js';
-import { recordedWebhookIdentity, urlWithoutCredential } from '../../service/kinds.js';
+import { pathCarriesToken, recordedWebhookIdentity, urlWithoutCredential } from '../../service/kinds.js';
 import { describeStateLocation } from '../../state/location.js';
 import { parseDuration } from '../../util/duration.js';
 import { clientFromOptions, type ConnectionFlags } from '../connection.js';
@@ -319,12 +319,12 @@ export async function eventsAction(flags: ConnectionFlags, command: Command): Pr
 
 // ---- list ---------------------------------------------------------------------------------------
 
-/** A URL for a terminal: no userinfo, no query string (either may hold a credential). */
+/** A URL for a terminal: no userinfo, no query string (either may hold a credential), no path holding a token. */
 export function displayUrl(url: string): string {
   try {
     const u = new URL(url);
     const auth = u.username || u.password ? '***@' : '';
-    return cell(`${u.protocol}//${auth}${u.host}${u.pathname}${u.search ? '?…' : ''}`, 120);
+    return cell(`${u.protocol}//${auth}${u.host}${pathCarriesToken(url) ? '/…' : u.pathname}${u.search ? '?…' : ''}`, 120);
   } catch {
     return cell(url, 120);
   }

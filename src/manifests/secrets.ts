@@ -7,7 +7,7 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { SECRET_KEYS, isIntegrationType, isSensitiveKey, kindOf } from '../kinds/registry.js';
 import { isPlainObject } from '../util/object.js';
-import { MIN_SECRET_LENGTH, isOperatorCredential, registerAuthoredSecretsInForce, registerSecretsInForce } from '../util/redact.js';
+import { MIN_SECRET_LENGTH, holdsOperatorCredential, registerAuthoredSecretsInForce, registerSecretsInForce } from '../util/redact.js';
 import { copyPlain } from '../util/copy.js';
 import { isGovopsStateText } from '../util/own-files.js';
 import type { Diagnostic, LoadedManifest, Manifest, SecretRef } from './types.js';
@@ -175,9 +175,10 @@ function resolveFileRef(r: Resolution, ref: Extract<SecretRef, { fromFile: strin
       return undefined;
     }
     // A credential of govops' own run kept in the manifests' folder (a CI job's `echo "$TOKEN" > token` beside them,
-    // then `--token-file token`): the author would have it sent, as a credential, to a host of their choosing.
+    // then `--token-file token`, or an env file or a JSON credentials file holding it among other lines): the author
+    // would have it sent, as a credential, to a host of their choosing.
     const value = trimOneNewline(text);
-    if (isOperatorCredential(value) || isOperatorCredential(value.trim())) {
+    if (holdsOperatorCredential(value)) {
       report(r, p, `${where}: fromFile: ${ref.fromFile} holds one of govops' own credentials of this run (its API token, a Git token, a push or status token): manifests can never read it; refused`, 'secret-scope');
       return undefined;
     }

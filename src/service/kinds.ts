@@ -24,8 +24,15 @@ export function looksMasked(value: unknown): boolean {
   return typeof value === 'string' && (value === MASK || MASKED_FORM.test(value));
 }
 
-/** `key=value` pairs of a connection string that name a credential (ODBC `PWD=`, `password=`, `token=`...). */
-const CREDENTIAL_PAIR = /(?:^|[;&?\s])(?:pwd|password|passwd|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key)\s*=/i;
+/**
+ * `key=value` pairs of a connection string or a URL query that name a credential: a name ending in one of the words
+ * of a credential (ODBC `PWD=`, `password=`, `token=`, `access_token=`, `private_token=`, `client_secret=`,
+ * `api_key=`, `subscription-key=`, `X-Amz-Signature=`, `AccessToken=`), or one of the short names services give one
+ * (an Azure SAS `sig=`, an Azure Functions `code=`, `auth=`). The name is one run of `[A-Za-z0-9_.-]` after a
+ * separator, read once from each separator: linear in the text.
+ */
+const CREDENTIAL_PAIR =
+  /(?:^|[;&?\s])(?:[A-Za-z0-9_.-]*?(?:pwd|passw(?:or)?d|secret|token|key|signature|credentials?|authorization)|sig|code|auth)\s*=/i;
 
 /** A URL with a password in its userinfo (`https://user:password@host/`), also inside a longer string. */
 const URL_PASSWORD = /:\/\/[^/@\s:;]*:[^/@\s;]+@/;
@@ -39,16 +46,38 @@ export function carriesCredential(text: string): boolean {
   return CREDENTIAL_PAIR.test(text) || URL_PASSWORD.test(text);
 }
 
+/** 16 or more letters and digits in a row: a token's run (a word, a number or a UUID's group is not one, see below). */
+const TOKEN_RUN = /[A-Za-z0-9]{16,}/g;
+
 /**
- * A URL as a note may name it: as it is, unless it carries a credential (`carriesCredential`); then without its
- * userinfo (`***@`) and its query (`?…`), the parts a credential is in. A live webhook's url is someone else's when
- * govops names it (the webhook now at a reused id): its token is not for the plan, the preview or the log.
+ * Whether a URL's path holds a token: a run of 16 or more letters and digits with both in it. A chat webhook's URL is
+ * its own credential, the token in its path (Slack's `/services/T…/B…/<token>`, Discord's `/api/webhooks/<id>/<token>`,
+ * Teams' `/IncomingWebhook/<hex>/…`, Mattermost's `/hooks/<id>`): whoever reads it can post. Words, numbers and UUIDs
+ * are not such runs.
+ */
+export function pathCarriesToken(url: string): boolean {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return false;
+  }
+  for (const run of path.match(TOKEN_RUN) ?? []) if (/[A-Za-z]/.test(run) && /[0-9]/.test(run)) return true;
+  return false;
+}
+
+/**
+ * A URL as a note may name it: as it is, unless it carries a credential (`carriesCredential`, or a token in its path:
+ * `pathCarriesToken`); then without its userinfo (`***@`), its query (`?…`) and such a path (`/…`), the parts a
+ * credential is in. A live webhook's url is someone else's when govops names it (the webhook now at a reused id): its
+ * token is not for the plan, the preview or the log.
  */
 export function urlWithoutCredential(url: string): string {
-  if (!carriesCredential(url)) return url;
+  const inPath = pathCarriesToken(url);
+  if (!inPath && !carriesCredential(url)) return url;
   try {
     const u = new URL(url);
-    return `${u.protocol}//${u.username || u.password ? '***@' : ''}${u.host}${u.pathname}${u.search ? '?…' : ''}`;
+    return `${u.protocol}//${u.username || u.password ? '***@' : ''}${u.host}${inPath ? '/…' : u.pathname}${u.search ? '?…' : ''}`;
   } catch {
     return '(a url carrying a credential, not shown)';
   }

@@ -76,6 +76,15 @@ export class Redactor {
   }
 
   /**
+   * Whether `text` holds, anywhere in it, one of the values registered for the life of the process that is at least
+   * `minLength` long (a token among the lines of an env file, in a JSON credentials file).
+   */
+  holdsPinned(text: string, minLength: number): boolean {
+    for (const v of this.pinned) if (v.length >= minLength && text.includes(v)) return true;
+    return false;
+  }
+
+  /**
    * Register secret values resolved from manifests: in force in the current generation (see `nextGeneration`)
    * and kept until a `release` says nothing from that generation can be printed any more.
    */
@@ -225,11 +234,20 @@ export function registerSecrets(...values: Array<string | undefined | null>): vo
 }
 
 /**
- * Whether `value` is one of govops' own credentials of this run (the API token, a Git token, the push-notification
- * secret, the status token, a notification target, the state database's password): never a manifest's secret.
+ * A credential of govops' own found *inside* a text holds this many characters at least: a token, a long password.
+ * A shorter one (a database password `govops`) could be part of a manifest's own secret by chance (a user name
+ * `govops_system`): only the whole value equal to it counts then.
  */
-export function isOperatorCredential(value: string): boolean {
-  return secretRedactor.isPinned(value);
+export const HELD_CREDENTIAL_MIN_LENGTH = 16;
+
+/**
+ * Whether `text` is, or holds among other text, one of govops' own credentials of this run (the API token, a Git token,
+ * the push-notification secret, the status token, a notification target, the state database's password): never a
+ * manifest's secret. A file a CI job wrote beside the manifests is refused with the token as its whole content and with
+ * the token on one of its lines (`GOVOPS_TOKEN=…`, `{"token": "…"}`).
+ */
+export function holdsOperatorCredential(text: string): boolean {
+  return secretRedactor.isPinned(text) || secretRedactor.isPinned(text.trim()) || secretRedactor.holdsPinned(text, HELD_CREDENTIAL_MIN_LENGTH);
 }
 
 /** Register values resolved from manifests, in force for the current generation (see `Redactor.inForce`). */

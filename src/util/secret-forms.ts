@@ -10,9 +10,11 @@
  *   writes it (upper-case hex: `\u0022 \u0026 \u0027 \u002B \u003C \u003E \u0060`, and every character outside
  *   printable ASCII with the default encoder, or only the controls with `UnicodeRanges.All`); ASCII-only with
  *   upper-case hex (`\u00FC`); ASCII-only with `\/` (PHP's json_encode). Percent-encoding as RFC 3986 strictly
- *   reserves it (only `A-Z a-z 0-9 - . _ ~` kept: Python's quote, .NET's Uri.EscapeDataString, PHP's rawurlencode)
- *   in both hex cases, with `+` for a space (Go's url.QueryEscape, Python's quote_plus), and the form encoding of
- *   URLSearchParams and Java's URLEncoder (`*` kept, `~` encoded, `+` for a space). After a re-encoding only the
+ *   reserves it (only `A-Z a-z 0-9 - . _ ~` kept: Python's quote(safe=''), .NET's Uri.EscapeDataString, PHP's
+ *   rawurlencode) in both hex cases, with `/` kept too (Python's quote with its default safe='/'), with `+` for a space
+ *   (Go's url.QueryEscape, Python's quote_plus), and the form encoding of URLSearchParams and Java's URLEncoder (`*`
+ *   kept, `~` encoded, `+` for a space). A string as Python's repr() writes it (an exception's text, pydantic's
+ *   `input_value='…'`: `\\` and the quote it chose escaped, `"` not, controls as `\x1b`). After a re-encoding only the
  *   JSON nesting encodings follow (govops' outputs and the service's own JSON nest it; nothing URL-encodes it again).
  * Each form is kept once: a value without the characters an encoding rewrites adds no form for it, so a plain
  * alphanumeric value has one form and one full of special characters a few hundred.
@@ -60,6 +62,30 @@ function percentEncode(v: string, keep: RegExp, space: '%20' | '+'): string {
   return encodeURIComponent(v).replace(/[!'()*~]/g, (c) => (keep.test(c) ? c : `%${c.charCodeAt(0).toString(16).toUpperCase()}`)).replace(/%20/g, space);
 }
 
+/** Characters Python's repr() escapes (not `str.isprintable()`): the Unicode categories Other and Separator, but a space. */
+const PY_UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+const PY_SHORT: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/**
+ * A string as Python's repr() writes it, without its quotes (an exception's text, `str()` of a dict, pydantic's
+ * `input_value=`): `'` quotes unless the value holds `'` and no `"`; that quote and `\` escaped, `\t \n \r`, every
+ * other character that is not printable as `\xNN`, `\uNNNN` or `\UNNNNNNNN` (lower-case hex); the rest as it is.
+ */
+function pythonRepr(v: string): string {
+  const quote = v.includes("'") && !v.includes('"') ? '"' : "'";
+  let out = '';
+  for (const c of v) {
+    const short = PY_SHORT[c];
+    if (short !== undefined) out += short;
+    else if (c === quote) out += `\\${c}`;
+    else if (c !== ' ' && PY_UNPRINTABLE.test(c)) {
+      const cp = c.codePointAt(0)!;
+      out += cp < 0x100 ? `\\x${cp.toString(16).padStart(2, '0')}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, '0')}` : `\\U${cp.toString(16).padStart(8, '0')}`;
+    } else out += c;
+  }
+  return out;
+}
+
 /** RFC 3986 unreserved characters beyond encodeURIComponent's: only `-._~` with the alphanumerics. */
 const RFC3986_KEEP = /[~]/;
 /** URLSearchParams and Java's URLEncoder: `*-._` with the alphanumerics. */
@@ -86,6 +112,9 @@ const REENCODING: readonly Encode[] = [
   (v) => jsonEscapeAscii(v).replace(/\//g, '\\/'),
   (v) => percentEncode(v, RFC3986_KEEP, '%20'),
   (v) => lowerHex(percentEncode(v, RFC3986_KEEP, '%20')),
+  // Python's quote() with its default safe='/'
+  (v) => percentEncode(v, RFC3986_KEEP, '%20').replace(/%2F/g, '/'),
+  pythonRepr,
   (v) => percentEncode(v, RFC3986_KEEP, '+'),
   (v) => percentEncode(v, FORM_KEEP, '+'),
 ];

@@ -567,3 +567,34 @@ spec:
     expect(byEnv.stderr).not.toContain('manifest problem');
   });
 });
+
+describe('a live webhook url carrying a credential (another team\'s token in its query)', () => {
+  it('is shown without its query by webhooks list and history, in -o json as in the table', async () => {
+    w = await startWorld();
+    const TOKEN = 'OtherTeamHookToken7272';
+    const CHAT = 'aB3dE5fG7hJ9kL1mN3pQ5rS7';
+    const [hook] = await w.createHooks([
+      hookItem(w, 'theirs', `/t?access_token=${TOKEN}`),
+      hookItem(w, 'plain', '/p?page=2'),
+      // a chat webhook's url: its token is its path
+      hookItem(w, 'chat', `/services/T0AB12CD3/B0EF45GH6/${CHAT}`),
+    ]);
+    await w.fire('modelAccessRequested');
+    const listed = await jsonOf(['webhooks', 'list']);
+    const theirs = listed.find((r: any) => r.name === 'theirs');
+    expect(theirs.url).toBe(`${w.rx.url}/t?…`);
+    // a url carrying none is as the service sent it
+    expect(listed.find((r: any) => r.name === 'plain').url).toBe(`${w.rx.url}/p?page=2`);
+    const history = await jsonOf(['webhooks', 'history', 'theirs']);
+    expect(history.records.length).toBeGreaterThan(0);
+    expect(history.records[0].webhookId).toBe(String(hook.id));
+    const retried = await jsonOf(['webhooks', 'retry', history.records[0].id]);
+    expect(retried.results).toHaveLength(1);
+    for (const out of [listed, history, retried]) expect(JSON.stringify(out)).not.toContain(TOKEN);
+    expect(listed.find((r: any) => r.name === 'chat').url).toBe(`${w.rx.url}/…`);
+    const table = await govops(['webhooks', 'list']);
+    expect(table.stdout).toContain('chat');
+    expect(table.stdout + table.stderr).not.toContain(CHAT);
+    expect(JSON.stringify(listed)).not.toContain(CHAT);
+  });
+});

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { diffIntegration } from '../../src/plan/integrations.js';
-import { looksMasked } from '../../src/service/kinds.js';
+import { looksMasked, urlWithoutCredential } from '../../src/service/kinds.js';
 import { exportConfig } from '../../src/export/config.js';
 import { diffWebhook } from '../../src/plan/webhooks.js';
 import { SHAPES, integration, liveOf, liveWebhookOf, owned, planner, stateWith, webhook } from './fixtures.js';
@@ -124,5 +124,83 @@ describe('a webhook whose live url carries a credential', () => {
     expect(JSON.stringify(diffWebhook(d, withPassword, undefined, true))).not.toContain('LiveHookPass42');
     const plain = { ...liveWebhookOf(d, '4'), url: 'https://hooks.example.com/other' };
     expect(diffWebhook(d, plain, undefined, true).changes[0]).toMatchObject({ path: 'url', sensitive: false, before: 'https://hooks.example.com/other' });
+  });
+});
+
+describe('a live url or connection string carrying a credential under another common name', () => {
+  // OAuth's `access_token` (RFC 6750), GitLab's `private_token`, `client_secret`, an Azure SAS `sig`, an Azure Functions
+  // `code`, a Google API `key`, a `subscription-key`, a connection string's `AccessToken=`: each is another team's
+  // credential when a manifest of the same name matches its webhook or integration, and the preview would show it.
+  const urls = [
+    'https://hooks.example.com/x?access_token=LiveCred0001',
+    'https://hooks.example.com/x?a=1&private_token=LiveCred0002',
+    'https://hooks.example.com/x?client_secret=LiveCred0003',
+    'https://acct.blob.example.net/c?sv=2022-11-02&sr=b&sig=LiveCred0004',
+    'https://fn.example.net/api/hook?code=LiveCred0005',
+    'https://hooks.example.com/x?key=LiveCred0006',
+    'https://hooks.example.com/x?subscription-key=LiveCred0007',
+    'https://hooks.example.com/x?X-Amz-Signature=LiveCred0008',
+    'https://hooks.example.com/x?auth=LiveCred0009',
+  ];
+
+  it('a webhook url change is sensitive, without the live value', () => {
+    const d = webhook('hook', { url: 'https://hooks.example.com/mine' });
+    for (const url of urls) {
+      const r = diffWebhook(d, { ...liveWebhookOf(d, '4'), url }, undefined, true);
+      expect(r.changes, url).toEqual([{ path: 'url', sensitive: true, forcesReplace: true }]);
+      expect(JSON.stringify(r)).not.toContain('LiveCred');
+    }
+  });
+
+  it('a connectArgs change is sensitive, without the live value; export writes a reference for it', () => {
+    const literal = integration('sql', 'sql_analytics', { host: 'sql.example.com', database: 'govern', schema: 'views', username: 'svc', password: 'pw', connectArgs: 'Encrypt=yes' });
+    for (const args of ['Encrypt=yes;AccessToken=LiveCred0010', 'Encrypt=yes;Client_Secret=LiveCred0011', 'Encrypt=yes;ApiToken=LiveCred0012']) {
+      const live = liveOf(literal, '3', 'enabled', { connectArgs: args });
+      const r = diffIntegration(SHAPES, literal, live, undefined);
+      expect(r.changes, args).toEqual([{ path: 'config.connectArgs', sensitive: true, forcesReplace: false }]);
+      expect(JSON.stringify(r)).not.toContain('LiveCred');
+      const ref = (path: readonly string[]) => ({ fromEnv: `V_${path.join('_')}` });
+      const sql = exportConfig(SHAPES, 'sql_analytics', { host: 'h.example.com', database: 'd', schema: 's', username: '********', password: '********', connectArgs: args }, ref);
+      expect(sql?.connectArgs, args).toEqual({ fromEnv: 'V_connectArgs' });
+    }
+  });
+
+  it('names that merely contain such a word are values', () => {
+    const d = webhook('hook', { url: 'https://hooks.example.com/mine' });
+    for (const url of ['https://hooks.example.com/x?keyspace=a', 'https://hooks.example.com/x?tokens_left=3&codec=x&signed=yes', 'https://hooks.example.com/x?page=2']) {
+      expect(diffWebhook(d, { ...liveWebhookOf(d, '4'), url }, undefined, true).changes[0], url).toMatchObject({ path: 'url', sensitive: false, before: url });
+    }
+  });
+});
+
+describe('a live webhook url whose path is its credential (a chat webhook: Slack, Discord, Teams, Mattermost)', () => {
+  const urls = [
+    'https://hooks.slack.com/services/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',
+    'https://discord.com/api/webhooks/123456789012345678/Xy7-Zq_3aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789aBcDeFgHiJkLmNoPqRsTuVwX',
+    'https://contoso.webhook.office.com/webhookb2/1f2e3d4c-aaaa-bbbb-cccc-0123456789ab@9a8b7c6d-1111-2222-3333-444455556666/IncomingWebhook/4f1c2b3a9d8e7f6a5b4c3d2e1f0a9b8c/0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d',
+    'https://chat.example.com/hooks/x8k2m4p6q8r1t3v5w7y9z0a2b4',
+  ];
+
+  it('a url change is sensitive, without the live value; notes name it by its origin', () => {
+    const d = webhook('hook', { url: 'https://hooks.example.com/mine' });
+    for (const url of urls) {
+      const r = diffWebhook(d, { ...liveWebhookOf(d, '4'), url }, undefined, true);
+      expect(r.changes, url).toEqual([{ path: 'url', sensitive: true, forcesReplace: true }]);
+      const shown = urlWithoutCredential(url);
+      expect(shown, url).toBe(`${new URL(url).origin}/…`);
+    }
+  });
+
+  it('a path of words, numbers and ids is a path: shown', () => {
+    const d = webhook('hook', { url: 'https://hooks.example.com/mine' });
+    for (const url of [
+      'https://hooks.example.com/api/v2/notifications-2024/incoming_events',
+      'https://hooks.example.com/receivers/550e8400-e29b-41d4-a716-446655440000',
+      'https://hooks.example.com/teams/12345678901234567890/alerts',
+      'https://hooks.example.com/governancenotifications/x',
+    ]) {
+      expect(diffWebhook(d, { ...liveWebhookOf(d, '4'), url }, undefined, true).changes[0], url).toMatchObject({ path: 'url', sensitive: false, before: url });
+      expect(urlWithoutCredential(url)).toBe(url);
+    }
   });
 });

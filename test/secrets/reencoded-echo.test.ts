@@ -21,6 +21,14 @@ const dotnetJson = (v: unknown): string =>
     .replace(/\\"/g, '\\u0022')
     .replace(/[<>&'+`]|[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
 
+/** Python's str() of the parsed body (a dict): each string as repr() writes it, `'` quoted with `'` escaped (SECRET holds `"` too). */
+const pythonStr = (v: unknown): string => {
+  if (typeof v === 'string') return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (Array.isArray(v)) return `[${v.map(pythonStr).join(', ')}]`;
+  if (v && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${pythonStr(k)}: ${pythonStr(x)}`).join(', ')}}`;
+  return v === true ? 'True' : v === false ? 'False' : v === null ? 'None' : String(v);
+};
+
 describe('a service echoing the request re-encoded by another serializer', () => {
   let service: TestServer;
   let folder: ManifestFolder;
@@ -39,6 +47,8 @@ describe('a service echoing the request re-encoded by another serializer', () =>
   for (const [who, encode, written] of [
     ['Go', goJson, String.raw`\u00263-h\u003cb\u003e`],
     ['.NET', dotnetJson, String.raw`\u00263-h\u003Cb\u003E\u0027x\u002B\u0022\u00FC`],
+    // a Python service's error text: str() of the parsed request, `"` as it is and `'` escaped
+    ['Python', pythonStr, String.raw`&3-h<b>\'x+`],
   ] as const) {
     it(`${who}: the echo reaches the outputs, never the secret (text and JSON output, debug log)`, async () => {
       reencode = encode;

@@ -251,6 +251,32 @@ describe("govops' own credentials are never a secret", () => {
       await sandbox.close();
     }
   });
+
+  it('a file that holds the API token among other lines (an env file, a JSON credentials file a CI job wrote) is refused too', async () => {
+    const { startSandbox } = await import('../../src/sandbox/index.js');
+    const sandbox = await startSandbox({ port: 0, transitionMs: 10 });
+    try {
+      const d = await tmp();
+      // `env | grep ^GOVOPS_ > ci.env`, or a credentials file for another tool, in the checkout
+      await writeFile(join(d, 'ci.env'), `GOVOPS_URL=${sandbox.url}\nGOVOPS_TOKEN=${sandbox.adminToken}\n`);
+      await writeFile(join(d, 'creds.json'), JSON.stringify({ url: sandbox.url, token: sandbox.adminToken }));
+      for (const file of ['ci.env', 'creds.json']) {
+        await writeFile(join(d, 'lake.yaml'), lake(`{ fromFile: ${file} }`, 'lake', 'attacker.example.com'));
+        sandbox.clearRequests();
+        const r = await runGovops(['apply', '.'], { cwd: d, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken } });
+        expect(r.code, file).toBe(1);
+        expect(r.stdout + r.stderr, file).toMatch(new RegExp(`lake\\.yaml:\\d+:\\d+: .*${file.replace('.', '\\.')} holds one of govops' own credentials of this run`));
+        expect(sandbox.requests().filter((q) => q.method !== 'GET'), file).toEqual([]);
+      }
+      // a secret that merely shares a few characters with it is a secret
+      await writeFile(join(d, 'part.txt'), `${sandbox.adminToken.slice(0, 8)}-mine\n`);
+      await writeFile(join(d, 'lake.yaml'), lake('{ fromFile: part.txt }'));
+      const plan = await runGovops(['plan', '.'], { cwd: d, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken } });
+      expect(plan.stdout + plan.stderr).not.toMatch(/own credentials/);
+    } finally {
+      await sandbox.close();
+    }
+  });
 });
 
 describe('manifest discovery never leaves the scanned root', () => {

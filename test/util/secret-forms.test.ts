@@ -28,7 +28,19 @@ const WRITTEN: Record<string, string> = {
   queryEscape: 'a%21+b~%2A',
   // URLSearchParams, Java's URLEncoder: `*` kept, `~` encoded, + for a space
   urlSearchParams: new URLSearchParams({ p: VALUE }).toString().slice(2),
+  // Python's quote() with its default safe='/' (a path, a URL built from the value): `/` kept
+  pythonQuote: 'Tr0ub4dor%263-h%3Cb%3E%27%21%28x%29%2A~%C3%BC%2B%22q/',
+  // Python's repr() (an exception's text, str() of a dict, pydantic's input_value=): the quote it chose escaped, `"` not
+  pythonRepr: String.raw`Tr0ub4dor&3-h<b>\'!(x)*~ü+"q/`,
 };
+
+/** Values whose Python repr() differs from every JSON escape (repr('…') as Python 3.11 prints it, without the quotes). */
+const PYTHON_REPR: ReadonlyArray<[value: string, repr: string]> = [
+  ['back\\slash"quoted', String.raw`back\\slash"quoted`],
+  ['esc\x1b-del\x7f-c1\x85-zw\u200b-ls\u2028-ü😀 x', String.raw`esc\x1b-del\x7f-c1\x85-zw\u200b-ls\u2028-ü😀 x`],
+  ['bell\x07-ff\x0c-both\'"', String.raw`bell\x07-ff\x0c-both\'"`],
+  ["only'single", "only'single"],
+];
 
 describe('secretForms', () => {
   it('holds the value as Go, .NET, PHP, Python and Java write it', () => {
@@ -39,6 +51,19 @@ describe('secretForms', () => {
     }
     expect(new Set(secretForms('a! b~*')).has(WRITTEN.queryEscape!)).toBe(true);
     expect(WRITTEN.urlSearchParams).toContain('%7E'); // what URLSearchParams does to `~`, unlike encodeURIComponent
+  });
+
+  it("holds the value as Python's repr() writes it, alone and nested in JSON", () => {
+    for (const [value, repr] of PYTHON_REPR) {
+      const forms = new Set(secretForms(value));
+      expect(forms.has(repr), repr).toBe(true);
+      expect(forms.has(JSON.stringify(repr).slice(1, -1)), repr).toBe(true);
+      const r = new Redactor();
+      r.add(value);
+      expect(r.redactJsonText(JSON.stringify({ message: `1 validation error: input_value='${repr}', input_type=str` }))).toBe(
+        JSON.stringify({ message: `1 validation error: input_value='${REDACTED}', input_type=str` }),
+      );
+    }
   });
 
   it('holds each re-encoding nested in JSON, as govops outputs and log lines write it (once and twice)', () => {

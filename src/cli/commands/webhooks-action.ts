@@ -14,7 +14,7 @@ import { webhookServiceName } from '../../service/webhook-fields.js';
 import { loadState, stateExists } from '../../state/store.js';
 import type { GovopsState, ManagedResource } from '../../state/types.js';
 import { liveWebhookIdentity } from '../../plan/stale.js';
-import { recordedWebhookIdentity } from '../../service/kinds.js';
+import { pathCarriesToken, recordedWebhookIdentity, urlWithoutCredential } from '../../service/kinds.js';
 import { describeStateLocation } from '../../state/location.js';
 import { parseDuration } from '../../util/duration.js';
 import { clientFromOptions, type ConnectionFlags } from '../connection.js';
@@ -48,6 +48,15 @@ export function parseSince(flag: string, text: string, now: number): number {
 
 function json(ctx: CliContext, value: unknown): void {
   ctx.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * A history record as `-o json` prints it: as the service sent it, but for a webhook url carrying a credential (another
+ * team's token in its query, a password in its userinfo), shown without its userinfo and query as `webhooks list` shows
+ * every url (`urlWithoutCredential`).
+ */
+function shownRecord(r: WebhookHistoryRecord): WebhookHistoryRecord {
+  return typeof r.url === 'string' && urlWithoutCredential(r.url) !== r.url ? { ...r, url: urlWithoutCredential(r.url) } : r;
 }
 
 const wantsJson = (ctx: CliContext): boolean => ctx.options.output === 'json';
@@ -103,7 +112,7 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
     // those since a time (--since, cut here): then it is left out rather than shown as the total of what was asked.
     const count = match || sinceMs !== undefined ? undefined : stats.count;
     if (wantsJson(ctx)) {
-      json(ctx, { ...(count !== undefined ? { count } : {}), records });
+      json(ctx, { ...(count !== undefined ? { count } : {}), records: records.map(shownRecord) });
     } else if (records.length === 0) {
       ctx.stdout.write('No delivery records match.\n');
     } else {
@@ -245,7 +254,7 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
       ids = uniqueIds(targets);
     }
     if (flags.dryRun) {
-      if (wantsJson(ctx)) json(ctx, { dryRun: true, ids, records: selected });
+      if (wantsJson(ctx)) json(ctx, { dryRun: true, ids, records: selected.map(shownRecord) });
       else if (ids.length === 0) ctx.stdout.write('Nothing to retry.\n');
       else if (selected.length) ctx.stdout.write(`Would retry ${ids.length} deliveries:\n${recordTable(selected)}`);
       else ctx.stdout.write(`Would retry history records ${ids.join(', ')}\n`);
@@ -268,7 +277,7 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
         retried: outcomes.length,
         delivered,
         failed: outcomes.length - delivered,
-        results: outcomes.map((o) => ({ historyId: o.historyId, ok: o.ok, ...(o.record ? { record: o.record } : {}), ...(o.error ? { error: o.error.message } : {}) })),
+        results: outcomes.map((o) => ({ historyId: o.historyId, ok: o.ok, ...(o.record ? { record: shownRecord(o.record) } : {}), ...(o.error ? { error: o.error.message } : {}) })),
       });
     } else {
       ctx.stdout.write(retryTable(outcomes));
@@ -310,12 +319,12 @@ export async function eventsAction(flags: ConnectionFlags, command: Command): Pr
 
 // ---- list ---------------------------------------------------------------------------------------
 
-/** A URL for a terminal: no userinfo, no query string (either may hold a credential). */
+/** A URL for a terminal: no userinfo, no query string (either may hold a credential), no path holding a token. */
 export function displayUrl(url: string): string {
   try {
     const u = new URL(url);
     const auth = u.username || u.password ? '***@' : '';
-    return cell(`${u.protocol}//${auth}${u.host}${u.pathname}${u.search ? '?…' : ''}`, 120);
+    return cell(`${u.protocol}//${auth}${u.host}${pathCarriesToken(url) ? '/…' : u.pathname}${u.search ? '?…' : ''}`, 120);
   } catch {
     return cell(url, 120);
   }
@@ -397,7 +406,7 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
         rows.map((r) => ({
           id: r.webhook.id,
           name: r.webhook.name,
-          url: r.webhook.url,
+          url: urlWithoutCredential(r.webhook.url),
           global: r.webhook.global,
           notificationType: r.webhook.notificationType,
           createdBy: r.webhook.createdBy,

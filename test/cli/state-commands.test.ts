@@ -6,7 +6,10 @@ import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { harness, type Harness } from '../apply/harness.js';
+import { dataSourceManifest, objectStoreManifest } from '../helpers/manifests.js';
 import { newState, saveState } from '../../src/state/store.js';
 import type { ManagedResource } from '../../src/state/types.js';
 import { CLI, type CliResult } from '../helpers/cli.js';
@@ -59,3 +62,59 @@ describe('the state lock where the state folder cannot be written', () => {
   });
 });
 
+
+describe('state adopt of a data source', () => {
+  let h: Harness;
+  let theirs: { integration: string; dataSource: string };
+  beforeAll(async () => {
+    h = await harness({ transitionMs: 20 });
+    await mkdir(path.join(h.dir, 'manifests'));
+    // another team's object_store integration and its data source, made by hand
+    const post = async (route: string, body: unknown): Promise<any> => {
+      const r = await fetch(`${h.sandbox.url}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: h.sandbox.adminToken },
+        body: JSON.stringify(body),
+      });
+      expect(r.status, await r.clone().text()).toBeLessThan(300);
+      return r.json();
+    };
+    const team = await post('/integrations', {
+      type: 'object_store',
+      autoBootstrap: false,
+      config: { name: 'team-raw', cloudAccountId: '123456789012', cloudRegion: 'us-east-1', cloudLocationRole: 'arn:cloud:iam::123456789012:role/team', cloudLocationPath: 's3://shared.example.com/', authenticationType: 'auto' },
+    });
+    for (;;) {
+      const st = (await (await fetch(`${h.sandbox.url}/integrations/${team.id}/status`, { headers: { authorization: h.sandbox.adminToken } })).json()) as { status: string };
+      if (st.status === 'enabled') break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const [created] = await post('/native-s3/handler', { type: 'object_store', integrationId: Number(team.id), dataSources: [{ dataSourceName: 'events', prefix: 's3://shared.example.com/mine/events/' }] });
+    theirs = { integration: String(team.id), dataSource: String(created.dataSourceId) };
+    // the manifests: an integration of ours (not created yet) and a data source under it with the same prefix
+    await h.writeManifest('mine.yaml', objectStoreManifest('mine', 's3://shared.example.com/mine/'));
+    await h.writeManifest('events.yaml', dataSourceManifest('events', 'mine', 's3://shared.example.com/mine/events/'));
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("is refused while the state records no live id for the manifest's integration: the data source cannot be checked against it", async () => {
+    // The old code recorded another team's data source (under their integration) for DataSource/events: the next plan
+    // showed it "adopted and replaced", and an apply with --allow-replace deleted it to create ours.
+    const res = await h.govops(['state', 'adopt', 'DataSource/events', 'manifests', '--id', theirs.dataSource]);
+    expect(res.code, res.stdout).toBe(1);
+    expect(res.stderr).toContain(`Integration/mine, the integration of DataSource/events, is not recorded in .govops/state.json: data source ${theirs.dataSource} cannot be checked against it`);
+    expect(res.stderr).toMatch(/hint: record the integration first \(govops state adopt Integration\/mine --id ID, or govops apply\)/);
+    expect(existsSync(h.statePath) ? (await h.state()).resources : []).toEqual([]);
+  });
+
+  it('once the integration is recorded, a data source under another integration is refused (the check the docs name)', async () => {
+    const applied = await h.govops(['apply', 'manifests', '--only', 'Integration/mine']);
+    expect(applied.code, applied.stderr + applied.stdout).toBe(0);
+    const mineId = (await h.state()).resources.find((r) => r.name === 'mine')!.id;
+    const res = await h.govops(['state', 'adopt', 'DataSource/events', 'manifests', '--id', theirs.dataSource]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(`data source ${theirs.dataSource} is registered under integration ${theirs.integration}, the manifest's Integration/mine is id ${mineId}`);
+  });
+});

@@ -269,6 +269,11 @@ describe('a service whose history does not page (every request answers the whole
       expect(history.stdout.trim().split('\n')).toHaveLength(4); // the header and the 3 records
       expect(historyRequests()).toBe(2);
       expect(history.stderr).toMatch(/note: the read stopped after 2 pages \(6 records\): page 2 held only records already read, so the service does not page its history/);
+      // -o json says so too (on stderr, stdout stays the JSON): a job reading the JSON is told the read is incomplete
+      const json = await run(['webhooks', 'history', '--limit', '50', '-o', 'json']);
+      expect(json.code, json.stderr).toBe(0);
+      expect(JSON.parse(json.stdout).records).toHaveLength(3);
+      expect(json.stderr).toMatch(/note: the read stopped after 2 pages \(6 records\): page 2 held only records already read/);
       proxy.requests.length = 0;
       const retry = await run(['webhooks', 'retry', '--failed', 'flaky', '--dry-run', '-o', 'json']);
       expect(retry.code, retry.stderr).toBe(0);

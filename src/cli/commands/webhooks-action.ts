@@ -111,9 +111,10 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
       const more = records.length >= limit && !stats.exhausted;
       const total = count !== undefined ? ` of ${count}` : '';
       ctx.stderr.write(`${records.length}${total} record(s), newest first${more ? `; --limit ${limit * 5} shows more` : ''}\n`);
-      if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older records were not read\n`);
-      if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'records'));
     }
+    // on stderr with -o json too (as retry --failed says them): a job reading the JSON learns the read is incomplete
+    if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older records were not read\n`);
+    if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'records'));
     if (stats.undated) ctx.stderr.write(undatedNote(stats.undated));
     process.exitCode = EXIT.ok;
   } finally {

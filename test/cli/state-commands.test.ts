@@ -12,7 +12,7 @@ import { harness, type Harness } from '../apply/harness.js';
 import { dataSourceManifest, objectStoreManifest } from '../helpers/manifests.js';
 import { newState, saveState } from '../../src/state/store.js';
 import type { ManagedResource } from '../../src/state/types.js';
-import { CLI, type CliResult } from '../helpers/cli.js';
+import { CLI, runGovops, type CliResult } from '../helpers/cli.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -116,5 +116,21 @@ describe('state adopt of a data source', () => {
     const res = await h.govops(['state', 'adopt', 'DataSource/events', 'manifests', '--id', theirs.dataSource]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(`data source ${theirs.dataSource} is registered under integration ${theirs.integration}, the manifest's Integration/mine is id ${mineId}`);
+  });
+});
+
+describe('state migrate --to a folder', () => {
+  it('is refused as a folder (give the file), not as a folder that "already holds a state", nor a bare EISDIR with --force', async () => {
+    const home = await tmp();
+    await saveState(path.join(home, 'state.json'), { ...newState(), resources: [entry('lake')] });
+    await mkdir(path.join(home, 'backup'));
+    for (const force of [[], ['--force']]) {
+      const res = await runGovops(['state', 'migrate', '--state', 'state.json', '--to', 'backup', ...force], { cwd: home });
+      expect(res.code).toBe(1);
+      // the old code: "the target backup already holds a state", and with --force "EISDIR: illegal operation on a
+      // directory, rename '.../.backup.1234.0a1b2c3d4e5f.tmp' -> 'backup'"
+      expect(res.stderr).toContain('--to backup is a folder');
+      expect(res.stderr).toMatch(/hint: .*backup\/state\.json/);
+    }
   });
 });

@@ -5,7 +5,7 @@
  * compared (counts and every entry) before the command reports success.
  */
 import type { Command } from 'commander';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { ErrorCode, UserError } from '../../errors.js';
@@ -21,7 +21,13 @@ const LOCK_WAIT_MS = 10_000;
 
 function targetOf(flags: MigrateFlags, stateKey: string | undefined): string {
   checkStateLocation(flags.to, '--to');
-  if (!isPgLocation(flags.to)) return flags.to;
+  if (!isPgLocation(flags.to)) {
+    // A folder was taken for a state that exists ("already holds a state"), and with --force failed on a bare EISDIR.
+    if (statSync(flags.to, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new UserError(`--to ${flags.to} is a folder: the target is the state file itself`, `e.g. --to ${join(flags.to, 'state.json')}`);
+    }
+    return flags.to;
+  }
   const explicit = flags.toKey ?? (new URL(flags.to).hash ? undefined : stateKey);
   const to = withStateKey(flags.to, explicit);
   parsePgLocation(to); // the password goes to the redactor

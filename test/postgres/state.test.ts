@@ -358,4 +358,18 @@ describe('PostgreSQL state', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('state migrate --to the same database and key spelt another way (localhost for 127.0.0.1) is refused at once, not after 10 s of waiting for its own lock', async () => {
+    await saveState(at('self'), { ...newState(), resources: [res('s1')] });
+    const other = withStateKey(pg.url.replace('@127.0.0.1:', '@localhost:'), 'self');
+    const started = Date.now();
+    const out = await runGovops(['state', 'migrate', '--state', at('self'), '--to', other, '--force']);
+    expect(out.code).toBe(1);
+    // the old code: after 10 s, "the govops state (postgres localhost:PORT/govops key self) is locked by process PID
+    // (govops state)": this very process
+    expect(out.stderr).toContain('--to names the same state as --state');
+    expect(out.stderr).not.toContain(pg.password);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect((await loadState(at('self'))).resources.map((r) => r.name)).toEqual(['s1']);
+  }, 60_000);
 });

@@ -525,6 +525,21 @@ spec:
     expect(listed.stderr).not.toContain('adopts');
   });
 
+  it("a webhook now at an id the state recorded for another one (the service gave the id again) is unmanaged, as plan and retry --failed take it", async () => {
+    w = await startWorld();
+    const [theirs] = await w.createHooks([hookItem(w, 'theirs', '/theirs')]);
+    const file = join(dir, 'list-reused.json');
+    const now = new Date().toISOString();
+    const ours = { kind: 'Webhook', name: 'ours', id: String(theirs.id), origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: now, identity: JSON.stringify(['ours', `${w.rx.url}/ours`]) };
+    await writeFile(file, JSON.stringify({ version: 1, fingerprintKey: STATE_KEY, resources: [ours] }));
+    const rows = await jsonOf(['webhooks', 'list', '--state', file]);
+    // the old code: owner "managed", the other team's webhook taken for govops' own Webhook/ours
+    expect(rows).toEqual([expect.objectContaining({ id: String(theirs.id), name: 'theirs', owner: 'unmanaged', manifest: null })]);
+    const text = await govops(['webhooks', 'list', '--state', file]);
+    expect(text.stderr).toContain('1 webhook(s): 0 managed, 0 adopted, 1 unmanaged');
+    expect(text.stderr).toContain(`note: Webhook/ours: its recorded id ${theirs.id} is now another webhook's ("theirs"); the next plan forgets the record`);
+  });
+
   it('a state named and not found (a typo of --state) is an error, not every webhook shown unmanaged; without one, none is managed', async () => {
     w = await startWorld();
     await w.createHooks([hookItem(w, 'stranger', '/s')]);

@@ -5,6 +5,7 @@ import type { LiveWebhook, WebhookHistoryQuery, WebhookHistoryRecord } from '../
 import { DEFAULT_PAGE_SIZE, readHistory, type ReadStats } from '../../deliveries/reader.js';
 import { failedDeliveries } from '../../deliveries/records.js';
 import { cell, recordTable, retryTable, table } from '../../deliveries/render.js';
+import { printableJson } from '../../util/terminal.js';
 import { retryDeliveries, uniqueIds } from '../../deliveries/retry.js';
 import { UserError } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
@@ -355,6 +356,27 @@ function webhookManifests(list: readonly LoadedManifest[]): { manifests: Map<str
   return { manifests, byServiceName };
 }
 
+/**
+ * Who owns each live webhook by the state: the entry recorded at its id (`byId`), the manifest names whose recorded
+ * webhook is live (`held`), and the entries whose id the service has since given another webhook (`stale`).
+ */
+function ownership(state: GovopsState, live: readonly LiveWebhook[]) {
+  // An entry whose id now holds another webhook (another identity than the one recorded) is not that webhook's owner:
+  // the plan forgets the record, and retry --failed leaves the other's deliveries alone.
+  const liveById = new Map(live.map((w) => [w.id, w]));
+  const stale = state.resources.filter((r) => {
+    const now = r.kind === 'Webhook' ? liveById.get(r.id) : undefined;
+    return now !== undefined && r.identity !== undefined && recordedWebhookIdentity(r.identity) !== liveWebhookIdentity(now);
+  });
+  const entries = state.resources.filter((r) => r.kind === 'Webhook' && !stale.includes(r));
+  // the entry of each webhook id as a scan finds it, made once, not a scan of the state per webhook
+  const byId = firstBy(entries, (r) => r.id);
+  // A manifest whose recorded webhook is live is that webhook's: another live webhook that merely shares the name
+  // (another team's) is never matched to it, nor adopted by the next apply (the plan reports it as a duplicate).
+  const held = new Set(entries.filter((r) => liveById.has(r.id)).map((r) => r.name));
+  return { byId, held, stale, liveById };
+}
+
 export async function listAction(paths: string[], flags: ListFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
   const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), secretScope: secretScopeFromFlags(flags), ...stdinStream(paths) });
@@ -373,15 +395,8 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
   const api = clientFromOptions(flags, ctx.logger);
   try {
     const live = await api.listWebhooks();
-    // the entry of each webhook id as a scan finds it, made once, not a scan of the state per webhook
-    const byId = firstBy(
-      state.resources.filter((r) => r.kind === 'Webhook'),
-      (r) => r.id,
-    );
     const liveIds = new Set(live.map((w) => w.id));
-    // A manifest whose recorded webhook is live is that webhook's: another live webhook that merely shares the name
-    // (another team's) is never matched to it, nor adopted by the next apply (the plan reports it as a duplicate).
-    const held = new Set(state.resources.filter((r) => r.kind === 'Webhook' && liveIds.has(r.id)).map((r) => r.name));
+    const { byId, held, stale, liveById } = ownership(state, live);
     const rows = live
       .map((w) => {
         const recorded = byId.get(w.id);
@@ -426,6 +441,10 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
     }
     for (const r of missing) {
       ctx.stderr.write(`note: Webhook/${r.name} is in the state (id ${r.id}) but not in the service; the next apply creates it again\n`);
+    }
+    for (const r of stale) {
+      // the other webhook's name is someone else's choice: JSON-quoted, escaped for the terminal
+      ctx.stderr.write(`note: Webhook/${r.name}: its recorded id ${cell(r.id, 20)} is now another webhook's (${printableJson(liveById.get(r.id)!.name)}); the next plan forgets the record\n`);
     }
     process.exitCode = EXIT.ok;
   } finally {

@@ -538,6 +538,11 @@ spec:
     const text = await govops(['webhooks', 'list', '--state', file]);
     expect(text.stderr).toContain('1 webhook(s): 0 managed, 0 adopted, 1 unmanaged');
     expect(text.stderr).toContain(`note: Webhook/ours: its recorded id ${theirs.id} is now another webhook's ("theirs"); the next plan forgets the record`);
+    // history of NAME: not the other webhook's deliveries (the old code took its id, and its name, for Webhook/ours)
+    await w.fire('modelAccessRequested');
+    const history = await jsonOf(['webhooks', 'history', 'ours', '--state', file]);
+    expect(history.records).toEqual([]);
+    expect((await jsonOf(['webhooks', 'history', 'theirs', '--state', file])).records.length).toBeGreaterThan(0);
   });
 
   it('a state named and not found (a typo of --state) is an error, not every webhook shown unmanaged; without one, none is managed', async () => {

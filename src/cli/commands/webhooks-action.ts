@@ -60,13 +60,15 @@ const wantsJson = (ctx: CliContext): boolean => ctx.options.output === 'json';
  */
 async function webhooksNamed(api: ServiceApi, state: GovopsState, name: string): Promise<{ live: LiveWebhook[]; ids: Set<string>; names: Set<string> }> {
   const all = await api.listWebhooks();
-  const recorded = state.resources.find((r) => r.kind === 'Webhook' && r.name === name);
+  const entry = state.resources.find((r) => r.kind === 'Webhook' && r.name === name);
+  // an entry whose id the service has since given another webhook is not that webhook (managedEntries)
+  const recorded = entry && managedEntries({ ...state, resources: [entry] }, all).length === 1 ? entry : undefined;
   const names = new Set([name]);
   const held = recorded ? all.find((w) => w.id === recorded.id) : undefined;
   if (held) names.add(held.name);
   const live = all.filter((w) => names.has(w.name));
   const ids = new Set(live.map((w) => w.id));
-  if (recorded) ids.add(recorded.id);
+  if (recorded && recorded.id !== '') ids.add(recorded.id);
   return { live, ids, names };
 }
 

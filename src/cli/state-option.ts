@@ -33,9 +33,8 @@ export function resolveStateFlags(action: Command, env: NodeJS.ProcessEnv = proc
   }
   checkStateLocation(state, source === 'env' ? 'GOVOPS_STATE' : '--state');
   if (isPgLocation(state)) {
-    parsePgLocation(state); // registers the password with the redactor before any message may show the URL
     state = withStateKey(state, stateKeyFor(action, state, source === 'cli'));
-    parsePgLocation(state); // a malformed URL or key fails here
+    parsePgLocation(state); // registers the password with the redactor; a malformed URL or key fails here
   }
   action.setOptionValueWithSource('state', state, source === 'default' && state !== DEFAULT_STATE_PATH ? 'env' : source);
 }
@@ -49,9 +48,19 @@ export function resolveStateFlags(action: Command, env: NodeJS.ProcessEnv = proc
  */
 function stateKeyFor(action: Command, location: string, locationOnCommandLine: boolean): string | undefined {
   const key = (action.optsWithGlobals() as { stateKey?: string }).stateKey;
-  const fragment = new URL(location).hash;
+  let fragment: string;
+  try {
+    fragment = new URL(location).hash.slice(1);
+  } catch {
+    return key; // not a URL: parsePgLocation says so
+  }
   if (key === undefined || fragment === '') return key;
-  const written = parsePgLocation(location).key;
+  let written = fragment;
+  try {
+    written = decodeURIComponent(fragment);
+  } catch {
+    // a `%` that is no escape: the key as written
+  }
   if (written === key) return key;
   const keyOnCommandLine = action.getOptionValueSourceWithGlobals('stateKey') === 'cli';
   if (locationOnCommandLine && keyOnCommandLine) {

@@ -134,3 +134,15 @@ describe('state migrate --to a folder', () => {
     }
   });
 });
+
+describe('state migrate --to URL#key --to-key another', () => {
+  it('is refused before anything is read or locked: two keys on one command line (the --to-key won silently)', async () => {
+    const home = await tmp();
+    await saveState(path.join(home, 'state.json'), { ...newState(), resources: [entry('lake')] });
+    // no server at port 1: the old code got as far as connecting, to the key --to-key named
+    const res = await runGovops(['state', 'migrate', '--state', 'state.json', '--to', 'postgres://govops:pw-never-shown@127.0.0.1:1/govops#prod', '--to-key', 'staging'], { cwd: home });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('--to names the state key prod (#prod) and --to-key staging');
+    expect(res.stderr).not.toContain('pw-never-shown');
+  });
+});

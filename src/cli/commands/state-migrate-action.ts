@@ -28,6 +28,11 @@ function targetOf(flags: MigrateFlags, stateKey: string | undefined): string {
     }
     return flags.to;
   }
+  const written = parsePgLocation(flags.to).key; // the password goes to the redactor first; a malformed URL fails here
+  if (flags.toKey !== undefined && new URL(flags.to).hash && written !== flags.toKey) {
+    // the --to-key replaced the key written in --to without a word
+    throw new UserError(`--to names the state key ${written} (#${written}) and --to-key ${flags.toKey}: which state is meant?`, `give one: --to-key ${flags.toKey}, or the URL's #${written}`);
+  }
   const explicit = flags.toKey ?? (new URL(flags.to).hash ? undefined : stateKey);
   const to = withStateKey(flags.to, explicit);
   parsePgLocation(to); // the password goes to the redactor

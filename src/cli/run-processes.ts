@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { buildProgram } from './program.js';
+import { dropEmptyOptionVariables } from './empty-env.js';
 
 export interface RunProcess {
   pid: number;
@@ -23,7 +24,12 @@ type Env = Record<string, string | undefined>;
  * The --listen value `govops run` would use with these arguments (what follows the script path) and this
  * environment; undefined when the arguments are not a valid `run` invocation.
  */
-export function runListenFrom(args: readonly string[], env: Env): string | undefined {
+export function runListenFrom(args: readonly string[], daemonEnv: Env): string | undefined {
+  // The daemon read an empty option variable (`GOVOPS_LISTEN=`, `GOVOPS_MANUAL_STEPS=`) as unset before parsing
+  // (main.ts): so does this parse. Lent as it was, `GOVOPS_LISTEN=` gave the address '', which does not parse, and
+  // another empty value made the command line invalid: a healthy daemon was checked at the wrong address, or not found.
+  const env: Env = { ...daemonEnv };
+  dropEmptyOptionVariables(env);
   const program = buildProgram();
   let listen: string | undefined;
   const all: Command[] = [];

@@ -6,7 +6,7 @@
  */
 import { Option, type Command } from './commander.js';
 import { DEFAULT_STATE_PATH } from '../state/types.js';
-import { checkStateLocation, isPgLocation, parsePgLocation, withStateKey } from '../state/location.js';
+import { checkStateLocation, describeStateLocation, isPgLocation, parsePgLocation, withStateKey } from '../state/location.js';
 import { UserError } from '../errors.js';
 
 export function stateOption(purpose = 'govops state: a file path, or a postgres:// URL (env GOVOPS_STATE_URL)'): Option {
@@ -33,9 +33,41 @@ export function resolveStateFlags(action: Command, env: NodeJS.ProcessEnv = proc
   }
   checkStateLocation(state, source === 'env' ? 'GOVOPS_STATE' : '--state');
   if (isPgLocation(state)) {
-    const key = (action.optsWithGlobals() as { stateKey?: string }).stateKey;
-    state = withStateKey(state, key);
-    parsePgLocation(state); // registers the password with the redactor; a malformed URL fails here
+    state = withStateKey(state, stateKeyFor(action, state, source === 'cli'));
+    parsePgLocation(state); // registers the password with the redactor; a malformed URL or key fails here
   }
   action.setOptionValueWithSource('state', state, source === 'default' && state !== DEFAULT_STATE_PATH ? 'env' : source);
+}
+
+/**
+ * The state key to put in a PostgreSQL location, or undefined to keep the URL's own (`#key`, else `default`). The key
+ * written on the command line wins over one from the environment: a `#key` in `--state` over GOVOPS_STATE_KEY (a CI job
+ * sets it for all its commands; replacing the written key, `state forget` edited another deployment's state), and
+ * `--state-key` over the `#key` of GOVOPS_STATE_URL. Two different keys on the command line are refused; from the
+ * environment both, GOVOPS_STATE_KEY wins, as before.
+ */
+function stateKeyFor(action: Command, location: string, locationOnCommandLine: boolean): string | undefined {
+  const key = (action.optsWithGlobals() as { stateKey?: string }).stateKey;
+  let fragment: string;
+  try {
+    fragment = new URL(location).hash.slice(1);
+  } catch {
+    return key; // not a URL: parsePgLocation says so
+  }
+  if (key === undefined || fragment === '') return key;
+  let written = fragment;
+  try {
+    written = decodeURIComponent(fragment);
+  } catch {
+    // a `%` that is no escape: the key as written
+  }
+  if (written === key) return key;
+  const keyOnCommandLine = action.getOptionValueSourceWithGlobals('stateKey') === 'cli';
+  if (locationOnCommandLine && keyOnCommandLine) {
+    throw new UserError(
+      `--state names the state key ${written} (#${written}) and --state-key ${key}: which state is meant?`,
+      `give one: --state-key ${key}, or the URL's #${written} (${describeStateLocation(location)})`,
+    );
+  }
+  return locationOnCommandLine ? undefined : key;
 }

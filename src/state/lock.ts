@@ -136,8 +136,34 @@ export async function acquireStateLock(statePath: string, options: LockOptions =
     return await acquireLoop(statePath, file, info, ttlMs, deadline, options);
   } catch (err) {
     ownTokens.delete(info.token);
-    throw err;
+    throw lockWriteError(statePath, file, err);
   }
+}
+
+/** Why the lock file could not be written, by errno (the folder exists: ensureDir made it or said why not). */
+const LOCK_WRITE_ERRORS: Readonly<Record<string, string>> = {
+  EACCES: 'no permission to create files in it',
+  EPERM: 'no permission to create files in it',
+  EROFS: 'it is on a read-only file system',
+  ENOSPC: 'no space left on its device',
+  EDQUOT: 'the disk quota is exhausted',
+};
+
+/**
+ * A lock file that cannot be written, as a UserError naming the state and its folder. Node's error named only the
+ * lock's temporary file (`EACCES: permission denied, open '.../state.json.lock.1234.0a1b2c3d.tmp'`), without saying it
+ * was the lock, for which state, or what to do. Other errors are returned as they are.
+ */
+function lockWriteError(statePath: string, file: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const why = code === undefined ? undefined : LOCK_WRITE_ERRORS[code];
+  if (why === undefined || err instanceof UserError) return err;
+  const dir = path.dirname(path.resolve(file));
+  return new UserError(
+    `cannot take the lock of the govops state ${statePath}: its folder ${dir} cannot be written (${why}; ${code})`,
+    'govops locks a state file with a file beside it, even to read it (state list, show): run as a user who can write that folder, or give a --state (GOVOPS_STATE) in one',
+    { code: ErrorCode.io },
+  );
 }
 
 async function acquireLoop(statePath: string, file: string, info: LockInfo, ttlMs: number, deadline: number, options: LockOptions): Promise<StateLock> {

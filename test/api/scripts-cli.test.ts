@@ -91,6 +91,16 @@ describe('govops scripts', () => {
     expect(res.stdout).toBe('');
   });
 
+  it('--out - is refused before any request (it wrote the script to a file named - and nothing to stdout)', async () => {
+    sb.clearRequests();
+    const res = await runGovops(['scripts', 'analytics', '--phase', 'create', '--out', '-'], { cwd: dir, env });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('--out -:');
+    expect(res.stderr).toMatch(/hint: leave --out out: the script is printed on standard output/);
+    expect(readdirSync(dir)).not.toContain('-');
+    expect(sb.requests()).toEqual([]);
+  });
+
   it('--out that cannot be written: a clear error, exit 1, and no copy of the script left beside it', async () => {
     const out = path.join(dir, 'scripts-folder');
     mkdirSync(out);

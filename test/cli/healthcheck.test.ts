@@ -45,6 +45,16 @@ describe('runListenFrom: the --listen `govops run` would use', () => {
     expect(runListenFrom(['--version'], {})).toBeUndefined();
     expect(process.env.GOVOPS_LISTEN).toBe(before);
   });
+
+  it("reads an empty variable of the daemon's environment as unset, as the daemon did (src/cli/empty-env.ts)", () => {
+    // `GOVOPS_LISTEN=` (a template of an unset variable): the daemon listens on :8080; it was '' here, and the check
+    // failed on an address that does not parse while the daemon was healthy
+    expect(runListenFrom(['run', '--dir', 'x'], { GOVOPS_LISTEN: '' })).toBe(':8080');
+    expect(runListenFrom(['run', '--dir', 'x'], { GOVOPS_LISTEN: '  ' })).toBe(':8080');
+    // another option's empty variable made the command line invalid here: the daemon was not recognised at all
+    expect(runListenFrom(['run', '--dir', 'x', '--listen', ':9090'], { GOVOPS_MANUAL_STEPS: '' })).toBe(':9090');
+    expect(runListenFrom(['run', '--dir', 'x'], { GOVOPS_MANUAL_STEPS: '', GOVOPS_LISTEN: ':9091' })).toBe(':9091');
+  });
 });
 
 describe('healthzUrl', () => {
@@ -136,6 +146,15 @@ describe('govops healthcheck against a running daemon', () => {
     await until(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 20_000, 'daemon /healthz');
     const res = await runGovops(['healthcheck', '--pid', String(child.pid)], { env: { GOVOPS_LISTEN: undefined } });
     expect(res.stdout).toContain(`healthy: http://127.0.0.1:${port}/healthz`);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+  });
+
+  it("finds a daemon whose environment holds an empty option variable (GOVOPS_MANUAL_STEPS=), which the daemon reads as unset", async () => {
+    const port = await freePort();
+    const child = await daemon(['--listen', `127.0.0.1:${port}`], { GOVOPS_MANUAL_STEPS: '' });
+    await until(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 20_000, 'daemon /healthz');
+    const res = await runGovops(['healthcheck', '--pid', String(child.pid)], { env: { GOVOPS_LISTEN: undefined } });
+    expect(res.stdout).toContain(`healthy: http://127.0.0.1:${port}/healthz (govops run (pid ${child.pid}))`);
     expect(res.code, res.stdout + res.stderr).toBe(0);
   });
 

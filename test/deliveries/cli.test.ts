@@ -269,6 +269,11 @@ describe('a service whose history does not page (every request answers the whole
       expect(history.stdout.trim().split('\n')).toHaveLength(4); // the header and the 3 records
       expect(historyRequests()).toBe(2);
       expect(history.stderr).toMatch(/note: the read stopped after 2 pages \(6 records\): page 2 held only records already read, so the service does not page its history/);
+      // -o json says so too (on stderr, stdout stays the JSON): a job reading the JSON is told the read is incomplete
+      const json = await run(['webhooks', 'history', '--limit', '50', '-o', 'json']);
+      expect(json.code, json.stderr).toBe(0);
+      expect(JSON.parse(json.stdout).records).toHaveLength(3);
+      expect(json.stderr).toMatch(/note: the read stopped after 2 pages \(6 records\): page 2 held only records already read/);
       proxy.requests.length = 0;
       const retry = await run(['webhooks', 'retry', '--failed', 'flaky', '--dry-run', '-o', 'json']);
       expect(retry.code, retry.stderr).toBe(0);
@@ -518,6 +523,26 @@ spec:
     const listed = await govops(['webhooks', 'list', 'list-shared', '--state', state]);
     expect(listed.stderr).toContain('4 webhook(s): 1 managed, 0 adopted, 3 unmanaged (2 share the name of a manifest: the next plan refuses to match them until one is removed)');
     expect(listed.stderr).not.toContain('adopts');
+  });
+
+  it("a webhook now at an id the state recorded for another one (the service gave the id again) is unmanaged, as plan and retry --failed take it", async () => {
+    w = await startWorld();
+    const [theirs] = await w.createHooks([hookItem(w, 'theirs', '/theirs')]);
+    const file = join(dir, 'list-reused.json');
+    const now = new Date().toISOString();
+    const ours = { kind: 'Webhook', name: 'ours', id: String(theirs.id), origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: now, identity: JSON.stringify(['ours', `${w.rx.url}/ours`]) };
+    await writeFile(file, JSON.stringify({ version: 1, fingerprintKey: STATE_KEY, resources: [ours] }));
+    const rows = await jsonOf(['webhooks', 'list', '--state', file]);
+    // the old code: owner "managed", the other team's webhook taken for govops' own Webhook/ours
+    expect(rows).toEqual([expect.objectContaining({ id: String(theirs.id), name: 'theirs', owner: 'unmanaged', manifest: null })]);
+    const text = await govops(['webhooks', 'list', '--state', file]);
+    expect(text.stderr).toContain('1 webhook(s): 0 managed, 0 adopted, 1 unmanaged');
+    expect(text.stderr).toContain(`note: Webhook/ours: its recorded id ${theirs.id} is now another webhook's ("theirs"); the next plan forgets the record`);
+    // history of NAME: not the other webhook's deliveries (the old code took its id, and its name, for Webhook/ours)
+    await w.fire('modelAccessRequested');
+    const history = await jsonOf(['webhooks', 'history', 'ours', '--state', file]);
+    expect(history.records).toEqual([]);
+    expect((await jsonOf(['webhooks', 'history', 'theirs', '--state', file])).records.length).toBeGreaterThan(0);
   });
 
   it('a state named and not found (a typo of --state) is an error, not every webhook shown unmanaged; without one, none is managed', async () => {

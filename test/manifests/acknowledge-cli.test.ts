@@ -104,6 +104,21 @@ describe('govops acknowledge', () => {
     expect(skipped.stderr).toContain('skipped Integration/auto: not in the manual flow (its autoBootstrap is not false)');
   });
 
+  it('a phase already acknowledged with its token beside another is left as written (no reordered rewrite, nothing counted)', async () => {
+    const file = path.join(dir, 'lake.yaml');
+    await writeFile(file, manual('lake-c'));
+    for (const phase of ['edit', 'create']) expect((await runGovops(['acknowledge', '--phase', phase, '.'], { cwd: dir })).code).toBe(0);
+    const both = await readFile(file, 'utf8');
+    expect(both).toMatch(/govops\/manual-step: "edit:[0-9a-f]{8} create:[0-9a-f]{8}"/);
+    // the old code rewrote it as "create:… edit:…" and said it acknowledged it: each run of the other phase flipped the
+    // order back, a change to commit every time
+    const again = await runGovops(['acknowledge', '--phase', 'edit', '.'], { cwd: dir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('');
+    expect(again.stderr).toContain('0 manifest(s) acknowledged for the edit phase');
+    expect(await readFile(file, 'utf8')).toBe(both);
+  });
+
   it('a step of two scripts is acknowledged after its last: --phase initial-create (then create) and cleanup (then post-cleanup, sql_analytics) write nothing', async () => {
     const sql = manualSqlManifest('GOVOPS_SECRET_SQL_PASSWORD');
     const columnar = `apiVersion: govops/v1

@@ -358,4 +358,41 @@ describe('PostgreSQL state', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it("a #key written in --state wins over GOVOPS_STATE_KEY from the environment (a CI job's): state forget edits the state named", async () => {
+    await saveState(at('frag-a'), { ...newState(), resources: [res('shared'), res('only-a')] });
+    await saveState(at('frag-b'), { ...newState(), resources: [res('shared'), res('only-b')] });
+    const names = async (key: string) => (await loadState(at(key))).resources.map((r) => r.name).sort();
+    const env = { GOVOPS_STATE_KEY: 'frag-b' };
+    const list = await runGovops(['state', 'list', '--state', at('frag-a'), '-o', 'json'], { env });
+    expect(list.code, list.stderr).toBe(0);
+    // the old code: the environment's key replaced the one written, and frag-b was listed (and edited, below)
+    expect(JSON.parse(list.stdout).resources.map((r: { name: string }) => r.name)).toEqual(['only-a', 'shared']);
+    const forget = await runGovops(['state', 'forget', 'shared', '--state', at('frag-a')], { env });
+    expect(forget.code, forget.stderr).toBe(0);
+    expect(await names('frag-a')).toEqual(['only-a']);
+    expect(await names('frag-b')).toEqual(['only-b', 'shared']);
+    // a --state-key given on the command line still names the key of GOVOPS_STATE_URL (the documented CI use) ...
+    const fromUrlEnv = await runGovops(['state', 'list', '--state-key', 'frag-b', '-o', 'json'], { env: { GOVOPS_STATE_URL: at('frag-a') } });
+    expect(JSON.parse(fromUrlEnv.stdout).resources.map((r: { name: string }) => r.name)).toEqual(['only-b', 'shared']);
+    // ... and two keys on one command line that differ are refused, naming both
+    const both = await runGovops(['state', 'list', '--state', at('frag-a'), '--state-key', 'frag-b']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/--state names the state key frag-a \(#frag-a\) and --state-key frag-b/);
+    expect(both.stderr).not.toContain(pg.password);
+  }, 60_000);
+
+  it('state migrate --to the same database and key spelt another way (localhost for 127.0.0.1) is refused at once, not after 10 s of waiting for its own lock', async () => {
+    await saveState(at('self'), { ...newState(), resources: [res('s1')] });
+    const other = withStateKey(pg.url.replace('@127.0.0.1:', '@localhost:'), 'self');
+    const started = Date.now();
+    const out = await runGovops(['state', 'migrate', '--state', at('self'), '--to', other, '--force']);
+    expect(out.code).toBe(1);
+    // the old code: after 10 s, "the govops state (postgres localhost:PORT/govops key self) is locked by process PID
+    // (govops state)": this very process
+    expect(out.stderr).toContain('--to names the same state as --state');
+    expect(out.stderr).not.toContain(pg.password);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect((await loadState(at('self'))).resources.map((r) => r.name)).toEqual(['s1']);
+  }, 60_000);
 });

@@ -51,7 +51,10 @@ export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags,
       continue;
     }
     const token = manualStepToken(phase, type, config);
-    const kept = parseAcknowledgments(m.manifest.metadata.annotations?.[MANUAL_STEP_ANNOTATION]).filter((a) => a.phase !== phase);
+    const given = parseAcknowledgments(m.manifest.metadata.annotations?.[MANUAL_STEP_ANNOTATION]);
+    // Already acknowledged: left as written (rewritten with this phase last, the order flipped at every run of another phase)
+    if (given.some((a) => a.phase === phase && a.token === token)) continue;
+    const kept = given.filter((a) => a.phase !== phase);
     const value = acknowledgmentValue([...kept, { phase, token }]);
     const file = path.resolve(cwd, m.source.file);
     if (!byFile.has(file)) byFile.set(file, new Map());

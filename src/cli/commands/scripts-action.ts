@@ -206,6 +206,10 @@ async function assertStillRecorded(owned: ManagedResource, req: ScriptRequest, a
 
 export async function scriptsAction(name: string, paths: string[], opts: ScriptsFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
+  if (opts.out === '-') {
+    // written to a file named `-`, with nothing on stdout: `--out - | psql` ran no script
+    throw new UserError('--out -: --out names the file to write the script to', 'leave --out out: the script is printed on standard output');
+  }
   const req = { name, phase: opts.phase, paths, cwd: process.cwd(), secretScope: secretScopeFromFlags(opts), statePath: opts.state };
   // `-`: the manifests from standard input (read once, whichever load asks)
   const stream = stdinStream(paths);

@@ -218,16 +218,26 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
 }
 
 /** The state entry binding the manifest to the id, refused when the state already says otherwise. */
-function adoptedEntry(s: GovopsState, manifest: Manifest, item: LiveItem): ManagedResource {
+function adoptedEntry(s: GovopsState, manifest: Manifest, item: LiveItem, statePath: string): ManagedResource {
   const { kind } = manifest;
   const { id } = item;
   const owner = s.resources.find((r) => r.kind === kind && r.id === id);
   if (owner && owner.name !== manifest.metadata.name) {
     throw new UserError(`${kind.toLowerCase()} ${id} is already managed as ${kind}/${owner.name}`, `govops state forget ${kind}/${owner.name} first`);
   }
-  if (manifest.kind === 'DataSource' && item.dataSourceIntegrationId) {
+  if (manifest.kind === 'DataSource') {
     const parent = s.resources.find((r) => r.kind === 'Integration' && r.name === manifest.spec.integration);
-    if (parent && parent.id !== '' && parent.id !== item.dataSourceIntegrationId) {
+    // Nothing to hold the data source to without the integration's live id: another team's data source of the same
+    // prefix (under their integration) was recorded, and the next plan replaced it (deleted it, with --allow-replace).
+    if (!parent || parent.id === '') {
+      const integration = manifest.spec.integration;
+      throw new UserError(
+        `Integration/${integration}, the integration of DataSource/${manifest.metadata.name}, is not recorded in ${describeStateLocation(statePath)}` +
+          `${parent ? ' with a live id (its create has not landed yet)' : ''}: data source ${id} cannot be checked against it`,
+        `record the integration first (govops state adopt Integration/${integration} --id ID, or govops apply), then adopt the data source`,
+      );
+    }
+    if (item.dataSourceIntegrationId && parent.id !== item.dataSourceIntegrationId) {
       throw new UserError(
         `data source ${id} is registered under integration ${item.dataSourceIntegrationId}, the manifest's Integration/${parent.name} is id ${parent.id}`,
         'adopt a data source registered under the integration the manifest names',
@@ -268,7 +278,7 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
   try {
     const item = await liveItem(api, manifest, id, ctx);
     entry = await locked(flags.state, async (s) => {
-      const adopted = adoptedEntry(s, manifest, item);
+      const adopted = adoptedEntry(s, manifest, item, flags.state);
       await saveState(flags.state, putResource(s, adopted));
       return adopted;
     });

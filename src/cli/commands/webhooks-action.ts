@@ -5,6 +5,7 @@ import type { LiveWebhook, WebhookHistoryQuery, WebhookHistoryRecord } from '../
 import { DEFAULT_PAGE_SIZE, readHistory, type ReadStats } from '../../deliveries/reader.js';
 import { failedDeliveries } from '../../deliveries/records.js';
 import { cell, recordTable, retryTable, table } from '../../deliveries/render.js';
+import { printableJson } from '../../util/terminal.js';
 import { retryDeliveries, uniqueIds } from '../../deliveries/retry.js';
 import { UserError } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
@@ -68,13 +69,15 @@ const wantsJson = (ctx: CliContext): boolean => ctx.options.output === 'json';
  */
 async function webhooksNamed(api: ServiceApi, state: GovopsState, name: string): Promise<{ live: LiveWebhook[]; ids: Set<string>; names: Set<string> }> {
   const all = await api.listWebhooks();
-  const recorded = state.resources.find((r) => r.kind === 'Webhook' && r.name === name);
+  const entry = state.resources.find((r) => r.kind === 'Webhook' && r.name === name);
+  // an entry whose id the service has since given another webhook is not that webhook (managedEntries)
+  const recorded = entry && managedEntries({ ...state, resources: [entry] }, all).length === 1 ? entry : undefined;
   const names = new Set([name]);
   const held = recorded ? all.find((w) => w.id === recorded.id) : undefined;
   if (held) names.add(held.name);
   const live = all.filter((w) => names.has(w.name));
   const ids = new Set(live.map((w) => w.id));
-  if (recorded) ids.add(recorded.id);
+  if (recorded && recorded.id !== '') ids.add(recorded.id);
   return { live, ids, names };
 }
 
@@ -120,9 +123,10 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
       const more = records.length >= limit && !stats.exhausted;
       const total = count !== undefined ? ` of ${count}` : '';
       ctx.stderr.write(`${records.length}${total} record(s), newest first${more ? `; --limit ${limit * 5} shows more` : ''}\n`);
-      if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older records were not read\n`);
-      if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'records'));
     }
+    // on stderr with -o json too (as retry --failed says them): a job reading the JSON learns the read is incomplete
+    if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older records were not read\n`);
+    if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'records'));
     if (stats.undated) ctx.stderr.write(undatedNote(stats.undated));
     process.exitCode = EXIT.ok;
   } finally {
@@ -363,6 +367,27 @@ function webhookManifests(list: readonly LoadedManifest[]): { manifests: Map<str
   return { manifests, byServiceName };
 }
 
+/**
+ * Who owns each live webhook by the state: the entry recorded at its id (`byId`), the manifest names whose recorded
+ * webhook is live (`held`), and the entries whose id the service has since given another webhook (`stale`).
+ */
+function ownership(state: GovopsState, live: readonly LiveWebhook[]) {
+  // An entry whose id now holds another webhook (another identity than the one recorded) is not that webhook's owner:
+  // the plan forgets the record, and retry --failed leaves the other's deliveries alone.
+  const liveById = new Map(live.map((w) => [w.id, w]));
+  const stale = state.resources.filter((r) => {
+    const now = r.kind === 'Webhook' ? liveById.get(r.id) : undefined;
+    return now !== undefined && r.identity !== undefined && recordedWebhookIdentity(r.identity) !== liveWebhookIdentity(now);
+  });
+  const entries = state.resources.filter((r) => r.kind === 'Webhook' && !stale.includes(r));
+  // the entry of each webhook id as a scan finds it, made once, not a scan of the state per webhook
+  const byId = firstBy(entries, (r) => r.id);
+  // A manifest whose recorded webhook is live is that webhook's: another live webhook that merely shares the name
+  // (another team's) is never matched to it, nor adopted by the next apply (the plan reports it as a duplicate).
+  const held = new Set(entries.filter((r) => liveById.has(r.id)).map((r) => r.name));
+  return { byId, held, stale, liveById };
+}
+
 export async function listAction(paths: string[], flags: ListFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
   const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), secretScope: secretScopeFromFlags(flags), ...stdinStream(paths) });
@@ -381,15 +406,8 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
   const api = clientFromOptions(flags, ctx.logger);
   try {
     const live = await api.listWebhooks();
-    // the entry of each webhook id as a scan finds it, made once, not a scan of the state per webhook
-    const byId = firstBy(
-      state.resources.filter((r) => r.kind === 'Webhook'),
-      (r) => r.id,
-    );
     const liveIds = new Set(live.map((w) => w.id));
-    // A manifest whose recorded webhook is live is that webhook's: another live webhook that merely shares the name
-    // (another team's) is never matched to it, nor adopted by the next apply (the plan reports it as a duplicate).
-    const held = new Set(state.resources.filter((r) => r.kind === 'Webhook' && liveIds.has(r.id)).map((r) => r.name));
+    const { byId, held, stale, liveById } = ownership(state, live);
     const rows = live
       .map((w) => {
         const recorded = byId.get(w.id);
@@ -434,6 +452,10 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
     }
     for (const r of missing) {
       ctx.stderr.write(`note: Webhook/${r.name} is in the state (id ${r.id}) but not in the service; the next apply creates it again\n`);
+    }
+    for (const r of stale) {
+      // the other webhook's name is someone else's choice: JSON-quoted, escaped for the terminal
+      ctx.stderr.write(`note: Webhook/${r.name}: its recorded id ${cell(r.id, 20)} is now another webhook's (${printableJson(liveById.get(r.id)!.name)}); the next plan forgets the record\n`);
     }
     process.exitCode = EXIT.ok;
   } finally {

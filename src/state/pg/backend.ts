@@ -354,6 +354,14 @@ export class PgState {
     return this.withClient(async (c) => Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${SCHEMA}.resources WHERE key = $1`, [this.loc.key])).rows[0]!.n));
   }
 
+  /**
+   * The token of the row naming who holds the key's lock now, if anyone does. A lock this process took through another
+   * spelling of the same database's URL (`localhost` for `127.0.0.1`) has the token that lock returned.
+   */
+  async lockToken(): Promise<string | undefined> {
+    return this.withClient(async (c) => (await c.query<{ token: string }>(`SELECT token FROM ${SCHEMA}.lock_holders WHERE key = $1`, [this.loc.key])).rows[0]?.token);
+  }
+
   private async holder(c: Queryable): Promise<PgLockHolder | undefined> {
     const r = await c.query<{ holder: PgLockHolder }>(`SELECT holder FROM ${SCHEMA}.lock_holders WHERE key = $1`, [this.loc.key]);
     return r.rows[0]?.holder;

@@ -1,0 +1,148 @@
+/**
+ * `govops state list|show|forget|adopt|migrate` as an operator meets them: the real CLI on real state files (the
+ * PostgreSQL backend's cases are in test/postgres/state.test.ts, the sandbox flows in test/operator/controls.test.ts).
+ */
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { harness, type Harness } from '../apply/harness.js';
+import { dataSourceManifest, objectStoreManifest } from '../helpers/manifests.js';
+import { newState, saveState } from '../../src/state/store.js';
+import type { ManagedResource } from '../../src/state/types.js';
+import { CLI, runGovops, type CliResult } from '../helpers/cli.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) {
+    await chmod(d, 0o755).catch(() => undefined);
+    await rm(d, { recursive: true, force: true });
+  }
+});
+
+async function tmp(): Promise<string> {
+  const d = await mkdtemp(path.join(os.tmpdir(), 'govops-state-cli-'));
+  dirs.push(d);
+  return d;
+}
+
+function entry(name: string, extra: Partial<ManagedResource> = {}): ManagedResource {
+  return { kind: 'Integration', name, id: '7', type: 'lakehouse', origin: 'created', specHash: 'h', secretFingerprints: {}, updatedAt: new Date(0).toISOString(), ...extra };
+}
+
+/** The CLI as a user who cannot write `dir` (as root: as nobody, who root's permissions do not cover). */
+function asReader(args: string[], cwd: string): Promise<CliResult> {
+  const root = process.getuid?.() === 0;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, ...(root ? { uid: 65534, gid: 65534 } : {}) }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('the state lock where the state folder cannot be written', () => {
+  it('is an error naming the state and its folder, with what to do; not a bare EACCES on a temporary file', async () => {
+    const home = await tmp();
+    await chmod(home, 0o755);
+    const ro = path.join(home, 'ro');
+    await mkdir(ro);
+    const file = path.join(ro, 'state.json');
+    await saveState(file, { ...newState(), resources: [entry('lake')] });
+    await chmod(file, 0o644);
+    await chmod(ro, 0o555);
+    const res = await asReader(['state', 'list', '--state', file], home);
+    expect(res.code).toBe(1);
+    // the old code: "error: EACCES: permission denied, open '.../state.json.lock.1234.0a1b2c3d.tmp'"
+    expect(res.stderr).not.toMatch(/\.tmp'/);
+    expect(res.stderr).toContain(`cannot take the lock of the govops state ${file}`);
+    expect(res.stderr).toContain(ro);
+    expect(res.stderr).toMatch(/hint: .*--state/);
+  });
+});
+
+
+describe('state adopt of a data source', () => {
+  let h: Harness;
+  let theirs: { integration: string; dataSource: string };
+  beforeAll(async () => {
+    h = await harness({ transitionMs: 20 });
+    await mkdir(path.join(h.dir, 'manifests'));
+    // another team's object_store integration and its data source, made by hand
+    const post = async (route: string, body: unknown): Promise<any> => {
+      const r = await fetch(`${h.sandbox.url}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: h.sandbox.adminToken },
+        body: JSON.stringify(body),
+      });
+      expect(r.status, await r.clone().text()).toBeLessThan(300);
+      return r.json();
+    };
+    const team = await post('/integrations', {
+      type: 'object_store',
+      autoBootstrap: false,
+      config: { name: 'team-raw', cloudAccountId: '123456789012', cloudRegion: 'us-east-1', cloudLocationRole: 'arn:cloud:iam::123456789012:role/team', cloudLocationPath: 's3://shared.example.com/', authenticationType: 'auto' },
+    });
+    for (;;) {
+      const st = (await (await fetch(`${h.sandbox.url}/integrations/${team.id}/status`, { headers: { authorization: h.sandbox.adminToken } })).json()) as { status: string };
+      if (st.status === 'enabled') break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const [created] = await post('/native-s3/handler', { type: 'object_store', integrationId: Number(team.id), dataSources: [{ dataSourceName: 'events', prefix: 's3://shared.example.com/mine/events/' }] });
+    theirs = { integration: String(team.id), dataSource: String(created.dataSourceId) };
+    // the manifests: an integration of ours (not created yet) and a data source under it with the same prefix
+    await h.writeManifest('mine.yaml', objectStoreManifest('mine', 's3://shared.example.com/mine/'));
+    await h.writeManifest('events.yaml', dataSourceManifest('events', 'mine', 's3://shared.example.com/mine/events/'));
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("is refused while the state records no live id for the manifest's integration: the data source cannot be checked against it", async () => {
+    // The old code recorded another team's data source (under their integration) for DataSource/events: the next plan
+    // showed it "adopted and replaced", and an apply with --allow-replace deleted it to create ours.
+    const res = await h.govops(['state', 'adopt', 'DataSource/events', 'manifests', '--id', theirs.dataSource]);
+    expect(res.code, res.stdout).toBe(1);
+    expect(res.stderr).toContain(`Integration/mine, the integration of DataSource/events, is not recorded in .govops/state.json: data source ${theirs.dataSource} cannot be checked against it`);
+    expect(res.stderr).toMatch(/hint: record the integration first \(govops state adopt Integration\/mine --id ID, or govops apply\)/);
+    expect(existsSync(h.statePath) ? (await h.state()).resources : []).toEqual([]);
+  });
+
+  it('once the integration is recorded, a data source under another integration is refused (the check the docs name)', async () => {
+    const applied = await h.govops(['apply', 'manifests', '--only', 'Integration/mine']);
+    expect(applied.code, applied.stderr + applied.stdout).toBe(0);
+    const mineId = (await h.state()).resources.find((r) => r.name === 'mine')!.id;
+    const res = await h.govops(['state', 'adopt', 'DataSource/events', 'manifests', '--id', theirs.dataSource]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(`data source ${theirs.dataSource} is registered under integration ${theirs.integration}, the manifest's Integration/mine is id ${mineId}`);
+  });
+});
+
+describe('state migrate --to a folder', () => {
+  it('is refused as a folder (give the file), not as a folder that "already holds a state", nor a bare EISDIR with --force', async () => {
+    const home = await tmp();
+    await saveState(path.join(home, 'state.json'), { ...newState(), resources: [entry('lake')] });
+    await mkdir(path.join(home, 'backup'));
+    for (const force of [[], ['--force']]) {
+      const res = await runGovops(['state', 'migrate', '--state', 'state.json', '--to', 'backup', ...force], { cwd: home });
+      expect(res.code).toBe(1);
+      // the old code: "the target backup already holds a state", and with --force "EISDIR: illegal operation on a
+      // directory, rename '.../.backup.1234.0a1b2c3d4e5f.tmp' -> 'backup'"
+      expect(res.stderr).toContain('--to backup is a folder');
+      expect(res.stderr).toMatch(/hint: .*backup\/state\.json/);
+    }
+  });
+});
+
+describe('state migrate --to URL#key --to-key another', () => {
+  it('is refused before anything is read or locked: two keys on one command line (the --to-key won silently)', async () => {
+    const home = await tmp();
+    await saveState(path.join(home, 'state.json'), { ...newState(), resources: [entry('lake')] });
+    // no server at port 1: the old code got as far as connecting, to the key --to-key named
+    const res = await runGovops(['state', 'migrate', '--state', 'state.json', '--to', 'postgres://govops:pw-never-shown@127.0.0.1:1/govops#prod', '--to-key', 'staging'], { cwd: home });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('--to names the state key prod (#prod) and --to-key staging');
+    expect(res.stderr).not.toContain('pw-never-shown');
+  });
+});

@@ -69,7 +69,8 @@ describe('Daemon.stop(grace)', () => {
 });
 
 /** `govops run` (in process) watching one manifest, against a service that takes connections and never answers. */
-async function againstSilentService(): Promise<{ running: Awaited<ReturnType<typeof startRunning>>; sockets: Set<Socket> }> {
+/** A service on 127.0.0.1 that takes connections and never answers; the sockets it holds (closed at cleanup). */
+async function silentService(): Promise<{ port: number; sockets: Set<Socket> }> {
   const sockets = new Set<Socket>();
   const service = createServer((s) => {
     sockets.add(s);
@@ -80,7 +81,11 @@ async function againstSilentService(): Promise<{ running: Awaited<ReturnType<typ
     for (const s of sockets) s.destroy();
     return new Promise((r) => service.close(r));
   });
-  const { port } = service.address() as AddressInfo;
+  return { port: (service.address() as AddressInfo).port, sockets };
+}
+
+async function againstSilentService(): Promise<{ running: Awaited<ReturnType<typeof startRunning>>; sockets: Set<Socket> }> {
+  const { port, sockets } = await silentService();
   const home = await cleanup.tmp('govops-grace-');
   await mkdir(join(home, 'm'));
   await writeFile(join(home, 'm', 'lake.yaml'), lakehouse('lake', '/sql/1'));
@@ -112,17 +117,8 @@ describe('govops run shutdown(grace)', () => {
   });
 
   it("the service client's close(withinMs) aborts a request still in flight then (CancelledError)", async () => {
-    const sockets = new Set<Socket>();
-    const service = createServer((s) => {
-      sockets.add(s);
-      s.on('data', () => undefined);
-    });
-    await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
-    cleanup.add(() => {
-      for (const s of sockets) s.destroy();
-      return new Promise((r) => service.close(r));
-    });
-    const client = new ServiceClient({ baseUrl: `http://127.0.0.1:${(service.address() as AddressInfo).port}`, token: 't', timeoutMs: 20_000, retries: 0 });
+    const { port, sockets } = await silentService();
+    const client = new ServiceClient({ baseUrl: `http://127.0.0.1:${port}`, token: 't', timeoutMs: 20_000, retries: 0 });
     const call = client.listIntegrations().then(() => undefined, (err: unknown) => err);
     await until(() => sockets.size > 0, 10_000, 'the request sent');
     const t0 = Date.now();

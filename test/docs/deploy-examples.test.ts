@@ -5,34 +5,20 @@
  * non-root user with a read-only root filesystem and a writable /tmp, as the page says. The schemas of the objects
  * are checked apart (test/daemon/kubernetes-schema.test.ts, kubernetes-ha.test.ts).
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { buildProgram } from '../../src/cli/program.js';
+import { join } from 'node:path';
 import { parseDuration } from '../../src/util/duration.js';
+import { read, sources } from './repo-files.js';
 
 type Obj = Record<string, any>;
-const ROOT = new URL('../../', import.meta.url).pathname;
-const read = (p: string): string => readFileSync(join(ROOT, p), 'utf8');
 const load = (dir: string): Obj[] => {
   const k = parseAllDocuments(read(`${dir}/kustomization.yaml`), { version: '1.1' })[0]!.toJS() as Obj;
   return (k.resources as string[]).flatMap((f) => parseAllDocuments(read(`${dir}/${f}`), { version: '1.1' }).map((d) => d.toJS() as Obj));
 };
 
-function srcText(): string {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith('.ts')) out.push(readFileSync(p, 'utf8'));
-    }
-  };
-  walk(join(ROOT, 'src'));
-  return out.join('\n');
-}
-const SRC = srcText();
+const SRC = sources('src').join('\n');
 
 const dockerfile = read('Dockerfile');
 const imageUser = /^USER (\d+):(\d+)$/m.exec(dockerfile);

@@ -5,28 +5,10 @@
  * (src/cli/program.ts), the metric registrations and the sources, read as text: a flag, a default, a variable or a
  * metric renamed on one side and not the other fails.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-
-const ROOT = new URL('../../', import.meta.url).pathname;
-const read = (p: string): string => readFileSync(join(ROOT, p), 'utf8');
-
-/** Every .ts file under a folder of the repository, as text. */
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (p.endsWith('.ts')) out.push(readFileSync(p, 'utf8'));
-    }
-  };
-  walk(join(ROOT, dir));
-  return out;
-}
+import { read, sources } from './repo-files.js';
 
 const program = buildProgram();
 

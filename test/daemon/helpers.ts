@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTcpServer } from 'node:net';
+import { Writable } from 'node:stream';
 import type { RunSettings } from '../../src/daemon/run.js';
 import type { Revision, Source } from '../../src/sources/types.js';
 import { CLI } from '../helpers/cli.js';
@@ -197,4 +198,16 @@ export async function unreachableStateSettings(home: string, overrides: Partial<
   await writeFile(join(home, 'm', 'empty.yaml'), '');
   const port = await closedPort();
   return runSettings(home, { dir: join(home, 'm'), intervalMs: 600_000, resyncMs: 600_000, statePath: `postgres://govops@127.0.0.1:${port}/govops`, ...overrides });
+}
+
+/** A stream for a pino logger that keeps each JSON log line, parsed, in `logs`. */
+export function jsonLogSink(): { logs: Array<Record<string, unknown>>; sink: Writable } {
+  const logs: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
+      cb();
+    },
+  });
+  return { logs, sink };
 }

@@ -5,7 +5,6 @@
  * field it sends and never compares) went by without a word. Each is logged once per revision, at its
  * `file:line:col`, not on every resync.
  */
-import { Writable } from 'node:stream';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -13,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { startRunning } from '../../src/daemon/run.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { Cleanup, until, runSettings } from './helpers.js';
+import { Cleanup, until, runSettings, jsonLogSink } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -39,13 +38,7 @@ async function start(dir: string, env: Record<string, string>) {
   const sandbox = await startSandbox({ port: 0, transitionMs: 20 });
   cleanup.add(() => sandbox.close());
   const home = await cleanup.tmp('govops-home-');
-  const logs: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
-      cb();
-    },
-  });
+  const { logs, sink } = jsonLogSink();
   const running = await startRunning(
     runSettings(home, { dir, resyncMs: 100, env: { ...process.env, ...env } }),
     pino({ level: 'info' }, sink),

@@ -3,7 +3,6 @@
  * /status shows the resource `blocked` with the reason and the command, govops_resources counts it, and
  * the wait is logged once per revision, not on every resync. With the acknowledgment it is applied.
  */
-import { Writable } from 'node:stream';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -13,7 +12,7 @@ import { startRunning, type RunSettings } from '../../src/daemon/run.js';
 import { manualStepToken } from '../../src/reconcile/manual-step-token.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { manualLakeConfig, manualLakeManifest } from '../helpers/manifests.js';
-import { Cleanup, getJson, until, runSettings } from './helpers.js';
+import { Cleanup, getJson, until, runSettings, jsonLogSink } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -27,13 +26,7 @@ async function start(overrides: Partial<RunSettings> = {}) {
   cleanup.add(() => sandbox.close());
   const dir = await cleanup.tmp('govops-manual-');
   const home = await cleanup.tmp('govops-home-');
-  const logs: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
-      cb();
-    },
-  });
+  const { logs, sink } = jsonLogSink();
   await writeFile(join(dir, 'lake.yaml'), manualLake('/sql/1', token('create', '/sql/1')));
   const settings = runSettings(home, {
     dir,

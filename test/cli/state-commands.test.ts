@@ -146,3 +146,18 @@ describe('state migrate --to URL#key --to-key another', () => {
     expect(res.stderr).not.toContain('pw-never-shown');
   });
 });
+
+describe('state show and list of a webhook whose recorded identity holds a credential in its url', () => {
+  it('name the url without the credential (an adopted webhook of another team: its ?access_token= reached CI logs)', async () => {
+    const home = await tmp();
+    const file = path.join(home, 'state.json');
+    const identity = JSON.stringify(['alerts', 'https://hooks.example.com/notify?access_token=tok3n-0f-an0ther-team']);
+    await saveState(file, { ...newState(), resources: [entry('alerts', { kind: 'Webhook', type: undefined, origin: 'adopted', identity })] });
+    for (const args of [['state', 'show', 'Webhook/alerts'], ['state', 'show', 'Webhook/alerts', '-o', 'json'], ['state', 'list', '-o', 'json']]) {
+      const res = await runGovops([...args, '--state', file], { cwd: home });
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toContain('hooks.example.com/notify');
+      expect(res.stdout).not.toContain('tok3n-0f-an0ther-team');
+    }
+  });
+});

@@ -19,6 +19,7 @@ import { secretScopeFromFlags } from '../secret-scope.js';
 import { stdinStream } from '../stdin.js';
 import { describeStateLocation } from '../../state/location.js';
 import { webhookServiceName } from '../../service/webhook-fields.js';
+import { urlWithoutCredential, webhookIdentityParts } from '../../service/kinds.js';
 import type { AdoptFlags, StateFlags } from './state.js';
 
 /** Wait this long for another govops to finish with the state before giving up. */
@@ -50,7 +51,12 @@ function find(state: GovopsState, text: string, statePath: string): ManagedResou
 /** An entry as shown: everything but the fingerprint values (the secret paths are listed). */
 function view(r: ManagedResource): Record<string, unknown> {
   const { secretFingerprints, ...rest } = r;
-  return { ...rest, secretPaths: Object.keys(secretFingerprints).sort() };
+  const out: Record<string, unknown> = { ...rest, secretPaths: Object.keys(secretFingerprints).sort() };
+  // A webhook's identity holds its live url, another team's after `state adopt`: a credential in it (`?access_token=`, a
+  // chat webhook's token path) is not for the terminal or a CI log, as plan notes name it (urlWithoutCredential).
+  const parts = r.kind === 'Webhook' ? webhookIdentityParts(r.identity) : undefined;
+  if (parts) out.identity = JSON.stringify([parts.name, urlWithoutCredential(parts.url)]);
+  return out;
 }
 
 function notes(r: ManagedResource): string {

@@ -480,6 +480,14 @@ spec:
     await w.call('DELETE', `/webhooks/${byName.ours.id}`);
     const after = await govops(['webhooks', 'list', 'list-manifests', '--state', state]);
     expect(after.stderr).toContain('Webhook/ours is in the state');
+
+    // a create an interrupted run recorded as intended, not confirmed (no id yet): said so, not "(id )"
+    const saved = JSON.parse(await readFile(state, 'utf8'));
+    saved.resources.push({ ...saved.resources.find((r: any) => r.name === 'ours'), name: 'pending-one', id: '', pending: 'create' });
+    await writeFile(state, JSON.stringify(saved));
+    const pending = await govops(['webhooks', 'list', 'list-manifests', '--state', state]);
+    expect(pending.stderr).not.toContain('(id )');
+    expect(pending.stderr).toContain('Webhook/pending-one: its create was not confirmed (an interrupted run); the next plan looks for it in the service');
   });
 
   it("another's webhook that merely shares a managed webhook's name is not given its manifest nor called adoptable (plan never adopts it)", async () => {

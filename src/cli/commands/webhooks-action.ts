@@ -451,7 +451,8 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
       ctx.stderr.write(listSummary(rows));
     }
     for (const r of missing) {
-      ctx.stderr.write(`note: Webhook/${r.name} is in the state (id ${r.id}) but not in the service; the next apply creates it again\n`);
+      if (r.id === '') ctx.stderr.write(`note: Webhook/${r.name}: its create was not confirmed (an interrupted run); the next plan looks for it in the service\n`);
+      else ctx.stderr.write(`note: Webhook/${r.name} is in the state (id ${r.id}) but not in the service; the next apply creates it again\n`);
     }
     for (const r of stale) {
       // the other webhook's name is someone else's choice: JSON-quoted, escaped for the terminal

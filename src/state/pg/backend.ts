@@ -68,7 +68,7 @@ export function stateDbError(loc: PgLocation, err: unknown): GovopsError {
     });
   }
   if (isConnectionError(err)) {
-    return new UserError(`the PostgreSQL state (${loc.display}) is unavailable: ${msg}`, 'check the database is up and reachable; govops retries by itself', {
+    return new UserError(`the PostgreSQL state (${loc.display}) is unavailable: ${msg}`, 'check the database is up and reachable (the daemon retries by itself; run a one-off command again once it answers)', {
       code: ErrorCode.stateUnavailable,
     });
   }

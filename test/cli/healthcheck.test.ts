@@ -170,6 +170,13 @@ describe('govops healthcheck against a running daemon', () => {
     expect(notOurs.stderr).toContain(`process ${other.pid} is not a running \`govops run\``);
   });
 
+  it('--pid with --listen is a usage error: one says which daemon to look for, the other not to look (the --pid was ignored)', async () => {
+    const res = await runGovops(['healthcheck', '--pid', String(process.pid), '--listen', '127.0.0.1:1', '--timeout', '2s']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('--pid and --listen');
+    expect(res.stdout).not.toContain('unhealthy');
+  });
+
   it('--timeout 0 is a usage error, not a check that waits for ever on a daemon that accepts and never answers', async () => {
     // a listener that accepts connections and never answers: a hung daemon
     const sockets = new Set<Socket>();

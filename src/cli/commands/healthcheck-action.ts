@@ -42,6 +42,10 @@ export async function healthcheckAction(flags: HealthcheckFlags, command: Comman
   if (timeoutMs <= 0) throw new UserError('--timeout must be greater than zero', 'e.g. --timeout 3s');
   const pid = parseCount('--pid', flags.pid, 1);
   const targets: Array<{ listen: string; from: string }> = [];
+  // --listen checks that address instead of looking for a daemon; --pid names the daemon to look for: not both
+  if (pid !== undefined && command.getOptionValueSource('listen') === 'cli') {
+    throw new UserError('--pid and --listen cannot be used together: --listen checks that address without looking for a daemon', 'give --pid N (its --listen is read from the process) or --listen ADDRESS');
+  }
   if (command.getOptionValueSource('listen') === 'cli') {
     targets.push({ listen: flags.listen, from: '--listen' });
   } else {

@@ -96,6 +96,12 @@ function readDocument(doc: Document.Parsed, src: SourceText, manifests: LoadedMa
     diagnostics.push({ file, ...at(tagProblem.offset), severity: 'error', message: `YAML: tag ${tagProblem.tag} is not allowed (only plain YAML data)` });
     return;
   }
+  const dangling = text.includes('*') ? findDanglingAlias(doc) : undefined;
+  if (dangling) {
+    const message = `YAML: the alias *${dangling.name} has no anchor &${dangling.name} before it in this document (anchors do not carry across documents: write the value here, or the anchor earlier in this document)`;
+    diagnostics.push({ file, ...at(dangling.offset), severity: 'error', message });
+    return;
+  }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -197,6 +203,29 @@ function positionOf(text: string, offset: number): { line: number; col: number }
     last = i;
   }
   return { line, col: offset - last };
+}
+
+/**
+ * The first alias with no anchor of its name before it in its document (yaml throws on it in toJS, placeless).
+ * One pass in document order, as yaml resolves aliases (its own resolve() would visit the document per alias).
+ */
+function findDanglingAlias(doc: Document): { name: string; offset: number } | undefined {
+  let found: { name: string; offset: number } | undefined;
+  const anchors = new Set<string>();
+  const { isAlias, visit } = yamlLib();
+  visit(doc, {
+    Node(_key, node) {
+      if (isAlias(node)) {
+        if (anchors.has(node.source)) return undefined;
+        found = { name: node.source, offset: node.range?.[0] ?? 0 };
+        return visit.BREAK;
+      }
+      const anchor = (node as { anchor?: string }).anchor;
+      if (anchor) anchors.add(anchor);
+      return undefined;
+    },
+  });
+  return found;
 }
 
 function findTag(doc: Document, text: string): { tag: string; offset: number } | undefined {

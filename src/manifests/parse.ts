@@ -4,7 +4,7 @@
  */
 import type { Document, LineCounter, YAMLError } from 'yaml';
 import { NATURAL_KEY_FIELDS, SECRET_KEYS, isIntegrationType } from '../kinds/registry.js';
-import { MAX_ALIAS_COUNT, depthExceeds, forbiddenKeyPaths, precheck, MAX_DEPTH } from './hostile.js';
+import { FORBIDDEN_KEYS, MAX_ALIAS_COUNT, depthExceeds, forbiddenKeyPaths, precheck, MAX_DEPTH } from './hostile.js';
 import { makeLocator, type Locator } from './locate.js';
 import { fastParseDocuments, type FastDoc } from './jsyaml.js';
 import { annotationIssues } from './annotations.js';
@@ -26,6 +26,10 @@ export interface ParseResult {
 }
 
 const KINDS = ['Integration', 'Webhook', 'DataSource'];
+/** A YAML 1.1 merge key: YAML 1.2 (what govops reads) has none, `<<` is an ordinary key the author did not mean. */
+const MERGE_KEY = '<<';
+/** Keys refused anywhere in a manifest (one walk finds both kinds). */
+const REFUSED_KEYS: ReadonlySet<string> = new Set([...FORBIDDEN_KEYS, MERGE_KEY]);
 const CORE_TAGS = new Set(
   ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`),
 );
@@ -302,8 +306,14 @@ function envelopeIsWrong(obj: Record<string, unknown>, push: Report): boolean {
     push(['kind'], `unknown kind \`${String(obj.kind)}\`: must be Integration, Webhook or DataSource${suggestion(String(obj.kind), KINDS)}`);
     return true;
   }
-  const forbidden = forbiddenKeyPaths(obj);
-  for (const path of forbidden) push(path, `the key \`${String(path[path.length - 1])}\` is not allowed in a manifest (it names JavaScript object machinery, never a field)`, 'key');
+  const forbidden = forbiddenKeyPaths(obj, REFUSED_KEYS);
+  for (const path of forbidden) {
+    const message =
+      path[path.length - 1] === MERGE_KEY
+        ? '`<<` is a YAML merge key, which govops does not read (YAML 1.2 has none: it would be a field named `<<`): write the fields out in this mapping'
+        : `the key \`${String(path[path.length - 1])}\` is not allowed in a manifest (it names JavaScript object machinery, never a field)`;
+    push(path, message, 'key');
+  }
   return forbidden.length > 0;
 }
 

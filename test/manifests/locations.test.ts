@@ -1,6 +1,6 @@
 /** Where and what `validate` tells a manifest author (audit-locations): each diagnostic at the offending text. */
 import { describe, expect, it } from 'vitest';
-import { at, parse } from './helpers.js';
+import { at, integration, parse } from './helpers.js';
 
 const hook = (name: string, spec = '  url: https://h.example.com/x\n  global: false\n  notificationType: [modelCreated]\n  actionType: triggered\n') =>
   `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: ${name}\nspec:\n${spec}`;
@@ -24,5 +24,25 @@ describe('diagnostic locations and messages', () => {
     const d = res.diagnostics[0]!;
     expect({ line: d.line, column: d.column }).toEqual(at(text, '*u'));
     expect(d.message).toMatch(/anchors do not carry across documents/);
+  });
+
+  it('a YAML merge key (`<<: *base`) is named as such, with how to write it instead', () => {
+    const text = hook('a', '  <<: { url: https://h.example.com/x }\n  global: false\n  notificationType: [modelCreated]\n  actionType: triggered\n');
+    const d = parse(text).diagnostics.find((x) => x.message.includes('<<'))!;
+    expect({ line: d.line, column: d.column }).toEqual(at(text, '<<'));
+    expect(d.message).toMatch(/merge key/);
+    expect(d.message).toMatch(/write the fields out/);
+  });
+
+  it('a merge key inside config is an error too (it would be sent to the service as a field `<<`)', () => {
+    const text = integration(
+      'sql_analytics',
+      '  autoBootstrap: false\n  config:\n    host: h.example.com\n    <<: &db { database: d, schema: s }\n    username: { fromEnv: U }\n    password: { fromEnv: P }\n',
+    );
+    const res = parse(text);
+    const d = res.diagnostics.find((x) => x.message.includes('merge key'))!;
+    expect(d.severity).toBe('error');
+    expect({ line: d.line, column: d.column }).toEqual(at(text, '<<'));
+    expect(res.manifests).toEqual([]);
   });
 });

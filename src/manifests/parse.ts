@@ -290,7 +290,7 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
     }
   }
   for (const issue of annotationIssues(kind, spec, meta?.annotations)) {
-    push(['metadata', 'annotations', issue.annotation], issue.message, 'value', issue.severity);
+    push(['metadata', 'annotations', issue.annotation], issue.message, issue.target ?? 'value', issue.severity);
   }
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
   return { manifest: obj as unknown as Manifest, diagnostics };

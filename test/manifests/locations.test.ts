@@ -45,4 +45,11 @@ describe('diagnostic locations and messages', () => {
     expect({ line: d.line, column: d.column }).toEqual(at(text, '<<'));
     expect(res.manifests).toEqual([]);
   });
+
+  it('an unknown govops annotation is at its key (the typo), not at its value', () => {
+    const text = hook('a').replace('  name: a\n', '  name: a\n  annotations:\n    govops/supend: "true"\n');
+    const d = parse(text).diagnostics[0]!;
+    expect(d.message).toMatch(/unknown govops annotation `govops\/supend`/);
+    expect({ line: d.line, column: d.column }).toEqual(at(text, 'govops/supend'));
+  });
 });

@@ -91,7 +91,7 @@ function readDocument(doc: Document.Parsed, src: SourceText, manifests: LoadedMa
   };
   const problems = [...doc.errors, ...doc.warnings];
   if (problems.length) {
-    for (const p of problems) diagnostics.push(yamlProblem(p, text, file, at));
+    for (const p of problems) diagnostics.push(yamlProblem(p, text, file, at, doc));
     return;
   }
   if (doc.contents === null) return; // empty document
@@ -128,7 +128,13 @@ function readDocument(doc: Document.Parsed, src: SourceText, manifests: LoadedMa
 }
 
 /** A YAML error or warning as a diagnostic (an unclosed quote placed where it opens). */
-function yamlProblem(p: YAMLError, text: string, file: string, at: (offset: number) => { line: number; column: number }): Diagnostic {
+function yamlProblem(p: YAMLError, text: string, file: string, at: (offset: number) => { line: number; column: number }, doc: Document): Diagnostic {
+  const dup = p.code === 'DUPLICATE_KEY' ? duplicateKey(doc, p.pos[0]) : undefined;
+  if (dup) {
+    const first = at(dup.first);
+    const message = `YAML: duplicate key \`${dup.key}\`: it is written twice in this mapping (first at line ${first.line}, column ${first.column}): keep one`;
+    return { file, ...at(p.pos[0]), severity: 'error', message };
+  }
   const opener = p.code === 'MISSING_CHAR' ? unclosedQuote(text, p.message, p.pos[0]) : undefined;
   if (opener !== undefined) {
     return { file, ...at(opener), severity: 'error', message: `YAML: the string quoted here is never closed (missing closing ${text[opener]})` };
@@ -180,6 +186,23 @@ function fastPath(fast: FastDoc[], text: string, file: string, dir: string, opti
     });
   }
   return { manifests, diagnostics: [] };
+}
+
+/** The scalar key written again at `offset`, and where it was first written in its mapping. */
+function duplicateKey(doc: Document, offset: number): { key: string; first: number } | undefined {
+  let found: { key: string; first: number } | undefined;
+  const { isScalar, visit } = yamlLib();
+  visit(doc, {
+    Map(_key, map) {
+      const second = map.items.find((p) => isScalar(p.key) && p.key.range?.[0] === offset);
+      if (!second || !isScalar(second.key)) return undefined;
+      const value = second.key.value;
+      const first = map.items.find((p) => isScalar(p.key) && p.key.value === value);
+      if (first && isScalar(first.key) && first !== second) found = { key: String(value), first: first.key.range?.[0] ?? offset };
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 /** Where an unclosed quoted string opens: the last unescaped quote of that kind before the end it ran to. */

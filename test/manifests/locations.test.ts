@@ -5,6 +5,7 @@ import { at, integration, parse } from './helpers.js';
 const hook = (name: string, spec = '  url: https://h.example.com/x\n  global: false\n  notificationType: [modelCreated]\n  actionType: triggered\n') =>
   `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: ${name}\nspec:\n${spec}`;
 
+const shown = (text: string) => parse(text).diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`);
 
 describe('diagnostic locations and messages', () => {
   it('an alias with no anchor is reported at the alias, naming it, not at the document start', () => {
@@ -51,5 +52,14 @@ describe('diagnostic locations and messages', () => {
     const d = parse(text).diagnostics[0]!;
     expect(d.message).toMatch(/unknown govops annotation `govops\/supend`/);
     expect({ line: d.line, column: d.column }).toEqual(at(text, 'govops/supend'));
+  });
+
+  it('a key written twice names the key and where it was first written', () => {
+    const text = hook('a').replace('  global: false\n', '  global: false\n  global: true\n');
+    const res = shown(text);
+    expect(res).toHaveLength(1);
+    const second = at(text, 'global', 1);
+    const first = at(text, 'global');
+    expect(res[0]).toBe(`${second.line}:${second.column} YAML: duplicate key \`global\`: it is written twice in this mapping (first at line ${first.line}, column ${first.column}): keep one`);
   });
 });

@@ -139,6 +139,10 @@ function yamlProblem(p: YAMLError, text: string, file: string, at: (offset: numb
   if (opener !== undefined) {
     return { file, ...at(opener), severity: 'error', message: `YAML: the string quoted here is never closed (missing closing ${text[opener]})` };
   }
+  if (p.code === 'BLOCK_AS_IMPLICIT_KEY' && colonInValue(text, p.pos[0])) {
+    // `url: https://h:8080/x: y`, `password: pa: ss`: the value itself is not repeated (it may be a credential)
+    return { file, ...at(p.pos[0]), severity: 'error', message: 'YAML: this value holds `: ` (a colon and a space), which YAML reads as a nested mapping: put the value in quotes' };
+  }
   const msg = p.code === 'TAG_RESOLVE_FAILED' ? `${firstLine(p.message)}: custom tags are not allowed` : firstLine(p.message);
   return { file, ...at(p.pos[0]), severity: 'error', message: `YAML: ${msg}` };
 }
@@ -186,6 +190,13 @@ function fastPath(fast: FastDoc[], text: string, file: string, dir: string, opti
     });
   }
   return { manifests, diagnostics: [] };
+}
+
+/** Whether the rest of the line from `offset` holds `: ` (or ends with `:`) outside a comment. */
+function colonInValue(text: string, offset: number): boolean {
+  const end = text.indexOf('\n', offset);
+  const line = text.slice(offset, end < 0 ? text.length : end).replace(/\s#.*$/, '').trimEnd();
+  return line.includes(': ') || line.includes(':\t') || line.endsWith(':');
 }
 
 /** The scalar key written again at `offset`, and where it was first written in its mapping. */

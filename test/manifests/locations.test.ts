@@ -62,4 +62,14 @@ describe('diagnostic locations and messages', () => {
     const first = at(text, 'global');
     expect(res[0]).toBe(`${second.line}:${second.column} YAML: duplicate key \`global\`: it is written twice in this mapping (first at line ${first.line}, column ${first.column}): keep one`);
   });
+
+  it('a plain value holding `: ` says to quote it, at the value, without repeating it', () => {
+    const text = hook('a', '  url: https://h.example.com/x\n  global: false\n  notificationType: [modelCreated]\n  actionType: triggered\n  secret: pa: ss\n');
+    const res = parse(text);
+    expect(res.diagnostics).toHaveLength(1);
+    const d = res.diagnostics[0]!;
+    expect({ line: d.line, column: d.column }).toEqual(at(text, 'pa: ss'));
+    expect(d.message).toMatch(/put the value in quotes/);
+    expect(d.message).not.toContain('pa: ss');
+  });
 });

@@ -39,12 +39,15 @@ export function splitStream(text: string): StreamDocument[] {
   let content = false;
   let ended = false;
   const close = (end: number): void => {
-    docs.push({ index: docs.length + 1, line: start + 1, text: lines.slice(start, end).join('\n') });
+    // with the line break that ends its last line (a CRLF stream's last `\r` alone would be read as part of a value)
+    const text = lines.slice(start, end).join('\n') + (end < lines.length ? '\n' : '');
+    docs.push({ index: docs.length + 1, line: start + 1, text });
     start = end;
     content = false;
     ended = false;
   };
-  lines.forEach((line, i) => {
+  lines.forEach((raw, i) => {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw; // a CRLF stream's markers are markers too
     if (MARKER.test(line)) {
       if (content || ended) close(i);
       content = true; // the marker itself opens this document

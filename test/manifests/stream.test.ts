@@ -35,6 +35,24 @@ describe('splitStream', () => {
     ]);
     expect(splitStream('a: 1\n')).toEqual([{ index: 1, line: 1, text: 'a: 1\n' }]);
   });
+
+  it('splits a CRLF stream (rendered on Windows) at its markers too, `...` included', () => {
+    const docs = splitStream('# header\r\n---\r\na: 1\r\n---\r\nb: 2\r\n...\r\nc: 3\r\n');
+    expect(docs.map((d) => [d.index, d.line])).toEqual([
+      [1, 1],
+      [2, 4],
+      [3, 7],
+    ]);
+  });
+
+  it('a CRLF stream past the one-file limit in all is read document by document, each named by its number', async () => {
+    const docs = Array.from({ length: 6000 }, (_, i) => hook(`h${i + 1}`, i === 1 ? '  secret: { fromEnv: HOME }\n' : ''));
+    const text = docs.join('---\n').replace(/\n/g, '\r\n');
+    expect(text.length).toBeGreaterThan(1024 * 1024);
+    const res = await loadManifests(['-'], { cwd: tmpdir(), ...stream(text) });
+    expect(res.manifests).toHaveLength(6000);
+    expect(res.diagnostics.map((d) => `${d.file}:${d.line}`)).toEqual([`-:doc 2:${10 + 10}`]);
+  });
 });
 
 describe('loadManifests with -', () => {

@@ -91,7 +91,12 @@ function readDocument(doc: Document.Parsed, src: SourceText, manifests: LoadedMa
   };
   const problems = [...doc.errors, ...doc.warnings];
   if (problems.length) {
-    for (const p of problems) diagnostics.push(yamlProblem(p, text, file, at, doc));
+    // (the search for an unclosed flow collection scans the document's text: once, not per error of a hostile file)
+    let flowSearched = false;
+    for (const p of problems) {
+      diagnostics.push(yamlProblem(p, text, file, at, doc, !flowSearched));
+      if (p.code === 'BAD_INDENT') flowSearched = true;
+    }
     return;
   }
   if (doc.contents === null) return; // empty document
@@ -128,7 +133,14 @@ function readDocument(doc: Document.Parsed, src: SourceText, manifests: LoadedMa
 }
 
 /** A YAML error or warning as a diagnostic (an unclosed quote placed where it opens). */
-function yamlProblem(p: YAMLError, text: string, file: string, at: (offset: number) => { line: number; column: number }, doc: Document): Diagnostic {
+function yamlProblem(
+  p: YAMLError,
+  text: string,
+  file: string,
+  at: (offset: number) => { line: number; column: number },
+  doc: Document,
+  searchFlow: boolean,
+): Diagnostic {
   const dup = p.code === 'DUPLICATE_KEY' ? duplicateKey(doc, p.pos[0]) : undefined;
   if (dup) {
     const first = at(dup.first);
@@ -138,6 +150,11 @@ function yamlProblem(p: YAMLError, text: string, file: string, at: (offset: numb
   const opener = p.code === 'MISSING_CHAR' ? unclosedQuote(text, p.message, p.pos[0]) : undefined;
   if (opener !== undefined) {
     return { file, ...at(opener), severity: 'error', message: `YAML: the string quoted here is never closed (missing closing ${text[opener]})` };
+  }
+  const flow = p.code === 'BAD_INDENT' && searchFlow ? unclosedFlow(text, p.message, p.pos[0], doc.range ?? [0, text.length, text.length]) : undefined;
+  if (flow !== undefined) {
+    const [what, close] = text[flow] === '[' ? ['sequence', ']'] : ['mapping', '}'];
+    return { file, ...at(flow), severity: 'error', message: `YAML: the flow ${what} opened here with \`${text[flow]}\` is never closed: end it with \`${close}\`` };
   }
   if (p.code === 'BLOCK_AS_IMPLICIT_KEY' && colonInValue(text, p.pos[0])) {
     // `url: https://h:8080/x: y`, `password: pa: ss`: the value itself is not repeated (it may be a credential)
@@ -190,6 +207,36 @@ function fastPath(fast: FastDoc[], text: string, file: string, dir: string, opti
     });
   }
   return { manifests, diagnostics: [] };
+}
+
+/**
+ * Where a flow collection yaml found unterminated ("... must be sufficiently indented and end with a ]",
+ * reported at the next line) opens, when no bracket closes it anywhere after: the innermost unmatched opener
+ * before `end`, in its document. A collection closed later (a line inside it indented too little) keeps yaml's position.
+ */
+function unclosedFlow(text: string, message: string, end: number, [docStart, , docEnd]: readonly number[]): number | undefined {
+  if (!/end with an? [\]}]/.test(message)) return undefined;
+  let depth = 0;
+  let opener: number | undefined;
+  for (let i = Math.min(end, text.length) - 1; i >= docStart!; i--) {
+    const c = text[i];
+    if (c === ']' || c === '}') depth++;
+    else if (c === '[' || c === '{') {
+      if (depth === 0) {
+        opener = i;
+        break;
+      }
+      depth--;
+    }
+  }
+  if (opener === undefined) return undefined;
+  depth = 0;
+  for (let i = opener; i < Math.min(docEnd!, text.length); i++) {
+    const c = text[i];
+    if (c === '[' || c === '{') depth++;
+    else if ((c === ']' || c === '}') && --depth === 0) return undefined;
+  }
+  return opener;
 }
 
 /** Whether the rest of the line from `offset` holds `: ` (or ends with `:`) outside a comment. */

@@ -72,4 +72,21 @@ describe('diagnostic locations and messages', () => {
     expect(d.message).toMatch(/put the value in quotes/);
     expect(d.message).not.toContain('pa: ss');
   });
+
+  it('a flow collection never closed is reported where it opens, not at the next key', () => {
+    const text = hook('a', '  url: https://h.example.com/x\n  global: false\n  notificationType: [modelCreated, modelDeleted\n  actionType: triggered\n');
+    const res = shown(text);
+    const open = at(text, '[modelCreated');
+    expect(res).toEqual([`${open.line}:${open.column} YAML: the flow sequence opened here with \`[\` is never closed: end it with \`]\``]);
+    const map = hook('b').replace('metadata:\n  name: b\n', 'metadata: { name: b\n');
+    const brace = at(map, '{ name');
+    expect(shown(map)).toEqual([`${brace.line}:${brace.column} YAML: the flow mapping opened here with \`{\` is never closed: end it with \`}\``]);
+  });
+
+  it('a flow collection closed later but with a line indented too little keeps the position of that line', () => {
+    const text = hook('a', '  url: https://h.example.com/x\n  global: false\n  notificationType: [modelCreated,\n  modelDeleted]\n  actionType: triggered\n');
+    const res = parse(text).diagnostics;
+    expect(res.length).toBeGreaterThan(0);
+    expect(res.every((d) => !d.message.includes('never closed'))).toBe(true);
+  });
 });

@@ -18,6 +18,8 @@ import { isPlainObject } from '../util/object.js';
 export interface ParseOptions {
   /** Every warning is an error (`validate --strict`). */
   strict?: boolean;
+  /** The text is a document of a stream (`-`, a render's output), which no .govopsignore applies to. */
+  stream?: boolean;
 }
 
 export interface ParseResult {
@@ -358,7 +360,7 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
     push([], 'a manifest must be a mapping with apiVersion, kind, metadata and spec');
     return { diagnostics };
   }
-  if (envelopeIsWrong(obj, push)) return { diagnostics };
+  if (envelopeIsWrong(obj, push, options.stream === true)) return { diagnostics };
   // Secret references: allowed in place of strings in config, deleteCredentials and a webhook's secret.
   const spec = isPlainObject(obj.spec) ? obj.spec : undefined;
   const refs = withRefPlaceholders(obj, kind, spec);
@@ -378,9 +380,10 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
 }
 
 /** An unknown apiVersion or kind, or JavaScript object machinery among the keys: reported, nothing else checked. */
-function envelopeIsWrong(obj: Record<string, unknown>, push: Report): boolean {
+function envelopeIsWrong(obj: Record<string, unknown>, push: Report, stream: boolean): boolean {
   if (obj.apiVersion !== undefined && obj.apiVersion !== API_VERSION) {
-    push(['apiVersion'], `unknown apiVersion \`${String(obj.apiVersion)}\`: govops manifests use ${API_VERSION} (not a govops file? list it in a .govopsignore)`);
+    const skip = stream ? 'not a govops document? leave it out of the stream' : 'not a govops file? list it in a .govopsignore';
+    push(['apiVersion'], `unknown apiVersion \`${String(obj.apiVersion)}\`: govops manifests use ${API_VERSION} (${skip})`);
     return true;
   }
   if (obj.kind !== undefined && !KINDS.includes(String(obj.kind))) {

@@ -86,7 +86,7 @@ export function parseStream(text: string, label: string, dir: string, options: P
     return out;
   }
   for (const doc of splitStream(text)) {
-    const res = parseManifestText(doc.text, documentLabel(label, doc.index), dir, options);
+    const res = parseManifestText(doc.text, documentLabel(label, doc.index), dir, { ...options, stream: true });
     const shift = doc.line - 1;
     const moved = (loc: SourceLocation): SourceLocation => ({ ...loc, line: loc.line + shift });
     for (const m of res.manifests) {

@@ -66,6 +66,14 @@ describe('loadManifests with -', () => {
     expect(res.manifests.map((m) => `${m.source.file}:${m.source.line}`)).toEqual(['-:doc 1:1']);
   });
 
+  it('a document of another tool in the stream says to leave it out of the stream (a .govopsignore cannot skip it)', async () => {
+    const text = `${hook('a')}---\napiVersion: v1\nkind: ConfigMap\nmetadata: { name: c }\n`;
+    const res = await loadManifests(['-'], { cwd: '/tmp', ...stream(text) });
+    expect(res.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.message}`)).toEqual([
+      '-:doc 2:11:13 unknown apiVersion `v1`: govops manifests use govops/v1 (not a govops document? leave it out of the stream)',
+    ]);
+  });
+
   it('is checked with files beside it: a data source in the stream under an integration of a folder', async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'govops-stream-'));
     await writeFile(

@@ -444,7 +444,8 @@ function checkSchema(checked: unknown, refPaths: ReadonlySet<string>, push: Repo
     const issue = { ...raw, message: quotedAsWritten(raw, locator) };
     const severity = issue.severity ?? 'error';
     const pointer = toPointer(issue.path);
-    if (refPaths.has(pointer)) {
+    // (an issue of the key itself, an unknown or unused field, is about the field, not about its value being a reference)
+    if (refPaths.has(pointer) && issue.target !== 'key') {
       if (VALUE_KEYWORDS.has(issue.keyword)) continue;
       const message = issue.message.replace(`a string \`${REF_PLACEHOLDER}\``, 'a secret reference').replace(`\`${REF_PLACEHOLDER}\``, 'a secret reference');
       push(issue.path, `${message} (a secret reference stands for a string: write the value itself here)`, issue.target, severity);

@@ -89,4 +89,16 @@ describe('diagnostic locations and messages', () => {
     expect(res.length).toBeGreaterThan(0);
     expect(res.every((d) => !d.message.includes('never closed'))).toBe(true);
   });
+
+  it('an unknown field whose value is a secret reference is only an unknown field (not "write the value itself")', () => {
+    const text = integration(
+      'sql_analytics',
+      '  autoBootstrap: false\n  config:\n    host: h.example.com\n    database: d\n    schema: s\n    username: u\n    password: { fromEnv: P }\n    tokn: { fromEnv: T }\n',
+    );
+    const res = parse(text).diagnostics;
+    expect(res).toHaveLength(1);
+    expect({ line: res[0]!.line, column: res[0]!.column }).toEqual(at(text, 'tokn'));
+    expect(res[0]!.message).toMatch(/^unknown field `tokn`/);
+    expect(res[0]!.message).not.toMatch(/write the value itself/);
+  });
 });

@@ -101,4 +101,12 @@ describe('diagnostic locations and messages', () => {
     expect(res[0]!.message).toMatch(/^unknown field `tokn`/);
     expect(res[0]!.message).not.toMatch(/write the value itself/);
   });
+
+  it('an empty required field is not told to be left out (that is the next error)', () => {
+    const text = hook('a', '  url: https://h.example.com/x\n  global: false\n  notificationType:\n  actionType: triggered\n');
+    const d = parse(text).diagnostics;
+    expect(d).toHaveLength(1);
+    expect(d[0]!.message).toBe('must be a list, not an empty value (nothing is written after `notificationType:`: write the value, the field is required)');
+    expect(d[0]!.line).toBe(at(text, 'notificationType:').line);
+  });
 });

@@ -19,8 +19,10 @@ import { configShapes } from './shapes.js';
 import { suggestion } from './suggest.js';
 
 export interface AnnotationIssue {
-  /** The annotation's name (the diagnostic points at its value). */
+  /** The annotation's name (the diagnostic points at its value, or at its key with `target: 'key'`). */
   annotation: string;
+  /** `key`: the name itself is wrong (an unknown annotation); default: its value. */
+  target?: 'key' | 'value';
   message: string;
   severity: 'error' | 'warning';
 }
@@ -39,7 +41,7 @@ export function annotationIssues(kind: string | undefined, spec: Record<string, 
   for (const [name, value] of Object.entries(annotations)) {
     if (!name.startsWith('govops/')) continue;
     if (!GOVOPS_ANNOTATIONS.includes(name)) {
-      out.push({ annotation: name, severity: 'warning', message: `unknown govops annotation \`${name}\`${suggestion(name, GOVOPS_ANNOTATIONS) || ` (known: ${GOVOPS_ANNOTATIONS.join(', ')})`}` });
+      out.push({ annotation: name, target: 'key', severity: 'warning', message: `unknown govops annotation \`${name}\`${suggestion(name, GOVOPS_ANNOTATIONS) || ` (known: ${GOVOPS_ANNOTATIONS.join(', ')})`}` });
       continue;
     }
     if (typeof value !== 'string') continue; // the schema reports it

@@ -84,9 +84,9 @@ const hasOwn = Object.prototype.hasOwnProperty;
  */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** Paths of every FORBIDDEN_KEYS key at any depth of a parsed value (own keys only; iterative). */
-export function forbiddenKeyPaths(value: unknown): Array<Array<string | number>> {
-  if (!hasForbiddenKey(value)) return []; // the common case, without a path array per node
+/** Paths of every FORBIDDEN_KEYS key (or of `keys`) at any depth of a parsed value (own keys only; iterative). */
+export function forbiddenKeyPaths(value: unknown, keys: ReadonlySet<string> = FORBIDDEN_KEYS): Array<Array<string | number>> {
+  if (!hasForbiddenKey(value, keys)) return []; // the common case, without a path array per node
   const found: Array<Array<string | number>> = [];
   const stack: Array<[unknown, Array<string | number>]> = [[value, []]];
   while (stack.length) {
@@ -94,7 +94,7 @@ export function forbiddenKeyPaths(value: unknown): Array<Array<string | number>>
     if (Array.isArray(v)) v.forEach((child, i) => stack.push([child, [...path, i]]));
     else if (v && typeof v === 'object') {
       for (const k of Object.keys(v)) {
-        if (FORBIDDEN_KEYS.has(k)) found.push([...path, k]);
+        if (keys.has(k)) found.push([...path, k]);
         else stack.push([(v as Record<string, unknown>)[k], [...path, k]]);
       }
     }
@@ -102,8 +102,8 @@ export function forbiddenKeyPaths(value: unknown): Array<Array<string | number>>
   return found;
 }
 
-/** Whether any FORBIDDEN_KEYS key is an own enumerable key at any depth (as Object.keys; iterative, no array per node). */
-function hasForbiddenKey(value: unknown): boolean {
+/** Whether any of `keys` is an own enumerable key at any depth (as Object.keys; iterative, no array per node). */
+function hasForbiddenKey(value: unknown, keys: ReadonlySet<string>): boolean {
   const stack: unknown[] = [value];
   while (stack.length) {
     const v = stack.pop();
@@ -111,7 +111,7 @@ function hasForbiddenKey(value: unknown): boolean {
     else if (v && typeof v === 'object') {
       for (const k in v) {
         if (!hasOwn.call(v, k)) continue;
-        if (FORBIDDEN_KEYS.has(k)) return true;
+        if (keys.has(k)) return true;
         stack.push((v as Record<string, unknown>)[k]);
       }
     }

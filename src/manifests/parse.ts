@@ -4,7 +4,7 @@
  */
 import type { Document, LineCounter, YAMLError } from 'yaml';
 import { NATURAL_KEY_FIELDS, SECRET_KEYS, isIntegrationType } from '../kinds/registry.js';
-import { MAX_ALIAS_COUNT, depthExceeds, forbiddenKeyPaths, precheck, MAX_DEPTH } from './hostile.js';
+import { FORBIDDEN_KEYS, MAX_ALIAS_COUNT, depthExceeds, forbiddenKeyPaths, precheck, MAX_DEPTH } from './hostile.js';
 import { makeLocator, type Locator } from './locate.js';
 import { fastParseDocuments, type FastDoc } from './jsyaml.js';
 import { annotationIssues } from './annotations.js';
@@ -18,6 +18,8 @@ import { isPlainObject } from '../util/object.js';
 export interface ParseOptions {
   /** Every warning is an error (`validate --strict`). */
   strict?: boolean;
+  /** The text is a document of a stream (`-`, a render's output), which no .govopsignore applies to. */
+  stream?: boolean;
 }
 
 export interface ParseResult {
@@ -26,6 +28,10 @@ export interface ParseResult {
 }
 
 const KINDS = ['Integration', 'Webhook', 'DataSource'];
+/** A YAML 1.1 merge key: YAML 1.2 (what govops reads) has none, `<<` is an ordinary key the author did not mean. */
+const MERGE_KEY = '<<';
+/** Keys refused anywhere in a manifest (one walk finds both kinds). */
+const REFUSED_KEYS: ReadonlySet<string> = new Set([...FORBIDDEN_KEYS, MERGE_KEY]);
 const CORE_TAGS = new Set(
   ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`),
 );
@@ -87,13 +93,24 @@ function readDocument(doc: Document.Parsed, src: SourceText, manifests: LoadedMa
   };
   const problems = [...doc.errors, ...doc.warnings];
   if (problems.length) {
-    for (const p of problems) diagnostics.push(yamlProblem(p, text, file, at));
+    // (the search for an unclosed flow collection scans the document's text: once, not per error of a hostile file)
+    let flowSearched = false;
+    for (const p of problems) {
+      diagnostics.push(yamlProblem(p, text, file, at, doc, !flowSearched));
+      if (p.code === 'BAD_INDENT') flowSearched = true;
+    }
     return;
   }
   if (doc.contents === null) return; // empty document
   const tagProblem = text.includes('!') ? findTag(doc, text) : undefined;
   if (tagProblem) {
     diagnostics.push({ file, ...at(tagProblem.offset), severity: 'error', message: `YAML: tag ${tagProblem.tag} is not allowed (only plain YAML data)` });
+    return;
+  }
+  const dangling = text.includes('*') ? findDanglingAlias(doc) : undefined;
+  if (dangling) {
+    const message = `YAML: the alias *${dangling.name} has no anchor &${dangling.name} before it in this document (anchors do not carry across documents: write the value here, or the anchor earlier in this document)`;
+    diagnostics.push({ file, ...at(dangling.offset), severity: 'error', message });
     return;
   }
   let value: unknown;
@@ -118,10 +135,32 @@ function readDocument(doc: Document.Parsed, src: SourceText, manifests: LoadedMa
 }
 
 /** A YAML error or warning as a diagnostic (an unclosed quote placed where it opens). */
-function yamlProblem(p: YAMLError, text: string, file: string, at: (offset: number) => { line: number; column: number }): Diagnostic {
+function yamlProblem(
+  p: YAMLError,
+  text: string,
+  file: string,
+  at: (offset: number) => { line: number; column: number },
+  doc: Document,
+  searchFlow: boolean,
+): Diagnostic {
+  const dup = p.code === 'DUPLICATE_KEY' ? duplicateKey(doc, p.pos[0]) : undefined;
+  if (dup) {
+    const first = at(dup.first);
+    const message = `YAML: duplicate key \`${dup.key}\`: it is written twice in this mapping (first at line ${first.line}, column ${first.column}): keep one`;
+    return { file, ...at(p.pos[0]), severity: 'error', message };
+  }
   const opener = p.code === 'MISSING_CHAR' ? unclosedQuote(text, p.message, p.pos[0]) : undefined;
   if (opener !== undefined) {
     return { file, ...at(opener), severity: 'error', message: `YAML: the string quoted here is never closed (missing closing ${text[opener]})` };
+  }
+  const flow = p.code === 'BAD_INDENT' && searchFlow ? unclosedFlow(text, p.message, p.pos[0], doc.range ?? [0, text.length, text.length]) : undefined;
+  if (flow !== undefined) {
+    const [what, close] = text[flow] === '[' ? ['sequence', ']'] : ['mapping', '}'];
+    return { file, ...at(flow), severity: 'error', message: `YAML: the flow ${what} opened here with \`${text[flow]}\` is never closed: end it with \`${close}\`` };
+  }
+  if (p.code === 'BLOCK_AS_IMPLICIT_KEY' && colonInValue(text, p.pos[0])) {
+    // `url: https://h:8080/x: y`, `password: pa: ss`: the value itself is not repeated (it may be a credential)
+    return { file, ...at(p.pos[0]), severity: 'error', message: 'YAML: this value holds `: ` (a colon and a space), which YAML reads as a nested mapping: put the value in quotes' };
   }
   const msg = p.code === 'TAG_RESOLVE_FAILED' ? `${firstLine(p.message)}: custom tags are not allowed` : firstLine(p.message);
   return { file, ...at(p.pos[0]), severity: 'error', message: `YAML: ${msg}` };
@@ -172,6 +211,60 @@ function fastPath(fast: FastDoc[], text: string, file: string, dir: string, opti
   return { manifests, diagnostics: [] };
 }
 
+/**
+ * Where a flow collection yaml found unterminated ("... must be sufficiently indented and end with a ]",
+ * reported at the next line) opens, when no bracket closes it anywhere after: the innermost unmatched opener
+ * before `end`, in its document. A collection closed later (a line inside it indented too little) keeps yaml's position.
+ */
+function unclosedFlow(text: string, message: string, end: number, [docStart, , docEnd]: readonly number[]): number | undefined {
+  if (!/end with an? [\]}]/.test(message)) return undefined;
+  let depth = 0;
+  let opener: number | undefined;
+  for (let i = Math.min(end, text.length) - 1; i >= docStart!; i--) {
+    const c = text[i];
+    if (c === ']' || c === '}') depth++;
+    else if (c === '[' || c === '{') {
+      if (depth === 0) {
+        opener = i;
+        break;
+      }
+      depth--;
+    }
+  }
+  if (opener === undefined) return undefined;
+  depth = 0;
+  for (let i = opener; i < Math.min(docEnd!, text.length); i++) {
+    const c = text[i];
+    if (c === '[' || c === '{') depth++;
+    else if ((c === ']' || c === '}') && --depth === 0) return undefined;
+  }
+  return opener;
+}
+
+/** Whether the rest of the line from `offset` holds `: ` (or ends with `:`) outside a comment. */
+function colonInValue(text: string, offset: number): boolean {
+  const end = text.indexOf('\n', offset);
+  const line = text.slice(offset, end < 0 ? text.length : end).replace(/\s#.*$/, '').trimEnd();
+  return line.includes(': ') || line.includes(':\t') || line.endsWith(':');
+}
+
+/** The scalar key written again at `offset`, and where it was first written in its mapping. */
+function duplicateKey(doc: Document, offset: number): { key: string; first: number } | undefined {
+  let found: { key: string; first: number } | undefined;
+  const { isScalar, visit } = yamlLib();
+  visit(doc, {
+    Map(_key, map) {
+      const second = map.items.find((p) => isScalar(p.key) && p.key.range?.[0] === offset);
+      if (!second || !isScalar(second.key)) return undefined;
+      const value = second.key.value;
+      const first = map.items.find((p) => isScalar(p.key) && p.key.value === value);
+      if (first && isScalar(first.key) && first !== second) found = { key: String(value), first: first.key.range?.[0] ?? offset };
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
 /** Where an unclosed quoted string opens: the last unescaped quote of that kind before the end it ran to. */
 function unclosedQuote(text: string, message: string, end: number): number | undefined {
   const m = /Missing closing (["'])quote/.exec(message);
@@ -197,6 +290,29 @@ function positionOf(text: string, offset: number): { line: number; col: number }
     last = i;
   }
   return { line, col: offset - last };
+}
+
+/**
+ * The first alias with no anchor of its name before it in its document (yaml throws on it in toJS, placeless).
+ * One pass in document order, as yaml resolves aliases (its own resolve() would visit the document per alias).
+ */
+function findDanglingAlias(doc: Document): { name: string; offset: number } | undefined {
+  let found: { name: string; offset: number } | undefined;
+  const anchors = new Set<string>();
+  const { isAlias, visit } = yamlLib();
+  visit(doc, {
+    Node(_key, node) {
+      if (isAlias(node)) {
+        if (anchors.has(node.source)) return undefined;
+        found = { name: node.source, offset: node.range?.[0] ?? 0 };
+        return visit.BREAK;
+      }
+      const anchor = (node as { anchor?: string }).anchor;
+      if (anchor) anchors.add(anchor);
+      return undefined;
+    },
+  });
+  return found;
 }
 
 function findTag(doc: Document, text: string): { tag: string; offset: number } | undefined {
@@ -244,7 +360,7 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
     push([], 'a manifest must be a mapping with apiVersion, kind, metadata and spec');
     return { diagnostics };
   }
-  if (envelopeIsWrong(obj, push)) return { diagnostics };
+  if (envelopeIsWrong(obj, push, options.stream === true)) return { diagnostics };
   // Secret references: allowed in place of strings in config, deleteCredentials and a webhook's secret.
   const spec = isPlainObject(obj.spec) ? obj.spec : undefined;
   const refs = withRefPlaceholders(obj, kind, spec);
@@ -257,24 +373,31 @@ export function checkDocument(value: unknown, locator: Locator, options: ParseOp
     }
   }
   for (const issue of annotationIssues(kind, spec, meta?.annotations)) {
-    push(['metadata', 'annotations', issue.annotation], issue.message, 'value', issue.severity);
+    push(['metadata', 'annotations', issue.annotation], issue.message, issue.target ?? 'value', issue.severity);
   }
   if (diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
   return { manifest: obj as unknown as Manifest, diagnostics };
 }
 
 /** An unknown apiVersion or kind, or JavaScript object machinery among the keys: reported, nothing else checked. */
-function envelopeIsWrong(obj: Record<string, unknown>, push: Report): boolean {
+function envelopeIsWrong(obj: Record<string, unknown>, push: Report, stream: boolean): boolean {
   if (obj.apiVersion !== undefined && obj.apiVersion !== API_VERSION) {
-    push(['apiVersion'], `unknown apiVersion \`${String(obj.apiVersion)}\`: govops manifests use ${API_VERSION} (not a govops file? list it in a .govopsignore)`);
+    const skip = stream ? 'not a govops document? leave it out of the stream' : 'not a govops file? list it in a .govopsignore';
+    push(['apiVersion'], `unknown apiVersion \`${String(obj.apiVersion)}\`: govops manifests use ${API_VERSION} (${skip})`);
     return true;
   }
   if (obj.kind !== undefined && !KINDS.includes(String(obj.kind))) {
     push(['kind'], `unknown kind \`${String(obj.kind)}\`: must be Integration, Webhook or DataSource${suggestion(String(obj.kind), KINDS)}`);
     return true;
   }
-  const forbidden = forbiddenKeyPaths(obj);
-  for (const path of forbidden) push(path, `the key \`${String(path[path.length - 1])}\` is not allowed in a manifest (it names JavaScript object machinery, never a field)`, 'key');
+  const forbidden = forbiddenKeyPaths(obj, REFUSED_KEYS);
+  for (const path of forbidden) {
+    const message =
+      path[path.length - 1] === MERGE_KEY
+        ? '`<<` is a YAML merge key, which govops does not read (YAML 1.2 has none: it would be a field named `<<`): write the fields out in this mapping'
+        : `the key \`${String(path[path.length - 1])}\` is not allowed in a manifest (it names JavaScript object machinery, never a field)`;
+    push(path, message, 'key');
+  }
   return forbidden.length > 0;
 }
 
@@ -321,7 +444,8 @@ function checkSchema(checked: unknown, refPaths: ReadonlySet<string>, push: Repo
     const issue = { ...raw, message: quotedAsWritten(raw, locator) };
     const severity = issue.severity ?? 'error';
     const pointer = toPointer(issue.path);
-    if (refPaths.has(pointer)) {
+    // (an issue of the key itself, an unknown or unused field, is about the field, not about its value being a reference)
+    if (refPaths.has(pointer) && issue.target !== 'key') {
       if (VALUE_KEYWORDS.has(issue.keyword)) continue;
       const message = issue.message.replace(`a string \`${REF_PLACEHOLDER}\``, 'a secret reference').replace(`\`${REF_PLACEHOLDER}\``, 'a secret reference');
       push(issue.path, `${message} (a secret reference stands for a string: write the value itself here)`, issue.target, severity);

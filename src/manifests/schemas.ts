@@ -256,7 +256,31 @@ export function validateAgainst(file: string, value: unknown): SchemaIssue[] {
   const explain = validatorFor(file, 'explain');
   const second = collectAdvice(explain, value);
   if (second.result) return adviceIssues(second.advice);
-  return [...toIssues((explain.errors ?? []) as ErrorObject[], value), ...adviceIssues(second.advice)];
+  const issues = toIssues((explain.errors ?? []) as ErrorObject[], value);
+  return [...issues.map((i) => (i.message.endsWith(LEAVE_OUT) ? requiredWhenEmpty(i, value, explain) : i)), ...adviceIssues(second.advice)];
+}
+
+/** The hint of an empty value (issues.ts), wrong for a required field: left out, it is the next error. */
+const LEAVE_OUT = 'write the value, or leave the field out)';
+
+/** An empty field's issue, told it is required when the value without it misses it (validated once more). */
+function requiredWhenEmpty(issue: SchemaIssue, value: unknown, explain: ValidateFunction): SchemaIssue {
+  const key = issue.path[issue.path.length - 1];
+  if (typeof key !== 'string') return issue;
+  const parentPath = issue.path.slice(0, -1);
+  const without = (v: unknown, depth: number): unknown => {
+    if (v === null || typeof v !== 'object') return v;
+    const copy = (Array.isArray(v) ? [...(v as unknown[])] : { ...(v as Record<string, unknown>) }) as Record<string | number, unknown>;
+    if (depth === parentPath.length) delete copy[key];
+    else copy[parentPath[depth]!] = without(copy[parentPath[depth]!], depth + 1);
+    return copy;
+  };
+  const copy = without(value, 0);
+  const { result } = collectAdvice(explain, copy);
+  const pointer = parentPath.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  const missing = !result && (explain.errors ?? []).some((e) => e.keyword === 'required' && e.instancePath === pointer && (e.params as { missingProperty?: string }).missingProperty === key);
+  if (!missing) return issue;
+  return { ...issue, message: `${issue.message.slice(0, -LEAVE_OUT.length)}write the value, the field is required)` };
 }
 
 /** Only the errors of `validateAgainst` (warnings left out). */

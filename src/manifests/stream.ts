@@ -39,12 +39,15 @@ export function splitStream(text: string): StreamDocument[] {
   let content = false;
   let ended = false;
   const close = (end: number): void => {
-    docs.push({ index: docs.length + 1, line: start + 1, text: lines.slice(start, end).join('\n') });
+    // with the line break that ends its last line (a CRLF stream's last `\r` alone would be read as part of a value)
+    const text = lines.slice(start, end).join('\n') + (end < lines.length ? '\n' : '');
+    docs.push({ index: docs.length + 1, line: start + 1, text });
     start = end;
     content = false;
     ended = false;
   };
-  lines.forEach((line, i) => {
+  lines.forEach((raw, i) => {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw; // a CRLF stream's markers are markers too
     if (MARKER.test(line)) {
       if (content || ended) close(i);
       content = true; // the marker itself opens this document
@@ -83,7 +86,7 @@ export function parseStream(text: string, label: string, dir: string, options: P
     return out;
   }
   for (const doc of splitStream(text)) {
-    const res = parseManifestText(doc.text, documentLabel(label, doc.index), dir, options);
+    const res = parseManifestText(doc.text, documentLabel(label, doc.index), dir, { ...options, stream: true });
     const shift = doc.line - 1;
     const moved = (loc: SourceLocation): SourceLocation => ({ ...loc, line: loc.line + shift });
     for (const m of res.manifests) {

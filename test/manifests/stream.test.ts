@@ -35,6 +35,24 @@ describe('splitStream', () => {
     ]);
     expect(splitStream('a: 1\n')).toEqual([{ index: 1, line: 1, text: 'a: 1\n' }]);
   });
+
+  it('splits a CRLF stream (rendered on Windows) at its markers too, `...` included', () => {
+    const docs = splitStream('# header\r\n---\r\na: 1\r\n---\r\nb: 2\r\n...\r\nc: 3\r\n');
+    expect(docs.map((d) => [d.index, d.line])).toEqual([
+      [1, 1],
+      [2, 4],
+      [3, 7],
+    ]);
+  });
+
+  it('a CRLF stream past the one-file limit in all is read document by document, each named by its number', async () => {
+    const docs = Array.from({ length: 6000 }, (_, i) => hook(`h${i + 1}`, i === 1 ? '  secret: { fromEnv: HOME }\n' : ''));
+    const text = docs.join('---\n').replace(/\n/g, '\r\n');
+    expect(text.length).toBeGreaterThan(1024 * 1024);
+    const res = await loadManifests(['-'], { cwd: tmpdir(), ...stream(text) });
+    expect(res.manifests).toHaveLength(6000);
+    expect(res.diagnostics.map((d) => `${d.file}:${d.line}`)).toEqual([`-:doc 2:${10 + 10}`]);
+  });
 });
 
 describe('loadManifests with -', () => {
@@ -46,6 +64,14 @@ describe('loadManifests with -', () => {
     expect(lines[0]).toMatch(/^-:doc 2:18:11 must be a boolean/);
     expect(lines[1]).toMatch(/^-:doc 3:2[0-9]:\d+ duplicate name: Webhook\/a is also defined at -:doc 1:1:1/);
     expect(res.manifests.map((m) => `${m.source.file}:${m.source.line}`)).toEqual(['-:doc 1:1']);
+  });
+
+  it('a document of another tool in the stream says to leave it out of the stream (a .govopsignore cannot skip it)', async () => {
+    const text = `${hook('a')}---\napiVersion: v1\nkind: ConfigMap\nmetadata: { name: c }\n`;
+    const res = await loadManifests(['-'], { cwd: '/tmp', ...stream(text) });
+    expect(res.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.message}`)).toEqual([
+      '-:doc 2:11:13 unknown apiVersion `v1`: govops manifests use govops/v1 (not a govops document? leave it out of the stream)',
+    ]);
   });
 
   it('is checked with files beside it: a data source in the stream under an integration of a folder', async () => {

@@ -17,6 +17,8 @@ interface Store {
 }
 
 const FAST = { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 10 };
+/** A timeout no answer of the in-process server reaches, however busy the machine: no test waits it out. */
+const LOOKUP_TIMEOUT_MS = 10_000;
 const passed = { status: 'passed', validationTests: [] };
 let server: TestServer | undefined;
 let client: ServiceClient | undefined;
@@ -67,7 +69,10 @@ async function faultyService(fault: Fault, opts: { createFirst?: number } = {}) 
     }
     sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
   });
-  client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, timeoutMs: 200 });
+  // The request timeout is real time: short only where the create must outlast it (slow-after-create answers after
+  // 500 ms, and nothing else is sent); elsewhere the lookups must never time out on a busy machine (a timed-out
+  // lookup is retried, and the request counts below would change).
+  client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, timeoutMs: fault === 'slow-after-create' ? 200 : LOOKUP_TIMEOUT_MS });
   return { store, server, client };
 }
 
@@ -188,7 +193,7 @@ describe('a create answered 2xx with a body govops cannot read', () => {
       if (req.method === 'GET') return sendJson(res, 200, []);
       proxyPage(res);
     });
-    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, timeoutMs: 200 });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, timeoutMs: LOOKUP_TIMEOUT_MS });
     for (const create of [() => client!.createIntegration(sql), () => client!.createWebhooks([hook('a')])]) {
       const err = await create().then(() => undefined, (e: unknown) => e);
       expect(err).toBeInstanceOf(TransportError);
@@ -249,7 +254,9 @@ describe('a create still in flight after the request timeout', () => {
       if (req.method === 'POST' && req.url === '/integrations') return; // never answers
       sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
     });
-    client = new ServiceClient({ baseUrl: server.url, token: 't', timeoutMs: 50, settleTimeoutMs: 200, retries: 6, retryPolicy: FAST });
+    // the lookup after the settle limit is sent with the same request timeout: long enough that it is answered on a
+    // busy machine (50 ms made it time out and be retried, a second GET)
+    client = new ServiceClient({ baseUrl: server.url, token: 't', timeoutMs: 1000, settleTimeoutMs: 1000, retries: 6, retryPolicy: FAST });
     const err = await client.createIntegration(sql).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
     expect(err).toMatchObject({ code: 'GOVOPS_CREATE_UNSETTLED', failureClass: 'transient' });
@@ -302,7 +309,7 @@ describe('an item error in the answer to a re-sent webhook batch', () => {
       }
       sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
     });
-    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, timeoutMs: 200 });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, timeoutMs: LOOKUP_TIMEOUT_MS });
     return { store, client };
   }
 

@@ -4,7 +4,9 @@ import { createWebhooks } from '../../src/apply/webhooks.js';
 import { systemClock } from '../../src/util/clock.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
+import { ManualClock } from '../helpers/clock.js';
 import { engineOptions } from '../helpers/engine-options.js';
+import { trackApi } from '../helpers/tracked-api.js';
 import { rig, sqlManifest, lakeManifest, type Rig } from './inproc.js';
 
 let r: Rig;
@@ -124,12 +126,35 @@ describe('apply error paths (sandbox over HTTP)', () => {
   });
 
   it('a status that never settles fails at the --timeout', async () => {
-    r.sandbox.setStuckTransitions(true);
-    await r.write('a.yaml', sqlManifest('stuck', 'db.example.com'));
-    const res = await r.run({ timeoutMs: 400 });
-    expect(res.outcomes[0]).toMatchObject({ result: 'failed' });
-    expect(res.outcomes[0]!.error).toMatch(/timed out waiting for integration 1 to settle \(last status: creating\)/);
-    expect(r.lines().filter((l) => l.startsWith('GET /integrations/1/status')).length).toBeGreaterThan(1);
+    // on a clock the test moves, shared with the sandbox (helpers/clock.ts): the 400 ms timeout is the clock's, so a
+    // busy machine cannot spend it before the first status poll is answered (it then read `last status: unknown`)
+    const clock = new ManualClock();
+    const c = await rig({ clock });
+    try {
+      Object.assign(c.env, r.env);
+      const tracked = trackApi(c.api, clock);
+      c.sandbox.setStuckTransitions(true);
+      await c.write('a.yaml', sqlManifest('stuck', 'db.example.com'));
+      const started = clock.monotonic();
+      const res = await clock.runUntil(
+        reconcile(
+          tracked.api,
+          engineOptions({
+            root: c.dir, paths: ['m'], apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: c.statePath,
+            env: c.env, clock, timeoutMs: 400, pollIntervalMs: 20, pollMaxIntervalMs: 200,
+          }),
+        ),
+      );
+      expect(res.outcomes[0]).toMatchObject({ result: 'failed' });
+      expect(res.outcomes[0]!.error).toMatch(/timed out waiting for integration 1 to settle \(last status: creating\)/);
+      const polls = tracked.calls.filter((x) => x.method === 'getIntegrationStatus').map((x) => x.at);
+      expect(polls.length).toBeGreaterThan(1);
+      // it gave up at the timeout: not before it, and with no poll sent after it
+      expect(clock.monotonic() - started).toBeGreaterThanOrEqual(400);
+      expect(Math.max(...polls) - started).toBeLessThan(400);
+    } finally {
+      await c.close();
+    }
   });
 
   it('one failing resource never stops the others', async () => {

@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
+import type { ReconcileLoop } from '../../src/daemon/loop.js';
 import { startRunning, type RunSettings } from '../../src/daemon/run.js';
 import { silentLogger } from '../../src/log.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
@@ -28,7 +29,9 @@ async function daemonOn(set: readonly string[]) {
     path: '.',
     dir,
     intervalMs: 60_000,
-    resyncMs: 100,
+    // no resync by the timer: the test asks for each one (loop.resyncNow) and waits for it to end (loop.idle), so it
+    // never needs the loop idle at the moment it looks (a busy machine made 100 ms resyncs overlap every poll)
+    resyncMs: 3_600_000,
     selfHeal: true,
     plan: { prune: false, allowReplace: false, manualSteps: 'trust' }, // the manual-step gate has its own tests (test/daemon/manual-steps.test.ts)
     listen: { host: '127.0.0.1', port: 0 },
@@ -46,27 +49,29 @@ async function daemonOn(set: readonly string[]) {
   );
   cleanup.add(() => running.shutdown(2000));
   const url = running.daemon.url;
-  // the folder applied (the resyncs every 100 ms leave the last reconcile `applied` only for a moment: wait for
-  // lastApplied, which stays, so a busy machine cannot make the wait miss it)
-  await until(async () => {
-    const s = (await getJson(`${url}/status`)).body;
-    return s.revision?.lastApplied && s.lastSuccess ? s : undefined;
-  }, 20_000, 'first apply');
-  return { sandbox, url };
+  const loop = running.daemon.loop;
+  // the folder applied (lastApplied stays once set), then the loop idle: nothing runs until the test asks
+  await until(() => loop.snapshot().lastApplied && loop.snapshot().lastSuccess, 50_000, 'first apply');
+  await loop.idle();
+  return { sandbox, url, loop };
 }
 
-/** Wait for `n` more complete reconciles (each lists the integrations once), then for the loop to be idle. */
-async function resyncs(sandbox: SandboxHandle, url: string, n: number): Promise<void> {
+/** Run `n` resyncs one after the other, each to its end (each lists the integrations once). */
+async function resyncs(sandbox: SandboxHandle, loop: ReconcileLoop, n: number): Promise<void> {
   const start = listings(sandbox);
-  await until(() => listings(sandbox) >= start + n, 20_000, `${n} resyncs`);
-  await until(async () => !(await getJson(`${url}/status`)).body.running, 20_000, 'idle');
+  for (let i = 0; i < n; i++) {
+    loop.resyncNow();
+    await loop.idle();
+    expect(loop.snapshot().lastAttempt?.reason).toBe('resync');
+  }
+  expect(listings(sandbox)).toBe(start + n);
 }
 
 describe.each(BEHAVIOUR_SETS.map((set) => ({ set, name: label(set) })))('daemon --self-heal under behaviour $name', ({ set }) => {
   it('makes no write over three resyncs', async () => {
-    const { sandbox, url } = await daemonOn(set);
+    const { sandbox, url, loop } = await daemonOn(set);
     sandbox.clearRequests();
-    await resyncs(sandbox, url, 3);
+    await resyncs(sandbox, loop, 3);
     expect(writesOf(sandbox)).toEqual([]);
     const status = (await getJson(`${url}/status`)).body;
     expect(status.lastReconcile).toMatchObject({ reason: 'resync' });
@@ -75,7 +80,7 @@ describe.each(BEHAVIOUR_SETS.map((set) => ({ set, name: label(set) })))('daemon 
 
 describe('daemon --self-heal: the write counter can see writes', () => {
   it('out-of-band drift is repaired by the next resync (one PUT), then nothing', async () => {
-    const { sandbox, url } = await daemonOn([]);
+    const { sandbox, loop } = await daemonOn([]);
     sandbox.clearRequests();
     const lake = (await new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger() }).listIntegrations()).find(
       (i) => i.type === 'lakehouse',
@@ -86,8 +91,9 @@ describe('daemon --self-heal: the write counter can see writes', () => {
       body: JSON.stringify({ config: { httpPath: '/changed' } }),
     });
     expect(patched.status).toBe(200);
-    await until(() => writesOf(sandbox).length > 0, 20_000, 'repair');
-    await resyncs(sandbox, url, 3);
+    await resyncs(sandbox, loop, 1); // the resync that finds the drift and repairs it
+    expect(writesOf(sandbox)).toEqual([`PUT /integrations/${lake.id}`]);
+    await resyncs(sandbox, loop, 3);
     expect(writesOf(sandbox)).toEqual([`PUT /integrations/${lake.id}`]);
   });
 });

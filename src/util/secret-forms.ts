@@ -57,9 +57,24 @@ const GO_HEX = '&<>\\u2028\\u2029';
 /** The HTML-sensitive characters .NET's encoders always escape. */
 const DOTNET_HEX = '"&\'+<>`';
 
+/** A UTF-16 surrogate without its pair (a YAML literal `"\ud800…"` can hold one). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * encodeURIComponent and encodeURI with a lone surrogate as U+FFFD (`%EF%BF%BD`), as a URL encoder of a service writes
+ * it: both throw a URIError on one, and a manifest's literal credential holding one made every output of the run
+ * throw (`govops plan` exited 1 printing nothing).
+ */
+function uriComponent(v: string): string {
+  return encodeURIComponent(v.replace(LONE_SURROGATE, '\ufffd'));
+}
+function uri(v: string): string {
+  return encodeURI(v.replace(LONE_SURROGATE, '\ufffd'));
+}
+
 /** Percent-encoding with `keep` as the only characters written as they are (UTF-8, upper-case hex). */
 function percentEncode(v: string, keep: RegExp, space: '%20' | '+'): string {
-  return encodeURIComponent(v).replace(/[!'()*~]/g, (c) => (keep.test(c) ? c : `%${c.charCodeAt(0).toString(16).toUpperCase()}`)).replace(/%20/g, space);
+  return uriComponent(v).replace(/[!'()*~]/g, (c) => (keep.test(c) ? c : `%${c.charCodeAt(0).toString(16).toUpperCase()}`)).replace(/%20/g, space);
 }
 
 /** Characters Python's repr() escapes (not `str.isprintable()`): the Unicode categories Other and Separator, but a space. */
@@ -96,10 +111,10 @@ const JSON_NESTING: readonly Encode[] = [jsonEscape, jsonEscapeAscii, (v) => jso
 
 /** URL encodings: encodeURIComponent (upper- and lower-case hex), encodeURI, form encoding (`+`). */
 const URL_NESTING: readonly Encode[] = [
-  encodeURIComponent,
-  (v) => lowerHex(encodeURIComponent(v)),
-  encodeURI,
-  (v) => encodeURIComponent(v).replace(/%20/g, '+'),
+  uriComponent,
+  (v) => lowerHex(uriComponent(v)),
+  uri,
+  (v) => uriComponent(v).replace(/%20/g, '+'),
 ];
 
 /** Another serializer's writing of a value it parsed: at most one of these in a chain. */

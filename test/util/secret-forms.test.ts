@@ -83,6 +83,16 @@ describe('secretForms', () => {
     expect(forms.length).toBeLessThan(400);
   });
 
+  it('a value holding a lone surrogate (a YAML literal `"\\ud800…"`) has its forms, and redaction does not throw', () => {
+    const value = '\ud800abcd-x y';
+    expect(secretForms(value)).toContain(value);
+    expect(secretForms(value)).toContain('%EF%BF%BDabcd-x%20y'); // URL encoders write it as U+FFFD
+    const r = new Redactor();
+    r.inForceAuthored(value);
+    expect(r.redactText(`rejected ${value}`)).toBe(`rejected ${REDACTED}`);
+    expect(r.redactJsonText(JSON.stringify({ message: `rejected ${value}` }))).toBe(JSON.stringify({ message: `rejected ${REDACTED}` }));
+  });
+
   it('the redactor replaces every one of them in a text', () => {
     const r = new Redactor();
     r.add(VALUE, 'a! b~*');

@@ -16,7 +16,7 @@ import { exportConfig, type ExportWarn } from './config.js';
 import { liveIntegrationIdentity, liveWebhookIdentity } from '../plan/stale.js';
 import { attributeDataSources } from '../plan/data-sources.js';
 import { dataSourceKey } from '../service/data-sources.js';
-import { carriesCredential } from '../service/kinds.js';
+import { carriesCredential, pathCarriesToken } from '../service/kinds.js';
 import { assignNames, envName, NAME_PATTERN, MAX_NAME } from './names.js';
 
 export type ExportKind = Manifest['kind'];
@@ -46,6 +46,8 @@ export interface ExportedResource {
   identity?: string;
   /** Data sources: the live id of the integration they are registered under. */
   integrationId?: string;
+  /** What the file says about it above the manifest (comment lines, govops' own text). */
+  notes?: readonly string[];
 }
 
 export interface ExportInput {
@@ -182,7 +184,7 @@ function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): vo
       continue;
     }
     // A webhook's url cannot be a secret reference: one that carries a credential would be committed in clear.
-    // Left out, as export never writes a credential (README, "Credentials are never written").
+    // Left out (the credential can move to the webhook's secret); a token in the path cannot move: see below.
     if (typeof w.url === 'string' && carriesCredential(w.url)) {
       out.warnings.push(
         `webhook ${w.name} (id ${w.id}) not exported: its url carries a credential (a password in its userinfo, or a token or key in its query), which a manifest would hold in clear (a webhook url cannot be a secret reference); move the credential out of the url (the webhook's secret), or write its manifest by hand where it may be kept`,
@@ -202,10 +204,34 @@ function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): vo
   const names = assignNames(kept.map((w) => ({ key: `${isManifestName(w.name) ? 0 : 1}|${w.name}`, base: w.name, fallback: 'webhook', id: w.id })));
   kept.forEach((w, i) => {
     const name = names[i]!;
-    if (w.actionType !== 'receive' && w.actionType !== 'triggered') out.unknownActionType.push(`Webhook/${name}`);
-    out.resources.push({ kind: 'Webhook', name, liveId: w.id, manifest: webhookManifest(w, name), identity: liveWebhookIdentity(w) });
+    const resource = `Webhook/${name}`;
+    if (w.actionType !== 'receive' && w.actionType !== 'triggered') out.unknownActionType.push(resource);
+    // A chat webhook's url is its own credential, the token in its path (Slack, Discord, Teams, Mattermost): it cannot
+    // move out of the url (into the webhook's secret) nor be a secret reference, so it is written as it is, with a
+    // warning and a note in the file: left out, the webhook could not be exported at all (docs/decisions.md).
+    const tokenInPath = typeof w.url === 'string' && pathCarriesToken(w.url);
+    if (tokenInPath) {
+      out.resourceWarnings.push({
+        resource,
+        message: `${resource} (id ${w.id}) url: written as it is: its path holds a token, the webhook's credential (a chat webhook: whoever reads the url can post to it), and a webhook url cannot be a secret reference; commit the file only where that url may be kept, or leave the webhook out (--select)`,
+      });
+    }
+    out.resources.push({
+      kind: 'Webhook',
+      name,
+      liveId: w.id,
+      manifest: webhookManifest(w, name),
+      identity: liveWebhookIdentity(w),
+      ...(tokenInPath ? { notes: TOKEN_IN_PATH_NOTE } : {}),
+    });
   });
 }
+
+/** The note above a webhook whose url holds its credential (`pathCarriesToken`). */
+const TOKEN_IN_PATH_NOTE: readonly string[] = [
+  'Its url is its credential (a token in its path: whoever reads it can post to the webhook), written as it is:',
+  'a webhook url cannot be a secret reference. Commit this file only where that url may be kept.',
+];
 
 /** A webhook as a manifest; its events as the plan compares them (a set: a repeat the service keeps is written once). */
 function webhookManifest(w: LiveWebhook, name: string): WebhookManifest {

@@ -59,7 +59,8 @@ function yamlOf(manifest: ExportedResource['manifest']): string {
 
 function documentOf(r: ExportedResource): string {
   // the id is the service's text: escaped, so it cannot end the comment line and add YAML of its own
-  return `# ${r.kind}/${r.name}: exported by govops export (live id ${printable(String(r.liveId))})\n${yamlOf(r.manifest)}`;
+  const notes = (r.notes ?? []).map((line) => `# ${printable(line)}\n`).join('');
+  return `# ${r.kind}/${r.name}: exported by govops export (live id ${printable(String(r.liveId))})\n${notes}${yamlOf(r.manifest)}`;
 }
 
 /** What one file of `--layout kind` may hold: what the manifest loader reads (manifests/hostile.ts `precheck`). */

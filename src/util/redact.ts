@@ -10,8 +10,8 @@
  * secrets are stamped with a generation (`inForce`) and released (`release`) once nothing that can still
  * be printed came from a reconcile that used them (the daemon: src/daemon/secrets-in-force.ts).
  *
- * A value is replaced in the forms an echo would carry it (src/util/secret-forms.ts: JSON-escaped and URL-encoded
- * as JavaScript, Go, .NET, Python and Java write them, nested up to three deep). Userinfo in URLs
+ * A value is replaced in the forms an echo would carry it (src/util/secret-forms.ts: JSON-escaped, URL-encoded,
+ * quoted and HTML-escaped as JavaScript, Go, .NET, Python and Java write them, nested up to three deep). Userinfo in URLs
  * (`https://user:token@host`) is dropped too. Whole forms only: text from outside is redacted before anything cuts,
  * splits or rewrites it (src/util/cut.ts).
  */

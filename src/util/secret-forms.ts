@@ -14,12 +14,19 @@
  *   rawurlencode) in both hex cases, with `/` kept too (Python's quote with its default safe='/'), with `+` for a space
  *   (Go's url.QueryEscape, Python's quote_plus), and the form encoding of URLSearchParams and Java's URLEncoder (`*`
  *   kept, `~` encoded, `+` for a space). A string as Python's repr() writes it (an exception's text, pydantic's
- *   `input_value='…'`: `\\` and the quote it chose escaped, `"` not, controls as `\x1b`). After a re-encoding only the
- *   JSON nesting encodings follow (govops' outputs and the service's own JSON nest it; nothing URL-encodes it again).
+ *   `input_value='…'`: `\\` and the quote it chose escaped, `"` not, controls as `\x1b`), as Go's `%q` writes it
+ *   (`\a \v \x1b`), as Node's util.inspect writes it (`\x1B`, its choice of quotes), as a SQL literal (`''`), as
+ *   Go's url.PathEscape writes it (`$&+:=@` kept). HTML and XML escaping (a proxy's, a WAF's or a framework's error
+ *   page echoing a submitted value): `&amp; &lt; &gt;` with `"` as `&quot;`, `&#34;` or as it is and `'` as `&#39;`,
+ *   `&#x27;` or as it is, as escape-html, Python's html.escape, Go's html.EscapeString, Commons' escapeHtml4 and XML
+ *   text write them. After a re-encoding only the JSON nesting encodings follow (govops' outputs and the service's own
+ *   JSON nest it; nothing URL-encodes it again).
  * Each form is kept once: a value without the characters an encoding rewrites adds no form for it, so a plain
  * alphanumeric value has one form and one full of special characters a few hundred.
  *
- * Not covered: any other transformation (base64, HTML entities, case folding, a part of the value). Pure.
+ * Not covered: any other transformation (base64, other HTML entities: `&#039;`, `&apos;`, `&#43;`, a non-ASCII
+ * character as an entity; case folding, a part of the value). A URL's userinfo as Go or Java escape it needs no form:
+ * the redactor drops every URL userinfo. Pure.
  */
 
 type Encode = (v: string) => string;
@@ -57,9 +64,24 @@ const GO_HEX = '&<>\\u2028\\u2029';
 /** The HTML-sensitive characters .NET's encoders always escape. */
 const DOTNET_HEX = '"&\'+<>`';
 
+/** A UTF-16 surrogate without its pair (a YAML literal `"\ud800…"` can hold one). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * encodeURIComponent and encodeURI with a lone surrogate as U+FFFD (`%EF%BF%BD`), as a URL encoder of a service writes
+ * it: both throw a URIError on one, and a manifest's literal credential holding one made every output of the run
+ * throw (`govops plan` exited 1 printing nothing).
+ */
+function uriComponent(v: string): string {
+  return encodeURIComponent(v.replace(LONE_SURROGATE, '\ufffd'));
+}
+function uri(v: string): string {
+  return encodeURI(v.replace(LONE_SURROGATE, '\ufffd'));
+}
+
 /** Percent-encoding with `keep` as the only characters written as they are (UTF-8, upper-case hex). */
 function percentEncode(v: string, keep: RegExp, space: '%20' | '+'): string {
-  return encodeURIComponent(v).replace(/[!'()*~]/g, (c) => (keep.test(c) ? c : `%${c.charCodeAt(0).toString(16).toUpperCase()}`)).replace(/%20/g, space);
+  return uriComponent(v).replace(/[!'()*~]/g, (c) => (keep.test(c) ? c : `%${c.charCodeAt(0).toString(16).toUpperCase()}`)).replace(/%20/g, space);
 }
 
 /** Characters Python's repr() escapes (not `str.isprintable()`): the Unicode categories Other and Separator, but a space. */
@@ -86,6 +108,63 @@ function pythonRepr(v: string): string {
   return out;
 }
 
+/**
+ * HTML or XML escaping as an escaper writes it: `& < >` always, `"` and `'` as `quot` and `apos` say, as they are when
+ * undefined. A proxy's or a WAF's error page, or a framework's, echoing a submitted value.
+ */
+function htmlEscaper(quot: string | undefined, apos: string | undefined): Encode {
+  const entity: Readonly<Record<string, string | undefined>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': quot, "'": apos };
+  return (v) => v.replace(/[&<>"']/g, (c) => entity[c] ?? c);
+}
+
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const GO_PRINTABLE = /[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u;
+const GO_SHORT: Readonly<Record<string, string>> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '"': '\\"', '\\': '\\\\' };
+
+/**
+ * A string as Go's `%q` (strconv.Quote) writes it, without its quotes (`fmt.Errorf("invalid value %q", v)`, strconv's
+ * `parsing "…"`): `"` and `\` escaped, `\a \b \f \n \r \t \v`, the other controls and DEL as `\x1b`, every other
+ * character that is not printable as `\u00a0` or `\U000e0001` (lower-case hex).
+ */
+function goQuote(v: string): string {
+  let out = '';
+  for (const c of v) {
+    const short = GO_SHORT[c];
+    if (short !== undefined) out += short;
+    else if (GO_PRINTABLE.test(c)) out += c;
+    else {
+      const cp = c.codePointAt(0)!;
+      out += cp < 0x20 || cp === 0x7f ? `\\x${cp.toString(16).padStart(2, '0')}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, '0')}` : `\\U${cp.toString(16).padStart(8, '0')}`;
+    }
+  }
+  return out;
+}
+
+const NODE_SHORT: Readonly<Record<string, string>> = { '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r', '\\': '\\\\' };
+
+/**
+ * A string as Node's util.inspect writes it, without its quotes (`Received '…'` of an ERR_INVALID_ARG_VALUE, an object
+ * logged with console.log): `'` quotes, or `"` when it holds `'` and no `"`, or a backquote when it holds both and no
+ * backquote nor `${`; `'` escaped only inside `'` quotes, `\` escaped, `\b \t \n \f \r`, the other C0 and C1
+ * controls and DEL as `\x1B` (upper-case hex), a lone surrogate as `\ud800`.
+ */
+function nodeInspect(v: string): string {
+  const single = !v.includes("'") || (v.includes('"') && (v.includes('`') || v.includes('${')));
+  // eslint-disable-next-line no-control-regex
+  return v.replace(/[\u0000-\u001f'\\\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => {
+    if (c === "'") return single ? "\\'" : c;
+    const short = NODE_SHORT[c];
+    if (short !== undefined) return short;
+    const cp = c.charCodeAt(0);
+    return cp >= 0xd800 ? `\\u${cp.toString(16)}` : `\\x${cp.toString(16).toUpperCase().padStart(2, '0')}`;
+  });
+}
+
+/** Go's url.PathEscape: RFC 3986 strict, but `$ & + : = @` kept as they are. */
+function goPathEscape(v: string): string {
+  return percentEncode(v, RFC3986_KEEP, '%20').replace(/%(?:24|26|2B|3A|3D|40)/g, (m) => String.fromCharCode(parseInt(m.slice(1), 16)));
+}
+
 /** RFC 3986 unreserved characters beyond encodeURIComponent's: only `-._~` with the alphanumerics. */
 const RFC3986_KEEP = /[~]/;
 /** URLSearchParams and Java's URLEncoder: `*-._` with the alphanumerics. */
@@ -96,10 +175,10 @@ const JSON_NESTING: readonly Encode[] = [jsonEscape, jsonEscapeAscii, (v) => jso
 
 /** URL encodings: encodeURIComponent (upper- and lower-case hex), encodeURI, form encoding (`+`). */
 const URL_NESTING: readonly Encode[] = [
-  encodeURIComponent,
-  (v) => lowerHex(encodeURIComponent(v)),
-  encodeURI,
-  (v) => encodeURIComponent(v).replace(/%20/g, '+'),
+  uriComponent,
+  (v) => lowerHex(uriComponent(v)),
+  uri,
+  (v) => uriComponent(v).replace(/%20/g, '+'),
 ];
 
 /** Another serializer's writing of a value it parsed: at most one of these in a chain. */
@@ -117,6 +196,21 @@ const REENCODING: readonly Encode[] = [
   pythonRepr,
   (v) => percentEncode(v, RFC3986_KEEP, '+'),
   (v) => percentEncode(v, FORM_KEEP, '+'),
+  goPathEscape,
+  goQuote,
+  nodeInspect,
+  // a SQL string literal (a generated script, a statement quoted in an error)
+  (v) => v.replace(/'/g, "''"),
+  // HTML: escape-html (Express), lodash, .NET's WebUtility.HtmlEncode, Spring's HtmlUtils (Spring Boot's error page)
+  htmlEscaper('&quot;', '&#39;'),
+  // Python's html.escape (Django)
+  htmlEscaper('&quot;', '&#x27;'),
+  // Go's html.EscapeString and xml.EscapeText, MarkupSafe (Jinja2, Flask), the OWASP Java Encoder
+  htmlEscaper('&#34;', '&#39;'),
+  // Apache Commons Text's escapeHtml4: `'` as it is
+  htmlEscaper('&quot;', undefined),
+  // XML text content (a JAXP Transformer, Python's xml.sax.saxutils.escape, html.escape(quote=False)): quotes as they are
+  htmlEscaper(undefined, undefined),
 ];
 
 /** How many encodings a form is made of at most. */

@@ -100,6 +100,22 @@ describe('govops export', () => {
     expect(plan.stdout).toMatch(/Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 2 to adopt\./);
   });
 
+  it('a chat webhook whose url is its credential: written as it is, said on stderr and in the file; validate and plan adopt it', async () => {
+    const url = 'https://hooks.slack.com/services/T00000000/B00000000/canaryTOKEN1234abcd5678';
+    await seed([hook('alerts').replace('"https://hooks.example.com/alerts"', `"${url}"`)]);
+    const res = await runGovops(['export', '--out', 'out', '--state', 'st/state.json'], { cwd: dir, env: conn });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/warning: Webhook\/alerts \(id \d+\) url: written as it is: its path holds a token/);
+    expect(res.stdout + res.stderr).not.toContain('canaryTOKEN');
+    const file = await readFile(path.join(dir, 'out', 'webhook-alerts.yaml'), 'utf8');
+    expect(file).toContain('# Its url is its credential');
+    expect(file).toContain(url);
+    const validate = await runGovops(['validate', 'out', '--strict'], { cwd: dir });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+    const plan = await runGovops(['plan', 'out', '--state', 'st/state.json', '--detailed-exitcode'], { cwd: dir, env: conn });
+    expect(plan.stdout, plan.stderr).toMatch(/0 to create, 0 to update, 0 to replace, 0 to delete, 1 to adopt\./);
+  });
+
   it('--select NAME --state imports one resource: plan shows the adoption, apply records it, nothing is sent', async () => {
     await seed([hook('pager'), hook('audit')]);
     const res = await runGovops(['export', '--out', 'repo', '--select', 'pager', '--state', 'repo-state/state.json'], { cwd: dir, env: conn });

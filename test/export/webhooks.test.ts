@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveWebhook } from '../../src/api/types.js';
 import { exportResources, warningsFor } from '../../src/export/resources.js';
+import { renderExport } from '../../src/export/write.js';
+import { parseManifestText } from '../../src/manifests/parse.js';
 import { configShapes } from '../../src/manifests/shapes.js';
 
 const hook = (id: number, name: string, actionType?: string | null): LiveWebhook => ({
@@ -63,6 +65,42 @@ describe('export of a webhook whose url carries a credential', () => {
     expect(warnings[0]).toMatch(/^webhook userinfo \(id 1\) not exported: its url carries a credential/);
     expect(warnings[1]).toMatch(/^webhook query-token \(id 2\) not exported: its url carries a credential/);
     for (const w of warnings) expect(w).not.toContain('canary');
+  });
+});
+
+describe('export of a chat webhook whose url is its credential (the token in its path)', () => {
+  const TOKEN = 'canaryTOKEN1234abcd5678';
+  const slack = `https://hooks.slack.com/services/T00000000/B00000000/${TOKEN}`;
+  const discord = `https://discord.com/api/webhooks/123456789012345678/${TOKEN}`;
+
+  it('writes it as it is (there is nowhere else to put the token), and says so on stderr and in the file', () => {
+    const out = run([
+      { ...hook(1, 'slack', 'triggered'), url: slack },
+      { ...hook(2, 'discord', 'triggered'), url: discord },
+      hook(3, 'plain', 'triggered'),
+    ]);
+    expect(out.resources.map((r) => [r.name, (r.manifest.spec as { url: string }).url])).toEqual([
+      ['slack', slack],
+      ['discord', discord],
+      ['plain', 'https://hooks.example.com/plain'],
+    ]);
+    const warnings = warningsFor(out);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/^Webhook\/slack \(id 1\) url: written as it is: its path holds a token/);
+    expect(warnings[1]).toMatch(/^Webhook\/discord \(id 2\) url: written as it is/);
+    for (const w of warnings) expect(w).not.toContain(TOKEN);
+    // only the webhooks a selection writes
+    expect(warningsFor(out, (r) => r === 'Webhook/plain')).toEqual([]);
+
+    const files = renderExport(out.resources, out.variables, 'resource');
+    const text = files.get('webhook-slack.yaml')!;
+    expect(text).toMatch(/^# Webhook\/slack: exported by govops export \(live id 1\)\n# Its url is its credential/);
+    expect(files.get('webhook-plain.yaml')).not.toContain('credential');
+    // the comment changes nothing that is read: the manifest is the webhook as it is
+    const parsed = parseManifestText(text, 'webhook-slack.yaml', '.').manifests;
+    expect(parsed.map((m) => (m.manifest.spec as { url: string }).url)).toEqual([slack]);
+    const kind = renderExport(out.resources, out.variables, 'kind').get('webhooks.yaml')!;
+    expect(kind.match(/# Its url is its credential/g)).toHaveLength(2);
   });
 });
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../api/server.js';
-import { PASSWORD_MANIFEST, manifestFolder, startAnsweringService, type ManifestFolder } from '../helpers/answering-service.js';
+import { PASSWORD_MANIFEST, configValue, manifestFolder, startAnsweringService, type ManifestFolder } from '../helpers/answering-service.js';
 
 /** The part no encoding changes: what the outputs are searched for. */
 const CORE = `CANARY-${randomBytes(4).toString('hex')}`;
@@ -63,4 +63,34 @@ describe('a service echoing the request re-encoded by another serializer', () =>
       }
     });
   }
+});
+
+/** escape-html (Express's error pages), lodash, Spring's HtmlUtils, .NET's WebUtility.HtmlEncode. */
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+describe('a proxy or a framework in front of the service answering an HTML error page that echoes the value', () => {
+  let service: TestServer;
+  let folder: ManifestFolder;
+  beforeAll(async () => {
+    service = await startAnsweringService((body) => ({
+      status: 400,
+      text: `<html><body><h1>400</h1><p>rejected: ${escapeHtml(JSON.stringify(configValue(body, 'password')))}</p></body></html>`,
+    }));
+    folder = await manifestFolder({ 'columnar.yaml': PASSWORD_MANIFEST });
+  });
+  afterAll(async () => {
+    await service.close();
+    await folder.close();
+  });
+
+  it('the page reaches the outputs, never the secret (text and JSON output, debug log)', async () => {
+    for (const output of ['text', 'json']) {
+      const r = await folder.govops(['apply', 'manifests', '--output', output, '--log-level', 'debug'], { GOVOPS_URL: service.url, GOVOPS_TOKEN: 'token-of-the-run', GOVOPS_SECRET_PW: SECRET });
+      const all = r.stdout + r.stderr;
+      expect(r.code, all).toBe(1);
+      expect(all).toContain('rejected');
+      expect(all).toContain('[redacted]');
+      expect(all, output).not.toContain(CORE);
+    }
+  });
 });

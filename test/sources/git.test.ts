@@ -183,6 +183,10 @@ describe('redaction and jitter', () => {
   it('removes userinfo from URLs and known secrets from text', () => {
     expect(redactUrl('https://x-access-token:abc@github.com/o/r.git')).toBe('https://***@github.com/o/r.git');
     expect(redactUrl('git@github.com:o/r.git')).toBe('git@github.com:o/r.git');
+    // a password holding an unencoded `@`: the userinfo ends at the last `@` before the host (WHATWG URL), so all of it goes
+    expect(redactUrl('https://user:p@ss@host/repo')).toBe('https://***@host/repo');
+    expect(redactUrl('https://user:p@s@s@host')).toBe('https://***@host');
+    expect(redactText("fatal: unable to access 'https://user:p@ss@host/r/'")).toBe("fatal: unable to access 'https://***@host/r/'");
     expect(redactText("fatal: unable to access 'https://u:p@h/r/': refused")).toBe("fatal: unable to access 'https://***@h/r/': refused");
     registerSecrets('tok3n');
     expect(redactText('auth tok3n failed')).toBe('auth [redacted] failed');

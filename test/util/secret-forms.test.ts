@@ -2,6 +2,8 @@
  * The forms of a secret the redactor looks for: each as another serializer writes the value (written out here by
  * hand, as Go, .NET, Python, PHP and Java write them), nested in govops' own JSON, and no more forms than needed.
  */
+import { inspect } from 'node:util';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Redactor, REDACTED } from '../../src/util/redact.js';
 import { secretForms } from '../../src/util/secret-forms.js';
@@ -42,7 +44,65 @@ const PYTHON_REPR: ReadonlyArray<[value: string, repr: string]> = [
   ["only'single", "only'single"],
 ];
 
+/**
+ * The value in an HTML or XML page (a proxy's or a WAF's error page, a Java or Python framework's error page echoing a
+ * submitted value), as each escaper writes it: the characters they rewrite are `& < > " '`.
+ */
+const HTML: Record<string, string> = {
+  // escape-html (Express's error pages), lodash, .NET's WebUtility.HtmlEncode, Spring's HtmlUtils, Ruby's CGI.escapeHTML
+  escapeHtml: 'Tr0ub4dor&amp;3-h&lt;b&gt;&#39;!(x)*~ü+&quot;q/',
+  // Python's html.escape (Django's escape)
+  python: 'Tr0ub4dor&amp;3-h&lt;b&gt;&#x27;!(x)*~ü+&quot;q/',
+  // Go's html.EscapeString and xml.EscapeText, MarkupSafe (Jinja2, Flask), the OWASP Java Encoder
+  go: 'Tr0ub4dor&amp;3-h&lt;b&gt;&#39;!(x)*~ü+&#34;q/',
+  // Apache Commons Text escapeHtml4: `'` as it is
+  commons: 'Tr0ub4dor&amp;3-h&lt;b&gt;\'!(x)*~ü+&quot;q/',
+  // XML text content (a JAXP Transformer, Python's xml.sax.saxutils.escape): quotes as they are
+  xmlText: 'Tr0ub4dor&amp;3-h&lt;b&gt;\'!(x)*~ü+"q/',
+};
+
+/** Other echoes of a value in an error message, each with the value and how it is written. */
+const ECHOES: ReadonlyArray<[who: string, value: string, written: string]> = [
+  // Go's %q (strconv.Quote): `fmt.Errorf("invalid password %q", p)`, `strconv.ParseInt: parsing "…"`
+  ['Go %q', 'bell\x07-vt\x0b-esc\x1b-del\x7f-nbsp\u00a0-"q\\', String.raw`bell\a-vt\v-esc\x1b-del\x7f-nbsp\u00a0-\"q\\`],
+  // Node's util.inspect (`Received '…'` of ERR_INVALID_ARG_VALUE, console.log of an object): upper-case hex
+  ['Node inspect', 'esc\x1b-vt\x0b-c1\x85-all\'"`', String.raw`esc\x1B-vt\x0B-c1\x85-all\'"` + '`'],
+  ['Node inspect, backquoted', 'it\'s"a\\b', String.raw`it's"a\\b`],
+  // a SQL literal (a generated script, a statement in an error): `'` doubled
+  ['SQL literal', "pa'ss'word!", "pa''ss''word!"],
+  // Go's url.PathEscape: `$&+:=@` kept, `/;,?` and the rest escaped
+  ['Go PathEscape', 'p@ss:w$rd&+=!*(x) /;,?', 'p@ss:w$rd&+=%21%2A%28x%29%20%2F%3B%2C%3F'],
+];
+
 describe('secretForms', () => {
+  it('holds the value as HTML and XML escapers write it, alone and after JSON escaping (a JSON body echoed in an HTML page)', () => {
+    const forms = new Set(secretForms(VALUE));
+    for (const [who, written] of Object.entries(HTML)) expect(forms.has(written), who).toBe(true);
+    // the JSON body `{"password":"…"}` echoed by a proxy's HTML page: JSON first, then HTML
+    expect(forms.has('Tr0ub4dor&amp;3-h&lt;b&gt;&#39;!(x)*~ü+\\&quot;q/')).toBe(true);
+    const r = new Redactor();
+    r.add(VALUE);
+    for (const written of Object.values(HTML)) {
+      const page = `<html><body><h1>400 Bad Request</h1><p>rejected value &quot;${written}&quot;</p></body></html>`;
+      expect(r.redactText(page)).toBe(`<html><body><h1>400 Bad Request</h1><p>rejected value &quot;${REDACTED}&quot;</p></body></html>`);
+      expect(r.redactText(JSON.stringify({ body: page }))).not.toContain(written.slice(0, 12));
+    }
+  });
+
+  it("holds the value as Go's %q, Node's util.inspect, a SQL literal and Go's PathEscape write it", () => {
+    for (const [who, value, written] of ECHOES) {
+      expect(written, who).not.toBe(value);
+      if (who.startsWith('Node')) expect(inspect(value).slice(1, -1), who).toBe(written);
+      const forms = new Set(secretForms(value));
+      expect(forms.has(written), who).toBe(true);
+      expect(forms.has(JSON.stringify(written).slice(1, -1)), who).toBe(true);
+      const r = new Redactor();
+      r.add(value);
+      expect(r.redactText(`error: invalid value ${written} given`), who).toBe(`error: invalid value ${REDACTED} given`);
+    }
+  });
+
+
   it('holds the value as Go, .NET, PHP, Python and Java write it', () => {
     const forms = new Set(secretForms(VALUE));
     for (const [who, written] of Object.entries(WRITTEN)) {
@@ -75,12 +135,33 @@ describe('secretForms', () => {
     }
   });
 
+  it("holds what Node's util.inspect writes for any string (quotes, backquotes, `${`, controls, lone surrogates)", () => {
+    const piece = fc.constantFrom('a', "'", '"', '`', '${', '\\', '\n', '\x0b', '\x1b', '\x7f', '\x85', '\u00a0', 'ü', '\ud800', '\udc00', '😀', '\u2028');
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 4, maxLength: 12 }).map((p) => p.join('')), (value) => {
+        expect(secretForms(value)).toContain(inspect(value).slice(1, -1));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('adds a form only when an encoding changes something: bounded, one form for a plain value', () => {
     expect(secretForms('abcd1234EFGH')).toEqual(['abcd1234EFGH']);
     expect(secretForms('pw-2024.x_y')).toEqual(['pw-2024.x_y']);
     const forms = secretForms(VALUE);
     expect(new Set(forms).size).toBe(forms.length);
-    expect(forms.length).toBeLessThan(400);
+    // 466 forms: it holds every character some encoding rewrites (`& < > ' " + / ~ ( ) * !`, non-ASCII)
+    expect(forms.length).toBeLessThan(500);
+  });
+
+  it('a value holding a lone surrogate (a YAML literal `"\\ud800…"`) has its forms, and redaction does not throw', () => {
+    const value = '\ud800abcd-x y';
+    expect(secretForms(value)).toContain(value);
+    expect(secretForms(value)).toContain('%EF%BF%BDabcd-x%20y'); // URL encoders write it as U+FFFD
+    const r = new Redactor();
+    r.inForceAuthored(value);
+    expect(r.redactText(`rejected ${value}`)).toBe(`rejected ${REDACTED}`);
+    expect(r.redactJsonText(JSON.stringify({ message: `rejected ${value}` }))).toBe(JSON.stringify({ message: `rejected ${REDACTED}` }));
   });
 
   it('the redactor replaces every one of them in a text', () => {

@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dropUrlUserinfo, hasUrlUserinfo } from '../../src/util/url-userinfo.js';
 
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s"'<>]+@/gi;
+/** As the redactor used it, up to the last `@` of a run (a password holding an unencoded `@`: `https://u:p@ss@host`). */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s"'<>]+@(?:[^/@\s"'<>]*@)*/gi;
 
 describe('URL userinfo', () => {
   it('drops what the regular expression replaced, and finds what it found (random texts)', () => {
@@ -23,6 +24,7 @@ describe('URL userinfo', () => {
   it('the usual cases', () => {
     expect(dropUrlUserinfo("fatal: unable to access 'https://x-access-token:ghp_123@github.com/o/r.git/'")).toBe("fatal: unable to access 'https://***@github.com/o/r.git/'");
     expect(dropUrlUserinfo('postgres://govops:pw@db:5432/x and HTTP://a@b')).toBe('postgres://***@db:5432/x and HTTP://***@b');
+    expect(dropUrlUserinfo('clone https://user:p@ss@host/r failed')).toBe('clone https://***@host/r failed');
     expect(dropUrlUserinfo('mailto:a@b, https://host/path@x, x_http://u@h')).toBe('mailto:a@b, https://host/path@x, x_http://u@h');
   });
 

@@ -153,6 +153,10 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     }
     if (statusToken === '') throw new UserError(`--status-token-file ${flags.statusTokenFile} is empty`, 'write the token /status should require into it');
   }
+  // A bearer token is one word: with a space or line break inside, no request could ever be let in to /status.
+  if (statusToken && /\s/.test(statusToken)) {
+    throw new UserError(`${flags.statusTokenFile ? `--status-token-file ${flags.statusTokenFile}` : 'GOVOPS_STATUS_TOKEN'} holds whitespace inside the token`, 'the token is one word (a request sends Authorization: Bearer <token>): remove the space or line break');
+  }
   registerSecrets(statusToken);
   const intervalMs = atLeast('--interval', flags.interval, 10, 'how often the source is checked for a new revision, e.g. 60s');
   const gitTimeoutMs = atLeast('--git-timeout', flags.gitTimeout ?? '120s', 1, 'how long one git command may take, e.g. 10m');

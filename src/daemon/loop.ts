@@ -305,6 +305,11 @@ export class ReconcileLoop {
     return done;
   }
 
+  /** After stop(): abort the requests still in flight now, not at 80% of the grace (a second SIGINT/SIGTERM). */
+  forceStop(): void {
+    if (this.stopped) this.force?.abort(new Error('stopped at once (a second signal)'));
+  }
+
   private kick(): void {
     if (this.worker || this.stopped) return;
     this.worker = this.pump().finally(() => {

@@ -253,7 +253,14 @@ export async function runAction(command: Command): Promise<void> {
       onStopped?.();
     });
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping.signal.aborted) return;
+    if (stopping.signal.aborted) {
+      // A second signal (Ctrl-C again), as in apply: the calls in flight are aborted now, not at 80% of --grace.
+      if (running) {
+        logger.warn({ signal }, 'second signal: aborting the calls in flight');
+        running.forceShutdown();
+      }
+      return;
+    }
     stopping.abort();
     logger.info({ signal, graceMs }, 'shutting down: no new work, waiting for in-flight calls');
     // During start-up, start-up ends itself (startRunning rejects with a CancelledError, or resolves: see below).

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { UserError } from '../errors.js';
 import { parseCount } from './flags.js';
 import type { ApplyTuning } from '../reconcile/types.js';
-import { parseDuration } from '../util/duration.js';
+import { parseTimerDuration } from '../util/duration.js';
 import { parseSize } from '../util/size.js';
 
 export interface ApplyTuningFlags {
@@ -38,7 +38,8 @@ function positive(flag: string, text: string, parse: (t: string) => number): num
   try {
     n = parse(text);
   } catch (err) {
-    throw new UserError(`${flag}: ${(err as Error).message}`);
+    const message = (err as Error).message;
+    throw new UserError(/^\S+: must be at most/.test(message) ? `${flag} ${message}` : `${flag}: ${message}`);
   }
   if (!Number.isFinite(n) || n <= 0) throw new UserError(`${flag} must be greater than zero, got "${text}"`);
   return n;
@@ -47,10 +48,10 @@ function positive(flag: string, text: string, parse: (t: string) => number): num
 export function applyTuningFrom(given: ApplyTuningFlags): ApplyTuning {
   const concurrency = parseCount('--concurrency', given.concurrency, 1);
   // 0 is no time at all (not "no limit"): every resource would be skipped, on every apply and every reconcile of run
-  const timeoutMs = given.timeout === undefined ? undefined : positive('--timeout', given.timeout, parseDuration);
+  const timeoutMs = given.timeout === undefined ? undefined : positive('--timeout', given.timeout, parseTimerDuration);
   const flags = { ...DEFAULTS, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) } as Required<ApplyTuningFlags>;
-  const pollIntervalMs = positive('--poll-min', flags.pollMin, parseDuration);
-  const pollMaxIntervalMs = positive('--poll-max', flags.pollMax, parseDuration);
+  const pollIntervalMs = positive('--poll-min', flags.pollMin, parseTimerDuration);
+  const pollMaxIntervalMs = positive('--poll-max', flags.pollMax, parseTimerDuration);
   if (pollMaxIntervalMs < pollIntervalMs) throw new UserError(`--poll-max (${flags.pollMax}) must not be shorter than --poll-min (${flags.pollMin})`);
   const pollRate = positive('--poll-rate', flags.pollRate, (t) => {
     if (!/^\d+(\.\d+)?$/.test(t.trim())) throw new Error(`must be a number of requests per second, got "${t}"`);

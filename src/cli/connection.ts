@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { ServiceClient, type RequestEvent } from '../api/client.js';
 import { UserError } from '../errors.js';
 import { DEFAULT_DATA_SOURCE_DELETE_PATH, DEFAULT_DATA_SOURCES_PATH } from '../service/data-sources.js';
-import { parseDuration } from '../util/duration.js';
+import { parseTimerDuration } from '../util/duration.js';
 import { registerSecrets } from '../util/redact.js';
 import { userAgent } from './version.js';
 import { DEFAULT_REQUEST_TIMEOUT, DEFAULT_RETRIES, type ConnectionFlags } from './connection-options.js';
@@ -86,7 +86,7 @@ export function resolveConnection(
 
   let timeoutMs: number;
   try {
-    timeoutMs = parseDuration(flags.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT);
+    timeoutMs = parseTimerDuration(flags.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT);
   } catch (err) {
     throw new UserError(`--request-timeout: ${(err as Error).message}`);
   }

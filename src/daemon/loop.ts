@@ -179,7 +179,9 @@ export class ReconcileLoop {
    */
   submitAgain(revision: Revision): void {
     if (this.stopped) return;
-    this.queue(revision);
+    // It waits from now (the election), not from its arrival: the revision in force arrived maybe days ago, and the
+    // old leader applied it; counted from then, govops_revision_waiting_seconds fired its > 900 alert at each failover.
+    this.queue(revision, true);
   }
 
   /**
@@ -200,7 +202,7 @@ export class ReconcileLoop {
     return true;
   }
 
-  private queue(revision: Revision): void {
+  private queue(revision: Revision, fromNow = false): void {
     const newer = [this.pending, this.retryTarget].find((w) => w && w.id !== revision.id && seenBefore(revision, w));
     if (newer) {
       if (newer === this.retryTarget && !this.pending) this.retryDue = true;
@@ -210,9 +212,9 @@ export class ReconcileLoop {
     this.pending = revision;
     if (!this.outstanding.has(revision.id)) {
       // the age the source's observedAt gives it now (the time of day, read once), then counted on the monotonic clock
-      const observed = Date.parse(revision.observedAt);
+      const observed = fromNow ? NaN : Date.parse(revision.observedAt);
       const age = Number.isFinite(observed) ? Math.max(0, this.clock.now() - observed) : 0;
-      const since = revision.observedAt || new Date(this.clock.now()).toISOString();
+      const since = (!fromNow && revision.observedAt) || new Date(this.clock.now()).toISOString();
       this.outstanding.set(revision.id, { revision, since, sinceMono: this.clock.monotonic() - age, attempts: 0 });
     }
     this.kick();
@@ -301,6 +303,11 @@ export class ReconcileLoop {
     const done = await Promise.race([worker.then(() => true), timedOut]);
     for (const t of timers) clearTimeout(t);
     return done;
+  }
+
+  /** After stop(): abort the requests still in flight now, not at 80% of the grace (a second SIGINT/SIGTERM). */
+  forceStop(): void {
+    if (this.stopped) this.force?.abort(new Error('stopped at once (a second signal)'));
   }
 
   private kick(): void {

@@ -91,6 +91,8 @@ export interface RunningDaemon {
   webhookHealth?: WebhookHealth;
   /** Stop the daemon within the grace period, then close the API client. True when nothing was cut short. */
   shutdown(graceMs: number): Promise<boolean>;
+  /** During shutdown: abort the calls in flight now (a second signal), the state still saved. */
+  forceShutdown(): void;
 }
 
 /** The folders of the work folder govops clears on start: the state file must not be in one. */
@@ -274,6 +276,9 @@ export async function startRunning(
     api,
     ...(elector ? { elector } : {}),
     ...(health ? { webhookHealth: health } : {}),
+    forceShutdown() {
+      daemon.loop.forceStop();
+    },
     async shutdown(graceMs) {
       const deadline = performance.now() + graceMs; // monotonic: the time of day may be set meanwhile
       const stopping = health?.stop(Math.min(graceMs, 5000));

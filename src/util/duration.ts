@@ -17,6 +17,16 @@ export function parseDuration(text: string): number {
   return Math.round(total);
 }
 
+/** The longest a Node timer waits (2^31-1 ms, 24.8 days): setTimeout fires a longer delay after about 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A duration a timer will wait for: longer than MAX_TIMER_MS is refused (it would fire at once, not late). */
+export function parseTimerDuration(text: string): number {
+  const ms = parseDuration(text);
+  if (ms > MAX_TIMER_MS) throw new Error(`${text.trim()}: must be at most 24d (the longest a timer can wait)`);
+  return ms;
+}
+
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;

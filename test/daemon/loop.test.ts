@@ -818,6 +818,32 @@ describe('ReconcileLoop on a standby replica', () => {
     expect(loop.snapshot().lastApplied?.revision).toBe('r1');
   });
 
+  it('a revision resubmitted by a newly elected leader waits since the election, not since it arrived days ago (a false > 900 alert)', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    let leading = false;
+    const loop = new ReconcileLoop({
+      reconcile: leaderReconcileFn(w.reconcile, { isLeading: () => leading, signal: new AbortController().signal }, () => undefined),
+      logger: silentLogger(),
+      resyncMs: 2_000_000_000,
+      selfHeal: false,
+      clock,
+    });
+    loops.push(loop);
+    loop.submit({ ...(await rev('r1', 'a')), observedAt: new Date(clock.now()).toISOString() });
+    await loop.idle();
+    clock.advance(3 * 86_400_000); // the old leader led for three days
+    leading = true;
+    const release = w.hold();
+    loop.submitAgain(loop.snapshot().lastGood!); // run.ts onElected
+    await until(() => w.calls.length === 2);
+    expect(loop.waitingForMs()).toBe(0);
+    expect(loop.snapshot().waiting?.since).toBe(new Date(clock.now()).toISOString());
+    release();
+    await loop.idle();
+    expect(loop.waitingForMs()).toBeUndefined();
+  });
+
   it('a revision the standby only planned is not reported applied (/status lastApplied, the metric); once it leads, it is', async () => {
     const w = world();
     let leading = false;

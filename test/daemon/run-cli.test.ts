@@ -3,7 +3,7 @@
  * notifications over HTTP, and SIGTERM.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
@@ -137,6 +137,32 @@ describe('govops run (Git source, real process)', () => {
     const state = JSON.parse(await readFile(join(home, 'state.json'), 'utf8'));
     expect(state.resources).toEqual([expect.objectContaining({ kind: 'Integration', name: 'lake', revision: sha })]);
   });
+
+  it('a second SIGINT (Ctrl-C) aborts the calls in flight at once (as apply does), and the process exits 0 well within --grace', async () => {
+    // every call to the service hangs for a minute: the first reconcile is in flight when the signals come
+    const sandbox = await startSandbox({ port: 0, faults: [{ type: 'latency', method: 'POST', path: '/integrations', latencyMs: 60_000, count: 1 }] });
+    cleanup.add(() => sandbox.close());
+    const home = await cleanup.tmp('govops-run-');
+    await mkdir(join(home, 'm'));
+    await writeFile(join(home, 'm', 'lake.yaml'), lakehouse('lake', '/sql/1'));
+    const d = runDaemon(
+      ['--dir', 'm', '--listen', '127.0.0.1:0', '--state', join(home, 'state.json'), '--grace', '120s', '--retries', '0'],
+      { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_SECRET_TEST_LAKE_TOKEN: GOVOPS_SECRET_LAKE_TOKEN },
+      home,
+    );
+    const url = await d.url;
+    await until(async () => (await getJson(`${url}/status`)).body.running !== undefined && /applying plan/.test(d.out()), 20_000, 'apply started');
+    // the create's dry run (a POST /integrations) is the apply's first call, answered in a minute: the fault, used once,
+    // is gone from the list once it arrived (no fixed wait a busy machine could outlast)
+    await until(() => sandbox.faults.list().length === 0, 20_000, 'the dry run in flight');
+    d.child.kill('SIGINT');
+    await until(() => /shutting down/.test(d.out()), 10_000, 'first signal taken');
+    d.child.kill('SIGINT');
+    // without the second signal taken, the call waits for its minute (cut at the 30 s request timeout)
+    const code = await Promise.race([d.exit, new Promise<string>((r) => setTimeout(() => r('still running'), 15_000).unref())]);
+    expect(code).toBe(0);
+    expect(d.out()).toMatch(/second signal: aborting the calls in flight/);
+  }, 60_000);
 
   it('SIGTERM during start-up (the first fetch hangs): the fetch is stopped and the process exits 0, not by the signal', async () => {
     // A Git server that takes the connection and never answers: the first fetch, part of start-up, hangs.

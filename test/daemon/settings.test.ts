@@ -105,3 +105,13 @@ describe('govops run settings', () => {
     expect(() => settingsFrom({ ...defaults, dir: 'm', gitWebhookSecretFile: empty }, {})).toThrow(/--git-webhook-secret-file .* is empty/);
   });
 });
+
+describe('govops run status token', () => {
+  it('a status token with whitespace inside is refused at start (a bearer token is one word: it could never match)', async () => {
+    expect(() => settingsFrom({ ...defaults, dir: 'm' }, { GOVOPS_STATUS_TOKEN: 'tok 1234' })).toThrow(/GOVOPS_STATUS_TOKEN holds whitespace/);
+    const home = await cleanup.tmp('govops-token-');
+    const file = join(home, 'token');
+    await writeFile(file, 'first-line\nsecond-line\n');
+    expect(() => settingsFrom({ ...defaults, dir: 'm', statusTokenFile: file }, {})).toThrow(/--status-token-file .* holds whitespace/);
+  });
+});

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../../errors.js';
 import { parseAddress } from '../../util/address.js';
-import { parseDuration } from '../../util/duration.js';
+import { parseTimerDuration } from '../../util/duration.js';
 import { parseCount } from '../flags.js';
 import { findRunProcesses } from '../run-processes.js';
 import type { HealthcheckFlags } from './healthcheck.js';
@@ -34,7 +34,7 @@ function probe(url: string, timeoutMs: number): Promise<string | undefined> {
 export async function healthcheckAction(flags: HealthcheckFlags, command: Command): Promise<void> {
   let timeoutMs: number;
   try {
-    timeoutMs = parseDuration(flags.timeout);
+    timeoutMs = parseTimerDuration(flags.timeout);
   } catch (err) {
     throw new UserError(`--timeout: ${(err as Error).message}`);
   }

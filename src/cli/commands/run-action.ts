@@ -8,7 +8,7 @@ import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
 import { UserError } from '../../errors.js';
 import { parseAddress } from '../../util/address.js';
-import { formatDuration, parseDuration } from '../../util/duration.js';
+import { formatDuration, parseTimerDuration } from '../../util/duration.js';
 import { registerSecrets } from '../../util/redact.js';
 import { startRunning, type RunSettings, type RunningDaemon, type WebhookHealthSettings } from '../../daemon/run.js';
 import { redactUrl } from '../../sources/redact.js';
@@ -20,11 +20,13 @@ import type { NotifySpec, RunFlags } from './run.js';
 import { isPgLocation } from '../../state/location.js';
 import { leaseSettingsProblem, type LeaseSettings } from '../../daemon/leader.js';
 
+/** A duration flag; above 24.8 days it is refused (a Node timer would fire after about 1 ms). */
 function duration(flag: string, text: string): number {
   try {
-    return parseDuration(text);
+    return parseTimerDuration(text);
   } catch (err) {
-    throw new UserError(`${flag}: ${(err as Error).message}`);
+    const message = (err as Error).message;
+    throw new UserError(message.startsWith('invalid duration') ? `${flag}: ${message}` : `${flag} ${message}`);
   }
 }
 
@@ -153,6 +155,10 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     }
     if (statusToken === '') throw new UserError(`--status-token-file ${flags.statusTokenFile} is empty`, 'write the token /status should require into it');
   }
+  // A bearer token is one word: with a space or line break inside, no request could ever be let in to /status.
+  if (statusToken && /\s/.test(statusToken)) {
+    throw new UserError(`${flags.statusTokenFile ? `--status-token-file ${flags.statusTokenFile}` : 'GOVOPS_STATUS_TOKEN'} holds whitespace inside the token`, 'the token is one word (a request sends Authorization: Bearer <token>): remove the space or line break');
+  }
   registerSecrets(statusToken);
   const intervalMs = atLeast('--interval', flags.interval, 10, 'how often the source is checked for a new revision, e.g. 60s');
   const gitTimeoutMs = atLeast('--git-timeout', flags.gitTimeout ?? '120s', 1, 'how long one git command may take, e.g. 10m');
@@ -223,12 +229,17 @@ export function listenError(err: unknown, listen: { host: string; port: number }
   return undefined;
 }
 
+/** `--grace`: how long a stop waits for in-flight calls. */
+export function graceFrom(flags: { grace: string }): number {
+  return duration('--grace', flags.grace);
+}
+
 export async function runAction(command: Command): Promise<void> {
   const flags = command.opts<RunFlags & { debounce: string }>();
   const ctx = contextFrom(command, 1);
   const settings = settingsFrom(flags);
   settings.debounceMs = duration('--debounce', flags.debounce);
-  const graceMs = duration('--grace', flags.grace);
+  const graceMs = graceFrom(flags);
   const logger = ctx.logger;
   // Installed before start-up: SIGTERM while the first clone runs (or the lease is first asked for) stops it, and
   // the process exits 0 as after any stop, instead of being killed by the signal (exit 143).
@@ -242,7 +253,14 @@ export async function runAction(command: Command): Promise<void> {
       onStopped?.();
     });
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping.signal.aborted) return;
+    if (stopping.signal.aborted) {
+      // A second signal (Ctrl-C again), as in apply: the calls in flight are aborted now, not at 80% of --grace.
+      if (running) {
+        logger.warn({ signal }, 'second signal: aborting the calls in flight');
+        running.forceShutdown();
+      }
+      return;
+    }
     stopping.abort();
     logger.info({ signal, graceMs }, 'shutting down: no new work, waiting for in-flight calls');
     // During start-up, start-up ends itself (startRunning rejects with a CancelledError, or resolves: see below).

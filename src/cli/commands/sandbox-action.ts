@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UserError } from '../../errors.js';
-import { parseDuration } from '../../util/duration.js';
+import { parseTimerDuration } from '../../util/duration.js';
 import { contextFrom } from '../context.js';
 import { parseFaultInput, parseStuck, type FaultInput } from '../../sandbox/faults.js';
 import { describePolicy, parseBehaviours, parseDeliveryHosts, startSandbox, type SandboxOptions } from '../../sandbox/index.js';
@@ -11,7 +11,7 @@ import type { SandboxFlags } from './sandbox.js';
 
 function duration(flag: string, value: string): number {
   try {
-    return parseDuration(value);
+    return parseTimerDuration(value);
   } catch (err) {
     throw new UserError(`--${flag}: ${(err as Error).message}`);
   }

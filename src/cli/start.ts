@@ -198,9 +198,12 @@ async function main(): Promise<void> {
     ...(started.busy ? [`port ${sandboxPort} was busy (another program or another govops): the sandbox is on ${sandbox.url}`] : []),
     ...(daemon.busy ? [`port ${daemonPort} was busy (another program or another govops): the daemon is on ${url}`] : []),
   ];
+  // The signal handlers first: a SIGTERM sent on reading the banner (a script, a test) found the default action still
+  // in place when the process was descheduled between the two, and killed it (no cleanup, exit by the signal).
+  const stopped = untilStopped(running, sandbox, logger);
   process.stdout.write(banner({ url, sandbox, shownExamples, examples, home, envFile, connection, names, generated, busy }));
   announceFirstReconcile(running, url);
-  await untilStopped(running, sandbox, logger);
+  await stopped;
   // The addresses of this run are gone: a stale env.sh would point a later terminal at whoever takes the ports.
   await rm(envFile, { force: true });
   await rm(join(home, 'start.json'), { force: true });

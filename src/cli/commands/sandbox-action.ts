@@ -142,6 +142,25 @@ export async function sandboxAction(flags: SandboxFlags, command: Command): Prom
     throw new UserError(e.message);
   }
   const out = ctx.stdout;
+  // The signal handlers before the first line: a SIGTERM sent on reading it must not meet the default action.
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    ctx.logger.info({ signal }, 'sandbox stopping');
+    sandbox
+      .close()
+      .then(() => {
+        out.write('govops sandbox stopped\n');
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        process.stderr.write(`error: ${(err as Error).message}\n`);
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
   out.write(`govops sandbox listening on ${sandbox.url}\n`);
   // Tokens the user configured (an option, the tokens file) are not printed; dev and generated ones are.
   const show = (label: string, token: string, origin: string): void => {
@@ -163,22 +182,4 @@ export async function sandboxAction(flags: SandboxFlags, command: Command): Prom
   if (flags.data) out.write(`state persisted to ${flags.data}\n`);
   const behaviours = sandbox.behaviours();
   if (behaviours.length) out.write(`server behaviours: ${behaviours.join(', ')}\n`);
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    ctx.logger.info({ signal }, 'sandbox stopping');
-    sandbox
-      .close()
-      .then(() => {
-        out.write('govops sandbox stopped\n');
-        process.exit(0);
-      })
-      .catch((err: unknown) => {
-        process.stderr.write(`error: ${(err as Error).message}\n`);
-        process.exit(1);
-      });
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
 }

@@ -325,8 +325,12 @@ describe('DirSource: govops never reads its own files', () => {
     cleanups.push(() => source.stop());
     await source.start();
     expect(revisions).toHaveLength(1);
-    // (the watchers settle first: chokidar may report the link itself once, a scan that finds nothing new)
-    await new Promise((r) => setTimeout(r, 400));
+    // (the watchers settle first: chokidar may report the link itself once, a scan that finds nothing new; on a busy
+    // machine later than any fixed wait: settled once no scan came for 400 ms)
+    for (let seen = -1, i = 0; seen !== scans && i < 25; i++) {
+      seen = scans;
+      await new Promise((r) => setTimeout(r, 400));
+    }
     const scansAfterStart = scans;
     // what govops writes: state, journal, lock and its temporary files, snapshots and anything in the work folder
     await writeFile(join(dir, 'state.yaml'), 'formatVersion: 1');

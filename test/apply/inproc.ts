@@ -12,7 +12,8 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { loadState, saveState } from '../../src/state/store.js';
 import type { Clock } from '../../src/util/clock.js';
-import type { ManualClock } from '../helpers/clock.js';
+import { ManualClock } from '../helpers/clock.js';
+import { trackApi, type TrackedApi } from '../helpers/tracked-api.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
 import { rewritingProxy, type Rewrite, type RewritingProxy } from '../helpers/rewriting-proxy.js';
 
@@ -163,4 +164,19 @@ spec:
   notificationType: [${types.join(', ')}]
   actionType: triggered
 ${secret ? '  secret: { fromEnv: GOVOPS_SECRET_HOOK_SECRET }\n' : ''}`;
+}
+
+/** A rig on a ManualClock the sandbox and govops share: requests in flight (`tracked`) and state saves hold it. */
+export interface ClockRig {
+  r: Rig;
+  clock: ManualClock;
+  tracked: TrackedApi<ServiceClient>;
+  /** The applier's `persist`: the state file, saved while the clock holds (clockHeldSaves). */
+  persist: (s: GovopsState) => Promise<void>;
+}
+
+export async function clockRig(options: Omit<NonNullable<Parameters<typeof rig>[0]>, 'clock'> = {}): Promise<ClockRig> {
+  const clock = new ManualClock();
+  const r = await rig({ ...options, clock });
+  return { r, clock, tracked: trackApi(r.api, clock), persist: clockHeldSaves(clock, () => r.statePath) };
 }

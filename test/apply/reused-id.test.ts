@@ -14,20 +14,17 @@ import { planChanges } from '../../src/plan/planner.js';
 import type { DesiredIntegration } from '../../src/plan/types.js';
 import { loadState } from '../../src/state/store.js';
 import type { GovopsState } from '../../src/state/types.js';
-import { ManualClock } from '../helpers/clock.js';
-import { trackApi, type TrackedApi } from '../helpers/tracked-api.js';
+import type { ManualClock } from '../helpers/clock.js';
+import type { TrackedApi } from '../helpers/tracked-api.js';
 import { integration, KEY, SHAPES } from '../plan/fixtures.js';
-import { clockHeldSaves, rig, type Rig } from './inproc.js';
+import { clockRig, type Rig } from './inproc.js';
 
 let r: Rig;
 let clock: ManualClock;
 let tracked: TrackedApi<ServiceClient>;
 let persist: (s: GovopsState) => Promise<void>;
 beforeEach(async () => {
-  clock = new ManualClock();
-  r = await rig({ transitionMs: 300, clock, behaviours: ['reuse-ids'] });
-  tracked = trackApi(r.api, clock);
-  persist = clockHeldSaves(clock, () => r.statePath);
+  ({ r, clock, tracked, persist } = await clockRig({ transitionMs: 300, behaviours: ['reuse-ids'] }));
 });
 afterEach(async () => {
   await r.close();

@@ -2,18 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { graceFrom, settingsFrom } from '../../src/cli/commands/run-action.js';
 import { applyTuningFrom } from '../../src/cli/apply-options.js';
-
-const defaults = {
-  branch: 'main',
-  path: '.',
-  interval: '60s',
-  resync: '5m',
-  concurrency: '8',
-  timeout: '10m',
-  listen: ':8080',
-  state: '.govops/state.json',
-  grace: '30s',
-};
+import { RUN_FLAG_DEFAULTS as defaults } from './helpers.js';
 
 describe('duration flags past the timer limit', () => {
   it('govops run refuses --interval, --resync, --git-timeout, --render-timeout, --timeout, --grace over 24.8 days', () => {

@@ -211,3 +211,16 @@ export function jsonLogSink(): { logs: Array<Record<string, unknown>>; sink: Wri
   });
   return { logs, sink };
 }
+
+/** The flags of `govops run` at their defaults, as commander gives them to settingsFrom (no source chosen). */
+export const RUN_FLAG_DEFAULTS = {
+  branch: 'main',
+  path: '.',
+  interval: '60s',
+  resync: '5m',
+  concurrency: '8',
+  timeout: '10m',
+  listen: ':8080',
+  state: '.govops/state.json',
+  grace: '30s',
+};

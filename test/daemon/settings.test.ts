@@ -4,22 +4,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { settingsFrom } from '../../src/cli/commands/run-action.js';
 import { githubSignature, verifyPush } from '../../src/daemon/hooks.js';
-import { Cleanup } from './helpers.js';
+import { Cleanup, RUN_FLAG_DEFAULTS as defaults } from './helpers.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
-
-const defaults = {
-  branch: 'main',
-  path: '.',
-  interval: '60s',
-  resync: '5m',
-  concurrency: '8',
-  timeout: '10m',
-  listen: ':8080',
-  state: '.govops/state.json',
-  grace: '30s',
-};
 
 describe('govops run settings', () => {
   it('--git-timeout sets the Git source\'s per-command timeout (a first fetch longer than 120s could never finish)', () => {

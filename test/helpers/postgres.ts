@@ -10,6 +10,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, chmodSync 
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { closePgPools } from '../../src/state/pg/backend.js';
 
 export interface PgServer {
   /** postgres://govops:PASSWORD@127.0.0.1:PORT/govops */
@@ -107,4 +109,32 @@ export function psql(server: PgServer, sql: string, database = 'govops'): string
     env: { ...process.env, PGPASSWORD: server.password },
     encoding: 'utf8',
   }).trim();
+}
+
+/**
+ * One server for the test file: started before its tests, the state's pools closed and the server destroyed after
+ * them. The returned value reads the running server (use it inside tests and hooks, not at the file's top level).
+ */
+export function postgresPerFile(): PgServer {
+  let server: PgServer | undefined;
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await closePgPools();
+    server?.destroy();
+  });
+  const running = (): PgServer => {
+    if (!server) throw new Error('the PostgreSQL server of this file is not started (used outside a test?)');
+    return server;
+  };
+  return {
+    get url() { return running().url; },
+    get password() { return running().password; },
+    get port() { return running().port; },
+    get dir() { return running().dir; },
+    stop: () => running().stop(),
+    start: () => running().start(),
+    destroy: () => running().destroy(),
+  };
 }

@@ -13,12 +13,11 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { hook, objectStore } from '../../bench/flaky-drill.mjs';
 import { ServiceClient } from '../../src/api/client.js';
 import { githubSignature } from '../../src/daemon/hooks.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
-import { closePgPools } from '../../src/state/pg/backend.js';
 import { loadState } from '../../src/state/store.js';
 import { withStateKey } from '../../src/state/location.js';
 import { createRepo } from '../sources/gitrepo.js';
@@ -26,20 +25,13 @@ import { GOVOPS_VERSION } from '../../src/cli/version.js';
 import { Cleanup, getJson, spawnRun, until, type DaemonProcess } from '../daemon/helpers.js';
 import { CLI, runGovops } from '../helpers/cli.js';
 import { spawn } from 'node:child_process';
-import { startPostgres, type PgServer } from '../helpers/postgres.js';
+import { postgresPerFile } from '../helpers/postgres.js';
 
-let pg: PgServer;
+const pg = postgresPerFile();
 let sandbox: SandboxHandle;
 let api: ServiceClient;
 const cleanup = new Cleanup();
-beforeAll(async () => {
-  pg = await startPostgres();
-}, 60_000);
 afterEach(() => cleanup.run());
-afterAll(async () => {
-  await closePgPools();
-  pg?.destroy();
-});
 
 const LEASE = ['--lease-duration', '3s', '--lease-renew-deadline', '2s', '--lease-retry-period', '500ms'];
 

@@ -6,20 +6,14 @@
  */
 import net from 'node:net';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { LeaderElector } from '../../src/daemon/leader.js';
 import { closePgPools } from '../../src/state/pg/backend.js';
 import { withStateKey } from '../../src/state/location.js';
-import { startPostgres, type PgServer } from '../helpers/postgres.js';
+import { postgresPerFile } from '../helpers/postgres.js';
 
-let pg: PgServer;
-beforeAll(async () => {
-  pg = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  pg?.destroy();
-});
+const pg = postgresPerFile();
 
 /** A TCP proxy to `port` that, once frozen, forwards nothing and closes nothing (a partition). */
 async function freezableProxy(port: number): Promise<{ port: number; freeze(): void; close(): void }> {

@@ -8,23 +8,16 @@
  */
 import net from 'node:net';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { LeaderElector, leaseSettingsProblem } from '../../src/daemon/leader.js';
-import { closePgPools, IDLE_IN_TRANSACTION_MS, pgStateFor } from '../../src/state/pg/backend.js';
+import { IDLE_IN_TRANSACTION_MS, pgStateFor } from '../../src/state/pg/backend.js';
 import { HOOK_CHANNEL, tryAcquireLease } from '../../src/state/pg/lease.js';
 import { withStateKey } from '../../src/state/location.js';
-import { psql, startPostgres, type PgServer } from '../helpers/postgres.js';
+import { postgresPerFile, psql } from '../helpers/postgres.js';
 
-let pg: PgServer;
-beforeAll(async () => {
-  pg = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await closePgPools();
-  pg?.destroy();
-});
+const pg = postgresPerFile();
 
 const LEASE = { durationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 20_000 };
 

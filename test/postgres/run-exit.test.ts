@@ -5,22 +5,14 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { closePgPools } from '../../src/state/pg/backend.js';
 import { Cleanup, getJson, spawnRun, until } from '../daemon/helpers.js';
-import { startPostgres, type PgServer } from '../helpers/postgres.js';
+import { postgresPerFile } from '../helpers/postgres.js';
 
-let pg: PgServer;
+const pg = postgresPerFile();
 const cleanup = new Cleanup();
-beforeAll(async () => {
-  pg = await startPostgres();
-}, 60_000);
 afterEach(() => cleanup.run());
-afterAll(async () => {
-  await closePgPools();
-  pg?.destroy();
-});
 
 describe('govops run with a PostgreSQL state, stopped by SIGTERM', () => {
   it('exits once its shutdown is done, not at the 2 s fallback (the pool and the LISTEN connection are closed)', async () => {

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorCode, UserError } from '../../src/errors.js';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { StateWriter } from '../../src/state/journal.js';
@@ -21,16 +21,9 @@ import { managedWebhooksFromState } from '../../src/daemon/webhook-health.js';
 import { CLI, runGovops } from '../helpers/cli.js';
 import { objectStore } from '../../bench/flaky-drill.mjs';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { psql, startPostgres, type PgServer } from '../helpers/postgres.js';
+import { postgresPerFile, psql } from '../helpers/postgres.js';
 
-let pg: PgServer;
-beforeAll(async () => {
-  pg = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await closePgPools();
-  pg?.destroy();
-});
+const pg = postgresPerFile();
 
 const at = (key: string): string => withStateKey(pg.url, key);
 

@@ -4,20 +4,11 @@
  * request, and an error from govops validate. (`notificationType` as one string, not a list of one, is the mistake a
  * manifest author makes.)
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseManifestText } from '../../src/manifests/parse.js';
-import { ADMIN, hook, startHarness, type Harness } from './webhooks-helpers.js';
+import { ADMIN, hook, harnessPerFile } from './webhooks-helpers.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  expect((await h.control('POST', '/_sandbox/reset')).status).toBeLessThan(300);
-});
+const h = harnessPerFile();
 
 const CASES: Array<[string, unknown]> = [
   ['notificationType', 'modelCreated'],

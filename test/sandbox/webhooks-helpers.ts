@@ -6,6 +6,7 @@ import type { AddressInfo, LookupFunction } from 'node:net';
 import type { Logger } from '../../src/log.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 
 export const ADMIN = 'admin-token-h3';
@@ -26,6 +27,32 @@ export interface HarnessOptions {
   deliveryHosts?: string | string[];
   deliveryLookup?: LookupFunction;
   logger?: Logger;
+}
+
+/** One harness for the test file, reset (POST /_sandbox/reset) before each test; read it inside tests and hooks. */
+export function harnessPerFile(): Harness {
+  let started: Harness | undefined;
+  beforeAll(async () => {
+    started = await startHarness();
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  beforeEach(async () => {
+    expect((await running().control('POST', '/_sandbox/reset')).status).toBeLessThan(300);
+  });
+  const running = (): Harness => {
+    if (!started) throw new Error('the harness starts in beforeAll');
+    return started;
+  };
+  return {
+    get url() {
+      return running().url;
+    },
+    call: (...args) => running().call(...args),
+    control: (...args) => running().control(...args),
+    close: () => running().close(),
+  };
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {

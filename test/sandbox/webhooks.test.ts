@@ -1,18 +1,9 @@
 /** Webhook endpoints of interface 4.3 over real HTTP: create, list, get, delete, actions, auth, visibility. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EVENT_NAMES } from '../../src/service/events.js';
-import { ADMIN, ALICE, BOB, IDS, createHooks, hook, startHarness, type Harness } from './webhooks-helpers.js';
+import { ADMIN, ALICE, BOB, IDS, createHooks, hook, harnessPerFile } from './webhooks-helpers.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-});
-beforeEach(async () => {
-  expect((await h.control('POST', '/_sandbox/reset')).status).toBeLessThan(300);
-});
+const h = harnessPerFile();
 
 const SUMMARY_KEYS = ['actionType', 'createdAt', 'createdBy', 'global', 'id', 'name', 'updatedAt', 'url'];
 const VIEW_KEYS = ['createdBy', 'global', 'id', 'name', 'notificationType', 'url'];

@@ -26,6 +26,8 @@ export interface DaemonOptions {
   reconcile: ReconcileFn;
   /** Whether a revision rejected for unreadable secret files loads now (the loop's `recheck`; engine.ts). */
   recheck?: LoopOptions['recheck'];
+  /** Whether the state and the service can be read, while no revision is in force (the loop's `probe`; engine.ts). */
+  probe?: LoopOptions['probe'];
   logger: Logger;
   listen: { host: string; port: number; anyHost?: true; loopbackOnly?: boolean };
   resyncMs: number;
@@ -82,6 +84,7 @@ export class Daemon {
     this.loop = new ReconcileLoop({
       reconcile: opts.reconcile,
       ...(opts.recheck ? { recheck: opts.recheck } : {}),
+      ...(opts.probe ? { probe: opts.probe } : {}),
       logger: opts.logger,
       resyncMs: opts.resyncMs,
       selfHeal: opts.selfHeal,
@@ -140,6 +143,11 @@ export class Daemon {
     const extra = this.opts.notReady?.();
     if (extra) return { ready: false, ...extra };
     if (s.ready) return { ready: true };
+    if (s.probe && !s.probe.ok) {
+      const code = s.probe.failure ? ` (${s.probe.failure.code})` : '';
+      const why = s.probe.verdict === 'unreachable' ? `service unreachable${code}` : `the state or the service could not be read${code}`;
+      return { ready: false, reason: `${why}; no revision in force (the newest was rejected)`, ...(s.probe.error !== undefined ? { detail: s.probe.error } : {}) };
+    }
     const last = s.lastAttempt;
     if (!last) {
       const source = this.opts.source.health();

@@ -17,6 +17,7 @@ import type { Revision } from '../sources/types.js';
 import type { Logger } from 'pino';
 import { loadStage } from '../reconcile/load.js';
 import { stopped, type EngineOptions } from '../reconcile/stages.js';
+import { loadState } from '../state/store.js';
 
 /** What every reconcile of the daemon shares: built once from the flags (src/cli/commands/run-action.ts), passed down whole. */
 export interface EngineSettings {
@@ -150,5 +151,17 @@ export function engineRecheckFn(settings: EngineSettings, logger: Logger): (revi
       logger,
     );
     return !stopped(loaded);
+  };
+}
+
+/**
+ * The loop's `probe`: whether govops could work while no revision is in force (every revision since the start
+ * rejected): the state read (a corrupt one stops all work) and the service's integrations listed, as a plan's first
+ * reads. Nothing written, no lock taken.
+ */
+export function engineProbeFn(api: ServiceApi, settings: Pick<EngineSettings, 'statePath'>): (signal: AbortSignal) => Promise<void> {
+  return async (signal) => {
+    await loadState(settings.statePath);
+    await api.withSignal(signal).listIntegrations();
   };
 }

@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import type { ReconcileResult } from '../reconcile/types.js';
 import type { Revision } from '../sources/types.js';
-import type { FailureInfo } from '../errors.js';
+import { ErrorCode, type FailureInfo } from '../errors.js';
 import { backoffMs, heldBack, isSuccess, judgeResult, judgeThrown, onlyCancelled, type Judgement, type Verdict } from './classify.js';
 import { backgroundClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { driftOf, logDrift, logRejected, type DriftReport } from './report.js';
@@ -71,6 +71,12 @@ export interface LoopOptions {
    * secret resolved; nothing sent): asked at each resync while it is the newest revision (`secretWait`).
    */
   recheck?(revision: Revision, signal: AbortSignal): Promise<boolean>;
+  /**
+   * Whether govops can work now, with no revision in force: the state read and the service listed (nothing written).
+   * Asked when a revision is rejected and no revision was good since the start (a restart while the newest commit is
+   * invalid), then at each resync, and with backoff while it fails: it decides readiness in place of a reconcile.
+   */
+  probe?(signal: AbortSignal): Promise<void>;
 }
 
 /** A revision that arrived and is not applied yet (queued, running, or failed and retried). */
@@ -103,6 +109,19 @@ export interface LoopSnapshot {
   consecutiveFailures: number;
   /** The newest revision not applied yet, if any (with --observe: not planned yet). */
   waiting?: WaitingRevision;
+  /**
+   * Nothing in force (every revision since the start rejected): whether the state and the service could be read when
+   * last looked at (`probe`), newer than the last attempt. Readiness follows it.
+   */
+  probe?: ProbeResult;
+}
+
+export interface ProbeResult {
+  ok: boolean;
+  at: string;
+  failure?: FailureInfo;
+  verdict?: Verdict;
+  error?: string;
 }
 
 interface Outstanding {
@@ -133,6 +152,10 @@ export class ReconcileLoop {
   private resyncDue = false;
   private retryTimer?: TimerHandle;
   private resyncTimer?: TimerHandle;
+  /** A probe is due (a revision rejected with nothing in force, or its backoff after a failed probe ended). */
+  private probeDue = false;
+  private probeFailures = 0;
+  private probeTimer?: TimerHandle;
   /** Revisions submitted and not applied yet, by id (only those the loop may still run are kept). */
   private outstanding = new Map<string, Outstanding>();
   private runningRevision?: Revision;
@@ -294,6 +317,7 @@ export class ReconcileLoop {
     this.pending = undefined;
     if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
     if (this.resyncTimer) this.clock.clearTimeout(this.resyncTimer);
+    if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
     const worker = this.worker;
     if (!worker) return true;
     this.abort?.abort(new Error('govops is shutting down'));
@@ -347,6 +371,7 @@ export class ReconcileLoop {
     for (;;) {
       // (awaited only when there is something to look at: a revision given now starts at once, as it did)
       if (this.recheckDue()) await this.recheckSecretWait();
+      if (this.probeIsDue()) await this.runProbe();
       const work = this.next();
       if (!work || this.stopped) return;
       await this.runOne(work.revision, work.apply, work.reason);
@@ -376,6 +401,64 @@ export class ReconcileLoop {
     this.opts.logger.info({ revision: waiting.id }, 'the secret files of the rejected revision can be read now: applying it');
     this.secretWait = undefined;
     this.queue(waiting);
+  }
+
+  /** A probe's finding dates from before this attempt; a rejection with nothing in force asks for a new one. */
+  private probeAfter(v: Verdict): void {
+    this.state.probe = undefined;
+    if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
+    this.probeFailures = 0;
+    this.probeDue = v === 'invalid' && !this.lastGood;
+  }
+
+  /** Nothing in force, the newest revision rejected, nothing else to do, and a look is due. */
+  private probeIsDue(): boolean {
+    if (!this.opts.probe || this.lastGood || !this.state.rejected || this.pending || this.retryTarget || this.stopped) return false;
+    return this.probeDue || this.resyncDue;
+  }
+
+  /**
+   * No revision is in force since the start and the newest was rejected: whether govops could work (the state read,
+   * the service listed) decides readiness, as it does once a revision is in force. A daemon restarted while the newest
+   * commit was invalid stayed 503 for good, where the same daemon before the restart was ready: an invalid commit
+   * took it (a sidecar: its whole pod) out of its Service until someone fixed the manifests.
+   */
+  private async runProbe(): Promise<void> {
+    this.probeDue = false;
+    this.resyncDue = false;
+    if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
+    this.abort = new AbortController();
+    const logger = this.opts.logger;
+    const was = this.state.probe;
+    let result: ProbeResult;
+    try {
+      await this.opts.probe!(this.abort.signal);
+      result = { ok: true, at: new Date(this.clock.now()).toISOString() };
+    } catch (err) {
+      const j = judgeThrown(err);
+      if (this.stopped || j.failure?.code === ErrorCode.cancelled) return;
+      result = { ok: false, at: new Date(this.clock.now()).toISOString(), verdict: j.verdict, ...(j.failure ? { failure: j.failure } : {}), error: err instanceof Error ? err.message : String(err) };
+    }
+    // An attempt that started meanwhile (a new revision) has the last word.
+    if (this.lastGood || this.stopped) return;
+    this.state.probe = result;
+    this.state.ready = result.ok;
+    if (result.ok) {
+      this.probeFailures = 0;
+      if (!was?.ok) logger.info({ rejected: this.state.rejected?.revision }, 'no revision in force (the newest was rejected); the state and the service can be read: ready');
+      this.scheduleResync();
+      return;
+    }
+    this.probeFailures++;
+    const delay = backoffMs(this.probeFailures, this.opts.retryBaseMs ?? 1000, Math.min(this.opts.retryMaxMs ?? 300_000, this.opts.resyncMs));
+    logger.warn({ error: result.error, code: result.failure?.code, retryInMs: delay }, 'no revision in force (the newest was rejected), and the state or the service cannot be read: not ready');
+    this.probeTimer = this.clock.setTimeout(() => {
+      this.probeTimer = undefined;
+      this.probeDue = true;
+      this.kick();
+    }, delay);
   }
 
   private async runOne(revision: Revision, apply: boolean, reason: Reason): Promise<void> {
@@ -443,6 +526,7 @@ export class ReconcileLoop {
     // The resync period starts again below.
     this.resyncDue = false;
     this.state.lastAttempt = attempt;
+    this.probeAfter(v);
     // A restart while a resource is refused must not make the daemon unready for good (Kubernetes keeps such a pod out
     // of its Service and a rollout never ends): a failure of some resources is the daemon working, as after a success.
     if (v === 'failed' && attempt.result?.stage === 'apply' && !judgement.blocksReadiness) this.everWorked = true;

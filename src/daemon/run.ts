@@ -11,7 +11,7 @@ import { GitSource } from '../sources/git.js';
 import type { PlanOptions } from '../plan/types.js';
 import type { Source } from '../sources/types.js';
 import { Daemon } from './daemon.js';
-import { engineReconcileFn, engineRecheckFn } from './engine.js';
+import { engineReconcileFn, engineRecheckFn, engineProbeFn } from './engine.js';
 import type { RenderCommand } from '../sources/render.js';
 import type { ReconcileFn } from './loop.js';
 import { DaemonMetrics } from './metrics.js';
@@ -248,7 +248,7 @@ export async function startRunning(
   const daemon = new Daemon({
     source,
     reconcile,
-    ...(reconcileOverride ? {} : { recheck: engineRecheckFn(engineSettings, logger) }),
+    ...(reconcileOverride ? {} : { recheck: engineRecheckFn(engineSettings, logger), probe: engineProbeFn(api, engineSettings) }),
     logger,
     listen: s.listen,
     resyncMs: s.resyncMs,

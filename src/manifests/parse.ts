@@ -441,7 +441,7 @@ function checkIdentityRefs(kind: string | undefined, type: unknown, refPaths: Re
 function checkSchema(checked: unknown, refPaths: ReadonlySet<string>, push: Report, locator: Locator): void {
   const issues: SchemaIssue[] = validateAgainst('manifest.json', checked);
   for (const raw of issues) {
-    const issue = { ...raw, message: quotedAsWritten(raw, locator) };
+    const issue = { ...raw, message: naming(raw.path, raw.target, quotedAsWritten(raw, locator)) };
     const severity = issue.severity ?? 'error';
     const pointer = toPointer(issue.path);
     // (an issue of the key itself, an unknown or unused field, is about the field, not about its value being a reference)
@@ -453,6 +453,17 @@ function checkSchema(checked: unknown, refPaths: ReadonlySet<string>, push: Repo
     }
     push(issue.path, issue.message, issue.target, severity);
   }
+}
+
+/**
+ * A value's issue names its field (`spec.config.port must be a number, not a string \`abc\``): the position alone
+ * points at the value, and a reader of a PR comment or a CI log does not have the file beside it. An issue of a key
+ * (missing, unknown, not allowed) names its key already.
+ */
+function naming(path: ReadonlyArray<string | number>, target: SchemaIssue['target'], message: string): string {
+  if (target === 'key' || path.length === 0) return message;
+  const field = path.map((seg, i) => (typeof seg === 'number' ? `[${seg}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(seg) ? `${i ? '.' : ''}${seg}` : `[${JSON.stringify(seg)}]`)).join('');
+  return /^(must|is|lists) /.test(message) ? `\`${field}\` ${message}` : `\`${field}\`: ${message}`;
 }
 
 /**

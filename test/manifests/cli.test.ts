@@ -60,7 +60,7 @@ describe('govops validate', () => {
     expect(lines).toEqual([
       'invalid/integrations.yaml:8:3: Integration/warehouse: missing required field `host`',
       'invalid/integrations.yaml:9:5: warning: Integration/warehouse: unknown field `hots` (did you mean `host`?): not part of the cloud_warehouse config (interface 2.8); govops sends it but does not compare it',
-      'invalid/integrations.yaml:14:11: Integration/warehouse: must be between 0 and 65535, not 70000',
+      'invalid/integrations.yaml:14:11: Integration/warehouse: `spec.config.port` must be between 0 and 65535, not 70000',
       'invalid/webhooks.yml:14:9: Webhook/warehouse: duplicate name: Webhook/warehouse is also defined at invalid/webhooks.yml:1:1 (names are unique per kind)',
       'invalid/webhooks.yml:20:11: warning: Webhook/warehouse: `secret` is a plain literal: write it as { fromEnv: NAME } or { fromFile: PATH }',
     ]);

@@ -26,7 +26,7 @@ spec:
     password: { fromEnv: GOVOPS_SECRET_SQL }
     connectArgs:
 `);
-    expect(out).toEqual(['m.yaml:13:17: must be a string, not an empty value (nothing is written after `connectArgs:`: write the value, or leave the field out)']);
+    expect(out).toEqual(['m.yaml:13:17: `spec.config.connectArgs` must be a string, not an empty value (nothing is written after `connectArgs:`: write the value, or leave the field out)']);
   });
 
   it('one event where a list is wanted: written as a list', () => {
@@ -39,7 +39,7 @@ spec:
   notificationType: modelCreated
   actionType: triggered
 `);
-    expect(out).toEqual(['m.yaml:7:21: must be a list, not a string `modelCreated` (write it as a list: [modelCreated])']);
+    expect(out).toEqual(['m.yaml:7:21: `spec.notificationType` must be a list, not a string `modelCreated` (write it as a list: [modelCreated])']);
   });
 
   it('a webhook `name` in spec is its name in the service (any non-empty string); an empty one is refused', () => {
@@ -79,7 +79,7 @@ spec:
   actionType: triggered
 `);
     expect(out).toEqual([
-      'm.yaml:5:8: must be a string, not a secret reference (references are read only in spec.config, spec.deleteCredentials and a webhook\'s spec.secret: write the value itself here)',
+      'm.yaml:5:8: `spec.url` must be a string, not a secret reference (references are read only in spec.config, spec.deleteCredentials and a webhook\'s spec.secret: write the value itself here)',
     ]);
   });
 });

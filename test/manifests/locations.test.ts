@@ -106,7 +106,7 @@ describe('diagnostic locations and messages', () => {
     const text = hook('a', '  url: https://h.example.com/x\n  global: false\n  notificationType:\n  actionType: triggered\n');
     const d = parse(text).diagnostics;
     expect(d).toHaveLength(1);
-    expect(d[0]!.message).toBe('must be a list, not an empty value (nothing is written after `notificationType:`: write the value, the field is required)');
+    expect(d[0]!.message).toBe('`spec.notificationType` must be a list, not an empty value (nothing is written after `notificationType:`: write the value, the field is required)');
     expect(d[0]!.line).toBe(at(text, 'notificationType:').line);
   });
 });

@@ -99,9 +99,9 @@ describe('secret references', () => {
 
   it('are not allowed outside config / deleteCredentials / secret, nor where a non-string is expected', () => {
     const text = hook('a').replace('url: https://h.example.com/a', 'url: { fromEnv: URL }');
-    expect(errors(text)[0]).toMatchObject({ ...at(text, '{ fromEnv: URL }'), message: "must be a string, not a secret reference (references are read only in spec.config, spec.deleteCredentials and a webhook's spec.secret: write the value itself here)" });
+    expect(errors(text)[0]).toMatchObject({ ...at(text, '{ fromEnv: URL }'), message: "`spec.url` must be a string, not a secret reference (references are read only in spec.config, spec.deleteCredentials and a webhook's spec.secret: write the value itself here)" });
     const port = integration('sql_analytics', '  autoBootstrap: false\n  config:\n    host: h.example.com\n    database: d\n    schema: s\n    username: u\n    password: { fromEnv: P }\n    port: { fromEnv: PORT }\n');
-    expect(errors(port)[0]).toMatchObject({ ...at(port, '{ fromEnv: PORT }'), message: 'must be a number, not a secret reference (a secret reference stands for a string: write the value itself here)' });
+    expect(errors(port)[0]).toMatchObject({ ...at(port, '{ fromEnv: PORT }'), message: '`spec.config.port` must be a number, not a secret reference (a secret reference stands for a string: write the value itself here)' });
   });
 });
 

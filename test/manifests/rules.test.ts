@@ -127,17 +127,17 @@ describe('messages', () => {
     const text = cloudBase('userPassword', `${up}    port: .nan\n    audit: { enabled: true, historicalIngestionMonths: -.inf }\n`);
     expect(warnings(text)).toEqual([]);
     expect(errors(text).map((e) => `${e.line}:${e.column} ${e.message}`)).toEqual([
-      `${at(text, '.nan').line}:${at(text, '.nan').column} must be a number, not \`.nan\` (not a finite number: write a number)`,
-      `${at(text, '-.inf').line}:${at(text, '-.inf').column} must be a number, not \`-.inf\` (not a finite number: write a number)`,
+      `${at(text, '.nan').line}:${at(text, '.nan').column} \`spec.config.port\` must be a number, not \`.nan\` (not a finite number: write a number)`,
+      `${at(text, '-.inf').line}:${at(text, '-.inf').column} \`spec.config.audit.historicalIngestionMonths\` must be a number, not \`-.inf\` (not a finite number: write a number)`,
     ]);
   });
 
   it('never repeat the value of a credential field', () => {
     const text = cloudBase('userPassword', '    username: u\n    password: 987654321\n');
     const errs = errors(text);
-    expect(errs).toEqual([expect.objectContaining({ ...at(text, '987654321'), message: 'must be a string, not an integer' })]);
+    expect(errs).toEqual([expect.objectContaining({ ...at(text, '987654321'), message: '`spec.config.password` must be a string, not an integer' })]);
     const hook = webhook(`${hookSpec}  secret: 123456\n`);
-    expect(errors(hook)).toEqual([expect.objectContaining({ ...at(hook, '123456'), message: 'must be a string, not an integer' })]);
+    expect(errors(hook)).toEqual([expect.objectContaining({ ...at(hook, '123456'), message: '`spec.secret` must be a string, not an integer' })]);
   });
 });
 

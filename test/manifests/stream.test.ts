@@ -61,7 +61,7 @@ describe('loadManifests with -', () => {
     const res = await loadManifests(['-'], { cwd: '/tmp', ...stream(text) });
     const lines = res.diagnostics.map((d) => `${d.file}:${d.line}:${d.column} ${d.message}`);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^-:doc 2:18:11 must be a boolean/);
+    expect(lines[0]).toMatch(/^-:doc 2:18:11 `spec.global` must be a boolean/);
     expect(lines[1]).toMatch(/^-:doc 3:2[0-9]:\d+ duplicate name: Webhook\/a is also defined at -:doc 1:1:1/);
     expect(res.manifests.map((m) => `${m.source.file}:${m.source.line}`)).toEqual(['-:doc 1:1']);
   });

@@ -26,7 +26,9 @@
  * Each form is kept once: a value without the characters an encoding rewrites adds no form for it, so a plain
  * alphanumeric value has one form and one full of special characters a few hundred.
  *
- * Not covered: any other transformation (base64, other HTML entities: XML's `&apos;`, Go html/template's `&#43;`, a
+ * And apart from these, the value in base64 (`base64Forms`, not nested in the others).
+ *
+ * Not covered: any other transformation (base64 of an encoded form, other HTML entities: XML's `&apos;`, Go html/template's `&#43;`, a
  * lower-case hex entity; case folding, a part of the value). A URL's userinfo as Go or Java escape it needs no form:
  * the redactor drops every URL userinfo. Pure.
  */
@@ -319,4 +321,36 @@ export function secretForms(value: string): string[] {
     frontier = next;
   }
   return [...made.keys()];
+}
+
+/** A base64 form is at least this long (48 bits of the value): a shorter one could occur in any encoded text by chance. */
+export const BASE64_MIN_FORM = 8;
+
+/**
+ * The value in base64, as an echo carries it: an `Authorization: Basic base64(user:password)` header a service, a proxy
+ * or an HTTP library's error (axios' `toJSON()`) writes back, a value encoded alone, a value inside an encoded document.
+ * Which characters stand for the value depends on how many bytes precede it in its group of three (its alignment), so
+ * for each alignment: the characters made of the value's bits only (the characters at each end that mix in the bits of
+ * what is around it are left: at most 4 bits of its first and of its last character), and, when the value ends the
+ * encoded text (a Basic header's password, a value alone), up to its last character (the bits after it are zeros).
+ * Standard alphabet; the URL-safe one (`-_`) for a form that differs, but for a value ending the text at alignment 1
+ * or 2 (no Basic header is URL-safe). Padding (`=`) follows the value and tells nothing: not part of a form. At most
+ * 9 forms, none for a value whose forms would be shorter than BASE64_MIN_FORM. Not nested in other encodings.
+ */
+export function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value.replace(LONE_SURROGATE, '\ufffd'), 'utf8');
+  const forms = new Set<string>();
+  const add = (form: string, urlSafe: boolean): void => {
+    if (form.length < BASE64_MIN_FORM) return;
+    forms.add(form);
+    if (urlSafe) forms.add(form.replace(/\+/g, '-').replace(/\//g, '_'));
+  };
+  for (let a = 0; a < 3; a++) {
+    const encoded = Buffer.concat([Buffer.alloc(a), bytes]).toString('base64').replace(/=+$/, '');
+    // character i holds bits [6i, 6i + 6); the value's bits are [8a, 8(a + n))
+    const start = Math.ceil((8 * a) / 6);
+    add(encoded.slice(start, Math.floor((8 * (a + bytes.length)) / 6)), true);
+    add(encoded.slice(start), a === 0);
+  }
+  return [...forms];
 }

@@ -21,7 +21,8 @@
  *   `&#x27;` or as it is, as escape-html, Python's html.escape, Go's html.EscapeString, Commons' escapeHtml4 and XML
  *   text write them; PHP's htmlspecialchars (`&#039;`); and with a non-ASCII character as an entity: .NET's
  *   WebUtility.HtmlEncode (`&#233;` for U+00A0..U+00FF), ASP.NET Core's HtmlEncoder (`&#xE9;`, `&#x2B;`), Python's
- *   xmlcharrefreplace (`&#8364;`), Spring's HtmlUtils and Commons' escapeHtml4 (HTML 4's names: `&eacute;`). After a re-encoding only the JSON nesting encodings follow (govops' outputs and the service's own
+ *   xmlcharrefreplace (`&#8364;`), Spring's HtmlUtils and Commons' escapeHtml4 (HTML 4's names: `&eacute;`). HTML
+ *   escaping may also follow URL nestings (a link on an error page: encodeURI keeps `&` and `'`). After a re-encoding only the JSON nesting encodings follow (govops' outputs and the service's own
  *   JSON nest it; nothing URL-encodes it again).
  * Each form is kept once: a value without the characters an encoding rewrites adds no form for it, so a plain
  * alphanumeric value has one form and one full of special characters a few hundred.
@@ -274,13 +275,19 @@ const REENCODING: readonly Encode[] = [
   htmlEntityEscaper('&quot;', undefined, (cp) => (HTML4_NAMED.has(cp) ? `&${HTML4_NAMED.get(cp)};` : undefined)),
 ];
 
+/**
+ * HTML escaping of a URL-encoded value (a link on an error page): every URL encoder writes `" < >` as `%XX`, encodeURI
+ * keeps `&` and `'`, so these are the escapers that differ there: `'` as `&#39;`, `&#x27;`, `&#039;` or as it is.
+ */
+const HTML_OF_URL: readonly Encode[] = [htmlEscaper('&quot;', '&#39;'), htmlEscaper('&quot;', '&#x27;'), htmlEscaper('&quot;', '&#039;'), htmlEscaper('&quot;', undefined)];
+
 /** How many encodings a form is made of at most. */
 export const MAX_DEPTH = 3;
 
 /**
  * How a form was made, as bits: only JSON nestings (or none: the value), some URL nesting, a re-encoding. A form
- * made by JSON nestings only can still take any encoding; after a URL nesting, no re-encoding; after a re-encoding,
- * JSON nestings only.
+ * made by JSON nestings only can still take any encoding; after a URL nesting, no re-encoding but HTML escaping
+ * (`HTML_OF_URL`); after a re-encoding, JSON nestings only.
  */
 const BY_JSON = 1;
 const BY_URL = 2;
@@ -292,6 +299,7 @@ const NEXT: ReadonlyArray<readonly [from: number, encodings: readonly Encode[], 
   [BY_JSON, REENCODING, BY_REENCODING],
   [BY_URL, JSON_NESTING, BY_URL],
   [BY_URL, URL_NESTING, BY_URL],
+  [BY_URL, HTML_OF_URL, BY_REENCODING],
   [BY_REENCODING, JSON_NESTING, BY_REENCODING],
 ];
 

@@ -41,3 +41,15 @@ describe('HTML entities', () => {
     expect(secretForms('abcd1234EFGH')).toEqual(['abcd1234EFGH']);
   });
 });
+
+describe('percent-encoded, then HTML-escaped', () => {
+  it("a value in a URL built with encodeURI (`&` and `'` kept), on an HTML page", () => {
+    const value = "p&ss wörd'x/1";
+    const url = encodeURI(value); // p&ss%20w%C3%B6rd'x/1
+    const r = new Redactor();
+    r.add(value);
+    for (const written of [url.replace(/&/g, '&amp;').replace(/'/g, '&#39;'), url.replace(/&/g, '&amp;').replace(/'/g, '&#x27;'), url.replace(/&/g, '&amp;').replace(/'/g, '&#039;'), url.replace(/&/g, '&amp;')]) {
+      expect(r.redactText(`<a href="https://host/reset?p=${written}">retry</a>`), written).toBe(`<a href="https://host/reset?p=${REDACTED}">retry</a>`);
+    }
+  });
+});

@@ -11,13 +11,13 @@
  * be printed came from a reconcile that used them (the daemon: src/daemon/secrets-in-force.ts).
  *
  * A value is replaced in the forms an echo would carry it (src/util/secret-forms.ts: JSON-escaped, URL-encoded,
- * quoted and HTML-escaped as JavaScript, Go, .NET, Python and Java write them, nested up to three deep). Userinfo in URLs
+ * quoted and HTML-escaped as JavaScript, Go, .NET, Python and Java write them, nested up to three deep; and in base64). Userinfo in URLs
  * (`https://user:token@host`) is dropped too. Whole forms only: text from outside is redacted before anything cuts,
  * splits or rewrites it (src/util/cut.ts).
  */
 
 import { HEAD, LiteralMatcher } from './literal-matcher.js';
-import { secretForms } from './secret-forms.js';
+import { base64Forms, secretForms } from './secret-forms.js';
 import { dropUrlUserinfo, hasUrlUserinfo } from './url-userinfo.js';
 
 export { secretForms };
@@ -159,7 +159,7 @@ export class Redactor {
     const forms = new Set<string>();
     for (const v of values) {
       let fs = this.formsOf.get(v);
-      if (!fs) this.formsOf.set(v, (fs = secretForms(v).filter((f) => f.length >= MIN_SECRET_LENGTH)));
+      if (!fs) this.formsOf.set(v, (fs = [...secretForms(v).filter((f) => f.length >= MIN_SECRET_LENGTH), ...base64Forms(v)]));
       for (const f of fs) forms.add(f);
     }
     return forms.size ? new LiteralMatcher(forms) : undefined;

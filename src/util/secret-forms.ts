@@ -19,13 +19,18 @@
  *   Go's url.PathEscape writes it (`$&+:=@` kept). HTML and XML escaping (a proxy's, a WAF's or a framework's error
  *   page echoing a submitted value): `&amp; &lt; &gt;` with `"` as `&quot;`, `&#34;` or as it is and `'` as `&#39;`,
  *   `&#x27;` or as it is, as escape-html, Python's html.escape, Go's html.EscapeString, Commons' escapeHtml4 and XML
- *   text write them. After a re-encoding only the JSON nesting encodings follow (govops' outputs and the service's own
+ *   text write them; PHP's htmlspecialchars (`&#039;`); and with a non-ASCII character as an entity: .NET's
+ *   WebUtility.HtmlEncode (`&#233;` for U+00A0..U+00FF), ASP.NET Core's HtmlEncoder (`&#xE9;`, `&#x2B;`), Python's
+ *   xmlcharrefreplace (`&#8364;`), Spring's HtmlUtils and Commons' escapeHtml4 (HTML 4's names: `&eacute;`). HTML
+ *   escaping may also follow URL nestings (a link on an error page: encodeURI keeps `&` and `'`). After a re-encoding only the JSON nesting encodings follow (govops' outputs and the service's own
  *   JSON nest it; nothing URL-encodes it again).
  * Each form is kept once: a value without the characters an encoding rewrites adds no form for it, so a plain
  * alphanumeric value has one form and one full of special characters a few hundred.
  *
- * Not covered: any other transformation (base64, other HTML entities: `&#039;`, `&apos;`, `&#43;`, a non-ASCII
- * character as an entity; case folding, a part of the value). A URL's userinfo as Go or Java escape it needs no form:
+ * And apart from these, the value in base64 (`base64Forms`, not nested in the others).
+ *
+ * Not covered: any other transformation (base64 of an encoded form, other HTML entities: XML's `&apos;`, Go html/template's `&#43;`, a
+ * lower-case hex entity; case folding, a part of the value). A URL's userinfo as Go or Java escape it needs no form:
  * the redactor drops every URL userinfo. Pure.
  */
 
@@ -116,6 +121,51 @@ function htmlEscaper(quot: string | undefined, apos: string | undefined): Encode
   const entity: Readonly<Record<string, string | undefined>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': quot, "'": apos };
   return (v) => v.replace(/[&<>"']/g, (c) => entity[c] ?? c);
 }
+
+/** The characters HTML 4 names (`&eacute;`, `&euro;`): code point in hex, then the name. */
+const HTML4_NAMED: ReadonlyMap<number, string> = new Map(
+  (
+    'a0:nbsp a1:iexcl a2:cent a3:pound a4:curren a5:yen a6:brvbar a7:sect a8:uml a9:copy aa:ordf ab:laquo ac:not ' +
+    'ad:shy ae:reg af:macr b0:deg b1:plusmn b2:sup2 b3:sup3 b4:acute b5:micro b6:para b7:middot b8:cedil b9:sup1 ' +
+    'ba:ordm bb:raquo bc:frac14 bd:frac12 be:frac34 bf:iquest c0:Agrave c1:Aacute c2:Acirc c3:Atilde c4:Auml c5:Aring ' +
+    'c6:AElig c7:Ccedil c8:Egrave c9:Eacute ca:Ecirc cb:Euml cc:Igrave cd:Iacute ce:Icirc cf:Iuml d0:ETH d1:Ntilde ' +
+    'd2:Ograve d3:Oacute d4:Ocirc d5:Otilde d6:Ouml d7:times d8:Oslash d9:Ugrave da:Uacute db:Ucirc dc:Uuml dd:Yacute ' +
+    'de:THORN df:szlig e0:agrave e1:aacute e2:acirc e3:atilde e4:auml e5:aring e6:aelig e7:ccedil e8:egrave e9:eacute ' +
+    'ea:ecirc eb:euml ec:igrave ed:iacute ee:icirc ef:iuml f0:eth f1:ntilde f2:ograve f3:oacute f4:ocirc f5:otilde ' +
+    'f6:ouml f7:divide f8:oslash f9:ugrave fa:uacute fb:ucirc fc:uuml fd:yacute fe:thorn ff:yuml 152:OElig 153:oelig ' +
+    '160:Scaron 161:scaron 178:Yuml 192:fnof 2c6:circ 2dc:tilde 391:Alpha 392:Beta 393:Gamma 394:Delta 395:Epsilon ' +
+    '396:Zeta 397:Eta 398:Theta 399:Iota 39a:Kappa 39b:Lambda 39c:Mu 39d:Nu 39e:Xi 39f:Omicron 3a0:Pi 3a1:Rho ' +
+    '3a3:Sigma 3a4:Tau 3a5:Upsilon 3a6:Phi 3a7:Chi 3a8:Psi 3a9:Omega 3b1:alpha 3b2:beta 3b3:gamma 3b4:delta ' +
+    '3b5:epsilon 3b6:zeta 3b7:eta 3b8:theta 3b9:iota 3ba:kappa 3bb:lambda 3bc:mu 3bd:nu 3be:xi 3bf:omicron 3c0:pi ' +
+    '3c1:rho 3c2:sigmaf 3c3:sigma 3c4:tau 3c5:upsilon 3c6:phi 3c7:chi 3c8:psi 3c9:omega 3d1:thetasym 3d2:upsih ' +
+    '3d6:piv 2002:ensp 2003:emsp 2009:thinsp 200c:zwnj 200d:zwj 200e:lrm 200f:rlm 2013:ndash 2014:mdash 2018:lsquo ' +
+    '2019:rsquo 201a:sbquo 201c:ldquo 201d:rdquo 201e:bdquo 2020:dagger 2021:Dagger 2022:bull 2026:hellip 2030:permil ' +
+    '2032:prime 2033:Prime 2039:lsaquo 203a:rsaquo 203e:oline 2044:frasl 20ac:euro 2111:image 2118:weierp 211c:real ' +
+    '2122:trade 2135:alefsym 2190:larr 2191:uarr 2192:rarr 2193:darr 2194:harr 21b5:crarr 21d0:lArr 21d1:uArr ' +
+    '21d2:rArr 21d3:dArr 21d4:hArr 2200:forall 2202:part 2203:exist 2205:empty 2207:nabla 2208:isin 2209:notin ' +
+    '220b:ni 220f:prod 2211:sum 2212:minus 2217:lowast 221a:radic 221d:prop 221e:infin 2220:ang 2227:and 2228:or ' +
+    '2229:cap 222a:cup 222b:int 2234:there4 223c:sim 2245:cong 2248:asymp 2260:ne 2261:equiv 2264:le 2265:ge 2282:sub ' +
+    '2283:sup 2284:nsub 2286:sube 2287:supe 2295:oplus 2297:otimes 22a5:perp 22c5:sdot 2308:lceil 2309:rceil ' +
+    '230a:lfloor 230b:rfloor 2329:lang 232a:rang 25ca:loz 2660:spades 2663:clubs 2665:hearts 2666:diams'
+  )
+    .split(' ')
+    .map((e): [number, string] => [parseInt(e.slice(0, e.indexOf(':')), 16), e.slice(e.indexOf(':') + 1)]),
+);
+
+/**
+ * HTML escaping with entities beyond `& < > " '`: `quot` and `apos` as `htmlEscaper` takes them, `other` for each other
+ * character (by code point; undefined: as it is). What writes a non-ASCII character as an entity.
+ */
+function htmlEntityEscaper(quot: string, apos: string | undefined, other: (cp: number) => string | undefined): Encode {
+  const basic = htmlEscaper(quot, apos);
+  return (v) => {
+    let out = '';
+    for (const c of basic(v)) out += other(c.codePointAt(0)!) ?? c;
+    return out;
+  };
+}
+const decimalEntity = (cp: number): string => `&#${cp};`;
+const hexEntity = (cp: number): string => `&#x${cp.toString(16).toUpperCase()};`;
 
 /** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
 const GO_PRINTABLE = /[\p{L}\p{M}\p{N}\p{P}\p{S} ]/u;
@@ -211,15 +261,33 @@ const REENCODING: readonly Encode[] = [
   htmlEscaper('&quot;', undefined),
   // XML text content (a JAXP Transformer, Python's xml.sax.saxutils.escape, html.escape(quote=False)): quotes as they are
   htmlEscaper(undefined, undefined),
+  // PHP's htmlspecialchars (ENT_QUOTES, its default since PHP 8.1)
+  htmlEscaper('&quot;', '&#039;'),
+  // .NET's WebUtility.HtmlEncode and HttpUtility.HtmlEncode: U+00A0..U+00FF and characters beyond the BMP as decimal entities
+  htmlEntityEscaper('&quot;', '&#39;', (cp) => ((cp >= 0xa0 && cp <= 0xff) || cp > 0xffff ? decimalEntity(cp) : undefined)),
+  // ASP.NET Core's HtmlEncoder.Default (Razor): `' + \`` and every character outside printable ASCII as upper-case hex
+  htmlEntityEscaper('&quot;', '&#x27;', (cp) => (cp === 0x2b || cp === 0x60 || cp < 0x20 || cp >= 0x7f ? hexEntity(cp) : undefined)),
+  // Python's xmlcharrefreplace after html.escape (ElementTree or lxml writing us-ascii, `.encode('ascii', 'xmlcharrefreplace')`)
+  htmlEntityEscaper('&quot;', '&#x27;', (cp) => (cp >= 0x80 ? decimalEntity(cp) : undefined)),
+  // Spring's HtmlUtils.htmlEscape: HTML 4's named entities (`&eacute;`, `&euro;`)
+  htmlEntityEscaper('&quot;', '&#39;', (cp) => (HTML4_NAMED.has(cp) ? `&${HTML4_NAMED.get(cp)};` : undefined)),
+  // Apache Commons Text's escapeHtml4, PHP's htmlentities(ENT_COMPAT): the same, `'` as it is
+  htmlEntityEscaper('&quot;', undefined, (cp) => (HTML4_NAMED.has(cp) ? `&${HTML4_NAMED.get(cp)};` : undefined)),
 ];
+
+/**
+ * HTML escaping of a URL-encoded value (a link on an error page): every URL encoder writes `" < >` as `%XX`, encodeURI
+ * keeps `&` and `'`, so these are the escapers that differ there: `'` as `&#39;`, `&#x27;`, `&#039;` or as it is.
+ */
+const HTML_OF_URL: readonly Encode[] = [htmlEscaper('&quot;', '&#39;'), htmlEscaper('&quot;', '&#x27;'), htmlEscaper('&quot;', '&#039;'), htmlEscaper('&quot;', undefined)];
 
 /** How many encodings a form is made of at most. */
 export const MAX_DEPTH = 3;
 
 /**
  * How a form was made, as bits: only JSON nestings (or none: the value), some URL nesting, a re-encoding. A form
- * made by JSON nestings only can still take any encoding; after a URL nesting, no re-encoding; after a re-encoding,
- * JSON nestings only.
+ * made by JSON nestings only can still take any encoding; after a URL nesting, no re-encoding but HTML escaping
+ * (`HTML_OF_URL`); after a re-encoding, JSON nestings only.
  */
 const BY_JSON = 1;
 const BY_URL = 2;
@@ -231,6 +299,7 @@ const NEXT: ReadonlyArray<readonly [from: number, encodings: readonly Encode[], 
   [BY_JSON, REENCODING, BY_REENCODING],
   [BY_URL, JSON_NESTING, BY_URL],
   [BY_URL, URL_NESTING, BY_URL],
+  [BY_URL, HTML_OF_URL, BY_REENCODING],
   [BY_REENCODING, JSON_NESTING, BY_REENCODING],
 ];
 
@@ -260,4 +329,36 @@ export function secretForms(value: string): string[] {
     frontier = next;
   }
   return [...made.keys()];
+}
+
+/** A base64 form is at least this long (48 bits of the value): a shorter one could occur in any encoded text by chance. */
+export const BASE64_MIN_FORM = 8;
+
+/**
+ * The value in base64, as an echo carries it: an `Authorization: Basic base64(user:password)` header a service, a proxy
+ * or an HTTP library's error (axios' `toJSON()`) writes back, a value encoded alone, a value inside an encoded document.
+ * Which characters stand for the value depends on how many bytes precede it in its group of three (its alignment), so
+ * for each alignment: the characters made of the value's bits only (the characters at each end that mix in the bits of
+ * what is around it are left: at most 4 bits of its first and of its last character), and, when the value ends the
+ * encoded text (a Basic header's password, a value alone), up to its last character (the bits after it are zeros).
+ * Standard alphabet; the URL-safe one (`-_`) for a form that differs, but for a value ending the text at alignment 1
+ * or 2 (no Basic header is URL-safe). Padding (`=`) follows the value and tells nothing: not part of a form. At most
+ * 9 forms, none for a value whose forms would be shorter than BASE64_MIN_FORM. Not nested in other encodings.
+ */
+export function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value.replace(LONE_SURROGATE, '\ufffd'), 'utf8');
+  const forms = new Set<string>();
+  const add = (form: string, urlSafe: boolean): void => {
+    if (form.length < BASE64_MIN_FORM) return;
+    forms.add(form);
+    if (urlSafe) forms.add(form.replace(/\+/g, '-').replace(/\//g, '_'));
+  };
+  for (let a = 0; a < 3; a++) {
+    const encoded = Buffer.concat([Buffer.alloc(a), bytes]).toString('base64').replace(/=+$/, '');
+    // character i holds bits [6i, 6i + 6); the value's bits are [8a, 8(a + n))
+    const start = Math.ceil((8 * a) / 6);
+    add(encoded.slice(start, Math.floor((8 * (a + bytes.length)) / 6)), true);
+    add(encoded.slice(start), a === 0);
+  }
+  return [...forms];
 }

@@ -6,10 +6,13 @@
  * is found once and the scheme before it and the userinfo after it are read once: the same matches (a property test
  * pins this function to the expression), but for one change: the userinfo runs to the last `@` of the run
  * (`(?:[^/@\s"'<>]*@)*` after it), as a URL parser reads it, so a password holding an unencoded `@`
- * (`https://user:p@ss@host`) is dropped whole, not printed from its first `@` on.
+ * (`https://user:p@ss@host`) is dropped whole, not printed from its first `@` on. And one more: a password holding an
+ * unencoded `/` (`https://user:pa/ss@host`, which git prints as it is) is dropped too, up to the last `@` of the
+ * stretch (`passwordBeforeSlash`).
  */
 
 const AT = 64; // @
+const SLASH = 47; // /
 
 /** [A-Za-z0-9+.-]: a scheme's characters. */
 function isSchemeChar(c: number): boolean {
@@ -54,6 +57,10 @@ function isUserinfoChar(c: number): boolean {
 function* userinfoSpans(text: string): Generator<{ userinfoStart: number; end: number }> {
   let done = 0;
   let from = 0;
+  // The last stretch read for a password holding a `/` (below): where it ends, and its last `@` (-1: none). A later
+  // `://` inside it finds the same end, so no character is read twice.
+  let stretchEnd = -1;
+  let stretchLastAt = -1;
   for (;;) {
     const at = text.indexOf('://', from);
     if (at < 0) return;
@@ -76,10 +83,46 @@ function* userinfoSpans(text: string): Generator<{ userinfoStart: number; end: n
       }
       yield { userinfoStart: at + 3, end: j + 1 };
       done = from = j + 1;
+    } else if (hasStart && text.charCodeAt(j) === SLASH && passwordBeforeSlash(text, at + 3, j)) {
+      // `https://user:pa/ss@host`: a password holding an unencoded `/`. No URL parser reads it so (the `/` ends the
+      // authority: host `user`, port `pa`), and so git leaves it as it is in `unable to access '…'`: the userinfo runs
+      // to the last `@` of the stretch, host and path with it when they hold one.
+      if (j >= stretchEnd) {
+        stretchLastAt = -1;
+        let k = j;
+        for (; k < text.length; k++) {
+          const c = text.charCodeAt(k);
+          if (c === AT) stretchLastAt = k;
+          else if (c !== SLASH && !isUserinfoChar(c)) break;
+        }
+        stretchEnd = k;
+      }
+      if (stretchLastAt > j) {
+        yield { userinfoStart: at + 3, end: stretchLastAt + 1 };
+        done = from = stretchLastAt + 1;
+      } else {
+        from = at + 1;
+      }
     } else {
       from = at + 1;
     }
   }
+}
+
+/**
+ * text[start, end) (up to a `/`) is `user:password`, not `host:port`: something after its last `:` is not a digit. An
+ * IPv6 literal (`[::1]:8080`) is a host.
+ */
+function passwordBeforeSlash(text: string, start: number, end: number): boolean {
+  if (text.charCodeAt(start) === 91) return false; // [
+  let colon = end - 1;
+  while (colon >= start && text.charCodeAt(colon) !== 58) colon--; // :
+  if (colon < start) return false;
+  for (let k = colon + 1; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 48 || c > 57) return true;
+  }
+  return false;
 }
 
 /** The text holds URL userinfo somewhere. */

@@ -186,6 +186,11 @@ describe('redaction and jitter', () => {
     // a password holding an unencoded `@`: the userinfo ends at the last `@` before the host (WHATWG URL), so all of it goes
     expect(redactUrl('https://user:p@ss@host/repo')).toBe('https://***@host/repo');
     expect(redactUrl('https://user:p@s@s@host')).toBe('https://***@host');
+    // a password holding an unencoded `/` (no parser reads it so; git prints the URL as it is): dropped too
+    expect(redactUrl('https://user:pa/ss@host/repo')).toBe('https://***@host/repo');
+    expect(redactText("fatal: unable to access 'https://user:pa/ss@127.0.0.1:9/x.git/': URL using bad/illegal format")).toBe(
+      "fatal: unable to access 'https://***@127.0.0.1:9/x.git/': URL using bad/illegal format",
+    );
     expect(redactText("fatal: unable to access 'https://user:p@ss@host/r/'")).toBe("fatal: unable to access 'https://***@host/r/'");
     expect(redactText("fatal: unable to access 'https://u:p@h/r/': refused")).toBe("fatal: unable to access 'https://***@h/r/': refused");
     registerSecrets('tok3n');

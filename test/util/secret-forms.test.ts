@@ -150,8 +150,8 @@ describe('secretForms', () => {
     expect(secretForms('pw-2024.x_y')).toEqual(['pw-2024.x_y']);
     const forms = secretForms(VALUE);
     expect(new Set(forms).size).toBe(forms.length);
-    // 466 forms: it holds every character some encoding rewrites (`& < > ' " + / ~ ( ) * !`, non-ASCII)
-    expect(forms.length).toBeLessThan(500);
+    // 630 forms: it holds every character some encoding rewrites (`& < > ' " + / ~ ( ) * !`, non-ASCII)
+    expect(forms.length).toBeLessThan(700);
   });
 
   it('a value holding a lone surrogate (a YAML literal `"\\ud800…"`) has its forms, and redaction does not throw', () => {

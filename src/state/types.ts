@@ -40,7 +40,8 @@ export interface ManagedResource {
    * `integrationIdentity`, `webhookIdentity`): recorded with every intent and every applied change. A live item at
    * the id with another identity means the service gave the id to another item: the entry is stale and forgotten
    * (src/plan/stale.ts). Data sources: `dataSourceKey(integrationId, prefix)` (service/data-sources.ts), recorded when
-   * govops creates one. Absent in entries written before it was recorded.
+   * govops creates one. Absent in entries written before it was recorded. A webhook's holds its url only by its keyed
+   * fingerprint (`keyedWebhookIdentity`); one written in clear by an older govops is turned into that form on read.
    */
   identity?: string;
   /**

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { ErrorCode, GovopsError, UserError } from '../../errors.js';
-import { checkResource, cleanTransitions, digestText, newState, serializeState } from '../store.js';
+import { checkResource, cleanTransitions, digestText, newState, serializeState, withKeyedIdentities } from '../store.js';
 import { STATE_VERSION, type GovopsState, type JournalEntry, type ManagedResource } from '../types.js';
 import type { LockOptions, StateLock } from '../lock.js';
 import { parsePgLocation, type PgLocation } from '../location.js';
@@ -284,7 +284,8 @@ export class PgState {
       });
       const { transitions, ...extra } = readJson(row.head) ?? {};
       const t = cleanTransitions(transitions);
-      return { ...extra, version: STATE_VERSION, fingerprintKey: row.fingerprint_key, resources, ...(t ? { transitions: t } : {}) } as GovopsState;
+      // rows written by an older govops hold a webhook's url in clear: read as the same identity, saved without it
+      return withKeyedIdentities({ ...extra, version: STATE_VERSION, fingerprintKey: row.fingerprint_key, resources, ...(t ? { transitions: t } : {}) } as GovopsState);
     });
   }
 

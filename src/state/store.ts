@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, UserError } from '../errors.js';
 import type { Hashing } from '../plan/types.js';
-import { STATE_VERSION, type GovopsState, type ManagedResource } from './types.js';
+import { READABLE_STATE_VERSIONS, STATE_VERSION, type GovopsState, type ManagedResource } from './types.js';
 import { ensureDir } from '../util/fs.js';
 import { isPlainObject } from '../util/object.js';
 import { isPgLocation } from './location.js';
@@ -131,9 +131,9 @@ export function parseState(text: string, file: string): GovopsState {
     throw corrupt(file, `not valid JSON (${(err as Error).message})`);
   }
   if (!isPlainObject(data)) throw corrupt(file, 'expected a JSON object');
-  if (data.version !== STATE_VERSION) {
+  if (typeof data.version !== 'number' || !READABLE_STATE_VERSIONS.includes(data.version)) {
     throw new UserError(
-      `state file ${file} has version ${JSON.stringify(data.version)}; this govops reads version ${STATE_VERSION}`,
+      `state file ${file} has version ${JSON.stringify(data.version)}; this govops reads versions ${READABLE_STATE_VERSIONS.join(' and ')}`,
       'use the govops release that wrote it, or move the file away to start over',
       { code: ErrorCode.stateCorrupt },
     );
@@ -148,6 +148,8 @@ export function parseState(text: string, file: string): GovopsState {
     if (t) data.transitions = t;
     else delete data.transitions;
   }
+  // (version 1: the same records, a webhook's url perhaps in clear, which the reader keys: withKeyedIdentities)
+  data.version = STATE_VERSION;
   return data as unknown as GovopsState;
 }
 
@@ -307,8 +309,8 @@ export function serializeState(state: GovopsState): string {
   keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   const resources = keyed.map((x) => x.r);
   // Fields others add to the state (src/state/types.ts may grow) are kept; resources go last.
-  const { version, fingerprintKey, resources: _unsorted, ...extra } = state;
-  return `${JSON.stringify({ version, fingerprintKey, ...extra, resources }, null, 2)}\n`;
+  const { version: _read, fingerprintKey, resources: _unsorted, ...extra } = state;
+  return `${JSON.stringify({ version: STATE_VERSION, fingerprintKey, ...extra, resources }, null, 2)}\n`;
 }
 
 /**

@@ -43,6 +43,8 @@ describe('the state records a webhook url only by its keyed fingerprint', () => 
     expect(text).toContain('"alerts"');
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(CHAT_TOKEN);
+    // version 2: a govops that reads only version 1 (the url in clear) refuses it, rather than forgetting the webhooks
+    expect(JSON.parse(await readFile(h.statePath, 'utf8')).version).toBe(2);
     const planned = await h.govops(['plan', 'manifests', '--detailed-exitcode']);
     expect(planned.code, planned.stdout + planned.stderr).toBe(0);
     expect(planned.stderr).not.toContain('stale');
@@ -54,7 +56,7 @@ describe('the state records a webhook url only by its keyed fingerprint', () => 
   it('a state written by an older govops (the url in clear) keeps its ownership and is rewritten without the url', async () => {
     const state = await loadState(h.statePath);
     // what the previous release wrote: the identity as [name, url]
-    const old = { ...state, resources: state.resources.map((r) => (r.kind === 'Webhook' ? { ...r, identity: webhookIdentity(r.name, r.name === 'alerts' ? URL_WITH_TOKEN : CHAT_URL) } : r)) };
+    const old = { ...state, version: 1, resources: state.resources.map((r) => (r.kind === 'Webhook' ? { ...r, identity: webhookIdentity(r.name, r.name === 'alerts' ? URL_WITH_TOKEN : CHAT_URL) } : r)) };
     await writeFile(h.statePath, JSON.stringify(old, null, 2));
     expect(await readFile(h.statePath, 'utf8')).toContain(TOKEN);
     const planned = await h.govops(['plan', 'manifests', '--detailed-exitcode']);
@@ -67,6 +69,16 @@ describe('the state records a webhook url only by its keyed fingerprint', () => 
     const applied = await h.govops(['apply', 'manifests']);
     expect(applied.code, applied.stderr).toBe(0);
     expect(await stateTexts(h.statePath)).not.toContain(TOKEN);
+    expect(JSON.parse(await readFile(h.statePath, 'utf8')).version).toBe(2);
+  });
+
+  it('a state of a version this govops does not know is refused with its version, not read', async () => {
+    const state = JSON.parse(await readFile(h.statePath, 'utf8'));
+    await writeFile(h.statePath, JSON.stringify({ ...state, version: 3 }));
+    const planned = await h.govops(['plan', 'manifests']);
+    expect(planned.code).toBe(1);
+    expect(planned.stderr).toMatch(/has version 3; this govops reads versions 1 and 2/);
+    await writeFile(h.statePath, JSON.stringify(state));
   });
 
   it('a PostgreSQL state: the rows hold no url, and an older row with the url in clear is read as the same identity', async () => {
@@ -77,8 +89,10 @@ describe('the state records a webhook url only by its keyed fingerprint', () => 
     expect(rows).toContain('alerts');
     expect(rows).not.toContain(TOKEN);
     expect(rows).not.toContain(CHAT_TOKEN);
+    expect(psql(pg, `SELECT version FROM govops.states WHERE key = 'hooks'`)).toBe('2');
     // what the previous release wrote: the identity as [name, url]
     const old = webhookIdentity('alerts', URL_WITH_TOKEN).replaceAll("'", "''");
+    psql(pg, `UPDATE govops.states SET version = 1 WHERE key = 'hooks'`);
     psql(pg, `UPDATE govops.resources SET body = jsonb_set(body, '{identity}', to_jsonb('${old}'::text)) WHERE key = 'hooks' AND name = 'alerts'`);
     expect(psql(pg, `SELECT body::text FROM govops.resources WHERE key = 'hooks'`)).toContain(TOKEN);
     const planned = await h.govops(['plan', 'manifests', '--detailed-exitcode', '--state', url]);

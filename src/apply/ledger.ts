@@ -271,7 +271,7 @@ export class Ledger {
     }
     // What the item at the id must still be before govops writes to it by that id (src/plan/stale.ts).
     let identity = this.identities.get(d);
-    if (identity === undefined && !this.identities.has(d)) this.identities.set(d, (identity = desiredIdentity(d)));
+    if (identity === undefined && !this.identities.has(d)) this.identities.set(d, (identity = desiredIdentity(d, this.head.fingerprintKey)));
     if (identity !== undefined) entry.identity = identity;
     if (this.options.revision !== undefined) entry.revision = this.options.revision;
     return entry;

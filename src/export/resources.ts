@@ -13,10 +13,10 @@ import { API_VERSION } from '../manifests/types.js';
 import { asSet } from '../service/webhook-fields.js';
 import { booleanFromWire } from '../util/boolean.js';
 import { exportConfig, type ExportWarn } from './config.js';
-import { liveIntegrationIdentity, liveWebhookIdentity } from '../plan/stale.js';
+import { liveIntegrationIdentity } from '../plan/stale.js';
 import { attributeDataSources } from '../plan/data-sources.js';
 import { dataSourceKey } from '../service/data-sources.js';
-import { carriesCredential, pathCarriesToken } from '../service/kinds.js';
+import { carriesCredential, pathCarriesToken, webhookIdentity } from '../service/kinds.js';
 import { assignNames, envName, NAME_PATTERN, MAX_NAME } from './names.js';
 
 export type ExportKind = Manifest['kind'];
@@ -221,7 +221,7 @@ function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): vo
       name,
       liveId: w.id,
       manifest: webhookManifest(w, name),
-      identity: liveWebhookIdentity(w),
+      identity: webhookIdentity(w.name, w.url), // in clear here: the state records it keyed (export-action.ts)
       ...(tokenInPath ? { notes: TOKEN_IN_PATH_NOTE } : {}),
     });
   });

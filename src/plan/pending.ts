@@ -15,7 +15,7 @@
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
 import { attributeDataSources } from './data-sources.js';
-import { recordedWebhookIdentity, webhookIdentity } from '../service/kinds.js';
+import { keyedWebhookIdentity, recordedWebhookIdentity } from '../service/kinds.js';
 import { liveNaturalKey } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 import { groupBy } from '../util/multimap.js';
@@ -54,9 +54,13 @@ export function resolvePending(
     ids: new Set(refs.map((l) => l.id)),
     byKey: groupBy(refs.filter((l) => l.key !== undefined), (l) => l.key!),
   });
+  const byUrl = state.resources.some((r) => r.pending === 'create' && r.kind === 'Webhook' && r.identity !== undefined);
   const liveOf: Record<ManagedResource['kind'], ReturnType<typeof indexed>> = {
     Integration: indexed(live.integrations.map((l) => ({ id: l.id, key: liveNaturalKey(l.type, l.config) }))),
-    Webhook: indexed(live.webhooks.map((l) => ({ id: l.id, key: l.name, identity: webhookIdentity(l.name, l.url), createdBy: l.createdBy }))),
+    // identities as the state records them (the url by its fingerprint under the state's key), made only when needed
+    Webhook: indexed(
+      live.webhooks.map((l) => ({ id: l.id, key: l.name, ...(byUrl ? { identity: keyedWebhookIdentity(l.name, l.url, state.fingerprintKey) } : {}), createdBy: l.createdBy })),
+    ),
     // (records that do not name their integration: the one whose location holds the prefix, as the planner reads them)
     DataSource: indexed(attributeDataSources(live.dataSources ?? [], live.integrations).map((l) => ({ id: l.id, key: dataSourceKey(l.integrationId, l.prefix) }))),
   };
@@ -89,7 +93,7 @@ export function resolvePending(
       continue;
     }
     const byIdentity = r.kind === 'Webhook' && r.identity !== undefined;
-    const identity = byIdentity ? recordedWebhookIdentity(r.identity!) : undefined;
+    const identity = byIdentity ? recordedWebhookIdentity(r.identity!, state.fingerprintKey) : undefined;
     // Live before the intent was recorded (another's webhook of the same name and url): never what the create made.
     const before = new Set(r.preexisting ?? []);
     const found =

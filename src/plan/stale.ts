@@ -14,16 +14,20 @@
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
 import { attributeDataSources } from './data-sources.js';
-import { recordedWebhookIdentity, urlWithoutCredential, webhookIdentity, webhookIdentityParts } from '../service/kinds.js';
+import { keyedWebhookIdentity, recordedWebhookIdentity, urlWithoutCredential, webhookIdentityParts } from '../service/kinds.js';
 import { integrationIdentity, isIntegrationType } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 import { warning, type PlanWarning } from './notes.js';
 import type { DesiredResource } from './types.js';
 
-/** The identity the desired resource will have live (undefined for data sources: it needs the integration's id, recorded by the create). */
-export function desiredIdentity(d: DesiredResource): string | undefined {
+/**
+ * The identity the desired resource will have live, as the state records it (a webhook's url by its fingerprint under
+ * the state's `key`: service/kinds.ts `keyedWebhookIdentity`); undefined for data sources: it needs the integration's
+ * id, recorded by the create.
+ */
+export function desiredIdentity(d: DesiredResource, key: string): string | undefined {
   if (d.kind === 'Integration') return integrationIdentity(d.body.type, d.body.config);
-  if (d.kind === 'Webhook') return webhookIdentity(d.body.name, d.body.url);
+  if (d.kind === 'Webhook') return keyedWebhookIdentity(d.body.name, d.body.url, key);
   return undefined;
 }
 
@@ -31,8 +35,9 @@ export function liveIntegrationIdentity(l: LiveIntegration): string {
   return isIntegrationType(l.type) ? integrationIdentity(l.type, l.config) : `${String(l.type)}`;
 }
 
-export function liveWebhookIdentity(l: LiveWebhook): string {
-  return webhookIdentity(l.name, l.url);
+/** A live webhook's identity as the state records it (its url by its fingerprint under the state's `key`). */
+export function liveWebhookIdentity(l: LiveWebhook, key: string): string {
+  return keyedWebhookIdentity(l.name, l.url, key);
 }
 
 const NOUN: Readonly<Record<string, string>> = { Integration: 'integration', Webhook: 'webhook', DataSource: 'data source' };
@@ -43,14 +48,20 @@ export interface StaleResolution {
   notes: PlanWarning[];
 }
 
-/** A readable identity for the notes: a webhook's JSON pair as `name "n", url u`, a data source's key as its parts. */
-function shown(identity: string, kind: string): string {
+/**
+ * A readable identity for the notes: a webhook's as `name "n", url u` (the live one's url without a credential; the
+ * recorded one's name only: the state holds its url by fingerprint), a data source's key as its parts.
+ */
+function shown(identity: string, kind: string, live?: LiveWebhook, sameName?: string): string {
   if (kind === 'DataSource') {
     const [integration, prefix] = identity.split('|', 2) as [string, string];
     return `integration ${integration}, prefix ${prefix}`;
   }
+  if (live) return `name ${JSON.stringify(live.name)}, url ${urlWithoutCredential(live.url)}`;
   const parts = webhookIdentityParts(identity);
-  return parts ? `name ${JSON.stringify(parts.name)}, url ${urlWithoutCredential(parts.url)}` : identity;
+  if (!parts) return identity;
+  if (parts.url !== undefined) return `name ${JSON.stringify(parts.name)}, url ${urlWithoutCredential(parts.url)}`;
+  return `name ${JSON.stringify(parts.name)}${live === undefined && sameName !== undefined && sameName === parts.name ? ', another url' : ''}`;
 }
 
 /**
@@ -58,10 +69,10 @@ function shown(identity: string, kind: string): string {
  * of its manifest, when the manifest is still the spec last applied (the same spec hash: what was applied is what
  * the manifest says); else nothing but the integration type can be checked.
  */
-function recordedIdentity(st: ManagedResource, desired: () => ReadonlyMap<string, DesiredResource>): string | undefined {
-  if (st.identity !== undefined) return st.kind === 'Webhook' ? recordedWebhookIdentity(st.identity) : st.identity;
+function recordedIdentity(st: ManagedResource, desired: () => ReadonlyMap<string, DesiredResource>, key: string): string | undefined {
+  if (st.identity !== undefined) return st.kind === 'Webhook' ? recordedWebhookIdentity(st.identity, key) : st.identity;
   const d = desired().get(`${st.kind}\0${st.name}`);
-  return d && d.specHash === st.specHash ? desiredIdentity(d) : undefined;
+  return d && d.specHash === st.specHash ? desiredIdentity(d, key) : undefined;
 }
 
 type StaleLive = { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[]; dataSources?: readonly LiveDataSource[] };
@@ -121,6 +132,7 @@ function staleRecords(state: GovopsState, live: StaleLive, desired: readonly Des
   const notes: PlanWarning[] = [];
   for (const r of checked) {
     let now: string | undefined;
+    let nowWebhook: LiveWebhook | undefined;
     let typeDiffers = false;
     if (r.kind === 'Integration') {
       const l = integrations.get(r.id);
@@ -134,22 +146,23 @@ function staleRecords(state: GovopsState, live: StaleLive, desired: readonly Des
       const l = webhooks.get(r.id);
       if (!l) continue;
       if (r.identity === undefined && !desiredByName().has(`${r.kind}\0${r.name}`)) continue;
-      now = liveWebhookIdentity(l);
+      now = liveWebhookIdentity(l, state.fingerprintKey);
+      nowWebhook = l;
     } else {
       const l = dataSources.get(r.id);
       if (!l) continue;
       now = dataSourceKey(l.integrationId, l.prefix);
     }
     // (the manifests by name only for an entry without a recorded identity: most have one)
-    const recorded = typeDiffers ? undefined : recordedIdentity(r, desiredByName);
+    const recorded = typeDiffers ? undefined : recordedIdentity(r, desiredByName, state.fingerprintKey);
     if (!typeDiffers && (recorded === undefined || recorded === now)) continue;
     stale.add(r);
-    const was = recorded !== undefined ? shown(recorded, r.kind) : `type ${r.type}`;
+    const was = recorded !== undefined ? shown(recorded, r.kind, undefined, nowWebhook?.name) : `type ${r.type}`;
     notes.push(
       warning(
         'stale-record',
         `${r.kind}/${r.name}: the recorded id ${r.id} now holds another ${NOUN[r.kind]} ` +
-        `(${shown(now, r.kind)}; govops recorded ${was}): the record is stale and forgotten, the manifest is matched by its natural key ` +
+        `(${shown(now, r.kind, nowWebhook)}; govops recorded ${was}): the record is stale and forgotten, the manifest is matched by its natural key ` +
         `and the item at id ${r.id} is left alone`,
         { kind: r.kind, name: r.name },
       ),

@@ -11,6 +11,7 @@ import { resolvePending } from '../plan/pending.js';
 import { forgetStale } from '../plan/stale.js';
 import type { DesiredResource } from '../plan/types.js';
 import type { GovopsState } from '../state/types.js';
+import { readWithOlderForm } from '../state/store.js';
 import { confirmRecorded } from './confirm.js';
 import type { Loaded } from './load.js';
 import { thrownAt, type StageFailure } from './stages.js';
@@ -31,7 +32,7 @@ export interface Observed {
   resolvedState: GovopsState;
   /** That state with stale records forgotten too: what is saved and applied against. */
   state: GovopsState;
-  /** The state changed (resolved intents or forgotten records): saved before an apply. */
+  /** The state changed (resolved intents or forgotten records, or it was read in an older form): saved before an apply. */
   resolved: boolean;
 }
 
@@ -77,5 +78,7 @@ export async function observeStage(api: ServiceApi, loaded: Loaded, state: Govop
   // and reports each in the plan's warnings.
   const stale = forgetStale(pending.state, { integrations: live.integrations, webhooks: live.webhooks, dataSources: live.dataSources }, desired);
   for (const note of stale.notes) log.warn({ note: note.message }, 'forgot a stale record: its id now names another item');
-  return { live, desired, resolvedState: pending.state, state: stale.state, resolved: pending.notes.length > 0 || stale.notes.length > 0 };
+  // A state read in an older form (a webhook's url in clear) is saved too: the url leaves the file at the first apply.
+  const resolved = pending.notes.length > 0 || stale.notes.length > 0 || readWithOlderForm(state);
+  return { live, desired, resolvedState: pending.state, state: stale.state, resolved };
 }

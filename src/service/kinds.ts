@@ -3,6 +3,7 @@
  * statuses), shared by sandbox, planner and applier. What differs per kind lives in its module under
  * src/kinds/ (the registry: src/kinds/registry.ts); field shapes and defaults in schemas/.
  */
+import { createHmac } from 'node:crypto';
 
 /** The fixed string the service puts in place of every credential field it returns. */
 export const MASK = '********';
@@ -151,26 +152,51 @@ export function urlAsCompared(value: string): string {
   return urlWithLowerHost(value);
 }
 
-/** A webhook's identity: its name and URL (webhooks cannot be edited), the URL compared as `urlAsCompared` says. */
+/**
+ * A webhook's identity as compared in memory: its name and URL (webhooks cannot be edited), the URL compared as
+ * `urlAsCompared` says. Never recorded as it is: the state records `keyedWebhookIdentity`.
+ */
 export function webhookIdentity(name: string, url: string): string {
   return JSON.stringify([name, urlAsCompared(url)]);
 }
 
+/** The field of a recorded webhook identity's second member: the keyed fingerprint of its URL. */
+const URL_HMAC = 'urlHmac';
+
 /**
- * A recorded webhook identity as `webhookIdentity` writes it now: a state written before `urlAsCompared` (its URL
- * only lower-cased) still names the same webhook. Anything not a `[name, url]` pair is returned as it is.
+ * A webhook's identity as the state records it: its name and, in place of its URL, the HMAC-SHA256 (hex) of the URL
+ * (as `urlAsCompared` writes it) under the state's fingerprint key (`key`, hex): `["name",{"urlHmac":"…"}]`. A URL can
+ * be a credential (`?access_token=`, a chat webhook's token path) and the state is read by more people than the
+ * manifests' repository (a database, a volume, backups; `state show`): it holds no URL (docs/decisions.md).
  */
-export function recordedWebhookIdentity(identity: string): string {
-  const parts = webhookIdentityParts(identity);
-  return parts ? webhookIdentity(parts.name, parts.url) : identity;
+export function keyedWebhookIdentity(name: string, url: string, key: string): string {
+  const mac = createHmac('sha256', Buffer.from(key, 'hex')).update(urlAsCompared(url), 'utf8').digest('hex');
+  return JSON.stringify([name, { [URL_HMAC]: mac }]);
 }
 
-/** The name and URL a webhook identity (`webhookIdentity`'s JSON pair) holds; undefined for anything else. */
-export function webhookIdentityParts(identity: string | undefined): { name: string; url: string } | undefined {
+/**
+ * A webhook identity as the state records it now, under the state's key: one written by an older govops
+ * (`[name, url]`, the URL in clear, or only lower-cased before `urlAsCompared`) becomes its keyed form, so it still
+ * names the same webhook; a keyed one is returned as it is. Anything else is returned as it is.
+ */
+export function recordedWebhookIdentity(identity: string, key: string): string {
+  const parts = webhookIdentityParts(identity);
+  if (!parts) return identity;
+  return parts.url !== undefined ? keyedWebhookIdentity(parts.name, parts.url, key) : JSON.stringify([parts.name, { [URL_HMAC]: parts.urlHmac }]);
+}
+
+/**
+ * The name and URL (in a state written by an older govops, or a live identity) or URL fingerprint (as the state
+ * records it now) a webhook identity holds; undefined for anything else.
+ */
+export function webhookIdentityParts(identity: string | undefined): { name: string; url: string; urlHmac?: undefined } | { name: string; url?: undefined; urlHmac: string } | undefined {
   if (identity === undefined || !identity.startsWith('[')) return undefined;
   try {
     const pair: unknown = JSON.parse(identity);
-    if (Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string') return { name: pair[0], url: pair[1] };
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') return undefined;
+    if (typeof pair[1] === 'string') return { name: pair[0], url: pair[1] };
+    const mac: unknown = pair[1] !== null && typeof pair[1] === 'object' ? (pair[1] as Record<string, unknown>)[URL_HMAC] : undefined;
+    if (typeof mac === 'string') return { name: pair[0], urlHmac: mac };
   } catch {
     // not a pair
   }

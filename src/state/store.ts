@@ -8,12 +8,13 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, UserError } from '../errors.js';
 import type { Hashing } from '../plan/types.js';
-import { STATE_VERSION, type GovopsState, type ManagedResource } from './types.js';
+import { READABLE_STATE_VERSIONS, STATE_VERSION, type GovopsState, type ManagedResource } from './types.js';
 import { ensureDir } from '../util/fs.js';
 import { isPlainObject } from '../util/object.js';
 import { isPgLocation } from './location.js';
 import { pgState } from './pg/lazy.js';
 import { assertLockStillHeld } from './lock.js';
+import { recordedWebhookIdentity } from '../service/kinds.js';
 
 export { acquireStateLock, withStateLock, lockPathFor, type StateLock, type LockOptions } from './lock.js';
 
@@ -130,9 +131,9 @@ export function parseState(text: string, file: string): GovopsState {
     throw corrupt(file, `not valid JSON (${(err as Error).message})`);
   }
   if (!isPlainObject(data)) throw corrupt(file, 'expected a JSON object');
-  if (data.version !== STATE_VERSION) {
+  if (typeof data.version !== 'number' || !READABLE_STATE_VERSIONS.includes(data.version)) {
     throw new UserError(
-      `state file ${file} has version ${JSON.stringify(data.version)}; this govops reads version ${STATE_VERSION}`,
+      `state file ${file} has version ${JSON.stringify(data.version)}; this govops reads versions ${READABLE_STATE_VERSIONS.join(' and ')}`,
       'use the govops release that wrote it, or move the file away to start over',
       { code: ErrorCode.stateCorrupt },
     );
@@ -147,6 +148,8 @@ export function parseState(text: string, file: string): GovopsState {
     if (t) data.transitions = t;
     else delete data.transitions;
   }
+  // (version 1: the same records, a webhook's url perhaps in clear, which the reader keys: withKeyedIdentities)
+  data.version = STATE_VERSION;
   return data as unknown as GovopsState;
 }
 
@@ -199,6 +202,41 @@ export function replayJournal(state: GovopsState, stateText: string, journalText
   return { ...state, resources: [...byKey.values()] };
 }
 
+/** The end of a keyed webhook identity (a full save of 10,000 webhooks does not parse each one). */
+const KEYED_WEBHOOK_IDENTITY = /,\{"urlHmac":"[0-9a-f]{64}"\}\]$/;
+
+/**
+ * The state with every webhook identity in the form recorded now (service/kinds.ts `recordedWebhookIdentity`): the
+ * URL by its keyed fingerprint. A state (or journal) written by an older govops holds `[name, url]`, the URL in clear
+ * (a credential, for a chat webhook or an `?access_token=`): read, it is the same identity, and the next save writes
+ * it without the URL. The same state object when nothing changes.
+ */
+export function withKeyedIdentities<S extends GovopsState>(state: S): S {
+  let changed = false;
+  const resources = state.resources.map((r) => {
+    if (r.kind !== 'Webhook' || r.identity === undefined || KEYED_WEBHOOK_IDENTITY.test(r.identity)) return r;
+    const identity = recordedWebhookIdentity(r.identity, state.fingerprintKey);
+    if (identity === r.identity) return r;
+    changed = true;
+    return { ...r, identity };
+  });
+  if (!changed) return state;
+  const out = { ...state, resources };
+  readWithOlderRecords.add(out);
+  return out;
+}
+
+/** States `withKeyedIdentities` rewrote (read from a state written by an older govops). */
+const readWithOlderRecords = new WeakSet<GovopsState>();
+
+/**
+ * Whether this state was read with records in an older form (a webhook's url in clear): an apply saves it even when
+ * it has nothing to change, so the url does not stay in the file or rows until the next change.
+ */
+export function readWithOlderForm(state: GovopsState): boolean {
+  return readWithOlderRecords.has(state);
+}
+
 /** Links followed at most (the kernel's own limit for a path, ELOOP). */
 const MAX_LINKS = 40;
 
@@ -245,12 +283,12 @@ export async function loadState(file: string): Promise<GovopsState> {
   try {
     journal = await fs.readFile(journalPathFor(file), 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return state;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return withKeyedIdentities(state);
     throw new UserError(`cannot read state journal ${journalPathFor(file)}: ${(err as Error).message}`, 'check the --state path and its permissions', {
       code: ErrorCode.io,
     });
   }
-  return replayJournal(state, text, journal, file);
+  return withKeyedIdentities(replayJournal(state, text, journal, file));
 }
 
 /** Whether a state is saved at the location (a file, or a row under the PostgreSQL state key); reads only, no lock. */
@@ -262,15 +300,17 @@ export async function stateExists(location: string): Promise<boolean> {
   );
 }
 
-/** Canonical text of a state: resources sorted by kind then name, stable key order. */
+/** Canonical text of a state: resources sorted by kind then name, stable key order, webhook URLs only by fingerprint. */
 export function serializeState(state: GovopsState): string {
+  // Whoever built the state (an adoption, an export, a test), no webhook URL is written (withKeyedIdentities).
+  state = withKeyedIdentities(state);
   // Each key built once, not twice per comparison (a full save of 10,000 resources sorts ~130,000 pairs).
   const keyed = state.resources.map((r) => ({ k: `${r.kind}\0${r.name}`, r }));
   keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   const resources = keyed.map((x) => x.r);
   // Fields others add to the state (src/state/types.ts may grow) are kept; resources go last.
-  const { version, fingerprintKey, resources: _unsorted, ...extra } = state;
-  return `${JSON.stringify({ version, fingerprintKey, ...extra, resources }, null, 2)}\n`;
+  const { version: _read, fingerprintKey, resources: _unsorted, ...extra } = state;
+  return `${JSON.stringify({ version: STATE_VERSION, fingerprintKey, ...extra, resources }, null, 2)}\n`;
 }
 
 /**

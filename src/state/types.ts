@@ -1,7 +1,14 @@
 /**
  * govops state (`.govops/state.json`): what govops owns. Never contains a secret value.
  */
-export const STATE_VERSION = 1;
+/**
+ * The version govops writes. 2: a webhook's identity holds its url by its keyed fingerprint, not in clear. Version 1
+ * (the url in clear) is still read, and written as 2 at the next save; a govops that reads only 1 refuses a state of
+ * 2 with its version in the message, rather than taking every recorded webhook for another's and forgetting it.
+ */
+export const STATE_VERSION = 2;
+/** The versions this govops reads. */
+export const READABLE_STATE_VERSIONS: readonly number[] = [1, 2];
 
 /** Where the state file is by default (here, not in store.ts: `govops --help` shows it without loading the store). */
 export const DEFAULT_STATE_PATH = '.govops/state.json';
@@ -40,7 +47,8 @@ export interface ManagedResource {
    * `integrationIdentity`, `webhookIdentity`): recorded with every intent and every applied change. A live item at
    * the id with another identity means the service gave the id to another item: the entry is stale and forgotten
    * (src/plan/stale.ts). Data sources: `dataSourceKey(integrationId, prefix)` (service/data-sources.ts), recorded when
-   * govops creates one. Absent in entries written before it was recorded.
+   * govops creates one. Absent in entries written before it was recorded. A webhook's holds its url only by its keyed
+   * fingerprint (`keyedWebhookIdentity`); one written in clear by an older govops is turned into that form on read.
    */
   identity?: string;
   /**
@@ -67,7 +75,8 @@ export interface ManagedResource {
 }
 
 export interface GovopsState {
-  version: typeof STATE_VERSION;
+  /** STATE_VERSION once read (a state of version 1 is read as 2); 1 only in states built by hand (tests). */
+  version: typeof STATE_VERSION | 1;
   /** Random per-state key (hex) for HMAC-SHA256 fingerprints of secret values. */
   fingerprintKey: string;
   resources: ManagedResource[];

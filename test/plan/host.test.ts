@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hostOf, recordedWebhookIdentity, urlAsCompared, urlWithLowerHost, webhookIdentity } from '../../src/service/kinds.js';
+import { hostOf, keyedWebhookIdentity, recordedWebhookIdentity, urlAsCompared, urlWithLowerHost, webhookIdentity } from '../../src/service/kinds.js';
 import { integrationIdentity, naturalKey } from '../../src/kinds/registry.js';
 
 /** What hostOf must give: the URL parser's host, or the value lowercased when it parses as none. */
@@ -90,7 +90,9 @@ describe('urlWithLowerHost, integrationIdentity, webhookIdentity (issue 22)', ()
 
   it('a webhook identity recorded before urlAsCompared (URL only lower-cased) names the same webhook', () => {
     const old = JSON.stringify(['h', urlWithLowerHost('https://A.example')]);
-    expect(recordedWebhookIdentity(old)).toBe(webhookIdentity('h', 'https://a.example/'));
-    expect(recordedWebhookIdentity('not json')).toBe('not json');
+    const key = 'ab'.repeat(32);
+    expect(recordedWebhookIdentity(old, key)).toBe(keyedWebhookIdentity('h', 'https://a.example/', key));
+    expect(recordedWebhookIdentity(webhookIdentity('h', 'https://a.example/'), key)).toBe(keyedWebhookIdentity('h', 'https://a.example/', key));
+    expect(recordedWebhookIdentity('not json', key)).toBe('not json');
   });
 });

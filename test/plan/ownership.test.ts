@@ -7,12 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { desiredIdentity, forgetStale } from '../../src/plan/stale.js';
 import type { DesiredResource, Plan } from '../../src/plan/types.js';
 import type { ManagedResource } from '../../src/state/types.js';
-import { SHAPES, integration, planner, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
+import { KEY, SHAPES, integration, planner, liveOf, liveWebhookOf, owned, sqlConfig, stateWith, webhook } from './fixtures.js';
 
 const plan = planner({ prune: true, allowReplace: true });
 
 /** A state entry as this govops records it: with the identity of what it applied. */
-const recorded = (d: DesiredResource, id: string): ManagedResource => ({ ...owned(d as never, id), identity: desiredIdentity(d)! });
+const recorded = (d: DesiredResource, id: string): ManagedResource => ({ ...owned(d as never, id), identity: desiredIdentity(d, KEY)! });
 
 const writes = (p: Plan) => p.changes.filter((c) => c.action !== 'noop' && !c.goneFromService && !c.blocked).map((c) => `${c.action} ${c.resourceKind}/${c.name} ${c.liveId ?? ''}`.trim());
 

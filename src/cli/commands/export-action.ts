@@ -17,6 +17,7 @@ import { secretScopeFromFlags } from '../secret-scope.js';
 import { envName } from '../../export/names.js';
 import { isGovopsConfigEnv } from '../../manifests/secret-scope.js';
 import type { ExportFlags } from './export.js';
+import { recordedWebhookIdentity } from '../../service/kinds.js';
 
 const LOCK_WAIT_MS = 10_000;
 
@@ -105,7 +106,8 @@ function withAdoptions(state: State, resources: readonly ExportedResource[], now
     };
     if (r.type !== undefined) entry.type = r.type;
     if (r.autoBootstrap !== undefined) entry.autoBootstrap = r.autoBootstrap;
-    if (r.identity !== undefined) entry.identity = r.identity;
+    // a webhook's url by its fingerprint under this state's key, never in clear (service/kinds.ts keyedWebhookIdentity)
+    if (r.identity !== undefined) entry.identity = r.kind === 'Webhook' ? recordedWebhookIdentity(r.identity, state.fingerprintKey) : r.identity;
     added.push(entry);
     remember(entry);
   }

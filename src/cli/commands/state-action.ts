@@ -1,6 +1,6 @@
 /** What `govops state list|show|forget|adopt` do (loaded only when they run; declared in state.ts). */
 import type { Command } from 'commander';
-import { liveIntegrationIdentity, liveWebhookIdentity } from '../../plan/stale.js';
+import { liveIntegrationIdentity } from '../../plan/stale.js';
 import { ApiError, ErrorCode, UserError } from '../../errors.js';
 import { integrationIdentity } from '../../kinds/registry.js';
 import { dataSourceKey } from '../../service/data-sources.js';
@@ -19,7 +19,7 @@ import { secretScopeFromFlags } from '../secret-scope.js';
 import { stdinStream } from '../stdin.js';
 import { describeStateLocation } from '../../state/location.js';
 import { webhookServiceName } from '../../service/webhook-fields.js';
-import { urlWithoutCredential, webhookIdentityParts } from '../../service/kinds.js';
+import { recordedWebhookIdentity, urlWithoutCredential, webhookIdentity, webhookIdentityParts } from '../../service/kinds.js';
 import type { AdoptFlags, StateFlags } from './state.js';
 
 /** Wait this long for another govops to finish with the state before giving up. */
@@ -52,10 +52,11 @@ function find(state: GovopsState, text: string, statePath: string): ManagedResou
 function view(r: ManagedResource): Record<string, unknown> {
   const { secretFingerprints, ...rest } = r;
   const out: Record<string, unknown> = { ...rest, secretPaths: Object.keys(secretFingerprints).sort() };
-  // A webhook's identity holds its live url, another team's after `state adopt`: a credential in it (`?access_token=`, a
-  // chat webhook's token path) is not for the terminal or a CI log, as plan notes name it (urlWithoutCredential).
+  // A webhook's identity is recorded with its url's keyed fingerprint (a url can be a credential: `?access_token=`, a
+  // chat webhook's token path); one read from an older state (the url in clear until the next save) is named without
+  // a credential, as plan notes name it (urlWithoutCredential). The fingerprint is not shown, as no fingerprint is.
   const parts = r.kind === 'Webhook' ? webhookIdentityParts(r.identity) : undefined;
-  if (parts) out.identity = JSON.stringify([parts.name, urlWithoutCredential(parts.url)]);
+  if (parts) out.identity = JSON.stringify([parts.name, parts.url !== undefined ? urlWithoutCredential(parts.url) : '(url fingerprint)']);
   return out;
 }
 
@@ -214,7 +215,7 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
       // the name is the service's (someone else chose it): JSON-quoted, and escaped for the terminal (C1 controls, bidi)
       ctx.stderr.write(`warning: webhook ${printable(id)} is named ${printableJson(live.name)}; the next plan replaces it to rename it ${printableJson(wanted)}\n`);
     }
-    return { id: live.id, identity: liveWebhookIdentity(live) };
+    return { id: live.id, identity: webhookIdentity(live.name, live.url) }; // recorded keyed (adoptedEntry)
   } catch (err) {
     if (err instanceof ApiError && err.code === ErrorCode.apiNotFound) {
       throw new UserError(`no ${kind === 'DataSource' ? 'data source' : kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET /${kind === 'Integration' ? 'integrations' : kind === 'Webhook' ? 'webhooks' : 'data-sources (--data-sources-path)'}`);
@@ -269,7 +270,8 @@ function adoptedEntry(s: GovopsState, manifest: Manifest, item: LiveItem, stateP
   };
   if (item.type !== undefined) adopted.type = item.type;
   if (item.autoBootstrap !== undefined) adopted.autoBootstrap = item.autoBootstrap;
-  if (item.identity !== undefined) adopted.identity = item.identity;
+  // a webhook's url by its fingerprint under the state's key, never in clear (service/kinds.ts keyedWebhookIdentity)
+  if (item.identity !== undefined) adopted.identity = kind === 'Webhook' ? recordedWebhookIdentity(item.identity, s.fingerprintKey) : item.identity;
   return adopted;
 }
 

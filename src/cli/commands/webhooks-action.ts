@@ -159,7 +159,7 @@ function managedEntries(state: GovopsState, live: readonly LiveWebhook[]): Manag
   return state.resources.filter((r) => {
     if (r.kind !== 'Webhook' || r.id === '' || r.pending === 'create') return false;
     const now = byId.get(r.id);
-    return now === undefined || r.identity === undefined || recordedWebhookIdentity(r.identity) === liveWebhookIdentity(now);
+    return now === undefined || r.identity === undefined || recordedWebhookIdentity(r.identity, state.fingerprintKey) === liveWebhookIdentity(now, state.fingerprintKey);
   });
 }
 
@@ -377,7 +377,7 @@ function ownership(state: GovopsState, live: readonly LiveWebhook[]) {
   const liveById = new Map(live.map((w) => [w.id, w]));
   const stale = state.resources.filter((r) => {
     const now = r.kind === 'Webhook' ? liveById.get(r.id) : undefined;
-    return now !== undefined && r.identity !== undefined && recordedWebhookIdentity(r.identity) !== liveWebhookIdentity(now);
+    return now !== undefined && r.identity !== undefined && recordedWebhookIdentity(r.identity, state.fingerprintKey) !== liveWebhookIdentity(now, state.fingerprintKey);
   });
   const entries = state.resources.filter((r) => r.kind === 'Webhook' && !stale.includes(r));
   // the entry of each webhook id as a scan finds it, made once, not a scan of the state per webhook

@@ -15,8 +15,8 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { ErrorCode, GovopsError, UserError } from '../../errors.js';
-import { checkResource, cleanTransitions, digestText, newState, serializeState } from '../store.js';
-import { STATE_VERSION, type GovopsState, type JournalEntry, type ManagedResource } from '../types.js';
+import { checkResource, cleanTransitions, digestText, newState, serializeState, withKeyedIdentities } from '../store.js';
+import { READABLE_STATE_VERSIONS, STATE_VERSION, type GovopsState, type JournalEntry, type ManagedResource } from '../types.js';
 import type { LockOptions, StateLock } from '../lock.js';
 import { parsePgLocation, type PgLocation } from '../location.js';
 import { LOCK_CLASS, SCHEMA, migrate } from './schema.js';
@@ -271,8 +271,8 @@ export class PgState {
       const row = s.rows[0];
       if (!row) return newState();
       const where = `${this.loc.display}`;
-      if (row.version !== STATE_VERSION) {
-        throw new UserError(`the state ${where} has version ${row.version}; this govops reads version ${STATE_VERSION}`, 'use the govops release that wrote it', {
+      if (!READABLE_STATE_VERSIONS.includes(row.version)) {
+        throw new UserError(`the state ${where} has version ${row.version}; this govops reads versions ${READABLE_STATE_VERSIONS.join(' and ')}`, 'use the govops release that wrote it', {
           code: ErrorCode.stateCorrupt,
         });
       }
@@ -284,7 +284,8 @@ export class PgState {
       });
       const { transitions, ...extra } = readJson(row.head) ?? {};
       const t = cleanTransitions(transitions);
-      return { ...extra, version: STATE_VERSION, fingerprintKey: row.fingerprint_key, resources, ...(t ? { transitions: t } : {}) } as GovopsState;
+      // rows written by an older govops hold a webhook's url in clear: read as the same identity, saved without it
+      return withKeyedIdentities({ ...extra, version: STATE_VERSION, fingerprintKey: row.fingerprint_key, resources, ...(t ? { transitions: t } : {}) } as GovopsState);
     });
   }
 
@@ -299,7 +300,8 @@ export class PgState {
     // registered value inside a name, id or identity (the database password `govops` in `govops-main`) became
     // `[redacted]` in the row, and the resource was no longer the one the manifest names.
     const text = serializeState(state);
-    const { version, fingerprintKey, resources, ...head } = JSON.parse(text) as GovopsState;
+    const { version: _version, fingerprintKey, resources, ...head } = JSON.parse(text) as GovopsState;
+    const version = STATE_VERSION;
     await this.tx(async (c) => {
       await c.query(
         `INSERT INTO ${SCHEMA}.states (key, version, fingerprint_key, head) VALUES ($1, $2, $3, $4)

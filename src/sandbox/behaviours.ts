@@ -11,7 +11,7 @@ export const BEHAVIOURS = {
   'null-unset': 'config fields without a value are given as null',
   'extra-fields': 'bodies carry fields govops does not know (server-side timestamps, versions, nested extras)',
   'numeric-ids': 'integration ids are numbers in every body (the interface shows strings in most)',
-  'string-ids': 'webhook ids, createdBy, the status body id and data source ids are strings (the interface shows numbers)',
+  'string-ids': 'webhook ids, createdBy, the status body id, data source ids and the integer ids of webhook history records are strings (the interface shows numbers), and the history count too (4.3: number or string)',
   'omit-masked': 'credential fields are left out of GET bodies instead of shown as ********',
   shuffle: 'lists (integrations, webhooks, notificationType, order-free config lists) come in random order',
   'validation-warning': 'successful validation reports a test with status warning (overall status warning)',

@@ -49,7 +49,7 @@ export function withLostCreateAnswers(routes: readonly Route[], behaviours: Beha
       ...route,
       handler: async (req) => {
         const out = await handler(req);
-        if (out.status < 200 || out.status >= 300 || req.query.get('dryRun') === 'true') return out;
+        if (out.status < 200 || out.status >= 300 || asksDryRun(req.query)) return out;
         const at = `${req.method} ${req.path}`;
         const lost = route.creates === true
           ? behaviours.has('503-after-success') || behaviours.has('503-after-success-all')
@@ -59,6 +59,12 @@ export function withLostCreateAnswers(routes: readonly Route[], behaviours: Beha
       },
     };
   });
+}
+
+/** Whether a request is a dry run, read as the routes read `dryRun` (integrations/body.ts isDryRun): `true` in any case, or bare. */
+function asksDryRun(query: URLSearchParams): boolean {
+  const v = query.get('dryRun');
+  return v !== null && (v === '' || v.toLowerCase() === 'true');
 }
 
 /** Pairs that cannot hold at once. */

@@ -60,6 +60,12 @@ function isYaml(contentType: string | undefined): boolean {
   return /\b(ya?ml)\b/i.test(contentType ?? '');
 }
 
+/** `application/json`, or a `+json` type (`application/vnd.x+json`), parameters (charset) allowed. */
+function isJson(contentType: string | undefined): boolean {
+  const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  return media === 'application/json' || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(media);
+}
+
 function yamlBody(raw: string): unknown {
   return parseYaml(raw, { maxAliasCount: 100, prettyErrors: false });
 }
@@ -69,8 +75,15 @@ function yamlBody(raw: string): unknown {
  * payload is also accepted"). YAML is recognised by a YAML content type, and also when a body sent
  * as JSON (the documented `Content-Type`) is not JSON but a YAML mapping or sequence.
  */
-export function parseBody(raw: string, contentType: string | undefined, yamlAllowed: boolean): unknown {
+export function parseBody(raw: string, contentType: string | undefined, yamlAllowed: boolean, typeRequired = false): unknown {
   if (raw.trim() === '') return undefined;
+  if (typeRequired && !isJson(contentType) && !isYaml(contentType)) {
+    // Interface 4: requests carry the JSON Content-Type; a body without it (none, text/plain...) is not read.
+    throw new HttpError(
+      415,
+      `A request body needs "Content-Type: application/json"${yamlAllowed ? ' (or a YAML type)' : ''}; got ${contentType === undefined ? 'none' : JSON.stringify(contentType)}`,
+    );
+  }
   if (isYaml(contentType)) {
     if (!yamlAllowed) throw new HttpError(415, 'Only JSON bodies are accepted here (YAML is accepted for integration requests)');
     try {
@@ -222,7 +235,7 @@ export function createSandboxServer(deps: ServerDeps): Server {
         params: match.params,
         query: url.searchParams,
         headers: req.headers,
-        body: parseBody(rawBody, req.headers['content-type'], match.route.auth === 'integration'),
+        body: parseBody(rawBody, req.headers['content-type'], match.route.auth === 'integration', match.route.auth !== 'none'),
         rawBody,
       };
       if (caller) sreq.caller = caller;

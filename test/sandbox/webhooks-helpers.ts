@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
+import type { Behaviour } from '../../src/sandbox/behaviours.js';
 
 export const ADMIN = 'admin-token-h3';
 export const ALICE = 'alice-token-h3';
@@ -27,6 +28,7 @@ export interface HarnessOptions {
   deliveryHosts?: string | string[];
   deliveryLookup?: LookupFunction;
   logger?: Logger;
+  behaviours?: Behaviour[];
 }
 
 /** One harness for the test file, reset (POST /_sandbox/reset) before each test; read it inside tests and hooks. */
@@ -75,6 +77,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.deliveryHosts !== undefined ? { deliveryHosts: opts.deliveryHosts } : {}),
     ...(opts.deliveryLookup ? { deliveryLookup: opts.deliveryLookup } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
+    ...(opts.behaviours ? { behaviours: opts.behaviours } : {}),
   }).catch((err: unknown) => {
     rmSync(dir, { recursive: true, force: true });
     throw err;

@@ -6,6 +6,7 @@ import { WEBHOOK_ACTIONS } from '../../service/events.js';
 import type { Behaviours } from '../behaviours.js';
 import { HttpError, type Caller, type Route, type SandboxRequest, type SandboxResponse } from '../http.js';
 import type { Dispatcher, HistoryStore } from './dispatcher.js';
+import type { HistoryRecord } from './types.js';
 import { parseHistoryQuery, wireRecord } from './history.js';
 import { canSee, summaryOf, viewOf, type WebhookStore, type WebhookSummary } from './store.js';
 import { checkItem, type WebhookItemError } from './validate.js';
@@ -34,6 +35,23 @@ function shape<T extends { id: number; createdBy: number; notificationType?: str
   if (b.has('shuffle') && body.notificationType) out.notificationType = b.order(body.notificationType);
   if (b.has('extra-fields') && w) Object.assign(out, { actionType: w.actionType, createdAt: w.createdAt, updatedAt: w.updatedAt, secretConfigured: w.secret !== undefined, metadata: {} });
   return out;
+}
+
+/**
+ * A history record as the behaviours shape it: under `string-ids` its integer ids (2.13: id, webhooksId,
+ * webhooksActivityId, createdBy, request.webhookId) are strings.
+ */
+function recordBody(deps: RouteDeps, r: HistoryRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = wireRecord(r);
+  if (!deps.behaviours?.has('string-ids')) return out;
+  return {
+    ...out,
+    id: String(r.id),
+    webhooksId: String(r.webhooksId),
+    webhooksActivityId: String(r.webhooksActivityId),
+    createdBy: String(r.createdBy),
+    request: { ...r.request, webhookId: String(r.request.webhookId) },
+  };
 }
 
 function callerOf(req: SandboxRequest): Caller {
@@ -92,7 +110,7 @@ async function retry(deps: RouteDeps, req: SandboxRequest): Promise<SandboxRespo
     webhooksActivityId: record.webhooksActivityId,
   });
   if (!created) throw new HttpError(503, 'the sandbox is shutting down; the retry was aborted');
-  return { status: 200, body: wireRecord(created) };
+  return { status: 200, body: recordBody(deps, created) };
 }
 
 /** Routes in match order: static paths before `/webhooks/:id`. */
@@ -118,7 +136,9 @@ export function webhookRoutes(deps: RouteDeps): Route[] {
       handler: (req) => {
         const caller = callerOf(req);
         const page = deps.history.query(caller, parseHistoryQuery(req.query));
-        return { status: 200, body: { count: page.count, records: page.records.map(wireRecord) } };
+        // 4.3: count is an "integer as number or string"; under string-ids the string form.
+        const count = deps.behaviours?.has('string-ids') ? String(page.count) : page.count;
+        return { status: 200, body: { count, records: page.records.map((r) => recordBody(deps, r)) } };
       },
     },
     { method: 'POST', pattern: '/webhooks/history/retry/:id', auth: 'webhook', handler: (req) => retry(deps, req) },

@@ -1,6 +1,6 @@
 /** Terraform-like text rendering of a plan. Secrets never reach the plan, so they cannot reach the text. */
 import { printableData, printableJson } from '../util/terminal.js';
-import { blockedBesidesManualStep } from './manual-steps.js';
+import { blockedBesidesManualStep, isAwaitingManualStep } from './manual-steps.js';
 import type { FailedCreation, FieldChange, ManualStepGate, NotComparable, Plan, PlanSummary, ResourceChange } from './types.js';
 import { appendTo } from '../util/multimap.js';
 
@@ -248,7 +248,8 @@ export function renderText(untrusted: Plan, options: TextOptions = {}): string {
     const grouped = repeatedNotes(visible);
     for (const c of visible) out.push(...renderChange(c, paint, grouped), '');
     out.push(...groupedNoteLines(grouped, paint));
-    const awaiting = visible.filter((c) => c.manualStep?.status === 'awaiting').length;
+    // a change awaiting a manual step that something else blocks too is blocked (apply skips it, exit 1)
+    const awaiting = visible.filter(isAwaitingManualStep).length;
     const blocked = visible.filter((c) => c.blocked).length - awaiting;
     if (awaiting) out.push(paint('red', `${awaiting} change(s) are awaiting a manual step and will not be applied until the manifest acknowledges it.`));
     if (blocked) out.push(paint('red', `${blocked} change(s) are blocked and will not be applied.`));

@@ -239,6 +239,16 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     await rm(file('-'));
   });
 
+  it('plan --out NAME.yaml is refused: apply NAME.yaml would read it as manifests, never as the plan it says to apply', async () => {
+    for (const name of ['reviewed.yaml', 'reviewed.YML']) {
+      const out = await run(['plan', 'manifests', '--out', name]);
+      expect(out.code, out.stderr).toBe(1);
+      expect(out.stderr).toMatch(/--out reviewed\.(yaml|YML): .*govops apply/);
+      expect(out.stdout).toBe('');
+      await expect(readFile(file(name), 'utf8')).rejects.toThrow(/ENOENT/);
+    }
+  });
+
   it('GOVOPS_MANUAL_STEPS=require refuses a plan saved with --manual-steps trust, as GOVOPS_NO_ADOPT refuses one saved without it', async () => {
     expect((await run(['plan', 'manifests', '--manual-steps', 'trust', '--out', 'trusted.plan'])).code).toBe(0);
     h.sandbox.clearRequests();

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { UserError } from '../../errors.js';
 import { STDIN_PATH } from '../../manifests/stream.js';
-import { savedPlan, writeSavedPlan } from '../../reconcile/saved-plan.js';
+import { isManifestFileName, savedPlan, writeSavedPlan } from '../../reconcile/saved-plan.js';
 import { withStateLock } from '../../state/lock.js';
 import { loadState, saveState, stateExists } from '../../state/store.js';
 import { isAwaitingManualStep } from '../../plan/manual-steps.js';
@@ -75,6 +75,14 @@ export async function planAction(
     // `apply -` reads manifests from standard input: a plan saved as a file named `-` could never be applied by name
     revision.catch(() => undefined);
     throw new UserError('--out -: a saved plan is written to a file, which govops apply FILE reads back', 'name a file (govops plan --out reviewed.plan); the plan as JSON on standard output is -o json');
+  }
+  if (flags.out !== undefined && isManifestFileName(flags.out)) {
+    // `apply NAME.yaml` reads manifests: the plan saved there could never be applied by the command printed for it
+    revision.catch(() => undefined);
+    throw new UserError(
+      `--out ${flags.out}: govops apply reads a file named *.yaml or *.yml as manifests, so the plan saved there could not be applied`,
+      'name the file otherwise (govops plan --out reviewed.plan), then govops apply reviewed.plan',
+    );
   }
   const opts = await reconcileOptions(paths, flags, ctx, false, revision);
   const api = clientFromOptions(flags, ctx.logger);

@@ -213,6 +213,11 @@ export function targetsLine(plan: Plan): string {
   return `Targeted plan (--only ${plan.targets.only.join(' --only ')}): ${n} other resource(s) not planned; nothing is pruned that --only does not name exactly.`;
 }
 
+/** What a plan without changes says: of the targeted resources only, in a targeted plan (others may differ). */
+export function noChangesLine(plan: Plan): string {
+  return plan.targets ? 'No changes in the targeted resources.' : 'No changes: the service matches the manifests.';
+}
+
 /** Lines about what the plan leaves alone: suspended resources, ignored fields of unchanged resources. */
 export function leftAloneLines(plan: Plan): string[] {
   const out: string[] = [];
@@ -241,7 +246,7 @@ export function renderText(untrusted: Plan, options: TextOptions = {}): string {
   for (const w of plan.warnings) out.push(paint('yellow', `Warning: ${w.message}`));
   if (plan.errors.length || plan.warnings.length) out.push('');
   if (visible.length === 0) {
-    out.push(plan.targets ? 'No changes in the targeted resources.' : 'No changes: the service matches the manifests.');
+    out.push(noChangesLine(plan));
   } else {
     if (visible.length > SUMMARY_FIRST_OVER) out.push(paint('bold', summaryLine(plan.summary)), '');
     out.push('govops will perform the following actions:', '');

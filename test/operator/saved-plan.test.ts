@@ -265,7 +265,10 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     try {
       await mkdir(file('fresh'), { recursive: true });
       await writeFile(file('fresh/hook.yaml'), webhookManifest('fresh-hook'));
-      expect((await run(['plan', 'fresh', '--state', 'fresh-state.json', '--out', 'staging.plan'])).code).toBe(0);
+      const planned = await run(['plan', 'fresh', '--state', 'fresh-state.json', '--out', 'staging.plan']);
+      expect(planned.code).toBe(0);
+      // the command it prints is the one that applies it: with the state it was planned with (its fingerprint key)
+      expect(planned.stdout).toContain('govops apply staging.plan --state fresh-state.json\n');
       const saved = JSON.parse(await readFile(file('staging.plan'), 'utf8'));
       expect(saved.service).toBe(h.sandbox.url.replace(/\/+$/, ''));
       // the same job, its GOVOPS_URL (and token) now those of another service: nothing there tells the two apart

@@ -249,7 +249,13 @@ export function renderText(untrusted: Plan, options: TextOptions = {}): string {
     out.push(noChangesLine(plan));
   } else {
     if (visible.length > SUMMARY_FIRST_OVER) out.push(paint('bold', summaryLine(plan.summary)), '');
-    out.push('govops will perform the following actions:', '');
+    // a plan with errors is never applied (plan, apply, the daemon): its changes are what would follow once fixed
+    out.push(
+      plan.errors.length
+        ? 'Nothing is applied while the plan has errors. Once they are fixed, govops would perform the following actions:'
+        : 'govops will perform the following actions:',
+      '',
+    );
     const grouped = repeatedNotes(visible);
     for (const c of visible) out.push(...renderChange(c, paint, grouped), '');
     out.push(...groupedNoteLines(grouped, paint));

@@ -35,7 +35,7 @@ interface Requirement {
 }
 
 /** A word safe in a POSIX shell as it is, or single-quoted. */
-function shellWord(s: string): string {
+export function shellWord(s: string): string {
   return /^[\w./@:=+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 

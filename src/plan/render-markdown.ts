@@ -4,7 +4,7 @@
  */
 import { mdCode, mdFenced, mdText } from '../util/markdown.js';
 import { blockedBesidesManualStep } from './manual-steps.js';
-import { describeAction, ignoredLine, isVisible, leftAloneLines, notComparableSummary, renderText, summaryLine, symbolFor, targetsLine } from './render-text.js';
+import { describeAction, ignoredLine, isVisible, leftAloneLines, noChangesLine, notComparableSummary, renderText, summaryLine, symbolFor, targetsLine } from './render-text.js';
 import type { Plan, ResourceChange } from './types.js';
 
 /** A cell built from neutralised parts: they may not end the row. */
@@ -48,7 +48,7 @@ export function renderMarkdown(plan: Plan): string {
   for (const w of plan.warnings) out.push(`> **Warning:** ${mdText(w.message)}`, '');
   const visible = plan.changes.filter(isVisible);
   if (visible.length === 0) {
-    out.push('No changes: the service matches the manifests.', '');
+    out.push(noChangesLine(plan), '');
   } else {
     out.push('| | Resource | Type | Action | Notes |', '|---|---|---|---|---|');
     for (const c of visible) {

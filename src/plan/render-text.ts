@@ -1,6 +1,6 @@
 /** Terraform-like text rendering of a plan. Secrets never reach the plan, so they cannot reach the text. */
 import { printableData, printableJson } from '../util/terminal.js';
-import { blockedBesidesManualStep } from './manual-steps.js';
+import { blockedBesidesManualStep, isAwaitingManualStep } from './manual-steps.js';
 import type { FailedCreation, FieldChange, ManualStepGate, NotComparable, Plan, PlanSummary, ResourceChange } from './types.js';
 import { appendTo } from '../util/multimap.js';
 
@@ -213,6 +213,11 @@ export function targetsLine(plan: Plan): string {
   return `Targeted plan (--only ${plan.targets.only.join(' --only ')}): ${n} other resource(s) not planned; nothing is pruned that --only does not name exactly.`;
 }
 
+/** What a plan without changes says: of the targeted resources only, in a targeted plan (others may differ). */
+export function noChangesLine(plan: Plan): string {
+  return plan.targets ? 'No changes in the targeted resources.' : 'No changes: the service matches the manifests.';
+}
+
 /** Lines about what the plan leaves alone: suspended resources, ignored fields of unchanged resources. */
 export function leftAloneLines(plan: Plan): string[] {
   const out: string[] = [];
@@ -241,14 +246,21 @@ export function renderText(untrusted: Plan, options: TextOptions = {}): string {
   for (const w of plan.warnings) out.push(paint('yellow', `Warning: ${w.message}`));
   if (plan.errors.length || plan.warnings.length) out.push('');
   if (visible.length === 0) {
-    out.push(plan.targets ? 'No changes in the targeted resources.' : 'No changes: the service matches the manifests.');
+    out.push(noChangesLine(plan));
   } else {
     if (visible.length > SUMMARY_FIRST_OVER) out.push(paint('bold', summaryLine(plan.summary)), '');
-    out.push('govops will perform the following actions:', '');
+    // a plan with errors is never applied (plan, apply, the daemon): its changes are what would follow once fixed
+    out.push(
+      plan.errors.length
+        ? 'Nothing is applied while the plan has errors. Once they are fixed, govops would perform the following actions:'
+        : 'govops will perform the following actions:',
+      '',
+    );
     const grouped = repeatedNotes(visible);
     for (const c of visible) out.push(...renderChange(c, paint, grouped), '');
     out.push(...groupedNoteLines(grouped, paint));
-    const awaiting = visible.filter((c) => c.manualStep?.status === 'awaiting').length;
+    // a change awaiting a manual step that something else blocks too is blocked (apply skips it, exit 1)
+    const awaiting = visible.filter(isAwaitingManualStep).length;
     const blocked = visible.filter((c) => c.blocked).length - awaiting;
     if (awaiting) out.push(paint('red', `${awaiting} change(s) are awaiting a manual step and will not be applied until the manifest acknowledges it.`));
     if (blocked) out.push(paint('red', `${blocked} change(s) are blocked and will not be applied.`));

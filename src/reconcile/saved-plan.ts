@@ -133,12 +133,15 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
   return data as unknown as SavedPlan;
 }
 
+/** A file named so is manifests to `apply`, never a saved plan (`plan --out` refuses such a name). */
+export const isManifestFileName = (file: string): boolean => /\.ya?ml$/i.test(file);
+
 /**
  * A CLI argument is a saved plan rather than manifests: one existing file that is not `*.yaml` / `*.yml`, nor `-`
  * (standard input, whatever the folder holds: a file named `-` was applied instead of the stream piped in).
  */
 export async function looksLikeSavedPlan(args: readonly string[]): Promise<boolean> {
-  if (args.length !== 1 || args[0] === STDIN_PATH || /\.ya?ml$/i.test(args[0]!)) return false;
+  if (args.length !== 1 || args[0] === STDIN_PATH || isManifestFileName(args[0]!)) return false;
   try {
     return (await fs.stat(args[0]!)).isFile();
   } catch {

@@ -239,6 +239,16 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     await rm(file('-'));
   });
 
+  it('plan --out NAME.yaml is refused: apply NAME.yaml would read it as manifests, never as the plan it says to apply', async () => {
+    for (const name of ['reviewed.yaml', 'reviewed.YML']) {
+      const out = await run(['plan', 'manifests', '--out', name]);
+      expect(out.code, out.stderr).toBe(1);
+      expect(out.stderr).toMatch(/--out reviewed\.(yaml|YML): .*govops apply/);
+      expect(out.stdout).toBe('');
+      await expect(readFile(file(name), 'utf8')).rejects.toThrow(/ENOENT/);
+    }
+  });
+
   it('GOVOPS_MANUAL_STEPS=require refuses a plan saved with --manual-steps trust, as GOVOPS_NO_ADOPT refuses one saved without it', async () => {
     expect((await run(['plan', 'manifests', '--manual-steps', 'trust', '--out', 'trusted.plan'])).code).toBe(0);
     h.sandbox.clearRequests();
@@ -255,7 +265,10 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     try {
       await mkdir(file('fresh'), { recursive: true });
       await writeFile(file('fresh/hook.yaml'), webhookManifest('fresh-hook'));
-      expect((await run(['plan', 'fresh', '--state', 'fresh-state.json', '--out', 'staging.plan'])).code).toBe(0);
+      const planned = await run(['plan', 'fresh', '--state', 'fresh-state.json', '--out', 'staging.plan']);
+      expect(planned.code).toBe(0);
+      // the command it prints is the one that applies it: with the state it was planned with (its fingerprint key)
+      expect(planned.stdout).toContain('govops apply staging.plan --state fresh-state.json\n');
       const saved = JSON.parse(await readFile(file('staging.plan'), 'utf8'));
       expect(saved.service).toBe(h.sandbox.url.replace(/\/+$/, ''));
       // the same job, its GOVOPS_URL (and token) now those of another service: nothing there tells the two apart

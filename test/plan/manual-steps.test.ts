@@ -193,6 +193,17 @@ describe('what the plan shows', () => {
     expect(acked).not.toContain('awaiting');
   });
 
+  it('text: a change awaiting a manual step that something else blocks too is counted blocked, not awaiting', () => {
+    // apply skips it as blocked (exit 1): acknowledging the scripts alone would not let it through
+    const before = manual('sql', 'sql_analytics');
+    const after = manual('sql', 'sql_analytics', { ...CONFIGS.sql_analytics!, database: 'other' });
+    const p = plan([after, manual('lake', 'lakehouse')], [liveOf(before, '7')], stateWith(owned(before, '7')));
+    expect(p.changes.find((c) => c.name === 'sql')).toMatchObject({ action: 'replace', manualStep: { status: 'awaiting' }, blocked: { code: 'replace-not-allowed' } });
+    const text = renderText(p);
+    expect(text).toContain('1 change(s) are awaiting a manual step and will not be applied until the manifest acknowledges it.');
+    expect(text).toContain('1 change(s) are blocked and will not be applied.');
+  });
+
   it('markdown: the wait, the commands and the annotation in the table', () => {
     const d = manual('lake', 'lakehouse');
     const md = renderMarkdown(plan([d], [], stateWith()));

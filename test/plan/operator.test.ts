@@ -10,6 +10,8 @@ import { compareFacts, comparePlans, planFacts } from '../../src/plan/facts.js';
 import { preserveIgnoredFields } from '../../src/plan/ignore.js';
 import { actionable, planChanges } from '../../src/plan/planner.js';
 import { recordSuspension } from '../../src/plan/suspend.js';
+import { renderMarkdown } from '../../src/plan/render-markdown.js';
+import { renderText } from '../../src/plan/render-text.js';
 import { isTargeted, namedExactly, parseTargets, targetMatcher } from '../../src/plan/target.js';
 import type { DesiredResource, PlanOptions } from '../../src/plan/types.js';
 import { ignoreFieldProblem, splitIgnoreFields } from '../../src/service/annotations.js';
@@ -78,6 +80,19 @@ describe('--only patterns', () => {
     expect(exact.targets).toEqual({ only: ['Integration/a', 'Integration/gone', 'Webhook/none'], untargeted: 1 });
     expect(exact.warnings.map((w) => w.message)).toContain('--only Webhook/none matches no manifest or managed resource');
     expect(exact.summary).toMatchObject({ update: 1, delete: 1, noop: 0 });
+  });
+
+  it('a targeted plan with nothing to do says so of the targeted resources only, in text and in markdown', () => {
+    const a = integration('a', 'sql_analytics', sqlConfig('a.example.com'));
+    const b = integration('b', 'sql_analytics', sqlConfig('b.example.com'));
+    const state = stateWith(owned(a, '1'), owned(b, '2'));
+    // b differs in the service, but --only leaves it out: the service does not match the manifests
+    const p = plan([a, b], [liveOf(a, '1'), liveOf(b, '2', 'enabled', { port: 2 })], [], state, { only: ['Integration/a'] });
+    expect(p.changes.map((c) => `${c.name}:${c.action}`)).toEqual(['a:noop']);
+    for (const out of [renderText(p), renderMarkdown(p)]) {
+      expect(out).toContain('No changes in the targeted resources.');
+      expect(out).not.toContain('the service matches the manifests');
+    }
   });
 
   it('an error about an untargeted resource becomes a warning; one about a targeted resource stays an error', () => {

@@ -46,6 +46,17 @@ describe('plan renderers', () => {
     expect(renderText(p)).toBe('No changes: the service matches the manifests.\nPlan: 0 to create, 0 to update, 0 to replace, 0 to delete, 0 to adopt.\n');
   });
 
+  it('text: a plan with errors does not say govops will perform its changes (nothing is applied)', () => {
+    // two live webhooks share the manifest's name: a plan error; the changes listed are not carried out
+    const h = webhook('dup');
+    const p = planChanges({ shapes: SHAPES, desired: [h, webhook('other')], live: { integrations: [], webhooks: [liveWebhookOf(h, '6'), liveWebhookOf(h, '7')] }, state: stateWith(), options: { prune: false, allowReplace: false } });
+    expect(p.errors).toHaveLength(1);
+    const text = renderText(p);
+    expect(text).not.toContain('govops will perform the following actions');
+    expect(text).toContain('Nothing is applied while the plan has errors. Once they are fixed, govops would perform the following actions:');
+    expect(renderText(mixedPlan())).toContain('govops will perform the following actions:');
+  });
+
   it('json: the documented, stable shape', () => {
     const p = mixedPlan();
     const j = JSON.parse(renderJson(p));

@@ -2,10 +2,11 @@
 import type { Command } from 'commander';
 import { UserError } from '../../errors.js';
 import { STDIN_PATH } from '../../manifests/stream.js';
-import { savedPlan, writeSavedPlan } from '../../reconcile/saved-plan.js';
+import { isManifestFileName, savedPlan, writeSavedPlan } from '../../reconcile/saved-plan.js';
 import { withStateLock } from '../../state/lock.js';
 import { loadState, saveState, stateExists } from '../../state/store.js';
-import { isAwaitingManualStep } from '../../plan/manual-steps.js';
+import { isAwaitingManualStep, shellWord } from '../../plan/manual-steps.js';
+import { isPgLocation } from '../../state/location.js';
 import { renderJson } from '../../plan/render-json.js';
 import { renderMarkdown } from '../../plan/render-markdown.js';
 import { renderText } from '../../plan/render-text.js';
@@ -64,6 +65,17 @@ async function ensureStateFile(statePath: string): Promise<void> {
   });
 }
 
+/**
+ * The command that applies a saved plan: with the --state given on the command line (its fingerprint key checks the
+ * plan; without it, apply FILE reads another state and refuses the plan). A PostgreSQL URL is not printed (it may hold
+ * a password): named only.
+ */
+function applyCommand(file: string, state: string, command: Command): string {
+  const base = `govops apply ${shellWord(file)}`;
+  if (command.getOptionValueSource('state') !== 'cli') return base;
+  return isPgLocation(state) ? `${base} --state URL (the PostgreSQL state it was planned with)` : `${base} --state ${shellWord(state)}`;
+}
+
 export async function planAction(
   paths: string[],
   flags: PlanFlags & { detailedExitcode?: boolean; out?: string },
@@ -75,6 +87,14 @@ export async function planAction(
     // `apply -` reads manifests from standard input: a plan saved as a file named `-` could never be applied by name
     revision.catch(() => undefined);
     throw new UserError('--out -: a saved plan is written to a file, which govops apply FILE reads back', 'name a file (govops plan --out reviewed.plan); the plan as JSON on standard output is -o json');
+  }
+  if (flags.out !== undefined && isManifestFileName(flags.out)) {
+    // `apply NAME.yaml` reads manifests: the plan saved there could never be applied by the command printed for it
+    revision.catch(() => undefined);
+    throw new UserError(
+      `--out ${flags.out}: govops apply reads a file named *.yaml or *.yml as manifests, so the plan saved there could not be applied`,
+      'name the file otherwise (govops plan --out reviewed.plan), then govops apply reviewed.plan',
+    );
   }
   const opts = await reconcileOptions(paths, flags, ctx, false, revision);
   const api = clientFromOptions(flags, ctx.logger);
@@ -104,7 +124,7 @@ export async function planAction(
           plan: result.plan,
         }),
       );
-      const note = `\nSaved the plan to ${flags.out}. To carry out exactly this plan (refused if anything it was made from changed): govops apply ${flags.out}\n`;
+      const note = `\nSaved the plan to ${flags.out}. To carry out exactly this plan (refused if anything it was made from changed): ${applyCommand(flags.out, flags.state, command)}\n`;
       (ctx.options.output === 'text' ? ctx.stdout : ctx.stderr).write(note);
     }
     // a change awaiting a manual step is still a change (`changed` leaves it out: it is not drift)

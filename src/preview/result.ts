@@ -97,7 +97,8 @@ export function finish(r: PreviewResult, opts: { prune?: boolean } = {}): Previe
   } else {
     r.changed = r.valid && r.base !== undefined && r.resources.some((x) => x.change !== undefined && (x.change !== 'removed' || opts.prune === true));
   }
-  const awaiting = r.resources.filter((x) => x.manualAck?.status === 'awaiting').length;
+  // (one blocked for another reason too is counted blocked, above: apply skips it as blocked, the scripts would not help)
+  const awaiting = r.resources.filter((x) => x.manualAck?.status === 'awaiting' && !(x.live?.blocked !== undefined && x.live.blockedCode !== 'awaiting-manual-step')).length;
   if (awaiting > 0) r.summary.awaitingManualStep = awaiting;
   const failed =
     !r.valid ||

@@ -328,3 +328,20 @@ describe('desiredWithUnknowns', () => {
     expect(unknown.map((u) => `${u.name} ${u.path}`).sort()).toEqual(['new config.host', 'new config.password', 'owned config.host', 'owned config.password']);
   });
 });
+
+describe('the preview summary of a change awaiting a manual step and blocked for another reason', () => {
+  it('counts it once, as blocked (apply skips it as blocked; acknowledging the scripts would not let it through)', () => {
+    const base = bigResult(1);
+    const x = base.resources[0]!;
+    const r = finish({
+      ...base,
+      resources: [{
+        ...x,
+        live: { ...x.live!, action: 'replace', blocked: 'replace needed (config.location not editable): run with --allow-replace', blockedCode: 'replace-not-allowed' },
+        manualAck: { status: 'awaiting', reason: 'no annotation' },
+      }],
+    });
+    expect(r.summary.blocked).toBe(1);
+    expect(r.summary.awaitingManualStep).toBeUndefined();
+  });
+});

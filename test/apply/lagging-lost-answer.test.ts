@@ -1,0 +1,34 @@
+/**
+ * A webhook create whose answer is lost (the service stored it, a gateway answered 503) while the service's list lags
+ * behind writes (sandbox behaviours 503-after-success-all and list-lag): the lookup right after the loss does not show
+ * the webhook yet. Re-sending it then made a second webhook that no state entry records (delivering every event twice).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { rig, webhookManifest, type Rig } from './inproc.js';
+
+let r: Rig | undefined;
+afterEach(async () => {
+  await r?.close();
+  r = undefined;
+});
+
+describe('lost create answer + a list that lags behind writes', () => {
+  it('one POST, one webhook in the service, the state records it, the next run writes nothing', async () => {
+    r = await rig({ behaviours: ['503-after-success-all', 'list-lag'] });
+    r.env.GOVOPS_SECRET_HOOK_SECRET = 'hook-lag-1';
+    await r.write('w.yaml', webhookManifest('lag-hook'));
+    const first = await r.run();
+    expect(first.ok, first.error).toBe(true);
+    const posts = () => r!.lines().filter((l) => l.startsWith('POST /webhooks'));
+    expect(posts()).toEqual(['POST /webhooks 503']);
+    // two lists: the second shows what the first (lagging) left out
+    const live = [...(await r.api.listWebhooks()), ...(await r.api.listWebhooks())].filter((w) => w.name === 'lag-hook');
+    const ids = [...new Set(live.map((w) => w.id))];
+    expect(ids).toHaveLength(1);
+    expect((await r.state()).resources.map((e) => [e.name, e.id, e.pending])).toEqual([['lag-hook', ids[0], undefined]]);
+    r.sandbox.clearRequests();
+    const second = await r.run();
+    expect(second.ok, second.error).toBe(true);
+    expect(r.lines().filter((l) => !l.startsWith('GET '))).toEqual([]);
+  });
+});

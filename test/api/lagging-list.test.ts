@@ -36,8 +36,8 @@ interface Stored {
  * A service whose webhook list shows a webhook only `lag` ms (clock time) after its create; its first POST stores
  * the first `landFirst` items (all by default) and then the connection is reset (the answer lost).
  */
-async function laggingService(clock: ManualClock, opts: { lag?: number; landFirst?: number } = {}) {
-  const store: Stored[] = [];
+async function laggingService(clock: ManualClock, opts: { lag?: number; landFirst?: number; others?: Array<Omit<Stored, 'visibleAt'>> } = {}) {
+  const store: Stored[] = (opts.others ?? []).map((w) => ({ ...w, visibleAt: 0 }));
   let nextId = 100;
   let posts = 0;
   const bodies: string[][] = [];
@@ -101,5 +101,15 @@ describe('a lost webhook create answer while the list lags behind writes', () =>
     expect((err as { cause?: { code?: string } }).cause?.code).toBe(ErrorCode.createUnsettled);
     expect(bodies).toEqual([['a']]);
     expect(store).toHaveLength(1);
+  });
+
+  it("another's webhook of the same name and another url (not in the plan's list) is never taken for the one sent", async () => {
+    const clock = new ManualClock();
+    const other = { id: 7, name: 'a', url: 'https://other-team.example/a', createdBy: 2 };
+    const { store, bodies, client: c } = await laggingService(clock, { landFirst: 0, others: [other] });
+    const res = await clock.runUntil(c.createWebhooks([hook('a')]));
+    expect(res.createdWebhooks.map((w) => [w.name, w.id, w.url])).toEqual([['a', '100', hook('a').url]]);
+    expect(bodies).toEqual([['a'], ['a']]);
+    expect(store.map((w) => w.id)).toEqual([7, 100]);
   });
 });

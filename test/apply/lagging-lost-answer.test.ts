@@ -31,4 +31,24 @@ describe('lost create answer + a list that lags behind writes', () => {
     expect(second.ok, second.error).toBe(true);
     expect(r.lines().filter((l) => !l.startsWith('GET '))).toEqual([]);
   });
+
+  it("another team's webhook of the same name and another url, left out of the plan's list, is never recorded as govops'", async () => {
+    r = await rig({ behaviours: ['503-after-success-all', 'list-lag'] });
+    r.env.GOVOPS_SECRET_HOOK_SECRET = 'hook-lag-2';
+    // made by another team just before the plan (a plain POST, no lookup after its lost answer): the plan's list lags
+    await fetch(`${r.sandbox.url}/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${r.sandbox.userToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ webhooks: [{ name: 'lag-hook', url: 'https://other-team.example/in', global: false, notificationType: ['modelAccessRequested'], actionType: 'triggered' }] }),
+    });
+    await r.write('w.yaml', webhookManifest('lag-hook'));
+    const first = await r.run();
+    expect(first.ok, first.error).toBe(true);
+    const state = await r.state();
+    const otherId = (await r.api.listWebhooks()).find((w) => w.url === 'https://other-team.example/in')!.id;
+    expect(state.resources.map((e) => e.id)).not.toContain(otherId);
+    const live = [...(await r.api.listWebhooks()), ...(await r.api.listWebhooks())];
+    const ours = [...new Set(live.filter((w) => w.url === 'https://hooks.example.com/lag-hook').map((w) => w.id))];
+    expect(state.resources.map((e) => e.id)).toEqual(ours);
+  });
 });

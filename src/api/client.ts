@@ -137,7 +137,8 @@ interface Call<T> {
   recover?: (body: unknown) => Promise<Recovery<T>>;
   /**
    * The lookup reads a list that may lag behind writes and nothing else stops a second copy (webhooks: the service
-   * takes any number of the same name): what it does not find is looked for again, for `listLagMs`, before a re-send.
+   * takes any number of the same name): what it does not find is looked for again, for `listLagMs`, before a re-send
+   * or an unknown outcome.
    */
   listLags?: boolean;
 }
@@ -562,14 +563,15 @@ export class ServiceClient implements ServiceApi {
   }
 
   /**
-   * A create's lookup after an attempt that may have landed: its result when found, else less to send again. When a
-   * re-send follows (`resend`) and the list may lag (`c.listLags`), what is missing is looked for again (backoff
-   * pauses on the clock) until `listLagMs` after the first lookup: a re-send while the list has not caught up yet
-   * makes a second copy. The stop signal and the run's deadline end the wait as an unknown outcome (not re-sent).
+   * A create's lookup after an attempt that may have landed: its result when found, else less to send again. When the
+   * list may lag (`c.listLags`), what is missing is looked for again (backoff pauses on the clock) until `listLagMs`
+   * after the first lookup: a re-send while the list has not caught up yet makes a second copy, and so does the next
+   * run when it still lags (its pending intent, not found, is dropped). The stop signal and the run's deadline end
+   * the wait as an unknown outcome (not re-sent).
    */
-  private async lookUp<T>(c: Call<T>, progress: CallProgress, resend = false): Promise<{ result: T } | undefined> {
+  private async lookUp<T>(c: Call<T>, progress: CallProgress): Promise<{ result: T } | undefined> {
     progress.maybeSent = true;
-    const until = this.clock.monotonic() + (resend && c.listLags ? this.listLagMs : 0);
+    const until = this.clock.monotonic() + (c.listLags ? this.listLagMs : 0);
     for (let look = 0; ; look++) {
       const r = await this.recover(c, c.recover!, progress.body);
       if ('result' in r) return r;
@@ -609,7 +611,7 @@ export class ServiceClient implements ServiceApi {
     const retryable = isRetryableTransportError(err);
     if ((retryable || unsettled) && c.recover && transportPhase(err) === 'ambiguous') {
       // Even after the last attempt: if the resource is there, the create worked.
-      const found = await this.lookUp(c, progress, retryable && !unsettled && !at.last);
+      const found = await this.lookUp(c, progress);
       if (found) return found;
     }
     if (unsettled) {
@@ -636,8 +638,7 @@ export class ServiceClient implements ServiceApi {
     if (c.recover && (ambiguousStatus(res.status) || (res.status === 409 && progress.maybeSent))) {
       // A 5xx may come after the service acted (a gateway that gave up on a slow origin); a 409 after such an
       // answer says an earlier attempt did reach the service. Either way: look the resource up first.
-      const resend = !at.last && (clientRetriesStatus(res.status, c.method) || res.status === 409);
-      const found = await this.lookUp(c, progress, resend);
+      const found = await this.lookUp(c, progress);
       if (found) return found;
     }
     // Not found: sent again (only what is missing), within the client's attempts.

@@ -81,6 +81,11 @@ export interface ServiceClientOptions {
    * at least 2 minutes). A create is never re-sent while it may still be processed.
    */
   settleTimeoutMs?: number;
+  /**
+   * How long the service's webhook list may lag behind a create (default 10 s): after a webhook create whose answer
+   * was lost, what the list does not show yet is looked for again, within this time (on `clock`), before it is re-sent.
+   */
+  listLagMs?: number;
   /** Retries after the first attempt. Default 4. */
   retries?: number;
   /** Backoff tuning (tests use small delays). */
@@ -130,6 +135,12 @@ interface Call<T> {
   parse(res: RawResponse): T;
   /** Set for creates: look the resource up before re-sending after an ambiguous failure. */
   recover?: (body: unknown) => Promise<Recovery<T>>;
+  /**
+   * The lookup reads a list that may lag behind writes and nothing else stops a second copy (webhooks: the service
+   * takes any number of the same name): what it does not find is looked for again, for `listLagMs`, before a re-send
+   * or an unknown outcome.
+   */
+  listLags?: boolean;
 }
 
 /** What the attempts of one call share: the body to send (a create's lookup may leave less to send). */
@@ -171,6 +182,7 @@ export class ServiceClient implements ServiceApi {
   private readonly random: () => number;
   private readonly clock: Clock;
   private readonly settleMs: number;
+  private readonly listLagMs: number;
   private readonly dsPath: string;
   private readonly dsDeletePath: string;
   private readonly userAgent: string | undefined;
@@ -196,6 +208,7 @@ export class ServiceClient implements ServiceApi {
     this.logger = options.logger ?? silentLogger();
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.settleMs = options.settleTimeoutMs ?? Math.max(4 * this.timeoutMs, 120_000);
+    this.listLagMs = Math.max(0, options.listLagMs ?? 10_000);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retryPolicy };
     if (options.retries !== undefined) this.policy.retries = Math.max(0, Math.floor(options.retries));
     this.onRequest = options.onRequest;
@@ -314,6 +327,7 @@ export class ServiceClient implements ServiceApi {
     const res = await this.call<WebhookCreateResponse>({
       method: 'POST', route: '/webhooks', path: '/webhooks', auth: 'webhook', body: { webhooks: items },
       parse: (r) => toWebhookCreateResponse(json(r)),
+      listLags: true,
       recover: async (sent) => {
         const pending = (sent as { webhooks: WebhookInput[] }).webhooks;
         const claimed = new Set([...(options.preexisting?.() ?? []), ...found.map((w) => w.id)]);
@@ -548,13 +562,30 @@ export class ServiceClient implements ServiceApi {
     return this.afterAnswer(c, progress, at, res);
   }
 
-  /** A create's lookup after an attempt that may have landed: its result when found, else less to send again. */
+  /**
+   * A create's lookup after an attempt that may have landed: its result when found, else less to send again. When the
+   * list may lag (`c.listLags`), what is missing is looked for again (backoff pauses on the clock) until `listLagMs`
+   * after the first lookup: a re-send while the list has not caught up yet makes a second copy, and so does the next
+   * run when it still lags (its pending intent, not found, is dropped). The stop signal and the run's deadline end
+   * the wait as an unknown outcome (not re-sent).
+   */
   private async lookUp<T>(c: Call<T>, progress: CallProgress): Promise<{ result: T } | undefined> {
     progress.maybeSent = true;
-    const r = await this.recover(c, c.recover!, progress.body);
-    if ('result' in r) return r;
-    progress.body = r.body;
-    return undefined;
+    const until = this.clock.monotonic() + (c.listLags ? this.listLagMs : 0);
+    for (let look = 0; ; look++) {
+      const r = await this.recover(c, c.recover!, progress.body);
+      if ('result' in r) return r;
+      progress.body = r.body;
+      const left = until - this.clock.monotonic();
+      if (left <= 0) return undefined;
+      const wait = Math.min(left, Math.max(this.policy.baseDelayMs, backoffDelay(look, this.policy, this.random)));
+      await this.pause(c, wait, () =>
+        new TransportError(
+          `the create may have reached the service and is not listed yet (the list may lag behind writes); not re-sent (the next run finds it by its identity)`,
+          c.method, c.path, undefined, ErrorCode.createUnsettled,
+        ),
+      );
+    }
   }
 
   /** An attempt that got no answer (network error, timeout, cancellation): retried, looked up, or thrown. */

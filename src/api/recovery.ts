@@ -4,6 +4,7 @@
  */
 import { naturalKey } from '../kinds/registry.js';
 import type { IntegrationBody, LiveIntegration, LiveWebhook, WebhookInput } from './types.js';
+import { webhookIdentity } from '../service/kinds.js';
 import { appendTo } from '../util/multimap.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -17,7 +18,10 @@ export function findCreatedIntegration(
   return found.length === 1 ? { hit: found[0]!, key, count: 1 } : { key, count: found.length };
 }
 
-/** Split a webhook batch into those already live (by name, not yet claimed) and those still missing. */
+/**
+ * Split a webhook batch into those already live (by identity: name and url, not yet claimed) and those still missing.
+ * A live webhook of the name with another url is another's (a webhook's url cannot be edited): never taken for one sent.
+ */
 export function splitCreatedWebhooks(
   live: readonly LiveWebhook[],
   pending: readonly WebhookInput[],
@@ -26,9 +30,10 @@ export function splitCreatedWebhooks(
   const taken = new Set(claimedIds);
   const found: LiveWebhook[] = [];
   const missing: WebhookInput[] = [];
-  const byName = webhooksByName(live);
+  const byIdentity = new Map<string, LiveWebhook[]>();
+  for (const w of live) appendTo(byIdentity, webhookIdentity(w.name, w.url), w);
   for (const item of pending) {
-    const hit = byName.get(item.name)?.find((w) => !taken.has(w.id));
+    const hit = byIdentity.get(webhookIdentity(item.name, item.url))?.find((w) => !taken.has(w.id));
     if (hit) {
       taken.add(hit.id);
       found.push(hit);
@@ -37,13 +42,6 @@ export function splitCreatedWebhooks(
     }
   }
   return { found, missing };
-}
-
-/** Live webhooks grouped by name (names need not be unique), in list order. */
-export function webhooksByName(live: readonly LiveWebhook[]): Map<string, LiveWebhook[]> {
-  const out = new Map<string, LiveWebhook[]>();
-  for (const w of live) appendTo(out, w.name, w);
-  return out;
 }
 
 /**

@@ -17,7 +17,8 @@ export async function deleteWebhook(api: ServiceApi, id: string): Promise<void> 
 
 /**
  * One input's outcome. A failure is `definite` when the service certainly did not create it (an item
- * error, a 4xx for the whole batch, a 503); otherwise it may exist and is looked up by name.
+ * error, a 4xx for the whole batch); otherwise it may exist (a 5xx, a lost answer, an accepted batch whose answer
+ * leaves it out) and the next run looks it up by identity.
  */
 export type BatchOutcome = { ok: true; webhook: LiveWebhook } | { ok: false; error: Error; definite: boolean };
 
@@ -65,15 +66,21 @@ export async function createWebhooks(
   return items.map((it, i) => {
     const w = created.get(it.name);
     if (w && !outcomes[i]) return { ok: true as const, webhook: w };
-    return (
-      outcomes[i] ?? {
-        ok: false as const,
-        error: new ApplyFailure(
-          ErrorCode.validationFailed,
-          `not created by the service${unassigned.length ? `: ${unassigned.join('; ')}` : ''}`,
-        ),
-        definite: true,
-      }
-    );
+    if (outcomes[i]) return outcomes[i];
+    // An error no item is named in is taken for the items the answer leaves out: refused.
+    if (unassigned.length) {
+      return { ok: false as const, error: new ApplyFailure(ErrorCode.validationFailed, `not created by the service: ${unassigned.join('; ')}`), definite: true };
+    }
+    // The service accepted the batch and says nothing of this one (a partial answer): it may exist. Its intent is
+    // kept, never dropped as "not created" (the next run would take govops' own webhook for another's).
+    return {
+      ok: false as const,
+      error: new ApplyFailure(
+        ErrorCode.createUnsettled,
+        'the service accepted the batch but its answer neither lists this webhook as created nor gives an error for it: ' +
+          'it may exist; not re-sent (the next run finds it by its identity)',
+      ),
+      definite: false,
+    };
   });
 }

@@ -72,7 +72,9 @@ async function faultyService(fault: Fault, opts: { createFirst?: number } = {}) 
   // The request timeout is real time: short only where the create must outlast it (slow-after-create answers after
   // 500 ms, and nothing else is sent); elsewhere the lookups must never time out on a busy machine (a timed-out
   // lookup is retried, and the request counts below would change).
-  client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, timeoutMs: fault === 'slow-after-create' ? 200 : LOOKUP_TIMEOUT_MS });
+  // Its list is current (no lag behind writes): what a lookup does not find is re-sent at once (listLagMs 0; a lagging
+  // list is test/api/lagging-list.test.ts).
+  client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, listLagMs: 0, timeoutMs: fault === 'slow-after-create' ? 200 : LOOKUP_TIMEOUT_MS });
   return { store, server, client };
 }
 

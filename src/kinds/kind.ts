@@ -71,6 +71,11 @@ export interface KindDefinition<T extends string = string> {
   exportName?(config: Config): string;
   /** Data sources (interface 2.3) are registered under integrations of this kind. */
   hostsDataSources?: true;
+  /**
+   * What the operator must do after an update changes a config field (its path from `config`, e.g.
+   * `groupPattern.deny`), as the interface states it: the plan warns (`follow-up`) naming the field.
+   */
+  followUps?: Readonly<Record<string, string>>;
 }
 
 /** A kind definition with its type kept as a literal (for the `IntegrationType` union). */

@@ -80,7 +80,9 @@ export type WarningCode =
   /** Marked `govops/delete` but not deleted (the message says why). */
   | 'delete-not-done'
   /** The mass-deletion guard refused the plan's deletes. */
-  | 'deletion-guard';
+  | 'deletion-guard'
+  /** An update changes a field after which the operator must act (the kind's `followUps`, e.g. lakehouse groupPattern.deny). */
+  | 'follow-up';
 
 export interface Blocked {
   code: BlockedCode;

@@ -3,7 +3,7 @@
  * No I/O, no clock, no randomness: the same input always gives the same plan.
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
-import { isIntegrationType, naturalKey } from '../kinds/registry.js';
+import { isIntegrationType, kindOf, naturalKey } from '../kinds/registry.js';
 import type { GovopsState } from '../state/types.js';
 import { naturalCompare } from '../util/natural.js';
 import { guardAdoption } from './adoption.js';
@@ -94,6 +94,7 @@ export function planChanges(input: PlanInput): Plan {
   });
   const { selected, targets } = selectChanges(draft, suspendedNames, state, options);
   warnDeletesNotDone(selected, draft.warnings);
+  warnFollowUps(selected, draft.warnings);
   sortInPlanOrder(selected);
   const planned: PlanChange[] = selected.map(toPlanChange);
   const refusal = guardDeletions(planned, { desiredCount: input.desired.length, managed: state.resources.length, options });
@@ -232,6 +233,19 @@ function warnDeletesNotDone(selected: readonly ResourceChange[], warnings: PlanW
     if (c.action === 'noop' && c.reasons.some((r) => r.code === 'delete-requested')) {
       const why = c.reasons[c.reasons.length - 1]!.message;
       warnings.push(warning('delete-not-done', `${c.resourceKind}/${c.name} is marked govops/delete but is not deleted: ${why}`, { kind: c.resourceKind, name: c.name }));
+    }
+  }
+}
+
+/** An update (not blocked) that changes a field of its kind's `followUps`: a warning says what the operator must do next. */
+function warnFollowUps(selected: readonly ResourceChange[], warnings: PlanWarning[]): void {
+  for (const c of selected) {
+    if (c.resourceKind !== 'Integration' || !c.integrationType || c.blocked || (c.action !== 'update' && c.action !== 'adopt')) continue;
+    for (const [field, what] of Object.entries(kindOf(c.integrationType).followUps ?? {})) {
+      const path = `config.${field}`;
+      // the field itself, or an object above it set or removed as a whole
+      const hit = c.changes.some((f) => f.path === path || path.startsWith(`${f.path}.`));
+      if (hit) warnings.push(warning('follow-up', `${c.resourceKind}/${c.name} changes ${path}: ${what}`, { kind: c.resourceKind, name: c.name }));
     }
   }
 }

@@ -4,7 +4,7 @@
  * every other field differs, so a natural key that holds more than the host lets it through.
  */
 import { describe, expect, it } from 'vitest';
-import { bodyFor, call, sandboxPerFile } from './harness.js';
+import { bodyFor, call, sandboxPerFile, settle } from './harness.js';
 
 const box = sandboxPerFile();
 
@@ -33,5 +33,29 @@ describe('one integration per host and kind (409 naming the existing one)', () =
     // another host of the same kind is another integration
     const elsewhere = await call(box.sb, 'POST', '/integrations', { body: bodyFor(kind, 2) });
     expect(elsewhere.status, elsewhere.text).toBe(200);
+  });
+});
+
+describe('uniqueness is checked on create only (interface 8: "Applies to: create"; a PUT 409 is only "being modified or deleted")', () => {
+  it('a dataset_warehouse PUT giving it the role another one on its dataset has is not a 409 (busy) answer', async () => {
+    const first = bodyFor('dataset_warehouse', 1) as Body;
+    const second = bodyFor('dataset_warehouse', 2) as Body;
+    const a = await call(box.sb, 'POST', '/integrations', { body: first });
+    expect(a.status, a.text).toBe(200);
+    const b = await call(box.sb, 'POST', '/integrations', { body: second });
+    expect(b.status, b.text).toBe(200);
+    await settle(box.sb, a.body.id);
+    await settle(box.sb, b.body.id);
+    const put = await call(box.sb, 'PUT', `/integrations/${a.body.id}`, { body: { ...first, config: { ...first.config, role: second.config.role } } });
+    // a 409 here tells the client the integration is busy: it waits and retries a write that can never succeed
+    expect(put.status, put.text).toBe(200);
+    expect(await settle(box.sb, a.body.id)).toBe('enabled');
+    // a create on that key is still refused while either holds it
+    const third = await call(box.sb, 'POST', '/integrations', { body: second });
+    expect(third.status, third.text).toBe(409);
+    await call(box.sb, 'DELETE', `/integrations/${b.body.id}`);
+    expect(await settle(box.sb, b.body.id)).toBe('removed');
+    const fourth = await call(box.sb, 'POST', '/integrations', { body: second });
+    expect(fourth.status, fourth.text).toBe(409);
   });
 });

@@ -12,4 +12,6 @@ export const lakehouse = defineKind({
   nonEditable: ['type', 'autoBootstrap', 'config.workspaceUrl', 'config.catalog'],
   requiredCredentials: () => [['token']],
   scripts: ['create', 'edit'],
+  // 2.5: "Changing the groupPattern.deny group requires all policies to be pushed again to the cluster."
+  followUps: { 'groupPattern.deny': 'all data policies must be pushed again to the cluster (interface 2.5), or the group they exempt stays the old one' },
 });

@@ -59,11 +59,11 @@ export function changedNonEditable(stored: StoredIntegration, b: ParsedBody): st
   return [...paths].filter((p) => !same(p));
 }
 
-function checkUnique(ctx: IntegrationContext, b: ParsedBody, self?: number): void {
+function checkUnique(ctx: IntegrationContext, b: ParsedBody): void {
   const existing = ctx.store.byNaturalKey(naturalKey(b.type, b.config));
-  if (existing && existing.id !== self) {
+  if (existing) {
     const host = ctx.store.host(existing);
-    if (existing.status === 'createError' && self === undefined) {
+    if (existing.status === 'createError') {
       throw new HttpError(
         400,
         `An integration on host ${host} previously failed to create (id ${existing.id}). Use PUT /integrations/${existing.id} to fix it.`,
@@ -78,7 +78,7 @@ function checkUnique(ctx: IntegrationContext, b: ParsedBody, self?: number): voi
   }
   if (b.type === 'object_store' && typeof b.config.cloudLocationPath === 'string') {
     const other = ctx.store.byCloudLocation(b.config.cloudLocationPath);
-    if (other && other.id !== self) {
+    if (other) {
       throw new HttpError(
         409,
         `cloudLocationPath ${b.config.cloudLocationPath} is already used by integration ${other.id} (${ctx.store.host(other)}).`,
@@ -160,7 +160,9 @@ function update(ctx: IntegrationContext, req: SandboxRequest): SandboxResponse {
   if (changed.length) {
     throw new HttpError(400, `These attributes cannot be changed after creation: ${changed.join(', ')}`, { attributes: changed });
   }
-  checkUnique(ctx, b, item.id);
+  // No uniqueness check: interface 8 states it for create only, and a PUT's only 409 is "being modified or deleted"
+  // (7), which a client takes for busy and retries. The natural keys' fields are not editable, but for
+  // dataset_warehouse `role` (its key is govops' reading, docs/decisions.md).
   const validationResults = validate(ctx, b, 'edit', item.id, dryRun);
   if (dryRun) return json({ ...ctx.store.mutationBody(item), validationResults });
   ctx.store.update(item, { config: b.config, sent: b.sent, autoBootstrap: b.autoBootstrap, validationResults });

@@ -42,7 +42,8 @@ export interface StoreSnapshot {
 
 export class IntegrationStore {
   private readonly items = new Map<number, StoredIntegration>();
-  private readonly byKey = new Map<string, number>();
+  /** Every holder of each natural key: an update may give one the key another holds (uniqueness is checked on create only). */
+  private readonly byKey = new Map<string, Set<number>>();
   private readonly byLocation = new Map<string, number>();
   private readonly json = new Map<number, string>();
   private list: Buffer | undefined;
@@ -65,7 +66,8 @@ export class IntegrationStore {
   }
 
   byNaturalKey(key: string): StoredIntegration | undefined {
-    const id = this.byKey.get(key);
+    const ids = this.byKey.get(key);
+    const id = ids === undefined ? undefined : Math.min(...ids);
     return id === undefined ? undefined : this.items.get(id);
   }
 
@@ -293,7 +295,10 @@ export class IntegrationStore {
   }
 
   private index(item: StoredIntegration): void {
-    this.byKey.set(naturalKey(item.type, item.config), item.id);
+    const key = naturalKey(item.type, item.config);
+    const ids = this.byKey.get(key);
+    if (ids) ids.add(item.id);
+    else this.byKey.set(key, new Set([item.id]));
     if (item.type === 'object_store' && typeof item.config.cloudLocationPath === 'string') {
       this.byLocation.set(item.config.cloudLocationPath, item.id);
     }
@@ -301,7 +306,9 @@ export class IntegrationStore {
 
   private unindex(item: StoredIntegration): void {
     const key = naturalKey(item.type, item.config);
-    if (this.byKey.get(key) === item.id) this.byKey.delete(key);
+    const ids = this.byKey.get(key);
+    ids?.delete(item.id);
+    if (ids?.size === 0) this.byKey.delete(key);
     const loc = item.config.cloudLocationPath;
     if (typeof loc === 'string' && this.byLocation.get(loc) === item.id) this.byLocation.delete(loc);
   }

@@ -124,7 +124,23 @@ function mismatch(expected: readonly Acknowledgment[], given: readonly Acknowled
   return `the annotation acknowledges ${describe(given)}, but this change needs ${describe(missing)}`;
 }
 
-function gateFor(c: ResourceChange, reqs: Requirement[], d: DesiredIntegration | undefined, mode: ManualStepsMode): ManualStepGate {
+/**
+ * An update that only changes credentials (every changed field a secret) of an integration that is not a failed
+ * creation: the non-secret configuration, which is what a script is made for, stays as it is.
+ */
+function credentialsOnly(c: ResourceChange, live: LiveIntegration | undefined): boolean {
+  return c.action === 'update' && live?.status !== 'createError' && c.changes.length > 0 && c.changes.every((f) => f.sensitive && !f.forcesReplace);
+}
+
+/**
+ * The entry of the annotation that acknowledges a script (create or edit) run for the configuration as it is now,
+ * if any: a credential rotation needs no new script once the platform was prepared for this configuration.
+ */
+function acknowledgedConfiguration(facts: NonNullable<DesiredIntegration['manualStep']>): Acknowledgment | undefined {
+  return facts.acknowledged.find((a) => (a.phase === 'create' || a.phase === 'edit') && a.token === facts.tokens[a.phase]);
+}
+
+function gateFor(c: ResourceChange, reqs: Requirement[], d: DesiredIntegration | undefined, mode: ManualStepsMode, rotation = false): ManualStepGate {
   const file = c.source?.file;
   const scripts: ManualScriptStep[] = reqs.flatMap((r) => r.scripts.map((phase) => ({ phase, command: scriptCommand(c.name, phase, file) })));
   const gate: ManualStepGate = { status: 'awaiting', scripts };
@@ -153,7 +169,13 @@ function gateFor(c: ResourceChange, reqs: Requirement[], d: DesiredIntegration |
     reqs.map((r) => ({ phase: r.ack, token: facts.tokens[r.ack] })),
     facts.acknowledged,
   );
-  if (why === undefined) gate.status = 'acknowledged';
+  const prepared = why !== undefined && rotation ? acknowledgedConfiguration(facts) : undefined;
+  if (prepared) {
+    // the script that ran for this configuration covers it: the token leaves secret values out (decisions.md)
+    const value = describe([prepared]);
+    gate.acknowledgment = { value, line: `${ANNOTATION}: "${value}"` };
+    gate.status = 'acknowledged';
+  } else if (why === undefined) gate.status = 'acknowledged';
   else gate.reason = why;
   return gate;
 }
@@ -186,7 +208,7 @@ export function gateManualSteps(changes: ResourceChange[], ctx: GateContext): vo
     if (live?.status === 'createError' && live.autoBootstrap === false && isIntegrationType(live.type)) addFailedCreation(c, live, live.type, d);
     const reqs = requirements(c, d, live, st);
     if (reqs.length === 0) continue;
-    const gate = gateFor(c, reqs, d, ctx.mode);
+    const gate = gateFor(c, reqs, d, ctx.mode, credentialsOnly(c, live));
     c.manualStep = gate;
     const first = gate.scripts[0]!;
     c.manualScript = { phase: first.phase, command: gate.scripts.map((s) => s.command).join(' && ') };

@@ -9,25 +9,41 @@ import { manualStepToken } from '../reconcile/manual-step-token.js';
 import type { IntegrationManifest } from '../manifests/types.js';
 import type { ManualAck, ManualStep } from './types.js';
 
-export function ackOfGate(gate: ManualStepGate): ManualAck {
+/**
+ * With a pull request (`pr`: the base revision's manifest, undefined for one the pull request adds): whether the
+ * entries that acknowledge the change are new in it. govops cannot see whether a script ran; a reviewer must know
+ * that the line merging acts on is the pull request's own claim.
+ */
+export interface AckContext {
+  base: IntegrationManifest | undefined;
+}
+
+function fromPullRequest(ack: ManualAck, expected: readonly Acknowledgment[], pr: AckContext | undefined): ManualAck {
+  if (ack.status !== 'acknowledged' || pr === undefined || expected.length === 0) return ack;
+  const before = parseAcknowledgments(pr.base?.metadata.annotations?.[MANUAL_STEP_ANNOTATION]);
+  const carried = expected.every((e) => before.some((b) => b.phase === e.phase && b.token === e.token));
+  return carried ? ack : { ...ack, fromPullRequest: true };
+}
+
+export function ackOfGate(gate: ManualStepGate, pr?: AckContext): ManualAck {
   const ack: ManualAck = { status: gate.status };
   if (gate.acknowledgment) ack.annotation = gate.acknowledgment.line;
   if (gate.reason !== undefined) ack.reason = gate.reason;
-  return ack;
+  return fromPullRequest(ack, parseAcknowledgments(gate.acknowledgment?.value), pr);
 }
 
 /**
  * Offline: the acknowledgment the steps need, from the manifest that will carry it (`undefined` for a removed
  * one: nothing can acknowledge a prune of a manifest that is gone).
  */
-export function ackOfManifest(steps: readonly ManualStep[], manifest: IntegrationManifest | undefined, mode: ManualStepsMode): ManualAck {
+export function ackOfManifest(steps: readonly ManualStep[], manifest: IntegrationManifest | undefined, mode: ManualStepsMode, pr?: AckContext): ManualAck {
   if (mode === 'trust') return { status: 'trusted' };
   if (!manifest) return { status: 'awaiting', reason: 'no manifest to acknowledge it in: restore it with "govops/delete": "true" and the acknowledgment' };
   const phases = [...new Set(steps.map((s) => ackPhaseOf(s.phase)))];
   const expected: Acknowledgment[] = phases.map((phase) => ({ phase, token: manualStepToken(phase, manifest.spec.type, manifest.spec.config) }));
   const given = parseAcknowledgments(manifest.metadata.annotations?.[MANUAL_STEP_ANNOTATION]);
   const line = acknowledgmentLine(expected);
-  if (expected.every((e) => given.some((g) => g.phase === e.phase && g.token === e.token))) return { status: 'acknowledged', annotation: line };
+  if (expected.every((e) => given.some((g) => g.phase === e.phase && g.token === e.token))) return fromPullRequest({ status: 'acknowledged', annotation: line }, expected, pr);
   const reason = given.length === 0
     ? `the manifest has no ${MANUAL_STEP_ANNOTATION} annotation`
     : given.some((g) => expected.some((e) => e.phase === g.phase))

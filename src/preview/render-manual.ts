@@ -37,6 +37,13 @@ export function renderManualAck(ack: ManualAck, file?: string): string[] {
       return [...out, ''];
     }
     case 'acknowledged':
+      if (ack.fromPullRequest) {
+        return [
+          `✅ **Acknowledged by this pull request** (${mdCode(ack.annotation ?? '')}): it records that the scripts ran, it does not prove it ` +
+            `(anyone who can edit the manifest can write the line). Check with whoever ran them in the platform before merging: merging applies the change.`,
+          '',
+        ];
+      }
       return [`✅ **Acknowledged** in the manifest (${mdCode(ack.annotation ?? '')}): the scripts ran, merging applies the change.`, ''];
     case 'trusted':
       return ['Not checked (`--manual-steps trust`): the scripts are run out of band; merging applies the change at once.', ''];

@@ -13,7 +13,7 @@ import { configShapes } from '../manifests/shapes.js';
 import { updateBody } from '../plan/ignore.js';
 import { dryRunRequest, sendDryRun, type DryRunRequest } from './dry-run.js';
 import type { LiveLists } from './live-view.js';
-import { ackOfGate, ackOfManifest } from './manual-ack.js';
+import { ackOfGate, ackOfManifest, type AckContext } from './manual-ack.js';
 import { fetchManualSteps, manualSteps, type ManualStepInput } from './manual-steps.js';
 import type { Planned } from './plans.js';
 import type { PrChange } from './pr-diff.js';
@@ -146,7 +146,7 @@ export async function liveRequests(api: ServiceApi, opts: RequestOptions, result
     }
     if (r.resourceKind !== 'Integration' || !r.live) continue;
     const gate = k.change.get(r.name)?.manualStep;
-    if (gate && r.live.action !== 'none' && r.live.action !== 'noop') r.manualAck = ackOfGate(gate);
+    if (gate && r.live.action !== 'none' && r.live.action !== 'noop') r.manualAck = ackOfGate(gate, prContext(r, k.base));
     const dry = dryRunFor(r, k, result.unknownSecrets, opts);
     if (dry && 'method' in dry) {
       jobs.push(queue.add(async () => {
@@ -175,6 +175,7 @@ export function offlineManualSteps(
   mode: ManualStepsMode = 'require',
   prune = false,
 ): void {
+  const bases = new Map(base.filter((x) => x.manifest.kind === 'Integration').map((x): [string, LoadedManifest] => [x.manifest.metadata.name, x]));
   for (const r of result.resources) {
     if (r.resourceKind !== 'Integration' || !r.integrationType) continue;
     const m = (r.change === 'removed' ? base : head).find((x) => x.manifest.kind === 'Integration' && x.manifest.metadata.name === r.name);
@@ -186,6 +187,13 @@ export function offlineManualSteps(
     if (steps.length === 0) continue;
     if (opts.scripts !== false) r.manualSteps = steps;
     // the acknowledgment needs no service: computed from the manifest that carries it (none for a removal)
-    r.manualAck = ackOfManifest(steps, r.change === 'removed' ? undefined : (m?.manifest as IntegrationManifest | undefined), mode);
+    r.manualAck = ackOfManifest(steps, r.change === 'removed' ? undefined : (m?.manifest as IntegrationManifest | undefined), mode, prContext(r, bases));
   }
+}
+
+/** The base revision's manifest of a resource the pull request touches (undefined without --base: no pull request). */
+function prContext(r: PreviewResource, base: ReadonlyMap<string, LoadedManifest>): AckContext | undefined {
+  if (r.change === undefined) return undefined;
+  const m = base.get(r.renamedFrom ?? r.name)?.manifest;
+  return { base: m?.kind === 'Integration' ? m : undefined };
 }

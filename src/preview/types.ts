@@ -88,6 +88,11 @@ export interface ManualAck {
   annotation?: string;
   /** Why it waits (no annotation, a stale one, no manifest). */
   reason?: string;
+  /**
+   * Acknowledged by a line the pull request itself writes (the base revision's manifest does not carry it). The
+   * annotation records that the scripts ran; it does not prove it: anyone who can edit the manifest can write it.
+   */
+  fromPullRequest?: true;
 }
 
 export interface PreviewResource {

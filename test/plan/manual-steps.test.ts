@@ -97,6 +97,32 @@ describe('which changes wait for a manual step (script table)', () => {
     expect(only(plan([wrongPhase], live, st)).manualStep?.reason).toMatch(/acknowledges create:[0-9a-f]{8}, but this change needs edit:/);
   });
 
+  it('a credential rotation (only secret values change) is asked for no script when the configuration is acknowledged', () => {
+    const cfg = { workspaceUrl: 'https://lake.example.com', httpPath: '/sql/1', token: 'old' };
+    const before = integration('lake', 'lakehouse', cfg, { autoBootstrap: false, secretPaths: ['config.token'] });
+    const live = [liveOf(before, '7')];
+    const st = stateWith(owned(before, '7'));
+    const rotated = (annotation?: string, config: Record<string, unknown> = cfg) =>
+      integration('lake', 'lakehouse', { ...config, token: 'new' }, { autoBootstrap: false, secretPaths: ['config.token'], ...(annotation ? { annotations: ack(annotation) } : {}) });
+    // the create script ran for this very configuration (the secret's value is not part of it): the PUT goes through
+    const afterCreate = only(plan([rotated(`create:${manualStepToken('create', 'lakehouse', cfg)}`)], live, st));
+    expect(afterCreate.action).toBe('update');
+    expect(afterCreate.changes.every((f) => f.sensitive)).toBe(true);
+    expect(afterCreate.manualStep).toMatchObject({ status: 'acknowledged' });
+    expect(afterCreate.manualStep!.acknowledgment!.value).toBe(`create:${manualStepToken('create', 'lakehouse', cfg)}`);
+    expect(afterCreate.blocked).toBeUndefined();
+    // so does an edit acknowledged for it
+    expect(only(plan([rotated(`edit:${manualStepToken('edit', 'lakehouse', cfg)}`)], live, st)).blocked).toBeUndefined();
+    // no acknowledgment of this configuration (none, or one for another): asked, as for any PUT
+    expect(only(plan([rotated()], live, st)).manualStep?.status).toBe('awaiting');
+    const other = { ...cfg, httpPath: '/sql/0' };
+    expect(only(plan([rotated(`create:${manualStepToken('create', 'lakehouse', other)}`)], live, st)).manualStep?.status).toBe('awaiting');
+    // a non-secret field changing with it needs the edit script
+    const both = only(plan([rotated(`create:${manualStepToken('create', 'lakehouse', cfg)}`, { ...cfg, httpPath: '/sql/2' })], live, st));
+    expect(both.manualStep?.status).toBe('awaiting');
+    expect(both.manualStep?.reason).toMatch(/needs edit:/);
+  });
+
   it('createError: the fixing PUT waits for the edit script, and the plan shows the cleanup path', () => {
     const d = manual('sql', 'sql_analytics');
     const c = only(plan([d], [liveOf(d, '7', 'createError')], stateWith(owned(d, '7'))));

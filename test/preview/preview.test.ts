@@ -333,9 +333,17 @@ describe('govops preview of a pull request', () => {
     });
     const acked = await preview([], { ...live(), ...SECRETS });
     expect(acked.code, acked.stderr).toBe(2);
-    expect(acked.stdout).toContain(`✅ **Acknowledged** in the manifest (\`${col2Ack}\`)`);
-    expect(acked.stdout).toContain(`✅ **Acknowledged** in the manifest (\`${colAck}\`)`);
+    // the pull request itself writes the acknowledgment: the comment says so, not that the scripts ran (anyone who
+    // can edit the manifest can write the line; it records, it does not prove)
+    expect(acked.stdout).toContain(`✅ **Acknowledged by this pull request** (\`${col2Ack}\`)`);
+    expect(acked.stdout).toContain(`✅ **Acknowledged by this pull request** (\`${colAck}\`)`);
+    expect(acked.stdout).toContain('it records that the scripts ran, it does not prove it');
+    expect(acked.stdout).not.toContain('the scripts ran, merging applies the change');
     expect(acked.stdout).not.toContain('⏸️');
+    const json = await preview(['-o', 'json'], { ...live(), ...SECRETS });
+    const acks = (JSON.parse(json.stdout) as { resources: Array<{ name: string; manualAck?: { status: string; fromPullRequest?: boolean } }> }).resources
+      .filter((x) => x.manualAck).map((x) => [x.name, x.manualAck!.status, x.manualAck!.fromPullRequest]).sort();
+    expect(acks).toEqual([['col', 'acknowledged', true], ['col2', 'acknowledged', true]]);
   });
 
   it('--no-dry-run and --no-scripts: only the two list requests', async () => {

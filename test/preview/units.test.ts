@@ -8,6 +8,10 @@ import { toPlanChange, type PlanChange, type ResourceChange } from '../../src/pl
 import { dryRunRequest } from '../../src/preview/dry-run.js';
 import { driftEntries, touchedResources } from '../../src/preview/live-view.js';
 import { manualPhases, scriptLanguage, withPlaceholders } from '../../src/preview/manual-steps.js';
+import { ackOfManifest } from '../../src/preview/manual-ack.js';
+import { renderManualAck } from '../../src/preview/render-manual.js';
+import { manualStepToken } from '../../src/reconcile/manual-step-token.js';
+import type { IntegrationManifest } from '../../src/manifests/types.js';
 import { diffRevisions } from '../../src/preview/pr-diff.js';
 import { renderPreview } from '../../src/preview/render.js';
 import { desiredWithUnknowns } from '../../src/preview/unknown-secrets.js';
@@ -155,6 +159,30 @@ describe('manual steps', () => {
     });
     expect(scriptLanguage('#!/usr/bin/env bash\necho')).toBe('bash');
     expect(scriptLanguage('CREATE USER x;')).toBe('sql');
+  });
+
+  it('an acknowledgment the pull request itself writes is shown as such, not as proof that the scripts ran', () => {
+    const config = { workspaceUrl: 'https://lake.example.com', httpPath: '/sql/2', token: { fromEnv: 'LAKE_TOKEN' } };
+    const line = `edit:${manualStepToken('edit', 'lakehouse', config)}`;
+    const lake = (annotation?: string): IntegrationManifest => ({
+      apiVersion: 'govops/v1',
+      kind: 'Integration',
+      metadata: { name: 'lake', ...(annotation ? { annotations: { 'govops/manual-step': annotation } } : {}) },
+      spec: { type: 'lakehouse', autoBootstrap: false, config },
+    });
+    const steps = [{ phase: 'edit' as const, command: 'govops scripts lake --phase edit' }];
+    // added by the pull request (the base had none, or another one)
+    for (const base of [undefined, lake(), lake('edit:00000000')]) {
+      const ack = ackOfManifest(steps, lake(line), 'require', { base });
+      expect(ack).toMatchObject({ status: 'acknowledged', fromPullRequest: true });
+      expect(renderManualAck(ack).join('\n')).toContain('✅ **Acknowledged by this pull request**');
+    }
+    // the base revision carries it already (a change made for another reason): acknowledged as before
+    const kept = ackOfManifest(steps, lake(line), 'require', { base: lake(`create:12345678 ${line}`) });
+    expect(kept).toEqual({ status: 'acknowledged', annotation: `govops/manual-step: "${line}"` });
+    expect(renderManualAck(kept).join('\n')).toContain('✅ **Acknowledged** in the manifest');
+    // without --base there is no pull request to tell apart
+    expect(ackOfManifest(steps, lake(line), 'require')).not.toHaveProperty('fromPullRequest');
   });
 });
 

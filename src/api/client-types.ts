@@ -71,7 +71,8 @@ export interface ServiceApi {
   listDataSources(): Promise<LiveDataSource[]>;
   getDataSource(id: string): Promise<LiveDataSource>;
   /** Register several data sources of one integration in one request; one live record per item, in order. */
-  createDataSources(integrationId: string, items: DataSourceInput[]): Promise<LiveDataSource[]>;
+  /** `preexisting`: ids live before the request, never taken for one it created (a lost answer). */
+  createDataSources(integrationId: string, items: DataSourceInput[], options?: { preexisting?: ReadonlySet<string> }): Promise<LiveDataSource[]>;
   /** Delete for good (a soft delete is followed by the second, hard delete). false: it was already gone. */
   deleteDataSource(id: string): Promise<boolean>;
 

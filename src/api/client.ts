@@ -381,7 +381,7 @@ export class ServiceClient implements ServiceApi {
    * integration and prefix are this request's; only the others are sent again. Ids the answer leaves out
    * are looked up by (integration, prefix).
    */
-  async createDataSources(integrationId: string, items: DataSourceInput[]): Promise<LiveDataSource[]> {
+  async createDataSources(integrationId: string, items: DataSourceInput[], options: { preexisting?: ReadonlySet<string> } = {}): Promise<LiveDataSource[]> {
     const path = this.dsPath;
     const bodyOf = (list: DataSourceInput[]) => ({ type: DATA_SOURCE_INTEGRATION_TYPE, integrationId: wireIntegrationId(integrationId), dataSources: list });
     const recovered: LiveDataSource[] = [];
@@ -391,8 +391,10 @@ export class ServiceClient implements ServiceApi {
       const live = new Map(listed.map((d) => [dataSourceKey(d.integrationId, d.prefix), d]));
       // A record that names no integration belongs to the one whose location holds its prefix (docs/decisions.md,
       // "Reading bodies"): this request's, which holds every prefix it sends, and was planned only because no record
-      // of that prefix was its own yet.
-      const unattributed = new Map(listed.filter((d) => d.integrationId === '').map((d) => [d.prefix, d]));
+      // of that prefix was its own yet. Except a record live before the request (`preexisting`): with nested
+      // locations one at the same prefix may be another integration's (another team's), never this create's.
+      const before = options.preexisting ?? new Set<string>();
+      const unattributed = new Map(listed.filter((d) => d.integrationId === '' && !before.has(d.id)).map((d) => [d.prefix, d]));
       const found: LiveDataSource[] = [];
       const missing: DataSourceInput[] = [];
       for (const item of pending) {

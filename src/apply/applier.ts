@@ -68,6 +68,8 @@ export interface ApplyInput {
   liveIntegrations?: number;
   /** Ids of the webhooks the service listed at plan time: a lost create answer is never resolved to one of them. */
   liveWebhookIds?: ReadonlySet<string>;
+  /** Ids of the data sources the service listed at plan time: a lost create answer is never resolved to one of them. */
+  liveDataSourceIds?: ReadonlySet<string>;
   /** The webhooks the service listed at plan time: a pending create records those that already have its identity. */
   liveWebhooks?: readonly LiveWebhook[];
   onOutcome?: (outcome: ResourceOutcome, done: number, total: number) => void;
@@ -212,7 +214,7 @@ export function schedule(input: ApplyInput, p: Prepared): StageResult<Schedule> 
     { api: p.api, ledger: p.ledger, poll: p.poll, logger: input.logger, enqueue, ...(input.liveWebhookIds ? { preexistingWebhooks: input.liveWebhookIds } : {}), ...(input.liveWebhooks ? { liveWebhooks: input.liveWebhooks } : {}) },
     p.tuning.webhookBatch,
   );
-  const dataSources = new DataSourceBatches(p.changes, { api: p.api, ledger: p.ledger, poll: p.poll, logger: input.logger, enqueue });
+  const dataSources = new DataSourceBatches(p.changes, { api: p.api, ledger: p.ledger, poll: p.poll, logger: input.logger, enqueue, ...(input.liveDataSourceIds ? { preexisting: input.liveDataSourceIds } : {}) });
   return { ok: true, value: { queue, batch, dataSources, dependencies } };
 }
 

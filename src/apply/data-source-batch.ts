@@ -41,7 +41,7 @@ export class DataSourceBatches {
 
   constructor(
     changes: readonly PlanChange[],
-    private readonly deps: BatchDeps,
+    private readonly deps: BatchDeps & { /** Ids listed at plan time: never taken for a create's lost answer. */ preexisting?: ReadonlySet<string> },
   ) {
     for (const c of changes) if (joinsDataSourceBatch(c)) this.group(groupOf(c)).waiting.add(c.name);
   }
@@ -100,7 +100,7 @@ export class DataSourceBatches {
     try {
       created = await this.deps.enqueue(() => {
         ledger.assertWritable();
-        return api.createDataSources(integrationId, items);
+        return api.createDataSources(integrationId, items, this.deps.preexisting ? { preexisting: this.deps.preexisting } : {});
       });
     } catch (err) {
       if (notProcessed(err)) for (const m of members) ledger.dropIntent(m.change);

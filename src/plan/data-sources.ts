@@ -9,7 +9,7 @@
  */
 import type { LiveDataSource, LiveIntegration } from '../api/types.js';
 import { DATA_SOURCE_INTEGRATION_TYPE } from '../kinds/registry.js';
-import { dataSourceKey } from '../service/data-sources.js';
+import { dataSourceKey, prefixUnderLocation } from '../service/data-sources.js';
 import type { ManagedResource } from '../state/types.js';
 import { guardAdoption, unownedIntegration } from './adoption.js';
 import { matchResources, type Match, type MatchResult } from './match.js';
@@ -41,14 +41,41 @@ export interface DataSourcePlan {
  * Live records that do not say which integration they belong to are given the data-source host integration
  * whose cloudLocationPath holds their prefix (the longest one: locations are unique, one may nest in another).
  */
-export function attributeDataSources(live: readonly LiveDataSource[], integrations: readonly LiveIntegration[]): LiveDataSource[] {
+export function attributeDataSources(live: readonly LiveDataSource[], integrations: readonly LiveIntegration[], recorded: readonly ManagedResource[] = []): LiveDataSource[] {
   let ownerOf: ((prefix: string) => string | undefined) | undefined;
+  const recordedOwner = recordedOwners(integrations, recorded);
   return live.map((d) => {
     if (d.integrationId !== '') return d;
+    const mine = recordedOwner(d);
+    if (mine !== undefined) return { ...d, integrationId: mine };
     ownerOf ??= locationOwners(integrations);
     const owner = ownerOf(d.prefix);
     return owner !== undefined ? { ...d, integrationId: owner } : d;
   });
+}
+
+/**
+ * The integration govops' state records for a data source at this id and prefix (its identity, `integration|prefix`),
+ * when that integration's location holds the prefix too: with a location nested in another's both hold it, and the
+ * longest would give govops' own data source to the other integration (the plan then created it again every run,
+ * refused: the prefix is registered).
+ */
+function recordedOwners(integrations: readonly LiveIntegration[], recorded: readonly ManagedResource[]): (d: LiveDataSource) => string | undefined {
+  const identities = new Map<string, string>();
+  for (const s of recorded) if (s.kind === 'DataSource' && s.identity !== undefined) identities.set(s.id, s.identity);
+  if (identities.size === 0) return () => undefined;
+  const locations = new Map<string, string>();
+  for (const i of integrations) {
+    if (i.type === DATA_SOURCE_INTEGRATION_TYPE && typeof i.config.cloudLocationPath === 'string') locations.set(i.id, i.config.cloudLocationPath);
+  }
+  return (d) => {
+    const identity = identities.get(d.id);
+    const bar = identity?.indexOf('|') ?? -1;
+    if (identity === undefined || bar < 0 || identity.slice(bar + 1) !== d.prefix) return undefined;
+    const integrationId = identity.slice(0, bar);
+    const location = locations.get(integrationId);
+    return location !== undefined && prefixUnderLocation(location, d.prefix) ? integrationId : undefined;
+  };
 }
 
 interface Location {
@@ -135,7 +162,7 @@ function unsupportedPlan(input: DataSourcePlanInput): DataSourcePlan {
 
 export function planDataSources(input: DataSourcePlanInput): DataSourcePlan {
   if (input.live === undefined) return unsupportedPlan(input);
-  const live = attributeDataSources(input.live, input.liveIntegrations);
+  const live = attributeDataSources(input.live, input.liveIntegrations, input.state);
   const m = matchDataSources(input, live);
   const leaving = leavingIds(input, m);
   // by their integration's id, in the live order: grouped once (a scan of every data source for each integration

@@ -62,7 +62,7 @@ export function resolvePending(
       live.webhooks.map((l) => ({ id: l.id, key: l.name, ...(byUrl ? { identity: keyedWebhookIdentity(l.name, l.url, state.fingerprintKey) } : {}), createdBy: l.createdBy })),
     ),
     // (records that do not name their integration: the one whose location holds the prefix, as the planner reads them)
-    DataSource: indexed(attributeDataSources(live.dataSources ?? [], live.integrations).map((l) => ({ id: l.id, key: dataSourceKey(l.integrationId, l.prefix) }))),
+    DataSource: indexed(attributeDataSources(live.dataSources ?? [], live.integrations, state.resources).map((l) => ({ id: l.id, key: dataSourceKey(l.integrationId, l.prefix) }))),
   };
   const claimed = new Set(state.resources.filter((r) => !r.pending && r.id !== '').map((r) => `${r.kind}\0${r.id}`));
   const notes: string[] = [];

@@ -125,7 +125,7 @@ function staleRecords(state: GovopsState, live: StaleLive, desired: readonly Des
   const integrations = new Map(live.integrations.map((l) => [l.id, l]));
   const webhooks = new Map(live.webhooks.map((l) => [l.id, l]));
   // records that do not name their integration are the planner's: the one whose location holds the prefix
-  const dataSources = new Map(attributeDataSources(live.dataSources ?? [], live.integrations).map((l) => [l.id, l]));
+  const dataSources = new Map(attributeDataSources(live.dataSources ?? [], live.integrations, state.resources).map((l) => [l.id, l]));
   let byName: Map<string, DesiredResource> | undefined;
   const desiredByName = (): Map<string, DesiredResource> => (byName ??= new Map(desired.map((d) => [`${d.kind}\0${d.name}`, d])));
   const stale = new Set<ManagedResource>();

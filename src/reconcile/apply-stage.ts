@@ -68,6 +68,7 @@ export async function applyStage(api: ServiceApi, loaded: Loaded, planned: Plann
     liveIntegrations: live.integrations.length,
     liveWebhookIds: new Set(live.webhooks.map((w) => w.id)),
     liveWebhooks: live.webhooks,
+    ...(live.dataSources ? { liveDataSourceIds: new Set(live.dataSources.map((d) => d.id)) } : {}),
     logger: log,
     signal: opts.signal,
     forceSignal: opts.forceSignal,

@@ -247,3 +247,26 @@ describe('a service whose data-source list names no integration (docs/decisions.
     expect(posts).toBe(2);
   });
 });
+
+describe('a lost create answer, a list naming no integration, nested locations (docs/decisions.md, "Reading bodies")', () => {
+  it("never takes another integration's data source at the same prefix for the one it created", async () => {
+    // ours: integration 5 at s3://b/base; another team's: integration 6 at s3://b/base/team, holding data source 50 at
+    // s3://b/base/team/x. govops registers the same prefix under 5 (the identity is integration and prefix).
+    const live: Array<Record<string, unknown>> = [{ dataSourceId: 50, dataSourceName: 'theirs', prefix: 's3://b/base/team/x', integrationId: 6 }];
+    let posts = 0;
+    server = await startServer((req, res, { socket }) => {
+      // newest first, and without the integration
+      if (req.method === 'GET') return sendJson(res, 200, [...live].reverse().map(({ dataSourceId, dataSourceName, prefix }) => ({ dataSourceId, dataSourceName, prefix })));
+      posts++;
+      const body = JSON.parse(req.body) as { integrationId: number; dataSources: Array<{ dataSourceName: string; prefix: string }> };
+      live.push(...body.dataSources.map((d, i) => ({ dataSourceId: 100 + i, ...d, integrationId: body.integrationId })));
+      return void socket.destroy(); // created, then the answer is lost
+    });
+    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST });
+    // the apply passes the ids the plan listed (src/reconcile/apply-stage.ts)
+    expect(await client.createDataSources('5', [{ dataSourceName: 'ours', prefix: 's3://b/base/team/x' }], { preexisting: new Set(['50']) })).toEqual([
+      { id: '100', integrationId: '5', dataSourceName: 'ours', prefix: 's3://b/base/team/x' },
+    ]);
+    expect(posts).toBe(1);
+  });
+});

@@ -94,3 +94,38 @@ describe('docs/webhooks.md: the alert on a dead receiver', () => {
     expect(r.status).toBe(0);
   });
 });
+
+describe('docs/deploy.md: the alert on reconciles failing with nothing applied for an hour', () => {
+  it('does not fire after a restart or a failover whose first reconciles fail, fires after an hour without an apply', (ctx) => {
+    if (!available) {
+      if (inCi) expect.fail(`promtool not found (${promtool.error?.message ?? promtool.stderr}): install the Debian package prometheus`);
+      ctx.skip();
+    }
+    const expr = exampleAfter('docs/deploy.md', 'reconciles failing with nothing applied for an hour');
+    const at = (instance: string) => `instance="${instance}",job="govops"`;
+    const r = testRules(expr, [
+      {
+        interval: '1m',
+        input_series: [
+          // restarted at 0 with the service down: every reconcile fails, no apply by this process (no sample)
+          { series: `process_start_time_seconds{${at('restarted')}}`, values: '0x100' },
+          { series: `govops_reconcile_total{${at('restarted')},result="failed"}`, values: '0+1x100' },
+          // applies every few minutes and fails in between: working
+          { series: `process_start_time_seconds{${at('working')}}`, values: '-86400x100' },
+          { series: `govops_last_applied_timestamp_seconds{${at('working')}}`, values: '0+60x100' },
+          { series: `govops_reconcile_total{${at('working')},result="failed"}`, values: '0+1x100' },
+          // applied last at 0, healthy since (no failures)
+          { series: `process_start_time_seconds{${at('idle')}}`, values: '-86400x100' },
+          { series: `govops_last_applied_timestamp_seconds{${at('idle')}}`, values: '0x100' },
+          { series: `govops_reconcile_total{${at('idle')},result="failed"}`, values: '0x100' },
+        ],
+        alert_rule_test: [
+          { eval_time: '10m', alertname: 'Example', exp_alerts: [] },
+          { eval_time: '90m', alertname: 'Example', exp_alerts: [{ exp_labels: { instance: 'restarted', job: 'govops' } }] },
+        ],
+      },
+    ]);
+    expect(r.output).toContain('SUCCESS');
+    expect(r.status).toBe(0);
+  });
+});

@@ -44,7 +44,7 @@ export class DaemonMetrics {
   });
   readonly lastAppliedTimestamp = new Gauge({
     name: 'govops_last_applied_timestamp_seconds',
-    help: 'Unix time of the last successful apply',
+    help: 'Unix time of the last successful apply by this process (no sample before one: a start, a standby)',
     registers: [this.registry],
   });
   readonly drift = new Gauge({
@@ -130,6 +130,10 @@ export class DaemonMetrics {
       collectDefaultMetrics({ register: this.registry });
       for (const name of DROPPED_DEFAULT_METRICS) this.registry.removeSingleMetric(name);
     }
+    // No sample until this process applies (prom-client starts an unlabelled gauge at 0): 0 read as 1970, and
+    // `time() - govops_last_applied_timestamp_seconds > 3600` paged at the first failed reconcile after every restart
+    // or failover, and on a standby (which never applies) at every failed plan.
+    this.lastAppliedTimestamp.remove();
     this.drift.set(0);
     this.ready.set(0);
     this.deletionsRefused.set(0);

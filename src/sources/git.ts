@@ -216,6 +216,8 @@ export class GitSource implements Source {
       // A new commit, or the current one's folder is gone or incomplete (an I/O failure): check it out (again).
       if (sha !== this.latest?.id || !(await exists(join(this.revsDir, sha, '.git')))) await this.checkout(sha);
     } catch (err) {
+      // (a checkout that failed after a good fetch too: the revision is not available, and the failure counted)
+      ok = false;
       if (this.stopped) return;
       const message = redactText(err instanceof Error ? err.message : String(err));
       this.lastError = message.trim() || 'git fetch failed';

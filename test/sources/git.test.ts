@@ -66,6 +66,20 @@ describe('GitSource', () => {
     expect(fetches.every(Boolean)).toBe(true);
   });
 
+  it('a checkout that fails after a good fetch is a failed fetch (govops_git_fetch_failures_total counts it, the alert on it fires)', async () => {
+    const { repo, source, workdir, fetches, revisions } = await setup();
+    await repo.commit({ 'a.yaml': 'one' });
+    await source.start();
+    await repo.commit({ 'a.yaml': 'two' });
+    // the revisions' folder made a file: `git worktree add` fails (as on a full disk), the fetch itself went through
+    await rm(join(workdir, 'revs'), { recursive: true, force: true });
+    await writeFile(join(workdir, 'revs'), 'not a folder');
+    await source.refresh();
+    expect(revisions).toHaveLength(1);
+    expect(source.health().ok).toBe(false);
+    expect(fetches).toEqual([true, false]);
+  });
+
   it('keeps a retained older revision while newer ones come and go', async () => {
     const { repo, source, revisions } = await setup();
     const good = await repo.commit({ 'a.yaml': 'good' });

@@ -6,6 +6,7 @@
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import { acknowledgmentValue, MANUAL_STEP_ANNOTATION } from '../plan/acknowledgment.js';
 import type { ConfigShapes } from '../plan/shape.js';
+import type { ManagedResource } from '../state/types.js';
 import { manualStepToken } from '../reconcile/manual-step-token.js';
 import { displayHost, isConfigless, isIntegrationType, kindOf, naturalKey, SCRIPT_KINDS, type IntegrationType } from '../kinds/registry.js';
 import type { DataSourceManifest, IntegrationManifest, Manifest, WebhookManifest } from '../manifests/types.js';
@@ -58,6 +59,11 @@ export interface ExportInput {
   shapes: ConfigShapes;
   /** The secret prefix (`--secret-env-prefix`, default GOVOPS_SECRET_). */
   envPrefix: string;
+  /**
+   * What govops' state records (`--state`): a data-source record that does not name its integration is attributed
+   * as the planner attributes it, by the state's identity of it first (plan/data-sources.ts `attributeDataSources`).
+   */
+  recorded?: readonly ManagedResource[];
 }
 
 export interface ExportResult {
@@ -97,8 +103,9 @@ export function exportResources(input: ExportInput): ExportResult {
   const out: ExportResult = { resources: [], variables: [], warnings: [], resourceWarnings: [], unknownActionType: [] };
   const nameById = exportIntegrations(input, out);
   exportWebhooks(input.webhooks, out);
-  // a record that does not name its integration is the one whose location holds its prefix, as the planner reads it
-  exportDataSources(attributeDataSources(input.dataSources ?? [], input.integrations), nameById, new Set(input.integrations.map((l) => l.id)), out);
+  // a record that does not name its integration is the one the state records for it (when its location holds the
+  // prefix), else the one whose location holds its prefix (the longest), as the planner reads it
+  exportDataSources(attributeDataSources(input.dataSources ?? [], input.integrations, input.recorded ?? []), nameById, new Set(input.integrations.map((l) => l.id)), out);
   // the variables in the order of their manifests' names (then as the config lists them)
   const order = (v: SecretVariable): string => v.resource;
   out.variables.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));

@@ -182,6 +182,8 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
   const select = selection(flags);
   const scope = secretScopeFromFlags(flags);
   checkPrefix(scope.envPrefix);
+  // the state, when given, is read first: it attributes data-source records that do not name their integration
+  const recorded = flags.state === undefined ? undefined : await loadState(flags.state);
   const api = clientFromOptions(flags, ctx.logger);
   let result;
   try {
@@ -195,14 +197,14 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
       }
     }
     // names come from every live resource (stable whatever is selected); the selection is applied after
-    result = exportResources({ integrations, webhooks, ...(dataSources ? { dataSources } : {}), shapes: configShapes(), envPrefix: scope.envPrefix });
+    result = exportResources({ integrations, webhooks, ...(dataSources ? { dataSources } : {}), shapes: configShapes(), envPrefix: scope.envPrefix, ...(recorded ? { recorded: recorded.resources } : {}) });
   } finally {
     await api.close();
   }
   const ofKinds = result.resources.filter((r) => kinds.has(r.kind));
   if (select) checkSelection(select, ofKinds);
   const selected = ofKinds.filter((r) => !select || select(r));
-  const chosen = flags.state === undefined ? selected : underOwnedIntegrations(selected, await loadState(flags.state));
+  const chosen = recorded === undefined ? selected : underOwnedIntegrations(selected, recorded);
   const names = new Set(chosen.map((r) => `${r.kind}/${r.name}`));
   const variables = result.variables.filter((v) => names.has(v.resource));
   const out = path.resolve(flags.out);

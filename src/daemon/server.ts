@@ -284,7 +284,9 @@ async function hook(ctx: ServerContext, req: IncomingMessage, res: ServerRespons
   }
   if (verdict.kind === 'other') {
     logger.info({ provider: verdict.provider, event: verdict.event }, 'push notification ignored: not a push event');
-    return send(res, 200, { accepted: false, message: `ignored: ${verdict.event ?? 'unknown'} events trigger nothing (only pushes to the followed branch do)` });
+    // (the event header is not signed: a delivery sent again may carry any; repeated here, a guess of a secret came
+    // back [redacted], so the answer names no event; the log, the operator's, does)
+    return send(res, 200, { accepted: false, message: 'ignored: only a push to the followed branch triggers a fetch (this event is not a push)' });
   }
   const delivery = deliveryKeys(req, verdict, body, handlers.hookSecret!);
   if (delivery.some((key) => ctx.deliveries.has(key))) {

@@ -338,6 +338,26 @@ describe('what anyone who reaches the port gets (no echo, no idle hold, no log f
     expect(misdirected).not.toContain(guess);
   });
 
+  it('a signed delivery sent again with an event header of its sender\'s choosing: the answer does not repeat the header', async () => {
+    // GitHub signs the body only: whoever can read a repository's recent deliveries (its admins) can send one again
+    // with any X-GitHub-Event. Repeated in the answer, a guess of a secret in force came back [redacted]: an online
+    // oracle for the operator's tokens and the manifests' secrets (a weak password guessed from a dictionary).
+    const { registerSecrets } = await import('../../src/util/redact.js');
+    const guess = 'event-header-secret-4b2e';
+    registerSecrets(guess);
+    const { http, pushes } = await server();
+    const ping = JSON.stringify({ zen: 'Design for failure.', hook_id: 7 });
+    for (const event of [guess, `x ${guess} y`, 'issues']) {
+      const res = await fetch(`${http.url}/hooks/git`, { method: 'POST', headers: signedPush(ping, event), body: ping });
+      expect(res.status, event).toBe(200);
+      const text = await res.text();
+      expect(text, event).not.toContain('[redacted]');
+      expect(text, event).not.toContain(guess);
+      expect(JSON.parse(text), event).toMatchObject({ accepted: false });
+    }
+    expect(pushes).toEqual([]);
+  });
+
   it('a connection that sends nothing is closed once idle (it held a file descriptor for ever)', async () => {
     const { http } = await server({ idleConnectionMs: 150 });
     const socket = connect(http.port, '127.0.0.1');

@@ -260,7 +260,7 @@ describe('the branch filter', () => {
     const githubTag = JSON.stringify({ ref: 'refs/tags/v1.2.0', created: true });
     const gh = await post(githubTag, signedPush(githubTag));
     expect(gh.status).toBe(202);
-    expect(await gh.json()).toEqual({ accepted: false, message: 'ignored: refs/tags/v1.2.0 is not a branch (a tag push moves no branch)' });
+    expect(await gh.json()).toEqual({ accepted: false, message: 'ignored: the pushed ref is not a branch (a tag push moves no branch)' });
     const gitlabTag = JSON.stringify({ object_kind: 'tag_push', ref: 'refs/tags/v1.2.0' });
     const gl = await post(gitlabTag, { 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Tag Push Hook', 'content-type': 'application/json' });
     expect(await gl.json()).toMatchObject({ accepted: false });
@@ -273,6 +273,26 @@ describe('the branch filter', () => {
       accepted: true,
     });
     expect(source.refreshes).toBe(1);
+  });
+
+  it('the answer to a push of another branch or a tag does not repeat its ref (a name a committer chose)', async () => {
+    // A committer names a branch or tag after a guess and pushes it; the Git host shows the daemon's answer in the
+    // webhook's recent deliveries. Repeated there through the redactor, a right guess of a secret in force came back
+    // [redacted].
+    const { registerSecrets } = await import('../../src/util/redact.js');
+    const guess = 'branch-name-secret-91fa';
+    registerSecrets(guess);
+    const { source, daemon } = await branchDaemon();
+    for (const ref of [`refs/heads/${guess}`, `refs/heads/x/${guess}`, `refs/tags/${guess}`, guess]) {
+      const body = JSON.stringify({ ref });
+      const res = await fetch(`${daemon.url}/hooks/git`, { method: 'POST', body, headers: signedPush(body) });
+      expect(res.status, ref).toBe(202);
+      const text = await res.text();
+      expect(text, ref).not.toContain('[redacted]');
+      expect(text, ref).not.toContain(guess);
+      expect(JSON.parse(text), ref).toMatchObject({ accepted: false });
+    }
+    expect(source.refreshes).toBe(0);
   });
 
   it('applies to form-encoded GitHub deliveries as to JSON ones', async () => {

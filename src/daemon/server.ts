@@ -284,7 +284,9 @@ async function hook(ctx: ServerContext, req: IncomingMessage, res: ServerRespons
   }
   if (verdict.kind === 'other') {
     logger.info({ provider: verdict.provider, event: verdict.event }, 'push notification ignored: not a push event');
-    return send(res, 200, { accepted: false, message: `ignored: ${verdict.event ?? 'unknown'} events trigger nothing (only pushes to the followed branch do)` });
+    // (the event header is not signed: a delivery sent again may carry any; repeated here, a guess of a secret came
+    // back [redacted], so the answer names no event; the log, the operator's, does)
+    return send(res, 200, { accepted: false, message: 'ignored: only a push to the followed branch triggers a fetch (this event is not a push)' });
   }
   const delivery = deliveryKeys(req, verdict, body, handlers.hookSecret!);
   if (delivery.some((key) => ctx.deliveries.has(key))) {
@@ -296,8 +298,10 @@ async function hook(ctx: ServerContext, req: IncomingMessage, res: ServerRespons
     return sendAndClose(req, res, 503, { accepted: false, message: 'the daemon is stopping: retry' }, { 'retry-after': '5' });
   }
   logger.info({ provider: verdict.provider, event: verdict.event, ref: verdict.ref, accepted }, 'push notification');
-  const why = verdict.ref?.startsWith('refs/heads/') === false ? 'is not a branch (a tag push moves no branch)' : 'is not the watched branch';
-  return send(res, 202, { accepted, message: accepted ? 'fetch triggered' : `ignored: ${verdict.ref} ${why}` });
+  // (the ref is not repeated: a committer names branches and tags, and the Git host shows the answer; through the
+  // redactor, a ref named after a right guess of a secret came back [redacted])
+  const why = verdict.ref?.startsWith('refs/heads/') === false ? 'the pushed ref is not a branch (a tag push moves no branch)' : 'the pushed branch is not the watched branch';
+  return send(res, 202, { accepted, message: accepted ? 'fetch triggered' : `ignored: ${why}` });
 }
 
 export async function startHttpServer(

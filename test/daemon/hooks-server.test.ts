@@ -260,7 +260,7 @@ describe('the branch filter', () => {
     const githubTag = JSON.stringify({ ref: 'refs/tags/v1.2.0', created: true });
     const gh = await post(githubTag, signedPush(githubTag));
     expect(gh.status).toBe(202);
-    expect(await gh.json()).toEqual({ accepted: false, message: 'ignored: refs/tags/v1.2.0 is not a branch (a tag push moves no branch)' });
+    expect(await gh.json()).toEqual({ accepted: false, message: 'ignored: the pushed ref is not a branch (a tag push moves no branch)' });
     const gitlabTag = JSON.stringify({ object_kind: 'tag_push', ref: 'refs/tags/v1.2.0' });
     const gl = await post(gitlabTag, { 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Tag Push Hook', 'content-type': 'application/json' });
     expect(await gl.json()).toMatchObject({ accepted: false });
@@ -273,6 +273,26 @@ describe('the branch filter', () => {
       accepted: true,
     });
     expect(source.refreshes).toBe(1);
+  });
+
+  it('the answer to a push of another branch or a tag does not repeat its ref (a name a committer chose)', async () => {
+    // A committer names a branch or tag after a guess and pushes it; the Git host shows the daemon's answer in the
+    // webhook's recent deliveries. Repeated there through the redactor, a right guess of a secret in force came back
+    // [redacted].
+    const { registerSecrets } = await import('../../src/util/redact.js');
+    const guess = 'branch-name-secret-91fa';
+    registerSecrets(guess);
+    const { source, daemon } = await branchDaemon();
+    for (const ref of [`refs/heads/${guess}`, `refs/heads/x/${guess}`, `refs/tags/${guess}`, guess]) {
+      const body = JSON.stringify({ ref });
+      const res = await fetch(`${daemon.url}/hooks/git`, { method: 'POST', body, headers: signedPush(body) });
+      expect(res.status, ref).toBe(202);
+      const text = await res.text();
+      expect(text, ref).not.toContain('[redacted]');
+      expect(text, ref).not.toContain(guess);
+      expect(JSON.parse(text), ref).toMatchObject({ accepted: false });
+    }
+    expect(source.refreshes).toBe(0);
   });
 
   it('applies to form-encoded GitHub deliveries as to JSON ones', async () => {
@@ -336,6 +356,26 @@ describe('what anyone who reaches the port gets (no echo, no idle hold, no log f
     expect(status(misdirected)).toBe(421);
     expect(misdirected).not.toContain('[redacted]');
     expect(misdirected).not.toContain(guess);
+  });
+
+  it('a signed delivery sent again with an event header of its sender\'s choosing: the answer does not repeat the header', async () => {
+    // GitHub signs the body only: whoever can read a repository's recent deliveries (its admins) can send one again
+    // with any X-GitHub-Event. Repeated in the answer, a guess of a secret in force came back [redacted]: an online
+    // oracle for the operator's tokens and the manifests' secrets (a weak password guessed from a dictionary).
+    const { registerSecrets } = await import('../../src/util/redact.js');
+    const guess = 'event-header-secret-4b2e';
+    registerSecrets(guess);
+    const { http, pushes } = await server();
+    const ping = JSON.stringify({ zen: 'Design for failure.', hook_id: 7 });
+    for (const event of [guess, `x ${guess} y`, 'issues']) {
+      const res = await fetch(`${http.url}/hooks/git`, { method: 'POST', headers: signedPush(ping, event), body: ping });
+      expect(res.status, event).toBe(200);
+      const text = await res.text();
+      expect(text, event).not.toContain('[redacted]');
+      expect(text, event).not.toContain(guess);
+      expect(JSON.parse(text), event).toMatchObject({ accepted: false });
+    }
+    expect(pushes).toEqual([]);
   });
 
   it('a connection that sends nothing is closed once idle (it held a file descriptor for ever)', async () => {

@@ -230,6 +230,8 @@ describe('action.yml', () => {
     });
 
     it('one preview per environment (docs/environments.md): each `comment-id` keeps its own comment, neither overwrites the other', async () => {
+      // the unnamed preview's comment (an earlier run's, or this one's)
+      expect((await run('acme/gov', {})).ok).toBe(true);
       const before = forge.comments.filter((c) => c.thread === 'acme/gov#3').length;
       for (let i = 0; i < 2; i++) {
         for (const id of ['dev', 'prod']) {
@@ -408,6 +410,7 @@ describe('ci/gitlab-preview.yml', () => {
     });
 
     it('one job per environment (GOVOPS_COMMENT_ID): each keeps its own note, neither overwrites the other', async () => {
+      expect((await job({})).code).toBe(0);
       const before = forge.comments.length;
       for (let i = 0; i < 2; i++) {
         for (const id of ['dev', 'prod']) {

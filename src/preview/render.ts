@@ -9,7 +9,7 @@
 import { describeRef, isSecretRef } from '../manifests/secrets.js';
 import type { Diagnostic } from '../manifests/types.js';
 import { fieldLine, notComparableLine } from '../plan/render-text.js';
-import { formatDiagnostic } from '../reconcile/engine.js';
+import { formatDiagnostic } from '../manifests/format.js';
 import { COMMENT_LIMIT, fitComment, type Section } from './fit.js';
 import type { ManifestFieldChange } from './manifest-diff.js';
 import type { PrChangeKind } from './pr-diff.js';
@@ -181,6 +181,8 @@ function warnings(r: PreviewResult): Section {
 function diagnosticsSection(heading: string, list: Diagnostic[]): Section {
   return {
     head: [`#### ${heading}`, '', '```text'],
+    // one line each, as `govops validate` prints them: a line break a manifest's author put in a name, key or value
+    // is shown as `\n`, so it cannot start a line of the block (a forged diagnostic; on GitLab, a quick action)
     items: list.map((d) => fenced(formatDiagnostic(d))),
     tail: ['```', ''],
     more: (n) => `… and ${n} more`,

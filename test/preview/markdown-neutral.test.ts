@@ -105,3 +105,37 @@ describe('every Markdown renderer neutralises untrusted text', () => {
     neutral(outcomeMarkdown([{ resourceKind: 'Webhook', name: HOSTILE, action: 'create', result: 'failed', durationMs: 1, error: HOSTILE }]));
   });
 });
+
+describe("a manifest whose name, keys and values hold line breaks (the pull request's author writes them)", () => {
+  let repo: string;
+  beforeAll(async () => {
+    repo = await mkdtemp(path.join(tmpdir(), 'govops-preview-lines-'));
+    initRepo(repo);
+    await mkdir(path.join(repo, 'm'));
+    await writeFile(path.join(repo, 'm', 'base.yaml'), hook('base', 'https://hooks.example.com/base'));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'base');
+    git(repo, 'checkout', '-q', '-b', 'pr');
+    await writeFile(
+      path.join(repo, 'm', 'forge.yaml'),
+      'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: "x\\nm/base.yaml:1:1: forged"\nspec:\n  "u\\n/close": 1\n  url: https://hooks.example.com/f\n  global: false\n  notificationType: ["a\\n/label ~x"]\n  actionType: triggered\n',
+    );
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'pr');
+  });
+  afterAll(() => rm(repo, { recursive: true, force: true }));
+
+  it('each diagnostic is one line of the "Validation failed" block (as `govops validate` prints it): no forged line, no line the author starts', async () => {
+    const r = await runGovops(['preview', 'm', '--base', 'main'], { cwd: repo, env: { GOVOPS_URL: undefined } });
+    expect(r.code, r.stderr).toBe(1);
+    const block = /#### Validation failed\n\n```text\n([\s\S]*?)\n```/.exec(r.stdout)?.[1];
+    expect(block, r.stdout).toBeDefined();
+    const lines = block!.split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    // every line is a diagnostic of the file it is in, starting with its location
+    for (const l of lines) expect(l).toMatch(/^m\/forge\.yaml:\d+:\d+: /);
+    expect(block).toContain('Webhook/x\\nm/base.yaml:1:1: forged');
+    // (GitLab runs a quick action from a line of a note that starts with `/`)
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('/'))).toEqual([]);
+  });
+});

@@ -139,3 +139,34 @@ describe("a manifest whose name, keys and values hold line breaks (the pull requ
     expect(r.stdout.split('\n').filter((l) => l.startsWith('/'))).toEqual([]);
   });
 });
+
+describe('a valid manifest whose annotation key holds a line break', () => {
+  let repo: string;
+  beforeAll(async () => {
+    repo = await mkdtemp(path.join(tmpdir(), 'govops-preview-keys-'));
+    initRepo(repo);
+    await mkdir(path.join(repo, 'm'));
+    await writeFile(path.join(repo, 'm', 'base.yaml'), hook('base', 'https://hooks.example.com/base'));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'base');
+    git(repo, 'checkout', '-q', '-b', 'pr');
+    await writeFile(
+      path.join(repo, 'm', 'ann.yaml'),
+      hook('ann', 'https://hooks.example.com/ann').replace('  name: ann\n', '  name: ann\n  annotations:\n    "a\\n- spec.url = \\"https://hooks.example.com/ann\\"\\n/close": v\n'),
+    );
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'pr');
+  });
+  afterAll(() => rm(repo, { recursive: true, force: true }));
+
+  it("each field change is one line of the diff block: the key's break is shown as \\n, it forges no diff line", async () => {
+    const r = await runGovops(['preview', 'm', '--base', 'main'], { cwd: repo, env: { GOVOPS_URL: undefined } });
+    expect(r.code, r.stderr).toBe(2);
+    const block = /\*\*Manifest\*\* \(new\):\n\n```diff\n([\s\S]*?)\n```/.exec(r.stdout)?.[1];
+    expect(block, r.stdout).toBeDefined();
+    const lines = block!.split('\n');
+    for (const l of lines) expect(l).toMatch(/^(\+ (metadata|spec)\.| {6}# m\/ann\.yaml:)/);
+    expect(block).toContain('+ metadata.annotations.a\\n- spec.url = "https:');
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('/') || l.startsWith('- spec.url'))).toEqual([]);
+  });
+});

@@ -244,6 +244,10 @@ describe('action.yml', () => {
         '<!-- govops-preview: dev -->\n### govops preview: dev',
         '<!-- govops-preview: prod -->\n### govops preview: prod',
       ]);
+      // a name that is not one is refused before anything is written
+      const bad = await run('acme/gov', { 'comment-id': '../x' });
+      expect(bad.ok).toBe(false);
+      expect(bad.steps.find((s) => s.id === 'preview')!.stdout).toContain('comment-id must be letters, digits');
       // the unnamed preview's comment is still the one it was: neither environment took it over
       expect(forge.comments.filter((c) => c.thread === 'acme/gov#3' && c.body.startsWith(`${MARKER}\n`))).toHaveLength(1);
     });

@@ -25,7 +25,7 @@ const code = mdCode;
 const fenced = mdFenced;
 /**
  * One line of a code block: a line break inside (a YAML key, a file name: the pull request's author writes them) shown
- * as `\n`, so no text of theirs starts a line of the block (a forged diff line; on GitLab, a quick action).
+ * as `\n`, so no text of theirs starts a line of the block (a forged diff line a reviewer would take for a change).
  */
 const fencedLine = (s: string): string => mdFenced(printable(s));
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
@@ -188,7 +188,7 @@ function diagnosticsSection(heading: string, list: Diagnostic[]): Section {
   return {
     head: [`#### ${heading}`, '', '```text'],
     // one line each, as `govops validate` prints them: a line break a manifest's author put in a name, key or value
-    // is shown as `\n`, so it cannot start a line of the block (a forged diagnostic; on GitLab, a quick action)
+    // is shown as `\n`, so it cannot start a line of the block (a forged diagnostic)
     items: list.map((d) => fenced(formatDiagnostic(d))),
     tail: ['```', ''],
     more: (n) => `… and ${n} more`,

@@ -135,7 +135,7 @@ describe("a manifest whose name, keys and values hold line breaks (the pull requ
     // every line is a diagnostic of the file it is in, starting with its location
     for (const l of lines) expect(l).toMatch(/^m\/forge\.yaml:\d+:\d+: /);
     expect(block).toContain('Webhook/x\\nm/base.yaml:1:1: forged');
-    // (GitLab runs a quick action from a line of a note that starts with `/`)
+    // no line of the comment starts with the author's text
     expect(r.stdout.split('\n').filter((l) => l.startsWith('/'))).toEqual([]);
   });
 });

@@ -9,12 +9,13 @@
 import { describeRef, isSecretRef } from '../manifests/secrets.js';
 import type { Diagnostic } from '../manifests/types.js';
 import { fieldLine, notComparableLine } from '../plan/render-text.js';
-import { formatDiagnostic } from '../reconcile/engine.js';
+import { formatDiagnostic } from '../manifests/format.js';
 import { COMMENT_LIMIT, fitComment, type Section } from './fit.js';
 import type { ManifestFieldChange } from './manifest-diff.js';
 import type { PrChangeKind } from './pr-diff.js';
 import { renderManualSteps } from './render-manual.js';
 import { mdCode, mdFenced, mdHtml, mdText } from '../util/markdown.js';
+import { printable } from '../util/terminal.js';
 import type { DriftEntry, DryRunResult, LiveAction, LiveFacts, PreviewResource, PreviewResult, PreviewWarning } from './types.js';
 
 /** Untrusted text as Markdown text (a table cell, a list item). */
@@ -22,6 +23,11 @@ export const cell = mdText;
 const html = mdHtml;
 const code = mdCode;
 const fenced = mdFenced;
+/**
+ * One line of a code block: a line break inside (a YAML key, a file name: the pull request's author writes them) shown
+ * as `\n`, so no text of theirs starts a line of the block (a forged diff line a reviewer would take for a change).
+ */
+const fencedLine = (s: string): string => mdFenced(printable(s));
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 const FILE_STATUS: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type changed' };
@@ -181,6 +187,8 @@ function warnings(r: PreviewResult): Section {
 function diagnosticsSection(heading: string, list: Diagnostic[]): Section {
   return {
     head: [`#### ${heading}`, '', '```text'],
+    // one line each, as `govops validate` prints them: a line break a manifest's author put in a name, key or value
+    // is shown as `\n`, so it cannot start a line of the block (a forged diagnostic)
     items: list.map((d) => fenced(formatDiagnostic(d))),
     tail: ['```', ''],
     more: (n) => `… and ${n} more`,
@@ -231,7 +239,7 @@ function detail(x: PreviewResource): string {
   const out = [`<details${failed ? ' open' : ''}><summary><b>${title(x, html)}</b>${x.integrationType ? ` (${x.integrationType})` : ''}: ${what}</summary>`, ''];
   if (x.fields.length) {
     const where = x.source ? `      # ${x.source.file}:${x.source.line}:${x.source.column}` : '';
-    out.push(x.change === 'added' ? '**Manifest** (new):' : '**Manifest changes:**', '', '```diff', ...x.fields.map((f) => fenced(prFieldLine(f))), ...(where ? [fenced(where)] : []), '```', '');
+    out.push(x.change === 'added' ? '**Manifest** (new):' : '**Manifest changes:**', '', '```diff', ...x.fields.map((f) => fencedLine(prFieldLine(f))), ...(where ? [fencedLine(where)] : []), '```', '');
   } else if (x.change === 'removed') {
     out.push(`**Manifest removed**${x.source ? ` (was ${code(`${x.source.file}:${x.source.line}`)})` : ''}.`, '');
   }
@@ -239,8 +247,8 @@ function detail(x: PreviewResource): string {
     const l = x.live;
     out.push(`**In the service:** ${liveText(l)}`, '');
     if (l.changes.length || l.notComparable) {
-      const lines = l.changes.map((f) => fenced(`${fieldLine(f, l.action === 'none' ? 'noop' : l.action)}${f.fromPr ? '' : '   # drift: not from this pull request'}`));
-      if (l.notComparable) lines.push(fenced(notComparableLine(l.notComparable)));
+      const lines = l.changes.map((f) => fencedLine(`${fieldLine(f, l.action === 'none' ? 'noop' : l.action)}${f.fromPr ? '' : '   # drift: not from this pull request'}`));
+      if (l.notComparable) lines.push(fencedLine(notComparableLine(l.notComparable)));
       out.push('```diff', ...lines, '```', '');
     }
     for (const reason of l.reasons) out.push(`- ${cell(reason)}`);
@@ -271,7 +279,7 @@ function driftLines(d: DriftEntry): string {
   const lines = [`${d.action === 'noop' ? '=' : d.action === 'create' ? '+' : d.action === 'delete' ? '-' : '~'} ${d.resourceKind}/${d.name}: ${LIVE_TEXT[d.action]}${d.id !== undefined ? ` (id ${d.id})` : ''}${d.touched ? '   # also touched by this pull request' : ''}`];
   for (const f of d.changes) lines.push(`    ${fieldLine(f, d.action)}`);
   for (const reason of d.reasons) lines.push(`    # ${reason}`);
-  return fenced(lines.join('\n'));
+  return lines.map(fencedLine).join('\n');
 }
 
 function drift(r: PreviewResult): Section {

@@ -229,6 +229,29 @@ describe('action.yml', () => {
       expect(forge.comments.filter((c) => c.thread === 'acme/gov#3')).toHaveLength(1);
     });
 
+    it('one preview per environment (docs/environments.md): each `comment-id` keeps its own comment, neither overwrites the other', async () => {
+      // the unnamed preview's comment (an earlier run's, or this one's)
+      expect((await run('acme/gov', {})).ok).toBe(true);
+      const before = forge.comments.filter((c) => c.thread === 'acme/gov#3').length;
+      for (let i = 0; i < 2; i++) {
+        for (const id of ['dev', 'prod']) {
+          const r = await run('acme/gov', { 'comment-id': id });
+          expect(r.ok, JSON.stringify(r.steps, null, 2)).toBe(true);
+        }
+      }
+      const mine = forge.comments.filter((c) => c.thread === 'acme/gov#3').slice(before);
+      expect(mine.map((c) => c.body.split('\n').slice(0, 2).join('\n'))).toEqual([
+        '<!-- govops-preview: dev -->\n### govops preview: dev',
+        '<!-- govops-preview: prod -->\n### govops preview: prod',
+      ]);
+      // a name that is not one is refused before anything is written
+      const bad = await run('acme/gov', { 'comment-id': '../x' });
+      expect(bad.ok).toBe(false);
+      expect(bad.steps.find((s) => s.id === 'preview')!.stdout).toContain('comment-id must be letters, digits');
+      // the unnamed preview's comment is still the one it was: neither environment took it over
+      expect(forge.comments.filter((c) => c.thread === 'acme/gov#3' && c.body.startsWith(`${MARKER}\n`))).toHaveLength(1);
+    });
+
     it('a fork: offline (nothing sent to the service), the comment cannot be written, the job summary has it, the job passes', async () => {
       forge.readOnly = true;
       const r = await run('someone/gov', {});
@@ -323,7 +346,7 @@ describe('ci/gitlab-preview.yml', () => {
     expect(job.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"' }]);
     expect(job.variables.GIT_DEPTH).toBe('0');
     expect(job.artifacts).toMatchObject({ when: 'always', paths: ['govops-preview.md', 'govops-preview.json'] });
-    expect(Object.keys(doc.variables).sort()).toEqual(['GOVOPS_BASE', 'GOVOPS_CLI', 'GOVOPS_EXTRA_ARGS', 'GOVOPS_FAIL_ON', 'GOVOPS_PACKAGE', 'GOVOPS_PATHS']);
+    expect(Object.keys(doc.variables).sort()).toEqual(['GOVOPS_BASE', 'GOVOPS_CLI', 'GOVOPS_COMMENT_ID', 'GOVOPS_EXTRA_ARGS', 'GOVOPS_FAIL_ON', 'GOVOPS_PACKAGE', 'GOVOPS_PATHS']);
     expect(bashSyntax(job.script.join('\n'))).toBe('');
   });
 
@@ -388,6 +411,22 @@ describe('ci/gitlab-preview.yml', () => {
       expect(forge.comments[0]!.body).toContain('**Compared with** the live service');
       expect(forge.comments[0]!.body).toContain('~ spec.config.httpPath: "/sql/1" -> "/sql/9"');
       expect(JSON.parse(await readFile(path.join(work, 'govops-preview.json'), 'utf8'))).toMatchObject({ formatVersion: 2, exitCode: 2 });
+    });
+
+    it('one job per environment (GOVOPS_COMMENT_ID): each keeps its own note, neither overwrites the other', async () => {
+      expect((await job({})).code).toBe(0);
+      const before = forge.comments.length;
+      for (let i = 0; i < 2; i++) {
+        for (const id of ['dev', 'prod']) {
+          const r = await job({ GOVOPS_COMMENT_ID: id });
+          expect(r.code, r.stderr + r.stdout).toBe(0);
+        }
+      }
+      expect(forge.comments.slice(before).map((c) => c.body.split('\n').slice(0, 2).join('\n'))).toEqual([
+        '<!-- govops-preview: dev -->\n### govops preview: dev',
+        '<!-- govops-preview: prod -->\n### govops preview: prod',
+      ]);
+      expect(forge.comments.filter((c) => c.body.startsWith(`${MARKER}\n`))).toHaveLength(1);
     });
 
     it('a fork: offline, the note cannot be written, the artifact holds the preview, the job passes; fail-on changes fails it', async () => {

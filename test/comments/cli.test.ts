@@ -111,6 +111,19 @@ describe('govops comment', () => {
     }
   });
 
+  it('--id: its own marker and heading; a name that could end the HTML comment is refused (exit 1, even with --job-summary), nothing posted', async () => {
+    const ok = await runGovops(['comment', 'preview.json', '--id', 'prod-eu.1', '--number', '11'], { cwd: dir, env: github() });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(forge.comments.at(-1)!.body).toBe('<!-- govops-preview: prod-eu.1 -->\n### govops preview: prod-eu.1\nfrom json\n');
+    const posted = forge.requests.length;
+    for (const bad of ['x -->', 'a b', '', '-x', 'x'.repeat(65)]) {
+      const r = await runGovops(['comment', 'preview.json', '--id', bad, '--number', '11', '--job-summary', path.join(dir, 'summary.md')], { cwd: dir, env: github() });
+      expect(r.code, bad).toBe(1);
+      expect(r.stderr).toMatch(/--id must be letters, digits/);
+    }
+    expect(forge.requests.length).toBe(posted);
+  });
+
   it('missing settings are explained (no PR number, no token)', async () => {
     const noEvent = await runGovops(['comment', 'preview.md'], { cwd: dir, env: { ...github(), GITHUB_EVENT_PATH: undefined } });
     expect(noEvent.code).toBe(1);

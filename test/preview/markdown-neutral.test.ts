@@ -105,3 +105,68 @@ describe('every Markdown renderer neutralises untrusted text', () => {
     neutral(outcomeMarkdown([{ resourceKind: 'Webhook', name: HOSTILE, action: 'create', result: 'failed', durationMs: 1, error: HOSTILE }]));
   });
 });
+
+describe("a manifest whose name, keys and values hold line breaks (the pull request's author writes them)", () => {
+  let repo: string;
+  beforeAll(async () => {
+    repo = await mkdtemp(path.join(tmpdir(), 'govops-preview-lines-'));
+    initRepo(repo);
+    await mkdir(path.join(repo, 'm'));
+    await writeFile(path.join(repo, 'm', 'base.yaml'), hook('base', 'https://hooks.example.com/base'));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'base');
+    git(repo, 'checkout', '-q', '-b', 'pr');
+    await writeFile(
+      path.join(repo, 'm', 'forge.yaml'),
+      'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: "x\\nm/base.yaml:1:1: forged"\nspec:\n  "u\\n/close": 1\n  url: https://hooks.example.com/f\n  global: false\n  notificationType: ["a\\n/label ~x"]\n  actionType: triggered\n',
+    );
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'pr');
+  });
+  afterAll(() => rm(repo, { recursive: true, force: true }));
+
+  it('each diagnostic is one line of the "Validation failed" block (as `govops validate` prints it): no forged line, no line the author starts', async () => {
+    const r = await runGovops(['preview', 'm', '--base', 'main'], { cwd: repo, env: { GOVOPS_URL: undefined } });
+    expect(r.code, r.stderr).toBe(1);
+    const block = /#### Validation failed\n\n```text\n([\s\S]*?)\n```/.exec(r.stdout)?.[1];
+    expect(block, r.stdout).toBeDefined();
+    const lines = block!.split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    // every line is a diagnostic of the file it is in, starting with its location
+    for (const l of lines) expect(l).toMatch(/^m\/forge\.yaml:\d+:\d+: /);
+    expect(block).toContain('Webhook/x\\nm/base.yaml:1:1: forged');
+    // no line of the comment starts with the author's text
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('/'))).toEqual([]);
+  });
+});
+
+describe('a valid manifest whose annotation key holds a line break', () => {
+  let repo: string;
+  beforeAll(async () => {
+    repo = await mkdtemp(path.join(tmpdir(), 'govops-preview-keys-'));
+    initRepo(repo);
+    await mkdir(path.join(repo, 'm'));
+    await writeFile(path.join(repo, 'm', 'base.yaml'), hook('base', 'https://hooks.example.com/base'));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'base');
+    git(repo, 'checkout', '-q', '-b', 'pr');
+    await writeFile(
+      path.join(repo, 'm', 'ann.yaml'),
+      hook('ann', 'https://hooks.example.com/ann').replace('  name: ann\n', '  name: ann\n  annotations:\n    "a\\n- spec.url = \\"https://hooks.example.com/ann\\"\\n/close": v\n'),
+    );
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'pr');
+  });
+  afterAll(() => rm(repo, { recursive: true, force: true }));
+
+  it("each field change is one line of the diff block: the key's break is shown as \\n, it forges no diff line", async () => {
+    const r = await runGovops(['preview', 'm', '--base', 'main'], { cwd: repo, env: { GOVOPS_URL: undefined } });
+    expect(r.code, r.stderr).toBe(2);
+    const block = /\*\*Manifest\*\* \(new\):\n\n```diff\n([\s\S]*?)\n```/.exec(r.stdout)?.[1];
+    expect(block, r.stdout).toBeDefined();
+    const lines = block!.split('\n');
+    for (const l of lines) expect(l).toMatch(/^(\+ (metadata|spec)\.| {6}# m\/ann\.yaml:)/);
+    expect(block).toContain('+ metadata.annotations.a\\n- spec.url = "https:');
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('/') || l.startsWith('- spec.url'))).toEqual([]);
+  });
+});

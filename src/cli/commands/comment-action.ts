@@ -32,6 +32,22 @@ export function commentBody(text: string): string {
   return text;
 }
 
+/** A comment's name (`--id`): it goes into an HTML comment and a heading, so letters, digits, `.`, `_`, `-` only. */
+const COMMENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * One of several previews of a pull request (one job per environment, docs/environments.md): its own marker,
+ * `<!-- govops-preview: ID -->`, in place of the preview's, so each job finds and edits its own comment instead of
+ * the one the other wrote; and its heading names it, so reviewers tell them apart.
+ */
+export function namedComment(body: string, id: string): { marker: string; body: string } {
+  if (!COMMENT_ID.test(id)) throw new UserError(`--id must be letters, digits, ".", "_" or "-" (at most 64), got "${printable(id)}"`);
+  const marker = `<!-- govops-preview: ${id} -->`;
+  const start = body.trimStart();
+  const rest = start.startsWith(PREVIEW_MARKER) ? start.slice(PREVIEW_MARKER.length).replace(/^\r?\n/, '') : body;
+  return { marker, body: `${marker}\n${rest.replace(/^### govops preview$/m, `### govops preview: ${id}`)}` };
+}
+
 async function readEvent(env: Env): Promise<unknown> {
   const file = env.GITHUB_EVENT_PATH;
   if (!file) return undefined;
@@ -68,13 +84,15 @@ export async function commentAction(file: string, flags: CommentFlags, command: 
   } catch (err) {
     throw new UserError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  const body = commentBody(text);
+  if (flags.id !== undefined && flags.marker !== undefined) throw new UserError('--id and --marker cannot be used together', '--id sets the marker');
+  const named = flags.id !== undefined ? namedComment(commentBody(text), flags.id) : undefined;
+  const body = named?.body ?? commentBody(text);
   if (flags.jobSummary) await appendFile(flags.jobSummary, `${body.trimEnd()}\n`);
   try {
     const t = await target(flags, env);
     registerSecrets(t.token);
     const r = await upsertComment(t, body, {
-      marker: flags.marker ?? PREVIEW_MARKER,
+      marker: named?.marker ?? flags.marker ?? PREVIEW_MARKER,
       ...(flags.author !== undefined ? { author: flags.author } : {}),
     });
     if (ctx.options.output === 'json') ctx.stdout.write(`${JSON.stringify(r)}\n`);

@@ -13,6 +13,7 @@ export interface CommentFlags {
   apiUrl?: string;
   author?: string;
   marker?: string;
+  id?: string;
   jobSummary?: string;
 }
 
@@ -26,6 +27,7 @@ export function register(program: Command): void {
     .option('--number <n>', 'pull-request number (default: from the GitHub event) or merge-request IID (default CI_MERGE_REQUEST_IID)')
     .option('--api-url <url>', 'API root (default GITHUB_API_URL or https://api.github.com; GitLab: CI_API_V4_URL)')
     .option('--author <login>', 'only edit a marked comment written by this login (e.g. github-actions[bot]); default: the token\'s user (GitHub: GET /user, and with an app\'s token such as GITHUB_TOKEN any bot account; GitLab: the user of GOVOPS_GITLAB_TOKEN)')
+    .option('--id <name>', 'one of several previews of a pull request (e.g. one per environment): its own comment, marked <!-- govops-preview: NAME -->, with NAME in its heading')
     .option('--marker <text>', 'the hidden first line that identifies the comment (default: the preview marker)')
     .option(
       '--job-summary <file>',

@@ -137,12 +137,23 @@ function readBody(req: IncomingMessage, limit: number, timeoutMs: number): Promi
   });
 }
 
+/** Whether the request announces a body (a length above 0, or chunks). */
+function carriesBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** Close the connection once the answer is sent, without reading the rest of the request body. */
+function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+  res.setHeader('connection', 'close');
+  res.once('finish', () => req.socket.destroySoon());
+}
+
 /** Answer and close the connection without reading the rest of the request body. */
 function sendAndClose(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-  res.setHeader('connection', 'close');
+  closeAfterAnswer(req, res);
   send(res, status, body);
-  res.once('finish', () => req.socket.destroySoon());
 }
 
 /** What one server's handlers share: the handlers, the notification limits, and the unauthenticated uploads in progress. */
@@ -201,6 +212,10 @@ async function handle(ctx: ServerContext, req: IncomingMessage, res: ServerRespo
   }
   const method = req.method ?? 'GET';
   const allowed = ROUTES[path];
+  // Only a push notification's body is read (bounded in size and time). Any other request that carries one (`POST
+  // /status`, `GET /healthz` with a body) is answered and its connection closed: kept alive, Node reads the unread
+  // body before the next request, and a body trickled in held the connection until the request timeout (minutes).
+  if (!(path === '/hooks/git' && method === 'POST') && carriesBody(req)) closeAfterAnswer(req, res);
   if (!allowed) return send(res, 404, { error: 'not found', message: `the daemon answers ${Object.keys(ROUTES).join(', ')}` });
   if (method !== allowed && !(allowed === 'GET' && method === 'HEAD')) {
     res.setHeader('allow', allowed === 'GET' ? 'GET, HEAD' : allowed);

@@ -57,6 +57,24 @@ function isConnectionError(err: unknown): boolean {
   return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|timeout exceeded when trying to connect|Query read timeout/i.test(msg);
 }
 
+/**
+ * Refusals that pass by themselves (SQLSTATE): 25006 a read-only session (a failover that left the URL on a node that
+ * is, or is becoming, a standby), 57014 a statement cancelled (a statement_timeout), 55P03 a lock_timeout, 40001 and
+ * 40P01 a serialization failure or deadlock (a hot standby's conflict). Not the URL's fault: worth another try.
+ */
+function isPassingRefusal(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '25006' || code === '57014' || code === '55P03' || code === '40001' || code === '40P01';
+}
+
+/**
+ * A connection not to be used again: broken, or in a read-only session (a pooled session on a node that became a
+ * standby stays read-only: given out again, it refused every write after the primary was back).
+ */
+function isUnusable(err: unknown): boolean {
+  return isConnectionError(err) || (err as { code?: unknown } | null)?.code === '25006';
+}
+
 /** A driver error as a govops error with a code: unreachable = transient, refused privileges = terminal. */
 export function stateDbError(loc: PgLocation, err: unknown): GovopsError {
   if (err instanceof GovopsError) return err;
@@ -67,7 +85,7 @@ export function stateDbError(loc: PgLocation, err: unknown): GovopsError {
       code: ErrorCode.stateRefused,
     });
   }
-  if (isConnectionError(err)) {
+  if (isConnectionError(err) || isPassingRefusal(err)) {
     return new UserError(`the PostgreSQL state (${loc.display}) is unavailable: ${msg}`, 'check the database is up and reachable (the daemon retries by itself; run a one-off command again once it answers)', {
       code: ErrorCode.stateUnavailable,
     });
@@ -186,7 +204,7 @@ export class PgState {
       try {
         await migrate(client);
       } catch (err) {
-        if (isConnectionError(err)) broken = err as Error;
+        if (isUnusable(err)) broken = err as Error;
         throw err;
       } finally {
         release(broken);
@@ -213,7 +231,7 @@ export class PgState {
       try {
         return await fn(client);
       } catch (err) {
-        if (isConnectionError(err)) broken = err as Error;
+        if (isUnusable(err)) broken = err as Error;
         throw err;
       } finally {
         release(broken);

@@ -4,12 +4,13 @@
  * `state migrate` file -> PostgreSQL -> file keeping every field.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
 import { acquireStateLock } from '../../src/state/lock.js';
-import { PgState } from '../../src/state/pg/backend.js';
+import { PgState, pgStateFor } from '../../src/state/pg/backend.js';
 import { withStateKey } from '../../src/state/location.js';
 import { loadState, newState, saveState } from '../../src/state/store.js';
 import type { ManagedResource } from '../../src/state/types.js';
@@ -85,6 +86,62 @@ describe('PostgreSQL state under faults', () => {
   }, 30_000);
 });
 
+
+describe('a database that stops answering', () => {
+  it('while a writer holds the lock: its write fails after one query timeout, and the lock is let go at once', async () => {
+    // The lock's release after a write that got no answer was queued behind it on the lock's connection: it waited a
+    // query timeout (60 s) of its own, so a writer whose database froze held on twice as long.
+    const proxy = await blackholeProxy(pg.port);
+    try {
+      const loc = withStateKey(pg.url.replace(`:${pg.port}/`, `:${proxy.port}/`), 'hang');
+      const timeoutMs = 1_500; // stands for QUERY_TIMEOUT_MS (60 s)
+      (pgStateFor(loc).pool.options as { query_timeout?: number }).query_timeout = timeoutMs;
+      await saveState(loc, { ...newState(), resources: [res('a')] });
+      const lock = await acquireStateLock(loc);
+      proxy.dropAll();
+      const t0 = performance.now();
+      const err = await saveState(loc, { ...newState(), resources: [res('b')] }).catch((e: unknown) => e);
+      const failedAfter = performance.now() - t0;
+      expect(err).toMatchObject({ code: ErrorCode.stateUnavailable });
+      expect(failedAfter).toBeLessThan(2 * timeoutMs);
+      const t1 = performance.now();
+      await lock.release();
+      expect(performance.now() - t1).toBeLessThan(timeoutMs);
+    } finally {
+      proxy.close();
+    }
+    expect((await loadState(at('hang'))).resources.map((r) => r.name)).toEqual(['a']);
+  }, 30_000);
+});
+
+/** A TCP proxy to PostgreSQL that can stop passing anything, on every connection, without closing one (a partition). */
+async function blackholeProxy(port: number): Promise<{ port: number; dropAll(): void; close(): void }> {
+  const sockets = new Set<net.Socket>();
+  let dropped = false;
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.on('data', (chunk) => void (dropped || upstream.write(chunk)));
+    upstream.on('data', (chunk) => void (dropped || client.write(chunk)));
+    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+      a.on('error', () => undefined);
+      a.on('close', () => {
+        if (!dropped) b.destroy();
+      });
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    dropAll: () => {
+      dropped = true;
+    },
+    close: () => {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
 
 describe('state migrate keeps every field', () => {
   it('file -> PostgreSQL -> file: keyed webhook identities, pending intents, copies, preexisting, suspended, unknown fields', async () => {

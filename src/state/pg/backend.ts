@@ -75,6 +75,21 @@ function isUnusable(err: unknown): boolean {
   return isConnectionError(err) || (err as { code?: unknown } | null)?.code === '25006';
 }
 
+/** A query that got no answer within its timeout (the driver's `query_timeout`): the server may still be running it. */
+function isUnanswered(err: unknown): boolean {
+  return err instanceof Error && /Query read timeout/.test(err.message);
+}
+
+/**
+ * After a query that got no answer, the connection is ended (its socket destroyed): the driver keeps it busy with that
+ * query, and a query after it (the lock's release) waited a query timeout of its own behind it. On the
+ * lock's connection the lock goes with it (its writes then fail at once, GOVOPS_STATE_UNAVAILABLE). Returns `err`.
+ */
+function dropUnanswered(c: Queryable, err: unknown): unknown {
+  if (isUnanswered(err)) void c.end().catch(() => undefined);
+  return err;
+}
+
 /** A driver error as a govops error with a code: unreachable = transient, refused privileges = terminal. */
 export function stateDbError(loc: PgLocation, err: unknown): GovopsError {
   if (err instanceof GovopsError) return err;
@@ -225,7 +240,7 @@ export class PgState {
     await this.ready();
     const run = async (): Promise<T> => {
       const held = this.held;
-      if (held) return fn(held);
+      if (held) return fn(held).catch((err: unknown) => Promise.reject(dropUnanswered(held, err)));
       const { client, release } = await this.checkout();
       let broken: Error | undefined;
       try {
@@ -256,8 +271,9 @@ export class PgState {
         await c.query('COMMIT');
         return out;
       } catch (err) {
-        await c.query('ROLLBACK').catch(() => undefined);
-        throw err;
+        // After a statement that got no answer, a ROLLBACK would wait behind it: the connection is ended instead
+        if (!isUnanswered(err)) await c.query('ROLLBACK').catch(() => undefined);
+        throw dropUnanswered(c, err);
       }
     });
   }

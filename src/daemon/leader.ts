@@ -226,7 +226,7 @@ export class LeaderElector {
         if (renewed && !this.stopped) this.leading(t0);
         else if (!renewed) this.stepDown('the lease is no longer ours');
       } else {
-        const got = await tryAcquireLease(this.state, this.identity, this.lease.durationMs, this.lease.renewDeadlineMs);
+        const got = await tryAcquireLease(this.state, this.identity, this.lease.durationMs);
         this.dbUp();
         // Taken after stop(): this replica never led (sent nothing), so the lease is given back at once, not left to
         // expire while every other replica waits the lease duration.

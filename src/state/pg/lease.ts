@@ -38,8 +38,11 @@ const COLUMNS = 'holder, term, acquired_at, renewed_at, expires_at, expires_at >
 
 /**
  * `timeoutMs`: how long a lease query may go unanswered before it fails (client side). The elector passes its renew
- * deadline: an answer later than that is of no use (a leader stands down at it), and without it a database that stops
- * answering (a partition, a frozen server) held the tick for the pool's QUERY_TIMEOUT_MS (60 s), reported up all along.
+ * deadline to a renewal: an answer later than that is of no use (the leader stands down at it), and without it a
+ * database that stops answering (a partition, a frozen server) held the tick for the pool's QUERY_TIMEOUT_MS (60 s),
+ * reported up all along. Not to a takeover (tryAcquireLease): one that waits for a frozen leader's transaction
+ * (ended by the server after IDLE_IN_TRANSACTION_MS) and is given up by the client still takes the lease when that
+ * transaction ends, for a replica that does not know it leads: nobody would lead until the lease expired.
  */
 const q = (text: string, values: unknown[], timeoutMs: number | undefined) => ({ text, values, ...(timeoutMs ? { query_timeout: timeoutMs } : {}) });
 

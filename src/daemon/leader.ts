@@ -219,7 +219,7 @@ export class LeaderElector {
     const t0 = this.now();
     try {
       if (this.role === 'leader' && this.term !== undefined) {
-        const renewed = await renewLease(this.state, this.identity, this.term, this.lease.durationMs);
+        const renewed = await renewLease(this.state, this.identity, this.term, this.lease.durationMs, this.lease.renewDeadlineMs);
         this.dbUp();
         // what /status shows of the lease is the renewal's (it showed the first expiry for ever, soon in the past)
         if (renewed) this.seen = renewed;
@@ -232,7 +232,7 @@ export class LeaderElector {
         // expire while every other replica waits the lease duration.
         if (got && this.stopped) await releaseLease(this.state, this.identity, got.term);
         else if (got) this.elected(got, t0);
-        else this.seen = await readLease(this.state);
+        else this.seen = await readLease(this.state, this.lease.renewDeadlineMs);
       }
     } catch (err) {
       this.dbDown(err);

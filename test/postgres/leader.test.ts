@@ -214,6 +214,37 @@ describe('leader lease', () => {
       proxy.close();
     }
   }, 40_000);
+
+  it('a database that stops answering (a partition, a frozen server) is reported within the renew deadline: readiness, /status, the metric', async () => {
+    // The lease's queries waited for the pool's 60 s query timeout: for a minute the replica (stepped down at its renew
+    // deadline) still said the database was up, /readyz 200, govops_state_database_up 1, no tick ran meanwhile.
+    const proxy = await silentDropProxy(pg.port);
+    const url = pg.url.replace(`:${pg.port}/`, `:${proxy.port}/`);
+    const registry = new Registry();
+    const a = new LeaderElector({
+      statePath: withStateKey(url, 'hangs'),
+      identity: 'a',
+      lease: { durationMs: 4_000, renewDeadlineMs: 2_000, retryPeriodMs: 300 },
+      logger: silentLogger(),
+      registry,
+      onElected: () => undefined,
+      onHook: () => undefined,
+    });
+    await a.start();
+    try {
+      expect(a.status().role).toBe('leader');
+      proxy.dropAll();
+      const t0 = Date.now();
+      await until(() => !a.databaseUp, 20_000);
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(a.readinessProblem()?.reason).toMatch(/unreachable/);
+      expect(a.status()).toMatchObject({ role: 'standby', database: { up: false } });
+      expect(await registry.getSingleMetricAsString('govops_state_database_up')).toMatch(/govops_state_database_up 0/);
+    } finally {
+      await a.stop({ withinMs: 500 });
+      proxy.close();
+    }
+  }, 40_000);
 });
 
 async function until(ok: () => boolean, withinMs = 25_000): Promise<void> {
@@ -225,13 +256,16 @@ async function until(ok: () => boolean, withinMs = 25_000): Promise<void> {
 }
 
 /** A TCP proxy to PostgreSQL that can drop the push listener's connections silently (as a NAT that forgets them). */
-async function silentDropProxy(port: number): Promise<{ port: number; listeners(): number; dropListeners(): void; close(): void }> {
+async function silentDropProxy(port: number): Promise<{ port: number; listeners(): number; dropListeners(): void; dropAll(): void; close(): void }> {
   const sockets = new Set<net.Socket>();
   const listeners: { dropped: boolean }[] = [];
+  const all: { dropped: boolean }[] = [];
+  let blackhole = false;
   const server = net.createServer((client) => {
     const upstream = net.connect(port, '127.0.0.1');
     sockets.add(client).add(upstream);
-    const conn = { dropped: false, listener: false };
+    const conn = { dropped: blackhole, listener: false };
+    all.push(conn);
     client.on('data', (chunk) => {
       if (!conn.listener && chunk.includes('govops-listen')) {
         conn.listener = true;
@@ -254,6 +288,11 @@ async function silentDropProxy(port: number): Promise<{ port: number; listeners(
     port: (server.address() as net.AddressInfo).port,
     listeners: () => listeners.length,
     dropListeners: () => listeners.forEach((c) => (c.dropped = true)),
+    /** Nothing passes any more, on any connection, old or new (a partition, a frozen server): none is closed. */
+    dropAll: () => {
+      blackhole = true;
+      all.forEach((c) => (c.dropped = true));
+    },
     close: () => {
       server.close();
       for (const s of sockets) s.destroy();

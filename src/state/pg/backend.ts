@@ -57,6 +57,39 @@ function isConnectionError(err: unknown): boolean {
   return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable|timeout exceeded when trying to connect|Query read timeout/i.test(msg);
 }
 
+/**
+ * Refusals that pass by themselves (SQLSTATE): 25006 a read-only session (a failover that left the URL on a node that
+ * is, or is becoming, a standby), 57014 a statement cancelled (a statement_timeout), 55P03 a lock_timeout, 40001 and
+ * 40P01 a serialization failure or deadlock (a hot standby's conflict). Not the URL's fault: worth another try.
+ */
+function isPassingRefusal(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '25006' || code === '57014' || code === '55P03' || code === '40001' || code === '40P01';
+}
+
+/**
+ * A connection not to be used again: broken, or in a read-only session (a pooled session on a node that became a
+ * standby stays read-only: given out again, it refused every write after the primary was back).
+ */
+function isUnusable(err: unknown): boolean {
+  return isConnectionError(err) || (err as { code?: unknown } | null)?.code === '25006';
+}
+
+/** A query that got no answer within its timeout (the driver's `query_timeout`): the server may still be running it. */
+function isUnanswered(err: unknown): boolean {
+  return err instanceof Error && /Query read timeout/.test(err.message);
+}
+
+/**
+ * After a query that got no answer, the connection is ended (its socket destroyed): the driver keeps it busy with that
+ * query, and a query after it (the lock's release) waited a query timeout of its own behind it. On the
+ * lock's connection the lock goes with it (its writes then fail at once, GOVOPS_STATE_UNAVAILABLE). Returns `err`.
+ */
+function dropUnanswered(c: Queryable, err: unknown): unknown {
+  if (isUnanswered(err)) void c.end().catch(() => undefined);
+  return err;
+}
+
 /** A driver error as a govops error with a code: unreachable = transient, refused privileges = terminal. */
 export function stateDbError(loc: PgLocation, err: unknown): GovopsError {
   if (err instanceof GovopsError) return err;
@@ -67,7 +100,7 @@ export function stateDbError(loc: PgLocation, err: unknown): GovopsError {
       code: ErrorCode.stateRefused,
     });
   }
-  if (isConnectionError(err)) {
+  if (isConnectionError(err) || isPassingRefusal(err)) {
     return new UserError(`the PostgreSQL state (${loc.display}) is unavailable: ${msg}`, 'check the database is up and reachable (the daemon retries by itself; run a one-off command again once it answers)', {
       code: ErrorCode.stateUnavailable,
     });
@@ -186,7 +219,7 @@ export class PgState {
       try {
         await migrate(client);
       } catch (err) {
-        if (isConnectionError(err)) broken = err as Error;
+        if (isUnusable(err)) broken = err as Error;
         throw err;
       } finally {
         release(broken);
@@ -207,13 +240,13 @@ export class PgState {
     await this.ready();
     const run = async (): Promise<T> => {
       const held = this.held;
-      if (held) return fn(held);
+      if (held) return fn(held).catch((err: unknown) => Promise.reject(dropUnanswered(held, err)));
       const { client, release } = await this.checkout();
       let broken: Error | undefined;
       try {
         return await fn(client);
       } catch (err) {
-        if (isConnectionError(err)) broken = err as Error;
+        if (isUnusable(err)) broken = err as Error;
         throw err;
       } finally {
         release(broken);
@@ -238,8 +271,9 @@ export class PgState {
         await c.query('COMMIT');
         return out;
       } catch (err) {
-        await c.query('ROLLBACK').catch(() => undefined);
-        throw err;
+        // After a statement that got no answer, a ROLLBACK would wait behind it: the connection is ended instead
+        if (!isUnanswered(err)) await c.query('ROLLBACK').catch(() => undefined);
+        throw dropUnanswered(c, err);
       }
     });
   }

@@ -1,0 +1,177 @@
+/**
+ * The PostgreSQL state under real faults (one server for the file): the lock's session ended by the server
+ * (pg_terminate_backend) or the server restarted while a writer holds the lock; a failover to a read-only node;
+ * `state migrate` file -> PostgreSQL -> file keeping every field.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ErrorCode } from '../../src/errors.js';
+import { acquireStateLock } from '../../src/state/lock.js';
+import { PgState, pgStateFor } from '../../src/state/pg/backend.js';
+import { withStateKey } from '../../src/state/location.js';
+import { loadState, newState, saveState } from '../../src/state/store.js';
+import type { ManagedResource } from '../../src/state/types.js';
+import { runGovops } from '../helpers/cli.js';
+import { postgresPerFile, psql } from '../helpers/postgres.js';
+
+const pg = postgresPerFile();
+const at = (key: string): string => withStateKey(pg.url, key);
+
+function res(name: string, extra: Partial<ManagedResource> = {}): ManagedResource {
+  return { kind: 'Integration', name, id: `id-${name}`, origin: 'created', specHash: 'h', secretFingerprints: {}, updatedAt: new Date(0).toISOString(), ...extra };
+}
+
+/** End the session holding the advisory lock of `key` (as an operator or a new leader would). */
+function killLockSession(key: string): string {
+  return psql(pg, `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtext('${key}')::bigint & 4294967295)::oid AND objsubid = 2`);
+}
+
+describe('PostgreSQL state under faults', () => {
+  it('the lock session ended: the holder\'s writes fail (never land unlocked), another writer takes over, the holder can lock again', async () => {
+    const loc = at('killed');
+    await saveState(loc, { ...newState(), resources: [res('a')] });
+    const lock = await acquireStateLock(loc);
+    expect(killLockSession('killed')).toBe('t');
+    await new Promise((r) => setTimeout(r, 100));
+    // another process (another PgState) takes the lock now
+    const other = new PgState(loc);
+    const otherLock = await other.acquireLock({ waitMs: 5_000 });
+    await other.save({ ...(await other.load()), resources: [res('a'), res('from-other')] });
+    const err = await saveState(loc, { ...newState(), resources: [res('stale')] }).catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe(ErrorCode.stateUnavailable);
+    expect((await other.load()).resources.map((r) => r.name)).toEqual(['a', 'from-other']);
+    await lock.release();
+    await otherLock.release();
+    const again = await acquireStateLock(loc);
+    await saveState(loc, { ...newState(), resources: [res('b')] });
+    await again.release();
+    expect((await loadState(loc)).resources.map((r) => r.name)).toEqual(['b']);
+  }, 30_000);
+
+  it('the server restarted while a writer holds the lock: its write fails; the next lock and write work', async () => {
+    const loc = at('restart');
+    await saveState(loc, { ...newState(), resources: [res('a')] });
+    const lock = await acquireStateLock(loc);
+    pg.stop();
+    pg.start();
+    const err = await saveState(loc, { ...newState(), resources: [res('x')] }).catch((e: unknown) => e);
+    expect((err as { code?: string }).code).toBe(ErrorCode.stateUnavailable);
+    await lock.release();
+    const again = await acquireStateLock(loc);
+    await saveState(loc, { ...newState(), resources: [res('b')] });
+    await again.release();
+    expect((await loadState(loc)).resources.map((r) => r.name)).toEqual(['b']);
+  }, 60_000);
+
+  it('a failover to a read-only server (25006) is GOVOPS_STATE_UNAVAILABLE (transient), and once the primary is back the next write works', async () => {
+    // A managed failover leaves the state URL on a node that answers read-only until it moves: the write was
+    // GOVOPS_STATE_REFUSED (terminal: "check the state URL (user, password, database)", the daemon waited for the resync),
+    // and the read-only session went back to the pool, where the next write met it again.
+    const loc = at('ro');
+    await saveState(loc, { ...newState(), resources: [res('a')] });
+    psql(pg, `ALTER DATABASE govops SET default_transaction_read_only = on`, 'postgres');
+    psql(pg, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'govops'`, 'postgres');
+    await new Promise((r) => setTimeout(r, 100));
+    try {
+      const err = await saveState(loc, { ...newState(), resources: [res('b')] }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: ErrorCode.stateUnavailable, failureClass: 'transient' });
+    } finally {
+      psql(pg, `ALTER DATABASE govops RESET default_transaction_read_only`, 'postgres');
+    }
+    await saveState(loc, { ...newState(), resources: [res('b')] });
+    expect((await loadState(loc)).resources.map((r) => r.name)).toEqual(['b']);
+  }, 30_000);
+});
+
+
+describe('a database that stops answering', () => {
+  it('while a writer holds the lock: its write fails after one query timeout, and the lock is let go at once', async () => {
+    // The lock's release after a write that got no answer was queued behind it on the lock's connection: it waited a
+    // query timeout (60 s) of its own, so a writer whose database froze held on twice as long.
+    const proxy = await blackholeProxy(pg.port);
+    try {
+      const loc = withStateKey(pg.url.replace(`:${pg.port}/`, `:${proxy.port}/`), 'hang');
+      const timeoutMs = 1_500; // stands for QUERY_TIMEOUT_MS (60 s)
+      (pgStateFor(loc).pool.options as { query_timeout?: number }).query_timeout = timeoutMs;
+      await saveState(loc, { ...newState(), resources: [res('a')] });
+      const lock = await acquireStateLock(loc);
+      proxy.dropAll();
+      const t0 = performance.now();
+      const err = await saveState(loc, { ...newState(), resources: [res('b')] }).catch((e: unknown) => e);
+      const failedAfter = performance.now() - t0;
+      expect(err).toMatchObject({ code: ErrorCode.stateUnavailable });
+      expect(failedAfter).toBeLessThan(2 * timeoutMs);
+      const t1 = performance.now();
+      await lock.release();
+      expect(performance.now() - t1).toBeLessThan(timeoutMs);
+    } finally {
+      proxy.close();
+    }
+    expect((await loadState(at('hang'))).resources.map((r) => r.name)).toEqual(['a']);
+  }, 30_000);
+});
+
+/** A TCP proxy to PostgreSQL that can stop passing anything, on every connection, without closing one (a partition). */
+async function blackholeProxy(port: number): Promise<{ port: number; dropAll(): void; close(): void }> {
+  const sockets = new Set<net.Socket>();
+  let dropped = false;
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.on('data', (chunk) => void (dropped || upstream.write(chunk)));
+    upstream.on('data', (chunk) => void (dropped || client.write(chunk)));
+    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+      a.on('error', () => undefined);
+      a.on('close', () => {
+        if (!dropped) b.destroy();
+      });
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    dropAll: () => {
+      dropped = true;
+    },
+    close: () => {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
+
+describe('state migrate keeps every field', () => {
+  it('file -> PostgreSQL -> file: keyed webhook identities, pending intents, copies, preexisting, suspended, unknown fields', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-migf-'));
+    try {
+      const file = path.join(dir, 'state.json');
+      const s = newState();
+      const mac = 'a'.repeat(64);
+      const state = {
+        ...s,
+        transitions: { 't/create': [[1, 2]] },
+        futureField: { nested: [1, 'x'] },
+        resources: [
+          res('i1', { identity: '["sql_analytics","host:5432/db"]', revision: 'abc', suspended: true, type: 'sql_analytics', autoBootstrap: true }),
+          res('i2', { pending: 'create', id: '', key: 'nk' }),
+          { ...res('w1'), kind: 'Webhook' as const, identity: JSON.stringify(['w1', { urlHmac: mac }]), copies: ['7', '8'] },
+          { ...res('w2'), kind: 'Webhook' as const, id: '', pending: 'create' as const, key: 'w2', identity: JSON.stringify(['w2', { urlHmac: 'b'.repeat(64) }]), preexisting: ['3'] },
+          { ...res('d1'), kind: 'DataSource' as const, pending: 'delete' as const, explicitAdopt: true },
+        ],
+      };
+      writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`);
+      const up = await runGovops(['state', 'migrate', '--state', file, '--to', pg.url, '--to-key', 'migf', '-o', 'json']);
+      expect(up.stderr).toBe('');
+      const down = path.join(dir, 'down.json');
+      const back = await runGovops(['state', 'migrate', '--state', at('migf'), '--to', down]);
+      expect(back.stderr).toBe('');
+      const sort = (x: { resources: { name: string }[] }) => ({ ...x, resources: [...x.resources].sort((a, b) => (a.name < b.name ? -1 : 1)) });
+      expect(sort(JSON.parse(readFileSync(down, 'utf8')))).toEqual(sort(JSON.parse(readFileSync(file, 'utf8'))));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -140,7 +140,9 @@ export const FAILURES: Readonly<Record<ErrorCodeValue, FailureKind>> = {
   GOVOPS_AWAITING_MANUAL_STEP: k('terminal', 'nobody'),
   GOVOPS_USER_ERROR: k('terminal', 'nobody'),
   GOVOPS_STATE_CORRUPT: k('terminal', 'nobody', { blocksReadiness: true }),
-  GOVOPS_STATE_LOCKED: k('transient', 'nobody', { blocksReadiness: true }),
+  // another writer (a CI apply) has the state: the daemon waits its turn, ready (a sidecar made unready takes its pod
+  // out of the Service for the length of someone else's apply)
+  GOVOPS_STATE_LOCKED: k('transient', 'nobody'),
   GOVOPS_STATE_WRITE_FAILED: k('terminal', 'nobody', { blocksReadiness: true }),
   GOVOPS_STATE_UNAVAILABLE: k('transient', 'nobody', down),
   GOVOPS_STATE_FENCED: k('transient', 'nobody'),

@@ -44,6 +44,14 @@ export function heldBack(o: Pick<ResourceOutcome, 'result' | 'code'>): boolean {
   return o.result === 'blocked' || o.code === ErrorCode.blocked || o.code === ErrorCode.awaitingManualStep;
 }
 
+/**
+ * Failures that leave readiness as it was: a reconcile cancelled (a render stopped by a lost leadership or the stop:
+ * nothing failed), and the state locked by another writer (a CI apply: the daemon waits its turn, with backoff).
+ */
+function leavesReadiness(code: string): boolean {
+  return code === ErrorCode.cancelled || code === ErrorCode.stateLocked;
+}
+
 export function judgeResult(result: ReconcileResult, apply: boolean): Judgement {
   const outcomes = result.outcomes.filter((o) => o.result !== 'ok');
   if (result.ok) {
@@ -68,7 +76,8 @@ export function judgeResult(result: ReconcileResult, apply: boolean): Judgement 
   // Failures before apply (the state file...) stop all work, as do those the catalogue says block readiness
   // (the state could not be written); an apply's others are per resource, an unreadable revision folder
   // waits for the source's next look, and a reconcile cancelled (a lost leadership, the stop) failed nothing.
-  const stopsWork = result.stage !== 'apply' && failure.code !== ErrorCode.sourceIo && failure.code !== ErrorCode.cancelled;
+  // The state locked by another writer (a CI apply) stops nothing either: the daemon waits its turn (backoff).
+  const stopsWork = result.stage !== 'apply' && !leavesReadiness(failure.code) && failure.code !== ErrorCode.sourceIo;
   return { verdict: 'failed', failure, retry, blocksReadiness: kind.blocksReadiness || stopsWork };
 }
 
@@ -76,8 +85,7 @@ export function judgeThrown(err: unknown): Judgement {
   const failure = classify(err);
   const kind = failureKind(failure.code);
   if (kind.unreachable) return { verdict: 'unreachable', failure, retry: 'backoff', blocksReadiness: true };
-  // cancelled (a render stopped by a lost leadership or the stop): nothing failed, readiness stays as it was
-  return { verdict: 'failed', failure, retry: kind.failureClass === 'transient' ? 'backoff' : 'slow', blocksReadiness: failure.code !== ErrorCode.cancelled };
+  return { verdict: 'failed', failure, retry: kind.failureClass === 'transient' ? 'backoff' : 'slow', blocksReadiness: !leavesReadiness(failure.code) };
 }
 
 /** The revision was carried out (or, plan only, looked at) as far as govops can: nothing to retry. */

@@ -10,6 +10,7 @@ import pino from 'pino';
 import { ServiceClient } from '../../src/api/client.js';
 import { startRunning, type RunSettings } from '../../src/daemon/run.js';
 import { githubSignature } from '../../src/daemon/hooks.js';
+import { acquireStateLock } from '../../src/state/lock.js';
 import { silentLogger } from '../../src/log.js';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { Cleanup, getJson, lakehouse, GOVOPS_SECRET_LAKE_TOKEN, until, webhook, runSettings } from './helpers.js';
@@ -484,6 +485,32 @@ describe('govops daemon (directory source, real engine, sandbox)', () => {
     const lines = logs.map((l) => JSON.parse(l) as { msg: string });
     expect(lines.some((l) => /^drift detected and not repaired \(held back/.test(l.msg))).toBe(true);
     expect((await api.getIntegration(live.id)).config.catalog).toBe('changed-by-hand');
+  });
+
+  it('stays ready while another writer (a CI apply) holds the state lock; applies the waiting revision once it is let go', async () => {
+    // (a sidecar made unready takes its whole pod out of the Service: a CI job's apply must not do that)
+    const t = await setup();
+    await t.swap('hooks.yaml', webhook('hook1', 'https://hooks.example.com/a'));
+    const { daemon } = await t.start();
+    const api = t.api();
+    await until(async () => (await fetch(`${daemon.url}/readyz`)).status === 200, 15_000, 'ready');
+    const lock = await acquireStateLock(t.settings.statePath);
+    let held = true;
+    cleanup.add(() => (held ? lock.release() : undefined));
+    await t.swap('hooks.yaml', [webhook('hook1', 'https://hooks.example.com/a'), webhook('hook2', 'https://hooks.example.com/b')].join('---\n'));
+    const locked = await until(async () => {
+      const b = (await getJson(`${daemon.url}/status`)).body;
+      return b.lastError?.code === 'GOVOPS_STATE_LOCKED' ? b : undefined;
+    }, 15_000, 'the reconcile meets the lock');
+    expect(locked.lastError.retry).toBe('backoff');
+    const ready = await getJson(`${daemon.url}/readyz`);
+    expect(ready.status, JSON.stringify(ready.body)).toBe(200);
+    expect(await (await fetch(`${daemon.url}/metrics`)).text()).toMatch(/govops_ready 1/);
+    expect((await api.listWebhooks()).map((w) => w.name)).toEqual(['hook1']);
+    held = false;
+    await lock.release();
+    await until(async () => ((await api.listWebhooks()).length === 2 ? true : undefined), 15_000, 'applied once the lock is let go');
+    expect((await fetch(`${daemon.url}/readyz`)).status).toBe(200);
   });
 
   it('is not ready while the service is unreachable', async () => {

@@ -36,14 +36,26 @@ export function ackOfGate(gate: ManualStepGate, pr?: AckContext): ManualAck {
  * Offline: the acknowledgment the steps need, from the manifest that will carry it (`undefined` for a removed
  * one: nothing can acknowledge a prune of a manifest that is gone).
  */
-export function ackOfManifest(steps: readonly ManualStep[], manifest: IntegrationManifest | undefined, mode: ManualStepsMode, pr?: AckContext): ManualAck {
+export function ackOfManifest(
+  steps: readonly ManualStep[],
+  manifest: IntegrationManifest | undefined,
+  mode: ManualStepsMode,
+  pr?: AckContext,
+  rotation = false,
+): ManualAck {
   if (mode === 'trust') return { status: 'trusted' };
   if (!manifest) return { status: 'awaiting', reason: 'no manifest to acknowledge it in: restore it with "govops/delete": "true" and the acknowledgment' };
   const phases = [...new Set(steps.map((s) => ackPhaseOf(s.phase)))];
-  const expected: Acknowledgment[] = phases.map((phase) => ({ phase, token: manualStepToken(phase, manifest.spec.type, manifest.spec.config) }));
+  const tokenOf = (phase: Acknowledgment['phase']): string => manualStepToken(phase, manifest.spec.type, manifest.spec.config);
+  const expected: Acknowledgment[] = phases.map((phase) => ({ phase, token: tokenOf(phase) }));
   const given = parseAcknowledgments(manifest.metadata.annotations?.[MANUAL_STEP_ANNOTATION]);
+  const holds = (e: Acknowledgment): boolean => given.some((g) => g.phase === e.phase && g.token === e.token);
   const line = acknowledgmentLine(expected);
-  if (expected.every((e) => given.some((g) => g.phase === e.phase && g.token === e.token))) return fromPullRequest({ status: 'acknowledged', annotation: line }, expected, pr);
+  if (expected.every(holds)) return fromPullRequest({ status: 'acknowledged', annotation: line }, expected, pr);
+  // A change of credentials only: a script run for the configuration as it is (create or edit) covers it, as the plan
+  // reads it (src/plan/manual-steps.ts: the token leaves secrets out, and a rotation asks for no new script)
+  const prepared = rotation ? (['create', 'edit'] as const).map((phase) => ({ phase, token: tokenOf(phase) })).find(holds) : undefined;
+  if (prepared) return fromPullRequest({ status: 'acknowledged', annotation: acknowledgmentLine([prepared]) }, [prepared], pr);
   const reason = given.length === 0
     ? `the manifest has no ${MANUAL_STEP_ANNOTATION} annotation`
     : given.some((g) => expected.some((e) => e.phase === g.phase))

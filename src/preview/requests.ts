@@ -9,6 +9,7 @@ import type { LiveIntegration } from '../api/types.js';
 import type { IntegrationManifest, LoadedManifest } from '../manifests/types.js';
 import type { DesiredIntegration, ManualStepsMode, ResourceChange } from '../plan/types.js';
 import { isIntegrationType, type IntegrationType } from '../kinds/registry.js';
+import { isSecretRef } from '../manifests/refs.js';
 import { configShapes } from '../manifests/shapes.js';
 import { updateBody } from '../plan/ignore.js';
 import { dryRunRequest, sendDryRun, type DryRunRequest } from './dry-run.js';
@@ -187,8 +188,18 @@ export function offlineManualSteps(
     if (steps.length === 0) continue;
     if (opts.scripts !== false) r.manualSteps = steps;
     // the acknowledgment needs no service: computed from the manifest that carries it (none for a removal)
-    r.manualAck = ackOfManifest(steps, r.change === 'removed' ? undefined : (m?.manifest as IntegrationManifest | undefined), mode, prContext(r, bases));
+    r.manualAck = ackOfManifest(steps, r.change === 'removed' ? undefined : (m?.manifest as IntegrationManifest | undefined), mode, prContext(r, bases), credentialsOnly(r));
   }
+}
+
+/**
+ * The pull request changes only credentials of the integration (offline, as the plan's credentialsOnly reads it live):
+ * every changed field of its spec a secret, or a reference to one. Its metadata (the annotation) may change too.
+ */
+function credentialsOnly(r: PreviewResource): boolean {
+  if (r.change !== 'changed') return false;
+  const spec = r.fields.filter((f) => f.path.startsWith('spec.'));
+  return spec.length > 0 && spec.every((f) => f.sensitive || isSecretRef(f.before) || isSecretRef(f.after));
 }
 
 /** The base revision's manifest of a resource the pull request touches (undefined without --base: no pull request). */

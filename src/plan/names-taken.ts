@@ -10,6 +10,7 @@ import type { LiveDataSource, LiveIntegration } from '../api/types.js';
 import { attributeDataSources } from './data-sources.js';
 import { blocked } from './notes.js';
 import type { DesiredDataSource, DesiredResource, PlanChange } from './types.js';
+import type { ManagedResource } from '../state/types.js';
 import { groupBy } from '../util/multimap.js';
 
 /** Blocks (`name-taken`) each data-source create (or replace) whose name stays held by a live data source this plan keeps. */
@@ -17,6 +18,7 @@ export function blockNamesStillTaken(
   changes: readonly PlanChange[],
   desired: readonly DesiredResource[],
   live: { dataSources?: readonly LiveDataSource[]; integrations: readonly LiveIntegration[] },
+  recorded: readonly ManagedResource[] = [],
 ): void {
   if (live.dataSources === undefined) return;
   // (a replace too: its create half comes after its delete, which a taken name would leave without a replacement)
@@ -28,7 +30,9 @@ export function blockNamesStillTaken(
   }
   const byName = new Map<string, DesiredDataSource>();
   for (const d of desired) if (d.kind === 'DataSource') byName.set(d.name, d);
-  const liveOf = groupBy(attributeDataSources(live.dataSources, live.integrations), (d) => d.integrationId);
+  // (attributed as the plan attributes them: by the state's record first, so with nested locations govops' own data
+  // source of the outer integration does not hold a name of the inner one)
+  const liveOf = groupBy(attributeDataSources(live.dataSources, live.integrations, recorded), (d) => d.integrationId);
   for (const c of creates) {
     const name = byName.get(c.name)?.body.dataSourceName;
     const taken = (liveOf.get(c.integration!.liveId!) ?? []).find((l) => l.dataSourceName === name && !removed.has(l.id));

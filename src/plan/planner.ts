@@ -100,7 +100,7 @@ export function planChanges(input: PlanInput): Plan {
   const refusal = guardDeletions(planned, { desiredCount: input.desired.length, managed: state.resources.length, options });
   if (refusal) draft.warnings.push(warning('deletion-guard', refusal.message));
   // (after suspension, --only and the guard: a delete they keep back leaves its data source's name taken)
-  blockNamesStillTaken(planned, input.desired, input.live);
+  blockNamesStillTaken(planned, input.desired, input.live, state.resources);
   blockUniqueValuesTaken(planned, input.desired, input.live.integrations);
   blockUnderBlockedIntegrations(planned);
   const plan: Plan = { formatVersion: PLAN_FORMAT_VERSION, changes: planned, summary: summarize(planned), errors: draft.errors.map((e) => e.message), warnings: draft.warnings };

@@ -38,4 +38,22 @@ describe('nested locations, records naming no integration', () => {
     expect(p.changes.find((c) => c.name === 'a')).toMatchObject({ liveId: '1', integration: { liveId: '7' } });
     expect(p.warnings.map((w) => w.message).join('\n')).not.toMatch(/stale|forgot/i);
   });
+
+  it("a create under the inner integration is not blocked by a name govops' own data source holds under the outer one", () => {
+    // names are unique per integration: data source 1 is raw's (the state records it), though team's location holds its prefix
+    const bm: DataSourceManifest = { apiVersion: 'govops/v1', kind: 'DataSource', metadata: { name: 'b' }, spec: { integration: 'team', dataSourceName: 'a', prefix: 's3://raw/team/y' } };
+    const b = toDesired(bm, { file: 'ds.yaml', line: 9, column: 1 }, [], HASH) as DesiredDataSource;
+    const p = planChanges({
+      desired: [raw, team, a, b],
+      live: { integrations: [liveOf(raw, '7'), liveOf(team, '9')], webhooks: [], dataSources: [{ id: '1', integrationId: '', dataSourceName: 'a', prefix: 's3://raw/team/x' }] },
+      state: {
+        version: 1,
+        fingerprintKey: KEY,
+        resources: [owned(raw, '7'), owned(team, '9'), { kind: 'DataSource', name: 'a', id: '1', origin: 'created', specHash: a.specHash, secretFingerprints: {}, updatedAt: '2026-01-01T00:00:00.000Z', identity: '7|s3://raw/team/x' }],
+      },
+      options: { prune: true, allowReplace: false },
+      shapes: SHAPES,
+    });
+    expect(summary(p.changes)).toEqual(['noop Integration/raw', 'noop Integration/team', 'noop DataSource/a', 'create DataSource/b']);
+  });
 });

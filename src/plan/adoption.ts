@@ -13,10 +13,16 @@ import type { PlanOptions, ResourceChange, ResourceKind } from './types.js';
 const NOUN: Record<ResourceKind, string> = { Integration: 'integration', Webhook: 'webhook', DataSource: 'data source' };
 
 /**
- * The change, blocked when it adopts a live resource found by natural key under --no-adopt. This block replaces
+ * The change, blocked when which live resource is its cannot be told (`identity-conflict`: two match its identity, or
+ * the one that does is another manifest's), or when it adopts a live resource found by natural key under --no-adopt. This block replaces
  * any other (e.g. `replace-not-allowed`): no flag but the operator's adoption lets the change through.
  */
 export function guardAdoption(c: ResourceChange, m: Match<{ id: string }>, options: PlanOptions): ResourceChange {
+  // Which live resource is its cannot be told (the plan has the error): not a create, which would make one more
+  if (m.conflict !== undefined) {
+    c.blocked = blocked('identity-conflict', `${m.conflict}; until then nothing is created, adopted or changed for it`);
+    return c;
+  }
   if (!options.noAdopt || !c.adopt || m.explicitAdopt || !m.live) return c;
   const ref = `${c.resourceKind}/${c.name}`;
   c.blocked = blocked(

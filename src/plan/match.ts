@@ -17,6 +17,11 @@ export interface Match<L> {
   explicitAdopt?: boolean;
   /** Found by natural key and owned under another, removed manifest name. */
   renamedFrom?: string;
+  /**
+   * Which live resource is its cannot be told (two match its identity, or the one that does is another manifest's or
+   * managed under another name): the plan has an error, and the change is blocked, never a create.
+   */
+  conflict?: string;
   reasons: Reason[];
 }
 
@@ -115,27 +120,29 @@ function matchByNaturalKey<D, L extends { id: string }>(m: Matching<D, L>, d: D,
   const st = m.stateByName.get(name);
   const reasons: Reason[] = [];
   if (st) reasons.push(reason('recorded-id-missing', `recorded id ${st.id} no longer exists in the service`));
-  const unmatched = (): void => {
-    m.matches.set(name, { state: st, adopt: false, reasons });
+  const unmatched = (conflict?: PlanProblem): void => {
+    m.matches.set(name, { state: st, adopt: false, reasons, ...(conflict ? { conflict: conflict.message } : {}) });
+  };
+  const conflicting = (p: PlanProblem): void => {
+    m.errors.push(p);
+    unmatched(p);
   };
   const key = m.input.keyOfDesired(d);
   const candidates = m.liveByKey().get(key) ?? [];
   if (candidates.length > 1) {
-    m.errors.push(
+    return conflicting(
       problem(
         `${kind}/${name}: ${candidates.length} live resources match its identity (${key}): ids ` +
           `${candidates.map((c) => c.id).join(', ')}; remove the duplicates in the service first`,
         { kind, name },
       ),
     );
-    return unmatched();
   }
   const live = candidates[0];
   if (!live) return unmatched();
   const other = m.claimed.get(live.id);
   if (other) {
-    m.errors.push(problem(`${kind}/${name} and ${kind}/${other} both match live id ${live.id} (${key})`, { kind, name }, { kind, name: other }));
-    return unmatched();
+    return conflicting(problem(`${kind}/${name} and ${kind}/${other} both match live id ${live.id} (${key})`, { kind, name }, { kind, name: other }));
   }
   m.claimed.set(live.id, name);
   const owner = m.stateById.get(live.id);
@@ -148,8 +155,7 @@ function matchByNaturalKey<D, L extends { id: string }>(m: Matching<D, L>, d: D,
     if (adopted) reasons.push(reason('adopted', `adopted explicitly (govops state adopt --id ${owner.id})`));
     m.matches.set(name, { live, state: owner, adopt: adopted, ...(adopted ? { explicitAdopt: true } : {}), renamedFrom: owner.name, reasons });
   } else if (owner && owner.name !== name) {
-    m.errors.push(problem(`${kind}/${name} matches live id ${live.id} (${key}), which govops manages as ${kind}/${owner.name}`, { kind, name }, { kind, name: owner.name }));
-    unmatched();
+    conflicting(problem(`${kind}/${name} matches live id ${live.id} (${key}), which govops manages as ${kind}/${owner.name}`, { kind, name }, { kind, name: owner.name }));
   } else {
     reasons.push(reason('adopted', `exists in the service (id ${live.id}) but not in govops state: adopted`));
     m.matches.set(name, { live, state: st, adopt: true, reasons });

@@ -28,7 +28,12 @@ export type BlockedCode =
   /** A create's unique config value (object_store cloudLocationPath) is held by a live integration govops does not delete. */
   | 'value-taken'
   /** The live integration at the recorded id has a type govops does not know: never replaced or deleted by govops. */
-  | 'unknown-type';
+  | 'unknown-type'
+  /**
+   * Which live resource is the manifest's cannot be told (two match its identity, or the one that does is another
+   * manifest's or managed under another name): the plan has the error too; never planned as a create.
+   */
+  | 'identity-conflict';
 
 /** Why a change has its action (or why it has none). */
 export type ReasonCode =

@@ -7,6 +7,7 @@
  * govops owns is planned as always.
  */
 import type { Match } from './match.js';
+import { heldCreate } from './held-create.js';
 import { blocked, type Blocked } from './notes.js';
 import type { PlanOptions, ResourceChange, ResourceKind } from './types.js';
 
@@ -48,4 +49,21 @@ export function unownedIntegration(c: ResourceChange, ownedIds: ReadonlySet<stri
     `Integration/${name} (id ${id}) is not owned by govops and --no-adopt leaves it so: nothing is registered under it ` +
       `(the operator adopts it with govops state adopt Integration/${name} --id ${id})`,
   );
+}
+
+/**
+ * A webhook's create that waits for an earlier one: that create was sent, got no answer, and the service does not list
+ * it yet (plan/pending.ts keeps its intent pending for WEBHOOK_CREATE_HOLD_MS). Sent again now, the service could hold
+ * two (nothing in it refuses a second webhook of the same name and url): blocked (`create-unsettled`) until it is
+ * listed (then recorded as govops') or the hold has passed (then created again).
+ */
+export function guardUnsettledCreate(c: ResourceChange, m: Match<{ id: string }>, now: number | undefined): ResourceChange {
+  const until = m.state ? heldCreate(m.state, now) : undefined;
+  if (c.action !== 'create' || c.blocked || until === undefined) return c;
+  c.blocked = blocked(
+    'create-unsettled',
+    `a create of it sent at ${m.state!.updatedAt} got no answer and the service does not list it yet: it is not sent ` +
+      `again before ${until} (a second one would be a duplicate); if it is listed by then, it is recorded as govops'`,
+  );
+  return c;
 }

@@ -33,7 +33,9 @@ export type BlockedCode =
    * Which live resource is the manifest's cannot be told (two match its identity, or the one that does is another
    * manifest's or managed under another name): the plan has the error too; never planned as a create.
    */
-  | 'identity-conflict';
+  | 'identity-conflict'
+  /** A webhook create sent earlier got no answer and is not listed yet: not sent again before the hold ends (pending.ts). */
+  | 'create-unsettled';
 
 /** Why a change has its action (or why it has none). */
 export type ReasonCode =

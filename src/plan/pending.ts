@@ -4,7 +4,8 @@
  * outcome, the next run looks at live state:
  * - pending create with a known id: the resource is live → a normal entry; gone → dropped;
  * - pending create without an id: found by its natural key (integrations) or name (webhooks) among live
- *   resources no other entry owns → recorded with that id; not found → the create never landed: dropped;
+ *   resources no other entry owns → recorded with that id; not found → the create never landed: dropped (a webhook's
+ *   recorded less than WEBHOOK_CREATE_HOLD_MS ago is kept pending: the service may list it late);
  * - pending delete: still live → a normal entry again (the plan decides anew); gone → dropped.
  * A webhook intent that recorded its identity (name and URL) is found only by it; when more than one unowned live
  * webhook has it, the others made by the same creator are copies its own re-sent create made: recorded as the
@@ -19,6 +20,7 @@ import { keyedWebhookIdentity, recordedWebhookIdentity } from '../service/kinds.
 import { liveNaturalKey } from '../kinds/registry.js';
 import type { GovopsState, ManagedResource } from '../state/types.js';
 import { groupBy } from '../util/multimap.js';
+import { heldCreate } from './held-create.js';
 
 export interface PendingResolution {
   state: GovopsState;
@@ -46,6 +48,8 @@ function byId(a: LiveRef, b: LiveRef): number {
 export function resolvePending(
   state: GovopsState,
   live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[]; dataSources?: readonly LiveDataSource[] | undefined },
+  /** The time of day (ms): with it, a recent webhook create that is not listed yet stays pending (heldCreate). */
+  now?: number,
 ): PendingResolution {
   if (!state.resources.some((r) => r.pending !== undefined)) return { state, notes: [] };
   // Each kind's live resources by id and by key, made once: an interrupted 10,000-webhook apply leaves as many
@@ -109,6 +113,10 @@ export function resolvePending(
       for (const id of copies) claimed.add(`${r.kind}\0${id}`);
       out.push({ ...entry, id: hit.id, ...(copies.length ? { copies } : {}) });
       notes.push(`${who}: the interrupted create went through; found id ${hit.id} by ${r.key}${copies.length ? ` (and copies ${copies.join(', ')} it made)` : ''}`);
+    } else if (heldCreate(r, now) !== undefined) {
+      // (kept whole, still pending: the planner blocks the create until it is listed or the hold has passed)
+      out.push(r);
+      notes.push(`${who}: the create sent at ${r.updatedAt} is not listed yet; kept pending until ${heldCreate(r, now)}`);
     } else {
       notes.push(`${who}: the interrupted create never landed; entry removed`);
     }

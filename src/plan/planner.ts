@@ -16,6 +16,7 @@ import { matchResources, type MatchResult } from './match.js';
 import { blockNamesStillTaken } from './names-taken.js';
 import { blockUniqueValuesTaken } from './unique-taken.js';
 import { orphanWarning } from './orphans.js';
+import { guardUnsettledCreate } from './adoption.js';
 import { resolvePending } from './pending.js';
 import { forgetStale } from './stale.js';
 import { comparableMemo, type ConfigShapes } from './shape.js';
@@ -55,6 +56,12 @@ export interface PlanInput {
   /** The config shapes of the kinds (from schemas/, via manifests/shapes.ts `configShapes()`): injected. */
   shapes: ConfigShapes;
   revision?: string;
+  /**
+   * The time of day (ms since the epoch, from the run's clock). With it, a webhook create sent recently that got no
+   * answer and is not listed yet stays pending, and its manifest's create is blocked (`create-unsettled`) until it is
+   * listed or WEBHOOK_CREATE_HOLD_MS has passed (plan/pending.ts). Without it, such an intent is dropped.
+   */
+  now?: number;
 }
 
 /** Plan order: integrations, then the data sources registered under them, then webhooks. */
@@ -74,7 +81,7 @@ export function planChanges(input: PlanInput): Plan {
   // Intents an interrupted run left behind are settled against live state first, then records whose id now
   // names another item are forgotten (the engine does both too, to save the result; here it makes every caller
   // see the same plan).
-  const stale = forgetStale(resolvePending(input.state, input.live).state, input.live, input.desired);
+  const stale = forgetStale(resolvePending(input.state, input.live, input.now).state, input.live, input.desired);
   const state = stale.state;
   const draft: PlanDraft = { changes: [], errors: [], warnings: [...stale.notes] };
 
@@ -153,7 +160,7 @@ function planWebhookChanges(webhooks: DesiredWebhook[], input: PlanInput, state:
   pushAll(draft.errors, wm.errors);
   for (const d of webhooks) {
     const m = wm.matches.get(d.name)!;
-    draft.changes.push(guardAdoption(planWebhook(d, m, options), m, options));
+    draft.changes.push(guardUnsettledCreate(guardAdoption(planWebhook(d, m, options), m, options), m, input.now));
   }
   for (const o of wm.orphans) {
     const c = o.state.explicitAdopt ? undefined : planOrphanWebhook(o.state, o.live, options);

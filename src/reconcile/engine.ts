@@ -35,7 +35,7 @@ async function observeAndPlan(api: ServiceApi, loaded: Loaded, opts: EngineOptio
   // parallel reads' retry sleeps listen too (more than the default ten), as the applier's
   for (const s of [signal, forceSignal]) if (s) setMaxListeners(0, s);
   const reads = signal || forceSignal ? api.withSignal(signal ?? new AbortController().signal, forceSignal) : api;
-  const observed = await observeStage(reads, loaded, await loadState(opts.statePath), log);
+  const observed = await observeStage(reads, loaded, await loadState(opts.statePath), log, (opts.clock ?? systemClock).now());
   return stopped(observed) ? observed : planStage(observed, opts);
 }
 

@@ -64,14 +64,14 @@ async function observeLive(api: ServiceApi, loaded: Loaded, state: GovopsState, 
   return live;
 }
 
-export async function observeStage(api: ServiceApi, loaded: Loaded, state: GovopsState, log: Logger): Promise<Observed | StageFailure> {
+export async function observeStage(api: ServiceApi, loaded: Loaded, state: GovopsState, log: Logger, now?: number): Promise<Observed | StageFailure> {
   let live: Live;
   try {
     live = await observeLive(api, loaded, state, log);
   } catch (err) {
     return thrownAt('plan', err, loaded.diagnostics);
   }
-  const pending = resolvePending(state, { integrations: live.integrations, webhooks: live.webhooks, dataSources: live.dataSources });
+  const pending = resolvePending(state, { integrations: live.integrations, webhooks: live.webhooks, dataSources: live.dataSources }, now);
   for (const note of pending.notes) log.info({ note }, 'resolved an intent left by an interrupted run');
   const desired = loaded.desired(pending.state);
   // Records whose id now names another item are forgotten (saved before an apply); the planner does the same

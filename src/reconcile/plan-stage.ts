@@ -16,6 +16,7 @@ import type { Observed } from './observe.js';
 import type { StageFailure } from './stages.js';
 import type { ReconcileOptions } from './types.js';
 import { pushAll } from '../util/multimap.js';
+import { systemClock } from '../util/clock.js';
 
 export interface Planned extends Observed {
   plan: Plan;
@@ -24,8 +25,9 @@ export interface Planned extends Observed {
 /** The plan has changes govops would make now (not counting those awaiting a manual step). */
 export const hasChanges = (plan: Plan): boolean => actionable(withoutAwaiting(plan)).length > 0;
 
-export function planStage(observed: Observed, opts: Pick<ReconcileOptions, 'plan' | 'revision'>): Planned {
+export function planStage(observed: Observed, opts: Pick<ReconcileOptions, 'plan' | 'revision' | 'clock'>): Planned {
   const plan = planChanges({
+    now: (opts.clock ?? systemClock).now(),
     desired: observed.desired,
     live: observed.live,
     state: observed.resolvedState,

@@ -15,7 +15,8 @@ import { journalPathFor, loadState, parseState, replayJournal, saveState } from 
 import { webhookIdentity } from '../../src/service/kinds.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { sendJson, startServer, type TestServer } from '../api/server.js';
-import { systemClock } from '../../src/util/clock.js';
+import { systemClock, type Clock } from '../../src/util/clock.js';
+import { WEBHOOK_CREATE_HOLD_MS } from '../../src/plan/held-create.js';
 import { rig, webhookManifest, type Rig } from './inproc.js';
 
 const passed = { status: 'passed', validationTests: [] };
@@ -114,8 +115,16 @@ describe('intent recorded before acting', () => {
     expect(first.outcomes.map((o) => o.code)).toEqual([ErrorCode.createUnsettled, ErrorCode.createUnsettled, ErrorCode.createUnsettled]);
     expect((await r.state()).resources.map((e) => `${e.name}:${e.pending ?? ''}`).sort()).toEqual(['a:create', 'b:create', 'c:create']);
     expect(bodies).toEqual([['a', 'b', 'c']]);
-    // The next run resolves them by name: the two now live are kept, only the third is sent.
-    const res = await reconcile(client, opts);
+    // The next run resolves them by name: the two now live are kept. The third is not listed: within the hold
+    // (WEBHOOK_CREATE_HOLD_MS, a list may lag) it is not sent again, its intent kept pending (blocked).
+    const soon = await reconcile(client, opts);
+    expect(soon.outcomes.map((o) => [o.name, o.result, o.code])).toEqual([['c', 'skipped', ErrorCode.blocked]]);
+    expect(soon.error).toMatch(/Webhook\/c: blocked: a create of it sent at .* got no answer and the service does not list it yet/);
+    expect(bodies).toEqual([['a', 'b', 'c']]);
+    expect((await r.state()).resources.map((e) => `${e.name}:${e.id}:${e.pending ?? ''}`).sort()).toEqual(['a:1:', 'b:2:', 'c::create']);
+    // Once the hold has passed (the clock's time of day moved on), the create is sent again: only the third.
+    const later: Clock = { ...systemClock, now: () => Date.now() + WEBHOOK_CREATE_HOLD_MS };
+    const res = await reconcile(client, { ...opts, clock: later });
     expect(res.ok, res.error).toBe(true);
     expect(bodies).toEqual([['a', 'b', 'c'], ['c']]);
     expect(webhooks.map((w) => w.name).sort()).toEqual(['a', 'b', 'c']);

@@ -15,8 +15,8 @@ const NOUN: Record<ResourceKind, string> = { Integration: 'integration', Webhook
 
 /**
  * The change, blocked when which live resource is its cannot be told (`identity-conflict`: two match its identity, or
- * the one that does is another manifest's), or when it adopts a live resource found by natural key under --no-adopt. This block replaces
- * any other (e.g. `replace-not-allowed`): no flag but the operator's adoption lets the change through.
+ * the one that does is another manifest's), or when it adopts a live resource found by natural key under --no-adopt.
+ * This block replaces any other (e.g. `replace-not-allowed`): no flag but the operator's adoption lets it through.
  */
 export function guardAdoption(c: ResourceChange, m: Match<{ id: string }>, options: PlanOptions): ResourceChange {
   // Which live resource is its cannot be told (the plan has the error): not a create, which would make one more

@@ -119,7 +119,8 @@ function matchByNaturalKey<D, L extends { id: string }>(m: Matching<D, L>, d: D,
   const { kind } = m.input;
   const st = m.stateByName.get(name);
   const reasons: Reason[] = [];
-  if (st) reasons.push(reason('recorded-id-missing', `recorded id ${st.id} no longer exists in the service`));
+  // (a webhook create still held pending has no id yet: nothing recorded has gone)
+  if (st && st.id !== '') reasons.push(reason('recorded-id-missing', `recorded id ${st.id} no longer exists in the service`));
   const unmatched = (conflict?: PlanProblem): void => {
     m.matches.set(name, { state: st, adopt: false, reasons, ...(conflict ? { conflict: conflict.message } : {}) });
   };

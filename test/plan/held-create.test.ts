@@ -33,6 +33,7 @@ describe('a webhook create sent without an answer, not listed yet', () => {
     const p = planAt(SENT + 30_000);
     expect(p.changes.map((c) => [c.action, c.name, c.blocked?.code])).toEqual([['create', 'h', 'create-unsettled']]);
     expect(p.changes[0]!.blocked!.message).toMatch(/not sent again before 2026-11-28T08:02:00.000Z/);
+    expect(p.changes[0]!.reasons.map((r) => r.code)).not.toContain('recorded-id-missing');
   });
 
   it('listed meanwhile: recorded as govops\' own, nothing created', () => {

@@ -7,7 +7,8 @@ import PQueue from 'p-queue';
 import type { ServiceApi } from '../api/client-types.js';
 import type { LiveIntegration } from '../api/types.js';
 import type { IntegrationManifest, LoadedManifest } from '../manifests/types.js';
-import type { DesiredIntegration, ManualStepsMode, ResourceChange } from '../plan/types.js';
+import type { DesiredIntegration, ManualStepGate, ManualStepsMode, ResourceChange } from '../plan/types.js';
+import { ackPhaseOf, parseAcknowledgments } from '../plan/acknowledgment.js';
 import { isIntegrationType, type IntegrationType } from '../kinds/registry.js';
 import { isSecretRef } from '../manifests/refs.js';
 import { configShapes } from '../manifests/shapes.js';
@@ -131,9 +132,18 @@ function manualInputFor(r: PreviewResource, k: Lookup): ManualStepInput | undefi
     autoBootstrap,
     ...(headM ? { config: structuredClone(integrationSpec(headM)?.config ?? {}) } : {}),
     ...(l.id !== undefined ? { liveId: l.id } : {}),
-    // the plan's gate knows the live status (a failed creation is cleaned up, not deleted with the delete script)
-    ...(gate ? { steps: gate.scripts.map((s) => ({ phase: s.phase, command: s.command })) } : {}),
+    // the plan's gate knows the live status (a failed creation is cleaned up, not deleted with the delete script); a
+    // credential rotation the script run for this configuration covers has no script to run (listed, it read "run this
+    // script in the platform before the change is applied" beside "acknowledged")
+    ...(gate ? { steps: rotationCovered(gate) ? [] : gate.scripts.map((s) => ({ phase: s.phase, command: s.command })) } : {}),
   };
+}
+
+/** The gate let the change through on an entry for another phase (a rotation covered by a create or edit script run). */
+function rotationCovered(gate: ManualStepGate): boolean {
+  if (gate.status !== 'acknowledged' || gate.acknowledgment === undefined) return false;
+  const phases = new Set(parseAcknowledgments(gate.acknowledgment.value).map((a) => a.phase));
+  return !gate.scripts.every((s) => phases.has(ackPhaseOf(s.phase)));
 }
 
 /** Dry runs and manual-flow scripts of the touched integrations, a few at a time. */
@@ -186,9 +196,13 @@ export function offlineManualSteps(
       'Not fetched: the service was not consulted.',
     );
     if (steps.length === 0) continue;
-    if (opts.scripts !== false) r.manualSteps = steps;
     // the acknowledgment needs no service: computed from the manifest that carries it (none for a removal)
-    r.manualAck = ackOfManifest(steps, r.change === 'removed' ? undefined : (m?.manifest as IntegrationManifest | undefined), mode, prContext(r, bases), credentialsOnly(r));
+    const manifest = r.change === 'removed' ? undefined : (m?.manifest as IntegrationManifest | undefined);
+    const ack = ackOfManifest(steps, manifest, mode, prContext(r, bases));
+    // a credential rotation the script run for this configuration covers: acknowledged, and no script to run
+    const rotation = ack.status === 'awaiting' && credentialsOnly(r) ? ackOfManifest(steps, manifest, mode, prContext(r, bases), true) : undefined;
+    r.manualAck = rotation?.status === 'acknowledged' ? rotation : ack;
+    if (opts.scripts !== false && r.manualAck !== rotation) r.manualSteps = steps;
   }
 }
 

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { runGovops, type CliResult } from '../helpers/cli.js';
 import { lakehouseManifest } from '../helpers/manifests.js';
+import { manualStepToken } from '../../src/reconcile/manual-step-token.js';
 import { git, initRepo } from '../helpers/git.js';
 
 const SECRETS = {
@@ -344,6 +345,21 @@ describe('govops preview of a pull request', () => {
     const acks = (JSON.parse(json.stdout) as { resources: Array<{ name: string; manualAck?: { status: string; fromPullRequest?: boolean } }> }).resources
       .filter((x) => x.manualAck).map((x) => [x.name, x.manualAck!.status, x.manualAck!.fromPullRequest]).sort();
     expect(acks).toEqual([['col', 'acknowledged', true], ['col2', 'acknowledged', true]]);
+  });
+
+  it('manual flow, a credential rotation acknowledged by the create entry: applied on merge, no script listed to run', async () => {
+    const created = `create:${manualStepToken('create', 'columnar_warehouse', { host: 'col.example.com', database: 'governance', authenticationType: 'userPassword', username: 'svc_col', password: { fromEnv: 'X' }, port: 5439 })}`;
+    await pr('rotate', async () => {
+      const text = col('col').replace('GOVOPS_SECRET_COL_PASSWORD', 'GOVOPS_SECRET_COL_PASSWORD_NEXT');
+      await write('col.yaml', text.replace(/^( {2}name: .*)$/m, `$1\n  annotations:\n    govops/manual-step: "${created}"`));
+    });
+    const r = await preview(['-o', 'json'], { ...live(), ...SECRETS, GOVOPS_SECRET_COL_PASSWORD_NEXT: 'col-SECRET-next-9393' });
+    const c = (JSON.parse(r.stdout) as { resources: Array<{ name: string; live?: { action: string }; manualSteps?: unknown[]; manualAck?: { status: string } }> }).resources.find((x) => x.name === 'col')!;
+    expect(c.live?.action, r.stderr).toBe('update');
+    expect(c.manualAck?.status).toBe('acknowledged');
+    // (it listed the edit script, "run this script in the platform before the change is applied", beside "acknowledged")
+    expect(c.manualSteps ?? []).toEqual([]);
+    expect(sandbox.requests().filter((q) => q.path.includes('/scripts/'))).toEqual([]);
   });
 
   it('--no-dry-run and --no-scripts: only the two list requests', async () => {

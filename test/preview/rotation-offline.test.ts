@@ -29,7 +29,7 @@ spec:
     port: ${o.port ?? 5439}
 `;
 
-type Ack = { status: string; annotation?: string; reason?: string };
+type Ack = { status: string; annotation?: string; reason?: string; steps?: number };
 
 describe('govops preview offline: a credential rotation of an acknowledged manual-flow integration', () => {
   let repo: string;
@@ -40,8 +40,9 @@ describe('govops preview offline: a credential rotation of an acknowledged manua
     git(repo, 'commit', '-q', '-am', branch);
     const r = await runGovops(['preview', 'm', '--base', 'main', '-o', 'json'], { cwd: repo, env: { GOVOPS_URL: undefined, GOVOPS_TOKEN: undefined } });
     expect([0, 2], r.stderr).toContain(r.code);
-    const out = JSON.parse(r.stdout) as { resources: Array<{ name: string; manualAck?: Ack }> };
-    return out.resources.find((x) => x.name === 'col')?.manualAck;
+    const out = JSON.parse(r.stdout) as { resources: Array<{ name: string; manualAck?: Ack; manualSteps?: unknown[] }> };
+    const col = out.resources.find((x) => x.name === 'col');
+    return col?.manualAck && { ...col.manualAck, steps: col.manualSteps?.length ?? 0 };
   };
 
   beforeAll(async () => {
@@ -54,12 +55,13 @@ describe('govops preview offline: a credential rotation of an acknowledged manua
 
   it('only the password reference changes: acknowledged by the create entry, as the plan reads it', async () => {
     const ack = await previewAck('rotate', col({ passwordEnv: 'GOVOPS_SECRET_COL_PASSWORD_2', ack: created }));
-    expect(ack).toMatchObject({ status: 'acknowledged', annotation: `govops/manual-step: "${created}"` });
+    // and no edit script is listed to run (it read "run this script ... before the change is applied")
+    expect(ack).toMatchObject({ status: 'acknowledged', annotation: `govops/manual-step: "${created}"`, steps: 0 });
   });
 
   it('a change of the configuration still waits for its edit script', async () => {
     const ack = await previewAck('port', col({ passwordEnv: 'GOVOPS_SECRET_COL_PASSWORD', port: 5440, ack: created }));
-    expect(ack).toMatchObject({ status: 'awaiting' });
+    expect(ack).toMatchObject({ status: 'awaiting', steps: 1 });
     expect(ack?.annotation).toMatch(/^govops\/manual-step: "edit:[0-9a-f]{8}"$/);
   });
 });

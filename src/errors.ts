@@ -103,13 +103,23 @@ export interface FailureKind {
   unreachable: boolean;
   /** Stops all work wherever it happens: the daemon is not ready (/readyz 503). */
   blocksReadiness: boolean;
+  /**
+   * Never changes readiness, wherever it happens (a failure before apply otherwise stops all work): nothing failed
+   * (a reconcile cancelled), or the daemon only waits its turn (the state locked by another writer, a CI apply).
+   */
+  leavesReadiness: boolean;
 }
 
-const k = (failureClass: FailureClass, retriedBy: RetryOwner, flags: { unreachable?: true; blocksReadiness?: true } = {}): FailureKind => ({
+const k = (
+  failureClass: FailureClass,
+  retriedBy: RetryOwner,
+  flags: { unreachable?: true; blocksReadiness?: true; leavesReadiness?: true } = {},
+): FailureKind => ({
   failureClass,
   retriedBy,
   unreachable: flags.unreachable === true,
   blocksReadiness: flags.blocksReadiness === true || flags.unreachable === true,
+  leavesReadiness: flags.leavesReadiness === true,
 });
 const down = { unreachable: true } as const;
 
@@ -119,7 +129,7 @@ export const FAILURES: Readonly<Record<ErrorCodeValue, FailureKind>> = {
   GOVOPS_REQUEST_TIMEOUT: k('transient', 'client', down),
   GOVOPS_CONNECTION_LOST: k('transient', 'client', down),
   GOVOPS_CREATE_UNSETTLED: k('transient', 'nobody', down),
-  GOVOPS_CANCELLED: k('transient', 'nobody'),
+  GOVOPS_CANCELLED: k('transient', 'nobody', { leavesReadiness: true }),
   GOVOPS_API_BAD_REQUEST: k('terminal', 'nobody'),
   GOVOPS_API_AUTH: k('terminal', 'nobody', down),
   GOVOPS_API_NOT_FOUND: k('terminal', 'nobody'),
@@ -142,7 +152,7 @@ export const FAILURES: Readonly<Record<ErrorCodeValue, FailureKind>> = {
   GOVOPS_STATE_CORRUPT: k('terminal', 'nobody', { blocksReadiness: true }),
   // another writer (a CI apply) has the state: the daemon waits its turn, ready (a sidecar made unready takes its pod
   // out of the Service for the length of someone else's apply)
-  GOVOPS_STATE_LOCKED: k('transient', 'nobody'),
+  GOVOPS_STATE_LOCKED: k('transient', 'nobody', { leavesReadiness: true }),
   GOVOPS_STATE_WRITE_FAILED: k('terminal', 'nobody', { blocksReadiness: true }),
   GOVOPS_STATE_UNAVAILABLE: k('transient', 'nobody', down),
   GOVOPS_STATE_FENCED: k('transient', 'nobody'),

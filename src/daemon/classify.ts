@@ -44,14 +44,6 @@ export function heldBack(o: Pick<ResourceOutcome, 'result' | 'code'>): boolean {
   return o.result === 'blocked' || o.code === ErrorCode.blocked || o.code === ErrorCode.awaitingManualStep;
 }
 
-/**
- * Failures that leave readiness as it was: a reconcile cancelled (a render stopped by a lost leadership or the stop:
- * nothing failed), and the state locked by another writer (a CI apply: the daemon waits its turn, with backoff).
- */
-function leavesReadiness(code: string): boolean {
-  return code === ErrorCode.cancelled || code === ErrorCode.stateLocked;
-}
-
 export function judgeResult(result: ReconcileResult, apply: boolean): Judgement {
   const outcomes = result.outcomes.filter((o) => o.result !== 'ok');
   if (result.ok) {
@@ -75,9 +67,9 @@ export function judgeResult(result: ReconcileResult, apply: boolean): Judgement 
   const retry = kind.failureClass === 'transient' ? 'backoff' : 'slow';
   // Failures before apply (the state file...) stop all work, as do those the catalogue says block readiness
   // (the state could not be written); an apply's others are per resource, an unreadable revision folder
-  // waits for the source's next look, and a reconcile cancelled (a lost leadership, the stop) failed nothing.
-  // The state locked by another writer (a CI apply) stops nothing either: the daemon waits its turn (backoff).
-  const stopsWork = result.stage !== 'apply' && !leavesReadiness(failure.code) && failure.code !== ErrorCode.sourceIo;
+  // waits for the source's next look, and those the catalogue says leave readiness (a reconcile cancelled, the state
+  // locked by another writer) stop nothing.
+  const stopsWork = result.stage !== 'apply' && !kind.leavesReadiness && failure.code !== ErrorCode.sourceIo;
   return { verdict: 'failed', failure, retry, blocksReadiness: kind.blocksReadiness || stopsWork };
 }
 
@@ -85,7 +77,8 @@ export function judgeThrown(err: unknown): Judgement {
   const failure = classify(err);
   const kind = failureKind(failure.code);
   if (kind.unreachable) return { verdict: 'unreachable', failure, retry: 'backoff', blocksReadiness: true };
-  return { verdict: 'failed', failure, retry: kind.failureClass === 'transient' ? 'backoff' : 'slow', blocksReadiness: !leavesReadiness(failure.code) };
+  // (those the catalogue says leave readiness: a render stopped by a lost leadership or the stop, a locked state)
+  return { verdict: 'failed', failure, retry: kind.failureClass === 'transient' ? 'backoff' : 'slow', blocksReadiness: !kind.leavesReadiness };
 }
 
 /** The revision was carried out (or, plan only, looked at) as far as govops can: nothing to retry. */

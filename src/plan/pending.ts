@@ -107,16 +107,17 @@ export function resolvePending(
             .filter((l) => (!byIdentity || l.identity === identity) && !before.has(l.id) && !claimed.has(`${r.kind}\0${l.id}`))
             .sort(byId);
     const hit = found[0];
+    const heldUntil = hit ? undefined : heldCreate(r, now);
     if (hit) {
       claimed.add(`${r.kind}\0${hit.id}`);
       const copies = byIdentity ? found.slice(1).filter((l) => l.createdBy === hit.createdBy).map((l) => l.id) : [];
       for (const id of copies) claimed.add(`${r.kind}\0${id}`);
       out.push({ ...entry, id: hit.id, ...(copies.length ? { copies } : {}) });
       notes.push(`${who}: the interrupted create went through; found id ${hit.id} by ${r.key}${copies.length ? ` (and copies ${copies.join(', ')} it made)` : ''}`);
-    } else if (heldCreate(r, now) !== undefined) {
+    } else if (heldUntil !== undefined) {
       // (kept whole, still pending: the planner blocks the create until it is listed or the hold has passed)
       out.push(r);
-      notes.push(`${who}: the create sent at ${r.updatedAt} is not listed yet; kept pending until ${heldCreate(r, now)}`);
+      notes.push(`${who}: the create sent at ${r.updatedAt} is not listed yet; kept pending until ${heldUntil}`);
     } else {
       notes.push(`${who}: the interrupted create never landed; entry removed`);
     }

@@ -106,22 +106,29 @@ describe('every Markdown renderer neutralises untrusted text', () => {
   });
 });
 
+/** A repository whose main holds one webhook manifest, and a branch `pr` adding `file` with `text`. */
+async function pullRequestRepo(prefix: string, file: string, text: string): Promise<string> {
+  const repo = await mkdtemp(path.join(tmpdir(), prefix));
+  initRepo(repo);
+  await mkdir(path.join(repo, 'm'));
+  await writeFile(path.join(repo, 'm', 'base.yaml'), hook('base', 'https://hooks.example.com/base'));
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'base');
+  git(repo, 'checkout', '-q', '-b', 'pr');
+  await writeFile(path.join(repo, 'm', file), text);
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'pr');
+  return repo;
+}
+
 describe("a manifest whose name, keys and values hold line breaks (the pull request's author writes them)", () => {
   let repo: string;
   beforeAll(async () => {
-    repo = await mkdtemp(path.join(tmpdir(), 'govops-preview-lines-'));
-    initRepo(repo);
-    await mkdir(path.join(repo, 'm'));
-    await writeFile(path.join(repo, 'm', 'base.yaml'), hook('base', 'https://hooks.example.com/base'));
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'base');
-    git(repo, 'checkout', '-q', '-b', 'pr');
-    await writeFile(
-      path.join(repo, 'm', 'forge.yaml'),
+    repo = await pullRequestRepo(
+      'govops-preview-lines-',
+      'forge.yaml',
       'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: "x\\nm/base.yaml:1:1: forged"\nspec:\n  "u\\n/close": 1\n  url: https://hooks.example.com/f\n  global: false\n  notificationType: ["a\\n/label ~x"]\n  actionType: triggered\n',
     );
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'pr');
   });
   afterAll(() => rm(repo, { recursive: true, force: true }));
 
@@ -143,19 +150,11 @@ describe("a manifest whose name, keys and values hold line breaks (the pull requ
 describe('a valid manifest whose annotation key holds a line break', () => {
   let repo: string;
   beforeAll(async () => {
-    repo = await mkdtemp(path.join(tmpdir(), 'govops-preview-keys-'));
-    initRepo(repo);
-    await mkdir(path.join(repo, 'm'));
-    await writeFile(path.join(repo, 'm', 'base.yaml'), hook('base', 'https://hooks.example.com/base'));
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'base');
-    git(repo, 'checkout', '-q', '-b', 'pr');
-    await writeFile(
-      path.join(repo, 'm', 'ann.yaml'),
+    repo = await pullRequestRepo(
+      'govops-preview-keys-',
+      'ann.yaml',
       hook('ann', 'https://hooks.example.com/ann').replace('  name: ann\n', '  name: ann\n  annotations:\n    "a\\n- spec.url = \\"https://hooks.example.com/ann\\"\\n/close": v\n'),
     );
-    git(repo, 'add', '-A');
-    git(repo, 'commit', '-q', '-m', 'pr');
   });
   afterAll(() => rm(repo, { recursive: true, force: true }));
 

@@ -17,7 +17,7 @@ import { exportConfig, type ExportWarn } from './config.js';
 import { liveIntegrationIdentity } from '../plan/stale.js';
 import { attributeDataSources } from '../plan/data-sources.js';
 import { dataSourceKey } from '../service/data-sources.js';
-import { carriesCredential, pathCarriesToken, webhookIdentity } from '../service/kinds.js';
+import { pathCarriesToken, webhookIdentity, webhookUrlCarriesCredential } from '../service/kinds.js';
 import { assignNames, envName, NAME_PATTERN, MAX_NAME } from './names.js';
 
 export type ExportKind = Manifest['kind'];
@@ -192,9 +192,9 @@ function exportWebhooks(webhooks: readonly LiveWebhook[], out: ExportResult): vo
     }
     // A webhook's url cannot be a secret reference: one that carries a credential would be committed in clear.
     // Left out (the credential can move to the webhook's secret); a token in the path cannot move: see below.
-    if (typeof w.url === 'string' && carriesCredential(w.url)) {
+    if (typeof w.url === 'string' && webhookUrlCarriesCredential(w.url)) {
       out.warnings.push(
-        `webhook ${w.name} (id ${w.id}) not exported: its url carries a credential (a password in its userinfo, or a token or key in its query), which a manifest would hold in clear (a webhook url cannot be a secret reference); move the credential out of the url (the webhook's secret), or write its manifest by hand where it may be kept`,
+        `webhook ${w.name} (id ${w.id}) not exported: its url carries a credential (userinfo, or a token or key in its query), which a manifest would hold in clear (a webhook url cannot be a secret reference); move the credential out of the url (the webhook's secret), or write its manifest by hand where it may be kept`,
       );
       continue;
     }

@@ -3,7 +3,7 @@
  * (delete + create), which is planned without --allow-replace since it is the only way (documented).
  */
 import type { LiveWebhook } from '../api/types.js';
-import { carriesCredential, pathCarriesToken } from '../service/kinds.js';
+import { carriesCredential, pathCarriesToken, webhookUrlCarriesCredential } from '../service/kinds.js';
 import { WEBHOOK_FIELD_NAMES, comparableWebhookField, webhookFieldRule } from '../service/webhook-fields.js';
 import type { ManagedResource } from '../state/types.js';
 import { copyPlain } from '../util/copy.js';
@@ -26,10 +26,10 @@ export function diffWebhook(d: DesiredWebhook, live: LiveWebhook, state: Managed
   const plain = (path: string, before: unknown, after: unknown): void => {
     if (ignored.has(path)) return; // govops/ignore-fields: never compared
     if (deepEqual(before, after)) return;
-    // A live value carrying a credential (a url with `?token=` or a password in its userinfo, a chat webhook's url with
+    // A live value carrying a credential (a url with `?token=` or userinfo, a chat webhook's url with
     // its token in the path: the service shows it in clear) is never shown: a manifest matching another team's webhook
     // by name would print it in the preview.
-    if (typeof before === 'string' && (carriesCredential(before) || (path === 'url' && pathCarriesToken(before)))) {
+    if (typeof before === 'string' && (carriesCredential(before) || (path === 'url' && (webhookUrlCarriesCredential(before) || pathCarriesToken(before))))) {
       changes.push({ path, sensitive: true, forcesReplace: true });
     }
     else changes.push({ path, before, after, sensitive: false, forcesReplace: true });

@@ -4,6 +4,7 @@
  * src/kinds/ (the registry: src/kinds/registry.ts); field shapes and defaults in schemas/.
  */
 import { createHmac } from 'node:crypto';
+import { hasUrlUserinfo } from '../util/url-userinfo.js';
 
 /** The fixed string the service puts in place of every credential field it returns. */
 export const MASK = '********';
@@ -47,6 +48,15 @@ export function carriesCredential(text: string): boolean {
   return CREDENTIAL_PAIR.test(text) || URL_PASSWORD.test(text);
 }
 
+/**
+ * Whether a webhook's url carries a credential: as any string does (`carriesCredential`), or with any userinfo at all.
+ * A callback has no use for a user name but to authenticate: `https://TOKEN@host/` sends the token as Basic auth. (A
+ * user name in a connection string is a name, and stays `carriesCredential`'s.)
+ */
+export function webhookUrlCarriesCredential(url: string): boolean {
+  return carriesCredential(url) || hasUrlUserinfo(url);
+}
+
 /** 16 or more letters and digits in a row: a token's run (a word, a number or a UUID's group is not one, see below). */
 const TOKEN_RUN = /[A-Za-z0-9]{16,}/g;
 
@@ -68,14 +78,14 @@ export function pathCarriesToken(url: string): boolean {
 }
 
 /**
- * A URL as a note may name it: as it is, unless it carries a credential (`carriesCredential`, or a token in its path:
+ * A URL as a note may name it: as it is, unless it carries a credential (`webhookUrlCarriesCredential`, or a token in its path:
  * `pathCarriesToken`); then without its userinfo (`***@`), its query (`?…`) and such a path (`/…`), the parts a
  * credential is in. A live webhook's url is someone else's when govops names it (the webhook now at a reused id): its
  * token is not for the plan, the preview or the log.
  */
 export function urlWithoutCredential(url: string): string {
   const inPath = pathCarriesToken(url);
-  if (!inPath && !carriesCredential(url)) return url;
+  if (!inPath && !webhookUrlCarriesCredential(url)) return url;
   try {
     const u = new URL(url);
     return `${u.protocol}//${u.username || u.password ? '***@' : ''}${u.host}${inPath ? '/…' : u.pathname}${u.search ? '?…' : ''}`;

@@ -52,18 +52,21 @@ describe('export of a webhook whose events repeat', () => {
 });
 
 describe('export of a webhook whose url carries a credential', () => {
-  it('leaves it out with a warning (a url cannot be a secret reference); a user name alone or a plain query is exported', () => {
+  it('leaves it out with a warning (a url cannot be a secret reference), a token alone as userinfo too; a plain query is exported', () => {
     const out = run([
       { ...hook(1, 'userinfo', 'triggered'), url: 'https://bob:canary-pw@hooks.example.com/x' },
       { ...hook(2, 'query-token', 'triggered'), url: 'https://hooks.example.com/x?a=1&token=canary-token' },
-      { ...hook(3, 'plain', 'triggered'), url: 'https://bob@hooks.example.com/x?a=1' },
+      { ...hook(3, 'plain', 'triggered'), url: 'https://hooks.example.com/x?a=1' },
+      // Basic auth with the token as the user name: a callback's userinfo has no other use.
+      { ...hook(4, 'bare-token', 'triggered'), url: 'https://canary0token0abc@hooks.example.com/x' },
     ]);
     expect(out.resources.map((r) => r.name)).toEqual(['plain']);
     expect(JSON.stringify(out.resources)).not.toContain('canary');
     const warnings = warningsFor(out);
-    expect(warnings).toHaveLength(2);
+    expect(warnings).toHaveLength(3);
     expect(warnings[0]).toMatch(/^webhook userinfo \(id 1\) not exported: its url carries a credential/);
     expect(warnings[1]).toMatch(/^webhook query-token \(id 2\) not exported: its url carries a credential/);
+    expect(warnings[2]).toMatch(/^webhook bare-token \(id 4\) not exported: its url carries a credential/);
     for (const w of warnings) expect(w).not.toContain('canary');
   });
 });

@@ -122,6 +122,10 @@ describe('a webhook whose live url carries a credential', () => {
     expect(JSON.stringify(r)).not.toContain('LiveHookToken42');
     const withPassword = { ...liveWebhookOf(d, '4'), url: 'https://user:LiveHookPass42@hooks.example.com/x' };
     expect(JSON.stringify(diffWebhook(d, withPassword, undefined, true))).not.toContain('LiveHookPass42');
+    // A token alone as the user name (Basic auth `TOKEN:`): the url is still another team's credential.
+    const withBareToken = { ...liveWebhookOf(d, '4'), url: 'https://LiveBareToken42@hooks.example.com/x' };
+    expect(diffWebhook(d, withBareToken, undefined, true).changes).toEqual([{ path: 'url', sensitive: true, forcesReplace: true }]);
+    expect(urlWithoutCredential(withBareToken.url)).toBe('https://***@hooks.example.com/x');
     const plain = { ...liveWebhookOf(d, '4'), url: 'https://hooks.example.com/other' };
     expect(diffWebhook(d, plain, undefined, true).changes[0]).toMatchObject({ path: 'url', sensitive: false, before: 'https://hooks.example.com/other' });
   });

@@ -11,7 +11,7 @@ import type { ReconcileResult } from '../../src/reconcile/types.js';
 import type { ManualClock } from '../helpers/clock.js';
 import { cuttingProxy, type CuttingProxy } from '../helpers/cutting-proxy.js';
 import { engineOptions, type FlatEngineOptions } from '../helpers/engine-options.js';
-import { objectStoreManifest } from '../helpers/manifests.js';
+import { dataSourceManifest, objectStoreManifest } from '../helpers/manifests.js';
 import { trackApi, type TrackedApi } from '../helpers/tracked-api.js';
 import { clockRig, webhookManifest, type Rig } from './inproc.js';
 
@@ -20,13 +20,14 @@ let clock: ManualClock;
 let proxy: CuttingProxy;
 let client: ServiceClient;
 let tracked: TrackedApi<ServiceClient>;
-beforeEach(async () => {
-  ({ r, clock } = await clockRig({ transitionMs: 300 }));
+async function start(behaviours: readonly string[] = []): Promise<void> {
+  ({ r, clock } = await clockRig({ transitionMs: 300, behaviours }));
   proxy = await cuttingProxy(r.sandbox.url);
   // no retries: the run that lost the answer ends there, as one killed right after sending would
   client = new ServiceClient({ baseUrl: proxy.url, token: r.sandbox.adminToken, logger: silentLogger(), retries: 0, clock });
   tracked = trackApi(client, clock);
-});
+}
+beforeEach(() => start());
 afterEach(async () => {
   await client.close();
   await proxy.close();
@@ -82,5 +83,83 @@ describe('an integration delete whose answer was lost', () => {
     expect(next.outcomes).toEqual([expect.objectContaining({ name: 'store', action: 'delete', result: 'ok' })]);
     expect((await r.state()).resources.map((e) => e.name)).toEqual(['hook']);
     expect(await r.api.listIntegrations()).toEqual([]);
+  });
+});
+
+describe('an integration create whose answer was lost', () => {
+  it('the run that lost it and could not look it up keeps the intent; the next run records the integration, waits for it, fixes a createError by PUT, and then writes nothing', async () => {
+    const name = 'store';
+    // (the sandbox ends the creation of one named so in createError)
+    await r.write('store.yaml', objectStoreManifest(name, 's3://store/data').replace('name: store\n    cloud', 'name: store.late-fail.example\n    cloud'));
+    await r.write('hook.yaml', webhookManifest('hook', ['modelCreated'], false));
+    // the POST is carried out and its answer lost, and so is the client's look-up right after it
+    let posted = false;
+    proxy.cut = (line) => {
+      if (line === 'POST /integrations') return (posted = true);
+      return posted && line === 'GET /integrations';
+    };
+    const lost = await run();
+    expect(lost.ok).toBe(false);
+    expect(proxy.requests.filter((l) => l.startsWith('POST /integrations'))).toEqual(['POST /integrations?dryRun=true', 'POST /integrations cut']);
+    expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name, id: '', pending: 'create' }));
+    proxy.cut = () => false;
+    proxy.requests.length = 0;
+    const next = await run();
+    const live = await r.api.listIntegrations();
+    expect(live).toHaveLength(1);
+    expect(proxy.requests.filter((l) => l.startsWith('POST /integrations'))).toEqual([]);
+    expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name, id: live[0]!.id, origin: 'created' }));
+    expect((await r.state()).resources.find((e) => e.name === name)!.pending).toBeUndefined();
+    expect(next.ok, next.error).toBe(true);
+    expect((await r.api.getIntegration(live[0]!.id)).status).toBe('enabled');
+    proxy.requests.length = 0;
+    const after = await run();
+    expect(after.ok, after.error).toBe(true);
+    expect(after.outcomes).toEqual([]);
+    expect(proxy.requests.filter((l) => !l.startsWith('GET '))).toEqual([]);
+  });
+});
+
+describe('a data source create whose answer was lost', () => {
+  it("the next run records the data source with its identity: once its id is given to another team's data source, a prune never deletes that one", async () => {
+    await r.close();
+    await client.close();
+    await proxy.close();
+    await start(['reuse-ids']);
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    await r.write('events.yaml', dataSourceManifest('events', 'raw', 's3://raw.example.com/base/events'));
+    // the POST is carried out and its answer lost, and so is the client's look-up right after it
+    let posted = false;
+    proxy.cut = (line) => {
+      if (line === 'POST /native-s3/handler') return (posted = true);
+      return posted && line === 'GET /native-s3/handler';
+    };
+    const lost = await run();
+    expect(lost.ok).toBe(false);
+    expect(proxy.requests).toContain('POST /native-s3/handler cut');
+    expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name: 'events', id: '', pending: 'create' }));
+    proxy.cut = () => false;
+    const next = await run();
+    expect(next.ok, next.error).toBe(true);
+    const ours = (await r.api.listDataSources())[0]!;
+    const raw = (await r.state()).resources.find((e) => e.name === 'raw')!.id;
+    expect((await r.state()).resources.find((e) => e.name === 'events')).toMatchObject({ id: ours.id, identity: `${raw}|s3://raw.example.com/base/events` });
+    // Someone removes it; another team's data source gets its id back.
+    await r.api.deleteDataSource(ours.id);
+    const theirs = await r.api.createIntegration({
+      type: 'object_store', autoBootstrap: false,
+      config: { name: 'theirs', cloudAccountId: '123456789012', cloudRegion: 'us-east-1', cloudLocationRole: 'arn:cloud:iam::123456789012:role/grants', cloudLocationPath: 's3://theirs.example.com/base/', authenticationType: 'auto' },
+    });
+    clock.advance(1_000); // (enabled)
+    const outsider = (await r.api.createDataSources(theirs.id, [{ dataSourceName: 'their-a', prefix: 's3://theirs.example.com/base/a' }]))[0]!;
+    expect(outsider.id).toBe(ours.id);
+    // events' manifest is removed: a prune must not delete what its recorded id names now
+    await r.remove('events.yaml');
+    proxy.requests.length = 0;
+    const pruned = await run({ prune: true });
+    expect(pruned.ok, pruned.error).toBe(true);
+    expect(proxy.requests.filter((l) => l.startsWith('DELETE'))).toEqual([]);
+    expect((await r.api.listDataSources()).map((d) => d.id)).toEqual([outsider.id]);
+    expect((await r.state()).resources.map((e) => e.name)).toEqual(['raw']);
   });
 });

@@ -5,7 +5,7 @@
  * - pending create with a known id: the resource is live → a normal entry; gone → dropped;
  * - pending create without an id: found by its natural key (integrations) or name (webhooks) among live
  *   resources no other entry owns → recorded with that id; not found → the create never landed: dropped (a webhook's
- *   recorded less than WEBHOOK_CREATE_HOLD_MS ago is kept pending: the service may list it late);
+ *   or integration's recorded less than WEBHOOK_CREATE_HOLD_MS ago is kept pending: the service may list it late);
  * - pending delete: still live → a normal entry again (the plan decides anew); gone → dropped.
  * A webhook intent that recorded its identity (name and URL) is found only by it; when more than one unowned live
  * webhook has it, the others made by the same creator are copies its own re-sent create made: recorded as the

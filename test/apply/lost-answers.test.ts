@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
+import { ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
@@ -161,5 +162,38 @@ describe('a data source create whose answer was lost', () => {
     expect(proxy.requests.filter((l) => l.startsWith('DELETE'))).toEqual([]);
     expect((await r.api.listDataSources()).map((d) => d.id)).toEqual([outsider.id]);
     expect((await r.state()).resources.map((e) => e.name)).toEqual(['raw']);
+  });
+});
+
+describe('an integration create whose answer was lost, while the list lags behind writes', () => {
+  it('the next run does not take its own create for one that never landed: recorded as created, never adopted (--no-adopt)', async () => {
+    await r.close();
+    await client.close();
+    await proxy.close();
+    await start(['list-lag']);
+    await r.write('store.yaml', objectStoreManifest('store', 's3://store/data'));
+    // the POST is carried out and its answer lost; the client's look-up right after it does not get through
+    let posted = false;
+    proxy.cut = (line) => {
+      if (line === 'POST /integrations') return (posted = true);
+      return posted && line === 'GET /integrations' ? 'unsent' : false;
+    };
+    const lost = await run({ noAdopt: true });
+    expect(lost.ok).toBe(false);
+    expect((await r.state()).resources).toEqual([expect.objectContaining({ name: 'store', id: '', pending: 'create' })]);
+    proxy.cut = () => false;
+    // The next run's list lags (it leaves the new integration out): the create is planned again and refused (409, one
+    // per natural key), and the intent is kept, not taken for one that never landed.
+    const soon = await run({ noAdopt: true });
+    expect(soon.outcomes.map((o) => [o.name, o.result, o.code])).toEqual([['store', 'failed', ErrorCode.conflictPersists]]);
+    expect(proxy.requests.filter((l) => l.startsWith('POST /integrations ') || l === 'POST /integrations')).toEqual(['POST /integrations cut']);
+    expect((await r.state()).resources).toEqual([expect.objectContaining({ name: 'store', id: '', pending: 'create' })]);
+    // Once listed, it is govops' own create: recorded as created (--no-adopt does not block it), nothing sent.
+    const next = await run({ noAdopt: true });
+    expect(next.ok, next.error).toBe(true);
+    const live = await r.api.listIntegrations();
+    expect(live).toHaveLength(1);
+    expect((await r.state()).resources).toEqual([expect.objectContaining({ name: 'store', id: live[0]!.id, origin: 'created' })]);
+    expect(proxy.requests.filter((l) => l.startsWith('POST /integrations ') || l === 'POST /integrations')).toEqual(['POST /integrations cut']);
   });
 });

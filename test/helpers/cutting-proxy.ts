@@ -9,8 +9,11 @@ export interface CuttingProxy {
   url: string;
   /** Requests forwarded, as `METHOD path?query`, with ` cut` when the answer was lost. */
   requests: string[];
-  /** Whether to lose the answer to this request (`METHOD path?query`), decided when it arrives. */
-  cut: (request: string) => boolean;
+  /**
+   * Whether to lose the answer to this request (`METHOD path?query`), decided when it arrives: true = forwarded, the
+   * service acts, its answer is lost; 'unsent' = the connection is cut before anything is forwarded.
+   */
+  cut: (request: string) => boolean | 'unsent';
   close(): Promise<void>;
 }
 
@@ -28,7 +31,8 @@ export async function cuttingProxy(upstream: string): Promise<CuttingProxy> {
     req.on('end', () => {
       const line = `${req.method} ${req.url ?? '/'}`;
       const lose = proxy.cut(line);
-      proxy.requests.push(lose ? `${line} cut` : line);
+      proxy.requests.push(lose === 'unsent' ? `${line} unsent` : lose ? `${line} cut` : line);
+      if (lose === 'unsent') return void req.socket.destroy();
       const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } }, (ur) => {
         const rc: Buffer[] = [];
         ur.on('data', (c: Buffer) => rc.push(c));

@@ -14,7 +14,7 @@ import { cuttingProxy, type CuttingProxy } from '../helpers/cutting-proxy.js';
 import { engineOptions, type FlatEngineOptions } from '../helpers/engine-options.js';
 import { dataSourceManifest, objectStoreManifest } from '../helpers/manifests.js';
 import { trackApi, type TrackedApi } from '../helpers/tracked-api.js';
-import { clockRig, webhookManifest, type Rig } from './inproc.js';
+import { clockRig, lakeManifest, webhookManifest, type Rig } from './inproc.js';
 
 let r: Rig;
 let clock: ManualClock;
@@ -195,5 +195,78 @@ describe('an integration create whose answer was lost, while the list lags behin
     expect(live).toHaveLength(1);
     expect((await r.state()).resources).toEqual([expect.objectContaining({ name: 'store', id: live[0]!.id, origin: 'created' })]);
     expect(proxy.requests.filter((l) => l.startsWith('POST /integrations ') || l === 'POST /integrations')).toEqual(['POST /integrations cut']);
+  });
+});
+
+describe('an update whose answer was lost', () => {
+  it('the next run sends it again (the new credential is not recorded before it is known applied), then writes nothing', async () => {
+    r.env.GOVOPS_SECRET_LAKE_TOKEN = 'token-one';
+    await r.write('lake.yaml', lakeManifest('lake', 'lake.example.com'));
+    expect((await run()).ok).toBe(true);
+    const before = (await r.state()).resources[0]!;
+    r.env.GOVOPS_SECRET_LAKE_TOKEN = 'token-two';
+    proxy.cut = (line) => line === `PUT /integrations/${before.id}`;
+    const lost = await run();
+    expect(lost.ok).toBe(false);
+    expect((await r.state()).resources[0]!.secretFingerprints).toEqual(before.secretFingerprints);
+    proxy.cut = () => false;
+    proxy.requests.length = 0;
+    const next = await run();
+    expect(next.ok, next.error).toBe(true);
+    expect(next.outcomes).toEqual([expect.objectContaining({ name: 'lake', action: 'update', result: 'ok' })]);
+    expect((await r.state()).resources[0]!.secretFingerprints).not.toEqual(before.secretFingerprints);
+    proxy.requests.length = 0;
+    const after = await run();
+    expect(after.ok, after.error).toBe(true);
+    expect(after.outcomes).toEqual([]);
+    expect(proxy.requests.filter((l) => !l.startsWith('GET '))).toEqual([]);
+  });
+});
+
+describe('a webhook delete whose answer was lost', () => {
+  it('the next run drops the entry: not re-created, not reported as gone by someone else', async () => {
+    await r.write('store.yaml', objectStoreManifest('store', 's3://store/data'));
+    await r.write('hook.yaml', webhookManifest('hook', ['modelCreated'], false));
+    expect((await run()).ok).toBe(true);
+    const id = (await r.state()).resources.find((e) => e.name === 'hook')!.id;
+    await r.remove('hook.yaml');
+    proxy.cut = (line) => line === `DELETE /webhooks/${id}`;
+    const lost = await run({ prune: true });
+    expect(lost.ok).toBe(false);
+    expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name: 'hook', pending: 'delete' }));
+    proxy.cut = () => false;
+    proxy.requests.length = 0;
+    const next = await run({ prune: true });
+    expect(next.ok, next.error).toBe(true);
+    expect(next.outcomes).toEqual([]);
+    expect(next.plan!.warnings).toEqual([]);
+    expect(proxy.requests.filter((l) => !l.startsWith('GET '))).toEqual([]);
+    expect((await r.state()).resources.map((e) => e.name)).toEqual(['store']);
+    expect(await r.api.listWebhooks()).toEqual([]);
+  });
+});
+
+describe('a replace whose delete answer was lost', () => {
+  it('the next run finds the old integration still deleting, waits for it, and creates the new one', async () => {
+    await r.write('store.yaml', objectStoreManifest('store', 's3://store/data'));
+    await r.write('hook.yaml', webhookManifest('hook', ['modelCreated'], false));
+    expect((await run()).ok).toBe(true);
+    const id = (await r.state()).resources.find((e) => e.name === 'store')!.id;
+    // cloudLocationPath is not editable: a replace
+    await r.write('store.yaml', objectStoreManifest('store', 's3://store/moved'));
+    r.sandbox.setStuckTransitions(['deleting']);
+    proxy.cut = (line) => line === `DELETE /integrations/${id}`;
+    const lost = await run({ allowReplace: true });
+    expect(lost.ok).toBe(false);
+    expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name: 'store', id, pending: 'delete' }));
+    proxy.cut = (line) => {
+      if (line.startsWith(`DELETE /integrations/${id}`)) r.sandbox.setStuckTransitions(false);
+      return false;
+    };
+    const next = await run({ allowReplace: true });
+    expect(next.ok, next.error).toBe(true);
+    const live = await r.api.listIntegrations();
+    expect(live.map((i) => i.config.cloudLocationPath)).toEqual(['s3://store/moved']);
+    expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name: 'store', id: live[0]!.id, origin: 'created' }));
   });
 });

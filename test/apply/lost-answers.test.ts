@@ -270,3 +270,15 @@ describe('a replace whose delete answer was lost', () => {
     expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name: 'store', id: live[0]!.id, origin: 'created' }));
   });
 });
+
+describe('a dry run whose answer was lost', () => {
+  it('the real call is never sent without the dry run\'s answer, and no intent is recorded', async () => {
+    await r.write('store.yaml', objectStoreManifest('store', 's3://store/data'));
+    proxy.cut = (line) => line === 'POST /integrations?dryRun=true';
+    const lost = await run();
+    expect(lost.ok).toBe(false);
+    expect(proxy.requests.filter((l) => l.startsWith('POST '))).toEqual(['POST /integrations?dryRun=true cut']);
+    expect((await r.state()).resources).toEqual([]);
+    expect(await r.api.listIntegrations()).toEqual([]);
+  });
+});

@@ -305,7 +305,12 @@ async function goneAs404(id: string, put: () => Promise<unknown>): Promise<void>
 // ---- delete ----------------------------------------------------------------------------------
 
 
-/** Dry run of a delete; false when the integration is already gone (nothing more to do). */
+/**
+ * Dry run of a delete; false when the integration is already gone (nothing more to do): a 404, or a 409 whose wait
+ * ends in `gone`. The latter is a delete an earlier run sent and never heard back from (killed, or its answer lost
+ * past the client's retries: its pending intent found the integration still `deleting`): it went through, which for a
+ * delete is done, as in `writeDelete`; before, it failed as "deleted meanwhile: plan again".
+ */
 export async function dryRunDelete(ctx: OpContext, id: string, payload: Record<string, unknown> | undefined): Promise<boolean> {
   try {
     await retryOnConflict(ctx, id, 'delete (dry run)', () =>
@@ -313,7 +318,7 @@ export async function dryRunDelete(ctx: OpContext, id: string, payload: Record<s
     );
     return true;
   } catch (err) {
-    if (isNotFound(err)) return false;
+    if (isNotFound(err) || (err instanceof ApplyFailure && err.code === ErrorCode.resourceGone)) return false;
     throw err;
   }
 }

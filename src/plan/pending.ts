@@ -5,12 +5,12 @@
  * - pending create with a known id: the resource is live → a normal entry; gone → dropped;
  * - pending create without an id: found by its natural key (integrations) or name (webhooks) among live
  *   resources no other entry owns → recorded with that id; not found → the create never landed: dropped (a webhook's
- *   recorded less than WEBHOOK_CREATE_HOLD_MS ago is kept pending: the service may list it late);
+ *   or integration's recorded less than WEBHOOK_CREATE_HOLD_MS ago is kept pending: the service may list it late);
  * - pending delete: still live → a normal entry again (the plan decides anew); gone → dropped.
  * A webhook intent that recorded its identity (name and URL) is found only by it; when more than one unowned live
  * webhook has it, the others made by the same creator are copies its own re-sent create made: recorded as the
  * entry's `copies` (plan/duplicates.ts deletes those with --prune, and no other webhook of that name).
- * Data sources are found by (integration id, prefix). When the service's data sources could not be listed
+ * Data sources are found by (integration id, prefix), which is recorded as their identity. When the service's data sources could not be listed
  * (`dataSources` undefined: not supported), their pending entries are kept as they are.
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
@@ -43,6 +43,14 @@ function byId(a: LiveRef, b: LiveRef): number {
   const nb = Number(b.id);
   if (Number.isFinite(na) && Number.isFinite(nb) && na !== nb) return na - nb;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * A data source's identity is the key its pending create was found by, (integration id, prefix): recorded as the
+ * create's answer would have recorded it (stale.ts checks only entries that hold one; before, a resolved create had none).
+ */
+function foundIdentity(r: ManagedResource): Pick<ManagedResource, 'identity'> {
+  return r.kind === 'DataSource' && r.identity === undefined && r.key !== undefined ? { identity: r.key } : {};
 }
 
 export function resolvePending(
@@ -112,7 +120,7 @@ export function resolvePending(
       claimed.add(`${r.kind}\0${hit.id}`);
       const copies = byIdentity ? found.slice(1).filter((l) => l.createdBy === hit.createdBy).map((l) => l.id) : [];
       for (const id of copies) claimed.add(`${r.kind}\0${id}`);
-      out.push({ ...entry, id: hit.id, ...(copies.length ? { copies } : {}) });
+      out.push({ ...entry, id: hit.id, ...foundIdentity(r), ...(copies.length ? { copies } : {}) });
       notes.push(`${who}: the interrupted create went through; found id ${hit.id} by ${r.key}${copies.length ? ` (and copies ${copies.join(', ')} it made)` : ''}`);
     } else if (heldUntil !== undefined) {
       // (kept whole, still pending: the planner blocks the create until it is listed or the hold has passed)

@@ -9,7 +9,7 @@ import type { ApplyTuning, ReconcileOptions, SourceSettings } from '../../src/re
 export type FlatEngineOptions = Omit<EngineOptions, 'source' | 'plan' | 'tuning'> & SourceSettings & PlanOptions & ApplyTuning;
 
 const SOURCE = ['root', 'paths', 'stream', 'sourceRoot', 'secretScope', 'secretsOrigin'] as const;
-const PLAN = ['prune', 'allowReplace', 'maxDeletes', 'allowEmpty', 'manualSteps', 'resendSecrets', 'only'] as const;
+const PLAN = ['prune', 'allowReplace', 'maxDeletes', 'allowEmpty', 'manualSteps', 'resendSecrets', 'only', 'noAdopt'] as const;
 const TUNING = ['concurrency', 'timeoutMs', 'pollIntervalMs', 'pollMaxIntervalMs', 'pollRate', 'pollListThreshold', 'webhookBatch'] as const;
 
 function pick<K extends string>(o: Record<string, unknown>, keys: readonly K[]): Record<K, unknown> {

@@ -7,7 +7,8 @@
  *   TLS): nothing else of govops' environment — tokens, GOVOPS_SECRET_* — is in its environment or what it starts.
  *   It is not a sandbox: it runs as govops' user, so what it runs can read /proc/<govops pid>/environ, the state
  *   file and the secrets folder; the render tool must not run code from the repository (docs/environments.md);
- * - it has a timeout; on timeout or abort its whole process group is killed;
+ * - it has a timeout; on timeout or abort its whole process group is killed and its output pipes closed (a process
+ *   that left the group cannot keep the render waiting);
  * - stdout is limited (the stream limit); stderr (last lines, redacted) explains a failure.
  * A failure is a `RenderError`; the daemon rejects the revision as it rejects an invalid manifest. A revision with a
  * symbolic link leading out of it is rejected before the command runs (src/sources/links-out.ts).
@@ -91,6 +92,10 @@ export function runRender(cmd: RenderCommand, cwd: string, opts: { env?: NodeJS.
       } catch {
         child.kill('SIGKILL');
       }
+      // A process that left the group (setsid, a detached spawn) may still hold the output pipes: without this the
+      // render would wait for it to close them (for as long as it lives), past the timeout and a shutdown's grace.
+      child.stdout.destroy();
+      child.stderr.destroy();
     };
     const timer = setTimeout(() => kill(new RenderError(`render command ${shown} did not finish within ${cmd.timeoutMs} ms: killed`, 'timeout')), cmd.timeoutMs);
     const onAbort = (): void => kill(new RenderError(`render command ${shown} aborted (govops is stopping)`, 'aborted'));

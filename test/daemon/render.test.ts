@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { linksLeaving } from '../../src/sources/links-out.js';
 import { ServiceClient } from '../../src/api/client.js';
 import { githubSignature } from '../../src/daemon/hooks.js';
@@ -47,6 +47,26 @@ describe('runRender', () => {
     // what the command wrote: only y, neither the value's tail nor a piece of its [redacted]
     expect((err as RenderError).message).toMatch(/failed \(exit code 1\): y+$/);
   });
+
+  it('a process the command left behind in a group of its own, holding its output open: the timeout still ends the render', async () => {
+    // docs/environments.md: the command "is killed (its whole process group) after --render-timeout". A descendant
+    // that left the group (setsid, a detached spawn: an agent a tool starts) kept the output pipe open, the render
+    // waited for it to close, and the reconcile (and a shutdown during it) waited as long as that process lived.
+    const dir = await cleanup.tmp('govops-render-escape-');
+    const pidFile = join(dir, 'pid');
+    const escaped = `const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] }); require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); c.unref(); setInterval(() => {}, 1000);`;
+    cleanup.add(async () => {
+      const pid = Number(await readFile(pidFile, 'utf8').catch(() => ''));
+      if (pid > 0) process.kill(pid, 'SIGKILL');
+    });
+    const started = Date.now();
+    const guard = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 20_000).unref());
+    const err = await Promise.race([runRender({ argv: [process.execPath, '-e', escaped], timeoutMs: 2000 }, dir).catch((e: unknown) => e), guard]);
+    expect(err).toBeInstanceOf(RenderError);
+    expect((err as RenderError).reason).toBe('timeout');
+    expect((err as RenderError).message).toMatch(/did not finish within 2000 ms: killed/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 30_000);
 });
 
 describe('linksLeaving', () => {

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import { linksLeaving } from '../../src/sources/links-out.js';
 import { ServiceClient } from '../../src/api/client.js';
 import { githubSignature } from '../../src/daemon/hooks.js';
@@ -46,6 +46,29 @@ describe('runRender', () => {
     expect(err).toBeInstanceOf(RenderError);
     // what the command wrote: only y, neither the value's tail nor a piece of its [redacted]
     expect((err as RenderError).message).toMatch(/failed \(exit code 1\): y+$/);
+  });
+
+  it("the command's environment: the allow-list only (no token, state URL, database or cloud credential), PATH absolute, run in the folder given", async () => {
+    const dir = await cleanup.tmp('govops-render-env-');
+    const env = {
+      PATH: `.:bin::${process.env.PATH ?? '/usr/bin'}`,
+      HOME: '/home/govops',
+      GOVOPS_TOKEN: 'svc-token',
+      GOVOPS_GIT_TOKEN: 'git-token',
+      GOVOPS_STATE_URL: 'postgres://u:pw@db/govops',
+      GOVOPS_SECRET_WAREHOUSE_PASSWORD: 'pw',
+      DATABASE_URL: 'postgres://u:pw@db/x',
+      PGPASSWORD: 'pw',
+      AWS_SECRET_ACCESS_KEY: 'aws',
+      GITHUB_TOKEN: 'gh',
+      KUBECONFIG: '/home/govops/.kube/config',
+      HTTPS_PROXY: 'http://proxy:3128',
+    };
+    const script = 'process.stdout.write(JSON.stringify({ env: process.env, cwd: process.cwd() }))';
+    const out = JSON.parse(await runRender({ argv: [process.execPath, '-e', script], timeoutMs: 30_000 }, dir, { env })) as { env: Record<string, string>; cwd: string };
+    expect(Object.keys(out.env).sort()).toEqual(['HOME', 'HTTPS_PROXY', 'LC_ALL', 'PATH']);
+    expect(out.env.PATH!.split(':').every((p) => p.startsWith('/'))).toBe(true);
+    expect(out.cwd).toBe(await realpath(dir));
   });
 
   it('a process the command left behind in a group of its own, holding its output open: the timeout still ends the render', async () => {

@@ -32,7 +32,7 @@ export class RenderError extends Error {
   override readonly name = 'RenderError';
   constructor(
     message: string,
-    readonly reason: 'spawn' | 'exit' | 'timeout' | 'aborted' | 'output' | 'links',
+    readonly reason: 'spawn' | 'exit' | 'timeout' | 'aborted' | 'output' | 'links' | 'folder',
   ) {
     super(redactText(message));
   }

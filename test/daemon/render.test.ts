@@ -198,6 +198,45 @@ describe('govops run --render (Git source, real process)', () => {
   });
 });
 
+describe('govops run --render: the folder it runs in is inside the revision (real process)', () => {
+  // docs/environments.md: the command runs "in the revision's manifest folder (--path of the Git source)". An --path
+  // that leaves the checkout (absolute, or with ..) ran the command in a folder of the host and applied what it printed;
+  // without --render the same --path is refused (the loader reads nothing outside the revision).
+  it.each([
+    { label: 'absolute', path: (outside: string) => outside },
+    { label: 'with ..', path: (outside: string) => join('..', '..', '..', '..', '..', '..', '..', '..', outside) },
+  ])('an --path $label that leads out of the checkout rejects the revision; the command never runs there', async ({ path }) => {
+    const sandbox = await startSandbox({ port: 0, transitionMs: 10 });
+    cleanup.add(() => sandbox.close());
+    const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken });
+    cleanup.add(() => api.close());
+    const repo = await createRepo();
+    cleanup.add(() => repo.cleanup());
+    const home = await cleanup.tmp('govops-render-out-');
+    const outside = await cleanup.tmp('govops-render-host-');
+    await writeFile(join(outside, 'render.mjs'), renderScript(printHooks(['from-the-host'])));
+    const sha = await repo.commit({ 'env/render.mjs': renderScript(printHooks(['from-the-repo'])) });
+
+    const d = spawnRun(
+      cleanup,
+      [
+        '--repo', repo.bare, '--branch', 'main', '--path', path(outside), '--interval', '10m', '--resync', '10m',
+        '--render', `${process.execPath} render.mjs`, '--render-timeout', '20s',
+        '--listen', '127.0.0.1:0', '--state', join(home, 'state.json'), '--grace', '5s',
+      ],
+      { cwd: home, env: { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken }, stopSignal: 'SIGKILL' },
+    );
+    const url = await Promise.race([d.url, d.exit.then((c) => Promise.reject(new Error(`exited ${c}: ${d.out()}`)))]);
+    const status = await until(async () => {
+      const s = (await getJson(`${url}/status`)).body;
+      return s.revision.lastApplied !== undefined || s.revision.rejected !== undefined ? s : undefined;
+    }, 20_000, 'first revision done');
+    expect(status.revision.rejected).toBe(sha);
+    expect(status.lastError.message).toMatch(/--path .* is outside the revision/);
+    expect((await api.listWebhooks()).map((w) => w.name)).toEqual([]);
+  });
+});
+
 describe('govops run --render with a directory source (real process)', () => {
   // docs/environments.md: the command runs "in the revision's manifest folder (... the watched folder of --dir)".
   // The directory source's revision is a copy of its YAML files only, so a render input that is not YAML (a jsonnet

@@ -14,7 +14,8 @@
  * symbolic link leading out of it is rejected before the command runs (src/sources/links-out.ts).
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { accessSync, constants as fsc, existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { gitEnv } from '../util/git.js';
 import { lastChars } from '../util/cut.js';
 import { redactText } from '../util/redact.js';
@@ -63,6 +64,31 @@ export function parseRenderCommand(text: string): string[] {
   if (word !== undefined) argv.push(word);
   if (argv.length === 0) throw new Error('the render command is empty');
   return argv;
+}
+
+/** Whether `file` is an executable regular file. */
+function executable(file: string): boolean {
+  try {
+    accessSync(file, fsc.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why the command could never start, told before the daemon starts (a missing tool would reject every revision while
+ * the daemon looked ready): a name found in no folder of the PATH it gets (its absolute folders), or an absolute path
+ * that is no executable file. A relative path (`./x`) is the revision's, left to the run; no PATH, left to the run.
+ */
+export function renderToolProblem(argv0: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (path.isAbsolute(argv0)) return executable(argv0) ? undefined : `${argv0} is not an executable file`;
+  if (argv0.includes('/')) return undefined;
+  const searchPath = gitEnv(env).PATH;
+  if (searchPath === undefined) return undefined;
+  const dirs = searchPath.split(path.delimiter).filter((d) => d !== '');
+  if (dirs.some((dir) => executable(path.join(dir, argv0)))) return undefined;
+  return `${argv0} is not in any folder of PATH (${dirs.join(path.delimiter) || 'none absolute'})`;
 }
 
 const lastLines = (text: string, n = 5): string => text.trim().split('\n').slice(-n).join('\n');

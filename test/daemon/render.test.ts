@@ -4,12 +4,12 @@
  * it). A render that fails or hangs rejects the revision like an invalid manifest; the last good one stays.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { mkdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import { linksLeaving } from '../../src/sources/links-out.js';
 import { ServiceClient } from '../../src/api/client.js';
 import { githubSignature } from '../../src/daemon/hooks.js';
-import { parseRenderCommand, RenderError, runRender } from '../../src/sources/render.js';
+import { parseRenderCommand, RenderError, renderToolProblem, runRender } from '../../src/sources/render.js';
 import { registerSecrets } from '../../src/util/redact.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { createRepo } from '../sources/gitrepo.js';
@@ -234,6 +234,37 @@ describe('govops run --render: the folder it runs in is inside the revision (rea
     expect(status.revision.rejected).toBe(sha);
     expect(status.lastError.message).toMatch(/--path .* is outside the revision/);
     expect((await api.listWebhooks()).map((w) => w.name)).toEqual([]);
+  });
+});
+
+describe('govops run --render: a command that is not installed (real process)', () => {
+  // docs/environments.md: "The render tool must be in the image (the govops image does not ship kustomize)". An image
+  // without it started, answered /readyz 200, and rejected every revision ("spawn kustomize ENOENT"): a rollout of
+  // such an image replaced a working daemon with one that applies nothing.
+  it('a command name found in no PATH folder is refused at start, saying what to do', async () => {
+    const home = await cleanup.tmp('govops-render-missing-');
+    const d = spawnRun(
+      cleanup,
+      [
+        '--repo', join(home, 'none.git'), '--path', 'env', '--render', 'govops-no-such-render-tool build overlays/prod',
+        '--listen', '127.0.0.1:0', '--state', join(home, 'state.json'),
+      ],
+      { cwd: home, env: { GOVOPS_URL: 'http://127.0.0.1:9', GOVOPS_TOKEN: 't' }, stopSignal: 'SIGKILL' },
+    );
+    const ended = await Promise.race([d.exit, d.url.then(() => 'started' as const)]);
+    expect(ended, d.out()).toBe(1);
+    expect(d.out()).toContain('--render: govops-no-such-render-tool is not in any folder of PATH');
+    expect(d.out()).toContain('kustomize');
+  });
+
+  it('what is checked: a name in an absolute PATH folder or an executable absolute path passes; a relative path is the revision\'s, left to the run', () => {
+    const env = { PATH: `.:${dirname(process.execPath)}` };
+    expect(renderToolProblem(basename(process.execPath), env)).toBeUndefined();
+    expect(renderToolProblem(process.execPath, env)).toBeUndefined();
+    expect(renderToolProblem('./render.sh', env)).toBeUndefined();
+    expect(renderToolProblem('/nonexistent/kustomize', env)).toBe('/nonexistent/kustomize is not an executable file');
+    // the working folder (`.`) is never searched: the revision's files are the commit's
+    expect(renderToolProblem('render.sh', { PATH: '.:bin' })).toBe('render.sh is not in any folder of PATH (none absolute)');
   });
 });
 

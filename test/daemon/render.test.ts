@@ -71,6 +71,19 @@ describe('runRender', () => {
     expect(out.cwd).toBe(await realpath(dir));
   });
 
+  it('output past 64 MiB stops the command (reason output); output that is not UTF-8 is refused; a signal is named', async () => {
+    const flood = "const b = Buffer.alloc(1 << 20, 97); let n = 0; const w = () => { while (n < 80) { n++; if (!process.stdout.write(b)) return process.stdout.once('drain', w); } }; w();";
+    const big = await runRender({ argv: [process.execPath, '-e', flood], timeoutMs: 30_000 }, process.cwd()).catch((e: unknown) => e);
+    expect(big).toMatchObject({ name: 'RenderError', reason: 'output' });
+    expect((big as RenderError).message).toMatch(/wrote more than 67108864 bytes$/);
+    const latin1 = await runRender({ argv: [process.execPath, '-e', 'process.stdout.write(Buffer.from([0x6b, 0x3a, 0x20, 0xe9, 0x0a]))'], timeoutMs: 30_000 }, process.cwd()).catch((e: unknown) => e);
+    expect(latin1).toMatchObject({ name: 'RenderError', reason: 'output' });
+    expect((latin1 as RenderError).message).toMatch(/wrote output that is not UTF-8 text$/);
+    const killed = await runRender({ argv: [process.execPath, '-e', "console.error('segv'); process.kill(process.pid, 'SIGSEGV')"], timeoutMs: 30_000 }, process.cwd()).catch((e: unknown) => e);
+    expect(killed).toMatchObject({ name: 'RenderError', reason: 'exit' });
+    expect((killed as RenderError).message).toMatch(/failed \(killed by SIGSEGV\): segv$/);
+  });
+
   it('a process the command left behind in a group of its own, holding its output open: the timeout still ends the render', async () => {
     // docs/environments.md: the command "is killed (its whole process group) after --render-timeout". A descendant
     // that left the group (setsid, a detached spawn: an agent a tool starts) kept the output pipe open, the render

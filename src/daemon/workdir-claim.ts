@@ -57,7 +57,7 @@ export async function claimWorkdir(workdir: string, statePath: string): Promise<
   if (held && held.state !== state && held.hostname === hostname() && held.pid !== process.pid && pidAlive(held.pid)) {
     throw new UserError(
       `the work folder ${resolve(workdir)} is in use by another govops run (process ${held.pid}, state ${held.state})`,
-      'give each daemon its own --workdir (by default it is work/ beside the state file: two daemons sharing one remove each other\'s revision folders)',
+      `give each daemon its own --workdir (by default it is work/ beside the state file: two daemons sharing one remove each other's revision folders); if process ${held.pid} is no govops, delete ${file}`,
     );
   }
   const mine: Claim = { pid: process.pid, hostname: hostname(), state };

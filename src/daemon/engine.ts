@@ -12,6 +12,7 @@ import { CancelledError, ErrorCode } from '../errors.js';
 import { STDIN_PATH } from '../manifests/stream.js';
 import { RenderError, runRender, type RenderCommand } from '../sources/render.js';
 import { linksLeaving } from '../sources/links-out.js';
+import { isInside } from '../util/inside.js';
 import type { ReconcileResult } from '../reconcile/types.js';
 import type { Revision } from '../sources/types.js';
 import type { Logger } from 'pino';
@@ -70,6 +71,12 @@ class RenderedRevision {
   async text(revision: Revision, signal: AbortSignal): Promise<string> {
     const key = `${revision.id}\u0000${revision.root}`;
     if (this.rendered?.key !== key) {
+      const folder = renderFolder(revision);
+      // An --path that leads out of the checkout (absolute, or with ..) would run the command in a folder of the host
+      // and apply what it printed; without --render the loader refuses it the same way.
+      if (!isInside(path.resolve(revision.root), folder)) {
+        throw new RenderError(`--path ${revision.paths[0] ?? '.'} is outside the revision: the render command runs in a folder of the repository (a relative path, without ..)`, 'folder');
+      }
       const links = await linksLeaving(revision.root);
       if (links.length > 0) {
         throw new RenderError(
@@ -77,7 +84,7 @@ class RenderedRevision {
           'links',
         );
       }
-      this.rendered = { key, text: await runRender(this.settings.render, renderFolder(revision), { env: this.settings.env ?? process.env, signal }) };
+      this.rendered = { key, text: await runRender(this.settings.render, folder, { env: this.settings.env ?? process.env, signal }) };
     }
     return this.rendered.text;
   }

@@ -8,6 +8,7 @@ import type { ApplyTuning } from '../reconcile/types.js';
 import type { RequestEvent } from '../api/client.js';
 import { DirSource } from '../sources/dir.js';
 import { GitSource } from '../sources/git.js';
+import { claimWorkdir } from './workdir-claim.js';
 import type { PlanOptions } from '../plan/types.js';
 import type { Source } from '../sources/types.js';
 import { Daemon } from './daemon.js';
@@ -235,6 +236,7 @@ export async function startRunning(
 ): Promise<RunningDaemon> {
   const metrics = new DaemonMetrics();
   const source = makeSource(s, logger, metrics);
+  const releaseWorkdir = await claimWorkdir(s.workdir, s.statePath);
   const identity = s.identity ?? defaultIdentity();
   let daemonRef: Daemon | undefined;
   const elector = makeElector(s, identity, logger, metrics, source, () => daemonRef?.loop);
@@ -269,7 +271,12 @@ export async function startRunning(
     ...(elector ? { onPush: () => elector.announcePush(), notReady: () => elector.readinessProblem() } : {}),
   });
   daemonRef = daemon;
-  await startAll(daemon, elector, api, source, stop);
+  try {
+    await startAll(daemon, elector, api, source, stop);
+  } catch (err) {
+    await releaseWorkdir().catch(() => undefined);
+    throw err;
+  }
   health?.start();
   return {
     daemon,
@@ -290,6 +297,7 @@ export async function startRunning(
       // A request still in flight (one the reconcile cut short by the grace was waiting for, until its own timeout)
       // is aborted when the grace is over: the process exits within it, not after the orchestrator's SIGKILL.
       await api.close(Math.max(0, deadline - performance.now())).catch(() => undefined);
+      await releaseWorkdir().catch(() => undefined);
       return finished;
     },
   };

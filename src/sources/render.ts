@@ -7,13 +7,15 @@
  *   TLS): nothing else of govops' environment — tokens, GOVOPS_SECRET_* — is in its environment or what it starts.
  *   It is not a sandbox: it runs as govops' user, so what it runs can read /proc/<govops pid>/environ, the state
  *   file and the secrets folder; the render tool must not run code from the repository (docs/environments.md);
- * - it has a timeout; on timeout or abort its whole process group is killed;
+ * - it has a timeout; on timeout or abort its whole process group is killed and its output pipes closed (a process
+ *   that left the group cannot keep the render waiting);
  * - stdout is limited (the stream limit); stderr (last lines, redacted) explains a failure.
  * A failure is a `RenderError`; the daemon rejects the revision as it rejects an invalid manifest. A revision with a
  * symbolic link leading out of it is rejected before the command runs (src/sources/links-out.ts).
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { accessSync, constants as fsc, existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { gitEnv } from '../util/git.js';
 import { lastChars } from '../util/cut.js';
 import { redactText } from '../util/redact.js';
@@ -31,7 +33,7 @@ export class RenderError extends Error {
   override readonly name = 'RenderError';
   constructor(
     message: string,
-    readonly reason: 'spawn' | 'exit' | 'timeout' | 'aborted' | 'output' | 'links',
+    readonly reason: 'spawn' | 'exit' | 'timeout' | 'aborted' | 'output' | 'links' | 'folder',
   ) {
     super(redactText(message));
   }
@@ -64,6 +66,31 @@ export function parseRenderCommand(text: string): string[] {
   return argv;
 }
 
+/** Whether `file` is an executable regular file. */
+function executable(file: string): boolean {
+  try {
+    accessSync(file, fsc.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why the command could never start, told before the daemon starts (a missing tool would reject every revision while
+ * the daemon looked ready): a name found in no folder of the PATH it gets (its absolute folders), or an absolute path
+ * that is no executable file. A relative path (`./x`) is the revision's, left to the run; no PATH, left to the run.
+ */
+export function renderToolProblem(argv0: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (path.isAbsolute(argv0)) return executable(argv0) ? undefined : `${argv0} is not an executable file`;
+  if (argv0.includes('/')) return undefined;
+  const searchPath = gitEnv(env).PATH;
+  if (searchPath === undefined) return undefined;
+  const dirs = searchPath.split(path.delimiter).filter((d) => d !== '');
+  if (dirs.some((dir) => executable(path.join(dir, argv0)))) return undefined;
+  return `${argv0} is not in any folder of PATH (${dirs.join(path.delimiter) || 'none absolute'})`;
+}
+
 const lastLines = (text: string, n = 5): string => text.trim().split('\n').slice(-n).join('\n');
 
 /** Run the render command in `cwd`; resolves with its standard output. */
@@ -91,6 +118,10 @@ export function runRender(cmd: RenderCommand, cwd: string, opts: { env?: NodeJS.
       } catch {
         child.kill('SIGKILL');
       }
+      // A process that left the group (setsid, a detached spawn) may still hold the output pipes: without this the
+      // render would wait for it to close them (for as long as it lives), past the timeout and a shutdown's grace.
+      child.stdout.destroy();
+      child.stderr.destroy();
     };
     const timer = setTimeout(() => kill(new RenderError(`render command ${shown} did not finish within ${cmd.timeoutMs} ms: killed`, 'timeout')), cmd.timeoutMs);
     const onAbort = (): void => kill(new RenderError(`render command ${shown} aborted (govops is stopping)`, 'aborted'));

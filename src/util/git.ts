@@ -13,7 +13,8 @@
  *   `false` (a conflict), so none of the host's programs runs whatever the repository's .gitattributes select (a repository govops owns also gets `* -filter` in
  *   info/attributes: see the Git source);
  * - never a prompt (GIT_TERMINAL_PROMPT=0), stable English messages (LC_ALL=C);
- * - a timeout (default 120s) and an abort signal, both killing git's whole process group (what it started too);
+ * - a timeout (default 120s) and an abort signal, both killing git's whole process group (what it started too) and
+ *   closing its pipes (a process that left the group cannot keep the command waiting);
  * - stderr passes through the one redactor (it can quote a remote URL with a token in it).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -211,6 +212,10 @@ function spawnGit(args: readonly string[], opts: GitOptions, env: NodeJS.Process
       } catch {
         child.kill('SIGKILL'); // the group is gone already (or git never started)
       }
+      // A process that left the group (ssh's ControlPersist master, a setsid helper) may still hold the pipes: without
+      // this the command waited for it to close them, for as long as it lived, and the Git source fetched no more.
+      child.stdout.destroy();
+      child.stderr.destroy();
     };
     // Each stream has its own limit (as execFile's maxBuffer).
     const collect = (into: Buffer[]): ((d: Buffer) => void) => {

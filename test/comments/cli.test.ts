@@ -124,6 +124,13 @@ describe('govops comment', () => {
     expect(forge.requests.length).toBe(posted);
   });
 
+  it("--id on a plan's Markdown (one comment per rendered environment, docs/environments.md): its heading names the environment too", async () => {
+    await writeFile(path.join(dir, 'prod.md'), '### govops plan\n\n**Plan: 1 to create**\n');
+    const ok = await runGovops(['comment', 'prod.md', '--id', 'prod', '--number', '11'], { cwd: dir, env: github() });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(forge.comments.at(-1)!.body).toBe('<!-- govops-preview: prod -->\n### govops plan: prod\n\n**Plan: 1 to create**\n');
+  });
+
   it('missing settings are explained (no PR number, no token)', async () => {
     const noEvent = await runGovops(['comment', 'preview.md'], { cwd: dir, env: { ...github(), GITHUB_EVENT_PATH: undefined } });
     expect(noEvent.code).toBe(1);

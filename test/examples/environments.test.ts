@@ -67,6 +67,33 @@ describe('examples/environments (kubectl kustomize | govops)', () => {
     expect(live.find((w) => w.name === 'health-alerts')!.url).toBe(alerts);
   });
 
+  it('two environments against one instance (a shared test sandbox): dev --prune never deletes what prod created; with --no-adopt it changes none of it', async () => {
+    // docs/environments.md: each instance has its own state; ownership is that state. An instance two environments
+    // share is outside that rule (a same-named resource is adopted by the other), and --no-adopt keeps them apart.
+    sandbox = await startSandbox({ port: 0, transitionMs: 10 });
+    dir = await mkdtemp(path.join(tmpdir(), 'govops-env-shared-'));
+    const env = { ...SECRETS, GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken };
+    const prod = await runGovops(['apply', '-', '--state', 'prod.json'], { cwd: dir, env, input: await kustomize('prod') });
+    expect(prod.code, prod.stderr + prod.stdout).toBe(0);
+    const hooks = async () =>
+      ((await (await fetch(`${sandbox!.url}/webhooks`, { headers: { authorization: `Bearer ${sandbox!.adminToken}` } })).json()) as Array<{ id: number; name: string; url: string }>)
+        .map((w) => `${w.id} ${w.name} ${w.url}`)
+        .sort();
+    const before = await hooks();
+    const dev = await runGovops(['apply', '-', '--state', 'dev.json', '--prune', '--no-adopt'], { cwd: dir, env, input: await kustomize('dev') });
+    expect(dev.stdout).toMatch(/not adopted \(--no-adopt\)/);
+    expect(await hooks()).toEqual(before);
+    // dev with no manifests at all, pruning: its state holds only what dev created (its own integration, whose
+    // delete waits for its manifest's deleteCredentials), none of prod's, so nothing of prod's goes
+    const empty = await runGovops(['apply', '-', '--state', 'dev.json', '--prune', '--allow-empty'], { cwd: dir, env, input: '' });
+    expect(empty.stdout).not.toMatch(/Webhook\/\S+\s+delete/);
+    expect(await hooks()).toEqual(before);
+    const hosts = ((await (await fetch(`${sandbox.url}/integrations`, { headers: { authorization: sandbox.adminToken } })).json()) as Array<{ config: { host: string } }>).map((i) => i.config.host);
+    expect(hosts).toContain('prod.warehouse.example.com');
+    const again = await runGovops(['plan', '-', '--state', 'prod.json', '--prune', '--detailed-exitcode'], { cwd: dir, env, input: await kustomize('prod') });
+    expect(again.code, again.stdout).toBe(0);
+  });
+
   it('the base is a valid manifest folder on its own; the kustomize files are ignored (.govopsignore)', async () => {
     const res = await runGovops(['validate', '--strict', ENVIRONMENTS]);
     expect(res.code, res.stdout + res.stderr).toBe(0);

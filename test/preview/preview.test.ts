@@ -542,4 +542,23 @@ describe('govops preview without --base', () => {
       await rm(plain, { recursive: true, force: true });
     }
   });
+
+  it('a stream (-) is refused with what to run instead: preview reads both revisions from Git objects and renders nothing', async () => {
+    // docs/environments.md: a pull request of an overlay layout is planned per environment. `preview -` read a folder
+    // named "-" in Git objects and wrote a comment saying the manifests were invalid ("-:1:1: no such file or folder").
+    const plain = await mkdtemp(path.join(tmpdir(), 'govops-preview-stream-'));
+    try {
+      initRepo(plain);
+      await writeFile(path.join(plain, 'hook.yaml'), hook('solo'));
+      git(plain, 'add', '-A');
+      git(plain, 'commit', '-q', '-m', 'base');
+      const r = await runGovops(['preview', '--base', 'HEAD', '-'], { cwd: plain, env: { GOVOPS_URL: undefined }, input: hook('solo') });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('govops preview cannot read a stream (-)');
+      expect(r.stderr).toContain('govops plan - -o markdown');
+    } finally {
+      await rm(plain, { recursive: true, force: true });
+    }
+  });
 });

@@ -106,6 +106,28 @@ describe('runGit', () => {
     }
   });
 
+  it('a process that left the group holding the output open (ssh ControlPersist, a setsid helper): the timeout still ends the command', async () => {
+    // The group kill missed it and the command waited for its pipes to close, for as long as it lived: the Git source
+    // (one command at a time) stopped fetching for good.
+    const cwd = await tmp();
+    const pids = async (marker: string): Promise<number[]> => {
+      const found: number[] = [];
+      for (const pid of await readdir('/proc')) {
+        if (/^\d+$/.test(pid) && (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes(marker)) found.push(Number(pid));
+      }
+      return found;
+    };
+    try {
+      const guard = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 20_000).unref());
+      const started = Date.now();
+      const err = await Promise.race([runGit(['-c', 'alias.escape=!setsid sleep 271.828 & sleep 60', 'escape'], { cwd, timeoutMs: 1000 }).catch((e: unknown) => e), guard]);
+      expect(err).toMatchObject({ name: 'GitError', reason: 'timeout' });
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      for (const pid of await pids('271.828')) process.kill(pid, 'SIGKILL');
+    }
+  }, 30_000);
+
   it('output past the limit stops git and says so (reason output, not "cannot run git")', async () => {
     const cwd = await tmp();
     const err = await runGit(['-c', "alias.flood=!head -c 200000 /dev/zero", 'flood'], { cwd, maxBuffer: 10_000 }).catch((e: unknown) => e);

@@ -38,14 +38,15 @@ const COMMENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /**
  * One of several previews of a pull request (one job per environment, docs/environments.md): its own marker,
  * `<!-- govops-preview: ID -->`, in place of the preview's, so each job finds and edits its own comment instead of
- * the one the other wrote; and its heading names it, so reviewers tell them apart.
+ * the one the other wrote; and its heading names it (a preview's, or a plan's posted for a rendered environment), so
+ * reviewers tell them apart.
  */
 export function namedComment(body: string, id: string): { marker: string; body: string } {
   if (!COMMENT_ID.test(id)) throw new UserError(`--id must be letters, digits, ".", "_" or "-" (at most 64), got "${printable(id)}"`);
   const marker = `<!-- govops-preview: ${id} -->`;
   const start = body.trimStart();
   const rest = start.startsWith(PREVIEW_MARKER) ? start.slice(PREVIEW_MARKER.length).replace(/^\r?\n/, '') : body;
-  return { marker, body: `${marker}\n${rest.replace(/^### govops preview$/m, `### govops preview: ${id}`)}` };
+  return { marker, body: `${marker}\n${rest.replace(/^### govops (preview|plan)$/m, (_, what: string) => `### govops ${what}: ${id}`)}` };
 }
 
 async function readEvent(env: Env): Promise<unknown> {

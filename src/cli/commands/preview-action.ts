@@ -4,6 +4,8 @@ import type { Command } from 'commander';
 import { renderPreview } from '../../preview/render.js';
 import { runPreview } from '../../preview/preview.js';
 import { secretRedactor } from '../../util/redact.js';
+import { STDIN_PATH } from '../../manifests/stream.js';
+import { UserError } from '../../errors.js';
 import { printableLines } from '../../util/terminal.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
@@ -16,6 +18,13 @@ const redactOutput = (text: string): string => secretRedactor.redactOutput(text,
 
 export async function previewAction(paths: string[], flags: PreviewFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
+  // Both revisions are read from Git objects; a rendered environment (docs/environments.md) is planned instead.
+  if (paths.includes(STDIN_PATH)) {
+    throw new UserError(
+      'govops preview cannot read a stream (-): it reads the manifest files of both revisions from Git objects and renders nothing',
+      'to show a pull request what one rendered environment would do, plan it and post the plan: kubectl kustomize overlays/prod | govops plan - -o markdown --state ... > prod.md; govops comment prod.md --id prod (docs/environments.md)',
+    );
+  }
   const plan = planSettingsFrom(flags);
   const offline = flags.offline === true ? 'offline (--offline)' : typeof flags.offline === 'string' ? flags.offline : undefined;
   const result = await runPreview({

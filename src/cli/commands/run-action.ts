@@ -12,7 +12,7 @@ import { formatDuration, parseTimerDuration } from '../../util/duration.js';
 import { registerSecrets } from '../../util/redact.js';
 import { startRunning, type RunSettings, type RunningDaemon, type WebhookHealthSettings } from '../../daemon/run.js';
 import { redactUrl } from '../../sources/redact.js';
-import { parseRenderCommand, type RenderCommand } from '../../sources/render.js';
+import { parseRenderCommand, renderToolProblem, type RenderCommand } from '../../sources/render.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { planSettingsFrom } from '../settings.js';
 import { notifyUrlLabel, notifyUrlSecrets, type NotifyTarget } from '../../daemon/notify.js';
@@ -187,7 +187,7 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
     secretScope: secretScopeFromFlags(flags, env),
     ...(webhookHealth ? { webhookHealth } : {}),
     ...(flags.observe ? { observe: true } : {}),
-    ...renderFrom(flags),
+    ...renderFrom(flags, env),
     ...(notify.length ? { notify } : {}),
     ...(flags.identity ? { identity: flags.identity } : {}),
     ...(isPgLocation(flags.state) ? { lease: leaseFrom(flags) } : {}),
@@ -195,13 +195,17 @@ export function settingsFrom(flags: RunFlags, env: NodeJS.ProcessEnv = process.e
 }
 
 /** `--render` as an argv (no shell) with its timeout. */
-function renderFrom(flags: RunFlags): { render?: RenderCommand } {
+function renderFrom(flags: RunFlags, env: NodeJS.ProcessEnv): { render?: RenderCommand } {
   if (flags.render === undefined || flags.render.trim() === '') return {};
   let argv: string[];
   try {
     argv = parseRenderCommand(flags.render);
   } catch (err) {
     throw new UserError(`--render: ${(err as Error).message}`, "e.g. --render 'kustomize build overlays/prod'");
+  }
+  const problem = renderToolProblem(argv[0]!, env);
+  if (problem !== undefined) {
+    throw new UserError(`--render: ${problem}`, "install the render tool in the image (govops' image has no kustomize: docs/environments.md), or name it by its absolute path; 'kubectl kustomize DIR' where only kubectl is installed");
   }
   return { render: { argv, timeoutMs: atLeast('--render-timeout', flags.renderTimeout ?? '60s', 1, 'how long the render may take, e.g. 60s') } };
 }

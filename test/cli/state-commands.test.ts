@@ -119,6 +119,30 @@ describe('state adopt of a data source', () => {
   });
 });
 
+describe('state adopt of a data source the service keeps marked deleted', () => {
+  it('is refused as not live (the list leaves it out): it was recorded, and the next plan created another', async () => {
+    const h = await harness({ transitionMs: 20 });
+    try {
+      await mkdir(path.join(h.dir, 'manifests'));
+      await h.writeManifest('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/'));
+      await h.writeManifest('events.yaml', dataSourceManifest('events', 'raw', 's3://raw.example.com/events/'));
+      const applied = await h.govops(['apply', 'manifests']);
+      expect(applied.code, applied.stderr + applied.stdout).toBe(0);
+      const id = (await h.state()).resources.find((r) => r.kind === 'DataSource')!.id;
+      expect((await h.govops(['state', 'forget', 'DataSource/events'])).code).toBe(0);
+      // deleted out of band: the sandbox, as the vendor's handler, first marks it deleted (GET by id still answers it)
+      const del = await fetch(`${h.sandbox.url}/dataSource/${id}`, { method: 'DELETE', headers: { authorization: h.sandbox.adminToken } });
+      expect(del.status).toBeLessThan(300);
+      const res = await h.govops(['state', 'adopt', 'DataSource/events', 'manifests', '--id', id]);
+      expect(res.code, res.stdout).toBe(1);
+      expect(res.stderr).toContain(`no data source with id ${id} in the service`);
+      expect((await h.state()).resources.filter((r) => r.kind === 'DataSource')).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('state migrate --to a folder', () => {
   it('is refused as a folder (give the file), not as a folder that "already holds a state", nor a bare EISDIR with --force', async () => {
     const home = await tmp();

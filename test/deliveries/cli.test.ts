@@ -425,6 +425,29 @@ describe('govops webhooks retry', () => {
   });
 });
 
+describe('govops webhooks retry ID... with a token the service refuses (401)', () => {
+  it('stops at the first refusal and reports it as the error it is, with the token hint; not "N retried: 0 delivered, N failed"', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    for (let i = 0; i < 3; i++) await w.fire('modelAccessRequested');
+    const ids = (await jsonOf(['webhooks', 'history'])).records.map((r: any) => r.id);
+    expect(ids).toHaveLength(3);
+    await w.clearRequests();
+    for (const output of [[], ['-o', 'json']]) {
+      const r = await govops(['webhooks', 'retry', ...ids, '--concurrency', '1', ...output], 'an-expired-token');
+      expect(r.code).toBe(1);
+      // the old code: a table of three "error ... Invalid or unknown token" rows and "3 retried: 0 delivered, 3 failed"
+      expect(r.stderr).toMatch(/^error: service error: POST \/webhooks\/history\/retry\/\d+: 401 /m);
+      expect(r.stderr).toMatch(/hint: check GOVOPS_TOKEN/);
+      expect(r.stderr).not.toContain('retried');
+      expect(r.stdout).toBe('');
+    }
+    const { requests } = await w.control('GET', '/_sandbox/requests');
+    expect(requests.filter((x: any) => x.method === 'POST')).toHaveLength(2); // one refused retry per run
+  });
+});
+
 describe('govops webhooks events', () => {
   it('lists what the service serves, equal to the names shipped in the schemas', async () => {
     w = await startWorld();

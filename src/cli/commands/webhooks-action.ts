@@ -7,7 +7,7 @@ import { failedDeliveries } from '../../deliveries/records.js';
 import { cell, recordTable, retryTable, table } from '../../deliveries/render.js';
 import { printableJson } from '../../util/terminal.js';
 import { retryDeliveries, uniqueIds } from '../../deliveries/retry.js';
-import { UserError } from '../../errors.js';
+import { ApiError, UserError } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
 import type { LoadedManifest } from '../../manifests/types.js';
 import { WEBHOOK_ACTIONS } from '../../service/events.js';
@@ -271,11 +271,24 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
       process.exitCode = EXIT.ok;
       return;
     }
+    // A token the service refuses (401) is refused for every id: the first refusal stops the run and is reported as the
+    // error it is, with the token's hint, as every other command reports it. Each id was tried and reported as a
+    // failed row ("N retried: 0 delivered, N failed", the service's text only), nothing having been retried.
+    const stop = new AbortController();
+    let refused: ApiError | undefined;
     const outcomes = await retryDeliveries(api, ids, {
       concurrency,
-      onResult: (o) => ctx.logger.info({ historyId: o.historyId, newId: o.record?.id, statusCode: o.record?.statusCode, ok: o.ok }, 'webhook delivery retried'),
+      signal: stop.signal,
+      onResult: (o) => {
+        if (o.error instanceof ApiError && o.error.statusCode === 401) {
+          refused ??= o.error;
+          stop.abort();
+        }
+        ctx.logger.info({ historyId: o.historyId, newId: o.record?.id, statusCode: o.record?.statusCode, ok: o.ok }, 'webhook delivery retried');
+      },
     });
     const delivered = outcomes.filter((o) => o.ok).length;
+    if (refused && delivered === 0) throw refused;
     if (wantsJson(ctx)) {
       json(ctx, {
         retried: outcomes.length,

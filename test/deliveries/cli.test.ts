@@ -425,6 +425,26 @@ describe('govops webhooks retry', () => {
   });
 });
 
+describe('webhooks retry --failed and history NAME with a state named and not found (a typo of --state)', () => {
+  it('is an error saying there is no state there, as webhooks list says; not "the state records no webhook govops manages", hint "pass --state"', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    await w.fire('modelAccessRequested');
+    const typo = join(dir, 'no-such-state.json');
+    for (const args of [['webhooks', 'retry', '--failed'], ['webhooks', 'retry', '--failed', 'down'], ['webhooks', 'history', 'down']]) {
+      const r = await govops([...args, '--state', typo]);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toMatch(/there is no govops state at .*no-such-state\.json/);
+      expect(r.stdout).toBe('');
+    }
+    // without one named, none is managed: NAME is the webhook of that name in the service
+    const none = await govops(['webhooks', 'retry', '--failed', 'down', '--dry-run']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toMatch(/Would retry 1 deliveries/);
+  });
+});
+
 describe('govops webhooks retry ID... with a token the service refuses (401)', () => {
   it('stops at the first refusal and reports it as the error it is, with the token hint; not "N retried: 0 delivered, N failed"', async () => {
     w = await startWorld();

@@ -81,6 +81,21 @@ async function webhooksNamed(api: ServiceApi, state: GovopsState, name: string):
   return { live, ids, names };
 }
 
+/**
+ * The state a webhooks command reads. One named (--state, GOVOPS_STATE, GOVOPS_STATE_URL) must exist: read as empty, a
+ * typo made `retry --failed` say the state "records no webhook govops manages" (hint: pass --state, which was passed),
+ * and NAME stand for no manifest name. Without one, the default that does not exist yet means none is managed.
+ */
+async function namedState(command: Command, location: string, without: string): Promise<GovopsState> {
+  if (command.getOptionValueSource('state') !== 'default' && !(await stateExists(location))) {
+    throw new UserError(
+      `there is no govops state at ${describeStateLocation(location)}`,
+      `check --state / GOVOPS_STATE (and --state-key for a PostgreSQL state); leave it out to ${without}`,
+    );
+  }
+  return loadState(location);
+}
+
 function fallbackNote(ctx: CliContext): () => void {
   return () => ctx.stderr.write('note: the service refused successOrFailure; filtering by status code here instead\n');
 }
@@ -101,7 +116,7 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
     if (name !== undefined) {
       // The interface has no webhook filter: records are matched here, by webhook id or name (a
       // replaced webhook has a new id, its old records keep the name).
-      const { live, ids, names } = await webhooksNamed(api, await loadState(flags.state), name);
+      const { live, ids, names } = await webhooksNamed(api, await namedState(command, flags.state, 'match NAME against no state'), name);
       if (live.length === 0) ctx.stderr.write(`note: no live webhook is named "${name}"; showing records that carry that name\n`);
       match = (r) => names.has(r.webhookName) || (r.webhookId !== '' && ids.has(r.webhookId));
     }
@@ -169,13 +184,14 @@ async function selectFailed(
   name: string | undefined,
   flags: RetryFlags,
   ctx: CliContext,
+  command: Command,
 ): Promise<{ selected: WebhookHistoryRecord[]; more: number }> {
   const max = parseCount('--max', flags.max ?? DEFAULT_RETRY_MAX, 1)!;
   const sinceMs = parseSince('--since', flags.since ?? DEFAULT_RETRY_SINCE, Date.now());
   let scope: Set<string> | undefined;
   if (name !== undefined) {
     const all = await api.listWebhooks();
-    const entries = managedEntries(await loadState(flags.state), all);
+    const entries = managedEntries(await namedState(command, flags.state, 'retry the webhooks of that name against no state'), all);
     // NAME is a webhook's name in the service, or the manifest name govops manages one under (metadata.name; the
     // name in the service is its spec.name when written): the webhooks of that name in the service.
     const byManifest = entries.find((r) => r.name === name && all.some((w) => w.id === r.id));
@@ -197,7 +213,7 @@ async function selectFailed(
       }
     }
   } else if (!flags.allWebhooks) {
-    const state = await loadState(flags.state);
+    const state = await namedState(command, flags.state, 'use the default state (.govops/state.json), or name a webhook or give --all-webhooks');
     const entries = managedEntries(state, await api.listWebhooks());
     scope = new Set(entries.map((r) => r.id));
     if (scope.size === 0) {
@@ -251,7 +267,7 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
     let selected: WebhookHistoryRecord[] = [];
     let more = 0;
     if (flags.failed) {
-      ({ selected, more } = await selectFailed(api, targets[0], flags, ctx));
+      ({ selected, more } = await selectFailed(api, targets[0], flags, ctx, command));
       ids = selected.map((r) => r.id);
       if (more > 0) ctx.stderr.write(`note: ${more} more failed deliveries not selected (--max); run again or raise --max\n`);
     } else {
@@ -407,15 +423,8 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
   const problems = set.diagnostics.filter((d) => d.severity === 'error').length;
   if (problems) ctx.stderr.write(`warning: ${problems} manifest problem(s); run govops validate (manifests with errors are not matched)\n`);
   const { manifests, byServiceName } = webhookManifests(set.manifests);
-  // A state named (--state, GOVOPS_STATE, GOVOPS_STATE_URL) must exist: a typo listed every webhook as unmanaged,
-  // and as adopted by the next apply. Without one, the default that does not exist yet means none is managed.
-  if (command.getOptionValueSource('state') !== 'default' && !(await stateExists(flags.state))) {
-    throw new UserError(
-      `there is no govops state at ${describeStateLocation(flags.state)}`,
-      'check --state / GOVOPS_STATE (and --state-key for a PostgreSQL state); leave it out to list the webhooks against no state',
-    );
-  }
-  const state = await loadState(flags.state);
+  // (a typo of a named state listed every webhook as unmanaged, and as adopted by the next apply)
+  const state = await namedState(command, flags.state, 'list the webhooks against no state');
   const api = clientFromOptions(flags, ctx.logger);
   try {
     const live = await api.listWebhooks();

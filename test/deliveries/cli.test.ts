@@ -576,6 +576,27 @@ spec:
     expect(listed.stderr).not.toContain('adopts');
   });
 
+  it("a copy govops' own create left (recorded in the state as the entry's copy) is managed, as plan --prune deletes it; another of that name stays unmanaged", async () => {
+    w = await startWorld();
+    const [kept, copy, theirs] = await w.createHooks([hookItem(w, 'alpha', '/a'), hookItem(w, 'alpha', '/a'), hookItem(w, 'alpha', '/other')]);
+    const file = join(dir, 'copies-state.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        version: 2,
+        fingerprintKey: STATE_KEY,
+        resources: [{ kind: 'Webhook', name: 'alpha', id: String(kept.id), origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: new Date().toISOString(), copies: [String(copy.id)] }],
+      }),
+    );
+    const rows = await jsonOf(['webhooks', 'list', '--state', file]);
+    const owner = (id: unknown) => rows.find((r: any) => String(r.id) === String(id))?.owner;
+    // the old code: the copy "unmanaged", which govops never deletes, while apply --prune deletes it (plan/duplicates.ts)
+    expect([owner(kept.id), owner(copy.id), owner(theirs.id)]).toEqual(['managed', 'managed', 'unmanaged']);
+    const text = await govops(['webhooks', 'list', '--state', file]);
+    expect(text.stderr).toContain('3 webhook(s): 2 managed, 0 adopted, 1 unmanaged');
+    expect(text.stderr).toContain(`note: webhook ${copy.id} is a copy of Webhook/alpha (id ${kept.id}) govops' own create left: apply --prune deletes it`);
+  });
+
   it("a webhook now at an id the state recorded for another one (the service gave the id again) is unmanaged, as plan and retry --failed take it", async () => {
     w = await startWorld();
     const [theirs] = await w.createHooks([hookItem(w, 'theirs', '/theirs')]);

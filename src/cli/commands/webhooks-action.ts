@@ -414,7 +414,18 @@ function ownership(state: GovopsState, live: readonly LiveWebhook[]) {
   // A manifest whose recorded webhook is live is that webhook's: another live webhook that merely shares the name
   // (another team's) is never matched to it, nor adopted by the next apply (the plan reports it as a duplicate).
   const held = new Set(entries.filter((r) => liveById.has(r.id)).map((r) => r.name));
-  return { byId, held, stale, liveById };
+  // A copy govops' own create left (an entry's `copies`: a live webhook of the name of the entry's live one, which no
+  // entry records): govops' own, deleted by apply --prune (plan/duplicates.ts). It was shown `unmanaged`, what govops
+  // never deletes.
+  const copyOf = new Map<string, ManagedResource>();
+  for (const r of entries) {
+    const kept = liveById.get(r.id);
+    for (const id of kept ? (r.copies ?? []) : []) {
+      const copy = liveById.get(id);
+      if (copy && copy.name === kept!.name && !byId.has(id)) copyOf.set(id, r);
+    }
+  }
+  return { byId, held, stale, liveById, copyOf };
 }
 
 export async function listAction(paths: string[], flags: ListFlags, command: Command): Promise<void> {
@@ -429,13 +440,14 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
   try {
     const live = await api.listWebhooks();
     const liveIds = new Set(live.map((w) => w.id));
-    const { byId, held, stale, liveById } = ownership(state, live);
+    const { byId, held, stale, liveById, copyOf } = ownership(state, live);
     const rows = live
       .map((w) => {
         const recorded = byId.get(w.id);
-        const owner: Owner = recorded ? (recorded.origin === 'created' ? 'managed' : 'adopted') : 'unmanaged';
-        const named = recorded?.name ?? byServiceName.get(w.name);
-        const manifest = named !== undefined && (recorded || !held.has(named)) ? manifests.get(named) : undefined;
+        const copied = recorded ? undefined : copyOf.get(w.id);
+        const owner: Owner = copied ? 'managed' : recorded ? (recorded.origin === 'created' ? 'managed' : 'adopted') : 'unmanaged';
+        const named = recorded?.name ?? copied?.name ?? byServiceName.get(w.name);
+        const manifest = named !== undefined && (recorded || copied || !held.has(named)) ? manifests.get(named) : undefined;
         return { webhook: w, owner, manifestName: manifest ? named : undefined, manifest };
       })
       .sort((a, b) => (a.webhook.name < b.webhook.name ? -1 : a.webhook.name > b.webhook.name ? 1 : Number(a.webhook.id) - Number(b.webhook.id)));
@@ -475,6 +487,9 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
     for (const r of missing) {
       if (r.id === '') ctx.stderr.write(`note: Webhook/${r.name}: its create was not confirmed (an interrupted run); the next plan looks for it in the service\n`);
       else ctx.stderr.write(`note: Webhook/${r.name} is in the state (id ${r.id}) but not in the service; the next apply creates it again\n`);
+    }
+    for (const [id, r] of copyOf) {
+      ctx.stderr.write(`note: webhook ${cell(id, 20)} is a copy of Webhook/${r.name} (id ${cell(r.id, 20)}) govops' own create left: apply --prune deletes it\n`);
     }
     for (const r of stale) {
       // the other webhook's name is someone else's choice: JSON-quoted, escaped for the terminal

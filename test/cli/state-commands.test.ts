@@ -143,6 +143,26 @@ describe('state adopt of a data source the service keeps marked deleted', () => 
   });
 });
 
+describe('state forget of an object_store integration whose data sources govops manages', () => {
+  it('says they are still managed (the next apply --prune deletes them once their manifests go), and how to leave them too', async () => {
+    const home = await tmp();
+    const file = path.join(home, 'state.json');
+    const ds = (name: string, integrationId: string): ManagedResource =>
+      entry(name, { kind: 'DataSource', type: undefined, id: name === 'events' ? '3' : '4', identity: `${integrationId}|s3://b.example.com/${name}/` });
+    for (const output of [[], ['-o', 'json']]) {
+      await saveState(file, { ...newState(), resources: [entry('raw', { id: '11', type: 'object_store' }), ds('events', '11'), ds('elsewhere', '5')] });
+      const res = await runGovops(['state', 'forget', 'Integration/raw', '--state', file, ...output], { cwd: home });
+      expect(res.code, res.stderr).toBe(0);
+      // the old code said only "without one it is left alone (never pruned)": handing the integration over (its manifest
+      // and its data sources' removed), the next apply --prune deleted the data sources under it
+      expect(res.stderr).toContain('warning: DataSource/events (under it) is still managed by govops');
+      expect(res.stderr).toContain('govops state forget DataSource/events');
+      expect(res.stderr).not.toContain('elsewhere');
+      expect((await loadState(file)).resources.map((r) => `${r.kind}/${r.name}`).sort()).toEqual(['DataSource/elsewhere', 'DataSource/events']);
+    }
+  });
+});
+
 describe('state migrate --to a folder', () => {
   it('is refused as a folder (give the file), not as a folder that "already holds a state", nor a bare EISDIR with --force', async () => {
     const home = await tmp();

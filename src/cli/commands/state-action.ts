@@ -128,13 +128,33 @@ export async function showAction(name: string, flags: StateFlags, command: Comma
   process.exitCode = EXIT.ok;
 }
 
+/**
+ * The data sources the state records under an integration (by the live id in their identity, service/data-sources.ts
+ * `dataSourceKey`): forgetting the integration leaves them managed, and once their manifests go with the integration's
+ * (handed over to another team), the next apply --prune deletes them.
+ */
+function dataSourcesUnder(s: GovopsState, integration: ManagedResource): ManagedResource[] {
+  if (integration.kind !== 'Integration' || integration.id === '') return [];
+  return s.resources.filter((r) => r.kind === 'DataSource' && r.identity?.startsWith(`${integration.id}|`) === true);
+}
+
 export async function forgetAction(name: string, flags: StateFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
+  let children: ManagedResource[] = [];
   const r = await lockedExisting(flags.state, async (s) => {
     const entry = find(s, name, flags.state);
+    children = dataSourcesUnder(s, entry);
     await saveState(flags.state, removeResource(s, entry.kind, entry.name));
     return entry;
   });
+  if (children.length) {
+    const names = children.map((d) => `DataSource/${d.name}`).sort();
+    ctx.stderr.write(
+      `warning: ${names.join(', ')} (under it) ${names.length === 1 ? 'is' : 'are'} still managed by govops: once ${names.length === 1 ? 'its manifest is' : 'their manifests are'} removed, ` +
+        `the next apply --prune deletes ${names.length === 1 ? 'it' : 'them'} from the integration; to leave ${names.length === 1 ? 'it' : 'them'} too: ` +
+        `${names.map((n) => `govops state forget ${n}`).join('; ')}\n`,
+    );
+  }
   if (ctx.options.output === 'json') json(ctx, { forgotten: view(r) });
   else {
     ctx.stdout.write(

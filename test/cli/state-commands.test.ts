@@ -163,6 +163,19 @@ describe('state forget of an object_store integration whose data sources govops 
   });
 });
 
+describe('state forget where adoption is left to the operator (GOVOPS_NO_ADOPT)', () => {
+  it('does not say the next plan adopts it: a plan with --no-adopt blocks it until state adopt records it', async () => {
+    const home = await tmp();
+    const file = path.join(home, 'state.json');
+    for (const [env, says] of [[{}, 'The next plan adopts it if a manifest matches it'], [{ GOVOPS_NO_ADOPT: 'true' }, 'The next plan blocks it if a manifest matches it (GOVOPS_NO_ADOPT)']] as const) {
+      await saveState(file, { ...newState(), resources: [entry('lake')] });
+      const res = await runGovops(['state', 'forget', 'lake', '--state', file], { cwd: home, env });
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toContain(says);
+    }
+  });
+});
+
 describe('state migrate --to a folder', () => {
   it('is refused as a folder (give the file), not as a folder that "already holds a state", nor a bare EISDIR with --force', async () => {
     const home = await tmp();

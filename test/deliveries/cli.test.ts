@@ -566,6 +566,10 @@ spec:
     expect(rows.find((r: any) => r.name === 'new-one')).toMatchObject({ owner: 'unmanaged', manifest: { name: 'new-one' } });
     const text = await govops(['webhooks', 'list', 'list-shared', '--state', state]);
     expect(text.stderr).toContain('3 webhook(s): 1 managed, 0 adopted, 2 unmanaged (1 with a manifest of the same name: the next apply adopts them)');
+    // where adoption is left to the operator (GOVOPS_NO_ADOPT), the next apply blocks them: the old code said it adopts them
+    const guarded = await runGovops(['webhooks', 'list', 'list-shared', '--state', state], { cwd: dir, env: { GOVOPS_URL: w.url, GOVOPS_TOKEN: w.admin, GOVOPS_NO_ADOPT: 'true' } });
+    expect(guarded.stderr).toContain('3 webhook(s): 1 managed, 0 adopted, 2 unmanaged (1 with a manifest of the same name: the next apply blocks them, GOVOPS_NO_ADOPT; govops state adopt records one)');
+    expect(guarded.stderr).not.toContain('adopts them');
 
     // two unmanaged webhooks of a manifest's name: the plan refuses the match (remove the duplicates), adopts neither
     await w.createHooks([{ url: `${w.rx.url}/new-one-2`, name: 'new-one', global: false, notificationType: ['modelAccessRequested'], actionType: 'triggered' }], w.user);

@@ -15,6 +15,7 @@ import type { Manifest } from '../../manifests/types.js';
 import type { ServiceApi } from '../../api/client-types.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
+import { envSwitchOn } from '../boolean-env.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { stdinStream } from '../stdin.js';
 import { describeStateLocation } from '../../state/location.js';
@@ -159,7 +160,9 @@ export async function forgetAction(name: string, flags: StateFlags, command: Com
   else {
     ctx.stdout.write(
       `Forgot ${r.kind}/${r.name}${r.id ? ` (id ${r.id})` : ''}: govops no longer manages it; nothing changed in the service.\n` +
-        `The next plan adopts it if a manifest matches it; without one it is left alone (never pruned).\n`,
+        // where the operator leaves adoption to state adopt (GOVOPS_NO_ADOPT: plan and apply --no-adopt), it is blocked
+        `The next plan ${envSwitchOn('GOVOPS_NO_ADOPT') ? 'blocks it if a manifest matches it (GOVOPS_NO_ADOPT) until govops state adopt records it' : 'adopts it if a manifest matches it'}; ` +
+          `without one it is left alone (never pruned).\n`,
     );
   }
   process.exitCode = EXIT.ok;

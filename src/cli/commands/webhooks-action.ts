@@ -21,6 +21,7 @@ import { parseDuration } from '../../util/duration.js';
 import { clientFromOptions, type ConnectionFlags } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { parseCount } from '../flags.js';
+import { envSwitchOn } from '../boolean-env.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { stdinStream } from '../stdin.js';
 import { firstBy } from '../../util/multimap.js';
@@ -366,7 +367,7 @@ export function displayUrl(url: string): string {
 type Owner = 'managed' | 'adopted' | 'unmanaged';
 
 /** The one-line summary of `webhooks list`: counts by owner, and what the next apply does with unmanaged ones. */
-function listSummary(rows: ReadonlyArray<{ webhook: LiveWebhook; owner: Owner; manifest: unknown }>): string {
+function listSummary(rows: ReadonlyArray<{ webhook: LiveWebhook; owner: Owner; manifest: unknown }>, noAdopt: boolean): string {
   const counts = { managed: 0, adopted: 0, unmanaged: 0 };
   for (const r of rows) counts[r.owner]++;
   // A manifest matching one unmanaged webhook adopts it; matching several, the plan refuses them all (duplicates).
@@ -375,7 +376,10 @@ function listSummary(rows: ReadonlyArray<{ webhook: LiveWebhook; owner: Owner; m
   const adoptable = [...matching.values()].filter((n) => n === 1).length;
   const shared = [...matching.values()].filter((n) => n > 1).reduce((a, n) => a + n, 0);
   const notes = [
-    ...(adoptable ? [`${adoptable} with a manifest of the same name: the next apply adopts them`] : []),
+    // where the operator leaves adoption to state adopt (GOVOPS_NO_ADOPT: plan and apply --no-adopt), they are blocked
+    ...(adoptable
+      ? [`${adoptable} with a manifest of the same name: the next apply ${noAdopt ? 'blocks them, GOVOPS_NO_ADOPT; govops state adopt records one' : 'adopts them'}`]
+      : []),
     ...(shared ? [`${shared} share the name of a manifest: the next plan refuses to match them until one is removed`] : []),
   ];
   return `${rows.length} webhook(s): ${counts.managed} managed, ${counts.adopted} adopted, ${counts.unmanaged} unmanaged${notes.length ? ` (${notes.join('; ')})` : ''}\n`;
@@ -482,7 +486,7 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
         ]);
       }
       ctx.stdout.write(table(out));
-      ctx.stderr.write(listSummary(rows));
+      ctx.stderr.write(listSummary(rows, envSwitchOn('GOVOPS_NO_ADOPT')));
     }
     for (const r of missing) {
       if (r.id === '') ctx.stderr.write(`note: Webhook/${r.name}: its create was not confirmed (an interrupted run); the next plan looks for it in the service\n`);

@@ -159,7 +159,8 @@ export async function forgetAction(name: string, flags: StateFlags, command: Com
   if (ctx.options.output === 'json') json(ctx, { forgotten: view(r) });
   else {
     ctx.stdout.write(
-      `Forgot ${r.kind}/${r.name}${r.id ? ` (id ${r.id})` : ''}: govops no longer manages it; nothing changed in the service.\n` +
+      // the id is the service's (as the names are the state's): escaped for the terminal, as list and show print them
+      `Forgot ${printable(`${r.kind}/${r.name}`)}${r.id ? ` (id ${printable(r.id)})` : ''}: govops no longer manages it; nothing changed in the service.\n` +
         // where the operator leaves adoption to state adopt (GOVOPS_NO_ADOPT: plan and apply --no-adopt), it is blocked
         `The next plan ${envSwitchOn('GOVOPS_NO_ADOPT') ? 'blocks it if a manifest matches it (GOVOPS_NO_ADOPT) until govops state adopt records it' : 'adopts it if a manifest matches it'}; ` +
           `without one it is left alone (never pruned).\n`,
@@ -319,7 +320,8 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
   if (ctx.options.output === 'json') json(ctx, { adopted: view(entry) });
   else {
     ctx.stdout.write(
-      `Recorded ${entry.kind}/${entry.name} as live id ${entry.id}. The next plan shows it as an adoption (<=) of that id, ` +
+      // the id as the service answered it: escaped for the terminal
+      `Recorded ${entry.kind}/${entry.name} as live id ${printable(entry.id)}. The next plan shows it as an adoption (<=) of that id, ` +
         `with any field that differs; apply records it (credentials it cannot compare are recorded, not sent, unless --resend-secrets).\n`,
     );
   }

@@ -490,7 +490,7 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
     }
     for (const r of missing) {
       if (r.id === '') ctx.stderr.write(`note: Webhook/${r.name}: its create was not confirmed (an interrupted run); the next plan looks for it in the service\n`);
-      else ctx.stderr.write(`note: Webhook/${r.name} is in the state (id ${r.id}) but not in the service; the next apply creates it again\n`);
+      else ctx.stderr.write(`note: Webhook/${r.name} is in the state (id ${cell(r.id, 20)}) but not in the service; the next apply creates it again\n`);
     }
     for (const [id, r] of copyOf) {
       ctx.stderr.write(`note: webhook ${cell(id, 20)} is a copy of Webhook/${r.name} (id ${cell(r.id, 20)}) govops' own create left: apply --prune deletes it\n`);

@@ -468,6 +468,29 @@ describe('govops webhooks retry ID... with a token the service refuses (401)', (
   });
 });
 
+describe('govops webhooks retry ID... while the service cannot be reached (connection refused)', () => {
+  it('stops at the first refusal and says the service cannot be reached; not "N retried: 0 delivered, N failed", each id tried', async () => {
+    const { createServer } = await import('node:net');
+    // a port nothing listens on: taken, then closed
+    const port = await new Promise<number>((done) => {
+      const s = createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => done(p));
+      });
+    });
+    const r = await runGovops(['webhooks', 'retry', '1', '2', '3', '--concurrency', '1', '--retries', '0'], {
+      cwd: dir,
+      env: { GOVOPS_URL: `http://127.0.0.1:${port}`, GOVOPS_TOKEN: 'a-token', GOVOPS_LOG_LEVEL: undefined },
+    });
+    expect(r.code).toBe(1);
+    // the old code: three "error ... ECONNREFUSED" rows and "3 retried: 0 delivered, 3 failed"
+    expect(r.stderr).toMatch(/^error: cannot reach the service: POST \/webhooks\/history\/retry\/1: /m);
+    expect(r.stderr).not.toContain('retried');
+    expect(r.stdout).toBe('');
+  });
+});
+
 describe('govops webhooks events', () => {
   it('lists what the service serves, equal to the names shipped in the schemas', async () => {
     w = await startWorld();

@@ -6,8 +6,8 @@ import { DEFAULT_PAGE_SIZE, readHistory, type ReadStats } from '../../deliveries
 import { failedDeliveries } from '../../deliveries/records.js';
 import { cell, recordTable, retryTable, table } from '../../deliveries/render.js';
 import { printableJson } from '../../util/terminal.js';
-import { retryDeliveries, uniqueIds } from '../../deliveries/retry.js';
-import { ApiError, UserError } from '../../errors.js';
+import { retryDeliveries, uniqueIds, type RetryOutcome } from '../../deliveries/retry.js';
+import { ApiError, ErrorCode, TransportError, UserError } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
 import type { LoadedManifest } from '../../manifests/types.js';
 import { WEBHOOK_ACTIONS } from '../../service/events.js';
@@ -242,6 +242,31 @@ async function selectFailed(
   return { selected: failed.slice(0, max).map((d) => d.record), more: Math.max(0, failed.length - max) };
 }
 
+/**
+ * Retry the ids. A token the service refuses (401) is refused for every id, and a service that cannot be reached (the
+ * connection not opened, after the client's retries: nothing was sent) is so for every id: the first such failure stops
+ * the run and is thrown, to be reported as the error it is (with the token's hint), as every other command reports it,
+ * unless a retry got through. Before, each id was tried and shown as a failed row ("N retried: 0 delivered, N failed"),
+ * nothing having been retried.
+ */
+async function retryUntilRefused(api: ServiceApi, ids: readonly string[], concurrency: number, ctx: CliContext): Promise<RetryOutcome[]> {
+  const stop = new AbortController();
+  let refused: ApiError | TransportError | undefined;
+  const outcomes = await retryDeliveries(api, ids, {
+    concurrency,
+    signal: stop.signal,
+    onResult: (o) => {
+      if ((o.error instanceof ApiError && o.error.statusCode === 401) || (o.error instanceof TransportError && o.error.code === ErrorCode.connectFailed)) {
+        refused ??= o.error;
+        stop.abort();
+      }
+      ctx.logger.info({ historyId: o.historyId, newId: o.record?.id, statusCode: o.record?.statusCode, ok: o.ok }, 'webhook delivery retried');
+    },
+  });
+  if (refused && !outcomes.some((o) => o.ok)) throw refused;
+  return outcomes;
+}
+
 export async function retryAction(targets: string[], flags: RetryFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
   const concurrency = parseCount('--concurrency', flags.concurrency, 1)!;
@@ -288,24 +313,8 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
       process.exitCode = EXIT.ok;
       return;
     }
-    // A token the service refuses (401) is refused for every id: the first refusal stops the run and is reported as the
-    // error it is, with the token's hint, as every other command reports it. Each id was tried and reported as a
-    // failed row ("N retried: 0 delivered, N failed", the service's text only), nothing having been retried.
-    const stop = new AbortController();
-    let refused: ApiError | undefined;
-    const outcomes = await retryDeliveries(api, ids, {
-      concurrency,
-      signal: stop.signal,
-      onResult: (o) => {
-        if (o.error instanceof ApiError && o.error.statusCode === 401) {
-          refused ??= o.error;
-          stop.abort();
-        }
-        ctx.logger.info({ historyId: o.historyId, newId: o.record?.id, statusCode: o.record?.statusCode, ok: o.ok }, 'webhook delivery retried');
-      },
-    });
+    const outcomes = await retryUntilRefused(api, ids, concurrency, ctx);
     const delivered = outcomes.filter((o) => o.ok).length;
-    if (refused && delivered === 0) throw refused;
     if (wantsJson(ctx)) {
       json(ctx, {
         retried: outcomes.length,

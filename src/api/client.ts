@@ -11,7 +11,7 @@ import { DEFAULT_DATA_SOURCE_DELETE_PATH, DEFAULT_DATA_SOURCES_PATH, dataSourceK
 import type { ScriptPhase } from '../service/kinds.js';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
 import type { MutationOptions, RunDeadline, ServiceApi } from './client-types.js';
-import { toCreatedDataSources, toDataSourceList, toLiveDataSource, wireIntegrationId } from './data-sources.js';
+import { toCreatedDataSources, toDataSourceList, softDeleted, toLiveDataSource, wireIntegrationId } from './data-sources.js';
 import { wholeList } from './envelope.js';
 import {
   apiErrorFrom,
@@ -369,8 +369,12 @@ export class ServiceClient implements ServiceApi {
     return this.call({
       method: 'GET', route: `${this.dsPath}/{id}`, path, auth: 'integration',
       parse: (r) => {
-        const d = toLiveDataSource(json(r));
+        const body = json(r);
+        const d = toLiveDataSource(body);
         if (!d) throw new ApiError(200, 'Invalid response', 'expected a data source record', 'GET', path, r.text);
+        // A record marked deleted is no live data source (the list leaves it out): taken for one, `state adopt`
+        // recorded it and the next plan created another in its place. As the list: not found.
+        if (softDeleted(body)) throw new ApiError(404, 'Not Found', `data source ${id} is deleted (its record is marked deleted)`, 'GET', path);
         return d;
       },
     });

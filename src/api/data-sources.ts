@@ -36,7 +36,8 @@ export function toLiveDataSource(v: unknown): LiveDataSource | undefined {
   };
 }
 
-const softDeleted = (v: unknown): boolean =>
+/** A record marked deleted (flat, or in its handler metadata): a soft-deleted data source, not a live one. */
+export const softDeleted = (v: unknown): boolean =>
   isPlainObject(v) && (booleanFromWire(v.deleted) === true || (isPlainObject(v.metadata) && booleanFromWire(v.metadata.deleted) === true));
 
 /** The body of the list endpoint: the live (not soft-deleted) data sources. */

@@ -34,3 +34,18 @@ export function resolveSwitchesFromEnv(action: Command, env: NodeJS.ProcessEnv =
     action.setOptionValueWithSource(key, option.negate ? true : (option.defaultValue as unknown), 'default');
   }
 }
+
+/**
+ * Whether a switch's variable turns it on, for a command without that switch that says what one with it will do
+ * (`state forget`, `webhooks list` on GOVOPS_NO_ADOPT). A value that is neither on nor off counts as off here: the
+ * commands with the switch refuse it.
+ */
+export function envSwitchOn(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env[name];
+  if (value === undefined) return false;
+  try {
+    return switchFromEnv(name, value);
+  } catch {
+    return false;
+  }
+}

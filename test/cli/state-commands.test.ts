@@ -119,6 +119,63 @@ describe('state adopt of a data source', () => {
   });
 });
 
+describe('state adopt of a data source the service keeps marked deleted', () => {
+  it('is refused as not live (the list leaves it out): it was recorded, and the next plan created another', async () => {
+    const h = await harness({ transitionMs: 20 });
+    try {
+      await mkdir(path.join(h.dir, 'manifests'));
+      await h.writeManifest('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/'));
+      await h.writeManifest('events.yaml', dataSourceManifest('events', 'raw', 's3://raw.example.com/events/'));
+      const applied = await h.govops(['apply', 'manifests']);
+      expect(applied.code, applied.stderr + applied.stdout).toBe(0);
+      const id = (await h.state()).resources.find((r) => r.kind === 'DataSource')!.id;
+      expect((await h.govops(['state', 'forget', 'DataSource/events'])).code).toBe(0);
+      // deleted out of band: the sandbox, as the vendor's handler, first marks it deleted (GET by id still answers it)
+      const del = await fetch(`${h.sandbox.url}/dataSource/${id}`, { method: 'DELETE', headers: { authorization: h.sandbox.adminToken } });
+      expect(del.status).toBeLessThan(300);
+      const res = await h.govops(['state', 'adopt', 'DataSource/events', 'manifests', '--id', id]);
+      expect(res.code, res.stdout).toBe(1);
+      expect(res.stderr).toContain(`no data source with id ${id} in the service`);
+      expect((await h.state()).resources.filter((r) => r.kind === 'DataSource')).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('state forget of an object_store integration whose data sources govops manages', () => {
+  it('says they are still managed (the next apply --prune deletes them once their manifests go), and how to leave them too', async () => {
+    const home = await tmp();
+    const file = path.join(home, 'state.json');
+    const ds = (name: string, integrationId: string): ManagedResource =>
+      entry(name, { kind: 'DataSource', type: undefined, id: name === 'events' ? '3' : '4', identity: `${integrationId}|s3://b.example.com/${name}/` });
+    for (const output of [[], ['-o', 'json']]) {
+      await saveState(file, { ...newState(), resources: [entry('raw', { id: '11', type: 'object_store' }), ds('events', '11'), ds('elsewhere', '5')] });
+      const res = await runGovops(['state', 'forget', 'Integration/raw', '--state', file, ...output], { cwd: home });
+      expect(res.code, res.stderr).toBe(0);
+      // the old code said only "without one it is left alone (never pruned)": handing the integration over (its manifest
+      // and its data sources' removed), the next apply --prune deleted the data sources under it
+      expect(res.stderr).toContain('warning: DataSource/events (under it) is still managed by govops');
+      expect(res.stderr).toContain('govops state forget DataSource/events');
+      expect(res.stderr).not.toContain('elsewhere');
+      expect((await loadState(file)).resources.map((r) => `${r.kind}/${r.name}`).sort()).toEqual(['DataSource/elsewhere', 'DataSource/events']);
+    }
+  });
+});
+
+describe('state forget where adoption is left to the operator (GOVOPS_NO_ADOPT)', () => {
+  it('does not say the next plan adopts it: a plan with --no-adopt blocks it until state adopt records it', async () => {
+    const home = await tmp();
+    const file = path.join(home, 'state.json');
+    for (const [env, says] of [[{}, 'The next plan adopts it if a manifest matches it'], [{ GOVOPS_NO_ADOPT: 'true' }, 'The next plan blocks it if a manifest matches it (GOVOPS_NO_ADOPT)']] as const) {
+      await saveState(file, { ...newState(), resources: [entry('lake')] });
+      const res = await runGovops(['state', 'forget', 'lake', '--state', file], { cwd: home, env });
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toContain(says);
+    }
+  });
+});
+
 describe('state migrate --to a folder', () => {
   it('is refused as a folder (give the file), not as a folder that "already holds a state", nor a bare EISDIR with --force', async () => {
     const home = await tmp();

@@ -207,6 +207,66 @@ describe('state adopt: the live webhook name it warns about is escaped', () => {
   });
 });
 
+describe('state adopt and forget: the live id the service answered is escaped in their text output', () => {
+  let dir: string;
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'govops-inject-adopt-id-'));
+    await writeFile(
+      join(dir, 'h.yaml'),
+      'apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: a\nspec:\n  url: https://h.example.com/a\n  global: false\n  notificationType: [modelCreated]\n  actionType: triggered\n',
+    );
+    // asked for webhook 7, the service answers with an id of its own making
+    server = createServer((req, res) => {
+      if (req.url !== '/webhooks/7') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({ id: `7${FORGED}`, name: 'a', url: 'https://h.example.com/a', global: false, notificationType: ['modelCreated'], actionType: 'triggered' }),
+      );
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((done) => server.close(done));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('in the lines on stdout that name it', async () => {
+    const env = { GOVOPS_URL: url, GOVOPS_TOKEN: 'tok-1234' };
+    const adopted = await runGovops(['state', 'adopt', 'Webhook/a', '--id', '7', 'h.yaml', '--state', 'state.json', '--retries', '0'], { cwd: dir, env });
+    expect(adopted.code, adopted.stderr).toBe(0);
+    clean(adopted.stdout);
+    expect(adopted.stdout).toContain('as live id 7x\\nerror: forged \\x1b[2J');
+    const forgot = await runGovops(['state', 'forget', 'Webhook/a', '--state', 'state.json'], { cwd: dir, env });
+    expect(forgot.code, forgot.stderr).toBe(0);
+    clean(forgot.stdout);
+  });
+});
+
+describe('webhooks list: the recorded id of a webhook the service no longer lists is escaped in its note', () => {
+  it('on stderr', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'govops-inject-list-id-'));
+    const server = createServer((req, res) => {
+      if (req.url !== '/webhooks') return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const entry = { kind: 'Webhook', name: 'a', id: `7${FORGED}`, origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: new Date(0).toISOString() };
+      await writeFile(join(dir, 'state.json'), JSON.stringify({ version: 2, fingerprintKey: 'a'.repeat(64), resources: [entry] }));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await runGovops(['webhooks', 'list', '--state', 'state.json', '--retries', '0'], { cwd: dir, env: { GOVOPS_URL: url, GOVOPS_TOKEN: 'tok-1234' } });
+      expect(r.code, r.stderr).toBe(0);
+      clean(r.stderr);
+      expect(r.stderr).toContain('note: Webhook/a is in the state (id 7x\\nerror: forged');
+    } finally {
+      await new Promise((done) => server.close(done));
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a manifest file name holding control sequences (a file a commit added) is escaped', () => {
   let dir: string;
   let sandbox: SandboxHandle;

@@ -425,6 +425,72 @@ describe('govops webhooks retry', () => {
   });
 });
 
+describe('webhooks retry --failed and history NAME with a state named and not found (a typo of --state)', () => {
+  it('is an error saying there is no state there, as webhooks list says; not "the state records no webhook govops manages", hint "pass --state"', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    await w.fire('modelAccessRequested');
+    const typo = join(dir, 'no-such-state.json');
+    for (const args of [['webhooks', 'retry', '--failed'], ['webhooks', 'retry', '--failed', 'down'], ['webhooks', 'history', 'down']]) {
+      const r = await govops([...args, '--state', typo]);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toMatch(/there is no govops state at .*no-such-state\.json/);
+      expect(r.stdout).toBe('');
+    }
+    // without one named, none is managed: NAME is the webhook of that name in the service
+    const none = await govops(['webhooks', 'retry', '--failed', 'down', '--dry-run']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toMatch(/Would retry 1 deliveries/);
+  });
+});
+
+describe('govops webhooks retry ID... with a token the service refuses (401)', () => {
+  it('stops at the first refusal and reports it as the error it is, with the token hint; not "N retried: 0 delivered, N failed"', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    for (let i = 0; i < 3; i++) await w.fire('modelAccessRequested');
+    const ids = (await jsonOf(['webhooks', 'history'])).records.map((r: any) => r.id);
+    expect(ids).toHaveLength(3);
+    await w.clearRequests();
+    for (const output of [[], ['-o', 'json']]) {
+      const r = await govops(['webhooks', 'retry', ...ids, '--concurrency', '1', ...output], 'an-expired-token');
+      expect(r.code).toBe(1);
+      // the old code: a table of three "error ... Invalid or unknown token" rows and "3 retried: 0 delivered, 3 failed"
+      expect(r.stderr).toMatch(/^error: service error: POST \/webhooks\/history\/retry\/\d+: 401 /m);
+      expect(r.stderr).toMatch(/hint: check GOVOPS_TOKEN/);
+      expect(r.stderr).not.toContain('retried');
+      expect(r.stdout).toBe('');
+    }
+    const { requests } = await w.control('GET', '/_sandbox/requests');
+    expect(requests.filter((x: any) => x.method === 'POST')).toHaveLength(2); // one refused retry per run
+  });
+});
+
+describe('govops webhooks retry ID... while the service cannot be reached (connection refused)', () => {
+  it('stops at the first refusal and says the service cannot be reached; not "N retried: 0 delivered, N failed", each id tried', async () => {
+    const { createServer } = await import('node:net');
+    // a port nothing listens on: taken, then closed
+    const port = await new Promise<number>((done) => {
+      const s = createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => done(p));
+      });
+    });
+    const r = await runGovops(['webhooks', 'retry', '1', '2', '3', '--concurrency', '1', '--retries', '0'], {
+      cwd: dir,
+      env: { GOVOPS_URL: `http://127.0.0.1:${port}`, GOVOPS_TOKEN: 'a-token', GOVOPS_LOG_LEVEL: undefined },
+    });
+    expect(r.code).toBe(1);
+    // the old code: three "error ... ECONNREFUSED" rows and "3 retried: 0 delivered, 3 failed"
+    expect(r.stderr).toMatch(/^error: cannot reach the service: POST \/webhooks\/history\/retry\/1: /m);
+    expect(r.stderr).not.toContain('retried');
+    expect(r.stdout).toBe('');
+  });
+});
+
 describe('govops webhooks events', () => {
   it('lists what the service serves, equal to the names shipped in the schemas', async () => {
     w = await startWorld();
@@ -523,6 +589,10 @@ spec:
     expect(rows.find((r: any) => r.name === 'new-one')).toMatchObject({ owner: 'unmanaged', manifest: { name: 'new-one' } });
     const text = await govops(['webhooks', 'list', 'list-shared', '--state', state]);
     expect(text.stderr).toContain('3 webhook(s): 1 managed, 0 adopted, 2 unmanaged (1 with a manifest of the same name: the next apply adopts them)');
+    // where adoption is left to the operator (GOVOPS_NO_ADOPT), the next apply blocks them: the old code said it adopts them
+    const guarded = await runGovops(['webhooks', 'list', 'list-shared', '--state', state], { cwd: dir, env: { GOVOPS_URL: w.url, GOVOPS_TOKEN: w.admin, GOVOPS_NO_ADOPT: 'true' } });
+    expect(guarded.stderr).toContain('3 webhook(s): 1 managed, 0 adopted, 2 unmanaged (1 with a manifest of the same name: the next apply blocks them, GOVOPS_NO_ADOPT; govops state adopt records one)');
+    expect(guarded.stderr).not.toContain('adopts them');
 
     // two unmanaged webhooks of a manifest's name: the plan refuses the match (remove the duplicates), adopts neither
     await w.createHooks([{ url: `${w.rx.url}/new-one-2`, name: 'new-one', global: false, notificationType: ['modelAccessRequested'], actionType: 'triggered' }], w.user);
@@ -531,6 +601,27 @@ spec:
     const listed = await govops(['webhooks', 'list', 'list-shared', '--state', state]);
     expect(listed.stderr).toContain('4 webhook(s): 1 managed, 0 adopted, 3 unmanaged (2 share the name of a manifest: the next plan refuses to match them until one is removed)');
     expect(listed.stderr).not.toContain('adopts');
+  });
+
+  it("a copy govops' own create left (recorded in the state as the entry's copy) is managed, as plan --prune deletes it; another of that name stays unmanaged", async () => {
+    w = await startWorld();
+    const [kept, copy, theirs] = await w.createHooks([hookItem(w, 'alpha', '/a'), hookItem(w, 'alpha', '/a'), hookItem(w, 'alpha', '/other')]);
+    const file = join(dir, 'copies-state.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        version: 2,
+        fingerprintKey: STATE_KEY,
+        resources: [{ kind: 'Webhook', name: 'alpha', id: String(kept.id), origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: new Date().toISOString(), copies: [String(copy.id)] }],
+      }),
+    );
+    const rows = await jsonOf(['webhooks', 'list', '--state', file]);
+    const owner = (id: unknown) => rows.find((r: any) => String(r.id) === String(id))?.owner;
+    // the old code: the copy "unmanaged", which govops never deletes, while apply --prune deletes it (plan/duplicates.ts)
+    expect([owner(kept.id), owner(copy.id), owner(theirs.id)]).toEqual(['managed', 'managed', 'unmanaged']);
+    const text = await govops(['webhooks', 'list', '--state', file]);
+    expect(text.stderr).toContain('3 webhook(s): 2 managed, 0 adopted, 1 unmanaged');
+    expect(text.stderr).toContain(`note: webhook ${copy.id} is a copy of Webhook/alpha (id ${kept.id}) govops' own create left: apply --prune deletes it`);
   });
 
   it("a webhook now at an id the state recorded for another one (the service gave the id again) is unmanaged, as plan and retry --failed take it", async () => {

@@ -15,6 +15,7 @@ import type { Manifest } from '../../manifests/types.js';
 import type { ServiceApi } from '../../api/client-types.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
+import { envSwitchOn } from '../boolean-env.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { stdinStream } from '../stdin.js';
 import { describeStateLocation } from '../../state/location.js';
@@ -128,18 +129,41 @@ export async function showAction(name: string, flags: StateFlags, command: Comma
   process.exitCode = EXIT.ok;
 }
 
+/**
+ * The data sources the state records under an integration (by the live id in their identity, service/data-sources.ts
+ * `dataSourceKey`): forgetting the integration leaves them managed, and once their manifests go with the integration's
+ * (handed over to another team), the next apply --prune deletes them.
+ */
+function dataSourcesUnder(s: GovopsState, integration: ManagedResource): ManagedResource[] {
+  if (integration.kind !== 'Integration' || integration.id === '') return [];
+  return s.resources.filter((r) => r.kind === 'DataSource' && r.identity?.startsWith(`${integration.id}|`) === true);
+}
+
 export async function forgetAction(name: string, flags: StateFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
+  let children: ManagedResource[] = [];
   const r = await lockedExisting(flags.state, async (s) => {
     const entry = find(s, name, flags.state);
+    children = dataSourcesUnder(s, entry);
     await saveState(flags.state, removeResource(s, entry.kind, entry.name));
     return entry;
   });
+  if (children.length) {
+    const names = children.map((d) => `DataSource/${d.name}`).sort();
+    ctx.stderr.write(
+      `warning: ${names.join(', ')} (under it) ${names.length === 1 ? 'is' : 'are'} still managed by govops: once ${names.length === 1 ? 'its manifest is' : 'their manifests are'} removed, ` +
+        `the next apply --prune deletes ${names.length === 1 ? 'it' : 'them'} from the integration; to leave ${names.length === 1 ? 'it' : 'them'} too: ` +
+        `${names.map((n) => `govops state forget ${n}`).join('; ')}\n`,
+    );
+  }
   if (ctx.options.output === 'json') json(ctx, { forgotten: view(r) });
   else {
     ctx.stdout.write(
-      `Forgot ${r.kind}/${r.name}${r.id ? ` (id ${r.id})` : ''}: govops no longer manages it; nothing changed in the service.\n` +
-        `The next plan adopts it if a manifest matches it; without one it is left alone (never pruned).\n`,
+      // the id is the service's (as the names are the state's): escaped for the terminal, as list and show print them
+      `Forgot ${printable(`${r.kind}/${r.name}`)}${r.id ? ` (id ${printable(r.id)})` : ''}: govops no longer manages it; nothing changed in the service.\n` +
+        // where the operator leaves adoption to state adopt (GOVOPS_NO_ADOPT: plan and apply --no-adopt), it is blocked
+        `The next plan ${envSwitchOn('GOVOPS_NO_ADOPT') ? 'blocks it if a manifest matches it (GOVOPS_NO_ADOPT) until govops state adopt records it' : 'adopts it if a manifest matches it'}; ` +
+          `without one it is left alone (never pruned).\n`,
     );
   }
   process.exitCode = EXIT.ok;
@@ -296,7 +320,8 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
   if (ctx.options.output === 'json') json(ctx, { adopted: view(entry) });
   else {
     ctx.stdout.write(
-      `Recorded ${entry.kind}/${entry.name} as live id ${entry.id}. The next plan shows it as an adoption (<=) of that id, ` +
+      // the id as the service answered it: escaped for the terminal
+      `Recorded ${entry.kind}/${entry.name} as live id ${printable(entry.id)}. The next plan shows it as an adoption (<=) of that id, ` +
         `with any field that differs; apply records it (credentials it cannot compare are recorded, not sent, unless --resend-secrets).\n`,
     );
   }

@@ -6,8 +6,8 @@ import { DEFAULT_PAGE_SIZE, readHistory, type ReadStats } from '../../deliveries
 import { failedDeliveries } from '../../deliveries/records.js';
 import { cell, recordTable, retryTable, table } from '../../deliveries/render.js';
 import { printableJson } from '../../util/terminal.js';
-import { retryDeliveries, uniqueIds } from '../../deliveries/retry.js';
-import { UserError } from '../../errors.js';
+import { retryDeliveries, uniqueIds, type RetryOutcome } from '../../deliveries/retry.js';
+import { ApiError, ErrorCode, TransportError, UserError } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
 import type { LoadedManifest } from '../../manifests/types.js';
 import { WEBHOOK_ACTIONS } from '../../service/events.js';
@@ -21,6 +21,7 @@ import { parseDuration } from '../../util/duration.js';
 import { clientFromOptions, type ConnectionFlags } from '../connection.js';
 import { contextFrom, EXIT, type CliContext } from '../context.js';
 import { parseCount } from '../flags.js';
+import { envSwitchOn } from '../boolean-env.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
 import { stdinStream } from '../stdin.js';
 import { firstBy } from '../../util/multimap.js';
@@ -81,6 +82,21 @@ async function webhooksNamed(api: ServiceApi, state: GovopsState, name: string):
   return { live, ids, names };
 }
 
+/**
+ * The state a webhooks command reads. One named (--state, GOVOPS_STATE, GOVOPS_STATE_URL) must exist: read as empty, a
+ * typo made `retry --failed` say the state "records no webhook govops manages" (hint: pass --state, which was passed),
+ * and NAME stand for no manifest name. Without one, the default that does not exist yet means none is managed.
+ */
+async function namedState(command: Command, location: string, without: string): Promise<GovopsState> {
+  if (command.getOptionValueSource('state') !== 'default' && !(await stateExists(location))) {
+    throw new UserError(
+      `there is no govops state at ${describeStateLocation(location)}`,
+      `check --state / GOVOPS_STATE (and --state-key for a PostgreSQL state); leave it out to ${without}`,
+    );
+  }
+  return loadState(location);
+}
+
 function fallbackNote(ctx: CliContext): () => void {
   return () => ctx.stderr.write('note: the service refused successOrFailure; filtering by status code here instead\n');
 }
@@ -101,7 +117,7 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
     if (name !== undefined) {
       // The interface has no webhook filter: records are matched here, by webhook id or name (a
       // replaced webhook has a new id, its old records keep the name).
-      const { live, ids, names } = await webhooksNamed(api, await loadState(flags.state), name);
+      const { live, ids, names } = await webhooksNamed(api, await namedState(command, flags.state, 'match NAME against no state'), name);
       if (live.length === 0) ctx.stderr.write(`note: no live webhook is named "${name}"; showing records that carry that name\n`);
       match = (r) => names.has(r.webhookName) || (r.webhookId !== '' && ids.has(r.webhookId));
     }
@@ -169,13 +185,14 @@ async function selectFailed(
   name: string | undefined,
   flags: RetryFlags,
   ctx: CliContext,
+  command: Command,
 ): Promise<{ selected: WebhookHistoryRecord[]; more: number }> {
   const max = parseCount('--max', flags.max ?? DEFAULT_RETRY_MAX, 1)!;
   const sinceMs = parseSince('--since', flags.since ?? DEFAULT_RETRY_SINCE, Date.now());
   let scope: Set<string> | undefined;
   if (name !== undefined) {
     const all = await api.listWebhooks();
-    const entries = managedEntries(await loadState(flags.state), all);
+    const entries = managedEntries(await namedState(command, flags.state, 'retry the webhooks of that name against no state'), all);
     // NAME is a webhook's name in the service, or the manifest name govops manages one under (metadata.name; the
     // name in the service is its spec.name when written): the webhooks of that name in the service.
     const byManifest = entries.find((r) => r.name === name && all.some((w) => w.id === r.id));
@@ -197,7 +214,7 @@ async function selectFailed(
       }
     }
   } else if (!flags.allWebhooks) {
-    const state = await loadState(flags.state);
+    const state = await namedState(command, flags.state, 'use the default state (.govops/state.json), or name a webhook or give --all-webhooks');
     const entries = managedEntries(state, await api.listWebhooks());
     scope = new Set(entries.map((r) => r.id));
     if (scope.size === 0) {
@@ -223,6 +240,31 @@ async function selectFailed(
   const idless = all.length - failed.length;
   if (idless) ctx.stderr.write(`note: ${idless} failed delivery record(s) without a history id (the service sent none) cannot be retried\n`);
   return { selected: failed.slice(0, max).map((d) => d.record), more: Math.max(0, failed.length - max) };
+}
+
+/**
+ * Retry the ids. A token the service refuses (401) is refused for every id, and a service that cannot be reached (the
+ * connection not opened, after the client's retries: nothing was sent) is so for every id: the first such failure stops
+ * the run and is thrown, to be reported as the error it is (with the token's hint), as every other command reports it,
+ * unless a retry got through. Before, each id was tried and shown as a failed row ("N retried: 0 delivered, N failed"),
+ * nothing having been retried.
+ */
+async function retryUntilRefused(api: ServiceApi, ids: readonly string[], concurrency: number, ctx: CliContext): Promise<RetryOutcome[]> {
+  const stop = new AbortController();
+  let refused: ApiError | TransportError | undefined;
+  const outcomes = await retryDeliveries(api, ids, {
+    concurrency,
+    signal: stop.signal,
+    onResult: (o) => {
+      if ((o.error instanceof ApiError && o.error.statusCode === 401) || (o.error instanceof TransportError && o.error.code === ErrorCode.connectFailed)) {
+        refused ??= o.error;
+        stop.abort();
+      }
+      ctx.logger.info({ historyId: o.historyId, newId: o.record?.id, statusCode: o.record?.statusCode, ok: o.ok }, 'webhook delivery retried');
+    },
+  });
+  if (refused && !outcomes.some((o) => o.ok)) throw refused;
+  return outcomes;
 }
 
 export async function retryAction(targets: string[], flags: RetryFlags, command: Command): Promise<void> {
@@ -251,7 +293,7 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
     let selected: WebhookHistoryRecord[] = [];
     let more = 0;
     if (flags.failed) {
-      ({ selected, more } = await selectFailed(api, targets[0], flags, ctx));
+      ({ selected, more } = await selectFailed(api, targets[0], flags, ctx, command));
       ids = selected.map((r) => r.id);
       if (more > 0) ctx.stderr.write(`note: ${more} more failed deliveries not selected (--max); run again or raise --max\n`);
     } else {
@@ -271,10 +313,7 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
       process.exitCode = EXIT.ok;
       return;
     }
-    const outcomes = await retryDeliveries(api, ids, {
-      concurrency,
-      onResult: (o) => ctx.logger.info({ historyId: o.historyId, newId: o.record?.id, statusCode: o.record?.statusCode, ok: o.ok }, 'webhook delivery retried'),
-    });
+    const outcomes = await retryUntilRefused(api, ids, concurrency, ctx);
     const delivered = outcomes.filter((o) => o.ok).length;
     if (wantsJson(ctx)) {
       json(ctx, {
@@ -337,7 +376,7 @@ export function displayUrl(url: string): string {
 type Owner = 'managed' | 'adopted' | 'unmanaged';
 
 /** The one-line summary of `webhooks list`: counts by owner, and what the next apply does with unmanaged ones. */
-function listSummary(rows: ReadonlyArray<{ webhook: LiveWebhook; owner: Owner; manifest: unknown }>): string {
+function listSummary(rows: ReadonlyArray<{ webhook: LiveWebhook; owner: Owner; manifest: unknown }>, noAdopt: boolean): string {
   const counts = { managed: 0, adopted: 0, unmanaged: 0 };
   for (const r of rows) counts[r.owner]++;
   // A manifest matching one unmanaged webhook adopts it; matching several, the plan refuses them all (duplicates).
@@ -346,7 +385,10 @@ function listSummary(rows: ReadonlyArray<{ webhook: LiveWebhook; owner: Owner; m
   const adoptable = [...matching.values()].filter((n) => n === 1).length;
   const shared = [...matching.values()].filter((n) => n > 1).reduce((a, n) => a + n, 0);
   const notes = [
-    ...(adoptable ? [`${adoptable} with a manifest of the same name: the next apply adopts them`] : []),
+    // where the operator leaves adoption to state adopt (GOVOPS_NO_ADOPT: plan and apply --no-adopt), they are blocked
+    ...(adoptable
+      ? [`${adoptable} with a manifest of the same name: the next apply ${noAdopt ? 'blocks them, GOVOPS_NO_ADOPT; govops state adopt records one' : 'adopts them'}`]
+      : []),
     ...(shared ? [`${shared} share the name of a manifest: the next plan refuses to match them until one is removed`] : []),
   ];
   return `${rows.length} webhook(s): ${counts.managed} managed, ${counts.adopted} adopted, ${counts.unmanaged} unmanaged${notes.length ? ` (${notes.join('; ')})` : ''}\n`;
@@ -385,7 +427,18 @@ function ownership(state: GovopsState, live: readonly LiveWebhook[]) {
   // A manifest whose recorded webhook is live is that webhook's: another live webhook that merely shares the name
   // (another team's) is never matched to it, nor adopted by the next apply (the plan reports it as a duplicate).
   const held = new Set(entries.filter((r) => liveById.has(r.id)).map((r) => r.name));
-  return { byId, held, stale, liveById };
+  // A copy govops' own create left (an entry's `copies`: a live webhook of the name of the entry's live one, which no
+  // entry records): govops' own, deleted by apply --prune (plan/duplicates.ts). It was shown `unmanaged`, what govops
+  // never deletes.
+  const copyOf = new Map<string, ManagedResource>();
+  for (const r of entries) {
+    const kept = liveById.get(r.id);
+    for (const id of kept ? (r.copies ?? []) : []) {
+      const copy = liveById.get(id);
+      if (copy && copy.name === kept!.name && !byId.has(id)) copyOf.set(id, r);
+    }
+  }
+  return { byId, held, stale, liveById, copyOf };
 }
 
 export async function listAction(paths: string[], flags: ListFlags, command: Command): Promise<void> {
@@ -394,26 +447,20 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
   const problems = set.diagnostics.filter((d) => d.severity === 'error').length;
   if (problems) ctx.stderr.write(`warning: ${problems} manifest problem(s); run govops validate (manifests with errors are not matched)\n`);
   const { manifests, byServiceName } = webhookManifests(set.manifests);
-  // A state named (--state, GOVOPS_STATE, GOVOPS_STATE_URL) must exist: a typo listed every webhook as unmanaged,
-  // and as adopted by the next apply. Without one, the default that does not exist yet means none is managed.
-  if (command.getOptionValueSource('state') !== 'default' && !(await stateExists(flags.state))) {
-    throw new UserError(
-      `there is no govops state at ${describeStateLocation(flags.state)}`,
-      'check --state / GOVOPS_STATE (and --state-key for a PostgreSQL state); leave it out to list the webhooks against no state',
-    );
-  }
-  const state = await loadState(flags.state);
+  // (a typo of a named state listed every webhook as unmanaged, and as adopted by the next apply)
+  const state = await namedState(command, flags.state, 'list the webhooks against no state');
   const api = clientFromOptions(flags, ctx.logger);
   try {
     const live = await api.listWebhooks();
     const liveIds = new Set(live.map((w) => w.id));
-    const { byId, held, stale, liveById } = ownership(state, live);
+    const { byId, held, stale, liveById, copyOf } = ownership(state, live);
     const rows = live
       .map((w) => {
         const recorded = byId.get(w.id);
-        const owner: Owner = recorded ? (recorded.origin === 'created' ? 'managed' : 'adopted') : 'unmanaged';
-        const named = recorded?.name ?? byServiceName.get(w.name);
-        const manifest = named !== undefined && (recorded || !held.has(named)) ? manifests.get(named) : undefined;
+        const copied = recorded ? undefined : copyOf.get(w.id);
+        const owner: Owner = copied ? 'managed' : recorded ? (recorded.origin === 'created' ? 'managed' : 'adopted') : 'unmanaged';
+        const named = recorded?.name ?? copied?.name ?? byServiceName.get(w.name);
+        const manifest = named !== undefined && (recorded || copied || !held.has(named)) ? manifests.get(named) : undefined;
         return { webhook: w, owner, manifestName: manifest ? named : undefined, manifest };
       })
       .sort((a, b) => (a.webhook.name < b.webhook.name ? -1 : a.webhook.name > b.webhook.name ? 1 : Number(a.webhook.id) - Number(b.webhook.id)));
@@ -448,11 +495,14 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
         ]);
       }
       ctx.stdout.write(table(out));
-      ctx.stderr.write(listSummary(rows));
+      ctx.stderr.write(listSummary(rows, envSwitchOn('GOVOPS_NO_ADOPT')));
     }
     for (const r of missing) {
       if (r.id === '') ctx.stderr.write(`note: Webhook/${r.name}: its create was not confirmed (an interrupted run); the next plan looks for it in the service\n`);
-      else ctx.stderr.write(`note: Webhook/${r.name} is in the state (id ${r.id}) but not in the service; the next apply creates it again\n`);
+      else ctx.stderr.write(`note: Webhook/${r.name} is in the state (id ${cell(r.id, 20)}) but not in the service; the next apply creates it again\n`);
+    }
+    for (const [id, r] of copyOf) {
+      ctx.stderr.write(`note: webhook ${cell(id, 20)} is a copy of Webhook/${r.name} (id ${cell(r.id, 20)}) govops' own create left: apply --prune deletes it\n`);
     }
     for (const r of stale) {
       // the other webhook's name is someone else's choice: JSON-quoted, escaped for the terminal

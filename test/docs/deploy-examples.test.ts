@@ -139,3 +139,34 @@ describe('examples/kubernetes: git-sync and govops share the checkout', () => {
     expect(mountOf(govops)).toBe(mountOf(sync));
   });
 });
+
+describe("examples/kubernetes-ha: the state URL's TLS settings mean with govops' driver what they say", () => {
+  // node-postgres (pg-connection-string 2.x) reads sslmode=prefer, require and verify-ca as verify-full, printing a
+  // "SECURITY WARNING" on stderr: the server's certificate is checked against Node's CA list, which the CA of an
+  // in-cluster PostgreSQL is not in ("self-signed certificate", GOVOPS_STATE_REFUSED). libpq's `require` does not check.
+  const objects = load('examples/kubernetes-ha');
+  const pod = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec as Obj;
+  const govops = (pod.containers as Obj[]).find((c) => c.name === 'govops')!;
+  const ref = ((govops.env ?? []) as Obj[]).find((e) => e.name === 'GOVOPS_STATE_URL')!.valueFrom.secretKeyRef as Obj;
+  const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === ref.name)!;
+  const url = new URL(secret.stringData[ref.key] as string);
+
+  it('no sslmode the driver reads differently from libpq (prefer, require, verify-ca) unless uselibpqcompat=true', () => {
+    const mode = url.searchParams.get('sslmode');
+    if (url.searchParams.get('uselibpqcompat') !== 'true') expect(['prefer', 'require', 'verify-ca'], `sslmode=${mode}`).not.toContain(mode);
+  });
+
+  it('a certificate check names the CA (sslrootcert), a file the govops container mounts from a key the examples create', () => {
+    if (url.searchParams.get('sslmode') !== 'verify-full') return;
+    const ca = url.searchParams.get('sslrootcert');
+    expect(ca, 'sslrootcert: the CA that signed the server certificate').toBeTruthy();
+    const mount = ((govops.volumeMounts ?? []) as Obj[]).find((m) => ca!.startsWith(`${m.mountPath}/`));
+    expect(mount, `a volume mounted above ${ca}`).toBeDefined();
+    const volume = (pod.volumes as Obj[]).find((v) => v.name === mount!.name)!;
+    const file = ca!.slice(mount!.mountPath.length + 1);
+    const source = objects.find((o) => o.kind === 'Secret' && o.metadata.name === volume.secret?.secretName)!;
+    expect(source, `the Secret ${volume.secret?.secretName}`).toBeDefined();
+    const key = ((volume.secret.items ?? []) as Obj[]).find((i) => i.path === file)?.key ?? file;
+    expect(Object.keys(source.stringData ?? source.data ?? {})).toContain(key);
+  });
+});

@@ -200,16 +200,19 @@ function daemonInfo(s: RunSettings): Record<string, unknown> {
   };
 }
 
-/** Start the leader election (if any), then the daemon; on failure everything started is stopped again. */
 /**
- * Starts the elector, then the daemon (its HTTP server, then the source's first fetch). A stop asked for meanwhile
- * (SIGTERM while the first clone runs) kills the running git command, undoes what was started and rejects with a
+ * Starts the daemon's HTTP server, then the elector (its first lease request), then the source's first fetch; on failure
+ * everything started is stopped again. The HTTP server comes first: the first lease request can wait up to the driver's
+ * query timeout (a database that accepts the session and answers nothing), longer than a startup probe allows for
+ * /healthz. A stop asked for meanwhile (SIGTERM while the first clone runs) kills the running git command, undoes what was started and rejects with a
  * CancelledError: the caller exits as after any stop, not by the signal.
  */
 async function startAll(daemon: Daemon, elector: LeaderElector | undefined, api: ServiceApi, source: Source, stop?: AbortSignal): Promise<void> {
   const onStop = (): void => void source.stop();
   stop?.addEventListener('abort', onStop, { once: true });
   try {
+    if (stop?.aborted) throw new CancelledError('stopped during start-up');
+    await daemon.listen();
     if (stop?.aborted) throw new CancelledError('stopped during start-up');
     await elector?.start();
     if (stop?.aborted) throw new CancelledError('stopped during start-up');

@@ -4,6 +4,8 @@
  * down, a lock on the lease row) holds that request up to the driver's query timeout (60 s), which is the whole
  * budget of the Kubernetes examples' startup probe (30 × 2 s): the pod was restarted before it ever served /healthz,
  * again at every start while the database stayed so (docs/deploy.md: "/healthz is 200 on every replica").
+ * And a SIGTERM meanwhile (a rollout, a scale-down) ends the process with 0 within --grace, not after that minute (past
+ * the pod's terminationGracePeriodSeconds: killed).
  */
 import { createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,7 +13,7 @@ import type { ServiceApi } from '../../src/api/client-types.js';
 import { silentLogger } from '../../src/log.js';
 import { startRunning, type RunningDaemon } from '../../src/daemon/run.js';
 import { closePgPools } from '../../src/state/pg/backend.js';
-import { Cleanup, closedPort, runSettings, until } from './helpers.js';
+import { Cleanup, closedPort, runSettings, spawnRun, until } from './helpers.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -87,4 +89,25 @@ describe('govops run with a PostgreSQL state that does not answer the first leas
     expect(health).toBe(200);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(503);
   });
+});
+
+describe('SIGTERM while the first lease request gets no answer', () => {
+  it('exits 0 within --grace, not when the request times out (60 s)', async () => {
+    const home = await cleanup.tmp('govops-term-lease-');
+    await mkdir(join(home, 'm'), { recursive: true });
+    await writeFile(join(home, 'm', 'empty.yaml'), '');
+    const db = await silentDatabase();
+    cleanup.add(() => db.release());
+    const d = spawnRun(cleanup, ['--dir', join(home, 'm'), '--listen', '127.0.0.1:0', '--grace', '5s'], {
+      cwd: home,
+      env: { GOVOPS_URL: 'http://127.0.0.1:1', GOVOPS_TOKEN: 't', GOVOPS_STATE_URL: `postgres://govops@127.0.0.1:${db.port}/govops` },
+      stopSignal: 'SIGKILL',
+    });
+    await until(() => db.queries() > 0, 20_000, 'a query sent to the database');
+    d.child.kill('SIGTERM');
+    // 5 s of grace, 2 s for the logs at most; the request's own timeout is 60 s
+    const code = await Promise.race([d.exit, new Promise<string>((r) => setTimeout(() => r('still running'), 25_000).unref())]);
+    expect(code, d.out()).toBe(0);
+    expect(d.out()).toMatch(/govops run stopped during start-up/);
+  }, 40_000);
 });

@@ -170,3 +170,13 @@ describe("examples/kubernetes-ha: the state URL's TLS settings mean with govops'
     expect(Object.keys(source.stringData ?? source.data ?? {})).toContain(key);
   });
 });
+
+describe('examples/kubernetes-ha: the disruption budget', () => {
+  it('does not hold a node drain while every replica is unready (/readyz 503 while the service or the database is unreachable)', () => {
+    // With the default policy (IfHealthyBudget) an unready pod is evicted only while the budget is met: during an
+    // outage of the service both replicas are unready, minAvailable 1 is not met, and `kubectl drain` retries forever.
+    const pdb = load('examples/kubernetes-ha').find((o) => o.kind === 'PodDisruptionBudget')!;
+    expect(pdb.spec.minAvailable).toBe(1);
+    expect(pdb.spec.unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
+  });
+});

@@ -180,3 +180,33 @@ describe('examples/kubernetes-ha: the disruption budget', () => {
     expect(pdb.spec.unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
   });
 });
+
+describe('examples/kubernetes: the `kubectl create secret` commands its secret.yaml suggests', () => {
+  it('create every key the Deployment reads from those Secrets (a key missing: the pod never starts, CreateContainerConfigError)', () => {
+    const text = read('examples/kubernetes/secret.yaml');
+    // the commented commands, continuation lines joined
+    const commands = text
+      .split('\n')
+      .filter((l) => l.startsWith('#'))
+      .map((l) => l.replace(/^#\s?/, ''))
+      .join('\n')
+      .replace(/\\\n\s*/g, ' ')
+      .split('\n')
+      .filter((l) => /kubectl .*create secret generic /.test(l));
+    expect(commands.length).toBeGreaterThan(0);
+    const created = new Map<string, Set<string>>();
+    for (const c of commands) {
+      const name = /create secret generic (\S+)/.exec(c)![1]!;
+      const keys = [...c.matchAll(/--from-(?:literal|file)=([^=\s]+)=/g)].map((m) => m[1]!);
+      created.set(name, new Set(keys));
+    }
+    const pod = load('examples/kubernetes').find((o) => o.kind === 'Deployment')!.spec.template.spec as Obj;
+    for (const c of pod.containers as Obj[]) {
+      for (const e of (c.env ?? []) as Obj[]) {
+        const ref = e.valueFrom?.secretKeyRef as Obj | undefined;
+        if (!ref || ref.optional || !created.has(ref.name)) continue;
+        expect([...created.get(ref.name)!], `${c.name} reads ${ref.name}/${ref.key}`).toContain(ref.key);
+      }
+    }
+  });
+});

@@ -68,6 +68,8 @@ export class Daemon {
   /** The mass-deletion guard's refusal in the last plan, if any. */
   private refusal?: DeletionRefusal & { revision: string };
   private shuttingDown = false;
+  /** Set when start() starts the source: a push notification before it triggers nothing of its own. */
+  private sourceStarted = false;
   /** Whether the service lists data sources, as the last plan with data sources in play found (unknown before). */
   private dataSources?: { supported: boolean; message?: string; revision: string };
   private startWaiters: Array<(r: Revision) => void> = [];
@@ -108,7 +110,13 @@ export class Daemon {
     return this.http.url;
   }
 
-  async start(): Promise<void> {
+  /**
+   * Serve the HTTP endpoints (once). Called before anything start-up waits for (the first lease request of a PostgreSQL
+   * state, up to the driver's query timeout; the first clone): /healthz answers from the start, as the Kubernetes
+   * examples' startup probe expects, and /readyz says why the daemon is not ready yet.
+   */
+  async listen(): Promise<void> {
+    if (this.http) return;
     this.http = await startHttpServer(
       this.opts.listen,
       {
@@ -120,7 +128,8 @@ export class Daemon {
         onPush: (v) => {
           if (this.shuttingDown) return 'stopping';
           if (!followsRef(v.ref, this.opts.branch)) return false;
-          void this.opts.source.refresh();
+          // before the source starts, its first fetch (or scan) is still to come and sees the push
+          if (this.sourceStarted) void this.opts.source.refresh();
           this.opts.onPush?.();
           return true;
         },
@@ -128,6 +137,12 @@ export class Daemon {
       this.opts.logger,
     );
     this.opts.logger.info({ url: this.http.url, source: this.opts.source.describe() }, 'govops daemon listening');
+  }
+
+  /** Serve the HTTP endpoints (unless `listen` did already), then start the source (its first fetch or scan). */
+  async start(): Promise<void> {
+    await this.listen();
+    this.sourceStarted = true;
     await this.opts.source.start();
   }
 

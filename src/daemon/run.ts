@@ -47,6 +47,11 @@ export interface RunSettings {
   workdir: string;
   /** Directory source debounce (default 300ms). */
   debounceMs?: number;
+  /**
+   * `--grace`: how long a stop asked for during start-up waits for the first lease request still under way (default
+   * 30s; a stop after start-up gives `shutdown` its grace).
+   */
+  graceMs?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
   env?: NodeJS.ProcessEnv;
@@ -201,23 +206,38 @@ function daemonInfo(s: RunSettings): Record<string, unknown> {
   };
 }
 
-/** Start the leader election (if any), then the daemon; on failure everything started is stopped again. */
 /**
- * Starts the elector, then the daemon (its HTTP server, then the source's first fetch). A stop asked for meanwhile
- * (SIGTERM while the first clone runs) kills the running git command, undoes what was started and rejects with a
+ * Starts the daemon's HTTP server, then the elector (its first lease request), then the source's first fetch; on failure
+ * everything started is stopped again. The HTTP server comes first: the first lease request can wait up to the driver's
+ * query timeout (a database that accepts the session and answers nothing), longer than a startup probe allows for
+ * /healthz. A stop asked for meanwhile (SIGTERM while the first clone runs) kills the running git command, undoes what was started and rejects with a
  * CancelledError: the caller exits as after any stop, not by the signal.
  */
-async function startAll(daemon: Daemon, elector: LeaderElector | undefined, api: ServiceApi, source: Source, stop?: AbortSignal): Promise<void> {
-  const onStop = (): void => void source.stop();
+async function startAll(daemon: Daemon, elector: LeaderElector | undefined, api: ServiceApi, source: Source, stop: AbortSignal | undefined, graceMs: number): Promise<void> {
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<void>((resolve) => (onAbort = resolve));
+  const onStop = (): void => {
+    onAbort?.();
+    void source.stop();
+  };
   stop?.addEventListener('abort', onStop, { once: true });
   try {
     if (stop?.aborted) throw new CancelledError('stopped during start-up');
-    await elector?.start();
+    await daemon.listen();
+    if (stop?.aborted) throw new CancelledError('stopped during start-up');
+    if (elector) {
+      // The first lease request is not waited for past a stop: a database that answers nothing holds it up to the
+      // driver's query timeout (60 s), past --grace and the pod's termination grace period. Should it take the lease
+      // later, the elector, stopped, gives it back (or the lease expires).
+      const electing = elector.start();
+      electing.catch(() => undefined);
+      await Promise.race([electing, stopped]);
+    }
     if (stop?.aborted) throw new CancelledError('stopped during start-up');
     await daemon.start();
     if (stop?.aborted) throw new CancelledError('stopped during start-up');
   } catch (err) {
-    await elector?.stop().catch(() => undefined);
+    await elector?.stop(stop?.aborted ? { withinMs: graceMs } : {}).catch(() => undefined);
     await daemon.stop(0).catch(() => undefined);
     await api.close().catch(() => undefined);
     throw stop?.aborted ? new CancelledError('stopped during start-up') : err;
@@ -272,7 +292,7 @@ export async function startRunning(
   });
   daemonRef = daemon;
   try {
-    await startAll(daemon, elector, api, source, stop);
+    await startAll(daemon, elector, api, source, stop, s.graceMs ?? 30_000);
   } catch (err) {
     await releaseWorkdir().catch(() => undefined);
     throw err;

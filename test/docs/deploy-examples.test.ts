@@ -139,3 +139,74 @@ describe('examples/kubernetes: git-sync and govops share the checkout', () => {
     expect(mountOf(govops)).toBe(mountOf(sync));
   });
 });
+
+describe("examples/kubernetes-ha: the state URL's TLS settings mean with govops' driver what they say", () => {
+  // node-postgres (pg-connection-string 2.x) reads sslmode=prefer, require and verify-ca as verify-full, printing a
+  // "SECURITY WARNING" on stderr: the server's certificate is checked against Node's CA list, which the CA of an
+  // in-cluster PostgreSQL is not in ("self-signed certificate", GOVOPS_STATE_REFUSED). libpq's `require` does not check.
+  const objects = load('examples/kubernetes-ha');
+  const pod = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec as Obj;
+  const govops = (pod.containers as Obj[]).find((c) => c.name === 'govops')!;
+  const ref = ((govops.env ?? []) as Obj[]).find((e) => e.name === 'GOVOPS_STATE_URL')!.valueFrom.secretKeyRef as Obj;
+  const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === ref.name)!;
+  const url = new URL(secret.stringData[ref.key] as string);
+
+  it('no sslmode the driver reads differently from libpq (prefer, require, verify-ca) unless uselibpqcompat=true', () => {
+    const mode = url.searchParams.get('sslmode');
+    if (url.searchParams.get('uselibpqcompat') !== 'true') expect(['prefer', 'require', 'verify-ca'], `sslmode=${mode}`).not.toContain(mode);
+  });
+
+  it('a certificate check names the CA (sslrootcert), a file the govops container mounts from a key the examples create', () => {
+    if (url.searchParams.get('sslmode') !== 'verify-full') return;
+    const ca = url.searchParams.get('sslrootcert');
+    expect(ca, 'sslrootcert: the CA that signed the server certificate').toBeTruthy();
+    const mount = ((govops.volumeMounts ?? []) as Obj[]).find((m) => ca!.startsWith(`${m.mountPath}/`));
+    expect(mount, `a volume mounted above ${ca}`).toBeDefined();
+    const volume = (pod.volumes as Obj[]).find((v) => v.name === mount!.name)!;
+    const file = ca!.slice(mount!.mountPath.length + 1);
+    const source = objects.find((o) => o.kind === 'Secret' && o.metadata.name === volume.secret?.secretName)!;
+    expect(source, `the Secret ${volume.secret?.secretName}`).toBeDefined();
+    const key = ((volume.secret.items ?? []) as Obj[]).find((i) => i.path === file)?.key ?? file;
+    expect(Object.keys(source.stringData ?? source.data ?? {})).toContain(key);
+  });
+});
+
+describe('examples/kubernetes-ha: the disruption budget', () => {
+  it('does not hold a node drain while every replica is unready (/readyz 503 while the service or the database is unreachable)', () => {
+    // With the default policy (IfHealthyBudget) an unready pod is evicted only while the budget is met: during an
+    // outage of the service both replicas are unready, minAvailable 1 is not met, and `kubectl drain` retries forever.
+    const pdb = load('examples/kubernetes-ha').find((o) => o.kind === 'PodDisruptionBudget')!;
+    expect(pdb.spec.minAvailable).toBe(1);
+    expect(pdb.spec.unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
+  });
+});
+
+describe('examples/kubernetes: the `kubectl create secret` commands its secret.yaml suggests', () => {
+  it('create every key the Deployment reads from those Secrets (a key missing: the pod never starts, CreateContainerConfigError)', () => {
+    const text = read('examples/kubernetes/secret.yaml');
+    // the commented commands, continuation lines joined
+    const commands = text
+      .split('\n')
+      .filter((l) => l.startsWith('#'))
+      .map((l) => l.replace(/^#\s?/, ''))
+      .join('\n')
+      .replace(/\\\n\s*/g, ' ')
+      .split('\n')
+      .filter((l) => /kubectl .*create secret generic /.test(l));
+    expect(commands.length).toBeGreaterThan(0);
+    const created = new Map<string, Set<string>>();
+    for (const c of commands) {
+      const name = /create secret generic (\S+)/.exec(c)![1]!;
+      const keys = [...c.matchAll(/--from-(?:literal|file)=([^=\s]+)=/g)].map((m) => m[1]!);
+      created.set(name, new Set(keys));
+    }
+    const pod = load('examples/kubernetes').find((o) => o.kind === 'Deployment')!.spec.template.spec as Obj;
+    for (const c of pod.containers as Obj[]) {
+      for (const e of (c.env ?? []) as Obj[]) {
+        const ref = e.valueFrom?.secretKeyRef as Obj | undefined;
+        if (!ref || ref.optional || !created.has(ref.name)) continue;
+        expect([...created.get(ref.name)!], `${c.name} reads ${ref.name}/${ref.key}`).toContain(ref.key);
+      }
+    }
+  });
+});

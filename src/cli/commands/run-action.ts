@@ -244,6 +244,7 @@ export async function runAction(command: Command): Promise<void> {
   const settings = settingsFrom(flags);
   settings.debounceMs = duration('--debounce', flags.debounce);
   const graceMs = graceFrom(flags);
+  settings.graceMs = graceMs;
   const logger = ctx.logger;
   // Installed before start-up: SIGTERM while the first clone runs (or the lease is first asked for) stops it, and
   // the process exits 0 as after any stop, instead of being killed by the signal (exit 143).

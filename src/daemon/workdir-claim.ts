@@ -15,6 +15,7 @@ import { ensureDir } from '../util/fs.js';
 import { isPgLocation } from '../state/location.js';
 import { redactUrl } from '../sources/redact.js';
 import { WORK_DIR } from '../sources/types.js';
+import { pidAlive } from '../util/pid.js';
 
 export const WORKDIR_CLAIM = '.govops-daemon';
 
@@ -31,15 +32,6 @@ function parseClaim(text: string): Claim | undefined {
     return typeof v.pid === 'number' && typeof v.hostname === 'string' && typeof v.state === 'string' ? (v as Claim) : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

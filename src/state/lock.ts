@@ -13,6 +13,7 @@ import { ensureDir } from '../util/fs.js';
 import { STATE_DIR, resolveStatePath } from './store.js';
 import { isPgLocation } from './location.js';
 import { pgState } from './pg/lazy.js';
+import { pidAlive } from '../util/pid.js';
 
 export interface LockInfo {
   pid: number;
@@ -42,15 +43,6 @@ export const DEFAULT_LOCK_TTL_MS = 10 * 60_000;
 
 export function lockPathFor(statePath: string): string {
   return `${statePath}.lock`;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function parseLock(raw: string): LockInfo | undefined {

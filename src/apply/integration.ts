@@ -23,6 +23,11 @@ export interface OpContext {
   poller?: StatusWaiter;
   /** Run a wait without holding the concurrency slot the call runs in (slots.ts `SlotLease`); absent: no slot. */
   outsideSlot?<T>(wait: () => Promise<T>): Promise<T>;
+  /**
+   * The operator's --no-adopt (plan/adoption.ts): an integration govops does not own that a create meets is never
+   * written, not even the one the service says to fix with PUT (it "previously failed to create").
+   */
+  noAdopt?: boolean;
 }
 
 /** Which transition a settle waits for: the type and operation (what is learned), and when it began. */
@@ -158,24 +163,36 @@ function notCreated(err: unknown): boolean {
  * (interface 7: "previously failed to create; use PUT to fix it"): the integration found by natural
  * key in an error status. Never an id read from the message.
  */
-async function failedCreation(ctx: OpContext, body: IntegrationBody, err: unknown): Promise<string | undefined> {
+async function failedCreation(ctx: OpContext, body: IntegrationBody, err: unknown, ref: string | undefined): Promise<string | undefined> {
   if (!(err instanceof ApiError) || err.statusCode !== 400) return undefined;
   const found = await findByNaturalKey(ctx, body);
-  return found && ERROR_STATUSES.has(found.status) ? found.id : undefined;
+  if (!found || !ERROR_STATUSES.has(found.status)) return undefined;
+  // A create is planned only when no live integration had this natural key: the one there now is not govops' (made
+  // since the plan, or one a lagging list left out). Under --no-adopt it is the operator's to take over.
+  if (ctx.noAdopt) {
+    throw new ApplyFailure(
+      ErrorCode.alreadyExists,
+      `create: integration ${found.id} with the same identity already exists in status ${found.status} (it failed to create; ` +
+        `govops does not own it): not fixed with PUT under --no-adopt. To manage it, the operator runs ` +
+        `govops state adopt ${ref ?? 'Integration/NAME'} --id ${found.id} and applies`,
+      { cause: err },
+    );
+  }
+  return found.id;
 }
 
 /**
  * Dry run of a create. Returns the id of an integration that failed to create earlier when the
  * service answers that it must be fixed with PUT instead (then the update was dry-run).
  */
-export async function dryRunCreate(ctx: OpContext, body: IntegrationBody): Promise<string | undefined> {
+export async function dryRunCreate(ctx: OpContext, body: IntegrationBody, ref?: string): Promise<string | undefined> {
   try {
     await retryOnConflict(ctx, undefined, 'create (dry run)', () =>
       mutate('create (dry run)', undefined, () => ctx.api.createIntegration(body, { dryRun: true })),
     );
     return undefined;
   } catch (err) {
-    const fix = await failedCreation(ctx, body, err);
+    const fix = await failedCreation(ctx, body, err, ref);
     if (fix === undefined) throw err;
     await dryRunUpdate(ctx, fix, body);
     return fix;
@@ -235,18 +252,26 @@ async function idOfAcceptedCreate(ctx: OpContext, body: IntegrationBody): Promis
  * - 409 and nothing found by natural key: the service was busy; retried (bounded).
  * - 409 and an integration found: no attempt of this create reached the service (the client would have said
  *   so), so it is someone else's: the next plan adopts it.
+ * - 400 as above under --no-adopt (`ctx.noAdopt`): not written, `GOVOPS_ALREADY_EXISTS` naming it (`ref`, the
+ *   manifest's `Kind/name`, for the command that adopts it).
  * `refused` is called before a failure that certainly created nothing (the service answered the POST with a 4xx, or
  * was never reached): the caller drops the pending intent, so the next run does not take an integration made by
  * someone else since for the one it sent (and records it as created by govops).
  */
-export async function writeCreate(ctx: OpContext, body: IntegrationBody, refused: () => void = () => undefined): Promise<string> {
+export async function writeCreate(ctx: OpContext, body: IntegrationBody, refused: () => void = () => undefined, ref?: string): Promise<string> {
   let backoff = ctx.poll.initialMs;
   for (let retry = 0; ; retry++) {
     try {
       const created = await mutate('create', undefined, () => ctx.api.createIntegration(body));
       return created.id !== '' ? created.id : await idOfAcceptedCreate(ctx, body);
     } catch (err) {
-      const fix = await failedCreation(ctx, body, err);
+      let fix: string | undefined;
+      try {
+        fix = await failedCreation(ctx, body, err, ref);
+      } catch (refusal) {
+        refused();
+        throw refusal;
+      }
       if (fix !== undefined) {
         await writeUpdate(ctx, fix, body);
         return fix;

@@ -86,7 +86,7 @@ class CreateIntegration implements Step {
   ) {}
 
   async dryRun(ctx: StepContext): Promise<void> {
-    this.fixId = await dryRunCreate(ctx, body(this.d));
+    this.fixId = await dryRunCreate(ctx, body(this.d), `Integration/${this.change.name}`);
   }
 
   async prepare(ctx: StepContext): Promise<void> {
@@ -104,7 +104,7 @@ class CreateIntegration implements Step {
       return;
     }
     // A create the service refused leaves no intent: the next run would take another's integration for it.
-    const id = await writeCreate(ctx, body(this.d), () => ctx.ledger.dropIntent(this.change));
+    const id = await writeCreate(ctx, body(this.d), () => ctx.ledger.dropIntent(this.change), `Integration/${this.change.name}`);
     this.acceptedAt = ctx.poll.clock.monotonic();
     this.id = id;
     ctx.ledger.recordLive(this.change, this.d, id);

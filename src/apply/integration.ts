@@ -251,7 +251,7 @@ async function idOfAcceptedCreate(ctx: OpContext, body: IntegrationBody): Promis
  *   by PUT (its id is returned).
  * - 409 and nothing found by natural key: the service was busy; retried (bounded).
  * - 409 and an integration found: no attempt of this create reached the service (the client would have said
- *   so), so it is someone else's: the next plan adopts it.
+ *   so), so it is someone else's: the next plan adopts it (under --no-adopt blocks it: the failure says how to adopt it).
  * - 400 as above under --no-adopt (`ctx.noAdopt`): not written, `GOVOPS_ALREADY_EXISTS` naming it (`ref`, the
  *   manifest's `Kind/name`, for the command that adopts it).
  * `refused` is called before a failure that certainly created nothing (the service answered the POST with a 4xx, or
@@ -285,7 +285,10 @@ export async function writeCreate(ctx: OpContext, body: IntegrationBody, refused
         refused();
         throw new ApplyFailure(
           ErrorCode.alreadyExists,
-          `create: integration ${found.id} with the same identity already exists (created outside this apply); the next plan adopts it`,
+          `create: integration ${found.id} with the same identity already exists (created outside this apply); ` +
+            (ctx.noAdopt
+              ? `under --no-adopt the next plan blocks it: to manage it, the operator runs govops state adopt ${ref ?? 'Integration/NAME'} --id ${found.id} and applies`
+              : 'the next plan adopts it'),
           { cause: err },
         );
       }

@@ -75,4 +75,16 @@ describe('a create meeting "previously failed to create" for an integration govo
     expect(res.ok, res.error).toBe(true);
     expect((await r.state()).resources.map((e) => [e.name, e.id])).toEqual([['ours', theirs]]);
   });
+
+  it('under --no-adopt, a 409 whose holder is found by natural key says the next plan blocks it and how to adopt it (not "adopts it")', async () => {
+    const body = { type: 'sql_analytics' as const, autoBootstrap: true, config: { host: 'held.example.com', database: 'governance', schema: 's', username: 'u', password: 'p' } };
+    const made = await r.api.createIntegration(body);
+    r.sandbox.finishTransitions();
+    await r.api.listIntegrations(); // the list has caught up
+    const ctx: OpContext = { api: r.api, poll: { clock: systemClock, deadline: Date.now() + 10_000, initialMs: 20, maxMs: 100 }, noAdopt: true };
+    const err = await writeCreate(ctx, body, () => undefined, 'Integration/held').catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: ErrorCode.alreadyExists });
+    expect(String((err as Error).message)).not.toContain('the next plan adopts it');
+    expect(String((err as Error).message)).toContain(`govops state adopt Integration/held --id ${made.id}`);
+  });
 });

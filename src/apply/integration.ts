@@ -11,6 +11,7 @@ import { notProcessed } from '../api/retry.js';
 import { ApiError, ErrorCode, failureKind } from '../errors.js';
 import { liveIntegrationIdentity } from '../plan/stale.js';
 import { ERROR_STATUSES } from '../service/kinds.js';
+import { naturalKey } from '../kinds/registry.js';
 import { nextInterval, sleep, waitSettled, type PollSettings } from './poll.js';
 import type { StatusWaiter, WaitRequest } from './poller.js';
 import type { Operation } from './transitions.js';
@@ -211,7 +212,20 @@ export async function dryRunReplacement(ctx: OpContext, replacedId: string, body
   try {
     await mutate(`create (dry run, before the delete; integration ${replacedId} not deleted)`, undefined, () => ctx.api.createIntegration(body, { dryRun: true }));
   } catch (err) {
-    if (err instanceof ApiError && (err.statusCode === 400 || err.statusCode === 409)) return;
+    if (err instanceof ApiError && (err.statusCode === 400 || err.statusCode === 409)) {
+      // ... except another integration holding the new key (made since the plan, or one a lagging list left out): the
+      // create would be refused (409) or "fix" that one with PUT (400), once the old one is deleted
+      const holder = await findByNaturalKey(ctx, body);
+      if (holder !== undefined && holder.id !== replacedId) {
+        throw new ApplyFailure(
+          ErrorCode.alreadyExists,
+          `create (dry run, before the delete): integration ${holder.id} (status ${holder.status}) already has the replacement's identity ` +
+            `(${naturalKey(body.type, body.config)}); integration ${replacedId} not deleted: plan again`,
+          { cause: err },
+        );
+      }
+      return;
+    }
     throw err; // a failing test stops the replace; so does a service that cannot be reached (its delete would fail too)
   }
 }

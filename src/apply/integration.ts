@@ -186,11 +186,19 @@ async function failedCreation(ctx: OpContext, body: IntegrationBody, err: unknow
  * Dry run of a create. Returns the id of an integration that failed to create earlier when the
  * service answers that it must be fixed with PUT instead (then the update was dry-run).
  */
-export async function dryRunCreate(ctx: OpContext, body: IntegrationBody, ref?: string): Promise<string | undefined> {
+export async function dryRunCreate(ctx: OpContext, body: IntegrationBody, ref?: string, ownEarlier = false): Promise<string | undefined> {
   try {
-    await retryOnConflict(ctx, undefined, 'create (dry run)', () =>
-      mutate('create (dry run)', undefined, () => ctx.api.createIntegration(body, { dryRun: true })),
-    );
+    await retryOnConflict(ctx, undefined, 'create (dry run)', async () => {
+      try {
+        return await mutate('create (dry run)', undefined, () => ctx.api.createIntegration(body, { dryRun: true }));
+      } catch (err) {
+        // A POST's 409 is "an integration already exists on the host" (interface 7): busy only when none is found. One
+        // found is someone else's, unless an earlier create of this one is pending (`ownEarlier`): that one is govops'
+        // own and the next run records it (plan/held-create.ts), so it is not named as another's.
+        const found = isConflict(err) && !ownEarlier ? await findByNaturalKey(ctx, body) : undefined;
+        throw found ? alreadyExists(ctx, 'create (dry run)', found, err, ref) : err;
+      }
+    });
     return undefined;
   } catch (err) {
     const fix = await failedCreation(ctx, body, err, ref);
@@ -228,6 +236,18 @@ export async function dryRunReplacement(ctx: OpContext, replacedId: string, body
     }
     throw err; // a failing test stops the replace; so does a service that cannot be reached (its delete would fail too)
   }
+}
+
+/** A create refused (409) because `found`, made outside this apply, has its identity: what the next plan does with it. */
+function alreadyExists(ctx: OpContext, what: string, found: LiveIntegration, err: unknown, ref: string | undefined): ApplyFailure {
+  return new ApplyFailure(
+    ErrorCode.alreadyExists,
+    `${what}: integration ${found.id} with the same identity already exists (created outside this apply); ` +
+      (ctx.noAdopt
+        ? `under --no-adopt the next plan blocks it: to manage it, the operator runs govops state adopt ${ref ?? 'Integration/NAME'} --id ${found.id} and applies`
+        : 'the next plan adopts it'),
+    { cause: err },
+  );
 }
 
 /** Looks at the live list for an accepted create without an id: at most this many (a list may lag behind a write). */
@@ -297,14 +317,7 @@ export async function writeCreate(ctx: OpContext, body: IntegrationBody, refused
       const found = await findByNaturalKey(ctx, body);
       if (found) {
         refused();
-        throw new ApplyFailure(
-          ErrorCode.alreadyExists,
-          `create: integration ${found.id} with the same identity already exists (created outside this apply); ` +
-            (ctx.noAdopt
-              ? `under --no-adopt the next plan blocks it: to manage it, the operator runs govops state adopt ${ref ?? 'Integration/NAME'} --id ${found.id} and applies`
-              : 'the next plan adopts it'),
-          { cause: err },
-        );
+        throw alreadyExists(ctx, 'create', found, err, ref);
       }
       if (retry >= MAX_CONFLICT_RETRIES || ctx.poll.clock.monotonic() + backoff >= ctx.poll.deadline) {
         refused();

@@ -98,7 +98,7 @@ class CreateIntegration implements Step {
   async dryRun(ctx: StepContext): Promise<void> {
     const earlier = ctx.ledger.get('Integration', this.change.name);
     this.ownEarlierCreate = earlier?.pending === 'create' && earlier.key === identityOf(this.d);
-    this.fixId = await dryRunCreate(this.opContext(ctx), body(this.d), `Integration/${this.change.name}`);
+    this.fixId = await dryRunCreate(this.opContext(ctx), body(this.d), `Integration/${this.change.name}`, this.ownEarlierCreate);
   }
 
   async prepare(ctx: StepContext): Promise<void> {

@@ -87,4 +87,25 @@ describe('a create meeting "previously failed to create" for an integration govo
     expect(String((err as Error).message)).not.toContain('the next plan adopts it');
     expect(String((err as Error).message)).toContain(`govops state adopt Integration/held --id ${made.id}`);
   });
+
+  it('a dry run of a create answered 409 by an integration someone else made (a lagging list left it out): one try, the holder named, not retried as busy', async () => {
+    const made = await r.api.createIntegration({
+      type: 'sql_analytics',
+      autoBootstrap: true,
+      config: { host: 'taken.example.com', database: 'governance', schema: 'theirs', username: 'them', password: 'their-pw' },
+    });
+    r.sandbox.finishTransitions();
+    await r.write('a.yaml', sqlManifest('ours', 'taken.example.com'));
+    r.sandbox.clearRequests();
+    const res = await run(false);
+    expect(res.ok).toBe(false);
+    expect(r.lines().filter((l) => !l.startsWith('GET'))).toEqual(['POST /integrations?dryRun=true 409']);
+    const o = res.outcomes.find((x) => x.name === 'ours')!;
+    expect(o).toMatchObject({ result: 'failed', code: ErrorCode.alreadyExists });
+    expect(o.error).toContain(`integration ${made.id}`);
+    // the next plan sees it and adopts it (the default)
+    const next = await run(false);
+    expect(next.ok, next.error).toBe(true);
+    expect((await r.state()).resources.map((e) => [e.name, e.id, e.origin])).toEqual([['ours', made.id, 'adopted']]);
+  });
 });

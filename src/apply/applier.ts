@@ -75,6 +75,8 @@ export interface ApplyInput {
   onOutcome?: (outcome: ResourceOutcome, done: number, total: number) => void;
   /** Time and timers (default: the system's): deadlines, polls, backoffs, durations, the state's `updatedAt`. */
   clock?: Clock;
+  /** The plan's --no-adopt: what a task meets that govops does not own is never written (integration.ts OpContext). */
+  noAdopt?: boolean;
 }
 
 export interface ApplyResult {
@@ -190,7 +192,7 @@ export function prepare(input: ApplyInput): StageResult<Prepared> {
     logger: input.logger,
   });
   const desired = new Map(input.desired.map((d) => [`${d.kind}/${d.name}`, d]));
-  const ctx: StepContext = { api, ledger, poll, poller };
+  const ctx: StepContext = { api, ledger, poll, poller, ...(input.noAdopt === true ? { noAdopt: true } : {}) };
   return { ok: true, value: { changes, desired, tuning, clock, api, ledger, poll, stats, poller, ctx } };
 }
 

@@ -9,6 +9,10 @@
  */
 import type { LiveDataSource } from '../api/types.js';
 import { notProcessed } from '../api/retry.js';
+import { ApiError, failureKind } from '../errors.js';
+import { isSettledStatus } from '../service/kinds.js';
+import { MAX_CONFLICT_RETRIES } from './integration.js';
+import { waitSettled } from './poll.js';
 import type { DesiredDataSource, PlanChange, ResourceChange } from '../plan/types.js';
 import { dataSourceKey } from '../service/data-sources.js';
 import type { BatchDeps } from './webhook-batch.js';
@@ -97,18 +101,43 @@ export class DataSourceBatches {
     const items = members.map((m) => ({ dataSourceName: m.desired.body.dataSourceName, prefix: m.desired.body.prefix }));
     logger.debug({ integrationId, count: items.length }, 'data sources: one create request');
     let created: LiveDataSource[];
-    try {
-      created = await this.deps.enqueue(() => {
-        ledger.assertWritable();
-        return api.createDataSources(integrationId, items, this.deps.preexisting ? { preexisting: this.deps.preexisting } : {});
-      });
-    } catch (err) {
-      if (notProcessed(err)) for (const m of members) ledger.dropIntent(m.change);
-      await ledger.save();
-      throw err;
+    for (let retry = 0; ; retry++) {
+      try {
+        created = await this.deps.enqueue(() => {
+          ledger.assertWritable();
+          return api.createDataSources(integrationId, items, this.deps.preexisting ? { preexisting: this.deps.preexisting } : {});
+        });
+        break;
+      } catch (err) {
+        if (retry < MAX_CONFLICT_RETRIES && (await this.settledAfterBusy(integrationId, err))) {
+          logger.debug({ integrationId, retry }, 'data sources: the integration was busy (409); sent again once it settled');
+          continue;
+        }
+        if (notProcessed(err)) for (const m of members) ledger.dropIntent(m.change);
+        await ledger.save();
+        throw err;
+      }
     }
     members.forEach((m, i) => ledger.recordLive(m.change, m.desired, created[i]!.id, dataSourceKey(integrationId, m.desired.body.prefix)));
     await ledger.save();
     members.forEach((m, i) => m.resolve(created[i]!));
+  }
+
+  /**
+   * Whether a failed create met its integration busy and it has settled `enabled` since: a 409 (the service registers
+   * data sources only under an enabled integration; the integration's own writes wait out a 409 the same way,
+   * integration.ts `retryOnConflict`) while the integration is in a transition. A 409 while it is enabled says a name or
+   * prefix is taken: not retried. Anything the check cannot tell (an error status, gone, a failed poll, the deadline)
+   * is not busy: the create's own failure stands.
+   */
+  private async settledAfterBusy(integrationId: string, err: unknown): Promise<boolean> {
+    if (!(err instanceof ApiError) || failureKind(err.code).retriedBy !== 'task') return false;
+    const { api, poll } = this.deps;
+    try {
+      if (isSettledStatus((await api.getIntegrationStatus(integrationId)).status)) return false;
+      return (await waitSettled(api, integrationId, poll)) === 'enabled';
+    } catch {
+      return false;
+    }
   }
 }

@@ -11,6 +11,7 @@ import { notProcessed } from '../api/retry.js';
 import { ApiError, ErrorCode, failureKind } from '../errors.js';
 import { liveIntegrationIdentity } from '../plan/stale.js';
 import { ERROR_STATUSES } from '../service/kinds.js';
+import { naturalKey } from '../kinds/registry.js';
 import { nextInterval, sleep, waitSettled, type PollSettings } from './poll.js';
 import type { StatusWaiter, WaitRequest } from './poller.js';
 import type { Operation } from './transitions.js';
@@ -23,6 +24,11 @@ export interface OpContext {
   poller?: StatusWaiter;
   /** Run a wait without holding the concurrency slot the call runs in (slots.ts `SlotLease`); absent: no slot. */
   outsideSlot?<T>(wait: () => Promise<T>): Promise<T>;
+  /**
+   * The operator's --no-adopt (plan/adoption.ts): an integration govops does not own that a create meets is never
+   * written, not even the one the service says to fix with PUT (it "previously failed to create").
+   */
+  noAdopt?: boolean;
 }
 
 /** Which transition a settle waits for: the type and operation (what is learned), and when it began. */
@@ -158,24 +164,44 @@ function notCreated(err: unknown): boolean {
  * (interface 7: "previously failed to create; use PUT to fix it"): the integration found by natural
  * key in an error status. Never an id read from the message.
  */
-async function failedCreation(ctx: OpContext, body: IntegrationBody, err: unknown): Promise<string | undefined> {
+async function failedCreation(ctx: OpContext, body: IntegrationBody, err: unknown, ref: string | undefined): Promise<string | undefined> {
   if (!(err instanceof ApiError) || err.statusCode !== 400) return undefined;
   const found = await findByNaturalKey(ctx, body);
-  return found && ERROR_STATUSES.has(found.status) ? found.id : undefined;
+  if (!found || !ERROR_STATUSES.has(found.status)) return undefined;
+  // A create is planned only when no live integration had this natural key: the one there now is not govops' (made
+  // since the plan, or one a lagging list left out). Under --no-adopt it is the operator's to take over.
+  if (ctx.noAdopt) {
+    throw new ApplyFailure(
+      ErrorCode.alreadyExists,
+      `create: integration ${found.id} with the same identity already exists in status ${found.status} (it failed to create; ` +
+        `govops does not own it): not fixed with PUT under --no-adopt. To manage it, the operator runs ` +
+        `govops state adopt ${ref ?? 'Integration/NAME'} --id ${found.id} and applies`,
+      { cause: err },
+    );
+  }
+  return found.id;
 }
 
 /**
  * Dry run of a create. Returns the id of an integration that failed to create earlier when the
  * service answers that it must be fixed with PUT instead (then the update was dry-run).
  */
-export async function dryRunCreate(ctx: OpContext, body: IntegrationBody): Promise<string | undefined> {
+export async function dryRunCreate(ctx: OpContext, body: IntegrationBody, ref?: string, ownEarlier = false): Promise<string | undefined> {
   try {
-    await retryOnConflict(ctx, undefined, 'create (dry run)', () =>
-      mutate('create (dry run)', undefined, () => ctx.api.createIntegration(body, { dryRun: true })),
-    );
+    await retryOnConflict(ctx, undefined, 'create (dry run)', async () => {
+      try {
+        return await mutate('create (dry run)', undefined, () => ctx.api.createIntegration(body, { dryRun: true }));
+      } catch (err) {
+        // A POST's 409 is "an integration already exists on the host" (interface 7): busy only when none is found. One
+        // found is someone else's, unless an earlier create of this one is pending (`ownEarlier`): that one is govops'
+        // own and the next run records it (plan/held-create.ts), so it is not named as another's.
+        const found = isConflict(err) && !ownEarlier ? await findByNaturalKey(ctx, body) : undefined;
+        throw found ? alreadyExists(ctx, 'create (dry run)', found, err, ref) : err;
+      }
+    });
     return undefined;
   } catch (err) {
-    const fix = await failedCreation(ctx, body, err);
+    const fix = await failedCreation(ctx, body, err, ref);
     if (fix === undefined) throw err;
     await dryRunUpdate(ctx, fix, body);
     return fix;
@@ -194,9 +220,34 @@ export async function dryRunReplacement(ctx: OpContext, replacedId: string, body
   try {
     await mutate(`create (dry run, before the delete; integration ${replacedId} not deleted)`, undefined, () => ctx.api.createIntegration(body, { dryRun: true }));
   } catch (err) {
-    if (err instanceof ApiError && (err.statusCode === 400 || err.statusCode === 409)) return;
+    if (err instanceof ApiError && (err.statusCode === 400 || err.statusCode === 409)) {
+      // ... except another integration holding the new key (made since the plan, or one a lagging list left out): the
+      // create would be refused (409) or "fix" that one with PUT (400), once the old one is deleted
+      const holder = await findByNaturalKey(ctx, body);
+      if (holder !== undefined && holder.id !== replacedId) {
+        throw new ApplyFailure(
+          ErrorCode.alreadyExists,
+          `create (dry run, before the delete): integration ${holder.id} (status ${holder.status}) already has the replacement's identity ` +
+            `(${naturalKey(body.type, body.config)}); integration ${replacedId} not deleted: plan again`,
+          { cause: err },
+        );
+      }
+      return;
+    }
     throw err; // a failing test stops the replace; so does a service that cannot be reached (its delete would fail too)
   }
+}
+
+/** A create refused (409) because `found`, made outside this apply, has its identity: what the next plan does with it. */
+function alreadyExists(ctx: OpContext, what: string, found: LiveIntegration, err: unknown, ref: string | undefined): ApplyFailure {
+  return new ApplyFailure(
+    ErrorCode.alreadyExists,
+    `${what}: integration ${found.id} with the same identity already exists (created outside this apply); ` +
+      (ctx.noAdopt
+        ? `under --no-adopt the next plan blocks it: to manage it, the operator runs govops state adopt ${ref ?? 'Integration/NAME'} --id ${found.id} and applies`
+        : 'the next plan adopts it'),
+    { cause: err },
+  );
 }
 
 /** Looks at the live list for an accepted create without an id: at most this many (a list may lag behind a write). */
@@ -234,19 +285,27 @@ async function idOfAcceptedCreate(ctx: OpContext, body: IntegrationBody): Promis
  *   by PUT (its id is returned).
  * - 409 and nothing found by natural key: the service was busy; retried (bounded).
  * - 409 and an integration found: no attempt of this create reached the service (the client would have said
- *   so), so it is someone else's: the next plan adopts it.
+ *   so), so it is someone else's: the next plan adopts it (under --no-adopt blocks it: the failure says how to adopt it).
+ * - 400 as above under --no-adopt (`ctx.noAdopt`): not written, `GOVOPS_ALREADY_EXISTS` naming it (`ref`, the
+ *   manifest's `Kind/name`, for the command that adopts it).
  * `refused` is called before a failure that certainly created nothing (the service answered the POST with a 4xx, or
  * was never reached): the caller drops the pending intent, so the next run does not take an integration made by
  * someone else since for the one it sent (and records it as created by govops).
  */
-export async function writeCreate(ctx: OpContext, body: IntegrationBody, refused: () => void = () => undefined): Promise<string> {
+export async function writeCreate(ctx: OpContext, body: IntegrationBody, refused: () => void = () => undefined, ref?: string): Promise<string> {
   let backoff = ctx.poll.initialMs;
   for (let retry = 0; ; retry++) {
     try {
       const created = await mutate('create', undefined, () => ctx.api.createIntegration(body));
       return created.id !== '' ? created.id : await idOfAcceptedCreate(ctx, body);
     } catch (err) {
-      const fix = await failedCreation(ctx, body, err);
+      let fix: string | undefined;
+      try {
+        fix = await failedCreation(ctx, body, err, ref);
+      } catch (refusal) {
+        refused();
+        throw refusal;
+      }
       if (fix !== undefined) {
         await writeUpdate(ctx, fix, body);
         return fix;
@@ -258,11 +317,7 @@ export async function writeCreate(ctx: OpContext, body: IntegrationBody, refused
       const found = await findByNaturalKey(ctx, body);
       if (found) {
         refused();
-        throw new ApplyFailure(
-          ErrorCode.alreadyExists,
-          `create: integration ${found.id} with the same identity already exists (created outside this apply); the next plan adopts it`,
-          { cause: err },
-        );
+        throw alreadyExists(ctx, 'create', found, err, ref);
       }
       if (retry >= MAX_CONFLICT_RETRIES || ctx.poll.clock.monotonic() + backoff >= ctx.poll.deadline) {
         refused();

@@ -80,13 +80,25 @@ class CreateIntegration implements Step {
   private acceptedAt?: number;
   /** The integration failed to create earlier (the service says: fix it with PUT): its id. */
   private fixId?: string;
+  /**
+   * An earlier run sent a create of it and never heard back (its intent held pending, plan/held-create.ts): an
+   * integration of its natural key that failed to create is that create, govops' own, fixed with PUT under --no-adopt
+   * too (which refuses only someone else's).
+   */
+  private ownEarlierCreate = false;
   constructor(
     private readonly change: Named,
     private readonly d: DesiredIntegration,
   ) {}
 
+  private opContext(ctx: StepContext): StepContext {
+    return this.ownEarlierCreate && ctx.noAdopt ? { ...ctx, noAdopt: false } : ctx;
+  }
+
   async dryRun(ctx: StepContext): Promise<void> {
-    this.fixId = await dryRunCreate(ctx, body(this.d));
+    const earlier = ctx.ledger.get('Integration', this.change.name);
+    this.ownEarlierCreate = earlier?.pending === 'create' && earlier.key === identityOf(this.d);
+    this.fixId = await dryRunCreate(this.opContext(ctx), body(this.d), `Integration/${this.change.name}`, this.ownEarlierCreate);
   }
 
   async prepare(ctx: StepContext): Promise<void> {
@@ -104,7 +116,7 @@ class CreateIntegration implements Step {
       return;
     }
     // A create the service refused leaves no intent: the next run would take another's integration for it.
-    const id = await writeCreate(ctx, body(this.d), () => ctx.ledger.dropIntent(this.change));
+    const id = await writeCreate(this.opContext(ctx), body(this.d), () => ctx.ledger.dropIntent(this.change), `Integration/${this.change.name}`);
     this.acceptedAt = ctx.poll.clock.monotonic();
     this.id = id;
     ctx.ledger.recordLive(this.change, this.d, id);

@@ -6,12 +6,13 @@
  * refused by the service with a 409 after every retry: it is blocked here, in the plan, naming the holder, which
  * may be another team's (never deleted: not owned) or one of govops' own that the plan keeps (suspended, left out
  * by --only, held back by the guard, not pruned). A create whose value a removal of this plan frees waits for that
- * removal (`freedBy`): run side by side, the create would meet the value still taken.
+ * removal (`freedBy`): run side by side, the create would meet the value still taken. A replace's new natural key is
+ * checked too (`blockNaturalKeysTaken`).
  */
 import type { LiveIntegration } from '../api/types.js';
-import { isIntegrationType, kindOf } from '../kinds/registry.js';
+import { isIntegrationType, kindOf, liveNaturalKey, naturalKey } from '../kinds/registry.js';
 import { blocked } from './notes.js';
-import { appendTo } from '../util/multimap.js';
+import { appendTo, groupBy } from '../util/multimap.js';
 import type { DesiredIntegration, DesiredResource, PlanChange } from './types.js';
 
 /**
@@ -28,6 +29,7 @@ export function blockUniqueValuesTaken(changes: readonly PlanChange[], desired: 
   for (const c of changes) {
     if (c.resourceKind === 'Integration' && (c.action === 'delete' || c.action === 'replace') && !c.blocked && c.liveId !== undefined) removed.set(c.liveId, c);
   }
+  blockNaturalKeysTaken(creates, byName, removed, live);
   // live integrations by unique value (`type field=value`): one pass, not one per create (10,000 object-store creates
   // against 10,000 live ones would be 10^8 comparisons)
   const holdersOf = new Map<string, LiveIntegration[]>();
@@ -41,7 +43,7 @@ export function blockUniqueValuesTaken(changes: readonly PlanChange[], desired: 
   if (holdersOf.size === 0) return;
   for (const c of creates) {
     const d = byName.get(c.name);
-    if (!d || !isIntegrationType(d.body.type)) continue;
+    if (!d || !isIntegrationType(d.body.type) || c.blocked) continue;
     for (const field of kindOf(d.body.type).uniqueFields ?? []) {
       const value = d.body.config?.[field];
       if (typeof value !== 'string') continue;
@@ -63,5 +65,37 @@ export function blockUniqueValuesTaken(changes: readonly PlanChange[], desired: 
       );
       break;
     }
+  }
+}
+
+/**
+ * The natural key of a replace's new integration (interface 8: one integration per host and kind, "409 otherwise"):
+ * a create's is never held (the manifest would have matched the holder), but a replace is matched by its recorded id,
+ * and one that moves the integration onto a key another live integration holds was planned: the apply deleted the old
+ * integration, then the service refused the new one (409, or 400 for a holder in createError, which the create then
+ * "fixed" with a PUT on it). Blocked (`value-taken`) unless this plan removes the holder.
+ */
+function blockNaturalKeysTaken(
+  creates: readonly PlanChange[],
+  byName: ReadonlyMap<string, DesiredIntegration>,
+  removed: ReadonlyMap<string, PlanChange>,
+  live: readonly LiveIntegration[],
+): void {
+  let byKey: Map<string | undefined, LiveIntegration[]> | undefined;
+  for (const c of creates) {
+    const d = byName.get(c.name);
+    if (c.action !== 'replace' || !d || !isIntegrationType(d.body.type)) continue;
+    byKey ??= groupBy(live, (l) => liveNaturalKey(l.type, l.config));
+    const key = naturalKey(d.body.type, d.body.config);
+    const holder = (byKey.get(key) ?? []).find((l) => l.id !== c.liveId && !removed.has(l.id));
+    if (!holder) continue;
+    const field = kindOf(d.body.type).identityField.slice(1).join('.');
+    c.blocked = blocked(
+      'value-taken',
+      `the replacement's ${field} (${key}) is held by integration ${holder.id} (status ${holder.status}), which this plan does not delete: ` +
+        `the service allows only one (a second is refused), so integration ${c.liveId ?? '?'} would be deleted and its replacement ` +
+        `never created. Use another ${field}, or remove that integration first (if it is govops': its manifest's govops/delete ` +
+        `annotation, or --prune once its manifest is gone)`,
+    );
   }
 }

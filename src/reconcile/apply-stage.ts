@@ -75,6 +75,7 @@ export async function applyStage(api: ServiceApi, loaded: Loaded, planned: Plann
     ...(opts.clock ? { clock: opts.clock } : {}),
     revision: opts.revision,
     onOutcome: opts.onOutcome,
+    ...(opts.plan.noAdopt === true ? { noAdopt: true } : {}),
   }).finally(() => writer.close());
   const base = { diagnostics, plan, outcomes: applied.outcomes, changed, polls: applied.polls };
   if (applied.ok) return { stage: 'done', ok: true, ...base };

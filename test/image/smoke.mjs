@@ -32,8 +32,9 @@ const GRACE_S = 30; // govops --grace (the default), as in the Kubernetes exampl
 const STOP_TIMEOUT_S = 45; // the example's terminationGracePeriodSeconds
 // This machine's container runtime needs these (see container-build.sh: runc with cgroupfs, explicit ulimits).
 const HOST_QUIRKS = ['--runtime', 'runc', '--cgroup-manager=cgroupfs', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024'];
-// As the Kubernetes example runs it.
-const HARDENED = ['--network=host', '--user', `${UID}:${UID}`, '--read-only', '--tmpfs', '/tmp', '--cap-drop=ALL', '--security-opt', 'no-new-privileges'];
+// As the Kubernetes example runs it: a read-only root with nothing writable but the volumes it declares (podman's
+// --read-only also makes /run, /var/tmp and /dev/shm writable unless --read-only-tmpfs=false; Kubernetes does not).
+const HARDENED = ['--network=host', '--user', `${UID}:${UID}`, '--read-only', '--read-only-tmpfs=false', '--tmpfs', '/tmp', '--cap-drop=ALL', '--security-opt', 'no-new-privileges'];
 
 const { exampleEnvNames, exampleEnv } = await import(join(ROOT, 'dist/daemon/dev.js'));
 const { loadManifests } = await import(join(ROOT, 'dist/manifests/loader.js'));

@@ -84,8 +84,12 @@ export interface PollSummary {
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
 
+/**
+ * The webhooks govops manages, by id: not one whose delete is pending (sent, its answer not seen yet: the next
+ * reconcile resolves it); its failed deliveries were retried meanwhile, to a webhook govops is removing.
+ */
 function webhooksOf(state: GovopsState): ManagedWebhooks {
-  const entries = state.resources.filter((r) => r.kind === 'Webhook' && r.id !== '');
+  const entries = state.resources.filter((r) => r.kind === 'Webhook' && r.id !== '' && r.pending !== 'delete');
   const serviceNames = new Map<string, string>();
   for (const r of entries) {
     const name = webhookIdentityParts(r.identity)?.name;

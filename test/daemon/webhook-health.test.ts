@@ -553,3 +553,38 @@ describe('a recorded id the service gave to another webhook', () => {
     expect(await metric(registry, 'govops_webhook_delivery_failures_total', { webhook: 'ours' })).toBeUndefined();
   });
 });
+
+describe('a webhook govops is deleting', () => {
+  it('its failed deliveries are not retried while its delete is pending (sent, no answer yet: the next reconcile resolves it)', async () => {
+    w = await startWorld();
+    const [going] = await w.createHooks([hookItem(w, 'going', '/going')]);
+    w.rx.set('/going', 503);
+    const dir = await mkdtemp(join(tmpdir(), 'govops-health-deleting-'));
+    cleanup.add(() => rm(dir, { recursive: true, force: true }));
+    const statePath = join(dir, 'state.json');
+    const state = newState();
+    state.resources.push({
+      kind: 'Webhook', name: 'going', id: String(going.id), origin: 'created', specHash: 'x', secretFingerprints: {},
+      updatedAt: new Date().toISOString(), identity: webhookIdentity('going', `${w.rx.url}/going`), pending: 'delete',
+    });
+    await saveState(statePath, state);
+    let now = Date.now();
+    const health = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
+      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: managedWebhooksFromState(statePath),
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    for (let i = 0; i < 3; i++) {
+      now += 60_000;
+      expect(await health.pollOnce()).toMatchObject({ retried: 0 });
+    }
+    expect(w.rx.hits.get('/going')).toBe(1); // the delivery only, never a retry
+  });
+});

@@ -109,8 +109,9 @@ function liveFact(
     if (!raw) return {};
     fields = integrationFields(raw, d, input.shapes);
     // its delete (a replace's too) deletes every data source under it, ours or not (the service cascades): one
-    // registered since the plan, which the plan's cascade-delete warning did not name, makes the plan stale
-    if ((c.action === 'delete' || c.action === 'replace') && live.dataSourcesOf) fields.dataSources = live.dataSourcesOf.get(id) ?? [];
+    // registered since the plan, which the plan's cascade-delete warning did not name, makes the plan stale (a blocked
+    // delete deletes nothing, and has no such warning)
+    if ((c.action === 'delete' || c.action === 'replace') && !c.blocked && live.dataSourcesOf) fields.dataSources = live.dataSourcesOf.get(id) ?? [];
   } else if (c.resourceKind === 'Webhook') {
     const raw = live.webhooks.get(id);
     if (!raw) return {};

@@ -9,7 +9,9 @@
  * - `state`: the govops state entry of every resource the plan touches (an apply in between changes it);
  * - `live`: the live resource every change touches, normalised as the planner compares it (src/plan/shape.ts),
  *   field by field, so a service that echoes a field differently does not make a plan stale, and a change made
- *   in the service since is named by its path. Ignored fields (govops/ignore-fields) are left out.
+ *   in the service since is named by its path. Ignored fields (govops/ignore-fields) are left out. An integration
+ *   the plan deletes or replaces also has `dataSources`: the ids of the live data sources under it (when listed),
+ *   which the service deletes with it.
  */
 import type { LiveDataSource, LiveIntegration, LiveWebhook } from '../api/types.js';
 import type { Manifest } from '../manifests/types.js';
@@ -88,6 +90,8 @@ interface LiveById {
   integrations: ReadonlyMap<string, LiveIntegration>;
   webhooks: ReadonlyMap<string, LiveWebhook>;
   dataSources: ReadonlyMap<string, LiveDataSource>;
+  /** The ids of the live data sources under each integration id; absent when data sources were not listed. */
+  dataSourcesOf?: ReadonlyMap<string, readonly string[]>;
 }
 
 function liveFact(
@@ -104,6 +108,10 @@ function liveFact(
     const raw = live.integrations.get(id);
     if (!raw) return {};
     fields = integrationFields(raw, d, input.shapes);
+    // its delete (a replace's too) deletes every data source under it, ours or not (the service cascades): one
+    // registered since the plan, which the plan's cascade-delete warning did not name, makes the plan stale (a blocked
+    // delete deletes nothing, and has no such warning)
+    if ((c.action === 'delete' || c.action === 'replace') && !c.blocked && live.dataSourcesOf) fields.dataSources = live.dataSourcesOf.get(id) ?? [];
   } else if (c.resourceKind === 'Webhook') {
     const raw = live.webhooks.get(id);
     if (!raw) return {};
@@ -117,6 +125,18 @@ function liveFact(
   const fps: Record<string, string> = {};
   for (const k of Object.keys(fields).sort()) fps[k] = input.hashing.fingerprint(canonicalJson(fields[k]));
   return { id, fields: fps };
+}
+
+/** The ids of the live data sources under each integration id, sorted. */
+function dataSourceIdsByIntegration(list: readonly LiveDataSource[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const d of list) {
+    const ids = out.get(d.integrationId);
+    if (ids) ids.push(d.id);
+    else out.set(d.integrationId, [d.id]);
+  }
+  for (const ids of out.values()) ids.sort();
+  return out;
 }
 
 /**
@@ -146,6 +166,7 @@ export function planFacts(plan: Plan, input: FactInput, ids?: (c: PlanChange) =>
     integrations: firstBy(input.live.integrations, (l) => l.id),
     webhooks: firstBy(input.live.webhooks, (l) => l.id),
     dataSources: firstBy(input.live.dataSources ?? [], (l) => l.id),
+    ...(input.live.dataSources ? { dataSourcesOf: dataSourceIdsByIntegration(input.live.dataSources) } : {}),
   };
   for (const c of actionable(plan)) {
     for (const name of c.renamedFrom !== undefined ? [c.name, c.renamedFrom] : [c.name]) {

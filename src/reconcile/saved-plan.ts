@@ -86,6 +86,40 @@ export async function writeSavedPlan(file: string, plan: SavedPlan): Promise<voi
   }
 }
 
+const ACTIONS: ReadonlySet<unknown> = new Set(['create', 'update', 'replace', 'delete', 'adopt', 'noop']);
+const KINDS: ReadonlySet<unknown> = new Set(['Integration', 'Webhook', 'DataSource']);
+const isString = (v: unknown): v is string => typeof v === 'string';
+const optional = (v: unknown, is: (v: unknown) => boolean): boolean => v === undefined || is(v);
+const recordOf = (v: unknown, is: (v: unknown) => boolean): boolean => isPlainObject(v) && Object.values(v).every(is);
+
+/**
+ * A change as the check reads it (facts.ts `gist`, `changeKey`): a file edited by hand is refused as such, not with a
+ * JavaScript error from deep in the comparison.
+ */
+function wellFormedChange(c: unknown): boolean {
+  return (
+    isPlainObject(c) &&
+    KINDS.has(c.resourceKind) &&
+    isString(c.name) &&
+    ACTIONS.has(c.action) &&
+    typeof c.adopt === 'boolean' &&
+    optional(c.liveId, isString) &&
+    optional(c.renamedFrom, isString) &&
+    optional(c.duplicateOf, isString) &&
+    Array.isArray(c.changes) &&
+    c.changes.every((f) => isPlainObject(f) && isString(f.path))
+  );
+}
+
+function wellFormedFacts(f: Record<string, unknown>): boolean {
+  return (
+    recordOf(f.manifests, isString) &&
+    recordOf(f.secrets, (v) => recordOf(v, isString)) &&
+    recordOf(f.state, (v) => v === null || isString(v)) &&
+    recordOf(f.live, (v) => isPlainObject(v) && optional(v.id, isString) && optional(v.fields, (x) => recordOf(x, isString)))
+  );
+}
+
 function invalid(file: string, why: string): UserError {
   return new UserError(`${file} is not a govops saved plan: ${why}`, 'make one with govops plan --out FILE', { code: ErrorCode.userError });
 }
@@ -122,9 +156,12 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
   const plan = data.plan;
   const facts = data.facts;
   if (!isPlainObject(plan) || !Array.isArray(plan.changes) || !Array.isArray(plan.errors)) throw invalid(file, 'no plan');
+  const bad = plan.changes.findIndex((c) => !wellFormedChange(c));
+  if (bad >= 0) throw invalid(file, `change ${bad + 1} of the plan is malformed (edited?)`);
   if (!isPlainObject(facts) || typeof facts.keyId !== 'string' || !isPlainObject(facts.manifests) || !isPlainObject(facts.live) || !isPlainObject(facts.state) || !isPlainObject(facts.secrets)) {
     throw invalid(file, 'no facts');
   }
+  if (!wellFormedFacts(facts)) throw invalid(file, 'its facts are malformed (edited?)');
   if (!Array.isArray(data.paths) || !data.paths.every((p) => typeof p === 'string')) throw invalid(file, 'no paths');
   if (!isPlainObject(data.options)) throw invalid(file, 'no options');
   if (data.revision !== undefined && typeof data.revision !== 'string') throw invalid(file, 'revision must be a string');

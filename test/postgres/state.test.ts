@@ -252,6 +252,11 @@ describe('PostgreSQL state', () => {
       expect(out.stderr).not.toContain('locked');
       expect(out.code).toBe(0);
       expect(existsSync(path.join(dir, 'plan.json'))).toBe(true);
+      // the command it prints applies it: with the state key given on the command line (without it, apply reads the
+      // `default` key's state and refuses the plan as made with another state)
+      expect(out.stdout).toContain(`govops apply ${path.join(dir, 'plan.json')} --state-key planout\n`);
+      const applied = await runGovops(['apply', path.join(dir, 'plan.json'), '--state-key', 'planout'], { cwd: dir, env });
+      expect(applied.code, applied.stderr).toBe(0);
       const fresh = await runGovops(['plan', 'm', '--out', path.join(dir, 'plan2.json'), '--state-key', 'planout-new'], { cwd: dir, env });
       expect(fresh.code).toBe(0);
       expect(psql(pg, `SELECT count(*) FROM govops.states WHERE key = 'planout-new'`)).toBe('1');

@@ -66,14 +66,17 @@ async function ensureStateFile(statePath: string): Promise<void> {
 }
 
 /**
- * The command that applies a saved plan: with the --state given on the command line (its fingerprint key checks the
- * plan; without it, apply FILE reads another state and refuses the plan). A PostgreSQL URL is not printed (it may hold
- * a password): named only.
+ * The command that applies a saved plan: with the --state and --state-key given on the command line (its fingerprint
+ * key checks the plan; without them, apply FILE reads another state and refuses the plan). A PostgreSQL URL is not
+ * printed (it may hold a password): named only.
  */
 function applyCommand(file: string, state: string, command: Command): string {
   const base = `govops apply ${shellWord(file)}`;
-  if (command.getOptionValueSource('state') !== 'cli') return base;
-  return isPgLocation(state) ? `${base} --state URL (the PostgreSQL state it was planned with)` : `${base} --state ${shellWord(state)}`;
+  // a PostgreSQL state's key (GOVOPS_STATE_URL with --state-key): the apply that leaves it out reads the `default` key's
+  const stateKey = (command.optsWithGlobals() as { stateKey?: string }).stateKey;
+  const key = isPgLocation(state) && stateKey !== undefined && command.getOptionValueSourceWithGlobals('stateKey') === 'cli' ? ` --state-key ${shellWord(stateKey)}` : '';
+  if (command.getOptionValueSource('state') !== 'cli') return `${base}${key}`;
+  return isPgLocation(state) ? `${base} --state URL${key} (the PostgreSQL state it was planned with)` : `${base} --state ${shellWord(state)}`;
 }
 
 export async function planAction(

@@ -3,7 +3,7 @@
  * carries out exactly that plan, or refuses (no write at all) naming what changed since: a manifest, a
  * secret's value, the live resource, the govops state, a resource that now exists, the state file itself.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, requestLines, type Harness } from '../apply/harness.js';
@@ -237,6 +237,21 @@ describe('saved plans: plan --out FILE, apply FILE', () => {
     expect(piped.code, piped.stderr).toBe(0);
     expect(writes(h).filter((l) => !l.includes('dryRun'))).toEqual(['POST /webhooks']);
     await rm(file('-'));
+  });
+
+  it('plan --out onto the state file (or its lock, or a link to it) is refused: the record of what govops owns is kept', async () => {
+    await h.writeManifest('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/onto-state'));
+    expect((await run(['apply', 'manifests'])).code).toBe(0);
+    const before = await readFile(h.statePath, 'utf8');
+    await symlink(h.statePath, file('state-link.json'));
+    for (const out of ['.govops/state.json', './.govops/../.govops/state.json', 'state-link.json', '.govops/state.json.lock']) {
+      const r = await run(['plan', 'manifests', '--out', out]);
+      expect(r.code, out).toBe(1);
+      expect(r.stderr, out).toMatch(/is the state file('s lock)?: the saved plan would replace the record of what govops owns/);
+    }
+    expect(await readFile(h.statePath, 'utf8')).toBe(before);
+    await expect(readFile(`${h.statePath}.lock`, 'utf8')).rejects.toThrow(/ENOENT/);
+    await rm(file('state-link.json'));
   });
 
   it('plan --out NAME.yaml is refused: apply NAME.yaml would read it as manifests, never as the plan it says to apply', async () => {

@@ -1,9 +1,11 @@
 /** What `govops plan` does, and the plan helpers apply reuses (loaded only when they run; declared in plan.ts). */
 import type { Command } from 'commander';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { UserError } from '../../errors.js';
 import { STDIN_PATH } from '../../manifests/stream.js';
 import { isManifestFileName, savedPlan, writeSavedPlan } from '../../reconcile/saved-plan.js';
-import { withStateLock } from '../../state/lock.js';
+import { lockPathFor, withStateLock } from '../../state/lock.js';
 import { loadState, saveState, stateExists } from '../../state/store.js';
 import { isAwaitingManualStep, shellWord } from '../../plan/manual-steps.js';
 import { isPgLocation } from '../../state/location.js';
@@ -79,6 +81,22 @@ function applyCommand(file: string, state: string, command: Command): string {
   return isPgLocation(state) ? `${base} --state URL${key} (the PostgreSQL state it was planned with)` : `${base} --state ${shellWord(state)}`;
 }
 
+/**
+ * `--out` naming the state file (or its lock): the saved plan replaced the record of what govops owns, and every
+ * resource it created would be someone else's to the next plan. Compared as files (a link, another spelling).
+ */
+async function refuseOutOntoState(out: string, statePath: string): Promise<void> {
+  for (const file of [statePath, lockPathFor(statePath)]) {
+    const [a, b] = await Promise.all([stat(out).catch(() => undefined), stat(file).catch(() => undefined)]);
+    if (resolve(out) === resolve(file) || (a && b && a.dev === b.dev && a.ino === b.ino)) {
+      throw new UserError(
+        `--out ${out} is the state file${file === statePath ? '' : "'s lock"}: the saved plan would replace the record of what govops owns`,
+        'save the plan elsewhere (govops plan --out reviewed.plan)',
+      );
+    }
+  }
+}
+
 export async function planAction(
   paths: string[],
   flags: PlanFlags & { detailedExitcode?: boolean; out?: string },
@@ -100,6 +118,7 @@ export async function planAction(
     );
   }
   const opts = await reconcileOptions(paths, flags, ctx, false, revision);
+  if (flags.out !== undefined && !isPgLocation(opts.statePath)) await refuseOutOntoState(flags.out, opts.statePath);
   const api = clientFromOptions(flags, ctx.logger);
   try {
     if (flags.out) await ensureStateFile(opts.statePath);

@@ -233,3 +233,28 @@ describe('Notifier: the daemon stopping', () => {
     expect(recv.got).toEqual([]);
   });
 });
+
+describe('--notify-header-file whose value no HTTP header can carry', () => {
+  it('is refused at start (a usage error naming the header, not the value), not sent as a failure at every event', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'govops-notify-hdr-'));
+    try {
+      const bom = join(dir, 'bom-token');
+      await writeFile(bom, '\ufeffBearer hdr-bom-s3cret\n'); // saved by an editor that writes a byte-order mark
+      const nul = join(dir, 'nul-token');
+      await writeFile(nul, 'Bearer hdr-nul\u0000s3cret\n');
+      for (const file of [bom, nul]) {
+        let err: unknown;
+        try {
+          notifyTargetsFrom([{ url: 'https://alerts.example.com/govops', headerFiles: [`Authorization=${file}`] }]);
+        } catch (e) {
+          err = e;
+        }
+        expect(err).toBeInstanceOf(Error);
+        expect((err as Error).message).toContain('--notify-header-file Authorization');
+        expect((err as Error).message).not.toContain('s3cret');
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -258,3 +258,28 @@ describe('--notify-header-file whose value no HTTP header can carry', () => {
     }
   });
 });
+
+describe('Notifier: a rejected revision whose manifests hold huge names', () => {
+  it('sends an event of bounded size (each problem and message cut), not megabytes per event and per queued event', async () => {
+    const recv = await receiver();
+    const n = new Notifier({ targets: [{ url: recv.url }], logger: pino({ level: 'silent' }), observe: false });
+    const huge = 'x'.repeat(900_000); // a 1 MiB manifest file holds a name this long; its schema error names it
+    const diagnostics = Array.from({ length: 20 }, (_, i) => ({ file: `m${i}.yaml`, line: 4, column: 9, kind: 'Integration', name: `${huge}${i}`, severity: 'error' as const, message: 'metadata.name: must be at most 63 characters' }));
+    n.notify(
+      attempt('invalid', {
+        reason: 'revision',
+        failure: { code: ErrorCode.invalidRevision, failureClass: 'terminal' } as Attempt['failure'] & object,
+        error: `m0.yaml:4:9: Integration/${huge}0: metadata.name: must be at most 63 characters (and 19 more)`,
+        result: { ok: false, changed: false, outcomes: [], diagnostics } as unknown as Attempt['result'],
+      }),
+    );
+    await n.idle();
+    expect(recv.got).toHaveLength(1);
+    const e = recv.got[0] as unknown as { type: string; data: { message: string; problems: string[] } };
+    expect(e.type).toBe('io.govops.reconcile.rejected');
+    expect(JSON.stringify(e).length).toBeLessThan(64 * 1024);
+    expect(e.data.problems).toHaveLength(20);
+    expect(e.data.problems[3]).toMatch(/^m3\.yaml:4:9: Integration\/x+/);
+    expect(e.data.message).toMatch(/^revision rev1 rejected: m0\.yaml:4:9: Integration\/x+/);
+  });
+});

@@ -197,7 +197,6 @@ export class Notifier {
 
   /** After every reconcile attempt: queue its event, if it has one and it is not a repeat. */
   notify(a: Attempt): void {
-    if (this.opts.active && !this.opts.active()) return;
     const event = eventFor(a, {
       id: randomUUID(),
       time: new Date(this.clock.now()).toISOString(),
@@ -210,6 +209,9 @@ export class Notifier {
       for (const lane of this.lanes) lane.reset();
       return;
     }
+    // A standby tells nothing, but what it sees in sync (above) ends what it told while it led: leading again, the
+    // same failure is a new outage, not a repeat.
+    if (this.opts.active && !this.opts.active()) return;
     // Redacted now, with the secrets of the reconcile it reports: a queued event outlives their generation.
     const queued = { event: cutTexts(redactJsonValue(event)), signature: eventSignature(event) };
     let repeats = 0;

@@ -283,3 +283,19 @@ describe('Notifier: a rejected revision whose manifests hold huge names', () => 
     expect(e.data.message).toMatch(/^revision rev1 rejected: m0\.yaml:4:9: Integration\/x+/);
   });
 });
+
+describe('Notifier: a replica that leads again', () => {
+  it('tells a new outage after the one it told ended while it was a standby (in sync there is the end of it too)', async () => {
+    const recv = await receiver();
+    let leading = true;
+    const n = new Notifier({ targets: [{ url: recv.url }], logger: pino({ level: 'silent' }), observe: false, active: () => leading });
+    n.notify(unreachable()); // leader: the outage is told
+    await n.idle();
+    leading = false; // a failover: the other replica leads
+    n.notify(attempt('in-sync')); // the service is back (this replica, a standby, plans too)
+    leading = true; // leads again
+    n.notify(unreachable()); // a new outage: news, whoever told the last one
+    await n.idle();
+    expect(recv.got.map((e) => e.type)).toEqual(['io.govops.reconcile.failed', 'io.govops.reconcile.failed']);
+  });
+});

@@ -16,6 +16,7 @@ import { sleep, systemClock, type Clock } from '../util/clock.js';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { requestUrl } from '../util/undici.js';
+import { cutRedacted } from '../util/cut.js';
 import { redactJsonText, redactJsonValue, redactText, registerSecrets } from '../util/redact.js';
 import type { Attempt } from './loop.js';
 import { eventFor, eventSignature, type CloudEvent } from './notify-event.js';
@@ -82,6 +83,29 @@ export function notifyUrlSecrets(url: string): string[] {
   }
   const originOnly = u.pathname === '/' && u.search === '' && u.hash === '' && u.username === '' && u.password === '';
   return originOnly ? [] : [url];
+}
+
+/** Characters of one message or problem in an event at most: what a person reads, not a manifest quoted whole. */
+export const MAX_EVENT_TEXT = 1000;
+
+/**
+ * The event's texts (redacted already) cut to MAX_EVENT_TEXT: a problem names its resource, and an invalid
+ * manifest's name is as long as its file (1 MiB), so 20 problems made an event of ~20 MB, held per URL and queued
+ * event (100) while a receiver is down.
+ */
+function cutTexts(e: CloudEvent): CloudEvent {
+  const cut = (t: string): string => cutRedacted(t, MAX_EVENT_TEXT);
+  const d = e.data;
+  return {
+    ...e,
+    data: {
+      ...d,
+      message: cut(d.message),
+      resources: d.resources.map((r) => (r.message === undefined ? r : { ...r, message: cut(r.message) })),
+      ...(d.problems ? { problems: d.problems.map(cut) } : {}),
+      ...(d.deletionGuard ? { deletionGuard: { ...d.deletionGuard, message: cut(d.deletionGuard.message) } } : {}),
+    },
+  };
 }
 
 interface Queued {
@@ -173,7 +197,6 @@ export class Notifier {
 
   /** After every reconcile attempt: queue its event, if it has one and it is not a repeat. */
   notify(a: Attempt): void {
-    if (this.opts.active && !this.opts.active()) return;
     const event = eventFor(a, {
       id: randomUUID(),
       time: new Date(this.clock.now()).toISOString(),
@@ -186,8 +209,11 @@ export class Notifier {
       for (const lane of this.lanes) lane.reset();
       return;
     }
+    // A standby tells nothing, but what it sees in sync (above) ends what it told while it led: leading again, the
+    // same failure is a new outage, not a repeat.
+    if (this.opts.active && !this.opts.active()) return;
     // Redacted now, with the secrets of the reconcile it reports: a queued event outlives their generation.
-    const queued = { event: redactJsonValue(event), signature: eventSignature(event) };
+    const queued = { event: cutTexts(redactJsonValue(event)), signature: eventSignature(event) };
     let repeats = 0;
     for (const lane of this.lanes) if (!lane.push(queued)) repeats++;
     if (repeats > 0) this.opts.logger.debug({ type: event.type, revision: a.revision, urls: repeats }, 'notification not repeated: same as the last one sent');

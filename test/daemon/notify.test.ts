@@ -233,3 +233,69 @@ describe('Notifier: the daemon stopping', () => {
     expect(recv.got).toEqual([]);
   });
 });
+
+describe('--notify-header-file whose value no HTTP header can carry', () => {
+  it('is refused at start (a usage error naming the header, not the value), not sent as a failure at every event', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'govops-notify-hdr-'));
+    try {
+      const bom = join(dir, 'bom-token');
+      await writeFile(bom, '\ufeffBearer hdr-bom-s3cret\n'); // saved by an editor that writes a byte-order mark
+      const nul = join(dir, 'nul-token');
+      await writeFile(nul, 'Bearer hdr-nul\u0000s3cret\n');
+      for (const file of [bom, nul]) {
+        let err: unknown;
+        try {
+          notifyTargetsFrom([{ url: 'https://alerts.example.com/govops', headerFiles: [`Authorization=${file}`] }]);
+        } catch (e) {
+          err = e;
+        }
+        expect(err).toBeInstanceOf(Error);
+        expect((err as Error).message).toContain('--notify-header-file Authorization');
+        expect((err as Error).message).not.toContain('s3cret');
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Notifier: a rejected revision whose manifests hold huge names', () => {
+  it('sends an event of bounded size (each problem and message cut), not megabytes per event and per queued event', async () => {
+    const recv = await receiver();
+    const n = new Notifier({ targets: [{ url: recv.url }], logger: pino({ level: 'silent' }), observe: false });
+    const huge = 'x'.repeat(900_000); // a 1 MiB manifest file holds a name this long; its schema error names it
+    const diagnostics = Array.from({ length: 20 }, (_, i) => ({ file: `m${i}.yaml`, line: 4, column: 9, kind: 'Integration', name: `${huge}${i}`, severity: 'error' as const, message: 'metadata.name: must be at most 63 characters' }));
+    n.notify(
+      attempt('invalid', {
+        reason: 'revision',
+        failure: { code: ErrorCode.invalidRevision, failureClass: 'terminal' } as Attempt['failure'] & object,
+        error: `m0.yaml:4:9: Integration/${huge}0: metadata.name: must be at most 63 characters (and 19 more)`,
+        result: { ok: false, changed: false, outcomes: [], diagnostics } as unknown as Attempt['result'],
+      }),
+    );
+    await n.idle();
+    expect(recv.got).toHaveLength(1);
+    const e = recv.got[0] as unknown as { type: string; data: { message: string; problems: string[] } };
+    expect(e.type).toBe('io.govops.reconcile.rejected');
+    expect(JSON.stringify(e).length).toBeLessThan(64 * 1024);
+    expect(e.data.problems).toHaveLength(20);
+    expect(e.data.problems[3]).toMatch(/^m3\.yaml:4:9: Integration\/x+/);
+    expect(e.data.message).toMatch(/^revision rev1 rejected: m0\.yaml:4:9: Integration\/x+/);
+  });
+});
+
+describe('Notifier: a replica that leads again', () => {
+  it('tells a new outage after the one it told ended while it was a standby (in sync there is the end of it too)', async () => {
+    const recv = await receiver();
+    let leading = true;
+    const n = new Notifier({ targets: [{ url: recv.url }], logger: pino({ level: 'silent' }), observe: false, active: () => leading });
+    n.notify(unreachable()); // leader: the outage is told
+    await n.idle();
+    leading = false; // a failover: the other replica leads
+    n.notify(attempt('in-sync')); // the service is back (this replica, a standby, plans too)
+    leading = true; // leads again
+    n.notify(unreachable()); // a new outage: news, whoever told the last one
+    await n.idle();
+    expect(recv.got.map((e) => e.type)).toEqual(['io.govops.reconcile.failed', 'io.govops.reconcile.failed']);
+  });
+});

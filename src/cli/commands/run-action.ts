@@ -64,6 +64,8 @@ export function webhookHealthFrom(flags: RunFlags): WebhookHealthSettings | unde
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Characters an HTTP header value cannot hold (undici's headerCharRegex). */
+const HEADER_VALUE_INVALID = /[^\t\x20-\x7e\x80-\xff]/;
 const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'transfer-encoding', 'connection', 'user-agent']);
 
 /** `--notify-url` / `--notify-header-file`: checked URLs and header values read from their files (secrets). */
@@ -90,6 +92,14 @@ export function notifyTargetsFrom(specs: readonly NotifySpec[] | undefined): Not
         throw new UserError(`--notify-header-file ${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
       }
       if (/[\r\n]/.test(value) || value === '') throw new UserError(`--notify-header-file ${name}: ${file} must hold one non-empty line`);
+      // What an HTTP header value may hold (RFC 9110 field-value, as undici checks it at every request): refused at
+      // start, not at every event (a failure retried five times per event, for as long as the daemon runs).
+      if (HEADER_VALUE_INVALID.test(value)) {
+        throw new UserError(
+          `--notify-header-file ${name}: ${file} holds a character an HTTP header cannot carry${value.startsWith('\ufeff') ? ' (a byte-order mark: the file was saved as "UTF-8 with BOM")' : ' (a control character, or one beyond Latin-1)'}`,
+          'write the value as plain ASCII text',
+        );
+      }
       registerSecrets(value);
       headers[name] = value;
     }

@@ -299,3 +299,18 @@ describe('Notifier: a replica that leads again', () => {
     expect(recv.got.map((e) => e.type)).toEqual(['io.govops.reconcile.failed', 'io.govops.reconcile.failed']);
   });
 });
+
+describe('--notify-header-file: headers no notification can carry', () => {
+  it('Expect, Upgrade and Keep-Alive are refused at start (undici refused them at every POST: each event retried and never delivered)', async () => {
+    const recv = await receiver();
+    const dir = await mkdtemp(join(tmpdir(), 'govops-notify-hop-'));
+    try {
+      await writeFile(join(dir, 'value'), '100-continue\n');
+      for (const name of ['Expect', 'upgrade', 'Keep-Alive']) {
+        expect(() => notifyTargetsFrom([{ url: recv.url, headerFiles: [`${name}=${join(dir, 'value')}`] }])).toThrow(new RegExp(`the ${name} header cannot be sent with a notification`));
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

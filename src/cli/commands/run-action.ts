@@ -67,6 +67,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Characters an HTTP header value cannot hold (undici's headerCharRegex). */
 const HEADER_VALUE_INVALID = /[^\t\x20-\x7e\x80-\xff]/;
 const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'transfer-encoding', 'connection', 'user-agent']);
+/** Headers of the connection itself, which undici refuses in every request (each event retried, never delivered). */
+const CONNECTION_HEADERS = new Set(['expect', 'upgrade', 'keep-alive']);
 
 /** `--notify-url` / `--notify-header-file`: checked URLs and header values read from their files (secrets). */
 export function notifyTargetsFrom(specs: readonly NotifySpec[] | undefined): NotifyTarget[] {
@@ -85,6 +87,7 @@ export function notifyTargetsFrom(specs: readonly NotifySpec[] | undefined): Not
       const file = eq > 0 ? hf.slice(eq + 1).trim() : '';
       if (!HEADER_NAME.test(name) || !file) throw new UserError(`--notify-header-file ${JSON.stringify(hf)}: expected NAME=FILE`, 'e.g. --notify-header-file Authorization=/run/secrets/notify-token');
       if (RESERVED_HEADERS.has(name.toLowerCase())) throw new UserError(`--notify-header-file: the ${name} header is set by govops`);
+      if (CONNECTION_HEADERS.has(name.toLowerCase())) throw new UserError(`--notify-header-file: the ${name} header cannot be sent with a notification (it is the connection's, not the request's)`);
       let value: string;
       try {
         value = readFileSync(file, 'utf8').replace(/\r?\n$/, '');

@@ -1,4 +1,5 @@
 /** How diagnostics are printed: `path:line:col: Kind/name: message` (warnings say so). */
+import { quotedPart } from '../util/cut.js';
 import { printable } from '../util/terminal.js';
 import type { Diagnostic, LoadedManifest } from './types.js';
 
@@ -9,7 +10,7 @@ export function where(m: LoadedManifest): string {
 
 /** One line: every part from a manifest (file, kind, name, message quoting a key or value) made printable. */
 export function formatDiagnostic(d: Diagnostic, color = false): string {
-  const [kind, name, file, message] = [d.kind, d.name, d.file, d.message].map((s) => (s === undefined ? s : printable(s)));
+  const [kind, name, file, message] = [d.kind, d.name === undefined ? undefined : quotedPart(d.name), d.file, d.message].map((s) => (s === undefined ? s : printable(s)));
   const who = kind && name ? `${kind}/${name}: ` : kind ? `${kind}: ` : '';
   const sev = d.severity === 'warning' ? (color ? '\u001b[33mwarning\u001b[0m: ' : 'warning: ') : '';
   const loc = `${file}:${d.line}:${d.column}:`;

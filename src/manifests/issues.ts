@@ -7,6 +7,7 @@ import type { SchemaIssue } from './schemas.js';
 import { isSensitiveKey } from '../kinds/registry.js';
 import { ALL_NOTIFICATIONS } from '../service/events.js';
 import { isPlainObject } from '../util/object.js';
+import { quotedPart } from '../util/cut.js';
 
 
 export function pointerToPath(pointer: string): (string | number)[] {
@@ -47,7 +48,7 @@ const ARTICLE: Record<string, string> = {
 };
 
 function show(v: unknown): string {
-  return typeof v === 'string' ? `\`${v}\`` : `\`${JSON.stringify(v)}\``;
+  return typeof v === 'string' ? `\`${quotedPart(v)}\`` : `\`${quotedPart(JSON.stringify(v) ?? String(v))}\``;
 }
 
 /** Values of credential fields are never repeated in a message. */

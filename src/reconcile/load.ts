@@ -18,6 +18,7 @@ import type { GovopsState } from '../state/types.js';
 import { withManualStep } from './manual-step-token.js';
 import { thrownAt, type EngineOptions, type StageFailure } from './stages.js';
 import { pushAll } from '../util/multimap.js';
+import { quotedPart } from '../util/cut.js';
 
 /**
  * The manifests of one revision, loaded and validated, kept for the next reconcile of the same revision
@@ -41,7 +42,7 @@ export class LoadCache {
 }
 
 export function formatDiagnostic(d: Diagnostic): string {
-  const who = d.kind && d.name ? `${d.kind}/${d.name}: ` : '';
+  const who = d.kind && d.name ? `${d.kind}/${quotedPart(d.name)}: ` : '';
   return `${d.file}:${d.line}:${d.column}: ${who}${d.message}`;
 }
 

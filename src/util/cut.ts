@@ -45,3 +45,14 @@ export function cutRedacted(text: string, max: number, more: (left: number) => s
 export function redactThenCut(text: string, max: number, more?: (left: number) => string): string {
   return cutRedacted(redactText(text), max, more);
 }
+
+/** Characters of a value from a manifest that a message quotes at most: the rest is counted, not repeated. */
+export const MAX_QUOTED = 200;
+
+/**
+ * A value from a manifest as a message quotes it: whole when short, else cut (redacted first) with the count of what
+ * was left out. A name or value as long as its file (1 MiB) was repeated in each of its diagnostics, in full.
+ */
+export function quotedPart(text: string): string {
+  return text.length <= MAX_QUOTED ? text : redactThenCut(text, MAX_QUOTED, (n) => `… (${n} more characters)`);
+}

@@ -222,3 +222,24 @@ describe('govops schema', () => {
     expect(validate(ref)).toBe(true);
   });
 });
+
+describe('validate of a manifest whose name is as long as its file', () => {
+  it('quotes it cut, with the count of what was left out, not in full in each diagnostic', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'govops-long-name-'));
+    try {
+      await writeFile(
+        path.join(dir, 'long.yaml'),
+        `apiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: ${'A'.repeat(200_000)}\nspec:\n  url: https://hooks.example.com/x\n  notificationType: [modelCreated]\n`,
+      );
+      const res = await runGovops(['validate', dir]);
+      const out = res.stdout + res.stderr;
+      expect(res.code).toBe(1);
+      expect(out.length).toBeLessThan(10_000);
+      expect(out).toMatch(/long\.yaml:4:9: Webhook\/A{200}… \(199800 more characters\): `metadata\.name` must be at most 63 characters/);
+      // the value the message quotes too
+      expect(out).toMatch(/`metadata\.name`: `A{200}… \(199800 more characters\)` is not valid/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -14,7 +14,7 @@ import type { WebhookHistoryRecord } from '../api/types.js';
 import { AutoRetryScheduler, type AutoRetryPolicy, type PendingDelivery, type RetryResult } from '../deliveries/auto-retry.js';
 import { DEFAULT_OVERLAP_MS, HistoryCursor, type PollResult } from '../deliveries/cursor.js';
 import { failureCode, isDelivered, timeOf } from '../deliveries/records.js';
-import { ApiError } from '../errors.js';
+import { ApiError, ErrorCode, UserError } from '../errors.js';
 import { isPgLocation } from '../state/location.js';
 import { loadState } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
@@ -317,18 +317,30 @@ export class WebhookHealth {
   /** Retry what is due (a few at a time); each retry is logged and counted. */
   private async runRetries(): Promise<number> {
     const due = this.scheduler!.take();
+    let sent = 0;
     const one = async (p: PendingDelivery): Promise<void> => {
       if (this.abort.signal.aborted) return;
       const name = this.managedNow.get(p.webhookId) ?? UNMANAGED_LABEL;
       let result: RetryResult;
       let error: string | undefined;
-      try {
-        result = { kind: 'record', record: await this.opts.api.retryWebhookDelivery(p.record.id) };
-      } catch (err) {
-        error = err instanceof Error ? err.message : String(err);
-        result = err instanceof ApiError && err.statusCode === 404 ? { kind: 'gone' } : { kind: 'error' };
+      // The lease may go while a round is out (a retry waits for the receiver): what is not sent yet is given back,
+      // not spent against the delivery's cap (the gate refused it, or would: nothing reached the service).
+      if (!(this.opts.mayWrite?.() ?? true)) result = { kind: 'unsent' };
+      else {
+        try {
+          result = { kind: 'record', record: await this.opts.api.retryWebhookDelivery(p.record.id) };
+        } catch (err) {
+          error = err instanceof Error ? err.message : String(err);
+          if (err instanceof UserError && err.code === ErrorCode.stateFenced) result = { kind: 'unsent' };
+          else result = err instanceof ApiError && err.statusCode === 404 ? { kind: 'gone' } : { kind: 'error' };
+        }
       }
       const verdict = this.scheduler!.settle(p, result);
+      if (result.kind === 'unsent') {
+        this.opts.logger.debug({ webhook: name, historyId: p.record.id }, 'webhook delivery retry not sent: this replica does not hold the lease');
+        return;
+      }
+      sent++;
       const outcome = result.kind === 'record' ? (verdict.delivered ? 'delivered' : 'failed') : result.kind;
       this.retried[outcome]++;
       this.metrics.autoRetries.inc({ webhook: name, result: outcome });
@@ -347,7 +359,7 @@ export class WebhookHealth {
     };
     // A few at a time: a retry waits for the receiver (up to its deadline).
     for (let i = 0; i < due.length; i += 4) await Promise.all(due.slice(i, i + 4).map(one));
-    return due.length;
+    return sent;
   }
 
   /** The `webhookHealth` section of /status. */

@@ -588,3 +588,54 @@ describe('a webhook govops is deleting', () => {
     expect(w.rx.hits.get('/going')).toBe(1); // the delivery only, never a retry
   });
 });
+
+describe('automatic retries when the lease is lost during a round of retries', () => {
+  it('the retries the write gate refused (nothing sent) are not spent: they are retried once this replica leads again', async () => {
+    w = await startWorld();
+    // six webhooks, one failed delivery each: one round takes all six, sent four at a time
+    const hooks = await w.createHooks([1, 2, 3, 4, 5, 6].map((i) => hookItem(w, `h${i}`, `/h${i}`)));
+    for (let i = 1; i <= 6; i++) w.rx.set(`/h${i}`, 503);
+    let leading = true;
+    const sent = new Set<string>();
+    const api = new ServiceClient({
+      baseUrl: w.url,
+      token: w.admin,
+      retries: 0,
+      writeGate: (method, path) => {
+        sent.add(path);
+        if (sent.size === 5) leading = false; // the lease is lost while the first four retries were out
+        if (!leading) throw new UserError(`${method} ${path} not sent: this replica does not hold the lease`, undefined, { code: ErrorCode.stateFenced });
+      },
+    });
+    cleanup.add(() => api.close());
+    let now = Date.now();
+    const { logger, lines } = memoryLogger();
+    const health = new WebhookHealth({
+      api,
+      logger,
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
+      autoRetry: { maxAttempts: 1, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map(hooks.map((h: any) => [String(h.id), h.name])),
+      mayWrite: () => leading,
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    now += 1000;
+    await health.pollOnce(); // four sent and failed (cap reached); the lease went before the other two were sent
+    const hits = () => [1, 2, 3, 4, 5, 6].filter((i) => (w.rx.hits.get(`/h${i}`) ?? 0) > 1).length;
+    expect(hits()).toBe(4);
+    // nothing was sent for the other two: not "still failing after 1 automatic retries"
+    expect(lines.filter((l) => /giving up/.test(l.msg))).toHaveLength(4);
+    expect(health.status().autoRetry).toMatchObject({ pending: 2, exhausted: 4, retried: { failed: 4, error: 0 } });
+
+    leading = true; // leading again (or this replica took over again)
+    sent.clear();
+    sent.add('x').add('y').add('z').add('w').add('v'); // past the point the test loses the lease at
+    now += 1000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 2 });
+    expect(hits()).toBe(6);
+  });
+});

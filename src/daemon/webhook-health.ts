@@ -16,7 +16,7 @@ import { DEFAULT_OVERLAP_MS, HistoryCursor, type PollResult } from '../deliverie
 import { failureCode, isDelivered, timeOf } from '../deliveries/records.js';
 import { ApiError, ErrorCode, UserError } from '../errors.js';
 import { isPgLocation } from '../state/location.js';
-import { loadState } from '../state/store.js';
+import { journalPathFor, loadState, resolveStatePath } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 import { webhookIdentityParts } from '../service/kinds.js';
 import { UNMANAGED_LABEL, WebhookHealthMetrics, codeLabel, eventLabel } from './webhook-metrics.js';
@@ -99,8 +99,10 @@ function webhooksOf(state: GovopsState): ManagedWebhooks {
 }
 
 /**
- * Managed webhooks from the govops state: a file is re-read only when it changed; a PostgreSQL state is read at each
- * poll (when it cannot be, the last one read stands: its webhooks do not turn "unmanaged" while the database is away).
+ * Managed webhooks from the govops state: a file is re-read only when it or its journal changed (an apply appends its
+ * changes to `state.json.journal` and writes the whole file again only at its end: a delete's intent, a webhook
+ * deleted or created meanwhile were not seen until then); a PostgreSQL state is read at each poll (when it cannot be,
+ * the last one read stands: its webhooks do not turn "unmanaged" while the database is away).
  */
 export function managedWebhooksFromState(statePath: string): () => Promise<ManagedWebhooks> {
   let cached: { key: string; map: ManagedWebhooks } | undefined;
@@ -112,9 +114,11 @@ export function managedWebhooksFromState(statePath: string): () => Promise<Manag
     };
   }
   return async () => {
-    const st = await fs.stat(statePath).catch(() => undefined);
+    const file = await resolveStatePath(statePath);
+    const st = await fs.stat(file).catch(() => undefined);
     if (!st) return new Map();
-    const key = `${st.mtimeMs}:${st.size}`;
+    const journal = await fs.stat(journalPathFor(file)).catch(() => undefined);
+    const key = `${st.mtimeMs}:${st.size}:${journal ? `${journal.mtimeMs}:${journal.size}` : '-'}`;
     if (cached?.key === key) return cached.map;
     const map = webhooksOf(await loadState(statePath));
     cached = { key, map };

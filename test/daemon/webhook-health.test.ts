@@ -13,6 +13,7 @@ import { startRunning } from '../../src/daemon/run.js';
 import { WebhookHealth, managedWebhooksFromState } from '../../src/daemon/webhook-health.js';
 import { webhookIdentity } from '../../src/service/kinds.js';
 import { newState, saveState } from '../../src/state/store.js';
+import { StateWriter } from '../../src/state/journal.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { backgroundClock } from '../../src/util/clock.js';
@@ -637,5 +638,48 @@ describe('automatic retries when the lease is lost during a round of retries', (
     now += 1000;
     expect(await health.pollOnce()).toMatchObject({ retried: 2 });
     expect(hits()).toBe(6);
+  });
+});
+
+describe('a webhook deleted during an apply (its intent in the state journal)', () => {
+  it('its delete intent, appended to state.json.journal while the apply runs, takes it out of the managed set at once', async () => {
+    w = await startWorld();
+    const [going] = await w.createHooks([hookItem(w, 'going', '/going')]);
+    w.rx.set('/going', 503);
+    const dir = await mkdtemp(join(tmpdir(), 'govops-health-journal-'));
+    cleanup.add(() => rm(dir, { recursive: true, force: true }));
+    const statePath = join(dir, 'state.json');
+    const entry = {
+      kind: 'Webhook' as const, name: 'going', id: String(going.id), origin: 'created' as const, specHash: 'x', secretFingerprints: {},
+      updatedAt: new Date().toISOString(), identity: webhookIdentity('going', `${w.rx.url}/going`),
+    };
+    // the apply's first full save, as src/reconcile/apply-stage.ts writes it
+    const writer = new StateWriter(statePath);
+    cleanup.add(() => writer.close());
+    const state = newState();
+    state.resources.push(entry);
+    await writer.writeFull(state);
+    let now = Date.now();
+    const health = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
+      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: managedWebhooksFromState(statePath),
+    });
+    await health.pollOnce(); // baseline: empty; 'going' managed
+    expect((health.status().webhooks as any[]).map((x) => x.name)).toEqual(['going']);
+    // later in the same apply: the delete's intent is journaled (the whole state is written again only at its end)
+    await writer.append([{ put: { ...entry, pending: 'delete' } }]);
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    expect((health.status().webhooks as any[]).map((x) => x.name)).toEqual([]);
+    for (let i = 0; i < 3; i++) {
+      now += 60_000;
+      expect(await health.pollOnce()).toMatchObject({ retried: 0 });
+    }
+    expect(w.rx.hits.get('/going')).toBe(1); // the delivery only, never a retry
   });
 });

@@ -14,9 +14,9 @@ import type { WebhookHistoryRecord } from '../api/types.js';
 import { AutoRetryScheduler, type AutoRetryPolicy, type PendingDelivery, type RetryResult } from '../deliveries/auto-retry.js';
 import { DEFAULT_OVERLAP_MS, HistoryCursor, type PollResult } from '../deliveries/cursor.js';
 import { failureCode, isDelivered, timeOf } from '../deliveries/records.js';
-import { ApiError } from '../errors.js';
+import { ApiError, ErrorCode, UserError } from '../errors.js';
 import { isPgLocation } from '../state/location.js';
-import { loadState } from '../state/store.js';
+import { journalPathFor, loadState, resolveStatePath } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 import { webhookIdentityParts } from '../service/kinds.js';
 import { UNMANAGED_LABEL, WebhookHealthMetrics, codeLabel, eventLabel } from './webhook-metrics.js';
@@ -99,8 +99,10 @@ function webhooksOf(state: GovopsState): ManagedWebhooks {
 }
 
 /**
- * Managed webhooks from the govops state: a file is re-read only when it changed; a PostgreSQL state is read at each
- * poll (when it cannot be, the last one read stands: its webhooks do not turn "unmanaged" while the database is away).
+ * Managed webhooks from the govops state: a file is re-read only when it or its journal changed (an apply appends its
+ * changes to `state.json.journal` and writes the whole file again only at its end: a delete's intent, a webhook
+ * deleted or created meanwhile were not seen until then); a PostgreSQL state is read at each poll (when it cannot be,
+ * the last one read stands: its webhooks do not turn "unmanaged" while the database is away).
  */
 export function managedWebhooksFromState(statePath: string): () => Promise<ManagedWebhooks> {
   let cached: { key: string; map: ManagedWebhooks } | undefined;
@@ -112,9 +114,11 @@ export function managedWebhooksFromState(statePath: string): () => Promise<Manag
     };
   }
   return async () => {
-    const st = await fs.stat(statePath).catch(() => undefined);
+    const file = await resolveStatePath(statePath);
+    const st = await fs.stat(file).catch(() => undefined);
     if (!st) return new Map();
-    const key = `${st.mtimeMs}:${st.size}`;
+    const journal = await fs.stat(journalPathFor(file)).catch(() => undefined);
+    const key = `${st.mtimeMs}:${st.size}:${journal ? `${journal.mtimeMs}:${journal.size}` : '-'}`;
     if (cached?.key === key) return cached.map;
     const map = webhooksOf(await loadState(statePath));
     cached = { key, map };
@@ -317,18 +321,30 @@ export class WebhookHealth {
   /** Retry what is due (a few at a time); each retry is logged and counted. */
   private async runRetries(): Promise<number> {
     const due = this.scheduler!.take();
+    let sent = 0;
     const one = async (p: PendingDelivery): Promise<void> => {
       if (this.abort.signal.aborted) return;
       const name = this.managedNow.get(p.webhookId) ?? UNMANAGED_LABEL;
       let result: RetryResult;
       let error: string | undefined;
-      try {
-        result = { kind: 'record', record: await this.opts.api.retryWebhookDelivery(p.record.id) };
-      } catch (err) {
-        error = err instanceof Error ? err.message : String(err);
-        result = err instanceof ApiError && err.statusCode === 404 ? { kind: 'gone' } : { kind: 'error' };
+      // The lease may go while a round is out (a retry waits for the receiver): what is not sent yet is given back,
+      // not spent against the delivery's cap (the gate refused it, or would: nothing reached the service).
+      if (!(this.opts.mayWrite?.() ?? true)) result = { kind: 'unsent' };
+      else {
+        try {
+          result = { kind: 'record', record: await this.opts.api.retryWebhookDelivery(p.record.id) };
+        } catch (err) {
+          error = err instanceof Error ? err.message : String(err);
+          if (err instanceof UserError && err.code === ErrorCode.stateFenced) result = { kind: 'unsent' };
+          else result = err instanceof ApiError && err.statusCode === 404 ? { kind: 'gone' } : { kind: 'error' };
+        }
       }
       const verdict = this.scheduler!.settle(p, result);
+      if (result.kind === 'unsent') {
+        this.opts.logger.debug({ webhook: name, historyId: p.record.id }, 'webhook delivery retry not sent: this replica does not hold the lease');
+        return;
+      }
+      sent++;
       const outcome = result.kind === 'record' ? (verdict.delivered ? 'delivered' : 'failed') : result.kind;
       this.retried[outcome]++;
       this.metrics.autoRetries.inc({ webhook: name, result: outcome });
@@ -347,7 +363,7 @@ export class WebhookHealth {
     };
     // A few at a time: a retry waits for the receiver (up to its deadline).
     for (let i = 0; i < due.length; i += 4) await Promise.all(due.slice(i, i + 4).map(one));
-    return due.length;
+    return sent;
   }
 
   /** The `webhookHealth` section of /status. */

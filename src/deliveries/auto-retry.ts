@@ -33,6 +33,8 @@ export interface PendingDelivery {
   attempts: number;
   /** Not before this time (ms). */
   nextAt: number;
+  /** When `take` last took it (its rate-limit slot). */
+  takenAt?: number;
 }
 
 interface WebhookGate {
@@ -44,7 +46,12 @@ export type RetryResult =
   | { kind: 'record'; record: WebhookHistoryRecord }
   /** The record or its webhook is gone (404): nothing to retry any more. */
   | { kind: 'gone' }
-  | { kind: 'error' };
+  | { kind: 'error' }
+  /**
+   * Not sent: this replica may not write now (the lease was lost during the round, the write gate refused it). Nothing
+   * reached the service nor the receiver: the attempt and its rate-limit slot are given back, no backoff.
+   */
+  | { kind: 'unsent' };
 
 export interface RetryVerdict {
   /** The delivery got through. */
@@ -157,6 +164,7 @@ export class AutoRetryScheduler {
       }
       p.attempts++;
       p.nextAt = Number.POSITIVE_INFINITY; // in flight
+      p.takenAt = now;
       this.recent.push(now);
       budget--;
       out.push(p);
@@ -167,6 +175,13 @@ export class AutoRetryScheduler {
   /** The result of retrying `p` (taken by `take`). */
   settle(p: PendingDelivery, result: RetryResult): RetryVerdict {
     const now = this.now();
+    if (result.kind === 'unsent') {
+      p.attempts--;
+      p.nextAt = now;
+      const slot = this.recent.lastIndexOf(p.takenAt ?? now);
+      if (slot >= 0) this.recent.splice(slot, 1);
+      return { delivered: false, exhausted: false, attempt: p.attempts };
+    }
     if (result.kind === 'record') this.ownRecords.add(recordKey(result.record));
     if (this.ownRecords.size > MAX_TRACKED) this.ownRecords.delete(this.ownRecords.values().next().value as string);
     if (result.kind === 'gone' || (result.kind === 'record' && isDelivered(result.record))) {

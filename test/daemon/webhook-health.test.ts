@@ -13,6 +13,7 @@ import { startRunning } from '../../src/daemon/run.js';
 import { WebhookHealth, managedWebhooksFromState } from '../../src/daemon/webhook-health.js';
 import { webhookIdentity } from '../../src/service/kinds.js';
 import { newState, saveState } from '../../src/state/store.js';
+import { StateWriter } from '../../src/state/journal.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { backgroundClock } from '../../src/util/clock.js';
@@ -581,6 +582,100 @@ describe('a webhook govops is deleting', () => {
     await health.pollOnce(); // baseline: empty
     await w.fire('modelAccessRequested');
     await health.pollOnce();
+    for (let i = 0; i < 3; i++) {
+      now += 60_000;
+      expect(await health.pollOnce()).toMatchObject({ retried: 0 });
+    }
+    expect(w.rx.hits.get('/going')).toBe(1); // the delivery only, never a retry
+  });
+});
+
+describe('automatic retries when the lease is lost during a round of retries', () => {
+  it('the retries the write gate refused (nothing sent) are not spent: they are retried once this replica leads again', async () => {
+    w = await startWorld();
+    // six webhooks, one failed delivery each: one round takes all six, sent four at a time
+    const hooks = await w.createHooks([1, 2, 3, 4, 5, 6].map((i) => hookItem(w, `h${i}`, `/h${i}`)));
+    for (let i = 1; i <= 6; i++) w.rx.set(`/h${i}`, 503);
+    let leading = true;
+    const sent = new Set<string>();
+    const api = new ServiceClient({
+      baseUrl: w.url,
+      token: w.admin,
+      retries: 0,
+      writeGate: (method, path) => {
+        sent.add(path);
+        if (sent.size === 5) leading = false; // the lease is lost while the first four retries were out
+        if (!leading) throw new UserError(`${method} ${path} not sent: this replica does not hold the lease`, undefined, { code: ErrorCode.stateFenced });
+      },
+    });
+    cleanup.add(() => api.close());
+    let now = Date.now();
+    const { logger, lines } = memoryLogger();
+    const health = new WebhookHealth({
+      api,
+      logger,
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
+      autoRetry: { maxAttempts: 1, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map(hooks.map((h: any) => [String(h.id), h.name])),
+      mayWrite: () => leading,
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    now += 1000;
+    await health.pollOnce(); // four sent and failed (cap reached); the lease went before the other two were sent
+    const hits = () => [1, 2, 3, 4, 5, 6].filter((i) => (w.rx.hits.get(`/h${i}`) ?? 0) > 1).length;
+    expect(hits()).toBe(4);
+    // nothing was sent for the other two: not "still failing after 1 automatic retries"
+    expect(lines.filter((l) => /giving up/.test(l.msg))).toHaveLength(4);
+    expect(health.status().autoRetry).toMatchObject({ pending: 2, exhausted: 4, retried: { failed: 4, error: 0 } });
+
+    leading = true; // leading again (or this replica took over again)
+    sent.clear();
+    sent.add('x').add('y').add('z').add('w').add('v'); // past the point the test loses the lease at
+    now += 1000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 2 });
+    expect(hits()).toBe(6);
+  });
+});
+
+describe('a webhook deleted during an apply (its intent in the state journal)', () => {
+  it('its delete intent, appended to state.json.journal while the apply runs, takes it out of the managed set at once', async () => {
+    w = await startWorld();
+    const [going] = await w.createHooks([hookItem(w, 'going', '/going')]);
+    w.rx.set('/going', 503);
+    const dir = await mkdtemp(join(tmpdir(), 'govops-health-journal-'));
+    cleanup.add(() => rm(dir, { recursive: true, force: true }));
+    const statePath = join(dir, 'state.json');
+    const entry = {
+      kind: 'Webhook' as const, name: 'going', id: String(going.id), origin: 'created' as const, specHash: 'x', secretFingerprints: {},
+      updatedAt: new Date().toISOString(), identity: webhookIdentity('going', `${w.rx.url}/going`),
+    };
+    // the apply's first full save, as src/reconcile/apply-stage.ts writes it
+    const writer = new StateWriter(statePath);
+    cleanup.add(() => writer.close());
+    const state = newState();
+    state.resources.push(entry);
+    await writer.writeFull(state);
+    let now = Date.now();
+    const health = new WebhookHealth({
+      api: client(),
+      logger: silentLogger(),
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
+      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: managedWebhooksFromState(statePath),
+    });
+    await health.pollOnce(); // baseline: empty; 'going' managed
+    expect((health.status().webhooks as any[]).map((x) => x.name)).toEqual(['going']);
+    // later in the same apply: the delete's intent is journaled (the whole state is written again only at its end)
+    await writer.append([{ put: { ...entry, pending: 'delete' } }]);
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    expect((health.status().webhooks as any[]).map((x) => x.name)).toEqual([]);
     for (let i = 0; i < 3; i++) {
       now += 60_000;
       expect(await health.pollOnce()).toMatchObject({ retried: 0 });

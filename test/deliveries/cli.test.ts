@@ -398,6 +398,25 @@ describe('govops webhooks retry', () => {
     expect(own.stdout).toContain('Would retry');
   });
 
+  it('--failed leaves alone a webhook whose delete is pending (sent, its answer not seen yet), as the daemon does', async () => {
+    w = await startWorld();
+    const [going, staying] = await w.createHooks([hookItem(w, 'going', '/going'), hookItem(w, 'staying', '/staying')]);
+    w.rx.set('/going', 503);
+    w.rx.set('/staying', 503);
+    await w.fire('modelAccessRequested');
+    const file = join(dir, 'state-deleting.json');
+    const now = new Date().toISOString();
+    const entry = (name: string, id: string, pending?: 'delete') => ({
+      kind: 'Webhook', name, id, origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: now, ...(pending ? { pending } : {}),
+    });
+    await writeFile(file, JSON.stringify({ version: 1, fingerprintKey: STATE_KEY, resources: [entry('going', String(going.id), 'delete'), entry('staying', String(staying.id))] }));
+    const dry = await jsonOf(['webhooks', 'retry', '--failed', '--dry-run', '--state', file]);
+    expect(dry.records.map((r: any) => r.webhookId)).toEqual([String(staying.id)]);
+    const run = await govops(['webhooks', 'retry', '--failed', '--state', file]);
+    expect(run.code).toBe(1); // still failing
+    expect([w.rx.hits.get('/going'), w.rx.hits.get('/staying')]).toEqual([1, 2]);
+  });
+
   it('retries each id once, in bounded parallel, and exits 1 when a retry fails again', async () => {
     w = await startWorld();
     await w.createHooks([hookItem(w, 'down', '/d')]);

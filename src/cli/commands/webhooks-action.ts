@@ -215,10 +215,12 @@ async function selectFailed(
     }
   } else if (!flags.allWebhooks) {
     const state = await namedState(command, flags.state, 'use the default state (.govops/state.json), or name a webhook or give --all-webhooks');
-    const entries = managedEntries(state, await api.listWebhooks());
+    // Not a webhook whose delete is pending (sent, its answer not seen yet): govops is removing it, and the daemon's
+    // automatic retries leave it alone too. Named (retry --failed NAME), it is retried: the user asks for it.
+    const entries = managedEntries(state, await api.listWebhooks()).filter((r) => r.pending !== 'delete');
     scope = new Set(entries.map((r) => r.id));
     if (scope.size === 0) {
-      const reused = state.resources.filter((r) => r.kind === 'Webhook' && r.id !== '' && r.pending !== 'create' && !entries.includes(r)).map((r) => r.id);
+      const reused = state.resources.filter((r) => r.kind === 'Webhook' && r.id !== '' && r.pending === undefined && !entries.includes(r)).map((r) => r.id);
       throw new UserError(
         `the state ${describeStateLocation(flags.state)} records no webhook govops manages${reused.length ? ` (webhook id ${reused.join(', ')} ${reused.length === 1 ? 'is' : 'are'} now another webhook's)` : ''}`,
         'name a webhook (retry --failed NAME), pass --state, or --all-webhooks for every webhook the token sees',

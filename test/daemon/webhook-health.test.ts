@@ -514,6 +514,41 @@ describe('automatic retries after a restart', () => {
   });
 });
 
+/**
+ * A health poller reading a real state file that records one webhook entry (`entry`: its name, the id and what else
+ * the test needs), with auto-retry on and a clock the test moves (`advance`).
+ */
+async function healthOverState(entry: { name: string; id: string; identity: string; pending?: 'delete' }, registry = new Registry()) {
+  const dir = await mkdtemp(join(tmpdir(), 'govops-health-state-'));
+  cleanup.add(() => rm(dir, { recursive: true, force: true }));
+  const statePath = join(dir, 'state.json');
+  const state = newState();
+  state.resources.push({ kind: 'Webhook', origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: new Date().toISOString(), ...entry });
+  await saveState(statePath, state);
+  let now = Date.now();
+  const health = new WebhookHealth({
+    api: client(),
+    logger: silentLogger(),
+    registry,
+    intervalMs: 60_000,
+    clock: { ...backgroundClock, now: () => now, monotonic: () => now },
+    autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+    managed: managedWebhooksFromState(statePath),
+  });
+  return { health, advance: (ms: number) => void (now += ms) };
+}
+
+/** A baseline poll, one failed delivery, then three polls a minute apart: none retries it. */
+async function expectNeverRetried(health: WebhookHealth, advance: (ms: number) => void): Promise<void> {
+  await health.pollOnce(); // baseline: empty
+  await w.fire('modelAccessRequested');
+  await health.pollOnce();
+  for (let i = 0; i < 3; i++) {
+    advance(60_000);
+    expect(await health.pollOnce()).toMatchObject({ retried: 0 });
+  }
+}
+
 describe('a recorded id the service gave to another webhook', () => {
   it("another team's webhook at an id the state records for ours: its failures are neither counted as ours nor retried", async () => {
     w = await startWorld();
@@ -521,33 +556,9 @@ describe('a recorded id the service gave to another webhook', () => {
     // until the next reconcile forgets it; for ever under --observe)
     const [theirs] = await w.createHooks([hookItem(w, 'theirs', '/theirs')]);
     w.rx.set('/theirs', 503);
-    const dir = await mkdtemp(join(tmpdir(), 'govops-health-reused-'));
-    cleanup.add(() => rm(dir, { recursive: true, force: true }));
-    const statePath = join(dir, 'state.json');
-    const state = newState();
-    state.resources.push({
-      kind: 'Webhook', name: 'ours', id: String(theirs.id), origin: 'created', specHash: 'x', secretFingerprints: {},
-      updatedAt: new Date().toISOString(), identity: webhookIdentity('ours', 'https://hooks.example.com/ours'),
-    });
-    await saveState(statePath, state);
     const registry = new Registry();
-    let now = Date.now();
-    const health = new WebhookHealth({
-      api: client(),
-      logger: silentLogger(),
-      registry,
-      intervalMs: 60_000,
-      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
-      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
-      managed: managedWebhooksFromState(statePath),
-    });
-    await health.pollOnce(); // baseline: empty
-    await w.fire('modelAccessRequested');
-    await health.pollOnce();
-    for (let i = 0; i < 3; i++) {
-      now += 60_000;
-      expect(await health.pollOnce()).toMatchObject({ retried: 0 });
-    }
+    const { health, advance } = await healthOverState({ name: 'ours', id: String(theirs.id), identity: webhookIdentity('ours', 'https://hooks.example.com/ours') }, registry);
+    await expectNeverRetried(health, advance);
     expect(w.rx.hits.get('/theirs')).toBe(1); // the delivery only, never a retry
     expect(health.status()).toMatchObject({ unmanaged: { failed: 1 } });
     expect((health.status().webhooks as any[]).filter((x) => x.failed > 0)).toEqual([]);
@@ -560,32 +571,8 @@ describe('a webhook govops is deleting', () => {
     w = await startWorld();
     const [going] = await w.createHooks([hookItem(w, 'going', '/going')]);
     w.rx.set('/going', 503);
-    const dir = await mkdtemp(join(tmpdir(), 'govops-health-deleting-'));
-    cleanup.add(() => rm(dir, { recursive: true, force: true }));
-    const statePath = join(dir, 'state.json');
-    const state = newState();
-    state.resources.push({
-      kind: 'Webhook', name: 'going', id: String(going.id), origin: 'created', specHash: 'x', secretFingerprints: {},
-      updatedAt: new Date().toISOString(), identity: webhookIdentity('going', `${w.rx.url}/going`), pending: 'delete',
-    });
-    await saveState(statePath, state);
-    let now = Date.now();
-    const health = new WebhookHealth({
-      api: client(),
-      logger: silentLogger(),
-      registry: new Registry(),
-      intervalMs: 60_000,
-      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
-      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
-      managed: managedWebhooksFromState(statePath),
-    });
-    await health.pollOnce(); // baseline: empty
-    await w.fire('modelAccessRequested');
-    await health.pollOnce();
-    for (let i = 0; i < 3; i++) {
-      now += 60_000;
-      expect(await health.pollOnce()).toMatchObject({ retried: 0 });
-    }
+    const { health, advance } = await healthOverState({ name: 'going', id: String(going.id), identity: webhookIdentity('going', `${w.rx.url}/going`), pending: 'delete' });
+    await expectNeverRetried(health, advance);
     expect(w.rx.hits.get('/going')).toBe(1); // the delivery only, never a retry
   });
 });

@@ -136,6 +136,8 @@ describe('state adopt of a data source the service keeps marked deleted', () => 
       const res = await h.govops(['state', 'adopt', 'DataSource/events', 'manifests', '--id', id]);
       expect(res.code, res.stdout).toBe(1);
       expect(res.stderr).toContain(`no data source with id ${id} in the service`);
+      // the hint names the path data sources are listed at (the interface's, unless --data-sources-path says another)
+      expect(res.stderr).toContain('GET /native-s3/handler (or the --data-sources-path given)');
       expect((await h.state()).resources.filter((r) => r.kind === 'DataSource')).toEqual([]);
     } finally {
       await h.close();

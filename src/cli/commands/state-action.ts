@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { liveIntegrationIdentity } from '../../plan/stale.js';
 import { ApiError, ErrorCode, UserError } from '../../errors.js';
 import { integrationIdentity } from '../../kinds/registry.js';
-import { dataSourceKey } from '../../service/data-sources.js';
+import { DEFAULT_DATA_SOURCES_PATH, dataSourceKey } from '../../service/data-sources.js';
 import { loadManifests } from '../../manifests/loader.js';
 import { printable, printableData, printableJson } from '../../util/terminal.js';
 import { cell, table } from '../../deliveries/render.js';
@@ -242,7 +242,7 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
     return { id: live.id, identity: webhookIdentity(live.name, live.url) }; // recorded keyed (adoptedEntry)
   } catch (err) {
     if (err instanceof ApiError && err.code === ErrorCode.apiNotFound) {
-      throw new UserError(`no ${kind === 'DataSource' ? 'data source' : kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET /${kind === 'Integration' ? 'integrations' : kind === 'Webhook' ? 'webhooks' : 'data-sources (--data-sources-path)'}`);
+      throw new UserError(`no ${kind === 'DataSource' ? 'data source' : kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET ${kind === 'Integration' ? '/integrations' : kind === 'Webhook' ? '/webhooks' : `${DEFAULT_DATA_SOURCES_PATH} (or the --data-sources-path given)`}`);
     }
     throw err;
   }

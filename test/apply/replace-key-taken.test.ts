@@ -16,18 +16,27 @@ afterEach(async () => {
   await r.close();
 });
 
+/**
+ * govops' `sql` on one.example.com, another team's integration on two.example.com, and the manifest moved to
+ * two.example.com (a replace onto the holder's key); the requests cleared. Returns the holder.
+ */
+async function ownedThenTakenHost() {
+  await r.write('a.yaml', sqlManifest('sql', 'one.example.com'));
+  expect((await r.run()).ok).toBe(true);
+  const theirs = await r.api.createIntegration({
+    type: 'sql_analytics',
+    autoBootstrap: false,
+    config: { host: 'two.example.com', database: 'theirs', schema: 'theirs', username: 'them', password: 'their-pw' },
+  });
+  r.sandbox.finishTransitions();
+  await r.write('a.yaml', sqlManifest('sql', 'two.example.com'));
+  r.sandbox.clearRequests();
+  return theirs;
+}
+
 describe('a replace onto a natural key another integration holds', () => {
   it('is blocked in the plan naming the holder; the old integration is not deleted, the holder not touched', async () => {
-    await r.write('a.yaml', sqlManifest('sql', 'one.example.com'));
-    expect((await r.run()).ok).toBe(true);
-    const theirs = await r.api.createIntegration({
-      type: 'sql_analytics',
-      autoBootstrap: false,
-      config: { host: 'two.example.com', database: 'theirs', schema: 'theirs', username: 'them', password: 'their-pw' },
-    });
-    r.sandbox.finishTransitions();
-    await r.write('a.yaml', sqlManifest('sql', 'two.example.com'));
-    r.sandbox.clearRequests();
+    const theirs = await ownedThenTakenHost();
     const res = await r.run({ allowReplace: true });
     const c = res.plan!.changes.find((x) => x.name === 'sql')!;
     expect(c.action).toBe('replace');
@@ -48,16 +57,7 @@ describe('a replace onto a natural key another integration took since the plan (
   });
 
   it('the dry run of the replacement finds the holder: nothing deleted, the failure names it', async () => {
-    await r.write('a.yaml', sqlManifest('sql', 'one.example.com'));
-    expect((await r.run()).ok).toBe(true);
-    const theirs = await r.api.createIntegration({
-      type: 'sql_analytics',
-      autoBootstrap: false,
-      config: { host: 'two.example.com', database: 'theirs', schema: 'theirs', username: 'them', password: 'their-pw' },
-    });
-    r.sandbox.finishTransitions();
-    await r.write('a.yaml', sqlManifest('sql', 'two.example.com'));
-    r.sandbox.clearRequests();
+    const theirs = await ownedThenTakenHost();
     const res = await r.run({ allowReplace: true });
     expect(res.ok).toBe(false);
     const o = res.outcomes.find((x) => x.name === 'sql')!;

@@ -50,6 +50,21 @@ describe('installing govops', () => {
     expect(refused).toEqual([]);
   });
 
+  it('every locked package with an install script is reviewed in package.json allowScripts (no npm warning, same under npm 12)', async () => {
+    const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean> };
+    const lock = JSON.parse(await readFile(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version?: string; hasInstallScript?: boolean }>;
+    };
+    const unreviewed: string[] = [];
+    for (const [where, p] of Object.entries(lock.packages)) {
+      if (!where || !p.hasInstallScript) continue;
+      const name = where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length);
+      const reviewed = Object.keys(pkg.allowScripts ?? {}).some((k) => k === name || k === `${name}@${p.version}`);
+      if (!reviewed) unreviewed.push(`${name}@${p.version}`);
+    }
+    expect(unreviewed).toEqual([]);
+  });
+
   it("the Action's install step works with NODE_ENV=production (TypeScript, a dev dependency, builds dist/)", async () => {
     const dir = await clone();
     const action = await readAction(path.join(ROOT, 'action.yml'));

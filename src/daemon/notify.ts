@@ -7,7 +7,8 @@
  * POST (no connection, a timeout, 408, 429, 5xx) is tried again with exponential backoff, a bounded number of
  * times; another 4xx is final. A repeat of the last event sent (same type, revision and results: the same drift
  * found at every resync, the same failure at every retry) is not sent again to a URL that got it or is getting it;
- * after a reconcile with nothing to tell (in sync), or to a URL that did not get it (failed, dropped), it is news again. The body passes the one redactor,
+ * after a reconcile with nothing to tell (in sync), or to a URL that did not get it (failed, dropped), it is news again.
+ * Events the stop leaves undelivered (queued, in flight, waiting to be tried again) are `dropped`, not `failed`. The body passes the one redactor,
  * and header values are registered with it: no secret leaves in an event, a log line or an error.
  */
 import { randomUUID } from 'node:crypto';
@@ -180,7 +181,7 @@ export class Notifier {
     if (opts.registry) {
       this.total = new Counter({
         name: 'govops_notifications_total',
-        help: 'Reconcile notifications (--notify-url) by result: delivered, failed (after every retry), dropped (queue full)',
+        help: 'Reconcile notifications (--notify-url) by result: delivered, failed (after every retry), dropped (queue full, or still queued or being tried when govops stopped)',
         labelNames: ['result'],
         registers: [opts.registry],
       });
@@ -233,12 +234,24 @@ export class Notifier {
     await this.idle();
   }
 
+  /**
+   * An event whose delivery the stop ended (still queued, in flight, or waiting to be tried again): `dropped`, as one
+   * the full queue pushed out, not `failed` (the receiver refused it or was down through every try).
+   */
+  private droppedAtStop(log: Logger, attempts: number): false {
+    this.total?.inc({ result: 'dropped' });
+    log.warn({ attempts }, 'notification dropped: govops is stopping');
+    return false;
+  }
+
   /** True when the event was delivered. */
   private async deliver(target: NotifyTarget, event: CloudEvent): Promise<boolean> {
     const attempts = this.opts.attempts ?? 5;
     let backoff = this.opts.backoffMs ?? 1000;
     const body = redactJsonText(JSON.stringify(event));
     const log = this.opts.logger.child({ url: notifyUrlLabel(target.url), type: event.type, id: event.id });
+    // still queued when govops stops: not sent at all
+    if (this.stopping.signal.aborted) return this.droppedAtStop(log, 0);
     for (let attempt = 1; ; attempt++) {
       let retry: boolean;
       let why: string;
@@ -264,10 +277,13 @@ export class Notifier {
         retry = res.statusCode >= 500 || RETRY_STATUSES.has(res.statusCode);
         why = `HTTP ${res.statusCode}`;
       } catch (err) {
-        retry = !this.stopping.signal.aborted;
+        // cut short by the stop (in flight, or after a retry's wait the stop ended): not the receiver's failure
+        if (this.stopping.signal.aborted) return this.droppedAtStop(log, attempt - 1);
+        retry = true;
         why = redactText(err instanceof Error ? err.message : String(err));
       }
-      if (!retry || attempt >= attempts || this.stopping.signal.aborted) {
+      if (retry && attempt < attempts && this.stopping.signal.aborted) return this.droppedAtStop(log, attempt);
+      if (!retry || attempt >= attempts) {
         this.total?.inc({ result: 'failed' });
         log.warn({ attempt, error: why }, 'notification not delivered');
         return false;

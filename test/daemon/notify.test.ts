@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceApi } from '../../src/api/client-types.js';
 import { ErrorCode, failure } from '../../src/errors.js';
@@ -312,5 +313,36 @@ describe('--notify-header-file: headers no notification can carry', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('Notifier: events still queued when the daemon stops', () => {
+  it('are counted and logged as dropped (govops stopped), not as failed (the receiver refused them after every retry)', async () => {
+    // a receiver that takes the first POST and answers nothing: the events after it wait in the queue
+    const held: Array<() => void> = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      held.push(() => res.destroy());
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    servers.push(server);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
+    const lines: Array<{ msg: string; level: number }> = [];
+    const logger = pino({ level: 'debug' }, { write: (s: string) => void lines.push(JSON.parse(s) as { msg: string; level: number }) });
+    const registry = new Registry();
+    const n = new Notifier({ targets: [{ url }], logger, registry, observe: false });
+    n.notify(unreachable());
+    n.notify(attempt('invalid', { error: 'bad manifest', failure: failure(ErrorCode.invalidRevision) }));
+    n.notify(attempt('blocked', { failure: failure(ErrorCode.blocked) }));
+    await until(() => held.length === 1, 10_000, 'the first POST received');
+    await n.stop(0);
+    for (const release of held) release();
+    const counts = Object.fromEntries((await registry.getSingleMetric('govops_notifications_total')!.get()).values.map((v) => [v.labels.result, v.value]));
+    expect(counts).toEqual({ delivered: 0, failed: 0, dropped: 3 });
+    expect(lines.filter((l) => l.msg === 'notification not delivered')).toEqual([]);
+    const dropped = lines.filter((l) => /^notification dropped: govops is stopping/.test(l.msg));
+    expect(dropped).toHaveLength(3);
+    // events lost: a warning, as when the full queue drops one
+    expect(dropped.every((l) => l.level === 40)).toBe(true);
   });
 });

@@ -178,12 +178,22 @@ export class LeaderElector {
     if (this.listenRetry) clearTimeout(this.listenRetry);
     const term = this.term;
     const wasLeader = this.role === 'leader';
-    if (wasLeader) this.stepDown('shutting down');
+    // a normal stop is no warning: only a release that failed (or a database that does not answer, below) is one
+    if (wasLeader) this.stepDown('shutting down', 'info');
     const listener = this.listener;
     const inFlight = this.inFlight;
     const last = (async () => {
       await inFlight; // a lease request under way: a lease it takes is given back (tick), not left to expire
-      if (wasLeader && term !== undefined && options.release !== false) await releaseLease(this.state, this.identity, term).catch(() => undefined);
+      if (wasLeader && term !== undefined && options.release !== false) {
+        try {
+          await releaseLease(this.state, this.identity, term);
+          this.log.info({ term }, 'lease released: another replica can lead at once');
+        } catch (err) {
+          this.log.warn({ term, err: { message: (err as Error).message } }, 'could not release the lease: it is left to expire (the next leader waits for it)');
+        }
+      } else if (wasLeader && term !== undefined) {
+        this.log.info({ term }, 'lease left to expire: a write sent before the stop may still land');
+      }
       await listener?.end().catch(() => undefined);
     })();
     if (options.withinMs === undefined) return last;
@@ -270,7 +280,8 @@ export class LeaderElector {
     this.o.onElected();
   }
 
-  private stepDown(why: string): void {
+  /** No longer leading: a warning when leadership was lost, info when the replica gave it up (shutting down). */
+  private stepDown(why: string, level: 'warn' | 'info' = 'warn'): void {
     if (this.role !== 'leader') return;
     this.role = 'standby';
     this.leadingUntil = 0;
@@ -280,7 +291,7 @@ export class LeaderElector {
     this.leaderGauge.set(0);
     this.termGauge.set(0);
     this.transitions.inc({ to: 'standby' });
-    this.log.warn({ term: this.term, why }, 'no longer leader: standing by');
+    this.log[level]({ term: this.term, why }, 'no longer leader: standing by');
     this.term = undefined;
     this.lost.abort(new UserError(`leadership lost: ${why}`, undefined, { code: ErrorCode.stateFenced }));
   }

@@ -5,6 +5,7 @@
  * A proxy in front of a real PostgreSQL server freezes to play the partition.
  */
 import net from 'node:net';
+import pino from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
@@ -72,6 +73,53 @@ describe('a leader stopping while the database answers nothing', () => {
       ]);
       expect(outcome).toBe('stopped');
       expect(Date.now() - t0).toBeLessThan(5_000);
+    } finally {
+      proxy.close();
+      await closePgPools();
+    }
+  }, 30_000);
+});
+
+describe('a leader stopping normally (SIGTERM)', () => {
+  const elector = (statePath: string, log: Array<{ level: number; msg: string }>): LeaderElector =>
+    new LeaderElector({
+      statePath,
+      identity: 'a',
+      lease: { durationMs: 60_000, renewDeadlineMs: 40_000, retryPeriodMs: 20_000 },
+      logger: pino({ level: 'debug' }, { write: (s: string) => void log.push(JSON.parse(s) as { level: number; msg: string }) }),
+      registry: new Registry(),
+      onElected: () => undefined,
+      onHook: () => undefined,
+    });
+
+  it('logs its stepping down and the lease released at info, not warn: nothing went wrong', async () => {
+    const log: Array<{ level: number; msg: string }> = [];
+    const a = elector(withStateKey(pg.url, 'graceful'), log);
+    try {
+      await a.start();
+      expect(a.isLeading()).toBe(true);
+      await a.stop({ release: true, withinMs: 5_000 });
+      const after = log.slice(log.findIndex((l) => /elected leader/.test(l.msg)) + 1);
+      expect(after.filter((l) => l.level >= 40)).toEqual([]);
+      expect(after.some((l) => l.level === 30 && /lease released/.test(l.msg))).toBe(true);
+    } finally {
+      await closePgPools();
+    }
+  }, 30_000);
+
+  it('warns when the release failed (the lease is left to expire: the next leader waits for it)', async () => {
+    const proxy = await freezableProxy(pg.port);
+    const url = pg.url.replace(`127.0.0.1:${pg.port}`, `127.0.0.1:${proxy.port}`);
+    const log: Array<{ level: number; msg: string }> = [];
+    const a = elector(withStateKey(url, 'release-fails'), log);
+    try {
+      await a.start();
+      expect(a.isLeading()).toBe(true);
+      proxy.close(); // the database connection is gone: the release fails at once
+      await a.stop({ release: true, withinMs: 5_000 });
+      const warned = log.filter((l) => l.level === 40).map((l) => l.msg);
+      expect(warned.some((m) => /could not release the lease/.test(m))).toBe(true);
+      expect(log.some((l) => /lease released/.test(l.msg))).toBe(false);
     } finally {
       proxy.close();
       await closePgPools();

@@ -5,7 +5,10 @@
  * other's resyncs then failed ("cannot read the revision folder ...: ENOENT") while /status said in-sync.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { claimWorkdir, WORKDIR_CLAIM } from '../../src/daemon/workdir-claim.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { createRepo } from '../sources/gitrepo.js';
 import { Cleanup, spawnRun } from './helpers.js';
@@ -41,5 +44,54 @@ describe('govops run: a work folder another live daemon uses (real processes)', 
     await dev.exit;
     const again = spawnRun(cleanup, args('dev.json'), { cwd: home, env, stopSignal: 'SIGKILL' });
     await Promise.race([again.url, again.exit.then((c) => Promise.reject(new Error(`exited ${c}: ${again.out()}`)))]);
+  });
+});
+
+describe('the work-folder claim is exclusive (two daemons started at the same moment)', () => {
+  // Two daemons of two states on this host, told apart by their pids (both alive); the pid of a crashed one is dead.
+  const live = new Set([4_000_001, 4_000_002, 4_000_003]);
+  const alive = (pid: number): boolean => live.has(pid);
+
+  it('two claims racing for one folder: exactly one wins, the other is refused naming it', async () => {
+    for (let round = 0; round < 10; round++) {
+      const work = await cleanup.tmp('govops-claim-race-');
+      const results = await Promise.allSettled([
+        claimWorkdir(work, join(work, '..', 'dev.json'), { pid: 4_000_001, alive }),
+        claimWorkdir(work, join(work, '..', 'prod.json'), { pid: 4_000_002, alive }),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled'), `round ${round}`).toHaveLength(1);
+      const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      expect((refused.reason as Error).message).toMatch(/is in use by another govops run \(process 400000[12]/);
+      // what the folder records is the winner's, and only it
+      const winner = results.indexOf(results.find((r) => r.status === 'fulfilled')!);
+      expect(JSON.parse(await readFile(join(work, WORKDIR_CLAIM), 'utf8'))).toMatchObject({ pid: 4_000_001 + winner });
+      expect((await readdir(work)).filter((f) => f.startsWith(WORKDIR_CLAIM))).toEqual([WORKDIR_CLAIM]);
+    }
+  });
+
+  it("a crashed daemon's record is taken over by one of two claims racing for it, not both", async () => {
+    for (let round = 0; round < 10; round++) {
+      const work = await cleanup.tmp('govops-claim-stale-');
+      await writeFile(join(work, WORKDIR_CLAIM), `${JSON.stringify({ pid: 4_999_999, hostname: hostname(), state: '/gone.json' })}\n`);
+      const results = await Promise.allSettled([
+        claimWorkdir(work, join(work, '..', 'dev.json'), { pid: 4_000_001, alive }),
+        claimWorkdir(work, join(work, '..', 'prod.json'), { pid: 4_000_002, alive }),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled'), `round ${round}`).toHaveLength(1);
+    }
+  });
+
+  it('released at shutdown: the next daemon of another state claims the folder; the same state takes its own back', async () => {
+    const work = await cleanup.tmp('govops-claim-release-');
+    const release = await claimWorkdir(work, join(work, '..', 'dev.json'), { pid: 4_000_001, alive });
+    await expect(claimWorkdir(work, join(work, '..', 'prod.json'), { pid: 4_000_002, alive })).rejects.toThrow(/in use/);
+    // the same state again (a second replica of it on this host, or its restart): taken
+    const again = await claimWorkdir(work, join(work, '..', 'dev.json'), { pid: 4_000_003, alive });
+    await release(); // not the record of 4000001 any more: left alone
+    await expect(claimWorkdir(work, join(work, '..', 'prod.json'), { pid: 4_000_002, alive })).rejects.toThrow(/process 4000003/);
+    await again();
+    const prod = await claimWorkdir(work, join(work, '..', 'prod.json'), { pid: 4_000_002, alive });
+    await prod();
+    expect(await readdir(work)).toEqual([]);
   });
 });

@@ -28,7 +28,7 @@ import {
   ambiguousStatus,
   backoffDelay,
   clientRetriesStatus,
-  delayAfterStatus,
+  parseRetryAfter,
   errorCode,
   isRetryableTransportError,
   transportFailureCode,
@@ -193,6 +193,11 @@ export class ServiceClient implements ServiceApi {
   private forceSignal?: AbortSignal;
   /** No retry sleeps or starts past it (the apply --timeout); set on views made by withSignal. */
   private deadline?: RunDeadline;
+  /**
+   * Until when (on `clock.monotonic()`) the service asked the client to send nothing: the latest 429 or 503 answer's
+   * `Retry-After` (at most `maxRetryAfterMs`). One object shared by every view (withSignal copies the reference).
+   */
+  private readonly heldOff: { until: number; status: number } = { until: -Infinity, status: 0 };
 
   /** The service's base URL as requests use it (origin and path prefix; no userinfo, no query). */
   get baseUrl(): string {
@@ -556,6 +561,8 @@ export class ServiceClient implements ServiceApi {
   }
 
   private async attempt<T>(c: Call<T>, progress: CallProgress, at: Attempt): Promise<AttemptOutcome<T>> {
+    // (only when there is a wait: otherwise the write gate is asked in the same tick the request was made)
+    if (this.heldOff.until > this.clock.monotonic()) await this.waitRetryAfter(c);
     const gate = this.writeGate && c.method !== 'GET' && !/[?&]dryRun=true\b/.test(c.path) ? this.writeGate : undefined;
     // asked before the request is queued, and again when it is written to a connection (transport.ts)
     gate?.(c.method, c.path);
@@ -566,6 +573,36 @@ export class ServiceClient implements ServiceApi {
       return this.afterSendFailure(c, progress, at, err);
     }
     return this.afterAnswer(c, progress, at, res);
+  }
+
+  /**
+   * Before any attempt: what is left of the wait the service asked for (`Retry-After` on a 429 or 503 answer to any
+   * request of this client), so the next request (another call running beside, the daemon's next reconcile, a create's
+   * lookup) is not sent before it, whatever its own backoff. Within the run's deadline, or not sent (DeadlineError
+   * whose cause says it was never sent); the stop signal ends the wait.
+   */
+  private async waitRetryAfter(c: { method: string; path: string }): Promise<void> {
+    const wait = this.heldOff.until - this.clock.monotonic();
+    if (wait <= 0) return;
+    const status = this.heldOff.status;
+    this.logger.debug({ method: c.method, path: c.path, waitMs: Math.ceil(wait) }, 'waiting for the Retry-After the service asked for');
+    await this.pause(c, wait, () =>
+      new TransportError(
+        `not sent: the service asked govops to wait (Retry-After on a ${status} answer) ${Math.ceil(wait / 1000)} s more`,
+        c.method, c.path, undefined, ErrorCode.connectFailed,
+      ),
+    );
+  }
+
+  /** A 429 or 503 answer's `Retry-After` (clamped to `maxRetryAfterMs`): the client sends nothing before it ends. */
+  private noteRetryAfter(res: RawResponse): number | undefined {
+    if (res.status !== 429 && res.status !== 503) return undefined;
+    // the time of day: an HTTP-date Retry-After is one
+    const ms = parseRetryAfter(res.headers['retry-after'], this.clock.now(), this.policy.maxRetryAfterMs);
+    if (ms === undefined) return undefined;
+    const until = this.clock.monotonic() + ms;
+    if (until > this.heldOff.until) Object.assign(this.heldOff, { until, status: res.status });
+    return ms;
   }
 
   /**
@@ -641,6 +678,7 @@ export class ServiceClient implements ServiceApi {
     this.report(c, res.status, at.started, at.index);
     this.logger.debug({ method: c.method, path: c.path, status: res.status, attempt: at.index }, 'request');
     if (res.status >= 200 && res.status < 300) return this.accepted(c, progress, at, res);
+    const retryAfter = this.noteRetryAfter(res);
     if (c.recover && (ambiguousStatus(res.status) || (res.status === 409 && progress.maybeSent))) {
       // A 5xx may come after the service acted (a gateway that gave up on a slow origin); a 409 after such an
       // answer says an earlier attempt did reach the service. Either way: look the resource up first.
@@ -650,8 +688,8 @@ export class ServiceClient implements ServiceApi {
     // Not found: sent again (only what is missing), within the client's attempts.
     const again = clientRetriesStatus(res.status, c.method) || (c.recover !== undefined && res.status === 409 && progress.maybeSent);
     if (again && !at.last) {
-      // the time of day: an HTTP-date Retry-After is one
-      const delay = delayAfterStatus(at.index, res.status, res.headers['retry-after'], this.policy, this.clock.now(), this.random);
+      // Retry-After: what is left of it (a create's lookup may have waited part of it), else the backoff
+      const delay = retryAfter !== undefined ? Math.max(0, this.heldOff.until - this.clock.monotonic()) : backoffDelay(at.index, this.policy, this.random);
       await this.pause(c, delay, () => this.answerFailure(c, progress, at, res));
       return 'again';
     }

@@ -244,10 +244,48 @@ describe('ServiceClient retries', () => {
     expect(notProcessed(err)).toBe(true);
     // a backoff that ends before the deadline is waited out, as before (then the next one would not be)
     server.seen.length = 0;
+    clock.advance(60_000); // what the first 429 asked for is over (the client sends nothing before: test below)
     const short = base.withSignal(new AbortController().signal, undefined, { clock, at: clock.monotonic() + 70_000 });
     const err2 = await clock.runUntil(short.listWebhooks().catch((e: unknown) => e));
     expect(server.seen.length).toBe(2);
     expect((err2 as GovopsError).code).toBe(ErrorCode.settleTimeout);
+  });
+
+  it("a Retry-After holds the client's next request too (the daemon's next reconcile, a parallel request), not only the same request's retry", async () => {
+    server = await startServer((_req, res, { count }) => {
+      if (count('GET', '/webhooks') === 1) return sendJson(res, 429, { statusCode: 429, error: 'Too Many Requests', message: 'slow down' }, { 'retry-after': '30' });
+      sendJson(res, 200, []);
+    });
+    const clock = new ManualClock();
+    // no retries (the request's own retry is not what this is about): the call ends with the 429
+    const c = makeClient(server.url, { clock, retries: 0, retryPolicy: { ...FAST, maxRetryAfterMs: 60_000 } });
+    const err = await c.listWebhooks().catch((e: unknown) => e);
+    expect((err as ApiError).statusCode).toBe(429);
+    // the next call (the daemon's next reconcile after its own 1 s backoff) waits for what the service asked
+    clock.advance(1_000);
+    const next = c.withSignal(new AbortController().signal).listWebhooks();
+    expect(await Promise.race([clock.untilTimer().then(() => 'waiting'), next.then(() => 'sent at once')])).toBe('waiting');
+    expect(server.seen.length).toBe(1);
+    expect(clock.dueIn()).toEqual([29_000]);
+    clock.advance(29_000);
+    await next;
+    expect(server.seen.length).toBe(2);
+    // asked once, waited once: the request after it goes at once
+    await c.listWebhooks();
+    expect(server.seen.length).toBe(3);
+  });
+
+  it("a request the service's Retry-After would hold past the run's deadline is not sent, and counts as not carried out", async () => {
+    server = await startServer((_req, res) => sendJson(res, 503, { statusCode: 503, error: 'Service Unavailable', message: 'busy' }, { 'retry-after': '60' }));
+    const clock = new ManualClock();
+    const c = makeClient(server.url, { clock, retries: 0, retryPolicy: { ...FAST, maxRetryAfterMs: 60_000 } });
+    await c.listWebhooks().catch(() => undefined);
+    const run = c.withSignal(new AbortController().signal, undefined, { clock, at: clock.monotonic() + 10_000 });
+    const err = await run.createIntegration({ name: 'lake' } as never).catch((e: unknown) => e);
+    expect(server.seen.length).toBe(1);
+    expect((err as GovopsError).code).toBe(ErrorCode.settleTimeout);
+    expect((err as Error).message).toMatch(/Retry-After/);
+    expect(notProcessed(err)).toBe(true);
   });
 
   it('throws TransportError after retries when the connection is refused', async () => {

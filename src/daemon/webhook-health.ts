@@ -391,6 +391,8 @@ export class WebhookHealth {
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
           if (err instanceof UserError && err.code === ErrorCode.stateFenced) result = { kind: 'unsent' };
+          // the token refused (401/403): the delivery was not retried, its cap is not spent
+          else if (err instanceof ApiError && err.code === ErrorCode.apiAuth) result = { kind: 'refused' };
           else result = err instanceof ApiError && err.statusCode === 404 ? { kind: 'gone' } : { kind: 'error' };
         }
       }
@@ -400,7 +402,7 @@ export class WebhookHealth {
         return;
       }
       sent++;
-      const outcome = result.kind === 'record' ? (verdict.delivered ? 'delivered' : 'failed') : result.kind;
+      const outcome = result.kind === 'record' ? (verdict.delivered ? 'delivered' : 'failed') : result.kind === 'refused' ? 'error' : result.kind;
       this.retried[outcome]++;
       this.metrics.autoRetries.inc({ webhook: name, result: outcome });
       if (verdict.exhausted) this.metrics.autoRetryExhausted.inc({ webhook: name });
@@ -413,7 +415,9 @@ export class WebhookHealth {
         ...(error ? { error } : {}),
         ...(verdict.nextAt !== undefined ? { nextRetryAt: iso(verdict.nextAt) } : {}),
       };
-      if (verdict.exhausted) this.opts.logger.warn(fields, `webhook delivery still failing after ${verdict.attempt} automatic retries: giving up`);
+      if (result.kind === 'refused') {
+        this.opts.logger.warn({ ...fields, code: ErrorCode.apiAuth }, 'webhook delivery retry refused by the service (401/403: check the token): not counted against the delivery\'s automatic retries');
+      } else if (verdict.exhausted) this.opts.logger.warn(fields, `webhook delivery still failing after ${verdict.attempt} automatic retries: giving up`);
       else this.opts.logger.info(fields, 'webhook delivery retried automatically');
     };
     // A few at a time: a retry waits for the receiver (up to its deadline).

@@ -17,7 +17,7 @@ import { StateWriter } from '../../src/state/journal.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { backgroundClock } from '../../src/util/clock.js';
-import { ErrorCode, UserError } from '../../src/errors.js';
+import { ApiError, ErrorCode, UserError } from '../../src/errors.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { hookItem, startWorld, type World } from '../deliveries/world.js';
 import { Cleanup, getJson, until } from './helpers.js';
@@ -764,5 +764,51 @@ describe('a govops state that cannot be read (not missing: unreadable, not valid
     advance(60_000);
     expect(await health.pollOnce()).toMatchObject({ ok: true, retried: 1 });
     expect(w.rx.hits.get('/dead')).toBe(2);
+  });
+});
+
+describe('automatic retries the service refuses (401/403: the token)', () => {
+  it('do not spend the delivery\'s cap (it was never retried): once the token is accepted, the delivery is retried', async () => {
+    w = await startWorld();
+    const [hook] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
+    w.rx.set('/dead', 503);
+    const real = client();
+    let refuse = true;
+    const api = {
+      listWebhookHistory: real.listWebhookHistory.bind(real),
+      retryWebhookDelivery: async (id: string) => {
+        if (refuse) throw new ApiError(403, 'Forbidden', 'not allowed to retry', 'POST', `/webhooks/history/retry/${id}`);
+        return real.retryWebhookDelivery(id);
+      },
+    };
+    let now = Date.now();
+    const { logger, lines } = memoryLogger();
+    const health = new WebhookHealth({
+      api,
+      logger,
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
+      autoRetry: { maxAttempts: 1, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map([[String(hook.id), 'dead']]),
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    for (let i = 0; i < 3; i++) {
+      now += 60_000;
+      expect(await health.pollOnce()).toMatchObject({ retried: 1 });
+    }
+    // the old code: the first refusal reached the cap (1): "giving up", exhausted 1, never retried again
+    expect(lines.filter((l) => /giving up/.test(l.msg))).toHaveLength(0);
+    expect(health.status().autoRetry).toMatchObject({ pending: 1, exhausted: 0, retried: { error: 3 } });
+    expect(lines.filter((l) => /refused by the service/.test(l.msg)).map((l) => l.code)).toEqual([ErrorCode.apiAuth, ErrorCode.apiAuth, ErrorCode.apiAuth]);
+    expect(w.rx.hits.get('/dead')).toBe(1);
+
+    refuse = false; // the token is fixed (or given the permission)
+    now += 60_000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 1 });
+    expect(w.rx.hits.get('/dead')).toBe(2);
+    expect(health.status().autoRetry).toMatchObject({ pending: 0, exhausted: 1, retried: { failed: 1 } });
   });
 });

@@ -763,3 +763,24 @@ describe('webhooks retry --failed with a state named that cannot be read (not mi
     expect(requests.filter((x: any) => x.method === 'POST')).toHaveLength(0);
   });
 });
+
+describe('webhooks retry -o json', () => {
+  it('gives each failed retry request its stable error code, beside its message', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    await w.fire('modelAccessRequested');
+    const [id] = (await jsonOf(['webhooks', 'history'])).records.map((r: any) => r.id);
+    const r = await govops(['webhooks', 'retry', id, '99999', '-o', 'json']);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ retried: 2, delivered: 0, failed: 2 });
+    const byId = new Map(out.results.map((x: any) => [x.historyId, x]));
+    // a retry that failed at the receiver: its record says why (status, response code); no request error
+    expect(byId.get(id)).toMatchObject({ ok: false, record: { statusCode: 502 } });
+    expect(byId.get(id)).not.toHaveProperty('code');
+    // the old code: only the service's text ("error": "..."), nothing stable to branch on
+    expect(byId.get('99999')).toMatchObject({ ok: false, code: 'GOVOPS_API_NOT_FOUND' });
+    expect(typeof (byId.get('99999') as any).error).toBe('string');
+  });
+});

@@ -14,7 +14,7 @@ import type { WebhookHistoryRecord } from '../api/types.js';
 import { AutoRetryScheduler, type AutoRetryPolicy, type PendingDelivery, type RetryResult } from '../deliveries/auto-retry.js';
 import { DEFAULT_OVERLAP_MS, HistoryCursor, type PollResult } from '../deliveries/cursor.js';
 import { failureCode, isDelivered, timeOf } from '../deliveries/records.js';
-import { ApiError, ErrorCode, UserError, classify, type ErrorCodeValue } from '../errors.js';
+import { ApiError, ErrorCode, TransportError, UserError, classify, type ErrorCodeValue } from '../errors.js';
 import { isPgLocation } from '../state/location.js';
 import { journalPathFor, loadState, resolveStatePath } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
@@ -382,6 +382,7 @@ export class WebhookHealth {
       const name = this.managedNow.get(p.webhookId) ?? UNMANAGED_LABEL;
       let result: RetryResult;
       let error: string | undefined;
+      let unreachable = false;
       // The lease may go while a round is out (a retry waits for the receiver): what is not sent yet is given back,
       // not spent against the delivery's cap (the gate refused it, or would: nothing reached the service).
       if (!(this.opts.mayWrite?.() ?? true)) result = { kind: 'unsent' };
@@ -391,6 +392,11 @@ export class WebhookHealth {
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
           if (err instanceof UserError && err.code === ErrorCode.stateFenced) result = { kind: 'unsent' };
+          // the service could not be reached (the connection not opened, after the client's retries): nothing was sent
+          else if (err instanceof TransportError && err.code === ErrorCode.connectFailed) {
+            result = { kind: 'unsent' };
+            unreachable = true;
+          }
           // the token refused (401/403): the delivery was not retried, its cap is not spent
           else if (err instanceof ApiError && err.code === ErrorCode.apiAuth) result = { kind: 'refused' };
           else result = err instanceof ApiError && err.statusCode === 404 ? { kind: 'gone' } : { kind: 'error' };
@@ -398,7 +404,12 @@ export class WebhookHealth {
       }
       const verdict = this.scheduler!.settle(p, result);
       if (result.kind === 'unsent') {
-        this.opts.logger.debug({ webhook: name, historyId: p.record.id }, 'webhook delivery retry not sent: this replica does not hold the lease');
+        if (unreachable) {
+          this.opts.logger.warn(
+            { webhook: name, historyId: p.record.id, code: ErrorCode.connectFailed, error },
+            'webhook delivery retry not sent: the service cannot be reached (not counted against the delivery\'s automatic retries)',
+          );
+        } else this.opts.logger.debug({ webhook: name, historyId: p.record.id }, 'webhook delivery retry not sent: this replica does not hold the lease');
         return;
       }
       sent++;

@@ -17,7 +17,7 @@ import { StateWriter } from '../../src/state/journal.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { backgroundClock } from '../../src/util/clock.js';
-import { ApiError, ErrorCode, UserError } from '../../src/errors.js';
+import { ApiError, ErrorCode, TransportError, UserError } from '../../src/errors.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { hookItem, startWorld, type World } from '../deliveries/world.js';
 import { Cleanup, getJson, until } from './helpers.js';
@@ -810,5 +810,50 @@ describe('automatic retries the service refuses (401/403: the token)', () => {
     expect(await health.pollOnce()).toMatchObject({ retried: 1 });
     expect(w.rx.hits.get('/dead')).toBe(2);
     expect(health.status().autoRetry).toMatchObject({ pending: 0, exhausted: 1, retried: { failed: 1 } });
+  });
+});
+
+describe('an automatic retry the service cannot be reached for (the connection not opened: nothing sent)', () => {
+  it('does not spend the delivery\'s cap: the delivery is retried once the service answers again', async () => {
+    w = await startWorld();
+    const [hook] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
+    w.rx.set('/dead', 503);
+    const real = client();
+    let down = true;
+    const api = {
+      listWebhookHistory: real.listWebhookHistory.bind(real),
+      // the service went away between the poll and the round's retries (after the client's own retries)
+      retryWebhookDelivery: async (id: string) => {
+        if (down) throw new TransportError('connect ECONNREFUSED 127.0.0.1:1', 'POST', `/webhooks/history/retry/${id}`, undefined, ErrorCode.connectFailed);
+        return real.retryWebhookDelivery(id);
+      },
+    };
+    let now = Date.now();
+    const { logger, lines } = memoryLogger();
+    const health = new WebhookHealth({
+      api,
+      logger,
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
+      autoRetry: { maxAttempts: 1, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map([[String(hook.id), 'dead']]),
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    for (let i = 0; i < 2; i++) {
+      now += 60_000;
+      await health.pollOnce();
+    }
+    // the old code: the first refused connection reached the cap (1): "giving up", never retried again
+    expect(lines.filter((l) => /giving up/.test(l.msg))).toHaveLength(0);
+    expect(lines.filter((l) => /cannot be reached/.test(l.msg)).map((l) => l.code)).toEqual([ErrorCode.connectFailed, ErrorCode.connectFailed]);
+    expect(health.status().autoRetry).toMatchObject({ pending: 1, exhausted: 0 });
+
+    down = false;
+    now += 60_000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 1 });
+    expect(w.rx.hits.get('/dead')).toBe(2);
   });
 });

@@ -5,7 +5,7 @@
  * `--auto-retry-failed`, retries failed deliveries of managed webhooks within a per-delivery cap,
  * backoff and rate limit (src/deliveries/auto-retry.ts). Off by default.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import { backgroundClock, sleep, type Clock, type TimerHandle } from '../util/clock.js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -14,7 +14,7 @@ import type { WebhookHistoryRecord } from '../api/types.js';
 import { AutoRetryScheduler, type AutoRetryPolicy, type PendingDelivery, type RetryResult } from '../deliveries/auto-retry.js';
 import { DEFAULT_OVERLAP_MS, HistoryCursor, type PollResult } from '../deliveries/cursor.js';
 import { failureCode, isDelivered, timeOf } from '../deliveries/records.js';
-import { ApiError, ErrorCode, UserError } from '../errors.js';
+import { ApiError, ErrorCode, TransportError, UserError, classify, type ErrorCodeValue } from '../errors.js';
 import { isPgLocation } from '../state/location.js';
 import { journalPathFor, loadState, resolveStatePath } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
@@ -79,6 +79,9 @@ export interface PollSummary {
   /** The service answered a page with records already read: it does not page by offset (the poll stopped there). */
   unpaged?: boolean;
   retried?: number;
+  /** The round was skipped: the managed webhooks (the govops state) could not be read (`code`, `error`). */
+  skipped?: boolean;
+  code?: ErrorCodeValue;
   error?: string;
 }
 
@@ -99,25 +102,44 @@ function webhooksOf(state: GovopsState): ManagedWebhooks {
 }
 
 /**
+ * A file's stat, undefined when it does not exist. Any other failure (EACCES, ENOTDIR, a read error) is thrown, typed:
+ * taken as "no state", it emptied the managed set (the pending retries dropped, every failure counted as another's).
+ */
+async function statOrMissing(file: string, what: string): Promise<Stats | undefined> {
+  try {
+    return await fs.stat(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UserError(`cannot read ${what} ${file}: ${(err as Error).message}`, 'check the --state path and its permissions', { code: ErrorCode.io });
+  }
+}
+
+/**
  * Managed webhooks from the govops state: a file is re-read only when it or its journal changed (an apply appends its
  * changes to `state.json.journal` and writes the whole file again only at its end: a delete's intent, a webhook
  * deleted or created meanwhile were not seen until then); a PostgreSQL state is read at each poll (when it cannot be,
- * the last one read stands: its webhooks do not turn "unmanaged" while the database is away).
+ * the last one read stands: its webhooks do not turn "unmanaged" while the database is away). A state that cannot be
+ * read (but for a missing file: a fresh state) throws its typed error: the health poller skips that round.
  */
 export function managedWebhooksFromState(statePath: string): () => Promise<ManagedWebhooks> {
   let cached: { key: string; map: ManagedWebhooks } | undefined;
   if (isPgLocation(statePath)) {
     return async () => {
-      const state = await loadState(statePath).catch(() => undefined);
+      const state = await loadState(statePath).catch((err: unknown) => {
+        // never read yet: nothing stands for it (an empty set would read every failure as another's)
+        if (!cached) throw err;
+        return undefined;
+      });
       if (state) cached = { key: '', map: webhooksOf(state) };
-      return cached?.map ?? new Map();
+      return cached!.map;
     };
   }
   return async () => {
     const file = await resolveStatePath(statePath);
-    const st = await fs.stat(file).catch(() => undefined);
+    const st = await statOrMissing(file, 'state file');
+    // no state file: a fresh state, nothing managed yet
     if (!st) return new Map();
-    const journal = await fs.stat(journalPathFor(file)).catch(() => undefined);
+    const journal = await statOrMissing(journalPathFor(file), 'state journal');
     const key = `${st.mtimeMs}:${st.size}:${journal ? `${journal.mtimeMs}:${journal.size}` : '-'}`;
     if (cached?.key === key) return cached.map;
     const map = webhooksOf(await loadState(statePath));
@@ -140,7 +162,9 @@ export class WebhookHealth {
   /** The service's history was found not to page (said once, at warn). */
   private saidUnpaged = false;
   private last?: { at: string; durationMs: number; result: PollResult; retried: number };
-  private lastError?: { at: string; message: string };
+  private lastError?: { at: string; message: string; code: ErrorCodeValue };
+  /** The managed set (the govops state) cannot be read: rounds are skipped since `since`. */
+  private stateError?: { code: ErrorCodeValue; message: string; since: string; skippedRounds: number };
   private readonly clock: Clock;
   private timer?: TimerHandle;
   private running?: Promise<PollSummary>;
@@ -195,7 +219,17 @@ export class WebhookHealth {
     const started = performance.now();
     const end = this.metrics.pollDuration.startTimer();
     try {
-      const managed = await this.opts.managed();
+      let managed: ManagedWebhooks;
+      try {
+        managed = await this.opts.managed();
+      } catch (err) {
+        return this.stateUnreadable(err);
+      }
+      if (this.stateError) {
+        this.opts.logger.info({ since: this.stateError.since }, 'webhook health: the govops state is readable again; polling resumes');
+        this.stateError = undefined;
+        this.metrics.stateUnreadable.set(0);
+      }
       // The same map as before (a state file that did not change): nothing can have gone.
       const changed = managed !== this.managedNow;
       this.managedNow = managed;
@@ -239,7 +273,7 @@ export class WebhookHealth {
       };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      this.lastError = { at: new Date(this.now()).toISOString(), message };
+      this.lastError = { at: new Date(this.now()).toISOString(), message, code: classify(err).code };
       this.metrics.polls.inc({ result: 'error' });
       if (!this.abort.signal.aborted) this.opts.logger.warn({ err: { message } }, 'webhook history poll failed');
       return { ok: false, error: message };
@@ -247,6 +281,27 @@ export class WebhookHealth {
       end();
       if (this.scheduler) this.metrics.autoRetryPending.set(this.scheduler.size);
     }
+  }
+
+  /**
+   * The managed set could not be read (the state file unreadable, not valid JSON, the database never read): the round is
+   * skipped, as read as empty it dropped every pending retry and counted every failure as another's. Nothing is polled
+   * (the records wait for the next round), retried or given up; said at warn once per error (code and message), shown
+   * in /status (`stateError`) and by govops_webhook_health_state_unreadable; the next round reads the state again.
+   */
+  private stateUnreadable(err: unknown): PollSummary {
+    const { code } = classify(err);
+    const message = err instanceof Error ? err.message : String(err);
+    const at = new Date(this.now()).toISOString();
+    const same = this.stateError?.code === code && this.stateError.message === message;
+    if (!same) {
+      this.opts.logger.warn({ err: { code, message } }, 'webhook health: the govops state cannot be read: rounds are skipped (no retry sent, nothing given up) until it can');
+    }
+    this.stateError = { code, message, since: same ? this.stateError!.since : at, skippedRounds: (same ? this.stateError!.skippedRounds : 0) + 1 };
+    this.lastError = { at, message, code };
+    this.metrics.polls.inc({ result: 'error' });
+    this.metrics.stateUnreadable.set(1);
+    return { ok: false, skipped: true, code, error: message };
   }
 
   /**
@@ -327,6 +382,7 @@ export class WebhookHealth {
       const name = this.managedNow.get(p.webhookId) ?? UNMANAGED_LABEL;
       let result: RetryResult;
       let error: string | undefined;
+      let unreachable = false;
       // The lease may go while a round is out (a retry waits for the receiver): what is not sent yet is given back,
       // not spent against the delivery's cap (the gate refused it, or would: nothing reached the service).
       if (!(this.opts.mayWrite?.() ?? true)) result = { kind: 'unsent' };
@@ -336,16 +392,28 @@ export class WebhookHealth {
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
           if (err instanceof UserError && err.code === ErrorCode.stateFenced) result = { kind: 'unsent' };
+          // the service could not be reached (the connection not opened, after the client's retries): nothing was sent
+          else if (err instanceof TransportError && err.code === ErrorCode.connectFailed) {
+            result = { kind: 'unsent' };
+            unreachable = true;
+          }
+          // the token refused (401/403): the delivery was not retried, its cap is not spent
+          else if (err instanceof ApiError && err.code === ErrorCode.apiAuth) result = { kind: 'refused' };
           else result = err instanceof ApiError && err.statusCode === 404 ? { kind: 'gone' } : { kind: 'error' };
         }
       }
       const verdict = this.scheduler!.settle(p, result);
       if (result.kind === 'unsent') {
-        this.opts.logger.debug({ webhook: name, historyId: p.record.id }, 'webhook delivery retry not sent: this replica does not hold the lease');
+        if (unreachable) {
+          this.opts.logger.warn(
+            { webhook: name, historyId: p.record.id, code: ErrorCode.connectFailed, error },
+            'webhook delivery retry not sent: the service cannot be reached (not counted against the delivery\'s automatic retries)',
+          );
+        } else this.opts.logger.debug({ webhook: name, historyId: p.record.id }, 'webhook delivery retry not sent: this replica does not hold the lease');
         return;
       }
       sent++;
-      const outcome = result.kind === 'record' ? (verdict.delivered ? 'delivered' : 'failed') : result.kind;
+      const outcome = result.kind === 'record' ? (verdict.delivered ? 'delivered' : 'failed') : result.kind === 'refused' ? 'error' : result.kind;
       this.retried[outcome]++;
       this.metrics.autoRetries.inc({ webhook: name, result: outcome });
       if (verdict.exhausted) this.metrics.autoRetryExhausted.inc({ webhook: name });
@@ -358,7 +426,9 @@ export class WebhookHealth {
         ...(error ? { error } : {}),
         ...(verdict.nextAt !== undefined ? { nextRetryAt: iso(verdict.nextAt) } : {}),
       };
-      if (verdict.exhausted) this.opts.logger.warn(fields, `webhook delivery still failing after ${verdict.attempt} automatic retries: giving up`);
+      if (result.kind === 'refused') {
+        this.opts.logger.warn({ ...fields, code: ErrorCode.apiAuth }, 'webhook delivery retry refused by the service (401/403: check the token): not counted against the delivery\'s automatic retries');
+      } else if (verdict.exhausted) this.opts.logger.warn(fields, `webhook delivery still failing after ${verdict.attempt} automatic retries: giving up`);
       else this.opts.logger.info(fields, 'webhook delivery retried automatically');
     };
     // A few at a time: a retry waits for the receiver (up to its deadline).
@@ -399,6 +469,7 @@ export class WebhookHealth {
         unpaged: this.last.result.unpaged,
       },
       lastError: this.lastError,
+      ...(this.stateError ? { stateError: { ...this.stateError } } : {}),
       webhooks,
       unmanaged: { ...this.unmanaged },
       ...(this.scheduler

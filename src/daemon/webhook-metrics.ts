@@ -50,6 +50,7 @@ export class WebhookHealthMetrics {
   readonly pollRequests: Counter;
   readonly pollRecords: Counter;
   readonly pollDuration: Histogram;
+  readonly stateUnreadable: Gauge;
   readonly autoRetries: Counter<'webhook' | 'result'>;
   readonly autoRetryExhausted: Counter<'webhook'>;
   readonly autoRetryPending: Gauge;
@@ -102,6 +103,11 @@ export class WebhookHealthMetrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
+    this.stateUnreadable = new Gauge({
+      name: 'govops_webhook_health_state_unreadable',
+      help: 'Whether the govops state could not be read at the last poll (1: the round was skipped, no retry sent; /status webhookHealth.stateError says why)',
+      registers,
+    });
     this.autoRetries = new Counter({
       name: 'govops_webhook_auto_retries_total',
       help: 'Automatic retries of failed deliveries by webhook and result (delivered, failed, gone: record or webhook deleted, error: the retry request failed)',
@@ -123,6 +129,7 @@ export class WebhookHealthMetrics {
     this.polls.inc({ result: 'error' }, 0);
     this.pollRequests.inc(0);
     this.pollRecords.inc(0);
+    this.stateUnreadable.set(0);
     if (autoRetry) this.autoRetryPending.set(0);
   }
 

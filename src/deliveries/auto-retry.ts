@@ -51,7 +51,13 @@ export type RetryResult =
    * Not sent: this replica may not write now (the lease was lost during the round, the write gate refused it). Nothing
    * reached the service nor the receiver: the attempt and its rate-limit slot are given back, no backoff.
    */
-  | { kind: 'unsent' };
+  | { kind: 'unsent' }
+  /**
+   * The service refused the retry request itself (401/403: the token): the delivery was not retried, nothing reached
+   * the receiver. The attempt is given back (the delivery's cap is not spent), its webhook is not held back; the
+   * request did reach the service, so its rate-limit slot stays spent and the delivery waits its current backoff.
+   */
+  | { kind: 'refused' };
 
 export interface RetryVerdict {
   /** The delivery got through. */
@@ -181,6 +187,11 @@ export class AutoRetryScheduler {
       const slot = this.recent.lastIndexOf(p.takenAt ?? now);
       if (slot >= 0) this.recent.splice(slot, 1);
       return { delivered: false, exhausted: false, attempt: p.attempts };
+    }
+    if (result.kind === 'refused') {
+      p.attempts--;
+      p.nextAt = now + this.backoff(p.attempts + 1);
+      return { delivered: false, exhausted: false, attempt: p.attempts, nextAt: p.nextAt };
     }
     if (result.kind === 'record') this.ownRecords.add(recordKey(result.record));
     if (this.ownRecords.size > MAX_TRACKED) this.ownRecords.delete(this.ownRecords.values().next().value as string);

@@ -291,13 +291,20 @@ export async function loadState(file: string): Promise<GovopsState> {
   return withKeyedIdentities(replayJournal(state, text, journal, file));
 }
 
-/** Whether a state is saved at the location (a file, or a row under the PostgreSQL state key); reads only, no lock. */
+/**
+ * Whether a state is saved at the location (a file, or a row under the PostgreSQL state key); reads only, no lock. A
+ * file that cannot be looked at (EACCES on its folder, ENOTDIR) is a typed I/O error, not "no state": a named state
+ * was reported as not there ("check --state") when it was there and unreadable.
+ */
 export async function stateExists(location: string): Promise<boolean> {
   if (isPgLocation(location)) return (await pgState(location)).exists();
-  return fs.stat(location).then(
-    () => true,
-    () => false,
-  );
+  try {
+    await fs.stat(location);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new UserError(`cannot read state file ${location}: ${(err as Error).message}`, 'check the --state path and its permissions', { code: ErrorCode.io });
+  }
 }
 
 /** Canonical text of a state: resources sorted by kind then name, stable key order, webhook URLs only by fingerprint. */

@@ -163,3 +163,23 @@ describe('fetchScript', () => {
     expect(sb.requests().filter((r) => r.method === 'POST')).toEqual([]);
   });
 });
+
+describe('fetchScript with a state named and not found (a typo of --state)', () => {
+  it('is an error naming where it looked; not a silent fall-back to the integration found by its natural key', async () => {
+    await api.createIntegration({
+      type: 'sql_analytics',
+      autoBootstrap: false,
+      config: { host: 'sql.example.com', database: 'gov', schema: 'views', username: 'svc_user', password: 'pw-top-secret' },
+    });
+    const typo = path.join(dir, 'stat.json');
+    sb.clearRequests();
+    for (const phase of ['edit', 'delete'] as const) {
+      // the old code: the script of the integration found by natural key, the state never looked at
+      const err = await fails(fetchScript({ ...req('analytics', phase), statePath: typo, stateNamed: true }, { load, api, logger: silentLogger() }));
+      expect(err.message).toBe(`there is no govops state at ${typo}`);
+    }
+    expect(sb.requests().filter((r) => r.method === 'POST')).toEqual([]);
+    // the default state, not there yet: nothing recorded, found by natural key
+    expect((await fetchScript(req('analytics', 'edit'), { load, api, logger: silentLogger() })).id).toBeDefined();
+  });
+});

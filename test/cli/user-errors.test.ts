@@ -126,6 +126,19 @@ describe('state paths that cannot be used are user errors', () => {
     }
   });
 
+  it('scripts with a state named and not found (a typo of --state, GOVOPS_STATE) is an error naming it, as for webhooks and state', async () => {
+    await mkdir(path.join(h.dir, 'manual-typo'));
+    await writeFile(path.join(h.dir, 'manual-typo', 'lake.yaml'), manualLakeManifest('/sql/1'));
+    for (const [args, env] of [
+      [['--state', 'typo.json'], {}],
+      [[], { GOVOPS_STATE: 'typo.json' }],
+    ] as const) {
+      const r = await run(['scripts', 'lake', '--phase', 'edit', 'manual-typo', ...args], env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^error: there is no govops state at typo\.json/m);
+    }
+  });
+
   it('an empty GOVOPS_STATE is as if unset (the default state), an empty --state is a usage error', async () => {
     expect((await run(['apply', 'manifests'])).code).toBe(0);
     const env = { GOVOPS_STATE: '' };

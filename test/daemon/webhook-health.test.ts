@@ -4,7 +4,7 @@
  * and /status after failures in a running daemon, and automatic retries within their cap and rate.
  */
 import { Writable } from 'node:stream';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ import { StateWriter } from '../../src/state/journal.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { backgroundClock } from '../../src/util/clock.js';
-import { ErrorCode, UserError } from '../../src/errors.js';
+import { ApiError, ErrorCode, TransportError, UserError } from '../../src/errors.js';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { hookItem, startWorld, type World } from '../deliveries/world.js';
 import { Cleanup, getJson, until } from './helpers.js';
@@ -668,5 +668,192 @@ describe('a webhook deleted during an apply (its intent in the state journal)', 
       expect(await health.pollOnce()).toMatchObject({ retried: 0 });
     }
     expect(w.rx.hits.get('/going')).toBe(1); // the delivery only, never a retry
+  });
+});
+
+describe('a govops state that cannot be read (not missing: unreadable, not valid JSON, a folder)', () => {
+  /** A poller over a state file recording the webhook `dead` (auto-retry on), and a failed delivery of it already seen. */
+  async function deadOverState() {
+    w = await startWorld();
+    const [dead] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
+    w.rx.set('/dead', 503);
+    const dir = await mkdtemp(join(tmpdir(), 'govops-health-unreadable-'));
+    cleanup.add(() => rm(dir, { recursive: true, force: true }));
+    const sub = join(dir, 'state');
+    await mkdir(sub);
+    const statePath = join(sub, 'state.json');
+    const state = newState();
+    state.resources.push({
+      kind: 'Webhook', name: 'dead', id: String(dead.id), origin: 'created', specHash: 'x', secretFingerprints: {},
+      updatedAt: new Date().toISOString(), identity: webhookIdentity('dead', `${w.rx.url}/dead`),
+    });
+    await saveState(statePath, state);
+    let now = Date.now();
+    const registry = new Registry();
+    const { logger, lines } = memoryLogger();
+    const health = new WebhookHealth({
+      api: client(),
+      logger,
+      registry,
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
+      autoRetry: { maxAttempts: 3, backoffMs: 60_000, maxBackoffMs: 600_000, perMinute: 100 },
+      managed: managedWebhooksFromState(statePath),
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    await health.pollOnce(); // the failure is seen: pending, its retry due in a minute
+    expect(health.status().autoRetry).toMatchObject({ pending: 1 });
+    const warnings = () => lines.filter((l) => l.level === 40 && /state cannot be read/.test(l.msg));
+    return { health, registry, sub, statePath, warnings, advance: (ms: number) => void (now += ms) };
+  }
+
+  it('a folder of its path unreadable (EACCES; here ENOTDIR, the test runs as root): rounds skipped, said once with its code, retried once readable', async () => {
+    const { health, registry, sub, warnings, advance } = await deadOverState();
+    // the state's folder cannot be looked into: a file in its place (stat fails ENOTDIR, as EACCES would)
+    await rename(sub, `${sub}.away`);
+    await writeFile(sub, '');
+    for (let i = 0; i < 3; i++) {
+      advance(60_000);
+      // the old code read "no state": nothing managed, the pending retry dropped, ok: true
+      expect(await health.pollOnce()).toMatchObject({ ok: false, skipped: true, code: ErrorCode.io });
+    }
+    expect(w.rx.hits.get('/dead')).toBe(1); // the delivery only: no retry sent
+    const status = health.status() as any;
+    expect(status.stateError).toMatchObject({ code: ErrorCode.io, skippedRounds: 3 });
+    expect(status.stateError.message).toContain(sub);
+    expect(status.lastError).toMatchObject({ code: ErrorCode.io });
+    expect(status.autoRetry).toMatchObject({ pending: 1, exhausted: 0 }); // nothing dropped nor given up
+    expect(status.webhooks.map((x: any) => x.name)).toEqual(['dead']);
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0].err).toMatchObject({ code: ErrorCode.io });
+    expect(await metric(registry, 'govops_webhook_health_state_unreadable')).toBe(1);
+    expect(await metric(registry, 'govops_webhook_health_polls_total', { result: 'error' })).toBe(3);
+
+    await rm(sub);
+    await rename(`${sub}.away`, sub);
+    advance(60_000);
+    expect(await health.pollOnce()).toMatchObject({ ok: true, retried: 1 });
+    expect(w.rx.hits.get('/dead')).toBe(2);
+    expect((health.status() as any).stateError).toBeUndefined();
+    expect(await metric(registry, 'govops_webhook_health_state_unreadable')).toBe(0);
+  });
+
+  it('not valid JSON, then a folder at its path (EISDIR): each said once with its code, nothing retried meanwhile, retried once readable', async () => {
+    const { health, statePath, warnings, advance } = await deadOverState();
+    const good = await readFile(statePath, 'utf8');
+    await writeFile(statePath, '{"version": 2, "resour'); // torn by hand
+    for (let i = 0; i < 2; i++) {
+      advance(60_000);
+      expect(await health.pollOnce()).toMatchObject({ ok: false, skipped: true, code: ErrorCode.stateCorrupt });
+    }
+    expect(warnings().map((l) => l.err.code)).toEqual([ErrorCode.stateCorrupt]);
+    await rm(statePath);
+    await mkdir(statePath);
+    for (let i = 0; i < 2; i++) {
+      advance(60_000);
+      expect(await health.pollOnce()).toMatchObject({ ok: false, skipped: true, code: ErrorCode.io });
+    }
+    expect(warnings().map((l) => l.err.code)).toEqual([ErrorCode.stateCorrupt, ErrorCode.io]);
+    expect((health.status() as any).stateError).toMatchObject({ code: ErrorCode.io, skippedRounds: 2 });
+    expect(w.rx.hits.get('/dead')).toBe(1);
+    expect(health.status().autoRetry).toMatchObject({ pending: 1, exhausted: 0 });
+
+    await rm(statePath, { recursive: true });
+    await writeFile(statePath, good);
+    advance(60_000);
+    expect(await health.pollOnce()).toMatchObject({ ok: true, retried: 1 });
+    expect(w.rx.hits.get('/dead')).toBe(2);
+  });
+});
+
+describe('automatic retries the service refuses (401/403: the token)', () => {
+  it('do not spend the delivery\'s cap (it was never retried): once the token is accepted, the delivery is retried', async () => {
+    w = await startWorld();
+    const [hook] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
+    w.rx.set('/dead', 503);
+    const real = client();
+    let refuse = true;
+    const api = {
+      listWebhookHistory: real.listWebhookHistory.bind(real),
+      retryWebhookDelivery: async (id: string) => {
+        if (refuse) throw new ApiError(403, 'Forbidden', 'not allowed to retry', 'POST', `/webhooks/history/retry/${id}`);
+        return real.retryWebhookDelivery(id);
+      },
+    };
+    let now = Date.now();
+    const { logger, lines } = memoryLogger();
+    const health = new WebhookHealth({
+      api,
+      logger,
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
+      autoRetry: { maxAttempts: 1, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map([[String(hook.id), 'dead']]),
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    for (let i = 0; i < 3; i++) {
+      now += 60_000;
+      expect(await health.pollOnce()).toMatchObject({ retried: 1 });
+    }
+    // the old code: the first refusal reached the cap (1): "giving up", exhausted 1, never retried again
+    expect(lines.filter((l) => /giving up/.test(l.msg))).toHaveLength(0);
+    expect(health.status().autoRetry).toMatchObject({ pending: 1, exhausted: 0, retried: { error: 3 } });
+    expect(lines.filter((l) => /refused by the service/.test(l.msg)).map((l) => l.code)).toEqual([ErrorCode.apiAuth, ErrorCode.apiAuth, ErrorCode.apiAuth]);
+    expect(w.rx.hits.get('/dead')).toBe(1);
+
+    refuse = false; // the token is fixed (or given the permission)
+    now += 60_000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 1 });
+    expect(w.rx.hits.get('/dead')).toBe(2);
+    expect(health.status().autoRetry).toMatchObject({ pending: 0, exhausted: 1, retried: { failed: 1 } });
+  });
+});
+
+describe('an automatic retry the service cannot be reached for (the connection not opened: nothing sent)', () => {
+  it('does not spend the delivery\'s cap: the delivery is retried once the service answers again', async () => {
+    w = await startWorld();
+    const [hook] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
+    w.rx.set('/dead', 503);
+    const real = client();
+    let down = true;
+    const api = {
+      listWebhookHistory: real.listWebhookHistory.bind(real),
+      // the service went away between the poll and the round's retries (after the client's own retries)
+      retryWebhookDelivery: async (id: string) => {
+        if (down) throw new TransportError('connect ECONNREFUSED 127.0.0.1:1', 'POST', `/webhooks/history/retry/${id}`, undefined, ErrorCode.connectFailed);
+        return real.retryWebhookDelivery(id);
+      },
+    };
+    let now = Date.now();
+    const { logger, lines } = memoryLogger();
+    const health = new WebhookHealth({
+      api,
+      logger,
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
+      autoRetry: { maxAttempts: 1, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map([[String(hook.id), 'dead']]),
+    });
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    for (let i = 0; i < 2; i++) {
+      now += 60_000;
+      await health.pollOnce();
+    }
+    // the old code: the first refused connection reached the cap (1): "giving up", never retried again
+    expect(lines.filter((l) => /giving up/.test(l.msg))).toHaveLength(0);
+    expect(lines.filter((l) => /cannot be reached/.test(l.msg)).map((l) => l.code)).toEqual([ErrorCode.connectFailed, ErrorCode.connectFailed]);
+    expect(health.status().autoRetry).toMatchObject({ pending: 1, exhausted: 0 });
+
+    down = false;
+    now += 60_000;
+    expect(await health.pollOnce()).toMatchObject({ retried: 1 });
+    expect(w.rx.hits.get('/dead')).toBe(2);
   });
 });

@@ -741,3 +741,46 @@ describe('a live webhook url carrying a credential (another team\'s token in its
     expect(JSON.stringify(listed)).not.toContain(CHAT);
   });
 });
+
+describe('webhooks retry --failed with a state named that cannot be read (not missing)', () => {
+  it('is the I/O error naming the path (exit 1, nothing retried); not "there is no govops state" (check --state)', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    await w.fire('modelAccessRequested');
+    // a file where the state's folder should be: stat fails ENOTDIR, as EACCES on the folder would (the tests run as root)
+    await writeFile(join(dir, 'not-a-folder'), '');
+    const unreadable = join(dir, 'not-a-folder', 'state.json');
+    await w.clearRequests();
+    for (const args of [['webhooks', 'retry', '--failed'], ['webhooks', 'retry', '--failed', 'down'], ['webhooks', 'history', 'down'], ['webhooks', 'list']]) {
+      const r = await govops([...args, '--state', unreadable]);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toContain(`cannot read state file ${unreadable}: ENOTDIR`);
+      expect(r.stderr).not.toContain('there is no govops state');
+      expect(r.stdout).toBe('');
+    }
+    const { requests } = await w.control('GET', '/_sandbox/requests');
+    expect(requests.filter((x: any) => x.method === 'POST')).toHaveLength(0);
+  });
+});
+
+describe('webhooks retry -o json', () => {
+  it('gives each failed retry request its stable error code, beside its message', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    await w.fire('modelAccessRequested');
+    const [id] = (await jsonOf(['webhooks', 'history'])).records.map((r: any) => r.id);
+    const r = await govops(['webhooks', 'retry', id, '99999', '-o', 'json']);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ retried: 2, delivered: 0, failed: 2 });
+    const byId = new Map(out.results.map((x: any) => [x.historyId, x]));
+    // a retry that failed at the receiver: its record says why (status, response code); no request error
+    expect(byId.get(id)).toMatchObject({ ok: false, record: { statusCode: 502 } });
+    expect(byId.get(id)).not.toHaveProperty('code');
+    // the old code: only the service's text ("error": "..."), nothing stable to branch on
+    expect(byId.get('99999')).toMatchObject({ ok: false, code: 'GOVOPS_API_NOT_FOUND' });
+    expect(typeof (byId.get('99999') as any).error).toBe('string');
+  });
+});

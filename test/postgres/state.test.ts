@@ -72,6 +72,16 @@ describe('PostgreSQL state', () => {
     expect(await read()).toEqual([['41', 'pager']]);
   });
 
+  it("the daemon's delivery health: a PostgreSQL state it never read is its error (the round skipped), not a state that manages nothing", async () => {
+    await saveState(at('unread'), { ...newState(), resources: [res('pager', { kind: 'Webhook', id: '41' })] });
+    const version = psql(pg, `SELECT version FROM govops.states WHERE key = 'unread'`);
+    psql(pg, `UPDATE govops.states SET version = 999 WHERE key = 'unread'`);
+    const managed = managedWebhooksFromState(at('unread'));
+    await expect(managed()).rejects.toThrow(/version 999/);
+    psql(pg, `UPDATE govops.states SET version = ${version} WHERE key = 'unread'`);
+    expect([...(await managed())]).toEqual([['41', 'pager']]);
+  });
+
   it("taking and releasing the lock again and again leaves no listener behind on the pooled connection", async () => {
     const loc = at('relock');
     await saveState(loc, newState());

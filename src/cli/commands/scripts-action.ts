@@ -16,7 +16,9 @@ import type { SecretScope } from '../../manifests/secret-scope.js';
 import type { IntegrationManifest, LoadedManifest, ManifestSet } from '../../manifests/types.js';
 import { SCRIPT_PHASES, SCRIPT_PHASES_WITH_ID, type ScriptPhase } from '../../service/kinds.js';
 import { SCRIPT_KINDS, isIntegrationType, naturalKey, type IntegrationType } from '../../kinds/registry.js';
-import { getResource, loadState } from '../../state/store.js';
+import { getResource, loadState, stateExists } from '../../state/store.js';
+import { describeStateLocation } from '../../state/location.js';
+import type { GovopsState } from '../../state/types.js';
 import { clientFromOptions } from '../connection.js';
 import { contextFrom } from '../context.js';
 import { secretScopeFromFlags } from '../secret-scope.js';
@@ -34,6 +36,23 @@ export interface ScriptRequest {
   env: Record<string, string | undefined>;
   /** Which secrets the manifest may reference (default: GOVOPS_SECRET_* variables, files inside the root). */
   secretScope?: SecretScope;
+  /** The state was named (--state, GOVOPS_STATE, GOVOPS_STATE_URL): it must exist (a typo is not "no state"). */
+  stateNamed?: boolean;
+}
+
+/**
+ * The state the script's phase reads. One named must exist, as for the webhooks and state commands: read as empty, a
+ * mistyped --state silently fell back to the integration found by its natural key in the service (or to "no such
+ * script"). Without one, the default that does not exist yet records nothing.
+ */
+async function readState(req: { statePath: string; stateNamed?: boolean }): Promise<GovopsState> {
+  if (req.stateNamed && !(await stateExists(req.statePath))) {
+    throw new UserError(
+      `there is no govops state at ${describeStateLocation(req.statePath)}`,
+      'check --state / GOVOPS_STATE (and --state-key for a PostgreSQL state); leave it out to find the integration by its natural key in the service',
+    );
+  }
+  return loadState(req.statePath);
 }
 
 export interface ScriptDeps {
@@ -79,7 +98,7 @@ function findManifest(set: ManifestSet, name: string): LoadedManifest<Integratio
 
 /** Find the integration's manifest and check that the phase applies to it (manual flow, a kind with that script). */
 async function scriptManifest(
-  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd' | 'secretScope'> & { statePath?: string },
+  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd' | 'secretScope' | 'stateNamed'> & { statePath?: string },
   load: ScriptDeps['load'],
 ): Promise<LoadedManifest<IntegrationManifest>> {
   const set = await load(req.paths, { cwd: req.cwd, ...(req.secretScope ? { secretScope: req.secretScope } : {}) });
@@ -95,7 +114,7 @@ async function scriptManifest(
   // no longer says manual flow (autoBootstrap now true, or another type: a replace), the integration govops
   // recorded is the one the plan waits on, and its step is what is asked for.
   if (LIVE_PHASES.has(req.phase) && req.statePath !== undefined) {
-    const recorded = getResource(await loadState(req.statePath), 'Integration', req.name);
+    const recorded = getResource(await readState({ statePath: req.statePath, stateNamed: req.stateNamed }), 'Integration', req.name);
     const sameBody = req.phase === 'delete' || recorded?.type === loaded.manifest.spec.type; // (the clean-up posts the manifest's config)
     if (recorded && sameBody && phaseApplies(req.phase, recorded.type, recorded.autoBootstrap === false)) return loaded;
   }
@@ -129,7 +148,7 @@ function phaseApplies(phase: ScriptPhase, type: string | undefined, manual: bool
  * `initial-create` is acknowledged as `create`, `post-cleanup` as `cleanup`.
  */
 export async function acknowledgmentFor(
-  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd' | 'secretScope'> & { statePath?: string },
+  req: Pick<ScriptRequest, 'name' | 'phase' | 'paths' | 'cwd' | 'secretScope' | 'stateNamed'> & { statePath?: string },
   load: ScriptDeps['load'],
 ): Promise<{ line: string; manifest: LoadedManifest<IntegrationManifest> }> {
   const loaded = await scriptManifest(req, load);
@@ -161,7 +180,7 @@ export async function fetchScript(req: ScriptRequest, deps: ScriptDeps): Promise
 
 /** The live id: from govops state first, then by natural key in the service. */
 async function liveId(req: ScriptRequest, body: IntegrationBody, deps: ScriptDeps): Promise<string> {
-  const state = await loadState(req.statePath);
+  const state = await readState(req);
   const owned = getResource(state, 'Integration', req.name);
   if (owned && owned.id !== '') {
     await assertStillRecorded(owned, req, deps.api);
@@ -210,7 +229,7 @@ export async function scriptsAction(name: string, paths: string[], opts: Scripts
     // written to a file named `-`, with nothing on stdout: `--out - | psql` ran no script
     throw new UserError('--out -: --out names the file to write the script to', 'leave --out out: the script is printed on standard output');
   }
-  const req = { name, phase: opts.phase, paths, cwd: process.cwd(), secretScope: secretScopeFromFlags(opts), statePath: opts.state };
+  const req = { name, phase: opts.phase, paths, cwd: process.cwd(), secretScope: secretScopeFromFlags(opts), statePath: opts.state, stateNamed: command.getOptionValueSource('state') !== 'default' };
   // `-`: the manifests from standard input (read once, whichever load asks)
   const stream = stdinStream(paths);
   const load: typeof loadManifests = (p, o) => loadManifests(p, { ...o, ...stream });

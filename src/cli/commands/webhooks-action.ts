@@ -7,7 +7,7 @@ import { failedDeliveries } from '../../deliveries/records.js';
 import { cell, recordTable, retryTable, table } from '../../deliveries/render.js';
 import { printableJson } from '../../util/terminal.js';
 import { retryDeliveries, uniqueIds, type RetryOutcome } from '../../deliveries/retry.js';
-import { ApiError, ErrorCode, TransportError, UserError } from '../../errors.js';
+import { ApiError, ErrorCode, TransportError, UserError, classify } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
 import type { LoadedManifest } from '../../manifests/types.js';
 import { WEBHOOK_ACTIONS } from '../../service/events.js';
@@ -322,7 +322,13 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
         retried: outcomes.length,
         delivered,
         failed: outcomes.length - delivered,
-        results: outcomes.map((o) => ({ historyId: o.historyId, ok: o.ok, ...(o.record ? { record: shownRecord(o.record) } : {}), ...(o.error ? { error: o.error.message } : {}) })),
+        // a retry request that failed carries its stable code (GOVOPS_API_NOT_FOUND...), for a job to decide on; not the text
+        results: outcomes.map((o) => ({
+          historyId: o.historyId,
+          ok: o.ok,
+          ...(o.record ? { record: shownRecord(o.record) } : {}),
+          ...(o.error ? { error: o.error.message, code: classify(o.error).code } : {}),
+        })),
       });
     } else {
       ctx.stdout.write(retryTable(outcomes));

@@ -37,6 +37,11 @@ export interface StateLock {
   readonly path: string;
   readonly info: LockInfo;
   release(): Promise<void>;
+  /**
+   * A PostgreSQL state's lock: throws GOVOPS_STATE_FENCED once its session has ended (killed, the server restarted),
+   * naming `what` was not sent. A file lock has none (its writes check `assertLockStillHeld`).
+   */
+  assertHeld?(what?: string): void;
 }
 
 export const DEFAULT_LOCK_TTL_MS = 10 * 60_000;
@@ -114,9 +119,32 @@ export function assertLockStillHeld(statePath: string): void {
   );
 }
 
+/** The PostgreSQL state locks this process holds, by the state location they were taken with (`assertStateLockHeld`). */
+const heldPgLocks = new Map<string, StateLock>();
+
+/**
+ * The write gate of a service client whose writes are made under the lock of the state at `statePath` (`govops apply`):
+ * throws GOVOPS_STATE_FENCED, `what` unsent, once the PostgreSQL lock this process took is lost (its session ended:
+ * another writer may take the lock meanwhile). Synchronous (asked before every write and again as it leaves). A file
+ * state, or no lock held, passes.
+ */
+export function assertStateLockHeld(statePath: string, what?: string): void {
+  heldPgLocks.get(statePath)?.assertHeld?.(what);
+}
+
 /** The state's lock: the lock file beside a state file, or the state key's lock in PostgreSQL (src/state/pg/). */
 export async function acquireStateLock(statePath: string, options: LockOptions = {}): Promise<StateLock> {
-  if (isPgLocation(statePath)) return (await pgState(statePath)).acquireLock(options);
+  if (isPgLocation(statePath)) {
+    const lock = await (await pgState(statePath)).acquireLock(options);
+    heldPgLocks.set(statePath, lock);
+    return {
+      ...lock,
+      release: async () => {
+        if (heldPgLocks.get(statePath) === lock) heldPgLocks.delete(statePath);
+        await lock.release();
+      },
+    };
+  }
   // Beside the file a symbolic link names: one lock whichever path to the state a writer was given.
   const file = lockPathFor(await resolveStatePath(statePath));
   const ttlMs = options.ttlMs ?? DEFAULT_LOCK_TTL_MS;

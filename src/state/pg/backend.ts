@@ -426,10 +426,15 @@ export class PgState {
     } catch (err) {
       throw stateDbError(this.loc, err);
     }
-    // A broken lock connection: the next write through it fails. Removed when the client goes back to the pool, which
-    // hands the same client out again: one listener per lock taken piled up on it otherwise.
-    const onError = (): void => undefined;
+    // A broken lock connection (the server ended the session: pg_terminate_backend, a restart): the lock is gone, so
+    // writes to the service are refused from then on (assertHeld) and the next state write through it fails. Removed
+    // when the client goes back to the pool, which hands the same client out again: one listener per lock taken piled
+    // up on it otherwise.
+    let lost: Error | undefined;
+    const onError = (err: Error): void => void (lost ??= err);
+    const onEnd = (): void => void (lost ??= new Error('the connection ended'));
     client.on('error', onError);
+    client.on('end', onEnd);
     const info: PgLockHolder = {
       pid: process.pid,
       hostname: os.hostname(),
@@ -466,9 +471,13 @@ export class PgState {
     }
     this.held = client;
     let released = false;
+    const display = this.loc.display;
     return {
-      path: this.loc.display,
+      path: display,
       info: { pid: info.pid, hostname: info.hostname, createdAt: info.since, token },
+      assertHeld: (what = 'the write') => {
+        if (!released && lost) throw lockLost(display, what, lost);
+      },
       release: async () => {
         if (released) return;
         released = true;
@@ -478,6 +487,7 @@ export class PgState {
           await client.query(`DELETE FROM ${SCHEMA}.lock_holders WHERE key = $1 AND token = $2`, [this.loc.key, token]);
           await client.query(`SELECT pg_advisory_unlock($1, hashtext($2))`, [LOCK_CLASS, this.loc.key]);
           client.off('error', onError);
+          client.off('end', onEnd);
           client.release();
         } catch {
           client.release(true); // the connection is gone, and with it the lock (and the client, listener and all)
@@ -485,6 +495,16 @@ export class PgState {
       },
     };
   }
+}
+
+/** A write to the service refused because the lock's session ended (`StateLock.assertHeld`). */
+function lockLost(display: string, what: string, lost: Error): UserError {
+  return new UserError(
+    `${what} not sent: the lock of the PostgreSQL state (${display}) was lost (its session ended: ${lost.message}); ` +
+      'another govops writer may hold it now, so this apply sends nothing more: run the apply again',
+    'the next apply plans from what the service holds then and settles the intents this one recorded; if an operator ended the session (pg_terminate_backend), find out who holds the lock first (govops state list names the holder)',
+    { code: ErrorCode.stateFenced },
+  );
 }
 
 const backends = new Map<string, PgState>();

@@ -14,6 +14,7 @@ import { STATE_DIR, resolveStatePath } from './store.js';
 import { isPgLocation } from './location.js';
 import { pgState } from './pg/lazy.js';
 import { pidAlive } from '../util/pid.js';
+import type { Clock } from '../util/clock.js';
 
 export interface LockInfo {
   pid: number;
@@ -24,7 +25,22 @@ export interface LockInfo {
   token: string;
 }
 
+/** When a lock's holder must be done (an apply's --timeout): on `clock`'s monotonic reading. */
+export interface StateDeadline {
+  clock: Clock;
+  /** `clock.monotonic()` at the deadline. */
+  at: number;
+  /** The --timeout it comes from (for messages). */
+  timeoutMs: number;
+}
+
 export interface LockOptions {
+  /**
+   * A PostgreSQL state: taking the lock, and every query of the state while it is held (its release included), ends by
+   * then, typed and transient (GOVOPS_STATE_UNAVAILABLE unanswered, GOVOPS_SETTLE_TIMEOUT not started). A file state's
+   * operations are local and short: not bound.
+   */
+  deadline?: StateDeadline;
   /** A lock not refreshed for this long is stale (default 10 minutes). */
   ttlMs?: number;
   /** Keep trying this long while another live writer holds the lock (default 0: fail at once). */

@@ -273,8 +273,11 @@ export class PgState {
     };
   }
 
-  /** The schema is created or migrated once per process and database (waited for within `deadline`, if given). */
-  async ready(deadline = this.deadline): Promise<void> {
+  /**
+   * The schema is created or migrated once per process and database (waited for within `deadline`, if given: the lock
+   * holder's, never the lease's requests, which have their own bounds).
+   */
+  async ready(deadline?: StateDeadline): Promise<void> {
     const entry = this.entry;
     entry.ready ??= (async () => {
       const { client, release } = await this.checkout();
@@ -303,7 +306,7 @@ export class PgState {
 
   /** Run `fn` with a connection: the lock's while held (one at a time), else one from the pool. */
   private async withClient<T>(fn: (c: Queryable) => Promise<T>): Promise<T> {
-    await this.ready();
+    await this.ready(this.deadline);
     const run = async (): Promise<T> => {
       const held = this.held;
       const d = this.deadline; // the holder's: a query waiting for the lock's connection, or the pool's, too

@@ -57,6 +57,11 @@ export interface ApplyInput {
   /** How: concurrency, overall timeout, status polling, webhook batches (tuning.ts; defaults filled there). */
   tuning: ApplyTuning;
   /**
+   * When the --timeout ends, on the clock's monotonic reading: the reconcile's, counted from its start (the state's
+   * lock and queries end by it too). Default: `tuning.timeoutMs` from now.
+   */
+  deadline?: number;
+  /**
    * Graceful stop: nothing new starts, waits and retry sleeps end, requests in flight finish. With it (or forceSignal)
    * the api is bound to the run (`withSignal`), the --timeout included: the client retries nothing past it.
    */
@@ -159,7 +164,7 @@ export function prepare(input: ApplyInput): StageResult<Prepared> {
   const clock = input.clock ?? systemClock;
   // Every retry sleep and wait listens to the run's signals (more than the default ten; requests in flight share one listener).
   for (const s of [signal, forceSignal]) if (s) setMaxListeners(0, s);
-  const deadline = clock.monotonic() + tuning.timeoutMs;
+  const deadline = input.deadline ?? clock.monotonic() + tuning.timeoutMs;
   // The client's retries end at the deadline too: none sleeps or starts past it (DeadlineError, GOVOPS_SETTLE_TIMEOUT).
   // Bound with the run's signals, which every apply of the CLI and the daemon has.
   const api = signal || forceSignal ? input.api.withSignal(signal ?? new AbortController().signal, forceSignal, { clock, at: deadline }) : input.api;

@@ -10,21 +10,32 @@
  * first save, every `compactAfter` entries (half the resources the apply may leave) and at `finish()`: the cost of recording one resource does
  * not grow with the size of the state. Without one, every save writes the whole state.
  */
-import { ErrorCode, GovopsError } from '../errors.js';
+import { ErrorCode, GovopsError, type ErrorCodeValue } from '../errors.js';
 import type { GovopsState, JournalEntry, ManagedResource } from '../state/types.js';
 import type { DesiredResource, ResourceChange } from '../plan/types.js';
 import { desiredIdentity } from '../plan/stale.js';
 
 /**
- * The state could not be written (disk full, folder gone...). Terminal for the run: once one save failed, no
- * further write is sent to the service (an intent that is not on disk must not be acted on); what was already
- * sent stays recorded as the pending intents on disk, resolved by the next run.
+ * Failures of a save that pass by themselves, whose code the StateWriteError keeps: a PostgreSQL state unreachable or
+ * not answering within the apply's --timeout (GOVOPS_STATE_UNAVAILABLE), its lock lost or the lease over
+ * (GOVOPS_STATE_FENCED), the --timeout over before the save (GOVOPS_SETTLE_TIMEOUT). All transient.
+ */
+const PASSING_SAVE_FAILURES: ReadonlySet<ErrorCodeValue> = new Set([ErrorCode.stateUnavailable, ErrorCode.stateFenced, ErrorCode.settleTimeout]);
+
+/**
+ * The state could not be written (disk full, folder gone...: GOVOPS_STATE_WRITE_FAILED; or a failure that passes, whose
+ * code it keeps: PASSING_SAVE_FAILURES). The end of the run either way: once one save failed, no further write is sent
+ * to the service (an intent that is not on disk must not be acted on); what was already sent stays recorded as the
+ * pending intents on disk, resolved by the next run.
  */
 export class StateWriteError extends GovopsError {
   override readonly name = 'StateWriteError';
-  readonly code = ErrorCode.stateWriteFailed;
+  readonly code: ErrorCodeValue;
   constructor(override readonly cause: unknown) {
-    super(`the state could not be written (${cause instanceof Error ? cause.message : String(cause)}): the apply stops, nothing more is sent; free the space (or fix the --state folder) and run again`);
+    const passing = cause instanceof GovopsError && PASSING_SAVE_FAILURES.has(cause.code);
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(`the state could not be written (${why}): the apply stops, nothing more is sent; ${passing ? 'run it again' : 'free the space (or fix the --state folder) and run again'}`);
+    this.code = passing ? cause.code : ErrorCode.stateWriteFailed;
   }
 }
 

@@ -60,7 +60,7 @@ class StartGate {
     if (this.started !== undefined) return;
     const { signal, ledger, ctx, clock } = this.r;
     if (signal?.aborted) throw new NotStarted(ErrorCode.cancelled, 'aborted before it started');
-    if (ledger.halted) throw new NotStarted(ErrorCode.stateWriteFailed, `not started: ${ledger.halted.message}`);
+    if (ledger.halted) throw new NotStarted(ledger.halted.code, `not started: ${ledger.halted.message}`);
     if (clock.monotonic() >= ctx.poll.deadline) throw new NotStarted(ErrorCode.settleTimeout, 'the apply --timeout passed before it started');
     this.started = clock.monotonic();
   }

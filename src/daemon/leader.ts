@@ -20,6 +20,8 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { ErrorCode, UserError } from '../errors.js';
 import { pgStateFor, type PgState } from '../state/pg/backend.js';
 import { HOOK_CHANNEL, readLease, releaseLease, renewLease, tryAcquireLease, type LeaseRecord } from '../state/pg/lease.js';
+import { backgroundClock, type Clock } from '../util/clock.js';
+import { formatDuration } from '../util/duration.js';
 
 export interface LeaseSettings {
   durationMs: number;
@@ -53,8 +55,13 @@ export interface LeaderOptions {
   onElected(): void;
   /** A push was announced by another replica (the leader fetches). */
   onHook(): void;
-  /** Monotonic clock in ms (default performance.now; tests inject one). */
+  /** Monotonic clock in ms (default: `clock`'s). */
   now?: () => number;
+  /**
+   * The time of day of what /status shows (`since`) and the timer that reports the database unreachable when a lease
+   * request goes unanswered (default: the system's, timers unref'd; tests inject one they move by hand).
+   */
+  clock?: Clock;
 }
 
 export class LeaderElector {
@@ -64,12 +71,12 @@ export class LeaderElector {
   private readonly log: Logger;
   private role: Role = 'standby';
   private term?: number;
-  private since = new Date().toISOString();
+  private since: string;
   /** Monotonic time (now()) until which this replica counts itself leading. */
   private leadingUntil = 0;
   private lost = new AbortController();
   private seen?: LeaseRecord;
-  private db: { up: boolean; since: string; error?: string } = { up: true, since: new Date().toISOString() };
+  private db: { up: boolean; since: string; error?: string };
   private timer?: NodeJS.Timeout;
   private deadline?: NodeJS.Timeout;
   private ticking = false;
@@ -88,10 +95,14 @@ export class LeaderElector {
   private readonly dbGauge: Gauge;
   private readonly transitions: Counter;
   private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(private readonly o: LeaderOptions) {
     this.identity = o.identity;
-    this.now = o.now ?? (() => performance.now());
+    this.clock = o.clock ?? backgroundClock;
+    this.now = o.now ?? (() => this.clock.monotonic());
+    this.since = this.isoNow();
+    this.db = { up: true, since: this.since };
     this.lease = o.lease ?? DEFAULT_LEASE;
     this.state = pgStateFor(o.statePath);
     this.log = o.logger.child({ component: 'leader', identity: o.identity });
@@ -224,9 +235,19 @@ export class LeaderElector {
     return run;
   }
 
+  /**
+   * One lease request: a renewal (leader) or a takeover and a read (standby). A request still unanswered after the
+   * renew deadline reports the database unreachable (the watchdog), whatever the replica's role: the leader's renewal
+   * fails at it anyway, and a standby's takeover keeps waiting (up to the pool's query timeout, see lease.ts: given up
+   * by the client, it might still take the lease) but no longer says meanwhile that all is well.
+   */
   private async tickOnce(): Promise<void> {
     this.ticking = true;
     const t0 = this.now();
+    const { renewDeadlineMs } = this.lease;
+    const watchdog = this.clock.setTimeout(() => {
+      if (this.ticking && !this.stopped) this.dbDown(new Error(`a lease request got no answer within ${formatDuration(renewDeadlineMs)} (the renew deadline)`));
+    }, renewDeadlineMs);
     try {
       if (this.role === 'leader' && this.term !== undefined) {
         const renewed = await renewLease(this.state, this.identity, this.term, this.lease.durationMs, this.lease.renewDeadlineMs);
@@ -248,6 +269,7 @@ export class LeaderElector {
       this.dbDown(err);
       if (this.role === 'leader' && !this.isLeading()) this.stepDown('could not renew the lease within the renew deadline');
     } finally {
+      this.clock.clearTimeout(watchdog);
       this.ticking = false;
     }
     this.pingListener();
@@ -269,7 +291,7 @@ export class LeaderElector {
     this.role = 'leader';
     this.term = lease.term;
     this.seen = lease;
-    this.since = new Date().toISOString();
+    this.since = this.isoNow();
     this.lost = new AbortController();
     this.state.fence = { identity: this.identity, term: lease.term };
     this.leading(t0);
@@ -287,7 +309,7 @@ export class LeaderElector {
     this.leadingUntil = 0;
     if (this.deadline) clearTimeout(this.deadline);
     this.state.fence = { identity: this.identity, term: -1 };
-    this.since = new Date().toISOString();
+    this.since = this.isoNow();
     this.leaderGauge.set(0);
     this.termGauge.set(0);
     this.transitions.inc({ to: 'standby' });
@@ -296,9 +318,13 @@ export class LeaderElector {
     this.lost.abort(new UserError(`leadership lost: ${why}`, undefined, { code: ErrorCode.stateFenced }));
   }
 
+  private isoNow(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
   private dbUp(): void {
     if (this.db.up) return;
-    this.db = { up: true, since: new Date().toISOString() };
+    this.db = { up: true, since: this.isoNow() };
     this.dbGauge.set(1);
     this.log.info('the PostgreSQL state is reachable again');
   }
@@ -306,7 +332,7 @@ export class LeaderElector {
   private dbDown(err: unknown): void {
     const error = err instanceof Error ? err.message : String(err);
     if (this.db.up) {
-      this.db = { up: false, since: new Date().toISOString(), error };
+      this.db = { up: false, since: this.isoNow(), error };
       this.dbGauge.set(0);
       this.log.warn({ err: { message: error } }, 'the PostgreSQL state is unreachable: no write is sent until it is back');
     } else this.db.error = error;

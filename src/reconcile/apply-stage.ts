@@ -38,7 +38,8 @@ function notApplied(outcomes: readonly ResourceOutcome[]): string | undefined {
   return `${failed.length} of ${outcomes.length} resources not applied: ${failed.map((o) => `${o.resourceKind}/${o.name}: ${o.error ?? o.result}`).join('; ')}`;
 }
 
-export async function applyStage(api: ServiceApi, loaded: Loaded, planned: Planned, opts: EngineOptions, log: Logger): Promise<ResultBody> {
+/** `deadline`: the reconcile's --timeout, counted from its start (engine.ts), on the options' clock. */
+export async function applyStage(api: ServiceApi, loaded: Loaded, planned: Planned, opts: EngineOptions, log: Logger, deadline?: number): Promise<ResultBody> {
   const { plan, live, desired } = planned;
   const { diagnostics } = loaded;
   // Suspension is recorded in state, so a suspended resource is not pruned once its manifest is gone.
@@ -59,6 +60,7 @@ export async function applyStage(api: ServiceApi, loaded: Loaded, planned: Plann
   const applied = await applyPlan({
     api,
     tuning: opts.tuning ?? {},
+    ...(deadline !== undefined ? { deadline } : {}),
     plan,
     // Ignored fields (govops/ignore-fields) keep their live values when a resource is changed in place.
     desired: preserveIgnoredFields(desired, plan, live, configShapes()),

@@ -12,7 +12,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
-import { withStateLock } from '../state/lock.js';
+import { withStateLock, type StateDeadline } from '../state/lock.js';
 import { systemClock } from '../util/clock.js';
 import { loadState, saveState } from '../state/store.js';
 import { loadStage, type Loaded } from './load.js';
@@ -49,8 +49,8 @@ async function planOnly(api: ServiceApi, loaded: Loaded, opts: EngineOptions, lo
   return { stage: 'done', ok: true, diagnostics: loaded.diagnostics, plan: planned.plan, outcomes: [], changed: hasChanges(planned.plan), facts };
 }
 
-/** `apply`, under the state lock: plan, check the saved plan, record what observing settled, apply. */
-async function planAndApply(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger): Promise<ResultBody> {
+/** `apply`, under the state lock: plan, check the saved plan, record what observing settled, apply (by `deadline`). */
+async function planAndApply(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger, deadline: StateDeadline): Promise<ResultBody> {
   const planned = await observeAndPlan(api, loaded, opts, log);
   if (stopped(planned)) return planned;
   if (opts.saved) {
@@ -62,7 +62,7 @@ async function planAndApply(api: ServiceApi, loaded: Loaded, opts: EngineOptions
   if (planned.plan.errors.length) return planFailed(planned.plan, loaded.diagnostics);
   // The apply modules (the applier, poller, ledger...) load when there is something to apply: a plan never loads them.
   const { applyStage } = await import('./apply-stage.js');
-  return applyStage(api, loaded, planned, opts, log);
+  return applyStage(api, loaded, planned, opts, log, deadline.at);
 }
 
 /** The result as returned: stamped with the revision and the times. */
@@ -72,16 +72,28 @@ function record(body: ResultBody, opts: EngineOptions, startedAt: string): Recon
   return out;
 }
 
+/**
+ * The --timeout of an apply, counted from the start of the reconcile: the state's lock and queries (a PostgreSQL state
+ * that hangs) and the apply stage's work all end by it. The tuning module loads only for an apply.
+ */
+async function applyDeadline(opts: EngineOptions, start: number): Promise<StateDeadline> {
+  const { DEFAULT_TIMEOUT_MS } = await import('../apply/tuning.js');
+  const timeoutMs = opts.tuning?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return { clock: opts.clock ?? systemClock, at: start + timeoutMs, timeoutMs };
+}
+
 export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<ReconcileResult> {
+  const start = (opts.clock ?? systemClock).monotonic();
   const startedAt = new Date((opts.clock ?? systemClock).now()).toISOString();
   const log = opts.logger.child({ revision: opts.revision });
   const loaded = await loadStage(opts, log);
   if (stopped(loaded)) return record(loaded, opts, startedAt);
   let body: ResultBody;
   try {
-    body = opts.apply
-      ? await withStateLock(opts.statePath, () => planAndApply(api, loaded, opts, log))
-      : await planOnly(api, loaded, opts, log);
+    if (opts.apply) {
+      const deadline = await applyDeadline(opts, start);
+      body = await withStateLock(opts.statePath, () => planAndApply(api, loaded, opts, log, deadline), { deadline });
+    } else body = await planOnly(api, loaded, opts, log);
   } catch (err) {
     body = thrownAt('plan', err, loaded.diagnostics);
   }

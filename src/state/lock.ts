@@ -14,6 +14,7 @@ import { STATE_DIR, resolveStatePath } from './store.js';
 import { isPgLocation } from './location.js';
 import { pgState } from './pg/lazy.js';
 import { pidAlive } from '../util/pid.js';
+import type { Clock } from '../util/clock.js';
 
 export interface LockInfo {
   pid: number;
@@ -24,7 +25,22 @@ export interface LockInfo {
   token: string;
 }
 
+/** When a lock's holder must be done (an apply's --timeout): on `clock`'s monotonic reading. */
+export interface StateDeadline {
+  clock: Clock;
+  /** `clock.monotonic()` at the deadline. */
+  at: number;
+  /** The --timeout it comes from (for messages). */
+  timeoutMs: number;
+}
+
 export interface LockOptions {
+  /**
+   * A PostgreSQL state: taking the lock, and every query of the state while it is held (its release included), ends by
+   * then, typed and transient (GOVOPS_STATE_UNAVAILABLE unanswered, GOVOPS_SETTLE_TIMEOUT not started). A file state's
+   * operations are local and short: not bound.
+   */
+  deadline?: StateDeadline;
   /** A lock not refreshed for this long is stale (default 10 minutes). */
   ttlMs?: number;
   /** Keep trying this long while another live writer holds the lock (default 0: fail at once). */
@@ -37,6 +53,11 @@ export interface StateLock {
   readonly path: string;
   readonly info: LockInfo;
   release(): Promise<void>;
+  /**
+   * A PostgreSQL state's lock: throws GOVOPS_STATE_FENCED once its session has ended (killed, the server restarted),
+   * naming `what` was not sent. A file lock has none (its writes check `assertLockStillHeld`).
+   */
+  assertHeld?(what?: string): void;
 }
 
 export const DEFAULT_LOCK_TTL_MS = 10 * 60_000;
@@ -114,9 +135,32 @@ export function assertLockStillHeld(statePath: string): void {
   );
 }
 
+/** The PostgreSQL state locks this process holds, by the state location they were taken with (`assertStateLockHeld`). */
+const heldPgLocks = new Map<string, StateLock>();
+
+/**
+ * The write gate of a service client whose writes are made under the lock of the state at `statePath` (`govops apply`):
+ * throws GOVOPS_STATE_FENCED, `what` unsent, once the PostgreSQL lock this process took is lost (its session ended:
+ * another writer may take the lock meanwhile). Synchronous (asked before every write and again as it leaves). A file
+ * state, or no lock held, passes.
+ */
+export function assertStateLockHeld(statePath: string, what?: string): void {
+  heldPgLocks.get(statePath)?.assertHeld?.(what);
+}
+
 /** The state's lock: the lock file beside a state file, or the state key's lock in PostgreSQL (src/state/pg/). */
 export async function acquireStateLock(statePath: string, options: LockOptions = {}): Promise<StateLock> {
-  if (isPgLocation(statePath)) return (await pgState(statePath)).acquireLock(options);
+  if (isPgLocation(statePath)) {
+    const lock = await (await pgState(statePath)).acquireLock(options);
+    heldPgLocks.set(statePath, lock);
+    return {
+      ...lock,
+      release: async () => {
+        if (heldPgLocks.get(statePath) === lock) heldPgLocks.delete(statePath);
+        await lock.release();
+      },
+    };
+  }
   // Beside the file a symbolic link names: one lock whichever path to the state a writer was given.
   const file = lockPathFor(await resolveStatePath(statePath));
   const ttlMs = options.ttlMs ?? DEFAULT_LOCK_TTL_MS;

@@ -3,10 +3,11 @@
  * (pg_terminate_backend) or the server restarted while a writer holds the lock; a failover to a read-only node;
  * `state migrate` file -> PostgreSQL -> file keeping every field.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import pgDriver from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
 import { acquireStateLock } from '../../src/state/lock.js';
@@ -16,6 +17,9 @@ import { loadState, newState, saveState } from '../../src/state/store.js';
 import type { ManagedResource } from '../../src/state/types.js';
 import { runGovops } from '../helpers/cli.js';
 import { postgresPerFile, psql } from '../helpers/postgres.js';
+import { rewritingProxy } from '../helpers/rewriting-proxy.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { objectStore } from '../../bench/flaky-drill.mjs';
 
 const pg = postgresPerFile();
 const at = (key: string): string => withStateKey(pg.url, key);
@@ -86,6 +90,104 @@ describe('PostgreSQL state under faults', () => {
   }, 30_000);
 });
 
+
+describe('an apply whose lock session is ended', () => {
+  it('sends no write to the service once its lock is gone: the next PUT is refused unsent, with a typed error saying how to recover', async () => {
+    // The apply went on sending PUTs (while the first one's integration settled, the next ones' dry runs and PUTs went
+    // out) until its next state write failed: meanwhile another writer could hold the lock and write too.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-lostlock-'));
+    const sandbox = await startSandbox({ port: 0, transitionMs: 3_000 });
+    let killed = false;
+    const proxy = await rewritingProxy(sandbox.url, (req, res) => {
+      if (!killed && req.method === 'PUT' && !req.url.includes('dryRun=true')) {
+        killed = true;
+        expect(killLockSession('lostlock')).toBe('t');
+        // the session is gone (the server sent the client its FATAL) before this PUT is answered
+        const deadline = Date.now() + 10_000;
+        while (psql(pg, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = (hashtext('lostlock')::bigint & 4294967295)::oid AND objsubid = 2`) !== '0') {
+          if (Date.now() > deadline) throw new Error('the lock session did not end');
+        }
+      }
+      return res;
+    });
+    try {
+      mkdirSync(path.join(dir, 'm'));
+      const write = (suffix: string): void => {
+        for (const n of ['lake-a', 'lake-b', 'lake-c']) writeFileSync(path.join(dir, 'm', `${n}.yaml`), objectStore(n).replace(`role/${n}`, `role/${n}-${suffix}`));
+      };
+      write('v1');
+      const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url };
+      const first = await runGovops(['apply', 'm', '--state-key', 'lostlock'], { cwd: dir, env, timeoutMs: 60_000 });
+      expect(first.code, first.stderr).toBe(0);
+      write('v2'); // three updates (PUT)
+      const r = await runGovops(['apply', 'm', '--state-key', 'lostlock', '--concurrency', '1', '-o', 'json'], { cwd: dir, env: { ...env, GOVOPS_URL: proxy.url }, timeoutMs: 60_000 });
+      const puts = proxy.requests.filter((x) => x.startsWith('PUT ') && !x.includes('dryRun=true'));
+      expect(killed, `${JSON.stringify(proxy.requests)}\n${r.stdout}\n${r.stderr}`).toBe(true);
+      expect(puts).toHaveLength(1);
+      expect(r.code).toBe(1);
+      const outcomes = (JSON.parse(r.stdout) as { outcomes: { name: string; code?: string; error?: string }[] }).outcomes;
+      const refused = outcomes.filter((o) => o.code === ErrorCode.stateFenced);
+      expect(refused.length, r.stdout).toBeGreaterThan(0);
+      for (const o of refused) {
+        expect(o.error).toMatch(/^PUT \/integrations\/\d+ not sent: the lock of the PostgreSQL state \(postgres 127\.0\.0\.1:\d+\/govops key lostlock\) was lost \(its session ended: terminating connection due to administrator command\)/);
+        expect(o.error).toContain('run the apply again');
+      }
+    } finally {
+      await proxy.close();
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('apply --timeout and a database that hangs', () => {
+  it('the whole apply, its state queries included, ends by --timeout: typed and transient, exit 1, nothing sent or half-written', async () => {
+    // The state's queries were bound only by the driver's 60 s query timeout: an apply with --timeout 4s whose intent
+    // save waited on a lock in the database ran a minute (up to 60 s per query), the --timeout notwithstanding.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-pgtimeout-'));
+    const sandbox = await startSandbox({ port: 0 });
+    const blocker = new pgDriver.Client({ connectionString: pg.url });
+    try {
+      mkdirSync(path.join(dir, 'm'));
+      const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url };
+      writeFileSync(path.join(dir, 'm', 'lake-a.yaml'), objectStore('lake-a'));
+      const first = await runGovops(['apply', 'm', '--state-key', 'hung'], { cwd: dir, env });
+      expect(first.code, first.stderr).toBe(0);
+      const rows = () => psql(pg, `SELECT string_agg(name || ':' || (body->>'id') || ':' || coalesce(body->>'pending', ''), ',' ORDER BY name) FROM govops.resources WHERE key = 'hung'`);
+      const before = rows();
+      writeFileSync(path.join(dir, 'm', 'lake-b.yaml'), objectStore('lake-b')); // a create: its intent is saved first
+      // the database hangs for govops' writes: a session holds a lock every write of the resources waits for
+      await blocker.connect();
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE govops.resources IN SHARE MODE');
+      const t0 = performance.now();
+      const r = await runGovops(['apply', 'm', '--state-key', 'hung', '--timeout', '4s', '-o', 'json'], { cwd: dir, env, timeoutMs: 120_000 });
+      const took = performance.now() - t0;
+      expect(r.code, r.stderr).toBe(1);
+      expect(took).toBeLessThan(25_000); // the process started, planned, waited 4 s and ended (it was 60 s and more)
+      const out = JSON.parse(r.stdout) as { failure?: { code: string; failureClass: string }; outcomes: { code?: string; error?: string }[] };
+      expect(out.failure).toMatchObject({ failureClass: 'transient' });
+      expect([ErrorCode.stateUnavailable, ErrorCode.settleTimeout]).toContain(out.failure!.code);
+      expect(out.outcomes.map((o) => o.error).join('\n')).toMatch(/--timeout/);
+      // nothing was sent (the intent was not saved), and once the database answers again nothing was half-written
+      const creates = () => sandbox.requests().filter((q) => q.method === 'POST' && q.path === '/integrations' && q.query.dryRun !== 'true');
+      expect(creates()).toHaveLength(1); // lake-a's, by the first apply
+      await blocker.query('COMMIT');
+      const deadline = Date.now() + 20_000;
+      while (psql(pg, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = (hashtext('hung')::bigint & 4294967295)::oid AND objsubid = 2`) !== '0') {
+        if (Date.now() > deadline) throw new Error('the lock of the apply that timed out is still held');
+        await new Promise((ok) => setTimeout(ok, 50));
+      }
+      expect(rows()).toBe(before);
+      const again = await runGovops(['apply', 'm', '--state-key', 'hung'], { cwd: dir, env });
+      expect(again.code, again.stderr).toBe(0);
+    } finally {
+      await blocker.end().catch(() => undefined);
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
 
 describe('a database that stops answering', () => {
   it('while a writer holds the lock: its write fails after one query timeout, and the lock is let go at once', async () => {

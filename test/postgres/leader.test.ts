@@ -15,6 +15,7 @@ import { LeaderElector, leaseSettingsProblem } from '../../src/daemon/leader.js'
 import { IDLE_IN_TRANSACTION_MS, pgStateFor } from '../../src/state/pg/backend.js';
 import { HOOK_CHANNEL, tryAcquireLease } from '../../src/state/pg/lease.js';
 import { withStateKey } from '../../src/state/location.js';
+import { ManualClock } from '../helpers/clock.js';
 import { postgresPerFile, psql } from '../helpers/postgres.js';
 
 const pg = postgresPerFile();
@@ -242,6 +243,47 @@ describe('leader lease', () => {
       expect(await registry.getSingleMetricAsString('govops_state_database_up')).toMatch(/govops_state_database_up 0/);
     } finally {
       await a.stop({ withinMs: 500 });
+      proxy.close();
+    }
+  }, 40_000);
+
+  it('a standby whose database stops answering reports it within the renew deadline (on the injected clock), as the leader does', async () => {
+    // A standby's lease request (the takeover) waited for the pool's 60 s query timeout: for a minute its /readyz and
+    // /status said the database was up, govops_state_database_up 1, while every one of its queries hung.
+    const key = 'standby-hangs';
+    const direct = pgStateFor(withStateKey(pg.url, key));
+    await direct.ready();
+    expect(await tryAcquireLease(direct, 'leader', 600_000)).toMatchObject({ holder: 'leader' });
+    const proxy = await silentDropProxy(pg.port);
+    const clock = new ManualClock();
+    const registry = new Registry();
+    const lease = { durationMs: 60_000, renewDeadlineMs: 10_000, retryPeriodMs: 5_000 };
+    const b = new LeaderElector({
+      statePath: withStateKey(pg.url.replace(`:${pg.port}/`, `:${proxy.port}/`), key),
+      identity: 'b',
+      lease,
+      logger: silentLogger(),
+      registry,
+      onElected: () => undefined,
+      onHook: () => undefined,
+      clock,
+    });
+    const tick = () => (b as unknown as { tick(): Promise<void> }).tick();
+    await b.start();
+    try {
+      expect(b.status()).toMatchObject({ role: 'standby', leader: { identity: 'leader' }, database: { up: true } });
+      proxy.dropAll();
+      void tick(); // its takeover request gets no answer
+      clock.advance(lease.renewDeadlineMs - 1);
+      expect(b.databaseUp).toBe(true);
+      clock.advance(1);
+      expect(b.databaseUp).toBe(false);
+      const since = new Date(clock.now()).toISOString();
+      expect(b.status()).toMatchObject({ role: 'standby', database: { up: false, since, error: expect.stringMatching(/no answer within 10s/) } });
+      expect(b.readinessProblem()?.reason).toBe(`the PostgreSQL state is unreachable since ${since}`);
+      expect(await registry.getSingleMetricAsString('govops_state_database_up')).toMatch(/govops_state_database_up 0/);
+    } finally {
+      await b.stop({ withinMs: 500 });
       proxy.close();
     }
   }, 40_000);

@@ -13,6 +13,7 @@ import { printable, printableLines } from '../../util/terminal.js';
 import { looksLikeSavedPlan, readSavedPlan } from '../../reconcile/saved-plan.js';
 import type { ReconcileOptions, ReconcileResult } from '../../reconcile/types.js';
 import { savedPlanSettings, sourceSettingsFrom } from '../settings.js';
+import { assertStateLockHeld } from '../../state/lock.js';
 import type { ApplyFlags } from './apply.js';
 import { printDiagnostics, printPlan, reconcileOptions } from './plan-action.js';
 
@@ -196,8 +197,12 @@ export async function applyAction(paths: string[], flags: ApplyFlags, command: C
   if (saved) revision.catch(() => undefined);
   const opts = saved ? await savedPlanOptions(paths[0]!, flags, ctx, command) : await reconcileOptions(paths, flags, ctx, true, revision);
   const stop = interruptions(ctx);
-  // a connection per slot, and some for the poller and webhook batches
-  const api = clientFromOptions(flags, ctx.logger, { connections: (tuning.concurrency ?? 8) + 8 });
+  // a connection per slot, and some for the poller and webhook batches; no write leaves once a PostgreSQL state's lock
+  // is lost (its session ended: another writer may hold it by then)
+  const api = clientFromOptions(flags, ctx.logger, {
+    connections: (tuning.concurrency ?? 8) + 8,
+    writeGate: (method, path) => assertStateLockHeld(opts.statePath, `${method} ${path}`),
+  });
   const { flush, ...report } = progress(ctx);
   try {
     const result = await reconcile(api, { ...opts, tuning, signal: stop.signal, forceSignal: stop.forceSignal, env: process.env, ...report });

@@ -17,7 +17,8 @@ import pg from 'pg';
 import { ErrorCode, GovopsError, UserError } from '../../errors.js';
 import { checkResource, cleanTransitions, digestText, newState, serializeState, withKeyedIdentities } from '../store.js';
 import { READABLE_STATE_VERSIONS, STATE_VERSION, type GovopsState, type JournalEntry, type ManagedResource } from '../types.js';
-import type { LockOptions, StateLock } from '../lock.js';
+import type { LockOptions, StateDeadline, StateLock } from '../lock.js';
+import { formatDuration } from '../../util/duration.js';
 import { parsePgLocation, type PgLocation } from '../location.js';
 import { LOCK_CLASS, SCHEMA, migrate } from './schema.js';
 
@@ -38,7 +39,14 @@ export interface PgLockHolder {
 
 type Queryable = pg.PoolClient | pg.Client;
 
-const pools = new Map<string, { pool: pg.Pool; ready?: Promise<void> }>();
+interface PoolEntry {
+  pool: pg.Pool;
+  ready?: Promise<void>;
+  /** The connection migrating the schema (ended when a caller's deadline passes while it waits). */
+  migrating?: pg.PoolClient;
+}
+
+const pools = new Map<string, PoolEntry>();
 
 /**
  * How long the server lets a govops session sit idle inside a transaction before ending it. govops' own
@@ -75,10 +83,62 @@ function isUnusable(err: unknown): boolean {
   return isConnectionError(err) || (err as { code?: unknown } | null)?.code === '25006';
 }
 
-/** A query that got no answer within its timeout (the driver's `query_timeout`): the server may still be running it. */
+/** A query that got no answer within its timeout (the driver's `query_timeout`, or the holder's deadline): the server may still be running it. */
 function isUnanswered(err: unknown): boolean {
-  return err instanceof Error && /Query read timeout/.test(err.message);
+  return (err instanceof Error && /Query read timeout/.test(err.message)) || cutAtDeadline.has(err as object);
 }
+
+/** The errors of queries cut at the holder's deadline (`within`): their connection is ended, like an unanswered one's. */
+const cutAtDeadline = new WeakSet<object>();
+
+/**
+ * Run `work` within the deadline `d` (none: as it is). Not started when the deadline has passed (GOVOPS_SETTLE_TIMEOUT);
+ * unanswered at it, given up (GOVOPS_STATE_UNAVAILABLE, marked `cutAtDeadline`) and `onLate(work)` called, which ends
+ * the connection the work holds (or will be given: a connection still being opened). Transient, both.
+ */
+function within<T>(d: StateDeadline | undefined, loc: PgLocation, work: () => Promise<T>, onLate: (late: Promise<T>) => void): Promise<T> {
+  if (!d) return work();
+  const left = d.at - d.clock.monotonic();
+  const limit = `the apply's --timeout (${formatDuration(d.timeoutMs)})`;
+  if (left <= 0) {
+    return Promise.reject(
+      new UserError(`${limit} has passed: nothing more is read from or written to the PostgreSQL state (${loc.display})`, 'run the apply again (with a longer --timeout if it needs one)', {
+        code: ErrorCode.settleTimeout,
+      }),
+    );
+  }
+  const running = work();
+  return new Promise<T>((resolve, reject) => {
+    const timer = d.clock.setTimeout(() => {
+      const err = new UserError(
+        `the PostgreSQL state (${loc.display}) did not answer within ${limit}: the query was given up, its transaction rolled back, nothing more is written`,
+        'the database hangs or waits (a partition, a lock another session holds): check it, then run the apply again; every write to the state is one transaction, so what was recorded before stands',
+        { code: ErrorCode.stateUnavailable },
+      );
+      cutAtDeadline.add(err);
+      onLate(running);
+      reject(err);
+    }, left);
+    running.then(
+      (v) => {
+        d.clock.clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        d.clock.clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** A connection the deadline gave up on: ended (an active query: its socket destroyed), or released broken once opened. */
+const endLate = (c: Queryable) => (): void => void c.end().catch(() => undefined);
+const dropLate = (late: Promise<{ release: (broken?: Error) => void } | pg.PoolClient>): void =>
+  void late.then(
+    (x) => ('query' in x ? (x as pg.PoolClient).release(true) : x.release(new Error('given up at the deadline'))),
+    () => undefined,
+  );
 
 /**
  * After a query that got no answer, the connection is ended (its socket destroyed): the driver keeps it busy with that
@@ -152,7 +212,9 @@ function commandName(): string {
 
 export class PgState {
   readonly loc: PgLocation;
-  private readonly entry: { pool: pg.Pool; ready?: Promise<void> };
+  private readonly entry: PoolEntry;
+  /** The deadline of the lock's holder (an apply's --timeout): no query of this state outlives it while held. */
+  private deadline?: StateDeadline;
   /** The lock's connection while this process holds the state key's lock. */
   private held?: pg.PoolClient;
   private chain: Promise<unknown> = Promise.resolve();
@@ -211,10 +273,15 @@ export class PgState {
     };
   }
 
-  /** The schema is created or migrated once per process and database. */
-  async ready(): Promise<void> {
-    this.entry.ready ??= (async () => {
+  /**
+   * The schema is created or migrated once per process and database (waited for within `deadline`, if given: the lock
+   * holder's, never the lease's requests, which have their own bounds).
+   */
+  async ready(deadline?: StateDeadline): Promise<void> {
+    const entry = this.entry;
+    entry.ready ??= (async () => {
       const { client, release } = await this.checkout();
+      entry.migrating = client;
       let broken: Error | undefined;
       try {
         await migrate(client);
@@ -222,14 +289,16 @@ export class PgState {
         if (isUnusable(err)) broken = err as Error;
         throw err;
       } finally {
+        entry.migrating = undefined;
         release(broken);
       }
     })().catch((err: unknown) => {
-      this.entry.ready = undefined;
+      entry.ready = undefined;
       throw err;
     });
+    const ready = entry.ready;
     try {
-      await this.entry.ready;
+      await within(deadline, this.loc, () => ready, () => void entry.migrating?.end().catch(() => undefined));
     } catch (err) {
       throw stateDbError(this.loc, err);
     }
@@ -237,14 +306,15 @@ export class PgState {
 
   /** Run `fn` with a connection: the lock's while held (one at a time), else one from the pool. */
   private async withClient<T>(fn: (c: Queryable) => Promise<T>): Promise<T> {
-    await this.ready();
+    await this.ready(this.deadline);
     const run = async (): Promise<T> => {
       const held = this.held;
-      if (held) return fn(held).catch((err: unknown) => Promise.reject(dropUnanswered(held, err)));
-      const { client, release } = await this.checkout();
+      const d = this.deadline; // the holder's: a query waiting for the lock's connection, or the pool's, too
+      if (held) return within(d, this.loc, () => fn(held), endLate(held)).catch((err: unknown) => Promise.reject(dropUnanswered(held, err)));
+      const { client, release } = await within(d, this.loc, () => this.checkout(), dropLate);
       let broken: Error | undefined;
       try {
-        return await fn(client);
+        return await within(d, this.loc, () => fn(client), endLate(client));
       } catch (err) {
         if (isUnusable(err)) broken = err as Error;
         throw err;
@@ -413,23 +483,55 @@ export class PgState {
     await sleep(50);
   }
 
+  /** The advisory lock on `client` (waiting up to `options.waitMs`, breaking a deposed replica's), then the holder's row. */
+  private async takeLock(client: pg.PoolClient, info: PgLockHolder, token: string, options: LockOptions): Promise<void> {
+    const deadline = performance.now() + (options.waitMs ?? 0); // monotonic: the time of day may be set meanwhile
+    for (;;) {
+      const got = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok`, [LOCK_CLASS, this.loc.key]);
+      if (got.rows[0]!.ok) break;
+      const h = await this.holder(client);
+      if (h && this.breakLockOf?.(h)) {
+        await this.breakLock(client);
+        continue;
+      }
+      if (performance.now() >= deadline) {
+        const who = h ? `process ${h.pid} on ${h.hostname} (${h.command}) since ${h.since}` : 'another govops process';
+        throw new UserError(`the govops state (${this.loc.display}) is locked by ${who}`, 'another govops apply/state/run is writing it; wait for it to finish (the lock ends with its connection)', {
+          code: ErrorCode.stateLocked,
+        });
+      }
+      await sleep(options.pollMs ?? 200);
+    }
+    await client.query(
+      `INSERT INTO ${SCHEMA}.lock_holders (key, token, holder, since) VALUES ($1, $2, $3, now())
+       ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, holder = EXCLUDED.holder, since = now()`,
+      [this.loc.key, token, JSON.stringify(info)],
+    );
+  }
+
   /**
    * Take the state key's lock: a session advisory lock on a dedicated connection (released by the server
-   * when the holder's connection ends, whatever happened to the process), and a row naming the holder.
+   * when the holder's connection ends, whatever happened to the process), and a row naming the holder. With
+   * `options.deadline` (an apply's --timeout), taking it and every query of this state while it is held end by then.
    */
   async acquireLock(options: LockOptions = {}): Promise<StateLock> {
-    await this.ready();
-    const deadline = performance.now() + (options.waitMs ?? 0); // monotonic: the time of day may be set meanwhile
+    const d = options.deadline;
+    await this.ready(d);
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await within(d, this.loc, () => this.pool.connect(), dropLate);
     } catch (err) {
       throw stateDbError(this.loc, err);
     }
-    // A broken lock connection: the next write through it fails. Removed when the client goes back to the pool, which
-    // hands the same client out again: one listener per lock taken piled up on it otherwise.
-    const onError = (): void => undefined;
+    // A broken lock connection (the server ended the session: pg_terminate_backend, a restart): the lock is gone, so
+    // writes to the service are refused from then on (assertHeld) and the next state write through it fails. Removed
+    // when the client goes back to the pool, which hands the same client out again: one listener per lock taken piled
+    // up on it otherwise.
+    let lost: Error | undefined;
+    const onError = (err: Error): void => void (lost ??= err);
+    const onEnd = (): void => void (lost ??= new Error('the connection ended'));
     client.on('error', onError);
+    client.on('end', onEnd);
     const info: PgLockHolder = {
       pid: process.pid,
       hostname: os.hostname(),
@@ -439,45 +541,38 @@ export class PgState {
     };
     const token = randomBytes(8).toString('hex');
     try {
-      for (;;) {
-        const got = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok`, [LOCK_CLASS, this.loc.key]);
-        if (got.rows[0]!.ok) break;
-        const h = await this.holder(client);
-        if (h && this.breakLockOf?.(h)) {
-          await this.breakLock(client);
-          continue;
-        }
-        if (performance.now() >= deadline) {
-          const who = h ? `process ${h.pid} on ${h.hostname} (${h.command}) since ${h.since}` : 'another govops process';
-          throw new UserError(`the govops state (${this.loc.display}) is locked by ${who}`, 'another govops apply/state/run is writing it; wait for it to finish (the lock ends with its connection)', {
-            code: ErrorCode.stateLocked,
-          });
-        }
-        await sleep(options.pollMs ?? 200);
-      }
-      await client.query(
-        `INSERT INTO ${SCHEMA}.lock_holders (key, token, holder, since) VALUES ($1, $2, $3, now())
-         ON CONFLICT (key) DO UPDATE SET token = EXCLUDED.token, holder = EXCLUDED.holder, since = now()`,
-        [this.loc.key, token, JSON.stringify(info)],
-      );
+      await within(d, this.loc, () => this.takeLock(client, info, token, options), endLate(client));
     } catch (err) {
       client.release(true); // destroyed, never handed out again: its listener goes with it
       throw stateDbError(this.loc, err);
     }
     this.held = client;
+    this.deadline = d;
     let released = false;
+    const display = this.loc.display;
     return {
-      path: this.loc.display,
+      path: display,
       info: { pid: info.pid, hostname: info.hostname, createdAt: info.since, token },
+      assertHeld: (what = 'the write') => {
+        if (!released && lost) throw lockLost(display, what, lost);
+      },
       release: async () => {
         if (released) return;
         released = true;
         await this.chain.catch(() => undefined);
-        if (this.held === client) this.held = undefined;
+        if (this.held === client) {
+          this.held = undefined;
+          this.deadline = undefined;
+        }
         try {
-          await client.query(`DELETE FROM ${SCHEMA}.lock_holders WHERE key = $1 AND token = $2`, [this.loc.key, token]);
-          await client.query(`SELECT pg_advisory_unlock($1, hashtext($2))`, [LOCK_CLASS, this.loc.key]);
+          // within the deadline too: past it, the connection is ended instead (the lock goes with its session; the row
+          // naming the holder is replaced by the next one's)
+          await within(d, this.loc, async () => {
+            await client.query(`DELETE FROM ${SCHEMA}.lock_holders WHERE key = $1 AND token = $2`, [this.loc.key, token]);
+            await client.query(`SELECT pg_advisory_unlock($1, hashtext($2))`, [LOCK_CLASS, this.loc.key]);
+          }, endLate(client));
           client.off('error', onError);
+          client.off('end', onEnd);
           client.release();
         } catch {
           client.release(true); // the connection is gone, and with it the lock (and the client, listener and all)
@@ -485,6 +580,16 @@ export class PgState {
       },
     };
   }
+}
+
+/** A write to the service refused because the lock's session ended (`StateLock.assertHeld`). */
+function lockLost(display: string, what: string, lost: Error): UserError {
+  return new UserError(
+    `${what} not sent: the lock of the PostgreSQL state (${display}) was lost (its session ended: ${lost.message}); ` +
+      'another govops writer may hold it now, so this apply sends nothing more: run the apply again',
+    'the next apply plans from what the service holds then and settles the intents this one recorded; if an operator ended the session (pg_terminate_backend), find out who holds the lock first (govops state list names the holder)',
+    { code: ErrorCode.stateFenced },
+  );
 }
 
 const backends = new Map<string, PgState>();

@@ -10,7 +10,7 @@
  * checked too (`blockNaturalKeysTaken`).
  */
 import type { LiveIntegration } from '../api/types.js';
-import { isIntegrationType, kindOf, liveNaturalKey, naturalKey } from '../kinds/registry.js';
+import { isIntegrationType, kindOf, liveNaturalKey, naturalKey, uniqueValueKey } from '../kinds/registry.js';
 import { blocked } from './notes.js';
 import { appendTo, groupBy } from '../util/multimap.js';
 import type { DesiredIntegration, DesiredResource, PlanChange } from './types.js';
@@ -30,14 +30,14 @@ export function blockUniqueValuesTaken(changes: readonly PlanChange[], desired: 
     if (c.resourceKind === 'Integration' && (c.action === 'delete' || c.action === 'replace') && !c.blocked && c.liveId !== undefined) removed.set(c.liveId, c);
   }
   blockNaturalKeysTaken(creates, byName, removed, live);
-  // live integrations by unique value (`type field=value`): one pass, not one per create (10,000 object-store creates
+  // live integrations by unique value as compared (`uniqueValueKey`: a location's trailing slashes aside): one pass, not one per create (10,000 object-store creates
   // against 10,000 live ones would be 10^8 comparisons)
   const holdersOf = new Map<string, LiveIntegration[]>();
   for (const l of live) {
     if (!isIntegrationType(l.type)) continue;
     for (const field of kindOf(l.type).uniqueFields ?? []) {
       const value = l.config[field];
-      if (typeof value === 'string') appendTo(holdersOf, `${l.type} ${field}=${value}`, l);
+      if (typeof value === 'string') appendTo(holdersOf, uniqueValueKey(l.type, field, value), l);
     }
   }
   if (holdersOf.size === 0) return;
@@ -47,7 +47,7 @@ export function blockUniqueValuesTaken(changes: readonly PlanChange[], desired: 
     for (const field of kindOf(d.body.type).uniqueFields ?? []) {
       const value = d.body.config?.[field];
       if (typeof value !== 'string') continue;
-      const holders = (holdersOf.get(`${d.body.type} ${field}=${value}`) ?? []).filter((l) => l.id !== c.liveId);
+      const holders = (holdersOf.get(uniqueValueKey(d.body.type, field, value)) ?? []).filter((l) => l.id !== c.liveId);
       const holder = holders.find((l) => !removed.has(l.id));
       if (!holder) {
         // A replace is a delete and a create in one task: ordering it after another replace could make two wait

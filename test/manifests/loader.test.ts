@@ -167,8 +167,9 @@ describe('the whole set', () => {
       `    name: ${name}\n    cloudAccountId: "1"\n    cloudRegion: eu-west-1\n    cloudLocationRole: arn:role/x\n` +
       `    cloudLocationPath: ${typeof path === 'string' ? path : `{ fromEnv: ${path.fromEnv} }`}\n    authenticationType: auto\n`;
     await put('a.yaml', `${store('one', 's3://shared/')}---\n${store('two', 's3://shared/')}`);
-    // another path, a path compared as written (the service's own rule) and a secret reference are not clashes
-    await put('b.yaml', `${store('three', 's3://other/')}---\n${store('four', 's3://shared')}---\n${store('five', { fromEnv: 'GOVOPS_SECRET_LOC' })}`);
+    // another path, another case (object keys are case-sensitive) and a secret reference are not clashes; the same
+    // path without its trailing slash is (one location, as prefixUnderLocation reads it)
+    await put('b.yaml', `${store('three', 's3://other/')}---\n${store('four', 's3://Shared')}---\n${store('five', { fromEnv: 'GOVOPS_SECRET_LOC' })}---\n${store('six', 's3://shared')}`);
     const set = await loadManifests(['.'], { cwd: dir });
     expect(set.diagnostics).toEqual([
       expect.objectContaining({
@@ -178,6 +179,12 @@ describe('the whole set', () => {
         name: 'two',
         severity: 'error',
         message: 'cloudLocationPath `s3://shared/` is also used by Integration/one at a.yaml:1:1: it is unique across object_store integrations (the service refuses a second one)',
+      }),
+      expect.objectContaining({
+        file: 'b.yaml',
+        name: 'six',
+        severity: 'error',
+        message: 'cloudLocationPath `s3://shared` is also used by Integration/one at a.yaml:1:1: it is unique across object_store integrations (the service refuses a second one)',
       }),
     ]);
     expect(names(set)).toEqual(['five', 'four', 'one', 'three']);

@@ -6,8 +6,9 @@
  * refused by the service with a 409 after every retry: it is blocked here, in the plan, naming the holder, which
  * may be another team's (never deleted: not owned) or one of govops' own that the plan keeps (suspended, left out
  * by --only, held back by the guard, not pruned). A create whose value a removal of this plan frees waits for that
- * removal (`freedBy`): run side by side, the create would meet the value still taken. A replace's new natural key is
- * checked too (`blockNaturalKeysTaken`).
+ * removal (`freedBy`): run side by side, the create would meet the value still taken. Two creates of this plan taking
+ * one value (secret references that resolve alike, which `validate` cannot compare) block the second. A replace's new
+ * natural key is checked too (`blockNaturalKeysTaken`).
  */
 import type { LiveIntegration } from '../api/types.js';
 import { isIntegrationType, kindOf, liveNaturalKey, naturalKey, uniqueValueKey } from '../kinds/registry.js';
@@ -40,14 +41,30 @@ export function blockUniqueValuesTaken(changes: readonly PlanChange[], desired: 
       if (typeof value === 'string') appendTo(holdersOf, uniqueValueKey(l.type, field, value), l);
     }
   }
-  if (holdersOf.size === 0) return;
+  // the values the creates of this plan take, in plan order: `validate` compares the manifests' values, but not one
+  // that is a secret reference (not known offline); resolved here, two alike would both be created, the second
+  // refused by the service after every retry
+  const claimed = new Map<string, PlanChange>();
   for (const c of creates) {
     const d = byName.get(c.name);
     if (!d || !isIntegrationType(d.body.type) || c.blocked) continue;
+    const keys: string[] = [];
     for (const field of kindOf(d.body.type).uniqueFields ?? []) {
       const value = d.body.config?.[field];
       if (typeof value !== 'string') continue;
-      const holders = (holdersOf.get(uniqueValueKey(d.body.type, field, value)) ?? []).filter((l) => l.id !== c.liveId);
+      const key = uniqueValueKey(d.body.type, field, value);
+      keys.push(key);
+      const first = claimed.get(key);
+      if (first) {
+        c.blocked = blocked(
+          'value-taken',
+          `config.${field} \`${value}\` is also taken by Integration/${first.name}, which this plan ${first.action === 'create' ? 'creates' : 'replaces'} with it: it is ` +
+            `unique across ${d.body.type} integrations (the service refuses a second one). Give one of the two manifests another ${field} ` +
+            `(once resolved, their values are the same)`,
+        );
+        break;
+      }
+      const holders = (holdersOf.get(key) ?? []).filter((l) => l.id !== c.liveId);
       const holder = holders.find((l) => !removed.has(l.id));
       if (!holder) {
         // A replace is a delete and a create in one task: ordering it after another replace could make two wait
@@ -65,6 +82,7 @@ export function blockUniqueValuesTaken(changes: readonly PlanChange[], desired: 
       );
       break;
     }
+    if (!c.blocked) for (const key of keys) claimed.set(key, c);
   }
 }
 

@@ -457,6 +457,18 @@ describe('a unique config value held by a live integration (object_store cloudLo
     expect(pruned.changes.find((c) => c.name === 'new')!.freedBy).toEqual(['Integration/old']);
   });
 
+  it('two creates of this plan on one location (secret references validate cannot compare): the second is blocked, naming the first', () => {
+    // the desired bodies hold resolved values: here both manifests' `cloudLocationPath: { fromEnv: ... }` resolved alike
+    const p = plan([store('a', 's3://shared/'), store('b', 's3://shared')], {}, stateWith());
+    expect(lines(p)).toEqual(['create Integration/a', 'create Integration/b ! value-taken']);
+    expect(p.changes[1]!.blocked!.message).toMatch(/config\.cloudLocationPath `s3:\/\/shared` is also taken by Integration\/a, which this plan creates/);
+    // once the first is blocked (its path held live), the second is not blocked by it
+    const theirs = liveOf(store('theirs', 's3://other/'), '9');
+    const q = plan([store('a', 's3://other/'), store('b', 's3://other/')], { integrations: [theirs] }, stateWith());
+    expect(lines(q)).toEqual(['create Integration/a ! value-taken', 'create Integration/b ! value-taken']);
+    expect(q.changes[1]!.blocked!.message).toMatch(/is used by integration 9/);
+  });
+
   it('a replace of its own integration that keeps the path is not blocked by itself', () => {
     const before = store('lake', 's3://shared/');
     const after = integration('lake', 'object_store', { ...before.body.config, cloudAccountId: '2' }, { autoBootstrap: false });

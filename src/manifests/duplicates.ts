@@ -3,6 +3,7 @@
  * else metadata.name), and integrations the service would 409.
  */
 import { kindOf, naturalKey, uniqueValueKey } from '../kinds/registry.js';
+import { DELETE_ANNOTATION, annotationOn } from '../service/annotations.js';
 import { webhookServiceName } from '../service/webhook-fields.js';
 import type { Diagnostic, IntegrationManifest, LoadedManifest, WebhookManifest } from './types.js';
 import { where } from './format.js';
@@ -52,7 +53,11 @@ export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: L
     const byNk = nkKnown ? byNaturalKey.get(nk) : undefined;
     if (byNk) clash = { other: byNk, path: kindDef.identityField, message: (other) => `same ${spec.type} integration as ${other} (${nk}): the service allows only one` };
     const uniqueKeys: string[] = [];
-    for (const field of kindDef.uniqueFields ?? []) {
+    // A manifest marked govops/delete gives its unique values up: another manifest may take them, and the plan
+    // orders that create after the delete (`freedBy`), or blocks it (`value-taken`) when the delete is not done.
+    // Its natural key stays its own: the plan matches both manifests by it.
+    const leaving = annotationOn(m.manifest.metadata.annotations, DELETE_ANNOTATION);
+    for (const field of leaving ? [] : (kindDef.uniqueFields ?? [])) {
       const value = spec.config?.[field];
       if (typeof value !== 'string') continue;
       const key = uniqueValueKey(spec.type, field, value);

@@ -190,6 +190,17 @@ describe('the whole set', () => {
     expect(names(set)).toEqual(['five', 'four', 'one', 'three']);
   });
 
+  it('a cloudLocationPath moved from a manifest marked govops/delete to a new one is not a clash (the plan orders the create after the delete)', async () => {
+    const store = (name: string, annotations = '') =>
+      `apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: ${name}\n${annotations}spec:\n  type: object_store\n  autoBootstrap: false\n  config:\n` +
+      `    name: ${name}\n    cloudAccountId: "1"\n    cloudRegion: eu-west-1\n    cloudLocationRole: arn:role/x\n` +
+      `    cloudLocationPath: s3://moved/\n    authenticationType: auto\n`;
+    await put('a.yaml', `${store('old', '  annotations:\n    govops/delete: "true"\n')}---\n${store('new')}`);
+    const set = await loadManifests(['.'], { cwd: dir });
+    expect(set.diagnostics).toEqual([]);
+    expect(names(set)).toEqual(['new', 'old']);
+  });
+
   it('refuses files over 1 MiB and binary files', async () => {
     await put('big.yaml', Buffer.alloc(MAX_FILE_BYTES + 1, 0x61));
     await put('bin.yaml', Buffer.from([0x61, 0x3a, 0x00, 0x01]));

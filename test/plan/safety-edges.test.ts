@@ -469,6 +469,17 @@ describe('a unique config value held by a live integration (object_store cloudLo
     expect(q.changes[1]!.blocked!.message).toMatch(/is used by integration 9/);
   });
 
+  it("govops' own holder marked govops/delete: the create on its path waits for the delete (with --prune), blocked without", () => {
+    const old = store('old', 's3://shared/');
+    const marked = integration('old', 'object_store', old.body.config!, { autoBootstrap: false, annotations: { 'govops/delete': 'true' } });
+    const live = liveOf(old, '9');
+    const p = plan([marked, store('new', 's3://shared/')], { integrations: [live] }, stateWith(owned(old, '9')));
+    expect(lines(p)).toEqual(expect.arrayContaining(['delete Integration/old', 'create Integration/new']));
+    expect(p.changes.find((c) => c.name === 'new')!.freedBy).toEqual(['Integration/old']);
+    const kept = planner({ prune: false, allowReplace: false })([marked, store('new', 's3://shared/')], { integrations: [live] }, stateWith(owned(old, '9')));
+    expect(lines(kept)).toContain('create Integration/new ! value-taken');
+  });
+
   it('a replace of its own integration that keeps the path is not blocked by itself', () => {
     const before = store('lake', 's3://shared/');
     const after = integration('lake', 'object_store', { ...before.body.config, cloudAccountId: '2' }, { autoBootstrap: false });

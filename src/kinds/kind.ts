@@ -42,6 +42,12 @@ export interface KindDefinition<T extends string = string> {
    * "Uniqueness"): a second integration with the same value is a 409 (object_store `cloudLocationPath`).
    */
   uniqueFields?: readonly string[];
+  /**
+   * How two values of a unique field are compared, by field (default: as written): a value the service would hold
+   * to be the same as another (object_store `cloudLocationPath`: the same location, trailing slashes aside) must
+   * meet it in `validate` and the plan, not at the service's 409.
+   */
+  uniqueAsCompared?: Readonly<Record<string, (value: string) => string>>;
   /** A name for error messages when the config has no `host` / `workspaceUrl` (default: the type). */
   displayName?(config: Config): string | undefined;
   /**

@@ -115,6 +115,14 @@ export const integrationIdentity = KINDS.integrationIdentity;
 export function liveNaturalKey(type: string, config: Config | undefined): string | undefined {
   return isIntegrationType(type) ? naturalKey(type, config) : undefined;
 }
+/**
+ * The key of a unique config value (`uniqueFields`) as values are compared (the kind's `uniqueAsCompared`, else as
+ * written): `validate` and the plan index manifests and live integrations by it.
+ */
+export function uniqueValueKey(type: IntegrationType, field: string, value: string): string {
+  const compare = kindOf(type).uniqueAsCompared?.[field];
+  return `${type} ${field}=${compare ? compare(value) : value}`;
+}
 /** The config fields each kind's natural key is made of: identity, never a secret reference or an ignored field. */
 export const NATURAL_KEY_FIELDS = KINDS.naturalKeyFields;
 export const NON_EDITABLE = KINDS.nonEditable;

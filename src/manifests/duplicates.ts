@@ -2,7 +2,8 @@
  * Checks across the whole manifest set: duplicate (kind, name), two webhooks of one name in the service (spec.name,
  * else metadata.name), and integrations the service would 409.
  */
-import { kindOf, naturalKey } from '../kinds/registry.js';
+import { kindOf, naturalKey, uniqueValueKey } from '../kinds/registry.js';
+import { DELETE_ANNOTATION, annotationOn } from '../service/annotations.js';
 import { webhookServiceName } from '../service/webhook-fields.js';
 import type { Diagnostic, IntegrationManifest, LoadedManifest, WebhookManifest } from './types.js';
 import { where } from './format.js';
@@ -41,8 +42,9 @@ export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: L
     kept.push(m);
     if (kind !== 'Integration') continue;
     const spec = (m.manifest as IntegrationManifest).spec;
-    // What the service keeps unique: the natural key, and the kind's unique fields (interface 8), compared as
-    // written. A field that is a secret reference or missing is not known offline: not compared.
+    // What the service keeps unique: the natural key, and the kind's unique fields (interface 8), compared as the
+    // kind compares them (`uniqueValueKey`: a location's trailing slashes aside, else as written). A field that is a
+    // secret reference or missing is not known offline: not compared.
     const nk = naturalKey(spec.type, spec.config);
     const nkKnown = !/=($|:)/.test(nk);
     const kindDef = kindOf(spec.type);
@@ -51,10 +53,14 @@ export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: L
     const byNk = nkKnown ? byNaturalKey.get(nk) : undefined;
     if (byNk) clash = { other: byNk, path: kindDef.identityField, message: (other) => `same ${spec.type} integration as ${other} (${nk}): the service allows only one` };
     const uniqueKeys: string[] = [];
-    for (const field of kindDef.uniqueFields ?? []) {
+    // A manifest marked govops/delete gives its unique values up: another manifest may take them, and the plan
+    // orders that create after the delete (`freedBy`), or blocks it (`value-taken`) when the delete is not done.
+    // Its natural key stays its own: the plan matches both manifests by it.
+    const leaving = annotationOn(m.manifest.metadata.annotations, DELETE_ANNOTATION);
+    for (const field of leaving ? [] : (kindDef.uniqueFields ?? [])) {
       const value = spec.config?.[field];
       if (typeof value !== 'string') continue;
-      const key = `${spec.type}:${field}=${value}`;
+      const key = uniqueValueKey(spec.type, field, value);
       const other = byUniqueField.get(key);
       if (other && !clash) {
         clash = {

@@ -190,10 +190,22 @@ function differingKeys<T>(a: Record<string, T>, b: Record<string, T>): { added: 
 }
 
 /**
- * What differs between the facts a plan was made from and the facts now, as sentences naming the resource and
- * the field (empty: nothing differs).
+ * A govops state entry forgotten since the plan because its recorded id now names another resource (a service that
+ * reuses ids: plan/stale.ts), by `Kind/name`: its state fact is gone and the live fact at its id is another
+ * resource's, which is said as that, not as "state changed" and a field change of the same resource.
  */
-export function compareFacts(saved: PlanFacts, now: PlanFacts): string[] {
+export interface ReusedId {
+  /** The id the plan was made against. */
+  id: string;
+  /** The sentence that says what changed and what to do. */
+  message: string;
+}
+
+/**
+ * What differs between the facts a plan was made from and the facts now, as sentences naming the resource and
+ * the field (empty: nothing differs). `reused`: entries forgotten since as stale (their id reused), by `Kind/name`.
+ */
+export function compareFacts(saved: PlanFacts, now: PlanFacts, reused: ReadonlyMap<string, ReusedId> = new Map()): string[] {
   if (saved.keyId !== now.keyId) {
     return ['the state file is not the one the plan was made with (its fingerprint key differs): plan again with this state'];
   }
@@ -207,12 +219,20 @@ export function compareFacts(saved: PlanFacts, now: PlanFacts): string[] {
     const paths = [...s.changed, ...s.added, ...s.removed].sort();
     if (paths.length) out.push(`secret ${paths.join(', ')} of ${k} changed (its fingerprint differs)`);
   }
+  const reusedIds = new Set<string>();
   for (const k of Object.keys(saved.state)) {
-    if (!(k in now.state) || saved.state[k] !== now.state[k]) out.push(`govops state of ${k} changed since the plan (another apply?)`);
+    if (k in now.state && saved.state[k] === now.state[k]) continue;
+    const r = reused.get(k);
+    if (r) {
+      out.push(r.message);
+      reusedIds.add(`${k.slice(0, k.indexOf('/'))}\0${r.id}`);
+    } else out.push(`govops state of ${k} changed since the plan (another apply?)`);
   }
   for (const k of Object.keys(saved.live)) {
     const was = saved.live[k]!;
     const is = now.live[k] ?? {};
+    // the resource at the id is another one: said with its state entry above, not as a change of its fields
+    if (was.id !== undefined && was.id === is.id && reusedIds.has(`${k.slice(0, k.indexOf('/'))}\0${was.id}`)) continue;
     if (was.id === undefined && is.id !== undefined) out.push(`${k} now exists in the service (id ${is.id}); the plan did not expect it`);
     else if (was.id !== undefined && is.id === undefined) out.push(`${k} (id ${was.id}) is gone from the service`);
     else if (was.id !== is.id) out.push(`${k} is now live id ${is.id}, the plan was made against id ${was.id}`);

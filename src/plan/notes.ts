@@ -25,7 +25,7 @@ export type BlockedCode =
   | 'data-sources-unsupported'
   /** A data source's name is taken by one govops does not delete. */
   | 'name-taken'
-  /** A create's unique config value (object_store cloudLocationPath) is held by a live integration govops does not delete. */
+  /** A create's unique config value (object_store cloudLocationPath) is held by a live integration govops does not delete, or taken by an earlier create of the plan. */
   | 'value-taken'
   /** The live integration at the recorded id has a type govops does not know: never replaced or deleted by govops. */
   | 'unknown-type'

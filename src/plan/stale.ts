@@ -42,10 +42,23 @@ export function liveWebhookIdentity(l: LiveWebhook, key: string): string {
 
 const NOUN: Readonly<Record<string, string>> = { Integration: 'integration', Webhook: 'webhook', DataSource: 'data source' };
 
+/** A forgotten entry: what its recorded id holds now and what govops recorded there (both as the notes show them). */
+export interface ForgottenRecord {
+  kind: ManagedResource['kind'];
+  name: string;
+  id: string;
+  /** `integration`, `webhook`, `data source`. */
+  noun: string;
+  holds: string;
+  recorded: string;
+}
+
 export interface StaleResolution {
   state: GovopsState;
   /** One line per forgotten entry (plan warnings, log). */
   notes: PlanWarning[];
+  /** The forgotten entries (a saved plan made against one is refused naming it: reconcile/plan-stage.ts). */
+  forgotten: ForgottenRecord[];
 }
 
 /**
@@ -121,7 +134,7 @@ function staleRecords(state: GovopsState, live: StaleLive, desired: readonly Des
   const checked = state.resources.filter(
     (r) => r.id !== '' && (r.kind === 'Integration' || r.kind === 'Webhook' || (r.kind === 'DataSource' && r.identity !== undefined && live.dataSources !== undefined)),
   );
-  if (checked.length === 0) return { state, notes: [] };
+  if (checked.length === 0) return { state, notes: [], forgotten: [] };
   const integrations = new Map(live.integrations.map((l) => [l.id, l]));
   const webhooks = new Map(live.webhooks.map((l) => [l.id, l]));
   // records that do not name their integration are the planner's: the one whose location holds the prefix
@@ -130,6 +143,7 @@ function staleRecords(state: GovopsState, live: StaleLive, desired: readonly Des
   const desiredByName = (): Map<string, DesiredResource> => (byName ??= new Map(desired.map((d) => [`${d.kind}\0${d.name}`, d])));
   const stale = new Set<ManagedResource>();
   const notes: PlanWarning[] = [];
+  const forgotten: ForgottenRecord[] = [];
   for (const r of checked) {
     let now: string | undefined;
     let nowWebhook: LiveWebhook | undefined;
@@ -158,16 +172,18 @@ function staleRecords(state: GovopsState, live: StaleLive, desired: readonly Des
     if (!typeDiffers && (recorded === undefined || recorded === now)) continue;
     stale.add(r);
     const was = recorded !== undefined ? shown(recorded, r.kind, undefined, nowWebhook?.name) : `type ${r.type}`;
+    const holds = shown(now, r.kind, nowWebhook);
+    forgotten.push({ kind: r.kind, name: r.name, id: r.id, noun: NOUN[r.kind] ?? r.kind, holds, recorded: was });
     notes.push(
       warning(
         'stale-record',
         `${r.kind}/${r.name}: the recorded id ${r.id} now holds another ${NOUN[r.kind]} ` +
-        `(${shown(now, r.kind, nowWebhook)}; govops recorded ${was}): the record is stale and forgotten, the manifest is matched by its natural key ` +
+        `(${holds}; govops recorded ${was}): the record is stale and forgotten, the manifest is matched by its natural key ` +
         `and the item at id ${r.id} is left alone`,
         { kind: r.kind, name: r.name },
       ),
     );
   }
-  if (stale.size === 0) return { state, notes: [] };
-  return { state: { ...state, resources: state.resources.filter((r) => !stale.has(r)) }, notes };
+  if (stale.size === 0) return { state, notes: [], forgotten: [] };
+  return { state: { ...state, resources: state.resources.filter((r) => !stale.has(r)) }, notes, forgotten };
 }

@@ -6,11 +6,12 @@
  * refused by the service with a 409 after every retry: it is blocked here, in the plan, naming the holder, which
  * may be another team's (never deleted: not owned) or one of govops' own that the plan keeps (suspended, left out
  * by --only, held back by the guard, not pruned). A create whose value a removal of this plan frees waits for that
- * removal (`freedBy`): run side by side, the create would meet the value still taken. A replace's new natural key is
- * checked too (`blockNaturalKeysTaken`).
+ * removal (`freedBy`): run side by side, the create would meet the value still taken. Two creates of this plan taking
+ * one value (secret references that resolve alike, which `validate` cannot compare) block the second. A replace's new
+ * natural key is checked too (`blockNaturalKeysTaken`).
  */
 import type { LiveIntegration } from '../api/types.js';
-import { isIntegrationType, kindOf, liveNaturalKey, naturalKey } from '../kinds/registry.js';
+import { isIntegrationType, kindOf, liveNaturalKey, naturalKey, uniqueValueKey } from '../kinds/registry.js';
 import { blocked } from './notes.js';
 import { appendTo, groupBy } from '../util/multimap.js';
 import type { DesiredIntegration, DesiredResource, PlanChange } from './types.js';
@@ -30,24 +31,40 @@ export function blockUniqueValuesTaken(changes: readonly PlanChange[], desired: 
     if (c.resourceKind === 'Integration' && (c.action === 'delete' || c.action === 'replace') && !c.blocked && c.liveId !== undefined) removed.set(c.liveId, c);
   }
   blockNaturalKeysTaken(creates, byName, removed, live);
-  // live integrations by unique value (`type field=value`): one pass, not one per create (10,000 object-store creates
+  // live integrations by unique value as compared (`uniqueValueKey`: a location's trailing slashes aside): one pass, not one per create (10,000 object-store creates
   // against 10,000 live ones would be 10^8 comparisons)
   const holdersOf = new Map<string, LiveIntegration[]>();
   for (const l of live) {
     if (!isIntegrationType(l.type)) continue;
     for (const field of kindOf(l.type).uniqueFields ?? []) {
       const value = l.config[field];
-      if (typeof value === 'string') appendTo(holdersOf, `${l.type} ${field}=${value}`, l);
+      if (typeof value === 'string') appendTo(holdersOf, uniqueValueKey(l.type, field, value), l);
     }
   }
-  if (holdersOf.size === 0) return;
+  // the values the creates of this plan take, in plan order: `validate` compares the manifests' values, but not one
+  // that is a secret reference (not known offline); resolved here, two alike would both be created, the second
+  // refused by the service after every retry
+  const claimed = new Map<string, PlanChange>();
   for (const c of creates) {
     const d = byName.get(c.name);
     if (!d || !isIntegrationType(d.body.type) || c.blocked) continue;
+    const keys: string[] = [];
     for (const field of kindOf(d.body.type).uniqueFields ?? []) {
       const value = d.body.config?.[field];
       if (typeof value !== 'string') continue;
-      const holders = (holdersOf.get(`${d.body.type} ${field}=${value}`) ?? []).filter((l) => l.id !== c.liveId);
+      const key = uniqueValueKey(d.body.type, field, value);
+      keys.push(key);
+      const first = claimed.get(key);
+      if (first) {
+        c.blocked = blocked(
+          'value-taken',
+          `config.${field} \`${value}\` is also taken by Integration/${first.name}, which this plan ${first.action === 'create' ? 'creates' : 'replaces'} with it: it is ` +
+            `unique across ${d.body.type} integrations (the service refuses a second one). Give one of the two manifests another ${field} ` +
+            `(once resolved, their values are the same)`,
+        );
+        break;
+      }
+      const holders = (holdersOf.get(key) ?? []).filter((l) => l.id !== c.liveId);
       const holder = holders.find((l) => !removed.has(l.id));
       if (!holder) {
         // A replace is a delete and a create in one task: ordering it after another replace could make two wait
@@ -65,6 +82,7 @@ export function blockUniqueValuesTaken(changes: readonly PlanChange[], desired: 
       );
       break;
     }
+    if (!c.blocked) for (const key of keys) claimed.set(key, c);
   }
 }
 

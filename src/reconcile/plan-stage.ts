@@ -5,7 +5,8 @@
 import type { Logger } from 'pino';
 import { ErrorCode, failure as failureOf } from '../errors.js';
 import { configShapes } from '../manifests/shapes.js';
-import { changeKey, compareFacts, comparePlans, planFacts, type PlanFacts } from '../plan/facts.js';
+import { changeKey, compareFacts, comparePlans, planFacts, type PlanFacts, type ReusedId } from '../plan/facts.js';
+import { forgetStale } from '../plan/stale.js';
 import { withoutAwaiting } from '../plan/manual-steps.js';
 import { actionable, planChanges } from '../plan/planner.js';
 import type { Plan, PlanChange } from '../plan/types.js';
@@ -69,10 +70,32 @@ export function factsOf(loaded: Loaded, planned: Planned, plan: Plan, ids?: (c: 
   );
 }
 
+/**
+ * The state entries forgotten since as stale (their recorded id now names another resource: the one govops recorded
+ * was deleted and the service gave its id to a new one), each with what to say in a refusal: before, it read
+ * "govops state changed (another apply?)" and, for the same id, a change of every differing field.
+ */
+function reusedIds(planned: Planned): Map<string, ReusedId> {
+  const { integrations, webhooks, dataSources } = planned.live;
+  const { forgotten } = forgetStale(planned.resolvedState, { integrations, webhooks, dataSources }, planned.desired);
+  return new Map(
+    forgotten.map((f) => [
+      `${f.kind}/${f.name}`,
+      {
+        id: f.id,
+        message:
+          `${f.kind}/${f.name}: the id ${f.id} the plan was made against now names another ${f.noun} (${f.holds}; the plan's was ${f.recorded}): ` +
+          `the ${f.noun} the plan would change was deleted since, and the service gave its id to a new one, which govops leaves alone. ` +
+          `Plan again: the new plan matches the manifest by its natural key`,
+      },
+    ]),
+  );
+}
+
 /** `apply FILE`: the saved plan's refusal (stage `plan`, with what changed), or undefined when it still holds. */
 export function checkSavedPlan(loaded: Loaded, planned: Planned, saved: { plan: Plan; facts: PlanFacts }, log: Logger): StageFailure | undefined {
   const liveIdNow = new Map(planned.plan.changes.map((c) => [changeKey(c), c.liveId]));
-  const stale = compareFacts(saved.facts, factsOf(loaded, planned, saved.plan, (c) => c.liveId ?? liveIdNow.get(changeKey(c))));
+  const stale = compareFacts(saved.facts, factsOf(loaded, planned, saved.plan, (c) => c.liveId ?? liveIdNow.get(changeKey(c))), reusedIds(planned));
   if (stale.length === 0) pushAll(stale, comparePlans(saved.plan, planned.plan));
   if (!stale.length) return undefined;
   // the caller (apply FILE) prints the refusal with each difference: logged for debugging only, not twice

@@ -31,3 +31,14 @@ export function prefixUnderLocation(location: string, prefix: string): boolean {
   if (base === '' || base.endsWith(':')) return prefix.startsWith(location);
   return prefix === base || prefix.startsWith(`${base}/`);
 }
+
+/**
+ * A base location as two are compared for uniqueness (2.3: `cloudLocationPath` is "unique across all object_store
+ * integrations"): two locations `prefixUnderLocation` reads alike, holding the same prefixes, are one. Trailing
+ * slashes go (`s3://b/base/` is `s3://b/base`); case stays (object keys are case-sensitive); a scheme root or a
+ * path of slashes only (compared as a raw prefix there) stays as written.
+ */
+export function locationAsCompared(location: string): string {
+  const base = withoutTrailingSlashes(location);
+  return base === '' || base.endsWith(':') ? location : base;
+}

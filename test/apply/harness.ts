@@ -34,8 +34,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(options: { transitionMs?: number; examples?: boolean } = {}): Promise<Harness> {
-  const sandbox = await startSandbox({ port: 0, transitionMs: options.transitionMs ?? 50 });
+export async function harness(options: { transitionMs?: number; examples?: boolean; behaviours?: readonly string[] } = {}): Promise<Harness> {
+  const sandbox = await startSandbox({ port: 0, transitionMs: options.transitionMs ?? 50, ...(options.behaviours ? { behaviours: options.behaviours } : {}) });
   const dir = await mkdtemp(path.join(tmpdir(), 'govops-apply-'));
   if (options.examples) await cp(EXAMPLES, path.join(dir, 'manifests'), { recursive: true, filter: (src) => !src.includes('kubernetes') });
   const env = { ...exampleEnv(), GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken };

@@ -167,8 +167,9 @@ describe('the whole set', () => {
       `    name: ${name}\n    cloudAccountId: "1"\n    cloudRegion: eu-west-1\n    cloudLocationRole: arn:role/x\n` +
       `    cloudLocationPath: ${typeof path === 'string' ? path : `{ fromEnv: ${path.fromEnv} }`}\n    authenticationType: auto\n`;
     await put('a.yaml', `${store('one', 's3://shared/')}---\n${store('two', 's3://shared/')}`);
-    // another path, a path compared as written (the service's own rule) and a secret reference are not clashes
-    await put('b.yaml', `${store('three', 's3://other/')}---\n${store('four', 's3://shared')}---\n${store('five', { fromEnv: 'GOVOPS_SECRET_LOC' })}`);
+    // another path, another case (object keys are case-sensitive) and a secret reference are not clashes; the same
+    // path without its trailing slash is (one location, as prefixUnderLocation reads it)
+    await put('b.yaml', `${store('three', 's3://other/')}---\n${store('four', 's3://Shared')}---\n${store('five', { fromEnv: 'GOVOPS_SECRET_LOC' })}---\n${store('six', 's3://shared')}`);
     const set = await loadManifests(['.'], { cwd: dir });
     expect(set.diagnostics).toEqual([
       expect.objectContaining({
@@ -179,8 +180,25 @@ describe('the whole set', () => {
         severity: 'error',
         message: 'cloudLocationPath `s3://shared/` is also used by Integration/one at a.yaml:1:1: it is unique across object_store integrations (the service refuses a second one)',
       }),
+      expect.objectContaining({
+        file: 'b.yaml',
+        name: 'six',
+        severity: 'error',
+        message: 'cloudLocationPath `s3://shared` is also used by Integration/one at a.yaml:1:1: it is unique across object_store integrations (the service refuses a second one)',
+      }),
     ]);
     expect(names(set)).toEqual(['five', 'four', 'one', 'three']);
+  });
+
+  it('a cloudLocationPath moved from a manifest marked govops/delete to a new one is not a clash (the plan orders the create after the delete)', async () => {
+    const store = (name: string, annotations = '') =>
+      `apiVersion: govops/v1\nkind: Integration\nmetadata:\n  name: ${name}\n${annotations}spec:\n  type: object_store\n  autoBootstrap: false\n  config:\n` +
+      `    name: ${name}\n    cloudAccountId: "1"\n    cloudRegion: eu-west-1\n    cloudLocationRole: arn:role/x\n` +
+      `    cloudLocationPath: s3://moved/\n    authenticationType: auto\n`;
+    await put('a.yaml', `${store('old', '  annotations:\n    govops/delete: "true"\n')}---\n${store('new')}`);
+    const set = await loadManifests(['.'], { cwd: dir });
+    expect(set.diagnostics).toEqual([]);
+    expect(names(set)).toEqual(['new', 'old']);
   });
 
   it('refuses files over 1 MiB and binary files', async () => {

@@ -1,4 +1,5 @@
 /** object_store (interface 2.3): a cloud object store; data sources are registered under it. */
+import { locationAsCompared } from '../../service/data-sources.js';
 import { byAuthentication, defineKind } from '../kind.js';
 
 export const objectStore = defineKind({
@@ -9,6 +10,8 @@ export const objectStore = defineKind({
   identityField: ['spec', 'config', 'name'],
   // "unique across all object_store integrations" (interface 2.3, 8), as `name` is
   uniqueFields: ['cloudLocationPath'],
+  // one location whatever its trailing slashes, as data source prefixes are read under it (prefixUnderLocation)
+  uniqueAsCompared: { cloudLocationPath: locationAsCompared },
   displayName: (c) => (typeof c.name === 'string' ? c.name : undefined),
   masked: ['cloudSecretAccessKey'],
   nonEditable: ['type', 'autoBootstrap', 'config.name', 'config.cloudAccountId', 'config.cloudLocationPath'],

@@ -43,11 +43,11 @@ export interface KindDefinition<T extends string = string> {
    */
   uniqueFields?: readonly string[];
   /**
-   * How two values of a unique field are compared, by field (default: as written): a value the service would hold
-   * to be the same as another (object_store `cloudLocationPath`: the same location, trailing slashes aside) must
-   * meet it in `validate` and the plan, not at the service's 409.
+   * Unique values are compared as written (the interface states uniqueness, not what makes two values one). By field:
+   * a reading under which two values written differently may still be one to the service (object_store
+   * `cloudLocationPath`: trailing slashes aside, as govops reads a location, `prefixUnderLocation`): `validate` warns.
    */
-  uniqueAsCompared?: Readonly<Record<string, (value: string) => string>>;
+  uniqueLookalike?: Readonly<Record<string, (value: string) => string>>;
   /** A name for error messages when the config has no `host` / `workspaceUrl` (default: the type). */
   displayName?(config: Config): string | undefined;
   /**

@@ -116,12 +116,16 @@ export function liveNaturalKey(type: string, config: Config | undefined): string
   return isIntegrationType(type) ? naturalKey(type, config) : undefined;
 }
 /**
- * The key of a unique config value (`uniqueFields`) as values are compared (the kind's `uniqueAsCompared`, else as
- * written): `validate` and the plan index manifests and live integrations by it.
+ * The key of a unique config value (`uniqueFields`), as written (what the interface states: uniqueness, not what
+ * makes two values one): `validate` and the plan index manifests and live integrations by it.
  */
 export function uniqueValueKey(type: IntegrationType, field: string, value: string): string {
-  const compare = kindOf(type).uniqueAsCompared?.[field];
-  return `${type} ${field}=${compare ? compare(value) : value}`;
+  return `${type} ${field}=${value}`;
+}
+/** The key under which values that may be one to the service meet (the kind's `uniqueLookalike`); none without one. */
+export function uniqueLookalikeKey(type: IntegrationType, field: string, value: string): string | undefined {
+  const read = kindOf(type).uniqueLookalike?.[field];
+  return read ? `${type} ${field}~${read(value)}` : undefined;
 }
 /** The config fields each kind's natural key is made of: identity, never a secret reference or an ignored field. */
 export const NATURAL_KEY_FIELDS = KINDS.naturalKeyFields;

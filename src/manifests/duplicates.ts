@@ -2,7 +2,7 @@
  * Checks across the whole manifest set: duplicate (kind, name), two webhooks of one name in the service (spec.name,
  * else metadata.name), and integrations the service would 409.
  */
-import { kindOf, naturalKey, uniqueValueKey } from '../kinds/registry.js';
+import { kindOf, naturalKey, uniqueLookalikeKey, uniqueValueKey } from '../kinds/registry.js';
 import { DELETE_ANNOTATION, annotationOn } from '../service/annotations.js';
 import { webhookServiceName } from '../service/webhook-fields.js';
 import type { Diagnostic, IntegrationManifest, LoadedManifest, WebhookManifest } from './types.js';
@@ -42,9 +42,9 @@ export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: L
     kept.push(m);
     if (kind !== 'Integration') continue;
     const spec = (m.manifest as IntegrationManifest).spec;
-    // What the service keeps unique: the natural key, and the kind's unique fields (interface 8), compared as the
-    // kind compares them (`uniqueValueKey`: a location's trailing slashes aside, else as written). A field that is a
-    // secret reference or missing is not known offline: not compared.
+    // What the service keeps unique: the natural key, and the kind's unique fields (interface 8), compared as written
+    // (`uniqueValueKey`; two values that may be one to the service, `uniqueLookalikeKey`, are warned of). A field that
+    // is a secret reference or missing is not known offline: not compared.
     const nk = naturalKey(spec.type, spec.config);
     const nkKnown = !/=($|:)/.test(nk);
     const kindDef = kindOf(spec.type);
@@ -86,7 +86,41 @@ export function checkDuplicates(manifests: readonly LoadedManifest[]): { kept: L
     if (nkKnown) byNaturalKey.set(nk, m);
     for (const key of uniqueKeys) byUniqueField.set(key, m);
   }
-  return { kept, diagnostics };
+  return { kept, diagnostics: [...diagnostics, ...lookalikeWarnings(kept)] };
+}
+
+/**
+ * Unique values written otherwise than one before them that the service may hold to be the same (`uniqueLookalikeKey`:
+ * two object_store paths that differ only by trailing slashes): warnings (compared as written, the two are no clash).
+ * A manifest marked govops/delete gives its values up, as above.
+ */
+function lookalikeWarnings(kept: readonly LoadedManifest[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const first = new Map<string, { m: LoadedManifest; value: string }>();
+  for (const m of kept) {
+    if (m.manifest.kind !== 'Integration' || annotationOn(m.manifest.metadata.annotations, DELETE_ANNOTATION)) continue;
+    const spec = (m.manifest as IntegrationManifest).spec;
+    for (const field of kindOf(spec.type).uniqueFields ?? []) {
+      const value = spec.config?.[field];
+      const key = typeof value === 'string' ? uniqueLookalikeKey(spec.type, field, value) : undefined;
+      if (key === undefined || typeof value !== 'string') continue;
+      const like = first.get(key);
+      if (!like) first.set(key, { m, value });
+      else if (like.value !== value) {
+        out.push({
+          ...m.locate(['spec', 'config', field]),
+          kind: m.manifest.kind,
+          name: m.manifest.metadata.name,
+          severity: 'warning',
+          message:
+            `${field} \`${value}\` and \`${like.value}\` of ${like.m.manifest.kind}/${like.m.manifest.metadata.name} at ${where(like.m)} ` +
+            `differ only by trailing slashes: govops reads them as one location, and the service may too (it refuses a second ` +
+            `integration on one ${field}); write one location once`,
+        });
+      }
+    }
+  }
+  return out;
 }
 
 /** A second webhook manifest of one name in the service (spec.name, else metadata.name): its error; else it is noted. */

@@ -11,7 +11,7 @@
  * natural key is checked too (`blockNaturalKeysTaken`).
  */
 import type { LiveIntegration } from '../api/types.js';
-import { isIntegrationType, kindOf, liveNaturalKey, naturalKey, uniqueValueKey } from '../kinds/registry.js';
+import { isIntegrationType, kindOf, liveNaturalKey, naturalKey, uniqueLookalikeKey, uniqueValueKey } from '../kinds/registry.js';
 import { blocked } from './notes.js';
 import { appendTo, groupBy } from '../util/multimap.js';
 import type { DesiredIntegration, DesiredResource, PlanChange } from './types.js';
@@ -31,14 +31,20 @@ export function blockUniqueValuesTaken(changes: readonly PlanChange[], desired: 
     if (c.resourceKind === 'Integration' && (c.action === 'delete' || c.action === 'replace') && !c.blocked && c.liveId !== undefined) removed.set(c.liveId, c);
   }
   blockNaturalKeysTaken(creates, byName, removed, live);
-  // live integrations by unique value as compared (`uniqueValueKey`: a location's trailing slashes aside): one pass, not one per create (10,000 object-store creates
-  // against 10,000 live ones would be 10^8 comparisons)
+  // live integrations by unique value as written (`uniqueValueKey`): one pass, not one per create (10,000 object-store
+  // creates against 10,000 live ones would be 10^8 comparisons)
   const holdersOf = new Map<string, LiveIntegration[]>();
+  // the ones this plan removes, by a value the service may hold to be the same (`uniqueLookalikeKey`): a create waits
+  // for their removal (ordering only: a value written otherwise is never blocked)
+  const removedLookalikes = new Map<string, LiveIntegration[]>();
   for (const l of live) {
     if (!isIntegrationType(l.type)) continue;
     for (const field of kindOf(l.type).uniqueFields ?? []) {
       const value = l.config[field];
-      if (typeof value === 'string') appendTo(holdersOf, uniqueValueKey(l.type, field, value), l);
+      if (typeof value !== 'string') continue;
+      appendTo(holdersOf, uniqueValueKey(l.type, field, value), l);
+      const lookalike = removed.has(l.id) ? uniqueLookalikeKey(l.type, field, value) : undefined;
+      if (lookalike !== undefined) appendTo(removedLookalikes, lookalike, l);
     }
   }
   // the values the creates of this plan take, in plan order: `validate` compares the manifests' values, but not one
@@ -71,6 +77,11 @@ export function blockUniqueValuesTaken(changes: readonly PlanChange[], desired: 
         // for each other (two integrations swapping paths); it meets the value taken and retries as before.
         if (c.action === 'create') {
           for (const l of holders) (c.freedBy ??= []).push(`Integration/${removed.get(l.id)!.name}`);
+          const lookalike = uniqueLookalikeKey(d.body.type, field, value);
+          for (const l of lookalike === undefined ? [] : (removedLookalikes.get(lookalike) ?? [])) {
+            const by = `Integration/${removed.get(l.id)!.name}`;
+            if (l.id !== c.liveId && !c.freedBy?.includes(by)) (c.freedBy ??= []).push(by);
+          }
         }
         continue;
       }

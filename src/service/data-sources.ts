@@ -33,10 +33,10 @@ export function prefixUnderLocation(location: string, prefix: string): boolean {
 }
 
 /**
- * A base location as two are compared for uniqueness (2.3: `cloudLocationPath` is "unique across all object_store
- * integrations"): two locations `prefixUnderLocation` reads alike, holding the same prefixes, are one. Trailing
- * slashes go (`s3://b/base/` is `s3://b/base`); case stays (object keys are case-sensitive); a scheme root or a
- * path of slashes only (compared as a raw prefix there) stays as written.
+ * A base location as govops reads it (`prefixUnderLocation`): two locations that hold the same prefixes read alike.
+ * Trailing slashes go (`s3://b/base/` is `s3://b/base`); case stays (object keys are case-sensitive); a scheme root
+ * or a path of slashes only (compared as a raw prefix there) stays as written. Uniqueness (2.3) is compared as
+ * written: this reading only makes `validate` warn of two paths the service may hold to be one.
  */
 export function locationAsCompared(location: string): string {
   const base = withoutTrailingSlashes(location);

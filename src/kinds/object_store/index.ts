@@ -10,8 +10,8 @@ export const objectStore = defineKind({
   identityField: ['spec', 'config', 'name'],
   // "unique across all object_store integrations" (interface 2.3, 8), as `name` is
   uniqueFields: ['cloudLocationPath'],
-  // one location whatever its trailing slashes, as data source prefixes are read under it (prefixUnderLocation)
-  uniqueAsCompared: { cloudLocationPath: locationAsCompared },
+  // compared as written; two paths one by govops' reading of a location (trailing slashes aside) are warned of
+  uniqueLookalike: { cloudLocationPath: locationAsCompared },
   displayName: (c) => (typeof c.name === 'string' ? c.name : undefined),
   masked: ['cloudSecretAccessKey'],
   nonEditable: ['type', 'autoBootstrap', 'config.name', 'config.cloudAccountId', 'config.cloudLocationPath'],

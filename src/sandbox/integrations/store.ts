@@ -7,20 +7,10 @@ import { displayHost, naturalKey, isIntegrationType } from '../../kinds/registry
 import { backgroundClock, type Clock, type TimerHandle } from '../../util/clock.js';
 import type { Behaviours } from '../behaviours.js';
 import { isPlainObject } from '../../util/object.js';
-import { withoutTrailingSlashes } from '../../util/strings.js';
 import type { StoredIntegration } from './view.js';
 import { fullView, mutationView } from './view.js';
 
 export type TransitionEvent = 'failed' | 'resolved';
-
-/**
- * A cloudLocationPath as uniqueness compares it: one location whatever its trailing slashes (it holds the same
- * prefixes, `isUnderLocation`); case as written. A scheme root or slashes only stay as written.
- */
-function locationKey(path: string): string {
-  const base = withoutTrailingSlashes(path);
-  return base === '' || base.endsWith(':') ? path : base;
-}
 
 export interface StoreOptions {
   transitionMs: number;
@@ -82,7 +72,7 @@ export class IntegrationStore {
   }
 
   byCloudLocation(path: string): StoredIntegration | undefined {
-    const id = this.byLocation.get(locationKey(path));
+    const id = this.byLocation.get(path);
     return id === undefined ? undefined : this.items.get(id);
   }
 
@@ -310,7 +300,7 @@ export class IntegrationStore {
     if (ids) ids.add(item.id);
     else this.byKey.set(key, new Set([item.id]));
     if (item.type === 'object_store' && typeof item.config.cloudLocationPath === 'string') {
-      this.byLocation.set(locationKey(item.config.cloudLocationPath), item.id);
+      this.byLocation.set(item.config.cloudLocationPath, item.id);
     }
   }
 
@@ -320,6 +310,6 @@ export class IntegrationStore {
     ids?.delete(item.id);
     if (ids?.size === 0) this.byKey.delete(key);
     const loc = item.config.cloudLocationPath;
-    if (typeof loc === 'string' && this.byLocation.get(locationKey(loc)) === item.id) this.byLocation.delete(locationKey(loc));
+    if (typeof loc === 'string' && this.byLocation.get(loc) === item.id) this.byLocation.delete(loc);
   }
 }

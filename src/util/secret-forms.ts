@@ -29,8 +29,10 @@
  *
  * And apart from these, the value in base64 (`base64Forms`, not nested in the others).
  *
- * Not covered: any other transformation (base64 of an encoded form, other HTML entities: XML's `&apos;`, Go html/template's `&#43;`, a
- * lower-case hex entity; case folding, a part of the value). A URL's userinfo as Go or Java escape it needs no form:
+ * Not covered here: a form nested deeper, other spellings of an escape (XML's `&apos;`, Go html/template's `&#43;`, a
+ * lower-case hex entity, `\u` escapes of every character): the redactor also reads a text through its decoded views
+ * (src/util/decoded-views.ts), which find these. Not covered at all: base64 of an encoded form, case folding, a part of
+ * the value. A URL's userinfo as Go or Java escape it needs no form:
  * the redactor drops every URL userinfo. Pure.
  */
 
@@ -123,7 +125,7 @@ function htmlEscaper(quot: string | undefined, apos: string | undefined): Encode
 }
 
 /** The characters HTML 4 names (`&eacute;`, `&euro;`): code point in hex, then the name. */
-const HTML4_NAMED: ReadonlyMap<number, string> = new Map(
+export const HTML4_NAMED: ReadonlyMap<number, string> = new Map(
   (
     'a0:nbsp a1:iexcl a2:cent a3:pound a4:curren a5:yen a6:brvbar a7:sect a8:uml a9:copy aa:ordf ab:laquo ac:not ' +
     'ad:shy ae:reg af:macr b0:deg b1:plusmn b2:sup2 b3:sup3 b4:acute b5:micro b6:para b7:middot b8:cedil b9:sup1 ' +

@@ -9,8 +9,9 @@
  *
  * The families, each decoding what any of its writers writes (so one decoder per family, not one per writer):
  * - backslash: `\\ \" \' \/` and a backquote, `\b \f \n \r \t \v \a \e`, `\uXXXX`, `\xXX`, `\UXXXXXXXX` (JSON,
- *   JavaScript, Python's repr, Go's %q, Node's inspect; either hex case); another backslash stays as it is.
- * - percent: `%XX` of a byte (either hex case), bytes of UTF-8 decoded together; an invalid sequence stays as it is.
+ *   JavaScript, Python's repr, Go's %q, Node's inspect; either hex case), `\xXX` bytes of UTF-8 together (Python's repr
+ *   of bytes: `b'\xc3\xa9'`); another backslash stays as it is.
+ * - percent: `%XX` of a byte (either hex case), bytes of UTF-8 decoded together, a byte that is no UTF-8 as Latin-1.
  * - form: the same, and `+` as a space (a query string, an HTML form).
  * - html: `&name;` (HTML 4's names, `&apos;`), `&#DDD;`, `&#xHHH;` (either case of `x` and of the hex, leading zeros).
  *
@@ -100,7 +101,11 @@ const backslash: Decoder = (text, map) => {
     let len = 2;
     if (short !== undefined) cp = short.charCodeAt(0);
     else if (d === 'u') [cp, len] = [hexAt(text, j + 2, 4), 6];
-    else if (d === 'x') [cp, len] = [hexAt(text, j + 2, 2), 4];
+    else if (d === 'x') {
+      // bytes of UTF-8 as Python's repr of bytes writes them (`b'\xc3\xa9'`), else one character (`'\x1b'`)
+      const u = utf8At(text, j, X_BYTE);
+      [cp, len] = u && u.n > 1 ? [u.cp, 4 * u.n] : [hexAt(text, j + 2, 2), 4];
+    }
     else if (d === 'U') [cp, len] = [hexAt(text, j + 2, 8), 10];
     if (cp < 0 || cp > 0x10ffff) {
       out.push('\\', j);
@@ -122,21 +127,26 @@ function copy(out: Out, text: string, i: number, j: number): void {
   if (out.local) for (let k = i; k < j; k++) out.local.push(k);
 }
 
-/** The byte of `%XX` at `at`, or -1. */
-function pctByte(text: string, at: number): number {
-  return text.charCodeAt(at) === 37 ? hexAt(text, at + 1, 2) : -1;
+/** A byte written as `%XX` (3 characters) or `\xXX` (4). */
+interface ByteEscape {
+  width: number;
+  at(text: string, at: number): number;
 }
+/** The byte of `%XX` at `at`, or -1. */
+const PCT_BYTE: ByteEscape = { width: 3, at: (text, at) => (text.charCodeAt(at) === 37 ? hexAt(text, at + 1, 2) : -1) };
+/** The byte of `\xXX` at `at`, or -1. */
+const X_BYTE: ByteEscape = { width: 4, at: (text, at) => (text.charCodeAt(at) === 92 && text.charCodeAt(at + 1) === 120 ? hexAt(text, at + 2, 2) : -1) };
 
-/** The UTF-8 sequence of `%XX` bytes at `at`: its code point and how many bytes, or undefined when it is not one. */
-function utf8At(text: string, at: number): { cp: number; n: number } | undefined {
-  const b0 = pctByte(text, at);
+/** The UTF-8 sequence of escaped bytes at `at`: its code point and how many bytes, or undefined when it is not one. */
+function utf8At(text: string, at: number, escape: ByteEscape = PCT_BYTE): { cp: number; n: number } | undefined {
+  const b0 = escape.at(text, at);
   if (b0 < 0) return undefined;
   if (b0 < 0x80) return { cp: b0, n: 1 };
   const n = b0 >= 0xc2 && b0 <= 0xdf ? 2 : b0 >= 0xe0 && b0 <= 0xef ? 3 : b0 >= 0xf0 && b0 <= 0xf4 ? 4 : 0;
   if (n === 0) return undefined;
   let cp = b0 & (0x7f >> n);
   for (let k = 1; k < n; k++) {
-    const b = pctByte(text, at + 3 * k);
+    const b = escape.at(text, at + escape.width * k);
     if (b < 0x80 || b > 0xbf) return undefined;
     cp = (cp << 6) | (b & 0x3f);
   }
@@ -158,10 +168,16 @@ function percentDecoder(plusIsSpace: boolean): Decoder {
         continue;
       }
       const u = c === '%' ? utf8At(text, i) : undefined;
+      const latin1 = c === '%' && !u ? PCT_BYTE.at(text, i) : -1;
       if (u) {
         out.push(String.fromCodePoint(u.cp), i);
         out.changed = true;
         i += 3 * u.n;
+      } else if (latin1 >= 0) {
+        // not UTF-8: a byte of Latin-1 (Java's URLEncoder with ISO-8859-1, PHP's urlencode of a Latin-1 string)
+        out.push(String.fromCharCode(latin1), i);
+        out.changed = true;
+        i += 3;
       } else {
         out.push(c, i);
         i++;

@@ -25,6 +25,10 @@ const ECHOES: Record<string, (v: string) => string> = {
   '\\x escapes of every byte-sized character': (v) => [...v].map((c) => (c.charCodeAt(0) < 256 ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}` : c)).join(''),
   'a query string, lower-case hex and + for a space': (v) => new URLSearchParams({ p: v }).toString().slice(2).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
   '%XX of every byte': (v) => [...Buffer.from(v)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  // a Python service's error holding the body it read (`request.body`, httpx's `Response content b'…'`): UTF-8 bytes as \xNN
+  "Python's repr of bytes": (v) => [...Buffer.from(v)].map((b) => (b === 0x5c ? '\\\\' : b === 0x27 ? "\\'" : b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`)).join(''),
+  // Java's URLEncoder.encode(v, ISO_8859_1), PHP's urlencode of a Latin-1 string: one %XX a character
+  'percent-encoded Latin-1': (v) => [...v].map((c) => (c.charCodeAt(0) < 0x80 ? encodeURIComponent(c) : c.charCodeAt(0) < 0x100 ? `%${c.charCodeAt(0).toString(16).toUpperCase()}` : c)).join(''),
   'JSON in an XML page in JSON': (v) => json(json(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&apos;')),
   'JSON three times over, then percent-encoded': (v) => encodeURIComponent(json(json(json(v)))),
 };

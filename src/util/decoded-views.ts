@@ -21,8 +21,9 @@
  * Bounds (redaction runs on every log line): at most MAX_VIEW_DEPTH decodings in a row and at most MAX_VIEWS views of a
  * text, each made in one pass of the view it comes from; a text holding none of `\ % & +` has none (one test of it).
  * So a text costs at most MAX_VIEWS + 1 scans of its length to make its views, and as many for the matcher to read
- * them: linear in its length whatever it holds. A text is seldom past the first level: a JSON log line holding `\"`
- * has one view, or two. Pure.
+ * them: linear in its length whatever it holds. The maps back to the text (4 bytes a character) are made only for a
+ * view a form was found in, and its chain (at most MAX_VIEW_DEPTH more decodings each). A text is seldom past the
+ * first level: a JSON log line holding `\"` has one view, or two. Pure.
  */
 
 import { HTML4_NAMED } from './secret-forms.js';
@@ -34,32 +35,45 @@ export const MAX_VIEWS = 24;
 
 export interface DecodedView {
   text: string;
-  /**
-   * For each character of `text`, where the escape (or character) it came from starts in the original text; one more
-   * entry, the original text's length. A match at [a, b) in the view covers [from[a], from[b]) of the original.
-   */
-  from: Int32Array;
+  /** The view it was decoded from (undefined: the text itself), and by what. */
+  readonly parent: DecodedView | undefined;
+  readonly decoder: Decoder | undefined;
+  /** Its map, once `viewMap` worked it out. */
+  from?: Int32Array;
 }
 
 /** Something to decode: a text and, when a map is asked for, where its characters came from. */
-type Decoder = (text: string, map: boolean) => { text: string; local: number[] | undefined } | undefined;
+type Decoder = (text: string, map: boolean) => { text: string; local: Int32Array | undefined } | undefined;
 
-/** Builds a decoded text and, when asked, its map to the text it was decoded from. */
+/**
+ * Builds a decoded text and, when asked, its map to the text it was decoded from (a decoded text is never longer than
+ * the text: every escape stands for fewer characters than it has).
+ */
 class Out {
-  text = '';
-  readonly local: number[] | undefined;
+  private readonly parts: string[] = [];
+  private length = 0;
+  readonly local: Int32Array | undefined;
   changed = false;
-  constructor(map: boolean) {
-    this.local = map ? [] : undefined;
+  constructor(inputLength: number, map: boolean) {
+    this.local = map ? new Int32Array(inputLength + 1) : undefined;
   }
+  /** `s`, decoded from the escape starting at `at`. */
   push(s: string, at: number): void {
-    this.text += s;
-    if (this.local) for (let k = 0; k < s.length; k++) this.local.push(at);
+    this.parts.push(s);
+    if (this.local) this.local.fill(at, this.length, this.length + s.length);
+    this.length += s.length;
   }
-  done(length: number): { text: string; local: number[] | undefined } | undefined {
+  /** text[i, j) as it is. */
+  copy(text: string, i: number, j: number): void {
+    if (j <= i) return;
+    this.parts.push(text.slice(i, j));
+    if (this.local) for (let k = i; k < j; k++) this.local[this.length++] = k;
+    else this.length += j - i;
+  }
+  done(inputLength: number): { text: string; local: Int32Array | undefined } | undefined {
     if (!this.changed) return undefined;
-    this.local?.push(length);
-    return { text: this.text, local: this.local };
+    if (this.local) this.local[this.length] = inputLength;
+    return { text: this.parts.join(''), local: this.local?.subarray(0, this.length + 1) };
   }
 }
 
@@ -89,12 +103,12 @@ function hexAt(text: string, at: number, n: number): number {
 
 const backslash: Decoder = (text, map) => {
   if (!text.includes('\\')) return undefined;
-  const out = new Out(map);
+  const out = new Out(text.length, map);
   let i = 0;
   while (i < text.length) {
     const j = text.indexOf('\\', i);
     if (j < 0 || j === text.length - 1) break;
-    copy(out, text, i, j);
+    out.copy(text, i, j);
     const d = text[j + 1]!;
     const short = BACKSLASH_SHORT[d];
     let cp = -1;
@@ -117,15 +131,9 @@ const backslash: Decoder = (text, map) => {
     i = j + len;
   }
   if (!out.changed) return undefined;
-  copy(out, text, i, text.length);
+  out.copy(text, i, text.length);
   return out.done(text.length);
 };
-
-/** text[i, j) as it is. */
-function copy(out: Out, text: string, i: number, j: number): void {
-  out.text += text.slice(i, j);
-  if (out.local) for (let k = i; k < j; k++) out.local.push(k);
-}
 
 /** A byte written as `%XX` (3 characters) or `\xXX` (4). */
 interface ByteEscape {
@@ -156,33 +164,39 @@ function utf8At(text: string, at: number, escape: ByteEscape = PCT_BYTE): { cp: 
 }
 
 function percentDecoder(plusIsSpace: boolean): Decoder {
+  const special = plusIsSpace ? /[%+]/g : /%/g;
   return (text, map) => {
     if (!text.includes('%') && !(plusIsSpace && text.includes('+'))) return undefined;
-    const out = new Out(map);
-    for (let i = 0; i < text.length; ) {
-      const c = text[i]!;
-      if (c === '+' && plusIsSpace) {
-        out.push(' ', i);
+    const out = new Out(text.length, map);
+    let i = 0;
+    special.lastIndex = 0;
+    for (let m = special.exec(text); m; m = special.exec(text)) {
+      const j = m.index;
+      if (j < i) continue;
+      out.copy(text, i, j);
+      i = j + 1;
+      if (text[j] === '+') {
+        out.push(' ', j);
         out.changed = true;
-        i++;
         continue;
       }
-      const u = c === '%' ? utf8At(text, i) : undefined;
-      const latin1 = c === '%' && !u ? PCT_BYTE.at(text, i) : -1;
+      const u = utf8At(text, j);
+      const latin1 = u ? -1 : PCT_BYTE.at(text, j);
       if (u) {
-        out.push(String.fromCodePoint(u.cp), i);
-        out.changed = true;
-        i += 3 * u.n;
+        out.push(String.fromCodePoint(u.cp), j);
+        i = j + 3 * u.n;
       } else if (latin1 >= 0) {
         // not UTF-8: a byte of Latin-1 (Java's URLEncoder with ISO-8859-1, PHP's urlencode of a Latin-1 string)
-        out.push(String.fromCharCode(latin1), i);
-        out.changed = true;
-        i += 3;
+        out.push(String.fromCharCode(latin1), j);
+        i = j + 3;
       } else {
-        out.push(c, i);
-        i++;
+        out.push('%', j);
+        continue;
       }
+      out.changed = true;
+      special.lastIndex = i;
     }
+    out.copy(text, i, text.length);
     return out.done(text.length);
   };
 }
@@ -200,7 +214,7 @@ const ENTITY = /&(?:#([0-9]{1,8})|#[xX]([0-9a-fA-F]{1,8})|([A-Za-z][A-Za-z0-9]{1
 
 const html: Decoder = (text, map) => {
   if (!text.includes('&')) return undefined;
-  const out = new Out(map);
+  const out = new Out(text.length, map);
   let i = 0;
   for (;;) {
     const j = text.indexOf('&', i);
@@ -212,7 +226,7 @@ const html: Decoder = (text, map) => {
       const cp = m[1] !== undefined ? parseInt(m[1], 10) : m[2] !== undefined ? parseInt(m[2], 16) : -1;
       decoded = cp >= 0 ? (cp <= 0x10ffff ? String.fromCodePoint(cp) : undefined) : NAMED.get(m[3]!);
     }
-    copy(out, text, i, j);
+    out.copy(text, i, j);
     if (m && decoded !== undefined) {
       out.push(decoded, j);
       out.changed = true;
@@ -223,7 +237,7 @@ const html: Decoder = (text, map) => {
     }
   }
   if (!out.changed) return undefined;
-  copy(out, text, i, text.length);
+  out.copy(text, i, text.length);
   return out.done(text.length);
 };
 
@@ -234,33 +248,44 @@ const DECODERS: readonly Decoder[] = [backslash, html, percentDecoder(false), pe
 const DECODABLE = /[\\%&+]/;
 
 /**
- * The views of `text` (not the text itself), breadth first; with `map` false their `from` is empty (to test whether a
- * form occurs in any of them, without the cost of the maps).
+ * The views of `text` (not the text itself), breadth first, each made when it is asked for (a caller that stops at the
+ * first view holding a form makes no more). Without their maps: `viewMap` works out one's when a form was found in it.
  */
-export function decodedViews(text: string, map = true): DecodedView[] {
-  if (!DECODABLE.test(text)) return [];
+export function* decodedViews(text: string): Generator<DecodedView> {
+  if (!DECODABLE.test(text)) return;
   const seen = new Set<string>([text]);
-  const views: DecodedView[] = [];
-  let frontier: DecodedView[] = [{ text, from: map ? identity(text.length) : EMPTY }];
+  let made = 0;
+  let frontier: DecodedView[] = [{ text, parent: undefined, decoder: undefined }];
   for (let depth = 0; depth < MAX_VIEW_DEPTH && frontier.length; depth++) {
     const next: DecodedView[] = [];
     for (const v of frontier) {
       for (const decode of DECODERS) {
-        if (views.length >= MAX_VIEWS) return views;
-        const d = decode(v.text, map);
+        if (made >= MAX_VIEWS) return;
+        const d = decode(v.text, false);
         if (!d || seen.has(d.text)) continue;
         seen.add(d.text);
-        const view = { text: d.text, from: d.local ? compose(v.from, d.local) : EMPTY };
-        views.push(view);
+        made++;
+        const view: DecodedView = { text: d.text, parent: v, decoder: decode };
+        yield view;
         next.push(view);
       }
     }
     frontier = next;
   }
-  return views;
 }
 
-const EMPTY = new Int32Array(0);
+/**
+ * For each character of `view`, where the escape (or character) it came from starts in the original text; one more
+ * entry, the original text's length. A match at [a, b) in the view covers [from[a], from[b]) of the original. Made by
+ * decoding again, with the map, along the view's chain (at most MAX_VIEW_DEPTH decodings); kept on the views.
+ */
+export function viewMap(view: DecodedView): Int32Array {
+  if (view.from) return view.from;
+  if (!view.parent || !view.decoder) return (view.from = identity(view.text.length));
+  const outer = viewMap(view.parent);
+  const local = view.decoder(view.parent.text, true)?.local ?? new Int32Array(0);
+  return (view.from = compose(outer, local));
+}
 
 function identity(n: number): Int32Array {
   const a = new Int32Array(n + 1);
@@ -268,7 +293,7 @@ function identity(n: number): Int32Array {
   return a;
 }
 
-function compose(outer: Int32Array, local: readonly number[]): Int32Array {
+function compose(outer: Int32Array, local: Int32Array): Int32Array {
   const a = new Int32Array(local.length);
   for (let k = 0; k < local.length; k++) a[k] = outer[local[k]!]!;
   return a;

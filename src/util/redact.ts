@@ -18,7 +18,7 @@
  * splits or rewrites it (src/util/cut.ts).
  */
 
-import { decodedViews } from './decoded-views.js';
+import { decodedViews, viewMap } from './decoded-views.js';
 import { HEAD, LiteralMatcher } from './literal-matcher.js';
 import { base64Forms, secretForms } from './secret-forms.js';
 import { dropUrlUserinfo, hasUrlUserinfo } from './url-userinfo.js';
@@ -227,9 +227,11 @@ export class Redactor {
 
 }
 
-/** Whether a form of `matcher` occurs in `text` or in one of its decoded views (those made without their maps). */
+/** Whether a form of `matcher` occurs in `text` or in one of its decoded views (made until one holds a form). */
 function occursIn(matcher: LiteralMatcher, text: string): boolean {
-  return matcher.test(text) || decodedViews(text, false).some((v) => matcher.test(v.text));
+  if (matcher.test(text)) return true;
+  for (const v of decodedViews(text)) if (matcher.test(v.text)) return true;
+  return false;
 }
 
 /**
@@ -238,10 +240,11 @@ function occursIn(matcher: LiteralMatcher, text: string): boolean {
  */
 function replaceForms(matcher: LiteralMatcher, text: string): string {
   const spans = matcher.spans(text);
-  if (decodedViews(text, false).some((v) => matcher.test(v.text))) {
-    for (const v of decodedViews(text)) {
-      for (const [a, b] of matcher.spans(v.text)) spans.push([v.from[a]!, endOf(v.from, b)]);
-    }
+  for (const v of decodedViews(text)) {
+    const found = matcher.spans(v.text);
+    if (found.length === 0) continue;
+    const from = viewMap(v);
+    for (const [a, b] of found) spans.push([from[a]!, endOf(from, b)]);
   }
   if (spans.length === 0) return text;
   spans.sort((x, y) => x[0] - y[0] || y[1] - x[1]);

@@ -20,7 +20,7 @@
 
 import { decodedViews, viewMap } from './decoded-views.js';
 import { HEAD, LiteralMatcher } from './literal-matcher.js';
-import { base64Forms, secretForms } from './secret-forms.js';
+import { base64Forms, byteListForms, secretForms } from './secret-forms.js';
 import { dropUrlUserinfo, hasUrlUserinfo } from './url-userinfo.js';
 
 export { secretForms };
@@ -162,7 +162,7 @@ export class Redactor {
     const forms = new Set<string>();
     for (const v of values) {
       let fs = this.formsOf.get(v);
-      if (!fs) this.formsOf.set(v, (fs = [...secretForms(v).filter((f) => f.length >= MIN_SECRET_LENGTH), ...base64Forms(v)]));
+      if (!fs) this.formsOf.set(v, (fs = [...secretForms(v).filter((f) => f.length >= MIN_SECRET_LENGTH), ...base64Forms(v), ...byteListForms(v)]));
       for (const f of fs) forms.add(f);
     }
     return forms.size ? new LiteralMatcher(forms) : undefined;

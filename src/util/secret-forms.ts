@@ -27,7 +27,8 @@
  * Each form is kept once: a value without the characters an encoding rewrites adds no form for it, so a plain
  * alphanumeric value has one form and one full of special characters a few hundred.
  *
- * And apart from these, the value in base64, and a few encodings of it in base64 (`base64Forms`, not nested in the others).
+ * And apart from these, the value in base64, and a few encodings of it in base64 (`base64Forms`, not nested in the others),
+ * and the list of its bytes (`byteListForms`).
  *
  * Not covered here: a form nested deeper, other spellings of an escape (XML's `&apos;`, Go html/template's `&#43;`, a
  * lower-case hex entity, `\u` escapes of every character): the redactor also reads a text through its decoded views
@@ -391,4 +392,19 @@ function base64FormsOf(value: string, forms: Set<string>): void {
     add(encoded.slice(start, Math.floor((8 * (a + bytes.length)) / 6)), true);
     add(encoded.slice(start), a === 0);
   }
+}
+
+/** A byte-list form holds at least this many bytes of the value: a shorter list could be any numbers. */
+export const BYTE_LIST_MIN_BYTES = 8;
+
+/**
+ * The value's UTF-8 bytes as a list, as a service logging the body it read as bytes writes it: Node's util.inspect of a
+ * Buffer (`<Buffer 7b 22 70>`: lower-case hex, spaces), JSON.stringify of a Buffer (`"data":[123,34,112]`), Go's `%v`
+ * of a []byte (`[123 34 112]`), Python's `list(body)` (`[123, 34, 112]`). Four forms, none for a value of fewer than
+ * BYTE_LIST_MIN_BYTES bytes. Not nested in the other encodings (digits, spaces and commas: no escaper changes them).
+ */
+export function byteListForms(value: string): string[] {
+  const bytes = [...Buffer.from(value.replace(LONE_SURROGATE, '\ufffd'), 'utf8')];
+  if (bytes.length < BYTE_LIST_MIN_BYTES) return [];
+  return [bytes.map((b) => b.toString(16).padStart(2, '0')).join(' '), bytes.join(' '), bytes.join(','), bytes.join(', ')];
 }

@@ -113,20 +113,30 @@ export class LiteralMatcher {
    * another. Matches that only touch stay two replacements.
    */
   replace(text: string, replacement: string): string {
-    let m = this.next(text);
-    if (!m) return text;
+    const spans = this.spans(text);
+    if (!spans.length) return text;
     let out = '';
     let done = 0;
+    for (const [at, end] of spans) {
+      out += text.slice(done, at) + replacement;
+      done = end;
+    }
+    return out + text.slice(done);
+  }
+
+  /** What `replace` replaces: each match, extended as it says, as [start, end), left to right. */
+  spans(text: string): Array<[number, number]> {
+    const spans: Array<[number, number]> = [];
+    let m = this.next(text);
     while (m) {
-      out += text.slice(done, m.at) + replacement;
       let end = m.at + m.literal.length;
       for (let p = m.at + 1; p < end; p++) {
         const l = this.longestAt(text, p);
         if (l !== undefined && p + l.length > end) end = p + l.length;
       }
-      done = end;
-      m = this.next(text, done);
+      spans.push([m.at, end]);
+      m = this.next(text, end);
     }
-    return out + text.slice(done);
+    return spans;
   }
 }

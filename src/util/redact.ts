@@ -11,13 +11,16 @@
  * be printed came from a reconcile that used them (the daemon: src/daemon/secrets-in-force.ts).
  *
  * A value is replaced in the forms an echo would carry it (src/util/secret-forms.ts: JSON-escaped, URL-encoded,
- * quoted and HTML-escaped as JavaScript, Go, .NET, Python and Java write them, nested up to three deep; and in base64). Userinfo in URLs
+ * quoted and HTML-escaped as JavaScript, Go, .NET, Python and Java write them, nested up to three deep; and in base64),
+ * in the text and in its decoded views (src/util/decoded-views.ts: its escapes decoded, up to 8 times over, at most 24
+ * views of a text, so a bounded number of linear scans of it). Userinfo in URLs
  * (`https://user:token@host`) is dropped too. Whole forms only: text from outside is redacted before anything cuts,
  * splits or rewrites it (src/util/cut.ts).
  */
 
+import { decodedViews, viewMap } from './decoded-views.js';
 import { HEAD, LiteralMatcher } from './literal-matcher.js';
-import { base64Forms, secretForms } from './secret-forms.js';
+import { base64Forms, byteListForms, secretForms } from './secret-forms.js';
 import { dropUrlUserinfo, hasUrlUserinfo } from './url-userinfo.js';
 
 export { secretForms };
@@ -159,7 +162,7 @@ export class Redactor {
     const forms = new Set<string>();
     for (const v of values) {
       let fs = this.formsOf.get(v);
-      if (!fs) this.formsOf.set(v, (fs = [...secretForms(v).filter((f) => f.length >= MIN_SECRET_LENGTH), ...base64Forms(v)]));
+      if (!fs) this.formsOf.set(v, (fs = [...secretForms(v).filter((f) => f.length >= MIN_SECRET_LENGTH), ...base64Forms(v), ...byteListForms(v)]));
       for (const f of fs) forms.add(f);
     }
     return forms.size ? new LiteralMatcher(forms) : undefined;
@@ -172,21 +175,23 @@ export class Redactor {
    */
   private untouched(text: string, scope: RedactScope): boolean {
     const { operator, authored } = this.matchers();
-    if (operator?.test(text) || (scope === 'all' && authored?.test(text))) return false;
+    const matchers = scope === 'all' ? [operator, authored] : [operator];
+    if (matchers.some((m) => m && occursIn(m, text))) return false;
     return !hasUrlUserinfo(text);
   }
 
   /**
-   * Free text: every form of every registered value (of the scope), and URL userinfo, replaced. The operator's values
-   * first, then the author's in what is left: an author chooses values, and one overlapping an operator's value in
-   * the text (ending in its first characters, or starting with its last) would otherwise decide how much of it, or of
+   * Free text: every form of every registered value (of the scope), and URL userinfo, replaced; in the text and in its
+   * decoded views (src/util/decoded-views.ts: a form found there is replaced in the text, whole escapes). The operator's
+   * values first, then the author's in what is left: an author chooses values, and one overlapping an operator's value
+   * in the text (ending in its first characters, or starting with its last) would otherwise decide how much of it, or of
    * the text around it, is replaced, and the output would tell a right guess of its characters from a wrong one.
    */
   redactText(text: string, scope: RedactScope = 'all'): string {
     const { operator, authored } = this.matchers();
     let out = dropUrlUserinfo(text);
-    if (operator) out = operator.replace(out, REDACTED);
-    if (scope === 'all' && authored) out = authored.replace(out, REDACTED);
+    if (operator) out = replaceForms(operator, out);
+    if (scope === 'all' && authored) out = replaceForms(authored, out);
     return out;
   }
 
@@ -220,6 +225,50 @@ export class Redactor {
     return this.redactText(text, scope);
   }
 
+}
+
+/** Whether a form of `matcher` occurs in `text` or in one of its decoded views (made until one holds a form). */
+function occursIn(matcher: LiteralMatcher, text: string): boolean {
+  if (matcher.test(text)) return true;
+  for (const v of decodedViews(text)) if (matcher.test(v.text)) return true;
+  return false;
+}
+
+/**
+ * Every form of `matcher` in `text` and in its decoded views replaced by REDACTED: each found in a view covers the
+ * escapes its characters came from. Overlapping matches are replaced as one; matches that only touch stay two.
+ */
+function replaceForms(matcher: LiteralMatcher, text: string): string {
+  const spans = matcher.spans(text);
+  for (const v of decodedViews(text)) {
+    const found = matcher.spans(v.text);
+    if (found.length === 0) continue;
+    const from = viewMap(v);
+    for (const [a, b] of found) spans.push([from[a]!, endOf(from, b)]);
+  }
+  if (spans.length === 0) return text;
+  spans.sort((x, y) => x[0] - y[0] || y[1] - x[1]);
+  let out = '';
+  let done = 0;
+  let [start, end] = spans[0]!;
+  for (const [a, b] of spans) {
+    if (a < end) {
+      end = Math.max(end, b);
+      continue;
+    }
+    out += text.slice(done, start) + REDACTED;
+    done = end;
+    [start, end] = [a, b];
+  }
+  return out + text.slice(done, start) + REDACTED + text.slice(end);
+}
+
+/** Where a match of a view ending before its character `b` ends in the text: past the whole escape of character b - 1. */
+function endOf(from: Int32Array, b: number): number {
+  const last = from.length - 1;
+  let k = b;
+  while (k < last && k > 0 && from[k] === from[k - 1]) k++;
+  return from[k]!;
 }
 
 /**

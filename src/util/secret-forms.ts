@@ -27,10 +27,13 @@
  * Each form is kept once: a value without the characters an encoding rewrites adds no form for it, so a plain
  * alphanumeric value has one form and one full of special characters a few hundred.
  *
- * And apart from these, the value in base64 (`base64Forms`, not nested in the others).
+ * And apart from these, the value in base64, and a few encodings of it in base64 (`base64Forms`, not nested in the others),
+ * and the list of its bytes (`byteListForms`).
  *
- * Not covered: any other transformation (base64 of an encoded form, other HTML entities: XML's `&apos;`, Go html/template's `&#43;`, a
- * lower-case hex entity; case folding, a part of the value). A URL's userinfo as Go or Java escape it needs no form:
+ * Not covered here: a form nested deeper, other spellings of an escape (XML's `&apos;`, Go html/template's `&#43;`, a
+ * lower-case hex entity, `\u` escapes of every character): the redactor also reads a text through its decoded views
+ * (src/util/decoded-views.ts), which find these. Not covered at all: base64 of an encoded form other than
+ * BASE64_SOURCES', case folding, a part of the value. A URL's userinfo as Go or Java escape it needs no form:
  * the redactor drops every URL userinfo. Pure.
  */
 
@@ -123,7 +126,7 @@ function htmlEscaper(quot: string | undefined, apos: string | undefined): Encode
 }
 
 /** The characters HTML 4 names (`&eacute;`, `&euro;`): code point in hex, then the name. */
-const HTML4_NAMED: ReadonlyMap<number, string> = new Map(
+export const HTML4_NAMED: ReadonlyMap<number, string> = new Map(
   (
     'a0:nbsp a1:iexcl a2:cent a3:pound a4:curren a5:yen a6:brvbar a7:sect a8:uml a9:copy aa:ordf ab:laquo ac:not ' +
     'ad:shy ae:reg af:macr b0:deg b1:plusmn b2:sup2 b3:sup3 b4:acute b5:micro b6:para b7:middot b8:cedil b9:sup1 ' +
@@ -331,6 +334,28 @@ export function secretForms(value: string): string[] {
   return [...made.keys()];
 }
 
+/** The password a URL parser holds (`new URL(…).password`: the URL standard's userinfo percent-encode set, `%` kept). */
+function urlPassword(v: string): string {
+  const u = new URL('http://x@h/');
+  u.password = v;
+  return u.password;
+}
+
+/**
+ * What an echo may carry in base64 besides the value itself: the value JSON-escaped (a JSON document encoded whole: a
+ * Kubernetes Secret's data, a JWT's payload), percent-encoded (a Basic header a service built from a URL's userinfo as
+ * the parser holds it, or from a form), each as its most common writer writes it. Seven at most.
+ */
+const BASE64_SOURCES: readonly Encode[] = [
+  (v) => v,
+  jsonEscape,
+  jsonEscapeAscii,
+  uriComponent,
+  (v) => percentEncode(v, RFC3986_KEEP, '%20'),
+  (v) => percentEncode(v, FORM_KEEP, '+'),
+  urlPassword,
+];
+
 /** A base64 form is at least this long (48 bits of the value): a shorter one could occur in any encoded text by chance. */
 export const BASE64_MIN_FORM = 8;
 
@@ -342,12 +367,19 @@ export const BASE64_MIN_FORM = 8;
  * what is around it are left: at most 4 bits of its first and of its last character), and, when the value ends the
  * encoded text (a Basic header's password, a value alone), up to its last character (the bits after it are zeros).
  * Standard alphabet; the URL-safe one (`-_`) for a form that differs, but for a value ending the text at alignment 1
- * or 2 (no Basic header is URL-safe). Padding (`=`) follows the value and tells nothing: not part of a form. At most
- * 9 forms, none for a value whose forms would be shorter than BASE64_MIN_FORM. Not nested in other encodings.
+ * or 2 (no Basic header is URL-safe). Padding (`=`) follows the value and tells nothing: not part of a form. These of
+ * the value and of each of its BASE64_SOURCES that differs from it: at most 9 forms each, 63 in all, none for a value
+ * whose forms would be shorter than BASE64_MIN_FORM. Not nested further (an encoded base64 is found by the redactor's
+ * decoded views, src/util/decoded-views.ts).
  */
 export function base64Forms(value: string): string[] {
-  const bytes = Buffer.from(value.replace(LONE_SURROGATE, '\ufffd'), 'utf8');
   const forms = new Set<string>();
+  for (const source of new Set(BASE64_SOURCES.map((encode) => encode(value)))) base64FormsOf(source, forms);
+  return [...forms];
+}
+
+function base64FormsOf(value: string, forms: Set<string>): void {
+  const bytes = Buffer.from(value.replace(LONE_SURROGATE, '\ufffd'), 'utf8');
   const add = (form: string, urlSafe: boolean): void => {
     if (form.length < BASE64_MIN_FORM) return;
     forms.add(form);
@@ -360,5 +392,19 @@ export function base64Forms(value: string): string[] {
     add(encoded.slice(start, Math.floor((8 * (a + bytes.length)) / 6)), true);
     add(encoded.slice(start), a === 0);
   }
-  return [...forms];
+}
+
+/** A byte-list form holds at least this many bytes of the value: a shorter list could be any numbers. */
+export const BYTE_LIST_MIN_BYTES = 8;
+
+/**
+ * The value's UTF-8 bytes as a list, as a service logging the body it read as bytes writes it: Node's util.inspect of a
+ * Buffer (`<Buffer 7b 22 70>`: lower-case hex, spaces), JSON.stringify of a Buffer (`"data":[123,34,112]`), Go's `%v`
+ * of a []byte (`[123 34 112]`), Python's `list(body)` (`[123, 34, 112]`). Four forms, none for a value of fewer than
+ * BYTE_LIST_MIN_BYTES bytes. Not nested in the other encodings (digits, spaces and commas: no escaper changes them).
+ */
+export function byteListForms(value: string): string[] {
+  const bytes = [...Buffer.from(value.replace(LONE_SURROGATE, '\ufffd'), 'utf8')];
+  if (bytes.length < BYTE_LIST_MIN_BYTES) return [];
+  return [bytes.map((b) => b.toString(16).padStart(2, '0')).join(' '), bytes.join(' '), bytes.join(','), bytes.join(', ')];
 }

@@ -8,7 +8,8 @@
  * (`(?:[^/@\s"'<>]*@)*` after it), as a URL parser reads it, so a password holding an unencoded `@`
  * (`https://user:p@ss@host`) is dropped whole, not printed from its first `@` on. And one more: a password holding an
  * unencoded `/` (`https://user:pa/ss@host`, which git prints as it is) is dropped too, up to the last `@` of the
- * stretch (`passwordBeforeSlash`).
+ * stretch (`passwordBeforeSlash`); so is a password of digits no port can be (`https://user:123456/pa@host`, or with no
+ * `@` at all: `https://user:123456/path`, up to the digits' end).
  */
 
 const AT = 64; // @
@@ -83,7 +84,7 @@ function* userinfoSpans(text: string): Generator<{ userinfoStart: number; end: n
       }
       yield { userinfoStart: at + 3, end: j + 1 };
       done = from = j + 1;
-    } else if (hasStart && text.charCodeAt(j) === SLASH && passwordBeforeSlash(text, at + 3, j)) {
+    } else if (hasStart && text.charCodeAt(j) === SLASH && passwordBeforeSlash(text, at + 3, j) !== undefined) {
       // `https://user:pa/ss@host`: a password holding an unencoded `/`. No URL parser reads it so (the `/` ends the
       // authority: host `user`, port `pa`), and so git leaves it as it is in `unable to access '…'`: the userinfo runs
       // to the last `@` of the stretch, host and path with it when they hold one.
@@ -100,9 +101,16 @@ function* userinfoSpans(text: string): Generator<{ userinfoStart: number; end: n
       if (stretchLastAt > j) {
         yield { userinfoStart: at + 3, end: stretchLastAt + 1 };
         done = from = stretchLastAt + 1;
+      } else if (passwordBeforeSlash(text, at + 3, j) === 'not-a-port') {
+        yield { userinfoStart: at + 3, end: j };
+        done = from = j;
       } else {
         from = at + 1;
       }
+    } else if (hasStart && passwordBeforeSlash(text, at + 3, j) === 'not-a-port') {
+      // `https://user:123456`: no host, and digits no port can be (git prints it in `unable to access '…'`)
+      yield { userinfoStart: at + 3, end: j };
+      done = from = j;
     } else {
       from = at + 1;
     }
@@ -110,19 +118,25 @@ function* userinfoSpans(text: string): Generator<{ userinfoStart: number; end: n
 }
 
 /**
- * text[start, end) (up to a `/`) is `user:password`, not `host:port`: something after its last `:` is not a digit. An
- * IPv6 literal (`[::1]:8080`) is a host.
+ * text[start, end) (up to a `/`, or to the end of the authority) is `user:password`, not `host:port`: something after
+ * its last `:` is not a digit (`password`), or its digits are no port, above 65535 (`not-a-port`: `user:123456`, a
+ * password of digits only; a URL parser refuses it as a port). Undefined for a port, or no `:`. An IPv6 literal
+ * (`[::1]:8080`) is a host. A password of 65535 or less before a `/` reads as a port (`host:8080/@scope/pkg` is a URL).
  */
-function passwordBeforeSlash(text: string, start: number, end: number): boolean {
-  if (text.charCodeAt(start) === 91) return false; // [
+function passwordBeforeSlash(text: string, start: number, end: number): 'password' | 'not-a-port' | undefined {
+  if (text.charCodeAt(start) === 91) return undefined; // [
   let colon = end - 1;
   while (colon >= start && text.charCodeAt(colon) !== 58) colon--; // :
-  if (colon < start) return false;
+  if (colon < start) return undefined;
+  let digits = 0;
   for (let k = colon + 1; k < end; k++) {
     const c = text.charCodeAt(k);
-    if (c < 48 || c > 57) return true;
+    if (c < 48 || c > 57) return 'password';
+    // the value's digits, leading zeros left out (`00443` is port 443); six of them or 65536..99999 are no port
+    if (digits > 0 || c !== 48) digits++;
   }
-  return false;
+  if (digits > 5 || (digits === 5 && Number(text.slice(end - 5, end)) > 65535)) return 'not-a-port';
+  return undefined;
 }
 
 /** The text holds URL userinfo somewhere. */

@@ -3,7 +3,7 @@
  * in the service's JSON answer): a secret holding `"` or `\` comes back escaped three times over in the message, four
  * in the body. Covered already (the message is redacted when the error is made, at three JSON nestings, the forms'
  * limit); a guard, written by the third redaction audit, which found no leak here. A message nesting it four times
- * over (the request a JSON string inside two more) is past the limit and not covered.
+ * over is past the forms' limit and found by the decoded views (test/secrets/deep-echo.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../api/server.js';

@@ -205,6 +205,15 @@ describe('redaction and jitter', () => {
     expect(redactText("fatal: unable to access 'https://user:pa/ss@127.0.0.1:9/x.git/': URL using bad/illegal format")).toBe(
       "fatal: unable to access 'https://***@127.0.0.1:9/x.git/': URL using bad/illegal format",
     );
+    // a password of digits only (above 65535: no port) before its `/`, and without a host at all: git prints both as they are
+    expect(redactUrl('https://user:123456/pa@host/repo')).toBe('https://***@host/repo');
+    expect(redactUrl('https://user:123456/path')).toBe('https://***@/path');
+    expect(redactText("fatal: unable to access 'https://user:123456/pa@127.0.0.1:9/x.git/': URL using bad/illegal format or missing URL")).toBe(
+      "fatal: unable to access 'https://***@127.0.0.1:9/x.git/': URL using bad/illegal format or missing URL",
+    );
+    expect(redactText("fatal: unable to access 'https://user:123456/path/': URL using bad/illegal format or missing URL")).toBe(
+      "fatal: unable to access 'https://***@/path/': URL using bad/illegal format or missing URL",
+    );
     expect(redactText("fatal: unable to access 'https://user:p@ss@host/r/'")).toBe("fatal: unable to access 'https://***@host/r/'");
     expect(redactText("fatal: unable to access 'https://u:p@h/r/': refused")).toBe("fatal: unable to access 'https://***@h/r/': refused");
     registerSecrets('tok3n');

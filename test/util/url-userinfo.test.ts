@@ -9,16 +9,19 @@ import { dropUrlUserinfo, hasUrlUserinfo } from '../../src/util/url-userinfo.js'
 /**
  * As the redactor used it, up to the last `@` of a run (a password holding an unencoded `@`: `https://u:p@ss@host`);
  * and a password holding an unencoded `/` (`https://u:pa/ss@host`: something after the last `:` before the first `/`
- * that is not a digit, so not a port), up to the last `@` of the stretch.
+ * that is not a digit, so not a port), up to the last `@` of the stretch; the same with digits no port can be (above
+ * 65535), and such digits without any `@` (`https://u:123456/`: no host), up to their end.
  */
+/** Digits no port can be: above 65535 (leading zeros left out). */
+const NOT_A_PORT = String.raw`0*(?:[1-9][0-9]{5,}|6553[6-9]|655[4-9][0-9]|65[6-9][0-9]{2}|6[6-9][0-9]{3}|[7-9][0-9]{4})`;
 const URL_USERINFO = new RegExp(
-  String.raw`\b([a-z][a-z0-9+.-]*:\/\/)(?:[^/@\s"'<>]+@(?:[^/@\s"'<>]*@)*|(?!\[)[^/@\s"'<>]*:[^/@\s"'<>:]*[^/@\s"'<>:0-9][^/@\s"'<>:]*\/[^@\s"'<>]*@(?:[^@\s"'<>]*@)*)`,
+  String.raw`\b([a-z][a-z0-9+.-]*:\/\/)(?:[^/@\s"'<>]+@(?:[^/@\s"'<>]*@)*|(?!\[)[^/@\s"'<>]*:(?:[^/@\s"'<>:]*[^/@\s"'<>:0-9][^/@\s"'<>:]*|${NOT_A_PORT})\/[^@\s"'<>]*@(?:[^@\s"'<>]*@)*|(?!\[)[^/@\s"'<>]*:${NOT_A_PORT}(?![^/@\s"'<>]))`,
   'gi',
 );
 
 describe('URL userinfo', () => {
   it('drops what the regular expression replaced, and finds what it found (random texts)', () => {
-    const piece = fc.constantFrom('a', 'Z', '1', '_', '.', '+', '-', ':', '/', '@', ' ', '\u00a0', '"', '<', 'x', '://', 'https://', 'u:p@', 'u:p/', ':8/', '[', 'é', '\u2028');
+    const piece = fc.constantFrom('a', 'Z', '1', '_', '.', '+', '-', ':', '/', '@', ' ', '\u00a0', '"', '<', 'x', '://', 'https://', 'u:p@', 'u:p/', ':8/', '[', 'é', '\u2028', ':123456', ':65536', ':65535', '0', '9');
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 40 }).map((p) => p.join('')), (text) => {
         expect(dropUrlUserinfo(text)).toBe(text.replace(URL_USERINFO, '$1***@'));
@@ -43,6 +46,20 @@ describe('URL userinfo', () => {
     expect(dropUrlUserinfo('clone https://user:pa/s@s@host/r failed')).toBe('clone https://***@host/r failed');
     // a port, an IPv6 literal, a path holding `@`: not userinfo
     for (const text of ['https://host:8080/org/repo@v1', 'http://[::1]:8080/a@b', 'https://host/a:b/c@d', 'https://host:/p@x']) {
+      expect(dropUrlUserinfo(text), text).toBe(text);
+    }
+  });
+
+  it('a password of digits only that cannot be a port (more than 65535): before a `/`, and in a URL without a host', () => {
+    expect(dropUrlUserinfo("fatal: unable to access 'https://user:123456/pa@host/r.git/'")).toBe("fatal: unable to access 'https://***@host/r.git/'");
+    expect(dropUrlUserinfo('clone https://user:31415926/ failed')).toBe('clone https://***@/ failed');
+    expect(dropUrlUserinfo("fatal: unable to access 'https://user:123456/path/': URL using bad/illegal format")).toBe(
+      "fatal: unable to access 'https://***@/path/': URL using bad/illegal format",
+    );
+    expect(dropUrlUserinfo('postgres://govops:65536 and https://u:0065536/x@h')).toBe('postgres://***@ and https://***@h');
+    expect(dropUrlUserinfo('see https://user:123456@host/')).toBe('see https://***@host/');
+    // a port: as it is (`@` in a path is a path's, as npm's scoped packages have it)
+    for (const text of ['https://host:65535/org/repo@v1', 'http://registry:4873/@scope/pkg', 'https://host:00443/x', 'https://host:8080']) {
       expect(dropUrlUserinfo(text), text).toBe(text);
     }
   });

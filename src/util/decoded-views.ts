@@ -1,0 +1,300 @@
+/**
+ * A text read through decoders, for the redactor (src/util/redact.ts): what the forms of a secret (src/util/secret-forms.ts)
+ * cannot enumerate. The forms are the value through up to three encodings chosen from a list; an echo can hold it deeper
+ * (a JSON string in a JSON string four or more times over), or written by an escaper with a spelling the list does not
+ * have (XML's `&apos;`, Go html/template's `&#43;`, a lower-case hex entity `&#x2b;`, JSON `\u` escapes of every
+ * character, `%XX` of every byte, lower-case hex with `+` for a space). Each *view* is the text with every escape of one
+ * family decoded once, and with a map from each of its characters back to where it came from in the text: a form found
+ * in a view is replaced in the text, whole escapes only.
+ *
+ * The families, each decoding what any of its writers writes (so one decoder per family, not one per writer):
+ * - backslash: `\\ \" \' \/` and a backquote, `\b \f \n \r \t \v \a \e`, `\uXXXX`, `\xXX`, `\UXXXXXXXX` (JSON,
+ *   JavaScript, Python's repr, Go's %q, Node's inspect; either hex case), `\xXX` bytes of UTF-8 together (Python's repr
+ *   of bytes: `b'\xc3\xa9'`); another backslash stays as it is.
+ * - percent: `%XX` of a byte (either hex case), bytes of UTF-8 decoded together, a byte that is no UTF-8 as Latin-1.
+ * - form: the same, and `+` as a space (a query string, an HTML form).
+ * - html: `&name;` (HTML 4's names, `&apos;`), `&#DDD;`, `&#xHHH;` (either case of `x` and of the hex, leading zeros).
+ *
+ * Views are made breadth first, each family applied to each view made so far (a view that decodes nothing, or that
+ * another view already is, is not kept), so a text nested in several families is read in any order of them.
+ *
+ * Bounds (redaction runs on every log line): at most MAX_VIEW_DEPTH decodings in a row and at most MAX_VIEWS views of a
+ * text, each made in one pass of the view it comes from; a text holding none of `\ % & +` has none (one test of it).
+ * So a text costs at most MAX_VIEWS + 1 scans of its length to make its views, and as many for the matcher to read
+ * them: linear in its length whatever it holds. The maps back to the text (4 bytes a character) are made only for a
+ * view a form was found in, and its chain (at most MAX_VIEW_DEPTH more decodings each). A text is seldom past the
+ * first level: a JSON log line holding `\"` has one view, or two. Pure.
+ */
+
+import { HTML4_NAMED } from './secret-forms.js';
+
+/** At most this many decodings in a row (with the forms' three encodings, a value nested eleven times over is found). */
+export const MAX_VIEW_DEPTH = 8;
+/** At most this many views of one text. */
+export const MAX_VIEWS = 24;
+
+export interface DecodedView {
+  text: string;
+  /** The view it was decoded from (undefined: the text itself), and by what. */
+  readonly parent: DecodedView | undefined;
+  readonly decoder: Decoder | undefined;
+  /** Its map, once `viewMap` worked it out. */
+  from?: Int32Array;
+}
+
+/** Something to decode: a text and, when a map is asked for, where its characters came from. */
+type Decoder = (text: string, map: boolean) => { text: string; local: Int32Array | undefined } | undefined;
+
+/**
+ * Builds a decoded text and, when asked, its map to the text it was decoded from (a decoded text is never longer than
+ * the text: every escape stands for fewer characters than it has).
+ */
+class Out {
+  private readonly parts: string[] = [];
+  private length = 0;
+  readonly local: Int32Array | undefined;
+  changed = false;
+  constructor(inputLength: number, map: boolean) {
+    this.local = map ? new Int32Array(inputLength + 1) : undefined;
+  }
+  /** `s`, decoded from the escape starting at `at`. */
+  push(s: string, at: number): void {
+    this.parts.push(s);
+    if (this.local) this.local.fill(at, this.length, this.length + s.length);
+    this.length += s.length;
+  }
+  /** text[i, j) as it is. */
+  copy(text: string, i: number, j: number): void {
+    if (j <= i) return;
+    this.parts.push(text.slice(i, j));
+    if (this.local) for (let k = i; k < j; k++) this.local[this.length++] = k;
+    else this.length += j - i;
+  }
+  done(inputLength: number): { text: string; local: Int32Array | undefined } | undefined {
+    if (!this.changed) return undefined;
+    if (this.local) this.local[this.length] = inputLength;
+    return { text: this.parts.join(''), local: this.local?.subarray(0, this.length + 1) };
+  }
+}
+
+const BACKSLASH_SHORT: Readonly<Record<string, string>> = {
+  '\\': '\\',
+  '"': '"',
+  "'": "'",
+  '/': '/',
+  '`': '`',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  a: '\x07',
+  e: '\x1b',
+};
+
+const HEX = /^[0-9a-fA-F]+$/;
+
+/** The hex number of `text[at, at + n)`, or -1 when those are not n hex digits. */
+function hexAt(text: string, at: number, n: number): number {
+  const h = text.slice(at, at + n);
+  return h.length === n && HEX.test(h) ? parseInt(h, 16) : -1;
+}
+
+const backslash: Decoder = (text, map) => {
+  if (!text.includes('\\')) return undefined;
+  const out = new Out(text.length, map);
+  let i = 0;
+  while (i < text.length) {
+    const j = text.indexOf('\\', i);
+    if (j < 0 || j === text.length - 1) break;
+    out.copy(text, i, j);
+    const d = text[j + 1]!;
+    const short = BACKSLASH_SHORT[d];
+    let cp = -1;
+    let len = 2;
+    if (short !== undefined) cp = short.charCodeAt(0);
+    else if (d === 'u') [cp, len] = [hexAt(text, j + 2, 4), 6];
+    else if (d === 'x') {
+      // bytes of UTF-8 as Python's repr of bytes writes them (`b'\xc3\xa9'`), else one character (`'\x1b'`)
+      const u = utf8At(text, j, X_BYTE);
+      [cp, len] = u && u.n > 1 ? [u.cp, 4 * u.n] : [hexAt(text, j + 2, 2), 4];
+    }
+    else if (d === 'U') [cp, len] = [hexAt(text, j + 2, 8), 10];
+    if (cp < 0 || cp > 0x10ffff) {
+      out.push('\\', j);
+      i = j + 1;
+      continue;
+    }
+    out.push(String.fromCodePoint(cp), j);
+    out.changed = true;
+    i = j + len;
+  }
+  if (!out.changed) return undefined;
+  out.copy(text, i, text.length);
+  return out.done(text.length);
+};
+
+/** A byte written as `%XX` (3 characters) or `\xXX` (4). */
+interface ByteEscape {
+  width: number;
+  at(text: string, at: number): number;
+}
+/** The byte of `%XX` at `at`, or -1. */
+const PCT_BYTE: ByteEscape = { width: 3, at: (text, at) => (text.charCodeAt(at) === 37 ? hexAt(text, at + 1, 2) : -1) };
+/** The byte of `\xXX` at `at`, or -1. */
+const X_BYTE: ByteEscape = { width: 4, at: (text, at) => (text.charCodeAt(at) === 92 && text.charCodeAt(at + 1) === 120 ? hexAt(text, at + 2, 2) : -1) };
+
+/** The UTF-8 sequence of escaped bytes at `at`: its code point and how many bytes, or undefined when it is not one. */
+function utf8At(text: string, at: number, escape: ByteEscape = PCT_BYTE): { cp: number; n: number } | undefined {
+  const b0 = escape.at(text, at);
+  if (b0 < 0) return undefined;
+  if (b0 < 0x80) return { cp: b0, n: 1 };
+  const n = b0 >= 0xc2 && b0 <= 0xdf ? 2 : b0 >= 0xe0 && b0 <= 0xef ? 3 : b0 >= 0xf0 && b0 <= 0xf4 ? 4 : 0;
+  if (n === 0) return undefined;
+  let cp = b0 & (0x7f >> n);
+  for (let k = 1; k < n; k++) {
+    const b = escape.at(text, at + escape.width * k);
+    if (b < 0x80 || b > 0xbf) return undefined;
+    cp = (cp << 6) | (b & 0x3f);
+  }
+  const min = n === 2 ? 0x80 : n === 3 ? 0x800 : 0x10000;
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return undefined;
+  return { cp, n };
+}
+
+function percentDecoder(plusIsSpace: boolean): Decoder {
+  const special = plusIsSpace ? /[%+]/g : /%/g;
+  return (text, map) => {
+    if (!text.includes('%') && !(plusIsSpace && text.includes('+'))) return undefined;
+    const out = new Out(text.length, map);
+    let i = 0;
+    special.lastIndex = 0;
+    for (let m = special.exec(text); m; m = special.exec(text)) {
+      const j = m.index;
+      if (j < i) continue;
+      out.copy(text, i, j);
+      i = j + 1;
+      if (text[j] === '+') {
+        out.push(' ', j);
+        out.changed = true;
+        continue;
+      }
+      const u = utf8At(text, j);
+      const latin1 = u ? -1 : PCT_BYTE.at(text, j);
+      if (u) {
+        out.push(String.fromCodePoint(u.cp), j);
+        i = j + 3 * u.n;
+      } else if (latin1 >= 0) {
+        // not UTF-8: a byte of Latin-1 (Java's URLEncoder with ISO-8859-1, PHP's urlencode of a Latin-1 string)
+        out.push(String.fromCharCode(latin1), j);
+        i = j + 3;
+      } else {
+        out.push('%', j);
+        continue;
+      }
+      out.changed = true;
+      special.lastIndex = i;
+    }
+    out.copy(text, i, text.length);
+    return out.done(text.length);
+  };
+}
+
+const NAMED: ReadonlyMap<string, string> = new Map([
+  ['amp', '&'],
+  ['lt', '<'],
+  ['gt', '>'],
+  ['quot', '"'],
+  ['apos', "'"],
+  ...[...HTML4_NAMED].map(([cp, name]): [string, string] => [name, String.fromCodePoint(cp)]),
+]);
+
+const ENTITY = /&(?:#([0-9]{1,8})|#[xX]([0-9a-fA-F]{1,8})|([A-Za-z][A-Za-z0-9]{1,8}));/y;
+
+const html: Decoder = (text, map) => {
+  if (!text.includes('&')) return undefined;
+  const out = new Out(text.length, map);
+  let i = 0;
+  for (;;) {
+    const j = text.indexOf('&', i);
+    if (j < 0) break;
+    ENTITY.lastIndex = j;
+    const m = ENTITY.exec(text);
+    let decoded: string | undefined;
+    if (m) {
+      const cp = m[1] !== undefined ? parseInt(m[1], 10) : m[2] !== undefined ? parseInt(m[2], 16) : -1;
+      decoded = cp >= 0 ? (cp <= 0x10ffff ? String.fromCodePoint(cp) : undefined) : NAMED.get(m[3]!);
+    }
+    out.copy(text, i, j);
+    if (m && decoded !== undefined) {
+      out.push(decoded, j);
+      out.changed = true;
+      i = j + m[0].length;
+    } else {
+      out.push('&', j);
+      i = j + 1;
+    }
+  }
+  if (!out.changed) return undefined;
+  out.copy(text, i, text.length);
+  return out.done(text.length);
+};
+
+/** The decoders, one per family; a view of each is made from each view. */
+const DECODERS: readonly Decoder[] = [backslash, html, percentDecoder(false), percentDecoder(true)];
+
+/** Whether a text may have a view at all (one scan). */
+const DECODABLE = /[\\%&+]/;
+
+/**
+ * The views of `text` (not the text itself), breadth first, each made when it is asked for (a caller that stops at the
+ * first view holding a form makes no more). Without their maps: `viewMap` works out one's when a form was found in it.
+ */
+export function* decodedViews(text: string): Generator<DecodedView> {
+  if (!DECODABLE.test(text)) return;
+  const seen = new Set<string>([text]);
+  let made = 0;
+  let frontier: DecodedView[] = [{ text, parent: undefined, decoder: undefined }];
+  for (let depth = 0; depth < MAX_VIEW_DEPTH && frontier.length; depth++) {
+    const next: DecodedView[] = [];
+    for (const v of frontier) {
+      for (const decode of DECODERS) {
+        if (made >= MAX_VIEWS) return;
+        const d = decode(v.text, false);
+        if (!d || seen.has(d.text)) continue;
+        seen.add(d.text);
+        made++;
+        const view: DecodedView = { text: d.text, parent: v, decoder: decode };
+        yield view;
+        next.push(view);
+      }
+    }
+    frontier = next;
+  }
+}
+
+/**
+ * For each character of `view`, where the escape (or character) it came from starts in the original text; one more
+ * entry, the original text's length. A match at [a, b) in the view covers [from[a], from[b]) of the original. Made by
+ * decoding again, with the map, along the view's chain (at most MAX_VIEW_DEPTH decodings); kept on the views.
+ */
+export function viewMap(view: DecodedView): Int32Array {
+  if (view.from) return view.from;
+  if (!view.parent || !view.decoder) return (view.from = identity(view.text.length));
+  const outer = viewMap(view.parent);
+  const local = view.decoder(view.parent.text, true)?.local ?? new Int32Array(0);
+  return (view.from = compose(outer, local));
+}
+
+function identity(n: number): Int32Array {
+  const a = new Int32Array(n + 1);
+  for (let k = 0; k <= n; k++) a[k] = k;
+  return a;
+}
+
+function compose(outer: Int32Array, local: Int32Array): Int32Array {
+  const a = new Int32Array(local.length);
+  for (let k = 0; k < local.length; k++) a[k] = outer[local[k]!]!;
+  return a;
+}

@@ -19,7 +19,8 @@ import type { ResourceOutcome } from './types.js';
 
 /**
  * The failure that decides what an apply's failed outcomes mean (the catalogue decides the order): a failure that
- * stops all work first (the state could not be written, the service is down), then transient ones.
+ * stops all work first (the state could not be written, the service is down), then transient ones, then one after which
+ * the next plan differs (`replans`: the daemon plans again soon).
  */
 export function applyFailure(outcomes: readonly ResourceOutcome[]): FailureInfo | undefined {
   const failed = outcomes.filter((o) => o.result !== 'ok' && o.result !== 'blocked' && o.code !== undefined);
@@ -27,6 +28,7 @@ export function applyFailure(outcomes: readonly ResourceOutcome[]): FailureInfo 
     failed.find((o) => failureKind(o.code!).blocksReadiness && !failureKind(o.code!).unreachable) ??
     failed.find((o) => failureKind(o.code!).unreachable) ??
     failed.find((o) => failureKind(o.code!).failureClass === 'transient') ??
+    failed.find((o) => failureKind(o.code!).replans) ??
     failed[0];
   return pick ? failureOf(pick.code!) : undefined;
 }

@@ -41,6 +41,8 @@ export type BlockedCode =
 export type ReasonCode =
   /** The manifest asks for the delete (`govops/delete: "true"`). */
   | 'delete-requested'
+  /** An integration govops owns is still creating or editing: waited for, nothing sent (`settle`). */
+  | 'settling'
   /** A prune candidate: no manifest any more. */
   | 'no-manifest'
   /** Already gone from the service: only the state entry is removed. */

@@ -13,7 +13,7 @@ import { recordSuspension } from '../plan/suspend.js';
 import { StateWriter } from '../state/journal.js';
 import { saveState } from '../state/store.js';
 import type { Loaded } from './load.js';
-import { hasChanges, type Planned } from './plan-stage.js';
+import { hasChanges, hasWork, type Planned } from './plan-stage.js';
 import type { EngineOptions, ResultBody } from './stages.js';
 import type { ResourceOutcome } from './types.js';
 
@@ -53,7 +53,7 @@ export async function applyStage(api: ServiceApi, loaded: Loaded, planned: Plann
   // Changes awaiting a manual step are not sent (the runner reports them `blocked`); with nothing else to
   // do no apply starts, so a resync finding only them is quiet (the daemon logs the wait once per revision).
   const changed = hasChanges(plan);
-  if (!changed) {
+  if (!hasWork(plan)) {
     return { stage: 'done', ok: true, diagnostics, plan, outcomes: plan.changes.filter(isAwaitingManualStep).map(awaitingOutcome), changed };
   }
   log.info({ summary: plan.summary }, 'applying plan');

@@ -121,6 +121,68 @@ describe('an integration create whose answer was lost', () => {
   });
 });
 
+describe('an integration create whose answer was lost, still creating when the next run resolves it', () => {
+  it('the next run waits for the creation as a create does, and its createError is the failure of that run; the run after it fixes it by PUT', async () => {
+    const name = 'store';
+    // (the sandbox ends the creation of one named so in createError)
+    await r.write('store.yaml', objectStoreManifest(name, 's3://store/data').replace('name: store\n    cloud', 'name: store.late-fail.example\n    cloud'));
+    await r.write('hook.yaml', webhookManifest('hook', ['modelCreated'], false));
+    r.sandbox.setStuckTransitions(['creating']);
+    let posted = false;
+    proxy.cut = (line) => {
+      if (line === 'POST /integrations') return (posted = true);
+      return posted && line === 'GET /integrations';
+    };
+    const lost = await run();
+    expect(lost.ok).toBe(false);
+    expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name, id: '', pending: 'create' }));
+    const id = (await r.api.listIntegrations())[0]!.id;
+    expect((await r.api.getIntegration(id)).status).toBe('creating');
+    // The next run lists it still creating (its plan: settle, nothing to send); the creation goes on once the plan is made.
+    proxy.cut = (line) => {
+      if (line.startsWith('GET /integrations/')) r.sandbox.setStuckTransitions(false);
+      return false;
+    };
+    proxy.requests.length = 0;
+    const next = await run();
+    expect(next.plan!.changes.find((c) => c.name === name)).toMatchObject({ action: 'settle', liveId: id, changes: [] });
+    expect(proxy.requests.filter((l) => !l.startsWith('GET '))).toEqual([]);
+    expect(next.ok).toBe(false);
+    expect(next.outcomes).toEqual([expect.objectContaining({ name, action: 'settle', result: 'failed', code: ErrorCode.statusError })]);
+    expect((await r.api.getIntegration(id)).status).toBe('createError');
+    expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name, id, origin: 'created' }));
+    // the run after it fixes it with PUT, as for any createError
+    const fixed = await run();
+    expect(fixed.ok, fixed.error).toBe(true);
+    expect(fixed.outcomes).toEqual([expect.objectContaining({ name, action: 'update', result: 'ok' })]);
+  });
+
+  it('one that ends enabled: the next run waits for it and reports it ok, then writes nothing', async () => {
+    await r.write('store.yaml', objectStoreManifest('store', 's3://store/data'));
+    r.sandbox.setStuckTransitions(['creating']);
+    let posted = false;
+    proxy.cut = (line) => {
+      if (line === 'POST /integrations') return (posted = true);
+      return posted && line === 'GET /integrations';
+    };
+    expect((await run()).ok).toBe(false);
+    proxy.cut = (line) => {
+      if (line.startsWith('GET /integrations/')) r.sandbox.setStuckTransitions(false);
+      return false;
+    };
+    const next = await run();
+    expect(next.ok, next.error).toBe(true);
+    expect(next.outcomes).toEqual([expect.objectContaining({ name: 'store', action: 'settle', result: 'ok' })]);
+    const id = (await r.api.listIntegrations())[0]!.id;
+    expect((await r.api.getIntegration(id)).status).toBe('enabled');
+    proxy.requests.length = 0;
+    const after = await run();
+    expect(after.ok, after.error).toBe(true);
+    expect(after.outcomes).toEqual([]);
+    expect(after.plan!.changes.map((c) => c.action)).toEqual(['noop']);
+  });
+});
+
 describe('a data source create whose answer was lost', () => {
   it("the next run records the data source with its identity: once its id is given to another team's data source, a prune never deletes that one", async () => {
     await r.close();
@@ -220,6 +282,32 @@ describe('an update whose answer was lost', () => {
     expect(after.ok, after.error).toBe(true);
     expect(after.outcomes).toEqual([]);
     expect(proxy.requests.filter((l) => !l.startsWith('GET '))).toEqual([]);
+  });
+});
+
+describe('an update whose answer was lost, still editing when the next run looks', () => {
+  it('the next run finds the new value live, waits for the edit to settle (nothing sent) and records the manifest as applied', async () => {
+    r.env.GOVOPS_SECRET_LAKE_TOKEN = 'token-one';
+    await r.write('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/1'));
+    expect((await run()).ok).toBe(true);
+    const before = (await r.state()).resources[0]!;
+    await r.write('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/2'));
+    r.sandbox.setStuckTransitions(['editing']);
+    proxy.cut = (line) => line === `PUT /integrations/${before.id}`;
+    expect((await run()).ok).toBe(false);
+    expect((await r.api.getIntegration(before.id)).status).toBe('editing');
+    proxy.cut = (line) => {
+      if (line.startsWith(`GET /integrations/${before.id}/`)) r.sandbox.setStuckTransitions(false);
+      return false;
+    };
+    proxy.requests.length = 0;
+    const next = await run();
+    expect(next.ok, next.error).toBe(true);
+    expect(next.plan!.changes).toEqual([expect.objectContaining({ name: 'lake', action: 'settle', changes: [] })]);
+    expect(next.outcomes).toEqual([expect.objectContaining({ name: 'lake', action: 'settle', result: 'ok' })]);
+    expect(proxy.requests.filter((l) => !l.startsWith('GET '))).toEqual([]);
+    expect((await r.api.getIntegration(before.id)).status).toBe('enabled');
+    expect((await r.state()).resources[0]!.specHash).not.toBe(before.specHash);
   });
 });
 

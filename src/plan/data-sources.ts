@@ -211,7 +211,7 @@ function leavingIds(input: DataSourcePlanInput, m: MatchResult<LiveDataSource>):
     if (!match?.live) continue;
     const ic = input.integrationChanges.get(d.body.integration);
     const moved = ic !== undefined && match.state?.identity !== undefined && movedFields(d, match.live, ic, () => undefined).length > 0;
-    if (d.deleteRequested || moved || match.live.dataSourceName !== d.body.dataSourceName) leaving.add(match.live.id);
+    if (d.deleteRequested || moved || match.live.dataSourceName !== d.body.dataSourceName || match.live.softDeleted) leaving.add(match.live.id);
   }
   return leaving;
 }
@@ -384,13 +384,17 @@ function planOne(
     else if (taken) c.blocked = blocked('name-taken', `the name ${d.body.dataSourceName} is taken by data source ${taken.id} (${taken.prefix}) of Integration/${ic.name}, which govops does not delete: rename one of them`);
     return c;
   }
-  if (moved.length > 0 || m.live.dataSourceName !== d.body.dataSourceName) {
+  if (moved.length > 0 || m.live.dataSourceName !== d.body.dataSourceName || m.live.softDeleted) {
     c.changes = [...moved];
     if (m.live.dataSourceName !== d.body.dataSourceName) {
       c.changes.push({ path: 'dataSourceName', before: m.live.dataSourceName, after: d.body.dataSourceName, sensitive: false, forcesReplace: true });
     }
     c.action = 'replace';
-    if (moved.length > 0) {
+    if (m.live.softDeleted) {
+      // the manifest keeps (or has again) a data source whose delete an interrupted run left half done: disabled, it is
+      // no live data source; the delete is finished and the manifest's registered anew
+      c.reasons.push(reason('soft-deleted', `an interrupted delete left data source ${m.live.id} soft-deleted (disabled): deleted for good, then registered again`));
+    } else if (moved.length > 0) {
       c.reasons.push(reason('not-editable', `another ${moved.map((f) => f.path).join(' and ')} is another data source: replaced (delete + create, new id)`));
     } else c.reasons.push(reason('no-update', 'data sources have no update: replaced (delete + create, new id)'));
     const wait = waitsFor(ic, liveIntegration);

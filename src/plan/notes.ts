@@ -61,6 +61,8 @@ export type ReasonCode =
   | 'not-editable'
   /** The kind has no update: a replace. */
   | 'no-update'
+  /** A data source an interrupted delete of govops' left soft-deleted (disabled): deleted for good, registered anew. */
+  | 'soft-deleted'
   /** Live status in error: fixed by a PUT. */
   | 'fix-status'
   /** Credentials that cannot be compared are re-sent (--resend-secrets). */

@@ -227,6 +227,82 @@ describe('a data source create whose answer was lost', () => {
   });
 });
 
+describe('a data source delete whose first answer was lost', () => {
+  it('the service only soft-deleted it (still listed, marked deleted): the next run finishes the delete, nothing left behind', async () => {
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    await r.write('events.yaml', dataSourceManifest('events', 'raw', 's3://raw.example.com/base/events'));
+    const created = await run();
+    expect(created.ok, created.error).toBe(true);
+    const id = (await r.state()).resources.find((e) => e.name === 'events')!.id;
+    await r.remove('events.yaml');
+    // the first DELETE (the soft delete) is carried out and its answer lost: the second, hard delete is never sent
+    proxy.cut = (line) => line === `DELETE /dataSource/${id}`;
+    const lost = await run({ prune: true });
+    expect(lost.ok).toBe(false);
+    expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name: 'events', id, pending: 'delete' }));
+    expect(r.sandbox.dataSources.get(Number(id))?.deletedAt).toBeDefined();
+    proxy.cut = () => false;
+    proxy.requests.length = 0;
+    const next = await run({ prune: true });
+    expect(next.ok, next.error).toBe(true);
+    expect(next.outcomes).toEqual([expect.objectContaining({ name: 'events', action: 'delete', result: 'ok' })]);
+    expect(proxy.requests.filter((l) => l.startsWith('DELETE '))).toContain(`DELETE /dataSource/${id}`);
+    expect(r.sandbox.dataSources.get(Number(id))).toBeUndefined();
+    expect((await r.state()).resources.map((e) => e.name)).toEqual(['raw']);
+    // and then nothing to do
+    proxy.requests.length = 0;
+    const after = await run({ prune: true });
+    expect(after.ok, after.error).toBe(true);
+    expect(after.outcomes).toEqual([]);
+    expect(proxy.requests.filter((l) => !l.startsWith('GET '))).toEqual([]);
+  });
+
+  it('a next run without --prune keeps the intent (the record is listed again, a prune candidate); a later --prune finishes it', async () => {
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    await r.write('events.yaml', dataSourceManifest('events', 'raw', 's3://raw.example.com/base/events'));
+    expect((await run()).ok).toBe(true);
+    const id = (await r.state()).resources.find((e) => e.name === 'events')!.id;
+    await r.remove('events.yaml');
+    proxy.cut = (line) => line === `DELETE /dataSource/${id}`;
+    expect((await run({ prune: true })).ok).toBe(false);
+    proxy.cut = () => false;
+    for (let i = 0; i < 2; i++) {
+      const kept = await run();
+      expect(kept.ok, kept.error).toBe(true);
+      expect(kept.plan!.warnings.map((w) => w.code)).toEqual(['orphan']);
+      expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name: 'events', id, pending: 'delete' }));
+    }
+    const pruned = await run({ prune: true });
+    expect(pruned.ok, pruned.error).toBe(true);
+    expect(r.sandbox.dataSources.get(Number(id))).toBeUndefined();
+    expect((await r.state()).resources.map((e) => e.name)).toEqual(['raw']);
+  });
+
+  it('the manifest put back meanwhile: the half-done delete is finished and the data source registered again (never "in sync" while disabled)', async () => {
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    const events = dataSourceManifest('events', 'raw', 's3://raw.example.com/base/events');
+    await r.write('events.yaml', events);
+    expect((await run()).ok).toBe(true);
+    const id = (await r.state()).resources.find((e) => e.name === 'events')!.id;
+    await r.remove('events.yaml');
+    proxy.cut = (line) => line === `DELETE /dataSource/${id}`;
+    expect((await run({ prune: true })).ok).toBe(false);
+    proxy.cut = () => false;
+    await r.write('events.yaml', events);
+    const back = await run();
+    expect(back.ok, back.error).toBe(true);
+    expect(back.plan!.changes.find((c) => c.name === 'events')).toMatchObject({ action: 'replace', liveId: id, reasons: [expect.objectContaining({ code: 'soft-deleted' })] });
+    const listed = await r.api.listDataSources();
+    expect(listed.map((d) => d.prefix)).toEqual(['s3://raw.example.com/base/events']);
+    expect(r.sandbox.dataSources.get(Number(id))).toBeUndefined();
+    expect((await r.state()).resources.find((e) => e.name === 'events')).toMatchObject({ id: listed[0]!.id });
+    expect((await r.state()).resources.find((e) => e.name === 'events')!.pending).toBeUndefined();
+    const after = await run();
+    expect(after.ok, after.error).toBe(true);
+    expect(after.outcomes).toEqual([]);
+  });
+});
+
 describe('an integration create whose answer was lost, while the list lags behind writes', () => {
   it('the next run does not take its own create for one that never landed: recorded as created, never adopted (--no-adopt)', async () => {
     await r.close();

@@ -174,7 +174,9 @@ class SettleIntegration implements Step {
   }
 
   async settle(ctx: StepContext): Promise<void> {
-    await settleIntegration(ctx, this.id, 'the create or edit an earlier run sent', { type: this.d.body.type, op: 'create', learn: false, immediate: true });
+    // (as a wait after a 409: op `update`, since a `create` wait counts one more integration in the next list, and this
+    // one was listed at plan time)
+    await settleIntegration(ctx, this.id, 'the create or edit an earlier run sent', { type: this.d.body.type, op: 'update', learn: false, immediate: true });
     ctx.ledger.recordLive(this.change, this.d, this.id);
     await ctx.ledger.save();
   }

@@ -93,6 +93,8 @@ export function resolvePending(
   };
   const claimed = new Set(state.resources.filter((r) => !r.pending && r.id !== '').map((r) => `${r.kind}\0${r.id}`));
   const softDeletedIds = new Set((live.dataSources ?? []).filter((d) => d.softDeleted).map((d) => d.id));
+  // (a disabled data source is never what a pending create made: its prefix was free again for that create)
+  for (const id of softDeletedIds) claimed.add(`DataSource\0${id}`);
   const notes: string[] = [];
   const out: ManagedResource[] = [];
   for (const r of state.resources) {

@@ -108,18 +108,25 @@ export interface FailureKind {
    * (a reconcile cancelled), or the daemon only waits its turn (the state locked by another writer, a CI apply).
    */
   leavesReadiness: boolean;
+  /**
+   * Terminal for the write that met it, but what the service holds is not what the plan was made from (a create met an
+   * integration made outside the apply): the next plan differs (it adopts it, or under --no-adopt blocks it), so the
+   * daemon plans again after its backoff, not at the resync period (docs/decisions.md).
+   */
+  replans: boolean;
 }
 
 const k = (
   failureClass: FailureClass,
   retriedBy: RetryOwner,
-  flags: { unreachable?: true; blocksReadiness?: true; leavesReadiness?: true } = {},
+  flags: { unreachable?: true; blocksReadiness?: true; leavesReadiness?: true; replans?: true } = {},
 ): FailureKind => ({
   failureClass,
   retriedBy,
   unreachable: flags.unreachable === true,
   blocksReadiness: flags.blocksReadiness === true || flags.unreachable === true,
   leavesReadiness: flags.leavesReadiness === true,
+  replans: flags.replans === true,
 });
 const down = { unreachable: true } as const;
 
@@ -143,7 +150,7 @@ export const FAILURES: Readonly<Record<ErrorCodeValue, FailureKind>> = {
   GOVOPS_STATUS_ERROR: k('terminal', 'nobody'),
   GOVOPS_SETTLE_TIMEOUT: k('transient', 'nobody'),
   GOVOPS_CONFLICT_PERSISTS: k('transient', 'nobody'),
-  GOVOPS_ALREADY_EXISTS: k('terminal', 'nobody'),
+  GOVOPS_ALREADY_EXISTS: k('terminal', 'nobody', { replans: true }),
   GOVOPS_CREATE_ID_MISSING: k('transient', 'nobody'),
   GOVOPS_RESOURCE_GONE: k('transient', 'nobody'),
   GOVOPS_BLOCKED: k('terminal', 'nobody'),

@@ -66,9 +66,10 @@ export interface ServiceApi {
   /**
    * Object-store data sources (interface 2.3; endpoints per docs/decisions.md, configurable). The list
    * throws DataSourcesUnsupportedError when the service has no list endpoint (404 or 405); soft-deleted
-   * records are left out.
+   * records are left out, except those at the ids of `unfinishedDeletes` (marked `softDeleted`): deletes govops sent
+   * whose second, hard DELETE was not sent (an answer lost, a run killed), which the next plan finishes.
    */
-  listDataSources(): Promise<LiveDataSource[]>;
+  listDataSources(options?: { unfinishedDeletes?: ReadonlySet<string> }): Promise<LiveDataSource[]>;
   getDataSource(id: string): Promise<LiveDataSource>;
   /** Register several data sources of one integration in one request; one live record per item, in order. */
   /** `preexisting`: ids live before the request, never taken for one it created (a lost answer). */

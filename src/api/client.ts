@@ -359,10 +359,10 @@ export class ServiceClient implements ServiceApi {
 
   // ---- object-store data sources ----------------------------------------------------------------
 
-  async listDataSources(): Promise<LiveDataSource[]> {
+  async listDataSources(options: { unfinishedDeletes?: ReadonlySet<string> } = {}): Promise<LiveDataSource[]> {
     const path = this.dsPath;
     try {
-      return await this.call({ method: 'GET', route: path, path, auth: 'integration', parse: (r) => toDataSourceList(json(r), 'GET', path) });
+      return await this.call({ method: 'GET', route: path, path, auth: 'integration', parse: (r) => toDataSourceList(json(r), 'GET', path, options.unfinishedDeletes) });
     } catch (err) {
       if (err instanceof ApiError && (err.statusCode === 404 || err.statusCode === 405)) throw new DataSourcesUnsupportedError(err.statusCode, 'GET', path);
       throw err;

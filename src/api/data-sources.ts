@@ -40,14 +40,20 @@ export function toLiveDataSource(v: unknown): LiveDataSource | undefined {
 export const softDeleted = (v: unknown): boolean =>
   isPlainObject(v) && (booleanFromWire(v.deleted) === true || (isPlainObject(v.metadata) && booleanFromWire(v.metadata.deleted) === true));
 
-/** The body of the list endpoint: the live (not soft-deleted) data sources. */
-export function toDataSourceList(v: unknown, method: string, path: string): LiveDataSource[] {
+/**
+ * The body of the list endpoint: the live (not soft-deleted) data sources, and the soft-deleted ones at the ids of
+ * `unfinished` (marked `softDeleted`: deletes govops started and did not finish).
+ */
+export function toDataSourceList(v: unknown, method: string, path: string, unfinished?: ReadonlySet<string>): LiveDataSource[] {
   const items = wholeList(v, OWN_KEYS, 'data sources', method, path);
   const out: LiveDataSource[] = [];
   for (const item of items) {
-    if (softDeleted(item)) continue;
+    const deleted = softDeleted(item);
+    if (deleted && !unfinished?.size) continue;
     const d = toLiveDataSource(item);
-    if (d) out.push(d);
+    if (!d) continue;
+    if (!deleted) out.push(d);
+    else if (unfinished!.has(d.id)) out.push({ ...d, softDeleted: true });
   }
   return out;
 }

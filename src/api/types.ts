@@ -137,6 +137,11 @@ export interface LiveDataSource {
   integrationId: string;
   dataSourceName: string;
   prefix: string;
+  /**
+   * The service marks the record deleted (its soft delete: the first DELETE): listed only when asked for by id
+   * (`listDataSources` `unfinishedDeletes`: a delete of govops' whose second, hard DELETE was not sent).
+   */
+  softDeleted?: true;
 }
 
 /** One item of the create body's `dataSources` (interface 2.3). */

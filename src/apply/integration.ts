@@ -127,7 +127,7 @@ async function mutate(
 }
 
 /** After a real call: poll until settled; an error status is a failure with the validation results. */
-export async function settleIntegration(ctx: OpContext, id: string, what: string, t: Transition): Promise<string> {
+export async function settleIntegration(ctx: OpContext, id: string, what: string, t: Transition & Pick<WaitRequest, 'learn' | 'immediate'>): Promise<string> {
   const status = await awaitSettled(ctx, { id, ...t });
   if (status === 'gone') throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} disappeared during ${what}`);
   if (ERROR_STATUSES.has(status)) throw await statusFailure(ctx, id, `${what} ended in status ${status}`);

@@ -155,6 +155,33 @@ class UpdateIntegration implements Step {
   }
 }
 
+/**
+ * A `settle` change: an integration govops owns is still creating or editing and nothing differs (its create's or
+ * update's answer was lost, or an earlier run's wait ended first). Nothing is sent: the wait a write of its own would
+ * have had (polled at once, nothing learned: when the transition began is not known), an error status this run's
+ * failure; once settled, recorded as the manifest applied (as an update records it once the service accepted it).
+ */
+class SettleIntegration implements Step {
+  readonly label = 'settle';
+  constructor(
+    private readonly change: Named,
+    private readonly id: string,
+    private readonly d: DesiredIntegration,
+  ) {}
+
+  write(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async settle(ctx: StepContext): Promise<void> {
+    // (as a wait after a 409: op `update`, since a `create` wait counts one more integration in the next list, and this
+    // one was listed at plan time)
+    await settleIntegration(ctx, this.id, 'the create or edit an earlier run sent', { type: this.d.body.type, op: 'update', learn: false, immediate: true });
+    ctx.ledger.recordLive(this.change, this.d, this.id);
+    await ctx.ledger.save();
+  }
+}
+
 class DeleteIntegration implements Step {
   readonly label = 'delete';
   private gone = false;
@@ -390,6 +417,8 @@ export function taskFor(c: PlanChange, d: DesiredResource | undefined, batch: We
     case 'delete':
       if (c.goneFromService) return task(c, [new Forget(c)], () => undefined);
       break;
+    case 'settle': // (integrations only: need() refuses another kind)
+      return task(c, [new SettleIntegration(c, c.liveId, need('Integration'))], () => c.liveId);
     default:
       break;
   }

@@ -2,7 +2,7 @@
  * Pure: what a reconcile attempt means for the loop (reject, retry, ready, drift...). Decided from the
  * failure catalogue (src/errors.ts: class, unreachable, blocks readiness), never from message text.
  */
-import { ErrorCode, classify, failure as failureOf, failureKind, type FailureInfo } from '../errors.js';
+import { ErrorCode, classify, failure as failureOf, failureKind, type FailureInfo, type FailureKind } from '../errors.js';
 import { isAwaitingManualStep } from '../plan/manual-steps.js';
 import type { ReconcileResult, ResourceOutcome } from '../reconcile/types.js';
 
@@ -64,7 +64,7 @@ export function judgeResult(result: ReconcileResult, apply: boolean): Judgement 
   }
   const kind = failureKind(failure.code);
   if (kind.unreachable) return { verdict: 'unreachable', failure, retry: 'backoff', blocksReadiness: true };
-  const retry = kind.failureClass === 'transient' ? 'backoff' : 'slow';
+  const retry = retryOf(kind);
   // Failures before apply (the state file...) stop all work, as do those the catalogue says block readiness
   // (the state could not be written); an apply's others are per resource, an unreadable revision folder
   // waits for the source's next look, and those the catalogue says leave readiness (a reconcile cancelled, the state
@@ -78,7 +78,16 @@ export function judgeThrown(err: unknown): Judgement {
   const kind = failureKind(failure.code);
   if (kind.unreachable) return { verdict: 'unreachable', failure, retry: 'backoff', blocksReadiness: true };
   // (those the catalogue says leave readiness: a render stopped by a lost leadership or the stop, a locked state)
-  return { verdict: 'failed', failure, retry: kind.failureClass === 'transient' ? 'backoff' : 'slow', blocksReadiness: !kind.leavesReadiness };
+  return { verdict: 'failed', failure, retry: retryOf(kind), blocksReadiness: !kind.leavesReadiness };
+}
+
+/**
+ * Transient: soon, with backoff. Terminal: at the resync period, except a failure after which the next plan differs
+ * (`replans`: a create met an integration made outside the apply; the next plan adopts or blocks it): planned again
+ * after the same backoff (growing, capped at the retry maximum), never in a tight loop.
+ */
+function retryOf(kind: FailureKind): 'backoff' | 'slow' {
+  return kind.failureClass === 'transient' || kind.replans ? 'backoff' : 'slow';
 }
 
 /** The revision was carried out (or, plan only, looked at) as far as govops can: nothing to retry. */

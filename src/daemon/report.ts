@@ -48,7 +48,8 @@ export function driftFields(c: PlanChange): DriftField[] {
 /** Resources whose live state differs from the manifests, with the fields. */
 export function driftOf(plan: Plan): DriftedResource[] {
   return plan.changes
-    .filter((c) => (c.action !== 'noop' || c.adopt) && c.duplicateOf === undefined)
+    // (an integration still creating or editing, waited for by `settle`, differs in no field: no drift)
+    .filter((c) => ((c.action !== 'noop' && c.action !== 'settle') || c.adopt) && c.duplicateOf === undefined)
     .map((c) => ({ kind: c.resourceKind, name: c.name, action: c.adopt && c.action === 'noop' ? 'adopt' : c.action, fields: driftFields(c) }));
 }
 

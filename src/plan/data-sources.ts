@@ -131,7 +131,7 @@ function creationFields(d: DesiredDataSource): FieldChange[] {
 function waitsFor(ic: ResourceChange, live: LiveIntegration | undefined): Blocked | undefined {
   const who = `Integration/${ic.name}`;
   if (ic.blocked && (ic.action === 'create' || ic.action === 'replace')) return blocked('waits-for-integration', `waits for ${who}, which is blocked: ${ic.blocked.message}`);
-  if (ic.action === 'create' || ic.action === 'replace' || ic.action === 'update') return undefined; // its task ends enabled
+  if (ic.action === 'create' || ic.action === 'replace' || ic.action === 'update' || ic.action === 'settle') return undefined; // its task ends enabled
   if (!live) return blocked('waits-for-integration', `${who} does not exist in the service`);
   if (live.status !== 'enabled') return blocked('waits-for-integration', `${who} is ${live.status}: data sources are registered once it is enabled (the next run does it)`);
   return undefined;
@@ -211,7 +211,7 @@ function leavingIds(input: DataSourcePlanInput, m: MatchResult<LiveDataSource>):
     if (!match?.live) continue;
     const ic = input.integrationChanges.get(d.body.integration);
     const moved = ic !== undefined && match.state?.identity !== undefined && movedFields(d, match.live, ic, () => undefined).length > 0;
-    if (d.deleteRequested || moved || match.live.dataSourceName !== d.body.dataSourceName) leaving.add(match.live.id);
+    if (d.deleteRequested || moved || match.live.dataSourceName !== d.body.dataSourceName || match.live.softDeleted) leaving.add(match.live.id);
   }
   return leaving;
 }
@@ -384,13 +384,17 @@ function planOne(
     else if (taken) c.blocked = blocked('name-taken', `the name ${d.body.dataSourceName} is taken by data source ${taken.id} (${taken.prefix}) of Integration/${ic.name}, which govops does not delete: rename one of them`);
     return c;
   }
-  if (moved.length > 0 || m.live.dataSourceName !== d.body.dataSourceName) {
+  if (moved.length > 0 || m.live.dataSourceName !== d.body.dataSourceName || m.live.softDeleted) {
     c.changes = [...moved];
     if (m.live.dataSourceName !== d.body.dataSourceName) {
       c.changes.push({ path: 'dataSourceName', before: m.live.dataSourceName, after: d.body.dataSourceName, sensitive: false, forcesReplace: true });
     }
     c.action = 'replace';
-    if (moved.length > 0) {
+    if (m.live.softDeleted) {
+      // the manifest keeps (or has again) a data source whose delete an interrupted run left half done: disabled, it is
+      // no live data source; the delete is finished and the manifest's registered anew
+      c.reasons.push(reason('soft-deleted', `an interrupted delete left data source ${m.live.id} soft-deleted (disabled): deleted for good, then registered again`));
+    } else if (moved.length > 0) {
       c.reasons.push(reason('not-editable', `another ${moved.map((f) => f.path).join(' and ')} is another data source: replaced (delete + create, new id)`));
     } else c.reasons.push(reason('no-update', 'data sources have no update: replaced (delete + create, new id)'));
     const wait = waitsFor(ic, liveIntegration);
@@ -443,9 +447,10 @@ export function targetDataSources(all: readonly ResourceChange[], kept: readonly
     if (!ic || keptKeys.has(`Integration/${ic.name}`)) return c;
     // its live id is known, but an update that fixes a failed status (createError, ...) is what makes it enabled:
     // left out, the integration stays as it is and the service refuses the data source (409)
-    const fixes = ic.action === 'update' && ic.reasons.some((r) => r.code === 'fix-status');
-    if (c.integration?.liveId !== undefined && !fixes) return c;
-    const what = fixes ? `${ic.action}: ${ic.reasons.find((r) => r.code === 'fix-status')!.message}` : ic.action;
+    // (so is the end of a create or edit the service is still carrying out, which its `settle` waits for)
+    const fix = ic.reasons.find((r) => (ic.action === 'update' && r.code === 'fix-status') || (ic.action === 'settle' && r.code === 'settling'));
+    if (c.integration?.liveId !== undefined && !fix) return c;
+    const what = fix ? `${ic.action}: ${fix.message}` : ic.action;
     return { ...c, blocked: blocked('integration-untargeted', `waits for Integration/${ic.name} (${what}), which this targeted plan leaves out: add --only Integration/${ic.name}`) };
   });
   // The data-source changes left out, by their integration's name and live id (grouped once: a targeted prune of

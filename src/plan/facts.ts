@@ -168,7 +168,7 @@ export function planFacts(plan: Plan, input: FactInput, ids?: (c: PlanChange) =>
     dataSources: firstBy(input.live.dataSources ?? [], (l) => l.id),
     ...(input.live.dataSources ? { dataSourcesOf: dataSourceIdsByIntegration(input.live.dataSources) } : {}),
   };
-  for (const c of actionable(plan)) {
+  for (const c of decided(plan)) {
     for (const name of c.renamedFrom !== undefined ? [c.name, c.renamedFrom] : [c.name]) {
       const entry = entries.get(keyOf(c.resourceKind, name));
       state[keyOf(c.resourceKind, name)] = entry ? hashing.fingerprint(canonicalJson(entry)) : null;
@@ -245,6 +245,15 @@ export function compareFacts(saved: PlanFacts, now: PlanFacts, reused: ReadonlyM
   return out;
 }
 
+/**
+ * The changes a saved plan stands for: what apply would write or record. A wait for an integration still creating or
+ * editing (`settle`) is none: its transition ending between `plan --out` and `apply FILE` does not make the plan stale
+ * (an error status it ended in does: the fix by PUT is a change the saved plan does not have).
+ */
+function decided(plan: Plan): PlanChange[] {
+  return actionable(plan).filter((c) => c.action !== 'settle');
+}
+
 /** The part of a change that decides what apply does (not its wording): equal for an unchanged plan. */
 function gist(c: PlanChange): unknown {
   return {
@@ -263,8 +272,8 @@ function gist(c: PlanChange): unknown {
 
 /** Changes that differ between the saved plan and the plan computed now, by key (empty: the same plan). */
 export function comparePlans(saved: Plan, now: Plan): string[] {
-  const a = new Map(actionable(saved).map((c) => [changeKey(c), canonicalJson(gist(c))]));
-  const b = new Map(actionable(now).map((c) => [changeKey(c), canonicalJson(gist(c))]));
+  const a = new Map(decided(saved).map((c) => [changeKey(c), canonicalJson(gist(c))]));
+  const b = new Map(decided(now).map((c) => [changeKey(c), canonicalJson(gist(c))]));
   const out: string[] = [];
   for (const [k, v] of a) {
     const w = b.get(k);

@@ -257,9 +257,24 @@ export function planIntegration(d: DesiredIntegration, m: Match<LiveIntegration>
     if (script) c.manualScript = script;
     return c;
   }
+  if (!m.adopt && m.state !== undefined && SETTLING_STATUSES.has(live.status)) {
+    // Owned, nothing differs, but the service is still carrying out a create or an edit govops sent (its answer was
+    // lost, or an earlier run's wait ended first): waited for as after govops' own write, so an error status is this
+    // run's failure, not a later run's "fix". In sync only once it has settled.
+    c.action = 'settle';
+    c.reasons.push(reason('settling', `status ${live.status}: waited for until the service settles it (nothing to send)`));
+    return c;
+  }
   c.action = m.adopt ? 'adopt' : 'noop';
   return c;
 }
+
+/**
+ * The transitions of an owned integration a plan with nothing else to do waits for (`settle`): a create or an edit.
+ * `deleting` is not one (govops did not send that delete: the manifest keeps the integration; the next plan creates it
+ * once it is gone).
+ */
+export const SETTLING_STATUSES: ReadonlySet<string> = new Set(['creating', 'editing']);
 
 function planRequestedDelete(
   c: ResourceChange,

@@ -41,6 +41,8 @@ export type BlockedCode =
 export type ReasonCode =
   /** The manifest asks for the delete (`govops/delete: "true"`). */
   | 'delete-requested'
+  /** An integration govops owns is still creating or editing: waited for, nothing sent (`settle`). */
+  | 'settling'
   /** A prune candidate: no manifest any more. */
   | 'no-manifest'
   /** Already gone from the service: only the state entry is removed. */
@@ -59,6 +61,8 @@ export type ReasonCode =
   | 'not-editable'
   /** The kind has no update: a replace. */
   | 'no-update'
+  /** A data source an interrupted delete of govops' left soft-deleted (disabled): deleted for good, registered anew. */
+  | 'soft-deleted'
   /** Live status in error: fixed by a PUT. */
   | 'fix-status'
   /** Credentials that cannot be compared are re-sent (--resend-secrets). */

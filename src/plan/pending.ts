@@ -6,7 +6,9 @@
  * - pending create without an id: found by its natural key (integrations) or name (webhooks) among live
  *   resources no other entry owns → recorded with that id; not found → the create never landed: dropped (a webhook's
  *   or integration's recorded less than WEBHOOK_CREATE_HOLD_MS ago is kept pending: the service may list it late);
- * - pending delete: still live → a normal entry again (the plan decides anew); gone → dropped.
+ * - pending delete: still live → a normal entry again (the plan decides anew); gone → dropped; a data source only
+ *   soft-deleted (listed at the pending delete's id, marked deleted: api `unfinishedDeletes`) → kept pending, and
+ *   planned as live (its delete planned again sends the hard delete).
  * A webhook intent that recorded its identity (name and URL) is found only by it; when more than one unowned live
  * webhook has it, the others made by the same creator are copies its own re-sent create made: recorded as the
  * entry's `copies` (plan/duplicates.ts deletes those with --prune, and no other webhook of that name).
@@ -53,6 +55,19 @@ function foundIdentity(r: ManagedResource): Pick<ManagedResource, 'identity'> {
   return r.kind === 'DataSource' && r.identity === undefined && r.key !== undefined ? { identity: r.key } : {};
 }
 
+/**
+ * A pending delete: still live → a normal entry again (the plan decides anew); gone → dropped; only soft-deleted (the
+ * service's first DELETE; the second, hard one was not sent) → kept pending, so the next run lists it again if this
+ * one does not finish it, and planned as a live data source (deleted again: finished).
+ */
+function resolvedDelete(r: ManagedResource, entry: ManagedResource, at: 'live' | 'soft-deleted' | 'gone', notes: string[]): ManagedResource | undefined {
+  const who = `${r.kind}/${r.name}`;
+  if (at === 'gone') notes.push(`${who}: the interrupted delete went through; entry removed`);
+  else if (at === 'live') notes.push(`${who}: an interrupted delete left id ${r.id} live; it is planned again`);
+  else notes.push(`${who}: an interrupted delete left id ${r.id} soft-deleted (listed, marked deleted); it is planned again to finish it`);
+  return at === 'gone' ? undefined : at === 'live' ? entry : r;
+}
+
 export function resolvePending(
   state: GovopsState,
   live: { integrations: readonly LiveIntegration[]; webhooks: readonly LiveWebhook[]; dataSources?: readonly LiveDataSource[] | undefined },
@@ -77,6 +92,9 @@ export function resolvePending(
     DataSource: indexed(attributeDataSources(live.dataSources ?? [], live.integrations, state.resources).map((l) => ({ id: l.id, key: dataSourceKey(l.integrationId, l.prefix) }))),
   };
   const claimed = new Set(state.resources.filter((r) => !r.pending && r.id !== '').map((r) => `${r.kind}\0${r.id}`));
+  const softDeletedIds = new Set((live.dataSources ?? []).filter((d) => d.softDeleted).map((d) => d.id));
+  // (a disabled data source is never what a pending create made: its prefix was free again for that create)
+  for (const id of softDeletedIds) claimed.add(`DataSource\0${id}`);
   const notes: string[] = [];
   const out: ManagedResource[] = [];
   for (const r of state.resources) {
@@ -90,12 +108,8 @@ export function resolvePending(
     const who = `${r.kind}/${r.name}`;
     const isLive = r.id !== '' && refs.ids.has(r.id);
     if (pending === 'delete') {
-      if (isLive) {
-        out.push(entry);
-        notes.push(`${who}: an interrupted delete left id ${r.id} live; it is planned again`);
-      } else {
-        notes.push(`${who}: the interrupted delete went through; entry removed`);
-      }
+      const kept = resolvedDelete(r, entry, isLive ? (r.kind === 'DataSource' && softDeletedIds.has(r.id) ? 'soft-deleted' : 'live') : 'gone', notes);
+      if (kept) out.push(kept);
       continue;
     }
     if (isLive) {

@@ -267,14 +267,15 @@ export function summarize(changes: readonly ResourceChange[]): PlanSummary {
   const s: PlanSummary = { create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0 };
   for (const c of changes) {
     if (c.adopt) s.adopt++;
-    if (c.action !== 'adopt') s[c.action]++;
+    if (c.action === 'settle') s.settle = (s.settle ?? 0) + 1;
+    else if (c.action !== 'adopt') s[c.action]++;
   }
   return s;
 }
 
 /**
- * The changes apply acts on: API calls, and state-only updates (adopt, rename, forgetting a resource
- * already gone). Everything but plain no-ops; a plan needs applying when this is not empty.
+ * The changes apply acts on: API calls, state-only updates (adopt, rename, forgetting a resource already gone), and
+ * waits (`settle`). Everything but plain no-ops; a plan needs applying when this is not empty.
  */
 export function actionable(plan: Plan): PlanChange[] {
   return plan.changes.filter((c) => c.action !== 'noop' || c.adopt || c.renamedFrom !== undefined);

@@ -24,6 +24,8 @@ export function symbolFor(c: ResourceChange): string {
       return '-';
     case 'adopt':
       return '<=';
+    case 'settle':
+      return '...';
     default:
       return c.renamedFrom ? '~' : ' ';
   }
@@ -35,6 +37,7 @@ const COLOR_OF: Record<string, keyof typeof CODES> = {
   '-/+': 'magenta',
   '-': 'red',
   '<=': 'cyan',
+  '...': 'dim',
 };
 
 /** A field's value as JSON, printable on a terminal (the one escaper: src/util/terminal.ts). */
@@ -65,6 +68,8 @@ function actionText(c: ResourceChange): string {
       return c.goneFromService ? 'is gone from the service and will be forgotten' : 'will be deleted';
     case 'adopt':
       return 'will be adopted (recorded in govops state; no change in the service)';
+    case 'settle':
+      return 'will be waited for: the service is still carrying out its create or edit (nothing sent)';
     default:
       return c.renamedFrom ? `was renamed from ${c.renamedFrom} (state only)` : 'no changes';
   }
@@ -99,7 +104,8 @@ export function notComparableSummary(plan: Plan): string {
 }
 
 export function summaryLine(s: PlanSummary): string {
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete, ${s.adopt} to adopt.`;
+  const settle = s.settle ? ` ${s.settle} to wait for (still creating or editing).` : '';
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete, ${s.adopt} to adopt.${settle}`;
 }
 
 export function resourceTitle(c: ResourceChange): string {

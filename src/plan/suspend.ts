@@ -16,7 +16,11 @@ function wouldDo(c: ResourceChange): string {
     if (c.renamedFrom) return `; otherwise its state entry would be renamed from ${c.renamedFrom}`;
     return c.adopt ? '; otherwise it would be adopted' : '';
   }
-  const verb = c.goneFromService ? 'forgotten (gone from the service)' : `${c.action === 'adopt' ? 'adopted' : `${c.action}d`}${fields}`;
+  const verb = c.goneFromService
+    ? 'forgotten (gone from the service)'
+    : c.action === 'settle'
+      ? 'waited for until the service settles it'
+      : `${c.action === 'adopt' ? 'adopted' : `${c.action}d`}${fields}`;
   return `; otherwise it would be ${c.adopt && c.action !== 'adopt' ? 'adopted and ' : ''}${verb}`;
 }
 

@@ -10,7 +10,12 @@ import type { Blocked, PlanWarning, Reason } from './notes.js';
 
 export type { Blocked, BlockedCode, NoteResource, PlanWarning, Reason, ReasonCode, WarningCode } from './notes.js';
 
-export type ActionKind = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'noop';
+/**
+ * `settle`: nothing to send, but an integration govops owns is still `creating` or `editing` (its create's answer was
+ * lost, or an earlier run's wait ended first): apply waits for it as after its own write, and an error status is the
+ * failure of this run (src/plan/integrations.ts). No field changes; not counted as a change (`hasChanges`).
+ */
+export type ActionKind = 'create' | 'update' | 'replace' | 'delete' | 'adopt' | 'settle' | 'noop';
 
 /** The kinds of resource govops manages (manifest `kind`). */
 export type ResourceKind = 'Integration' | 'Webhook' | 'DataSource';
@@ -131,6 +136,8 @@ export type DeleteChange = ResourceChange & { action: 'delete'; liveId: string; 
 /** The resource is already gone from the service: only its state entry is removed. */
 export type ForgetChange = ResourceChange & { action: 'delete'; goneFromService: true; liveId?: undefined };
 export type AdoptChange = ResourceChange & { action: 'adopt'; liveId: string };
+/** An integration govops owns still in a transition: waited for, nothing sent. */
+export type SettleChange = ResourceChange & { action: 'settle'; liveId: string };
 /** Nothing to do (the live id is known when the resource exists). */
 export type NoopChange = ResourceChange & { action: 'noop'; renamedFrom?: undefined };
 /** Nothing to do in the service; the state entry is renamed to the new manifest name. */
@@ -142,6 +149,7 @@ export type PlanChange =
   | DeleteChange
   | ForgetChange
   | AdoptChange
+  | SettleChange
   | NoopChange
   | RenameChange;
 
@@ -157,6 +165,7 @@ export function toPlanChange(c: ResourceChange): PlanChange {
     case 'update':
     case 'replace':
     case 'adopt':
+    case 'settle':
       if (liveId === undefined) throw bug('needs the live id');
       return { ...rest, ...renamed, action: c.action, liveId };
     case 'delete':
@@ -177,6 +186,8 @@ export interface PlanSummary {
   delete: number;
   adopt: number;
   noop: number;
+  /** Integrations waited for (`settle`), when there are any. */
+  settle?: number;
 }
 
 /** The version of the plan's JSON (docs/plan-json.md). */

@@ -122,7 +122,7 @@ export function driftEntries(basePlan: Plan, pr: readonly PrChange[]): DriftEntr
   }
   const out: DriftEntry[] = [];
   for (const c of basePlan.changes) {
-    if (c.action === 'noop' && !c.adopt) continue;
+    if ((c.action === 'noop' || c.action === 'settle') && !c.adopt) continue;
     const p = touched.get(key(c.resourceKind, c.name));
     // added or removed by the pull request, or not yet created: the head's own action covers it
     if (p && (p.change === 'added' || p.change === 'removed' || c.action === 'create')) continue;

@@ -38,6 +38,7 @@ const LIVE_TEXT: Record<LiveAction, string> = {
   replace: 'replace (delete, then create)',
   delete: 'delete',
   adopt: 'adopt (no change in the service)',
+  settle: 'wait until the service settles it (still creating or editing; nothing sent)',
   noop: 'nothing: the service already matches',
   none: 'nothing',
 };

@@ -7,7 +7,7 @@ export function warningsAbout(warnings: readonly PlanWarning[], touched: Readonl
   return warnings.filter((w) => w.resource !== undefined && touched.has(`${w.resource.kind}/${w.resource.name}`));
 }
 
-const LIVE_ACTIONS: readonly LiveAction[] = ['create', 'update', 'replace', 'delete', 'adopt', 'noop', 'none'];
+const LIVE_ACTIONS: readonly LiveAction[] = ['create', 'update', 'replace', 'delete', 'adopt', 'settle', 'noop', 'none'];
 const DRY_STATUSES: ReadonlyArray<DryRunResult['status']> = ['passed', 'warning', 'failed', 'rejected', 'error', 'skipped'];
 
 function resourceWarnings(r: PreviewResult, prune: boolean): PreviewWarning[] {
@@ -93,7 +93,7 @@ export function finish(r: PreviewResult, opts: { prune?: boolean } = {}): Previe
     r.summary.live = live;
     r.summary.blocked = blocked;
     r.summary.dryRuns = dry;
-    r.changed = r.resources.some((x) => x.live !== undefined && x.live.blocked === undefined && ((x.live.action !== 'noop' && x.live.action !== 'none') || x.live.adopt));
+    r.changed = r.resources.some((x) => x.live !== undefined && x.live.blocked === undefined && ((x.live.action !== 'noop' && x.live.action !== 'none' && x.live.action !== 'settle') || x.live.adopt));
   } else {
     r.changed = r.valid && r.base !== undefined && r.resources.some((x) => x.change !== undefined && (x.change !== 'removed' || opts.prune === true));
   }

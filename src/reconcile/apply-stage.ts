@@ -13,13 +13,14 @@ import { recordSuspension } from '../plan/suspend.js';
 import { StateWriter } from '../state/journal.js';
 import { saveState } from '../state/store.js';
 import type { Loaded } from './load.js';
-import { hasChanges, type Planned } from './plan-stage.js';
+import { hasChanges, hasWork, type Planned } from './plan-stage.js';
 import type { EngineOptions, ResultBody } from './stages.js';
 import type { ResourceOutcome } from './types.js';
 
 /**
  * The failure that decides what an apply's failed outcomes mean (the catalogue decides the order): a failure that
- * stops all work first (the state could not be written, the service is down), then transient ones.
+ * stops all work first (the state could not be written, the service is down), then transient ones, then one after which
+ * the next plan differs (`replans`: the daemon plans again soon).
  */
 export function applyFailure(outcomes: readonly ResourceOutcome[]): FailureInfo | undefined {
   const failed = outcomes.filter((o) => o.result !== 'ok' && o.result !== 'blocked' && o.code !== undefined);
@@ -27,6 +28,7 @@ export function applyFailure(outcomes: readonly ResourceOutcome[]): FailureInfo 
     failed.find((o) => failureKind(o.code!).blocksReadiness && !failureKind(o.code!).unreachable) ??
     failed.find((o) => failureKind(o.code!).unreachable) ??
     failed.find((o) => failureKind(o.code!).failureClass === 'transient') ??
+    failed.find((o) => failureKind(o.code!).replans) ??
     failed[0];
   return pick ? failureOf(pick.code!) : undefined;
 }
@@ -52,7 +54,7 @@ export async function applyStage(api: ServiceApi, loaded: Loaded, planned: Plann
   // Changes awaiting a manual step are not sent (the runner reports them `blocked`); with nothing else to
   // do no apply starts, so a resync finding only them is quiet (the daemon logs the wait once per revision).
   const changed = hasChanges(plan);
-  if (!changed) {
+  if (!hasWork(plan)) {
     return { stage: 'done', ok: true, diagnostics, plan, outcomes: plan.changes.filter(isAwaitingManualStep).map(awaitingOutcome), changed };
   }
   log.info({ summary: plan.summary }, 'applying plan');

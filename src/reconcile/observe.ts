@@ -39,15 +39,26 @@ export interface Observed {
 /**
  * The live data sources, listed only when data sources are in play (a DataSource manifest or state entry):
  * a service without them is not asked. A service answering the list with 404/405 has none: `unsupported`.
+ * `unfinishedDeletes`: ids of data sources whose delete an interrupted run left pending: listed even when the
+ * service marks them deleted (only soft-deleted: the plan deletes them again, which sends the hard delete).
  */
-export async function observeDataSources(api: ServiceApi, inPlay: boolean): Promise<{ list?: LiveDataSource[]; unsupported?: string }> {
+export async function observeDataSources(
+  api: ServiceApi,
+  inPlay: boolean,
+  unfinishedDeletes?: ReadonlySet<string>,
+): Promise<{ list?: LiveDataSource[]; unsupported?: string }> {
   if (!inPlay) return {};
   try {
-    return { list: await api.listDataSources() };
+    return { list: await (unfinishedDeletes?.size ? api.listDataSources({ unfinishedDeletes }) : api.listDataSources()) };
   } catch (err) {
     if (err instanceof DataSourcesUnsupportedError) return { unsupported: err.message };
     throw err;
   }
+}
+
+/** Data sources whose delete is pending (sent, its answer not seen): the service may have only soft-deleted them. */
+function unfinishedDeletes(state: GovopsState): Set<string> {
+  return new Set(state.resources.filter((r) => r.kind === 'DataSource' && r.pending === 'delete' && r.id !== '').map((r) => r.id));
 }
 
 /** The live lists; a recorded id the lists left out is asked for by id (a list may lag behind writes). */
@@ -55,7 +66,7 @@ async function observeLive(api: ServiceApi, loaded: Loaded, state: GovopsState, 
   const [listed, hooks, dataSources] = await Promise.all([
     api.listIntegrations(),
     api.listWebhooks(),
-    observeDataSources(api, loaded.dataSources || state.resources.some((r) => r.kind === 'DataSource')),
+    observeDataSources(api, loaded.dataSources || state.resources.some((r) => r.kind === 'DataSource'), unfinishedDeletes(state)),
   ]);
   const { integrations, webhooks } = await confirmRecorded(api, state, { integrations: listed, webhooks: hooks }, log);
   const live: Live = { integrations, webhooks };

@@ -23,8 +23,14 @@ export interface Planned extends Observed {
   plan: Plan;
 }
 
-/** The plan has changes govops would make now (not counting those awaiting a manual step). */
-export const hasChanges = (plan: Plan): boolean => actionable(withoutAwaiting(plan)).length > 0;
+/**
+ * The plan has changes govops would make now (not counting those awaiting a manual step, nor the waits for an
+ * integration still creating or editing: `settle` changes nothing; it is in sync once settled).
+ */
+export const hasChanges = (plan: Plan): boolean => actionable(withoutAwaiting(plan)).some((c) => c.action !== 'settle');
+
+/** The plan has something for apply to do: changes, or integrations to wait for (`settle`). */
+export const hasWork = (plan: Plan): boolean => actionable(withoutAwaiting(plan)).length > 0;
 
 export function planStage(observed: Observed, opts: Pick<ReconcileOptions, 'plan' | 'revision' | 'clock'>): Planned {
   const plan = planChanges({

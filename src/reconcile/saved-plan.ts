@@ -86,7 +86,7 @@ export async function writeSavedPlan(file: string, plan: SavedPlan): Promise<voi
   }
 }
 
-const ACTIONS: ReadonlySet<unknown> = new Set(['create', 'update', 'replace', 'delete', 'adopt', 'noop']);
+const ACTIONS: ReadonlySet<unknown> = new Set(['create', 'update', 'replace', 'delete', 'adopt', 'settle', 'noop']);
 const KINDS: ReadonlySet<unknown> = new Set(['Integration', 'Webhook', 'DataSource']);
 const isString = (v: unknown): v is string => typeof v === 'string';
 const optional = (v: unknown, is: (v: unknown) => boolean): boolean => v === undefined || is(v);

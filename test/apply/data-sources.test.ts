@@ -326,7 +326,7 @@ describe('data sources through the engine', () => {
     expect((await w.run()).changed).toBe(false);
   });
 
-  it('an integration not enabled: the data source waits (blocked), the next run registers it', async () => {
+  it('an integration not enabled: the data source waits (blocked while the plan does not wait for it), the next run registers it', async () => {
     w = await rig({ transitionMs: 10 });
     await w.write('store.yaml', store('raw', 's3://raw/'));
     expect((await w.run()).ok).toBe(true);
@@ -337,7 +337,13 @@ describe('data sources through the engine', () => {
     await w.write('a.yaml', source('a', 'raw', 's3://raw/a'));
     await w.write('store.yaml', store('raw', 's3://raw/').replace('us-east-1', 'eu-west-1'));
     const waiting = await w.run({ apply: false });
-    expect(waiting.plan!.changes.find((c) => c.name === 'a')!.blocked?.message).toBe('Integration/raw is editing: data sources are registered once it is enabled (the next run does it)');
+    // govops' own edit, still going on: the plan waits for it (settle), and registers the data source after that
+    expect(waiting.plan!.changes.map((c) => [c.name, c.action, c.blocked?.message])).toEqual([['raw', 'settle', undefined], ['a', 'create', undefined]]);
+    // ... unless the plan leaves the integration out (--only)
+    const only = await w.run({ apply: false, only: ['DataSource/a'] });
+    expect(only.plan!.changes.find((c) => c.name === 'a')!.blocked?.message).toBe(
+      'waits for Integration/raw (settle: status editing: waited for until the service settles it (nothing to send)), which this targeted plan leaves out: add --only Integration/raw',
+    );
     w.sandbox.setStuckTransitions(false);
     w.sandbox.finishTransitions();
     const later = await w.run();

@@ -121,6 +121,68 @@ describe('an integration create whose answer was lost', () => {
   });
 });
 
+describe('an integration create whose answer was lost, still creating when the next run resolves it', () => {
+  it('the next run waits for the creation as a create does, and its createError is the failure of that run; the run after it fixes it by PUT', async () => {
+    const name = 'store';
+    // (the sandbox ends the creation of one named so in createError)
+    await r.write('store.yaml', objectStoreManifest(name, 's3://store/data').replace('name: store\n    cloud', 'name: store.late-fail.example\n    cloud'));
+    await r.write('hook.yaml', webhookManifest('hook', ['modelCreated'], false));
+    r.sandbox.setStuckTransitions(['creating']);
+    let posted = false;
+    proxy.cut = (line) => {
+      if (line === 'POST /integrations') return (posted = true);
+      return posted && line === 'GET /integrations';
+    };
+    const lost = await run();
+    expect(lost.ok).toBe(false);
+    expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name, id: '', pending: 'create' }));
+    const id = (await r.api.listIntegrations())[0]!.id;
+    expect((await r.api.getIntegration(id)).status).toBe('creating');
+    // The next run lists it still creating (its plan: settle, nothing to send); the creation goes on once the plan is made.
+    proxy.cut = (line) => {
+      if (line.startsWith('GET /integrations/')) r.sandbox.setStuckTransitions(false);
+      return false;
+    };
+    proxy.requests.length = 0;
+    const next = await run();
+    expect(next.plan!.changes.find((c) => c.name === name)).toMatchObject({ action: 'settle', liveId: id, changes: [] });
+    expect(proxy.requests.filter((l) => !l.startsWith('GET '))).toEqual([]);
+    expect(next.ok).toBe(false);
+    expect(next.outcomes).toEqual([expect.objectContaining({ name, action: 'settle', result: 'failed', code: ErrorCode.statusError })]);
+    expect((await r.api.getIntegration(id)).status).toBe('createError');
+    expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name, id, origin: 'created' }));
+    // the run after it fixes it with PUT, as for any createError
+    const fixed = await run();
+    expect(fixed.ok, fixed.error).toBe(true);
+    expect(fixed.outcomes).toEqual([expect.objectContaining({ name, action: 'update', result: 'ok' })]);
+  });
+
+  it('one that ends enabled: the next run waits for it and reports it ok, then writes nothing', async () => {
+    await r.write('store.yaml', objectStoreManifest('store', 's3://store/data'));
+    r.sandbox.setStuckTransitions(['creating']);
+    let posted = false;
+    proxy.cut = (line) => {
+      if (line === 'POST /integrations') return (posted = true);
+      return posted && line === 'GET /integrations';
+    };
+    expect((await run()).ok).toBe(false);
+    proxy.cut = (line) => {
+      if (line.startsWith('GET /integrations/')) r.sandbox.setStuckTransitions(false);
+      return false;
+    };
+    const next = await run();
+    expect(next.ok, next.error).toBe(true);
+    expect(next.outcomes).toEqual([expect.objectContaining({ name: 'store', action: 'settle', result: 'ok' })]);
+    const id = (await r.api.listIntegrations())[0]!.id;
+    expect((await r.api.getIntegration(id)).status).toBe('enabled');
+    proxy.requests.length = 0;
+    const after = await run();
+    expect(after.ok, after.error).toBe(true);
+    expect(after.outcomes).toEqual([]);
+    expect(after.plan!.changes.map((c) => c.action)).toEqual(['noop']);
+  });
+});
+
 describe('a data source create whose answer was lost', () => {
   it("the next run records the data source with its identity: once its id is given to another team's data source, a prune never deletes that one", async () => {
     await r.close();
@@ -162,6 +224,82 @@ describe('a data source create whose answer was lost', () => {
     expect(proxy.requests.filter((l) => l.startsWith('DELETE'))).toEqual([]);
     expect((await r.api.listDataSources()).map((d) => d.id)).toEqual([outsider.id]);
     expect((await r.state()).resources.map((e) => e.name)).toEqual(['raw']);
+  });
+});
+
+describe('a data source delete whose first answer was lost', () => {
+  it('the service only soft-deleted it (still listed, marked deleted): the next run finishes the delete, nothing left behind', async () => {
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    await r.write('events.yaml', dataSourceManifest('events', 'raw', 's3://raw.example.com/base/events'));
+    const created = await run();
+    expect(created.ok, created.error).toBe(true);
+    const id = (await r.state()).resources.find((e) => e.name === 'events')!.id;
+    await r.remove('events.yaml');
+    // the first DELETE (the soft delete) is carried out and its answer lost: the second, hard delete is never sent
+    proxy.cut = (line) => line === `DELETE /dataSource/${id}`;
+    const lost = await run({ prune: true });
+    expect(lost.ok).toBe(false);
+    expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name: 'events', id, pending: 'delete' }));
+    expect(r.sandbox.dataSources.get(Number(id))?.deletedAt).toBeDefined();
+    proxy.cut = () => false;
+    proxy.requests.length = 0;
+    const next = await run({ prune: true });
+    expect(next.ok, next.error).toBe(true);
+    expect(next.outcomes).toEqual([expect.objectContaining({ name: 'events', action: 'delete', result: 'ok' })]);
+    expect(proxy.requests.filter((l) => l.startsWith('DELETE '))).toContain(`DELETE /dataSource/${id}`);
+    expect(r.sandbox.dataSources.get(Number(id))).toBeUndefined();
+    expect((await r.state()).resources.map((e) => e.name)).toEqual(['raw']);
+    // and then nothing to do
+    proxy.requests.length = 0;
+    const after = await run({ prune: true });
+    expect(after.ok, after.error).toBe(true);
+    expect(after.outcomes).toEqual([]);
+    expect(proxy.requests.filter((l) => !l.startsWith('GET '))).toEqual([]);
+  });
+
+  it('a next run without --prune keeps the intent (the record is listed again, a prune candidate); a later --prune finishes it', async () => {
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    await r.write('events.yaml', dataSourceManifest('events', 'raw', 's3://raw.example.com/base/events'));
+    expect((await run()).ok).toBe(true);
+    const id = (await r.state()).resources.find((e) => e.name === 'events')!.id;
+    await r.remove('events.yaml');
+    proxy.cut = (line) => line === `DELETE /dataSource/${id}`;
+    expect((await run({ prune: true })).ok).toBe(false);
+    proxy.cut = () => false;
+    for (let i = 0; i < 2; i++) {
+      const kept = await run();
+      expect(kept.ok, kept.error).toBe(true);
+      expect(kept.plan!.warnings.map((w) => w.code)).toEqual(['orphan']);
+      expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name: 'events', id, pending: 'delete' }));
+    }
+    const pruned = await run({ prune: true });
+    expect(pruned.ok, pruned.error).toBe(true);
+    expect(r.sandbox.dataSources.get(Number(id))).toBeUndefined();
+    expect((await r.state()).resources.map((e) => e.name)).toEqual(['raw']);
+  });
+
+  it('the manifest put back meanwhile: the half-done delete is finished and the data source registered again (never "in sync" while disabled)', async () => {
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    const events = dataSourceManifest('events', 'raw', 's3://raw.example.com/base/events');
+    await r.write('events.yaml', events);
+    expect((await run()).ok).toBe(true);
+    const id = (await r.state()).resources.find((e) => e.name === 'events')!.id;
+    await r.remove('events.yaml');
+    proxy.cut = (line) => line === `DELETE /dataSource/${id}`;
+    expect((await run({ prune: true })).ok).toBe(false);
+    proxy.cut = () => false;
+    await r.write('events.yaml', events);
+    const back = await run();
+    expect(back.ok, back.error).toBe(true);
+    expect(back.plan!.changes.find((c) => c.name === 'events')).toMatchObject({ action: 'replace', liveId: id, reasons: [expect.objectContaining({ code: 'soft-deleted' })] });
+    const listed = await r.api.listDataSources();
+    expect(listed.map((d) => d.prefix)).toEqual(['s3://raw.example.com/base/events']);
+    expect(r.sandbox.dataSources.get(Number(id))).toBeUndefined();
+    expect((await r.state()).resources.find((e) => e.name === 'events')).toMatchObject({ id: listed[0]!.id });
+    expect((await r.state()).resources.find((e) => e.name === 'events')!.pending).toBeUndefined();
+    const after = await run();
+    expect(after.ok, after.error).toBe(true);
+    expect(after.outcomes).toEqual([]);
   });
 });
 
@@ -220,6 +358,32 @@ describe('an update whose answer was lost', () => {
     expect(after.ok, after.error).toBe(true);
     expect(after.outcomes).toEqual([]);
     expect(proxy.requests.filter((l) => !l.startsWith('GET '))).toEqual([]);
+  });
+});
+
+describe('an update whose answer was lost, still editing when the next run looks', () => {
+  it('the next run finds the new value live, waits for the edit to settle (nothing sent) and records the manifest as applied', async () => {
+    r.env.GOVOPS_SECRET_LAKE_TOKEN = 'token-one';
+    await r.write('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/1'));
+    expect((await run()).ok).toBe(true);
+    const before = (await r.state()).resources[0]!;
+    await r.write('lake.yaml', lakeManifest('lake', 'lake.example.com', '/sql/2'));
+    r.sandbox.setStuckTransitions(['editing']);
+    proxy.cut = (line) => line === `PUT /integrations/${before.id}`;
+    expect((await run()).ok).toBe(false);
+    expect((await r.api.getIntegration(before.id)).status).toBe('editing');
+    proxy.cut = (line) => {
+      if (line.startsWith(`GET /integrations/${before.id}/`)) r.sandbox.setStuckTransitions(false);
+      return false;
+    };
+    proxy.requests.length = 0;
+    const next = await run();
+    expect(next.ok, next.error).toBe(true);
+    expect(next.plan!.changes).toEqual([expect.objectContaining({ name: 'lake', action: 'settle', changes: [] })]);
+    expect(next.outcomes).toEqual([expect.objectContaining({ name: 'lake', action: 'settle', result: 'ok' })]);
+    expect(proxy.requests.filter((l) => !l.startsWith('GET '))).toEqual([]);
+    expect((await r.api.getIntegration(before.id)).status).toBe('enabled');
+    expect((await r.state()).resources[0]!.specHash).not.toBe(before.specHash);
   });
 });
 

@@ -541,6 +541,34 @@ describe('ReconcileLoop', () => {
     expect(loop.snapshot()).toMatchObject({ ready: true, consecutiveFailures: 0, lastGood: { id: 'r1' }, rejected: { revision: 'r2' } });
   });
 
+  it('GOVOPS_ALREADY_EXISTS (the world changed under the plan: the next plan adopts or blocks) plans again after a backoff, not at the resync period; never in a tight loop', async () => {
+    const w = world();
+    const clock = new ManualClock();
+    const { loop, attempts } = makeLoop(w, { resyncMs: 60_000, clock, retryMaxMs: 100 });
+    loop.submit(await rev('ok', 'a'));
+    await loop.idle();
+    // (it stays so for three attempts: a list that lags keeps the create planned; the delays grow)
+    w.failNext(3, { code: ErrorCode.alreadyExists, failureClass: 'terminal' });
+    loop.submit(await rev('r', 'x'));
+    await loop.idle();
+    expect(attempts[1]).toMatchObject({ verdict: 'failed', retry: 'backoff', failure: { code: 'GOVOPS_ALREADY_EXISTS' } });
+    expect(loop.snapshot().ready).toBe(true);
+    const delays: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const delay = Date.parse(loop.snapshot().nextRetryAt!) - clock.now();
+      delays.push(delay);
+      clock.advance(delay - 1);
+      await loop.idle();
+      expect(attempts).toHaveLength(2 + i);
+      clock.advance(1);
+      await loop.idle();
+      expect(attempts).toHaveLength(3 + i);
+    }
+    expect(delays).toEqual([20, 40, 80]);
+    expect(attempts.slice(2).map((a) => `${a.reason}:${a.verdict}`)).toEqual(['retry:failed', 'retry:failed', 'retry:applied']);
+    expect(w.live.value).toBe('x');
+  });
+
   it('a terminal failure is tried again once per resync period, not twice in a row', async () => {
     const w = world();
     const clock = new ManualClock();

@@ -126,8 +126,12 @@ describe('planning data sources', () => {
     const p = plan([raw, ds('a', 's3://raw/a')], { rawStatus: 'createError' });
     // createError is fixed by a PUT: the create waits for that task, not blocked
     expect(summary(p.changes)).toEqual(['update Integration/raw', 'create DataSource/a']);
+    // still editing (govops' own edit): the integration is waited for (settle), and the create after that task
     const editing = plan([raw, ds('a', 's3://raw/a')], { rawStatus: 'editing' });
-    expect(editing.changes[1]!.blocked?.message).toBe('Integration/raw is editing: data sources are registered once it is enabled (the next run does it)');
+    expect(summary(editing.changes)).toEqual(['settle Integration/raw', 'create DataSource/a']);
+    expect(editing.changes[1]!.blocked).toBeUndefined();
+    const deleting = plan([raw, ds('a', 's3://raw/a')], { rawStatus: 'deleting' });
+    expect(deleting.changes[1]!.blocked?.message).toBe('Integration/raw is deleting: data sources are registered once it is enabled (the next run does it)');
   });
 
   it('a name taken by a data source govops does not remove blocks the create; one this plan prunes does not', () => {

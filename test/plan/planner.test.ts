@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { actionable, planChanges } from '../../src/plan/planner.js';
 import { forgetStale } from '../../src/plan/stale.js';
+import { renderText } from '../../src/plan/render-text.js';
+import { comparePlans } from '../../src/plan/facts.js';
+import { hasChanges } from '../../src/reconcile/plan-stage.js';
 import type { DesiredResource, Plan, PlanOptions } from '../../src/plan/types.js';
 import type { LiveIntegration, LiveWebhook } from '../../src/api/types.js';
 import type { GovopsState } from '../../src/state/types.js';
@@ -38,6 +41,29 @@ describe('planChanges: integrations', () => {
     expect(p.changes.map((c) => c.action)).toEqual(['noop']);
     expect(needsApply(p)).toBe(false);
     expect(p.errors).toEqual([]);
+  });
+
+  it('an owned integration still creating or editing, nothing differing: settle (waited for, no fields, not a change); not one govops does not own', () => {
+    const d = integration('sql', 'sql_analytics', sqlConfig());
+    for (const status of ['creating', 'editing']) {
+      const p = plan([d], [liveOf(d, '7', status)], stateWith(owned(d, '7')));
+      expect(p.changes).toEqual([expect.objectContaining({ action: 'settle', liveId: '7', changes: [], reasons: [expect.objectContaining({ code: 'settling' })] })]);
+      expect(p.summary).toEqual({ create: 0, update: 0, replace: 0, delete: 0, adopt: 0, noop: 0, settle: 1 });
+      expect(needsApply(p)).toBe(true);
+      expect(hasChanges(p)).toBe(false);
+      expect(renderText(p)).toContain('... Integration/sql (sql_analytics)');
+      expect(renderText(p)).toContain('1 to wait for (still creating or editing)');
+    }
+    // deleting (not govops' delete: the manifest keeps it), or not owned (adopted): no wait
+    expect(plan([d], [liveOf(d, '7', 'deleting')], stateWith(owned(d, '7'))).changes.map((c) => c.action)).toEqual(['noop']);
+    expect(plan([d], [liveOf(d, '7', 'creating')], stateWith()).changes.map((c) => [c.action, c.adopt])).toEqual([['adopt', true]]);
+    // a change besides: the update waits for the transition itself (409)
+    const moved = integration('sql', 'sql_analytics', { ...sqlConfig(), port: 1500 });
+    expect(plan([moved], [liveOf(d, '7', 'creating')], stateWith(owned(d, '7'))).changes.map((c) => c.action)).toEqual(['update']);
+    // a saved plan (plan --out) is not stale because the wait is over by apply FILE; it is when a fix is needed now
+    const saved = plan([d], [liveOf(d, '7', 'creating')], stateWith(owned(d, '7')));
+    expect(comparePlans(saved, plan([d], [liveOf(d, '7')], stateWith(owned(d, '7'))))).toEqual([]);
+    expect(comparePlans(saved, plan([d], [liveOf(d, '7', 'createError')], stateWith(owned(d, '7'))))).toEqual(['Integration/sql: a change now that the saved plan does not have']);
   });
 
   it('a rotated secret plans an update with a (sensitive) change and no value', () => {

@@ -124,6 +124,22 @@ describe('intents left by an interrupted run', () => {
     expect(plan([sql], { integrations: [live] }, st).changes[0]).toMatchObject({ action: 'noop', adopt: false, liveId: '12' });
   });
 
+  it('a data source an interrupted delete left soft-deleted keeps its intent, and is never what another pending create at its freed prefix made', () => {
+    const entry = (name: string, id: string, extra: Partial<ManagedResource>): ManagedResource =>
+      ({ kind: 'DataSource', name, id, origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: '2026-01-01T00:00:00.000Z', ...extra });
+    const st = stateWith(
+      entry('old', '5', { pending: 'delete', identity: '7|s3://raw/a' }),
+      entry('new', '', { pending: 'create', key: '7|s3://raw/a' }),
+    );
+    const dataSources = [
+      { id: '5', integrationId: '7', dataSourceName: 'a', prefix: 's3://raw/a', softDeleted: true as const },
+      { id: '9', integrationId: '7', dataSourceName: 'b', prefix: 's3://raw/a' },
+    ];
+    const resolved = resolvePending(st, { integrations: [], webhooks: [], dataSources });
+    expect(resolved.state.resources).toEqual([expect.objectContaining({ name: 'old', id: '5', pending: 'delete' }), expect.objectContaining({ name: 'new', id: '9' })]);
+    expect(resolved.state.resources[1]!.pending).toBeUndefined();
+  });
+
   it('a live integration of a type govops does not know is never the one a pending create made (and nothing throws)', () => {
     const unknown = { ...liveOf(sql, '13'), type: 'graph_database' };
     const st = stateWith(pendingCreate(sql, 'sql_analytics:host=db.example.com'));

@@ -32,7 +32,10 @@ export function githubClient(target: GithubTarget, timeoutMs = 30_000): Octokit 
 
 /** An Octokit failure as a CommentError (status and GitHub's message; never the token or headers). */
 function failure(what: string, err: unknown): CommentError {
-  const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : undefined;
+  // Octokit gives a request that got no answer (refused, reset, timed out) status 500 and no response: that is no
+  // status of GitHub's, and "failed (500)" would send the reader to GitHub's status page for a network problem
+  const answered = (err as { response?: unknown }).response !== undefined;
+  const status = answered && typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : undefined;
   // its first line, redacted before it is split (src/util/cut.ts): a value of several lines would not be found after
   const detail = err instanceof Error ? redactText(err.message).split('\n')[0] : String(err);
   const limited = rateLimit(status, (err as { response?: { headers?: Record<string, string | number | undefined> } }).response?.headers, detail ?? '');

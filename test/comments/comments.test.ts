@@ -340,6 +340,18 @@ describe('secrets in what the platform answers, and in the body', () => {
     }
   });
 
+  it('GitHub: a connection refused is "unavailable" and claims no HTTP status GitHub never sent (Octokit says 500)', async () => {
+    const server = await startServer((_req, res) => {
+      res.end();
+    });
+    const url = server.url;
+    await server.close();
+    const err = (await upsertComment(gh({ apiUrl: url }), `${MARKER}\nx`, { marker: MARKER, author: BOT }).catch((e: unknown) => e)) as CommentError;
+    expect(err).toBeInstanceOf(CommentError);
+    expect(err).toMatchObject({ reason: 'unavailable', status: undefined });
+    expect(err.message).toMatch(/^GitHub: listing the comments of #7 failed: .*ECONNREFUSED/);
+  });
+
   it('GitLab: an answer that is not JSON is redacted before it is cut to 200 characters', async () => {
     const server = await startServer((_req, res) => {
       res.writeHead(500, { 'content-type': 'text/html' });

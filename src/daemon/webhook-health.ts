@@ -402,6 +402,7 @@ export class WebhookHealth {
           else result = err instanceof ApiError && err.statusCode === 404 ? { kind: 'gone' } : { kind: 'error' };
         }
       }
+      const retriedId = p.record.id; // settle() moves p.record on to the record the retry made
       const verdict = this.scheduler!.settle(p, result);
       if (result.kind === 'unsent') {
         if (unreachable) {
@@ -419,12 +420,13 @@ export class WebhookHealth {
       if (verdict.exhausted) this.metrics.autoRetryExhausted.inc({ webhook: name });
       const fields = {
         webhook: name,
-        historyId: p.record.id,
+        historyId: retriedId,
         attempt: verdict.attempt,
         result: outcome,
         ...(result.kind === 'record' ? { newHistoryId: result.record.id, statusCode: result.record.statusCode, code: result.record.responseCode } : {}),
         ...(error ? { error } : {}),
-        ...(verdict.nextAt !== undefined ? { nextRetryAt: iso(verdict.nextAt) } : {}),
+        // the scheduler counts on the monotonic clock: shown as the time of day it stands for
+        ...(verdict.nextAt !== undefined ? { nextRetryAt: iso(this.now() + (verdict.nextAt - this.clock.monotonic())) } : {}),
       };
       if (result.kind === 'refused') {
         this.opts.logger.warn({ ...fields, code: ErrorCode.apiAuth }, 'webhook delivery retry refused by the service (401/403: check the token): not counted against the delivery\'s automatic retries');

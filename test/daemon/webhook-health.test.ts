@@ -392,6 +392,36 @@ describe('automatic retries and a step of the wall clock (NTP, a VM resumed)', (
     expect((await health.pollOnce()).retried).toBe(1);
     expect(w.rx.hits.get('/h')).toBe(3);
   });
+
+  it("the log line of a retry names the record retried and the one it made, and the next retry's time of day (not the monotonic reading)", async () => {
+    w = await startWorld();
+    const [h] = await w.createHooks([hookItem(w, 'h', '/h')]);
+    w.rx.set('/h', 503);
+    const wall = Date.parse('2026-11-20T08:00:00.000Z');
+    let mono = 5_000; // performance.now(): milliseconds since the process started
+    const { logger, lines } = memoryLogger();
+    const health = new WebhookHealth({
+      api: client(),
+      logger,
+      registry: new Registry(),
+      intervalMs: 60_000,
+      clock: { ...backgroundClock, now: () => wall + mono, monotonic: () => mono },
+      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map([[String(h.id), 'h']]),
+    });
+    await health.pollOnce();
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    const failed = (await client().listWebhookHistory({ pageSize: 10 })).records;
+    const original = failed.find((r) => String(r.webhookId) === String(h.id))!;
+    mono += 1000;
+    expect((await health.pollOnce()).retried).toBe(1);
+    const line = lines.find((l) => l.msg === 'webhook delivery retried automatically');
+    expect(line).toMatchObject({ webhook: 'h', attempt: 1, result: 'failed', historyId: String(original.id) });
+    expect(line.newHistoryId).not.toBe(line.historyId);
+    // retried at wall + 6 s; the next one 2 s later (the backoff doubled)
+    expect(line.nextRetryAt).toBe(new Date(wall + mono + 2000).toISOString());
+  });
 });
 
 describe('automatic retries of a webhook govops stops managing', () => {

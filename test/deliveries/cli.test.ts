@@ -91,6 +91,9 @@ describe('govops webhooks history', () => {
     const created = await jsonOf(['webhooks', 'history', '--type', 'userCreated']);
     expect(created.records.map((r: any) => r.notificationType)).toEqual(['userCreated', 'userCreated']);
     expect((await w.historyRequests())[0]!.query.notificationType).toBe('userCreated');
+    // every record the filters select was shown: no "shows more" (the service's count says there are no more)
+    const createdText = await govops(['webhooks', 'history', '--type', 'userCreated', '--limit', '2']);
+    expect(createdText.stderr).toMatch(/^2 of 2 record\(s\), newest first$/m);
 
     const noGlobal = await jsonOf(['webhooks', 'history', '--no-global', '--since', '1h']);
     expect(new Set(noGlobal.records.map((r: any) => r.webhookName))).toEqual(new Set(['alpha']));

@@ -136,7 +136,8 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
       ctx.stdout.write('No delivery records match.\n');
     } else {
       ctx.stdout.write(recordTable(records));
-      const more = records.length >= limit && !stats.exhausted;
+      // the read stops at the limit, before the page that would say the history ended: the service's count says it
+      const more = records.length >= limit && !stats.exhausted && !(count !== undefined && records.length >= count);
       const total = count !== undefined ? ` of ${count}` : '';
       ctx.stderr.write(`${records.length}${total} record(s), newest first${more ? `; --limit ${limit * 5} shows more` : ''}\n`);
     }

@@ -185,3 +185,16 @@ describe('metrics', () => {
     expect(registered.filter((n) => !named.has(n))).toEqual([]);
   });
 });
+
+describe('docs/pull-requests.md: `govops comment` outside the action', () => {
+  it('names every token variable it reads (else a newcomer gets "no GitHub token" with nothing in the page to say which)', () => {
+    const page = read('docs/pull-requests.md');
+    const start = page.indexOf('`govops comment FILE` works outside the action too');
+    expect(start).toBeGreaterThan(0);
+    const paragraph = page.slice(start, page.indexOf('\n\n', start));
+    const context = read('src/comments/context.ts');
+    const tokens = [...new Set([...context.matchAll(/env\.([A-Z_]*TOKEN)\b/g)].map((m) => m[1]!))];
+    expect(tokens.length).toBeGreaterThanOrEqual(4);
+    expect(tokens.filter((t) => !paragraph.includes(`\`${t}\``))).toEqual([]);
+  });
+});

@@ -61,10 +61,22 @@ export function webhookUrlCarriesCredential(url: string): boolean {
 const TOKEN_RUN = /[A-Za-z0-9]{16,}/g;
 
 /**
- * Whether a URL's path holds a token: a run of 16 or more letters and digits with both in it. A chat webhook's URL is
- * its own credential, the token in its path (Slack's `/services/T…/B…/<token>`, Discord's `/api/webhooks/<id>/<token>`,
- * Teams' `/IncomingWebhook/<hex>/…`, Mattermost's `/hooks/<id>`): whoever reads it can post. Words, numbers and UUIDs
- * are not such runs.
+ * A run of letters only is a token when its case is drawn at random: at least a third of it upper case, and
+ * lower case in it too. A word in camel case (`ProcessIncomingWebhookEvents`) has a capital per word; an acronym
+ * then a word (`HTTPNotificationReceiver`) has its capitals together, at the start.
+ */
+function randomCase(run: string): boolean {
+  const upper = run.replace(/[^A-Z]/g, '').length;
+  if (upper * 3 < run.length || !/[a-z]/.test(run)) return false;
+  return /[a-z][A-Z]{2}|[a-z][A-Z][a-z][A-Z]|[a-z][A-Z][A-Z]?$/.test(run);
+}
+
+/**
+ * Whether a URL's path holds a token: a run of 16 or more letters and digits with both in it, or of letters in a
+ * random mix of cases (a Slack token is 24 letters and digits drawn at random: about one in 70 has no digit). A chat
+ * webhook's URL is its own credential, the token in its path (Slack's `/services/T…/B…/<token>`, Discord's
+ * `/api/webhooks/<id>/<token>`, Teams' `/IncomingWebhook/<hex>/…`, Mattermost's `/hooks/<id>`): whoever reads it can
+ * post. Words, numbers and UUIDs are not such runs.
  */
 export function pathCarriesToken(url: string): boolean {
   let path: string;
@@ -73,7 +85,7 @@ export function pathCarriesToken(url: string): boolean {
   } catch {
     return false;
   }
-  for (const run of path.match(TOKEN_RUN) ?? []) if (/[A-Za-z]/.test(run) && /[0-9]/.test(run)) return true;
+  for (const run of path.match(TOKEN_RUN) ?? []) if ((/[A-Za-z]/.test(run) && /[0-9]/.test(run)) || randomCase(run)) return true;
   return false;
 }
 

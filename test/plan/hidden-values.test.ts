@@ -180,6 +180,8 @@ describe('a live url or connection string carrying a credential under another co
 describe('a live webhook url whose path is its credential (a chat webhook: Slack, Discord, Teams, Mattermost)', () => {
   const urls = [
     'https://hooks.slack.com/services/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',
+    // a Slack token is 24 letters and digits drawn at random: about one in 70 has no digit
+    'https://hooks.slack.com/services/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',
     'https://discord.com/api/webhooks/123456789012345678/Xy7-Zq_3aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789aBcDeFgHiJkLmNoPqRsTuVwX',
     'https://contoso.webhook.office.com/webhookb2/1f2e3d4c-aaaa-bbbb-cccc-0123456789ab@9a8b7c6d-1111-2222-3333-444455556666/IncomingWebhook/4f1c2b3a9d8e7f6a5b4c3d2e1f0a9b8c/0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d',
     'https://chat.example.com/hooks/x8k2m4p6q8r1t3v5w7y9z0a2b4',
@@ -202,6 +204,8 @@ describe('a live webhook url whose path is its credential (a chat webhook: Slack
       'https://hooks.example.com/receivers/550e8400-e29b-41d4-a716-446655440000',
       'https://hooks.example.com/teams/12345678901234567890/alerts',
       'https://hooks.example.com/governancenotifications/x',
+      'https://hooks.example.com/api/ProcessIncomingWebhookEvents',
+      'https://hooks.example.com/HTTPNotificationReceiver/x',
     ]) {
       expect(diffWebhook(d, { ...liveWebhookOf(d, '4'), url }, undefined, true).changes[0], url).toMatchObject({ path: 'url', sensitive: false, before: url });
       expect(urlWithoutCredential(url)).toBe(url);

@@ -21,6 +21,7 @@ import { redactUrl } from '../sources/redact.js';
 import type { AutoRetryPolicy } from '../deliveries/auto-retry.js';
 import { WebhookHealth, managedWebhooksFromState } from './webhook-health.js';
 import { describeStateLocation, isPgLocation } from '../state/location.js';
+import { assertStateLockHeld } from '../state/lock.js';
 import { LeaderElector, defaultIdentity, type LeaseSettings } from './leader.js';
 import { leaderReconcileFn } from './standby.js';
 
@@ -206,6 +207,17 @@ function daemonInfo(s: RunSettings): Record<string, unknown> {
   };
 }
 
+
+/**
+ * A write leaves only while this replica leads (the lease) and, during a reconcile, holds the state's lock: a PostgreSQL
+ * lock whose session ended (pg_terminate_backend, a failover) may be another writer's by now (a CI apply).
+ */
+function writeGateOf(statePath: string, elector: LeaderElector | undefined): (method: string, path: string) => void {
+  return (m, p) => {
+    elector?.gate(m, p);
+    assertStateLockHeld(statePath, `${m} ${p}`);
+  };
+}
 /**
  * Starts the daemon's HTTP server, then the elector (its first lease request), then the source's first fetch; on failure
  * everything started is stopped again. The HTTP server comes first: the first lease request can wait up to the driver's
@@ -260,7 +272,7 @@ export async function startRunning(
   const identity = s.identity ?? defaultIdentity();
   let daemonRef: Daemon | undefined;
   const elector = makeElector(s, identity, logger, metrics, source, () => daemonRef?.loop);
-  const api = makeApi(metrics.onRequest, { identity, ...(elector ? { writeGate: (m: string, p: string) => elector.gate(m, p) } : {}) });
+  const api = makeApi(metrics.onRequest, { identity, writeGate: writeGateOf(s.statePath, elector) });
   const engineSettings = { statePath: s.statePath, plan: s.plan, tuning: s.tuning, env: s.env, secretScope: s.secretScope, render: s.render };
   const engine = reconcileOverride ?? engineReconcileFn(api, engineSettings);
   const reconcile = elector ? leaderReconcileFn(engine, elector, (r) => daemonRef?.loop.submitAgain(r)) : engine;

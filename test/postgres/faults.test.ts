@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pgDriver from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { PgState, pgStateFor } from '../../src/state/pg/backend.js';
@@ -20,6 +20,7 @@ import { postgresPerFile, psql } from '../helpers/postgres.js';
 import { rewritingProxy } from '../helpers/rewriting-proxy.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { objectStore } from '../../bench/flaky-drill.mjs';
+import { Cleanup, getJson, spawnRun, until } from '../daemon/helpers.js';
 
 const pg = postgresPerFile();
 const at = (key: string): string => withStateKey(pg.url, key);
@@ -276,4 +277,55 @@ describe('state migrate keeps every field', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('a daemon whose lock session is ended during a reconcile', () => {
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('sends no write once the lock is gone (the lease alone did not stop it), then recovers by itself', async () => {
+    // The daemon's writes were gated by its lease only: with the lock's session ended (an operator's
+    // pg_terminate_backend, a failover), another writer (a CI apply) could take the lock while the leader, still
+    // holding the lease, went on sending PUTs until its next state write failed.
+    const home = await cleanup.tmp('govops-daemon-lostlock-');
+    const sandbox = await startSandbox({ port: 0, transitionMs: 1_000 });
+    cleanup.add(() => sandbox.close());
+    let killedAt: number | undefined;
+    let armed = false;
+    const proxy = await rewritingProxy(sandbox.url, (req, res) => {
+      if (armed && killedAt === undefined && req.method === 'PUT' && !req.url.includes('dryRun=true')) {
+        killedAt = proxy.requests.length;
+        expect(killLockSession('daemonlock')).toBe('t');
+        const deadline = Date.now() + 10_000;
+        while (psql(pg, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = (hashtext('daemonlock')::bigint & 4294967295)::oid AND objsubid = 2`) !== '0') {
+          if (Date.now() > deadline) throw new Error('the lock session did not end');
+        }
+      }
+      return res;
+    });
+    cleanup.add(() => proxy.close());
+    mkdirSync(path.join(home, 'm'));
+    const write = (suffix: string): void => {
+      for (const n of ['lake-a', 'lake-b', 'lake-c']) writeFileSync(path.join(home, 'm', `${n}.yaml`), objectStore(n).replace(`role/${n}`, `role/${n}-${suffix}`));
+    };
+    write('v1');
+    const d = spawnRun(
+      cleanup,
+      ['--dir', 'm', '--workdir', path.join(home, 'work'), '--listen', '127.0.0.1:0', '--state-key', 'daemonlock', '--resync', '10m', '--concurrency', '1', '--grace', '2s'],
+      { cwd: home, env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: sandbox.adminToken, GOVOPS_STATE_URL: pg.url } },
+    );
+    const url = await Promise.race([d.url, d.exit.then((c) => Promise.reject(new Error(`exited ${c}: ${d.out()}`)))]);
+    const lastResult = async (): Promise<string | undefined> => ((await getJson(`${url}/status`)).body as { lastReconcile?: { result?: string } }).lastReconcile?.result;
+    await until(async () => (await lastResult()) === 'applied', 60_000, 'the first apply');
+    armed = true;
+    write('v2'); // three updates (PUT)
+    await until(() => killedAt !== undefined, 60_000, 'the first PUT of the update');
+    // refused unsent, with the typed error, while the lease still holds
+    await until(() => /PUT \/integrations\/\d+ not sent: the lock of the PostgreSQL state \([^)]*key daemonlock\) was lost/.test(d.out()), 30_000, 'a write refused for the lost lock');
+    // and the daemon finishes the revision by itself (a new lock, a new session)
+    await until(async () => {
+      const live = (await (await fetch(`${sandbox.url}/integrations`, { headers: { authorization: sandbox.adminToken } })).json()) as { config: { cloudLocationRole?: string } }[];
+      return live.filter((i) => /-v2$/.test(i.config.cloudLocationRole ?? '')).length === 3;
+    }, 60_000, 'the three updates applied after the retry');
+  }, 180_000);
 });

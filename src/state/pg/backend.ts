@@ -586,7 +586,7 @@ export class PgState {
 function lockLost(display: string, what: string, lost: Error): UserError {
   return new UserError(
     `${what} not sent: the lock of the PostgreSQL state (${display}) was lost (its session ended: ${lost.message}); ` +
-      'another govops writer may hold it now, so this apply sends nothing more: run the apply again',
+      'another govops writer may hold it now, so this run sends nothing more: run the apply again (a daemon retries by itself)',
     'the next apply plans from what the service holds then and settles the intents this one recorded; if an operator ended the session (pg_terminate_backend), find out who holds the lock first (govops state list names the holder)',
     { code: ErrorCode.stateFenced },
   );

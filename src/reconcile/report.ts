@@ -32,9 +32,12 @@ function pad(rows: string[][]): string[] {
 export function outcomeTable(untrusted: readonly ResourceOutcome[]): string {
   if (untrusted.length === 0) return 'Nothing to apply.\n';
   const outcomes = printableData(untrusted); // the service's error messages and validation test names
-  const sorted = [...outcomes].sort((a, b) => `${a.resourceKind}/${a.name}`.localeCompare(`${b.resourceKind}/${b.name}`));
+  // Each title built once, not twice per comparison (issue #26: ~130,000 comparisons sort 10,000 outcomes).
+  const titled = outcomes.map((o) => ({ o, title: `${o.resourceKind}/${o.name}` }));
+  titled.sort((a, b) => a.title.localeCompare(b.title));
+  const sorted = titled.map((t) => t.o);
   const rows = [['RESOURCE', 'ACTION', 'RESULT', 'DURATION']];
-  for (const o of sorted) rows.push([`${o.resourceKind}/${o.name}`, o.action, o.result, formatDuration(o.durationMs)]);
+  for (const { o, title } of titled) rows.push([title, o.action, o.result, formatDuration(o.durationMs)]);
   const lines = pad(rows);
   const problems = sorted.filter((o) => o.result !== 'ok');
   if (problems.length) {

@@ -797,47 +797,60 @@ describe('a govops state that cannot be read (not missing: unreadable, not valid
   });
 });
 
+/**
+ * A webhook whose receiver fails (503), one failed delivery of it recorded and polled, and delivery health whose retry
+ * requests fail with `failure` until `heal()`: a cap of one automatic retry, a minute between rounds (`nextRound`).
+ */
+async function retriesFailingWith(failure: (id: string) => Error) {
+  w = await startWorld();
+  const [hook] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
+  w.rx.set('/dead', 503);
+  const real = client();
+  let failing = true;
+  const api = {
+    listWebhookHistory: real.listWebhookHistory.bind(real),
+    retryWebhookDelivery: async (id: string) => {
+      if (failing) throw failure(id);
+      return real.retryWebhookDelivery(id);
+    },
+  };
+  let now = Date.now();
+  const { logger, lines } = memoryLogger();
+  const health = new WebhookHealth({
+    api,
+    logger,
+    registry: new Registry(),
+    intervalMs: 60_000,
+    clock: { ...backgroundClock, now: () => now, monotonic: () => now },
+    autoRetry: { maxAttempts: 1, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+    managed: async () => new Map([[String(hook!.id), 'dead']]),
+  });
+  await health.pollOnce(); // baseline: empty
+  await w.fire('modelAccessRequested');
+  await health.pollOnce();
+  return {
+    health,
+    lines,
+    nextRound: () => {
+      now += 60_000;
+      return health.pollOnce();
+    },
+    heal: () => void (failing = false),
+  };
+}
+
 describe('automatic retries the service refuses (401/403: the token)', () => {
   it('do not spend the delivery\'s cap (it was never retried): once the token is accepted, the delivery is retried', async () => {
-    w = await startWorld();
-    const [hook] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
-    w.rx.set('/dead', 503);
-    const real = client();
-    let refuse = true;
-    const api = {
-      listWebhookHistory: real.listWebhookHistory.bind(real),
-      retryWebhookDelivery: async (id: string) => {
-        if (refuse) throw new ApiError(403, 'Forbidden', 'not allowed to retry', 'POST', `/webhooks/history/retry/${id}`);
-        return real.retryWebhookDelivery(id);
-      },
-    };
-    let now = Date.now();
-    const { logger, lines } = memoryLogger();
-    const health = new WebhookHealth({
-      api,
-      logger,
-      registry: new Registry(),
-      intervalMs: 60_000,
-      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
-      autoRetry: { maxAttempts: 1, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
-      managed: async () => new Map([[String(hook.id), 'dead']]),
-    });
-    await health.pollOnce(); // baseline: empty
-    await w.fire('modelAccessRequested');
-    await health.pollOnce();
-    for (let i = 0; i < 3; i++) {
-      now += 60_000;
-      expect(await health.pollOnce()).toMatchObject({ retried: 1 });
-    }
+    const { health, lines, nextRound, heal } = await retriesFailingWith((id) => new ApiError(403, 'Forbidden', 'not allowed to retry', 'POST', `/webhooks/history/retry/${id}`));
+    for (let i = 0; i < 3; i++) expect(await nextRound()).toMatchObject({ retried: 1 });
     // the old code: the first refusal reached the cap (1): "giving up", exhausted 1, never retried again
     expect(lines.filter((l) => /giving up/.test(l.msg))).toHaveLength(0);
     expect(health.status().autoRetry).toMatchObject({ pending: 1, exhausted: 0, retried: { error: 3 } });
     expect(lines.filter((l) => /refused by the service/.test(l.msg)).map((l) => l.code)).toEqual([ErrorCode.apiAuth, ErrorCode.apiAuth, ErrorCode.apiAuth]);
     expect(w.rx.hits.get('/dead')).toBe(1);
 
-    refuse = false; // the token is fixed (or given the permission)
-    now += 60_000;
-    expect(await health.pollOnce()).toMatchObject({ retried: 1 });
+    heal(); // the token is fixed (or given the permission)
+    expect(await nextRound()).toMatchObject({ retried: 1 });
     expect(w.rx.hits.get('/dead')).toBe(2);
     expect(health.status().autoRetry).toMatchObject({ pending: 0, exhausted: 1, retried: { failed: 1 } });
   });
@@ -845,45 +858,18 @@ describe('automatic retries the service refuses (401/403: the token)', () => {
 
 describe('an automatic retry the service cannot be reached for (the connection not opened: nothing sent)', () => {
   it('does not spend the delivery\'s cap: the delivery is retried once the service answers again', async () => {
-    w = await startWorld();
-    const [hook] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
-    w.rx.set('/dead', 503);
-    const real = client();
-    let down = true;
-    const api = {
-      listWebhookHistory: real.listWebhookHistory.bind(real),
-      // the service went away between the poll and the round's retries (after the client's own retries)
-      retryWebhookDelivery: async (id: string) => {
-        if (down) throw new TransportError('connect ECONNREFUSED 127.0.0.1:1', 'POST', `/webhooks/history/retry/${id}`, undefined, ErrorCode.connectFailed);
-        return real.retryWebhookDelivery(id);
-      },
-    };
-    let now = Date.now();
-    const { logger, lines } = memoryLogger();
-    const health = new WebhookHealth({
-      api,
-      logger,
-      registry: new Registry(),
-      intervalMs: 60_000,
-      clock: { ...backgroundClock, now: () => now, monotonic: () => now },
-      autoRetry: { maxAttempts: 1, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
-      managed: async () => new Map([[String(hook.id), 'dead']]),
-    });
-    await health.pollOnce(); // baseline: empty
-    await w.fire('modelAccessRequested');
-    await health.pollOnce();
-    for (let i = 0; i < 2; i++) {
-      now += 60_000;
-      await health.pollOnce();
-    }
+    // the service went away between the poll and the round's retries (after the client's own retries)
+    const { health, lines, nextRound, heal } = await retriesFailingWith(
+      (id) => new TransportError('connect ECONNREFUSED 127.0.0.1:1', 'POST', `/webhooks/history/retry/${id}`, undefined, ErrorCode.connectFailed),
+    );
+    for (let i = 0; i < 2; i++) await nextRound();
     // the old code: the first refused connection reached the cap (1): "giving up", never retried again
     expect(lines.filter((l) => /giving up/.test(l.msg))).toHaveLength(0);
     expect(lines.filter((l) => /cannot be reached/.test(l.msg)).map((l) => l.code)).toEqual([ErrorCode.connectFailed, ErrorCode.connectFailed]);
     expect(health.status().autoRetry).toMatchObject({ pending: 1, exhausted: 0 });
 
-    down = false;
-    now += 60_000;
-    expect(await health.pollOnce()).toMatchObject({ retried: 1 });
+    heal();
+    expect(await nextRound()).toMatchObject({ retried: 1 });
     expect(w.rx.hits.get('/dead')).toBe(2);
   });
 });

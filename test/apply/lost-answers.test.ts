@@ -87,18 +87,26 @@ describe('an integration delete whose answer was lost', () => {
   });
 });
 
+/** The POST of a create is carried out and its answer lost, and so is the client's look-up right after it. */
+function cutCreateAndLookup(): void {
+  let posted = false;
+  proxy.cut = (line) => {
+    if (line === 'POST /integrations') return (posted = true);
+    return posted && line === 'GET /integrations';
+  };
+}
+
+/** An object_store manifest `name` whose creation the sandbox ends in createError (its config name). */
+async function writeLateFailingStore(name: string): Promise<void> {
+  await r.write('store.yaml', objectStoreManifest(name, 's3://store/data').replace('name: store\n    cloud', 'name: store.late-fail.example\n    cloud'));
+}
+
 describe('an integration create whose answer was lost', () => {
   it('the run that lost it and could not look it up keeps the intent; the next run records the integration, waits for it, fixes a createError by PUT, and then writes nothing', async () => {
     const name = 'store';
-    // (the sandbox ends the creation of one named so in createError)
-    await r.write('store.yaml', objectStoreManifest(name, 's3://store/data').replace('name: store\n    cloud', 'name: store.late-fail.example\n    cloud'));
+    await writeLateFailingStore(name);
     await r.write('hook.yaml', webhookManifest('hook', ['modelCreated'], false));
-    // the POST is carried out and its answer lost, and so is the client's look-up right after it
-    let posted = false;
-    proxy.cut = (line) => {
-      if (line === 'POST /integrations') return (posted = true);
-      return posted && line === 'GET /integrations';
-    };
+    cutCreateAndLookup();
     const lost = await run();
     expect(lost.ok).toBe(false);
     expect(proxy.requests.filter((l) => l.startsWith('POST /integrations'))).toEqual(['POST /integrations?dryRun=true', 'POST /integrations cut']);
@@ -124,15 +132,10 @@ describe('an integration create whose answer was lost', () => {
 describe('an integration create whose answer was lost, still creating when the next run resolves it', () => {
   it('the next run waits for the creation as a create does, and its createError is the failure of that run; the run after it fixes it by PUT', async () => {
     const name = 'store';
-    // (the sandbox ends the creation of one named so in createError)
-    await r.write('store.yaml', objectStoreManifest(name, 's3://store/data').replace('name: store\n    cloud', 'name: store.late-fail.example\n    cloud'));
+    await writeLateFailingStore(name);
     await r.write('hook.yaml', webhookManifest('hook', ['modelCreated'], false));
     r.sandbox.setStuckTransitions(['creating']);
-    let posted = false;
-    proxy.cut = (line) => {
-      if (line === 'POST /integrations') return (posted = true);
-      return posted && line === 'GET /integrations';
-    };
+    cutCreateAndLookup();
     const lost = await run();
     expect(lost.ok).toBe(false);
     expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name, id: '', pending: 'create' }));
@@ -160,11 +163,7 @@ describe('an integration create whose answer was lost, still creating when the n
   it('one that ends enabled: the next run waits for it and reports it ok, then writes nothing', async () => {
     await r.write('store.yaml', objectStoreManifest('store', 's3://store/data'));
     r.sandbox.setStuckTransitions(['creating']);
-    let posted = false;
-    proxy.cut = (line) => {
-      if (line === 'POST /integrations') return (posted = true);
-      return posted && line === 'GET /integrations';
-    };
+    cutCreateAndLookup();
     expect((await run()).ok).toBe(false);
     proxy.cut = (line) => {
       if (line.startsWith('GET /integrations/')) r.sandbox.setStuckTransitions(false);

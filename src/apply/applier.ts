@@ -246,7 +246,7 @@ export async function settle(p: Prepared, logger: Logger): Promise<Settled> {
   } catch (err) {
     // Every change is already on disk (state + journal); only the compaction into one file failed.
     const error = err instanceof Error ? err.message : String(err);
-    logger.warn({ err: { message: error } }, 'state not compacted; the journal beside it holds the latest changes');
+    logger.warn({ err: { message: error } }, 'state not compacted: the changes this apply recorded are kept (the journal beside a state file, the rows of a PostgreSQL state) and read by the next run');
     return { compacted: false, error };
   }
 }

@@ -15,3 +15,12 @@ export function withoutTrailingSlashes(s: string): string {
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/**
+ * `word` after its indefinite article: "an object_store", "a lakehouse", "an Integration", "a Webhook". By the first
+ * letter (every type and kind name govops prints is an English word or a snake_case one; none starts with a silent
+ * or a "you" sound).
+ */
+export function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
+}

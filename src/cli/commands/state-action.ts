@@ -22,6 +22,7 @@ import { describeStateLocation } from '../../state/location.js';
 import { webhookServiceName } from '../../service/webhook-fields.js';
 import { recordedWebhookIdentity, urlWithoutCredential, webhookIdentity, webhookIdentityParts } from '../../service/kinds.js';
 import type { AdoptFlags, StateFlags } from './state.js';
+import { withArticle } from '../../util/strings.js';
 
 /** Wait this long for another govops to finish with the state before giving up. */
 const LOCK_WAIT_MS = 10_000;
@@ -207,7 +208,7 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
     if (manifest.kind === 'Integration') {
       const live = await api.getIntegration(id);
       if (live.type !== manifest.spec.type) {
-        throw new UserError(`integration ${id} is a ${live.type}, the manifest Integration/${manifest.metadata.name} a ${manifest.spec.type}`, 'adopt a live integration of the same type');
+        throw new UserError(`integration ${id} is ${withArticle(live.type)}, the manifest Integration/${manifest.metadata.name} ${withArticle(manifest.spec.type)}`, 'adopt a live integration of the same type');
       }
       // What cannot change while it lives (type, and the natural key's non-editable part): another one is another
       // integration, which the next plan would replace (delete, then create), as a data source of another prefix.

@@ -248,4 +248,14 @@ describe('state adopt refusals as the operator reads them', () => {
     expect(res.stderr).toContain(`integration ${id} is an object_store, the manifest Integration/lake a lakehouse`);
     expect(res.stderr).not.toMatch(/\ba object_store/);
   });
+
+  it('onto a webhook another entry owns prints only the refusal, not a warning about the rename it does not make', async () => {
+    const id = (await h.state()).resources.find((r) => r.name === 'other')!.id;
+    await h.writeManifest('alerts.yaml', webhook('alerts', 'https://hooks.example.com/other'));
+    const res = await h.govops(['state', 'adopt', 'Webhook/alerts', 'manifests', '--id', id]);
+    expect(res.code, res.stdout).toBe(1);
+    expect(res.stderr).toContain(`webhook ${id} is already managed as Webhook/other`);
+    expect(res.stderr).not.toContain('warning');
+    expect(res.stderr).not.toContain('rename');
+  });
 });

@@ -24,3 +24,9 @@ export function escapeRegExp(s: string): string {
 export function withArticle(word: string): string {
   return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
 }
+
+/** withArticle at the start of a sentence: "An object_store", "A lakehouse". */
+export function withCapitalArticle(word: string): string {
+  const w = withArticle(word);
+  return w.charAt(0).toUpperCase() + w.slice(1);
+}

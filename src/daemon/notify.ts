@@ -5,7 +5,7 @@
  *
  * Delivery never holds up a reconcile: each URL has its own queue, worked through in the background. A failed
  * POST (no connection, a timeout, 408, 429, 5xx) is tried again with exponential backoff, a bounded number of
- * times; another 4xx is final. A repeat of the last event sent (same type, revision and results: the same drift
+ * times, or after the receiver's `Retry-After` when it gives one (at most MAX_NOTIFY_RETRY_AFTER_MS); another 4xx is final. A repeat of the last event sent (same type, revision and results: the same drift
  * found at every resync, the same failure at every retry) is not sent again to a URL that got it or is getting it;
  * after a reconcile with nothing to tell (in sync), or to a URL that did not get it (failed, dropped), it is news again.
  * Events the stop leaves undelivered (queued, in flight, waiting to be tried again) are `dropped`, not `failed`. The body passes the one redactor,
@@ -17,6 +17,7 @@ import { sleep, systemClock, type Clock } from '../util/clock.js';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { requestUrl } from '../util/undici.js';
+import { parseRetryAfter } from '../api/retry.js';
 import { cutRedacted } from '../util/cut.js';
 import { redactJsonText, redactJsonValue, redactText, registerSecrets } from '../util/redact.js';
 import type { Attempt } from './loop.js';
@@ -41,6 +42,11 @@ export interface NotifierOptions {
   /** First backoff (default 1s), doubling, at most `maxBackoffMs` (default 30s). */
   backoffMs?: number;
   maxBackoffMs?: number;
+  /**
+   * The longest wait a receiver's `Retry-After` (on a 408, 425, 429 or 5xx: seconds or an HTTP date) sets before the
+   * next try (default MAX_NOTIFY_RETRY_AFTER_MS); without a readable one, the backoff.
+   */
+  maxRetryAfterMs?: number;
   /** Timeout of one POST (default 10s). */
   timeoutMs?: number;
   /** Events waiting per URL at most; the oldest is dropped beyond it (default 100). */
@@ -56,6 +62,12 @@ export interface NotifierOptions {
 }
 
 const RETRY_STATUSES = new Set([408, 425, 429]);
+
+/**
+ * The longest a receiver's `Retry-After` holds a URL's queue before the next try: 5 minutes. A receiver asking for
+ * longer (an hour) is tried again then; the tries stay bounded (`attempts`), and the stop still ends the wait.
+ */
+export const MAX_NOTIFY_RETRY_AFTER_MS = 5 * 60_000;
 
 /**
  * How a notification URL is shown (logs, /status): its origin only. The rest may be a secret (chat webhooks
@@ -255,6 +267,8 @@ export class Notifier {
     for (let attempt = 1; ; attempt++) {
       let retry: boolean;
       let why: string;
+      /** The receiver's Retry-After, in ms (capped); undefined: none, or unreadable. */
+      let asked: number | undefined;
       try {
         const res = await requestUrl(target.url, {
           method: 'POST',
@@ -276,6 +290,8 @@ export class Notifier {
         }
         retry = res.statusCode >= 500 || RETRY_STATUSES.has(res.statusCode);
         why = `HTTP ${res.statusCode}`;
+        // the time of day from the injected clock: an HTTP date's delay
+        if (retry) asked = parseRetryAfter(res.headers['retry-after'], this.clock.now(), this.opts.maxRetryAfterMs ?? MAX_NOTIFY_RETRY_AFTER_MS);
       } catch (err) {
         // cut short by the stop (in flight, or after a retry's wait the stop ended): not the receiver's failure
         if (this.stopping.signal.aborted) return this.droppedAtStop(log, attempt - 1);
@@ -288,8 +304,10 @@ export class Notifier {
         log.warn({ attempt, error: why }, 'notification not delivered');
         return false;
       }
-      log.info({ attempt, error: why, retryInMs: backoff }, 'notification failed; retrying');
-      await sleep(this.clock, backoff, this.stopping.signal).catch(() => undefined); // shutdown ends the wait
+      // the receiver's Retry-After when it gave one (a 429's rate limit, a 503's downtime), else the backoff
+      const wait = asked ?? backoff;
+      log.info({ attempt, error: why, retryInMs: wait, ...(asked !== undefined ? { retryAfter: true } : {}) }, 'notification failed; retrying');
+      await sleep(this.clock, wait, this.stopping.signal).catch(() => undefined); // shutdown ends the wait
       backoff = Math.min(backoff * 2, this.opts.maxBackoffMs ?? 30_000);
     }
   }

@@ -268,6 +268,8 @@ export async function startRunning(
 ): Promise<RunningDaemon> {
   const metrics = new DaemonMetrics();
   const source = makeSource(s, logger, metrics);
+  // refused before anything is bound or claimed (the old code logged "govops daemon listening", then refused)
+  await source.preflight?.();
   const releaseWorkdir = await claimWorkdir(s.workdir, s.statePath);
   const identity = s.identity ?? defaultIdentity();
   let daemonRef: Daemon | undefined;

@@ -17,6 +17,7 @@ import { isPlainObject, valueAt } from '../util/object.js';
 import { isSecretRef } from './refs.js';
 import { configShapes } from './shapes.js';
 import { suggestion } from './suggest.js';
+import { withArticle } from '../util/strings.js';
 
 export interface AnnotationIssue {
   /** The annotation's name (the diagnostic points at its value, or at its key with `target: 'key'`). */
@@ -82,7 +83,7 @@ function ignoreFieldIssues(kind: string | undefined, spec: Record<string, unknow
     for (const part of parts.slice(1)) node = node?.fields?.[part];
     if (shape && !node) {
       const known = Object.keys(shape.fields ?? {});
-      issue(`\`${p}\` is not a ${type} config field govops compares, so ignoring it changes nothing${suggestion(parts[1]!, known)}`, 'warning');
+      issue(`\`${p}\` is not ${withArticle(type ?? '')} config field govops compares, so ignoring it changes nothing${suggestion(parts[1]!, known)}`, 'warning');
     }
   }
   return out;

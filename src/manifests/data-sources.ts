@@ -9,6 +9,7 @@ import { prefixUnderLocation } from '../service/data-sources.js';
 import { suggestion } from './suggest.js';
 import type { DataSourceManifest, Diagnostic, IntegrationManifest, LoadedManifest } from './types.js';
 import { where } from './format.js';
+import { withArticle } from '../util/strings.js';
 
 export { prefixUnderLocation };
 
@@ -40,7 +41,7 @@ export function checkDataSources(manifests: readonly LoadedManifest[]): Diagnost
     if (parent.manifest.spec.type !== DATA_SOURCE_INTEGRATION_TYPE) {
       error(
         ['spec', 'integration'],
-        `Integration/${spec.integration} (${where(parent)}) is a ${parent.manifest.spec.type} integration: data sources are registered under ${DATA_SOURCE_INTEGRATION_TYPE} integrations only (interface 2.3)`,
+        `Integration/${spec.integration} (${where(parent)}) is ${withArticle(parent.manifest.spec.type)} integration: data sources are registered under ${DATA_SOURCE_INTEGRATION_TYPE} integrations only (interface 2.3)`,
       );
       continue;
     }

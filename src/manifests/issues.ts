@@ -8,6 +8,7 @@ import { isSensitiveKey } from '../kinds/registry.js';
 import { ALL_NOTIFICATIONS } from '../service/events.js';
 import { isPlainObject } from '../util/object.js';
 import { quotedPart } from '../util/cut.js';
+import { withArticle } from '../util/strings.js';
 
 
 export function pointerToPath(pointer: string): (string | number)[] {
@@ -34,7 +35,7 @@ function typeName(v: unknown): string {
   if (typeof v === 'object') return 'a mapping';
   if (typeof v === 'string') return 'a string';
   if (typeof v === 'number') return Number.isInteger(v) ? 'an integer' : 'a number';
-  return `a ${typeof v}`;
+  return withArticle(typeof v);
 }
 
 const ARTICLE: Record<string, string> = {

@@ -14,6 +14,7 @@ import { suggestion } from './suggest.js';
 import { yamlLib } from './yaml-lib.js';
 import { API_VERSION, type Diagnostic, type LoadedManifest, type Manifest } from './types.js';
 import { isPlainObject } from '../util/object.js';
+import { withArticle } from '../util/strings.js';
 
 export interface ParseOptions {
   /** Every warning is an error (`validate --strict`). */
@@ -432,7 +433,7 @@ function checkIdentityRefs(kind: string | undefined, type: unknown, refPaths: Re
   if (kind !== 'Integration' || !isIntegrationType(type)) return;
   for (const field of NATURAL_KEY_FIELDS[type]) {
     if (refPaths.has(`/spec/config/${field}`)) {
-      push(['spec', 'config', field], `\`config.${field}\` is the identity of a ${type} integration: it cannot be a secret reference (govops stores and prints it); write the value itself`);
+      push(['spec', 'config', field], `\`config.${field}\` is the identity of ${withArticle(type)} integration: it cannot be a secret reference (govops stores and prints it); write the value itself`);
     }
   }
 }

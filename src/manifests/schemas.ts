@@ -17,6 +17,7 @@ import { adviceKeyword, collectAdvice } from './advice.js';
 import { conditionOf } from './conditions.js';
 import { SCHEMA_FILES, schemaDocuments, schemaId } from './schema-files.js';
 import { toIssues } from './issues.js';
+import { withArticle } from '../util/strings.js';
 
 export interface SchemaIssue {
   /** Path inside the object validated. */
@@ -298,10 +299,10 @@ export function validateDeletePayload(type: IntegrationType, payload: unknown): 
   if (!DELETE_PAYLOAD_KINDS.has(type)) {
     return payload === undefined || payload === null
       ? []
-      : [{ path: [], keyword: 'false schema', message: `a ${type} integration is deleted without a payload` }];
+      : [{ path: [], keyword: 'false schema', message: `${withArticle(type)} integration is deleted without a payload` }];
   }
   if (payload === undefined || payload === null) {
-    return [{ path: [], keyword: 'required', message: `deleting a ${type} integration created with autoBootstrap true needs spec.deleteCredentials (the admin credentials the delete request carries)` }];
+    return [{ path: [], keyword: 'required', message: `deleting ${withArticle(type)} integration created with autoBootstrap true needs spec.deleteCredentials (the admin credentials the delete request carries)` }];
   }
   return validateAgainst(kindOf(type).deleteSchema!, payload);
 }

@@ -270,15 +270,31 @@ function gist(c: PlanChange): unknown {
   };
 }
 
+/**
+ * How a change computed now differs from the saved one, as specific as the facts allow: blocked now (its code and
+ * why: a unique value someone took since, a manual step it now needs), another action; else in general terms.
+ */
+function howDiffers(k: string, was: PlanChange, is: PlanChange): string {
+  if (is.blocked && !was.blocked) return `${k}: blocked now (${is.blocked.code}): ${is.blocked.message}`;
+  if (is.blocked && was.blocked && is.blocked.code !== was.blocked.code) return `${k}: blocked now for another reason (${is.blocked.code}): ${is.blocked.message}`;
+  if (!is.blocked && was.blocked) return `${k}: no longer blocked (the saved plan has it blocked: ${was.blocked.code})`;
+  if (is.action !== was.action || is.adopt !== was.adopt) {
+    const name = (c: PlanChange): string => (c.adopt && c.action !== 'adopt' ? `adopt and ${c.action}` : c.action);
+    return `${k}: the change computed now is ${name(is)}, the saved one ${name(was)}`;
+  }
+  return `${k}: the change computed now differs from the saved one`;
+}
+
 /** Changes that differ between the saved plan and the plan computed now, by key (empty: the same plan). */
 export function comparePlans(saved: Plan, now: Plan): string[] {
-  const a = new Map(decided(saved).map((c) => [changeKey(c), canonicalJson(gist(c))]));
-  const b = new Map(decided(now).map((c) => [changeKey(c), canonicalJson(gist(c))]));
+  const entries = (p: Plan): Map<string, { change: PlanChange; gist: string }> => new Map(decided(p).map((c) => [changeKey(c), { change: c, gist: canonicalJson(gist(c)) }]));
+  const a = entries(saved);
+  const b = entries(now);
   const out: string[] = [];
-  for (const [k, v] of a) {
-    const w = b.get(k);
-    if (w === undefined) out.push(`${k}: planned, but nothing to do now`);
-    else if (w !== v) out.push(`${k}: the change computed now differs from the saved one`);
+  for (const [k, was] of a) {
+    const is = b.get(k);
+    if (is === undefined) out.push(`${k}: planned, but nothing to do now`);
+    else if (is.gist !== was.gist) out.push(howDiffers(k, was.change, is.change));
   }
   for (const k of b.keys()) if (!a.has(k)) out.push(`${k}: a change now that the saved plan does not have`);
   return out;

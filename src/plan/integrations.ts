@@ -10,6 +10,7 @@ import { comparable, sameComparable, withShapeDefaults, type ConfigShapes, type 
 import { blocked, reason, type Blocked } from './notes.js';
 import type { DesiredIntegration, FieldChange, PlanOptions, ResourceChange } from './types.js';
 import { isPlainObject } from '../util/object.js';
+import { withArticle } from '../util/strings.js';
 
 /** What planning an integration needs besides the resource: the injected config shapes and the options. */
 export interface PlanContext {
@@ -348,7 +349,7 @@ export function planOrphanIntegration(
     c.deleteNeedsCredentials = true;
     c.blocked = blocked(
       'needs-delete-credentials',
-      `cannot prune: a ${type} integration created with autoBootstrap true is deleted with admin credentials ` +
+      `cannot prune: ${withArticle(type)} integration created with autoBootstrap true is deleted with admin credentials ` +
       `(spec.deleteCredentials), which only its manifest can give. To delete it, put the manifest back with ` +
       `the annotation govops/delete: "true" and spec.deleteCredentials, apply with --prune, then remove the manifest`,
     );

@@ -10,6 +10,7 @@
  *   changes the resource.
  */
 import { isDestinationKey } from './kinds.js';
+import { withArticle } from '../util/strings.js';
 
 export const DELETE_ANNOTATION = 'govops/delete';
 export const SUSPEND_ANNOTATION = 'govops/suspend';
@@ -73,7 +74,7 @@ export function ignoreFieldProblem(kind: string, path: string, facts: IgnoreFiel
     return `\`${path}\` is a credential: the service masks it, so govops could not keep another team's value; manage it in the manifest`;
   }
   if (facts.identity && parts.length === 2 && facts.identity.fields.includes(parts[1]!)) {
-    return `\`${path}\` is the identity of a ${facts.identity.type} integration (its natural key): it cannot be ignored`;
+    return `\`${path}\` is the identity of ${withArticle(facts.identity.type)} integration (its natural key): it cannot be ignored`;
   }
   const destination = parts.slice(1).find((p) => isDestinationKey(p));
   if (destination) {

@@ -103,10 +103,15 @@ export class DirSource implements Source {
     return this.tracker.snapshot();
   }
 
-  async start(): Promise<void> {
+  /** The watched folder is govops' own work folder or inside it: refused. */
+  async preflight(): Promise<void> {
     this.own = await this.ownPaths();
     const refusal = this.own.refusal(this.dir, await realpath(this.dir).catch(() => this.dir));
     if (refusal) throw refusal;
+  }
+
+  async start(): Promise<void> {
+    await this.preflight(); // again: a caller may start it without (tests, dev)
     await rm(this.snapDir, { recursive: true, force: true });
     await ensureDir(this.snapDir, WORK_DIR);
     await markWorkdir(this.opts.workdir);

@@ -47,6 +47,11 @@ export interface SourceDescription {
 
 export interface Source {
   describe(): SourceDescription;
+  /**
+   * Why the configuration can never work (a UserError), checked before the daemon binds its port or claims anything:
+   * a refused start logs no "listening" line first.
+   */
+  preflight?(): Promise<void>;
   /** Start watching/fetching. Resolves after the first look (a failure there is logged, not thrown). */
   start(): Promise<void>;
   stop(): Promise<void>;

@@ -15,3 +15,18 @@ export function withoutTrailingSlashes(s: string): string {
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/**
+ * `word` after its indefinite article: "an object_store", "a lakehouse", "an Integration", "a Webhook". By the first
+ * letter (every type and kind name govops prints is an English word or a snake_case one; none starts with a silent
+ * or a "you" sound).
+ */
+export function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
+}
+
+/** withArticle at the start of a sentence: "An object_store", "A lakehouse". */
+export function withCapitalArticle(word: string): string {
+  const w = withArticle(word);
+  return w.charAt(0).toUpperCase() + w.slice(1);
+}

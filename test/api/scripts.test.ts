@@ -149,7 +149,7 @@ describe('fetchScript', () => {
     expect(unknown.hint).toMatch(/analytics, auto, lake, store/);
     expect((await fails(fetchScript(req('hook', 'create'), deps))).message).toMatch(/Webhook/);
     const kind = await fails(fetchScript(req('store', 'create'), deps));
-    expect(kind.message).toMatch(/no create script for a object_store integration \(m\.yaml:\d+:\d+\)/);
+    expect(kind.message).toMatch(/no create script for an object_store integration \(m\.yaml:\d+:\d+\)/);
     expect(kind.hint).toMatch(/no scripts/);
     const phase = await fails(fetchScript(req('lake', 'delete'), deps));
     expect(phase.message).toMatch(/no delete script for a lakehouse integration/);

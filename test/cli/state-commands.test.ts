@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { harness, type Harness } from '../apply/harness.js';
-import { dataSourceManifest, objectStoreManifest } from '../helpers/manifests.js';
+import { dataSourceManifest, lakehouseManifest, objectStoreManifest } from '../helpers/manifests.js';
+import { webhook } from '../daemon/helpers.js';
 import { loadState, newState, saveState } from '../../src/state/store.js';
 import type { ManagedResource } from '../../src/state/types.js';
 import { CLI, runGovops, type CliResult } from '../helpers/cli.js';
@@ -222,5 +223,39 @@ describe('state show and list of a webhook whose recorded identity holds a crede
     // saved by this govops, the url is not in the file at all
     await saveState(file, await loadState(file));
     expect(await readFile(file, 'utf8')).not.toContain('hooks.example.com');
+  });
+});
+
+describe('state adopt refusals as the operator reads them', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await harness({ transitionMs: 20 });
+    await mkdir(path.join(h.dir, 'manifests'));
+    await h.writeManifest('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/'));
+    await h.writeManifest('other.yaml', webhook('other', 'https://hooks.example.com/other'));
+    const applied = await h.govops(['apply', 'manifests']);
+    expect(applied.code, applied.stderr + applied.stdout).toBe(0);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('names the types with their articles ("an object_store", "a lakehouse"), not "a object_store"', async () => {
+    const id = (await h.state()).resources.find((r) => r.name === 'raw')!.id;
+    await h.writeManifest('lake.yaml', lakehouseManifest({ name: 'lake', host: 'lake.example.com', httpPath: '/sql/1', tokenEnv: 'GOVOPS_SECRET_POLISH_TOKEN' }));
+    const res = await h.govops(['state', 'adopt', 'Integration/lake', 'manifests', '--id', id], { GOVOPS_SECRET_POLISH_TOKEN: 't' });
+    expect(res.code, res.stdout).toBe(1);
+    expect(res.stderr).toContain(`integration ${id} is an object_store, the manifest Integration/lake a lakehouse`);
+    expect(res.stderr).not.toMatch(/\ba object_store/);
+  });
+
+  it('onto a webhook another entry owns prints only the refusal, not a warning about the rename it does not make', async () => {
+    const id = (await h.state()).resources.find((r) => r.name === 'other')!.id;
+    await h.writeManifest('alerts.yaml', webhook('alerts', 'https://hooks.example.com/other'));
+    const res = await h.govops(['state', 'adopt', 'Webhook/alerts', 'manifests', '--id', id]);
+    expect(res.code, res.stdout).toBe(1);
+    expect(res.stderr).toContain(`webhook ${id} is already managed as Webhook/other`);
+    expect(res.stderr).not.toContain('warning');
+    expect(res.stderr).not.toContain('rename');
   });
 });

@@ -11,7 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ServiceApi } from '../../src/api/client-types.js';
 import { ErrorCode, failure } from '../../src/errors.js';
 import type { Attempt } from '../../src/daemon/loop.js';
-import { Notifier, notifyUrlLabel } from '../../src/daemon/notify.js';
+import { MAX_NOTIFY_RETRY_AFTER_MS, Notifier, notifyUrlLabel } from '../../src/daemon/notify.js';
+import { ManualClock } from '../helpers/clock.js';
 import { awaitingOutcome } from '../../src/apply/outcome.js';
 import type { PlanChange } from '../../src/plan/types.js';
 import { startRunning } from '../../src/daemon/run.js';
@@ -344,5 +345,64 @@ describe('Notifier: events still queued when the daemon stops', () => {
     expect(dropped).toHaveLength(3);
     // events lost: a warning, as when the full queue drops one
     expect(dropped.every((l) => l.level === 40)).toBe(true);
+  });
+});
+
+describe("Notifier: a receiver's Retry-After", () => {
+  /** A receiver answering its first POST with `status` and `retryAfter` (a function of the clock: an HTTP date), then 202. */
+  async function slowingReceiver(status: number, retryAfter: () => string): Promise<{ url: string; posts: () => number }> {
+    let posts = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        posts++;
+        if (posts === 1) res.writeHead(status, { 'retry-after': retryAfter() });
+        else res.writeHead(202);
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    servers.push(server);
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, posts: () => posts };
+  }
+
+  async function firstWait(status: number, retryAfter: (clock: ManualClock) => string, opts: { maxRetryAfterMs?: number } = {}): Promise<number[]> {
+    const clock = new ManualClock();
+    const recv = await slowingReceiver(status, () => retryAfter(clock));
+    const n = new Notifier({ targets: [{ url: recv.url }], logger: pino({ level: 'silent' }), observe: false, clock, backoffMs: 1000, ...opts });
+    n.notify(unreachable());
+    await clock.untilTimer();
+    const due = clock.dueIn();
+    clock.advance(due[0]!);
+    await n.idle();
+    expect(recv.posts()).toBe(2);
+    return due;
+  }
+
+  it('waits as long as it says, in seconds or as an HTTP date (the old code waited its own 1 s backoff)', async () => {
+    expect(await firstWait(429, () => '7')).toEqual([7000]);
+    expect(await firstWait(503, (c) => new Date(c.now() + 20_000).toUTCString())).toEqual([20_000]);
+  });
+
+  it('at most maxRetryAfterMs (a receiver asking for an hour does not hold the queue that long); none given: the backoff', async () => {
+    expect(await firstWait(429, () => '3600', { maxRetryAfterMs: 60_000 })).toEqual([60_000]);
+    expect(await firstWait(429, () => '3600')).toEqual([MAX_NOTIFY_RETRY_AFTER_MS]);
+    expect(await firstWait(503, () => 'soon')).toEqual([1000]);
+  });
+
+  it('the stop ends its wait: the event is dropped, not held until the receiver said', async () => {
+    const clock = new ManualClock();
+    const recv = await slowingReceiver(503, () => '60');
+    const registry = new Registry();
+    const n = new Notifier({ targets: [{ url: recv.url }], logger: pino({ level: 'silent' }), registry, observe: false, clock });
+    n.notify(unreachable());
+    await clock.untilTimer();
+    expect(clock.dueIn()).toEqual([60_000]);
+    const stopping = n.stop(0);
+    clock.advance(0);
+    await stopping;
+    const counts = Object.fromEntries((await registry.getSingleMetric('govops_notifications_total')!.get()).values.map((v) => [v.labels.result, v.value]));
+    expect(counts).toEqual({ delivered: 0, failed: 0, dropped: 1 });
+    expect(recv.posts()).toBe(1);
   });
 });

@@ -99,7 +99,7 @@ describe('govops run: its own files inside the watched folder', () => {
     expect(s.resources.map((r: { kind: string; name: string }) => `${r.kind}/${r.name}`)).toEqual(['Integration/lake']);
   });
 
-  it('refuses a watched folder inside its work folder, saying which flag to change', async () => {
+  it('refuses a watched folder inside its work folder before it listens, saying which flag to change', async () => {
     const home = await cleanup.tmp('govops-ownfiles-');
     const dir = join(home, 'm');
     const d = spawnRun(cleanup, ['--dir', dir, '--workdir', home, '--state', join(home, 'state.json'), '--listen', '127.0.0.1:0'], {
@@ -109,5 +109,7 @@ describe('govops run: its own files inside the watched folder', () => {
     expect(await d.exit).not.toBe(0);
     expect(d.out()).toContain(`the watched folder ${dir} is govops' own work folder ${home} or inside it`);
     expect(d.out()).toContain('--workdir');
+    // refused before it serves anything: the old code bound --listen and logged "govops daemon listening" first
+    expect(d.out()).not.toContain('listening');
   });
 });

@@ -41,7 +41,7 @@ describe('govops/ignore-fields refuses identity and destination fields', () => {
 
   it('the identity of each type, destinations by name, and a webhook url', () => {
     expect(ignoreFieldProblem('Integration', 'config.workspaceUrl', ignoreFieldFacts('lakehouse'))).toMatch(/identity|where the service connects/);
-    expect(ignoreFieldProblem('Integration', 'config.name', ignoreFieldFacts('object_store'))).toMatch(/is the identity of a object_store integration/);
+    expect(ignoreFieldProblem('Integration', 'config.name', ignoreFieldFacts('object_store'))).toMatch(/is the identity of an object_store integration/);
     expect(ignoreFieldProblem('Integration', 'config.dataset', ignoreFieldFacts('dataset_warehouse'))).toMatch(/is the identity/);
     expect(ignoreFieldProblem('Integration', 'config.host', ignoreFieldFacts('sql_analytics'))).toMatch(/is the identity/);
     expect(ignoreFieldProblem('Integration', 'config.oauth.authorityUrl', ignoreFieldFacts('cloud_warehouse'))).toMatch(/where the service connects/);

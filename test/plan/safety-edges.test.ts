@@ -380,7 +380,12 @@ describe('saved plans: what makes one stale (a third mutation round)', () => {
       f(p.changes[0]!);
       return p;
     };
-    expect(comparePlans(saved, edited((c) => (c.blocked = { code: 'deletion-guard', message: 'x' })))).toEqual(differs);
+    // blocked since: which change and why (the old code said only "the change computed now differs from the saved one")
+    expect(comparePlans(saved, edited((c) => (c.blocked = { code: 'deletion-guard', message: 'x' })))).toEqual(['Integration/sql: blocked now (deletion-guard): x']);
+    expect(comparePlans(saved, edited((c) => (c.blocked = { code: 'awaiting-manual-step', message: 'run the create script first' })))).toEqual([
+      'Integration/sql: blocked now (awaiting-manual-step): run the create script first',
+    ]);
+    expect(comparePlans(saved, edited((c) => (c.action = 'adopt')))).toEqual(['Integration/sql: the change computed now is adopt, the saved one create']);
     expect(comparePlans(saved, edited((c) => (c.notComparable = { paths: ['config.password'], handling: 'send' })))).toEqual(differs);
     expect(comparePlans(saved, edited((c) => (c.deleteNeedsCredentials = true)))).toEqual(differs);
   });

@@ -63,3 +63,12 @@ describe('a body must come with a JSON content type (interface 4)', () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe('a delete payload sent for a kind that takes none', () => {
+  it('is refused naming the kind with its article ("An object_store integration"), not "A object_store"', async () => {
+    const made = await call(box.sb, 'POST', '/integrations', { body: bodyFor('object_store') });
+    const r = await call(box.sb, 'DELETE', `/integrations/${made.body.id}`, { body: { username: 'u', password: 'p' } });
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toContain('An object_store integration is deleted without a request body');
+  });
+});

@@ -64,7 +64,7 @@ describe('create', () => {
     ['type of another kind', { type: 'lakehouse', integrationId: 1, dataSources: [] }, /type must be object_store/],
     ['integrationId a string', { type: 'object_store', integrationId: '1', dataSources: [] }, /integrationId must be a number/],
     ['dataSources missing', { type: 'object_store', integrationId: 1 }, /dataSources is required/],
-    ['dataSources not an array', { type: 'object_store', integrationId: 1, dataSources: {} }, /dataSources must be a array/],
+    ['dataSources not an array', { type: 'object_store', integrationId: 1, dataSources: {} }, /dataSources must be an array/],
     ['item without prefix', { type: 'object_store', integrationId: 1, dataSources: [{ dataSourceName: 'a' }] }, /dataSources\[0\]\.prefix is required/],
     ['item name a number', { type: 'object_store', integrationId: 1, dataSources: [{ dataSourceName: 1, prefix: 'p' }] }, /dataSources\[0\]\.dataSourceName must be a string/],
   ])('400 for %s (interface 2.3: types and required fields)', async (_what, body, message) => {

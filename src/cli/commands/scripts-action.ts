@@ -26,6 +26,7 @@ import { stdinStream } from '../stdin.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { printable } from '../../util/terminal.js';
 import type { ScriptsFlags } from './scripts.js';
+import { withArticle } from '../../util/strings.js';
 
 export interface ScriptRequest {
   name: string;
@@ -84,7 +85,7 @@ function findManifest(set: ManifestSet, name: string): LoadedManifest<Integratio
   if (hit) return hit as LoadedManifest<IntegrationManifest>;
   const errors = set.diagnostics.filter((d) => d.severity === 'error');
   const other = all.find((m) => m.manifest.metadata.name === name);
-  if (other) throw new UserError(`${name} is a ${other.manifest.kind}; scripts exist only for integrations`);
+  if (other) throw new UserError(`${name} is ${withArticle(other.manifest.kind)}; scripts exist only for integrations`);
   const names = all.filter((m) => m.manifest.kind === 'Integration').map((m) => m.manifest.metadata.name);
   throw new UserError(
     `no Integration named "${name}" in the given paths`,
@@ -122,7 +123,7 @@ async function scriptManifest(
   if (!SCRIPT_KINDS[req.phase].has(type)) {
     const phases = SCRIPT_PHASES.filter((p) => SCRIPT_KINDS[p].has(type));
     throw new UserError(
-      `the service has no ${req.phase} script for a ${type} integration (${where})`,
+      `the service has no ${req.phase} script for ${withArticle(type)} integration (${where})`,
       phases.length ? `${type} has scripts for: ${phases.join(', ')}` : `${type} integrations have no scripts: govops creates them directly`,
     );
   }

@@ -22,6 +22,7 @@ import { describeStateLocation } from '../../state/location.js';
 import { webhookServiceName } from '../../service/webhook-fields.js';
 import { recordedWebhookIdentity, urlWithoutCredential, webhookIdentity, webhookIdentityParts } from '../../service/kinds.js';
 import type { AdoptFlags, StateFlags } from './state.js';
+import { withArticle } from '../../util/strings.js';
 
 /** Wait this long for another govops to finish with the state before giving up. */
 const LOCK_WAIT_MS = 10_000;
@@ -198,16 +199,18 @@ interface LiveItem {
   autoBootstrap?: boolean;
   dataSourceIntegrationId?: string;
   identity?: string;
+  /** What the operator is told once the entry is recorded (never before a refusal: it is about what the adoption does). */
+  warning?: string;
 }
 
 /** The live item at the id, checked against the manifest (same type, same prefix); a missing one is a usage error. */
-async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: CliContext): Promise<LiveItem> {
+async function liveItem(api: ServiceApi, manifest: Manifest, id: string): Promise<LiveItem> {
   const kind = manifest.kind;
   try {
     if (manifest.kind === 'Integration') {
       const live = await api.getIntegration(id);
       if (live.type !== manifest.spec.type) {
-        throw new UserError(`integration ${id} is a ${live.type}, the manifest Integration/${manifest.metadata.name} a ${manifest.spec.type}`, 'adopt a live integration of the same type');
+        throw new UserError(`integration ${id} is ${withArticle(live.type)}, the manifest Integration/${manifest.metadata.name} ${withArticle(manifest.spec.type)}`, 'adopt a live integration of the same type');
       }
       // What cannot change while it lives (type, and the natural key's non-editable part): another one is another
       // integration, which the next plan would replace (delete, then create), as a data source of another prefix.
@@ -235,11 +238,9 @@ async function liveItem(api: ServiceApi, manifest: Manifest, id: string, ctx: Cl
     }
     const live = await api.getWebhook(id);
     const wanted = webhookServiceName(manifest);
-    if (live.name !== wanted) {
-      // the name is the service's (someone else chose it): JSON-quoted, and escaped for the terminal (C1 controls, bidi)
-      ctx.stderr.write(`warning: webhook ${printable(id)} is named ${printableJson(live.name)}; the next plan replaces it to rename it ${printableJson(wanted)}\n`);
-    }
-    return { id: live.id, identity: webhookIdentity(live.name, live.url) }; // recorded keyed (adoptedEntry)
+    // the name is the service's (someone else chose it): JSON-quoted, and escaped for the terminal (C1 controls, bidi)
+    const warning = live.name !== wanted ? `webhook ${printable(id)} is named ${printableJson(live.name)}; the next plan replaces it to rename it ${printableJson(wanted)}` : undefined;
+    return { id: live.id, identity: webhookIdentity(live.name, live.url), ...(warning ? { warning } : {}) }; // recorded keyed (adoptedEntry)
   } catch (err) {
     if (err instanceof ApiError && err.code === ErrorCode.apiNotFound) {
       throw new UserError(`no ${kind === 'DataSource' ? 'data source' : kind.toLowerCase()} with id ${id} in the service`, `list them: govops plan shows live ids; or GET ${kind === 'Integration' ? '/integrations' : kind === 'Webhook' ? '/webhooks' : `${DEFAULT_DATA_SOURCES_PATH} (or the --data-sources-path given)`}`);
@@ -308,12 +309,14 @@ export async function adoptAction(name: string, paths: string[], flags: AdoptFla
   const api = clientFromOptions(flags, ctx.logger);
   let entry: ManagedResource;
   try {
-    const item = await liveItem(api, manifest, id, ctx);
+    const item = await liveItem(api, manifest, id);
     entry = await locked(flags.state, async (s) => {
       const adopted = adoptedEntry(s, manifest, item, flags.state);
       await saveState(flags.state, putResource(s, adopted));
       return adopted;
     });
+    // only once recorded: a refused adoption says only why (the old code warned of a rename it then did not make)
+    if (item.warning) ctx.stderr.write(`warning: ${item.warning}\n`);
   } finally {
     await api.close();
   }

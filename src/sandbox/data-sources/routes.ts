@@ -12,6 +12,7 @@ import { HttpError, type Caller, type Route, type SandboxRequest, type SandboxRe
 import type { IntegrationStore } from '../integrations/store.js';
 import { CREATE_FIELDS, ITEM_FIELDS, OWNER_KIND, isUnderLocation } from './interface.js';
 import type { DataSourceStore, StoredDataSource } from './store.js';
+import { withArticle } from '../../util/strings.js';
 
 export interface DataSourceContext {
   store: DataSourceStore;
@@ -43,7 +44,7 @@ function createdView(d: StoredDataSource, b: Behaviours): Obj {
 
 function checkType(field: string, spec: { type: string }, value: unknown): string | undefined {
   if (value === undefined) return `${field} is required`;
-  if (spec.type === 'array' ? !Array.isArray(value) : typeof value !== spec.type) return `${field} must be a ${spec.type}`;
+  if (spec.type === 'array' ? !Array.isArray(value) : typeof value !== spec.type) return `${field} must be ${withArticle(spec.type)}`;
   return undefined;
 }
 
@@ -84,7 +85,7 @@ function create(ctx: DataSourceContext, req: SandboxRequest): SandboxResponse {
   const integration = ctx.integrations.get(integrationId);
   if (!integration) throw new HttpError(404, `Integration ${integrationId} not found`);
   if (integration.type !== OWNER_KIND) {
-    throw new HttpError(400, `Integration ${integrationId} is a ${integration.type} integration: data sources are registered under object_store integrations`);
+    throw new HttpError(400, `Integration ${integrationId} is ${withArticle(integration.type)} integration: data sources are registered under object_store integrations`);
   }
   if (integration.status !== 'enabled') {
     throw new HttpError(409, `Integration ${integrationId} is ${integration.status}: data sources can be registered once it is enabled`);

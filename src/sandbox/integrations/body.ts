@@ -5,6 +5,7 @@ import { checkFields, fillDefaults, formatFieldIssues, type FieldIssue } from '.
 import { CONFIG, DELETE_PAYLOAD, type Obj } from './interface.js';
 import { maskedValuePaths } from './view.js';
 import { isPlainObject } from '../../util/object.js';
+import { withArticle } from '../../util/strings.js';
 
 export interface ParsedBody {
   type: IntegrationType;
@@ -71,7 +72,7 @@ export function parseIntegrationBody(body: unknown, masks?: readonly string[]): 
 /** Problems of a 2.9 delete payload for the kind, as one message ('' when it is valid). */
 export function deletePayloadProblems(type: IntegrationType, payload: unknown): string {
   const table = DELETE_PAYLOAD[type];
-  if (!table) return `a ${type} integration is deleted without a payload`;
+  if (!table) return `${withArticle(type)} integration is deleted without a payload`;
   if (!isPlainObject(payload)) return 'the delete payload must be an object';
   const issues: FieldIssue[] = [];
   checkFields(table, payload, true, 'body', issues);

@@ -9,6 +9,7 @@ import { NO_METASTORE_MARKER, type Operation } from './failures.js';
 import { TEST, failedTests, runValidation } from './validation.js';
 import { masksOf, type StoredIntegration } from './view.js';
 import { scriptRoutes } from './script-routes.js';
+import { withCapitalArticle } from '../../util/strings.js';
 
 /**
  * Statuses in which PUT and DELETE are 409 (interface 3: PUT needs "not in editing state", DELETE "not
@@ -177,7 +178,7 @@ function checkDeletePayload(item: StoredIntegration, body: unknown): void {
   const type: IntegrationType = item.type;
   if (sent && type === 'lakehouse') throw new HttpError(400, 'Credentials must not be sent to delete a lakehouse integration');
   if (sent && (type === 'object_store' || type === 'dataset_warehouse' || type === 'distributed_sql')) {
-    throw new HttpError(400, `A ${type} integration is deleted without a request body`);
+    throw new HttpError(400, `${withCapitalArticle(type)} integration is deleted without a request body`);
   }
   if (sent && !item.autoBootstrap) {
     throw new HttpError(400, `Integration ${item.id} was configured manually (autoBootstrap false): do not send credentials; run the delete script, then DELETE without a body`);

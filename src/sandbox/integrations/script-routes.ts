@@ -5,6 +5,7 @@ import { HttpError, type Route, type SandboxRequest, type SandboxResponse } from
 import type { IntegrationContext } from './context.js';
 import { isEmptyBody, parseId, parseIntegrationBody, type ParsedBody } from './body.js';
 import { generateScript } from './scripts.js';
+import { withArticle } from '../../util/strings.js';
 
 function text(script: string): SandboxResponse {
   return { status: 200, text: script, headers: { 'content-type': 'text/plain; charset=utf-8' } };
@@ -53,7 +54,7 @@ function editScript(ctx: IntegrationContext, req: SandboxRequest): SandboxRespon
   const item = ctx.store.get(id);
   if (!item) throw new HttpError(404, `Integration ${id} not found`);
   const b = scriptBody('edit', req.body);
-  if (b.type !== item.type) throw new HttpError(400, `Integration ${id} is a ${item.type} integration, not ${b.type}`);
+  if (b.type !== item.type) throw new HttpError(400, `Integration ${id} is ${withArticle(item.type)} integration, not ${b.type}`);
   if (item.autoBootstrap) {
     throw new HttpError(400, `Integration ${id} was created with autoBootstrap true; edit scripts are for manually configured integrations`);
   }

@@ -6,6 +6,7 @@
 import type { ScriptPhase } from '../../service/kinds.js';
 import type { IntegrationType } from '../../kinds/registry.js';
 import { effectiveConfig } from './body.js';
+import { withArticle } from '../../util/strings.js';
 
 type Config = Record<string, unknown>;
 
@@ -33,7 +34,7 @@ function impersonationRole(type: IntegrationType, config: Config): string | unde
 function header(phase: ScriptPhase, type: IntegrationType, config: Config, id?: string): string[] {
   const target = s(config.host, s(config.workspaceUrl, type));
   return [
-    `-- govops sandbox: ${phase} script for a ${type} integration${id ? ` (id ${id})` : ''}`,
+    `-- govops sandbox: ${phase} script for ${withArticle(type)} integration${id ? ` (id ${id})` : ''}`,
     `-- target: ${target}`,
     `-- Run these statements as a privileged user, then continue with the next step of the manual flow.`,
   ];

@@ -97,6 +97,8 @@ function resources(a: Attempt): ResourceResult[] {
     const acting = c.action !== 'noop' || c.adopt || c.renamedFrom !== undefined;
     if (!acting) continue;
     const o = outcomes.get(`${c.resourceKind}/${c.name}/${c.duplicateOf ?? ''}`);
+    // A wait for an integration still creating or editing (`settle`) is no change: told only when it failed.
+    if (c.action === 'settle' && !c.adopt && (o === undefined || o.result === 'ok')) continue;
     const r: ResourceResult = { kind: c.resourceKind, name: c.name, action: o?.action ?? (c.adopt && c.action !== 'adopt' ? `adopt+${c.action}` : c.action), result: 'pending' };
     if (o) {
       r.result = o.result === 'ok' ? 'applied' : heldBack(o) ? 'blocked' : o.result;

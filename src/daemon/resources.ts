@@ -39,7 +39,9 @@ export function resourceStates(result: ReconcileResult): ResourceState[] {
     // Deleting an extra copy of a webhook is not a resource of its own (the kept copy is reported).
     if (c.duplicateOf !== undefined) continue;
     const o = outcomes.get(`${c.resourceKind}/${c.name}`);
-    const pendingChange = c.action !== 'noop' || c.adopt;
+    // A `settle` (an owned integration still creating or editing, nothing differing) is no pending change: drift leaves
+    // it out too; a run that applies waits for it (its outcome decides), a plan-only one finds nothing to change.
+    const pendingChange = (c.action !== 'noop' && c.action !== 'settle') || c.adopt;
     let syncState: SyncState;
     if (o?.result === 'failed') syncState = 'failed';
     else if (o?.result === 'ok') syncState = 'synced';

@@ -706,6 +706,7 @@ function blockedOf(a: Attempt): string[] {
 /** `Kind/name: action` of every change an attempt planned and did not apply (for the log). */
 function pendingOf(a: Attempt): string[] {
   return (a.result?.plan?.changes ?? [])
-    .filter((c) => c.action !== 'noop' || c.adopt || c.renamedFrom !== undefined)
+    // (a `settle` is no change: an integration the service is finishing, in sync once it has)
+    .filter((c) => c.action !== 'settle' && (c.action !== 'noop' || c.adopt || c.renamedFrom !== undefined))
     .map((c) => `${c.resourceKind}/${c.name}: ${c.adopt && c.action !== 'adopt' ? `adopt+${c.action}` : c.action}`);
 }

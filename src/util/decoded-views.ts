@@ -245,7 +245,7 @@ const html: Decoder = (text, map) => {
 const DECODERS: readonly Decoder[] = [backslash, html, percentDecoder(false), percentDecoder(true)];
 
 /** Whether a text may have a view at all (one scan). */
-const DECODABLE = /[\\%&+]/;
+export const DECODABLE = /[\\%&+]/;
 
 /**
  * The views of `text` (not the text itself), breadth first, each made when it is asked for (a caller that stops at the

@@ -28,6 +28,9 @@ const { registerAuthoredSecretsInForce, registerSecrets, REDACTED } = await impo
 const { startHttpServer } = await import('../../src/daemon/server.js');
 const { createLogger } = await import('../../src/log.js');
 const { logDrift } = await import('../../src/daemon/report.js');
+const { startRunning } = await import('../../src/daemon/run.js');
+const { ServiceClient } = await import('../../src/api/client.js');
+const { Cleanup, GOVOPS_SECRET_LAKE_TOKEN, runSettings, until } = await import('./helpers.js');
 
 const OPERATOR = 'operator-token-5f1c0d9e';
 const AUTHORED = 'authored-literal-8e2a7b';
@@ -38,8 +41,10 @@ registerAuthoredSecretsInForce(AUTHORED);
 const HOSTILE = '\\u0041%41&amp;+\\\\%2541&#x41;'.repeat(8000);
 
 const closers: Array<() => Promise<void>> = [];
+const cleanup = new Cleanup();
 afterEach(async () => {
   for (const c of closers.splice(0)) await c();
+  await cleanup.run();
 });
 
 describe('the redactor reads an author\'s escapes once, not at each answer or line', () => {
@@ -81,5 +86,43 @@ describe('the redactor reads an author\'s escapes once, not at each answer or li
     expect(lines.filter((l) => l.includes(REDACTED)).length).toBe(3);
     expect(perResync[0]).toBeGreaterThan(10 * HOSTILE.length);
     expect(perResync[1]! + perResync[2]!).toBeLessThan(HOSTILE.length);
+  });
+
+  it('govops run --observe: a manifest whose config value is dense with escapes is read once, not at each /status', async () => {
+    const dir = await cleanup.tmp('govops-manifests-');
+    const home = await cleanup.tmp('govops-home-');
+    // --observe: planned against the sandbox, never applied, so the create stays out of sync and its fields shown
+    const { startSandbox } = await import('../../src/sandbox/index.js');
+    const sandbox = await startSandbox({ port: 0, transitionMs: 50 });
+    cleanup.add(() => sandbox.close());
+    const value = `/sql/${HOSTILE.slice(0, 100_000)}`;
+    await import('node:fs/promises').then((fs) => fs.writeFile(`${dir}/lake.yaml`, `apiVersion: govops/v1
+kind: Integration
+metadata:
+  name: lake
+spec:
+  type: lakehouse
+  autoBootstrap: true
+  config:
+    workspaceUrl: https://lake.example.com
+    httpPath: '${value}'
+    token: { fromEnv: GOVOPS_SECRET_TEST_LAKE_TOKEN }
+`));
+    const settings = runSettings(home, { dir, observe: true, env: { ...process.env, GOVOPS_SECRET_TEST_LAKE_TOKEN: GOVOPS_SECRET_LAKE_TOKEN } });
+    const running = await startRunning(settings, createLogger({ level: 'silent' }), (onRequest) => new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, onRequest, retries: 0 }));
+    cleanup.add(() => running.shutdown(2000));
+    const url = running.daemon.url;
+    const shown = async (): Promise<boolean> => {
+      const body = (await (await fetch(`${url}/status`)).json()) as { resources?: Array<{ fields?: Array<{ path: string; desired?: unknown }> }> };
+      return body.resources?.[0]?.fields?.some((f) => f.desired === value) === true;
+    };
+    await until(shown, 30_000, 'the value in /status');
+    const perRequest: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const before = read.chars;
+      expect(await shown()).toBe(true);
+      perRequest.push(read.chars - before);
+    }
+    expect(perRequest[0]! + perRequest[1]!).toBeLessThan(value.length);
   });
 });

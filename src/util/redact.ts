@@ -206,10 +206,14 @@ export class Redactor {
    */
   redactText(text: string, scope: RedactScope = 'all'): string {
     const { operator, authored } = this.matchers();
-    let out = dropUrlUserinfo(text);
-    if (operator) out = replaceForms(operator, out);
-    if (scope === 'all' && authored) out = replaceForms(authored, out);
-    return out;
+    const out = dropUrlUserinfo(text);
+    const second = scope === 'all' ? authored : undefined;
+    if (!operator) return second ? replaceForms(second, out) : out;
+    // Both read from the same views: where the operator's values changed nothing, the author's are looked for in the
+    // same text (its views read once, not twice); where they did, in what is left, through its own views.
+    const [mine, theirs] = spansOf(operator, second, out);
+    if (mine.length) return second ? replaceForms(second, replaceSpans(out, mine)) : replaceSpans(out, mine);
+    return replaceSpans(out, theirs);
   }
 
   /**
@@ -300,13 +304,26 @@ function occursIn(matcher: LiteralMatcher, text: string): boolean {
  * escapes its characters came from. Overlapping matches are replaced as one; matches that only touch stay two.
  */
 function replaceForms(matcher: LiteralMatcher, text: string): string {
-  const spans = matcher.spans(text);
+  return replaceSpans(text, spansOf(matcher, undefined, text)[0]);
+}
+
+/**
+ * Where the forms of `first` and of `second` are in `text` and in its decoded views (each found in a view covers the
+ * escapes its characters came from): the views made once for both.
+ */
+function spansOf(first: LiteralMatcher, second: LiteralMatcher | undefined, text: string): [Array<[number, number]>, Array<[number, number]>] {
+  const spans: [Array<[number, number]>, Array<[number, number]>] = [first.spans(text), second ? second.spans(text) : []];
   for (const v of decodedViews(text)) {
-    const found = matcher.spans(v.text);
-    if (found.length === 0) continue;
+    const found = [first.spans(v.text), second ? second.spans(v.text) : []];
+    if (found[0]!.length === 0 && found[1]!.length === 0) continue;
     const from = viewMap(v);
-    for (const [a, b] of found) spans.push([from[a]!, endOf(from, b)]);
+    for (const k of [0, 1]) for (const [a, b] of found[k]!) spans[k]!.push([from[a]!, endOf(from, b)]);
   }
+  return spans;
+}
+
+/** `spans` of `text` replaced by REDACTED: overlapping ones as one; ones that only touch stay two. */
+function replaceSpans(text: string, spans: Array<[number, number]>): string {
   if (spans.length === 0) return text;
   spans.sort((x, y) => x[0] - y[0] || y[1] - x[1]);
   let out = '';

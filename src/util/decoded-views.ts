@@ -23,7 +23,9 @@
  * So a text costs at most MAX_VIEWS + 1 scans of its length to make its views, and as many for the matcher to read
  * them: linear in its length whatever it holds. The maps back to the text (4 bytes a character) are made only for a
  * view a form was found in, and its chain (at most MAX_VIEW_DEPTH more decodings each). A text is seldom past the
- * first level: a JSON log line holding `\"` has one view, or two. Pure.
+ * first level: a JSON log line holding `\"` has one view, or two. A JSON text (an answer, a log line) is read value by
+ * value, and a value's redaction remembered while the secrets in force stay the same (src/util/redact.ts,
+ * `redactJsonText`): a value /status or a resync's log repeats is read through its views once, not at each. Pure.
  */
 
 import { HTML4_NAMED } from './secret-forms.js';
@@ -245,7 +247,7 @@ const html: Decoder = (text, map) => {
 const DECODERS: readonly Decoder[] = [backslash, html, percentDecoder(false), percentDecoder(true)];
 
 /** Whether a text may have a view at all (one scan). */
-const DECODABLE = /[\\%&+]/;
+export const DECODABLE = /[\\%&+]/;
 
 /**
  * The views of `text` (not the text itself), breadth first, each made when it is asked for (a caller that stops at the

@@ -13,12 +13,14 @@
  * A value is replaced in the forms an echo would carry it (src/util/secret-forms.ts: JSON-escaped, URL-encoded,
  * quoted and HTML-escaped as JavaScript, Go, .NET, Python and Java write them, nested up to three deep; and in base64),
  * in the text and in its decoded views (src/util/decoded-views.ts: its escapes decoded, up to 8 times over, at most 24
- * views of a text, so a bounded number of linear scans of it). Userinfo in URLs
+ * views of a text, so a bounded number of linear scans of it; a JSON text's values holding an escape are read through
+ * their own views, each remembered with its redaction while the values in force stay the same, so an answer or a log
+ * line repeating one does not read it again: `redactJsonText`). Userinfo in URLs
  * (`https://user:token@host`) is dropped too. Whole forms only: text from outside is redacted before anything cuts,
  * splits or rewrites it (src/util/cut.ts).
  */
 
-import { decodedViews, viewMap } from './decoded-views.js';
+import { DECODABLE, decodedViews, viewMap } from './decoded-views.js';
 import { HEAD, LiteralMatcher } from './literal-matcher.js';
 import { base64Forms, byteListForms, secretForms } from './secret-forms.js';
 import { dropUrlUserinfo, hasUrlUserinfo } from './url-userinfo.js';
@@ -42,6 +44,13 @@ const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"(\s*:)?/g;
  */
 export type RedactScope = 'all' | 'operator';
 
+/**
+ * At most this many characters of JSON string values (and of their redacted copies) are remembered with their
+ * redaction (`Redactor.redactLiteral`), the least recently used forgotten first: 16 MB at most (2 bytes a character),
+ * a few megabytes of a manifest's values shown in /status and logged at each resync.
+ */
+export const LITERAL_MEMO_MAX_CHARS = 8 * 1024 * 1024;
+
 export class Redactor {
   /** Values in force for the life of the process (the API token, the Git token, notification targets). */
   private readonly pinned = new Set<string>();
@@ -59,6 +68,13 @@ export class Redactor {
   /** The forms of each value in force (worked out once per value, not at each change of the set). */
   private readonly formsOf = new Map<string, string[]>();
   private dirty = false;
+  /**
+   * JSON string values holding an escape (`\\ % & +`), by scope, with what `redactText` made of them under the
+   * matchers in force (forgotten whenever they are remade): a value an answer or a log line repeats (a manifest's value
+   * in /status at each request, in a resync's drift line at each resync) is read through its decoded views once.
+   */
+  private readonly literalMemo = new Map<string, string | null>();
+  private literalMemoChars = 0;
 
   private changed(): void {
     this.dirty = true;
@@ -154,6 +170,8 @@ export class Redactor {
       this.operatorMatcher = this.matcherOf(values);
       this.authoredMatcher = this.matcherOf(this.authored);
       this.dirty = false;
+      this.literalMemo.clear();
+      this.literalMemoChars = 0;
     }
     return { operator: this.operatorMatcher, authored: this.authoredMatcher };
   }
@@ -169,9 +187,8 @@ export class Redactor {
   }
 
   /**
-   * Nothing in `text` would be replaced: no registered form and no URL userinfo occurs anywhere in it. Then no
-   * part of it would change either (each JSON string literal is a part of the text), so the per-literal pass
-   * and the JSON check are skipped: one scan of the text instead.
+   * Nothing in `text` would be replaced: no registered form and no URL userinfo occurs anywhere in it or in its
+   * decoded views (a text that is no JSON document: `redactOutput`).
    */
   private untouched(text: string, scope: RedactScope): boolean {
     const { operator, authored } = this.matchers();
@@ -189,30 +206,72 @@ export class Redactor {
    */
   redactText(text: string, scope: RedactScope = 'all'): string {
     const { operator, authored } = this.matchers();
-    let out = dropUrlUserinfo(text);
-    if (operator) out = replaceForms(operator, out);
-    if (scope === 'all' && authored) out = replaceForms(authored, out);
-    return out;
+    const out = dropUrlUserinfo(text);
+    const second = scope === 'all' ? authored : undefined;
+    if (!operator) return second ? replaceForms(second, out) : out;
+    // Both read from the same views: where the operator's values changed nothing, the author's are looked for in the
+    // same text (its views read once, not twice); where they did, in what is left, through its own views.
+    const [mine, theirs] = spansOf(operator, second, out);
+    if (mine.length) return second ? replaceForms(second, replaceSpans(out, mine)) : replaceSpans(out, mine);
+    return replaceSpans(out, theirs);
   }
 
   /**
    * JSON text (or Prometheus exposition text): only inside string values, so numbers, keys, structure and
    * formatting stay as they are and the result is still valid JSON. Keys are structure, never a secret: a
    * secret `cred` must not turn the key `config.credential` into `config.[redacted]ential`.
+   *
+   * A form or URL userinfo in a value is in the text; a form only a decoded view holds is in a value holding an escape.
+   * So: one scan of the text for the forms and userinfo; when it finds none, only the values holding an escape are
+   * redacted, each read through its own views (remembered: `redactLiteral`), never the whole text's views again.
    */
   redactJsonText(text: string, scope: RedactScope = 'all'): string {
-    if (this.untouched(text, scope)) return text;
+    const { operator, authored } = this.matchers();
+    const raw = (operator?.test(text) ?? false) || (scope === 'all' && (authored?.test(text) ?? false)) || hasUrlUserinfo(text);
+    if (!raw && !DECODABLE.test(text)) return text;
     return text.replace(STRING_LITERAL, (lit: string, key: string | undefined) => {
       if (key !== undefined) return lit;
       const inner = lit.slice(1, -1);
-      const red = this.redactText(inner, scope);
+      if (!raw && !DECODABLE.test(inner)) return lit;
+      const red = this.redactLiteral(inner, scope);
       return red === inner ? lit : `"${red}"`;
     });
   }
 
-  /** A chunk written to stdout/stderr: JSON documents keep their shape, other text is redacted whole. */
+  /**
+   * `redactText` of a JSON string value; one holding an escape is remembered (up to LITERAL_MEMO_MAX_CHARS, least
+   * recently used first out) while the matchers stay the same: its decoded views, up to 25 scans of it, are read once
+   * however often an answer or a log line repeats it.
+   */
+  private redactLiteral(inner: string, scope: RedactScope): string {
+    if (!DECODABLE.test(inner)) return this.redactText(inner, scope);
+    // one map for both scopes, the key tagged with its scope
+    const key = `${scope === 'all' ? 'a' : 'o'}${inner}`;
+    const known = this.literalMemo.get(key);
+    if (known !== undefined) {
+      this.literalMemo.delete(key);
+      this.literalMemo.set(key, known);
+      return known ?? inner;
+    }
+    const red = this.redactText(inner, scope);
+    const size = key.length + (red === inner ? 0 : red.length);
+    if (size > LITERAL_MEMO_MAX_CHARS) return red;
+    for (const [k, v] of this.literalMemo) {
+      if (this.literalMemoChars + size <= LITERAL_MEMO_MAX_CHARS) break;
+      this.literalMemo.delete(k);
+      this.literalMemoChars -= k.length + (v?.length ?? 0);
+    }
+    // copies of their own: a slice of the answer or the line would keep all of it alive
+    this.literalMemo.set(own(key), red === inner ? null : own(red));
+    this.literalMemoChars += size;
+    return red;
+  }
+
+  /**
+   * A chunk written to stdout/stderr: JSON documents keep their shape (`redactJsonText`, which reads only the values
+   * holding an escape through their views, not the whole document's), other text is redacted whole.
+   */
   redactOutput(text: string, scope: RedactScope = 'all'): string {
-    if (this.untouched(text, scope)) return text;
     const t = text.trimStart();
     if (t.startsWith('{') || t.startsWith('[')) {
       try {
@@ -222,9 +281,15 @@ export class Redactor {
         // not one JSON document: redact as text
       }
     }
+    if (this.untouched(text, scope)) return text;
     return this.redactText(text, scope);
   }
 
+}
+
+/** A flat copy of `s` (no slice or concatenation of a larger string it would keep alive). */
+function own(s: string): string {
+  return Buffer.from(s, 'utf16le').toString('utf16le');
 }
 
 /** Whether a form of `matcher` occurs in `text` or in one of its decoded views (made until one holds a form). */
@@ -239,13 +304,26 @@ function occursIn(matcher: LiteralMatcher, text: string): boolean {
  * escapes its characters came from. Overlapping matches are replaced as one; matches that only touch stay two.
  */
 function replaceForms(matcher: LiteralMatcher, text: string): string {
-  const spans = matcher.spans(text);
+  return replaceSpans(text, spansOf(matcher, undefined, text)[0]);
+}
+
+/**
+ * Where the forms of `first` and of `second` are in `text` and in its decoded views (each found in a view covers the
+ * escapes its characters came from): the views made once for both.
+ */
+function spansOf(first: LiteralMatcher, second: LiteralMatcher | undefined, text: string): [Array<[number, number]>, Array<[number, number]>] {
+  const spans: [Array<[number, number]>, Array<[number, number]>] = [first.spans(text), second ? second.spans(text) : []];
   for (const v of decodedViews(text)) {
-    const found = matcher.spans(v.text);
-    if (found.length === 0) continue;
+    const found = [first.spans(v.text), second ? second.spans(v.text) : []];
+    if (found[0]!.length === 0 && found[1]!.length === 0) continue;
     const from = viewMap(v);
-    for (const [a, b] of found) spans.push([from[a]!, endOf(from, b)]);
+    for (const k of [0, 1]) for (const [a, b] of found[k]!) spans[k]!.push([from[a]!, endOf(from, b)]);
   }
+  return spans;
+}
+
+/** `spans` of `text` replaced by REDACTED: overlapping ones as one; ones that only touch stay two. */
+function replaceSpans(text: string, spans: Array<[number, number]>): string {
   if (spans.length === 0) return text;
   spans.sort((x, y) => x[0] - y[0] || y[1] - x[1]);
   let out = '';

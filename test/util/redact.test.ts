@@ -205,4 +205,20 @@ describe('Redactor: values a manifest\'s author chose', () => {
     await new Promise((done) => setImmediate(done));
     expect(chunks.join('')).toBe(`${REDACTED} authored-secret`);
   });
+
+  it('a JSON value remembered with its redaction is redacted again once the values in force change, and per scope', () => {
+    const r = new Redactor();
+    r.add('operator-value-1');
+    const text = JSON.stringify({ a: 'x\\u0041 later-value-22 %41', b: 'authored-value-3 y&amp;' });
+    expect(r.redactJsonText(text)).toBe(text);
+    r.inForce('later-value-22');
+    expect(JSON.parse(r.redactJsonText(text))).toEqual({ a: `x\\u0041 ${REDACTED} %41`, b: 'authored-value-3 y&amp;' });
+    r.inForceAuthored('authored-value-3');
+    expect(JSON.parse(r.redactJsonText(text))).toEqual({ a: `x\\u0041 ${REDACTED} %41`, b: `${REDACTED} y&amp;` });
+    expect(JSON.parse(r.redactJsonText(text, 'operator'))).toEqual({ a: `x\\u0041 ${REDACTED} %41`, b: 'authored-value-3 y&amp;' });
+    expect(JSON.parse(r.redactJsonText(text))).toEqual({ a: `x\\u0041 ${REDACTED} %41`, b: `${REDACTED} y&amp;` });
+    r.nextGeneration();
+    r.release(1);
+    expect(r.redactJsonText(text)).toBe(text);
+  });
 });

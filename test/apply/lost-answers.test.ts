@@ -226,21 +226,30 @@ describe('a data source create whose answer was lost', () => {
   });
 });
 
+/**
+ * A data source `events` under an object_store `raw`, registered, then its manifest removed and `--prune` run with the
+ * first DELETE (the service's soft delete) carried out and its answer lost; the proxy lets everything through again.
+ */
+async function dataSourceDeleteAnswerLost(): Promise<{ id: string; events: string }> {
+  await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+  const events = dataSourceManifest('events', 'raw', 's3://raw.example.com/base/events');
+  await r.write('events.yaml', events);
+  const created = await run();
+  expect(created.ok, created.error).toBe(true);
+  const id = (await r.state()).resources.find((e) => e.name === 'events')!.id;
+  await r.remove('events.yaml');
+  proxy.cut = (line) => line === `DELETE /dataSource/${id}`;
+  expect((await run({ prune: true })).ok).toBe(false);
+  proxy.cut = () => false;
+  return { id, events };
+}
+
 describe('a data source delete whose first answer was lost', () => {
   it('the service only soft-deleted it (still listed, marked deleted): the next run finishes the delete, nothing left behind', async () => {
-    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
-    await r.write('events.yaml', dataSourceManifest('events', 'raw', 's3://raw.example.com/base/events'));
-    const created = await run();
-    expect(created.ok, created.error).toBe(true);
-    const id = (await r.state()).resources.find((e) => e.name === 'events')!.id;
-    await r.remove('events.yaml');
     // the first DELETE (the soft delete) is carried out and its answer lost: the second, hard delete is never sent
-    proxy.cut = (line) => line === `DELETE /dataSource/${id}`;
-    const lost = await run({ prune: true });
-    expect(lost.ok).toBe(false);
+    const { id } = await dataSourceDeleteAnswerLost();
     expect((await r.state()).resources).toContainEqual(expect.objectContaining({ name: 'events', id, pending: 'delete' }));
     expect(r.sandbox.dataSources.get(Number(id))?.deletedAt).toBeDefined();
-    proxy.cut = () => false;
     proxy.requests.length = 0;
     const next = await run({ prune: true });
     expect(next.ok, next.error).toBe(true);
@@ -257,14 +266,7 @@ describe('a data source delete whose first answer was lost', () => {
   });
 
   it('a next run without --prune keeps the intent (the record is listed again, a prune candidate); a later --prune finishes it', async () => {
-    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
-    await r.write('events.yaml', dataSourceManifest('events', 'raw', 's3://raw.example.com/base/events'));
-    expect((await run()).ok).toBe(true);
-    const id = (await r.state()).resources.find((e) => e.name === 'events')!.id;
-    await r.remove('events.yaml');
-    proxy.cut = (line) => line === `DELETE /dataSource/${id}`;
-    expect((await run({ prune: true })).ok).toBe(false);
-    proxy.cut = () => false;
+    const { id } = await dataSourceDeleteAnswerLost();
     for (let i = 0; i < 2; i++) {
       const kept = await run();
       expect(kept.ok, kept.error).toBe(true);
@@ -278,15 +280,7 @@ describe('a data source delete whose first answer was lost', () => {
   });
 
   it('the manifest put back meanwhile: the half-done delete is finished and the data source registered again (never "in sync" while disabled)', async () => {
-    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
-    const events = dataSourceManifest('events', 'raw', 's3://raw.example.com/base/events');
-    await r.write('events.yaml', events);
-    expect((await run()).ok).toBe(true);
-    const id = (await r.state()).resources.find((e) => e.name === 'events')!.id;
-    await r.remove('events.yaml');
-    proxy.cut = (line) => line === `DELETE /dataSource/${id}`;
-    expect((await run({ prune: true })).ok).toBe(false);
-    proxy.cut = () => false;
+    const { id, events } = await dataSourceDeleteAnswerLost();
     await r.write('events.yaml', events);
     const back = await run();
     expect(back.ok, back.error).toBe(true);

@@ -5,7 +5,6 @@
  * `--auto-retry-failed`, retries failed deliveries of managed webhooks within a per-delivery cap,
  * backoff and rate limit (src/deliveries/auto-retry.ts). Off by default.
  */
-import { promises as fs, type Stats } from 'node:fs';
 import { backgroundClock, sleep, type Clock, type TimerHandle } from '../util/clock.js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -16,7 +15,7 @@ import { DEFAULT_OVERLAP_MS, HistoryCursor, type PollResult } from '../deliverie
 import { failureCode, isDelivered, timeOf } from '../deliveries/records.js';
 import { ApiError, ErrorCode, TransportError, UserError, classify, type ErrorCodeValue } from '../errors.js';
 import { isPgLocation } from '../state/location.js';
-import { journalPathFor, loadState, resolveStatePath } from '../state/store.js';
+import { journalPathFor, loadState, resolveStatePath, statStateFile } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 import { webhookIdentityParts } from '../service/kinds.js';
 import { UNMANAGED_LABEL, WebhookHealthMetrics, codeLabel, eventLabel } from './webhook-metrics.js';
@@ -102,19 +101,6 @@ function webhooksOf(state: GovopsState): ManagedWebhooks {
 }
 
 /**
- * A file's stat, undefined when it does not exist. Any other failure (EACCES, ENOTDIR, a read error) is thrown, typed:
- * taken as "no state", it emptied the managed set (the pending retries dropped, every failure counted as another's).
- */
-async function statOrMissing(file: string, what: string): Promise<Stats | undefined> {
-  try {
-    return await fs.stat(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UserError(`cannot read ${what} ${file}: ${(err as Error).message}`, 'check the --state path and its permissions', { code: ErrorCode.io });
-  }
-}
-
-/**
  * Managed webhooks from the govops state: a file is re-read only when it or its journal changed (an apply appends its
  * changes to `state.json.journal` and writes the whole file again only at its end: a delete's intent, a webhook
  * deleted or created meanwhile were not seen until then); a PostgreSQL state is read at each poll (when it cannot be,
@@ -136,10 +122,10 @@ export function managedWebhooksFromState(statePath: string): () => Promise<Manag
   }
   return async () => {
     const file = await resolveStatePath(statePath);
-    const st = await statOrMissing(file, 'state file');
+    const st = await statStateFile(file, 'state file');
     // no state file: a fresh state, nothing managed yet
     if (!st) return new Map();
-    const journal = await statOrMissing(journalPathFor(file), 'state journal');
+    const journal = await statStateFile(journalPathFor(file), 'state journal');
     const key = `${st.mtimeMs}:${st.size}:${journal ? `${journal.mtimeMs}:${journal.size}` : '-'}`;
     if (cached?.key === key) return cached.map;
     const map = webhooksOf(await loadState(statePath));

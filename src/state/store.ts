@@ -4,7 +4,7 @@
  * and change the managed resources. The state never holds a secret value: only HMAC fingerprints.
  */
 import { createHmac, hash, randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, UserError } from '../errors.js';
 import type { Hashing } from '../plan/types.js';
@@ -298,12 +298,20 @@ export async function loadState(file: string): Promise<GovopsState> {
  */
 export async function stateExists(location: string): Promise<boolean> {
   if (isPgLocation(location)) return (await pgState(location)).exists();
+  return (await statStateFile(location, 'state file')) !== undefined;
+}
+
+/**
+ * A state file's (or its journal's) stat, undefined when it does not exist. Any other failure (EACCES, ENOTDIR, a read
+ * error) is a typed I/O error naming the path: taken as "no state", a state that is there was reported missing, or read
+ * as managing nothing (delivery health dropped its pending retries).
+ */
+export async function statStateFile(file: string, what: 'state file' | 'state journal'): Promise<Stats | undefined> {
   try {
-    await fs.stat(location);
-    return true;
+    return await fs.stat(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw new UserError(`cannot read state file ${location}: ${(err as Error).message}`, 'check the --state path and its permissions', { code: ErrorCode.io });
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UserError(`cannot read ${what} ${file}: ${(err as Error).message}`, 'check the --state path and its permissions', { code: ErrorCode.io });
   }
 }
 

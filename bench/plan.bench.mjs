@@ -6,7 +6,7 @@
 // on a busy machine. Runs alternate (bare, validate, plan) and medians are compared.
 // Floors beside them (what the least validator and the least planner on the same libraries cost: below), so a
 // ratio can be read against what cannot be cut. Then the stages of one plan inside one process (CPU ms).
-// Run: npm run build && node bench/run.mjs plan      (PLAN_N=2000 for a quick run)
+// Run: npm run build && node bench/run.mjs plan      (PLAN_N=2000 for a quick run; PLAN_LIST_LATENCY_MS=300 for a slow list)
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -117,7 +117,10 @@ function timed(args, env) {
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'govops-plan-'));
-const sb = await sandboxProcess({ transitionMs: 1 });
+// PLAN_LIST_LATENCY_MS: the service takes that long to answer GET /integrations (a remote service sending 10,000
+// integrations), for govops and the bare plan alike.
+const LIST_LATENCY = Number(process.env.PLAN_LIST_LATENCY_MS ?? 0);
+const sb = await sandboxProcess({ transitionMs: 1, ...(LIST_LATENCY > 0 ? { faults: [{ type: 'latency', method: 'GET', path: '/integrations', latencyMs: LIST_LATENCY }] } : {}) });
 try {
   const m = join(dir, 'm');
   await writeIntegrations(m, N, PER_FILE);

@@ -16,7 +16,7 @@ import { withStateLock, type StateDeadline } from '../state/lock.js';
 import { systemClock } from '../util/clock.js';
 import { loadState, saveState } from '../state/store.js';
 import { loadStage, type Loaded } from './load.js';
-import { observeStage } from './observe.js';
+import { observeStage, type Lists } from './observe.js';
 import { checkSavedPlan, factsOf, hasChanges, planFailed, planStage, type Planned } from './plan-stage.js';
 import { stopped, thrownAt, type EngineOptions, type ResultBody, type StageFailure } from './stages.js';
 import type { ReconcileResult } from './types.js';
@@ -30,18 +30,41 @@ export type { EngineOptions } from './stages.js';
  * apply's requests do: a stop ends their retry sleeps, the forced stop (80% of the daemon's grace, a second Ctrl-C)
  * aborts those in flight. Unbound, a listing waiting on a silent service outlived the grace.
  */
-async function observeAndPlan(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger): Promise<Planned | StageFailure> {
-  const { signal, forceSignal } = opts;
-  // parallel reads' retry sleeps listen too (more than the default ten), as the applier's
-  for (const s of [signal, forceSignal]) if (s) setMaxListeners(0, s);
-  const reads = signal || forceSignal ? api.withSignal(signal ?? new AbortController().signal, forceSignal) : api;
-  const observed = await observeStage(reads, loaded, await loadState(opts.statePath), log, (opts.clock ?? systemClock).now());
+async function observeAndPlan(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger, lists?: Promise<Lists>): Promise<Planned | StageFailure> {
+  const observed = await observeStage(readsOf(api, opts), loaded, await loadState(opts.statePath), log, (opts.clock ?? systemClock).now(), lists);
   return stopped(observed) ? observed : planStage(observed, opts);
 }
 
+/** The API bound to the run's signals (and to `cancel`, when given: it ends retry sleeps and aborts what is in flight). */
+function readsOf(api: ServiceApi, opts: EngineOptions, cancel?: AbortSignal): ServiceApi {
+  const signals = [opts.signal, opts.forceSignal, cancel].filter((s): s is AbortSignal => s !== undefined);
+  // parallel reads' retry sleeps listen too (more than the default ten), as the applier's
+  for (const s of signals) setMaxListeners(0, s);
+  if (signals.length === 0) return api;
+  const either = (a: AbortSignal | undefined): AbortSignal | undefined => (a && cancel ? AbortSignal.any([a, cancel]) : (a ?? cancel));
+  const stop = either(opts.signal) ?? new AbortController().signal;
+  const force = either(opts.forceSignal);
+  for (const s of [stop, force]) if (s) setMaxListeners(0, s);
+  return api.withSignal(stop, force);
+}
+
+/**
+ * A plan's two live lists, asked for while the manifests are read (a plan takes no lock, so nothing orders its
+ * reads after the load): the service's time to answer (a remote service sending 10,000 integrations: hundreds of
+ * ms) passes while the files are parsed, not after. A load that fails cancels them (their failure is not reported:
+ * the load's is). An apply lists under the state lock, after the load, as before.
+ */
+function listEarly(api: ServiceApi, opts: EngineOptions): { lists: Promise<Lists>; cancel: () => void } {
+  const cancel = new AbortController();
+  const reads = readsOf(api, opts, cancel.signal);
+  const lists = Promise.all([reads.listIntegrations(), reads.listWebhooks()]);
+  lists.catch(() => undefined); // awaited by the observe stage; a load that fails never awaits it
+  return { lists, cancel: () => cancel.abort() };
+}
+
 /** `plan`, a drift check: no lock, nothing written. */
-async function planOnly(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger): Promise<ResultBody> {
-  const planned = await observeAndPlan(api, loaded, opts, log);
+async function planOnly(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger, lists: Promise<Lists>): Promise<ResultBody> {
+  const planned = await observeAndPlan(api, loaded, opts, log, lists);
   if (stopped(planned)) return planned;
   if (!opts.saved) opts.onPlan?.(planned.plan);
   if (planned.plan.errors.length) return planFailed(planned.plan, loaded.diagnostics);
@@ -86,14 +109,18 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
   const start = (opts.clock ?? systemClock).monotonic();
   const startedAt = new Date((opts.clock ?? systemClock).now()).toISOString();
   const log = opts.logger.child({ revision: opts.revision });
+  const early = opts.apply ? undefined : listEarly(api, opts);
   const loaded = await loadStage(opts, log);
-  if (stopped(loaded)) return record(loaded, opts, startedAt);
+  if (stopped(loaded)) {
+    early?.cancel();
+    return record(loaded, opts, startedAt);
+  }
   let body: ResultBody;
   try {
     if (opts.apply) {
       const deadline = await applyDeadline(opts, start);
       body = await withStateLock(opts.statePath, () => planAndApply(api, loaded, opts, log, deadline), { deadline });
-    } else body = await planOnly(api, loaded, opts, log);
+    } else body = await planOnly(api, loaded, opts, log, early!.lists);
   } catch (err) {
     body = thrownAt('plan', err, loaded.diagnostics);
   }

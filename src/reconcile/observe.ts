@@ -61,11 +61,16 @@ function unfinishedDeletes(state: GovopsState): Set<string> {
   return new Set(state.resources.filter((r) => r.kind === 'DataSource' && r.pending === 'delete' && r.id !== '').map((r) => r.id));
 }
 
-/** The live lists; a recorded id the lists left out is asked for by id (a list may lag behind writes). */
-async function observeLive(api: ServiceApi, loaded: Loaded, state: GovopsState, log: Logger): Promise<Live> {
-  const [listed, hooks, dataSources] = await Promise.all([
-    api.listIntegrations(),
-    api.listWebhooks(),
+/** The integrations and the webhooks, as listed (a plan asks for them while the manifests are read: engine.ts). */
+export type Lists = [LiveIntegration[], LiveWebhook[]];
+
+/**
+ * The live lists (`lists`: those already asked for); a recorded id the lists left out is asked for by id (a list
+ * may lag behind writes).
+ */
+async function observeLive(api: ServiceApi, loaded: Loaded, state: GovopsState, log: Logger, lists?: Promise<Lists>): Promise<Live> {
+  const [[listed, hooks], dataSources] = await Promise.all([
+    lists ?? Promise.all([api.listIntegrations(), api.listWebhooks()]),
     observeDataSources(api, loaded.dataSources || state.resources.some((r) => r.kind === 'DataSource'), unfinishedDeletes(state)),
   ]);
   const { integrations, webhooks } = await confirmRecorded(api, state, { integrations: listed, webhooks: hooks }, log);
@@ -75,10 +80,17 @@ async function observeLive(api: ServiceApi, loaded: Loaded, state: GovopsState, 
   return live;
 }
 
-export async function observeStage(api: ServiceApi, loaded: Loaded, state: GovopsState, log: Logger, now?: number): Promise<Observed | StageFailure> {
+export async function observeStage(
+  api: ServiceApi,
+  loaded: Loaded,
+  state: GovopsState,
+  log: Logger,
+  now?: number,
+  lists?: Promise<Lists>,
+): Promise<Observed | StageFailure> {
   let live: Live;
   try {
-    live = await observeLive(api, loaded, state, log);
+    live = await observeLive(api, loaded, state, log, lists);
   } catch (err) {
     return thrownAt('plan', err, loaded.diagnostics);
   }

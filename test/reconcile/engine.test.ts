@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { silentLogger } from '../../src/log.js';
 import { reconcile } from '../../src/reconcile/engine.js';
@@ -29,6 +31,47 @@ describe('reconcile engine', () => {
     expect(seen[0]!.summary.create).toBe(1);
     expect(r.lines().sort()).toEqual(['GET /integrations 200', 'GET /webhooks 200']);
     expect(existsSync(r.statePath)).toBe(false);
+  });
+
+  it('plan only: the live lists are asked for while the manifests are read, not after', async () => {
+    let give!: (text: string) => void;
+    const text = new Promise<string>((resolve) => (give = resolve));
+    const run = r.run({ apply: false, paths: ['-'], stream: { label: 'stdin', read: () => text } });
+    // the manifests are not read yet (their stream has given nothing): the lists are answered already
+    await vi.waitFor(() => expect(r.lines().sort()).toEqual(['GET /integrations 200', 'GET /webhooks 200']), { timeout: 20_000 });
+    give(lakeManifest('lake', 'lake.example.com'));
+    const res = await run;
+    expect(res).toMatchObject({ stage: 'done', ok: true, changed: true });
+    expect(res.plan!.summary.create).toBe(1);
+    expect(r.lines()).toHaveLength(2);
+  });
+
+  it('plan only: a load that fails cancels the lists asked for early, and does not report them', async () => {
+    // a service that takes the list requests and never answers: were they not cancelled, their sockets stayed open
+    const open = new Set<string>();
+    const arrived: string[] = [];
+    const hung = createServer((req) => {
+      arrived.push(req.url!);
+      open.add(req.url!);
+      req.socket.on('close', () => open.delete(req.url!));
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const api = new ServiceClient({ baseUrl: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`, token: 't', logger: silentLogger(), retries: 0, timeoutMs: 120_000 });
+    try {
+      let give!: (text: string) => void;
+      const text = new Promise<string>((resolve) => (give = resolve));
+      const run = reconcile(api, engineOptions({ root: r.dir, paths: ['-'], stream: { label: 'stdin', read: () => text }, apply: false, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env }));
+      await vi.waitFor(() => expect(arrived.sort()).toEqual(['/integrations', '/webhooks']), { timeout: 20_000 });
+      give('apiVersion: govops/v1\nkind: Integration\nmetadata: {}\n');
+      const res = await run;
+      expect(res).toMatchObject({ stage: 'load', ok: false });
+      expect(res.error).not.toMatch(/integrations|webhooks|cancel/i);
+      await vi.waitFor(() => expect([...open]).toEqual([]), { timeout: 20_000 });
+    } finally {
+      await api.close(0);
+      hung.closeAllConnections();
+      await new Promise((resolve) => hung.close(resolve));
+    }
   });
 
   it('apply: outcomes reported through onOutcome; revision recorded in state', async () => {

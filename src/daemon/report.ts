@@ -1,13 +1,14 @@
 /**
  * What the daemon tells its log and /status about a reconcile, so a person reading the terminal needs
  * nothing else: every problem of a rejected revision as its own `file:line:col` line, and drift by
- * resource and field (live value against the manifest's, `(sensitive)` for credentials).
+ * resource and field (live value against the manifest's, `(sensitive)` for credentials, a long value cut).
  * Pure apart from the logger calls.
  */
 import type { Logger } from 'pino';
 import type { Plan, PlanChange } from '../plan/types.js';
 import { formatDiagnostic } from '../reconcile/engine.js';
 import type { ReconcileResult } from '../reconcile/types.js';
+import { redactText } from '../util/redact.js';
 
 /** One field that differs: the live value and the manifest's, or only `sensitive` for a credential. */
 export interface DriftField {
@@ -34,13 +35,31 @@ export interface DriftReport {
   resources: DriftedResource[];
 }
 
-/** The fields of a change, credentials masked. */
+/**
+ * The most characters of one value (its JSON, a string as it is) that drift shows: in the log line (twice: the
+ * message and `fields`), in /status and in notifications. A manifest author's 1 MB value that the service refuses
+ * was 2 MB of log at every resync, and 1 MB of every /status answer; `govops plan` shows the whole value.
+ */
+export const DRIFT_VALUE_MAX_CHARS = 1_024;
+
+/**
+ * A value as drift shows it: as it is, or, when longer than DRIFT_VALUE_MAX_CHARS, its beginning as text with its
+ * length. Cut after the secrets in force are redacted, so a cut never leaves the first part of a secret unmatched.
+ */
+export function driftValue(v: unknown): unknown {
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  if (text === undefined || text.length <= DRIFT_VALUE_MAX_CHARS) return v;
+  const cut = redactText(text).slice(0, DRIFT_VALUE_MAX_CHARS).replace(/[\uD800-\uDBFF]$/, '');
+  return `${cut}… (${text.length} characters in all; govops plan shows the whole value)`;
+}
+
+/** The fields of a change, credentials masked, long values cut (driftValue). */
 export function driftFields(c: PlanChange): DriftField[] {
   return c.changes.map((f) => {
     if (f.sensitive) return { path: f.path, sensitive: true };
     const out: DriftField = { path: f.path };
-    if (f.before !== undefined) out.live = f.before;
-    if (f.after !== undefined) out.desired = f.after;
+    if (f.before !== undefined) out.live = driftValue(f.before);
+    if (f.after !== undefined) out.desired = driftValue(f.after);
     return out;
   });
 }

@@ -1,5 +1,5 @@
 /**
- * What a manifest's author writes reaches the daemon's answers and log in full: a config value that differs from the
+ * What a manifest's author writes reaches the daemon's answers and log (a long value cut: report.ts): a config value that differs from the
  * service's is shown in /status (`resources[].fields[].desired`, `lastDrift`) and logged at each resync (`drift: …`).
  * Every answer and line passes the redactor, which reads a text holding `\ % & +` through up to 24 decoded views
  * (src/util/decoded-views.ts): a value dense with escapes cost ~25 scans of its length at each /status request and
@@ -27,7 +27,7 @@ vi.mock('../../src/util/decoded-views.js', async (importOriginal) => {
 const { registerAuthoredSecretsInForce, registerSecrets, REDACTED } = await import('../../src/util/redact.js');
 const { startHttpServer } = await import('../../src/daemon/server.js');
 const { createLogger } = await import('../../src/log.js');
-const { logDrift } = await import('../../src/daemon/report.js');
+const { DRIFT_VALUE_MAX_CHARS, logDrift } = await import('../../src/daemon/report.js');
 const { startRunning } = await import('../../src/daemon/run.js');
 const { ServiceClient } = await import('../../src/api/client.js');
 const { Cleanup, GOVOPS_SECRET_LAKE_TOKEN, runSettings, until } = await import('./helpers.js');
@@ -114,7 +114,8 @@ spec:
     const url = running.daemon.url;
     const shown = async (): Promise<boolean> => {
       const body = (await (await fetch(`${url}/status`)).json()) as { resources?: Array<{ fields?: Array<{ path: string; desired?: unknown }> }> };
-      return body.resources?.[0]?.fields?.some((f) => f.desired === value) === true;
+      // shown cut (driftValue): its beginning and its length
+      return body.resources?.[0]?.fields?.some((f) => f.desired === `${value.slice(0, DRIFT_VALUE_MAX_CHARS)}… (${value.length} characters in all; govops plan shows the whole value)`) === true;
     };
     await until(shown, 30_000, 'the value in /status');
     const perRequest: number[] = [];

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { Writable } from 'node:stream';
-import { driftLine, driftOf, logRejected } from '../../src/daemon/report.js';
+import { DRIFT_VALUE_MAX_CHARS, driftLine, driftOf, logDrift, logRejected } from '../../src/daemon/report.js';
+import { registerSecretsInForce } from '../../src/util/redact.js';
 import type { PlanChange } from '../../src/plan/types.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
 import { planOf as plan } from '../helpers/plans.js';
@@ -25,6 +26,40 @@ describe('drift report', () => {
     expect(JSON.stringify(drifted)).not.toMatch(/before|after/);
     expect(driftLine(drifted[0]!)).toBe('Integration/sql: config.port is 1444 in the service, 1433 in the manifest; config.password differs (sensitive)');
     expect(driftLine(drifted[1]!)).toBe('Integration/gone: missing from the service');
+  });
+});
+
+describe('drift report of long values', () => {
+  it('a long value is shown cut, with its length, in the fields and the log line; short ones whole', () => {
+    const long = 'x'.repeat(1_000_000);
+    const list = Array.from({ length: 5_000 }, (_, i) => `table_${i}`);
+    const drifted = driftOf(plan([
+      change({ name: 'lake', action: 'update', liveId: '1', changes: [
+        { path: 'config.description', before: 'short', after: long, sensitive: false, forcesReplace: false },
+        { path: 'config.tables', before: list, after: [], sensitive: false, forcesReplace: false },
+      ] }),
+    ]));
+    const [description, tables] = drifted[0]!.fields;
+    expect(description!.live).toBe('short');
+    expect(description!.desired).toBe(`${'x'.repeat(DRIFT_VALUE_MAX_CHARS)}… (1000000 characters in all; govops plan shows the whole value)`);
+    expect(tables!.live).toMatch(/^\["table_0","table_1",.*… \(\d+ characters in all; govops plan shows the whole value\)$/);
+    expect(tables!.desired).toEqual([]);
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _e, cb) => { lines.push(chunk.toString()); cb(); } }));
+    logDrift(logger, { revision: 'r1', at: '2026-11-28T00:00:00.000Z', repaired: false, resources: drifted });
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(8 * DRIFT_VALUE_MAX_CHARS);
+  });
+
+  it('a secret across the cut is redacted before the cut: not even its beginning is shown', () => {
+    const secret = 'S3cr3t-drift-cut-0123456789';
+    registerSecretsInForce(secret); // process-wide: test/daemon files each run in a fresh worker
+    {
+      const value = `${'a'.repeat(DRIFT_VALUE_MAX_CHARS - 10)}${secret}${'b'.repeat(100)}`;
+      const drifted = driftOf(plan([change({ name: 'lake', action: 'update', liveId: '1', changes: [{ path: 'config.description', before: 'x', after: value, sensitive: false, forcesReplace: false }] })]));
+      const shown = String(drifted[0]!.fields[0]!.desired);
+      expect(shown).not.toContain(secret.slice(0, 10));
+      expect(shown.length).toBeLessThan(DRIFT_VALUE_MAX_CHARS + 100);
+    }
   });
 });
 

@@ -172,7 +172,7 @@ export class StillSettling extends Error {
 
 /**
  * A `settle` change: an integration govops owns is still creating or editing and nothing differs (its create's or
- * update's answer was lost, or an earlier run's wait ended first). Nothing is sent: the wait
+ * update's answer was lost, an earlier run's wait ended first, or another client edits it). Nothing is sent: the wait
  * a write of its own would have had (polled at once, nothing learned: when the transition began is not known), an
  * error status this run's failure; once settled, recorded as the manifest applied (as an update records it once the
  * service accepted it). The wait is bounded (SETTLE_WAIT_MS, or while the run's other work lasts, within --timeout):
@@ -195,7 +195,8 @@ class SettleIntegration implements Step {
     // one was listed at plan time)
     const startedAt = ctx.poll.clock.monotonic();
     const until = startedAt + SETTLE_WAIT_MS;
-    const what = 'the create or edit an earlier run sent';
+    // who sent it is not known: an earlier run (its answer lost, or its wait ended first), or another client
+    const what = "the create or edit under way when this run planned (not sent by this run: an earlier run's or another client's)";
     try {
       await settleIntegration(ctx, this.id, what, { type: this.d.body.type, op: 'update', learn: false, immediate: true, until });
     } catch (err) {

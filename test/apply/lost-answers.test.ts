@@ -249,6 +249,35 @@ describe('an integration create whose answer was lost, kept creating by the serv
   });
 });
 
+describe('an owned integration another client is editing (the same values), whose edit ends in editError', () => {
+  it('the settle fails the run with a message that does not blame an earlier run: it says this run did not send it', async () => {
+    await r.write('store.yaml', objectStoreManifest('store', 's3://store/data'));
+    expect((await run()).ok).toBe(true);
+    const id = (await r.state()).resources[0]!.id;
+    // another tool sends the same values; the service keeps it editing, then ends the edit in editError
+    r.sandbox.setStuckTransitions(['editing']);
+    r.sandbox.failures.next.push({ operation: 'edit', count: 1 });
+    await r.api.updateIntegration(id, {
+      type: 'object_store',
+      autoBootstrap: false,
+      config: { name: 'store', cloudAccountId: '123456789012', cloudRegion: 'us-east-1', cloudLocationRole: 'arn:cloud:iam::123456789012:role/grants', cloudLocationPath: 's3://store/data', authenticationType: 'auto' },
+    });
+    expect((await r.api.getIntegration(id)).status).toBe('editing');
+    proxy.cut = (line) => {
+      if (line.startsWith(`GET /integrations/${id}/`)) r.sandbox.setStuckTransitions(false);
+      return false;
+    };
+    const next = await run();
+    expect(next.plan!.changes).toEqual([expect.objectContaining({ name: 'store', action: 'settle' })]);
+    expect(next.ok).toBe(false);
+    expect(next.outcomes).toEqual([expect.objectContaining({ name: 'store', action: 'settle', result: 'failed', code: ErrorCode.statusError })]);
+    const error = next.outcomes[0]!.error!;
+    expect(error).toMatch(/ended in status editError/);
+    expect(error).not.toMatch(/an earlier run sent/);
+    expect(error).toMatch(/not sent by this run/);
+  });
+});
+
 describe('a data source create whose answer was lost', () => {
   it("the next run records the data source with its identity: once its id is given to another team's data source, a prune never deletes that one", async () => {
     await r.close();

@@ -251,8 +251,11 @@ export async function settle(p: Prepared, logger: Logger): Promise<Settled> {
   }
 }
 
-/** Stage 5: the result. A change awaiting a manual step is not a failure (apply-action exits 3 for it). */
+/**
+ * Stage 5: the result. A change awaiting a manual step is not a failure (apply-action exits 3 for it), nor is a settle
+ * still under way when its wait ended (`settling`).
+ */
 export function result(p: Prepared, outcomes: ResourceOutcome[]): ApplyResult {
-  const ok = outcomes.length === p.changes.length && outcomes.every((o) => o.result === 'ok' || o.result === 'blocked');
+  const ok = outcomes.length === p.changes.length && outcomes.every((o) => o.result === 'ok' || o.result === 'blocked' || o.result === 'settling');
   return { outcomes, state: p.ledger.current, ok, polls: { ...p.poller.counters } };
 }

@@ -41,7 +41,8 @@ export interface Transition {
 /** Wait until the integration leaves the transitional statuses: the status, or `gone`. */
 export function awaitSettled(ctx: OpContext, req: WaitRequest): Promise<string> {
   if (ctx.poller) return ctx.poller.wait(req);
-  return waitSettled(ctx.api, req.id, ctx.poll, !req.immediate);
+  const poll = req.until !== undefined && req.until < ctx.poll.deadline ? { ...ctx.poll, deadline: req.until } : ctx.poll;
+  return waitSettled(ctx.api, req.id, poll, !req.immediate);
 }
 
 /** Retries after a 409 before giving up (each after the integration settled). */
@@ -127,7 +128,7 @@ async function mutate(
 }
 
 /** After a real call: poll until settled; an error status is a failure with the validation results. */
-export async function settleIntegration(ctx: OpContext, id: string, what: string, t: Transition & Pick<WaitRequest, 'learn' | 'immediate'>): Promise<string> {
+export async function settleIntegration(ctx: OpContext, id: string, what: string, t: Transition & Pick<WaitRequest, 'learn' | 'immediate' | 'until'>): Promise<string> {
   const status = await awaitSettled(ctx, { id, ...t });
   if (status === 'gone') throw new ApplyFailure(ErrorCode.resourceGone, `integration ${id} disappeared during ${what}`);
   if (ERROR_STATUSES.has(status)) throw await statusFailure(ctx, id, `${what} ended in status ${status}`);

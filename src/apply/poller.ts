@@ -68,6 +68,12 @@ export interface WaitRequest {
   learn?: boolean;
   /** Poll at once (the status may already be settled). */
   immediate?: boolean;
+  /**
+   * A bound of its own before the apply's deadline (a settle of a transition govops did not start in this run), in the
+   * clock's monotonic() ms: past it the wait fails (settle timeout) once the apply's other work is over (no write running
+   * or waiting for a slot, no unbounded wait left); never past the deadline.
+   */
+  until?: number;
 }
 
 /** Waits until an integration leaves the transitional statuses: its status, or `gone` (deleted). */
@@ -88,6 +94,9 @@ interface Wait {
   readonly registeredAt: number;
   readonly learn: boolean;
   readonly immediate: boolean;
+  /** When this wait times out: the apply's deadline, or its own `until` before it (`bounded`). */
+  readonly until: number;
+  readonly bounded: boolean;
   lastPollAt?: number;
   lastMissAt?: number;
   lastStatus: string;
@@ -227,6 +236,8 @@ export class Poller implements StatusWaiter {
         registeredAt: now,
         learn: req.learn ?? true,
         immediate: req.immediate ?? false,
+        until: Math.min(req.until ?? Infinity, this.o.deadline),
+        bounded: req.until !== undefined && req.until < this.o.deadline,
         lastStatus: 'unknown',
         missesAfterEnd: 0,
         inFlight: false,
@@ -238,7 +249,7 @@ export class Poller implements StatusWaiter {
       };
       this.waits.add(w);
       // a tick when this wait falls due, not now: a tick looks at every wait, and thousands register one by one
-      this.wake(Math.min(this.dueAt(w), this.o.deadline));
+      this.wake(Math.min(this.dueAt(w), w.until));
     });
   }
 
@@ -310,11 +321,18 @@ export class Poller implements StatusWaiter {
     const tokenAt = now + Math.ceil(((1 - this.tokens) * 1000) / this.o.ratePerSec);
     let next = Infinity;
     const due: Wait[] = [];
-    for (const w of this.waits) {
+    let busy: boolean | undefined;
+    for (const w of [...this.waits]) {
       if (w.inFlight) continue;
+      // a bounded wait past its bound ends once the apply's other work is over (until then it costs no time of its own)
+      const overdue = now >= w.until;
+      if (overdue && !(busy ??= this.otherWorkUnderWay())) {
+        this.timeout(w);
+        continue;
+      }
       const at = this.dueAt(w);
       if (at <= now + GROUP_MS) due.push(w);
-      else next = Math.min(next, at);
+      else next = Math.min(next, at, overdue ? Infinity : w.until);
     }
     if (due.length > 0) {
       const worthIt = this.listWorthIt(due, now);
@@ -337,6 +355,13 @@ export class Poller implements StatusWaiter {
       }
     }
     if (next < Infinity) this.wake(Math.min(next, this.o.deadline));
+  }
+
+  /** Writes running or waiting for a slot, or a wait with no bound of its own (govops' own writes in this apply). */
+  private otherWorkUnderWay(): boolean {
+    if (this.writesBusy()) return true;
+    for (const w of this.waits) if (!w.bounded) return true;
+    return false;
   }
 
   /** One list instead of the due polls: cheaper, or the rate cap would hold them back past their short interval. */

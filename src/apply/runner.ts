@@ -17,7 +17,7 @@ import { taskKey } from './dependencies.js';
 import type { Ledger } from './ledger.js';
 import type { SlotLease, Slots } from './slots.js';
 import { actionLabel, awaitingOutcome } from './outcome.js';
-import { joinsWebhookBatch, taskFor, type ApplyTask, type Phase, type Step, type StepContext } from './tasks.js';
+import { StillSettling, joinsWebhookBatch, taskFor, type ApplyTask, type Phase, type Step, type StepContext } from './tasks.js';
 import { ApplyFailure } from './validation.js';
 import type { WebhookBatch } from './webhook-batch.js';
 
@@ -146,6 +146,7 @@ export class TaskRunner {
   private async awaitDependencies(deps: readonly string[]): Promise<void> {
     for (const dep of deps) {
       const o = await this.finished.get(dep)!.promise;
+      if (o.result === 'settling') throw new NotStarted(ErrorCode.blocked, `not started: it waits for ${dep}, still creating or editing (a run after it settles enabled does it)`);
       if (o.result !== 'ok') throw new NotStarted(ErrorCode.blocked, `not started: it waits for ${dep}, which was not applied (${o.result})`);
     }
   }
@@ -187,6 +188,8 @@ export class TaskRunner {
    */
   private async failedOutcome(base: OutcomeBase, err: unknown, gate: StartGate, liveId?: string): Promise<ResourceOutcome> {
     if (err instanceof NotStarted) return { ...base, result: 'skipped', durationMs: 0, error: err.message, code: err.code, failureClass: err.failureClass };
+    // a settle's wait ended first: nothing was sent nor recorded, no failure
+    if (err instanceof StillSettling) return { ...base, result: 'settling', durationMs: gate.elapsed(), error: err.message, ...(liveId !== undefined ? { liveId } : {}) };
     const { code, failureClass } = classify(err);
     const o: ResourceOutcome = {
       ...base,
@@ -213,10 +216,11 @@ export class TaskRunner {
  * apply even at warn level): the resource is a field of the line, built only when the level is on.
  */
 function logOutcome(logger: Logger, o: ResourceOutcome): void {
-  const level = o.result === 'blocked' ? 'debug' : 'info';
+  const level = o.result === 'blocked' ? 'debug' : o.result === 'settling' ? 'warn' : 'info';
   if (!logger.isLevelEnabled(level)) return;
   const resource = `${o.resourceKind}/${o.name}`;
   if (o.result === 'ok') logger.info({ resource, action: o.action, durationMs: o.durationMs, id: o.liveId }, 'applied');
+  else if (o.result === 'settling') logger.warn({ resource, action: o.action, durationMs: o.durationMs, id: o.liveId, error: o.error }, 'still settling: not waited for further (the next run looks again)');
   else if (o.result === 'blocked') logger.debug({ resource, action: o.action, code: o.code }, 'awaiting manual step: not sent');
   // info: whoever carried the apply out reports the failures (the CLI's table, the daemon's warning).
   else logger.info({ resource, action: o.action, result: o.result, code: o.code, error: o.error, validation: o.validation }, 'not applied');

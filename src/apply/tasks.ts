@@ -29,6 +29,7 @@ import { ApplyFailure } from './validation.js';
 import type { WebhookBatch } from './webhook-batch.js';
 import { deleteWebhook } from './webhooks.js';
 import { copyPlain } from '../util/copy.js';
+import { formatDuration } from '../util/duration.js';
 
 export interface StepContext extends OpContext {
   ledger: Ledger;
@@ -156,10 +157,26 @@ class UpdateIntegration implements Step {
 }
 
 /**
+ * How long a settle waits for a transition this run did not start, beyond the run's other work (its own writes and
+ * their waits, which it may outlast for free): the lock is not held for a transition the service keeps open for hours.
+ */
+export const SETTLE_WAIT_MS = 60_000;
+
+/**
+ * A settle that ended its wait with the integration still creating or editing: not a failure (govops sent nothing to it
+ * in this run), the outcome `settling`; the next run looks again.
+ */
+export class StillSettling extends Error {
+  override readonly name = 'StillSettling';
+}
+
+/**
  * A `settle` change: an integration govops owns is still creating or editing and nothing differs (its create's or
- * update's answer was lost, or an earlier run's wait ended first). Nothing is sent: the wait a write of its own would
- * have had (polled at once, nothing learned: when the transition began is not known), an error status this run's
- * failure; once settled, recorded as the manifest applied (as an update records it once the service accepted it).
+ * update's answer was lost, an earlier run's wait ended first, or another client edits it). Nothing is sent: the wait
+ * a write of its own would have had (polled at once, nothing learned: when the transition began is not known), an
+ * error status this run's failure; once settled, recorded as the manifest applied (as an update records it once the
+ * service accepted it). The wait is bounded (SETTLE_WAIT_MS, or while the run's other work lasts, within --timeout):
+ * still transitional then, it is `settling`, no failure.
  */
 class SettleIntegration implements Step {
   readonly label = 'settle';
@@ -176,7 +193,18 @@ class SettleIntegration implements Step {
   async settle(ctx: StepContext): Promise<void> {
     // (as a wait after a 409: op `update`, since a `create` wait counts one more integration in the next list, and this
     // one was listed at plan time)
-    await settleIntegration(ctx, this.id, 'the create or edit an earlier run sent', { type: this.d.body.type, op: 'update', learn: false, immediate: true });
+    const startedAt = ctx.poll.clock.monotonic();
+    const until = startedAt + SETTLE_WAIT_MS;
+    // who sent it is not known: an earlier run (its answer lost, or its wait ended first), or another client
+    const what = "the create or edit under way when this run planned (not sent by this run: an earlier run's or another client's)";
+    try {
+      await settleIntegration(ctx, this.id, what, { type: this.d.body.type, op: 'update', learn: false, immediate: true, until });
+    } catch (err) {
+      if (!(err instanceof ApplyFailure) || err.code !== ErrorCode.settleTimeout) throw err;
+      const waited = formatDuration(ctx.poll.clock.monotonic() - startedAt);
+      const last = /\((last status: .*)\)$/.exec(err.message)?.[1] ?? 'last status unknown'; // (poller.ts, poll.ts)
+      throw new StillSettling(`integration ${this.id} still settling after ${waited} (${last}): this run sent nothing to it and waits no longer; the next run looks again`);
+    }
     ctx.ledger.recordLive(this.change, this.d, this.id);
     await ctx.ledger.save();
   }

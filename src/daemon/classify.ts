@@ -56,7 +56,13 @@ export function judgeResult(result: ReconcileResult, apply: boolean): Judgement 
   // Everything not applied was held back by the plan for a person (a refused replace or delete, a manual step),
   // nothing failed: retrying changes nothing. (A change the apply itself could not start is not one of them.)
   const heldByPlan = new Set((result.plan?.changes ?? []).filter((c) => c.blocked).map((c) => `${c.resourceKind}/${c.name}`));
-  if (result.stage === 'apply' && outcomes.length > 0 && outcomes.every((o) => o.result === 'blocked' || (heldBack(o) && heldByPlan.has(`${o.resourceKind}/${o.name}`)))) {
+  // So is a data source whose integration was still settling when its wait ended (the plan blocked it before `settle`).
+  const settling = new Set(outcomes.filter((o) => o.result === 'settling').map((o) => o.name));
+  for (const c of result.plan?.changes ?? []) {
+    if (c.resourceKind === 'DataSource' && c.integration?.name !== undefined && settling.has(c.integration.name)) heldByPlan.add(`DataSource/${c.name}`);
+  }
+  const held = (o: ResourceOutcome): boolean => o.result === 'blocked' || o.result === 'settling' || (heldBack(o) && heldByPlan.has(`${o.resourceKind}/${o.name}`));
+  if (result.stage === 'apply' && outcomes.length > 0 && outcomes.every(held)) {
     return { verdict: 'blocked', failure, retry: 'none', blocksReadiness: false };
   }
   if (failure.code === ErrorCode.invalidRevision || failure.code === ErrorCode.planError) {

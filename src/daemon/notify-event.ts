@@ -83,7 +83,7 @@ export function eventKind(a: Attempt): EventKind | undefined {
       return outcomes.some(heldBack) || (a.result?.plan?.changes.some(isAwaitingManualStep) ?? false) ? 'blocked' : undefined;
     case 'failed':
     case 'unreachable': {
-      const notOk = outcomes.filter((o) => o.result !== 'ok');
+      const notOk = outcomes.filter((o) => o.result !== 'ok' && o.result !== 'settling');
       return notOk.length > 0 && notOk.every(heldBack) ? 'blocked' : 'failed';
     }
   }
@@ -97,11 +97,12 @@ function resources(a: Attempt): ResourceResult[] {
     const acting = c.action !== 'noop' || c.adopt || c.renamedFrom !== undefined;
     if (!acting) continue;
     const o = outcomes.get(`${c.resourceKind}/${c.name}/${c.duplicateOf ?? ''}`);
-    // A wait for an integration still creating or editing (`settle`) is no change: told only when it failed.
-    if (c.action === 'settle' && !c.adopt && (o === undefined || o.result === 'ok')) continue;
+    // A wait for an integration still creating or editing (`settle`) is no change: told only when it failed (not when
+    // the wait ended first: `settling`, looked at again by the next run).
+    if (c.action === 'settle' && !c.adopt && (o === undefined || o.result === 'ok' || o.result === 'settling')) continue;
     const r: ResourceResult = { kind: c.resourceKind, name: c.name, action: o?.action ?? (c.adopt && c.action !== 'adopt' ? `adopt+${c.action}` : c.action), result: 'pending' };
     if (o) {
-      r.result = o.result === 'ok' ? 'applied' : heldBack(o) ? 'blocked' : o.result;
+      r.result = o.result === 'ok' ? 'applied' : heldBack(o) ? 'blocked' : o.result === 'settling' ? 'pending' : o.result;
       if (o.liveId !== undefined) r.liveId = o.liveId;
       if (o.code !== undefined) r.code = o.code;
       if (o.error !== undefined && o.result !== 'ok') r.message = o.error;

@@ -53,7 +53,7 @@ export function resourceStates(result: ReconcileResult): ResourceState[] {
     const state: ResourceState = { kind: c.resourceKind, name: c.name, action: c.adopt && c.action === 'noop' ? 'adopt' : c.action, syncState };
     if (c.integrationType) state.type = c.integrationType;
     if (c.liveId) state.liveId = c.liveId;
-    if (o?.error) state.error = o.error;
+    if (o?.error && o.result !== 'settling') state.error = o.error; // (a settle still under way: no error, its reason says so)
     else if (c.blocked) state.error = c.blocked.message;
     if (c.reasons.length) state.reasons = c.reasons.map((r) => r.message);
     if (c.source) state.source = { file: c.source.file, line: c.source.line };

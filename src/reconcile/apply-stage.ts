@@ -35,7 +35,7 @@ export function applyFailure(outcomes: readonly ResourceOutcome[]): FailureInfo 
 
 /** The resources not applied, one line. */
 function notApplied(outcomes: readonly ResourceOutcome[]): string | undefined {
-  const failed = outcomes.filter((o) => o.result !== 'ok' && o.result !== 'blocked');
+  const failed = outcomes.filter((o) => o.result !== 'ok' && o.result !== 'blocked' && o.result !== 'settling');
   if (!failed.length) return undefined;
   return `${failed.length} of ${outcomes.length} resources not applied: ${failed.map((o) => `${o.resourceKind}/${o.name}: ${o.error ?? o.result}`).join('; ')}`;
 }

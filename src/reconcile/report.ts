@@ -11,7 +11,7 @@ export function diagnosticLine(d: Diagnostic): string {
   return formatDiagnostic(d);
 }
 
-const MARK = { ok: '✓', failed: '✗', skipped: '-', blocked: '!' } as const;
+const MARK = { ok: '✓', failed: '✗', skipped: '-', blocked: '!', settling: '…' } as const;
 
 /**
  * One line per finished resource: `[3/10] ✓ Integration/a create (1.2s)` on a TTY, plain otherwise. The
@@ -49,10 +49,12 @@ export function outcomeTable(untrusted: readonly ResourceOutcome[]): string {
   }
   const count = (r: ResourceOutcome['result']): number => outcomes.filter((o) => o.result === r).length;
   const blocked = count('blocked');
-  const failures = problems.length - blocked;
+  const settling = count('settling');
+  const failures = problems.length - blocked - settling;
   const verdict = failures ? 'finished with failures' : blocked ? 'incomplete' : 'complete';
   const waiting = blocked ? `, ${blocked} awaiting a manual step` : '';
-  lines.push('', `Apply ${verdict}: ${count('ok')} ok, ${count('failed')} failed, ${count('skipped')} skipped${waiting}.`);
+  const still = settling ? `, ${settling} still settling (the next run looks again)` : '';
+  lines.push('', `Apply ${verdict}: ${count('ok')} ok, ${count('failed')} failed, ${count('skipped')} skipped${waiting}${still}.`);
   return `${lines.join('\n')}\n`;
 }
 

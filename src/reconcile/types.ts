@@ -77,8 +77,11 @@ export interface ResourceOutcome {
   resourceKind: 'Integration' | 'Webhook' | 'DataSource';
   name: string;
   action: OutcomeAction;
-  /** `blocked`: awaiting a manual step (not written; everything else went ahead). */
-  result: 'ok' | 'failed' | 'skipped' | 'blocked';
+  /**
+   * `blocked`: awaiting a manual step (not written; everything else went ahead). `settling`: a `settle` whose wait ended
+   * with the integration still creating or editing (not a failure: this run sent nothing to it; the next run looks again).
+   */
+  result: 'ok' | 'failed' | 'skipped' | 'blocked' | 'settling';
   durationMs: number;
   error?: string;
   /** Live id after the action (absent for deletes and failures before the resource existed). */

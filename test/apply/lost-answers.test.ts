@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/api/client.js';
 import { ErrorCode } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
+import { SETTLE_WAIT_MS } from '../../src/apply/tasks.js';
+import { judgeResult } from '../../src/daemon/classify.js';
 import { reconcile } from '../../src/reconcile/engine.js';
 import type { ReconcileResult } from '../../src/reconcile/types.js';
 import type { ManualClock } from '../helpers/clock.js';
@@ -179,6 +181,100 @@ describe('an integration create whose answer was lost, still creating when the n
     expect(after.ok, after.error).toBe(true);
     expect(after.outcomes).toEqual([]);
     expect(after.plan!.changes.map((c) => c.action)).toEqual(['noop']);
+  });
+});
+
+describe('an integration create whose answer was lost, kept creating by the service for hours', () => {
+  it('the next run waits for it SETTLE_WAIT_MS, not its whole --timeout, and reports it still settling (no failure); a later run waits again', async () => {
+    await r.write('store.yaml', objectStoreManifest('store', 's3://store/data'));
+    r.sandbox.setStuckTransitions(['creating']);
+    cutCreateAndLookup();
+    expect((await run()).ok).toBe(false);
+    proxy.cut = () => false;
+    proxy.requests.length = 0;
+    const started = clock.monotonic();
+    const next = await run({ timeoutMs: 600_000 });
+    // before: the whole --timeout waited, then GOVOPS_SETTLE_TIMEOUT (a daemon retried it with backoff, holding the lock)
+    expect(next.ok, next.error).toBe(true);
+    expect(clock.monotonic() - started).toBeLessThan(SETTLE_WAIT_MS + 1_000);
+    const id = (await r.api.listIntegrations())[0]!.id;
+    expect(next.outcomes).toEqual([expect.objectContaining({ name: 'store', action: 'settle', result: 'settling', liveId: id })]);
+    expect(next.outcomes[0]!.error).toMatch(/still settling after 1m.*last status: creating.*the next run looks again/);
+    expect(next.outcomes[0]!.code).toBeUndefined();
+    expect(next.changed).toBe(false);
+    // the daemon: in sync, nothing to retry (it looks again at its resync period)
+    expect(judgeResult(next, true)).toMatchObject({ verdict: 'in-sync', retry: 'none', blocksReadiness: false });
+    expect(proxy.requests.filter((l) => !l.startsWith('GET '))).toEqual([]);
+    // the service ends it: the next run waits for it again and reports it ok
+    r.sandbox.setStuckTransitions(false);
+    const after = await run({ timeoutMs: 600_000 });
+    expect(after.ok, after.error).toBe(true);
+    expect((await r.api.getIntegration(id)).status).toBe('enabled');
+  });
+
+  it('a data source under it is not started (registered by a run after it settles enabled): held back, not a failure the daemon retries', async () => {
+    await r.write('store.yaml', objectStoreManifest('store', 's3://store/data/'));
+    r.sandbox.setStuckTransitions(['creating']);
+    cutCreateAndLookup();
+    expect((await run()).ok).toBe(false);
+    proxy.cut = () => false;
+    await r.write('events.yaml', dataSourceManifest('events', 'store', 's3://store/data/events'));
+    const next = await run({ timeoutMs: 600_000 });
+    const byName = new Map(next.outcomes.map((o) => [o.name, o]));
+    expect(byName.get('store')).toMatchObject({ action: 'settle', result: 'settling' });
+    expect(byName.get('events')).toMatchObject({ action: 'create', result: 'skipped', code: ErrorCode.blocked });
+    expect(byName.get('events')!.error).toMatch(/waits for Integration\/store, still creating or editing/);
+    expect(judgeResult(next, true)).toMatchObject({ verdict: 'blocked', retry: 'none', blocksReadiness: false });
+    r.sandbox.setStuckTransitions(false);
+    const after = await run({ timeoutMs: 600_000 });
+    expect(after.ok, after.error).toBe(true);
+    expect(await r.api.listDataSources()).toHaveLength(1);
+  });
+
+  it("govops' own write in the same run is waited for as before (its --timeout fails it); the settle waits while it lasts and is still settling, not failed", async () => {
+    await r.write('store.yaml', objectStoreManifest('store', 's3://store/data'));
+    r.sandbox.setStuckTransitions(['creating']);
+    cutCreateAndLookup();
+    expect((await run()).ok).toBe(false);
+    proxy.cut = () => false;
+    await r.write('other.yaml', objectStoreManifest('other', 's3://other/data'));
+    const started = clock.monotonic();
+    const next = await run({ timeoutMs: 300_000 });
+    expect(clock.monotonic() - started).toBeGreaterThanOrEqual(300_000);
+    expect(next.ok).toBe(false);
+    const byName = new Map(next.outcomes.map((o) => [o.name, o]));
+    expect(byName.get('other')).toMatchObject({ action: 'create', result: 'failed', code: ErrorCode.settleTimeout });
+    expect(byName.get('store')).toMatchObject({ action: 'settle', result: 'settling' });
+    expect(byName.get('store')!.durationMs).toBeGreaterThan(SETTLE_WAIT_MS);
+  });
+});
+
+describe('an owned integration another client is editing (the same values), whose edit ends in editError', () => {
+  it('the settle fails the run with a message that does not blame an earlier run: it says this run did not send it', async () => {
+    await r.write('store.yaml', objectStoreManifest('store', 's3://store/data'));
+    expect((await run()).ok).toBe(true);
+    const id = (await r.state()).resources[0]!.id;
+    // another tool sends the same values; the service keeps it editing, then ends the edit in editError
+    r.sandbox.setStuckTransitions(['editing']);
+    r.sandbox.failures.next.push({ operation: 'edit', count: 1 });
+    await r.api.updateIntegration(id, {
+      type: 'object_store',
+      autoBootstrap: false,
+      config: { name: 'store', cloudAccountId: '123456789012', cloudRegion: 'us-east-1', cloudLocationRole: 'arn:cloud:iam::123456789012:role/grants', cloudLocationPath: 's3://store/data', authenticationType: 'auto' },
+    });
+    expect((await r.api.getIntegration(id)).status).toBe('editing');
+    proxy.cut = (line) => {
+      if (line.startsWith(`GET /integrations/${id}/`)) r.sandbox.setStuckTransitions(false);
+      return false;
+    };
+    const next = await run();
+    expect(next.plan!.changes).toEqual([expect.objectContaining({ name: 'store', action: 'settle' })]);
+    expect(next.ok).toBe(false);
+    expect(next.outcomes).toEqual([expect.objectContaining({ name: 'store', action: 'settle', result: 'failed', code: ErrorCode.statusError })]);
+    const error = next.outcomes[0]!.error!;
+    expect(error).toMatch(/ended in status editError/);
+    expect(error).not.toMatch(/an earlier run sent/);
+    expect(error).toMatch(/not sent by this run/);
   });
 });
 

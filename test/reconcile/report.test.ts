@@ -31,6 +31,14 @@ describe('apply report', () => {
     expect(outcomeMarkdown([ok])).toContain('| Integration/lake | create | ok | 1.2s |  |');
   });
 
+  it('a settle whose wait ended first is listed with its message, not counted a failure', () => {
+    const settling: ResourceOutcome = { resourceKind: 'Integration', name: 'store', action: 'settle', result: 'settling', durationMs: 60_000, error: 'integration 4 still settling after 1m (last status: creating)' };
+    const t = outcomeTable([ok, settling]);
+    expect(t).toContain('Integration/store: integration 4 still settling after 1m (last status: creating)');
+    expect(t).toContain('Apply complete: 1 ok, 0 failed, 0 skipped, 1 still settling (the next run looks again).');
+    expect(progressLine(settling, 2, 2, true)).toMatch(/^\[2\/2\] … Integration\/store settle/);
+  });
+
   it('diagnostics as file:line:col', () => {
     expect(diagnosticLine({ file: 'a.yaml', line: 3, column: 5, kind: 'Integration', name: 'x', severity: 'warning', message: 'plain literal' })).toBe(
       'a.yaml:3:5: warning: Integration/x: plain literal',

@@ -7,7 +7,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { harness, requestLines, type Harness } from './harness.js';
+import { harness, requestLines, requestsBeyondLists, type Harness } from './harness.js';
 import { dataSourceManifest as source, objectStoreManifest as store } from '../helpers/manifests.js';
 
 const count = (text: string, needle: string): number => text.split(needle).length - 1;
@@ -34,7 +34,7 @@ describe('govops validate / plan / apply with data sources', () => {
     );
     const plan = await h.govops(['plan', 'manifests']);
     expect(plan.code).toBe(1);
-    expect(requestLines(h.sandbox)).toEqual([]);
+    expect(requestsBeyondLists(h.sandbox)).toEqual([]);
   });
 
   it('apply: the integration and its data sources in one revision; the data sources in one request once it is enabled', async () => {

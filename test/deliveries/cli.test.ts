@@ -490,6 +490,39 @@ describe('govops webhooks retry ID... with a token the service refuses (401)', (
   });
 });
 
+describe('govops webhooks retry with a token the service may not retry with (403)', () => {
+  it('sends one retry, not one per id, and says once what was refused and which permission; the rest not attempted', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    for (let i = 0; i < 4; i++) await w.fire('modelAccessRequested');
+    const ids = (await jsonOf(['webhooks', 'history'])).records.map((r: any) => r.id);
+    expect(ids).toHaveLength(4);
+    const isRetry = (path: string): boolean => path.startsWith('/webhooks/history/retry/');
+    const forbidden = JSON.stringify({ statusCode: 403, error: 'Forbidden', message: 'not allowed to retry webhook deliveries' });
+    const proxy = await rewritingProxy(w.url, (q, res) => (isRetry(q.path) ? { status: 403, headers: { 'content-type': 'application/json' }, body: forbidden } : res));
+    const run = (args: string[]) =>
+      runGovops(['webhooks', 'retry', ...args], { cwd: dir, env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined } });
+    try {
+      for (const args of [ids, ['--failed', 'down', '--all-webhooks']]) {
+        proxy.requests.length = 0;
+        const r = await run(args);
+        expect(r.code, r.stderr).toBe(1);
+        // the old code: 4 retry requests (default concurrency 4), 4 "error ... 403" rows, "4 retried: 0 delivered, 4 failed"
+        expect(proxy.requests.filter((x) => x.startsWith('POST'))).toHaveLength(1);
+        expect(r.stderr.match(/403/g)).toHaveLength(1);
+        expect(r.stderr).toMatch(/^error: .*POST \/webhooks\/history\/retry\/\d+: 403 /m);
+        expect(r.stderr).toMatch(/hint: .*permission/);
+        expect(r.stderr).toMatch(/not attempted: 3 /);
+        expect(r.stderr).not.toContain('retried:');
+        expect(r.stdout).toBe('');
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('govops webhooks retry ID... while the service cannot be reached (connection refused)', () => {
   it('stops at the first refusal and says the service cannot be reached; not "N retried: 0 delivered, N failed", each id tried', async () => {
     const { createServer } = await import('node:net');

@@ -252,6 +252,29 @@ describe('a service whose history records carry no id', () => {
   });
 });
 
+describe('a service whose history records carry no webhooksActivityId (sandbox behaviour no-activity-id)', () => {
+  it('retry --failed does not replay a delivery whose retry got through (grouped by webhook, event and payload)', async () => {
+    w = await startWorld();
+    w.sb.setBehaviours(['no-activity-id']);
+    await w.createHooks([hookItem(w, 'flaky', '/f', { notificationType: ['modelAccessRequested', 'modelAccessApproved'] })]);
+    w.rx.set('/f', 503);
+    await w.fire('modelAccessRequested');
+    const [first] = (await jsonOf(['webhooks', 'history'])).records;
+    expect((await w.call('GET', '/webhooks/history')).records[0]).not.toHaveProperty('webhooksActivityId');
+    w.rx.set('/f', 'ok');
+    const manual = await jsonOf(['webhooks', 'retry', first.id]);
+    expect(manual).toMatchObject({ retried: 1, delivered: 1 });
+    w.rx.set('/f', 503);
+    await w.fire('modelAccessApproved');
+    const history = (await jsonOf(['webhooks', 'history'])).records;
+    expect(history).toHaveLength(3);
+    const approved = history.find((r: any) => r.notificationType === 'modelAccessApproved');
+    // the old code: the first failure too (each record its own delivery), a second delivery of what got through
+    const dry = await jsonOf(['webhooks', 'retry', '--failed', 'flaky', '--dry-run']);
+    expect(dry.ids).toEqual([approved.id]);
+  });
+});
+
 describe('a service whose history does not page (every request answers the whole history as a bare array, no count)', () => {
   it('history and retry --failed read it in two requests (not 1,000) and say the read stopped', async () => {
     w = await startWorld();

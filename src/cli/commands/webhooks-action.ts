@@ -238,10 +238,16 @@ async function selectFailed(
   if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'failed deliveries'));
   if (stats.undated) ctx.stderr.write(undatedNote(stats.undated));
   // A record the service sent without its id cannot be retried (POST /webhooks/history/retry/ names no record).
-  const all = failedDeliveries(records);
+  const ungrouped: WebhookHistoryRecord[] = [];
+  const all = failedDeliveries(records, ungrouped);
   const failed = all.filter((d) => d.record.id !== '');
   const idless = all.length - failed.length;
   if (idless) ctx.stderr.write(`note: ${idless} failed delivery record(s) without a history id (the service sent none) cannot be retried\n`);
+  if (ungrouped.length) {
+    ctx.stderr.write(
+      `note: ${ungrouped.length} failed record(s) without webhooksActivityId nor request payload not retried (a retry of them may have got through since); retry them by id if needed\n`,
+    );
+  }
   return { selected: failed.slice(0, max).map((d) => d.record), more: Math.max(0, failed.length - max) };
 }
 

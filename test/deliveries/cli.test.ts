@@ -546,6 +546,35 @@ describe('govops webhooks retry with a token the service may not retry with (403
   });
 });
 
+describe('govops webhooks retry refused (403) after a retry got through', () => {
+  it('shows what was retried and names the ids not attempted (-o json notAttempted), exit 1; they were dropped silently', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    for (let i = 0; i < 3; i++) await w.fire('modelAccessRequested');
+    const ids = (await jsonOf(['webhooks', 'history'])).records.map((r: any) => r.id);
+    w.rx.set('/d', 'ok');
+    let retries = 0;
+    const forbidden = JSON.stringify({ statusCode: 403, error: 'Forbidden', message: 'not allowed' });
+    const proxy = await rewritingProxy(w.url, (q, res) =>
+      q.path.startsWith('/webhooks/history/retry/') && ++retries > 1 ? { status: 403, headers: { 'content-type': 'application/json' }, body: forbidden } : res,
+    );
+    try {
+      const r = await runGovops(['webhooks', 'retry', ...ids, '--concurrency', '1', '-o', 'json'], {
+        cwd: dir,
+        env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined },
+      });
+      expect(r.code, r.stderr).toBe(1);
+      const out = JSON.parse(r.stdout);
+      expect(out).toMatchObject({ retried: 2, delivered: 1, failed: 1, notAttempted: [ids[2]] });
+      expect(r.stderr).toContain(`not attempted: 1 (history ids ${ids[2]})`);
+      expect(proxy.requests.filter((x) => x.startsWith('POST'))).toHaveLength(2);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('govops webhooks retry ID... while the service cannot be reached (connection refused)', () => {
   it('stops at the first refusal and says the service cannot be reached; not "N retried: 0 delivered, N failed", each id tried', async () => {
     const { createServer } = await import('node:net');

@@ -13,7 +13,7 @@ import type { WebhookHistoryRecord } from '../api/types.js';
 import { AutoRetryScheduler, type AutoRetryPolicy, type PendingDelivery, type RetryResult } from '../deliveries/auto-retry.js';
 import { DEFAULT_OVERLAP_MS, HistoryCursor, type PollResult } from '../deliveries/cursor.js';
 import { failureCode, isDelivered, timeOf } from '../deliveries/records.js';
-import { ApiError, ErrorCode, TransportError, UserError, classify, type ErrorCodeValue } from '../errors.js';
+import { ApiError, CancelledError, ErrorCode, TransportError, UserError, classify, type ErrorCodeValue } from '../errors.js';
 import { isPgLocation } from '../state/location.js';
 import { journalPathFor, loadState, resolveStatePath, statStateFile } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
@@ -28,7 +28,8 @@ import { firstBy } from '../util/multimap.js';
 export type ManagedWebhooks = ReadonlyMap<string, string> & { readonly serviceNames?: ReadonlyMap<string, string> };
 
 export interface WebhookHealthOptions {
-  api: Pick<ServiceApi, 'listWebhookHistory' | 'retryWebhookDelivery'>;
+  /** Bound to the stop (`withSignal`, when it has it): a wait of the client's (a Retry-After, a backoff) ends at stop(). */
+  api: Pick<ServiceApi, 'listWebhookHistory' | 'retryWebhookDelivery'> & Partial<Pick<ServiceApi, 'withSignal'>>;
   logger: Logger;
   registry: Registry;
   intervalMs: number;
@@ -156,8 +157,12 @@ export class WebhookHealth {
   private running?: Promise<PollSummary>;
   private stopped = false;
   private readonly abort = new AbortController();
+  private readonly api: Pick<ServiceApi, 'listWebhookHistory' | 'retryWebhookDelivery'>;
 
   constructor(private readonly opts: WebhookHealthOptions) {
+    // The client holds every request while a 429/503 Retry-After runs (up to 60 s) and sleeps between its retries: a
+    // round waiting there ended only when the wait did, past stop() and the daemon's shutdown (and then went on).
+    this.api = opts.api.withSignal ? opts.api.withSignal(this.abort.signal) : opts.api;
     this.cursor = new HistoryCursor({ pageSize: opts.pageSize, overlapMs: opts.overlapMs, maxPages: opts.maxPages });
     this.clock = opts.clock ?? backgroundClock;
     this.now = () => this.clock.now();
@@ -220,7 +225,7 @@ export class WebhookHealth {
       const changed = managed !== this.managedNow;
       this.managedNow = managed;
       if (changed) await this.forgetGone();
-      const result = await this.cursor.poll(this.opts.api, this.abort.signal);
+      const result = await this.cursor.poll(this.api, this.abort.signal);
       this.metrics.pollRequests.inc(result.requests);
       this.metrics.pollRecords.inc(result.received);
       // Oldest first, so "last" times and recent failures end with the newest.
@@ -259,6 +264,8 @@ export class WebhookHealth {
       };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
+      // cut short by stop() (a wait of the client's ended): not a failed poll
+      if (err instanceof CancelledError && this.abort.signal.aborted) return { ok: false, error: message };
       this.lastError = { at: new Date(this.now()).toISOString(), message, code: classify(err).code };
       this.metrics.polls.inc({ result: 'error' });
       if (!this.abort.signal.aborted) this.opts.logger.warn({ err: { message } }, 'webhook history poll failed');
@@ -374,10 +381,12 @@ export class WebhookHealth {
       if (!(this.opts.mayWrite?.() ?? true)) result = { kind: 'unsent' };
       else {
         try {
-          result = { kind: 'record', record: await this.opts.api.retryWebhookDelivery(p.record.id) };
+          result = { kind: 'record', record: await this.api.retryWebhookDelivery(p.record.id) };
         } catch (err) {
           error = err instanceof Error ? err.message : String(err);
           if (err instanceof UserError && err.code === ErrorCode.stateFenced) result = { kind: 'unsent' };
+          // stopped while the client waited (a Retry-After, a backoff after a 429 or a refused connection): not sent
+          else if (err instanceof CancelledError) result = { kind: 'unsent' };
           // the service could not be reached (the connection not opened, after the client's retries): nothing was sent
           else if (err instanceof TransportError && err.code === ErrorCode.connectFailed) {
             result = { kind: 'unsent' };
@@ -396,7 +405,8 @@ export class WebhookHealth {
             { webhook: name, historyId: p.record.id, code: ErrorCode.connectFailed, error },
             'webhook delivery retry not sent: the service cannot be reached (not counted against the delivery\'s automatic retries)',
           );
-        } else this.opts.logger.debug({ webhook: name, historyId: p.record.id }, 'webhook delivery retry not sent: this replica does not hold the lease');
+        } else if (this.abort.signal.aborted) this.opts.logger.debug({ webhook: name, historyId: p.record.id }, 'webhook delivery retry not sent: stopping');
+        else this.opts.logger.debug({ webhook: name, historyId: p.record.id }, 'webhook delivery retry not sent: this replica does not hold the lease');
         return;
       }
       sent++;

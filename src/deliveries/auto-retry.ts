@@ -106,6 +106,12 @@ export class AutoRetryScheduler {
   observe(record: WebhookHistoryRecord, managed: boolean): void {
     const own = this.ownRecords.delete(recordKey(record));
     const key = deliveryKey(record);
+    // a record of no delivery (no activity id, no payload) is not tracked: a retry of it that got through could not
+    // be recognised. One that got through still reopens its webhook's gate.
+    if (key === undefined) {
+      if (isDelivered(record)) this.gates.delete(record.webhookId);
+      return;
+    }
     const known = this.pending.get(key);
     if (isDelivered(record)) {
       this.pending.delete(key);

@@ -53,15 +53,30 @@ export function recordKey(r: WebhookHistoryRecord): string {
   return r.id !== '' ? r.id : `~${r.webhookId}|${r.webhooksActivityId}|${r.createdAt}|${r.statusCode}`;
 }
 
+/** JSON with object keys sorted at every level: one text for one value, whatever order the service wrote. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
 /**
- * The delivery a record belongs to: one event (`webhooksActivityId`) to one webhook. A retry of a
- * record keeps its activity id (sandbox; the interface is silent), so the original and its retries
- * share this key and the newest of them tells whether the notification got through. Records without
- * an activity id are deliveries of their own.
+ * The delivery a record belongs to: one event (`webhooksActivityId`) to one webhook. A retry of a record keeps its
+ * activity id (sandbox; the interface is silent), so the original and its retries share this key and the newest of
+ * them tells whether the notification got through. A record without an activity id (a service that omits it) is
+ * grouped by what a retry re-sends (4.3: the record's `request`): its webhook, event name, `text` and `metadata`.
+ * Two events whose payloads are the same are then one delivery (the receiver cannot tell them apart either, and
+ * processes a retry's same payload idempotently). A record without activity id and without a payload (no `text`, no
+ * `metadata`) belongs to no delivery govops can find: `undefined`, and it is never retried but by its id.
  */
-export function deliveryKey(r: WebhookHistoryRecord): string {
-  if (r.webhooksActivityId === '') return `record:${recordKey(r)}`;
-  return `${r.webhookId}:${r.webhooksActivityId}`;
+export function deliveryKey(r: WebhookHistoryRecord): string | undefined {
+  if (r.webhooksActivityId !== '') return `${r.webhookId}:${r.webhooksActivityId}`;
+  const { text, metadata } = r.request;
+  if (text === undefined && metadata === undefined) return undefined;
+  return `${r.webhookId}~${canonical([r.notificationType, text ?? null, metadata ?? null])}`;
 }
 
 /** Newest first by createdAt, then by id (numeric when both are), as the service sorts by default. */
@@ -85,12 +100,17 @@ export interface FailedDelivery {
 /**
  * Deliveries whose newest record (among `records`) is a failure, oldest delivery first — the ones
  * still to replay. A delivery that got through on a later retry is left out, so it is never sent
- * twice; each delivery is listed once however often it failed.
+ * twice; each delivery is listed once however often it failed. A failed record of no delivery (`deliveryKey`
+ * undefined: a retry of it may have got through since) is left out too, and pushed to `ungrouped`.
  */
-export function failedDeliveries(records: Iterable<WebhookHistoryRecord>): FailedDelivery[] {
+export function failedDeliveries(records: Iterable<WebhookHistoryRecord>, ungrouped: WebhookHistoryRecord[] = []): FailedDelivery[] {
   const newest = new Map<string, { record: WebhookHistoryRecord; failures: number }>();
   for (const r of records) {
     const key = deliveryKey(r);
+    if (key === undefined) {
+      if (!isDelivered(r)) ungrouped.push(r);
+      continue;
+    }
     const seen = newest.get(key);
     const failures = (seen?.failures ?? 0) + (isDelivered(r) ? 0 : 1);
     if (!seen || newestFirst(r, seen.record) < 0) newest.set(key, { record: r, failures });

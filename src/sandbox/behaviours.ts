@@ -29,6 +29,7 @@ export const BEHAVIOURS = {
   '503-after-success-all': 'as 503-after-success, and every other write too (PUT and DELETE /integrations/{id}, DELETE /webhooks/{id}, the data-source delete): the first success at each path is carried out, then answered 503 (a re-sent write is answered as it is)',
   'unknown-statuses': 'transitions show statuses the interface does not list: pending (creating), updating (editing), removing (deleting)',
   'status-404-lag': 'the status endpoint answers 404 to the first two status requests of a new integration (a lagging replica); GET /integrations/{id} is current',
+  'no-activity-id': 'webhook history records (the list and the retry answer) carry no webhooksActivityId',
   'dry-run-200-failed': 'a dry run whose validation fails answers 200 with validationResults.status failed and without the failing tests (instead of 422)',
 } as const;
 

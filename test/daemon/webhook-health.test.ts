@@ -21,6 +21,7 @@ import { ApiError, ErrorCode, TransportError, UserError } from '../../src/errors
 import { createLogger, silentLogger } from '../../src/log.js';
 import { hookItem, startWorld, type World } from '../deliveries/world.js';
 import { Cleanup, getJson, until } from './helpers.js';
+import { ManualClock } from '../helpers/clock.js';
 
 const cleanup = new Cleanup();
 let w: World;
@@ -871,5 +872,63 @@ describe('an automatic retry the service cannot be reached for (the connection n
     heal();
     expect(await nextRound()).toMatchObject({ retried: 1 });
     expect(w.rx.hits.get('/dead')).toBe(2);
+  });
+});
+
+describe("a round waiting out the client's Retry-After hold (a 429/503 asked the whole client to wait, up to 60 s)", () => {
+  const turns = async (n: number): Promise<'held'> => {
+    for (let i = 0; i < n; i++) await new Promise((ok) => setImmediate(ok));
+    return 'held';
+  };
+  /** Until the client waits on the clock for more than a second (the hold), I/O running meanwhile. */
+  const untilHeld = async (clock: ManualClock): Promise<void> => {
+    while (!clock.dueIn().some((ms) => ms > 1000)) await new Promise((ok) => setTimeout(ok, 1));
+  };
+
+  it('ends at stop(): a held automatic retry is not sent nor counted, a held poll ends, not after the hold', async () => {
+    w = await startWorld();
+    const [hook] = await w.createHooks([hookItem(w, 'dead', '/dead')]);
+    w.rx.set('/dead', 503);
+    const clock = new ManualClock(Date.now());
+    const c = new ServiceClient({ baseUrl: w.url, token: w.admin, retries: 1, clock });
+    cleanup.add(() => c.close());
+    const registry = new Registry();
+    const { logger, lines } = memoryLogger();
+    const options = {
+      api: c, logger, registry, intervalMs: 60_000, clock,
+      autoRetry: { maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 60_000, perMinute: 100 },
+      managed: async () => new Map([[String(hook!.id), 'dead']]),
+    };
+    const health = new WebhookHealth(options);
+    await health.pollOnce(); // baseline: empty
+    await w.fire('modelAccessRequested');
+    await health.pollOnce();
+    clock.advance(1000); // the delivery's backoff
+    // the retry is answered 429 Retry-After 30: the client waits 30 s (on its clock) before its retry
+    await w.control('POST', '/_sandbox/faults', { type: 'error', method: 'POST', path: '/webhooks/history/retry/:id', status: 429, retryAfter: 30, count: 1 });
+    const round = health.pollOnce();
+    try {
+      await untilHeld(clock);
+      void health.stop(0);
+      // the old code: the client's wait knew nothing of the stop, the round held until the 30 s were over
+      expect(await Promise.race([round.then(() => 'ended' as const), turns(20)])).toBe('ended');
+      expect(await round).toMatchObject({ ok: true, retried: 0 });
+      expect(lines.filter((l) => /retried automatically|giving up/.test(l.msg))).toEqual([]);
+      expect(await metric(registry, 'govops_webhook_auto_retries_total')).toBeUndefined();
+      expect(w.rx.hits.get('/dead')).toBe(1); // the event's delivery only
+
+      // a poll held by the client's wait (a 503 Retry-After on the previous one) ends at stop() too
+      await w.control('POST', '/_sandbox/faults', { type: 'error', method: 'GET', path: '/webhooks/history', status: 503, retryAfter: 30, count: 2 });
+      const other = new WebhookHealth({ ...options, registry: new Registry(), autoRetry: undefined });
+      const polled = other.pollOnce();
+      await untilHeld(clock);
+      void other.stop(0);
+      expect(await Promise.race([polled.then(() => 'ended' as const), turns(20)])).toBe('ended');
+      expect(await polled).toMatchObject({ ok: false });
+      expect(other.status().lastError).toBeUndefined(); // the cancel is no failed poll
+    } finally {
+      clock.advance(120_000); // the old code's held requests go on (and end)
+      await round;
+    }
   });
 });

@@ -252,6 +252,29 @@ describe('a service whose history records carry no id', () => {
   });
 });
 
+describe('a service whose history records carry no webhooksActivityId (sandbox behaviour no-activity-id)', () => {
+  it('retry --failed does not replay a delivery whose retry got through (grouped by webhook, event and payload)', async () => {
+    w = await startWorld();
+    w.sb.setBehaviours(['no-activity-id']);
+    await w.createHooks([hookItem(w, 'flaky', '/f', { notificationType: ['modelAccessRequested', 'modelAccessApproved'] })]);
+    w.rx.set('/f', 503);
+    await w.fire('modelAccessRequested');
+    const [first] = (await jsonOf(['webhooks', 'history'])).records;
+    expect((await w.call('GET', '/webhooks/history')).records[0]).not.toHaveProperty('webhooksActivityId');
+    w.rx.set('/f', 'ok');
+    const manual = await jsonOf(['webhooks', 'retry', first.id]);
+    expect(manual).toMatchObject({ retried: 1, delivered: 1 });
+    w.rx.set('/f', 503);
+    await w.fire('modelAccessApproved');
+    const history = (await jsonOf(['webhooks', 'history'])).records;
+    expect(history).toHaveLength(3);
+    const approved = history.find((r: any) => r.notificationType === 'modelAccessApproved');
+    // the old code: the first failure too (each record its own delivery), a second delivery of what got through
+    const dry = await jsonOf(['webhooks', 'retry', '--failed', 'flaky', '--dry-run']);
+    expect(dry.ids).toEqual([approved.id]);
+  });
+});
+
 describe('a service whose history does not page (every request answers the whole history as a bare array, no count)', () => {
   it('history and retry --failed read it in two requests (not 1,000) and say the read stopped', async () => {
     w = await startWorld();
@@ -487,6 +510,68 @@ describe('govops webhooks retry ID... with a token the service refuses (401)', (
     }
     const { requests } = await w.control('GET', '/_sandbox/requests');
     expect(requests.filter((x: any) => x.method === 'POST')).toHaveLength(2); // one refused retry per run
+  });
+});
+
+describe('govops webhooks retry with a token the service may not retry with (403)', () => {
+  it('sends one retry, not one per id, and says once what was refused and which permission; the rest not attempted', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    for (let i = 0; i < 4; i++) await w.fire('modelAccessRequested');
+    const ids = (await jsonOf(['webhooks', 'history'])).records.map((r: any) => r.id);
+    expect(ids).toHaveLength(4);
+    const isRetry = (path: string): boolean => path.startsWith('/webhooks/history/retry/');
+    const forbidden = JSON.stringify({ statusCode: 403, error: 'Forbidden', message: 'not allowed to retry webhook deliveries' });
+    const proxy = await rewritingProxy(w.url, (q, res) => (isRetry(q.path) ? { status: 403, headers: { 'content-type': 'application/json' }, body: forbidden } : res));
+    const run = (args: string[]) =>
+      runGovops(['webhooks', 'retry', ...args], { cwd: dir, env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined } });
+    try {
+      for (const args of [ids, ['--failed', 'down', '--all-webhooks']]) {
+        proxy.requests.length = 0;
+        const r = await run(args);
+        expect(r.code, r.stderr).toBe(1);
+        // the old code: 4 retry requests (default concurrency 4), 4 "error ... 403" rows, "4 retried: 0 delivered, 4 failed"
+        expect(proxy.requests.filter((x) => x.startsWith('POST'))).toHaveLength(1);
+        expect(r.stderr.match(/403/g)).toHaveLength(1);
+        expect(r.stderr).toMatch(/^error: .*POST \/webhooks\/history\/retry\/\d+: 403 /m);
+        expect(r.stderr).toMatch(/hint: .*permission/);
+        expect(r.stderr).toMatch(/not attempted: 3 /);
+        expect(r.stderr).not.toContain('retried:');
+        expect(r.stdout).toBe('');
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('govops webhooks retry refused (403) after a retry got through', () => {
+  it('shows what was retried and names the ids not attempted (-o json notAttempted), exit 1; they were dropped silently', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    for (let i = 0; i < 3; i++) await w.fire('modelAccessRequested');
+    const ids = (await jsonOf(['webhooks', 'history'])).records.map((r: any) => r.id);
+    w.rx.set('/d', 'ok');
+    let retries = 0;
+    const forbidden = JSON.stringify({ statusCode: 403, error: 'Forbidden', message: 'not allowed' });
+    const proxy = await rewritingProxy(w.url, (q, res) =>
+      q.path.startsWith('/webhooks/history/retry/') && ++retries > 1 ? { status: 403, headers: { 'content-type': 'application/json' }, body: forbidden } : res,
+    );
+    try {
+      const r = await runGovops(['webhooks', 'retry', ...ids, '--concurrency', '1', '-o', 'json'], {
+        cwd: dir,
+        env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined },
+      });
+      expect(r.code, r.stderr).toBe(1);
+      const out = JSON.parse(r.stdout);
+      expect(out).toMatchObject({ retried: 2, delivered: 1, failed: 1, notAttempted: [ids[2]] });
+      expect(r.stderr).toContain(`not attempted: 1 (history ids ${ids[2]})`);
+      expect(proxy.requests.filter((x) => x.startsWith('POST'))).toHaveLength(2);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 

@@ -120,6 +120,44 @@ describe('failedDeliveries', () => {
   });
 });
 
+describe('records without webhooksActivityId (a service that omits it)', () => {
+  const bare = (id: number, status: number, text: string, metadata: Record<string, unknown> = { modelId: 12 }): WebhookHistoryRecord => ({
+    ...rec(id, { status }),
+    webhooksActivityId: '',
+    request: { text, metadata, webhookId: 1, webhookName: 'hook1' },
+  });
+
+  it('group a delivery with its retries by webhook, event and payload: one retried and delivered since is not replayed', () => {
+    const records = [
+      bare(1, 500, 'a'),
+      bare(2, 500, 'b'),
+      { ...bare(3, 200, 'a'), request: { metadata: { modelId: 12 }, webhookName: 'renamed', text: 'a', webhookId: 1 } }, // the retry of 1
+      bare(4, 500, 'b', { modelId: 13 }),
+    ];
+    // the old code: each record its own delivery, so 1 was replayed although its retry (3) got through
+    expect(failedDeliveries(records).map((f) => f.record.id)).toEqual(['2', '4']);
+  });
+
+  it('without a payload either, a failure is replayed by neither retry --failed nor auto-retry (its retry could not be recognised)', () => {
+    const empty = { ...rec(1, { status: 500 }), webhooksActivityId: '', request: {} };
+    const ungrouped: WebhookHistoryRecord[] = [];
+    expect(failedDeliveries([empty], ungrouped)).toEqual([]);
+    expect(ungrouped).toEqual([empty]);
+    const s = new AutoRetryScheduler({ maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 8000, perMinute: 100 }, () => T0);
+    s.observe(empty, true);
+    expect(s.size).toBe(0);
+  });
+
+  it('auto-retry forgets a delivery someone else retried successfully', () => {
+    let now = T0;
+    const s = new AutoRetryScheduler({ maxAttempts: 3, backoffMs: 1000, maxBackoffMs: 8000, perMinute: 100 }, () => now);
+    s.observe(bare(1, 500, 'a'), true);
+    s.observe(bare(2, 200, 'a'), true); // a manual retry of 1 got through
+    now += 60_000;
+    expect(s.take()).toEqual([]); // the old code retried 1 again
+  });
+});
+
 describe('readHistory', () => {
   it('is lazy: a limit within one page is one request', async () => {
     const { api, requests } = fakeHistory(Array.from({ length: 500 }, (_, i) => rec(i + 1)));

@@ -60,7 +60,7 @@ export function register(program: Command): void {
       'server behaviours where the interface is silent (comma list): omit-defaults, echo-sent, null-unset, extra-fields, ' +
         'numeric-ids, string-ids, omit-masked, shuffle, validation-warning, skip-creating, skip-editing, no-data-sources, ' +
         'data-source-metadata, hard-delete, reuse-ids, other-mask, mask-more, lower-hosts, list-lag, 503-after-success, ' +
-        '503-after-success-all, unknown-statuses, status-404-lag, dry-run-200-failed (see docs/sandbox.md)',
+        '503-after-success-all, unknown-statuses, status-404-lag, no-activity-id, dry-run-200-failed (see docs/sandbox.md)',
     )
     .option('--stuck-transitions [statuses]', 'fault: transitions never finish (all, or a comma list of creating,editing,deleting)')
     .action(async (flags: SandboxFlags, command: Command) => {

@@ -238,36 +238,72 @@ async function selectFailed(
   if (stats.unpaged) ctx.stderr.write(unpagedNote(stats, 'failed deliveries'));
   if (stats.undated) ctx.stderr.write(undatedNote(stats.undated));
   // A record the service sent without its id cannot be retried (POST /webhooks/history/retry/ names no record).
-  const all = failedDeliveries(records);
+  const ungrouped: WebhookHistoryRecord[] = [];
+  const all = failedDeliveries(records, ungrouped);
   const failed = all.filter((d) => d.record.id !== '');
   const idless = all.length - failed.length;
   if (idless) ctx.stderr.write(`note: ${idless} failed delivery record(s) without a history id (the service sent none) cannot be retried\n`);
+  if (ungrouped.length) {
+    ctx.stderr.write(
+      `note: ${ungrouped.length} failed record(s) without webhooksActivityId nor request payload not retried (a retry of them may have got through since); retry them by id if needed\n`,
+    );
+  }
   return { selected: failed.slice(0, max).map((d) => d.record), more: Math.max(0, failed.length - max) };
 }
 
+/** A refusal that holds for every id: the token (401), its permission (403), or no connection to the service. */
+function refusesAll(err: Error | undefined): err is ApiError | TransportError {
+  return (err instanceof ApiError && (err.statusCode === 401 || err.statusCode === 403)) || (err instanceof TransportError && err.code === ErrorCode.connectFailed);
+}
+
+/** A 403 as the user reads it: the token is known, it may not retry these deliveries; which token to use instead. */
+function forbidden(err: ApiError): UserError {
+  return new UserError(
+    `the service refused the retry: ${err.toString()}`,
+    'the token is valid but lacks the permission to retry these deliveries: use the token of the webhook\'s owner or an ' +
+      'administrator\'s (interface 5.3: administrators may retry any record) in GOVOPS_TOKEN (or --token-file)',
+    { code: err.code },
+  );
+}
+
 /**
- * Retry the ids. A token the service refuses (401) is refused for every id, and a service that cannot be reached (the
- * connection not opened, after the client's retries: nothing was sent) is so for every id: the first such failure stops
- * the run and is thrown, to be reported as the error it is (with the token's hint), as every other command reports it,
- * unless a retry got through. Before, each id was tried and shown as a failed row ("N retried: 0 delivered, N failed"),
- * nothing having been retried.
+ * Retry the ids. A token the service refuses (401), a permission it refuses (403) and a service that cannot be
+ * reached (the connection not opened, after the client's retries: nothing was sent) hold for every id: the first id
+ * is retried alone, and the first such failure stops the run; the ids not attempted are named on stderr and count as
+ * not delivered. It is thrown, to be reported as the error it is (with the token's or the permission's hint), as every
+ * other command reports it, unless a retry got through. Before, each id was tried and shown as a failed row ("N
+ * retried: 0 delivered, N failed"), nothing having been retried; a 403 was sent and reported once per id.
  */
-async function retryUntilRefused(api: ServiceApi, ids: readonly string[], concurrency: number, ctx: CliContext): Promise<RetryOutcome[]> {
+async function retryUntilRefused(
+  api: ServiceApi,
+  ids: readonly string[],
+  concurrency: number,
+  ctx: CliContext,
+): Promise<{ outcomes: RetryOutcome[]; notAttempted: string[] }> {
   const stop = new AbortController();
   let refused: ApiError | TransportError | undefined;
-  const outcomes = await retryDeliveries(api, ids, {
+  const unique = uniqueIds(ids);
+  const options = {
     concurrency,
     signal: stop.signal,
-    onResult: (o) => {
-      if ((o.error instanceof ApiError && o.error.statusCode === 401) || (o.error instanceof TransportError && o.error.code === ErrorCode.connectFailed)) {
+    onResult: (o: RetryOutcome) => {
+      if (refusesAll(o.error)) {
         refused ??= o.error;
         stop.abort();
       }
       ctx.logger.info({ historyId: o.historyId, newId: o.record?.id, statusCode: o.record?.statusCode, ok: o.ok }, 'webhook delivery retried');
     },
-  });
-  if (refused && !outcomes.some((o) => o.ok)) throw refused;
-  return outcomes;
+  };
+  // the first alone: a refusal that holds for every id then costs one request, not one per id in flight
+  const outcomes = await retryDeliveries(api, unique.slice(0, 1), options);
+  if (!stop.signal.aborted) outcomes.push(...(await retryDeliveries(api, unique.slice(1), options)));
+  const attempted = new Set(outcomes.map((o) => o.historyId));
+  const notAttempted = unique.filter((id) => !attempted.has(id));
+  if (refused && notAttempted.length) {
+    ctx.stderr.write(`note: not attempted: ${notAttempted.length} (history ids ${notAttempted.join(', ')}), stopped at the first refusal; retry them once it is fixed\n`);
+  }
+  if (refused && !outcomes.some((o) => o.ok)) throw refused instanceof ApiError && refused.statusCode === 403 ? forbidden(refused) : refused;
+  return { outcomes, notAttempted };
 }
 
 export async function retryAction(targets: string[], flags: RetryFlags, command: Command): Promise<void> {
@@ -316,13 +352,14 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
       process.exitCode = EXIT.ok;
       return;
     }
-    const outcomes = await retryUntilRefused(api, ids, concurrency, ctx);
+    const { outcomes, notAttempted } = await retryUntilRefused(api, ids, concurrency, ctx);
     const delivered = outcomes.filter((o) => o.ok).length;
     if (wantsJson(ctx)) {
       json(ctx, {
         retried: outcomes.length,
         delivered,
         failed: outcomes.length - delivered,
+        ...(notAttempted.length ? { notAttempted } : {}),
         // a retry request that failed carries its stable code (GOVOPS_API_NOT_FOUND...), for a job to decide on; not the text
         results: outcomes.map((o) => ({
           historyId: o.historyId,
@@ -335,7 +372,7 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
       ctx.stdout.write(retryTable(outcomes));
       ctx.stderr.write(`${outcomes.length} retried: ${delivered} delivered, ${outcomes.length - delivered} failed\n`);
     }
-    process.exitCode = delivered === outcomes.length ? EXIT.ok : EXIT.error;
+    process.exitCode = delivered === outcomes.length && notAttempted.length === 0 ? EXIT.ok : EXIT.error;
   } finally {
     await api.close();
   }

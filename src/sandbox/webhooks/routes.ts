@@ -43,12 +43,14 @@ function shape<T extends { id: number; createdBy: number; notificationType?: str
  */
 function recordBody(deps: RouteDeps, r: HistoryRecord): Record<string, unknown> {
   const out: Record<string, unknown> = wireRecord(r);
+  // 2.13 lists webhooksActivityId, but a service may leave out a field it does not fill in
+  if (deps.behaviours?.has('no-activity-id')) delete out.webhooksActivityId;
   if (!deps.behaviours?.has('string-ids')) return out;
   return {
     ...out,
     id: String(r.id),
     webhooksId: String(r.webhooksId),
-    webhooksActivityId: String(r.webhooksActivityId),
+    ...('webhooksActivityId' in out ? { webhooksActivityId: String(r.webhooksActivityId) } : {}),
     createdBy: String(r.createdBy),
     request: { ...r.request, webhookId: String(r.request.webhookId) },
   };

@@ -150,24 +150,40 @@ export async function claimWorkdir(workdir: string, statePath: string, options: 
   };
 }
 
-/** Take `.govops-daemon.lock` (waiting while another process holds it); returns its release. */
+/** Tokens of the locks this process is taking or holds: a lock of our own pid with another token is a predecessor's. */
+const ownTokens = new Set<string>();
+
+/**
+ * Take `.govops-daemon.lock` (waiting while another process holds it); returns its release. A holder whose process is
+ * gone is taken over at once: its pid dead on this host, or our own pid with a token this process never used (a
+ * predecessor's, as after a container restart, where "is that pid alive" says yes: it is ours).
+ */
 async function lockClaims(workdir: string, mine: Claim, alive: (pid: number) => boolean, clock: Clock): Promise<() => Promise<void>> {
   const path = join(workdir, `${WORKDIR_CLAIM}.lock`);
-  const own = join(workdir, `${WORKDIR_CLAIM}.lock.${mine.pid}.${randomUUID()}`);
-  await writeFile(own, `${JSON.stringify(mine)}\n`, { mode: 0o600, flag: 'wx' });
+  const token = randomUUID();
+  ownTokens.add(token);
+  const own = join(workdir, `${WORKDIR_CLAIM}.lock.${mine.pid}.${token}`);
   const since = clock.monotonic();
   try {
+    await writeFile(own, `${JSON.stringify({ ...mine, token })}\n`, { mode: 0o600, flag: 'wx' });
     while (!(await linked(own, path))) {
-      const holder = parseClaim((await textOf(path)) ?? '');
-      const gone = holder !== undefined && holder.hostname === mine.hostname && !alive(holder.pid);
+      const holder = parseClaim((await textOf(path)) ?? '') as (Claim & { token?: string }) | undefined;
+      const gone =
+        holder !== undefined &&
+        holder.hostname === mine.hostname &&
+        (holder.pid === mine.pid ? !ownTokens.has(holder.token ?? '') : !alive(holder.pid));
       if (gone || clock.monotonic() - since >= LOCK_WAIT_MS) await rm(path, { force: true });
       else await sleep(clock, 5);
     }
+  } catch (err) {
+    ownTokens.delete(token);
+    throw err;
   } finally {
     await rm(own, { force: true });
   }
   return async () => {
-    const holder = parseClaim((await textOf(path)) ?? '');
-    if (holder?.pid === mine.pid && holder.hostname === mine.hostname && holder.state === mine.state) await rm(path, { force: true });
+    const holder = parseClaim((await textOf(path)) ?? '') as (Claim & { token?: string }) | undefined;
+    if (holder?.token === token) await rm(path, { force: true });
+    ownTokens.delete(token);
   };
 }

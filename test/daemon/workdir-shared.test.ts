@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { claimWorkdir, WORKDIR_CLAIM } from '../../src/daemon/workdir-claim.js';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { ManualClock } from '../helpers/clock.js';
 import { createRepo } from '../sources/gitrepo.js';
 import { Cleanup, spawnRun } from './helpers.js';
 
@@ -92,6 +93,22 @@ describe('the work-folder claim is exclusive (two daemons started at the same mo
     await again();
     const prod = await claimWorkdir(work, join(work, '..', 'prod.json'), { pid: 4_000_002, alive });
     await prod();
+    expect(await readdir(work)).toEqual([]);
+  });
+
+  it("a lock and a record left by a predecessor with this process's own pid (a container restart) are taken over at once", async () => {
+    // In a container the daemon has the same pid at every start, so "is the lock's process alive" said yes for its own
+    // dead predecessor: every start after a crash that left `.govops-daemon.lock` waited 5 s before taking it over.
+    const work = await cleanup.tmp('govops-claim-samepid-');
+    const clock = new ManualClock();
+    const gone = (state: string): string => `${JSON.stringify({ pid: 4_000_001, hostname: hostname(), state })}\n`;
+    await writeFile(join(work, WORKDIR_CLAIM), gone('/prod.json')); // not a live daemon of another state: our pid
+    await writeFile(join(work, `${WORKDIR_CLAIM}.lock`), gone('/prod.json'));
+    const t0 = clock.monotonic();
+    const release = await clock.runUntil(claimWorkdir(work, join(work, '..', 'dev.json'), { pid: 4_000_001, alive, clock }));
+    expect(clock.monotonic() - t0).toBe(0);
+    expect(JSON.parse(await readFile(join(work, WORKDIR_CLAIM), 'utf8'))).toMatchObject({ pid: 4_000_001, state: join(work, '..', 'dev.json') });
+    await clock.runUntil(release());
     expect(await readdir(work)).toEqual([]);
   });
 });

@@ -7,11 +7,11 @@
  * is gone (a crash, a restart) is taken over; the record is removed at shutdown. An exclusive claim (claimWorkdir): of
  * two daemons started in the same instant, one records itself and the other finds its record.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { copyFile, link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors.js';
 import { ensureDir } from '../util/fs.js';
 import { isPgLocation } from '../state/location.js';
@@ -94,7 +94,8 @@ async function textOf(file: string): Promise<string | undefined> {
  * (link fails when the name exists, on every local file system and NFS), so of two daemons started at once one
  * creates it and the other finds it. Replacing or removing a record (one whose process is gone, one of the same state,
  * another host's, the release at shutdown) happens only under `.govops-daemon.lock`, taken the same way: a record
- * read under it cannot change before it is replaced. A lock whose process is gone, or held for 5 s, is taken over.
+ * read under it cannot change before it is replaced. A lock whose process is gone, or held for 5 s, is taken over, by
+ * one process only (`removeIf`).
  */
 export async function claimWorkdir(workdir: string, statePath: string, options: ClaimOptions = {}): Promise<() => Promise<void>> {
   await ensureDir(workdir, WORK_DIR);
@@ -150,24 +151,74 @@ export async function claimWorkdir(workdir: string, statePath: string, options: 
   };
 }
 
+/** The lock's holder as its file records it: the claim's fields and the token of this one taking. */
+interface Holder extends Claim {
+  token?: string;
+}
+
+/** Tokens of the locks this process is taking or holds: a lock of our own pid with another token is a predecessor's. */
+const ownTokens = new Set<string>();
+
 /** Take `.govops-daemon.lock` (waiting while another process holds it); returns its release. */
 async function lockClaims(workdir: string, mine: Claim, alive: (pid: number) => boolean, clock: Clock): Promise<() => Promise<void>> {
   const path = join(workdir, `${WORKDIR_CLAIM}.lock`);
-  const own = join(workdir, `${WORKDIR_CLAIM}.lock.${mine.pid}.${randomUUID()}`);
-  await writeFile(own, `${JSON.stringify(mine)}\n`, { mode: 0o600, flag: 'wx' });
+  const text = await take(path, mine, alive, clock);
+  return async () => {
+    await removeIf(path, digest(text), mine, alive, clock);
+    ownTokens.delete((parseClaim(text) as Holder).token!);
+  };
+}
+
+/** What tells one lock file from another (its token is in it): a digest of its text. */
+const digest = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 32);
+
+/**
+ * Create `path` whole with this process's record (waiting while a live process holds it); returns the text written.
+ * A holder whose process is gone (its pid dead on this host, or our own pid with a token this process never used: a
+ * predecessor's, as after a container restart) is taken over at once, any holder after 5 s; through `removeIf`.
+ */
+async function take(path: string, mine: Claim, alive: (pid: number) => boolean, clock: Clock): Promise<string> {
+  const token = randomUUID();
+  ownTokens.add(token);
+  const text = `${JSON.stringify({ ...mine, token })}\n`;
+  const own = `${path}.${mine.pid}.${token}`;
   const since = clock.monotonic();
   try {
+    await writeFile(own, text, { mode: 0o600, flag: 'wx' });
     while (!(await linked(own, path))) {
-      const holder = parseClaim((await textOf(path)) ?? '');
-      const gone = holder !== undefined && holder.hostname === mine.hostname && !alive(holder.pid);
-      if (gone || clock.monotonic() - since >= LOCK_WAIT_MS) await rm(path, { force: true });
+      const there = await textOf(path);
+      if (there === undefined) continue; // released meanwhile
+      const holder = parseClaim(there) as Holder | undefined;
+      const gone =
+        holder !== undefined &&
+        holder.hostname === mine.hostname &&
+        (holder.pid === mine.pid ? !ownTokens.has(holder.token ?? '') : !alive(holder.pid));
+      if (gone || clock.monotonic() - since >= LOCK_WAIT_MS) await removeIf(path, digest(there), mine, alive, clock);
       else await sleep(clock, 5);
     }
+  } catch (err) {
+    ownTokens.delete(token);
+    throw err;
   } finally {
     await rm(own, { force: true });
   }
-  return async () => {
-    const holder = parseClaim((await textOf(path)) ?? '');
-    if (holder?.pid === mine.pid && holder.hostname === mine.hostname && holder.state === mine.state) await rm(path, { force: true });
-  };
+  return text;
+}
+
+/**
+ * Remove `path` if it still is the file whose text has digest `id`. Read-then-remove alone is not exclusive: of two
+ * processes taking over one stale lock, the second removed the lock the first had just created, and both held it.
+ * So `path` is removed only by the holder of its guard, `.govops-daemon.unlock.<id>` (taken like the lock, a stale
+ * guard taken over the same way): while it is held, the file at `path` cannot change from `id` to another.
+ */
+async function removeIf(path: string, id: string, mine: Claim, alive: (pid: number) => boolean, clock: Clock): Promise<void> {
+  const guard = join(dirname(path), `${WORKDIR_CLAIM}.unlock.${id}`);
+  const held = await take(guard, mine, alive, clock);
+  try {
+    const there = await textOf(path);
+    if (there !== undefined && digest(there) === id) await rm(path, { force: true });
+  } finally {
+    await rm(guard, { force: true });
+    ownTokens.delete((parseClaim(held) as Holder).token!);
+  }
 }

@@ -16,6 +16,7 @@ import { withStateKey } from '../../src/state/location.js';
 import { loadState, newState, saveState } from '../../src/state/store.js';
 import type { ManagedResource } from '../../src/state/types.js';
 import { runGovops } from '../helpers/cli.js';
+import { ManualClock } from '../helpers/clock.js';
 import { postgresPerFile, psql } from '../helpers/postgres.js';
 import { rewritingProxy } from '../helpers/rewriting-proxy.js';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -188,6 +189,80 @@ describe('apply --timeout and a database that hangs', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+describe('apply --timeout and a connection that does not open', () => {
+  it("a connection still being opened at the deadline is ended then, not at the pool's connect timeout", async () => {
+    // At the deadline the apply failed, but the connection the pool was opening (a server that accepts and never
+    // answers) was let go only at the pool's connect timeout (5 s): the process lingered that long past --timeout.
+    const accepted: net.Socket[] = [];
+    const closed: Promise<void>[] = [];
+    const server = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.resume(); // reads what the client sends (its end too), answers nothing
+      closed.push(new Promise((ok) => socket.on('close', () => ok())));
+      accepted.push(socket);
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const state = new PgState(withStateKey(`postgres://govops:secret@127.0.0.1:${port}/govops`, 'connect-hangs'));
+      // stands for the pool's 5 s: nothing in this test waits for it
+      (state.pool.options as { connectionTimeoutMillis?: number }).connectionTimeoutMillis = 600_000;
+      const clock = new ManualClock();
+      const taking = state.acquireLock({ deadline: { clock, at: clock.monotonic() + 4_000, timeoutMs: 4_000 } }).catch((e: unknown) => e);
+      await until(() => accepted.length === 1, 15_000, 'the connection reached the server');
+      clock.advance(4_000);
+      const err = await taking;
+      expect(err).toMatchObject({ code: ErrorCode.stateUnavailable });
+      expect((err as Error).message).toMatch(/did not answer within the apply's --timeout \(4/);
+      const ended = await Promise.race([closed[0]!.then(() => 'ended'), new Promise((ok) => setTimeout(() => ok('still open'), 10_000))]);
+      expect(ended).toBe('ended');
+    } finally {
+      for (const s of accepted) s.destroy();
+      server.close();
+    }
+  }, 30_000);
+
+  it('the same for a connection opened for the lock once the schema is ready (the pool has none idle)', async () => {
+    // The first connection goes to the server (the schema, then the first lock); every later one hangs unanswered.
+    const hung: net.Socket[] = [];
+    const closed: Promise<void>[] = [];
+    const piped: net.Socket[] = [];
+    const server = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      if (piped.length === 0) {
+        const upstream = net.connect(pg.port, '127.0.0.1');
+        upstream.on('error', () => undefined);
+        piped.push(socket, upstream);
+        socket.pipe(upstream).pipe(socket);
+        return;
+      }
+      socket.resume();
+      closed.push(new Promise((ok) => socket.on('close', () => ok())));
+      hung.push(socket);
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const url = pg.url.replace(`:${pg.port}/`, `:${port}/`);
+      const first = new PgState(withStateKey(url, 'connect-hangs-1'));
+      (first.pool.options as { connectionTimeoutMillis?: number }).connectionTimeoutMillis = 600_000;
+      const held = await first.acquireLock(); // the pool's one connection, held
+      const clock = new ManualClock();
+      const second = new PgState(withStateKey(url, 'connect-hangs-2'));
+      const taking = second.acquireLock({ deadline: { clock, at: clock.monotonic() + 4_000, timeoutMs: 4_000 } }).catch((e: unknown) => e);
+      await until(() => hung.length === 1, 15_000, 'the second connection reached the server');
+      clock.advance(4_000);
+      expect(await taking).toMatchObject({ code: ErrorCode.stateUnavailable });
+      const ended = await Promise.race([closed[0]!.then(() => 'ended'), new Promise((ok) => setTimeout(() => ok('still open'), 10_000))]);
+      expect(ended).toBe('ended');
+      await held.release();
+    } finally {
+      for (const s of [...hung, ...piped]) s.destroy();
+      server.close();
+    }
+  }, 30_000);
 });
 
 describe('a database that stops answering', () => {

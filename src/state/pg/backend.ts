@@ -44,6 +44,8 @@ interface PoolEntry {
   ready?: Promise<void>;
   /** The connection migrating the schema (ended when a caller's deadline passes while it waits). */
   migrating?: pg.PoolClient;
+  /** Ends the connection being opened for the migration, while it is (a caller's deadline passed meanwhile). */
+  abandon?: () => void;
 }
 
 const pools = new Map<string, PoolEntry>();
@@ -94,7 +96,7 @@ const cutAtDeadline = new WeakSet<object>();
 /**
  * Run `work` within the deadline `d` (none: as it is). Not started when the deadline has passed (GOVOPS_SETTLE_TIMEOUT);
  * unanswered at it, given up (GOVOPS_STATE_UNAVAILABLE, marked `cutAtDeadline`) and `onLate(work)` called, which ends
- * the connection the work holds (or will be given: a connection still being opened). Transient, both.
+ * the connection the work holds (or will be given: one still being opened is ended by `connectWithin`). Transient, both.
  */
 function within<T>(d: StateDeadline | undefined, loc: PgLocation, work: () => Promise<T>, onLate: (late: Promise<T>) => void): Promise<T> {
   if (!d) return work();
@@ -139,6 +141,54 @@ const dropLate = (late: Promise<{ release: (broken?: Error) => void } | pg.PoolC
     (x) => ('query' in x ? (x as pg.PoolClient).release(true) : x.release(new Error('given up at the deadline'))),
     () => undefined,
   );
+
+/** The connections the pool begins opening during one `pool.connect()` call (set for the length of that call only). */
+let opening: pg.Client[] | undefined;
+
+/** The pool's client class: one the pool begins opening for a connect under a deadline is noted (`connecting`). */
+class NotedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    opening?.push(this);
+  }
+}
+
+/**
+ * `pool.connect()`, and its `abandon` for the deadline: the connection the pool began opening for it (none when an
+ * idle one was handed out, or the pool is full and the call waits) has its socket destroyed if it is still opening,
+ * as the pool's own connect timeout does. Left to that timeout (5 s), a server that accepts and never answers kept
+ * the process alive that long past the apply's --timeout.
+ */
+function connecting(pool: pg.Pool): { client: Promise<pg.PoolClient>; abandon: () => void } {
+  const began: pg.Client[] = [];
+  opening = began;
+  let client: Promise<pg.PoolClient>;
+  try {
+    client = pool.connect();
+  } finally {
+    opening = undefined;
+  }
+  const abandon = (): void => {
+    for (const c of began) {
+      const open = c as unknown as { _connected?: boolean; connection?: { stream?: { destroy(): void } } };
+      if (!open._connected) open.connection?.stream?.destroy();
+    }
+  };
+  return { client, abandon };
+}
+
+/** A connection from the pool within the deadline `d`: given up at it, one still being opened for it is ended then. */
+function connectWithin<T extends { release: (broken?: Error) => void } | pg.PoolClient>(
+  d: StateDeadline | undefined,
+  loc: PgLocation,
+  connect: (began: (abandon: () => void) => void) => Promise<T>,
+): Promise<T> {
+  let abandon = (): void => undefined;
+  return within(d, loc, () => connect((a) => (abandon = a)), (late) => {
+    abandon();
+    dropLate(late);
+  });
+}
 
 /**
  * After a query that got no answer, the connection is ended (its socket destroyed): the driver keeps it busy with that
@@ -236,7 +286,8 @@ export class PgState {
         connectionString: this.loc.connectionString,
         max: 4,
         allowExitOnIdle: true,
-        connectionTimeoutMillis: 5_000,
+        connectionTimeoutMillis: 5_000, // under a deadline (an apply's --timeout), ended at it if sooner (connecting)
+        Client: NotedClient,
         // A half-open connection (a partition, a failover without a reset) fails a query after QUERY_TIMEOUT_MS, not
         // after the kernel's ~15 minutes: a reconcile, a lease tick and a shutdown waiting on it are not stuck.
         query_timeout: QUERY_TIMEOUT_MS,
@@ -260,8 +311,10 @@ export class PgState {
    * connection cut during a query (the database restarted, a proxy, a reset) emits `error`, which with no listener
    * crashes the process. The query itself fails and says why. Give it back with `release`.
    */
-  private async checkout(): Promise<{ client: pg.PoolClient; release: (broken?: Error) => void }> {
-    const client = await this.pool.connect();
+  private async checkout(began?: (abandon: () => void) => void): Promise<{ client: pg.PoolClient; release: (broken?: Error) => void }> {
+    const opening = connecting(this.pool);
+    began?.(opening.abandon);
+    const client = await opening.client;
     const onError = (): void => undefined;
     client.on('error', onError);
     return {
@@ -280,7 +333,7 @@ export class PgState {
   async ready(deadline?: StateDeadline): Promise<void> {
     const entry = this.entry;
     entry.ready ??= (async () => {
-      const { client, release } = await this.checkout();
+      const { client, release } = await this.checkout((abandon) => (entry.abandon = abandon)).finally(() => (entry.abandon = undefined));
       entry.migrating = client;
       let broken: Error | undefined;
       try {
@@ -298,7 +351,10 @@ export class PgState {
     });
     const ready = entry.ready;
     try {
-      await within(deadline, this.loc, () => ready, () => void entry.migrating?.end().catch(() => undefined));
+      await within(deadline, this.loc, () => ready, () => {
+        entry.abandon?.(); // still connecting
+        void entry.migrating?.end().catch(() => undefined);
+      });
     } catch (err) {
       throw stateDbError(this.loc, err);
     }
@@ -311,7 +367,7 @@ export class PgState {
       const held = this.held;
       const d = this.deadline; // the holder's: a query waiting for the lock's connection, or the pool's, too
       if (held) return within(d, this.loc, () => fn(held), endLate(held)).catch((err: unknown) => Promise.reject(dropUnanswered(held, err)));
-      const { client, release } = await within(d, this.loc, () => this.checkout(), dropLate);
+      const { client, release } = await connectWithin(d, this.loc, (began) => this.checkout(began));
       let broken: Error | undefined;
       try {
         return await within(d, this.loc, () => fn(client), endLate(client));
@@ -519,7 +575,11 @@ export class PgState {
     await this.ready(d);
     let client: pg.PoolClient;
     try {
-      client = await within(d, this.loc, () => this.pool.connect(), dropLate);
+      client = await connectWithin(d, this.loc, (began) => {
+        const opening = connecting(this.pool);
+        began(opening.abandon);
+        return opening.client;
+      });
     } catch (err) {
       throw stateDbError(this.loc, err);
     }

@@ -578,6 +578,23 @@ spec:
     expect(pending.stderr).toContain('Webhook/pending-one: its create was not confirmed (an interrupted run); the next plan looks for it in the service');
   });
 
+  it('a manifest path too long for its column is cut before its line number, which stays', async () => {
+    w = await startWorld();
+    const folder = `list-${'deep'.repeat(25)}`;
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(dir, folder), { recursive: true });
+    await writeFile(
+      join(dir, folder, 'hooks.yaml'),
+      `# a comment\napiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: far\nspec:\n  url: ${w.rx.url}/far\n  global: false\n  notificationType: [modelAccessRequested]\n  actionType: triggered\n`,
+    );
+    const state = join(dir, 'list-deep-state.json');
+    const applied = await govops(['apply', folder, '--state', state]);
+    expect(applied.code, applied.stderr).toBe(0);
+    const text = await govops(['webhooks', 'list', folder, '--state', state]);
+    // the old code cut `file:line` as one text: `list-deepdeep…deep/hoo…`, the line number lost
+    expect(text.stdout).toMatch(/far\s+managed\s+list-deep\S*…:2\s/);
+  });
+
   it("another's webhook that merely shares a managed webhook's name is not given its manifest nor called adoptable (plan never adopts it)", async () => {
     w = await startWorld();
     const manifests = join(dir, 'list-shared');

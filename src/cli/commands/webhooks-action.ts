@@ -497,7 +497,8 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
           cell(r.webhook.id, 20),
           cell(r.webhook.name, 48),
           r.owner,
-          r.manifest ? cell(`${r.manifest.file}:${r.manifest.line}`, 80) : '-',
+          // the path is cut, not the line number after it
+          r.manifest ? `${cell(r.manifest.file, 79 - String(r.manifest.line).length)}:${r.manifest.line}` : '-',
           r.webhook.global ? 'yes' : 'no',
           cell(r.webhook.notificationType.join(','), 60),
           displayUrl(r.webhook.url),

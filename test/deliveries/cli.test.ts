@@ -420,6 +420,18 @@ describe('govops webhooks retry', () => {
     expect([w.rx.hits.get('/going'), w.rx.hits.get('/staying')]).toEqual([1, 2]);
   });
 
+  it('an id the service does not know is counted as not retried, not as a retry that failed', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'up', '/u')]);
+    await w.fire('modelAccessRequested');
+    const ids = (await jsonOf(['webhooks', 'history'])).records.map((r: any) => r.id);
+    const r = await govops(['webhooks', 'retry', ids[0], '99999']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('webhook history record 99999 not found');
+    // the old code: "2 retried: 1 delivered, 1 failed" (99999 was never retried)
+    expect(r.stderr).toContain('1 retried: 1 delivered, 0 failed; 1 not retried (the retry request failed: listed above)');
+  });
+
   it('retries each id once, in bounded parallel, and exits 1 when a retry fails again', async () => {
     w = await startWorld();
     await w.createHooks([hookItem(w, 'down', '/d')]);

@@ -333,7 +333,11 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
       });
     } else {
       ctx.stdout.write(retryTable(outcomes));
-      ctx.stderr.write(`${outcomes.length} retried: ${delivered} delivered, ${outcomes.length - delivered} failed\n`);
+      // an id whose retry request failed (404: no such record) was not retried: counted apart, not as a failed retry
+      const notRetried = outcomes.filter((o) => !o.record).length;
+      const retried = outcomes.length - notRetried;
+      const apart = notRetried ? `; ${notRetried} not retried (the retry request failed: listed above)` : '';
+      ctx.stderr.write(`${retried} retried: ${delivered} delivered, ${retried - delivered} failed${apart}\n`);
     }
     process.exitCode = delivered === outcomes.length ? EXIT.ok : EXIT.error;
   } finally {

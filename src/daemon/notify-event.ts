@@ -60,6 +60,11 @@ export interface CloudEvent {
   subject: string;
   time: string;
   datacontenttype: 'application/json';
+  /**
+   * CloudEvents extension attribute: the replica that sent the event (`--identity`). `source` names the producing
+   * context, the same for every event of a host; two replicas (or a restart) are told apart by this.
+   */
+  govopsidentity?: string;
   data: EventData;
 }
 
@@ -139,11 +144,12 @@ function message(kind: EventKind, a: Attempt, rs: readonly ResourceResult[], obs
 
 /**
  * The event of an attempt, or undefined when there is nothing to tell. `source` is the event's CloudEvents
- * `source` (a URI reference naming this govops), `origin` the reconciled source's description.
+ * `source` (a URI reference naming this govops), `identity` the replica's (`--identity`, extension `govopsidentity`),
+ * `origin` the reconciled source's description.
  */
 export function eventFor(
   a: Attempt,
-  ctx: { id: string; time: string; source: string; origin?: string; observe: boolean },
+  ctx: { id: string; time: string; source: string; identity?: string; origin?: string; observe: boolean },
 ): CloudEvent | undefined {
   const kind = eventKind(a);
   if (!kind) return undefined;
@@ -178,6 +184,7 @@ export function eventFor(
     subject: a.revision,
     time: ctx.time,
     datacontenttype: 'application/json',
+    ...(ctx.identity !== undefined ? { govopsidentity: ctx.identity } : {}),
     data,
   };
 }

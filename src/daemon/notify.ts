@@ -35,6 +35,8 @@ export interface NotifierOptions {
   registry?: Registry;
   /** The daemon runs with --observe. */
   observe: boolean;
+  /** This replica's identity (`--identity`), the events' `govopsidentity` attribute. */
+  identity?: string;
   /** What is reconciled (repository or folder), for the event data. */
   origin?: string;
   /** Tries of one POST (default 5). */
@@ -214,6 +216,7 @@ export class Notifier {
       id: randomUUID(),
       time: new Date(this.clock.now()).toISOString(),
       source: this.source,
+      ...(this.opts.identity !== undefined ? { identity: this.opts.identity } : {}),
       observe: this.opts.observe,
       ...(this.opts.origin ? { origin: this.opts.origin } : {}),
     });

@@ -76,7 +76,7 @@ export interface RunSettings {
 
 /** What the daemon gives the service client it asks for. */
 export interface ApiExtras {
-  /** This replica's identity (for the User-Agent). */
+  /** This replica's identity (for the User-Agent and the notifications' `govopsidentity`). */
   identity?: string;
   /** Asked before every write (refuses unless this replica leads). */
   writeGate?: (method: string, path: string) => void;
@@ -171,13 +171,14 @@ function makeHealth(s: RunSettings, api: ServiceApi, logger: Logger, metrics: Da
   });
 }
 
-function makeNotifier(s: RunSettings, logger: Logger, metrics: DaemonMetrics, elector: LeaderElector | undefined): Notifier | undefined {
+function makeNotifier(s: RunSettings, identity: string, logger: Logger, metrics: DaemonMetrics, elector: LeaderElector | undefined): Notifier | undefined {
   if (!s.notify?.length) return undefined;
   return new Notifier({
     targets: s.notify,
     logger: logger.child({ component: 'notify' }),
     registry: metrics.registry,
     observe: s.observe === true,
+    identity,
     origin: s.repo ? `${redactUrl(s.repo)}#${s.branch}:${s.path}` : s.dir,
     ...(s.notifyBackoffMs !== undefined ? { backoffMs: s.notifyBackoffMs } : {}),
     // a standby's plans are the leader's to tell
@@ -280,7 +281,7 @@ export async function startRunning(
   const reconcile = elector ? leaderReconcileFn(engine, elector, (r) => daemonRef?.loop.submitAgain(r)) : engine;
   const health = makeHealth(s, api, logger, metrics, elector);
   metrics.observe.set(s.observe ? 1 : 0);
-  const notifier = makeNotifier(s, logger, metrics, elector);
+  const notifier = makeNotifier(s, identity, logger, metrics, elector);
   const daemon = new Daemon({
     source,
     reconcile,

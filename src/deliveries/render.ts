@@ -3,6 +3,7 @@ import type { WebhookHistoryRecord } from '../api/types.js';
 import { cutRedacted } from '../util/cut.js';
 import { redactText } from '../util/redact.js';
 import { printable } from '../util/terminal.js';
+import { displayWidth, padDisplay } from '../util/width.js';
 import { isDelivered } from './records.js';
 import type { RetryOutcome } from './retry.js';
 
@@ -20,8 +21,8 @@ export function cell(text: string | undefined, max = 80): string {
 export function table(untrusted: string[][]): string {
   if (untrusted.length === 0) return '';
   const rows = untrusted.map((r) => r.map(printable));
-  const widths = rows[0]!.map((_, i) => rows.reduce((w, r) => Math.max(w, (r[i] ?? '').length), 0));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
+  const widths = rows[0]!.map((_, i) => rows.reduce((w, r) => Math.max(w, displayWidth(r[i] ?? '')), 0));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : padDisplay(c, widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
 }
 
 function recordCells(r: WebhookHistoryRecord): string[] {

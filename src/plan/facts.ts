@@ -270,6 +270,17 @@ function gist(c: PlanChange): unknown {
   };
 }
 
+/** A change's action as the refusal names it: `adopt and update` for an adoption that also edits. */
+function actionName(c: PlanChange): string {
+  return c.adopt && c.action !== 'adopt' ? `adopt and ${c.action}` : c.action;
+}
+
+/** A change computed now that the saved plan does not have: its action, and why it is blocked when it is. */
+function howNew(k: string, is: PlanChange): string {
+  const blocked = is.blocked ? `, blocked (${is.blocked.code}): ${is.blocked.message}` : '';
+  return `${k}: a change now that the saved plan does not have (${actionName(is)})${blocked}`;
+}
+
 /**
  * How a change computed now differs from the saved one, as specific as the facts allow: blocked now (its code and
  * why: a unique value someone took since, a manual step it now needs), another action; else in general terms.
@@ -279,8 +290,7 @@ function howDiffers(k: string, was: PlanChange, is: PlanChange): string {
   if (is.blocked && was.blocked && is.blocked.code !== was.blocked.code) return `${k}: blocked now for another reason (${is.blocked.code}): ${is.blocked.message}`;
   if (!is.blocked && was.blocked) return `${k}: no longer blocked (the saved plan has it blocked: ${was.blocked.code})`;
   if (is.action !== was.action || is.adopt !== was.adopt) {
-    const name = (c: PlanChange): string => (c.adopt && c.action !== 'adopt' ? `adopt and ${c.action}` : c.action);
-    return `${k}: the change computed now is ${name(is)}, the saved one ${name(was)}`;
+    return `${k}: the change computed now is ${actionName(is)}, the saved one ${actionName(was)}`;
   }
   return `${k}: the change computed now differs from the saved one`;
 }
@@ -296,6 +306,6 @@ export function comparePlans(saved: Plan, now: Plan): string[] {
     if (is === undefined) out.push(`${k}: planned, but nothing to do now`);
     else if (is.gist !== was.gist) out.push(howDiffers(k, was.change, is.change));
   }
-  for (const k of b.keys()) if (!a.has(k)) out.push(`${k}: a change now that the saved plan does not have`);
+  for (const [k, is] of b) if (!a.has(k)) out.push(howNew(k, is.change));
   return out;
 }

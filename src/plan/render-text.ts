@@ -97,10 +97,15 @@ export function notComparableLine(nc: NotComparable): string {
   return `? ${nc.paths.join(', ')}: cannot be compared (masked by the service, no fingerprint in govops state): ${HANDLING[nc.handling]}`;
 }
 
+/** `1 change is`, `2 changes are` (`verb`: `is` or `has`). */
+function countOf(n: number, noun: string, verb: 'is' | 'has'): string {
+  return n === 1 ? `1 ${noun} ${verb}` : `${n} ${noun}s ${verb === 'is' ? 'are' : 'have'}`;
+}
+
 /** How many resources have credentials that cannot be compared, as a sentence ('' when none). */
 export function notComparableSummary(plan: Plan): string {
   const n = plan.changes.filter((c) => c.notComparable).length;
-  return n === 0 ? '' : `${n} resource(s) have credentials that cannot be compared (marked ?): not counted as changes.`;
+  return n === 0 ? '' : `${countOf(n, 'resource', 'has')} credentials that cannot be compared (marked ?): not counted as changes.`;
 }
 
 export function summaryLine(s: PlanSummary): string {
@@ -268,8 +273,8 @@ export function renderText(untrusted: Plan, options: TextOptions = {}): string {
     // a change awaiting a manual step that something else blocks too is blocked (apply skips it, exit 1)
     const awaiting = visible.filter(isAwaitingManualStep).length;
     const blocked = visible.filter((c) => c.blocked).length - awaiting;
-    if (awaiting) out.push(paint('red', `${awaiting} change(s) are awaiting a manual step and will not be applied until the manifest acknowledges it.`));
-    if (blocked) out.push(paint('red', `${blocked} change(s) are blocked and will not be applied.`));
+    if (awaiting) out.push(paint('red', `${countOf(awaiting, 'change', 'is')} awaiting a manual step and will not be applied until the manifest acknowledges it.`));
+    if (blocked) out.push(paint('red', `${countOf(blocked, 'change', 'is')} blocked and will not be applied.`));
   }
   out.push(paint('bold', summaryLine(plan.summary)));
   const nc = notComparableSummary(plan);

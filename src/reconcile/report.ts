@@ -50,8 +50,8 @@ export function outcomeTable(untrusted: readonly ResourceOutcome[]): string {
   const count = (r: ResourceOutcome['result']): number => outcomes.filter((o) => o.result === r).length;
   const blocked = count('blocked');
   const settling = count('settling');
-  const failures = problems.length - blocked - settling;
-  const verdict = failures ? 'finished with failures' : blocked ? 'incomplete' : 'complete';
+  // held back (skipped: the deletion guard, a replace not allowed; blocked: a manual step) is no failure
+  const verdict = count('failed') ? 'finished with failures' : blocked || count('skipped') ? 'incomplete' : 'complete';
   const waiting = blocked ? `, ${blocked} awaiting a manual step` : '';
   const still = settling ? `, ${settling} still settling (the next run looks again)` : '';
   lines.push('', `Apply ${verdict}: ${count('ok')} ok, ${count('failed')} failed, ${count('skipped')} skipped${waiting}${still}.`);

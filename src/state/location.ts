@@ -31,7 +31,7 @@ export function checkStateLocation(location: string, from: string): void {
   if (isPgLocation(location) || !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location)) return;
   const scheme = location.slice(0, location.indexOf(':'));
   throw new UserError(
-    `${from} is a ${scheme}:// URL: the state is a file path or a postgres:// (postgresql://) URL`,
+    `${from} is a URL with the scheme ${scheme}://: the state is a file path or a postgres:// (postgresql://) URL`,
     'write a postgres:// URL (user, password, host, port, database), or give a file path',
   );
 }

@@ -406,3 +406,29 @@ describe("Notifier: a receiver's Retry-After", () => {
     expect(recv.posts()).toBe(1);
   });
 });
+
+describe('govops run --notify-url --identity', () => {
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it("each event carries the replica's identity (extension govopsidentity): two replicas on one host are told apart", async () => {
+    const recv = await receiver();
+    const dir = await cleanup.tmp('govops-notify-identity-');
+    const home = await cleanup.tmp('govops-notify-identity-home-');
+    const running = await startRunning(
+      runSettings(home, { dir, identity: 'replica-b', notify: [{ url: recv.url }] }),
+      pino({ level: 'silent' }),
+      () => ({ close: async () => undefined }) as unknown as ServiceApi,
+      async () => {
+        const at = new Date().toISOString();
+        return { stage: 'load', ok: false, error: 'bad manifest', failure: failure(ErrorCode.invalidRevision), diagnostics: [], outcomes: [], changed: false, startedAt: at, finishedAt: at };
+      },
+    );
+    cleanup.add(() => running.shutdown(0));
+    await until(() => recv.got.length > 0, 15_000, 'the rejected revision told');
+    const event = recv.got[0] as unknown as Record<string, unknown>;
+    expect(event).toMatchObject({ type: 'io.govops.reconcile.rejected', govopsidentity: 'replica-b' });
+    // the source stays the producing context (receivers filter on it); the identity is beside it
+    expect(event['source']).toMatch(/^govops:\/\//);
+  });
+});

@@ -443,6 +443,18 @@ describe('govops webhooks retry', () => {
     expect([w.rx.hits.get('/going'), w.rx.hits.get('/staying')]).toEqual([1, 2]);
   });
 
+  it('an id the service does not know is counted as not retried, not as a retry that failed', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'up', '/u')]);
+    await w.fire('modelAccessRequested');
+    const ids = (await jsonOf(['webhooks', 'history'])).records.map((r: any) => r.id);
+    const r = await govops(['webhooks', 'retry', ids[0], '99999']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('webhook history record 99999 not found');
+    // the old code: "2 retried: 1 delivered, 1 failed" (99999 was never retried)
+    expect(r.stderr).toContain('1 retried: 1 delivered, 0 failed; 1 not retried (the retry request failed: listed above)');
+  });
+
   it('retries each id once, in bounded parallel, and exits 1 when a retry fails again', async () => {
     w = await startWorld();
     await w.createHooks([hookItem(w, 'down', '/d')]);
@@ -661,6 +673,23 @@ spec:
     const pending = await govops(['webhooks', 'list', 'list-manifests', '--state', state]);
     expect(pending.stderr).not.toContain('(id )');
     expect(pending.stderr).toContain('Webhook/pending-one: its create was not confirmed (an interrupted run); the next plan looks for it in the service');
+  });
+
+  it('a manifest path too long for its column is cut before its line number, which stays', async () => {
+    w = await startWorld();
+    const folder = `list-${'deep'.repeat(25)}`;
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(dir, folder), { recursive: true });
+    await writeFile(
+      join(dir, folder, 'hooks.yaml'),
+      `# a comment\napiVersion: govops/v1\nkind: Webhook\nmetadata:\n  name: far\nspec:\n  url: ${w.rx.url}/far\n  global: false\n  notificationType: [modelAccessRequested]\n  actionType: triggered\n`,
+    );
+    const state = join(dir, 'list-deep-state.json');
+    const applied = await govops(['apply', folder, '--state', state]);
+    expect(applied.code, applied.stderr).toBe(0);
+    const text = await govops(['webhooks', 'list', folder, '--state', state]);
+    // the old code cut `file:line` as one text: `list-deepdeep…deep/hoo…`, the line number lost
+    expect(text.stdout).toMatch(/far\s+managed\s+list-deep\S*…:2\s/);
   });
 
   it("another's webhook that merely shares a managed webhook's name is not given its manifest nor called adoptable (plan never adopts it)", async () => {

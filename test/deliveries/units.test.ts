@@ -11,7 +11,7 @@ import { AutoRetryScheduler } from '../../src/deliveries/auto-retry.js';
 import { HistoryCursor, HistoryOrderError } from '../../src/deliveries/cursor.js';
 import { DEFAULT_MAX_PAGES, readHistory, type ReadStats } from '../../src/deliveries/reader.js';
 import { deliveryKey, failedDeliveries, failureCode, isDelivered } from '../../src/deliveries/records.js';
-import { cell } from '../../src/deliveries/render.js';
+import { cell, table } from '../../src/deliveries/render.js';
 import { retryDeliveries } from '../../src/deliveries/retry.js';
 import { ApiError } from '../../src/errors.js';
 import { registerSecrets } from '../../src/util/redact.js';
@@ -100,6 +100,17 @@ describe('wire normalisation', () => {
       expect(shown).not.toContain('cell-');
       expect(shown.replace('[redacted]', '')).not.toMatch(/\[|\]/);
     }
+  });
+
+  it('a table aligns names of wide characters (CJK, emoji) and combining marks by the columns they take on a terminal', () => {
+    // the old code padded by UTF-16 length: the row of `Größe-日本語-🚀` (12 units, 15 columns) pushed OWNER 3 columns right
+    const out = table([
+      ['NAME', 'OWNER'],
+      ['Größe-日本語-🚀', 'unmanaged'],
+      ['cafe\u0301', 'unmanaged'],
+      ['ok-hook', 'managed'],
+    ]);
+    expect(out).toBe(['NAME             OWNER', 'Größe-日本語-🚀  unmanaged', 'cafe\u0301             unmanaged', 'ok-hook          managed', ''].join('\n'));
   });
 });
 

@@ -212,7 +212,7 @@ describe('what the plan shows', () => {
     expect(text).toContain('!   1. govops scripts sql --phase initial-create m.yaml');
     expect(text).toContain('!   2. govops scripts sql --phase create m.yaml');
     expect(text).toContain(`!   govops/manual-step: "create:${token('create', d)}"`);
-    expect(text).toContain('1 change(s) are awaiting a manual step');
+    expect(text).toContain('1 change is awaiting a manual step'); // the old code: '1 change(s) are'
     expect(text).not.toContain('! blocked:');
     const acked = renderText(plan([manual('sql', 'sql_analytics', CONFIGS.sql_analytics, ack(`create:${token('create', d)}`))], [], stateWith()));
     expect(acked).toContain(`# manual step acknowledged (create:${token('create', d)})`);
@@ -226,8 +226,8 @@ describe('what the plan shows', () => {
     const p = plan([after, manual('lake', 'lakehouse')], [liveOf(before, '7')], stateWith(owned(before, '7')));
     expect(p.changes.find((c) => c.name === 'sql')).toMatchObject({ action: 'replace', manualStep: { status: 'awaiting' }, blocked: { code: 'replace-not-allowed' } });
     const text = renderText(p);
-    expect(text).toContain('1 change(s) are awaiting a manual step and will not be applied until the manifest acknowledges it.');
-    expect(text).toContain('1 change(s) are blocked and will not be applied.');
+    expect(text).toContain('1 change is awaiting a manual step and will not be applied until the manifest acknowledges it.');
+    expect(text).toContain('1 change is blocked and will not be applied.');
   });
 
   it('markdown: the wait, the commands and the annotation in the table', () => {

@@ -117,7 +117,7 @@ describe('secrets: compared by value, by fingerprint, or not at all', () => {
     const text = renderText(p);
     expect(text).toContain('? config.password, config.username: cannot be compared (masked by the service, no fingerprint in govops state): recorded in govops state as in the manifest, not sent');
     expect(text).toContain('Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 2 to adopt.');
-    expect(text).toContain('2 resource(s) have credentials that cannot be compared (marked ?): not counted as changes.');
+    expect(text).toContain('2 resources have credentials that cannot be compared (marked ?): not counted as changes.');
     expect(renderMarkdown(p)).toContain('cannot be compared: `config.password`, `config.username` (record)');
   });
 

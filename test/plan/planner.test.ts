@@ -63,7 +63,7 @@ describe('planChanges: integrations', () => {
     // a saved plan (plan --out) is not stale because the wait is over by apply FILE; it is when a fix is needed now
     const saved = plan([d], [liveOf(d, '7', 'creating')], stateWith(owned(d, '7')));
     expect(comparePlans(saved, plan([d], [liveOf(d, '7')], stateWith(owned(d, '7'))))).toEqual([]);
-    expect(comparePlans(saved, plan([d], [liveOf(d, '7', 'createError')], stateWith(owned(d, '7'))))).toEqual(['Integration/sql: a change now that the saved plan does not have']);
+    expect(comparePlans(saved, plan([d], [liveOf(d, '7', 'createError')], stateWith(owned(d, '7'))))).toEqual(['Integration/sql: a change now that the saved plan does not have (update)']);
   });
 
   it('a rotated secret plans an update with a (sensitive) change and no value', () => {

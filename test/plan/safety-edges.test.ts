@@ -373,7 +373,13 @@ describe('saved plans: what makes one stale (a third mutation round)', () => {
   it('the plan computed now: a new change, or one now blocked, with other secrets handling or delete credentials, differs', () => {
     const sql = integration('sql', 'sql_analytics', sqlConfig());
     const saved = plan([sql], {}, stateWith());
-    expect(comparePlans(plan([], {}, stateWith()), saved)).toEqual(['Integration/sql: a change now that the saved plan does not have']);
+    expect(comparePlans(plan([], {}, stateWith()), saved)).toEqual(['Integration/sql: a change now that the saved plan does not have (create)']);
+    // a new change that is blocked: which one, its action and why (the old code said only "a change now that the saved plan does not have")
+    const newBlocked = structuredClone(saved);
+    newBlocked.changes[0]!.blocked = { code: 'value-taken', message: 'config.host `db.example` is used by integration 9' };
+    expect(comparePlans(plan([], {}, stateWith()), newBlocked)).toEqual([
+      'Integration/sql: a change now that the saved plan does not have (create), blocked (value-taken): config.host `db.example` is used by integration 9',
+    ]);
     const differs = ['Integration/sql: the change computed now differs from the saved one'];
     const edited = (f: (c: PlanChange) => void): Plan => {
       const p = structuredClone(saved);

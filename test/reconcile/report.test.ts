@@ -39,6 +39,12 @@ describe('apply report', () => {
     expect(progressLine(settling, 2, 2, true)).toMatch(/^\[2\/2\] … Integration\/store settle/);
   });
 
+  it('changes held back (skipped: the deletion guard), none failed: incomplete, not "finished with failures" with 0 failed', () => {
+    const held: ResourceOutcome = { resourceKind: 'Webhook', name: 'hook', action: 'delete', result: 'skipped', durationMs: 0, error: 'blocked: refused by the mass-deletion guard' };
+    expect(outcomeTable([ok, held])).toContain('Apply incomplete: 1 ok, 0 failed, 1 skipped.');
+    expect(outcomeTable([bad, held])).toContain('Apply finished with failures: 0 ok, 1 failed, 1 skipped.');
+  });
+
   it('diagnostics as file:line:col', () => {
     expect(diagnosticLine({ file: 'a.yaml', line: 3, column: 5, kind: 'Integration', name: 'x', severity: 'warning', message: 'plain literal' })).toBe(
       'a.yaml:3:5: warning: Integration/x: plain literal',

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/errors.js';
-import { parsePgLocation } from '../../src/state/location.js';
+import { checkStateLocation, parsePgLocation } from '../../src/state/location.js';
 import { redactText } from '../../src/util/redact.js';
 
 describe('PostgreSQL state URL: the password goes to the redactor', () => {
@@ -31,5 +31,19 @@ describe('PostgreSQL state URL: the password goes to the redactor', () => {
 
   it('a state key with a % that is no escape is a typed refusal', () => {
     expect(() => parsePgLocation('postgres://govops@db.example/govops#bad%zz')).toThrow(expect.objectContaining({ code: ErrorCode.userError }) as Error);
+  });
+});
+
+describe('a state location written as another URL', () => {
+  it('is refused naming its scheme without a wrong article ("a https://")', () => {
+    for (const scheme of ['https', 'http', 's3', 'ftp', 'mysql', 'redis']) {
+      let err: Error | undefined;
+      try {
+        checkStateLocation(`${scheme}://host/x`, '--state');
+      } catch (e) {
+        err = e as Error;
+      }
+      expect(err?.message).toBe(`--state is a URL with the scheme ${scheme}://: the state is a file path or a postgres:// (postgresql://) URL`);
+    }
   });
 });

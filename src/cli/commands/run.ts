@@ -93,7 +93,7 @@ export function register(program: Command): void {
       'file holding a bearer token GET /status then requires (Authorization: Bearer TOKEN; or env GOVOPS_STATUS_TOKEN); /healthz, /readyz and /metrics stay open',
     )
     .option('--grace <duration>', 'on SIGTERM/SIGINT, time allowed to finish the calls in flight and save the state', '30s')
-    .addOption(new Option('--identity <name>', "this replica's name in the leader lease and the User-Agent (default: host name + random suffix)").env('GOVOPS_IDENTITY'))
+    .addOption(new Option('--identity <name>', "this replica's name in the leader lease, the User-Agent and notifications (default: host name + random suffix)").env('GOVOPS_IDENTITY'))
     .option('--lease-duration <duration>', 'PostgreSQL state: how long a leader lease lasts without renewal', '15s')
     .option('--lease-renew-deadline <duration>', 'PostgreSQL state: a leader that could not renew within this stops writing (shorter than the lease)', '10s')
     .option('--lease-retry-period <duration>', 'PostgreSQL state: how often the lease is renewed or tried', '2s')

@@ -370,7 +370,11 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
       });
     } else {
       ctx.stdout.write(retryTable(outcomes));
-      ctx.stderr.write(`${outcomes.length} retried: ${delivered} delivered, ${outcomes.length - delivered} failed\n`);
+      // an id whose retry request failed (404: no such record) was not retried: counted apart, not as a failed retry
+      const notRetried = outcomes.filter((o) => !o.record).length;
+      const retried = outcomes.length - notRetried;
+      const apart = notRetried ? `; ${notRetried} not retried (the retry request failed: listed above)` : '';
+      ctx.stderr.write(`${retried} retried: ${delivered} delivered, ${retried - delivered} failed${apart}\n`);
     }
     process.exitCode = delivered === outcomes.length && notAttempted.length === 0 ? EXIT.ok : EXIT.error;
   } finally {
@@ -534,7 +538,8 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
           cell(r.webhook.id, 20),
           cell(r.webhook.name, 48),
           r.owner,
-          r.manifest ? cell(`${r.manifest.file}:${r.manifest.line}`, 80) : '-',
+          // the path is cut, not the line number after it
+          r.manifest ? `${cell(r.manifest.file, 79 - String(r.manifest.line).length)}:${r.manifest.line}` : '-',
           r.webhook.global ? 'yes' : 'no',
           cell(r.webhook.notificationType.join(','), 60),
           displayUrl(r.webhook.url),

@@ -3,7 +3,14 @@ import type { WebhookHistoryRecord } from '../api/types.js';
 import { cutRedacted } from '../util/cut.js';
 import { redactText } from '../util/redact.js';
 import { printable } from '../util/terminal.js';
-import { displayWidth, padDisplay } from '../util/width.js';
+import stringWidth from 'string-width';
+
+/**
+ * `text` padded with spaces to `width` terminal columns (string-width: a CJK character or an emoji takes 2, a
+ * combining mark none). Names the service holds may be `日本語` or `🚀` (`webhooks list`); padding by UTF-16 length
+ * pushed the next columns right.
+ */
+const padColumns = (text: string, width: number): string => text + ' '.repeat(Math.max(0, width - stringWidth(text)));
 import { isDelivered } from './records.js';
 import type { RetryOutcome } from './retry.js';
 
@@ -21,8 +28,8 @@ export function cell(text: string | undefined, max = 80): string {
 export function table(untrusted: string[][]): string {
   if (untrusted.length === 0) return '';
   const rows = untrusted.map((r) => r.map(printable));
-  const widths = rows[0]!.map((_, i) => rows.reduce((w, r) => Math.max(w, displayWidth(r[i] ?? '')), 0));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : padDisplay(c, widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
+  const widths = rows[0]!.map((_, i) => rows.reduce((w, r) => Math.max(w, stringWidth(r[i] ?? '')), 0));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : padColumns(c, widths[i]!))).join('  ').trimEnd()).join('\n') + '\n';
 }
 
 function recordCells(r: WebhookHistoryRecord): string[] {

@@ -10,7 +10,8 @@
  * The families, each decoding what any of its writers writes (so one decoder per family, not one per writer):
  * - backslash: `\\ \" \' \/` and a backquote, `\b \f \n \r \t \v \a \e`, `\uXXXX`, `\xXX`, `\UXXXXXXXX` (JSON,
  *   JavaScript, Python's repr, Go's %q, Node's inspect; either hex case), `\xXX` bytes of UTF-8 together (Python's repr
- *   of bytes: `b'\xc3\xa9'`); another backslash stays as it is.
+ *   of bytes: `b'\xc3\xa9'`), octal `\ooo` of 1-3 digits (C, bash's `$'…'`, git's quoted paths; bytes of UTF-8 together:
+ *   `\303\251`); another backslash stays as it is.
  * - percent: `%XX` of a byte (either hex case), bytes of UTF-8 decoded together, a byte that is no UTF-8 as Latin-1.
  * - form: the same, and `+` as a space (a query string, an HTML form).
  * - html: `&name;` (HTML 4's names, `&apos;`), `&#DDD;`, `&#xHHH;` (either case of `x` and of the hex, leading zeros).
@@ -123,6 +124,11 @@ const backslash: Decoder = (text, map) => {
       [cp, len] = u && u.n > 1 ? [u.cp, 4 * u.n] : [hexAt(text, j + 2, 2), 4];
     }
     else if (d === 'U') [cp, len] = [hexAt(text, j + 2, 8), 10];
+    else if (d >= '0' && d <= '7') {
+      // octal: bytes of UTF-8 as git's quoted paths, C and bash's $'…' write them (`\303\251`), else one byte, 1-3 digits
+      const u = utf8At(text, j, OCT_BYTE);
+      [cp, len] = u && u.n > 1 ? [u.cp, 4 * u.n] : octalAt(text, j + 1);
+    }
     if (cp < 0 || cp > 0x10ffff) {
       out.push('\\', j);
       i = j + 1;
@@ -146,6 +152,28 @@ interface ByteEscape {
 const PCT_BYTE: ByteEscape = { width: 3, at: (text, at) => (text.charCodeAt(at) === 37 ? hexAt(text, at + 1, 2) : -1) };
 /** The byte of `\xXX` at `at`, or -1. */
 const X_BYTE: ByteEscape = { width: 4, at: (text, at) => (text.charCodeAt(at) === 92 && text.charCodeAt(at + 1) === 120 ? hexAt(text, at + 2, 2) : -1) };
+
+/** The byte of `\ooo` (three octal digits) at `at`, or -1. */
+const OCT_BYTE: ByteEscape = {
+  width: 4,
+  at: (text, at) => {
+    if (text.charCodeAt(at) !== 92) return -1;
+    const [cp, len] = octalAt(text, at + 1);
+    return len === 4 ? cp : -1;
+  },
+};
+
+/** The byte of 1-3 octal digits at `at` (up to 0o377) and the escape's length with its backslash, or [-1, 2]. */
+function octalAt(text: string, at: number): [number, number] {
+  let v = 0;
+  let n = 0;
+  for (; n < 3; n++) {
+    const c = text.charCodeAt(at + n);
+    if (c < 48 || c > 55 || v * 8 + (c - 48) > 0o377) break;
+    v = v * 8 + (c - 48);
+  }
+  return n === 0 ? [-1, 2] : [v, n + 1];
+}
 
 /** The UTF-8 sequence of escaped bytes at `at`: its code point and how many bytes, or undefined when it is not one. */
 function utf8At(text: string, at: number, escape: ByteEscape = PCT_BYTE): { cp: number; n: number } | undefined {

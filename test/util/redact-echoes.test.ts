@@ -44,4 +44,26 @@ describe('redaction of echoes once missed', () => {
     registerSecretsInForce('ends-in-quote"');
     expect(secretRedactor.redactJsonText(JSON.stringify({ msg: JSON.stringify({ pw: 'ends-in-quote"' }) }))).toBe(JSON.stringify({ msg: `{"pw":"${REDACTED}"}` }));
   });
+
+  it('MIME-wrapped base64 (76 or 64 characters a line, CRLF or LF): a secret across a line break, at each offset mod 3', () => {
+    const secret = 'Wr4pp3d-S3cret/value+9';
+    for (const [width, eol] of [[76, '\r\n'], [76, '\n'], [64, '\n']] as const) {
+      for (let pad = 0; pad < 3; pad++) {
+        // the secret's bytes start at an offset of `pad` mod 3, its base64 a few characters before the second line break
+        const doc = JSON.stringify({ kind: 'Integration', name: 'store', config: { pw: secret } });
+        const start = 3 * Math.floor((2 * width) / 4) - 3 + pad;
+        const body = `${'x'.repeat(start - doc.indexOf(secret))}${doc}`;
+        const b64 = Buffer.from(body).toString('base64');
+        const wrapped = b64.match(new RegExp(`.{1,${width}}`, 'g'))!.join(eol);
+        // the secret's characters after the line break (its first, before it, are 1-4)
+        const after = b64.slice(2 * width, Math.floor((8 * (start + secret.length)) / 6)).slice(0, 12);
+        expect(Buffer.from(b64, 'base64').toString()).toContain(secret);
+        const { log, out } = printed([secret], `attachment:${eol}${wrapped}${eol}--boundary--`);
+        for (const p of [log, out]) {
+          expect(p, `${width} ${JSON.stringify(eol)} ${pad}`).toContain(REDACTED);
+          expect(p).not.toContain(after);
+        }
+      }
+    }
+  });
 });

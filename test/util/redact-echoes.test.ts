@@ -66,4 +66,23 @@ describe('redaction of echoes once missed', () => {
       }
     }
   });
+
+  it('URL userinfo inside an escaped URL (JSON `\\/`, percent-encoded, HTML): the password is dropped, registered or not', () => {
+    const secret = 'Pa55/w0rd@x';
+    const url = (pw: string): string => `https://admin:${pw}@db.example.com/q`;
+    const echoes = [
+      JSON.stringify(url('n0tRegistered9')).replace(/\//g, '\\/'),
+      encodeURIComponent(url('n0tRegistered9')),
+      `href="${url('n0tRegistered9').replace(/:/g, '&#58;')}"`,
+      encodeURIComponent(url(encodeURIComponent(secret))),
+      JSON.stringify(url(encodeURIComponent(secret))).replace(/\//g, '\\/'),
+    ];
+    for (const e of echoes) {
+      const { log, out } = printed([secret], `callback failed: ${e}`);
+      for (const p of [log, out]) {
+        expect(p, e).not.toMatch(/n0tRegistered9|Pa55|w0rd/);
+        expect(p, e).toMatch(/db\.example\.com/);
+      }
+    }
+  });
 });

@@ -85,4 +85,13 @@ describe('redaction of echoes once missed', () => {
       }
     }
   });
+
+  it('a URL password of digits only before a `/` (read as a port): masked when it is a known secret, a real port kept', () => {
+    for (const text of ['http://user:4321/path', JSON.stringify('http://user:4321/path').replace(/\//g, '\\/'), encodeURIComponent('http://user:4321/path')]) {
+      const { log, out } = printed(['4321'], `fetch failed: ${text}`);
+      for (const p of [log, out]) expect(p, text).not.toContain('4321');
+    }
+    const { log, out } = printed(['other-secret'], 'fetch failed: http://registry:4873/@scope/pkg http://host:8080/path');
+    for (const p of [log, out]) expect(p).toContain('http://registry:4873/@scope/pkg http://host:8080/path');
+  });
 });

@@ -10,16 +10,19 @@
  * The families, each decoding what any of its writers writes (so one decoder per family, not one per writer):
  * - backslash: `\\ \" \' \/` and a backquote, `\b \f \n \r \t \v \a \e`, `\uXXXX`, `\xXX`, `\UXXXXXXXX` (JSON,
  *   JavaScript, Python's repr, Go's %q, Node's inspect; either hex case), `\xXX` bytes of UTF-8 together (Python's repr
- *   of bytes: `b'\xc3\xa9'`); another backslash stays as it is.
+ *   of bytes: `b'\xc3\xa9'`), octal `\ooo` of 1-3 digits (C, bash's `$'…'`, git's quoted paths; bytes of UTF-8 together:
+ *   `\303\251`); another backslash stays as it is.
  * - percent: `%XX` of a byte (either hex case), bytes of UTF-8 decoded together, a byte that is no UTF-8 as Latin-1.
  * - form: the same, and `+` as a space (a query string, an HTML form).
  * - html: `&name;` (HTML 4's names, `&apos;`), `&#DDD;`, `&#xHHH;` (either case of `x` and of the hex, leading zeros).
+ * - unwrap: base64 wrapped over lines (MIME's 76 characters, PEM's 64; `\n` or `\r\n`) joined again (`unwrap`).
  *
  * Views are made breadth first, each family applied to each view made so far (a view that decodes nothing, or that
  * another view already is, is not kept), so a text nested in several families is read in any order of them.
  *
  * Bounds (redaction runs on every log line): at most MAX_VIEW_DEPTH decodings in a row and at most MAX_VIEWS views of a
- * text, each made in one pass of the view it comes from; a text holding none of `\ % & +` has none (one test of it).
+ * text, each made in one pass of the view it comes from; a text holding none of `\ % & +` nor a line break before a
+ * base64 character has none (one test of it).
  * So a text costs at most MAX_VIEWS + 1 scans of its length to make its views, and as many for the matcher to read
  * them: linear in its length whatever it holds. The maps back to the text (4 bytes a character) are made only for a
  * view a form was found in, and its chain (at most MAX_VIEW_DEPTH more decodings each). A text is seldom past the
@@ -123,6 +126,11 @@ const backslash: Decoder = (text, map) => {
       [cp, len] = u && u.n > 1 ? [u.cp, 4 * u.n] : [hexAt(text, j + 2, 2), 4];
     }
     else if (d === 'U') [cp, len] = [hexAt(text, j + 2, 8), 10];
+    else if (d >= '0' && d <= '7') {
+      // octal: bytes of UTF-8 as git's quoted paths, C and bash's $'…' write them (`\303\251`), else one byte, 1-3 digits
+      const u = utf8At(text, j, OCT_BYTE);
+      [cp, len] = u && u.n > 1 ? [u.cp, 4 * u.n] : octalAt(text, j + 1);
+    }
     if (cp < 0 || cp > 0x10ffff) {
       out.push('\\', j);
       i = j + 1;
@@ -146,6 +154,28 @@ interface ByteEscape {
 const PCT_BYTE: ByteEscape = { width: 3, at: (text, at) => (text.charCodeAt(at) === 37 ? hexAt(text, at + 1, 2) : -1) };
 /** The byte of `\xXX` at `at`, or -1. */
 const X_BYTE: ByteEscape = { width: 4, at: (text, at) => (text.charCodeAt(at) === 92 && text.charCodeAt(at + 1) === 120 ? hexAt(text, at + 2, 2) : -1) };
+
+/** The byte of `\ooo` (three octal digits) at `at`, or -1. */
+const OCT_BYTE: ByteEscape = {
+  width: 4,
+  at: (text, at) => {
+    if (text.charCodeAt(at) !== 92) return -1;
+    const [cp, len] = octalAt(text, at + 1);
+    return len === 4 ? cp : -1;
+  },
+};
+
+/** The byte of 1-3 octal digits at `at` (up to 0o377) and the escape's length with its backslash, or [-1, 2]. */
+function octalAt(text: string, at: number): [number, number] {
+  let v = 0;
+  let n = 0;
+  for (; n < 3; n++) {
+    const c = text.charCodeAt(at + n);
+    if (c < 48 || c > 55 || v * 8 + (c - 48) > 0o377) break;
+    v = v * 8 + (c - 48);
+  }
+  return n === 0 ? [-1, 2] : [v, n + 1];
+}
 
 /** The UTF-8 sequence of escaped bytes at `at`: its code point and how many bytes, or undefined when it is not one. */
 function utf8At(text: string, at: number, escape: ByteEscape = PCT_BYTE): { cp: number; n: number } | undefined {
@@ -243,11 +273,44 @@ const html: Decoder = (text, map) => {
   return out.done(text.length);
 };
 
-/** The decoders, one per family; a view of each is made from each view. */
-const DECODERS: readonly Decoder[] = [backslash, html, percentDecoder(false), percentDecoder(true)];
+/** A base64 character, of either alphabet: [A-Za-z0-9+/_-]. */
+function isBase64Char(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 95 || c === 45;
+}
 
-/** Whether a text may have a view at all (one scan). */
-export const DECODABLE = /[\\%&+]/;
+/** A wrapped base64 line is at least this long (MIME's are 76 characters, PEM's 64). */
+const MIN_WRAPPED_LINE = 16;
+
+/**
+ * base64 wrapped over lines (MIME, PEM): each line break (`\n` or `\r\n`) after a run of base64 characters a multiple
+ * of 4 long (at least MIN_WRAPPED_LINE) and before another base64 character removed. Lines of whole groups of 4 keep
+ * the stream's alignment: the joined text is the encoding unwrapped, which the base64 forms (each alignment) find.
+ * Each run is read back once, up to the line break before it: one pass.
+ */
+const unwrap: Decoder = (text, map) => {
+  if (!text.includes('\n')) return undefined;
+  const out = new Out(text.length, map);
+  let i = 0;
+  for (let j = text.indexOf('\n'); j >= 0; j = text.indexOf('\n', j + 1)) {
+    if (!isBase64Char(text.charCodeAt(j + 1))) continue;
+    const br = j > 0 && text.charCodeAt(j - 1) === 13 ? j - 1 : j;
+    let k = br;
+    while (k > i && isBase64Char(text.charCodeAt(k - 1))) k--;
+    if (br - k < MIN_WRAPPED_LINE || (br - k) % 4 !== 0) continue;
+    out.copy(text, i, br);
+    out.changed = true;
+    i = j + 1;
+  }
+  if (!out.changed) return undefined;
+  out.copy(text, i, text.length);
+  return out.done(text.length);
+};
+
+/** The decoders, one per family; a view of each is made from each view. */
+const DECODERS: readonly Decoder[] = [backslash, html, percentDecoder(false), percentDecoder(true), unwrap];
+
+/** Whether a text may have a view at all (one scan): an escape, or a line break a line of base64 may go on after. */
+export const DECODABLE = /[\\%&+]|\n[A-Za-z0-9+/_-]/;
 
 /**
  * The views of `text` (not the text itself), breadth first, each made when it is asked for (a caller that stops at the

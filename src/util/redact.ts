@@ -16,14 +16,14 @@
  * views of a text, so a bounded number of linear scans of it; a JSON text's values holding an escape are read through
  * their own views, each remembered with its redaction while the values in force stay the same, so an answer or a log
  * line repeating one does not read it again: `redactJsonText`). Userinfo in URLs
- * (`https://user:token@host`) is dropped too. Whole forms only: text from outside is redacted before anything cuts,
+ * (`https://user:token@host`) is dropped too, also in a decoded view (`https:\/\/user:token@host`, percent-encoded). Whole forms only: text from outside is redacted before anything cuts,
  * splits or rewrites it (src/util/cut.ts).
  */
 
 import { DECODABLE, decodedViews, viewMap } from './decoded-views.js';
 import { HEAD, LiteralMatcher } from './literal-matcher.js';
 import { base64Forms, byteListForms, secretForms } from './secret-forms.js';
-import { dropUrlUserinfo, hasUrlUserinfo } from './url-userinfo.js';
+import { dropUrlUserinfo, hasUrlUserinfo, urlUserinfoRanges } from './url-userinfo.js';
 
 export { secretForms };
 
@@ -193,8 +193,10 @@ export class Redactor {
   private untouched(text: string, scope: RedactScope): boolean {
     const { operator, authored } = this.matchers();
     const matchers = scope === 'all' ? [operator, authored] : [operator];
-    if (matchers.some((m) => m && occursIn(m, text))) return false;
-    return !hasUrlUserinfo(text);
+    if (matchers.some((m) => m?.test(text)) || hasUrlUserinfo(text)) return false;
+    // a view's URL userinfo too (`https:\/\/user:pw@h`, `https%3A%2F%2Fuser%3Apw%40h`): dropped in the text
+    for (const v of decodedViews(text)) if (matchers.some((m) => m?.test(v.text)) || hasUrlUserinfo(v.text)) return false;
+    return true;
   }
 
   /**
@@ -208,7 +210,6 @@ export class Redactor {
     const { operator, authored } = this.matchers();
     const out = dropUrlUserinfo(text);
     const second = scope === 'all' ? authored : undefined;
-    if (!operator) return second ? replaceForms(second, out) : out;
     // Both read from the same views: where the operator's values changed nothing, the author's are looked for in the
     // same text (its views read once, not twice); where they did, in what is left, through its own views.
     const [mine, theirs] = spansOf(operator, second, out);
@@ -292,29 +293,23 @@ function own(s: string): string {
   return Buffer.from(s, 'utf16le').toString('utf16le');
 }
 
-/** Whether a form of `matcher` occurs in `text` or in one of its decoded views (made until one holds a form). */
-function occursIn(matcher: LiteralMatcher, text: string): boolean {
-  if (matcher.test(text)) return true;
-  for (const v of decodedViews(text)) if (matcher.test(v.text)) return true;
-  return false;
-}
-
 /**
  * Every form of `matcher` in `text` and in its decoded views replaced by REDACTED: each found in a view covers the
  * escapes its characters came from. Overlapping matches are replaced as one; matches that only touch stay two.
  */
 function replaceForms(matcher: LiteralMatcher, text: string): string {
-  return replaceSpans(text, spansOf(matcher, undefined, text)[0]);
+  return replaceSpans(text, spansOf(undefined, matcher, text)[1]);
 }
 
 /**
  * Where the forms of `first` and of `second` are in `text` and in its decoded views (each found in a view covers the
- * escapes its characters came from): the views made once for both.
+ * escapes its characters came from): the views made once for both. A view's URL userinfo goes with `first`'s (the text's
+ * own is dropped before: `dropUrlUserinfo`).
  */
-function spansOf(first: LiteralMatcher, second: LiteralMatcher | undefined, text: string): [Array<[number, number]>, Array<[number, number]>] {
-  const spans: [Array<[number, number]>, Array<[number, number]>] = [first.spans(text), second ? second.spans(text) : []];
+function spansOf(first: LiteralMatcher | undefined, second: LiteralMatcher | undefined, text: string): [Array<[number, number]>, Array<[number, number]>] {
+  const spans: [Array<[number, number]>, Array<[number, number]>] = [first ? first.spans(text) : [], second ? second.spans(text) : []];
   for (const v of decodedViews(text)) {
-    const found = [first.spans(v.text), second ? second.spans(v.text) : []];
+    const found = [[...(first ? first.spans(v.text) : []), ...urlUserinfoRanges(v.text)], second ? second.spans(v.text) : []];
     if (found[0]!.length === 0 && found[1]!.length === 0) continue;
     const from = viewMap(v);
     for (const k of [0, 1]) for (const [a, b] of found[k]!) spans[k]!.push([from[a]!, endOf(from, b)]);

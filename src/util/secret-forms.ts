@@ -15,7 +15,7 @@
  *   (Go's url.QueryEscape, Python's quote_plus), and the form encoding of URLSearchParams and Java's URLEncoder (`*`
  *   kept, `~` encoded, `+` for a space). A string as Python's repr() writes it (an exception's text, pydantic's
  *   `input_value='…'`: `\\` and the quote it chose escaped, `"` not, controls as `\x1b`), as Go's `%q` writes it
- *   (`\a \v \x1b`), as Node's util.inspect writes it (`\x1B`, its choice of quotes), as a SQL literal (`''`), as
+ *   (`\a \v \x1b`), as Node's util.inspect writes it (`\x1B`, its choice of quotes), as a SQL literal (`''`), as a CSV field (`""`), as
  *   Go's url.PathEscape writes it (`$&+:=@` kept). HTML and XML escaping (a proxy's, a WAF's or a framework's error
  *   page echoing a submitted value): `&amp; &lt; &gt;` with `"` as `&quot;`, `&#34;` or as it is and `'` as `&#39;`,
  *   `&#x27;` or as it is, as escape-html, Python's html.escape, Go's html.EscapeString, Commons' escapeHtml4 and XML
@@ -254,6 +254,10 @@ const REENCODING: readonly Encode[] = [
   nodeInspect,
   // a SQL string literal (a generated script, a statement quoted in an error)
   (v) => v.replace(/'/g, "''"),
+  // a CSV field (RFC 4180: a service's export, a report attached to an error): `"` doubled, but for a first or last
+  // character (the form without it still covers every character of the value; doubled, it would be the quote around
+  // any quoted echo of the value, decoded: `"v"` in a view of `"\"v\""` would be taken for CSV of `v"`)
+  (v) => (v.length > 2 ? v[0] + v.slice(1, -1).replace(/"/g, '""') + v.slice(-1) : v),
   // HTML: escape-html (Express), lodash, .NET's WebUtility.HtmlEncode, Spring's HtmlUtils (Spring Boot's error page)
   htmlEscaper('&quot;', '&#39;'),
   // Python's html.escape (Django)

@@ -155,3 +155,11 @@ export function dropUrlUserinfo(text: string): string {
   }
   return done === 0 ? text : out + text.slice(done);
 }
+
+/** Where each URL userinfo is: [start, end) of `user:password`, its `@` left out (a decoded view's, for the redactor). */
+export function urlUserinfoRanges(text: string): Array<[number, number]> {
+  if (!text.includes('://')) return [];
+  const ranges: Array<[number, number]> = [];
+  for (const s of userinfoSpans(text)) ranges.push([s.userinfoStart, text.charCodeAt(s.end - 1) === AT ? s.end - 1 : s.end]);
+  return ranges;
+}

@@ -29,6 +29,9 @@ const ECHOES: Record<string, (v: string) => string> = {
   "Python's repr of bytes": (v) => [...Buffer.from(v)].map((b) => (b === 0x5c ? '\\\\' : b === 0x27 ? "\\'" : b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`)).join(''),
   // Java's URLEncoder.encode(v, ISO_8859_1), PHP's urlencode of a Latin-1 string: one %XX a character
   'percent-encoded Latin-1': (v) => [...v].map((c) => (c.charCodeAt(0) < 0x80 ? encodeURIComponent(c) : c.charCodeAt(0) < 0x100 ? `%${c.charCodeAt(0).toString(16).toUpperCase()}` : c)).join(''),
+  // git's quoted paths, C's and bash's $'…' escapes, `printf %q`: each byte of UTF-8 as three octal digits
+  'octal escapes of every byte': (v) => [...Buffer.from(v)].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join(''),
+  'octal escapes of the bytes outside printable ASCII, shortest': (v) => [...Buffer.from(v)].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : `\\${b.toString(8)}`)).join(''),
   'JSON in an XML page in JSON': (v) => json(json(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&apos;')),
   'JSON three times over, then percent-encoded': (v) => encodeURIComponent(json(json(json(v)))),
 };

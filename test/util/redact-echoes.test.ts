@@ -1,0 +1,97 @@
+/**
+ * Echoes of a secret the redactor once missed (2026-11-28, fifth redaction audit): each written to a log line (the real
+ * logger) and to an output stream (the CLI's stdout), and not found in either.
+ */
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { REDACTED, redactingStream, registerSecretsInForce, secretRedactor } from '../../src/util/redact.js';
+
+/** What the real logger writes for `msg` (one JSON line) and what stdout writes for it, with `secrets` in force. */
+function printed(secrets: string[], msg: string): { log: string; out: string } {
+  registerSecretsInForce(...secrets);
+  let log = '';
+  let out = '';
+  const sink = (add: (s: string) => void): Writable =>
+    new Writable({
+      write(chunk: Buffer | string, _enc, done) {
+        add(chunk.toString());
+        done();
+      },
+    });
+  createLogger({ level: 'info', destination: sink((s) => (log += s)) }).warn({ detail: msg }, msg);
+  redactingStream(sink((s) => (out += s))).write(`${msg}\n`);
+  return { log, out };
+}
+
+afterEach(() => {
+  secretRedactor.release(secretRedactor.nextGeneration());
+});
+
+describe('redaction of echoes once missed', () => {
+  it("CSV doubling of quotes: a secret holding `\"` in a CSV cell (`\"\"`), also in a JSON string", () => {
+    for (const secret of ['pa"ss"w0rd', '"qu"0ted"']) {
+      const csv = `name,password\r\nstore,"${secret.replace(/"/g, '""')}"\r\n`;
+      for (const text of [csv, JSON.stringify({ body: csv })]) {
+        const { log, out } = printed([secret], `service said: ${text}`);
+        for (const p of [log, out]) {
+          expect(p).toContain(REDACTED);
+          expect(p).not.toMatch(/w0rd|qu|0ted/);
+        }
+      }
+    }
+    // a JSON echo of a value ending in `"` keeps its closing quote (no CSV form is taken for it)
+    registerSecretsInForce('ends-in-quote"');
+    expect(secretRedactor.redactJsonText(JSON.stringify({ msg: JSON.stringify({ pw: 'ends-in-quote"' }) }))).toBe(JSON.stringify({ msg: `{"pw":"${REDACTED}"}` }));
+  });
+
+  it('MIME-wrapped base64 (76 or 64 characters a line, CRLF or LF): a secret across a line break, at each offset mod 3', () => {
+    const secret = 'Wr4pp3d-S3cret/value+9';
+    for (const [width, eol] of [[76, '\r\n'], [76, '\n'], [64, '\n']] as const) {
+      for (let pad = 0; pad < 3; pad++) {
+        // the secret's bytes start at an offset of `pad` mod 3, its base64 a few characters before the second line break
+        const doc = JSON.stringify({ kind: 'Integration', name: 'store', config: { pw: secret } });
+        const start = 3 * Math.floor((2 * width) / 4) - 3 + pad;
+        const body = `${'x'.repeat(start - doc.indexOf(secret))}${doc}`;
+        const b64 = Buffer.from(body).toString('base64');
+        const wrapped = b64.match(new RegExp(`.{1,${width}}`, 'g'))!.join(eol);
+        // the secret's characters after the line break (its first, before it, are 1-4)
+        const after = b64.slice(2 * width, Math.floor((8 * (start + secret.length)) / 6)).slice(0, 12);
+        expect(Buffer.from(b64, 'base64').toString()).toContain(secret);
+        const { log, out } = printed([secret], `attachment:${eol}${wrapped}${eol}--boundary--`);
+        for (const p of [log, out]) {
+          expect(p, `${width} ${JSON.stringify(eol)} ${pad}`).toContain(REDACTED);
+          expect(p).not.toContain(after);
+        }
+      }
+    }
+  });
+
+  it('URL userinfo inside an escaped URL (JSON `\\/`, percent-encoded, HTML): the password is dropped, registered or not', () => {
+    const secret = 'Pa55/w0rd@x';
+    const url = (pw: string): string => `https://admin:${pw}@db.example.com/q`;
+    const echoes = [
+      JSON.stringify(url('n0tRegistered9')).replace(/\//g, '\\/'),
+      encodeURIComponent(url('n0tRegistered9')),
+      `href="${url('n0tRegistered9').replace(/:/g, '&#58;')}"`,
+      encodeURIComponent(url(encodeURIComponent(secret))),
+      JSON.stringify(url(encodeURIComponent(secret))).replace(/\//g, '\\/'),
+    ];
+    for (const e of echoes) {
+      const { log, out } = printed([secret], `callback failed: ${e}`);
+      for (const p of [log, out]) {
+        expect(p, e).not.toMatch(/n0tRegistered9|Pa55|w0rd/);
+        expect(p, e).toMatch(/db\.example\.com/);
+      }
+    }
+  });
+
+  it('a URL password of digits only before a `/` (read as a port): masked when it is a known secret, a real port kept', () => {
+    for (const text of ['http://user:4321/path', JSON.stringify('http://user:4321/path').replace(/\//g, '\\/'), encodeURIComponent('http://user:4321/path')]) {
+      const { log, out } = printed(['4321'], `fetch failed: ${text}`);
+      for (const p of [log, out]) expect(p, text).not.toContain('4321');
+    }
+    const { log, out } = printed(['other-secret'], 'fetch failed: http://registry:4873/@scope/pkg http://host:8080/path');
+    for (const p of [log, out]) expect(p).toContain('http://registry:4873/@scope/pkg http://host:8080/path');
+  });
+});

@@ -102,9 +102,9 @@ describe('state paths that cannot be used are user errors', () => {
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
       [['apply', 'manifests'], { GOVOPS_STATE_URL: 'postgress://govops:pw-123@db.example/govops' }, /GOVOPS_STATE_URL is not a postgres:\/\/ \(postgresql:\/\/\) URL/],
       [['state', 'list'], { GOVOPS_STATE_URL: 'state.json' }, /GOVOPS_STATE_URL is not a postgres:\/\//],
-      [['plan', 'manifests'], { GOVOPS_STATE: 's3://bucket/state.json' }, /GOVOPS_STATE is a s3:\/\/ URL/],
-      [['plan', 'manifests', '--state', 'mysql://h/db'], {}, /--state is a mysql:\/\/ URL/],
-      [['state', 'migrate', '--state', 'fresh.json', '--to', 'postgre://h/db'], {}, /--to is a postgre:\/\/ URL/],
+      [['plan', 'manifests'], { GOVOPS_STATE: 's3://bucket/state.json' }, /GOVOPS_STATE is a URL with the scheme s3:\/\/:/],
+      [['plan', 'manifests', '--state', 'mysql://h/db'], {}, /--state is a URL with the scheme mysql:\/\/:/],
+      [['state', 'migrate', '--state', 'fresh.json', '--to', 'postgre://h/db'], {}, /--to is a URL with the scheme postgre:\/\/:/],
     ];
     for (const [args, env, message] of cases) {
       const r = await run(args, { GOVOPS_STATE: '', GOVOPS_STATE_URL: '', ...env });

@@ -156,10 +156,16 @@ export function dropUrlUserinfo(text: string): string {
   return done === 0 ? text : out + text.slice(done);
 }
 
-/** Where each URL userinfo is: [start, end) of `user:password`, its `@` left out (a decoded view's, for the redactor). */
+/**
+ * Where each URL userinfo is: [start, end) of `user:password`, its `@` left out (a decoded view's, for the redactor).
+ * One already dropped (`***`, dropUrlUserinfo's) is not one: the text's own URLs were dropped before their views are read.
+ */
 export function urlUserinfoRanges(text: string): Array<[number, number]> {
   if (!text.includes('://')) return [];
   const ranges: Array<[number, number]> = [];
-  for (const s of userinfoSpans(text)) ranges.push([s.userinfoStart, text.charCodeAt(s.end - 1) === AT ? s.end - 1 : s.end]);
+  for (const s of userinfoSpans(text)) {
+    const end = text.charCodeAt(s.end - 1) === AT ? s.end - 1 : s.end;
+    if (text.slice(s.userinfoStart, end) !== '***') ranges.push([s.userinfoStart, end]);
+  }
   return ranges;
 }

@@ -86,6 +86,14 @@ describe('redaction of echoes once missed', () => {
     }
   });
 
+  it("a URL's own userinfo reads `***@` also in a text that has decoded views (a stack trace's `%`, `\\`)", () => {
+    const { log, out } = printed(['other-secret'], 'late failure at https://user:pw-1234@db.example.com/x (50% done) C:\\tmp');
+    for (const p of [log, out]) {
+      expect(p).toContain('https://***@db.example.com/x');
+      expect(p).not.toContain('pw-1234');
+    }
+  });
+
   it('a URL password of digits only before a `/` (read as a port): masked when it is a known secret, a real port kept', () => {
     for (const text of ['http://user:4321/path', JSON.stringify('http://user:4321/path').replace(/\//g, '\\/'), encodeURIComponent('http://user:4321/path')]) {
       const { log, out } = printed(['4321'], `fetch failed: ${text}`);

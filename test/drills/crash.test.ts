@@ -3,7 +3,8 @@
  * - SIGKILL at 20 seeded random moments (counted in requests the service answered) of a 50-resource
  *   `govops apply` (a real process); after each crash the state parses, one manifest is removed, and a
  *   rerun of apply --prune (in this process, the same engine) ends with exactly one live resource per
- *   remaining manifest and nothing else (0 duplicates, 0 orphans).
+ *   remaining manifest and nothing else (0 duplicates, 0 orphans); a webhook create the kill left unanswered and
+ *   unlisted is held (create-unsettled) by a rerun within 2 minutes, and made once by the rerun after.
  * - A transition stuck in `creating` and SIGTERM to `govops run`: it exits 0 within --grace with every
  *   created id recorded; once the service recovers, `apply --prune` deletes a removed manifest's resource.
  * Real processes (the built CLI) against the sandbox over HTTP on 127.0.0.1.
@@ -23,6 +24,8 @@ import { startSandbox, type SandboxHandle } from '../../src/sandbox/index.js';
 import { loadState, parseState } from '../../src/state/store.js';
 import type { GovopsState } from '../../src/state/types.js';
 import { CLI, runGovops } from '../helpers/cli.js';
+import { WEBHOOK_CREATE_HOLD_MS } from '../../src/plan/held-create.js';
+import { systemClock, type Clock } from '../../src/util/clock.js';
 
 const N_INTEGRATIONS = 40;
 const N_WEBHOOKS = 10;
@@ -67,13 +70,16 @@ function spawnGovops(args: string[]): { child: ChildProcess; exited: Promise<num
   return { child, exited, errors: () => stderr };
 }
 
-/** `govops apply m --prune`, in this process (the same engine the CLI runs). */
-function applyPrune() {
+/** `govops apply m --prune`, in this process (the same engine the CLI runs); `clock`: a rerun at another time. */
+function applyPrune(clock?: Clock) {
   return reconcile(api, engineOptions({
     root: dir, paths: ['m'], apply: true, prune: true, allowReplace: false, logger: silentLogger(), statePath, env: {},
-    pollIntervalMs: 20, pollMaxIntervalMs: 200,
+    pollIntervalMs: 20, pollMaxIntervalMs: 200, ...(clock ? { clock } : {}),
   }));
 }
+
+/** The time of day WEBHOOK_CREATE_HOLD_MS from now (timers and durations as they are): a rerun once a held create may go. */
+const afterTheHold: Clock = { ...systemClock, now: () => Date.now() + WEBHOOK_CREATE_HOLD_MS + 1_000 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -116,7 +122,17 @@ describe('drill: crashes', () => {
       const all = [...INTEGRATIONS, ...WEBHOOKS];
       const victim = all[Math.floor(rng() * all.length)]!;
       await unlink(manifestFile(victim));
-      const rerun = await applyPrune();
+      let rerun = await applyPrune();
+      if (!rerun.ok) {
+        // A kill after a webhook batch's intent was saved and before the service had it: the create got no answer and
+        // is not listed, which a lagging list would look like too. The rerun holds it (create-unsettled), never sends
+        // it again at once (a duplicate under list lag); it is all that may stop this rerun. One after the hold converges.
+        const held = (rerun.plan?.changes ?? []).filter((c) => c.blocked);
+        expect(held.length, `round ${round} (kill after ${killAt} requests): ${rerun.error}`).toBeGreaterThan(0);
+        expect(held.every((c) => c.resourceKind === 'Webhook' && c.blocked!.code === 'create-unsettled'), rerun.error).toBe(true);
+        expect(rerun.outcomes.filter((o) => o.result !== 'ok').map((o) => o.name).sort()).toEqual(held.map((c) => c.name).sort());
+        rerun = await applyPrune(afterTheHold);
+      }
       expect(rerun.ok, `round ${round} (kill after ${killAt} requests): ${rerun.error}`).toBe(true);
       await expectExactly(
         INTEGRATIONS.filter((n) => n !== victim),

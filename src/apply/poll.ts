@@ -78,5 +78,5 @@ export async function waitSettled(api: ServiceApi, id: string, poll: PollSetting
     }
     if (poll.clock.monotonic() >= poll.deadline) break;
   }
-  throw new ApplyFailure(ErrorCode.settleTimeout, `timed out waiting for integration ${id} to settle (${describeUnsettled(last)})`, { liveId: id });
+  throw new ApplyFailure(ErrorCode.settleTimeout, `timed out waiting for integration ${id} to settle (${describeUnsettled(last)})`, { liveId: id, unsettled: describeUnsettled(last) });
 }

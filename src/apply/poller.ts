@@ -538,6 +538,7 @@ export class Poller implements StatusWaiter {
       w.reject(
         new ApplyFailure(ErrorCode.settleTimeout, `timed out waiting for integration ${w.id} to settle (${describeUnsettled(w.lastStatus)})`, {
           liveId: w.id,
+          unsettled: describeUnsettled(w.lastStatus),
         }),
       ),
     );

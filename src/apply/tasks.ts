@@ -202,7 +202,7 @@ class SettleIntegration implements Step {
     } catch (err) {
       if (!(err instanceof ApplyFailure) || err.code !== ErrorCode.settleTimeout) throw err;
       const waited = formatDuration(ctx.poll.clock.monotonic() - startedAt);
-      const last = /\((last status: .*)\)$/.exec(err.message)?.[1] ?? 'last status unknown'; // (poller.ts, poll.ts)
+      const last = err.unsettled ?? 'last status unknown';
       throw new StillSettling(`integration ${this.id} still settling after ${waited} (${last}): this run sent nothing to it and waits no longer; the next run looks again`);
     }
     ctx.ledger.recordLive(this.change, this.d, this.id);

@@ -58,14 +58,17 @@ export class ApplyFailure extends GovopsError {
   readonly validation?: TestSummary[];
   /** The resource exists in the service after the failure (e.g. createError): record its id. */
   readonly liveId?: string;
+  /** A settle timeout: the last status seen, as `describeUnsettled` words it (`last status: creating`). */
+  readonly unsettled?: string;
   constructor(
     readonly code: ErrorCodeValue,
     message: string,
-    extra: { validation?: TestSummary[]; liveId?: string; cause?: unknown } = {},
+    extra: { validation?: TestSummary[]; liveId?: string; cause?: unknown; unsettled?: string } = {},
   ) {
     super(message, extra.cause !== undefined ? { cause: extra.cause } : undefined);
     if (extra.validation) this.validation = extra.validation;
     if (extra.liveId !== undefined) this.liveId = extra.liveId;
+    if (extra.unsettled !== undefined) this.unsettled = extra.unsettled;
   }
 }
 

@@ -17,7 +17,7 @@ import { ensureDir } from '../util/fs.js';
 import { isPgLocation } from '../state/location.js';
 import { redactUrl } from '../sources/redact.js';
 import { WORK_DIR } from '../sources/types.js';
-import { pidAlive } from '../util/pid.js';
+import { leftBySamePid, ownLockTokens, pidAlive } from '../util/pid.js';
 import { sleep, systemClock, type Clock } from '../util/clock.js';
 
 export const WORKDIR_CLAIM = '.govops-daemon';
@@ -156,16 +156,13 @@ interface Holder extends Claim {
   token?: string;
 }
 
-/** Tokens of the locks this process is taking or holds: a lock of our own pid with another token is a predecessor's. */
-const ownTokens = new Set<string>();
-
 /** Take `.govops-daemon.lock` (waiting while another process holds it); returns its release. */
 async function lockClaims(workdir: string, mine: Claim, alive: (pid: number) => boolean, clock: Clock): Promise<() => Promise<void>> {
   const path = join(workdir, `${WORKDIR_CLAIM}.lock`);
   const text = await take(path, mine, alive, clock);
   return async () => {
     await removeIf(path, digest(text), mine, alive, clock);
-    ownTokens.delete((parseClaim(text) as Holder).token!);
+    ownLockTokens.delete((parseClaim(text) as Holder).token!);
   };
 }
 
@@ -179,7 +176,7 @@ const digest = (text: string): string => createHash('sha256').update(text).diges
  */
 async function take(path: string, mine: Claim, alive: (pid: number) => boolean, clock: Clock): Promise<string> {
   const token = randomUUID();
-  ownTokens.add(token);
+  ownLockTokens.add(token);
   const text = `${JSON.stringify({ ...mine, token })}\n`;
   const own = `${path}.${mine.pid}.${token}`;
   const since = clock.monotonic();
@@ -192,12 +189,12 @@ async function take(path: string, mine: Claim, alive: (pid: number) => boolean, 
       const gone =
         holder !== undefined &&
         holder.hostname === mine.hostname &&
-        (holder.pid === mine.pid ? !ownTokens.has(holder.token ?? '') : !alive(holder.pid));
+        (holder.pid === mine.pid ? leftBySamePid(holder, mine) : !alive(holder.pid));
       if (gone || clock.monotonic() - since >= LOCK_WAIT_MS) await removeIf(path, digest(there), mine, alive, clock);
       else await sleep(clock, 5);
     }
   } catch (err) {
-    ownTokens.delete(token);
+    ownLockTokens.delete(token);
     throw err;
   } finally {
     await rm(own, { force: true });
@@ -219,6 +216,6 @@ async function removeIf(path: string, id: string, mine: Claim, alive: (pid: numb
     if (there !== undefined && digest(there) === id) await rm(path, { force: true });
   } finally {
     await rm(guard, { force: true });
-    ownTokens.delete((parseClaim(held) as Holder).token!);
+    ownLockTokens.delete((parseClaim(held) as Holder).token!);
   }
 }

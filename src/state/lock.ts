@@ -13,7 +13,7 @@ import { ensureDir } from '../util/fs.js';
 import { STATE_DIR, resolveStatePath } from './store.js';
 import { isPgLocation } from './location.js';
 import { pgState } from './pg/lazy.js';
-import { pidAlive } from '../util/pid.js';
+import { leftBySamePid, ownLockTokens, pidAlive } from '../util/pid.js';
 import type { Clock } from '../util/clock.js';
 
 export interface LockInfo {
@@ -88,9 +88,8 @@ async function readLock(file: string): Promise<{ info: LockInfo | undefined; mti
 /** Why a lock is stale, or undefined when it is live. Pure apart from the pid probe. */
 export function staleReason(info: LockInfo | undefined, mtimeMs: number, now: number, ttlMs: number): string | undefined {
   if (info && info.hostname === os.hostname() && !pidAlive(info.pid)) return `process ${info.pid} is not running`;
-  // This very process, with a token it never published: an earlier process with the same pid on this host, as after a
-  // container restart (a fresh PID namespace gives the new process the old one's pid, the pod keeps its host name).
-  if (info && info.hostname === os.hostname() && info.pid === process.pid && !ownTokens.has(info.token)) {
+  // This very process, with a token it never published: an earlier process with the same pid on this host.
+  if (info && leftBySamePid(info, { pid: process.pid, hostname: os.hostname() })) {
     return `process ${info.pid} is this process, which does not hold it (left by an earlier process with the same pid)`;
   }
   if (now - mtimeMs > ttlMs) return `not refreshed for ${Math.round((now - mtimeMs) / 1000)}s`;
@@ -103,8 +102,6 @@ function describe(info: LockInfo | undefined): string {
 
 /** The locks this process holds on state files: the lock file's absolute path → our token (see `assertLockStillHeld`). */
 const heldTokens = new Map<string, string>();
-/** Every lock token this process is publishing or holds (set before the lock file is written: no window). */
-const ownTokens = new Set<string>();
 
 /**
  * The fence of a file state's writes: throws GOVOPS_STATE_FENCED when this process took the lock of the state file
@@ -167,11 +164,11 @@ export async function acquireStateLock(statePath: string, options: LockOptions =
   const deadline = performance.now() + (options.waitMs ?? 0); // monotonic: the time of day may be set meanwhile
   await ensureDir(path.dirname(path.resolve(file)), STATE_DIR);
   const info: LockInfo = { pid: process.pid, hostname: os.hostname(), createdAt: new Date().toISOString(), token: randomBytes(8).toString('hex') };
-  ownTokens.add(info.token);
+  ownLockTokens.add(info.token);
   try {
     return await acquireLoop(statePath, file, info, ttlMs, deadline, options);
   } catch (err) {
-    ownTokens.delete(info.token);
+    ownLockTokens.delete(info.token);
     throw lockWriteError(statePath, file, err);
   }
 }
@@ -284,7 +281,7 @@ function held(file: string, info: LockInfo, ttlMs: number): StateLock {
       if (heldTokens.get(key) === info.token) heldTokens.delete(key);
       const current = await readLock(file);
       if (current?.info?.token === info.token) await fs.rm(file, { force: true });
-      ownTokens.delete(info.token);
+      ownLockTokens.delete(info.token);
     },
   };
 }

@@ -97,8 +97,15 @@ const cutAtDeadline = new WeakSet<object>();
  * Run `work` within the deadline `d` (none: as it is). Not started when the deadline has passed (GOVOPS_SETTLE_TIMEOUT);
  * unanswered at it, given up (GOVOPS_STATE_UNAVAILABLE, marked `cutAtDeadline`) and `onLate(work)` called, which ends
  * the connection the work holds (or will be given: one still being opened is ended by `connectWithin`). Transient, both.
+ * `what` tells, at the deadline, whether a connection was still being opened or a query ran: the message says which.
  */
-function within<T>(d: StateDeadline | undefined, loc: PgLocation, work: () => Promise<T>, onLate: (late: Promise<T>) => void): Promise<T> {
+function within<T>(
+  d: StateDeadline | undefined,
+  loc: PgLocation,
+  work: () => Promise<T>,
+  onLate: (late: Promise<T>) => void,
+  what: () => 'query' | 'connect' = () => 'query',
+): Promise<T> {
   if (!d) return work();
   const left = d.at - d.clock.monotonic();
   const limit = `the apply's --timeout (${formatDuration(d.timeoutMs)})`;
@@ -112,11 +119,18 @@ function within<T>(d: StateDeadline | undefined, loc: PgLocation, work: () => Pr
   const running = work();
   return new Promise<T>((resolve, reject) => {
     const timer = d.clock.setTimeout(() => {
-      const err = new UserError(
-        `the PostgreSQL state (${loc.display}) did not answer within ${limit}: the query was given up, its transaction rolled back, nothing more is written`,
-        'the database hangs or waits (a partition, a lock another session holds): check it, then run the apply again; every write to the state is one transaction, so what was recorded before stands',
-        { code: ErrorCode.stateUnavailable },
-      );
+      const err =
+        what() === 'connect'
+          ? new UserError(
+              `no connection to the PostgreSQL state (${loc.display}) was open within ${limit}: the connection being opened was ended, nothing more is read or written`,
+              'the database does not let the connection in (a partition, a server or proxy that accepts and never answers, its connection limit reached): check it, then run the apply again; what was recorded before stands',
+              { code: ErrorCode.stateUnavailable },
+            )
+          : new UserError(
+              `the PostgreSQL state (${loc.display}) did not answer within ${limit}: the query was given up, its transaction rolled back, nothing more is written`,
+              'the database hangs or waits (a partition, a lock another session holds): check it, then run the apply again; every write to the state is one transaction, so what was recorded before stands',
+              { code: ErrorCode.stateUnavailable },
+            );
       cutAtDeadline.add(err);
       onLate(running);
       reject(err);
@@ -184,10 +198,16 @@ function connectWithin<T extends { release: (broken?: Error) => void } | pg.Pool
   connect: (began: (abandon: () => void) => void) => Promise<T>,
 ): Promise<T> {
   let abandon = (): void => undefined;
-  return within(d, loc, () => connect((a) => (abandon = a)), (late) => {
-    abandon();
-    dropLate(late);
-  });
+  return within(
+    d,
+    loc,
+    () => connect((a) => (abandon = a)),
+    (late) => {
+      abandon();
+      dropLate(late);
+    },
+    () => 'connect',
+  );
 }
 
 /**
@@ -351,10 +371,16 @@ export class PgState {
     });
     const ready = entry.ready;
     try {
-      await within(deadline, this.loc, () => ready, () => {
-        entry.abandon?.(); // still connecting
-        void entry.migrating?.end().catch(() => undefined);
-      });
+      await within(
+        deadline,
+        this.loc,
+        () => ready,
+        () => {
+          entry.abandon?.(); // still connecting
+          void entry.migrating?.end().catch(() => undefined);
+        },
+        () => (entry.migrating ? 'query' : 'connect'),
+      );
     } catch (err) {
       throw stateDbError(this.loc, err);
     }

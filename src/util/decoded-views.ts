@@ -15,7 +15,7 @@
  * - percent: `%XX` of a byte (either hex case), bytes of UTF-8 decoded together, a byte that is no UTF-8 as Latin-1.
  * - form: the same, and `+` as a space (a query string, an HTML form).
  * - html: `&name;` (HTML 4's names, `&apos;`), `&#DDD;`, `&#xHHH;` (either case of `x` and of the hex, leading zeros).
- * - unwrap: base64 wrapped over lines (MIME's 76 characters, PEM's 64; `\n` or `\r\n`) joined again (`unwrap`).
+ * - unwrap: base64 wrapped over lines (MIME's 76 characters, PEM's 64, any width; `\n` or `\r\n`) joined again (`unwrap`).
  *
  * Views are made breadth first, each family applied to each view made so far (a view that decodes nothing, or that
  * another view already is, is not kept), so a text nested in several families is read in any order of them.
@@ -278,13 +278,14 @@ function isBase64Char(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 95 || c === 45;
 }
 
-/** A wrapped base64 line is at least this long (MIME's are 76 characters, PEM's 64). */
+/** A wrapped base64 line is at least this long (MIME's are 76 characters, PEM's 64, `base64 -w 75`'s 75). */
 const MIN_WRAPPED_LINE = 16;
 
 /**
- * base64 wrapped over lines (MIME, PEM): each line break (`\n` or `\r\n`) after a run of base64 characters a multiple
- * of 4 long (at least MIN_WRAPPED_LINE) and before another base64 character removed. Lines of whole groups of 4 keep
- * the stream's alignment: the joined text is the encoding unwrapped, which the base64 forms (each alignment) find.
+ * base64 wrapped over lines (MIME, PEM, a tool wrapping at any width: 75, 70): each line break (`\n` or `\r\n`) after
+ * a run of base64 characters at least MIN_WRAPPED_LINE long and before another base64 character removed, whatever the
+ * run's length mod 4: the joined text is the encoding unwrapped, which the base64 forms (each alignment) find. Only a
+ * view: a form found across a removed break is replaced in the text with the break, nothing else of the lines.
  * Each run is read back once, up to the line break before it: one pass.
  */
 const unwrap: Decoder = (text, map) => {
@@ -296,7 +297,7 @@ const unwrap: Decoder = (text, map) => {
     const br = j > 0 && text.charCodeAt(j - 1) === 13 ? j - 1 : j;
     let k = br;
     while (k > i && isBase64Char(text.charCodeAt(k - 1))) k--;
-    if (br - k < MIN_WRAPPED_LINE || (br - k) % 4 !== 0) continue;
+    if (br - k < MIN_WRAPPED_LINE) continue;
     out.copy(text, i, br);
     out.changed = true;
     i = j + 1;

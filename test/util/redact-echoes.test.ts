@@ -67,6 +67,35 @@ describe('redaction of echoes once missed', () => {
     }
   });
 
+  it('base64 wrapped at a width that is no multiple of 4 (75, 70: `base64 -w 75`): a secret across a line break, at each offset mod 3', () => {
+    const secret = 'Wr4pp3d-S3cret/value+9';
+    for (const [width, eol] of [[75, '\n'], [75, '\r\n'], [70, '\n'], [70, '\r\n']] as const) {
+      for (let pad = 0; pad < 3; pad++) {
+        const doc = JSON.stringify({ kind: 'Integration', name: 'store', config: { pw: secret } });
+        const start = 3 * Math.floor((2 * width) / 4) - 3 + pad;
+        const body = `${'x'.repeat(start - doc.indexOf(secret))}${doc}`;
+        const b64 = Buffer.from(body).toString('base64');
+        const lines = b64.match(new RegExp(`.{1,${width}}`, 'g'))!;
+        const after = b64.slice(2 * width, Math.floor((8 * (start + secret.length)) / 6)).slice(0, 12);
+        // what follows the secret's characters, on the last line
+        const tail = b64.slice(Math.ceil((8 * (start + secret.length)) / 6));
+        const { log, out } = printed([secret], `attachment:${eol}${lines.join(eol)}${eol}--boundary--`);
+        for (const p of [(JSON.parse(log) as { msg: string }).msg, out]) {
+          expect(p, `${width} ${JSON.stringify(eol)} ${pad}`).toContain(REDACTED);
+          expect(p).not.toContain(after);
+          // only the secret's characters: the first line and what follows the secret stay, line breaks and all
+          expect(p).toContain(`attachment:${eol}${lines[0]}${eol}`);
+          expect(p).toContain(`${tail}${eol}--boundary--`);
+        }
+      }
+    }
+    // text whose lines end in base64 characters, joined in a view, holds no secret: printed as it is
+    const prose = 'fetch failed for configuration/integrations/store\nretrying-with-backoff-after-timeout\nDone';
+    const { log, out } = printed([secret], prose);
+    expect(out).toBe(`${prose}\n`);
+    expect(JSON.parse(log).msg).toBe(prose);
+  });
+
   it('URL userinfo inside an escaped URL (JSON `\\/`, percent-encoded, HTML): the password is dropped, registered or not', () => {
     const secret = 'Pa55/w0rd@x';
     const url = (pw: string): string => `https://admin:${pw}@db.example.com/q`;

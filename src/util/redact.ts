@@ -22,7 +22,7 @@
 
 import { DECODABLE, decodedViews, viewMap } from './decoded-views.js';
 import { HEAD, LiteralMatcher } from './literal-matcher.js';
-import { base64Forms, byteListForms, secretForms } from './secret-forms.js';
+import { base64Forms, byteListForms, csvFieldForms, type FramedForm, secretForms } from './secret-forms.js';
 import { dropUrlUserinfo, hasUrlUserinfo, urlUserinfoRanges } from './url-userinfo.js';
 
 export { secretForms };
@@ -63,8 +63,8 @@ export class Redactor {
    * Every form of the operator's values in force, and of the values only an author chose: each found in one pass of
    * a text. The operator's are replaced first, the author's in what is left (see `redactText`).
    */
-  private operatorMatcher: LiteralMatcher | undefined;
-  private authoredMatcher: LiteralMatcher | undefined;
+  private operatorMatcher: FormMatcher | undefined;
+  private authoredMatcher: FormMatcher | undefined;
   /** The forms of each value in force (worked out once per value, not at each change of the set). */
   private readonly formsOf = new Map<string, string[]>();
   private dirty = false;
@@ -162,7 +162,7 @@ export class Redactor {
   }
 
   /** The matchers of the operator's values and of the author's (remade after a change of the values in force). */
-  private matchers(): { operator: LiteralMatcher | undefined; authored: LiteralMatcher | undefined } {
+  private matchers(): { operator: FormMatcher | undefined; authored: FormMatcher | undefined } {
     if (this.dirty) {
       const values = new Set([...this.pinned, ...this.scoped.keys()]);
       for (const v of this.formsOf.keys()) if (!values.has(v)) this.formsOf.delete(v);
@@ -176,14 +176,16 @@ export class Redactor {
     return { operator: this.operatorMatcher, authored: this.authoredMatcher };
   }
 
-  private matcherOf(values: ReadonlySet<string>): LiteralMatcher | undefined {
+  private matcherOf(values: ReadonlySet<string>): FormMatcher | undefined {
     const forms = new Set<string>();
+    const framed: FramedForm[] = [];
     for (const v of values) {
       let fs = this.formsOf.get(v);
       if (!fs) this.formsOf.set(v, (fs = [...secretForms(v).filter((f) => f.length >= MIN_SECRET_LENGTH), ...base64Forms(v), ...byteListForms(v)]));
       for (const f of fs) forms.add(f);
+      framed.push(...csvFieldForms(v));
     }
-    return forms.size ? new LiteralMatcher(forms) : undefined;
+    return forms.size ? new FormMatcher(forms, framed) : undefined;
   }
 
   /**
@@ -288,6 +290,32 @@ export class Redactor {
 
 }
 
+/**
+ * The forms of a set of values, and their framed forms (`csvFieldForms`): a framed form holds a form, so it is looked for
+ * only in a text or view a form was found in (no scan more of a text holding none), and replaced without its frame.
+ */
+class FormMatcher extends LiteralMatcher {
+  private readonly framed: LiteralMatcher | undefined;
+  private readonly frames = new Map<string, FramedForm>();
+
+  constructor(forms: Iterable<string>, framed: readonly FramedForm[]) {
+    super(forms);
+    for (const f of framed) if (!this.frames.has(f.form)) this.frames.set(f.form, f);
+    this.framed = this.frames.size ? new LiteralMatcher(this.frames.keys()) : undefined;
+  }
+
+  /** `spans`, and where there are any, each framed form's without its frame (overlapping them: `replaceSpans` joins). */
+  formSpans(text: string): Array<[number, number]> {
+    const spans = this.spans(text);
+    if (!spans.length || !this.framed) return spans;
+    for (let m = this.framed.next(text); m; m = this.framed.next(text, m.at + 1)) {
+      const { head, tail } = this.frames.get(m.literal)!;
+      spans.push([m.at + head, m.at + m.literal.length - tail]);
+    }
+    return spans;
+  }
+}
+
 /** A flat copy of `s` (no slice or concatenation of a larger string it would keep alive). */
 function own(s: string): string {
   return Buffer.from(s, 'utf16le').toString('utf16le');
@@ -297,7 +325,7 @@ function own(s: string): string {
  * Every form of `matcher` in `text` and in its decoded views replaced by REDACTED: each found in a view covers the
  * escapes its characters came from. Overlapping matches are replaced as one; matches that only touch stay two.
  */
-function replaceForms(matcher: LiteralMatcher, text: string): string {
+function replaceForms(matcher: FormMatcher, text: string): string {
   return replaceSpans(text, spansOf(undefined, matcher, text)[1]);
 }
 
@@ -306,10 +334,10 @@ function replaceForms(matcher: LiteralMatcher, text: string): string {
  * escapes its characters came from): the views made once for both. A view's URL userinfo goes with `first`'s (the text's
  * own is dropped before: `dropUrlUserinfo`).
  */
-function spansOf(first: LiteralMatcher | undefined, second: LiteralMatcher | undefined, text: string): [Array<[number, number]>, Array<[number, number]>] {
-  const spans: [Array<[number, number]>, Array<[number, number]>] = [first ? first.spans(text) : [], second ? second.spans(text) : []];
+function spansOf(first: FormMatcher | undefined, second: FormMatcher | undefined, text: string): [Array<[number, number]>, Array<[number, number]>] {
+  const spans: [Array<[number, number]>, Array<[number, number]>] = [first ? first.formSpans(text) : [], second ? second.formSpans(text) : []];
   for (const v of decodedViews(text)) {
-    const found = [[...(first ? first.spans(v.text) : []), ...urlUserinfoRanges(v.text)], second ? second.spans(v.text) : []];
+    const found = [[...(first ? first.formSpans(v.text) : []), ...urlUserinfoRanges(v.text)], second ? second.formSpans(v.text) : []];
     if (found[0]!.length === 0 && found[1]!.length === 0) continue;
     const from = viewMap(v);
     for (const k of [0, 1]) for (const [a, b] of found[k]!) spans[k]!.push([from[a]!, endOf(from, b)]);

@@ -28,7 +28,7 @@
  * alphanumeric value has one form and one full of special characters a few hundred.
  *
  * And apart from these, the value in base64, and a few encodings of it in base64 (`base64Forms`, not nested in the others),
- * and the list of its bytes (`byteListForms`).
+ * the list of its bytes (`byteListForms`), and a CSV field framed by its quote (`csvFieldForms`).
  *
  * Not covered here: a form nested deeper, other spellings of an escape (XML's `&apos;`, Go html/template's `&#43;`, a
  * lower-case hex entity, `\u` escapes of every character): the redactor also reads a text through its decoded views
@@ -255,8 +255,8 @@ const REENCODING: readonly Encode[] = [
   // a SQL string literal (a generated script, a statement quoted in an error)
   (v) => v.replace(/'/g, "''"),
   // a CSV field (RFC 4180: a service's export, a report attached to an error): `"` doubled, but for a first or last
-  // character (the form without it still covers every character of the value; doubled, it would be the quote around
-  // any quoted echo of the value, decoded: `"v"` in a view of `"\"v\""` would be taken for CSV of `v"`)
+  // character (doubled, it would be the quote around any quoted echo of the value, decoded: `"v"` in a view of
+  // `"\"v\""` would be taken for CSV of `v"`); the other half of such a doubled `"` is `csvFieldForms`'
   (v) => (v.length > 2 ? v[0] + v.slice(1, -1).replace(/"/g, '""') + v.slice(-1) : v),
   // HTML: escape-html (Express), lodash, .NET's WebUtility.HtmlEncode, Spring's HtmlUtils (Spring Boot's error page)
   htmlEscaper('&quot;', '&#39;'),
@@ -396,6 +396,30 @@ function base64FormsOf(value: string, forms: Set<string>): void {
     add(encoded.slice(start, Math.floor((8 * (a + bytes.length)) / 6)), true);
     add(encoded.slice(start), a === 0);
   }
+}
+
+/** A form with characters at its ends that are not the value's: found as a form, replaced without them. */
+export interface FramedForm {
+  form: string;
+  /** How many characters at its start and at its end are the frame. */
+  head: number;
+  tail: number;
+}
+
+/**
+ * A value whose first or last character is `"` in a CSV field (RFC 4180 doubles it: `"""v"`): the CSV form leaves that
+ * `"` single (see REENCODING), so it covers one half of the doubled `""` and the other would be printed beside the
+ * redaction, telling the value's first or last character. This form is the field's quote, that `""` and the rest of
+ * the value doubled (the field's quote is the frame: three `"` together, which a JSON string's quote beside a decoded
+ * `\"` of the value is not; a JSON string literal of the value inside a JSON string, decoded twice, is, and loses its
+ * inner quote with it). None for a value not starting nor ending with `"`. Not nested (the decoded views read a CSV in
+ * JSON, in HTML).
+ */
+export function csvFieldForms(value: string): FramedForm[] {
+  const head = value.startsWith('"') ? 1 : 0;
+  const tail = value.length > 1 && value.endsWith('"') ? 1 : 0;
+  if (!head && !tail) return [];
+  return [{ form: `${head ? '"' : ''}${value.replace(/"/g, '""')}${tail ? '"' : ''}`, head, tail }];
 }
 
 /** A byte-list form holds at least this many bytes of the value: a shorter list could be any numbers. */

@@ -45,6 +45,22 @@ describe('redaction of echoes once missed', () => {
     expect(secretRedactor.redactJsonText(JSON.stringify({ msg: JSON.stringify({ pw: 'ends-in-quote"' }) }))).toBe(JSON.stringify({ msg: `{"pw":"${REDACTED}"}` }));
   });
 
+  it('CSV doubling of a `"` first or last in the secret: the cell reads `"[redacted]"`, no `"` of the secret beside it', () => {
+    const cell = `"${REDACTED}"`;
+    for (const secret of ['"0pen-quote9', 'cl0se-quote9"', '"b0th-ends9"', '""tw0-first9']) {
+      const csv = (field: string): string => `name,password\r\nstore,${field}\r\n`;
+      const echo = csv(`"${secret.replace(/"/g, '""')}"`);
+      for (const [text, expected] of [
+        [echo, csv(cell)],
+        [JSON.stringify({ body: echo }), JSON.stringify({ body: csv(cell) })],
+      ] as const) {
+        const { log, out } = printed([secret], `service said: ${text}`);
+        expect(out, secret).toBe(`service said: ${expected}\n`);
+        expect((JSON.parse(log) as { msg: string }).msg, secret).toBe(`service said: ${expected}`);
+      }
+    }
+  });
+
   it('MIME-wrapped base64 (76 or 64 characters a line, CRLF or LF): a secret across a line break, at each offset mod 3', () => {
     const secret = 'Wr4pp3d-S3cret/value+9';
     for (const [width, eol] of [[76, '\r\n'], [76, '\n'], [64, '\n']] as const) {

@@ -11,7 +11,8 @@
  * be printed came from a reconcile that used them (the daemon: src/daemon/secrets-in-force.ts).
  *
  * A value is replaced in the forms an echo would carry it (src/util/secret-forms.ts: JSON-escaped, URL-encoded,
- * quoted and HTML-escaped as JavaScript, Go, .NET, Python and Java write them, nested up to three deep; and in base64),
+ * quoted and HTML-escaped as JavaScript, Go, .NET, Python and Java write them, nested up to three deep; and in base64;
+ * each of the value and of its Unicode normalizations that differ from it: NFC, NFD, NFKC, NFKD),
  * in the text and in its decoded views (src/util/decoded-views.ts: its escapes decoded, up to 8 times over, at most 24
  * views of a text, so a bounded number of linear scans of it; a JSON text's values holding an escape are read through
  * their own views, each remembered with its redaction while the values in force stay the same, so an answer or a log
@@ -66,7 +67,7 @@ export class Redactor {
   private operatorMatcher: FormMatcher | undefined;
   private authoredMatcher: FormMatcher | undefined;
   /** The forms of each value in force (worked out once per value, not at each change of the set). */
-  private readonly formsOf = new Map<string, string[]>();
+  private readonly formsOf = new Map<string, { forms: string[]; framed: FramedForm[] }>();
   private dirty = false;
   /**
    * JSON string values holding an escape (`\\ % & +`), by scope, with what `redactText` made of them under the
@@ -181,9 +182,16 @@ export class Redactor {
     const framed: FramedForm[] = [];
     for (const v of values) {
       let fs = this.formsOf.get(v);
-      if (!fs) this.formsOf.set(v, (fs = [...secretForms(v).filter((f) => f.length >= MIN_SECRET_LENGTH), ...base64Forms(v), ...byteListForms(v)]));
-      for (const f of fs) forms.add(f);
-      framed.push(...csvFieldForms(v));
+      if (!fs) {
+        fs = { forms: [], framed: [] };
+        for (const n of normalizedForms(v)) {
+          fs.forms.push(...secretForms(n).filter((f) => f.length >= MIN_SECRET_LENGTH), ...base64Forms(n), ...byteListForms(n));
+          fs.framed.push(...csvFieldForms(n));
+        }
+        this.formsOf.set(v, fs);
+      }
+      for (const f of fs.forms) forms.add(f);
+      framed.push(...fs.framed);
     }
     return forms.size ? new FormMatcher(forms, framed) : undefined;
   }
@@ -288,6 +296,20 @@ export class Redactor {
     return this.redactText(text, scope);
   }
 
+}
+
+/** Unicode's normalization forms. */
+const NORMALIZATIONS = ['NFC', 'NFD', 'NFKC', 'NFKD'] as const;
+
+/**
+ * The value and each of its Unicode normalizations that differs from it: an echo may carry a value normalized (a
+ * service, a browser or a file system composing or decomposing `ä`, folding `ﬁ` or a full-width digit), so each has
+ * its forms. One for a value no normalization changes (every ASCII value), up to five.
+ */
+function normalizedForms(value: string): Set<string> {
+  const out = new Set([value]);
+  for (const f of NORMALIZATIONS) out.add(value.normalize(f));
+  return out;
 }
 
 /**

@@ -32,7 +32,8 @@
  *
  * Not covered here: a form nested deeper, other spellings of an escape (XML's `&apos;`, Go html/template's `&#43;`, a
  * lower-case hex entity, `\u` escapes of every character): the redactor also reads a text through its decoded views
- * (src/util/decoded-views.ts), which find these. Not covered at all: base64 of an encoded form other than
+ * (src/util/decoded-views.ts), which find these; the value's Unicode normalizations: the redactor makes the forms of
+ * each that differs from it (`normalizedForms`). Not covered at all: base64 of an encoded form other than
  * BASE64_SOURCES', case folding, a part of the value. A URL's userinfo as Go or Java escape it needs no form:
  * the redactor drops every URL userinfo. Pure.
  */

@@ -61,6 +61,27 @@ describe('redaction of echoes once missed', () => {
     }
   });
 
+  it('Unicode normalization: a secret given in NFC printed in NFD, or the reverse, or in NFKC/NFKD, also encoded', () => {
+    const nfc = 'pässwörd-Ünïcode9'.normalize('NFC');
+    const compat = 'ﬁle-paß①２-ｋｅｙ';
+    const cases: Array<[secret: string, printedAs: string]> = [
+      [nfc, nfc.normalize('NFD')],
+      [nfc.normalize('NFD'), nfc],
+      [compat, compat.normalize('NFKC')],
+      [compat, compat.normalize('NFKD')],
+    ];
+    for (const [secret, as] of cases) {
+      expect(as).not.toBe(secret);
+      for (const text of [as, encodeURIComponent(as), JSON.stringify({ pw: as }), Buffer.from(`user:${as}`).toString('base64')]) {
+        const { log, out } = printed([secret], `service said: ${text}`);
+        for (const p of [log, out]) {
+          expect(p, `${secret} as ${text}`).toContain(REDACTED);
+          expect(p).not.toMatch(/ss|rd|le-pa|ode9/);
+        }
+      }
+    }
+  });
+
   it('MIME-wrapped base64 (76 or 64 characters a line, CRLF or LF): a secret across a line break, at each offset mod 3', () => {
     const secret = 'Wr4pp3d-S3cret/value+9';
     for (const [width, eol] of [[76, '\r\n'], [76, '\n'], [64, '\n']] as const) {

@@ -18,12 +18,14 @@
  * - unwrap: base64 wrapped over lines (MIME's 76 characters, PEM's 64, any width; `\n` or `\r\n`) joined again (`unwrap`).
  *
  * Views are made breadth first, each family applied to each view made so far (a view that decodes nothing, or that
- * another view already is, is not kept), so a text nested in several families is read in any order of them.
+ * another view already is, is not kept), so a text nested in several families is read in any order of them. An
+ * unwrapped view is the last of its chain: joining lines commutes with the other families (no escape holds a base64
+ * run's line break), so its view of each view of the chain is enough.
  *
  * Bounds (redaction runs on every log line): at most MAX_VIEW_DEPTH decodings in a row and at most MAX_VIEWS views of a
- * text, each made in one pass of the view it comes from; a text holding none of `\ % & +` nor a line break before a
- * base64 character has none (one test of it).
- * So a text costs at most MAX_VIEWS + 1 scans of its length to make its views, and as many for the matcher to read
+ * text, and MAX_UNWRAPPED unwrapped ones, each made in one pass of the view it comes from; a text holding none of
+ * `\ % & +` nor a line break before a base64 character has none (one test of it).
+ * So a text costs at most MAX_VIEWS + MAX_UNWRAPPED + 1 scans of its length to make its views, and as many for the matcher to read
  * them: linear in its length whatever it holds. The maps back to the text (4 bytes a character) are made only for a
  * view a form was found in, and its chain (at most MAX_VIEW_DEPTH more decodings each). A text is seldom past the
  * first level: a JSON log line holding `\"` has one view, or two. A JSON text (an answer, a log line) is read value by
@@ -35,8 +37,14 @@ import { HTML4_NAMED } from './secret-forms.js';
 
 /** At most this many decodings in a row (with the forms' three encodings, a value nested eleven times over is found). */
 export const MAX_VIEW_DEPTH = 8;
-/** At most this many views of one text. */
+/** At most this many views of one text made by the families but unwrap. */
 export const MAX_VIEWS = 24;
+/**
+ * At most this many unwrapped views of one text, besides MAX_VIEWS (the first views', breadth first): a text with lines
+ * ending in base64 characters (prose too) has one of each view, which would otherwise use up MAX_VIEWS half way down a
+ * deep nesting.
+ */
+export const MAX_UNWRAPPED = 8;
 
 export interface DecodedView {
   text: string;
@@ -321,20 +329,26 @@ export function* decodedViews(text: string): Generator<DecodedView> {
   if (!DECODABLE.test(text)) return;
   const seen = new Set<string>([text]);
   let made = 0;
+  let unwrapped = 0;
   let frontier: DecodedView[] = [{ text, parent: undefined, decoder: undefined }];
   for (let depth = 0; depth < MAX_VIEW_DEPTH && frontier.length; depth++) {
     const next: DecodedView[] = [];
     for (const v of frontier) {
       for (const decode of DECODERS) {
-        if (made >= MAX_VIEWS) return;
+        const joins = decode === unwrap;
+        if (joins ? unwrapped >= MAX_UNWRAPPED : made >= MAX_VIEWS) continue;
         const d = decode(v.text, false);
         if (!d || seen.has(d.text)) continue;
         seen.add(d.text);
-        made++;
+        if (joins) unwrapped++;
+        else made++;
         const view: DecodedView = { text: d.text, parent: v, decoder: decode };
         yield view;
-        next.push(view);
+        // an unwrapped view is decoded no further: the other families decode the same in the view it was made from,
+        // whose own unwrapped view is made too (each chain was otherwise read twice in a text with lines)
+        if (!joins) next.push(view);
       }
+      if (made >= MAX_VIEWS && unwrapped >= MAX_UNWRAPPED) return;
     }
     frontier = next;
   }

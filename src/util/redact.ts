@@ -14,7 +14,7 @@
  * quoted and HTML-escaped as JavaScript, Go, .NET, Python and Java write them, nested up to three deep; and in base64;
  * each of the value and of its Unicode normalizations that differ from it: NFC, NFD, NFKC, NFKD),
  * in the text and in its decoded views (src/util/decoded-views.ts: its escapes decoded, up to 8 times over, at most 24
- * views of a text, so a bounded number of linear scans of it; a JSON text's values holding an escape are read through
+ * views of a text and 8 with base64 lines joined, so a bounded number of linear scans of it; a JSON text's values holding an escape are read through
  * their own views, each remembered with its redaction while the values in force stay the same, so an answer or a log
  * line repeating one does not read it again: `redactJsonText`). Userinfo in URLs
  * (`https://user:token@host`) is dropped too, also in a decoded view (`https:\/\/user:token@host`, percent-encoded). Whole forms only: text from outside is redacted before anything cuts,
@@ -251,7 +251,7 @@ export class Redactor {
 
   /**
    * `redactText` of a JSON string value; one holding an escape is remembered (up to LITERAL_MEMO_MAX_CHARS, least
-   * recently used first out) while the matchers stay the same: its decoded views, up to 25 scans of it, are read once
+   * recently used first out) while the matchers stay the same: its decoded views, up to 33 scans of it, are read once
    * however often an answer or a log line repeats it.
    */
   private redactLiteral(inner: string, scope: RedactScope): string {

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodedViews, MAX_VIEWS, viewMap } from '../../src/util/decoded-views.js';
+import { decodedViews, MAX_UNWRAPPED, MAX_VIEWS, viewMap } from '../../src/util/decoded-views.js';
 import { Redactor, REDACTED } from '../../src/util/redact.js';
 
 const VALUE = `Tr0ub4dor&3-'é€ü"+x /y\\z`;
@@ -67,6 +67,22 @@ describe('decoded views', () => {
     const views = [...decodedViews(hostile)];
     expect(views.length).toBe(MAX_VIEWS);
     for (const v of views) expect(viewMap(v).length).toBe(v.text.length + 1);
+  });
+
+  it('a value nested eleven times over is found in a text whose lines end in base64 characters (joined views do not use up the views)', () => {
+    let nested = VALUE;
+    for (let i = 0; i < 11; i++) nested = json(nested);
+    // a line ending in 16 base64 characters or more (32 and 33 long) before another: an unwrap view of each view
+    for (const line of ['see configuration/integrations/store', 'see configuration/integrations/stores']) {
+      const r = new Redactor();
+      r.add(VALUE);
+      expect(r.redactText(`${line}\nretrying-now\nerror: ${nested} done`), line).toBe(`${line}\nretrying-now\nerror: ${REDACTED} done`);
+    }
+    // still bounded: MAX_VIEWS of the other families, MAX_UNWRAPPED joined
+    const hostile = `${'\\\\%2525&amp;amp;+%2B&#x26;QUJDQUJDQUJDQUJDQUJD\nQUJD'.repeat(50)}`;
+    const views = [...decodedViews(hostile)];
+    expect(views.filter((v) => v.decoder?.name === 'unwrap').length).toBe(MAX_UNWRAPPED);
+    expect(views.length).toBe(MAX_VIEWS + MAX_UNWRAPPED);
   });
 
   it("each view's characters map to the escapes they came from", () => {

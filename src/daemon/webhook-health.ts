@@ -103,9 +103,11 @@ interface RoundStop {
 const STOP_SAID: Record<RetryStopReason, string> = {
   refused: 'the service refused the retry (401/403: the token, or its permission)',
   unreachable: 'the service cannot be reached (the connection not opened, after the client\'s retries: nothing sent)',
+  rate_limited: 'the service is rate limiting (429 past the client\'s retries): the retry is deferred (nothing delivered, its delivery stays due)',
 };
 
 function stopHint(stop: RoundStop): string | undefined {
+  if (stop.reason === 'rate_limited') return 'the service asked for fewer requests: the next round tries one retry first; lower --auto-retry-rate if it lasts';
   if (stop.reason !== 'refused' || !(stop.err instanceof ApiError)) return undefined;
   return stop.err.statusCode === 403 ? RETRY_FORBIDDEN_HINT : RETRY_UNAUTHORIZED_HINT;
 }
@@ -432,15 +434,17 @@ export class WebhookHealth {
           else if (reason === 'unreachable') result = { kind: 'unsent' };
           // the token refused (401/403): the delivery was not retried, its cap is not spent
           else if (reason === 'refused') result = { kind: 'refused' };
+          // the service said slow down (429 past the client's retries): nothing was delivered, the delivery stays due
+          else if (reason === 'rate_limited') result = { kind: 'deferred' };
           else result = err instanceof ApiError && err.statusCode === 404 ? { kind: 'gone' } : { kind: 'error' };
         }
       }
       const retriedId = p.record.id; // settle() moves p.record on to the record the retry made
       const verdict = this.scheduler!.settle(p, result);
-      if (result.kind === 'unsent' || result.kind === 'refused') {
-        // a refusal or the service away is said once, for the round (below)
+      if (result.kind === 'unsent' || result.kind === 'refused' || result.kind === 'deferred') {
+        // a refusal, the service away or rate limiting is said once, for the round (below)
         const why = this.abort.signal.aborted ? 'stopping' : (error ?? 'this replica does not hold the lease');
-        const said = result.kind === 'refused' ? 'refused by the service' : 'not sent';
+        const said = result.kind === 'refused' ? 'refused by the service' : result.kind === 'deferred' ? 'deferred' : 'not sent';
         this.opts.logger.debug({ webhook: name, historyId: retriedId, ...(error ? { error } : {}) }, `webhook delivery retry ${said}: ${why}`);
         return;
       }
@@ -485,7 +489,8 @@ export class WebhookHealth {
       reason: stop.reason, code, webhook: stop.webhook, historyId: stop.historyId, error: message, notAttempted: stop.notAttempted, rounds: this.halt.rounds,
       ...(hint ? { hint } : {}),
     };
-    const said = `webhook delivery retries stopped: ${STOP_SAID[stop.reason]}; the rest of the round is not attempted nor counted against their automatic retries, and each next round tries one retry first`;
+    const what = stop.reason === 'rate_limited' ? 'deferred' : 'stopped';
+    const said = `webhook delivery retries ${what}: ${STOP_SAID[stop.reason]}; the rest of the round is not attempted nor counted against their automatic retries, and each next round tries one retry first`;
     if (same) this.opts.logger.debug(fields, said);
     else this.opts.logger.warn(fields, said);
   }

@@ -18,16 +18,18 @@ export interface RetryOutcome {
 
 /**
  * Why a retry request's failure holds for every other retry too, so a run of them stops there: the service refused
- * the token or its permission (`refused`: 401/403) or could not be reached (`unreachable`: the connection not opened,
- * after the client's retries, nothing sent). Undefined for a failure of that one retry.
+ * the token or its permission (`refused`: 401/403), could not be reached (`unreachable`: the connection not opened,
+ * after the client's retries, nothing sent) or asked for fewer requests (`rate_limited`: a 429 the client's retries
+ * did not get past, nothing delivered). Undefined for a failure of that one retry.
  */
-export type RetryStopReason = 'refused' | 'unreachable';
+export type RetryStopReason = 'refused' | 'unreachable' | 'rate_limited';
 
-export const RETRY_STOP_REASONS: readonly RetryStopReason[] = ['refused', 'unreachable'];
+export const RETRY_STOP_REASONS: readonly RetryStopReason[] = ['refused', 'unreachable', 'rate_limited'];
 
 export function retryStopReason(err: unknown): RetryStopReason | undefined {
   if (err instanceof ApiError && (err.statusCode === 401 || err.statusCode === 403)) return 'refused';
   if (err instanceof TransportError && err.code === ErrorCode.connectFailed) return 'unreachable';
+  if (err instanceof ApiError && err.statusCode === 429) return 'rate_limited';
   return undefined;
 }
 

@@ -121,3 +121,32 @@ describe('automatic retries refused by the service (403: the token lacks the per
     expect(t.logs.filter((l) => /retries resume/.test(String(l.msg)))).toHaveLength(1);
   });
 });
+
+describe('an automatic retry answered 429 after the client retried it (the service said slow down)', () => {
+  it('is not spent against the delivery (it stays due) nor counted as a failed retry, and it stops the round', async () => {
+    const t = await sixFailedDeliveries();
+    await w.control('POST', '/_sandbox/faults', { type: 'error', method: 'POST', path: '/webhooks/history/retry/:id', status: 429, count: 1 });
+    // the old code: an `error`, the delivery's one retry spent ("giving up"), and the other five sent anyway
+    expect(await t.nextRound()).toMatchObject({ ok: true, retried: 0, stopped: 'rate_limited', notAttempted: HOOKS - 1 });
+    expect(await t.retryRequests()).toBe(1);
+    expect(t.logs.filter((l) => /giving up/.test(String(l.msg)))).toEqual([]);
+    const said = t.logs.filter((l) => l.level === 40);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatchObject({ code: ErrorCode.apiRateLimited, reason: 'rate_limited', notAttempted: HOOKS - 1 });
+    expect(t.health.status().autoRetry).toMatchObject({
+      pending: HOOKS,
+      exhausted: 0,
+      retried: { delivered: 0, failed: 0, gone: 0, error: 0 },
+      stopped: { reason: 'rate_limited', code: ErrorCode.apiRateLimited },
+    });
+    expect(await metric(t.registry, 'govops_webhook_auto_retry_stopped', { reason: 'rate_limited' })).toBe(1);
+    expect(await metric(t.registry, 'govops_webhook_auto_retry_rounds_stopped_total', { reason: 'rate_limited' })).toBe(1);
+    expect(await metric(t.registry, 'govops_webhook_auto_retries_total', { result: 'error' })).toBeUndefined();
+
+    // the next round: every delivery retried once, the one rate limited included (it was not spent)
+    expect(await t.nextRound()).toMatchObject({ retried: HOOKS });
+    expect(t.hits()).toBe(2 * HOOKS);
+    expect(t.health.status().autoRetry).toMatchObject({ pending: 0, exhausted: HOOKS, retried: { failed: HOOKS, error: 0 } });
+    expect(await metric(t.registry, 'govops_webhook_auto_retry_stopped', { reason: 'rate_limited' })).toBe(0);
+  });
+});

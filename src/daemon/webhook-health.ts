@@ -13,13 +13,15 @@ import type { WebhookHistoryRecord } from '../api/types.js';
 import { AutoRetryScheduler, type AutoRetryPolicy, type PendingDelivery, type RetryResult } from '../deliveries/auto-retry.js';
 import { DEFAULT_OVERLAP_MS, HistoryCursor, type PollResult } from '../deliveries/cursor.js';
 import { failureCode, isDelivered, timeOf } from '../deliveries/records.js';
-import { ApiError, CancelledError, ErrorCode, TransportError, UserError, classify, type ErrorCodeValue } from '../errors.js';
+import { RETRY_FORBIDDEN_HINT, RETRY_STOP_REASONS, RETRY_UNAUTHORIZED_HINT, retryStopReason, type RetryStopReason } from '../deliveries/retry.js';
+import { ApiError, CancelledError, ErrorCode, UserError, classify, type ErrorCodeValue } from '../errors.js';
 import { isPgLocation } from '../state/location.js';
 import { journalPathFor, loadState, resolveStatePath, statStateFile } from '../state/store.js';
 import type { GovopsState } from '../state/types.js';
 import { webhookIdentityParts } from '../service/kinds.js';
 import { UNMANAGED_LABEL, WebhookHealthMetrics, codeLabel, eventLabel } from './webhook-metrics.js';
 import { firstBy } from '../util/multimap.js';
+import { redactText } from '../util/redact.js';
 
 /**
  * Live id → manifest name of the webhooks govops manages; `serviceNames`, when known, the name each one has in the
@@ -79,10 +81,35 @@ export interface PollSummary {
   /** The service answered a page with records already read: it does not page by offset (the poll stopped there). */
   unpaged?: boolean;
   retried?: number;
+  /** The round of automatic retries stopped at a retry request whose failure holds for every retry (`notAttempted`: the rest). */
+  stopped?: RetryStopReason;
+  notAttempted?: number;
   /** The round was skipped: the managed webhooks (the govops state) could not be read (`code`, `error`). */
   skipped?: boolean;
   code?: ErrorCodeValue;
   error?: string;
+}
+
+/** A round of automatic retries stopped at a failure that holds for every retry: the retry it stopped at, what was left. */
+interface RoundStop {
+  reason: RetryStopReason;
+  err: Error;
+  webhook: string;
+  historyId: string;
+  notAttempted: number;
+}
+
+/** What the stop's log says it was, and what to do about it. */
+const STOP_SAID: Record<RetryStopReason, string> = {
+  refused: 'the service refused the retry (401/403: the token, or its permission)',
+  unreachable: 'the service cannot be reached (the connection not opened, after the client\'s retries: nothing sent)',
+  rate_limited: 'the service is rate limiting (429 past the client\'s retries): the retry is deferred (nothing delivered, its delivery stays due)',
+};
+
+function stopHint(stop: RoundStop): string | undefined {
+  if (stop.reason === 'rate_limited') return 'the service asked for fewer requests: the next round tries one retry first; lower --auto-retry-rate if it lasts';
+  if (stop.reason !== 'refused' || !(stop.err instanceof ApiError)) return undefined;
+  return stop.err.statusCode === 403 ? RETRY_FORBIDDEN_HINT : RETRY_UNAUTHORIZED_HINT;
 }
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
@@ -152,6 +179,8 @@ export class WebhookHealth {
   private lastError?: { at: string; message: string; code: ErrorCodeValue };
   /** The managed set (the govops state) cannot be read: rounds are skipped since `since`. */
   private stateError?: { code: ErrorCodeValue; message: string; since: string; skippedRounds: number };
+  /** The rounds of automatic retries stop at a failure that holds for every retry, since `since` (cleared by a round that does not). */
+  private halt?: { reason: RetryStopReason; code: ErrorCodeValue; message: string; since: string; rounds: number; notAttempted: number };
   private readonly clock: Clock;
   private timer?: TimerHandle;
   private running?: Promise<PollSummary>;
@@ -243,7 +272,8 @@ export class WebhookHealth {
           'webhook history: more new deliveries than one poll reads; older ones of this burst are not counted (shorten --webhook-health-interval)',
         );
       }
-      const retried = this.scheduler && (this.opts.mayWrite?.() ?? true) ? await this.runRetries() : 0;
+      const round = this.scheduler && (this.opts.mayWrite?.() ?? true) ? await this.runRetries() : { sent: 0 };
+      const retried = round.sent;
       this.polls++;
       this.last = { at: new Date(this.now()).toISOString(), durationMs: Math.round(performance.now() - started), result, retried };
       this.lastError = undefined;
@@ -261,6 +291,7 @@ export class WebhookHealth {
         truncated: result.truncated,
         unpaged: result.unpaged,
         retried,
+        ...(round.stop ? { stopped: round.stop.reason, notAttempted: round.stop.notAttempted } : {}),
       };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -366,16 +397,26 @@ export class WebhookHealth {
     if (s.recent.length > this.keep) s.recent.length = this.keep;
   }
 
-  /** Retry what is due (a few at a time); each retry is logged and counted. */
-  private async runRetries(): Promise<number> {
+  /**
+   * Retry what is due (the first alone, then a few at a time); each retry is logged and counted. A failure that holds
+   * for every retry (a 401/403, the service unreachable) stops the round: the rest is not attempted (nor spent, nor
+   * counted), and the next round starts again with one request. Said once at warn until a round is not stopped.
+   */
+  private async runRetries(): Promise<{ sent: number; stop?: RoundStop }> {
     const due = this.scheduler!.take();
     let sent = 0;
+    let stop: RoundStop | undefined;
     const one = async (p: PendingDelivery): Promise<void> => {
       if (this.abort.signal.aborted) return;
       const name = this.managedNow.get(p.webhookId) ?? UNMANAGED_LABEL;
+      // the round stopped before this one was sent: given back (attempt and rate-limit slot), due at the next round
+      if (stop) {
+        this.scheduler!.settle(p, { kind: 'unsent' });
+        stop.notAttempted++;
+        return;
+      }
       let result: RetryResult;
       let error: string | undefined;
-      let unreachable = false;
       // The lease may go while a round is out (a retry waits for the receiver): what is not sent yet is given back,
       // not spent against the delivery's cap (the gate refused it, or would: nothing reached the service).
       if (!(this.opts.mayWrite?.() ?? true)) result = { kind: 'unsent' };
@@ -383,34 +424,32 @@ export class WebhookHealth {
         try {
           result = { kind: 'record', record: await this.api.retryWebhookDelivery(p.record.id) };
         } catch (err) {
-          error = err instanceof Error ? err.message : String(err);
+          error = err instanceof ApiError ? err.toString() : redactText(err instanceof Error ? err.message : String(err));
+          const reason = retryStopReason(err);
+          if (reason && !stop) stop = { reason, err: err as Error, webhook: name, historyId: p.record.id, notAttempted: 0 };
           if (err instanceof UserError && err.code === ErrorCode.stateFenced) result = { kind: 'unsent' };
           // stopped while the client waited (a Retry-After, a backoff after a 429 or a refused connection): not sent
           else if (err instanceof CancelledError) result = { kind: 'unsent' };
           // the service could not be reached (the connection not opened, after the client's retries): nothing was sent
-          else if (err instanceof TransportError && err.code === ErrorCode.connectFailed) {
-            result = { kind: 'unsent' };
-            unreachable = true;
-          }
+          else if (reason === 'unreachable') result = { kind: 'unsent' };
           // the token refused (401/403): the delivery was not retried, its cap is not spent
-          else if (err instanceof ApiError && err.code === ErrorCode.apiAuth) result = { kind: 'refused' };
+          else if (reason === 'refused') result = { kind: 'refused' };
+          // the service said slow down (429 past the client's retries): nothing was delivered, the delivery stays due
+          else if (reason === 'rate_limited') result = { kind: 'deferred' };
           else result = err instanceof ApiError && err.statusCode === 404 ? { kind: 'gone' } : { kind: 'error' };
         }
       }
       const retriedId = p.record.id; // settle() moves p.record on to the record the retry made
       const verdict = this.scheduler!.settle(p, result);
-      if (result.kind === 'unsent') {
-        if (unreachable) {
-          this.opts.logger.warn(
-            { webhook: name, historyId: p.record.id, code: ErrorCode.connectFailed, error },
-            'webhook delivery retry not sent: the service cannot be reached (not counted against the delivery\'s automatic retries)',
-          );
-        } else if (this.abort.signal.aborted) this.opts.logger.debug({ webhook: name, historyId: p.record.id }, 'webhook delivery retry not sent: stopping');
-        else this.opts.logger.debug({ webhook: name, historyId: p.record.id }, 'webhook delivery retry not sent: this replica does not hold the lease');
+      if (result.kind === 'unsent' || result.kind === 'refused' || result.kind === 'deferred') {
+        // a refusal, the service away or rate limiting is said once, for the round (below)
+        const why = this.abort.signal.aborted ? 'stopping' : (error ?? 'this replica does not hold the lease');
+        const said = result.kind === 'refused' ? 'refused by the service' : result.kind === 'deferred' ? 'deferred' : 'not sent';
+        this.opts.logger.debug({ webhook: name, historyId: retriedId, ...(error ? { error } : {}) }, `webhook delivery retry ${said}: ${why}`);
         return;
       }
       sent++;
-      const outcome = result.kind === 'record' ? (verdict.delivered ? 'delivered' : 'failed') : result.kind === 'refused' ? 'error' : result.kind;
+      const outcome = result.kind === 'record' ? (verdict.delivered ? 'delivered' : 'failed') : result.kind;
       this.retried[outcome]++;
       this.metrics.autoRetries.inc({ webhook: name, result: outcome });
       if (verdict.exhausted) this.metrics.autoRetryExhausted.inc({ webhook: name });
@@ -424,14 +463,44 @@ export class WebhookHealth {
         // the scheduler counts on the monotonic clock: shown as the time of day it stands for
         ...(verdict.nextAt !== undefined ? { nextRetryAt: iso(this.now() + (verdict.nextAt - this.clock.monotonic())) } : {}),
       };
-      if (result.kind === 'refused') {
-        this.opts.logger.warn({ ...fields, code: ErrorCode.apiAuth }, 'webhook delivery retry refused by the service (401/403: check the token): not counted against the delivery\'s automatic retries');
-      } else if (verdict.exhausted) this.opts.logger.warn(fields, `webhook delivery still failing after ${verdict.attempt} automatic retries: giving up`);
+      if (verdict.exhausted) this.opts.logger.warn(fields, `webhook delivery still failing after ${verdict.attempt} automatic retries: giving up`);
       else this.opts.logger.info(fields, 'webhook delivery retried automatically');
     };
-    // A few at a time: a retry waits for the receiver (up to its deadline).
-    for (let i = 0; i < due.length; i += 4) await Promise.all(due.slice(i, i + 4).map(one));
-    return sent;
+    // The first alone: a failure that holds for every retry then costs one request a round, not one per retry in
+    // flight. Then a few at a time: a retry waits for the receiver (up to its deadline).
+    await Promise.all(due.slice(0, 1).map(one));
+    for (let i = 1; i < due.length; i += 4) await Promise.all(due.slice(i, i + 4).map(one));
+    if (stop) this.roundStopped(stop);
+    else if (sent > 0) this.roundNotStopped();
+    return { sent, ...(stop ? { stop } : {}) };
+  }
+
+  /** A round stopped at `stop`: said at warn when it begins (or its reason or code changes), at debug after. */
+  private roundStopped(stop: RoundStop): void {
+    const { code } = classify(stop.err);
+    const message = stop.err instanceof ApiError ? stop.err.toString() : redactText(stop.err.message);
+    const same = this.halt?.reason === stop.reason && this.halt.code === code;
+    const at = new Date(this.now()).toISOString();
+    this.halt = { reason: stop.reason, code, message, since: same ? this.halt!.since : at, rounds: (same ? this.halt!.rounds : 0) + 1, notAttempted: stop.notAttempted };
+    for (const reason of RETRY_STOP_REASONS) this.metrics.autoRetryStopped.set({ reason }, reason === stop.reason ? 1 : 0);
+    this.metrics.autoRetryRoundsStopped.inc({ reason: stop.reason });
+    const hint = stopHint(stop);
+    const fields = {
+      reason: stop.reason, code, webhook: stop.webhook, historyId: stop.historyId, error: message, notAttempted: stop.notAttempted, rounds: this.halt.rounds,
+      ...(hint ? { hint } : {}),
+    };
+    const what = stop.reason === 'rate_limited' ? 'deferred' : 'stopped';
+    const said = `webhook delivery retries ${what}: ${STOP_SAID[stop.reason]}; the rest of the round is not attempted nor counted against their automatic retries, and each next round tries one retry first`;
+    if (same) this.opts.logger.debug(fields, said);
+    else this.opts.logger.warn(fields, said);
+  }
+
+  /** A round sent its retries without stopping: a stop before it is over. */
+  private roundNotStopped(): void {
+    if (!this.halt) return;
+    this.opts.logger.info({ reason: this.halt.reason, since: this.halt.since, rounds: this.halt.rounds }, 'webhook delivery retries resume: a round was not stopped');
+    this.halt = undefined;
+    for (const reason of RETRY_STOP_REASONS) this.metrics.autoRetryStopped.set({ reason }, 0);
   }
 
   /** The `webhookHealth` section of /status. */
@@ -477,6 +546,7 @@ export class WebhookHealth {
               pending: this.scheduler.size,
               exhausted: this.scheduler.exhausted,
               retried: { ...this.retried },
+              ...(this.halt ? { stopped: { ...this.halt } } : {}),
             },
           }
         : {}),

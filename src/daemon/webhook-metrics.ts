@@ -1,5 +1,6 @@
 /** Prometheus metrics of the daemon's webhook delivery-health polling (registered in the daemon's registry). */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { RETRY_STOP_REASONS } from '../deliveries/retry.js';
 import { WEBHOOK_ACTIONS } from '../service/events.js';
 
 /** `webhook` label of records whose webhook govops does not manage (one series for all of them). */
@@ -41,6 +42,27 @@ export function codeLabel(r: { responseCode?: string; statusCode: number }): str
   return Number.isInteger(r.statusCode) && r.statusCode >= 100 && r.statusCode <= 599 ? `HTTP ${r.statusCode}` : 'other';
 }
 
+/** Rounds of automatic retries stopped at a failure that holds for every retry (src/daemon/webhook-health.ts), by reason. */
+function stopMetrics(registers: Registry[]): { stopped: Gauge<'reason'>; roundsStopped: Counter<'reason'> } {
+  const stopped = new Gauge({
+    name: 'govops_webhook_auto_retry_stopped',
+    help: 'Whether the last round of automatic retries that sent one stopped at it, by reason (refused: 401/403, the token or its permission; unreachable: the connection not opened; rate_limited: a 429 past the client retries, the retry deferred): 1 until a round is not stopped',
+    labelNames: ['reason'],
+    registers,
+  });
+  const roundsStopped = new Counter({
+    name: 'govops_webhook_auto_retry_rounds_stopped_total',
+    help: 'Rounds of automatic retries stopped at a retry request whose failure holds for every retry, by reason (the rest of the round not attempted, nothing spent)',
+    labelNames: ['reason'],
+    registers,
+  });
+  for (const reason of RETRY_STOP_REASONS) {
+    stopped.set({ reason }, 0);
+    roundsStopped.inc({ reason }, 0);
+  }
+  return { stopped, roundsStopped };
+}
+
 export class WebhookHealthMetrics {
   readonly deliveries: Counter<'webhook' | 'event' | 'outcome'>;
   readonly failures: Counter<'webhook' | 'code'>;
@@ -54,6 +76,8 @@ export class WebhookHealthMetrics {
   readonly autoRetries: Counter<'webhook' | 'result'>;
   readonly autoRetryExhausted: Counter<'webhook'>;
   readonly autoRetryPending: Gauge;
+  readonly autoRetryStopped: Gauge<'reason'>;
+  readonly autoRetryRoundsStopped: Counter<'reason'>;
 
   constructor(registry: Registry, autoRetry: boolean) {
     const registers = [registry];
@@ -110,7 +134,7 @@ export class WebhookHealthMetrics {
     });
     this.autoRetries = new Counter({
       name: 'govops_webhook_auto_retries_total',
-      help: 'Automatic retries of failed deliveries by webhook and result (delivered, failed, gone: record or webhook deleted, error: the retry request failed)',
+      help: 'Automatic retries of failed deliveries by webhook and result (delivered, failed, gone: record or webhook deleted, error: the retry request failed; a round stopped is not counted here: govops_webhook_auto_retry_rounds_stopped_total)',
       labelNames: ['webhook', 'result'],
       registers: autoRetry ? registers : [],
     });
@@ -125,6 +149,7 @@ export class WebhookHealthMetrics {
       help: 'Failed deliveries of managed webhooks waiting for an automatic retry',
       registers: autoRetry ? registers : [],
     });
+    ({ stopped: this.autoRetryStopped, roundsStopped: this.autoRetryRoundsStopped } = stopMetrics(autoRetry ? registers : []));
     this.polls.inc({ result: 'ok' }, 0);
     this.polls.inc({ result: 'error' }, 0);
     this.pollRequests.inc(0);

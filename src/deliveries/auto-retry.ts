@@ -57,7 +57,13 @@ export type RetryResult =
    * the receiver. The attempt is given back (the delivery's cap is not spent), its webhook is not held back; the
    * request did reach the service, so its rate-limit slot stays spent and the delivery waits its current backoff.
    */
-  | { kind: 'refused' };
+  | { kind: 'refused' }
+  /**
+   * The service answered the retry request 429 past the client's own retries (it asked for fewer requests): nothing
+   * reached the receiver. The attempt is given back, no backoff (the delivery is due at the next round), its webhook is
+   * not held back; the request reached the service, so its rate-limit slot stays spent.
+   */
+  | { kind: 'deferred' };
 
 export interface RetryVerdict {
   /** The delivery got through. */
@@ -194,9 +200,9 @@ export class AutoRetryScheduler {
       if (slot >= 0) this.recent.splice(slot, 1);
       return { delivered: false, exhausted: false, attempt: p.attempts };
     }
-    if (result.kind === 'refused') {
+    if (result.kind === 'refused' || result.kind === 'deferred') {
       p.attempts--;
-      p.nextAt = now + this.backoff(p.attempts + 1);
+      p.nextAt = result.kind === 'deferred' ? now : now + this.backoff(p.attempts + 1);
       return { delivered: false, exhausted: false, attempt: p.attempts, nextAt: p.nextAt };
     }
     if (result.kind === 'record') this.ownRecords.add(recordKey(result.record));

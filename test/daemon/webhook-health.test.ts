@@ -611,7 +611,7 @@ describe('a webhook govops is deleting', () => {
 describe('automatic retries when the lease is lost during a round of retries', () => {
   it('the retries the write gate refused (nothing sent) are not spent: they are retried once this replica leads again', async () => {
     w = await startWorld();
-    // six webhooks, one failed delivery each: one round takes all six, sent four at a time
+    // six webhooks, one failed delivery each: one round takes all six, sent the first alone, then four at a time
     const hooks = await w.createHooks([1, 2, 3, 4, 5, 6].map((i) => hookItem(w, `h${i}`, `/h${i}`)));
     for (let i = 1; i <= 6; i++) w.rx.set(`/h${i}`, 503);
     let leading = true;
@@ -622,7 +622,7 @@ describe('automatic retries when the lease is lost during a round of retries', (
       retries: 0,
       writeGate: (method, path) => {
         sent.add(path);
-        if (sent.size === 5) leading = false; // the lease is lost while the first four retries were out
+        if (sent.size === 6) leading = false; // the lease is lost after the first five retries were out
         if (!leading) throw new UserError(`${method} ${path} not sent: this replica does not hold the lease`, undefined, { code: ErrorCode.stateFenced });
       },
     });
@@ -643,18 +643,18 @@ describe('automatic retries when the lease is lost during a round of retries', (
     await w.fire('modelAccessRequested');
     await health.pollOnce();
     now += 1000;
-    await health.pollOnce(); // four sent and failed (cap reached); the lease went before the other two were sent
+    await health.pollOnce(); // five sent and failed (cap reached); the lease went before the sixth was sent
     const hits = () => [1, 2, 3, 4, 5, 6].filter((i) => (w.rx.hits.get(`/h${i}`) ?? 0) > 1).length;
-    expect(hits()).toBe(4);
-    // nothing was sent for the other two: not "still failing after 1 automatic retries"
-    expect(lines.filter((l) => /giving up/.test(l.msg))).toHaveLength(4);
-    expect(health.status().autoRetry).toMatchObject({ pending: 2, exhausted: 4, retried: { failed: 4, error: 0 } });
+    expect(hits()).toBe(5);
+    // nothing was sent for the sixth: not "still failing after 1 automatic retries"
+    expect(lines.filter((l) => /giving up/.test(l.msg))).toHaveLength(5);
+    expect(health.status().autoRetry).toMatchObject({ pending: 1, exhausted: 5, retried: { failed: 5, error: 0 } });
 
     leading = true; // leading again (or this replica took over again)
     sent.clear();
-    sent.add('x').add('y').add('z').add('w').add('v'); // past the point the test loses the lease at
+    sent.add('x').add('y').add('z').add('w').add('v').add('u'); // past the point the test loses the lease at
     now += 1000;
-    expect(await health.pollOnce()).toMatchObject({ retried: 2 });
+    expect(await health.pollOnce()).toMatchObject({ retried: 1 });
     expect(hits()).toBe(6);
   });
 });
@@ -843,11 +843,16 @@ async function retriesFailingWith(failure: (id: string) => Error) {
 describe('automatic retries the service refuses (401/403: the token)', () => {
   it('do not spend the delivery\'s cap (it was never retried): once the token is accepted, the delivery is retried', async () => {
     const { health, lines, nextRound, heal } = await retriesFailingWith((id) => new ApiError(403, 'Forbidden', 'not allowed to retry', 'POST', `/webhooks/history/retry/${id}`));
-    for (let i = 0; i < 3; i++) expect(await nextRound()).toMatchObject({ retried: 1 });
+    for (let i = 0; i < 3; i++) expect(await nextRound()).toMatchObject({ retried: 0, stopped: 'refused' });
     // the old code: the first refusal reached the cap (1): "giving up", exhausted 1, never retried again
     expect(lines.filter((l) => /giving up/.test(l.msg))).toHaveLength(0);
-    expect(health.status().autoRetry).toMatchObject({ pending: 1, exhausted: 0, retried: { error: 3 } });
-    expect(lines.filter((l) => /refused by the service/.test(l.msg)).map((l) => l.code)).toEqual([ErrorCode.apiAuth, ErrorCode.apiAuth, ErrorCode.apiAuth]);
+    // a refusal is no retry (not counted as one); said at warn once, for the rounds it stops
+    expect(health.status().autoRetry).toMatchObject({ pending: 1, exhausted: 0, retried: { error: 0 }, stopped: { reason: 'refused', rounds: 3 } });
+    expect(lines.filter((l) => /the service refused the retry/.test(l.msg)).map((l) => [l.level, l.code])).toEqual([
+      [40, ErrorCode.apiAuth],
+      [20, ErrorCode.apiAuth],
+      [20, ErrorCode.apiAuth],
+    ]);
     expect(w.rx.hits.get('/dead')).toBe(1);
 
     heal(); // the token is fixed (or given the permission)

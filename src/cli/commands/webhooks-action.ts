@@ -6,7 +6,7 @@ import { DEFAULT_PAGE_SIZE, readHistory, type ReadStats } from '../../deliveries
 import { failedDeliveries } from '../../deliveries/records.js';
 import { cell, recordTable, retryTable, table } from '../../deliveries/render.js';
 import { printableJson } from '../../util/terminal.js';
-import { retryDeliveries, uniqueIds, type RetryOutcome } from '../../deliveries/retry.js';
+import { RETRY_FORBIDDEN_HINT, retryDeliveries, uniqueIds, type RetryOutcome } from '../../deliveries/retry.js';
 import { ApiError, ErrorCode, TransportError, UserError, classify } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
 import type { LoadedManifest } from '../../manifests/types.js';
@@ -260,8 +260,7 @@ function refusesAll(err: Error | undefined): err is ApiError | TransportError {
 function forbidden(err: ApiError): UserError {
   return new UserError(
     `the service refused the retry: ${err.toString()}`,
-    'the token is valid but lacks the permission to retry these deliveries: use the token of the webhook\'s owner or an ' +
-      'administrator\'s (interface 5.3: administrators may retry any record) in GOVOPS_TOKEN (or --token-file)',
+    RETRY_FORBIDDEN_HINT,
     { code: err.code },
   );
 }

@@ -55,6 +55,7 @@ import type {
   WebhookInput,
 } from './types.js';
 import { historyQueryString, toActions, toHistoryPage, toHistoryRecord } from './webhook-history.js';
+import { counted } from '../util/plural.js';
 
 /** One HTTP attempt, reported to `onRequest` (e.g. for a Prometheus histogram). */
 export interface RequestEvent {
@@ -665,7 +666,7 @@ export class ServiceClient implements ServiceApi {
     }
     const failed = (): TransportError =>
       new TransportError(
-        `${(err as Error).message ?? String(err)} (${low}) after ${at.index + 1} attempt(s)`,
+        `${(err as Error).message ?? String(err)} (${low}) after ${counted(at.index + 1, 'attempt')}`,
         c.method, c.path, err, progress.maybeSent && c.recover ? ErrorCode.createUnsettled : code,
       );
     if (!retryable || at.last) throw failed();
@@ -702,7 +703,7 @@ export class ServiceClient implements ServiceApi {
     // After an attempt that may have landed, no answer proves the create did not happen: the outcome is unknown.
     if (c.recover && progress.maybeSent) {
       return new TransportError(
-        `the create may have reached the service (${err.statusCode} ${err.error} after ${at.index + 1} attempt(s)) and is not listed yet; not re-sent (the next run finds it by its identity)`,
+        `the create may have reached the service (${err.statusCode} ${err.error} after ${counted(at.index + 1, 'attempt')}) and is not listed yet; not re-sent (the next run finds it by its identity)`,
         c.method, c.path, err, ErrorCode.createUnsettled,
       );
     }
@@ -729,7 +730,7 @@ export class ServiceClient implements ServiceApi {
     if (found) return found;
     throw new TransportError(
       `the service accepted the create (${status}) but its answer could not be read (${unreadable.message}), and it is not listed yet; ` +
-        `not re-sent (the next run finds it by its identity) after ${at.index + 1} attempt(s)`,
+        `not re-sent (the next run finds it by its identity) after ${counted(at.index + 1, 'attempt')}`,
       c.method, c.path, unreadable, ErrorCode.createUnsettled,
     );
   }

@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import { loadStage } from '../reconcile/load.js';
 import { stopped, type EngineOptions } from '../reconcile/stages.js';
 import { loadState } from '../state/store.js';
+import { agree } from '../util/plural.js';
 
 /** What every reconcile of the daemon shares: built once from the flags (src/cli/commands/run-action.ts), passed down whole. */
 export interface EngineSettings {
@@ -80,7 +81,7 @@ class RenderedRevision {
       const links = await linksLeaving(revision.root);
       if (links.length > 0) {
         throw new RenderError(
-          `symbolic link(s) leading outside the revision, refused before rendering (the render command could read what they point to): ${links.join(', ')}; commit the files themselves instead`,
+          `${agree(links.length, 'a symbolic link', 'symbolic links')} leading outside the revision, refused before rendering (the render command could read what they point to): ${links.join(', ')}; commit the files themselves instead`,
           'links',
         );
       }

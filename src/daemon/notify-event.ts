@@ -17,6 +17,7 @@ import { isAwaitingManualStep } from '../plan/manual-steps.js';
 import type { PlanSummary } from '../plan/types.js';
 import { heldBack } from './classify.js';
 import type { Attempt } from './loop.js';
+import { counted } from '../util/plural.js';
 
 export const EVENT_TYPES = ['applied', 'failed', 'rejected', 'blocked', 'drift'] as const;
 export type EventKind = (typeof EVENT_TYPES)[number];
@@ -128,13 +129,13 @@ function message(kind: EventKind, a: Attempt, rs: readonly ResourceResult[], obs
   const count = (result: ResourceResult['result']): number => rs.filter((r) => r.result === result).length;
   switch (kind) {
     case 'applied':
-      return `revision ${a.revision}: ${count('applied')} change(s) applied`;
+      return `revision ${a.revision}: ${counted(count('applied'), 'change')} applied`;
     case 'drift':
       return observe
-        ? `revision ${a.revision}: ${rs.length} change(s) pending, not applied (--observe)`
-        : `revision ${a.revision}: drift detected, ${rs.length} change(s) not applied (--self-heal is off)`;
+        ? `revision ${a.revision}: ${counted(rs.length, 'change')} pending, not applied (--observe)`
+        : `revision ${a.revision}: drift detected, ${counted(rs.length, 'change')} not applied (--self-heal is off)`;
     case 'blocked':
-      return `revision ${a.revision}: ${count('blocked')} change(s) blocked${count('applied') ? `, ${count('applied')} applied` : ''}`;
+      return `revision ${a.revision}: ${counted(count('blocked'), 'change')} blocked${count('applied') ? `, ${count('applied')} applied` : ''}`;
     case 'rejected':
       return `revision ${a.revision} rejected: ${a.error ?? 'invalid'}`;
     case 'failed':

@@ -19,6 +19,7 @@ import { attributeDataSources } from '../plan/data-sources.js';
 import { dataSourceKey } from '../service/data-sources.js';
 import { pathCarriesToken, webhookIdentity, webhookUrlCarriesCredential } from '../service/kinds.js';
 import { assignNames, envName, NAME_PATTERN, MAX_NAME } from './names.js';
+import { counted, agree } from '../util/plural.js';
 
 export type ExportKind = Manifest['kind'];
 export const EXPORT_KINDS: readonly ExportKind[] = ['Integration', 'Webhook', 'DataSource'];
@@ -84,7 +85,7 @@ export function warningsFor(result: ExportResult, selected: (resource: string) =
   const unknown = result.unknownActionType.filter(selected).map((r) => r.slice('Webhook/'.length));
   if (unknown.length > 0) {
     const shown = unknown.slice(0, 5).join(', ') + (unknown.length > 5 ? `, and ${unknown.length - 5} more` : '');
-    out.push(`${unknown.length} webhook(s) exported with actionType triggered: the service does not return their actionType (${shown}); check it where a webhook receives`);
+    out.push(`${counted(unknown.length, 'webhook')} exported with actionType triggered: the service does not return ${agree(unknown.length, 'its', 'their')} actionType (${shown}); check it where a webhook receives`);
   }
   return out;
 }
@@ -126,7 +127,7 @@ function exportIntegrations(input: ExportInput, out: ExportResult): Map<string, 
   const unknown = sorted.filter((l) => !isIntegrationType(l.type));
   if (unknown.length > 0) {
     const listed = unknown.map((l) => `id ${l.id} (type ${JSON.stringify(l.type)})`).join(', ');
-    out.warnings.push(`${unknown.length} integration(s) not exported: govops does not know their type: ${listed}`);
+    out.warnings.push(`${counted(unknown.length, 'integration')} not exported: govops does not know ${agree(unknown.length, 'its', 'their')} type: ${listed}`);
   }
   const names = assignNames(
     integrations.map((l) => ({ key: naturalKey(l.type, l.config), base: integrationBase(l), fallback: l.type, id: l.id })),

@@ -2,6 +2,7 @@
 import { quotedPart } from '../util/cut.js';
 import { printable } from '../util/terminal.js';
 import type { Diagnostic, LoadedManifest } from './types.js';
+import { counted } from '../util/plural.js';
 
 /** Where a manifest starts, as `file:line:col` (for messages naming another manifest). */
 export function where(m: LoadedManifest): string {
@@ -21,6 +22,5 @@ export function formatDiagnostic(d: Diagnostic, color = false): string {
 export function summarize(diagnostics: readonly Diagnostic[], files: number, manifests: number): string {
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = diagnostics.length - errors;
-  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
-  return `${plural(files, 'file')}, ${plural(manifests, 'valid manifest')}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
+  return `${counted(files, 'file')}, ${counted(manifests, 'valid manifest')}: ${counted(errors, 'error')}, ${counted(warnings, 'warning')}`;
 }

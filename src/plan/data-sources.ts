@@ -18,6 +18,7 @@ import { blocked, problem, reason, warning, type Blocked, type PlanProblem, type
 import type { DesiredDataSource, FieldChange, PlanOptions, ResourceChange } from './types.js';
 import { appendTo, groupBy } from '../util/multimap.js';
 import { withoutTrailingSlashes } from '../util/strings.js';
+import { counted } from '../util/plural.js';
 
 export interface DataSourcePlanInput {
   desired: readonly DesiredDataSource[];
@@ -155,8 +156,8 @@ function unsupportedPlan(input: DataSourcePlanInput): DataSourcePlan {
     changes.push(c);
   }
   const managed = input.state.filter((s) => s.kind === 'DataSource').length;
-  const parts = [`${input.desired.length} DataSource manifest(s) not applied`];
-  if (managed) parts.push(`${managed} managed data source(s) not checked`);
+  const parts = [`${counted(input.desired.length, 'DataSource manifest')} not applied`];
+  if (managed) parts.push(`${counted(managed, 'managed data source')} not checked`);
   return { changes, errors: [], warnings: [warning('data-sources-unsupported', `${message}: ${parts.join(', ')}`)] };
 }
 
@@ -323,7 +324,7 @@ function cascadeWarnings(input: DataSourcePlanInput, m: MatchResult<LiveDataSour
       warnings.push(
         warning(
           'cascade-delete',
-          `Integration/${ic.name}: the ${ic.action} also deletes ${others.length} data source(s) govops does not manage (ids ${others.map((d) => d.id).join(', ')}): the service deletes data sources with their integration`,
+          `Integration/${ic.name}: the ${ic.action} also deletes ${counted(others.length, 'data source')} govops does not manage (ids ${others.map((d) => d.id).join(', ')}): the service deletes data sources with their integration`,
           { kind: 'Integration', name: ic.name },
         ),
       );

@@ -13,6 +13,7 @@
  */
 import { blocked } from './notes.js';
 import type { DeletionRefusal, PlanChange, PlanOptions } from './types.js';
+import { counted } from '../util/plural.js';
 
 /** Default share of the managed resources one plan may delete. */
 export const DEFAULT_MAX_DELETE_SHARE = 0.25;
@@ -47,7 +48,7 @@ export function guardDeletions(
       managed,
       limit: 0,
       message:
-        `the manifest set is empty: refusing to delete ${prunes.length} managed resource(s) (an empty set usually ` +
+        `the manifest set is empty: refusing to delete ${counted(prunes.length, 'managed resource')} (an empty set usually ` +
         `means a broken checkout or a wrong path). To delete them all, run with --allow-empty --max-deletes ${prunes.length}`,
     };
   } else if (options.maxDeletes !== undefined) {

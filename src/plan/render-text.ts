@@ -3,6 +3,7 @@ import { printableData, printableJson } from '../util/terminal.js';
 import { blockedBesidesManualStep, isAwaitingManualStep } from './manual-steps.js';
 import type { FailedCreation, FieldChange, ManualStepGate, NotComparable, Plan, PlanSummary, ResourceChange } from './types.js';
 import { appendTo } from '../util/multimap.js';
+import { counted } from '../util/plural.js';
 
 export interface TextOptions {
   color?: boolean;
@@ -221,7 +222,7 @@ export function isVisible(c: ResourceChange): boolean {
 export function targetsLine(plan: Plan): string {
   if (!plan.targets) return '';
   const n = plan.targets.untargeted;
-  return `Targeted plan (--only ${plan.targets.only.join(' --only ')}): ${n} other resource(s) not planned; nothing is pruned that --only does not name exactly.`;
+  return `Targeted plan (--only ${plan.targets.only.join(' --only ')}): ${counted(n, 'other resource')} not planned; nothing is pruned that --only does not name exactly.`;
 }
 
 /** What a plan without changes says: of the targeted resources only, in a targeted plan (others may differ). */
@@ -233,7 +234,7 @@ export function noChangesLine(plan: Plan): string {
 export function leftAloneLines(plan: Plan): string[] {
   const out: string[] = [];
   const suspended = plan.changes.filter((c) => c.suspended).length;
-  if (suspended) out.push(`${suspended} resource(s) suspended (govops/suspend): left alone.`);
+  if (suspended) out.push(`${counted(suspended, 'resource')} suspended (govops/suspend): left alone.`);
   const ignored = plan.changes.filter((c) => c.ignoredFields?.length && !isVisible(c));
   if (ignored.length) {
     out.push(`Fields ignored (govops/ignore-fields, never compared): ${ignored.map((c) => `${c.resourceKind}/${c.name}: ${c.ignoredFields!.join(', ')}`).join('; ')}.`);

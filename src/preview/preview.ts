@@ -37,6 +37,7 @@ import { finish as finishResult, warningsAbout } from './result.js';
 import { loadRevision } from './revisions.js';
 import { PREVIEW_FORMAT_VERSION, PREVIEW_MARKER, type PreviewResult } from './types.js';
 import { unresolvedRefs, type UnknownSecret } from './unknown-secrets.js';
+import { counted, agree } from '../util/plural.js';
 
 export interface PreviewOptions extends RequestOptions {
   /** Folder the paths are relative to (the CLI passes the cwd). */
@@ -178,14 +179,14 @@ function readWarnings(revs: Revisions, result: PreviewResult): void {
     if (baseErrors) {
       result.warnings.push({
         kind: 'base-invalid',
-        message: `${baseErrors} manifest error(s) at the base revision: those manifests are treated as absent there`,
+        message: `${counted(baseErrors, 'manifest error')} at the base revision: ${agree(baseErrors, 'that manifest is', 'those manifests are')} treated as absent there`,
       });
     }
   }
   if (result.uncommitted) {
     result.warnings.push({
       kind: 'uncommitted',
-      message: `${result.uncommitted.length} manifest file(s) have uncommitted changes, which are not previewed (the preview reads commits): ${result.uncommitted.join(', ')}`,
+      message: `${counted(result.uncommitted.length, 'manifest file')} ${agree(result.uncommitted.length, 'has', 'have')} uncommitted changes, which are not previewed (the preview reads commits): ${result.uncommitted.join(', ')}`,
     });
   }
 }

@@ -17,6 +17,7 @@ import { renderManualSteps } from './render-manual.js';
 import { mdCode, mdFenced, mdHtml, mdText } from '../util/markdown.js';
 import { printable } from '../util/terminal.js';
 import type { DriftEntry, DryRunResult, LiveAction, LiveFacts, PreviewResource, PreviewResult, PreviewWarning } from './types.js';
+import { agree, counted } from '../util/plural.js';
 
 /** Untrusted text as Markdown text (a table cell, a list item). */
 export const cell = mdText;
@@ -28,7 +29,6 @@ const fenced = mdFenced;
  * as `\n`, so no text of theirs starts a line of the block (a forged diff line a reviewer would take for a change).
  */
 const fencedLine = (s: string): string => mdFenced(printable(s));
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 const FILE_STATUS: Record<string, string> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type changed' };
 const PR_SYMBOL: Record<PrChangeKind, string> = { added: '+', removed: '-', renamed: '~', changed: '~' };
@@ -79,8 +79,8 @@ function liveText(l: LiveFacts): string {
 /** What the pull request does to a resource; the old name neutralised with `esc` (Markdown text, or HTML). */
 function prText(r: PreviewResource, esc = mdText): string {
   if (r.change === undefined) return '';
-  if (r.change === 'renamed') return `renamed from ${esc(r.renamedFrom ?? '?')}${r.fields.length ? `, ${plural(r.fields.length, 'field')} changed` : ''}`;
-  if (r.change === 'changed') return `changed (${plural(r.fields.length, 'field')})`;
+  if (r.change === 'renamed') return `renamed from ${esc(r.renamedFrom ?? '?')}${r.fields.length ? `, ${counted(r.fields.length, 'field')} changed` : ''}`;
+  if (r.change === 'changed') return `changed (${counted(r.fields.length, 'field')})`;
   return r.change;
 }
 
@@ -124,13 +124,13 @@ function summary(r: PreviewResult): string[] {
     rows.push('| **Dry runs** | ⏭️ not sent: the service was not consulted |');
   }
   if (r.mode === 'live') {
-    rows.push(`| **Drift** | ${s.drift === 0 ? 'none: the service matches the base revision' : `${plural(s.drift, 'resource')} differ from the base revision (not from this pull request; merging applies them too)`} |`);
+    rows.push(`| **Drift** | ${s.drift === 0 ? 'none: the service matches the base revision' : `${counted(s.drift, 'resource')} ${agree(s.drift, 'differs', 'differ')} from the base revision (not from this pull request; merging applies them too)`} |`);
   }
   if (s.manualSteps > 0 || s.awaitingManualStep) {
-    const waiting = s.awaitingManualStep ? `; ⏸️ ${plural(s.awaitingManualStep, 'change')} not applied until their manifests acknowledge the scripts` : '';
-    rows.push(`| **Manual steps** | ${plural(s.manualSteps, 'script')} to run in the platform${waiting} |`);
+    const waiting = s.awaitingManualStep ? `; ⏸️ ${counted(s.awaitingManualStep, 'change')} not applied until their manifests acknowledge the scripts` : '';
+    rows.push(`| **Manual steps** | ${counted(s.manualSteps, 'script')} to run in the platform${waiting} |`);
   }
-  if (r.unknownSecrets.length > 0) rows.push(`| **Secrets not checked** | ${plural(r.unknownSecrets.length, 'reference')} not available here |`);
+  if (r.unknownSecrets.length > 0) rows.push(`| **Secrets not checked** | ${counted(r.unknownSecrets.length, 'reference')} not available here |`);
   const verdict =
     r.exitCode === 1
       ? '❌ **Needs attention** (exit 1)'
@@ -148,7 +148,7 @@ function status(r: PreviewResult): string[] {
   const out: string[] = [];
   if (!r.valid) {
     const errors = r.diagnostics.filter((d) => d.severity === 'error').length;
-    out.push(`**Validation failed:** ${plural(errors, 'error')} in the manifests. Nothing can be planned or applied until they are fixed.`, '');
+    out.push(`**Validation failed:** ${counted(errors, 'error')} in the manifests. Nothing can be planned or applied until they are fixed.`, '');
   }
   if (r.offlineReason !== undefined) {
     out.push(`> **Live state was not consulted:** ${cell(r.offlineReason)}.`, `> ${r.base ? 'This shows what the pull request changes in the manifests; the service may differ from them.' : 'Only the manifests were checked (pass --base REF to compare with the base revision).'}`, '');
@@ -179,8 +179,8 @@ function warnings(r: PreviewResult): Section {
     head: ['#### Warnings', ''],
     items: r.warnings.map((w) => `- ${WARN_ICON[w.kind]} ${w.resource ? `**${cell(w.resource)}**: ` : ''}${cell(w.message)}`),
     tail: [''],
-    more: (n) => `- … and ${plural(n, 'more warning')} (see the JSON output)`,
-    short: ['#### Warnings', '', `${plural(r.warnings.length, 'warning')}: too long to show here (see the JSON output).`, ''],
+    more: (n) => `- … and ${counted(n, 'more warning')} (see the JSON output)`,
+    short: ['#### Warnings', '', `${counted(r.warnings.length, 'warning')}: too long to show here (see the JSON output).`, ''],
     max: 8_000,
   };
 }
@@ -193,7 +193,7 @@ function diagnosticsSection(heading: string, list: Diagnostic[]): Section {
     items: list.map((d) => fenced(formatDiagnostic(d))),
     tail: ['```', ''],
     more: (n) => `… and ${n} more`,
-    short: [`#### ${heading}`, '', `${plural(list.length, 'message')}: run \`govops validate\` to see them.`, ''],
+    short: [`#### ${heading}`, '', `${counted(list.length, 'message')}: run \`govops validate\` to see them.`, ''],
     max: 12_000,
   };
 }
@@ -215,8 +215,8 @@ function changesTable(r: PreviewResult): Section {
     head: ['#### Changes', '', `| ${headers.join(' | ')} |`, `|${headers.map(() => '---').join('|')}|`],
     items: rows,
     tail: [''],
-    more: (n) => `| | … ${plural(n, 'more resource')} (see the JSON output) |${' |'.repeat(headers.length - 2)}`,
-    short: ['#### Changes', '', `${plural(rows.length, 'resource')}: too many to list here (see the JSON output).`, ''],
+    more: (n) => `| | … ${counted(n, 'more resource')} (see the JSON output) |${' |'.repeat(headers.length - 2)}`,
+    short: ['#### Changes', '', `${counted(rows.length, 'resource')}: too many to list here (see the JSON output).`, ''],
     max: 24_000,
   };
 }
@@ -271,7 +271,7 @@ function details(r: PreviewResult): Section {
   return {
     head: ordered.length ? ['#### Details', ''] : [],
     items: ordered.map(detail),
-    more: (n) => `_${plural(n, 'more resource')} not detailed here, to keep the comment under GitHub's size limit: see the JSON output (\`govops preview -o json\`)._\n`,
+    more: (n) => `_${counted(n, 'more resource')} not detailed here, to keep the comment under GitHub's size limit: see the JSON output (\`govops preview -o json\`)._\n`,
     short: ordered.length ? ['#### Details', '', `_Not shown (too long for a comment): see the JSON output._`, ''] : [],
   };
 }
@@ -285,19 +285,19 @@ function driftLines(d: DriftEntry): string {
 
 function drift(r: PreviewResult): Section {
   if (r.drift.length === 0) return { head: [], items: [], more: () => '', short: [] };
-  const summaryLine = `<details><summary>Drift: ${plural(r.drift.length, 'resource')} in the service ${r.drift.length === 1 ? 'differs' : 'differ'} from the base revision (not caused by this pull request; merging applies ${r.drift.length === 1 ? 'it' : 'them'} too)</summary>`;
+  const summaryLine = `<details><summary>Drift: ${counted(r.drift.length, 'resource')} in the service ${r.drift.length === 1 ? 'differs' : 'differ'} from the base revision (not caused by this pull request; merging applies ${r.drift.length === 1 ? 'it' : 'them'} too)</summary>`;
   return {
     head: [summaryLine, '', '```diff'],
     items: r.drift.map(driftLines),
     tail: ['```', '', '</details>', ''],
-    more: (n) => `… and ${plural(n, 'more resource')} (see the JSON output)`,
+    more: (n) => `… and ${counted(n, 'more resource')} (see the JSON output)`,
     short: [summaryLine, '', 'Too long to show here: see the JSON output.', '', '</details>', ''],
   };
 }
 
 function unknownSecrets(r: PreviewResult): Section {
   if (r.unknownSecrets.length === 0) return { head: [], items: [], more: () => '', short: [] };
-  const summaryLine = `<details><summary>Sensitive values not checked: ${plural(r.unknownSecrets.length, 'secret reference')} cannot be resolved here</summary>`;
+  const summaryLine = `<details><summary>Sensitive values not checked: ${counted(r.unknownSecrets.length, 'secret reference')} cannot be resolved here</summary>`;
   return {
     head: [
       summaryLine,
@@ -309,7 +309,7 @@ function unknownSecrets(r: PreviewResult): Section {
     ],
     items: r.unknownSecrets.map((u) => `| ${cell(`${u.resourceKind}/${u.name}`)} | ${code(u.path)} | (sensitive, not checked) | ${cell(u.ref)} |`),
     tail: ['', '</details>', ''],
-    more: (n) => `| … | ${plural(n, 'more')} | | |`,
+    more: (n) => `| … | ${counted(n, 'more')} | | |`,
     short: [summaryLine, '', 'Too many to list here: see the JSON output.', '', '</details>', ''],
   };
 }
@@ -322,7 +322,7 @@ function changedFiles(r: PreviewResult): Section {
     head: [summaryLine, '', '| Change | File |', '|---|---|'],
     items: r.base.files.map((f) => `| ${FILE_STATUS[f.status] ?? f.status} | ${cell(f.from !== undefined ? `${f.from} → ${f.file}` : f.file)} |`),
     tail: ['', '</details>', ''],
-    more: (n) => `| … | ${plural(n, 'more file')} |`,
+    more: (n) => `| … | ${counted(n, 'more file')} |`,
     short: [summaryLine, '', 'Too many to list here.', '', '</details>', ''],
   };
 }

@@ -6,6 +6,7 @@ import { mdText } from '../util/markdown.js';
 import type { Diagnostic } from '../manifests/types.js';
 import type { ResourceOutcome, ReconcileResult } from './types.js';
 import { PLAN_FORMAT_VERSION } from '../plan/types.js';
+import { counted } from '../util/plural.js';
 
 export function diagnosticLine(d: Diagnostic): string {
   return formatDiagnostic(d);
@@ -68,21 +69,19 @@ export function outcomeMarkdown(outcomes: readonly ResourceOutcome[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
-
 /**
  * The closing `error:` text of a failed plan or apply. Problems already printed one per line (the
  * manifests' diagnostics on stderr; the plan's errors in a text plan) are counted, not printed again.
  */
 export function failureSummary(result: ReconcileResult, verb: 'planned' | 'applied', planPrinted: boolean): string {
   const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
-  if (result.stage === 'load' && errors > 0) return `${plural(errors, 'error')} in the manifests (listed above): nothing was ${verb}`;
+  if (result.stage === 'load' && errors > 0) return `${counted(errors, 'error')} in the manifests (listed above): nothing was ${verb}`;
   const planErrors = result.plan?.errors.length ?? 0;
-  if (result.stage === 'plan' && planErrors > 0 && planPrinted) return `the plan has ${plural(planErrors, 'error')} (listed above): nothing was ${verb}`;
+  if (result.stage === 'plan' && planErrors > 0 && planPrinted) return `the plan has ${counted(planErrors, 'error')} (listed above): nothing was ${verb}`;
   const failed = result.outcomes.filter((o) => o.result === 'failed' || o.result === 'skipped').length;
   // The guard's refusal names the flag that allows it: say it here too (CI shows stderr).
   const refusal = result.plan?.deletionRefusal ? `: ${result.plan.deletionRefusal.message}` : '';
-  if (result.stage === 'apply' && failed > 0) return `${failed} of ${plural(result.outcomes.length, 'resource')} not applied (listed above)${refusal}`;
+  if (result.stage === 'apply' && failed > 0) return `${failed} of ${counted(result.outcomes.length, 'resource')} not applied (listed above)${refusal}`;
   return result.error ?? `reconcile failed at stage ${result.stage}`;
 }
 

@@ -116,7 +116,7 @@ describe('govops validate / plan / apply with data sources', () => {
     const out = plan.stdout + plan.stderr;
     expect(count(out, 'data sources not supported by this service')).toBe(1);
     expect(plan.stdout).toMatch(
-      /Warning: data sources not supported by this service \(GET \/native-s3\/handler answered 404\); set --data-sources-path if the service has them elsewhere: 2 DataSource manifest\(s\) not applied/,
+      /Warning: data sources not supported by this service \(GET \/native-s3\/handler answered 404\); set --data-sources-path if the service has them elsewhere: 2 DataSource manifests not applied/,
     );
     expect(plan.stdout).toMatch(/\+ DataSource\/events[\s\S]*! blocked: the service has no data-source endpoints \(see the warning\)/);
     const json = JSON.parse((await h.govops(['plan', 'manifests', '-o', 'json'])).stdout);

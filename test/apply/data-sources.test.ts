@@ -377,7 +377,7 @@ describe('data sources through the engine', () => {
     const r = await w.run();
     expect(r.ok).toBe(false);
     expect(r.plan!.warnings.map((w) => w.message)).toEqual([
-      'data sources not supported by this service (GET /native-s3/handler answered 404); set --data-sources-path if the service has them elsewhere: 2 DataSource manifest(s) not applied',
+      'data sources not supported by this service (GET /native-s3/handler answered 404); set --data-sources-path if the service has them elsewhere: 2 DataSource manifests not applied',
     ]);
     expect(acting(r.plan)).toEqual(['create Integration/raw', 'create DataSource/a (blocked)', 'create DataSource/b (blocked)']);
     expect(r.outcomes.map((o) => [o.name, o.result, o.code])).toEqual(

@@ -188,7 +188,7 @@ describe('the CLI: plan names the step, apply exits 3, the printed command print
 
       const apply = await govops(['apply', 'm']);
       expect(apply.code, apply.stderr).toBe(3);
-      expect(apply.stderr).toContain('blocked: 1 change(s) await a manual step and were not applied (exit 3): Integration/lake');
+      expect(apply.stderr).toContain('blocked: 1 change awaits a manual step and was not applied (exit 3): Integration/lake');
       expect(apply.stdout).toMatch(/Integration\/lake\s+create\s+blocked/);
       expect(apply.stdout).toContain('Apply incomplete: 1 ok, 0 failed, 0 skipped, 1 awaiting a manual step.');
       expect((await h.client().listIntegrations()).map((i) => i.config.workspaceUrl)).toEqual(['https://other.example.com']);

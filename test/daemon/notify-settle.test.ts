@@ -25,7 +25,7 @@ describe('drift event with an integration still settling', () => {
     const withSettle = eventFor(resync([drifted, settling]), ctx)!;
     const without = eventFor(resync([drifted]), ctx)!;
     expect(withSettle.data.resources.map((r) => r.name)).toEqual(['sql']);
-    expect(withSettle.data.message).toBe('revision rev1: drift detected, 1 change(s) not applied (--self-heal is off)');
+    expect(withSettle.data.message).toBe('revision rev1: drift detected, 1 change not applied (--self-heal is off)');
     // the same drift at the next resync, the integration's edit ended meanwhile: not sent again
     expect(eventSignature(withSettle)).toBe(eventSignature(without));
   });

@@ -203,7 +203,7 @@ describe('govops run --render (Git source, real process)', () => {
     });
     await push(sha5);
     const linked = await rejected(sha5);
-    expect(linked.lastError.message).toMatch(/symbolic link\(s\) leading outside the revision, refused before rendering .*: env\/leak\.txt;/);
+    expect(linked.lastError.message).toMatch(/a symbolic link leading outside the revision, refused before rendering .*: env\/leak\.txt;/);
     expect((await api.listWebhooks()).map((w) => w.name).sort()).toEqual(['rendered-a', 'rendered-b']);
     expect(d.out()).not.toContain('canary-file-value');
     expect(d.out()).not.toContain('canary-value');

@@ -93,7 +93,7 @@ describe('govops webhooks history', () => {
     expect((await w.historyRequests())[0]!.query.notificationType).toBe('userCreated');
     // every record the filters select was shown: no "shows more" (the service's count says there are no more)
     const createdText = await govops(['webhooks', 'history', '--type', 'userCreated', '--limit', '2']);
-    expect(createdText.stderr).toMatch(/^2 of 2 record\(s\), newest first$/m);
+    expect(createdText.stderr).toMatch(/^2 of 2 records, newest first$/m);
 
     const noGlobal = await jsonOf(['webhooks', 'history', '--no-global', '--since', '1h']);
     expect(new Set(noGlobal.records.map((r: any) => r.webhookName))).toEqual(new Set(['alpha']));
@@ -106,7 +106,7 @@ describe('govops webhooks history', () => {
     // the service's count is of every record, of any age: not the count of those since (258 here, not 8)
     expect(lastHour.count).toBeUndefined();
     const lastHourText = await govops(['webhooks', 'history', '--since', '1h', '--limit', '3']);
-    expect(lastHourText.stderr).toMatch(/^3 record\(s\), newest first; --limit 15 shows more$/m);
+    expect(lastHourText.stderr).toMatch(/^3 records, newest first; --limit 15 shows more$/m);
     expect((await jsonOf(['webhooks', 'history', '--since', '3d', '--limit', '500'])).records).toHaveLength(258);
     const iso = new Date(Date.now() - 3_600_000).toISOString();
     expect((await jsonOf(['webhooks', 'history', '--since', iso, '--limit', '500'])).records).toHaveLength(8);
@@ -212,7 +212,7 @@ describe('a service whose history records carry no createdAt', () => {
       });
       expect(retry.code, retry.stderr).toBe(0);
       expect(JSON.parse(retry.stdout)).toMatchObject({ retried: 0 });
-      expect(retry.stderr).toContain('note: 3 record(s) without a date (no createdAt) left out: --since cannot place them');
+      expect(retry.stderr).toContain('note: 3 records without a date (no createdAt) left out: --since cannot place them');
       expect(w.rx.hits.get('/f') ?? 0).toBe(0); // the 300-day-old deliveries were not sent again
     } finally {
       await proxy.close();
@@ -244,7 +244,7 @@ describe('a service whose history records carry no id', () => {
       });
       expect(retry.code, retry.stderr).toBe(0);
       expect(JSON.parse(retry.stdout)).toMatchObject({ retried: 0 });
-      expect(retry.stderr).toContain('note: 1 failed delivery record(s) without a history id (the service sent none) cannot be retried');
+      expect(retry.stderr).toContain('note: 1 failed delivery record without a history id (the service sent none) cannot be retried');
       expect(proxy.requests.filter((r) => r.startsWith('POST'))).toEqual([]);
     } finally {
       await proxy.close();
@@ -659,7 +659,7 @@ spec:
 
     const text = await govops(['webhooks', 'list', 'list-manifests', '--state', state]);
     expect(text.stdout).toMatch(/stranger\s+unmanaged\s+-/);
-    expect(text.stderr).toContain('3 webhook(s): 1 managed, 1 adopted, 1 unmanaged');
+    expect(text.stderr).toContain('3 webhooks: 1 managed, 1 adopted, 1 unmanaged');
 
     // a managed webhook deleted behind govops' back is reported
     await w.call('DELETE', `/webhooks/${byName.ours.id}`);
@@ -724,10 +724,10 @@ spec:
     expect(other).toMatchObject({ name: 'shared', owner: 'unmanaged', manifest: null });
     expect(rows.find((r: any) => r.name === 'new-one')).toMatchObject({ owner: 'unmanaged', manifest: { name: 'new-one' } });
     const text = await govops(['webhooks', 'list', 'list-shared', '--state', state]);
-    expect(text.stderr).toContain('3 webhook(s): 1 managed, 0 adopted, 2 unmanaged (1 with a manifest of the same name: the next apply adopts them)');
+    expect(text.stderr).toContain('3 webhooks: 1 managed, 0 adopted, 2 unmanaged (1 with a manifest of the same name: the next apply adopts them)');
     // where adoption is left to the operator (GOVOPS_NO_ADOPT), the next apply blocks them: the old code said it adopts them
     const guarded = await runGovops(['webhooks', 'list', 'list-shared', '--state', state], { cwd: dir, env: { GOVOPS_URL: w.url, GOVOPS_TOKEN: w.admin, GOVOPS_NO_ADOPT: 'true' } });
-    expect(guarded.stderr).toContain('3 webhook(s): 1 managed, 0 adopted, 2 unmanaged (1 with a manifest of the same name: the next apply blocks them, GOVOPS_NO_ADOPT; govops state adopt records one)');
+    expect(guarded.stderr).toContain('3 webhooks: 1 managed, 0 adopted, 2 unmanaged (1 with a manifest of the same name: the next apply blocks them, GOVOPS_NO_ADOPT; govops state adopt records one)');
     expect(guarded.stderr).not.toContain('adopts them');
 
     // two unmanaged webhooks of a manifest's name: the plan refuses the match (remove the duplicates), adopts neither
@@ -735,7 +735,7 @@ spec:
     const twice = await govops(['plan', 'list-shared', '--state', state]);
     expect(twice.stderr + twice.stdout).toContain('2 live resources match its identity');
     const listed = await govops(['webhooks', 'list', 'list-shared', '--state', state]);
-    expect(listed.stderr).toContain('4 webhook(s): 1 managed, 0 adopted, 3 unmanaged (2 share the name of a manifest: the next plan refuses to match them until one is removed)');
+    expect(listed.stderr).toContain('4 webhooks: 1 managed, 0 adopted, 3 unmanaged (2 share the name of a manifest: the next plan refuses to match them until one is removed)');
     expect(listed.stderr).not.toContain('adopts');
   });
 
@@ -756,7 +756,7 @@ spec:
     // the old code: the copy "unmanaged", which govops never deletes, while apply --prune deletes it (plan/duplicates.ts)
     expect([owner(kept.id), owner(copy.id), owner(theirs.id)]).toEqual(['managed', 'managed', 'unmanaged']);
     const text = await govops(['webhooks', 'list', '--state', file]);
-    expect(text.stderr).toContain('3 webhook(s): 2 managed, 0 adopted, 1 unmanaged');
+    expect(text.stderr).toContain('3 webhooks: 2 managed, 0 adopted, 1 unmanaged');
     expect(text.stderr).toContain(`note: webhook ${copy.id} is a copy of Webhook/alpha (id ${kept.id}) govops' own create left: apply --prune deletes it`);
   });
 
@@ -771,7 +771,7 @@ spec:
     // the old code: owner "managed", the other team's webhook taken for govops' own Webhook/ours
     expect(rows).toEqual([expect.objectContaining({ id: String(theirs.id), name: 'theirs', owner: 'unmanaged', manifest: null })]);
     const text = await govops(['webhooks', 'list', '--state', file]);
-    expect(text.stderr).toContain('1 webhook(s): 0 managed, 0 adopted, 1 unmanaged');
+    expect(text.stderr).toContain('1 webhook: 0 managed, 0 adopted, 1 unmanaged');
     expect(text.stderr).toContain(`note: Webhook/ours: its recorded id ${theirs.id} is now another webhook's ("theirs"); the next plan forgets the record`);
     // history of NAME: not the other webhook's deliveries (the old code took its id, and its name, for Webhook/ours)
     await w.fire('modelAccessRequested');
@@ -789,7 +789,7 @@ spec:
     expect(typo.stdout).toBe('');
     const none = await govops(['webhooks', 'list']);
     expect(none.code, none.stderr).toBe(0);
-    expect(none.stderr).toMatch(/1 webhook\(s\): 0 managed, 0 adopted, 1 unmanaged/);
+    expect(none.stderr).toMatch(/1 webhook: 0 managed, 0 adopted, 1 unmanaged/);
   });
 
   it("reads the manifests in the operator's secret scope, as validate and plan do (--secret-env-prefix, GOVOPS_SECRET_ENV_PREFIX)", async () => {

@@ -75,7 +75,7 @@ describe('govops export', () => {
   it('on an empty service writes nothing but says so, and exits 0', async () => {
     const res = await runGovops(['export', '--out', 'out'], { cwd: dir, env: conn });
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stdout).toContain('Exported 0 integration(s), 0 webhook(s) and 0 data source(s)');
+    expect(res.stdout).toContain('Exported 0 integrations, 0 webhooks and 0 data sources');
     expect(await readdir(path.join(dir, 'out'))).toEqual([]);
   });
 

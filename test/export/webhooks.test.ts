@@ -25,7 +25,7 @@ describe('export of webhooks without actionType (the interface lets records leav
     expect(out.resources).toHaveLength(8);
     for (const r of out.resources) expect((r.manifest.spec as { actionType: string }).actionType).toBe('triggered');
     expect(warningsFor(out)).toEqual([
-      '8 webhook(s) exported with actionType triggered: the service does not return their actionType (hook-0, hook-1, hook-2, hook-3, hook-4, and 3 more); check it where a webhook receives',
+      '8 webhooks exported with actionType triggered: the service does not return their actionType (hook-0, hook-1, hook-2, hook-3, hook-4, and 3 more); check it where a webhook receives',
     ]);
   });
 
@@ -38,7 +38,7 @@ describe('export of webhooks without actionType (the interface lets records leav
   it('the warning names only the webhooks a selection writes, and none when it writes none (export --select)', () => {
     const out = run([hook(1, 'a', null), hook(2, 'b', null)]);
     expect(warningsFor(out, (r) => r === 'Webhook/b')).toEqual([
-      '1 webhook(s) exported with actionType triggered: the service does not return their actionType (b); check it where a webhook receives',
+      '1 webhook exported with actionType triggered: the service does not return its actionType (b); check it where a webhook receives',
     ]);
     expect(warningsFor(out, (r) => r.startsWith('Integration/'))).toEqual([]);
   });

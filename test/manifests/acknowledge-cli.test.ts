@@ -57,7 +57,7 @@ describe('govops acknowledge', () => {
     await writeFile(path.join(dir, 'lakes.yaml'), many);
     const r = await runGovops(['acknowledge', '--phase', 'create', '.'], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('3 manifest(s) acknowledged for the create phase');
+    expect(r.stderr).toContain('3 manifests acknowledged for the create phase');
     const after = await readFile(path.join(dir, 'lakes.yaml'), 'utf8');
     // only the added lines differ: comments, flow maps, spacing and the unchanged document stay as written
     const added = after.split('\n').filter((l) => !many.split('\n').includes(l));
@@ -70,7 +70,7 @@ describe('govops acknowledge', () => {
     expect(valid.code, valid.stdout).toBe(0);
     // a second run changes nothing
     const again = await runGovops(['acknowledge', '--phase', 'create', '.'], { cwd: dir });
-    expect(again.stderr).toContain('0 manifest(s) acknowledged');
+    expect(again.stderr).toContain('0 manifests acknowledged');
     expect(await readFile(path.join(dir, 'lakes.yaml'), 'utf8')).toBe(after);
   });
 
@@ -115,7 +115,7 @@ describe('govops acknowledge', () => {
     const again = await runGovops(['acknowledge', '--phase', 'edit', '.'], { cwd: dir });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe('');
-    expect(again.stderr).toContain('0 manifest(s) acknowledged for the edit phase');
+    expect(again.stderr).toContain('0 manifests acknowledged for the edit phase');
     expect(await readFile(file, 'utf8')).toBe(both);
   });
 
@@ -145,7 +145,7 @@ spec:
     expect(first.stderr).toContain(
       'not acknowledged yet Integration/sql: its create step ends with the create script: run govops scripts sql --phase create sql.yaml in the platform, then govops acknowledge --phase create',
     );
-    expect(first.stderr).toContain('0 manifest(s) acknowledged for the create phase');
+    expect(first.stderr).toContain('0 manifests acknowledged for the create phase');
     // cleanup of a failed creation: sql_analytics has post-cleanup after it, columnar_warehouse ends with cleanup
     const cleanup = await runGovops(['acknowledge', '--phase', 'cleanup', '.'], { cwd: dir });
     expect(cleanup.code, cleanup.stderr).toBe(0);
@@ -156,7 +156,7 @@ spec:
     expect(post.code, post.stderr).toBe(0);
     expect(await readFile(path.join(dir, 'sql.yaml'), 'utf8')).toMatch(/govops\/manual-step: "cleanup:[0-9a-f]{8}"/);
     const created = await runGovops(['acknowledge', '--phase', 'create', '.'], { cwd: dir });
-    expect(created.stderr).toContain('2 manifest(s) acknowledged for the create phase');
+    expect(created.stderr).toContain('2 manifests acknowledged for the create phase');
   });
 
   it('a manifest whose metadata ends in block labels (CRLF): the annotation goes under metadata, validate still passes', async () => {

@@ -67,7 +67,7 @@ describe('operator controls through the CLI', () => {
       h.sandbox.clearRequests();
       const r = await run(['apply', 'manifests', '--prune', '--only', 'Integration/lake-a']);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/Targeted plan \(--only Integration\/lake-a\): 2 other resource\(s\) not planned/);
+      expect(r.stdout).toMatch(/Targeted plan \(--only Integration\/lake-a\): 2 other resources not planned/);
       expect(writes(h)).toEqual([`PUT /integrations/${before['Integration/lake-a']}`]);
       const live = await h.client().listIntegrations();
       expect(live.find((i) => i.id === before['Integration/lake-b'])!.config.httpPath).toBe('/sql/1');

@@ -112,7 +112,7 @@ describe('govops run --observe (Argo CD manual sync, a first rollout next to a h
     const types = recv.got.map((g) => `${g.body.type} ${g.body.subject === rev1 ? 'rev1' : 'rev2'}`);
     expect(types).toEqual(['io.govops.reconcile.drift rev1', 'io.govops.reconcile.drift rev2']);
     expect(recv.got[1]!.body.data).toMatchObject({ observe: true, result: 'drift' });
-    expect(recv.got[1]!.body.data.message).toMatch(/2 change\(s\) pending, not applied \(--observe\)/);
+    expect(recv.got[1]!.body.data.message).toMatch(/2 changes pending, not applied \(--observe\)/);
     expect(d.out()).toMatch(/observe: changes pending, not applied \(--observe\)/);
   });
 

@@ -171,7 +171,7 @@ describe('planning data sources', () => {
     expect(p.changes[1]!.liveId).toBeUndefined();
     expect(p.changes[1]!.integration).toEqual({ name: 'raw' });
     expect(p.warnings.map((w) => w.message)).toEqual([
-      'Integration/raw: the replace also deletes 1 data source(s) govops does not manage (ids 2): the service deletes data sources with their integration',
+      'Integration/raw: the replace also deletes 1 data source govops does not manage (ids 2): the service deletes data sources with their integration',
     ]);
     // not allowed: nothing moves, the data source stays as it is
     expect(summary(plan([changed, a], { live: [live('1', 's3://raw/a', 'a')], state: [owned(raw, '7'), mine(a, '1')] }).changes)).toEqual(['replace Integration/raw !', 'noop DataSource/a']);
@@ -224,7 +224,7 @@ describe('planning data sources', () => {
     const a = ds('a', 's3://raw/a');
     const p = plan([raw, a, ds('b', 's3://raw/b')], { live: undefined, unsupported: 'data sources not supported by this service (GET /x answered 404)', state: [owned(raw, '7'), mine(ds('old', 's3://raw/o'), '3')], options: { prune: true } });
     expect(summary(p.changes)).toEqual(['noop Integration/raw', 'create DataSource/a !', 'create DataSource/b !']);
-    expect(p.warnings.map((w) => w.message)).toEqual(['data sources not supported by this service (GET /x answered 404): 2 DataSource manifest(s) not applied, 1 managed data source(s) not checked']);
+    expect(p.warnings.map((w) => w.message)).toEqual(['data sources not supported by this service (GET /x answered 404): 2 DataSource manifests not applied, 1 managed data source not checked']);
     expect(p.dataSourcesUnsupported).toBe('data sources not supported by this service (GET /x answered 404)');
   });
 

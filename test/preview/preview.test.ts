@@ -417,7 +417,7 @@ describe('govops preview of a pull request', () => {
       await pr('drift', () => write('lake.yaml', lake('lake', 'lake.example.com', '/sql/2')));
       const r = await preview([], live());
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stdout).toContain('| **Drift** | 1 resource differ from the base revision'.replace('differ', 'differ'));
+      expect(r.stdout).toContain('| **Drift** | 1 resource differs from the base revision');
       expect(rows(r.stdout).map((l) => l.split(' | ')[1])).toEqual(['Integration/lake']);
       expect(r.stdout).toContain(
         `<details><summary>Drift: 1 resource in the service differs from the base revision (not caused by this pull request; merging applies it too)</summary>\n\n\`\`\`diff\n~ Integration/drifty: update in place (id ${driftyId})\n    ~ config.httpPath: "/sql/by-hand" -> "/sql/1"`,
@@ -504,7 +504,7 @@ describe('govops preview of a pull request', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toContain('~ spec.config.httpPath: "/sql/1" -> "/sql/2"');
     expect(r.stdout).not.toContain('/sql/uncommitted');
-    expect(r.stdout).toContain('1 manifest file(s) have uncommitted changes, which are not previewed (the preview reads commits): m/lake.yaml');
+    expect(r.stdout).toContain('1 manifest file has uncommitted changes, which are not previewed (the preview reads commits): m/lake.yaml');
     expect(git(repo, 'status', '--porcelain')).toBe(before);
     expect(await readFile(path.join(repo, 'm', 'lake.yaml'), 'utf8')).toContain('/sql/uncommitted');
     git(repo, 'checkout', '-q', '--', '.');

@@ -16,6 +16,7 @@ import { secretScopeFromFlags } from '../secret-scope.js';
 import { writeFileAtomic } from '../../util/fs.js';
 import { printable } from '../../util/terminal.js';
 import type { AcknowledgeFlags } from './acknowledge.js';
+import { counted } from '../../util/plural.js';
 
 export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags, command: Command): Promise<void> {
   const ctx = contextFrom(command);
@@ -80,7 +81,7 @@ export async function acknowledgeAction(paths: string[], opts: AcknowledgeFlags,
     written += res.edited.length;
     for (const name of res.edited) ctx.stdout.write(`${opts.dryRun ? 'would acknowledge' : 'acknowledged'} Integration/${name} (${values.get(name)}) in ${shown}\n`);
   }
-  ctx.stderr.write(`${written} manifest(s) ${opts.dryRun ? 'would be ' : ''}acknowledged for the ${phase} phase${failed ? `, ${failed} file(s) to edit by hand` : ''}\n`);
+  ctx.stderr.write(`${counted(written, 'manifest')} ${opts.dryRun ? 'would be ' : ''}acknowledged for the ${phase} phase${failed ? `, ${counted(failed, 'file')} to edit by hand` : ''}\n`);
   process.exitCode = failed ? EXIT.error : EXIT.ok;
 }
 

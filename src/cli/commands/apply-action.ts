@@ -16,6 +16,7 @@ import { savedPlanSettings, sourceSettingsFrom } from '../settings.js';
 import { assertStateLockHeld } from '../../state/lock.js';
 import type { ApplyFlags } from './apply.js';
 import { printDiagnostics, printPlan, reconcileOptions } from './plan-action.js';
+import { counted, agree } from '../../util/plural.js';
 
 /** Flags `apply FILE` refuses: the saved plan fixes them. */
 const PLAN_FLAGS: Array<[keyof ApplyFlags, string]> = [
@@ -182,7 +183,7 @@ function exitCode(result: ReconcileResult, paths: string[], ctx: CliContext): nu
   const awaiting = result.outcomes.filter((o) => o.result === 'blocked');
   if (!awaiting.length) return EXIT.ok;
   ctx.stderr.write(
-    `blocked: ${awaiting.length} change(s) await a manual step and were not applied (exit ${EXIT.awaitingManualStep}): ` +
+    `blocked: ${counted(awaiting.length, 'change')} ${agree(awaiting.length, 'awaits', 'await')} a manual step and ${agree(awaiting.length, 'was', 'were')} not applied (exit ${EXIT.awaitingManualStep}): ` +
       `${awaiting.map((o) => `${o.resourceKind}/${o.name}`).join(', ')}. Run the scripts the plan names, add the ` +
       `govops/manual-step annotation it shows, and apply again.\n`,
   );

@@ -18,6 +18,7 @@ import { envName } from '../../export/names.js';
 import { isGovopsConfigEnv } from '../../manifests/secret-scope.js';
 import type { ExportFlags } from './export.js';
 import { recordedWebhookIdentity } from '../../service/kinds.js';
+import { counted } from '../../util/plural.js';
 
 const LOCK_WAIT_MS = 10_000;
 
@@ -237,7 +238,7 @@ export async function exportAction(flags: ExportFlags, command: Command): Promis
   } else {
     const count = (k: ExportKind): number => chosen.filter((r) => r.kind === k).length;
     ctx.stdout.write(
-      `Exported ${count('Integration')} integration(s), ${count('Webhook')} webhook(s) and ${count('DataSource')} data source(s) to ${out} (${written.length} file(s)).\n`,
+      `Exported ${counted(count('Integration'), 'integration')}, ${counted(count('Webhook'), 'webhook')} and ${counted(count('DataSource'), 'data source')} to ${out} (${counted(written.length, 'file')}).\n`,
     );
     if (flags.state !== undefined) ctx.stdout.write(`Recorded ${adopted} of them in ${describeStateLocation(flags.state)} as adopted: the next apply records them (nothing is sent).\n`);
     if (variables.length > 0) {

@@ -23,6 +23,7 @@ import { webhookServiceName } from '../../service/webhook-fields.js';
 import { recordedWebhookIdentity, urlWithoutCredential, webhookIdentity, webhookIdentityParts } from '../../service/kinds.js';
 import type { AdoptFlags, StateFlags } from './state.js';
 import { withArticle } from '../../util/strings.js';
+import { counted } from '../../util/plural.js';
 
 /** Wait this long for another govops to finish with the state before giving up. */
 const LOCK_WAIT_MS = 10_000;
@@ -177,7 +178,7 @@ async function adoptedManifest(name: string, paths: string[], flags: AdoptFlags,
   const errors = set.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length) {
     for (const d of errors) ctx.stderr.write(`${diagnosticLine(d)}\n`);
-    throw new UserError(`the manifests have ${errors.length} error(s): fix them first (govops validate)`);
+    throw new UserError(`the manifests have ${counted(errors.length, 'error')}: fix them first (govops validate)`);
   }
   const matching = set.manifests.filter((m) => m.manifest.metadata.name === wanted.name && (wanted.kind === undefined || m.manifest.kind === wanted.kind));
   if (matching.length === 0) throw new UserError(`no manifest ${name} in ${(paths.length ? paths : ['.']).join(', ')}`, 'state adopt binds a manifest to a live id: give the folder holding it');

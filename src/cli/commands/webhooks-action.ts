@@ -33,6 +33,7 @@ import {
   type ListFlags,
   type RetryFlags,
 } from './webhooks.js';
+import { counted, agree } from '../../util/plural.js';
 
 /** `--since`: a duration back from now (30m, 24h, 7d) or an ISO 8601 time. */
 export function parseSince(flag: string, text: string, now: number): number {
@@ -139,7 +140,7 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
       // the read stops at the limit, before the page that would say the history ended: the service's count says it
       const more = records.length >= limit && !stats.exhausted && !(count !== undefined && records.length >= count);
       const total = count !== undefined ? ` of ${count}` : '';
-      ctx.stderr.write(`${records.length}${total} record(s), newest first${more ? `; --limit ${limit * 5} shows more` : ''}\n`);
+      ctx.stderr.write(`${records.length}${total} ${agree(records.length, 'record', 'records')}, newest first${more ? `; --limit ${limit * 5} shows more` : ''}\n`);
     }
     // on stderr with -o json too (as retry --failed says them): a job reading the JSON learns the read is incomplete
     if (stats.truncated) ctx.stderr.write(`note: the read stopped after ${stats.requests} pages (${stats.received} records); older records were not read\n`);
@@ -153,7 +154,7 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
 
 /** The note for records `--since` left out because they have no date. */
 function undatedNote(n: number): string {
-  return `note: ${n} record(s) without a date (no createdAt) left out: --since cannot place them\n`;
+  return `note: ${counted(n, 'record')} without a date (no createdAt) left out: --since cannot place them\n`;
 }
 
 /** The note for a read that stopped because the service answered a page with records already read. */
@@ -242,10 +243,10 @@ async function selectFailed(
   const all = failedDeliveries(records, ungrouped);
   const failed = all.filter((d) => d.record.id !== '');
   const idless = all.length - failed.length;
-  if (idless) ctx.stderr.write(`note: ${idless} failed delivery record(s) without a history id (the service sent none) cannot be retried\n`);
+  if (idless) ctx.stderr.write(`note: ${counted(idless, 'failed delivery record')} without a history id (the service sent none) cannot be retried\n`);
   if (ungrouped.length) {
     ctx.stderr.write(
-      `note: ${ungrouped.length} failed record(s) without webhooksActivityId nor request payload not retried (a retry of them may have got through since); retry them by id if needed\n`,
+      `note: ${counted(ungrouped.length, 'failed record')} without webhooksActivityId nor request payload not retried (a retry of them may have got through since); retry them by id if needed\n`,
     );
   }
   return { selected: failed.slice(0, max).map((d) => d.record), more: Math.max(0, failed.length - max) };
@@ -397,10 +398,10 @@ export async function eventsAction(flags: ConnectionFlags, command: Command): Pr
     } else {
       for (const n of served) ctx.stdout.write(`${cell(n, 200)}\n`);
       if (unknownToGovops.length) {
-        ctx.stderr.write(`note: the service lists ${unknownToGovops.length} name(s) govops validate does not know (it rejects them): ${unknownToGovops.map((n) => cell(n)).join(', ')}\n`);
+        ctx.stderr.write(`note: the service lists ${counted(unknownToGovops.length, 'name')} govops validate does not know (it rejects them): ${unknownToGovops.map((n) => cell(n)).join(', ')}\n`);
       }
       if (notServed.length) {
-        ctx.stderr.write(`note: ${notServed.length} name(s) govops validate accepts are not listed by the service: ${notServed.join(', ')}\n`);
+        ctx.stderr.write(`note: ${counted(notServed.length, 'name')} govops validate accepts ${agree(notServed.length, 'is', 'are')} not listed by the service: ${notServed.join(', ')}\n`);
       }
     }
     process.exitCode = EXIT.ok;
@@ -440,7 +441,7 @@ function listSummary(rows: ReadonlyArray<{ webhook: LiveWebhook; owner: Owner; m
       : []),
     ...(shared ? [`${shared} share the name of a manifest: the next plan refuses to match them until one is removed`] : []),
   ];
-  return `${rows.length} webhook(s): ${counts.managed} managed, ${counts.adopted} adopted, ${counts.unmanaged} unmanaged${notes.length ? ` (${notes.join('; ')})` : ''}\n`;
+  return `${counted(rows.length, 'webhook')}: ${counts.managed} managed, ${counts.adopted} adopted, ${counts.unmanaged} unmanaged${notes.length ? ` (${notes.join('; ')})` : ''}\n`;
 }
 
 /**
@@ -494,7 +495,7 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
   const ctx = contextFrom(command);
   const set = await loadManifests(paths.length ? paths : ['.'], { cwd: process.cwd(), secretScope: secretScopeFromFlags(flags), ...stdinStream(paths) });
   const problems = set.diagnostics.filter((d) => d.severity === 'error').length;
-  if (problems) ctx.stderr.write(`warning: ${problems} manifest problem(s); run govops validate (manifests with errors are not matched)\n`);
+  if (problems) ctx.stderr.write(`warning: ${counted(problems, 'manifest problem')}; run govops validate (manifests with errors are not matched)\n`);
   const { manifests, byServiceName } = webhookManifests(set.manifests);
   // (a typo of a named state listed every webhook as unmanaged, and as adopted by the next apply)
   const state = await namedState(command, flags.state, 'list the webhooks against no state');

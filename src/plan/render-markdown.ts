@@ -2,9 +2,11 @@
  * Markdown rendering for a pull-request comment: summary table, then collapsible details. Every text from the
  * manifests or the service is neutralised for where it goes (src/util/markdown.ts): no mention, link or HTML.
  */
+import { quotedPart } from '../util/cut.js';
 import { mdCode, mdFenced, mdText } from '../util/markdown.js';
 import { blockedBesidesManualStep } from './manual-steps.js';
 import { describeAction, ignoredLine, isVisible, leftAloneLines, noChangesLine, notComparableSummary, renderText, summaryLine, symbolFor, targetsLine } from './render-text.js';
+import type { Diagnostic } from '../manifests/types.js';
 import type { Plan, ResourceChange } from './types.js';
 
 /** A cell built from neutralised parts: they may not end the row. */
@@ -40,12 +42,20 @@ export function manualStepNotes(c: ResourceChange): string[] {
   return notes;
 }
 
-export function renderMarkdown(plan: Plan): string {
+/**
+ * The plan as a pull-request comment. `manifestWarnings`: the manifests' own warnings (`file:line:col: ...`, printed on
+ * stderr too), which a reviewer reading only the comment would otherwise never see.
+ */
+export function renderMarkdown(plan: Plan, manifestWarnings: readonly Diagnostic[] = []): string {
   const out: string[] = ['### govops plan', ''];
   const targeted = targetsLine(plan);
   if (targeted) out.push(`> ${mdText(targeted)}`, '');
   for (const e of plan.errors) out.push(`> **Error:** ${mdText(e)}`, '');
   for (const w of plan.warnings) out.push(`> **Warning:** ${mdText(w.message)}`, '');
+  for (const d of manifestWarnings) {
+    const who = d.kind ? `${d.kind}${d.name !== undefined ? `/${quotedPart(d.name)}` : ''}: ` : '';
+    out.push(`> **Warning:** ${code(`${d.file}:${d.line}:${d.column}`)} ${mdText(`${who}${d.message}`)}`, '');
+  }
   const visible = plan.changes.filter(isVisible);
   if (visible.length === 0) {
     out.push(noChangesLine(plan), '');

@@ -1,4 +1,5 @@
 /** What `govops plan` does, and the plan helpers apply reuses (loaded only when they run; declared in plan.ts). */
+import type { Diagnostic } from '../../manifests/types.js';
 import type { Command } from 'commander';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -45,11 +46,12 @@ export function printDiagnostics(result: ReconcileResult, ctx: CliContext): void
   for (const d of result.diagnostics) ctx.stderr.write(`${diagnosticLine(d)}\n`);
 }
 
-export function printPlan(plan: Plan | undefined, ctx: CliContext): void {
+/** The plan in the output format; a markdown plan (a pull-request comment) carries the manifests' warnings too. */
+export function printPlan(plan: Plan | undefined, ctx: CliContext, diagnostics: readonly Diagnostic[] = []): void {
   if (!plan) return;
   const mode = ctx.options.output;
   if (mode === 'json') ctx.stdout.write(renderJson(plan));
-  else if (mode === 'markdown') ctx.stdout.write(renderMarkdown(plan));
+  else if (mode === 'markdown') ctx.stdout.write(renderMarkdown(plan, diagnostics.filter((d) => d.severity === 'warning')));
   else ctx.stdout.write(renderText(plan, { color: ctx.color }));
 }
 
@@ -124,7 +126,7 @@ export async function planAction(
     if (flags.out) await ensureStateFile(opts.statePath);
     const result = await reconcile(api, { ...opts, env: process.env, recordFacts: Boolean(flags.out) });
     printDiagnostics(result, ctx);
-    if (result.plan) printPlan(result.plan, ctx);
+    if (result.plan) printPlan(result.plan, ctx, result.diagnostics);
     else if (ctx.options.output === 'json') ctx.stdout.write(applyJson(result));
     if (!result.ok) {
       // the service's own words may be in it (a refusal's message): escaped for the terminal, as every error line

@@ -558,6 +558,33 @@ describe('govops webhooks retry with a token the service may not retry with (403
   });
 });
 
+describe('govops webhooks retry rate limited (429 past the client retries)', () => {
+  it('sends one retry, not one per id: the run stops there, the rest not attempted, the error is the 429', async () => {
+    w = await startWorld();
+    await w.createHooks([hookItem(w, 'down', '/d')]);
+    w.rx.set('/d', 502);
+    for (let i = 0; i < 4; i++) await w.fire('modelAccessRequested');
+    const ids = (await jsonOf(['webhooks', 'history'])).records.map((r: any) => r.id);
+    const limited = JSON.stringify({ statusCode: 429, error: 'Too Many Requests', message: 'slow down' });
+    const proxy = await rewritingProxy(w.url, (q, res) =>
+      q.path.startsWith('/webhooks/history/retry/') ? { status: 429, headers: { 'content-type': 'application/json' }, body: limited } : res,
+    );
+    try {
+      const r = await runGovops(['webhooks', 'retry', ...ids, '--retries', '0', '-o', 'json'], {
+        cwd: dir,
+        env: { GOVOPS_URL: proxy.url, GOVOPS_TOKEN: w.admin, GOVOPS_LOG_LEVEL: undefined },
+      });
+      expect(r.code, r.stderr).toBe(1);
+      // the old code: 4 retry requests, each a failed row, "4 retried: 0 delivered, 4 failed"
+      expect(proxy.requests.filter((x) => x.startsWith('POST'))).toHaveLength(1);
+      expect(r.stderr).toMatch(/not attempted: 3 \(history ids .*\), the service rate limits the retries/);
+      expect(r.stderr).toMatch(/^error: .*POST \/webhooks\/history\/retry\/\d+: 429 /m);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('govops webhooks retry refused (403) after a retry got through', () => {
   it('shows what was retried and names the ids not attempted (-o json notAttempted), exit 1; they were dropped silently', async () => {
     w = await startWorld();

@@ -6,8 +6,8 @@ import { DEFAULT_PAGE_SIZE, readHistory, type ReadStats } from '../../deliveries
 import { failedDeliveries } from '../../deliveries/records.js';
 import { cell, recordTable, retryTable, table } from '../../deliveries/render.js';
 import { printableJson } from '../../util/terminal.js';
-import { RETRY_FORBIDDEN_HINT, retryDeliveries, uniqueIds, type RetryOutcome } from '../../deliveries/retry.js';
-import { ApiError, ErrorCode, TransportError, UserError, classify } from '../../errors.js';
+import { RETRY_FORBIDDEN_HINT, retryDeliveries, retryStopReason, uniqueIds, type RetryOutcome } from '../../deliveries/retry.js';
+import { ApiError, TransportError, UserError, classify } from '../../errors.js';
 import { loadManifests } from '../../manifests/loader.js';
 import type { LoadedManifest } from '../../manifests/types.js';
 import { WEBHOOK_ACTIONS } from '../../service/events.js';
@@ -254,7 +254,7 @@ async function selectFailed(
 
 /** A refusal that holds for every id: the token (401), its permission (403), or no connection to the service. */
 function refusesAll(err: Error | undefined): err is ApiError | TransportError {
-  return (err instanceof ApiError && (err.statusCode === 401 || err.statusCode === 403)) || (err instanceof TransportError && err.code === ErrorCode.connectFailed);
+  return retryStopReason(err) !== undefined;
 }
 
 /** A 403 as the user reads it: the token is known, it may not retry these deliveries; which token to use instead. */
@@ -267,8 +267,9 @@ function forbidden(err: ApiError): UserError {
 }
 
 /**
- * Retry the ids. A token the service refuses (401), a permission it refuses (403) and a service that cannot be
- * reached (the connection not opened, after the client's retries: nothing was sent) hold for every id: the first id
+ * Retry the ids. A token the service refuses (401), a permission it refuses (403), a service that cannot be
+ * reached (the connection not opened, after the client's retries: nothing was sent) and one that rate limits (429
+ * past the client's retries: each next id would meet it too) hold for every id: the first id
  * is retried alone, and the first such failure stops the run; the ids not attempted are named on stderr and count as
  * not delivered. It is thrown, to be reported as the error it is (with the token's or the permission's hint), as every
  * other command reports it, unless a retry got through. Before, each id was tried and shown as a failed row ("N
@@ -300,7 +301,8 @@ async function retryUntilRefused(
   const attempted = new Set(outcomes.map((o) => o.historyId));
   const notAttempted = unique.filter((id) => !attempted.has(id));
   if (refused && notAttempted.length) {
-    ctx.stderr.write(`note: not attempted: ${notAttempted.length} (history ids ${notAttempted.join(', ')}), stopped at the first refusal; retry them once it is fixed\n`);
+    const why = retryStopReason(refused) === 'rate_limited' ? 'the service rate limits the retries (429 past the client\'s retries); retry them later' : 'stopped at the first refusal; retry them once it is fixed';
+    ctx.stderr.write(`note: not attempted: ${notAttempted.length} (history ids ${notAttempted.join(', ')}), ${why}\n`);
   }
   if (refused && !outcomes.some((o) => o.ok)) throw refused instanceof ApiError && refused.statusCode === 403 ? forbidden(refused) : refused;
   return { outcomes, notAttempted };

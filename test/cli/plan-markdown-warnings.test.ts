@@ -18,7 +18,7 @@ afterAll(async () => {
   await h.close();
 });
 
-describe('plan -o markdown and the manifests warnings', () => {
+describe('plan and apply -o markdown and the manifests warnings', () => {
   it('a manifest warning is in the comment, at file:line:col, and still on stderr', async () => {
     await h.writeManifest('store.yaml', objectStoreManifest('raw', 's3://raw.example.com/').replace('metadata:\n', 'metadata:\n  annotations:\n    govops/suspnd: "true"\n'));
     const md = await h.govops(['plan', 'manifests', '-o', 'markdown']);
@@ -28,5 +28,12 @@ describe('plan -o markdown and the manifests warnings', () => {
     // the text plan is unchanged: its warnings stay on stderr
     const text = await h.govops(['plan', 'manifests']);
     expect(text.stdout).not.toMatch(/suspnd/);
+  });
+
+  it('the same for apply -o markdown, whose comment starts with the plan it applied', async () => {
+    const md = await h.govops(['apply', 'manifests', '-o', 'markdown']);
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toMatch(/^> \*\*Warning:\*\* `manifests\/store\.yaml:\d+:\d+` Integration\/raw: unknown govops annotation \\`govops\/suspnd\\`/m);
+    expect(md.stdout).toMatch(/Integration\/raw/);
   });
 });

@@ -9,6 +9,7 @@ import type { Plan, PlanChange } from '../plan/types.js';
 import { formatDiagnostic } from '../reconcile/engine.js';
 import type { ReconcileResult } from '../reconcile/types.js';
 import { redactText } from '../util/redact.js';
+import { counted } from '../util/plural.js';
 
 /** One field that differs: the live value and the manifest's, or only `sensitive` for a credential. */
 export interface DriftField {
@@ -113,7 +114,7 @@ export function logRejected(logger: Logger, result: ReconcileResult | undefined,
  */
 export function logDrift(logger: Logger, drift: DriftReport, how?: 'repair-failed' | 'held-back'): void {
   const n = drift.resources.length;
-  const resources = `${n} resource${n === 1 ? '' : 's'}`;
+  const resources = counted(n, 'resource');
   const why = how === 'repair-failed' ? 'the repair failed, see the last error' : 'held back for a person, see /status resources';
   logger.warn(
     { drifted: n, repaired: drift.repaired },

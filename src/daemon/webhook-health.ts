@@ -112,6 +112,9 @@ function stopHint(stop: RoundStop): string | undefined {
   return stop.err.statusCode === 403 ? RETRY_FORBIDDEN_HINT : RETRY_UNAUTHORIZED_HINT;
 }
 
+/** A retry request's failure as logged: an API error with its method, path and status, anything else redacted. */
+const retryErrorText = (err: unknown): string => (err instanceof ApiError ? err.toString() : redactText(err instanceof Error ? err.message : String(err)));
+
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 /**
@@ -424,7 +427,7 @@ export class WebhookHealth {
         try {
           result = { kind: 'record', record: await this.api.retryWebhookDelivery(p.record.id) };
         } catch (err) {
-          error = err instanceof ApiError ? err.toString() : redactText(err instanceof Error ? err.message : String(err));
+          error = retryErrorText(err);
           const reason = retryStopReason(err);
           if (reason && !stop) stop = { reason, err: err as Error, webhook: name, historyId: p.record.id, notAttempted: 0 };
           if (err instanceof UserError && err.code === ErrorCode.stateFenced) result = { kind: 'unsent' };
@@ -478,7 +481,7 @@ export class WebhookHealth {
   /** A round stopped at `stop`: said at warn when it begins (or its reason or code changes), at debug after. */
   private roundStopped(stop: RoundStop): void {
     const { code } = classify(stop.err);
-    const message = stop.err instanceof ApiError ? stop.err.toString() : redactText(stop.err.message);
+    const message = retryErrorText(stop.err);
     const same = this.halt?.reason === stop.reason && this.halt.code === code;
     const at = new Date(this.now()).toISOString();
     this.halt = { reason: stop.reason, code, message, since: same ? this.halt!.since : at, rounds: (same ? this.halt!.rounds : 0) + 1, notAttempted: stop.notAttempted };

@@ -43,16 +43,17 @@ export function manualStepNotes(c: ResourceChange): string[] {
 }
 
 /**
- * The plan as a pull-request comment. `manifestWarnings`: the manifests' own warnings (`file:line:col: ...`, printed on
- * stderr too), which a reviewer reading only the comment would otherwise never see.
+ * The plan as a pull-request comment. `diagnostics`: the manifests' own; their warnings (`file:line:col: ...`, printed
+ * on stderr too) are in the comment, which a reviewer reading only it would otherwise never see.
  */
-export function renderMarkdown(plan: Plan, manifestWarnings: readonly Diagnostic[] = []): string {
+export function renderMarkdown(plan: Plan, diagnostics: readonly Diagnostic[] = []): string {
   const out: string[] = ['### govops plan', ''];
   const targeted = targetsLine(plan);
   if (targeted) out.push(`> ${mdText(targeted)}`, '');
   for (const e of plan.errors) out.push(`> **Error:** ${mdText(e)}`, '');
   for (const w of plan.warnings) out.push(`> **Warning:** ${mdText(w.message)}`, '');
-  for (const d of manifestWarnings) {
+  for (const d of diagnostics) {
+    if (d.severity !== 'warning') continue;
     const who = d.kind ? `${d.kind}${d.name !== undefined ? `/${quotedPart(d.name)}` : ''}: ` : '';
     out.push(`> **Warning:** ${code(`${d.file}:${d.line}:${d.column}`)} ${mdText(`${who}${d.message}`)}`, '');
   }

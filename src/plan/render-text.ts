@@ -3,7 +3,7 @@ import { printableData, printableJson } from '../util/terminal.js';
 import { blockedBesidesManualStep, isAwaitingManualStep } from './manual-steps.js';
 import type { FailedCreation, FieldChange, ManualStepGate, NotComparable, Plan, PlanSummary, ResourceChange } from './types.js';
 import { appendTo } from '../util/multimap.js';
-import { counted } from '../util/plural.js';
+import { agree, counted } from '../util/plural.js';
 
 export interface TextOptions {
   color?: boolean;
@@ -100,7 +100,7 @@ export function notComparableLine(nc: NotComparable): string {
 
 /** `1 change is`, `2 changes are` (`verb`: `is` or `has`). */
 function countOf(n: number, noun: string, verb: 'is' | 'has'): string {
-  return n === 1 ? `1 ${noun} ${verb}` : `${n} ${noun}s ${verb === 'is' ? 'are' : 'have'}`;
+  return `${counted(n, noun)} ${agree(n, verb, verb === 'is' ? 'are' : 'have')}`;
 }
 
 /** How many resources have credentials that cannot be compared, as a sentence ('' when none). */

@@ -160,7 +160,7 @@ function printResult(result: ReconcileResult, ctx: CliContext): void {
   printDiagnostics(result, ctx);
   if (ctx.options.output === 'json') ctx.stdout.write(applyJson(result));
   else if (ctx.options.output === 'markdown') {
-    if (result.plan && !result.stale) ctx.stdout.write(renderMarkdown(result.plan, result.diagnostics.filter((d) => d.severity === 'warning')));
+    if (result.plan && !result.stale) ctx.stdout.write(renderMarkdown(result.plan, result.diagnostics));
     if (result.stage === 'apply' || result.outcomes.length) ctx.stdout.write(`\n${outcomeMarkdown(result.outcomes)}`);
   } else {
     // text: the plan was printed before applying (onPlan), progress lines as resources finished

@@ -51,7 +51,7 @@ export function printPlan(plan: Plan | undefined, ctx: CliContext, diagnostics: 
   if (!plan) return;
   const mode = ctx.options.output;
   if (mode === 'json') ctx.stdout.write(renderJson(plan));
-  else if (mode === 'markdown') ctx.stdout.write(renderMarkdown(plan, diagnostics.filter((d) => d.severity === 'warning')));
+  else if (mode === 'markdown') ctx.stdout.write(renderMarkdown(plan, diagnostics));
   else ctx.stdout.write(renderText(plan, { color: ctx.color }));
 }
 

@@ -7,6 +7,15 @@ import { defineConfig } from 'vitest/config';
  * worker itself, no V8 flags). Starting a fresh worker and loading the sources again cost ~0.3 s of CPU per
  * file, more than most of these files' own tests. Every other folder keeps a fresh worker per file.
  */
+/**
+ * Node 20 reads the whole NODE_EXTRA_CA_CERTS bundle when any process starts, before any code runs: with the Debian
+ * bundle (~150 certificates) that is ~120 ms of CPU per process, and the suite starts a few thousand (a worker per
+ * test file, every CLI, daemon and render process the tests run). The tests never leave 127.0.0.1 and never use a
+ * public CA (docs/decisions.md "Test suite wall time"), so the workers, and every process they start, go without it.
+ * Deleted here, in the process that forks the workers, before any is forked.
+ */
+delete process.env.NODE_EXTRA_CA_CERTS;
+
 const SHARED = ['plan', 'manifests', 'util', 'kinds', 'sandbox', 'api', 'preview', 'reconcile', 'state', 'sources', 'export'].map((d) => `test/${d}/**/*.test.ts`);
 
 export default defineConfig({

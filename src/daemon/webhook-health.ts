@@ -474,7 +474,10 @@ export class WebhookHealth {
     await Promise.all(due.slice(0, 1).map(one));
     for (let i = 1; i < due.length; i += 4) await Promise.all(due.slice(i, i + 4).map(one));
     if (stop) this.roundStopped(stop);
-    else if (sent > 0) this.roundNotStopped();
+    else if (sent > 0) this.roundNotStopped('a round was not stopped');
+    // each delivery behind the stop got through (retried by hand, or by the service) or stopped being managed: no
+    // round will send one, so nothing would ever say the stop is over
+    else if (this.scheduler!.size === 0) this.roundNotStopped('nothing is pending any more');
     return { sent, ...(stop ? { stop } : {}) };
   }
 
@@ -498,10 +501,10 @@ export class WebhookHealth {
     else this.opts.logger.warn(fields, said);
   }
 
-  /** A round sent its retries without stopping: a stop before it is over. */
-  private roundNotStopped(): void {
+  /** A round sent its retries without stopping, or nothing is left to retry: a stop before it is over. */
+  private roundNotStopped(why: string): void {
     if (!this.halt) return;
-    this.opts.logger.info({ reason: this.halt.reason, since: this.halt.since, rounds: this.halt.rounds }, 'webhook delivery retries resume: a round was not stopped');
+    this.opts.logger.info({ reason: this.halt.reason, since: this.halt.since, rounds: this.halt.rounds }, `webhook delivery retries resume: ${why}`);
     this.halt = undefined;
     for (const reason of RETRY_STOP_REASONS) this.metrics.autoRetryStopped.set({ reason }, 0);
   }

@@ -46,7 +46,7 @@ export function codeLabel(r: { responseCode?: string; statusCode: number }): str
 function stopMetrics(registers: Registry[]): { stopped: Gauge<'reason'>; roundsStopped: Counter<'reason'> } {
   const stopped = new Gauge({
     name: 'govops_webhook_auto_retry_stopped',
-    help: 'Whether the last round of automatic retries that sent one stopped at it, by reason (refused: 401/403, the token or its permission; unreachable: the connection not opened; rate_limited: a 429 past the client retries, the retry deferred): 1 until a round is not stopped',
+    help: 'Whether the last round of automatic retries that sent one stopped at it, by reason (refused: 401/403, the token or its permission; unreachable: the connection not opened; rate_limited: a 429 past the client retries, the retry deferred): 1 until a round is not stopped, or no delivery is pending',
     labelNames: ['reason'],
     registers,
   });

@@ -150,3 +150,28 @@ describe('an automatic retry answered 429 after the client retried it (the servi
     expect(await metric(t.registry, 'govops_webhook_auto_retry_stopped', { reason: 'rate_limited' })).toBe(0);
   });
 });
+
+describe('a stop with nothing left behind it', () => {
+  it('is over once no delivery is pending (each retried by hand and delivered): the gauge and /status say so', async () => {
+    const t = await sixFailedDeliveries();
+    await t.retryFault(403);
+    expect(await t.nextRound()).toMatchObject({ stopped: 'refused' });
+    // the operator retries every delivery by hand, with a token that may, once the receivers are back
+    await w.control('DELETE', '/_sandbox/faults');
+    for (let i = 0; i < HOOKS; i++) w.rx.set(`/h${i}`, 200);
+    const history = await w.call('GET', '/webhooks/history?pageSize=100&successOrFailure=failure');
+    const failed = (Array.isArray(history) ? history : history.records ?? history.items) as Array<{ id: string | number }>;
+    expect(failed).toHaveLength(HOOKS);
+    for (const r of failed) await w.call('POST', `/webhooks/history/retry/${r.id}`);
+    expect(t.hits()).toBe(2 * HOOKS);
+    // the next round reads the deliveries that got through: nothing is pending, nothing is sent
+    expect(await t.nextRound()).toMatchObject({ retried: 0 });
+    expect(await t.retryRequests()).toBe(1 + HOOKS);
+    const status = t.health.status().autoRetry as Record<string, unknown>;
+    expect(status).toMatchObject({ pending: 0 });
+    // the old code: `stopped` stayed (and the gauge at 1) until a round sent a retry, which none ever would
+    expect(status.stopped).toBeUndefined();
+    expect(await metric(t.registry, 'govops_webhook_auto_retry_stopped', { reason: 'refused' })).toBe(0);
+    expect(t.logs.filter((l) => /retries resume|nothing is pending/.test(String(l.msg)))).toHaveLength(1);
+  });
+});

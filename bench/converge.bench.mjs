@@ -25,6 +25,7 @@
 // Run: npm run build && node bench/run.mjs converge   (CONVERGE=quick: only N=200; CONVERGE_N, CONVERGE_T,
 // CONVERGE_C: comma lists of sizes, transitions and concurrencies; CONVERGE_ROUNDS: alternations, default 3).
 // Issue #26 at scale: CONVERGE_N=5000,10000,20000 CONVERGE_T=50 CONVERGE_C=32 (prints linearity in N).
+import './no-extra-ca.mjs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -8,6 +8,7 @@
 // MEMORY_SPACES=1: the committed size of each V8 heap space too.
 // MEMORY_SNAPSHOTS=dir: heap snapshots of the daemon after the first reconcile and after the resyncs.
 // Run: npm run build && node bench/run.mjs daemon-memory     (MEMORY_N=2000 for a quick run)
+import './no-extra-ca.mjs';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rename, rm } from 'node:fs/promises';

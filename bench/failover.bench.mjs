@@ -13,6 +13,7 @@
 // Run: npm run build && node bench/run.mjs failover
 //   FAILOVER_KILLS (default 10), FAILOVER_LEASE=duration,renew,retry (default: govops' default, 15s,10s,2s;
 //   a shorter lease only for a quick check that the bench works)
+import './no-extra-ca.mjs';
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';

@@ -7,6 +7,7 @@
 // the data-source create's copy of the state, export's adoptions).
 // In process against the embedded sandbox (transitions 1 ms), concurrency 32; export runs as a CLI process.
 // Run: npm run build && node bench/run.mjs growth     (GROWTH_N=2500 by default)
+import './no-extra-ca.mjs';
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';

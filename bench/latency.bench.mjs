@@ -4,6 +4,7 @@
 // median of 10 (ROUNDS), target < 100 ms.
 // "reconcile start": the loop picked the revision; "first write": the first mutating request
 // (the apply's dry run) reached the service (sandbox, in-process, transitionMs 50).
+import './no-extra-ca.mjs';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

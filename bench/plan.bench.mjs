@@ -7,6 +7,7 @@
 // Floors beside them (what the least validator and the least planner on the same libraries cost: below), so a
 // ratio can be read against what cannot be cut. Then the stages of one plan inside one process (CPU ms).
 // Run: npm run build && node bench/run.mjs plan      (PLAN_N=2000 for a quick run; PLAN_LIST_LATENCY_MS=300 for a slow list)
+import './no-extra-ca.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';

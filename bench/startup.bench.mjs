@@ -6,6 +6,7 @@
 // loader, so `--help` counts the one CommonJS file of the command). Targets: --help <= 1.3x, validate of 1 file <= 1.6x.
 // Beside them two floors: the same output from an ESM entry using the same libraries and nothing of govops.
 // Run: npm run build && node bench/run.mjs startup     (STARTUP_RUNS=15)
+import './no-extra-ca.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';

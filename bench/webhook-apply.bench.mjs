@@ -5,6 +5,7 @@
 // in its own process, runs alternating, medians compared, wall and CPU. Target: govops <= 2x the bare client.
 // A floor beside them: the same client also checking each manifest and recording what it made (below).
 // Run: npm run build && node bench/run.mjs webhook-apply     (WEBHOOK_N=2000, WEBHOOK_RUNS=3)
+import './no-extra-ca.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';

@@ -10,8 +10,9 @@ import { defineConfig } from 'vitest/config';
 /**
  * Node 20 reads the whole NODE_EXTRA_CA_CERTS bundle when any process starts, before any code runs: with the Debian
  * bundle that is ~120 ms of CPU per process, and the suite starts many (a worker per isolated test file, every
- * CLI, daemon and render process the tests run): 783 → 727 s for the whole suite in one quiet run each. The tests never leave 127.0.0.1 and never use a
- * public CA (docs/decisions.md "Test suite wall time"), so the workers, and every process they start, go without it.
+ * CLI, daemon and render process the tests run): 783 → 727 s for the whole suite in one quiet run each. The tests
+ * never leave 127.0.0.1 and never use a public CA (docs/decisions.md "Test suite wall time"), so the workers, and
+ * every process they start, go without it.
  * Deleted here, in the process that forks the workers, before any is forked.
  */
 delete process.env.NODE_EXTRA_CA_CERTS;

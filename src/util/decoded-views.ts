@@ -15,7 +15,7 @@
  * - percent: `%XX` of a byte (either hex case), bytes of UTF-8 decoded together, a byte that is no UTF-8 as Latin-1.
  * - form: the same, and `+` as a space (a query string, an HTML form).
  * - html: `&name;` (HTML 4's names, `&apos;`), `&#DDD;`, `&#xHHH;` (either case of `x` and of the hex, leading zeros).
- * - unwrap: base64 wrapped over lines (MIME's 76 characters, PEM's 64, any width; `\n` or `\r\n`) joined again (`unwrap`).
+ * - unwrap: base64 wrapped over lines (MIME's 76 characters, PEM's 64, any width; `\n` or `\r\n`; indented or not) joined again (`unwrap`).
  *
  * Views are made breadth first, each family applied to each view made so far (a view that decodes nothing, or that
  * another view already is, is not kept), so a text nested in several families is read in any order of them. An
@@ -288,9 +288,12 @@ function isBase64Char(c: number): boolean {
 
 /** A wrapped base64 line is at least this long (MIME's are 76 characters, PEM's 64, `base64 -w 75`'s 75). */
 const MIN_WRAPPED_LINE = 16;
+/** At most this much indentation (spaces, tabs) before a wrapped line is removed with its break: a bound, so one pass. */
+const MAX_WRAP_INDENT = 64;
 
 /**
- * base64 wrapped over lines (MIME, PEM, a tool wrapping at any width: 75, 70): each line break (`\n` or `\r\n`) after
+ * base64 wrapped over lines (MIME, PEM, a tool wrapping at any width: 75, 70), indented or not (a YAML block scalar:
+ * each line the same indentation and base64 alone): each line break (`\n` or `\r\n`), with the next line's indentation, after
  * a run of base64 characters at least MIN_WRAPPED_LINE long and before another base64 character removed, whatever the
  * run's length mod 4: the joined text is the encoding unwrapped, which the base64 forms (each alignment) find. Only a
  * view: a form found across a removed break is replaced in the text with the break, nothing else of the lines.
@@ -301,25 +304,39 @@ const unwrap: Decoder = (text, map) => {
   const out = new Out(text.length, map);
   let i = 0;
   for (let j = text.indexOf('\n'); j >= 0; j = text.indexOf('\n', j + 1)) {
-    if (!isBase64Char(text.charCodeAt(j + 1))) continue;
+    // the next line's indentation (a YAML block scalar, an indented log) goes with the break
+    let next = j + 1;
+    while (next - j <= MAX_WRAP_INDENT && (text.charCodeAt(next) === 32 || text.charCodeAt(next) === 9)) next++;
+    if (!isBase64Char(text.charCodeAt(next))) continue;
     const br = j > 0 && text.charCodeAt(j - 1) === 13 ? j - 1 : j;
     let k = br;
     while (k > i && isBase64Char(text.charCodeAt(k - 1))) k--;
     if (br - k < MIN_WRAPPED_LINE) continue;
+    // an indented line goes on a wrapped one only as a block does: the line before it is the same indentation and
+    // base64 alone (a plan's or a log's indented lines after a line ending in a long name are no base64 block)
+    if (next > j + 1 && !sameIndentBefore(text, k, j + 1, next)) continue;
     out.copy(text, i, br);
     out.changed = true;
-    i = j + 1;
+    i = next;
   }
   if (!out.changed) return undefined;
   out.copy(text, i, text.length);
   return out.done(text.length);
 };
 
+/** Whether text[at - (end - start), at) is the indentation text[start, end) and starts its line. */
+function sameIndentBefore(text: string, at: number, start: number, end: number): boolean {
+  const from = at - (end - start);
+  if (from < 0 || (from > 0 && text.charCodeAt(from - 1) !== 10)) return false;
+  for (let x = 0; x < end - start; x++) if (text.charCodeAt(from + x) !== text.charCodeAt(start + x)) return false;
+  return true;
+}
+
 /** The decoders, one per family; a view of each is made from each view. */
 const DECODERS: readonly Decoder[] = [backslash, html, percentDecoder(false), percentDecoder(true), unwrap];
 
-/** Whether a text may have a view at all (one scan): an escape, or a line break a line of base64 may go on after. */
-export const DECODABLE = /[\\%&+]|\n[A-Za-z0-9+/_-]/;
+/** Whether a text may have a view at all (one scan): an escape, or a line break a line of base64 may go on after (indented). */
+export const DECODABLE = /[\\%&+]|\n[ \t]*[A-Za-z0-9+/_-]/;
 
 /**
  * The views of `text` (not the text itself), breadth first, each made when it is asked for (a caller that stops at the

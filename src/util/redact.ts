@@ -23,7 +23,7 @@
 
 import { DECODABLE, decodedViews, viewMap } from './decoded-views.js';
 import { HEAD, LiteralMatcher } from './literal-matcher.js';
-import { base64Forms, byteListForms, csvFieldForms, type FramedForm, secretForms } from './secret-forms.js';
+import { base64Forms, byteListForms, csvFieldForms, type FramedForm, lineForms, secretForms } from './secret-forms.js';
 import { dropUrlUserinfo, hasUrlUserinfo, urlUserinfoRanges } from './url-userinfo.js';
 
 export { secretForms };
@@ -185,7 +185,7 @@ export class Redactor {
       if (!fs) {
         fs = { forms: [], framed: [] };
         for (const n of normalizedForms(v)) {
-          fs.forms.push(...secretForms(n).filter((f) => f.length >= MIN_SECRET_LENGTH), ...base64Forms(n), ...byteListForms(n));
+          fs.forms.push(...secretForms(n).filter((f) => f.length >= MIN_SECRET_LENGTH), ...base64Forms(n), ...byteListForms(n), ...lineForms(n));
           fs.framed.push(...csvFieldForms(n));
         }
         this.formsOf.set(v, fs);
@@ -362,7 +362,7 @@ function spansOf(first: FormMatcher | undefined, second: FormMatcher | undefined
     const found = [[...(first ? first.formSpans(v.text) : []), ...urlUserinfoRanges(v.text)], second ? second.formSpans(v.text) : []];
     if (found[0]!.length === 0 && found[1]!.length === 0) continue;
     const from = viewMap(v);
-    for (const k of [0, 1]) for (const [a, b] of found[k]!) spans[k]!.push([from[a]!, endOf(from, b)]);
+    for (const k of [0, 1]) for (const [a, b] of found[k]!) spans[k]!.push([from[a]!, endOf(from, b, text)]);
   }
   return spans;
 }
@@ -386,8 +386,17 @@ function replaceSpans(text: string, spans: Array<[number, number]>): string {
   return out + text.slice(done, start) + REDACTED + text.slice(end);
 }
 
-/** Where a match of a view ending before its character `b` ends in the text: past the whole escape of character b - 1. */
-function endOf(from: Int32Array, b: number): number {
+/**
+ * Where a match of a view ending before its character `b` ends in the text: past the whole escape of character b - 1.
+ * A character that is no escape in the text (not `\\`, `%` nor `&` where it comes from) ends right after it: what
+ * follows it before character b was removed (a line break and indentation the `unwrap` view joined), not decoded.
+ */
+function endOf(from: Int32Array, b: number, text: string): number {
+  if (b > 0 && b < from.length - 1) {
+    const at = from[b - 1]!;
+    const c = text.charCodeAt(at);
+    if (c !== 92 && c !== 37 && c !== 38 && from[b]! > at + 1) return at + 1;
+  }
   const last = from.length - 1;
   let k = b;
   while (k < last && k > 0 && from[k] === from[k - 1]) k++;

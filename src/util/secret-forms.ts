@@ -437,3 +437,36 @@ export function byteListForms(value: string): string[] {
   if (bytes.length < BYTE_LIST_MIN_BYTES) return [];
   return [bytes.map((b) => b.toString(16).padStart(2, '0')).join(' '), bytes.join(' '), bytes.join(','), bytes.join(', ')];
 }
+
+/** A line of a multi-line value is a form of its own from this length, when it holds no whitespace. */
+export const LINE_FORM_MIN = 16;
+
+/**
+ * The lines of a multi-line value (a PEM key, a token wrapped over lines), each with its forms (`secretForms`): printed
+ * in a YAML block scalar or an indented log, each line is indented and the breaks may be other ones (`\r\n`), so the
+ * value whole is not found. A line counts when it has at least LINE_FORM_MIN characters and no whitespace: a key's body,
+ * not ordinary text (a sentence, a JSON line, the armour `-----BEGIN PRIVATE KEY-----`, which is the same in every
+ * key). And each run of two or more lines without whitespace joined (a PEM's body, its short last line with it): the
+ * redactor's `unwrap` view joins wrapped base64 lines again, indented or not. None for a value on one line.
+ */
+export function lineForms(value: string): string[] {
+  if (!/[\r\n]/.test(value)) return [];
+  const forms = new Set<string>();
+  let run: string[] = [];
+  const endRun = (): void => {
+    const joined = run.join('');
+    if (run.length > 1 && joined.length >= LINE_FORM_MIN) for (const f of secretForms(joined)) forms.add(f);
+    run = [];
+  };
+  for (const line of value.split(/\r\n|\r|\n/)) {
+    const t = line.trim();
+    if (t === '' || /\s/.test(t)) {
+      endRun();
+      continue;
+    }
+    run.push(t);
+    if (t.length >= LINE_FORM_MIN) for (const f of secretForms(t)) forms.add(f);
+  }
+  endRun();
+  return [...forms];
+}

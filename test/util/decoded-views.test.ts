@@ -69,6 +69,16 @@ describe('decoded views', () => {
     for (const v of views) expect(viewMap(v).length).toBe(v.text.length + 1);
   });
 
+  it('indented lines are joined only as a base64 block: each line the same indentation and base64 alone', () => {
+    const block = '  data: |\n    QUJDREVGR0hJSktMTU5PUFFS\n    U1RVVldYWVphYmNkZWZnaGlq\n    a2xt\nend';
+    expect([...decodedViews(block)].map((v) => v.text)).toContain('  data: |\n    QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xt\nend');
+    // a plan's or a log's indented lines after a line ending in a long name: not joined (a joined view costs a scan)
+    const plan = '  + Webhook/hook-1\n      url: https://example.com/hooks/abcdefghijklmnop1\n      events: [created]\n';
+    for (const v of decodedViews(plan)) expect(v.text).toContain('abcdefghijklmnop1\n      events');
+    // nor after a base64 line of another indentation
+    expect([...decodedViews('    QUJDREVGR0hJSktMTU5PUFFS\n  U1RVVldYWVphYmNkZWZnaGlq\n')]).toEqual([]);
+  });
+
   it('a value nested eleven times over is found in a text whose lines end in base64 characters (joined views do not use up the views)', () => {
     let nested = VALUE;
     for (let i = 0; i < 11; i++) nested = json(nested);

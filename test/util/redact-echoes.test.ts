@@ -133,6 +133,48 @@ describe('redaction of echoes once missed', () => {
     expect(JSON.parse(log).msg).toBe(prose);
   });
 
+  it('base64 wrapped over indented lines (a YAML block scalar, an indented log): a secret across a line break', () => {
+    const secret = 'Wr4pp3d-S3cret/value+9';
+    for (const indent of ['    ', '\t', '  \t']) {
+      for (let pad = 0; pad < 3; pad++) {
+        const b64 = Buffer.from(`${'x'.repeat(40 + pad)}${secret}${'y'.repeat(40)}`).toString('base64');
+        const lines = b64.match(/.{1,64}/g)!;
+        // the line break falls inside the secret's characters
+        expect(Math.ceil((8 * (40 + pad)) / 6)).toBeLessThan(64);
+        expect(Math.floor((8 * (40 + pad + secret.length)) / 6)).toBeGreaterThan(64);
+        const { log, out } = printed([secret], `spec:\n  data: |\n${lines.map((l) => indent + l).join('\n')}\nend`);
+        for (const p of [(JSON.parse(log) as { msg: string }).msg, out]) {
+          expect(p, `${JSON.stringify(indent)} ${pad}`).toContain(REDACTED);
+          expect(p).toContain('spec:\n  data: |\n');
+          expect(p).toContain('\nend');
+        }
+      }
+    }
+    // indented prose whose lines end in base64 characters holds no secret: printed as it is
+    const prose = 'steps:\n  fetch configuration/integrations/store\n  retrying-with-backoff-after-timeout\n  done';
+    const { log, out } = printed([secret], prose);
+    expect(out).toBe(`${prose}\n`);
+    expect(JSON.parse(log).msg).toBe(prose);
+  });
+
+  it('a multi-line secret (a PEM key) printed with its lines indented, as in a YAML block: each of its lines redacted', () => {
+    const body = ['MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7q3f9Zx0aBcDe', 'FgHiJkLmNoPqRsTuVwXyZ0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH', 'Zm9vYmFyYmF6'];
+    const pem = ['-----BEGIN PRIVATE KEY-----', ...body, '-----END PRIVATE KEY-----'].join('\n');
+    for (const eol of ['\n', '\r\n']) {
+      const shown = `config:\n  privateKey: |\n${pem.split('\n').map((l) => `    ${l}`).join(eol)}\n  user: svc`;
+      const { log, out } = printed([pem.split('\n').join(eol)], shown);
+      for (const p of [(JSON.parse(log) as { msg: string }).msg, out]) {
+        for (const line of body) expect(p, JSON.stringify(eol)).not.toContain(line);
+        // the armour and the text around it stay: they are no secret
+        expect(p).toContain('-----BEGIN PRIVATE KEY-----');
+        expect(p).toContain('  user: svc');
+      }
+    }
+    // a line of a multi-line secret with a space in it, or short, is not a form of its own (it may be ordinary text)
+    const { out } = printed(['first line of it\nsecond-line-0f-the-secret-value\nok'], 'first line of it\nok');
+    expect(out).toBe('first line of it\nok\n');
+  });
+
   it('URL userinfo inside an escaped URL (JSON `\\/`, percent-encoded, HTML): the password is dropped, registered or not', () => {
     const secret = 'Pa55/w0rd@x';
     const url = (pw: string): string => `https://admin:${pw}@db.example.com/q`;

@@ -110,3 +110,29 @@ describe('every kind of the examples read back in other JSON forms', () => {
     expect(validate.code, validate.stdout + validate.stderr).toBe(0);
   });
 });
+
+describe('an enum value the service echoes in another case (authenticationType stored case-insensitively)', () => {
+  let cased: ((s: string) => string) | undefined;
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    cased && isIntegrationGet(q) && res.status === 200
+      ? eachConfig(res, (c) => {
+          if (typeof c.authenticationType === 'string') c.authenticationType = cased!(c.authenticationType);
+        })
+      : res;
+
+  it.each([['lower', (s: string) => s.toLowerCase()], ['upper', (s: string) => s.toUpperCase()]])('%s-cased: the plan after apply is a no-op, and export validates', async (_name, fn) => {
+    cased = undefined;
+    r = await rig({ transitionMs: 10, rewrite });
+    await cp(EXAMPLES, path.join(r.dir, 'm'), { recursive: true, filter: (src) => !src.includes('kubernetes') && !src.includes('environments') });
+    Object.assign(r.env, exampleEnv('cased'));
+    const res = await r.run();
+    expect(res.ok, res.error).toBe(true);
+    cased = fn;
+    expect(await planned(r)).toEqual([]);
+    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
+    const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Integration'], { cwd: r.dir, env: conn });
+    expect(exp.code, exp.stderr).toBe(0);
+    const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+  });
+});

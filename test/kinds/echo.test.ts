@@ -136,3 +136,26 @@ describe('an enum value the service echoes in another case (authenticationType s
     expect(validate.code, validate.stdout + validate.stderr).toBe(0);
   });
 });
+
+describe('statuses the service sends in another case (ENABLED, Passed)', () => {
+  let on = false;
+  const upper = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(upper);
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'status' && typeof x === 'string' ? x.toUpperCase() : upper(x)]));
+    }
+    return v;
+  };
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    on && q.path.startsWith('/integrations') && res.status < 300 ? mapJsonBody(res, upper) : res;
+
+  it('apply ends with enabled integrations, and the plan after it is a no-op', async () => {
+    on = true;
+    r = await rig({ transitionMs: 10, rewrite });
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    const res = await r.run({ timeoutMs: 3_000, pollIntervalMs: 10, pollMaxIntervalMs: 50 });
+    expect(res.ok, res.error).toBe(true);
+    expect(res.outcomes?.map((o) => o.result)).toEqual(['ok']);
+    expect(await planned(r)).toEqual([]);
+  });
+});

@@ -9,7 +9,7 @@ import { runGovops } from '../helpers/cli.js';
 import { objectStoreManifest } from '../helpers/manifests.js';
 import { mapJsonBody, type ProxiedRequest, type ProxiedResponse } from '../helpers/rewriting-proxy.js';
 import { EXAMPLES, exampleEnv } from '../apply/harness.js';
-import { rig, type Rig } from '../apply/inproc.js';
+import { rig, webhookManifest, type Rig } from '../apply/inproc.js';
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -157,5 +157,34 @@ describe('statuses the service sends in another case (ENABLED, Passed)', () => {
     expect(res.ok, res.error).toBe(true);
     expect(res.outcomes?.map((o) => o.result)).toEqual(['ok']);
     expect(await planned(r)).toEqual([]);
+  });
+});
+
+describe('webhook enum values the service echoes in another case (actionType, notificationType)', () => {
+  let on = false;
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    on && q.method === 'GET' && q.path.startsWith('/webhooks') && res.status === 200
+      ? mapJsonBody(res, (v) => {
+          for (const w of (Array.isArray(v) ? v : [v]) as Array<Record<string, unknown>>) {
+            if (typeof w.actionType === 'string') w.actionType = w.actionType.toUpperCase();
+            if (Array.isArray(w.notificationType)) w.notificationType = w.notificationType.map((t) => String(t).toUpperCase()).reverse();
+          }
+          return v;
+        })
+      : res;
+
+  it('the plan after apply is a no-op, and export validates', async () => {
+    on = false;
+    r = await rig({ transitionMs: 10, rewrite });
+    r.env.GOVOPS_SECRET_HOOK_SECRET = 's3cret-hook-value';
+    await r.write('hook.yaml', webhookManifest('hook', ['modelCreated', 'modelDeleted']));
+    expect((await r.run()).ok).toBe(true);
+    on = true;
+    expect(await planned(r)).toEqual([]);
+    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
+    const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Webhook'], { cwd: r.dir, env: conn });
+    expect(exp.code, exp.stderr).toBe(0);
+    const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
   });
 });

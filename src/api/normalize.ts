@@ -16,6 +16,7 @@ import { booleanFromWire } from '../util/boolean.js';
 import { cutRedacted, redactThenCut } from '../util/cut.js';
 import { isPlainObject } from '../util/object.js';
 import { redactText } from '../util/redact.js';
+import { INTEGRATION_TYPES } from '../kinds/registry.js';
 import { VALIDATION_TEST_STATUSES } from '../service/kinds.js';
 import { WEBHOOK_FIELD_NAMES, readWebhookField, webhookFieldRule } from '../service/webhook-fields.js';
 
@@ -30,6 +31,14 @@ const CASED = new Map([...INTEGRATION_STATUSES, ...VALIDATION_TEST_STATUSES].map
 function statusOf(v: unknown): string {
   if (typeof v !== 'string') return 'unknown';
   return CASED.get(v.toLowerCase()) ?? v;
+}
+
+const TYPES = new Map(INTEGRATION_TYPES.map((t) => [t.toLowerCase(), t]));
+
+/** An integration type as govops names it, whatever its case on the wire (`OBJECT_STORE`); an unknown one as it is. */
+function typeOf(v: unknown): string {
+  const t = typeof v === 'string' ? v : String(v ?? '');
+  return TYPES.get(t.toLowerCase()) ?? t;
 }
 
 /** An id as a string, whatever the wire said (number or string). */
@@ -71,7 +80,7 @@ export function toLiveIntegration(v: unknown): LiveIntegration {
     status: statusOf(o.status),
     validationResults: validationResults(o.validationResults),
     // (any type the service names, one govops does not know included: callers check it with isIntegrationType)
-    type: typeof o.type === 'string' ? o.type : String(o.type ?? ''),
+    type: typeOf(o.type),
     autoBootstrap: booleanFromWire(o.autoBootstrap) === true,
     config: isPlainObject(o.config) ? o.config : {},
   };

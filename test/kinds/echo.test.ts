@@ -188,3 +188,28 @@ describe('webhook enum values the service echoes in another case (actionType, no
     expect(validate.code, validate.stdout + validate.stderr).toBe(0);
   });
 });
+
+describe('an integration type the service echoes in another case (OBJECT_STORE)', () => {
+  let on = false;
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    on && isIntegrationGet(q) && res.status === 200
+      ? mapJsonBody(res, (v) => {
+          for (const i of (Array.isArray(v) ? v : [v]) as Array<Record<string, unknown>>) if (typeof i.type === 'string') i.type = i.type.toUpperCase();
+          return v;
+        })
+      : res;
+
+  it('the plan after apply is a no-op, and export validates', async () => {
+    on = false;
+    r = await rig({ transitionMs: 10, rewrite });
+    await r.write('raw.yaml', objectStoreManifest('raw', 's3://raw.example.com/base/'));
+    expect((await r.run()).ok).toBe(true);
+    on = true;
+    expect(await planned(r)).toEqual([]);
+    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
+    const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Integration'], { cwd: r.dir, env: conn });
+    expect(exp.code, exp.stderr).toBe(0);
+    const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+  });
+});

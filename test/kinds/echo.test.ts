@@ -5,6 +5,7 @@
 import { cp, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MASKED_KEYS } from '../../src/kinds/registry.js';
 import { runGovops } from '../helpers/cli.js';
 import { objectStoreManifest } from '../helpers/manifests.js';
 import { mapJsonBody, type ProxiedRequest, type ProxiedResponse } from '../helpers/rewriting-proxy.js';
@@ -210,6 +211,39 @@ describe('an integration type the service echoes in another case (OBJECT_STORE)'
     const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Integration'], { cwd: r.dir, env: conn });
     expect(exp.code, exp.stderr).toBe(0);
     const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+  });
+});
+
+describe('masked credentials in other shapes (empty string, null, absent, another mask), nested ones too', () => {
+  const shapes: Array<[string, (c: Record<string, unknown>, k: string) => void]> = [
+    ['empty string', (c, k) => { c[k] = ''; }],
+    ['null', (c, k) => { c[k] = null; }],
+    ['absent', (c, k) => { delete c[k]; }],
+    ['another mask', (c, k) => { c[k] = '<hidden>'; }],
+  ];
+  let shape: ((c: Record<string, unknown>, k: string) => void) | undefined;
+  const walk = (o: Record<string, unknown>): void => {
+    for (const [k, v] of Object.entries(o)) {
+      if (MASKED_KEYS.has(k) && k !== 'username') shape!(o, k);
+      else if (v && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>);
+    }
+  };
+  const rewrite = (q: ProxiedRequest, res: ProxiedResponse): ProxiedResponse =>
+    shape && isIntegrationGet(q) && res.status === 200 ? eachConfig(res, walk) : res;
+
+  it.each(shapes)('%s: the plan after apply is a no-op, and export validates', async (_name, fn) => {
+    shape = undefined;
+    r = await rig({ transitionMs: 10, rewrite });
+    await cp(EXAMPLES, path.join(r.dir, 'm'), { recursive: true, filter: (src) => !src.includes('kubernetes') && !src.includes('environments') });
+    Object.assign(r.env, exampleEnv('masks'));
+    expect((await r.run()).ok).toBe(true);
+    shape = fn;
+    expect(await planned(r)).toEqual([]);
+    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
+    const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Integration'], { cwd: r.dir, env: conn });
+    expect(exp.code, exp.stderr).toBe(0);
+    const validate = await runGovops(['validate', 'exported'], { cwd: r.dir });
     expect(validate.code, validate.stdout + validate.stderr).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Turning wire bodies into the shapes of src/api/types.ts: ids become strings (the service sends
- * numbers in some bodies and strings in others), missing arrays become empty.
+ * numbers in some bodies and strings in others), missing arrays become empty, statuses in the interface's case.
  */
 import { STATUS_CODES } from 'node:http';
 import { ApiError } from '../errors.js';
@@ -16,8 +16,30 @@ import { booleanFromWire } from '../util/boolean.js';
 import { cutRedacted, redactThenCut } from '../util/cut.js';
 import { isPlainObject } from '../util/object.js';
 import { redactText } from '../util/redact.js';
+import { INTEGRATION_TYPES } from '../kinds/registry.js';
+import { VALIDATION_TEST_STATUSES } from '../service/kinds.js';
 import { WEBHOOK_FIELD_NAMES, readWebhookField, webhookFieldRule } from '../service/webhook-fields.js';
 
+
+const INTEGRATION_STATUSES = ['enabled', 'creating', 'editing', 'deleting', 'createError', 'editError', 'deleteError'];
+const CASED = new Map([...INTEGRATION_STATUSES, ...VALIDATION_TEST_STATUSES].map((s) => [s.toLowerCase(), s]));
+
+/**
+ * A status as the interface spells it, whatever the case on the wire (`ENABLED`, `Passed`, `createerror`: a service
+ * that writes its enum constants' names); a status the interface does not list, or not a string, as `unknown` does.
+ */
+function statusOf(v: unknown): string {
+  if (typeof v !== 'string') return 'unknown';
+  return CASED.get(v.toLowerCase()) ?? v;
+}
+
+const TYPES = new Map(INTEGRATION_TYPES.map((t) => [t.toLowerCase(), t]));
+
+/** An integration type as govops names it, whatever its case on the wire (`OBJECT_STORE`); an unknown one as it is. */
+function typeOf(v: unknown): string {
+  const t = typeof v === 'string' ? v : String(v ?? '');
+  return TYPES.get(t.toLowerCase()) ?? t;
+}
 
 /** An id as a string, whatever the wire said (number or string). */
 export function idString(v: unknown): string {
@@ -31,13 +53,13 @@ function validationResults(v: unknown): ValidationResults {
   if (!isPlainObject(v)) return { status: 'unknown', validationTests: [] };
   const tests = Array.isArray(v.validationTests) ? v.validationTests : [];
   return {
-    status: typeof v.status === 'string' ? v.status : 'unknown',
+    status: statusOf(v.status),
     // A test already of the right shape is taken as it is (the parsed body is ours): a list of 10,000
     // integrations holds tens of thousands of them.
     validationTests: tests.filter(isPlainObject).map((t) =>
-      typeof t.name === 'string' && typeof t.status === 'string'
+      typeof t.name === 'string' && typeof t.status === 'string' && CASED.get(t.status) === t.status
         ? (t as unknown as ValidationResults['validationTests'][number])
-        : { ...t, name: String(t.name ?? ''), status: String(t.status ?? 'unknown') },
+        : { ...t, name: String(t.name ?? ''), status: typeof t.status === 'string' ? statusOf(t.status) : String(t.status ?? 'unknown') },
     ),
   };
 }
@@ -46,7 +68,7 @@ export function toMutationResult(v: unknown): IntegrationMutationResult {
   const o = isPlainObject(v) ? v : {};
   return {
     id: idString(o.id),
-    status: typeof o.status === 'string' ? o.status : 'unknown',
+    status: statusOf(o.status),
     validationResults: validationResults(o.validationResults),
   };
 }
@@ -55,10 +77,10 @@ export function toLiveIntegration(v: unknown): LiveIntegration {
   const o = isPlainObject(v) ? v : {};
   return {
     id: idString(o.id),
-    status: typeof o.status === 'string' ? o.status : 'unknown',
+    status: statusOf(o.status),
     validationResults: validationResults(o.validationResults),
     // (any type the service names, one govops does not know included: callers check it with isIntegrationType)
-    type: typeof o.type === 'string' ? o.type : String(o.type ?? ''),
+    type: typeOf(o.type),
     autoBootstrap: booleanFromWire(o.autoBootstrap) === true,
     config: isPlainObject(o.config) ? o.config : {},
   };
@@ -66,7 +88,7 @@ export function toLiveIntegration(v: unknown): LiveIntegration {
 
 export function toStatus(v: unknown): IntegrationStatus {
   const o = isPlainObject(v) ? v : {};
-  return { id: idString(o.id), status: typeof o.status === 'string' ? o.status : 'unknown' };
+  return { id: idString(o.id), status: statusOf(o.status) };
 }
 
 export function toLiveWebhook(v: unknown): LiveWebhook {

@@ -1,6 +1,6 @@
 /**
  * The config shapes the planner compares with (src/plan/shape.ts), derived from the schemas of schemas/
- * (fields, types, defaults, `x-unordered` lists, `x-compare: host` / `url` values). Computed once; the planner gets them
+ * (fields, types, defaults, string enums, `x-unordered` lists, `x-compare: host` / `url` values). Computed once; the planner gets them
  * injected.
  */
 import type { ConfigShapes, FieldShape } from '../plan/shape.js';
@@ -32,6 +32,7 @@ function shapeOf(node: unknown, baseId: string): FieldShape {
   if (typeof schema.type === 'string') shape.type = schema.type;
   if ('default' in schema) shape.default = structuredClone(schema.default);
   if (schema['x-unordered'] === true) shape.unordered = true;
+  if (Array.isArray(schema.enum) && schema.enum.every((e) => typeof e === 'string')) shape.enum = schema.enum as string[];
   if (schema['x-compare'] === 'host' || schema['x-compare'] === 'url') shape.compare = schema['x-compare'];
   if (isPlainObject(schema.properties)) {
     shape.fields = {};

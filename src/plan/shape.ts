@@ -19,6 +19,8 @@ import { isPlainObject } from '../util/object.js';
 export interface FieldShape {
   /** JSON Schema type of the field, when it has one (`object`, `array`, `string`, `number`, `integer`, `boolean`). */
   type?: string;
+  /** The string values of an `enum` field: a value echoed in another case is read as the one it matches (`fromWire`). */
+  enum?: readonly string[];
   /** The default the service applies when the field is absent (present only when there is one). */
   default?: unknown;
   /** Sub-fields of an object. Only these are compared. */
@@ -52,7 +54,8 @@ function sortedSet(list: unknown[]): unknown[] {
  * with it): a numeric string of a number field is that number, `"true"`/`"false"` (or `1`/`0`) of a boolean field the boolean,
  * and a list of exactly one string in a string field that string (interface 2.3 types `cloudRoleToAssume` string
  * with the default `[]`: a service holding it as a list echoes `["arn:..."]`), and a number in a string field its
- * decimal digits (object_store `cloudAccountId` "123456789012" held and echoed as a number). A longer list in a
+ * decimal digits (object_store `cloudAccountId` "123456789012" held and echoed as a number), and an enum value in
+ * another case the one value it matches case-insensitively (`authenticationType` `USERPASSWORD`). A longer list in a
  * string field stays a list: a real difference from any string, shown as such. Anything else is returned as it is.
  */
 export function fromWire(shape: FieldShape, value: unknown): unknown {
@@ -64,6 +67,12 @@ export function fromWire(shape: FieldShape, value: unknown): unknown {
     if (Number.isFinite(n)) return n;
   }
   if (shape.type === 'boolean') return booleanFromWire(value) ?? value;
+  // An enum value in another case (`USERPASSWORD`, `userpassword`) is the one value it matches, when only one does.
+  if (shape.enum && typeof value === 'string' && !shape.enum.includes(value)) {
+    const lower = value.toLowerCase();
+    const matches = shape.enum.filter((e) => e.toLowerCase() === lower);
+    if (matches.length === 1) return matches[0];
+  }
   return value;
 }
 

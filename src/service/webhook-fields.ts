@@ -5,6 +5,7 @@
  * The secret is not one of them: it is write-only in the service and compared by fingerprint only.
  */
 import { booleanFromWire } from '../util/boolean.js';
+import { WEBHOOK_ACTIONS } from './events.js';
 import { urlAsCompared } from './kinds.js';
 
 export interface WebhookFieldRule {
@@ -17,6 +18,11 @@ export interface WebhookFieldRule {
    * (the interface does not list it in every answer).
    */
   optional?: true;
+  /**
+   * The values the interface names (a string, or each item of a list): one sent in another case (`TRIGGERED`,
+   * `MODELCREATED`, as a service writing its enum constants' names does) is read as the value it matches.
+   */
+  values?: readonly string[];
   /** `url`: compared as `urlAsCompared` (service/kinds.ts): scheme and host case-insensitively, `https://h` = `https://h/`. */
   compare?: 'url';
   /**
@@ -30,8 +36,8 @@ export const WEBHOOK_FIELDS = {
   name: { type: 'string', from: 'metadata.name' },
   url: { type: 'string', compare: 'url' },
   global: { type: 'boolean' },
-  notificationType: { type: 'string[]', set: true },
-  actionType: { type: 'string', optional: true },
+  notificationType: { type: 'string[]', set: true, values: WEBHOOK_ACTIONS },
+  actionType: { type: 'string', optional: true, values: ['triggered', 'receive'] },
 } as const satisfies Record<string, WebhookFieldRule>;
 
 export type WebhookField = keyof typeof WEBHOOK_FIELDS;
@@ -56,17 +62,27 @@ export function asSet(xs: unknown): string[] {
   return [...new Set(Array.isArray(xs) ? xs.map(String) : [])].sort();
 }
 
+const casedValues = new WeakMap<readonly string[], Map<string, string>>();
+
+/** A value in the interface's spelling when it names one of `values` in another case; else as it is. */
+function cased(values: readonly string[] | undefined, v: string): string {
+  if (!values || values.includes(v)) return v;
+  let byLower = casedValues.get(values);
+  if (!byLower) casedValues.set(values, (byLower = new Map(values.map((x) => [x.toLowerCase(), x]))));
+  return byLower.get(v.toLowerCase()) ?? v;
+}
+
 /** The wire value as govops keeps it (missing: '' / false / [], or null for an optional field). */
 export function readWebhookField(rule: WebhookFieldRule, raw: unknown): unknown {
   if (rule.optional && (raw === undefined || raw === null)) return null;
   switch (rule.type) {
     case 'string':
-      return String(raw ?? '');
+      return cased(rule.values, String(raw ?? ''));
     case 'boolean':
       // (`"true"` / `"false"` as config booleans are: util/boolean.ts)
       return booleanFromWire(raw) === true;
     case 'string[]':
-      return Array.isArray(raw) ? raw.map(String) : [];
+      return Array.isArray(raw) ? raw.map((x) => cased(rule.values, String(x))) : [];
   }
 }
 

@@ -38,16 +38,23 @@ function at(root: unknown, dotted: string): unknown {
   return cur;
 }
 
-/** A comparable form of a target value: a URL's origin (scheme, host, port), a host in lower case. */
+/**
+ * A comparable form of a target value: a URL's origin (scheme, host, port) and its authority as written, a host in
+ * lower case. The authority as RFC 3986 splits it (up to the first `/`, `?` or `#`) counts too, because parsers
+ * disagree on the host of an odd URL: `https://lake.example.com\@evil.example.net/` has the origin of
+ * lake.example.com for WHATWG (Node), but Python's `urlsplit` takes `lake.example.com\` for the userinfo and
+ * connects to evil.example.net. So a URL is the same target only when both readings are.
+ */
 export function normalizeTarget(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
   if (isSecretRef(v)) return `ref:${describeRef(v)}`;
   if (typeof v !== 'string') return JSON.stringify(v);
   const s = v.trim();
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
+  const written = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(s);
+  if (written) {
     try {
       const u = new URL(s);
-      return `${u.protocol}//${u.host.toLowerCase().replace(/\.$/, '')}`;
+      return `${u.protocol}//${u.host.toLowerCase().replace(/\.$/, '')} ${written[1]!.toLowerCase().replace(/\.$/, '')}`;
     } catch {
       return s.toLowerCase();
     }

@@ -11,6 +11,7 @@
  * (`--dry-run-new-targets`). A request that resolves no secret reference (no credentials, or literal values
  * written in the pull request itself) hands over nothing of the operator's and is always allowed.
  */
+import path from 'node:path';
 import { describeRef, isSecretRef } from '../manifests/secrets.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -80,6 +81,22 @@ export function secretRefsOf(value: unknown, out: Set<string> = new Set()): Set<
   return out;
 }
 
+/**
+ * `secretRefsOf` with each `fromFile` reference read from `folder` (relative to the manifests' root, `/`-separated):
+ * without a secrets folder a reference is relative to its manifest's folder, so `fromFile: pw` names another file
+ * once a pull request moves the manifest. Undefined `folder`: the references as written (a secrets folder is set).
+ */
+export function refsFrom(value: unknown, folder: string | undefined): Set<string> {
+  const refs = secretRefsOf(value);
+  if (folder === undefined) return refs;
+  const out = new Set<string>();
+  for (const r of refs) {
+    const file = r.startsWith('fromFile: ') ? r.slice('fromFile: '.length) : undefined;
+    out.add(file === undefined ? r : `fromFile: ${path.posix.join(folder, file.replace(/\\/g, '/'))}`);
+  }
+  return out;
+}
+
 export interface TargetCheckInput {
   /** What the request sends, as in the manifest (references unresolved): the config, or the delete payload. */
   sends: unknown;
@@ -97,6 +114,9 @@ export interface TargetCheckInput {
   live?: unknown;
   /** The operator allows dry runs of resources the base revision does not have. */
   allowNewTargets: boolean;
+  /** Without a secrets folder: the folders (relative to the root) of the head's and the base's manifests (`refsFrom`). */
+  headFolder?: string;
+  baseFolder?: string;
 }
 
 export type TargetCheck = { allowed: true } | { allowed: false; code: 'new-target' | 'target-changed' | 'secret-moved'; reason: string };
@@ -104,7 +124,7 @@ export type TargetCheck = { allowed: true } | { allowed: false; code: 'new-targe
 const MASKED = '********';
 
 export function checkTargets(input: TargetCheckInput): TargetCheck {
-  const refs = secretRefsOf(input.sends);
+  const refs = refsFrom(input.sends, input.headFolder);
   if (refs.size === 0) return { allowed: true };
   if (!input.base) {
     return input.allowNewTargets
@@ -142,7 +162,7 @@ export function checkTargets(input: TargetCheckInput): TargetCheck {
       }
     }
   }
-  const baseRefs = secretRefsOf([input.base.config, input.base.deleteCredentials]);
+  const baseRefs = refsFrom([input.base.config, input.base.deleteCredentials], input.baseFolder);
   const moved = [...refs].filter((r) => !baseRefs.has(r)).sort();
   if (moved.length) {
     return {

@@ -63,11 +63,29 @@ export function normalizeTarget(v: unknown): string | undefined {
   return s.toLowerCase().replace(/\.$/, '');
 }
 
+/**
+ * A path on the host the service joins to a URL field (lakehouse `httpPath`): another path on the same host is the
+ * same target, but only a plain absolute path stays on the host whatever the join. Joined by concatenation,
+ * `@evil.example.net/x` or `.evil.example.net/x` names another host; joined as a URL (Python's `urljoin`, WHATWG),
+ * `//evil.example.net/x`, `\\evil.example.net/x` or `/<tab>/evil.example.net/x` do. Such a value is compared as it is.
+ */
+const PATH_FIELDS: readonly string[] = ['httpPath'];
+const PLAIN_PATH = /^\/(?:[^/\\\s\p{Cc}][^\\\s\p{Cc}]*)?$/u;
+
+function normalizePath(v: unknown): string | undefined {
+  if (typeof v === 'string' && PLAIN_PATH.test(v)) return 'a path on the host';
+  return normalizeTarget(v);
+}
+
 /** The target fields of a config that are set, normalised. */
 export function targetsOf(config: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   for (const f of TARGET_FIELDS) {
     const v = normalizeTarget(at(config, f));
+    if (v !== undefined) out[f] = v;
+  }
+  for (const f of PATH_FIELDS) {
+    const v = normalizePath(at(config, f));
     if (v !== undefined) out[f] = v;
   }
   return out;
@@ -154,10 +172,10 @@ export function checkTargets(input: TargetCheckInput): TargetCheck {
     }
   }
   if (input.live !== undefined) {
-    for (const f of TARGET_FIELDS) {
+    for (const f of [...TARGET_FIELDS, ...PATH_FIELDS]) {
       const raw = at(input.live, f);
       if (raw === undefined || raw === MASKED) continue;
-      if (normalizeTarget(raw) !== base[f]) {
+      if ((PATH_FIELDS.includes(f) ? normalizePath(raw) : normalizeTarget(raw)) !== base[f]) {
         return { allowed: false, code: 'target-changed', reason: `the live integration's config.${f} differs from the base revision: no secret is sent to it` };
       }
     }

@@ -126,6 +126,17 @@ describe('checkTargets: no secret to a host the base revision does not use', () 
     const path = { config: { ...lake.config, workspaceUrl: 'https://LAKE.example.com/other?x=1#y' } };
     expect(checkTargets({ sends: path.config, head: path, base: lake, allowNewTargets: false })).toEqual({ allowed: true });
   });
+  it('an httpPath that is no plain path on the host (joined to the workspace URL it names another host) is refused', () => {
+    const lake = { config: { workspaceUrl: 'https://lake.example.com', httpPath: '/sql/1.0/warehouses/a1', token: { fromEnv: 'GOVOPS_SECRET_T' } } };
+    // `workspaceUrl + httpPath` or a URL join (Python urljoin, WHATWG) reads evil.example.net as the host
+    for (const httpPath of ['//evil.example.net/sql', '\\\\evil.example.net/sql', '@evil.example.net/sql', '.evil.example.net/sql', 'https://evil.example.net/sql', '/\t/evil.example.net/sql']) {
+      const head = { config: { ...lake.config, httpPath } };
+      expect(checkTargets({ sends: head.config, head, base: lake, allowNewTargets: true }), httpPath).toMatchObject({ allowed: false, code: 'target-changed' });
+    }
+    // another warehouse on the same host: same host, same owner
+    const other = { config: { ...lake.config, httpPath: '/sql/1.0/warehouses/b2' } };
+    expect(checkTargets({ sends: other.config, head: other, base: lake, allowNewTargets: false })).toEqual({ allowed: true });
+  });
   it('a reference the base does not give this resource is not sent', () => {
     const moved = { config: { host: 'db.example.com', password: { fromEnv: 'GOVOPS_SECRET_OTHER' } } };
     expect(checkTargets({ sends: moved.config, head: moved, base, allowNewTargets: true })).toMatchObject({ allowed: false, code: 'secret-moved', reason: expect.stringContaining('fromEnv: GOVOPS_SECRET_OTHER') });

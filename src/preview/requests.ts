@@ -3,10 +3,12 @@
  * run (what to send is decided by dry-run.ts and targets.ts) and the manual-flow scripts (manual-steps.ts),
  * at most `concurrency` at a time. Offline, only the manual steps' commands are listed.
  */
+import path from 'node:path';
 import PQueue from 'p-queue';
 import type { ServiceApi } from '../api/client-types.js';
 import type { LiveIntegration } from '../api/types.js';
 import type { IntegrationManifest, LoadedManifest } from '../manifests/types.js';
+import type { SecretScope } from '../manifests/secret-scope.js';
 import type { DesiredIntegration, ManualStepGate, ManualStepsMode, ResourceChange } from '../plan/types.js';
 import { ackPhaseOf, parseAcknowledgments } from '../plan/acknowledgment.js';
 import { isIntegrationType, type IntegrationType } from '../kinds/registry.js';
@@ -32,6 +34,14 @@ export interface RequestOptions {
   scripts?: boolean;
   /** Parallel dry runs and script requests (default 4). */
   concurrency?: number;
+  /** Which secrets manifests may reference: without a secrets folder a `fromFile` is read beside its manifest. */
+  secretScope?: SecretScope;
+}
+
+/** A manifest's folder relative to its root, `/`-separated; undefined with a secrets folder (`refsFrom`). */
+function refFolder(m: LoadedManifest | undefined, opts: RequestOptions): string | undefined {
+  if (opts.secretScope?.dir !== undefined || m === undefined) return undefined;
+  return path.relative(m.root ?? m.dir, m.dir).split(path.sep).join('/');
 }
 
 /**
@@ -75,6 +85,13 @@ function lookupOf(c: LiveContext): Lookup {
   };
 }
 
+/** The head's and the base's folders for `checkTargets` (none with a secrets folder). */
+function folders(head: LoadedManifest | undefined, base: LoadedManifest | undefined, opts: RequestOptions): { headFolder?: string; baseFolder?: string } {
+  const h = refFolder(head, opts);
+  const b = refFolder(base, opts);
+  return { ...(h !== undefined ? { headFolder: h } : {}), ...(b !== undefined ? { baseFolder: b } : {}) };
+}
+
 /** What to dry-run for a touched integration (a request, a skip with its reason, or nothing). */
 function dryRunFor(r: PreviewResource, k: Lookup, unknown: readonly UnknownSecret[], opts: RequestOptions): DryRunRequest | DryRunResult | undefined {
   const l = r.live!;
@@ -105,6 +122,7 @@ function dryRunFor(r: PreviewResource, k: Lookup, unknown: readonly UnknownSecre
       ...(baseSpec ? { base: { config: baseSpec.config, deleteCredentials: baseSpec.deleteCredentials } } : {}),
       ...(liveObj ? { live: liveObj.config } : {}),
       allowNewTargets: opts.dryRunNewTargets === true,
+      ...folders(k.head.get(r.name), k.base.get(r.renamedFrom ?? r.name), opts),
     }),
   });
   if (req && 'method' in req && opts.dryRun === false) return { status: 'skipped', reason: 'not sent (--no-dry-run)', tests: [] };

@@ -11,6 +11,7 @@
  * (`--dry-run-new-targets`). A request that resolves no secret reference (no credentials, or literal values
  * written in the pull request itself) hands over nothing of the operator's and is always allowed.
  */
+import path from 'node:path';
 import { describeRef, isSecretRef } from '../manifests/secrets.js';
 import { isPlainObject } from '../util/object.js';
 
@@ -38,16 +39,23 @@ function at(root: unknown, dotted: string): unknown {
   return cur;
 }
 
-/** A comparable form of a target value: a URL's origin (scheme, host, port), a host in lower case. */
+/**
+ * A comparable form of a target value: a URL's origin (scheme, host, port) and its authority as written, a host in
+ * lower case. The authority as RFC 3986 splits it (up to the first `/`, `?` or `#`) counts too, because parsers
+ * disagree on the host of an odd URL: `https://lake.example.com\@evil.example.net/` has the origin of
+ * lake.example.com for WHATWG (Node), but Python's `urlsplit` takes `lake.example.com\` for the userinfo and
+ * connects to evil.example.net. So a URL is the same target only when both readings are.
+ */
 export function normalizeTarget(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
   if (isSecretRef(v)) return `ref:${describeRef(v)}`;
   if (typeof v !== 'string') return JSON.stringify(v);
   const s = v.trim();
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
+  const written = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(s);
+  if (written) {
     try {
       const u = new URL(s);
-      return `${u.protocol}//${u.host.toLowerCase().replace(/\.$/, '')}`;
+      return `${u.protocol}//${u.host.toLowerCase().replace(/\.$/, '')} ${written[1]!.toLowerCase().replace(/\.$/, '')}`;
     } catch {
       return s.toLowerCase();
     }
@@ -55,11 +63,29 @@ export function normalizeTarget(v: unknown): string | undefined {
   return s.toLowerCase().replace(/\.$/, '');
 }
 
+/**
+ * A path on the host the service joins to a URL field (lakehouse `httpPath`): another path on the same host is the
+ * same target, but only a plain absolute path stays on the host whatever the join. Joined by concatenation,
+ * `@evil.example.net/x` or `.evil.example.net/x` names another host; joined as a URL (Python's `urljoin`, WHATWG),
+ * `//evil.example.net/x`, `\\evil.example.net/x` or `/<tab>/evil.example.net/x` do. Such a value is compared as it is.
+ */
+const PATH_FIELDS: readonly string[] = ['httpPath'];
+const PLAIN_PATH = /^\/(?:[^/\\\s\p{Cc}][^\\\s\p{Cc}]*)?$/u;
+
+function normalizePath(v: unknown): string | undefined {
+  if (typeof v === 'string' && PLAIN_PATH.test(v)) return 'a path on the host';
+  return normalizeTarget(v);
+}
+
 /** The target fields of a config that are set, normalised. */
 export function targetsOf(config: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   for (const f of TARGET_FIELDS) {
     const v = normalizeTarget(at(config, f));
+    if (v !== undefined) out[f] = v;
+  }
+  for (const f of PATH_FIELDS) {
+    const v = normalizePath(at(config, f));
     if (v !== undefined) out[f] = v;
   }
   return out;
@@ -70,6 +96,22 @@ export function secretRefsOf(value: unknown, out: Set<string> = new Set()): Set<
   if (isSecretRef(value)) out.add(describeRef(value));
   else if (Array.isArray(value)) for (const v of value) secretRefsOf(v, out);
   else if (isPlainObject(value)) for (const v of Object.values(value)) secretRefsOf(v, out);
+  return out;
+}
+
+/**
+ * `secretRefsOf` with each `fromFile` reference read from `folder` (relative to the manifests' root, `/`-separated):
+ * without a secrets folder a reference is relative to its manifest's folder, so `fromFile: pw` names another file
+ * once a pull request moves the manifest. Undefined `folder`: the references as written (a secrets folder is set).
+ */
+export function refsFrom(value: unknown, folder: string | undefined): Set<string> {
+  const refs = secretRefsOf(value);
+  if (folder === undefined) return refs;
+  const out = new Set<string>();
+  for (const r of refs) {
+    const file = r.startsWith('fromFile: ') ? r.slice('fromFile: '.length) : undefined;
+    out.add(file === undefined ? r : `fromFile: ${path.posix.join(folder, file.replace(/\\/g, '/'))}`);
+  }
   return out;
 }
 
@@ -90,6 +132,9 @@ export interface TargetCheckInput {
   live?: unknown;
   /** The operator allows dry runs of resources the base revision does not have. */
   allowNewTargets: boolean;
+  /** Without a secrets folder: the folders (relative to the root) of the head's and the base's manifests (`refsFrom`). */
+  headFolder?: string;
+  baseFolder?: string;
 }
 
 export type TargetCheck = { allowed: true } | { allowed: false; code: 'new-target' | 'target-changed' | 'secret-moved'; reason: string };
@@ -97,7 +142,7 @@ export type TargetCheck = { allowed: true } | { allowed: false; code: 'new-targe
 const MASKED = '********';
 
 export function checkTargets(input: TargetCheckInput): TargetCheck {
-  const refs = secretRefsOf(input.sends);
+  const refs = refsFrom(input.sends, input.headFolder);
   if (refs.size === 0) return { allowed: true };
   if (!input.base) {
     return input.allowNewTargets
@@ -127,15 +172,15 @@ export function checkTargets(input: TargetCheckInput): TargetCheck {
     }
   }
   if (input.live !== undefined) {
-    for (const f of TARGET_FIELDS) {
+    for (const f of [...TARGET_FIELDS, ...PATH_FIELDS]) {
       const raw = at(input.live, f);
       if (raw === undefined || raw === MASKED) continue;
-      if (normalizeTarget(raw) !== base[f]) {
+      if ((PATH_FIELDS.includes(f) ? normalizePath(raw) : normalizeTarget(raw)) !== base[f]) {
         return { allowed: false, code: 'target-changed', reason: `the live integration's config.${f} differs from the base revision: no secret is sent to it` };
       }
     }
   }
-  const baseRefs = secretRefsOf([input.base.config, input.base.deleteCredentials]);
+  const baseRefs = refsFrom([input.base.config, input.base.deleteCredentials], input.baseFolder);
   const moved = [...refs].filter((r) => !baseRefs.has(r)).sort();
   if (moved.length) {
     return {

@@ -115,6 +115,28 @@ describe('checkTargets: no secret to a host the base revision does not use', () 
     const http = { config: { ...lake.config, workspaceUrl: 'http://lake.example.com' } };
     expect(checkTargets({ sends: http.config, head: http, base: lake, allowNewTargets: false })).toMatchObject({ allowed: false });
   });
+  it('a URL another parser reads with another host is refused (Python urlsplit takes a backslash as part of the userinfo)', () => {
+    const lake = { config: { workspaceUrl: 'https://lake.example.com/', token: { fromEnv: 'GOVOPS_SECRET_T' } } };
+    // WHATWG (Node) reads the host lake.example.com; Python's urlsplit reads evil.example.net, where the token would go
+    for (const url of ['https://lake.example.com\\@evil.example.net/', 'https://lake.example.com\\\\@evil.example.net', 'https://lake.example.com\t\\@evil.example.net']) {
+      const head = { config: { ...lake.config, workspaceUrl: url } };
+      expect(checkTargets({ sends: head.config, head, base: lake, allowNewTargets: true })).toMatchObject({ allowed: false, code: 'target-changed' });
+    }
+    // a path that differs is the same host for every parser
+    const path = { config: { ...lake.config, workspaceUrl: 'https://LAKE.example.com/other?x=1#y' } };
+    expect(checkTargets({ sends: path.config, head: path, base: lake, allowNewTargets: false })).toEqual({ allowed: true });
+  });
+  it('an httpPath that is no plain path on the host (joined to the workspace URL it names another host) is refused', () => {
+    const lake = { config: { workspaceUrl: 'https://lake.example.com', httpPath: '/sql/1.0/warehouses/a1', token: { fromEnv: 'GOVOPS_SECRET_T' } } };
+    // `workspaceUrl + httpPath` or a URL join (Python urljoin, WHATWG) reads evil.example.net as the host
+    for (const httpPath of ['//evil.example.net/sql', '\\\\evil.example.net/sql', '@evil.example.net/sql', '.evil.example.net/sql', 'https://evil.example.net/sql', '/\t/evil.example.net/sql']) {
+      const head = { config: { ...lake.config, httpPath } };
+      expect(checkTargets({ sends: head.config, head, base: lake, allowNewTargets: true }), httpPath).toMatchObject({ allowed: false, code: 'target-changed' });
+    }
+    // another warehouse on the same host: same host, same owner
+    const other = { config: { ...lake.config, httpPath: '/sql/1.0/warehouses/b2' } };
+    expect(checkTargets({ sends: other.config, head: other, base: lake, allowNewTargets: false })).toEqual({ allowed: true });
+  });
   it('a reference the base does not give this resource is not sent', () => {
     const moved = { config: { host: 'db.example.com', password: { fromEnv: 'GOVOPS_SECRET_OTHER' } } };
     expect(checkTargets({ sends: moved.config, head: moved, base, allowNewTargets: true })).toMatchObject({ allowed: false, code: 'secret-moved', reason: expect.stringContaining('fromEnv: GOVOPS_SECRET_OTHER') });

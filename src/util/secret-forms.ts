@@ -48,6 +48,15 @@ function jsonEscapeAscii(v: string): string {
   return jsonEscape(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** A CSV field's `"` doubled but for the run of `"` that starts the value and the one that ends it (see REENCODING). */
+function csvInnerQuotes(v: string): string {
+  let head = 1;
+  while (head < v.length && v[head - 1] === '"' && v[head] === '"') head++;
+  let tail = 1;
+  while (tail < v.length && v[v.length - tail] === '"' && v[v.length - tail - 1] === '"') tail++;
+  return v.length > head + tail ? v.slice(0, head) + v.slice(head, -tail).replace(/"/g, '""') + v.slice(-tail) : v;
+}
+
 function lowerHex(v: string): string {
   return v.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
 }
@@ -257,8 +266,9 @@ const REENCODING: readonly Encode[] = [
   (v) => v.replace(/'/g, "''"),
   // a CSV field (RFC 4180: a service's export, a report attached to an error): `"` doubled, but for a first or last
   // character (doubled, it would be the quote around any quoted echo of the value, decoded: `"v"` in a view of
-  // `"\"v\""` would be taken for CSV of `v"`); the other half of such a doubled `"` is `csvFieldForms`'
-  (v) => (v.length > 2 ? v[0] + v.slice(1, -1).replace(/"/g, '""') + v.slice(-1) : v),
+  // `"\"v\""` would be taken for CSV of `v"`); the other half of such a doubled `"` is `csvFieldForms`'. So is a
+  // run of `"` that starts or ends the value (`v""` doubled inside is `v"""`: `v""` and the closing quote of a JSON echo)
+  csvInnerQuotes,
   // HTML: escape-html (Express), lodash, .NET's WebUtility.HtmlEncode, Spring's HtmlUtils (Spring Boot's error page)
   htmlEscaper('&quot;', '&#39;'),
   // Python's html.escape (Django)

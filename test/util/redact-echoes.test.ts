@@ -61,6 +61,16 @@ describe('redaction of echoes once missed', () => {
     }
   });
 
+  it('a JSON string printed as text of a secret whose first or last `"` are two or more keeps its own quotes (no CSV form takes one)', () => {
+    for (const secret of ['tw0-last9""', '""tw0-first9', '""b0th-ends9""', 'thr3e-last9"""']) {
+      const text = JSON.stringify({ pw: secret, next: 'x' });
+      const expected = JSON.stringify({ pw: REDACTED, next: 'x' });
+      const { log, out } = printed([secret], `service said: ${text}`);
+      expect(out, secret).toBe(`service said: ${expected}\n`);
+      expect((JSON.parse(log) as { msg: string }).msg, secret).toBe(`service said: ${expected}`);
+    }
+  });
+
   it('Unicode normalization: a secret given in NFC printed in NFD, or the reverse, or in NFKC/NFKD, also encoded', () => {
     const nfc = 'pässwörd-Ünïcode9'.normalize('NFC');
     const compat = 'ﬁle-paß①２-ｋｅｙ';

@@ -148,6 +148,12 @@ function resolveEnvRef(r: Resolution, ref: Extract<SecretRef, { fromEnv: string 
     report(r, p, `${dotted(p)}: environment variable ${ref.fromEnv} is empty (${describeRef(ref)})`);
     return undefined;
   }
+  // As a file's (below): a variable in the scope the operator widened (`--secret-env-prefix CI_`) may carry the
+  // run's own credential under another name (a CI exporting the API token twice); the author would have it sent.
+  if (holdsOperatorCredential(value)) {
+    report(r, p, `${dotted(p)}: fromEnv: ${ref.fromEnv} holds one of govops' own credentials of this run (its API token, a Git token, a push or status token): manifests can never read it; refused`, 'secret-scope');
+    return undefined;
+  }
   return value;
 }
 

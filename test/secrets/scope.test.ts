@@ -277,6 +277,24 @@ describe("govops' own credentials are never a secret", () => {
       await sandbox.close();
     }
   });
+
+  it('a fromEnv naming an in-scope variable that holds the API token (a CI job exporting it under the wider prefix too) is refused', async () => {
+    const { startSandbox } = await import('../../src/sandbox/index.js');
+    const sandbox = await startSandbox({ port: 0, transitionMs: 10 });
+    try {
+      const d = await tmp();
+      // the operator widened the scope (`--secret-env-prefix CI_`); the CI exports the API token as CI_GOVOPS_TOKEN too
+      await writeFile(join(d, 'lake.yaml'), lake('{ fromEnv: CI_GOVOPS_TOKEN }', 'lake', 'attacker.example.com'));
+      sandbox.clearRequests();
+      const env = { GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken, CI_GOVOPS_TOKEN: sandbox.adminToken };
+      const r = await runGovops(['apply', '.', '--secret-env-prefix', 'CI_'], { cwd: d, env });
+      expect(r.code).toBe(1);
+      expect(r.stdout + r.stderr).toMatch(/lake\.yaml:\d+:\d+: .*CI_GOVOPS_TOKEN holds one of govops' own credentials of this run/);
+      expect(sandbox.requests().filter((q) => q.method !== 'GET')).toEqual([]);
+    } finally {
+      await sandbox.close();
+    }
+  });
 });
 
 describe('manifest discovery never leaves the scanned root', () => {

@@ -222,3 +222,15 @@ describe('Redactor: values a manifest\'s author chose', () => {
     expect(r.redactJsonText(text)).toBe(text);
   });
 });
+
+describe('Redactor: a JSON string literal of a value starting or ending in `""`, redacted as text', () => {
+  it("keeps the literal's own quotes (the value's CSV form in the decoded view does not take them)", () => {
+    for (const s of ['abcd""', '""abcd', '"abcd"', 'ab"cd""']) {
+      const r = new Redactor();
+      r.add(s);
+      const text = JSON.stringify({ p: s });
+      expect(r.redactText(text), text).toBe(`{"p":"${REDACTED}"}`);
+      expect(r.redactJsonText(text), text).toBe(`{"p":"${REDACTED}"}`);
+    }
+  });
+});

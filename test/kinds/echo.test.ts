@@ -28,6 +28,15 @@ const eachConfig = (res: ProxiedResponse, fn: (c: Record<string, unknown>) => vo
     return v;
   });
 
+/** `govops export --kind KIND` through the proxy, then `validate --strict` of what it wrote: both exit 0. */
+async function exportValidates(x: Rig, kind: 'Integration' | 'Webhook'): Promise<void> {
+  const conn = { GOVOPS_URL: x.proxy!.url, GOVOPS_TOKEN: x.sandbox.adminToken };
+  const exp = await runGovops(['export', '--out', 'exported', '--kind', kind], { cwd: x.dir, env: conn });
+  expect(exp.code, exp.stderr).toBe(0);
+  const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: x.dir });
+  expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+}
+
 async function planned(x: Rig, opts: Parameters<Rig['run']>[0] = {}): Promise<string[]> {
   const res = await x.run({ apply: false, ...opts });
   expect(res.ok, res.error).toBe(true);
@@ -104,11 +113,7 @@ describe('every kind of the examples read back in other JSON forms', () => {
     Object.assign(r.env, exampleEnv('forms'));
     expect((await r.run()).ok).toBe(true);
     on = true;
-    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
-    const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Integration'], { cwd: r.dir, env: conn });
-    expect(exp.code, exp.stderr).toBe(0);
-    const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
-    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+    await exportValidates(r, 'Integration');
   });
 });
 
@@ -130,11 +135,7 @@ describe('an enum value the service echoes in another case (authenticationType s
     expect(res.ok, res.error).toBe(true);
     cased = fn;
     expect(await planned(r)).toEqual([]);
-    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
-    const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Integration'], { cwd: r.dir, env: conn });
-    expect(exp.code, exp.stderr).toBe(0);
-    const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
-    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+    await exportValidates(r, 'Integration');
   });
 });
 
@@ -182,11 +183,7 @@ describe('webhook enum values the service echoes in another case (actionType, no
     expect((await r.run()).ok).toBe(true);
     on = true;
     expect(await planned(r)).toEqual([]);
-    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
-    const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Webhook'], { cwd: r.dir, env: conn });
-    expect(exp.code, exp.stderr).toBe(0);
-    const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
-    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+    await exportValidates(r, 'Webhook');
   });
 });
 
@@ -207,11 +204,7 @@ describe('an integration type the service echoes in another case (OBJECT_STORE)'
     expect((await r.run()).ok).toBe(true);
     on = true;
     expect(await planned(r)).toEqual([]);
-    const conn = { GOVOPS_URL: r.proxy!.url, GOVOPS_TOKEN: r.sandbox.adminToken };
-    const exp = await runGovops(['export', '--out', 'exported', '--kind', 'Integration'], { cwd: r.dir, env: conn });
-    expect(exp.code, exp.stderr).toBe(0);
-    const validate = await runGovops(['validate', 'exported', '--strict'], { cwd: r.dir });
-    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+    await exportValidates(r, 'Integration');
   });
 });
 

@@ -53,6 +53,7 @@ describe('state journal', () => {
     const base = { ...newState(), resources: [res('a')] };
     await w.writeFull(base);
     await w.append([{ put: res('ghost', '9') }]);
+    await w.close(); // (the journal's file handle: left open, it was closed by the garbage collector, with a warning)
     const stale = readFileSync(journalPathFor(file), 'utf8');
     await saveState(file, { ...base, resources: [res('a', '2')] }); // e.g. another command rewrote the state
     expect(existsSync(journalPathFor(file))).toBe(false);

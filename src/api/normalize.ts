@@ -16,13 +16,15 @@ import { booleanFromWire } from '../util/boolean.js';
 import { cutRedacted, redactThenCut } from '../util/cut.js';
 import { isPlainObject } from '../util/object.js';
 import { redactText } from '../util/redact.js';
+import { spelledAs } from '../util/strings.js';
 import { INTEGRATION_TYPES } from '../kinds/registry.js';
 import { VALIDATION_TEST_STATUSES } from '../service/kinds.js';
 import { WEBHOOK_FIELD_NAMES, readWebhookField, webhookFieldRule } from '../service/webhook-fields.js';
 
 
 const INTEGRATION_STATUSES = ['enabled', 'creating', 'editing', 'deleting', 'createError', 'editError', 'deleteError'];
-const CASED = new Map([...INTEGRATION_STATUSES, ...VALIDATION_TEST_STATUSES].map((s) => [s.toLowerCase(), s]));
+const STATUSES: readonly string[] = [...INTEGRATION_STATUSES, ...VALIDATION_TEST_STATUSES];
+const STATUS_SET: ReadonlySet<string> = new Set(STATUSES);
 
 /**
  * A status as the interface spells it, whatever the case on the wire (`ENABLED`, `Passed`, `createerror`: a service
@@ -30,15 +32,13 @@ const CASED = new Map([...INTEGRATION_STATUSES, ...VALIDATION_TEST_STATUSES].map
  */
 function statusOf(v: unknown): string {
   if (typeof v !== 'string') return 'unknown';
-  return CASED.get(v.toLowerCase()) ?? v;
+  return STATUS_SET.has(v) ? v : spelledAs(STATUSES, v);
 }
 
-const TYPES = new Map(INTEGRATION_TYPES.map((t) => [t.toLowerCase(), t]));
 
 /** An integration type as govops names it, whatever its case on the wire (`OBJECT_STORE`); an unknown one as it is. */
 function typeOf(v: unknown): string {
-  const t = typeof v === 'string' ? v : String(v ?? '');
-  return TYPES.get(t.toLowerCase()) ?? t;
+  return spelledAs(INTEGRATION_TYPES, typeof v === 'string' ? v : String(v ?? ''));
 }
 
 /** An id as a string, whatever the wire said (number or string). */
@@ -57,7 +57,7 @@ function validationResults(v: unknown): ValidationResults {
     // A test already of the right shape is taken as it is (the parsed body is ours): a list of 10,000
     // integrations holds tens of thousands of them.
     validationTests: tests.filter(isPlainObject).map((t) =>
-      typeof t.name === 'string' && typeof t.status === 'string' && CASED.get(t.status) === t.status
+      typeof t.name === 'string' && typeof t.status === 'string' && STATUS_SET.has(t.status)
         ? (t as unknown as ValidationResults['validationTests'][number])
         : { ...t, name: String(t.name ?? ''), status: typeof t.status === 'string' ? statusOf(t.status) : String(t.status ?? 'unknown') },
     ),

@@ -14,6 +14,7 @@ import { hostOf, urlAsCompared } from '../service/kinds.js';
 import { booleanFromWire } from '../util/boolean.js';
 import { copyPlain } from '../util/copy.js';
 import { isPlainObject } from '../util/object.js';
+import { spelledAs } from '../util/strings.js';
 
 /** One config field as govops knows it. */
 export interface FieldShape {
@@ -68,11 +69,7 @@ export function fromWire(shape: FieldShape, value: unknown): unknown {
   }
   if (shape.type === 'boolean') return booleanFromWire(value) ?? value;
   // An enum value in another case (`USERPASSWORD`, `userpassword`) is the one value it matches, when only one does.
-  if (shape.enum && typeof value === 'string' && !shape.enum.includes(value)) {
-    const lower = value.toLowerCase();
-    const matches = shape.enum.filter((e) => e.toLowerCase() === lower);
-    if (matches.length === 1) return matches[0];
-  }
+  if (shape.enum && typeof value === 'string' && !shape.enum.includes(value)) return spelledAs(shape.enum, value);
   return value;
 }
 

@@ -5,6 +5,7 @@
  * The secret is not one of them: it is write-only in the service and compared by fingerprint only.
  */
 import { booleanFromWire } from '../util/boolean.js';
+import { spelledAs } from '../util/strings.js';
 import { WEBHOOK_ACTIONS } from './events.js';
 import { urlAsCompared } from './kinds.js';
 
@@ -62,14 +63,9 @@ export function asSet(xs: unknown): string[] {
   return [...new Set(Array.isArray(xs) ? xs.map(String) : [])].sort();
 }
 
-const casedValues = new WeakMap<readonly string[], Map<string, string>>();
-
 /** A value in the interface's spelling when it names one of `values` in another case; else as it is. */
 function cased(values: readonly string[] | undefined, v: string): string {
-  if (!values || values.includes(v)) return v;
-  let byLower = casedValues.get(values);
-  if (!byLower) casedValues.set(values, (byLower = new Map(values.map((x) => [x.toLowerCase(), x]))));
-  return byLower.get(v.toLowerCase()) ?? v;
+  return !values || values.includes(v) ? v : spelledAs(values, v);
 }
 
 /** The wire value as govops keeps it (missing: '' / false / [], or null for an optional field). */

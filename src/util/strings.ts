@@ -30,3 +30,19 @@ export function withCapitalArticle(word: string): string {
   const w = withArticle(word);
   return w.charAt(0).toUpperCase() + w.slice(1);
 }
+
+const spellings = new WeakMap<readonly string[], Map<string, string | null>>();
+
+/**
+ * `v` as `values` spell it when it names exactly one of them in another case (`USERPASSWORD` → `userPassword`: a
+ * service writing its enum constants' names); otherwise `v` as it is (no match, or two values that differ only by case).
+ */
+export function spelledAs(values: readonly string[], v: string): string {
+  let byLower = spellings.get(values);
+  if (!byLower) {
+    byLower = new Map();
+    for (const x of values) byLower.set(x.toLowerCase(), byLower.has(x.toLowerCase()) ? null : x);
+    spellings.set(values, byLower);
+  }
+  return byLower.get(v.toLowerCase()) ?? v;
+}

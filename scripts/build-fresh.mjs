@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 export const STAMP = 'dist/.build-stamp';
 /** What the build reads besides src/: the schemas (generated validators), its config and its scripts. */
-export const SOURCES = ['src', 'schemas', 'tsconfig.json', 'package.json', 'scripts/build-validators.mjs', 'scripts/build-bin.mjs', 'scripts/import-meta-url.js', 'scripts/build-done.mjs'];
+export const SOURCES = ['src', 'schemas', 'tsconfig.json', 'package.json', 'scripts/build-validators.mjs', 'scripts/build-bin.mjs', 'scripts/import-meta-url.js', 'scripts/build-main.mjs', 'scripts/build-code-cache.mjs', 'scripts/code-cache-record.mjs', 'scripts/build-done.mjs'];
 
 /** The newest mtime (ms) of the paths and everything below them (a missing path counts as nothing). */
 export function newestMtime(paths) {

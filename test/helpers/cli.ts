@@ -18,13 +18,15 @@ export interface CliResult {
 
 export function runGovops(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number; umask?: number } = {},
+  options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; timeoutMs?: number; umask?: number; entry?: string } = {},
 ): Promise<CliResult> {
+  // `entry`: another script to run than the command (MAIN: the ES modules tsc built, as they are)
+  const script = options.entry ?? CLI;
   // With `umask`, started by a shell that sets it first (a worker thread cannot set its process's umask).
   const [command, argv] =
     options.umask === undefined
-      ? [process.execPath, [CLI, ...args]]
-      : ['/bin/sh', ['-c', `umask ${options.umask.toString(8).padStart(3, '0')} && exec "$0" "$@"`, process.execPath, CLI, ...args]];
+      ? [process.execPath, [script, ...args]]
+      : ['/bin/sh', ['-c', `umask ${options.umask.toString(8).padStart(3, '0')} && exec "$0" "$@"`, process.execPath, script, ...args]];
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, {
       cwd: options.cwd,

@@ -1,0 +1,150 @@
+/**
+ * The compiled code the `govops` command runs from (src/cli/code-cache.ts, recorded by scripts/build-code-cache.mjs):
+ * the build's record is accepted by this Node, a file whose text changed since it was recorded runs as it is now (V8
+ * alone would run the old code: it compares the text's length only), a damaged record or one of another V8 is
+ * compiled as usual, and the command really runs main.cjs through it.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { plainCommonJs } from '../../src/cli/code-cache.js';
+import { runGovops } from '../helpers/cli.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CODE_CACHE = pathToFileURL(join(ROOT, 'dist/cli/code-cache.js')).href;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'govops-code-cache-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Run an ES module script in a new node process (no flags, as the command runs); its stdout, trimmed. */
+function node(script: string): string {
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`node exited ${r.status}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/**
+ * A package root of its own holding dist/m.cjs with `text`, and the code of `recorded` (a text of the same length)
+ * recorded for it under the hash of `indexed` (default: the recorded text's own).
+ */
+async function rootWith(name: string, text: string, recorded: string, options: { indexed?: string; v8?: string; data?: Buffer } = {}): Promise<string> {
+  const root = join(dir, name);
+  await mkdir(join(root, 'dist/code-cache'), { recursive: true });
+  await writeFile(join(root, 'dist/m.cjs'), recorded);
+  // record: compile and run the recorded text as the command would, then ask V8 for its code (a process of its own)
+  node(`
+    import { createRequire } from 'node:module';
+    import { writeFileSync } from 'node:fs';
+    import { runCompiled } from ${JSON.stringify(CODE_CACHE)};
+    const Module = createRequire(import.meta.url)('node:module');
+    const file = ${JSON.stringify(join(root, 'dist/m.cjs'))};
+    const m = new Module(file);
+    const { script } = runCompiled(m, ${JSON.stringify(recorded)}, file);
+    m.exports();
+    writeFileSync(${JSON.stringify(join(root, 'dist/code-cache/m.bin'))}, script.createCachedData());
+  `);
+  if (options.data) await writeFile(join(root, 'dist/code-cache/m.bin'), options.data);
+  const { createHash } = await import('node:crypto');
+  const index = {
+    v8: options.v8 ?? process.versions.v8,
+    arch: process.arch,
+    files: { 'dist/m.cjs': { sha1: createHash('sha1').update(options.indexed ?? recorded).digest('hex'), cache: 'm.bin' } },
+  };
+  await writeFile(join(root, 'dist/code-cache/index.json'), JSON.stringify(index));
+  await writeFile(join(root, 'dist/m.cjs'), text);
+  return root;
+}
+
+/** What dist/m.cjs under `root` returns when required with the cache in use, and whether it was in use. */
+const requiredWithCache = (root: string): string =>
+  node(`
+    import { createRequire } from 'node:module';
+    import { useCodeCache } from ${JSON.stringify(CODE_CACHE)};
+    const used = useCodeCache(${JSON.stringify(root)});
+    console.log(used, createRequire(import.meta.url)(${JSON.stringify(join(root, 'dist/m.cjs'))})());
+  `);
+
+const ONE = 'module.exports = function f() { return 1; };';
+const TWO = 'module.exports = function f() { return 2; };';
+
+describe('the compiled code the command runs from', () => {
+  it('the build recorded it for the command line (main.cjs) and the packages, and this Node accepts all of it', async () => {
+    const index = JSON.parse(await readFile(join(ROOT, 'dist/code-cache/index.json'), 'utf8')) as { v8: string; files: Record<string, unknown> };
+    expect(index.v8).toBe(process.versions.v8);
+    expect(Object.keys(index.files)).toContain('dist/cli/main.cjs');
+    expect(Object.keys(index.files).some((f) => f.startsWith('node_modules/undici/'))).toBe(true);
+    // each record compiled in a fresh process (the daemon's V8 flags once made records every other process refused)
+    const rejected = node(`
+      import { readFileSync } from 'node:fs';
+      import { createRequire } from 'node:module';
+      import { Script } from 'node:vm';
+      const Module = createRequire(import.meta.url)('node:module');
+      const root = ${JSON.stringify(ROOT)};
+      const index = JSON.parse(readFileSync(root + 'dist/code-cache/index.json', 'utf8'));
+      const out = [];
+      for (const [rel, { cache }] of Object.entries(index.files)) {
+        const s = new Script(Module.wrap(readFileSync(root + rel, 'utf8')), { filename: root + rel, cachedData: readFileSync(root + 'dist/code-cache/' + cache) });
+        if (s.cachedDataRejected) out.push(rel);
+      }
+      console.log(JSON.stringify(out));
+    `);
+    expect(JSON.parse(rejected)).toEqual([]);
+  });
+
+  it('a file whose text changed since it was recorded runs as it is now; V8 alone would run the old code', async () => {
+    const same = await rootWith('same', ONE, ONE);
+    expect(requiredWithCache(same)).toBe('true 1');
+    const changed = await rootWith('changed', TWO, ONE);
+    expect(requiredWithCache(changed)).toBe('true 2');
+    // why the hash: the same record given to V8 for the changed text is accepted, and runs the recorded code
+    const v8Alone = node(`
+      import { readFileSync } from 'node:fs';
+      import { createRequire } from 'node:module';
+      import { runCompiled } from ${JSON.stringify(CODE_CACHE)};
+      const Module = createRequire(import.meta.url)('node:module');
+      const file = ${JSON.stringify(join(changed, 'dist/m.cjs'))};
+      const m = new Module(file);
+      runCompiled(m, ${JSON.stringify(TWO)}, file, readFileSync(${JSON.stringify(join(changed, 'dist/code-cache/m.bin'))}));
+      console.log(m.exports());
+    `);
+    expect(v8Alone).toBe('1');
+  });
+
+  it('a damaged record is compiled as usual; a record of another V8 is not used at all', async () => {
+    const damaged = await rootWith('damaged', ONE, ONE, { data: Buffer.from('not compiled code at all, just bytes') });
+    expect(requiredWithCache(damaged)).toBe('true 1');
+    const other = await rootWith('other-v8', TWO, ONE, { indexed: TWO, v8: '1.2.3' });
+    expect(requiredWithCache(other)).toBe('false 2');
+  });
+
+  it('leaves to Node what it does not compile as plain CommonJS (Node 22.12+ passes the format)', () => {
+    expect(plainCommonJs([])).toBe(true);
+    expect(plainCommonJs(['commonjs'])).toBe(true);
+    expect(plainCommonJs(['module'])).toBe(false);
+    expect(plainCommonJs(['commonjs-typescript'])).toBe(false);
+  });
+
+  it('the govops command runs main.cjs from it, and its modules read their files from where tsc put them', async () => {
+    const hook = join(dir, 'hook.mjs');
+    await writeFile(
+      hook,
+      `import { createRequire } from 'node:module';
+const Module = createRequire(import.meta.url)('node:module');
+process.on('exit', () => process.stderr.write('compile=' + Module.prototype._compile.name + ' main=' + Object.keys(Module._cache).some((f) => f.endsWith('/dist/cli/main.cjs')) + '\\n'));
+`,
+    );
+    const r = await runGovops(['validate', join(ROOT, 'examples')], { cwd: dir, env: { NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` } });
+    expect(r.code).toBe(0);
+    // the schemas (../../schemas/ from dist/manifests/) and the generated checks (./validators/ beside them) were found
+    expect(r.stderr).toContain('18 valid manifests');
+    expect(r.stderr).toContain('compile=compileCached main=true');
+  });
+});

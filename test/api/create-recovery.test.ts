@@ -195,7 +195,8 @@ describe('a create answered 2xx with a body govops cannot read', () => {
       if (req.method === 'GET') return sendJson(res, 200, []);
       proxyPage(res);
     });
-    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, timeoutMs: LOOKUP_TIMEOUT_MS });
+    // its list is current: what it does not show is not looked for again (listLagMs 0; the lag: lagging-list.test.ts)
+    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, listLagMs: 0, timeoutMs: LOOKUP_TIMEOUT_MS });
     for (const create of [() => client!.createIntegration(sql), () => client!.createWebhooks([hook('a')])]) {
       const err = await create().then(() => undefined, (e: unknown) => e);
       expect(err).toBeInstanceOf(TransportError);
@@ -311,7 +312,8 @@ describe('an item error in the answer to a re-sent webhook batch', () => {
       }
       sendJson(res, 404, { statusCode: 404, error: 'Not Found', message: req.url });
     });
-    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, timeoutMs: LOOKUP_TIMEOUT_MS });
+    // its list is current: the refused item is re-sent at once, not looked for again (listLagMs 0)
+    client = new ServiceClient({ baseUrl: server.url, token: 't', retryPolicy: FAST, listLagMs: 0, timeoutMs: LOOKUP_TIMEOUT_MS });
     return { store, client };
   }
 

@@ -2,12 +2,6 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Folders whose test files share a worker's module cache (isolate: false): no test there changes process-wide
- * state another file could see (no process.env writes, no vi.mock/spyOn/fake timers, no child process of the
- * worker itself, no V8 flags). Starting a fresh worker and loading the sources again cost ~0.3 s of CPU per
- * file, more than most of these files' own tests. Every other folder keeps a fresh worker per file.
- */
-/**
  * Node 20 reads the whole NODE_EXTRA_CA_CERTS bundle when any process starts, before any code runs: with the Debian
  * bundle that is ~120 ms of CPU per process, and the suite starts many (a worker per isolated test file, every
  * CLI, daemon and render process the tests run): 783 → 727 s for the whole suite in one quiet run each. The tests
@@ -17,7 +11,25 @@ import { defineConfig } from 'vitest/config';
  */
 delete process.env.NODE_EXTRA_CA_CERTS;
 
-const SHARED = ['plan', 'manifests', 'util', 'kinds', 'sandbox', 'api', 'preview', 'reconcile', 'state', 'sources', 'export'].map((d) => `test/${d}/**/*.test.ts`);
+/**
+ * Test files share a worker's module cache (isolate: false), except those that change process-wide state another file
+ * could see: starting a fresh worker and importing the sources again cost ~0.7 s of CPU per file, more than most
+ * files' own tests (test/apply: 157 → 106 s of CPU, 89 → 64 s of wall time). A file listed here gets a worker of its
+ * own; a new test file that writes process.env, mocks a module, spies on a global (vi.mock, vi.spyOn, fake timers) or
+ * sets V8 flags goes here (docs/decisions.md "Test suite wall time"; test/docs/isolated-tests.test.ts checks it).
+ */
+export const ISOLATED = [
+  // in-process daemons set V8 flags for their whole process (--expose-gc, the young generation's growth:
+  // src/daemon/memory.ts); some tests spy on the clocks (Date.now, performance.now) or mock modules
+  'test/daemon/**/*.test.ts',
+  'test/behaviours/daemon.test.ts',
+  'test/apply/data-sources.test.ts', // vi.spyOn(Ledger.prototype)
+  'test/cli/boolean-env.test.ts', // deletes process.env variables
+  'test/secrets/snapshot-swap.test.ts', // vi.mock('node:fs/promises')
+  'test/export/staging.test.ts', // vi.mock('node:fs/promises')
+  'test/sandbox/control.test.ts', // fake timers
+  'test/state/store.test.ts', // vi.spyOn(Date, 'now')
+];
 
 export default defineConfig({
   test: {
@@ -33,8 +45,8 @@ export default defineConfig({
     // Two at least (measured in docs/decisions.md, "Test suite wall time").
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
-      { extends: true, test: { name: 'shared', include: SHARED, isolate: false } },
-      { extends: true, test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: SHARED } },
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
+      { extends: true, test: { name: 'isolated', include: ISOLATED } },
     ],
   },
 });

@@ -15,6 +15,9 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY src ./src
 COPY schemas ./schemas
 COPY scripts ./scripts
+# the build runs the built command on the examples against a sandbox of its own, recording the compiled code the
+# command then runs from (scripts/build-code-cache.mjs; docs/decisions.md "The command line runs from compiled code")
+COPY examples ./examples
 RUN npm run build
 
 # ---- app: /app as it runs: production dependencies only, without what only their developers read --

@@ -27,7 +27,8 @@ const RESYNCS = Number(process.env.MEMORY_RESYNCS ?? 20);
 const SNAPSHOTS = process.env.MEMORY_SNAPSHOTS;
 /** MEMORY_SPACES=1: V8's committed size per heap space after each reconcile (which space grows). */
 const SPACES = process.env.MEMORY_SPACES === '1';
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+// the `govops` command as users run it (package.json bin: dist/cli/govops.cjs, running dist/cli/main.cjs from its compiled code)
+const CLI = fileURLToPath(new URL('../dist/cli/govops.cjs', import.meta.url));
 const JSYAML = fileURLToPath(new URL('../node_modules/js-yaml/dist/js-yaml.mjs', import.meta.url));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const mb = (bytes) => (bytes / 2 ** 20).toFixed(0);

@@ -25,7 +25,8 @@ import { startPostgres } from './postgres.mjs';
 
 const KILLS = Number(process.env.FAILOVER_KILLS ?? 10);
 const LEASE = process.env.FAILOVER_LEASE?.split(',');
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+// the `govops` command as users run it (package.json bin: dist/cli/govops.cjs, running dist/cli/main.cjs from its compiled code)
+const CLI = fileURLToPath(new URL('../dist/cli/govops.cjs', import.meta.url));
 const KEY = 'failover';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -22,7 +22,8 @@ import { hook, objectStore } from './flaky-drill.mjs';
 import { GROWTH_TARGET } from './growth-target.mjs';
 
 const N = Number(process.env.GROWTH_N ?? 2500);
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+// the `govops` command as users run it (package.json bin: dist/cli/govops.cjs, running dist/cli/main.cjs from its compiled code)
+const CLI = fileURLToPath(new URL('../dist/cli/govops.cjs', import.meta.url));
 const dataSource = (i) =>
   `apiVersion: govops/v1\nkind: DataSource\nmetadata:\n  name: ds-${i}\nspec:\n  integration: store-${i}\n  dataSourceName: DS ${i}\n  prefix: s3://store-${i}/data/x/\n`;
 

@@ -22,7 +22,8 @@ import { sandboxProcess } from './sandbox-process.mjs';
 const N = Number(process.env.PLAN_N ?? 10_000);
 const RUNS = Number(process.env.PLAN_RUNS ?? 5);
 const PER_FILE = 20;
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+// the `govops` command as users run it (package.json bin: dist/cli/govops.cjs, running dist/cli/main.cjs from its compiled code)
+const CLI = fileURLToPath(new URL('../dist/cli/govops.cjs', import.meta.url));
 const JSYAML = fileURLToPath(new URL('../node_modules/js-yaml/dist/js-yaml.mjs', import.meta.url));
 const PACKAGE_JSON = fileURLToPath(new URL('../package.json', import.meta.url));
 // What every bare process below starts with: js-yaml, a require for the repository's packages, the YAML files under a folder.

@@ -17,7 +17,8 @@ const N = Number(process.env.WEBHOOK_N ?? 10_000);
 const RUNS = Number(process.env.WEBHOOK_RUNS ?? 3);
 const BATCH = 500;
 const PER_FILE = 100;
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+// the `govops` command as users run it (package.json bin: dist/cli/govops.cjs, running dist/cli/main.cjs from its compiled code)
+const CLI = fileURLToPath(new URL('../dist/cli/govops.cjs', import.meta.url));
 const REPORT_CPU = fileURLToPath(new URL('./report-cpu.cjs', import.meta.url));
 const SECRET = 'hook-secret-value';
 const HOOK_URL = 'https://hooks.example.com/in';

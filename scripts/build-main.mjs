@@ -8,7 +8,8 @@
 //   module reads beside itself (../../schemas/, ./validators/..., ../govops.cjs) resolves as it does from there.
 // - Packages stay packages, required from node_modules, except those Node can only import (ES modules without a
 //   `require` entry: p-queue, chokidar, @octokit/rest...): required from CommonJS, their default export would be
-//   their namespace, so they are bundled, and esbuild does the interop.
+//   their namespace, so they are bundled, and esbuild does the interop. So is a package the bundle would not find as
+//   the same file from dist/cli/ (nested under another package's node_modules).
 // - Any warning fails the build (an `import.meta` left over would be empty in CommonJS).
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
@@ -19,11 +20,16 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const src = join(root, 'src');
 
-/** Whether `specifier`, imported from `importer`, resolves for require() to a CommonJS file (kept a package). */
+/**
+ * Whether `specifier`, imported from `importer`, resolves for require() to a CommonJS file that the bundle, in
+ * dist/cli/, requires as the same file (a package nested under another package's node_modules is not found from
+ * there: it is bundled).
+ */
 function requirable(specifier, importer) {
   let file;
   try {
     file = createRequire(importer).resolve(specifier);
+    if (createRequire(join(root, 'dist/cli/main.cjs')).resolve(specifier) !== file) return false;
   } catch {
     return false;
   }

@@ -50,6 +50,23 @@ function check(name, ok, detail = '') {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
+/** Run by the image's node: how many of the records in /app/dist/code-cache V8 accepts, and which not (and why). */
+const RECORDS_ACCEPTED = `
+const fs = require('fs'), vm = require('vm'), Module = require('module'), crypto = require('crypto');
+const root = '/app/';
+const index = JSON.parse(fs.readFileSync(root + 'dist/code-cache/index.json', 'utf8'));
+if (index.v8 !== process.versions.v8) { console.log('recorded by V8 ' + index.v8 + ', the image runs ' + process.versions.v8); process.exit(1); }
+let ok = 0; const not = [];
+for (const [rel, e] of Object.entries(index.files)) {
+  let text;
+  try { text = fs.readFileSync(root + rel, 'utf8'); } catch { not.push(rel + ' (missing)'); continue; }
+  if (crypto.createHash('sha1').update(text).digest('hex') !== e.sha1) { not.push(rel + ' (changed)'); continue; }
+  const s = new vm.Script(Module.wrap(text), { filename: root + rel, cachedData: fs.readFileSync(root + 'dist/code-cache/' + e.cache), importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+  if (s.cachedDataRejected) not.push(rel + ' (rejected)'); else ok++;
+}
+console.log(not.length ? ok + ' accepted, ' + not.length + ' not: ' + not.slice(0, 5).join(', ') : ok + ' accepted, 0 not');
+`;
+
 /** podman, bounded in time; returns { code, stdout, stderr } with podman's systemd-less timer noise removed. */
 function podman(args, timeoutMs = 120_000) {
   const r = spawnSync('podman', args, { encoding: 'utf8', timeout: timeoutMs });
@@ -229,12 +246,16 @@ async function main() {
   const tools = podman(['run', '--rm', ...HOST_QUIRKS, ...HARDENED, '--no-healthcheck', '--entrypoint', 'sh', TAG, '-c', 'git --version && ssh -V 2>&1 && tini --version && node --version && ! command -v npm']);
   check(`image has git, openssh-client, tini and node, and no npm (${tools.stdout.replace(/\n/g, '; ')})`, tools.code === 0, tools.stderr);
   check(`image size ${sizeMb.toFixed(0)} MB < 300 MB`, sizeMb < 300);
-  // the govops command (one CommonJS file for the root's help and version, main.js for the rest) on the image's Node
+  // the govops command (one CommonJS file for the root's help and version, main.cjs for the rest) on the image's Node
   const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
   const cli = podman(['run', '--rm', ...HOST_QUIRKS, ...HARDENED, '--no-healthcheck', TAG, '--version']);
   check(`govops --version in the image prints ${version}`, cli.code === 0 && cli.stdout.trim() === version, cli.stdout + cli.stderr);
   const help = podman(['run', '--rm', ...HOST_QUIRKS, ...HARDENED, '--no-healthcheck', TAG, 'validate', '--help']);
   check('govops validate --help in the image', help.code === 0 && help.stdout.includes('Usage: govops validate'), help.stdout + help.stderr);
+  // the compiled code the build stage recorded (dist/code-cache: src/cli/code-cache.ts) is accepted by the image's Node:
+  // each recorded file is there with the text it was recorded for, and V8 takes its record
+  const records = podman(['run', '--rm', ...HOST_QUIRKS, ...HARDENED, '--no-healthcheck', '--entrypoint', 'node', TAG, '-e', RECORDS_ACCEPTED]);
+  check(`the command's recorded compiled code is accepted by the image's Node (${records.stdout.trim()})`, records.code === 0 && / accepted, 0 not$/.test(records.stdout.trim()), records.stderr);
 
   const examples = await loadManifests([join(ROOT, 'examples')], { cwd: ROOT });
   const expected = examples.manifests.map(({ manifest: m }) => ({ kind: m.kind, name: m.metadata.name, type: m.spec.type }));

@@ -31,6 +31,17 @@ describe('apply report', () => {
     expect(outcomeMarkdown([ok])).toContain('| Integration/lake | create | ok | 1.2s |  |');
   });
 
+  it('final table: sorted as localeCompare sorts manifest names (without starting ICU), whatever the order given', () => {
+    const names = ['a', 'a-b', 'ab', 'a0', 'a-0', 'b', '0', '9a', 'z-z-9', 'lake', 'lake-2', 'lake2', 'lake-10', 'x-', 'db-prod-eu'];
+    const kinds = ['Integration', 'Webhook', 'DataSource'];
+    const outcomes = kinds.flatMap((k) => names.map((n): ResourceOutcome => ({ resourceKind: k, name: n, action: 'create', result: 'ok', durationMs: 1 })));
+    const expected = outcomes.map((o) => `${o.resourceKind}/${o.name}`).sort((a, b) => a.localeCompare(b));
+    for (const order of [outcomes, [...outcomes].reverse()]) {
+      const rows = outcomeTable(order).split('\n').slice(1, 1 + outcomes.length).map((l) => l.split(/\s+/)[0]);
+      expect(rows).toEqual(expected);
+    }
+  });
+
   it('a settle whose wait ended first is listed with its message, not counted a failure', () => {
     const settling: ResourceOutcome = { resourceKind: 'Integration', name: 'store', action: 'settle', result: 'settling', durationMs: 60_000, error: 'integration 4 still settling after 1m (last status: creating)' };
     const t = outcomeTable([ok, settling]);

@@ -45,7 +45,10 @@ export default defineConfig({
     // Two at least (measured in docs/decisions.md, "Test suite wall time").
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
-      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false, setupFiles: ['test/helpers/shared-worker-guard.ts'] },
+      },
       { extends: true, test: { name: 'isolated', include: ISOLATED } },
     ],
   },

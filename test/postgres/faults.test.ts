@@ -206,7 +206,7 @@ describe('apply --timeout and a connection that does not open', () => {
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     const port = (server.address() as net.AddressInfo).port;
     try {
-      const state = new PgState(withStateKey(`postgres://govops:secret@127.0.0.1:${port}/govops`, 'connect-hangs'));
+      const state = new PgState(withStateKey(`postgres://govops:pw-connect-hangs-q9z@127.0.0.1:${port}/govops`, 'connect-hangs'));
       // stands for the pool's 5 s: nothing in this test waits for it
       (state.pool.options as { connectionTimeoutMillis?: number }).connectionTimeoutMillis = 600_000;
       const clock = new ManualClock();

@@ -33,7 +33,7 @@ describe('apply report', () => {
 
   it('final table: sorted as localeCompare sorts manifest names (without starting ICU), whatever the order given', () => {
     const names = ['a', 'a-b', 'ab', 'a0', 'a-0', 'b', '0', '9a', 'z-z-9', 'lake', 'lake-2', 'lake2', 'lake-10', 'x-', 'db-prod-eu'];
-    const kinds = ['Integration', 'Webhook', 'DataSource'];
+    const kinds = ['Integration', 'Webhook', 'DataSource'] as const;
     const outcomes = kinds.flatMap((k) => names.map((n): ResourceOutcome => ({ resourceKind: k, name: n, action: 'create', result: 'ok', durationMs: 1 })));
     const expected = outcomes.map((o) => `${o.resourceKind}/${o.name}`).sort((a, b) => a.localeCompare(b));
     for (const order of [outcomes, [...outcomes].reverse()]) {

@@ -95,7 +95,8 @@ export const plainCommonJs = (rest: unknown[]): boolean => rest[0] === undefined
 
 /** The recorded code of `filename` when its text is the one recorded. */
 export function cachedCode(root: string, index: CodeCacheIndex, filename: string, content: string): Buffer | undefined {
-  const entry = index.files[pathUnder(root, filename)];
+  const rel = pathUnder(root, filename);
+  const entry = Object.hasOwn(index.files, rel) ? index.files[rel] : undefined;
   if (!entry || content.startsWith('#!') || sha1(content) !== entry.sha1) return undefined;
   try {
     return readFileSync(join(root, CODE_CACHE_DIR, entry.cache));

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { plainCommonJs } from '../../src/cli/code-cache.js';
+import { plainCommonJs, sha1 } from '../../src/cli/code-cache.js';
 import { runGovops } from '../helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -52,11 +52,10 @@ async function rootWith(name: string, text: string, recorded: string, options: {
     writeFileSync(${JSON.stringify(join(root, 'dist/code-cache/m.bin'))}, script.createCachedData());
   `);
   if (options.data) await writeFile(join(root, 'dist/code-cache/m.bin'), options.data);
-  const { createHash } = await import('node:crypto');
   const index = {
     v8: options.v8 ?? process.versions.v8,
     arch: process.arch,
-    files: { 'dist/m.cjs': { sha1: createHash('sha1').update(options.indexed ?? recorded).digest('hex'), cache: 'm.bin' } },
+    files: { 'dist/m.cjs': { sha1: sha1(options.indexed ?? recorded), cache: 'm.bin' } },
   };
   await writeFile(join(root, 'dist/code-cache/index.json'), JSON.stringify(index));
   await writeFile(join(root, 'dist/m.cjs'), text);

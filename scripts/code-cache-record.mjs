@@ -4,17 +4,19 @@
 // is there. The runs go one after another, so the last one's code holds what all of them compiled.
 // A process that changes V8's flags (the daemon sets --expose-gc: src/daemon/memory.ts) makes code a process with
 // the default flags rejects: its record is taken just before the first change, and what it compiles after is not
-// recorded.
+// recorded. The command's own flags (src/cli/v8-flags.ts, set by bin.ts before the command line loads) are set here
+// first, before anything is recorded, and the index names them: the records are V8's code under those flags.
 import { mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CODE_CACHE_DIR, CODE_CACHE_INDEX, RECORDING, cachedCode, pathUnder, plainCommonJs, readCodeCacheIndex, runCompiled, sha1 } from '../dist/cli/code-cache.js';
+import { COMMAND_V8_FLAGS } from '../dist/cli/v8-flags.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const Module = createRequire(import.meta.url)('node:module');
 const compile = Module.prototype._compile;
-const index = readCodeCacheIndex(root) ?? { v8: process.versions.v8, arch: process.arch, files: {} };
+const index = readCodeCacheIndex(root) ?? { v8: process.versions.v8, arch: process.arch, flags: COMMAND_V8_FLAGS, files: {} };
 /** By path under the root: the text's hash and the script it was compiled to. */
 const scripts = new Map();
 
@@ -23,8 +25,9 @@ const snapshot = () => new Map([...scripts].map(([rel, { hash, script }]) => [re
 let frozen;
 const v8 = createRequire(import.meta.url)('node:v8');
 const setFlags = v8.setFlagsFromString;
+setFlags.call(v8, COMMAND_V8_FLAGS);
 v8.setFlagsFromString = function setFlagsFromString(flags) {
-  frozen ??= snapshot();
+  if (flags !== COMMAND_V8_FLAGS) frozen ??= snapshot();
   return setFlags.call(this, flags);
 };
 

@@ -7,18 +7,23 @@
  * Everything else is main.ts: built as one CommonJS file, dist/cli/main.cjs (scripts/build-main.mjs), and run from
  * the compiled code the build recorded for it (code-cache.ts; docs/decisions.md "The command line runs from
  * compiled code"). Without that file (tsc's output alone), main.ts's ES module is imported as it is. (tsc also emits
- * this module as dist/cli/bin.js, which does the same as an ES module.)
+ * this module as dist/cli/bin.js, which does the same as an ES module.) Every command but those two first sets the
+ * V8 flags of v8-flags.ts.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { useCodeCache } from './code-cache.js';
 import { asksRootOnly, rootHelpProgram } from './root-help.js';
+import { setCommandV8Flags } from './v8-flags.js';
 
 const bundle = fileURLToPath(new URL('./main.cjs', import.meta.url));
 
 if (asksRootOnly(process.argv.slice(2))) rootHelpProgram().parse(process.argv);
-else if (existsSync(bundle)) {
-  useCodeCache(fileURLToPath(new URL('../..', import.meta.url)));
-  createRequire(import.meta.url)(bundle);
-} else void import('./main.js');
+else {
+  setCommandV8Flags();
+  if (existsSync(bundle)) {
+    useCodeCache(fileURLToPath(new URL('../..', import.meta.url)));
+    createRequire(import.meta.url)(bundle);
+  } else void import('./main.js');
+}

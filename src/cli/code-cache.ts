@@ -22,6 +22,8 @@ export const CODE_CACHE_INDEX = 'index.json';
 export interface CodeCacheIndex {
   v8: string;
   arch: string;
+  /** The V8 flags the records were made under (v8-flags.ts): a process compiling them must have set the same. */
+  flags?: string;
   /** By path under the package root (`/`-separated). */
   files: Record<string, { sha1: string; cache: string }>;
 }

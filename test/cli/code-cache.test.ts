@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plainCommonJs, sha1 } from '../../src/cli/code-cache.js';
+import { COMMAND_V8_FLAGS } from '../../src/cli/v8-flags.js';
 import { runGovops } from '../helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -76,18 +77,22 @@ const TWO = 'module.exports = function f() { return 2; };';
 
 describe('the compiled code the command runs from', () => {
   it('the build recorded it for the command line (main.cjs) and the packages, and this Node accepts all of it', async () => {
-    const index = JSON.parse(await readFile(join(ROOT, 'dist/code-cache/index.json'), 'utf8')) as { v8: string; files: Record<string, unknown> };
+    const index = JSON.parse(await readFile(join(ROOT, 'dist/code-cache/index.json'), 'utf8')) as { v8: string; flags: string; files: Record<string, unknown> };
     expect(index.v8).toBe(process.versions.v8);
+    expect(index.flags).toBe(COMMAND_V8_FLAGS);
     expect(Object.keys(index.files)).toContain('dist/cli/main.cjs');
     expect(Object.keys(index.files).some((f) => f.startsWith('node_modules/undici/'))).toBe(true);
-    // each record compiled in a fresh process (the daemon's V8 flags once made records every other process refused)
+    // each record compiled in a fresh process under the command's flags (the daemon's V8 flags once made records
+    // every other process refused)
     const rejected = node(`
       import { readFileSync } from 'node:fs';
       import { createRequire } from 'node:module';
+      import { setFlagsFromString } from 'node:v8';
       import { Script } from 'node:vm';
       const Module = createRequire(import.meta.url)('node:module');
       const root = ${JSON.stringify(ROOT)};
       const index = JSON.parse(readFileSync(root + 'dist/code-cache/index.json', 'utf8'));
+      setFlagsFromString(index.flags);
       const out = [];
       for (const [rel, { cache }] of Object.entries(index.files)) {
         const s = new Script(Module.wrap(readFileSync(root + rel, 'utf8')), { filename: root + rel, cachedData: readFileSync(root + 'dist/code-cache/' + cache) });
@@ -131,19 +136,30 @@ describe('the compiled code the command runs from', () => {
     expect(plainCommonJs(['commonjs-typescript'])).toBe(false);
   });
 
-  it('the govops command runs main.cjs from it, and its modules read their files from where tsc put them', async () => {
+  it('the govops command runs main.cjs from it, V8 accepts every record it reads, and its modules read their files from where tsc put them', async () => {
     const hook = join(dir, 'hook.mjs');
+    // counts the records V8 accepted and refused in the command's own process (code-cache.ts looks vm.Script up on
+    // each compile): the command must run under the flags the records were made under (v8-flags.ts)
     await writeFile(
       hook,
       `import { createRequire } from 'node:module';
-const Module = createRequire(import.meta.url)('node:module');
-process.on('exit', () => process.stderr.write('compile=' + Module.prototype._compile.name + ' main=' + Object.keys(Module._cache).some((f) => f.endsWith('/dist/cli/main.cjs')) + '\\n'));
+const require = createRequire(import.meta.url);
+const Module = require('node:module');
+const vm = require('node:vm');
+let accepted = 0, refused = 0;
+vm.Script = class extends vm.Script {
+  constructor(code, options) {
+    super(code, options);
+    if (options?.cachedData) this.cachedDataRejected ? refused++ : accepted++;
+  }
+};
+process.on('exit', () => process.stderr.write('compile=' + Module.prototype._compile.name + ' main=' + Object.keys(Module._cache).some((f) => f.endsWith('/dist/cli/main.cjs')) + ' refused=' + refused + ' accepted=' + (accepted > 10) + '\\n'));
 `,
     );
     const r = await runGovops(['validate', join(ROOT, 'examples')], { cwd: dir, env: { NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` } });
     expect(r.code).toBe(0);
     // the schemas (../../schemas/ from dist/manifests/) and the generated checks (./validators/ beside them) were found
     expect(r.stderr).toContain('18 valid manifests');
-    expect(r.stderr).toContain('compile=compileCached main=true');
+    expect(r.stderr).toContain('compile=compileCached main=true refused=0 accepted=true');
   });
 });

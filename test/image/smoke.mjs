@@ -56,6 +56,7 @@ const fs = require('fs'), vm = require('vm'), Module = require('module'), crypto
 const root = '/app/';
 const index = JSON.parse(fs.readFileSync(root + 'dist/code-cache/index.json', 'utf8'));
 if (index.v8 !== process.versions.v8) { console.log('recorded by V8 ' + index.v8 + ', the image runs ' + process.versions.v8); process.exit(1); }
+if (index.flags) require('v8').setFlagsFromString(index.flags); // the command's flags (src/cli/v8-flags.ts), as it runs
 let ok = 0; const not = [];
 for (const [rel, e] of Object.entries(index.files)) {
   let text;

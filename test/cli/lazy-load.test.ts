@@ -240,6 +240,26 @@ describe('lazy loading of command modules', () => {
     for (const heavy of ['sandbox/', 'daemon/', 'reconcile/']) expect(files.filter((f) => f.startsWith(heavy))).toEqual([]);
   });
 
+  it('a table of printable ASCII (state list) does not load string-width; a cell of wide characters does, and is aligned', async () => {
+    const stateOf = async (name: string, revision: string): Promise<string> => {
+      const file = join(dir, `${name}.json`);
+      const resource = { kind: 'Webhook', name: 'alpha', id: '7', origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: '2026-11-29T00:00:00.000Z', revision };
+      await writeFile(file, JSON.stringify({ version: 1, fingerprintKey: 'a'.repeat(64), resources: [resource] }));
+      return file;
+    };
+    const ascii = await loadedBoth(['state', 'list', '--state', await stateOf('state-ascii', 'abc1234')]);
+    expect(ascii.bin.result.code, ascii.bin.result.stderr).toBe(0);
+    expect(ascii.bin.result.stdout).toContain('Webhook/alpha  7   webhook  created  abc1234   2026-11-29T00:00:00.000Z  -');
+    // in the bundle string-width is part of main.cjs: the ES modules show whether it was loaded
+    expect(packages(ascii.main.modules)).not.toContain('string-width');
+    const wide = await loadedBoth(['state', 'list', '--state', await stateOf('state-wide', '日本語-🚀')]);
+    expect(wide.bin.result.code, wide.bin.result.stderr).toBe(0);
+    expect(packages(wide.main.modules)).toContain('string-width');
+    // 9 columns: REVISION's header (8) padded to the cell's width, the next column after two spaces
+    expect(wide.bin.result.stdout.split('\n')[0]).toContain('REVISION   LAST APPLIED');
+    expect(wide.bin.result.stdout.split('\n')[1]).toContain('日本語-🚀  2026-11-29');
+  });
+
   it('healthcheck loads its own action and no HTTP client, sandbox, daemon or logger', async () => {
     const both = await loadedBoth(['healthcheck', '--listen', '127.0.0.1:1', '--timeout', '1s']);
     expect(both.bin.result.code).toBe(1);

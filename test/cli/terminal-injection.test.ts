@@ -112,11 +112,11 @@ describe('every text renderer escapes what manifests and the service wrote', () 
     expect(out).toContain('x\\nerror: forged \\x1b[2J');
   });
 
-  it('apply progress and outcome tables, delivery tables, service errors', () => {
+  it('apply progress and outcome tables, delivery tables, service errors', async () => {
     const o = { resourceKind: 'Webhook' as const, name: FORGED, action: 'create' as const, result: 'failed' as const, durationMs: 5, error: FORGED, validation: [{ name: FORGED, status: 'failed' }] };
     clean(progressLine(o, 1, 1, true));
     clean(outcomeTable([o]));
-    clean(table([['A', 'B'], [FORGED, FORGED]]));
+    clean(await table([['A', 'B'], [FORGED, FORGED]]));
     clean(cell(FORGED));
     const err = new ApiError(400, 'Bad Request', FORGED, 'POST', '/webhooks');
     clean(printableLines(`service error: ${err.toString()}`));

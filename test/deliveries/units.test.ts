@@ -102,9 +102,9 @@ describe('wire normalisation', () => {
     }
   });
 
-  it('a table aligns names of wide characters (CJK, emoji) and combining marks by the columns they take on a terminal', () => {
+  it('a table aligns names of wide characters (CJK, emoji) and combining marks by the columns they take on a terminal', async () => {
     // the old code padded by UTF-16 length: the row of `Größe-日本語-🚀` (12 units, 15 columns) pushed OWNER 3 columns right
-    const out = table([
+    const out = await table([
       ['NAME', 'OWNER'],
       ['Größe-日本語-🚀', 'unmanaged'],
       ['cafe\u0301', 'unmanaged'],

@@ -110,7 +110,7 @@ export async function listAction(flags: StateFlags, command: Command): Promise<v
     for (const r of resources) {
       rows.push([`${r.kind}/${r.name}`, r.id || '-', r.type ?? (r.kind === 'DataSource' ? 'data source' : 'webhook'), r.origin, cell(r.revision, 20), r.updatedAt, notes(r) || '-']);
     }
-    ctx.stdout.write(table(rows));
+    ctx.stdout.write(await table(rows));
   }
   process.exitCode = EXIT.ok;
 }

@@ -136,7 +136,7 @@ export async function historyAction(name: string | undefined, flags: HistoryFlag
     } else if (records.length === 0) {
       ctx.stdout.write('No delivery records match.\n');
     } else {
-      ctx.stdout.write(recordTable(records));
+      ctx.stdout.write(await recordTable(records));
       // the read stops at the limit, before the page that would say the history ended: the service's count says it
       const more = records.length >= limit && !stats.exhausted && !(count !== undefined && records.length >= count);
       const total = count !== undefined ? ` of ${count}` : '';
@@ -343,7 +343,7 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
     if (flags.dryRun) {
       if (wantsJson(ctx)) json(ctx, { dryRun: true, ids, records: selected.map(shownRecord) });
       else if (ids.length === 0) ctx.stdout.write('Nothing to retry.\n');
-      else if (selected.length) ctx.stdout.write(`Would retry ${ids.length} deliveries:\n${recordTable(selected)}`);
+      else if (selected.length) ctx.stdout.write(`Would retry ${ids.length} deliveries:\n${await recordTable(selected)}`);
       else ctx.stdout.write(`Would retry history records ${ids.join(', ')}\n`);
       process.exitCode = EXIT.ok;
       return;
@@ -371,7 +371,7 @@ export async function retryAction(targets: string[], flags: RetryFlags, command:
         })),
       });
     } else {
-      ctx.stdout.write(retryTable(outcomes));
+      ctx.stdout.write(await retryTable(outcomes));
       // an id whose retry request failed (404: no such record) was not retried: counted apart, not as a failed retry
       const notRetried = outcomes.filter((o) => !o.record).length;
       const retried = outcomes.length - notRetried;
@@ -547,7 +547,7 @@ export async function listAction(paths: string[], flags: ListFlags, command: Com
           displayUrl(r.webhook.url),
         ]);
       }
-      ctx.stdout.write(table(out));
+      ctx.stdout.write(await table(out));
       ctx.stderr.write(listSummary(rows, envSwitchOn('GOVOPS_NO_ADOPT')));
     }
     for (const r of missing) {

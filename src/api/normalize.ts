@@ -2,7 +2,7 @@
  * Turning wire bodies into the shapes of src/api/types.ts: ids become strings (the service sends
  * numbers in some bodies and strings in others), missing arrays become empty, statuses in the interface's case.
  */
-import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
 import { ApiError } from '../errors.js';
 import type {
   IntegrationMutationResult,
@@ -149,6 +149,15 @@ function bounded(text: string): string {
 }
 
 /**
+ * HTTP's reason phrase for `status` (`Not Found`), from node:http, required only when an answer is an error: loading
+ * node:http (and its server and client modules) is ~9 ms that a run whose answers all succeed never needs.
+ */
+function statusReason(status: number): string {
+  const { STATUS_CODES } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+  return STATUS_CODES[status] ?? 'Error';
+}
+
+/**
  * The ApiError for a non-2xx response, from the documented error body or sensible fallbacks. Its `error` and
  * `message` are redacted (they are cut); its `body` is the answer as parsed (redacted where it is output).
  */
@@ -159,7 +168,7 @@ export function apiErrorFrom(status: number, text: string, method: string, path:
   } catch {
     body = undefined;
   }
-  const reason = STATUS_CODES[status] ?? 'Error';
+  const reason = statusReason(status);
   if (isPlainObject(body)) {
     const error = typeof body.error === 'string' && body.error !== '' ? body.error : reason;
     const message =

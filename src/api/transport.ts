@@ -3,7 +3,7 @@
  * No retries, no interpretation of statuses (client.ts does that).
  */
 import type { Dispatcher, Pool as UndiciPool } from 'undici';
-import { Pool } from '../util/undici.js';
+import { undiciPool } from '../util/undici.js';
 import { CancelledError, ErrorCode } from '../errors.js';
 
 export interface RawResponse {
@@ -224,7 +224,7 @@ export class HttpTransport {
     this.origin = url.origin;
     this.prefix = url.pathname.replace(/\/+$/, '');
     this.maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
-    this.pool = new Pool(url.origin, {
+    this.pool = new (undiciPool())(url.origin, {
       connections: options.connections ?? 16,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
       pipelining: 1,

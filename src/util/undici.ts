@@ -3,21 +3,21 @@
  * loads fetch, WebSocket, EventSource, the cache, mocks and the rest: ~25 instead of ~80 ms of CPU in every process
  * that talks HTTP, and ~10 MB less resident in the daemon (issue #26; docs/decisions.md). They are the very
  * classes and function `import { Pool, Agent, request } from 'undici'` rests on: test/api/transport-modules.test.ts
- * fails if an undici upgrade moves them.
+ * fails if an undici upgrade moves them. Each is required on first use: a command that never sends a request
+ * (`state list`, `state rm`) loads neither undici nor Node's http2 and tls, which undici requires as it loads.
  */
 import { createRequire } from 'node:module';
 import type { Agent as UndiciAgent, Dispatcher, Pool as UndiciPool } from 'undici';
 
 const requireUndici = createRequire(import.meta.url);
 
-export const Pool = requireUndici('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
-const Agent = requireUndici('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
-
+/** undici's Pool class (`import { Pool } from 'undici'`). */
+export const undiciPool = (): typeof UndiciPool => requireUndici('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
+/** undici's Agent class. */
+export const undiciAgent = (): typeof UndiciAgent => requireUndici('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
 /** undici's request API, called on a dispatcher (`requestOn.call(pool, options)`), as `pool.request` is. */
-export const requestOn = requireUndici('undici/lib/api/api-request.js') as (
-  this: Dispatcher,
-  options: Dispatcher.RequestOptions,
-) => Promise<Dispatcher.ResponseData>;
+export const undiciRequest = (): ((this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>) =>
+  requireUndici('undici/lib/api/api-request.js') as (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 
 let agent: UndiciAgent | undefined;
 
@@ -27,8 +27,8 @@ let agent: UndiciAgent | undefined;
  */
 export function requestUrl(url: string, options: Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & { method?: Dispatcher.HttpMethod }): Promise<Dispatcher.ResponseData> {
   const u = new URL(url);
-  agent ??= new Agent();
-  return requestOn.call(agent, {
+  agent ??= new (undiciAgent())();
+  return undiciRequest().call(agent, {
     ...options,
     origin: u.origin,
     path: u.search ? `${u.pathname}${u.search}` : u.pathname,

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { Agent, Dispatcher, Pool } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { HttpTransport } from '../../src/api/transport.js';
-import { requestUrl } from '../../src/util/undici.js';
+import { requestUrl, undiciAgent, undiciPool, undiciRequest } from '../../src/util/undici.js';
 import { sendJson, startServer } from './server.js';
 
 const require = createRequire(import.meta.url);
@@ -17,6 +17,7 @@ describe("the transport's undici modules", () => {
     expect(require('undici/lib/dispatcher/pool.js')).toBe(Pool);
     expect(require('undici/lib/dispatcher/agent.js')).toBe(Agent);
     expect(require('undici/lib/api/api-request.js')).toBe((Dispatcher.prototype as unknown as { request: unknown }).request);
+    expect([undiciPool(), undiciAgent(), undiciRequest()]).toEqual([Pool, Agent, (Dispatcher.prototype as unknown as { request: unknown }).request]);
   });
 
   it('send a request and read its answer through the pool', async () => {

@@ -189,13 +189,8 @@ describe('lazy loading of command modules', () => {
     expect(files).toContain('cli/commands/plan-action.js');
     expect(files).toContain('api/client.js');
     expect(files.filter((f) => f.startsWith('sandbox/') || f.startsWith('daemon/'))).toEqual([]);
-    // undici's Pool and request API from their own modules, not its index (fetch, WebSocket, cache...): api/transport.ts
-    for (const run of [both.bin, both.main]) {
-      const undici = run.modules.filter((u) => u.includes('/node_modules/undici/')).map((u) => u.replace(/.*\/node_modules\/undici\//, ''));
-      expect(undici).toContain('lib/dispatcher/pool.js');
-      expect(undici).toContain('lib/api/api-request.js');
-      expect(undici.filter((f) => f === 'index.js' || f.startsWith('lib/web/') || f.startsWith('lib/mock/'))).toEqual([]);
-    }
+    // no request sent: undici is not loaded (util/undici.ts requires it on first use)
+    expect(packagesOf(both)).not.toContain('undici');
   });
 
   it('a plan that logs nothing loads neither pino nor the apply modules; apply of the same loads both', async () => {
@@ -212,6 +207,10 @@ describe('lazy loading of command modules', () => {
         expect(plan.result.stderr).toBe('');
         expect(plan.result.code).toBe(0);
         expect(packages(plan.modules)).not.toContain('pino');
+        // undici's Pool from its own module, not undici's index (fetch, WebSocket, cache...): util/undici.ts
+        const undici = plan.modules.filter((u) => u.includes('/node_modules/undici/')).map((u) => u.replace(/.*\/node_modules\/undici\//, ''));
+        expect(undici).toContain('lib/dispatcher/pool.js');
+        expect(undici.filter((f) => f === 'index.js' || f.startsWith('lib/web/') || f.startsWith('lib/mock/'))).toEqual([]);
         // the same run with something to apply: the apply stage is loaded then, and the info lines need pino
         const apply = await loaded(['apply', folder, '--state', state, '--log-level', 'info'], env, entry);
         expect(apply.result.code).toBe(0);
@@ -240,7 +239,7 @@ describe('lazy loading of command modules', () => {
     for (const heavy of ['sandbox/', 'daemon/', 'reconcile/']) expect(files.filter((f) => f.startsWith(heavy))).toEqual([]);
   });
 
-  it('a table of printable ASCII (state list) does not load string-width; a cell of wide characters does, and is aligned', async () => {
+  it('a table of printable ASCII (state list) loads neither string-width nor undici; a cell of wide characters loads string-width, aligned', async () => {
     const stateOf = async (name: string, revision: string): Promise<string> => {
       const file = join(dir, `${name}.json`);
       const resource = { kind: 'Webhook', name: 'alpha', id: '7', origin: 'created', specHash: 'x', secretFingerprints: {}, updatedAt: '2026-11-29T00:00:00.000Z', revision };
@@ -252,6 +251,8 @@ describe('lazy loading of command modules', () => {
     expect(ascii.bin.result.stdout).toContain('Webhook/alpha  7   webhook  created  abc1234   2026-11-29T00:00:00.000Z  -');
     // in the bundle string-width is part of main.cjs: the ES modules show whether it was loaded
     expect(packages(ascii.main.modules)).not.toContain('string-width');
+    // and a command that sends no request loads no HTTP client (undici brings Node's http2 and tls with it)
+    expect(packagesOf(ascii)).not.toContain('undici');
     const wide = await loadedBoth(['state', 'list', '--state', await stateOf('state-wide', '日本語-🚀')]);
     expect(wide.bin.result.code, wide.bin.result.stderr).toBe(0);
     expect(packages(wide.main.modules)).toContain('string-width');

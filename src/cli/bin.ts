@@ -21,7 +21,7 @@ const bundle = fileURLToPath(new URL('./main.cjs', import.meta.url));
 
 if (asksRootOnly(process.argv.slice(2))) rootHelpProgram().parse(process.argv);
 else {
-  setCommandV8Flags();
+  setCommandV8Flags(process.argv[2]);
   if (existsSync(bundle)) {
     useCodeCache(fileURLToPath(new URL('../..', import.meta.url)));
     createRequire(import.meta.url)(bundle);

@@ -6,17 +6,33 @@
  * thread: ~150 ms of CPU on the machines we measure on, and a process cannot exit before a background compile ends.
  * So the last ~150 ms of every short command that talked to the service was spent waiting for code it would never run.
  * The baseline code parses the service's answers at least as fast as the optimised code plus its compile
- * (bench/RESULTS.md, twenty-fifth pass); no other WebAssembly runs in a command.
+ * (docs/decisions.md "A command's V8 flags"); no other WebAssembly runs in a command.
  *
- * The flags are part of what V8 checks before it accepts compiled code: the build records the command's code under
- * the same flags (scripts/code-cache-record.mjs sets them first), and the record's index names them
- * (docs/decisions.md "A command's V8 flags").
+ * The flags are part of what V8 checks before it accepts compiled code:
+ * - the build records the command's code under the same flags (scripts/code-cache-record.mjs sets them first), and
+ *   the record's index names them;
+ * - Node compiles its own modules from code built into its binary under the default flags: one first loaded after
+ *   the change is compiled from its source, about twice the CPU (http2 and assert ~25 → ~60 ms). So the Node modules
+ *   the command will load anyway are loaded before the change.
  */
 import { createRequire } from 'node:module';
 
 export const COMMAND_V8_FLAGS = '--liftoff-only';
 
-/** Set COMMAND_V8_FLAGS for this process (node:v8 is required here, not imported: `govops --help` never loads it). */
-export function setCommandV8Flags(): void {
-  (createRequire(import.meta.url)('node:v8') as typeof import('node:v8')).setFlagsFromString(COMMAND_V8_FLAGS);
+/** Node's modules every command loads: the record's checks (sha1, vm.Script), files. */
+const LOADED_BY_EVERY_COMMAND = ['node:crypto', 'node:vm', 'node:fs/promises'];
+/** ...and those a command that talks to the service loads: the state lock, and what undici requires as it loads. */
+const LOADED_WHEN_SENDING = ['node:os', 'node:timers/promises', 'node:tls', 'node:http2', 'node:assert'];
+/** The commands that send requests (to the service, GitHub or GitLab) in their common use. */
+const SENDING_COMMANDS: ReadonlySet<string> = new Set(['plan', 'apply', 'export', 'webhooks', 'preview', 'comment', 'run', 'scripts', 'state']);
+
+/**
+ * Set COMMAND_V8_FLAGS for this process, once the Node modules `command` (the first argument) will load are loaded.
+ * A command missing from the lists only loads some of Node's modules more slowly; nothing else depends on them.
+ */
+export function setCommandV8Flags(command: string | undefined): void {
+  const require = createRequire(import.meta.url);
+  const sending = command !== undefined && SENDING_COMMANDS.has(command);
+  for (const id of sending ? [...LOADED_BY_EVERY_COMMAND, ...LOADED_WHEN_SENDING] : LOADED_BY_EVERY_COMMAND) require(id);
+  (require('node:v8') as typeof import('node:v8')).setFlagsFromString(COMMAND_V8_FLAGS);
 }

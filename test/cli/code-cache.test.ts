@@ -12,6 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plainCommonJs, sha1 } from '../../src/cli/code-cache.js';
 import { COMMAND_V8_FLAGS } from '../../src/cli/v8-flags.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { runGovops } from '../helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -161,5 +162,43 @@ process.on('exit', () => process.stderr.write('compile=' + Module.prototype._com
     // the schemas (../../schemas/ from dist/manifests/) and the generated checks (./validators/ beside them) were found
     expect(r.stderr).toContain('18 valid manifests');
     expect(r.stderr).toContain('compile=compileCached main=true refused=0 accepted=true');
+  });
+
+  it("Node's own modules a command loads are loaded before it sets its flags (after, V8 would compile them from their source)", async () => {
+    const hook = join(dir, 'flags-hook.mjs');
+    // which of Node's modules were loaded when the flags changed, and which only after
+    await writeFile(
+      hook,
+      `import { createRequire } from 'node:module';
+const v8 = createRequire(import.meta.url)('node:v8');
+const set = v8.setFlagsFromString;
+const node = () => process.moduleLoadList.filter((m) => m.startsWith('NativeModule ') && !m.includes('internal/')).map((m) => m.slice(13));
+let before;
+v8.setFlagsFromString = function (flags) { before ??= node(); return set.call(this, flags); };
+process.on('exit', () => process.stderr.write('before=' + JSON.stringify(before) + ' after=' + JSON.stringify(node().filter((m) => !before.includes(m))) + '\\n'));
+`,
+    );
+    const seen = (stderr: string): { before: string[]; after: string[] } => {
+      const m = /before=(.*) after=(.*)/.exec(stderr);
+      if (!m) throw new Error(`no report in: ${stderr}`);
+      return { before: JSON.parse(m[1]!) as string[], after: JSON.parse(m[2]!) as string[] };
+    };
+    const env = { NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` };
+    const sandbox = await startSandbox({ port: 0 });
+    try {
+      const sending = await runGovops(['webhooks', 'list', '-o', 'json'], { cwd: dir, env: { ...env, GOVOPS_URL: sandbox.url, GOVOPS_TOKEN: sandbox.adminToken } });
+      expect(sending.code, sending.stderr).toBe(0);
+      const { before, after } = seen(sending.stderr);
+      for (const m of ['crypto', 'vm', 'fs/promises', 'tls', 'http2', 'assert']) expect(before).toContain(m);
+      for (const m of ['crypto', 'vm', 'fs/promises', 'tls', 'http2', 'assert', 'net', 'os', 'timers/promises']) expect(after).not.toContain(m);
+    } finally {
+      await sandbox.close();
+    }
+    // a command that sends nothing does not load the HTTP client's modules at all
+    const validate = await runGovops(['validate', join(ROOT, 'examples')], { cwd: dir, env });
+    expect(validate.code, validate.stderr).toBe(0);
+    const v = seen(validate.stderr);
+    expect(v.before).toContain('crypto');
+    expect([...v.before, ...v.after]).not.toContain('http2');
   });
 });

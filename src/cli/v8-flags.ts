@@ -21,18 +21,25 @@ export const COMMAND_V8_FLAGS = '--liftoff-only';
 
 /** Node's modules every command loads: the record's checks (sha1, vm.Script), files. */
 const LOADED_BY_EVERY_COMMAND = ['node:crypto', 'node:vm', 'node:fs/promises'];
-/** ...and those a command that talks to the service loads: the state lock, and what undici requires as it loads. */
-const LOADED_WHEN_SENDING = ['node:os', 'node:timers/promises', 'node:tls', 'node:http2', 'node:assert'];
-/** The commands that send requests (to the service, GitHub or GitLab) in their common use. */
-const SENDING_COMMANDS: ReadonlySet<string> = new Set(['plan', 'apply', 'export', 'webhooks', 'preview', 'comment', 'run', 'scripts', 'state']);
+/** ...by a command that reads the state (its lock). */
+const LOADED_WITH_STATE = ['node:os', 'node:timers/promises'];
+/** ...and by one that sends requests: what undici requires as it loads. */
+const LOADED_WHEN_SENDING = ['node:tls', 'node:http2', 'node:assert'];
+
+/** The commands that read the state, and those that send requests (to the service, GitHub or GitLab), in their common use. */
+const STATE_COMMANDS: ReadonlySet<string> = new Set(['plan', 'apply', 'export', 'webhooks', 'preview', 'run', 'scripts', 'state']);
+const SENDING_COMMANDS: ReadonlySet<string> = new Set(['plan', 'apply', 'export', 'webhooks', 'preview', 'comment', 'run', 'scripts']);
 
 /**
  * Set COMMAND_V8_FLAGS for this process, once the Node modules `command` (the first argument) will load are loaded.
- * A command missing from the lists only loads some of Node's modules more slowly; nothing else depends on them.
+ * A command missing from the lists (or `state adopt`, which sends where other `state` commands do not) only loads
+ * some of Node's modules more slowly; nothing else depends on them.
  */
 export function setCommandV8Flags(command: string | undefined): void {
   const require = createRequire(import.meta.url);
-  const sending = command !== undefined && SENDING_COMMANDS.has(command);
-  for (const id of sending ? [...LOADED_BY_EVERY_COMMAND, ...LOADED_WHEN_SENDING] : LOADED_BY_EVERY_COMMAND) require(id);
+  const ids = [...LOADED_BY_EVERY_COMMAND];
+  if (command !== undefined && STATE_COMMANDS.has(command)) ids.push(...LOADED_WITH_STATE);
+  if (command !== undefined && SENDING_COMMANDS.has(command)) ids.push(...LOADED_WHEN_SENDING);
+  for (const id of ids) require(id);
   (require('node:v8') as typeof import('node:v8')).setFlagsFromString(COMMAND_V8_FLAGS);
 }

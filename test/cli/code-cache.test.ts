@@ -200,5 +200,13 @@ process.on('exit', () => process.stderr.write('before=' + JSON.stringify(before)
     const v = seen(validate.stderr);
     expect(v.before).toContain('crypto');
     expect([...v.before, ...v.after]).not.toContain('http2');
+    // one that reads the state and sends nothing: the lock's modules before the change, no HTTP client's
+    const stateFile = join(dir, 'flags-state.json');
+    await writeFile(stateFile, JSON.stringify({ version: 1, fingerprintKey: 'a'.repeat(64), resources: [] }));
+    const list = await runGovops(['state', 'list', '--state', stateFile], { cwd: dir, env });
+    expect(list.code, list.stderr).toBe(0);
+    const l = seen(list.stderr);
+    expect(l.before).toEqual(expect.arrayContaining(['os', 'timers/promises']));
+    expect([...l.before, ...l.after]).not.toContain('http2');
   });
 });

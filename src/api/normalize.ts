@@ -148,12 +148,14 @@ function bounded(text: string): string {
   return redactThenCut(text, MAX_ERROR_TEXT, (left) => `… (${left} more characters)`);
 }
 
+const requireNode = createRequire(import.meta.url);
+
 /**
  * HTTP's reason phrase for `status` (`Not Found`), from node:http, required only when an answer is an error: loading
  * node:http (and its server and client modules) is ~9 ms that a run whose answers all succeed never needs.
  */
 function statusReason(status: number): string {
-  const { STATUS_CODES } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+  const { STATUS_CODES } = requireNode('node:http') as typeof import('node:http');
   return STATUS_CODES[status] ?? 'Error';
 }
 

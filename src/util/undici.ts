@@ -15,7 +15,7 @@ const requireUndici = createRequire(import.meta.url);
 export const undiciPool = (): typeof UndiciPool => requireUndici('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
 /** undici's Agent class. */
 export const undiciAgent = (): typeof UndiciAgent => requireUndici('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
-/** undici's request API, called on a dispatcher (`requestOn.call(pool, options)`), as `pool.request` is. */
+/** undici's request API, called on a dispatcher (`undiciRequest().call(pool, options)`), as `pool.request` is. */
 export const undiciRequest = (): ((this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>) =>
   requireUndici('undici/lib/api/api-request.js') as (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
 

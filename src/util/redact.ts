@@ -62,12 +62,16 @@ export class Redactor {
   private current = 0;
   /**
    * Every form of the operator's values in force, and of the values only an author chose: each found in one pass of
-   * a text. The operator's are replaced first, the author's in what is left (see `redactText`).
+   * a text. The operator's are replaced first, the author's in what is left (see `redactText`). Each holds the forms of
+   * the values in its set, brought up to date when the values in force change (`matchers`): a value added or released
+   * costs its own forms, not all of them again.
    */
-  private operatorMatcher: FormMatcher | undefined;
-  private authoredMatcher: FormMatcher | undefined;
+  private readonly operatorForms = new FormMatcher();
+  private readonly authoredForms = new FormMatcher();
+  private readonly operatorValues = new Set<string>();
+  private readonly authoredValues = new Set<string>();
   /** The forms of each value in force (worked out once per value, not at each change of the set). */
-  private readonly formsOf = new Map<string, { forms: string[]; framed: FramedForm[] }>();
+  private readonly formsOf = new Map<string, ValueForms>();
   private dirty = false;
   /**
    * JSON string values holding an escape (`\\ % & +`), by scope, with what `redactText` made of them under the
@@ -162,38 +166,48 @@ export class Redactor {
     return n;
   }
 
-  /** The matchers of the operator's values and of the author's (remade after a change of the values in force). */
+  /** The matchers of the operator's values and of the author's (brought up to date after a change of the values in force). */
   private matchers(): { operator: FormMatcher | undefined; authored: FormMatcher | undefined } {
     if (this.dirty) {
-      const values = new Set([...this.pinned, ...this.scoped.keys()]);
-      for (const v of this.formsOf.keys()) if (!values.has(v)) this.formsOf.delete(v);
-      for (const v of this.authored) values.delete(v);
-      this.operatorMatcher = this.matcherOf(values);
-      this.authoredMatcher = this.matcherOf(this.authored);
+      const inForce = new Set([...this.pinned, ...this.scoped.keys()]);
+      const operator = new Set<string>();
+      for (const v of inForce) if (!this.authored.has(v)) operator.add(v);
+      this.follow(this.operatorForms, this.operatorValues, operator);
+      this.follow(this.authoredForms, this.authoredValues, this.authored);
+      for (const v of this.formsOf.keys()) if (!inForce.has(v)) this.formsOf.delete(v);
       this.dirty = false;
       this.literalMemo.clear();
       this.literalMemoChars = 0;
     }
-    return { operator: this.operatorMatcher, authored: this.authoredMatcher };
+    return { operator: this.operatorForms.size ? this.operatorForms : undefined, authored: this.authoredForms.size ? this.authoredForms : undefined };
   }
 
-  private matcherOf(values: ReadonlySet<string>): FormMatcher | undefined {
-    const forms = new Set<string>();
-    const framed: FramedForm[] = [];
-    for (const v of values) {
-      let fs = this.formsOf.get(v);
-      if (!fs) {
-        fs = { forms: [], framed: [] };
-        for (const n of normalizedForms(v)) {
-          fs.forms.push(...secretForms(n).filter((f) => f.length >= MIN_SECRET_LENGTH), ...base64Forms(n), ...byteListForms(n), ...lineForms(n));
-          fs.framed.push(...csvFieldForms(n));
-        }
-        this.formsOf.set(v, fs);
-      }
-      for (const f of fs.forms) forms.add(f);
-      framed.push(...fs.framed);
+  /** `matcher`, holding the forms of `held`, made to hold those of `wanted` instead: the values that left and came only. */
+  private follow(matcher: FormMatcher, held: Set<string>, wanted: ReadonlySet<string>): void {
+    for (const v of held) {
+      if (wanted.has(v)) continue;
+      matcher.deleteForms(this.formsOf.get(v)!);
+      held.delete(v);
     }
-    return forms.size ? new FormMatcher(forms, framed) : undefined;
+    for (const v of wanted) {
+      if (held.has(v)) continue;
+      matcher.addForms(this.valueForms(v));
+      held.add(v);
+    }
+  }
+
+  /** The forms of `value` and of its Unicode normalizations (worked out once while it is in force). */
+  private valueForms(value: string): ValueForms {
+    let fs = this.formsOf.get(value);
+    if (!fs) {
+      fs = { forms: [], framed: [] };
+      for (const n of normalizedForms(value)) {
+        fs.forms.push(...secretForms(n).filter((f) => f.length >= MIN_SECRET_LENGTH), ...base64Forms(n), ...byteListForms(n), ...lineForms(n));
+        fs.framed.push(...csvFieldForms(n));
+      }
+      this.formsOf.set(value, fs);
+    }
+    return fs;
   }
 
   /**
@@ -312,27 +326,49 @@ function normalizedForms(value: string): Set<string> {
   return out;
 }
 
+/** The forms of one value: what `FormMatcher` adds and deletes together. */
+interface ValueForms {
+  forms: string[];
+  framed: FramedForm[];
+}
+
 /**
  * The forms of a set of values, and their framed forms (`csvFieldForms`): a framed form holds a form, so it is looked for
  * only in a text or view a form was found in (no scan more of a text holding none), and replaced without its frame.
+ * Values come and go (`addForms`, `deleteForms`); a form two values share stays while either does.
  */
 class FormMatcher extends LiteralMatcher {
-  private readonly framed: LiteralMatcher | undefined;
-  private readonly frames = new Map<string, FramedForm>();
+  private readonly framed = new LiteralMatcher();
+  /** Each framed form's frames (one per value that has it: two values may frame the same characters differently). */
+  private readonly frames = new Map<string, FramedForm[]>();
 
-  constructor(forms: Iterable<string>, framed: readonly FramedForm[]) {
-    super(forms);
-    for (const f of framed) if (!this.frames.has(f.form)) this.frames.set(f.form, f);
-    this.framed = this.frames.size ? new LiteralMatcher(this.frames.keys()) : undefined;
+  addForms(value: ValueForms): void {
+    for (const f of value.forms) this.add(f);
+    for (const f of value.framed) {
+      const list = this.frames.get(f.form);
+      if (list) list.push(f);
+      else this.frames.set(f.form, [f]);
+      this.framed.add(f.form);
+    }
+  }
+
+  deleteForms(value: ValueForms): void {
+    for (const f of value.forms) this.delete(f);
+    for (const f of value.framed) {
+      const list = this.frames.get(f.form) ?? [];
+      const at = list.findIndex((g) => g.head === f.head && g.tail === f.tail);
+      if (at >= 0) list.splice(at, 1);
+      if (!list.length) this.frames.delete(f.form);
+      this.framed.delete(f.form);
+    }
   }
 
   /** `spans`, and where there are any, each framed form's without its frame (overlapping them: `replaceSpans` joins). */
   formSpans(text: string): Array<[number, number]> {
     const spans = this.spans(text);
-    if (!spans.length || !this.framed) return spans;
+    if (!spans.length || this.framed.size === 0) return spans;
     for (let m = this.framed.next(text); m; m = this.framed.next(text, m.at + 1)) {
-      const { head, tail } = this.frames.get(m.literal)!;
-      spans.push([m.at + head, m.at + m.literal.length - tail]);
+      for (const { head, tail } of this.frames.get(m.literal)!) spans.push([m.at + head, m.at + m.literal.length - tail]);
     }
     return spans;
   }

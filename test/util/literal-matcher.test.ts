@@ -82,4 +82,49 @@ describe('LiteralMatcher', () => {
     expect(m.test('{"msg":"tok-1-7919 is not one"}')).toBe(false);
     expect(() => new LiteralMatcher(['abc'])).toThrow(RangeError);
   });
+
+  it('changed in place (added, deleted, counted) it finds what a matcher made afresh of the same literals finds, either way and across the limit', () => {
+    const op = fc.record({ add: fc.boolean(), literal });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), fc.array(text, { minLength: 1, maxLength: 3 }), (ops, texts) => {
+        const matchers = [new LiteralMatcher([], 'index'), new LiteralMatcher([], 'regex'), new LiteralMatcher()];
+        const counts = new Map<string, number>();
+        for (const { add, literal: l } of ops) {
+          const n = counts.get(l) ?? 0;
+          if (add) counts.set(l, n + 1);
+          else if (n > 1) counts.set(l, n - 1);
+          else counts.delete(l);
+          for (const m of matchers) {
+            if (add) m.add(l);
+            else m.delete(l);
+          }
+          // used between changes too: what a change leaves unsorted is put in order at the next use
+          const probe = `${texts[0]}${l}`;
+          const fresh = new LiteralMatcher(counts.keys(), 'regex');
+          for (const m of matchers) expect(m.replace(probe, '#')).toBe(fresh.replace(probe, '#'));
+        }
+        const fresh = new LiteralMatcher(counts.keys(), 'regex');
+        for (const m of matchers) {
+          expect(m.size).toBe(counts.size);
+          for (const t of texts) {
+            expect(m.replace(t, '#')).toBe(fresh.replace(t, '#'));
+            for (const l of counts.keys()) expect(m.replace(`${t}${l}`, '#')).toBe(fresh.replace(`${t}${l}`, '#'));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+    // the automatic choice crosses the limit both ways as literals come and go
+    const many = Array.from({ length: REGEX_MAX_LITERALS + 10 }, (_, i) => `lit-${i}-x`);
+    const m = new LiteralMatcher(many.slice(0, REGEX_MAX_LITERALS - 5));
+    expect(m.replace('a lit-3-x b', '#')).toBe('a # b');
+    for (const l of many) m.add(l);
+    for (const l of many.slice(0, REGEX_MAX_LITERALS - 5)) m.delete(l);
+    expect(m.size).toBe(many.length);
+    expect(m.replace(`a lit-3-x b ${many.at(-1)!}`, '#')).toBe('a # b #');
+    for (const l of many) m.delete(l);
+    expect(m.size).toBe(0);
+    expect(m.test(many.join(' '))).toBe(false);
+    expect(m.next(many.join(' '))).toBeUndefined();
+  });
 });

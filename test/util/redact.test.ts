@@ -1,7 +1,10 @@
 /** The one redactor: every form an echo can take, JSON kept valid, streams keep their other properties. */
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import { LiteralMatcher } from '../../src/util/literal-matcher.js';
 import { Redactor, REDACTED, redactingStream, secretForms } from '../../src/util/redact.js';
+import { base64Forms, byteListForms } from '../../src/util/secret-forms.js';
 
 const SECRET = 'zq"xv w/ü+&=%';
 
@@ -234,3 +237,80 @@ describe('Redactor: a JSON string literal of a value starting or ending in `""`,
     }
   });
 });
+
+describe('Redactor: the values in force change in place', () => {
+  // Values that share forms (`"a"b` and `a"b"`'s CSV forms, one another's encodings), start or end in `"` (framed forms),
+  // hold escapes, and one a manifest's author and the operator may both hold.
+  const values = ['pw"x&y', '"pw"x&y"', 'pw%22x%26y', 'pw\\"x&amp;y', 'tok-1234-ab', 'päss-wörd', 'päss-wörd', '"quoted"'];
+  type Op = { kind: 'add' | 'inForce' | 'inForceAuthored'; value: number } | { kind: 'next' } | { kind: 'release'; back: number };
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({ kind: fc.constantFrom('add' as const, 'inForce' as const, 'inForceAuthored' as const), value: fc.nat(values.length - 1) }),
+    fc.constant({ kind: 'next' as const }),
+    fc.record({ kind: fc.constant('release' as const), back: fc.nat(2) }),
+  );
+  const apply = (r: Redactor, o: Op): void => {
+    if (o.kind === 'next') r.nextGeneration();
+    else if (o.kind === 'release') r.release(r.generation - o.back);
+    else r[o.kind](values[o.value]);
+  };
+  const texts = values.flatMap((v) => [`said ${v}.`, JSON.stringify({ m: `echo ${JSON.stringify({ p: v })}` }), `u=${encodeURIComponent(v)}`, `csv,"${v.replace(/"/g, '""')}",x`]);
+
+  it('redacts, after every change, exactly what a redactor given the same registrations at once redacts', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 14 }), (ops) => {
+        const live = new Redactor();
+        const done: Op[] = [];
+        for (const o of ops) {
+          apply(live, o);
+          done.push(o);
+          // used after each change (its matchers follow the change); the other made of the same registrations, used once
+          const once = new Redactor();
+          for (const d of done) apply(once, d);
+          for (const t of texts) {
+            expect(live.redactText(t), t).toBe(once.redactText(t));
+            expect(live.redactOutput(t, 'operator'), t).toBe(once.redactOutput(t, 'operator'));
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('indexes the forms of the values that came and nothing more: one more value among thousands adds its own forms only', () => {
+    const formsOf = (v: string): string[] => [...secretForms(v), ...base64Forms(v), ...byteListForms(v)];
+    const many = Array.from({ length: 2000 }, (_, i) => `secret-${i}-${(i * 7919).toString(36)}`);
+    const r = new Redactor();
+    r.inForce(...many);
+    r.inForceAuthored('authored-value-1');
+    expect(r.redactText('x secret-5-2k3x')).toBe('x secret-5-2k3x');
+    const add = vi.spyOn(LiteralMatcher.prototype, 'add');
+    const del = vi.spyOn(LiteralMatcher.prototype, 'delete');
+    const added = (): string[] => add.mock.calls.map(([f]) => f);
+    const deleted = (): string[] => del.mock.calls.map(([f]) => f);
+    try {
+      r.inForce('one-more-value');
+      expect(r.redactText('one-more-value')).toBe(REDACTED);
+      expect(added()).toEqual(formsOf('one-more-value'));
+      expect(deleted()).toEqual([]);
+      add.mockClear();
+      // the author's value becomes the operator's: it leaves one matcher and joins the other
+      r.add('authored-value-1');
+      expect(r.redactOutput('authored-value-1', 'operator')).toBe(REDACTED);
+      expect(added()).toEqual(formsOf('authored-value-1'));
+      expect(deleted()).toEqual(formsOf('authored-value-1'));
+      add.mockClear();
+      del.mockClear();
+      // the thousands released at once: their forms leave, nothing is indexed again
+      r.nextGeneration();
+      r.inForce('one-more-value', 'authored-value-1');
+      r.release(r.generation);
+      expect(r.redactText(`${many[5]} one-more-value`)).toBe(`${many[5]} ${REDACTED}`);
+      expect(added()).toEqual([]);
+      expect(deleted()).toEqual(many.flatMap(formsOf));
+    } finally {
+      add.mockRestore();
+      del.mockRestore();
+    }
+  });
+});
+

@@ -44,8 +44,10 @@ export class LiteralMatcher {
   private readonly counts = new Map<string, number>();
   /** Literals by the hash of their head, each list longest first (but for the lists in `unsorted`). */
   private readonly byHead = new Map<number, string[]>();
-  /** Heads whose list a change touched: put in order (and rid of deleted literals) before the next use. */
+  /** Heads whose list a change touched: put in order before the next use. */
   private readonly unsorted = new Set<number>();
+  /** Of those, the heads a literal left (or left and came back to): rid of it too. */
+  private readonly pruned = new Set<number>();
   private readonly strategy: 'auto' | 'regex' | 'index';
   /** The regular expression of the literals, longest first, when it is the one used (made again after a change). */
   private pattern: RegExp | undefined;
@@ -70,9 +72,12 @@ export class LiteralMatcher {
     if (n !== undefined) return;
     const h = headHash(literal, 0) & MASK;
     const list = this.byHead.get(h);
-    if (list) list.push(literal);
-    else this.byHead.set(h, [literal]);
-    this.unsorted.add(h);
+    if (list) {
+      list.push(literal);
+      this.unsorted.add(h);
+    } else {
+      this.byHead.set(h, [literal]);
+    }
     this.stale = true;
   }
 
@@ -85,7 +90,9 @@ export class LiteralMatcher {
       return;
     }
     this.counts.delete(literal);
-    this.unsorted.add(headHash(literal, 0) & MASK);
+    const h = headHash(literal, 0) & MASK;
+    this.unsorted.add(h);
+    this.pruned.add(h);
     this.stale = true;
   }
 
@@ -94,12 +101,17 @@ export class LiteralMatcher {
     if (!this.stale) return;
     for (const h of this.unsorted) {
       const list = this.byHead.get(h)!;
-      if (list.length === 1 && this.counts.has(list[0]!)) continue;
+      if (!this.pruned.has(h)) {
+        // literals came only: appended to a list in order (a sort of sorted runs is a merge)
+        if (list.length > 1) list.sort(longestFirst);
+        continue;
+      }
       const kept = [...new Set(list.filter((l) => this.counts.has(l)))].sort(longestFirst);
       if (kept.length) this.byHead.set(h, kept);
       else this.byHead.delete(h);
     }
     this.unsorted.clear();
+    this.pruned.clear();
     const useRegex = this.counts.size > 0 && (this.strategy === 'regex' || (this.strategy === 'auto' && this.counts.size <= REGEX_MAX_LITERALS));
     if (useRegex) {
       this.pattern = new RegExp([...this.counts.keys()].sort(longestFirst).map(escapeRegExp).join('|'), 'g');

@@ -66,8 +66,8 @@ export class Redactor {
    * the values in its set, brought up to date when the values in force change (`matchers`): a value added or released
    * costs its own forms, not all of them again.
    */
-  private readonly operatorForms = new FormMatcher();
-  private readonly authoredForms = new FormMatcher();
+  private operatorForms = new FormMatcher();
+  private authoredForms = new FormMatcher();
   private readonly operatorValues = new Set<string>();
   private readonly authoredValues = new Set<string>();
   /** The forms of each value in force (worked out once per value, not at each change of the set). */
@@ -172,8 +172,8 @@ export class Redactor {
       const inForce = new Set([...this.pinned, ...this.scoped.keys()]);
       const operator = new Set<string>();
       for (const v of inForce) if (!this.authored.has(v)) operator.add(v);
-      this.follow(this.operatorForms, this.operatorValues, operator);
-      this.follow(this.authoredForms, this.authoredValues, this.authored);
+      this.operatorForms = this.follow(this.operatorForms, this.operatorValues, operator);
+      this.authoredForms = this.follow(this.authoredForms, this.authoredValues, this.authored);
       for (const v of this.formsOf.keys()) if (!inForce.has(v)) this.formsOf.delete(v);
       this.dirty = false;
       this.literalMemo.clear();
@@ -182,18 +182,30 @@ export class Redactor {
     return { operator: this.operatorForms.size ? this.operatorForms : undefined, authored: this.authoredForms.size ? this.authoredForms : undefined };
   }
 
-  /** `matcher`, holding the forms of `held`, made to hold those of `wanted` instead: the values that left and came only. */
-  private follow(matcher: FormMatcher, held: Set<string>, wanted: ReadonlySet<string>): void {
-    for (const v of held) {
-      if (wanted.has(v)) continue;
-      matcher.deleteForms(this.formsOf.get(v)!);
-      held.delete(v);
+  /**
+   * `matcher`, holding the forms of `held`, made to hold those of `wanted` instead: the values that left taken out and
+   * those that came added; or, when more leave than stay (a daemon's rotation of most of its credentials), a matcher made
+   * afresh of those that stay.
+   */
+  private follow(matcher: FormMatcher, held: Set<string>, wanted: ReadonlySet<string>): FormMatcher {
+    let leaving = 0;
+    for (const v of held) if (!wanted.has(v)) leaving++;
+    if (leaving > wanted.size) {
+      matcher = new FormMatcher();
+      held.clear();
+    } else if (leaving > 0) {
+      for (const v of held) {
+        if (wanted.has(v)) continue;
+        matcher.deleteForms(this.formsOf.get(v)!);
+        held.delete(v);
+      }
     }
     for (const v of wanted) {
       if (held.has(v)) continue;
       matcher.addForms(this.valueForms(v));
       held.add(v);
     }
+    return matcher;
   }
 
   /** The forms of `value` and of its Unicode normalizations (worked out once while it is in force). */

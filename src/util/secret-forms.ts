@@ -112,7 +112,16 @@ const PY_SHORT: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', 
  * other character that is not printable as `\xNN`, `\uNNNN` or `\UNNNNNNNN` (lower-case hex); the rest as it is.
  */
 function pythonRepr(v: string): string {
-  const quote = v.includes("'") && !v.includes('"') ? '"' : "'";
+  return pythonReprIn(pythonQuote(v), v);
+}
+
+/** The quote Python's repr() chooses for `v`. */
+function pythonQuote(v: string): string {
+  return v.includes("'") && !v.includes('"') ? '"' : "'";
+}
+
+/** `pythonRepr` with its choice of quote made (`secretForms` makes it for the value and applies it to its characters). */
+function pythonReprIn(quote: string, v: string): string {
   let out = '';
   for (const c of v) {
     const short = PY_SHORT[c];
@@ -212,7 +221,16 @@ const NODE_SHORT: Readonly<Record<string, string>> = { '\b': '\\b', '\t': '\\t',
  * controls and DEL as `\x1B` (upper-case hex), a lone surrogate as `\ud800`.
  */
 function nodeInspect(v: string): string {
-  const single = !v.includes("'") || (v.includes('"') && (v.includes('`') || v.includes('${')));
+  return nodeInspectIn(nodeSingleQuotes(v), v);
+}
+
+/** Whether Node's util.inspect writes `v` in `'` quotes (escaping `'`). */
+function nodeSingleQuotes(v: string): boolean {
+  return !v.includes("'") || (v.includes('"') && (v.includes('`') || v.includes('${')));
+}
+
+/** `nodeInspect` with its choice of quotes made (`secretForms` makes it for the value and applies it to its characters). */
+function nodeInspectIn(single: boolean, v: string): string {
   // eslint-disable-next-line no-control-regex
   return v.replace(/[\u0000-\u001f'\\\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => {
     if (c === "'") return single ? "\\'" : c;
@@ -311,7 +329,7 @@ const BY_JSON = 1;
 const BY_URL = 2;
 const BY_REENCODING = 4;
 
-const NEXT: ReadonlyArray<readonly [from: number, encodings: readonly Encode[], to: number]> = [
+export const FORM_STEPS: ReadonlyArray<readonly [from: number, encodings: readonly Encode[], to: number]> = [
   [BY_JSON, JSON_NESTING, BY_JSON],
   [BY_JSON, URL_NESTING, BY_URL],
   [BY_JSON, REENCODING, BY_REENCODING],
@@ -322,17 +340,74 @@ const NEXT: ReadonlyArray<readonly [from: number, encodings: readonly Encode[], 
 ];
 
 /**
- * Every form of `value` that an echo of a request could contain: the value through up to three encodings, with at
- * most one re-encoding, preceded and followed by JSON nestings only (see the top of this file).
+ * Every form of `value` that an echo of a request could contain: the value through each chain of encodings FORM_STEPS
+ * allows, up to MAX_DEPTH of them, at most one re-encoding, preceded and followed by JSON nestings only (see the top of
+ * this file). The same set as applying every chain to the value whole (`formsByChains`, which a test compares), made
+ * character by character, because applying every encoding to every form took 2-3 ms for a value full of special
+ * characters (a daemon taking 10,000 credentials in force waited seconds):
+ * - Every encoding but the CSV field's writes each character of a text on its own, whatever is around it. Python's
+ *   repr() and Node's util.inspect choose their quotes from the whole text, but only JSON nestings come before them,
+ *   and these neither add nor remove a quote, a backquote or `${`: the choice is the value's. So a chain's form of the
+ *   value is the value with each character replaced by the chain's form of that character.
+ * - The chains' forms of a character are worked out once (`charForms`). A character no chain changes (letters, digits,
+ *   `-._`) stays as it is. Two chains give the same form of the value when they give the same form of each of its other
+ *   characters: one form per class of chains (`chainClasses`), the classes remembered for each set of such characters.
+ * - The CSV field's chains (its first and last characters are not doubled: where a character is matters) are applied to
+ *   the value whole (only for a value holding `"`: without one they are JSON nestings alone, among the others).
+ * - A value with more than MAX_CHANGED_CHARACTERS characters that change is made the plain way (`formsByChains`): the
+ *   forms of each character are ~1,500 strings, and an author's value could hold thousands of distinct ones.
  */
 export function secretForms(value: string): string[] {
-  // Each form with the ways it was made (a form made in two ways goes on in both, unless one of them allows all).
+  const modes = modesOf(value);
+  const tables: CharForms[] = [];
+  const slotOf = new Map<string, number>();
+  // the value as runs of characters no chain changes and slots for the others (indexes into `tables`)
+  const parts: Array<string | number> = [];
+  let run = '';
+  for (const c of value) {
+    let slot = slotOf.get(c);
+    if (slot === undefined) {
+      const forms = charForms(c, modes);
+      if (forms === undefined) {
+        run += c;
+        continue;
+      }
+      if (tables.length === MAX_CHANGED_CHARACTERS) return formsByChains(value);
+      slot = tables.length;
+      slotOf.set(c, slot);
+      tables.push(forms);
+    }
+    if (run) parts.push(run);
+    run = '';
+    parts.push(slot);
+  }
+  if (run) parts.push(run);
+  if (tables.length === 0) return [value];
+  const forms = new Set<string>();
+  for (const chain of chainClasses(tables, modes)) {
+    let form = '';
+    for (const p of parts) form += typeof p === 'string' ? p : tables[p]!.forms[tables[p]!.of[chain]!]!;
+    forms.add(form);
+  }
+  if (value.includes('"')) for (const f of csvChainForms(value)) forms.add(f);
+  return [...forms];
+}
+
+/** A value with more characters than this that some chain changes is made the plain way (`formsByChains`). */
+export const MAX_CHANGED_CHARACTERS = 48;
+
+/**
+ * Every form of `value`, by applying each encoding to each form made so far, breadth first (each form kept once, with
+ * the ways it was made: a form made in two ways goes on in both, unless one of them allows all). The reference
+ * `secretForms` is checked against, and its way for a value with many characters that change.
+ */
+export function formsByChains(value: string): string[] {
   const made = new Map<string, number>([[value, BY_JSON]]);
   let frontier: Array<{ form: string; by: number }> = [{ form: value, by: BY_JSON }];
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
     const next: typeof frontier = [];
     for (const { form, by } of frontier) {
-      for (const [from, encodings, to] of NEXT) {
+      for (const [from, encodings, to] of FORM_STEPS) {
         if (by !== from) continue;
         for (const encode of encodings) {
           const g = encode(form);
@@ -347,6 +422,161 @@ export function secretForms(value: string): string[] {
     frontier = next;
   }
   return [...made.keys()];
+}
+
+/** One chain of encodings: its last step and the chain before it (an index into CHAINS; the empty chain has none). */
+interface Chain {
+  parent: number;
+  step: Encode;
+}
+
+/**
+ * Every chain FORM_STEPS allows, but those holding the CSV field's encoding (`csvChainForms`), each after the chain it
+ * extends: the empty chain first, then those of one step, two, three.
+ */
+const CHAINS: readonly Chain[] = (() => {
+  const chains: Chain[] = [{ parent: -1, step: (v) => v }];
+  let level: Array<{ at: number; by: number }> = [{ at: 0, by: BY_JSON }];
+  for (let depth = 0; depth < MAX_DEPTH; depth++) {
+    const next: typeof level = [];
+    for (const { at, by } of level) {
+      for (const [from, encodings, to] of FORM_STEPS) {
+        if (from !== by) continue;
+        for (const step of encodings) {
+          if (step === csvInnerQuotes) continue;
+          next.push({ at: chains.length, by: to });
+          chains.push({ parent: at, step });
+        }
+      }
+    }
+    level = next;
+  }
+  return chains;
+})();
+
+/** The whole value's choices an encoding of one character depends on: Python's quote, Node's quotes (`modesOf`). */
+type Modes = 0 | 1 | 2 | 3;
+
+function modesOf(value: string): Modes {
+  return ((pythonQuote(value) === '"' ? 1 : 0) + (nodeSingleQuotes(value) ? 2 : 0)) as Modes;
+}
+
+/** Each chain's steps with the value's choices made (per Modes). */
+const stepsIn = new Map<Modes, readonly Encode[]>();
+
+function chainSteps(modes: Modes): readonly Encode[] {
+  let steps = stepsIn.get(modes);
+  if (!steps) {
+    const quote = modes & 1 ? '"' : "'";
+    const single = (modes & 2) !== 0;
+    steps = CHAINS.map(({ step }) => (step === pythonRepr ? (v: string) => pythonReprIn(quote, v) : step === nodeInspect ? (v: string) => nodeInspectIn(single, v) : step));
+    stepsIn.set(modes, steps);
+  }
+  return steps;
+}
+
+/**
+ * The forms of one character: each once (`forms`, the character itself first), and for each chain (by its index in
+ * CHAINS) the index of its form there (`of`: what `chainClasses` refines by).
+ */
+interface CharForms {
+  char: string;
+  forms: string[];
+  of: Uint16Array;
+}
+
+/** The forms of each character by modes and character; undefined for one no chain changes. */
+const charFormsOf = new Map<string, CharForms | undefined>();
+/** The representatives of the classes of chains, for each set of characters (with modes). */
+const classesOf = new Map<string, Int32Array>();
+
+/**
+ * Past this many characters (or sets of them), what was worked out for them is forgotten and worked out again as
+ * values need it: an author's value can hold any character. A character's forms take a few kilobytes.
+ */
+const MAX_REMEMBERED = 1024;
+
+/** The chains' forms of the character `c` (a code point, or a lone surrogate), or undefined when every chain leaves it. */
+function charForms(c: string, modes: Modes): CharForms | undefined {
+  const key = `${modes}${c}`;
+  if (charFormsOf.has(key)) return charFormsOf.get(key);
+  const steps = chainSteps(modes);
+  const all: string[] = [c];
+  const forms: string[] = [c];
+  const index = new Map<string, number>([[c, 0]]);
+  const of = new Uint16Array(CHAINS.length);
+  for (let i = 1; i < CHAINS.length; i++) {
+    const form = steps[i]!(all[CHAINS[i]!.parent]!);
+    all.push(form);
+    let k = index.get(form);
+    if (k === undefined) {
+      k = forms.length;
+      forms.push(form);
+      index.set(form, k);
+    }
+    of[i] = k;
+  }
+  const result = forms.length > 1 ? { char: c, forms, of } : undefined;
+  if (charFormsOf.size >= MAX_REMEMBERED) charFormsOf.clear();
+  charFormsOf.set(key, result);
+  return result;
+}
+
+/**
+ * One chain of each class of chains that give the same form of every character in `tables` (so of the value): the
+ * classes refined character by character, each chain's class and the character's form of it making its new class.
+ */
+function chainClasses(tables: readonly CharForms[], modes: Modes): Int32Array {
+  const key = `${modes}${tables.map((t) => t.char).sort().join('')}`;
+  let reps = classesOf.get(key);
+  if (reps) return reps;
+  const n = CHAINS.length;
+  const cls = new Int32Array(n);
+  let count = 1;
+  for (const { forms, of } of tables) {
+    // a chain's new class: its class so far and its form of this character, numbered in the order first met
+    const classOf = new Int32Array(count * forms.length).fill(-1);
+    let next = 0;
+    for (let i = 0; i < n; i++) {
+      const k = cls[i]! * forms.length + of[i]!;
+      if (classOf[k] === -1) classOf[k] = next++;
+      cls[i] = classOf[k]!;
+    }
+    count = next;
+  }
+  reps = new Int32Array(count).fill(-1);
+  let filled = 0;
+  for (let i = 0; i < n && filled < count; i++) {
+    if (reps[cls[i]!] === -1) {
+      reps[cls[i]!] = i;
+      filled++;
+    }
+  }
+  reps.sort();
+  if (classesOf.size >= MAX_REMEMBERED) classesOf.clear();
+  classesOf.set(key, reps);
+  return reps;
+}
+
+/**
+ * The forms made by the chains holding the CSV field's encoding: JSON nestings, the CSV field, JSON nestings (MAX_DEPTH
+ * steps in all), applied to the value whole.
+ */
+function csvChainForms(value: string): string[] {
+  const out: string[] = [];
+  let before = [value];
+  for (let a = 0; a < MAX_DEPTH; a++) {
+    for (const x of before) {
+      let after = [csvInnerQuotes(x)];
+      out.push(...after);
+      for (let b = a + 1; b < MAX_DEPTH; b++) {
+        after = [...new Set(after.flatMap((y) => JSON_NESTING.map((encode) => encode(y))))];
+        out.push(...after);
+      }
+    }
+    before = [...new Set(before.flatMap((x) => JSON_NESTING.map((encode) => encode(x))))];
+  }
+  return out;
 }
 
 /** The password a URL parser holds (`new URL(…).password`: the URL standard's userinfo percent-encode set, `%` kept). */

@@ -6,7 +6,7 @@ import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Redactor, REDACTED } from '../../src/util/redact.js';
-import { secretForms } from '../../src/util/secret-forms.js';
+import { formsByChains, MAX_CHANGED_CHARACTERS, secretForms } from '../../src/util/secret-forms.js';
 
 // Every character a re-encoding rewrites: HTML-sensitive ones, RFC 3986 sub-delimiters, a space, non-ASCII.
 const VALUE = `Tr0ub4dor&3-h<b>'!(x)*~ü+"q/`;
@@ -173,3 +173,28 @@ describe('secretForms', () => {
     }
   });
 });
+
+describe('secretForms, character by character', () => {
+  // Every kind of character an encoding treats apart: quotes (Python's and Node's choice of quote: `'`, `"`, a backquote,
+  // `${`), escapes, URL and HTML specials, controls, C1, non-ASCII in and beyond Latin-1, a line separator, a character
+  // beyond the BMP, lone surrogates of both halves, a combining mark, and characters no encoding changes.
+  const special = ['a', 'Z', '0', '-', '.', '"', "'", '`', '$', '{', '${', '\\', '/', '&', '<', '>', '+', ' ', '%', '~', '*', '!', '(', '\x00', '\x07', '\n', '\t', '\x1b', '\x7f', '\x85', '\u00a0', 'ü', 'é', '€', '\u2028', '\u200b', '😀', '\ud800', '\udc00', '\u0308', '=', '@', ':', '#', '?', ',', '""'];
+  const same = (value: string): void => {
+    const fast = secretForms(value);
+    expect(new Set(fast).size, JSON.stringify(value)).toBe(fast.length);
+    expect(new Set(fast), JSON.stringify(value)).toEqual(new Set(formsByChains(value)));
+  };
+
+  it('makes the very forms of applying every chain of encodings to the value whole (random values of every kind of character)', () => {
+    fc.assert(fc.property(fc.array(fc.constantFrom(...special), { minLength: 1, maxLength: 14 }).map((p) => p.join('')), same), { numRuns: 1_500 });
+    fc.assert(fc.property(fc.string({ unit: 'binary', minLength: 1, maxLength: 10 }), same), { numRuns: 300 });
+  });
+
+  it('a plain value, a value with `"` first, last and inside (the CSV field), and one with more characters that change than it works out one by one', () => {
+    for (const value of ['abcd1234EFGH', '"abc"', '""a"b""', "it's \"q\" `${x}`", 'x'.repeat(40) + '&']) same(value);
+    const many = Array.from({ length: MAX_CHANGED_CHARACTERS + 5 }, (_, i) => String.fromCodePoint(0x4e00 + i)).join('') + '&"';
+    same(many);
+    same(many.slice(2 * 5));
+  });
+});
+

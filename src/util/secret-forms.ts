@@ -342,9 +342,10 @@ export const FORM_STEPS: ReadonlyArray<readonly [from: number, encodings: readon
 /**
  * Every form of `value` that an echo of a request could contain: the value through each chain of encodings FORM_STEPS
  * allows, up to MAX_DEPTH of them, at most one re-encoding, preceded and followed by JSON nestings only (see the top of
- * this file). The same set as applying every chain to the value whole (`formsByChains`, which a test compares), made
- * character by character, because applying every encoding to every form took 2-3 ms for a value full of special
- * characters (a daemon taking 10,000 credentials in force waited seconds):
+ * this file). Made by applying every chain to the value whole (`formsByChains`), or, once each of its characters that
+ * change has been met in WORTH_WORKING_OUT values, character by character (`formsByCharacter`: the same set, which a
+ * test compares), because applying every encoding to every form took ~0.2 ms for a random 20-character value and 2-3
+ * ms for one full of special characters (a daemon taking 10,000 credentials in force waited seconds):
  * - Every encoding but the CSV field's writes each character of a text on its own, whatever is around it. Python's
  *   repr() and Node's util.inspect choose their quotes from the whole text, but only JSON nestings come before them,
  *   and these neither add nor remove a quote, a backquote or `${`: the choice is the value's. So a chain's form of the
@@ -358,6 +359,46 @@ export const FORM_STEPS: ReadonlyArray<readonly [from: number, encodings: readon
  *   forms of each character are ~1,500 strings, and an author's value could hold thousands of distinct ones.
  */
 export function secretForms(value: string): string[] {
+  const changing = new Set<string>();
+  for (const c of value) if (!UNCHANGED.test(c)) changing.add(c);
+  if (changing.size === 0) return [value];
+  if (changing.size > MAX_CHANGED_CHARACTERS) return formsByChains(value);
+  const modes = modesOf(value);
+  let worked = true;
+  for (const c of changing) {
+    if (charFormsOf.has(`${modes}${c}`)) continue;
+    const times = (timesMet.get(c) ?? 0) + 1;
+    if (timesMet.size >= MAX_REMEMBERED) timesMet.clear();
+    timesMet.set(c, times);
+    if (times < WORTH_WORKING_OUT) worked = false;
+  }
+  return worked ? formsByCharacter(value) : formsByChains(value);
+}
+
+/**
+ * The characters no chain changes (a test checks every ASCII character; every other one is changed by the ASCII-only
+ * JSON nesting).
+ */
+const UNCHANGED = /^[A-Za-z0-9._-]$/;
+
+/**
+ * A character's forms are worked out (~1,500 encodings, 1-2 ms) once it has been met in this many values: a command
+ * resolving a few secrets makes their forms the plain way (well under a millisecond each), a daemon taking thousands in
+ * force works out the few dozen characters they are made of.
+ */
+export const WORTH_WORKING_OUT = 8;
+
+/** How many values each character was met in (until its forms are worked out). */
+const timesMet = new Map<string, number>();
+
+/** Whether the forms of the character `c` are worked out (for some choice of quotes). */
+export function formsWorkedOut(c: string): boolean {
+  for (const modes of [0, 1, 2, 3]) if (charFormsOf.has(`${modes}${c}`)) return true;
+  return false;
+}
+
+/** `secretForms` character by character, whatever characters have been worked out before. */
+export function formsByCharacter(value: string): string[] {
   const modes = modesOf(value);
   const tables: CharForms[] = [];
   const slotOf = new Map<string, number>();
@@ -365,17 +406,16 @@ export function secretForms(value: string): string[] {
   const parts: Array<string | number> = [];
   let run = '';
   for (const c of value) {
+    if (UNCHANGED.test(c)) {
+      run += c;
+      continue;
+    }
     let slot = slotOf.get(c);
     if (slot === undefined) {
-      const forms = charForms(c, modes);
-      if (forms === undefined) {
-        run += c;
-        continue;
-      }
       if (tables.length === MAX_CHANGED_CHARACTERS) return formsByChains(value);
       slot = tables.length;
       slotOf.set(c, slot);
-      tables.push(forms);
+      tables.push(charForms(c, modes));
     }
     if (run) parts.push(run);
     run = '';
@@ -424,17 +464,21 @@ export function formsByChains(value: string): string[] {
   return [...made.keys()];
 }
 
-/** One chain of encodings: its last step and the chain before it (an index into CHAINS; the empty chain has none). */
+/** One chain of encodings: its last step and the chain before it (an index into `allChains()`; the empty chain has none). */
 interface Chain {
   parent: number;
   step: Encode;
 }
 
+let chainList: readonly Chain[] | undefined;
+
 /**
  * Every chain FORM_STEPS allows, but those holding the CSV field's encoding (`csvChainForms`), each after the chain it
- * extends: the empty chain first, then those of one step, two, three.
+ * extends: the empty chain first, then those of one step, two, three (made at the first use: a command that makes no
+ * forms character by character does not pay for them).
  */
-const CHAINS: readonly Chain[] = (() => {
+function allChains(): readonly Chain[] {
+  if (chainList) return chainList;
   const chains: Chain[] = [{ parent: -1, step: (v) => v }];
   let level: Array<{ at: number; by: number }> = [{ at: 0, by: BY_JSON }];
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
@@ -451,8 +495,9 @@ const CHAINS: readonly Chain[] = (() => {
     }
     level = next;
   }
+  chainList = chains;
   return chains;
-})();
+}
 
 /** The whole value's choices an encoding of one character depends on: Python's quote, Node's quotes (`modesOf`). */
 type Modes = 0 | 1 | 2 | 3;
@@ -469,7 +514,7 @@ function chainSteps(modes: Modes): readonly Encode[] {
   if (!steps) {
     const quote = modes & 1 ? '"' : "'";
     const single = (modes & 2) !== 0;
-    steps = CHAINS.map(({ step }) => (step === pythonRepr ? (v: string) => pythonReprIn(quote, v) : step === nodeInspect ? (v: string) => nodeInspectIn(single, v) : step));
+    steps = allChains().map(({ step }) => (step === pythonRepr ? (v: string) => pythonReprIn(quote, v) : step === nodeInspect ? (v: string) => nodeInspectIn(single, v) : step));
     stepsIn.set(modes, steps);
   }
   return steps;
@@ -477,7 +522,7 @@ function chainSteps(modes: Modes): readonly Encode[] {
 
 /**
  * The forms of one character: each once (`forms`, the character itself first), and for each chain (by its index in
- * CHAINS) the index of its form there (`of`: what `chainClasses` refines by).
+ * `allChains()`) the index of its form there (`of`: what `chainClasses` refines by).
  */
 interface CharForms {
   char: string;
@@ -485,8 +530,8 @@ interface CharForms {
   of: Uint16Array;
 }
 
-/** The forms of each character by modes and character; undefined for one no chain changes. */
-const charFormsOf = new Map<string, CharForms | undefined>();
+/** The forms of each character by modes and character. */
+const charFormsOf = new Map<string, CharForms>();
 /** The representatives of the classes of chains, for each set of characters (with modes). */
 const classesOf = new Map<string, Int32Array>();
 
@@ -496,17 +541,19 @@ const classesOf = new Map<string, Int32Array>();
  */
 const MAX_REMEMBERED = 1024;
 
-/** The chains' forms of the character `c` (a code point, or a lone surrogate), or undefined when every chain leaves it. */
-function charForms(c: string, modes: Modes): CharForms | undefined {
+/** The chains' forms of the character `c` (a code point, or a lone surrogate). */
+function charForms(c: string, modes: Modes): CharForms {
   const key = `${modes}${c}`;
-  if (charFormsOf.has(key)) return charFormsOf.get(key);
+  const known = charFormsOf.get(key);
+  if (known) return known;
   const steps = chainSteps(modes);
   const all: string[] = [c];
   const forms: string[] = [c];
   const index = new Map<string, number>([[c, 0]]);
-  const of = new Uint16Array(CHAINS.length);
-  for (let i = 1; i < CHAINS.length; i++) {
-    const form = steps[i]!(all[CHAINS[i]!.parent]!);
+  const chains = allChains();
+  const of = new Uint16Array(chains.length);
+  for (let i = 1; i < chains.length; i++) {
+    const form = steps[i]!(all[chains[i]!.parent]!);
     all.push(form);
     let k = index.get(form);
     if (k === undefined) {
@@ -516,7 +563,7 @@ function charForms(c: string, modes: Modes): CharForms | undefined {
     }
     of[i] = k;
   }
-  const result = forms.length > 1 ? { char: c, forms, of } : undefined;
+  const result = { char: c, forms, of };
   if (charFormsOf.size >= MAX_REMEMBERED) charFormsOf.clear();
   charFormsOf.set(key, result);
   return result;
@@ -530,7 +577,7 @@ function chainClasses(tables: readonly CharForms[], modes: Modes): Int32Array {
   const key = `${modes}${tables.map((t) => t.char).sort().join('')}`;
   let reps = classesOf.get(key);
   if (reps) return reps;
-  const n = CHAINS.length;
+  const n = allChains().length;
   const cls = new Int32Array(n);
   let count = 1;
   for (const { forms, of } of tables) {

@@ -6,7 +6,7 @@ import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Redactor, REDACTED } from '../../src/util/redact.js';
-import { formsByChains, MAX_CHANGED_CHARACTERS, secretForms } from '../../src/util/secret-forms.js';
+import { formsByCharacter, formsByChains, formsWorkedOut, MAX_CHANGED_CHARACTERS, secretForms, WORTH_WORKING_OUT } from '../../src/util/secret-forms.js';
 
 // Every character a re-encoding rewrites: HTML-sensitive ones, RFC 3986 sub-delimiters, a space, non-ASCII.
 const VALUE = `Tr0ub4dor&3-h<b>'!(x)*~ü+"q/`;
@@ -180,7 +180,7 @@ describe('secretForms, character by character', () => {
   // beyond the BMP, lone surrogates of both halves, a combining mark, and characters no encoding changes.
   const special = ['a', 'Z', '0', '-', '.', '"', "'", '`', '$', '{', '${', '\\', '/', '&', '<', '>', '+', ' ', '%', '~', '*', '!', '(', '\x00', '\x07', '\n', '\t', '\x1b', '\x7f', '\x85', '\u00a0', 'ü', 'é', '€', '\u2028', '\u200b', '😀', '\ud800', '\udc00', '\u0308', '=', '@', ':', '#', '?', ',', '""'];
   const same = (value: string): void => {
-    const fast = secretForms(value);
+    const fast = formsByCharacter(value);
     expect(new Set(fast).size, JSON.stringify(value)).toBe(fast.length);
     expect(new Set(fast), JSON.stringify(value)).toEqual(new Set(formsByChains(value)));
   };
@@ -195,6 +195,24 @@ describe('secretForms, character by character', () => {
     const many = Array.from({ length: MAX_CHANGED_CHARACTERS + 5 }, (_, i) => String.fromCodePoint(0x4e00 + i)).join('') + '&"';
     same(many);
     same(many.slice(2 * 5));
+  });
+
+  it('the characters taken to be left by every chain are exactly those no chain changes (every ASCII character, and beyond)', () => {
+    for (let cp = 0; cp < 0x100; cp++) {
+      const c = String.fromCharCode(cp);
+      expect(formsByChains(c.repeat(4)).length === 1, JSON.stringify(c)).toBe(/^[A-Za-z0-9._-]$/.test(c));
+      expect(formsByCharacter(c.repeat(4)).length === 1, JSON.stringify(c)).toBe(/^[A-Za-z0-9._-]$/.test(c));
+    }
+  });
+
+  it('a value is made the plain way until each of its characters that change has been met in enough values; the same forms either way', () => {
+    // characters no other test met: the first values go the plain way, and from then on character by character
+    const value = (i: number): string => `k${i}\u0a85\u0a86 x\u0a87`;
+    for (let i = 0; i < WORTH_WORKING_OUT + 3; i++) {
+      expect(formsWorkedOut('\u0a85')).toBe(i >= WORTH_WORKING_OUT);
+      expect(new Set(secretForms(value(i)))).toEqual(new Set(formsByChains(value(i))));
+    }
+    expect(formsWorkedOut('\u0a87')).toBe(true);
   });
 });
 

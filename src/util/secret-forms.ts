@@ -506,18 +506,29 @@ function modesOf(value: string): Modes {
   return ((pythonQuote(value) === '"' ? 1 : 0) + (nodeSingleQuotes(value) ? 2 : 0)) as Modes;
 }
 
-/** Each chain's steps with the value's choices made (per Modes). */
-const stepsIn = new Map<Modes, readonly Encode[]>();
+/**
+ * Each chain's last step with the value's choices made (per Modes), and a number for each distinct step (`ids`: a step
+ * applied to a form once gives the same form for every chain that applies it there).
+ */
+const stepsIn = new Map<Modes, { steps: readonly Encode[]; ids: Uint16Array }>();
 
-function chainSteps(modes: Modes): readonly Encode[] {
-  let steps = stepsIn.get(modes);
-  if (!steps) {
+function chainSteps(modes: Modes): { steps: readonly Encode[]; ids: Uint16Array } {
+  let known = stepsIn.get(modes);
+  if (!known) {
     const quote = modes & 1 ? '"' : "'";
     const single = (modes & 2) !== 0;
-    steps = allChains().map(({ step }) => (step === pythonRepr ? (v: string) => pythonReprIn(quote, v) : step === nodeInspect ? (v: string) => nodeInspectIn(single, v) : step));
-    stepsIn.set(modes, steps);
+    const python = (v: string): string => pythonReprIn(quote, v);
+    const node = (v: string): string => nodeInspectIn(single, v);
+    const steps = allChains().map(({ step }) => (step === pythonRepr ? python : step === nodeInspect ? node : step));
+    const number = new Map<Encode, number>();
+    const ids = Uint16Array.from(steps, (step) => {
+      if (!number.has(step)) number.set(step, number.size);
+      return number.get(step)!;
+    });
+    known = { steps, ids };
+    stepsIn.set(modes, known);
   }
-  return steps;
+  return known;
 }
 
 /**
@@ -546,20 +557,26 @@ function charForms(c: string, modes: Modes): CharForms {
   const key = `${modes}${c}`;
   const known = charFormsOf.get(key);
   if (known) return known;
-  const steps = chainSteps(modes);
-  const all: string[] = [c];
+  const { steps, ids } = chainSteps(modes);
   const forms: string[] = [c];
   const index = new Map<string, number>([[c, 0]]);
   const chains = allChains();
   const of = new Uint16Array(chains.length);
+  // a step applied to one of the character's forms, by the step's number and the form's (below 2,048: one per chain)
+  const applied = new Map<number, number>();
   for (let i = 1; i < chains.length; i++) {
-    const form = steps[i]!(all[chains[i]!.parent]!);
-    all.push(form);
-    let k = index.get(form);
+    const from = of[chains[i]!.parent]!;
+    const at = ids[i]! * 2048 + from;
+    let k = applied.get(at);
     if (k === undefined) {
-      k = forms.length;
-      forms.push(form);
-      index.set(form, k);
+      const form = steps[i]!(forms[from]!);
+      k = index.get(form);
+      if (k === undefined) {
+        k = forms.length;
+        forms.push(form);
+        index.set(form, k);
+      }
+      applied.set(at, k);
     }
     of[i] = k;
   }

@@ -591,14 +591,16 @@ function charForms(c: string, modes: Modes): CharForms {
  * classes refined character by character, each chain's class and the character's form of it making its new class.
  */
 function chainClasses(tables: readonly CharForms[], modes: Modes): Int32Array {
-  const key = `${modes}${tables.map((t) => t.char).sort().join('')}`;
+  // JSON: a character beyond the BMP and its two halves alone (lone surrogates) must not make the same key
+  const key = `${modes}${JSON.stringify(tables.map((t) => t.char).sort())}`;
   let reps = classesOf.get(key);
   if (reps) return reps;
   const n = allChains().length;
   const cls = new Int32Array(n);
   let count = 1;
   for (const { forms, of } of tables) {
-    // a chain's new class: its class so far and its form of this character, numbered in the order first met
+    // a chain's new class: its class so far and its form of this character, numbered in the order first met (an array
+    // of every pair: both below the number of chains, ~1,500; ~15,000 pairs for a value full of special characters)
     const classOf = new Int32Array(count * forms.length).fill(-1);
     let next = 0;
     for (let i = 0; i < n; i++) {

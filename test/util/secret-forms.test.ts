@@ -192,6 +192,8 @@ describe('secretForms, character by character', () => {
 
   it('a plain value, a value with `"` first, last and inside (the CSV field), and one with more characters that change than it works out one by one', () => {
     for (const value of ['abcd1234EFGH', '"abc"', '""a"b""', "it's \"q\" `${x}`", 'x'.repeat(40) + '&']) same(value);
+    // a character beyond the BMP, then its two halves alone (lone surrogates): other characters, other forms
+    for (const value of ['ab\u{1f600}cd', 'ab\ud83d-\ude00cd', 'ab\ude00-\ud83dcd']) same(value);
     const many = Array.from({ length: MAX_CHANGED_CHARACTERS + 5 }, (_, i) => String.fromCodePoint(0x4e00 + i)).join('') + '&"';
     same(many);
     same(many.slice(2 * 5));

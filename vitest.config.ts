@@ -29,6 +29,7 @@ export const ISOLATED = [
   'test/export/staging.test.ts', // vi.mock('node:fs/promises')
   'test/sandbox/control.test.ts', // fake timers
   'test/state/store.test.ts', // vi.spyOn(Date, 'now')
+  'test/util/redact-changes.test.ts', // vi.spyOn(LiteralMatcher.prototype)
 ];
 
 export default defineConfig({

@@ -237,9 +237,9 @@ describe('Redactor: a JSON string literal of a value starting or ending in `""`,
 });
 
 describe('Redactor: the values in force change in place', () => {
-  // Values that share forms (`"a"b` and `a"b"`'s CSV forms, one another's encodings), start or end in `"` (framed forms),
-  // hold escapes, and one a manifest's author and the operator may both hold.
-  const values = ['pw"x&y', '"pw"x&y"', 'pw%22x%26y', 'pw\\"x&amp;y', 'tok-1234-ab', 'päss-wörd', 'päss-wörd', '"quoted"'];
+  // Values that share forms (one is another's encoding: `pw%22x%26y`, `pw\"x&amp;y`; one the other's normalization:
+  // NFC and NFD), start or end in `"` (framed forms), hold escapes; each may be the operator's, an author's or both.
+  const values = ['pw"x&y', '"pw"x&y"', 'pw%22x%26y', 'pw\\"x&amp;y', 'tok-1234-ab', 'p\u00e4ss-w\u00f6rd', 'pa\u0308ss-wo\u0308rd', '"quoted"'];
   type Op = { kind: 'add' | 'inForce' | 'inForceAuthored'; value: number } | { kind: 'next' } | { kind: 'release'; back: number };
   const op: fc.Arbitrary<Op> = fc.oneof(
     fc.record({ kind: fc.constantFrom('add' as const, 'inForce' as const, 'inForceAuthored' as const), value: fc.nat(values.length - 1) }),

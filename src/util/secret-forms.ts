@@ -442,26 +442,36 @@ export const MAX_CHANGED_CHARACTERS = 48;
  * `secretForms` is checked against, and its way for a value with many characters that change.
  */
 export function formsByChains(value: string): string[] {
+  const after = stepsAfter();
   const made = new Map<string, number>([[value, BY_JSON]]);
   let frontier: Array<{ form: string; by: number }> = [{ form: value, by: BY_JSON }];
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
     const next: typeof frontier = [];
     for (const { form, by } of frontier) {
-      for (const [from, encodings, to] of FORM_STEPS) {
-        if (by !== from) continue;
-        for (const encode of encodings) {
-          const g = encode(form);
-          const before = made.get(g) ?? 0;
-          // made by JSON nestings only, it went on every way already
-          if (before & (to | BY_JSON)) continue;
-          made.set(g, before | to);
-          next.push({ form: g, by: to });
-        }
+      for (const [encode, to] of after[by]!) {
+        const g = encode(form);
+        const before = made.get(g) ?? 0;
+        // made by JSON nestings only, it went on every way already
+        if (before & (to | BY_JSON)) continue;
+        made.set(g, before | to);
+        next.push({ form: g, by: to });
       }
     }
     frontier = next;
   }
   return [...made.keys()];
+}
+
+let stepsAfterList: ReadonlyArray<ReadonlyArray<readonly [Encode, number]>> | undefined;
+
+/** By how a form was made (BY_JSON, BY_URL, BY_REENCODING), each encoding FORM_STEPS allows next and how that makes it. */
+function stepsAfter(): ReadonlyArray<ReadonlyArray<readonly [Encode, number]>> {
+  if (!stepsAfterList) {
+    const after: Array<Array<readonly [Encode, number]>> = Array.from({ length: BY_REENCODING + 1 }, () => []);
+    for (const [from, encodings, to] of FORM_STEPS) for (const encode of encodings) after[from]!.push([encode, to]);
+    stepsAfterList = after;
+  }
+  return stepsAfterList;
 }
 
 /** One chain of encodings: its last step and the chain before it (an index into `allChains()`; the empty chain has none). */
@@ -484,13 +494,10 @@ function allChains(): readonly Chain[] {
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
     const next: typeof level = [];
     for (const { at, by } of level) {
-      for (const [from, encodings, to] of FORM_STEPS) {
-        if (from !== by) continue;
-        for (const step of encodings) {
-          if (step === csvInnerQuotes) continue;
-          next.push({ at: chains.length, by: to });
-          chains.push({ parent: at, step });
-        }
+      for (const [step, to] of stepsAfter()[by]!) {
+        if (step === csvInnerQuotes) continue;
+        next.push({ at: chains.length, by: to });
+        chains.push({ parent: at, step });
       }
     }
     level = next;

@@ -391,6 +391,13 @@ export const WORTH_WORKING_OUT = 8;
 /** How many values each character was met in (until its forms are worked out). */
 const timesMet = new Map<string, number>();
 
+/** Forget every character's forms, the classes of chains and the counts (as when more come than are remembered). */
+export function forgetWorkedOut(): void {
+  charFormsOf.clear();
+  classesOf.clear();
+  timesMet.clear();
+}
+
 /** Whether the forms of the character `c` are worked out (for some choice of quotes). */
 export function formsWorkedOut(c: string): boolean {
   for (const modes of [0, 1, 2, 3]) if (charFormsOf.has(`${modes}${c}`)) return true;
@@ -588,7 +595,12 @@ function charForms(c: string, modes: Modes): CharForms {
     of[i] = k;
   }
   const result = { char: c, forms, of };
-  if (charFormsOf.size >= MAX_REMEMBERED) charFormsOf.clear();
+  if (charFormsOf.size >= MAX_REMEMBERED) {
+    // the counts too: with more characters coming than are remembered, their values go the plain way again rather
+    // than work each character out anew for every few values
+    charFormsOf.clear();
+    timesMet.clear();
+  }
   charFormsOf.set(key, result);
   return result;
 }

@@ -203,6 +203,17 @@ function utf8At(text: string, at: number, escape: ByteEscape = PCT_BYTE): { cp: 
   return { cp, n };
 }
 
+const isBlank = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13 || Number.isNaN(c);
+
+/**
+ * Whether the `+` at `at` has a space, a tab, a line break or the text's edge on each side. Such a `+` is no space a form
+ * encoder wrote: its output has no blank, so each `+` of a form-encoded value of two characters or more touches another
+ * of its characters. A plan's and a diff's `+ ` markers are such (a plan's view was a copy of the whole text, for nothing).
+ */
+function loneSign(text: string, at: number): boolean {
+  return isBlank(text.charCodeAt(at - 1)) && isBlank(text.charCodeAt(at + 1));
+}
+
 function percentDecoder(plusIsSpace: boolean): Decoder {
   const special = plusIsSpace ? /[%+]/g : /%/g;
   return (text, map) => {
@@ -213,6 +224,8 @@ function percentDecoder(plusIsSpace: boolean): Decoder {
     for (let m = special.exec(text); m; m = special.exec(text)) {
       const j = m.index;
       if (j < i) continue;
+      // a `+` with a space or the text's edge on each side stays: see loneSign
+      if (text.charCodeAt(j) === 43 && loneSign(text, j)) continue;
       out.copy(text, i, j);
       i = j + 1;
       if (text[j] === '+') {

@@ -69,6 +69,19 @@ describe('decoded views', () => {
     for (const v of views) expect(viewMap(v).length).toBe(v.text.length + 1);
   });
 
+  it("a `+` with a space or a line's edge on each side is no form-encoded space: a plan's markers make no view", () => {
+    // a plan: `+ Integration/...` and `+ field = value` on every line; the view was a copy of the whole text
+    const plan = 'Plan: 1 to create.\n\n  + Integration/store-0 (object_store)\n        + type = "object_store"\n+ x\n';
+    expect([...decodedViews(plan)]).toEqual([]);
+    // a form-encoded value's `+` always touches another of its characters: found, at an edge of the value too
+    for (const value of ['pass word here', ' lead-space', 'trail-space ', 'a  b']) {
+      const r = new Redactor();
+      r.add(value);
+      const written = new URLSearchParams({ p: value }).toString().slice(2);
+      expect(r.redactText(`+ pw = ${written} +\n+ ${written}`), value).toBe(`+ pw = ${REDACTED} +\n+ ${REDACTED}`);
+    }
+  });
+
   it('indented lines are joined only as a base64 block: each line the same indentation and base64 alone', () => {
     const block = '  data: |\n    QUJDREVGR0hJSktMTU5PUFFS\n    U1RVVldYWVphYmNkZWZnaGlq\n    a2xt\nend';
     expect([...decodedViews(block)].map((v) => v.text)).toContain('  data: |\n    QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xt\nend');

@@ -30,6 +30,7 @@ export const ISOLATED = [
   'test/sandbox/control.test.ts', // fake timers
   'test/state/store.test.ts', // vi.spyOn(Date, 'now')
   'test/util/redact-changes.test.ts', // vi.spyOn(LiteralMatcher.prototype)
+  'test/util/literal-matcher-deep.test.ts', // vi.spyOn(String.prototype)
 ];
 
 export default defineConfig({

@@ -3,7 +3,7 @@
 // through the redactor, which finds every encoded form of every secret in force. A daemon with a credential per
 // integration holds thousands. Per size: the time to set up the forms, to take one value more in force (a rotated
 // credential: the daemon's event loop waits for it), to redact one JSON log line (no secret in it, the common case) and
-// one holding a secret, and a 1 MB JSON document.
+// one holding a secret, and a 1 MB JSON document. Then 5,000 values sharing their first characters (tokens of one kind).
 // Run: npm run build && node bench/run.mjs redact
 import { availableParallelism, loadavg } from 'node:os';
 import { Redactor } from '../dist/util/redact.js';
@@ -39,5 +39,23 @@ for (const n of [1, 10, 100, 1_000, 10_000]) {
   if (r.redactOutput(dirty).includes(values[n - 1])) throw new Error('not redacted');
   const big = per(5, () => r.redactJsonText(doc));
   console.log(`${String(n).padStart(16)}  ${setup.toFixed(1).padStart(9)}  ${oneMore.toFixed(1).padStart(11)}  ${clean.toFixed(2).padStart(13)}  ${withSecret.toFixed(2).padStart(21)}  ${big.toFixed(1).padStart(14)}`);
+}
+// Values sharing their first characters (GitHub tokens `ghp_…`, JWTs with one header): every place in a text where those
+// characters occur meets all their forms under one head of the index, unless it has levels (src/util/literal-matcher.ts).
+console.log(`\nvalues sharing their beginning  in force  set-up ms  a line naming another µs  2,000 such lines ms`);
+for (const [what, prefix, length] of [['ghp_ + 36', 'ghp_', 40], ['a JWT header (36)', 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.', 80]]) {
+  const token = () => prefix + Array.from({ length: length - prefix.length }, () => chars[Math.floor(rnd() * 62)]).join('');
+  const values = Array.from({ length: 5_000 }, token);
+  const r = new Redactor();
+  const t = performance.now();
+  r.inForce(...values);
+  r.redactText('x');
+  const setup = performance.now() - t;
+  const lines = Array.from({ length: 2_000 }, (_, i) => `{"level":30,"msg":"pushed with ${token()} to repo ${i}"}`);
+  const one = per(2000, () => r.redactOutput(lines[7])) * 1000;
+  const all = lines.join('\n');
+  const many = per(3, () => r.redactText(all));
+  if (!r.redactText(`x ${values[42]} y`).includes('[redacted]')) throw new Error('not redacted');
+  console.log(`${what.padStart(30)}  ${'5000'.padStart(8)}  ${setup.toFixed(1).padStart(9)}  ${one.toFixed(1).padStart(24)}  ${many.toFixed(1).padStart(19)}`);
 }
 console.log(`${availableParallelism()} cores, load ${loadavg()[0].toFixed(1)}`);

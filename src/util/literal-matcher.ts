@@ -12,6 +12,12 @@
  * grows with the change, not with the set: a daemon holding 10,000 credentials re-indexed all their ~900,000 forms at
  * each rotation, 0.7-1.2 s of its event loop. Only the head lists a change touched are put in order again, when the
  * matcher is next used; the regular expression is made again then, if the set is small enough to use it.
+ *
+ * Literals that share their first characters (GitHub tokens `ghp_…`, AWS keys `AKIA…`, JWTs with one header: 36) share
+ * a head list, and each place in a text where those characters occur read the list whole: 5,000 such tokens in force
+ * made a log line naming another one cost ~0.5 ms. A list longer than DEEP_LIST is indexed again by the hash of its
+ * literals' next HEAD characters, and so on while a list stays that long (`ChunkNode`): a lookup reads one short list
+ * a level.
  */
 import { escapeRegExp } from './strings.js';
 
@@ -34,6 +40,61 @@ function headHash(text: string, at: number): number {
 
 const longestFirst = (a: string, b: string): number => b.length - a.length;
 
+/** A head list longer than this is indexed again by its literals' next HEAD characters (a `ChunkNode`). */
+export const DEEP_LIST = 16;
+/** No level past this many characters (a list of literals all sharing longer beginnings stays a list). */
+const DEEP_CHARS = 256;
+
+/**
+ * The literals of a long list, all alike in their first `end` characters but for hash collisions (checked at the
+ * end by `startsWith`): those that end before the next HEAD characters (`short`, longest first), the others by the
+ * hash of those characters (each a list, longest first, or a node again when it is long).
+ */
+interface ChunkNode {
+  end: number;
+  short: string[];
+  byChunk: Map<number, Lookup>;
+}
+
+type Lookup = string[] | ChunkNode;
+
+/** `list` (longest first) as it is looked up: itself, or a node when it is longer than DEEP_LIST. */
+function lookupOf(list: string[], end: number): Lookup {
+  if (list.length <= DEEP_LIST || end >= DEEP_CHARS) return list;
+  const short: string[] = [];
+  const groups = new Map<number, string[]>();
+  for (const l of list) {
+    if (l.length < end + HEAD) short.push(l);
+    else {
+      const h = headHash(l, end) & MASK;
+      const g = groups.get(h);
+      if (g) g.push(l);
+      else groups.set(h, [l]);
+    }
+  }
+  const byChunk = new Map<number, Lookup>();
+  for (const [h, g] of groups) byChunk.set(h, lookupOf(g, end + HEAD));
+  return { end, short, byChunk };
+}
+
+/**
+ * The longest literal of `lookup` that starts at `at` in `text`. One of a deeper level is longer than every `short`
+ * one of the levels above it (`end + HEAD` characters at least): the deepest level that holds a match decides.
+ */
+function longestIn(lookup: Lookup, text: string, at: number): string | undefined {
+  if (Array.isArray(lookup)) {
+    for (const l of lookup) if (text.startsWith(l, at)) return l;
+    return undefined;
+  }
+  if (text.length - at >= lookup.end + HEAD) {
+    const next = lookup.byChunk.get(headHash(text, at + lookup.end) & MASK);
+    const found = next && longestIn(next, text, at);
+    if (found !== undefined) return found;
+  }
+  for (const l of lookup.short) if (text.startsWith(l, at)) return l;
+  return undefined;
+}
+
 export interface LiteralMatch {
   at: number;
   literal: string;
@@ -44,6 +105,11 @@ export class LiteralMatcher {
   private readonly counts = new Map<string, number>();
   /** Literals by the hash of their head, each list longest first (but for the lists in `unsorted`). */
   private readonly byHead = new Map<number, string[]>();
+  /**
+   * The lists longer than DEEP_LIST as they are looked up (`lookupOf`), each made when a text first meets its head (a
+   * set-up indexes ~900,000 forms, most under heads no text meets) and made again after a change to the list.
+   */
+  private readonly deep = new Map<number, ChunkNode>();
   /** Heads whose list a change touched: put in order before the next use. */
   private readonly unsorted = new Set<number>();
   /** Of those, the heads a literal left (or left and came back to): rid of it too. */
@@ -104,11 +170,13 @@ export class LiteralMatcher {
       if (!this.pruned.has(h)) {
         // literals came only: appended to a list in order (a sort of sorted runs is a merge)
         if (list.length > 1) list.sort(longestFirst);
+        if (this.deep.size) this.deep.delete(h);
         continue;
       }
       const kept = [...new Set(list.filter((l) => this.counts.has(l)))].sort(longestFirst);
       if (kept.length) this.byHead.set(h, kept);
       else this.byHead.delete(h);
+      this.deep.delete(h);
     }
     this.unsorted.clear();
     this.pruned.clear();
@@ -122,6 +190,22 @@ export class LiteralMatcher {
     this.stale = false;
   }
 
+  /** The longest literal starting at `at` among those whose head hashes to `h` (after `settle`). */
+  private longestUnder(h: number, text: string, at: number): string | undefined {
+    const list = this.byHead.get(h);
+    if (!list) return undefined;
+    if (list.length > DEEP_LIST) {
+      let lookup: Lookup | undefined = this.deep.get(h);
+      if (!lookup) {
+        lookup = lookupOf(list, HEAD);
+        if (!Array.isArray(lookup)) this.deep.set(h, lookup);
+      }
+      return longestIn(lookup, text, at);
+    }
+    for (const l of list) if (text.startsWith(l, at)) return l;
+    return undefined;
+  }
+
   /** The leftmost match at or after `from`: the longest literal starting there. */
   next(text: string, from = 0): LiteralMatch | undefined {
     this.settle();
@@ -131,12 +215,11 @@ export class LiteralMatcher {
       this.pattern.lastIndex = 0;
       return m ? { at: m.index, literal: m[0] } : undefined;
     }
-    const byHead = this.byHead;
-    if (byHead.size === 0 || text.length - from < HEAD) return undefined;
+    if (this.byHead.size === 0 || text.length - from < HEAD) return undefined;
     let h = headHash(text, from);
     for (let at = from; ; at++) {
-      const list = byHead.get(h & MASK);
-      if (list) for (const l of list) if (text.startsWith(l, at)) return { at, literal: l };
+      const l = this.longestUnder(h & MASK, text, at);
+      if (l !== undefined) return { at, literal: l };
       if (at + HEAD >= text.length) return undefined;
       // Roll the hash one character on: drop text[at], add text[at + HEAD].
       h = (Math.imul((h - Math.imul(text.charCodeAt(at), P3)) | 0, P) + text.charCodeAt(at + HEAD)) | 0;
@@ -162,8 +245,7 @@ export class LiteralMatcher {
       return m?.[0];
     }
     if (text.length - at < HEAD) return undefined;
-    const list = this.byHead.get(headHash(text, at) & MASK);
-    return list?.find((l) => text.startsWith(l, at));
+    return this.longestUnder(headHash(text, at) & MASK, text, at);
   }
 
   /**

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HEAD, LiteralMatcher, REGEX_MAX_LITERALS } from '../../src/util/literal-matcher.js';
+import { DEEP_LIST, HEAD, LiteralMatcher, REGEX_MAX_LITERALS } from '../../src/util/literal-matcher.js';
 
 /**
  * What the redactor replaces, by brute force: from the left, the longest literal at the first position where one
@@ -69,6 +69,38 @@ describe('LiteralMatcher', () => {
         }
       }),
       { numRuns: 600 },
+    );
+  });
+
+  it('literals sharing their first characters, past the second level of the index, are found as the regular expression finds them (random shared beginnings, changed in place)', () => {
+    // a few beginnings (4 to 12 characters, one inside another), then a short tail: long head lists, levels within levels,
+    // literals ending inside a level beside longer ones
+    const shared = fc
+      .tuple(fc.constantFrom('ghp_', 'ghp_ab', 'eyJhbGciOiJI', 'aaaa', 'aaaaaaaa'), fc.array(fc.constantFrom('a', 'b', '_', 'ü', '😀'), { maxLength: 8 }))
+      .map(([head, tail]) => head + tail.join(''));
+    const piece = fc.oneof(shared, fc.constantFrom('ghp', 'eyJ', 'aaa', ' ', 'b'));
+    const sharedText = fc.array(piece, { maxLength: 12 }).map((ps) => ps.join(''));
+    fc.assert(
+      fc.property(fc.uniqueArray(shared, { minLength: DEEP_LIST + 1, maxLength: 6 * DEEP_LIST }), fc.array(sharedText, { minLength: 1, maxLength: 4 }), fc.nat(), (literals, texts, cut) => {
+        const index = new LiteralMatcher(literals, 'index');
+        const regex = new LiteralMatcher(literals, 'regex');
+        for (const t of texts) {
+          for (const s of [t, `${t}${literals[t.length % literals.length]}${t}`]) {
+            const { out: expected } = coverReplace(literals, s, '#');
+            expect(index.replace(s, '#')).toBe(expected);
+            expect(regex.replace(s, '#')).toBe(expected);
+            for (let from = 0; from <= s.length; from += 2) expect(index.next(s, from)).toEqual(regex.next(s, from));
+          }
+        }
+        // some leave and come back: the levels are made again from what stays
+        const leaving = literals.slice(0, cut % literals.length);
+        for (const l of leaving) index.delete(l);
+        const staying = literals.slice(leaving.length);
+        for (const t of texts) expect(index.replace(`${t}${literals[0]}`, '#')).toBe(coverReplace(staying, `${t}${literals[0]}`, '#').out);
+        for (const l of leaving) index.add(l);
+        for (const t of texts) expect(index.replace(`${t}${literals[0]}`, '#')).toBe(coverReplace(literals, `${t}${literals[0]}`, '#').out);
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -167,16 +167,15 @@ export class LiteralMatcher {
     if (!this.stale) return;
     for (const h of this.unsorted) {
       const list = this.byHead.get(h)!;
+      if (this.deep.size) this.deep.delete(h); // its levels are made again from the list as it is now, at first use
       if (!this.pruned.has(h)) {
         // literals came only: appended to a list in order (a sort of sorted runs is a merge)
         if (list.length > 1) list.sort(longestFirst);
-        if (this.deep.size) this.deep.delete(h);
         continue;
       }
       const kept = [...new Set(list.filter((l) => this.counts.has(l)))].sort(longestFirst);
       if (kept.length) this.byHead.set(h, kept);
       else this.byHead.delete(h);
-      this.deep.delete(h);
     }
     this.unsorted.clear();
     this.pruned.clear();
@@ -194,16 +193,16 @@ export class LiteralMatcher {
   private longestUnder(h: number, text: string, at: number): string | undefined {
     const list = this.byHead.get(h);
     if (!list) return undefined;
+    let lookup: Lookup = list;
     if (list.length > DEEP_LIST) {
-      let lookup: Lookup | undefined = this.deep.get(h);
-      if (!lookup) {
+      const known = this.deep.get(h);
+      if (known) lookup = known;
+      else {
         lookup = lookupOf(list, HEAD);
         if (!Array.isArray(lookup)) this.deep.set(h, lookup);
       }
-      return longestIn(lookup, text, at);
     }
-    for (const l of list) if (text.startsWith(l, at)) return l;
-    return undefined;
+    return longestIn(lookup, text, at);
   }
 
   /** The leftmost match at or after `from`: the longest literal starting there. */

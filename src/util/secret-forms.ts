@@ -372,7 +372,7 @@ export function secretForms(value: string): string[] {
     timesMet.set(c, times);
     if (times < WORTH_WORKING_OUT) worked = false;
   }
-  return worked ? formsByCharacter(value) : formsByChains(value);
+  return worked ? byCharacter(value, modes) : formsByChains(value);
 }
 
 /**
@@ -406,7 +406,10 @@ export function formsWorkedOut(c: string): boolean {
 
 /** `secretForms` character by character, whatever characters have been worked out before. */
 export function formsByCharacter(value: string): string[] {
-  const modes = modesOf(value);
+  return byCharacter(value, modesOf(value));
+}
+
+function byCharacter(value: string, modes: Modes): string[] {
   const tables: CharForms[] = [];
   const slotOf = new Map<string, number>();
   // the value as runs of characters no chain changes and slots for the others (indexes into `tables`)
@@ -576,11 +579,11 @@ function charForms(c: string, modes: Modes): CharForms {
   const index = new Map<string, number>([[c, 0]]);
   const chains = allChains();
   const of = new Uint16Array(chains.length);
-  // a step applied to one of the character's forms, by the step's number and the form's (below 2,048: one per chain)
+  // a step applied to one of the character's forms, by the step's number and the form's (fewer forms than chains)
   const applied = new Map<number, number>();
   for (let i = 1; i < chains.length; i++) {
     const from = of[chains[i]!.parent]!;
-    const at = ids[i]! * 2048 + from;
+    const at = ids[i]! * chains.length + from;
     let k = applied.get(at);
     if (k === undefined) {
       const form = steps[i]!(forms[from]!);

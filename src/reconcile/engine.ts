@@ -4,15 +4,17 @@
  *
  *   load (load.ts) → observe (observe.ts) → plan (plan-stage.ts) → check saved plan → apply (apply-stage.ts) → record
  *
- * Plan only: no lock, nothing written. Apply: observe to apply run under the state lock; the state is saved when
- * the observe stage resolved an interrupted run's intents or forgot stale records, before the plan's errors stop
- * anything. Shared by `govops plan`, `govops apply` and the daemon. Expected failures come back as a result
- * (stage + error + failure), never as a throw.
+ * Plan only: no lock, nothing written; the live lists are asked for as the load starts. Apply: the state lock is
+ * taken as the load starts, and the live lists and the state are read under it while the manifests are; observe to
+ * apply run under it; the state is saved when the observe stage resolved an interrupted run's intents or forgot stale
+ * records, before the plan's errors stop anything. Shared by `govops plan`, `govops apply` and the daemon. Expected
+ * failures come back as a result (stage + error + failure), never as a throw.
  */
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { ServiceApi } from '../api/client-types.js';
-import { withStateLock, type StateDeadline } from '../state/lock.js';
+import { acquireStateLock, type StateDeadline, type StateLock } from '../state/lock.js';
+import type { GovopsState } from '../state/types.js';
 import { systemClock } from '../util/clock.js';
 import { loadState, saveState } from '../state/store.js';
 import { loadStage, type Loaded } from './load.js';
@@ -30,8 +32,8 @@ export type { EngineOptions } from './stages.js';
  * apply's requests do: a stop ends their retry sleeps, the forced stop (80% of the daemon's grace, a second Ctrl-C)
  * aborts those in flight. Unbound, a listing waiting on a silent service outlived the grace.
  */
-async function observeAndPlan(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger, lists?: Promise<Lists>): Promise<Planned | StageFailure> {
-  const observed = await observeStage(readsOf(api, opts), loaded, await loadState(opts.statePath), log, (opts.clock ?? systemClock).now(), lists);
+async function observeAndPlan(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger, early: EarlyReads): Promise<Planned | StageFailure> {
+  const observed = await observeStage(readsOf(api, opts), loaded, await (early.state ?? loadState(opts.statePath)), log, (opts.clock ?? systemClock).now(), early.lists);
   return stopped(observed) ? observed : planStage(observed, opts);
 }
 
@@ -48,23 +50,36 @@ function readsOf(api: ServiceApi, opts: EngineOptions, cancel?: AbortSignal): Se
   return api.withSignal(stop, force);
 }
 
+/** The reads a reconcile starts before its manifests are loaded: the two live lists, and (an apply's) the state. */
+interface EarlyReads {
+  lists: Promise<Lists>;
+  /** Read after the load when absent (a plan: an invalid revision is never compared, its state need not be read). */
+  state?: Promise<GovopsState>;
+  /** Ends the lists' requests (retry sleeps, sockets) if still under way: a load that failed never awaits them. */
+  cancel(): void;
+}
+
 /**
- * A plan's two live lists, asked for while the manifests are read (a plan takes no lock, so nothing orders its
- * reads after the load): the service's time to answer (a remote service sending 10,000 integrations: hundreds of
- * ms) passes while the files are parsed, not after. A load that fails cancels them (their failure is not reported:
- * the load's is). An apply lists under the state lock, after the load, as before.
+ * The two live lists (and with `withState`, the state) asked for while the manifests are read: the service's time to
+ * answer (a remote service sending 10,000 integrations: hundreds of ms) and the state's (a PostgreSQL query) pass
+ * while the files are parsed, not after. A plan takes no lock, so nothing orders its reads after the load; an apply
+ * asks for them once it holds the state lock (`lockEarly`). A load that fails cancels the lists (their failure, or
+ * the state's, is not reported: the load's is).
  */
-function listEarly(api: ServiceApi, opts: EngineOptions): { lists: Promise<Lists>; cancel: () => void } {
+function readEarly(api: ServiceApi, opts: EngineOptions, withState: boolean): EarlyReads {
   const cancel = new AbortController();
   const reads = readsOf(api, opts, cancel.signal);
   const lists = Promise.all([reads.listIntegrations(), reads.listWebhooks()]);
   lists.catch(() => undefined); // awaited by the observe stage; a load that fails never awaits it
-  return { lists, cancel: () => cancel.abort() };
+  if (!withState) return { lists, cancel: () => cancel.abort() };
+  const state = loadState(opts.statePath);
+  state.catch(() => undefined); // the same
+  return { lists, state, cancel: () => cancel.abort() };
 }
 
 /** `plan`, a drift check: no lock, nothing written. */
-async function planOnly(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger, lists: Promise<Lists>): Promise<ResultBody> {
-  const planned = await observeAndPlan(api, loaded, opts, log, lists);
+async function planOnly(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger, early: EarlyReads): Promise<ResultBody> {
+  const planned = await observeAndPlan(api, loaded, opts, log, early);
   if (stopped(planned)) return planned;
   if (!opts.saved) opts.onPlan?.(planned.plan);
   if (planned.plan.errors.length) return planFailed(planned.plan, loaded.diagnostics);
@@ -73,8 +88,8 @@ async function planOnly(api: ServiceApi, loaded: Loaded, opts: EngineOptions, lo
 }
 
 /** `apply`, under the state lock: plan, check the saved plan, record what observing settled, apply (by `deadline`). */
-async function planAndApply(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger, deadline: StateDeadline): Promise<ResultBody> {
-  const planned = await observeAndPlan(api, loaded, opts, log);
+async function planAndApply(api: ServiceApi, loaded: Loaded, opts: EngineOptions, log: Logger, deadline: StateDeadline, early: EarlyReads): Promise<ResultBody> {
+  const planned = await observeAndPlan(api, loaded, opts, log, early);
   if (stopped(planned)) return planned;
   if (opts.saved) {
     const refused = checkSavedPlan(loaded, planned, opts.saved, log);
@@ -105,22 +120,92 @@ async function applyDeadline(opts: EngineOptions, start: number): Promise<StateD
   return { clock: opts.clock ?? systemClock, at: start + timeoutMs, timeoutMs };
 }
 
+/** The state lock an apply takes as its load starts, and the reads made under it while the manifests are read. */
+interface EarlyLock {
+  lock: StateLock;
+  early: EarlyReads;
+}
+
+/**
+ * The state lock, taken as the load starts, and once it is held the lists and the state asked for (`readEarly`): an
+ * apply sees the service and the state only under the lock, as before, but no longer waits after the load for the
+ * lock (a PostgreSQL round trip or more), the lists and the state. The lock is not waited for (`waitMs` 0: another
+ * writer holding it fails the apply at once).
+ */
+function lockEarly(api: ServiceApi, opts: EngineOptions, deadline: StateDeadline): Promise<EarlyLock> {
+  const taking = acquireStateLock(opts.statePath, { deadline }).then((lock) => ({ lock, early: readEarly(api, opts, true) }));
+  taking.catch(() => undefined); // awaited after the load; a load that fails reports its own failure instead
+  return taking;
+}
+
+/**
+ * What an apply took early, given back when its load failed: the lists cancelled, the lock released. Awaited, so
+ * that the lock is free when the load's failure is reported (a file state: local; a PostgreSQL state: its
+ * connection's 5 s timeout at most, on a server that does not answer). A lock that was not taken is not reported.
+ */
+async function giveBack(taking: Promise<EarlyLock>): Promise<void> {
+  let held: EarlyLock;
+  try {
+    held = await taking;
+  } catch {
+    return;
+  }
+  await letGo(held);
+}
+
+/** The lists' requests ended, the state's read finished, then the lock released: nothing is read after it is gone. */
+async function letGo(held: EarlyLock): Promise<void> {
+  held.early.cancel();
+  await held.early.state?.catch(() => undefined);
+  await held.lock.release();
+}
+
+/** `apply`: the lock taken and the reads made while the manifests load; then, under the lock, plan and apply. */
+async function loadAndApply(api: ServiceApi, opts: EngineOptions, log: Logger, start: number): Promise<ResultBody> {
+  const deadline = await applyDeadline(opts, start);
+  const taking = lockEarly(api, opts, deadline);
+  let loaded: Loaded | StageFailure;
+  try {
+    loaded = await loadStage(opts, log);
+  } catch (err) {
+    await giveBack(taking);
+    throw err;
+  }
+  if (stopped(loaded)) {
+    await giveBack(taking);
+    return loaded;
+  }
+  let held: EarlyLock;
+  try {
+    held = await taking;
+  } catch (err) {
+    return thrownAt('plan', err, loaded.diagnostics);
+  }
+  try {
+    try {
+      return await planAndApply(api, loaded, opts, log, deadline, held.early);
+    } finally {
+      await letGo(held);
+    }
+  } catch (err) {
+    return thrownAt('plan', err, loaded.diagnostics);
+  }
+}
+
 export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<ReconcileResult> {
   const start = (opts.clock ?? systemClock).monotonic();
   const startedAt = new Date((opts.clock ?? systemClock).now()).toISOString();
   const log = opts.logger.child({ revision: opts.revision });
-  const early = opts.apply ? undefined : listEarly(api, opts);
+  if (opts.apply) return record(await loadAndApply(api, opts, log, start), opts, startedAt);
+  const early = readEarly(api, opts, false);
   const loaded = await loadStage(opts, log);
   if (stopped(loaded)) {
-    early?.cancel();
+    early.cancel();
     return record(loaded, opts, startedAt);
   }
   let body: ResultBody;
   try {
-    if (opts.apply) {
-      const deadline = await applyDeadline(opts, start);
-      body = await withStateLock(opts.statePath, () => planAndApply(api, loaded, opts, log, deadline), { deadline });
-    } else body = await planOnly(api, loaded, opts, log, early!.lists);
+    body = await planOnly(api, loaded, opts, log, early);
   } catch (err) {
     body = thrownAt('plan', err, loaded.diagnostics);
   }

@@ -66,9 +66,10 @@ export async function harness(options: { transitionMs?: number; examples?: boole
 
 /** The request log as `METHOD path?query` lines. */
 /**
- * The requests other than the two live lists. A plan asks for the lists as it starts reading the manifests
- * (src/reconcile/engine.ts, `listEarly`), so even a plan of an invalid revision may have sent them (then cancelled):
- * nothing else may be asked of the service for a revision that is rejected.
+ * The requests other than the two live lists. A plan asks for the lists as it starts reading the manifests, an apply
+ * as soon as it holds the state lock (src/reconcile/engine.ts, `readEarly`), so even a reconcile of an invalid
+ * revision may have sent them (then cancelled): nothing else may be asked of the service for a revision that is
+ * rejected.
  */
 export function requestsBeyondLists(sandbox: SandboxHandle): string[] {
   return requestLines(sandbox).filter((l) => l !== 'GET /integrations' && l !== 'GET /webhooks');

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ErrorCode, UserError } from '../../src/errors.js';
 import { acquireStateLock } from '../../src/state/lock.js';
 import { StateWriter } from '../../src/state/journal.js';
@@ -22,6 +22,11 @@ import { CLI, runGovops } from '../helpers/cli.js';
 import { objectStore } from '../../bench/flaky-drill.mjs';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { postgresPerFile, psql } from '../helpers/postgres.js';
+import { ServiceClient } from '../../src/api/client.js';
+import { silentLogger } from '../../src/log.js';
+import { reconcile } from '../../src/reconcile/engine.js';
+import { engineOptions } from '../helpers/engine-options.js';
+import { requestLines } from '../apply/harness.js';
 
 const pg = postgresPerFile();
 
@@ -188,6 +193,40 @@ describe('PostgreSQL state', () => {
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout).resources.map((e: { name: string }) => e.name)).toEqual(['x']);
     expect(ok.stdout + ok.stderr).not.toContain(pg.password);
+  }, 60_000);
+
+  it("an apply takes the state's lock and lists the service while its manifests are read; a load that fails gives the lock back", async () => {
+    const loc = at('early');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'govops-early-'));
+    const sandbox = await startSandbox({ port: 0 });
+    const api = new ServiceClient({ baseUrl: sandbox.url, token: sandbox.adminToken, logger: silentLogger() });
+    const applyFrom = (text: Promise<string>) =>
+      reconcile(api, engineOptions({ root: dir, paths: ['-'], stream: { label: 'stdin', read: () => text }, apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: loc, env: {} }));
+    const listed = () => expect(requestLines(sandbox).sort()).toEqual(['GET /integrations', 'GET /webhooks']);
+    try {
+      // a load that fails: the lock was held while the stream gave nothing, and is free once the failure is returned
+      let give!: (text: string) => void;
+      let run = applyFrom(new Promise<string>((resolve) => (give = resolve)));
+      await vi.waitFor(listed, { timeout: 20_000 });
+      await expect(acquireStateLock(loc)).rejects.toMatchObject({ code: ErrorCode.stateLocked });
+      give('apiVersion: govops/v1\nkind: Integration\nmetadata: {}\n');
+      expect(await run).toMatchObject({ stage: 'load', ok: false });
+      await (await acquireStateLock(loc)).release();
+      // one that loads: applied under that lock, recorded in the state
+      sandbox.clearRequests();
+      run = applyFrom(new Promise<string>((resolve) => (give = resolve)));
+      await vi.waitFor(listed, { timeout: 20_000 });
+      await expect(acquireStateLock(loc)).rejects.toMatchObject({ code: ErrorCode.stateLocked });
+      give(objectStore('early'));
+      const res = await run;
+      expect(res, res.error).toMatchObject({ stage: 'done', ok: true, changed: true });
+      expect((await loadState(loc)).resources.map((r) => r.name)).toEqual(['early']);
+      await (await acquireStateLock(loc)).release();
+    } finally {
+      await api.close();
+      await sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('a writer that waits gets the lock when the holder process dies (the lock ends with its connection)', async () => {

@@ -74,6 +74,67 @@ describe('reconcile engine', () => {
     }
   });
 
+  it('apply: the state lock is taken and the live lists are asked for while the manifests are read, not after', async () => {
+    let give!: (text: string) => void;
+    const text = new Promise<string>((resolve) => (give = resolve));
+    const run = r.run({ paths: ['-'], stream: { label: 'stdin', read: () => text } });
+    // the manifests are not read yet (their stream has given nothing): the lists are answered already, under the lock
+    await vi.waitFor(() => expect(r.lines().sort()).toEqual(['GET /integrations 200', 'GET /webhooks 200']), { timeout: 20_000 });
+    await expect(acquireStateLock(r.statePath)).rejects.toMatchObject({ code: 'GOVOPS_STATE_LOCKED' });
+    give(lakeManifest('lake', 'lake.example.com'));
+    const res = await run;
+    expect(res).toMatchObject({ stage: 'done', ok: true, changed: true });
+    expect(res.outcomes.map((o) => `${o.name}:${o.result}`)).toEqual(['lake:ok']);
+    // the lists were not asked for again after the load
+    expect(r.lines().filter((l) => l.startsWith('GET /integrations 2') || l.startsWith('GET /webhooks 2'))).toHaveLength(2);
+    // and the lock is given back
+    await (await acquireStateLock(r.statePath)).release();
+  });
+
+  it('apply: a load that fails gives back what it took early (the lists cancelled, the lock released), and reports only itself', async () => {
+    const open = new Set<string>();
+    const arrived: string[] = [];
+    const hung = createServer((req) => {
+      arrived.push(req.url!);
+      open.add(req.url!);
+      req.socket.on('close', () => open.delete(req.url!));
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const api = new ServiceClient({ baseUrl: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`, token: 't', logger: silentLogger(), retries: 0, timeoutMs: 120_000 });
+    try {
+      let give!: (text: string) => void;
+      const text = new Promise<string>((resolve) => (give = resolve));
+      const run = reconcile(api, engineOptions({ root: r.dir, paths: ['-'], stream: { label: 'stdin', read: () => text }, apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env }));
+      await vi.waitFor(() => expect(arrived.sort()).toEqual(['/integrations', '/webhooks']), { timeout: 20_000 });
+      await expect(acquireStateLock(r.statePath)).rejects.toMatchObject({ code: 'GOVOPS_STATE_LOCKED' });
+      give('apiVersion: govops/v1\nkind: Integration\nmetadata: {}\n');
+      const res = await run;
+      expect(res).toMatchObject({ stage: 'load', ok: false });
+      expect(res.error).not.toMatch(/integrations|webhooks|cancel|lock/i);
+      // free as soon as the failure is returned
+      await (await acquireStateLock(r.statePath)).release();
+      await vi.waitFor(() => expect([...open]).toEqual([]), { timeout: 20_000 });
+      expect(existsSync(r.statePath)).toBe(false);
+    } finally {
+      await api.close(0);
+      hung.closeAllConnections();
+      await new Promise((resolve) => hung.close(resolve));
+    }
+  });
+
+  it('apply: manifests that fail to load while another writer holds the lock: the load failure is what is reported', async () => {
+    await r.write('bad.yaml', 'apiVersion: govops/v1\nkind: Integration\nmetadata: {}\n');
+    const lock = await acquireStateLock(r.statePath);
+    try {
+      const res = await r.run();
+      expect(res).toMatchObject({ stage: 'load', ok: false });
+      expect(res.error ?? '').not.toMatch(/lock/i);
+      expect(res.diagnostics.some((d) => d.file.endsWith('bad.yaml'))).toBe(true);
+    } finally {
+      await lock.release();
+    }
+  });
+
   it('apply: outcomes reported through onOutcome; revision recorded in state', async () => {
     const seen: string[] = [];
     const res = await r.run({ revision: 'abc123', onOutcome: (o, done, total) => seen.push(`${o.name}:${o.result}:${done}/${total}`) });

@@ -6,6 +6,7 @@
 // on a busy machine. Runs alternate (bare, validate, plan) and medians are compared.
 // Floors beside them (what the least validator and the least planner on the same libraries cost: below), so a
 // ratio can be read against what cannot be cut. Then the stages of one plan inside one process (CPU ms).
+// An in-sync `govops apply` of the same folder is timed beside them (its lock, lists and state read overlap the load).
 // Run: npm run build && node bench/run.mjs plan      (PLAN_N=2000 for a quick run; PLAN_LIST_LATENCY_MS=300 for a slow list)
 import './no-extra-ca.mjs';
 import { spawnSync } from 'node:child_process';
@@ -135,7 +136,7 @@ try {
   console.log(`setup: ${N} integrations applied in ${((performance.now() - t0) / 1000).toFixed(1)} s (sandbox in its own process)`);
 
   const env = { ...ENV, ...TRUST_MANUAL_STEPS, GOVOPS_URL: sb.url, GOVOPS_TOKEN: sb.token, GOVOPS_LOG_LEVEL: 'error', NO_COLOR: '1' };
-  const runs = { bare: [], validate: [], plan: [], 'bare validate': [], 'bare plan': [] };
+  const runs = { bare: [], validate: [], plan: [], 'apply in sync': [], 'bare validate': [], 'bare plan': [] };
   for (let r = 0; r < RUNS; r++) {
     runs.bare.push(timed(['--input-type=module', '-e', BARE, m], env));
     runs.validate.push(timed([CLI, 'validate', m], env));
@@ -143,6 +144,11 @@ try {
     const plan = JSON.parse(p.out);
     if (plan.changes.some((c) => c.action !== 'noop')) throw new Error('the plan is not empty: the setup is not in sync');
     runs.plan.push(p);
+    // an apply of the same folder: nothing to apply, but its lock, lists and state read (under the lock, while the
+    // manifests are read: PLAN_LIST_LATENCY_MS shows what that saves against a slow list)
+    const a = timed([CLI, 'apply', m, '--state', statePath], env);
+    if (!/Nothing to apply/.test(a.out)) throw new Error('the apply found something to apply: the setup is not in sync');
+    runs['apply in sync'].push(a);
     runs['bare validate'].push(timed(['--input-type=module', '-e', BARE_VALIDATE, m], env));
     runs['bare plan'].push(timed(['--input-type=module', '-e', BARE_PLAN, m, statePath], env));
   }

@@ -2,6 +2,7 @@
  * The sandbox's HTTP shell: node:http, body limits, JSON/YAML bodies, fault injection, authentication,
  * routing to Route handlers, error bodies `{statusCode, error, message}` everywhere, and the request log.
  */
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse as parseYaml } from 'yaml';
@@ -127,6 +128,8 @@ export function createSandboxServer(deps: ServerDeps): Server {
   const router = new Router(deps.routes);
   /** Aborted when the server has closed: a request held by a latency fault then ends (nothing of it runs later). */
   const closed = new AbortController();
+  // each held request listens until its delay ends (then its listener is removed): any number may be held at once
+  setMaxListeners(0, closed.signal);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();

@@ -64,6 +64,25 @@ describe('fault rules over the control API', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
   });
 
+  it('latency holds many requests at once (a client at concurrency 32) without a listener-leak warning', async () => {
+    // each held request listens on the sandbox's "closed" signal until its delay ends: 11 at once drew Node's
+    // MaxListenersExceededWarning, as if listeners leaked (they do not: each is removed when its delay ends)
+    const own = await start();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      own.faults.add({ type: 'latency', method: 'GET', path: '/integrations', latencyMs: 100 });
+      const answers = await Promise.all(Array.from({ length: 16 }, () => call(own, 'GET', '/integrations')));
+      expect(answers.map((a) => a.status)).toEqual(Array(16).fill(200));
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await own.close();
+    }
+  });
+
   it('close() ends a request held by a latency fault: nothing of it runs (or waits) after the sandbox stopped', async () => {
     const own = await start();
     const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;

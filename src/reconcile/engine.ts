@@ -140,8 +140,9 @@ function lockEarly(api: ServiceApi, opts: EngineOptions, deadline: StateDeadline
 
 /**
  * What an apply took early, given back when its load failed: the lists cancelled, the lock released. Awaited, so
- * that the lock is free when the load's failure is reported (a file state: local; a PostgreSQL state: its
- * connection's 5 s timeout at most, on a server that does not answer). A lock that was not taken is not reported.
+ * that the lock is free when the load's failure is reported (a file state: local; a PostgreSQL state that lets the
+ * connection in and never answers: its query timeout or the --timeout, docs/decisions.md). A lock that was not taken
+ * is not reported.
  */
 async function giveBack(taking: Promise<EarlyLock>): Promise<void> {
   let held: EarlyLock;

@@ -22,6 +22,31 @@ afterEach(async () => {
   await r.close();
 });
 
+/**
+ * A service that takes requests and never answers, and a reconcile of a manifest stream against it that has given
+ * nothing yet: `give` its text. Were the lists asked for early not cancelled, their sockets stayed `open`.
+ */
+async function hungService(apply: boolean) {
+  const open = new Set<string>();
+  const arrived: string[] = [];
+  const hung = createServer((req) => {
+    arrived.push(req.url!);
+    open.add(req.url!);
+    req.socket.on('close', () => open.delete(req.url!));
+  });
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  const api = new ServiceClient({ baseUrl: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`, token: 't', logger: silentLogger(), retries: 0, timeoutMs: 120_000 });
+  let give!: (text: string) => void;
+  const text = new Promise<string>((resolve) => (give = resolve));
+  const run = reconcile(api, engineOptions({ root: r.dir, paths: ['-'], stream: { label: 'stdin', read: () => text }, apply, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env }));
+  const close = async (): Promise<void> => {
+    await api.close(0);
+    hung.closeAllConnections();
+    await new Promise((resolve) => hung.close(resolve));
+  };
+  return { open, arrived, give, run, close };
+}
+
 describe('reconcile engine', () => {
   it('plan only: stage done, changed, onPlan called, exactly the two list requests, no state written', async () => {
     const seen: Plan[] = [];
@@ -47,30 +72,16 @@ describe('reconcile engine', () => {
   });
 
   it('plan only: a load that fails cancels the lists asked for early, and does not report them', async () => {
-    // a service that takes the list requests and never answers: were they not cancelled, their sockets stayed open
-    const open = new Set<string>();
-    const arrived: string[] = [];
-    const hung = createServer((req) => {
-      arrived.push(req.url!);
-      open.add(req.url!);
-      req.socket.on('close', () => open.delete(req.url!));
-    });
-    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-    const api = new ServiceClient({ baseUrl: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`, token: 't', logger: silentLogger(), retries: 0, timeoutMs: 120_000 });
+    const h = await hungService(false);
     try {
-      let give!: (text: string) => void;
-      const text = new Promise<string>((resolve) => (give = resolve));
-      const run = reconcile(api, engineOptions({ root: r.dir, paths: ['-'], stream: { label: 'stdin', read: () => text }, apply: false, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env }));
-      await vi.waitFor(() => expect(arrived.sort()).toEqual(['/integrations', '/webhooks']), { timeout: 20_000 });
-      give('apiVersion: govops/v1\nkind: Integration\nmetadata: {}\n');
-      const res = await run;
+      await vi.waitFor(() => expect(h.arrived.sort()).toEqual(['/integrations', '/webhooks']), { timeout: 20_000 });
+      h.give('apiVersion: govops/v1\nkind: Integration\nmetadata: {}\n');
+      const res = await h.run;
       expect(res).toMatchObject({ stage: 'load', ok: false });
       expect(res.error).not.toMatch(/integrations|webhooks|cancel/i);
-      await vi.waitFor(() => expect([...open]).toEqual([]), { timeout: 20_000 });
+      await vi.waitFor(() => expect([...h.open]).toEqual([]), { timeout: 20_000 });
     } finally {
-      await api.close(0);
-      hung.closeAllConnections();
-      await new Promise((resolve) => hung.close(resolve));
+      await h.close();
     }
   });
 
@@ -92,33 +103,20 @@ describe('reconcile engine', () => {
   });
 
   it('apply: a load that fails gives back what it took early (the lists cancelled, the lock released), and reports only itself', async () => {
-    const open = new Set<string>();
-    const arrived: string[] = [];
-    const hung = createServer((req) => {
-      arrived.push(req.url!);
-      open.add(req.url!);
-      req.socket.on('close', () => open.delete(req.url!));
-    });
-    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-    const api = new ServiceClient({ baseUrl: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`, token: 't', logger: silentLogger(), retries: 0, timeoutMs: 120_000 });
+    const h = await hungService(true);
     try {
-      let give!: (text: string) => void;
-      const text = new Promise<string>((resolve) => (give = resolve));
-      const run = reconcile(api, engineOptions({ root: r.dir, paths: ['-'], stream: { label: 'stdin', read: () => text }, apply: true, prune: false, allowReplace: false, logger: silentLogger(), statePath: r.statePath, env: r.env }));
-      await vi.waitFor(() => expect(arrived.sort()).toEqual(['/integrations', '/webhooks']), { timeout: 20_000 });
+      await vi.waitFor(() => expect(h.arrived.sort()).toEqual(['/integrations', '/webhooks']), { timeout: 20_000 });
       await expect(acquireStateLock(r.statePath)).rejects.toMatchObject({ code: 'GOVOPS_STATE_LOCKED' });
-      give('apiVersion: govops/v1\nkind: Integration\nmetadata: {}\n');
-      const res = await run;
+      h.give('apiVersion: govops/v1\nkind: Integration\nmetadata: {}\n');
+      const res = await h.run;
       expect(res).toMatchObject({ stage: 'load', ok: false });
       expect(res.error).not.toMatch(/integrations|webhooks|cancel|lock/i);
       // free as soon as the failure is returned
       await (await acquireStateLock(r.statePath)).release();
-      await vi.waitFor(() => expect([...open]).toEqual([]), { timeout: 20_000 });
+      await vi.waitFor(() => expect([...h.open]).toEqual([]), { timeout: 20_000 });
       expect(existsSync(r.statePath)).toBe(false);
     } finally {
-      await api.close(0);
-      hung.closeAllConnections();
-      await new Promise((resolve) => hung.close(resolve));
+      await h.close();
     }
   });
 

@@ -60,21 +60,17 @@ interface EarlyReads {
 }
 
 /**
- * The two live lists (and with `withState`, the state) asked for while the manifests are read: the service's time to
- * answer (a remote service sending 10,000 integrations: hundreds of ms) and the state's (a PostgreSQL query) pass
- * while the files are parsed, not after. A plan takes no lock, so nothing orders its reads after the load; an apply
- * asks for them once it holds the state lock (`lockEarly`). A load that fails cancels the lists (their failure, or
- * the state's, is not reported: the load's is).
+ * The two live lists, asked for while the manifests are read: the service's time to answer (a remote service sending
+ * 10,000 integrations: hundreds of ms) passes while the files are parsed, not after. A plan takes no lock, so nothing
+ * orders its reads after the load; an apply asks for them (and reads the state) once it holds the state lock
+ * (`lockEarly`). A load that fails cancels them (their failure is not reported: the load's is).
  */
-function readEarly(api: ServiceApi, opts: EngineOptions, withState: boolean): EarlyReads {
+function readEarly(api: ServiceApi, opts: EngineOptions): EarlyReads {
   const cancel = new AbortController();
   const reads = readsOf(api, opts, cancel.signal);
   const lists = Promise.all([reads.listIntegrations(), reads.listWebhooks()]);
   lists.catch(() => undefined); // awaited by the observe stage; a load that fails never awaits it
-  if (!withState) return { lists, cancel: () => cancel.abort() };
-  const state = loadState(opts.statePath);
-  state.catch(() => undefined); // the same
-  return { lists, state, cancel: () => cancel.abort() };
+  return { lists, cancel: () => cancel.abort() };
 }
 
 /** `plan`, a drift check: no lock, nothing written. */
@@ -127,13 +123,17 @@ interface EarlyLock {
 }
 
 /**
- * The state lock, taken as the load starts, and once it is held the lists and the state asked for (`readEarly`): an
- * apply sees the service and the state only under the lock, as before, but no longer waits after the load for the
- * lock (a PostgreSQL round trip or more), the lists and the state. The lock is not waited for (`waitMs` 0: another
- * writer holding it fails the apply at once).
+ * The state lock, taken as the load starts, and once it is held the lists (`readEarly`) and the state (a file of
+ * 10,000 records, a PostgreSQL query) asked for: an apply sees the service and the state only under the lock, as
+ * before, but no longer waits after the load for the lock (a PostgreSQL round trip or more), the lists and the state.
+ * The lock is not waited for (`waitMs` 0: another writer holding it fails the apply at once).
  */
 function lockEarly(api: ServiceApi, opts: EngineOptions, deadline: StateDeadline): Promise<EarlyLock> {
-  const taking = acquireStateLock(opts.statePath, { deadline }).then((lock) => ({ lock, early: readEarly(api, opts, true) }));
+  const taking = acquireStateLock(opts.statePath, { deadline }).then((lock) => {
+    const state = loadState(opts.statePath);
+    state.catch(() => undefined); // awaited by the observe stage; a load that fails never awaits it
+    return { lock, early: { ...readEarly(api, opts), state } };
+  });
   taking.catch(() => undefined); // awaited after the load; a load that fails reports its own failure instead
   return taking;
 }
@@ -198,7 +198,7 @@ export async function reconcile(api: ServiceApi, opts: EngineOptions): Promise<R
   const startedAt = new Date((opts.clock ?? systemClock).now()).toISOString();
   const log = opts.logger.child({ revision: opts.revision });
   if (opts.apply) return record(await loadAndApply(api, opts, log, start), opts, startedAt);
-  const early = readEarly(api, opts, false);
+  const early = readEarly(api, opts);
   const loaded = await loadStage(opts, log);
   if (stopped(loaded)) {
     early.cancel();
